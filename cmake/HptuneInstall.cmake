@@ -1,0 +1,21 @@
+# Installs the public headers, the libraries and a CMake package so that a
+# scheduler can `find_package(hptune CONFIG)` and link `hptune::engine`.
+include(CMakePackageConfigHelpers)
+
+get_property(hptune_libraries GLOBAL PROPERTY HPTUNE_INSTALLED_LIBRARIES)
+install(TARGETS ${hptune_libraries} EXPORT hptuneTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY include/hptune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS hptune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set(hptune_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/hptune)
+install(EXPORT hptuneTargets NAMESPACE hptune:: DESTINATION ${hptune_cmake_dir})
+configure_package_config_file(cmake/hptuneConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/hptuneConfig.cmake
+  INSTALL_DESTINATION ${hptune_cmake_dir})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hptuneConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hptuneConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/hptuneConfigVersion.cmake
+        DESTINATION ${hptune_cmake_dir})

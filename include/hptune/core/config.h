@@ -1,0 +1,70 @@
+// Job and study configuration: AI Platform's `trainingInput` in YAML or JSON.
+//
+// Used by the CLI (`hptune validate`, `hptune run`, `jobs submit`) and the
+// server. Parsing checks every rule of CONTRACTS.md section 1 and reports all
+// errors of a file at once, each naming the field path and the bad value:
+//   trainingInput.hyperparameters.params[2].scaleType: UNIT_LOG_SCALE needs
+//   minValue > 0, got -1
+// Unknown fields are errors (typo protection). Pure functions; thread-safe.
+#ifndef HPTUNE_CORE_CONFIG_H_
+#define HPTUNE_CORE_CONFIG_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "hptune/core/study.h"
+
+namespace hptune {
+
+// One problem in a config or request: a field path and what is wrong with it.
+struct FieldError {
+  std::string field;    // e.g. "trainingInput.hyperparameters.maxTrials"
+  std::string message;  // e.g. "must be at least 1, got 0"
+  std::string ToString() const { return field + ": " + message; }
+  bool operator==(const FieldError&) const = default;
+};
+
+// InvalidArgument listing every error, one per line; OK when `errors` is empty.
+absl::Status FieldErrorsToStatus(const std::vector<FieldError>& errors);
+
+// Semantic rules on a study, whatever it was written in. `prefix` is put
+// before each field path ("trainingInput.hyperparameters" for a config file).
+std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
+                                          std::string_view prefix);
+
+// Letters, digits and underscores, starting with a letter, at most 128.
+std::vector<FieldError> ValidateJobId(std::string_view job_id,
+                                      std::string_view field = "jobId");
+
+enum class ConfigFormat { kAuto, kYaml, kJson };
+
+struct ConfigParseResult {
+  std::optional<JobSpec> job;     // Set exactly when `errors` is empty.
+  std::vector<FieldError> errors;  // Every problem found, in file order.
+};
+
+// Parses and validates a config. kAuto reads JSON when the text starts with
+// '{' and YAML otherwise. `job_id` may be empty (not yet chosen); when set it
+// is validated and stored in the JobSpec.
+ConfigParseResult ParseJobConfig(std::string_view text,
+                                 ConfigFormat format = ConfigFormat::kAuto,
+                                 std::string_view job_id = "");
+
+// Reads `path` and parses it (format from the extension: .json or YAML).
+// NotFound when it cannot be read; InvalidArgument with every error otherwise.
+absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
+                                          std::string_view job_id = "");
+
+// The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),
+// as stored in JobRecord and put in TF_CONFIG's "job". Parsing it back with
+// ParseJobConfig gives an equal JobSpec.
+std::string TrainingInputToJson(const JobSpec& job);
+
+}  // namespace hptune
+
+#endif  // HPTUNE_CORE_CONFIG_H_

@@ -1,0 +1,116 @@
+// A training job: what runs for each trial, and the job state machine.
+//
+// JobSpec is AI Platform's `trainingInput` (scale tier, machine types, replica
+// counts, accelerators, trainer command, args, jobDir) plus the study; it is
+// produced by config parsing and the gRPC edge and consumed by launchers.
+// JobRecord is a job as the Store keeps it. Value types; thread-compatible.
+//
+//   QUEUED ──► PREPARING ──► RUNNING ──► SUCCEEDED | FAILED
+//      │           │            └──► CANCELLING ──► CANCELLED | FAILED
+//      └───────────┴──► FAILED | CANCELLING | CANCELLED
+#ifndef HPTUNE_CORE_JOB_H_
+#define HPTUNE_CORE_JOB_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "hptune/core/study.h"
+#include "hptune/core/time.h"
+
+namespace hptune {
+
+enum class ScaleTier {
+  kBasic,      // one master
+  kBasicGpu,   // one master with one GPU
+  kBasicTpu,   // not supported
+  kStandard1,  // one master, 4 workers, 3 parameter servers
+  kPremium1,   // one master, 19 workers, 11 parameter servers
+  kCustom,     // the machine types and counts given
+};
+// "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1", "PREMIUM_1", "CUSTOM".
+std::string_view ToString(ScaleTier tier);
+std::optional<ScaleTier> ParseScaleTier(std::string_view text);
+
+enum class TaskType { kMaster, kWorker, kParameterServer, kEvaluator };
+// The names TF_CONFIG uses: "master", "worker", "ps", "evaluator".
+std::string_view ToString(TaskType type);
+
+struct AcceleratorConfig {
+  int count = 0;
+  std::string type;  // e.g. "NVIDIA_TESLA_T4"; empty when count is 0.
+  bool operator==(const AcceleratorConfig&) const = default;
+};
+
+// The replicas of one task type.
+struct TaskPool {
+  int count = 0;
+  std::string machine_type;
+  AcceleratorConfig accelerator;
+  bool operator==(const TaskPool&) const = default;
+};
+
+struct JobSpec {
+  std::string job_id;
+  ScaleTier scale_tier = ScaleTier::kBasic;
+  // After scale-tier resolution: master.count is 1; the others as configured.
+  TaskPool master{.count = 1};
+  TaskPool worker;
+  TaskPool parameter_server;
+  TaskPool evaluator;
+  bool use_chief_in_tf_config = false;
+
+  // The trainer: `python3 -m module_name` from package_path, or `command`.
+  std::string package_path;
+  std::string module_name;
+  std::vector<std::string> command;
+  std::vector<std::string> args;  // User args, before --job-dir and params.
+  std::string job_dir;
+
+  // Absent for a plain training job (one trial, no parameters).
+  std::optional<StudySpec> study;
+
+  const TaskPool& pool(TaskType type) const;
+
+  bool operator==(const JobSpec&) const = default;
+};
+
+enum class JobState {
+  kQueued,
+  kPreparing,
+  kRunning,
+  kSucceeded,
+  kFailed,
+  kCancelling,
+  kCancelled,
+};
+// AI Platform's names: "QUEUED", "PREPARING", "RUNNING", ...
+std::string_view ToString(JobState state);
+std::optional<JobState> ParseJobState(std::string_view text);
+bool IsTerminal(JobState state);
+// OK when `from` -> `to` is legal; FailedPrecondition naming both otherwise.
+absl::Status CheckJobTransition(JobState from, JobState to);
+
+struct JobRecord {
+  std::string job_id;
+  // The job's `trainingInput` as canonical JSON: what TF_CONFIG's "job" holds
+  // and what config parsing turns back into a JobSpec.
+  std::string training_input_json;
+  std::string study_name;  // The study its trials belong to.
+  JobState state = JobState::kQueued;
+  std::string error_message;  // Set when FAILED.
+  Timestamp create_time{};
+  std::optional<Timestamp> start_time;  // Set on entering RUNNING.
+  std::optional<Timestamp> end_time;    // Set on entering a terminal state.
+
+  // Moves to `to` if the state machine allows it, stamping the times.
+  absl::Status TransitionTo(JobState to, Timestamp now);
+
+  bool operator==(const JobRecord&) const = default;
+};
+
+}  // namespace hptune
+
+#endif  // HPTUNE_CORE_JOB_H_

@@ -1,0 +1,106 @@
+// The search space of a study: typed, scaled parameters and their values.
+//
+// Used by config parsing, designers, the engine and the store. Mirrors AI
+// Platform's ParameterSpec (DOUBLE, INTEGER, DISCRETE, CATEGORICAL with
+// linear, log and reverse-log scales). Value types; thread-compatible.
+#ifndef HPTUNE_CORE_SEARCH_SPACE_H_
+#define HPTUNE_CORE_SEARCH_SPACE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace hptune {
+
+enum class ParameterType { kDouble, kInteger, kDiscrete, kCategorical };
+enum class ScaleType { kNone, kLinear, kLog, kReverseLog };
+
+// "DOUBLE", "INTEGER", "DISCRETE", "CATEGORICAL".
+std::string_view ToString(ParameterType type);
+std::optional<ParameterType> ParseParameterType(std::string_view text);
+// "NONE", "UNIT_LINEAR_SCALE", "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE".
+std::string_view ToString(ScaleType scale);
+std::optional<ScaleType> ParseScaleType(std::string_view text);
+
+struct ParameterSpec {
+  std::string name;
+  ParameterType type = ParameterType::kDouble;
+  double min_value = 0;  // DOUBLE and INTEGER only.
+  double max_value = 0;  // DOUBLE and INTEGER only.
+  std::vector<double> discrete_values;          // DISCRETE only, increasing.
+  std::vector<std::string> categorical_values;  // CATEGORICAL only.
+  ScaleType scale = ScaleType::kNone;           // Never set on CATEGORICAL.
+
+  // Number of distinct feasible values; nullopt for DOUBLE (continuous).
+  std::optional<int64_t> Cardinality() const;
+
+  bool operator==(const ParameterSpec&) const = default;
+};
+
+// One parameter's value: a double (DOUBLE, DISCRETE), an integer (INTEGER) or
+// a string (CATEGORICAL).
+class ParameterValue {
+ public:
+  ParameterValue() : value_(0.0) {}
+  static ParameterValue Double(double v) { return ParameterValue(v); }
+  static ParameterValue Integer(int64_t v) { return ParameterValue(v); }
+  static ParameterValue Categorical(std::string v) {
+    return ParameterValue(std::move(v));
+  }
+
+  bool is_double() const { return std::holds_alternative<double>(value_); }
+  bool is_integer() const { return std::holds_alternative<int64_t>(value_); }
+  bool is_string() const { return std::holds_alternative<std::string>(value_); }
+
+  // The numeric value (an integer converted to double). CHECKs it is numeric.
+  double AsDouble() const;
+  int64_t AsInteger() const;             // CHECKs is_integer().
+  const std::string& AsString() const;  // CHECKs is_string().
+
+  // The form a trainer receives in `--name=value`: integers as integers,
+  // doubles in the shortest form that reads back to the same double,
+  // categorical values as they are.
+  std::string ToString() const;
+
+  bool operator==(const ParameterValue&) const = default;
+
+ private:
+  explicit ParameterValue(std::variant<double, int64_t, std::string> v)
+      : value_(std::move(v)) {}
+  std::variant<double, int64_t, std::string> value_;
+};
+
+// Parameter name -> value, one entry per parameter of the space.
+using ParameterAssignment = std::map<std::string, ParameterValue>;
+
+class SearchSpace {
+ public:
+  SearchSpace() = default;
+  explicit SearchSpace(std::vector<ParameterSpec> parameters)
+      : parameters_(std::move(parameters)) {}
+
+  // In the order the user declared them (also the order of trainer flags).
+  const std::vector<ParameterSpec>& parameters() const { return parameters_; }
+  const ParameterSpec* Find(std::string_view name) const;
+  bool empty() const { return parameters_.empty(); }
+
+  // OK when `assignment` has exactly this space's parameters, each with a
+  // value of the right kind that is feasible (in range, one of the discrete or
+  // categorical values). The error names the parameter and the value.
+  absl::Status CheckAssignment(const ParameterAssignment& assignment) const;
+
+  bool operator==(const SearchSpace&) const = default;
+
+ private:
+  std::vector<ParameterSpec> parameters_;
+};
+
+}  // namespace hptune
+
+#endif  // HPTUNE_CORE_SEARCH_SPACE_H_

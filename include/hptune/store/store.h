@@ -1,0 +1,111 @@
+// Store: durable state of studies, trials, measurements, jobs, designer state
+// and an event log.
+//
+// The engine, server and CLI see only this interface; SqliteStore (a file,
+// WAL, versioned schema) and MemoryStore (tests, ephemeral embedding) pass the
+// same conformance suite. Every state change is one transaction that also
+// appends its event, so a crash never leaves a half-made change. Trial and job
+// state changes are checked against the state machines in core. All methods
+// are thread-safe; SqliteStore is also safe across processes.
+#ifndef HPTUNE_STORE_STORE_H_
+#define HPTUNE_STORE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "hptune/core/measurement.h"
+#include "hptune/core/study.h"
+#include "hptune/core/time.h"
+#include "hptune/core/trial.h"
+
+namespace hptune::store {
+
+// One entry of the event log, appended with each state change.
+struct Event {
+  int64_t id = 0;  // Increasing; resume a watch with ListEvents(after_id).
+  Timestamp time{};
+  std::string kind;  // "study_created", "study_state", "trial_created",
+                     // "trial_state", "measurement", "job_created",
+                     // "job_state", "study_deleted"
+  std::string study;         // "" when not about a study.
+  std::string job_id;        // "" when not about a job.
+  int64_t trial_number = 0;  // 0 when not about a trial.
+  std::string detail;        // e.g. "ACTIVE -> SUCCEEDED", "step 100".
+  bool operator==(const Event&) const = default;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // --- Studies ---
+  // AlreadyExists when the name is taken.
+  virtual absl::Status CreateStudy(const StudyRecord& study) = 0;
+  // NotFound naming the study.
+  virtual absl::StatusOr<StudyRecord> GetStudy(std::string_view name) = 0;
+  // In creation order.
+  virtual absl::StatusOr<std::vector<StudyRecord>> ListStudies() = 0;
+  // Removes the study with its trials, measurements and designer state.
+  virtual absl::Status DeleteStudy(std::string_view name) = 0;
+  virtual absl::Status SetStudyState(std::string_view name, StudyState state,
+                                     std::string_view reason) = 0;
+
+  // --- Trials ---
+  // Appends `trials` numbered after the study's last trial (dense from 1),
+  // stamping create_time, and stores `designer_state` when given, all in one
+  // transaction. Returns the trials as stored. Each trial must be REQUESTED,
+  // ACTIVE or SUCCEEDED/INFEASIBLE with its result (a user's warm start).
+  virtual absl::StatusOr<std::vector<Trial>> AddTrials(
+      std::string_view study, std::vector<Trial> trials,
+      const std::optional<std::string>& designer_state) = 0;
+  // With its measurements. NotFound naming study and trial.
+  virtual absl::StatusOr<Trial> GetTrial(std::string_view study,
+                                         int64_t number) = 0;
+  // All trials with their measurements, by number.
+  virtual absl::StatusOr<std::vector<Trial>> ListTrials(
+      std::string_view study) = 0;
+  // Reads the trial, applies `mutate` and writes the result back in one
+  // transaction; an error from `mutate` changes nothing and is returned. The
+  // number and the measurements cannot be changed this way (AddMeasurement).
+  // A state change must be legal (CheckTrialTransition) and is logged.
+  virtual absl::StatusOr<Trial> UpdateTrial(
+      std::string_view study, int64_t number,
+      const std::function<absl::Status(Trial&)>& mutate) = 0;
+  // Appends an intermediate measurement to an ACTIVE or STOPPING trial
+  // (FailedPrecondition otherwise; InvalidArgument for a NaN or Inf value).
+  virtual absl::Status AddMeasurement(std::string_view study, int64_t number,
+                                      const Measurement& measurement) = 0;
+
+  // --- Designer state ---
+  // "" when none was stored.
+  virtual absl::StatusOr<std::string> GetDesignerState(
+      std::string_view study) = 0;
+
+  // --- Jobs ---
+  // AlreadyExists when the ID is taken.
+  virtual absl::Status CreateJob(const JobRecord& job) = 0;
+  virtual absl::StatusOr<JobRecord> GetJob(std::string_view job_id) = 0;
+  // In creation order.
+  virtual absl::StatusOr<std::vector<JobRecord>> ListJobs() = 0;
+  // Like UpdateTrial, for jobs: legal state changes only (CheckJobTransition),
+  // logged; the job ID cannot change.
+  virtual absl::StatusOr<JobRecord> UpdateJob(
+      std::string_view job_id,
+      const std::function<absl::Status(JobRecord&)>& mutate) = 0;
+
+  // --- Event log ---
+  // Events with id > after_id, oldest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
+                                                        int limit) = 0;
+};
+
+}  // namespace hptune::store
+
+#endif  // HPTUNE_STORE_STORE_H_

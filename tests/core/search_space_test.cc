@@ -1,0 +1,140 @@
+#include "hptune/core/search_space.h"
+
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+
+SearchSpace ExampleSpace() {
+  return SearchSpace({
+      {.name = "lr",
+       .type = ParameterType::kDouble,
+       .min_value = 1e-5,
+       .max_value = 1e-1,
+       .scale = ScaleType::kLog},
+      {.name = "hidden",
+       .type = ParameterType::kInteger,
+       .min_value = 40,
+       .max_value = 400},
+      {.name = "layers",
+       .type = ParameterType::kDiscrete,
+       .discrete_values = {1, 2, 4}},
+      {.name = "cell",
+       .type = ParameterType::kCategorical,
+       .categorical_values = {"GRU", "LSTM"}},
+  });
+}
+
+ParameterAssignment ValidAssignment() {
+  return {{"lr", ParameterValue::Double(0.01)},
+          {"hidden", ParameterValue::Integer(100)},
+          {"layers", ParameterValue::Double(2)},
+          {"cell", ParameterValue::Categorical("GRU")}};
+}
+
+TEST(ParameterValueTest, PrintsIntegersAsIntegers) {
+  EXPECT_EQ(ParameterValue::Integer(-42).ToString(), "-42");
+}
+
+TEST(ParameterValueTest, PrintsDoublesWithFullPrecisionAndNoNoise) {
+  EXPECT_EQ(ParameterValue::Double(0.1).ToString(), "0.1");
+  EXPECT_EQ(ParameterValue::Double(1e-5).ToString(), "1e-05");
+  double third = 1.0 / 3.0;
+  EXPECT_EQ(std::stod(ParameterValue::Double(third).ToString()), third);
+}
+
+TEST(ParameterValueTest, PrintsCategoricalAsIs) {
+  EXPECT_EQ(ParameterValue::Categorical("a b=c").ToString(), "a b=c");
+}
+
+TEST(ParameterValueTest, IntegerConvertsToDouble) {
+  EXPECT_EQ(ParameterValue::Integer(7).AsDouble(), 7.0);
+}
+
+TEST(ParameterValueDeathTest, AsStringOnANumberIsAProgrammerError) {
+  EXPECT_DEATH(ParameterValue::Double(1).AsString(), "broken invariant");
+}
+
+TEST(EnumNamesTest, RoundTrip) {
+  for (auto t : {ParameterType::kDouble, ParameterType::kInteger,
+                 ParameterType::kDiscrete, ParameterType::kCategorical}) {
+    EXPECT_EQ(ParseParameterType(ToString(t)), t);
+  }
+  for (auto s : {ScaleType::kNone, ScaleType::kLinear, ScaleType::kLog,
+                 ScaleType::kReverseLog}) {
+    EXPECT_EQ(ParseScaleType(ToString(s)), s);
+  }
+  EXPECT_EQ(ParseParameterType("FLOAT"), std::nullopt);
+  EXPECT_EQ(ParseScaleType("LOG"), std::nullopt);
+}
+
+TEST(ParameterSpecTest, Cardinality) {
+  SearchSpace space = ExampleSpace();
+  EXPECT_EQ(space.Find("lr")->Cardinality(), std::nullopt);
+  EXPECT_EQ(space.Find("hidden")->Cardinality(), 361);
+  EXPECT_EQ(space.Find("layers")->Cardinality(), 3);
+  EXPECT_EQ(space.Find("cell")->Cardinality(), 2);
+}
+
+TEST(SearchSpaceTest, FindsParametersByName) {
+  SearchSpace space = ExampleSpace();
+  ASSERT_NE(space.Find("cell"), nullptr);
+  EXPECT_EQ(space.Find("cell")->type, ParameterType::kCategorical);
+  EXPECT_EQ(space.Find("nope"), nullptr);
+}
+
+TEST(SearchSpaceTest, AcceptsAFeasibleAssignment) {
+  EXPECT_TRUE(ExampleSpace().CheckAssignment(ValidAssignment()).ok());
+}
+
+TEST(SearchSpaceTest, RejectsAMissingParameter) {
+  ParameterAssignment a = ValidAssignment();
+  a.erase("hidden");
+  EXPECT_EQ(ExampleSpace().CheckAssignment(a).message(),
+            "parameter \"hidden\" has no value");
+}
+
+TEST(SearchSpaceTest, RejectsAnUnknownParameter) {
+  ParameterAssignment a = ValidAssignment();
+  a["extra"] = ParameterValue::Integer(1);
+  EXPECT_EQ(ExampleSpace().CheckAssignment(a).message(),
+            "parameter \"extra\" is not in the search space, got 1");
+}
+
+TEST(SearchSpaceTest, RejectsOutOfRangeAndWrongKinds) {
+  struct Case {
+    std::string name;
+    ParameterValue value;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"lr", ParameterValue::Double(0.5), "value must be in [1e-05, 0.1]"},
+      {"lr", ParameterValue::Double(std::numeric_limits<double>::quiet_NaN()),
+       "value must be in"},
+      {"lr", ParameterValue::Integer(0), "DOUBLE needs a floating-point value"},
+      {"hidden", ParameterValue::Integer(401), "value must be in [40, 400]"},
+      {"hidden", ParameterValue::Double(100), "INTEGER needs an integer value"},
+      {"layers", ParameterValue::Double(3),
+       "value is not one of its discreteValues, got 3"},
+      {"cell", ParameterValue::Categorical("RNN"),
+       "value is not one of its categoricalValues, got RNN"},
+      {"cell", ParameterValue::Integer(1), "CATEGORICAL needs a string value"},
+  };
+  for (const auto& c : cases) {
+    ParameterAssignment a = ValidAssignment();
+    a[c.name] = c.value;
+    absl::Status status = ExampleSpace().CheckAssignment(a);
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << c.name;
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("parameter \"" + c.name + "\""));
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.message));
+  }
+}
+
+}  // namespace
+}  // namespace hptune
