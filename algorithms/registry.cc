@@ -1,0 +1,38 @@
+#include "hptune/algorithms/registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "algorithms/grid/grid_designer.h"
+#include "algorithms/quasi_random/quasi_random_designer.h"
+#include "algorithms/random/random_designer.h"
+#include "hptune/core/status.h"
+
+namespace hptune::algorithms {
+
+absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
+                                                         uint64_t seed) {
+  switch (spec.algorithm) {
+    case Algorithm::kGridSearch: {
+      ASSIGN_OR_RETURN(auto designer, GridDesigner::Create(spec.search_space));
+      return std::unique_ptr<Designer>(std::move(designer));
+    }
+    case Algorithm::kRandomSearch: {
+      ASSIGN_OR_RETURN(auto designer,
+                       RandomDesigner::Create(spec.search_space, seed));
+      return std::unique_ptr<Designer>(std::move(designer));
+    }
+    // ALGORITHM_UNSPECIFIED is meant to be Bayesian optimisation (as in AI
+    // Platform). Until the Gaussian-process designer lands, quasi-random
+    // search stands in for it: the best space-filling choice without a
+    // model. Replace this case when the GP designer is registered.
+    case Algorithm::kUnspecified:
+    case Algorithm::kQuasiRandomSearch: {
+      ASSIGN_OR_RETURN(auto designer,
+                       QuasiRandomDesigner::Create(spec.search_space, seed));
+      return std::unique_ptr<Designer>(std::move(designer));
+    }
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown algorithm ", static_cast<int>(spec.algorithm)));
+}
+
+}  // namespace hptune::algorithms

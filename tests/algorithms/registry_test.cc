@@ -1,0 +1,89 @@
+#include "hptune/algorithms/registry.h"
+
+#include <string>
+
+#include "algorithms/grid/grid_designer.h"
+#include "algorithms/quasi_random/quasi_random_designer.h"
+#include "algorithms/random/random_designer.h"
+#include "gtest/gtest.h"
+#include "tests/algorithms/test_spaces.h"
+
+namespace hptune::algorithms {
+namespace {
+
+using ::hptune::algorithms::testing::CategoricalParam;
+using ::hptune::algorithms::testing::DoubleParam;
+using ::hptune::algorithms::testing::IntegerParam;
+
+StudySpec Study(Algorithm algorithm, SearchSpace space) {
+  StudySpec spec;
+  spec.algorithm = algorithm;
+  spec.search_space = std::move(space);
+  return spec;
+}
+
+SearchSpace FiniteSpace() {
+  return SearchSpace(
+      {IntegerParam("k", 1, 3), CategoricalParam("c", {"a", "b"})});
+}
+
+TEST(RegistryTest, EachAlgorithmGetsItsDesigner) {
+  auto grid = CreateDesigner(Study(Algorithm::kGridSearch, FiniteSpace()), 1);
+  ASSERT_TRUE(grid.ok());
+  EXPECT_NE(dynamic_cast<GridDesigner*>(grid->get()), nullptr);
+
+  auto random =
+      CreateDesigner(Study(Algorithm::kRandomSearch, FiniteSpace()), 1);
+  ASSERT_TRUE(random.ok());
+  EXPECT_NE(dynamic_cast<RandomDesigner*>(random->get()), nullptr);
+
+  auto halton =
+      CreateDesigner(Study(Algorithm::kQuasiRandomSearch, FiniteSpace()), 1);
+  ASSERT_TRUE(halton.ok());
+  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(halton->get()), nullptr);
+}
+
+TEST(RegistryTest, UnspecifiedIsQuasiRandomUntilTheGpDesignerLands) {
+  auto designer =
+      CreateDesigner(Study(Algorithm::kUnspecified, FiniteSpace()), 1);
+  ASSERT_TRUE(designer.ok());
+  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(designer->get()), nullptr);
+}
+
+TEST(RegistryTest, GridSearchWithADoubleNamesTheParameter) {
+  auto designer = CreateDesigner(
+      Study(Algorithm::kGridSearch,
+            SearchSpace({IntegerParam("k", 1, 3), DoubleParam("lr", 0, 1)})),
+      1);
+  EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(designer.status().message())
+                .find("parameter \"lr\" is DOUBLE"),
+            std::string::npos);
+}
+
+TEST(RegistryTest, SeedIsPassedOn) {
+  SearchSpace space({DoubleParam("x", 0, 1)});
+  auto a = CreateDesigner(Study(Algorithm::kRandomSearch, space), 7);
+  auto b = CreateDesigner(Study(Algorithm::kRandomSearch, space), 7);
+  auto c = CreateDesigner(Study(Algorithm::kRandomSearch, space), 8);
+  auto x = (*a)->Suggest(1)->at(0).parameters;
+  EXPECT_EQ(x, (*b)->Suggest(1)->at(0).parameters);
+  EXPECT_NE(x, (*c)->Suggest(1)->at(0).parameters);
+}
+
+TEST(RegistryTest, InvalidSpaceIsRefusedForEveryAlgorithm) {
+  SearchSpace bad({IntegerParam("k", 0, 10, ScaleType::kLog)});
+  for (Algorithm algorithm :
+       {Algorithm::kUnspecified, Algorithm::kGridSearch,
+        Algorithm::kRandomSearch, Algorithm::kQuasiRandomSearch}) {
+    auto designer = CreateDesigner(Study(algorithm, bad), 1);
+    EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument)
+        << ToString(algorithm);
+    EXPECT_EQ(std::string(designer.status().message()),
+              "parameter \"k\": UNIT_LOG_SCALE needs a strictly positive "
+              "range, got minimum 0");
+  }
+}
+
+}  // namespace
+}  // namespace hptune::algorithms
