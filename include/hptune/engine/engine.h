@@ -1,0 +1,110 @@
+// TuningEngine: the embeddable ask/tell API of hptune.
+//
+// A scheduler (or the hptune server and CLI) creates or opens a study on a
+// Store, asks for trials, reports intermediate and final measurements, and
+// reads the trials and the best one. The engine picks the designer for the
+// study's algorithm, feeds it the history (pending trials included, so
+// parallel suggestions differ), and persists new trials together with the
+// designer's state in one transaction, so a restarted process continues the
+// study exactly.
+//
+// Thread-safe: calls may come from many threads. Several processes may share
+// one SQLite file; suggestions for one study should then come from one process
+// (the hptune server), the others only reporting results.
+#ifndef HPTUNE_ENGINE_ENGINE_H_
+#define HPTUNE_ENGINE_ENGINE_H_
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/measurement.h"
+#include "hptune/core/study.h"
+#include "hptune/core/trial.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/store.h"
+
+namespace hptune::engine {
+
+struct SuggestResponse {
+  // The client's unfinished trials first (oldest first), then new ones; all
+  // ACTIVE and assigned to the client.
+  std::vector<Trial> trials;
+  // No trial will ever be suggested again: the budget is spent or the search
+  // space exhausted, and nothing is pending.
+  bool study_completed = false;
+  // Why fewer trials than asked came back ("" when all did).
+  std::string note;
+};
+
+class TuningEngine {
+ public:
+  explicit TuningEngine(store::Store& store, Clock& clock = SystemClock());
+
+  // Creates study `name` after validating `spec`; AlreadyExists if the name
+  // is taken. Without spec.seed a seed is drawn and recorded in the study.
+  absl::StatusOr<StudyRecord> CreateStudy(std::string_view name,
+                                          const StudySpec& spec);
+  // The existing study `name` when its spec equals `spec` (ignoring an unset
+  // seed), or a new one. FailedPrecondition when it exists with another spec.
+  absl::StatusOr<StudyRecord> OpenOrCreateStudy(std::string_view name,
+                                                const StudySpec& spec);
+  absl::StatusOr<StudyRecord> GetStudy(std::string_view name);
+
+  // Up to `count` trials for `client_id`. Honours maxTrials (every trial
+  // counts) and maxParallelTrials (pending trials of all clients).
+  absl::StatusOr<SuggestResponse> SuggestTrials(std::string_view study,
+                                                int count,
+                                                std::string_view client_id);
+
+  // Adds a trial given by the user: REQUESTED to be run, ACTIVE for the
+  // client, or already SUCCEEDED (with final_measurement) or INFEASIBLE
+  // (with reason) to seed the study with known results.
+  absl::StatusOr<Trial> CreateTrial(std::string_view study, Trial trial);
+
+  // An intermediate measurement of an ACTIVE or STOPPING trial. A zero time
+  // is stamped with the clock.
+  absl::Status AddMeasurement(std::string_view study, int64_t trial,
+                              Measurement measurement);
+
+  // Ends a trial as SUCCEEDED. The final measurement is `final` when given,
+  // else the last intermediate measurement that has the study's metric; a
+  // trial that reported neither ends without one and with a reason saying so.
+  absl::StatusOr<Trial> CompleteTrial(std::string_view study, int64_t trial,
+                                      std::optional<Measurement> final);
+  // Ends a trial as INFEASIBLE (the point cannot be evaluated).
+  absl::StatusOr<Trial> MarkTrialInfeasible(std::string_view study,
+                                            int64_t trial,
+                                            std::string_view reason);
+  // Ends a trial as FAILED (its training job failed).
+  absl::StatusOr<Trial> MarkTrialFailed(std::string_view study, int64_t trial,
+                                        std::string_view reason);
+
+  absl::StatusOr<Trial> GetTrial(std::string_view study, int64_t trial);
+  absl::StatusOr<std::vector<Trial>> ListTrials(std::string_view study);
+  // The SUCCEEDED trial with the best final objective (ties: the earlier
+  // trial); nullopt when no trial has one yet.
+  absl::StatusOr<std::optional<Trial>> BestTrial(std::string_view study);
+
+ private:
+  absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
+                                 TrialState state, std::string_view reason);
+  // Marks the study COMPLETED when nothing more can run in it.
+  absl::Status CompleteStudyIfDone(const StudyRecord& study,
+                                   const std::vector<Trial>& trials,
+                                   bool designer_exhausted);
+
+  store::Store& store_;
+  Clock& clock_;
+  // Serialises suggestions so concurrent clients never get the same point.
+  std::mutex suggest_mutex_;
+};
+
+}  // namespace hptune::engine
+
+#endif  // HPTUNE_ENGINE_ENGINE_H_

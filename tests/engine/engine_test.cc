@@ -1,0 +1,260 @@
+#include "hptune/engine/engine.h"
+
+#include <set>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/store/memory_store.h"
+
+namespace hptune::engine {
+namespace {
+
+using ::testing::HasSubstr;
+
+StudySpec GridSpec(int max_trials, int max_parallel = 10) {
+  StudySpec spec;
+  spec.search_space = SearchSpace(
+      {{.name = "units",
+        .type = ParameterType::kInteger,
+        .min_value = 1,
+        .max_value = 3},
+       {.name = "cell",
+        .type = ParameterType::kCategorical,
+        .categorical_values = {"gru", "lstm"}}});
+  spec.goal = Goal::kMaximize;
+  spec.metric_tag = "accuracy";
+  spec.max_trials = max_trials;
+  spec.max_parallel_trials = max_parallel;
+  spec.algorithm = Algorithm::kGridSearch;
+  spec.seed = 1;
+  return spec;
+}
+
+std::string Key(const ParameterAssignment& a) {
+  std::string key;
+  for (const auto& [name, value] : a) key += name + "=" + value.ToString() + ";";
+  return key;
+}
+
+Measurement Accuracy(int64_t step, double value) {
+  return Measurement{.step = step, .metrics = {{"accuracy", value}}};
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  FakeClock clock_;
+  store::MemoryStore store_{clock_};
+  TuningEngine engine_{store_, clock_};
+};
+
+TEST_F(EngineTest, CreateStudyRejectsAnInvalidSpecNamingTheField) {
+  StudySpec spec = GridSpec(5);
+  spec.max_trials = 0;
+  auto study = engine_.CreateStudy("bad", spec);
+  EXPECT_TRUE(absl::IsInvalidArgument(study.status()));
+  EXPECT_THAT(std::string(study.status().message()),
+              HasSubstr("study.maxTrials"));
+  EXPECT_THAT(std::string(study.status().message()), HasSubstr("0"));
+}
+
+TEST_F(EngineTest, CreateStudyRejectsABadNameAndADuplicate) {
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(engine_.CreateStudy("9lives", GridSpec(5)).status()));
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(5)).ok());
+  EXPECT_TRUE(absl::IsAlreadyExists(engine_.CreateStudy("s", GridSpec(5)).status()));
+}
+
+TEST_F(EngineTest, OpenOrCreateReopensOnlyTheSameSpec) {
+  ASSERT_TRUE(engine_.OpenOrCreateStudy("s", GridSpec(5)).ok());
+  EXPECT_TRUE(engine_.OpenOrCreateStudy("s", GridSpec(5)).ok());
+  auto other = engine_.OpenOrCreateStudy("s", GridSpec(6));
+  EXPECT_TRUE(absl::IsFailedPrecondition(other.status()));
+}
+
+TEST_F(EngineTest, SuggestionsAreActiveFeasibleAndAssignedToTheClient) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  auto response = engine_.SuggestTrials("s", 3, "worker-a");
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->trials.size(), 3u);
+  std::set<std::string> seen;
+  for (int i = 0; i < 3; ++i) {
+    const Trial& t = response->trials[i];
+    EXPECT_EQ(t.number, i + 1);
+    EXPECT_EQ(t.state, TrialState::kActive);
+    EXPECT_EQ(t.client_id, "worker-a");
+    EXPECT_TRUE(GridSpec(6).search_space.CheckAssignment(t.parameters).ok());
+    seen.insert(Key(t.parameters));
+  }
+  EXPECT_EQ(seen.size(), 3u);
+}
+
+TEST_F(EngineTest, AClientAskingAgainGetsItsUnfinishedTrialsBack) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  auto first = engine_.SuggestTrials("s", 2, "a");
+  auto again = engine_.SuggestTrials("s", 2, "a");
+  ASSERT_TRUE(first.ok() && again.ok());
+  ASSERT_EQ(again->trials.size(), 2u);
+  EXPECT_EQ(again->trials[0].number, first->trials[0].number);
+  EXPECT_EQ(again->trials[1].number, first->trials[1].number);
+  auto other = engine_.SuggestTrials("s", 1, "b");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->trials[0].number, 3);
+}
+
+TEST_F(EngineTest, MaxParallelTrialsCapsPendingTrials) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6, 2)).ok());
+  auto response = engine_.SuggestTrials("s", 5, "a");
+  ASSERT_TRUE(response.ok());
+  EXPECT_EQ(response->trials.size(), 2u);
+  EXPECT_EQ(response->note, "maxParallelTrials (2) trials are pending");
+  EXPECT_TRUE(engine_.SuggestTrials("s", 1, "b")->trials.empty());
+  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  EXPECT_EQ(engine_.SuggestTrials("s", 1, "b")->trials.size(), 1u);
+}
+
+TEST_F(EngineTest, MaxTrialsEndsTheStudyOnceEverythingFinished) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(2)).ok());
+  auto response = engine_.SuggestTrials("s", 5, "a");
+  ASSERT_EQ(response->trials.size(), 2u);
+  EXPECT_EQ(response->note, "maxTrials (2) reached");
+  EXPECT_FALSE(response->study_completed);
+  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kActive);
+  ASSERT_TRUE(engine_.MarkTrialFailed("s", 2, "replica exited 1").ok());
+  auto study = engine_.GetStudy("s");
+  EXPECT_EQ(study->state, StudyState::kCompleted);
+  EXPECT_EQ(study->reason, "maxTrials (2) reached");
+  auto after = engine_.SuggestTrials("s", 1, "a");
+  EXPECT_TRUE(after->trials.empty());
+  EXPECT_TRUE(after->study_completed);
+}
+
+TEST_F(EngineTest, AnExhaustedGridCompletesTheStudyEarly) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100)).ok());
+  auto all = engine_.SuggestTrials("s", 100, "a");
+  ASSERT_EQ(all->trials.size(), 6u);
+  EXPECT_EQ(all->note, "the search space is exhausted");
+  for (const Trial& t : all->trials) {
+    ASSERT_TRUE(engine_.CompleteTrial("s", t.number, Accuracy(1, 0.1)).ok());
+  }
+  auto last = engine_.SuggestTrials("s", 1, "a");
+  EXPECT_TRUE(last->trials.empty());
+  EXPECT_TRUE(last->study_completed);
+  EXPECT_EQ(engine_.GetStudy("s")->reason,
+            "the search space is exhausted after 6 trials");
+}
+
+TEST_F(EngineTest, CompleteWithoutFinalUsesTheLastReportedObjective) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(10, 0.3)).ok());
+  ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(20, 0.6)).ok());
+  ASSERT_TRUE(engine_
+                  .AddMeasurement("s", 1,
+                                  Measurement{.step = 30,
+                                              .metrics = {{"loss", 0.1}}})
+                  .ok());
+  auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  EXPECT_EQ(trial->final_measurement->step, 20);
+  EXPECT_EQ(trial->FinalObjective("accuracy"), 0.6);
+  EXPECT_EQ(trial->measurements.size(), 3u);
+}
+
+TEST_F(EngineTest, ATrialThatReportedNothingEndsWithoutAMadeUpNumber) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->final_measurement, std::nullopt);
+  EXPECT_EQ(trial->reason,
+            "the trial reported no value of metric \"accuracy\"");
+  EXPECT_EQ(*engine_.BestTrial("s"), std::nullopt);
+}
+
+TEST_F(EngineTest, AFinalMeasurementWithoutTheMetricIsRejected) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  auto trial = engine_.CompleteTrial(
+      "s", 1, Measurement{.step = 1, .metrics = {{"loss", 1}}});
+  EXPECT_TRUE(absl::IsInvalidArgument(trial.status()));
+  EXPECT_EQ(engine_.GetTrial("s", 1)->state, TrialState::kActive);
+}
+
+TEST_F(EngineTest, NonFiniteMeasurementsAreRejectedAtIngestion) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  absl::Status status = engine_.AddMeasurement("s", 1, Accuracy(1, NAN));
+  EXPECT_TRUE(absl::IsInvalidArgument(status));
+  EXPECT_TRUE(engine_.GetTrial("s", 1)->measurements.empty());
+}
+
+TEST_F(EngineTest, EndingATrialTwiceIsAnError) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  auto again = engine_.MarkTrialInfeasible("s", 1, "diverged");
+  EXPECT_TRUE(absl::IsFailedPrecondition(again.status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      engine_.MarkTrialInfeasible("s", 1, "").status()));
+}
+
+TEST_F(EngineTest, BestTrialFollowsTheGoal) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_TRUE(engine_.SuggestTrials("s", 3, "a").ok());
+  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_TRUE(engine_.CompleteTrial("s", 2, Accuracy(1, 0.9)).ok());
+  ASSERT_TRUE(engine_.CompleteTrial("s", 3, Accuracy(1, 0.7)).ok());
+  EXPECT_EQ((*engine_.BestTrial("s"))->number, 2);
+}
+
+TEST_F(EngineTest, UserTrialsSeedTheStudyAndAreNotRepeated) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100)).ok());
+  Trial known;
+  known.parameters = {{"units", ParameterValue::Integer(1)},
+                      {"cell", ParameterValue::Categorical("gru")}};
+  known.state = TrialState::kSucceeded;
+  known.final_measurement = Accuracy(5, 0.8);
+  auto created = engine_.CreateTrial("s", known);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->number, 1);
+  EXPECT_EQ(created->origin, "user");
+  auto rest = engine_.SuggestTrials("s", 100, "a");
+  ASSERT_EQ(rest->trials.size(), 5u);
+  for (const Trial& t : rest->trials) EXPECT_NE(t.parameters, known.parameters);
+
+  Trial bad = known;
+  bad.parameters["units"] = ParameterValue::Integer(9);
+  EXPECT_TRUE(absl::IsInvalidArgument(engine_.CreateTrial("s", bad).status()));
+}
+
+TEST_F(EngineTest, ConcurrentClientsNeverGetTheSamePoint) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100)).ok());
+  std::vector<std::thread> threads;
+  std::vector<std::vector<Trial>> got(6);
+  for (int i = 0; i < 6; ++i) {
+    threads.emplace_back([&, i] {
+      got[i] = engine_.SuggestTrials("s", 1, "c" + std::to_string(i))->trials;
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<std::string> points;
+  std::set<int64_t> numbers;
+  for (const auto& trials : got) {
+    ASSERT_EQ(trials.size(), 1u);
+    points.insert(Key(trials[0].parameters));
+    numbers.insert(trials[0].number);
+  }
+  EXPECT_EQ(points.size(), 6u);
+  EXPECT_EQ(numbers, (std::set<int64_t>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST_F(EngineTest, UnknownStudyIsNotFound) {
+  EXPECT_TRUE(absl::IsNotFound(engine_.SuggestTrials("nope", 1, "a").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(engine_.SuggestTrials("nope", 0, "a").status()));
+}
+
+}  // namespace
+}  // namespace hptune::engine
