@@ -21,6 +21,8 @@
 
 namespace hptune {
 
+class MachineCatalogue;  // hptune/core/machine_types.h
+
 // One problem in a config or request: a field path and what is wrong with it.
 struct FieldError {
   std::string field;    // e.g. "trainingInput.hyperparameters.maxTrials"
@@ -44,7 +46,7 @@ std::vector<FieldError> ValidateJobId(std::string_view job_id,
 enum class ConfigFormat { kAuto, kYaml, kJson };
 
 struct ConfigParseResult {
-  std::optional<JobSpec> job;     // Set exactly when `errors` is empty.
+  std::optional<JobSpec> job;      // Set exactly when `errors` is empty.
   std::vector<FieldError> errors;  // Every problem found, in file order.
 };
 
@@ -54,10 +56,19 @@ struct ConfigParseResult {
 ConfigParseResult ParseJobConfig(std::string_view text,
                                  ConfigFormat format = ConfigFormat::kAuto,
                                  std::string_view job_id = "");
+// The same with machine types from `catalogue` instead of the builtin one
+// (MachineCatalogue::Builtin(), hptune/core/machine_types.h).
+ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
+                                 std::string_view text,
+                                 ConfigFormat format = ConfigFormat::kAuto,
+                                 std::string_view job_id = "");
 
 // Reads `path` and parses it (format from the extension: .json or YAML).
 // NotFound when it cannot be read; InvalidArgument with every error otherwise.
 absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
+                                          std::string_view job_id = "");
+absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
+                                          const std::string& path,
                                           std::string_view job_id = "");
 
 // The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),

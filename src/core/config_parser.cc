@@ -1,0 +1,194 @@
+// ParseJobConfig and LoadJobConfigFile: text -> tree -> JobSpec, with every
+// error of the file in file order.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "hptune/core/config.h"
+#include "hptune/core/machine_types.h"
+#include "src/core/config_hyperparameters.h"
+#include "src/core/config_reader.h"
+#include "src/core/config_text.h"
+#include "src/core/config_training_input.h"
+#include "src/core/config_tree.h"
+
+namespace hptune {
+namespace {
+
+using config_internal::CollectPathOrders;
+using config_internal::ConfigNode;
+using config_internal::ErrorSink;
+using config_internal::FieldSet;
+using config_internal::MapReader;
+using config_internal::OrderOfPath;
+
+constexpr char kHyperparametersPath[] = "trainingInput.hyperparameters";
+// Errors that are not about a place in the file (the job ID, an empty file)
+// come first.
+constexpr int kBeforeFile = -1;
+
+const FieldSet& RootFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"trainingInput"},
+      .unsupported = {{"jobId",
+                       "give the job ID on the command line, not in the file"},
+                      {"labels", "jobs have no labels in hptune"}},
+      .hints = {},
+  };
+  return *kFields;
+}
+
+bool IsBlank(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isspace(c) != 0; });
+}
+
+bool IsUnder(const std::string& field, const std::vector<std::string>& roots) {
+  for (const std::string& root : roots) {
+    if (field.rfind(root, 0) != 0) continue;
+    if (field.size() == root.size() || field[root.size()] == '.' ||
+        field[root.size()] == '[') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The hyperparameters block: its shape, then ValidateStudySpec's rules on
+// what was read, each error placed where its field is in the file.
+void ParseStudy(const ConfigNode& node, std::string_view job_id,
+                ErrorSink& sink, JobSpec* job) {
+  config_internal::HyperparametersRead read =
+      config_internal::ReadHyperparameters(node, kHyperparametersPath, sink);
+  std::map<std::string, int> orders;
+  CollectPathOrders(node, kHyperparametersPath, &orders);
+  for (FieldError& error : ValidateStudySpec(read.spec, kHyperparametersPath)) {
+    if (IsUnder(error.field, read.reported)) continue;
+    const int order = OrderOfPath(orders, error.field, node.order);
+    sink.Add(order, std::move(error.field), std::move(error.message));
+  }
+  const std::string& resume = read.spec.resume_previous_job_id;
+  if (!job_id.empty() && resume == job_id) {
+    const std::string field =
+        std::string(kHyperparametersPath) + ".resumePreviousJobId";
+    sink.Add(
+        OrderOfPath(orders, field, node.order), field,
+        "a job cannot resume itself, got " + config_internal::Quote(resume));
+  }
+  job->study = std::move(read.spec);
+}
+
+void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
+               std::string_view job_id, ErrorSink& sink, JobSpec* job) {
+  if (root.kind != ConfigNode::Kind::kMap) {
+    sink.Add(root, "(root)",
+             "must be a mapping with a trainingInput field, got " +
+                 config_internal::Describe(root));
+    return;
+  }
+  MapReader reader(root, "", RootFields(), sink);
+  const ConfigNode* training_input = reader.Find("trainingInput");
+  if (training_input == nullptr) {
+    reader.Error("trainingInput", "required");
+    return;
+  }
+  if (!ExpectMap(*training_input, "trainingInput", sink)) return;
+  const ConfigNode* hyperparameters =
+      config_internal::ReadTrainingInput(*training_input, catalogue, sink, job);
+  if (hyperparameters != nullptr &&
+      ExpectMap(*hyperparameters, kHyperparametersPath, sink)) {
+    ParseStudy(*hyperparameters, job_id, sink, job);
+  }
+}
+
+}  // namespace
+
+ConfigParseResult ParseJobConfig(std::string_view text, ConfigFormat format,
+                                 std::string_view job_id) {
+  return ParseJobConfig(MachineCatalogue::Builtin(), text, format, job_id);
+}
+
+ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
+                                 std::string_view text, ConfigFormat format,
+                                 std::string_view job_id) {
+  ConfigParseResult result;
+  ErrorSink sink;
+  JobSpec job;
+  job.job_id = std::string(job_id);
+  if (!job_id.empty()) {
+    for (FieldError& error : ValidateJobId(job_id, "jobId")) {
+      sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
+    }
+  }
+  if (IsBlank(text)) {
+    sink.Add(kBeforeFile, "trainingInput", "required (the config is empty)");
+  } else {
+    if (format == ConfigFormat::kAuto) {
+      const size_t first = text.find_first_not_of(" \t\r\n");
+      format = text[first] == '{' ? ConfigFormat::kJson : ConfigFormat::kYaml;
+    }
+    config_internal::TreeParseResult tree =
+        format == ConfigFormat::kJson ? config_internal::ParseJsonTree(text)
+                                      : config_internal::ParseYamlTree(text);
+    for (FieldError& error : tree.errors) {
+      sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
+    }
+    if (tree.errors.empty()) {
+      if (!tree.root || tree.root->kind == ConfigNode::Kind::kNull) {
+        sink.Add(kBeforeFile, "trainingInput",
+                 "required (the config is empty)");
+      } else {
+        ParseTree(*tree.root, catalogue, job_id, sink, &job);
+      }
+    }
+  }
+  result.errors = sink.Sorted();
+  if (result.errors.empty()) result.job = std::move(job);
+  return result;
+}
+
+absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
+                                          std::string_view job_id) {
+  return LoadJobConfigFile(MachineCatalogue::Builtin(), path, job_id);
+}
+
+absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
+                                          const std::string& path,
+                                          std::string_view job_id) {
+  // A directory opens fine and reads as empty: rule it out first.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::NotFoundError("cannot read config file " +
+                               config_internal::Quote(path) +
+                               ": it is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) {
+    return absl::NotFoundError("cannot read config file " +
+                               config_internal::Quote(path) + ": " +
+                               std::strerror(errno));
+  }
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  const bool json =
+      lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".json") == 0;
+  ConfigParseResult parsed =
+      ParseJobConfig(catalogue, text.str(),
+                     json ? ConfigFormat::kJson : ConfigFormat::kYaml, job_id);
+  if (!parsed.errors.empty()) return FieldErrorsToStatus(parsed.errors);
+  return std::move(*parsed.job);
+}
+
+}  // namespace hptune

@@ -1,0 +1,52 @@
+// Text helpers for config and validation messages: quoting, number
+// formatting, field paths and "did you mean" suggestions.
+//
+// Private to hptune's core (config parsing, validation, machine types), so
+// that every message shows values the same way. Pure functions; thread-safe.
+#ifndef HPTUNE_SRC_CORE_CONFIG_TEXT_H_
+#define HPTUNE_SRC_CORE_CONFIG_TEXT_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hptune::config_internal {
+
+// "line 3, column 7": the field of an error that has no field path yet.
+std::string PositionField(int line, int column);
+
+// A string as a JSON string literal: "GRU", "a \"b\"".
+std::string Quote(std::string_view text);
+
+// The shortest text that reads back to the same double: 1e-05, 0.1, -1,
+// inf, nan.
+std::string FormatNumber(double value);
+
+// "trainingInput" + "hyperparameters" -> "trainingInput.hyperparameters";
+// an empty prefix gives the field alone.
+std::string JoinPath(std::string_view prefix, std::string_view field);
+// "x.params" + 2 -> "x.params[2]".
+std::string IndexPath(std::string_view path, size_t index);
+
+// The candidate closest to `input` ignoring case, '_' and '-' (so
+// "worker_count" finds workerCount and "n1_standard_8" n1-standard-8), when
+// close enough to be a likely typo.
+std::optional<std::string> Suggest(std::string_view input,
+                                   const std::vector<std::string>& candidates);
+// " (did you mean X?)" or "".
+std::string DidYouMean(std::string_view input,
+                       const std::vector<std::string>& candidates);
+
+// "A, B or C" (`last` is " or " or " and ").
+std::string JoinWords(const std::vector<std::string>& words,
+                      std::string_view last = " or ");
+
+// `must be one of A, B, C, got "X" (did you mean B?)`.
+std::string MustBeOneOf(const std::vector<std::string>& allowed,
+                        std::string_view got);
+
+}  // namespace hptune::config_internal
+
+#endif  // HPTUNE_SRC_CORE_CONFIG_TEXT_H_

@@ -1,0 +1,335 @@
+// Reading `trainingInput` (all but the hyperparameters block) into a JobSpec.
+#include "src/core/config_training_input.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "src/core/config_text.h"
+
+namespace hptune::config_internal {
+namespace {
+
+constexpr char kContainers[] =
+    "hptune runs no custom containers; run the trainer with command or "
+    "pythonModule";
+constexpr char kNoTpus[] = "hptune runs no TPUs";
+constexpr char kOwnMachines[] = "hptune runs trials on its own machines";
+// The most GPUs any machine type takes is 16 (a2-megagpu-16g); a bound well
+// above that keeps counts in int range without limiting user-added types.
+constexpr int64_t kMaxAcceleratorCount = 64;
+
+const FieldSet& TrainingInputFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"scaleTier",
+                   "masterType",
+                   "masterConfig",
+                   "workerCount",
+                   "workerType",
+                   "workerConfig",
+                   "parameterServerCount",
+                   "parameterServerType",
+                   "parameterServerConfig",
+                   "evaluatorCount",
+                   "evaluatorType",
+                   "evaluatorConfig",
+                   "useChiefInTfConfig",
+                   "pythonModule",
+                   "packagePath",
+                   "command",
+                   "args",
+                   "jobDir",
+                   "region",
+                   "runtimeVersion",
+                   "pythonVersion",
+                   "hyperparameters"},
+      .unsupported = {{"packageUris",
+                       "hptune does not fetch packages from Cloud Storage; "
+                       "use packagePath with a local directory"},
+                      {"scheduling",
+                       "maxRunningTime and maxWaitTime are not "
+                       "implemented"},
+                      {"network", kOwnMachines},
+                      {"serviceAccount", kOwnMachines},
+                      {"encryptionConfig", kOwnMachines},
+                      {"enableWebAccess", kOwnMachines}},
+      // Study fields written one level too high.
+      .hints = {{"moduleName", "pythonModule"},
+                {"module", "pythonModule"},
+                {"package", "packagePath"},
+                {"goal", "hyperparameters.goal"},
+                {"hyperparameterMetricTag",
+                 "hyperparameters.hyperparameterMetricTag"},
+                {"maxTrials", "hyperparameters.maxTrials"},
+                {"maxParallelTrials", "hyperparameters.maxParallelTrials"},
+                {"algorithm", "hyperparameters.algorithm"},
+                {"params", "hyperparameters.params"}},
+  };
+  return *kFields;
+}
+
+const FieldSet& ReplicaConfigFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"acceleratorConfig"},
+      .unsupported = {{"imageUri", kContainers},
+                      {"containerCommand", kContainers},
+                      {"containerArgs", kContainers},
+                      {"tpuTfVersion", kNoTpus}},
+      .hints = {},
+  };
+  return *kFields;
+}
+
+const FieldSet& AcceleratorFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"count", "type"}, .unsupported = {}, .hints = {}};
+  return *kFields;
+}
+
+struct PoolKeys {
+  TaskType task;
+  std::string_view type;
+  std::string_view config;
+  std::string_view count;  // Empty for the master: there is always one.
+};
+
+constexpr PoolKeys kPools[] = {
+    {TaskType::kMaster, "masterType", "masterConfig", ""},
+    {TaskType::kWorker, "workerType", "workerConfig", "workerCount"},
+    {TaskType::kParameterServer, "parameterServerType", "parameterServerConfig",
+     "parameterServerCount"},
+    {TaskType::kEvaluator, "evaluatorType", "evaluatorConfig",
+     "evaluatorCount"},
+};
+
+TaskPool& PoolOf(TaskType task, JobSpec* job) {
+  switch (task) {
+    case TaskType::kMaster:
+      return job->master;
+    case TaskType::kWorker:
+      return job->worker;
+    case TaskType::kParameterServer:
+      return job->parameter_server;
+    case TaskType::kEvaluator:
+      return job->evaluator;
+  }
+  return job->master;
+}
+
+std::vector<std::string> ScaleTierNames() {
+  std::vector<std::string> names;
+  for (ScaleTier tier :
+       {ScaleTier::kBasic, ScaleTier::kStandard1, ScaleTier::kPremium1,
+        ScaleTier::kBasicGpu, ScaleTier::kBasicTpu, ScaleTier::kCustom}) {
+    names.emplace_back(ToString(tier));
+  }
+  return names;
+}
+
+// acceleratorConfig {count, type}. Returns the node when it read cleanly,
+// nullptr when absent; `ok` is false when an error was reported.
+const ConfigNode* ReadAcceleratorConfig(MapReader& config_reader,
+                                        AcceleratorConfig* accelerator,
+                                        bool* ok) {
+  const ConfigNode* node = config_reader.Find("acceleratorConfig");
+  if (node == nullptr) return nullptr;
+  const std::string path = config_reader.PathOf("acceleratorConfig");
+  if (!ExpectMap(*node, path, config_reader.sink())) {
+    *ok = false;
+    return node;
+  }
+  MapReader reader(*node, path, AcceleratorFields(), config_reader.sink());
+  // AcceleratorConfig.count is an int64 in AI Platform's API.
+  std::optional<int64_t> count =
+      reader.Integer("count", 1, kMaxAcceleratorCount,
+                     /*allow_decimal_string=*/true);
+  std::optional<std::string> type = reader.String("type");
+  if (!reader.Has("count")) reader.Error("count", "required");
+  if (!reader.Has("type")) reader.Error("type", "required");
+  if (!count || !type) {
+    *ok = false;
+    return node;
+  }
+  accelerator->count = static_cast<int>(*count);
+  accelerator->type = *type;
+  return node;
+}
+
+void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
+              const MachineCatalogue& catalogue, JobSpec* job) {
+  ErrorSink& sink = reader.sink();
+  TaskPool& pool = PoolOf(keys.task, job);
+  pool.count = keys.count.empty() ? 1 : 0;
+  if (!keys.count.empty()) {
+    // Replica counts are int64 in AI Platform's API, hence quoted numbers.
+    if (auto count = reader.Integer(keys.count, 0, kMaxReplicaCount,
+                                    /*allow_decimal_string=*/true)) {
+      pool.count = static_cast<int>(*count);
+    }
+  }
+  bool type_ok = true;
+  if (reader.Has(keys.type)) {
+    std::optional<std::string> type = reader.String(keys.type);
+    type_ok = type.has_value();
+    if (type) pool.machine_type = *type;
+  }
+
+  bool accelerator_ok = true;
+  const ConfigNode* accelerator_node = nullptr;
+  if (const ConfigNode* config = reader.Find(keys.config)) {
+    const std::string config_path = reader.PathOf(keys.config);
+    if (ExpectMap(*config, config_path, sink)) {
+      MapReader config_reader(*config, config_path, ReplicaConfigFields(),
+                              sink);
+      accelerator_node = ReadAcceleratorConfig(config_reader, &pool.accelerator,
+                                               &accelerator_ok);
+    } else {
+      accelerator_ok = false;
+    }
+    if (type_ok && !reader.Has(keys.type) && pool.count == 0) {
+      reader.Error(keys.config, "set without " + std::string(keys.type));
+    }
+  }
+
+  // A missing field has no place in the file: report it where the rule that
+  // requires it was set.
+  if (custom && !reader.Has(keys.type)) {
+    if (keys.count.empty()) {
+      reader.ErrorAt("scaleTier", keys.type, "required with scaleTier CUSTOM");
+    } else if (pool.count > 0) {
+      reader.ErrorAt(keys.count, keys.type,
+                     "required when " + std::string(keys.count) + " is " +
+                         std::to_string(pool.count));
+    }
+  }
+  if (!type_ok || !accelerator_ok) return;
+  const std::string accelerator_path =
+      JoinPath(reader.PathOf(keys.config), "acceleratorConfig");
+  const ConfigNode* type_node = reader.Find(keys.type);
+  for (FieldError& error : catalogue.ValidatePool(reader.PathOf(keys.type),
+                                                  accelerator_path, pool)) {
+    const bool about_accelerator =
+        error.field.rfind(accelerator_path, 0) == 0 && accelerator_node;
+    const ConfigNode* anchor = about_accelerator ? accelerator_node : type_node;
+    sink.Add(anchor ? anchor->order : reader.node().order,
+             std::move(error.field), std::move(error.message));
+  }
+}
+
+void ReadTrainer(MapReader& reader, JobSpec* job) {
+  if (auto module = reader.String("pythonModule")) {
+    job->module_name = *module;
+    if (module->empty()) reader.Error("pythonModule", "must not be empty");
+  }
+  if (auto package = reader.String("packagePath")) {
+    job->package_path = *package;
+    if (package->empty()) reader.Error("packagePath", "must not be empty");
+  }
+  if (auto command = reader.StringList("command")) {
+    job->command = *command;
+    if (command->empty()) {
+      reader.Error("command", "must not be empty");
+    } else if (command->front().empty()) {
+      reader.Error("command", "the program (command[0]) must not be empty");
+    }
+  }
+  if (reader.Has("command") && reader.Has("pythonModule")) {
+    reader.Error("command",
+                 "cannot be used with pythonModule: give one trainer");
+  }
+  if (reader.Has("packagePath") && !reader.Has("pythonModule")) {
+    reader.Error("packagePath",
+                 "needs pythonModule (the module to run from it)");
+  }
+  if (auto args = reader.StringList("args")) job->args = *args;
+  if (auto job_dir = reader.String("jobDir")) {
+    job->job_dir = *job_dir;
+    if (job_dir->empty()) reader.Error("jobDir", "must not be empty");
+  }
+}
+
+// The task pools a scale tier other than CUSTOM stands for, with the Compute
+// Engine machine types AI Platform documents for it.
+void ApplyScaleTier(ScaleTier tier, JobSpec* job) {
+  job->master = {.count = 1, .machine_type = "n1-standard-4"};
+  job->worker = {};
+  job->parameter_server = {};
+  job->evaluator = {};
+  switch (tier) {
+    case ScaleTier::kBasic:
+    case ScaleTier::kBasicTpu:
+    case ScaleTier::kCustom:
+      break;
+    case ScaleTier::kBasicGpu:
+      job->master = {.count = 1,
+                     .machine_type = "n1-standard-8",
+                     .accelerator = {.count = 1, .type = "NVIDIA_TESLA_K80"}};
+      break;
+    case ScaleTier::kStandard1:
+      job->master = {.count = 1, .machine_type = "n1-highcpu-8"};
+      job->worker = {.count = 4, .machine_type = "n1-highcpu-8"};
+      job->parameter_server = {.count = 3, .machine_type = "n1-standard-4"};
+      break;
+    case ScaleTier::kPremium1:
+      job->master = {.count = 1, .machine_type = "n1-highcpu-16"};
+      job->worker = {.count = 19, .machine_type = "n1-highcpu-16"};
+      job->parameter_server = {.count = 11, .machine_type = "n1-highmem-8"};
+      break;
+  }
+}
+
+}  // namespace
+
+const ConfigNode* ReadTrainingInput(const ConfigNode& node,
+                                    const MachineCatalogue& catalogue,
+                                    ErrorSink& sink, JobSpec* job) {
+  MapReader reader(node, "trainingInput", TrainingInputFields(), sink);
+
+  // Unknown tiers read the pools as CUSTOM would, so their errors show too,
+  // but without CUSTOM's "required" rules.
+  std::optional<ScaleTier> tier = ScaleTier::kBasic;
+  if (reader.Has("scaleTier")) {
+    std::optional<std::string> text = reader.String("scaleTier");
+    tier = text ? ParseScaleTier(*text) : std::nullopt;
+    if (text && !tier)
+      reader.Error("scaleTier", MustBeOneOf(ScaleTierNames(), *text));
+    if (tier == ScaleTier::kBasicTpu) {
+      reader.Error("scaleTier",
+                   "BASIC_TPU is not supported: " + std::string(kNoTpus));
+    }
+  }
+  job->scale_tier = tier.value_or(ScaleTier::kCustom);
+  if (tier && *tier != ScaleTier::kCustom) {
+    ApplyScaleTier(*tier, job);
+    for (const PoolKeys& keys : kPools) {
+      for (std::string_view key : {keys.type, keys.config, keys.count}) {
+        if (!key.empty() && reader.Has(key)) {
+          reader.Error(key,
+                       "only allowed with scaleTier CUSTOM, got scaleTier " +
+                           std::string(ToString(*tier)) +
+                           (reader.Has("scaleTier") ? "" : " (the default)"));
+        }
+      }
+    }
+  } else {
+    for (const PoolKeys& keys : kPools) {
+      ReadPool(reader, keys, tier.has_value(), catalogue, job);
+    }
+  }
+
+  if (auto chief = reader.Bool("useChiefInTfConfig")) {
+    job->use_chief_in_tf_config = *chief;
+  }
+  ReadTrainer(reader, job);
+  // Accepted for AI Platform compatibility and ignored: hptune runs the
+  // trainer with the Python on the machine, wherever that is.
+  for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {
+    reader.String(key);
+  }
+  return reader.Find("hyperparameters");
+}
+
+}  // namespace hptune::config_internal

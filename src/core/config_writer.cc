@@ -1,0 +1,105 @@
+// TrainingInputToJson: a JobSpec as canonical `trainingInput` JSON.
+//
+// Canonical means every field ParseJobConfig would default is written out,
+// in one fixed order, so two equal JobSpecs give the same text and parsing
+// the text gives the JobSpec back. Only a CUSTOM job lists its task pools:
+// the other tiers stand for fixed pools (ApplyScaleTier).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "hptune/core/config.h"
+#include "hptune/core/search_space.h"
+#include "hptune/core/study.h"
+
+namespace hptune {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void WritePool(const TaskPool& pool, const char* type_key,
+               const char* config_key, const char* count_key, Json& out) {
+  if (count_key != nullptr) out[count_key] = pool.count;
+  if (!pool.machine_type.empty()) out[type_key] = pool.machine_type;
+  if (pool.accelerator.count > 0 || !pool.accelerator.type.empty()) {
+    out[config_key] = {
+        {"acceleratorConfig",
+         {{"count", pool.accelerator.count}, {"type", pool.accelerator.type}}}};
+  }
+}
+
+Json ParameterToJson(const ParameterSpec& p) {
+  Json out;
+  out["parameterName"] = p.name;
+  out["type"] = std::string(ToString(p.type));
+  switch (p.type) {
+    case ParameterType::kDouble:
+      out["minValue"] = p.min_value;
+      out["maxValue"] = p.max_value;
+      break;
+    case ParameterType::kInteger:
+      // Integral by validation; written as integers for readers of TF_CONFIG.
+      out["minValue"] = static_cast<int64_t>(p.min_value);
+      out["maxValue"] = static_cast<int64_t>(p.max_value);
+      break;
+    case ParameterType::kDiscrete:
+      out["discreteValues"] = p.discrete_values;
+      break;
+    case ParameterType::kCategorical:
+      out["categoricalValues"] = p.categorical_values;
+      break;
+  }
+  if (p.type != ParameterType::kCategorical) {
+    out["scaleType"] = std::string(ToString(p.scale));
+  }
+  return out;
+}
+
+Json StudyToJson(const StudySpec& spec) {
+  Json out;
+  out["goal"] = std::string(ToString(spec.goal));
+  out["hyperparameterMetricTag"] = spec.metric_tag;
+  out["maxTrials"] = spec.max_trials;
+  out["maxParallelTrials"] = spec.max_parallel_trials;
+  out["maxFailedTrials"] = spec.max_failed_trials;
+  out["enableTrialEarlyStopping"] = spec.enable_early_stopping;
+  if (!spec.resume_previous_job_id.empty()) {
+    out["resumePreviousJobId"] = spec.resume_previous_job_id;
+  }
+  out["algorithm"] = std::string(ToString(spec.algorithm));
+  if (spec.seed) out["seed"] = *spec.seed;
+  Json params = Json::array();
+  for (const ParameterSpec& p : spec.search_space.parameters()) {
+    params.push_back(ParameterToJson(p));
+  }
+  out["params"] = std::move(params);
+  return out;
+}
+
+}  // namespace
+
+std::string TrainingInputToJson(const JobSpec& job) {
+  Json out;
+  out["scaleTier"] = std::string(ToString(job.scale_tier));
+  if (job.scale_tier == ScaleTier::kCustom) {
+    WritePool(job.master, "masterType", "masterConfig", nullptr, out);
+    WritePool(job.worker, "workerType", "workerConfig", "workerCount", out);
+    WritePool(job.parameter_server, "parameterServerType",
+              "parameterServerConfig", "parameterServerCount", out);
+    WritePool(job.evaluator, "evaluatorType", "evaluatorConfig",
+              "evaluatorCount", out);
+  }
+  out["useChiefInTfConfig"] = job.use_chief_in_tf_config;
+  if (!job.module_name.empty()) out["pythonModule"] = job.module_name;
+  if (!job.package_path.empty()) out["packagePath"] = job.package_path;
+  if (!job.command.empty()) out["command"] = job.command;
+  out["args"] = job.args;
+  if (!job.job_dir.empty()) out["jobDir"] = job.job_dir;
+  if (job.study) out["hyperparameters"] = StudyToJson(*job.study);
+  // Replace, not throw, on invalid UTF-8: nothing parsed from a config has
+  // any, and a JobSpec built in code must not crash the caller.
+  return Json{{"trainingInput", std::move(out)}}.dump(
+      -1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace hptune

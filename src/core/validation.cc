@@ -1,0 +1,315 @@
+// Semantic rules on studies and job IDs (CONTRACTS.md section 1), shared by
+// config parsing and the API edge, plus the FieldError -> Status conversion.
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "hptune/core/config.h"
+#include "hptune/core/search_space.h"
+#include "hptune/core/study.h"
+#include "src/core/config_text.h"
+
+namespace hptune {
+namespace {
+
+using config_internal::FormatNumber;
+using config_internal::IndexPath;
+using config_internal::JoinPath;
+using config_internal::Quote;
+
+constexpr size_t kMaxJobIdLength = 128;
+constexpr size_t kMaxParameters = 100;
+constexpr size_t kMaxDiscreteValues = 1000;
+// INTEGER values travel as doubles; beyond 2^53 not every integer is one.
+constexpr double kMaxExactInteger = 9007199254740992.0;
+
+bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+class Checker {
+ public:
+  explicit Checker(std::vector<FieldError>* errors) : errors_(errors) {}
+  void Error(std::string field, std::string message) {
+    errors_->push_back({std::move(field), std::move(message)});
+  }
+
+ private:
+  std::vector<FieldError>* errors_;
+};
+
+// Trainers get `--<name>=<value>`, so a name must read as one flag.
+void CheckParameterName(const std::string& path, const std::string& name,
+                        Checker& check) {
+  const std::string field = JoinPath(path, "parameterName");
+  if (name.empty()) {
+    check.Error(field, "must not be empty");
+    return;
+  }
+  for (char c : name) {
+    if (!IsAsciiLetter(c) && !IsAsciiDigit(c) && c != '_' && c != '-' &&
+        c != '.') {
+      check.Error(field,
+                  "must contain only letters, digits, '_', '-' and '.' (it "
+                  "becomes a --flag), got " +
+                      Quote(name));
+      return;
+    }
+  }
+  if (name[0] == '-') {
+    check.Error(field, "must not start with '-' (it becomes a --flag), got " +
+                           Quote(name));
+  }
+}
+
+// The bounds of a DOUBLE or INTEGER parameter.
+void CheckRange(const std::string& path, const ParameterSpec& p,
+                Checker& check) {
+  bool ok = true;
+  for (auto [field, value] : {std::pair{"minValue", p.min_value},
+                              std::pair{"maxValue", p.max_value}}) {
+    if (!std::isfinite(value)) {
+      check.Error(JoinPath(path, field),
+                  "must be finite, got " + FormatNumber(value));
+      ok = false;
+    } else if (p.type == ParameterType::kInteger) {
+      if (value != std::floor(value)) {
+        check.Error(
+            JoinPath(path, field),
+            "must be an integer for type INTEGER, got " + FormatNumber(value));
+        ok = false;
+      } else if (std::fabs(value) > kMaxExactInteger) {
+        check.Error(JoinPath(path, field),
+                    "must be between -2^53 and 2^53 for type INTEGER, got " +
+                        FormatNumber(value));
+        ok = false;
+      }
+    }
+  }
+  if (!ok) return;
+  if (p.min_value >= p.max_value) {
+    check.Error(JoinPath(path, "minValue"),
+                "must be less than maxValue " + FormatNumber(p.max_value) +
+                    ", got " + FormatNumber(p.min_value));
+    return;
+  }
+  if ((p.scale == ScaleType::kLog || p.scale == ScaleType::kReverseLog) &&
+      p.min_value <= 0) {
+    check.Error(JoinPath(path, "scaleType"), std::string(ToString(p.scale)) +
+                                                 " needs minValue > 0, got " +
+                                                 FormatNumber(p.min_value));
+  }
+}
+
+void CheckDiscrete(const std::string& path, const ParameterSpec& p,
+                   Checker& check) {
+  const std::string field = JoinPath(path, "discreteValues");
+  const std::vector<double>& values = p.discrete_values;
+  if (values.empty()) {
+    check.Error(field, "must not be empty");
+    return;
+  }
+  if (values.size() > kMaxDiscreteValues) {
+    check.Error(field, "must have at most " +
+                           std::to_string(kMaxDiscreteValues) +
+                           " values, got " + std::to_string(values.size()));
+  }
+  bool ok = true;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      check.Error(IndexPath(field, i),
+                  "must be finite, got " + FormatNumber(values[i]));
+      ok = false;
+    } else if (i > 0 && std::isfinite(values[i - 1]) &&
+               values[i] <= values[i - 1]) {
+      check.Error(IndexPath(field, i),
+                  "must be greater than " + FormatNumber(values[i - 1]) +
+                      " (discreteValues must be strictly increasing), got " +
+                      FormatNumber(values[i]));
+      ok = false;
+    }
+  }
+  if (ok && (p.scale == ScaleType::kLog || p.scale == ScaleType::kReverseLog) &&
+      values.front() <= 0) {
+    check.Error(JoinPath(path, "scaleType"),
+                std::string(ToString(p.scale)) +
+                    " needs discreteValues > 0, got " +
+                    FormatNumber(values.front()));
+  }
+}
+
+void CheckCategorical(const std::string& path, const ParameterSpec& p,
+                      Checker& check) {
+  const std::string field = JoinPath(path, "categoricalValues");
+  if (p.categorical_values.empty()) {
+    check.Error(field, "must not be empty");
+    return;
+  }
+  std::map<std::string_view, size_t> first_index;
+  for (size_t i = 0; i < p.categorical_values.size(); ++i) {
+    const std::string& value = p.categorical_values[i];
+    if (value.empty()) {
+      check.Error(IndexPath(field, i), "must not be empty");
+      continue;
+    }
+    auto [it, inserted] = first_index.emplace(value, i);
+    if (!inserted) {
+      check.Error(IndexPath(field, i), "duplicate value " + Quote(value) +
+                                           " (also at index " +
+                                           std::to_string(it->second) + ")");
+    }
+  }
+}
+
+// Fields of another type: the API edge can set them; config parsing reports
+// them where they are written and never copies them into the spec.
+void CheckForeignFields(const std::string& path, const ParameterSpec& p,
+                        Checker& check) {
+  const std::string type(ToString(p.type));
+  const bool ranged =
+      p.type == ParameterType::kDouble || p.type == ParameterType::kInteger;
+  if (!ranged && p.min_value != 0) {
+    check.Error(JoinPath(path, "minValue"), "not allowed with type " + type);
+  }
+  if (!ranged && p.max_value != 0) {
+    check.Error(JoinPath(path, "maxValue"), "not allowed with type " + type);
+  }
+  if (p.type != ParameterType::kDiscrete && !p.discrete_values.empty()) {
+    check.Error(JoinPath(path, "discreteValues"),
+                "not allowed with type " + type);
+  }
+  if (p.type != ParameterType::kCategorical && !p.categorical_values.empty()) {
+    check.Error(JoinPath(path, "categoricalValues"),
+                "not allowed with type " + type);
+  }
+  if (p.type == ParameterType::kCategorical && p.scale != ScaleType::kNone) {
+    check.Error(JoinPath(path, "scaleType"),
+                "not allowed with type CATEGORICAL");
+  }
+}
+
+void CheckParameter(const std::string& path, const ParameterSpec& p,
+                    Algorithm algorithm, Checker& check) {
+  CheckParameterName(path, p.name, check);
+  switch (p.type) {
+    case ParameterType::kDouble:
+    case ParameterType::kInteger:
+      CheckRange(path, p, check);
+      break;
+    case ParameterType::kDiscrete:
+      CheckDiscrete(path, p, check);
+      break;
+    case ParameterType::kCategorical:
+      CheckCategorical(path, p, check);
+      break;
+  }
+  CheckForeignFields(path, p, check);
+  if (algorithm == Algorithm::kGridSearch && p.type == ParameterType::kDouble) {
+    check.Error(JoinPath(path, "type"),
+                "algorithm GRID_SEARCH needs INTEGER, DISCRETE or CATEGORICAL "
+                "parameters, got DOUBLE for " +
+                    Quote(p.name));
+  }
+}
+
+void CheckAtLeast(const std::string& field, int value, int minimum,
+                  Checker& check) {
+  if (value < minimum) {
+    check.Error(field, "must be at least " + std::to_string(minimum) +
+                           ", got " + std::to_string(value));
+  }
+}
+
+}  // namespace
+
+absl::Status FieldErrorsToStatus(const std::vector<FieldError>& errors) {
+  if (errors.empty()) return absl::OkStatus();
+  std::vector<std::string> lines;
+  lines.reserve(errors.size());
+  for (const FieldError& error : errors) lines.push_back(error.ToString());
+  return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
+}
+
+std::vector<FieldError> ValidateJobId(std::string_view job_id,
+                                      std::string_view field) {
+  std::vector<FieldError> errors;
+  const std::string name(field);
+  if (job_id.empty()) {
+    errors.push_back({name, "must not be empty"});
+  } else if (job_id.size() > kMaxJobIdLength) {
+    errors.push_back(
+        {name, "must be at most " + std::to_string(kMaxJobIdLength) +
+                   " characters, got " + std::to_string(job_id.size()) + ": " +
+                   Quote(job_id)});
+  } else if (!IsAsciiLetter(job_id[0])) {
+    errors.push_back({name, "must start with a letter, got " + Quote(job_id)});
+  } else {
+    for (char c : job_id) {
+      if (!IsAsciiLetter(c) && !IsAsciiDigit(c) && c != '_') {
+        errors.push_back(
+            {name, "must contain only letters, digits and underscores, got " +
+                       Quote(job_id)});
+        break;
+      }
+    }
+  }
+  return errors;
+}
+
+std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
+                                          std::string_view prefix) {
+  std::vector<FieldError> errors;
+  Checker check(&errors);
+  const auto field = [prefix](std::string_view name) {
+    return JoinPath(prefix, name);
+  };
+
+  if (spec.metric_tag.empty()) {
+    check.Error(field("hyperparameterMetricTag"), "must not be empty");
+  } else if (spec.metric_tag.find_first_of(" \t\n\r=") != std::string::npos) {
+    // Katib-style stdout lines are `name=value` pairs split on whitespace.
+    check.Error(
+        field("hyperparameterMetricTag"),
+        "must not contain whitespace or '=', got " + Quote(spec.metric_tag));
+  }
+  CheckAtLeast(field("maxTrials"), spec.max_trials, 1, check);
+  CheckAtLeast(field("maxParallelTrials"), spec.max_parallel_trials, 1, check);
+  CheckAtLeast(field("maxFailedTrials"), spec.max_failed_trials, 0, check);
+  if (!spec.resume_previous_job_id.empty()) {
+    for (FieldError& error : ValidateJobId(spec.resume_previous_job_id,
+                                           field("resumePreviousJobId"))) {
+      errors.push_back(std::move(error));
+    }
+  }
+
+  const std::vector<ParameterSpec>& params = spec.search_space.parameters();
+  const std::string params_field = field("params");
+  if (params.empty()) {
+    check.Error(params_field, "must not be empty");
+  } else if (params.size() > kMaxParameters) {
+    check.Error(params_field,
+                "must have at most " + std::to_string(kMaxParameters) +
+                    " parameters, got " + std::to_string(params.size()));
+  }
+  std::map<std::string_view, size_t> first_index;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string path = IndexPath(params_field, i);
+    CheckParameter(path, params[i], spec.algorithm, check);
+    if (params[i].name.empty()) continue;
+    auto [it, inserted] = first_index.emplace(params[i].name, i);
+    if (!inserted) {
+      check.Error(JoinPath(path, "parameterName"),
+                  "duplicate parameter name " + Quote(params[i].name) +
+                      " (also params[" + std::to_string(it->second) + "])");
+    }
+  }
+  return errors;
+}
+
+}  // namespace hptune
