@@ -1,0 +1,57 @@
+#include "src/cli/flags.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace hptune::cli {
+
+std::optional<std::string> ParsedArgs::Get(const std::string& name) const {
+  auto it = flags.find(name);
+  if (it == flags.end()) return std::nullopt;
+  return it->second;
+}
+
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::set<std::string>& value_flags,
+                                     const std::set<std::string>& bool_flags) {
+  ParsedArgs parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      parsed.after_dashes.assign(args.begin() + i + 1, args.end());
+      break;
+    }
+    if (arg.size() < 3 || arg.rfind("--", 0) != 0) {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (bool_flags.contains(name)) {
+      if (value && *value != "true" && *value != "false") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "flag --", name, " takes no value (or true/false), got ", *value));
+      }
+      parsed.flags[name] = value.value_or("true");
+      continue;
+    }
+    if (!value_flags.contains(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag --", name));
+    }
+    if (!value) {
+      if (i + 1 == args.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag --", name, " needs a value"));
+      }
+      value = args[++i];
+    }
+    parsed.flags[name] = *value;
+  }
+  return parsed;
+}
+
+}  // namespace hptune::cli

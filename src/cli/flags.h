@@ -1,0 +1,41 @@
+// Command-line parsing for the `hptune` subcommands: positional arguments,
+// `--name=value` / `--name value` flags, boolean `--name`, and everything
+// after `--` kept verbatim (user args). Used only by src/cli.
+#ifndef HPTUNE_CLI_FLAGS_H_
+#define HPTUNE_CLI_FLAGS_H_
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hptune::cli {
+
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> flags;  // name without "--" -> value
+  std::vector<std::string> after_dashes;     // after a bare "--"
+
+  std::optional<std::string> Get(const std::string& name) const;
+  bool Has(const std::string& name) const { return flags.contains(name); }
+};
+
+// `value_flags` take a value; `bool_flags` take none. Any other flag is an
+// InvalidArgument naming it.
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::set<std::string>& value_flags,
+                                     const std::set<std::string>& bool_flags);
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // The operation failed.
+inline constexpr int kExitInvalid = 2;  // Invalid config or input data.
+inline constexpr int kExitNotFound = 3;
+inline constexpr int kExitUsage = 64;  // Bad command line (sysexits EX_USAGE).
+
+}  // namespace hptune::cli
+
+#endif  // HPTUNE_CLI_FLAGS_H_

@@ -1,0 +1,54 @@
+// The `hptune` command: validate configs and inspect study databases.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "src/cli/flags.h"
+#include "src/cli/store_commands.h"
+#include "src/cli/validate_command.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hptune COMMAND [ARGS]\n"
+    "\n"
+    "Commands:\n"
+    "  validate CONFIG [--job-id ID]   check a trainingInput config (YAML or "
+    "JSON)\n"
+    "  studies list|describe           studies in a study database\n"
+    "  trials list|describe            trials of a study\n"
+    "  version                         print the version\n"
+    "\n"
+    "Run `hptune COMMAND --help` for a command's flags.\n"
+    "Exit codes: 0 ok, 1 failed, 2 invalid input, 3 not found, 64 bad usage.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return hptune::cli::kExitUsage;
+  }
+  const std::string command = args.front();
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "validate") {
+    return hptune::cli::RunValidateCommand(rest, std::cout, std::cerr);
+  }
+  if (command == "studies") {
+    return hptune::cli::RunStudiesCommand(rest, std::cout, std::cerr);
+  }
+  if (command == "trials") {
+    return hptune::cli::RunTrialsCommand(rest, std::cout, std::cerr);
+  }
+  if (command == "version" || command == "--version") {
+    std::cout << "hptune " << HPTUNE_VERSION << "\n";
+    return hptune::cli::kExitOk;
+  }
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return hptune::cli::kExitOk;
+  }
+  std::cerr << "hptune: unknown command \"" << command << "\"\n" << kUsage;
+  return hptune::cli::kExitUsage;
+}

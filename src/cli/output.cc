@@ -1,0 +1,80 @@
+#include "src/cli/output.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::cli {
+namespace {
+
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void PrintAligned(const Table& table, std::ostream& out) {
+  std::vector<size_t> widths(table.header.size());
+  for (size_t c = 0; c < widths.size(); ++c) {
+    widths[c] = table.header[c].size();
+    for (const auto& row : table.rows) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    out << line << "\n";
+  };
+  print_row(table.header);
+  for (const auto& row : table.rows) print_row(row);
+}
+
+}  // namespace
+
+absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
+  if (text == "table") return OutputFormat::kTable;
+  if (text == "json") return OutputFormat::kJson;
+  if (text == "csv") return OutputFormat::kCsv;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--format must be table, json or csv, got \"", text, "\""));
+}
+
+void PrintTable(const Table& table, OutputFormat format, std::ostream& out) {
+  switch (format) {
+    case OutputFormat::kTable:
+      PrintAligned(table, out);
+      return;
+    case OutputFormat::kJson: {
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (const auto& row : table.rows) {
+        nlohmann::ordered_json object = nlohmann::ordered_json::object();
+        for (size_t c = 0; c < row.size(); ++c) object[table.header[c]] = row[c];
+        rows.push_back(std::move(object));
+      }
+      out << rows.dump(2) << "\n";
+      return;
+    }
+    case OutputFormat::kCsv: {
+      auto print_row = [&](const std::vector<std::string>& row) {
+        for (size_t c = 0; c < row.size(); ++c) {
+          out << (c ? "," : "") << CsvField(row[c]);
+        }
+        out << "\r\n";
+      };
+      print_row(table.header);
+      for (const auto& row : table.rows) print_row(row);
+      return;
+    }
+  }
+}
+
+}  // namespace hptune::cli

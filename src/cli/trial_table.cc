@@ -1,0 +1,67 @@
+#include "src/cli/trial_table.h"
+
+#include <charconv>
+
+namespace hptune::cli {
+namespace {
+
+std::string FormatNumber(double v) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  return std::string(buffer, result.ptr);
+}
+
+}  // namespace
+
+Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
+  Table table;
+  table.header = {"trialId", "state"};
+  for (const auto& p : spec.search_space.parameters()) {
+    table.header.push_back(p.name);
+  }
+  for (const char* column :
+       {"objective", "step", "stoppedEarly", "origin", "reason"}) {
+    table.header.push_back(column);
+  }
+  for (const Trial& t : trials) {
+    std::vector<std::string> row = {std::to_string(t.number),
+                                    std::string(ToString(t.state))};
+    for (const auto& p : spec.search_space.parameters()) {
+      auto it = t.parameters.find(p.name);
+      row.push_back(it == t.parameters.end() ? "" : it->second.ToString());
+    }
+    auto objective = t.FinalObjective(spec.metric_tag);
+    row.push_back(objective ? FormatNumber(*objective) : "");
+    row.push_back(t.final_measurement
+                      ? std::to_string(t.final_measurement->step)
+                      : "");
+    row.push_back(t.stopped_early ? "true" : "false");
+    row.push_back(t.origin);
+    row.push_back(t.reason);
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table StudiesTable(const std::vector<StudyRecord>& studies,
+                   const std::vector<std::vector<Trial>>& trials) {
+  Table table;
+  table.header = {"name",   "state",  "algorithm", "goal",
+                  "metric", "trials", "best"};
+  for (size_t i = 0; i < studies.size(); ++i) {
+    const StudyRecord& s = studies[i];
+    auto best = BestTrial(s.spec, trials[i]);
+    table.rows.push_back(
+        {s.name, std::string(ToString(s.state)),
+         std::string(ToString(s.spec.algorithm)),
+         std::string(ToString(s.spec.goal)), s.spec.metric_tag,
+         std::to_string(trials[i].size()) + "/" +
+             std::to_string(s.spec.max_trials),
+         best ? FormatNumber(*best->FinalObjective(s.spec.metric_tag)) +
+                    " (trial " + std::to_string(best->number) + ")"
+              : ""});
+  }
+  return table;
+}
+
+}  // namespace hptune::cli

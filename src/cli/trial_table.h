@@ -1,0 +1,25 @@
+// Tables of studies and trials, as `hptune studies ...`, `hptune trials ...`
+// (and later `hptune run` and `jobs describe`) print them. Used only by
+// src/cli.
+#ifndef HPTUNE_CLI_TRIAL_TABLE_H_
+#define HPTUNE_CLI_TRIAL_TABLE_H_
+
+#include <vector>
+
+#include "hptune/core/study.h"
+#include "hptune/core/trial.h"
+#include "src/cli/output.h"
+
+namespace hptune::cli {
+
+// trialId, state, one column per parameter, objective, step, stoppedEarly,
+// origin, reason.
+Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials);
+
+// One row per study: name, state, algorithm, goal, metric, trials, best.
+Table StudiesTable(const std::vector<StudyRecord>& studies,
+                   const std::vector<std::vector<Trial>>& trials);
+
+}  // namespace hptune::cli
+
+#endif  // HPTUNE_CLI_TRIAL_TABLE_H_

@@ -1,0 +1,111 @@
+// The `hptune studies` and `hptune trials` commands on a real study database
+// made by the embedding example.
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunProcess;
+
+class CliStudiesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(testing::MakeTempDir());
+    auto made = RunProcess({HPTUNE_EXAMPLE, *dir_ + "/study.db", "lr_study"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  static std::string Db() { return *dir_ + "/study.db"; }
+  static std::string* dir_;
+};
+std::string* CliStudiesTest::dir_ = nullptr;
+
+TEST_F(CliStudiesTest, ListsStudies) {
+  auto r = RunProcess({HPTUNE_BINARY, "studies", "list", "--db", Db()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("lr_study"));
+  EXPECT_THAT(r.out, HasSubstr("COMPLETED"));
+  EXPECT_THAT(r.out, HasSubstr("24/24"));
+}
+
+TEST_F(CliStudiesTest, DescribesAStudyWithItsTrialsAndBest) {
+  auto r = RunProcess({HPTUNE_BINARY, "studies", "describe", "lr_study",
+                       "--db=" + Db()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("RANDOM_SEARCH"));
+  EXPECT_THAT(r.out, HasSubstr("learning_rate"));
+  EXPECT_THAT(r.out, HasSubstr("best trial: "));
+}
+
+TEST_F(CliStudiesTest, ExportsTrialsAsCsvAndJson) {
+  auto csv = RunProcess({HPTUNE_BINARY, "trials", "list", "--study",
+                         "lr_study", "--db", Db(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("trialId,state,learning_rate,l2,epochs,", 0), 0u)
+      << csv.out;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 25);
+  auto json = RunProcess({HPTUNE_BINARY, "trials", "list", "--study",
+                          "lr_study", "--db", Db(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"trialId\": \"24\""));
+}
+
+TEST_F(CliStudiesTest, DescribesATrialWithItsLearningCurve) {
+  auto r = RunProcess({HPTUNE_BINARY, "trials", "describe", "1", "--study",
+                       "lr_study", "--db", Db()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("measurements:"));
+  EXPECT_THAT(r.out, HasSubstr("accuracy"));
+}
+
+TEST_F(CliStudiesTest, ErrorsSayWhatIsWrongWithMeaningfulExitCodes) {
+  auto no_db = RunProcess(
+      {HPTUNE_BINARY, "studies", "list", "--db", *dir_ + "/missing.db"});
+  EXPECT_EQ(no_db.exit_code, 3);
+  EXPECT_THAT(no_db.err, HasSubstr("no study database at"));
+  EXPECT_FALSE(std::filesystem::exists(*dir_ + "/missing.db"));
+
+  auto no_study =
+      RunProcess({HPTUNE_BINARY, "studies", "describe", "nope", "--db", Db()});
+  EXPECT_EQ(no_study.exit_code, 3);
+  EXPECT_THAT(no_study.err, HasSubstr("nope"));
+
+  auto no_trial = RunProcess({HPTUNE_BINARY, "trials", "describe", "99",
+                              "--study", "lr_study", "--db", Db()});
+  EXPECT_EQ(no_trial.exit_code, 3);
+  EXPECT_THAT(no_trial.err, HasSubstr("99"));
+
+  auto bad_number = RunProcess({HPTUNE_BINARY, "trials", "describe", "x1",
+                                "--study", "lr_study", "--db", Db()});
+  EXPECT_EQ(bad_number.exit_code, 2);
+  EXPECT_THAT(bad_number.err, HasSubstr("TRIAL must be a trial number, got \"x1\""));
+
+  auto bad_format = RunProcess(
+      {HPTUNE_BINARY, "studies", "list", "--db", Db(), "--format", "xml"});
+  EXPECT_EQ(bad_format.exit_code, 2);
+  EXPECT_THAT(bad_format.err,
+              HasSubstr("--format must be table, json or csv, got \"xml\""));
+
+  auto bad_flag = RunProcess({HPTUNE_BINARY, "studies", "list", "--dbb", Db()});
+  EXPECT_EQ(bad_flag.exit_code, 64);
+  EXPECT_THAT(bad_flag.err, HasSubstr("unknown flag --dbb"));
+
+  auto no_study_flag = RunProcess({HPTUNE_BINARY, "trials", "list", "--db", Db()});
+  EXPECT_EQ(no_study_flag.exit_code, 64);
+  EXPECT_THAT(no_study_flag.err, HasSubstr("--study is required"));
+
+  auto unknown = RunProcess({HPTUNE_BINARY, "frobnicate"});
+  EXPECT_EQ(unknown.exit_code, 64);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown command \"frobnicate\""));
+}
+
+}  // namespace
+}  // namespace hptune

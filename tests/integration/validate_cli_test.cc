@@ -1,0 +1,123 @@
+// Runs the real `hptune validate` on the example configs and the broken test
+// configs: exit codes, the summary, and every expected error line on stderr.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+std::string SourcePath(const std::string& relative) {
+  return std::string(HPTUNE_SOURCE_DIR) + "/" + relative;
+}
+
+testing::ProcessResult Validate(std::vector<std::string> args) {
+  args.insert(args.begin(), {HPTUNE_BINARY, "validate"});
+  return testing::RunProcess(args);
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(ValidateCliTest, ContractExampleIsValidAndSummarised) {
+  testing::ProcessResult result =
+      Validate({SourcePath("examples/configs/mnist_custom.yaml")});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err, IsEmpty());
+  EXPECT_THAT(result.out, HasSubstr("mnist_custom.yaml: valid"));
+  EXPECT_THAT(result.out, HasSubstr("scale tier        CUSTOM"));
+  EXPECT_THAT(result.out,
+              HasSubstr("worker  9      n1-highcpu-16  16     14.4 GB  "
+                        "4 x NVIDIA_TESLA_T4"));
+  EXPECT_THAT(result.out, HasSubstr("goal              MAXIMIZE accuracy"));
+  EXPECT_THAT(
+      result.out,
+      HasSubstr("budget            30 trials, 2 in parallel, stop after "
+                "3 failed"));
+  EXPECT_THAT(result.out, HasSubstr("lr         DOUBLE       [1e-05, 0.1]  "
+                                    "UNIT_LOG_SCALE"));
+  EXPECT_THAT(result.out, HasSubstr("cell       CATEGORICAL  {GRU, LSTM}   -"));
+}
+
+TEST(ValidateCliTest, JsonGridExampleIsValid) {
+  testing::ProcessResult result = Validate(
+      {SourcePath("examples/configs/basic_grid.json"), "--job-id", "grid_1"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("job ID            grid_1"));
+  EXPECT_THAT(result.out, HasSubstr("GRID_SEARCH"));
+}
+
+class BrokenConfigCliTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BrokenConfigCliTest, PrintsEveryErrorAndExits2) {
+  const std::string base = "tests/core/testdata/" + GetParam();
+  testing::ProcessResult result = Validate({SourcePath(base + ".yaml")});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.out, IsEmpty());
+  std::ifstream golden(SourcePath(base + ".errors"));
+  std::ostringstream expected;
+  expected << golden.rdbuf();
+  const std::vector<std::string> expected_lines = Lines(expected.str());
+  ASSERT_THAT(expected_lines, Not(IsEmpty()));
+  std::vector<std::string> printed = Lines(result.err);
+  ASSERT_EQ(printed.size(), expected_lines.size() + 1) << result.err;
+  for (size_t i = 0; i < expected_lines.size(); ++i) {
+    EXPECT_EQ(printed[i], expected_lines[i]);
+  }
+  EXPECT_THAT(printed.back(), HasSubstr(GetParam() + ".yaml: "));
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, BrokenConfigCliTest,
+                         ::testing::Values("broken_types", "broken_rules",
+                                           "broken_machines", "broken_syntax"));
+
+TEST(ValidateCliTest, InvalidJobIdIsAConfigError) {
+  testing::ProcessResult result = Validate(
+      {SourcePath("examples/configs/basic_grid.json"), "--job-id=my-job"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err,
+              HasSubstr("jobId: must contain only letters, digits and "
+                        "underscores, got \"my-job\"\n"));
+}
+
+TEST(ValidateCliTest, UnreadableFileIsAConfigError) {
+  testing::ProcessResult result = Validate({"/nonexistent/config.yaml"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("cannot read /nonexistent/config.yaml: No "
+                                    "such file or directory"));
+}
+
+TEST(ValidateCliTest, BadUsageExits64WithUsage) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{
+           {}, {"--bogus", "x.yaml"}, {"a.yaml", "b.yaml"}, {"--job-id"}}) {
+    testing::ProcessResult result = Validate(args);
+    EXPECT_EQ(result.exit_code, 64);
+    EXPECT_THAT(result.err,
+                HasSubstr("usage: hptune validate CONFIG [--job-id ID]"));
+  }
+}
+
+TEST(ValidateCliTest, HelpPrintsUsageAndExits0) {
+  testing::ProcessResult result = Validate({"--help"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.out,
+              HasSubstr("usage: hptune validate CONFIG [--job-id ID]"));
+}
+
+}  // namespace
+}  // namespace hptune
