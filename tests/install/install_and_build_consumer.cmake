@@ -1,0 +1,25 @@
+# Installs the hptune build tree into a fresh prefix, builds the consumer
+# project against it with find_package(hptune), and runs it.
+# Inputs: HPTUNE_BUILD_DIR, CONSUMER_SOURCE_DIR, WORK_DIR, GENERATOR, SANITIZE.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run_step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "step failed (${rc}): ${ARGN}")
+  endif()
+endfunction()
+
+run_step(${CMAKE_COMMAND} --install ${HPTUNE_BUILD_DIR} --prefix ${prefix})
+if(NOT EXISTS ${prefix}/include/hptune/engine/engine.h)
+  message(FATAL_ERROR "headers were not installed under ${prefix}")
+endif()
+set(extra)
+if(SANITIZE)
+  set(extra -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined)
+endif()
+run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
+         -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} ${extra})
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run_step(${WORK_DIR}/build/consumer)
