@@ -1,0 +1,91 @@
+// MemoryStore: a Store that keeps everything in memory.
+//
+// For tests of the engine and server, and for embedders that need no
+// persistence. Same semantics as SqliteStore (the shared conformance suite
+// runs against both): the same validation, error messages, trial numbering
+// and event log; what is lost is durability. Thread-safe: one mutex guards
+// all state, so each call is atomic. The `mutate` callbacks of UpdateTrial and
+// UpdateJob run under that mutex and must not call back into the store.
+#ifndef HPTUNE_STORE_MEMORY_STORE_H_
+#define HPTUNE_STORE_MEMORY_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hptune/env/clock.h"
+#include "hptune/store/store.h"
+
+namespace hptune::store {
+
+class MemoryStore : public Store {
+ public:
+  // `clock` stamps create times and events; it must outlive the store.
+  explicit MemoryStore(Clock& clock = SystemClock());
+
+  absl::Status CreateStudy(const StudyRecord& study) override;
+  absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
+  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
+  absl::Status DeleteStudy(std::string_view name) override;
+  absl::Status SetStudyState(std::string_view name, StudyState state,
+                             std::string_view reason) override;
+
+  absl::StatusOr<std::vector<Trial>> AddTrials(
+      std::string_view study, std::vector<Trial> trials,
+      const std::optional<std::string>& designer_state) override;
+  absl::StatusOr<Trial> GetTrial(std::string_view study,
+                                 int64_t number) override;
+  absl::StatusOr<std::vector<Trial>> ListTrials(
+      std::string_view study) override;
+  absl::StatusOr<Trial> UpdateTrial(
+      std::string_view study, int64_t number,
+      const std::function<absl::Status(Trial&)>& mutate) override;
+  absl::Status AddMeasurement(std::string_view study, int64_t number,
+                              const Measurement& measurement) override;
+
+  absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
+
+  absl::Status CreateJob(const JobRecord& job) override;
+  absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
+  absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
+  absl::StatusOr<JobRecord> UpdateJob(
+      std::string_view job_id,
+      const std::function<absl::Status(JobRecord&)>& mutate) override;
+
+  absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
+                                                int limit) override;
+
+ private:
+  struct StudyData {
+    int64_t order = 0;  // Creation order, for ListStudies.
+    StudyRecord record;
+    std::vector<Trial> trials;  // trials[i].number == i + 1.
+    std::string designer_state;
+  };
+  struct JobData {
+    int64_t order = 0;  // Creation order, for ListJobs.
+    JobRecord record;
+  };
+
+  // Callers hold mu_.
+  absl::StatusOr<StudyData*> FindStudy(std::string_view name);
+  absl::StatusOr<Trial*> FindTrial(std::string_view study, int64_t number);
+  void AppendEvent(Event event);
+
+  Clock& clock_;
+  std::mutex mu_;
+  int64_t next_order_ = 1;
+  std::map<std::string, StudyData, std::less<>> studies_;
+  std::map<std::string, JobData, std::less<>> jobs_;
+  int64_t next_event_id_ = 1;  // Never reused, like SQLite's AUTOINCREMENT.
+  std::vector<Event> events_;  // By id.
+};
+
+}  // namespace hptune::store
+
+#endif  // HPTUNE_STORE_MEMORY_STORE_H_

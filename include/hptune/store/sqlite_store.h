@@ -1,0 +1,111 @@
+// SqliteStore: the durable Store, one SQLite file.
+//
+// Used by `hptune serve`, `hptune run` and embedders whose studies must
+// survive a restart. The file has a versioned schema (migrated on Open; a file
+// from a newer hptune is refused), WAL journaling and foreign keys.
+//
+// Durability: WAL with synchronous=NORMAL. A committed change is in the WAL
+// before the call returns, so it survives a crash or SIGKILL of the process;
+// an OS crash or power loss may lose the last commits (never corrupts the
+// file). FULL would add an fsync per commit, i.e. per measurement, for that
+// case only.
+//
+// Thread-safety: all methods are thread-safe (one connection per store,
+// serialised by a mutex). Several stores and several processes may use the
+// same file: writers take the lock up front (BEGIN IMMEDIATE) and a busy
+// database is waited out, re-running the whole transaction with backoff, up
+// to SqliteStoreOptions::busy_deadline; only then does a call fail, with
+// Unavailable naming the file. Because of those retries the `mutate`
+// callbacks of UpdateTrial and UpdateJob may run more than once; they must
+// only change the record they are given and must not call the store.
+#ifndef HPTUNE_STORE_SQLITE_STORE_H_
+#define HPTUNE_STORE_SQLITE_STORE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/store.h"
+
+namespace hptune::store {
+
+namespace internal {
+class SqliteConnection;
+}  // namespace internal
+
+struct SqliteStoreOptions {
+  // How long one call may wait for other writers before it gives up.
+  std::chrono::milliseconds busy_deadline{30'000};
+};
+
+class SqliteStore : public Store {
+ public:
+  // Opens `path`, creating the file and its schema when missing.
+  // FailedPrecondition naming the file when it is not SQLite, not an hptune
+  // database, or has a newer schema version (both versions named). `clock`
+  // stamps create times and events; it must outlive the store.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(
+      const std::string& path, Clock& clock = SystemClock(),
+      SqliteStoreOptions options = {});
+  ~SqliteStore() override;
+
+  const std::string& path() const { return path_; }
+
+  absl::Status CreateStudy(const StudyRecord& study) override;
+  absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
+  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
+  absl::Status DeleteStudy(std::string_view name) override;
+  absl::Status SetStudyState(std::string_view name, StudyState state,
+                             std::string_view reason) override;
+
+  absl::StatusOr<std::vector<Trial>> AddTrials(
+      std::string_view study, std::vector<Trial> trials,
+      const std::optional<std::string>& designer_state) override;
+  absl::StatusOr<Trial> GetTrial(std::string_view study,
+                                 int64_t number) override;
+  absl::StatusOr<std::vector<Trial>> ListTrials(
+      std::string_view study) override;
+  absl::StatusOr<Trial> UpdateTrial(
+      std::string_view study, int64_t number,
+      const std::function<absl::Status(Trial&)>& mutate) override;
+  absl::Status AddMeasurement(std::string_view study, int64_t number,
+                              const Measurement& measurement) override;
+
+  absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
+
+  absl::Status CreateJob(const JobRecord& job) override;
+  absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
+  absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
+  absl::StatusOr<JobRecord> UpdateJob(
+      std::string_view job_id,
+      const std::function<absl::Status(JobRecord&)>& mutate) override;
+
+  absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
+                                                int limit) override;
+
+ private:
+  SqliteStore(std::string path, Clock& clock,
+              std::unique_ptr<internal::SqliteConnection> connection);
+
+  // Run `body` in a read (snapshot) or write (BEGIN IMMEDIATE) transaction
+  // under mu_, retrying it while the database is busy.
+  absl::Status Read(absl::FunctionRef<absl::Status()> body);
+  absl::Status Write(absl::FunctionRef<absl::Status()> body);
+
+  const std::string path_;
+  Clock& clock_;
+  std::mutex mu_;  // Serialises use of connection_.
+  std::unique_ptr<internal::SqliteConnection> connection_;
+};
+
+}  // namespace hptune::store
+
+#endif  // HPTUNE_STORE_SQLITE_STORE_H_

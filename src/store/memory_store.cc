@@ -1,0 +1,246 @@
+#include "hptune/store/memory_store.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "hptune/core/status.h"
+#include "src/store/store_rules.h"
+
+namespace hptune::store {
+
+using internal::MakeEvent;
+
+MemoryStore::MemoryStore(Clock& clock) : clock_(clock) {}
+
+absl::StatusOr<MemoryStore::StudyData*> MemoryStore::FindStudy(
+    std::string_view name) {
+  auto it = studies_.find(name);
+  if (it == studies_.end()) return internal::StudyNotFound(name);
+  return &it->second;
+}
+
+absl::StatusOr<Trial*> MemoryStore::FindTrial(std::string_view study,
+                                              int64_t number) {
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  if (number < 1 || number > static_cast<int64_t>(data->trials.size())) {
+    return internal::TrialNotFound(study, number);
+  }
+  return &data->trials[number - 1];
+}
+
+void MemoryStore::AppendEvent(Event event) {
+  event.id = next_event_id_++;
+  events_.push_back(std::move(event));
+}
+
+// --- Studies ---
+
+absl::Status MemoryStore::CreateStudy(const StudyRecord& study) {
+  std::lock_guard lock(mu_);
+  const Timestamp now = clock_.Now();
+  StudyRecord record = study;
+  RETURN_IF_ERROR(internal::PrepareNewStudy(record, now));
+  if (studies_.contains(record.name)) {
+    return internal::StudyAlreadyExists(record.name);
+  }
+  AppendEvent(MakeEvent(now, internal::kStudyCreated, record.name, "", 0, ""));
+  StudyData data;
+  data.order = next_order_++;
+  data.record = std::move(record);
+  std::string name = data.record.name;
+  studies_.emplace(std::move(name), std::move(data));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StudyRecord> MemoryStore::GetStudy(std::string_view name) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
+  return data->record;
+}
+
+absl::StatusOr<std::vector<StudyRecord>> MemoryStore::ListStudies() {
+  std::lock_guard lock(mu_);
+  std::vector<const StudyData*> ordered;
+  for (const auto& [name, data] : studies_) ordered.push_back(&data);
+  std::sort(ordered.begin(), ordered.end(),
+            [](const StudyData* a, const StudyData* b) {
+              return a->order < b->order;
+            });
+  std::vector<StudyRecord> result;
+  for (const StudyData* data : ordered) result.push_back(data->record);
+  return result;
+}
+
+absl::Status MemoryStore::DeleteStudy(std::string_view name) {
+  std::lock_guard lock(mu_);
+  auto it = studies_.find(name);
+  if (it == studies_.end()) return internal::StudyNotFound(name);
+  studies_.erase(it);
+  AppendEvent(
+      MakeEvent(clock_.Now(), internal::kStudyDeleted, name, "", 0, ""));
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStore::SetStudyState(std::string_view name, StudyState state,
+                                        std::string_view reason) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
+  StudyRecord& record = data->record;
+  if (record.state != state) {
+    AppendEvent(MakeEvent(clock_.Now(), internal::kStudyState, name, "", 0,
+                          internal::TransitionDetail(record.state, state)));
+  }
+  record.state = state;
+  record.reason = std::string(reason);
+  return absl::OkStatus();
+}
+
+// --- Trials ---
+
+absl::StatusOr<std::vector<Trial>> MemoryStore::AddTrials(
+    std::string_view study, std::vector<Trial> trials,
+    const std::optional<std::string>& designer_state) {
+  std::lock_guard lock(mu_);
+  const Timestamp now = clock_.Now();
+  RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  for (Trial& trial : trials) {
+    trial.number = static_cast<int64_t>(data->trials.size()) + 1;
+    data->trials.push_back(trial);
+    AppendEvent(MakeEvent(now, internal::kTrialCreated, study, "", trial.number,
+                          std::string(ToString(trial.state))));
+  }
+  if (designer_state) data->designer_state = *designer_state;
+  return trials;
+}
+
+absl::StatusOr<Trial> MemoryStore::GetTrial(std::string_view study,
+                                            int64_t number) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
+  return *trial;
+}
+
+absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrials(
+    std::string_view study) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  return data->trials;
+}
+
+absl::StatusOr<Trial> MemoryStore::UpdateTrial(
+    std::string_view study, int64_t number,
+    const std::function<absl::Status(Trial&)>& mutate) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(Trial * stored, FindTrial(study, number));
+  const Timestamp now = clock_.Now();
+  // Mutate a copy so an error leaves the stored trial as it was.
+  Trial updated = *stored;
+  RETURN_IF_ERROR(mutate(updated));
+  RETURN_IF_ERROR(internal::PrepareTrialUpdate(study, *stored, updated, now));
+  if (updated.state != stored->state) {
+    AppendEvent(
+        MakeEvent(now, internal::kTrialState, study, "", number,
+                  internal::TransitionDetail(stored->state, updated.state)));
+  }
+  *stored = updated;
+  return updated;
+}
+
+absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
+                                         const Measurement& measurement) {
+  std::lock_guard lock(mu_);
+  const Timestamp now = clock_.Now();
+  Measurement m = measurement;
+  RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
+  ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
+  RETURN_IF_ERROR(internal::CheckAcceptsMeasurements(study, *trial));
+  AppendEvent(MakeEvent(now, internal::kMeasurement, study, "", number,
+                        internal::MeasurementDetail(m)));
+  trial->measurements.push_back(std::move(m));
+  return absl::OkStatus();
+}
+
+// --- Designer state ---
+
+absl::StatusOr<std::string> MemoryStore::GetDesignerState(
+    std::string_view study) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  return data->designer_state;
+}
+
+// --- Jobs ---
+
+absl::Status MemoryStore::CreateJob(const JobRecord& job) {
+  std::lock_guard lock(mu_);
+  const Timestamp now = clock_.Now();
+  JobRecord record = job;
+  RETURN_IF_ERROR(internal::PrepareNewJob(record, now));
+  if (jobs_.contains(record.job_id)) {
+    return internal::JobAlreadyExists(record.job_id);
+  }
+  AppendEvent(MakeEvent(now, internal::kJobCreated, record.study_name,
+                        record.job_id, 0, std::string(ToString(record.state))));
+  JobData data;
+  data.order = next_order_++;
+  data.record = std::move(record);
+  std::string job_id = data.record.job_id;
+  jobs_.emplace(std::move(job_id), std::move(data));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobRecord> MemoryStore::GetJob(std::string_view job_id) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return internal::JobNotFound(job_id);
+  return it->second.record;
+}
+
+absl::StatusOr<std::vector<JobRecord>> MemoryStore::ListJobs() {
+  std::lock_guard lock(mu_);
+  std::vector<const JobData*> ordered;
+  for (const auto& [job_id, data] : jobs_) ordered.push_back(&data);
+  std::sort(
+      ordered.begin(), ordered.end(),
+      [](const JobData* a, const JobData* b) { return a->order < b->order; });
+  std::vector<JobRecord> result;
+  for (const JobData* data : ordered) result.push_back(data->record);
+  return result;
+}
+
+absl::StatusOr<JobRecord> MemoryStore::UpdateJob(
+    std::string_view job_id,
+    const std::function<absl::Status(JobRecord&)>& mutate) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return internal::JobNotFound(job_id);
+  JobRecord& stored = it->second.record;
+  const Timestamp now = clock_.Now();
+  JobRecord updated = stored;
+  RETURN_IF_ERROR(mutate(updated));
+  RETURN_IF_ERROR(internal::PrepareJobUpdate(stored, updated, now));
+  if (updated.state != stored.state) {
+    AppendEvent(
+        MakeEvent(now, internal::kJobState, updated.study_name, job_id, 0,
+                  internal::TransitionDetail(stored.state, updated.state)));
+  }
+  stored = updated;
+  return updated;
+}
+
+// --- Event log ---
+
+absl::StatusOr<std::vector<Event>> MemoryStore::ListEvents(int64_t after_id,
+                                                           int limit) {
+  RETURN_IF_ERROR(internal::CheckEventLimit(limit));
+  std::lock_guard lock(mu_);
+  auto first = std::upper_bound(
+      events_.begin(), events_.end(), after_id,
+      [](int64_t id, const Event& event) { return id < event.id; });
+  const auto available = std::distance(first, events_.end());
+  return std::vector<Event>(
+      first, first + std::min<decltype(available)>(available, limit));
+}
+
+}  // namespace hptune::store

@@ -1,0 +1,242 @@
+#include "src/store/record_codec.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/time.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::store::internal {
+namespace {
+
+using Json = nlohmann::json;
+
+// Thrown inside this file only, for problems nlohmann does not see (an
+// unknown enum name, a NaN); turned into Status with nlohmann's own errors.
+struct CodecError {
+  std::string message;
+};
+
+Json FiniteDouble(double value, const std::string& what) {
+  if (!std::isfinite(value)) {
+    throw CodecError{absl::StrCat(what, " must be finite, got ", value)};
+  }
+  return Json(value);
+}
+
+std::string Dump(const Json& json) {
+  // strict: invalid UTF-8 in a name is an error, not silently replaced.
+  return json.dump(-1, ' ', false, Json::error_handler_t::strict);
+}
+
+// Runs `encode`, turning any exception into InvalidArgument naming `what`.
+template <typename F>
+absl::StatusOr<std::string> Encode(const std::string& what, F&& encode) {
+  try {
+    return Dump(encode());
+  } catch (const CodecError& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot store ", what, ": ", e.message));
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot store ", what, ": ", e.what()));
+  }
+}
+
+// Parses `text` and runs `decode` on it, turning any exception into DataLoss:
+// a stored record that does not decode was damaged or written by something
+// else.
+template <typename F>
+auto Decode(const std::string& what, std::string_view text, F&& decode)
+    -> absl::StatusOr<decltype(decode(std::declval<const Json&>()))> {
+  try {
+    return decode(Json::parse(text));
+  } catch (const CodecError& e) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read stored ", what, ": ", e.message));
+  } catch (const Json::exception& e) {
+    return absl::DataLossError(
+        absl::StrCat("cannot read stored ", what, ": ", e.what()));
+  }
+}
+
+template <typename Enum>
+Enum ParseEnum(const Json& json, std::optional<Enum> (*parse)(std::string_view),
+               const std::string& field) {
+  const std::string text = json.get<std::string>();
+  std::optional<Enum> value = parse(text);
+  if (!value) throw CodecError{absl::StrCat(field, ": unknown value ", text)};
+  return *value;
+}
+
+Json ParameterSpecToJson(const ParameterSpec& p) {
+  Json discrete = Json::array();
+  for (double v : p.discrete_values) {
+    discrete.push_back(FiniteDouble(v, "discreteValues"));
+  }
+  return Json{
+      {"parameterName", p.name},
+      {"type", ToString(p.type)},
+      {"minValue", FiniteDouble(p.min_value, "minValue")},
+      {"maxValue", FiniteDouble(p.max_value, "maxValue")},
+      {"discreteValues", std::move(discrete)},
+      {"categoricalValues", p.categorical_values},
+      {"scaleType", ToString(p.scale)},
+  };
+}
+
+ParameterSpec ParameterSpecFromJson(const Json& j) {
+  ParameterSpec p;
+  p.name = j.at("parameterName").get<std::string>();
+  p.type = ParseEnum(j.at("type"), &ParseParameterType, "type");
+  p.min_value = j.at("minValue").get<double>();
+  p.max_value = j.at("maxValue").get<double>();
+  p.discrete_values = j.at("discreteValues").get<std::vector<double>>();
+  p.categorical_values =
+      j.at("categoricalValues").get<std::vector<std::string>>();
+  p.scale = ParseEnum(j.at("scaleType"), &ParseScaleType, "scaleType");
+  return p;
+}
+
+Json MetricsToJson(const MetricMap& metrics) {
+  Json json = Json::object();
+  for (const auto& [name, value] : metrics) {
+    json[name] = FiniteDouble(value, absl::StrCat("metric \"", name, "\""));
+  }
+  return json;
+}
+
+MetricMap MetricsFromJson(const Json& json) {
+  if (!json.is_object()) throw CodecError{"metrics: not an object"};
+  MetricMap metrics;
+  for (const auto& [name, value] : json.items()) {
+    if (!value.is_number()) {
+      throw CodecError{absl::StrCat("metric \"", name, "\": not a number")};
+    }
+    metrics[name] = value.get<double>();
+  }
+  return metrics;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodeStudySpec(const StudySpec& spec) {
+  return Encode("study spec", [&] {
+    Json params = Json::array();
+    for (const ParameterSpec& p : spec.search_space.parameters()) {
+      params.push_back(ParameterSpecToJson(p));
+    }
+    Json json{
+        {"goal", ToString(spec.goal)},
+        {"hyperparameterMetricTag", spec.metric_tag},
+        {"maxTrials", spec.max_trials},
+        {"maxParallelTrials", spec.max_parallel_trials},
+        {"maxFailedTrials", spec.max_failed_trials},
+        {"enableTrialEarlyStopping", spec.enable_early_stopping},
+        {"resumePreviousJobId", spec.resume_previous_job_id},
+        {"algorithm", ToString(spec.algorithm)},
+        {"params", std::move(params)},
+    };
+    if (spec.seed) json["seed"] = *spec.seed;
+    return json;
+  });
+}
+
+absl::StatusOr<StudySpec> DecodeStudySpec(std::string_view text) {
+  return Decode("study spec", text, [](const Json& j) {
+    StudySpec spec;
+    std::vector<ParameterSpec> params;
+    for (const Json& p : j.at("params")) {
+      params.push_back(ParameterSpecFromJson(p));
+    }
+    spec.search_space = SearchSpace(std::move(params));
+    spec.goal = ParseEnum(j.at("goal"), &ParseGoal, "goal");
+    spec.metric_tag = j.at("hyperparameterMetricTag").get<std::string>();
+    spec.max_trials = j.at("maxTrials").get<int>();
+    spec.max_parallel_trials = j.at("maxParallelTrials").get<int>();
+    spec.max_failed_trials = j.at("maxFailedTrials").get<int>();
+    spec.enable_early_stopping = j.at("enableTrialEarlyStopping").get<bool>();
+    spec.resume_previous_job_id =
+        j.at("resumePreviousJobId").get<std::string>();
+    spec.algorithm = ParseEnum(j.at("algorithm"), &ParseAlgorithm, "algorithm");
+    if (j.contains("seed")) spec.seed = j.at("seed").get<uint64_t>();
+    return spec;
+  });
+}
+
+absl::StatusOr<std::string> EncodeParameters(
+    const ParameterAssignment& params) {
+  return Encode("parameters", [&] {
+    Json json = Json::object();
+    for (const auto& [name, value] : params) {
+      if (value.is_integer()) {
+        json[name] = value.AsInteger();
+      } else if (value.is_string()) {
+        json[name] = value.AsString();
+      } else {
+        json[name] = FiniteDouble(value.AsDouble(),
+                                  absl::StrCat("parameter \"", name, "\""));
+      }
+    }
+    return json;
+  });
+}
+
+absl::StatusOr<ParameterAssignment> DecodeParameters(std::string_view text) {
+  return Decode("parameters", text, [](const Json& json) {
+    if (!json.is_object()) throw CodecError{"not an object"};
+    ParameterAssignment params;
+    for (const auto& [name, value] : json.items()) {
+      if (value.is_number_float()) {
+        params[name] = ParameterValue::Double(value.get<double>());
+      } else if (value.is_number_unsigned() &&
+                 value.get<uint64_t>() >
+                     static_cast<uint64_t>(
+                         std::numeric_limits<int64_t>::max())) {
+        throw CodecError{
+            absl::StrCat("parameter \"", name, "\": integer out of range")};
+      } else if (value.is_number_integer()) {
+        params[name] = ParameterValue::Integer(value.get<int64_t>());
+      } else if (value.is_string()) {
+        params[name] = ParameterValue::Categorical(value.get<std::string>());
+      } else {
+        throw CodecError{
+            absl::StrCat("parameter \"", name, "\": not a number or string")};
+      }
+    }
+    return params;
+  });
+}
+
+absl::StatusOr<std::string> EncodeMetrics(const MetricMap& metrics) {
+  return Encode("metrics", [&] { return MetricsToJson(metrics); });
+}
+
+absl::StatusOr<MetricMap> DecodeMetrics(std::string_view text) {
+  return Decode("metrics", text, &MetricsFromJson);
+}
+
+absl::StatusOr<std::string> EncodeMeasurement(const Measurement& m) {
+  return Encode("measurement", [&] {
+    return Json{{"step", m.step},
+                {"time", ToUnixMicros(m.time)},
+                {"metrics", MetricsToJson(m.metrics)}};
+  });
+}
+
+absl::StatusOr<Measurement> DecodeMeasurement(std::string_view text) {
+  return Decode("measurement", text, [](const Json& j) {
+    Measurement m;
+    m.step = j.at("step").get<int64_t>();
+    m.time = FromUnixMicros(j.at("time").get<int64_t>());
+    m.metrics = MetricsFromJson(j.at("metrics"));
+    return m;
+  });
+}
+
+}  // namespace hptune::store::internal

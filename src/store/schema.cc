@@ -1,0 +1,207 @@
+#include "src/store/schema.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hptune/core/status.h"
+
+namespace hptune::store::internal {
+namespace {
+
+// Migration steps: step i takes the schema from version i to version i + 1.
+// Append new steps; never edit a released one (files in the field ran it).
+//
+// Conventions: times are INTEGER unix microseconds (exact); specs, parameter
+// assignments and metrics are JSON text (see record_codec.h); trials and
+// measurements hang off their study by name with ON DELETE CASCADE, so
+// DeleteStudy is one statement. Jobs and events name studies without a
+// foreign key: a job outlives its study's deletion, and the event log is
+// history. STRICT makes SQLite reject a value of the wrong type.
+const std::vector<std::string>& Migrations() {
+  static const auto* const kMigrations = new std::vector<std::string>{
+      // 0 -> 1: the initial schema.
+      R"sql(
+CREATE TABLE studies (
+  id INTEGER PRIMARY KEY,  -- creation order
+  name TEXT NOT NULL UNIQUE,
+  spec_json TEXT NOT NULL,
+  state TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  seed INTEGER NOT NULL,  -- the uint64 seed's bits
+  create_time INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE trials (
+  study TEXT NOT NULL REFERENCES studies(name) ON DELETE CASCADE,
+  number INTEGER NOT NULL,
+  parameters_json TEXT NOT NULL,
+  state TEXT NOT NULL,
+  final_measurement_json TEXT,  -- NULL when none
+  stopped_early INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  create_time INTEGER NOT NULL,
+  start_time INTEGER,
+  end_time INTEGER,
+  PRIMARY KEY (study, number)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE measurements (
+  study TEXT NOT NULL,
+  trial_number INTEGER NOT NULL,
+  seq INTEGER NOT NULL,  -- 1, 2, ... in report order within the trial
+  step INTEGER NOT NULL,
+  time INTEGER NOT NULL,
+  metrics_json TEXT NOT NULL,
+  PRIMARY KEY (study, trial_number, seq),
+  FOREIGN KEY (study, trial_number) REFERENCES trials(study, number)
+    ON DELETE CASCADE
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE designer_state (
+  study TEXT PRIMARY KEY REFERENCES studies(name) ON DELETE CASCADE,
+  state BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY,  -- creation order
+  job_id TEXT NOT NULL UNIQUE,
+  training_input_json TEXT NOT NULL,
+  study_name TEXT NOT NULL,
+  state TEXT NOT NULL,
+  error_message TEXT NOT NULL,
+  create_time INTEGER NOT NULL,
+  start_time INTEGER,
+  end_time INTEGER
+) STRICT;
+
+-- AUTOINCREMENT: ids are never reused, so a watcher resuming after an id
+-- never misses or repeats an event.
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  time INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  study TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  trial_number INTEGER NOT NULL,
+  detail TEXT NOT NULL
+) STRICT;
+)sql",
+  };
+  return *kMigrations;
+}
+
+struct FileIdentity {
+  int64_t application_id = 0;
+  int64_t user_version = 0;
+  int64_t schema_objects = 0;  // Tables, indexes, ... in sqlite_master.
+};
+
+absl::StatusOr<int64_t> QueryInt(SqliteConnection& connection,
+                                 const char* sql) {
+  ASSIGN_OR_RETURN(Statement statement, connection.Prepare(sql));
+  ASSIGN_OR_RETURN(bool row, statement.Step());
+  if (!row) {
+    return absl::InternalError(absl::StrCat(
+        "sqlite store \"", connection.path(), "\": ", sql, " returned no row"));
+  }
+  return statement.ColumnInt(0);
+}
+
+absl::StatusOr<FileIdentity> ReadIdentity(SqliteConnection& connection) {
+  FileIdentity identity;
+  // The first read of a file that is not SQLite fails here with NOTADB.
+  ASSIGN_OR_RETURN(identity.schema_objects,
+                   QueryInt(connection, "SELECT count(*) FROM sqlite_master"));
+  ASSIGN_OR_RETURN(identity.application_id,
+                   QueryInt(connection, "PRAGMA application_id"));
+  ASSIGN_OR_RETURN(identity.user_version,
+                   QueryInt(connection, "PRAGMA user_version"));
+  return identity;
+}
+
+// OK for an hptune database this build can read, or an empty file.
+absl::Status CheckIdentity(const std::string& path,
+                           const FileIdentity& identity) {
+  const bool empty = identity.application_id == 0 &&
+                     identity.user_version == 0 && identity.schema_objects == 0;
+  if (empty) return absl::OkStatus();
+  if (identity.application_id != kApplicationId) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "sqlite store \"%s\": not an hptune database (application_id "
+        "0x%08x, expected 0x%08x; %d schema objects)",
+        path, identity.application_id, kApplicationId,
+        identity.schema_objects));
+  }
+  if (identity.user_version > CurrentSchemaVersion()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sqlite store \"", path, "\": schema version ", identity.user_version,
+        " is newer than this hptune supports (", CurrentSchemaVersion(),
+        "); open it with a newer hptune"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Migrate(SqliteConnection& connection) {
+  return connection.InTransaction(TransactionMode::kWrite, [&] {
+    // Read again under the write lock: another process may have migrated
+    // the file since the check outside the transaction.
+    ASSIGN_OR_RETURN(FileIdentity identity, ReadIdentity(connection));
+    RETURN_IF_ERROR(CheckIdentity(connection.path(), identity));
+    const auto& steps = Migrations();
+    for (int64_t v = identity.user_version; v < CurrentSchemaVersion(); ++v) {
+      RETURN_IF_ERROR(connection.Exec(steps[v]));
+    }
+    // Both pragmas write the database header, inside this transaction.
+    return connection.Exec(
+        absl::StrCat("PRAGMA application_id = ", kApplicationId,
+                     "; PRAGMA user_version = ", CurrentSchemaVersion(), ";"));
+  });
+}
+
+}  // namespace
+
+int CurrentSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+absl::Status PrepareDatabase(SqliteConnection& connection) {
+  // Connection settings; they cannot change inside a transaction.
+  // synchronous=NORMAL in WAL mode: a commit is written to the WAL (the OS
+  // has it) before COMMIT returns, so it survives any crash of the process,
+  // SIGKILL included; only the fsync is left to checkpoints, so an OS crash
+  // or power loss may lose the last commits, never corrupt the file. FULL
+  // would fsync every commit (every measurement) for that last case.
+  RETURN_IF_ERROR(connection.Exec(
+      "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"));
+
+  FileIdentity identity;
+  RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(identity, ReadIdentity(connection));
+    return absl::OkStatus();
+  }));
+  RETURN_IF_ERROR(CheckIdentity(connection.path(), identity));
+
+  // WAL: readers never block the writer and a writer never blocks readers;
+  // the mode is stored in the file, so this is a no-op after the first open.
+  std::string journal_mode;
+  RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(Statement statement,
+                     connection.Prepare("PRAGMA journal_mode = WAL"));
+    ASSIGN_OR_RETURN(bool row, statement.Step());
+    journal_mode = row ? statement.ColumnText(0) : "";
+    return absl::OkStatus();
+  }));
+  if (journal_mode != "wal") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("sqlite store \"", connection.path(),
+                     "\": cannot use WAL journal mode (got \"", journal_mode,
+                     "\"); is the file on a network file system?"));
+  }
+
+  if (identity.user_version == CurrentSchemaVersion()) return absl::OkStatus();
+  return Migrate(connection);
+}
+
+}  // namespace hptune::store::internal

@@ -1,0 +1,302 @@
+#include "hptune/store/sqlite_store.h"
+
+#include <utility>
+
+#include "hptune/core/status.h"
+#include "src/store/schema.h"
+#include "src/store/sqlite_connection.h"
+#include "src/store/sqlite_tables.h"
+#include "src/store/store_rules.h"
+
+namespace hptune::store {
+
+using internal::MakeEvent;
+using internal::TransactionMode;
+
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
+    const std::string& path, Clock& clock, SqliteStoreOptions options) {
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::SqliteConnection> connection,
+      internal::SqliteConnection::Open(path, options.busy_deadline));
+  RETURN_IF_ERROR(internal::PrepareDatabase(*connection));
+  return std::unique_ptr<SqliteStore>(
+      new SqliteStore(path, clock, std::move(connection)));
+}
+
+SqliteStore::SqliteStore(std::string path, Clock& clock,
+                         std::unique_ptr<internal::SqliteConnection> connection)
+    : path_(std::move(path)),
+      clock_(clock),
+      connection_(std::move(connection)) {}
+
+SqliteStore::~SqliteStore() = default;
+
+absl::Status SqliteStore::Read(absl::FunctionRef<absl::Status()> body) {
+  std::lock_guard lock(mu_);
+  return connection_->InTransaction(TransactionMode::kRead, body);
+}
+
+absl::Status SqliteStore::Write(absl::FunctionRef<absl::Status()> body) {
+  std::lock_guard lock(mu_);
+  return connection_->InTransaction(TransactionMode::kWrite, body);
+}
+
+// --- Studies ---
+
+absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
+  StudyRecord record = study;
+  RETURN_IF_ERROR(internal::PrepareNewStudy(record, clock_.Now()));
+  auto& db = *connection_;
+  return Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, record.name));
+    if (exists) return internal::StudyAlreadyExists(record.name);
+    RETURN_IF_ERROR(internal::InsertStudy(db, record));
+    return internal::InsertEvent(
+        db, MakeEvent(clock_.Now(), internal::kStudyCreated, record.name, "", 0,
+                      ""));
+  });
+}
+
+absl::StatusOr<StudyRecord> SqliteStore::GetStudy(std::string_view name) {
+  std::optional<StudyRecord> study;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(study, internal::SelectStudy(*connection_, name));
+    return absl::OkStatus();
+  }));
+  if (!study) return internal::StudyNotFound(name);
+  return *std::move(study);
+}
+
+absl::StatusOr<std::vector<StudyRecord>> SqliteStore::ListStudies() {
+  std::vector<StudyRecord> studies;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(studies, internal::SelectStudies(*connection_));
+    return absl::OkStatus();
+  }));
+  return studies;
+}
+
+absl::Status SqliteStore::DeleteStudy(std::string_view name) {
+  auto& db = *connection_;
+  return Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, name));
+    if (!exists) return internal::StudyNotFound(name);
+    RETURN_IF_ERROR(internal::DeleteStudyRow(db, name));
+    return internal::InsertEvent(
+        db, MakeEvent(clock_.Now(), internal::kStudyDeleted, name, "", 0, ""));
+  });
+}
+
+absl::Status SqliteStore::SetStudyState(std::string_view name, StudyState state,
+                                        std::string_view reason) {
+  auto& db = *connection_;
+  return Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
+                     internal::SelectStudy(db, name));
+    if (!study) return internal::StudyNotFound(name);
+    if (study->state == state && study->reason == reason) {
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(internal::UpdateStudyState(db, name, state, reason));
+    if (study->state == state) return absl::OkStatus();
+    return internal::InsertEvent(
+        db, MakeEvent(clock_.Now(), internal::kStudyState, name, "", 0,
+                      internal::TransitionDetail(study->state, state)));
+  });
+}
+
+// --- Trials ---
+
+absl::StatusOr<std::vector<Trial>> SqliteStore::AddTrials(
+    std::string_view study, std::vector<Trial> trials,
+    const std::optional<std::string>& designer_state) {
+  const Timestamp now = clock_.Now();
+  RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
+  auto& db = *connection_;
+  RETURN_IF_ERROR(Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    if (!exists) return internal::StudyNotFound(study);
+    // Inside the write transaction, so concurrent writers (threads or
+    // processes) cannot take the same numbers.
+    ASSIGN_OR_RETURN(int64_t last, internal::SelectLastTrialNumber(db, study));
+    for (Trial& trial : trials) {
+      trial.number = ++last;
+      RETURN_IF_ERROR(internal::InsertTrial(db, study, trial));
+      RETURN_IF_ERROR(internal::InsertEvent(
+          db, MakeEvent(now, internal::kTrialCreated, study, "", trial.number,
+                        std::string(ToString(trial.state)))));
+    }
+    if (designer_state) {
+      RETURN_IF_ERROR(
+          internal::UpsertDesignerState(db, study, *designer_state));
+    }
+    return absl::OkStatus();
+  }));
+  return trials;
+}
+
+absl::StatusOr<Trial> SqliteStore::GetTrial(std::string_view study,
+                                            int64_t number) {
+  auto& db = *connection_;
+  std::optional<Trial> trial;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(trial, internal::SelectTrial(db, study, number));
+    if (trial) return absl::OkStatus();
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    return exists ? internal::TrialNotFound(study, number)
+                  : internal::StudyNotFound(study);
+  }));
+  return *std::move(trial);
+}
+
+absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrials(
+    std::string_view study) {
+  auto& db = *connection_;
+  std::vector<Trial> trials;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    if (!exists) return internal::StudyNotFound(study);
+    ASSIGN_OR_RETURN(trials, internal::SelectTrials(db, study));
+    return absl::OkStatus();
+  }));
+  return trials;
+}
+
+absl::StatusOr<Trial> SqliteStore::UpdateTrial(
+    std::string_view study, int64_t number,
+    const std::function<absl::Status(Trial&)>& mutate) {
+  auto& db = *connection_;
+  Trial updated;
+  RETURN_IF_ERROR(Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<Trial> stored,
+                     internal::SelectTrial(db, study, number));
+    if (!stored) {
+      ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+      return exists ? internal::TrialNotFound(study, number)
+                    : internal::StudyNotFound(study);
+    }
+    const Timestamp now = clock_.Now();
+    updated = *stored;
+    RETURN_IF_ERROR(mutate(updated));
+    RETURN_IF_ERROR(internal::PrepareTrialUpdate(study, *stored, updated, now));
+    RETURN_IF_ERROR(internal::UpdateTrialRow(db, study, updated));
+    if (updated.state == stored->state) return absl::OkStatus();
+    return internal::InsertEvent(
+        db,
+        MakeEvent(now, internal::kTrialState, study, "", number,
+                  internal::TransitionDetail(stored->state, updated.state)));
+  }));
+  return updated;
+}
+
+absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
+                                         const Measurement& measurement) {
+  const Timestamp now = clock_.Now();
+  Measurement m = measurement;
+  RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
+  auto& db = *connection_;
+  return Write([&]() -> absl::Status {
+    // Only the trial's row: the check must not cost more as curves grow.
+    ASSIGN_OR_RETURN(std::optional<Trial> trial,
+                     internal::SelectTrialRow(db, study, number));
+    if (!trial) {
+      ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+      return exists ? internal::TrialNotFound(study, number)
+                    : internal::StudyNotFound(study);
+    }
+    RETURN_IF_ERROR(internal::CheckAcceptsMeasurements(study, *trial));
+    RETURN_IF_ERROR(internal::AppendMeasurement(db, study, number, m));
+    return internal::InsertEvent(
+        db, MakeEvent(now, internal::kMeasurement, study, "", number,
+                      internal::MeasurementDetail(m)));
+  });
+}
+
+// --- Designer state ---
+
+absl::StatusOr<std::string> SqliteStore::GetDesignerState(
+    std::string_view study) {
+  auto& db = *connection_;
+  std::string state;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    if (!exists) return internal::StudyNotFound(study);
+    ASSIGN_OR_RETURN(state, internal::SelectDesignerState(db, study));
+    return absl::OkStatus();
+  }));
+  return state;
+}
+
+// --- Jobs ---
+
+absl::Status SqliteStore::CreateJob(const JobRecord& job) {
+  JobRecord record = job;
+  RETURN_IF_ERROR(internal::PrepareNewJob(record, clock_.Now()));
+  auto& db = *connection_;
+  return Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::JobExists(db, record.job_id));
+    if (exists) return internal::JobAlreadyExists(record.job_id);
+    RETURN_IF_ERROR(internal::InsertJob(db, record));
+    return internal::InsertEvent(
+        db, MakeEvent(clock_.Now(), internal::kJobCreated, record.study_name,
+                      record.job_id, 0, std::string(ToString(record.state))));
+  });
+}
+
+absl::StatusOr<JobRecord> SqliteStore::GetJob(std::string_view job_id) {
+  std::optional<JobRecord> job;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(job, internal::SelectJob(*connection_, job_id));
+    return absl::OkStatus();
+  }));
+  if (!job) return internal::JobNotFound(job_id);
+  return *std::move(job);
+}
+
+absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs() {
+  std::vector<JobRecord> jobs;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(jobs, internal::SelectJobs(*connection_));
+    return absl::OkStatus();
+  }));
+  return jobs;
+}
+
+absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
+    std::string_view job_id,
+    const std::function<absl::Status(JobRecord&)>& mutate) {
+  auto& db = *connection_;
+  JobRecord updated;
+  RETURN_IF_ERROR(Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<JobRecord> stored,
+                     internal::SelectJob(db, job_id));
+    if (!stored) return internal::JobNotFound(job_id);
+    const Timestamp now = clock_.Now();
+    updated = *stored;
+    RETURN_IF_ERROR(mutate(updated));
+    RETURN_IF_ERROR(internal::PrepareJobUpdate(*stored, updated, now));
+    RETURN_IF_ERROR(internal::UpdateJobRow(db, updated));
+    if (updated.state == stored->state) return absl::OkStatus();
+    return internal::InsertEvent(
+        db,
+        MakeEvent(now, internal::kJobState, updated.study_name, job_id, 0,
+                  internal::TransitionDetail(stored->state, updated.state)));
+  }));
+  return updated;
+}
+
+// --- Event log ---
+
+absl::StatusOr<std::vector<Event>> SqliteStore::ListEvents(int64_t after_id,
+                                                           int limit) {
+  RETURN_IF_ERROR(internal::CheckEventLimit(limit));
+  std::vector<Event> events;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(events,
+                     internal::SelectEvents(*connection_, after_id, limit));
+    return absl::OkStatus();
+  }));
+  return events;
+}
+
+}  // namespace hptune::store

@@ -1,0 +1,236 @@
+#include "src/store/store_rules.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+#include "hptune/core/trial_state.h"
+
+namespace hptune::store::internal {
+namespace {
+
+// Puts `context` before a core error so the caller sees which study, trial or
+// job it is about; the code is kept.
+absl::Status WithContext(const absl::Status& status,
+                         const std::string& context) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(context, ": ", status.message()));
+}
+
+std::string TrialContext(std::string_view study, int64_t number) {
+  return absl::StrCat("study \"", std::string(study), "\": trial ", number);
+}
+
+// A trial entering ACTIVE gets its start time, a terminal one its end time,
+// unless the caller already set them (Trial::TransitionTo does).
+void StampTrialTimes(Trial& trial, Timestamp now) {
+  if (trial.state == TrialState::kActive && !trial.start_time) {
+    trial.start_time = now;
+  }
+  if (IsTerminal(trial.state) && !trial.end_time) trial.end_time = now;
+}
+
+absl::Status CheckNewTrial(const Trial& trial) {
+  switch (trial.state) {
+    case TrialState::kRequested:
+    case TrialState::kActive:
+      return absl::OkStatus();
+    case TrialState::kSucceeded:
+      if (trial.final_measurement) return absl::OkStatus();
+      return absl::InvalidArgumentError(
+          "a SUCCEEDED trial can be added only with its final measurement");
+    case TrialState::kInfeasible:
+      if (!trial.reason.empty()) return absl::OkStatus();
+      return absl::InvalidArgumentError(
+          "an INFEASIBLE trial can be added only with a reason");
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a new trial must be REQUESTED, ACTIVE, SUCCEEDED or INFEASIBLE, "
+          "got ",
+          std::string(ToString(trial.state))));
+  }
+}
+
+// JSON (and so SqliteStore) cannot hold a NaN or an infinity, and no search
+// space contains one.
+absl::Status CheckParameters(const ParameterAssignment& parameters) {
+  for (const auto& [name, value] : parameters) {
+    if (value.is_double() && !std::isfinite(value.AsDouble())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter \"", name, "\" must be a finite number, got ",
+                       value.AsDouble()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateTrialMeasurements(const Trial& trial) {
+  for (size_t i = 0; i < trial.measurements.size(); ++i) {
+    RETURN_IF_ERROR(WithContext(ValidateMeasurement(trial.measurements[i]),
+                                absl::StrCat("measurement ", i + 1)));
+  }
+  if (trial.final_measurement) {
+    RETURN_IF_ERROR(WithContext(ValidateMeasurement(*trial.final_measurement),
+                                "final measurement"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status StudyNotFound(std::string_view study) {
+  return absl::NotFoundError(
+      absl::StrCat("study \"", std::string(study), "\" not found"));
+}
+
+absl::Status StudyAlreadyExists(std::string_view study) {
+  return absl::AlreadyExistsError(
+      absl::StrCat("study \"", std::string(study), "\" already exists"));
+}
+
+absl::Status TrialNotFound(std::string_view study, int64_t number) {
+  return absl::NotFoundError(
+      absl::StrCat(TrialContext(study, number), " not found"));
+}
+
+absl::Status JobNotFound(std::string_view job_id) {
+  return absl::NotFoundError(
+      absl::StrCat("job \"", std::string(job_id), "\" not found"));
+}
+
+absl::Status JobAlreadyExists(std::string_view job_id) {
+  return absl::AlreadyExistsError(
+      absl::StrCat("job \"", std::string(job_id), "\" already exists"));
+}
+
+absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
+  if (study.name.empty()) {
+    return absl::InvalidArgumentError("a study needs a name, got \"\"");
+  }
+  if (study.create_time == Timestamp{}) study.create_time = now;
+  return absl::OkStatus();
+}
+
+absl::Status PrepareNewTrials(std::string_view study,
+                              std::vector<Trial>& trials, Timestamp now) {
+  for (size_t i = 0; i < trials.size(); ++i) {
+    Trial& trial = trials[i];
+    const std::string context =
+        absl::StrCat("study \"", std::string(study), "\": new trial ", i + 1,
+                     " of ", trials.size());
+    RETURN_IF_ERROR(WithContext(CheckNewTrial(trial), context));
+    RETURN_IF_ERROR(WithContext(CheckParameters(trial.parameters), context));
+    RETURN_IF_ERROR(WithContext(ValidateTrialMeasurements(trial), context));
+    trial.create_time = now;
+    StampTrialTimes(trial, now);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
+                                Trial& after, Timestamp now) {
+  const std::string context = TrialContext(study, before.number);
+  if (after.number != before.number) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(context, ": the trial number cannot be changed (to ",
+                     after.number, ")"));
+  }
+  if (after.create_time != before.create_time) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(context, ": the create time cannot be changed"));
+  }
+  if (after.measurements != before.measurements) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        context,
+        ": intermediate measurements cannot be changed by an update; "
+        "use AddMeasurement"));
+  }
+  RETURN_IF_ERROR(WithContext(CheckParameters(after.parameters), context));
+  if (after.final_measurement) {
+    RETURN_IF_ERROR(WithContext(ValidateMeasurement(*after.final_measurement),
+                                absl::StrCat(context, ": final measurement")));
+  }
+  if (after.state != before.state) {
+    RETURN_IF_ERROR(
+        WithContext(CheckTrialTransition(before.state, after.state), context));
+    StampTrialTimes(after, now);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrepareMeasurement(std::string_view study, int64_t number,
+                                Measurement& measurement, Timestamp now) {
+  RETURN_IF_ERROR(WithContext(ValidateMeasurement(measurement),
+                              TrialContext(study, number)));
+  if (measurement.time == Timestamp{}) measurement.time = now;
+  return absl::OkStatus();
+}
+
+absl::Status CheckAcceptsMeasurements(std::string_view study,
+                                      const Trial& trial) {
+  if (trial.state == TrialState::kActive ||
+      trial.state == TrialState::kStopping) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      TrialContext(study, trial.number), " is ",
+      std::string(ToString(trial.state)),
+      "; measurements can be added only to ACTIVE or STOPPING trials"));
+}
+
+absl::Status PrepareNewJob(JobRecord& job, Timestamp now) {
+  if (job.job_id.empty()) {
+    return absl::InvalidArgumentError("a job needs an ID, got \"\"");
+  }
+  if (job.create_time == Timestamp{}) job.create_time = now;
+  return absl::OkStatus();
+}
+
+absl::Status PrepareJobUpdate(const JobRecord& before, JobRecord& after,
+                              Timestamp now) {
+  const std::string context = absl::StrCat("job \"", before.job_id, "\"");
+  if (after.job_id != before.job_id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        context, ": the job ID cannot be changed (to \"", after.job_id, "\")"));
+  }
+  if (after.create_time != before.create_time) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(context, ": the create time cannot be changed"));
+  }
+  if (after.state != before.state) {
+    RETURN_IF_ERROR(
+        WithContext(CheckJobTransition(before.state, after.state), context));
+    if (after.state == JobState::kRunning && !after.start_time) {
+      after.start_time = now;
+    }
+    if (IsTerminal(after.state) && !after.end_time) after.end_time = now;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckEventLimit(int limit) {
+  if (limit > 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("event limit must be positive, got ", limit));
+}
+
+std::string MeasurementDetail(const Measurement& measurement) {
+  return absl::StrCat("step ", measurement.step);
+}
+
+Event MakeEvent(Timestamp time, std::string_view kind, std::string_view study,
+                std::string_view job_id, int64_t trial_number,
+                std::string detail) {
+  Event event;
+  event.time = time;
+  event.kind = std::string(kind);
+  event.study = std::string(study);
+  event.job_id = std::string(job_id);
+  event.trial_number = trial_number;
+  event.detail = std::move(detail);
+  return event;
+}
+
+}  // namespace hptune::store::internal

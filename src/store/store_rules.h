@@ -1,0 +1,92 @@
+// The rules every Store implementation enforces, in one place.
+//
+// MemoryStore and SqliteStore call these inside their transactions so both
+// check the same things in the same order, stamp the same times and word
+// their errors and events identically; the conformance suite relies on it.
+// Internal to the store module. Pure functions; thread-safe.
+#ifndef HPTUNE_SRC_STORE_STORE_RULES_H_
+#define HPTUNE_SRC_STORE_STORE_RULES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "hptune/core/job.h"
+#include "hptune/core/measurement.h"
+#include "hptune/core/study.h"
+#include "hptune/core/time.h"
+#include "hptune/core/trial.h"
+#include "hptune/store/store.h"
+
+namespace hptune::store::internal {
+
+// Event kinds, as documented on Event::kind.
+inline constexpr std::string_view kStudyCreated = "study_created";
+inline constexpr std::string_view kStudyState = "study_state";
+inline constexpr std::string_view kStudyDeleted = "study_deleted";
+inline constexpr std::string_view kTrialCreated = "trial_created";
+inline constexpr std::string_view kTrialState = "trial_state";
+inline constexpr std::string_view kMeasurement = "measurement";
+inline constexpr std::string_view kJobCreated = "job_created";
+inline constexpr std::string_view kJobState = "job_state";
+
+// Errors that name the missing or duplicate thing, e.g.
+// `study "mnist": trial 7 not found`.
+absl::Status StudyNotFound(std::string_view study);
+absl::Status StudyAlreadyExists(std::string_view study);
+absl::Status TrialNotFound(std::string_view study, int64_t number);
+absl::Status JobNotFound(std::string_view job_id);
+absl::Status JobAlreadyExists(std::string_view job_id);
+
+// Checks a study about to be created and stamps create_time when unset.
+absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now);
+
+// Checks trials about to be added to `study` (each REQUESTED, ACTIVE,
+// SUCCEEDED with a final measurement or INFEASIBLE with a reason; every
+// measurement valid) and stamps create_time = now, start_time on ACTIVE and
+// end_time on a terminal state when unset. Numbers are left to the caller.
+absl::Status PrepareNewTrials(std::string_view study,
+                              std::vector<Trial>& trials, Timestamp now);
+
+// Checks what `mutate` made of a trial: same number, create time and
+// measurements, a legal state change, a valid final measurement. Stamps
+// start_time/end_time on entering ACTIVE/a terminal state when unset.
+absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
+                                Trial& after, Timestamp now);
+
+// Checks a measurement before it is appended (InvalidArgument naming study,
+// trial, metric and value) and stamps its time when unset.
+absl::Status PrepareMeasurement(std::string_view study, int64_t number,
+                                Measurement& measurement, Timestamp now);
+
+// FailedPrecondition unless the trial is ACTIVE or STOPPING.
+absl::Status CheckAcceptsMeasurements(std::string_view study,
+                                      const Trial& trial);
+
+absl::Status PrepareNewJob(JobRecord& job, Timestamp now);
+absl::Status PrepareJobUpdate(const JobRecord& before, JobRecord& after,
+                              Timestamp now);
+
+// InvalidArgument unless limit > 0.
+absl::Status CheckEventLimit(int limit);
+
+// "ACTIVE -> SUCCEEDED".
+template <typename State>
+std::string TransitionDetail(State from, State to) {
+  return absl::StrCat(std::string(ToString(from)), " -> ",
+                      std::string(ToString(to)));
+}
+// "step 100".
+std::string MeasurementDetail(const Measurement& measurement);
+
+// An event without its id (the store assigns it).
+Event MakeEvent(Timestamp time, std::string_view kind, std::string_view study,
+                std::string_view job_id, int64_t trial_number,
+                std::string detail);
+
+}  // namespace hptune::store::internal
+
+#endif  // HPTUNE_SRC_STORE_STORE_RULES_H_

@@ -1,0 +1,249 @@
+// What only the file-backed store has: persistence across reopening, the
+// schema and its versions, refusing foreign files, WAL, integrity, atomic
+// rollback on a failure inside a transaction, and busy handling.
+#include "hptune/store/sqlite_store.h"
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/env/clock.h"
+#include "src/store/schema.h"
+#include "tests/store/store_test_util.h"
+
+namespace hptune::store {
+namespace {
+
+using ::absl::StatusCode;
+using ::hptune::store::test::IsOkAndHolds;
+using ::hptune::store::test::MakeMeasurement;
+using ::hptune::store::test::MakeStudy;
+using ::hptune::store::test::MakeTrial;
+using ::hptune::store::test::RawDb;
+using ::hptune::store::test::StatusIs;
+using ::hptune::store::test::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::SizeIs;
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<SqliteStore> OpenStore(SqliteStoreOptions options = {}) {
+    auto store = SqliteStore::Open(path_, clock_, options);
+    EXPECT_OK(store.status());
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  // A study with one of everything the store keeps.
+  void Populate(Store& store) {
+    ASSERT_OK(store.CreateStudy(MakeStudy("mnist")));
+    ASSERT_OK(store.AddTrials("mnist", {MakeTrial(0.1), MakeTrial(0.2)},
+                              "grid-cursor=2"));
+    ASSERT_OK(store.UpdateTrial("mnist", 1, [](Trial& t) {
+      t.state = TrialState::kActive;
+      return absl::OkStatus();
+    }));
+    ASSERT_OK(store.AddMeasurement("mnist", 1, MakeMeasurement(10, 0.5)));
+    ASSERT_OK(store.AddMeasurement("mnist", 1, MakeMeasurement(20, 0.7)));
+    JobRecord job;
+    job.job_id = "mnist";
+    job.training_input_json = "{}";
+    job.study_name = "mnist";
+    ASSERT_OK(store.CreateJob(job));
+  }
+
+  FakeClock clock_;
+  TempDir dir_;
+  const std::string path_ = dir_.File("hptune.db");
+};
+
+TEST_F(SqliteStoreTest, DataSurvivesCloseAndReopen) {
+  std::vector<StudyRecord> studies;
+  std::vector<Trial> trials;
+  std::vector<JobRecord> jobs;
+  std::vector<Event> events;
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+    studies = *store->ListStudies();
+    trials = *store->ListTrials("mnist");
+    jobs = *store->ListJobs();
+    events = *store->ListEvents(0, 100);
+  }
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(store->ListStudies(), IsOkAndHolds(studies));
+  EXPECT_THAT(store->ListTrials("mnist"), IsOkAndHolds(trials));
+  EXPECT_THAT(store->ListJobs(), IsOkAndHolds(jobs));
+  EXPECT_THAT(store->ListEvents(0, 100), IsOkAndHolds(events));
+  EXPECT_THAT(store->GetDesignerState("mnist"),
+              IsOkAndHolds(std::string("grid-cursor=2")));
+  // Numbering and event ids continue where they stopped.
+  EXPECT_THAT(store->AddTrials("mnist", {MakeTrial(0.3)}, std::nullopt),
+              IsOkAndHolds(ElementsAre(::testing::Field(&Trial::number, 3))));
+  ASSERT_OK_AND_ASSIGN(std::vector<Event> more,
+                       store->ListEvents(events.back().id, 10));
+  ASSERT_THAT(more, SizeIs(1));
+  EXPECT_EQ(more[0].id, events.back().id + 1);
+}
+
+TEST_F(SqliteStoreTest, EmptyFileIsMigratedToTheCurrentSchema) {
+  std::ofstream(path_).close();  // Zero bytes.
+  ASSERT_NE(OpenStore(), nullptr);
+
+  RawDb raw(path_);
+  EXPECT_THAT(raw.Query("PRAGMA user_version"),
+              ElementsAre(std::to_string(internal::CurrentSchemaVersion())));
+  EXPECT_THAT(raw.Query("PRAGMA application_id"),
+              ElementsAre(std::to_string(internal::kApplicationId)));
+  EXPECT_THAT(raw.Query("PRAGMA journal_mode"), ElementsAre("wal"));
+  EXPECT_THAT(raw.Query("SELECT name FROM sqlite_master WHERE type = 'table' "
+                        "ORDER BY name"),
+              ElementsAre("designer_state", "events", "jobs", "measurements",
+                          "sqlite_sequence", "studies", "trials"));
+}
+
+TEST_F(SqliteStoreTest, MissingFileIsCreated) {
+  ASSERT_NE(OpenStore(), nullptr);
+  EXPECT_TRUE(std::ifstream(path_).good());
+}
+
+TEST_F(SqliteStoreTest, ReopeningACurrentFileChangesNothing) {
+  { ASSERT_NE(OpenStore(), nullptr); }
+  RawDb raw(path_);
+  const std::vector<std::string> schema =
+      raw.Query("SELECT sql FROM sqlite_master ORDER BY name");
+  { ASSERT_NE(OpenStore(), nullptr); }
+  EXPECT_EQ(raw.Query("SELECT sql FROM sqlite_master ORDER BY name"), schema);
+}
+
+TEST_F(SqliteStoreTest, NewerSchemaVersionIsAClearError) {
+  { ASSERT_NE(OpenStore(), nullptr); }
+  RawDb(path_).Exec("PRAGMA user_version = 99");
+
+  EXPECT_THAT(
+      SqliteStore::Open(path_, clock_),
+      StatusIs(StatusCode::kFailedPrecondition,
+               "sqlite store \"" + path_ +
+                   "\": schema version 99 is newer than this hptune supports "
+                   "(1); open it with a newer hptune"));
+}
+
+TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {
+  const std::string text =
+      "trainingInput:\n  scaleTier: BASIC\n" + std::string(2000, '#');
+  std::ofstream(path_) << text;
+
+  EXPECT_THAT(SqliteStore::Open(path_, clock_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "sqlite store \"" + path_ +
+                           "\": not an SQLite database (file is not a "
+                           "database)"));
+  std::stringstream after;
+  after << std::ifstream(path_).rdbuf();
+  EXPECT_EQ(after.str(), text);  // Left alone.
+}
+
+TEST_F(SqliteStoreTest, OtherApplicationsDatabaseIsRefused) {
+  RawDb(path_).Exec("CREATE TABLE photos (id INTEGER PRIMARY KEY)");
+  EXPECT_THAT(SqliteStore::Open(path_, clock_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "sqlite store \"" + path_ +
+                           "\": not an hptune database (application_id "
+                           "0x00000000, expected 0x48505455; 1 schema "
+                           "objects)"));
+}
+
+TEST_F(SqliteStoreTest, UnopenablePathNamesTheFile) {
+  const std::string path = dir_.File("no/such/dir/hptune.db");
+  EXPECT_THAT(SqliteStore::Open(path, clock_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "sqlite store \"" + path +
+                           "\": cannot open: unable to open database file"));
+}
+
+TEST_F(SqliteStoreTest, IntegrityAndForeignKeysHoldAfterAWorkload) {
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Populate(*store);
+  ASSERT_OK(store->CreateStudy(MakeStudy("gone")));
+  ASSERT_OK(store->AddTrials("gone", {MakeTrial(0.1)}, "x"));
+  ASSERT_OK(store->DeleteStudy("gone"));
+
+  RawDb raw(path_);
+  EXPECT_THAT(raw.Query("PRAGMA integrity_check"), ElementsAre("ok"));
+  EXPECT_THAT(raw.Query("PRAGMA foreign_key_check"), IsEmpty());
+  // The deleted study's rows went with it (ON DELETE CASCADE).
+  EXPECT_THAT(raw.Query("SELECT count(*) FROM trials WHERE study = 'gone'"),
+              ElementsAre("0"));
+  EXPECT_THAT(
+      raw.Query("SELECT count(*) FROM designer_state WHERE study = 'gone'"),
+      ElementsAre("0"));
+}
+
+TEST_F(SqliteStoreTest, FailureInsideATransactionRollsBackEverything) {
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(store->CreateStudy(MakeStudy("mnist")));
+  // Fail the last write of AddTrials, after its trials and events went in.
+  RawDb(path_).Exec(
+      "CREATE TRIGGER fail_designer_state BEFORE INSERT ON designer_state "
+      "BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+
+  EXPECT_THAT(
+      store->AddTrials("mnist", {MakeTrial(0.1), MakeTrial(0.2)}, "cursor=2"),
+      StatusIs(StatusCode::kInternal, HasSubstr("injected failure")));
+  EXPECT_THAT(store->ListTrials("mnist"), IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(store->ListEvents(0, 100), IsOkAndHolds(SizeIs(1)));
+  EXPECT_THAT(store->AddTrials("mnist", {MakeTrial(0.3)}, std::nullopt),
+              IsOkAndHolds(ElementsAre(::testing::Field(&Trial::number, 1))));
+}
+
+TEST_F(SqliteStoreTest, CorruptStoredRecordIsDataLossNamingIt) {
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Populate(*store);
+  RawDb(path_).Exec(
+      "UPDATE trials SET parameters_json = '{\"lr\": ' WHERE number = 2");
+  EXPECT_THAT(store->GetTrial("mnist", 2),
+              StatusIs(StatusCode::kDataLoss,
+                       HasSubstr("study \"mnist\": trial 2: cannot read "
+                                 "stored parameters: ")));
+  EXPECT_OK(store->GetTrial("mnist", 1).status());
+}
+
+TEST_F(SqliteStoreTest, LockedDatabaseIsUnavailableAfterTheDeadline) {
+  std::unique_ptr<SqliteStore> store =
+      OpenStore({.busy_deadline = std::chrono::milliseconds(300)});
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(store->CreateStudy(MakeStudy("mnist")));
+
+  RawDb other(path_);
+  other.Exec("BEGIN IMMEDIATE");  // Another writer holds the lock.
+  const auto start = std::chrono::steady_clock::now();
+  const absl::Status status = store->CreateStudy(MakeStudy("blocked"));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_THAT(status, StatusIs(StatusCode::kUnavailable,
+                               "sqlite store \"" + path_ +
+                                   "\": other connections kept the database "
+                                   "locked for 300 ms; try again later"));
+  EXPECT_THAT(std::string(status.message()), Not(HasSubstr("is locked")));
+  EXPECT_GE(waited, std::chrono::milliseconds(300));
+  EXPECT_LT(waited, std::chrono::seconds(5));
+  // WAL: readers are not blocked by the writer.
+  EXPECT_OK(store->GetStudy("mnist").status());
+
+  other.Exec("ROLLBACK");
+  EXPECT_OK(store->CreateStudy(MakeStudy("blocked")));
+}
+
+}  // namespace
+}  // namespace hptune::store

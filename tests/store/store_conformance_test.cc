@@ -1,0 +1,790 @@
+// The Store contract, run against every implementation: MemoryStore and
+// SqliteStore on a temp file must behave identically, errors and events
+// included.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/memory_store.h"
+#include "hptune/store/sqlite_store.h"
+#include "hptune/store/store.h"
+#include "tests/store/store_test_util.h"
+
+namespace hptune::store {
+namespace {
+
+using ::absl::StatusCode;
+using ::hptune::store::test::IsOkAndHolds;
+using ::hptune::store::test::MakeMeasurement;
+using ::hptune::store::test::MakeStudy;
+using ::hptune::store::test::MakeTrial;
+using ::hptune::store::test::StatusIs;
+using ::hptune::store::test::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+struct StoreFactory {
+  std::string name;
+  std::function<absl::StatusOr<std::unique_ptr<Store>>(Clock&, const TempDir&)>
+      open;
+};
+
+std::vector<StoreFactory> Factories() {
+  return {
+      {"Memory",
+       [](Clock& clock,
+          const TempDir&) -> absl::StatusOr<std::unique_ptr<Store>> {
+         return std::make_unique<MemoryStore>(clock);
+       }},
+      {"Sqlite",
+       [](Clock& clock,
+          const TempDir& dir) -> absl::StatusOr<std::unique_ptr<Store>> {
+         auto store = SqliteStore::Open(dir.File("hptune.db"), clock);
+         if (!store.ok()) return store.status();
+         return std::unique_ptr<Store>(std::move(store).value());
+       }},
+  };
+}
+
+class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override {
+    auto store = GetParam().open(clock_, dir_);
+    ASSERT_OK(store.status());
+    store_ = std::move(store).value();
+  }
+
+  // Creates study `name` with trial 1 in `state`, reached through the state
+  // machine as the engine would.
+  void CreateStudyWithTrial(const std::string& name, TrialState state) {
+    ASSERT_OK(store_->CreateStudy(MakeStudy(name)));
+    ASSERT_OK(store_->AddTrials(name, {MakeTrial(0.01)}, std::nullopt));
+    auto move = [&](TrialState to) {
+      return store_->UpdateTrial(name, 1, [&](Trial& t) {
+        if (to == TrialState::kSucceeded) {
+          t.final_measurement = MakeMeasurement(100, 0.9);
+        }
+        return t.TransitionTo(to, clock_.Now());
+      });
+    };
+    if (state == TrialState::kRequested) return;
+    ASSERT_OK(move(TrialState::kActive));
+    if (state == TrialState::kActive) return;
+    if (state == TrialState::kStopping) {
+      ASSERT_OK(move(TrialState::kStopping));
+      return;
+    }
+    ASSERT_OK(move(state));
+  }
+
+  std::vector<Event> AllEvents() {
+    auto events = store_->ListEvents(0, 1000);
+    EXPECT_OK(events.status());
+    return events.ok() ? *events : std::vector<Event>{};
+  }
+
+  FakeClock clock_;
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+// --- Studies ---
+
+TEST_P(StoreConformanceTest, CreatesGetsListsAndDeletesStudies) {
+  StudyRecord b = MakeStudy("b");
+  b.create_time = FromUnixMicros(1'600'000'000'000'001);
+  ASSERT_OK(store_->CreateStudy(b));
+  clock_.Advance(std::chrono::seconds(1));
+  ASSERT_OK(store_->CreateStudy(MakeStudy("a")));
+
+  ASSERT_OK_AND_ASSIGN(StudyRecord got_b, store_->GetStudy("b"));
+  EXPECT_EQ(got_b, b);
+  ASSERT_OK_AND_ASSIGN(StudyRecord got_a, store_->GetStudy("a"));
+  StudyRecord expected_a = MakeStudy("a");
+  expected_a.create_time = clock_.Now();  // Stamped when left unset.
+  EXPECT_EQ(got_a, expected_a);
+
+  ASSERT_OK_AND_ASSIGN(std::vector<StudyRecord> studies, store_->ListStudies());
+  ASSERT_THAT(studies, SizeIs(2));
+  EXPECT_EQ(studies[0].name, "b");  // Creation order, not name order.
+  EXPECT_EQ(studies[1].name, "a");
+
+  ASSERT_OK(store_->DeleteStudy("b"));
+  EXPECT_THAT(store_->GetStudy("b"),
+              StatusIs(StatusCode::kNotFound, "study \"b\" not found"));
+  ASSERT_OK_AND_ASSIGN(studies, store_->ListStudies());
+  ASSERT_THAT(studies, SizeIs(1));
+  EXPECT_EQ(studies[0].name, "a");
+}
+
+TEST_P(StoreConformanceTest, DuplicateStudyIsAlreadyExists) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  EXPECT_THAT(
+      store_->CreateStudy(MakeStudy("mnist")),
+      StatusIs(StatusCode::kAlreadyExists, "study \"mnist\" already exists"));
+}
+
+TEST_P(StoreConformanceTest, StudyWithoutNameIsInvalid) {
+  EXPECT_THAT(
+      store_->CreateStudy(MakeStudy("")),
+      StatusIs(StatusCode::kInvalidArgument, "a study needs a name, got \"\""));
+}
+
+TEST_P(StoreConformanceTest, EveryCallOnAMissingStudyIsNotFound) {
+  const auto not_found =
+      StatusIs(StatusCode::kNotFound, "study \"nope\" not found");
+  EXPECT_THAT(store_->GetStudy("nope"), not_found);
+  EXPECT_THAT(store_->DeleteStudy("nope"), not_found);
+  EXPECT_THAT(store_->SetStudyState("nope", StudyState::kCompleted, ""),
+              not_found);
+  EXPECT_THAT(store_->AddTrials("nope", {MakeTrial(0.1)}, std::nullopt),
+              not_found);
+  EXPECT_THAT(store_->GetTrial("nope", 1), not_found);
+  EXPECT_THAT(store_->ListTrials("nope"), not_found);
+  EXPECT_THAT(
+      store_->UpdateTrial("nope", 1, [](Trial&) { return absl::OkStatus(); }),
+      not_found);
+  EXPECT_THAT(store_->AddMeasurement("nope", 1, MakeMeasurement(1, 0.5)),
+              not_found);
+  EXPECT_THAT(store_->GetDesignerState("nope"), not_found);
+  EXPECT_THAT(AllEvents(), IsEmpty());
+}
+
+TEST_P(StoreConformanceTest, MissingTrialIsNotFoundNamingStudyAndTrial) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  const auto not_found =
+      StatusIs(StatusCode::kNotFound, "study \"mnist\": trial 7 not found");
+  EXPECT_THAT(store_->GetTrial("mnist", 7), not_found);
+  EXPECT_THAT(
+      store_->UpdateTrial("mnist", 7, [](Trial&) { return absl::OkStatus(); }),
+      not_found);
+  EXPECT_THAT(store_->AddMeasurement("mnist", 7, MakeMeasurement(1, 0.5)),
+              not_found);
+}
+
+TEST_P(StoreConformanceTest, SetStudyStateStoresStateAndReason) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  ASSERT_OK(store_->SetStudyState("mnist", StudyState::kCompleted,
+                                  "maxTrials reached"));
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  EXPECT_EQ(study.state, StudyState::kCompleted);
+  EXPECT_EQ(study.reason, "maxTrials reached");
+}
+
+TEST_P(StoreConformanceTest, DeleteStudyRemovesTrialsAndDesignerState) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(1, 0.5)));
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.02)}, "cursor=2"));
+
+  ASSERT_OK(store_->DeleteStudy("mnist"));
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  EXPECT_THAT(store_->ListTrials("mnist"), IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(store_->GetDesignerState("mnist"), IsOkAndHolds(""));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Trial> added,
+      store_->AddTrials("mnist", {MakeTrial(0.03)}, std::nullopt));
+  EXPECT_EQ(added[0].number, 1);  // Numbering starts again.
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  EXPECT_THAT(trial.measurements, IsEmpty());
+}
+
+// --- Trials ---
+
+TEST_P(StoreConformanceTest, TrialNumbersAreDenseFromOne) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  ASSERT_OK(store_->CreateStudy(MakeStudy("other")));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Trial> first,
+      store_->AddTrials("mnist", {MakeTrial(0.1), MakeTrial(0.2)},
+                        std::nullopt));
+  ASSERT_OK(store_->AddTrials("other", {MakeTrial(0.3)}, std::nullopt));
+  Trial numbered = MakeTrial(0.4);
+  numbered.number = 99;  // Ignored: the store numbers trials.
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Trial> second,
+      store_->AddTrials("mnist", {numbered, MakeTrial(0.5), MakeTrial(0.6)},
+                        std::nullopt));
+
+  EXPECT_EQ(first[0].number, 1);
+  EXPECT_EQ(first[1].number, 2);
+  EXPECT_EQ(second[0].number, 3);
+  EXPECT_EQ(second[2].number, 5);
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> trials, store_->ListTrials("mnist"));
+  ASSERT_THAT(trials, SizeIs(5));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(trials[i].number, i + 1);
+    EXPECT_EQ(trials[i].create_time, clock_.Now());
+  }
+  EXPECT_EQ(trials[3].parameters.at("lr"), ParameterValue::Double(0.5));
+  EXPECT_EQ(second[1], trials[3]);  // Returned as stored.
+}
+
+TEST_P(StoreConformanceTest, AddTrialsStoresDesignerStateInTheSameCall) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  EXPECT_THAT(store_->GetDesignerState("mnist"), IsOkAndHolds(""));
+
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.1)}, "cursor=1"));
+  EXPECT_THAT(store_->GetDesignerState("mnist"),
+              IsOkAndHolds(std::string("cursor=1")));
+  // No state given: the stored one stays.
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.2)}, std::nullopt));
+  EXPECT_THAT(store_->GetDesignerState("mnist"),
+              IsOkAndHolds(std::string("cursor=1")));
+  // A state alone (no trials) is stored too, bytes and all.
+  const std::string binary("\0\x01\xff state", 9);
+  ASSERT_OK(store_->AddTrials("mnist", {}, binary));
+  EXPECT_THAT(store_->GetDesignerState("mnist"), IsOkAndHolds(binary));
+
+  // A bad trial anywhere in the batch: nothing of the call is stored.
+  Trial failed = MakeTrial(0.4);
+  failed.state = TrialState::kFailed;
+  EXPECT_THAT(store_->AddTrials("mnist", {MakeTrial(0.3), failed}, "cursor=9"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": new trial 2 of 2: a new trial must be "
+                       "REQUESTED, ACTIVE, SUCCEEDED or INFEASIBLE, got "
+                       "FAILED"));
+  EXPECT_THAT(store_->GetDesignerState("mnist"), IsOkAndHolds(binary));
+  EXPECT_THAT(store_->ListTrials("mnist"), IsOkAndHolds(SizeIs(2)));
+}
+
+TEST_P(StoreConformanceTest, AddTrialsAcceptsWarmStartResults) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  Trial succeeded = MakeTrial(0.1);
+  succeeded.state = TrialState::kSucceeded;
+  succeeded.final_measurement = MakeMeasurement(1000, 0.97);
+  succeeded.measurements = {MakeMeasurement(500, 0.9),
+                            MakeMeasurement(1000, 0.97)};
+  succeeded.origin = "user";
+  Trial infeasible = MakeTrial(0.2);
+  infeasible.state = TrialState::kInfeasible;
+  infeasible.reason = "out of memory";
+  Trial active = MakeTrial(0.3);
+  active.state = TrialState::kActive;
+  active.client_id = "worker-1";
+
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Trial> added,
+      store_->AddTrials("mnist", {succeeded, infeasible, active},
+                        std::nullopt));
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> trials, store_->ListTrials("mnist"));
+  EXPECT_EQ(trials, added);
+  EXPECT_EQ(trials[0].state, TrialState::kSucceeded);
+  EXPECT_EQ(trials[0].final_measurement, succeeded.final_measurement);
+  EXPECT_EQ(trials[0].measurements, succeeded.measurements);
+  EXPECT_EQ(trials[0].end_time, clock_.Now());  // Ended on arrival.
+  EXPECT_EQ(trials[1].reason, "out of memory");
+  EXPECT_EQ(trials[2].start_time, clock_.Now());  // Started on arrival.
+  EXPECT_EQ(trials[2].client_id, "worker-1");
+  EXPECT_EQ(trials[2].end_time, std::nullopt);
+}
+
+TEST_P(StoreConformanceTest, AddTrialsRejectsTrialsWithoutTheirResult) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  Trial succeeded = MakeTrial(0.1);
+  succeeded.state = TrialState::kSucceeded;
+  EXPECT_THAT(store_->AddTrials("mnist", {succeeded}, std::nullopt),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": new trial 1 of 1: a SUCCEEDED trial "
+                       "can be added only with its final measurement"));
+  Trial infeasible = MakeTrial(0.1);
+  infeasible.state = TrialState::kInfeasible;
+  EXPECT_THAT(store_->AddTrials("mnist", {infeasible}, std::nullopt),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": new trial 1 of 1: an INFEASIBLE "
+                       "trial can be added only with a reason"));
+  Trial stopping = MakeTrial(0.1);
+  stopping.state = TrialState::kStopping;
+  EXPECT_THAT(
+      store_->AddTrials("mnist", {stopping}, std::nullopt),
+      StatusIs(StatusCode::kInvalidArgument, HasSubstr("got STOPPING")));
+  Trial nan_param = MakeTrial(std::nan(""));
+  EXPECT_THAT(store_->AddTrials("mnist", {nan_param}, std::nullopt),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": new trial 1 of 1: parameter \"lr\" "
+                       "must be a finite number, got nan"));
+  Trial bad_final = MakeTrial(0.1);
+  bad_final.state = TrialState::kSucceeded;
+  bad_final.final_measurement = MakeMeasurement(5, INFINITY);
+  EXPECT_THAT(store_->AddTrials("mnist", {bad_final}, std::nullopt),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("new trial 1 of 1: final measurement: metric "
+                                 "\"accuracy\" at step 5 must be a finite")));
+  EXPECT_THAT(store_->ListTrials("mnist"), IsOkAndHolds(IsEmpty()));
+}
+
+TEST_P(StoreConformanceTest, GetTrialReturnsMeasurementsInReportOrder) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  // Report order, not step order: a trainer may restart from a checkpoint.
+  for (int64_t step : {10, 30, 20}) {
+    ASSERT_OK(store_->AddMeasurement("mnist", 1,
+                                     MakeMeasurement(step, step / 100.0)));
+  }
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.2)}, std::nullopt));
+
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  ASSERT_THAT(trial.measurements, SizeIs(3));
+  EXPECT_EQ(trial.measurements[0], MakeMeasurement(10, 0.1));
+  EXPECT_EQ(trial.measurements[1], MakeMeasurement(30, 0.3));
+  EXPECT_EQ(trial.measurements[2], MakeMeasurement(20, 0.2));
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> trials, store_->ListTrials("mnist"));
+  ASSERT_THAT(trials, SizeIs(2));
+  EXPECT_EQ(trials[0], trial);
+  EXPECT_THAT(trials[1].measurements, IsEmpty());
+}
+
+TEST_P(StoreConformanceTest, AddMeasurementStampsTimeWhenUnset) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  clock_.Advance(std::chrono::seconds(3));
+  Measurement m;
+  m.step = 7;
+  m.metrics = {{"accuracy", 0.5}};
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, m));
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  ASSERT_THAT(trial.measurements, SizeIs(1));
+  EXPECT_EQ(trial.measurements[0].time, clock_.Now());
+}
+
+TEST_P(StoreConformanceTest, UpdateTrialMovesThroughLegalStatesAndStampsTimes) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.1)}, std::nullopt));
+  const Timestamp created = clock_.Now();
+
+  clock_.Advance(std::chrono::seconds(5));
+  const Timestamp started = clock_.Now();
+  // A plain state assignment: the store stamps start_time.
+  ASSERT_OK_AND_ASSIGN(Trial active,
+                       store_->UpdateTrial("mnist", 1, [](Trial& t) {
+                         t.state = TrialState::kActive;
+                         t.client_id = "client-a";
+                         return absl::OkStatus();
+                       }));
+  EXPECT_EQ(active.start_time, started);
+  EXPECT_EQ(active.create_time, created);
+  EXPECT_EQ(active.client_id, "client-a");
+
+  clock_.Advance(std::chrono::seconds(60));
+  ASSERT_OK_AND_ASSIGN(Trial done,
+                       store_->UpdateTrial("mnist", 1, [](Trial& t) {
+                         t.state = TrialState::kSucceeded;
+                         t.final_measurement = MakeMeasurement(100, 0.95);
+                         t.stopped_early = true;
+                         return absl::OkStatus();
+                       }));
+  EXPECT_EQ(done.end_time, clock_.Now());
+  EXPECT_EQ(done.start_time, started);
+  ASSERT_OK_AND_ASSIGN(Trial stored, store_->GetTrial("mnist", 1));
+  EXPECT_EQ(stored, done);
+  EXPECT_TRUE(stored.stopped_early);
+  EXPECT_EQ(stored.final_measurement, MakeMeasurement(100, 0.95));
+}
+
+TEST_P(StoreConformanceTest, IllegalTrialTransitionChangesNothing) {
+  CreateStudyWithTrial("mnist", TrialState::kSucceeded);
+  ASSERT_OK_AND_ASSIGN(Trial before, store_->GetTrial("mnist", 1));
+  const size_t events_before = AllEvents().size();
+
+  EXPECT_THAT(store_->UpdateTrial("mnist", 1,
+                                  [](Trial& t) {
+                                    t.state = TrialState::kActive;
+                                    t.reason = "restarted";
+                                    return absl::OkStatus();
+                                  }),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "study \"mnist\": trial 1: trial cannot go from "
+                       "SUCCEEDED to ACTIVE (it has already ended)"));
+  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(before));
+  EXPECT_THAT(AllEvents(), SizeIs(events_before));
+}
+
+TEST_P(StoreConformanceTest, MutateErrorIsReturnedAndChangesNothing) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK_AND_ASSIGN(Trial before, store_->GetTrial("mnist", 1));
+  const size_t events_before = AllEvents().size();
+
+  EXPECT_THAT(store_->UpdateTrial("mnist", 1,
+                                  [](Trial& t) {
+                                    t.state = TrialState::kFailed;
+                                    t.reason = "half-done";
+                                    return absl::AbortedError("changed mind");
+                                  }),
+              StatusIs(StatusCode::kAborted, "changed mind"));
+  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(before));
+  EXPECT_THAT(AllEvents(), SizeIs(events_before));
+}
+
+TEST_P(StoreConformanceTest, UpdateTrialCannotChangeNumberOrMeasurements) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(1, 0.5)));
+  ASSERT_OK_AND_ASSIGN(Trial before, store_->GetTrial("mnist", 1));
+
+  EXPECT_THAT(store_->UpdateTrial("mnist", 1,
+                                  [](Trial& t) {
+                                    t.number = 5;
+                                    return absl::OkStatus();
+                                  }),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": trial 1: the trial number cannot be "
+                       "changed (to 5)"));
+  EXPECT_THAT(store_->UpdateTrial("mnist", 1,
+                                  [](Trial& t) {
+                                    t.measurements.clear();
+                                    return absl::OkStatus();
+                                  }),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": trial 1: intermediate measurements "
+                       "cannot be changed by an update; use AddMeasurement"));
+  EXPECT_THAT(store_->UpdateTrial("mnist", 1,
+                                  [](Trial& t) {
+                                    t.create_time = FromUnixMicros(1);
+                                    return absl::OkStatus();
+                                  }),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": trial 1: the create time cannot be "
+                       "changed"));
+  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(before));
+}
+
+TEST_P(StoreConformanceTest, UpdateWithoutStateChangeLogsNoEvent) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  const size_t events_before = AllEvents().size();
+  ASSERT_OK(store_->UpdateTrial("mnist", 1, [](Trial& t) {
+    t.client_id = "other";
+    return absl::OkStatus();
+  }));
+  EXPECT_THAT(AllEvents(), SizeIs(events_before));
+  EXPECT_EQ(store_->GetTrial("mnist", 1)->client_id, "other");
+}
+
+TEST_P(StoreConformanceTest, MeasurementsOnlyForActiveOrStoppingTrials) {
+  CreateStudyWithTrial("requested", TrialState::kRequested);
+  CreateStudyWithTrial("stopping", TrialState::kStopping);
+  CreateStudyWithTrial("succeeded", TrialState::kSucceeded);
+
+  EXPECT_THAT(store_->AddMeasurement("requested", 1, MakeMeasurement(1, 0.5)),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "study \"requested\": trial 1 is REQUESTED; "
+                       "measurements can be added only to ACTIVE or STOPPING "
+                       "trials"));
+  EXPECT_THAT(store_->AddMeasurement("succeeded", 1, MakeMeasurement(1, 0.5)),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "study \"succeeded\": trial 1 is SUCCEEDED; "
+                       "measurements can be added only to ACTIVE or STOPPING "
+                       "trials"));
+  EXPECT_OK(store_->AddMeasurement("stopping", 1, MakeMeasurement(1, 0.5)));
+  EXPECT_THAT(store_->GetTrial("requested", 1)->measurements, IsEmpty());
+  EXPECT_THAT(store_->GetTrial("succeeded", 1)->measurements, IsEmpty());
+  EXPECT_THAT(store_->GetTrial("stopping", 1)->measurements, SizeIs(1));
+}
+
+TEST_P(StoreConformanceTest, MeasurementsWithNaNOrInfAreInvalid) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  EXPECT_THAT(
+      store_->AddMeasurement("mnist", 1, MakeMeasurement(3, std::nan(""))),
+      StatusIs(StatusCode::kInvalidArgument,
+               "study \"mnist\": trial 1: metric \"accuracy\" at step 3 must "
+               "be a finite number, got nan"));
+  EXPECT_THAT(store_->AddMeasurement("mnist", 1, MakeMeasurement(4, INFINITY)),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("metric \"accuracy\" at step 4 must be a "
+                                 "finite number, got inf")));
+  EXPECT_THAT(store_->AddMeasurement("mnist", 1, MakeMeasurement(-1, 0.5)),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": trial 1: measurement step must be "
+                       ">= 0, got -1"));
+  EXPECT_THAT(store_->UpdateTrial("mnist", 1,
+                                  [](Trial& t) {
+                                    t.final_measurement =
+                                        MakeMeasurement(5, -INFINITY);
+                                    return absl::OkStatus();
+                                  }),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("study \"mnist\": trial 1: final "
+                                 "measurement: metric \"accuracy\"")));
+  EXPECT_THAT(store_->GetTrial("mnist", 1)->measurements, IsEmpty());
+}
+
+// --- Jobs ---
+
+JobRecord MakeJob(std::string job_id) {
+  JobRecord job;
+  job.job_id = std::move(job_id);
+  job.training_input_json = R"({"scaleTier":"BASIC","args":["--epochs=3"]})";
+  job.study_name = job.job_id;
+  return job;
+}
+
+TEST_P(StoreConformanceTest, CreatesGetsAndListsJobs) {
+  ASSERT_OK(store_->CreateJob(MakeJob("job_b")));
+  clock_.Advance(std::chrono::seconds(1));
+  ASSERT_OK(store_->CreateJob(MakeJob("job_a")));
+
+  JobRecord expected = MakeJob("job_a");
+  expected.create_time = clock_.Now();
+  EXPECT_THAT(store_->GetJob("job_a"), IsOkAndHolds(expected));
+  ASSERT_OK_AND_ASSIGN(std::vector<JobRecord> jobs, store_->ListJobs());
+  ASSERT_THAT(jobs, SizeIs(2));
+  EXPECT_EQ(jobs[0].job_id, "job_b");
+  EXPECT_EQ(jobs[1], expected);
+
+  EXPECT_THAT(
+      store_->CreateJob(MakeJob("job_a")),
+      StatusIs(StatusCode::kAlreadyExists, "job \"job_a\" already exists"));
+  EXPECT_THAT(store_->GetJob("job_x"),
+              StatusIs(StatusCode::kNotFound, "job \"job_x\" not found"));
+  EXPECT_THAT(
+      store_->UpdateJob("job_x", [](JobRecord&) { return absl::OkStatus(); }),
+      StatusIs(StatusCode::kNotFound, "job \"job_x\" not found"));
+  EXPECT_THAT(
+      store_->CreateJob(MakeJob("")),
+      StatusIs(StatusCode::kInvalidArgument, "a job needs an ID, got \"\""));
+}
+
+TEST_P(StoreConformanceTest, UpdateJobFollowsTheJobStateMachine) {
+  ASSERT_OK(store_->CreateJob(MakeJob("mnist_1")));
+  auto move_to = [&](JobState to) {
+    return store_->UpdateJob("mnist_1", [to](JobRecord& job) {
+      job.state = to;
+      return absl::OkStatus();
+    });
+  };
+  ASSERT_OK(move_to(JobState::kPreparing));
+  clock_.Advance(std::chrono::seconds(2));
+  ASSERT_OK_AND_ASSIGN(JobRecord running, move_to(JobState::kRunning));
+  EXPECT_EQ(running.start_time, clock_.Now());
+  clock_.Advance(std::chrono::seconds(2));
+  ASSERT_OK_AND_ASSIGN(JobRecord failed,
+                       store_->UpdateJob("mnist_1", [](JobRecord& job) {
+                         job.state = JobState::kFailed;
+                         job.error_message = "too many failed trials";
+                         return absl::OkStatus();
+                       }));
+  EXPECT_EQ(failed.end_time, clock_.Now());
+  EXPECT_THAT(store_->GetJob("mnist_1"), IsOkAndHolds(failed));
+
+  EXPECT_THAT(move_to(JobState::kRunning),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "job \"mnist_1\": job cannot go from FAILED to RUNNING "
+                       "(it has already ended)"));
+  EXPECT_THAT(store_->UpdateJob("mnist_1",
+                                [](JobRecord& job) {
+                                  job.job_id = "other";
+                                  return absl::OkStatus();
+                                }),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "job \"mnist_1\": the job ID cannot be changed (to "
+                       "\"other\")"));
+  EXPECT_THAT(store_->UpdateJob("mnist_1",
+                                [](JobRecord& job) {
+                                  job.error_message = "overwritten";
+                                  return absl::CancelledError("no");
+                                }),
+              StatusIs(StatusCode::kCancelled, "no"));
+  EXPECT_THAT(store_->GetJob("mnist_1"), IsOkAndHolds(failed));
+}
+
+// --- Event log ---
+
+Event ExpectedEvent(int64_t id, Timestamp time, std::string kind,
+                    std::string study, std::string job_id, int64_t trial_number,
+                    std::string detail) {
+  return Event{.id = id,
+               .time = time,
+               .kind = std::move(kind),
+               .study = std::move(study),
+               .job_id = std::move(job_id),
+               .trial_number = trial_number,
+               .detail = std::move(detail)};
+}
+
+TEST_P(StoreConformanceTest, EveryChangeAppendsItsEvent) {
+  const Timestamp t0 = clock_.Now();
+  const auto tick = [&] {
+    clock_.Advance(std::chrono::microseconds(1));
+    return clock_.Now();
+  };
+  ASSERT_OK(store_->CreateJob(MakeJob("mnist")));
+  const Timestamp t1 = tick();
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  const Timestamp t2 = tick();
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.1), MakeTrial(0.2)},
+                              std::nullopt));
+  const Timestamp t3 = tick();
+  ASSERT_OK(store_->UpdateTrial("mnist", 2, [](Trial& t) {
+    t.state = TrialState::kActive;
+    return absl::OkStatus();
+  }));
+  const Timestamp t4 = tick();
+  ASSERT_OK(store_->AddMeasurement("mnist", 2, MakeMeasurement(100, 0.5)));
+  const Timestamp t5 = tick();
+  ASSERT_OK(store_->UpdateTrial("mnist", 2, [](Trial& t) {
+    t.state = TrialState::kSucceeded;
+    return absl::OkStatus();
+  }));
+  const Timestamp t6 = tick();
+  ASSERT_OK(store_->UpdateJob("mnist", [](JobRecord& job) {
+    job.state = JobState::kPreparing;
+    return absl::OkStatus();
+  }));
+  const Timestamp t7 = tick();
+  ASSERT_OK(store_->SetStudyState("mnist", StudyState::kCompleted, "done"));
+  const Timestamp t8 = tick();
+  ASSERT_OK(store_->DeleteStudy("mnist"));
+
+  EXPECT_THAT(
+      AllEvents(),
+      ElementsAre(
+          ExpectedEvent(1, t0, "job_created", "mnist", "mnist", 0, "QUEUED"),
+          ExpectedEvent(2, t1, "study_created", "mnist", "", 0, ""),
+          ExpectedEvent(3, t2, "trial_created", "mnist", "", 1, "REQUESTED"),
+          ExpectedEvent(4, t2, "trial_created", "mnist", "", 2, "REQUESTED"),
+          ExpectedEvent(5, t3, "trial_state", "mnist", "", 2,
+                        "REQUESTED -> ACTIVE"),
+          ExpectedEvent(6, t4, "measurement", "mnist", "", 2, "step 100"),
+          ExpectedEvent(7, t5, "trial_state", "mnist", "", 2,
+                        "ACTIVE -> SUCCEEDED"),
+          ExpectedEvent(8, t6, "job_state", "mnist", "mnist", 0,
+                        "QUEUED -> PREPARING"),
+          ExpectedEvent(9, t7, "study_state", "mnist", "", 0,
+                        "ACTIVE -> COMPLETED"),
+          ExpectedEvent(10, t8, "study_deleted", "mnist", "", 0, "")));
+}
+
+TEST_P(StoreConformanceTest, ListEventsPagesAfterAnId) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  std::vector<Trial> trials(6, MakeTrial(0.1));
+  ASSERT_OK(store_->AddTrials("mnist", trials, std::nullopt));  // Events 2-7.
+
+  std::vector<int64_t> trial_numbers;
+  int64_t after = 0;
+  int pages = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(std::vector<Event> page, store_->ListEvents(after, 3));
+    if (page.empty()) break;
+    ++pages;
+    EXPECT_LE(page.size(), 3u);
+    for (const Event& event : page) {
+      EXPECT_GT(event.id, after);
+      after = event.id;
+      if (event.kind == "trial_created") {
+        trial_numbers.push_back(event.trial_number);
+      }
+    }
+  }
+  EXPECT_EQ(pages, 3);
+  EXPECT_THAT(trial_numbers, ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_THAT(store_->ListEvents(7, 10), IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(store_->ListEvents(0, 0),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "event limit must be positive, got 0"));
+}
+
+TEST_P(StoreConformanceTest, SetStudyStateLogsOnlyRealStateChanges) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  ASSERT_OK(store_->SetStudyState("mnist", StudyState::kActive, "still going"));
+  ASSERT_OK(store_->SetStudyState("mnist", StudyState::kCompleted, "done"));
+  ASSERT_OK(store_->SetStudyState("mnist", StudyState::kCompleted, "done"));
+  std::vector<Event> events = AllEvents();
+  ASSERT_THAT(events, SizeIs(2));
+  EXPECT_EQ(events[1].detail, "ACTIVE -> COMPLETED");
+  EXPECT_EQ(store_->GetStudy("mnist")->reason, "done");
+}
+
+// --- Exact round trips ---
+
+TEST_P(StoreConformanceTest, DoublesAndTimestampsRoundTripExactly) {
+  const std::vector<double> values = {0.1,
+                                      1.0 / 3.0,
+                                      2.0 / 3.0,
+                                      1e-300,
+                                      5e-324 /* smallest denormal */,
+                                      DBL_MAX,
+                                      -DBL_MIN,
+                                      123456789.123456789,
+                                      3.0,
+                                      -0.0,
+                                      0.30000000000000004};
+
+  StudyRecord study = MakeStudy("exact");
+  study.seed = std::numeric_limits<uint64_t>::max();
+  study.spec.seed = std::numeric_limits<uint64_t>::max() - 1;
+  study.spec.max_failed_trials = 7;
+  study.spec.enable_early_stopping = true;
+  study.spec.resume_previous_job_id = "mnist_20261120";
+  study.spec.goal = Goal::kMinimize;
+  study.create_time = FromUnixMicros(-123'456'789);  // Before 1970.
+  std::vector<ParameterSpec> params = study.spec.search_space.parameters();
+  params[0].min_value = 1.0 / 3.0;
+  params[0].max_value = DBL_MAX;
+  params[2].discrete_values = {5e-324, 0.1, 1.0 / 3.0};
+  study.spec.search_space = SearchSpace(params);
+  ASSERT_OK(store_->CreateStudy(study));
+  EXPECT_THAT(store_->GetStudy("exact"), IsOkAndHolds(study));
+
+  std::vector<Trial> trials;
+  for (double v : values) {
+    Trial trial = MakeTrial(v);
+    trial.parameters["layers"] =
+        ParameterValue::Integer(std::numeric_limits<int64_t>::min());
+    trial.parameters["width"] = ParameterValue::Double(3.0);  // Stays double.
+    trial.parameters["cell"] = ParameterValue::Categorical("ü \"quoted\"\n");
+    trial.state = TrialState::kActive;
+    trial.start_time = FromUnixMicros(1'700'000'000'123'457);
+    trials.push_back(trial);
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> added,
+                       store_->AddTrials("exact", trials, std::nullopt));
+  for (size_t i = 0; i < values.size(); ++i) {
+    Measurement m;
+    m.step = std::numeric_limits<int64_t>::max();
+    m.time = FromUnixMicros(1'700'000'000'000'001 + static_cast<int64_t>(i));
+    m.metrics = {{"accuracy", values[i]}, {"loss", -values[i]}};
+    ASSERT_OK(store_->AddMeasurement("exact", added[i].number, m));
+    ASSERT_OK(store_->UpdateTrial("exact", added[i].number, [&](Trial& t) {
+      t.state = TrialState::kSucceeded;
+      t.final_measurement = m;
+      t.end_time = FromUnixMicros(4'102'444'800'000'001);  // Year 2100.
+      return absl::OkStatus();
+    }));
+  }
+
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> stored, store_->ListTrials("exact"));
+  ASSERT_THAT(stored, SizeIs(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Trial& t = stored[i];
+    ASSERT_TRUE(t.parameters.at("lr").is_double());
+    EXPECT_EQ(t.parameters.at("lr").AsDouble(), values[i]);
+    EXPECT_EQ(std::signbit(t.parameters.at("lr").AsDouble()),
+              std::signbit(values[i]));
+    EXPECT_TRUE(t.parameters.at("width").is_double());
+    EXPECT_EQ(t.parameters.at("layers").AsInteger(),
+              std::numeric_limits<int64_t>::min());
+    EXPECT_EQ(t.parameters.at("cell").AsString(), "ü \"quoted\"\n");
+    EXPECT_EQ(t.start_time, FromUnixMicros(1'700'000'000'123'457));
+    EXPECT_EQ(t.end_time, FromUnixMicros(4'102'444'800'000'001));
+    ASSERT_THAT(t.measurements, SizeIs(1));
+    const double accuracy = t.measurements[0].metrics.at("accuracy");
+    EXPECT_EQ(accuracy, values[i]);
+    EXPECT_EQ(std::signbit(accuracy), std::signbit(values[i]));
+    EXPECT_EQ(t.measurements[0].step, std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(t.final_measurement, t.measurements[0]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllStores, StoreConformanceTest, ::testing::ValuesIn(Factories()),
+    [](const ::testing::TestParamInfo<StoreFactory>& info) {
+      return info.param.name;
+    });
+
+}  // namespace
+}  // namespace hptune::store
