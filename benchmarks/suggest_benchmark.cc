@@ -33,14 +33,14 @@ void BM_Suggest(benchmark::State& state) {
   (void)engine.CreateStudy("s", SixDimensional(algorithm));
   for (int64_t i = 0; i < state.range(1); ++i) {
     auto t = engine.SuggestTrials("s", 1, "c")->trials.front();
-    (void)engine.CompleteTrial(
-        "s", t.number, Measurement{.step = 1, .metrics = {{"m", 0.5}}});
+    (void)engine.CompleteTrial("s", t.number,
+                               Measurement{.step = 1, .metrics = {{"m", 0.5}}});
   }
   for (auto _ : state) {
     auto t = engine.SuggestTrials("s", 1, "c")->trials.front();
     state.PauseTiming();
-    (void)engine.CompleteTrial(
-        "s", t.number, Measurement{.step = 1, .metrics = {{"m", 0.5}}});
+    (void)engine.CompleteTrial("s", t.number,
+                               Measurement{.step = 1, .metrics = {{"m", 0.5}}});
     state.ResumeTiming();
   }
 }

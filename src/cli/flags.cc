@@ -39,8 +39,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       continue;
     }
     if (!value_flags.contains(name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", name));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (!value) {
       if (i + 1 == args.size()) {

@@ -30,7 +30,8 @@ void PrintAligned(const Table& table, std::ostream& out) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+      if (c + 1 < row.size())
+        line += std::string(widths[c] - row[c].size() + 2, ' ');
     }
     out << line << "\n";
   };
@@ -44,8 +45,8 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
   if (text == "table") return OutputFormat::kTable;
   if (text == "json") return OutputFormat::kJson;
   if (text == "csv") return OutputFormat::kCsv;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--format must be table, json or csv, got \"", text, "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--format must be table, json or csv, got \"", text, "\""));
 }
 
 void PrintTable(const Table& table, OutputFormat format, std::ostream& out) {
@@ -57,7 +58,8 @@ void PrintTable(const Table& table, OutputFormat format, std::ostream& out) {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
       for (const auto& row : table.rows) {
         nlohmann::ordered_json object = nlohmann::ordered_json::object();
-        for (size_t c = 0; c < row.size(); ++c) object[table.header[c]] = row[c];
+        for (size_t c = 0; c < row.size(); ++c)
+          object[table.header[c]] = row[c];
         rows.push_back(std::move(object));
       }
       out << rows.dump(2) << "\n";

@@ -54,9 +54,8 @@ absl::StatusOr<Context> Prepare(ParsedArgs args) {
   std::string db = context.args.Get("db").value_or(
       std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
   if (!std::filesystem::exists(db)) {
-    return absl::NotFoundError(
-        absl::StrCat("no study database at \"", db,
-                     "\" (pass --db FILE or set HPTUNE_DB)"));
+    return absl::NotFoundError(absl::StrCat(
+        "no study database at \"", db, "\" (pass --db FILE or set HPTUNE_DB)"));
   }
   ASSIGN_OR_RETURN(context.store, store::SqliteStore::Open(db));
   return context;
@@ -111,8 +110,8 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
       << "created:    " << FormatRfc3339(study.create_time) << "\n\n";
   PrintTable(TrialsTable(study.spec, trials), c.format, out);
   if (auto best = BestTrial(study.spec, trials)) {
-    out << "\nbest trial: " << best->number << " with "
-        << study.spec.metric_tag << " = "
+    out << "\nbest trial: " << best->number << " with " << study.spec.metric_tag
+        << " = "
         << ParameterValue::Double(*best->FinalObjective(study.spec.metric_tag))
                .ToString()
         << "\n";
@@ -177,7 +176,8 @@ int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
     return kExitOk;
   }
   auto parsed = ParseCommandArgs(args);
-  if (!parsed.ok()) return UsageError(parsed.status().message(), kStudiesUsage, err);
+  if (!parsed.ok())
+    return UsageError(parsed.status().message(), kStudiesUsage, err);
   auto context = Prepare(*std::move(parsed));
   if (!context.ok()) return Fail(context.status(), err);
   const auto& positional = context->args.positional;
@@ -201,7 +201,8 @@ int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
     return kExitOk;
   }
   auto parsed = ParseCommandArgs(args);
-  if (!parsed.ok()) return UsageError(parsed.status().message(), kTrialsUsage, err);
+  if (!parsed.ok())
+    return UsageError(parsed.status().message(), kTrialsUsage, err);
   auto context = Prepare(*std::move(parsed));
   if (!context.ok()) return Fail(context.status(), err);
   auto study = context->args.Get("study");

@@ -32,9 +32,8 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
     }
     auto objective = t.FinalObjective(spec.metric_tag);
     row.push_back(objective ? FormatNumber(*objective) : "");
-    row.push_back(t.final_measurement
-                      ? std::to_string(t.final_measurement->step)
-                      : "");
+    row.push_back(
+        t.final_measurement ? std::to_string(t.final_measurement->step) : "");
     row.push_back(t.stopped_early ? "true" : "false");
     row.push_back(t.origin);
     row.push_back(t.reason);

@@ -19,9 +19,8 @@ absl::Status ValidateMeasurement(const Measurement& m) {
   }
   for (const auto& [name, value] : m.metrics) {
     if (name.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("measurement at step ", m.step,
-                       " has a metric with an empty name"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "measurement at step ", m.step, " has a metric with an empty name"));
     }
     if (!std::isfinite(value)) {
       return absl::InvalidArgumentError(

@@ -151,8 +151,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
     }
   }
   RETURN_IF_ERROR(CompleteStudyIfDone(study, trials, exhausted));
-  response.study_completed =
-      pending.empty() && (exhausted || budget_left <= 0);
+  response.study_completed = pending.empty() && (exhausted || budget_left <= 0);
   return response;
 }
 
@@ -169,14 +168,13 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
     trial.start_time = now;
   }
   if (IsTerminal(trial.state) && !trial.end_time) trial.end_time = now;
-  ASSIGN_OR_RETURN(std::vector<Trial> stored,
-                   store_.AddTrials(study_name, {std::move(trial)},
-                                    std::nullopt));
+  ASSIGN_OR_RETURN(
+      std::vector<Trial> stored,
+      store_.AddTrials(study_name, {std::move(trial)}, std::nullopt));
   return stored.front();
 }
 
-absl::Status TuningEngine::AddMeasurement(std::string_view study,
-                                          int64_t trial,
+absl::Status TuningEngine::AddMeasurement(std::string_view study, int64_t trial,
                                           Measurement measurement) {
   if (measurement.time == Timestamp{}) measurement.time = clock_.Now();
   RETURN_IF_ERROR(ValidateMeasurement(measurement));
@@ -230,9 +228,9 @@ absl::StatusOr<Trial> TuningEngine::EndTrial(std::string_view study_name,
                                              int64_t number, TrialState state,
                                              std::string_view reason) {
   if (reason.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "trial ", number, ": a reason is required to mark it ",
-        std::string(ToString(state))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("trial ", number, ": a reason is required to mark it ",
+                     std::string(ToString(state))));
   }
   ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   Timestamp now = clock_.Now();
@@ -263,9 +261,9 @@ absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(
   return hptune::BestTrial(study.spec, trials);
 }
 
-absl::Status TuningEngine::CompleteStudyIfDone(
-    const StudyRecord& study, const std::vector<Trial>& trials,
-    bool designer_exhausted) {
+absl::Status TuningEngine::CompleteStudyIfDone(const StudyRecord& study,
+                                               const std::vector<Trial>& trials,
+                                               bool designer_exhausted) {
   if (study.state == StudyState::kCompleted) return absl::OkStatus();
   if (std::any_of(trials.begin(), trials.end(), IsPending)) {
     return absl::OkStatus();
@@ -274,8 +272,8 @@ absl::Status TuningEngine::CompleteStudyIfDone(
   if (static_cast<int>(trials.size()) >= study.spec.max_trials) {
     reason = absl::StrCat("maxTrials (", study.spec.max_trials, ") reached");
   } else if (designer_exhausted) {
-    reason = absl::StrCat("the search space is exhausted after ",
-                          trials.size(), " trials");
+    reason = absl::StrCat("the search space is exhausted after ", trials.size(),
+                          " trials");
   } else {
     return absl::OkStatus();
   }

@@ -303,8 +303,9 @@ absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
 absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
                                                     std::string_view study,
                                                     int64_t number) {
-  static const std::string kSql = absl::StrCat(
-      "SELECT ", kTrialColumns, " FROM trials WHERE study = ?1 AND number = ?2");
+  static const std::string kSql =
+      absl::StrCat("SELECT ", kTrialColumns,
+                   " FROM trials WHERE study = ?1 AND number = ?2");
   ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   select.BindText(1, study).BindInt(2, number);
   ASSIGN_OR_RETURN(bool row, select.Step());

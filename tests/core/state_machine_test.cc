@@ -14,8 +14,8 @@ const std::vector<TrialState> kTrialStates = {
     TrialState::kCancelled};
 
 const std::vector<JobState> kJobStates = {
-    JobState::kQueued,     JobState::kPreparing, JobState::kRunning,
-    JobState::kSucceeded,  JobState::kFailed,    JobState::kCancelling,
+    JobState::kQueued,    JobState::kPreparing, JobState::kRunning,
+    JobState::kSucceeded, JobState::kFailed,    JobState::kCancelling,
     JobState::kCancelled};
 
 TEST(TrialStateTest, LegalTransitionsAreExactlyTheDocumentedOnes) {
@@ -79,11 +79,10 @@ TEST(JobStateTest, LegalTransitionsAreExactlyTheDocumentedOnes) {
         return to == S::kPreparing || to == S::kFailed ||
                to == S::kCancelling || to == S::kCancelled;
       case S::kPreparing:
-        return to == S::kRunning || to == S::kFailed ||
-               to == S::kCancelling || to == S::kCancelled;
+        return to == S::kRunning || to == S::kFailed || to == S::kCancelling ||
+               to == S::kCancelled;
       case S::kRunning:
-        return to == S::kSucceeded || to == S::kFailed ||
-               to == S::kCancelling;
+        return to == S::kSucceeded || to == S::kFailed || to == S::kCancelling;
       case S::kCancelling:
         return to == S::kCancelled || to == S::kFailed;
       default:
@@ -99,9 +98,9 @@ TEST(JobStateTest, LegalTransitionsAreExactlyTheDocumentedOnes) {
 }
 
 TEST(JobStateTest, IllegalTransitionNamesBothStates) {
-  EXPECT_EQ(CheckJobTransition(JobState::kCancelled, JobState::kRunning)
-                .message(),
-            "job cannot go from CANCELLED to RUNNING (it has already ended)");
+  EXPECT_EQ(
+      CheckJobTransition(JobState::kCancelled, JobState::kRunning).message(),
+      "job cannot go from CANCELLED to RUNNING (it has already ended)");
 }
 
 TEST(JobRecordTest, TransitionStampsTimes) {

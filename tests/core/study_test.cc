@@ -15,7 +15,8 @@ Trial Finished(int64_t number, double value,
   Trial t;
   t.number = number;
   t.state = state;
-  t.final_measurement = Measurement{.step = 1, .time = {}, .metrics = {{"m", value}}};
+  t.final_measurement =
+      Measurement{.step = 1, .time = {}, .metrics = {{"m", value}}};
   return t;
 }
 

@@ -14,14 +14,13 @@ using ::testing::HasSubstr;
 
 StudySpec GridSpec(int max_trials, int max_parallel = 10) {
   StudySpec spec;
-  spec.search_space = SearchSpace(
-      {{.name = "units",
-        .type = ParameterType::kInteger,
-        .min_value = 1,
-        .max_value = 3},
-       {.name = "cell",
-        .type = ParameterType::kCategorical,
-        .categorical_values = {"gru", "lstm"}}});
+  spec.search_space = SearchSpace({{.name = "units",
+                                    .type = ParameterType::kInteger,
+                                    .min_value = 1,
+                                    .max_value = 3},
+                                   {.name = "cell",
+                                    .type = ParameterType::kCategorical,
+                                    .categorical_values = {"gru", "lstm"}}});
   spec.goal = Goal::kMaximize;
   spec.metric_tag = "accuracy";
   spec.max_trials = max_trials;
@@ -33,7 +32,8 @@ StudySpec GridSpec(int max_trials, int max_parallel = 10) {
 
 std::string Key(const ParameterAssignment& a) {
   std::string key;
-  for (const auto& [name, value] : a) key += name + "=" + value.ToString() + ";";
+  for (const auto& [name, value] : a)
+    key += name + "=" + value.ToString() + ";";
   return key;
 }
 
@@ -59,10 +59,11 @@ TEST_F(EngineTest, CreateStudyRejectsAnInvalidSpecNamingTheField) {
 }
 
 TEST_F(EngineTest, CreateStudyRejectsABadNameAndADuplicate) {
-  EXPECT_TRUE(
-      absl::IsInvalidArgument(engine_.CreateStudy("9lives", GridSpec(5)).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      engine_.CreateStudy("9lives", GridSpec(5)).status()));
   ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(5)).ok());
-  EXPECT_TRUE(absl::IsAlreadyExists(engine_.CreateStudy("s", GridSpec(5)).status()));
+  EXPECT_TRUE(
+      absl::IsAlreadyExists(engine_.CreateStudy("s", GridSpec(5)).status()));
 }
 
 TEST_F(EngineTest, OpenOrCreateReopensOnlyTheSameSpec) {
@@ -150,11 +151,11 @@ TEST_F(EngineTest, CompleteWithoutFinalUsesTheLastReportedObjective) {
   ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
   ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(10, 0.3)).ok());
   ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(20, 0.6)).ok());
-  ASSERT_TRUE(engine_
-                  .AddMeasurement("s", 1,
-                                  Measurement{.step = 30,
-                                              .metrics = {{"loss", 0.1}}})
-                  .ok());
+  ASSERT_TRUE(
+      engine_
+          .AddMeasurement("s", 1,
+                          Measurement{.step = 30, .metrics = {{"loss", 0.1}}})
+          .ok());
   auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
   ASSERT_TRUE(trial.ok()) << trial.status();
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
@@ -253,7 +254,8 @@ TEST_F(EngineTest, ConcurrentClientsNeverGetTheSamePoint) {
 
 TEST_F(EngineTest, UnknownStudyIsNotFound) {
   EXPECT_TRUE(absl::IsNotFound(engine_.SuggestTrials("nope", 1, "a").status()));
-  EXPECT_TRUE(absl::IsInvalidArgument(engine_.SuggestTrials("nope", 0, "a").status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(engine_.SuggestTrials("nope", 0, "a").status()));
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ TEST_F(CliStudiesTest, ListsStudies) {
 }
 
 TEST_F(CliStudiesTest, DescribesAStudyWithItsTrialsAndBest) {
-  auto r = RunProcess({HPTUNE_BINARY, "studies", "describe", "lr_study",
-                       "--db=" + Db()});
+  auto r = RunProcess(
+      {HPTUNE_BINARY, "studies", "describe", "lr_study", "--db=" + Db()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("RANDOM_SEARCH"));
   EXPECT_THAT(r.out, HasSubstr("learning_rate"));
@@ -46,8 +46,8 @@ TEST_F(CliStudiesTest, DescribesAStudyWithItsTrialsAndBest) {
 }
 
 TEST_F(CliStudiesTest, ExportsTrialsAsCsvAndJson) {
-  auto csv = RunProcess({HPTUNE_BINARY, "trials", "list", "--study",
-                         "lr_study", "--db", Db(), "--format", "csv"});
+  auto csv = RunProcess({HPTUNE_BINARY, "trials", "list", "--study", "lr_study",
+                         "--db", Db(), "--format", "csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("trialId,state,learning_rate,l2,epochs,", 0), 0u)
       << csv.out;
@@ -86,7 +86,8 @@ TEST_F(CliStudiesTest, ErrorsSayWhatIsWrongWithMeaningfulExitCodes) {
   auto bad_number = RunProcess({HPTUNE_BINARY, "trials", "describe", "x1",
                                 "--study", "lr_study", "--db", Db()});
   EXPECT_EQ(bad_number.exit_code, 2);
-  EXPECT_THAT(bad_number.err, HasSubstr("TRIAL must be a trial number, got \"x1\""));
+  EXPECT_THAT(bad_number.err,
+              HasSubstr("TRIAL must be a trial number, got \"x1\""));
 
   auto bad_format = RunProcess(
       {HPTUNE_BINARY, "studies", "list", "--db", Db(), "--format", "xml"});
@@ -98,7 +99,8 @@ TEST_F(CliStudiesTest, ErrorsSayWhatIsWrongWithMeaningfulExitCodes) {
   EXPECT_EQ(bad_flag.exit_code, 64);
   EXPECT_THAT(bad_flag.err, HasSubstr("unknown flag --dbb"));
 
-  auto no_study_flag = RunProcess({HPTUNE_BINARY, "trials", "list", "--db", Db()});
+  auto no_study_flag =
+      RunProcess({HPTUNE_BINARY, "trials", "list", "--db", Db()});
   EXPECT_EQ(no_study_flag.exit_code, 64);
   EXPECT_THAT(no_study_flag.err, HasSubstr("--study is required"));
 

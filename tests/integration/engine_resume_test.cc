@@ -12,22 +12,21 @@ namespace {
 
 StudySpec Spec(Algorithm algorithm) {
   StudySpec spec;
-  spec.search_space = SearchSpace(
-      {{.name = "lr",
-        .type = ParameterType::kDouble,
-        .min_value = 1e-4,
-        .max_value = 1,
-        .scale = ScaleType::kLog},
-       {.name = "units",
-        .type = ParameterType::kInteger,
-        .min_value = 1,
-        .max_value = 4},
-       {.name = "cell",
-        .type = ParameterType::kCategorical,
-        .categorical_values = {"gru", "lstm"}}});
+  spec.search_space = SearchSpace({{.name = "lr",
+                                    .type = ParameterType::kDouble,
+                                    .min_value = 1e-4,
+                                    .max_value = 1,
+                                    .scale = ScaleType::kLog},
+                                   {.name = "units",
+                                    .type = ParameterType::kInteger,
+                                    .min_value = 1,
+                                    .max_value = 4},
+                                   {.name = "cell",
+                                    .type = ParameterType::kCategorical,
+                                    .categorical_values = {"gru", "lstm"}}});
   if (algorithm == Algorithm::kGridSearch) {
-    spec.search_space = SearchSpace({spec.search_space.parameters()[1],
-                                     spec.search_space.parameters()[2]});
+    spec.search_space = SearchSpace(
+        {spec.search_space.parameters()[1], spec.search_space.parameters()[2]});
   }
   spec.metric_tag = "m";
   spec.max_trials = 8;

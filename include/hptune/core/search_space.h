@@ -31,8 +31,8 @@ std::optional<ScaleType> ParseScaleType(std::string_view text);
 struct ParameterSpec {
   std::string name;
   ParameterType type = ParameterType::kDouble;
-  double min_value = 0;  // DOUBLE and INTEGER only.
-  double max_value = 0;  // DOUBLE and INTEGER only.
+  double min_value = 0;                         // DOUBLE and INTEGER only.
+  double max_value = 0;                         // DOUBLE and INTEGER only.
   std::vector<double> discrete_values;          // DISCRETE only, increasing.
   std::vector<std::string> categorical_values;  // CATEGORICAL only.
   ScaleType scale = ScaleType::kNone;           // Never set on CATEGORICAL.
@@ -60,7 +60,7 @@ class ParameterValue {
 
   // The numeric value (an integer converted to double). CHECKs it is numeric.
   double AsDouble() const;
-  int64_t AsInteger() const;             // CHECKs is_integer().
+  int64_t AsInteger() const;            // CHECKs is_integer().
   const std::string& AsString() const;  // CHECKs is_string().
 
   // The form a trainer receives in `--name=value`: integers as integers,

@@ -32,7 +32,8 @@ enum class Algorithm {
 std::string_view ToString(Algorithm algorithm);
 std::optional<Algorithm> ParseAlgorithm(std::string_view text);
 
-inline constexpr std::string_view kDefaultMetricTag = "training/hptuning/metric";
+inline constexpr std::string_view kDefaultMetricTag =
+    "training/hptuning/metric";
 
 struct StudySpec {
   SearchSpace search_space;

@@ -1,8 +1,9 @@
 // Timestamps in hptune's domain model.
 //
-// Every time the engine records (trial start/end, measurement time, events) is a
-// Timestamp: microseconds since the Unix epoch, UTC. Microseconds survive a round
-// trip through SQLite's 64-bit integers and JSON exactly. Value type, thread-safe.
+// Every time the engine records (trial start/end, measurement time, events) is
+// a Timestamp: microseconds since the Unix epoch, UTC. Microseconds survive a
+// round trip through SQLite's 64-bit integers and JSON exactly. Value type,
+// thread-safe.
 #ifndef HPTUNE_CORE_TIME_H_
 #define HPTUNE_CORE_TIME_H_
 
@@ -14,7 +15,9 @@ namespace hptune {
 
 using Timestamp = std::chrono::sys_time<std::chrono::microseconds>;
 
-inline int64_t ToUnixMicros(Timestamp t) { return t.time_since_epoch().count(); }
+inline int64_t ToUnixMicros(Timestamp t) {
+  return t.time_since_epoch().count();
+}
 inline Timestamp FromUnixMicros(int64_t micros) {
   return Timestamp(std::chrono::microseconds(micros));
 }

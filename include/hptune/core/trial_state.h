@@ -5,9 +5,10 @@
 // transactions, and the API layers map it to Vizier's and AI Platform's names.
 // Pure functions; thread-safe.
 //
-//   REQUESTED ──► ACTIVE ──► STOPPING ──► SUCCEEDED | INFEASIBLE | FAILED | CANCELLED
-//       │            └──────────────────► SUCCEEDED | INFEASIBLE | FAILED | CANCELLED
-//       └──► SUCCEEDED (a trial created with its result) | INFEASIBLE | FAILED | CANCELLED
+//   REQUESTED ──► ACTIVE ──► STOPPING ──► ended
+//       │            └──────────────────► ended
+//       └──► ended (e.g. a user's trial created with its result)
+//   ended = SUCCEEDED | INFEASIBLE | FAILED | CANCELLED (final)
 #ifndef HPTUNE_CORE_TRIAL_STATE_H_
 #define HPTUNE_CORE_TRIAL_STATE_H_
 
@@ -19,10 +20,10 @@
 namespace hptune {
 
 enum class TrialState {
-  kRequested,   // Suggested; not started (AI Platform: QUEUED).
-  kActive,      // Running or handed to a client (AI Platform: RUNNING).
-  kStopping,    // Asked to stop (early stopping, cancel); replicas winding down.
-  kSucceeded,   // Completed with a result (possibly stopped early).
+  kRequested,  // Suggested; not started (AI Platform: QUEUED).
+  kActive,     // Running or handed to a client (AI Platform: RUNNING).
+  kStopping,   // Asked to stop (early stopping, cancel); replicas winding down.
+  kSucceeded,  // Completed with a result (possibly stopped early).
   kInfeasible,  // Completed; the point cannot be evaluated (a client said so).
   kFailed,      // Completed; the training job failed after its retries.
   kCancelled,   // Completed; its job was cancelled before it finished.

@@ -31,9 +31,9 @@ namespace hptune::store {
 struct Event {
   int64_t id = 0;  // Increasing; resume a watch with ListEvents(after_id).
   Timestamp time{};
-  std::string kind;  // "study_created", "study_state", "trial_created",
-                     // "trial_state", "measurement", "job_created",
-                     // "job_state", "study_deleted"
+  std::string kind;          // "study_created", "study_state", "trial_created",
+                             // "trial_state", "measurement", "job_created",
+                             // "job_state", "study_deleted"
   std::string study;         // "" when not about a study.
   std::string job_id;        // "" when not about a job.
   int64_t trial_number = 0;  // 0 when not about a trial.

@@ -8,14 +8,14 @@ int main() {
   hptune::store::MemoryStore store;
   hptune::engine::TuningEngine engine(store);
   hptune::StudySpec spec;
-  spec.search_space = hptune::SearchSpace(
-      {{.name = "units",
-        .type = hptune::ParameterType::kInteger,
-        .min_value = 1,
-        .max_value = 2},
-       {.name = "cell",
-        .type = hptune::ParameterType::kCategorical,
-        .categorical_values = {"gru", "lstm", "rnn"}}});
+  spec.search_space =
+      hptune::SearchSpace({{.name = "units",
+                            .type = hptune::ParameterType::kInteger,
+                            .min_value = 1,
+                            .max_value = 2},
+                           {.name = "cell",
+                            .type = hptune::ParameterType::kCategorical,
+                            .categorical_values = {"gru", "lstm", "rnn"}}});
   spec.goal = hptune::Goal::kMinimize;
   spec.metric_tag = "loss";
   spec.max_trials = 100;
