@@ -85,9 +85,10 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
 
   SuggestResponse response;
+  const int total_trials = static_cast<int>(trials.size());
   std::vector<Trial> completed, pending;
-  for (const Trial& t : trials) {
-    (IsPending(t) ? pending : completed).push_back(t);
+  for (Trial& t : trials) {
+    (IsPending(t) ? pending : completed).push_back(std::move(t));
   }
   // A client asking again gets its unfinished trials back first.
   for (const Trial& t : pending) {
@@ -105,7 +106,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
 
   const StudySpec& spec = study.spec;
-  int budget_left = spec.max_trials - static_cast<int>(trials.size());
+  int budget_left = spec.max_trials - total_trials;
   int parallel_left =
       spec.max_parallel_trials - static_cast<int>(pending.size());
   int to_make = std::min({wanted, budget_left, parallel_left});
@@ -117,6 +118,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
                            ") trials are pending");
   }
   bool exhausted = false;
+  int created = 0;
   if (to_make > 0) {
     ASSIGN_OR_RETURN(auto designer,
                      algorithms::CreateDesigner(spec, study.seed));
@@ -144,14 +146,14 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
       ASSIGN_OR_RETURN(fresh, store_.AddTrials(study_name, std::move(fresh),
                                                designer->SaveState()));
     }
-    for (auto& t : fresh) {
-      pending.push_back(t);
-      trials.push_back(t);
-      response.trials.push_back(std::move(t));
-    }
+    created = static_cast<int>(fresh.size());
+    for (auto& t : fresh) response.trials.push_back(std::move(t));
   }
-  RETURN_IF_ERROR(CompleteStudyIfDone(study, trials, exhausted));
-  response.study_completed = pending.empty() && (exhausted || budget_left <= 0);
+  const int pending_now = static_cast<int>(pending.size()) + created;
+  RETURN_IF_ERROR(CompleteStudyIfDone(study, total_trials + created,
+                                      pending_now, exhausted));
+  response.study_completed =
+      pending_now == 0 && (exhausted || budget_left <= 0);
   return response;
 }
 
@@ -208,8 +210,7 @@ absl::StatusOr<Trial> TuningEngine::CompleteTrial(
         }
         return t.TransitionTo(TrialState::kSucceeded, now);
       }));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
-  RETURN_IF_ERROR(CompleteStudyIfDone(study, trials, false));
+  RETURN_IF_ERROR(CompleteStudyIfDone(study));
   return trial;
 }
 
@@ -239,8 +240,7 @@ absl::StatusOr<Trial> TuningEngine::EndTrial(std::string_view study_name,
                      t.reason = std::string(reason);
                      return t.TransitionTo(state, now);
                    }));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
-  RETURN_IF_ERROR(CompleteStudyIfDone(study, trials, false));
+  RETURN_IF_ERROR(CompleteStudyIfDone(study));
   return trial;
 }
 
@@ -261,18 +261,26 @@ absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(
   return hptune::BestTrial(study.spec, trials);
 }
 
-absl::Status TuningEngine::CompleteStudyIfDone(const StudyRecord& study,
-                                               const std::vector<Trial>& trials,
-                                               bool designer_exhausted) {
+absl::Status TuningEngine::CompleteStudyIfDone(const StudyRecord& study) {
   if (study.state == StudyState::kCompleted) return absl::OkStatus();
-  if (std::any_of(trials.begin(), trials.end(), IsPending)) {
+  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study.name));
+  int pending =
+      static_cast<int>(std::count_if(trials.begin(), trials.end(), IsPending));
+  return CompleteStudyIfDone(study, static_cast<int>(trials.size()), pending,
+                             false);
+}
+
+absl::Status TuningEngine::CompleteStudyIfDone(const StudyRecord& study,
+                                               int total_trials, int pending,
+                                               bool designer_exhausted) {
+  if (study.state == StudyState::kCompleted || pending > 0) {
     return absl::OkStatus();
   }
   std::string reason;
-  if (static_cast<int>(trials.size()) >= study.spec.max_trials) {
+  if (total_trials >= study.spec.max_trials) {
     reason = absl::StrCat("maxTrials (", study.spec.max_trials, ") reached");
   } else if (designer_exhausted) {
-    reason = absl::StrCat("the search space is exhausted after ", trials.size(),
+    reason = absl::StrCat("the search space is exhausted after ", total_trials,
                           " trials");
   } else {
     return absl::OkStatus();

@@ -94,10 +94,12 @@ class TuningEngine {
  private:
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
                                  TrialState state, std::string_view reason);
-  // Marks the study COMPLETED when nothing more can run in it.
-  absl::Status CompleteStudyIfDone(const StudyRecord& study,
-                                   const std::vector<Trial>& trials,
-                                   bool designer_exhausted);
+  // Marks the study COMPLETED when nothing more can run in it: no trial is
+  // pending and maxTrials is reached or the designer ran out of points.
+  absl::Status CompleteStudyIfDone(const StudyRecord& study, int total_trials,
+                                   int pending, bool designer_exhausted);
+  // The same, reading the counts from the store.
+  absl::Status CompleteStudyIfDone(const StudyRecord& study);
 
   store::Store& store_;
   Clock& clock_;
