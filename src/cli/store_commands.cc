@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -166,58 +167,67 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
   return absl::OkStatus();
 }
 
+// What a subcommand did: ran (with `status`), or could not make sense of
+// its arguments (`usage_error`, a usage message to print).
+struct Outcome {
+  absl::Status status;
+  std::string usage_error;
+};
+using Action = std::function<Outcome(Context&, std::ostream&)>;
+
+// Shared by `studies` and `trials`: help, flag parsing, opening the database,
+// then `action`; maps the result to an exit code.
+int RunStoreCommand(const std::vector<std::string>& args, const char* usage,
+                    const Action& action, std::ostream& out,
+                    std::ostream& err) {
+  if (args.empty()) return UsageError("missing subcommand", usage, err);
+  if (WantsHelp(args)) {
+    out << usage;
+    return kExitOk;
+  }
+  auto parsed = ParseCommandArgs(args);
+  if (!parsed.ok()) return UsageError(parsed.status().message(), usage, err);
+  auto context = Prepare(*std::move(parsed));
+  if (!context.ok()) return Fail(context.status(), err);
+  Outcome outcome = action(*context, out);
+  if (!outcome.usage_error.empty()) {
+    return UsageError(outcome.usage_error, usage, err);
+  }
+  return outcome.status.ok() ? kExitOk : Fail(outcome.status, err);
+}
+
 }  // namespace
 
 int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err) {
-  if (args.empty()) return UsageError("missing subcommand", kStudiesUsage, err);
-  if (WantsHelp(args)) {
-    out << kStudiesUsage;
-    return kExitOk;
-  }
-  auto parsed = ParseCommandArgs(args);
-  if (!parsed.ok())
-    return UsageError(parsed.status().message(), kStudiesUsage, err);
-  auto context = Prepare(*std::move(parsed));
-  if (!context.ok()) return Fail(context.status(), err);
-  const auto& positional = context->args.positional;
-  absl::Status status;
-  if (args[0] == "list" && positional.empty()) {
-    status = ListStudies(*context, out);
-  } else if (args[0] == "describe" && positional.size() == 1) {
-    status = DescribeStudy(*context, positional[0], out);
-  } else {
-    return UsageError(absl::StrCat("bad arguments for studies ", args[0]),
-                      kStudiesUsage, err);
-  }
-  return status.ok() ? kExitOk : Fail(status, err);
+  auto action = [&](Context& c, std::ostream& o) -> Outcome {
+    const auto& positional = c.args.positional;
+    if (args[0] == "list" && positional.empty()) {
+      return {ListStudies(c, o), ""};
+    }
+    if (args[0] == "describe" && positional.size() == 1) {
+      return {DescribeStudy(c, positional[0], o), ""};
+    }
+    return {absl::OkStatus(), "bad arguments for studies " + args[0]};
+  };
+  return RunStoreCommand(args, kStudiesUsage, action, out, err);
 }
 
 int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
-  if (args.empty()) return UsageError("missing subcommand", kTrialsUsage, err);
-  if (WantsHelp(args)) {
-    out << kTrialsUsage;
-    return kExitOk;
-  }
-  auto parsed = ParseCommandArgs(args);
-  if (!parsed.ok())
-    return UsageError(parsed.status().message(), kTrialsUsage, err);
-  auto context = Prepare(*std::move(parsed));
-  if (!context.ok()) return Fail(context.status(), err);
-  auto study = context->args.Get("study");
-  if (!study) return UsageError("--study is required", kTrialsUsage, err);
-  const auto& positional = context->args.positional;
-  absl::Status status;
-  if (args[0] == "list" && positional.empty()) {
-    status = ListTrials(*context, *study, out);
-  } else if (args[0] == "describe" && positional.size() == 1) {
-    status = DescribeTrial(*context, *study, positional[0], out);
-  } else {
-    return UsageError(absl::StrCat("bad arguments for trials ", args[0]),
-                      kTrialsUsage, err);
-  }
-  return status.ok() ? kExitOk : Fail(status, err);
+  auto action = [&](Context& c, std::ostream& o) -> Outcome {
+    auto study = c.args.Get("study");
+    if (!study) return {absl::OkStatus(), "--study is required"};
+    const auto& positional = c.args.positional;
+    if (args[0] == "list" && positional.empty()) {
+      return {ListTrials(c, *study, o), ""};
+    }
+    if (args[0] == "describe" && positional.size() == 1) {
+      return {DescribeTrial(c, *study, positional[0], o), ""};
+    }
+    return {absl::OkStatus(), "bad arguments for trials " + args[0]};
+  };
+  return RunStoreCommand(args, kTrialsUsage, action, out, err);
 }
 
 }  // namespace hptune::cli
