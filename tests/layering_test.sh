@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Keeps DESIGN.md's dependency arrows true by reading #include lines:
+#   cli ──► engine ──► algorithms (interfaces) ──► core
+#   engine ──► store and launch interfaces only, never their implementations
+#   algorithms ──► core (+ Eigen, NLopt); no I/O, clock, store or engine
+#   core ──► standard library + absl (+ yaml-cpp/nlohmann in config parsing)
+# Prints each offending line and exits 1 when any arrow is broken.
+set -u
+root=${1:?usage: layering_test.sh SOURCE_DIR}
+cd "$root" || exit 2
+failed=0
+
+# forbid DIRS PATTERN WHY: no file under DIRS may include what PATTERN matches.
+forbid() {
+  local dirs=$1 pattern=$2 why=$3 hits
+  # shellcheck disable=SC2086
+  hits=$(grep -rnE "^#include [<\"]($pattern)" $dirs 2>/dev/null)
+  if [ -n "$hits" ]; then
+    echo "layering: $why"
+    echo "$hits"
+    failed=1
+  fi
+}
+
+core="include/hptune/core src/core"
+forbid "$core" 'hptune/(algorithms|store|engine|env|launch|server)/|src/(store|engine|cli|server|launch|env)/|algorithms/' \
+  "core depends on nothing else of hptune"
+forbid "$core" 'sqlite3|grpc|google/protobuf|Eigen|nlopt|unistd|sys/' \
+  "core never uses SQLite, gRPC, protobuf, Eigen, NLopt or the OS"
+forbid "include/hptune/algorithms algorithms" \
+  'hptune/(store|engine|env|launch|server)/|src/|sqlite3|grpc|fstream|iostream|unistd|sys/|chrono>|random>|thread>' \
+  "algorithms are pure: no store, engine, clock, I/O or global randomness"
+forbid "include/hptune/store src/store" 'hptune/(algorithms|engine|launch|server)/|src/(engine|cli|server)' \
+  "the store knows only core and env"
+forbid "include/hptune/engine src/engine" \
+  'hptune/store/(sqlite|memory)_store|src/store/|src/cli/|src/server/|algorithms/(random|grid|quasi_random|gp|encoding)/|sqlite3|grpc' \
+  "the engine sees interfaces only; concrete parts are chosen in composition roots"
+forbid "include/hptune" 'src/|tests/|"algorithms/' \
+  "public headers never include private ones"
+
+# Determinism needs more than include lines: no clock or entropy reads.
+hits=$(grep -rnE '(system|steady|high_resolution)_clock::now|random_device|[^a-z_]s?rand\(|getenv' \
+  include/hptune/algorithms algorithms include/hptune/core src/core 2>/dev/null)
+if [ -n "$hits" ]; then
+  echo "layering: algorithms and core read no clock, entropy or environment"
+  echo "$hits"
+  failed=1
+fi
+
+if [ "$failed" -eq 0 ]; then echo "layering: all arrows hold"; fi
+exit "$failed"
