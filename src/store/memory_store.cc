@@ -128,6 +128,20 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrials(
   return data->trials;
 }
 
+absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
+    std::string_view study) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  std::vector<Trial> trials;
+  trials.reserve(data->trials.size());
+  for (const Trial& t : data->trials) {
+    Trial summary = t;
+    summary.measurements.clear();
+    trials.push_back(std::move(summary));
+  }
+  return trials;
+}
+
 absl::StatusOr<Trial> MemoryStore::UpdateTrial(
     std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate) {

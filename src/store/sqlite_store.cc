@@ -162,6 +162,19 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrials(
   return trials;
 }
 
+absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrialSummaries(
+    std::string_view study) {
+  auto& db = *connection_;
+  std::vector<Trial> trials;
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    if (!exists) return internal::StudyNotFound(study);
+    ASSIGN_OR_RETURN(trials, internal::SelectTrialRows(db, study));
+    return absl::OkStatus();
+  }));
+  return trials;
+}
+
 absl::StatusOr<Trial> SqliteStore::UpdateTrial(
     std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate) {

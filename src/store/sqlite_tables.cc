@@ -334,22 +334,25 @@ absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
   return trial;
 }
 
+absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
+                                                   std::string_view study) {
+  std::vector<Trial> trials;
+  static const std::string kSql = absl::StrCat(
+      "SELECT ", kTrialColumns, " FROM trials WHERE study = ?1 ORDER BY number");
+  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  select.BindText(1, study);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(Trial trial, ReadTrial(select, study));
+    trials.push_back(std::move(trial));
+  }
+  return trials;
+}
+
 absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
                                                 std::string_view study) {
-  std::vector<Trial> trials;
-  {
-    static const std::string kSql =
-        absl::StrCat("SELECT ", kTrialColumns,
-                     " FROM trials WHERE study = ?1 ORDER BY number");
-    ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
-    select.BindText(1, study);
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, select.Step());
-      if (!row) break;
-      ASSIGN_OR_RETURN(Trial trial, ReadTrial(select, study));
-      trials.push_back(std::move(trial));
-    }
-  }
+  ASSIGN_OR_RETURN(std::vector<Trial> trials, SelectTrialRows(db, study));
   // One pass over all measurements of the study; numbers are dense from 1,
   // so trial n sits at index n - 1.
   ASSIGN_OR_RETURN(Statement select,

@@ -55,6 +55,9 @@ absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
 absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
                                                  std::string_view study,
                                                  int64_t number);
+// All of the study's trials by number, without their measurements.
+absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
+                                                   std::string_view study);
 // All of the study's trials by number, each with its measurements.
 absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
                                                 std::string_view study);

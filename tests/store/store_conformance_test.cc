@@ -342,6 +342,28 @@ TEST_P(StoreConformanceTest, GetTrialReturnsMeasurementsInReportOrder) {
   EXPECT_THAT(trials[1].measurements, IsEmpty());
 }
 
+TEST_P(StoreConformanceTest, TrialSummariesAreTheTrialsWithoutTheirCurves) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(10, 0.1)));
+  Trial done = MakeTrial(0.2);
+  done.state = TrialState::kSucceeded;
+  done.final_measurement = MakeMeasurement(5, 0.9);
+  ASSERT_OK(store_->AddTrials("mnist", {done}, std::nullopt));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> full, store_->ListTrials("mnist"));
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> summaries,
+                       store_->ListTrialSummaries("mnist"));
+  ASSERT_THAT(summaries, SizeIs(2));
+  for (size_t i = 0; i < full.size(); ++i) {
+    EXPECT_THAT(summaries[i].measurements, IsEmpty());
+    full[i].measurements.clear();
+    EXPECT_EQ(summaries[i], full[i]);
+  }
+  EXPECT_EQ(summaries[1].final_measurement, MakeMeasurement(5, 0.9));
+  EXPECT_THAT(store_->ListTrialSummaries("nope"),
+              StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
+}
+
 TEST_P(StoreConformanceTest, AddMeasurementStampsTimeWhenUnset) {
   CreateStudyWithTrial("mnist", TrialState::kActive);
   clock_.Advance(std::chrono::seconds(3));

@@ -42,6 +42,8 @@ class MemoryStore : public Store {
                                  int64_t number) override;
   absl::StatusOr<std::vector<Trial>> ListTrials(
       std::string_view study) override;
+  absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
+      std::string_view study) override;
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;

@@ -71,6 +71,11 @@ class Store {
   // All trials with their measurements, by number.
   virtual absl::StatusOr<std::vector<Trial>> ListTrials(
       std::string_view study) = 0;
+  // The same trials without their intermediate measurements (final
+  // measurements kept): what designers and budget checks need, at a cost
+  // that does not grow with the learning curves.
+  virtual absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
+      std::string_view study) = 0;
   // Reads the trial, applies `mutate` and writes the result back in one
   // transaction; an error from `mutate` changes nothing and is returned. The
   // number and the measurements cannot be changed this way (AddMeasurement).
