@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/registry.h"
@@ -30,6 +31,29 @@ std::optional<Measurement> LastWithMetric(const Trial& trial,
     if (it->metrics.contains(metric)) return *it;
   }
   return std::nullopt;
+}
+
+// Whether every point of a finite search space is among `tried` (designers
+// never repeat a point, so nothing is left to suggest). Cheap unless the
+// space is small enough to have been covered.
+bool SpaceExhausted(const SearchSpace& space,
+                    const std::vector<const ParameterAssignment*>& tried) {
+  int64_t size = 1;
+  for (const ParameterSpec& p : space.parameters()) {
+    std::optional<int64_t> n = p.Cardinality();
+    if (!n || *n > static_cast<int64_t>(tried.size()) / size) return false;
+    size *= *n;
+  }
+  if (size > static_cast<int64_t>(tried.size())) return false;
+  std::set<std::string> distinct;
+  for (const ParameterAssignment* a : tried) {
+    std::string key;
+    for (const auto& [name, value] : *a) {
+      absl::StrAppend(&key, name, "=", value.ToString(), "\n");
+    }
+    distinct.insert(std::move(key));
+  }
+  return static_cast<int64_t>(distinct.size()) >= size;
 }
 
 }  // namespace
@@ -82,43 +106,55 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   std::lock_guard<std::mutex> lock(suggest_mutex_);
   ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   store_.ListTrialSummaries(study_name));
 
   SuggestResponse response;
-  const int total_trials = static_cast<int>(trials.size());
-  std::vector<Trial> completed, pending;
-  for (Trial& t : trials) {
-    (IsPending(t) ? pending : completed).push_back(std::move(t));
-  }
+  auto room = [&] { return count - static_cast<int>(response.trials.size()); };
   // A client asking again gets its unfinished trials back first.
-  for (const Trial& t : pending) {
-    if (static_cast<int>(response.trials.size()) == count) break;
-    if (t.client_id == client_id && t.state == TrialState::kActive) {
+  for (const Trial& t : trials) {
+    if (room() > 0 && t.client_id == client_id &&
+        t.state == TrialState::kActive) {
       response.trials.push_back(t);
     }
   }
-  int wanted = count - static_cast<int>(response.trials.size());
-  if (wanted == 0) return response;
+  // Then trials queued by users (CreateTrial in REQUESTED), oldest first.
+  for (Trial& t : trials) {
+    if (room() == 0 || t.state != TrialState::kRequested) continue;
+    Timestamp now = clock_.Now();
+    ASSIGN_OR_RETURN(t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
+      u.client_id = std::string(client_id);
+      return u.TransitionTo(TrialState::kActive, now);
+    }));
+    t.measurements.clear();  // Summaries only, like the rest of `trials`.
+    response.trials.push_back(t);
+  }
+  if (room() == 0) return response;
   if (study.state == StudyState::kCompleted) {
-    response.study_completed = pending.empty();
+    response.study_completed =
+        std::none_of(trials.begin(), trials.end(), IsPending);
     response.note = absl::StrCat("the study is completed: ", study.reason);
     return response;
   }
 
   const StudySpec& spec = study.spec;
+  const int total_trials = static_cast<int>(trials.size());
+  std::vector<Trial> completed, pending;
+  for (Trial& t : trials) {
+    (IsPending(t) ? pending : completed).push_back(std::move(t));
+  }
   int budget_left = spec.max_trials - total_trials;
   int parallel_left =
       spec.max_parallel_trials - static_cast<int>(pending.size());
-  int to_make = std::min({wanted, budget_left, parallel_left});
-  if (to_make < wanted) {
+  int to_make = std::min({room(), budget_left, parallel_left});
+  if (to_make < room()) {
     response.note =
         budget_left <= parallel_left
             ? absl::StrCat("maxTrials (", spec.max_trials, ") reached")
             : absl::StrCat("maxParallelTrials (", spec.max_parallel_trials,
                            ") trials are pending");
   }
-  bool exhausted = false;
-  int created = 0;
+  std::vector<Trial> fresh;
   if (to_make > 0) {
     ASSIGN_OR_RETURN(auto designer,
                      algorithms::CreateDesigner(spec, study.seed));
@@ -128,10 +164,8 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
     ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
                      designer->Suggest(to_make));
     if (static_cast<int>(suggestions.size()) < to_make) {
-      exhausted = true;
       response.note = "the search space is exhausted";
     }
-    std::vector<Trial> fresh;
     for (auto& s : suggestions) {
       RETURN_IF_ERROR(spec.search_space.CheckAssignment(s.parameters));
       Trial t;
@@ -146,21 +180,40 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
       ASSIGN_OR_RETURN(fresh, store_.AddTrials(study_name, std::move(fresh),
                                                designer->SaveState()));
     }
-    created = static_cast<int>(fresh.size());
-    for (auto& t : fresh) response.trials.push_back(std::move(t));
   }
-  const int pending_now = static_cast<int>(pending.size()) + created;
-  RETURN_IF_ERROR(CompleteStudyIfDone(study, total_trials + created,
-                                      pending_now, exhausted));
-  response.study_completed =
-      pending_now == 0 && (exhausted || budget_left <= 0);
+  std::vector<const ParameterAssignment*> tried;
+  for (const auto* group : {&completed, &pending, &fresh}) {
+    for (const Trial& t : *group) tried.push_back(&t.parameters);
+  }
+  ASSIGN_OR_RETURN(
+      response.study_completed,
+      CompleteStudyIfDone(study, tried,
+                          static_cast<int>(pending.size() + fresh.size())));
+  for (Trial& t : fresh) response.trials.push_back(std::move(t));
   return response;
 }
 
 absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
                                                 Trial trial) {
+  // Serialised with suggestions: a trial added between a suggestion's read of
+  // the history and its write would break the budget and the no-repeat rule.
+  std::lock_guard<std::mutex> lock(suggest_mutex_);
   ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   RETURN_IF_ERROR(study.spec.search_space.CheckAssignment(trial.parameters));
+  if (!IsTerminal(trial.state)) {
+    if (study.state == StudyState::kCompleted) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("study ", Quoted(study_name), " is completed (",
+                       study.reason, "); it runs no more trials"));
+    }
+    ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                     store_.ListTrialSummaries(study_name));
+    if (static_cast<int>(trials.size()) >= study.spec.max_trials) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "study ", Quoted(study_name), ": maxTrials (", study.spec.max_trials,
+          ") reached; a trial to run cannot be added"));
+    }
+  }
   if (trial.final_measurement) {
     RETURN_IF_ERROR(ValidateMeasurement(*trial.final_measurement));
   }
@@ -210,7 +263,7 @@ absl::StatusOr<Trial> TuningEngine::CompleteTrial(
         }
         return t.TransitionTo(TrialState::kSucceeded, now);
       }));
-  RETURN_IF_ERROR(CompleteStudyIfDone(study));
+  CompleteStudyIfDoneAfterTrialEnded(study);
   return trial;
 }
 
@@ -240,7 +293,7 @@ absl::StatusOr<Trial> TuningEngine::EndTrial(std::string_view study_name,
                      t.reason = std::string(reason);
                      return t.TransitionTo(state, now);
                    }));
-  RETURN_IF_ERROR(CompleteStudyIfDone(study));
+  CompleteStudyIfDoneAfterTrialEnded(study);
   return trial;
 }
 
@@ -257,35 +310,46 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::ListTrials(
 absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(
     std::string_view study_name) {
   ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   store_.ListTrialSummaries(study_name));
   return hptune::BestTrial(study.spec, trials);
 }
 
-absl::Status TuningEngine::CompleteStudyIfDone(const StudyRecord& study) {
-  if (study.state == StudyState::kCompleted) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study.name));
-  int pending =
-      static_cast<int>(std::count_if(trials.begin(), trials.end(), IsPending));
-  return CompleteStudyIfDone(study, static_cast<int>(trials.size()), pending,
-                             false);
+void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
+    const StudyRecord& study) {
+  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  auto trials = store_.ListTrialSummaries(study.name);
+  if (!trials.ok()) return;
+  std::vector<const ParameterAssignment*> tried;
+  int pending = 0;
+  for (const Trial& t : *trials) {
+    tried.push_back(&t.parameters);
+    pending += IsPending(t);
+  }
+  // The trial's end is already committed. Completing the study is
+  // bookkeeping that the next SuggestTrials derives again, so a failure here
+  // must not turn this call into an error (a retry would then fail on the
+  // ended trial).
+  CompleteStudyIfDone(study, tried, pending).status().IgnoreError();
 }
 
-absl::Status TuningEngine::CompleteStudyIfDone(const StudyRecord& study,
-                                               int total_trials, int pending,
-                                               bool designer_exhausted) {
-  if (study.state == StudyState::kCompleted || pending > 0) {
-    return absl::OkStatus();
-  }
+absl::StatusOr<bool> TuningEngine::CompleteStudyIfDone(
+    const StudyRecord& study,
+    const std::vector<const ParameterAssignment*>& tried, int pending) {
+  if (pending > 0) return false;
+  if (study.state == StudyState::kCompleted) return true;
   std::string reason;
-  if (total_trials >= study.spec.max_trials) {
+  if (static_cast<int>(tried.size()) >= study.spec.max_trials) {
     reason = absl::StrCat("maxTrials (", study.spec.max_trials, ") reached");
-  } else if (designer_exhausted) {
-    reason = absl::StrCat("the search space is exhausted after ", total_trials,
+  } else if (SpaceExhausted(study.spec.search_space, tried)) {
+    reason = absl::StrCat("the search space is exhausted after ", tried.size(),
                           " trials");
   } else {
-    return absl::OkStatus();
+    return false;
   }
-  return store_.SetStudyState(study.name, StudyState::kCompleted, reason);
+  RETURN_IF_ERROR(
+      store_.SetStudyState(study.name, StudyState::kCompleted, reason));
+  return true;
 }
 
 }  // namespace hptune::engine

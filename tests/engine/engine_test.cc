@@ -137,8 +137,11 @@ TEST_F(EngineTest, AnExhaustedGridCompletesTheStudyEarly) {
   ASSERT_EQ(all->trials.size(), 6u);
   EXPECT_EQ(all->note, "the search space is exhausted");
   for (const Trial& t : all->trials) {
+    EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kActive);
     ASSERT_TRUE(engine_.CompleteTrial("s", t.number, Accuracy(1, 0.1)).ok());
   }
+  // Completed as the last trial ended, not only when someone asks again.
+  EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kCompleted);
   auto last = engine_.SuggestTrials("s", 1, "a");
   EXPECT_TRUE(last->trials.empty());
   EXPECT_TRUE(last->study_completed);
@@ -229,6 +232,58 @@ TEST_F(EngineTest, UserTrialsSeedTheStudyAndAreNotRepeated) {
   Trial bad = known;
   bad.parameters["units"] = ParameterValue::Integer(9);
   EXPECT_TRUE(absl::IsInvalidArgument(engine_.CreateTrial("s", bad).status()));
+}
+
+TEST_F(EngineTest, QueuedUserTrialsAreHandedOutBeforeNewOnes) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100, 1)).ok());
+  Trial queued;
+  queued.parameters = {{"units", ParameterValue::Integer(3)},
+                       {"cell", ParameterValue::Categorical("lstm")}};
+  auto created = engine_.CreateTrial("s", queued);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->state, TrialState::kRequested);
+
+  auto response = engine_.SuggestTrials("s", 1, "worker");
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->trials.size(), 1u);
+  EXPECT_EQ(response->trials[0].number, 1);
+  EXPECT_EQ(response->trials[0].state, TrialState::kActive);
+  EXPECT_EQ(response->trials[0].client_id, "worker");
+  EXPECT_EQ(engine_.GetTrial("s", 1)->state, TrialState::kActive);
+  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  EXPECT_EQ(engine_.SuggestTrials("s", 1, "worker")->trials[0].number, 2);
+}
+
+TEST_F(EngineTest, TrialsToRunNeedRoomInTheBudget) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(1)).ok());
+  Trial queued;
+  queued.parameters = {{"units", ParameterValue::Integer(1)},
+                       {"cell", ParameterValue::Categorical("gru")}};
+  ASSERT_TRUE(engine_.CreateTrial("s", queued).ok());
+  auto over = engine_.CreateTrial("s", queued);
+  EXPECT_TRUE(absl::IsFailedPrecondition(over.status()));
+  EXPECT_EQ(over.status().message(),
+            "study \"s\": maxTrials (1) reached; a trial to run cannot be "
+            "added");
+  // Known results are history, accepted whatever the budget.
+  Trial known = queued;
+  known.state = TrialState::kSucceeded;
+  known.final_measurement = Accuracy(1, 0.3);
+  EXPECT_TRUE(engine_.CreateTrial("s", known).ok());
+}
+
+TEST_F(EngineTest, ACompletedStudyTakesNoTrialsToRun) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(1)).ok());
+  ASSERT_EQ(engine_.SuggestTrials("s", 1, "a")->trials.size(), 1u);
+  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  Trial queued;
+  queued.parameters = {{"units", ParameterValue::Integer(2)},
+                       {"cell", ParameterValue::Categorical("gru")}};
+  auto late = engine_.CreateTrial("s", queued);
+  EXPECT_TRUE(absl::IsFailedPrecondition(late.status()));
+  EXPECT_EQ(late.status().message(),
+            "study \"s\" is completed (maxTrials (1) reached); it runs no "
+            "more trials");
 }
 
 TEST_F(EngineTest, ConcurrentClientsNeverGetTheSamePoint) {

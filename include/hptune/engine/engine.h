@@ -8,9 +8,11 @@
 // designer's state in one transaction, so a restarted process continues the
 // study exactly.
 //
-// Thread-safe: calls may come from many threads. Several processes may share
-// one SQLite file; suggestions for one study should then come from one process
-// (the hptune server), the others only reporting results.
+// Thread-safe: calls may come from many threads. Suggestions and new trials
+// are serialised per TuningEngine, so a process should use one engine per
+// Store. Several processes may share one SQLite file; suggestions for a study
+// should then come from one of them (the hptune server), the others only
+// reporting results: two processes suggesting at once could repeat a point.
 #ifndef HPTUNE_ENGINE_ENGINE_H_
 #define HPTUNE_ENGINE_ENGINE_H_
 
@@ -56,15 +58,19 @@ class TuningEngine {
                                                 const StudySpec& spec);
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name);
 
-  // Up to `count` trials for `client_id`. Honours maxTrials (every trial
-  // counts) and maxParallelTrials (pending trials of all clients).
+  // Up to `count` trials for `client_id`: the client's unfinished trials,
+  // then trials users queued (REQUESTED, now ACTIVE for this client), then
+  // new ones from the designer. Honours maxTrials (every trial counts, user
+  // trials too) and maxParallelTrials (pending trials of all clients).
   absl::StatusOr<SuggestResponse> SuggestTrials(std::string_view study,
                                                 int count,
                                                 std::string_view client_id);
 
-  // Adds a trial given by the user: REQUESTED to be run, ACTIVE for the
-  // client, or already SUCCEEDED (with final_measurement) or INFEASIBLE
-  // (with reason) to seed the study with known results.
+  // Adds a trial given by the user: REQUESTED to be run (the next
+  // SuggestTrials hands it out), ACTIVE for its client_id, or already
+  // SUCCEEDED (with final_measurement) or INFEASIBLE (with reason) to seed
+  // the study with known results. A trial to run needs room in maxTrials
+  // and an active study (FailedPrecondition otherwise).
   absl::StatusOr<Trial> CreateTrial(std::string_view study, Trial trial);
 
   // An intermediate measurement of an ACTIVE or STOPPING trial. A zero time
@@ -94,12 +100,15 @@ class TuningEngine {
  private:
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
                                  TrialState state, std::string_view reason);
-  // Marks the study COMPLETED when nothing more can run in it: no trial is
-  // pending and maxTrials is reached or the designer ran out of points.
-  absl::Status CompleteStudyIfDone(const StudyRecord& study, int total_trials,
-                                   int pending, bool designer_exhausted);
-  // The same, reading the counts from the store.
-  absl::Status CompleteStudyIfDone(const StudyRecord& study);
+  // Marks the study COMPLETED, and says so, when nothing more can run in it:
+  // no trial is pending and maxTrials is reached or every point of a finite
+  // space has been tried. `tried` are the parameters of all its trials.
+  absl::StatusOr<bool> CompleteStudyIfDone(
+      const StudyRecord& study,
+      const std::vector<const ParameterAssignment*>& tried, int pending);
+  // The same after a trial ended, reading the trials from the store; never
+  // fails the caller (see the definition).
+  void CompleteStudyIfDoneAfterTrialEnded(const StudyRecord& study);
 
   store::Store& store_;
   Clock& clock_;
