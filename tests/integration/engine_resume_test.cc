@@ -1,6 +1,7 @@
 // A study on a SQLite file continues exactly where it stopped when the
 // process that drove it goes away and another opens the file.
 #include <filesystem>
+#include <set>
 
 #include "gtest/gtest.h"
 #include "hptune/engine/engine.h"
@@ -20,7 +21,7 @@ StudySpec Spec(Algorithm algorithm) {
                                    {.name = "units",
                                     .type = ParameterType::kInteger,
                                     .min_value = 1,
-                                    .max_value = 4},
+                                    .max_value = 50},
                                    {.name = "cell",
                                     .type = ParameterType::kCategorical,
                                     .categorical_values = {"gru", "lstm"}}});
@@ -29,8 +30,8 @@ StudySpec Spec(Algorithm algorithm) {
         {spec.search_space.parameters()[1], spec.search_space.parameters()[2]});
   }
   spec.metric_tag = "m";
-  spec.max_trials = 8;
-  spec.max_parallel_trials = 8;
+  spec.max_trials = 100;
+  spec.max_parallel_trials = 100;
   spec.algorithm = algorithm;
   spec.seed = 42;
   return spec;
@@ -49,18 +50,33 @@ std::vector<ParameterAssignment> Step(TuningEngine& engine, int count) {
   return points;
 }
 
+std::string Key(const ParameterAssignment& a) {
+  std::string key;
+  for (const auto& [name, value] : a)
+    key += name + "=" + value.ToString() + ";";
+  return key;
+}
+
+// More trials than a designer's duplicate-avoidance retries (64), so a
+// designer that lost its state would start its sequence over and repeat
+// points: the comparison below would then fail.
+constexpr int kBefore = 70;
+constexpr int kAfter = 5;
+
 class ResumeTest : public ::testing::TestWithParam<Algorithm> {};
 
 TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
   std::string dir = testing::MakeTempDir();
   std::vector<ParameterAssignment> uninterrupted;
+  std::string uninterrupted_state;
   {
     auto store = store::SqliteStore::Open(dir + "/a.db");
     ASSERT_TRUE(store.ok()) << store.status();
     TuningEngine engine(**store);
     ASSERT_TRUE(engine.CreateStudy("s", Spec(GetParam())).ok());
-    uninterrupted = Step(engine, 3);
-    for (auto& p : Step(engine, 3)) uninterrupted.push_back(p);
+    uninterrupted = Step(engine, kBefore);
+    for (auto& p : Step(engine, kAfter)) uninterrupted.push_back(p);
+    uninterrupted_state = *(*store)->GetDesignerState("s");
   }
   std::vector<ParameterAssignment> resumed;
   {
@@ -68,16 +84,22 @@ TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
     ASSERT_TRUE(store.ok());
     TuningEngine engine(**store);
     ASSERT_TRUE(engine.CreateStudy("s", Spec(GetParam())).ok());
-    resumed = Step(engine, 3);
+    resumed = Step(engine, kBefore);
   }
   {
     auto store = store::SqliteStore::Open(dir + "/b.db");
     ASSERT_TRUE(store.ok());
     TuningEngine engine(**store);
-    for (auto& p : Step(engine, 3)) resumed.push_back(p);
-    EXPECT_EQ(engine.ListTrials("s")->size(), 6u);
+    for (auto& p : Step(engine, kAfter)) resumed.push_back(p);
+    EXPECT_EQ(engine.ListTrials("s")->size(), size_t{kBefore + kAfter});
+    EXPECT_FALSE(uninterrupted_state.empty());
+    EXPECT_EQ(*(*store)->GetDesignerState("s"), uninterrupted_state);
   }
+  ASSERT_EQ(resumed.size(), size_t{kBefore + kAfter});
   EXPECT_EQ(resumed, uninterrupted);
+  std::set<std::string> distinct;
+  for (const auto& p : resumed) distinct.insert(Key(p));
+  EXPECT_EQ(distinct.size(), resumed.size()) << "a point was repeated";
   std::filesystem::remove_all(dir);
 }
 
