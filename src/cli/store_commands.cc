@@ -1,5 +1,6 @@
 #include "src/cli/store_commands.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -25,7 +26,9 @@ constexpr char kTrialsUsage[] =
     "       hptune trials describe TRIAL --study STUDY [--db FILE] "
     "[--format ...]\n"
     "\n"
-    "--db defaults to $HPTUNE_DB, else ./hptune.db.\n";
+    "--db defaults to $HPTUNE_DB, else ./hptune.db.\n"
+    "--format table|json|csv: JSON gives AI Platform's trial shape (describe\n"
+    "includes the measurements); CSV of `describe` is the learning curve.\n";
 
 struct Context {
   ParsedArgs args;
@@ -73,9 +76,11 @@ int UsageError(absl::string_view message, const char* usage,
   return kExitUsage;
 }
 
+// `help` only as the subcommand: elsewhere it may be a study's name.
 bool WantsHelp(const std::vector<std::string>& args) {
+  if (args[0] == "help") return true;
   for (const auto& a : args) {
-    if (a == "--help" || a == "-h" || a == "help") return true;
+    if (a == "--help" || a == "-h") return true;
   }
   return false;
 }
@@ -84,7 +89,7 @@ absl::Status ListStudies(Context& c, std::ostream& out) {
   ASSIGN_OR_RETURN(auto studies, c.store->ListStudies());
   std::vector<std::vector<Trial>> trials;
   for (const auto& s : studies) {
-    ASSIGN_OR_RETURN(auto t, c.store->ListTrials(s.name));
+    ASSIGN_OR_RETURN(auto t, c.store->ListTrialSummaries(s.name));
     trials.push_back(std::move(t));
   }
   PrintTable(StudiesTable(studies, trials), c.format, out);
@@ -94,9 +99,10 @@ absl::Status ListStudies(Context& c, std::ostream& out) {
 absl::Status DescribeStudy(Context& c, const std::string& name,
                            std::ostream& out) {
   ASSIGN_OR_RETURN(StudyRecord study, c.store->GetStudy(name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, c.store->ListTrials(name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   c.store->ListTrialSummaries(name));
   if (c.format != OutputFormat::kTable) {
-    PrintTable(TrialsTable(study.spec, trials), c.format, out);
+    PrintTrials(study.spec, trials, c.format, out);
     return absl::OkStatus();
   }
   out << "study:      " << study.name << "\n"
@@ -109,7 +115,7 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
       << "budget:     " << trials.size() << "/" << study.spec.max_trials
       << " trials, " << study.spec.max_parallel_trials << " in parallel\n"
       << "created:    " << FormatRfc3339(study.create_time) << "\n\n";
-  PrintTable(TrialsTable(study.spec, trials), c.format, out);
+  PrintTrials(study.spec, trials, c.format, out);
   if (auto best = BestTrial(study.spec, trials)) {
     out << "\nbest trial: " << best->number << " with " << study.spec.metric_tag
         << " = "
@@ -123,8 +129,9 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
 absl::Status ListTrials(Context& c, const std::string& study_name,
                         std::ostream& out) {
   ASSIGN_OR_RETURN(StudyRecord study, c.store->GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, c.store->ListTrials(study_name));
-  PrintTable(TrialsTable(study.spec, trials), c.format, out);
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   c.store->ListTrialSummaries(study_name));
+  PrintTrials(study.spec, trials, c.format, out);
   return absl::OkStatus();
 }
 
@@ -141,7 +148,13 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
   }
   ASSIGN_OR_RETURN(StudyRecord study, c.store->GetStudy(study_name));
   ASSIGN_OR_RETURN(Trial trial, c.store->GetTrial(study_name, number));
-  PrintTable(TrialsTable(study.spec, {trial}), c.format, out);
+  if (c.format == OutputFormat::kJson) {  // One document, curve included.
+    PrintTrials(study.spec, {trial}, c.format, out);
+    return absl::OkStatus();
+  }
+  if (c.format == OutputFormat::kTable) {
+    PrintTrials(study.spec, {trial}, c.format, out);
+  }
   Table measurements{.header = {"step", "time"}, .rows = {}};
   std::vector<std::string> metric_names;
   for (const auto& m : trial.measurements) {
@@ -167,67 +180,76 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
   return absl::OkStatus();
 }
 
-// What a subcommand did: ran (with `status`), or could not make sense of
-// its arguments (`usage_error`, a usage message to print).
-struct Outcome {
-  absl::Status status;
-  std::string usage_error;
+// One subcommand: its name, how many positional arguments it takes,
+// whether it needs --study, and what it does.
+struct Subcommand {
+  std::string name;
+  size_t positional = 0;
+  bool needs_study = false;
+  std::function<absl::Status(Context&, std::ostream&)> run;
 };
-using Action = std::function<Outcome(Context&, std::ostream&)>;
 
-// Shared by `studies` and `trials`: help, flag parsing, opening the database,
-// then `action`; maps the result to an exit code.
+// Shared by `studies` and `trials`: help, then every check of the command
+// line, and only then opening the database and running the subcommand.
 int RunStoreCommand(const std::vector<std::string>& args, const char* usage,
-                    const Action& action, std::ostream& out,
-                    std::ostream& err) {
+                    const std::vector<Subcommand>& subcommands,
+                    std::ostream& out, std::ostream& err) {
   if (args.empty()) return UsageError("missing subcommand", usage, err);
   if (WantsHelp(args)) {
     out << usage;
     return kExitOk;
   }
+  auto sub = std::find_if(subcommands.begin(), subcommands.end(),
+                          [&](const auto& s) { return s.name == args[0]; });
+  if (sub == subcommands.end()) {
+    return UsageError(absl::StrCat("unknown subcommand \"", args[0], "\""),
+                      usage, err);
+  }
   auto parsed = ParseCommandArgs(args);
   if (!parsed.ok()) return UsageError(parsed.status().message(), usage, err);
+  if (parsed->positional.size() != sub->positional) {
+    return UsageError(
+        absl::StrCat(sub->name, " takes ", sub->positional,
+                     " argument(s), got ", parsed->positional.size()),
+        usage, err);
+  }
+  if (sub->needs_study && !parsed->Has("study")) {
+    return UsageError("--study is required", usage, err);
+  }
   auto context = Prepare(*std::move(parsed));
   if (!context.ok()) return Fail(context.status(), err);
-  Outcome outcome = action(*context, out);
-  if (!outcome.usage_error.empty()) {
-    return UsageError(outcome.usage_error, usage, err);
-  }
-  return outcome.status.ok() ? kExitOk : Fail(outcome.status, err);
+  absl::Status status = sub->run(*context, out);
+  return status.ok() ? kExitOk : Fail(status, err);
 }
 
 }  // namespace
 
 int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err) {
-  auto action = [&](Context& c, std::ostream& o) -> Outcome {
-    const auto& positional = c.args.positional;
-    if (args[0] == "list" && positional.empty()) {
-      return {ListStudies(c, o), ""};
-    }
-    if (args[0] == "describe" && positional.size() == 1) {
-      return {DescribeStudy(c, positional[0], o), ""};
-    }
-    return {absl::OkStatus(), "bad arguments for studies " + args[0]};
+  std::vector<Subcommand> subcommands = {
+      {"list", 0, false,
+       [](Context& c, std::ostream& o) { return ListStudies(c, o); }},
+      {"describe", 1, false,
+       [](Context& c, std::ostream& o) {
+         return DescribeStudy(c, c.args.positional[0], o);
+       }},
   };
-  return RunStoreCommand(args, kStudiesUsage, action, out, err);
+  return RunStoreCommand(args, kStudiesUsage, subcommands, out, err);
 }
 
 int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
-  auto action = [&](Context& c, std::ostream& o) -> Outcome {
-    auto study = c.args.Get("study");
-    if (!study) return {absl::OkStatus(), "--study is required"};
-    const auto& positional = c.args.positional;
-    if (args[0] == "list" && positional.empty()) {
-      return {ListTrials(c, *study, o), ""};
-    }
-    if (args[0] == "describe" && positional.size() == 1) {
-      return {DescribeTrial(c, *study, positional[0], o), ""};
-    }
-    return {absl::OkStatus(), "bad arguments for trials " + args[0]};
+  std::vector<Subcommand> subcommands = {
+      {"list", 0, true,
+       [](Context& c, std::ostream& o) {
+         return ListTrials(c, *c.args.Get("study"), o);
+       }},
+      {"describe", 1, true,
+       [](Context& c, std::ostream& o) {
+         return DescribeTrial(c, *c.args.Get("study"), c.args.positional[0], o);
+       }},
   };
-  return RunStoreCommand(args, kTrialsUsage, action, out, err);
+  return RunStoreCommand(args, kTrialsUsage, subcommands, out, err);
 }
 
 }  // namespace hptune::cli

@@ -1,6 +1,9 @@
 #include "src/cli/trial_table.h"
 
 #include <charconv>
+#include <set>
+
+#include "nlohmann/json.hpp"
 
 namespace hptune::cli {
 namespace {
@@ -14,10 +17,14 @@ std::string FormatNumber(double v) {
 }  // namespace
 
 Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
+  static const std::set<std::string> kFixed = {
+      "trialId",      "state",  "objective", "step",
+      "stoppedEarly", "origin", "reason"};
   Table table;
   table.header = {"trialId", "state"};
   for (const auto& p : spec.search_space.parameters()) {
-    table.header.push_back(p.name);
+    table.header.push_back(kFixed.contains(p.name) ? "hyperparameters." + p.name
+                                                   : p.name);
   }
   for (const char* column :
        {"objective", "step", "stoppedEarly", "origin", "reason"}) {
@@ -40,6 +47,53 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
     table.rows.push_back(std::move(row));
   }
   return table;
+}
+
+std::string TrialsJson(const StudySpec& spec,
+                       const std::vector<Trial>& trials) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Trial& t : trials) {
+    nlohmann::ordered_json trial;
+    trial["trialId"] = std::to_string(t.number);
+    trial["state"] = std::string(ToString(t.state));
+    nlohmann::ordered_json hyperparameters = nlohmann::ordered_json::object();
+    for (const auto& p : spec.search_space.parameters()) {
+      auto it = t.parameters.find(p.name);
+      if (it != t.parameters.end())
+        hyperparameters[p.name] = it->second.ToString();
+    }
+    trial["hyperparameters"] = std::move(hyperparameters);
+    if (auto objective = t.FinalObjective(spec.metric_tag)) {
+      trial["finalMetric"] = {
+          {"trainingStep", std::to_string(t.final_measurement->step)},
+          {"objectiveValue", *objective}};
+    }
+    trial["isTrialStoppedEarly"] = t.stopped_early;
+    if (t.start_time) trial["startTime"] = FormatRfc3339(*t.start_time);
+    if (t.end_time) trial["endTime"] = FormatRfc3339(*t.end_time);
+    trial["origin"] = t.origin;
+    if (!t.reason.empty()) trial["reason"] = t.reason;
+    if (!t.measurements.empty()) {
+      nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+      for (const Measurement& m : t.measurements) {
+        curve.push_back({{"step", std::to_string(m.step)},
+                         {"time", FormatRfc3339(m.time)},
+                         {"metrics", m.metrics}});
+      }
+      trial["measurements"] = std::move(curve);
+    }
+    out.push_back(std::move(trial));
+  }
+  return out.dump(2);
+}
+
+void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
+                 OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    out << TrialsJson(spec, trials) << "\n";
+    return;
+  }
+  PrintTable(TrialsTable(spec, trials), format, out);
 }
 
 Table StudiesTable(const std::vector<StudyRecord>& studies,

@@ -4,6 +4,8 @@
 #ifndef HPTUNE_CLI_TRIAL_TABLE_H_
 #define HPTUNE_CLI_TRIAL_TABLE_H_
 
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "hptune/core/study.h"
@@ -13,8 +15,19 @@
 namespace hptune::cli {
 
 // trialId, state, one column per parameter, objective, step, stoppedEarly,
-// origin, reason.
+// origin, reason. A parameter whose name is one of those columns is shown as
+// "hyperparameters.<name>" so no column hides another.
 Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials);
+
+// Trials in AI Platform's trainingOutput shape: trialId, state,
+// hyperparameters (strings), finalMetric {trainingStep, objectiveValue},
+// isTrialStoppedEarly, startTime, endTime, plus origin, reason and the
+// measurements a trial carries.
+std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials);
+
+// TrialsJson for kJson, TrialsTable otherwise.
+void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
+                 OutputFormat format, std::ostream& out);
 
 // One row per study: name, state, algorithm, goal, metric, trials, best.
 Table StudiesTable(const std::vector<StudyRecord>& studies,

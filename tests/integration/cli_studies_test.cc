@@ -56,6 +56,8 @@ TEST_F(CliStudiesTest, ExportsTrialsAsCsvAndJson) {
                           "lr_study", "--db", Db(), "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("\"trialId\": \"24\""));
+  EXPECT_THAT(json.out, HasSubstr("\"hyperparameters\": {"));
+  EXPECT_THAT(json.out, HasSubstr("\"objectiveValue\": "));
 }
 
 TEST_F(CliStudiesTest, DescribesATrialWithItsLearningCurve) {
@@ -64,6 +66,16 @@ TEST_F(CliStudiesTest, DescribesATrialWithItsLearningCurve) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("measurements:"));
   EXPECT_THAT(r.out, HasSubstr("accuracy"));
+}
+
+TEST_F(CliStudiesTest, HelpIsASubcommandNotAStudyName) {
+  auto help = RunProcess({HPTUNE_BINARY, "studies", "help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("usage: hptune studies"));
+  auto named_help =
+      RunProcess({HPTUNE_BINARY, "studies", "describe", "help", "--db", Db()});
+  EXPECT_EQ(named_help.exit_code, 3);
+  EXPECT_THAT(named_help.err, HasSubstr("help"));
 }
 
 TEST_F(CliStudiesTest, ErrorsSayWhatIsWrongWithMeaningfulExitCodes) {
@@ -103,6 +115,16 @@ TEST_F(CliStudiesTest, ErrorsSayWhatIsWrongWithMeaningfulExitCodes) {
       RunProcess({HPTUNE_BINARY, "trials", "list", "--db", Db()});
   EXPECT_EQ(no_study_flag.exit_code, 64);
   EXPECT_THAT(no_study_flag.err, HasSubstr("--study is required"));
+
+  // The command line is checked before any database is looked for.
+  auto bad_sub = RunProcess(
+      {HPTUNE_BINARY, "studies", "frob", "--db", *dir_ + "/missing.db"});
+  EXPECT_EQ(bad_sub.exit_code, 64);
+  EXPECT_THAT(bad_sub.err, HasSubstr("unknown subcommand \"frob\""));
+  auto extra =
+      RunProcess({HPTUNE_BINARY, "studies", "list", "x", "--db", Db()});
+  EXPECT_EQ(extra.exit_code, 64);
+  EXPECT_THAT(extra.err, HasSubstr("list takes 0 argument(s), got 1"));
 
   auto unknown = RunProcess({HPTUNE_BINARY, "frobnicate"});
   EXPECT_EQ(unknown.exit_code, 64);

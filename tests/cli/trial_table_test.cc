@@ -1,0 +1,71 @@
+#include "src/cli/trial_table.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::cli {
+namespace {
+
+using ::testing::ElementsAre;
+
+StudySpec SpecWithParameterNamed(const std::string& name) {
+  StudySpec spec;
+  spec.metric_tag = "loss";
+  spec.search_space = SearchSpace({{.name = name,
+                                    .type = ParameterType::kInteger,
+                                    .min_value = 1,
+                                    .max_value = 9}});
+  return spec;
+}
+
+Trial Finished() {
+  Trial t;
+  t.number = 4;
+  t.state = TrialState::kSucceeded;
+  t.parameters = {{"state", ParameterValue::Integer(7)}};
+  t.final_measurement =
+      Measurement{.step = 12, .time = {}, .metrics = {{"loss", 0.25}}};
+  t.origin = "grid[3]";
+  return t;
+}
+
+TEST(TrialsTableTest, AParameterNamedLikeAColumnDoesNotHideIt) {
+  Table table = TrialsTable(SpecWithParameterNamed("state"), {Finished()});
+  EXPECT_THAT(
+      table.header,
+      ElementsAre("trialId", "state", "hyperparameters.state", "objective",
+                  "step", "stoppedEarly", "origin", "reason"));
+  EXPECT_THAT(table.rows[0], ElementsAre("4", "SUCCEEDED", "7", "0.25", "12",
+                                         "false", "grid[3]", ""));
+}
+
+TEST(TrialsJsonTest, FollowsAiPlatformsTrialShape) {
+  Trial t = Finished();
+  t.measurements = {
+      Measurement{.step = 6, .time = {}, .metrics = {{"loss", 0.5}}}};
+  auto json =
+      nlohmann::json::parse(TrialsJson(SpecWithParameterNamed("state"), {t}));
+  ASSERT_EQ(json.size(), 1u);
+  EXPECT_EQ(json[0]["trialId"], "4");
+  EXPECT_EQ(json[0]["state"], "SUCCEEDED");
+  EXPECT_EQ(json[0]["hyperparameters"]["state"], "7");
+  EXPECT_EQ(json[0]["finalMetric"]["trainingStep"], "12");
+  EXPECT_EQ(json[0]["finalMetric"]["objectiveValue"], 0.25);
+  EXPECT_EQ(json[0]["isTrialStoppedEarly"], false);
+  EXPECT_EQ(json[0]["measurements"][0]["step"], "6");
+  EXPECT_EQ(json[0]["measurements"][0]["metrics"]["loss"], 0.5);
+}
+
+TEST(TrialsJsonTest, ATrialWithoutAResultHasNoFinalMetric) {
+  Trial t = Finished();
+  t.final_measurement.reset();
+  t.reason = "the trial reported no value of metric \"loss\"";
+  auto json =
+      nlohmann::json::parse(TrialsJson(SpecWithParameterNamed("state"), {t}));
+  EXPECT_FALSE(json[0].contains("finalMetric"));
+  EXPECT_EQ(json[0]["reason"], t.reason);
+}
+
+}  // namespace
+}  // namespace hptune::cli
