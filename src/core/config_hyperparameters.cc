@@ -150,7 +150,8 @@ ParameterSpec ReadParameter(MapReader& reader, bool* defaulted) {
       // Reported and left out of the spec, so ValidateStudySpec does not
       // report it again.
       if (reader.Has(key) && !TakesField(*type, key)) {
-        reader.Error(key, "not allowed with type " + type_name);
+        reader.Error(key, "not allowed with type " + type_name + ", got " +
+                              Describe(*reader.Find(key)));
       }
     }
   }

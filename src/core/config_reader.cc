@@ -62,8 +62,22 @@ std::string Describe(const ConfigNode& node) {
   switch (node.kind) {
     case Kind::kString:
       return Quote(node.text);
-    case Kind::kList:
-      return "a list";
+    case Kind::kList: {
+      // Short lists of scalars are shown as written; others by their size.
+      constexpr size_t kMaxShown = 60;
+      std::string shown = "[";
+      for (const ConfigNode& item : node.items) {
+        if (!item.is_scalar()) {
+          shown.clear();
+          break;
+        }
+        if (shown.size() > 1) shown += ", ";
+        shown += Describe(item);
+      }
+      if (!shown.empty() && shown.size() < kMaxShown) return shown + "]";
+      return "a list of " + std::to_string(node.items.size()) +
+             (node.items.size() == 1 ? " item" : " items");
+    }
     case Kind::kMap:
       return "a mapping";
     case Kind::kNull:
@@ -203,9 +217,10 @@ MapReader::MapReader(const ConfigNode& node, std::string path,
     auto [seen, inserted] = first_line.emplace(key, value.line);
     if (!inserted) {
       sink_.Add(value, field,
-                seen->second > 0 ? "duplicate field (first set on line " +
-                                       std::to_string(seen->second) + ")"
-                                 : "duplicate field");
+                (seen->second > 0 ? "duplicate field (first set on line " +
+                                        std::to_string(seen->second) + ")"
+                                  : std::string("duplicate field")) +
+                    ", got " + Describe(value));
       continue;
     }
     if (std::find(fields.accepted.begin(), fields.accepted.end(), key) !=

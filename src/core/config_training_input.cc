@@ -237,12 +237,15 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
     }
   }
   if (reader.Has("command") && reader.Has("pythonModule")) {
-    reader.Error("command",
-                 "cannot be used with pythonModule: give one trainer");
+    reader.Error("command", "cannot be used with pythonModule " +
+                                Describe(*reader.Find("pythonModule")) +
+                                ": give one trainer, got " +
+                                Describe(*reader.Find("command")));
   }
   if (reader.Has("packagePath") && !reader.Has("pythonModule")) {
     reader.Error("packagePath",
-                 "needs pythonModule (the module to run from it)");
+                 "needs pythonModule (the module to run from it), got " +
+                     Describe(*reader.Find("packagePath")));
   }
   if (auto args = reader.StringList("args")) job->args = *args;
   if (auto job_dir = reader.String("jobDir")) {

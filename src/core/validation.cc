@@ -174,23 +174,28 @@ void CheckForeignFields(const std::string& path, const ParameterSpec& p,
   const std::string type(ToString(p.type));
   const bool ranged =
       p.type == ParameterType::kDouble || p.type == ParameterType::kInteger;
+  const std::string not_allowed = "not allowed with type " + type + ", got ";
   if (!ranged && p.min_value != 0) {
-    check.Error(JoinPath(path, "minValue"), "not allowed with type " + type);
+    check.Error(JoinPath(path, "minValue"),
+                not_allowed + FormatNumber(p.min_value));
   }
   if (!ranged && p.max_value != 0) {
-    check.Error(JoinPath(path, "maxValue"), "not allowed with type " + type);
+    check.Error(JoinPath(path, "maxValue"),
+                not_allowed + FormatNumber(p.max_value));
   }
   if (p.type != ParameterType::kDiscrete && !p.discrete_values.empty()) {
-    check.Error(JoinPath(path, "discreteValues"),
-                "not allowed with type " + type);
+    check.Error(
+        JoinPath(path, "discreteValues"),
+        not_allowed + std::to_string(p.discrete_values.size()) + " values");
   }
   if (p.type != ParameterType::kCategorical && !p.categorical_values.empty()) {
-    check.Error(JoinPath(path, "categoricalValues"),
-                "not allowed with type " + type);
+    check.Error(
+        JoinPath(path, "categoricalValues"),
+        not_allowed + std::to_string(p.categorical_values.size()) + " values");
   }
   if (p.type == ParameterType::kCategorical && p.scale != ScaleType::kNone) {
     check.Error(JoinPath(path, "scaleType"),
-                "not allowed with type CATEGORICAL");
+                not_allowed + std::string(ToString(p.scale)));
   }
 }
 

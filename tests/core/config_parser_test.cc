@@ -389,7 +389,7 @@ TEST(ConfigParserTest, AcceleratorConfigNeedsCountAndType) {
                           "must be at least 1, got 0"));
   EXPECT_THAT(Errors(CustomMaster("n1-standard-8", "{acceleratorConfig: [1]}")),
               ElementsAre("trainingInput.masterConfig.acceleratorConfig: must "
-                          "be a mapping, got a list"));
+                          "be a mapping, got [1]"));
 }
 
 TEST(ConfigParserTest, ContainersAndTpusInReplicaConfigAreNotSupported) {
@@ -441,10 +441,11 @@ TEST(ConfigParserTest, TrainerFieldsThatConflictOrAreEmptyAreErrors) {
                      "  command: [python3, t.py]\n"
                      "  pythonModule: trainer.task\n"),
               ElementsAre("trainingInput.command: cannot be used with "
-                          "pythonModule: give one trainer"));
+                          "pythonModule \"trainer.task\": give one trainer, "
+                          "got [\"python3\", \"t.py\"]"));
   EXPECT_THAT(Errors("trainingInput: {packagePath: ./trainer}\n"),
               ElementsAre("trainingInput.packagePath: needs pythonModule (the "
-                          "module to run from it)"));
+                          "module to run from it), got \"./trainer\""));
   EXPECT_THAT(Errors("trainingInput: {command: []}\n"),
               ElementsAre("trainingInput.command: must not be empty"));
   EXPECT_THAT(Errors("trainingInput: {command: ['', x]}\n"),
@@ -526,15 +527,15 @@ TEST(ConfigParserTest, DuplicateKeysAreErrors) {
                      "  jobDir: /a\n"
                      "  jobDir: /b\n"),
               ElementsAre("trainingInput.jobDir: duplicate field (first set on "
-                          "line 2)"));
+                          "line 2), got \"/b\""));
   EXPECT_THAT(Errors(R"({"trainingInput": {"jobDir": "/a", "jobDir": "/b"}})"),
-              ElementsAre("trainingInput.jobDir: duplicate field"));
+              ElementsAre("trainingInput.jobDir: duplicate field, got \"/b\""));
 }
 
 TEST(ConfigParserTest, RootMustBeAMappingWithTrainingInput) {
   EXPECT_THAT(Errors("- trainingInput: {}\n"),
               ElementsAre("(root): must be a mapping with a trainingInput "
-                          "field, got a list"));
+                          "field, got a list of 1 item"));
   EXPECT_THAT(Errors("jobId: my_job\n"),
               ElementsAre("jobId: not supported: give the job ID on the "
                           "command line, not in the file",
@@ -777,13 +778,13 @@ TEST(ConfigParserTest, FieldsOfAnotherParameterTypeAreErrors) {
                    "    - {parameterName: c, type: DISCRETE, discreteValues: "
                    "[1], categoricalValues: [x]}\n")),
       ElementsAre("trainingInput.hyperparameters.params[0].minValue: not "
-                  "allowed with type CATEGORICAL",
+                  "allowed with type CATEGORICAL, got 0",
                   "trainingInput.hyperparameters.params[0].scaleType: not "
-                  "allowed with type CATEGORICAL",
+                  "allowed with type CATEGORICAL, got \"NONE\"",
                   "trainingInput.hyperparameters.params[1].discreteValues: "
-                  "not allowed with type DOUBLE",
+                  "not allowed with type DOUBLE, got [1]",
                   "trainingInput.hyperparameters.params[2].categoricalValues: "
-                  "not allowed with type DISCRETE"));
+                  "not allowed with type DISCRETE, got [\"x\"]"));
 }
 
 TEST(ConfigParserTest, LogScaleErrorNamesTheFieldAndValue) {

@@ -244,18 +244,18 @@ TEST(ValidateStudySpecTest, FieldsOfAnotherTypeAreErrors) {
   EXPECT_THAT(
       Errors(categorical),
       ElementsAre("study.params[0].minValue: not allowed with type "
-                  "CATEGORICAL",
+                  "CATEGORICAL, got 1",
                   "study.params[0].maxValue: not allowed with type "
-                  "CATEGORICAL",
+                  "CATEGORICAL, got 2",
                   "study.params[0].discreteValues: not allowed with type "
-                  "CATEGORICAL",
+                  "CATEGORICAL, got 1 values",
                   "study.params[0].scaleType: not allowed with type "
-                  "CATEGORICAL"));
+                  "CATEGORICAL, got UNIT_LINEAR_SCALE"));
   ParameterSpec double_param = Double("x", 0, 1);
   double_param.categorical_values = {"a"};
   EXPECT_THAT(Errors(double_param),
               ElementsAre("study.params[0].categoricalValues: not allowed with "
-                          "type DOUBLE"));
+                          "type DOUBLE, got 1 values"));
 }
 
 TEST(ValidateStudySpecTest, GridSearchTakesNoDoubleParameters) {
