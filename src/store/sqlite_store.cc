@@ -12,6 +12,7 @@ namespace hptune::store {
 
 using internal::MakeEvent;
 using internal::TransactionMode;
+using Connection = internal::SqliteConnection;
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
@@ -41,6 +42,28 @@ absl::Status SqliteStore::Write(absl::FunctionRef<absl::Status()> body) {
   return connection_->InTransaction(TransactionMode::kWrite, body);
 }
 
+template <typename T>
+absl::StatusOr<T> SqliteStore::ReadValue(
+    absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select) {
+  T value{};
+  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(value, select(*connection_));
+    return absl::OkStatus();
+  }));
+  return value;
+}
+
+template <typename T>
+absl::StatusOr<T> SqliteStore::ReadFromStudy(
+    std::string_view study,
+    absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select) {
+  return ReadValue<T>([&](internal::SqliteConnection& db) -> absl::StatusOr<T> {
+    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    if (!exists) return internal::StudyNotFound(study);
+    return select(db);
+  });
+}
+
 // --- Studies ---
 
 absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
@@ -58,22 +81,17 @@ absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
 }
 
 absl::StatusOr<StudyRecord> SqliteStore::GetStudy(std::string_view name) {
-  std::optional<StudyRecord> study;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(study, internal::SelectStudy(*connection_, name));
-    return absl::OkStatus();
-  }));
+  ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
+                   ReadValue<std::optional<StudyRecord>>([&](Connection& db) {
+                     return internal::SelectStudy(db, name);
+                   }));
   if (!study) return internal::StudyNotFound(name);
   return *std::move(study);
 }
 
 absl::StatusOr<std::vector<StudyRecord>> SqliteStore::ListStudies() {
-  std::vector<StudyRecord> studies;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(studies, internal::SelectStudies(*connection_));
-    return absl::OkStatus();
-  }));
-  return studies;
+  return ReadValue<std::vector<StudyRecord>>(
+      [](Connection& db) { return internal::SelectStudies(db); });
 }
 
 absl::Status SqliteStore::DeleteStudy(std::string_view name) {
@@ -151,28 +169,15 @@ absl::StatusOr<Trial> SqliteStore::GetTrial(std::string_view study,
 
 absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrials(
     std::string_view study) {
-  auto& db = *connection_;
-  std::vector<Trial> trials;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-    if (!exists) return internal::StudyNotFound(study);
-    ASSIGN_OR_RETURN(trials, internal::SelectTrials(db, study));
-    return absl::OkStatus();
-  }));
-  return trials;
+  return ReadFromStudy<std::vector<Trial>>(
+      study, [&](Connection& db) { return internal::SelectTrials(db, study); });
 }
 
 absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrialSummaries(
     std::string_view study) {
-  auto& db = *connection_;
-  std::vector<Trial> trials;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-    if (!exists) return internal::StudyNotFound(study);
-    ASSIGN_OR_RETURN(trials, internal::SelectTrialRows(db, study));
-    return absl::OkStatus();
-  }));
-  return trials;
+  return ReadFromStudy<std::vector<Trial>>(study, [&](Connection& db) {
+    return internal::SelectTrialRows(db, study);
+  });
 }
 
 absl::StatusOr<Trial> SqliteStore::UpdateTrial(
@@ -229,15 +234,9 @@ absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
 
 absl::StatusOr<std::string> SqliteStore::GetDesignerState(
     std::string_view study) {
-  auto& db = *connection_;
-  std::string state;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-    if (!exists) return internal::StudyNotFound(study);
-    ASSIGN_OR_RETURN(state, internal::SelectDesignerState(db, study));
-    return absl::OkStatus();
-  }));
-  return state;
+  return ReadFromStudy<std::string>(study, [&](Connection& db) {
+    return internal::SelectDesignerState(db, study);
+  });
 }
 
 // --- Jobs ---
@@ -257,22 +256,17 @@ absl::Status SqliteStore::CreateJob(const JobRecord& job) {
 }
 
 absl::StatusOr<JobRecord> SqliteStore::GetJob(std::string_view job_id) {
-  std::optional<JobRecord> job;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(job, internal::SelectJob(*connection_, job_id));
-    return absl::OkStatus();
-  }));
+  ASSIGN_OR_RETURN(std::optional<JobRecord> job,
+                   ReadValue<std::optional<JobRecord>>([&](Connection& db) {
+                     return internal::SelectJob(db, job_id);
+                   }));
   if (!job) return internal::JobNotFound(job_id);
   return *std::move(job);
 }
 
 absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs() {
-  std::vector<JobRecord> jobs;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(jobs, internal::SelectJobs(*connection_));
-    return absl::OkStatus();
-  }));
-  return jobs;
+  return ReadValue<std::vector<JobRecord>>(
+      [](Connection& db) { return internal::SelectJobs(db); });
 }
 
 absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
@@ -303,13 +297,9 @@ absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
 absl::StatusOr<std::vector<Event>> SqliteStore::ListEvents(int64_t after_id,
                                                            int limit) {
   RETURN_IF_ERROR(internal::CheckEventLimit(limit));
-  std::vector<Event> events;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(events,
-                     internal::SelectEvents(*connection_, after_id, limit));
-    return absl::OkStatus();
-  }));
-  return events;
+  return ReadValue<std::vector<Event>>([&](Connection& db) {
+    return internal::SelectEvents(db, after_id, limit);
+  });
 }
 
 }  // namespace hptune::store

@@ -101,6 +101,15 @@ class SqliteStore : public Store {
   // under mu_, retrying it while the database is busy.
   absl::Status Read(absl::FunctionRef<absl::Status()> body);
   absl::Status Write(absl::FunctionRef<absl::Status()> body);
+  // Runs `select` in a read transaction and returns what it read.
+  template <typename T>
+  absl::StatusOr<T> ReadValue(
+      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
+  // The same, NotFound when `study` does not exist.
+  template <typename T>
+  absl::StatusOr<T> ReadFromStudy(
+      std::string_view study,
+      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
 
   const std::string path_;
   Clock& clock_;
