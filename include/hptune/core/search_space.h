@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -48,10 +49,14 @@ struct ParameterSpec {
 class ParameterValue {
  public:
   ParameterValue() : value_(0.0) {}
-  static ParameterValue Double(double v) { return ParameterValue(v); }
-  static ParameterValue Integer(int64_t v) { return ParameterValue(v); }
+  static ParameterValue Double(double v) {
+    return ParameterValue(std::in_place_type<double>, v);
+  }
+  static ParameterValue Integer(int64_t v) {
+    return ParameterValue(std::in_place_type<int64_t>, v);
+  }
   static ParameterValue Categorical(std::string v) {
-    return ParameterValue(std::move(v));
+    return ParameterValue(std::in_place_type<std::string>, std::move(v));
   }
 
   bool is_double() const { return std::holds_alternative<double>(value_); }
@@ -71,8 +76,11 @@ class ParameterValue {
   bool operator==(const ParameterValue&) const = default;
 
  private:
-  explicit ParameterValue(std::variant<double, int64_t, std::string> v)
-      : value_(std::move(v)) {}
+  // Builds the alternative in place: g++ 12 flags a moved-from variant as
+  // maybe-uninitialized under the sanitizers.
+  template <typename T, typename V>
+  ParameterValue(std::in_place_type_t<T> type, V&& v)
+      : value_(type, std::forward<V>(v)) {}
   std::variant<double, int64_t, std::string> value_;
 };
 
