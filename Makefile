@@ -27,6 +27,7 @@ run: build
 	bash scripts/run-example $(BUILD)
 
 bench: build
+	bash scripts/setup --bench
 	$(BUILD)/benchmarks/store_benchmark
 	$(BUILD)/benchmarks/suggest_benchmark
 

@@ -1,0 +1,116 @@
+// Launcher: starts the replicas of one trial and watches them.
+//
+// The job runner (src/engine) asks a Launcher to reserve a placement for a
+// trial's replicas (addresses and GPUs), builds each replica's command line
+// and environment from it (replica_env.h), and starts them as one TrialRun.
+// It polls the run for replica exits, restarts a failed replica with the same
+// spec, and terminates the run when the trial ends. Restart and re-run policy
+// lives in the job runner, not here, so every backend behaves the same.
+//
+// LocalLauncher (local_launcher.h) runs replicas as child processes, each in
+// its own process group; a Slurm launcher runs them as job steps.
+//
+// Thread-safety: a Launcher is safe to use from many threads; a TrialRun is
+// used by one thread at a time.
+#ifndef HPTUNE_LAUNCH_LAUNCHER_H_
+#define HPTUNE_LAUNCH_LAUNCHER_H_
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+
+namespace hptune::launch {
+
+// What one replica needs from the backend.
+struct ReplicaRequest {
+  TaskType type = TaskType::kMaster;
+  int index = 0;  // Within its task type.
+  int gpu_count = 0;
+  std::string gpu_type;  // e.g. "NVIDIA_TESLA_T4"; "" when gpu_count is 0.
+  bool operator==(const ReplicaRequest&) const = default;
+};
+
+// Where one replica runs: its cluster address and its devices.
+struct ReplicaPlacement {
+  std::string host;  // "127.0.0.1" locally.
+  int port = 0;      // Reserved for this replica's server; 0 for evaluators.
+  std::vector<int> gpus;  // Device indices, for CUDA_VISIBLE_DEVICES.
+  bool operator==(const ReplicaPlacement&) const = default;
+};
+
+// Resources reserved for one trial; releases them when destroyed.
+class Placement {
+ public:
+  virtual ~Placement() = default;
+  // One per request, in request order.
+  virtual const std::vector<ReplicaPlacement>& replicas() const = 0;
+};
+
+// Everything needed to start one replica. No shell is involved: argv[0] is
+// looked up on PATH and the other elements are passed as they are.
+struct ReplicaLaunch {
+  TaskType type = TaskType::kMaster;
+  int index = 0;
+  std::vector<std::string> argv;
+  // Added to (and overriding) the launcher's own environment.
+  std::map<std::string, std::string> env;
+  std::filesystem::path working_dir;  // Empty: the launcher's.
+  std::filesystem::path log_path;     // stdout and stderr, appended.
+};
+
+struct TrialLaunch {
+  std::string job_id;
+  int64_t trial = 0;
+  std::vector<ReplicaLaunch> replicas;  // replicas[0] is the master.
+};
+
+// One replica process ending.
+struct ReplicaExit {
+  int replica = 0;    // Index into TrialLaunch::replicas.
+  int exit_code = 0;  // Meaningful when signal == 0.
+  int signal = 0;     // The signal that killed it, or 0.
+  bool succeeded() const { return signal == 0 && exit_code == 0; }
+};
+
+class TrialRun {
+ public:
+  virtual ~TrialRun() = default;
+  // Replicas that ended since the last call, without blocking.
+  virtual absl::StatusOr<std::vector<ReplicaExit>> Poll() = 0;
+  // Starts replica `replica` again with the spec it was launched with.
+  // FailedPrecondition while it is still running.
+  virtual absl::Status Restart(int replica) = 0;
+  virtual bool IsRunning(int replica) const = 0;
+  // Stops every replica still running: SIGTERM to its whole process group,
+  // then SIGKILL after `grace`; returns when no process of the run is left.
+  // Exits seen here are not reported by Poll().
+  virtual void Terminate(std::chrono::milliseconds grace) = 0;
+};
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  // OK when these replicas fit the backend at all, even if not right now;
+  // FailedPrecondition naming the replica, the GPUs it asks for and what the
+  // backend has, when they never can.
+  virtual absl::Status CheckFits(
+      const std::vector<ReplicaRequest>& requests) const = 0;
+  // Reserves addresses and GPUs for one trial. ResourceExhausted when the
+  // GPUs are busy now (the trial waits QUEUED); CheckFits' error when never.
+  virtual absl::StatusOr<std::unique_ptr<Placement>> Reserve(
+      const std::vector<ReplicaRequest>& requests) = 0;
+  // Starts every replica of `launch`. On error nothing is left running.
+  virtual absl::StatusOr<std::unique_ptr<TrialRun>> Start(
+      const TrialLaunch& launch) = 0;
+};
+
+}  // namespace hptune::launch
+
+#endif  // HPTUNE_LAUNCH_LAUNCHER_H_
