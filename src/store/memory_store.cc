@@ -243,6 +243,20 @@ absl::StatusOr<JobRecord> MemoryStore::UpdateJob(
   return updated;
 }
 
+// --- Replicas ---
+
+absl::Status MemoryStore::RecordReplicaEvent(std::string_view job_id,
+                                             int64_t trial,
+                                             std::string_view detail) {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return internal::JobNotFound(job_id);
+  AppendEvent(MakeEvent(clock_.Now(), internal::kReplica,
+                        it->second.record.study_name, job_id, trial,
+                        std::string(detail)));
+  return absl::OkStatus();
+}
+
 // --- Event log ---
 
 absl::StatusOr<std::vector<Event>> MemoryStore::ListEvents(int64_t after_id,

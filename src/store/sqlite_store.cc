@@ -292,6 +292,22 @@ absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
   return updated;
 }
 
+// --- Replicas ---
+
+absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,
+                                             int64_t trial,
+                                             std::string_view detail) {
+  auto& db = *connection_;
+  return Write([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<JobRecord> job,
+                     internal::SelectJob(db, job_id));
+    if (!job) return internal::JobNotFound(job_id);
+    return internal::InsertEvent(
+        db, MakeEvent(clock_.Now(), internal::kReplica, job->study_name, job_id,
+                      trial, std::string(detail)));
+  });
+}
+
 // --- Event log ---
 
 absl::StatusOr<std::vector<Event>> SqliteStore::ListEvents(int64_t after_id,

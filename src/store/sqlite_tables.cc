@@ -337,8 +337,9 @@ absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
 absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
                                                    std::string_view study) {
   std::vector<Trial> trials;
-  static const std::string kSql = absl::StrCat(
-      "SELECT ", kTrialColumns, " FROM trials WHERE study = ?1 ORDER BY number");
+  static const std::string kSql =
+      absl::StrCat("SELECT ", kTrialColumns,
+                   " FROM trials WHERE study = ?1 ORDER BY number");
   ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   select.BindText(1, study);
   while (true) {

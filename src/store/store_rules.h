@@ -32,6 +32,7 @@ inline constexpr std::string_view kTrialState = "trial_state";
 inline constexpr std::string_view kMeasurement = "measurement";
 inline constexpr std::string_view kJobCreated = "job_created";
 inline constexpr std::string_view kJobState = "job_state";
+inline constexpr std::string_view kReplica = "replica";
 
 // Errors that name the missing or duplicate thing, e.g.
 // `study "mnist": trial 7 not found`.

@@ -681,6 +681,24 @@ TEST_P(StoreConformanceTest, EveryChangeAppendsItsEvent) {
           ExpectedEvent(10, t8, "study_deleted", "mnist", "", 0, "")));
 }
 
+TEST_P(StoreConformanceTest, ReplicaEventsAreLoggedForTheJobsStudy) {
+  JobRecord job = MakeJob("mnist");
+  job.study_name = "mnist_study";
+  ASSERT_OK(store_->CreateJob(job));
+  const Timestamp t1 = clock_.Now();
+  ASSERT_OK(store_->RecordReplicaEvent("mnist", 3,
+                                       "worker-1 exited with code 1; "
+                                       "restart 1 of 5"));
+  EXPECT_THAT(
+      AllEvents(),
+      ElementsAre(::testing::_,
+                  ExpectedEvent(2, t1, "replica", "mnist_study", "mnist", 3,
+                                "worker-1 exited with code 1; "
+                                "restart 1 of 5")));
+  EXPECT_THAT(store_->RecordReplicaEvent("nope", 1, "master-0 started"),
+              StatusIs(StatusCode::kNotFound, "job \"nope\" not found"));
+}
+
 TEST_P(StoreConformanceTest, ListEventsPagesAfterAnId) {
   ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
   std::vector<Trial> trials(6, MakeTrial(0.1));

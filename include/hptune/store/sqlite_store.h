@@ -90,6 +90,9 @@ class SqliteStore : public Store {
       std::string_view job_id,
       const std::function<absl::Status(JobRecord&)>& mutate) override;
 
+  absl::Status RecordReplicaEvent(std::string_view job_id, int64_t trial,
+                                  std::string_view detail) override;
+
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
 

@@ -33,7 +33,7 @@ struct Event {
   Timestamp time{};
   std::string kind;          // "study_created", "study_state", "trial_created",
                              // "trial_state", "measurement", "job_created",
-                             // "job_state", "study_deleted"
+                             // "job_state", "study_deleted", "replica"
   std::string study;         // "" when not about a study.
   std::string job_id;        // "" when not about a job.
   int64_t trial_number = 0;  // 0 when not about a trial.
@@ -104,6 +104,15 @@ class Store {
   virtual absl::StatusOr<JobRecord> UpdateJob(
       std::string_view job_id,
       const std::function<absl::Status(JobRecord&)>& mutate) = 0;
+
+  // --- Replicas ---
+  // Logs what happened to one replica process of trial `trial` of job
+  // `job_id` as a "replica" event: "worker-1 started (attempt 1)", "worker-1
+  // exited with code 1; restart 2 of 5". The trial's state is unchanged;
+  // this is the record of restarts and re-runs. NotFound for an unknown job.
+  virtual absl::Status RecordReplicaEvent(std::string_view job_id,
+                                          int64_t trial,
+                                          std::string_view detail) = 0;
 
   // --- Event log ---
   // Events with id > after_id, oldest first, at most `limit`.
