@@ -1,0 +1,1 @@
+"""A PyTorch DistributedDataParallel trainer for hptune (see README.md)."""

@@ -1,0 +1,1 @@
+"""A distributed trainer in standard-library Python (see ../README.md)."""
