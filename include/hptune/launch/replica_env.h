@@ -3,13 +3,24 @@
 //
 // The job runner calls ReplicaRequests() to ask a Launcher for a placement,
 // then BuildTrialLaunch() to get the TrialLaunch to start. Pure functions of
-// their inputs, shared by every backend.
+// their inputs (the one exception is documented at TrialContext::
+// base_pythonpath), shared by every backend; thread-safe.
+//
+// PyTorch rendezvous: MASTER_ADDR/MASTER_PORT are the master's address and
+// WORLD_SIZE is 1 + the worker count, because torch.distributed's process
+// group is the master (RANK 0) and the workers (RANK i + 1). Parameter
+// servers and evaluators are TensorFlow roles with no place in that group:
+// they see MASTER_ADDR, MASTER_PORT and WORLD_SIZE but no RANK, so a trainer
+// that calls init_process_group() on one fails loudly instead of joining with
+// a rank that collides with a worker's.
 #ifndef HPTUNE_LAUNCH_REPLICA_ENV_H_
 #define HPTUNE_LAUNCH_REPLICA_ENV_H_
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,12 +31,19 @@
 namespace hptune::launch {
 
 // The replicas of one trial, in the order master, workers, parameter servers,
-// evaluators, with the GPUs each task type's acceleratorConfig asks for.
+// evaluators, with the GPUs each task type's acceleratorConfig asks for (or,
+// for the legacy machine types with GPUs built in such as standard_gpu, the
+// GPUs of the builtin machine catalogue).
 std::vector<ReplicaRequest> ReplicaRequests(const JobSpec& job);
+
+// The task type as TF_CONFIG names it: "master" ("chief" when the job sets
+// useChiefInTfConfig), "worker", "ps", "evaluator".
+std::string_view TfConfigTaskType(TaskType type, bool use_chief = false);
 
 struct TrialContext {
   const JobSpec* job = nullptr;
-  // The job's trainingInput as JSON: TF_CONFIG's "job".
+  // The job's trainingInput as JSON: TF_CONFIG's "job". Empty: written
+  // from *job with TrainingInputToJson.
   std::string training_input_json;
   int64_t trial = 0;
   ParameterAssignment parameters;
@@ -35,18 +53,30 @@ struct TrialContext {
   // hptune's own files for this trial: <type>-<index>.log and
   // <type>-<index>.metrics (CLOUD_ML_HP_METRIC_FILE).
   std::filesystem::path trial_dir;
+  // The PYTHONPATH a `python3 -m module` trainer would inherit; the
+  // package's parent directory goes in front of it. nullopt reads this
+  // process's PYTHONPATH (what a local replica inherits); tests pin it.
+  std::optional<std::string> base_pythonpath;
 };
 
-// The per-replica file names under trial_dir, e.g. "worker-1.log".
-std::string ReplicaName(TaskType type, int index);
+// The per-replica file names under trial_dir, e.g. "worker-1.log". The type
+// is TF_CONFIG's (TfConfigTaskType), so a chief's log is "chief-0.log".
+std::string ReplicaName(TaskType type, int index, bool use_chief = false);
 std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
-                                     TaskType type, int index);
+                                     TaskType type, int index,
+                                     bool use_chief = false);
 std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
-                                         TaskType type, int index);
+                                         TaskType type, int index,
+                                         bool use_chief = false);
 
 // argv and environment of every replica. `placement` holds one entry per
 // request of ReplicaRequests(*context.job), in the same order.
-// InvalidArgument when the job has no command.
+// The trainer is job.command, else `python3 -m module_name`; then job.args,
+// --job-dir=<job_dir>/<trial> (left out when job_dir is empty) and one
+// --<name>=<value> per parameter in search-space order.
+// InvalidArgument when the job has no command and no module, when the
+// parameters are not exactly the search space's, when training_input_json is
+// not a JSON object, or when `placement` does not match `requests`.
 absl::StatusOr<TrialLaunch> BuildTrialLaunch(
     const TrialContext& context, const std::vector<ReplicaRequest>& requests,
     const std::vector<ReplicaPlacement>& placement);

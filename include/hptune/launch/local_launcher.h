@@ -1,0 +1,75 @@
+// LocalLauncher: runs each trial's replicas as child processes on this
+// machine (the embedded default of `hptune run` and `hptune serve`).
+//
+// Every replica gets a real free port on `host` for its cluster address
+// (evaluators get none), its own GPUs from the inventory, and its own process
+// group, so stopping a replica reaches everything it started. Processes end
+// up in no state other than running or collected: TrialRun::Terminate and
+// the TrialRun's destructor signal and wait for every process group the run
+// ever had. Orphaned grandchildren that outlive their replica are collected
+// by init, or by this process when it is a child subreaper
+// (prctl(PR_SET_CHILD_SUBREAPER)); a process that leaves its group (setsid)
+// is beyond a process-group launcher's reach.
+//
+// The process must not ignore SIGCHLD or collect children it did not start
+// (waitpid(-1)): replica exits would be lost.
+//
+// Thread-safety: LocalLauncher is thread-safe; a Placement may be destroyed
+// on any thread and may outlive the launcher; a TrialRun is used by one
+// thread at a time.
+#ifndef HPTUNE_LAUNCH_LOCAL_LAUNCHER_H_
+#define HPTUNE_LAUNCH_LOCAL_LAUNCHER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/launch/gpu_inventory.h"
+#include "hptune/launch/launcher.h"
+
+namespace hptune::launch {
+
+struct LocalLauncherOptions {
+  GpuInventory gpus;  // GpuInventory::Detect() or FromSpec(); none by default.
+  // The address replicas listen on and find each other at.
+  std::string host = "127.0.0.1";
+};
+
+class LocalLauncher : public Launcher {
+ public:
+  explicit LocalLauncher(LocalLauncherOptions options);
+  ~LocalLauncher() override;
+
+  // FailedPrecondition naming the first replica whose GPUs the machine
+  // cannot provide, what it asks for and what the machine has, e.g.
+  //   worker 2 asks for 4 x NVIDIA_TESLA_T4, but this machine has
+  //   2 x NVIDIA_TESLA_T4 (GPUs 0,1)
+  absl::Status CheckFits(
+      const std::vector<ReplicaRequest>& requests) const override;
+  // One free port per replica (0 for evaluators) and disjoint GPUs, all
+  // released when the Placement is destroyed. ResourceExhausted while other
+  // placements hold the GPUs.
+  absl::StatusOr<std::unique_ptr<Placement>> Reserve(
+      const std::vector<ReplicaRequest>& requests) override;
+  // Spawns every replica with posix_spawnp: argv[0] looked up on this
+  // process's PATH, no shell; a process group of its own; stdin /dev/null,
+  // stdout and stderr appended to log_path (directories created), no other
+  // inherited descriptor; default signal actions; this process's environment
+  // with the replica's env over it; working_dir when set. When one cannot
+  // start, those already started are killed and the error names it:
+  //   master 0: cannot start "/no/such": No such file or directory
+  absl::StatusOr<std::unique_ptr<TrialRun>> Start(
+      const TrialLaunch& launch) override;
+
+  const GpuInventory& gpus() const { return gpus_.inventory(); }
+
+ private:
+  GpuAllocator gpus_;
+  std::string host_;
+};
+
+}  // namespace hptune::launch
+
+#endif  // HPTUNE_LAUNCH_LOCAL_LAUNCHER_H_

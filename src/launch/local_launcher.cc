@@ -1,0 +1,73 @@
+#include "hptune/launch/local_launcher.h"
+
+#include <utility>
+
+#include "hptune/core/status.h"
+#include "src/launch/local_trial_run.h"
+#include "src/launch/port_reservation.h"
+
+namespace hptune::launch {
+namespace {
+
+// Ports and GPUs of one trial, held until the job runner drops it.
+class LocalPlacement : public Placement {
+ public:
+  LocalPlacement(std::vector<ReplicaPlacement> replicas,
+                 std::unique_ptr<GpuLease> gpus,
+                 std::unique_ptr<PortReservation> ports)
+      : replicas_(std::move(replicas)),
+        gpus_(std::move(gpus)),
+        ports_(std::move(ports)) {}
+
+  const std::vector<ReplicaPlacement>& replicas() const override {
+    return replicas_;
+  }
+
+ private:
+  std::vector<ReplicaPlacement> replicas_;
+  std::unique_ptr<GpuLease> gpus_;
+  std::unique_ptr<PortReservation> ports_;
+};
+
+}  // namespace
+
+LocalLauncher::LocalLauncher(LocalLauncherOptions options)
+    : gpus_(std::move(options.gpus)), host_(std::move(options.host)) {}
+
+LocalLauncher::~LocalLauncher() = default;
+
+absl::Status LocalLauncher::CheckFits(
+    const std::vector<ReplicaRequest>& requests) const {
+  return gpus_.CheckFits(requests);
+}
+
+absl::StatusOr<std::unique_ptr<Placement>> LocalLauncher::Reserve(
+    const std::vector<ReplicaRequest>& requests) {
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuLease> gpus, gpus_.Allocate(requests));
+  int servers = 0;
+  for (const ReplicaRequest& request : requests) {
+    if (request.type != TaskType::kEvaluator) ++servers;
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
+                   PortReservation::Reserve(servers, host_));
+  std::vector<ReplicaPlacement> replicas;
+  size_t next_port = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ReplicaPlacement placement{.host = host_, .gpus = gpus->gpus()[i]};
+    if (requests[i].type != TaskType::kEvaluator) {
+      placement.port = ports->ports()[next_port++];
+    }
+    replicas.push_back(std::move(placement));
+  }
+  return std::unique_ptr<Placement>(new LocalPlacement(
+      std::move(replicas), std::move(gpus), std::move(ports)));
+}
+
+absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
+    const TrialLaunch& launch) {
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
+                   LocalTrialRun::Start(launch));
+  return std::unique_ptr<TrialRun>(std::move(run));
+}
+
+}  // namespace hptune::launch

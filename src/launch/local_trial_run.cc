@@ -1,0 +1,196 @@
+#include "src/launch/local_trial_run.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+#include "src/launch/replica_process.h"
+
+namespace hptune::launch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long Terminate waits for SIGKILLed processes to vanish. Only a process
+// stuck in the kernel (uninterruptible I/O) takes longer; Terminate then
+// returns and the destructor tries again.
+constexpr std::chrono::seconds kKillWait{30};
+
+ReplicaExit Decode(int replica, int wait_status) {
+  ReplicaExit exit{.replica = replica};
+  if (WIFSIGNALED(wait_status)) {
+    exit.signal = WTERMSIG(wait_status);
+  } else if (WIFEXITED(wait_status)) {
+    exit.exit_code = WEXITSTATUS(wait_status);
+  }
+  return exit;
+}
+
+}  // namespace
+
+LocalTrialRun::LocalTrialRun(const TrialLaunch& launch) {
+  replicas_.reserve(launch.replicas.size());
+  for (const ReplicaLaunch& spec : launch.replicas) {
+    replicas_.push_back({.spec = spec});
+  }
+}
+
+LocalTrialRun::~LocalTrialRun() {
+  bool anything_left = std::any_of(
+      replicas_.begin(), replicas_.end(),
+      [](const Replica& r) { return r.running || !r.groups.empty(); });
+  if (anything_left) Terminate(kDestructorGrace);
+}
+
+absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
+    const TrialLaunch& launch) {
+  std::unique_ptr<LocalTrialRun> run(new LocalTrialRun(launch));
+  for (Replica& replica : run->replicas_) {
+    absl::Status started = run->StartReplica(replica);
+    if (!started.ok()) {
+      run->Terminate(std::chrono::milliseconds(0));
+      return started;
+    }
+  }
+  return run;
+}
+
+absl::Status LocalTrialRun::StartReplica(Replica& replica) {
+  ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec));
+  replica.pid = pid;
+  replica.running = true;
+  replica.groups.push_back(pid);
+  return absl::OkStatus();
+}
+
+absl::Status LocalTrialRun::Collect(std::vector<ReplicaExit>* exits) {
+  absl::Status status;
+  for (size_t i = 0; i < replicas_.size(); ++i) {
+    Replica& replica = replicas_[i];
+    auto ended = [&](int wait_status) {
+      replica.running = false;
+      if (exits != nullptr) {
+        exits->push_back(Decode(static_cast<int>(i), wait_status));
+      }
+    };
+    if (replica.running) {
+      int wait_status = 0;
+      pid_t got;
+      do {
+        got = waitpid(replica.pid, &wait_status, WNOHANG);
+      } while (got < 0 && errno == EINTR);
+      if (got == replica.pid) {
+        ended(wait_status);
+      } else if (got < 0 && errno == ECHILD) {
+        replica.running = false;
+        status = absl::InternalError(absl::StrCat(
+            DescribeReplica(replica.spec), " (pid ", replica.pid,
+            "): its exit status was collected elsewhere in this process "
+            "(SIGCHLD ignored, or a waitpid(-1) somewhere)"));
+      }
+    }
+    for (pid_t group : replica.groups) {
+      for (const auto& [pid, wait_status] : ReapGroup(group)) {
+        if (replica.running && pid == replica.pid) ended(wait_status);
+      }
+    }
+    std::erase_if(replica.groups, [&](pid_t group) {
+      return !(replica.running && group == replica.pid) && GroupIsGone(group);
+    });
+  }
+  return status;
+}
+
+bool LocalTrialRun::HasLiveProcess(const Replica& replica) {
+  if (replica.running) return true;
+  for (pid_t group : replica.groups) {
+    if (GroupHasLiveProcess(group)) return true;
+  }
+  return false;
+}
+
+bool LocalTrialRun::WaitUntilGone(Clock::time_point deadline, int only) {
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    Collect(nullptr).IgnoreError();
+    bool live = false;
+    for (int i = 0; i < static_cast<int>(replicas_.size()) && !live; ++i) {
+      if (only < 0 || only == i) live = HasLiveProcess(replicas_[i]);
+    }
+    if (!live) {
+      // Orphans that ended after the last pass are ours to collect when
+      // this process is a subreaper. The rest are zombies for init; once it
+      // has collected them their ids may belong to someone else, so they
+      // are never signalled again.
+      Collect(nullptr).IgnoreError();
+      for (int i = 0; i < static_cast<int>(replicas_.size()); ++i) {
+        if (only < 0 || only == i) replicas_[i].groups.clear();
+      }
+      return true;
+    }
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(pause, deadline - Clock::now()));
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+}
+
+absl::StatusOr<std::vector<ReplicaExit>> LocalTrialRun::Poll() {
+  std::vector<ReplicaExit> exits;
+  RETURN_IF_ERROR(Collect(&exits));
+  return exits;
+}
+
+absl::Status LocalTrialRun::Restart(int replica) {
+  if (replica < 0 || replica >= static_cast<int>(replicas_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no replica ", replica, " in a trial of ", replicas_.size()));
+  }
+  Replica& r = replicas_[replica];
+  if (r.running) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        DescribeReplica(r.spec), " is still running (pid ", r.pid, ")"));
+  }
+  for (pid_t group : r.groups) SignalGroup(group, SIGKILL);
+  if (!WaitUntilGone(Clock::now() + kKillWait, replica)) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(DescribeReplica(r.spec),
+                     ": processes of its previous run survive "
+                     "SIGKILL; not restarting it"));
+  }
+  return StartReplica(r);
+}
+
+bool LocalTrialRun::IsRunning(int replica) const {
+  if (replica < 0 || replica >= static_cast<int>(replicas_.size())) {
+    return false;
+  }
+  return replicas_[replica].running;
+}
+
+void LocalTrialRun::Terminate(std::chrono::milliseconds grace) {
+  auto signal_all = [&](int signal) {
+    for (const Replica& replica : replicas_) {
+      for (pid_t group : replica.groups) SignalGroup(group, signal);
+      // A replica that moved itself to another group is still our child.
+      if (replica.running && getpgid(replica.pid) != replica.pid) {
+        kill(replica.pid, signal);
+      }
+    }
+  };
+  Collect(nullptr).IgnoreError();
+  if (grace.count() > 0) {
+    signal_all(SIGTERM);
+    if (WaitUntilGone(Clock::now() + grace)) return;
+  }
+  signal_all(SIGKILL);
+  WaitUntilGone(Clock::now() + kKillWait);
+}
+
+}  // namespace hptune::launch

@@ -1,0 +1,66 @@
+// The TrialRun of LocalLauncher: one trial's replicas as child processes of
+// this process, each in a process group of its own.
+//
+// Every process group a replica has had (one per start) is remembered until
+// it is empty, so Terminate and Restart also reach what an ended replica left
+// behind; once a group is empty its id is forgotten, because the kernel may
+// give it to an unrelated process. Used by one thread at a time (TrialRun's
+// contract). Internal to the launch module.
+#ifndef HPTUNE_SRC_LAUNCH_LOCAL_TRIAL_RUN_H_
+#define HPTUNE_SRC_LAUNCH_LOCAL_TRIAL_RUN_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/launch/launcher.h"
+
+namespace hptune::launch {
+
+class LocalTrialRun : public TrialRun {
+ public:
+  // What the destructor gives replicas between SIGTERM and SIGKILL.
+  static constexpr std::chrono::milliseconds kDestructorGrace{5000};
+
+  // Spawns every replica; when one cannot start, kills those already started
+  // and returns that replica's error.
+  static absl::StatusOr<std::unique_ptr<LocalTrialRun>> Start(
+      const TrialLaunch& launch);
+  ~LocalTrialRun() override;
+
+  absl::StatusOr<std::vector<ReplicaExit>> Poll() override;
+  // Kills what the replica's earlier process group left behind (it may hold
+  // the replica's port), then starts it again from its ReplicaLaunch.
+  absl::Status Restart(int replica) override;
+  bool IsRunning(int replica) const override;
+  void Terminate(std::chrono::milliseconds grace) override;
+
+ private:
+  struct Replica {
+    ReplicaLaunch spec;
+    pid_t pid = -1;  // The current (or last) process; its group id too.
+    bool running = false;
+    // Process groups of this replica that may still have members.
+    std::vector<pid_t> groups;
+  };
+
+  explicit LocalTrialRun(const TrialLaunch& launch);
+  absl::Status StartReplica(Replica& replica);
+  // Collects ended processes; an ended replica's exit goes to `exits` when
+  // given. Forgets groups that are gone.
+  absl::Status Collect(std::vector<ReplicaExit>* exits);
+  static bool HasLiveProcess(const Replica& replica);
+  // Polls until no process of replica `only` (of every replica when -1) is
+  // alive, then forgets its groups; false when `deadline` passes first.
+  bool WaitUntilGone(std::chrono::steady_clock::time_point deadline,
+                     int only = -1);
+
+  std::vector<Replica> replicas_;
+};
+
+}  // namespace hptune::launch
+
+#endif  // HPTUNE_SRC_LAUNCH_LOCAL_TRIAL_RUN_H_

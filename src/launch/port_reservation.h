@@ -1,0 +1,45 @@
+// Free TCP ports for the replicas of a trial.
+//
+// LocalLauncher::Reserve takes one port per replica server. A port is free
+// when binding to it works; bind(port 0) lets the kernel pick one. The kernel
+// may hand the same port out again once the probing socket is closed, so a
+// process-wide set remembers the ports given to live reservations and they
+// are never given twice while a reservation holds them (another program can
+// still take one in between: the trainer's bind is the final word).
+// Thread-safe. Internal to the launch module.
+#ifndef HPTUNE_SRC_LAUNCH_PORT_RESERVATION_H_
+#define HPTUNE_SRC_LAUNCH_PORT_RESERVATION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hptune::launch {
+
+class PortReservation {
+ public:
+  // `count` distinct free ports on `host` (an IPv4 address; another host
+  // name probes the wildcard address). ResourceExhausted when the kernel
+  // keeps offering ports that are already reserved; Unavailable when no
+  // socket can be bound.
+  static absl::StatusOr<std::unique_ptr<PortReservation>> Reserve(
+      int count, const std::string& host = "127.0.0.1");
+  ~PortReservation();
+  PortReservation(const PortReservation&) = delete;
+  PortReservation& operator=(const PortReservation&) = delete;
+
+  const std::vector<int>& ports() const { return ports_; }
+
+  // Ports held by live reservations of this process.
+  static int ReservedCount();
+
+ private:
+  explicit PortReservation(std::vector<int> ports) : ports_(std::move(ports)) {}
+  std::vector<int> ports_;
+};
+
+}  // namespace hptune::launch
+
+#endif  // HPTUNE_SRC_LAUNCH_PORT_RESERVATION_H_

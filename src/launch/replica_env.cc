@@ -1,0 +1,274 @@
+#include "hptune/launch/replica_env.h"
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hptune/core/config.h"
+#include "hptune/core/machine_types.h"
+#include "hptune/core/status.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::launch {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr TaskType kTaskTypes[] = {TaskType::kMaster, TaskType::kWorker,
+                                   TaskType::kParameterServer,
+                                   TaskType::kEvaluator};
+
+// The GPUs of one replica of `pool`: its acceleratorConfig, or the GPUs its
+// legacy machine type comes with (standard_gpu, complex_model_m_p100, ...).
+AcceleratorConfig GpusOf(const TaskPool& pool) {
+  if (pool.accelerator.count > 0) return pool.accelerator;
+  const MachineType* machine =
+      MachineCatalogue::Builtin().Find(pool.machine_type);
+  if (machine != nullptr && machine->included_gpus.count > 0) {
+    return machine->included_gpus;
+  }
+  return {};
+}
+
+std::string Describe(const ReplicaRequest& request) {
+  return absl::StrCat(std::string(ToString(request.type)), " ", request.index);
+}
+
+std::string Address(const ReplicaPlacement& placement) {
+  // An IPv6 literal needs brackets before its port.
+  if (placement.host.find(':') != std::string::npos) {
+    return absl::StrCat("[", placement.host, "]:", placement.port);
+  }
+  return absl::StrCat(placement.host, ":", placement.port);
+}
+
+// The trainer's command: job.command, or `python3 -m module` with the
+// package's parent directory on PYTHONPATH (gcloud's --package-path names
+// the package directory itself, so its parent is what makes it importable).
+absl::Status TrainerCommand(const TrialContext& context,
+                            std::vector<std::string>* argv,
+                            std::map<std::string, std::string>* env) {
+  const JobSpec& job = *context.job;
+  if (!job.command.empty()) {
+    *argv = job.command;
+    return absl::OkStatus();
+  }
+  if (job.module_name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job \"", job.job_id,
+                     "\": no trainer to run: set a command or a module name "
+                     "(with its package path)"));
+  }
+  *argv = {"python3", "-m", job.module_name};
+  if (job.package_path.empty()) return absl::OkStatus();
+  std::filesystem::path package =
+      std::filesystem::absolute(job.package_path).lexically_normal();
+  if (!package.has_filename()) package = package.parent_path();
+  std::string pythonpath = package.parent_path().string();
+  std::string base;
+  if (context.base_pythonpath.has_value()) {
+    base = *context.base_pythonpath;
+  } else if (const char* inherited = std::getenv("PYTHONPATH")) {
+    base = inherited;
+  }
+  if (!base.empty()) absl::StrAppend(&pythonpath, ":", base);
+  (*env)["PYTHONPATH"] = pythonpath;
+  return absl::OkStatus();
+}
+
+// --<name>=<value> per parameter, in search-space order.
+absl::StatusOr<std::vector<std::string>> ParameterFlags(
+    const TrialContext& context) {
+  std::vector<std::string> flags;
+  const JobSpec& job = *context.job;
+  if (!job.study.has_value()) {
+    for (const auto& [name, value] : context.parameters) {
+      flags.push_back(absl::StrCat("--", name, "=", value.ToString()));
+    }
+    return flags;
+  }
+  const SearchSpace& space = job.study->search_space;
+  for (const ParameterSpec& parameter : space.parameters()) {
+    auto it = context.parameters.find(parameter.name);
+    if (it == context.parameters.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("trial ", context.trial, ": parameter \"",
+                       parameter.name, "\" has no value"));
+    }
+    flags.push_back(
+        absl::StrCat("--", parameter.name, "=", it->second.ToString()));
+  }
+  for (const auto& [name, value] : context.parameters) {
+    if (space.Find(name) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "trial ", context.trial, ": parameter \"", name,
+          "\" is not in the search space, got ", value.ToString()));
+    }
+  }
+  return flags;
+}
+
+absl::StatusOr<Json> TrainingInput(const TrialContext& context) {
+  std::string text = context.training_input_json.empty()
+                         ? TrainingInputToJson(*context.job)
+                         : context.training_input_json;
+  Json job = Json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (!job.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job \"", context.job->job_id,
+        "\": trainingInput is not a JSON object: ", text.substr(0, 80)));
+  }
+  return job;
+}
+
+absl::Status CheckPlacement(const std::vector<ReplicaRequest>& requests,
+                            const std::vector<ReplicaPlacement>& placement) {
+  if (requests.size() != placement.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        requests.size(), " replicas but ", placement.size(), " placements"));
+  }
+  if (requests.empty() || requests[0].type != TaskType::kMaster ||
+      requests[0].index != 0) {
+    return absl::InvalidArgumentError("the first replica must be master 0");
+  }
+  for (size_t i = 1; i < requests.size(); ++i) {
+    if (requests[i].type == TaskType::kMaster) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a trial has one master, got ", Describe(requests[i])));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<ReplicaRequest> ReplicaRequests(const JobSpec& job) {
+  std::vector<ReplicaRequest> requests;
+  for (TaskType type : kTaskTypes) {
+    const TaskPool& pool = job.pool(type);
+    AcceleratorConfig gpus = GpusOf(pool);
+    for (int i = 0; i < pool.count; ++i) {
+      requests.push_back({.type = type,
+                          .index = i,
+                          .gpu_count = gpus.count,
+                          .gpu_type = gpus.count > 0 ? gpus.type : ""});
+    }
+  }
+  return requests;
+}
+
+std::string_view TfConfigTaskType(TaskType type, bool use_chief) {
+  if (type == TaskType::kMaster && use_chief) return "chief";
+  return ToString(type);
+}
+
+std::string ReplicaName(TaskType type, int index, bool use_chief) {
+  return absl::StrCat(std::string(TfConfigTaskType(type, use_chief)), "-",
+                      index);
+}
+
+std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
+                                     TaskType type, int index, bool use_chief) {
+  return trial_dir / (ReplicaName(type, index, use_chief) + ".log");
+}
+
+std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
+                                         TaskType type, int index,
+                                         bool use_chief) {
+  return trial_dir / (ReplicaName(type, index, use_chief) + ".metrics");
+}
+
+absl::StatusOr<TrialLaunch> BuildTrialLaunch(
+    const TrialContext& context, const std::vector<ReplicaRequest>& requests,
+    const std::vector<ReplicaPlacement>& placement) {
+  if (context.job == nullptr) {
+    return absl::InvalidArgumentError("trial context without a job");
+  }
+  const JobSpec& job = *context.job;
+  const bool chief = job.use_chief_in_tf_config;
+  const std::string trial = std::to_string(context.trial);
+  RETURN_IF_ERROR(CheckPlacement(requests, placement));
+
+  std::vector<std::string> command;
+  std::map<std::string, std::string> command_env;
+  RETURN_IF_ERROR(TrainerCommand(context, &command, &command_env));
+  ASSIGN_OR_RETURN(std::vector<std::string> parameter_flags,
+                   ParameterFlags(context));
+  ASSIGN_OR_RETURN(Json training_input, TrainingInput(context));
+
+  // The cluster in TF_CONFIG's order: master (or chief), workers, parameter
+  // servers; evaluators are never part of it.
+  Json cluster = Json::object();
+  int worker_count = 0;
+  for (TaskType type : kTaskTypes) {
+    if (type == TaskType::kEvaluator) continue;
+    Json addresses = Json::array();
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].type == type) addresses.push_back(Address(placement[i]));
+    }
+    if (type == TaskType::kWorker) {
+      worker_count = static_cast<int>(addresses.size());
+    }
+    if (!addresses.empty()) {
+      cluster[std::string(TfConfigTaskType(type, chief))] = addresses;
+    }
+  }
+
+  std::vector<std::string> argv = command;
+  argv.insert(argv.end(), job.args.begin(), job.args.end());
+  if (!context.job_dir.empty()) {
+    argv.push_back(
+        absl::StrCat("--job-dir=", (context.job_dir / trial).string()));
+  }
+  argv.insert(argv.end(), parameter_flags.begin(), parameter_flags.end());
+
+  TrialLaunch launch{.job_id = job.job_id, .trial = context.trial};
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const ReplicaRequest& request = requests[i];
+    const std::string type(TfConfigTaskType(request.type, chief));
+    Json task = {{"type", type},
+                 {"index", request.index},
+                 {"trial", trial},
+                 {"cloud", absl::StrCat(job.job_id, "-", trial)}};
+    Json tf_config = {{"cluster", cluster},
+                      {"task", task},
+                      {"job", training_input},
+                      {"environment", "cloud"}};
+    Json cluster_spec = {{"cluster", cluster}, {"task", task}};
+
+    ReplicaLaunch replica{.type = request.type,
+                          .index = request.index,
+                          .argv = argv,
+                          .env = command_env};
+    std::map<std::string, std::string>& env = replica.env;
+    env["TF_CONFIG"] = tf_config.dump();
+    env["CLUSTER_SPEC"] = cluster_spec.dump();
+    env["CLOUD_ML_TRIAL_ID"] = trial;
+    env["CLOUD_ML_JOB_ID"] = job.job_id;
+    env["CLOUD_ML_HP_METRIC_FILE"] =
+        ReplicaMetricsPath(context.trial_dir, request.type, request.index,
+                           chief)
+            .string();
+    env["CLOUD_ML_HP_METRIC_TAG"] = context.metric_tag;
+    env["MASTER_ADDR"] = placement[0].host;
+    env["MASTER_PORT"] = std::to_string(placement[0].port);
+    env["WORLD_SIZE"] = std::to_string(1 + worker_count);
+    if (request.type == TaskType::kMaster) {
+      env["RANK"] = "0";
+    } else if (request.type == TaskType::kWorker) {
+      env["RANK"] = std::to_string(request.index + 1);
+    }
+    // Set even when empty: an unset variable would show the replica every
+    // GPU of the host.
+    env["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(placement[i].gpus, ",");
+    replica.log_path =
+        ReplicaLogPath(context.trial_dir, request.type, request.index, chief);
+    launch.replicas.push_back(std::move(replica));
+  }
+  return launch;
+}
+
+}  // namespace hptune::launch

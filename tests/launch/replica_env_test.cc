@@ -1,0 +1,363 @@
+// Tests of what each replica of a trial sees (CONTRACTS.md section 2): its
+// TF_CONFIG, CLUSTER_SPEC, CLOUD_ML_* and PyTorch variables, its devices and
+// its command line, and the replica requests derived from a job.
+#include "hptune/launch/replica_env.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hptune/core/config.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::launch {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr char kTrainingInput[] =
+    R"({"scaleTier":"CUSTOM","workerCount":2,"hyperparameters":{"maxTrials":4}})";
+
+JobSpec MakeJob() {
+  JobSpec job;
+  job.job_id = "mnist_1";
+  job.scale_tier = ScaleTier::kCustom;
+  job.master = {.count = 1, .machine_type = "n1-standard-8"};
+  job.worker = {.count = 2,
+                .machine_type = "n1-standard-8",
+                .accelerator = {.count = 2, .type = "NVIDIA_TESLA_T4"}};
+  job.parameter_server = {.count = 1, .machine_type = "n1-highmem-8"};
+  job.evaluator = {.count = 1, .machine_type = "n1-standard-4"};
+  job.command = {"python3", "trainer.py"};
+  job.args = {"--epochs=10", "two words"};
+  job.job_dir = "/data/jobs/mnist_1";
+  StudySpec study;
+  study.metric_tag = "accuracy";
+  study.search_space = SearchSpace({
+      {.name = "lr",
+       .type = ParameterType::kDouble,
+       .min_value = 1e-5,
+       .max_value = 1,
+       .scale = ScaleType::kLog},
+      {.name = "hidden",
+       .type = ParameterType::kInteger,
+       .min_value = 40,
+       .max_value = 400},
+      {.name = "layers",
+       .type = ParameterType::kDiscrete,
+       .discrete_values = {1, 2, 4}},
+      {.name = "cell",
+       .type = ParameterType::kCategorical,
+       .categorical_values = {"GRU", "LSTM"}},
+  });
+  job.study = study;
+  return job;
+}
+
+TrialContext MakeContext(const JobSpec& job) {
+  return {.job = &job,
+          .training_input_json = kTrainingInput,
+          .trial = 7,
+          // Declared in another order than the search space: flags follow
+          // the space.
+          .parameters = {{"cell", ParameterValue::Categorical("LSTM")},
+                         {"hidden", ParameterValue::Integer(128)},
+                         {"layers", ParameterValue::Double(4)},
+                         {"lr", ParameterValue::Double(0.1 + 0.2)}},
+          .metric_tag = "accuracy",
+          .job_dir = "/data/jobs/mnist_1",
+          .trial_dir = "/var/hptune/mnist_1/7"};
+}
+
+// master, worker 0, worker 1, ps 0, evaluator 0 on ports 1000.. and GPUs.
+std::vector<ReplicaPlacement> MakePlacement() {
+  return {{"127.0.0.1", 1000, {}},
+          {"127.0.0.1", 1001, {0, 1}},
+          {"127.0.0.1", 1002, {2, 3}},
+          {"127.0.0.1", 1003, {}},
+          {"127.0.0.1", 0, {}}};
+}
+
+TrialLaunch BuildOrDie(const TrialContext& context) {
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(context, ReplicaRequests(*context.job), MakePlacement());
+  EXPECT_TRUE(launch.ok()) << launch.status();
+  return launch.ok() ? *launch : TrialLaunch{};
+}
+
+TEST(ReplicaRequestsTest, ListsMasterWorkersPsEvaluatorsWithTheirGpus) {
+  std::vector<ReplicaRequest> requests = ReplicaRequests(MakeJob());
+  EXPECT_THAT(
+      requests,
+      ElementsAre(ReplicaRequest{TaskType::kMaster, 0, 0, ""},
+                  ReplicaRequest{TaskType::kWorker, 0, 2, "NVIDIA_TESLA_T4"},
+                  ReplicaRequest{TaskType::kWorker, 1, 2, "NVIDIA_TESLA_T4"},
+                  ReplicaRequest{TaskType::kParameterServer, 0, 0, ""},
+                  ReplicaRequest{TaskType::kEvaluator, 0, 0, ""}));
+}
+
+TEST(ReplicaRequestsTest, LegacyMachineTypesBringTheirOwnGpus) {
+  JobSpec job;
+  job.master = {.count = 1, .machine_type = "complex_model_m_p100"};
+  EXPECT_THAT(ReplicaRequests(job),
+              ElementsAre(ReplicaRequest{TaskType::kMaster, 0, 4,
+                                         "NVIDIA_TESLA_P100"}));
+}
+
+TEST(ReplicaEnvTest, TfConfigHasTheClusterTaskAndJobInOrder) {
+  JobSpec job = MakeJob();
+  TrialLaunch launch = BuildOrDie(MakeContext(job));
+  ASSERT_EQ(launch.replicas.size(), 5u);
+  EXPECT_EQ(launch.job_id, "mnist_1");
+  EXPECT_EQ(launch.trial, 7);
+  const std::string cluster = R"("cluster":{"master":["127.0.0.1:1000"],)"
+                              R"("worker":["127.0.0.1:1001","127.0.0.1:1002"],)"
+                              R"("ps":["127.0.0.1:1003"]})";
+  const std::string job_json = R"("job":{"scaleTier":"CUSTOM","workerCount":2,)"
+                               R"("hyperparameters":{"maxTrials":4}})";
+  EXPECT_EQ(launch.replicas[2].env.at("TF_CONFIG"),
+            "{" + cluster +
+                R"(,"task":{"type":"worker","index":1,"trial":"7",)"
+                R"("cloud":"mnist_1-7"},)" +
+                job_json + R"(,"environment":"cloud"})");
+  EXPECT_EQ(launch.replicas[0].env.at("TF_CONFIG"),
+            "{" + cluster +
+                R"(,"task":{"type":"master","index":0,"trial":"7",)"
+                R"("cloud":"mnist_1-7"},)" +
+                job_json + R"(,"environment":"cloud"})");
+  // The evaluator knows the cluster but is not part of it.
+  EXPECT_EQ(launch.replicas[4].env.at("TF_CONFIG"),
+            "{" + cluster +
+                R"(,"task":{"type":"evaluator","index":0,"trial":"7",)"
+                R"("cloud":"mnist_1-7"},)" +
+                job_json + R"(,"environment":"cloud"})");
+  EXPECT_EQ(launch.replicas[3].env.at("CLUSTER_SPEC"),
+            "{" + cluster +
+                R"(,"task":{"type":"ps","index":0,"trial":"7",)"
+                R"("cloud":"mnist_1-7"}})");
+}
+
+TEST(ReplicaEnvTest, EnvironmentFollowsTheContract) {
+  JobSpec job = MakeJob();
+  TrialLaunch launch = BuildOrDie(MakeContext(job));
+  ASSERT_EQ(launch.replicas.size(), 5u);
+  const std::vector<std::string> names = {"master-0", "worker-0", "worker-1",
+                                          "ps-0", "evaluator-0"};
+  const std::vector<std::string> gpus = {"", "0,1", "2,3", "", ""};
+  for (size_t i = 0; i < launch.replicas.size(); ++i) {
+    SCOPED_TRACE(names[i]);
+    const ReplicaLaunch& replica = launch.replicas[i];
+    const auto& env = replica.env;
+    EXPECT_EQ(env.at("CLOUD_ML_TRIAL_ID"), "7");
+    EXPECT_EQ(env.at("CLOUD_ML_JOB_ID"), "mnist_1");
+    EXPECT_EQ(env.at("CLOUD_ML_HP_METRIC_FILE"),
+              "/var/hptune/mnist_1/7/" + names[i] + ".metrics");
+    EXPECT_EQ(env.at("CLOUD_ML_HP_METRIC_TAG"), "accuracy");
+    EXPECT_EQ(env.at("MASTER_ADDR"), "127.0.0.1");
+    EXPECT_EQ(env.at("MASTER_PORT"), "1000");
+    EXPECT_EQ(env.at("WORLD_SIZE"), "3");
+    EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), gpus[i]);
+    EXPECT_EQ(env.count("PYTHONPATH"), 0u);
+    EXPECT_EQ(replica.log_path, std::filesystem::path("/var/hptune/mnist_1/7/" +
+                                                      names[i] + ".log"));
+    EXPECT_TRUE(replica.working_dir.empty());
+  }
+  EXPECT_EQ(launch.replicas[0].env.at("RANK"), "0");
+  EXPECT_EQ(launch.replicas[1].env.at("RANK"), "1");
+  EXPECT_EQ(launch.replicas[2].env.at("RANK"), "2");
+  // Not members of the torch process group.
+  EXPECT_EQ(launch.replicas[3].env.count("RANK"), 0u);
+  EXPECT_EQ(launch.replicas[4].env.count("RANK"), 0u);
+  EXPECT_EQ(launch.replicas[2].type, TaskType::kWorker);
+  EXPECT_EQ(launch.replicas[2].index, 1);
+}
+
+TEST(ReplicaEnvTest, ArgvIsCommandUserArgsJobDirThenParametersInSpaceOrder) {
+  JobSpec job = MakeJob();
+  TrialLaunch launch = BuildOrDie(MakeContext(job));
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    EXPECT_THAT(replica.argv,
+                ElementsAre("python3", "trainer.py", "--epochs=10", "two words",
+                            "--job-dir=/data/jobs/mnist_1/7",
+                            "--lr=0.30000000000000004", "--hidden=128",
+                            "--layers=4", "--cell=LSTM"));
+  }
+}
+
+TEST(ReplicaEnvTest, NoJobDirMeansNoJobDirFlag) {
+  JobSpec job = MakeJob();
+  TrialContext context = MakeContext(job);
+  context.job_dir.clear();
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  EXPECT_THAT(launch.replicas[0].argv,
+              ElementsAre("python3", "trainer.py", "--epochs=10", "two words",
+                          "--lr=0.30000000000000004", "--hidden=128",
+                          "--layers=4", "--cell=LSTM"));
+}
+
+TEST(ReplicaEnvTest, ChiefReplacesMasterInClusterTaskAndFileNames) {
+  JobSpec job = MakeJob();
+  job.use_chief_in_tf_config = true;
+  TrialLaunch launch = BuildOrDie(MakeContext(job));
+  ASSERT_EQ(launch.replicas.size(), 5u);
+  nlohmann::json tf_config =
+      nlohmann::json::parse(launch.replicas[0].env.at("TF_CONFIG"));
+  EXPECT_EQ(tf_config["task"]["type"], "chief");
+  EXPECT_EQ(tf_config["cluster"]["chief"],
+            nlohmann::json::array({"127.0.0.1:1000"}));
+  EXPECT_FALSE(tf_config["cluster"].contains("master"));
+  EXPECT_EQ(launch.replicas[0].env.at("CLOUD_ML_HP_METRIC_FILE"),
+            "/var/hptune/mnist_1/7/chief-0.metrics");
+  EXPECT_EQ(launch.replicas[0].log_path,
+            std::filesystem::path("/var/hptune/mnist_1/7/chief-0.log"));
+  EXPECT_EQ(launch.replicas[0].type, TaskType::kMaster);
+  EXPECT_EQ(launch.replicas[0].env.at("RANK"), "0");
+  EXPECT_EQ(ReplicaName(TaskType::kMaster, 0, true), "chief-0");
+  EXPECT_EQ(ReplicaName(TaskType::kParameterServer, 2, true), "ps-2");
+}
+
+TEST(ReplicaEnvTest, EmptyPoolsAreLeftOutOfTheCluster) {
+  JobSpec job = MakeJob();
+  job.worker.count = 0;
+  job.parameter_server.count = 0;
+  job.evaluator.count = 0;
+  absl::StatusOr<TrialLaunch> launch = BuildTrialLaunch(
+      MakeContext(job), ReplicaRequests(job), {{"127.0.0.1", 1000, {}}});
+  ASSERT_TRUE(launch.ok()) << launch.status();
+  ASSERT_EQ(launch->replicas.size(), 1u);
+  nlohmann::json tf_config =
+      nlohmann::json::parse(launch->replicas[0].env.at("TF_CONFIG"));
+  EXPECT_EQ(tf_config["cluster"].dump(), R"({"master":["127.0.0.1:1000"]})");
+  EXPECT_EQ(launch->replicas[0].env.at("WORLD_SIZE"), "1");
+}
+
+TEST(ReplicaEnvTest, ModuleRunsWithThePackagesParentOnPythonPath) {
+  JobSpec job = MakeJob();
+  job.command.clear();
+  job.module_name = "trainer.task";
+  job.package_path = "/src/project/trainer/";
+  TrialContext context = MakeContext(job);
+  context.base_pythonpath = "/opt/lib:/opt/more";
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    EXPECT_THAT(replica.argv,
+                ElementsAre("python3", "-m", "trainer.task", "--epochs=10",
+                            "two words", "--job-dir=/data/jobs/mnist_1/7",
+                            "--lr=0.30000000000000004", "--hidden=128",
+                            "--layers=4", "--cell=LSTM"));
+    EXPECT_EQ(replica.env.at("PYTHONPATH"), "/src/project:/opt/lib:/opt/more");
+  }
+}
+
+TEST(ReplicaEnvTest, RelativePackagePathIsResolvedAgainstTheWorkingDir) {
+  JobSpec job = MakeJob();
+  job.command.clear();
+  job.module_name = "trainer.task";
+  job.package_path = "./trainer";
+  TrialContext context = MakeContext(job);
+  context.base_pythonpath = "";
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  EXPECT_EQ(launch.replicas[0].env.at("PYTHONPATH"),
+            std::filesystem::current_path().lexically_normal().string());
+}
+
+TEST(ReplicaEnvTest, JobWithoutCommandOrModuleIsRejected) {
+  JobSpec job = MakeJob();
+  job.command.clear();
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(MakeContext(job), ReplicaRequests(job), MakePlacement());
+  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(launch.status().message(),
+            "job \"mnist_1\": no trainer to run: set a command or a module "
+            "name (with its package path)");
+}
+
+TEST(ReplicaEnvTest, ParametersMustBeExactlyTheSearchSpace) {
+  JobSpec job = MakeJob();
+  TrialContext missing = MakeContext(job);
+  missing.parameters.erase("hidden");
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(missing, ReplicaRequests(job), MakePlacement());
+  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(launch.status().message(),
+            "trial 7: parameter \"hidden\" has no value");
+
+  TrialContext extra = MakeContext(job);
+  extra.parameters["momentum"] = ParameterValue::Double(0.5);
+  launch = BuildTrialLaunch(extra, ReplicaRequests(job), MakePlacement());
+  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(launch.status().message(),
+            "trial 7: parameter \"momentum\" is not in the search space, got "
+            "0.5");
+}
+
+TEST(ReplicaEnvTest, TrainingInputMustBeAJsonObject) {
+  JobSpec job = MakeJob();
+  TrialContext context = MakeContext(job);
+  context.training_input_json = "[1, 2";
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(context, ReplicaRequests(job), MakePlacement());
+  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(launch.status().message(),
+            "job \"mnist_1\": trainingInput is not a JSON object: [1, 2");
+}
+
+TEST(ReplicaEnvTest, EmptyTrainingInputIsWrittenFromTheJob) {
+  JobSpec job = MakeJob();
+  TrialContext context = MakeContext(job);
+  context.training_input_json.clear();
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  nlohmann::json tf_config =
+      nlohmann::json::parse(launch.replicas[0].env.at("TF_CONFIG"));
+  EXPECT_EQ(tf_config["job"], nlohmann::json::parse(TrainingInputToJson(job)));
+}
+
+TEST(ReplicaEnvTest, PlacementMustMatchTheRequests) {
+  JobSpec job = MakeJob();
+  std::vector<ReplicaPlacement> placement = MakePlacement();
+  placement.pop_back();
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(MakeContext(job), ReplicaRequests(job), placement);
+  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(launch.status().message(), "5 replicas but 4 placements");
+
+  std::vector<ReplicaRequest> requests = ReplicaRequests(job);
+  std::swap(requests[0], requests[1]);
+  launch = BuildTrialLaunch(MakeContext(job), requests, MakePlacement());
+  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(launch.status().message(), "the first replica must be master 0");
+}
+
+TEST(ReplicaEnvTest, JobWithoutStudyPassesNoParameters) {
+  JobSpec job = MakeJob();
+  job.study.reset();
+  TrialContext context = MakeContext(job);
+  context.parameters.clear();
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  EXPECT_THAT(launch.replicas[0].argv,
+              ElementsAre("python3", "trainer.py", "--epochs=10", "two words",
+                          "--job-dir=/data/jobs/mnist_1/7"));
+}
+
+TEST(ReplicaEnvTest, FileNamesUseTheTfConfigTaskType) {
+  EXPECT_EQ(ReplicaName(TaskType::kWorker, 3), "worker-3");
+  EXPECT_EQ(ReplicaLogPath("/t", TaskType::kParameterServer, 1),
+            std::filesystem::path("/t/ps-1.log"));
+  EXPECT_EQ(ReplicaMetricsPath("/t", TaskType::kEvaluator, 0),
+            std::filesystem::path("/t/evaluator-0.metrics"));
+  EXPECT_EQ(TfConfigTaskType(TaskType::kMaster), "master");
+  EXPECT_EQ(TfConfigTaskType(TaskType::kMaster, true), "chief");
+  EXPECT_THAT(ReplicaRequests(JobSpec{.master = {.count = 0}}), IsEmpty());
+}
+
+}  // namespace
+}  // namespace hptune::launch
