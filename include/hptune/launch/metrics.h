@@ -26,12 +26,28 @@
 namespace hptune::launch {
 
 // Reads the hypertune file, returning only reports not returned before.
+//
+// A report is one line, a JSON object: "timestamp" (seconds since the epoch,
+// a number) and "global_step" (a string or number holding a whole number
+// >= 0; "0" or absent means 0) become Measurement.time (to the microsecond)
+// and .step; every other key except "trial" and "checkpoint_path" is a
+// metric whose value, a string like "0.987" (or a JSON number), is parsed as
+// a double. Metric values that do not parse or are not finite are left out;
+// a line with no metric left, or without a valid timestamp or global_step,
+// is not a report. A report is returned once, keyed by (timestamp,
+// global_step): a rewritten file still holding old lines yields only the new
+// ones, and a restarted program's new lines (new timestamps) are new.
+// Tolerated: a missing file (nothing yet), a last line without its newline
+// or any line that is not JSON (skipped now, returned once complete), the
+// file replaced by rename or truncated and rewritten in place (what is there
+// is read). At most the last 4 MiB of the file are read (cloudml-hypertune
+// keeps 100 lines), and the remembered keys are bounded.
 class HypertuneFileReader {
  public:
   explicit HypertuneFileReader(std::filesystem::path path);
-  // Reports that appeared since the last call, oldest first. A missing file,
-  // a torn last line or a line that is not a hypertune report yields nothing
-  // for that line; an unreadable file is an error.
+  // Reports that appeared since the last call, in file order (oldest
+  // first). An unreadable file (not a regular file, no permission) is an
+  // error naming the path.
   absl::StatusOr<std::vector<Measurement>> ReadNew();
 
  private:
@@ -40,27 +56,52 @@ class HypertuneFileReader {
   std::set<std::pair<double, int64_t>> seen_;
 };
 
-// Parses one stdout line: optional RFC3339 timestamp, then `name=value`
-// pairs separated by spaces or commas. Returns a measurement when `metric`
-// is among them with a finite number; every numeric pair is kept. A
-// `global_step=`, `step=` or `epoch=` pair gives the step, else
-// `default_step`.
+// Parses one stdout line (without its newline) in Katib's format,
+// `accuracy=0.9412 loss=0.17`, optionally preceded by an RFC 3339 timestamp
+// (`2026-11-21T10:00:00.5+01:00 accuracy=0.9`). The exact rule:
+//  - the line is split into tokens at whitespace and commas;
+//  - a first token that is an RFC 3339 date-time is the measurement's time
+//    (otherwise the time is left unset, Timestamp{}, for the caller to
+//    stamp);
+//  - a token `name=value` is a pair when name matches
+//    [A-Za-z_][A-Za-z0-9_./-]* and all of value is a finite decimal number
+//    (strtod syntax without hex; "nan", "inf" and out-of-range values do
+//    not count); the last pair of a name wins;
+//  - every other token is free text and ignored, so "Epoch 3: loss=0.2
+//    accuracy=0.9" counts (as Katib's own regex finds pairs anywhere), while
+//    "accuracy: 0.9", "accuracy = 0.9", "--accuracy=0.9" and
+//    "accuracy=0.9;" carry no pair.
+// Returns a measurement, with every pair as a metric, when `metric` is among
+// the pairs (a `metric` outside the name pattern never matches). The step is
+// the first of `global_step`, `step`, `epoch` whose value is a whole number
+// >= 0, else `default_step`.
 std::optional<Measurement> ParseMetricLine(std::string_view line,
                                            std::string_view metric,
                                            int64_t default_step);
 
-// Tails a replica's log file for metric lines.
+// Tails a replica's log file for metric lines (ParseMetricLine).
+//
+// Only complete lines count: a last line without its newline waits for the
+// next call. A trailing '\r' is dropped. Lines longer than 64 KiB are
+// skipped without being held in memory. A missing file yields nothing yet; a
+// file that shrinks (truncated or replaced) is read again from its start.
 class StdoutMetricReader {
  public:
   StdoutMetricReader(std::filesystem::path log_path, std::string metric);
-  // Measurements from complete lines appended since the last call. Lines
-  // without a step are numbered 1, 2, 3... in the order they were seen.
+  // Measurements from complete lines appended since the last call, in file
+  // order. A line without a step gets the ordinal of its line among all the
+  // lines that carried the metric (1, 2, 3...). An unreadable file is an
+  // error naming the path.
   absl::StatusOr<std::vector<Measurement>> ReadNew();
 
  private:
   std::filesystem::path path_;
   std::string metric_;
   uintmax_t offset_ = 0;  // Bytes consumed: up to the last complete line.
+  // True while offset_ is inside an over-long line whose newline has not
+  // been seen: its bytes are consumed as they come, so a huge unterminated
+  // line is neither read again on every call nor its tail taken for a line.
+  bool in_overlong_line_ = false;
   int64_t lines_with_metric_ = 0;
 };
 

@@ -1,0 +1,272 @@
+#include <unistd.h>
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/launch/metrics.h"
+#include "tests/launch/metrics/files.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune::launch {
+namespace {
+
+using ::hptune::launch::testing::WriteFile;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr double kStart = 1700000000.0;  // Timestamps of the reports.
+
+// One report as cloudml-hypertune writes it: json.dumps(sort_keys=True).
+std::string Report(double timestamp, int64_t step, double accuracy) {
+  return absl::StrCat("{\"accuracy\": \"", accuracy,
+                      "\", \"checkpoint_path\": \"\", \"global_step\": \"",
+                      step, "\", \"timestamp\": ", std::to_string(timestamp),
+                      ", \"trial\": \"3\"}\n");
+}
+
+std::string Lines(const std::vector<std::string>& lines) {
+  return absl::StrJoin(lines, "");
+}
+
+std::vector<int64_t> Steps(const std::vector<Measurement>& measurements) {
+  std::vector<int64_t> steps;
+  for (const Measurement& m : measurements) steps.push_back(m.step);
+  return steps;
+}
+
+std::vector<Measurement> Read(HypertuneFileReader& reader) {
+  auto read = reader.ReadNew();
+  EXPECT_TRUE(read.ok()) << read.status().message();
+  return read.ok() ? *read : std::vector<Measurement>{};
+}
+
+class HypertuneFileReaderTest : public ::testing::Test {
+ protected:
+  std::filesystem::path dir_ = hptune::testing::MakeTempDir();
+  std::filesystem::path path_ = dir_ / "output.metrics";
+};
+
+TEST_F(HypertuneFileReaderTest, ReportBecomesAMeasurement) {
+  WriteFile(path_,
+            "{\"accuracy\": \"0.987\", \"checkpoint_path\": \"\", "
+            "\"global_step\": \"1000\", \"loss\": \"0.25\", "
+            "\"timestamp\": 1525851440.123456, \"trial\": \"3\"}\n");
+  HypertuneFileReader reader(path_);
+  std::vector<Measurement> read = Read(reader);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].step, 1000);
+  EXPECT_EQ(ToUnixMicros(read[0].time), 1525851440123456);
+  EXPECT_EQ(read[0].metrics, (std::map<std::string, double>{{"accuracy", 0.987},
+                                                            {"loss", 0.25}}));
+}
+
+TEST_F(HypertuneFileReaderTest, MissingFileIsNothingYetThenReportsCome) {
+  HypertuneFileReader reader(path_);
+  EXPECT_THAT(Read(reader), IsEmpty());
+  WriteFile(path_, Report(kStart, 10, 0.5));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
+}
+
+TEST_F(HypertuneFileReaderTest, TornLastLineWaitsUntilComplete) {
+  std::string second = Report(kStart + 2, 20, 0.6);
+  WriteFile(path_, Report(kStart + 1, 10, 0.5) + second.substr(0, 30));
+  HypertuneFileReader reader(path_);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
+  // The complete line, but still without its newline: not yet.
+  WriteFile(path_,
+            Report(kStart + 1, 10, 0.5) + second.substr(0, second.size() - 1));
+  EXPECT_THAT(Read(reader), IsEmpty());
+  WriteFile(path_, Report(kStart + 1, 10, 0.5) + second);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(20));
+}
+
+TEST_F(HypertuneFileReaderTest, RewrittenFileYieldsOnlyNewLines) {
+  HypertuneFileReader reader(path_);
+  WriteFile(path_,
+            Lines({Report(kStart + 1, 10, 0.5), Report(kStart + 2, 20, 0.6)}));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
+  WriteFile(path_,
+            Lines({Report(kStart + 1, 10, 0.5), Report(kStart + 2, 20, 0.6),
+                   Report(kStart + 3, 30, 0.7), Report(kStart + 4, 40, 0.8)}));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(30, 40));
+  EXPECT_THAT(Read(reader), IsEmpty());
+}
+
+TEST_F(HypertuneFileReaderTest, LinesDroppedFromTheLast100AreNotReportedAgain) {
+  // cloudml-hypertune: a deque of the last 100 reports, the whole file
+  // rewritten on each. 250 reports, read after every 7th.
+  HypertuneFileReader reader(path_);
+  std::deque<std::string> kept;
+  std::vector<int64_t> read_steps;
+  for (int i = 1; i <= 250; ++i) {
+    kept.push_back(Report(kStart + i, i, i / 1000.0));
+    if (kept.size() > 100) kept.pop_front();
+    WriteFile(path_, Lines(std::vector<std::string>(kept.begin(), kept.end())));
+    if (i % 7 == 0 || i == 250) {
+      for (int64_t step : Steps(Read(reader))) read_steps.push_back(step);
+    }
+  }
+  std::vector<int64_t> expected;
+  for (int i = 1; i <= 250; ++i) expected.push_back(i);
+  EXPECT_EQ(read_steps, expected);
+}
+
+TEST_F(HypertuneFileReaderTest, RestartedTrainerLinesAreNew) {
+  HypertuneFileReader reader(path_);
+  WriteFile(path_, Lines({Report(kStart + 1, 100, 0.5),
+                          Report(kStart + 2, 200, 0.6)}));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(100, 200));
+  // The restarted program starts an empty file and reports step 100 again,
+  // at a later time.
+  WriteFile(path_, Report(kStart + 50, 100, 0.55));
+  std::vector<Measurement> read = Read(reader);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].step, 100);
+  EXPECT_EQ(read[0].metrics.at("accuracy"), 0.55);
+}
+
+TEST_F(HypertuneFileReaderTest, LinesThatAreNotReportsAreSkipped) {
+  WriteFile(path_, Lines({"not json at all\n", "{\"accuracy\": \"0.9\"\n",
+                          "[1, 2, 3]\n",
+                          "{\"accuracy\": \"0.9\", \"global_step\": "
+                          "\"5\"}\n",  // No timestamp.
+                          "{\"accuracy\": \"0.9\", \"timestamp\": \"soon\"}\n",
+                          "{\"accuracy\": \"0.9\", \"timestamp\": -1}\n",
+                          "{\"accuracy\": \"0.9\", \"global_step\": \"-5\", "
+                          "\"timestamp\": 1700000000}\n",
+                          "{\"accuracy\": \"0.9\", \"global_step\": \"ten\", "
+                          "\"timestamp\": 1700000000}\n",
+                          "{\"accuracy\": \"0.9\", \"global_step\": \"2.5\", "
+                          "\"timestamp\": 1700000000}\n",
+                          "\n", Report(kStart + 1, 10, 0.5)}));
+  HypertuneFileReader reader(path_);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
+}
+
+TEST_F(HypertuneFileReaderTest, ABrokenLineIsReturnedOnceItIsWhole) {
+  std::string middle = Report(kStart + 2, 20, 0.6);
+  HypertuneFileReader reader(path_);
+  WriteFile(path_,
+            Lines({Report(kStart + 1, 10, 0.5), middle.substr(0, 20) + "\n",
+                   Report(kStart + 3, 30, 0.7)}));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 30));
+  WriteFile(path_, Lines({Report(kStart + 1, 10, 0.5), middle,
+                          Report(kStart + 3, 30, 0.7)}));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(20));
+}
+
+TEST_F(HypertuneFileReaderTest, NonFiniteAndUnparsableValuesAreLeftOut) {
+  WriteFile(path_,
+            Lines({"{\"accuracy\": \"nan\", \"global_step\": \"1\", \"loss\": "
+                   "\"0.5\", \"note\": \"fast\", \"timestamp\": 1700000001}\n",
+                   "{\"accuracy\": \"inf\", \"global_step\": \"2\", "
+                   "\"timestamp\": 1700000002}\n",
+                   "{\"accuracy\": \"-Infinity\", \"global_step\": \"3\", "
+                   "\"loss\": \"1e999\", \"timestamp\": 1700000003}\n",
+                   "{\"accuracy\": 0.75, \"global_step\": 4, "
+                   "\"timestamp\": 1700000004}\n"}));
+  HypertuneFileReader reader(path_);
+  std::vector<Measurement> read = Read(reader);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].step, 1);
+  EXPECT_EQ(read[0].metrics, (std::map<std::string, double>{{"loss", 0.5}}));
+  // JSON numbers are taken too, though cloudml-hypertune writes strings.
+  EXPECT_EQ(read[1].step, 4);
+  EXPECT_EQ(read[1].metrics,
+            (std::map<std::string, double>{{"accuracy", 0.75}}));
+}
+
+TEST_F(HypertuneFileReaderTest, MissingGlobalStepIsStepZero) {
+  WriteFile(path_, Lines({"{\"accuracy\": \"0.5\", \"timestamp\": "
+                          "1700000001.5, \"trial\": \"1\"}\n",
+                          "{\"accuracy\": \"0.6\", \"global_step\": \"0\", "
+                          "\"timestamp\": 1700000002.5}\n"}));
+  HypertuneFileReader reader(path_);
+  std::vector<Measurement> read = Read(reader);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].step, 0);
+  EXPECT_EQ(ToUnixMicros(read[0].time), 1700000001500000);
+  EXPECT_EQ(read[1].step, 0);
+}
+
+TEST_F(HypertuneFileReaderTest, FileTruncatedAndBeingRewrittenInPlace) {
+  std::string first = Report(kStart + 1, 10, 0.5);
+  std::string second = Report(kStart + 2, 20, 0.6);
+  std::string third = Report(kStart + 3, 30, 0.7);
+  HypertuneFileReader reader(path_);
+  WriteFile(path_, first + second);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
+  // Caught between open(path, 'w') and the end of the rewrite.
+  WriteFile(path_, "");
+  EXPECT_THAT(Read(reader), IsEmpty());
+  WriteFile(path_, first + second.substr(0, 10));
+  EXPECT_THAT(Read(reader), IsEmpty());
+  WriteFile(path_, first + second + third);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(30));
+}
+
+TEST_F(HypertuneFileReaderTest, FileReplacedByRename) {
+  HypertuneFileReader reader(path_);
+  WriteFile(path_, Report(kStart + 1, 10, 0.5));
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
+  std::filesystem::path temp = dir_ / "output.metrics.tmp";
+  WriteFile(temp, Report(kStart + 1, 10, 0.5) + Report(kStart + 2, 20, 0.6));
+  std::filesystem::rename(temp, path_);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(20));
+}
+
+TEST_F(HypertuneFileReaderTest, OnlyTheEndOfAHugeFileIsRead) {
+  // 5 MiB of one line, then reports: the reader takes the last 4 MiB and
+  // drops the fragment it starts in.
+  WriteFile(path_, std::string(5 << 20, 'x') + "\n" +
+                       Report(kStart + 1, 10, 0.5) +
+                       Report(kStart + 2, 20, 0.6));
+  HypertuneFileReader reader(path_);
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
+}
+
+TEST_F(HypertuneFileReaderTest, DirectoryIsAnError) {
+  std::filesystem::create_directory(path_);
+  HypertuneFileReader reader(path_);
+  auto read = reader.ReadNew();
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("metrics file \"", path_.string(),
+                         "\" is not a regular file"));
+}
+
+TEST_F(HypertuneFileReaderTest, PathThatCannotBeOpenedIsAnError) {
+  WriteFile(dir_ / "plain", "");
+  HypertuneFileReader reader(dir_ / "plain" / "output.metrics");
+  auto read = reader.ReadNew();
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot open metrics file \"", dir_.string(),
+                         "/plain/output.metrics\": Not a directory"));
+}
+
+TEST_F(HypertuneFileReaderTest, UnreadableFileIsAnError) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads files without permission";
+  WriteFile(path_, Report(kStart + 1, 10, 0.5));
+  std::filesystem::permissions(path_, std::filesystem::perms::none);
+  HypertuneFileReader reader(path_);
+  auto read = reader.ReadNew();
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(read.status().message(),
+            absl::StrCat("cannot open metrics file \"", path_.string(),
+                         "\": Permission denied"));
+}
+
+}  // namespace
+}  // namespace hptune::launch
