@@ -1,0 +1,75 @@
+#include "algorithms/stopping/learning_curve.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hptune::algorithms {
+
+LearningCurve::LearningCurve(const Trial& trial, const std::string& metric)
+    : trial_(trial.number) {
+  for (const Measurement& m : trial.measurements) {
+    std::optional<double> value = m.Get(metric);
+    if (!value || !std::isfinite(*value)) continue;
+    points_.push_back({.step = m.step, .value = *value, .time = m.time});
+    max_step_ = std::max(max_step_, m.step);
+  }
+}
+
+std::optional<double> LearningCurve::Best(Goal goal) const {
+  std::optional<double> best;
+  for (const Point& p : points_) {
+    if (!best ||
+        (goal == Goal::kMaximize ? p.value > *best : p.value < *best)) {
+      best = p.value;
+    }
+  }
+  return best;
+}
+
+std::optional<double> LearningCurve::MeanUpTo(int64_t step) const {
+  double sum = 0;
+  int count = 0;
+  for (const Point& p : points_) {
+    if (p.step > step) continue;
+    sum += p.value;
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+std::optional<double> LearningCurve::ValueAtOrBefore(int64_t step) const {
+  const Point* found = nullptr;
+  for (const Point& p : points_) {
+    if (p.step <= step && (found == nullptr || p.step >= found->step)) {
+      found = &p;
+    }
+  }
+  if (found == nullptr) return std::nullopt;
+  return found->value;
+}
+
+std::optional<Timestamp> LearningCurve::ReachedAt(int64_t step) const {
+  for (const Point& p : points_) {
+    if (p.step >= step) return p.time;
+  }
+  return std::nullopt;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) {
+    std::fprintf(stderr, "hptune: broken invariant: Median of no values\n");
+    std::abort();
+  }
+  size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + middle, values.end());
+  double upper = values[middle];
+  if (values.size() % 2 == 1) return upper;
+  double lower = *std::max_element(values.begin(), values.begin() + middle);
+  return (lower + upper) / 2;
+}
+
+}  // namespace hptune::algorithms

@@ -1,0 +1,64 @@
+// LearningCurve: one trial's values of the study's metric by training step,
+// the input both early-stopping rules read.
+//
+// Built from a Trial's intermediate measurements (not its final one: a final
+// measurement may be a separate evaluation with no place on the curve).
+// Measurements lacking the metric, or with a non-finite value, are left out.
+// Points keep report order; steps need not increase (a restarted trainer may
+// report a step again). Immutable value type; thread-compatible.
+#ifndef HPTUNE_ALGORITHMS_STOPPING_LEARNING_CURVE_H_
+#define HPTUNE_ALGORITHMS_STOPPING_LEARNING_CURVE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hptune/core/study.h"
+#include "hptune/core/time.h"
+#include "hptune/core/trial.h"
+
+namespace hptune::algorithms {
+
+class LearningCurve {
+ public:
+  struct Point {
+    int64_t step = 0;
+    double value = 0;
+    Timestamp time{};
+  };
+
+  LearningCurve(const Trial& trial, const std::string& metric);
+
+  int64_t trial() const { return trial_; }
+  const std::vector<Point>& points() const { return points_; }
+  bool empty() const { return points_.empty(); }
+  // The largest step reported; 0 for an empty curve.
+  int64_t max_step() const { return max_step_; }
+
+  // The best value for `goal` over the whole curve.
+  std::optional<double> Best(Goal goal) const;
+  // Mean of the values at steps <= `step`: Vizier's running average
+  // (Golovin et al., KDD 2017, section 3.2.2). nullopt when no point is
+  // that early.
+  std::optional<double> MeanUpTo(int64_t step) const;
+  // The value at the largest step <= `step` (the later report on a tie);
+  // nullopt when no point is that early.
+  std::optional<double> ValueAtOrBefore(int64_t step) const;
+  // When the curve first reached `step`: the time of the first point, in
+  // report order, whose step is >= `step`. nullopt when it never did.
+  std::optional<Timestamp> ReachedAt(int64_t step) const;
+
+ private:
+  int64_t trial_;
+  std::vector<Point> points_;
+  int64_t max_step_ = 0;
+};
+
+// The median of `values` (the mean of the two middle ones for an even
+// count). `values` must not be empty.
+double Median(std::vector<double> values);
+
+}  // namespace hptune::algorithms
+
+#endif  // HPTUNE_ALGORITHMS_STOPPING_LEARNING_CURVE_H_
