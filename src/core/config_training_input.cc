@@ -242,9 +242,10 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
                                 ": give one trainer, got " +
                                 Describe(*reader.Find("command")));
   }
-  if (reader.Has("packagePath") && !reader.Has("pythonModule")) {
+  if (reader.Has("packagePath") && !reader.Has("pythonModule") &&
+      !reader.Has("command")) {
     reader.Error("packagePath",
-                 "needs pythonModule (the module to run from it), got " +
+                 "needs pythonModule or command (what to run from it), got " +
                      Describe(*reader.Find("packagePath")));
   }
   if (auto args = reader.StringList("args")) job->args = *args;

@@ -45,24 +45,25 @@ std::string Address(const ReplicaPlacement& placement) {
   return absl::StrCat(placement.host, ":", placement.port);
 }
 
-// The trainer's command: job.command, or `python3 -m module` with the
-// package's parent directory on PYTHONPATH (gcloud's --package-path names
-// the package directory itself, so its parent is what makes it importable).
+// The trainer's command: job.command, or `python3 -m module`. A package
+// path's parent directory goes on PYTHONPATH (gcloud's --package-path names
+// the package directory itself, so its parent is what makes it importable),
+// with a command too: `command: [/usr/bin/python3, -m, trainer.task]` is how
+// a job picks its interpreter.
 absl::Status TrainerCommand(const TrialContext& context,
                             std::vector<std::string>* argv,
                             std::map<std::string, std::string>* env) {
   const JobSpec& job = *context.job;
   if (!job.command.empty()) {
     *argv = job.command;
-    return absl::OkStatus();
-  }
-  if (job.module_name.empty()) {
+  } else if (!job.module_name.empty()) {
+    *argv = {"python3", "-m", job.module_name};
+  } else {
     return absl::InvalidArgumentError(
         absl::StrCat("job \"", job.job_id,
                      "\": no trainer to run: set a command or a module name "
                      "(with its package path)"));
   }
-  *argv = {"python3", "-m", job.module_name};
   if (job.package_path.empty()) return absl::OkStatus();
   std::filesystem::path package =
       std::filesystem::absolute(job.package_path).lexically_normal();

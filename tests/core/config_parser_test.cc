@@ -444,8 +444,12 @@ TEST(ConfigParserTest, TrainerFieldsThatConflictOrAreEmptyAreErrors) {
                           "pythonModule \"trainer.task\": give one trainer, "
                           "got [\"python3\", \"t.py\"]"));
   EXPECT_THAT(Errors("trainingInput: {packagePath: ./trainer}\n"),
-              ElementsAre("trainingInput.packagePath: needs pythonModule (the "
-                          "module to run from it), got \"./trainer\""));
+              ElementsAre("trainingInput.packagePath: needs pythonModule or "
+                          "command (what to run from it), got \"./trainer\""));
+  EXPECT_THAT(Errors("trainingInput:\n"
+                     "  packagePath: ./trainer\n"
+                     "  command: [/usr/bin/python3, -m, trainer.task]\n"),
+              ::testing::IsEmpty());
   EXPECT_THAT(Errors("trainingInput: {command: []}\n"),
               ElementsAre("trainingInput.command: must not be empty"));
   EXPECT_THAT(Errors("trainingInput: {command: ['', x]}\n"),

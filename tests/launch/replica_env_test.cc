@@ -268,6 +268,18 @@ TEST(ReplicaEnvTest, RelativePackagePathIsResolvedAgainstTheWorkingDir) {
             std::filesystem::current_path().lexically_normal().string());
 }
 
+TEST(ReplicaEnvTest, CommandWithAPackagePathAlsoGetsItOnPythonPath) {
+  JobSpec job = MakeJob();
+  job.command = {"/usr/bin/python3", "-m", "trainer.task"};
+  job.package_path = "/src/project/trainer";
+  TrialContext context = MakeContext(job);
+  context.base_pythonpath = "";
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  EXPECT_EQ(launch.replicas[0].argv[0], "/usr/bin/python3");
+  EXPECT_EQ(launch.replicas[0].env.at("PYTHONPATH"), "/src/project");
+}
+
 TEST(ReplicaEnvTest, JobWithoutCommandOrModuleIsRejected) {
   JobSpec job = MakeJob();
   job.command.clear();
