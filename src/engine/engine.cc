@@ -278,6 +278,30 @@ absl::StatusOr<Trial> TuningEngine::MarkTrialFailed(std::string_view study,
   return EndTrial(study, trial, TrialState::kFailed, reason);
 }
 
+absl::StatusOr<Trial> TuningEngine::MarkTrialCancelled(
+    std::string_view study, int64_t trial, std::string_view reason) {
+  return EndTrial(study, trial, TrialState::kCancelled, reason);
+}
+
+absl::StatusOr<std::vector<algorithms::StoppingDecision>>
+TuningEngine::CheckEarlyStopping(std::string_view study_name,
+                                 algorithms::StoppingRule rule) {
+  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
+  return algorithms::CreateStoppingPolicy(rule)->Decide(study.spec, trials);
+}
+
+absl::StatusOr<Trial> TuningEngine::StopTrial(std::string_view study,
+                                              int64_t number,
+                                              std::string_view reason) {
+  Timestamp now = clock_.Now();
+  return store_.UpdateTrial(study, number, [&](Trial& t) {
+    t.stopped_early = true;
+    t.reason = std::string(reason);
+    return t.TransitionTo(TrialState::kStopping, now);
+  });
+}
+
 absl::StatusOr<Trial> TuningEngine::EndTrial(std::string_view study_name,
                                              int64_t number, TrialState state,
                                              std::string_view reason) {

@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
@@ -90,6 +91,20 @@ class TuningEngine {
   // Ends a trial as FAILED (its training job failed).
   absl::StatusOr<Trial> MarkTrialFailed(std::string_view study, int64_t trial,
                                         std::string_view reason);
+
+  // Ends a trial as CANCELLED (its job was cancelled or failed first).
+  absl::StatusOr<Trial> MarkTrialCancelled(std::string_view study,
+                                           int64_t trial,
+                                           std::string_view reason);
+
+  // Early stopping. CheckEarlyStopping asks `rule`'s policy about every
+  // ACTIVE trial of the study; StopTrial moves one ACTIVE trial to STOPPING
+  // with stopped_early set and the reason. Its runner then ends it with
+  // CompleteTrial, whose final measurement is its last one.
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
+      std::string_view study, algorithms::StoppingRule rule);
+  absl::StatusOr<Trial> StopTrial(std::string_view study, int64_t trial,
+                                  std::string_view reason);
 
   absl::StatusOr<Trial> GetTrial(std::string_view study, int64_t trial);
   absl::StatusOr<std::vector<Trial>> ListTrials(std::string_view study);

@@ -1,0 +1,108 @@
+// JobRunner: runs a tuning job to its end, each trial a distributed training
+// job of real processes.
+//
+// `hptune run` and the server call Submit() to validate a job and record it
+// QUEUED with its study, then Run() to drive it: the runner asks the
+// TuningEngine for trials (at most maxParallelTrials at once), reserves a
+// placement from the Launcher (a trial waits while the GPUs it needs are
+// busy), starts every replica, stores the master's measurements as soon as it
+// sees them, restarts failed replicas and re-runs failed trial attempts, asks
+// the stopping policy about running trials, and ends the job SUCCEEDED,
+// FAILED (maxFailedTrials) or CANCELLED. Every job, trial and replica
+// transition is recorded in the Store.
+//
+// Lifecycle of one trial (CONTRACTS.md section 2): a replica that exits
+// non-zero is restarted with the same environment up to
+// max_replica_restarts times; after that the attempt fails, every replica is
+// stopped, and the trial is run again, up to max_trial_retries times, before
+// it is FAILED. The master exiting 0 ends the trial; the other replicas are
+// then stopped (SIGTERM to the process group, grace, SIGKILL). Another
+// replica exiting 0 is done, and is not restarted.
+//
+// Metrics come from the master (the chief): its hypertune file and its
+// stdout lines, as AI Platform reads the chief's reports.
+//
+// Thread-safety: Run() blocks its thread; cancel it by setting the atomic
+// flag given in the options (safe from a signal handler).
+#ifndef HPTUNE_ENGINE_JOB_RUNNER_H_
+#define HPTUNE_ENGINE_JOB_RUNNER_H_
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hptune/algorithms/stopping_policy.h"
+#include "hptune/core/job.h"
+#include "hptune/core/trial.h"
+#include "hptune/engine/engine.h"
+#include "hptune/env/clock.h"
+#include "hptune/launch/launcher.h"
+#include "hptune/store/store.h"
+
+namespace hptune::engine {
+
+// A snapshot of a running job, for progress displays.
+struct JobProgress {
+  std::string job_id;
+  JobState state = JobState::kQueued;
+  int max_trials = 0;
+  int succeeded = 0;  // Stopped-early trials included.
+  int stopped_early = 0;
+  int failed = 0;
+  int running = 0;
+  int queued = 0;  // Waiting for GPUs.
+  std::optional<Trial> best;
+};
+
+struct JobRunnerOptions {
+  // hptune's files of trial N of job J (replica logs, metric files) go to
+  // <runs_dir>/<J>/<N>/. A job without jobDir gets <runs_dir>/<J>/job-dir as
+  // its base, so each trial's --job-dir is still its own.
+  std::filesystem::path runs_dir = "hptune-runs";
+  int max_replica_restarts = 5;
+  int max_trial_retries = 3;
+  // Between SIGTERM and SIGKILL when replicas are stopped.
+  std::chrono::milliseconds termination_grace{5000};
+  // The runner polls replicas and metric files; it polls again at once while
+  // things happen, and backs off to this interval when nothing does.
+  std::chrono::milliseconds max_poll_interval{100};
+  // The early-stopping policy, for jobs with enableTrialEarlyStopping.
+  algorithms::StoppingRule stopping_rule = algorithms::StoppingRule::kMedian;
+  // Set to true (from any thread or a signal handler) to cancel the job.
+  const std::atomic<bool>* cancel = nullptr;
+  // Called from Run()'s thread after each change.
+  std::function<void(const JobProgress&)> on_progress;
+};
+
+class JobRunner {
+ public:
+  JobRunner(store::Store& store, TuningEngine& engine,
+            launch::Launcher& launcher, JobRunnerOptions options,
+            Clock& clock = SystemClock());
+
+  // Checks that `job` can run here (a trainer command, hyperparameters, GPUs
+  // the launcher can ever provide) and records it QUEUED with its study
+  // (named after the job). InvalidArgument or FailedPrecondition naming the
+  // field and value; AlreadyExists for a job ID in use.
+  absl::StatusOr<JobRecord> Submit(const JobSpec& job);
+
+  // Runs the submitted job `job` until it ends and returns its final record.
+  // An error means the runner itself could not go on (e.g. the store failed);
+  // trial failures are part of the job's outcome, not errors.
+  absl::StatusOr<JobRecord> Run(const JobSpec& job);
+
+ private:
+  store::Store& store_;
+  TuningEngine& engine_;
+  launch::Launcher& launcher_;
+  JobRunnerOptions options_;
+  Clock& clock_;
+};
+
+}  // namespace hptune::engine
+
+#endif  // HPTUNE_ENGINE_JOB_RUNNER_H_

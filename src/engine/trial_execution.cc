@@ -1,0 +1,156 @@
+#include "src/engine/trial_execution.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+
+namespace hptune::engine::internal {
+namespace {
+
+std::string Describe(const launch::ReplicaExit& exit) {
+  if (exit.signal != 0) return absl::StrCat("killed by signal ", exit.signal);
+  return absl::StrCat("exited with code ", exit.exit_code);
+}
+
+// "worker-1", "chief-0": the name its log and metric files have.
+std::string ReplicaLabel(const launch::ReplicaLaunch& replica) {
+  return replica.log_path.stem().string();
+}
+
+}  // namespace
+
+TrialExecution::TrialExecution(store::Store& store, launch::Launcher& launcher,
+                               launch::TrialLaunch launch,
+                               std::unique_ptr<launch::Placement> placement,
+                               const std::string& metric,
+                               TrialExecutionLimits limits)
+    : store_(store),
+      launcher_(launcher),
+      launch_(std::move(launch)),
+      placement_(std::move(placement)),
+      limits_(limits),
+      hypertune_(launch_.replicas.front().env.at("CLOUD_ML_HP_METRIC_FILE")),
+      stdout_(launch_.replicas.front().log_path, metric),
+      restarts_(launch_.replicas.size(), 0) {}
+
+TrialExecution::~TrialExecution() {
+  if (run_) run_->Terminate(limits_.termination_grace);
+}
+
+absl::Status TrialExecution::Record(const std::string& detail) {
+  return store_.RecordReplicaEvent(launch_.job_id, launch_.trial, detail);
+}
+
+absl::Status TrialExecution::Start() {
+  ASSIGN_OR_RETURN(bool started, StartAttempt());
+  start_failed_ = !started;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> TrialExecution::StartAttempt() {
+  ++attempt_;
+  std::fill(restarts_.begin(), restarts_.end(), 0);
+  auto run = launcher_.Start(launch_);
+  if (!run.ok()) {
+    start_error_ = absl::StrCat("attempt ", attempt_,
+                                " could not start: ", run.status().message());
+    RETURN_IF_ERROR(Record(start_error_));
+    return false;
+  }
+  run_ = *std::move(run);
+  RETURN_IF_ERROR(Record(absl::StrCat("attempt ", attempt_, " started ",
+                                      launch_.replicas.size(), " replicas")));
+  return true;
+}
+
+absl::StatusOr<std::vector<Measurement>> TrialExecution::ReadMetrics() {
+  // A program reports through one channel; reading both would count each
+  // report twice when it also prints what it writes to the hypertune file.
+  std::vector<Measurement> found;
+  if (source_ != Source::kStdout) {
+    ASSIGN_OR_RETURN(found, hypertune_.ReadNew());
+    if (!found.empty()) source_ = Source::kHypertune;
+  }
+  if (source_ != Source::kHypertune) {
+    ASSIGN_OR_RETURN(std::vector<Measurement> lines, stdout_.ReadNew());
+    if (!lines.empty()) source_ = Source::kStdout;
+    for (auto& m : lines) found.push_back(std::move(m));
+  }
+  return found;
+}
+
+absl::Status TrialExecution::FailAttempt(const std::string& reason,
+                                         TrialPoll& poll) {
+  if (run_) {
+    run_->Terminate(limits_.termination_grace);
+    run_.reset();
+  }
+  const int attempts = 1 + limits_.max_trial_retries;
+  if (attempt_ < attempts) {
+    RETURN_IF_ERROR(Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
+                                        " failed: ", reason, "; re-running")));
+    ASSIGN_OR_RETURN(bool started, StartAttempt());
+    if (started) return absl::OkStatus();
+    return FailAttempt(start_error_, poll);
+  }
+  poll.outcome = TrialPoll::Outcome::kFailed;
+  poll.reason =
+      absl::StrCat(reason, " (attempt ", attempt_, " of ", attempts, ")");
+  return Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
+                             " failed: ", reason, "; the trial fails"));
+}
+
+absl::StatusOr<TrialPoll> TrialExecution::Poll() {
+  TrialPoll poll;
+  if (start_failed_) {
+    start_failed_ = false;
+    poll.changed = true;
+    RETURN_IF_ERROR(FailAttempt(start_error_, poll));
+    return poll;
+  }
+  ASSIGN_OR_RETURN(poll.measurements, ReadMetrics());
+  poll.changed = !poll.measurements.empty();
+  if (!run_) return poll;
+  ASSIGN_OR_RETURN(std::vector<launch::ReplicaExit> exits, run_->Poll());
+  for (const launch::ReplicaExit& exit : exits) {
+    poll.changed = true;
+    const std::string name = ReplicaLabel(launch_.replicas[exit.replica]);
+    if (exit.succeeded()) {
+      RETURN_IF_ERROR(Record(absl::StrCat(name, " exited with code 0")));
+      if (exit.replica != 0) continue;  // A worker that is done.
+      ASSIGN_OR_RETURN(std::vector<Measurement> last, Stop());
+      for (auto& m : last) poll.measurements.push_back(std::move(m));
+      poll.outcome = TrialPoll::Outcome::kSucceeded;
+      return poll;
+    }
+    int& restarts = restarts_[exit.replica];
+    if (restarts < limits_.max_replica_restarts) {
+      ++restarts;
+      RETURN_IF_ERROR(
+          Record(absl::StrCat(name, " ", Describe(exit), "; restart ", restarts,
+                              " of ", limits_.max_replica_restarts)));
+      absl::Status restarted = run_->Restart(exit.replica);
+      if (restarted.ok()) continue;
+      RETURN_IF_ERROR(FailAttempt(
+          absl::StrCat(name, " could not restart: ", restarted.message()),
+          poll));
+      return poll;
+    }
+    RETURN_IF_ERROR(FailAttempt(absl::StrCat(name, " ", Describe(exit),
+                                             " after ", restarts, " restarts"),
+                                poll));
+    return poll;
+  }
+  return poll;
+}
+
+absl::StatusOr<std::vector<Measurement>> TrialExecution::Stop() {
+  if (run_) {
+    run_->Terminate(limits_.termination_grace);
+    run_.reset();
+  }
+  return ReadMetrics();
+}
+
+}  // namespace hptune::engine::internal

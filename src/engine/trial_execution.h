@@ -1,0 +1,100 @@
+// TrialExecution: one running trial of a job, from its first replica start to
+// its end; the JobRunner keeps one per running trial.
+//
+// It starts the replicas, restarts a replica that exits non-zero (up to
+// max_replica_restarts), re-runs the whole attempt when a replica runs out of
+// restarts (up to max_trial_retries), reads the master's metrics, and records
+// each replica transition as a store event. Deciding what a finished trial
+// means for the study (complete, fail, stop early) is the JobRunner's.
+// Not thread-safe: used by the runner's thread only.
+#ifndef HPTUNE_SRC_ENGINE_TRIAL_EXECUTION_H_
+#define HPTUNE_SRC_ENGINE_TRIAL_EXECUTION_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/measurement.h"
+#include "hptune/launch/launcher.h"
+#include "hptune/launch/metrics.h"
+#include "hptune/store/store.h"
+
+namespace hptune::engine::internal {
+
+struct TrialExecutionLimits {
+  int max_replica_restarts = 5;
+  int max_trial_retries = 3;
+  std::chrono::milliseconds termination_grace{5000};
+};
+
+// What one Poll() saw.
+struct TrialPoll {
+  enum class Outcome {
+    kRunning,
+    kSucceeded,  // The master exited 0; every replica is stopped.
+    kFailed,     // Out of restarts and re-runs; every replica is stopped.
+  };
+  Outcome outcome = Outcome::kRunning;
+  std::string reason;                     // Why it failed.
+  std::vector<Measurement> measurements;  // New reports of the master.
+  bool changed = false;  // Anything happened (an exit, a report).
+};
+
+class TrialExecution {
+ public:
+  // `launch` is what every attempt starts; `placement` is held until the
+  // execution is destroyed. The master's metrics are read from its hypertune
+  // file and, for programs that write none, its stdout lines of `metric`.
+  TrialExecution(store::Store& store, launch::Launcher& launcher,
+                 launch::TrialLaunch launch,
+                 std::unique_ptr<launch::Placement> placement,
+                 const std::string& metric, TrialExecutionLimits limits);
+  ~TrialExecution();
+
+  int64_t trial() const { return launch_.trial; }
+
+  // Starts the first attempt. A failure to start counts as a failed attempt
+  // and is retried by Poll(); an error is a store failure.
+  absl::Status Start();
+  absl::StatusOr<TrialPoll> Poll();
+  // Stops every replica (SIGTERM, grace, SIGKILL) and reads the metrics the
+  // master reported before it stopped.
+  absl::StatusOr<std::vector<Measurement>> Stop();
+
+ private:
+  // Starts attempt attempt_ + 1; false (with reason_) when it cannot start.
+  absl::StatusOr<bool> StartAttempt();
+  absl::StatusOr<std::vector<Measurement>> ReadMetrics();
+  absl::Status Record(const std::string& detail);
+  // After a replica ran out of restarts or the attempt could not start:
+  // re-runs the trial if retries are left, else ends the execution failed.
+  absl::Status FailAttempt(const std::string& reason, TrialPoll& poll);
+
+  store::Store& store_;
+  launch::Launcher& launcher_;
+  const launch::TrialLaunch launch_;
+  std::unique_ptr<launch::Placement> placement_;
+  const TrialExecutionLimits limits_;
+  launch::HypertuneFileReader hypertune_;
+  launch::StdoutMetricReader stdout_;
+  // Which source the program reports through, once it has reported.
+  enum class Source {
+    kUnknown,
+    kHypertune,
+    kStdout
+  } source_ = Source::kUnknown;
+
+  std::unique_ptr<launch::TrialRun> run_;
+  int attempt_ = 0;            // 1-based number of the current attempt.
+  std::vector<int> restarts_;  // Per replica, in the current attempt.
+  bool start_failed_ = false;
+  std::string start_error_;
+};
+
+}  // namespace hptune::engine::internal
+
+#endif  // HPTUNE_SRC_ENGINE_TRIAL_EXECUTION_H_
