@@ -1,9 +1,11 @@
-// The `hptune` command: validate configs and inspect study databases.
+// The `hptune` command: run tuning jobs, validate configs and inspect study
+// databases.
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "src/cli/flags.h"
+#include "src/cli/run_command.h"
 #include "src/cli/store_commands.h"
 #include "src/cli/validate_command.h"
 
@@ -13,6 +15,8 @@ constexpr char kUsage[] =
     "usage: hptune COMMAND [ARGS]\n"
     "\n"
     "Commands:\n"
+    "  run CONFIG [flags] [-- ARGS]    run a tuning job here, trials as local "
+    "processes\n"
     "  validate CONFIG [--job-id ID]   check a trainingInput config (YAML or "
     "JSON)\n"
     "  studies list|describe           studies in a study database\n"
@@ -32,6 +36,9 @@ int main(int argc, char** argv) {
   }
   const std::string command = args.front();
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "run") {
+    return hptune::cli::RunRunCommand(rest, std::cout, std::cerr);
+  }
   if (command == "validate") {
     return hptune::cli::RunValidateCommand(rest, std::cout, std::cerr);
   }

@@ -1,0 +1,50 @@
+#include "src/cli/progress.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/search_space.h"
+
+namespace hptune::cli {
+
+std::string ProgressLine(const engine::JobProgress& p,
+                         const std::string& metric) {
+  std::string line = absl::StrCat("trials ", p.succeeded + p.failed, "/",
+                                  p.max_trials, " done");
+  if (p.stopped_early > 0) {
+    absl::StrAppend(&line, " (", p.stopped_early, " stopped early)");
+  }
+  absl::StrAppend(&line, ", ", p.running, " running, ", p.failed, " failed");
+  if (p.queued > 0) absl::StrAppend(&line, ", waiting for GPUs");
+  if (p.best) {
+    if (auto value = p.best->FinalObjective(metric)) {
+      absl::StrAppend(&line, "; best ", metric, " ",
+                      ParameterValue::Double(*value).ToString(), " (trial ",
+                      p.best->number, ")");
+    }
+  }
+  return line;
+}
+
+ProgressPrinter::ProgressPrinter(std::ostream& out, std::string metric,
+                                 bool live, bool quiet)
+    : out_(out), metric_(std::move(metric)), live_(live), quiet_(quiet) {}
+
+void ProgressPrinter::Update(const engine::JobProgress& progress) {
+  if (quiet_) return;
+  std::string line = ProgressLine(progress, metric_);
+  if (line == last_) return;
+  if (live_) {
+    // \r and clear-to-end-of-line: the line shrinks as well as grows.
+    out_ << "\r" << line << "\x1b[K" << std::flush;
+  } else {
+    out_ << line << "\n";
+  }
+  last_ = std::move(line);
+}
+
+void ProgressPrinter::Finish() {
+  if (live_ && !quiet_ && !last_.empty()) out_ << "\n";
+}
+
+}  // namespace hptune::cli

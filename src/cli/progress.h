@@ -1,0 +1,38 @@
+// ProgressPrinter: the live progress line of `hptune run`.
+//
+// On a terminal it rewrites one status line in place; otherwise (a log file,
+// a test) it prints a line each time the counts change, so logs stay short.
+// Used only by src/cli; called from the job runner's thread.
+#ifndef HPTUNE_CLI_PROGRESS_H_
+#define HPTUNE_CLI_PROGRESS_H_
+
+#include <ostream>
+#include <string>
+
+#include "hptune/engine/job_runner.h"
+
+namespace hptune::cli {
+
+// "trials 5/12 done (1 stopped early), 3 running, 1 failed; best accuracy
+// 0.9412 (trial 4)".
+std::string ProgressLine(const engine::JobProgress& progress,
+                         const std::string& metric);
+
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::ostream& out, std::string metric, bool live, bool quiet);
+  void Update(const engine::JobProgress& progress);
+  // Ends the live line.
+  void Finish();
+
+ private:
+  std::ostream& out_;
+  const std::string metric_;
+  const bool live_;
+  const bool quiet_;
+  std::string last_;
+};
+
+}  // namespace hptune::cli
+
+#endif  // HPTUNE_CLI_PROGRESS_H_

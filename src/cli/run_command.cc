@@ -1,0 +1,304 @@
+#include "src/cli/run_command.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "hptune/core/config.h"
+#include "hptune/core/status.h"
+#include "hptune/core/time.h"
+#include "hptune/engine/engine.h"
+#include "hptune/engine/job_runner.h"
+#include "hptune/launch/gpu_inventory.h"
+#include "hptune/launch/local_launcher.h"
+#include "hptune/store/sqlite_store.h"
+#include "src/cli/flags.h"
+#include "src/cli/output.h"
+#include "src/cli/progress.h"
+#include "src/cli/trial_table.h"
+
+namespace hptune::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hptune run CONFIG [flags] [-- USER_ARGS...]\n"
+    "\n"
+    "Runs a tuning job here: each trial's replicas as local processes, every\n"
+    "result in a SQLite file. Shows progress, then the trials and the best.\n"
+    "Ctrl-C cancels the job: every replica is stopped, the trials are\n"
+    "recorded CANCELLED.\n"
+    "\n"
+    "The trainer (one of):\n"
+    "  --command \"PROGRAM ARGS\"  any executable; split on spaces, no shell\n"
+    "  --module-name MODULE      run `python3 -m MODULE`, with\n"
+    "  --package-path DIR        the package directory (its parent goes on\n"
+    "                            PYTHONPATH)\n"
+    "Job:\n"
+    "  --job-id ID               default: the config's name and the time\n"
+    "  --job-dir DIR             each trial gets --job-dir=DIR/<trial>\n"
+    "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
+    "                            override the config's hyperparameters\n"
+    "Engine:\n"
+    "  --db FILE                 default $HPTUNE_DB, else ./hptune.db\n"
+    "  --runs-dir DIR            replica logs and metric files, default\n"
+    "                            ./hptune-runs\n"
+    "  --gpus SPEC               GPUs to use: a count (\"4\"), indices\n"
+    "                            (\"0,1\") or TYPE:COUNT; default "
+    "$HPTUNE_GPUS,\n"
+    "                            else what nvidia-smi reports\n"
+    "  --early-stopping median|asha   the stopping rule when the config\n"
+    "                            enables early stopping (default median)\n"
+    "  --max-restarts N          restarts of a failed replica (default 5)\n"
+    "  --max-retries N           re-runs of a failed trial (default 3)\n"
+    "  --grace-seconds S         SIGTERM to SIGKILL (default 5)\n"
+    "  --format table|json|csv   the final trial table\n"
+    "  --quiet                   no progress lines\n"
+    "\n"
+    "Exit codes: 0 job succeeded, 1 job failed, 2 invalid config or flags,\n"
+    "64 bad usage, 130 cancelled.\n";
+
+constexpr int kExitCancelled = 130;
+
+std::atomic<bool> g_cancel{false};
+
+extern "C" void OnInterrupt(int) {
+  g_cancel.store(true);
+  // A second Ctrl-C kills at once.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+int Fail(const absl::Status& status, std::ostream& err) {
+  err << "hptune run: " << status.message() << "\n";
+  if (absl::IsInvalidArgument(status) || absl::IsFailedPrecondition(status) ||
+      absl::IsAlreadyExists(status) || absl::IsNotFound(status)) {
+    return kExitInvalid;
+  }
+  return kExitFailure;
+}
+
+absl::StatusOr<int> IntFlag(const ParsedArgs& args, const std::string& name,
+                            int min) {
+  int value = 0;
+  const std::string text = *args.Get(name);
+  if (!absl::SimpleAtoi(text, &value) || value < min) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, ": expected an integer >= ", min, ", got \"", text, "\""));
+  }
+  return value;
+}
+
+std::string DefaultJobId(const std::string& config_path, Timestamp now) {
+  std::string stem = std::filesystem::path(config_path).stem().string();
+  std::string id;
+  for (char c : stem)
+    id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0]))) {
+    id = "job_" + id;
+  }
+  // e.g. config_20261121_103000 from 2026-11-21T10:30:00Z.
+  std::string stamp = FormatRfc3339(now).substr(0, 19);
+  std::string digits;
+  for (char c : stamp) {
+    if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+    if (c == 'T') digits += '_';
+  }
+  return absl::StrCat(id.substr(0, 100), "_", digits);
+}
+
+// Applies the flags that override the config (as gcloud's do).
+absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
+  if (auto command = args.Get("command")) {
+    job.command = absl::StrSplit(*command, ' ', absl::SkipEmpty());
+    if (job.command.empty()) {
+      return absl::InvalidArgumentError("--command: empty");
+    }
+    job.module_name.clear();
+    job.package_path.clear();
+  }
+  if (auto module = args.Get("module-name")) job.module_name = *module;
+  if (auto path = args.Get("package-path")) job.package_path = *path;
+  if (auto dir = args.Get("job-dir")) job.job_dir = *dir;
+  if (!args.after_dashes.empty()) {
+    for (const auto& a : args.after_dashes) job.args.push_back(a);
+  }
+  if (job.study) {
+    if (args.Has("max-trials")) {
+      ASSIGN_OR_RETURN(job.study->max_trials, IntFlag(args, "max-trials", 1));
+    }
+    if (args.Has("max-parallel-trials")) {
+      ASSIGN_OR_RETURN(job.study->max_parallel_trials,
+                       IntFlag(args, "max-parallel-trials", 1));
+    }
+    if (args.Has("max-failed-trials")) {
+      ASSIGN_OR_RETURN(job.study->max_failed_trials,
+                       IntFlag(args, "max-failed-trials", 0));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
+  engine::JobRunnerOptions options;
+  options.runs_dir = args.Get("runs-dir").value_or("hptune-runs");
+  if (args.Has("max-restarts")) {
+    ASSIGN_OR_RETURN(options.max_replica_restarts,
+                     IntFlag(args, "max-restarts", 0));
+  }
+  if (args.Has("max-retries")) {
+    ASSIGN_OR_RETURN(options.max_trial_retries,
+                     IntFlag(args, "max-retries", 0));
+  }
+  if (args.Has("grace-seconds")) {
+    ASSIGN_OR_RETURN(int seconds, IntFlag(args, "grace-seconds", 0));
+    options.termination_grace = std::chrono::seconds(seconds);
+  }
+  if (auto rule = args.Get("early-stopping")) {
+    if (*rule == "median") {
+      options.stopping_rule = algorithms::StoppingRule::kMedian;
+    } else if (*rule == "asha") {
+      options.stopping_rule = algorithms::StoppingRule::kAsha;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--early-stopping: expected median or asha, got \"", *rule, "\""));
+    }
+  }
+  options.cancel = &g_cancel;
+  return options;
+}
+
+absl::StatusOr<launch::GpuInventory> Gpus(const ParsedArgs& args) {
+  std::optional<std::string> spec = args.Get("gpus");
+  if (!spec && std::getenv("HPTUNE_GPUS")) spec = std::getenv("HPTUNE_GPUS");
+  if (!spec) return launch::GpuInventory::Detect();
+  auto inventory = launch::GpuInventory::FromSpec(*spec);
+  if (!inventory.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gpus: ", inventory.status().message()));
+  }
+  return inventory;
+}
+
+}  // namespace
+
+int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
+                  std::ostream& err) {
+  auto parsed =
+      ParseArgs(raw_args,
+                {"command", "module-name", "package-path", "job-id", "job-dir",
+                 "max-trials", "max-parallel-trials", "max-failed-trials", "db",
+                 "runs-dir", "gpus", "early-stopping", "max-restarts",
+                 "max-retries", "grace-seconds", "format"},
+                {"quiet", "help"});
+  if (!parsed.ok()) {
+    err << "hptune run: " << parsed.status().message() << "\n\n" << kUsage;
+    return kExitUsage;
+  }
+  const ParsedArgs& args = *parsed;
+  if (args.Has("help")) {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) {
+    err << "hptune run: expected one CONFIG file, got "
+        << args.positional.size() << " arguments\n\n"
+        << kUsage;
+    return kExitUsage;
+  }
+  OutputFormat format = OutputFormat::kTable;
+  if (auto f = args.Get("format")) {
+    auto parsed_format = ParseOutputFormat(*f);
+    if (!parsed_format.ok()) return Fail(parsed_format.status(), err);
+    format = *parsed_format;
+  }
+
+  const std::string& config = args.positional.front();
+  const std::string job_id =
+      args.Get("job-id").value_or(DefaultJobId(config, SystemClock().Now()));
+  auto job = LoadJobConfigFile(config, job_id);
+  if (!job.ok()) return Fail(job.status(), err);
+  // A config's packagePath is relative to the config, so a job runs from
+  // any directory; flags are relative to where the user is.
+  if (!job->package_path.empty() &&
+      std::filesystem::path(job->package_path).is_relative()) {
+    job->package_path =
+        (std::filesystem::absolute(config).parent_path() / job->package_path)
+            .lexically_normal()
+            .string();
+  }
+  if (absl::Status s = ApplyFlags(args, *job); !s.ok()) return Fail(s, err);
+  auto options = RunnerOptions(args);
+  if (!options.ok()) return Fail(options.status(), err);
+  auto gpus = Gpus(args);
+  if (!gpus.ok()) return Fail(gpus.status(), err);
+
+  const std::string db = args.Get("db").value_or(
+      std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
+  auto store = store::SqliteStore::Open(db);
+  if (!store.ok()) return Fail(store.status(), err);
+  engine::TuningEngine engine(**store);
+  launch::LocalLauncher launcher(
+      launch::LocalLauncherOptions{.gpus = *std::move(gpus)});
+
+  ProgressPrinter progress(err, job->study->metric_tag,
+                           /*live=*/!args.Has("quiet") && isatty(2),
+                           /*quiet=*/args.Has("quiet"));
+  options->on_progress = [&](const engine::JobProgress& p) {
+    progress.Update(p);
+  };
+  engine::JobRunner runner(**store, engine, launcher, *std::move(options));
+  auto submitted = runner.Submit(*job);
+  if (!submitted.ok()) return Fail(submitted.status(), err);
+  err << "hptune run: job " << job_id << ", study database " << db << "\n";
+
+  // Grandchildren a replica leaves behind are re-parented to this process
+  // and collected with their group, not left as zombies for init.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  g_cancel.store(false);
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  auto finished = runner.Run(*job);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  progress.Finish();
+  if (!finished.ok()) return Fail(finished.status(), err);
+
+  auto trials = engine.ListTrials(job_id);
+  if (!trials.ok()) return Fail(trials.status(), err);
+  PrintTrials(*job->study, *trials, format, out);
+  auto best = engine.BestTrial(job_id);
+  if (best.ok() && *best && format == OutputFormat::kTable) {
+    const Trial& t = **best;
+    const Measurement& final = *t.final_measurement;
+    out << "\nbest trial: " << t.number << ", " << job->study->metric_tag << " "
+        << ParameterValue::Double(final.metrics.at(job->study->metric_tag))
+               .ToString()
+        << " at step " << final.step << ";";
+    for (const ParameterSpec& p : job->study->search_space.parameters()) {
+      out << " " << p.name << "=" << t.parameters.at(p.name).ToString();
+    }
+    out << "\n";
+  }
+  err << "hptune run: job " << job_id << " " << ToString(finished->state);
+  if (!finished->error_message.empty()) err << ": " << finished->error_message;
+  err << "\n";
+  switch (finished->state) {
+    case JobState::kSucceeded:
+      return kExitOk;
+    case JobState::kCancelled:
+      return kExitCancelled;
+    default:
+      return kExitFailure;
+  }
+}
+
+}  // namespace hptune::cli

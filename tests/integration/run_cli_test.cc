@@ -1,0 +1,181 @@
+// `hptune run`, the binary, on the project's example trainers and on
+// dump_trainer.py: whole jobs of real processes into a SQLite file.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/store/sqlite_store.h"
+#include "nlohmann/json.hpp"
+#include "tests/testing/run_process.h"
+
+extern char** environ;
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunProcess;
+
+constexpr char kHptune[] = HPTUNE_BINARY;
+const std::string kSource = HPTUNE_SOURCE_DIR;
+
+int CountLines(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(RunCliTest, StdlibExampleRunsADistributedJobEndToEnd) {
+  const std::string dir = testing::MakeTempDir();
+  auto result = RunProcess(
+      {kHptune, "run", kSource + "/examples/stdlib_trainer/config.yaml",
+       "--job-id", "stdlib", "--max-trials", "3", "--db", dir + "/h.db",
+       "--runs-dir", dir + "/runs", "--job-dir", dir + "/job", "--quiet"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(CountLines(result.out, "SUCCEEDED"), 3) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("best trial: "));
+  EXPECT_THAT(result.err, HasSubstr("job stdlib SUCCEEDED"));
+  // The parameter server checkpoints under each trial's --job-dir.
+  EXPECT_TRUE(std::filesystem::exists(dir + "/job/1/checkpoint.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/runs/stdlib/2/ps-0.log"));
+
+  // The results are in the database for the other commands.
+  auto trials = RunProcess({kHptune, "trials", "list", "--study", "stdlib",
+                            "--db", dir + "/h.db", "--format", "json"});
+  ASSERT_EQ(trials.exit_code, 0) << trials.err;
+  auto parsed = nlohmann::json::parse(trials.out);
+  ASSERT_EQ(parsed.size(), 3u);
+  EXPECT_TRUE(parsed[0]["finalMetric"].contains("objectiveValue"));
+}
+
+TEST(RunCliTest, PytorchDdpExampleTrainsWithTwoRanks) {
+  if (RunProcess({"/usr/bin/python3", "-c", "import torch"}).exit_code != 0) {
+    GTEST_SKIP() << "torch is not installed for /usr/bin/python3 (Debian's "
+                    "python3-torch; scripts/setup installs it)";
+  }
+  const std::string dir = testing::MakeTempDir();
+  auto result =
+      RunProcess({kHptune, "run", kSource + "/examples/pytorch_ddp/config.yaml",
+                  "--job-id", "ddp", "--max-trials", "1", "--db", dir + "/h.db",
+                  "--runs-dir", dir + "/runs", "--job-dir", dir + "/job",
+                  "--quiet", "--", "--epochs=2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(CountLines(result.out, "SUCCEEDED"), 1) << result.out;
+  auto store = store::SqliteStore::Open(dir + "/h.db");
+  ASSERT_TRUE(store.ok());
+  auto trial = (*store)->GetTrial("ddp", 1);
+  ASSERT_TRUE(trial.ok());
+  ASSERT_TRUE(trial->final_measurement.has_value());
+  EXPECT_EQ(trial->final_measurement->step, 2);  // One report per epoch.
+  EXPECT_GT(trial->final_measurement->metrics.at("accuracy"), 0.0);
+}
+
+TEST(RunCliTest, InvalidFlagsAreRejectedWithTheFlagAndValue) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = kSource + "/examples/stdlib_trainer/config.yaml";
+  auto zero = RunProcess(
+      {kHptune, "run", config, "--max-trials", "0", "--db", dir + "/h.db"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_THAT(zero.err,
+              HasSubstr("--max-trials: expected an integer >= 1, got \"0\""));
+  auto gpus = RunProcess(
+      {kHptune, "run", config, "--gpus", "T4:x", "--db", dir + "/h.db"});
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_THAT(gpus.err, HasSubstr("--gpus: GPU spec \"T4:x\""));
+  auto missing = RunProcess({kHptune, "run", dir + "/nope.yaml"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("nope.yaml"));
+}
+
+TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = dir + "/config.yaml";
+  std::ofstream(config) << "trainingInput:\n"
+                           "  scaleTier: STANDARD_1\n"
+                           "  command: [python3, "
+                        << kSource
+                        << "/tests/launch/testdata/dump_trainer.py]\n"
+                           "  hyperparameters:\n"
+                           "    maxTrials: 4\n"
+                           "    maxParallelTrials: 2\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n";
+  setenv("DUMP_DIR", (dir + "/dumps").c_str(), 1);
+  setenv("DUMP_PER_TRIAL", "1", 1);
+  setenv("DUMP_SLEEP", "forever", 1);
+  std::filesystem::create_directories(dir + "/dumps");
+  std::vector<std::string> argv = {
+      kHptune, "run",         config,       "--job-id",    "interrupted",
+      "--db",  dir + "/h.db", "--runs-dir", dir + "/runs", "--grace-seconds",
+      "1",     "--quiet"};
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/out").c_str(),
+                                   O_WRONLY | O_CREAT, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/err").c_str(),
+                                   O_WRONLY | O_CREAT, 0644);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, kHptune, &actions, nullptr, args.data(), environ),
+            0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  // STANDARD_1: 1 master, 4 workers, 3 parameter servers; two trials.
+  auto dumps = [&] {
+    std::vector<nlohmann::json> all;
+    for (const auto& e :
+         std::filesystem::recursive_directory_iterator(dir + "/dumps")) {
+      if (e.path().extension() == ".json") {
+        all.push_back(nlohmann::json::parse(std::ifstream(e.path())));
+      }
+    }
+    return all;
+  };
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (dumps().size() < 16 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(dumps().size(), 16u);
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+
+  for (const auto& dump : dumps()) {
+    const int pgid = dump["pgid"].get<int>();
+    EXPECT_TRUE(kill(-pgid, 0) == -1 && errno == ESRCH)
+        << dump["name"] << " left process group " << pgid;
+  }
+  auto store = store::SqliteStore::Open(dir + "/h.db");
+  ASSERT_TRUE(store.ok());
+  auto job = (*store)->GetJob("interrupted");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, JobState::kCancelled);
+  auto trials = (*store)->ListTrials("interrupted");
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 2u);
+  for (const Trial& t : *trials) EXPECT_EQ(t.state, TrialState::kCancelled);
+}
+
+}  // namespace
+}  // namespace hptune
