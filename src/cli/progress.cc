@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/core/search_space.h"
+#include "absl/strings/str_format.h"
 
 namespace hptune::cli {
 
@@ -18,8 +18,10 @@ std::string ProgressLine(const engine::JobProgress& p,
   if (p.queued > 0) absl::StrAppend(&line, ", waiting for GPUs");
   if (p.best) {
     if (auto value = p.best->FinalObjective(metric)) {
+      // Six significant digits: a status line, not the record (the trial
+      // table has full precision).
       absl::StrAppend(&line, "; best ", metric, " ",
-                      ParameterValue::Double(*value).ToString(), " (trial ",
+                      absl::StrFormat("%.6g", *value), " (trial ",
                       p.best->number, ")");
     }
   }
