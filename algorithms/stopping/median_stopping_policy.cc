@@ -92,10 +92,13 @@ absl::StatusOr<std::vector<StoppingDecision>> MedianStoppingPolicy::Decide(
       decisions.push_back(std::move(decision));
       continue;
     }
+    const bool at_step =
+        options_.reference == MedianStoppingOptions::Reference::kValueAtStep;
     std::vector<double> averages;
     for (const LearningCurve& c : completed) {
-      if (std::optional<double> mean = c.MeanUpTo(step)) {
-        averages.push_back(*mean);
+      if (std::optional<double> value =
+              at_step ? c.ValueAtOrBefore(step) : c.MeanUpTo(step)) {
+        averages.push_back(*value);
       }
     }
     const int count = static_cast<int>(averages.size());
@@ -110,8 +113,9 @@ absl::StatusOr<std::vector<StoppingDecision>> MedianStoppingPolicy::Decide(
     decision.stop = study.IsBetter(median, best);
     decision.reason = absl::StrCat(
         "best ", best, " by step ", step, decision.stop ? " is" : " is not",
-        " worse than the median ", median, " of the running averages of ",
-        count, " completed trials up to step ", step);
+        " worse than the median ", median,
+        at_step ? " of the values of " : " of the running averages of ", count,
+        " completed trials ", at_step ? "at" : "up to", " step ", step);
     decisions.push_back(std::move(decision));
   }
   return decisions;

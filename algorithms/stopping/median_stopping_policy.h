@@ -28,6 +28,15 @@
 // Only intermediate measurements form a curve; the final measurement of a
 // completed trial is not added to it.
 //
+// With reference = kValueAtStep the median is of the reference trials'
+// values at step s (each one's value at the largest step <= s) instead of
+// their running averages: Optuna's MedianPruner (Akiba et al., "Optuna: A
+// Next-generation Hyperparameter Optimization Framework", KDD 2019). A
+// running average carries a curve's early values, which for a decaying loss
+// sit far above its later ones, so Vizier's rule stops a trial only when it
+// is much worse than the others; the value at the step compares like with
+// like and stops more, at the risk of stopping a slow starter.
+//
 // Pure and stateless: Decide depends only on its arguments, so the engine
 // may create a policy per call. Not thread-safe (no shared state, but the
 // interface makes no promise).
@@ -45,6 +54,11 @@
 namespace hptune::algorithms {
 
 struct MedianStoppingOptions {
+  enum class Reference {
+    kRunningAverage,  // Vizier: the mean of a curve's values up to s.
+    kValueAtStep,     // Optuna's MedianPruner: a curve's value at s.
+  };
+  Reference reference = Reference::kRunningAverage;
   // Completed trials with a value at or before the judged step needed before
   // any trial is stopped (Optuna's MedianPruner also waits for 5). >= 1.
   int min_completed_trials = 5;

@@ -12,6 +12,8 @@ std::string_view ToString(StoppingRule rule) {
   switch (rule) {
     case StoppingRule::kMedian:
       return "MEDIAN";
+    case StoppingRule::kMedianAtStep:
+      return "MEDIAN_AT_STEP";
     case StoppingRule::kAsha:
       return "ASHA";
   }
@@ -24,6 +26,10 @@ std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule) {
   switch (rule) {
     case StoppingRule::kMedian:
       policy = MedianStoppingPolicy::Create(MedianStoppingOptions{});
+      break;
+    case StoppingRule::kMedianAtStep:
+      policy = MedianStoppingPolicy::Create(MedianStoppingOptions{
+          .reference = MedianStoppingOptions::Reference::kValueAtStep});
       break;
     case StoppingRule::kAsha:
       policy = AshaStoppingPolicy::Create(AshaOptions{});

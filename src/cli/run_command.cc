@@ -55,8 +55,9 @@ constexpr char kUsage[] =
     "                            (\"0,1\") or TYPE:COUNT; default "
     "$HPTUNE_GPUS,\n"
     "                            else what nvidia-smi reports\n"
-    "  --early-stopping median|asha   the stopping rule when the config\n"
-    "                            enables early stopping (default median)\n"
+    "  --early-stopping RULE     when the config enables early stopping:\n"
+    "                            median (Vizier's, on running averages; the\n"
+    "                            default), median-at-step (Optuna's) or asha\n"
     "  --max-restarts N          restarts of a failed replica (default 5)\n"
     "  --max-retries N           re-runs of a failed trial (default 3)\n"
     "  --grace-seconds S         SIGTERM to SIGKILL (default 5)\n"
@@ -165,11 +166,14 @@ absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   if (auto rule = args.Get("early-stopping")) {
     if (*rule == "median") {
       options.stopping_rule = algorithms::StoppingRule::kMedian;
+    } else if (*rule == "median-at-step") {
+      options.stopping_rule = algorithms::StoppingRule::kMedianAtStep;
     } else if (*rule == "asha") {
       options.stopping_rule = algorithms::StoppingRule::kAsha;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--early-stopping: expected median or asha, got \"", *rule, "\""));
+          "--early-stopping: expected median, median-at-step or asha, got \"",
+          *rule, "\""));
     }
   }
   options.cancel = &g_cancel;

@@ -39,7 +39,10 @@ class StoppingPolicy {
       const StudySpec& study, const std::vector<Trial>& trials) = 0;
 };
 
-enum class StoppingRule { kMedian, kAsha };
+// kMedian: Vizier's median rule on running averages; kMedianAtStep: the
+// median rule on values at the same step (Optuna's MedianPruner); kAsha:
+// asynchronous successive halving. See algorithms/stopping/.
+enum class StoppingRule { kMedian, kMedianAtStep, kAsha };
 std::string_view ToString(StoppingRule rule);
 
 // The policy for `rule` with its documented default options.

@@ -61,6 +61,36 @@ TEST(MedianStoppingPolicyTest, ClearlyBadTrialIsStoppedWithTheNumbers) {
             "running averages of 10 completed trials up to step 300");
 }
 
+// Five rising curves 0.1 -> 0.5 + 0.05 i by step 400: at step 400 their
+// values are 0.55 ... 0.75 (median 0.65), their running averages much lower.
+std::vector<Trial> RisingCompleted() {
+  std::vector<Trial> trials;
+  for (int i = 1; i <= 5; ++i) {
+    trials.push_back(CurveTrial(
+        i, TrialState::kSucceeded,
+        {{100, 0.1}, {200, 0.3}, {300, 0.4}, {400, 0.5 + 0.05 * i}}));
+  }
+  return trials;
+}
+
+TEST(MedianStoppingPolicyTest, ValueAtStepComparesLikeWithLike) {
+  std::vector<Trial> trials = RisingCompleted();
+  // 0.6 at step 400 is below the median value there (0.65) but far above
+  // the median running average ((0.1 + 0.3 + 0.4 + 0.65) / 4 = 0.3625).
+  trials.push_back(
+      CurveTrial(6, TrialState::kActive, {{100, 0.1}, {200, 0.3}, {400, 0.6}}));
+  auto average = MakePolicy();
+  EXPECT_FALSE(Decide(*average, Study(), trials)[0].stop);
+  auto at_step = MakePolicy(MedianStoppingOptions{
+      .reference = MedianStoppingOptions::Reference::kValueAtStep});
+  std::vector<StoppingDecision> decisions = Decide(*at_step, Study(), trials);
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_TRUE(decisions[0].stop);
+  EXPECT_EQ(decisions[0].reason,
+            "best 0.6 by step 400 is worse than the median 0.65 of the values "
+            "of 5 completed trials at step 400");
+}
+
 TEST(MedianStoppingPolicyTest, ClearlyGoodTrialIsKept) {
   std::vector<Trial> trials = FlatCompleted(10);
   trials.push_back(CurveTrial(11, TrialState::kActive,

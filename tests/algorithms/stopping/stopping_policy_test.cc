@@ -17,7 +17,18 @@ using ::hptune::algorithms::testing::Study;
 
 TEST(StoppingPolicyTest, RulesHaveNames) {
   EXPECT_EQ(ToString(StoppingRule::kMedian), "MEDIAN");
+  EXPECT_EQ(ToString(StoppingRule::kMedianAtStep), "MEDIAN_AT_STEP");
   EXPECT_EQ(ToString(StoppingRule::kAsha), "ASHA");
+}
+
+TEST(StoppingPolicyTest, MedianAtStepRuleComparesValuesAtTheStep) {
+  std::unique_ptr<StoppingPolicy> policy =
+      CreateStoppingPolicy(StoppingRule::kMedianAtStep);
+  auto* median = dynamic_cast<MedianStoppingPolicy*>(policy.get());
+  ASSERT_NE(median, nullptr);
+  EXPECT_EQ(median->options().reference,
+            MedianStoppingOptions::Reference::kValueAtStep);
+  EXPECT_EQ(median->options().min_completed_trials, 5);
 }
 
 TEST(StoppingPolicyTest, MedianRuleGivesTheMedianPolicyWithDefaults) {
@@ -51,7 +62,8 @@ TEST(StoppingPolicyTest, BothDefaultsStopAClearlyBadTrial) {
   }
   std::vector<int64_t> steps = {10, 30, 90, 270, 300, 400, 500};
   trials.push_back(CurveTrial(11, TrialState::kActive, Flat(0.1, steps)));
-  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kAsha}) {
+  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
+                            StoppingRule::kAsha}) {
     auto decisions = CreateStoppingPolicy(rule)->Decide(Study(), trials);
     ASSERT_TRUE(decisions.ok()) << decisions.status().message();
     ASSERT_EQ(decisions->size(), 1u);
