@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Optuna's samplers on hptune's optimisation-quality suite.
+
+The Optuna side of benchmarks/quality_compare.sh: runs Optuna's TPESampler and
+RandomSampler on the same test functions (same formulas, same search spaces
+through suggest_float / suggest_int / suggest_categorical), seeds, budgets and
+worker modes as benchmarks/quality/quality_harness, and prints the same CSV:
+
+  library,designer,function,mode,budget,seeds,median_regret,min_regret,max_regret
+
+Modes mirror the harness (benchmarks/quality/designer_run.h): "sequential"
+evaluates each trial before asking for the next; "parallelN" keeps N trials
+pending through study.ask()/study.tell(): it asks for N, then repeatedly tells
+the oldest pending trial's value and asks for one more with the other N - 1
+still running. Samplers use Optuna's defaults (TPE: 10 random start-up trials,
+independent sampling, constant_liar off, so running trials are not modelled).
+
+The formulas are those of benchmarks/quality/test_functions.h (Surjanovic &
+Bingham, Virtual Library of Simulation Experiments); --check evaluates the
+reference points of test_functions_test.cc so both sides stay the same.
+
+Runs under Debian's /usr/bin/python3 with python3-optuna 3.1
+(scripts/setup --bench installs it). Progress goes to stderr.
+
+Usage:
+  /usr/bin/python3 benchmarks/optuna_compare.py [--samplers=tpe,random]
+      [--functions=LIST] [--seeds=20] [--budgets=50,100]
+      [--modes=sequential,parallel4] [--jobs=N]
+  /usr/bin/python3 benchmarks/optuna_compare.py --check
+"""
+
+import argparse
+import collections
+import importlib.util
+import math
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+
+# --- The test functions (keep in step with test_functions.{h,cc}) ---------
+
+
+def branin(x1, x2):
+    """Branin-Hoo; f* = 5 / (4 pi) = 0.397887."""
+    b = 5.1 / (4 * math.pi ** 2)
+    c = 5 / math.pi
+    t = 1 / (8 * math.pi)
+    return (x2 - b * x1 * x1 + c * x1 - 6) ** 2 + 10 * (1 - t) * math.cos(x1) + 10
+
+
+_H6_ALPHA = (1.0, 1.2, 3.0, 3.2)
+_H6_A = ((10, 3, 17, 3.5, 1.7, 8),
+         (0.05, 10, 17, 0.1, 8, 14),
+         (3, 3.5, 1.7, 10, 17, 8),
+         (17, 8, 0.05, 10, 0.1, 14))
+_H6_P = ((1312, 1696, 5569, 124, 8283, 5886),
+         (2329, 4135, 8307, 3736, 1004, 9991),
+         (2348, 1451, 3522, 2883, 3047, 6650),
+         (4047, 8828, 8732, 5743, 1091, 381))
+
+
+def hartmann6(x):
+    """Hartmann 6-D on [0, 1]^6; f* = -3.32237."""
+    total = 0.0
+    for alpha, a, p in zip(_H6_ALPHA, _H6_A, _H6_P):
+        inner = sum(aj * (xj - 1e-4 * pj) ** 2 for aj, xj, pj in zip(a, x, p))
+        total += alpha * math.exp(-inner)
+    return -total
+
+
+def ackley(x):
+    """Ackley (a = 20, b = 0.2, c = 2 pi); f* = 0 at the origin."""
+    d = len(x)
+    squares = sum(v * v for v in x)
+    cosines = sum(math.cos(2 * math.pi * v) for v in x)
+    return (-20 * math.exp(-0.2 * math.sqrt(squares / d))
+            - math.exp(cosines / d) + 20 + math.e)
+
+
+def rosenbrock(x):
+    """Rosenbrock; f* = 0 at (1, ..., 1)."""
+    return sum(100 * (x[i + 1] - x[i] ** 2) ** 2 + (x[i] - 1) ** 2
+               for i in range(len(x) - 1))
+
+
+def levy(x):
+    """Levy, w_i = 1 + (x_i - 1) / 4; f* = 0 at (1, ..., 1)."""
+    w = [1 + (v - 1) / 4 for v in x]
+    total = math.sin(math.pi * w[0]) ** 2
+    for wi in w[:-1]:
+        total += (wi - 1) ** 2 * (1 + 10 * math.sin(math.pi * wi + 1) ** 2)
+    total += (w[-1] - 1) ** 2 * (1 + math.sin(2 * math.pi * w[-1]) ** 2)
+    return total
+
+
+def styblinski_tang(x):
+    """Styblinski-Tang; f* = -39.16616570377142 d."""
+    return sum(v ** 4 - 16 * v * v + 5 * v for v in x) / 2
+
+
+_MIXED_MU = {"a": -1.0, "b": 1.0, "c": 3.0, "d": 0.0}
+_MIXED_BASE = {"a": 0.5, "b": 0.0, "c": 1.0, "d": 2.0}
+
+
+def mixed(x, y, n, c):
+    """hptune's mixed-type function; f* = 0 at x=1, y=-2, n=7, c=b."""
+    return ((x - _MIXED_MU[c]) ** 2 + (y + 2) ** 2 + 0.25 * (n - 7) ** 2
+            + _MIXED_BASE[c] + 0.5 * (1 - math.cos(2 * math.pi * (y + 2))))
+
+
+# name -> (parameters, f(params dict), optimum). A parameter is
+# ("float", name, low, high), ("int", name, low, high) or
+# ("categorical", name, choices).
+def _box(d, low, high):
+    return [("float", f"x{i}", low, high) for i in range(1, d + 1)]
+
+
+def _coords(d):
+    return lambda p: [p[f"x{i}"] for i in range(1, d + 1)]
+
+
+def _on_box(d, f):
+    coords = _coords(d)
+    return lambda p: f(coords(p))
+
+
+SUITE = collections.OrderedDict([
+    ("branin", ([("float", "x1", -5.0, 10.0), ("float", "x2", 0.0, 15.0)],
+                lambda p: branin(p["x1"], p["x2"]), 5 / (4 * math.pi))),
+    ("hartmann6", (_box(6, 0.0, 1.0), _on_box(6, hartmann6), -3.32237)),
+    ("ackley5", (_box(5, -10.0, 30.0), _on_box(5, ackley), 0.0)),
+    ("rosenbrock4", (_box(4, -5.0, 10.0), _on_box(4, rosenbrock), 0.0)),
+    ("levy4", (_box(4, -10.0, 10.0), _on_box(4, levy), 0.0)),
+    ("styblinski_tang8", (_box(8, -5.0, 5.0), _on_box(8, styblinski_tang),
+                          8 * -39.16616570377142)),
+    ("mixed", ([("float", "x", -5.0, 5.0), ("float", "y", -5.0, 5.0),
+                ("int", "n", 1, 20), ("categorical", "c", ["a", "b", "c", "d"])],
+               lambda p: mixed(p["x"], p["y"], p["n"], p["c"]), 0.0)),
+])
+
+
+# --- Reference points (the same as test_functions_test.cc) ---------------
+
+
+def check():
+    """Returns the list of mismatches between the functions and the references."""
+    pi = math.pi
+    s = math.sin(3 * pi / 4 + 1)
+    cases = [
+        ("branin(-pi, 12.275)", branin(-pi, 12.275), 0.397887357729738, 1e-9),
+        ("branin(pi, 2.275)", branin(pi, 2.275), 0.397887357729738, 1e-9),
+        ("branin(9.42478, 2.475)", branin(9.42478, 2.475), 0.397887357729738, 1e-9),
+        ("branin(0, 0)", branin(0, 0), 56 - 10 / (8 * pi), 1e-9),
+        ("hartmann6(x*)", hartmann6([0.20169, 0.150011, 0.476874, 0.275332,
+                                     0.311652, 0.6573]), -3.32237, 1e-5),
+        ("hartmann6(0.5)", hartmann6([0.5] * 6), -0.5053149917022333, 1e-9),
+        ("ackley(0)", ackley([0.0] * 5), 0.0, 1e-9),
+        ("ackley(1)", ackley([1.0] * 5), 20 * (1 - math.exp(-0.2)), 1e-9),
+        ("rosenbrock(1)", rosenbrock([1.0] * 4), 0.0, 0),
+        ("rosenbrock(1,2,3,4)", rosenbrock([1.0, 2.0, 3.0, 4.0]), 2705.0, 0),
+        ("rosenbrock(0)", rosenbrock([0.0] * 4), 3.0, 0),
+        ("levy(1)", levy([1.0] * 4), 0.0, 1e-9),
+        ("levy(0)", levy([0.0] * 4), 0.5 + 3 / 16 * (1 + 10 * s * s) + 2 / 16, 1e-9),
+        ("styblinski_tang(x*)", styblinski_tang([-2.903534] * 8), -39.16617 * 8, 1e-4),
+        ("styblinski_tang(1)", styblinski_tang([1.0] * 8), -40.0, 0),
+        ("mixed(1, -2, 7, b)", mixed(1, -2, 7, "b"), 0.0, 1e-9),
+        ("mixed(0, 0, 1, d)", mixed(0, 0, 1, "d"), 15.0, 1e-9),
+        ("mixed(-1, -1.5, 7, a)", mixed(-1, -1.5, 7, "a"), 1.75, 1e-9),
+        ("mixed(3, -2, 7, c)", mixed(3, -2, 7, "c"), 1.0, 1e-9),
+    ]
+    minimisers = {
+        "branin": {"x1": pi, "x2": 2.275},
+        "hartmann6": dict(zip([f"x{i}" for i in range(1, 7)],
+                              [0.20169, 0.150011, 0.476874, 0.275332, 0.311652,
+                               0.6573])),
+        "ackley5": {f"x{i}": 0.0 for i in range(1, 6)},
+        "rosenbrock4": {f"x{i}": 1.0 for i in range(1, 5)},
+        "levy4": {f"x{i}": 1.0 for i in range(1, 5)},
+        "styblinski_tang8": {f"x{i}": -2.9035340277711783 for i in range(1, 9)},
+        "mixed": {"x": 1.0, "y": -2.0, "n": 7, "c": "b"},
+    }
+    for name, point in minimisers.items():
+        _, f, optimum = SUITE[name]
+        cases.append((f"{name} at its minimiser", f(point), optimum, 1e-5))
+    return [f"{what}: got {got!r}, expected {want!r}"
+            for what, got, want, tol in cases if abs(got - want) > tol]
+
+
+# --- Runs -------------------------------------------------------------------
+
+
+def _suggest(trial, parameters):
+    params = {}
+    for p in parameters:
+        if p[0] == "float":
+            params[p[1]] = trial.suggest_float(p[1], p[2], p[3])
+        elif p[0] == "int":
+            params[p[1]] = trial.suggest_int(p[1], p[2], p[3])
+        else:
+            params[p[1]] = trial.suggest_categorical(p[1], p[2])
+    return params
+
+
+def run_one(task):
+    """One study: returns (task, objective values in ask order, seconds)."""
+    import optuna  # Here, so --check needs no Optuna.
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    function, sampler_name, mode, seed, budget = task
+    parameters, f, _ = SUITE[function]
+    workers = 1 if mode == "sequential" else int(mode[len("parallel"):])
+    sampler = (optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe"
+               else optuna.samplers.RandomSampler(seed=seed))
+    start = time.monotonic()
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    values = []
+    pending = collections.deque()
+
+    def ask():
+        trial = study.ask()
+        value = f(_suggest(trial, parameters))
+        values.append(value)
+        pending.append((trial, value))
+
+    for _ in range(min(workers, budget)):
+        ask()
+    while pending:
+        trial, value = pending.popleft()
+        study.tell(trial, value)
+        if len(values) < budget:
+            ask()
+    return task, values, time.monotonic() - start
+
+
+def _list(kind, allowed=None):
+    def parse(text):
+        items = text.split(",")
+        if any(not i for i in items):
+            raise argparse.ArgumentTypeError(f"empty item in {text!r}")
+        if len(set(items)) != len(items):
+            raise argparse.ArgumentTypeError(f"repeated item in {text!r}")
+        for i in items:
+            if allowed is not None and i not in allowed:
+                raise argparse.ArgumentTypeError(
+                    f"unknown {kind} {i!r} (known: {', '.join(allowed)})")
+        return items
+    return parse
+
+
+def _positive(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return n
+
+
+def _budgets(text):
+    return sorted(_positive(b) for b in _list("budget")(text))
+
+
+def _modes(text):
+    modes = _list("mode")(text)
+    for m in modes:
+        n = m[len("parallel"):] if m.startswith("parallel") else ""
+        if m != "sequential" and not (n.isdigit() and str(int(n)) == n and int(n) >= 2):
+            raise argparse.ArgumentTypeError(
+                f"unknown mode {m!r} (expected sequential or parallelN, N >= 2)")
+    return modes
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Optuna's samplers on hptune's quality suite; prints CSV.")
+    p.add_argument("--check", action="store_true",
+                   help="only check the functions at their reference points")
+    p.add_argument("--samplers", type=_list("sampler", ["tpe", "random"]),
+                   default=["tpe", "random"])
+    p.add_argument("--functions", type=_list("function", list(SUITE)),
+                   default=list(SUITE))
+    p.add_argument("--seeds", type=_positive, default=20,
+                   help="runs per cell, with seeds 1..N")
+    p.add_argument("--budgets", type=_budgets, default=[50, 100])
+    p.add_argument("--modes", type=_modes, default=["sequential", "parallel4"])
+    p.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1,
+                   help="studies run in parallel processes")
+    return p.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.check:
+        problems = check()
+        for problem in problems:
+            print(f"optuna_compare: {problem}", file=sys.stderr)
+        print("optuna_compare: functions match their reference points"
+              if not problems else "optuna_compare: mismatches", file=sys.stderr)
+        return 1 if problems else 0
+    if importlib.util.find_spec("optuna") is None:
+        print("optuna_compare: no optuna for this python "
+              f"({sys.executable}); run scripts/setup --bench", file=sys.stderr)
+        return 2
+    budget = max(args.budgets)
+    tasks = [(f, s, m, seed, budget) for f in args.functions for s in args.samplers
+             for m in args.modes for seed in range(1, args.seeds + 1)]
+    results = {}
+    seconds = collections.defaultdict(list)
+    start = time.monotonic()
+    with multiprocessing.Pool(min(args.jobs, len(tasks))) as pool:
+        for done, (task, values, took) in enumerate(
+                pool.imap_unordered(run_one, tasks), start=1):
+            results[task] = values
+            seconds[(task[1], task[2])].append(took)
+            if done * 10 // len(tasks) != (done - 1) * 10 // len(tasks):
+                print(f"optuna_compare: {done}/{len(tasks)} studies, "
+                      f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+    for (sampler, mode), s in sorted(seconds.items()):
+        print(f"optuna_compare: {sampler} {mode}: {len(s)} studies, median "
+              f"{statistics.median(s):.3f} s per study, {sum(s):.1f} s in all",
+              file=sys.stderr)
+    print(f"optuna_compare: {len(tasks)} studies in "
+          f"{time.monotonic() - start:.1f} s wall on {args.jobs} processes",
+          file=sys.stderr)
+
+    print("library,designer,function,mode,budget,seeds,median_regret,"
+          "min_regret,max_regret")
+    for f in args.functions:
+        optimum = SUITE[f][2]
+        for b in args.budgets:
+            for m in args.modes:
+                for s in args.samplers:
+                    regrets = [min(results[(f, s, m, seed, budget)][:b]) - optimum
+                               for seed in range(1, args.seeds + 1)]
+                    print(f"optuna,{s},{f},{m},{b},{len(regrets)},"
+                          f"{statistics.median(regrets):.6g},"
+                          f"{min(regrets):.6g},{max(regrets):.6g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,70 @@
+// One optimisation run of an hptune designer on a test function, driven the
+// way TuningEngine::SuggestTrials drives designers, with simulated workers.
+//
+// Used by quality_harness, one call per (function, designer, mode, seed).
+// Each round builds a fresh designer with CreateDesigner(spec, seed), restores
+// the state the previous round saved, gives it the history with
+// Update(completed, pending), asks Suggest(k) and saves its state again,
+// exactly as the engine does with its store. Workers evaluate trials in the
+// order they were suggested:
+//   workers = 1 (sequential): one suggestion per round, evaluated before the
+//     next round.
+//   workers = w > 1 (asynchronous parallel): the first round asks for w
+//     suggestions; afterwards each round completes the oldest pending trial
+//     and asks for one more with the other w - 1 still pending, until the
+//     budget is suggested; then the pending trials are completed.
+// Designers are deterministic for a seed and a history, so a run with budget
+// B makes the same first B suggestions as a longer run: the harness runs the
+// largest budget once and reads the smaller ones off its prefix.
+// Stateless functions; thread-safe as long as each call has its own
+// arguments (every call builds its own designers).
+#ifndef HPTUNE_BENCHMARKS_QUALITY_DESIGNER_RUN_H_
+#define HPTUNE_BENCHMARKS_QUALITY_DESIGNER_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "benchmarks/quality/test_functions.h"
+#include "hptune/algorithms/designer.h"
+#include "hptune/core/study.h"
+
+namespace hptune::quality {
+
+// The metric every simulated trial reports.
+inline constexpr std::string_view kObjectiveMetric = "objective";
+
+// Makes each round's designer; algorithms::CreateDesigner unless a test
+// puts a recording fake in its place.
+using DesignerFactory =
+    std::function<absl::StatusOr<std::unique_ptr<algorithms::Designer>>(
+        const StudySpec& spec, uint64_t seed)>;
+
+struct DesignerRunOptions {
+  Algorithm algorithm = Algorithm::kRandomSearch;
+  uint64_t seed = 0;
+  int budget = 0;           // Trials suggested and evaluated, >= 1.
+  int workers = 1;          // Trials pending at a time, >= 1.
+  DesignerFactory factory;  // Empty: algorithms::CreateDesigner.
+};
+
+// The objective values of the run's trials in the order they were suggested
+// (budget of them). InvalidArgument for a budget or worker count below 1 (or
+// a space the designer rejects); Internal when the designer suggests fewer
+// points than asked or an infeasible one, naming the designer, the function
+// and the round.
+absl::StatusOr<std::vector<double>> RunDesigner(
+    const TestFunction& function, const DesignerRunOptions& options);
+
+// Simple regret after the first `budget` trials: min(values[0..budget)) -
+// optimum. `budget` must be in 1..values.size() (aborts otherwise).
+double SimpleRegret(std::span<const double> values, int budget, double optimum);
+
+}  // namespace hptune::quality
+
+#endif  // HPTUNE_BENCHMARKS_QUALITY_DESIGNER_RUN_H_

@@ -1,0 +1,97 @@
+// The real quality_harness binary: its CSV, its table and its flag errors.
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune::quality {
+namespace {
+
+using ::hptune::testing::RunProcess;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kHeader[] =
+    "library,designer,function,mode,budget,seeds,median_regret,min_regret,"
+    "max_regret";
+
+TEST(QualityHarnessTest, CsvHasOneRowPerFunctionBudgetModeAndDesigner) {
+  auto r = RunProcess({QUALITY_HARNESS, "--functions=branin,mixed",
+                       "--designers=random,gp", "--seeds=3", "--budgets=8,4",
+                       "--modes=sequential,parallel4", "--format=csv",
+                       "--threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 1u + 2 * 2 * 2 * 2);
+  EXPECT_EQ(lines[0], kHeader);
+  EXPECT_EQ(lines[1].substr(0, lines[1].find(",3,")),
+            "hptune,random,branin,sequential,4");
+  // Per row: min <= median <= max, and regret >= 0 (the optimum is a lower
+  // bound of every value).
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> f = absl::StrSplit(lines[i], ',');
+    ASSERT_EQ(f.size(), 9u) << lines[i];
+    EXPECT_EQ(f[5], "3");
+    double median, min, max;
+    ASSERT_TRUE(absl::SimpleAtod(f[6], &median) &&
+                absl::SimpleAtod(f[7], &min) && absl::SimpleAtod(f[8], &max))
+        << lines[i];
+    EXPECT_LE(0, min) << lines[i];
+    EXPECT_LE(min, median) << lines[i];
+    EXPECT_LE(median, max) << lines[i];
+  }
+  // Progress and timings went to stderr, not into the CSV.
+  EXPECT_THAT(r.err, HasSubstr("24 runs in"));
+}
+
+TEST(QualityHarnessTest, LargerBudgetsNeverHaveLargerRegret) {
+  auto r = RunProcess({QUALITY_HARNESS, "--functions=levy4",
+                       "--designers=random", "--seeds=1", "--budgets=5,40",
+                       "--modes=parallel4", "--format=csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  double at5, at40;
+  ASSERT_TRUE(absl::SimpleAtod(
+      std::vector<std::string>(absl::StrSplit(lines[1], ','))[6], &at5));
+  ASSERT_TRUE(absl::SimpleAtod(
+      std::vector<std::string>(absl::StrSplit(lines[2], ','))[6], &at40));
+  EXPECT_LE(at40, at5);
+}
+
+TEST(QualityHarnessTest, TableIsTheDefaultFormat) {
+  auto r = RunProcess({QUALITY_HARNESS, "--functions=branin",
+                       "--designers=quasi_random", "--seeds=2", "--budgets=4",
+                       "--modes=sequential"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("function  budget  mode"));
+  EXPECT_THAT(r.out, HasSubstr("quasi_random"));
+  EXPECT_THAT(r.out, HasSubstr("\nbranin    4       sequential"));
+}
+
+TEST(QualityHarnessTest, BadFlagExitsWithTwoAndNamesTheFlag) {
+  auto r = RunProcess({QUALITY_HARNESS, "--budgets=50,zero"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "quality_harness: flag --budgets: expected an integer in "
+            "1..100000, got \"zero\"\n");
+}
+
+TEST(QualityHarnessTest, HelpListsTheFlags) {
+  auto r = RunProcess({QUALITY_HARNESS, "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* flag : {"--designers", "--functions", "--seeds", "--budgets",
+                           "--modes", "--format", "--threads"}) {
+    EXPECT_THAT(r.out, HasSubstr(flag));
+  }
+}
+
+}  // namespace
+}  // namespace hptune::quality

@@ -1,0 +1,91 @@
+// The optimisation-quality suite: standard black-box test functions, all
+// minimised, each with its hptune search space and its known minimum.
+//
+// Used by quality_harness (designers over seeds, simple regret) and its tests.
+// benchmarks/optuna_compare.py carries the same definitions for Optuna, so a
+// change here must be made there too (its --check runs the reference points
+// of test_functions_test.cc). Formulas, domains and optima follow Surjanovic &
+// Bingham, "Virtual Library of Simulation Experiments: Test Functions and
+// Datasets" (https://www.sfu.ca/~ssurjano/optimization.html) unless stated;
+// the functions take raw coordinates (no unit cube). Pure functions and
+// immutable data; thread-safe.
+#ifndef HPTUNE_BENCHMARKS_QUALITY_TEST_FUNCTIONS_H_
+#define HPTUNE_BENCHMARKS_QUALITY_TEST_FUNCTIONS_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/search_space.h"
+
+namespace hptune::quality {
+
+struct TestFunction {
+  // As --functions names it: "branin", "hartmann6", "ackley5", "rosenbrock4",
+  // "levy4", "styblinski_tang8", "mixed".
+  std::string name;
+  SearchSpace space;
+  // min f over `space`; simple regret is (best value found) - optimum.
+  double optimum = 0;
+  // f at a feasible assignment of `space` (not checked: the harness checks
+  // every suggestion with SearchSpace::CheckAssignment first).
+  std::function<double(const ParameterAssignment&)> evaluate;
+};
+
+// Branin-Hoo on x1 in [-5, 10], x2 in [0, 15]:
+//   f = a (x2 - b x1^2 + c x1 - r)^2 + s (1 - t) cos(x1) + s,
+//   a = 1, b = 5.1 / (4 pi^2), c = 5 / pi, r = 6, s = 10, t = 1 / (8 pi).
+// Three minimisers (-pi, 12.275), (pi, 2.275), (9.42478, 2.475); f* = 5/(4 pi)
+// = 0.397887.
+double Branin(double x1, double x2);
+
+// Hartmann 6-D on [0, 1]^6:
+//   f = -sum_{i=1..4} alpha_i exp(-sum_{j=1..6} A_ij (x_j - P_ij)^2)
+// with alpha, A, P as in the library. Minimiser (0.20169, 0.150011, 0.476874,
+// 0.275332, 0.311652, 0.6573); f* = -3.32237.
+double Hartmann6(std::span<const double> x);  // x.size() == 6.
+
+// Ackley, d-D: f = -a exp(-b sqrt(sum x_i^2 / d)) - exp(sum cos(c x_i) / d)
+//   + a + e, a = 20, b = 0.2, c = 2 pi. Minimiser 0, f* = 0.
+double Ackley(std::span<const double> x);
+
+// Rosenbrock, d-D: f = sum_{i=1..d-1} 100 (x_{i+1} - x_i^2)^2 + (x_i - 1)^2.
+// Minimiser (1, ..., 1), f* = 0.
+double Rosenbrock(std::span<const double> x);
+
+// Levy, d-D, with w_i = 1 + (x_i - 1) / 4:
+//   f = sin^2(pi w_1) + sum_{i=1..d-1} (w_i - 1)^2 (1 + 10 sin^2(pi w_i + 1))
+//       + (w_d - 1)^2 (1 + sin^2(2 pi w_d)).
+// Minimiser (1, ..., 1), f* = 0.
+double Levy(std::span<const double> x);
+
+// Styblinski-Tang, d-D: f = 1/2 sum (x_i^4 - 16 x_i^2 + 5 x_i). Minimiser
+// x_i = -2.903534 (the root of 4x^3 - 32x + 5 below -2), f* = -39.166166 d.
+double StyblinskiTang(std::span<const double> x);
+
+// hptune's own mixed-type function (no library reference): x, y in [-5, 5],
+// integer n in 1..20, categorical c in {a, b, c, d}:
+//   f = (x - MU[c])^2 + (y + 2)^2 + 0.25 (n - 7)^2 + BASE[c]
+//       + 0.5 (1 - cos(2 pi (y + 2))),
+//   MU = {a: -1, b: 1, c: 3, d: 0}, BASE = {a: 0.5, b: 0, c: 1, d: 2}.
+// Each category is a shifted bowl with its own floor, so a designer has to
+// find the right category and, inside it, the integer and the ripples in y.
+// Minimiser x = 1, y = -2, n = 7, c = b; f* = 0. `c` must be one of a-d.
+double MixedFunction(double x, double y, int64_t n, std::string_view c);
+
+// The suite, in a fixed order: branin, hartmann6, ackley5 (on [-10, 30]^5,
+// so the minimiser is not the centre of the box), rosenbrock4 ([-5, 10]^4),
+// levy4 ([-10, 10]^4), styblinski_tang8 ([-5, 5]^8), mixed. Continuous
+// parameters are DOUBLE, linear scale, named x1, x2, ...
+const std::vector<TestFunction>& TestSuite();
+
+// The suite's function called `name`; NotFound naming it and the suite.
+absl::StatusOr<const TestFunction*> FindTestFunction(std::string_view name);
+
+}  // namespace hptune::quality
+
+#endif  // HPTUNE_BENCHMARKS_QUALITY_TEST_FUNCTIONS_H_

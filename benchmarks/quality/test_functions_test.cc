@@ -1,0 +1,181 @@
+#include "benchmarks/quality/test_functions.h"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace hptune::quality {
+namespace {
+
+using std::numbers::pi;
+
+// Reference values: the minima published by Surjanovic & Bingham's Virtual
+// Library of Simulation Experiments, and values at other points worked out
+// by hand from the formulas (shown) or, where noted, with an independent
+// NumPy implementation. benchmarks/optuna_compare.py --check checks the same
+// points on the Python side.
+constexpr double kTolerance = 1e-9;
+
+TEST(BraninTest, MinimumAtAllThreePublishedMinimisers) {
+  EXPECT_NEAR(Branin(-pi, 12.275), 0.397887357729738, kTolerance);
+  EXPECT_NEAR(Branin(pi, 2.275), 0.397887357729738, kTolerance);
+  // 9.42478 is 3 pi rounded, so the value is a hair above the minimum.
+  EXPECT_NEAR(Branin(9.42478, 2.475), 0.397887357729738, kTolerance);
+}
+
+TEST(BraninTest, ValueAtTheOrigin) {
+  // (0 - 0 + 0 - 6)^2 + 10 (1 - 1/(8 pi)) cos 0 + 10 = 56 - 10/(8 pi).
+  EXPECT_NEAR(Branin(0, 0), 56 - 10 / (8 * pi), kTolerance);
+}
+
+TEST(Hartmann6Test, MinimumAtThePublishedMinimiser) {
+  const std::vector<double> x = {0.20169,  0.150011, 0.476874,
+                                 0.275332, 0.311652, 0.6573};
+  EXPECT_NEAR(Hartmann6(x), -3.32237, 1e-5);
+}
+
+TEST(Hartmann6Test, ValueAtTheCentre) {
+  // NumPy: -0.5053149917022333.
+  EXPECT_NEAR(Hartmann6(std::vector<double>(6, 0.5)), -0.5053149917022333,
+              kTolerance);
+}
+
+TEST(AckleyTest, ZeroAtTheOrigin) {
+  EXPECT_NEAR(Ackley(std::vector<double>(5, 0.0)), 0, kTolerance);
+}
+
+TEST(AckleyTest, ValueAtAllOnes) {
+  // cos(2 pi) = 1, so f = -20 e^-0.2 - e + 20 + e = 20 (1 - e^-0.2).
+  EXPECT_NEAR(Ackley(std::vector<double>(5, 1.0)), 20 * (1 - std::exp(-0.2)),
+              kTolerance);
+}
+
+TEST(RosenbrockTest, ZeroAtAllOnes) {
+  EXPECT_EQ(Rosenbrock(std::vector<double>(4, 1.0)), 0);
+}
+
+TEST(RosenbrockTest, ValueAtOneTwoThreeFour) {
+  // 100 (2-1)^2 + 0 + 100 (3-4)^2 + 1 + 100 (4-9)^2 + 4 = 2705.
+  EXPECT_EQ(Rosenbrock(std::vector<double>{1, 2, 3, 4}), 2705);
+  // Each of the three terms is 0 + (0 - 1)^2.
+  EXPECT_EQ(Rosenbrock(std::vector<double>(4, 0.0)), 3);
+}
+
+TEST(LevyTest, ZeroAtAllOnes) {
+  EXPECT_NEAR(Levy(std::vector<double>(4, 1.0)), 0, kTolerance);
+}
+
+TEST(LevyTest, ValueAtTheOrigin) {
+  // w = 3/4: sin^2(3 pi/4) + 3 (1/16) (1 + 10 sin^2(3 pi/4 + 1))
+  //   + (1/16) (1 + sin^2(3 pi/2)).
+  const double s = std::sin(3 * pi / 4 + 1);
+  const double expected = 0.5 + 3.0 / 16 * (1 + 10 * s * s) + 2.0 / 16;
+  EXPECT_NEAR(Levy(std::vector<double>(4, 0.0)), expected, kTolerance);
+  EXPECT_NEAR(expected, 0.8975336623509236, kTolerance);  // NumPy.
+}
+
+TEST(StyblinskiTangTest, MinimumAtThePublishedMinimiser) {
+  EXPECT_NEAR(StyblinskiTang(std::vector<double>(8, -2.903534)), -39.16617 * 8,
+              1e-4);
+}
+
+TEST(StyblinskiTangTest, ValueAtAllOnes) {
+  // 1/2 * 8 * (1 - 16 + 5) = -40.
+  EXPECT_EQ(StyblinskiTang(std::vector<double>(8, 1.0)), -40);
+}
+
+TEST(MixedFunctionTest, ZeroAtItsMinimiser) {
+  EXPECT_NEAR(MixedFunction(1, -2, 7, "b"), 0, kTolerance);
+}
+
+TEST(MixedFunctionTest, EachCategoryHasItsOwnCentreAndFloor) {
+  // (0-0)^2 + (0+2)^2 + 0.25 (1-7)^2 + 2 + 0.5 (1 - cos 4 pi) = 15.
+  EXPECT_NEAR(MixedFunction(0, 0, 1, "d"), 15, kTolerance);
+  // 0 + 0.25 + 0 + 0.5 + 0.5 (1 - cos pi) = 1.75.
+  EXPECT_NEAR(MixedFunction(-1, -1.5, 7, "a"), 1.75, kTolerance);
+  // At its own centre, category c sits on its floor of 1.
+  EXPECT_NEAR(MixedFunction(3, -2, 7, "c"), 1, kTolerance);
+}
+
+// The suite's entries: the optimum is the value at the minimiser, read
+// through the search space's parameter names, and the minimiser is feasible.
+struct KnownMinimum {
+  std::string function;
+  ParameterAssignment minimiser;
+};
+
+ParameterAssignment Coordinates(const std::vector<double>& x) {
+  ParameterAssignment a;
+  for (size_t i = 0; i < x.size(); ++i) {
+    a[absl::StrCat("x", i + 1)] = ParameterValue::Double(x[i]);
+  }
+  return a;
+}
+
+std::vector<KnownMinimum> KnownMinima() {
+  return {
+      {"branin", Coordinates({pi, 2.275})},
+      {"hartmann6",
+       Coordinates({0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573})},
+      {"ackley5", Coordinates(std::vector<double>(5, 0.0))},
+      {"rosenbrock4", Coordinates(std::vector<double>(4, 1.0))},
+      {"levy4", Coordinates(std::vector<double>(4, 1.0))},
+      {"styblinski_tang8",
+       Coordinates(std::vector<double>(8, -2.9035340277711783))},
+      {"mixed",
+       {{"x", ParameterValue::Double(1)},
+        {"y", ParameterValue::Double(-2)},
+        {"n", ParameterValue::Integer(7)},
+        {"c", ParameterValue::Categorical("b")}}},
+  };
+}
+
+TEST(TestSuiteTest, OptimumIsTheValueAtAFeasibleMinimiser) {
+  const std::vector<KnownMinimum> minima = KnownMinima();
+  ASSERT_EQ(TestSuite().size(), minima.size());
+  for (const KnownMinimum& m : minima) {
+    SCOPED_TRACE(m.function);
+    auto f = FindTestFunction(m.function);
+    ASSERT_TRUE(f.ok()) << f.status();
+    EXPECT_TRUE((*f)->space.CheckAssignment(m.minimiser).ok());
+    EXPECT_NEAR((*f)->evaluate(m.minimiser), (*f)->optimum, 1e-5);
+  }
+}
+
+TEST(TestSuiteTest, AckleyIsOffCentreSoTheBoxMiddleIsNotOptimal) {
+  auto f = FindTestFunction("ackley5");
+  ASSERT_TRUE(f.ok());
+  for (const ParameterSpec& p : (*f)->space.parameters()) {
+    EXPECT_EQ(p.min_value, -10);
+    EXPECT_EQ(p.max_value, 30);
+  }
+  EXPECT_GT((*f)->evaluate(Coordinates(std::vector<double>(5, 10.0))), 10);
+}
+
+TEST(TestSuiteTest, MixedSpaceHasEveryKindOfParameter) {
+  auto f = FindTestFunction("mixed");
+  ASSERT_TRUE(f.ok());
+  const auto& p = (*f)->space.parameters();
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[2].type, ParameterType::kInteger);
+  EXPECT_EQ(p[2].min_value, 1);
+  EXPECT_EQ(p[2].max_value, 20);
+  EXPECT_EQ(p[3].type, ParameterType::kCategorical);
+  EXPECT_EQ(p[3].categorical_values,
+            (std::vector<std::string>{"a", "b", "c", "d"}));
+}
+
+TEST(TestSuiteTest, UnknownFunctionNamesItAndTheSuite) {
+  auto f = FindTestFunction("sphere");
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(f.status().message(),
+            "unknown test function \"sphere\" (known: branin, hartmann6, "
+            "ackley5, rosenbrock4, levy4, styblinski_tang8, mixed)");
+}
+
+}  // namespace
+}  // namespace hptune::quality
