@@ -1,0 +1,125 @@
+// Engine overhead per trial: what hptune adds to a trial beyond its
+// processes' own start-up.
+//
+// BM_JobTrials runs a whole job through the JobRunner (SQLite file, local
+// launcher) whose trainer exits at once: every trial is suggest, reserve
+// ports, launch 4 replicas (1 master, 2 workers, 1 parameter server), collect
+// their exits, stop, record. BM_LaunchOnly starts and reaps the same 4
+// processes through the launcher alone. The difference of the two per-trial
+// times is the engine's overhead. `make bench` runs it; figures are in
+// benchmarks/RESULTS.md.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
+#include "hptune/engine/engine.h"
+#include "hptune/engine/job_runner.h"
+#include "hptune/launch/local_launcher.h"
+#include "hptune/launch/replica_env.h"
+#include "hptune/store/sqlite_store.h"
+
+namespace {
+
+using namespace hptune;  // NOLINT: a benchmark program.
+
+constexpr char kConfig[] = R"(trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-4
+  workerType: n1-standard-4
+  workerCount: 2
+  parameterServerType: n1-standard-4
+  parameterServerCount: 1
+  hyperparameters:
+    goal: MINIMIZE
+    hyperparameterMetricTag: loss
+    maxTrials: 20
+    maxParallelTrials: 1
+    algorithm: RANDOM_SEARCH
+    params:
+    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}
+)";
+
+std::filesystem::path TempDir() {
+  auto dir = std::filesystem::temp_directory_path() /
+             absl::StrCat("hptune_overhead_", ::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+JobSpec TrueJob(const std::string& id) {
+  JobSpec job = *ParseJobConfig(kConfig, ConfigFormat::kYaml, id).job;
+  job.command = {"true"};
+  return job;
+}
+
+void BM_JobTrials(benchmark::State& state) {
+  const std::filesystem::path dir = TempDir();
+  auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
+  engine::TuningEngine engine(*store);
+  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  engine::JobRunnerOptions options;
+  options.runs_dir = dir / "runs";
+  int jobs = 0;
+  int64_t trials = 0;
+  for (auto _ : state) {
+    JobSpec job = TrueJob(absl::StrCat("job", ++jobs));
+    engine::JobRunner runner(*store, engine, launcher, options);
+    if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
+    auto record = runner.Run(job);
+    if (!record.ok() || record->state != JobState::kSucceeded) {
+      state.SkipWithError("the job did not succeed");
+    }
+    trials += job.study->max_trials;
+  }
+  // Seconds of wall time per trial (printed with an SI prefix: 5.1m = 5.1 ms).
+  state.counters["per_trial"] = benchmark::Counter(
+      static_cast<double>(trials),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_JobTrials)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_LaunchOnly(benchmark::State& state) {
+  const std::filesystem::path dir = TempDir();
+  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  JobSpec job = TrueJob("launch_only");
+  const auto requests = launch::ReplicaRequests(job);
+  int64_t trials = 0;
+  for (auto _ : state) {
+    auto placement = *launcher.Reserve(requests);
+    launch::TrialContext context{
+        .job = &job,
+        .training_input_json = "{}",
+        .trial = ++trials,
+        .parameters = {{"x", ParameterValue::Double(0.5)}},
+        .metric_tag = "loss",
+        .job_dir = dir / "job-dir",
+        .trial_dir = dir / "trial"};
+    auto launch =
+        *launch::BuildTrialLaunch(context, requests, placement->replicas());
+    auto run = *launcher.Start(launch);
+    size_t ended = 0;
+    while (ended < launch.replicas.size()) {
+      ended += run->Poll()->size();
+      if (ended < launch.replicas.size()) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+    run->Terminate(std::chrono::milliseconds(0));
+  }
+  state.counters["per_trial"] = benchmark::Counter(
+      static_cast<double>(trials),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_LaunchOnly)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
