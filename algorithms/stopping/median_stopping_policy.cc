@@ -96,6 +96,9 @@ absl::StatusOr<std::vector<StoppingDecision>> MedianStoppingPolicy::Decide(
         options_.reference == MedianStoppingOptions::Reference::kValueAtStep;
     std::vector<double> averages;
     for (const LearningCurve& c : completed) {
+      // At the step, only curves that got there compare: a trial stopped
+      // before s has no value at s, and its last one is from a worse time.
+      if (at_step && c.max_step() < step) continue;
       if (std::optional<double> value =
               at_step ? c.ValueAtOrBefore(step) : c.MeanUpTo(step)) {
         averages.push_back(*value);

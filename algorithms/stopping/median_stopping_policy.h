@@ -30,8 +30,10 @@
 //
 // With reference = kValueAtStep the median is of the reference trials'
 // values at step s (each one's value at the largest step <= s) instead of
-// their running averages: Optuna's MedianPruner (Akiba et al., "Optuna: A
-// Next-generation Hyperparameter Optimization Framework", KDD 2019). A
+// their running averages, among the reference trials that reached s (a trial
+// stopped before s has no value there): Optuna's MedianPruner (Akiba et al.,
+// "Optuna: A Next-generation Hyperparameter Optimization Framework", KDD
+// 2019). A
 // running average carries a curve's early values, which for a decaying loss
 // sit far above its later ones, so Vizier's rule stops a trial only when it
 // is much worse than the others; the value at the step compares like with

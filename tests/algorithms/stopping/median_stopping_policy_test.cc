@@ -91,6 +91,27 @@ TEST(MedianStoppingPolicyTest, ValueAtStepComparesLikeWithLike) {
             "of 5 completed trials at step 400");
 }
 
+TEST(MedianStoppingPolicyTest, ValueAtStepIgnoresTrialsThatStoppedBefore) {
+  std::vector<Trial> trials = RisingCompleted();
+  // Five trials stopped early at step 200 with 0.3 would pull the median
+  // at step 400 down to 0.3 if their last value stood in for step 400.
+  for (int i = 6; i <= 10; ++i) {
+    Trial stopped =
+        CurveTrial(i, TrialState::kSucceeded, {{100, 0.1}, {200, 0.3}});
+    stopped.stopped_early = true;
+    trials.push_back(stopped);
+  }
+  trials.push_back(CurveTrial(11, TrialState::kActive,
+                              {{100, 0.1}, {200, 0.3}, {400, 0.6}}));
+  auto at_step = MakePolicy(MedianStoppingOptions{
+      .reference = MedianStoppingOptions::Reference::kValueAtStep});
+  std::vector<StoppingDecision> decisions = Decide(*at_step, Study(), trials);
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_TRUE(decisions[0].stop) << decisions[0].reason;
+  EXPECT_THAT(decisions[0].reason,
+              HasSubstr("median 0.65 of the values of 5 completed trials"));
+}
+
 TEST(MedianStoppingPolicyTest, ClearlyGoodTrialIsKept) {
   std::vector<Trial> trials = FlatCompleted(10);
   trials.push_back(CurveTrial(11, TrialState::kActive,
