@@ -88,6 +88,23 @@ json ReadJson(const std::filesystem::path& path) {
 
 bool GroupIsGone(int pgid) { return kill(-pgid, 0) == -1 && errno == ESRCH; }
 
+// Live processes whose command line mentions `text` (a test's temp dir, in
+// every replica's --job-dir), as "pid: cmdline".
+std::vector<std::string> ProcessesMentioning(const std::string& text) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(text) != std::string::npos) {
+      found.push_back(pid + ": " + cmdline);
+    }
+  }
+  return found;
+}
+
 class JobRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -495,6 +512,8 @@ TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
       EXPECT_FALSE(t.reason.empty());
     }
   }
+  // The stopped trials' trainers were terminated, not left running.
+  EXPECT_THAT(ProcessesMentioning(dir_), ::testing::IsEmpty());
 }
 
 INSTANTIATE_TEST_SUITE_P(
