@@ -1,6 +1,7 @@
 #include "hptune/engine/job_runner.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -140,7 +141,10 @@ class JobRun {
   }
 
   // Drives the job until it ends; returns the final job state and message.
-  absl::StatusOr<std::pair<JobState, std::string>> Drive();
+  // `record_state` records a state on the way (CANCELLING, before the
+  // replicas are stopped).
+  absl::StatusOr<std::pair<JobState, std::string>> Drive(
+      const std::function<absl::Status(JobState)>& record_state);
 
  private:
   bool Cancelled() const {
@@ -334,12 +338,14 @@ void JobRun::Progress(JobState state) {
   options_.on_progress(progress);
 }
 
-absl::StatusOr<std::pair<JobState, std::string>> JobRun::Drive() {
+absl::StatusOr<std::pair<JobState, std::string>> JobRun::Drive(
+    const std::function<absl::Status(JobState)>& record_state) {
   const int max_failed = study_.spec.EffectiveMaxFailedTrials();
   auto idle = std::chrono::milliseconds(1);
   Progress(JobState::kRunning);
   while (true) {
     if (Cancelled()) {
+      RETURN_IF_ERROR(record_state(JobState::kCancelling));
       Progress(JobState::kCancelling);
       RETURN_IF_ERROR(EndAll("the job was cancelled"));
       return std::pair{JobState::kCancelled, std::string()};
@@ -398,10 +404,9 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   }
   RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
   JobRun run(store_, engine_, launcher_, options_, job, study);
-  ASSIGN_OR_RETURN(auto outcome, run.Drive());
-  if (outcome.first == JobState::kCancelled) {
-    RETURN_IF_ERROR(set_state(JobState::kCancelling, "").status());
-  }
+  ASSIGN_OR_RETURN(auto outcome, run.Drive([&](JobState state) {
+    return set_state(state, "").status();
+  }));
   return set_state(outcome.first, outcome.second);
 }
 

@@ -337,9 +337,18 @@ TEST_F(JobRunnerTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
   auto events = store_->ListEvents(0, 1000);
   ASSERT_TRUE(events.ok());
   std::vector<std::string> job_states;
+  int64_t cancelling_event = 0, first_trial_cancelled = 0;
   for (const auto& e : *events) {
     if (e.kind == "job_state") job_states.push_back(e.detail);
+    if (e.detail == "RUNNING -> CANCELLING") cancelling_event = e.id;
+    if (e.kind == "trial_state" && e.detail == "ACTIVE -> CANCELLED" &&
+        first_trial_cancelled == 0) {
+      first_trial_cancelled = e.id;
+    }
   }
+  // The job is CANCELLING while its replicas are being stopped.
+  EXPECT_GT(cancelling_event, 0);
+  EXPECT_LT(cancelling_event, first_trial_cancelled);
   EXPECT_THAT(job_states,
               ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
                           "RUNNING -> CANCELLING", "CANCELLING -> CANCELLED"));
