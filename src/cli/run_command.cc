@@ -254,7 +254,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   launch::LocalLauncher launcher(
       launch::LocalLauncherOptions{.gpus = *std::move(gpus)});
 
-  ProgressPrinter progress(err, job->study->metric_tag,
+  // Submit refuses a job without hyperparameters; until then, no metric.
+  ProgressPrinter progress(err, job->study ? job->study->metric_tag : "",
                            /*live=*/!args.Has("quiet") && isatty(2),
                            /*quiet=*/args.Has("quiet"));
   options->on_progress = [&](const engine::JobProgress& p) {
