@@ -109,6 +109,17 @@ class Launcher {
   // Starts every replica of `launch`. On error nothing is left running.
   virtual absl::StatusOr<std::unique_ptr<TrialRun>> Start(
       const TrialLaunch& launch) = 0;
+  // For a trial that was running when the process running its job died:
+  // finds what an earlier incarnation left of `launch` (same job and trial).
+  // Returns a run attached to replicas that are still alive (a backend whose
+  // replicas outlive us, like Slurm, so they are not launched twice), or
+  // nullptr after stopping whatever is left, so the trial is started afresh
+  // under the restart rules. The default has nothing to find.
+  virtual absl::StatusOr<std::unique_ptr<TrialRun>> Reattach(
+      const TrialLaunch& launch) {
+    (void)launch;
+    return nullptr;
+  }
 };
 
 }  // namespace hptune::launch
