@@ -1,6 +1,7 @@
 #include "hptune/algorithms/registry.h"
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/gp/gp_designer.h"
 #include "algorithms/grid/grid_designer.h"
 #include "algorithms/quasi_random/quasi_random_designer.h"
 #include "algorithms/random/random_designer.h"
@@ -20,11 +21,11 @@ absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
                        RandomDesigner::Create(spec.search_space, seed));
       return std::unique_ptr<Designer>(std::move(designer));
     }
-    // ALGORITHM_UNSPECIFIED is meant to be Bayesian optimisation (as in AI
-    // Platform). Until the Gaussian-process designer lands, quasi-random
-    // search stands in for it: the best space-filling choice without a
-    // model. Replace this case when the GP designer is registered.
-    case Algorithm::kUnspecified:
+    // ALGORITHM_UNSPECIFIED is Bayesian optimisation, as in AI Platform.
+    case Algorithm::kUnspecified: {
+      ASSIGN_OR_RETURN(auto designer, gp::GpDesigner::Create(spec, seed));
+      return std::unique_ptr<Designer>(std::move(designer));
+    }
     case Algorithm::kQuasiRandomSearch: {
       ASSIGN_OR_RETURN(auto designer,
                        QuasiRandomDesigner::Create(spec.search_space, seed));

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "algorithms/gp/gp_designer.h"
 #include "algorithms/grid/grid_designer.h"
 #include "algorithms/quasi_random/quasi_random_designer.h"
 #include "algorithms/random/random_designer.h"
@@ -43,11 +44,21 @@ TEST(RegistryTest, EachAlgorithmGetsItsDesigner) {
   EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(halton->get()), nullptr);
 }
 
-TEST(RegistryTest, UnspecifiedIsQuasiRandomUntilTheGpDesignerLands) {
+TEST(RegistryTest, UnspecifiedIsGaussianProcessBayesianOptimisation) {
   auto designer =
       CreateDesigner(Study(Algorithm::kUnspecified, FiniteSpace()), 1);
   ASSERT_TRUE(designer.ok());
-  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(designer->get()), nullptr);
+  EXPECT_NE(dynamic_cast<gp::GpDesigner*>(designer->get()), nullptr);
+}
+
+TEST(RegistryTest, UnspecifiedContinuesAStudyBegunUnderQuasiRandomSearch) {
+  // Before the GP designer, ALGORITHM_UNSPECIFIED studies saved Halton
+  // states; they must keep working.
+  auto designer =
+      CreateDesigner(Study(Algorithm::kUnspecified, FiniteSpace()), 1);
+  ASSERT_TRUE(designer.ok());
+  EXPECT_TRUE((*designer)->RestoreState("halton:index=3").ok());
+  EXPECT_NE((*designer)->SaveState().find("halton=3"), std::string::npos);
 }
 
 TEST(RegistryTest, GridSearchWithADoubleNamesTheParameter) {

@@ -1,0 +1,130 @@
+#include "algorithms/gp/gp_state.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "algorithms/common/counter_state.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+constexpr std::string_view kVersion = "gp1";
+constexpr std::string_view kForm =
+    "gp1;halton=<i>;calls=<c>;fit_rows=<n>;theta=<hex floats, comma-separated>";
+
+// C99 hexadecimal, e.g. "-0x1.8p-3": exact, and locale-independent.
+std::string FormatDouble(double v) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), std::fabs(v),
+                                 std::chars_format::hex);
+  return std::string(std::signbit(v) ? "-0x" : "0x") + std::string(buffer, end);
+}
+
+bool ParseUnsigned(std::string_view text, uint64_t& value) {
+  if (text.empty()) return false;
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+bool ParseDouble(std::string_view text, double& value) {
+  const bool negative = text.starts_with('-');
+  if (negative) text.remove_prefix(1);
+  if (!text.starts_with("0x")) return false;
+  text.remove_prefix(2);
+  if (text.empty() || text.front() == '-') return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
+                                   value, std::chars_format::hex);
+  if (negative) value = -value;
+  return ec == std::errc() && end == text.data() + text.size() &&
+         std::isfinite(value);
+}
+
+// `text` cut at every `separator`.
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    if (end == std::string_view::npos) {
+      parts.push_back(text.substr(start));
+      return parts;
+    }
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+// The value of "key=value" in `field`.
+bool Field(std::string_view field, std::string_view key,
+           std::string_view& value) {
+  if (field.size() <= key.size() || field.substr(0, key.size()) != key ||
+      field[key.size()] != '=') {
+    return false;
+  }
+  value = field.substr(key.size() + 1);
+  return true;
+}
+
+}  // namespace
+
+std::string FormatGpState(const GpState& state) {
+  std::string theta;
+  for (size_t i = 0; i < state.theta.size(); ++i) {
+    if (i > 0) theta += ',';
+    theta += FormatDouble(state.theta[i]);
+  }
+  return absl::StrCat(std::string(kVersion), ";halton=", state.halton_index,
+                      ";calls=", state.suggest_calls,
+                      ";fit_rows=", state.fit_rows, ";theta=", theta);
+}
+
+absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size) {
+  GpState state;
+  if (text.empty()) return state;
+  auto error = [&](std::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GP designer: cannot restore state \"", std::string(text),
+        "\": ", std::string(why), "; expected \"", std::string(kForm), "\""));
+  };
+  // A study begun under the quasi-random default.
+  if (text.starts_with("halton:")) {
+    absl::StatusOr<uint64_t> index = ParseCounterState("halton", "index", text);
+    if (!index.ok()) return error("not a quasi-random state either");
+    state.halton_index = *index;
+    return state;
+  }
+  const std::vector<std::string_view> fields = Split(text, ';');
+  if (fields.size() != 5 || fields[0] != kVersion) {
+    return error("not a GP designer state of this version");
+  }
+  std::string_view value;
+  if (!Field(fields[1], "halton", value) ||
+      !ParseUnsigned(value, state.halton_index) ||
+      !Field(fields[2], "calls", value) ||
+      !ParseUnsigned(value, state.suggest_calls) ||
+      !Field(fields[3], "fit_rows", value) ||
+      !ParseUnsigned(value, state.fit_rows) ||
+      !Field(fields[4], "theta", value)) {
+    return error("a field is missing or malformed");
+  }
+  if (!value.empty()) {
+    for (std::string_view entry : Split(value, ',')) {
+      double v = 0;
+      if (!ParseDouble(entry, v)) {
+        return error(absl::StrCat("theta entry \"", std::string(entry),
+                                  "\" is not a finite hexadecimal float"));
+      }
+      state.theta.push_back(v);
+    }
+    if (static_cast<int>(state.theta.size()) != packed_size) {
+      return error(absl::StrCat("theta has ", state.theta.size(),
+                                " entries, this search space needs ",
+                                packed_size));
+    }
+  }
+  return state;
+}
+
+}  // namespace hptune::algorithms::gp

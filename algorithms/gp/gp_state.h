@@ -1,0 +1,48 @@
+// The GP designer's saved state: what it carries from one SuggestTrials call
+// to the next beyond the trial history.
+//
+// The engine builds a fresh designer for each call and restores this, so it
+// holds everything that makes the next call cheap and deterministic: the
+// Halton index of the seeding stream, the number of Suggest calls (which
+// seeds the acquisition optimiser), the number of data rows at the last
+// full hyperparameter fit (the refit schedule) and the fitted
+// hyperparameters (the warm start, and the model itself between refits).
+// Text, one line, versioned:
+//   gp1;halton=<i>;calls=<c>;fit_rows=<n>;theta=<x1>,<x2>,...
+// with theta's entries as C99 hexadecimal floats (exact round trip) and
+// empty when there was no fit yet. A study started when quasi-random search
+// was the default holds "halton:index=<i>": it is read as a GP state at
+// that Halton index, so such studies continue under the GP designer.
+// Pure functions; thread-safe.
+#ifndef HPTUNE_ALGORITHMS_GP_GP_STATE_H_
+#define HPTUNE_ALGORITHMS_GP_GP_STATE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hptune::algorithms::gp {
+
+struct GpState {
+  uint64_t halton_index = 0;
+  uint64_t suggest_calls = 0;
+  uint64_t fit_rows = 0;
+  std::vector<double> theta;  // Empty: not fitted yet.
+
+  bool operator==(const GpState&) const = default;
+};
+
+std::string FormatGpState(const GpState& state);
+
+// "" gives the initial state. InvalidArgument naming the state and the
+// expected form for anything else that is not a state of this format (or
+// the legacy quasi-random one), or whose theta does not have
+// `packed_size` entries.
+absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size);
+
+}  // namespace hptune::algorithms::gp
+
+#endif  // HPTUNE_ALGORITHMS_GP_GP_STATE_H_

@@ -1,0 +1,120 @@
+#include "algorithms/gp/acquisition_optimizer.h"
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/algorithms/test_spaces.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+using ::hptune::algorithms::testing::CategoricalParam;
+using ::hptune::algorithms::testing::DoubleParam;
+using ::hptune::algorithms::testing::IntegerParam;
+
+// -|x - target|^2 over the continuous features, plus 1 for category 2.
+class Bowl : public AcquisitionFunction {
+ public:
+  Bowl(std::vector<double> target, int categorical)
+      : target_(std::move(target)), categorical_(categorical) {}
+
+  void EvaluateBatch(const RowMatrix& xs,
+                     Eigen::VectorXd& values) const override {
+    values.resize(xs.rows());
+    std::vector<double> ignored(xs.cols());
+    for (Eigen::Index i = 0; i < xs.rows(); ++i) {
+      values[i] = EvaluateWithGradient(
+          std::span<const double>(xs.row(i).data(), xs.cols()), ignored);
+    }
+  }
+
+  double EvaluateWithGradient(std::span<const double> x,
+                              std::span<double> gradient) const override {
+    double value = 0;
+    for (size_t j = 0; j < x.size(); ++j) {
+      gradient[j] = 0;
+      if (static_cast<int>(j) == categorical_) {
+        value += x[j] == 2 ? 1 : 0;
+        continue;
+      }
+      value -= (x[j] - target_[j]) * (x[j] - target_[j]);
+      gradient[j] = -2 * (x[j] - target_[j]);
+    }
+    ++evaluations_;
+    return value;
+  }
+
+  mutable int evaluations_ = 0;
+
+ private:
+  std::vector<double> target_;
+  int categorical_;
+};
+
+FeatureEncoding Encoding() {
+  return *FeatureEncoding::Create(SearchSpace(
+      {DoubleParam("x", 0, 1), DoubleParam("y", 0, 1), IntegerParam("k", 1, 10),
+       CategoricalParam("c", {"a", "b", "c", "d"})}));
+}
+
+TEST(AcquisitionOptimizerTest, FindsTheMaximumOfMixedFeatures) {
+  const FeatureEncoding encoding = Encoding();
+  // Far from the centre and from the anchor; k's best value is 8, whose
+  // image is (8 - 0.5) / 10 = 0.75.
+  const Bowl bowl({0.93, 0.04, 0.75, 0}, 3);
+  const std::vector<std::vector<double>> anchors = {{0.2, 0.8, 0.15, 0}};
+  std::vector<ScoredPoint> points = MaximizeAcquisition(
+      bowl, encoding, anchors, 11, AcquisitionOptimizerOptions());
+  ASSERT_FALSE(points.empty());
+  const ParameterAssignment best = encoding.Decode(points[0].x);
+  EXPECT_NEAR(best.at("x").AsDouble(), 0.93, 1e-4);
+  EXPECT_NEAR(best.at("y").AsDouble(), 0.04, 1e-4);
+  EXPECT_EQ(best.at("k"), ParameterValue::Integer(8));
+  EXPECT_EQ(best.at("c"), ParameterValue::Categorical("c"));
+}
+
+TEST(AcquisitionOptimizerTest, ReturnsSnappedDistinctPointsBestFirst) {
+  const FeatureEncoding encoding = Encoding();
+  const Bowl bowl({0.5, 0.5, 0.5, 0}, 3);
+  std::vector<ScoredPoint> points =
+      MaximizeAcquisition(bowl, encoding, {}, 5, AcquisitionOptimizerOptions());
+  ASSERT_GT(points.size(), 100u);
+  std::set<std::vector<double>> seen;
+  for (size_t i = 0; i < points.size(); ++i) {
+    std::vector<double> snapped = points[i].x;
+    encoding.Snap(snapped);
+    EXPECT_EQ(snapped, points[i].x);
+    EXPECT_TRUE(seen.insert(points[i].x).second);
+    if (i > 0) {
+      EXPECT_GE(points[i - 1].score, points[i].score);
+    }
+  }
+}
+
+TEST(AcquisitionOptimizerTest, IsDeterministicForASeed) {
+  const FeatureEncoding encoding = Encoding();
+  const Bowl bowl({0.3, 0.6, 0.2, 0}, 3);
+  const std::vector<std::vector<double>> anchors = {{0.1, 0.1, 0.05, 1}};
+  auto a = MaximizeAcquisition(bowl, encoding, anchors, 9, {});
+  auto b = MaximizeAcquisition(bowl, encoding, anchors, 9, {});
+  auto c = MaximizeAcquisition(bowl, encoding, anchors, 10, {});
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].x, b[i].x);
+  EXPECT_NE(a.back().x, c.back().x);
+}
+
+TEST(AcquisitionOptimizerTest, WorksWithOnlyCategoricalFeatures) {
+  const FeatureEncoding encoding = *FeatureEncoding::Create(
+      SearchSpace({CategoricalParam("c", {"a", "b", "c"}),
+                   CategoricalParam("d", {"x", "y"})}));
+  const Bowl bowl({0, 0}, 0);
+  auto points = MaximizeAcquisition(bowl, encoding, {}, 1, {});
+  // Six combinations, each once.
+  EXPECT_EQ(points.size(), 6u);
+  EXPECT_EQ(encoding.Decode(points[0].x).at("c").AsString(), "c");
+}
+
+}  // namespace
+}  // namespace hptune::algorithms::gp

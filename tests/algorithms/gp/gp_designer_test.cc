@@ -1,0 +1,447 @@
+#include "algorithms/gp/gp_designer.h"
+
+#include <cmath>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "algorithms/encoding/assignment_set.h"
+#include "algorithms/gp/hyperparameters.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/algorithms/test_spaces.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+using ::hptune::algorithms::testing::CategoricalParam;
+using ::hptune::algorithms::testing::DiscreteParam;
+using ::hptune::algorithms::testing::DoubleParam;
+using ::hptune::algorithms::testing::IntegerParam;
+using ::hptune::algorithms::testing::TrialAt;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kMetric[] = "loss";
+
+StudySpec Spec(SearchSpace space, Goal goal = Goal::kMinimize) {
+  StudySpec spec;
+  spec.search_space = std::move(space);
+  spec.goal = goal;
+  spec.metric_tag = kMetric;
+  return spec;
+}
+
+std::unique_ptr<GpDesigner> Make(const StudySpec& spec, uint64_t seed = 1) {
+  auto designer = GpDesigner::Create(spec, seed);
+  EXPECT_TRUE(designer.ok()) << designer.status().message();
+  return designer.ok() ? *std::move(designer) : nullptr;
+}
+
+Trial Completed(int64_t number, ParameterAssignment parameters, double value) {
+  Trial t = TrialAt(std::move(parameters));
+  t.number = number;
+  t.final_measurement = Measurement{.step = 1, .metrics = {{kMetric, value}}};
+  return t;
+}
+
+SearchSpace MixedSpace() {
+  return SearchSpace(
+      {DoubleParam("lr", 1e-5, 1e-1, ScaleType::kLog),
+       IntegerParam("hidden", 40, 400), DiscreteParam("layers", {1, 2, 4}),
+       CategoricalParam("cell", {"GRU", "LSTM", "RNN"}),
+       DoubleParam("momentum", 0.5, 0.99, ScaleType::kReverseLog)});
+}
+
+// A smooth function of every parameter of MixedSpace, minimised.
+double MixedObjective(const ParameterAssignment& a) {
+  const double lr = std::log10(a.at("lr").AsDouble());
+  const double hidden = a.at("hidden").AsDouble() / 400;
+  const double layers = a.at("layers").AsDouble();
+  const std::string& cell = a.at("cell").AsString();
+  return (lr + 2.5) * (lr + 2.5) + (hidden - 0.6) * (hidden - 0.6) +
+         0.1 * layers + (cell == "LSTM" ? 0 : 0.5) +
+         a.at("momentum").AsDouble();
+}
+
+// Runs `rounds` of suggest-then-evaluate, the engine's way: a fresh
+// designer per round, restored from the last round's state. Returns the
+// completed trials.
+std::vector<Trial> RunStudy(
+    const StudySpec& spec, uint64_t seed, int rounds, int per_round,
+    const std::function<double(const ParameterAssignment&)>& f,
+    std::vector<std::string>* origins = nullptr) {
+  std::vector<Trial> completed;
+  std::string state;
+  for (int r = 0; r < rounds; ++r) {
+    auto designer = Make(spec, seed);
+    EXPECT_TRUE(designer->RestoreState(state).ok());
+    EXPECT_TRUE(designer->Update(completed, {}).ok());
+    auto suggestions = designer->Suggest(per_round);
+    EXPECT_TRUE(suggestions.ok()) << suggestions.status().message();
+    state = designer->SaveState();
+    for (auto& s : *suggestions) {
+      if (origins != nullptr) origins->push_back(s.origin);
+      const double value = f(s.parameters);
+      completed.push_back(Completed(static_cast<int64_t>(completed.size()) + 1,
+                                    std::move(s.parameters), value));
+    }
+  }
+  return completed;
+}
+
+TEST(GpDesignerTest, SuggestionsAreFeasibleAndNeverRepeatAPoint) {
+  const StudySpec spec = Spec(MixedSpace());
+  std::vector<std::string> origins;
+  std::vector<Trial> trials =
+      RunStudy(spec, 3, 12, 2, MixedObjective, &origins);
+  AssignmentSet seen;
+  for (const Trial& t : trials) {
+    EXPECT_TRUE(spec.search_space.CheckAssignment(t.parameters).ok());
+    EXPECT_TRUE(seen.Insert(t.parameters)) << "trial " << t.number;
+  }
+  // Seeding first (2 (D + 1) points for 5 features), then the model.
+  EXPECT_EQ(origins.front(), "gp:seeding(1 of 12 initial points)");
+  EXPECT_EQ(origins[11], "gp:seeding(12 of 12 initial points)");
+  EXPECT_THAT(origins[12], StartsWith("gp-"));
+  EXPECT_EQ(origins.back(), "gp-pe");  // The second of a batch explores.
+}
+
+TEST(GpDesignerTest, PendingTrialsAreNotRepeatedAndBatchesAreSpread) {
+  const SearchSpace space({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
+  const StudySpec spec = Spec(space);
+  auto f = [](const ParameterAssignment& a) {
+    return std::pow(a.at("x").AsDouble() - 0.3, 2) +
+           std::pow(a.at("y").AsDouble() - 0.7, 2);
+  };
+  std::vector<Trial> completed = RunStudy(spec, 5, 8, 1, f);
+  // The best point so far is pending again (a user re-queued it).
+  Trial pending = completed[0];
+  pending.state = TrialState::kActive;
+  pending.final_measurement.reset();
+  auto designer = Make(spec, 5);
+  ASSERT_TRUE(designer->Update(completed, {pending}).ok());
+  auto batch = designer->Suggest(6);
+  ASSERT_TRUE(batch.ok());
+  ASSERT_EQ(batch->size(), 6u);
+  AssignmentSet used = AssignmentSet::FromTrials(completed, {pending});
+  double min_distance = 1;
+  for (size_t i = 0; i < batch->size(); ++i) {
+    EXPECT_TRUE(used.Insert((*batch)[i].parameters)) << i;
+    for (size_t j = 0; j < i; ++j) {
+      const auto& a = (*batch)[i].parameters;
+      const auto& b = (*batch)[j].parameters;
+      min_distance =
+          std::min(min_distance,
+                   std::hypot(a.at("x").AsDouble() - b.at("x").AsDouble(),
+                              a.at("y").AsDouble() - b.at("y").AsDouble()));
+    }
+  }
+  // Kriging believer: no two members of the batch on top of each other.
+  EXPECT_GT(min_distance, 1e-3);
+}
+
+TEST(GpDesignerTest, DeterministicForASeed) {
+  const StudySpec spec = Spec(MixedSpace());
+  std::vector<Trial> a = RunStudy(spec, 7, 10, 1, MixedObjective);
+  std::vector<Trial> b = RunStudy(spec, 7, 10, 1, MixedObjective);
+  std::vector<Trial> c = RunStudy(spec, 8, 10, 1, MixedObjective);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(a[i].parameters, b[i].parameters);
+  EXPECT_NE(a.back().parameters, c.back().parameters);
+}
+
+TEST(GpDesignerTest, AReusedDesignerSuggestsWhatAFreshRestoredOneDoes) {
+  const SearchSpace space({DoubleParam("x", -5, 10), DoubleParam("y", 0, 15)});
+  const StudySpec spec = Spec(space);
+  auto f = [](const ParameterAssignment& a) {
+    const double x = a.at("x").AsDouble(), y = a.at("y").AsDouble();
+    return std::pow(y - 0.129 * x * x + 1.59 * x - 6, 2) + 9.6 * std::cos(x);
+  };
+  auto reused = Make(spec, 11);
+  std::vector<Trial> completed;
+  int extended = 0;
+  for (int round = 0; round < 30; ++round) {
+    // The fresh designer: built, restored, updated, asked, as the engine
+    // does it.
+    auto fresh = Make(spec, 11);
+    ASSERT_TRUE(fresh->RestoreState(reused->SaveState()).ok());
+    ASSERT_TRUE(fresh->Update(completed, {}).ok());
+    auto expected = fresh->Suggest(1);
+    ASSERT_TRUE(reused->Update(completed, {}).ok());
+    auto actual = reused->Suggest(1);
+    ASSERT_TRUE(expected.ok() && actual.ok());
+    ASSERT_EQ(actual->size(), 1u);
+    EXPECT_EQ((*actual)[0].parameters, (*expected)[0].parameters)
+        << "round " << round;
+    EXPECT_EQ(reused->SaveState(), fresh->SaveState());
+    extended += reused->last_model_extended();
+    completed.push_back(Completed(round + 1, (*actual)[0].parameters,
+                                  f((*actual)[0].parameters)));
+  }
+  // Rounds between full fits extended the cached factorisation.
+  EXPECT_GT(extended, 3);
+}
+
+TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer->Update({}, {}).ok());
+  auto first = designer->Suggest(2);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].origin, "gp:seeding(1 of 4 initial points)");
+  EXPECT_EQ((*first)[1].origin, "gp:seeding(2 of 4 initial points)");
+  // One completed and one pending: the third seed.
+  auto next = Make(spec);
+  ASSERT_TRUE(next->RestoreState(designer->SaveState()).ok());
+  Trial running = TrialAt((*first)[1].parameters, TrialState::kActive);
+  ASSERT_TRUE(
+      next->Update({Completed(1, (*first)[0].parameters, 1.0)}, {running})
+          .ok());
+  auto third = next->Suggest(1);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ((*third)[0].origin, "gp:seeding(3 of 4 initial points)");
+}
+
+TEST(GpDesignerTest, FindsTheMinimumOfA1dFunction) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", -3, 3)}));
+  auto f = [](const ParameterAssignment& a) {
+    const double x = a.at("x").AsDouble();
+    return (x - 1.234) * (x - 1.234);
+  };
+  std::vector<Trial> trials = RunStudy(spec, 2, 12, 1, f);
+  double best = 1e9;
+  for (const Trial& t : trials)
+    best = std::min(best, *t.FinalObjective(kMetric));
+  EXPECT_LT(best, 1e-4);
+}
+
+TEST(GpDesignerTest, MaximisesWhenAskedTo) {
+  const StudySpec spec =
+      Spec(SearchSpace({DoubleParam("x", 0, 1)}), Goal::kMaximize);
+  auto f = [](const ParameterAssignment& a) {
+    return -std::fabs(a.at("x").AsDouble() - 0.8);
+  };
+  std::vector<Trial> trials = RunStudy(spec, 4, 10, 1, f);
+  double best = -1e9;
+  for (const Trial& t : trials)
+    best = std::max(best, *t.FinalObjective(kMetric));
+  EXPECT_GT(best, -0.01);
+}
+
+TEST(GpDesignerTest, HandlesTwentyDimensions) {
+  std::vector<ParameterSpec> params;
+  for (int i = 0; i < 20; ++i) {
+    params.push_back(DoubleParam("x" + std::to_string(i), -1, 1));
+  }
+  const StudySpec spec = Spec(SearchSpace(params));
+  auto f = [](const ParameterAssignment& a) {
+    double sum = 0;
+    for (const auto& [name, v] : a)
+      sum += (v.AsDouble() - 0.2) * (v.AsDouble() - 0.2);
+    return sum;
+  };
+  std::vector<std::string> origins;
+  std::vector<Trial> trials = RunStudy(spec, 6, 26, 1, f, &origins);
+  EXPECT_EQ(origins[19], "gp:seeding(20 of 20 initial points)");
+  EXPECT_THAT(origins.back(), StartsWith("gp-"));
+  double first = 1e9, best = 1e9;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const double v = *trials[i].FinalObjective(kMetric);
+    if (i < 20) first = std::min(first, v);
+    best = std::min(best, v);
+  }
+  EXPECT_LT(best, first);  // The model improves on the seeds.
+}
+
+TEST(GpDesignerTest, FailedAndInfeasibleTrialsAreAvoidedNotFatal) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  // Everything above 0.5 fails; the minimum of the rest is at 0.5.
+  std::vector<Trial> completed;
+  for (int i = 0; i < 10; ++i) {
+    const double x = (i + 0.5) / 10;
+    Trial t = Completed(i + 1, {{"x", ParameterValue::Double(x)}}, -x);
+    if (x > 0.5) {
+      t.final_measurement.reset();
+      t.state = i % 2 ? TrialState::kFailed : TrialState::kInfeasible;
+    }
+    completed.push_back(t);
+  }
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  auto s = designer->Suggest(3);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->size(), 3u);
+  for (const auto& suggestion : *s) {
+    EXPECT_THAT(suggestion.origin, StartsWith("gp-"));
+    EXPECT_LT(suggestion.parameters.at("x").AsDouble(), 0.6);
+  }
+  EXPECT_TRUE(designer->skipped_reasons().empty());
+}
+
+TEST(GpDesignerTest, OnlyFailuresKeepItQuasiRandomAndSaySo) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  std::vector<Trial> completed;
+  for (int i = 0; i < 4; ++i) {
+    completed.push_back(
+        TrialAt({{"x", ParameterValue::Double(0.1 * i)}}, TrialState::kFailed));
+  }
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  auto s = designer->Suggest(1);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(
+      (*s)[0].origin,
+      "quasi_random:no_feasible_results(4 trials without a usable value)");
+}
+
+TEST(GpDesignerTest, NonFiniteAndCancelledTrialsAreSkippedWithAReason) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  std::vector<Trial> completed;
+  for (int i = 0; i < 5; ++i) {
+    completed.push_back(Completed(
+        i + 1, {{"x", ParameterValue::Double(0.2 * i)}}, std::sin(i)));
+  }
+  completed.push_back(
+      Completed(6, {{"x", ParameterValue::Double(0.55)}}, std::nan("")));
+  completed.push_back(Completed(7, {{"x", ParameterValue::Double(0.65)}},
+                                -std::numeric_limits<double>::infinity()));
+  Trial cancelled =
+      TrialAt({{"x", ParameterValue::Double(0.75)}}, TrialState::kCancelled);
+  cancelled.number = 8;
+  completed.push_back(cancelled);
+  Trial foreign = Completed(9, {{"z", ParameterValue::Double(0.5)}}, 0.0);
+  completed.push_back(foreign);
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  EXPECT_THAT(designer->skipped_reasons(),
+              ::testing::ElementsAre(
+                  "trial 6: non-finite value nan of metric \"loss\"",
+                  "trial 7: non-finite value -inf of metric \"loss\"",
+                  "trial 8: CANCELLED, which says nothing about its parameters",
+                  "trial 9: parameter \"x\" has no value"));
+  auto s = designer->Suggest(2);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->size(), 2u);
+  EXPECT_THAT((*s)[0].origin, StartsWith("gp-"));
+  // The skipped points are still not suggested again.
+  AssignmentSet used = AssignmentSet::FromTrials(completed, {});
+  for (const auto& suggestion : *s)
+    EXPECT_FALSE(used.Contains(suggestion.parameters));
+}
+
+TEST(GpDesignerTest, ConstantObjectiveExploresWithoutFailing) {
+  const StudySpec spec =
+      Spec(SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  std::vector<std::string> origins;
+  std::vector<Trial> trials = RunStudy(
+      spec, 9, 10, 1, [](const ParameterAssignment&) { return 3.0; }, &origins);
+  EXPECT_THAT(origins.back(), StartsWith("gp-"));
+  AssignmentSet seen;
+  for (const Trial& t : trials) EXPECT_TRUE(seen.Insert(t.parameters));
+}
+
+TEST(GpDesignerTest, DuplicatePointsAndNoisyValuesAreFine) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  std::vector<Trial> completed;
+  // The same point three times with different values (noise), and a
+  // noisy parabola.
+  for (int i = 0; i < 12; ++i) {
+    const double x = i < 3 ? 0.5 : std::fmod(i * 0.618, 1.0);
+    const double noise = 0.05 * std::sin(i * 12.9898);
+    completed.push_back(Completed(i + 1, {{"x", ParameterValue::Double(x)}},
+                                  (x - 0.3) * (x - 0.3) + noise));
+  }
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  auto s = designer->Suggest(2);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_THAT((*s)[0].origin, StartsWith("gp-"));
+  // Learned noise: well above the floor.
+  EXPECT_GT(designer->theta()[NoiseIndex(1)], std::log(1e-5));
+}
+
+TEST(GpDesignerTest, AModelThatCannotBeBuiltFallsBackAndSaysWhy) {
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  std::vector<Trial> completed;
+  for (int i = 0; i < 5; ++i) {
+    completed.push_back(
+        Completed(i + 1, {{"x", ParameterValue::Double(0.2 * i)}}, i));
+  }
+  // Saved hyperparameters with an infinite signal variance, and no refit
+  // due (fit_rows = 5): the factorisation fails.
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer
+                  ->RestoreState("gp1;halton=5;calls=5;fit_rows=5;theta="
+                                 "-0x1p+0,0x1p+10,-0x1p+3,0x0p+0")
+                  .ok());
+  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  auto s = designer->Suggest(2);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_THAT((*s)[0].origin,
+              StartsWith("quasi_random:gp_model_failed(the kernel matrix of 5 "
+                         "points is not positive definite"));
+  EXPECT_EQ((*s)[1].origin, (*s)[0].origin);
+}
+
+TEST(GpDesignerTest, ExhaustsASmallFiniteSpace) {
+  const StudySpec spec = Spec(SearchSpace(
+      {IntegerParam("k", 1, 3), CategoricalParam("c", {"a", "b"})}));
+  std::vector<Trial> trials =
+      RunStudy(spec, 1, 3, 2, [](const ParameterAssignment& a) {
+        return a.at("k").AsDouble() + (a.at("c").AsString() == "a" ? 0 : 1);
+      });
+  EXPECT_EQ(trials.size(), 6u);
+  AssignmentSet seen;
+  for (const Trial& t : trials) EXPECT_TRUE(seen.Insert(t.parameters));
+  auto designer = Make(spec);
+  ASSERT_TRUE(designer->Update(trials, {}).ok());
+  auto more = designer->Suggest(2);
+  ASSERT_TRUE(more.ok());
+  EXPECT_TRUE(more->empty());
+}
+
+TEST(GpDesignerTest, ZeroCountIsEmptyAndNegativeIsAnError) {
+  auto designer = Make(Spec(SearchSpace({DoubleParam("x", 0, 1)})));
+  auto none = designer->Suggest(0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto negative = designer->Suggest(-1);
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(negative.status().message()),
+            "GP designer: count must be >= 0, got -1");
+}
+
+TEST(GpDesignerTest, ASpaceWithOnePointIsExhaustedAfterIt) {
+  const StudySpec spec = Spec(SearchSpace({IntegerParam("k", 2, 2)}));
+  auto designer = Make(spec);
+  auto first = designer->Suggest(3);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0].parameters.at("k"), ParameterValue::Integer(2));
+}
+
+TEST(GpDesignerTest, ForeignStateIsRefused) {
+  auto designer = Make(Spec(SearchSpace({DoubleParam("x", 0, 1)})));
+  absl::Status status = designer->RestoreState("grid:cursor=4");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("GP designer: cannot restore state \"grid:cursor=4\""));
+}
+
+TEST(GpDesignerTest, InvalidSpaceIsRefused) {
+  auto designer =
+      GpDesigner::Create(Spec(SearchSpace({DoubleParam("x", 1, 1)})), 1);
+  EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(designer.status().message()),
+              HasSubstr("parameter \"x\": DOUBLE needs finite minValue < "
+                        "maxValue"));
+}
+
+}  // namespace
+}  // namespace hptune::algorithms::gp

@@ -1,0 +1,81 @@
+#include "algorithms/gp/gp_state.h"
+
+#include <cmath>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(GpStateTest, RoundTripsExactly) {
+  GpState state;
+  state.halton_index = 12;
+  state.suggest_calls = 40;
+  state.fit_rows = 33;
+  state.theta = {std::log(0.3), -1.0 / 3.0, 1e-300, -0.0, 4.5};
+  const std::string text = FormatGpState(state);
+  EXPECT_EQ(text.substr(0, 41), "gp1;halton=12;calls=40;fit_rows=33;theta=");
+  EXPECT_NE(text.find(",-0x1.5555555555555p-2,"), std::string::npos) << text;
+  auto back = ParseGpState(text, 5);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, state);
+}
+
+TEST(GpStateTest, EmptyIsTheInitialState) {
+  auto state = ParseGpState("", 4);
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(*state, GpState());
+  GpState unfitted;
+  unfitted.halton_index = 3;
+  auto back = ParseGpState(FormatGpState(unfitted), 4);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, unfitted);
+}
+
+TEST(GpStateTest, ReadsTheQuasiRandomStateOfOlderStudies) {
+  auto state = ParseGpState("halton:index=7", 4);
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->halton_index, 7u);
+  EXPECT_TRUE(state->theta.empty());
+}
+
+TEST(GpStateTest, RefusesForeignStates) {
+  for (const char* text : {"grid:cursor=3", "halton:index=x",
+                           "gp2;halton=1;calls=1;fit_rows=1;theta=",
+                           "gp1;halton=1;calls=1;fit_rows=1",
+                           "gp1;halton=-1;calls=1;fit_rows=1;theta=",
+                           "gp1;calls=1;halton=1;fit_rows=1;theta=",
+                           "gp1;halton=1;calls=1;fit_rows=1;theta=0x1p+0,zz",
+                           "gp1;halton=1;calls=1;fit_rows=1;theta=1p+0,1p+0"}) {
+    auto state = ParseGpState(text, 2);
+    EXPECT_EQ(state.status().code(), absl::StatusCode::kInvalidArgument)
+        << text;
+    EXPECT_THAT(std::string(state.status().message()),
+                HasSubstr(std::string("GP designer: cannot restore state \"") +
+                          text + "\""));
+  }
+}
+
+TEST(GpStateTest, RefusesHyperparametersOfAnotherSpace) {
+  GpState state;
+  state.theta = {1, 2, 3};
+  auto parsed = ParseGpState(FormatGpState(state), 5);
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(parsed.status().message()),
+              HasSubstr("theta has 3 entries, this search space needs 5"));
+}
+
+TEST(GpStateTest, RefusesNonFiniteHyperparameters) {
+  auto parsed = ParseGpState("gp1;halton=0;calls=0;fit_rows=0;theta=0xinf", 1);
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(parsed.status().message()),
+      HasSubstr("theta entry \"0xinf\" is not a finite hexadecimal float"));
+}
+
+}  // namespace
+}  // namespace hptune::algorithms::gp
