@@ -30,6 +30,7 @@ bench: build
 	bash scripts/setup --bench
 	$(BUILD)/benchmarks/store_benchmark
 	$(BUILD)/benchmarks/suggest_benchmark
+	$(BUILD)/benchmarks/gp_benchmark
 	$(BUILD)/benchmarks/engine/trial_overhead_benchmark
 	$(BUILD)/benchmarks/engine/early_stopping_benchmark --seeds=5
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness

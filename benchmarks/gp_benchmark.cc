@@ -1,0 +1,229 @@
+// Latency of the GP designer (ALGORITHM_UNSPECIFIED), the way the engine
+// pays for it: each TuningEngine::SuggestTrials call builds a fresh designer,
+// restores its saved state, gives it the history and asks for suggestions,
+// on an in-memory store. Full hyperparameter fits happen when the schedule
+// says so (every 10% growth of the history), so the per-call times mix
+// cheap calls and refits as a real study does.
+//
+//   BM_GpSuggest/<n>/<d>        one suggestion after n completed trials in a
+//                               d-dimensional DOUBLE space, each call adding
+//                               its trial to the history.
+//                               Counters: p50_ms, p90_ms, max_ms, mean_ms
+//                               (the amortised cost), refits, max_rss_mb.
+//   BM_GpSuggestBatch8/<n>/<d>  the same with 8 suggestions per call.
+//   BM_GpFit/<n>/<d>            one full hyperparameter fit on n points as a
+//                               refit runs it (warm start + one restart);
+//                               the model never holds more than
+//                               kMaxModelPoints (300) points.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/hyperparameter_fit.h"
+#include "algorithms/gp/hyperparameters.h"
+#include "hptune/engine/engine.h"
+#include "hptune/store/memory_store.h"
+
+namespace hptune {
+namespace {
+
+constexpr char kMetric[] = "m";
+
+StudySpec Spec(int d) {
+  StudySpec spec;
+  std::vector<ParameterSpec> params;
+  for (int i = 0; i < d; ++i) {
+    params.push_back({.name = "x" + std::to_string(i),
+                      .type = ParameterType::kDouble,
+                      .min_value = 0,
+                      .max_value = 1});
+  }
+  spec.search_space = SearchSpace(params);
+  spec.metric_tag = kMetric;
+  spec.goal = Goal::kMinimize;
+  spec.max_trials = 1'000'000;
+  spec.max_parallel_trials = 1'000'000;
+  spec.algorithm = Algorithm::kUnspecified;
+  spec.seed = 1;
+  return spec;
+}
+
+// A smooth multimodal objective (sum of shifted cosines and a bowl).
+double Objective(const ParameterAssignment& a) {
+  double sum = 0;
+  int i = 0;
+  for (const auto& [name, value] : a) {
+    const double x = value.AsDouble();
+    sum += (x - 0.3) * (x - 0.3) + 0.1 * std::cos(7 * x + i++);
+  }
+  return sum;
+}
+
+// n completed trials at random points, added as users' finished trials.
+void AddHistory(engine::TuningEngine& engine, int n, int d) {
+  algorithms::SplitMix64 rng(42);
+  for (int i = 0; i < n; ++i) {
+    Trial t;
+    for (int j = 0; j < d; ++j) {
+      t.parameters["x" + std::to_string(j)] =
+          ParameterValue::Double(rng.NextUnit());
+    }
+    t.state = TrialState::kSucceeded;
+    t.final_measurement =
+        Measurement{.step = 1, .metrics = {{kMetric, Objective(t.parameters)}}};
+    (void)engine.CreateTrial("s", std::move(t));
+  }
+}
+
+double MaxRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+void RunSuggest(benchmark::State& state, int count) {
+  const int n = static_cast<int>(state.range(0));
+  const int d = static_cast<int>(state.range(1));
+  store::MemoryStore store;
+  engine::TuningEngine engine(store);
+  (void)engine.CreateStudy("s", Spec(d));
+  AddHistory(engine, n, d);
+  auto complete = [&](const std::vector<Trial>& trials) {
+    for (const Trial& t : trials) {
+      (void)engine.CompleteTrial(
+          "s", t.number,
+          Measurement{.step = 1,
+                      .metrics = {{kMetric, Objective(t.parameters)}}});
+    }
+  };
+  // The designer's saved state says when it refitted ("fit_rows=<n>").
+  auto fit_rows = [&]() -> std::string {
+    const std::string saved = store.GetDesignerState("s").value_or("");
+    const size_t at = saved.find("fit_rows=");
+    return at == std::string::npos ? ""
+                                   : saved.substr(at, saved.find(';', at) - at);
+  };
+  // The first call fits from scratch (no saved state): not timed.
+  complete(engine.SuggestTrials("s", count, "c")->trials);
+  std::string last_fit = fit_rows();
+  int refits = 0;
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    auto response = engine.SuggestTrials("s", count, "c");
+    ms.push_back(std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - start)
+                     .count());
+    state.PauseTiming();
+    if (!response.ok() || static_cast<int>(response->trials.size()) != count) {
+      state.SkipWithError("SuggestTrials failed");
+      break;
+    }
+    complete(response->trials);
+    if (const std::string fit = fit_rows(); fit != last_fit) {
+      ++refits;
+      last_fit = fit;
+    }
+    state.ResumeTiming();
+  }
+  if (ms.empty()) return;
+  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
+  const double p50 = Percentile(ms, 0.5);
+  state.counters["p50_ms"] = p50;
+  state.counters["p90_ms"] = Percentile(ms, 0.9);
+  state.counters["max_ms"] = *std::max_element(ms.begin(), ms.end());
+  state.counters["mean_ms"] = mean;
+  state.counters["refits"] = refits;
+  state.counters["max_rss_mb"] = MaxRssMb();
+}
+
+void BM_GpSuggest(benchmark::State& state) { RunSuggest(state, 1); }
+void BM_GpSuggestBatch8(benchmark::State& state) { RunSuggest(state, 8); }
+
+// Iterations: one refit interval (n / 10 calls) plus one, so the mean
+// includes exactly one full fit; at n = 10,000 (a refit every 1,000 calls)
+// a few calls show the steady state and the memory.
+BENCHMARK(BM_GpSuggest)
+    ->Args({100, 6})
+    ->Iterations(11)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_GpSuggest)
+    ->Args({1000, 6})
+    ->Iterations(101)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_GpSuggest)
+    ->Args({10000, 6})
+    ->Iterations(20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// Each call adds 8 trials: refits every 2 calls at n = 100, every 13 at
+// n = 1,000.
+BENCHMARK(BM_GpSuggestBatch8)
+    ->Args({100, 6})
+    ->Iterations(6)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_GpSuggestBatch8)
+    ->Args({1000, 6})
+    ->Iterations(14)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_GpFit(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int d = static_cast<int>(state.range(1));
+  algorithms::gp::TrainingData data;
+  data.kinds.assign(d, algorithms::FeatureKind::kContinuous);
+  data.x.resize(n, d);
+  data.y.resize(n);
+  algorithms::SplitMix64 rng(7);
+  for (int i = 0; i < n; ++i) {
+    ParameterAssignment a;
+    for (int j = 0; j < d; ++j) {
+      data.x(i, j) = rng.NextUnit();
+      a["x" + std::to_string(j)] = ParameterValue::Double(data.x(i, j));
+    }
+    data.y[i] = -Objective(a);
+  }
+  data.y = (data.y.array() - data.y.mean()) /
+           std::sqrt((data.y.array() - data.y.mean()).square().mean());
+  const algorithms::gp::HyperparameterPrior prior =
+      algorithms::gp::MakePrior(d);
+  // The warm start a refit gets: the fit of a slightly smaller history.
+  algorithms::gp::HyperparameterFitOptions options;
+  options.random_starts = 1;
+  options.warm_start =
+      algorithms::gp::FitHyperparameters(data, prior, {})->theta;
+  int evaluations = 0;
+  for (auto _ : state) {
+    auto fit = algorithms::gp::FitHyperparameters(data, prior, options);
+    if (!fit.ok()) {
+      state.SkipWithError("fit failed");
+      break;
+    }
+    evaluations = fit->evaluations;
+  }
+  state.counters["evaluations"] = evaluations;
+}
+BENCHMARK(BM_GpFit)->Args({50, 6})->Args({100, 6})->Args({300, 6})->Unit(
+    benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace hptune
+
+BENCHMARK_MAIN();
