@@ -117,8 +117,7 @@ class TreeBuilder : public nlohmann::json_sax<Json> {
     if (open_.empty()) {
       root_ = std::move(node);
     } else if (open_.back().kind == ConfigNode::Kind::kMap) {
-      open_.back().fields.emplace_back(std::move(keys_.back()),
-                                       std::move(node));
+      open_.back().fields.push_back({std::move(keys_.back()), std::move(node)});
     } else {
       open_.back().items.push_back(std::move(node));
     }

@@ -39,8 +39,8 @@ void ErrorSink::AddAfter(const ConfigNode& map, std::string field,
   // last one under its last child.
   const ConfigNode* last = &map;
   while (!last->fields.empty() || !last->items.empty()) {
-    last = last->fields.empty() ? &last->items.back()
-                                : &last->fields.back().second;
+    last =
+        last->fields.empty() ? &last->items.back() : &last->fields.back().value;
   }
   errors_.push_back(
       {last->order, true, {std::move(field), std::move(message)}});

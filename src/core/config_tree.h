@@ -22,6 +22,8 @@ namespace hptune::config_internal {
 // stack.
 inline constexpr int kMaxConfigDepth = 64;
 
+struct ConfigField;
+
 struct ConfigNode {
   enum class Kind { kNull, kBool, kNumber, kString, kList, kMap };
 
@@ -31,15 +33,21 @@ struct ConfigNode {
   // The string value; for other scalars their spelling in the file (a number
   // as written, "true", "null"), used to show a bad value as the user wrote it.
   std::string text;
-  std::vector<ConfigNode> items;                           // kList
-  std::vector<std::pair<std::string, ConfigNode>> fields;  // kMap, file order,
-                                                           // duplicates kept
+  std::vector<ConfigNode> items;    // kList
+  std::vector<ConfigField> fields;  // kMap, in file order, duplicates kept
   int line = 0;  // 1-based; 0 when unknown (JSON does not give positions).
   // Pre-order index in document order: sorting errors by it lists them in
   // file order whatever order the rules are checked in.
   int order = 0;
 
   bool is_scalar() const { return kind != Kind::kList && kind != Kind::kMap; }
+};
+
+// One key of a map. A struct rather than std::pair: clang rejects a pair
+// whose member is the enclosing, still incomplete ConfigNode.
+struct ConfigField {
+  std::string key;
+  ConfigNode value;
 };
 
 struct TreeParseResult {

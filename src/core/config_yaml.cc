@@ -145,7 +145,7 @@ class Converter {
           if (!Convert(entry.second, key.Mark().line + 1, depth + 1, &child)) {
             return false;
           }
-          out->fields.emplace_back(key.Scalar(), std::move(child));
+          out->fields.push_back({key.Scalar(), std::move(child)});
         }
         return true;
     }
