@@ -5,6 +5,7 @@
 #include "hptune/core/status.h"
 #include "src/launch/local_trial_run.h"
 #include "src/launch/port_reservation.h"
+#include "src/launch/replica_process.h"
 
 namespace hptune::launch {
 namespace {
@@ -32,7 +33,9 @@ class LocalPlacement : public Placement {
 }  // namespace
 
 LocalLauncher::LocalLauncher(LocalLauncherOptions options)
-    : gpus_(std::move(options.gpus)), host_(std::move(options.host)) {}
+    : gpus_(std::move(options.gpus)),
+      host_(std::move(options.host)),
+      reattach_grace_(options.reattach_grace) {}
 
 LocalLauncher::~LocalLauncher() = default;
 
@@ -68,6 +71,14 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
   ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
                    LocalTrialRun::Start(launch));
   return std::unique_ptr<TrialRun>(std::move(run));
+}
+
+absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
+    const TrialLaunch& launch) {
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    StopMarkedProcesses(ReplicaMarker(replica), reattach_grace_);
+  }
+  return std::unique_ptr<TrialRun>();
 }
 
 }  // namespace hptune::launch

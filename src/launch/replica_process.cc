@@ -2,18 +2,24 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
@@ -151,7 +157,9 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica) {
                                              POSIX_SPAWN_SETSIGMASK);
 
   std::vector<char*> argv = Pointers(replica.argv);
-  std::vector<std::string> env_strings = MergedEnvironment(replica.env);
+  std::map<std::string, std::string> env = replica.env;
+  env[kReplicaMarkerVariable] = ReplicaMarker(replica);
+  std::vector<std::string> env_strings = MergedEnvironment(env);
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, program.c_str(), setup.actions(), setup.attr(),
@@ -204,6 +212,151 @@ std::vector<std::pair<pid_t, int>> ReapGroup(pid_t pgid) {
     }
   }
   return reaped;
+}
+
+namespace {
+
+// Whether /proc/<pid>/environ holds exactly `entry` ("NAME=value"). False
+// when it cannot be read (ended, or another user's).
+bool EnvironHas(pid_t pid, const std::string& entry, bool prefix = false) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ",
+                   std::ios::binary);
+  if (!in) return false;
+  std::string environ_text((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+  size_t start = 0;
+  while (start < environ_text.size()) {
+    size_t end = environ_text.find('\0', start);
+    if (end == std::string::npos) end = environ_text.size();
+    const size_t length =
+        prefix ? std::min(entry.size(), end - start) : end - start;
+    if ((!prefix || end - start >= entry.size()) &&
+        environ_text.compare(start, length, entry) == 0) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+// glibc 2.36's <sys/pidfd.h> lacks C linkage under C++: call the kernel.
+int OpenPidfd(pid_t pid) {
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+}
+void SignalPidfd(int pidfd, int signal) {
+  syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
+}
+
+// Waits until the process behind `pidfd` has ended or `timeout` passed.
+bool WaitForExit(int pidfd, std::chrono::milliseconds timeout) {
+  pollfd fd{.fd = pidfd, .events = POLLIN, .revents = 0};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    int rc = poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (rc > 0) return true;
+    if (rc == 0) return false;
+    if (errno != EINTR) return false;
+  }
+}
+
+}  // namespace
+
+std::string ReplicaMarker(const ReplicaLaunch& replica) {
+  std::error_code ec;
+  std::filesystem::path path = std::filesystem::absolute(replica.log_path, ec);
+  if (ec) path = replica.log_path;
+  return path.lexically_normal().string();
+}
+
+namespace {
+
+std::vector<pid_t> FindProcessesWith(const std::string& entry, bool prefix) {
+  std::vector<pid_t> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  const pid_t self = getpid();
+  while (dirent* dir = readdir(proc)) {
+    const char* name = dir->d_name;
+    if (name[0] < '1' || name[0] > '9') continue;
+    char state = 0;
+    pid_t pgrp = 0;
+    if (!ReadStat(name, &state, &pgrp)) continue;
+    if (state == 'Z' || state == 'X') continue;
+    const pid_t pid = static_cast<pid_t>(std::strtol(name, nullptr, 10));
+    if (pid == self) continue;
+    if (EnvironHas(pid, entry, prefix)) found.push_back(pid);
+  }
+  closedir(proc);
+  return found;
+}
+
+int StopProcessesWith(const std::string& entry, bool prefix,
+                      std::chrono::milliseconds grace) {
+  const pid_t own_group = getpgrp();
+  struct Held {
+    pid_t pid;
+    int pidfd;
+  };
+  std::vector<Held> held;
+  for (pid_t pid : FindProcessesWith(entry, prefix)) {
+    int pidfd = OpenPidfd(pid);
+    if (pidfd < 0) continue;  // Ended meanwhile.
+    // The pidfd pins the process we opened; if the environment still has the
+    // marker now, the pid was not reused between the scan and the open.
+    if (!EnvironHas(pid, entry, prefix)) {
+      close(pidfd);
+      continue;
+    }
+    held.push_back({pid, pidfd});
+  }
+  auto signal_all = [&](int signal) {
+    for (const Held& h : held) {
+      SignalPidfd(h.pidfd, signal);
+      const pid_t pgid = getpgid(h.pid);
+      // The group's leader is the replica: what it started goes with it.
+      if (pgid > 1 && pgid != own_group && EnvironHas(pgid, entry, prefix)) {
+        SignalGroup(pgid, signal);
+      }
+    }
+  };
+  signal_all(SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  bool all_gone = true;
+  for (const Held& h : held) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (!WaitForExit(h.pidfd, std::max(left, std::chrono::milliseconds(0)))) {
+      all_gone = false;
+    }
+  }
+  if (!all_gone) {
+    signal_all(SIGKILL);
+    for (const Held& h : held) WaitForExit(h.pidfd, std::chrono::seconds(5));
+  }
+  for (const Held& h : held) close(h.pidfd);
+  return static_cast<int>(held.size());
+}
+
+std::string MarkerEntry(const std::string& marker) {
+  return absl::StrCat(kReplicaMarkerVariable, "=", marker);
+}
+
+}  // namespace
+
+std::vector<pid_t> FindMarkedProcesses(const std::string& marker) {
+  return FindProcessesWith(MarkerEntry(marker), /*prefix=*/false);
+}
+
+int StopMarkedProcesses(const std::string& marker,
+                        std::chrono::milliseconds grace) {
+  return StopProcessesWith(MarkerEntry(marker), /*prefix=*/false, grace);
+}
+
+int StopMarkedProcessesUnder(const std::string& prefix,
+                             std::chrono::milliseconds grace) {
+  return StopProcessesWith(MarkerEntry(prefix), /*prefix=*/true, grace);
 }
 
 }  // namespace hptune::launch

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,32 @@ std::string DescribeReplica(const ReplicaLaunch& replica);
 // with replica.env overriding it. Errors name the replica and what failed:
 //   master 0: cannot start "/no/such": No such file or directory
 absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica);
+
+// Every replica process carries HPTUNE_REPLICA=<its marker> in its
+// environment, and so does everything it starts that keeps the environment.
+// The marker is the replica's absolute log path: unique per runs directory,
+// job, trial and replica, and the same when a restarted server rebuilds the
+// trial's launch. It is how a later hptune process finds replicas that an
+// earlier one left running when it was killed (LocalLauncher::Reattach).
+inline constexpr char kReplicaMarkerVariable[] = "HPTUNE_REPLICA";
+std::string ReplicaMarker(const ReplicaLaunch& replica);
+
+// Live processes of this user whose environment holds
+// HPTUNE_REPLICA=`marker`, found by a /proc scan. Not our children: their
+// parent was the process that died.
+std::vector<pid_t> FindMarkedProcesses(const std::string& marker);
+
+// Stops every process found by FindMarkedProcesses(marker): SIGTERM to each
+// one's process group, up to `grace` for them to end, then SIGKILL. Each
+// process is held by a pidfd whose environment is checked again after it is
+// opened, so a reused pid is never signalled. Returns how many processes
+// were found.
+int StopMarkedProcesses(const std::string& marker,
+                        std::chrono::milliseconds grace);
+// The same for every marker that starts with `prefix`, e.g. a job's runs
+// directory "<runs_dir>/<job>/": all replicas of that job.
+int StopMarkedProcessesUnder(const std::string& prefix,
+                             std::chrono::milliseconds grace);
 
 // Whether any process of group `pgid` is still alive. Zombies do not count:
 // they have ended and only wait for their parent (init, for orphans) to

@@ -17,10 +17,13 @@
 #define HPTUNE_ENGINE_ENGINE_H_
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -98,11 +101,16 @@ class TuningEngine {
                                            std::string_view reason);
 
   // Early stopping. CheckEarlyStopping asks `rule`'s policy about every
-  // ACTIVE trial of the study; StopTrial moves one ACTIVE trial to STOPPING
-  // with stopped_early set and the reason. Its runner then ends it with
-  // CompleteTrial, whose final measurement is its last one.
+  // ACTIVE trial of the study, or only those in `only` when it is not empty
+  // (other trials are left out of the reply); StopTrial moves one ACTIVE
+  // trial to STOPPING with stopped_early set and the reason. Its runner then
+  // ends it with CompleteTrial, whose final measurement is its last one.
+  // CheckEarlyStopping is on clients' hot path (after every measurement), so
+  // it reads only the curves the rule needs and keeps SUCCEEDED trials'
+  // curves, which never change, in memory (see CompletedCurve).
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
-      std::string_view study, algorithms::StoppingRule rule);
+      std::string_view study, algorithms::StoppingRule rule,
+      const std::set<int64_t>& only = {});
   absl::StatusOr<Trial> StopTrial(std::string_view study, int64_t trial,
                                   std::string_view reason);
 
@@ -129,6 +137,28 @@ class TuningEngine {
   Clock& clock_;
   // Serialises suggestions so concurrent clients never get the same point.
   std::mutex suggest_mutex_;
+
+  // Keeps, of `trials` (summaries of one study, in number order), those the
+  // median rules read: the SUCCEEDED ones and the ACTIVE ones in `only` (all
+  // when empty), and fills in their measurements. SUCCEEDED curves come from
+  // completed_curves_ when cached there.
+  absl::Status LoadCurvesForMedianStopping(const StudyRecord& study,
+                                           const std::set<int64_t>& only,
+                                           std::vector<Trial>& trials);
+  // Curves of SUCCEEDED trials: the store accepts no measurement for a
+  // trial that has ended, so once read they stay valid. Keyed by study name
+  // and trial number; an entry is used only while the study's create_time
+  // and the trial's end_time match, so a study deleted and created again
+  // under the same name is read afresh. Dropped whole when it grows past
+  // kMaxCachedMeasurements (engine.cc), which bounds the memory.
+  struct CompletedCurve {
+    Timestamp study_create_time{};
+    std::optional<Timestamp> end_time;
+    std::vector<Measurement> measurements;
+  };
+  std::mutex curves_mutex_;
+  std::map<std::pair<std::string, int64_t>, CompletedCurve> completed_curves_;
+  size_t cached_measurements_ = 0;
 };
 
 }  // namespace hptune::engine

@@ -20,6 +20,7 @@
 #ifndef HPTUNE_LAUNCH_LOCAL_LAUNCHER_H_
 #define HPTUNE_LAUNCH_LOCAL_LAUNCHER_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ struct LocalLauncherOptions {
   GpuInventory gpus;  // GpuInventory::Detect() or FromSpec(); none by default.
   // The address replicas listen on and find each other at.
   std::string host = "127.0.0.1";
+  // Reattach: between SIGTERM and SIGKILL for replicas left running.
+  std::chrono::milliseconds reattach_grace{5000};
 };
 
 class LocalLauncher : public Launcher {
@@ -62,12 +65,23 @@ class LocalLauncher : public Launcher {
   //   master 0: cannot start "/no/such": No such file or directory
   absl::StatusOr<std::unique_ptr<TrialRun>> Start(
       const TrialLaunch& launch) override;
+  // Local replicas die with the trial's attempt: a replica left running by
+  // an earlier hptune process that was killed (SIGKILL, OOM, power) has lost
+  // the process watching it, its restarts and its metric reader. Reattach
+  // finds such processes by the HPTUNE_REPLICA marker every replica carries
+  // in its environment (its absolute log path, see replica_process.h),
+  // stops them (SIGTERM to their process groups, reattach_grace, SIGKILL),
+  // records nothing, and returns nullptr so the job runner starts the trial
+  // again under the restart rules. No trainer is left orphaned.
+  absl::StatusOr<std::unique_ptr<TrialRun>> Reattach(
+      const TrialLaunch& launch) override;
 
   const GpuInventory& gpus() const { return gpus_.inventory(); }
 
  private:
   GpuAllocator gpus_;
   std::string host_;
+  std::chrono::milliseconds reattach_grace_;
 };
 
 }  // namespace hptune::launch

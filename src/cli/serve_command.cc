@@ -1,0 +1,170 @@
+#include "src/cli/serve_command.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+#include "hptune/launch/gpu_inventory.h"
+#include "src/cli/flags.h"
+#include "src/server/auth.h"
+#include "src/server/listen_policy.h"
+#include "src/server/server.h"
+
+namespace hptune::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hptune serve [flags]\n"
+    "\n"
+    "Serves hptune's gRPC API (hptune.v1.StudyService, JobService, health,\n"
+    "reflection): jobs submitted with `hptune jobs submit` run here, their\n"
+    "trials as local processes; ask/tell clients use the study service.\n"
+    "Every result is in the SQLite file. At start-up, jobs that a previous\n"
+    "server left unfinished (crash, SIGKILL, SIGTERM) are resumed; replicas\n"
+    "it left running are stopped and their trials run again.\n"
+    "\n"
+    "  --listen ADDR          default 127.0.0.1:7460 (port 0: any free port).\n"
+    "                         Any non-loopback address needs TLS or a token\n"
+    "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
+    "  --state-dir DIR        replica logs, metric files, default job dirs;\n"
+    "                         default ./hptune-runs\n"
+    "  --token-file F         clients must send `authorization: Bearer\n"
+    "                         <token>` with the token in F\n"
+    "  --tls-cert F --tls-key F   serve TLS with this PEM certificate and key\n"
+    "  --gpus SPEC            a count (\"4\"), indices (\"0,1\") or "
+    "TYPE:COUNT;\n"
+    "                         default $HPTUNE_GPUS, else what nvidia-smi "
+    "reports\n"
+    "  --grace-seconds S      SIGTERM to SIGKILL for replicas (default 5)\n"
+    "\n"
+    "SIGTERM or Ctrl-C drains: new calls are refused, calls in flight get 5\n"
+    "seconds, every replica is stopped, and the server exits 0 leaving its\n"
+    "jobs unfinished; the next `hptune serve` on the same --db resumes them.\n"
+    "\n"
+    "Exit codes: 0 drained, 1 failed (database, address in use), 2 invalid\n"
+    "flags or files (e.g. a non-loopback --listen without TLS or token), 64\n"
+    "bad usage.\n";
+
+absl::StatusOr<std::string> ReadFile(const std::string& flag,
+                                     const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " \"", path, "\": cannot be read"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int Fail(const absl::Status& status, int code, std::ostream& err) {
+  err << "hptune serve: " << status.message() << "\n";
+  return code;
+}
+
+}  // namespace
+
+int RunServeCommand(const std::vector<std::string>& args, std::ostream& out,
+                    std::ostream& err) {
+  auto parsed = ParseArgs(args,
+                          {"listen", "db", "state-dir", "token-file",
+                           "tls-cert", "tls-key", "gpus", "grace-seconds"},
+                          {"help"});
+  if (!parsed.ok()) {
+    err << "hptune serve: " << parsed.status().message() << "\n" << kUsage;
+    return kExitUsage;
+  }
+  if (parsed->Has("help")) {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty() || !parsed->after_dashes.empty()) {
+    err << "hptune serve: takes no arguments\n" << kUsage;
+    return kExitUsage;
+  }
+  server::ServerOptions options;
+  options.listen_address =
+      parsed->Get("listen").value_or(server::kDefaultListenAddress);
+  const char* env_db = std::getenv("HPTUNE_DB");
+  options.db_path = parsed->Get("db").value_or(env_db ? env_db : "hptune.db");
+  options.state_dir = parsed->Get("state-dir").value_or("hptune-runs");
+  if (parsed->Has("tls-cert") != parsed->Has("tls-key")) {
+    return Fail(absl::InvalidArgumentError(
+                    "--tls-cert and --tls-key go together: give both"),
+                kExitUsage, err);
+  }
+  if (auto path = parsed->Get("token-file")) {
+    auto token = server::ReadTokenFile(*path);
+    if (!token.ok()) return Fail(token.status(), kExitInvalid, err);
+    options.token = *token;
+  }
+  if (parsed->Has("tls-cert")) {
+    auto cert = ReadFile("tls-cert", *parsed->Get("tls-cert"));
+    if (!cert.ok()) return Fail(cert.status(), kExitInvalid, err);
+    auto key = ReadFile("tls-key", *parsed->Get("tls-key"));
+    if (!key.ok()) return Fail(key.status(), kExitInvalid, err);
+    options.tls_cert = *cert;
+    options.tls_key = *key;
+  }
+  absl::Status listen = server::CheckListenAddress(options.listen_address,
+                                                   !options.tls_cert.empty(),
+                                                   !options.token.empty());
+  if (!listen.ok()) return Fail(listen, kExitInvalid, err);
+  if (auto grace = parsed->Get("grace-seconds")) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*grace, &seconds) || !(seconds >= 0) ||
+        seconds > 3600) {
+      return Fail(
+          absl::InvalidArgumentError(absl::StrCat(
+              "--grace-seconds: expected 0 to 3600, got \"", *grace, "\"")),
+          kExitUsage, err);
+    }
+    options.termination_grace =
+        std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  }
+  const char* env_gpus = std::getenv("HPTUNE_GPUS");
+  std::optional<std::string> gpu_spec = parsed->Get("gpus");
+  if (!gpu_spec && env_gpus != nullptr) gpu_spec = env_gpus;
+  auto gpus = gpu_spec ? launch::GpuInventory::FromSpec(*gpu_spec)
+                       : launch::GpuInventory::Detect();
+  if (!gpus.ok()) return Fail(gpus.status(), kExitInvalid, err);
+  options.gpus = *std::move(gpus);
+
+  // Signals are taken by sigwait below, so every thread (gRPC's, the job
+  // runners') must have them blocked: block before any thread exists.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Orphaned grandchildren of replicas become ours, so they are collected.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+  const std::string db = options.db_path;
+  const std::string state_dir = options.state_dir.string();
+  auto server = server::HptuneServer::Start(std::move(options));
+  if (!server.ok()) return Fail(server.status(), kExitFailure, err);
+  out << "hptune serve: listening on port " << (*server)->port() << " (db "
+      << db << ", state " << state_dir << ")" << std::endl;
+
+  int signal = 0;
+  while (sigwait(&stop_signals, &signal) != 0) {
+  }
+  out << "hptune serve: signal " << signal << ": draining (jobs stay resumable)"
+      << std::endl;
+  (*server)->Drain(std::chrono::seconds(5));
+  out << "hptune serve: drained" << std::endl;
+  err.flush();
+  // Job runner threads are parked inside the drained launcher; the process
+  // ends without unwinding them (the store is consistent after every call).
+  std::_Exit(kExitOk);
+}
+
+}  // namespace hptune::cli

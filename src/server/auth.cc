@@ -1,0 +1,69 @@
+#include "src/server/auth.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace hptune::server {
+
+bool ConstantTimeEquals(std::string_view given, std::string_view expected) {
+  // Volatile keeps the compiler from ending the loop at the first difference.
+  volatile unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const unsigned char g =
+        i < given.size() ? static_cast<unsigned char>(given[i]) : 0;
+    diff = diff | (g ^ static_cast<unsigned char>(expected[i]));
+  }
+  return diff == 0;
+}
+
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("token file \"", path, "\": cannot be read"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string token(absl::StripAsciiWhitespace(text.str()));
+  if (token.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("token file \"", path, "\": holds no token"));
+  }
+  return token;
+}
+
+grpc::Status TokenAuthenticator::Check(
+    const grpc::ServerContext& context) const {
+  if (!enabled()) return grpc::Status::OK;
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end()) return CheckHeader("");
+  return CheckHeader(std::string_view(it->second.data(), it->second.size()));
+}
+
+grpc::Status TokenAuthenticator::CheckHeader(
+    std::string_view authorization) const {
+  if (!enabled()) return grpc::Status::OK;
+  if (authorization.empty()) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "this server needs a token: send the metadata "
+                        "\"authorization: Bearer <token>\" (hptune: "
+                        "--token-file or $HPTUNE_TOKEN)");
+  }
+  constexpr std::string_view kBearer = "Bearer ";
+  if (!authorization.starts_with(kBearer)) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "the authorization metadata must be \"Bearer "
+                        "<token>\"");
+  }
+  if (!ConstantTimeEquals(authorization.substr(kBearer.size()), token_)) {
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                        "the token is not this server's token");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace hptune::server

@@ -1,0 +1,48 @@
+// Bearer-token authentication of the gRPC services.
+//
+// `hptune serve --token-file F` makes every StudyService and JobService call
+// carry the metadata `authorization: Bearer <token>` (the agreed convention
+// of the server and the CLI). The comparison takes time independent of where
+// the tokens differ, so the token cannot be guessed byte by byte from reply
+// times. Health checking and reflection stay open (they reveal no data).
+// Thread-safe: a TokenAuthenticator is immutable.
+#ifndef HPTUNE_SRC_SERVER_AUTH_H_
+#define HPTUNE_SRC_SERVER_AUTH_H_
+
+#include <grpcpp/server_context.h>
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace hptune::server {
+
+// True when `given` equals `expected`. Runs over expected's length whatever
+// `given` holds, and its time does not depend on the position of the first
+// difference.
+bool ConstantTimeEquals(std::string_view given, std::string_view expected);
+
+// The token in file `path`, surrounding whitespace removed. NotFound when the
+// file cannot be read; InvalidArgument when it holds no token.
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
+
+class TokenAuthenticator {
+ public:
+  // An empty token accepts every call (loopback without --token-file).
+  explicit TokenAuthenticator(std::string token) : token_(std::move(token)) {}
+
+  bool enabled() const { return !token_.empty(); }
+
+  // OK, or UNAUTHENTICATED saying what is missing or wrong (never the token).
+  grpc::Status Check(const grpc::ServerContext& context) const;
+  // The same on the raw header value ("" when absent); for tests.
+  grpc::Status CheckHeader(std::string_view authorization) const;
+
+ private:
+  std::string token_;
+};
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_AUTH_H_

@@ -1,0 +1,26 @@
+// The frame of every service handler: authenticate, run the body, map its
+// absl::Status to a grpc::Status. Internal to src/server; thread-safe.
+#ifndef HPTUNE_SRC_SERVER_CALL_H_
+#define HPTUNE_SRC_SERVER_CALL_H_
+
+#include <grpcpp/server_context.h>
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "src/server/auth.h"
+#include "src/server/grpc_status.h"
+
+namespace hptune::server {
+
+template <typename Body>
+grpc::Status Serve(const TokenAuthenticator& auth,
+                   const grpc::ServerContext* context, Body&& body) {
+  grpc::Status allowed = auth.Check(*context);
+  if (!allowed.ok()) return allowed;
+  return ToGrpcStatus(std::forward<Body>(body)());
+}
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_CALL_H_

@@ -1,0 +1,471 @@
+#include "src/server/conversion.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
+#include "hptune/core/status.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::server {
+namespace {
+
+using google::protobuf::util::JsonParseOptions;
+using google::protobuf::util::JsonPrintOptions;
+
+constexpr std::string_view kTrainingInput = "trainingInput";
+constexpr std::string_view kHyperparameters = "trainingInput.hyperparameters";
+
+// `message` in protobuf's JSON form (lowerCamelCase names, unset fields
+// left out), as config parsing reads it. protobuf writes 64-bit integers as
+// strings; hptune's `seed` must be a JSON number, so it is turned back into
+// one (the other 64-bit fields are replica counts, which the parser takes
+// as strings too, as AI Platform's own JSON has them).
+absl::StatusOr<nlohmann::json> ToConfigJson(
+    const google::protobuf::Message& message) {
+  std::string text;
+  JsonPrintOptions options;
+  options.preserve_proto_field_names = false;
+  auto status =
+      google::protobuf::util::MessageToJsonString(message, &text, options);
+  if (!status.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "cannot write JSON: ",
+        std::string(status.message().data(), status.message().size())));
+  }
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded()) {
+    return absl::InternalError("protobuf wrote JSON that does not parse");
+  }
+  return json;
+}
+
+void SeedToNumber(nlohmann::json& hyperparameters) {
+  if (!hyperparameters.is_object()) return;
+  auto seed = hyperparameters.find("seed");
+  if (seed == hyperparameters.end() || !seed->is_string()) return;
+  const std::string text = seed->get<std::string>();
+  // protobuf wrote it from a uint64, so it is all digits.
+  *seed = nlohmann::json::parse(text, nullptr, false);
+}
+
+// "trainingInput.hyperparameters.params[0]..." -> "<field>.params[0]...".
+std::string Rebase(const std::string& path, std::string_view from,
+                   std::string_view to) {
+  if (!path.starts_with(from)) return path;
+  return absl::StrCat(std::string(to), path.substr(from.size()));
+}
+
+absl::Status ErrorsToStatus(std::vector<FieldError> errors,
+                            std::string_view from, std::string_view to) {
+  for (FieldError& error : errors) error.field = Rebase(error.field, from, to);
+  return FieldErrorsToStatus(errors);
+}
+
+v1::HyperparameterMetric Metric(const Measurement& m, double value) {
+  v1::HyperparameterMetric metric;
+  metric.set_training_step(m.step);
+  metric.set_objective_value(value);
+  return metric;
+}
+
+}  // namespace
+
+google::protobuf::Timestamp TimestampToProto(Timestamp t) {
+  const int64_t micros = ToUnixMicros(t);
+  google::protobuf::Timestamp proto;
+  int64_t seconds = micros / 1000000;
+  int64_t rest = micros % 1000000;
+  if (rest < 0) {
+    rest += 1000000;
+    --seconds;
+  }
+  proto.set_seconds(seconds);
+  proto.set_nanos(static_cast<int32_t>(rest * 1000));
+  return proto;
+}
+
+Timestamp TimestampFromProto(const google::protobuf::Timestamp& t) {
+  return FromUnixMicros(t.seconds() * 1000000 + t.nanos() / 1000);
+}
+
+v1::Trial::State TrialStateToProto(TrialState state) {
+  switch (state) {
+    case TrialState::kRequested:
+      return v1::Trial::REQUESTED;
+    case TrialState::kActive:
+      return v1::Trial::ACTIVE;
+    case TrialState::kStopping:
+      return v1::Trial::STOPPING;
+    case TrialState::kSucceeded:
+      return v1::Trial::SUCCEEDED;
+    case TrialState::kInfeasible:
+      return v1::Trial::INFEASIBLE;
+    case TrialState::kFailed:
+      return v1::Trial::FAILED;
+    case TrialState::kCancelled:
+      return v1::Trial::CANCELLED;
+  }
+  return v1::Trial::STATE_UNSPECIFIED;
+}
+
+std::optional<TrialState> TrialStateFromProto(v1::Trial::State state) {
+  for (TrialState s :
+       {TrialState::kRequested, TrialState::kActive, TrialState::kStopping,
+        TrialState::kSucceeded, TrialState::kInfeasible, TrialState::kFailed,
+        TrialState::kCancelled}) {
+    if (TrialStateToProto(s) == state) return s;
+  }
+  return std::nullopt;
+}
+
+v1::Job::State JobStateToProto(JobState state) {
+  switch (state) {
+    case JobState::kQueued:
+      return v1::Job::QUEUED;
+    case JobState::kPreparing:
+      return v1::Job::PREPARING;
+    case JobState::kRunning:
+      return v1::Job::RUNNING;
+    case JobState::kSucceeded:
+      return v1::Job::SUCCEEDED;
+    case JobState::kFailed:
+      return v1::Job::FAILED;
+    case JobState::kCancelling:
+      return v1::Job::CANCELLING;
+    case JobState::kCancelled:
+      return v1::Job::CANCELLED;
+  }
+  return v1::Job::STATE_UNSPECIFIED;
+}
+
+std::optional<JobState> JobStateFromProto(v1::Job::State state) {
+  for (JobState s :
+       {JobState::kQueued, JobState::kPreparing, JobState::kRunning,
+        JobState::kSucceeded, JobState::kFailed, JobState::kCancelling,
+        JobState::kCancelled}) {
+    if (JobStateToProto(s) == state) return s;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
+                                             std::string_view field) {
+  // The spec is read by the config parser as the hyperparameters block of a
+  // job, so a study over gRPC meets the rules of a config file. The
+  // command is a placeholder the parser needs; it never runs.
+  ASSIGN_OR_RETURN(nlohmann::json hyperparameters, ToConfigJson(proto));
+  SeedToNumber(hyperparameters);
+  nlohmann::json config = {
+      {std::string(kTrainingInput),
+       {{"command", {"hptune-study"}}, {"hyperparameters", hyperparameters}}}};
+  ConfigParseResult result = ParseJobConfig(config.dump(), ConfigFormat::kJson);
+  if (!result.errors.empty()) {
+    return ErrorsToStatus(std::move(result.errors), kHyperparameters, field);
+  }
+  if (!result.job->study.has_value()) {
+    return absl::InternalError("config parser returned no study");
+  }
+  return *std::move(result.job->study);
+}
+
+v1::StudySpec StudySpecToProto(const StudySpec& spec) {
+  v1::StudySpec proto;
+  proto.set_goal(spec.goal == Goal::kMinimize ? v1::StudySpec::MINIMIZE
+                                              : v1::StudySpec::MAXIMIZE);
+  proto.set_hyperparameter_metric_tag(spec.metric_tag);
+  proto.set_max_trials(spec.max_trials);
+  proto.set_max_parallel_trials(spec.max_parallel_trials);
+  proto.set_max_failed_trials(spec.max_failed_trials);
+  proto.set_enable_trial_early_stopping(spec.enable_early_stopping);
+  if (!spec.resume_previous_job_id.empty()) {
+    proto.set_resume_previous_job_id(spec.resume_previous_job_id);
+  }
+  switch (spec.algorithm) {
+    case Algorithm::kUnspecified:
+      proto.set_algorithm(v1::StudySpec::ALGORITHM_UNSPECIFIED);
+      break;
+    case Algorithm::kGridSearch:
+      proto.set_algorithm(v1::StudySpec::GRID_SEARCH);
+      break;
+    case Algorithm::kRandomSearch:
+      proto.set_algorithm(v1::StudySpec::RANDOM_SEARCH);
+      break;
+    case Algorithm::kQuasiRandomSearch:
+      proto.set_algorithm(v1::StudySpec::QUASI_RANDOM_SEARCH);
+      break;
+  }
+  if (spec.seed) proto.set_seed(*spec.seed);
+  for (const ParameterSpec& p : spec.search_space.parameters()) {
+    v1::ParameterSpec* out = proto.add_params();
+    out->set_parameter_name(p.name);
+    switch (p.type) {
+      case ParameterType::kDouble:
+        out->set_type(v1::ParameterSpec::DOUBLE);
+        break;
+      case ParameterType::kInteger:
+        out->set_type(v1::ParameterSpec::INTEGER);
+        break;
+      case ParameterType::kDiscrete:
+        out->set_type(v1::ParameterSpec::DISCRETE);
+        break;
+      case ParameterType::kCategorical:
+        out->set_type(v1::ParameterSpec::CATEGORICAL);
+        break;
+    }
+    if (p.type == ParameterType::kDouble || p.type == ParameterType::kInteger) {
+      out->set_min_value(p.min_value);
+      out->set_max_value(p.max_value);
+    }
+    for (double v : p.discrete_values) out->add_discrete_values(v);
+    for (const std::string& v : p.categorical_values) {
+      out->add_categorical_values(v);
+    }
+    if (p.type != ParameterType::kCategorical) {
+      out->set_scale_type(
+          static_cast<v1::ParameterSpec::ScaleType>(static_cast<int>(p.scale)));
+    }
+  }
+  return proto;
+}
+
+v1::Study StudyToProto(const StudyRecord& study) {
+  v1::Study proto;
+  proto.set_name(study.name);
+  *proto.mutable_spec() = StudySpecToProto(study.spec);
+  proto.set_state(study.state == StudyState::kCompleted ? v1::Study::COMPLETED
+                                                        : v1::Study::ACTIVE);
+  proto.set_state_reason(study.reason);
+  proto.set_seed(study.seed);
+  *proto.mutable_create_time() = TimestampToProto(study.create_time);
+  return proto;
+}
+
+absl::StatusOr<Measurement> MeasurementFromProto(const v1::Measurement& proto,
+                                                 std::string_view field) {
+  Measurement m;
+  m.step = proto.step();
+  if (proto.has_time()) m.time = TimestampFromProto(proto.time());
+  for (const auto& [name, value] : proto.metrics()) m.metrics[name] = value;
+  absl::Status valid = ValidateMeasurement(m);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(field), ": ", valid.message()));
+  }
+  return m;
+}
+
+v1::Measurement MeasurementToProto(const Measurement& m,
+                                   std::optional<Timestamp> start) {
+  v1::Measurement proto;
+  proto.set_step(m.step);
+  for (const auto& [name, value] : m.metrics) {
+    (*proto.mutable_metrics())[name] = value;
+  }
+  *proto.mutable_time() = TimestampToProto(m.time);
+  if (start && m.time >= *start) {
+    const int64_t micros = (m.time - *start).count();
+    proto.mutable_elapsed_duration()->set_seconds(micros / 1000000);
+    proto.mutable_elapsed_duration()->set_nanos(
+        static_cast<int32_t>(micros % 1000000 * 1000));
+  }
+  return proto;
+}
+
+absl::StatusOr<ParameterAssignment> ParametersFromProto(
+    const google::protobuf::Map<std::string, v1::ParameterValue>& proto,
+    const SearchSpace& space, std::string_view field) {
+  ParameterAssignment assignment;
+  for (const auto& [name, value] : proto) {
+    const std::string where =
+        absl::StrCat(std::string(field), "[\"", name, "\"]");
+    const ParameterSpec* spec = space.Find(name);
+    if (spec == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": the study has no parameter \"", name, "\""));
+    }
+    switch (value.kind_case()) {
+      case v1::ParameterValue::kDoubleValue: {
+        const double v = value.double_value();
+        if (spec->type == ParameterType::kInteger) {
+          if (!std::isfinite(v) || v != std::floor(v) ||
+              std::fabs(v) > 0x1p62) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                where, ": INTEGER parameter needs an integer, got ", v));
+          }
+          assignment[name] = ParameterValue::Integer(static_cast<int64_t>(v));
+        } else if (spec->type == ParameterType::kCategorical) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": CATEGORICAL parameter needs string_value, got ", v));
+        } else {
+          assignment[name] = ParameterValue::Double(v);
+        }
+        break;
+      }
+      case v1::ParameterValue::kIntValue: {
+        const int64_t v = value.int_value();
+        if (spec->type == ParameterType::kInteger) {
+          assignment[name] = ParameterValue::Integer(v);
+        } else if (spec->type == ParameterType::kCategorical) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": CATEGORICAL parameter needs string_value, got ", v));
+        } else {
+          assignment[name] = ParameterValue::Double(static_cast<double>(v));
+        }
+        break;
+      }
+      case v1::ParameterValue::kStringValue:
+        if (spec->type != ParameterType::kCategorical) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": ", std::string(ToString(spec->type)),
+              " parameter needs a number, got \"", value.string_value(), "\""));
+        }
+        assignment[name] = ParameterValue::Categorical(value.string_value());
+        break;
+      case v1::ParameterValue::KIND_NOT_SET:
+        return absl::InvalidArgumentError(absl::StrCat(where, ": no value"));
+    }
+  }
+  return assignment;
+}
+
+v1::Trial TrialToProto(std::string_view study, const Trial& trial,
+                       bool with_measurements) {
+  v1::Trial proto;
+  proto.set_id(trial.number);
+  proto.set_study(std::string(study));
+  for (const auto& [name, value] : trial.parameters) {
+    v1::ParameterValue& out = (*proto.mutable_parameters())[name];
+    if (value.is_string()) {
+      out.set_string_value(value.AsString());
+    } else if (value.is_integer()) {
+      out.set_int_value(value.AsInteger());
+    } else {
+      out.set_double_value(value.AsDouble());
+    }
+  }
+  proto.set_state(TrialStateToProto(trial.state));
+  if (with_measurements) {
+    for (const Measurement& m : trial.measurements) {
+      *proto.add_measurements() = MeasurementToProto(m, trial.start_time);
+    }
+  }
+  if (trial.final_measurement) {
+    *proto.mutable_final_measurement() =
+        MeasurementToProto(*trial.final_measurement, trial.start_time);
+  }
+  proto.set_reason(trial.reason);
+  proto.set_stopped_early(trial.stopped_early);
+  proto.set_client_id(trial.client_id);
+  proto.set_origin(trial.origin);
+  *proto.mutable_create_time() = TimestampToProto(trial.create_time);
+  if (trial.start_time) {
+    *proto.mutable_start_time() = TimestampToProto(*trial.start_time);
+  }
+  if (trial.end_time) {
+    *proto.mutable_end_time() = TimestampToProto(*trial.end_time);
+  }
+  return proto;
+}
+
+absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
+                                         std::string_view job_id) {
+  ASSIGN_OR_RETURN(nlohmann::json training_input, ToConfigJson(proto));
+  if (training_input.contains("hyperparameters")) {
+    SeedToNumber(training_input["hyperparameters"]);
+  }
+  nlohmann::json config = {{std::string(kTrainingInput), training_input}};
+  ConfigParseResult result =
+      ParseJobConfig(config.dump(), ConfigFormat::kJson, job_id);
+  if (!result.errors.empty()) {
+    return FieldErrorsToStatus(result.errors);
+  }
+  return *std::move(result.job);
+}
+
+absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
+    const std::string& json) {
+  // The stored form is a config file's: {"trainingInput": {...}}.
+  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object() ||
+      !parsed.contains(kTrainingInput)) {
+    return absl::InternalError("stored trainingInput is not a JSON object");
+  }
+  v1::TrainingInput proto;
+  JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  auto status = google::protobuf::util::JsonStringToMessage(
+      parsed[std::string(kTrainingInput)].dump(), &proto, options);
+  if (!status.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "stored trainingInput does not read back: ",
+        std::string(status.message().data(), status.message().size())));
+  }
+  return proto;
+}
+
+v1::HyperparameterOutput TrialToOutput(const Trial& trial,
+                                       const std::string& metric) {
+  v1::HyperparameterOutput out;
+  out.set_trial_id(std::to_string(trial.number));
+  for (const auto& [name, value] : trial.parameters) {
+    (*out.mutable_hyperparameters())[name] = value.ToString();
+  }
+  if (trial.final_measurement) {
+    if (auto value = trial.final_measurement->Get(metric)) {
+      *out.mutable_final_metric() = Metric(*trial.final_measurement, *value);
+    }
+  }
+  for (const Measurement& m : trial.measurements) {
+    if (auto value = m.Get(metric)) *out.add_all_metrics() = Metric(m, *value);
+  }
+  out.set_is_trial_stopped_early(trial.stopped_early);
+  std::optional<JobState> state =
+      ParseJobState(ToAiPlatformString(trial.state));
+  out.set_state(state ? JobStateToProto(*state) : v1::Job::STATE_UNSPECIFIED);
+  if (trial.start_time) {
+    *out.mutable_start_time() = TimestampToProto(*trial.start_time);
+  }
+  if (trial.end_time) {
+    *out.mutable_end_time() = TimestampToProto(*trial.end_time);
+  }
+  out.set_error_message(trial.reason);
+  return out;
+}
+
+v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
+                   const std::vector<Trial>& trials, bool with_trials) {
+  v1::Job proto;
+  proto.set_job_id(job.job_id);
+  auto training_input = TrainingInputFromJson(job.training_input_json);
+  if (training_input.ok()) *proto.mutable_training_input() = *training_input;
+  proto.set_state(JobStateToProto(job.state));
+  proto.set_error_message(job.error_message);
+  *proto.mutable_create_time() = TimestampToProto(job.create_time);
+  if (job.start_time) {
+    *proto.mutable_start_time() = TimestampToProto(*job.start_time);
+  }
+  if (job.end_time) *proto.mutable_end_time() = TimestampToProto(*job.end_time);
+  v1::TrainingOutput* output = proto.mutable_training_output();
+  if (spec == nullptr) return proto;
+  output->set_is_hyperparameter_tuning_job(
+      !spec->search_space.parameters().empty());
+  output->set_hyperparameter_metric_tag(spec->metric_tag);
+  int64_t completed = 0;
+  for (const Trial& trial : trials) {
+    if (IsTerminal(trial.state)) ++completed;
+    if (with_trials)
+      *output->add_trials() = TrialToOutput(trial, spec->metric_tag);
+  }
+  output->set_completed_trial_count(completed);
+  if (std::optional<Trial> best = BestTrial(*spec, trials)) {
+    *output->mutable_best_trial() = TrialToOutput(*best, spec->metric_tag);
+  }
+  return proto;
+}
+
+}  // namespace hptune::server

@@ -1,0 +1,86 @@
+// Conversion between hptune.v1 messages and hptune's domain types: the only
+// place that knows both (DESIGN.md section 2).
+//
+// Called by the StudyService and JobService handlers. Study specs are
+// converted field by field and then checked by core's ValidateStudySpec, so
+// errors name the request field ("spec.params[1].minValue: ..."). A job's
+// TrainingInput goes through protobuf's JSON mapping (lowerCamelCase, the
+// keys of a config file) into core's config parser, so a job submitted over
+// gRPC meets exactly the rules and messages of a config file. Pure
+// functions; thread-safe.
+#ifndef HPTUNE_SRC_SERVER_CONVERSION_H_
+#define HPTUNE_SRC_SERVER_CONVERSION_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "hptune/core/measurement.h"
+#include "hptune/core/study.h"
+#include "hptune/core/trial.h"
+#include "hptune/v1/job.pb.h"
+#include "hptune/v1/study.pb.h"
+
+namespace hptune::server {
+
+// --- Enums ---
+v1::Trial::State TrialStateToProto(TrialState state);
+// nullopt for STATE_UNSPECIFIED or an unknown value.
+std::optional<TrialState> TrialStateFromProto(v1::Trial::State state);
+v1::Job::State JobStateToProto(JobState state);
+std::optional<JobState> JobStateFromProto(v1::Job::State state);
+
+// --- Studies and trials ---
+// The domain spec, validated. InvalidArgument listing every problem, each
+// field path prefixed with `field` (e.g. "spec").
+absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
+                                             std::string_view field);
+v1::StudySpec StudySpecToProto(const StudySpec& spec);
+v1::Study StudyToProto(const StudyRecord& study);
+
+// Measurement time: unset -> zero (the engine stamps it). InvalidArgument
+// for a negative step, an empty name or a value that is not finite.
+absl::StatusOr<Measurement> MeasurementFromProto(const v1::Measurement& proto,
+                                                 std::string_view field);
+// elapsed_duration is measured from `start` when given.
+v1::Measurement MeasurementToProto(const Measurement& m,
+                                   std::optional<Timestamp> start);
+
+// The parameters of `proto` as values of `space`'s parameter types: an
+// integral double for an INTEGER, an integer for a DOUBLE or DISCRETE.
+// InvalidArgument naming the parameter for a value of the wrong kind; the
+// engine checks ranges and membership.
+absl::StatusOr<ParameterAssignment> ParametersFromProto(
+    const google::protobuf::Map<std::string, v1::ParameterValue>& proto,
+    const SearchSpace& space, std::string_view field);
+v1::Trial TrialToProto(std::string_view study, const Trial& trial,
+                       bool with_measurements = true);
+
+// --- Jobs ---
+// Parses a TrainingInput with core's config parser (through its JSON form).
+// InvalidArgument listing every problem as "trainingInput.<path>: ...".
+absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
+                                         std::string_view job_id);
+// A JobRecord's canonical JSON ({"trainingInput": {...}}) as a message
+// (unknown keys ignored).
+absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
+    const std::string& json);
+
+// One trial as AI Platform's HyperparameterOutput, `metric` its objective.
+v1::HyperparameterOutput TrialToOutput(const Trial& trial,
+                                       const std::string& metric);
+// The job with its training output. `trials` are the study's trials (may be
+// empty); they are listed only when `with_trials`.
+v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
+                   const std::vector<Trial>& trials, bool with_trials);
+
+// Timestamps.
+google::protobuf::Timestamp TimestampToProto(Timestamp t);
+Timestamp TimestampFromProto(const google::protobuf::Timestamp& t);
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_CONVERSION_H_

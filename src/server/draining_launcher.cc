@@ -1,0 +1,118 @@
+#include "src/server/draining_launcher.h"
+
+#include <utility>
+
+#include "hptune/core/status.h"
+
+namespace hptune::server {
+
+class DrainingLauncher::Run : public launch::TrialRun {
+ public:
+  Run(DrainingLauncher& owner, std::unique_ptr<launch::TrialRun> inner)
+      : owner_(owner), inner_(std::move(inner)) {}
+  ~Run() override {
+    owner_.Forget(this);
+    std::lock_guard<std::mutex> lock(mutex_);
+    inner_.reset();
+  }
+
+  absl::StatusOr<std::vector<launch::ReplicaExit>> Poll() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (drained_) return std::vector<launch::ReplicaExit>();
+    return inner_->Poll();
+  }
+  absl::Status Restart(int replica) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (drained_) {
+      return absl::UnavailableError("the server is shutting down");
+    }
+    return inner_->Restart(replica);
+  }
+  bool IsRunning(int replica) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !drained_ && inner_->IsRunning(replica);
+  }
+  void Terminate(std::chrono::milliseconds grace) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inner_->Terminate(grace);
+  }
+  void Drain(std::chrono::milliseconds grace) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    drained_ = true;
+    inner_->Terminate(grace);
+  }
+
+ private:
+  DrainingLauncher& owner_;
+  mutable std::mutex mutex_;
+  bool drained_ = false;
+  std::unique_ptr<launch::TrialRun> inner_;
+};
+
+absl::Status DrainingLauncher::CheckFits(
+    const std::vector<launch::ReplicaRequest>& requests) const {
+  return inner_.CheckFits(requests);
+}
+
+absl::StatusOr<std::unique_ptr<launch::Placement>> DrainingLauncher::Reserve(
+    const std::vector<launch::ReplicaRequest>& requests) {
+  return inner_.Reserve(requests);
+}
+
+void DrainingLauncher::BlockIfDraining() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Never notified: a draining server exits with this thread parked here,
+  // so the trial it was about to start stays ACTIVE for the next server.
+  never_.wait(lock, [&] { return !draining_; });
+}
+
+absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
+    const launch::TrialLaunch& launch) {
+  BlockIfDraining();
+  ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
+                   inner_.Start(launch));
+  auto run = std::make_unique<Run>(*this, std::move(inner));
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (draining_) {
+    // Drain() began while it started: stop it like the others.
+    lock.unlock();
+    run->Drain(std::chrono::milliseconds(0));
+    BlockIfDraining();
+  }
+  runs_.insert(run.get());
+  return std::unique_ptr<launch::TrialRun>(std::move(run));
+}
+
+absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Reattach(
+    const launch::TrialLaunch& launch) {
+  BlockIfDraining();
+  ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
+                   inner_.Reattach(launch));
+  if (inner == nullptr) return inner;
+  auto run = std::make_unique<Run>(*this, std::move(inner));
+  std::lock_guard<std::mutex> lock(mutex_);
+  runs_.insert(run.get());
+  return std::unique_ptr<launch::TrialRun>(std::move(run));
+}
+
+void DrainingLauncher::Forget(Run* run) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  runs_.erase(run);
+}
+
+void DrainingLauncher::Drain(std::chrono::milliseconds grace) {
+  std::vector<Run*> runs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    draining_ = true;
+    runs.assign(runs_.begin(), runs_.end());
+  }
+  // A run's destructor waits for mutex_ in Forget(); the runs are drained
+  // without it. A run destroyed meanwhile has stopped its replicas itself.
+  for (Run* run : runs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (runs_.contains(run)) run->Drain(grace);
+  }
+}
+
+}  // namespace hptune::server

@@ -1,0 +1,62 @@
+// DrainingLauncher: a Launcher decorator that lets the server stop every
+// trial's replicas on SIGTERM without the job runners noticing.
+//
+// `hptune serve` drains on SIGTERM by leaving its jobs resumable: replicas
+// are stopped, but no trial or job changes state, and the next server on the
+// same database resumes them. JobRunner only knows "cancel" (which ends the
+// job CANCELLED), so the server hides the drain from it instead: once
+// Drain() is called, every TrialRun is terminated, Poll() reports no exits
+// (so nothing is restarted or failed), and Start() blocks until the process
+// exits. Drain() is meant to be followed by process exit.
+//
+// Thread-safety: thread-safe. Each wrapped TrialRun is guarded by its own
+// mutex, so Drain() may terminate a run while its job runner polls it.
+#ifndef HPTUNE_SRC_SERVER_DRAINING_LAUNCHER_H_
+#define HPTUNE_SRC_SERVER_DRAINING_LAUNCHER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "hptune/launch/launcher.h"
+
+namespace hptune::server {
+
+class DrainingLauncher : public launch::Launcher {
+ public:
+  explicit DrainingLauncher(launch::Launcher& inner) : inner_(inner) {}
+
+  absl::Status CheckFits(
+      const std::vector<launch::ReplicaRequest>& requests) const override;
+  absl::StatusOr<std::unique_ptr<launch::Placement>> Reserve(
+      const std::vector<launch::ReplicaRequest>& requests) override;
+  absl::StatusOr<std::unique_ptr<launch::TrialRun>> Start(
+      const launch::TrialLaunch& launch) override;
+  absl::StatusOr<std::unique_ptr<launch::TrialRun>> Reattach(
+      const launch::TrialLaunch& launch) override;
+
+  // Terminates every run (SIGTERM, `grace`, SIGKILL) and freezes the
+  // launcher as described above. Returns when no replica is left.
+  void Drain(std::chrono::milliseconds grace);
+
+  class Run;  // The wrapped TrialRun.
+
+ private:
+  friend class Run;
+  void Forget(Run* run);
+  // Blocks the calling thread for good once draining.
+  void BlockIfDraining();
+
+  launch::Launcher& inner_;
+  std::mutex mutex_;
+  std::condition_variable never_;
+  bool draining_ = false;
+  std::set<Run*> runs_;
+};
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_DRAINING_LAUNCHER_H_

@@ -1,0 +1,230 @@
+#include "src/server/job_manager.h"
+
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
+#include "hptune/core/status.h"
+#include "src/launch/replica_process.h"
+#include "src/server/trial_recovery.h"
+
+namespace hptune::server {
+namespace {
+
+std::string Quoted(std::string_view text) {
+  return absl::StrCat("\"", std::string(text), "\"");
+}
+
+// Replicas that got SIGTERM from a restarted server get this long.
+constexpr std::chrono::milliseconds kLeftoverGrace{2000};
+
+}  // namespace
+
+JobManager::JobManager(store::Store& store, engine::TuningEngine& engine,
+                       launch::Launcher& launcher,
+                       engine::JobRunnerOptions options)
+    : store_(store),
+      engine_(engine),
+      launcher_(launcher),
+      options_(std::move(options)) {}
+
+JobManager::~JobManager() {
+  std::vector<RunningJob*> jobs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [id, job] : jobs_) {
+      job->cancel.store(true);
+      jobs.push_back(job.get());
+    }
+  }
+  // Without the lock: the runner threads take it to report progress.
+  for (RunningJob* job : jobs) {
+    if (job->thread.joinable()) job->thread.join();
+  }
+}
+
+void JobManager::Bump() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++version_;
+  }
+  changed_.notify_all();
+}
+
+uint64_t JobManager::version() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return version_;
+}
+
+uint64_t JobManager::WaitForChange(uint64_t seen,
+                                   std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return version_ != seen; });
+  return version_;
+}
+
+bool JobManager::IsRunning(std::string_view job_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(job_id);
+  return it != jobs_.end() && !it->second->done.load();
+}
+
+absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job) {
+  engine::JobRunner runner(store_, engine_, launcher_, options_);
+  ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job));
+  StartThread(job);
+  Bump();
+  return record;
+}
+
+void JobManager::StartThread(const JobSpec& job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = jobs_[job.job_id];
+  if (slot && !slot->done.load()) return;
+  if (slot && slot->thread.joinable()) slot->thread.join();
+  slot = std::make_unique<RunningJob>();
+  RunningJob* running = slot.get();
+  running->thread = std::thread([this, job, running] { RunJob(job, running); });
+}
+
+void JobManager::RunJob(JobSpec job, RunningJob* running) {
+  engine::JobRunnerOptions options = options_;
+  options.cancel = &running->cancel;
+  options.on_progress = [this](const engine::JobProgress&) { Bump(); };
+  engine::JobRunner runner(store_, engine_, launcher_, options);
+  absl::StatusOr<JobRecord> result = runner.Run(job);
+  if (!result.ok()) {
+    // The runner could not go on (e.g. the store failed): say so on the job
+    // rather than leave it RUNNING with nobody running it.
+    const std::string message =
+        absl::StrCat("the server could not run the job: ",
+                     std::string(result.status().message()));
+    (void)store_
+        .UpdateJob(job.job_id,
+                   [&](JobRecord& j) {
+                     if (IsTerminal(j.state)) return absl::OkStatus();
+                     j.error_message = message;
+                     return j.TransitionTo(JobState::kFailed,
+                                           SystemClock().Now());
+                   })
+        .status();
+  }
+  running->done.store(true);
+  Bump();
+}
+
+void JobManager::StopLeftovers(std::string_view job_id) {
+  std::error_code ec;
+  std::filesystem::path dir =
+      std::filesystem::absolute(options_.runs_dir / std::string(job_id), ec);
+  if (ec) return;
+  launch::StopMarkedProcessesUnder(dir.lexically_normal().string() + "/",
+                                   kLeftoverGrace);
+}
+
+void JobManager::FinishCancelling(const JobRecord& job) {
+  auto trials = store_.ListTrialSummaries(job.study_name);
+  if (trials.ok()) {
+    for (const Trial& trial : *trials) {
+      if (IsTerminal(trial.state)) continue;
+      (void)engine_
+          .MarkTrialCancelled(job.study_name, trial.number,
+                              "the job was cancelled")
+          .status();
+    }
+  }
+  (void)store_
+      .UpdateJob(job.job_id,
+                 [&](JobRecord& j) {
+                   if (IsTerminal(j.state)) return absl::OkStatus();
+                   return j.TransitionTo(JobState::kCancelled,
+                                         SystemClock().Now());
+                 })
+      .status();
+}
+
+void JobManager::ResumeUnfinished() {
+  auto jobs = store_.ListJobs();
+  if (!jobs.ok()) return;
+  for (const JobRecord& record : *jobs) {
+    if (IsTerminal(record.state)) continue;
+    // Whatever an earlier server left running of this job has lost its
+    // watcher: stop it before the trial is started again.
+    StopLeftovers(record.job_id);
+    if (record.state == JobState::kCancelling) {
+      FinishCancelling(record);
+      continue;
+    }
+    ConfigParseResult parsed = ParseJobConfig(
+        record.training_input_json, ConfigFormat::kJson, record.job_id);
+    if (!parsed.job) {
+      const std::string message = absl::StrCat(
+          "cannot resume: the stored trainingInput no longer parses: ",
+          FieldErrorsToStatus(parsed.errors).message());
+      (void)store_
+          .UpdateJob(record.job_id,
+                     [&](JobRecord& j) {
+                       j.error_message = message;
+                       return j.TransitionTo(JobState::kFailed,
+                                             SystemClock().Now());
+                     })
+          .status();
+      continue;
+    }
+    // Reports of the lost run that are not stored yet are stored now, and
+    // its files moved aside, so the re-run neither misses nor repeats them.
+    absl::Status recovered =
+        RecoverTrialFiles(engine_, options_.runs_dir, record, *parsed.job);
+    if (!recovered.ok()) {
+      const std::string message =
+          absl::StrCat("cannot resume: ", std::string(recovered.message()));
+      (void)store_
+          .UpdateJob(record.job_id,
+                     [&](JobRecord& j) {
+                       j.error_message = message;
+                       return j.TransitionTo(JobState::kFailed,
+                                             SystemClock().Now());
+                     })
+          .status();
+      continue;
+    }
+    StartThread(*parsed.job);
+  }
+  Bump();
+}
+
+absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
+  ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(job_id));
+  if (IsTerminal(job.state)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", Quoted(job_id), " has ended (",
+                     std::string(ToString(job.state)), "): nothing to cancel"));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || it->second->done.load()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job ", Quoted(job_id), " is ", std::string(ToString(job.state)),
+          " but not run by this server (another `hptune run`?): cancel it "
+          "there"));
+    }
+    it->second->cancel.store(true);
+  }
+  Bump();
+  // The runner records CANCELLING at its next poll; give it a moment so the
+  // reply shows it.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  uint64_t seen = version();
+  while (std::chrono::steady_clock::now() < deadline) {
+    ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
+    if (job.state == JobState::kCancelling || IsTerminal(job.state)) break;
+    seen = WaitForChange(seen, std::chrono::milliseconds(50));
+  }
+  return job;
+}
+
+}  // namespace hptune::server

@@ -1,0 +1,91 @@
+// JobManager: runs the server's jobs, each JobRunner::Run on a thread of its
+// own, and tells watchers when a job changed.
+//
+// Used by JobService (submit, cancel, watch) and by the server's start-up,
+// which resumes every job a previous server left unfinished (crash safety):
+// replicas an earlier incarnation left running are stopped first, then the
+// job runner continues the job with the same study, trial numbers and job
+// directories (an ACTIVE trial is handed back to its slot and re-run under
+// the restart rules). A job left CANCELLING is finished as CANCELLED.
+//
+// Thread-safety: thread-safe.
+#ifndef HPTUNE_SRC_SERVER_JOB_MANAGER_H_
+#define HPTUNE_SRC_SERVER_JOB_MANAGER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "hptune/engine/engine.h"
+#include "hptune/engine/job_runner.h"
+#include "hptune/launch/launcher.h"
+#include "hptune/store/store.h"
+
+namespace hptune::server {
+
+class JobManager {
+ public:
+  // `options.cancel` and `options.on_progress` are set per job; the rest
+  // (runs_dir, limits, stopping rule) applies to every job.
+  JobManager(store::Store& store, engine::TuningEngine& engine,
+             launch::Launcher& launcher, engine::JobRunnerOptions options);
+  // Cancels the jobs still running and waits for their threads.
+  ~JobManager();
+
+  // Validates and records the job (JobRunner::Submit), then runs it.
+  absl::StatusOr<JobRecord> Submit(const JobSpec& job);
+
+  // Start-up: resumes every job of the store that has not ended. Errors of
+  // one job are recorded on that job (FAILED with the reason), not returned.
+  void ResumeUnfinished();
+
+  // Asks a job run here to stop; returns it once its state shows the
+  // request (CANCELLING or ended), or after a short wait. FailedPrecondition
+  // for an ended job or one another process runs; NotFound for none.
+  absl::StatusOr<JobRecord> Cancel(std::string_view job_id);
+
+  // A counter that grows with every change of any job seen here.
+  uint64_t version() const;
+  // Waits until version() differs from `seen`, or `timeout` passed.
+  uint64_t WaitForChange(uint64_t seen, std::chrono::milliseconds timeout);
+
+  // Whether a thread of this manager still runs the job.
+  bool IsRunning(std::string_view job_id) const;
+
+  const engine::JobRunnerOptions& options() const { return options_; }
+
+ private:
+  struct RunningJob {
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> done{false};
+    std::thread thread;
+  };
+  void StartThread(const JobSpec& job);
+  void RunJob(JobSpec job, RunningJob* running);
+  void FinishCancelling(const JobRecord& job);
+  void StopLeftovers(std::string_view job_id);
+  void Bump();
+
+  store::Store& store_;
+  engine::TuningEngine& engine_;
+  launch::Launcher& launcher_;
+  const engine::JobRunnerOptions options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  uint64_t version_ = 0;
+  std::map<std::string, std::unique_ptr<RunningJob>, std::less<>> jobs_;
+};
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_JOB_MANAGER_H_

@@ -1,0 +1,301 @@
+#include "src/server/job_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+#include "hptune/env/clock.h"
+#include "src/server/call.h"
+#include "src/server/conversion.h"
+#include "src/server/request_limits.h"
+
+namespace hptune::server {
+namespace {
+
+// How often streams look at the store and the logs when nothing woke them.
+constexpr std::chrono::milliseconds kStreamPoll{200};
+constexpr int64_t kDefaultLogChunk = 1 << 20;
+constexpr int64_t kMaxLogChunk = 4 << 20;
+
+std::string Quoted(std::string_view text) {
+  return absl::StrCat("\"", std::string(text), "\"");
+}
+
+google::protobuf::Timestamp Now() {
+  return TimestampToProto(SystemClock().Now());
+}
+
+// The names the launcher gives replicas: "<task>-<index>". Nothing else may
+// reach a path, so no request can escape the job's runs directory.
+bool IsReplicaName(std::string_view name) {
+  const size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 == name.size()) return false;
+  const std::string_view task = name.substr(0, dash);
+  if (task != "master" && task != "chief" && task != "worker" && task != "ps" &&
+      task != "evaluator") {
+    return false;
+  }
+  for (char c : name.substr(dash + 1)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+struct LogRequest {
+  std::filesystem::path path;
+  std::string study;
+  int64_t trial = 0;
+  int64_t offset = 0;
+  int64_t max_bytes = kDefaultLogChunk;
+};
+
+// Checks a logs request and finds the file.
+absl::StatusOr<LogRequest> ResolveLog(store::Store& store,
+                                      const std::filesystem::path& runs_dir,
+                                      const v1::GetTrialLogsRequest& request) {
+  RETURN_IF_ERROR(CheckName("job_id", request.job_id()));
+  if (request.trial_id() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trial_id: must be at least 1, got ", request.trial_id()));
+  }
+  const std::string replica =
+      request.replica().empty() ? "master-0" : request.replica();
+  RETURN_IF_ERROR(CheckLength("replica", replica, 64));
+  if (!IsReplicaName(replica)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "replica: must be master-0, chief-0, worker-N, ps-N or evaluator-N, "
+        "got ",
+        Quoted(replica)));
+  }
+  if (request.offset() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("offset: must be at least 0, got ", request.offset()));
+  }
+  if (request.max_bytes() < 0 || request.max_bytes() > kMaxLogChunk) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_bytes: must be 0 (1 MiB) to ", kMaxLogChunk, ", got ",
+                     request.max_bytes()));
+  }
+  ASSIGN_OR_RETURN(JobRecord job, store.GetJob(request.job_id()));
+  LogRequest log{.path = runs_dir / request.job_id() /
+                         std::to_string(request.trial_id()) /
+                         (replica + ".log"),
+                 .study = job.study_name,
+                 .trial = request.trial_id(),
+                 .offset = request.offset(),
+                 .max_bytes = request.max_bytes() == 0 ? kDefaultLogChunk
+                                                       : request.max_bytes()};
+  RETURN_IF_ERROR(store.GetTrial(job.study_name, request.trial_id()).status());
+  return log;
+}
+
+// Reads up to max_bytes from `offset`; an absent file reads as empty.
+absl::StatusOr<v1::LogChunk> ReadChunk(const LogRequest& log, int64_t offset) {
+  v1::LogChunk chunk;
+  chunk.set_offset(offset);
+  chunk.set_next_offset(offset);
+  std::ifstream in(log.path, std::ios::binary);
+  if (!in) return chunk;
+  in.seekg(0, std::ios::end);
+  const int64_t size = static_cast<int64_t>(in.tellg());
+  if (offset >= size) return chunk;
+  const int64_t n = std::min(log.max_bytes, size - offset);
+  std::string data(static_cast<size_t>(n), '\0');
+  in.seekg(offset);
+  in.read(data.data(), n);
+  data.resize(static_cast<size_t>(in.gcount()));
+  chunk.set_next_offset(offset + static_cast<int64_t>(data.size()));
+  chunk.set_data(std::move(data));
+  return chunk;
+}
+
+bool TrialEnded(store::Store& store, const LogRequest& log) {
+  auto trial = store.GetTrial(log.study, log.trial);
+  return !trial.ok() || IsTerminal(trial->state);
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Job> JobService::DescribeJob(const JobRecord& job,
+                                                bool with_trials) {
+  auto study = store_.GetStudy(job.study_name);
+  if (!study.ok()) {
+    if (!absl::IsNotFound(study.status())) return study.status();
+    return JobToProto(job, nullptr, {}, false);
+  }
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   with_trials ? store_.ListTrials(job.study_name)
+                               : store_.ListTrialSummaries(job.study_name));
+  return JobToProto(job, &study->spec, trials, with_trials);
+}
+
+grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
+                                   const v1::SubmitJobRequest* request,
+                                   v1::Job* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    if (!request->has_training_input()) {
+      return absl::InvalidArgumentError("training_input: required");
+    }
+    ASSIGN_OR_RETURN(JobSpec spec, JobSpecFromProto(request->training_input(),
+                                                    request->job_id()));
+    ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec));
+    ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status JobService::GetJob(grpc::ServerContext* context,
+                                const v1::GetJobRequest* request,
+                                v1::Job* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
+    ASSIGN_OR_RETURN(*reply, DescribeJob(job, !request->omit_trials()));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status JobService::ListJobs(grpc::ServerContext* context,
+                                  const v1::ListJobsRequest* request,
+                                  v1::ListJobsResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(size_t page_size, CheckPageSize(request->page_size()));
+    ASSIGN_OR_RETURN(size_t offset, ParsePageToken(request->page_token()));
+    RETURN_IF_ERROR(
+        CheckLength("job_id_prefix", request->job_id_prefix(), kMaxNameLength));
+    std::set<int> states(request->states().begin(), request->states().end());
+    ASSIGN_OR_RETURN(std::vector<JobRecord> all, store_.ListJobs());
+    std::vector<const JobRecord*> matching;
+    // Newest first: the store lists in creation order.
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (!states.empty() && !states.contains(JobStateToProto(it->state))) {
+        continue;
+      }
+      if (it->job_id.rfind(request->job_id_prefix(), 0) != 0) continue;
+      matching.push_back(&*it);
+    }
+    for (size_t i = offset; i < matching.size() && i < offset + page_size;
+         ++i) {
+      ASSIGN_OR_RETURN(*reply->add_jobs(), DescribeJob(*matching[i], false));
+    }
+    if (offset + page_size < matching.size()) {
+      reply->set_next_page_token(std::to_string(offset + page_size));
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status JobService::CancelJob(grpc::ServerContext* context,
+                                   const v1::CancelJobRequest* request,
+                                   v1::Job* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    ASSIGN_OR_RETURN(JobRecord job, jobs_.Cancel(request->job_id()));
+    ASSIGN_OR_RETURN(*reply, DescribeJob(job, false));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status JobService::WatchJob(grpc::ServerContext* context,
+                                  const v1::WatchJobRequest* request,
+                                  grpc::ServerWriter<v1::JobEvent>* writer) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
+    // What the client has been told: the job's state and each trial's.
+    std::optional<JobState> sent_state;
+    std::map<int64_t, TrialState> sent_trials;
+    uint64_t version = jobs_.version();
+    while (!context->IsCancelled()) {
+      ASSIGN_OR_RETURN(job, store_.GetJob(request->job_id()));
+      auto study = store_.GetStudy(job.study_name);
+      std::vector<Trial> trials;
+      if (study.ok()) {
+        ASSIGN_OR_RETURN(trials, store_.ListTrialSummaries(job.study_name));
+      }
+      const bool first = !sent_state.has_value();
+      if (!first) {
+        for (const Trial& trial : trials) {
+          auto it = sent_trials.find(trial.number);
+          if (it != sent_trials.end() && it->second == trial.state) continue;
+          v1::JobEvent event;
+          *event.mutable_time() = Now();
+          *event.mutable_trial() = TrialToOutput(
+              trial, study.ok() ? study->spec.metric_tag : std::string());
+          if (!writer->Write(event)) return absl::OkStatus();
+        }
+      }
+      for (const Trial& trial : trials) sent_trials[trial.number] = trial.state;
+      if (first || *sent_state != job.state) {
+        v1::JobEvent event;
+        *event.mutable_time() = Now();
+        *event.mutable_job() =
+            JobToProto(job, study.ok() ? &study->spec : nullptr, trials, false);
+        if (!writer->Write(event)) return absl::OkStatus();
+        sent_state = job.state;
+      }
+      if (IsTerminal(job.state)) return absl::OkStatus();
+      version = jobs_.WaitForChange(version, kStreamPoll);
+    }
+    return absl::CancelledError("the client cancelled the watch");
+  });
+}
+
+grpc::Status JobService::GetTrialLogs(grpc::ServerContext* context,
+                                      const v1::GetTrialLogsRequest* request,
+                                      v1::LogChunk* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(LogRequest log,
+                     ResolveLog(store_, jobs_.options().runs_dir, *request));
+    const bool ended = TrialEnded(store_, log);
+    ASSIGN_OR_RETURN(*reply, ReadChunk(log, log.offset));
+    if (reply->data().empty() && !std::filesystem::exists(log.path) && ended) {
+      return absl::NotFoundError(
+          absl::StrCat("job ", Quoted(request->job_id()), " trial ", log.trial,
+                       ": no log ", Quoted(log.path.filename().string())));
+    }
+    reply->set_end_of_log(ended && static_cast<int64_t>(reply->data().size()) <
+                                       log.max_bytes);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status JobService::StreamTrialLogs(
+    grpc::ServerContext* context, const v1::GetTrialLogsRequest* request,
+    grpc::ServerWriter<v1::LogChunk>* writer) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(LogRequest log,
+                     ResolveLog(store_, jobs_.options().runs_dir, *request));
+    int64_t offset = log.offset;
+    while (!context->IsCancelled()) {
+      // Read "ended" before the data: output written before the trial ended
+      // is then certainly in this read.
+      const bool ended = TrialEnded(store_, log);
+      ASSIGN_OR_RETURN(v1::LogChunk chunk, ReadChunk(log, offset));
+      const bool more = !chunk.data().empty();
+      offset = chunk.next_offset();
+      const bool last =
+          !more || static_cast<int64_t>(chunk.data().size()) < log.max_bytes;
+      if (last && (ended || !request->follow())) {
+        chunk.set_end_of_log(ended);
+        writer->Write(chunk);
+        return absl::OkStatus();
+      }
+      if (more && !writer->Write(chunk)) return absl::OkStatus();
+      if (!more) std::this_thread::sleep_for(kStreamPoll);
+    }
+    return absl::CancelledError("the client cancelled the log stream");
+  });
+}
+
+}  // namespace hptune::server

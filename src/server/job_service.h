@@ -1,0 +1,59 @@
+// JobService: AI Platform-like training jobs (proto/hptune/v1/
+// job_service.proto), run by the server's JobManager.
+//
+// Created by the server's start-up. SubmitJob validates with core's config
+// parser (conversion.h) and hands the job to the JobManager; GetJob and
+// ListJobs read the store; WatchJob and StreamTrialLogs are server streams
+// that poll the store and the log files, waking early on the JobManager's
+// change notifications, and end when the client cancels or its deadline
+// passes. Thread-safe: handlers run on the sync server's threads.
+#ifndef HPTUNE_SRC_SERVER_JOB_SERVICE_H_
+#define HPTUNE_SRC_SERVER_JOB_SERVICE_H_
+
+#include "hptune/store/store.h"
+#include "hptune/v1/job_service.grpc.pb.h"
+#include "src/server/auth.h"
+#include "src/server/job_manager.h"
+
+namespace hptune::server {
+
+class JobService final : public v1::JobService::Service {
+ public:
+  JobService(store::Store& store, JobManager& jobs,
+             const TokenAuthenticator& auth)
+      : store_(store), jobs_(jobs), auth_(auth) {}
+
+  grpc::Status SubmitJob(grpc::ServerContext* context,
+                         const v1::SubmitJobRequest* request,
+                         v1::Job* reply) override;
+  grpc::Status GetJob(grpc::ServerContext* context,
+                      const v1::GetJobRequest* request,
+                      v1::Job* reply) override;
+  grpc::Status ListJobs(grpc::ServerContext* context,
+                        const v1::ListJobsRequest* request,
+                        v1::ListJobsResponse* reply) override;
+  grpc::Status CancelJob(grpc::ServerContext* context,
+                         const v1::CancelJobRequest* request,
+                         v1::Job* reply) override;
+  grpc::Status WatchJob(grpc::ServerContext* context,
+                        const v1::WatchJobRequest* request,
+                        grpc::ServerWriter<v1::JobEvent>* writer) override;
+  grpc::Status GetTrialLogs(grpc::ServerContext* context,
+                            const v1::GetTrialLogsRequest* request,
+                            v1::LogChunk* reply) override;
+  grpc::Status StreamTrialLogs(
+      grpc::ServerContext* context, const v1::GetTrialLogsRequest* request,
+      grpc::ServerWriter<v1::LogChunk>* writer) override;
+
+ private:
+  // The job as a message, with its study's trials when `with_trials`.
+  absl::StatusOr<v1::Job> DescribeJob(const JobRecord& job, bool with_trials);
+
+  store::Store& store_;
+  JobManager& jobs_;
+  const TokenAuthenticator& auth_;
+};
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_JOB_SERVICE_H_

@@ -1,0 +1,151 @@
+#include "src/server/server.h"
+
+#include <fcntl.h>
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+#include "hptune/engine/engine.h"
+#include "hptune/engine/job_runner.h"
+#include "hptune/launch/local_launcher.h"
+#include "hptune/store/sqlite_store.h"
+#include "src/server/auth.h"
+#include "src/server/draining_launcher.h"
+#include "src/server/job_manager.h"
+#include "src/server/job_service.h"
+#include "src/server/study_service.h"
+
+namespace hptune::server {
+
+class HptuneServer::Impl {
+ public:
+  explicit Impl(ServerOptions options)
+      : options_(std::move(options)), auth_(options_.token) {}
+
+  absl::Status Start() {
+    RETURN_IF_ERROR(LockDatabase());
+    ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
+    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    local_ =
+        std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
+            .gpus = options_.gpus,
+            .reattach_grace = options_.termination_grace});
+    launcher_ = std::make_unique<DrainingLauncher>(*local_);
+    engine::JobRunnerOptions runner;
+    runner.runs_dir = options_.state_dir;
+    runner.termination_grace = options_.termination_grace;
+    runner.stopping_rule = options_.stopping_rule;
+    jobs_ = std::make_unique<JobManager>(*store_, *engine_, *launcher_, runner);
+    study_service_ = std::make_unique<StudyService>(*store_, *engine_, auth_,
+                                                    options_.stopping_rule);
+    job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_);
+
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    std::shared_ptr<grpc::ServerCredentials> credentials;
+    if (!options_.tls_cert.empty()) {
+      grpc::SslServerCredentialsOptions ssl;
+      ssl.pem_key_cert_pairs.push_back({options_.tls_key, options_.tls_cert});
+      credentials = grpc::SslServerCredentials(ssl);
+    } else {
+      credentials = grpc::InsecureServerCredentials();
+    }
+    builder.AddListeningPort(options_.listen_address, credentials, &port_);
+    builder.SetMaxReceiveMessageSize(options_.max_request_bytes);
+    // gRPC sets SO_REUSEPORT by default: a second server on the same port
+    // would start, share the port and resume the first one's jobs.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    builder.RegisterService(study_service_.get());
+    builder.RegisterService(job_service_.get());
+    server_ = builder.BuildAndStart();
+    if (server_ == nullptr || port_ == 0) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot listen on \"", options_.listen_address,
+          "\" (address in use, or not an address of this machine)"));
+    }
+    // Resumed after the port is bound, so a second server on a busy port
+    // never touches the first one's jobs.
+    jobs_->ResumeUnfinished();
+    return absl::OkStatus();
+  }
+
+  int port() const { return port_; }
+
+  // One server per database: two would both resume the same jobs. The lock
+  // is an flock on <db>.serve-lock, which the kernel drops when the process
+  // dies, however it dies.
+  absl::Status LockDatabase() {
+    const std::string path = options_.db_path + ".serve-lock";
+    lock_fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot create lock file \"", path, "\": ", strerror(errno)));
+    }
+    if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "database \"", options_.db_path,
+          "\" is already served by another hptune serve (lock file \"", path,
+          "\")"));
+    }
+    return absl::OkStatus();
+  }
+
+  void Drain(std::chrono::milliseconds deadline) {
+    server_->Shutdown(std::chrono::system_clock::now() + deadline);
+    launcher_->Drain(options_.termination_grace);
+  }
+
+  void Wait() { server_->Wait(); }
+
+  // The drained job threads are parked for good: a drained server is never
+  // destroyed (the process exits), and a server that was not drained
+  // cancels its jobs in JobManager's destructor.
+  ~Impl() {
+    if (server_) server_->Shutdown();
+    if (lock_fd_ >= 0) close(lock_fd_);
+  }
+
+ private:
+  ServerOptions options_;
+  TokenAuthenticator auth_;
+  std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<engine::TuningEngine> engine_;
+  std::unique_ptr<launch::LocalLauncher> local_;
+  std::unique_ptr<DrainingLauncher> launcher_;
+  std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<StudyService> study_service_;
+  std::unique_ptr<JobService> job_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  int lock_fd_ = -1;  // The database lock, held while serving.
+};
+
+HptuneServer::HptuneServer(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+HptuneServer::~HptuneServer() = default;
+
+absl::StatusOr<std::unique_ptr<HptuneServer>> HptuneServer::Start(
+    ServerOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(options));
+  RETURN_IF_ERROR(impl->Start());
+  return std::unique_ptr<HptuneServer>(new HptuneServer(std::move(impl)));
+}
+
+int HptuneServer::port() const { return impl_->port(); }
+void HptuneServer::Drain(std::chrono::milliseconds deadline) {
+  impl_->Drain(deadline);
+}
+void HptuneServer::Wait() { impl_->Wait(); }
+
+}  // namespace hptune::server

@@ -1,0 +1,72 @@
+// HptuneServer: the composition root of `hptune serve`.
+//
+// Opens the SQLite store, builds the engine, the local launcher (behind a
+// DrainingLauncher) and the job manager, resumes the jobs a previous server
+// left unfinished, and serves StudyService and JobService, with gRPC health
+// checking and reflection, on one address. Shutdown on SIGTERM is a drain:
+// new calls are refused, calls in flight get a short deadline, every
+// replica is stopped, and no job or trial changes state, so the next server
+// on the same database resumes every unfinished job (see DrainAndExit).
+//
+// Thread-safety: Start, port and Drain may be called from any thread.
+#ifndef HPTUNE_SRC_SERVER_SERVER_H_
+#define HPTUNE_SRC_SERVER_SERVER_H_
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hptune/algorithms/stopping_policy.h"
+#include "hptune/launch/gpu_inventory.h"
+
+namespace hptune::server {
+
+struct ServerOptions {
+  std::string listen_address = "127.0.0.1:7460";  // Port 0: pick a free one.
+  std::string db_path = "hptune.db";
+  // Replica logs, metric files and default job dirs: <state_dir>/<job>/<N>/.
+  std::filesystem::path state_dir = "hptune-runs";
+  std::string token;     // Empty: no authentication.
+  std::string tls_cert;  // PEM text; both empty: no TLS.
+  std::string tls_key;
+  launch::GpuInventory gpus;
+  std::chrono::milliseconds termination_grace{5000};
+  algorithms::StoppingRule stopping_rule =
+      algorithms::StoppingRule::kMedianAtStep;
+  // gRPC's limit on one request; larger ones get RESOURCE_EXHAUSTED.
+  int max_request_bytes = 4 << 20;
+};
+
+class HptuneServer {
+ public:
+  // Opens everything, resumes unfinished jobs and starts serving.
+  // FailedPrecondition naming the database, or Unavailable naming the
+  // address when it cannot be bound.
+  static absl::StatusOr<std::unique_ptr<HptuneServer>> Start(
+      ServerOptions options);
+  ~HptuneServer();
+
+  // The port actually bound (the chosen one for port 0).
+  int port() const;
+
+  // Stops accepting calls, lets calls in flight finish for up to `deadline`,
+  // then stops every replica (SIGTERM, the grace, SIGKILL) while the job
+  // runners are frozen. Jobs and trials keep their states. Afterwards the
+  // process must exit (runner threads stay parked): use std::_Exit.
+  void Drain(std::chrono::milliseconds deadline);
+
+  // Blocks until the gRPC server has shut down.
+  void Wait();
+
+  class Impl;
+
+ private:
+  explicit HptuneServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_SERVER_H_

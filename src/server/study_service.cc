@@ -1,0 +1,319 @@
+#include "src/server/study_service.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
+#include "src/server/call.h"
+#include "src/server/conversion.h"
+#include "src/server/request_limits.h"
+
+namespace hptune::server {
+namespace {
+
+std::string Quoted(std::string_view text) {
+  return absl::StrCat("\"", std::string(text), "\"");
+}
+
+absl::Status CheckTrialId(int64_t id) {
+  if (id >= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("trial_id: must be at least 1, got ", id));
+}
+
+absl::Status CheckMetricNames(const v1::Measurement& m,
+                              std::string_view field) {
+  for (const auto& [name, value] : m.metrics()) {
+    RETURN_IF_ERROR(CheckLength(absl::StrCat(std::string(field), ".metrics"),
+                                name, kMaxMetricNameLength));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+grpc::Status StudyService::CreateStudy(grpc::ServerContext* context,
+                                       const v1::CreateStudyRequest* request,
+                                       v1::Study* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("name", request->name()));
+    ASSIGN_OR_RETURN(StudySpec spec,
+                     StudySpecFromProto(request->spec(), "spec"));
+    ASSIGN_OR_RETURN(StudyRecord study,
+                     engine_.CreateStudy(request->name(), spec));
+    *reply = StudyToProto(study);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::GetStudy(grpc::ServerContext* context,
+                                    const v1::GetStudyRequest* request,
+                                    v1::Study* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("name", request->name()));
+    ASSIGN_OR_RETURN(StudyRecord study, engine_.GetStudy(request->name()));
+    *reply = StudyToProto(study);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::ListStudies(grpc::ServerContext* context,
+                                       const v1::ListStudiesRequest* request,
+                                       v1::ListStudiesResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(size_t page_size, CheckPageSize(request->page_size()));
+    ASSIGN_OR_RETURN(size_t offset, ParsePageToken(request->page_token()));
+    ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, store_.ListStudies());
+    std::sort(studies.begin(), studies.end(),
+              [](const StudyRecord& a, const StudyRecord& b) {
+                return a.name < b.name;
+              });
+    for (size_t i = offset; i < studies.size() && i < offset + page_size; ++i) {
+      *reply->add_studies() = StudyToProto(studies[i]);
+    }
+    if (offset + page_size < studies.size()) {
+      reply->set_next_page_token(std::to_string(offset + page_size));
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::DeleteStudy(grpc::ServerContext* context,
+                                       const v1::DeleteStudyRequest* request,
+                                       google::protobuf::Empty*) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("name", request->name()));
+    RETURN_IF_ERROR(engine_.GetStudy(request->name()).status());
+    ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
+    for (const JobRecord& job : jobs) {
+      if (job.study_name == request->name() && !IsTerminal(job.state)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "study ", Quoted(request->name()), " belongs to job ",
+            Quoted(job.job_id), ", which is ", std::string(ToString(job.state)),
+            ": cancel the job first"));
+      }
+    }
+    return store_.DeleteStudy(request->name());
+  });
+}
+
+grpc::Status StudyService::SuggestTrials(
+    grpc::ServerContext* context, const v1::SuggestTrialsRequest* request,
+    v1::SuggestTrialsResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    RETURN_IF_ERROR(
+        CheckLength("client_id", request->client_id(), kMaxClientIdLength));
+    const int count = request->suggestion_count();
+    if (count < 1 || count > kMaxSuggestionCount) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("suggestion_count: must be 1 to ", kMaxSuggestionCount,
+                       ", got ", count));
+    }
+    ASSIGN_OR_RETURN(
+        engine::SuggestResponse response,
+        engine_.SuggestTrials(request->study(), count, request->client_id()));
+    for (const Trial& trial : response.trials) {
+      *reply->add_trials() = TrialToProto(request->study(), trial);
+    }
+    reply->set_study_completed(response.study_completed);
+    reply->set_note(response.note);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
+                                       const v1::CreateTrialRequest* request,
+                                       v1::Trial* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    const v1::Trial& in = request->trial();
+    RETURN_IF_ERROR(
+        CheckLength("trial.client_id", in.client_id(), kMaxClientIdLength));
+    RETURN_IF_ERROR(CheckLength("trial.reason", in.reason(), kMaxReasonLength));
+    ASSIGN_OR_RETURN(StudyRecord study, engine_.GetStudy(request->study()));
+    Trial trial;
+    ASSIGN_OR_RETURN(
+        trial.parameters,
+        ParametersFromProto(in.parameters(), study.spec.search_space,
+                            "trial.parameters"));
+    if (in.state() != v1::Trial::STATE_UNSPECIFIED) {
+      std::optional<TrialState> state = TrialStateFromProto(in.state());
+      if (!state ||
+          (*state != TrialState::kRequested && *state != TrialState::kActive &&
+           *state != TrialState::kSucceeded &&
+           *state != TrialState::kInfeasible)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("trial.state: must be REQUESTED, ACTIVE, SUCCEEDED or "
+                         "INFEASIBLE, got ",
+                         v1::Trial::State_Name(in.state()).empty()
+                             ? std::to_string(in.state())
+                             : v1::Trial::State_Name(in.state())));
+      }
+      trial.state = *state;
+    }
+    if (in.has_final_measurement()) {
+      RETURN_IF_ERROR(
+          CheckMetricNames(in.final_measurement(), "trial.final_measurement"));
+      ASSIGN_OR_RETURN(trial.final_measurement,
+                       MeasurementFromProto(in.final_measurement(),
+                                            "trial.final_measurement"));
+    }
+    trial.reason = in.reason();
+    trial.client_id = in.client_id();
+    trial.origin = "user";
+    ASSIGN_OR_RETURN(Trial created,
+                     engine_.CreateTrial(request->study(), std::move(trial)));
+    *reply = TrialToProto(request->study(), created);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::GetTrial(grpc::ServerContext* context,
+                                    const v1::GetTrialRequest* request,
+                                    v1::Trial* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    ASSIGN_OR_RETURN(Trial trial,
+                     engine_.GetTrial(request->study(), request->trial_id()));
+    *reply = TrialToProto(request->study(), trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
+                                      const v1::ListTrialsRequest* request,
+                                      v1::ListTrialsResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    RETURN_IF_ERROR(engine_.GetStudy(request->study()).status());
+    std::set<int> states;
+    for (int state : request->states()) states.insert(state);
+    ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                     request->omit_measurements()
+                         ? store_.ListTrialSummaries(request->study())
+                         : engine_.ListTrials(request->study()));
+    for (const Trial& trial : trials) {
+      if (!states.empty() && !states.contains(TrialStateToProto(trial.state))) {
+        continue;
+      }
+      *reply->add_trials() =
+          TrialToProto(request->study(), trial, !request->omit_measurements());
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::AddMeasurement(
+    grpc::ServerContext* context, const v1::AddMeasurementRequest* request,
+    v1::AddMeasurementResponse*) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    if (!request->has_measurement()) {
+      return absl::InvalidArgumentError("measurement: required");
+    }
+    RETURN_IF_ERROR(CheckMetricNames(request->measurement(), "measurement"));
+    ASSIGN_OR_RETURN(Measurement m, MeasurementFromProto(request->measurement(),
+                                                         "measurement"));
+    return engine_.AddMeasurement(request->study(), request->trial_id(),
+                                  std::move(m));
+  });
+}
+
+grpc::Status StudyService::CompleteTrial(
+    grpc::ServerContext* context, const v1::CompleteTrialRequest* request,
+    v1::Trial* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    RETURN_IF_ERROR(CheckLength(
+        "infeasible_reason", request->infeasible_reason(), kMaxReasonLength));
+    Trial trial;
+    if (request->trial_infeasible()) {
+      if (request->has_final_measurement()) {
+        return absl::InvalidArgumentError(
+            "final_measurement: must be unset with trial_infeasible");
+      }
+      if (request->infeasible_reason().empty()) {
+        return absl::InvalidArgumentError(
+            "infeasible_reason: required with trial_infeasible");
+      }
+      ASSIGN_OR_RETURN(trial, engine_.MarkTrialInfeasible(
+                                  request->study(), request->trial_id(),
+                                  request->infeasible_reason()));
+    } else {
+      std::optional<Measurement> final;
+      if (request->has_final_measurement()) {
+        RETURN_IF_ERROR(CheckMetricNames(request->final_measurement(),
+                                         "final_measurement"));
+        ASSIGN_OR_RETURN(final,
+                         MeasurementFromProto(request->final_measurement(),
+                                              "final_measurement"));
+      }
+      ASSIGN_OR_RETURN(
+          trial,
+          engine_.CompleteTrial(request->study(), request->trial_id(), final));
+    }
+    *reply = TrialToProto(request->study(), trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::CheckEarlyStopping(
+    grpc::ServerContext* context, const v1::CheckEarlyStoppingRequest* request,
+    v1::CheckEarlyStoppingResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    std::set<int64_t> wanted(request->trial_ids().begin(),
+                             request->trial_ids().end());
+    // Passing the wanted trials lets the engine read only their curves:
+    // clients ask about their own trial after every measurement.
+    ASSIGN_OR_RETURN(
+        std::vector<algorithms::StoppingDecision> decisions,
+        engine_.CheckEarlyStopping(request->study(), stopping_rule_, wanted));
+    for (const algorithms::StoppingDecision& decision : decisions) {
+      v1::EarlyStoppingDecision* out = reply->add_decisions();
+      out->set_trial_id(decision.trial);
+      out->set_should_stop(decision.stop);
+      out->set_reason(decision.reason);
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::StopTrial(grpc::ServerContext* context,
+                                     const v1::StopTrialRequest* request,
+                                     v1::Trial* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    RETURN_IF_ERROR(CheckLength("reason", request->reason(), kMaxReasonLength));
+    const std::string reason =
+        request->reason().empty() ? "stopped by a client" : request->reason();
+    ASSIGN_OR_RETURN(
+        Trial trial,
+        engine_.StopTrial(request->study(), request->trial_id(), reason));
+    *reply = TrialToProto(request->study(), trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::ListOptimalTrials(
+    grpc::ServerContext* context, const v1::ListOptimalTrialsRequest* request,
+    v1::ListOptimalTrialsResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("study", request->study()));
+    ASSIGN_OR_RETURN(std::optional<Trial> best,
+                     engine_.BestTrial(request->study()));
+    if (best)
+      *reply->add_optimal_trials() = TrialToProto(request->study(), *best);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace hptune::server

@@ -1,0 +1,100 @@
+#include "src/server/trial_recovery.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "hptune/core/status.h"
+#include "hptune/launch/metrics.h"
+#include "hptune/launch/replica_env.h"
+
+namespace hptune::server {
+namespace {
+
+// Adds the reports of the lost run that are not stored yet.
+absl::Status StoreMissingReports(engine::TuningEngine& engine,
+                                 const std::string& study, const Trial& trial,
+                                 const std::filesystem::path& metrics_path,
+                                 const std::filesystem::path& log_path,
+                                 const std::string& metric) {
+  // The hypertune file's reports carry their own timestamps: (time, step)
+  // names a report exactly.
+  std::set<std::pair<int64_t, int64_t>> stored_keys;
+  // Stdout lines often have no time: a report is then its content.
+  std::set<std::pair<int64_t, std::map<std::string, double>>> stored_content;
+  for (const Measurement& m : trial.measurements) {
+    stored_keys.emplace(ToUnixMicros(m.time), m.step);
+    stored_content.emplace(m.step, m.metrics);
+  }
+  launch::HypertuneFileReader hypertune(metrics_path);
+  ASSIGN_OR_RETURN(std::vector<Measurement> reports, hypertune.ReadNew());
+  if (!reports.empty()) {
+    for (Measurement& m : reports) {
+      if (stored_keys.contains({ToUnixMicros(m.time), m.step})) continue;
+      RETURN_IF_ERROR(engine.AddMeasurement(study, trial.number, std::move(m)));
+    }
+    return absl::OkStatus();
+  }
+  launch::StdoutMetricReader lines(log_path, metric);
+  ASSIGN_OR_RETURN(reports, lines.ReadNew());
+  for (Measurement& m : reports) {
+    if (stored_content.contains({m.step, m.metrics})) continue;
+    stored_content.emplace(m.step, m.metrics);
+    RETURN_IF_ERROR(engine.AddMeasurement(study, trial.number, std::move(m)));
+  }
+  return absl::OkStatus();
+}
+
+// master-0.log -> master-0.log.<k> with the first k >= 1 not taken.
+void MoveAside(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file(ec) && (ext == ".log" || ext == ".metrics")) {
+      files.push_back(entry.path());
+    }
+  }
+  for (const std::filesystem::path& file : files) {
+    for (int k = 1; k < 1000; ++k) {
+      std::filesystem::path target = file;
+      target += "." + std::to_string(k);
+      if (std::filesystem::exists(target, ec)) continue;
+      std::filesystem::rename(file, target, ec);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
+                               const std::filesystem::path& runs_dir,
+                               const JobRecord& job, const JobSpec& spec) {
+  ASSIGN_OR_RETURN(StudyRecord study, engine.GetStudy(job.study_name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   engine.ListTrials(job.study_name));
+  for (const Trial& trial : trials) {
+    if (trial.state != TrialState::kActive &&
+        trial.state != TrialState::kStopping) {
+      continue;
+    }
+    const std::filesystem::path dir =
+        runs_dir / job.job_id / std::to_string(trial.number);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    const bool chief = spec.use_chief_in_tf_config;
+    RETURN_IF_ERROR(StoreMissingReports(
+        engine, job.study_name, trial,
+        launch::ReplicaMetricsPath(dir, TaskType::kMaster, 0, chief),
+        launch::ReplicaLogPath(dir, TaskType::kMaster, 0, chief),
+        study.spec.metric_tag));
+    MoveAside(dir);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hptune::server

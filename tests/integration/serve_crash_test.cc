@@ -1,0 +1,160 @@
+// Crash safety of `hptune serve`: the server is SIGKILLed twice while
+// trials run (once mid-trial, once right after a measurement was reported)
+// and restarted on the same database. The job must end with exactly
+// maxTrials trials numbered 1..maxTrials, every measurement the trainer
+// reported stored, and no trainer process left behind.
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using testing::Context;
+using testing::ServeProcess;
+
+constexpr int kMaxTrials = 4;
+
+struct Report {
+  int64_t trial;
+  int64_t step;
+  double value;
+};
+
+std::vector<Report> ReadLedger(const std::string& path) {
+  std::vector<Report> reports;
+  std::istringstream in(testing::ReadFileOrEmpty(path));
+  Report r;
+  while (in >> r.trial >> r.step >> r.value) reports.push_back(r);
+  return reports;
+}
+
+v1::TrainingInput CrashJob(const std::string& ledger) {
+  const std::string trainer =
+      testing::SourceDir() + "/tests/integration/testdata/crash_trainer.py";
+  const std::string json = R"({"command": ["python3", ")" + trainer +
+                           R"("], "args": ["--steps=8", "--step_seconds=0.1",
+                           "--ledger=)" +
+                           ledger + R"("],
+      "hyperparameters": {"goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
+        "maxTrials": )" + std::to_string(kMaxTrials) +
+                           R"(, "maxParallelTrials": 2,
+        "algorithm": "RANDOM_SEARCH", "seed": "5",
+        "params": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0,
+                    "maxValue": 1}]}})";
+  v1::TrainingInput input;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &input).ok());
+  return input;
+}
+
+std::vector<v1::Trial> Trials(const ServeProcess& server) {
+  v1::ListTrialsRequest request;
+  request.set_study("crashy");
+  v1::ListTrialsResponse reply;
+  grpc::Status status =
+      server.StudyStub()->ListTrials(Context().get(), request, &reply);
+  if (!status.ok()) return {};
+  return {reply.trials().begin(), reply.trials().end()};
+}
+
+v1::Job::State JobState(const ServeProcess& server) {
+  v1::GetJobRequest request;
+  request.set_job_id("crashy");
+  request.set_omit_trials(true);
+  v1::Job job;
+  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
+    return v1::Job::STATE_UNSPECIFIED;
+  }
+  return job.state();
+}
+
+TEST(ServeCrashTest, KilledServerResumesTheJobWithoutLossOrOrphans) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string ledger = dir + "/ledger.txt";
+  ServeProcess server(dir);
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::SubmitJobRequest submit;
+  submit.set_job_id("crashy");
+  *submit.mutable_training_input() = CrashJob(ledger);
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->SubmitJob(Context().get(), submit, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  // Kill 1: mid-trial, once the first trial has stored two measurements.
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        auto trials = Trials(server);
+        return !trials.empty() && trials[0].measurements_size() >= 2;
+      },
+      std::chrono::seconds(30)))
+      << server.Output();
+  server.Stop(SIGKILL);
+  // Its trainers outlive it: without crash handling they would be orphans
+  // (each still has most of its 0.8 s to run).
+  const std::set<pid_t> orphans = testing::ReplicasUnder(server.runs_dir());
+  EXPECT_FALSE(orphans.empty());
+
+  ASSERT_TRUE(server.Start(&error)) << error;
+  // The new server stopped them before it reported its port.
+  for (pid_t pid : testing::ReplicasUnder(server.runs_dir())) {
+    EXPECT_FALSE(orphans.contains(pid)) << "orphaned trainer " << pid;
+  }
+  // Kill 2: right after the trainer reported a measurement (the ledger is
+  // written just after the report reaches the metric file).
+  const size_t reported_before = ReadLedger(ledger).size();
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return ReadLedger(ledger).size() > reported_before + 2; },
+      std::chrono::seconds(30)))
+      << server.Output();
+  server.Stop(SIGKILL);
+
+  ASSERT_TRUE(server.Start(&error)) << error;
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return JobState(server) == v1::Job::SUCCEEDED; },
+                         std::chrono::seconds(90)))
+      << "job state " << JobState(server) << "\n"
+      << server.Output();
+
+  const std::vector<v1::Trial> trials = Trials(server);
+  ASSERT_EQ(trials.size(), static_cast<size_t>(kMaxTrials));
+  for (int i = 0; i < kMaxTrials; ++i) {
+    EXPECT_EQ(trials[i].id(), i + 1);  // Dense, none counted twice.
+    EXPECT_EQ(trials[i].state(), v1::Trial::SUCCEEDED) << trials[i].reason();
+    EXPECT_EQ(trials[i].final_measurement().step(), 8);
+  }
+  // Every report the trainers made is stored with its trial, once: a report
+  // made before a crash is neither lost nor read again by the re-run (the
+  // re-run itself reports the same steps again, and those count too).
+  std::map<std::tuple<int64_t, int64_t, double>, int> reported, stored;
+  for (const Report& r : ReadLedger(ledger)) {
+    ++reported[{r.trial, r.step, r.value}];
+  }
+  for (const v1::Trial& trial : trials) {
+    for (const v1::Measurement& m : trial.measurements()) {
+      ++stored[{trial.id(), m.step(), m.metrics().at("loss")}];
+    }
+  }
+  EXPECT_EQ(stored, reported);
+  // No trainer is left running.
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return testing::ReplicasUnder(server.runs_dir()).empty(); },
+      std::chrono::seconds(10)));
+}
+
+}  // namespace
+}  // namespace hptune

@@ -1,0 +1,214 @@
+// JobService over the wire: a small tuning job submitted to a real
+// `hptune serve`, watched to the end with WatchJob, its logs read back, and
+// the SIGTERM drain that leaves jobs resumable.
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using testing::Context;
+using testing::ServeProcess;
+
+// A config's trainingInput as the CLI sends it: JSON -> TrainingInput.
+v1::TrainingInput CurveJob(int max_trials, int steps, double step_seconds) {
+  const std::string trainer =
+      testing::SourceDir() + "/tests/testdata/curve_trainer.py";
+  const std::string json =
+      R"({"scaleTier": "BASIC",
+          "command": ["python3", ")" +
+      trainer + R"("],
+          "args": ["--steps=)" +
+      std::to_string(steps) + R"(", "--step_seconds=)" +
+      std::to_string(step_seconds) +
+      R"(", "--stdout_metrics"],
+          "hyperparameters": {
+            "goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
+            "maxTrials": )" +
+      std::to_string(max_trials) + R"(, "maxParallelTrials": 2,
+            "algorithm": "RANDOM_SEARCH", "seed": "11",
+            "params": [
+              {"parameterName": "x", "type": "DOUBLE", "minValue": 0,
+               "maxValue": 1},
+              {"parameterName": "y", "type": "DOUBLE", "minValue": 0,
+               "maxValue": 1}]}})";
+  v1::TrainingInput input;
+  auto status = google::protobuf::util::JsonStringToMessage(json, &input);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return input;
+}
+
+grpc::Status Submit(const ServeProcess& server, const std::string& id,
+                    const v1::TrainingInput& input, v1::Job* job) {
+  v1::SubmitJobRequest request;
+  request.set_job_id(id);
+  *request.mutable_training_input() = input;
+  return server.JobStub()->SubmitJob(Context().get(), request, job);
+}
+
+v1::Job GetJob(const ServeProcess& server, const std::string& id) {
+  v1::GetJobRequest request;
+  request.set_job_id(id);
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->GetJob(Context().get(), request, &job);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return job;
+}
+
+TEST(ServeJobTest, SubmittedJobIsWatchedToCompletion) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job submitted;
+  grpc::Status status =
+      Submit(server, "curve_job", CurveJob(3, 5, 0.01), &submitted);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(submitted.job_id(), "curve_job");
+  EXPECT_EQ(submitted.training_input().hyperparameters().max_trials(), 3);
+
+  auto stub = server.JobStub();
+  auto context = Context("", std::chrono::seconds(60));
+  v1::WatchJobRequest watch;
+  watch.set_job_id("curve_job");
+  auto reader = stub->WatchJob(context.get(), watch);
+  std::vector<v1::JobEvent> events;
+  v1::JobEvent event;
+  while (reader->Read(&event)) events.push_back(event);
+  status = reader->Finish();
+  ASSERT_TRUE(status.ok()) << status.error_message() << server.Output();
+
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_TRUE(events.front().has_job());  // The state at the start.
+  ASSERT_TRUE(events.back().has_job());
+  EXPECT_EQ(events.back().job().state(), v1::Job::SUCCEEDED)
+      << events.back().job().error_message();
+  EXPECT_EQ(events.back().job().training_output().completed_trial_count(), 3);
+  std::map<std::string, v1::Job::State> last_trial_state;
+  for (const v1::JobEvent& e : events) {
+    if (e.has_trial())
+      last_trial_state[e.trial().trial_id()] = e.trial().state();
+  }
+  EXPECT_EQ(last_trial_state.size(), 3u);
+  for (const auto& [id, state] : last_trial_state) {
+    EXPECT_EQ(state, v1::Job::SUCCEEDED) << "trial " << id;
+  }
+
+  v1::Job job = GetJob(server, "curve_job");
+  ASSERT_EQ(job.training_output().trials_size(), 3);
+  for (const v1::HyperparameterOutput& trial : job.training_output().trials()) {
+    EXPECT_EQ(trial.final_metric().training_step(), 5);
+    EXPECT_EQ(trial.all_metrics_size(), 5);
+    EXPECT_EQ(trial.hyperparameters().size(), 2u);
+  }
+  EXPECT_FALSE(job.training_output().best_trial().trial_id().empty());
+
+  v1::GetTrialLogsRequest logs;
+  logs.set_job_id("curve_job");
+  logs.set_trial_id(1);
+  v1::LogChunk chunk;
+  status = stub->GetTrialLogs(Context().get(), logs, &chunk);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_NE(chunk.data().find("loss="), std::string::npos) << chunk.data();
+  EXPECT_TRUE(chunk.end_of_log());
+
+  logs.set_replica("../../etc/passwd");
+  status = stub->GetTrialLogs(Context().get(), logs, &chunk);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST(ServeJobTest, InvalidConfigIsRejectedWithTheParsersMessage) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::TrainingInput input = CurveJob(3, 5, 0.01);
+  input.mutable_hyperparameters()->set_max_trials(0);
+  v1::Job job;
+  grpc::Status status = Submit(server, "bad_job", input, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(
+      status.error_message().find("trainingInput.hyperparameters.maxTrials"),
+      std::string::npos)
+      << status.error_message();
+  status = Submit(server, "9starts_with_digit", CurveJob(1, 1, 0), &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // Same ID twice.
+  ASSERT_TRUE(Submit(server, "twice", CurveJob(1, 1, 0), &job).ok());
+  EXPECT_EQ(Submit(server, "twice", CurveJob(1, 1, 0), &job).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+  v1::GetJobRequest get;
+  get.set_job_id("never_submitted");
+  EXPECT_EQ(server.JobStub()->GetJob(Context().get(), get, &job).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(ServeJobTest, CancelStopsTheJob) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  ASSERT_TRUE(Submit(server, "to_cancel", CurveJob(4, 400, 0.05), &job).ok());
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "to_cancel").state() == v1::Job::RUNNING; },
+      std::chrono::seconds(20)));
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id("to_cancel");
+  grpc::Status status =
+      server.JobStub()->CancelJob(Context().get(), cancel, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(job.state() == v1::Job::CANCELLING ||
+              job.state() == v1::Job::CANCELLED)
+      << job.state();
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "to_cancel").state() == v1::Job::CANCELLED; },
+      std::chrono::seconds(20)));
+  EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
+  status = server.JobStub()->CancelJob(Context().get(), cancel, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(status.error_message(),
+            "job \"to_cancel\" has ended (CANCELLED): nothing to cancel");
+}
+
+TEST(ServeJobTest, SigtermDrainsAndTheNextServerFinishesTheJob) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  ASSERT_TRUE(Submit(server, "drained", CurveJob(2, 30, 0.05), &job).ok());
+  // Wait until a trial has reported: replicas are certainly running.
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        v1::Job j = GetJob(server, "drained");
+        return j.training_output().trials_size() > 0 &&
+               j.training_output().trials(0).all_metrics_size() > 0;
+      },
+      std::chrono::seconds(20)));
+  ASSERT_FALSE(testing::ReplicasUnder(server.runs_dir()).empty());
+
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+  EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
+
+  ASSERT_TRUE(server.Start(&error)) << error;
+  // The job kept its state and is resumed.
+  EXPECT_NE(GetJob(server, "drained").state(), v1::Job::CANCELLED);
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "drained").state() == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(60)))
+      << server.Output();
+  v1::Job done = GetJob(server, "drained");
+  ASSERT_EQ(done.training_output().trials_size(), 2);
+  EXPECT_EQ(done.training_output().trials(0).trial_id(), "1");
+  EXPECT_EQ(done.training_output().trials(1).trial_id(), "2");
+}
+
+}  // namespace
+}  // namespace hptune

@@ -1,0 +1,256 @@
+// StudyService over the wire: a real `hptune serve` and ask/tell clients in
+// other processes, client_id failover, and bad requests that must be
+// answered with the right code while the server stays up.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using testing::Context;
+using testing::ServeProcess;
+
+v1::StudySpec TwoParameterSpec(int max_trials, int max_parallel) {
+  v1::StudySpec spec;
+  spec.set_goal(v1::StudySpec::MINIMIZE);
+  spec.set_hyperparameter_metric_tag("loss");
+  spec.set_max_trials(max_trials);
+  spec.set_max_parallel_trials(max_parallel);
+  spec.set_algorithm(v1::StudySpec::RANDOM_SEARCH);
+  spec.set_seed(7);
+  for (const char* name : {"x", "y"}) {
+    v1::ParameterSpec* p = spec.add_params();
+    p->set_parameter_name(name);
+    p->set_type(v1::ParameterSpec::DOUBLE);
+    p->set_min_value(0);
+    p->set_max_value(1);
+  }
+  return spec;
+}
+
+// The ids of the client's "trial <id>" lines.
+std::vector<int> TrialIds(const std::string& out) {
+  std::vector<int> ids;
+  std::istringstream lines(out);
+  std::string word;
+  int id = 0;
+  while (lines >> word >> id) {
+    if (word == "trial") ids.push_back(id);
+  }
+  return ids;
+}
+
+class ServeStudyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<ServeProcess>(testing::MakeTempDir());
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error;
+    stub_ = server_->StudyStub();
+  }
+  void CreateStudy(const std::string& name, const v1::StudySpec& spec) {
+    v1::CreateStudyRequest request;
+    request.set_name(name);
+    *request.mutable_spec() = spec;
+    v1::Study study;
+    grpc::Status status = stub_->CreateStudy(Context().get(), request, &study);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  testing::ProcessResult Client(const std::string& study,
+                                const std::string& client,
+                                const std::string& mode) {
+    return testing::RunProcess(
+        {ASK_TELL_CLIENT, server_->address(), study, client, mode});
+  }
+  std::unique_ptr<ServeProcess> server_;
+  std::unique_ptr<v1::StudyService::Stub> stub_;
+};
+
+TEST_F(ServeStudyTest, AskTellClientInAnotherProcessCompletesTheStudy) {
+  CreateStudy("ask_tell", TwoParameterSpec(5, 2));
+  testing::ProcessResult run = Client("ask_tell", "worker_1", "finish");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+
+  v1::ListTrialsRequest request;
+  request.set_study("ask_tell");
+  v1::ListTrialsResponse reply;
+  ASSERT_TRUE(stub_->ListTrials(Context().get(), request, &reply).ok());
+  ASSERT_EQ(reply.trials_size(), 5);
+  for (int i = 0; i < 5; ++i) {
+    const v1::Trial& trial = reply.trials(i);
+    EXPECT_EQ(trial.id(), i + 1);  // Dense.
+    EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED);
+    EXPECT_EQ(trial.measurements_size(), 3);
+    EXPECT_EQ(trial.client_id(), "worker_1");
+    // CompleteTrial without a final measurement takes the last one.
+    EXPECT_EQ(trial.final_measurement().step(), 3);
+  }
+  v1::ListOptimalTrialsRequest best_request;
+  best_request.set_study("ask_tell");
+  v1::ListOptimalTrialsResponse best;
+  ASSERT_TRUE(
+      stub_->ListOptimalTrials(Context().get(), best_request, &best).ok());
+  ASSERT_EQ(best.optimal_trials_size(), 1);
+  double lowest = 1e9;
+  for (const v1::Trial& t : reply.trials()) {
+    lowest = std::min(lowest, t.final_measurement().metrics().at("loss"));
+  }
+  EXPECT_EQ(best.optimal_trials(0).final_measurement().metrics().at("loss"),
+            lowest);
+}
+
+TEST_F(ServeStudyTest, SameClientIdGetsItsUnfinishedTrialsBack) {
+  CreateStudy("failover", TwoParameterSpec(6, 4));
+  // Client A takes two trials and dies without reporting.
+  testing::ProcessResult a = Client("failover", "host_a", "take");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const std::vector<int> taken = TrialIds(a.out);
+  ASSERT_EQ(taken, (std::vector<int>{1, 2}));
+  // Another client gets other trials.
+  testing::ProcessResult b = Client("failover", "host_b", "take");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(TrialIds(b.out), (std::vector<int>{3, 4}));
+  // A restarted client A gets its own trials again, not new ones.
+  testing::ProcessResult again = Client("failover", "host_a", "take");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(TrialIds(again.out), taken);
+  // ...and finishes them (then the remaining budget).
+  testing::ProcessResult finish = Client("failover", "host_a", "finish");
+  ASSERT_EQ(finish.exit_code, 0) << finish.err;
+  EXPECT_NE(finish.out.find("completed 1\ncompleted 2\n"), std::string::npos)
+      << finish.out;
+}
+
+TEST_F(ServeStudyTest, BadRequestsGetTheirCodesAndTheServerStaysUp) {
+  CreateStudy("bad_input", TwoParameterSpec(2, 1));
+
+  // Malformed spec: the config parser's message names the field and value.
+  v1::CreateStudyRequest create;
+  create.set_name("broken");
+  *create.mutable_spec() = TwoParameterSpec(2, 1);
+  create.mutable_spec()->mutable_params(0)->set_scale_type(
+      v1::ParameterSpec::UNIT_LOG_SCALE);
+  v1::Study study;
+  grpc::Status status = stub_->CreateStudy(Context().get(), create, &study);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("spec.params[0]"), std::string::npos)
+      << status.error_message();
+
+  // Out of range.
+  v1::SuggestTrialsRequest suggest;
+  suggest.set_study("bad_input");
+  suggest.set_suggestion_count(0);
+  v1::SuggestTrialsResponse suggested;
+  status = stub_->SuggestTrials(Context().get(), suggest, &suggested);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "suggestion_count: must be 1 to 1000, got 0");
+
+  // Unknown study.
+  v1::GetStudyRequest get;
+  get.set_name("no_such_study");
+  status = stub_->GetStudy(Context().get(), get, &study);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(status.error_message().find("no_such_study"), std::string::npos);
+
+  // Wrong state: a measurement for a trial that has ended.
+  suggest.set_suggestion_count(1);
+  ASSERT_TRUE(stub_->SuggestTrials(Context().get(), suggest, &suggested).ok());
+  ASSERT_EQ(suggested.trials_size(), 1);
+  v1::CompleteTrialRequest complete;
+  complete.set_study("bad_input");
+  complete.set_trial_id(suggested.trials(0).id());
+  complete.set_trial_infeasible(true);
+  complete.set_infeasible_reason("diverged");
+  v1::Trial trial;
+  ASSERT_TRUE(stub_->CompleteTrial(Context().get(), complete, &trial).ok());
+  EXPECT_EQ(trial.state(), v1::Trial::INFEASIBLE);
+  v1::AddMeasurementRequest add;
+  add.set_study("bad_input");
+  add.set_trial_id(trial.id());
+  add.mutable_measurement()->set_step(1);
+  (*add.mutable_measurement()->mutable_metrics())["loss"] = 0.5;
+  v1::AddMeasurementResponse added;
+  status = stub_->AddMeasurement(Context().get(), add, &added);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+
+  // A value that must never reach a designer.
+  add.set_trial_id(99);
+  (*add.mutable_measurement()->mutable_metrics())["loss"] =
+      std::numeric_limits<double>::quiet_NaN();
+  status = stub_->AddMeasurement(Context().get(), add, &added);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("measurement: "), std::string::npos)
+      << status.error_message();
+
+  // Huge strings: a field limit, not the database's problem.
+  get.set_name(std::string(1'000'000, 'a'));
+  status = stub_->GetStudy(Context().get(), get, &study);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "name: at most 128 characters, got 1000000");
+  suggest.set_client_id(std::string(100'000, 'c'));
+  status = stub_->SuggestTrials(Context().get(), suggest, &suggested);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // Over gRPC's message limit.
+  get.set_name(std::string(5 << 20, 'a'));
+  status = stub_->GetStudy(Context().get(), get, &study);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+
+  // Still serving.
+  get.set_name("bad_input");
+  status = stub_->GetStudy(Context().get(), get, &study);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(study.name(), "bad_input");
+}
+
+// gRPC health checking, called without generated stubs: an empty
+// HealthCheckRequest (all services) answered by {status: SERVING}, which is
+// field 1 = 1 on the wire.
+TEST_F(ServeStudyTest, HealthCheckSaysServing) {
+  auto channel = grpc::CreateChannel(server_->address(),
+                                     grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ByteBuffer request, response;
+  grpc::Slice empty;
+  request = grpc::ByteBuffer(&empty, 1);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(10));
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  grpc::Status status;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(),
+                 &request, &response, [&](grpc::Status s) {
+                   std::lock_guard<std::mutex> lock(mutex);
+                   status = std::move(s);
+                   done = true;
+                   done_cv.notify_all();
+                 });
+  std::unique_lock<std::mutex> lock(mutex);
+  done_cv.wait(lock, [&] { return done; });
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(response.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& slice : slices) {
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+}
+
+}  // namespace
+}  // namespace hptune

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""A trainer for serve_crash_test.cc that keeps a ledger of its reports.
+
+Reports loss = 1 / (step + x) at steps 1..--steps, one every --step_seconds,
+through the hypertune file (CLOUD_ML_HP_METRIC_FILE, the last 100 reports,
+rewritten atomically as cloudml-hypertune does). After each report is in the
+file it appends "trial step value" to --ledger, so the test knows every
+measurement the trainer reported; SIGTERM is blocked while it does both.
+SIGTERM exits at once (143) otherwise. Standard
+library only; extra --name=value arguments are ignored.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def main(argv):
+    signal.signal(signal.SIGTERM, lambda signum, frame: os._exit(143))
+    args = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
+    x = float(args["x"])
+    steps = int(args.get("steps", "10"))
+    step_seconds = float(args.get("step_seconds", "0.1"))
+    ledger = args["ledger"]
+    path = os.environ["CLOUD_ML_HP_METRIC_FILE"]
+    trial = os.environ["CLOUD_ML_TRIAL_ID"]
+    reports = []
+    for step in range(1, steps + 1):
+        time.sleep(step_seconds)
+        value = 1.0 / (step + x)
+        # The report and its ledger line go together: SIGTERM waits until
+        # both are written, so the ledger is exactly what was reported.
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+        reports.append({"global_step": str(step), "loss": repr(value),
+                        "timestamp": time.time(), "trial": trial})
+        reports = reports[-100:]
+        temporary = "%s.tmp-%d" % (path, os.getpid())
+        with open(temporary, "w") as f:
+            f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in reports)
+        os.replace(temporary, path)
+        with open(ledger, "a") as f:
+            f.write("%s %d %r\n" % (trial, step, value))
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

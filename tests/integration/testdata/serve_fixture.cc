@@ -1,0 +1,182 @@
+#include "tests/integration/testdata/serve_fixture.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <sstream>
+#include <string_view>
+#include <thread>
+
+extern char** environ;
+
+namespace hptune::testing {
+
+std::string HptuneBinary() { return HPTUNE_BINARY; }
+std::string SourceDir() { return HPTUNE_SOURCE_DIR; }
+
+std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool PollUntil(const std::function<bool()>& done,
+               std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+ServeProcess::ServeProcess(std::string dir, std::vector<std::string> extra)
+    : dir_(std::move(dir)), extra_(std::move(extra)) {}
+
+ServeProcess::~ServeProcess() {
+  if (pid_ > 0) Stop(SIGKILL);
+}
+
+std::string ServeProcess::address() const {
+  return "127.0.0.1:" + std::to_string(port_);
+}
+
+std::string ServeProcess::Output() const {
+  std::string out;
+  for (int i = 1; i <= launches_; ++i) {
+    out += ReadFileOrEmpty(dir_ + "/serve-" + std::to_string(i) + ".out");
+    out += ReadFileOrEmpty(dir_ + "/serve-" + std::to_string(i) + ".err");
+  }
+  return out;
+}
+
+bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
+  ++launches_;
+  const std::string out = dir_ + "/serve-" + std::to_string(launches_) + ".out";
+  const std::string err = dir_ + "/serve-" + std::to_string(launches_) + ".err";
+  std::vector<std::string> argv = {
+      HptuneBinary(),    "serve",    "--db",   db(),
+      "--state-dir",     runs_dir(), "--gpus", "0",
+      "--grace-seconds", "2"};
+  if (std::find(extra_.begin(), extra_.end(), "--listen") == extra_.end()) {
+    argv.push_back("--listen");
+    argv.push_back("127.0.0.1:0");
+  }
+  for (const std::string& a : extra_) argv.push_back(a);
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    *error = "cannot start " + argv[0];
+    pid_ = -1;
+    return false;
+  }
+  constexpr std::string_view kListening = "listening on port ";
+  bool exited = false;
+  bool listening = PollUntil(
+      [&] {
+        const std::string text = ReadFileOrEmpty(out);
+        const size_t at = text.find(kListening);
+        if (at != std::string::npos) {
+          port_ = std::atoi(text.c_str() + at + kListening.size());
+          return true;
+        }
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+          exited = true;
+          pid_ = -1;
+          return true;
+        }
+        return false;
+      },
+      timeout);
+  if (exited || !listening) {
+    *error = (exited ? "the server exited: " : "the server did not listen: ") +
+             Output();
+    return false;
+  }
+  return true;
+}
+
+int ServeProcess::Stop(int signal, bool wait) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, signal);
+  if (!wait) return 0;
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::unique_ptr<v1::StudyService::Stub> ServeProcess::StudyStub() const {
+  return v1::StudyService::NewStub(
+      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+}
+
+std::unique_ptr<v1::JobService::Stub> ServeProcess::JobStub() const {
+  return v1::JobService::NewStub(
+      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+}
+
+std::unique_ptr<grpc::ClientContext> Context(const std::string& token,
+                                             std::chrono::seconds deadline) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + deadline);
+  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
+  return context;
+}
+
+std::set<pid_t> ReplicasUnder(const std::string& dir) {
+  const std::string marker =
+      "HPTUNE_REPLICA=" +
+      std::filesystem::absolute(dir).lexically_normal().string();
+  std::set<pid_t> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  while (dirent* entry = readdir(proc)) {
+    const char* name = entry->d_name;
+    if (name[0] < '1' || name[0] > '9') continue;
+    const std::string base = std::string("/proc/") + name;
+    // Zombies have ended; only their parent has to collect them.
+    const std::string stat = ReadFileOrEmpty(base + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= stat.size() ||
+        stat[paren + 2] == 'Z') {
+      continue;
+    }
+    const std::string environ_text = ReadFileOrEmpty(base + "/environ");
+    size_t start = 0;
+    while (start < environ_text.size()) {
+      size_t end = environ_text.find('\0', start);
+      if (end == std::string::npos) end = environ_text.size();
+      if (environ_text.compare(start, marker.size(), marker) == 0) {
+        found.insert(static_cast<pid_t>(std::atoi(name)));
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  closedir(proc);
+  return found;
+}
+
+}  // namespace hptune::testing

@@ -1,0 +1,240 @@
+#include "src/server/conversion.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hptune/core/config.h"
+
+namespace hptune::server {
+namespace {
+
+constexpr char kConfig[] = R"({"trainingInput": {
+  "scaleTier": "CUSTOM",
+  "masterType": "n1-highcpu-16",
+  "masterConfig": {"acceleratorConfig": {"count": 4, "type": "NVIDIA_TESLA_T4"}},
+  "workerCount": 2,
+  "workerType": "n1-highcpu-16",
+  "parameterServerCount": "1",
+  "parameterServerType": "n1-highmem-8",
+  "command": ["python3", "train.py"],
+  "args": ["--epochs=3"],
+  "jobDir": "/data/jobs/x",
+  "hyperparameters": {
+    "goal": "MINIMIZE",
+    "hyperparameterMetricTag": "loss",
+    "maxTrials": 12,
+    "maxParallelTrials": 3,
+    "maxFailedTrials": 2,
+    "enableTrialEarlyStopping": true,
+    "algorithm": "GRID_SEARCH",
+    "seed": 1152921504606846977,
+    "params": [
+      {"parameterName": "hidden", "type": "INTEGER", "minValue": 40,
+       "maxValue": 400, "scaleType": "UNIT_LOG_SCALE"},
+      {"parameterName": "layers", "type": "DISCRETE",
+       "discreteValues": [1, 2, 4]},
+      {"parameterName": "cell", "type": "CATEGORICAL",
+       "categoricalValues": ["GRU", "LSTM"]}]}}})";
+
+JobSpec ParsedConfig() {
+  ConfigParseResult parsed = ParseJobConfig(kConfig, ConfigFormat::kJson, "j1");
+  EXPECT_TRUE(parsed.errors.empty())
+      << FieldErrorsToStatus(parsed.errors).message();
+  return *parsed.job;
+}
+
+TEST(StudySpecConversionTest, RoundTripsEveryField) {
+  const StudySpec spec = *ParsedConfig().study;
+  ASSERT_EQ(spec.seed, 1152921504606846977u);  // Above 2^53.
+  absl::StatusOr<StudySpec> back =
+      StudySpecFromProto(StudySpecToProto(spec), "spec");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, spec);
+}
+
+TEST(StudySpecConversionTest, ErrorsNameTheRequestField) {
+  v1::StudySpec proto;
+  v1::ParameterSpec* p = proto.add_params();
+  p->set_parameter_name("lr");
+  p->set_type(v1::ParameterSpec::DOUBLE);
+  p->set_min_value(0);
+  p->set_max_value(1);
+  p->set_scale_type(v1::ParameterSpec::UNIT_LOG_SCALE);
+  proto.set_max_trials(0);
+  absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto, "spec");
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(spec.status().message());
+  EXPECT_NE(message.find("spec.maxTrials"), std::string::npos) << message;
+  EXPECT_NE(message.find("spec.params[0]"), std::string::npos) << message;
+  EXPECT_EQ(message.find("trainingInput"), std::string::npos) << message;
+}
+
+TEST(StudySpecConversionTest, UnsetFieldsTakeTheDocumentedDefaults) {
+  v1::StudySpec proto;
+  v1::ParameterSpec* p = proto.add_params();
+  p->set_parameter_name("x");
+  p->set_type(v1::ParameterSpec::DOUBLE);
+  p->set_min_value(0);
+  p->set_max_value(1);
+  absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto, "spec");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->goal, Goal::kMaximize);
+  EXPECT_EQ(spec->metric_tag, kDefaultMetricTag);
+  EXPECT_EQ(spec->max_trials, 1);
+  EXPECT_FALSE(spec->seed.has_value());
+}
+
+TEST(TrainingInputConversionTest, GivesWhatTheConfigParserGives) {
+  // What the CLI does: the trainingInput object of a config, as JSON, read
+  // into the message.
+  const std::string json = std::string(kConfig).substr(
+      std::string(kConfig).find(':') + 1,
+      std::string(kConfig).rfind('}') - std::string(kConfig).find(':') - 1);
+  v1::TrainingInput proto;
+  auto status = google::protobuf::util::JsonStringToMessage(json, &proto);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  absl::StatusOr<JobSpec> job = JobSpecFromProto(proto, "j1");
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(*job, ParsedConfig());
+}
+
+TEST(TrainingInputConversionTest, StoredJsonReadsBackToTheSameJob) {
+  const JobSpec job = ParsedConfig();
+  absl::StatusOr<v1::TrainingInput> proto =
+      TrainingInputFromJson(TrainingInputToJson(job));
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  EXPECT_EQ(proto->worker_count(), 2);
+  absl::StatusOr<JobSpec> back = JobSpecFromProto(*proto, "j1");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, job);
+}
+
+TEST(TrainingInputConversionTest, ErrorsComeFromTheConfigParser) {
+  v1::TrainingInput proto;
+  proto.set_scale_tier(v1::TrainingInput::BASIC_TPU);
+  proto.add_command("python3");
+  absl::StatusOr<JobSpec> job = JobSpecFromProto(proto, "j1");
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(job.status().message().find("trainingInput.scaleTier: BASIC_TPU"),
+            std::string::npos)
+      << job.status().message();
+}
+
+TEST(ParametersFromProtoTest, CoercesNumbersToTheParameterType) {
+  const StudySpec spec = *ParsedConfig().study;
+  google::protobuf::Map<std::string, v1::ParameterValue> in;
+  in["hidden"].set_double_value(64.0);
+  in["layers"].set_int_value(2);
+  in["cell"].set_string_value("GRU");
+  absl::StatusOr<ParameterAssignment> values =
+      ParametersFromProto(in, spec.search_space, "trial.parameters");
+  ASSERT_TRUE(values.ok()) << values.status();
+  EXPECT_EQ(values->at("hidden"), ParameterValue::Integer(64));
+  EXPECT_EQ(values->at("layers"), ParameterValue::Double(2));
+  EXPECT_EQ(values->at("cell"), ParameterValue::Categorical("GRU"));
+
+  in["hidden"].set_double_value(64.5);
+  EXPECT_EQ(ParametersFromProto(in, spec.search_space, "trial.parameters")
+                .status()
+                .message(),
+            "trial.parameters[\"hidden\"]: INTEGER parameter needs an "
+            "integer, got 64.5");
+  in["hidden"].set_int_value(64);
+  in["cell"].set_double_value(1);
+  EXPECT_EQ(ParametersFromProto(in, spec.search_space, "trial.parameters")
+                .status()
+                .message(),
+            "trial.parameters[\"cell\"]: CATEGORICAL parameter needs "
+            "string_value, got 1");
+  in.erase("cell");
+  in["nope"].set_int_value(1);
+  EXPECT_EQ(ParametersFromProto(in, spec.search_space, "trial.parameters")
+                .status()
+                .message(),
+            "trial.parameters[\"nope\"]: the study has no parameter \"nope\"");
+}
+
+TEST(MeasurementConversionTest, RejectsWhatMustNotReachADesigner) {
+  v1::Measurement m;
+  m.set_step(-1);
+  (*m.mutable_metrics())["loss"] = 0.5;
+  absl::StatusOr<Measurement> bad = MeasurementFromProto(m, "measurement");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message().rfind("measurement: ", 0), 0u)
+      << bad.status().message();
+  m.set_step(3);
+  *m.mutable_time() = TimestampToProto(FromUnixMicros(1'700'000'000'123'456));
+  absl::StatusOr<Measurement> good = MeasurementFromProto(m, "measurement");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(ToUnixMicros(good->time), 1'700'000'000'123'456);
+  v1::Measurement out =
+      MeasurementToProto(*good, FromUnixMicros(1'700'000'000'000'000));
+  EXPECT_EQ(out.elapsed_duration().seconds(), 0);
+  EXPECT_EQ(out.elapsed_duration().nanos(), 123'456'000);
+  EXPECT_EQ(out.metrics().at("loss"), 0.5);
+}
+
+TEST(JobConversionTest, TrainingOutputCountsEndedTrialsAndNamesTheBest) {
+  const JobSpec spec = ParsedConfig();
+  JobRecord record{.job_id = "j1",
+                   .training_input_json = TrainingInputToJson(spec),
+                   .study_name = "j1",
+                   .state = JobState::kRunning};
+  auto trial = [](int64_t n, TrialState state, std::optional<double> loss) {
+    Trial t{.number = n, .state = state};
+    t.parameters["hidden"] = ParameterValue::Integer(40 * n);
+    t.parameters["layers"] = ParameterValue::Double(2);
+    t.parameters["cell"] = ParameterValue::Categorical("GRU");
+    if (loss) {
+      t.measurements.push_back({.step = 10, .metrics = {{"loss", *loss}}});
+      t.final_measurement = t.measurements.back();
+    }
+    return t;
+  };
+  std::vector<Trial> trials = {trial(1, TrialState::kSucceeded, 0.5),
+                               trial(2, TrialState::kSucceeded, 0.25),
+                               trial(3, TrialState::kFailed, std::nullopt),
+                               trial(4, TrialState::kActive, std::nullopt)};
+  v1::Job job = JobToProto(record, &*spec.study, trials, true);
+  EXPECT_EQ(job.state(), v1::Job::RUNNING);
+  EXPECT_EQ(job.training_input().master_type(), "n1-highcpu-16");
+  const v1::TrainingOutput& out = job.training_output();
+  EXPECT_EQ(out.completed_trial_count(), 3);
+  ASSERT_EQ(out.trials_size(), 4);
+  EXPECT_EQ(out.trials(1).hyperparameters().at("hidden"), "80");
+  EXPECT_EQ(out.trials(1).final_metric().objective_value(), 0.25);
+  EXPECT_EQ(out.trials(1).final_metric().training_step(), 10);
+  EXPECT_EQ(out.trials(2).state(), v1::Job::FAILED);
+  EXPECT_EQ(out.trials(3).state(), v1::Job::RUNNING);
+  EXPECT_EQ(out.best_trial().trial_id(), "2");  // MINIMIZE.
+  EXPECT_EQ(JobToProto(record, &*spec.study, trials, false)
+                .training_output()
+                .trials_size(),
+            0);
+}
+
+TEST(TrialConversionTest, KeepsValueKindsAndStates) {
+  Trial t{.number = 7, .state = TrialState::kStopping, .client_id = "w1"};
+  t.parameters["a"] = ParameterValue::Integer(3);
+  t.parameters["b"] = ParameterValue::Double(0.5);
+  t.parameters["c"] = ParameterValue::Categorical("x");
+  v1::Trial proto = TrialToProto("s", t);
+  EXPECT_EQ(proto.id(), 7);
+  EXPECT_EQ(proto.study(), "s");
+  EXPECT_EQ(proto.state(), v1::Trial::STOPPING);
+  EXPECT_EQ(proto.parameters().at("a").int_value(), 3);
+  EXPECT_EQ(proto.parameters().at("b").double_value(), 0.5);
+  EXPECT_EQ(proto.parameters().at("c").string_value(), "x");
+  for (TrialState s :
+       {TrialState::kRequested, TrialState::kActive, TrialState::kStopping,
+        TrialState::kSucceeded, TrialState::kInfeasible, TrialState::kFailed,
+        TrialState::kCancelled}) {
+    EXPECT_EQ(TrialStateFromProto(TrialStateToProto(s)), s);
+  }
+  EXPECT_FALSE(TrialStateFromProto(v1::Trial::STATE_UNSPECIFIED).has_value());
+}
+
+}  // namespace
+}  // namespace hptune::server

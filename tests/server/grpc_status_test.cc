@@ -1,0 +1,44 @@
+#include "src/server/grpc_status.h"
+
+#include <gtest/gtest.h>
+
+namespace hptune::server {
+namespace {
+
+TEST(ToGrpcStatusTest, KeepsCodeAndMessage) {
+  struct Case {
+    absl::Status in;
+    grpc::StatusCode code;
+  };
+  const Case cases[] = {
+      {absl::InvalidArgumentError("a"), grpc::StatusCode::INVALID_ARGUMENT},
+      {absl::NotFoundError("b"), grpc::StatusCode::NOT_FOUND},
+      {absl::AlreadyExistsError("c"), grpc::StatusCode::ALREADY_EXISTS},
+      {absl::FailedPreconditionError("d"),
+       grpc::StatusCode::FAILED_PRECONDITION},
+      {absl::AbortedError("e"), grpc::StatusCode::ABORTED},
+      {absl::UnavailableError("f"), grpc::StatusCode::UNAVAILABLE},
+      {absl::ResourceExhaustedError("g"), grpc::StatusCode::RESOURCE_EXHAUSTED},
+      {absl::UnauthenticatedError("h"), grpc::StatusCode::UNAUTHENTICATED},
+      {absl::PermissionDeniedError("i"), grpc::StatusCode::PERMISSION_DENIED},
+      {absl::InternalError("j"), grpc::StatusCode::INTERNAL},
+      {absl::DeadlineExceededError("k"), grpc::StatusCode::DEADLINE_EXCEEDED},
+      {absl::CancelledError("l"), grpc::StatusCode::CANCELLED},
+  };
+  for (const Case& c : cases) {
+    grpc::Status out = ToGrpcStatus(c.in);
+    EXPECT_EQ(out.error_code(), c.code) << c.in;
+    EXPECT_EQ(out.error_message(), std::string(c.in.message()));
+  }
+  EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
+}
+
+TEST(ToGrpcStatusTest, EmptyMessageNamesTheCode) {
+  grpc::Status out =
+      ToGrpcStatus(absl::Status(absl::StatusCode::kNotFound, ""));
+  EXPECT_EQ(out.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(out.error_message(), "error NOT_FOUND");
+}
+
+}  // namespace
+}  // namespace hptune::server

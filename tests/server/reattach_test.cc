@@ -1,0 +1,93 @@
+// LocalLauncher::Reattach: replicas left running by a killed hptune process
+// are found by their HPTUNE_REPLICA marker and stopped; others are not.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hptune/launch/local_launcher.h"
+#include "tests/testing/run_process.h"
+
+extern char** environ;
+
+namespace hptune::launch {
+namespace {
+
+// Starts `sleep 60` with HPTUNE_REPLICA=`marker`, in a process group of its
+// own, as a replica left by a dead server would run.
+pid_t StartSleeper(const std::string& marker) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
+  env_strings.push_back("HPTUNE_REPLICA=" + marker);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string sleep = "sleep", seconds = "60";
+  char* argv[] = {sleep.data(), seconds.data(), nullptr};
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawnp(&pid, "sleep", nullptr, &attr, argv, envp.data()), 0);
+  posix_spawnattr_destroy(&attr);
+  return pid;
+}
+
+bool Exited(pid_t pid, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
+  const std::string dir = testing::MakeTempDir();
+  TrialLaunch launch{.job_id = "j", .trial = 3};
+  launch.replicas.push_back({.type = TaskType::kMaster,
+                             .argv = {"true"},
+                             .log_path = dir + "/j/3/master-0.log"});
+  launch.replicas.push_back({.type = TaskType::kWorker,
+                             .argv = {"true"},
+                             .log_path = dir + "/j/3/worker-0.log"});
+  const pid_t master = StartSleeper(dir + "/j/3/master-0.log");
+  const pid_t worker = StartSleeper(dir + "/j/3/worker-0.log");
+  // Another trial's replica must survive.
+  const pid_t other = StartSleeper(dir + "/j/4/master-0.log");
+  // Wait until the children have exec'd (their environ is readable).
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+  LocalLauncher launcher({.reattach_grace = std::chrono::milliseconds(500)});
+  auto run = launcher.Reattach(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(*run, nullptr);
+  EXPECT_TRUE(Exited(master, std::chrono::seconds(5)));
+  EXPECT_TRUE(Exited(worker, std::chrono::seconds(5)));
+  EXPECT_FALSE(Exited(other, std::chrono::seconds(0)));
+  kill(other, SIGKILL);
+  EXPECT_TRUE(Exited(other, std::chrono::seconds(5)));
+}
+
+TEST(LocalLauncherReattachTest, NothingLeftIsFine) {
+  const std::string dir = testing::MakeTempDir();
+  TrialLaunch launch{.job_id = "j", .trial = 1};
+  launch.replicas.push_back({.type = TaskType::kMaster,
+                             .argv = {"true"},
+                             .log_path = dir + "/j/1/master-0.log"});
+  LocalLauncher launcher({});
+  auto run = launcher.Reattach(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(*run, nullptr);
+}
+
+}  // namespace
+}  // namespace hptune::launch
