@@ -6,11 +6,15 @@
 // ports, launch 4 replicas (1 master, 2 workers, 1 parameter server), collect
 // their exits, stop, record. BM_LaunchOnly starts and reaps the same 4
 // processes through the launcher alone. The difference of the two per-trial
-// times is the engine's overhead. `make bench` runs it; figures are in
-// benchmarks/RESULTS.md.
+// times is the engine's overhead. BM_JobTrialsSlurm is BM_JobTrials with
+// the Slurm launcher (5 trials a job): one batch job per trial on the test
+// cluster of scripts/start-slurm (SLURM_CONF, else that cluster's config);
+// it reports an error and skips when no cluster answers. `make bench` runs
+// it; figures are in benchmarks/RESULTS.md.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -21,6 +25,7 @@
 #include "hptune/engine/job_runner.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
+#include "hptune/launch/slurm_launcher.h"
 #include "hptune/store/sqlite_store.h"
 
 namespace {
@@ -84,6 +89,48 @@ void BM_JobTrials(benchmark::State& state) {
   std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_JobTrials)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_JobTrialsSlurm(benchmark::State& state) {
+  if (std::getenv("SLURM_CONF") == nullptr &&
+      std::filesystem::exists("/tmp/hptune-slurm/etc/slurm.conf")) {
+    setenv("SLURM_CONF", "/tmp/hptune-slurm/etc/slurm.conf", 1);
+  }
+  auto launcher = launch::SlurmLauncher::Create(launch::SlurmOptions{});
+  if (!launcher.ok()) {
+    state.SkipWithError(
+        absl::StrCat("no Slurm cluster: ", launcher.status().message())
+            .c_str());
+    for (auto _ : state) {
+    }
+    return;
+  }
+  const std::filesystem::path dir = TempDir();
+  auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
+  engine::TuningEngine engine(*store);
+  engine::JobRunnerOptions options;
+  options.runs_dir = dir / "runs";
+  int jobs = 0;
+  int64_t trials = 0;
+  for (auto _ : state) {
+    JobSpec job = TrueJob(absl::StrCat("slurm_job", ++jobs, "_", ::getpid()));
+    job.study->max_trials = 5;
+    engine::JobRunner runner(*store, engine, **launcher, options);
+    if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
+    auto record = runner.Run(job);
+    if (!record.ok() || record->state != JobState::kSucceeded) {
+      state.SkipWithError("the job did not succeed");
+    }
+    trials += job.study->max_trials;
+  }
+  state.counters["per_trial"] = benchmark::Counter(
+      static_cast<double>(trials),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_JobTrialsSlurm)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 void BM_LaunchOnly(benchmark::State& state) {
   const std::filesystem::path dir = TempDir();

@@ -20,6 +20,7 @@
 #include "hptune/engine/job_runner.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/local_launcher.h"
+#include "hptune/launch/slurm_launcher.h"
 #include "hptune/store/sqlite_store.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
@@ -32,10 +33,13 @@ namespace {
 constexpr char kUsage[] =
     "usage: hptune run CONFIG [flags] [-- USER_ARGS...]\n"
     "\n"
-    "Runs a tuning job here: each trial's replicas as local processes, every\n"
-    "result in a SQLite file. Shows progress, then the trials and the best.\n"
-    "Ctrl-C cancels the job: every replica is stopped, the trials are\n"
-    "recorded CANCELLED.\n"
+    "Runs a tuning job from here: each trial's replicas as local processes\n"
+    "(or as tasks of a Slurm job), every result in a SQLite file. Shows\n"
+    "progress, then the trials and the best. Ctrl-C cancels the job: every\n"
+    "replica is stopped, the trials are recorded CANCELLED. Run again with\n"
+    "the same --job-id and --db to resume a job whose runner died: its\n"
+    "running trials are picked up where they are (Slurm jobs are reattached,\n"
+    "not launched twice).\n"
     "\n"
     "The trainer (one of):\n"
     "  --command \"PROGRAM ARGS\"  any executable; split on spaces, no shell\n"
@@ -64,9 +68,19 @@ constexpr char kUsage[] =
     "  --grace-seconds S         SIGTERM to SIGKILL (default 5)\n"
     "  --format table|json|csv   the final trial table\n"
     "  --quiet                   no progress lines\n"
+    "Backend (the config's backend:/slurm: blocks; flags override them):\n"
+    "  --backend local|slurm     where replicas run (default local)\n"
+    "  --slurm-partition P, --slurm-account A, --slurm-time T\n"
+    "                            sbatch --partition/--account/--time\n"
+    "  --slurm-option=OPT        one more sbatch option, e.g.\n"
+    "                            --slurm-option=--qos=high; repeatable\n"
     "\n"
     "Exit codes: 0 job succeeded, 1 job failed, 2 invalid config or flags,\n"
-    "64 bad usage, 130 cancelled.\n";
+    "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
+    "130 cancelled.\n";
+
+// sysexits EX_UNAVAILABLE: the backend cannot be reached.
+constexpr int kExitUnavailable = 69;
 
 constexpr int kExitCancelled = 130;
 
@@ -193,17 +207,106 @@ absl::StatusOr<launch::GpuInventory> Gpus(const ParsedArgs& args) {
   return inventory;
 }
 
+// --slurm-option may be given many times, which ParseArgs (one value per
+// flag) does not keep: take them out of the arguments first.
+std::vector<std::string> TakeSlurmOptions(std::vector<std::string>& args) {
+  static constexpr std::string_view kFlag = "--slurm-option";
+  std::vector<std::string> options, rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      rest.insert(rest.end(), args.begin() + i, args.end());
+      break;
+    }
+    if (a.rfind(std::string(kFlag) + "=", 0) == 0) {
+      options.push_back(a.substr(kFlag.size() + 1));
+    } else if (a == kFlag && i + 1 < args.size()) {
+      options.push_back(args[++i]);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  args = std::move(rest);
+  return options;
+}
+
+// The config's backend block with the command line's flags over it.
+absl::StatusOr<BackendConfig> Backend(const std::string& config,
+                                      const ParsedArgs& args,
+                                      std::vector<std::string> slurm_options) {
+  ASSIGN_OR_RETURN(BackendConfig backend, LoadBackendConfigFile(config));
+  if (auto b = args.Get("backend")) {
+    if (*b != "local" && *b != "slurm") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--backend: expected local or slurm, got \"", *b, "\""));
+    }
+    backend.backend = *b;
+  }
+  if (auto v = args.Get("slurm-partition")) backend.slurm_partition = *v;
+  if (auto v = args.Get("slurm-account")) backend.slurm_account = *v;
+  if (auto v = args.Get("slurm-time")) backend.slurm_time = *v;
+  for (std::string& o : slurm_options) {
+    backend.slurm_options.push_back(std::move(o));
+  }
+  const bool slurm_flags = args.Has("slurm-partition") ||
+                           args.Has("slurm-account") || args.Has("slurm-time");
+  if (backend.backend != "slurm" && (slurm_flags || !slurm_options.empty())) {
+    return absl::InvalidArgumentError(
+        "--slurm-* flags need --backend slurm (or backend: slurm in the "
+        "config)");
+  }
+  return backend;
+}
+
+absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
+    const BackendConfig& backend, const ParsedArgs& args) {
+  if (backend.backend == "slurm") {
+    if (args.Has("gpus")) {
+      return absl::InvalidArgumentError(
+          "--gpus is for the local backend; Slurm allocates the GPUs");
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<launch::SlurmLauncher> slurm,
+                     launch::SlurmLauncher::Create(launch::SlurmOptions{
+                         .partition = backend.slurm_partition,
+                         .account = backend.slurm_account,
+                         .time_limit = backend.slurm_time,
+                         .extra_options = backend.slurm_options}));
+    return std::unique_ptr<launch::Launcher>(std::move(slurm));
+  }
+  ASSIGN_OR_RETURN(launch::GpuInventory gpus, Gpus(args));
+  return std::unique_ptr<launch::Launcher>(
+      std::make_unique<launch::LocalLauncher>(
+          launch::LocalLauncherOptions{.gpus = std::move(gpus)}));
+}
+
 }  // namespace
 
 int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                   std::ostream& err) {
-  auto parsed =
-      ParseArgs(raw_args,
-                {"command", "module-name", "package-path", "job-id", "job-dir",
-                 "max-trials", "max-parallel-trials", "max-failed-trials", "db",
-                 "runs-dir", "gpus", "early-stopping", "max-restarts",
-                 "max-retries", "grace-seconds", "format"},
-                {"quiet", "help"});
+  std::vector<std::string> arg_list = raw_args;
+  std::vector<std::string> slurm_options = TakeSlurmOptions(arg_list);
+  auto parsed = ParseArgs(arg_list,
+                          {"command",
+                           "module-name",
+                           "package-path",
+                           "job-id",
+                           "job-dir",
+                           "max-trials",
+                           "max-parallel-trials",
+                           "max-failed-trials",
+                           "db",
+                           "runs-dir",
+                           "gpus",
+                           "early-stopping",
+                           "max-restarts",
+                           "max-retries",
+                           "grace-seconds",
+                           "format",
+                           "backend",
+                           "slurm-partition",
+                           "slurm-account",
+                           "slurm-time"},
+                          {"quiet", "help"});
   if (!parsed.ok()) {
     err << "hptune run: " << parsed.status().message() << "\n\n" << kUsage;
     return kExitUsage;
@@ -243,16 +346,24 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (absl::Status s = ApplyFlags(args, *job); !s.ok()) return Fail(s, err);
   auto options = RunnerOptions(args);
   if (!options.ok()) return Fail(options.status(), err);
-  auto gpus = Gpus(args);
-  if (!gpus.ok()) return Fail(gpus.status(), err);
+  auto backend = Backend(config, args, std::move(slurm_options));
+  if (!backend.ok()) return Fail(backend.status(), err);
+  auto launcher = MakeLauncher(*backend, args);
+  if (!launcher.ok()) {
+    if (absl::IsUnavailable(launcher.status()) ||
+        (backend->backend == "slurm" &&
+         absl::IsFailedPrecondition(launcher.status()))) {
+      err << "hptune run: " << launcher.status().message() << "\n";
+      return kExitUnavailable;
+    }
+    return Fail(launcher.status(), err);
+  }
 
   const std::string db = args.Get("db").value_or(
       std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return Fail(store.status(), err);
   engine::TuningEngine engine(**store);
-  launch::LocalLauncher launcher(
-      launch::LocalLauncherOptions{.gpus = *std::move(gpus)});
 
   // Submit refuses a job without hyperparameters; until then, no metric.
   ProgressPrinter progress(err, job->study ? job->study->metric_tag : "",
@@ -261,10 +372,18 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   options->on_progress = [&](const engine::JobProgress& p) {
     progress.Update(p);
   };
-  engine::JobRunner runner(**store, engine, launcher, *std::move(options));
-  auto submitted = runner.Submit(*job);
-  if (!submitted.ok()) return Fail(submitted.status(), err);
-  err << "hptune run: job " << job_id << ", study database " << db << "\n";
+  engine::JobRunner runner(**store, engine, **launcher, *std::move(options));
+  // The same job ID again, while the job has not ended: its runner died
+  // (kill, crash, reboot), so this run takes over instead of refusing.
+  auto existing = (*store)->GetJob(job_id);
+  if (existing.ok() && !IsTerminal(existing->state)) {
+    err << "hptune run: resuming job " << job_id << " ("
+        << ToString(existing->state) << "), study database " << db << "\n";
+  } else {
+    auto submitted = runner.Submit(*job);
+    if (!submitted.ok()) return Fail(submitted.status(), err);
+    err << "hptune run: job " << job_id << ", study database " << db << "\n";
+  }
 
   // Grandchildren a replica leaves behind are re-parented to this process
   // and collected with their group, not left as zombies for init.

@@ -15,6 +15,7 @@
 
 #include "hptune/core/config.h"
 #include "hptune/core/machine_types.h"
+#include "src/core/config_backend.h"
 #include "src/core/config_hyperparameters.h"
 #include "src/core/config_reader.h"
 #include "src/core/config_text.h"
@@ -38,7 +39,7 @@ constexpr int kBeforeFile = -1;
 
 const FieldSet& RootFields() {
   static const FieldSet* const kFields = new FieldSet{
-      .accepted = {"trainingInput"},
+      .accepted = {"trainingInput", "backend", "slurm"},
       .unsupported = {{"jobId",
                        "give the job ID on the command line, not in the file"},
                       {"labels", "jobs have no labels in hptune"}},
@@ -88,7 +89,8 @@ void ParseStudy(const ConfigNode& node, std::string_view job_id,
 }
 
 void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
-               std::string_view job_id, ErrorSink& sink, JobSpec* job) {
+               std::string_view job_id, ErrorSink& sink, JobSpec* job,
+               BackendConfig* backend) {
   if (root.kind != ConfigNode::Kind::kMap) {
     sink.Add(root, "(root)",
              "must be a mapping with a trainingInput field, got " +
@@ -96,6 +98,7 @@ void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
     return;
   }
   MapReader reader(root, "", RootFields(), sink);
+  config_internal::ReadBackend(reader, backend);
   const ConfigNode* training_input = reader.Find("trainingInput");
   if (training_input == nullptr) {
     reader.Error("trainingInput", "required");
@@ -147,7 +150,7 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
         sink.Add(kBeforeFile, "trainingInput",
                  "required (the config is empty)");
       } else {
-        ParseTree(*tree.root, catalogue, job_id, sink, &job);
+        ParseTree(*tree.root, catalogue, job_id, sink, &job, &result.backend);
       }
     }
   }
@@ -156,14 +159,11 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
   return result;
 }
 
-absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
-                                          std::string_view job_id) {
-  return LoadJobConfigFile(MachineCatalogue::Builtin(), path, job_id);
-}
+namespace {
 
-absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
-                                          const std::string& path,
-                                          std::string_view job_id) {
+absl::StatusOr<ConfigParseResult> ParseConfigFile(
+    const MachineCatalogue& catalogue, const std::string& path,
+    std::string_view job_id) {
   // A directory opens fine and reads as empty: rule it out first.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -188,7 +188,28 @@ absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
       ParseJobConfig(catalogue, text.str(),
                      json ? ConfigFormat::kJson : ConfigFormat::kYaml, job_id);
   if (!parsed.errors.empty()) return FieldErrorsToStatus(parsed.errors);
-  return std::move(*parsed.job);
+  return parsed;
+}
+
+}  // namespace
+
+absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
+                                          std::string_view job_id) {
+  return LoadJobConfigFile(MachineCatalogue::Builtin(), path, job_id);
+}
+
+absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
+                                          const std::string& path,
+                                          std::string_view job_id) {
+  auto parsed = ParseConfigFile(catalogue, path, job_id);
+  if (!parsed.ok()) return parsed.status();
+  return std::move(*parsed->job);
+}
+
+absl::StatusOr<BackendConfig> LoadBackendConfigFile(const std::string& path) {
+  auto parsed = ParseConfigFile(MachineCatalogue::Builtin(), path, "");
+  if (!parsed.ok()) return parsed.status();
+  return std::move(parsed->backend);
 }
 
 }  // namespace hptune

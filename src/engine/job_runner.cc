@@ -161,6 +161,9 @@ class JobRun {
   absl::Status StopEarly();
   absl::Status EndAll(std::string_view reason);
   absl::Status Report(std::vector<Measurement> measurements, int64_t trial);
+  // The trials an earlier runner of this job left ACTIVE in its slots; the
+  // engine hands them back, and the launcher may still be running them.
+  absl::Status FindUnfinishedTrials();
   void Release(int slot);
   void Progress(JobState state);
 
@@ -177,6 +180,10 @@ class JobRun {
 
   std::set<int> free_slots_;
   std::map<int, std::unique_ptr<TrialExecution>> running_;  // By slot.
+  std::set<int64_t> unfinished_;  // FindUnfinishedTrials(), until started.
+  // Of a reattached trial: the measurements the dead runner stored, which its
+  // metric files report again from their start.
+  std::map<int64_t, std::vector<Measurement>> stored_;
   bool exhausted_ = false;
   // The engine had nothing to hand out (budget or parallelism); ask again
   // when a trial ends.
@@ -226,7 +233,15 @@ absl::StatusOr<bool> JobRun::StartTrials() {
     auto execution = std::make_unique<TrialExecution>(
         store_, launcher_, std::move(launch), *std::move(placement),
         study_.spec.metric_tag, limits_);
-    RETURN_IF_ERROR(execution->Start());
+    const bool reattach = unfinished_.erase(trial.number) > 0;
+    RETURN_IF_ERROR(execution->Start(reattach));
+    // Only replicas that kept running report again what is already stored;
+    // a trial started afresh reports new measurements, even equal ones.
+    if (execution->reattached()) {
+      ASSIGN_OR_RETURN(Trial stored,
+                       store_.GetTrial(study_.name, trial.number));
+      stored_[trial.number] = std::move(stored.measurements);
+    }
     free_slots_.erase(slot);
     running_[slot] = std::move(execution);
     started = true;
@@ -236,14 +251,43 @@ absl::StatusOr<bool> JobRun::StartTrials() {
 
 absl::Status JobRun::Report(std::vector<Measurement> measurements,
                             int64_t trial) {
+  auto stored = stored_.find(trial);
   for (Measurement& m : measurements) {
+    if (stored != stored_.end()) {
+      // Read again after a reattach: the same step and values are stored.
+      auto same =
+          std::find_if(stored->second.begin(), stored->second.end(),
+                       [&](const Measurement& s) {
+                         return s.step == m.step && s.metrics == m.metrics;
+                       });
+      if (same != stored->second.end()) {
+        stored->second.erase(same);
+        continue;
+      }
+    }
     RETURN_IF_ERROR(engine_.AddMeasurement(study_.name, trial, std::move(m)));
     new_measurements_ = true;
   }
   return absl::OkStatus();
 }
 
+absl::Status JobRun::FindUnfinishedTrials() {
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   store_.ListTrialSummaries(study_.name));
+  const std::string slot_prefix = absl::StrCat(job_.job_id, "/slot-");
+  for (const Trial& t : trials) {
+    if (t.state == TrialState::kActive &&
+        t.client_id.rfind(slot_prefix, 0) == 0) {
+      unfinished_.insert(t.number);
+    }
+  }
+  return absl::OkStatus();
+}
+
 void JobRun::Release(int slot) {
+  if (auto it = running_.find(slot); it != running_.end()) {
+    stored_.erase(it->second->trial());
+  }
   running_.erase(slot);
   free_slots_.insert(slot);
   blocked_ = false;
@@ -342,6 +386,7 @@ absl::StatusOr<std::pair<JobState, std::string>> JobRun::Drive(
     const std::function<absl::Status(JobState)>& record_state) {
   const int max_failed = study_.spec.EffectiveMaxFailedTrials();
   auto idle = std::chrono::milliseconds(1);
+  RETURN_IF_ERROR(FindUnfinishedTrials());
   Progress(JobState::kRunning);
   while (true) {
     if (Cancelled()) {

@@ -42,7 +42,24 @@ absl::Status TrialExecution::Record(const std::string& detail) {
   return store_.RecordReplicaEvent(launch_.job_id, launch_.trial, detail);
 }
 
-absl::Status TrialExecution::Start() {
+absl::Status TrialExecution::Start(bool reattach) {
+  if (reattach) {
+    auto found = launcher_.Reattach(launch_);
+    if (!found.ok()) {
+      // Could not look; a fresh start is what the runner did before
+      // Reattach existed.
+      RETURN_IF_ERROR(Record(absl::StrCat(
+          "cannot reattach: ", found.status().message(), "; starting afresh")));
+    } else if (*found != nullptr) {
+      ++attempt_;
+      run_ = *std::move(found);
+      start_failed_ = false;
+      reattached_ = true;
+      return Record(absl::StrCat("attempt ", attempt_, " reattached to ",
+                                 launch_.replicas.size(),
+                                 " replicas left running"));
+    }
+  }
   ASSIGN_OR_RETURN(bool started, StartAttempt());
   start_failed_ = !started;
   return absl::OkStatus();

@@ -58,8 +58,13 @@ class TrialExecution {
   int64_t trial() const { return launch_.trial; }
 
   // Starts the first attempt. A failure to start counts as a failed attempt
-  // and is retried by Poll(); an error is a store failure.
-  absl::Status Start();
+  // and is retried by Poll(); an error is a store failure. With `reattach`
+  // (the trial was running when an earlier runner of the job died), first
+  // asks the launcher for what is left of it (Launcher::Reattach) and goes on
+  // with those replicas instead of starting them twice.
+  absl::Status Start(bool reattach = false);
+  // True when Start went on with replicas an earlier runner left running.
+  bool reattached() const { return reattached_; }
   absl::StatusOr<TrialPoll> Poll();
   // Stops every replica (SIGTERM, grace, SIGKILL) and reads the metrics the
   // master reported before it stopped.
@@ -92,6 +97,7 @@ class TrialExecution {
   int attempt_ = 0;            // 1-based number of the current attempt.
   std::vector<int> restarts_;  // Per replica, in the current attempt.
   bool start_failed_ = false;
+  bool reattached_ = false;
   std::string start_error_;
 };
 

@@ -28,6 +28,7 @@
 
 #include "hptune/launch/replica_env.h"
 #include "nlohmann/json.hpp"
+#include "tests/launch/trial_run_waits.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune::launch {
@@ -41,16 +42,12 @@ using ::testing::UnorderedElementsAre;
 
 constexpr char kTrainer[] = HPTUNE_LAUNCH_TESTDATA "/dump_trainer.py";
 constexpr auto kDeadline = std::chrono::seconds(30);
+constexpr auto kPoll = std::chrono::milliseconds(5);
 
 bool GroupIsGone(pid_t pgid) { return kill(-pgid, 0) != 0 && errno == ESRCH; }
 bool ProcessIsGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using testing_waits::ReadFile;
 
 class LocalLauncherTest : public ::testing::Test {
  protected:
@@ -123,36 +120,13 @@ class LocalLauncherTest : public ::testing::Test {
 
   // Polls until `count` exits were reported (or the deadline passes).
   std::map<int, ReplicaExit> WaitForExits(TrialRun& run, size_t count) {
-    std::map<int, ReplicaExit> exits;
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    while (exits.size() < count &&
-           std::chrono::steady_clock::now() < deadline) {
-      absl::StatusOr<std::vector<ReplicaExit>> polled = run.Poll();
-      EXPECT_TRUE(polled.ok()) << polled.status();
-      if (!polled.ok()) break;
-      for (const ReplicaExit& exit : *polled) {
-        EXPECT_EQ(exits.count(exit.replica), 0u) << "reported twice";
-        exits[exit.replica] = exit;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    EXPECT_EQ(exits.size(), count);
-    return exits;
+    return testing_waits::WaitForExits(run, count, kDeadline, kPoll);
   }
 
   // The dump of replica `name` once it has one whose attempt is `attempt`.
   Json WaitForDump(const std::string& name, int attempt = 1) {
-    fs::path path = dump_dir_ / (name + ".json");
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (fs::exists(path)) {
-        Json dump = Json::parse(ReadFile(path));
-        if (dump["attempt"] == attempt) return dump;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    ADD_FAILURE() << "no dump " << path << " of attempt " << attempt;
-    return Json::object();
+    return testing_waits::WaitForDump(dump_dir_, name, attempt, kDeadline,
+                                      kPoll);
   }
 
   fs::path root_;

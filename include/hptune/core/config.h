@@ -45,9 +45,25 @@ std::vector<FieldError> ValidateJobId(std::string_view job_id,
 
 enum class ConfigFormat { kAuto, kYaml, kJson };
 
+// Where trials run: the config's top-level `backend:` and `slurm:` blocks
+// beside trainingInput (an hptune extension), e.g.
+//   backend: slurm
+//   slurm: {partition: gpu, account: ml, time: "2:00:00",
+//           options: [--qos=high]}
+// Command-line flags (--backend, --slurm-*) override them.
+struct BackendConfig {
+  std::string backend = "local";  // "local" or "slurm".
+  std::string slurm_partition;    // sbatch --partition; "": the default.
+  std::string slurm_account;      // sbatch --account.
+  std::string slurm_time;         // sbatch --time, e.g. "2:00:00".
+  std::vector<std::string> slurm_options;  // More sbatch options.
+  bool operator==(const BackendConfig&) const = default;
+};
+
 struct ConfigParseResult {
   std::optional<JobSpec> job;      // Set exactly when `errors` is empty.
   std::vector<FieldError> errors;  // Every problem found, in file order.
+  BackendConfig backend;           // As read; defaults when absent.
 };
 
 // Parses and validates a config. kAuto reads JSON when the text starts with
@@ -70,6 +86,10 @@ absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
 absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
                                           const std::string& path,
                                           std::string_view job_id = "");
+
+// The backend block of config file `path` (defaults when it has none);
+// errors as LoadJobConfigFile's.
+absl::StatusOr<BackendConfig> LoadBackendConfigFile(const std::string& path);
 
 // The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),
 // as stored in JobRecord and put in TF_CONFIG's "job". Parsing it back with

@@ -1,0 +1,102 @@
+#include "src/launch/slurm/slurm_commands.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "src/launch/capture_output.h"
+
+namespace hptune::launch::slurm_internal {
+
+absl::StatusOr<std::string> RunSlurm(const std::vector<std::string>& argv) {
+  auto result = RunCapturingOutput(argv);
+  if (!result.ok()) return result.status();
+  if (result->signal != 0 || result->exit_code != 0) {
+    std::string err(absl::StripAsciiWhitespace(result->err));
+    if (err.empty()) err = std::string(absl::StripAsciiWhitespace(result->out));
+    if (err.empty()) {
+      err = result->signal != 0
+                ? absl::StrCat("killed by signal ", result->signal)
+                : absl::StrCat("exited with code ", result->exit_code);
+    }
+    if (err.rfind(argv[0], 0) != 0) err = absl::StrCat(argv[0], ": ", err);
+    return absl::UnavailableError(err);
+  }
+  return std::move(result->out);
+}
+
+bool OnPath(std::string_view name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
+    std::filesystem::path candidate =
+        std::filesystem::path(std::string(dir)) / std::string(name);
+    if (access(candidate.c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+JobPhase PhaseOf(std::string_view state) {
+  if (state == "PENDING" || state == "CONFIGURING" || state == "RUNNING" ||
+      state == "SUSPENDED" || state == "RESIZING" || state == "REQUEUED" ||
+      state == "REQUEUE_HOLD" || state == "REQUEUE_FED" ||
+      state == "RESV_DEL_HOLD" || state == "SIGNALING" ||
+      state == "STAGE_OUT" || state == "STOPPED") {
+    return JobPhase::kAlive;
+  }
+  if (state == "COMPLETING") return JobPhase::kEnding;
+  return JobPhase::kEnded;
+}
+
+absl::StatusOr<JobState> QueryJob(const std::string& job_id) {
+  auto out = RunSlurm({"squeue", "-h", "-j", job_id, "-t", "all", "-o", "%T"});
+  if (!out.ok()) {
+    if (out.status().message().find("Invalid job id") != std::string::npos) {
+      return JobState{.phase = JobPhase::kEnded, .state = "GONE"};
+    }
+    return out.status();
+  }
+  // A heterogeneous job has a line per component: it is alive while any is.
+  JobState state{.phase = JobPhase::kEnded, .state = "GONE"};
+  bool first = true;
+  for (absl::string_view line : absl::StrSplit(*out, '\n', absl::SkipEmpty())) {
+    line = absl::StripAsciiWhitespace(line);
+    const std::string text(line);
+    if (first) state.state = text;
+    first = false;
+    state.phase = std::min(state.phase, PhaseOf(text));
+  }
+  return state;
+}
+
+int GpuCountOfGres(std::string_view gres) {
+  int count = 0;
+  // Commas also separate socket lists inside "(S:0-1)": drop those first.
+  std::string plain;
+  int depth = 0;
+  for (char c : gres) {
+    if (c == '(') ++depth;
+    if (depth == 0) plain += c;
+    if (c == ')' && depth > 0) --depth;
+  }
+  for (absl::string_view item : absl::StrSplit(plain, ',', absl::SkipEmpty())) {
+    item = absl::StripAsciiWhitespace(item);
+    if (!absl::ConsumePrefix(&item, "gpu")) continue;
+    if (!item.empty() && item[0] != ':') continue;  // e.g. "gpus_extra".
+    size_t colon = item.rfind(':');
+    int n = 0;
+    if (colon != absl::string_view::npos &&
+        absl::SimpleAtoi(item.substr(colon + 1), &n)) {
+      count += n;
+    }
+  }
+  return count;
+}
+
+}  // namespace hptune::launch::slurm_internal

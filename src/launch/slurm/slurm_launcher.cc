@@ -1,0 +1,426 @@
+#include "hptune/launch/slurm_launcher.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "hptune/core/config.h"
+#include "hptune/core/status.h"
+#include "nlohmann/json.hpp"
+#include "src/launch/port_reservation.h"
+#include "src/launch/slurm/slurm_commands.h"
+#include "src/launch/slurm/slurm_scripts.h"
+#include "src/launch/slurm/slurm_trial_run.h"
+
+namespace hptune::launch {
+namespace {
+
+using slurm_internal::RunSlurm;
+using slurm_internal::SlurmTrialRun;
+
+// Memory of a replica whose machine type the catalogue does not know (the
+// BASIC tiers name none): a step must ask for some, or it would take all
+// of its node's share of the job and block the other replicas there.
+constexpr int kDefaultMemoryMb = 2048;
+
+class SlurmPlacement : public Placement {
+ public:
+  SlurmPlacement(std::vector<ReplicaPlacement> replicas,
+                 std::unique_ptr<PortReservation> ports)
+      : replicas_(std::move(replicas)), ports_(std::move(ports)) {}
+  const std::vector<ReplicaPlacement>& replicas() const override {
+    return replicas_;
+  }
+
+ private:
+  std::vector<ReplicaPlacement> replicas_;
+  std::unique_ptr<PortReservation> ports_;
+};
+
+// What one replica asks Slurm for.
+struct Shape {
+  int cpus = 1;
+  int mem_per_cpu_mb = kDefaultMemoryMb;
+  int gpus = 0;
+};
+
+std::string Describe(const ReplicaLaunch& replica) {
+  return absl::StrCat(std::string(ToString(replica.type)), " ", replica.index);
+}
+
+// The job every replica sees in TF_CONFIG, as a JobSpec with its scale tier
+// resolved into pools.
+absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
+                                    const MachineCatalogue& catalogue) {
+  auto env = launch.replicas.front().env.find("TF_CONFIG");
+  if (env == launch.replicas.front().env.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial,
+                     ": master 0 has no TF_CONFIG to read its job from"));
+  }
+  auto tf_config = nlohmann::json::parse(env->second, nullptr, false);
+  if (!tf_config.is_object() || !tf_config.contains("job")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job \"", launch.job_id, "\" trial ", launch.trial,
+        ": TF_CONFIG has no \"job\": ", env->second.substr(0, 80)));
+  }
+  // TrainingInputToJson's form is {"trainingInput": {...}}; accept the bare
+  // object too.
+  nlohmann::json root = tf_config["job"];
+  if (!root.contains("trainingInput")) {
+    root = {{"trainingInput", tf_config["job"]}};
+  }
+  ConfigParseResult parsed =
+      ParseJobConfig(catalogue, root.dump(), ConfigFormat::kJson);
+  if (!parsed.job) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job \"", launch.job_id, "\": TF_CONFIG's job does not parse: ",
+        FieldErrorsToStatus(parsed.errors).message()));
+  }
+  return *std::move(parsed.job);
+}
+
+Shape ShapeOf(const JobSpec& job, TaskType type,
+              const MachineCatalogue& catalogue) {
+  const TaskPool& pool = job.pool(type);
+  Shape shape;
+  if (const MachineType* machine = catalogue.Find(pool.machine_type)) {
+    shape.cpus = std::max(1, machine->vcpus);
+    shape.mem_per_cpu_mb =
+        static_cast<int>(std::ceil(machine->memory_gb * 1024.0 / shape.cpus));
+  }
+  shape.gpus = catalogue.GpusPerReplica(pool).count;
+  return shape;
+}
+
+absl::Status WriteFile(const std::filesystem::path& path,
+                       const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path.string(), ": ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+std::string NulJoined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    out += item;
+    out += '\0';
+  }
+  return out;
+}
+
+// A fresh <trial dir>/slurm/<n> for this attempt.
+absl::StatusOr<std::filesystem::path> NewAttemptDir(
+    const std::filesystem::path& base) {
+  std::error_code ec;
+  std::filesystem::create_directories(base, ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", base.string(), ": ", ec.message()));
+  }
+  int last = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+    int n = 0;
+    if (absl::SimpleAtoi(entry.path().filename().string(), &n)) {
+      last = std::max(last, n);
+    }
+  }
+  std::filesystem::path dir = base / std::to_string(last + 1);
+  std::filesystem::create_directory(dir, ec);
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
+  }
+  return dir;
+}
+
+std::string SlurmConfDescription() {
+  const char* conf = std::getenv("SLURM_CONF");
+  return conf != nullptr ? absl::StrCat("SLURM_CONF=", conf)
+                         : std::string(
+                               "SLURM_CONF is not set (Slurm reads "
+                               "/etc/slurm/slurm.conf)");
+}
+
+}  // namespace
+
+std::string SlurmLauncher::JobName(const std::string& job_id, int64_t trial) {
+  return absl::StrCat("hptune.", job_id, ".", trial);
+}
+
+std::string SlurmLauncher::HostPlaceholder(int replica) {
+  return absl::StrCat("@hptune-host-", replica, "@");
+}
+
+SlurmLauncher::SlurmLauncher(SlurmOptions options, int max_gpus_per_node,
+                             int nodes)
+    : options_(std::move(options)),
+      max_gpus_per_node_(max_gpus_per_node),
+      nodes_(nodes) {}
+
+absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
+    SlurmOptions options) {
+  for (const char* command :
+       {"sbatch", "squeue", "scancel", "scontrol", "sinfo"}) {
+    if (!slurm_internal::OnPath(command)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the Slurm backend needs `", command,
+          "`, which is not on PATH (Debian: apt-get install slurm-client)"));
+    }
+  }
+  auto ping = RunSlurm({"scontrol", "ping"});
+  if (!ping.ok() || ping->find("DOWN") != std::string::npos) {
+    std::string said(absl::StripAsciiWhitespace(
+        ping.ok() ? *ping : std::string(ping.status().message())));
+    return absl::UnavailableError(
+        absl::StrCat("the Slurm controller is unreachable: `scontrol ping` "
+                     "says: ",
+                     said, "; ", SlurmConfDescription()));
+  }
+  auto gres = RunSlurm({"sinfo", "-h", "-N", "-o", "%N %G"});
+  if (!gres.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot list the Slurm nodes: ", gres.status().message(),
+                     "; ", SlurmConfDescription()));
+  }
+  // One line per node and partition: "<node> <gres>".
+  int max_gpus = 0;
+  std::set<std::string> nodes;
+  for (absl::string_view line :
+       absl::StrSplit(*gres, '\n', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> fields =
+        absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    nodes.insert(fields.first);
+    max_gpus =
+        std::max(max_gpus, slurm_internal::GpuCountOfGres(fields.second));
+  }
+  return std::unique_ptr<SlurmLauncher>(new SlurmLauncher(
+      std::move(options), max_gpus, static_cast<int>(nodes.size())));
+}
+
+absl::Status SlurmLauncher::CheckFits(
+    const std::vector<ReplicaRequest>& requests) const {
+  std::vector<int> gpu_counts;
+  for (const ReplicaRequest& r : requests) {
+    if (std::find(gpu_counts.begin(), gpu_counts.end(), r.gpu_count) ==
+        gpu_counts.end()) {
+      gpu_counts.push_back(r.gpu_count);
+    }
+  }
+  if (static_cast<int>(gpu_counts.size()) > nodes_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the replicas ask for ", gpu_counts.size(),
+        " different GPU counts, each a component of a heterogeneous Slurm "
+        "job on nodes of its own, but the cluster has ",
+        nodes_, " nodes (sinfo)"));
+  }
+  for (const ReplicaRequest& r : requests) {
+    if (r.gpu_count <= max_gpus_per_node_) continue;
+    return absl::FailedPreconditionError(
+        absl::StrCat(std::string(ToString(r.type)), " ", r.index, " asks for ",
+                     r.gpu_count, " GPUs, but the Slurm nodes have at most ",
+                     max_gpus_per_node_, " (sinfo)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
+    const std::vector<ReplicaRequest>& requests) {
+  RETURN_IF_ERROR(CheckFits(requests));
+  int servers = 0;
+  for (const ReplicaRequest& r : requests) {
+    if (r.type != TaskType::kEvaluator) ++servers;
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
+                   PortReservation::Reserve(servers));
+  std::vector<ReplicaPlacement> replicas;
+  int next_port = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ReplicaPlacement p{.host = HostPlaceholder(static_cast<int>(i))};
+    if (requests[i].type != TaskType::kEvaluator) {
+      p.port = ports->ports()[next_port++];
+    }
+    replicas.push_back(std::move(p));
+  }
+  return std::make_unique<SlurmPlacement>(std::move(replicas),
+                                          std::move(ports));
+}
+
+absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
+    const TrialLaunch& launch) {
+  if (launch.replicas.empty()) {
+    return absl::InvalidArgumentError("a trial launch without replicas");
+  }
+  ASSIGN_OR_RETURN(JobSpec job, JobOfLaunch(launch, options_.catalogue));
+
+  // One job component per distinct GPU count, in order of first use, each
+  // with the most CPUs and memory any of its replicas needs: Slurm puts
+  // components on different nodes, so fewer components fit more clusters.
+  std::vector<Shape> components;
+  std::vector<int> component_of;
+  std::vector<int> tasks;
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    const Shape shape = ShapeOf(job, replica.type, options_.catalogue);
+    auto it =
+        std::find_if(components.begin(), components.end(),
+                     [&](const Shape& c) { return c.gpus == shape.gpus; });
+    const int g = static_cast<int>(it - components.begin());
+    if (it == components.end()) {
+      components.push_back(shape);
+      tasks.push_back(0);
+    } else {
+      const int64_t memory =
+          std::max(static_cast<int64_t>(it->cpus) * it->mem_per_cpu_mb,
+                   static_cast<int64_t>(shape.cpus) * shape.mem_per_cpu_mb);
+      it->cpus = std::max(it->cpus, shape.cpus);
+      it->mem_per_cpu_mb = static_cast<int>((memory + it->cpus - 1) / it->cpus);
+    }
+    ++tasks[g];
+    component_of.push_back(g);
+  }
+  std::string layout;
+  for (int g : component_of) {
+    const Shape& shape = components[g];
+    absl::StrAppend(&layout, g, " ", shape.cpus, " ", shape.mem_per_cpu_mb, " ",
+                    shape.gpus, "\n");
+  }
+
+  const std::filesystem::path trial_dir =
+      launch.replicas.front().log_path.parent_path();
+  ASSIGN_OR_RETURN(
+      std::filesystem::path dir,
+      NewAttemptDir(std::filesystem::absolute(trial_dir) / "slurm"));
+  RETURN_IF_ERROR(WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
+  RETURN_IF_ERROR(WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
+  RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
+  RETURN_IF_ERROR(
+      WriteFile(dir / "components", absl::StrCat(components.size(), "\n")));
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  for (size_t k = 0; k < launch.replicas.size(); ++k) {
+    const ReplicaLaunch& replica = launch.replicas[k];
+    std::vector<std::string> env;
+    for (const auto& [key, value] : replica.env) {
+      // Slurm's gres plugin sets it for the GPUs the step really got.
+      if (key == "CUDA_VISIBLE_DEVICES" &&
+          components[component_of[k]].gpus > 0) {
+        continue;
+      }
+      env.push_back(absl::StrCat(key, "=", value));
+    }
+    const std::string prefix = absl::StrCat("r", k);
+    RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
+    RETURN_IF_ERROR(
+        WriteFile(dir / (prefix + ".argv"), NulJoined(replica.argv)));
+    RETURN_IF_ERROR(
+        WriteFile(dir / (prefix + ".log"),
+                  std::filesystem::absolute(replica.log_path).string()));
+    RETURN_IF_ERROR(WriteFile(
+        dir / (prefix + ".cwd"),
+        (replica.working_dir.empty() ? cwd : replica.working_dir).string()));
+  }
+
+  std::vector<std::string> argv = {
+      "sbatch",
+      "--parsable",
+      absl::StrCat("--job-name=", JobName(launch.job_id, launch.trial)),
+      absl::StrCat("--comment=", dir.string()),
+      absl::StrCat("--output=", (dir / "batch.out").string()),
+      "--open-mode=append",
+      "--export=ALL"};
+  if (!options_.partition.empty()) {
+    argv.push_back(absl::StrCat("--partition=", options_.partition));
+  }
+  if (!options_.account.empty()) {
+    argv.push_back(absl::StrCat("--account=", options_.account));
+  }
+  if (!options_.time_limit.empty()) {
+    argv.push_back(absl::StrCat("--time=", options_.time_limit));
+  }
+  argv.insert(argv.end(), options_.extra_options.begin(),
+              options_.extra_options.end());
+  for (size_t g = 0; g < components.size(); ++g) {
+    if (g > 0) argv.push_back(":");
+    const Shape& shape = components[g];
+    argv.push_back(absl::StrCat("--ntasks=", tasks[g]));
+    argv.push_back(absl::StrCat("--cpus-per-task=", shape.cpus));
+    argv.push_back(absl::StrCat("--mem-per-cpu=", shape.mem_per_cpu_mb));
+    if (shape.gpus > 0) {
+      argv.push_back(absl::StrCat("--gpus-per-task=", shape.gpus));
+    }
+  }
+  argv.push_back((dir / "job.sh").string());
+  argv.push_back(dir.string());
+  auto submitted = RunSlurm(argv);
+  if (!submitted.ok()) {
+    return absl::Status(
+        submitted.status().code(),
+        absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial,
+                     ": cannot submit to Slurm (", Describe(launch.replicas[0]),
+                     " and ", launch.replicas.size() - 1,
+                     " more replicas): ", submitted.status().message()));
+  }
+  // --parsable prints "<id>" or "<id>;<cluster>".
+  std::string id(absl::StripAsciiWhitespace(*submitted));
+  id = id.substr(0, id.find(';'));
+  int64_t numeric = 0;
+  if (!absl::SimpleAtoi(id, &numeric)) {
+    return absl::InternalError(
+        absl::StrCat("sbatch printed no job ID: \"", *submitted, "\""));
+  }
+  return std::make_unique<SlurmTrialRun>(
+      id, dir, static_cast<int>(launch.replicas.size()),
+      options_.state_poll_interval);
+}
+
+absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Reattach(
+    const TrialLaunch& launch) {
+  const std::string name = JobName(launch.job_id, launch.trial);
+  ASSIGN_OR_RETURN(
+      std::string out,
+      RunSlurm({"squeue", "-h", absl::StrCat("--name=", name), "-t",
+                "PENDING,CONFIGURING,RUNNING,SUSPENDED", "-o", "%i|%k"}));
+  // Newest last: job IDs grow. A het job shows one line per component
+  // ("12+0", "12+1"), all with the same comment.
+  std::map<int64_t, std::string> jobs;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> fields = absl::StrSplit(
+        absl::StripAsciiWhitespace(line), absl::MaxSplits('|', 1));
+    int64_t id = 0;
+    std::string base = fields.first.substr(0, fields.first.find('+'));
+    if (!absl::SimpleAtoi(base, &id)) continue;
+    jobs[id] = fields.second;
+  }
+  if (jobs.empty()) return nullptr;
+  auto newest = std::prev(jobs.end());
+  for (auto it = jobs.begin(); it != newest; ++it) {
+    (void)RunSlurm({"scancel", "--quiet", std::to_string(it->first)});
+  }
+  std::filesystem::path dir = newest->second;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir / "layout", ec)) {
+    // Not ours, or its files are gone: it cannot be watched, so it goes.
+    (void)RunSlurm({"scancel", "--quiet", std::to_string(newest->first)});
+    return nullptr;
+  }
+  return std::unique_ptr<TrialRun>(SlurmTrialRun::Attach(
+      std::to_string(newest->first), dir,
+      static_cast<int>(launch.replicas.size()), options_.state_poll_interval));
+}
+
+}  // namespace hptune::launch

@@ -1,0 +1,71 @@
+// The TrialRun of SlurmLauncher: one submitted batch job, watched through
+// the exit files its replicas write and through squeue (slurm_launcher.h has
+// the design, slurm_scripts.h the files). Used by one thread at a time
+// (TrialRun's contract). Internal to the launch module.
+#ifndef HPTUNE_SRC_LAUNCH_SLURM_SLURM_TRIAL_RUN_H_
+#define HPTUNE_SRC_LAUNCH_SLURM_SLURM_TRIAL_RUN_H_
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/launch/launcher.h"
+
+namespace hptune::launch::slurm_internal {
+
+class SlurmTrialRun : public TrialRun {
+ public:
+  // What the destructor gives replicas between SIGTERM and the kill.
+  static constexpr std::chrono::milliseconds kDestructorGrace{5000};
+
+  // A run of Slurm job `slurm_job` whose files are in `dir`, with `replicas`
+  // replicas, each at its first run.
+  SlurmTrialRun(std::string slurm_job, std::filesystem::path dir, int replicas,
+                std::chrono::milliseconds state_poll_interval);
+  // The same for a job an earlier process submitted: each replica's current
+  // run is the last one asked for in `dir`, and it is running unless that
+  // run's exit file is there (Poll() then reports it).
+  static std::unique_ptr<SlurmTrialRun> Attach(
+      std::string slurm_job, std::filesystem::path dir, int replicas,
+      std::chrono::milliseconds state_poll_interval);
+  ~SlurmTrialRun() override;
+
+  absl::StatusOr<std::vector<ReplicaExit>> Poll() override;
+  // A new srun step for the replica in the same allocation; FailedPrecondition
+  // while it runs or once the Slurm job has ended.
+  absl::Status Restart(int replica) override;
+  bool IsRunning(int replica) const override;
+  void Terminate(std::chrono::milliseconds grace) override;
+
+  const std::string& slurm_job() const { return slurm_job_; }
+
+ private:
+  struct Replica {
+    int run = 1;
+    bool running = true;
+  };
+
+  std::filesystem::path ExitFile(int replica, int run) const;
+  // The exit of the replica's current run, when its file is there.
+  std::optional<ReplicaExit> ReadExit(int replica) const;
+  // Asks squeue when `force` or the poll interval has passed; a failing
+  // squeue leaves the last known state.
+  void RefreshJobState(bool force);
+  bool AnyRunning() const;
+
+  const std::string slurm_job_;
+  const std::filesystem::path dir_;
+  const std::chrono::milliseconds state_poll_interval_;
+  std::vector<Replica> replicas_;
+  std::chrono::steady_clock::time_point last_state_check_{};
+  bool job_ended_ = false;
+  std::string job_state_ = "PENDING";
+  bool terminated_ = false;
+};
+
+}  // namespace hptune::launch::slurm_internal
+
+#endif  // HPTUNE_SRC_LAUNCH_SLURM_SLURM_TRIAL_RUN_H_

@@ -1,0 +1,285 @@
+// `hptune run --backend slurm`, the binary, on the Slurm test cluster of
+// scripts/start-slurm (started by ctest's slurm_cluster fixture): the
+// stdlib example end to end, and a runner killed mid-job that is run again
+// and reattaches to its Slurm job instead of launching the trial twice.
+// The cluster tests skip, saying why, only where the cluster cannot run.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "src/launch/capture_output.h"
+#include "tests/launch/slurm/slurm_cluster.h"
+#include "tests/testing/run_process.h"
+
+extern char** environ;
+
+namespace hptune {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::RunProcess;
+
+constexpr char kHptune[] = HPTUNE_BINARY;
+const std::string kSource = HPTUNE_SOURCE_DIR;
+constexpr auto kDeadline = std::chrono::seconds(60);
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// squeue's "<id> <state>" lines of the jobs named `name`.
+std::vector<std::string> QueuedJobs(const std::string& name) {
+  return testing_slurm::QueuedJobs(name, "%A %T");
+}
+
+class SlurmRunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!testing_slurm::ClusterUsable(&why_not)) {
+      if (testing_slurm::ClusterCannotRunHere(&why_not)) {
+        GTEST_SKIP() << "no Slurm test cluster: " << why_not;
+      }
+      FAIL() << "the Slurm test cluster is not up: " << why_not;
+    }
+    dir_ = testing::MakeTempDir();
+  }
+  std::string dir_;
+};
+
+TEST_F(SlurmRunCliTest, StdlibExampleOnSlurmPrintsTheSameTableAsLocal) {
+  auto run = [&](const std::string& backend) {
+    std::vector<std::string> argv = {
+        kHptune,
+        "run",
+        kSource + "/examples/stdlib_trainer/config.yaml",
+        "--backend",
+        backend,
+        "--job-id",
+        "stdlib_" + backend,
+        "--max-trials",
+        "2",
+        "--max-parallel-trials",
+        "2",
+        "--db",
+        dir_ + "/" + backend + ".db",
+        "--runs-dir",
+        dir_ + "/runs",
+        "--job-dir",
+        dir_ + "/job_" + backend,
+        "--quiet"};
+    if (backend == "slurm") {
+      // Two tasks a node: the master and a worker on n1 (127.0.0.1), the
+      // other worker and the ps on n2 (127.0.0.2).
+      argv.push_back("--slurm-option=--ntasks-per-node=2");
+    }
+    return RunProcess(argv);
+  };
+  auto slurm = run("slurm");
+  ASSERT_EQ(slurm.exit_code, 0) << slurm.err;
+  auto local = run("local");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  // The same table: the same columns, a SUCCEEDED row per trial, the best.
+  std::vector<std::string> slurm_lines = Lines(slurm.out);
+  std::vector<std::string> local_lines = Lines(local.out);
+  ASSERT_GE(slurm_lines.size(), 3u) << slurm.out;
+  // Column widths follow the values; the columns are the same.
+  auto words = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  };
+  EXPECT_EQ(words(slurm_lines[0]), words(local_lines[0]));
+  EXPECT_EQ(slurm_lines.size(), local_lines.size());
+  EXPECT_THAT(slurm_lines[1], HasSubstr("SUCCEEDED"));
+  EXPECT_THAT(slurm_lines[2], HasSubstr("SUCCEEDED"));
+  EXPECT_THAT(slurm.out, HasSubstr("best trial: "));
+  EXPECT_THAT(slurm.err, HasSubstr("job stdlib_slurm SUCCEEDED"));
+  // The replicas ran as Slurm tasks on both nodes and talked over the
+  // nodes' addresses: the parameter server checkpointed after synchronous
+  // SGD with the master and both workers.
+  EXPECT_TRUE(fs::exists(dir_ + "/job_slurm/1/checkpoint.json"));
+  EXPECT_TRUE(fs::exists(dir_ + "/runs/stdlib_slurm/1/slurm/1/batch.out"));
+  EXPECT_EQ(ReadFile(dir_ + "/runs/stdlib_slurm/1/slurm/1/hosts"),
+            "127.0.0.1\n127.0.0.1\n127.0.0.2\n127.0.0.2\n");
+  EXPECT_THAT(QueuedJobs("hptune.stdlib_slurm.1"), ::testing::SizeIs(0));
+}
+
+// Spawns the binary without waiting; its output goes to `log`.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+TEST_F(SlurmRunCliTest, ARunnerKilledMidJobReattachesInsteadOfRelaunching) {
+  const std::string config = dir_ + "/job.yaml";
+  {
+    std::ofstream out(config);
+    out << "backend: slurm\n"
+           "trainingInput:\n"
+           "  command: [python3, "
+        << kSource << "/tests/launch/testdata/dump_trainer.py]\n"
+        << "  scaleTier: CUSTOM\n"
+           "  masterType: n1-standard-4\n"
+           "  workerType: n1-standard-4\n"
+           "  workerCount: 1\n"
+           "  hyperparameters:\n"
+           "    goal: MAXIMIZE\n"
+           "    hyperparameterMetricTag: accuracy\n"
+           "    maxTrials: 1\n"
+           "    params:\n"
+           "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, "
+           "maxValue: 0.1}\n";
+  }
+  const std::string dumps = dir_ + "/dumps";
+  fs::create_directories(dumps);
+  // The environment of hptune reaches the replicas (sbatch --export=ALL).
+  setenv("DUMP_DIR", dumps.c_str(), 1);
+  setenv("DUMP_SLEEP_MASTER", "4", 1);
+  setenv("DUMP_METRIC", "0.75", 1);
+  const std::vector<std::string> argv = {
+      kHptune, "run",          config,       "--job-id",     "resumed",
+      "--db",  dir_ + "/h.db", "--runs-dir", dir_ + "/runs", "--quiet"};
+  pid_t first = Spawn(argv, dir_ + "/first.log");
+  ASSERT_GT(first, 0);
+  // Once the master runs inside its Slurm job, the runner dies hard.
+  auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (!fs::exists(dumps + "/master-0.json") &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(fs::exists(dumps + "/master-0.json"))
+      << ReadFile(dir_ + "/first.log");
+  kill(first, SIGKILL);
+  waitpid(first, nullptr, 0);
+  ASSERT_THAT(QueuedJobs("hptune.resumed.1"), ::testing::SizeIs(1));
+
+  auto second = RunProcess(argv);
+  unsetenv("DUMP_DIR");
+  unsetenv("DUMP_SLEEP_MASTER");
+  unsetenv("DUMP_METRIC");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("resuming job resumed (RUNNING)"));
+  EXPECT_THAT(second.out, HasSubstr("SUCCEEDED"));
+  EXPECT_THAT(second.out, HasSubstr("0.75"));
+  // One start per replica: the second runner attached to the first's job.
+  EXPECT_EQ(ReadFile(dumps + "/master-0.starts"), "1");
+  EXPECT_EQ(ReadFile(dumps + "/worker-0.starts"), "1");
+  EXPECT_FALSE(fs::exists(dir_ + "/runs/resumed/1/slurm/2"));
+  // The master's one report is stored once, though both runners read it.
+  auto trial =
+      RunProcess({kHptune, "trials", "describe", "1", "--study", "resumed",
+                  "--db", dir_ + "/h.db", "--format", "json"});
+  ASSERT_EQ(trial.exit_code, 0) << trial.err;
+  nlohmann::json described = nlohmann::json::parse(trial.out);
+  if (described.is_array()) described = described[0];
+  EXPECT_EQ(described["measurements"].size(), 1u) << trial.out;
+  EXPECT_THAT(QueuedJobs("hptune.resumed.1"), ::testing::SizeIs(0));
+}
+
+// Without a cluster: the errors a user sees.
+TEST(SlurmRunCliErrorsTest, AnUnreachableControllerExitsUnavailable) {
+  if (!testing_slurm::SlurmCommandsInstalled()) {
+    GTEST_SKIP() << "Slurm's commands are not installed";
+  }
+  const std::string dir = testing::MakeTempDir();
+  const std::string conf = dir + "/slurm.conf";
+  {
+    std::ofstream out(conf);
+    out << "ClusterName=nowhere\nSlurmctldHost=localhost(127.0.0.1)\n"
+           "SlurmctldPort=9\nAuthType=auth/none\nMessageTimeout=1\n";
+  }
+  const char* saved = std::getenv("SLURM_CONF");
+  const std::string saved_conf = saved ? saved : "";
+  setenv("SLURM_CONF", conf.c_str(), 1);
+  auto result = RunProcess({kHptune, "run",
+                            kSource + "/examples/stdlib_trainer/config.yaml",
+                            "--backend", "slurm", "--db", dir + "/h.db"});
+  if (saved) {
+    setenv("SLURM_CONF", saved_conf.c_str(), 1);
+  } else {
+    unsetenv("SLURM_CONF");
+  }
+  EXPECT_EQ(result.exit_code, 69) << result.err;
+  EXPECT_THAT(result.err,
+              HasSubstr("hptune run: the Slurm controller is unreachable: "
+                        "`scontrol ping` says: "));
+  EXPECT_THAT(result.err, HasSubstr("SLURM_CONF=" + conf));
+}
+
+TEST(SlurmRunCliErrorsTest, SlurmFlagsNeedTheSlurmBackend) {
+  const std::string dir = testing::MakeTempDir();
+  auto result = RunProcess({kHptune, "run",
+                            kSource + "/examples/stdlib_trainer/config.yaml",
+                            "--slurm-partition", "gpu", "--db", dir + "/h.db"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_THAT(result.err,
+              HasSubstr("hptune run: --slurm-* flags need --backend slurm (or "
+                        "backend: slurm in the config)"));
+  auto bad = RunProcess({kHptune, "run",
+                         kSource + "/examples/stdlib_trainer/config.yaml",
+                         "--backend", "kubernetes", "--db", dir + "/h.db"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("--backend: expected local or slurm, got "
+                                 "\"kubernetes\""));
+}
+
+TEST(SlurmRunCliErrorsTest, TheConfigsBackendBlockIsChecked) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = dir + "/c.yaml";
+  {
+    std::ofstream out(config);
+    out << "backend: kubernetes\n"
+           "slurm: {partition: gpu, qos: high}\n"
+           "trainingInput:\n"
+           "  command: [/bin/true]\n"
+           "  hyperparameters:\n"
+           "    params:\n"
+           "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, "
+           "maxValue: 0.1}\n";
+  }
+  auto result = RunProcess({kHptune, "validate", config});
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  const std::string all = result.out + result.err;
+  EXPECT_THAT(all, HasSubstr("backend: must be local or slurm, got "
+                             "\"kubernetes\""));
+  EXPECT_THAT(all, HasSubstr("slurm.qos: unknown field"));
+}
+
+}  // namespace
+}  // namespace hptune

@@ -1,0 +1,427 @@
+// Integration tests of SlurmLauncher on the test cluster of
+// scripts/start-slurm (two nodes, n1 at 127.0.0.1 and n2 at 127.0.0.2, four
+// fake GPUs each), which ctest starts as a fixture. Each replica is
+// tests/launch/testdata/dump_trainer.py, which writes down the argv and
+// environment it got. Skipped, saying why, only where the cluster cannot
+// run (not root, Slurm not installed).
+#include "hptune/launch/slurm_launcher.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hptune/launch/replica_env.h"
+#include "nlohmann/json.hpp"
+#include "src/launch/capture_output.h"
+#include "tests/launch/slurm/slurm_cluster.h"
+#include "tests/launch/trial_run_waits.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune::launch {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+constexpr char kTrainer[] = HPTUNE_LAUNCH_TESTDATA "/dump_trainer.py";
+constexpr auto kDeadline = std::chrono::seconds(40);
+constexpr auto kPoll = std::chrono::milliseconds(20);
+
+using testing_waits::ReadFile;
+
+using testing_slurm::QueuedJobs;
+
+class SlurmLauncherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!testing_slurm::ClusterUsable(&why_not)) {
+      if (testing_slurm::ClusterCannotRunHere(&why_not)) {
+        GTEST_SKIP() << "no Slurm test cluster: " << why_not;
+      }
+      FAIL() << "the Slurm test cluster is not up: " << why_not;
+    }
+    auto launcher = SlurmLauncher::Create(
+        SlurmOptions{.extra_options = {"--ntasks-per-node=2"},
+                     .state_poll_interval = std::chrono::milliseconds(200)});
+    ASSERT_TRUE(launcher.ok()) << launcher.status();
+    launcher_ = *std::move(launcher);
+
+    root_ = hptune::testing::MakeTempDir();
+    dump_dir_ = root_ / "dumps";
+    fs::create_directories(dump_dir_);
+    // Unique per test, so jobs of one test never look like another's.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    job_.job_id = std::string("slurm_") + info->name();
+    job_.scale_tier = ScaleTier::kCustom;
+    job_.master = {.count = 1, .machine_type = "n1-standard-4"};
+    job_.worker = {.count = 2, .machine_type = "n1-standard-4"};
+    job_.parameter_server = {.count = 1, .machine_type = "n1-standard-4"};
+    job_.command = {"python3", kTrainer};
+    job_.args = {"--epochs=3", "a b"};
+    StudySpec study;
+    study.metric_tag = "accuracy";
+    study.search_space = SearchSpace({
+        {.name = "lr",
+         .type = ParameterType::kDouble,
+         .min_value = 1e-4,
+         .max_value = 1},
+    });
+    job_.study = study;
+  }
+
+  TrialLaunch MakeLaunch(int64_t trial, std::unique_ptr<Placement>* placement,
+                         const std::map<std::string, std::string>& env = {}) {
+    std::vector<ReplicaRequest> requests = ReplicaRequests(job_);
+    auto reserved = launcher_->Reserve(requests);
+    EXPECT_TRUE(reserved.ok()) << reserved.status();
+    if (!reserved.ok()) return {};
+    *placement = *std::move(reserved);
+    TrialContext context{.job = &job_,
+                         .trial = trial,
+                         .parameters = {{"lr", ParameterValue::Double(0.01)}},
+                         .metric_tag = "accuracy",
+                         .trial_dir = root_ / "trials" / std::to_string(trial)};
+    auto launch = BuildTrialLaunch(context, requests, (*placement)->replicas());
+    EXPECT_TRUE(launch.ok()) << launch.status();
+    if (!launch.ok()) return {};
+    for (ReplicaLaunch& replica : launch->replicas) {
+      replica.env["DUMP_DIR"] = dump_dir_.string();
+      replica.env["DUMP_EXTRA_ENV"] =
+          "SLURMD_NODENAME,SLURM_JOB_NAME,SLURM_JOB_ID";
+      for (const auto& [name, value] : env) replica.env[name] = value;
+    }
+    return *launch;
+  }
+
+  std::map<int, ReplicaExit> WaitForExits(TrialRun& run, size_t count) {
+    return testing_waits::WaitForExits(run, count, kDeadline, kPoll);
+  }
+
+  Json WaitForDump(const std::string& name, int attempt = 1) {
+    return testing_waits::WaitForDump(dump_dir_, name, attempt, kDeadline,
+                                      kPoll);
+  }
+
+  std::unique_ptr<SlurmLauncher> launcher_;
+  fs::path root_;
+  fs::path dump_dir_;
+  JobSpec job_;
+};
+
+TEST_F(SlurmLauncherTest, ReplicasAreSlurmTasksThatSeeTheRealAllocation) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "2"}});
+  ASSERT_THAT(launch.replicas, SizeIs(4));
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+
+  const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
+  // While the replicas sleep, each is a step of the job: replica-0..3.
+  std::vector<std::string> job = QueuedJobs(name, "%A");
+  ASSERT_THAT(job, SizeIs(1));
+  std::set<std::string> steps;
+  auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (steps.size() < 4 && std::chrono::steady_clock::now() < deadline) {
+    auto out =
+        RunCapturingOutput({"squeue", "-h", "-s", "-j", job[0], "-o", "%j"});
+    ASSERT_TRUE(out.ok());
+    std::stringstream in(out->out);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("replica-", 0) == 0) steps.insert(line);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(steps, (std::set<std::string>{"replica-0", "replica-1", "replica-2",
+                                          "replica-3"}))
+      << "the steps squeue -s shows";
+
+  std::map<int, ReplicaExit> exits = WaitForExits(**run, 4);
+  for (const auto& [replica, exit] : exits) {
+    EXPECT_TRUE(exit.succeeded()) << replica << " " << exit.exit_code;
+  }
+
+  // Two tasks per node: master and worker 0 on n1, worker 1 and ps on n2,
+  // and TF_CONFIG holds each node's address with the port Reserve() chose.
+  const std::vector<ReplicaPlacement>& at = placement->replicas();
+  const std::vector<std::string> names = {"master-0", "worker-0", "worker-1",
+                                          "ps-0"};
+  std::map<std::string, std::string> address_of_node = {{"n1", "127.0.0.1"},
+                                                        {"n2", "127.0.0.2"}};
+  std::vector<std::string> addresses;
+  std::set<std::string> nodes;
+  for (size_t i = 0; i < names.size(); ++i) {
+    Json dump = WaitForDump(names[i]);
+    const std::string node = dump["env"].value("SLURMD_NODENAME", "");
+    nodes.insert(node);
+    // Each replica is its own step ("replica-<i>") of the trial's job.
+    EXPECT_EQ(dump["env"].value("SLURM_JOB_NAME", ""),
+              "replica-" + std::to_string(i));
+    EXPECT_EQ(dump["env"].value("SLURM_JOB_ID", ""), job[0]);
+    addresses.push_back(address_of_node[node] + ":" +
+                        std::to_string(at[i].port));
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
+  const Json cluster = {{"master", {addresses[0]}},
+                        {"worker", {addresses[1], addresses[2]}},
+                        {"ps", {addresses[3]}}};
+  for (size_t i = 0; i < names.size(); ++i) {
+    SCOPED_TRACE(names[i]);
+    Json dump = WaitForDump(names[i]);
+    EXPECT_EQ(dump["tf_config"]["cluster"], cluster);
+    EXPECT_EQ(dump["cluster_spec"]["cluster"], cluster);
+    const Json& env = dump["env"];
+    EXPECT_EQ(env["MASTER_ADDR"],
+              addresses[0].substr(0, addresses[0].find(':')));
+    EXPECT_EQ(env["MASTER_PORT"], std::to_string(at[0].port));
+    EXPECT_EQ(env["WORLD_SIZE"], "3");
+    EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "");
+    EXPECT_EQ(env["CLOUD_ML_TRIAL_ID"], "1");
+    EXPECT_THAT(dump["argv"].get<std::vector<std::string>>(),
+                ::testing::ElementsAre("--epochs=3", "a b", "--lr=0.01"));
+    // Logs at the local backend's paths.
+    EXPECT_THAT(ReadFile(launch.replicas[i].log_path),
+                HasSubstr("dump_trainer " + names[i] + " attempt 1 started"));
+  }
+  (*run)->Terminate(std::chrono::seconds(1));
+  EXPECT_THAT(QueuedJobs(name), SizeIs(0));
+}
+
+TEST_F(SlurmLauncherTest, GpusComeFromSlurmGresPerReplica) {
+  job_.master.accelerator = {.count = 2, .type = "NVIDIA_TESLA_T4"};
+  job_.worker.accelerator = {.count = 1, .type = "NVIDIA_TESLA_T4"};
+  job_.parameter_server.count = 0;
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  ASSERT_THAT(launch.replicas, SizeIs(3));
+  // Without --ntasks-per-node=2, which the master's one-task component
+  // cannot satisfy.
+  auto plain = SlurmLauncher::Create({});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto run = (*plain)->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  WaitForExits(**run, 3);
+  auto gpus = [&](const std::string& name) {
+    std::string visible =
+        WaitForDump(name)["env"].value("CUDA_VISIBLE_DEVICES", "<unset>");
+    return visible;
+  };
+  const std::string master = gpus("master-0");
+  const std::string worker0 = gpus("worker-0");
+  const std::string worker1 = gpus("worker-1");
+  // Two shapes, so a heterogeneous job: the master's component and the
+  // workers' on different nodes; each replica sees exactly its own GPUs.
+  EXPECT_EQ(std::count(master.begin(), master.end(), ',') + 1, 2) << master;
+  EXPECT_THAT(worker0, ::testing::MatchesRegex("[0-3]"));
+  EXPECT_THAT(worker1, ::testing::MatchesRegex("[0-3]"));
+  EXPECT_NE(WaitForDump("master-0")["env"]["SLURMD_NODENAME"],
+            WaitForDump("worker-0")["env"]["SLURMD_NODENAME"]);
+  if (WaitForDump("worker-0")["env"]["SLURMD_NODENAME"] ==
+      WaitForDump("worker-1")["env"]["SLURMD_NODENAME"]) {
+    EXPECT_NE(worker0, worker1) << "two workers on one node share a GPU";
+  }
+}
+
+TEST_F(SlurmLauncherTest, FailedReplicaRestartsAsANewStepOfTheSameJob) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement,
+                                  {{"DUMP_FAIL_TIMES_WORKER_1", "1"},
+                                   {"DUMP_FAIL_CODE", "3"},
+                                   {"DUMP_SLEEP_MASTER", "forever"}});
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  // Worker 1 fails; worker 0 and the ps are done.
+  std::map<int, ReplicaExit> exits = WaitForExits(**run, 3);
+  ASSERT_EQ(exits.count(2), 1u);
+  EXPECT_EQ(exits[2].exit_code, 3);
+  EXPECT_EQ(exits[2].signal, 0);
+  EXPECT_TRUE((*run)->IsRunning(0));
+  EXPECT_FALSE((*run)->IsRunning(2));
+  EXPECT_EQ((*run)->Restart(0).code(), absl::StatusCode::kFailedPrecondition);
+
+  ASSERT_TRUE((*run)->Restart(2).ok());
+  EXPECT_TRUE((*run)->IsRunning(2));
+  Json second = WaitForDump("worker-1", 2);
+  std::map<int, ReplicaExit> again = WaitForExits(**run, 1);
+  EXPECT_TRUE(again[2].succeeded());
+  // Same environment, same Slurm job: one job of that name, never two.
+  EXPECT_EQ(second["tf_config"]["cluster"],
+            WaitForDump("master-0")["tf_config"]["cluster"]);
+  EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1)), SizeIs(1));
+  (*run)->Terminate(std::chrono::seconds(1));
+}
+
+TEST_F(SlurmLauncherTest, TerminateCancelsTheJobAndNoProcessRemains) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(
+      1, &placement, {{"DUMP_SLEEP", "forever"}, {"DUMP_GRANDCHILD", "1"}});
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  std::vector<pid_t> pids;
+  for (const char* name : {"master-0", "worker-0", "worker-1", "ps-0"}) {
+    Json dump = WaitForDump(name);
+    pids.push_back(dump["pid"].get<pid_t>());
+    pids.push_back(dump["grandchild_pid"].get<pid_t>());
+  }
+  (*run)->Terminate(std::chrono::seconds(2));
+  EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1)), SizeIs(0));
+  // slurmd kills whatever is left of a step; give it its KillWait.
+  auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  for (pid_t pid : pids) {
+    while (kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(kill(pid, 0), 0) << "process " << pid << " is still alive";
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE((*run)->IsRunning(i));
+  auto polled = (*run)->Poll();
+  ASSERT_TRUE(polled.ok());
+  EXPECT_THAT(*polled, SizeIs(0));
+}
+
+TEST_F(SlurmLauncherTest, ReattachFindsTheRunningJobInsteadOfADuplicate) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch =
+      MakeLaunch(1, &placement, {{"DUMP_SLEEP_MASTER", "forever"}});
+  auto first = launcher_->Start(launch);
+  ASSERT_TRUE(first.ok()) << first.status();
+  WaitForExits(**first, 3);  // The workers and the ps are done.
+  WaitForDump("master-0");
+
+  auto attached = launcher_->Reattach(launch);
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_NE(*attached, nullptr);
+  const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
+  EXPECT_THAT(QueuedJobs(name), SizeIs(1));
+  // The exits the first runner saw are reported again (it may have died
+  // before acting on them); the master still runs.
+  std::map<int, ReplicaExit> exits = WaitForExits(**attached, 3);
+  EXPECT_EQ(exits.count(0), 0u);
+  EXPECT_TRUE((*attached)->IsRunning(0));
+  (*attached)->Terminate(std::chrono::seconds(1));
+  EXPECT_THAT(QueuedJobs(name), SizeIs(0));
+
+  // Nothing left to attach to: the caller starts afresh.
+  auto none = launcher_->Reattach(launch);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, nullptr);
+}
+
+TEST_F(SlurmLauncherTest, ReplicaKilledWithItsJobIsReportedAndNotRestarted) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  WaitForDump("master-0");
+  // Someone else cancels the job (or its time limit passes).
+  auto job = QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1), "%A");
+  ASSERT_THAT(job, SizeIs(1));
+  ASSERT_TRUE(RunCapturingOutput({"scancel", job[0]}).ok());
+  std::map<int, ReplicaExit> exits = WaitForExits(**run, 4);
+  absl::Status restarted = (*run)->Restart(0);
+  EXPECT_EQ(restarted.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(restarted.message()),
+              HasSubstr("is no longer running"));
+}
+
+TEST_F(SlurmLauncherTest, ReplicasAskingForMoreGpusThanANodeHasNeverFit) {
+  absl::Status fits =
+      launcher_->CheckFits({{.type = TaskType::kMaster, .index = 0},
+                            {.type = TaskType::kWorker,
+                             .index = 0,
+                             .gpu_count = 8,
+                             .gpu_type = "NVIDIA_TESLA_V100"}});
+  EXPECT_EQ(fits.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(fits.message(),
+            "worker 0 asks for 8 GPUs, but the Slurm nodes have at most 4 "
+            "(sinfo)");
+}
+
+TEST_F(SlurmLauncherTest, MoreGpuCountsThanNodesNeverFit) {
+  // 2, 1 and 0 GPUs: three components of a heterogeneous job, one node each,
+  // on a two-node cluster; Slurm would keep the job pending forever.
+  absl::Status fits = launcher_->CheckFits(
+      {{.type = TaskType::kMaster, .index = 0, .gpu_count = 2},
+       {.type = TaskType::kWorker, .index = 0, .gpu_count = 1},
+       {.type = TaskType::kParameterServer, .index = 0}});
+  EXPECT_EQ(fits.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(fits.message(),
+            "the replicas ask for 3 different GPU counts, each a component of "
+            "a heterogeneous Slurm job on nodes of its own, but the cluster "
+            "has 2 nodes (sinfo)");
+}
+
+TEST_F(SlurmLauncherTest, SubmissionErrorsSaySbatchsReason) {
+  auto launcher =
+      SlurmLauncher::Create(SlurmOptions{.partition = "no_such_partition"});
+  ASSERT_TRUE(launcher.ok()) << launcher.status();
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  auto run = (*launcher)->Start(launch);
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(std::string(run.status().message()),
+              HasSubstr("cannot submit to Slurm"));
+  EXPECT_THAT(std::string(run.status().message()),
+              HasSubstr("invalid partition"));
+}
+
+// Without the cluster: what the user sees when Slurm is not usable.
+TEST(SlurmLauncherCreateTest, MissingCommandsAreNamed) {
+  const char* path = std::getenv("PATH");
+  const std::string saved = path ? path : "";
+  const std::string empty = hptune::testing::MakeTempDir();
+  setenv("PATH", empty.c_str(), 1);
+  auto launcher = SlurmLauncher::Create({});
+  setenv("PATH", saved.c_str(), 1);
+  ASSERT_FALSE(launcher.ok());
+  EXPECT_EQ(launcher.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(launcher.status().message(),
+            "the Slurm backend needs `sbatch`, which is not on PATH (Debian: "
+            "apt-get install slurm-client)");
+}
+
+TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
+  if (!testing_slurm::SlurmCommandsInstalled()) {
+    GTEST_SKIP() << "Slurm's commands are not installed";
+  }
+  const char* conf = std::getenv("SLURM_CONF");
+  const std::string saved = conf ? conf : "";
+  const std::string dir = hptune::testing::MakeTempDir();
+  const std::string bogus = dir + "/slurm.conf";
+  {
+    std::ofstream out(bogus);
+    out << "ClusterName=nowhere\nSlurmctldHost=localhost(127.0.0.1)\n"
+           "SlurmctldPort=9\nAuthType=auth/none\nMessageTimeout=1\n";
+  }
+  setenv("SLURM_CONF", bogus.c_str(), 1);
+  auto launcher = SlurmLauncher::Create({});
+  if (saved.empty()) {
+    unsetenv("SLURM_CONF");
+  } else {
+    setenv("SLURM_CONF", saved.c_str(), 1);
+  }
+  ASSERT_FALSE(launcher.ok());
+  EXPECT_EQ(launcher.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(launcher.status().message()),
+              HasSubstr("the Slurm controller is unreachable: `scontrol "
+                        "ping` says: "));
+  EXPECT_THAT(std::string(launcher.status().message()),
+              HasSubstr("SLURM_CONF=" + bogus));
+}
+
+}  // namespace
+}  // namespace hptune::launch
