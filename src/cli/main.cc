@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "src/cli/flags.h"
+#include "src/cli/jobs_command.h"
 #include "src/cli/run_command.h"
+#include "src/cli/serve_command.h"
 #include "src/cli/store_commands.h"
 #include "src/cli/validate_command.h"
 
@@ -19,12 +21,18 @@ constexpr char kUsage[] =
     "processes\n"
     "  validate CONFIG [--job-id ID]   check a trainingInput config (YAML or "
     "JSON)\n"
-    "  studies list|describe           studies in a study database\n"
-    "  trials list|describe            trials of a study\n"
+    "  jobs submit|list|describe|cancel|stream-logs|watch\n"
+    "                                  training jobs on an `hptune serve`\n"
+    "  studies list|describe           studies on the server, or in a study\n"
+    "                                  database with --db\n"
+    "  trials list|describe            trials of a study (server or --db)\n"
+    "  serve [flags]                   serve the gRPC API (jobs, studies) on\n"
+    "                                  127.0.0.1:7460\n"
     "  version                         print the version\n"
     "\n"
     "Run `hptune COMMAND --help` for a command's flags.\n"
-    "Exit codes: 0 ok, 1 failed, 2 invalid input, 3 not found, 64 bad usage.\n";
+    "Exit codes: 0 ok, 1 failed, 2 invalid input, 3 not found, 64 bad usage,\n"
+    "69 no server reachable.\n";
 
 }  // namespace
 
@@ -39,8 +47,14 @@ int main(int argc, char** argv) {
   if (command == "run") {
     return hptune::cli::RunRunCommand(rest, std::cout, std::cerr);
   }
+  if (command == "serve") {
+    return hptune::cli::RunServeCommand(rest, std::cout, std::cerr);
+  }
   if (command == "validate") {
     return hptune::cli::RunValidateCommand(rest, std::cout, std::cerr);
+  }
+  if (command == "jobs") {
+    return hptune::cli::RunJobsCommand(rest, std::cout, std::cerr);
   }
   if (command == "studies") {
     return hptune::cli::RunStudiesCommand(rest, std::cout, std::cerr);

@@ -5,10 +5,16 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "hptune/core/time.h"
 #include "hptune/store/sqlite_store.h"
+#include "src/cli/client/connection.h"
+#include "src/cli/client/rpc_errors.h"
+#include "src/cli/client/study_reader.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 #include "src/cli/trial_table.h"
@@ -16,61 +22,97 @@
 namespace hptune::cli {
 namespace {
 
+constexpr char kSourceHelp[] =
+    "Studies are read from the hptune server (`hptune serve`; a job's study\n"
+    "is named by its job ID), or from a study database with --db FILE (or\n"
+    "$HPTUNE_DB): the file `hptune run` writes, read without a server.\n"
+    "\n";
 constexpr char kStudiesUsage[] =
-    "usage: hptune studies list [--db FILE] [--format table|json|csv]\n"
-    "       hptune studies describe STUDY [--db FILE] [--format ...]\n"
-    "\n"
-    "--db defaults to $HPTUNE_DB, else ./hptune.db.\n";
-constexpr char kTrialsUsage[] =
-    "usage: hptune trials list --study STUDY [--db FILE] [--format ...]\n"
-    "       hptune trials describe TRIAL --study STUDY [--db FILE] "
+    "usage: hptune studies list [--db FILE | --server ADDR] "
+    "[--format table|json|csv]\n"
+    "       hptune studies describe STUDY [--db FILE | --server ADDR] "
     "[--format ...]\n"
     "\n"
-    "--db defaults to $HPTUNE_DB, else ./hptune.db.\n"
+    "list: one row per study (state, algorithm, goal, trials, best).\n"
+    "describe: the study's settings, its trials and the best trial.\n";
+constexpr char kTrialsUsage[] =
+    "usage: hptune trials list --study STUDY [--db FILE | --server ADDR] "
+    "[--format ...]\n"
+    "       hptune trials describe TRIAL --study STUDY [--db FILE | "
+    "--server ADDR] [--format ...]\n"
+    "\n"
     "--format table|json|csv: JSON gives AI Platform's trial shape (describe\n"
-    "includes the measurements); CSV of `describe` is the learning curve.\n";
+    "includes the measurements); CSV of `list` (an export of every trial)\n"
+    "adds startTime and endTime; CSV of `describe` is the learning curve.\n";
+constexpr char kStoreFlagsHelp[] =
+    "  --study STUDY             the study (a job's study is its job ID)\n"
+    "  --format table|json|csv   default table\n"
+    "  --db FILE                 a study database (default $HPTUNE_DB; none:\n"
+    "                            ask the server)\n";
+constexpr char kStudiesExample[] =
+    "\n"
+    "Examples:\n"
+    "  hptune studies list\n"
+    "  hptune studies describe mnist_1 --db hptune.db\n";
+constexpr char kTrialsExample[] =
+    "\n"
+    "Examples:\n"
+    "  hptune trials list --study mnist_1 --format csv > trials.csv\n"
+    "  hptune trials describe 3 --study mnist_1 --format json\n";
 
 struct Context {
   ParsedArgs args;
   OutputFormat format = OutputFormat::kTable;
-  std::unique_ptr<store::Store> store;
+  std::unique_ptr<client::StudyReader> reader;
 };
 
-int ExitCodeFor(const absl::Status& status) {
-  if (absl::IsNotFound(status)) return kExitNotFound;
-  if (absl::IsInvalidArgument(status)) return kExitInvalid;
-  return kExitFailure;
+std::string FullUsage(const char* usage, const char* example) {
+  return absl::StrCat(usage, "\n", kSourceHelp, kStoreFlagsHelp, "\n",
+                      client::kConnectionHelp, example);
 }
 
 absl::StatusOr<ParsedArgs> ParseCommandArgs(
     const std::vector<std::string>& args) {
-  return ParseArgs({args.begin() + 1, args.end()}, {"db", "format", "study"},
-                   {});
+  std::set<std::string> flags = {"db", "format", "study"};
+  flags.insert(client::ConnectionFlags().begin(),
+               client::ConnectionFlags().end());
+  return ParseArgs({args.begin() + 1, args.end()}, flags, {});
 }
 
-// Reads --format and opens the database named by --db.
+// Reads --format and picks the source: the database named by --db (or
+// $HPTUNE_DB unless --server is given), else the server.
 absl::StatusOr<Context> Prepare(ParsedArgs args) {
   Context context;
   context.args = std::move(args);
   if (auto format = context.args.Get("format")) {
     ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format));
   }
-  std::string db = context.args.Get("db").value_or(
-      std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
-  if (!std::filesystem::exists(db)) {
-    return absl::NotFoundError(absl::StrCat(
-        "no study database at \"", db, "\" (pass --db FILE or set HPTUNE_DB)"));
+  std::optional<std::string> db = context.args.Get("db");
+  if (!db && !context.args.Has("server") && std::getenv("HPTUNE_DB")) {
+    db = std::getenv("HPTUNE_DB");
   }
-  ASSIGN_OR_RETURN(context.store, store::SqliteStore::Open(db));
+  if (!db) {
+    ASSIGN_OR_RETURN(client::ServerConnection server,
+                     client::Connect(context.args, client::ProcessEnv()));
+    context.reader = client::ServerStudyReader(std::move(server));
+    return context;
+  }
+  if (!std::filesystem::exists(*db)) {
+    return absl::NotFoundError(
+        absl::StrCat("no study database at \"", *db,
+                     "\" (pass --db FILE or set HPTUNE_DB)"));
+  }
+  ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(*db));
+  context.reader = client::StoreStudyReader(std::move(store));
   return context;
 }
 
 int Fail(const absl::Status& status, std::ostream& err) {
   err << "hptune: " << status.message() << "\n";
-  return ExitCodeFor(status);
+  return client::ExitCodeForStatus(status);
 }
 
-int UsageError(absl::string_view message, const char* usage,
+int UsageError(absl::string_view message, const std::string& usage,
                std::ostream& err) {
   err << "hptune: " << message << "\n" << usage;
   return kExitUsage;
@@ -86,10 +128,10 @@ bool WantsHelp(const std::vector<std::string>& args) {
 }
 
 absl::Status ListStudies(Context& c, std::ostream& out) {
-  ASSIGN_OR_RETURN(auto studies, c.store->ListStudies());
+  ASSIGN_OR_RETURN(auto studies, c.reader->ListStudies());
   std::vector<std::vector<Trial>> trials;
   for (const auto& s : studies) {
-    ASSIGN_OR_RETURN(auto t, c.store->ListTrialSummaries(s.name));
+    ASSIGN_OR_RETURN(auto t, c.reader->ListTrials(s.name));
     trials.push_back(std::move(t));
   }
   PrintTable(StudiesTable(studies, trials), c.format, out);
@@ -98,9 +140,8 @@ absl::Status ListStudies(Context& c, std::ostream& out) {
 
 absl::Status DescribeStudy(Context& c, const std::string& name,
                            std::ostream& out) {
-  ASSIGN_OR_RETURN(StudyRecord study, c.store->GetStudy(name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   c.store->ListTrialSummaries(name));
+  ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials, c.reader->ListTrials(name));
   if (c.format != OutputFormat::kTable) {
     PrintTrials(study.spec, trials, c.format, out);
     return absl::OkStatus();
@@ -128,10 +169,22 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
 
 absl::Status ListTrials(Context& c, const std::string& study_name,
                         std::ostream& out) {
-  ASSIGN_OR_RETURN(StudyRecord study, c.store->GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   c.store->ListTrialSummaries(study_name));
-  PrintTrials(study.spec, trials, c.format, out);
+  ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
+  ASSIGN_OR_RETURN(std::vector<Trial> trials, c.reader->ListTrials(study_name));
+  if (c.format != OutputFormat::kCsv) {
+    PrintTrials(study.spec, trials, c.format, out);
+    return absl::OkStatus();
+  }
+  // An export: the times too, which the on-screen table leaves out.
+  Table table = TrialsTable(study.spec, trials);
+  table.header.push_back("startTime");
+  table.header.push_back("endTime");
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const Trial& t = trials[i];
+    table.rows[i].push_back(t.start_time ? FormatRfc3339(*t.start_time) : "");
+    table.rows[i].push_back(t.end_time ? FormatRfc3339(*t.end_time) : "");
+  }
+  PrintTable(table, c.format, out);
   return absl::OkStatus();
 }
 
@@ -146,8 +199,8 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
     return absl::InvalidArgumentError(absl::StrCat(
         "TRIAL must be a trial number, got \"", number_text, "\""));
   }
-  ASSIGN_OR_RETURN(StudyRecord study, c.store->GetStudy(study_name));
-  ASSIGN_OR_RETURN(Trial trial, c.store->GetTrial(study_name, number));
+  ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
+  ASSIGN_OR_RETURN(Trial trial, c.reader->GetTrial(study_name, number));
   if (c.format == OutputFormat::kJson) {  // One document, curve included.
     PrintTrials(study.spec, {trial}, c.format, out);
     return absl::OkStatus();
@@ -191,7 +244,8 @@ struct Subcommand {
 
 // Shared by `studies` and `trials`: help, then every check of the command
 // line, and only then opening the database and running the subcommand.
-int RunStoreCommand(const std::vector<std::string>& args, const char* usage,
+int RunStoreCommand(const std::vector<std::string>& args,
+                    const std::string& usage,
                     const std::vector<Subcommand>& subcommands,
                     std::ostream& out, std::ostream& err) {
   if (args.empty()) return UsageError("missing subcommand", usage, err);
@@ -216,10 +270,21 @@ int RunStoreCommand(const std::vector<std::string>& args, const char* usage,
   if (sub->needs_study && !parsed->Has("study")) {
     return UsageError("--study is required", usage, err);
   }
+  if (parsed->Has("db") && parsed->Has("server")) {
+    return UsageError("give --db FILE or --server ADDR, not both", usage, err);
+  }
   auto context = Prepare(*std::move(parsed));
   if (!context.ok()) return Fail(context.status(), err);
   absl::Status status = sub->run(*context, out);
-  return status.ok() ? kExitOk : Fail(status, err);
+  if (status.ok()) return kExitOk;
+  // Before the server path, these commands read ./hptune.db by default:
+  // point there when no server answers.
+  if (absl::IsUnavailable(status) && !context->args.Has("server") &&
+      std::filesystem::exists("hptune.db")) {
+    status = absl::UnavailableError(absl::StrCat(
+        status.message(), "\n  (or read ./hptune.db with --db hptune.db)"));
+  }
+  return Fail(status, err);
 }
 
 }  // namespace
@@ -234,7 +299,8 @@ int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
          return DescribeStudy(c, c.args.positional[0], o);
        }},
   };
-  return RunStoreCommand(args, kStudiesUsage, subcommands, out, err);
+  return RunStoreCommand(args, FullUsage(kStudiesUsage, kStudiesExample),
+                         subcommands, out, err);
 }
 
 int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
@@ -249,7 +315,8 @@ int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
          return DescribeTrial(c, *c.args.Get("study"), c.args.positional[0], o);
        }},
   };
-  return RunStoreCommand(args, kTrialsUsage, subcommands, out, err);
+  return RunStoreCommand(args, FullUsage(kTrialsUsage, kTrialsExample),
+                         subcommands, out, err);
 }
 
 }  // namespace hptune::cli

@@ -1,0 +1,197 @@
+#include "src/cli/client/connection.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "grpc/support/log.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "hptune/core/status.h"
+#include "src/cli/client/rpc_errors.h"
+
+namespace hptune::cli::client {
+namespace {
+
+// Replies (a job's trials, a log chunk) can be large; requests are small.
+constexpr int kMaxReceiveBytes = 64 << 20;
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+                                          const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": cannot read \"", path, "\""));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// HOST:PORT with a port in 1..65535; gRPC target URIs ("unix:/path",
+// "dns:///host:port") are passed on unchecked.
+absl::Status CheckAddress(const std::string& source,
+                          const std::string& address) {
+  if (address.rfind("unix:", 0) == 0 ||
+      address.find("://") != std::string::npos) {
+    return absl::OkStatus();
+  }
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 1 ||
+      port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": expected HOST:PORT, got \"", address, "\""));
+  }
+  return absl::OkStatus();
+}
+
+// gRPC logs connection failures to stderr on its own; the client reports
+// them once, with what to do. GRPC_VERBOSITY set by the user still wins.
+void QuietGrpcLogging() {
+  if (std::getenv("GRPC_VERBOSITY") != nullptr) return;
+  gpr_set_log_function([](gpr_log_func_args*) {});
+}
+
+}  // namespace
+
+const std::set<std::string>& ConnectionFlags() {
+  static const auto* const kFlags =
+      new std::set<std::string>{"server", "token-file", "tls-ca", "timeout"};
+  return *kFlags;
+}
+
+const char kConnectionHelp[] =
+    "Server:\n"
+    "  --server ADDR             host:port of `hptune serve`; default\n"
+    "                            $HPTUNE_SERVER, else 127.0.0.1:7460\n"
+    "  --token-file FILE         bearer token for a server started with\n"
+    "                            --token-file; default $HPTUNE_TOKEN (the\n"
+    "                            token itself)\n"
+    "  --tls-ca FILE             PEM roots: talk TLS to a server started\n"
+    "                            with --tls-cert; default $HPTUNE_TLS_CA\n"
+    "  --timeout SECONDS         deadline of each call (default 30)\n";
+
+EnvLookup ProcessEnv() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
+    const ParsedArgs& args, const EnvLookup& env) {
+  ConnectionOptions options;
+  if (auto server = args.Get("server")) {
+    RETURN_IF_ERROR(CheckAddress("--server", *server));
+    options.address = *server;
+  } else if (auto server = env("HPTUNE_SERVER"); server && !server->empty()) {
+    RETURN_IF_ERROR(CheckAddress("HPTUNE_SERVER", *server));
+    options.address = *server;
+  }
+
+  if (auto path = args.Get("token-file")) {
+    ASSIGN_OR_RETURN(std::string token, ReadWholeFile(*path, "--token-file"));
+    options.token = std::string(absl::StripAsciiWhitespace(token));
+    if (options.token.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--token-file: \"", *path, "\" holds no token"));
+    }
+  } else if (auto token = env("HPTUNE_TOKEN")) {
+    options.token = std::string(absl::StripAsciiWhitespace(*token));
+  }
+
+  std::optional<std::string> ca = args.Get("tls-ca");
+  std::string ca_source = "--tls-ca";
+  if (!ca) {
+    ca = env("HPTUNE_TLS_CA");
+    if (ca && ca->empty()) ca.reset();
+    ca_source = "HPTUNE_TLS_CA";
+  }
+  if (ca) {
+    ASSIGN_OR_RETURN(options.tls_ca_pem, ReadWholeFile(*ca, ca_source));
+    options.tls_ca_path = *ca;
+    if (options.tls_ca_pem.find("-----BEGIN CERTIFICATE-----") ==
+        std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ca_source, ": \"", *ca, "\" holds no PEM certificate"));
+    }
+  }
+
+  if (auto timeout = args.Get("timeout")) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*timeout, &seconds) || !std::isfinite(seconds) ||
+        seconds <= 0 || seconds > 24 * 3600) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--timeout: expected seconds in (0, 86400], got \"", *timeout, "\""));
+    }
+    options.timeout = std::chrono::milliseconds(
+        static_cast<int64_t>(std::ceil(seconds * 1000)));
+  }
+  return options;
+}
+
+std::shared_ptr<grpc::Channel> CreateChannel(const ConnectionOptions& options) {
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (options.tls_ca_pem.empty()) {
+    credentials = grpc::InsecureChannelCredentials();
+  } else {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls_ca_pem;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(kMaxReceiveBytes);
+  return grpc::CreateCustomChannel(options.address, credentials, arguments);
+}
+
+void PrepareContext(const ConnectionOptions& options, bool streaming,
+                    grpc::ClientContext& context) {
+  if (!options.token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + options.token);
+  }
+  if (!streaming) {
+    context.set_deadline(std::chrono::system_clock::now() + options.timeout);
+  }
+}
+
+std::unique_ptr<grpc::ClientContext> ServerConnection::Context(
+    bool streaming) const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  PrepareContext(options, streaming, *context);
+  return context;
+}
+
+int ServerConnection::Fail(const grpc::Status& status,
+                           std::ostream& err) const {
+  err << "hptune: " << ToStatus(status).message() << "\n";
+  return ExitCodeForRpc(status);
+}
+
+absl::Status ServerConnection::ToStatus(const grpc::Status& status) const {
+  if (status.ok()) return absl::OkStatus();
+  RpcTarget target{.address = options.address,
+                   .tls = !options.tls_ca_pem.empty(),
+                   .connected = channel != nullptr &&
+                                channel->GetState(false) == GRPC_CHANNEL_READY};
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      DescribeRpcError(status, target));
+}
+
+absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
+                                         const EnvLookup& env) {
+  ServerConnection connection;
+  ASSIGN_OR_RETURN(connection.options, ResolveConnectionOptions(args, env));
+  QuietGrpcLogging();
+  connection.channel = CreateChannel(connection.options);
+  return connection;
+}
+
+}  // namespace hptune::cli::client

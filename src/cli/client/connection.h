@@ -1,0 +1,86 @@
+// How `hptune jobs|studies|trials` reach an hptune server: the address, the
+// bearer token and the TLS root certificates, from flags or the environment,
+// and the gRPC channel and per-call context built from them.
+//
+// Flags win over the environment, which wins over the defaults:
+//   --server ADDR     $HPTUNE_SERVER   127.0.0.1:7460
+//   --token-file F    $HPTUNE_TOKEN (the token itself)
+//   --tls-ca F        $HPTUNE_TLS_CA (a PEM file)
+//   --timeout S       deadline of each unary call, default 30 seconds
+// Used only by src/cli. Value types and free functions; thread-compatible.
+#ifndef HPTUNE_CLI_CLIENT_CONNECTION_H_
+#define HPTUNE_CLI_CLIENT_CONNECTION_H_
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+#include "src/cli/flags.h"
+
+namespace hptune::cli::client {
+
+inline constexpr char kDefaultServer[] = "127.0.0.1:7460";
+
+// The value flags every server command accepts, for ParseArgs.
+const std::set<std::string>& ConnectionFlags();
+
+// The part of a command's --help that describes ConnectionFlags().
+extern const char kConnectionHelp[];
+
+struct ConnectionOptions {
+  std::string address = kDefaultServer;
+  std::string token;        // Empty: no authorization metadata.
+  std::string tls_ca_pem;   // Empty: plaintext.
+  std::string tls_ca_path;  // Where tls_ca_pem came from, for messages.
+  std::chrono::milliseconds timeout = std::chrono::seconds(30);
+};
+
+// Reads an environment variable; nullopt when unset. Injected for tests.
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+EnvLookup ProcessEnv();
+
+// The options from `args` (ConnectionFlags) and `env`. InvalidArgument naming
+// the flag (or variable) and the value: an unreadable or empty token file, an
+// unreadable CA file, an empty address, a timeout that is not a positive
+// number of seconds.
+absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
+    const ParsedArgs& args, const EnvLookup& env);
+
+// A channel to options.address: TLS with options.tls_ca_pem as the roots when
+// set, plaintext otherwise. Connects lazily, on the first call.
+std::shared_ptr<grpc::Channel> CreateChannel(const ConnectionOptions& options);
+
+// Puts the bearer token into `context`'s metadata ("authorization: Bearer
+// T") and, unless `streaming`, sets the deadline from options.timeout. A
+// stream that follows a job has no deadline: it ends with the job.
+void PrepareContext(const ConnectionOptions& options, bool streaming,
+                    grpc::ClientContext& context);
+
+// A channel and what it was made from: what every server command holds.
+struct ServerConnection {
+  ConnectionOptions options;
+  std::shared_ptr<grpc::Channel> channel;
+
+  // A context for one call (PrepareContext).
+  std::unique_ptr<grpc::ClientContext> Context(bool streaming = false) const;
+  // Prints "hptune: <what the failure means>" to `err` and returns the exit
+  // code for it (src/cli/client/rpc_errors.h).
+  int Fail(const grpc::Status& status, std::ostream& err) const;
+  // The same status as an absl::Status with that message.
+  absl::Status ToStatus(const grpc::Status& status) const;
+};
+
+// ResolveConnectionOptions and CreateChannel.
+absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
+                                         const EnvLookup& env);
+
+}  // namespace hptune::cli::client
+
+#endif  // HPTUNE_CLI_CLIENT_CONNECTION_H_

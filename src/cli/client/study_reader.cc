@@ -1,0 +1,111 @@
+#include "src/cli/client/study_reader.h"
+
+#include "hptune/core/status.h"
+#include "hptune/v1/study_service.grpc.pb.h"
+#include "src/cli/client/proto_convert.h"
+
+namespace hptune::cli::client {
+namespace {
+
+class StoreReader : public StudyReader {
+ public:
+  explicit StoreReader(std::unique_ptr<store::Store> store)
+      : store_(std::move(store)) {}
+
+  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override {
+    return store_->ListStudies();
+  }
+  absl::StatusOr<StudyRecord> GetStudy(const std::string& name) override {
+    return store_->GetStudy(name);
+  }
+  absl::StatusOr<std::vector<Trial>> ListTrials(
+      const std::string& study) override {
+    return store_->ListTrialSummaries(study);
+  }
+  absl::StatusOr<Trial> GetTrial(const std::string& study,
+                                 int64_t number) override {
+    return store_->GetTrial(study, number);
+  }
+
+ private:
+  std::unique_ptr<store::Store> store_;
+};
+
+class ServerReader : public StudyReader {
+ public:
+  explicit ServerReader(ServerConnection server)
+      : server_(std::move(server)),
+        stub_(v1::StudyService::NewStub(server_.channel)) {}
+
+  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override {
+    std::vector<StudyRecord> studies;
+    v1::ListStudiesRequest request;
+    for (;;) {
+      v1::ListStudiesResponse response;
+      grpc::Status status =
+          stub_->ListStudies(server_.Context().get(), request, &response);
+      if (!status.ok()) return server_.ToStatus(status);
+      for (const v1::Study& study : response.studies()) {
+        ASSIGN_OR_RETURN(StudyRecord record, StudyFromProto(study));
+        studies.push_back(std::move(record));
+      }
+      if (response.next_page_token().empty()) return studies;
+      request.set_page_token(response.next_page_token());
+    }
+  }
+
+  absl::StatusOr<StudyRecord> GetStudy(const std::string& name) override {
+    v1::GetStudyRequest request;
+    request.set_name(name);
+    v1::Study study;
+    grpc::Status status =
+        stub_->GetStudy(server_.Context().get(), request, &study);
+    if (!status.ok()) return server_.ToStatus(status);
+    return StudyFromProto(study);
+  }
+
+  absl::StatusOr<std::vector<Trial>> ListTrials(
+      const std::string& study) override {
+    v1::ListTrialsRequest request;
+    request.set_study(study);
+    request.set_omit_measurements(true);
+    v1::ListTrialsResponse response;
+    grpc::Status status =
+        stub_->ListTrials(server_.Context().get(), request, &response);
+    if (!status.ok()) return server_.ToStatus(status);
+    std::vector<Trial> trials;
+    for (const v1::Trial& trial : response.trials()) {
+      trials.push_back(TrialFromProto(trial));
+    }
+    return trials;
+  }
+
+  absl::StatusOr<Trial> GetTrial(const std::string& study,
+                                 int64_t number) override {
+    v1::GetTrialRequest request;
+    request.set_study(study);
+    request.set_trial_id(number);
+    v1::Trial trial;
+    grpc::Status status =
+        stub_->GetTrial(server_.Context().get(), request, &trial);
+    if (!status.ok()) return server_.ToStatus(status);
+    return TrialFromProto(trial);
+  }
+
+ private:
+  ServerConnection server_;
+  std::unique_ptr<v1::StudyService::Stub> stub_;
+};
+
+}  // namespace
+
+std::unique_ptr<StudyReader> StoreStudyReader(
+    std::unique_ptr<store::Store> store) {
+  return std::make_unique<StoreReader>(std::move(store));
+}
+
+std::unique_ptr<StudyReader> ServerStudyReader(ServerConnection server) {
+  return std::make_unique<ServerReader>(std::move(server));
+}
+
+}  // namespace hptune::cli::client

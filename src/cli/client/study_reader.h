@@ -1,0 +1,43 @@
+// Where `hptune studies` and `hptune trials` read from: a study database
+// (--db FILE, read directly) or an hptune server (StudyService). Both give
+// the same domain values, so the commands print the same tables either way.
+// Used only by src/cli. Not thread-safe: one command uses one reader.
+#ifndef HPTUNE_CLI_CLIENT_STUDY_READER_H_
+#define HPTUNE_CLI_CLIENT_STUDY_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/study.h"
+#include "hptune/core/trial.h"
+#include "hptune/store/store.h"
+#include "src/cli/client/connection.h"
+
+namespace hptune::cli::client {
+
+class StudyReader {
+ public:
+  virtual ~StudyReader() = default;
+  virtual absl::StatusOr<std::vector<StudyRecord>> ListStudies() = 0;
+  virtual absl::StatusOr<StudyRecord> GetStudy(const std::string& name) = 0;
+  // Every trial without its intermediate measurements.
+  virtual absl::StatusOr<std::vector<Trial>> ListTrials(
+      const std::string& study) = 0;
+  // One trial with its measurements.
+  virtual absl::StatusOr<Trial> GetTrial(const std::string& study,
+                                         int64_t number) = 0;
+};
+
+std::unique_ptr<StudyReader> StoreStudyReader(
+    std::unique_ptr<store::Store> store);
+
+// Failed calls come back with their gRPC code and DescribeRpcError's
+// message (ExitCodeForStatus turns them into exit codes).
+std::unique_ptr<StudyReader> ServerStudyReader(ServerConnection server);
+
+}  // namespace hptune::cli::client
+
+#endif  // HPTUNE_CLI_CLIENT_STUDY_READER_H_

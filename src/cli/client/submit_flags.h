@@ -1,0 +1,56 @@
+// `hptune jobs submit`: the job's trainingInput from a config file and the
+// command-line flags that override it, validated here with the same parser
+// the server uses, so a bad value is reported before any round trip.
+//
+// Precedence, as `hptune run` and gcloud: a flag overrides the same option in
+// the file; user args after `--` are appended to the file's args. Paths in
+// the file are relative to the file, paths in flags to the current
+// directory; both are sent absolute, since the server has its own working
+// directory. Machine flags (--master-machine-type, --worker-count, ...) need
+// scaleTier CUSTOM, from the file or --scale-tier; a --scale-tier other than
+// CUSTOM replaces the file's task pools with the tier's.
+// Used only by src/cli. Pure functions apart from reading the config file.
+#ifndef HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
+#define HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "src/cli/flags.h"
+
+namespace hptune::cli::client {
+
+// The value flags that override the config, for ParseArgs.
+const std::set<std::string>& SubmitOverrideFlags();
+
+// The part of `jobs submit --help` that describes SubmitOverrideFlags().
+extern const char kSubmitOverrideHelp[];
+
+struct Submission {
+  JobSpec job;  // Validated, flags applied.
+  // The canonical trainingInput object (without the "trainingInput" root),
+  // what goes into the request.
+  std::string training_input_json;
+};
+
+// Reads `config_path` (YAML or JSON; none: the flags alone describe the
+// job), applies the flags in `args` and validates the result for `job_id`.
+// NotFound when the file cannot be read; InvalidArgument naming the flag and
+// its value for a malformed flag, and listing every error of the file, or of
+// the file with the flags applied, each with its field path.
+absl::StatusOr<Submission> BuildSubmission(
+    const std::string& job_id, const std::optional<std::string>& config_path,
+    const ParsedArgs& args, const std::filesystem::path& cwd);
+
+// gcloud's accelerator flag value: "count=N,type=T" (either order; count
+// defaults to 1). InvalidArgument naming `flag` and the value otherwise.
+absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(
+    const std::string& flag, const std::string& value);
+
+}  // namespace hptune::cli::client
+
+#endif  // HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_

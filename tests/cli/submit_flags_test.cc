@@ -1,0 +1,261 @@
+#include "src/cli/client/submit_flags.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/core/config.h"
+#include "nlohmann/json.hpp"
+#include "src/cli/client/proto_convert.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune::cli::client {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kCustomConfig[] = R"(trainingInput:
+  pythonModule: trainer.task
+  packagePath: trainer
+  scaleTier: CUSTOM
+  masterType: n1-standard-4
+  workerType: n1-standard-4
+  workerCount: 2
+  args: [--steps=300]
+  jobDir: out
+  hyperparameters:
+    goal: MINIMIZE
+    hyperparameterMetricTag: loss
+    maxTrials: 12
+    maxParallelTrials: 3
+    params:
+    - {parameterName: lr, type: DOUBLE, minValue: 0.001, maxValue: 3.0, scaleType: UNIT_LOG_SCALE}
+)";
+
+class SubmitFlagsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir(); }
+
+  std::string WriteConfig(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories(dir_ + "/configs");
+    const std::string path = dir_ + "/configs/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // Parses `argv` as `jobs submit` does (the job ID already taken).
+  ParsedArgs Args(const std::vector<std::string>& argv) {
+    std::set<std::string> flags = SubmitOverrideFlags();
+    flags.insert("config");
+    auto parsed = ParseArgs(argv, flags, {});
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    return *parsed;
+  }
+
+  absl::StatusOr<Submission> Build(const std::vector<std::string>& argv,
+                                   const std::string& job_id = "job_1") {
+    ParsedArgs args = Args(argv);
+    return BuildSubmission(job_id, args.Get("config"), args, "/home/user");
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SubmitFlagsTest, ConfigAloneKeepsItsValuesWithPathsMadeAbsolute) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build({"--config", config});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  const JobSpec& job = submission->job;
+  EXPECT_EQ(job.job_id, "job_1");
+  EXPECT_EQ(job.module_name, "trainer.task");
+  // Paths in the file are relative to the file, not to the user.
+  EXPECT_EQ(job.package_path, dir_ + "/configs/trainer");
+  EXPECT_EQ(job.job_dir, dir_ + "/configs/out");
+  EXPECT_EQ(job.worker.count, 2);
+  EXPECT_THAT(job.args, ElementsAre("--steps=300"));
+  ASSERT_TRUE(job.study.has_value());
+  EXPECT_EQ(job.study->max_trials, 12);
+}
+
+TEST_F(SubmitFlagsTest, FlagsOverrideTheFileAndUserArgsAreAppended) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build(
+      {"--config", config, "--max-trials", "4", "--max-parallel-trials", "2",
+       "--worker-count", "3", "--worker-machine-type", "n1-standard-8",
+       "--master-accelerator", "type=NVIDIA_TESLA_T4,count=2", "--package-path",
+       "pkg", "--job-dir", "/data/j", "--", "--epochs=2"});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  const JobSpec& job = submission->job;
+  EXPECT_EQ(job.study->max_trials, 4);
+  EXPECT_EQ(job.study->max_parallel_trials, 2);
+  EXPECT_EQ(job.worker.count, 3);
+  EXPECT_EQ(job.worker.machine_type, "n1-standard-8");
+  EXPECT_EQ(job.master.accelerator,
+            (AcceleratorConfig{.count = 2, .type = "NVIDIA_TESLA_T4"}));
+  // Paths in flags are relative to the current directory.
+  EXPECT_EQ(job.package_path, "/home/user/pkg");
+  EXPECT_EQ(job.job_dir, "/data/j");
+  EXPECT_THAT(job.args, ElementsAre("--steps=300", "--epochs=2"));
+}
+
+TEST_F(SubmitFlagsTest, CommandReplacesTheFilesPythonModule) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission =
+      Build({"--config", config, "--command", "/usr/bin/python3  /t/x.py -v"});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  EXPECT_THAT(submission->job.command,
+              ElementsAre("/usr/bin/python3", "/t/x.py", "-v"));
+  EXPECT_TRUE(submission->job.module_name.empty());
+  EXPECT_TRUE(submission->job.package_path.empty());
+}
+
+TEST_F(SubmitFlagsTest, AScaleTierFlagReplacesTheFilesTaskPools) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build({"--config", config, "--scale-tier", "standard-1"});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  EXPECT_EQ(submission->job.scale_tier, ScaleTier::kStandard1);
+  EXPECT_EQ(submission->job.worker.count, 4);
+  EXPECT_EQ(submission->job.parameter_server.count, 3);
+}
+
+TEST_F(SubmitFlagsTest, MachineFlagsOnANonCustomTierAreRejectedByTheParser) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build(
+      {"--config", config, "--scale-tier", "BASIC", "--worker-count", "2"});
+  ASSERT_FALSE(submission.ok());
+  EXPECT_EQ(submission.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(submission.status().message(),
+              HasSubstr("the config with the command-line flags applied"));
+  EXPECT_THAT(submission.status().message(),
+              HasSubstr("trainingInput.workerCount: only allowed with "
+                        "scaleTier CUSTOM, got scaleTier BASIC"));
+}
+
+TEST_F(SubmitFlagsTest, AnInvalidOverrideIsReportedWithTheField) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build({"--config", config, "--worker-accelerator",
+                           "count=3,type=NVIDIA_TESLA_T4"});
+  ASSERT_FALSE(submission.ok());
+  EXPECT_THAT(submission.status().message(),
+              HasSubstr("trainingInput.workerConfig.acceleratorConfig.count"));
+}
+
+TEST_F(SubmitFlagsTest, MalformedFlagValuesNameTheFlagAndValue) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  struct Case {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--max-trials", "0"},
+       "--max-trials: expected an integer >= 1, got \"0\""},
+      {{"--max-failed-trials", "-1"},
+       "--max-failed-trials: expected an integer >= 0, got \"-1\""},
+      {{"--worker-count", "two"},
+       "--worker-count: expected an integer >= 0, got \"two\""},
+      {{"--use-chief-in-tf-config", "yes"},
+       "--use-chief-in-tf-config: expected true or false, got \"yes\""},
+      {{"--command", "   "}, "--command: empty command"},
+      {{"--master-accelerator", "count=2"},
+       "--master-accelerator: type is required (expected count=N,type=TYPE), "
+       "got \"count=2\""},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {"--config", config};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    auto submission = Build(argv);
+    ASSERT_FALSE(submission.ok()) << c.flags[0];
+    EXPECT_EQ(submission.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(submission.status().message(), c.message);
+  }
+}
+
+TEST_F(SubmitFlagsTest, StudyFlagsWithoutHyperparametersSaySo) {
+  auto submission = Build({"--command", "/bin/true", "--max-trials", "3"});
+  ASSERT_FALSE(submission.ok());
+  EXPECT_THAT(submission.status().message(),
+              HasSubstr("--max-trials: the job has no hyperparameters"));
+}
+
+TEST_F(SubmitFlagsTest, FlagsAloneDescribeAPlainTrainingJob) {
+  auto submission = Build({"--command", "/bin/echo hi"});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  EXPECT_FALSE(submission->job.study.has_value());
+  EXPECT_EQ(submission->job.scale_tier, ScaleTier::kBasic);
+}
+
+TEST_F(SubmitFlagsTest, BadJobIdIsNamedBeforeTheConfigIsRead) {
+  auto submission = Build({"--config", dir_ + "/missing.yaml"}, "1job");
+  ASSERT_FALSE(submission.ok());
+  EXPECT_EQ(submission.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(submission.status().message(), HasSubstr("JOB: "));
+  EXPECT_THAT(submission.status().message(), HasSubstr("1job"));
+}
+
+TEST_F(SubmitFlagsTest, MissingConfigIsNotFoundAndInvalidConfigListsErrors) {
+  auto missing = Build({"--config", dir_ + "/missing.yaml"});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("missing.yaml"));
+
+  const std::string bad = WriteConfig(
+      "bad.json",
+      R"({"trainingInput": {"hyperparameters": {"maxTrials": 0}}})");
+  auto invalid = Build({"--config", bad});
+  EXPECT_EQ(invalid.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(invalid.status().message(),
+              HasSubstr("trainingInput.hyperparameters.maxTrials"));
+}
+
+TEST_F(SubmitFlagsTest, SubmissionJsonFitsTheTrainingInputMessage) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build({"--config", config, "--master-accelerator",
+                           "count=1,type=NVIDIA_TESLA_T4"});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  auto input = TrainingInputFromJson(submission->training_input_json);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->scale_tier(), v1::TrainingInput::CUSTOM);
+  EXPECT_EQ(input->worker_count(), 2);
+  EXPECT_EQ(input->master_config().accelerator_config().count(), 1);
+  EXPECT_EQ(input->python_module(), "trainer.task");
+  EXPECT_EQ(input->hyperparameters().max_trials(), 12);
+  EXPECT_EQ(input->hyperparameters().params(0).scale_type(),
+            v1::ParameterSpec::UNIT_LOG_SCALE);
+  // And the message's JSON is a config the parser accepts as the same job:
+  // what the server will do with it.
+  const std::string back =
+      "{\"trainingInput\": " + MessageToJson(*input, false) + "}";
+  ConfigParseResult parsed = ParseJobConfig(back, ConfigFormat::kJson, "job_1");
+  ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].ToString();
+  EXPECT_EQ(*parsed.job, submission->job);
+}
+
+TEST(ParseAcceleratorFlagTest, AcceptsEitherOrderAndDefaultsCountToOne) {
+  auto a = ParseAcceleratorFlag("worker-accelerator", "type=T,count=4");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(*a, (AcceleratorConfig{.count = 4, .type = "T"}));
+  auto b = ParseAcceleratorFlag("worker-accelerator", "type=T");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->count, 1);
+}
+
+TEST(ParseAcceleratorFlagTest, RejectsUnknownKeysRepeatsAndBadCounts) {
+  EXPECT_EQ(ParseAcceleratorFlag("a", "type=T,size=2").status().message(),
+            "--a: unknown key \"size\" (expected count=N,type=TYPE), got "
+            "\"type=T,size=2\"");
+  EXPECT_THAT(ParseAcceleratorFlag("a", "type=T,type=U").status().message(),
+              HasSubstr("type given twice"));
+  EXPECT_THAT(ParseAcceleratorFlag("a", "type=T,count=0").status().message(),
+              HasSubstr("count must be an integer >= 1, got \"0\""));
+}
+
+TEST(TrainingInputFromJsonTest, AnUnknownKeyIsAnError) {
+  auto input = TrainingInputFromJson(R"({"masterTipe": "x"})");
+  ASSERT_FALSE(input.ok());
+  EXPECT_EQ(input.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(input.status().message(), HasSubstr("masterTipe"));
+}
+
+}  // namespace
+}  // namespace hptune::cli::client

@@ -1,0 +1,386 @@
+// `hptune jobs|trials|studies` against a real `hptune serve` on 127.0.0.1:
+// a small tuning job submitted, waited for, described and exported; a
+// running job cancelled; a missing server, bad flags and token auth, each
+// with the exit code and message the user sees.
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::ProcessResult;
+using testing::ServeProcess;
+
+// `steps` reports of curve_trainer, `step_seconds` apart, printed on stdout
+// too so the logs have something to show.
+std::string WriteConfig(const std::string& dir, int max_trials, int steps,
+                        double step_seconds) {
+  const std::string path = dir + "/config.yaml";
+  std::ofstream(path) << "trainingInput:\n"
+                      << "  command: [python3, " << testing::SourceDir()
+                      << "/tests/testdata/curve_trainer.py]\n"
+                      << "  args: [--steps=" << steps
+                      << ", --step_seconds=" << step_seconds
+                      << ", --stdout_metrics]\n"
+                      << "  hyperparameters:\n"
+                      << "    goal: MINIMIZE\n"
+                      << "    hyperparameterMetricTag: loss\n"
+                      << "    maxTrials: " << max_trials << "\n"
+                      << "    maxParallelTrials: 2\n"
+                      << "    algorithm: RANDOM_SEARCH\n"
+                      << "    seed: 5\n"
+                      << "    params:\n"
+                      << "    - {parameterName: x, type: DOUBLE, minValue: 0, "
+                         "maxValue: 1}\n"
+                      << "    - {parameterName: y, type: DOUBLE, minValue: 0, "
+                         "maxValue: 1}\n";
+  return path;
+}
+
+class JobsCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The children inherit the environment: only flags say where to go.
+    for (const char* name :
+         {"HPTUNE_SERVER", "HPTUNE_TOKEN", "HPTUNE_TLS_CA", "HPTUNE_DB"}) {
+      unsetenv(name);
+    }
+    dir_ = testing::MakeTempDir();
+  }
+
+  // `hptune ARGS... --server ADDR` (server flags go before any `--`).
+  ProcessResult Hptune(std::vector<std::string> args,
+                       const std::string& address) {
+    std::vector<std::string> argv = {testing::HptuneBinary()};
+    auto dashes = std::find(args.begin(), args.end(), "--");
+    argv.insert(argv.end(), args.begin(), dashes);
+    argv.push_back("--server");
+    argv.push_back(address);
+    argv.insert(argv.end(), dashes, args.end());
+    return testing::RunProcess(argv);
+  }
+
+  std::string dir_;
+};
+
+// A loopback port nothing listens on: bound, then released.
+int UnusedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t size = sizeof(address);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+TEST_F(JobsCliTest, SubmittedJobRunsToCompletionAndEveryViewShowsIt) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string config = WriteConfig(dir_, 5, 5, 0.01);
+  const std::string a = server.address();
+
+  // The flag overrides the file's maxTrials: 3, not 5.
+  auto submit = Hptune({"jobs", "submit", "curve_1", "--config", config,
+                        "--max-trials", "3", "--wait", "--format", "json"},
+                       a);
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  EXPECT_THAT(submit.err, HasSubstr("job curve_1 SUCCEEDED"));
+  auto waited = nlohmann::json::parse(submit.out);
+  EXPECT_EQ(waited["state"], "SUCCEEDED");
+
+  // describe --format json: AI Platform's Job with its trainingOutput.
+  auto describe =
+      Hptune({"jobs", "describe", "curve_1", "--format", "json"}, a);
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  auto job = nlohmann::json::parse(describe.out);
+  EXPECT_EQ(job["jobId"], "curve_1");
+  EXPECT_EQ(job["trainingInput"]["hyperparameters"]["maxTrials"], 3);
+  const auto& output = job["trainingOutput"];
+  EXPECT_EQ(output["completedTrialCount"], "3");
+  ASSERT_EQ(output["trials"].size(), 3u);
+  for (const auto& trial : output["trials"]) {
+    EXPECT_EQ(trial["state"], "SUCCEEDED");
+    EXPECT_TRUE(trial["hyperparameters"].contains("x"));
+    EXPECT_TRUE(trial["hyperparameters"].contains("y"));
+    EXPECT_EQ(trial["finalMetric"]["trainingStep"], "5");
+    EXPECT_TRUE(trial["finalMetric"]["objectiveValue"].is_number());
+    EXPECT_FALSE(trial.value("isTrialStoppedEarly", false));
+  }
+  EXPECT_EQ(output["trials"][0]["trialId"], "1");
+
+  auto human = Hptune({"jobs", "describe", "curve_1"}, a);
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_THAT(human.out, HasSubstr("state:      SUCCEEDED"));
+  EXPECT_THAT(human.out, HasSubstr("trials:     3 completed of 3"));
+  EXPECT_THAT(human.out, HasSubstr("best trial: "));
+
+  auto list = Hptune({"jobs", "list", "--format", "csv"}, a);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("curve_1,SUCCEEDED,"));
+  auto running = Hptune({"jobs", "list", "--filter", "state=RUNNING"}, a);
+  ASSERT_EQ(running.exit_code, 0) << running.err;
+  EXPECT_THAT(running.out, Not(HasSubstr("curve_1")));
+
+  // The export: every trial with parameters, metric, state and times.
+  auto csv =
+      Hptune({"trials", "list", "--study", "curve_1", "--format", "csv"}, a);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(csv.out, "\r\n", absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u) << csv.out;
+  EXPECT_EQ(lines[0],
+            "trialId,state,x,y,objective,step,stoppedEarly,origin,reason,"
+            "startTime,endTime");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> fields = absl::StrSplit(lines[i], ',');
+    ASSERT_EQ(fields.size(), 11u) << lines[i];
+    EXPECT_EQ(fields[0], std::to_string(i));
+    EXPECT_EQ(fields[1], "SUCCEEDED");
+    EXPECT_EQ(fields[5], "5");
+    EXPECT_FALSE(fields[9].empty());
+    EXPECT_FALSE(fields[10].empty());
+  }
+  auto json =
+      Hptune({"trials", "list", "--study", "curve_1", "--format", "json"}, a);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto trials = nlohmann::json::parse(json.out);
+  ASSERT_EQ(trials.size(), 3u);
+  EXPECT_EQ(trials[2]["finalMetric"]["objectiveValue"],
+            output["trials"][2]["finalMetric"]["objectiveValue"]);
+  auto one = Hptune({"trials", "describe", "2", "--study", "curve_1"}, a);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("measurements:"));
+
+  auto studies = Hptune({"studies", "list"}, a);
+  ASSERT_EQ(studies.exit_code, 0) << studies.err;
+  EXPECT_THAT(studies.out, HasSubstr("curve_1"));
+  EXPECT_THAT(studies.out, HasSubstr("3/3"));
+  auto study = Hptune({"studies", "describe", "curve_1"}, a);
+  ASSERT_EQ(study.exit_code, 0) << study.err;
+  EXPECT_THAT(study.out, HasSubstr("algorithm:  RANDOM_SEARCH (seed 5)"));
+  EXPECT_THAT(study.out, HasSubstr("best trial: "));
+
+  auto log = Hptune({"jobs", "stream-logs", "curve_1", "--trial", "1"}, a);
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_THAT(log.out, HasSubstr("loss="));
+  auto all_logs = Hptune({"jobs", "stream-logs", "curve_1"}, a);
+  ASSERT_EQ(all_logs.exit_code, 0) << all_logs.err;
+  EXPECT_THAT(all_logs.out, HasSubstr("==> trial 3 master-0 <=="));
+
+  auto watch = Hptune({"jobs", "watch", "curve_1"}, a);
+  EXPECT_EQ(watch.exit_code, 0) << watch.err;
+  EXPECT_THAT(watch.out, HasSubstr("job curve_1 SUCCEEDED"));
+
+  // The same ID again is refused by the server: invalid input.
+  auto again = Hptune({"jobs", "submit", "curve_1", "--config", config}, a);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_THAT(again.err, HasSubstr("curve_1"));
+  auto missing = Hptune({"jobs", "describe", "nope"}, a);
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_THAT(missing.err, HasSubstr("nope"));
+}
+
+TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  // 200 steps of 0.1 s: far longer than the test waits.
+  const std::string config = WriteConfig(dir_, 2, 200, 0.1);
+  const std::string a = server.address();
+  auto submit = Hptune({"jobs", "submit", "slow", "--config", config}, a);
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  EXPECT_THAT(submit.out, HasSubstr("job slow submitted"));
+
+  // Wait until the trainer has written something.
+  std::string log;
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        log = Hptune({"jobs", "stream-logs", "slow", "--trial", "1"}, a).out;
+        return log.find("loss=") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << server.Output();
+
+  auto cancel = Hptune({"jobs", "cancel", "slow", "--wait"}, a);
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_EQ(cancel.out, "job slow CANCELLED\n");
+  auto describe = Hptune({"jobs", "describe", "slow", "--format", "json"}, a);
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  auto job = nlohmann::json::parse(describe.out);
+  EXPECT_EQ(job["state"], "CANCELLED");
+  EXPECT_EQ(job["trainingOutput"]["trials"][0]["state"], "CANCELLED");
+
+  // Nothing left to cancel: the command fails and says why.
+  auto again = Hptune({"jobs", "cancel", "slow"}, a);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("slow"));
+  EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
+}
+
+TEST_F(JobsCliTest, NoServerExits69WithHowToStartOne) {
+  const std::string a = "127.0.0.1:" + std::to_string(UnusedPort());
+  const std::string message = "no hptune server reachable at " + a +
+                              " (start one with `hptune serve`, or pass "
+                              "--server)";
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"jobs", "list"},
+                                             {"jobs", "describe", "j"},
+                                             {"jobs", "watch", "j"},
+                                             {"trials", "list", "--study", "s"},
+                                             {"studies", "list"}}) {
+    auto result = Hptune(args, a);
+    EXPECT_EQ(result.exit_code, 69) << args[0] << " " << args[1];
+    EXPECT_THAT(result.err, HasSubstr(message));
+  }
+  // The config is checked before any round trip.
+  const std::string bad = dir_ + "/bad.yaml";
+  std::ofstream(bad) << "trainingInput:\n  hyperparameters: {maxTrials: 0}\n";
+  auto submit = Hptune({"jobs", "submit", "j", "--config", bad}, a);
+  EXPECT_EQ(submit.exit_code, 2);
+  EXPECT_THAT(submit.err, HasSubstr("trainingInput.hyperparameters.maxTrials"));
+}
+
+TEST_F(JobsCliTest, BadCommandLinesNameTheFlagAndValue) {
+  const std::string a = "127.0.0.1:" + std::to_string(UnusedPort());
+  const std::string config = WriteConfig(dir_, 2, 5, 0.01);
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"jobs", "list", "--bogus"}, 64, "unknown flag --bogus"},
+      {{"jobs", "describe"}, 64, "expected one JOB, got 0 arguments"},
+      {{"jobs", "frob"}, 64, "unknown command \"frob\""},
+      {{"jobs", "list", "extra"}, 64, "takes no arguments, got \"extra\""},
+      {{"jobs", "list", "--format", "xml"},
+       2,
+       "--format must be table, json or csv, got \"xml\""},
+      {{"jobs", "list", "--limit", "0"},
+       2,
+       "--limit: expected an integer >= 1, got \"0\""},
+      {{"jobs", "list", "--filter", "state=DONE"}, 2, "unknown state \"DONE\""},
+      {{"jobs", "stream-logs", "j", "--trial", "x"},
+       2,
+       "--trial: expected an integer >= 1, got \"x\""},
+      {{"jobs", "submit", "j", "--config", config, "--worker-count", "many"},
+       2,
+       "--worker-count: expected an integer >= 0, got \"many\""},
+      {{"jobs", "submit", "9j", "--config", config}, 2, "JOB: "},
+      {{"jobs", "submit", "j", "--config", dir_ + "/none.yaml"},
+       3,
+       "none.yaml"},
+      {{"jobs", "list", "--timeout", "-1"},
+       2,
+       "--timeout: expected seconds in (0, 86400], got \"-1\""},
+      {{"trials", "list", "--study", "s", "--db", "x.db"},
+       64,
+       "give --db FILE or --server ADDR, not both"},
+  };
+  for (const Case& c : cases) {
+    auto result = Hptune(c.args, a);
+    EXPECT_EQ(result.exit_code, c.exit_code) << c.args[1] << " " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(c.message)) << c.args[1];
+  }
+}
+
+TEST_F(JobsCliTest, EveryCommandHasHelpWithAnExample) {
+  for (const char* sub :
+       {"submit", "list", "describe", "cancel", "stream-logs", "watch"}) {
+    auto help =
+        testing::RunProcess({testing::HptuneBinary(), "jobs", sub, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << sub;
+    EXPECT_THAT(help.out, HasSubstr("usage: hptune jobs " + std::string(sub)));
+    EXPECT_THAT(help.out, HasSubstr("Example"));
+    EXPECT_THAT(help.out, HasSubstr("--server ADDR"));
+  }
+  auto jobs = testing::RunProcess({testing::HptuneBinary(), "jobs", "--help"});
+  EXPECT_EQ(jobs.exit_code, 0);
+  EXPECT_THAT(jobs.out, HasSubstr("69 no server reachable"));
+  for (const char* command : {"trials", "studies"}) {
+    auto help =
+        testing::RunProcess({testing::HptuneBinary(), command, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_THAT(help.out, HasSubstr("--token-file FILE"));
+    EXPECT_THAT(help.out, HasSubstr("Example"));
+  }
+}
+
+TEST_F(JobsCliTest, TokenFromFileOrEnvironmentIsSentAndChecked) {
+  const std::string token = dir_ + "/token";
+  const std::string wrong = dir_ + "/wrong";
+  std::ofstream(token) << "correct-horse\n";
+  std::ofstream(wrong) << "battery-staple\n";
+  ServeProcess server(testing::MakeTempDir(), {"--token-file", token});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string a = server.address();
+
+  auto none = Hptune({"jobs", "list"}, a);
+  EXPECT_EQ(none.exit_code, 77);
+  EXPECT_THAT(none.err, HasSubstr("the server at " + a + " refused the call"));
+  auto bad = Hptune({"jobs", "list", "--token-file", wrong}, a);
+  EXPECT_EQ(bad.exit_code, 77);
+  EXPECT_THAT(bad.err, HasSubstr("refused the call"));
+  auto good = Hptune({"jobs", "list", "--token-file", token}, a);
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_THAT(good.out, HasSubstr("jobId"));
+
+  setenv("HPTUNE_TOKEN", "correct-horse", 1);
+  auto from_env = Hptune({"studies", "list"}, a);
+  unsetenv("HPTUNE_TOKEN");
+  EXPECT_EQ(from_env.exit_code, 0) << from_env.err;
+}
+
+TEST_F(JobsCliTest, TlsWithTheServersCertificateAsRoot) {
+  if (testing::RunProcess({"/bin/sh", "-c", "command -v openssl"}).exit_code !=
+      0) {
+    GTEST_SKIP() << "openssl is not installed";
+  }
+  const std::string cert = dir_ + "/cert.pem";
+  const std::string key = dir_ + "/key.pem";
+  auto made = testing::RunProcess(
+      {"/usr/bin/env", "openssl", "req", "-x509", "-newkey", "rsa:2048",
+       "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj",
+       "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ServeProcess server(testing::MakeTempDir(),
+                      {"--tls-cert", cert, "--tls-key", key});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string a = server.address();
+
+  auto tls = Hptune({"jobs", "list", "--tls-ca", cert}, a);
+  EXPECT_EQ(tls.exit_code, 0) << tls.err;
+  setenv("HPTUNE_TLS_CA", cert.c_str(), 1);
+  auto from_env = Hptune({"studies", "list"}, a);
+  unsetenv("HPTUNE_TLS_CA");
+  EXPECT_EQ(from_env.exit_code, 0) << from_env.err;
+
+  auto plaintext = Hptune({"jobs", "list"}, a);
+  EXPECT_EQ(plaintext.exit_code, 69);
+  EXPECT_THAT(plaintext.err, HasSubstr("tried plaintext: if the server uses "
+                                       "--tls-cert, pass --tls-ca"));
+}
+
+}  // namespace
+}  // namespace hptune
