@@ -1,0 +1,51 @@
+// Fuzz target for the job config parser (YAML and JSON), the first thing
+// that reads what users and RPC clients send.
+//
+// Beyond "no crash, no sanitizer report", it checks the parser's contract on
+// every input: a JobSpec comes back exactly when there are no errors, every
+// error names a field and says what is wrong, and an accepted config
+// survives a round trip through its canonical JSON (TrainingInputToJson,
+// what the store and TF_CONFIG carry) unchanged.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "hptune/core/config.h"
+
+namespace {
+
+[[noreturn]] void Fail(std::string_view what, std::string_view input) {
+  std::cerr << "config_parser_fuzzer: " << what << "\ninput:\n"
+            << input << "\n";
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const hptune::ConfigParseResult result = hptune::ParseJobConfig(text);
+  if (result.job.has_value() != result.errors.empty()) {
+    Fail("a JobSpec must come back exactly when there are no errors", text);
+  }
+  for (const hptune::FieldError& e : result.errors) {
+    if (e.message.empty()) Fail("an error without a message", text);
+  }
+  if (!result.job.has_value()) return 0;
+  const std::string json = hptune::TrainingInputToJson(*result.job);
+  const hptune::ConfigParseResult again =
+      hptune::ParseJobConfig(json, hptune::ConfigFormat::kJson);
+  if (!again.job.has_value()) {
+    Fail("the canonical JSON of an accepted config is refused: " +
+             again.errors.front().ToString() + "\njson: " + json,
+         text);
+  }
+  if (!(*again.job == *result.job)) {
+    Fail("the canonical JSON does not give the same JobSpec\njson: " + json,
+         text);
+  }
+  return 0;
+}
