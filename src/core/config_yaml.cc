@@ -5,6 +5,7 @@
 // scalars are strings (yaml-cpp tags them "!"). yaml-cpp's typed accessors
 // follow YAML 1.1 instead (`yes` is a bool, `1e-5` needs a dot), which is
 // why scalars are resolved here. Everything yaml-cpp throws is caught here.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <exception>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -207,26 +209,83 @@ class Converter {
   int next_order_ = 0;
 };
 
+// Counts a stream's documents up to two. yaml-cpp 0.7's LoadAll never
+// returns on some malformed input ("[5],": after the first document it keeps
+// producing empty ones without consuming the bad token, allocating as it
+// goes; jbeder/yaml-cpp#1040, fixed upstream after 0.8), so documents are
+// counted with the parser's events first and at most two are ever read.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  int documents() const { return documents_; }
+  // Where the second document starts, and whether it held nothing but a
+  // null: what the parser makes of stray text after the first document.
+  const YAML::Mark& second_start() const { return second_start_; }
+  bool second_is_stray() const { return second_events_ == 1 && second_null_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ == 2) second_start_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    Event(mark);
+    if (documents_ == 2) second_null_ = true;
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Event(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Event(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&,
+                       YAML::anchor_t, YAML::EmitterStyle::value) override {
+    Event(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Event(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Event(const YAML::Mark& mark) {
+    if (documents_ != 2) return;
+    if (second_events_++ == 0) second_start_ = mark;
+  }
+
+  int documents_ = 0;
+  YAML::Mark second_start_ = YAML::Mark::null_mark();
+  int second_events_ = 0;
+  bool second_null_ = false;
+};
+
+std::string MarkField(const YAML::Mark& mark) {
+  return mark.line >= 0 ? PositionField(mark.line + 1, mark.column + 1)
+                        : "(config)";
+}
+
 }  // namespace
 
 TreeParseResult ParseYamlTree(std::string_view text) {
   TreeParseResult result;
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.empty()) return result;
-    if (documents.size() > 1) {
-      const YAML::Mark mark = documents[1].Mark();
+    std::stringstream stream{std::string(text)};
+    YAML::Parser parser(stream);
+    DocumentCounter counter;
+    while (counter.documents() < 2 && parser.HandleNextDocument(counter)) {
+    }
+    if (counter.documents() == 0) return result;
+    if (counter.documents() > 1) {
       result.errors.push_back(
-          {mark.line >= 0 ? PositionField(mark.line + 1, mark.column + 1)
-                          : "(config)",
-           "invalid config: only one YAML document is allowed, got " +
-               std::to_string(documents.size())});
+          {MarkField(counter.second_start()),
+           counter.second_is_stray()
+               ? "invalid YAML: unexpected text after the end of the config"
+               : "invalid config: only one YAML document is allowed"});
       return result;
     }
+    const YAML::Node document = YAML::Load(std::string(text));
     ConfigNode root;
     Converter converter(&result.errors);
-    if (converter.Convert(documents[0], documents[0].Mark().line + 1, 0,
-                          &root)) {
+    if (converter.Convert(document, document.Mark().line + 1, 0, &root)) {
       result.root = std::move(root);
     }
   } catch (const YAML::Exception& e) {
