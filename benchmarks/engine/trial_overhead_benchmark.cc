@@ -63,17 +63,20 @@ JobSpec TrueJob(const std::string& id) {
   return job;
 }
 
-void BM_JobTrials(benchmark::State& state) {
+// Runs one job of `trials_per_job` trials of TrueJob per iteration through
+// `launcher` and reports the wall time per trial.
+void RunJobs(benchmark::State& state, launch::Launcher& launcher,
+             const std::string& job_prefix, int trials_per_job) {
   const std::filesystem::path dir = TempDir();
   auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
   engine::TuningEngine engine(*store);
-  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
   engine::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   int jobs = 0;
   int64_t trials = 0;
   for (auto _ : state) {
-    JobSpec job = TrueJob(absl::StrCat("job", ++jobs));
+    JobSpec job = TrueJob(absl::StrCat(job_prefix, ++jobs));
+    if (trials_per_job > 0) job.study->max_trials = trials_per_job;
     engine::JobRunner runner(*store, engine, launcher, options);
     if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
     auto record = runner.Run(job);
@@ -87,6 +90,11 @@ void BM_JobTrials(benchmark::State& state) {
       static_cast<double>(trials),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   std::filesystem::remove_all(dir);
+}
+
+void BM_JobTrials(benchmark::State& state) {
+  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  RunJobs(state, launcher, "job", 0);
 }
 BENCHMARK(BM_JobTrials)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -104,28 +112,7 @@ void BM_JobTrialsSlurm(benchmark::State& state) {
     }
     return;
   }
-  const std::filesystem::path dir = TempDir();
-  auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
-  engine::TuningEngine engine(*store);
-  engine::JobRunnerOptions options;
-  options.runs_dir = dir / "runs";
-  int jobs = 0;
-  int64_t trials = 0;
-  for (auto _ : state) {
-    JobSpec job = TrueJob(absl::StrCat("slurm_job", ++jobs, "_", ::getpid()));
-    job.study->max_trials = 5;
-    engine::JobRunner runner(*store, engine, **launcher, options);
-    if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
-    auto record = runner.Run(job);
-    if (!record.ok() || record->state != JobState::kSucceeded) {
-      state.SkipWithError("the job did not succeed");
-    }
-    trials += job.study->max_trials;
-  }
-  state.counters["per_trial"] = benchmark::Counter(
-      static_cast<double>(trials),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  std::filesystem::remove_all(dir);
+  RunJobs(state, **launcher, absl::StrCat("slurm_job_", ::getpid(), "_"), 5);
 }
 BENCHMARK(BM_JobTrialsSlurm)
     ->Unit(benchmark::kMillisecond)

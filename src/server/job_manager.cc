@@ -124,6 +124,19 @@ void JobManager::StopLeftovers(std::string_view job_id) {
                                    kLeftoverGrace);
 }
 
+void JobManager::FailUnresumable(const std::string& job_id,
+                                 const std::string& why) {
+  const std::string message = absl::StrCat("cannot resume: ", why);
+  (void)store_
+      .UpdateJob(job_id,
+                 [&](JobRecord& j) {
+                   j.error_message = message;
+                   return j.TransitionTo(JobState::kFailed,
+                                         SystemClock().Now());
+                 })
+      .status();
+}
+
 void JobManager::FinishCancelling(const JobRecord& job) {
   auto trials = store_.ListTrialSummaries(job.study_name);
   if (trials.ok()) {
@@ -160,17 +173,11 @@ void JobManager::ResumeUnfinished() {
     ConfigParseResult parsed = ParseJobConfig(
         record.training_input_json, ConfigFormat::kJson, record.job_id);
     if (!parsed.job) {
-      const std::string message = absl::StrCat(
-          "cannot resume: the stored trainingInput no longer parses: ",
-          FieldErrorsToStatus(parsed.errors).message());
-      (void)store_
-          .UpdateJob(record.job_id,
-                     [&](JobRecord& j) {
-                       j.error_message = message;
-                       return j.TransitionTo(JobState::kFailed,
-                                             SystemClock().Now());
-                     })
-          .status();
+      FailUnresumable(
+          record.job_id,
+          absl::StrCat("the stored trainingInput no longer "
+                       "parses: ",
+                       FieldErrorsToStatus(parsed.errors).message()));
       continue;
     }
     // Reports of the lost run that are not stored yet are stored now, and
@@ -178,16 +185,7 @@ void JobManager::ResumeUnfinished() {
     absl::Status recovered =
         RecoverTrialFiles(engine_, options_.runs_dir, record, *parsed.job);
     if (!recovered.ok()) {
-      const std::string message =
-          absl::StrCat("cannot resume: ", std::string(recovered.message()));
-      (void)store_
-          .UpdateJob(record.job_id,
-                     [&](JobRecord& j) {
-                       j.error_message = message;
-                       return j.TransitionTo(JobState::kFailed,
-                                             SystemClock().Now());
-                     })
-          .status();
+      FailUnresumable(record.job_id, std::string(recovered.message()));
       continue;
     }
     StartThread(*parsed.job);

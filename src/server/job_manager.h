@@ -72,6 +72,8 @@ class JobManager {
   void StartThread(const JobSpec& job);
   void RunJob(JobSpec job, RunningJob* running);
   void FinishCancelling(const JobRecord& job);
+  // Ends a job that cannot be resumed FAILED, saying why.
+  void FailUnresumable(const std::string& job_id, const std::string& why);
   void StopLeftovers(std::string_view job_id);
   void Bump();
 
