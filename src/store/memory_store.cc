@@ -142,6 +142,30 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
   return trials;
 }
 
+absl::StatusOr<std::vector<TrialStatus>> MemoryStore::ListTrialStatuses(
+    std::string_view study) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  std::vector<TrialStatus> statuses;
+  statuses.reserve(data->trials.size());
+  for (const Trial& t : data->trials) {
+    statuses.push_back(
+        {.number = t.number, .state = t.state, .end_time = t.end_time});
+  }
+  return statuses;
+}
+
+absl::StatusOr<std::vector<Measurement>> MemoryStore::ListMeasurements(
+    std::string_view study, int64_t number, int64_t skip) {
+  RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
+  const auto size = static_cast<int64_t>(trial->measurements.size());
+  return std::vector<Measurement>(
+      trial->measurements.begin() + std::min(skip, size),
+      trial->measurements.end());
+}
+
 absl::StatusOr<Trial> MemoryStore::UpdateTrial(
     std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -147,7 +149,9 @@ absl::StatusOr<std::string> EncodeStudySpec(const StudySpec& spec) {
   });
 }
 
-absl::StatusOr<StudySpec> DecodeStudySpec(std::string_view text) {
+namespace {
+
+absl::StatusOr<StudySpec> DecodeStudySpecUncached(std::string_view text) {
   return Decode("study spec", text, [](const Json& j) {
     StudySpec spec;
     std::vector<ParameterSpec> params;
@@ -167,6 +171,29 @@ absl::StatusOr<StudySpec> DecodeStudySpec(std::string_view text) {
     if (j.contains("seed")) spec.seed = j.at("seed").get<uint64_t>();
     return spec;
   });
+}
+
+}  // namespace
+
+absl::StatusOr<StudySpec> DecodeStudySpec(std::string_view text) {
+  // Every early-stopping check reads its study's spec, and parsing the JSON
+  // was a tenth of a check's cost; a spec never changes once stored, so the
+  // decodes of the last few texts are kept, keyed by the whole text.
+  constexpr size_t kMemoEntries = 16;
+  static std::mutex mutex;
+  static auto* memo = new std::map<std::string, StudySpec, std::less<>>();
+  {
+    std::lock_guard lock(mutex);
+    auto it = memo->find(text);
+    if (it != memo->end()) return it->second;
+  }
+  absl::StatusOr<StudySpec> spec = DecodeStudySpecUncached(text);
+  if (spec.ok()) {
+    std::lock_guard lock(mutex);
+    if (memo->size() >= kMemoEntries) memo->clear();
+    memo->emplace(std::string(text), *spec);
+  }
+  return spec;
 }
 
 absl::StatusOr<std::string> EncodeParameters(

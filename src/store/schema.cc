@@ -173,8 +173,11 @@ absl::Status PrepareDatabase(SqliteConnection& connection) {
   // SIGKILL included; only the fsync is left to checkpoints, so an OS crash
   // or power loss may lose the last commits, never corrupt the file. FULL
   // would fsync every commit (every measurement) for that last case.
-  RETURN_IF_ERROR(connection.Exec(
-      "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;"));
+  // wal_autocheckpoint=0: SqliteStore checkpoints on a thread of its own
+  // (wal_checkpointer.h), never inside a commit.
+  RETURN_IF_ERROR(
+      connection.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; "
+                      "PRAGMA wal_autocheckpoint = 0;"));
 
   FileIdentity identity;
   RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {

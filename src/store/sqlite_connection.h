@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,10 +104,20 @@ class SqliteConnection {
   // A Status for SQLite result code `rc`, naming the file and `context`.
   absl::Status Error(int rc, const std::string& context) const;
 
+  // Calls `hook` after each commit of this connection with the number of
+  // pages in the WAL (sqlite3_wal_hook); it must not use the connection.
+  // Replaces SQLite's own automatic checkpoint.
+  void OnWalCommit(std::function<void(int wal_pages)> hook);
+  // A passive checkpoint (sqlite3_wal_checkpoint_v2): copies what it can of
+  // the WAL into the database without waiting for readers or writers, and
+  // returns how many of the WAL's frames are now in the database.
+  absl::StatusOr<int> CheckpointPassive();
+
  private:
   SqliteConnection(std::string path, sqlite3* db,
                    std::chrono::milliseconds busy_deadline);
   static int BusyHandler(void* self, int attempts);
+  static int WalHook(void* self, sqlite3* db, const char* schema, int pages);
 
   std::string path_;
   sqlite3* db_;
@@ -115,6 +126,7 @@ class SqliteConnection {
   // Set while RetryWhileBusy runs: the busy handler gives up there too.
   std::optional<std::chrono::steady_clock::time_point> retry_deadline_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
+  std::function<void(int)> wal_hook_;
 };
 
 // True for the transient error of a busy or locked database.

@@ -7,6 +7,7 @@
 #include "src/store/sqlite_connection.h"
 #include "src/store/sqlite_tables.h"
 #include "src/store/store_rules.h"
+#include "src/store/wal_checkpointer.h"
 
 namespace hptune::store {
 
@@ -20,34 +21,60 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
       std::unique_ptr<internal::SqliteConnection> connection,
       internal::SqliteConnection::Open(path, options.busy_deadline));
   RETURN_IF_ERROR(internal::PrepareDatabase(*connection));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::SqliteConnection> reader,
+      internal::SqliteConnection::Open(path, options.busy_deadline));
+  ASSIGN_OR_RETURN(std::unique_ptr<internal::WalCheckpointer> checkpointer,
+                   internal::WalCheckpointer::Start(path));
   return std::unique_ptr<SqliteStore>(
-      new SqliteStore(path, clock, std::move(connection)));
+      new SqliteStore(path, clock, std::move(connection), std::move(reader),
+                      std::move(checkpointer)));
 }
 
-SqliteStore::SqliteStore(std::string path, Clock& clock,
-                         std::unique_ptr<internal::SqliteConnection> connection)
+SqliteStore::SqliteStore(
+    std::string path, Clock& clock,
+    std::unique_ptr<internal::SqliteConnection> connection,
+    std::unique_ptr<internal::SqliteConnection> reader,
+    std::unique_ptr<internal::WalCheckpointer> checkpointer)
     : path_(std::move(path)),
       clock_(clock),
-      connection_(std::move(connection)) {}
+      checkpointer_(std::move(checkpointer)),
+      connection_(std::move(connection)),
+      reader_(std::move(reader)) {
+  connection_->OnWalCommit([this](int pages) {
+    wal_pages_ = pages;
+    checkpointer_->Committed(pages);
+  });
+}
 
 SqliteStore::~SqliteStore() = default;
 
-absl::Status SqliteStore::Read(absl::FunctionRef<absl::Status()> body) {
-  std::lock_guard lock(mu_);
-  return connection_->InTransaction(TransactionMode::kRead, body);
+absl::Status SqliteStore::Read(
+    absl::FunctionRef<absl::Status(Connection&)> body) {
+  std::lock_guard lock(read_mu_);
+  return reader_->InTransaction(TransactionMode::kRead,
+                                [&] { return body(*reader_); });
 }
 
 absl::Status SqliteStore::Write(absl::FunctionRef<absl::Status()> body) {
   std::lock_guard lock(mu_);
-  return connection_->InTransaction(TransactionMode::kWrite, body);
+  absl::Status status =
+      connection_->InTransaction(TransactionMode::kWrite, body);
+  // The WAL's bound (wal_checkpointer.h): the few frames the background
+  // checkpoint has not copied yet, so that the next write starts it over.
+  // Passive, so it never waits; when busy, the next commit tries again.
+  if (wal_pages_ >= internal::WalCheckpointer::kWalPagesHardLimit) {
+    (void)connection_->CheckpointPassive();
+  }
+  return status;
 }
 
 template <typename T>
 absl::StatusOr<T> SqliteStore::ReadValue(
     absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select) {
   T value{};
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(value, select(*connection_));
+  RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
+    ASSIGN_OR_RETURN(value, select(db));
     return absl::OkStatus();
   }));
   return value;
@@ -155,9 +182,8 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::AddTrials(
 
 absl::StatusOr<Trial> SqliteStore::GetTrial(std::string_view study,
                                             int64_t number) {
-  auto& db = *connection_;
   std::optional<Trial> trial;
-  RETURN_IF_ERROR(Read([&]() -> absl::Status {
+  RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
     ASSIGN_OR_RETURN(trial, internal::SelectTrial(db, study, number));
     if (trial) return absl::OkStatus();
     ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
@@ -178,6 +204,31 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrialSummaries(
   return ReadFromStudy<std::vector<Trial>>(study, [&](Connection& db) {
     return internal::SelectTrialRows(db, study);
   });
+}
+
+absl::StatusOr<std::vector<TrialStatus>> SqliteStore::ListTrialStatuses(
+    std::string_view study) {
+  return ReadFromStudy<std::vector<TrialStatus>>(study, [&](Connection& db) {
+    return internal::SelectTrialStatuses(db, study);
+  });
+}
+
+absl::StatusOr<std::vector<Measurement>> SqliteStore::ListMeasurements(
+    std::string_view study, int64_t number, int64_t skip) {
+  RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
+  std::vector<Measurement> measurements;
+  RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
+    ASSIGN_OR_RETURN(bool exists, internal::TrialExists(db, study, number));
+    if (!exists) {
+      ASSIGN_OR_RETURN(bool study_exists, internal::StudyExists(db, study));
+      return study_exists ? internal::TrialNotFound(study, number)
+                          : internal::StudyNotFound(study);
+    }
+    ASSIGN_OR_RETURN(measurements,
+                     internal::SelectMeasurements(db, study, number, skip));
+    return absl::OkStatus();
+  }));
+  return measurements;
 }
 
 absl::StatusOr<Trial> SqliteStore::UpdateTrial(
@@ -212,22 +263,57 @@ absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
   const Timestamp now = clock_.Now();
   Measurement m = measurement;
   RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
-  auto& db = *connection_;
-  return Write([&]() -> absl::Status {
-    // Only the trial's row: the check must not cost more as curves grow.
-    ASSIGN_OR_RETURN(std::optional<Trial> trial,
-                     internal::SelectTrialRow(db, study, number));
-    if (!trial) {
-      ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-      return exists ? internal::TrialNotFound(study, number)
-                    : internal::StudyNotFound(study);
+  QueuedMeasurement queued{
+      .study = study, .number = number, .measurement = &m, .time = now};
+  std::unique_lock lock(queue_mu_);
+  queue_.push_back(&queued);
+  while (!queued.done) {
+    if (committing_) {
+      queue_committed_.wait(lock);
+      continue;
     }
-    RETURN_IF_ERROR(internal::CheckAcceptsMeasurements(study, *trial));
-    RETURN_IF_ERROR(internal::AppendMeasurement(db, study, number, m));
-    return internal::InsertEvent(
-        db, MakeEvent(now, internal::kMeasurement, study, "", number,
-                      internal::MeasurementDetail(m)));
+    committing_ = true;
+    std::vector<QueuedMeasurement*> batch;
+    batch.swap(queue_);
+    lock.unlock();
+    CommitMeasurements(batch);
+    lock.lock();
+    for (QueuedMeasurement* q : batch) q->done = true;
+    committing_ = false;
+    queue_committed_.notify_all();
+  }
+  return queued.status;
+}
+
+void SqliteStore::CommitMeasurements(
+    const std::vector<QueuedMeasurement*>& batch) {
+  auto& db = *connection_;
+  const absl::Status committed = Write([&]() -> absl::Status {
+    for (QueuedMeasurement* q : batch) {
+      q->status = absl::OkStatus();
+      // Only the trial's row: the check must not cost more as curves grow.
+      ASSIGN_OR_RETURN(std::optional<Trial> trial,
+                       internal::SelectTrialRow(db, q->study, q->number));
+      if (!trial) {
+        ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, q->study));
+        q->status = exists ? internal::TrialNotFound(q->study, q->number)
+                           : internal::StudyNotFound(q->study);
+        continue;
+      }
+      q->status = internal::CheckAcceptsMeasurements(q->study, *trial);
+      if (!q->status.ok()) continue;
+      RETURN_IF_ERROR(internal::AppendMeasurement(db, q->study, q->number,
+                                                  *q->measurement));
+      RETURN_IF_ERROR(internal::InsertEvent(
+          db,
+          MakeEvent(q->time, internal::kMeasurement, q->study, "", q->number,
+                    internal::MeasurementDetail(*q->measurement))));
+    }
+    return absl::OkStatus();
   });
+  if (!committed.ok()) {
+    for (QueuedMeasurement* q : batch) q->status = committed;
+  }
 }
 
 // --- Designer state ---

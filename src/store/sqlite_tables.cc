@@ -314,24 +314,64 @@ absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
   return trial;
 }
 
+absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
+    SqliteConnection& db, std::string_view study, int64_t number,
+    int64_t skip) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db.Prepare("SELECT step, time, metrics_json FROM "
+                              "measurements WHERE study = ?1 AND "
+                              "trial_number = ?2 AND seq > ?3 ORDER BY seq"));
+  select.BindText(1, study).BindInt(2, number).BindInt(3, skip);
+  std::vector<Measurement> measurements;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, select.Step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(Measurement m, ReadMeasurement(select, study, number));
+    measurements.push_back(std::move(m));
+  }
+  return measurements;
+}
+
 absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
                                                  std::string_view study,
                                                  int64_t number) {
   ASSIGN_OR_RETURN(std::optional<Trial> trial,
                    SelectTrialRow(db, study, number));
   if (!trial) return std::nullopt;
-  ASSIGN_OR_RETURN(
-      Statement select,
-      db.Prepare("SELECT step, time, metrics_json FROM measurements "
-                 "WHERE study = ?1 AND trial_number = ?2 ORDER BY seq"));
+  ASSIGN_OR_RETURN(trial->measurements,
+                   SelectMeasurements(db, study, number, 0));
+  return trial;
+}
+
+absl::StatusOr<bool> TrialExists(SqliteConnection& db, std::string_view study,
+                                 int64_t number) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db.Prepare("SELECT 1 FROM trials WHERE study = ?1 AND "
+                              "number = ?2"));
   select.BindText(1, study).BindInt(2, number);
+  return select.Step();
+}
+
+absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
+    SqliteConnection& db, std::string_view study) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db.Prepare("SELECT number, state, end_time FROM trials "
+                              "WHERE study = ?1 ORDER BY number"));
+  select.BindText(1, study);
+  std::vector<TrialStatus> statuses;
   while (true) {
     ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(Measurement m, ReadMeasurement(select, study, number));
-    trial->measurements.push_back(std::move(m));
+    TrialStatus status;
+    status.number = select.ColumnInt(0);
+    const std::string state = select.ColumnText(1);
+    ASSIGN_OR_RETURN(status.state,
+                     ParseState(ParseTrialState(state), state,
+                                TrialLabel(study, status.number)));
+    status.end_time = OptionalTime(select.ColumnOptionalInt(2));
+    statuses.push_back(status);
   }
-  return trial;
+  return statuses;
 }
 
 absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,

@@ -216,6 +216,12 @@ absl::Status CheckEventLimit(int limit) {
       absl::StrCat("event limit must be positive, got ", limit));
 }
 
+absl::Status CheckMeasurementSkip(int64_t skip) {
+  if (skip >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("measurements to skip must be >= 0, got ", skip));
+}
+
 std::string MeasurementDetail(const Measurement& measurement) {
   return absl::StrCat("step ", measurement.step);
 }

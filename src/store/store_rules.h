@@ -74,6 +74,9 @@ absl::Status PrepareJobUpdate(const JobRecord& before, JobRecord& after,
 // InvalidArgument unless limit > 0.
 absl::Status CheckEventLimit(int limit);
 
+// InvalidArgument unless skip >= 0.
+absl::Status CheckMeasurementSkip(int64_t skip);
+
 // "ACTIVE -> SUCCEEDED".
 template <typename State>
 std::string TransitionDetail(State from, State to) {

@@ -1,8 +1,11 @@
 // Concurrent writers in one process: many threads on one SqliteStore, and
 // threads on two SqliteStore instances (two connections) on the same file.
 // Every call must succeed (busy is waited out, never surfaced) and trial
-// numbers must stay dense and unique.
+// numbers must stay dense and unique. Also the store's group commit of
+// concurrent measurements and its checkpoints off the callers' path.
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -17,7 +20,9 @@
 namespace hptune::store {
 namespace {
 
+using ::hptune::store::test::MakeMeasurement;
 using ::hptune::store::test::MakeStudy;
+using ::hptune::store::test::MakeTrial;
 using ::hptune::store::test::RunTrialWorkload;
 using ::hptune::store::test::TempDir;
 using ::testing::SizeIs;
@@ -93,6 +98,95 @@ TEST(SqliteConcurrencyTest, ReadersSeeConsistentSnapshotsDuringWrites) {
   }
   writes.join();
   ExpectCompleteHistory(*reader, 2);
+}
+
+// Concurrent AddMeasurement calls share commits; each one must still get its
+// own answer: the measurements of ACTIVE trials are all stored, once, in
+// each caller's order, while those for an ended trial are refused, without
+// failing the others committed with them.
+TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
+                       SqliteStore::Open(dir.File("hptune.db")));
+  ASSERT_OK(store->CreateStudy(MakeStudy("study")));
+  constexpr int kActive = 12;
+  constexpr int kSteps = 150;
+  std::vector<Trial> trials;
+  for (int i = 0; i < kActive; ++i) {
+    Trial trial = MakeTrial(0.01 * i);
+    trial.state = TrialState::kActive;
+    trials.push_back(trial);
+  }
+  Trial ended = MakeTrial(0.5);
+  ended.state = TrialState::kSucceeded;
+  ended.final_measurement = MakeMeasurement(1, 0.5);
+  trials.push_back(ended);
+  ASSERT_OK(store->AddTrials("study", trials, std::nullopt).status());
+
+  std::atomic<int> refused = 0;
+  std::vector<absl::Status> results(kActive);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kActive; ++i) {
+    threads.emplace_back([&, i] {
+      for (int step = 1; step <= kSteps; ++step) {
+        absl::Status added = store->AddMeasurement(
+            "study", i + 1, MakeMeasurement(step, 0.001 * step));
+        if (!added.ok()) {
+          results[i] = added;
+          return;
+        }
+        // Every few steps, one for the ended trial lands in the same
+        // commits.
+        if (step % 10 == 0 &&
+            absl::IsFailedPrecondition(store->AddMeasurement(
+                "study", kActive + 1, MakeMeasurement(step, 0.1)))) {
+          ++refused;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& result : results) EXPECT_OK(result);
+  EXPECT_EQ(refused, kActive * kSteps / 10);
+  for (int i = 0; i < kActive; ++i) {
+    ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("study", i + 1));
+    ASSERT_THAT(trial.measurements, SizeIs(kSteps));
+    for (int step = 1; step <= kSteps; ++step) {
+      EXPECT_EQ(trial.measurements[step - 1].step, step);
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("study", kActive + 1));
+  EXPECT_THAT(trial.measurements, SizeIs(0));
+}
+
+// Checkpoints run on the store's own thread: while one writer commits
+// thousands of measurements the WAL stays bounded and the pages reach the
+// database file.
+TEST(SqliteConcurrencyTest, TheWalIsCheckpointedWhileWritesGoOn) {
+  TempDir dir;
+  const std::string path = dir.File("hptune.db");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
+                       SqliteStore::Open(path));
+  ASSERT_OK(store->CreateStudy(MakeStudy("study")));
+  Trial trial = MakeTrial(0.1);
+  trial.state = TrialState::kActive;
+  ASSERT_OK(store->AddTrials("study", {trial}, std::nullopt).status());
+  // Each commit writes a few 4 KiB pages: without checkpoints the WAL would
+  // pass 25 MB.
+  constexpr int kCommits = 3000;
+  for (int step = 1; step <= kCommits; ++step) {
+    ASSERT_OK(store->AddMeasurement("study", 1, MakeMeasurement(step, 0.5)));
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::filesystem::file_size(path) < 256 * 1024 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(std::filesystem::file_size(path), 256u * 1024);
+  EXPECT_LT(std::filesystem::file_size(path + "-wal"), 20u * 1024 * 1024);
+  ASSERT_OK_AND_ASSIGN(Trial stored, store->GetTrial("study", 1));
+  EXPECT_THAT(stored.measurements, SizeIs(kCommits));
 }
 
 }  // namespace

@@ -364,6 +364,54 @@ TEST_P(StoreConformanceTest, TrialSummariesAreTheTrialsWithoutTheirCurves) {
               StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
 }
 
+TEST_P(StoreConformanceTest, TrialStatusesAreNumberStateAndEndTime) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  Trial done = MakeTrial(0.2);
+  done.state = TrialState::kSucceeded;
+  done.final_measurement = MakeMeasurement(5, 0.9);
+  ASSERT_OK(store_->AddTrials("mnist", {done}, std::nullopt));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> full, store_->ListTrials("mnist"));
+  ASSERT_OK_AND_ASSIGN(std::vector<TrialStatus> statuses,
+                       store_->ListTrialStatuses("mnist"));
+  ASSERT_THAT(statuses, SizeIs(2));
+  for (size_t i = 0; i < full.size(); ++i) {
+    EXPECT_EQ(statuses[i], (TrialStatus{.number = full[i].number,
+                                        .state = full[i].state,
+                                        .end_time = full[i].end_time}));
+  }
+  EXPECT_EQ(statuses[1].state, TrialState::kSucceeded);
+  EXPECT_TRUE(statuses[1].end_time.has_value());
+  EXPECT_THAT(store_->ListTrialStatuses("nope"),
+              StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
+}
+
+TEST_P(StoreConformanceTest, ListMeasurementsSkipsTheFirstOnes) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  for (int step = 1; step <= 3; ++step) {
+    ASSERT_OK(
+        store_->AddMeasurement("mnist", 1, MakeMeasurement(step, 0.1 * step)));
+  }
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  ASSERT_OK_AND_ASSIGN(std::vector<Measurement> all,
+                       store_->ListMeasurements("mnist", 1, 0));
+  EXPECT_EQ(all, trial.measurements);
+  ASSERT_OK_AND_ASSIGN(std::vector<Measurement> tail,
+                       store_->ListMeasurements("mnist", 1, 2));
+  ASSERT_THAT(tail, SizeIs(1));
+  EXPECT_EQ(tail[0], trial.measurements[2]);
+  EXPECT_THAT(store_->ListMeasurements("mnist", 1, 3), IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(store_->ListMeasurements("mnist", 1, 10),
+              IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(store_->ListMeasurements("mnist", 1, -1),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "measurements to skip must be >= 0, got -1"));
+  EXPECT_THAT(store_->ListMeasurements("mnist", 9, 0),
+              StatusIs(StatusCode::kNotFound, HasSubstr("9")));
+  EXPECT_THAT(store_->ListMeasurements("nope", 1, 0),
+              StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
+}
+
 TEST_P(StoreConformanceTest, AddMeasurementStampsTimeWhenUnset) {
   CreateStudyWithTrial("mnist", TrialState::kActive);
   clock_.Advance(std::chrono::seconds(3));

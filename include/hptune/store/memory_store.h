@@ -44,6 +44,10 @@ class MemoryStore : public Store {
       std::string_view study) override;
   absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
       std::string_view study) override;
+  absl::StatusOr<std::vector<TrialStatus>> ListTrialStatuses(
+      std::string_view study) override;
+  absl::StatusOr<std::vector<Measurement>> ListMeasurements(
+      std::string_view study, int64_t number, int64_t skip) override;
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;

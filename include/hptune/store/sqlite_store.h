@@ -8,20 +8,23 @@
 // before the call returns, so it survives a crash or SIGKILL of the process;
 // an OS crash or power loss may lose the last commits (never corrupts the
 // file). FULL would add an fsync per commit, i.e. per measurement, for that
-// case only.
+// case only. Checkpoints (WAL back into the file, with fsync) run on a
+// thread of the store's own, never inside a caller's commit
+// (src/store/wal_checkpointer.h).
 //
-// Thread-safety: all methods are thread-safe (one connection per store,
-// serialised by a mutex). Several stores and several processes may use the
-// same file: writers take the lock up front (BEGIN IMMEDIATE) and a busy
-// database is waited out, re-running the whole transaction with backoff, up
-// to SqliteStoreOptions::busy_deadline; only then does a call fail, with
-// Unavailable naming the file. Because of those retries the `mutate`
-// callbacks of UpdateTrial and UpdateJob may run more than once; they must
-// only change the record they are given and must not call the store.
+// Thread-safety: all methods are thread-safe (one connection for writes and
+// one for reads, each serialised by a mutex). Several stores and several
+// processes may use the same file: writers take the lock up front (BEGIN
+// IMMEDIATE) and a busy database is waited out, re-running the whole
+// transaction with backoff, up to SqliteStoreOptions::busy_deadline; only then
+// does a call fail, with Unavailable naming the file. Because of those retries
+// the `mutate` callbacks of UpdateTrial and UpdateJob may run more than once;
+// they must only change the record they are given and must not call the store.
 #ifndef HPTUNE_STORE_SQLITE_STORE_H_
 #define HPTUNE_STORE_SQLITE_STORE_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +42,7 @@ namespace hptune::store {
 
 namespace internal {
 class SqliteConnection;
+class WalCheckpointer;
 }  // namespace internal
 
 struct SqliteStoreOptions {
@@ -75,6 +79,10 @@ class SqliteStore : public Store {
       std::string_view study) override;
   absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
       std::string_view study) override;
+  absl::StatusOr<std::vector<TrialStatus>> ListTrialStatuses(
+      std::string_view study) override;
+  absl::StatusOr<std::vector<Measurement>> ListMeasurements(
+      std::string_view study, int64_t number, int64_t skip) override;
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;
@@ -98,11 +106,15 @@ class SqliteStore : public Store {
 
  private:
   SqliteStore(std::string path, Clock& clock,
-              std::unique_ptr<internal::SqliteConnection> connection);
+              std::unique_ptr<internal::SqliteConnection> connection,
+              std::unique_ptr<internal::SqliteConnection> reader,
+              std::unique_ptr<internal::WalCheckpointer> checkpointer);
 
-  // Run `body` in a read (snapshot) or write (BEGIN IMMEDIATE) transaction
-  // under mu_, retrying it while the database is busy.
-  absl::Status Read(absl::FunctionRef<absl::Status()> body);
+  // Run `body` in a read (snapshot, on reader_ under read_mu_) or write
+  // (BEGIN IMMEDIATE, on connection_ under mu_) transaction, retrying it
+  // while the database is busy.
+  absl::Status Read(
+      absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
   absl::Status Write(absl::FunctionRef<absl::Status()> body);
   // Runs `select` in a read transaction and returns what it read.
   template <typename T>
@@ -114,10 +126,42 @@ class SqliteStore : public Store {
       std::string_view study,
       absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
 
+  // One AddMeasurement waiting for its commit (group commit, below).
+  struct QueuedMeasurement {
+    std::string_view study;
+    int64_t number = 0;
+    const Measurement* measurement = nullptr;
+    Timestamp time{};
+    absl::Status status;
+    bool done = false;
+  };
+  // Appends every measurement of `batch` in one transaction. A measurement
+  // the rules refuse (unknown trial, trial not accepting) gets its own error
+  // and is left out; an SQLite error fails the whole batch.
+  void CommitMeasurements(const std::vector<QueuedMeasurement*>& batch);
+
   const std::string path_;
   Clock& clock_;
-  std::mutex mu_;  // Serialises use of connection_.
+  // Group commit of AddMeasurement: concurrent calls queue here; the first
+  // one that finds no commit running commits everything queued in one
+  // transaction and wakes the others. Under load (clients report after
+  // every step) one commit then carries several measurements, and the
+  // others wait for a commit instead of for the lock.
+  std::mutex queue_mu_;
+  std::condition_variable queue_committed_;
+  std::vector<QueuedMeasurement*> queue_;
+  bool committing_ = false;
+  // Declared first so that it outlives connection_, whose commits call it.
+  std::unique_ptr<internal::WalCheckpointer> checkpointer_;
+  std::mutex mu_;  // Serialises use of connection_, the writer.
   std::unique_ptr<internal::SqliteConnection> connection_;
+  int wal_pages_ = 0;  // After connection_'s last commit; under mu_.
+  // Reads have a connection of their own: in WAL mode a read never waits
+  // for a commit in progress, so the early-stopping checks that follow every
+  // measurement do not queue behind the measurements' writes. A read that
+  // starts after a write returned sees it.
+  std::mutex read_mu_;
+  std::unique_ptr<internal::SqliteConnection> reader_;
 };
 
 }  // namespace hptune::store

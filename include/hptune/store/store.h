@@ -27,6 +27,14 @@
 
 namespace hptune::store {
 
+// Where one trial stands, without its parameters or measurements.
+struct TrialStatus {
+  int64_t number = 0;
+  TrialState state = TrialState::kRequested;
+  std::optional<Timestamp> end_time;
+  bool operator==(const TrialStatus&) const = default;
+};
+
 // One entry of the event log, appended with each state change.
 struct Event {
   int64_t id = 0;  // Increasing; resume a watch with ListEvents(after_id).
@@ -76,6 +84,16 @@ class Store {
   // that does not grow with the learning curves.
   virtual absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
       std::string_view study) = 0;
+  // Number, state and end time of each trial, by number: what a reader that
+  // keeps learning curves between calls (the engine's early-stopping check,
+  // after every measurement) needs to see which of them changed.
+  virtual absl::StatusOr<std::vector<TrialStatus>> ListTrialStatuses(
+      std::string_view study) = 0;
+  // The trial's intermediate measurements after its first `skip` (>= 0), in
+  // report order: how such a reader follows a curve as it grows. NotFound
+  // naming study and trial; InvalidArgument for a negative skip.
+  virtual absl::StatusOr<std::vector<Measurement>> ListMeasurements(
+      std::string_view study, int64_t number, int64_t skip) = 0;
   // Reads the trial, applies `mutate` and writes the result back in one
   // transaction; an error from `mutate` changes nothing and is returned. The
   // number and the measurements cannot be changed this way (AddMeasurement).
