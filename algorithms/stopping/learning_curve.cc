@@ -10,6 +10,7 @@ namespace hptune::algorithms {
 
 LearningCurve::LearningCurve(const Trial& trial, const std::string& metric)
     : trial_(trial.number) {
+  points_.reserve(trial.measurements.size());
   for (const Measurement& m : trial.measurements) {
     std::optional<double> value = m.Get(metric);
     if (!value || !std::isfinite(*value)) continue;

@@ -7,6 +7,15 @@
 namespace hptune {
 
 std::optional<double> Measurement::Get(const std::string& metric) const {
+  // The stopping rules call this for every point of every curve they judge,
+  // and a measurement carries one or a few metrics: comparing for equality
+  // (lengths first) beats the map's ordered three-way compares.
+  if (metrics.size() <= 4) {
+    for (const auto& [name, value] : metrics) {
+      if (name == metric) return value;
+    }
+    return std::nullopt;
+  }
   auto it = metrics.find(metric);
   if (it == metrics.end()) return std::nullopt;
   return it->second;

@@ -8,15 +8,17 @@
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "src/engine/curve_cache.h"
 
 namespace hptune::engine {
 namespace {
 
 bool IsPending(const Trial& t) { return !IsTerminal(t.state); }
 
-// Bounds the memory of TuningEngine::completed_curves_ (about 100 bytes a
-// measurement: a few MB).
-constexpr size_t kMaxCachedMeasurements = 50'000;
+// Bounds the memory of TuningEngine::curves_ (about 100 bytes a
+// measurement: 20 MB), with room for a few hundred running curves of a
+// thousand steps, which must not be read again on every check.
+constexpr size_t kMaxCachedMeasurements = 200'000;
 
 std::string Quoted(std::string_view s) {
   return absl::StrCat("\"", std::string(s), "\"");
@@ -63,7 +65,11 @@ bool SpaceExhausted(const SearchSpace& space,
 }  // namespace
 
 TuningEngine::TuningEngine(store::Store& store, Clock& clock)
-    : store_(store), clock_(clock) {}
+    : store_(store),
+      clock_(clock),
+      curves_(std::make_unique<CurveCache>(store, kMaxCachedMeasurements)) {}
+
+TuningEngine::~TuningEngine() = default;
 
 absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                                                       const StudySpec& spec) {
@@ -292,67 +298,30 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingRule rule,
                                  const std::set<int64_t>& only) {
   ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  std::vector<Trial> trials;
+  const std::unique_ptr<algorithms::StoppingPolicy> policy =
+      algorithms::CreateStoppingPolicy(rule);
+  std::vector<algorithms::StoppingDecision> decisions;
+  auto decide = [&](const std::vector<Trial>& trials) -> absl::Status {
+    ASSIGN_OR_RETURN(decisions, policy->Decide(study.spec, trials));
+    return absl::OkStatus();
+  };
   if (rule == algorithms::StoppingRule::kMedian ||
       rule == algorithms::StoppingRule::kMedianAtStep) {
-    ASSIGN_OR_RETURN(trials, store_.ListTrialSummaries(study_name));
-    RETURN_IF_ERROR(LoadCurvesForMedianStopping(study, only, trials));
+    // The median rules judge each ACTIVE trial by its own curve against the
+    // SUCCEEDED trials' curves alone (algorithms/stopping/
+    // median_stopping_policy.h), so the other trials can be left out.
+    RETURN_IF_ERROR(curves_->WithCurves(study, only, decide));
   } else {
     // ASHA ranks every running trial against the others: it reads them all.
-    ASSIGN_OR_RETURN(trials, store_.ListTrials(study_name));
+    ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
+    RETURN_IF_ERROR(decide(trials));
   }
-  ASSIGN_OR_RETURN(
-      std::vector<algorithms::StoppingDecision> decisions,
-      algorithms::CreateStoppingPolicy(rule)->Decide(study.spec, trials));
   if (!only.empty()) {
     std::erase_if(decisions, [&](const algorithms::StoppingDecision& d) {
       return !only.contains(d.trial);
     });
   }
   return decisions;
-}
-
-absl::Status TuningEngine::LoadCurvesForMedianStopping(
-    const StudyRecord& study, const std::set<int64_t>& only,
-    std::vector<Trial>& trials) {
-  // The median rules judge each ACTIVE trial by its own curve against the
-  // SUCCEEDED trials' curves alone (algorithms/stopping/
-  // median_stopping_policy.h), so the other trials can be left out.
-  std::erase_if(trials, [&](const Trial& t) {
-    if (t.state == TrialState::kSucceeded) return false;
-    return t.state != TrialState::kActive ||
-           (!only.empty() && !only.contains(t.number));
-  });
-  for (Trial& trial : trials) {
-    const std::pair<std::string, int64_t> key(study.name, trial.number);
-    if (trial.state == TrialState::kSucceeded) {
-      std::lock_guard lock(curves_mutex_);
-      auto it = completed_curves_.find(key);
-      if (it != completed_curves_.end() &&
-          it->second.study_create_time == study.create_time &&
-          it->second.end_time == trial.end_time) {
-        trial.measurements = it->second.measurements;
-        continue;
-      }
-    }
-    // A trial that ended since the summaries were read comes back in its
-    // new state: the policy sees it as the store has it now.
-    ASSIGN_OR_RETURN(trial, store_.GetTrial(study.name, trial.number));
-    if (trial.state != TrialState::kSucceeded) continue;
-    std::lock_guard lock(curves_mutex_);
-    if (cached_measurements_ + trial.measurements.size() >
-        kMaxCachedMeasurements) {
-      completed_curves_.clear();
-      cached_measurements_ = 0;
-    }
-    CompletedCurve& entry = completed_curves_[key];
-    cached_measurements_ -= entry.measurements.size();
-    entry = CompletedCurve{.study_create_time = study.create_time,
-                           .end_time = trial.end_time,
-                           .measurements = trial.measurements};
-    cached_measurements_ += entry.measurements.size();
-  }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<Trial> TuningEngine::StopTrial(std::string_view study,

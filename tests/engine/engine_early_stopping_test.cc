@@ -1,6 +1,7 @@
-// TuningEngine::CheckEarlyStopping reads only the curves a rule needs and
-// caches SUCCEEDED trials' curves; these tests pin that it still decides as
-// a policy given every trial would, and never judges with a stale curve.
+// TuningEngine::CheckEarlyStopping reads only the curves a rule needs, keeps
+// them between checks and reads only what was reported since; these tests
+// pin that it still decides as a policy given every trial would, and never
+// judges with a stale curve.
 #include <set>
 
 #include "gtest/gtest.h"
@@ -118,6 +119,73 @@ TEST_F(EngineEarlyStoppingTest, AStudyCreatedAgainUnderItsNameIsJudgedAfresh) {
   ASSERT_TRUE(second.ok()) << second.status();
   ASSERT_EQ(second->size(), 1u);
   EXPECT_FALSE((*second)[0].stop) << (*second)[0].reason;
+}
+
+// Counts the measurements CheckEarlyStopping reads from the store.
+class CountingStore : public store::MemoryStore {
+ public:
+  using MemoryStore::MemoryStore;
+  absl::StatusOr<std::vector<Measurement>> ListMeasurements(
+      std::string_view study, int64_t number, int64_t skip) override {
+    auto measurements = MemoryStore::ListMeasurements(study, number, skip);
+    if (measurements.ok()) read += measurements->size();
+    return measurements;
+  }
+  size_t read = 0;
+};
+
+TEST(EngineEarlyStoppingCurvesTest, AGrowingCurveIsReadOnceAndJudgedWhole) {
+  FakeClock clock;
+  CountingStore store(clock);
+  TuningEngine engine(store, clock);
+  ASSERT_TRUE(engine.CreateStudy("s", Spec()).ok());
+  auto trial_reporting = [&](double value, int steps) -> int64_t {
+    Trial trial;
+    trial.parameters["lr"] = ParameterValue::Double(0.1);
+    trial.state = TrialState::kActive;
+    absl::StatusOr<Trial> created = engine.CreateTrial("s", trial);
+    EXPECT_TRUE(created.ok()) << created.status();
+    for (int step = 1; step <= steps; ++step) {
+      EXPECT_TRUE(
+          engine
+              .AddMeasurement("s", created->number,
+                              {.step = step, .metrics = {{"accuracy", value}}})
+              .ok());
+    }
+    return created->number;
+  };
+  for (int k = 1; k <= 6; ++k) {
+    const int64_t done = trial_reporting(0.1 * k, 10);
+    ASSERT_TRUE(engine.CompleteTrial("s", done, std::nullopt).ok());
+  }
+  const int64_t judged = trial_reporting(0.2, 5);
+  auto check = [&](TuningEngine& e) {
+    auto decisions = e.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
+    EXPECT_TRUE(decisions.ok()) << decisions.status();
+    return decisions.ok() && decisions->size() == 1 ? (*decisions)[0]
+                                                    : StoppingDecision{};
+  };
+
+  const StoppingDecision first = check(engine);
+  EXPECT_TRUE(first.stop) << first.reason;
+  EXPECT_EQ(store.read, 6u * 10 + 5);
+  EXPECT_EQ(check(engine), first);
+  EXPECT_EQ(store.read, 6u * 10 + 5) << "nothing new was reported";
+
+  // The trial improves: the next check reads the three new points only,
+  // and judges the whole curve, as a fresh engine would.
+  for (int step = 6; step <= 8; ++step) {
+    ASSERT_TRUE(
+        engine
+            .AddMeasurement("s", judged,
+                            {.step = step, .metrics = {{"accuracy", 0.9}}})
+            .ok());
+  }
+  const StoppingDecision later = check(engine);
+  EXPECT_FALSE(later.stop) << later.reason;
+  EXPECT_EQ(store.read, 6u * 10 + 5 + 3);
+  TuningEngine fresh(store, clock);
+  EXPECT_EQ(check(fresh), later);
 }
 
 TEST_F(EngineEarlyStoppingTest, AnUnknownStudyIsNotFound) {

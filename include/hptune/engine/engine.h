@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -37,6 +38,8 @@
 
 namespace hptune::engine {
 
+class CurveCache;
+
 struct SuggestResponse {
   // The client's unfinished trials first (oldest first), then new ones; all
   // ACTIVE and assigned to the client.
@@ -51,6 +54,7 @@ struct SuggestResponse {
 class TuningEngine {
  public:
   explicit TuningEngine(store::Store& store, Clock& clock = SystemClock());
+  ~TuningEngine();
 
   // Creates study `name` after validating `spec`; AlreadyExists if the name
   // is taken. Without spec.seed a seed is drawn and recorded in the study.
@@ -105,9 +109,9 @@ class TuningEngine {
   // (other trials are left out of the reply); StopTrial moves one ACTIVE
   // trial to STOPPING with stopped_early set and the reason. Its runner then
   // ends it with CompleteTrial, whose final measurement is its last one.
-  // CheckEarlyStopping is on clients' hot path (after every measurement), so
-  // it reads only the curves the rule needs and keeps SUCCEEDED trials'
-  // curves, which never change, in memory (see CompletedCurve).
+  // CheckEarlyStopping is on clients' hot path (after every measurement): for
+  // the median rules it reads only the curves they need, and of those only
+  // what was reported since the last check (src/engine/curve_cache.h).
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, algorithms::StoppingRule rule,
       const std::set<int64_t>& only = {});
@@ -138,27 +142,8 @@ class TuningEngine {
   // Serialises suggestions so concurrent clients never get the same point.
   std::mutex suggest_mutex_;
 
-  // Keeps, of `trials` (summaries of one study, in number order), those the
-  // median rules read: the SUCCEEDED ones and the ACTIVE ones in `only` (all
-  // when empty), and fills in their measurements. SUCCEEDED curves come from
-  // completed_curves_ when cached there.
-  absl::Status LoadCurvesForMedianStopping(const StudyRecord& study,
-                                           const std::set<int64_t>& only,
-                                           std::vector<Trial>& trials);
-  // Curves of SUCCEEDED trials: the store accepts no measurement for a
-  // trial that has ended, so once read they stay valid. Keyed by study name
-  // and trial number; an entry is used only while the study's create_time
-  // and the trial's end_time match, so a study deleted and created again
-  // under the same name is read afresh. Dropped whole when it grows past
-  // kMaxCachedMeasurements (engine.cc), which bounds the memory.
-  struct CompletedCurve {
-    Timestamp study_create_time{};
-    std::optional<Timestamp> end_time;
-    std::vector<Measurement> measurements;
-  };
-  std::mutex curves_mutex_;
-  std::map<std::pair<std::string, int64_t>, CompletedCurve> completed_curves_;
-  size_t cached_measurements_ = 0;
+  // The median rules' curves between checks (src/engine/curve_cache.h).
+  std::unique_ptr<CurveCache> curves_;
 };
 
 }  // namespace hptune::engine
