@@ -36,7 +36,7 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
 }
 
 grpc::Status TokenAuthenticator::Check(
-    const grpc::ServerContext& context) const {
+    const grpc::ServerContextBase& context) const {
   if (!enabled()) return grpc::Status::OK;
   const auto& metadata = context.client_metadata();
   auto it = metadata.find("authorization");

@@ -35,7 +35,7 @@ class TokenAuthenticator {
   bool enabled() const { return !token_.empty(); }
 
   // OK, or UNAUTHENTICATED saying what is missing or wrong (never the token).
-  grpc::Status Check(const grpc::ServerContext& context) const;
+  grpc::Status Check(const grpc::ServerContextBase& context) const;
   // The same on the raw header value ("" when absent); for tests.
   grpc::Status CheckHeader(std::string_view authorization) const;
 

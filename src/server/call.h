@@ -4,6 +4,7 @@
 #define HPTUNE_SRC_SERVER_CALL_H_
 
 #include <grpcpp/server_context.h>
+#include <grpcpp/support/server_callback.h>
 
 #include <utility>
 
@@ -15,10 +16,20 @@ namespace hptune::server {
 
 template <typename Body>
 grpc::Status Serve(const TokenAuthenticator& auth,
-                   const grpc::ServerContext* context, Body&& body) {
+                   const grpc::ServerContextBase* context, Body&& body) {
   grpc::Status allowed = auth.Check(*context);
   if (!allowed.ok()) return allowed;
   return ToGrpcStatus(std::forward<Body>(body)());
+}
+
+// Ends a callback-API call with `status`. Such a handler runs on the gRPC
+// thread that received the request (no hand-off to a worker thread), so its
+// body must be short.
+inline grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* context,
+                                           const grpc::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
 }
 
 }  // namespace hptune::server

@@ -49,9 +49,15 @@ grpc::Status StudyService::CreateStudy(grpc::ServerContext* context,
   });
 }
 
-grpc::Status StudyService::GetStudy(grpc::ServerContext* context,
-                                    const v1::GetStudyRequest* request,
-                                    v1::Study* reply) {
+grpc::ServerUnaryReactor* StudyService::GetStudy(
+    grpc::CallbackServerContext* context, const v1::GetStudyRequest* request,
+    v1::Study* reply) {
+  return FinishNow(context, HandleGetStudy(context, request, reply));
+}
+
+grpc::Status StudyService::HandleGetStudy(
+    const grpc::ServerContextBase* context, const v1::GetStudyRequest* request,
+    v1::Study* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     RETURN_IF_ERROR(CheckName("name", request->name()));
     ASSIGN_OR_RETURN(StudyRecord study, engine_.GetStudy(request->name()));
@@ -172,9 +178,15 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
   });
 }
 
-grpc::Status StudyService::GetTrial(grpc::ServerContext* context,
-                                    const v1::GetTrialRequest* request,
-                                    v1::Trial* reply) {
+grpc::ServerUnaryReactor* StudyService::GetTrial(
+    grpc::CallbackServerContext* context, const v1::GetTrialRequest* request,
+    v1::Trial* reply) {
+  return FinishNow(context, HandleGetTrial(context, request, reply));
+}
+
+grpc::Status StudyService::HandleGetTrial(
+    const grpc::ServerContextBase* context, const v1::GetTrialRequest* request,
+    v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     RETURN_IF_ERROR(CheckName("study", request->study()));
     RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
@@ -208,9 +220,16 @@ grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
   });
 }
 
-grpc::Status StudyService::AddMeasurement(
-    grpc::ServerContext* context, const v1::AddMeasurementRequest* request,
-    v1::AddMeasurementResponse*) {
+grpc::ServerUnaryReactor* StudyService::AddMeasurement(
+    grpc::CallbackServerContext* context,
+    const v1::AddMeasurementRequest* request,
+    v1::AddMeasurementResponse* reply) {
+  return FinishNow(context, HandleAddMeasurement(context, request, reply));
+}
+
+grpc::Status StudyService::HandleAddMeasurement(
+    const grpc::ServerContextBase* context,
+    const v1::AddMeasurementRequest* request, v1::AddMeasurementResponse*) {
   return Serve(auth_, context, [&]() -> absl::Status {
     RETURN_IF_ERROR(CheckName("study", request->study()));
     RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
@@ -264,8 +283,16 @@ grpc::Status StudyService::CompleteTrial(
   });
 }
 
-grpc::Status StudyService::CheckEarlyStopping(
-    grpc::ServerContext* context, const v1::CheckEarlyStoppingRequest* request,
+grpc::ServerUnaryReactor* StudyService::CheckEarlyStopping(
+    grpc::CallbackServerContext* context,
+    const v1::CheckEarlyStoppingRequest* request,
+    v1::CheckEarlyStoppingResponse* reply) {
+  return FinishNow(context, HandleCheckEarlyStopping(context, request, reply));
+}
+
+grpc::Status StudyService::HandleCheckEarlyStopping(
+    const grpc::ServerContextBase* context,
+    const v1::CheckEarlyStoppingRequest* request,
     v1::CheckEarlyStoppingResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     RETURN_IF_ERROR(CheckName("study", request->study()));

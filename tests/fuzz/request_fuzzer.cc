@@ -134,7 +134,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 1:
       Call<v1::GetStudyRequest, v1::Study>(
           "GetStudy", body, n,
-          [&](auto* c, auto* q, auto* r) { return s.GetStudy(c, q, r); });
+          [&](auto* c, auto* q, auto* r) { return s.HandleGetStudy(c, q, r); });
       break;
     case 2:
       Call<v1::ListStudiesRequest, v1::ListStudiesResponse>(
@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 6:
       Call<v1::GetTrialRequest, v1::Trial>(
           "GetTrial", body, n,
-          [&](auto* c, auto* q, auto* r) { return s.GetTrial(c, q, r); });
+          [&](auto* c, auto* q, auto* r) { return s.HandleGetTrial(c, q, r); });
       break;
     case 7:
       Call<v1::ListTrialsRequest, v1::ListTrialsResponse>(
@@ -168,8 +168,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 8:
       Call<v1::AddMeasurementRequest, v1::AddMeasurementResponse>(
-          "AddMeasurement", body, n,
-          [&](auto* c, auto* q, auto* r) { return s.AddMeasurement(c, q, r); });
+          "AddMeasurement", body, n, [&](auto* c, auto* q, auto* r) {
+            return s.HandleAddMeasurement(c, q, r);
+          });
       break;
     case 9:
       Call<v1::CompleteTrialRequest, v1::Trial>(
@@ -179,7 +180,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 10:
       Call<v1::CheckEarlyStoppingRequest, v1::CheckEarlyStoppingResponse>(
           "CheckEarlyStopping", body, n, [&](auto* c, auto* q, auto* r) {
-            return s.CheckEarlyStopping(c, q, r);
+            return s.HandleCheckEarlyStopping(c, q, r);
           });
       break;
     case 11:
