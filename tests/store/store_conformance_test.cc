@@ -87,6 +87,16 @@ class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
     ASSERT_OK(move(state));
   }
 
+  // Study `name` with trial 1 ACTIVE and trial 2 added SUCCEEDED with a
+  // final measurement at step 5 (a warm start).
+  void CreateStudyWithActiveAndDoneTrial(const std::string& name) {
+    CreateStudyWithTrial(name, TrialState::kActive);
+    Trial done = MakeTrial(0.2);
+    done.state = TrialState::kSucceeded;
+    done.final_measurement = MakeMeasurement(5, 0.9);
+    ASSERT_OK(store_->AddTrials(name, {done}, std::nullopt));
+  }
+
   std::vector<Event> AllEvents() {
     auto events = store_->ListEvents(0, 1000);
     EXPECT_OK(events.status());
@@ -343,12 +353,8 @@ TEST_P(StoreConformanceTest, GetTrialReturnsMeasurementsInReportOrder) {
 }
 
 TEST_P(StoreConformanceTest, TrialSummariesAreTheTrialsWithoutTheirCurves) {
-  CreateStudyWithTrial("mnist", TrialState::kActive);
+  CreateStudyWithActiveAndDoneTrial("mnist");
   ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(10, 0.1)));
-  Trial done = MakeTrial(0.2);
-  done.state = TrialState::kSucceeded;
-  done.final_measurement = MakeMeasurement(5, 0.9);
-  ASSERT_OK(store_->AddTrials("mnist", {done}, std::nullopt));
 
   ASSERT_OK_AND_ASSIGN(std::vector<Trial> full, store_->ListTrials("mnist"));
   ASSERT_OK_AND_ASSIGN(std::vector<Trial> summaries,
@@ -365,11 +371,7 @@ TEST_P(StoreConformanceTest, TrialSummariesAreTheTrialsWithoutTheirCurves) {
 }
 
 TEST_P(StoreConformanceTest, TrialStatusesAreNumberStateAndEndTime) {
-  CreateStudyWithTrial("mnist", TrialState::kActive);
-  Trial done = MakeTrial(0.2);
-  done.state = TrialState::kSucceeded;
-  done.final_measurement = MakeMeasurement(5, 0.9);
-  ASSERT_OK(store_->AddTrials("mnist", {done}, std::nullopt));
+  CreateStudyWithActiveAndDoneTrial("mnist");
 
   ASSERT_OK_AND_ASSIGN(std::vector<Trial> full, store_->ListTrials("mnist"));
   ASSERT_OK_AND_ASSIGN(std::vector<TrialStatus> statuses,
