@@ -192,7 +192,8 @@ absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
   Measurement m = measurement;
   RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
   ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
-  RETURN_IF_ERROR(internal::CheckAcceptsMeasurements(study, *trial));
+  RETURN_IF_ERROR(
+      internal::CheckAcceptsMeasurements(study, number, trial->state));
   AppendEvent(MakeEvent(now, internal::kMeasurement, study, "", number,
                         internal::MeasurementDetail(m)));
   trial->measurements.push_back(std::move(m));

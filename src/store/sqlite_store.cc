@@ -291,16 +291,18 @@ void SqliteStore::CommitMeasurements(
   const absl::Status committed = Write([&]() -> absl::Status {
     for (QueuedMeasurement* q : batch) {
       q->status = absl::OkStatus();
-      // Only the trial's row: the check must not cost more as curves grow.
-      ASSIGN_OR_RETURN(std::optional<Trial> trial,
-                       internal::SelectTrialRow(db, q->study, q->number));
-      if (!trial) {
+      // Only the trial's state: the check must cost neither more as curves
+      // grow nor a decode of the trial's parameters.
+      ASSIGN_OR_RETURN(std::optional<TrialState> state,
+                       internal::SelectTrialState(db, q->study, q->number));
+      if (!state) {
         ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, q->study));
         q->status = exists ? internal::TrialNotFound(q->study, q->number)
                            : internal::StudyNotFound(q->study);
         continue;
       }
-      q->status = internal::CheckAcceptsMeasurements(q->study, *trial);
+      q->status =
+          internal::CheckAcceptsMeasurements(q->study, q->number, *state);
       if (!q->status.ok()) continue;
       RETURN_IF_ERROR(internal::AppendMeasurement(db, q->study, q->number,
                                                   *q->measurement));

@@ -352,6 +352,20 @@ absl::StatusOr<bool> TrialExists(SqliteConnection& db, std::string_view study,
   return select.Step();
 }
 
+absl::StatusOr<std::optional<TrialState>> SelectTrialState(
+    SqliteConnection& db, std::string_view study, int64_t number) {
+  ASSIGN_OR_RETURN(Statement select,
+                   db.Prepare("SELECT state FROM trials WHERE study = ?1 AND "
+                              "number = ?2"));
+  select.BindText(1, study).BindInt(2, number);
+  ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return std::nullopt;
+  const std::string text = select.ColumnText(0);
+  ASSIGN_OR_RETURN(TrialState state, ParseState(ParseTrialState(text), text,
+                                                TrialLabel(study, number)));
+  return state;
+}
+
 absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
     SqliteConnection& db, std::string_view study) {
   ASSIGN_OR_RETURN(Statement select,

@@ -64,6 +64,9 @@ absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
     SqliteConnection& db, std::string_view study);
 absl::StatusOr<bool> TrialExists(SqliteConnection& db, std::string_view study,
                                  int64_t number);
+// The trial's state; nullopt when there is no such trial.
+absl::StatusOr<std::optional<TrialState>> SelectTrialState(
+    SqliteConnection& db, std::string_view study, int64_t number);
 // The trial's measurements with seq > skip, in report order.
 absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
     SqliteConnection& db, std::string_view study, int64_t number, int64_t skip);

@@ -168,15 +168,13 @@ absl::Status PrepareMeasurement(std::string_view study, int64_t number,
   return absl::OkStatus();
 }
 
-absl::Status CheckAcceptsMeasurements(std::string_view study,
-                                      const Trial& trial) {
-  if (trial.state == TrialState::kActive ||
-      trial.state == TrialState::kStopping) {
+absl::Status CheckAcceptsMeasurements(std::string_view study, int64_t number,
+                                      TrialState state) {
+  if (state == TrialState::kActive || state == TrialState::kStopping) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      TrialContext(study, trial.number), " is ",
-      std::string(ToString(trial.state)),
+      TrialContext(study, number), " is ", std::string(ToString(state)),
       "; measurements can be added only to ACTIVE or STOPPING trials"));
 }
 

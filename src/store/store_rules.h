@@ -63,9 +63,9 @@ absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
 absl::Status PrepareMeasurement(std::string_view study, int64_t number,
                                 Measurement& measurement, Timestamp now);
 
-// FailedPrecondition unless the trial is ACTIVE or STOPPING.
-absl::Status CheckAcceptsMeasurements(std::string_view study,
-                                      const Trial& trial);
+// FailedPrecondition unless trial `number`'s state is ACTIVE or STOPPING.
+absl::Status CheckAcceptsMeasurements(std::string_view study, int64_t number,
+                                      TrialState state);
 
 absl::Status PrepareNewJob(JobRecord& job, Timestamp now);
 absl::Status PrepareJobUpdate(const JobRecord& before, JobRecord& after,
