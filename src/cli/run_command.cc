@@ -26,6 +26,7 @@
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/trial_table.h"
+#include "src/store/runner_lock.h"
 
 namespace hptune::cli {
 namespace {
@@ -77,10 +78,12 @@ constexpr char kUsage[] =
     "\n"
     "Exit codes: 0 job succeeded, 1 job failed, 2 invalid config or flags,\n"
     "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
-    "130 cancelled.\n";
+    "75 the database is served by hptune serve, 130 cancelled.\n";
 
 // sysexits EX_UNAVAILABLE: the backend cannot be reached.
 constexpr int kExitUnavailable = 69;
+// The database is served by `hptune serve` (sysexits EX_TEMPFAIL).
+constexpr int kExitDatabaseBusy = 75;
 
 constexpr int kExitCancelled = 130;
 
@@ -361,6 +364,12 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
 
   const std::string db = args.Get("db").value_or(
       std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
+  // Held until the job ends: no `hptune serve` may resume this job meanwhile.
+  auto lock = store::RunnerLock::Acquire(db, store::RunnerLock::Holder::kRun);
+  if (!lock.ok()) {
+    err << "hptune run: " << lock.status().message() << "\n";
+    return kExitDatabaseBusy;
+  }
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return Fail(store.status(), err);
   engine::TuningEngine engine(**store);

@@ -1,16 +1,12 @@
 #include "src/server/server.h"
 
-#include <fcntl.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +21,7 @@
 #include "src/server/job_manager.h"
 #include "src/server/job_service.h"
 #include "src/server/study_service.h"
+#include "src/store/runner_lock.h"
 
 namespace hptune::server {
 
@@ -96,22 +93,12 @@ class HptuneServer::Impl {
 
   int port() const { return port_; }
 
-  // One server per database: two would both resume the same jobs. The lock
-  // is an flock on <db>.serve-lock, which the kernel drops when the process
-  // dies, however it dies.
+  // One server per database, and no `hptune run` beside it: both would
+  // resume the same jobs (src/store/runner_lock.h).
   absl::Status LockDatabase() {
-    const std::string path = options_.db_path + ".serve-lock";
-    lock_fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd_ < 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot create lock file \"", path, "\": ", strerror(errno)));
-    }
-    if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "database \"", options_.db_path,
-          "\" is already served by another hptune serve (lock file \"", path,
-          "\")"));
-    }
+    ASSIGN_OR_RETURN(
+        lock_, store::RunnerLock::Acquire(options_.db_path,
+                                          store::RunnerLock::Holder::kServer));
     return absl::OkStatus();
   }
 
@@ -127,7 +114,6 @@ class HptuneServer::Impl {
   // cancels its jobs in JobManager's destructor.
   ~Impl() {
     if (server_) server_->Shutdown();
-    if (lock_fd_ >= 0) close(lock_fd_);
   }
 
  private:
@@ -142,7 +128,7 @@ class HptuneServer::Impl {
   std::unique_ptr<JobService> job_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
-  int lock_fd_ = -1;  // The database lock, held while serving.
+  std::optional<store::RunnerLock> lock_;  // Held while serving.
 };
 
 HptuneServer::HptuneServer(std::unique_ptr<Impl> impl)

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "hptune/store/sqlite_store.h"
 #include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
 extern char** environ;
@@ -183,6 +185,75 @@ TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
   ASSERT_TRUE(trials.ok());
   ASSERT_EQ(trials->size(), 2u);
   for (const Trial& t : *trials) EXPECT_EQ(t.state, TrialState::kCancelled);
+}
+
+// A server resumes every unfinished job of its database: `hptune run` must
+// not run jobs on a database a server holds, nor may a server start on one
+// where a run is going (src/store/runner_lock.h).
+TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
+  const std::string config = kSource + "/examples/stdlib_trainer/config.yaml";
+  {
+    testing::ServeProcess server(testing::MakeTempDir());
+    std::string error;
+    ASSERT_TRUE(server.Start(&error)) << error;
+    auto refused = RunProcess({kHptune, "run", config, "--db", server.db()});
+    EXPECT_EQ(refused.exit_code, 75);
+    EXPECT_EQ(refused.err,
+              "hptune run: database \"" + server.db() +
+                  "\" is served by hptune serve (lock file \"" + server.db() +
+                  ".serve-lock\"): submit the job to the server with `hptune "
+                  "jobs submit`, or run it on another --db\n");
+    EXPECT_EQ(server.Stop(SIGTERM), 0);
+  }
+
+  // A run whose trainers sleep holds the database while the server tries.
+  const std::string dir = testing::MakeTempDir();
+  const std::string sleepy = dir + "/config.yaml";
+  std::ofstream(sleepy) << "trainingInput:\n"
+                           "  command: [python3, "
+                        << kSource
+                        << "/tests/launch/testdata/dump_trainer.py]\n"
+                           "  hyperparameters:\n"
+                           "    maxTrials: 1\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n";
+  setenv("DUMP_DIR", (dir + "/dumps").c_str(), 1);
+  setenv("DUMP_SLEEP", "forever", 1);
+  std::filesystem::create_directories(dir + "/dumps");
+  const std::string db = dir + "/h.db";
+  std::vector<std::string> argv = {
+      kHptune, "run",        sleepy,        "--db",
+      db,      "--runs-dir", dir + "/runs", "--grace-seconds",
+      "1",     "--quiet"};
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, kHptune, nullptr, nullptr, args.data(), environ),
+            0);
+  // The run holds the lock shared once an exclusive one is refused.
+  const bool held = testing::PollUntil(
+      [&] {
+        const int fd = open((db + ".serve-lock").c_str(), O_RDONLY);
+        if (fd < 0) return false;
+        const bool busy = flock(fd, LOCK_EX | LOCK_NB) != 0;
+        close(fd);
+        return busy;
+      },
+      std::chrono::seconds(30));
+  ASSERT_TRUE(held);
+  auto served = RunProcess(
+      {kHptune, "serve", "--listen", "127.0.0.1:0", "--db", db, "--gpus", "0"});
+  EXPECT_EQ(served.exit_code, 1);
+  EXPECT_EQ(served.err, "hptune serve: database \"" + db +
+                            "\" is in use by hptune run (lock file \"" + db +
+                            ".serve-lock\"); serve it once those runs end, or "
+                            "serve another --db\n");
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130);
 }
 
 }  // namespace

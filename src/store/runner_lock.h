@@ -1,0 +1,46 @@
+// RunnerLock: which processes may run jobs on one database file. Used by
+// `hptune serve` (src/server/server.cc) and `hptune run`
+// (src/cli/run_command.cc).
+//
+// A server resumes every unfinished job of its database, so nothing else
+// may run jobs there: it holds the lock exclusively. Each `hptune run` runs
+// its own job and may share the file with other runs: it holds the lock
+// shared. Either refuses to start, with a message naming the file and what
+// holds it, when the other kind is there. The lock is an flock on
+// "<db>.serve-lock", which the kernel drops when the process dies, however
+// it dies. Move-only; released on destruction.
+#ifndef HPTUNE_SRC_STORE_RUNNER_LOCK_H_
+#define HPTUNE_SRC_STORE_RUNNER_LOCK_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace hptune::store {
+
+class RunnerLock {
+ public:
+  enum class Holder {
+    kServer,  // `hptune serve`: exclusive.
+    kRun,     // `hptune run`: shared with other runs.
+  };
+
+  // FailedPrecondition when the file cannot be created or the lock is held
+  // by the other kind (or, for a server, by another server).
+  static absl::StatusOr<RunnerLock> Acquire(const std::string& db_path,
+                                            Holder holder);
+
+  RunnerLock(RunnerLock&& other) noexcept;
+  RunnerLock& operator=(RunnerLock&& other) noexcept;
+  RunnerLock(const RunnerLock&) = delete;
+  RunnerLock& operator=(const RunnerLock&) = delete;
+  ~RunnerLock();
+
+ private:
+  explicit RunnerLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace hptune::store
+
+#endif  // HPTUNE_SRC_STORE_RUNNER_LOCK_H_
