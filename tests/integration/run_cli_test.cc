@@ -33,6 +33,45 @@ using testing::RunProcess;
 constexpr char kHptune[] = HPTUNE_BINARY;
 const std::string kSource = HPTUNE_SOURCE_DIR;
 
+// Writes dir/config.yaml for tests/launch/testdata/dump_trainer.py, whose
+// replicas record what they saw under dir/dumps and then sleep until
+// stopped; `scale_tier` "" keeps the default (one master).
+std::string WriteSleepingTrainerConfig(const std::string& dir,
+                                       const std::string& scale_tier,
+                                       int max_trials, int max_parallel) {
+  const std::string config = dir + "/config.yaml";
+  std::ofstream out(config);
+  out << "trainingInput:\n";
+  if (!scale_tier.empty()) out << "  scaleTier: " << scale_tier << "\n";
+  out << "  command: [python3, " << kSource
+      << "/tests/launch/testdata/dump_trainer.py]\n"
+         "  hyperparameters:\n"
+         "    maxTrials: "
+      << max_trials << "\n    maxParallelTrials: " << max_parallel
+      << "\n"
+         "    params:\n"
+         "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
+  setenv("DUMP_DIR", (dir + "/dumps").c_str(), 1);
+  setenv("DUMP_SLEEP", "forever", 1);
+  std::filesystem::create_directories(dir + "/dumps");
+  return config;
+}
+
+// Starts the hptune binary with `argv` (after the program name) without
+// waiting for it; -1 when it cannot start.
+pid_t SpawnHptune(std::vector<std::string> argv,
+                  const posix_spawn_file_actions_t* actions = nullptr) {
+  argv.insert(argv.begin(), kHptune);
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, kHptune, actions, nullptr, args.data(), environ) != 0) {
+    return -1;
+  }
+  return pid;
+}
+
 int CountLines(const std::string& text, const std::string& needle) {
   int n = 0;
   for (size_t at = text.find(needle); at != std::string::npos;
@@ -114,39 +153,21 @@ TEST(RunCliTest, InvalidFlagsAreRejectedWithTheFlagAndValue) {
 
 TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
   const std::string dir = testing::MakeTempDir();
-  const std::string config = dir + "/config.yaml";
-  std::ofstream(config) << "trainingInput:\n"
-                           "  scaleTier: STANDARD_1\n"
-                           "  command: [python3, "
-                        << kSource
-                        << "/tests/launch/testdata/dump_trainer.py]\n"
-                           "  hyperparameters:\n"
-                           "    maxTrials: 4\n"
-                           "    maxParallelTrials: 2\n"
-                           "    params:\n"
-                           "    - {parameterName: x, type: DOUBLE, minValue: "
-                           "0, maxValue: 1}\n";
-  setenv("DUMP_DIR", (dir + "/dumps").c_str(), 1);
+  const std::string config =
+      WriteSleepingTrainerConfig(dir, "STANDARD_1", 4, 2);
   setenv("DUMP_PER_TRIAL", "1", 1);
-  setenv("DUMP_SLEEP", "forever", 1);
-  std::filesystem::create_directories(dir + "/dumps");
-  std::vector<std::string> argv = {
-      kHptune, "run",         config,       "--job-id",    "interrupted",
-      "--db",  dir + "/h.db", "--runs-dir", dir + "/runs", "--grace-seconds",
-      "1",     "--quiet"};
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, (dir + "/out").c_str(),
                                    O_WRONLY | O_CREAT, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, (dir + "/err").c_str(),
                                    O_WRONLY | O_CREAT, 0644);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, kHptune, &actions, nullptr, args.data(), environ),
-            0);
+  const pid_t pid = SpawnHptune(
+      {"run", config, "--job-id", "interrupted", "--db", dir + "/h.db",
+       "--runs-dir", dir + "/runs", "--grace-seconds", "1", "--quiet"},
+      &actions);
   posix_spawn_file_actions_destroy(&actions);
+  ASSERT_GT(pid, 0);
 
   // STANDARD_1: 1 master, 4 workers, 3 parameter servers; two trials.
   auto dumps = [&] {
@@ -208,30 +229,12 @@ TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
 
   // A run whose trainers sleep holds the database while the server tries.
   const std::string dir = testing::MakeTempDir();
-  const std::string sleepy = dir + "/config.yaml";
-  std::ofstream(sleepy) << "trainingInput:\n"
-                           "  command: [python3, "
-                        << kSource
-                        << "/tests/launch/testdata/dump_trainer.py]\n"
-                           "  hyperparameters:\n"
-                           "    maxTrials: 1\n"
-                           "    params:\n"
-                           "    - {parameterName: x, type: DOUBLE, minValue: "
-                           "0, maxValue: 1}\n";
-  setenv("DUMP_DIR", (dir + "/dumps").c_str(), 1);
-  setenv("DUMP_SLEEP", "forever", 1);
-  std::filesystem::create_directories(dir + "/dumps");
+  const std::string sleepy = WriteSleepingTrainerConfig(dir, "", 1, 1);
   const std::string db = dir + "/h.db";
-  std::vector<std::string> argv = {
-      kHptune, "run",        sleepy,        "--db",
-      db,      "--runs-dir", dir + "/runs", "--grace-seconds",
-      "1",     "--quiet"};
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, kHptune, nullptr, nullptr, args.data(), environ),
-            0);
+  const pid_t pid =
+      SpawnHptune({"run", sleepy, "--db", db, "--runs-dir", dir + "/runs",
+                   "--grace-seconds", "1", "--quiet"});
+  ASSERT_GT(pid, 0);
   // The run holds the lock shared once an exclusive one is refused.
   const bool held = testing::PollUntil(
       [&] {
