@@ -366,10 +366,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
   // Held until the job ends: no `hptune serve` may resume this job meanwhile.
   auto lock = store::RunnerLock::Acquire(db, store::RunnerLock::Holder::kRun);
-  if (!lock.ok()) {
+  if (absl::IsUnavailable(lock.status())) {
     err << "hptune run: " << lock.status().message() << "\n";
     return kExitDatabaseBusy;
   }
+  if (!lock.ok()) return Fail(lock.status(), err);
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return Fail(store.status(), err);
   engine::TuningEngine engine(**store);

@@ -24,7 +24,7 @@ absl::StatusOr<RunnerLock> RunnerLock::Acquire(const std::string& db_path,
   const bool server = holder == Holder::kServer;
   if (flock(fd, (server ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return lock;
   if (!server) {
-    return absl::FailedPreconditionError(absl::StrCat(
+    return absl::UnavailableError(absl::StrCat(
         "database \"", db_path, "\" is served by hptune serve (lock file \"",
         path,
         "\"): submit the job to the server with `hptune jobs submit`, or run "
@@ -33,11 +33,11 @@ absl::StatusOr<RunnerLock> RunnerLock::Acquire(const std::string& db_path,
   // Shared would succeed only if the holders are runs.
   if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
     flock(fd, LOCK_UN);
-    return absl::FailedPreconditionError(absl::StrCat(
+    return absl::UnavailableError(absl::StrCat(
         "database \"", db_path, "\" is in use by hptune run (lock file \"",
         path, "\"); serve it once those runs end, or serve another --db"));
   }
-  return absl::FailedPreconditionError(
+  return absl::UnavailableError(
       absl::StrCat("database \"", db_path,
                    "\" is already served by another hptune serve (lock file \"",
                    path, "\")"));

@@ -25,8 +25,8 @@ class RunnerLock {
     kRun,     // `hptune run`: shared with other runs.
   };
 
-  // FailedPrecondition when the file cannot be created or the lock is held
-  // by the other kind (or, for a server, by another server).
+  // Unavailable when the lock is held by the other kind (or, for a server,
+  // by another server); FailedPrecondition when the file cannot be created.
   static absl::StatusOr<RunnerLock> Acquire(const std::string& db_path,
                                             Holder holder);
 

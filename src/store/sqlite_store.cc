@@ -218,8 +218,9 @@ absl::StatusOr<std::vector<Measurement>> SqliteStore::ListMeasurements(
   RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
   std::vector<Measurement> measurements;
   RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::TrialExists(db, study, number));
-    if (!exists) {
+    ASSIGN_OR_RETURN(std::optional<TrialState> state,
+                     internal::SelectTrialState(db, study, number));
+    if (!state) {
       ASSIGN_OR_RETURN(bool study_exists, internal::StudyExists(db, study));
       return study_exists ? internal::TrialNotFound(study, number)
                           : internal::StudyNotFound(study);

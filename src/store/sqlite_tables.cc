@@ -343,15 +343,6 @@ absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
   return trial;
 }
 
-absl::StatusOr<bool> TrialExists(SqliteConnection& db, std::string_view study,
-                                 int64_t number) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT 1 FROM trials WHERE study = ?1 AND "
-                              "number = ?2"));
-  select.BindText(1, study).BindInt(2, number);
-  return select.Step();
-}
-
 absl::StatusOr<std::optional<TrialState>> SelectTrialState(
     SqliteConnection& db, std::string_view study, int64_t number) {
   ASSIGN_OR_RETURN(Statement select,

@@ -62,8 +62,6 @@ absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
 // Number, state and end time of each trial, by number.
 absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
     SqliteConnection& db, std::string_view study);
-absl::StatusOr<bool> TrialExists(SqliteConnection& db, std::string_view study,
-                                 int64_t number);
 // The trial's state; nullopt when there is no such trial.
 absl::StatusOr<std::optional<TrialState>> SelectTrialState(
     SqliteConnection& db, std::string_view study, int64_t number);

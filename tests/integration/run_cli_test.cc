@@ -226,6 +226,12 @@ TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
                   "jobs submit`, or run it on another --db\n");
     EXPECT_EQ(server.Stop(SIGTERM), 0);
   }
+  // A lock file that cannot be made is a bad --db, not a busy database.
+  auto nowhere =
+      RunProcess({kHptune, "run", config, "--db", "/nonexistent/dir/h.db"});
+  EXPECT_EQ(nowhere.exit_code, 2);
+  EXPECT_THAT(nowhere.err, HasSubstr("cannot create lock file "
+                                     "\"/nonexistent/dir/h.db.serve-lock\""));
 
   // A run whose trainers sleep holds the database while the server tries.
   const std::string dir = testing::MakeTempDir();
