@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "algorithms/stopping/learning_curve.h"
+#include "hptune/algorithms/learning_curve.h"
 
 namespace hptune::algorithms {
 namespace {

@@ -1,4 +1,4 @@
-#include "algorithms/stopping/learning_curve.h"
+#include "hptune/algorithms/learning_curve.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,23 +11,28 @@ namespace hptune::algorithms {
 LearningCurve::LearningCurve(const Trial& trial, const std::string& metric)
     : trial_(trial.number) {
   points_.reserve(trial.measurements.size());
-  for (const Measurement& m : trial.measurements) {
+  Extend(trial.measurements, metric);
+}
+
+void LearningCurve::Extend(std::span<const Measurement> reported,
+                           const std::string& metric) {
+  for (const Measurement& m : reported) {
     std::optional<double> value = m.Get(metric);
     if (!value || !std::isfinite(*value)) continue;
+    if (points_.empty()) {
+      min_value_ = max_value_ = *value;
+    } else {
+      min_value_ = std::min(min_value_, *value);
+      max_value_ = std::max(max_value_, *value);
+    }
     points_.push_back({.step = m.step, .value = *value, .time = m.time});
     max_step_ = std::max(max_step_, m.step);
   }
 }
 
 std::optional<double> LearningCurve::Best(Goal goal) const {
-  std::optional<double> best;
-  for (const Point& p : points_) {
-    if (!best ||
-        (goal == Goal::kMaximize ? p.value > *best : p.value < *best)) {
-      best = p.value;
-    }
-  }
-  return best;
+  if (points_.empty()) return std::nullopt;
+  return goal == Goal::kMaximize ? max_value_ : min_value_;
 }
 
 std::optional<double> LearningCurve::MeanUpTo(int64_t step) const {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "algorithms/stopping/learning_curve.h"
+#include "hptune/algorithms/learning_curve.h"
 
 namespace hptune::algorithms {
 
@@ -36,30 +36,30 @@ MedianStoppingPolicy::Create(MedianStoppingOptions options) {
       new MedianStoppingPolicy(options));
 }
 
-absl::StatusOr<std::vector<StoppingDecision>> MedianStoppingPolicy::Decide(
-    const StudySpec& study, const std::vector<Trial>& trials) {
+absl::StatusOr<std::vector<StoppingDecision>>
+MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
+                                     std::span<const TrialCurve> trials) {
   const std::string& metric = study.metric_tag;
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "median stopping: the study has no metric tag");
   }
-  std::vector<LearningCurve> completed;
-  std::vector<LearningCurve> active;
-  for (const Trial& trial : trials) {
+  std::vector<const LearningCurve*> completed;
+  std::vector<const LearningCurve*> active;
+  for (const TrialCurve& trial : trials) {
     if (trial.state == TrialState::kSucceeded) {
-      LearningCurve curve(trial, metric);
-      if (!curve.empty()) completed.push_back(std::move(curve));
+      if (!trial.curve->empty()) completed.push_back(trial.curve);
     } else if (trial.state == TrialState::kActive) {
-      active.emplace_back(trial, metric);
+      active.push_back(trial.curve);
     }
   }
   std::sort(active.begin(), active.end(),
-            [](const LearningCurve& a, const LearningCurve& b) {
-              return a.trial() < b.trial();
+            [](const LearningCurve* a, const LearningCurve* b) {
+              return a->trial() < b->trial();
             });
   int64_t longest = 0;
-  for (const LearningCurve& c : completed) {
-    longest = std::max(longest, c.max_step());
+  for (const LearningCurve* c : completed) {
+    longest = std::max(longest, c->max_step());
   }
   // The first step at which a trial may be judged; see the header.
   const int64_t first_step = std::max<int64_t>(
@@ -67,7 +67,8 @@ absl::StatusOr<std::vector<StoppingDecision>> MedianStoppingPolicy::Decide(
                                         static_cast<double>(longest))));
 
   std::vector<StoppingDecision> decisions;
-  for (const LearningCurve& curve : active) {
+  for (const LearningCurve* judged : active) {
+    const LearningCurve& curve = *judged;
     StoppingDecision decision{.trial = curve.trial()};
     if (curve.empty()) {
       decision.reason = absl::StrCat("no value of ", metric, " reported yet");
@@ -95,12 +96,12 @@ absl::StatusOr<std::vector<StoppingDecision>> MedianStoppingPolicy::Decide(
     const bool at_step =
         options_.reference == MedianStoppingOptions::Reference::kValueAtStep;
     std::vector<double> averages;
-    for (const LearningCurve& c : completed) {
+    for (const LearningCurve* c : completed) {
       // At the step, only curves that got there compare: a trial stopped
       // before s has no value at s, and its last one is from a worse time.
-      if (at_step && c.max_step() < step) continue;
+      if (at_step && c->max_step() < step) continue;
       if (std::optional<double> value =
-              at_step ? c.ValueAtOrBefore(step) : c.MeanUpTo(step)) {
+              at_step ? c->ValueAtOrBefore(step) : c->MeanUpTo(step)) {
         averages.push_back(*value);
       }
     }

@@ -46,6 +46,7 @@
 #define HPTUNE_ALGORITHMS_STOPPING_MEDIAN_STOPPING_POLICY_H_
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -73,7 +74,7 @@ struct MedianStoppingOptions {
   int min_measurements = 1;
 };
 
-class MedianStoppingPolicy : public StoppingPolicy {
+class MedianStoppingPolicy : public CurveStoppingPolicy {
  public:
   // InvalidArgument naming the option and its value when one is out of range.
   static absl::StatusOr<std::unique_ptr<MedianStoppingPolicy>> Create(
@@ -82,8 +83,8 @@ class MedianStoppingPolicy : public StoppingPolicy {
   // InvalidArgument when the study has no metric tag. Reasons name the
   // numbers, e.g. "best 0.41 by step 300 is worse than the median 0.62 of
   // the running averages of 5 completed trials up to step 300".
-  absl::StatusOr<std::vector<StoppingDecision>> Decide(
-      const StudySpec& study, const std::vector<Trial>& trials) override;
+  absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
+      const StudySpec& study, std::span<const TrialCurve> trials) override;
 
   const MedianStoppingOptions& options() const { return options_; }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "algorithms/stopping/asha_stopping_policy.h"
 #include "algorithms/stopping/median_stopping_policy.h"
@@ -20,22 +22,26 @@ std::string_view ToString(StoppingRule rule) {
   return "UNKNOWN";
 }
 
-std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule) {
-  absl::StatusOr<std::unique_ptr<StoppingPolicy>> policy =
-      absl::InvalidArgumentError("unknown stopping rule");
-  switch (rule) {
-    case StoppingRule::kMedian:
-      policy = MedianStoppingPolicy::Create(MedianStoppingOptions{});
-      break;
-    case StoppingRule::kMedianAtStep:
-      policy = MedianStoppingPolicy::Create(MedianStoppingOptions{
-          .reference = MedianStoppingOptions::Reference::kValueAtStep});
-      break;
-    case StoppingRule::kAsha:
-      policy = AshaStoppingPolicy::Create(AshaOptions{});
-      break;
+absl::StatusOr<std::vector<StoppingDecision>> CurveStoppingPolicy::Decide(
+    const StudySpec& study, const std::vector<Trial>& trials) {
+  std::vector<LearningCurve> curves;
+  curves.reserve(trials.size());
+  for (const Trial& trial : trials)
+    curves.emplace_back(trial, study.metric_tag);
+  std::vector<TrialCurve> views;
+  views.reserve(trials.size());
+  for (size_t i = 0; i < trials.size(); ++i) {
+    views.push_back({.state = trials[i].state, .curve = &curves[i]});
   }
-  // The default options are valid; anything else is a programming error.
+  return DecideOnCurves(study, views);
+}
+
+namespace {
+
+// The default options are valid; a failure is a programming error.
+template <typename Policy>
+std::unique_ptr<Policy> ValidOrDie(
+    absl::StatusOr<std::unique_ptr<Policy>> policy, StoppingRule rule) {
   if (!policy.ok()) {
     std::fprintf(stderr, "hptune: broken invariant: stopping rule %d: %s\n",
                  static_cast<int>(rule),
@@ -43,6 +49,38 @@ std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule) {
     std::abort();
   }
   return *std::move(policy);
+}
+
+}  // namespace
+
+std::unique_ptr<CurveStoppingPolicy> CreateCurveStoppingPolicy(
+    StoppingRule rule) {
+  switch (rule) {
+    case StoppingRule::kMedian:
+      return ValidOrDie(MedianStoppingPolicy::Create(MedianStoppingOptions{}),
+                        rule);
+    case StoppingRule::kMedianAtStep:
+      return ValidOrDie(
+          MedianStoppingPolicy::Create(MedianStoppingOptions{
+              .reference = MedianStoppingOptions::Reference::kValueAtStep}),
+          rule);
+    case StoppingRule::kAsha:
+      break;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule) {
+  if (rule == StoppingRule::kAsha) {
+    return ValidOrDie(AshaStoppingPolicy::Create(AshaOptions{}), rule);
+  }
+  std::unique_ptr<StoppingPolicy> policy = CreateCurveStoppingPolicy(rule);
+  if (policy == nullptr) {
+    std::fprintf(stderr, "hptune: broken invariant: unknown stopping rule %d\n",
+                 static_cast<int>(rule));
+    std::abort();
+  }
+  return policy;
 }
 
 }  // namespace hptune::algorithms

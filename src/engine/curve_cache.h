@@ -6,10 +6,11 @@
 // cost a whole curve: each one reads the study's trial statuses (no
 // parameters, no measurements) and, per curve it needs, only the
 // measurements reported since the last check (Store::ListMeasurements with
-// the cached count to skip). That is sound because the store only appends
-// measurements: a trial's first k never change while its study lives. A
-// study deleted and created again under the same name has another
-// create_time, and its curves are read afresh.
+// the count already read to skip), which extend the cached LearningCurve.
+// That is sound because the store only appends measurements: a trial's first
+// k never change while its study lives. A study deleted and created again
+// under the same name has another create_time, and its curves are read
+// afresh.
 #ifndef HPTUNE_SRC_ENGINE_CURVE_CACHE_H_
 #define HPTUNE_SRC_ENGINE_CURVE_CACHE_H_
 
@@ -19,11 +20,14 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "hptune/algorithms/learning_curve.h"
+#include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/study.h"
 #include "hptune/core/time.h"
@@ -34,36 +38,48 @@ namespace hptune::engine {
 
 class CurveCache {
  public:
-  // Above `max_measurements` cached measurements the cache is emptied (and
-  // refilled by later checks), which bounds its memory at about 100 bytes a
-  // measurement.
-  CurveCache(store::Store& store, size_t max_measurements);
+  // Above `max_points` cached curve points the cache is emptied (and
+  // refilled by later checks), which bounds its memory at about 24 bytes a
+  // point.
+  CurveCache(store::Store& store, size_t max_points);
 
-  // Calls `use` with the study's SUCCEEDED trials and its ACTIVE trials in
-  // `only` (every ACTIVE one when empty), in number order, each with number,
-  // state, end time and intermediate measurements as the store has them now
-  // (other fields unset). The trials are lent, not copied: valid during the
-  // call only. Checks of one process take turns.
+  // Calls `use` with the curves of the study's metric of its SUCCEEDED
+  // trials and of its ACTIVE trials in `only` (every ACTIVE one when empty),
+  // in number order, as the store has them now. The curves are lent: valid
+  // during the call only. Checks of one process take turns.
   absl::Status WithCurves(
       const StudyRecord& study, const std::set<int64_t>& only,
-      absl::FunctionRef<absl::Status(const std::vector<Trial>&)> use);
+      absl::FunctionRef<absl::Status(std::span<const algorithms::TrialCurve>)>
+          use);
 
  private:
   struct Curve {
-    std::vector<Measurement> measurements;
+    algorithms::LearningCurve curve;
+    int64_t measurements_read = 0;
     // Set once the trial has ended: its curve is then complete.
     std::optional<Timestamp> end_time;
   };
   struct StudyCurves {
     Timestamp create_time{};
+    std::string metric;
     std::map<int64_t, Curve> by_trial;
   };
 
+  // Under mutex_: the cached curves of `study`, emptied when the name now
+  // belongs to another study or the metric changed.
+  StudyCurves& CurvesOf(const StudyRecord& study);
+  // Under mutex_: empties `curves`.
+  void Forget(StudyCurves& curves);
+  // Under mutex_: extends `cached` with `reported`, the measurements after
+  // those it has read, and keeps count of them.
+  void Extend(Curve& cached, std::span<const Measurement> reported,
+              const std::string& metric);
+
   store::Store& store_;
-  const size_t max_measurements_;
+  const size_t max_points_;
   std::mutex mutex_;
   std::map<std::string, StudyCurves, std::less<>> studies_;
-  size_t cached_measurements_ = 0;
+  size_t cached_points_ = 0;
 };
 
 }  // namespace hptune::engine

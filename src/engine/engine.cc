@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/registry.h"
@@ -15,10 +16,10 @@ namespace {
 
 bool IsPending(const Trial& t) { return !IsTerminal(t.state); }
 
-// Bounds the memory of TuningEngine::curves_ (about 100 bytes a
-// measurement: 20 MB), with room for a few hundred running curves of a
-// thousand steps, which must not be read again on every check.
-constexpr size_t kMaxCachedMeasurements = 200'000;
+// Bounds the memory of TuningEngine::curves_ (24 bytes a point: 24 MB), with
+// room for a thousand running curves of a thousand steps, which must not be
+// read again on every check.
+constexpr size_t kMaxCachedCurvePoints = 1'000'000;
 
 std::string Quoted(std::string_view s) {
   return absl::StrCat("\"", std::string(s), "\"");
@@ -67,7 +68,7 @@ bool SpaceExhausted(const SearchSpace& space,
 TuningEngine::TuningEngine(store::Store& store, Clock& clock)
     : store_(store),
       clock_(clock),
-      curves_(std::make_unique<CurveCache>(store, kMaxCachedMeasurements)) {}
+      curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)) {}
 
 TuningEngine::~TuningEngine() = default;
 
@@ -298,23 +299,24 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingRule rule,
                                  const std::set<int64_t>& only) {
   ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  const std::unique_ptr<algorithms::StoppingPolicy> policy =
-      algorithms::CreateStoppingPolicy(rule);
   std::vector<algorithms::StoppingDecision> decisions;
-  auto decide = [&](const std::vector<Trial>& trials) -> absl::Status {
-    ASSIGN_OR_RETURN(decisions, policy->Decide(study.spec, trials));
-    return absl::OkStatus();
-  };
-  if (rule == algorithms::StoppingRule::kMedian ||
-      rule == algorithms::StoppingRule::kMedianAtStep) {
-    // The median rules judge each ACTIVE trial by its own curve against the
-    // SUCCEEDED trials' curves alone (algorithms/stopping/
-    // median_stopping_policy.h), so the other trials can be left out.
-    RETURN_IF_ERROR(curves_->WithCurves(study, only, decide));
+  if (std::unique_ptr<algorithms::CurveStoppingPolicy> policy =
+          algorithms::CreateCurveStoppingPolicy(rule)) {
+    // A curve rule judges each ACTIVE trial by its own curve against the
+    // SUCCEEDED trials' curves alone, so the other trials can be left out,
+    // and the curves kept between checks.
+    RETURN_IF_ERROR(curves_->WithCurves(
+        study, only,
+        [&](std::span<const algorithms::TrialCurve> trials) -> absl::Status {
+          ASSIGN_OR_RETURN(decisions,
+                           policy->DecideOnCurves(study.spec, trials));
+          return absl::OkStatus();
+        }));
   } else {
     // ASHA ranks every running trial against the others: it reads them all.
     ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
-    RETURN_IF_ERROR(decide(trials));
+    ASSIGN_OR_RETURN(decisions, algorithms::CreateStoppingPolicy(rule)->Decide(
+                                    study.spec, trials));
   }
   if (!only.empty()) {
     std::erase_if(decisions, [&](const algorithms::StoppingDecision& d) {

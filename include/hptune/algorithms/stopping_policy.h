@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/learning_curve.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 
@@ -39,6 +41,29 @@ class StoppingPolicy {
       const StudySpec& study, const std::vector<Trial>& trials) = 0;
 };
 
+// A trial as a curve rule sees it; its number is curve->trial().
+struct TrialCurve {
+  TrialState state = TrialState::kRequested;
+  const LearningCurve* curve = nullptr;  // Not owned; never null.
+};
+
+// A rule that judges each ACTIVE trial by its own learning curve against the
+// SUCCEEDED trials' curves and needs nothing else of a trial. Clients check
+// after every report, so curves are long and checks frequent: a caller may
+// keep the extracted curves between checks and extend them with new reports
+// (the engine does) instead of rebuilding them from measurements each time.
+class CurveStoppingPolicy : public StoppingPolicy {
+ public:
+  // One decision per ACTIVE entry of `trials`, in trial order. Each curve is
+  // of the study's metric.
+  virtual absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
+      const StudySpec& study, std::span<const TrialCurve> trials) = 0;
+
+  // Extracts the curves of `trials` and decides on them.
+  absl::StatusOr<std::vector<StoppingDecision>> Decide(
+      const StudySpec& study, const std::vector<Trial>& trials) final;
+};
+
 // kMedian: Vizier's median rule on running averages; kMedianAtStep: the
 // median rule on values at the same step (Optuna's MedianPruner); kAsha:
 // asynchronous successive halving. See algorithms/stopping/.
@@ -47,6 +72,11 @@ std::string_view ToString(StoppingRule rule);
 
 // The policy for `rule` with its documented default options.
 std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule);
+// The same for a rule that is a CurveStoppingPolicy (the median rules);
+// nullptr for the others (ASHA ranks trials by when they reached a rung and
+// reads every trial).
+std::unique_ptr<CurveStoppingPolicy> CreateCurveStoppingPolicy(
+    StoppingRule rule);
 
 }  // namespace hptune::algorithms
 

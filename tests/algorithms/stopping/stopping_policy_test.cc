@@ -72,5 +72,67 @@ TEST(StoppingPolicyTest, BothDefaultsStopAClearlyBadTrial) {
   }
 }
 
+TEST(StoppingPolicyTest, OnlyTheMedianRulesAreCurvePolicies) {
+  for (StoppingRule rule :
+       {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
+    std::unique_ptr<CurveStoppingPolicy> policy =
+        CreateCurveStoppingPolicy(rule);
+    ASSERT_NE(policy, nullptr) << ToString(rule);
+    EXPECT_EQ(
+        dynamic_cast<MedianStoppingPolicy*>(policy.get())->options().reference,
+        rule == StoppingRule::kMedian
+            ? MedianStoppingOptions::Reference::kRunningAverage
+            : MedianStoppingOptions::Reference::kValueAtStep);
+  }
+  EXPECT_EQ(CreateCurveStoppingPolicy(StoppingRule::kAsha), nullptr);
+}
+
+TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
+  // Completed curves, and running ones that grow report by report, as the
+  // engine keeps them between checks: each check on the kept curves must
+  // equal a check on the trials read whole.
+  std::vector<Trial> trials;
+  for (int i = 1; i <= 6; ++i) {
+    trials.push_back(
+        CurveTrial(i, TrialState::kSucceeded, Flat(0.1 * i, Hundreds(1000))));
+  }
+  trials.push_back(CurveTrial(7, TrialState::kActive, {}));
+  trials.push_back(CurveTrial(8, TrialState::kActive, {}));
+  trials.push_back(CurveTrial(9, TrialState::kFailed, Flat(0.9, {100})));
+  std::vector<LearningCurve> kept;
+  for (const Trial& t : trials) kept.emplace_back(t, Study().metric_tag);
+  int stops = 0;
+  int keeps = 0;
+  for (StoppingRule rule :
+       {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
+    std::unique_ptr<CurveStoppingPolicy> policy =
+        CreateCurveStoppingPolicy(rule);
+    for (int64_t step = 100; step <= 1000; step += 100) {
+      for (size_t t : {size_t{6}, size_t{7}}) {
+        // Trial 7 climbs past the median; trial 8 stays low.
+        const double value = t == 6 ? 0.001 * step : 0.2;
+        const Trial report =
+            CurveTrial(trials[t].number, TrialState::kActive, {{step, value}});
+        trials[t].measurements.push_back(report.measurements[0]);
+        kept[t].Extend(report.measurements, Study().metric_tag);
+      }
+      std::vector<TrialCurve> curves;
+      for (size_t t = 0; t < trials.size(); ++t) {
+        curves.push_back({.state = trials[t].state, .curve = &kept[t]});
+      }
+      auto from_curves = policy->DecideOnCurves(Study(), curves);
+      auto from_trials = policy->Decide(Study(), trials);
+      ASSERT_TRUE(from_curves.ok()) << from_curves.status().message();
+      ASSERT_TRUE(from_trials.ok()) << from_trials.status().message();
+      EXPECT_EQ(*from_curves, *from_trials) << ToString(rule) << " " << step;
+      ASSERT_EQ(from_curves->size(), 2u);
+      for (const StoppingDecision& d : *from_curves) ++(d.stop ? stops : keeps);
+    }
+  }
+  // Both outcomes occur, so the comparison covers both.
+  EXPECT_GT(stops, 0);
+  EXPECT_GT(keeps, 0);
+}
+
 }  // namespace
 }  // namespace hptune::algorithms

@@ -1,16 +1,19 @@
 // LearningCurve: one trial's values of the study's metric by training step,
-// the input both early-stopping rules read.
+// the input every early-stopping rule reads. The engine keeps curves between
+// checks and extends them with new reports (CurveStoppingPolicy in
+// stopping_policy.h), so a check does not rebuild a long curve.
 //
 // Built from a Trial's intermediate measurements (not its final one: a final
 // measurement may be a separate evaluation with no place on the curve).
 // Measurements lacking the metric, or with a non-finite value, are left out.
 // Points keep report order; steps need not increase (a restarted trainer may
-// report a step again). Immutable value type; thread-compatible.
-#ifndef HPTUNE_ALGORITHMS_STOPPING_LEARNING_CURVE_H_
-#define HPTUNE_ALGORITHMS_STOPPING_LEARNING_CURVE_H_
+// report a step again). Value type; thread-compatible.
+#ifndef HPTUNE_ALGORITHMS_LEARNING_CURVE_H_
+#define HPTUNE_ALGORITHMS_LEARNING_CURVE_H_
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +31,13 @@ class LearningCurve {
     Timestamp time{};
   };
 
+  // An empty curve of trial `trial`.
+  explicit LearningCurve(int64_t trial) : trial_(trial) {}
   LearningCurve(const Trial& trial, const std::string& metric);
+
+  // Appends `reported`, in order, as the constructor would have read them
+  // after the measurements already in the curve.
+  void Extend(std::span<const Measurement> reported, const std::string& metric);
 
   int64_t trial() const { return trial_; }
   const std::vector<Point>& points() const { return points_; }
@@ -36,7 +45,7 @@ class LearningCurve {
   // The largest step reported; 0 for an empty curve.
   int64_t max_step() const { return max_step_; }
 
-  // The best value for `goal` over the whole curve.
+  // The best value for `goal` over the whole curve; constant time.
   std::optional<double> Best(Goal goal) const;
   // Mean of the values at steps <= `step`: Vizier's running average
   // (Golovin et al., KDD 2017, section 3.2.2). nullopt when no point is
@@ -53,6 +62,8 @@ class LearningCurve {
   int64_t trial_;
   std::vector<Point> points_;
   int64_t max_step_ = 0;
+  double min_value_ = 0;  // Meaningful when points_ is not empty.
+  double max_value_ = 0;
 };
 
 // The median of `values` (the mean of the two middle ones for an even
@@ -61,4 +72,4 @@ double Median(std::vector<double> values);
 
 }  // namespace hptune::algorithms
 
-#endif  // HPTUNE_ALGORITHMS_STOPPING_LEARNING_CURVE_H_
+#endif  // HPTUNE_ALGORITHMS_LEARNING_CURVE_H_
