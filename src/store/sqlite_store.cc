@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "hptune/core/status.h"
+#include "src/store/reader_pool.h"
 #include "src/store/schema.h"
 #include "src/store/sqlite_connection.h"
 #include "src/store/sqlite_tables.h"
@@ -15,6 +16,15 @@ using internal::MakeEvent;
 using internal::TransactionMode;
 using Connection = internal::SqliteConnection;
 
+namespace {
+
+// Concurrent reads beyond this wait for a connection. A few cover a server's
+// concurrent early-stopping checks on a small machine; each connection holds
+// its own page cache.
+constexpr int kMaxReadConnections = 4;
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
   ASSIGN_OR_RETURN(
@@ -24,23 +34,25 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
   ASSIGN_OR_RETURN(
       std::unique_ptr<internal::SqliteConnection> reader,
       internal::SqliteConnection::Open(path, options.busy_deadline));
+  auto readers = std::make_unique<internal::ReaderPool>(
+      path, options.busy_deadline, std::move(reader), kMaxReadConnections);
   ASSIGN_OR_RETURN(std::unique_ptr<internal::WalCheckpointer> checkpointer,
                    internal::WalCheckpointer::Start(path));
   return std::unique_ptr<SqliteStore>(
-      new SqliteStore(path, clock, std::move(connection), std::move(reader),
+      new SqliteStore(path, clock, std::move(connection), std::move(readers),
                       std::move(checkpointer)));
 }
 
 SqliteStore::SqliteStore(
     std::string path, Clock& clock,
     std::unique_ptr<internal::SqliteConnection> connection,
-    std::unique_ptr<internal::SqliteConnection> reader,
+    std::unique_ptr<internal::ReaderPool> readers,
     std::unique_ptr<internal::WalCheckpointer> checkpointer)
     : path_(std::move(path)),
       clock_(clock),
       checkpointer_(std::move(checkpointer)),
       connection_(std::move(connection)),
-      reader_(std::move(reader)) {
+      readers_(std::move(readers)) {
   connection_->OnWalCommit([this](int pages) {
     wal_pages_ = pages;
     checkpointer_->Committed(pages);
@@ -51,9 +63,10 @@ SqliteStore::~SqliteStore() = default;
 
 absl::Status SqliteStore::Read(
     absl::FunctionRef<absl::Status(Connection&)> body) {
-  std::lock_guard lock(read_mu_);
-  return reader_->InTransaction(TransactionMode::kRead,
-                                [&] { return body(*reader_); });
+  return readers_->With([&](Connection& reader) {
+    return reader.InTransaction(TransactionMode::kRead,
+                                [&] { return body(reader); });
+  });
 }
 
 absl::Status SqliteStore::Write(absl::FunctionRef<absl::Status()> body) {

@@ -43,6 +43,7 @@ namespace hptune::store {
 namespace internal {
 class SqliteConnection;
 class WalCheckpointer;
+class ReaderPool;
 }  // namespace internal
 
 struct SqliteStoreOptions {
@@ -107,10 +108,10 @@ class SqliteStore : public Store {
  private:
   SqliteStore(std::string path, Clock& clock,
               std::unique_ptr<internal::SqliteConnection> connection,
-              std::unique_ptr<internal::SqliteConnection> reader,
+              std::unique_ptr<internal::ReaderPool> readers,
               std::unique_ptr<internal::WalCheckpointer> checkpointer);
 
-  // Run `body` in a read (snapshot, on reader_ under read_mu_) or write
+  // Run `body` in a read (snapshot, on a connection of readers_) or write
   // (BEGIN IMMEDIATE, on connection_ under mu_) transaction, retrying it
   // while the database is busy.
   absl::Status Read(
@@ -156,12 +157,11 @@ class SqliteStore : public Store {
   std::mutex mu_;  // Serialises use of connection_, the writer.
   std::unique_ptr<internal::SqliteConnection> connection_;
   int wal_pages_ = 0;  // After connection_'s last commit; under mu_.
-  // Reads have a connection of their own: in WAL mode a read never waits
+  // Reads have connections of their own: in WAL mode a read never waits
   // for a commit in progress, so the early-stopping checks that follow every
   // measurement do not queue behind the measurements' writes. A read that
   // starts after a write returned sees it.
-  std::mutex read_mu_;
-  std::unique_ptr<internal::SqliteConnection> reader_;
+  std::unique_ptr<internal::ReaderPool> readers_;
 };
 
 }  // namespace hptune::store
