@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 
 namespace hptune::engine {
@@ -16,16 +17,26 @@ void CurveCache::Forget(StudyCurves& curves) {
   curves.by_trial.clear();
 }
 
-CurveCache::StudyCurves& CurveCache::CurvesOf(const StudyRecord& study) {
-  auto [it, inserted] = studies_.try_emplace(study.name);
+absl::StatusOr<CurveCache::StudyCurves*> CurveCache::CurvesOf(
+    std::string_view study, Timestamp create_time) {
+  auto [it, inserted] = studies_.try_emplace(std::string(study));
   StudyCurves& curves = it->second;
-  if (!inserted && (curves.create_time != study.create_time ||
-                    curves.metric != study.spec.metric_tag)) {
+  if (!inserted && curves.create_time != create_time) {
     Forget(curves);
+    curves.spec.reset();
   }
-  curves.create_time = study.create_time;
-  curves.metric = study.spec.metric_tag;
-  return curves;
+  if (!curves.spec.has_value()) {
+    ASSIGN_OR_RETURN(StudyRecord record, store_.GetStudy(study));
+    if (record.create_time != create_time) {
+      return absl::AbortedError(absl::StrCat(
+          "study \"", std::string(study),
+          "\" was deleted and created again while its trials were being "
+          "checked; check again"));
+    }
+    curves.spec = std::move(record.spec);
+    curves.create_time = create_time;
+  }
+  return &curves;
 }
 
 void CurveCache::Extend(Curve& cached, std::span<const Measurement> reported,
@@ -37,22 +48,24 @@ void CurveCache::Extend(Curve& cached, std::span<const Measurement> reported,
 }
 
 absl::Status CurveCache::WithCurves(
-    const StudyRecord& study, const std::set<int64_t>& only,
-    absl::FunctionRef<absl::Status(std::span<const algorithms::TrialCurve>)>
+    std::string_view study, const std::set<int64_t>& only,
+    absl::FunctionRef<absl::Status(const StudySpec&,
+                                   std::span<const algorithms::TrialCurve>)>
         use) {
-  ASSIGN_OR_RETURN(std::vector<store::TrialStatus> statuses,
-                   store_.ListTrialStatuses(study.name));
-  const std::string& metric = study.spec.metric_tag;
+  ASSIGN_OR_RETURN(store::TrialStatuses statuses,
+                   store_.ListTrialStatuses(study));
   std::lock_guard lock(mutex_);
-  StudyCurves& curves = CurvesOf(study);
+  ASSIGN_OR_RETURN(StudyCurves * curves,
+                   CurvesOf(study, statuses.study_create_time));
+  const std::string& metric = curves->spec->metric_tag;
   std::vector<algorithms::TrialCurve> lent;
-  for (const store::TrialStatus& status : statuses) {
+  for (const store::TrialStatus& status : statuses.trials) {
     if (status.state != TrialState::kSucceeded &&
         (status.state != TrialState::kActive ||
          (!only.empty() && !only.contains(status.number)))) {
       continue;
     }
-    auto [entry, added] = curves.by_trial.try_emplace(
+    auto [entry, added] = curves->by_trial.try_emplace(
         status.number,
         Curve{.curve = algorithms::LearningCurve(status.number)});
     Curve& cached = entry->second;
@@ -60,7 +73,7 @@ absl::Status CurveCache::WithCurves(
       // An error here leaves every curve whole: a curve is extended only by
       // a read that succeeded.
       ASSIGN_OR_RETURN(std::vector<Measurement> reported,
-                       store_.ListMeasurements(study.name, status.number,
+                       store_.ListMeasurements(study, status.number,
                                                cached.measurements_read));
       Extend(cached, reported, metric);
       if (status.state == TrialState::kSucceeded) {
@@ -69,7 +82,7 @@ absl::Status CurveCache::WithCurves(
     }
     lent.push_back({.state = status.state, .curve = &cached.curve});
   }
-  const absl::Status result = use(lent);
+  const absl::Status result = use(*curves->spec, lent);
   if (cached_points_ > max_points_) {
     studies_.clear();
     cached_points_ = 0;

@@ -8,9 +8,9 @@
 // measurements reported since the last check (Store::ListMeasurements with
 // the count already read to skip), which extend the cached LearningCurve.
 // That is sound because the store only appends measurements: a trial's first
-// k never change while its study lives. A study deleted and created again
-// under the same name has another create_time, and its curves are read
-// afresh.
+// k never change while its study lives. The study's spec never changes
+// either, so it is read once. A study deleted and created again under the
+// same name has another create_time, and is read afresh.
 #ifndef HPTUNE_SRC_ENGINE_CURVE_CACHE_H_
 #define HPTUNE_SRC_ENGINE_CURVE_CACHE_H_
 
@@ -43,13 +43,16 @@ class CurveCache {
   // point.
   CurveCache(store::Store& store, size_t max_points);
 
-  // Calls `use` with the curves of the study's metric of its SUCCEEDED
-  // trials and of its ACTIVE trials in `only` (every ACTIVE one when empty),
-  // in number order, as the store has them now. The curves are lent: valid
-  // during the call only. Checks of one process take turns.
+  // Calls `use` with the study's spec and the curves of its metric of its
+  // SUCCEEDED trials and of its ACTIVE trials in `only` (every ACTIVE one
+  // when empty), in number order, as the store has them now. Both are lent:
+  // valid during the call only. Checks of one process take turns. NotFound
+  // for an unknown study; Aborted when it is deleted and created again
+  // during the check.
   absl::Status WithCurves(
-      const StudyRecord& study, const std::set<int64_t>& only,
-      absl::FunctionRef<absl::Status(std::span<const algorithms::TrialCurve>)>
+      std::string_view study, const std::set<int64_t>& only,
+      absl::FunctionRef<absl::Status(const StudySpec&,
+                                     std::span<const algorithms::TrialCurve>)>
           use);
 
  private:
@@ -61,13 +64,14 @@ class CurveCache {
   };
   struct StudyCurves {
     Timestamp create_time{};
-    std::string metric;
+    std::optional<StudySpec> spec;  // Of the study created at create_time.
     std::map<int64_t, Curve> by_trial;
   };
 
-  // Under mutex_: the cached curves of `study`, emptied when the name now
-  // belongs to another study or the metric changed.
-  StudyCurves& CurvesOf(const StudyRecord& study);
+  // Under mutex_: the cached spec and curves of the study named `study`
+  // created at `create_time`, emptied when the name belonged to another.
+  absl::StatusOr<StudyCurves*> CurvesOf(std::string_view study,
+                                        Timestamp create_time);
   // Under mutex_: empties `curves`.
   void Forget(StudyCurves& curves);
   // Under mutex_: extends `cached` with `reported`, the measurements after

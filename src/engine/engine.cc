@@ -298,7 +298,6 @@ absl::StatusOr<std::vector<algorithms::StoppingDecision>>
 TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingRule rule,
                                  const std::set<int64_t>& only) {
-  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   std::vector<algorithms::StoppingDecision> decisions;
   if (std::unique_ptr<algorithms::CurveStoppingPolicy> policy =
           algorithms::CreateCurveStoppingPolicy(rule)) {
@@ -306,14 +305,15 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
     // SUCCEEDED trials' curves alone, so the other trials can be left out,
     // and the curves kept between checks.
     RETURN_IF_ERROR(curves_->WithCurves(
-        study, only,
-        [&](std::span<const algorithms::TrialCurve> trials) -> absl::Status {
-          ASSIGN_OR_RETURN(decisions,
-                           policy->DecideOnCurves(study.spec, trials));
+        study_name, only,
+        [&](const StudySpec& spec,
+            std::span<const algorithms::TrialCurve> trials) -> absl::Status {
+          ASSIGN_OR_RETURN(decisions, policy->DecideOnCurves(spec, trials));
           return absl::OkStatus();
         }));
   } else {
     // ASHA ranks every running trial against the others: it reads them all.
+    ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
     ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
     ASSIGN_OR_RETURN(decisions, algorithms::CreateStoppingPolicy(rule)->Decide(
                                     study.spec, trials));

@@ -142,14 +142,14 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
   return trials;
 }
 
-absl::StatusOr<std::vector<TrialStatus>> MemoryStore::ListTrialStatuses(
+absl::StatusOr<TrialStatuses> MemoryStore::ListTrialStatuses(
     std::string_view study) {
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
-  std::vector<TrialStatus> statuses;
-  statuses.reserve(data->trials.size());
+  TrialStatuses statuses{.study_create_time = data->record.create_time};
+  statuses.trials.reserve(data->trials.size());
   for (const Trial& t : data->trials) {
-    statuses.push_back(
+    statuses.trials.push_back(
         {.number = t.number, .state = t.state, .end_time = t.end_time});
   }
   return statuses;

@@ -219,11 +219,18 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrialSummaries(
   });
 }
 
-absl::StatusOr<std::vector<TrialStatus>> SqliteStore::ListTrialStatuses(
+absl::StatusOr<TrialStatuses> SqliteStore::ListTrialStatuses(
     std::string_view study) {
-  return ReadFromStudy<std::vector<TrialStatus>>(study, [&](Connection& db) {
-    return internal::SelectTrialStatuses(db, study);
-  });
+  return ReadValue<TrialStatuses>(
+      [&](Connection& db) -> absl::StatusOr<TrialStatuses> {
+        ASSIGN_OR_RETURN(std::optional<Timestamp> created,
+                         internal::SelectStudyCreateTime(db, study));
+        if (!created) return internal::StudyNotFound(study);
+        TrialStatuses statuses{.study_create_time = *created};
+        ASSIGN_OR_RETURN(statuses.trials,
+                         internal::SelectTrialStatuses(db, study));
+        return statuses;
+      });
 }
 
 absl::StatusOr<std::vector<Measurement>> SqliteStore::ListMeasurements(
@@ -231,16 +238,16 @@ absl::StatusOr<std::vector<Measurement>> SqliteStore::ListMeasurements(
   RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
   std::vector<Measurement> measurements;
   RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    ASSIGN_OR_RETURN(std::optional<TrialState> state,
-                     internal::SelectTrialState(db, study, number));
-    if (!state) {
-      ASSIGN_OR_RETURN(bool study_exists, internal::StudyExists(db, study));
-      return study_exists ? internal::TrialNotFound(study, number)
-                          : internal::StudyNotFound(study);
-    }
     ASSIGN_OR_RETURN(measurements,
                      internal::SelectMeasurements(db, study, number, skip));
-    return absl::OkStatus();
+    // Rows prove the trial exists; only an empty answer needs the check.
+    if (!measurements.empty()) return absl::OkStatus();
+    ASSIGN_OR_RETURN(std::optional<TrialState> state,
+                     internal::SelectTrialState(db, study, number));
+    if (state) return absl::OkStatus();
+    ASSIGN_OR_RETURN(bool study_exists, internal::StudyExists(db, study));
+    return study_exists ? internal::TrialNotFound(study, number)
+                        : internal::StudyNotFound(study);
   }));
   return measurements;
 }

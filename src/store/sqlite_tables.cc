@@ -1,5 +1,6 @@
 #include "src/store/sqlite_tables.h"
 
+#include <concepts>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,16 @@ absl::StatusOr<State> ParseState(std::optional<State> parsed,
   if (parsed) return *parsed;
   return absl::DataLossError(
       absl::StrCat(record, ": stored state \"", text, "\" is unknown"));
+}
+
+// The same with the record's label made only for the error: the hot reads
+// (a trial's state on every measurement and check) need not build it.
+template <typename State, std::invocable MakeLabel>
+absl::StatusOr<State> ParseState(std::optional<State> parsed,
+                                 const std::string& text,
+                                 const MakeLabel& make_label) {
+  if (parsed) return *parsed;
+  return ParseState(parsed, text, std::string(make_label()));
 }
 
 std::optional<int64_t> OptionalMicros(const std::optional<Timestamp>& t) {
@@ -197,6 +208,17 @@ absl::StatusOr<bool> StudyExists(SqliteConnection& db, std::string_view name) {
   return select.Step();
 }
 
+absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
+    SqliteConnection& db, std::string_view name) {
+  ASSIGN_OR_RETURN(
+      Statement select,
+      db.Prepare("SELECT create_time FROM studies WHERE name = ?1"));
+  select.BindText(1, name);
+  ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return std::nullopt;
+  return FromUnixMicros(select.ColumnInt(0));
+}
+
 absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
                                                        std::string_view name) {
   static const std::string kSql =
@@ -352,8 +374,9 @@ absl::StatusOr<std::optional<TrialState>> SelectTrialState(
   ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   const std::string text = select.ColumnText(0);
-  ASSIGN_OR_RETURN(TrialState state, ParseState(ParseTrialState(text), text,
-                                                TrialLabel(study, number)));
+  ASSIGN_OR_RETURN(TrialState state,
+                   ParseState(ParseTrialState(text), text,
+                              [&] { return TrialLabel(study, number); }));
   return state;
 }
 
@@ -371,8 +394,9 @@ absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
     status.number = select.ColumnInt(0);
     const std::string state = select.ColumnText(1);
     ASSIGN_OR_RETURN(status.state,
-                     ParseState(ParseTrialState(state), state,
-                                TrialLabel(study, status.number)));
+                     ParseState(ParseTrialState(state), state, [&] {
+                       return TrialLabel(study, status.number);
+                     }));
     status.end_time = OptionalTime(select.ColumnOptionalInt(2));
     statuses.push_back(status);
   }

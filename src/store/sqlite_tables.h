@@ -27,6 +27,9 @@ namespace hptune::store::internal {
 
 // --- studies ---
 absl::StatusOr<bool> StudyExists(SqliteConnection& db, std::string_view name);
+// nullopt when there is no such study.
+absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
+    SqliteConnection& db, std::string_view name);
 absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
                                                        std::string_view name);
 absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db);

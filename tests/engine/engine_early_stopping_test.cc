@@ -121,10 +121,15 @@ TEST_F(EngineEarlyStoppingTest, AStudyCreatedAgainUnderItsNameIsJudgedAfresh) {
   EXPECT_FALSE((*second)[0].stop) << (*second)[0].reason;
 }
 
-// Counts the measurements CheckEarlyStopping reads from the store.
+// Counts the measurements and the studies CheckEarlyStopping reads from the
+// store.
 class CountingStore : public store::MemoryStore {
  public:
   using MemoryStore::MemoryStore;
+  absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override {
+    ++studies_read;
+    return MemoryStore::GetStudy(name);
+  }
   absl::StatusOr<std::vector<Measurement>> ListMeasurements(
       std::string_view study, int64_t number, int64_t skip) override {
     auto measurements = MemoryStore::ListMeasurements(study, number, skip);
@@ -132,9 +137,10 @@ class CountingStore : public store::MemoryStore {
     return measurements;
   }
   size_t read = 0;
+  int studies_read = 0;
 };
 
-TEST(EngineEarlyStoppingCurvesTest, AGrowingCurveIsReadOnceAndJudgedWhole) {
+TEST(EngineEarlyStoppingCurvesTest, ACurveAndItsSpecAreReadOnceAndJudgedWhole) {
   FakeClock clock;
   CountingStore store(clock);
   TuningEngine engine(store, clock);
@@ -166,8 +172,10 @@ TEST(EngineEarlyStoppingCurvesTest, AGrowingCurveIsReadOnceAndJudgedWhole) {
                                                     : StoppingDecision{};
   };
 
+  const int studies_read_before = store.studies_read;
   const StoppingDecision first = check(engine);
   EXPECT_TRUE(first.stop) << first.reason;
+  EXPECT_EQ(store.studies_read, studies_read_before + 1);
   EXPECT_EQ(store.read, 6u * 10 + 5);
   EXPECT_EQ(check(engine), first);
   EXPECT_EQ(store.read, 6u * 10 + 5) << "nothing new was reported";
@@ -184,6 +192,8 @@ TEST(EngineEarlyStoppingCurvesTest, AGrowingCurveIsReadOnceAndJudgedWhole) {
   const StoppingDecision later = check(engine);
   EXPECT_FALSE(later.stop) << later.reason;
   EXPECT_EQ(store.read, 6u * 10 + 5 + 3);
+  EXPECT_EQ(store.studies_read, studies_read_before + 1)
+      << "the spec is read once";
   TuningEngine fresh(store, clock);
   EXPECT_EQ(check(fresh), later);
 }

@@ -374,8 +374,11 @@ TEST_P(StoreConformanceTest, TrialStatusesAreNumberStateAndEndTime) {
   CreateStudyWithActiveAndDoneTrial("mnist");
 
   ASSERT_OK_AND_ASSIGN(std::vector<Trial> full, store_->ListTrials("mnist"));
-  ASSERT_OK_AND_ASSIGN(std::vector<TrialStatus> statuses,
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  ASSERT_OK_AND_ASSIGN(TrialStatuses listed,
                        store_->ListTrialStatuses("mnist"));
+  EXPECT_EQ(listed.study_create_time, study.create_time);
+  const std::vector<TrialStatus>& statuses = listed.trials;
   ASSERT_THAT(statuses, SizeIs(2));
   for (size_t i = 0; i < full.size(); ++i) {
     EXPECT_EQ(statuses[i], (TrialStatus{.number = full[i].number,

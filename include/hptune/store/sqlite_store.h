@@ -80,7 +80,7 @@ class SqliteStore : public Store {
       std::string_view study) override;
   absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
       std::string_view study) override;
-  absl::StatusOr<std::vector<TrialStatus>> ListTrialStatuses(
+  absl::StatusOr<TrialStatuses> ListTrialStatuses(
       std::string_view study) override;
   absl::StatusOr<std::vector<Measurement>> ListMeasurements(
       std::string_view study, int64_t number, int64_t skip) override;

@@ -35,6 +35,13 @@ struct TrialStatus {
   bool operator==(const TrialStatus&) const = default;
 };
 
+// A study's trial statuses, with what tells the study apart from one
+// deleted and created again under its name.
+struct TrialStatuses {
+  Timestamp study_create_time{};
+  std::vector<TrialStatus> trials;  // By number.
+};
+
 // One entry of the event log, appended with each state change.
 struct Event {
   int64_t id = 0;  // Increasing; resume a watch with ListEvents(after_id).
@@ -84,10 +91,11 @@ class Store {
   // that does not grow with the learning curves.
   virtual absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
       std::string_view study) = 0;
-  // Number, state and end time of each trial, by number: what a reader that
-  // keeps learning curves between calls (the engine's early-stopping check,
-  // after every measurement) needs to see which of them changed.
-  virtual absl::StatusOr<std::vector<TrialStatus>> ListTrialStatuses(
+  // Number, state and end time of each trial, and the study's create time:
+  // what a reader that keeps learning curves between calls (the engine's
+  // early-stopping check, after every measurement) needs to see which of
+  // them changed, in one read.
+  virtual absl::StatusOr<TrialStatuses> ListTrialStatuses(
       std::string_view study) = 0;
   // The trial's intermediate measurements after its first `skip` (>= 0), in
   // report order: how such a reader follows a curve as it grows. NotFound
