@@ -247,6 +247,17 @@ absl::Status TuningEngine::AddMeasurement(std::string_view study, int64_t trial,
   return store_.AddMeasurement(study, trial, measurement);
 }
 
+void TuningEngine::AddMeasurementAsync(std::string_view study, int64_t trial,
+                                       Measurement measurement,
+                                       std::function<void(absl::Status)> done) {
+  if (measurement.time == Timestamp{}) measurement.time = clock_.Now();
+  if (absl::Status valid = ValidateMeasurement(measurement); !valid.ok()) {
+    done(valid);
+    return;
+  }
+  store_.AddMeasurementAsync(study, trial, measurement, std::move(done));
+}
+
 absl::StatusOr<Trial> TuningEngine::CompleteTrial(
     std::string_view study_name, int64_t number,
     std::optional<Measurement> final) {

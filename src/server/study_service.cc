@@ -220,25 +220,50 @@ grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
   });
 }
 
+namespace {
+
+// The measurement an AddMeasurement request adds, or what is wrong with it.
+absl::StatusOr<Measurement> MeasurementToAdd(
+    const v1::AddMeasurementRequest& request) {
+  RETURN_IF_ERROR(CheckName("study", request.study()));
+  RETURN_IF_ERROR(CheckTrialId(request.trial_id()));
+  if (!request.has_measurement()) {
+    return absl::InvalidArgumentError("measurement: required");
+  }
+  RETURN_IF_ERROR(CheckMetricNames(request.measurement(), "measurement"));
+  return MeasurementFromProto(request.measurement(), "measurement");
+}
+
+}  // namespace
+
+// Answered when the measurement is committed, from the thread that commits
+// it: this gRPC thread goes back to reading requests meanwhile, and the
+// measurements that arrive during a commit share the next one.
 grpc::ServerUnaryReactor* StudyService::AddMeasurement(
     grpc::CallbackServerContext* context,
-    const v1::AddMeasurementRequest* request,
-    v1::AddMeasurementResponse* reply) {
-  return FinishNow(context, HandleAddMeasurement(context, request, reply));
+    const v1::AddMeasurementRequest* request, v1::AddMeasurementResponse*) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (grpc::Status allowed = auth_.Check(*context); !allowed.ok()) {
+    reactor->Finish(allowed);
+    return reactor;
+  }
+  absl::StatusOr<Measurement> m = MeasurementToAdd(*request);
+  if (!m.ok()) {
+    reactor->Finish(ToGrpcStatus(m.status()));
+    return reactor;
+  }
+  engine_.AddMeasurementAsync(request->study(), request->trial_id(),
+                              *std::move(m), [reactor](absl::Status status) {
+                                reactor->Finish(ToGrpcStatus(status));
+                              });
+  return reactor;
 }
 
 grpc::Status StudyService::HandleAddMeasurement(
     const grpc::ServerContextBase* context,
     const v1::AddMeasurementRequest* request, v1::AddMeasurementResponse*) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
-    if (!request->has_measurement()) {
-      return absl::InvalidArgumentError("measurement: required");
-    }
-    RETURN_IF_ERROR(CheckMetricNames(request->measurement(), "measurement"));
-    ASSIGN_OR_RETURN(Measurement m, MeasurementFromProto(request->measurement(),
-                                                         "measurement"));
+    ASSIGN_OR_RETURN(Measurement m, MeasurementToAdd(*request));
     return engine_.AddMeasurement(request->study(), request->trial_id(),
                                   std::move(m));
   });

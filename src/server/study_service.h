@@ -76,7 +76,8 @@ class StudyService final : public StudyServiceBase {
       grpc::CallbackServerContext* context,
       const v1::AddMeasurementRequest* request,
       v1::AddMeasurementResponse* reply) override;
-  // The body of AddMeasurement, callable without a call in flight.
+  // What AddMeasurement does, waiting for the commit: callable without a
+  // call in flight.
   grpc::Status HandleAddMeasurement(const grpc::ServerContextBase* context,
                                     const v1::AddMeasurementRequest* request,
                                     v1::AddMeasurementResponse* reply);

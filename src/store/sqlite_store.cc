@@ -279,63 +279,77 @@ absl::StatusOr<Trial> SqliteStore::UpdateTrial(
   return updated;
 }
 
-absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
-                                         const Measurement& measurement) {
+void SqliteStore::AddMeasurementAsync(std::string_view study, int64_t number,
+                                      const Measurement& measurement,
+                                      std::function<void(absl::Status)> done) {
   const Timestamp now = clock_.Now();
   Measurement m = measurement;
-  RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
-  QueuedMeasurement queued{
-      .study = study, .number = number, .measurement = &m, .time = now};
+  if (absl::Status valid = internal::PrepareMeasurement(study, number, m, now);
+      !valid.ok()) {
+    done(valid);
+    return;
+  }
   std::unique_lock lock(queue_mu_);
-  queue_.push_back(&queued);
-  while (!queued.done) {
-    if (committing_) {
-      queue_committed_.wait(lock);
-      continue;
-    }
-    committing_ = true;
-    std::vector<QueuedMeasurement*> batch;
+  queue_.push_back({.study = std::string(study),
+                    .number = number,
+                    .measurement = std::move(m),
+                    .time = now,
+                    .done = std::move(done)});
+  if (committing_) return;  // The running commit loop takes it.
+  committing_ = true;
+  while (!queue_.empty()) {
+    std::vector<QueuedMeasurement> batch;
     batch.swap(queue_);
     lock.unlock();
     CommitMeasurements(batch);
+    for (QueuedMeasurement& q : batch) q.done(q.status);
     lock.lock();
-    for (QueuedMeasurement* q : batch) q->done = true;
-    committing_ = false;
-    queue_committed_.notify_all();
   }
-  return queued.status;
+  committing_ = false;
 }
 
-void SqliteStore::CommitMeasurements(
-    const std::vector<QueuedMeasurement*>& batch) {
+absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
+                                         const Measurement& measurement) {
+  std::mutex mu;
+  std::condition_variable answered;
+  std::optional<absl::Status> status;
+  AddMeasurementAsync(study, number, measurement, [&](absl::Status s) {
+    std::lock_guard lock(mu);
+    status = std::move(s);
+    answered.notify_one();
+  });
+  std::unique_lock lock(mu);
+  answered.wait(lock, [&] { return status.has_value(); });
+  return *std::move(status);
+}
+
+void SqliteStore::CommitMeasurements(std::vector<QueuedMeasurement>& batch) {
   auto& db = *connection_;
   const absl::Status committed = Write([&]() -> absl::Status {
-    for (QueuedMeasurement* q : batch) {
-      q->status = absl::OkStatus();
+    for (QueuedMeasurement& q : batch) {
+      q.status = absl::OkStatus();
       // Only the trial's state: the check must cost neither more as curves
       // grow nor a decode of the trial's parameters.
       ASSIGN_OR_RETURN(std::optional<TrialState> state,
-                       internal::SelectTrialState(db, q->study, q->number));
+                       internal::SelectTrialState(db, q.study, q.number));
       if (!state) {
-        ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, q->study));
-        q->status = exists ? internal::TrialNotFound(q->study, q->number)
-                           : internal::StudyNotFound(q->study);
+        ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, q.study));
+        q.status = exists ? internal::TrialNotFound(q.study, q.number)
+                          : internal::StudyNotFound(q.study);
         continue;
       }
-      q->status =
-          internal::CheckAcceptsMeasurements(q->study, q->number, *state);
-      if (!q->status.ok()) continue;
-      RETURN_IF_ERROR(internal::AppendMeasurement(db, q->study, q->number,
-                                                  *q->measurement));
+      q.status = internal::CheckAcceptsMeasurements(q.study, q.number, *state);
+      if (!q.status.ok()) continue;
+      RETURN_IF_ERROR(
+          internal::AppendMeasurement(db, q.study, q.number, q.measurement));
       RETURN_IF_ERROR(internal::InsertEvent(
-          db,
-          MakeEvent(q->time, internal::kMeasurement, q->study, "", q->number,
-                    internal::MeasurementDetail(*q->measurement))));
+          db, MakeEvent(q.time, internal::kMeasurement, q.study, "", q.number,
+                        internal::MeasurementDetail(q.measurement))));
     }
     return absl::OkStatus();
   });
   if (!committed.ok()) {
-    for (QueuedMeasurement* q : batch) q->status = committed;
+    for (QueuedMeasurement& q : batch) q.status = committed;
   }
 }
 

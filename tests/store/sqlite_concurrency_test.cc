@@ -5,8 +5,10 @@
 // concurrent measurements and its checkpoints off the callers' path.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -156,6 +158,83 @@ TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
     }
   }
   ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("study", kActive + 1));
+  EXPECT_THAT(trial.measurements, SizeIs(0));
+}
+
+// Callers that do not wait (the server's AddMeasurement): each measurement
+// is answered exactly once, refusals included, and every accepted one is in
+// the file, in each caller's order, when the store is opened again.
+TEST(SqliteConcurrencyTest, MeasurementsAddedWithoutWaitingAreAnsweredAndKept) {
+  TempDir dir;
+  const std::string path = dir.File("hptune.db");
+  constexpr int kActive = 4;
+  constexpr int kSteps = 200;
+  constexpr int kRefusedEach = kSteps / 10;
+  std::atomic<int> accepted = 0;
+  std::atomic<int> refused = 0;
+  std::atomic<int> other = 0;
+  std::mutex mu;
+  std::condition_variable answered;
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
+                         SqliteStore::Open(path));
+    ASSERT_OK(store->CreateStudy(MakeStudy("study")));
+    std::vector<Trial> trials;
+    for (int i = 0; i < kActive; ++i) {
+      Trial trial = MakeTrial(0.01 * i);
+      trial.state = TrialState::kActive;
+      trials.push_back(trial);
+    }
+    Trial ended = MakeTrial(0.5);
+    ended.state = TrialState::kSucceeded;
+    ended.final_measurement = MakeMeasurement(1, 0.5);
+    trials.push_back(ended);
+    ASSERT_OK(store->AddTrials("study", trials, std::nullopt).status());
+
+    auto answer = [&](absl::Status status) {
+      if (status.ok()) {
+        ++accepted;
+      } else if (absl::IsFailedPrecondition(status)) {
+        ++refused;
+      } else {
+        ++other;
+      }
+      std::lock_guard lock(mu);
+      answered.notify_all();
+    };
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kActive; ++i) {
+      threads.emplace_back([&, i] {
+        for (int step = 1; step <= kSteps; ++step) {
+          store->AddMeasurementAsync(
+              "study", i + 1, MakeMeasurement(step, 0.001 * step), answer);
+          if (step % 10 == 0) {
+            store->AddMeasurementAsync("study", kActive + 1,
+                                       MakeMeasurement(step, 0.1), answer);
+          }
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(answered.wait_for(lock, std::chrono::seconds(60), [&] {
+      return accepted + refused + other == kActive * (kSteps + kRefusedEach);
+    }));
+  }
+  EXPECT_EQ(accepted, kActive * kSteps);
+  EXPECT_EQ(refused, kActive * kRefusedEach);
+  EXPECT_EQ(other, 0);
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> reopened,
+                       SqliteStore::Open(path));
+  for (int i = 0; i < kActive; ++i) {
+    ASSERT_OK_AND_ASSIGN(Trial trial, reopened->GetTrial("study", i + 1));
+    ASSERT_THAT(trial.measurements, SizeIs(kSteps));
+    for (int step = 1; step <= kSteps; ++step) {
+      EXPECT_EQ(trial.measurements[step - 1].step, step);
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(Trial trial, reopened->GetTrial("study", kActive + 1));
   EXPECT_THAT(trial.measurements, SizeIs(0));
 }
 

@@ -17,6 +17,7 @@
 #define HPTUNE_ENGINE_ENGINE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -85,6 +86,11 @@ class TuningEngine {
   // is stamped with the clock.
   absl::Status AddMeasurement(std::string_view study, int64_t trial,
                               Measurement measurement);
+  // The same, answered through `done` (Store::AddMeasurementAsync): for a
+  // caller that must not wait for the commit.
+  void AddMeasurementAsync(std::string_view study, int64_t trial,
+                           Measurement measurement,
+                           std::function<void(absl::Status)> done);
 
   // Ends a trial as SUCCEEDED. The final measurement is `final` when given,
   // else the last intermediate measurement that has the study's metric; a

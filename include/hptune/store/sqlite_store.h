@@ -87,6 +87,9 @@ class SqliteStore : public Store {
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;
+  void AddMeasurementAsync(std::string_view study, int64_t number,
+                           const Measurement& measurement,
+                           std::function<void(absl::Status)> done) override;
   absl::Status AddMeasurement(std::string_view study, int64_t number,
                               const Measurement& measurement) override;
 
@@ -127,30 +130,30 @@ class SqliteStore : public Store {
       std::string_view study,
       absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
 
-  // One AddMeasurement waiting for its commit (group commit, below).
+  // One measurement waiting for its commit (group commit, below).
   struct QueuedMeasurement {
-    std::string_view study;
+    std::string study;
     int64_t number = 0;
-    const Measurement* measurement = nullptr;
+    Measurement measurement;
     Timestamp time{};
     absl::Status status;
-    bool done = false;
+    std::function<void(absl::Status)> done;
   };
   // Appends every measurement of `batch` in one transaction. A measurement
   // the rules refuse (unknown trial, trial not accepting) gets its own error
   // and is left out; an SQLite error fails the whole batch.
-  void CommitMeasurements(const std::vector<QueuedMeasurement*>& batch);
+  void CommitMeasurements(std::vector<QueuedMeasurement>& batch);
 
   const std::string path_;
   Clock& clock_;
-  // Group commit of AddMeasurement: concurrent calls queue here; the first
-  // one that finds no commit running commits everything queued in one
-  // transaction and wakes the others. Under load (clients report after
-  // every step) one commit then carries several measurements, and the
-  // others wait for a commit instead of for the lock.
+  // Group commit of measurements: calls queue here; the one that finds no
+  // commit running commits everything queued in one transaction, answers
+  // each, and goes on while more arrived meanwhile. The others return at
+  // once (AddMeasurementAsync) or wait for their answer (AddMeasurement).
+  // Under load (clients report after every step) one commit carries many
+  // measurements.
   std::mutex queue_mu_;
-  std::condition_variable queue_committed_;
-  std::vector<QueuedMeasurement*> queue_;
+  std::vector<QueuedMeasurement> queue_;
   bool committing_ = false;
   // Declared first so that it outlives connection_, whose commits call it.
   std::unique_ptr<internal::WalCheckpointer> checkpointer_;

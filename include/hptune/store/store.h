@@ -113,6 +113,16 @@ class Store {
   // (FailedPrecondition otherwise; InvalidArgument for a NaN or Inf value).
   virtual absl::Status AddMeasurement(std::string_view study, int64_t number,
                                       const Measurement& measurement) = 0;
+  // The same, answered through `done`, which is called exactly once, maybe
+  // on another thread and maybe before this returns, once the measurement is
+  // durable or refused. A caller that must not wait (a server thread that
+  // also reads other requests) uses this; a store may then gather many into
+  // one commit. This default calls AddMeasurement.
+  virtual void AddMeasurementAsync(std::string_view study, int64_t number,
+                                   const Measurement& measurement,
+                                   std::function<void(absl::Status)> done) {
+    done(AddMeasurement(study, number, measurement));
+  }
 
   // --- Designer state ---
   // "" when none was stored.
