@@ -102,19 +102,11 @@ TEST(SqliteConcurrencyTest, ReadersSeeConsistentSnapshotsDuringWrites) {
   ExpectCompleteHistory(*reader, 2);
 }
 
-// Concurrent AddMeasurement calls share commits; each one must still get its
-// own answer: the measurements of ACTIVE trials are all stored, once, in
-// each caller's order, while those for an ended trial are refused, without
-// failing the others committed with them.
-TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
-  TempDir dir;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(dir.File("hptune.db")));
-  ASSERT_OK(store->CreateStudy(MakeStudy("study")));
-  constexpr int kActive = 12;
-  constexpr int kSteps = 150;
+// Study "study" with trials 1..active ACTIVE and trial active + 1 SUCCEEDED.
+void CreateStudyWithActiveTrialsAndAnEndedOne(Store& store, int active) {
+  ASSERT_OK(store.CreateStudy(MakeStudy("study")));
   std::vector<Trial> trials;
-  for (int i = 0; i < kActive; ++i) {
+  for (int i = 0; i < active; ++i) {
     Trial trial = MakeTrial(0.01 * i);
     trial.state = TrialState::kActive;
     trials.push_back(trial);
@@ -123,7 +115,35 @@ TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
   ended.state = TrialState::kSucceeded;
   ended.final_measurement = MakeMeasurement(1, 0.5);
   trials.push_back(ended);
-  ASSERT_OK(store->AddTrials("study", trials, std::nullopt).status());
+  ASSERT_OK(store.AddTrials("study", trials, std::nullopt).status());
+}
+
+// Each ACTIVE trial of that study holds steps 1..steps in order; the ended
+// one holds none.
+void ExpectStepsOneToNAndNothingForTheEndedTrial(Store& store, int active,
+                                                 int steps) {
+  for (int i = 0; i < active; ++i) {
+    ASSERT_OK_AND_ASSIGN(Trial trial, store.GetTrial("study", i + 1));
+    ASSERT_THAT(trial.measurements, SizeIs(steps));
+    for (int step = 1; step <= steps; ++step) {
+      EXPECT_EQ(trial.measurements[step - 1].step, step);
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(Trial trial, store.GetTrial("study", active + 1));
+  EXPECT_THAT(trial.measurements, SizeIs(0));
+}
+
+// Concurrent AddMeasurement calls share commits; each one must still get its
+// own answer: the measurements of ACTIVE trials are all stored, once, in
+// each caller's order, while those for an ended trial are refused, without
+// failing the others committed with them.
+TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
+                       SqliteStore::Open(dir.File("hptune.db")));
+  constexpr int kActive = 12;
+  constexpr int kSteps = 150;
+  CreateStudyWithActiveTrialsAndAnEndedOne(*store, kActive);
 
   std::atomic<int> refused = 0;
   std::vector<absl::Status> results(kActive);
@@ -150,15 +170,7 @@ TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
   for (std::thread& t : threads) t.join();
   for (const absl::Status& result : results) EXPECT_OK(result);
   EXPECT_EQ(refused, kActive * kSteps / 10);
-  for (int i = 0; i < kActive; ++i) {
-    ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("study", i + 1));
-    ASSERT_THAT(trial.measurements, SizeIs(kSteps));
-    for (int step = 1; step <= kSteps; ++step) {
-      EXPECT_EQ(trial.measurements[step - 1].step, step);
-    }
-  }
-  ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("study", kActive + 1));
-  EXPECT_THAT(trial.measurements, SizeIs(0));
+  ExpectStepsOneToNAndNothingForTheEndedTrial(*store, kActive, kSteps);
 }
 
 // Callers that do not wait (the server's AddMeasurement): each measurement
@@ -178,18 +190,7 @@ TEST(SqliteConcurrencyTest, MeasurementsAddedWithoutWaitingAreAnsweredAndKept) {
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
                          SqliteStore::Open(path));
-    ASSERT_OK(store->CreateStudy(MakeStudy("study")));
-    std::vector<Trial> trials;
-    for (int i = 0; i < kActive; ++i) {
-      Trial trial = MakeTrial(0.01 * i);
-      trial.state = TrialState::kActive;
-      trials.push_back(trial);
-    }
-    Trial ended = MakeTrial(0.5);
-    ended.state = TrialState::kSucceeded;
-    ended.final_measurement = MakeMeasurement(1, 0.5);
-    trials.push_back(ended);
-    ASSERT_OK(store->AddTrials("study", trials, std::nullopt).status());
+    CreateStudyWithActiveTrialsAndAnEndedOne(*store, kActive);
 
     auto answer = [&](absl::Status status) {
       if (status.ok()) {
@@ -227,15 +228,7 @@ TEST(SqliteConcurrencyTest, MeasurementsAddedWithoutWaitingAreAnsweredAndKept) {
 
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> reopened,
                        SqliteStore::Open(path));
-  for (int i = 0; i < kActive; ++i) {
-    ASSERT_OK_AND_ASSIGN(Trial trial, reopened->GetTrial("study", i + 1));
-    ASSERT_THAT(trial.measurements, SizeIs(kSteps));
-    for (int step = 1; step <= kSteps; ++step) {
-      EXPECT_EQ(trial.measurements[step - 1].step, step);
-    }
-  }
-  ASSERT_OK_AND_ASSIGN(Trial trial, reopened->GetTrial("study", kActive + 1));
-  EXPECT_THAT(trial.measurements, SizeIs(0));
+  ExpectStepsOneToNAndNothingForTheEndedTrial(*reopened, kActive, kSteps);
 }
 
 // Checkpoints run on the store's own thread: while one writer commits
