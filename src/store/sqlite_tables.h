@@ -61,7 +61,6 @@ absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
 // All of the study's trials by number, without their measurements.
 absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
                                                    std::string_view study);
-// All of the study's trials by number, each with its measurements.
 // Number, state and end time of each trial, by number.
 absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
     SqliteConnection& db, std::string_view study);
@@ -71,6 +70,7 @@ absl::StatusOr<std::optional<TrialState>> SelectTrialState(
 // The trial's measurements with seq > skip, in report order.
 absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
     SqliteConnection& db, std::string_view study, int64_t number, int64_t skip);
+// All of the study's trials by number, each with its measurements.
 absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
                                                 std::string_view study);
 // Appends after the trial's last measurement.
