@@ -9,8 +9,9 @@
 //    other category), s drawn from {0.003, 0.015, 0.06, 0.2} per candidate.
 //    The local ones refine the incumbent region to the precision a small
 //    regret needs; the global ones find other basins, wherever the optimum
-//    lies in the box. Every candidate is snapped (gp_features.h) and scored
-//    in one batch.
+//    lies in the box (with random_candidates = 0 every start is near an
+//    anchor, though step 2 may climb away). Every candidate is snapped
+//    (gp_features.h) and scored in one batch.
 // 2. L-BFGS (gp/lbfgs.h) from `restarts` distinct candidates, the best
 //    global ones for half of them and the best local ones for the rest (the
 //    local ones always score highest near the incumbent, and refining only

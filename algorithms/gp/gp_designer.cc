@@ -323,10 +323,14 @@ std::optional<Suggestion> GpDesigner::FromModel(Model& model, int index,
   if (explore) pe.emplace(model.gp, model.ExplorationThreshold());
   const AcquisitionFunction& acquisition =
       explore ? static_cast<const AcquisitionFunction&>(*pe) : ei;
-  const std::vector<ScoredPoint> points = MaximizeAcquisition(
-      acquisition, encoding_, model.anchors,
-      DeriveSeed(seed_, kAcquisitionSalt, stream),
-      OptimizerOptions(model.gp.num_observations(), encoding_.dimension()));
+  AcquisitionOptimizerOptions options =
+      OptimizerOptions(model.gp.num_observations(), encoding_.dimension());
+  // Log EI starts only around the best observations (step 4 of the
+  // header).
+  if (!explore && !model.anchors.empty()) options.random_candidates = 0;
+  const std::vector<ScoredPoint> points =
+      MaximizeAcquisition(acquisition, encoding_, model.anchors,
+                          DeriveSeed(seed_, kAcquisitionSalt, stream), options);
   std::optional<Suggestion> s;
   for (const ScoredPoint& p : points) {
     ParameterAssignment a = encoding_.Decode(p.x);

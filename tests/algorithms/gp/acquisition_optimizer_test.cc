@@ -53,6 +53,43 @@ class Bowl : public AcquisitionFunction {
   int categorical_;
 };
 
+// A low peak at `near` and a high one at `far`, each a Gaussian bump of
+// width 0.1: far apart, neither is reachable by ascent from the other.
+class TwoPeaks : public AcquisitionFunction {
+ public:
+  TwoPeaks(std::vector<double> near, std::vector<double> far)
+      : near_(std::move(near)), far_(std::move(far)) {}
+
+  void EvaluateBatch(const RowMatrix& xs,
+                     Eigen::VectorXd& values) const override {
+    values.resize(xs.rows());
+    std::vector<double> ignored(xs.cols());
+    for (Eigen::Index i = 0; i < xs.rows(); ++i) {
+      values[i] = EvaluateWithGradient(
+          std::span<const double>(xs.row(i).data(), xs.cols()), ignored);
+    }
+  }
+
+  double EvaluateWithGradient(std::span<const double> x,
+                              std::span<double> gradient) const override {
+    const double a = Bump(x, near_, 0.5), b = Bump(x, far_, 1.0);
+    for (size_t j = 0; j < x.size(); ++j) {
+      gradient[j] = -(a * (x[j] - near_[j]) + b * (x[j] - far_[j])) / kWidth2;
+    }
+    return a + b;
+  }
+
+ private:
+  static constexpr double kWidth2 = 0.01;
+  static double Bump(std::span<const double> x, const std::vector<double>& c,
+                     double height) {
+    double r2 = 0;
+    for (size_t j = 0; j < x.size(); ++j) r2 += (x[j] - c[j]) * (x[j] - c[j]);
+    return height * std::exp(-r2 / (2 * kWidth2));
+  }
+  std::vector<double> near_, far_;
+};
+
 FeatureEncoding Encoding() {
   return *FeatureEncoding::Create(SearchSpace(
       {DoubleParam("x", 0, 1), DoubleParam("y", 0, 1), IntegerParam("k", 1, 10),
@@ -114,6 +151,26 @@ TEST(AcquisitionOptimizerTest, WorksWithOnlyCategoricalFeatures) {
   // Six combinations, each once.
   EXPECT_EQ(points.size(), 6u);
   EXPECT_EQ(encoding.Decode(points[0].x).at("c").AsString(), "c");
+}
+
+TEST(AcquisitionOptimizerTest, WithoutRandomCandidatesStaysNearTheAnchors) {
+  const FeatureEncoding encoding = *FeatureEncoding::Create(
+      SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  const TwoPeaks peaks({0.25, 0.3}, {0.85, 0.8});
+  const std::vector<std::vector<double>> anchors = {{0.2, 0.35}};
+  const std::vector<ScoredPoint> whole =
+      MaximizeAcquisition(peaks, encoding, anchors, 3, {});
+  ASSERT_FALSE(whole.empty());
+  EXPECT_NEAR(whole[0].x[0], 0.85, 1e-3);
+  EXPECT_NEAR(whole[0].x[1], 0.8, 1e-3);
+
+  AcquisitionOptimizerOptions local_only;
+  local_only.random_candidates = 0;
+  const std::vector<ScoredPoint> local =
+      MaximizeAcquisition(peaks, encoding, anchors, 3, local_only);
+  ASSERT_FALSE(local.empty());
+  EXPECT_NEAR(local[0].x[0], 0.25, 1e-3);
+  EXPECT_NEAR(local[0].x[1], 0.3, 1e-3);
 }
 
 }  // namespace
