@@ -323,21 +323,30 @@ std::optional<Suggestion> GpDesigner::FromModel(Model& model, int index,
   if (explore) pe.emplace(model.gp, model.ExplorationThreshold());
   const AcquisitionFunction& acquisition =
       explore ? static_cast<const AcquisitionFunction&>(*pe) : ei;
-  AcquisitionOptimizerOptions options =
+  const AcquisitionOptimizerOptions whole_space =
       OptimizerOptions(model.gp.num_observations(), encoding_.dimension());
+  AcquisitionOptimizerOptions options = whole_space;
   // Log EI starts only around the best observations (step 4 of the
   // header).
   if (!explore && !model.anchors.empty()) options.random_candidates = 0;
-  const std::vector<ScoredPoint> points =
-      MaximizeAcquisition(acquisition, encoding_, model.anchors,
-                          DeriveSeed(seed_, kAcquisitionSalt, stream), options);
-  std::optional<Suggestion> s;
-  for (const ScoredPoint& p : points) {
-    ParameterAssignment a = encoding_.Decode(p.x);
-    if (used.Insert(a)) {
-      s = Suggestion{std::move(a), explore ? "gp-pe" : "gp-logei"};
-      break;
+  const uint64_t seed = DeriveSeed(seed_, kAcquisitionSalt, stream);
+  auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
+    std::optional<Suggestion> found;
+    for (const ScoredPoint& p :
+         MaximizeAcquisition(acquisition, encoding_, model.anchors, seed, o)) {
+      ParameterAssignment a = encoding_.Decode(p.x);
+      if (used.Insert(a)) {
+        found = Suggestion{std::move(a), explore ? "gp-pe" : "gp-logei"};
+        break;
+      }
     }
+    return found;
+  };
+  std::optional<Suggestion> s = first_unused(options);
+  // In a finite space the neighbourhood of the best observations can be
+  // used up while the rest of it is not.
+  if (!s.has_value() && options.random_candidates == 0) {
+    s = first_unused(whole_space);
   }
   if (!s.has_value()) {
     s = QuasiRandom("quasi_random:gp_found_only_used_points", used);

@@ -42,8 +42,9 @@
 //     variance around them and can raise the incumbent), so parallel
 //     suggestions spread out. gp/acquisition_optimizer.h does the
 //     maximisation. Log EI starts its search only from perturbations of
-//     the best observations, pure exploration also from quasi-random points
-//     over the whole space. With whole-space starts, log EI went to far
+//     the best observations (from the whole space too when every point it
+//     finds there is used, as happens in finite spaces), pure exploration
+//     also from quasi-random points over the whole space. With whole-space starts, log EI went to far
 //     unexplored regions whenever believed pending trials had lowered the
 //     variance near the incumbent, exploration that PE already does, and the
 //     refinement stalled (quality suite, 40 seeds, 100 trials,

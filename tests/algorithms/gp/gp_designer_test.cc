@@ -389,6 +389,29 @@ TEST(GpDesignerTest, AModelThatCannotBeBuiltFallsBackAndSaysWhy) {
   EXPECT_EQ((*s)[1].origin, (*s)[0].origin);
 }
 
+TEST(GpDesignerTest, LogEiLooksBeyondAUsedUpNeighbourhood) {
+  // 1..75 are used, the best at 1: every point near the best observations
+  // is taken, and log EI must find one of 76..100, not fall back.
+  const StudySpec spec = Spec(SearchSpace({IntegerParam("n", 1, 100)}));
+  std::vector<Trial> completed;
+  for (int n = 1; n <= 75; ++n) {
+    completed.push_back(Completed(
+        n, ParameterAssignment{{"n", ParameterValue::Integer(n)}}, n));
+  }
+  int log_ei = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    auto designer = Make(spec, seed);
+    ASSERT_TRUE(designer->Update(completed, {}).ok());
+    auto s = designer->Suggest(1);
+    ASSERT_TRUE(s.ok());
+    ASSERT_EQ(s->size(), 1u);
+    EXPECT_THAT((*s)[0].origin, StartsWith("gp-")) << "seed " << seed;
+    EXPECT_GT((*s)[0].parameters.at("n").AsInteger(), 75);
+    if ((*s)[0].origin == "gp-logei") ++log_ei;
+  }
+  EXPECT_GE(log_ei, 2);
+}
+
 TEST(GpDesignerTest, ExhaustsASmallFiniteSpace) {
   const StudySpec spec = Spec(SearchSpace(
       {IntegerParam("k", 1, 3), CategoricalParam("c", {"a", "b"})}));
