@@ -44,15 +44,16 @@
 //     maximisation. Log EI starts its search only from perturbations of
 //     the best observations (from the whole space too when every point it
 //     finds there is used, as happens in finite spaces), pure exploration
-//     also from quasi-random points over the whole space. With whole-space starts, log EI went to far
-//     unexplored regions whenever believed pending trials had lowered the
-//     variance near the incumbent, exploration that PE already does, and the
-//     refinement stalled (quality suite, 40 seeds, 100 trials,
-//     benchmarks/RESULTS.md: median regret sequential Branin 5.8e-6 ->
-//     1.4e-6, Rosenbrock-4 3.5 -> 3.3, Ackley-5 1.45 -> 1.12; with 4
-//     parallel trials Levy-4 0.039 -> 0.030, Branin 8.6e-6 -> 2.1e-6).
-//     L-BFGS may still climb from there to a far maximum when the
-//     acquisition rises all the way; this is no hard trust region.
+//     also from quasi-random points over the whole space. With whole-space
+//     starts, log EI went to far unexplored regions whenever believed
+//     pending trials had lowered the variance near the incumbent,
+//     exploration that PE already does, and the refinement stalled
+//     (quality suite, 40 seeds, 100 trials, benchmarks/RESULTS.md: median
+//     regret sequential Branin 5.8e-6 -> 1.4e-6, Rosenbrock-4 3.5 -> 3.3,
+//     Ackley-5 1.45 -> 1.12; with 4 parallel trials Levy-4 0.039 -> 0.030,
+//     Branin 8.6e-6 -> 2.1e-6). L-BFGS may still climb from there to a far
+//     maximum when the acquisition rises all the way; this is no hard trust
+//     region.
 //  5. Fallbacks, never a failed call: when the fit or the factorisation
 //     fails the suggestion is quasi-random with the reason in its origin
 //     ("quasi_random:gp_fit_failed(...)", "quasi_random:gp_model_failed

@@ -14,12 +14,9 @@ using ::hptune::algorithms::testing::CategoricalParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 
-// -|x - target|^2 over the continuous features, plus 1 for category 2.
-class Bowl : public AcquisitionFunction {
+// An acquisition scored one point at a time.
+class PointwiseAcquisition : public AcquisitionFunction {
  public:
-  Bowl(std::vector<double> target, int categorical)
-      : target_(std::move(target)), categorical_(categorical) {}
-
   void EvaluateBatch(const RowMatrix& xs,
                      Eigen::VectorXd& values) const override {
     values.resize(xs.rows());
@@ -29,6 +26,13 @@ class Bowl : public AcquisitionFunction {
           std::span<const double>(xs.row(i).data(), xs.cols()), ignored);
     }
   }
+};
+
+// -|x - target|^2 over the continuous features, plus 1 for category 2.
+class Bowl : public PointwiseAcquisition {
+ public:
+  Bowl(std::vector<double> target, int categorical)
+      : target_(std::move(target)), categorical_(categorical) {}
 
   double EvaluateWithGradient(std::span<const double> x,
                               std::span<double> gradient) const override {
@@ -55,20 +59,10 @@ class Bowl : public AcquisitionFunction {
 
 // A low peak at `near` and a high one at `far`, each a Gaussian bump of
 // width 0.1: far apart, neither is reachable by ascent from the other.
-class TwoPeaks : public AcquisitionFunction {
+class TwoPeaks : public PointwiseAcquisition {
  public:
   TwoPeaks(std::vector<double> near, std::vector<double> far)
       : near_(std::move(near)), far_(std::move(far)) {}
-
-  void EvaluateBatch(const RowMatrix& xs,
-                     Eigen::VectorXd& values) const override {
-    values.resize(xs.rows());
-    std::vector<double> ignored(xs.cols());
-    for (Eigen::Index i = 0; i < xs.rows(); ++i) {
-      values[i] = EvaluateWithGradient(
-          std::span<const double>(xs.row(i).data(), xs.cols()), ignored);
-    }
-  }
 
   double EvaluateWithGradient(std::span<const double> x,
                               std::span<double> gradient) const override {
