@@ -16,6 +16,13 @@ namespace {
 
 bool IsPending(const Trial& t) { return !IsTerminal(t.state); }
 
+// A reported measurement as stored: stamped now when it has no time, then
+// checked.
+absl::Status StampAndValidate(Clock& clock, Measurement& measurement) {
+  if (measurement.time == Timestamp{}) measurement.time = clock.Now();
+  return ValidateMeasurement(measurement);
+}
+
 // Bounds the memory of TuningEngine::curves_ (24 bytes a point: 24 MB), with
 // room for a thousand running curves of a thousand steps, which must not be
 // read again on every check.
@@ -242,16 +249,14 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
 
 absl::Status TuningEngine::AddMeasurement(std::string_view study, int64_t trial,
                                           Measurement measurement) {
-  if (measurement.time == Timestamp{}) measurement.time = clock_.Now();
-  RETURN_IF_ERROR(ValidateMeasurement(measurement));
+  RETURN_IF_ERROR(StampAndValidate(clock_, measurement));
   return store_.AddMeasurement(study, trial, measurement);
 }
 
 void TuningEngine::AddMeasurementAsync(std::string_view study, int64_t trial,
                                        Measurement measurement,
                                        std::function<void(absl::Status)> done) {
-  if (measurement.time == Timestamp{}) measurement.time = clock_.Now();
-  if (absl::Status valid = ValidateMeasurement(measurement); !valid.ok()) {
+  if (absl::Status valid = StampAndValidate(clock_, measurement); !valid.ok()) {
     done(valid);
     return;
   }
