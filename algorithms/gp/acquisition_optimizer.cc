@@ -53,6 +53,32 @@ double MaxDistance(const std::vector<double>& a, const std::vector<double>& b) {
   return distance;
 }
 
+// Where a search from one anchor may go (options.local_radius), per feature.
+struct Box {
+  std::vector<double> lower, upper;
+};
+
+// The anchor's box: +- radius around each continuous coordinate, widened
+// for INTEGER and DISCRETE ones to their neighbouring values, which a
+// coarse grid would otherwise put out of reach; within [0, 1].
+Box AnchorBox(const FeatureEncoding& encoding,
+              const std::vector<int>& continuous,
+              const std::vector<double>& anchor, double radius) {
+  Box box{std::vector<double>(anchor.size(), 0.0),
+          std::vector<double>(anchor.size(), 1.0)};
+  for (int j : continuous) {
+    double lo = anchor[j] - radius;
+    double hi = anchor[j] + radius;
+    for (double v : encoding.Neighbours(j, anchor[j])) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    box.lower[j] = std::max(0.0, lo);
+    box.upper[j] = std::min(1.0, hi);
+  }
+  return box;
+}
+
 RowMatrix ToMatrix(const std::vector<std::vector<double>>& points, int d) {
   RowMatrix m(static_cast<Eigen::Index>(points.size()), d);
   for (size_t i = 0; i < points.size(); ++i) {
@@ -80,7 +106,7 @@ std::vector<double> Scores(const AcquisitionFunction& acquisition,
 std::vector<double> Refine(const AcquisitionFunction& acquisition,
                            const FeatureEncoding& encoding,
                            const std::vector<int>& continuous,
-                           const std::vector<double>& start,
+                           const std::vector<double>& start, const Box* box,
                            const AcquisitionOptimizerOptions& options) {
   std::vector<double> full = start;
   if (continuous.empty()) return full;
@@ -97,7 +123,13 @@ std::vector<double> Refine(const AcquisitionFunction& acquisition,
   };
   std::vector<double> z0, lower(continuous.size(), 0.0),
       upper(continuous.size(), 1.0);
-  for (int j : continuous) z0.push_back(start[j]);
+  for (size_t k = 0; k < continuous.size(); ++k) {
+    z0.push_back(start[continuous[k]]);
+    if (box != nullptr) {
+      lower[k] = box->lower[continuous[k]];
+      upper[k] = box->upper[continuous[k]];
+    }
+  }
   LbfgsOptions lbfgs;
   lbfgs.max_evaluations = options.max_lbfgs_evaluations;
   lbfgs.relative_tolerance = 1e-9;
@@ -158,14 +190,24 @@ std::vector<ScoredPoint> MaximizeAcquisition(
 
   // 1. Candidates.
   std::vector<std::vector<double>> candidates;
+  // The anchor each candidate was made from; -1 for the quasi-random ones.
+  std::vector<int> anchor_of;
   const ScrambledHalton halton(d, seed ^ kHaltonSalt);
   for (int i = 0; i < options.random_candidates; ++i) {
     std::vector<double> u = halton.Point(static_cast<uint64_t>(i));
     for (int j = 0; j < d; ++j) u[j] = Coordinate(features[j], u[j]);
     encoding.Snap(u);
     candidates.push_back(std::move(u));
+    anchor_of.push_back(-1);
   }
   const int local = anchors.empty() ? 0 : options.local_candidates;
+  std::vector<Box> boxes;
+  if (options.local_radius > 0) {
+    for (const auto& anchor : anchors) {
+      boxes.push_back(
+          AnchorBox(encoding, continuous, anchor, options.local_radius));
+    }
+  }
   for (int i = 0; i < local; ++i) {
     // Half of them around the best anchor, the rest round-robin.
     const size_t anchor = i % 2 == 0 ? 0 : (i / 2) % anchors.size();
@@ -179,8 +221,14 @@ std::vector<ScoredPoint> MaximizeAcquisition(
         Perturb(encoding, static_cast<int>(rng.NextBelow(d)), scale, rng, x);
       }
     }
+    if (!boxes.empty()) {
+      for (int j : continuous) {
+        x[j] = std::clamp(x[j], boxes[anchor].lower[j], boxes[anchor].upper[j]);
+      }
+    }
     encoding.Snap(x);
     candidates.push_back(std::move(x));
+    anchor_of.push_back(static_cast<int>(anchor));
   }
   const std::vector<double> scores = Scores(acquisition, candidates, d);
   std::vector<size_t> order(candidates.size());
@@ -192,6 +240,7 @@ std::vector<ScoredPoint> MaximizeAcquisition(
   // local candidates score highest near the incumbent, and refining only
   // those would never look at a better basin elsewhere.
   std::vector<std::vector<double>> starts;
+  std::vector<int> start_anchor;
   const auto random_count = static_cast<size_t>(options.random_candidates);
   auto add_starts = [&](bool global, int limit) {
     int added = 0;
@@ -204,6 +253,7 @@ std::vector<ScoredPoint> MaximizeAcquisition(
           });
       if (!distinct) continue;
       starts.push_back(candidates[i]);
+      start_anchor.push_back(anchor_of[i]);
       ++added;
     }
   };
@@ -212,9 +262,12 @@ std::vector<ScoredPoint> MaximizeAcquisition(
   add_starts(true, global_starts);
   add_starts(false, options.restarts - static_cast<int>(starts.size()));
   std::vector<std::vector<double>> refined;
-  for (const auto& start : starts) {
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const Box* box = !boxes.empty() && start_anchor[k] >= 0
+                         ? &boxes[static_cast<size_t>(start_anchor[k])]
+                         : nullptr;
     refined.push_back(
-        Refine(acquisition, encoding, continuous, start, options));
+        Refine(acquisition, encoding, continuous, starts[k], box, options));
   }
   const std::vector<double> refined_scores = Scores(acquisition, refined, d);
 

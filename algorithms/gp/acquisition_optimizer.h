@@ -10,14 +10,15 @@
 //    The local ones refine the incumbent region to the precision a small
 //    regret needs; the global ones find other basins, wherever the optimum
 //    lies in the box (with random_candidates = 0 every start is near an
-//    anchor, though step 2 may climb away). Every candidate is snapped
-//    (gp_features.h) and scored in one batch.
+//    anchor, though step 2 may climb away unless local_radius bounds it).
+//    With local_radius, a local candidate is clamped into its anchor's box.
+//    Every candidate is snapped (gp_features.h) and scored in one batch.
 // 2. L-BFGS (gp/lbfgs.h) from `restarts` distinct candidates, the best
 //    global ones for half of them and the best local ones for the rest (the
 //    local ones always score highest near the incumbent, and refining only
 //    those would never look at another basin), over the continuous features
-//    (INTEGER and DISCRETE relaxed to [0, 1], categorical ones held), then
-//    snapped.
+//    (INTEGER and DISCRETE relaxed to [0, 1], categorical ones held), within
+//    the start's anchor box when there is one, then snapped.
 // 3. Discrete hill climbing from each refined point: move to the best
 //    neighbour (next integer or discrete value, any other category) while
 //    that improves the score, at most `discrete_rounds` moves.
@@ -43,6 +44,11 @@ struct AcquisitionOptimizerOptions {
   int restarts = 8;
   int max_lbfgs_evaluations = 50;
   int discrete_rounds = 4;
+  // When positive, steps 1 and 2 keep a search from an anchor in its box:
+  // each numeric feature within this distance of the anchor's (unit-cube
+  // coordinates), widened to the neighbouring INTEGER or DISCRETE values.
+  // Step 3 may still move up to discrete_rounds grid values beyond it.
+  double local_radius = 0;
 };
 
 struct ScoredPoint {

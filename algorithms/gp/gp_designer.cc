@@ -326,9 +326,12 @@ std::optional<Suggestion> GpDesigner::FromModel(Model& model, int index,
   const AcquisitionOptimizerOptions whole_space =
       OptimizerOptions(model.gp.num_observations(), encoding_.dimension());
   AcquisitionOptimizerOptions options = whole_space;
-  // Log EI starts only around the best observations (step 4 of the
+  // Log EI searches only near the best observations (step 4 of the
   // header).
-  if (!explore && !model.anchors.empty()) options.random_candidates = 0;
+  if (!explore && !model.anchors.empty()) {
+    options.random_candidates = 0;
+    options.local_radius = kLogEiRadius;
+  }
   const uint64_t seed = DeriveSeed(seed_, kAcquisitionSalt, stream);
   auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
     std::optional<Suggestion> found;

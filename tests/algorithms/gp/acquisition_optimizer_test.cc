@@ -1,5 +1,6 @@
 #include "algorithms/gp/acquisition_optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -11,6 +12,7 @@ namespace hptune::algorithms::gp {
 namespace {
 
 using ::hptune::algorithms::testing::CategoricalParam;
+using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 
@@ -165,6 +167,57 @@ TEST(AcquisitionOptimizerTest, WithoutRandomCandidatesStaysNearTheAnchors) {
   ASSERT_FALSE(local.empty());
   EXPECT_NEAR(local[0].x[0], 0.25, 1e-3);
   EXPECT_NEAR(local[0].x[1], 0.3, 1e-3);
+}
+
+TEST(AcquisitionOptimizerTest, LocalRadiusKeepsTheSearchNearTheAnchors) {
+  const FeatureEncoding encoding = *FeatureEncoding::Create(
+      SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  // Rises all the way to the far corner.
+  const Bowl corner({1, 1}, -1);
+  const std::vector<std::vector<double>> anchors = {{0.3, 0.3}, {0.5, 0.2}};
+  AcquisitionOptimizerOptions options;
+  options.random_candidates = 0;
+  const std::vector<ScoredPoint> free =
+      MaximizeAcquisition(corner, encoding, anchors, 4, options);
+  ASSERT_FALSE(free.empty());
+  EXPECT_NEAR(free[0].x[0], 1, 1e-6);
+  EXPECT_NEAR(free[0].x[1], 1, 1e-6);
+
+  options.local_radius = 0.2;
+  const std::vector<ScoredPoint> bounded =
+      MaximizeAcquisition(corner, encoding, anchors, 4, options);
+  ASSERT_FALSE(bounded.empty());
+  for (const ScoredPoint& p : bounded) {
+    const bool in_a_box = std::any_of(
+        anchors.begin(), anchors.end(), [&](const std::vector<double>& a) {
+          return std::fabs(p.x[0] - a[0]) <= 0.2 + 1e-12 &&
+                 std::fabs(p.x[1] - a[1]) <= 0.2 + 1e-12;
+        });
+    EXPECT_TRUE(in_a_box) << p.x[0] << ", " << p.x[1];
+  }
+  // The corner of the second anchor's box nearest to (1, 1).
+  EXPECT_NEAR(bounded[0].x[0], 0.7, 1e-6);
+  EXPECT_NEAR(bounded[0].x[1], 0.4, 1e-6);
+}
+
+TEST(AcquisitionOptimizerTest, LocalRadiusStillReachesTheNextGridValue) {
+  // Neighbouring values are a third of the unit interval apart, further
+  // than the radius.
+  const FeatureEncoding encoding = *FeatureEncoding::Create(
+      SearchSpace({DiscreteParam("d", {1, 2, 3}), DoubleParam("x", 0, 1)}));
+  const Bowl right({1, 0.5}, -1);
+  std::vector<double> anchor = {0, 0.5};
+  encoding.Snap(anchor);
+  ASSERT_EQ(encoding.Decode(anchor).at("d").AsDouble(), 1);
+  AcquisitionOptimizerOptions options;
+  options.random_candidates = 0;
+  options.discrete_rounds = 0;  // Only the box may lead to d = 2.
+  options.local_radius = 0.1;
+  const std::vector<std::vector<double>> anchors = {anchor};
+  const std::vector<ScoredPoint> points =
+      MaximizeAcquisition(right, encoding, anchors, 6, options);
+  ASSERT_FALSE(points.empty());
+  EXPECT_EQ(encoding.Decode(points[0].x).at("d").AsDouble(), 2);
 }
 
 }  // namespace

@@ -412,6 +412,44 @@ TEST(GpDesignerTest, LogEiLooksBeyondAUsedUpNeighbourhood) {
   EXPECT_GE(log_ei, 2);
 }
 
+TEST(GpDesignerTest, LogEiSearchesNearTheBestObservations) {
+  // A 5 x 5 grid over [0, 0.4]^2 around a shallow minimum: the model's
+  // variance is largest in the far, unobserved corner, where log EI
+  // without a radius would go; with one it stays within kLogEiRadius of
+  // the best observations.
+  const StudySpec spec =
+      Spec(SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  auto f = [](double x, double y) {
+    return (x - 0.2) * (x - 0.2) + (y - 0.2) * (y - 0.2);
+  };
+  std::vector<Trial> completed;
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      const double x = 0.1 * i, y = 0.1 * j;
+      completed.push_back(Completed(
+          static_cast<int64_t>(completed.size()) + 1,
+          {{"x", ParameterValue::Double(x)}, {"y", ParameterValue::Double(y)}},
+          f(x, y)));
+    }
+  }
+  int log_ei = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    auto designer = Make(spec, seed);
+    ASSERT_TRUE(designer->Update(completed, {}).ok());
+    auto s = designer->Suggest(1);
+    ASSERT_TRUE(s.ok());
+    ASSERT_EQ(s->size(), 1u);
+    if ((*s)[0].origin != "gp-logei") continue;
+    ++log_ei;
+    // The five best observations lie in [0.1, 0.3]^2.
+    EXPECT_LE((*s)[0].parameters.at("x").AsDouble(), 0.3 + kLogEiRadius)
+        << "seed " << seed;
+    EXPECT_LE((*s)[0].parameters.at("y").AsDouble(), 0.3 + kLogEiRadius)
+        << "seed " << seed;
+  }
+  EXPECT_GE(log_ei, 3);
+}
+
 TEST(GpDesignerTest, ExhaustsASmallFiniteSpace) {
   const StudySpec spec = Spec(SearchSpace(
       {IntegerParam("k", 1, 3), CategoricalParam("c", {"a", "b"})}));
