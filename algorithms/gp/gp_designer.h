@@ -47,8 +47,8 @@
 //     observation they came from (the whole space is searched only when
 //     every point found there is used, as happens in finite spaces). Pure
 //     exploration also starts from quasi-random points over the whole
-//     space. Without the box, log EI spent about half of its trials in the
-//     far corners of the space, where the warped model's variance is
+//     space. Without the box, log EI spent about half of its trials at the
+//     far edges of the space, where the warped model's variance is
 //     largest, once it had refined the incumbent; such trials almost never
 //     improved the best (quality suite, 40 seeds, trials after the best
 //     was within the global basin), while refinement near the incumbent,
