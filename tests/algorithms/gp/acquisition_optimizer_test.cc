@@ -86,6 +86,14 @@ class TwoPeaks : public PointwiseAcquisition {
   std::vector<double> near_, far_;
 };
 
+// The best point of a 2-D search is (x, y).
+void ExpectBestAt(const std::vector<ScoredPoint>& points, double x, double y,
+                  double tolerance) {
+  ASSERT_FALSE(points.empty());
+  EXPECT_NEAR(points[0].x[0], x, tolerance);
+  EXPECT_NEAR(points[0].x[1], y, tolerance);
+}
+
 FeatureEncoding Encoding() {
   return *FeatureEncoding::Create(SearchSpace(
       {DoubleParam("x", 0, 1), DoubleParam("y", 0, 1), IntegerParam("k", 1, 10),
@@ -154,19 +162,13 @@ TEST(AcquisitionOptimizerTest, WithoutRandomCandidatesStaysNearTheAnchors) {
       SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
   const TwoPeaks peaks({0.25, 0.3}, {0.85, 0.8});
   const std::vector<std::vector<double>> anchors = {{0.2, 0.35}};
-  const std::vector<ScoredPoint> whole =
-      MaximizeAcquisition(peaks, encoding, anchors, 3, {});
-  ASSERT_FALSE(whole.empty());
-  EXPECT_NEAR(whole[0].x[0], 0.85, 1e-3);
-  EXPECT_NEAR(whole[0].x[1], 0.8, 1e-3);
+  ExpectBestAt(MaximizeAcquisition(peaks, encoding, anchors, 3, {}), 0.85, 0.8,
+               1e-3);
 
   AcquisitionOptimizerOptions local_only;
   local_only.random_candidates = 0;
-  const std::vector<ScoredPoint> local =
-      MaximizeAcquisition(peaks, encoding, anchors, 3, local_only);
-  ASSERT_FALSE(local.empty());
-  EXPECT_NEAR(local[0].x[0], 0.25, 1e-3);
-  EXPECT_NEAR(local[0].x[1], 0.3, 1e-3);
+  ExpectBestAt(MaximizeAcquisition(peaks, encoding, anchors, 3, local_only),
+               0.25, 0.3, 1e-3);
 }
 
 TEST(AcquisitionOptimizerTest, LocalRadiusKeepsTheSearchNearTheAnchors) {
@@ -177,11 +179,8 @@ TEST(AcquisitionOptimizerTest, LocalRadiusKeepsTheSearchNearTheAnchors) {
   const std::vector<std::vector<double>> anchors = {{0.3, 0.3}, {0.5, 0.2}};
   AcquisitionOptimizerOptions options;
   options.random_candidates = 0;
-  const std::vector<ScoredPoint> free =
-      MaximizeAcquisition(corner, encoding, anchors, 4, options);
-  ASSERT_FALSE(free.empty());
-  EXPECT_NEAR(free[0].x[0], 1, 1e-6);
-  EXPECT_NEAR(free[0].x[1], 1, 1e-6);
+  ExpectBestAt(MaximizeAcquisition(corner, encoding, anchors, 4, options), 1, 1,
+               1e-6);
 
   options.local_radius = 0.2;
   const std::vector<ScoredPoint> bounded =
@@ -196,8 +195,7 @@ TEST(AcquisitionOptimizerTest, LocalRadiusKeepsTheSearchNearTheAnchors) {
     EXPECT_TRUE(in_a_box) << p.x[0] << ", " << p.x[1];
   }
   // The corner of the second anchor's box nearest to (1, 1).
-  EXPECT_NEAR(bounded[0].x[0], 0.7, 1e-6);
-  EXPECT_NEAR(bounded[0].x[1], 0.4, 1e-6);
+  ExpectBestAt(bounded, 0.7, 0.4, 1e-6);
 }
 
 TEST(AcquisitionOptimizerTest, LocalRadiusStillReachesTheNextGridValue) {
