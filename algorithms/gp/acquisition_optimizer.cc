@@ -190,15 +190,15 @@ std::vector<ScoredPoint> MaximizeAcquisition(
 
   // 1. Candidates.
   std::vector<std::vector<double>> candidates;
-  // The anchor each candidate was made from; -1 for the quasi-random ones.
-  std::vector<int> anchor_of;
+  // The box each candidate's search must stay in; null for none.
+  std::vector<const Box*> box_of;
   const ScrambledHalton halton(d, seed ^ kHaltonSalt);
   for (int i = 0; i < options.random_candidates; ++i) {
     std::vector<double> u = halton.Point(static_cast<uint64_t>(i));
     for (int j = 0; j < d; ++j) u[j] = Coordinate(features[j], u[j]);
     encoding.Snap(u);
     candidates.push_back(std::move(u));
-    anchor_of.push_back(-1);
+    box_of.push_back(nullptr);
   }
   const int local = anchors.empty() ? 0 : options.local_candidates;
   std::vector<Box> boxes;
@@ -228,7 +228,7 @@ std::vector<ScoredPoint> MaximizeAcquisition(
     }
     encoding.Snap(x);
     candidates.push_back(std::move(x));
-    anchor_of.push_back(static_cast<int>(anchor));
+    box_of.push_back(boxes.empty() ? nullptr : &boxes[anchor]);
   }
   const std::vector<double> scores = Scores(acquisition, candidates, d);
   std::vector<size_t> order(candidates.size());
@@ -239,21 +239,19 @@ std::vector<ScoredPoint> MaximizeAcquisition(
   // 2. L-BFGS from the best distinct candidates, half of them global ones:
   // local candidates score highest near the incumbent, and refining only
   // those would never look at a better basin elsewhere.
-  std::vector<std::vector<double>> starts;
-  std::vector<int> start_anchor;
+  std::vector<size_t> starts;  // Indices into candidates.
   const auto random_count = static_cast<size_t>(options.random_candidates);
   auto add_starts = [&](bool global, int limit) {
     int added = 0;
     for (size_t i : order) {
       if (added >= limit) break;
       if ((i < random_count) != global || !std::isfinite(scores[i])) continue;
-      const bool distinct = std::none_of(
-          starts.begin(), starts.end(), [&](const std::vector<double>& s) {
-            return MaxDistance(s, candidates[i]) < kDistinctStarts;
+      const bool distinct =
+          std::none_of(starts.begin(), starts.end(), [&](size_t s) {
+            return MaxDistance(candidates[s], candidates[i]) < kDistinctStarts;
           });
       if (!distinct) continue;
-      starts.push_back(candidates[i]);
-      start_anchor.push_back(anchor_of[i]);
+      starts.push_back(i);
       ++added;
     }
   };
@@ -262,12 +260,9 @@ std::vector<ScoredPoint> MaximizeAcquisition(
   add_starts(true, global_starts);
   add_starts(false, options.restarts - static_cast<int>(starts.size()));
   std::vector<std::vector<double>> refined;
-  for (size_t k = 0; k < starts.size(); ++k) {
-    const Box* box = !boxes.empty() && start_anchor[k] >= 0
-                         ? &boxes[static_cast<size_t>(start_anchor[k])]
-                         : nullptr;
-    refined.push_back(
-        Refine(acquisition, encoding, continuous, starts[k], box, options));
+  for (size_t i : starts) {
+    refined.push_back(Refine(acquisition, encoding, continuous, candidates[i],
+                             box_of[i], options));
   }
   const std::vector<double> refined_scores = Scores(acquisition, refined, d);
 

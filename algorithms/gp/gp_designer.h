@@ -59,10 +59,10 @@
 //     trials Branin -0.9, Levy-4 -0.8, Rosenbrock-4 -0.23. A radius of 0.1
 //     refined faster sequentially but, with trials pending, left Levy-4 in
 //     local minima (-0.15); 0.3 gained less everywhere (Levy-4 in parallel
-//     -0.35). This is the
-//     trust region of TuRBO (Eriksson et al., "Scalable Global
-//     Optimization via Local Bayesian Optimization", NeurIPS 2019) without
-//     its adaptive size, exploration being pure exploration's job here.
+//     -0.35). This is the trust region of TuRBO (Eriksson et al., "Scalable
+//     Global Optimization via Local Bayesian Optimization", NeurIPS 2019)
+//     without its adaptive size, exploration being pure exploration's job
+//     here.
 //  5. Fallbacks, never a failed call: when the fit or the factorisation
 //     fails the suggestion is quasi-random with the reason in its origin
 //     ("quasi_random:gp_fit_failed(...)", "quasi_random:gp_model_failed
