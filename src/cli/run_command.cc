@@ -22,6 +22,7 @@
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/store/sqlite_store.h"
+#include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
@@ -210,54 +211,13 @@ absl::StatusOr<launch::GpuInventory> Gpus(const ParsedArgs& args) {
   return inventory;
 }
 
-// --slurm-option may be given many times, which ParseArgs (one value per
-// flag) does not keep: take them out of the arguments first.
-std::vector<std::string> TakeSlurmOptions(std::vector<std::string>& args) {
-  static constexpr std::string_view kFlag = "--slurm-option";
-  std::vector<std::string> options, rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      rest.insert(rest.end(), args.begin() + i, args.end());
-      break;
-    }
-    if (a.rfind(std::string(kFlag) + "=", 0) == 0) {
-      options.push_back(a.substr(kFlag.size() + 1));
-    } else if (a == kFlag && i + 1 < args.size()) {
-      options.push_back(args[++i]);
-    } else {
-      rest.push_back(a);
-    }
-  }
-  args = std::move(rest);
-  return options;
-}
-
 // The config's backend block with the command line's flags over it.
 absl::StatusOr<BackendConfig> Backend(const std::string& config,
                                       const ParsedArgs& args,
                                       std::vector<std::string> slurm_options) {
   ASSIGN_OR_RETURN(BackendConfig backend, LoadBackendConfigFile(config));
-  if (auto b = args.Get("backend")) {
-    if (*b != "local" && *b != "slurm") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--backend: expected local or slurm, got \"", *b, "\""));
-    }
-    backend.backend = *b;
-  }
-  if (auto v = args.Get("slurm-partition")) backend.slurm_partition = *v;
-  if (auto v = args.Get("slurm-account")) backend.slurm_account = *v;
-  if (auto v = args.Get("slurm-time")) backend.slurm_time = *v;
-  for (std::string& o : slurm_options) {
-    backend.slurm_options.push_back(std::move(o));
-  }
-  const bool slurm_flags = args.Has("slurm-partition") ||
-                           args.Has("slurm-account") || args.Has("slurm-time");
-  if (backend.backend != "slurm" && (slurm_flags || !slurm_options.empty())) {
-    return absl::InvalidArgumentError(
-        "--slurm-* flags need --backend slurm (or backend: slurm in the "
-        "config)");
-  }
+  RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_options), backend,
+                                    /*from_config=*/true));
   return backend;
 }
 
@@ -269,11 +229,7 @@ absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
           "--gpus is for the local backend; Slurm allocates the GPUs");
     }
     ASSIGN_OR_RETURN(std::unique_ptr<launch::SlurmLauncher> slurm,
-                     launch::SlurmLauncher::Create(launch::SlurmOptions{
-                         .partition = backend.slurm_partition,
-                         .account = backend.slurm_account,
-                         .time_limit = backend.slurm_time,
-                         .extra_options = backend.slurm_options}));
+                     launch::SlurmLauncher::Create(ToSlurmOptions(backend)));
     return std::unique_ptr<launch::Launcher>(std::move(slurm));
   }
   ASSIGN_OR_RETURN(launch::GpuInventory gpus, Gpus(args));
