@@ -56,6 +56,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "hptune/v1/study_service.grpc.pb.h"
@@ -426,7 +427,7 @@ int Main(int argc, char** argv) {
   options.db_path = (dir / "hptune.db").string();
   options.state_dir = dir / "runs";
   absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
-      server::HptuneServer::Start(options);
+      server::HptuneServer::Start(std::move(options));
   if (!server.ok()) Die("starting the server: " + server.status().ToString());
   const int port = (*server)->port();
 

@@ -287,6 +287,7 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   v1::SubmitJobRequest request;
   request.set_job_id(job_id);
   *request.mutable_training_input() = *std::move(input);
+  request.set_backend(submission->backend);
   v1::Job job;
   grpc::Status status =
       c.stub->SubmitJob(c.server.Context().get(), request, &job);

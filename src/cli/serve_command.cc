@@ -6,12 +6,17 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/launch/gpu_inventory.h"
+#include "hptune/launch/slurm_launcher.h"
+#include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/server/auth.h"
 #include "src/server/listen_policy.h"
@@ -25,7 +30,8 @@ constexpr char kUsage[] =
     "\n"
     "Serves hptune's gRPC API (hptune.v1.StudyService, JobService, health,\n"
     "reflection): jobs submitted with `hptune jobs submit` run here, their\n"
-    "trials as local processes; ask/tell clients use the study service.\n"
+    "trials as local processes or, with --backend slurm, as Slurm jobs;\n"
+    "ask/tell clients use the study service.\n"
     "Every result is in the SQLite file. At start-up, jobs that a previous\n"
     "server left unfinished (crash, SIGKILL, SIGTERM) are resumed; replicas\n"
     "it left running are stopped and their trials run again.\n"
@@ -43,6 +49,11 @@ constexpr char kUsage[] =
     "                         default $HPTUNE_GPUS, else what nvidia-smi "
     "reports\n"
     "  --grace-seconds S      SIGTERM to SIGKILL for replicas (default 5)\n"
+    "  --backend local|slurm  where every job's trials run (default local);\n"
+    "                         a job whose config names the other is refused\n"
+    "  --slurm-partition P --slurm-account A --slurm-time T\n"
+    "  --slurm-option=OPT     sbatch options of every trial (repeatable);\n"
+    "                         --state-dir must be shared with the nodes\n"
     "\n"
     "SIGTERM or Ctrl-C drains: new calls are refused, calls in flight get 5\n"
     "seconds, every replica is stopped, and the server exits 0 leaving its\n"
@@ -50,7 +61,7 @@ constexpr char kUsage[] =
     "\n"
     "Exit codes: 0 drained, 1 failed (database, address in use), 2 invalid\n"
     "flags or files (e.g. a non-loopback --listen without TLS or token), 64\n"
-    "bad usage.\n";
+    "bad usage, 69 Slurm unusable (commands missing, controller down).\n";
 
 absl::StatusOr<std::string> ReadFile(const std::string& flag,
                                      const std::string& path) {
@@ -64,6 +75,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& flag,
   return text.str();
 }
 
+constexpr int kExitSlurmUnavailable = 69;  // sysexits EX_UNAVAILABLE.
+
 int Fail(const absl::Status& status, int code, std::ostream& err) {
   err << "hptune serve: " << status.message() << "\n";
   return code;
@@ -71,12 +84,16 @@ int Fail(const absl::Status& status, int code, std::ostream& err) {
 
 }  // namespace
 
-int RunServeCommand(const std::vector<std::string>& args, std::ostream& out,
+int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                     std::ostream& err) {
-  auto parsed = ParseArgs(args,
-                          {"listen", "db", "state-dir", "token-file",
-                           "tls-cert", "tls-key", "gpus", "grace-seconds"},
-                          {"help"});
+  std::vector<std::string> args = raw_args;
+  std::vector<std::string> slurm_options = TakeSlurmOptions(args);
+  std::set<std::string> value_flags = {
+      "listen",   "db",      "state-dir", "token-file",
+      "tls-cert", "tls-key", "gpus",      "grace-seconds"};
+  value_flags.insert(std::begin(kBackendValueFlags),
+                     std::end(kBackendValueFlags));
+  auto parsed = ParseArgs(args, value_flags, {"help"});
   if (!parsed.ok()) {
     err << "hptune serve: " << parsed.status().message() << "\n" << kUsage;
     return kExitUsage;
@@ -129,13 +146,32 @@ int RunServeCommand(const std::vector<std::string>& args, std::ostream& out,
     options.termination_grace =
         std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   }
-  const char* env_gpus = std::getenv("HPTUNE_GPUS");
-  std::optional<std::string> gpu_spec = parsed->Get("gpus");
-  if (!gpu_spec && env_gpus != nullptr) gpu_spec = env_gpus;
-  auto gpus = gpu_spec ? launch::GpuInventory::FromSpec(*gpu_spec)
-                       : launch::GpuInventory::Detect();
-  if (!gpus.ok()) return Fail(gpus.status(), kExitInvalid, err);
-  options.gpus = *std::move(gpus);
+  BackendConfig backend;
+  if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_options),
+                                         backend, /*from_config=*/false);
+      !s.ok()) {
+    return Fail(s, kExitUsage, err);
+  }
+  if (backend.backend == "slurm") {
+    if (parsed->Has("gpus")) {
+      return Fail(absl::InvalidArgumentError(
+                      "--gpus is for the local backend; Slurm allocates the "
+                      "GPUs"),
+                  kExitUsage, err);
+    }
+    auto slurm = launch::SlurmLauncher::Create(ToSlurmOptions(backend));
+    if (!slurm.ok()) return Fail(slurm.status(), kExitSlurmUnavailable, err);
+    options.launcher = *std::move(slurm);
+    options.backend_name = "slurm";
+  } else {
+    const char* env_gpus = std::getenv("HPTUNE_GPUS");
+    std::optional<std::string> gpu_spec = parsed->Get("gpus");
+    if (!gpu_spec && env_gpus != nullptr) gpu_spec = env_gpus;
+    auto gpus = gpu_spec ? launch::GpuInventory::FromSpec(*gpu_spec)
+                         : launch::GpuInventory::Detect();
+    if (!gpus.ok()) return Fail(gpus.status(), kExitInvalid, err);
+    options.gpus = *std::move(gpus);
+  }
 
   // Signals are taken by sigwait below, so every thread (gRPC's, the job
   // runners') must have them blocked: block before any thread exists.
@@ -149,10 +185,12 @@ int RunServeCommand(const std::vector<std::string>& args, std::ostream& out,
 
   const std::string db = options.db_path;
   const std::string state_dir = options.state_dir.string();
+  const std::string backend_name = options.backend_name;
   auto server = server::HptuneServer::Start(std::move(options));
   if (!server.ok()) return Fail(server.status(), kExitFailure, err);
   out << "hptune serve: listening on port " << (*server)->port() << " (db "
-      << db << ", state " << state_dir << ")" << std::endl;
+      << db << ", state " << state_dir << ", backend " << backend_name << ")"
+      << std::endl;
 
   int signal = 0;
   while (sigwait(&stop_signals, &signal) != 0) {

@@ -23,6 +23,7 @@ const FieldSet& SlurmFields() {
 
 void ReadBackend(MapReader& root, BackendConfig* backend) {
   if (auto name = root.String("backend")) {
+    backend->backend_named = true;
     if (*name == "local" || *name == "slurm") {
       backend->backend = *name;
     } else {
@@ -31,6 +32,7 @@ void ReadBackend(MapReader& root, BackendConfig* backend) {
   }
   const ConfigNode* slurm = root.Find("slurm");
   if (slurm == nullptr || !ExpectMap(*slurm, "slurm", root.sink())) return;
+  backend->has_slurm_block = true;
   MapReader reader(*slurm, "slurm", SlurmFields(), root.sink());
   if (auto v = reader.String("partition")) backend->slurm_partition = *v;
   if (auto v = reader.String("account")) backend->slurm_account = *v;

@@ -138,6 +138,18 @@ absl::StatusOr<v1::Job> JobService::DescribeJob(const JobRecord& job,
   return JobToProto(job, &study->spec, trials, with_trials);
 }
 
+absl::Status JobService::CheckBackend(const std::string& asked) const {
+  if (asked.empty() || asked == backend_) return absl::OkStatus();
+  if (asked != "local" && asked != "slurm") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "backend: must be local, slurm or empty, got \"", asked, "\""));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "backend: the job asks for ", asked, ", but this server runs trials on ",
+      backend_, " (start it with `hptune serve --backend ", asked,
+      "`, or leave the backend out to take the server's)"));
+}
+
 grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
                                    const v1::SubmitJobRequest* request,
                                    v1::Job* reply) {
@@ -146,6 +158,7 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
     if (!request->has_training_input()) {
       return absl::InvalidArgumentError("training_input: required");
     }
+    RETURN_IF_ERROR(CheckBackend(request->backend()));
     ASSIGN_OR_RETURN(JobSpec spec, JobSpecFromProto(request->training_input(),
                                                     request->job_id()));
     ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec));

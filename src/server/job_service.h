@@ -6,9 +6,14 @@
 // ListJobs read the store; WatchJob and StreamTrialLogs are server streams
 // that poll the store and the log files, waking early on the JobManager's
 // change notifications, and end when the client cancels or its deadline
-// passes. Thread-safe: handlers run on the sync server's threads.
+// passes. A SubmitJob that names a backend must name this server's (the
+// server runs every job on the one launcher it was started with).
+// Thread-safe: handlers run on the sync server's threads.
 #ifndef HPTUNE_SRC_SERVER_JOB_SERVICE_H_
 #define HPTUNE_SRC_SERVER_JOB_SERVICE_H_
+
+#include <string>
+#include <utility>
 
 #include "hptune/store/store.h"
 #include "hptune/v1/job_service.grpc.pb.h"
@@ -19,9 +24,10 @@ namespace hptune::server {
 
 class JobService final : public v1::JobService::Service {
  public:
+  // `backend`: where this server runs trials, "local" or "slurm".
   JobService(store::Store& store, JobManager& jobs,
-             const TokenAuthenticator& auth)
-      : store_(store), jobs_(jobs), auth_(auth) {}
+             const TokenAuthenticator& auth, std::string backend)
+      : store_(store), jobs_(jobs), auth_(auth), backend_(std::move(backend)) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const v1::SubmitJobRequest* request,
@@ -46,12 +52,15 @@ class JobService final : public v1::JobService::Service {
       grpc::ServerWriter<v1::LogChunk>* writer) override;
 
  private:
+  // OK when a job asking for backend `asked` ("" for any) may run here.
+  absl::Status CheckBackend(const std::string& asked) const;
   // The job as a message, with its study's trials when `with_trials`.
   absl::StatusOr<v1::Job> DescribeJob(const JobRecord& job, bool with_trials);
 
   store::Store& store_;
   JobManager& jobs_;
   const TokenAuthenticator& auth_;
+  const std::string backend_;
 };
 
 }  // namespace hptune::server

@@ -39,11 +39,13 @@ class HptuneServer::Impl {
     RETURN_IF_ERROR(LockDatabase());
     ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(*store_);
-    local_ =
-        std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
-            .gpus = options_.gpus,
-            .reattach_grace = options_.termination_grace});
-    launcher_ = std::make_unique<DrainingLauncher>(*local_);
+    if (options_.launcher == nullptr) {
+      options_.launcher =
+          std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
+              .gpus = options_.gpus,
+              .reattach_grace = options_.termination_grace});
+    }
+    launcher_ = std::make_unique<DrainingLauncher>(*options_.launcher);
     engine::JobRunnerOptions runner;
     runner.runs_dir = options_.state_dir;
     runner.termination_grace = options_.termination_grace;
@@ -51,7 +53,8 @@ class HptuneServer::Impl {
     jobs_ = std::make_unique<JobManager>(*store_, *engine_, *launcher_, runner);
     study_service_ = std::make_unique<StudyService>(*store_, *engine_, auth_,
                                                     options_.stopping_rule);
-    job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_);
+    job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
+                                                options_.backend_name);
 
     grpc::EnableDefaultHealthCheckService(true);
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -121,7 +124,6 @@ class HptuneServer::Impl {
   TokenAuthenticator auth_;
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<engine::TuningEngine> engine_;
-  std::unique_ptr<launch::LocalLauncher> local_;
   std::unique_ptr<DrainingLauncher> launcher_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<StudyService> study_service_;

@@ -1,7 +1,8 @@
 // HptuneServer: the composition root of `hptune serve`.
 //
-// Opens the SQLite store, builds the engine, the local launcher (behind a
-// DrainingLauncher) and the job manager, resumes the jobs a previous server
+// Opens the SQLite store, builds the engine, the launcher (local processes
+// unless ServerOptions brings one, e.g. Slurm's; behind a DrainingLauncher)
+// and the job manager, resumes the jobs a previous server
 // left unfinished, and serves StudyService and JobService, with gRPC health
 // checking and reflection, on one address. Shutdown on SIGTERM is a drain:
 // new calls are refused, calls in flight get a short deadline, every
@@ -20,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/launch/gpu_inventory.h"
+#include "hptune/launch/launcher.h"
 
 namespace hptune::server {
 
@@ -31,7 +33,11 @@ struct ServerOptions {
   std::string token;     // Empty: no authentication.
   std::string tls_cert;  // PEM text; both empty: no TLS.
   std::string tls_key;
-  launch::GpuInventory gpus;
+  launch::GpuInventory gpus;  // For the local launcher.
+  // Runs every job's trials instead of local processes (SlurmLauncher),
+  // and the name a submitted job's `backend` must match.
+  std::unique_ptr<launch::Launcher> launcher;
+  std::string backend_name = "local";
   std::chrono::milliseconds termination_grace{5000};
   algorithms::StoppingRule stopping_rule =
       algorithms::StoppingRule::kMedianAtStep;

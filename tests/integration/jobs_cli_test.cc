@@ -24,6 +24,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::ProcessResult;
+using testing::ReadFileOrEmpty;
 using testing::ServeProcess;
 
 // `steps` reports of curve_trainer, `step_seconds` apart, printed on stdout
@@ -257,6 +258,47 @@ TEST_F(JobsCliTest, NoServerExits69WithHowToStartOne) {
   auto submit = Hptune({"jobs", "submit", "j", "--config", bad}, a);
   EXPECT_EQ(submit.exit_code, 2);
   EXPECT_THAT(submit.err, HasSubstr("trainingInput.hyperparameters.maxTrials"));
+}
+
+// A config's `backend:` goes with the job and must be the server's; its
+// `slurm:` options cannot be honoured per job, so they are refused.
+TEST_F(JobsCliTest, AConfigsBackendMustBeTheServers) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  EXPECT_THAT(server.Output(), HasSubstr("backend local"));
+  const std::string plain = ReadFileOrEmpty(WriteConfig(dir_, 1, 1, 0));
+  auto with_header = [&](const std::string& name, const std::string& header) {
+    const std::string path = dir_ + "/" + name + ".yaml";
+    std::ofstream(path) << header << plain;
+    return path;
+  };
+  const std::string a = server.address();
+
+  auto slurm = Hptune({"jobs", "submit", "on_slurm", "--config",
+                       with_header("slurm", "backend: slurm\n")},
+                      a);
+  EXPECT_EQ(slurm.exit_code, 1) << slurm.err;
+  EXPECT_THAT(slurm.err,
+              HasSubstr("backend: the job asks for slurm, but this server "
+                        "runs trials on local (start it with `hptune serve "
+                        "--backend slurm`"));
+  // Refused before anything was recorded.
+  EXPECT_EQ(Hptune({"jobs", "describe", "on_slurm"}, a).exit_code, 3);
+
+  auto block = Hptune({"jobs", "submit", "with_block", "--config",
+                       with_header("block", "slurm: {partition: gpu}\n")},
+                      a);
+  EXPECT_EQ(block.exit_code, 2) << block.err;
+  EXPECT_THAT(block.err,
+              HasSubstr("slurm: a job submitted to a server runs with the "
+                        "server's Slurm options"));
+
+  auto local = Hptune({"jobs", "submit", "on_local", "--config",
+                       with_header("local", "backend: local\n"), "--wait"},
+                      a);
+  EXPECT_EQ(local.exit_code, 0) << local.err << server.Output();
+  EXPECT_THAT(local.err, HasSubstr("job on_local SUCCEEDED"));
 }
 
 TEST_F(JobsCliTest, BadCommandLinesNameTheFlagAndValue) {

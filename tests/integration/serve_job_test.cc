@@ -48,10 +48,12 @@ v1::TrainingInput CurveJob(int max_trials, int steps, double step_seconds) {
 }
 
 grpc::Status Submit(const ServeProcess& server, const std::string& id,
-                    const v1::TrainingInput& input, v1::Job* job) {
+                    const v1::TrainingInput& input, v1::Job* job,
+                    const std::string& backend = "") {
   v1::SubmitJobRequest request;
   request.set_job_id(id);
   *request.mutable_training_input() = input;
+  request.set_backend(backend);
   return server.JobStub()->SubmitJob(Context().get(), request, job);
 }
 
@@ -149,6 +151,30 @@ TEST(ServeJobTest, InvalidConfigIsRejectedWithTheParsersMessage) {
   get.set_job_id("never_submitted");
   EXPECT_EQ(server.JobStub()->GetJob(Context().get(), get, &job).error_code(),
             grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(ServeJobTest, AJobForAnotherBackendIsRefused) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  grpc::Status status =
+      Submit(server, "on_slurm", CurveJob(1, 1, 0), &job, "slurm");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(status.error_message(),
+            "backend: the job asks for slurm, but this server runs trials on "
+            "local (start it with `hptune serve --backend slurm`, or leave "
+            "the backend out to take the server's)");
+  status = Submit(server, "on_k8s", CurveJob(1, 1, 0), &job, "kubernetes");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "backend: must be local, slurm or empty, got \"kubernetes\"");
+  v1::GetJobRequest get;
+  get.set_job_id("on_slurm");
+  EXPECT_EQ(server.JobStub()->GetJob(Context().get(), get, &job).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(
+      Submit(server, "on_local", CurveJob(1, 1, 0), &job, "local").ok());
 }
 
 TEST(ServeJobTest, CancelStopsTheJob) {

@@ -57,6 +57,12 @@ struct BackendConfig {
   std::string slurm_account;      // sbatch --account.
   std::string slurm_time;         // sbatch --time, e.g. "2:00:00".
   std::vector<std::string> slurm_options;  // More sbatch options.
+  // Whether the config says `backend:` and has a `slurm:` block: a job
+  // submitted to a server asks for the backend only when the config names
+  // it, and cannot carry per-job Slurm options (the server's are set by
+  // `hptune serve --slurm-*`).
+  bool backend_named = false;
+  bool has_slurm_block = false;
   bool operator==(const BackendConfig&) const = default;
 };
 

@@ -251,8 +251,19 @@ absl::StatusOr<Submission> BuildSubmission(
     const ParsedArgs& args, const std::filesystem::path& cwd) {
   RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobId(job_id, "JOB")));
   JobSpec from_file;
+  std::string backend;
   if (config_path) {
     ASSIGN_OR_RETURN(from_file, LoadJobConfigFile(*config_path));
+    ASSIGN_OR_RETURN(BackendConfig backend_block,
+                     LoadBackendConfigFile(*config_path));
+    if (backend_block.has_slurm_block) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          *config_path,
+          ": slurm: a job submitted to a server runs with the server's "
+          "Slurm options (`hptune serve --backend slurm --slurm-*`); remove "
+          "the slurm block, or run the job with `hptune run`"));
+    }
+    if (backend_block.backend_named) backend = backend_block.backend;
     const std::filesystem::path config_dir =
         std::filesystem::path(Absolute(cwd, *config_path)).parent_path();
     if (!from_file.package_path.empty()) {
@@ -277,7 +288,8 @@ absl::StatusOr<Submission> BuildSubmission(
         FieldErrorsToStatus(parsed.errors).message()));
   }
   Submission submission{.job = *std::move(parsed.job),
-                        .training_input_json = ""};
+                        .training_input_json = "",
+                        .backend = backend};
   submission.training_input_json =
       Json::parse(TrainingInputToJson(submission.job))["trainingInput"].dump();
   return submission;

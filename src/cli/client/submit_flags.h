@@ -8,7 +8,10 @@
 // directory; both are sent absolute, since the server has its own working
 // directory. Machine flags (--master-machine-type, --worker-count, ...) need
 // scaleTier CUSTOM, from the file or --scale-tier; a --scale-tier other than
-// CUSTOM replaces the file's task pools with the tier's.
+// CUSTOM replaces the file's task pools with the tier's. A config's
+// `backend:` goes with the job (the server refuses a job for a backend it
+// does not run); its `slurm:` block is refused, since a server's Slurm
+// options are its own (`hptune serve --slurm-*`).
 // Used only by src/cli. Pure functions apart from reading the config file.
 #ifndef HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
 #define HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
@@ -35,6 +38,8 @@ struct Submission {
   // The canonical trainingInput object (without the "trainingInput" root),
   // what goes into the request.
   std::string training_input_json;
+  // The config's `backend:` ("local" or "slurm"), "" when it names none.
+  std::string backend;
 };
 
 // Reads `config_path` (YAML or JSON; none: the flags alone describe the

@@ -66,10 +66,17 @@ bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
   const std::string out = dir_ + "/serve-" + std::to_string(launches_) + ".out";
   const std::string err = dir_ + "/serve-" + std::to_string(launches_) + ".err";
   std::vector<std::string> argv = {
-      HptuneBinary(),    "serve",    "--db",   db(),
-      "--state-dir",     runs_dir(), "--gpus", "0",
-      "--grace-seconds", "2"};
-  if (std::find(extra_.begin(), extra_.end(), "--listen") == extra_.end()) {
+      HptuneBinary(), "serve",           "--db", db(), "--state-dir",
+      runs_dir(),     "--grace-seconds", "2"};
+  auto given = [&](const char* flag) {
+    return std::find(extra_.begin(), extra_.end(), flag) != extra_.end();
+  };
+  // No GPUs of this machine, unless the trials run elsewhere (Slurm).
+  if (!given("--backend")) {
+    argv.push_back("--gpus");
+    argv.push_back("0");
+  }
+  if (!given("--listen")) {
     argv.push_back("--listen");
     argv.push_back("127.0.0.1:0");
   }

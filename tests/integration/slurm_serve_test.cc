@@ -1,0 +1,215 @@
+// `hptune serve --backend slurm`, a real server process on 127.0.0.1 whose
+// jobs' trials run on the Slurm test cluster of scripts/start-slurm
+// (started by ctest's slurm_cluster fixture): a job submitted with
+// `hptune jobs submit` runs as Slurm jobs on both nodes, and a job that
+// asks for the local backend is refused. Then the errors of bad backend
+// flags and of an unreachable controller, which need no cluster.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/launch/slurm/slurm_cluster.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::RunProcess;
+using testing::ServeProcess;
+
+class SlurmServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!testing_slurm::ClusterUsable(&why_not)) {
+      if (testing_slurm::ClusterCannotRunHere(&why_not)) {
+        GTEST_SKIP() << "no Slurm test cluster: " << why_not;
+      }
+      FAIL() << "the Slurm test cluster is not up: " << why_not;
+    }
+    for (const char* name : {"HPTUNE_SERVER", "HPTUNE_TOKEN", "HPTUNE_DB"}) {
+      unsetenv(name);
+    }
+    dir_ = testing::MakeTempDir();
+  }
+  std::string dir_;
+};
+
+TEST_F(SlurmServeTest, ASubmittedJobRunsAsSlurmJobsOnBothNodes) {
+  // Two tasks a node: the master and a worker on n1 (127.0.0.1), the other
+  // worker and the ps on n2 (127.0.0.2).
+  ServeProcess server(
+      testing::MakeTempDir(),
+      {"--backend", "slurm", "--slurm-option=--ntasks-per-node=2"});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  EXPECT_THAT(server.Output(), HasSubstr("backend slurm"));
+
+  auto submit = RunProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "stdlib", "--config",
+       testing::SourceDir() + "/examples/stdlib_trainer/config.yaml",
+       "--max-trials", "2", "--max-parallel-trials", "2", "--job-dir",
+       dir_ + "/job", "--wait", "--server", server.address()});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  EXPECT_THAT(submit.err, HasSubstr("job stdlib SUCCEEDED"));
+  for (const std::string trial : {"1", "2"}) {
+    // Each trial was a Slurm job whose replicas ran on both nodes and
+    // talked over the nodes' addresses: the parameter server checkpointed
+    // after synchronous SGD with the master and both workers.
+    const std::string slurm_dir =
+        server.runs_dir() + "/stdlib/" + trial + "/slurm/1";
+    EXPECT_TRUE(fs::exists(slurm_dir + "/batch.out")) << slurm_dir;
+    EXPECT_EQ(testing::ReadFileOrEmpty(slurm_dir + "/hosts"),
+              "127.0.0.1\n127.0.0.1\n127.0.0.2\n127.0.0.2\n");
+    EXPECT_TRUE(fs::exists(dir_ + "/job/" + trial + "/checkpoint.json"));
+    EXPECT_THAT(testing_slurm::QueuedJobs("hptune.stdlib." + trial, "%A"),
+                ::testing::SizeIs(0));
+  }
+
+  // A job that asks for local processes is refused, not run on Slurm.
+  v1::SubmitJobRequest request;
+  request.set_job_id("wants_local");
+  request.set_backend("local");
+  request.mutable_training_input()->set_scale_tier(v1::TrainingInput::BASIC);
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->SubmitJob(testing::Context().get(), request, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("this server runs trials on slurm"));
+}
+
+// A server SIGKILLed while a trial runs as a Slurm job: the next server on
+// the same database attaches to that job instead of launching the trial
+// again, and the master's one report is stored once.
+TEST_F(SlurmServeTest, ARestartedServerReattachesToItsSlurmJobs) {
+  const std::string config = dir_ + "/job.yaml";
+  std::ofstream(config)
+      << "backend: slurm\n"
+         "trainingInput:\n"
+         "  command: [python3, "
+      << testing::SourceDir() << "/tests/launch/testdata/dump_trainer.py]\n"
+      << "  scaleTier: CUSTOM\n"
+         "  masterType: n1-standard-4\n"
+         "  workerType: n1-standard-4\n"
+         "  workerCount: 1\n"
+         "  hyperparameters:\n"
+         "    goal: MAXIMIZE\n"
+         "    hyperparameterMetricTag: accuracy\n"
+         "    maxTrials: 1\n"
+         "    params:\n"
+         "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, "
+         "maxValue: 0.1}\n";
+  const std::string dumps = dir_ + "/dumps";
+  fs::create_directories(dumps);
+  // The server's environment reaches the replicas (sbatch --export=ALL).
+  setenv("DUMP_DIR", dumps.c_str(), 1);
+  setenv("DUMP_SLEEP_MASTER", "4", 1);
+  setenv("DUMP_METRIC", "0.75", 1);
+  ServeProcess server(testing::MakeTempDir(), {"--backend", "slurm"});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  auto submit =
+      RunProcess({testing::HptuneBinary(), "jobs", "submit", "resumed",
+                  "--config", config, "--server", server.address()});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  // Once the master runs inside its Slurm job, the server dies hard.
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return fs::exists(dumps + "/master-0.json"); },
+                         std::chrono::seconds(60)))
+      << server.Output();
+  server.Stop(SIGKILL);
+  ASSERT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%A"),
+              ::testing::SizeIs(1));
+
+  ASSERT_TRUE(server.Start(&error)) << error;
+  auto wait = RunProcess({testing::HptuneBinary(), "jobs", "watch", "resumed",
+                          "--server", server.address()});
+  unsetenv("DUMP_DIR");
+  unsetenv("DUMP_SLEEP_MASTER");
+  unsetenv("DUMP_METRIC");
+  ASSERT_EQ(wait.exit_code, 0) << wait.err << server.Output();
+  EXPECT_THAT(wait.err + wait.out, HasSubstr("SUCCEEDED"));
+  // One start per replica: the second server attached to the first's job.
+  EXPECT_EQ(testing::ReadFileOrEmpty(dumps + "/master-0.starts"), "1");
+  EXPECT_EQ(testing::ReadFileOrEmpty(dumps + "/worker-0.starts"), "1");
+  EXPECT_FALSE(fs::exists(server.runs_dir() + "/resumed/1/slurm/2"));
+  auto trial =
+      RunProcess({testing::HptuneBinary(), "trials", "describe", "1", "--study",
+                  "resumed", "--server", server.address(), "--format", "json"});
+  ASSERT_EQ(trial.exit_code, 0) << trial.err;
+  EXPECT_THAT(trial.out, HasSubstr("0.75"));
+  EXPECT_EQ(testing_slurm::QueuedJobs("hptune.resumed.1", "%A").size(), 0u);
+}
+
+// Without a cluster: the errors a user sees.
+TEST(SlurmServeErrorsTest, BackendFlagsAreCheckedBeforeServing) {
+  const std::string dir = testing::MakeTempDir();
+  const std::vector<std::string> base = {
+      testing::HptuneBinary(), "serve", "--listen",
+      "127.0.0.1:0",           "--db",  dir + "/h.db"};
+  auto with = [&](std::vector<std::string> flags) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    return RunProcess(argv);
+  };
+  auto partition = with({"--slurm-partition", "gpu"});
+  EXPECT_EQ(partition.exit_code, 64) << partition.err;
+  EXPECT_THAT(partition.err,
+              HasSubstr("hptune serve: --slurm-* flags need --backend slurm"));
+  EXPECT_THAT(partition.err, Not(HasSubstr("config")));
+  auto option = with({"--slurm-option=--qos=high"});
+  EXPECT_EQ(option.exit_code, 64) << option.err;
+  auto bad = with({"--backend", "kubernetes"});
+  EXPECT_EQ(bad.exit_code, 64) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("--backend: expected local or slurm, got "
+                                 "\"kubernetes\""));
+  auto gpus = with({"--backend", "slurm", "--gpus", "2"});
+  EXPECT_EQ(gpus.exit_code, 64) << gpus.err;
+  EXPECT_THAT(gpus.err, HasSubstr("--gpus is for the local backend"));
+  EXPECT_FALSE(fs::exists(dir + "/h.db"));
+}
+
+TEST(SlurmServeErrorsTest, AnUnreachableControllerExitsUnavailable) {
+  if (!testing_slurm::SlurmCommandsInstalled()) {
+    GTEST_SKIP() << "Slurm's commands are not installed";
+  }
+  const std::string dir = testing::MakeTempDir();
+  const std::string conf = dir + "/slurm.conf";
+  std::ofstream(conf) << "ClusterName=nowhere\n"
+                         "SlurmctldHost=localhost(127.0.0.1)\n"
+                         "SlurmctldPort=9\nAuthType=auth/none\n"
+                         "MessageTimeout=1\n";
+  const char* saved = std::getenv("SLURM_CONF");
+  const std::string saved_conf = saved ? saved : "";
+  setenv("SLURM_CONF", conf.c_str(), 1);
+  auto result =
+      RunProcess({testing::HptuneBinary(), "serve", "--listen", "127.0.0.1:0",
+                  "--db", dir + "/h.db", "--backend", "slurm"});
+  if (saved) {
+    setenv("SLURM_CONF", saved_conf.c_str(), 1);
+  } else {
+    unsetenv("SLURM_CONF");
+  }
+  EXPECT_EQ(result.exit_code, 69) << result.err;
+  EXPECT_THAT(result.err,
+              HasSubstr("hptune serve: the Slurm controller is unreachable: "
+                        "`scontrol ping` says: "));
+  EXPECT_THAT(result.err, HasSubstr("SLURM_CONF=" + conf));
+  EXPECT_FALSE(fs::exists(dir + "/h.db"));
+}
+
+}  // namespace
+}  // namespace hptune
