@@ -3,10 +3,12 @@
 //
 // Used by JobService (submit, cancel, watch) and by the server's start-up,
 // which resumes every job a previous server left unfinished (crash safety):
-// replicas an earlier incarnation left running are stopped first, then the
-// job runner continues the job with the same study, trial numbers and job
-// directories (an ACTIVE trial is handed back to its slot and re-run under
-// the restart rules). A job left CANCELLING is finished as CANCELLED.
+// local replicas an earlier incarnation left running are stopped first,
+// then the job runner continues the job with the same study, trial numbers
+// and job directories (an ACTIVE trial is re-attached when the launcher
+// still finds it running, as Slurm's does, and otherwise handed back to its
+// slot and re-run under the restart rules). A job left CANCELLING is
+// finished as CANCELLED.
 //
 // Thread-safety: thread-safe.
 #ifndef HPTUNE_SRC_SERVER_JOB_MANAGER_H_
