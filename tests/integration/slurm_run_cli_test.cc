@@ -56,16 +56,11 @@ std::vector<std::string> QueuedJobs(const std::string& name) {
   return testing_slurm::QueuedJobs(name, "%A %T");
 }
 
-class SlurmRunCliTest : public ::testing::Test {
+class SlurmRunCliTest : public testing_slurm::ClusterTest {
  protected:
   void SetUp() override {
-    std::string why_not;
-    if (!testing_slurm::ClusterUsable(&why_not)) {
-      if (testing_slurm::ClusterCannotRunHere(&why_not)) {
-        GTEST_SKIP() << "no Slurm test cluster: " << why_not;
-      }
-      FAIL() << "the Slurm test cluster is not up: " << why_not;
-    }
+    ClusterTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     dir_ = testing::MakeTempDir();
   }
   std::string dir_;
@@ -148,30 +143,11 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
 
 TEST_F(SlurmRunCliTest, ARunnerKilledMidJobReattachesInsteadOfRelaunching) {
   const std::string config = dir_ + "/job.yaml";
-  {
-    std::ofstream out(config);
-    out << "backend: slurm\n"
-           "trainingInput:\n"
-           "  command: [python3, "
-        << kSource << "/tests/launch/testdata/dump_trainer.py]\n"
-        << "  scaleTier: CUSTOM\n"
-           "  masterType: n1-standard-4\n"
-           "  workerType: n1-standard-4\n"
-           "  workerCount: 1\n"
-           "  hyperparameters:\n"
-           "    goal: MAXIMIZE\n"
-           "    hyperparameterMetricTag: accuracy\n"
-           "    maxTrials: 1\n"
-           "    params:\n"
-           "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, "
-           "maxValue: 0.1}\n";
-  }
+  testing_slurm::WriteReattachJob(
+      config, kSource + "/tests/launch/testdata/dump_trainer.py");
   const std::string dumps = dir_ + "/dumps";
   fs::create_directories(dumps);
-  // The environment of hptune reaches the replicas (sbatch --export=ALL).
-  setenv("DUMP_DIR", dumps.c_str(), 1);
-  setenv("DUMP_SLEEP_MASTER", "4", 1);
-  setenv("DUMP_METRIC", "0.75", 1);
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "4", "0.75");
   const std::vector<std::string> argv = {
       kHptune, "run",          config,       "--job-id",     "resumed",
       "--db",  dir_ + "/h.db", "--runs-dir", dir_ + "/runs", "--quiet"};
@@ -190,9 +166,6 @@ TEST_F(SlurmRunCliTest, ARunnerKilledMidJobReattachesInsteadOfRelaunching) {
   ASSERT_THAT(QueuedJobs("hptune.resumed.1"), ::testing::SizeIs(1));
 
   auto second = RunProcess(argv);
-  unsetenv("DUMP_DIR");
-  unsetenv("DUMP_SLEEP_MASTER");
-  unsetenv("DUMP_METRIC");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_THAT(second.err, HasSubstr("resuming job resumed (RUNNING)"));
   EXPECT_THAT(second.out, HasSubstr("SUCCEEDED"));
@@ -218,22 +191,14 @@ TEST(SlurmRunCliErrorsTest, AnUnreachableControllerExitsUnavailable) {
     GTEST_SKIP() << "Slurm's commands are not installed";
   }
   const std::string dir = testing::MakeTempDir();
-  const std::string conf = dir + "/slurm.conf";
+  std::string conf;
+  testing::ProcessResult result;
   {
-    std::ofstream out(conf);
-    out << "ClusterName=nowhere\nSlurmctldHost=localhost(127.0.0.1)\n"
-           "SlurmctldPort=9\nAuthType=auth/none\nMessageTimeout=1\n";
-  }
-  const char* saved = std::getenv("SLURM_CONF");
-  const std::string saved_conf = saved ? saved : "";
-  setenv("SLURM_CONF", conf.c_str(), 1);
-  auto result = RunProcess({kHptune, "run",
-                            kSource + "/examples/stdlib_trainer/config.yaml",
-                            "--backend", "slurm", "--db", dir + "/h.db"});
-  if (saved) {
-    setenv("SLURM_CONF", saved_conf.c_str(), 1);
-  } else {
-    unsetenv("SLURM_CONF");
+    testing_slurm::UnreachableController controller(dir);
+    conf = controller.config();
+    result = RunProcess({kHptune, "run",
+                         kSource + "/examples/stdlib_trainer/config.yaml",
+                         "--backend", "slurm", "--db", dir + "/h.db"});
   }
   EXPECT_EQ(result.exit_code, 69) << result.err;
   EXPECT_THAT(result.err,

@@ -29,16 +29,11 @@ using ::testing::Not;
 using testing::RunProcess;
 using testing::ServeProcess;
 
-class SlurmServeTest : public ::testing::Test {
+class SlurmServeTest : public testing_slurm::ClusterTest {
  protected:
   void SetUp() override {
-    std::string why_not;
-    if (!testing_slurm::ClusterUsable(&why_not)) {
-      if (testing_slurm::ClusterCannotRunHere(&why_not)) {
-        GTEST_SKIP() << "no Slurm test cluster: " << why_not;
-      }
-      FAIL() << "the Slurm test cluster is not up: " << why_not;
-    }
+    ClusterTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     for (const char* name : {"HPTUNE_SERVER", "HPTUNE_TOKEN", "HPTUNE_DB"}) {
       unsetenv(name);
     }
@@ -96,28 +91,12 @@ TEST_F(SlurmServeTest, ASubmittedJobRunsAsSlurmJobsOnBothNodes) {
 // again, and the master's one report is stored once.
 TEST_F(SlurmServeTest, ARestartedServerReattachesToItsSlurmJobs) {
   const std::string config = dir_ + "/job.yaml";
-  std::ofstream(config)
-      << "backend: slurm\n"
-         "trainingInput:\n"
-         "  command: [python3, "
-      << testing::SourceDir() << "/tests/launch/testdata/dump_trainer.py]\n"
-      << "  scaleTier: CUSTOM\n"
-         "  masterType: n1-standard-4\n"
-         "  workerType: n1-standard-4\n"
-         "  workerCount: 1\n"
-         "  hyperparameters:\n"
-         "    goal: MAXIMIZE\n"
-         "    hyperparameterMetricTag: accuracy\n"
-         "    maxTrials: 1\n"
-         "    params:\n"
-         "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, "
-         "maxValue: 0.1}\n";
+  testing_slurm::WriteReattachJob(
+      config, testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
   const std::string dumps = dir_ + "/dumps";
   fs::create_directories(dumps);
-  // The server's environment reaches the replicas (sbatch --export=ALL).
-  setenv("DUMP_DIR", dumps.c_str(), 1);
-  setenv("DUMP_SLEEP_MASTER", "4", 1);
-  setenv("DUMP_METRIC", "0.75", 1);
+  // The server's environment reaches the replicas.
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "4", "0.75");
   ServeProcess server(testing::MakeTempDir(), {"--backend", "slurm"});
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
@@ -137,9 +116,6 @@ TEST_F(SlurmServeTest, ARestartedServerReattachesToItsSlurmJobs) {
   ASSERT_TRUE(server.Start(&error)) << error;
   auto wait = RunProcess({testing::HptuneBinary(), "jobs", "watch", "resumed",
                           "--server", server.address()});
-  unsetenv("DUMP_DIR");
-  unsetenv("DUMP_SLEEP_MASTER");
-  unsetenv("DUMP_METRIC");
   ASSERT_EQ(wait.exit_code, 0) << wait.err << server.Output();
   EXPECT_THAT(wait.err + wait.out, HasSubstr("SUCCEEDED"));
   // One start per replica: the second server attached to the first's job.
@@ -187,21 +163,14 @@ TEST(SlurmServeErrorsTest, AnUnreachableControllerExitsUnavailable) {
     GTEST_SKIP() << "Slurm's commands are not installed";
   }
   const std::string dir = testing::MakeTempDir();
-  const std::string conf = dir + "/slurm.conf";
-  std::ofstream(conf) << "ClusterName=nowhere\n"
-                         "SlurmctldHost=localhost(127.0.0.1)\n"
-                         "SlurmctldPort=9\nAuthType=auth/none\n"
-                         "MessageTimeout=1\n";
-  const char* saved = std::getenv("SLURM_CONF");
-  const std::string saved_conf = saved ? saved : "";
-  setenv("SLURM_CONF", conf.c_str(), 1);
-  auto result =
-      RunProcess({testing::HptuneBinary(), "serve", "--listen", "127.0.0.1:0",
-                  "--db", dir + "/h.db", "--backend", "slurm"});
-  if (saved) {
-    setenv("SLURM_CONF", saved_conf.c_str(), 1);
-  } else {
-    unsetenv("SLURM_CONF");
+  std::string conf;
+  testing::ProcessResult result;
+  {
+    testing_slurm::UnreachableController controller(dir);
+    conf = controller.config();
+    result =
+        RunProcess({testing::HptuneBinary(), "serve", "--listen", "127.0.0.1:0",
+                    "--db", dir + "/h.db", "--backend", "slurm"});
   }
   EXPECT_EQ(result.exit_code, 69) << result.err;
   EXPECT_THAT(result.err,

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "src/launch/capture_output.h"
@@ -70,6 +71,65 @@ std::vector<std::string> QueuedJobs(const std::string& name,
     if (!line.empty()) lines.push_back(line);
   }
   return lines;
+}
+
+void ClusterTest::SetUp() {
+  std::string why_not;
+  if (ClusterUsable(&why_not)) return;
+  if (ClusterCannotRunHere(&why_not)) {
+    GTEST_SKIP() << "no Slurm test cluster: " << why_not;
+  }
+  FAIL() << "the Slurm test cluster is not up: " << why_not;
+}
+
+UnreachableController::UnreachableController(const std::string& dir)
+    : config_(dir + "/slurm.conf") {
+  std::ofstream(config_) << "ClusterName=nowhere\n"
+                            "SlurmctldHost=localhost(127.0.0.1)\n"
+                            "SlurmctldPort=9\nAuthType=auth/none\n"
+                            "MessageTimeout=1\n";
+  if (const char* conf = std::getenv("SLURM_CONF")) saved_ = conf;
+  setenv("SLURM_CONF", config_.c_str(), 1);
+}
+
+UnreachableController::~UnreachableController() {
+  if (saved_.has_value()) {
+    setenv("SLURM_CONF", saved_->c_str(), 1);
+  } else {
+    unsetenv("SLURM_CONF");
+  }
+}
+
+void WriteReattachJob(const std::string& path, const std::string& trainer) {
+  std::ofstream(path) << "backend: slurm\n"
+                         "trainingInput:\n"
+                         "  command: [python3, "
+                      << trainer << "]\n"
+                      << "  scaleTier: CUSTOM\n"
+                         "  masterType: n1-standard-4\n"
+                         "  workerType: n1-standard-4\n"
+                         "  workerCount: 1\n"
+                         "  hyperparameters:\n"
+                         "    goal: MAXIMIZE\n"
+                         "    hyperparameterMetricTag: accuracy\n"
+                         "    maxTrials: 1\n"
+                         "    params:\n"
+                         "    - {parameterName: lr, type: DOUBLE, minValue: "
+                         "0.01, maxValue: 0.1}\n";
+}
+
+DumpTrainerEnvironment::DumpTrainerEnvironment(const std::string& dir,
+                                               const std::string& master_sleep,
+                                               const std::string& metric) {
+  setenv("DUMP_DIR", dir.c_str(), 1);
+  setenv("DUMP_SLEEP_MASTER", master_sleep.c_str(), 1);
+  setenv("DUMP_METRIC", metric.c_str(), 1);
+}
+
+DumpTrainerEnvironment::~DumpTrainerEnvironment() {
+  unsetenv("DUMP_DIR");
+  unsetenv("DUMP_SLEEP_MASTER");
+  unsetenv("DUMP_METRIC");
 }
 
 }  // namespace hptune::testing_slurm

@@ -45,16 +45,11 @@ using testing_waits::ReadFile;
 
 using testing_slurm::QueuedJobs;
 
-class SlurmLauncherTest : public ::testing::Test {
+class SlurmLauncherTest : public testing_slurm::ClusterTest {
  protected:
   void SetUp() override {
-    std::string why_not;
-    if (!testing_slurm::ClusterUsable(&why_not)) {
-      if (testing_slurm::ClusterCannotRunHere(&why_not)) {
-        GTEST_SKIP() << "no Slurm test cluster: " << why_not;
-      }
-      FAIL() << "the Slurm test cluster is not up: " << why_not;
-    }
+    ClusterTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     auto launcher = SlurmLauncher::Create(
         SlurmOptions{.extra_options = {"--ntasks-per-node=2"},
                      .state_poll_interval = std::chrono::milliseconds(200)});
@@ -398,21 +393,13 @@ TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
   if (!testing_slurm::SlurmCommandsInstalled()) {
     GTEST_SKIP() << "Slurm's commands are not installed";
   }
-  const char* conf = std::getenv("SLURM_CONF");
-  const std::string saved = conf ? conf : "";
-  const std::string dir = hptune::testing::MakeTempDir();
-  const std::string bogus = dir + "/slurm.conf";
+  std::string bogus;
+  absl::StatusOr<std::unique_ptr<SlurmLauncher>> launcher;
   {
-    std::ofstream out(bogus);
-    out << "ClusterName=nowhere\nSlurmctldHost=localhost(127.0.0.1)\n"
-           "SlurmctldPort=9\nAuthType=auth/none\nMessageTimeout=1\n";
-  }
-  setenv("SLURM_CONF", bogus.c_str(), 1);
-  auto launcher = SlurmLauncher::Create({});
-  if (saved.empty()) {
-    unsetenv("SLURM_CONF");
-  } else {
-    setenv("SLURM_CONF", saved.c_str(), 1);
+    testing_slurm::UnreachableController controller(
+        hptune::testing::MakeTempDir());
+    bogus = controller.config();
+    launcher = SlurmLauncher::Create({});
   }
   ASSERT_FALSE(launcher.ok());
   EXPECT_EQ(launcher.status().code(), absl::StatusCode::kUnavailable);
