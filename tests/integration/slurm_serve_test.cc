@@ -86,48 +86,80 @@ TEST_F(SlurmServeTest, ASubmittedJobRunsAsSlurmJobsOnBothNodes) {
               HasSubstr("this server runs trials on slurm"));
 }
 
+// The re-attach job, submitted to a Slurm server, with its master running
+// inside its Slurm job when this returns.
+class SlurmServeResumeTest : public SlurmServeTest {
+ protected:
+  void SetUp() override {
+    SlurmServeTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    const std::string config = dir_ + "/job.yaml";
+    testing_slurm::WriteReattachJob(
+        config,
+        testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
+    fs::create_directories(dumps_);
+    std::string error;
+    ASSERT_TRUE(server_.Start(&error)) << error;
+    auto submit =
+        RunProcess({testing::HptuneBinary(), "jobs", "submit", "resumed",
+                    "--config", config, "--server", server_.address()});
+    ASSERT_EQ(submit.exit_code, 0) << submit.err << server_.Output();
+    ASSERT_TRUE(testing::PollUntil(
+        [&] { return fs::exists(dumps_ + "/master-0.json"); },
+        std::chrono::seconds(60)))
+        << server_.Output();
+  }
+
+  // Starts the server again and waits for the job to end; its exit code.
+  int RestartAndWatch() {
+    std::string error;
+    EXPECT_TRUE(server_.Start(&error)) << error;
+    auto watch = RunProcess({testing::HptuneBinary(), "jobs", "watch",
+                             "resumed", "--server", server_.address()});
+    EXPECT_THAT(watch.err + watch.out, HasSubstr("SUCCEEDED"))
+        << watch.err << server_.Output();
+    return watch.exit_code;
+  }
+
+  std::string Starts(const std::string& replica) const {
+    return testing::ReadFileOrEmpty(dumps_ + "/" + replica + ".starts");
+  }
+
+  std::string dumps_ = testing::MakeTempDir();
+  // The server's environment reaches the replicas.
+  const testing_slurm::DumpTrainerEnvironment dump_settings_{dumps_, "4",
+                                                             "0.75"};
+  ServeProcess server_{testing::MakeTempDir(), {"--backend", "slurm"}};
+};
+
 // A server SIGKILLed while a trial runs as a Slurm job: the next server on
 // the same database attaches to that job instead of launching the trial
 // again, and the master's one report is stored once.
-TEST_F(SlurmServeTest, ARestartedServerReattachesToItsSlurmJobs) {
-  const std::string config = dir_ + "/job.yaml";
-  testing_slurm::WriteReattachJob(
-      config, testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
-  const std::string dumps = dir_ + "/dumps";
-  fs::create_directories(dumps);
-  // The server's environment reaches the replicas.
-  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "4", "0.75");
-  ServeProcess server(testing::MakeTempDir(), {"--backend", "slurm"});
-  std::string error;
-  ASSERT_TRUE(server.Start(&error)) << error;
-  auto submit =
-      RunProcess({testing::HptuneBinary(), "jobs", "submit", "resumed",
-                  "--config", config, "--server", server.address()});
-  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
-  // Once the master runs inside its Slurm job, the server dies hard.
-  ASSERT_TRUE(
-      testing::PollUntil([&] { return fs::exists(dumps + "/master-0.json"); },
-                         std::chrono::seconds(60)))
-      << server.Output();
-  server.Stop(SIGKILL);
+TEST_F(SlurmServeResumeTest, AfterSigkillTheNextServerReattaches) {
+  server_.Stop(SIGKILL);
   ASSERT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%A"),
               ::testing::SizeIs(1));
-
-  ASSERT_TRUE(server.Start(&error)) << error;
-  auto wait = RunProcess({testing::HptuneBinary(), "jobs", "watch", "resumed",
-                          "--server", server.address()});
-  ASSERT_EQ(wait.exit_code, 0) << wait.err << server.Output();
-  EXPECT_THAT(wait.err + wait.out, HasSubstr("SUCCEEDED"));
+  ASSERT_EQ(RestartAndWatch(), 0);
   // One start per replica: the second server attached to the first's job.
-  EXPECT_EQ(testing::ReadFileOrEmpty(dumps + "/master-0.starts"), "1");
-  EXPECT_EQ(testing::ReadFileOrEmpty(dumps + "/worker-0.starts"), "1");
-  EXPECT_FALSE(fs::exists(server.runs_dir() + "/resumed/1/slurm/2"));
-  auto trial =
-      RunProcess({testing::HptuneBinary(), "trials", "describe", "1", "--study",
-                  "resumed", "--server", server.address(), "--format", "json"});
+  EXPECT_EQ(Starts("master-0"), "1");
+  EXPECT_EQ(Starts("worker-0"), "1");
+  EXPECT_FALSE(fs::exists(server_.runs_dir() + "/resumed/1/slurm/2"));
+  auto trial = RunProcess({testing::HptuneBinary(), "trials", "describe", "1",
+                           "--study", "resumed", "--server", server_.address(),
+                           "--format", "json"});
   ASSERT_EQ(trial.exit_code, 0) << trial.err;
   EXPECT_THAT(trial.out, HasSubstr("0.75"));
   EXPECT_EQ(testing_slurm::QueuedJobs("hptune.resumed.1", "%A").size(), 0u);
+}
+
+// SIGTERM drains: the trial's Slurm job is cancelled before the server
+// exits 0, and the next server runs the trial again.
+TEST_F(SlurmServeResumeTest, AfterSigtermNothingIsLeftOnTheCluster) {
+  EXPECT_EQ(server_.Stop(SIGTERM), 0) << server_.Output();
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%A"),
+              ::testing::SizeIs(0));
+  ASSERT_EQ(RestartAndWatch(), 0);
+  EXPECT_EQ(Starts("master-0"), "2");
 }
 
 // Without a cluster: the errors a user sees.
