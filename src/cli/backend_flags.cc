@@ -54,11 +54,17 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
   return absl::OkStatus();
 }
 
-launch::SlurmOptions ToSlurmOptions(const BackendConfig& backend) {
-  return launch::SlurmOptions{.partition = backend.slurm_partition,
-                              .account = backend.slurm_account,
-                              .time_limit = backend.slurm_time,
-                              .extra_options = backend.slurm_options};
+absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
+    const BackendConfig& backend, const ParsedArgs& args) {
+  if (args.Has("gpus")) {
+    return absl::InvalidArgumentError(
+        "--gpus is for the local backend; Slurm allocates the GPUs");
+  }
+  return launch::SlurmLauncher::Create(
+      launch::SlurmOptions{.partition = backend.slurm_partition,
+                           .account = backend.slurm_account,
+                           .time_limit = backend.slurm_time,
+                           .extra_options = backend.slurm_options});
 }
 
 }  // namespace hptune::cli

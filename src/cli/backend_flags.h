@@ -5,10 +5,12 @@
 #ifndef HPTUNE_SRC_CLI_BACKEND_FLAGS_H_
 #define HPTUNE_SRC_CLI_BACKEND_FLAGS_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "hptune/core/config.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "src/cli/flags.h"
@@ -32,8 +34,11 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
                                std::vector<std::string> slurm_options,
                                BackendConfig& backend, bool from_config);
 
-// The launcher options of a slurm backend.
-launch::SlurmOptions ToSlurmOptions(const BackendConfig& backend);
+// The launcher of a slurm `backend`. InvalidArgument when `args` also
+// gives --gpus (Slurm allocates the GPUs); SlurmLauncher::Create's errors
+// (Slurm unusable) otherwise.
+absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
+    const BackendConfig& backend, const ParsedArgs& args);
 
 }  // namespace hptune::cli
 

@@ -211,25 +211,11 @@ absl::StatusOr<launch::GpuInventory> Gpus(const ParsedArgs& args) {
   return inventory;
 }
 
-// The config's backend block with the command line's flags over it.
-absl::StatusOr<BackendConfig> Backend(const std::string& config,
-                                      const ParsedArgs& args,
-                                      std::vector<std::string> slurm_options) {
-  ASSIGN_OR_RETURN(BackendConfig backend, LoadBackendConfigFile(config));
-  RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_options), backend,
-                                    /*from_config=*/true));
-  return backend;
-}
-
 absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
     const BackendConfig& backend, const ParsedArgs& args) {
   if (backend.backend == "slurm") {
-    if (args.Has("gpus")) {
-      return absl::InvalidArgumentError(
-          "--gpus is for the local backend; Slurm allocates the GPUs");
-    }
     ASSIGN_OR_RETURN(std::unique_ptr<launch::SlurmLauncher> slurm,
-                     launch::SlurmLauncher::Create(ToSlurmOptions(backend)));
+                     CreateSlurmLauncher(backend, args));
     return std::unique_ptr<launch::Launcher>(std::move(slurm));
   }
   ASSIGN_OR_RETURN(launch::GpuInventory gpus, Gpus(args));
@@ -291,8 +277,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::string& config = args.positional.front();
   const std::string job_id =
       args.Get("job-id").value_or(DefaultJobId(config, SystemClock().Now()));
-  auto job = LoadJobConfigFile(config, job_id);
-  if (!job.ok()) return Fail(job.status(), err);
+  auto loaded = LoadConfigFile(config, job_id);
+  if (!loaded.ok()) return Fail(loaded.status(), err);
+  JobSpec* job = &loaded->job;
   // A config's packagePath is relative to the config, so a job runs from
   // any directory; flags are relative to where the user is.
   if (!job->package_path.empty() &&
@@ -305,8 +292,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (absl::Status s = ApplyFlags(args, *job); !s.ok()) return Fail(s, err);
   auto options = RunnerOptions(args);
   if (!options.ok()) return Fail(options.status(), err);
-  auto backend = Backend(config, args, std::move(slurm_options));
-  if (!backend.ok()) return Fail(backend.status(), err);
+  // The config's backend block with the command line's flags over it.
+  BackendConfig* backend = &loaded->backend;
+  if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_options),
+                                         *backend, /*from_config=*/true);
+      !s.ok()) {
+    return Fail(s, err);
+  }
   auto launcher = MakeLauncher(*backend, args);
   if (!launcher.ok()) {
     if (absl::IsUnavailable(launcher.status()) ||

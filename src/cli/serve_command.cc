@@ -154,14 +154,14 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     return Fail(s, kExitUsage, err);
   }
   if (backend.backend == "slurm") {
-    if (parsed->Has("gpus")) {
-      return Fail(absl::InvalidArgumentError(
-                      "--gpus is for the local backend; Slurm allocates the "
-                      "GPUs"),
-                  kExitUsage, err);
+    auto slurm = CreateSlurmLauncher(backend, *parsed);
+    if (!slurm.ok()) {
+      return Fail(slurm.status(),
+                  absl::IsInvalidArgument(slurm.status())
+                      ? kExitUsage
+                      : kExitSlurmUnavailable,
+                  err);
     }
-    auto slurm = launch::SlurmLauncher::Create(ToSlurmOptions(backend));
-    if (!slurm.ok()) return Fail(slurm.status(), kExitSlurmUnavailable, err);
     options.launcher = *std::move(slurm);
     options.backend_name = "slurm";
   } else {

@@ -206,10 +206,12 @@ absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
   return std::move(*parsed->job);
 }
 
-absl::StatusOr<BackendConfig> LoadBackendConfigFile(const std::string& path) {
-  auto parsed = ParseConfigFile(MachineCatalogue::Builtin(), path, "");
+absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
+                                            std::string_view job_id) {
+  auto parsed = ParseConfigFile(MachineCatalogue::Builtin(), path, job_id);
   if (!parsed.ok()) return parsed.status();
-  return std::move(parsed->backend);
+  return LoadedConfig{.job = std::move(*parsed->job),
+                      .backend = std::move(parsed->backend)};
 }
 
 }  // namespace hptune

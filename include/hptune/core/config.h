@@ -93,9 +93,14 @@ absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
                                           const std::string& path,
                                           std::string_view job_id = "");
 
-// The backend block of config file `path` (defaults when it has none);
-// errors as LoadJobConfigFile's.
-absl::StatusOr<BackendConfig> LoadBackendConfigFile(const std::string& path);
+// Config file `path` whole, read and parsed once: the job and the backend
+// block (defaults when it has none); errors as LoadJobConfigFile's.
+struct LoadedConfig {
+  JobSpec job;
+  BackendConfig backend;
+};
+absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
+                                            std::string_view job_id = "");
 
 // The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),
 // as stored in JobRecord and put in TF_CONFIG's "job". Parsing it back with

@@ -1,6 +1,7 @@
 #include "src/cli/client/submit_flags.h"
 
 #include <cctype>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -253,9 +254,9 @@ absl::StatusOr<Submission> BuildSubmission(
   JobSpec from_file;
   std::string backend;
   if (config_path) {
-    ASSIGN_OR_RETURN(from_file, LoadJobConfigFile(*config_path));
-    ASSIGN_OR_RETURN(BackendConfig backend_block,
-                     LoadBackendConfigFile(*config_path));
+    ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(*config_path));
+    from_file = std::move(loaded.job);
+    const BackendConfig& backend_block = loaded.backend;
     if (backend_block.has_slurm_block) {
       return absl::InvalidArgumentError(absl::StrCat(
           *config_path,
