@@ -240,6 +240,13 @@ absl::StatusOr<int> SqliteConnection::CheckpointPassive() {
   return backfilled;
 }
 
+absl::Status SqliteConnection::CheckpointFull() {
+  const int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_FULL,
+                                           nullptr, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "checkpoint");
+  return absl::OkStatus();
+}
+
 absl::Status SqliteConnection::Exec(const std::string& sql) {
   const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return Error(rc, sql);

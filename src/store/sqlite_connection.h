@@ -112,6 +112,10 @@ class SqliteConnection {
   // the WAL into the database without waiting for readers or writers, and
   // returns how many of the WAL's frames are now in the database.
   absl::StatusOr<int> CheckpointPassive();
+  // A full checkpoint: waits (through the busy handler, up to the busy
+  // deadline) for a checkpoint running on another connection and for
+  // readers of older snapshots, then copies the whole WAL.
+  absl::Status CheckpointFull();
 
  private:
   SqliteConnection(std::string path, sqlite3* db,

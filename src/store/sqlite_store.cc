@@ -75,8 +75,12 @@ absl::Status SqliteStore::Write(absl::FunctionRef<absl::Status()> body) {
       connection_->InTransaction(TransactionMode::kWrite, body);
   // The WAL's bound (wal_checkpointer.h): the few frames the background
   // checkpoint has not copied yet, so that the next write starts it over.
-  // Passive, so it never waits; when busy, the next commit tries again.
-  if (wal_pages_ >= internal::WalCheckpointer::kWalPagesHardLimit) {
+  // Passive, so it never waits; when busy, the next commit tries again,
+  // until the WAL reaches kWalPagesWaitLimit: then the writer waits.
+  if (wal_pages_ >= internal::WalCheckpointer::kWalPagesWaitLimit) {
+    checkpointer_->WaitUntilIdle();
+    (void)connection_->CheckpointFull();
+  } else if (wal_pages_ >= internal::WalCheckpointer::kWalPagesHardLimit) {
     (void)connection_->CheckpointPassive();
   }
   return status;

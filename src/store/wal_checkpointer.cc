@@ -56,7 +56,13 @@ void WalCheckpointer::Run() {
     lock.lock();
     if (copied.ok()) copied_ = *copied;
     due_ = false;
+    idle_.notify_all();
   }
+}
+
+void WalCheckpointer::WaitUntilIdle() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return !due_ || stop_; });
 }
 
 }  // namespace hptune::store::internal

@@ -15,8 +15,15 @@
 // write. So the writer itself, between two of its transactions, finishes a
 // checkpoint once the WAL reaches kWalPagesHardLimit (SqliteStore::Write):
 // by then this thread has copied and synced nearly everything, and what is
-// left is short. Durability is unchanged: a commit is in the WAL before it
-// returns either way; checkpoints only move pages.
+// left is short. That checkpoint is passive too, and SQLite refuses it at
+// once (without calling the busy handler, whatever the mode) while this
+// thread is checkpointing: on a disk slow enough that this thread's fsyncs
+// took tens of milliseconds, commits kept coming and the WAL, which SQLite
+// never shrinks, reached 90-110 MB (sqlite_concurrency_test beside a
+// writing `dd`). So from kWalPagesWaitLimit on the writer waits for this
+// thread to be idle (WaitUntilIdle) and then for a full checkpoint.
+// Durability is unchanged: a commit is in the WAL before it returns either
+// way; checkpoints only move pages.
 #ifndef HPTUNE_SRC_STORE_WAL_CHECKPOINTER_H_
 #define HPTUNE_SRC_STORE_WAL_CHECKPOINTER_H_
 
@@ -40,6 +47,9 @@ class WalCheckpointer {
   // disk) with every commit waiting; at 4,000 pages a server taking 5,000
   // measurements a second did so nine times a second.
   static constexpr int kWalPagesHardLimit = 16 * kWalPages;
+  // Where the writer, its passive checkpoints having been refused, waits
+  // for a full one (about 72 MB): the WAL's bound.
+  static constexpr int kWalPagesWaitLimit = 18 * kWalPages;
 
   // Opens a second connection to `path` and starts the thread.
   static absl::StatusOr<std::unique_ptr<WalCheckpointer>> Start(
@@ -49,6 +59,8 @@ class WalCheckpointer {
 
   // The WAL has `pages` pages after a commit. Cheap; never blocks on I/O.
   void Committed(int pages);
+  // Returns once no checkpoint of this thread is due or running.
+  void WaitUntilIdle();
 
  private:
   explicit WalCheckpointer(std::unique_ptr<SqliteConnection> connection);
@@ -57,6 +69,7 @@ class WalCheckpointer {
   std::unique_ptr<SqliteConnection> connection_;
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable idle_;
   bool due_ = false;
   bool stop_ = false;
   // Frames of the current WAL already copied into the database.
