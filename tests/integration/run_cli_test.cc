@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -241,17 +240,19 @@ TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
       SpawnHptune({"run", sleepy, "--db", db, "--runs-dir", dir + "/runs",
                    "--grace-seconds", "1", "--quiet"});
   ASSERT_GT(pid, 0);
-  // The run holds the lock shared once an exclusive one is refused.
-  const bool held = testing::PollUntil(
+  // A run takes its lock before it starts trials, so a trainer's dump
+  // shows the lock held. (Probing with an exclusive flock would race: a run
+  // that starts while the probe holds it sees a server and exits 75.)
+  const bool started = testing::PollUntil(
       [&] {
-        const int fd = open((db + ".serve-lock").c_str(), O_RDONLY);
-        if (fd < 0) return false;
-        const bool busy = flock(fd, LOCK_EX | LOCK_NB) != 0;
-        close(fd);
-        return busy;
+        for (const auto& e :
+             std::filesystem::directory_iterator(dir + "/dumps")) {
+          if (e.path().extension() == ".json") return true;
+        }
+        return false;
       },
       std::chrono::seconds(30));
-  ASSERT_TRUE(held);
+  ASSERT_TRUE(started);
   auto served = RunProcess(
       {kHptune, "serve", "--listen", "127.0.0.1:0", "--db", db, "--gpus", "0"});
   EXPECT_EQ(served.exit_code, 1);
