@@ -1,8 +1,6 @@
 // `hptune run`, the binary, on the project's example trainers and on
 // dump_trainer.py: whole jobs of real processes into a SQLite file.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -20,8 +18,6 @@
 #include "nlohmann/json.hpp"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
-
-extern char** environ;
 
 namespace hptune {
 namespace {
@@ -54,21 +50,6 @@ std::string WriteSleepingTrainerConfig(const std::string& dir,
   setenv("DUMP_SLEEP", "forever", 1);
   std::filesystem::create_directories(dir + "/dumps");
   return config;
-}
-
-// Starts the hptune binary with `argv` (after the program name) without
-// waiting for it; -1 when it cannot start.
-pid_t SpawnHptune(std::vector<std::string> argv,
-                  const posix_spawn_file_actions_t* actions = nullptr) {
-  argv.insert(argv.begin(), kHptune);
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, kHptune, actions, nullptr, args.data(), environ) != 0) {
-    return -1;
-  }
-  return pid;
 }
 
 int CountLines(const std::string& text, const std::string& needle) {
@@ -155,18 +136,10 @@ TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
   const std::string config =
       WriteSleepingTrainerConfig(dir, "STANDARD_1", 4, 2);
   setenv("DUMP_PER_TRIAL", "1", 1);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, (dir + "/out").c_str(),
-                                   O_WRONLY | O_CREAT, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/err").c_str(),
-                                   O_WRONLY | O_CREAT, 0644);
-  const pid_t pid = SpawnHptune(
-      {"run", config, "--job-id", "interrupted", "--db", dir + "/h.db",
+  const pid_t pid = testing::StartProcess(
+      {kHptune, "run", config, "--job-id", "interrupted", "--db", dir + "/h.db",
        "--runs-dir", dir + "/runs", "--grace-seconds", "1", "--quiet"},
-      &actions);
-  posix_spawn_file_actions_destroy(&actions);
-  ASSERT_GT(pid, 0);
+      dir + "/out", dir + "/err");
 
   // STANDARD_1: 1 master, 4 workers, 3 parameter servers; two trials.
   auto dumps = [&] {
@@ -237,9 +210,9 @@ TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
   const std::string sleepy = WriteSleepingTrainerConfig(dir, "", 1, 1);
   const std::string db = dir + "/h.db";
   const pid_t pid =
-      SpawnHptune({"run", sleepy, "--db", db, "--runs-dir", dir + "/runs",
-                   "--grace-seconds", "1", "--quiet"});
-  ASSERT_GT(pid, 0);
+      testing::StartProcess({kHptune, "run", sleepy, "--db", db, "--runs-dir",
+                             dir + "/runs", "--grace-seconds", "1", "--quiet"},
+                            dir + "/out", dir + "/err");
   // A run takes its lock before it starts trials, so a trainer's dump
   // shows the lock held. (Probing with an exclusive flock would race: a run
   // that starts while the probe holds it sees a server and exits 75.)

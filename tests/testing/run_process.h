@@ -1,8 +1,13 @@
-// Test helper: runs a program (no shell) and captures its exit code, stdout
-// and stderr. Used by integration tests that drive the real binaries.
+// Test helpers: run a program (no shell) and capture its exit code, stdout
+// and stderr, or start one in the background. Used by integration tests that
+// drive the real binaries.
 #ifndef HPTUNE_TESTS_TESTING_RUN_PROCESS_H_
 #define HPTUNE_TESTS_TESTING_RUN_PROCESS_H_
 
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +21,16 @@ struct ProcessResult {
 
 // Runs argv[0] (a path) with `argv`, waits for it, and returns what it did.
 ProcessResult RunProcess(const std::vector<std::string>& argv);
+
+// Starts argv[0] with `argv` without waiting for it, its stdout and stderr
+// written to the files `out_path` and `err_path`. Throws when it cannot
+// start.
+pid_t StartProcess(const std::vector<std::string>& argv,
+                   const std::string& out_path, const std::string& err_path);
+
+// Waits up to `timeout` for a started process: its exit code (-1 when a
+// signal killed it), or nullopt after SIGKILLing one still running.
+std::optional<int> WaitForExit(pid_t pid, std::chrono::seconds timeout);
 
 // A fresh empty directory under the test temp dir.
 std::string MakeTempDir();
