@@ -15,6 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/job_format.h"
+#include "src/cli/client/job_watch.h"
 #include "src/cli/client/proto_convert.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/submit_flags.h"
@@ -64,6 +65,9 @@ constexpr char kSubmitUsage[] =
     "                            stderr), then describe it\n"
     "  --stream-logs             print the trials' logs until the job ends\n"
     "  --quiet                   with --wait: no progress lines\n"
+    "  --reconnect-seconds N     with --wait: when the server goes away (a\n"
+    "                            restart), try to reach it again for up to\n"
+    "                            N seconds (default 300; 0: fail at once)\n"
     "  --format table|json|csv   the job (json: AI Platform's Job)\n";
 constexpr char kSubmitExample[] =
     "\n"
@@ -111,7 +115,9 @@ constexpr char kCancelUsage[] =
     "Cancels a queued or running job: its running trials are stopped and it\n"
     "ends CANCELLED.\n"
     "\n"
-    "  --wait                    wait until the job has ended\n";
+    "  --wait                    wait until the job has ended\n"
+    "  --reconnect-seconds N     with --wait: how long to try to reach a\n"
+    "                            server that went away (default 300)\n";
 constexpr char kCancelExample[] =
     "\n"
     "Example:\n"
@@ -141,7 +147,12 @@ constexpr char kWatchUsage[] =
     "\n"
     "Prints the job's state changes and each trial's start and result as\n"
     "they happen, until the job ends. Exit code 0 when it succeeded, 1 when\n"
-    "it failed or was cancelled.\n";
+    "it failed or was cancelled. When the server goes away (a restart), the\n"
+    "watch waits for it and goes on where it was: each trial's result is\n"
+    "printed once, none is missed.\n"
+    "\n"
+    "  --reconnect-seconds N     how long to try to reach a server that went\n"
+    "                            away (default 300; 0: fail at once)\n";
 constexpr char kWatchExample[] =
     "\n"
     "Example:\n"
@@ -199,28 +210,33 @@ grpc::Status GetJob(const Invocation& c, const std::string& job_id,
   return c.stub->GetJob(c.server.Context().get(), request, &job);
 }
 
-// Follows WatchJob, calling `on_event` for each event, until the job ends.
-// `final_state` is the last job state seen.
+// --reconnect-seconds: whole seconds, 0 to a year.
+absl::StatusOr<std::chrono::seconds> ReconnectWindow(const ParsedArgs& args) {
+  if (!args.Has("reconnect-seconds")) return client::kDefaultReconnectWindow;
+  const std::string text = *args.Get("reconnect-seconds");
+  constexpr int64_t kYear = 365 * 24 * 3600;
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value < 0 || value > kYear) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--reconnect-seconds: expected whole seconds from 0 to ",
+                     kYear, ", got \"", text, "\""));
+  }
+  return std::chrono::seconds(value);
+}
+
+// Follows the job until it ends (client::FollowJob), calling `on_event` for
+// each change; `final_state` is the last job state seen.
 grpc::Status Watch(const Invocation& c, const std::string& job_id,
+                   std::chrono::seconds reconnect_window,
                    const std::function<void(const v1::JobEvent&)>& on_event,
-                   v1::Job::State& final_state) {
-  v1::WatchJobRequest request;
-  request.set_job_id(job_id);
-  auto context = c.server.Context(/*streaming=*/true);
-  auto reader = c.stub->WatchJob(context.get(), request);
-  v1::JobEvent event;
-  final_state = v1::Job::STATE_UNSPECIFIED;
-  while (reader->Read(&event)) {
-    if (event.has_job()) final_state = event.job().state();
-    on_event(event);
-  }
-  grpc::Status status = reader->Finish();
-  if (status.ok() && !IsTerminal(final_state)) {
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        absl::StrCat("the server ended the watch of job ",
-                                     job_id, " before the job ended"));
-  }
-  return status;
+                   std::ostream& notices, v1::Job::State& final_state) {
+  return client::FollowJob({.server = c.server,
+                            .stub = *c.stub,
+                            .job_id = job_id,
+                            .reconnect_window = reconnect_window,
+                            .on_event = on_event,
+                            .notices = notices},
+                           final_state);
 }
 
 // Copies one replica's log of one trial to `out`.
@@ -281,6 +297,8 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   auto submission = client::BuildSubmission(
       job_id, c.args.Get("config"), c.args, std::filesystem::current_path());
   if (!submission.ok()) return FailStatus(submission.status(), err);
+  auto reconnect_window = ReconnectWindow(c.args);
+  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
   auto input = client::TrainingInputFromJson(submission->training_input_json);
   if (!input.ok()) return FailStatus(input.status(), err);
 
@@ -318,14 +336,14 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
     const std::string metric = client::MetricTag(job);
     const bool quiet = c.args.Has("quiet");
     status = Watch(
-        c, job_id,
+        c, job_id, *reconnect_window,
         [&](const v1::JobEvent& event) {
           if (!quiet) {
             err << "hptune: " << client::DescribeJobEvent(event, metric)
                 << "\n";
           }
         },
-        final_state);
+        err, final_state);
   }
   if (!status.ok()) return c.server.Fail(status, err);
   if (wait) {
@@ -424,6 +442,8 @@ int Describe(Invocation& c, std::ostream& out, std::ostream& err) {
 
 int Cancel(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
+  auto reconnect_window = ReconnectWindow(c.args);
+  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
   v1::CancelJobRequest request;
   request.set_job_id(job_id);
   v1::Job job;
@@ -436,7 +456,8 @@ int Cancel(Invocation& c, std::ostream& out, std::ostream& err) {
   }
   v1::Job::State final_state = job.state();
   status = Watch(
-      c, job_id, [](const v1::JobEvent&) {}, final_state);
+      c, job_id, *reconnect_window, [](const v1::JobEvent&) {}, err,
+      final_state);
   if (!status.ok()) return c.server.Fail(status, err);
   out << "job " << job_id << " " << v1::Job::State_Name(final_state) << "\n";
   return final_state == v1::Job::CANCELLED ? kExitOk : kExitFailure;
@@ -460,10 +481,12 @@ int StreamLogs(Invocation& c, std::ostream& out, std::ostream& err) {
 
 int WatchCommand(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
+  auto reconnect_window = ReconnectWindow(c.args);
+  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
   std::string metric = "objective";
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
   grpc::Status status = Watch(
-      c, job_id,
+      c, job_id, *reconnect_window,
       [&](const v1::JobEvent& event) {
         if (event.has_job() && event.job().has_training_input()) {
           metric = client::MetricTag(event.job());
@@ -473,7 +496,7 @@ int WatchCommand(Invocation& c, std::ostream& out, std::ostream& err) {
             << client::DescribeJobEvent(event, metric) << "\n";
         out.flush();
       },
-      final_state);
+      err, final_state);
   if (!status.ok()) return c.server.Fail(status, err);
   return FinalStateExitCode(final_state);
 }
@@ -489,7 +512,7 @@ struct Subcommand {
 
 std::vector<Subcommand> Subcommands() {
   std::set<std::string> submit_flags = client::SubmitOverrideFlags();
-  submit_flags.insert({"config", "format"});
+  submit_flags.insert({"config", "format", "reconnect-seconds"});
   return {
       {"submit",
        Usage(kSubmitUsage, kSubmitExample, client::kSubmitOverrideHelp),
@@ -511,7 +534,7 @@ std::vector<Subcommand> Subcommands() {
        Describe},
       {"cancel",
        Usage(kCancelUsage, kCancelExample),
-       {},
+       {"reconnect-seconds"},
        {"wait"},
        true,
        Cancel},
@@ -521,7 +544,12 @@ std::vector<Subcommand> Subcommands() {
        {"follow"},
        true,
        StreamLogs},
-      {"watch", Usage(kWatchUsage, kWatchExample), {}, {}, true, WatchCommand},
+      {"watch",
+       Usage(kWatchUsage, kWatchExample),
+       {"reconnect-seconds"},
+       {},
+       true,
+       WatchCommand},
   };
 }
 

@@ -3,12 +3,17 @@
 // running job cancelled; a missing server, bad flags and token auth, each
 // with the exit code and message the user sees.
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -237,6 +242,107 @@ TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
   EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
 }
 
+int Occurrences(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// A server on a fixed port (so that its successor is found at the same
+// address) running a 4-trial job of 3-second trials, and `jobs submit
+// --wait` following it from the background.
+class JobsCliRestartTest : public JobsCliTest {
+ protected:
+  void StartServerAndWaitingClient(const std::string& job_id,
+                                   std::vector<std::string> client_flags) {
+    address_ = "127.0.0.1:" + std::to_string(UnusedPort());
+    server_ = std::make_unique<ServeProcess>(
+        testing::MakeTempDir(), std::vector<std::string>{"--listen", address_});
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error;
+    std::vector<std::string> argv = {testing::HptuneBinary(),
+                                     "jobs",
+                                     "submit",
+                                     job_id,
+                                     "--config",
+                                     WriteConfig(dir_, 4, 10, 0.3),
+                                     "--wait",
+                                     "--server",
+                                     address_};
+    argv.insert(argv.end(), client_flags.begin(), client_flags.end());
+    client_ =
+        testing::StartProcess(argv, dir_ + "/client.out", dir_ + "/client.err");
+    // Kill the server only once trial 1 is training.
+    ASSERT_TRUE(testing::PollUntil(
+        [&] {
+          return Hptune({"jobs", "stream-logs", job_id, "--trial", "1"},
+                        address_)
+                     .out.find("loss=") != std::string::npos;
+        },
+        std::chrono::seconds(30)))
+        << server_->Output() << ClientErr();
+  }
+
+  std::string ClientErr() const {
+    return testing::ReadFileOrEmpty(dir_ + "/client.err");
+  }
+
+  std::string address_;
+  std::unique_ptr<ServeProcess> server_;
+  pid_t client_ = -1;
+};
+
+// A server restarted under a waiting client: the client reconnects, catches
+// up, and reports every trial's result once and the job's end.
+TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
+  ASSERT_NO_FATAL_FAILURE(StartServerAndWaitingClient("restarted", {}));
+  server_->Stop(SIGKILL);
+  // Down long enough for the client to see it and try again.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  std::string error;
+  ASSERT_TRUE(server_->Start(&error)) << error;
+
+  const std::optional<int> exit_code =
+      testing::WaitForExit(client_, std::chrono::seconds(90));
+  const std::string err = ClientErr();
+  ASSERT_EQ(exit_code, 0) << err << server_->Output();
+  EXPECT_THAT(
+      err, HasSubstr("hptune: lost the watch of job restarted at " + address_));
+  EXPECT_THAT(err, HasSubstr("hptune: reconnected to " + address_ +
+                             "; watching job restarted again"));
+  for (int trial = 1; trial <= 4; ++trial) {
+    EXPECT_EQ(Occurrences(err, "hptune: trial " + std::to_string(trial) +
+                                   " SUCCEEDED: loss="),
+              1)
+        << err;
+  }
+  // The new server's first event repeats the job's state: told once.
+  EXPECT_EQ(Occurrences(err, "hptune: job restarted RUNNING"), 1) << err;
+  EXPECT_EQ(Occurrences(err, "hptune: job restarted SUCCEEDED, trials 4/4"), 1)
+      << err;
+  EXPECT_THAT(testing::ReadFileOrEmpty(dir_ + "/client.out"),
+              HasSubstr("state:      SUCCEEDED"));
+}
+
+// A server that does not come back: the client gives up after its window,
+// says so, and exits 69 (no server reachable).
+TEST_F(JobsCliRestartTest, AServerThatStaysDownEndsTheWaitAfterTheWindow) {
+  ASSERT_NO_FATAL_FAILURE(
+      StartServerAndWaitingClient("abandoned", {"--reconnect-seconds", "1"}));
+  server_->Stop(SIGKILL);
+  const std::optional<int> exit_code =
+      testing::WaitForExit(client_, std::chrono::seconds(30));
+  const std::string err = ClientErr();
+  EXPECT_EQ(exit_code, 69) << err;
+  EXPECT_THAT(err, HasSubstr("reconnecting for up to 1 s"));
+  EXPECT_THAT(err, HasSubstr("lost the watch of job abandoned at " + address_ +
+                             " and no server answered within 1 s "
+                             "(--reconnect-seconds)"));
+}
+
 TEST_F(JobsCliTest, NoServerExits69WithHowToStartOne) {
   const std::string a = "127.0.0.1:" + std::to_string(UnusedPort());
   const std::string message = "no hptune server reachable at " + a +
@@ -331,6 +437,10 @@ TEST_F(JobsCliTest, BadCommandLinesNameTheFlagAndValue) {
       {{"jobs", "submit", "j", "--config", dir_ + "/none.yaml"},
        3,
        "none.yaml"},
+      {{"jobs", "watch", "j", "--reconnect-seconds", "-1"},
+       2,
+       "--reconnect-seconds: expected whole seconds from 0 to 31536000, got "
+       "\"-1\""},
       {{"jobs", "list", "--timeout", "-1"},
        2,
        "--timeout: expected seconds in (0, 86400], got \"-1\""},

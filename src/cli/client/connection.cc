@@ -20,6 +20,7 @@ namespace {
 
 // Replies (a job's trials, a log chunk) can be large; requests are small.
 constexpr int kMaxReceiveBytes = 64 << 20;
+constexpr int kMaxReconnectBackoffMs = 5000;
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
                                           const std::string& what) {
@@ -149,6 +150,10 @@ std::shared_ptr<grpc::Channel> CreateChannel(const ConnectionOptions& options) {
   }
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxReceiveBytes);
+  // gRPC's default backoff between connection attempts grows to 120 s; a
+  // watch waiting for a restarted server (job_watch.h) should see it within
+  // seconds.
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
   return grpc::CreateCustomChannel(options.address, credentials, arguments);
 }
 
