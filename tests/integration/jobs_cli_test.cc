@@ -242,15 +242,6 @@ TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
   EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
 }
 
-int Occurrences(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 // A server on a fixed port (so that its successor is found at the same
 // address) running a 4-trial job of 3-second trials, and `jobs submit
 // --wait` following it from the background.
@@ -314,14 +305,18 @@ TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
   EXPECT_THAT(err, HasSubstr("hptune: reconnected to " + address_ +
                              "; watching job restarted again"));
   for (int trial = 1; trial <= 4; ++trial) {
-    EXPECT_EQ(Occurrences(err, "hptune: trial " + std::to_string(trial) +
-                                   " SUCCEEDED: loss="),
+    EXPECT_EQ(testing::CountOccurrences(err, "hptune: trial " +
+                                                 std::to_string(trial) +
+                                                 " SUCCEEDED: loss="),
               1)
         << err;
   }
   // The new server's first event repeats the job's state: told once.
-  EXPECT_EQ(Occurrences(err, "hptune: job restarted RUNNING"), 1) << err;
-  EXPECT_EQ(Occurrences(err, "hptune: job restarted SUCCEEDED, trials 4/4"), 1)
+  EXPECT_EQ(testing::CountOccurrences(err, "hptune: job restarted RUNNING"), 1)
+      << err;
+  EXPECT_EQ(testing::CountOccurrences(
+                err, "hptune: job restarted SUCCEEDED, trials 4/4"),
+            1)
       << err;
   EXPECT_THAT(testing::ReadFileOrEmpty(dir_ + "/client.out"),
               HasSubstr("state:      SUCCEEDED"));

@@ -52,15 +52,6 @@ std::string WriteSleepingTrainerConfig(const std::string& dir,
   return config;
 }
 
-int CountLines(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 TEST(RunCliTest, StdlibExampleRunsADistributedJobEndToEnd) {
   const std::string dir = testing::MakeTempDir();
   auto result = RunProcess(
@@ -68,7 +59,8 @@ TEST(RunCliTest, StdlibExampleRunsADistributedJobEndToEnd) {
        "--job-id", "stdlib", "--max-trials", "3", "--db", dir + "/h.db",
        "--runs-dir", dir + "/runs", "--job-dir", dir + "/job", "--quiet"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(CountLines(result.out, "SUCCEEDED"), 3) << result.out;
+  EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 3)
+      << result.out;
   EXPECT_THAT(result.out, HasSubstr("best trial: "));
   EXPECT_THAT(result.err, HasSubstr("job stdlib SUCCEEDED"));
   // The parameter server checkpoints under each trial's --job-dir.
@@ -96,7 +88,8 @@ TEST(RunCliTest, PytorchDdpExampleTrainsWithTwoRanks) {
                   "--runs-dir", dir + "/runs", "--job-dir", dir + "/job",
                   "--quiet", "--", "--epochs=2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(CountLines(result.out, "SUCCEEDED"), 1) << result.out;
+  EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 1)
+      << result.out;
   auto store = store::SqliteStore::Open(dir + "/h.db");
   ASSERT_TRUE(store.ok());
   auto trial = (*store)->GetTrial("ddp", 1);

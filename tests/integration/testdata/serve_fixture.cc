@@ -1,9 +1,7 @@
 #include "tests/integration/testdata/serve_fixture.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,15 +12,25 @@
 #include <functional>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
-extern char** environ;
+#include "tests/testing/run_process.h"
 
 namespace hptune::testing {
 
 std::string HptuneBinary() { return HPTUNE_BINARY; }
 std::string SourceDir() { return HPTUNE_SOURCE_DIR; }
+
+int CountOccurrences(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
 
 std::string ReadFileOrEmpty(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -81,19 +89,10 @@ bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
     argv.push_back("127.0.0.1:0");
   }
   for (const std::string& a : extra_) argv.push_back(a);
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    *error = "cannot start " + argv[0];
+  try {
+    pid_ = StartProcess(argv, out, err);
+  } catch (const std::runtime_error& e) {
+    *error = e.what();
     pid_ = -1;
     return false;
   }

@@ -71,6 +71,8 @@ bool PollUntil(const std::function<bool()>& done,
                std::chrono::milliseconds timeout);
 
 std::string ReadFileOrEmpty(const std::string& path);
+// How many times `needle` occurs in `text` (overlaps counted).
+int CountOccurrences(const std::string& text, const std::string& needle);
 
 // Path of the hptune binary and the source tree (compile definitions).
 std::string HptuneBinary();
