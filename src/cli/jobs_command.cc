@@ -25,6 +25,7 @@
 namespace hptune::cli {
 namespace {
 
+using client::IsTerminal;
 using client::ServerConnection;
 using Stub = v1::JobService::Stub;
 
@@ -175,11 +176,6 @@ struct Invocation {
 
 int FinalStateExitCode(v1::Job::State state) {
   return state == v1::Job::SUCCEEDED ? kExitOk : kExitFailure;
-}
-
-bool IsTerminal(v1::Job::State state) {
-  return state == v1::Job::SUCCEEDED || state == v1::Job::FAILED ||
-         state == v1::Job::CANCELLED;
 }
 
 bool IsEnded(const v1::HyperparameterOutput& trial) {

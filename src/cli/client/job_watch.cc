@@ -14,11 +14,6 @@ namespace {
 constexpr auto kFirstRetryDelay = std::chrono::milliseconds(250);
 constexpr auto kLongestRetryDelay = std::chrono::seconds(5);
 
-bool IsTerminal(v1::Job::State state) {
-  return state == v1::Job::SUCCEEDED || state == v1::Job::FAILED ||
-         state == v1::Job::CANCELLED;
-}
-
 // What a lost connection or a server going away looks like to a stream.
 bool WatchWasLost(const grpc::Status& status) {
   return status.ok() || status.error_code() == grpc::StatusCode::UNAVAILABLE ||
@@ -71,6 +66,11 @@ class Reporter {
 };
 
 }  // namespace
+
+bool IsTerminal(v1::Job::State state) {
+  return state == v1::Job::SUCCEEDED || state == v1::Job::FAILED ||
+         state == v1::Job::CANCELLED;
+}
 
 grpc::Status FollowJob(const JobWatch& watch, v1::Job::State& final_state) {
   using Clock = std::chrono::steady_clock;

@@ -43,6 +43,9 @@ struct JobWatch {
   std::ostream& notices;
 };
 
+// SUCCEEDED, FAILED or CANCELLED: the job will not change again.
+bool IsTerminal(v1::Job::State state);
+
 // Returns when the job has ended (OK, `final_state` its state) or the watch
 // failed; UNAVAILABLE when the stream ended before the job and could not be
 // opened again within the window.
