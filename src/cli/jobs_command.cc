@@ -17,6 +17,7 @@
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/job_watch.h"
 #include "src/cli/client/proto_convert.h"
+#include "src/cli/client/reconnect.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/submit_flags.h"
 #include "src/cli/flags.h"
@@ -66,9 +67,10 @@ constexpr char kSubmitUsage[] =
     "                            stderr), then describe it\n"
     "  --stream-logs             print the trials' logs until the job ends\n"
     "  --quiet                   with --wait: no progress lines\n"
-    "  --reconnect-seconds N     with --wait: when the server goes away (a\n"
-    "                            restart), try to reach it again for up to\n"
-    "                            N seconds (default 300; 0: fail at once)\n"
+    "  --reconnect-seconds N     with --wait or --stream-logs: when the\n"
+    "                            server goes away (a restart), try to reach\n"
+    "                            it again for up to N seconds (default 300;\n"
+    "                            0: fail at once)\n"
     "  --format table|json|csv   the job (json: AI Platform's Job)\n";
 constexpr char kSubmitExample[] =
     "\n"
@@ -136,7 +138,11 @@ constexpr char kStreamLogsUsage[] =
     "  --replica NAME            master-0 (default), chief-0, worker-N,\n"
     "                            ps-N or evaluator-N\n"
     "  --follow                  keep printing new output until the trial\n"
-    "                            (without --trial: the job) has ended\n";
+    "                            (without --trial: the job) has ended\n"
+    "  --reconnect-seconds N     when the server goes away (a restart), try\n"
+    "                            to reach it again for up to N seconds and\n"
+    "                            go on where the log was (default 300; 0:\n"
+    "                            fail at once)\n";
 constexpr char kStreamLogsExample[] =
     "\n"
     "Example:\n"
@@ -235,21 +241,26 @@ grpc::Status Watch(const Invocation& c, const std::string& job_id,
                            final_state);
 }
 
-// Copies one replica's log of one trial to `out`.
+// Copies one replica's log of one trial to `out` from `offset`, which
+// follows what was copied, so that a broken stream can be made again.
 grpc::Status StreamLog(const Invocation& c, const std::string& job_id,
                        int64_t trial, const std::string& replica, bool follow,
+                       int64_t& offset, client::Reconnector& reconnector,
                        std::ostream& out) {
   v1::GetTrialLogsRequest request;
   request.set_job_id(job_id);
   request.set_trial_id(trial);
   request.set_replica(replica);
+  request.set_offset(offset);
   request.set_follow(follow);
   auto context = c.server.Context(/*streaming=*/follow);
   auto reader = c.stub->StreamTrialLogs(context.get(), request);
   v1::LogChunk chunk;
   while (reader->Read(&chunk)) {
+    reconnector.Answered();
     out << chunk.data();
     out.flush();
+    offset = chunk.next_offset();
   }
   return reader->Finish();
 }
@@ -258,12 +269,17 @@ grpc::Status StreamLog(const Invocation& c, const std::string& job_id,
 // come, until the job has ended. Returns the job's last state.
 grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
                            const std::string& replica, bool follow,
-                           std::ostream& out, v1::Job::State& final_state) {
+                           client::Reconnector& reconnector, std::ostream& out,
+                           v1::Job::State& final_state) {
+  auto get_job = [&](v1::Job& job) {
+    return client::CallWithReconnects(
+        reconnector, [&] { return GetJob(c, job_id, false, job); });
+  };
   for (int64_t n = 1;; ++n) {
     v1::Job job;
     // Wait for trial n to appear, or for the job to end without it.
     for (;;) {
-      if (grpc::Status s = GetJob(c, job_id, false, job); !s.ok()) return s;
+      if (grpc::Status s = get_job(job); !s.ok()) return s;
       final_state = job.state();
       if (job.training_output().trials_size() >= n) break;
       if (!follow || IsTerminal(job.state())) return grpc::Status::OK;
@@ -271,9 +287,13 @@ grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
     }
     out << (n > 1 ? "\n" : "") << "==> trial " << n << " " << replica
         << " <==\n";
+    int64_t offset = 0;
     for (;;) {
       bool ended = IsEnded(job.training_output().trials(n - 1));
-      grpc::Status s = StreamLog(c, job_id, n, replica, follow && !ended, out);
+      grpc::Status s = client::CallWithReconnects(reconnector, [&] {
+        return StreamLog(c, job_id, n, replica, follow && !ended, offset,
+                         reconnector, out);
+      });
       if (s.ok()) break;
       if (s.error_code() != grpc::StatusCode::NOT_FOUND) return s;
       // No log yet (the trial is queued), or none at all (it never ran).
@@ -282,7 +302,7 @@ grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
         break;
       }
       std::this_thread::sleep_for(kLogPollInterval);
-      if (grpc::Status g = GetJob(c, job_id, false, job); !g.ok()) return g;
+      if (grpc::Status g = get_job(job); !g.ok()) return g;
       final_state = job.state();
     }
   }
@@ -326,8 +346,10 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   err << "hptune: job " << job_id << " submitted\n";
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
   if (stream_logs) {
-    status =
-        StreamJobLogs(c, job_id, "master-0", /*follow=*/true, out, final_state);
+    client::Reconnector reconnector(c.server, *reconnect_window, err,
+                                    "the logs of job " + job_id);
+    status = StreamJobLogs(c, job_id, "master-0", /*follow=*/true, reconnector,
+                           out, final_state);
   } else {
     const std::string metric = client::MetricTag(job);
     const bool quiet = c.args.Has("quiet");
@@ -463,15 +485,23 @@ int StreamLogs(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   const std::string replica = c.args.Get("replica").value_or("master-0");
   const bool follow = c.args.Has("follow");
+  auto reconnect_window = ReconnectWindow(c.args);
+  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
+  client::Reconnector reconnector(c.server, *reconnect_window, err,
+                                  "the logs of job " + job_id);
   if (c.args.Has("trial")) {
     auto trial = PositiveFlag(c.args, "trial");
     if (!trial.ok()) return FailStatus(trial.status(), err);
-    grpc::Status status = StreamLog(c, job_id, *trial, replica, follow, out);
+    int64_t offset = 0;
+    grpc::Status status = client::CallWithReconnects(reconnector, [&] {
+      return StreamLog(c, job_id, *trial, replica, follow, offset, reconnector,
+                       out);
+    });
     return status.ok() ? kExitOk : c.server.Fail(status, err);
   }
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
   grpc::Status status =
-      StreamJobLogs(c, job_id, replica, follow, out, final_state);
+      StreamJobLogs(c, job_id, replica, follow, reconnector, out, final_state);
   return status.ok() ? kExitOk : c.server.Fail(status, err);
 }
 
@@ -536,7 +566,7 @@ std::vector<Subcommand> Subcommands() {
        Cancel},
       {"stream-logs",
        Usage(kStreamLogsUsage, kStreamLogsExample),
-       {"trial", "replica"},
+       {"trial", "replica", "reconnect-seconds"},
        {"follow"},
        true,
        StreamLogs},

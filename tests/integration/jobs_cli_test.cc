@@ -243,26 +243,20 @@ TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
 }
 
 // A server on a fixed port (so that its successor is found at the same
-// address) running a 4-trial job of 3-second trials, and `jobs submit
-// --wait` following it from the background.
+// address) running a 4-trial job of 3-second trials, and `jobs submit`
+// following it from the background (--wait or --stream-logs).
 class JobsCliRestartTest : public JobsCliTest {
  protected:
-  void StartServerAndWaitingClient(const std::string& job_id,
-                                   std::vector<std::string> client_flags) {
+  void StartServerAndClient(const std::string& job_id,
+                            std::vector<std::string> client_flags) {
     address_ = "127.0.0.1:" + std::to_string(UnusedPort());
     server_ = std::make_unique<ServeProcess>(
         testing::MakeTempDir(), std::vector<std::string>{"--listen", address_});
     std::string error;
     ASSERT_TRUE(server_->Start(&error)) << error;
-    std::vector<std::string> argv = {testing::HptuneBinary(),
-                                     "jobs",
-                                     "submit",
-                                     job_id,
-                                     "--config",
-                                     WriteConfig(dir_, 4, 10, 0.3),
-                                     "--wait",
-                                     "--server",
-                                     address_};
+    std::vector<std::string> argv = {
+        testing::HptuneBinary(),       "jobs",     "submit", job_id, "--config",
+        WriteConfig(dir_, 4, 10, 0.3), "--server", address_};
     argv.insert(argv.end(), client_flags.begin(), client_flags.end());
     client_ =
         testing::StartProcess(argv, dir_ + "/client.out", dir_ + "/client.err");
@@ -289,7 +283,7 @@ class JobsCliRestartTest : public JobsCliTest {
 // A server restarted under a waiting client: the client reconnects, catches
 // up, and reports every trial's result once and the job's end.
 TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
-  ASSERT_NO_FATAL_FAILURE(StartServerAndWaitingClient("restarted", {}));
+  ASSERT_NO_FATAL_FAILURE(StartServerAndClient("restarted", {"--wait"}));
   server_->Stop(SIGKILL);
   // Down long enough for the client to see it and try again.
   std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -300,10 +294,10 @@ TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
       testing::WaitForExit(client_, std::chrono::seconds(90));
   const std::string err = ClientErr();
   ASSERT_EQ(exit_code, 0) << err << server_->Output();
-  EXPECT_THAT(
-      err, HasSubstr("hptune: lost the watch of job restarted at " + address_));
+  EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
+                             " while following job restarted"));
   EXPECT_THAT(err, HasSubstr("hptune: reconnected to " + address_ +
-                             "; watching job restarted again"));
+                             "; following job restarted again"));
   for (int trial = 1; trial <= 4; ++trial) {
     EXPECT_EQ(testing::CountOccurrences(err, "hptune: trial " +
                                                  std::to_string(trial) +
@@ -322,20 +316,43 @@ TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
               HasSubstr("state:      SUCCEEDED"));
 }
 
+// The same restart under `jobs submit --stream-logs`: each log goes on from
+// where it was, so what the client printed is every log whole, as reading
+// them all afterwards shows.
+TEST_F(JobsCliRestartTest, FollowedLogsOutliveAServerRestart) {
+  ASSERT_NO_FATAL_FAILURE(StartServerAndClient("logged", {"--stream-logs"}));
+  server_->Stop(SIGKILL);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  std::string error;
+  ASSERT_TRUE(server_->Start(&error)) << error;
+
+  const std::optional<int> exit_code =
+      testing::WaitForExit(client_, std::chrono::seconds(90));
+  const std::string err = ClientErr();
+  ASSERT_EQ(exit_code, 0) << err << server_->Output();
+  EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
+                             " while following the logs of job logged"));
+  EXPECT_THAT(err, HasSubstr("; following the logs of job logged again"));
+  auto all = Hptune({"jobs", "stream-logs", "logged"}, address_);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("==> trial 4 master-0 <=="));
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir_ + "/client.out"), all.out);
+}
+
 // A server that does not come back: the client gives up after its window,
 // says so, and exits 69 (no server reachable).
 TEST_F(JobsCliRestartTest, AServerThatStaysDownEndsTheWaitAfterTheWindow) {
-  ASSERT_NO_FATAL_FAILURE(
-      StartServerAndWaitingClient("abandoned", {"--reconnect-seconds", "1"}));
+  ASSERT_NO_FATAL_FAILURE(StartServerAndClient(
+      "abandoned", {"--wait", "--reconnect-seconds", "1"}));
   server_->Stop(SIGKILL);
   const std::optional<int> exit_code =
       testing::WaitForExit(client_, std::chrono::seconds(30));
   const std::string err = ClientErr();
   EXPECT_EQ(exit_code, 69) << err;
   EXPECT_THAT(err, HasSubstr("reconnecting for up to 1 s"));
-  EXPECT_THAT(err, HasSubstr("lost the watch of job abandoned at " + address_ +
-                             " and no server answered within 1 s "
-                             "(--reconnect-seconds)"));
+  EXPECT_THAT(err, HasSubstr("lost the server at " + address_ +
+                             " while following job abandoned, and no server "
+                             "answered within 1 s (--reconnect-seconds)"));
 }
 
 TEST_F(JobsCliTest, NoServerExits69WithHowToStartOne) {

@@ -1,24 +1,12 @@
 #include "src/cli/client/job_watch.h"
 
-#include <algorithm>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "src/cli/client/rpc_errors.h"
 
 namespace hptune::cli::client {
 namespace {
-
-constexpr auto kFirstRetryDelay = std::chrono::milliseconds(250);
-constexpr auto kLongestRetryDelay = std::chrono::seconds(5);
-
-// What a lost connection or a server going away looks like to a stream.
-bool WatchWasLost(const grpc::Status& status) {
-  return status.ok() || status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-         status.error_code() == grpc::StatusCode::CANCELLED;
-}
 
 // Reports each job state and each (trial, state) once.
 class Reporter {
@@ -73,73 +61,43 @@ bool IsTerminal(v1::Job::State state) {
 }
 
 grpc::Status FollowJob(const JobWatch& watch, v1::Job::State& final_state) {
-  using Clock = std::chrono::steady_clock;
   v1::WatchJobRequest request;
   request.set_job_id(watch.job_id);
   Reporter reporter(watch.on_event);
-  bool watched = false;  // A stream has answered at least once.
-  bool lost = false;     // Since lost_since, no stream has answered.
-  Clock::time_point lost_since;
-  std::chrono::milliseconds delay = kFirstRetryDelay;
+  Reconnector reconnector(watch.server, watch.reconnect_window, watch.notices,
+                          "job " + watch.job_id);
   for (;;) {
     auto context = watch.server.Context(/*streaming=*/true);
     auto reader = watch.stub.WatchJob(context.get(), request);
     v1::JobEvent event;
+    grpc::Status catch_up;
     while (reader->Read(&event)) {
-      if (lost) {
+      if (reconnector.lost()) {
         v1::GetJobRequest get;
         get.set_job_id(watch.job_id);
         v1::Job job;
-        grpc::Status status =
-            watch.stub.GetJob(watch.server.Context().get(), get, &job);
-        if (!status.ok()) {
-          if (!WatchWasLost(status)) return status;
-          context->TryCancel();  // Gone again: retry as before.
+        catch_up = watch.stub.GetJob(watch.server.Context().get(), get, &job);
+        if (!catch_up.ok()) {
+          context->TryCancel();
           break;
         }
-        watch.notices << "hptune: reconnected to "
-                      << watch.server.options.address << "; watching job "
-                      << watch.job_id << " again\n";
-        lost = false;
-        delay = kFirstRetryDelay;
+        reconnector.Answered();
         reporter.CatchUp(job);
       }
-      watched = true;
+      reconnector.Answered();
       reporter.Report(event);
     }
     grpc::Status status = reader->Finish();
+    if (!catch_up.ok()) status = catch_up;
     final_state = reporter.job_state();
     if (status.ok() && IsTerminal(final_state)) return status;
-    const std::string why =
-        status.ok() ? "the server ended the watch before the job ended"
-                    : absl::StrCat(StatusCodeName(status.error_code()), ": ",
-                                   status.error_message());
-    if (!watched || !WatchWasLost(status) ||
-        watch.reconnect_window.count() == 0) {
-      if (!status.ok()) return status;
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                          absl::StrCat("the server ended the watch of job ",
-                                       watch.job_id, " before the job ended"));
+    if (status.ok()) {
+      status =
+          grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                       absl::StrCat("the server ended the watch of job ",
+                                    watch.job_id, " before the job ended"));
     }
-    const Clock::time_point now = Clock::now();
-    if (!lost) {
-      lost = true;
-      lost_since = now;
-      watch.notices << "hptune: lost the watch of job " << watch.job_id
-                    << " at " << watch.server.options.address << " (" << why
-                    << "); reconnecting for up to "
-                    << watch.reconnect_window.count() << " s\n";
-    } else if (now - lost_since >= watch.reconnect_window) {
-      return grpc::Status(
-          grpc::StatusCode::UNAVAILABLE,
-          absl::StrCat("lost the watch of job ", watch.job_id, " at ",
-                       watch.server.options.address,
-                       " and no server answered within ",
-                       watch.reconnect_window.count(),
-                       " s (--reconnect-seconds); last error: ", why));
-    }
-    std::this_thread::sleep_for(delay);
-    delay = std::min<std::chrono::milliseconds>(2 * delay, kLongestRetryDelay);
+    if (!reconnector.Retry(status)) return status;
   }
 }
 

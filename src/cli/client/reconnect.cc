@@ -1,0 +1,82 @@
+#include "src/cli/client/reconnect.h"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/cli/client/rpc_errors.h"
+
+namespace hptune::cli::client {
+namespace {
+
+constexpr std::chrono::milliseconds kFirstRetryDelay{250};
+constexpr std::chrono::milliseconds kLongestRetryDelay{5000};
+
+// What a lost connection or a server going away looks like to a call.
+bool ServerWentAway(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::CANCELLED;
+}
+
+}  // namespace
+
+Reconnector::Reconnector(const ServerConnection& server,
+                         std::chrono::seconds window, std::ostream& notices,
+                         std::string what)
+    : server_(server),
+      window_(window),
+      notices_(notices),
+      what_(std::move(what)),
+      delay_(kFirstRetryDelay) {}
+
+bool Reconnector::Answered() {
+  answered_ = true;
+  if (!lost_) return false;
+  lost_ = false;
+  delay_ = kFirstRetryDelay;
+  notices_ << "hptune: reconnected to " << server_.options.address
+           << "; following " << what_ << " again\n";
+  return true;
+}
+
+bool Reconnector::Retry(grpc::Status& status) {
+  if (!answered_ || !ServerWentAway(status) || window_.count() == 0) {
+    return false;
+  }
+  const std::string why = absl::StrCat(StatusCodeName(status.error_code()),
+                                       ": ", status.error_message());
+  const Clock::time_point now = Clock::now();
+  if (!lost_) {
+    lost_ = true;
+    lost_since_ = now;
+    notices_ << "hptune: lost the server at " << server_.options.address
+             << " while following " << what_ << " (" << why
+             << "); reconnecting for up to " << window_.count() << " s\n";
+  } else if (now - lost_since_ >= window_) {
+    status = grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        absl::StrCat("lost the server at ", server_.options.address,
+                     " while following ", what_,
+                     ", and no server answered within ", window_.count(),
+                     " s (--reconnect-seconds); last error: ", why));
+    return false;
+  }
+  std::this_thread::sleep_for(delay_);
+  delay_ = std::min(2 * delay_, kLongestRetryDelay);
+  return true;
+}
+
+grpc::Status CallWithReconnects(Reconnector& reconnector,
+                                const std::function<grpc::Status()>& call) {
+  for (;;) {
+    grpc::Status status = call();
+    if (status.ok()) {
+      reconnector.Answered();
+      return status;
+    }
+    if (!reconnector.Retry(status)) return status;
+  }
+}
+
+}  // namespace hptune::cli::client
