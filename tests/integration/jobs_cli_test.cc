@@ -271,6 +271,19 @@ class JobsCliRestartTest : public JobsCliTest {
         << server_->Output() << ClientErr();
   }
 
+  // SIGKILLs the server, leaves it down long enough for the client to see
+  // it and try again, starts it on the same address, and expects the client
+  // to end with exit code 0.
+  void RestartServerUnderTheClient() {
+    server_->Stop(SIGKILL);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error;
+    const std::optional<int> exit_code =
+        testing::WaitForExit(client_, std::chrono::seconds(90));
+    ASSERT_EQ(exit_code, 0) << ClientErr() << server_->Output();
+  }
+
   std::string ClientErr() const {
     return testing::ReadFileOrEmpty(dir_ + "/client.err");
   }
@@ -284,16 +297,8 @@ class JobsCliRestartTest : public JobsCliTest {
 // up, and reports every trial's result once and the job's end.
 TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
   ASSERT_NO_FATAL_FAILURE(StartServerAndClient("restarted", {"--wait"}));
-  server_->Stop(SIGKILL);
-  // Down long enough for the client to see it and try again.
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  std::string error;
-  ASSERT_TRUE(server_->Start(&error)) << error;
-
-  const std::optional<int> exit_code =
-      testing::WaitForExit(client_, std::chrono::seconds(90));
+  ASSERT_NO_FATAL_FAILURE(RestartServerUnderTheClient());
   const std::string err = ClientErr();
-  ASSERT_EQ(exit_code, 0) << err << server_->Output();
   EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
                              " while following job restarted"));
   EXPECT_THAT(err, HasSubstr("hptune: reconnected to " + address_ +
@@ -321,15 +326,8 @@ TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
 // them all afterwards shows.
 TEST_F(JobsCliRestartTest, FollowedLogsOutliveAServerRestart) {
   ASSERT_NO_FATAL_FAILURE(StartServerAndClient("logged", {"--stream-logs"}));
-  server_->Stop(SIGKILL);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  std::string error;
-  ASSERT_TRUE(server_->Start(&error)) << error;
-
-  const std::optional<int> exit_code =
-      testing::WaitForExit(client_, std::chrono::seconds(90));
+  ASSERT_NO_FATAL_FAILURE(RestartServerUnderTheClient());
   const std::string err = ClientErr();
-  ASSERT_EQ(exit_code, 0) << err << server_->Output();
   EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
                              " while following the logs of job logged"));
   EXPECT_THAT(err, HasSubstr("; following the logs of job logged again"));
