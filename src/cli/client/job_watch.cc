@@ -81,10 +81,11 @@ grpc::Status FollowJob(const JobWatch& watch, v1::Job::State& final_state) {
           context->TryCancel();
           break;
         }
-        reconnector.Answered();
+        reconnector.Answered();  // "reconnected" before what was missed.
         reporter.CatchUp(job);
+      } else {
+        reconnector.Answered();
       }
-      reconnector.Answered();
       reporter.Report(event);
     }
     grpc::Status status = reader->Finish();
