@@ -178,6 +178,7 @@ struct Invocation {
   ServerConnection server;
   std::unique_ptr<Stub> stub;
   OutputFormat format = OutputFormat::kTable;
+  std::chrono::seconds reconnect_window = client::kDefaultReconnectWindow;
 };
 
 int FinalStateExitCode(v1::Job::State state) {
@@ -214,7 +215,6 @@ grpc::Status GetJob(const Invocation& c, const std::string& job_id,
 
 // --reconnect-seconds: whole seconds, 0 to a year.
 absl::StatusOr<std::chrono::seconds> ReconnectWindow(const ParsedArgs& args) {
-  if (!args.Has("reconnect-seconds")) return client::kDefaultReconnectWindow;
   const std::string text = *args.Get("reconnect-seconds");
   constexpr int64_t kYear = 365 * 24 * 3600;
   int64_t value = 0;
@@ -229,13 +229,12 @@ absl::StatusOr<std::chrono::seconds> ReconnectWindow(const ParsedArgs& args) {
 // Follows the job until it ends (client::FollowJob), calling `on_event` for
 // each change; `final_state` is the last job state seen.
 grpc::Status Watch(const Invocation& c, const std::string& job_id,
-                   std::chrono::seconds reconnect_window,
                    const std::function<void(const v1::JobEvent&)>& on_event,
                    std::ostream& notices, v1::Job::State& final_state) {
   return client::FollowJob({.server = c.server,
                             .stub = *c.stub,
                             .job_id = job_id,
-                            .reconnect_window = reconnect_window,
+                            .reconnect_window = c.reconnect_window,
                             .on_event = on_event,
                             .notices = notices},
                            final_state);
@@ -313,8 +312,6 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   auto submission = client::BuildSubmission(
       job_id, c.args.Get("config"), c.args, std::filesystem::current_path());
   if (!submission.ok()) return FailStatus(submission.status(), err);
-  auto reconnect_window = ReconnectWindow(c.args);
-  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
   auto input = client::TrainingInputFromJson(submission->training_input_json);
   if (!input.ok()) return FailStatus(input.status(), err);
 
@@ -346,7 +343,7 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   err << "hptune: job " << job_id << " submitted\n";
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
   if (stream_logs) {
-    client::Reconnector reconnector(c.server, *reconnect_window, err,
+    client::Reconnector reconnector(c.server, c.reconnect_window, err,
                                     "the logs of job " + job_id);
     status = StreamJobLogs(c, job_id, "master-0", /*follow=*/true, reconnector,
                            out, final_state);
@@ -354,7 +351,7 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
     const std::string metric = client::MetricTag(job);
     const bool quiet = c.args.Has("quiet");
     status = Watch(
-        c, job_id, *reconnect_window,
+        c, job_id,
         [&](const v1::JobEvent& event) {
           if (!quiet) {
             err << "hptune: " << client::DescribeJobEvent(event, metric)
@@ -460,8 +457,6 @@ int Describe(Invocation& c, std::ostream& out, std::ostream& err) {
 
 int Cancel(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
-  auto reconnect_window = ReconnectWindow(c.args);
-  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
   v1::CancelJobRequest request;
   request.set_job_id(job_id);
   v1::Job job;
@@ -474,8 +469,7 @@ int Cancel(Invocation& c, std::ostream& out, std::ostream& err) {
   }
   v1::Job::State final_state = job.state();
   status = Watch(
-      c, job_id, *reconnect_window, [](const v1::JobEvent&) {}, err,
-      final_state);
+      c, job_id, [](const v1::JobEvent&) {}, err, final_state);
   if (!status.ok()) return c.server.Fail(status, err);
   out << "job " << job_id << " " << v1::Job::State_Name(final_state) << "\n";
   return final_state == v1::Job::CANCELLED ? kExitOk : kExitFailure;
@@ -485,9 +479,7 @@ int StreamLogs(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   const std::string replica = c.args.Get("replica").value_or("master-0");
   const bool follow = c.args.Has("follow");
-  auto reconnect_window = ReconnectWindow(c.args);
-  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
-  client::Reconnector reconnector(c.server, *reconnect_window, err,
+  client::Reconnector reconnector(c.server, c.reconnect_window, err,
                                   "the logs of job " + job_id);
   if (c.args.Has("trial")) {
     auto trial = PositiveFlag(c.args, "trial");
@@ -507,12 +499,10 @@ int StreamLogs(Invocation& c, std::ostream& out, std::ostream& err) {
 
 int WatchCommand(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
-  auto reconnect_window = ReconnectWindow(c.args);
-  if (!reconnect_window.ok()) return FailStatus(reconnect_window.status(), err);
   std::string metric = "objective";
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
   grpc::Status status = Watch(
-      c, job_id, *reconnect_window,
+      c, job_id,
       [&](const v1::JobEvent& event) {
         if (event.has_job() && event.job().has_training_input()) {
           metric = client::MetricTag(event.job());
@@ -645,6 +635,11 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
     auto parsed_format = ParseOutputFormat(*format);
     if (!parsed_format.ok()) return FailStatus(parsed_format.status(), err);
     invocation.format = *parsed_format;
+  }
+  if (invocation.args.Has("reconnect-seconds")) {
+    auto window = ReconnectWindow(invocation.args);
+    if (!window.ok()) return FailStatus(window.status(), err);
+    invocation.reconnect_window = *window;
   }
   auto server = client::Connect(invocation.args, client::ProcessEnv());
   if (!server.ok()) return FailStatus(server.status(), err);
