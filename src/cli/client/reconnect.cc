@@ -30,14 +30,13 @@ Reconnector::Reconnector(const ServerConnection& server,
       what_(std::move(what)),
       delay_(kFirstRetryDelay) {}
 
-bool Reconnector::Answered() {
+void Reconnector::Answered() {
   answered_ = true;
-  if (!lost_) return false;
+  if (!lost_) return;
   lost_ = false;
   delay_ = kFirstRetryDelay;
   notices_ << "hptune: reconnected to " << server_.options.address
            << "; following " << what_ << " again\n";
-  return true;
 }
 
 bool Reconnector::Retry(grpc::Status& status) {

@@ -35,9 +35,8 @@ class Reconnector {
   Reconnector(const ServerConnection& server, std::chrono::seconds window,
               std::ostream& notices, std::string what);
 
-  // The server answered a call. True when that ends a loss (the caller may
-  // have missed changes meanwhile); says so on `notices`.
-  bool Answered();
+  // The server answered a call; after a loss, says so on `notices`.
+  void Answered();
   // Whether the last call failed and no call has been answered since.
   bool lost() const { return lost_; }
   // After a call failed with `status`: true, after a pause, when it should be
