@@ -152,11 +152,11 @@ constexpr char kStreamLogsExample[] =
 constexpr char kWatchUsage[] =
     "usage: hptune jobs watch JOB [flags]\n"
     "\n"
-    "Prints the job's state changes and each trial's start and result as\n"
-    "they happen, until the job ends. Exit code 0 when it succeeded, 1 when\n"
-    "it failed or was cancelled. When the server goes away (a restart), the\n"
-    "watch waits for it and goes on where it was: each trial's result is\n"
-    "printed once, none is missed.\n"
+    "Prints the job's trials so far, then its state changes and each\n"
+    "trial's start and result as they happen, until the job ends. Exit code\n"
+    "0 when it succeeded, 1 when it failed or was cancelled. When the server\n"
+    "goes away (a restart), the watch waits for it and goes on where it\n"
+    "was: each trial's result is printed once, none is missed.\n"
     "\n"
     "  --reconnect-seconds N     how long to try to reach a server that went\n"
     "                            away (default 300; 0: fail at once)\n";

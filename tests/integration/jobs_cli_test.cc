@@ -192,9 +192,18 @@ TEST_F(JobsCliTest, SubmittedJobRunsToCompletionAndEveryViewShowsIt) {
   ASSERT_EQ(all_logs.exit_code, 0) << all_logs.err;
   EXPECT_THAT(all_logs.out, HasSubstr("==> trial 3 master-0 <=="));
 
+  // A watch of an ended job: the job's state, then its trials, each timed
+  // by its end.
   auto watch = Hptune({"jobs", "watch", "curve_1"}, a);
   EXPECT_EQ(watch.exit_code, 0) << watch.err;
-  EXPECT_THAT(watch.out, HasSubstr("job curve_1 SUCCEEDED"));
+  std::vector<std::string> events =
+      absl::StrSplit(watch.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(events.size(), 4u) << watch.out;
+  EXPECT_THAT(events[0], HasSubstr("Z  job curve_1 SUCCEEDED, trials 3/3"));
+  for (int trial = 1; trial <= 3; ++trial) {
+    EXPECT_THAT(events[trial], HasSubstr("Z  trial " + std::to_string(trial) +
+                                         " SUCCEEDED: loss="));
+  }
 
   // The same ID again is refused by the server: invalid input.
   auto again = Hptune({"jobs", "submit", "curve_1", "--config", config}, a);

@@ -66,13 +66,19 @@ grpc::Status FollowJob(const JobWatch& watch, v1::Job::State& final_state) {
   Reporter reporter(watch.on_event);
   Reconnector reconnector(watch.server, watch.reconnect_window, watch.notices,
                           "job " + watch.job_id);
+  bool first_watch = true;
   for (;;) {
     auto context = watch.server.Context(/*streaming=*/true);
     auto reader = watch.stub.WatchJob(context.get(), request);
     v1::JobEvent event;
     grpc::Status catch_up;
     while (reader->Read(&event)) {
-      if (reconnector.lost()) {
+      // A watch starts from the job as it is (its first event): the trials
+      // so far come from GetJob, on the first watch after the job's state
+      // (a heading), after a loss before it (the job may have ended since).
+      const bool first = first_watch;
+      if (first || reconnector.lost()) {
+        first_watch = false;
         v1::GetJobRequest get;
         get.set_job_id(watch.job_id);
         v1::Job job;
@@ -82,6 +88,7 @@ grpc::Status FollowJob(const JobWatch& watch, v1::Job::State& final_state) {
           break;
         }
         reconnector.Answered();  // "reconnected" before what was missed.
+        if (first) reporter.Report(event);
         reporter.CatchUp(job);
       } else {
         reconnector.Answered();

@@ -2,11 +2,12 @@
 // ends, across restarts of the server. Used by `hptune jobs submit --wait`,
 // `jobs cancel --wait` and `jobs watch` (src/cli/jobs_command.cc).
 //
-// A lost watch is opened again (reconnect.h). A new watch starts from the
-// job as it is now, so the watcher first catches up with GetJob, reporting
-// each trial whose state changed while it was away, before the job's own
-// state. Each (trial, state) and each job state is reported once, however
-// the streams overlap.
+// A watch starts from the job as it is now: the watcher reports the job's
+// state, then reads the trials so far with GetJob and reports each, timed by
+// its last change, then the changes as they come. A lost watch is opened
+// again (reconnect.h) and catches up the same way, the missed trials before
+// the job's state (it may have ended meanwhile). Each (trial, state) and
+// each job state is reported once, however the streams overlap.
 // Not thread-safe.
 #ifndef HPTUNE_CLI_CLIENT_JOB_WATCH_H_
 #define HPTUNE_CLI_CLIENT_JOB_WATCH_H_
