@@ -293,6 +293,16 @@ class JobsCliRestartTest : public JobsCliTest {
     ASSERT_EQ(exit_code, 0) << ClientErr() << server_->Output();
   }
 
+  // The client said it lost the server while following `what`, and that it
+  // found it again.
+  void ExpectLostAndFoundAgain(const std::string& what) const {
+    const std::string err = ClientErr();
+    EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
+                               " while following " + what));
+    EXPECT_THAT(err, HasSubstr("hptune: reconnected to " + address_ +
+                               "; following " + what + " again"));
+  }
+
   std::string ClientErr() const {
     return testing::ReadFileOrEmpty(dir_ + "/client.err");
   }
@@ -307,11 +317,8 @@ class JobsCliRestartTest : public JobsCliTest {
 TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
   ASSERT_NO_FATAL_FAILURE(StartServerAndClient("restarted", {"--wait"}));
   ASSERT_NO_FATAL_FAILURE(RestartServerUnderTheClient());
+  ExpectLostAndFoundAgain("job restarted");
   const std::string err = ClientErr();
-  EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
-                             " while following job restarted"));
-  EXPECT_THAT(err, HasSubstr("hptune: reconnected to " + address_ +
-                             "; following job restarted again"));
   for (int trial = 1; trial <= 4; ++trial) {
     EXPECT_EQ(testing::CountOccurrences(err, "hptune: trial " +
                                                  std::to_string(trial) +
@@ -336,10 +343,7 @@ TEST_F(JobsCliRestartTest, AWaitingClientOutlivesAServerRestart) {
 TEST_F(JobsCliRestartTest, FollowedLogsOutliveAServerRestart) {
   ASSERT_NO_FATAL_FAILURE(StartServerAndClient("logged", {"--stream-logs"}));
   ASSERT_NO_FATAL_FAILURE(RestartServerUnderTheClient());
-  const std::string err = ClientErr();
-  EXPECT_THAT(err, HasSubstr("hptune: lost the server at " + address_ +
-                             " while following the logs of job logged"));
-  EXPECT_THAT(err, HasSubstr("; following the logs of job logged again"));
+  ExpectLostAndFoundAgain("the logs of job logged");
   auto all = Hptune({"jobs", "stream-logs", "logged"}, address_);
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_THAT(all.out, HasSubstr("==> trial 4 master-0 <=="));
