@@ -191,20 +191,11 @@ TEST(SlurmRunCliErrorsTest, AnUnreachableControllerExitsUnavailable) {
     GTEST_SKIP() << "Slurm's commands are not installed";
   }
   const std::string dir = testing::MakeTempDir();
-  std::string conf;
-  testing::ProcessResult result;
-  {
-    testing_slurm::UnreachableController controller(dir);
-    conf = controller.config();
-    result = RunProcess({kHptune, "run",
-                         kSource + "/examples/stdlib_trainer/config.yaml",
-                         "--backend", "slurm", "--db", dir + "/h.db"});
-  }
-  EXPECT_EQ(result.exit_code, 69) << result.err;
-  EXPECT_THAT(result.err,
-              HasSubstr("hptune run: the Slurm controller is unreachable: "
-                        "`scontrol ping` says: "));
-  EXPECT_THAT(result.err, HasSubstr("SLURM_CONF=" + conf));
+  testing_slurm::ExpectUnreachableControllerExits69(
+      dir,
+      {kHptune, "run", kSource + "/examples/stdlib_trainer/config.yaml",
+       "--backend", "slurm", "--db", dir + "/h.db"},
+      "hptune run");
 }
 
 TEST(SlurmRunCliErrorsTest, SlurmFlagsNeedTheSlurmBackend) {

@@ -195,20 +195,11 @@ TEST(SlurmServeErrorsTest, AnUnreachableControllerExitsUnavailable) {
     GTEST_SKIP() << "Slurm's commands are not installed";
   }
   const std::string dir = testing::MakeTempDir();
-  std::string conf;
-  testing::ProcessResult result;
-  {
-    testing_slurm::UnreachableController controller(dir);
-    conf = controller.config();
-    result =
-        RunProcess({testing::HptuneBinary(), "serve", "--listen", "127.0.0.1:0",
-                    "--db", dir + "/h.db", "--backend", "slurm"});
-  }
-  EXPECT_EQ(result.exit_code, 69) << result.err;
-  EXPECT_THAT(result.err,
-              HasSubstr("hptune serve: the Slurm controller is unreachable: "
-                        "`scontrol ping` says: "));
-  EXPECT_THAT(result.err, HasSubstr("SLURM_CONF=" + conf));
+  testing_slurm::ExpectUnreachableControllerExits69(
+      dir,
+      {testing::HptuneBinary(), "serve", "--listen", "127.0.0.1:0", "--db",
+       dir + "/h.db", "--backend", "slurm"},
+      "hptune serve");
   EXPECT_FALSE(fs::exists(dir + "/h.db"));
 }
 

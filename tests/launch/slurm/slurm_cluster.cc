@@ -7,8 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "gmock/gmock.h"
 #include "src/launch/capture_output.h"
 #include "src/launch/slurm/slurm_commands.h"
+#include "tests/testing/run_process.h"
 
 namespace hptune::testing_slurm {
 
@@ -98,6 +100,24 @@ UnreachableController::~UnreachableController() {
   } else {
     unsetenv("SLURM_CONF");
   }
+}
+
+void ExpectUnreachableControllerExits69(const std::string& dir,
+                                        const std::vector<std::string>& argv,
+                                        const std::string& command) {
+  std::string conf;
+  testing::ProcessResult result;
+  {
+    UnreachableController controller(dir);
+    conf = controller.config();
+    result = testing::RunProcess(argv);
+  }
+  EXPECT_EQ(result.exit_code, 69) << result.err;
+  EXPECT_THAT(
+      result.err,
+      ::testing::HasSubstr(command + ": the Slurm controller is unreachable: "
+                                     "`scontrol ping` says: "));
+  EXPECT_THAT(result.err, ::testing::HasSubstr("SLURM_CONF=" + conf));
 }
 
 void WriteReattachJob(const std::string& path, const std::string& trainer) {

@@ -51,6 +51,14 @@ class UnreachableController {
   std::optional<std::string> saved_;
 };
 
+// Runs `argv` (the hptune binary first) under an UnreachableController in
+// `dir` and expects what a user sees: exit 69 (EX_UNAVAILABLE), "`command`:
+// the Slurm controller is unreachable" with `scontrol ping`'s answer, and
+// the SLURM_CONF that was used.
+void ExpectUnreachableControllerExits69(const std::string& dir,
+                                        const std::vector<std::string>& argv,
+                                        const std::string& command);
+
 // The re-attach tests' job: `backend: slurm`, a master and one worker
 // running `trainer` (tests/launch/testdata/dump_trainer.py), one trial,
 // maximising "accuracy". Written to `path`.
