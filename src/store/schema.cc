@@ -100,26 +100,26 @@ struct FileIdentity {
   int64_t schema_objects = 0;  // Tables, indexes, ... in sqlite_master.
 };
 
-absl::StatusOr<int64_t> QueryInt(SqliteConnection& connection,
-                                 const char* sql) {
-  ASSIGN_OR_RETURN(Statement statement, connection.Prepare(sql));
+absl::StatusOr<FileIdentity> ReadIdentity(SqliteConnection& connection) {
+  // One statement, so one snapshot: read one at a time, the three could
+  // straddle another process's migration (an empty sqlite_master, then its
+  // user_version) and a file being created look like a foreign one.
+  // The first read of a file that is not SQLite fails here with NOTADB.
+  static constexpr char kSql[] =
+      "SELECT (SELECT count(*) FROM sqlite_master),"
+      " (SELECT application_id FROM pragma_application_id),"
+      " (SELECT user_version FROM pragma_user_version)";
+  ASSIGN_OR_RETURN(Statement statement, connection.Prepare(kSql));
   ASSIGN_OR_RETURN(bool row, statement.Step());
   if (!row) {
-    return absl::InternalError(absl::StrCat(
-        "sqlite store \"", connection.path(), "\": ", sql, " returned no row"));
+    return absl::InternalError(absl::StrCat("sqlite store \"",
+                                            connection.path(), "\": ", kSql,
+                                            " returned no row"));
   }
-  return statement.ColumnInt(0);
-}
-
-absl::StatusOr<FileIdentity> ReadIdentity(SqliteConnection& connection) {
   FileIdentity identity;
-  // The first read of a file that is not SQLite fails here with NOTADB.
-  ASSIGN_OR_RETURN(identity.schema_objects,
-                   QueryInt(connection, "SELECT count(*) FROM sqlite_master"));
-  ASSIGN_OR_RETURN(identity.application_id,
-                   QueryInt(connection, "PRAGMA application_id"));
-  ASSIGN_OR_RETURN(identity.user_version,
-                   QueryInt(connection, "PRAGMA user_version"));
+  identity.schema_objects = statement.ColumnInt(0);
+  identity.application_id = statement.ColumnInt(1);
+  identity.user_version = statement.ColumnInt(2);
   return identity;
 }
 
