@@ -1,5 +1,6 @@
 #include "src/cli/flags.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace hptune::cli {
@@ -9,6 +10,30 @@ std::optional<std::string> ParsedArgs::Get(const std::string& name) const {
   if (it == flags.end()) return std::nullopt;
   return it->second;
 }
+
+template <typename Int>
+absl::StatusOr<Int> IntegerFlag(const ParsedArgs& args, const std::string& name,
+                                Int min, std::optional<Int> max,
+                                const char* what) {
+  const std::string text = *args.Get(name);
+  Int value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value < min ||
+      (max.has_value() && value > *max)) {
+    const std::string range = max.has_value()
+                                  ? absl::StrCat(" from ", min, " to ", *max)
+                                  : absl::StrCat(" >= ", min);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, ": expected ", what, range, ", got \"", text, "\""));
+  }
+  return value;
+}
+
+template absl::StatusOr<int> IntegerFlag(const ParsedArgs&, const std::string&,
+                                         int, std::optional<int>, const char*);
+template absl::StatusOr<int64_t> IntegerFlag(const ParsedArgs&,
+                                             const std::string&, int64_t,
+                                             std::optional<int64_t>,
+                                             const char*);
 
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& value_flags,

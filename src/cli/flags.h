@@ -4,6 +4,7 @@
 #ifndef HPTUNE_CLI_FLAGS_H_
 #define HPTUNE_CLI_FLAGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -28,6 +29,16 @@ struct ParsedArgs {
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& value_flags,
                                      const std::set<std::string>& bool_flags);
+
+// The value of flag `name`, which `args` must hold, as an Int within
+// [min, max] (no upper bound without max). Otherwise InvalidArgument naming
+// the flag, the range and the text: "--limit: expected an integer >= 1, got
+// \"0\"". `what` is the range's noun ("whole seconds" reads better for a
+// duration). Defined for int and int64_t.
+template <typename Int>
+absl::StatusOr<Int> IntegerFlag(const ParsedArgs& args, const std::string& name,
+                                Int min, std::optional<Int> max = std::nullopt,
+                                const char* what = "an integer");
 
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;

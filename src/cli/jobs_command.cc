@@ -8,8 +8,8 @@
 #include <set>
 #include <thread>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/v1/job_service.grpc.pb.h"
 #include "nlohmann/json.hpp"
@@ -194,17 +194,6 @@ int FailStatus(const absl::Status& status, std::ostream& err) {
   return client::ExitCodeForStatus(status);
 }
 
-absl::StatusOr<int64_t> PositiveFlag(const ParsedArgs& args,
-                                     const std::string& name) {
-  const std::string text = *args.Get(name);
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(text, &value) || value < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, ": expected an integer >= 1, got \"", text, "\""));
-  }
-  return value;
-}
-
 grpc::Status GetJob(const Invocation& c, const std::string& job_id,
                     bool omit_trials, v1::Job& job) {
   v1::GetJobRequest request;
@@ -215,15 +204,11 @@ grpc::Status GetJob(const Invocation& c, const std::string& job_id,
 
 // --reconnect-seconds: whole seconds, 0 to a year.
 absl::StatusOr<std::chrono::seconds> ReconnectWindow(const ParsedArgs& args) {
-  const std::string text = *args.Get("reconnect-seconds");
   constexpr int64_t kYear = 365 * 24 * 3600;
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(text, &value) || value < 0 || value > kYear) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--reconnect-seconds: expected whole seconds from 0 to ",
-                     kYear, ", got \"", text, "\""));
-  }
-  return std::chrono::seconds(value);
+  ASSIGN_OR_RETURN(int64_t seconds,
+                   IntegerFlag<int64_t>(args, "reconnect-seconds", 0, kYear,
+                                        "whole seconds"));
+  return std::chrono::seconds(seconds);
 }
 
 // Follows the job until it ends (client::FollowJob), calling `on_event` for
@@ -387,12 +372,12 @@ int List(Invocation& c, std::ostream& out, std::ostream& err) {
   }
   std::optional<int64_t> limit;
   if (c.args.Has("limit")) {
-    auto value = PositiveFlag(c.args, "limit");
+    auto value = IntegerFlag<int64_t>(c.args, "limit", 1);
     if (!value.ok()) return FailStatus(value.status(), err);
     limit = *value;
   }
   if (c.args.Has("page-size")) {
-    auto value = PositiveFlag(c.args, "page-size");
+    auto value = IntegerFlag<int64_t>(c.args, "page-size", 1);
     if (!value.ok()) return FailStatus(value.status(), err);
     if (*value > 1000) {
       return FailStatus(absl::InvalidArgumentError(absl::StrCat(
@@ -482,7 +467,7 @@ int StreamLogs(Invocation& c, std::ostream& out, std::ostream& err) {
   client::Reconnector reconnector(c.server, c.reconnect_window, err,
                                   "the logs of job " + job_id);
   if (c.args.Has("trial")) {
-    auto trial = PositiveFlag(c.args, "trial");
+    auto trial = IntegerFlag<int64_t>(c.args, "trial", 1);
     if (!trial.ok()) return FailStatus(trial.status(), err);
     int64_t offset = 0;
     grpc::Status status = client::CallWithReconnects(reconnector, [&] {

@@ -10,7 +10,6 @@
 #include <iostream>
 #include <memory>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hptune/core/config.h"
@@ -106,17 +105,6 @@ int Fail(const absl::Status& status, std::ostream& err) {
   return kExitFailure;
 }
 
-absl::StatusOr<int> IntFlag(const ParsedArgs& args, const std::string& name,
-                            int min) {
-  int value = 0;
-  const std::string text = *args.Get(name);
-  if (!absl::SimpleAtoi(text, &value) || value < min) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, ": expected an integer >= ", min, ", got \"", text, "\""));
-  }
-  return value;
-}
-
 std::string DefaultJobId(const std::string& config_path, Timestamp now) {
   std::string stem = std::filesystem::path(config_path).stem().string();
   std::string id;
@@ -153,15 +141,16 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
   }
   if (job.study) {
     if (args.Has("max-trials")) {
-      ASSIGN_OR_RETURN(job.study->max_trials, IntFlag(args, "max-trials", 1));
+      ASSIGN_OR_RETURN(job.study->max_trials,
+                       IntegerFlag(args, "max-trials", 1));
     }
     if (args.Has("max-parallel-trials")) {
       ASSIGN_OR_RETURN(job.study->max_parallel_trials,
-                       IntFlag(args, "max-parallel-trials", 1));
+                       IntegerFlag(args, "max-parallel-trials", 1));
     }
     if (args.Has("max-failed-trials")) {
       ASSIGN_OR_RETURN(job.study->max_failed_trials,
-                       IntFlag(args, "max-failed-trials", 0));
+                       IntegerFlag(args, "max-failed-trials", 0));
     }
   }
   return absl::OkStatus();
@@ -172,14 +161,14 @@ absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   options.runs_dir = args.Get("runs-dir").value_or("hptune-runs");
   if (args.Has("max-restarts")) {
     ASSIGN_OR_RETURN(options.max_replica_restarts,
-                     IntFlag(args, "max-restarts", 0));
+                     IntegerFlag(args, "max-restarts", 0));
   }
   if (args.Has("max-retries")) {
     ASSIGN_OR_RETURN(options.max_trial_retries,
-                     IntFlag(args, "max-retries", 0));
+                     IntegerFlag(args, "max-retries", 0));
   }
   if (args.Has("grace-seconds")) {
-    ASSIGN_OR_RETURN(int seconds, IntFlag(args, "grace-seconds", 0));
+    ASSIGN_OR_RETURN(int seconds, IntegerFlag(args, "grace-seconds", 0));
     options.termination_grace = std::chrono::seconds(seconds);
   }
   if (auto rule = args.Get("early-stopping")) {

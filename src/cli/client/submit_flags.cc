@@ -37,17 +37,6 @@ const std::vector<PoolFlags>& Pools() {
   return *kPools;
 }
 
-absl::StatusOr<int> IntFlag(const ParsedArgs& args, const std::string& name,
-                            int min) {
-  const std::string text = *args.Get(name);
-  int value = 0;
-  if (!absl::SimpleAtoi(text, &value) || value < min) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, ": expected an integer >= ", min, ", got \"", text, "\""));
-  }
-  return value;
-}
-
 absl::StatusOr<bool> BoolFlag(const ParsedArgs& args, const std::string& name) {
   const std::string text = *args.Get(name);
   if (text == "true") return true;
@@ -102,7 +91,7 @@ absl::Status ApplyPoolFlags(const ParsedArgs& args, Json& input) {
     }
     const std::string count_flag = pool.prefix + "-count";
     if (!pool.count_key.empty() && args.Has(count_flag)) {
-      ASSIGN_OR_RETURN(int count, IntFlag(args, count_flag, 0));
+      ASSIGN_OR_RETURN(int count, IntegerFlag(args, count_flag, 0));
       input[pool.count_key] = count;
     }
   }
@@ -154,7 +143,7 @@ absl::Status ApplyStudyFlags(const ParsedArgs& args, Json& input) {
   for (const auto& [flag, key] : kFlags) {
     if (!args.Has(flag)) continue;
     ASSIGN_OR_RETURN(int value,
-                     IntFlag(args, flag, key == "maxFailedTrials" ? 0 : 1));
+                     IntegerFlag(args, flag, key == "maxFailedTrials" ? 0 : 1));
     if (!input.contains("hyperparameters")) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag,
