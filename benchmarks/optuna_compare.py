@@ -50,7 +50,7 @@ def branin(x1, x2):
     return (x2 - b * x1 * x1 + c * x1 - 6) ** 2 + 10 * (1 - t) * math.cos(x1) + 10
 
 
-_H6_ALPHA = (1.0, 1.2, 3.0, 3.2)
+_HARTMANN_ALPHA = (1.0, 1.2, 3.0, 3.2)
 _H6_A = ((10, 3, 17, 3.5, 1.7, 8),
          (0.05, 10, 17, 0.1, 8, 14),
          (3, 3.5, 1.7, 10, 17, 8),
@@ -61,13 +61,18 @@ _H6_P = ((1312, 1696, 5569, 124, 8283, 5886),
          (4047, 8828, 8732, 5743, 1091, 381))
 
 
-def hartmann6(x):
-    """Hartmann 6-D on [0, 1]^6; f* = -3.32237."""
+def _hartmann(x, a_rows, p_rows):
+    """-sum_i alpha_i exp(-sum_j A_ij (x_j - 1e-4 P_ij)^2)."""
     total = 0.0
-    for alpha, a, p in zip(_H6_ALPHA, _H6_A, _H6_P):
+    for alpha, a, p in zip(_HARTMANN_ALPHA, a_rows, p_rows):
         inner = sum(aj * (xj - 1e-4 * pj) ** 2 for aj, xj, pj in zip(a, x, p))
         total += alpha * math.exp(-inner)
     return -total
+
+
+def hartmann6(x):
+    """Hartmann 6-D on [0, 1]^6; f* = -3.32237."""
+    return _hartmann(x, _H6_A, _H6_P)
 
 
 def ackley(x):
@@ -110,6 +115,63 @@ def mixed(x, y, n, c):
             + _MIXED_BASE[c] + 0.5 * (1 - math.cos(2 * math.pi * (y + 2))))
 
 
+# The held-out functions (test_functions.h says why they are kept apart).
+
+
+def goldstein_price(x1, x2):
+    """Goldstein-Price; f* = 3 at (0, -1)."""
+    first = 1 + (x1 + x2 + 1) ** 2 * (19 - 14 * x1 + 3 * x1 ** 2 - 14 * x2
+                                      + 6 * x1 * x2 + 3 * x2 ** 2)
+    second = 30 + (2 * x1 - 3 * x2) ** 2 * (18 - 32 * x1 + 12 * x1 ** 2
+                                            + 48 * x2 - 36 * x1 * x2
+                                            + 27 * x2 ** 2)
+    return first * second
+
+
+def six_hump_camel(x1, x2):
+    """Six-hump camel; f* = -1.031628453489877."""
+    return ((4 - 2.1 * x1 ** 2 + x1 ** 4 / 3) * x1 ** 2 + x1 * x2
+            + (-4 + 4 * x2 ** 2) * x2 ** 2)
+
+
+_H3_A = ((3, 10, 30), (0.1, 10, 35), (3, 10, 30), (0.1, 10, 35))
+_H3_P = ((3689, 1170, 2673), (4699, 4387, 7470), (1091, 8732, 5547),
+         (381, 5743, 8828))
+
+
+def hartmann3(x):
+    """Hartmann 3-D on [0, 1]^3; f* = -3.862779787332659."""
+    return _hartmann(x, _H3_A, _H3_P)
+
+
+_SHEKEL_BETA = (0.1, 0.2, 0.2, 0.4, 0.4, 0.6, 0.3, 0.7, 0.5, 0.5)
+_SHEKEL_CENTRES = ((4, 4, 4, 4), (1, 1, 1, 1), (8, 8, 8, 8), (6, 6, 6, 6),
+                   (3, 7, 3, 7), (2, 9, 2, 9), (5, 3, 5, 3), (8, 1, 8, 1),
+                   (6, 2, 6, 2), (7, 3.6, 7, 3.6))
+
+
+def shekel(x):
+    """Shekel, m = 10, on [0, 10]^4; f* = -10.536443153483527."""
+    return -sum(1 / (sum((xj - cj) ** 2 for xj, cj in zip(x, c)) + beta)
+                for beta, c in zip(_SHEKEL_BETA, _SHEKEL_CENTRES))
+
+
+def dixon_price(x):
+    """Dixon-Price; f* = 0."""
+    return (x[0] - 1) ** 2 + sum((i + 1) * (2 * x[i] ** 2 - x[i - 1]) ** 2
+                                 for i in range(1, len(x)))
+
+
+def powell(x):
+    """Powell (length a multiple of 4); f* = 0 at the origin."""
+    total = 0.0
+    for i in range(0, len(x), 4):
+        a, b, c, d = x[i:i + 4]
+        total += ((a + 10 * b) ** 2 + 5 * (c - d) ** 2 + (b - 2 * c) ** 4
+                  + 10 * (a - d) ** 4)
+    return total
+
+
 # name -> (parameters, f(params dict), optimum). A parameter is
 # ("float", name, low, high), ("int", name, low, high) or
 # ("categorical", name, choices).
@@ -140,6 +202,21 @@ SUITE = collections.OrderedDict([
                lambda p: mixed(p["x"], p["y"], p["n"], p["c"]), 0.0)),
 ])
 
+HOLDOUT = collections.OrderedDict([
+    ("goldstein_price", (_box(2, -2.0, 2.0),
+                         lambda p: goldstein_price(p["x1"], p["x2"]), 3.0)),
+    ("six_hump_camel", ([("float", "x1", -3.0, 3.0), ("float", "x2", -2.0, 2.0)],
+                        lambda p: six_hump_camel(p["x1"], p["x2"]),
+                        -1.031628453489877)),
+    ("hartmann3", (_box(3, 0.0, 1.0), _on_box(3, hartmann3),
+                   -3.862779787332659)),
+    ("shekel4", (_box(4, 0.0, 10.0), _on_box(4, shekel), -10.536443153483527)),
+    ("dixon_price6", (_box(6, -10.0, 10.0), _on_box(6, dixon_price), 0.0)),
+    ("powell8", (_box(8, -4.0, 5.0), _on_box(8, powell), 0.0)),
+])
+FUNCTIONS = collections.OrderedDict(list(SUITE.items()) + list(HOLDOUT.items()))
+HOLDOUT_GROUP = "holdout"  # In --functions, every HOLDOUT function.
+
 
 # --- Reference points (the same as test_functions_test.cc) ---------------
 
@@ -169,6 +246,19 @@ def check():
         ("mixed(0, 0, 1, d)", mixed(0, 0, 1, "d"), 15.0, 1e-9),
         ("mixed(-1, -1.5, 7, a)", mixed(-1, -1.5, 7, "a"), 1.75, 1e-9),
         ("mixed(3, -2, 7, c)", mixed(3, -2, 7, "c"), 1.0, 1e-9),
+        ("goldstein_price(0, 0)", goldstein_price(0, 0), 600.0, 1e-9),
+        ("goldstein_price(1, 1)", goldstein_price(1, 1), 1876.0, 1e-9),
+        ("six_hump_camel(1, 1)", six_hump_camel(1, 1), 4 - 2.1 + 1 / 3 + 1, 1e-9),
+        ("six_hump_camel(-x*)", six_hump_camel(-0.0898420131696692,
+                                               0.7126563960629594),
+         -1.031628453489877, 1e-9),
+        ("hartmann3(x*)", hartmann3([0.114614, 0.555649, 0.852547]), -3.86278,
+         1e-5),
+        ("hartmann3(0.5)", hartmann3([0.5] * 3), -0.6280220150705937, 1e-9),
+        ("shekel(4)", shekel([4.0] * 4), -10.5363, 1e-4),
+        ("shekel(0)", shekel([0.0] * 4), -0.3217290516382167, 1e-9),
+        ("dixon_price(1)", dixon_price([1.0] * 6), 20.0, 0),
+        ("powell(1)", powell([1.0] * 8), 244.0, 0),
     ]
     minimisers = {
         "branin": {"x1": pi, "x2": 2.275},
@@ -180,9 +270,18 @@ def check():
         "levy4": {f"x{i}": 1.0 for i in range(1, 5)},
         "styblinski_tang8": {f"x{i}": -2.9035340277711783 for i in range(1, 9)},
         "mixed": {"x": 1.0, "y": -2.0, "n": 7, "c": "b"},
+        "goldstein_price": {"x1": 0.0, "x2": -1.0},
+        "six_hump_camel": {"x1": 0.0898420131696692, "x2": -0.7126563960629594},
+        "hartmann3": {"x1": 0.11458887895319075, "x2": 0.555648894340092,
+                      "x3": 0.8525469783718772},
+        "shekel4": dict(zip(["x1", "x2", "x3", "x4"],
+                            [4.000746868418765, 3.9995094799887116] * 2)),
+        "dixon_price6": {f"x{i}": 2 ** (-(2 ** i - 2) / 2 ** i)
+                         for i in range(1, 7)},
+        "powell8": {f"x{i}": 0.0 for i in range(1, 9)},
     }
     for name, point in minimisers.items():
-        _, f, optimum = SUITE[name]
+        _, f, optimum = FUNCTIONS[name]
         cases.append((f"{name} at its minimiser", f(point), optimum, 1e-5))
     return [f"{what}: got {got!r}, expected {want!r}"
             for what, got, want, tol in cases if abs(got - want) > tol]
@@ -208,7 +307,7 @@ def run_one(task):
     import optuna  # Here, so --check needs no Optuna.
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     function, sampler_name, mode, seed, budget = task
-    parameters, f, _ = SUITE[function]
+    parameters, f, _ = FUNCTIONS[function]
     workers = 1 if mode == "sequential" else int(mode[len("parallel"):])
     sampler = (optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe"
                else optuna.samplers.RandomSampler(seed=seed))
@@ -248,6 +347,17 @@ def _list(kind, allowed=None):
     return parse
 
 
+def _functions(text):
+    names = []
+    for name in _list("function", list(FUNCTIONS) + [HOLDOUT_GROUP])(text):
+        names += list(HOLDOUT) if name == HOLDOUT_GROUP else [name]
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(
+            f"a function named twice in {text!r} ({HOLDOUT_GROUP!r} includes "
+            "the held-out functions)")
+    return names
+
+
 def _positive(text):
     try:
         n = int(text)
@@ -279,8 +389,9 @@ def parse_args(argv):
                    help="only check the functions at their reference points")
     p.add_argument("--samplers", type=_list("sampler", ["tpe", "random"]),
                    default=["tpe", "random"])
-    p.add_argument("--functions", type=_list("function", list(SUITE)),
-                   default=list(SUITE))
+    p.add_argument("--functions", type=_functions, default=list(SUITE),
+                   help="names (default: the suite); holdout: the held-out "
+                   "functions")
     p.add_argument("--seeds", type=_positive, default=20,
                    help="runs per cell, with seeds 1..N")
     p.add_argument("--budgets", type=_budgets, default=[50, 100])
@@ -328,7 +439,7 @@ def main(argv):
     print("library,designer,function,mode,budget,seeds,median_regret,"
           "min_regret,max_regret")
     for f in args.functions:
-        optimum = SUITE[f][2]
+        optimum = FUNCTIONS[f][2]
         for b in args.budgets:
             for m in args.modes:
                 for s in args.samplers:

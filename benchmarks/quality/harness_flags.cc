@@ -77,10 +77,27 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
     ASSIGN_OR_RETURN(std::vector<std::string> names, ParseList(name, value));
     options.functions.clear();
     for (const std::string& f : names) {
+      if (f == kHoldoutGroup) {
+        for (const TestFunction& h : HoldoutSuite()) {
+          options.functions.push_back(&h);
+        }
+        continue;
+      }
       auto function = FindTestFunction(f);
-      if (!function.ok())
-        return FlagError(name, std::string(function.status().message()));
+      if (!function.ok()) {
+        return FlagError(name, absl::StrCat(function.status().message(), "; \"",
+                                            std::string(kHoldoutGroup),
+                                            "\" names the held-out six"));
+      }
       options.functions.push_back(*function);
+    }
+    std::set<const TestFunction*> distinct(options.functions.begin(),
+                                           options.functions.end());
+    if (distinct.size() != options.functions.size()) {
+      return FlagError(name,
+                       absl::StrCat("a function named twice in ", Quoted(value),
+                                    " (\"", std::string(kHoldoutGroup),
+                                    "\" includes the held-out six)"));
     }
   } else if (name == "seeds") {
     ASSIGN_OR_RETURN(options.seeds, ParseCount(name, value, kMaxSeeds));
@@ -179,7 +196,10 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
 
   --designers=gp,random   gp (ALGORITHM_UNSPECIFIED), random, quasi_random
   --functions=LIST        branin, hartmann6, ackley5, rosenbrock4, levy4,
-                          styblinski_tang8, mixed (default: all)
+                          styblinski_tang8, mixed (default: these), or the
+                          held-out goldstein_price, six_hump_camel,
+                          hartmann3, shekel4, dixon_price6, powell8
+                          ("holdout": all six)
   --seeds=20              runs per cell, with seeds 1..N
   --budgets=50,100        trials per run
   --modes=sequential,parallel4

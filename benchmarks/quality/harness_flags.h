@@ -27,9 +27,12 @@ struct WorkerMode {
 
 enum class OutputFormat { kTable, kCsv };
 
+// In --functions, the whole held-out suite (test_functions.h).
+inline constexpr std::string_view kHoldoutGroup = "holdout";
+
 struct HarnessOptions {
   std::vector<std::string> designers = {"gp", "random"};
-  std::vector<const TestFunction*> functions;  // The whole suite by default.
+  std::vector<const TestFunction*> functions;  // TestSuite() by default.
   int seeds = 20;                              // Seeds 1..seeds.
   std::vector<int> budgets = {50, 100};        // Increasing, no repeats.
   std::vector<WorkerMode> modes = {{"sequential", 1}, {"parallel4", 4}};

@@ -50,6 +50,16 @@ TEST(HarnessFlagsTest, EveryFlagIsRead) {
   EXPECT_EQ(options->threads, 2);
 }
 
+TEST(HarnessFlagsTest, HoldoutNamesTheHeldOutSuiteBesideOtherFunctions) {
+  auto options = Parse({"--functions=branin,holdout"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_EQ(options->functions.size(), 1 + HoldoutSuite().size());
+  EXPECT_EQ(options->functions[0]->name, "branin");
+  for (size_t i = 0; i < HoldoutSuite().size(); ++i) {
+    EXPECT_EQ(options->functions[i + 1], &HoldoutSuite()[i]);
+  }
+}
+
 TEST(HarnessFlagsTest, DesignerNamesMapToAlgorithms) {
   EXPECT_EQ(*DesignerAlgorithm("gp"), Algorithm::kUnspecified);
   EXPECT_EQ(*DesignerAlgorithm("random"), Algorithm::kRandomSearch);
@@ -63,7 +73,12 @@ TEST(HarnessFlagsTest, ErrorsNameTheFlagAndTheValue) {
   EXPECT_EQ(ErrorOf({"--functions=sphere"}),
             "flag --functions: unknown test function \"sphere\" (known: "
             "branin, hartmann6, ackley5, rosenbrock4, levy4, "
-            "styblinski_tang8, mixed)");
+            "styblinski_tang8, mixed, goldstein_price, six_hump_camel, "
+            "hartmann3, shekel4, dixon_price6, powell8); \"holdout\" names "
+            "the held-out six");
+  EXPECT_EQ(ErrorOf({"--functions=holdout,shekel4"}),
+            "flag --functions: a function named twice in "
+            "\"holdout,shekel4\" (\"holdout\" includes the held-out six)");
   EXPECT_EQ(ErrorOf({"--seeds=0"}),
             "flag --seeds: expected an integer in 1..10000, got \"0\"");
   EXPECT_EQ(ErrorOf({"--seeds=many"}),

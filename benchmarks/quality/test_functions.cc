@@ -24,6 +24,12 @@ using std::numbers::pi;
 // The per-coordinate minimum of Styblinski-Tang, 1/2 (x^4 - 16 x^2 + 5 x) at
 // x = -2.9035340277711783.
 constexpr double kStyblinskiTangMinPerDimension = -39.16616570377142;
+// Held-out minima: Newton's method (finite-difference derivatives) from the
+// library's rounded minimisers; test_functions_test.cc checks that the
+// gradient vanishes there.
+constexpr double kSixHumpCamelMin = -1.031628453489877;
+constexpr double kHartmann3Min = -3.862779787332659;
+constexpr double kShekelMin = -10.536443153483527;
 
 ParameterSpec DoubleParameter(std::string name, double min, double max) {
   ParameterSpec spec;
@@ -57,6 +63,24 @@ std::function<double(const ParameterAssignment&)> OnCoordinates(
   };
 }
 
+// The Hartmann family: -sum_i alpha_i exp(-sum_j A_ij (x_j - 1e-4 P_ij)^2),
+// alpha = (1, 1.2, 3, 3.2); x has D coordinates.
+template <size_t D>
+double Hartmann(std::span<const double> x, const double (&a)[4][D],
+                const double (&p)[4][D]) {
+  static constexpr std::array<double, 4> kAlpha = {1.0, 1.2, 3.0, 3.2};
+  double sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    double inner = 0;
+    for (size_t j = 0; j < D; ++j) {
+      const double diff = x[j] - 1e-4 * p[i][j];
+      inner += a[i][j] * diff * diff;
+    }
+    sum += kAlpha[i] * std::exp(-inner);
+  }
+  return -sum;
+}
+
 TestFunction BoxFunction(std::string name, int d, double min, double max,
                          double optimum, double (*f)(std::span<const double>)) {
   return TestFunction{.name = std::move(name),
@@ -73,6 +97,21 @@ TestFunction MakeBranin() {
       .optimum = 5 / (4 * pi),
       .evaluate = [](const ParameterAssignment& a) {
         return Branin(a.at("x1").AsDouble(), a.at("x2").AsDouble());
+      }};
+}
+
+// f(x1, x2) over [x1_range] x [x2_range].
+TestFunction PlaneFunction(std::string name, std::pair<double, double> x1_range,
+                           std::pair<double, double> x2_range, double optimum,
+                           double (*f)(double, double)) {
+  return TestFunction{
+      .name = std::move(name),
+      .space =
+          SearchSpace({DoubleParameter("x1", x1_range.first, x1_range.second),
+                       DoubleParameter("x2", x2_range.first, x2_range.second)}),
+      .optimum = optimum,
+      .evaluate = [f](const ParameterAssignment& a) {
+        return f(a.at("x1").AsDouble(), a.at("x2").AsDouble());
       }};
 }
 
@@ -107,7 +146,6 @@ double Branin(double x1, double x2) {
 
 double Hartmann6(std::span<const double> x) {
   if (x.size() != 6) DieBecause(absl::StrCat("Hartmann6 of ", x.size(), "-D"));
-  static constexpr std::array<double, 4> kAlpha = {1.0, 1.2, 3.0, 3.2};
   static constexpr double kA[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
                                       {0.05, 10, 17, 0.1, 8, 14},
                                       {3, 3.5, 1.7, 10, 17, 8},
@@ -117,16 +155,7 @@ double Hartmann6(std::span<const double> x) {
                                       {2329, 4135, 8307, 3736, 1004, 9991},
                                       {2348, 1451, 3522, 2883, 3047, 6650},
                                       {4047, 8828, 8732, 5743, 1091, 381}};
-  double sum = 0;
-  for (int i = 0; i < 4; ++i) {
-    double inner = 0;
-    for (int j = 0; j < 6; ++j) {
-      const double diff = x[j] - 1e-4 * kP[i][j];
-      inner += kA[i][j] * diff * diff;
-    }
-    sum += kAlpha[i] * std::exp(-inner);
-  }
-  return -sum;
+  return Hartmann(x, kA, kP);
 }
 
 double Ackley(std::span<const double> x) {
@@ -183,6 +212,78 @@ double MixedFunction(double x, double y, int64_t n, std::string_view c) {
          kBase[k] + 0.5 * (1 - std::cos(2 * pi * (y + 2)));
 }
 
+double GoldsteinPrice(double x1, double x2) {
+  const double s = x1 + x2 + 1, t = 2 * x1 - 3 * x2;
+  const double first = 1 + s * s *
+                               (19 - 14 * x1 + 3 * x1 * x1 - 14 * x2 +
+                                6 * x1 * x2 + 3 * x2 * x2);
+  const double second = 30 + t * t *
+                                 (18 - 32 * x1 + 12 * x1 * x1 + 48 * x2 -
+                                  36 * x1 * x2 + 27 * x2 * x2);
+  return first * second;
+}
+
+double SixHumpCamel(double x1, double x2) {
+  const double x1s = x1 * x1, x2s = x2 * x2;
+  return (4 - 2.1 * x1s + x1s * x1s / 3) * x1s + x1 * x2 + (-4 + 4 * x2s) * x2s;
+}
+
+double Hartmann3(std::span<const double> x) {
+  if (x.size() != 3) DieBecause(absl::StrCat("Hartmann3 of ", x.size(), "-D"));
+  static constexpr double kA[4][3] = {
+      {3, 10, 30}, {0.1, 10, 35}, {3, 10, 30}, {0.1, 10, 35}};
+  // P_ij = 10^-4 * these.
+  static constexpr double kP[4][3] = {{3689, 1170, 2673},
+                                      {4699, 4387, 7470},
+                                      {1091, 8732, 5547},
+                                      {381, 5743, 8828}};
+  return Hartmann(x, kA, kP);
+}
+
+double Shekel(std::span<const double> x) {
+  if (x.size() != 4) DieBecause(absl::StrCat("Shekel of ", x.size(), "-D"));
+  static constexpr std::array<double, 10> kBeta = {0.1, 0.2, 0.2, 0.4, 0.4,
+                                                   0.6, 0.3, 0.7, 0.5, 0.5};
+  // Column i is the centre of basin i.
+  static constexpr double kC[4][10] = {{4, 1, 8, 6, 3, 2, 5, 8, 6, 7},
+                                       {4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6},
+                                       {4, 1, 8, 6, 3, 2, 5, 8, 6, 7},
+                                       {4, 1, 8, 6, 7, 9, 3, 1, 2, 3.6}};
+  double sum = 0;
+  for (int i = 0; i < 10; ++i) {
+    double squares = kBeta[i];
+    for (int j = 0; j < 4; ++j) {
+      squares += (x[j] - kC[j][i]) * (x[j] - kC[j][i]);
+    }
+    sum += 1 / squares;
+  }
+  return -sum;
+}
+
+double DixonPrice(std::span<const double> x) {
+  if (x.empty()) DieBecause("DixonPrice of 0-D");
+  double sum = (x[0] - 1) * (x[0] - 1);
+  for (size_t i = 1; i < x.size(); ++i) {
+    const double term = 2 * x[i] * x[i] - x[i - 1];
+    sum += static_cast<double>(i + 1) * term * term;
+  }
+  return sum;
+}
+
+double Powell(std::span<const double> x) {
+  if (x.empty() || x.size() % 4 != 0) {
+    DieBecause(absl::StrCat("Powell of ", x.size(), "-D"));
+  }
+  auto square = [](double v) { return v * v; };
+  double sum = 0;
+  for (size_t i = 0; i < x.size(); i += 4) {
+    sum += square(x[i] + 10 * x[i + 1]) + 5 * square(x[i + 2] - x[i + 3]) +
+           square(square(x[i + 1] - 2 * x[i + 2])) +
+           10 * square(square(x[i] - x[i + 3]));
+  }
+  return sum;
+}
+
 const std::vector<TestFunction>& TestSuite() {
   static const std::vector<TestFunction>* const kSuite =
       new std::vector<TestFunction>{
@@ -198,11 +299,27 @@ const std::vector<TestFunction>& TestSuite() {
   return *kSuite;
 }
 
+const std::vector<TestFunction>& HoldoutSuite() {
+  static const std::vector<TestFunction>* const kSuite =
+      new std::vector<TestFunction>{
+          PlaneFunction("goldstein_price", {-2, 2}, {-2, 2}, 3, GoldsteinPrice),
+          PlaneFunction("six_hump_camel", {-3, 3}, {-2, 2}, kSixHumpCamelMin,
+                        SixHumpCamel),
+          BoxFunction("hartmann3", 3, 0, 1, kHartmann3Min, Hartmann3),
+          BoxFunction("shekel4", 4, 0, 10, kShekelMin, Shekel),
+          BoxFunction("dixon_price6", 6, -10, 10, 0, DixonPrice),
+          BoxFunction("powell8", 8, -4, 5, 0, Powell),
+      };
+  return *kSuite;
+}
+
 absl::StatusOr<const TestFunction*> FindTestFunction(std::string_view name) {
   std::vector<std::string> names;
-  for (const TestFunction& f : TestSuite()) {
-    if (f.name == name) return &f;
-    names.push_back(f.name);
+  for (const auto* suite : {&TestSuite(), &HoldoutSuite()}) {
+    for (const TestFunction& f : *suite) {
+      if (f.name == name) return &f;
+      names.push_back(f.name);
+    }
   }
   return absl::NotFoundError(
       absl::StrCat("unknown test function \"", std::string(name),

@@ -101,6 +101,54 @@ TEST(MixedFunctionTest, EachCategoryHasItsOwnCentreAndFloor) {
   EXPECT_NEAR(MixedFunction(3, -2, 7, "c"), 1, kTolerance);
 }
 
+TEST(GoldsteinPriceTest, ThreeAtTheMinimiserAndHandValuesElsewhere) {
+  EXPECT_NEAR(GoldsteinPrice(0, -1), 3, kTolerance);
+  // (1 + 1 * 19) (30 + 0) = 600.
+  EXPECT_NEAR(GoldsteinPrice(0, 0), 600, kTolerance);
+  // (1 + 9 * 3) (30 + 1 * 37) = 1876.
+  EXPECT_NEAR(GoldsteinPrice(1, 1), 1876, kTolerance);
+}
+
+TEST(SixHumpCamelTest, BothMinimisersAndAHandValue) {
+  EXPECT_NEAR(SixHumpCamel(0.0898420131696692, -0.7126563960629594),
+              -1.031628453489877, kTolerance);
+  EXPECT_NEAR(SixHumpCamel(-0.0898420131696692, 0.7126563960629594),
+              -1.031628453489877, kTolerance);
+  // (4 - 2.1 + 1/3) + 1 + 0 = 3.2333...
+  EXPECT_NEAR(SixHumpCamel(1, 1), 4 - 2.1 + 1.0 / 3 + 1, kTolerance);
+}
+
+TEST(Hartmann3Test, MinimumAtThePublishedMinimiserAndTheCentre) {
+  EXPECT_NEAR(Hartmann3(std::vector<double>{0.114614, 0.555649, 0.852547}),
+              -3.86278, 1e-5);
+  // NumPy: -0.6280220150705937.
+  EXPECT_NEAR(Hartmann3(std::vector<double>(3, 0.5)), -0.6280220150705937,
+              kTolerance);
+}
+
+TEST(ShekelTest, MinimumNearFoursAndValueAtTheOrigin) {
+  EXPECT_NEAR(Shekel(std::vector<double>(4, 4.0)), -10.5363, 1e-4);
+  // NumPy: -0.3217290516382167.
+  EXPECT_NEAR(Shekel(std::vector<double>(4, 0.0)), -0.3217290516382167,
+              kTolerance);
+}
+
+TEST(DixonPriceTest, ZeroAtItsMinimiserAndHandValueAtAllOnes) {
+  std::vector<double> x(6);
+  for (int i = 1; i <= 6; ++i) {
+    x[i - 1] = std::pow(2, -(std::pow(2, i) - 2) / std::pow(2, i));
+  }
+  EXPECT_NEAR(DixonPrice(x), 0, kTolerance);
+  // 0 + sum_{i=2..6} i (2 - 1)^2 = 20.
+  EXPECT_EQ(DixonPrice(std::vector<double>(6, 1.0)), 20);
+}
+
+TEST(PowellTest, ZeroAtTheOriginAndHandValueAtAllOnes) {
+  EXPECT_EQ(Powell(std::vector<double>(8, 0.0)), 0);
+  // Per block (1 + 10)^2 + 0 + (1 - 2)^4 + 0 = 122.
+  EXPECT_EQ(Powell(std::vector<double>(8, 1.0)), 244);
+}
+
 // The suite's entries: the optimum is the value at the minimiser, read
 // through the search space's parameter names, and the minimiser is feasible.
 struct KnownMinimum {
@@ -134,15 +182,68 @@ std::vector<KnownMinimum> KnownMinima() {
   };
 }
 
+std::vector<KnownMinimum> HoldoutMinima() {
+  std::vector<double> dixon_price(6);
+  for (int i = 1; i <= 6; ++i) {
+    dixon_price[i - 1] = std::pow(2, -(std::pow(2, i) - 2) / std::pow(2, i));
+  }
+  return {
+      {"goldstein_price", Coordinates({0, -1})},
+      {"six_hump_camel",
+       Coordinates({0.0898420131696692, -0.7126563960629594})},
+      {"hartmann3", Coordinates({0.11458887895319075, 0.555648894340092,
+                                 0.8525469783718772})},
+      {"shekel4", Coordinates({4.000746868418765, 3.9995094799887116,
+                               4.000746868418765, 3.9995094799887116})},
+      {"dixon_price6", Coordinates(dixon_price)},
+      {"powell8", Coordinates(std::vector<double>(8, 0.0))},
+  };
+}
+
 TEST(TestSuiteTest, OptimumIsTheValueAtAFeasibleMinimiser) {
-  const std::vector<KnownMinimum> minima = KnownMinima();
+  std::vector<KnownMinimum> minima = KnownMinima();
   ASSERT_EQ(TestSuite().size(), minima.size());
+  const std::vector<KnownMinimum> holdout = HoldoutMinima();
+  ASSERT_EQ(HoldoutSuite().size(), holdout.size());
+  minima.insert(minima.end(), holdout.begin(), holdout.end());
   for (const KnownMinimum& m : minima) {
     SCOPED_TRACE(m.function);
     auto f = FindTestFunction(m.function);
     ASSERT_TRUE(f.ok()) << f.status();
     EXPECT_TRUE((*f)->space.CheckAssignment(m.minimiser).ok());
     EXPECT_NEAR((*f)->evaluate(m.minimiser), (*f)->optimum, 1e-5);
+  }
+}
+
+// The held-out optima were computed here, not copied from the library (which
+// rounds them): each must be a stationary point with nothing lower nearby.
+TEST(TestSuiteTest, HoldoutOptimaAreLocalMinimaToTheLastDigits) {
+  constexpr double kStep = 1e-4;
+  for (const KnownMinimum& m : HoldoutMinima()) {
+    SCOPED_TRACE(m.function);
+    auto f = FindTestFunction(m.function);
+    ASSERT_TRUE(f.ok()) << f.status();
+    for (const auto& [name, value] : m.minimiser) {
+      SCOPED_TRACE(name);
+      for (double step : {-kStep, kStep}) {
+        ParameterAssignment moved = m.minimiser;
+        moved[name] = ParameterValue::Double(value.AsDouble() + step);
+        if (!(*f)->space.CheckAssignment(moved).ok()) continue;
+        // A quadratic rise: no linear term, so the gradient is nil.
+        const double rise = (*f)->evaluate(moved) - (*f)->optimum;
+        EXPECT_GE(rise, 0);
+        EXPECT_LT(rise, 1e3 * kStep * kStep);
+      }
+    }
+  }
+}
+
+TEST(TestSuiteTest, HoldoutNamesDifferFromTheSuite) {
+  for (const TestFunction& held_out : HoldoutSuite()) {
+    for (const TestFunction& f : TestSuite()) EXPECT_NE(held_out.name, f.name);
+    auto found = FindTestFunction(held_out.name);
+    ASSERT_TRUE(found.ok());
+    EXPECT_EQ(*found, &held_out);
   }
 }
 
@@ -174,7 +275,9 @@ TEST(TestSuiteTest, UnknownFunctionNamesItAndTheSuite) {
   EXPECT_EQ(f.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(f.status().message(),
             "unknown test function \"sphere\" (known: branin, hartmann6, "
-            "ackley5, rosenbrock4, levy4, styblinski_tang8, mixed)");
+            "ackley5, rosenbrock4, levy4, styblinski_tang8, mixed, "
+            "goldstein_price, six_hump_camel, hartmann3, shekel4, "
+            "dixon_price6, powell8)");
 }
 
 }  // namespace
