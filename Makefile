@@ -27,7 +27,6 @@ run: build
 	bash scripts/run-example $(BUILD)
 
 bench: build
-	bash scripts/setup --bench
 	$(BUILD)/benchmarks/store_benchmark
 	$(BUILD)/benchmarks/suggest_benchmark
 	$(BUILD)/benchmarks/gp_benchmark

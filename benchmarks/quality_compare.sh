@@ -66,7 +66,7 @@ done
   "\`cmake --build build --target quality_harness\` or pass --harness PATH"
 [ -x "$python" ] || die "no python at $python (set PYTHON)"
 "$python" -c 'import optuna' 2>/dev/null ||
-  die "$python cannot import optuna; run \`bash scripts/setup --bench\`"
+  die "$python cannot import optuna; run \`bash scripts/setup\`"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

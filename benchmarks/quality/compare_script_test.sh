@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test of benchmarks/quality_compare.sh on a tiny run: the real
 # harness, Optuna and the merged table's shape. Exits 77 (ctest: skipped)
-# when Debian's python has no Optuna (scripts/setup --bench installs it).
+# when Debian's python has no Optuna (scripts/setup installs it).
 # Usage: compare_script_test.sh QUALITY_HARNESS SOURCE_DIR
 set -euo pipefail
 harness=${1:?usage: compare_script_test.sh QUALITY_HARNESS SOURCE_DIR}
