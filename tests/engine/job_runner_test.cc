@@ -128,9 +128,9 @@ class JobRunnerTest : public ::testing::Test {
     for (const char* name :
          {"DUMP_DIR", "DUMP_PER_TRIAL", "DUMP_METRIC", "DUMP_SLEEP",
           "DUMP_SLEEP_MASTER", "DUMP_SLEEP_WORKER", "DUMP_SLEEP_PS",
-          "DUMP_FAIL_TIMES_WORKER_0", "DUMP_FAIL_TIMES_MASTER",
-          "DUMP_GRANDCHILD", "DUMP_PRINT", "DUMP_METRIC_PARAM",
-          "DUMP_IGNORE_SIGTERM_WORKER"}) {
+          "DUMP_AWAIT_MASTER", "DUMP_FAIL_TIMES_WORKER_0",
+          "DUMP_FAIL_TIMES_MASTER", "DUMP_GRANDCHILD", "DUMP_PRINT",
+          "DUMP_METRIC_PARAM", "DUMP_IGNORE_SIGTERM_WORKER"}) {
       unsetenv(name);
     }
   }
@@ -198,7 +198,8 @@ class JobRunnerTest : public ::testing::Test {
 
 TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
   setenv("DUMP_METRIC", "0.75", 1);
-  setenv("DUMP_SLEEP_MASTER", "0.5", 1);
+  // The master ends the trial once every other replica has dumped.
+  setenv("DUMP_AWAIT_MASTER", "worker-0:1,worker-1:1,ps-0:1", 1);
   setenv("DUMP_SLEEP_WORKER", "forever", 1);
   setenv("DUMP_SLEEP_PS", "forever", 1);
   setenv("DUMP_GRANDCHILD", "1", 1);
@@ -249,7 +250,8 @@ TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
 
 TEST_F(JobRunnerTest, ReplicaFailingTwiceIsRestartedTwiceWithTheSameAddress) {
   setenv("DUMP_METRIC", "0.5", 1);
-  setenv("DUMP_SLEEP_MASTER", "1.5", 1);
+  // The master ends the trial once the worker has started a third time.
+  setenv("DUMP_AWAIT_MASTER", "worker-0:3", 1);
   setenv("DUMP_SLEEP_WORKER", "forever", 1);
   setenv("DUMP_FAIL_TIMES_WORKER_0", "2", 1);
   auto record = SubmitAndRun(MakeJob("restarts", 1, 0, 1, 1));

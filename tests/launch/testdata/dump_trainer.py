@@ -49,6 +49,10 @@ they act:
                       file CLOUD_ML_HP_METRIC_FILE, as cloudml-hypertune does
   metric_param=NAME   the same with the value of the --NAME= hyperparameter
   metric_step=S       global_step of that report (default 1)
+  await=NAME:K,...    wait until each replica NAME (e.g. worker-0) has
+                      dumped its K-th start, so a test need not guess how
+                      long other replicas take to start; exits 124 after
+                      120 s
   sleep=SECONDS       then sleep that long; "forever" sleeps until a signal
   kill_self=SIG       then kill itself with signal number SIG
   exit_code=N         then exit with N (default 0)
@@ -167,6 +171,31 @@ def report_metric(value, step):
     write_atomically(path, "\n".join(lines[-100:]) + "\n")
 
 
+def await_starts(dump_dir, spec):
+    waits = []
+    for item in spec.split(","):
+        name, attempt = item.rsplit(":", 1)
+        waits.append((name, int(attempt)))
+    deadline = time.monotonic() + 120
+    while True:
+        pending = [(n, k) for n, k in waits if dumped_attempt(dump_dir, n) < k]
+        if not pending:
+            return
+        if time.monotonic() > deadline:
+            print("dump_trainer: gave up waiting for %s" % pending,
+                  file=sys.stderr, flush=True)
+            sys.exit(124)
+        time.sleep(0.01)
+
+
+def dumped_attempt(dump_dir, name):
+    try:
+        with open(os.path.join(dump_dir, name + ".json")) as f:
+            return json.load(f)["attempt"]
+    except FileNotFoundError:
+        return 0
+
+
 def main():
     inherited_fds = open_fds()  # Before this program opens any.
     argv = sys.argv[1:]
@@ -233,6 +262,9 @@ def main():
         metric = flag_values(argv).get(metric_param)
     if metric is not None:
         report_metric(metric, knobs.get("metric_step", "1"))
+    awaited = knobs.get("await")
+    if awaited is not None:
+        await_starts(dump_dir, awaited)
     sleep = knobs.get("sleep")
     if sleep == "forever":
         while True:
