@@ -20,7 +20,7 @@ Bingham, Virtual Library of Simulation Experiments); --check evaluates the
 reference points of test_functions_test.cc so both sides stay the same.
 
 Runs under Debian's /usr/bin/python3 with python3-optuna 3.1
-(scripts/setup --bench installs it). Progress goes to stderr.
+(scripts/setup installs it). Progress goes to stderr.
 
 Usage:
   /usr/bin/python3 benchmarks/optuna_compare.py [--samplers=tpe,random]
@@ -412,7 +412,7 @@ def main(argv):
         return 1 if problems else 0
     if importlib.util.find_spec("optuna") is None:
         print("optuna_compare: no optuna for this python "
-              f"({sys.executable}); run scripts/setup --bench", file=sys.stderr)
+              f"({sys.executable}); run scripts/setup", file=sys.stderr)
         return 2
     budget = max(args.budgets)
     tasks = [(f, s, m, seed, budget) for f in args.functions for s in args.samplers
