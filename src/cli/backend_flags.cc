@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace hptune::cli {
@@ -38,19 +39,33 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
     }
     backend.backend = *b;
   }
-  if (auto v = args.Get("slurm-partition")) backend.slurm_partition = *v;
-  if (auto v = args.Get("slurm-account")) backend.slurm_account = *v;
-  if (auto v = args.Get("slurm-time")) backend.slurm_time = *v;
+  const SlurmJobOptions flags{
+      .partition = args.Get("slurm-partition").value_or(""),
+      .account = args.Get("slurm-account").value_or(""),
+      .time = args.Get("slurm-time").value_or(""),
+      .options = std::move(slurm_options)};
   const bool slurm_flags = args.Has("slurm-partition") ||
                            args.Has("slurm-account") || args.Has("slurm-time");
-  if (backend.backend != "slurm" && (slurm_flags || !slurm_options.empty())) {
+  if (backend.backend != "slurm" && (slurm_flags || !flags.options.empty())) {
     return absl::InvalidArgumentError(
         absl::StrCat("--slurm-* flags need --backend slurm",
                      from_config ? " (or backend: slurm in the config)" : ""));
   }
-  for (std::string& o : slurm_options) {
-    backend.slurm_options.push_back(std::move(o));
+  // The config's block was checked when it was read; these are named by flag.
+  std::vector<FieldError> errors = ValidateSlurmJobOptions(flags, "");
+  if (!errors.empty()) {
+    const FieldError& first = errors.front();
+    const std::string flag = absl::StartsWith(first.field, "options")
+                                 ? "slurm-option"
+                                 : "slurm-" + first.field;
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": ", first.message));
   }
+  if (args.Has("slurm-partition")) backend.slurm.partition = flags.partition;
+  if (args.Has("slurm-account")) backend.slurm.account = flags.account;
+  if (args.Has("slurm-time")) backend.slurm.time = flags.time;
+  backend.slurm.options.insert(backend.slurm.options.end(),
+                               flags.options.begin(), flags.options.end());
   return absl::OkStatus();
 }
 
@@ -61,10 +76,7 @@ absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
         "--gpus is for the local backend; Slurm allocates the GPUs");
   }
   return launch::SlurmLauncher::Create(
-      launch::SlurmOptions{.partition = backend.slurm_partition,
-                           .account = backend.slurm_account,
-                           .time_limit = backend.slurm_time,
-                           .extra_options = backend.slurm_options});
+      launch::SlurmOptions{.sbatch = backend.slurm});
 }
 
 }  // namespace hptune::cli

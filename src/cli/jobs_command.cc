@@ -304,6 +304,15 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   request.set_job_id(job_id);
   *request.mutable_training_input() = *std::move(input);
   request.set_backend(submission->backend);
+  if (!submission->job.slurm.empty()) {
+    const SlurmJobOptions& slurm = submission->job.slurm;
+    v1::SlurmOptions* options = request.mutable_slurm();
+    options->set_partition(slurm.partition);
+    options->set_account(slurm.account);
+    options->set_time(slurm.time);
+    for (const std::string& option : slurm.options)
+      options->add_options(option);
+  }
   v1::Job job;
   grpc::Status status =
       c.stub->SubmitJob(c.server.Context().get(), request, &job);

@@ -20,7 +20,8 @@
 namespace hptune::config_internal {
 
 // Reads `backend` and `slurm` of the root mapping into *backend, reporting
-// a backend other than local or slurm, and a slurm block's unknown fields.
+// a backend other than local or slurm, and a slurm block's unknown fields
+// and what ValidateSlurmJobOptions refuses.
 void ReadBackend(MapReader& root, BackendConfig* backend);
 
 }  // namespace hptune::config_internal

@@ -107,6 +107,7 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
   JobRecord record{.job_id = job.job_id,
                    .training_input_json = TrainingInputToJson(job),
                    .study_name = study.name,
+                   .slurm = job.slurm,
                    .state = JobState::kQueued};
   RETURN_IF_ERROR(store_.CreateJob(record));
   return store_.GetJob(job.job_id);
@@ -230,6 +231,7 @@ absl::StatusOr<bool> JobRun::StartTrials() {
         launch::TrialLaunch launch,
         launch::BuildTrialLaunch(context, requests_, (*placement)->replicas()));
     launch.job_id = job_.job_id;
+    launch.slurm = job_.slurm;
     auto execution = std::make_unique<TrialExecution>(
         store_, launcher_, std::move(launch), *std::move(placement),
         study_.spec.metric_tag, limits_);

@@ -437,6 +437,26 @@ v1::HyperparameterOutput TrialToOutput(const Trial& trial,
   return out;
 }
 
+absl::StatusOr<SlurmJobOptions> SlurmOptionsFromProto(
+    const v1::SlurmOptions& proto) {
+  SlurmJobOptions slurm{
+      .partition = proto.partition(),
+      .account = proto.account(),
+      .time = proto.time(),
+      .options = {proto.options().begin(), proto.options().end()}};
+  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateSlurmJobOptions(slurm, "slurm")));
+  return slurm;
+}
+
+v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm) {
+  v1::SlurmOptions proto;
+  proto.set_partition(slurm.partition);
+  proto.set_account(slurm.account);
+  proto.set_time(slurm.time);
+  for (const std::string& option : slurm.options) proto.add_options(option);
+  return proto;
+}
+
 v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
                    const std::vector<Trial>& trials, bool with_trials) {
   v1::Job proto;
@@ -450,6 +470,8 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
     *proto.mutable_start_time() = TimestampToProto(*job.start_time);
   }
   if (job.end_time) *proto.mutable_end_time() = TimestampToProto(*job.end_time);
+  if (!job.slurm.empty())
+    *proto.mutable_slurm() = SlurmOptionsToProto(job.slurm);
   v1::TrainingOutput* output = proto.mutable_training_output();
   if (spec == nullptr) return proto;
   output->set_is_hyperparameter_tuning_job(

@@ -64,6 +64,11 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
 // InvalidArgument listing every problem as "trainingInput.<path>: ...".
 absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
                                          std::string_view job_id);
+// A job's own sbatch options; InvalidArgument listing every problem as
+// "slurm.<field>: ..." (ValidateSlurmJobOptions).
+absl::StatusOr<SlurmJobOptions> SlurmOptionsFromProto(
+    const v1::SlurmOptions& proto);
+v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm);
 // A JobRecord's canonical JSON ({"trainingInput": {...}}) as a message
 // (unknown keys ignored).
 absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(

@@ -161,6 +161,17 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
     RETURN_IF_ERROR(CheckBackend(request->backend()));
     ASSIGN_OR_RETURN(JobSpec spec, JobSpecFromProto(request->training_input(),
                                                     request->job_id()));
+    if (request->has_slurm()) {
+      ASSIGN_OR_RETURN(spec.slurm, SlurmOptionsFromProto(request->slurm()));
+      if (!spec.slurm.empty() && backend_ != "slurm") {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "slurm: the job has Slurm options, but this server runs trials "
+            "on ",
+            backend_,
+            " (start it with `hptune serve --backend slurm`, or leave the "
+            "slurm options out)"));
+      }
+    }
     ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec));
     ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
     return absl::OkStatus();

@@ -268,4 +268,27 @@ absl::StatusOr<Measurement> DecodeMeasurement(std::string_view text) {
   });
 }
 
+absl::StatusOr<std::string> EncodeSlurmJobOptions(
+    const SlurmJobOptions& slurm) {
+  return Encode("slurm options", [&] {
+    Json j = Json::object();
+    if (!slurm.partition.empty()) j["partition"] = slurm.partition;
+    if (!slurm.account.empty()) j["account"] = slurm.account;
+    if (!slurm.time.empty()) j["time"] = slurm.time;
+    if (!slurm.options.empty()) j["options"] = slurm.options;
+    return j;
+  });
+}
+
+absl::StatusOr<SlurmJobOptions> DecodeSlurmJobOptions(std::string_view text) {
+  return Decode("slurm options", text, [](const Json& j) {
+    SlurmJobOptions slurm;
+    slurm.partition = j.value("partition", "");
+    slurm.account = j.value("account", "");
+    slurm.time = j.value("time", "");
+    slurm.options = j.value("options", std::vector<std::string>{});
+    return slurm;
+  });
+}
+
 }  // namespace hptune::store::internal

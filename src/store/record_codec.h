@@ -1,13 +1,14 @@
 // RecordCodec: the JSON that SqliteStore keeps in its TEXT columns.
 //
-// Study specs, parameter assignments, metric maps and final measurements are
-// stored as JSON so the schema need not change with every new spec field.
-// Doubles are written in the shortest form that reads back to the same bits
-// (nlohmann's Grisu2), so values round-trip exactly; NaN and infinities are
-// refused on the way in, since JSON cannot hold them. INTEGER parameter values
-// stay JSON integers and DOUBLE ones JSON floats (`3.0`), which keeps the two
-// apart on the way back. No exception escapes: nlohmann's become Status
-// (InvalidArgument encoding, DataLoss decoding). Pure functions; thread-safe.
+// Study specs, parameter assignments, metric maps, final measurements and a
+// job's Slurm options are stored as JSON so the schema need not change with
+// every new spec field. Doubles are written in the shortest form that reads
+// back to the same bits (nlohmann's Grisu2), so values round-trip exactly; NaN
+// and infinities are refused on the way in, since JSON cannot hold them.
+// INTEGER parameter values stay JSON integers and DOUBLE ones JSON floats
+// (`3.0`), which keeps the two apart on the way back. No exception escapes:
+// nlohmann's become Status (InvalidArgument encoding, DataLoss decoding). Pure
+// functions; thread-safe.
 #ifndef HPTUNE_SRC_STORE_RECORD_CODEC_H_
 #define HPTUNE_SRC_STORE_RECORD_CODEC_H_
 
@@ -16,6 +17,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "hptune/core/job.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
@@ -36,6 +38,11 @@ absl::StatusOr<MetricMap> DecodeMetrics(std::string_view json);
 // A whole measurement: {"step": 100, "time": <unix micros>, "metrics": {...}}.
 absl::StatusOr<std::string> EncodeMeasurement(const Measurement& measurement);
 absl::StatusOr<Measurement> DecodeMeasurement(std::string_view json);
+
+// A job's own sbatch options: {"partition": ..., "account": ..., "time": ...,
+// "options": [...]}, empty fields left out, so "{}" is none.
+absl::StatusOr<std::string> EncodeSlurmJobOptions(const SlurmJobOptions& slurm);
+absl::StatusOr<SlurmJobOptions> DecodeSlurmJobOptions(std::string_view json);
 
 }  // namespace hptune::store::internal
 

@@ -90,6 +90,10 @@ CREATE TABLE events (
   detail TEXT NOT NULL
 ) STRICT;
 )sql",
+      // 1 -> 2: a job's own sbatch options (JSON, record_codec.h).
+      R"sql(
+ALTER TABLE jobs ADD COLUMN slurm_json TEXT NOT NULL DEFAULT '{}';
+)sql",
   };
   return *kMigrations;
 }

@@ -167,7 +167,7 @@ absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
 
 constexpr char kJobColumns[] =
     "job_id, training_input_json, study_name, state, error_message, "
-    "create_time, start_time, end_time";
+    "create_time, start_time, end_time, slurm_json";
 
 absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   JobRecord job;
@@ -182,11 +182,16 @@ absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   job.create_time = FromUnixMicros(row.ColumnInt(5));
   job.start_time = OptionalTime(row.ColumnOptionalInt(6));
   job.end_time = OptionalTime(row.ColumnOptionalInt(7));
+  auto slurm = DecodeSlurmJobOptions(row.ColumnText(8));
+  RETURN_IF_ERROR(
+      InRecord(slurm.status(), absl::StrCat("job \"", job.job_id, "\"")));
+  job.slurm = *std::move(slurm);
   return job;
 }
 
-// Binds the job's columns to ?1 ... ?8 in kJobColumns order.
-void BindJob(Statement& statement, const JobRecord& job) {
+// Binds the job's columns to ?1 ... ?9 in kJobColumns order.
+absl::Status BindJob(Statement& statement, const JobRecord& job) {
+  ASSIGN_OR_RETURN(std::string slurm, EncodeSlurmJobOptions(job.slurm));
   statement.BindText(1, job.job_id)
       .BindText(2, job.training_input_json)
       .BindText(3, job.study_name)
@@ -194,7 +199,9 @@ void BindJob(Statement& statement, const JobRecord& job) {
       .BindText(5, job.error_message)
       .BindInt(6, ToUnixMicros(job.create_time))
       .BindOptionalInt(7, OptionalMicros(job.start_time))
-      .BindOptionalInt(8, OptionalMicros(job.end_time));
+      .BindOptionalInt(8, OptionalMicros(job.end_time))
+      .BindText(9, slurm);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -520,9 +527,9 @@ absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db) {
 absl::Status InsertJob(SqliteConnection& db, const JobRecord& job) {
   static const std::string kSql =
       absl::StrCat("INSERT INTO jobs (", kJobColumns,
-                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
-  BindJob(insert, job);
+  RETURN_IF_ERROR(BindJob(insert, job));
   return insert.Run();
 }
 
@@ -531,8 +538,9 @@ absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job) {
       Statement update,
       db.Prepare("UPDATE jobs SET training_input_json = ?2, study_name = ?3, "
                  "state = ?4, error_message = ?5, create_time = ?6, "
-                 "start_time = ?7, end_time = ?8 WHERE job_id = ?1"));
-  BindJob(update, job);
+                 "start_time = ?7, end_time = ?8, slurm_json = ?9 "
+                 "WHERE job_id = ?1"));
+  RETURN_IF_ERROR(BindJob(update, job));
   return update.Run();
 }
 

@@ -943,5 +943,70 @@ TEST(LoadJobConfigFileTest, InvalidFileListsEveryErrorOnePerLine) {
   EXPECT_EQ(job.status().message(), expected);
 }
 
+// --- The backend block
+// --------------------------------------------------------
+
+TEST(ConfigParserTest, SlurmBlockIsReadIntoTheBackend) {
+  ConfigParseResult result = ParseJobConfig(
+      "backend: slurm\n"
+      "slurm: {partition: gpu, account: ml, time: \"1-12:30\",\n"
+      "        options: [--qos=high, -N2]}\n"
+      "trainingInput: {}\n");
+  ASSERT_THAT(result.errors, IsEmpty());
+  EXPECT_EQ(result.backend.backend, "slurm");
+  EXPECT_TRUE(result.backend.has_slurm_block);
+  EXPECT_EQ(result.backend.slurm,
+            (SlurmJobOptions{.partition = "gpu",
+                             .account = "ml",
+                             .time = "1-12:30",
+                             .options = {"--qos=high", "-N2"}}));
+  // A config's block is for the launcher, not part of the parsed job.
+  EXPECT_TRUE(result.job->slurm.empty());
+}
+
+TEST(ConfigParserTest, SlurmTimeTakesEveryFormSbatchDoes) {
+  for (const char* time : {"30", "30:15", "2:00:00", "1-12", "1-12:30",
+                           "1-12:30:15", "UNLIMITED", "INFINITE"}) {
+    EXPECT_THAT(ValidateSlurmJobOptions({.time = time}, "slurm"), IsEmpty())
+        << time;
+  }
+  for (const char* time :
+       {"soon", "1:2:3:4", "-1", "1-", "1-2-3", ":30", "30:", "1:2-3", "2 h"}) {
+    EXPECT_THAT(ValidateSlurmJobOptions({.time = time}, "slurm"),
+                ElementsAre(FieldError{
+                    "slurm.time",
+                    "must be a Slurm time limit (minutes, "
+                    "hours:minutes:seconds, days-hours:minutes, ... or "
+                    "UNLIMITED), got \"" +
+                        std::string(time) + "\""}))
+        << time;
+  }
+}
+
+TEST(ConfigParserTest, SlurmBlockErrorsNameTheFieldAndValue) {
+  EXPECT_THAT(
+      Errors("slurm:\n"
+             "  partition: \"gpu a\"\n"
+             "  account: \"\\tml\"\n"
+             "  options: [qos=high, --job-name=x, -Jx, --output=o.log,\n"
+             "            --ntasks-per-node=2, -pgpu, --outp=x]\n"
+             "trainingInput: {}\n"),
+      ElementsAre(
+          "slurm.partition: must be one word of printable characters, got "
+          "\"gpu a\"",
+          "slurm.account: must be one word of printable characters, got "
+          "\"\\tml\"",
+          "slurm.options[0]: must be one sbatch option such as --qos=high, "
+          "got \"qos=high\"",
+          "slurm.options[1]: hptune sets --job-name itself for each trial; "
+          "got \"--job-name=x\"",
+          "slurm.options[2]: hptune sets -J itself for each trial; got "
+          "\"-Jx\"",
+          "slurm.options[3]: hptune sets --output itself for each trial; got "
+          "\"--output=o.log\"",
+          "slurm.options[6]: hptune sets --output itself for each trial; got "
+          "\"--outp=x\""));
+}
+
 }  // namespace
 }  // namespace hptune

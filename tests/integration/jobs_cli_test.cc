@@ -26,6 +26,7 @@
 namespace hptune {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::ProcessResult;
@@ -389,8 +390,8 @@ TEST_F(JobsCliTest, NoServerExits69WithHowToStartOne) {
   EXPECT_THAT(submit.err, HasSubstr("trainingInput.hyperparameters.maxTrials"));
 }
 
-// A config's `backend:` goes with the job and must be the server's; its
-// `slurm:` options cannot be honoured per job, so they are refused.
+// A config's `backend:` goes with the job and must be the server's; so do
+// its `slurm:` options, which only a Slurm server takes (slurm_serve_test).
 TEST_F(JobsCliTest, AConfigsBackendMustBeTheServers) {
   ServeProcess server(testing::MakeTempDir());
   std::string error;
@@ -418,10 +419,24 @@ TEST_F(JobsCliTest, AConfigsBackendMustBeTheServers) {
   auto block = Hptune({"jobs", "submit", "with_block", "--config",
                        with_header("block", "slurm: {partition: gpu}\n")},
                       a);
-  EXPECT_EQ(block.exit_code, 2) << block.err;
+  EXPECT_EQ(block.exit_code, 1) << block.err;
   EXPECT_THAT(block.err,
-              HasSubstr("slurm: a job submitted to a server runs with the "
-                        "server's Slurm options"));
+              HasSubstr("slurm: the job has Slurm options, but this server "
+                        "runs trials on local"));
+  EXPECT_EQ(Hptune({"jobs", "describe", "with_block"}, a).exit_code, 3);
+
+  // A malformed block never reaches the server.
+  auto bad_block =
+      Hptune({"jobs", "submit", "bad_block", "--config",
+              with_header("bad_block",
+                          "slurm: {time: soon, options: [--output=x]}\n")},
+             a);
+  EXPECT_EQ(bad_block.exit_code, 2) << bad_block.err;
+  EXPECT_THAT(bad_block.err,
+              AllOf(HasSubstr("slurm.time: must be a Slurm time limit"),
+                    HasSubstr("got \"soon\""),
+                    HasSubstr("slurm.options[0]: hptune sets --output itself "
+                              "for each trial; got \"--output=x\"")));
 
   auto local = Hptune({"jobs", "submit", "on_local", "--config",
                        with_header("local", "backend: local\n"), "--wait"},

@@ -97,6 +97,10 @@ class SlurmServeResumeTest : public SlurmServeTest {
     testing_slurm::WriteReattachJob(
         config,
         testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
+    // The job's own sbatch options, which the database keeps for the next
+    // server.
+    std::ofstream(config, std::ios::app)
+        << "slurm: {time: \"9\", options: [--nice=2]}\n";
     fs::create_directories(dumps_);
     std::string error;
     ASSERT_TRUE(server_.Start(&error)) << error;
@@ -108,12 +112,18 @@ class SlurmServeResumeTest : public SlurmServeTest {
         [&] { return fs::exists(dumps_ + "/master-0.json"); },
         std::chrono::seconds(60)))
         << server_.Output();
+    ASSERT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%l %y"),
+                ::testing::ElementsAre("9:00 2"));
   }
 
   // Starts the server again and waits for the job to end; its exit code.
   int RestartAndWatch() {
     std::string error;
     EXPECT_TRUE(server_.Start(&error)) << error;
+    return Watch();
+  }
+  // Waits for the job to end; the exit code of `jobs watch`.
+  int Watch() {
     auto watch = RunProcess({testing::HptuneBinary(), "jobs", "watch",
                              "resumed", "--server", server_.address()});
     EXPECT_THAT(watch.err + watch.out, HasSubstr("SUCCEEDED"))
@@ -158,7 +168,18 @@ TEST_F(SlurmServeResumeTest, AfterSigtermNothingIsLeftOnTheCluster) {
   EXPECT_EQ(server_.Stop(SIGTERM), 0) << server_.Output();
   EXPECT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%A"),
               ::testing::SizeIs(0));
-  ASSERT_EQ(RestartAndWatch(), 0);
+  std::string error;
+  ASSERT_TRUE(server_.Start(&error)) << error;
+  // The trial's new Slurm job has the job's options, read from the database.
+  ASSERT_TRUE(testing::PollUntil([&] { return Starts("master-0") == "2"; },
+                                 std::chrono::seconds(60)))
+      << server_.Output();
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%l %y"),
+              ::testing::ElementsAre("9:00 2"));
+  auto describe = RunProcess({testing::HptuneBinary(), "jobs", "describe",
+                              "resumed", "--server", server_.address()});
+  EXPECT_THAT(describe.out, HasSubstr("slurm:      --time=9 --nice=2"));
+  ASSERT_EQ(Watch(), 0);
   EXPECT_EQ(Starts("master-0"), "2");
 }
 
@@ -187,6 +208,15 @@ TEST(SlurmServeErrorsTest, BackendFlagsAreCheckedBeforeServing) {
   auto gpus = with({"--backend", "slurm", "--gpus", "2"});
   EXPECT_EQ(gpus.exit_code, 64) << gpus.err;
   EXPECT_THAT(gpus.err, HasSubstr("--gpus is for the local backend"));
+  auto time = with({"--backend", "slurm", "--slurm-time", "soon"});
+  EXPECT_EQ(time.exit_code, 64) << time.err;
+  EXPECT_THAT(time.err, HasSubstr("--slurm-time: must be a Slurm time limit"));
+  auto reserved =
+      with({"--backend", "slurm", "--slurm-option", "--output=/tmp/x"});
+  EXPECT_EQ(reserved.exit_code, 64) << reserved.err;
+  EXPECT_THAT(reserved.err,
+              HasSubstr("--slurm-option: hptune sets --output itself for each "
+                        "trial; got \"--output=/tmp/x\""));
   EXPECT_FALSE(fs::exists(dir + "/h.db"));
 }
 

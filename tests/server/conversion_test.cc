@@ -122,6 +122,30 @@ TEST(TrainingInputConversionTest, ErrorsComeFromTheConfigParser) {
       << job.status().message();
 }
 
+TEST(SlurmOptionsConversionTest, RoundTripsAndErrorsNameTheField) {
+  v1::SlurmOptions proto;
+  proto.set_partition("gpu");
+  proto.set_time("2:00:00");
+  proto.add_options("--qos=high");
+  absl::StatusOr<SlurmJobOptions> slurm = SlurmOptionsFromProto(proto);
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(*slurm, (SlurmJobOptions{.partition = "gpu",
+                                     .time = "2:00:00",
+                                     .options = {"--qos=high"}}));
+  EXPECT_EQ(SlurmOptionsToProto(*slurm).SerializeAsString(),
+            proto.SerializeAsString());
+
+  proto.set_account("two words");
+  proto.add_options("--wrap=hostname");
+  slurm = SlurmOptionsFromProto(proto);
+  EXPECT_EQ(slurm.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(slurm.status().message(),
+            "slurm.account: must be one word of printable characters, got "
+            "\"two words\"\n"
+            "slurm.options[1]: hptune sets --wrap itself for each trial; got "
+            "\"--wrap=hostname\"");
+}
+
 TEST(ParametersFromProtoTest, CoercesNumbersToTheParameterType) {
   const StudySpec spec = *ParsedConfig().study;
   google::protobuf::Map<std::string, v1::ParameterValue> in;

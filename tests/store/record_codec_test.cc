@@ -58,6 +58,21 @@ TEST(RecordCodecTest, StudySpecRoundTrips) {
               test::IsOkAndHolds(spec));
 }
 
+TEST(RecordCodecTest, SlurmJobOptionsRoundTripAndNoneIsAnEmptyObject) {
+  const SlurmJobOptions slurm{.partition = "gpu",
+                              .account = "ml",
+                              .time = "2:00:00",
+                              .options = {"--qos=high", "--nice=3"}};
+  EXPECT_THAT(DecodeSlurmJobOptions(*EncodeSlurmJobOptions(slurm)),
+              test::IsOkAndHolds(slurm));
+  EXPECT_THAT(EncodeSlurmJobOptions({}), test::IsOkAndHolds(std::string("{}")));
+  EXPECT_THAT(DecodeSlurmJobOptions("{}"),
+              test::IsOkAndHolds(SlurmJobOptions{}));
+  EXPECT_EQ(
+      DecodeSlurmJobOptions(R"({"options": "--qos=high"})").status().code(),
+      absl::StatusCode::kDataLoss);
+}
+
 TEST(RecordCodecTest, NonFiniteValuesCannotBeStored) {
   EXPECT_THAT(EncodeMetrics({{"loss", NAN}}),
               StatusIs(StatusCode::kInvalidArgument,

@@ -56,6 +56,7 @@ class SqliteStoreTest : public ::testing::Test {
     job.job_id = "mnist";
     job.training_input_json = "{}";
     job.study_name = "mnist";
+    job.slurm = {.time = "30", .options = {"--qos=high"}};
     ASSERT_OK(store.CreateJob(job));
   }
 
@@ -134,7 +135,37 @@ TEST_F(SqliteStoreTest, NewerSchemaVersionIsAClearError) {
       StatusIs(StatusCode::kFailedPrecondition,
                "sqlite store \"" + path_ +
                    "\": schema version 99 is newer than this hptune supports "
-                   "(1); open it with a newer hptune"));
+                   "(" +
+                   std::to_string(internal::CurrentSchemaVersion()) +
+                   "); open it with a newer hptune"));
+}
+
+// A file of schema version 1 (no jobs.slurm_json) with a job: opening it
+// adds the column, and the job reads back with no Slurm options.
+TEST_F(SqliteStoreTest, VersionOneFileIsMigratedAndKeepsItsJobs) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(
+      "ALTER TABLE jobs DROP COLUMN slurm_json; PRAGMA user_version = 1;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK_AND_ASSIGN(JobRecord job, store->GetJob("mnist"));
+  EXPECT_EQ(job.study_name, "mnist");
+  EXPECT_TRUE(job.slurm.empty());
+  EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"),
+              ElementsAre(std::to_string(internal::CurrentSchemaVersion())));
+  ASSERT_OK(store->UpdateJob("mnist", [](JobRecord& j) {
+    j.slurm.partition = "gpu";
+    return absl::OkStatus();
+  }));
+  EXPECT_THAT(store->GetJob("mnist"),
+              IsOkAndHolds(::testing::Field(
+                  &JobRecord::slurm,
+                  ::testing::Field(&SlurmJobOptions::partition, "gpu"))));
 }
 
 TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {

@@ -601,9 +601,13 @@ JobRecord MakeJob(std::string job_id) {
 TEST_P(StoreConformanceTest, CreatesGetsAndListsJobs) {
   ASSERT_OK(store_->CreateJob(MakeJob("job_b")));
   clock_.Advance(std::chrono::seconds(1));
-  ASSERT_OK(store_->CreateJob(MakeJob("job_a")));
-
   JobRecord expected = MakeJob("job_a");
+  expected.slurm = {.partition = "gpu",
+                    .account = "ml",
+                    .time = "1-12:00",
+                    .options = {"--qos=high", "-N2"}};
+  ASSERT_OK(store_->CreateJob(expected));
+
   expected.create_time = clock_.Now();
   EXPECT_THAT(store_->GetJob("job_a"), IsOkAndHolds(expected));
   ASSERT_OK_AND_ASSIGN(std::vector<JobRecord> jobs, store_->ListJobs());

@@ -53,18 +53,23 @@ enum class ConfigFormat { kAuto, kYaml, kJson };
 // Command-line flags (--backend, --slurm-*) override them.
 struct BackendConfig {
   std::string backend = "local";  // "local" or "slurm".
-  std::string slurm_partition;    // sbatch --partition; "": the default.
-  std::string slurm_account;      // sbatch --account.
-  std::string slurm_time;         // sbatch --time, e.g. "2:00:00".
-  std::vector<std::string> slurm_options;  // More sbatch options.
+  SlurmJobOptions slurm;          // The `slurm:` block.
   // Whether the config says `backend:` and has a `slurm:` block: a job
   // submitted to a server asks for the backend only when the config names
-  // it, and cannot carry per-job Slurm options (the server's are set by
-  // `hptune serve --slurm-*`).
+  // it, and sends its Slurm options only when it has the block.
   bool backend_named = false;
   bool has_slurm_block = false;
   bool operator==(const BackendConfig&) const = default;
 };
+
+// Rules on sbatch options from a config, a flag or a request; `prefix` goes
+// before each field ("slurm" for a config file): partition and account are
+// one word of printable characters; time is one of Slurm's forms (minutes,
+// minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes,
+// days-hours:minutes:seconds, or UNLIMITED); each option starts with '-' and
+// is not one hptune sets itself (--job-name, --output, --ntasks, ...).
+std::vector<FieldError> ValidateSlurmJobOptions(const SlurmJobOptions& slurm,
+                                                std::string_view prefix);
 
 struct ConfigParseResult {
   std::optional<JobSpec> job;      // Set exactly when `errors` is empty.

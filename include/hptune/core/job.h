@@ -1,8 +1,9 @@
 // A training job: what runs for each trial, and the job state machine.
 //
 // JobSpec is AI Platform's `trainingInput` (scale tier, machine types, replica
-// counts, accelerators, trainer command, args, jobDir) plus the study; it is
-// produced by config parsing and the gRPC edge and consumed by launchers.
+// counts, accelerators, trainer command, args, jobDir) plus the study and the
+// job's own Slurm options; it is produced by config parsing and the gRPC edge
+// and consumed by launchers.
 // JobRecord is a job as the Store keeps it. Value types; thread-compatible.
 //
 //   QUEUED ──► PREPARING ──► RUNNING ──► SUCCEEDED | FAILED
@@ -44,6 +45,23 @@ struct AcceleratorConfig {
   bool operator==(const AcceleratorConfig&) const = default;
 };
 
+// sbatch options of one job (a config's `slurm:` block, an hptune
+// extension). A Slurm launcher applies them over its own: a field set here
+// replaces the launcher's, and `options` come after the launcher's, so that
+// sbatch, which takes the last of a repeated option, lets the job's win.
+// Other launchers ignore them. ValidateSlurmJobOptions (config.h) checks them.
+struct SlurmJobOptions {
+  std::string partition;             // --partition; "": the launcher's.
+  std::string account;               // --account.
+  std::string time;                  // --time, e.g. "2:00:00".
+  std::vector<std::string> options;  // More sbatch options, e.g. --qos=high.
+  bool empty() const {
+    return partition.empty() && account.empty() && time.empty() &&
+           options.empty();
+  }
+  bool operator==(const SlurmJobOptions&) const = default;
+};
+
 // The replicas of one task type.
 struct TaskPool {
   int count = 0;
@@ -72,6 +90,10 @@ struct JobSpec {
   // Absent for a plain training job (one trial, no parameters).
   std::optional<StudySpec> study;
 
+  // Not part of trainingInput: TF_CONFIG's "job" and training_input_json
+  // leave it out.
+  SlurmJobOptions slurm;
+
   const TaskPool& pool(TaskType type) const;
 
   bool operator==(const JobSpec&) const = default;
@@ -99,6 +121,7 @@ struct JobRecord {
   // and what config parsing turns back into a JobSpec.
   std::string training_input_json;
   std::string study_name;  // The study its trials belong to.
+  SlurmJobOptions slurm;   // JobSpec::slurm, kept for a resumed job.
   JobState state = JobState::kQueued;
   std::string error_message;  // Set when FAILED.
   Timestamp create_time{};

@@ -69,6 +69,7 @@ struct TrialLaunch {
   std::string job_id;
   int64_t trial = 0;
   std::vector<ReplicaLaunch> replicas;  // replicas[0] is the master.
+  SlurmJobOptions slurm;                // JobSpec::slurm; Slurm only.
 };
 
 // One replica process ending.

@@ -66,12 +66,11 @@
 namespace hptune::launch {
 
 struct SlurmOptions {
-  std::string partition;   // --partition; empty: the cluster's default.
-  std::string account;     // --account.
-  std::string time_limit;  // --time, e.g. "1:00:00".
-  // More sbatch options, each one argument, e.g. "--qos=high"; they apply to
-  // the job (its first component, and the others where Slurm propagates).
-  std::vector<std::string> extra_options;
+  // The launcher's sbatch options (`--slurm-*` flags): partition, account,
+  // time and more options. A job's own (TrialLaunch::slurm) apply over them.
+  // The extra options apply to the job (its first component, and the others
+  // where Slurm propagates).
+  SlurmJobOptions sbatch;
   // CPUs and memory of machine types; replicas of unknown or unset types
   // (BASIC tiers) ask for one CPU and 2 GiB.
   MachineCatalogue catalogue = MachineCatalogue::Builtin();
@@ -99,7 +98,8 @@ class SlurmLauncher : public Launcher {
   // ResourceExhausted: a job waits in Slurm's queue, PENDING.
   absl::StatusOr<std::unique_ptr<Placement>> Reserve(
       const std::vector<ReplicaRequest>& requests) override;
-  // Writes the attempt's directory and submits the batch job; returns once
+  // Writes the attempt's directory and submits the batch job with the
+  // launcher's sbatch options and then the job's (launch.slurm); returns once
   // sbatch has accepted it (the replicas start when Slurm allocates it).
   // Errors name what failed, e.g. `sbatch: error: invalid partition`.
   absl::StatusOr<std::unique_ptr<TrialRun>> Start(

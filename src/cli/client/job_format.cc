@@ -120,6 +120,19 @@ std::string Best(const v1::Job& job) {
       output.best_trial().trial_id(), ")");
 }
 
+// The job's own sbatch options as sbatch takes them, e.g.
+// "--partition=gpu --time=2:00:00 --qos=high".
+std::string SbatchOptions(const v1::SlurmOptions& slurm) {
+  std::vector<std::string> words;
+  if (!slurm.partition().empty()) {
+    words.push_back("--partition=" + slurm.partition());
+  }
+  if (!slurm.account().empty()) words.push_back("--account=" + slurm.account());
+  if (!slurm.time().empty()) words.push_back("--time=" + slurm.time());
+  words.insert(words.end(), slurm.options().begin(), slurm.options().end());
+  return absl::StrJoin(words, " ");
+}
+
 }  // namespace
 
 std::string MetricTag(const v1::Job& job) {
@@ -187,6 +200,8 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
   out << "machines:   " << Machines(input) << "\n";
   if (!input.job_dir().empty())
     out << "job dir:    " << input.job_dir() << "\n";
+  if (job.has_slurm())
+    out << "slurm:      " << SbatchOptions(job.slurm()) << "\n";
   if (input.has_hyperparameters()) {
     const v1::StudySpec& spec = input.hyperparameters();
     out << "objective:  "

@@ -242,18 +242,13 @@ absl::StatusOr<Submission> BuildSubmission(
   RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobId(job_id, "JOB")));
   JobSpec from_file;
   std::string backend;
+  SlurmJobOptions slurm;
   if (config_path) {
     ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(*config_path));
     from_file = std::move(loaded.job);
     const BackendConfig& backend_block = loaded.backend;
-    if (backend_block.has_slurm_block) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          *config_path,
-          ": slurm: a job submitted to a server runs with the server's "
-          "Slurm options (`hptune serve --backend slurm --slurm-*`); remove "
-          "the slurm block, or run the job with `hptune run`"));
-    }
     if (backend_block.backend_named) backend = backend_block.backend;
+    slurm = backend_block.slurm;
     const std::filesystem::path config_dir =
         std::filesystem::path(Absolute(cwd, *config_path)).parent_path();
     if (!from_file.package_path.empty()) {
@@ -280,6 +275,7 @@ absl::StatusOr<Submission> BuildSubmission(
   Submission submission{.job = *std::move(parsed.job),
                         .training_input_json = "",
                         .backend = backend};
+  submission.job.slurm = std::move(slurm);
   submission.training_input_json =
       Json::parse(TrainingInputToJson(submission.job))["trainingInput"].dump();
   return submission;

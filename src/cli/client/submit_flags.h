@@ -10,8 +10,8 @@
 // scaleTier CUSTOM, from the file or --scale-tier; a --scale-tier other than
 // CUSTOM replaces the file's task pools with the tier's. A config's
 // `backend:` goes with the job (the server refuses a job for a backend it
-// does not run); its `slurm:` block is refused, since a server's Slurm
-// options are its own (`hptune serve --slurm-*`).
+// does not run), and so does its `slurm:` block (JobSpec::slurm), which a
+// Slurm server applies over its own `--slurm-*` options.
 // Used only by src/cli. Pure functions apart from reading the config file.
 #ifndef HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
 #define HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_

@@ -343,17 +343,20 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
       absl::StrCat("--output=", (dir / "batch.out").string()),
       "--open-mode=append",
       "--export=ALL"};
-  if (!options_.partition.empty()) {
-    argv.push_back(absl::StrCat("--partition=", options_.partition));
+  // The job's options after the launcher's: sbatch takes the last of a
+  // repeated option.
+  for (const SlurmJobOptions* sbatch : {&options_.sbatch, &launch.slurm}) {
+    if (!sbatch->partition.empty()) {
+      argv.push_back(absl::StrCat("--partition=", sbatch->partition));
+    }
+    if (!sbatch->account.empty()) {
+      argv.push_back(absl::StrCat("--account=", sbatch->account));
+    }
+    if (!sbatch->time.empty()) {
+      argv.push_back(absl::StrCat("--time=", sbatch->time));
+    }
+    argv.insert(argv.end(), sbatch->options.begin(), sbatch->options.end());
   }
-  if (!options_.account.empty()) {
-    argv.push_back(absl::StrCat("--account=", options_.account));
-  }
-  if (!options_.time_limit.empty()) {
-    argv.push_back(absl::StrCat("--time=", options_.time_limit));
-  }
-  argv.insert(argv.end(), options_.extra_options.begin(),
-              options_.extra_options.end());
   for (size_t g = 0; g < components.size(); ++g) {
     if (g > 0) argv.push_back(":");
     const Shape& shape = components[g];

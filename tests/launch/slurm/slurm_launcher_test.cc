@@ -34,7 +34,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
 constexpr char kTrainer[] = HPTUNE_LAUNCH_TESTDATA "/dump_trainer.py";
@@ -51,7 +53,7 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
     ClusterTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     auto launcher = SlurmLauncher::Create(
-        SlurmOptions{.extra_options = {"--ntasks-per-node=2"},
+        SlurmOptions{.sbatch = {.options = {"--ntasks-per-node=2"}},
                      .state_poll_interval = std::chrono::milliseconds(200)});
     ASSERT_TRUE(launcher.ok()) << launcher.status();
     launcher_ = *std::move(launcher);
@@ -360,9 +362,29 @@ TEST_F(SlurmLauncherTest, MoreGpuCountsThanNodesNeverFit) {
             "has 2 nodes (sinfo)");
 }
 
+TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
+  // The launcher's partition does not exist: only the job's makes it run.
+  auto launcher = SlurmLauncher::Create(
+      SlurmOptions{.sbatch = {.partition = "no_such_partition",
+                              .time = "1:00:00",
+                              .options = {"--nice=1"}}});
+  ASSERT_TRUE(launcher.ok()) << launcher.status();
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
+  launch.slurm = {.partition = "debug", .time = "7", .options = {"--nice=3"}};
+  auto run = (*launcher)->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+
+  // Partition, time limit and nice value, as Slurm recorded them.
+  EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1), "%P %l %y"),
+              ElementsAre("debug 7:00 3"));
+  (*run)->Terminate(std::chrono::seconds(5));
+  EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1)), IsEmpty());
+}
+
 TEST_F(SlurmLauncherTest, SubmissionErrorsSaySbatchsReason) {
-  auto launcher =
-      SlurmLauncher::Create(SlurmOptions{.partition = "no_such_partition"});
+  auto launcher = SlurmLauncher::Create(
+      SlurmOptions{.sbatch = {.partition = "no_such_partition"}});
   ASSERT_TRUE(launcher.ok()) << launcher.status();
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement);
