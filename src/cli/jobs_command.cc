@@ -22,6 +22,7 @@
 #include "src/cli/client/submit_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
+#include "src/server/conversion.h"
 
 namespace hptune::cli {
 namespace {
@@ -305,13 +306,8 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   *request.mutable_training_input() = *std::move(input);
   request.set_backend(submission->backend);
   if (!submission->job.slurm.empty()) {
-    const SlurmJobOptions& slurm = submission->job.slurm;
-    v1::SlurmOptions* options = request.mutable_slurm();
-    options->set_partition(slurm.partition);
-    options->set_account(slurm.account);
-    options->set_time(slurm.time);
-    for (const std::string& option : slurm.options)
-      options->add_options(option);
+    *request.mutable_slurm() =
+        server::SlurmOptionsToProto(submission->job.slurm);
   }
   v1::Job job;
   grpc::Status status =
