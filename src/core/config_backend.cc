@@ -173,7 +173,6 @@ void ReadBackend(MapReader& root, BackendConfig* backend) {
   }
   const ConfigNode* slurm = root.Find("slurm");
   if (slurm == nullptr || !ExpectMap(*slurm, "slurm", root.sink())) return;
-  backend->has_slurm_block = true;
   MapReader reader(*slurm, "slurm", SlurmFields(), root.sink());
   SlurmJobOptions& options = backend->slurm;
   if (auto v = reader.String("partition")) options.partition = *v;

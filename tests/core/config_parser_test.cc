@@ -954,7 +954,6 @@ TEST(ConfigParserTest, SlurmBlockIsReadIntoTheBackend) {
       "trainingInput: {}\n");
   ASSERT_THAT(result.errors, IsEmpty());
   EXPECT_EQ(result.backend.backend, "slurm");
-  EXPECT_TRUE(result.backend.has_slurm_block);
   EXPECT_EQ(result.backend.slurm,
             (SlurmJobOptions{.partition = "gpu",
                              .account = "ml",

@@ -54,11 +54,9 @@ enum class ConfigFormat { kAuto, kYaml, kJson };
 struct BackendConfig {
   std::string backend = "local";  // "local" or "slurm".
   SlurmJobOptions slurm;          // The `slurm:` block.
-  // Whether the config says `backend:` and has a `slurm:` block: a job
-  // submitted to a server asks for the backend only when the config names
-  // it, and sends its Slurm options only when it has the block.
+  // Whether the config says `backend:`: a job submitted to a server asks
+  // for a backend only when its config names one.
   bool backend_named = false;
-  bool has_slurm_block = false;
   bool operator==(const BackendConfig&) const = default;
 };
 
