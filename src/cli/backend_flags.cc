@@ -31,13 +31,14 @@ std::vector<std::string> TakeSlurmOptions(std::vector<std::string>& args) {
 
 absl::Status ApplyBackendFlags(const ParsedArgs& args,
                                std::vector<std::string> slurm_options,
-                               BackendConfig& backend, bool from_config) {
+                               BackendConfig& backend, BackendFlagsFor use) {
   if (auto b = args.Get("backend")) {
     if (*b != "local" && *b != "slurm") {
       return absl::InvalidArgumentError(
           absl::StrCat("--backend: expected local or slurm, got \"", *b, "\""));
     }
     backend.backend = *b;
+    backend.backend_named = true;
   }
   const SlurmJobOptions flags{
       .partition = args.Get("slurm-partition").value_or(""),
@@ -45,11 +46,17 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
       .time = args.Get("slurm-time").value_or(""),
       .options = std::move(slurm_options)};
   const bool slurm_flags = args.Has("slurm-partition") ||
-                           args.Has("slurm-account") || args.Has("slurm-time");
-  if (backend.backend != "slurm" && (slurm_flags || !flags.options.empty())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--slurm-* flags need --backend slurm",
-                     from_config ? " (or backend: slurm in the config)" : ""));
+                           args.Has("slurm-account") ||
+                           args.Has("slurm-time") || !flags.options.empty();
+  const bool local = backend.backend != "slurm" &&
+                     (use != BackendFlagsFor::kSubmit || backend.backend_named);
+  if (slurm_flags && local) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--slurm-* flags need --backend slurm",
+        use == BackendFlagsFor::kServer ? ""
+        : use == BackendFlagsFor::kRun  ? " (or backend: slurm in the config)"
+                                        : " (or no backend, to take the "
+                                          "server's), but the job names local"));
   }
   // The config's block was checked when it was read; these are named by flag.
   std::vector<FieldError> errors = ValidateSlurmJobOptions(flags, "");

@@ -1,7 +1,8 @@
-// The backend flags that `hptune run` and `hptune serve` share: --backend
-// local|slurm, --slurm-partition, --slurm-account, --slurm-time and the
-// repeatable --slurm-option, over a config's backend block (run) or the
-// defaults (serve). Used only by src/cli. Pure functions.
+// The backend flags that `hptune run`, `hptune serve` and `hptune jobs
+// submit` share: --backend local|slurm, --slurm-partition, --slurm-account,
+// --slurm-time and the repeatable --slurm-option, over a config's backend
+// block (run, submit) or the defaults (serve). Used only by src/cli. Pure
+// functions.
 #ifndef HPTUNE_SRC_CLI_BACKEND_FLAGS_H_
 #define HPTUNE_SRC_CLI_BACKEND_FLAGS_H_
 
@@ -26,13 +27,24 @@ inline constexpr const char* kBackendValueFlags[] = {
 // their values in order.
 std::vector<std::string> TakeSlurmOptions(std::vector<std::string>& args);
 
-// Sets `backend` (a config's block when `from_config`, else the defaults)
-// from the flags in `args` and the taken --slurm-option values.
+// What the backend flags configure.
+enum class BackendFlagsFor {
+  kServer,  // `serve`: the server's defaults.
+  kRun,     // `run`: the config's block.
+  // `jobs submit`: the config's block; a job that names no backend takes
+  // the server's, so Slurm flags need only that it does not name local.
+  kSubmit,
+};
+
+// Sets `backend` from the flags in `args` and the taken --slurm-option
+// values: a flag given replaces the field, options are appended (sbatch
+// takes the last of a repeated option), --backend sets backend_named.
 // InvalidArgument naming the flag for a --backend other than local or
-// slurm, and for Slurm flags without the slurm backend.
+// slurm, for a malformed Slurm flag, and for Slurm flags with the local
+// backend (kSubmit: when the job names it).
 absl::Status ApplyBackendFlags(const ParsedArgs& args,
                                std::vector<std::string> slurm_options,
-                               BackendConfig& backend, bool from_config);
+                               BackendConfig& backend, BackendFlagsFor use);
 
 // The launcher of a slurm `backend`. InvalidArgument when `args` also
 // gives --gpus (Slurm allocates the GPUs); SlurmLauncher::Create's errors

@@ -13,6 +13,7 @@
 #include "hptune/core/time.h"
 #include "hptune/v1/job_service.grpc.pb.h"
 #include "nlohmann/json.hpp"
+#include "src/cli/backend_flags.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/job_watch.h"
@@ -180,6 +181,8 @@ struct Invocation {
   std::unique_ptr<Stub> stub;
   OutputFormat format = OutputFormat::kTable;
   std::chrono::seconds reconnect_window = client::kDefaultReconnectWindow;
+  // `submit`'s --slurm-option values, which ParseArgs does not keep.
+  std::vector<std::string> slurm_options;
 };
 
 int FinalStateExitCode(v1::Job::State state) {
@@ -295,8 +298,9 @@ grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
 
 int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
-  auto submission = client::BuildSubmission(
-      job_id, c.args.Get("config"), c.args, std::filesystem::current_path());
+  auto submission = client::BuildSubmission(job_id, c.args.Get("config"),
+                                            c.args, std::move(c.slurm_options),
+                                            std::filesystem::current_path());
   if (!submission.ok()) return FailStatus(submission.status(), err);
   auto input = client::TrainingInputFromJson(submission->training_input_json);
   if (!input.ok()) return FailStatus(input.status(), err);
@@ -592,11 +596,13 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
     return UsageError("", absl::StrCat("unknown command \"", args[0], "\""),
                       kJobsUsage, err);
   }
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  std::vector<std::string> rest(args.begin() + 1, args.end());
   if (WantsHelp(rest)) {
     out << sub->usage;
     return kExitOk;
   }
+  std::vector<std::string> slurm_options;
+  if (sub->name == "submit") slurm_options = TakeSlurmOptions(rest);
   std::set<std::string> value_flags = sub->value_flags;
   value_flags.insert(client::ConnectionFlags().begin(),
                      client::ConnectionFlags().end());
@@ -621,6 +627,7 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   Invocation invocation;
   invocation.args = *std::move(parsed);
+  invocation.slurm_options = std::move(slurm_options);
   if (auto format = invocation.args.Get("format")) {
     auto parsed_format = ParseOutputFormat(*format);
     if (!parsed_format.ok()) return FailStatus(parsed_format.status(), err);

@@ -284,7 +284,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   // The config's backend block with the command line's flags over it.
   BackendConfig* backend = &loaded->backend;
   if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_options),
-                                         *backend, /*from_config=*/true);
+                                         *backend, BackendFlagsFor::kRun);
       !s.ok()) {
     return Fail(s, err);
   }

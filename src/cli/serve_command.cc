@@ -149,7 +149,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   BackendConfig backend;
   if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_options),
-                                         backend, /*from_config=*/false);
+                                         backend, BackendFlagsFor::kServer);
       !s.ok()) {
     return Fail(s, kExitUsage, err);
   }

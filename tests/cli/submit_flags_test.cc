@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "hptune/core/config.h"
 #include "nlohmann/json.hpp"
+#include "src/cli/backend_flags.h"
 #include "src/cli/client/proto_convert.h"
 #include "tests/testing/run_process.h"
 
@@ -54,10 +55,12 @@ class SubmitFlagsTest : public ::testing::Test {
     return *parsed;
   }
 
-  absl::StatusOr<Submission> Build(const std::vector<std::string>& argv,
+  absl::StatusOr<Submission> Build(std::vector<std::string> argv,
                                    const std::string& job_id = "job_1") {
+    std::vector<std::string> slurm_options = TakeSlurmOptions(argv);
     ParsedArgs args = Args(argv);
-    return BuildSubmission(job_id, args.Get("config"), args, "/home/user");
+    return BuildSubmission(job_id, args.Get("config"), args,
+                           std::move(slurm_options), "/home/user");
   }
 
   std::string dir_;
@@ -229,6 +232,93 @@ TEST_F(SubmitFlagsTest, SubmissionJsonFitsTheTrainingInputMessage) {
   ConfigParseResult parsed = ParseJobConfig(back, ConfigFormat::kJson, "job_1");
   ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].ToString();
   EXPECT_EQ(*parsed.job, submission->job);
+}
+
+TEST_F(SubmitFlagsTest, TheConfigsBackendBlockGoesWithTheJob) {
+  const std::string config = WriteConfig(
+      "c.yaml", std::string(kCustomConfig) +
+                    "backend: slurm\n"
+                    "slurm: {partition: gpu, time: \"30\", options: "
+                    "[--qos=high]}\n");
+  auto submission = Build({"--config", config});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  EXPECT_EQ(submission->backend, "slurm");
+  EXPECT_EQ(submission->job.slurm,
+            (SlurmJobOptions{.partition = "gpu",
+                             .account = "",
+                             .time = "30",
+                             .options = {"--qos=high"}}));
+  // Without backend: the job takes the server's.
+  auto unnamed = Build({"--config", WriteConfig("plain.yaml", kCustomConfig)});
+  ASSERT_TRUE(unnamed.ok()) << unnamed.status();
+  EXPECT_EQ(unnamed->backend, "");
+  EXPECT_TRUE(unnamed->job.slurm.empty());
+}
+
+TEST_F(SubmitFlagsTest, BackendFlagsOverrideTheConfigsBlock) {
+  const std::string config = WriteConfig(
+      "c.yaml", std::string(kCustomConfig) +
+                    "slurm: {partition: gpu, time: \"30\", options: "
+                    "[--qos=high]}\n");
+  auto submission =
+      Build({"--config", config, "--slurm-time", "2:00:00", "--slurm-account",
+             "ml", "--slurm-option=--nice=5", "--slurm-option", "--qos=low"});
+  ASSERT_TRUE(submission.ok()) << submission.status();
+  // A field given replaces the file's; options follow the file's, and
+  // sbatch takes the last of a repeated one.
+  EXPECT_EQ(
+      submission->job.slurm,
+      (SlurmJobOptions{.partition = "gpu",
+                       .account = "ml",
+                       .time = "2:00:00",
+                       .options = {"--qos=high", "--nice=5", "--qos=low"}}));
+  // No backend named anywhere: the server's.
+  EXPECT_EQ(submission->backend, "");
+
+  auto named = Build({"--config", config, "--backend", "slurm"});
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->backend, "slurm");
+  // The flags alone describe a Slurm job too.
+  auto flags_only = Build({"--command", "/bin/true", "--slurm-partition",
+                           "debug", "--backend=slurm"});
+  ASSERT_TRUE(flags_only.ok()) << flags_only.status();
+  EXPECT_EQ(flags_only->job.slurm.partition, "debug");
+  EXPECT_EQ(flags_only->backend, "slurm");
+}
+
+TEST_F(SubmitFlagsTest, BadBackendFlagsNameTheFlagAndValue) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  const std::string local = WriteConfig(
+      "local.yaml", std::string(kCustomConfig) + "backend: local\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--backend", "k8s"}, "--backend: expected local or slurm, got \"k8s\""},
+      {{"--slurm-time", "soon"}, "--slurm-time: must be a Slurm time limit"},
+      {{"--slurm-partition", "two words"},
+       "--slurm-partition: must be one word"},
+      {{"--slurm-option", "--output=/tmp/x"},
+       "--slurm-option: hptune sets --output itself"},
+      {{"--slurm-option=qos=high"},
+       "--slurm-option: must be one sbatch option such as --qos=high"},
+      {{"--backend", "local", "--slurm-time", "30"},
+       "--slurm-* flags need --backend slurm (or no backend, to take "
+       "the server's), but the job names local"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> argv = {"--config", config};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto submission = Build(argv);
+    ASSERT_FALSE(submission.ok()) << flags.front();
+    EXPECT_TRUE(absl::IsInvalidArgument(submission.status()));
+    EXPECT_THAT(submission.status().message(), HasSubstr(message));
+  }
+  auto from_file = Build({"--config", local, "--slurm-option=--nice=1"});
+  ASSERT_FALSE(from_file.ok());
+  EXPECT_THAT(from_file.status().message(), HasSubstr("names local"));
+  // --backend over the file's backend: local.
+  auto overridden = Build(
+      {"--config", local, "--backend", "slurm", "--slurm-option=--nice=1"});
+  ASSERT_TRUE(overridden.ok()) << overridden.status();
+  EXPECT_EQ(overridden->backend, "slurm");
 }
 
 TEST(ParseAcceleratorFlagTest, AcceptsEitherOrderAndDefaultsCountToOne) {

@@ -425,6 +425,36 @@ TEST_F(JobsCliTest, AConfigsBackendMustBeTheServers) {
                         "runs trials on local"));
   EXPECT_EQ(Hptune({"jobs", "describe", "with_block"}, a).exit_code, 3);
 
+  // The same options as flags, with the plain config.
+  const std::string plain_path = with_header("plain", "");
+  auto flags = Hptune({"jobs", "submit", "with_flags", "--config", plain_path,
+                       "--slurm-option=--qos=high"},
+                      a);
+  EXPECT_EQ(flags.exit_code, 1) << flags.err;
+  EXPECT_THAT(flags.err,
+              HasSubstr("slurm: the job has Slurm options, but this server "
+                        "runs trials on local"));
+  auto backend_flag = Hptune({"jobs", "submit", "with_flags", "--config",
+                              plain_path, "--backend", "slurm"},
+                             a);
+  EXPECT_EQ(backend_flag.exit_code, 1) << backend_flag.err;
+  EXPECT_THAT(backend_flag.err,
+              HasSubstr("backend: the job asks for slurm, but this server"));
+  EXPECT_EQ(Hptune({"jobs", "describe", "with_flags"}, a).exit_code, 3);
+  // A malformed flag never reaches the server.
+  auto bad_flag = Hptune({"jobs", "submit", "with_flags", "--config",
+                          plain_path, "--slurm-time", "soon"},
+                         a);
+  EXPECT_EQ(bad_flag.exit_code, 2) << bad_flag.err;
+  EXPECT_THAT(bad_flag.err, HasSubstr("--slurm-time: must be a Slurm time "
+                                      "limit"));
+  auto local_flags =
+      Hptune({"jobs", "submit", "with_flags", "--config", plain_path,
+              "--backend", "local", "--slurm-partition", "gpu"},
+             a);
+  EXPECT_EQ(local_flags.exit_code, 2) << local_flags.err;
+  EXPECT_THAT(local_flags.err, HasSubstr("but the job names local"));
+
   // A malformed block never reaches the server.
   auto bad_block =
       Hptune({"jobs", "submit", "bad_block", "--config",

@@ -98,15 +98,16 @@ class SlurmServeResumeTest : public SlurmServeTest {
         config,
         testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
     // The job's own sbatch options, which the database keeps for the next
-    // server.
-    std::ofstream(config, std::ios::app)
-        << "slurm: {time: \"9\", options: [--nice=2]}\n";
+    // server: the config's time limit, replaced by the flag's, and an
+    // option from a flag.
+    std::ofstream(config, std::ios::app) << "slurm: {time: \"8\"}\n";
     fs::create_directories(dumps_);
     std::string error;
     ASSERT_TRUE(server_.Start(&error)) << error;
     auto submit =
         RunProcess({testing::HptuneBinary(), "jobs", "submit", "resumed",
-                    "--config", config, "--server", server_.address()});
+                    "--config", config, "--slurm-time", "9",
+                    "--slurm-option=--nice=2", "--server", server_.address()});
     ASSERT_EQ(submit.exit_code, 0) << submit.err << server_.Output();
     ASSERT_TRUE(testing::PollUntil(
         [&] { return fs::exists(dumps_ + "/master-0.json"); },

@@ -12,6 +12,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "nlohmann/json.hpp"
+#include "src/cli/backend_flags.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -169,6 +170,7 @@ const std::set<std::string>& SubmitOverrideFlags() {
                                             "max-parallel-trials",
                                             "max-failed-trials",
                                             "use-chief-in-tf-config"};
+    flags->insert(std::begin(kBackendValueFlags), std::end(kBackendValueFlags));
     for (const PoolFlags& pool : Pools()) {
       flags->insert(pool.prefix + "-machine-type");
       flags->insert(pool.prefix + "-accelerator");
@@ -201,7 +203,17 @@ const char kSubmitOverrideHelp[] =
     "                            (machine flags need scaleTier CUSTOM)\n"
     "  --use-chief-in-tf-config true|false\n"
     "Study (override the config's hyperparameters):\n"
-    "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n";
+    "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
+    "Backend (override the config's backend: and slurm: block):\n"
+    "  --backend local|slurm     the backend the job asks for; without it\n"
+    "                            (and without backend: in the config) the\n"
+    "                            job takes the server's, and a server of the\n"
+    "                            other backend refuses the job\n"
+    "  --slurm-partition P       --slurm-account A  --slurm-time LIMIT\n"
+    "  --slurm-option=OPT        an extra sbatch option, repeatable, after\n"
+    "                            the config's and the server's own\n"
+    "                            (a Slurm server applies these over its\n"
+    "                            --slurm-* options)\n";
 
 absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(
     const std::string& flag, const std::string& value) {
@@ -238,17 +250,15 @@ absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(
 
 absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
-    const ParsedArgs& args, const std::filesystem::path& cwd) {
+    const ParsedArgs& args, std::vector<std::string> slurm_options,
+    const std::filesystem::path& cwd) {
   RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobId(job_id, "JOB")));
   JobSpec from_file;
-  std::string backend;
-  SlurmJobOptions slurm;
+  BackendConfig backend;
   if (config_path) {
     ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(*config_path));
     from_file = std::move(loaded.job);
-    const BackendConfig& backend_block = loaded.backend;
-    if (backend_block.backend_named) backend = backend_block.backend;
-    slurm = backend_block.slurm;
+    backend = loaded.backend;
     const std::filesystem::path config_dir =
         std::filesystem::path(Absolute(cwd, *config_path)).parent_path();
     if (!from_file.package_path.empty()) {
@@ -258,6 +268,8 @@ absl::StatusOr<Submission> BuildSubmission(
       from_file.job_dir = Absolute(config_dir, from_file.job_dir);
     }
   }
+  RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_options), backend,
+                                    BackendFlagsFor::kSubmit));
   Json input = Json::parse(TrainingInputToJson(from_file))["trainingInput"];
   RETURN_IF_ERROR(ApplyTrainerFlags(args, cwd, input));
   RETURN_IF_ERROR(ApplyPoolFlags(args, input));
@@ -272,10 +284,11 @@ absl::StatusOr<Submission> BuildSubmission(
                     : "the job given by the command-line flags:\n",
         FieldErrorsToStatus(parsed.errors).message()));
   }
-  Submission submission{.job = *std::move(parsed.job),
-                        .training_input_json = "",
-                        .backend = backend};
-  submission.job.slurm = std::move(slurm);
+  Submission submission{
+      .job = *std::move(parsed.job),
+      .training_input_json = "",
+      .backend = backend.backend_named ? backend.backend : ""};
+  submission.job.slurm = std::move(backend.slurm);
   submission.training_input_json =
       Json::parse(TrainingInputToJson(submission.job))["trainingInput"].dump();
   return submission;

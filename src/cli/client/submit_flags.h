@@ -11,7 +11,8 @@
 // CUSTOM replaces the file's task pools with the tier's. A config's
 // `backend:` goes with the job (the server refuses a job for a backend it
 // does not run), and so does its `slurm:` block (JobSpec::slurm), which a
-// Slurm server applies over its own `--slurm-*` options.
+// Slurm server applies over its own `--slurm-*` options; --backend and the
+// --slurm-* flags override them as in `hptune run` (src/cli/backend_flags.h).
 // Used only by src/cli. Pure functions apart from reading the config file.
 #ifndef HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
 #define HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
@@ -20,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
@@ -43,13 +45,15 @@ struct Submission {
 };
 
 // Reads `config_path` (YAML or JSON; none: the flags alone describe the
-// job), applies the flags in `args` and validates the result for `job_id`.
-// NotFound when the file cannot be read; InvalidArgument naming the flag and
-// its value for a malformed flag, and listing every error of the file, or of
-// the file with the flags applied, each with its field path.
+// job), applies the flags in `args` and the --slurm-option values taken
+// from the command line (TakeSlurmOptions), and validates the result for
+// `job_id`. NotFound when the file cannot be read; InvalidArgument naming
+// the flag and its value for a malformed flag, and listing every error of
+// the file, or of the file with the flags applied, each with its field path.
 absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
-    const ParsedArgs& args, const std::filesystem::path& cwd);
+    const ParsedArgs& args, std::vector<std::string> slurm_options,
+    const std::filesystem::path& cwd);
 
 // gcloud's accelerator flag value: "count=N,type=T" (either order; count
 // defaults to 1). InvalidArgument naming `flag` and the value otherwise.
