@@ -14,7 +14,12 @@ std::string ProgressLine(const engine::JobProgress& p,
   if (p.stopped_early > 0) {
     absl::StrAppend(&line, " (", p.stopped_early, " stopped early)");
   }
-  absl::StrAppend(&line, ", ", p.running, " running, ", p.failed, " failed");
+  absl::StrAppend(&line, ", ", p.running, " running");
+  if (!p.waiting_in_backend.empty()) {
+    absl::StrAppend(&line, ", ", p.waiting_in_backend.size(),
+                    " queued on the cluster");
+  }
+  absl::StrAppend(&line, ", ", p.failed, " failed");
   if (p.queued > 0) absl::StrAppend(&line, ", waiting for GPUs");
   if (p.best) {
     if (auto value = p.best->FinalObjective(metric)) {

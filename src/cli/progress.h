@@ -14,7 +14,8 @@
 namespace hptune::cli {
 
 // "trials 5/12 done (1 stopped early), 3 running, 1 failed; best accuracy
-// 0.9412 (trial 4)".
+// 0.9412 (trial 4)", with ", 2 queued on the cluster" after "running" while
+// Slurm jobs wait for resources.
 std::string ProgressLine(const engine::JobProgress& progress,
                          const std::string& metric);
 

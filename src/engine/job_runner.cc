@@ -190,6 +190,8 @@ class JobRun {
   // when a trial ends.
   bool blocked_ = false;
   bool waiting_for_gpus_ = false;
+  // The trials the backend held in its queue at the last poll.
+  std::vector<int64_t> waiting_in_backend_;
   bool new_measurements_ = false;
   int succeeded_ = 0, stopped_early_ = 0, failed_ = 0;
   std::string last_failure_;
@@ -325,6 +327,14 @@ absl::StatusOr<bool> JobRun::PollTrials() {
         break;
     }
   }
+  // A trial leaving the backend's queue is news too.
+  std::vector<int64_t> waiting;
+  for (const auto& [slot, execution] : running_) {
+    if (execution->queued()) waiting.push_back(execution->trial());
+  }
+  std::sort(waiting.begin(), waiting.end());
+  changed |= waiting != waiting_in_backend_;
+  waiting_in_backend_ = std::move(waiting);
   return changed;
 }
 
@@ -371,14 +381,20 @@ absl::Status JobRun::EndAll(std::string_view reason) {
 
 void JobRun::Progress(JobState state) {
   if (!options_.on_progress) return;
-  JobProgress progress{.job_id = job_.job_id,
-                       .state = state,
-                       .max_trials = study_.spec.max_trials,
-                       .succeeded = succeeded_,
-                       .stopped_early = stopped_early_,
-                       .failed = failed_,
-                       .running = static_cast<int>(running_.size()),
-                       .queued = waiting_for_gpus_ ? 1 : 0};
+  JobProgress progress{
+      .job_id = job_.job_id,
+      .state = state,
+      .max_trials = study_.spec.max_trials,
+      .succeeded = succeeded_,
+      .stopped_early = stopped_early_,
+      .failed = failed_,
+      .running = static_cast<int>(running_.size() - waiting_in_backend_.size()),
+      .queued = waiting_for_gpus_ ? 1 : 0,
+      .waiting_in_backend = waiting_in_backend_};
+  for (const auto& [slot, execution] : running_) {
+    progress.launched.push_back(execution->trial());
+  }
+  std::sort(progress.launched.begin(), progress.launched.end());
   auto best = engine_.BestTrial(study_.name);
   if (best.ok()) progress.best = *best;
   options_.on_progress(progress);

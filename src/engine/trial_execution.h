@@ -65,6 +65,9 @@ class TrialExecution {
   absl::Status Start(bool reattach = false);
   // True when Start went on with replicas an earlier runner left running.
   bool reattached() const { return reattached_; }
+  // Whether the backend holds the current attempt in its queue, no replica
+  // started yet (launch::TrialRun::Queued).
+  bool queued() const { return run_ != nullptr && run_->Queued(); }
   absl::StatusOr<TrialPoll> Poll();
   // Stops every replica (SIGTERM, grace, SIGKILL) and reads the metrics the
   // master reported before it stopped.

@@ -36,6 +36,7 @@ class LocalTrialRun : public TrialRun {
   // the replica's port), then starts it again from its ReplicaLaunch.
   absl::Status Restart(int replica) override;
   bool IsRunning(int replica) const override;
+  bool Queued() const override { return false; }  // Started at once.
   void Terminate(std::chrono::milliseconds grace) override;
 
  private:

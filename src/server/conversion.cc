@@ -408,8 +408,15 @@ absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
   return proto;
 }
 
+v1::Job::State TrialOutputState(const Trial& trial, bool waits) {
+  if (waits && trial.state == TrialState::kActive) return v1::Job::QUEUED;
+  std::optional<JobState> state =
+      ParseJobState(ToAiPlatformString(trial.state));
+  return state ? JobStateToProto(*state) : v1::Job::STATE_UNSPECIFIED;
+}
+
 v1::HyperparameterOutput TrialToOutput(const Trial& trial,
-                                       const std::string& metric) {
+                                       const std::string& metric, bool waits) {
   v1::HyperparameterOutput out;
   out.set_trial_id(std::to_string(trial.number));
   for (const auto& [name, value] : trial.parameters) {
@@ -424,9 +431,7 @@ v1::HyperparameterOutput TrialToOutput(const Trial& trial,
     if (auto value = m.Get(metric)) *out.add_all_metrics() = Metric(m, *value);
   }
   out.set_is_trial_stopped_early(trial.stopped_early);
-  std::optional<JobState> state =
-      ParseJobState(ToAiPlatformString(trial.state));
-  out.set_state(state ? JobStateToProto(*state) : v1::Job::STATE_UNSPECIFIED);
+  out.set_state(TrialOutputState(trial, waits));
   if (trial.start_time) {
     *out.mutable_start_time() = TimestampToProto(*trial.start_time);
   }
@@ -458,7 +463,8 @@ v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm) {
 }
 
 v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
-                   const std::vector<Trial>& trials, bool with_trials) {
+                   const std::vector<Trial>& trials, bool with_trials,
+                   const std::set<int64_t>& waiting) {
   v1::Job proto;
   proto.set_job_id(job.job_id);
   auto training_input = TrainingInputFromJson(job.training_input_json);
@@ -480,8 +486,10 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
   int64_t completed = 0;
   for (const Trial& trial : trials) {
     if (IsTerminal(trial.state)) ++completed;
-    if (with_trials)
-      *output->add_trials() = TrialToOutput(trial, spec->metric_tag);
+    if (with_trials) {
+      *output->add_trials() = TrialToOutput(trial, spec->metric_tag,
+                                            waiting.contains(trial.number));
+    }
   }
   output->set_completed_trial_count(completed);
   if (std::optional<Trial> best = BestTrial(*spec, trials)) {

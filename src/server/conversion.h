@@ -11,7 +11,9 @@
 #ifndef HPTUNE_SRC_SERVER_CONVERSION_H_
 #define HPTUNE_SRC_SERVER_CONVERSION_H_
 
+#include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,13 +76,20 @@ v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm);
 absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
     const std::string& json);
 
+// A trial's state as AI Platform's job states: QUEUED for a trial that
+// `waits` in the backend's queue (a Slurm job PENDING), else its state's
+// equivalent (an ACTIVE trial is RUNNING).
+v1::Job::State TrialOutputState(const Trial& trial, bool waits);
 // One trial as AI Platform's HyperparameterOutput, `metric` its objective.
 v1::HyperparameterOutput TrialToOutput(const Trial& trial,
-                                       const std::string& metric);
+                                       const std::string& metric,
+                                       bool waits = false);
 // The job with its training output. `trials` are the study's trials (may be
-// empty); they are listed only when `with_trials`.
+// empty); they are listed only when `with_trials`. `waiting` are the
+// trials the backend holds in its queue.
 v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
-                   const std::vector<Trial>& trials, bool with_trials);
+                   const std::vector<Trial>& trials, bool with_trials,
+                   const std::set<int64_t>& waiting = {});
 
 // Timestamps.
 google::protobuf::Timestamp TimestampToProto(Timestamp t);

@@ -32,6 +32,10 @@ class DrainingLauncher::Run : public launch::TrialRun {
     std::lock_guard<std::mutex> lock(mutex_);
     return !drained_ && inner_->IsRunning(replica);
   }
+  bool Queued() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !drained_ && inner_->Queued();
+  }
   void Terminate(std::chrono::milliseconds grace) override {
     std::lock_guard<std::mutex> lock(mutex_);
     inner_->Terminate(grace);

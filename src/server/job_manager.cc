@@ -1,5 +1,6 @@
 #include "src/server/job_manager.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -71,6 +72,28 @@ bool JobManager::IsRunning(std::string_view job_id) const {
   return it != jobs_.end() && !it->second->done.load();
 }
 
+std::set<int64_t> JobManager::TrialsNotRunningYet(
+    std::string_view job_id, const std::vector<Trial>& trials) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::set<int64_t> waiting;
+  auto it = progress_.find(job_id);
+  if (it == progress_.end()) return waiting;
+  const engine::JobProgress& progress = it->second;
+  auto holds = [](const std::vector<int64_t>& sorted, int64_t n) {
+    return std::binary_search(sorted.begin(), sorted.end(), n);
+  };
+  for (const Trial& t : trials) {
+    // A trial the engine handed out whose launch the runner has not
+    // reported yet (e.g. sbatch still running) is not running either.
+    if (t.state == TrialState::kActive &&
+        (!holds(progress.launched, t.number) ||
+         holds(progress.waiting_in_backend, t.number))) {
+      waiting.insert(t.number);
+    }
+  }
+  return waiting;
+}
+
 absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job) {
   engine::JobRunner runner(store_, engine_, launcher_, options_);
   ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job));
@@ -92,7 +115,13 @@ void JobManager::StartThread(const JobSpec& job) {
 void JobManager::RunJob(JobSpec job, RunningJob* running) {
   engine::JobRunnerOptions options = options_;
   options.cancel = &running->cancel;
-  options.on_progress = [this](const engine::JobProgress&) { Bump(); };
+  options.on_progress = [this](const engine::JobProgress& progress) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      progress_[progress.job_id] = progress;
+    }
+    Bump();
+  };
   engine::JobRunner runner(store_, engine_, launcher_, options);
   absl::StatusOr<JobRecord> result = runner.Run(job);
   if (!result.ok()) {
@@ -110,6 +139,10 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
                                            SystemClock().Now());
                    })
         .status();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    progress_.erase(job.job_id);
   }
   running->done.store(true);
   Bump();

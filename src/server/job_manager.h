@@ -21,9 +21,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
@@ -62,6 +64,11 @@ class JobManager {
 
   // Whether a thread of this manager still runs the job.
   bool IsRunning(std::string_view job_id) const;
+  // Which of `trials` (the job's) are ACTIVE but not running, as the job's
+  // runner here last reported: waiting in the backend's queue (Slurm jobs
+  // PENDING) or not launched yet. Empty for a job not run here.
+  std::set<int64_t> TrialsNotRunningYet(std::string_view job_id,
+                                        const std::vector<Trial>& trials) const;
 
   const engine::JobRunnerOptions& options() const { return options_; }
 
@@ -88,6 +95,9 @@ class JobManager {
   std::condition_variable changed_;
   uint64_t version_ = 0;
   std::map<std::string, std::unique_ptr<RunningJob>, std::less<>> jobs_;
+  // Per job run here, its runner's last JobProgress (empty before the
+  // first).
+  std::map<std::string, engine::JobProgress, std::less<>> progress_;
 };
 
 }  // namespace hptune::server

@@ -135,7 +135,8 @@ absl::StatusOr<v1::Job> JobService::DescribeJob(const JobRecord& job,
   ASSIGN_OR_RETURN(std::vector<Trial> trials,
                    with_trials ? store_.ListTrials(job.study_name)
                                : store_.ListTrialSummaries(job.study_name));
-  return JobToProto(job, &study->spec, trials, with_trials);
+  return JobToProto(job, &study->spec, trials, with_trials,
+                    jobs_.TrialsNotRunningYet(job.job_id, trials));
 }
 
 absl::Status JobService::CheckBackend(const std::string& asked) const {
@@ -236,9 +237,10 @@ grpc::Status JobService::WatchJob(grpc::ServerContext* context,
   return Serve(auth_, context, [&]() -> absl::Status {
     RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
     ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
-    // What the client has been told: the job's state and each trial's.
+    // What the client has been told: the job's state and each trial's (a
+    // trial leaving the backend's queue is news, so QUEUED counts).
     std::optional<JobState> sent_state;
-    std::map<int64_t, TrialState> sent_trials;
+    std::map<int64_t, v1::Job::State> sent_trials;
     uint64_t version = jobs_.version();
     while (!context->IsCancelled()) {
       ASSIGN_OR_RETURN(job, store_.GetJob(request->job_id()));
@@ -247,24 +249,27 @@ grpc::Status JobService::WatchJob(grpc::ServerContext* context,
       if (study.ok()) {
         ASSIGN_OR_RETURN(trials, store_.ListTrialSummaries(job.study_name));
       }
+      const std::set<int64_t> waiting =
+          jobs_.TrialsNotRunningYet(job.job_id, trials);
       const bool first = !sent_state.has_value();
-      if (!first) {
-        for (const Trial& trial : trials) {
-          auto it = sent_trials.find(trial.number);
-          if (it != sent_trials.end() && it->second == trial.state) continue;
-          v1::JobEvent event;
-          *event.mutable_time() = Now();
-          *event.mutable_trial() = TrialToOutput(
-              trial, study.ok() ? study->spec.metric_tag : std::string());
-          if (!writer->Write(event)) return absl::OkStatus();
-        }
+      for (const Trial& trial : trials) {
+        const bool waits = waiting.contains(trial.number);
+        const v1::Job::State state = TrialOutputState(trial, waits);
+        auto [it, added] = sent_trials.try_emplace(trial.number, state);
+        if (!added && it->second == state) continue;
+        it->second = state;
+        if (first) continue;
+        v1::JobEvent event;
+        *event.mutable_time() = Now();
+        *event.mutable_trial() = TrialToOutput(
+            trial, study.ok() ? study->spec.metric_tag : std::string(), waits);
+        if (!writer->Write(event)) return absl::OkStatus();
       }
-      for (const Trial& trial : trials) sent_trials[trial.number] = trial.state;
       if (first || *sent_state != job.state) {
         v1::JobEvent event;
         *event.mutable_time() = Now();
-        *event.mutable_job() =
-            JobToProto(job, study.ok() ? &study->spec : nullptr, trials, false);
+        *event.mutable_job() = JobToProto(
+            job, study.ok() ? &study->spec : nullptr, trials, false, waiting);
         if (!writer->Write(event)) return absl::OkStatus();
         sent_state = job.state;
       }

@@ -37,6 +37,16 @@ TEST(ProgressLineTest, SaysWhenATrialWaitsForGpus) {
             "trials 6/12 done, 3 running, 1 failed, waiting for GPUs");
 }
 
+TEST(ProgressLineTest, SaysHowManyTrialsWaitInTheClustersQueue) {
+  engine::JobProgress p = Progress();
+  p.best.reset();
+  p.stopped_early = 0;
+  p.running = 1;
+  p.waiting_in_backend = {7, 9};
+  EXPECT_EQ(ProgressLine(p, "loss"),
+            "trials 6/12 done, 1 running, 2 queued on the cluster, 1 failed");
+}
+
 TEST(ProgressPrinterTest, PrintsALinePerChangeWhenNotATerminal) {
   std::ostringstream out;
   ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false);

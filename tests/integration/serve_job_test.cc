@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -185,6 +186,18 @@ TEST(ServeJobTest, CancelStopsTheJob) {
   ASSERT_TRUE(Submit(server, "to_cancel", CurveJob(4, 400, 0.05), &job).ok());
   ASSERT_TRUE(testing::PollUntil(
       [&] { return GetJob(server, "to_cancel").state() == v1::Job::RUNNING; },
+      std::chrono::seconds(20)));
+  // Local trials run as soon as they are launched: never QUEUED for long.
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        const v1::Job running = GetJob(server, "to_cancel");
+        return running.training_output().trials_size() == 2 &&
+               std::all_of(running.training_output().trials().begin(),
+                           running.training_output().trials().end(),
+                           [](const v1::HyperparameterOutput& t) {
+                             return t.state() == v1::Job::RUNNING;
+                           });
+      },
       std::chrono::seconds(20)));
   v1::CancelJobRequest cancel;
   cancel.set_job_id("to_cancel");

@@ -185,6 +185,43 @@ TEST_F(SlurmRunCliTest, ARunnerKilledMidJobReattachesInsteadOfRelaunching) {
   EXPECT_THAT(QueuedJobs("hptune.resumed.1"), ::testing::SizeIs(0));
 }
 
+// The progress line tells a trial waiting in the cluster's queue from one
+// that runs.
+TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
+  const std::string config = dir_ + "/job.yaml";
+  testing_slurm::WriteReattachJob(
+      config, kSource + "/tests/launch/testdata/dump_trainer.py");
+  const std::string dumps = dir_ + "/dumps";
+  fs::create_directories(dumps);
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "0", "0.5");
+  const std::string log = dir_ + "/run.log";
+  pid_t run =
+      Spawn({kHptune, "run", config, "--job-id", "held", "--db", dir_ + "/h.db",
+             "--runs-dir", dir_ + "/runs",
+             std::string("--slurm-option=") + testing_slurm::kHoldOption},
+            log);
+  ASSERT_GT(run, 0);
+  const std::string waiting =
+      "trials 0/1 done, 0 running, 1 queued on the cluster, 0 failed";
+  auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (ReadFile(log).find(waiting) == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_THAT(ReadFile(log), HasSubstr(waiting));
+  std::string error;
+  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.held.1", &error)) << error;
+  int status = 0;
+  ASSERT_EQ(waitpid(run, &status, 0), run);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(log);
+  const std::string out = ReadFile(log);
+  // Running once Slurm started it, then done.
+  EXPECT_THAT(out, HasSubstr("trials 0/1 done, 1 running, 0 failed"));
+  EXPECT_LT(out.find(waiting),
+            out.find("trials 0/1 done, 1 running, 0 failed"));
+  EXPECT_THAT(out, HasSubstr("job held SUCCEEDED"));
+}
+
 // Without a cluster: the errors a user sees.
 TEST(SlurmRunCliErrorsTest, AnUnreachableControllerExitsUnavailable) {
   if (!testing_slurm::SlurmCommandsInstalled()) {

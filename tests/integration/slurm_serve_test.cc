@@ -86,6 +86,52 @@ TEST_F(SlurmServeTest, ASubmittedJobRunsAsSlurmJobsOnBothNodes) {
               HasSubstr("this server runs trials on slurm"));
 }
 
+// A trial whose Slurm job waits in the cluster's queue is QUEUED in the job,
+// not RUNNING, until Slurm starts it; a client following the job sees both.
+TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
+  const std::string dumps = testing::MakeTempDir();
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "2", "0.5");
+  ServeProcess server(testing::MakeTempDir(), {"--backend", "slurm"});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string config = dir_ + "/job.yaml";
+  testing_slurm::WriteReattachJob(
+      config, testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
+  const pid_t submit = testing::StartProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "held", "--config", config,
+       std::string("--slurm-option=") + testing_slurm::kHoldOption, "--wait",
+       "--server", server.address()},
+      dir_ + "/submit.out", dir_ + "/submit.err");
+  auto describe = [&](const std::string& format) {
+    return RunProcess({testing::HptuneBinary(), "jobs", "describe", "held",
+                       "--format", format, "--server", server.address()})
+        .out;
+  };
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        return describe("table").find("0 running, 1 queued") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << describe("table") << server.Output();
+  EXPECT_THAT(describe("json"), HasSubstr("\"state\": \"QUEUED\""));
+  // Held by Slurm: nothing of the trial has run.
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.held.1", "%T"),
+              ::testing::ElementsAre("PENDING"));
+  EXPECT_FALSE(fs::exists(dumps + "/master-0.json"));
+
+  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.held.1", &error)) << error;
+  EXPECT_EQ(testing::WaitForExit(submit, std::chrono::seconds(60)), 0)
+      << testing::ReadFileOrEmpty(dir_ + "/submit.err") << server.Output();
+  const std::string events = testing::ReadFileOrEmpty(dir_ + "/submit.err");
+  const size_t queued = events.find("trial 1 QUEUED");
+  const size_t running = events.find("trial 1 RUNNING");
+  EXPECT_NE(queued, std::string::npos) << events;
+  EXPECT_NE(running, std::string::npos) << events;
+  EXPECT_LT(queued, running) << events;
+  EXPECT_THAT(events, HasSubstr("job held SUCCEEDED"));
+}
+
 // The re-attach job, submitted to a Slurm server, with its master running
 // inside its Slurm job when this returns.
 class SlurmServeResumeTest : public SlurmServeTest {

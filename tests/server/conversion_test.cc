@@ -233,6 +233,12 @@ TEST(JobConversionTest, TrainingOutputCountsEndedTrialsAndNamesTheBest) {
   EXPECT_EQ(out.trials(2).state(), v1::Job::FAILED);
   EXPECT_EQ(out.trials(3).state(), v1::Job::RUNNING);
   EXPECT_EQ(out.best_trial().trial_id(), "2");  // MINIMIZE.
+  // An ACTIVE trial the backend holds in its queue is QUEUED; an ended one
+  // is what it ended as, whatever the set says.
+  const v1::Job waiting =
+      JobToProto(record, &*spec.study, trials, true, /*waiting=*/{2, 4});
+  EXPECT_EQ(waiting.training_output().trials(3).state(), v1::Job::QUEUED);
+  EXPECT_EQ(waiting.training_output().trials(1).state(), v1::Job::SUCCEEDED);
   EXPECT_EQ(JobToProto(record, &*spec.study, trials, false)
                 .training_output()
                 .trials_size(),

@@ -29,10 +29,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/stopping_policy.h"
@@ -53,8 +55,13 @@ struct JobProgress {
   int succeeded = 0;  // Stopped-early trials included.
   int stopped_early = 0;
   int failed = 0;
-  int running = 0;
-  int queued = 0;  // Waiting for GPUs.
+  int running = 0;  // Trials whose replicas were started.
+  int queued = 0;   // Waiting for GPUs.
+  // The trials handed to the backend, by number, and those of them whose
+  // replicas it has not started yet (a Slurm job waiting in the cluster's
+  // queue), which `running` does not count.
+  std::vector<int64_t> launched;
+  std::vector<int64_t> waiting_in_backend;
   std::optional<Trial> best;
 };
 

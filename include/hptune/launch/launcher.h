@@ -89,6 +89,11 @@ class TrialRun {
   // FailedPrecondition while it is still running.
   virtual absl::Status Restart(int replica) = 0;
   virtual bool IsRunning(int replica) const = 0;
+  // Whether the backend still holds the run in its queue with no replica
+  // started: a Slurm job PENDING for resources. Never true for local runs.
+  // Its replicas count as running all the same (IsRunning, Poll). Pure, so
+  // that a wrapping run cannot forget to pass it on.
+  virtual bool Queued() const = 0;
   // Stops every replica still running: SIGTERM to its whole process group,
   // then SIGKILL after `grace`; returns when no process of the run is left.
   // Exits seen here are not reported by Poll().

@@ -207,13 +207,16 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
     out << "objective:  "
         << (spec.goal() == v1::StudySpec::MINIMIZE ? "MINIMIZE" : "MAXIMIZE")
         << " " << MetricTag(job) << "\n";
-    int running = 0;
+    int running = 0, queued = 0;
     for (const auto& t : job.training_output().trials()) {
       if (t.state() == v1::Job::RUNNING) ++running;
+      if (t.state() == v1::Job::QUEUED) ++queued;
     }
     out << "trials:     " << job.training_output().completed_trial_count()
         << " completed of " << (spec.max_trials() > 0 ? spec.max_trials() : 1)
-        << ", " << running << " running, at most "
+        << ", " << running << " running, ";
+    if (queued > 0) out << queued << " queued, ";
+    out << "at most "
         << (spec.max_parallel_trials() > 0 ? spec.max_parallel_trials() : 1)
         << " in parallel\n";
   }

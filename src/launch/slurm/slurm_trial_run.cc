@@ -136,6 +136,13 @@ absl::Status SlurmTrialRun::Restart(int replica) {
   return absl::OkStatus();
 }
 
+bool SlurmTrialRun::Queued() const {
+  if (placed_ || job_ended_ || terminated_) return false;
+  std::error_code ec;
+  placed_ = std::filesystem::exists(dir_ / "hosts", ec);
+  return !placed_;
+}
+
 bool SlurmTrialRun::IsRunning(int replica) const {
   return replica >= 0 && replica < static_cast<int>(replicas_.size()) &&
          replicas_[replica].running;

@@ -38,6 +38,9 @@ class SlurmTrialRun : public TrialRun {
   // while it runs or once the Slurm job has ended.
   absl::Status Restart(int replica) override;
   bool IsRunning(int replica) const override;
+  // Until the batch script has placed the replicas (it writes `hosts` as it
+  // starts), unless the job ended or was terminated first.
+  bool Queued() const override;
   void Terminate(std::chrono::milliseconds grace) override;
 
   const std::string& slurm_job() const { return slurm_job_; }
@@ -64,6 +67,7 @@ class SlurmTrialRun : public TrialRun {
   bool job_ended_ = false;
   std::string job_state_ = "PENDING";
   bool terminated_ = false;
+  mutable bool placed_ = false;  // `hosts` seen; it stays once written.
 };
 
 }  // namespace hptune::launch::slurm_internal

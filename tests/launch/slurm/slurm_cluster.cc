@@ -75,6 +75,24 @@ std::vector<std::string> QueuedJobs(const std::string& name,
   return lines;
 }
 
+bool StartHeldJobs(const std::string& name, std::string* error) {
+  const std::vector<std::string> jobs = QueuedJobs(name, "%A");
+  if (jobs.empty()) {
+    *error = "no job named " + name + " in squeue";
+    return false;
+  }
+  for (const std::string& id : jobs) {
+    auto out = launch::RunCapturingOutput(
+        {"scontrol", "update", "JobId=" + id, "StartTime=now"});
+    if (!out.ok() || out->signal != 0 || out->exit_code != 0) {
+      *error = "scontrol update JobId=" + id + " StartTime=now: " +
+               (out.ok() ? out->err : std::string(out.status().message()));
+      return false;
+    }
+  }
+  return true;
+}
+
 void ClusterTest::SetUp() {
   std::string why_not;
   if (ClusterUsable(&why_not)) return;

@@ -27,6 +27,13 @@ std::string ClusterConfig();
 std::vector<std::string> QueuedJobs(const std::string& name,
                                     const std::string& format = "%i %T");
 
+// The --begin option that keeps a job PENDING (reason BeginTime) until
+// StartHeldJobs lets it go.
+inline constexpr char kHoldOption[] = "--begin=now+3600";
+// Lets the jobs named `name` that wait for their --begin time start now;
+// false (with the reason in *error) when scontrol refused.
+bool StartHeldJobs(const std::string& name, std::string* error);
+
 // Skips where the cluster cannot run here (ClusterCannotRunHere), fails
 // where it should but is not up. Derived fixtures call it first and return
 // when the test is skipped or has failed.

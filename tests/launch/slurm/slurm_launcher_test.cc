@@ -382,6 +382,36 @@ TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
   EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1)), IsEmpty());
 }
 
+// A job the cluster keeps PENDING is Queued() with its replicas counted as
+// running, and stops being queued once Slurm starts it.
+TEST_F(SlurmLauncherTest, AJobPendingInTheQueueIsQueuedUntilItStarts) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  launch.slurm.options = {testing_slurm::kHoldOption};
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
+  ASSERT_THAT(QueuedJobs(name, "%T %r"), ElementsAre("PENDING BeginTime"));
+  // Polled past the state poll interval, it is still waiting.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto exits = (*run)->Poll();
+  ASSERT_TRUE(exits.ok()) << exits.status();
+  EXPECT_THAT(*exits, IsEmpty());
+  EXPECT_TRUE((*run)->Queued());
+  EXPECT_TRUE((*run)->IsRunning(0));
+
+  std::string error;
+  ASSERT_TRUE(testing_slurm::StartHeldJobs(name, &error)) << error;
+  WaitForDump("master-0");
+  EXPECT_FALSE((*run)->Queued());
+  std::map<int, ReplicaExit> done = WaitForExits(**run, 4);
+  for (const auto& [replica, exit] : done) {
+    EXPECT_TRUE(exit.succeeded()) << replica;
+  }
+  EXPECT_FALSE((*run)->Queued());
+  (*run)->Terminate(std::chrono::seconds(1));
+}
+
 TEST_F(SlurmLauncherTest, SubmissionErrorsSaySbatchsReason) {
   auto launcher = SlurmLauncher::Create(
       SlurmOptions{.sbatch = {.partition = "no_such_partition"}});
