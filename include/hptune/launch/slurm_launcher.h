@@ -37,8 +37,10 @@
 // job's own output (batch.out). That directory, the logs and the metric files
 // must be on a file system the nodes share with this host.
 //
-// State. Poll() reads exit files; about once a second it also asks squeue
-// for the job: a job that ended (cancelled, timed out, node failure) while
+// State. A run is Queued() until the supervisor has written the hosts file,
+// i.e. while the job waits in the cluster's queue (the runner then shows the
+// trial QUEUED). Poll() reads exit files; about once a second it also asks
+// squeue for the job: a job that ended (cancelled, timed out, node failure) while
 // replicas had not exited reports them killed by SIGKILL, and restarting one
 // then fails, so the attempt is re-run. Terminate() sends SIGTERM to every
 // step (scancel --signal=TERM), waits up to the grace period, then cancels
