@@ -1,37 +1,98 @@
 #include "src/cli/backend_flags.h"
 
+#include <algorithm>
+#include <map>
 #include <string_view>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hptune/core/machine_types.h"
+#include "hptune/core/status.h"
 
 namespace hptune::cli {
 
-std::vector<std::string> TakeSlurmOptions(std::vector<std::string>& args) {
-  static constexpr std::string_view kFlag = "--slurm-option";
-  std::vector<std::string> options, rest;
+namespace {
+
+// "NVIDIA_TESLA_T4=t4" values into the map, each GPU type once.
+absl::StatusOr<std::map<std::string, std::string>> ParseGpuTypes(
+    const std::vector<std::string>& values) {
+  const std::vector<std::string> known =
+      MachineCatalogue::Builtin().AcceleratorTypes();
+  std::map<std::string, std::string> types;
+  for (const std::string& value : values) {
+    auto bad = [&](const std::string& why) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--slurm-gpu-type: ", why, ", got \"", value, "\""));
+    };
+    const size_t eq = value.find('=');
+    if (eq == std::string::npos) {
+      return bad("expected GPU_TYPE=SLURM_GPU_TYPE such as NVIDIA_TESLA_T4=t4");
+    }
+    const std::string type = value.substr(0, eq);
+    const std::string gres = value.substr(eq + 1);
+    if (std::find(known.begin(), known.end(), type) == known.end()) {
+      return bad(absl::StrCat("unknown GPU type \"", type, "\" (one of ",
+                              absl::StrJoin(known, ", "), ")"));
+    }
+    const bool word =
+        !gres.empty() && std::all_of(gres.begin(), gres.end(), [](char c) {
+          return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+                 c == '_' || c == '-' || c == '.';
+        });
+    if (!word) {
+      return bad(
+          "the Slurm GPU type must be one word of letters, digits, '_', '-' "
+          "and '.', as in gres.conf's Type=");
+    }
+    if (!types.emplace(type, gres).second) {
+      return bad(absl::StrCat(type, " is given twice"));
+    }
+  }
+  return types;
+}
+
+}  // namespace
+
+RepeatedSlurmFlags TakeRepeatedSlurmFlags(std::vector<std::string>& args) {
+  RepeatedSlurmFlags taken;
+  const std::pair<std::string, std::vector<std::string>*> kFlags[] = {
+      {"--slurm-option", &taken.options},
+      {"--slurm-gpu-type", &taken.gpu_types}};
+  std::vector<std::string> rest;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
       rest.insert(rest.end(), args.begin() + i, args.end());
       break;
     }
-    if (a.rfind(std::string(kFlag) + "=", 0) == 0) {
-      options.push_back(a.substr(kFlag.size() + 1));
-    } else if (a == kFlag && i + 1 < args.size()) {
-      options.push_back(args[++i]);
-    } else {
-      rest.push_back(a);
+    bool took = false;
+    for (const auto& [flag, values] : kFlags) {
+      if (a.rfind(flag + "=", 0) == 0) {
+        values->push_back(a.substr(flag.size() + 1));
+        took = true;
+      } else if (a == flag && i + 1 < args.size()) {
+        values->push_back(args[++i]);
+        took = true;
+      }
+      if (took) break;
     }
+    if (!took) rest.push_back(a);
   }
   args = std::move(rest);
-  return options;
+  return taken;
 }
 
 absl::Status ApplyBackendFlags(const ParsedArgs& args,
-                               std::vector<std::string> slurm_options,
+                               RepeatedSlurmFlags repeated,
                                BackendConfig& backend, BackendFlagsFor use) {
+  if (use == BackendFlagsFor::kSubmit && !repeated.gpu_types.empty()) {
+    return absl::InvalidArgumentError(
+        "--slurm-gpu-type: a setting of the Slurm server (hptune serve "
+        "--slurm-gpu-type), not of a job");
+  }
   if (auto b = args.Get("backend")) {
     if (*b != "local" && *b != "slurm") {
       return absl::InvalidArgumentError(
@@ -44,10 +105,11 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
       .partition = args.Get("slurm-partition").value_or(""),
       .account = args.Get("slurm-account").value_or(""),
       .time = args.Get("slurm-time").value_or(""),
-      .options = std::move(slurm_options)};
+      .options = std::move(repeated.options)};
   const bool slurm_flags = args.Has("slurm-partition") ||
                            args.Has("slurm-account") ||
-                           args.Has("slurm-time") || !flags.options.empty();
+                           args.Has("slurm-time") || !flags.options.empty() ||
+                           !repeated.gpu_types.empty();
   const bool local = backend.backend != "slurm" &&
                      (use != BackendFlagsFor::kSubmit || backend.backend_named);
   if (slurm_flags && local) {
@@ -68,6 +130,7 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, ": ", first.message));
   }
+  ASSIGN_OR_RETURN(backend.slurm_gpu_types, ParseGpuTypes(repeated.gpu_types));
   if (args.Has("slurm-partition")) backend.slurm.partition = flags.partition;
   if (args.Has("slurm-account")) backend.slurm.account = flags.account;
   if (args.Has("slurm-time")) backend.slurm.time = flags.time;
@@ -82,8 +145,8 @@ absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
     return absl::InvalidArgumentError(
         "--gpus is for the local backend; Slurm allocates the GPUs");
   }
-  return launch::SlurmLauncher::Create(
-      launch::SlurmOptions{.sbatch = backend.slurm});
+  return launch::SlurmLauncher::Create(launch::SlurmOptions{
+      .sbatch = backend.slurm, .gpu_types = backend.slurm_gpu_types});
 }
 
 }  // namespace hptune::cli

@@ -22,10 +22,14 @@ namespace hptune::cli {
 inline constexpr const char* kBackendValueFlags[] = {
     "backend", "slurm-partition", "slurm-account", "slurm-time"};
 
-// --slurm-option may be given many times, which ParseArgs (one value per
-// flag) does not keep: removes them from `args` (up to a "--") and returns
-// their values in order.
-std::vector<std::string> TakeSlurmOptions(std::vector<std::string>& args);
+// The flags that may be given many times, which ParseArgs (one value per
+// flag) does not keep.
+struct RepeatedSlurmFlags {
+  std::vector<std::string> options;    // --slurm-option=OPT
+  std::vector<std::string> gpu_types;  // --slurm-gpu-type=TYPE=GRES_TYPE
+};
+// Removes them from `args` (up to a "--") and returns their values in order.
+RepeatedSlurmFlags TakeRepeatedSlurmFlags(std::vector<std::string>& args);
 
 // What the backend flags configure.
 enum class BackendFlagsFor {
@@ -36,14 +40,15 @@ enum class BackendFlagsFor {
   kSubmit,
 };
 
-// Sets `backend` from the flags in `args` and the taken --slurm-option
-// values: a flag given replaces the field, options are appended (sbatch
-// takes the last of a repeated option), --backend sets backend_named.
-// InvalidArgument naming the flag for a --backend other than local or
-// slurm, for a malformed Slurm flag, and for Slurm flags with the local
-// backend (kSubmit: when the job names it).
+// Sets `backend` from the flags in `args` and the taken repeatable ones: a
+// flag given replaces the field, options are appended (sbatch takes the
+// last of a repeated option), --backend sets backend_named. InvalidArgument
+// naming the flag for a --backend other than local or slurm, for a
+// malformed Slurm flag (a --slurm-gpu-type of an unknown GPU type, or given
+// twice), for --slurm-gpu-type on a job (kSubmit), and for Slurm flags with
+// the local backend (kSubmit: when the job names it).
 absl::Status ApplyBackendFlags(const ParsedArgs& args,
-                               std::vector<std::string> slurm_options,
+                               RepeatedSlurmFlags repeated,
                                BackendConfig& backend, BackendFlagsFor use);
 
 // The launcher of a slurm `backend`. InvalidArgument when `args` also

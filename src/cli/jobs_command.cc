@@ -181,8 +181,8 @@ struct Invocation {
   std::unique_ptr<Stub> stub;
   OutputFormat format = OutputFormat::kTable;
   std::chrono::seconds reconnect_window = client::kDefaultReconnectWindow;
-  // `submit`'s --slurm-option values, which ParseArgs does not keep.
-  std::vector<std::string> slurm_options;
+  // `submit`'s repeatable Slurm flags, which ParseArgs does not keep.
+  RepeatedSlurmFlags slurm_flags;
 };
 
 int FinalStateExitCode(v1::Job::State state) {
@@ -299,7 +299,7 @@ grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
 int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   auto submission = client::BuildSubmission(job_id, c.args.Get("config"),
-                                            c.args, std::move(c.slurm_options),
+                                            c.args, std::move(c.slurm_flags),
                                             std::filesystem::current_path());
   if (!submission.ok()) return FailStatus(submission.status(), err);
   auto input = client::TrainingInputFromJson(submission->training_input_json);
@@ -601,8 +601,8 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
     out << sub->usage;
     return kExitOk;
   }
-  std::vector<std::string> slurm_options;
-  if (sub->name == "submit") slurm_options = TakeSlurmOptions(rest);
+  RepeatedSlurmFlags slurm_flags;
+  if (sub->name == "submit") slurm_flags = TakeRepeatedSlurmFlags(rest);
   std::set<std::string> value_flags = sub->value_flags;
   value_flags.insert(client::ConnectionFlags().begin(),
                      client::ConnectionFlags().end());
@@ -627,7 +627,7 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   Invocation invocation;
   invocation.args = *std::move(parsed);
-  invocation.slurm_options = std::move(slurm_options);
+  invocation.slurm_flags = std::move(slurm_flags);
   if (auto format = invocation.args.Get("format")) {
     auto parsed_format = ParseOutputFormat(*format);
     if (!parsed_format.ok()) return FailStatus(parsed_format.status(), err);

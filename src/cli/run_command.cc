@@ -75,6 +75,11 @@ constexpr char kUsage[] =
     "                            sbatch --partition/--account/--time\n"
     "  --slurm-option=OPT        one more sbatch option, e.g.\n"
     "                            --slurm-option=--qos=high; repeatable\n"
+    "  --slurm-gpu-type=T=G      GPUs of acceleratorConfig type T are the\n"
+    "                            cluster's gres type G, e.g.\n"
+    "                            NVIDIA_TESLA_T4=t4; repeatable. Without\n"
+    "                            it, GPUs of any type; with it, a type not\n"
+    "                            mapped is refused\n"
     "\n"
     "Exit codes: 0 job succeeded, 1 job failed, 2 invalid config or flags,\n"
     "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
@@ -218,7 +223,7 @@ absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
 int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                   std::ostream& err) {
   std::vector<std::string> arg_list = raw_args;
-  std::vector<std::string> slurm_options = TakeSlurmOptions(arg_list);
+  RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(arg_list);
   auto parsed = ParseArgs(arg_list,
                           {"command",
                            "module-name",
@@ -283,8 +288,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!options.ok()) return Fail(options.status(), err);
   // The config's backend block with the command line's flags over it.
   BackendConfig* backend = &loaded->backend;
-  if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_options),
-                                         *backend, BackendFlagsFor::kRun);
+  if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_flags), *backend,
+                                         BackendFlagsFor::kRun);
       !s.ok()) {
     return Fail(s, err);
   }

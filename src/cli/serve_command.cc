@@ -55,6 +55,10 @@ constexpr char kUsage[] =
     "  --slurm-partition P --slurm-account A --slurm-time T\n"
     "  --slurm-option=OPT     sbatch options of every trial (repeatable);\n"
     "                         --state-dir must be shared with the nodes\n"
+    "  --slurm-gpu-type=T=G   acceleratorConfig type T is the cluster's gres\n"
+    "                         type G, e.g. NVIDIA_TESLA_T4=t4 (repeatable);\n"
+    "                         then a job asking for a type not mapped is\n"
+    "                         refused\n"
     "\n"
     "SIGTERM or Ctrl-C drains: new calls are refused, calls in flight get 5\n"
     "seconds, every replica is stopped, and the server exits 0 leaving its\n"
@@ -88,7 +92,7 @@ int Fail(const absl::Status& status, int code, std::ostream& err) {
 int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                     std::ostream& err) {
   std::vector<std::string> args = raw_args;
-  std::vector<std::string> slurm_options = TakeSlurmOptions(args);
+  RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(args);
   std::set<std::string> value_flags = {
       "listen",   "db",      "state-dir", "token-file",
       "tls-cert", "tls-key", "gpus",      "grace-seconds"};
@@ -148,7 +152,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
         std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   }
   BackendConfig backend;
-  if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_options),
+  if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_flags),
                                          backend, BackendFlagsFor::kServer);
       !s.ok()) {
     return Fail(s, kExitUsage, err);

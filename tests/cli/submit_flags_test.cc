@@ -57,10 +57,10 @@ class SubmitFlagsTest : public ::testing::Test {
 
   absl::StatusOr<Submission> Build(std::vector<std::string> argv,
                                    const std::string& job_id = "job_1") {
-    std::vector<std::string> slurm_options = TakeSlurmOptions(argv);
+    RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(argv);
     ParsedArgs args = Args(argv);
     return BuildSubmission(job_id, args.Get("config"), args,
-                           std::move(slurm_options), "/home/user");
+                           std::move(slurm_flags), "/home/user");
   }
 
   std::string dir_;
@@ -299,6 +299,8 @@ TEST_F(SubmitFlagsTest, BadBackendFlagsNameTheFlagAndValue) {
        "--slurm-option: hptune sets --output itself"},
       {{"--slurm-option=qos=high"},
        "--slurm-option: must be one sbatch option such as --qos=high"},
+      {{"--slurm-gpu-type", "NVIDIA_TESLA_T4=t4"},
+       "--slurm-gpu-type: a setting of the Slurm server"},
       {{"--backend", "local", "--slurm-time", "30"},
        "--slurm-* flags need --backend slurm (or no backend, to take "
        "the server's), but the job names local"},

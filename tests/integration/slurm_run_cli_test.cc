@@ -222,6 +222,69 @@ TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
   EXPECT_THAT(out, HasSubstr("job held SUCCEEDED"));
 }
 
+// --slurm-gpu-type puts each replica on the nodes of its acceleratorConfig
+// type (the test cluster: t4 on n1, v100 on n2) and refuses a type it does
+// not map before anything runs.
+TEST_F(SlurmRunCliTest, GpuTypesMappedByFlagPickTheNodes) {
+  const std::string dumps = dir_ + "/dumps";
+  fs::create_directories(dumps);
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "0", "0.5");
+  setenv("DUMP_EXTRA_ENV", "SLURMD_NODENAME", 1);
+  auto write_job = [&](const std::string& name, const std::string& worker_gpu) {
+    const std::string path = dir_ + "/" + name + ".yaml";
+    std::ofstream(path)
+        << "backend: slurm\n"
+           "trainingInput:\n"
+           "  command: [python3, "
+        << kSource << "/tests/launch/testdata/dump_trainer.py]\n"
+        << "  scaleTier: CUSTOM\n"
+           "  masterType: n1-standard-4\n"
+           "  masterConfig: {acceleratorConfig: {count: 1, type: "
+           "NVIDIA_TESLA_T4}}\n"
+           "  workerType: n1-standard-4\n"
+           "  workerCount: 1\n"
+           "  workerConfig: {acceleratorConfig: {count: 1, type: "
+        << worker_gpu
+        << "}}\n"
+           "  hyperparameters:\n"
+           "    goal: MAXIMIZE\n"
+           "    hyperparameterMetricTag: accuracy\n"
+           "    maxTrials: 1\n"
+           "    params:\n"
+           "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, maxValue: "
+           "0.1}\n";
+    return path;
+  };
+  const std::vector<std::string> types = {
+      "--slurm-gpu-type=NVIDIA_TESLA_T4=t4",
+      "--slurm-gpu-type=NVIDIA_TESLA_V100=v100"};
+  auto run = [&](const std::string& config, const std::string& id) {
+    std::vector<std::string> argv = {
+        kHptune, "run",          config,       "--job-id",     id,
+        "--db",  dir_ + "/h.db", "--runs-dir", dir_ + "/runs", "--quiet"};
+    argv.insert(argv.end(), types.begin(), types.end());
+    return RunProcess(argv);
+  };
+  auto typed = run(write_job("typed", "NVIDIA_TESLA_V100"), "typed");
+  unsetenv("DUMP_EXTRA_ENV");
+  ASSERT_EQ(typed.exit_code, 0) << typed.err;
+  auto node = [&](const std::string& replica) {
+    return nlohmann::json::parse(
+               ReadFile(dumps + "/" + replica + ".json"))["env"]
+        .value("SLURMD_NODENAME", "");
+  };
+  EXPECT_EQ(node("master-0"), "n1");
+  EXPECT_EQ(node("worker-0"), "n2");
+
+  auto unmapped = run(write_job("unmapped", "NVIDIA_TESLA_P100"), "unmapped");
+  EXPECT_NE(unmapped.exit_code, 0);
+  EXPECT_THAT(unmapped.err,
+              HasSubstr("worker 0 asks for 1 x NVIDIA_TESLA_P100, but "
+                        "--slurm-gpu-type maps no Slurm GPU type to "
+                        "NVIDIA_TESLA_P100"));
+  EXPECT_FALSE(fs::exists(dir_ + "/runs/unmapped/1"));
+}
+
 // Without a cluster: the errors a user sees.
 TEST(SlurmRunCliErrorsTest, AnUnreachableControllerExitsUnavailable) {
   if (!testing_slurm::SlurmCommandsInstalled()) {

@@ -264,6 +264,27 @@ TEST(SlurmServeErrorsTest, BackendFlagsAreCheckedBeforeServing) {
   EXPECT_THAT(reserved.err,
               HasSubstr("--slurm-option: hptune sets --output itself for each "
                         "trial; got \"--output=/tmp/x\""));
+  const std::vector<std::pair<std::string, std::string>> gpu_types = {
+      {"NVIDIA_TESLA_T4",
+       "expected GPU_TYPE=SLURM_GPU_TYPE such as "
+       "NVIDIA_TESLA_T4=t4, got \"NVIDIA_TESLA_T4\""},
+      {"TESLA_T4=t4", "unknown GPU type \"TESLA_T4\" (one of "},
+      {"NVIDIA_TESLA_T4=t4:2", "the Slurm GPU type must be one word"},
+      {"NVIDIA_TESLA_T4=", "the Slurm GPU type must be one word"},
+  };
+  for (const auto& [value, message] : gpu_types) {
+    auto typed = with({"--backend", "slurm", "--slurm-gpu-type", value});
+    EXPECT_EQ(typed.exit_code, 64) << typed.err;
+    EXPECT_THAT(typed.err, HasSubstr("--slurm-gpu-type: " + message));
+  }
+  auto twice =
+      with({"--backend", "slurm", "--slurm-gpu-type=NVIDIA_TESLA_T4=t4",
+            "--slurm-gpu-type=NVIDIA_TESLA_T4=tesla"});
+  EXPECT_EQ(twice.exit_code, 64) << twice.err;
+  EXPECT_THAT(twice.err, HasSubstr("NVIDIA_TESLA_T4 is given twice"));
+  auto local_typed = with({"--slurm-gpu-type=NVIDIA_TESLA_T4=t4"});
+  EXPECT_EQ(local_typed.exit_code, 64) << local_typed.err;
+  EXPECT_THAT(local_typed.err, HasSubstr("--slurm-* flags need --backend"));
   EXPECT_FALSE(fs::exists(dir + "/h.db"));
 }
 

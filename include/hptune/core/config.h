@@ -9,6 +9,7 @@
 #ifndef HPTUNE_CORE_CONFIG_H_
 #define HPTUNE_CORE_CONFIG_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ enum class ConfigFormat { kAuto, kYaml, kJson };
 struct BackendConfig {
   std::string backend = "local";  // "local" or "slurm".
   SlurmJobOptions slurm;          // The `slurm:` block.
+  // The cluster's gres type of each AI Platform GPU type (run's and
+  // serve's --slurm-gpu-type): a launcher's setting, never a job's.
+  std::map<std::string, std::string> slurm_gpu_types;
   // Whether the config says `backend:`: a job submitted to a server asks
   // for a backend only when its config names one.
   bool backend_named = false;

@@ -1,13 +1,14 @@
 // SlurmLauncher: runs each trial attempt as one Slurm batch job, one task per
 // replica (`hptune run --backend slurm`, or a server composed with it).
 //
-// Resources. Replicas are grouped by their GPU count (the acceleratorConfig
-// of their task type): one group is a plain job, several are the components
-// of a heterogeneous job (`sbatch A : B`). Each component asks for one task
-// per replica with --cpus-per-task and --mem-per-cpu (the largest machine
-// type of the group in the catalogue) and --gpus-per-task. Slurm puts
-// different components on different nodes, so CheckFits refuses more
-// distinct GPU counts than the cluster has nodes.
+// Resources. Replicas are grouped by their GPUs (the acceleratorConfig of
+// their task type: count, and type where SlurmOptions::gpu_types maps it to
+// a gres type): one group is a plain job, several are the components of a
+// heterogeneous job (`sbatch A : B`). Each component asks for one task per
+// replica with --cpus-per-task and --mem-per-cpu (the largest machine type
+// of the group in the catalogue) and --gpus-per-task ("2", or "t4:2" when
+// typed). Slurm puts different components on different nodes, so CheckFits
+// refuses more distinct groups than the cluster has nodes.
 // The shapes are read from the job every replica sees in TF_CONFIG's "job"
 // (the canonical trainingInput), so the TrialLaunch is all Start() needs.
 //
@@ -40,9 +41,9 @@
 // State. A run is Queued() until the supervisor has written the hosts file,
 // i.e. while the job waits in the cluster's queue (the runner then shows the
 // trial QUEUED). Poll() reads exit files; about once a second it also asks
-// squeue for the job: a job that ended (cancelled, timed out, node failure) while
-// replicas had not exited reports them killed by SIGKILL, and restarting one
-// then fails, so the attempt is re-run. Terminate() sends SIGTERM to every
+// squeue for the job: a job that ended (cancelled, timed out, node failure)
+// while replicas had not exited reports them killed by SIGKILL, and restarting
+// one then fails, so the attempt is re-run. Terminate() sends SIGTERM to every
 // step (scancel --signal=TERM), waits up to the grace period, then cancels
 // the job and waits until squeue shows nothing of it running.
 //
@@ -56,6 +57,7 @@
 #define HPTUNE_LAUNCH_SLURM_LAUNCHER_H_
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +80,11 @@ struct SlurmOptions {
   MachineCatalogue catalogue = MachineCatalogue::Builtin();
   // How often Poll() asks squeue whether the job is still alive.
   std::chrono::milliseconds state_poll_interval{1000};
+  // The cluster's gres type for each AI Platform GPU type
+  // (`--slurm-gpu-type NVIDIA_TESLA_T4=t4`), so a replica gets the GPUs its
+  // acceleratorConfig names; a GPU type it does not list then never fits.
+  // Empty: GPUs of any type, whatever acceleratorConfig.type says.
+  std::map<std::string, std::string> gpu_types;
 };
 
 class SlurmLauncher : public Launcher {
@@ -85,15 +92,16 @@ class SlurmLauncher : public Launcher {
   // Checks that Slurm can be used from here: sbatch, squeue, scancel and
   // scontrol on PATH (FailedPrecondition naming the missing command), and
   // `scontrol ping` reaching the controller (Unavailable with its output and
-  // SLURM_CONF). Reads the nodes' GPU counts (sinfo) for CheckFits.
+  // SLURM_CONF). Reads the nodes' GPUs by gres type (sinfo) for CheckFits.
   static absl::StatusOr<std::unique_ptr<SlurmLauncher>> Create(
       SlurmOptions options);
 
-  // FailedPrecondition when a replica asks for more GPUs than any node of
-  // the cluster has, e.g.
+  // FailedPrecondition when a replica asks for more GPUs (of its gres type)
+  // than any node of the cluster has, e.g.
   //   worker 0 asks for 8 GPUs, but the Slurm nodes have at most 4 (sinfo)
-  // or when the replicas need more job components (distinct GPU counts)
-  // than the cluster has nodes.
+  // for a GPU type gpu_types does not map (when it maps any), or when the
+  // replicas need more job components (distinct GPU counts and types) than
+  // the cluster has nodes.
   absl::Status CheckFits(
       const std::vector<ReplicaRequest>& requests) const override;
   // Placeholder hosts and one port per replica (0 for evaluators); never
@@ -117,11 +125,18 @@ class SlurmLauncher : public Launcher {
   static std::string HostPlaceholder(int replica);
 
  private:
-  SlurmLauncher(SlurmOptions options, int max_gpus_per_node, int nodes);
+  // Per node, its GPUs by gres type ("" for untyped ones).
+  using NodeGpus = std::map<std::string, std::map<std::string, int>>;
+  SlurmLauncher(SlurmOptions options, NodeGpus node_gpus);
+
+  // The gres type replicas of AI Platform GPU type `type` ask for: "" for
+  // any. NotFound when gpu_types maps other types but not this one.
+  absl::StatusOr<std::string> GresType(const std::string& type) const;
+  // The most GPUs of gres type `gres` ("": of any type) one node has.
+  int MostGpusOnANode(const std::string& gres) const;
 
   const SlurmOptions options_;
-  const int max_gpus_per_node_;
-  const int nodes_;
+  const NodeGpus node_gpus_;
 };
 
 }  // namespace hptune::launch

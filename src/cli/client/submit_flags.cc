@@ -250,7 +250,7 @@ absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(
 
 absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
-    const ParsedArgs& args, std::vector<std::string> slurm_options,
+    const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
     const std::filesystem::path& cwd) {
   RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobId(job_id, "JOB")));
   JobSpec from_file;
@@ -268,7 +268,7 @@ absl::StatusOr<Submission> BuildSubmission(
       from_file.job_dir = Absolute(config_dir, from_file.job_dir);
     }
   }
-  RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_options), backend,
+  RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_flags), backend,
                                     BackendFlagsFor::kSubmit));
   Json input = Json::parse(TrainingInputToJson(from_file))["trainingInput"];
   RETURN_IF_ERROR(ApplyTrainerFlags(args, cwd, input));

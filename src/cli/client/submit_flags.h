@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 
 namespace hptune::cli::client {
@@ -45,14 +46,14 @@ struct Submission {
 };
 
 // Reads `config_path` (YAML or JSON; none: the flags alone describe the
-// job), applies the flags in `args` and the --slurm-option values taken
-// from the command line (TakeSlurmOptions), and validates the result for
+// job), applies the flags in `args` and the repeatable ones taken from the
+// command line (TakeRepeatedSlurmFlags), and validates the result for
 // `job_id`. NotFound when the file cannot be read; InvalidArgument naming
 // the flag and its value for a malformed flag, and listing every error of
 // the file, or of the file with the flags applied, each with its field path.
 absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
-    const ParsedArgs& args, std::vector<std::string> slurm_options,
+    const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
     const std::filesystem::path& cwd);
 
 // gcloud's accelerator flag value: "count=N,type=T" (either order; count

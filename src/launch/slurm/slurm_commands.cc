@@ -75,8 +75,8 @@ absl::StatusOr<JobState> QueryJob(const std::string& job_id) {
   return state;
 }
 
-int GpuCountOfGres(std::string_view gres) {
-  int count = 0;
+std::map<std::string, int> GpusOfGres(std::string_view gres) {
+  std::map<std::string, int> gpus;
   // Commas also separate socket lists inside "(S:0-1)": drop those first.
   std::string plain;
   int depth = 0;
@@ -89,14 +89,16 @@ int GpuCountOfGres(std::string_view gres) {
     item = absl::StripAsciiWhitespace(item);
     if (!absl::ConsumePrefix(&item, "gpu")) continue;
     if (!item.empty() && item[0] != ':') continue;  // e.g. "gpus_extra".
-    size_t colon = item.rfind(':');
+    // ":<count>" or ":<type>:<count>".
+    const size_t colon = item.rfind(':');
     int n = 0;
-    if (colon != absl::string_view::npos &&
-        absl::SimpleAtoi(item.substr(colon + 1), &n)) {
-      count += n;
+    if (colon == absl::string_view::npos ||
+        !absl::SimpleAtoi(item.substr(colon + 1), &n) || n <= 0) {
+      continue;
     }
+    gpus[std::string(colon > 0 ? item.substr(1, colon - 1) : "")] += n;
   }
-  return count;
+  return gpus;
 }
 
 }  // namespace hptune::launch::slurm_internal

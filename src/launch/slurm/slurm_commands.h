@@ -5,6 +5,7 @@
 #ifndef HPTUNE_SRC_LAUNCH_SLURM_SLURM_COMMANDS_H_
 #define HPTUNE_SRC_LAUNCH_SLURM_SLURM_COMMANDS_H_
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +35,10 @@ struct JobState {
 // gone) is returned, so a controller hiccup is not taken as the job's end.
 absl::StatusOr<JobState> QueryJob(const std::string& job_id);
 
-// The GPU count of a gres string as sinfo's %G prints it ("gpu:4",
-// "gpu:tesla:2(S:0-1),mps:100", "(null)"); 0 when it has none.
-int GpuCountOfGres(std::string_view gres);
+// The GPUs of a gres string as sinfo's %G prints it ("gpu:4",
+// "gpu:tesla:2(S:0-1),mps:100", "(null)"), by gres type ("" for GPUs
+// without one); empty when it has none.
+std::map<std::string, int> GpusOfGres(std::string_view gres);
 
 }  // namespace hptune::launch::slurm_internal
 

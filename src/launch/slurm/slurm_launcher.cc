@@ -12,6 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hptune/core/config.h"
@@ -52,6 +53,7 @@ struct Shape {
   int cpus = 1;
   int mem_per_cpu_mb = kDefaultMemoryMb;
   int gpus = 0;
+  std::string gres_type;  // "": GPUs of any type.
 };
 
 std::string Describe(const ReplicaLaunch& replica) {
@@ -90,8 +92,11 @@ absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
   return *std::move(parsed.job);
 }
 
+// `gpu_types` as in SlurmOptions; a GPU type it lacks (CheckFits refused
+// it) is asked for untyped.
 Shape ShapeOf(const JobSpec& job, TaskType type,
-              const MachineCatalogue& catalogue) {
+              const MachineCatalogue& catalogue,
+              const std::map<std::string, std::string>& gpu_types) {
   const TaskPool& pool = job.pool(type);
   Shape shape;
   if (const MachineType* machine = catalogue.Find(pool.machine_type)) {
@@ -99,7 +104,12 @@ Shape ShapeOf(const JobSpec& job, TaskType type,
     shape.mem_per_cpu_mb =
         static_cast<int>(std::ceil(machine->memory_gb * 1024.0 / shape.cpus));
   }
-  shape.gpus = catalogue.GpusPerReplica(pool).count;
+  const AcceleratorConfig gpus = catalogue.GpusPerReplica(pool);
+  shape.gpus = gpus.count;
+  if (auto it = gpu_types.find(gpus.type);
+      shape.gpus > 0 && it != gpu_types.end()) {
+    shape.gres_type = it->second;
+  }
   return shape;
 }
 
@@ -167,11 +177,8 @@ std::string SlurmLauncher::HostPlaceholder(int replica) {
   return absl::StrCat("@hptune-host-", replica, "@");
 }
 
-SlurmLauncher::SlurmLauncher(SlurmOptions options, int max_gpus_per_node,
-                             int nodes)
-    : options_(std::move(options)),
-      max_gpus_per_node_(max_gpus_per_node),
-      nodes_(nodes) {}
+SlurmLauncher::SlurmLauncher(SlurmOptions options, NodeGpus node_gpus)
+    : options_(std::move(options)), node_gpus_(std::move(node_gpus)) {}
 
 absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
     SlurmOptions options) {
@@ -199,42 +206,74 @@ absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
                      "; ", SlurmConfDescription()));
   }
   // One line per node and partition: "<node> <gres>".
-  int max_gpus = 0;
-  std::set<std::string> nodes;
+  NodeGpus node_gpus;
   for (absl::string_view line :
        absl::StrSplit(*gres, '\n', absl::SkipEmpty())) {
     std::pair<std::string, std::string> fields =
         absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    nodes.insert(fields.first);
-    max_gpus =
-        std::max(max_gpus, slurm_internal::GpuCountOfGres(fields.second));
+    node_gpus[fields.first] = slurm_internal::GpusOfGres(fields.second);
   }
-  return std::unique_ptr<SlurmLauncher>(new SlurmLauncher(
-      std::move(options), max_gpus, static_cast<int>(nodes.size())));
+  return std::unique_ptr<SlurmLauncher>(
+      new SlurmLauncher(std::move(options), std::move(node_gpus)));
+}
+
+absl::StatusOr<std::string> SlurmLauncher::GresType(
+    const std::string& type) const {
+  if (options_.gpu_types.empty()) return std::string();
+  auto it = options_.gpu_types.find(type);
+  if (it != options_.gpu_types.end()) return it->second;
+  std::vector<std::string> mapped;
+  for (const auto& [name, gres] : options_.gpu_types) mapped.push_back(name);
+  return absl::NotFoundError(
+      absl::StrCat("--slurm-gpu-type maps no Slurm GPU type to ", type,
+                   " (it maps ", absl::StrJoin(mapped, ", "), ")"));
+}
+
+int SlurmLauncher::MostGpusOnANode(const std::string& gres) const {
+  int most = 0;
+  for (const auto& [node, gpus] : node_gpus_) {
+    int n = 0;
+    for (const auto& [type, count] : gpus) {
+      if (gres.empty() || type == gres) n += count;
+    }
+    most = std::max(most, n);
+  }
+  return most;
 }
 
 absl::Status SlurmLauncher::CheckFits(
     const std::vector<ReplicaRequest>& requests) const {
-  std::vector<int> gpu_counts;
+  std::set<std::pair<int, std::string>> components;
   for (const ReplicaRequest& r : requests) {
-    if (std::find(gpu_counts.begin(), gpu_counts.end(), r.gpu_count) ==
-        gpu_counts.end()) {
-      gpu_counts.push_back(r.gpu_count);
+    const std::string replica =
+        absl::StrCat(std::string(ToString(r.type)), " ", r.index);
+    std::string gres;
+    if (r.gpu_count > 0) {
+      absl::StatusOr<std::string> typed = GresType(r.gpu_type);
+      if (!typed.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(replica, " asks for ", r.gpu_count, " x ", r.gpu_type,
+                         ", but ", typed.status().message()));
+      }
+      gres = *std::move(typed);
     }
+    const int most = MostGpusOnANode(gres);
+    if (r.gpu_count > most) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          replica, " asks for ", r.gpu_count, " GPUs",
+          gres.empty()
+              ? ""
+              : absl::StrCat(" of Slurm type ", gres, " (", r.gpu_type, ")"),
+          ", but the Slurm nodes have at most ", most, " (sinfo)"));
+    }
+    components.insert({r.gpu_count, gres});
   }
-  if (static_cast<int>(gpu_counts.size()) > nodes_) {
+  if (components.size() > node_gpus_.size()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the replicas ask for ", gpu_counts.size(),
-        " different GPU counts, each a component of a heterogeneous Slurm "
-        "job on nodes of its own, but the cluster has ",
-        nodes_, " nodes (sinfo)"));
-  }
-  for (const ReplicaRequest& r : requests) {
-    if (r.gpu_count <= max_gpus_per_node_) continue;
-    return absl::FailedPreconditionError(
-        absl::StrCat(std::string(ToString(r.type)), " ", r.index, " asks for ",
-                     r.gpu_count, " GPUs, but the Slurm nodes have at most ",
-                     max_gpus_per_node_, " (sinfo)"));
+        "the replicas ask for ", components.size(),
+        " different GPU counts or types, each a component of a heterogeneous "
+        "Slurm job on nodes of its own, but the cluster has ",
+        node_gpus_.size(), " nodes (sinfo)"));
   }
   return absl::OkStatus();
 }
@@ -268,17 +307,19 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
   }
   ASSIGN_OR_RETURN(JobSpec job, JobOfLaunch(launch, options_.catalogue));
 
-  // One job component per distinct GPU count, in order of first use, each
-  // with the most CPUs and memory any of its replicas needs: Slurm puts
+  // One job component per distinct GPU count and type, in order of first use,
+  // each with the most CPUs and memory any of its replicas needs: Slurm puts
   // components on different nodes, so fewer components fit more clusters.
   std::vector<Shape> components;
   std::vector<int> component_of;
   std::vector<int> tasks;
   for (const ReplicaLaunch& replica : launch.replicas) {
-    const Shape shape = ShapeOf(job, replica.type, options_.catalogue);
+    const Shape shape =
+        ShapeOf(job, replica.type, options_.catalogue, options_.gpu_types);
     auto it =
-        std::find_if(components.begin(), components.end(),
-                     [&](const Shape& c) { return c.gpus == shape.gpus; });
+        std::find_if(components.begin(), components.end(), [&](const Shape& c) {
+          return c.gpus == shape.gpus && c.gres_type == shape.gres_type;
+        });
     const int g = static_cast<int>(it - components.begin());
     if (it == components.end()) {
       components.push_back(shape);
@@ -297,7 +338,8 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
   for (int g : component_of) {
     const Shape& shape = components[g];
     absl::StrAppend(&layout, g, " ", shape.cpus, " ", shape.mem_per_cpu_mb, " ",
-                    shape.gpus, "\n");
+                    shape.gpus,
+                    shape.gres_type.empty() ? "" : " " + shape.gres_type, "\n");
   }
 
   const std::filesystem::path trial_dir =
@@ -364,7 +406,9 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
     argv.push_back(absl::StrCat("--cpus-per-task=", shape.cpus));
     argv.push_back(absl::StrCat("--mem-per-cpu=", shape.mem_per_cpu_mb));
     if (shape.gpus > 0) {
-      argv.push_back(absl::StrCat("--gpus-per-task=", shape.gpus));
+      argv.push_back(absl::StrCat(
+          "--gpus-per-task=",
+          shape.gres_type.empty() ? "" : shape.gres_type + ":", shape.gpus));
     }
   }
   argv.push_back((dir / "job.sh").string());

@@ -65,13 +65,14 @@ printf '%s\n' "${addr[@]}" >"$D/hosts.tmp" && mv "$D/hosts.tmp" "$D/hosts"
 printf '%s\n' "${node[@]}" >"$D/nodes.tmp" && mv "$D/nodes.tmp" "$D/nodes"
 
 run_replica() {
-  local k=$1 run=1 comp cpus mem gpus rc next
-  read -r comp cpus mem gpus <<<"${layout[k]}"
+  local k=$1 run=1 comp cpus mem gpus gtype rc next
+  read -r comp cpus mem gpus gtype <<<"${layout[k]}"
   local opts=(--nodes=1 --ntasks=1 --nodelist="${node[k]}" --exact
               --cpus-per-task="$cpus" --mem-per-cpu="$mem" --input=none
               --job-name="replica-$k" --kill-on-bad-exit=0)
   [ "$G" -gt 1 ] && opts+=(--het-group="$comp")
-  if [ "$gpus" -gt 0 ]; then opts+=(--gres=gpu:"$gpus"); else opts+=(--gres=none); fi
+  # A typed allocation takes only typed step requests.
+  if [ "$gpus" -gt 0 ]; then opts+=(--gres=gpu:${gtype:+$gtype:}"$gpus"); else opts+=(--gres=none); fi
   while :; do
     srun "${opts[@]}" /bin/bash "$D/task.sh" "$D" "$k" "$run"
     rc=$?

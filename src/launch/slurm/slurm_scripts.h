@@ -6,7 +6,7 @@
 // Files of an attempt directory D, for replica k (all written by the
 // launcher unless noted):
 //   D/layout         one line per replica: "<component> <cpus> <mem/cpu MB>
-//                    <gpus>"
+//                    <gpus>[ <gres type>]"
 //   D/components     the number of job components (1: not a het job)
 //   D/r<k>.argv      argv, NUL-separated
 //   D/r<k>.env       KEY=VALUE entries, NUL-separated, with host placeholders

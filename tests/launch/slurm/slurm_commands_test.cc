@@ -2,17 +2,23 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace hptune::launch::slurm_internal {
 namespace {
 
-TEST(GpuCountOfGresTest, ReadsSinfosGresColumn) {
-  EXPECT_EQ(GpuCountOfGres("gpu:4"), 4);
-  EXPECT_EQ(GpuCountOfGres("gpu:tesla:2(S:0-1)"), 2);
-  EXPECT_EQ(GpuCountOfGres("gpu:a100:4(S:0-1),gpu:t4:2(S:0)"), 6);
-  EXPECT_EQ(GpuCountOfGres("mps:100,gpu:1"), 1);
-  EXPECT_EQ(GpuCountOfGres("(null)"), 0);
-  EXPECT_EQ(GpuCountOfGres(""), 0);
-  EXPECT_EQ(GpuCountOfGres("gpus_extra:3"), 0);
+TEST(GpusOfGresTest, ReadsSinfosGresColumnByType) {
+  using Gpus = std::map<std::string, int>;
+  EXPECT_EQ(GpusOfGres("gpu:4"), (Gpus{{"", 4}}));
+  EXPECT_EQ(GpusOfGres("gpu:tesla:2(S:0-1)"), (Gpus{{"tesla", 2}}));
+  EXPECT_EQ(GpusOfGres("gpu:a100:4(S:0-1),gpu:t4:2(S:0)"),
+            (Gpus{{"a100", 4}, {"t4", 2}}));
+  EXPECT_EQ(GpusOfGres("mps:100,gpu:1"), (Gpus{{"", 1}}));
+  EXPECT_EQ(GpusOfGres("(null)"), Gpus{});
+  EXPECT_EQ(GpusOfGres(""), Gpus{});
+  EXPECT_EQ(GpusOfGres("gpus_extra:3"), Gpus{});
+  EXPECT_EQ(GpusOfGres("gpu:t4:0"), Gpus{});
 }
 
 TEST(PhaseOfTest, PendingAndRunningJobsAreAliveCompletingIsEnding) {

@@ -357,9 +357,68 @@ TEST_F(SlurmLauncherTest, MoreGpuCountsThanNodesNeverFit) {
        {.type = TaskType::kParameterServer, .index = 0}});
   EXPECT_EQ(fits.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(fits.message(),
-            "the replicas ask for 3 different GPU counts, each a component of "
-            "a heterogeneous Slurm job on nodes of its own, but the cluster "
-            "has 2 nodes (sinfo)");
+            "the replicas ask for 3 different GPU counts or types, each a "
+            "component of a heterogeneous Slurm job on nodes of its own, but "
+            "the cluster has 2 nodes (sinfo)");
+}
+
+// With GPU types mapped to the cluster's gres types (the test cluster has
+// t4 GPUs on n1 and v100 on n2), each replica lands where its type is.
+TEST_F(SlurmLauncherTest, MappedGpuTypesPlaceEachReplicaOnItsType) {
+  job_.master.accelerator = {.count = 1, .type = "NVIDIA_TESLA_T4"};
+  job_.worker.count = 1;
+  job_.worker.accelerator = {.count = 1, .type = "NVIDIA_TESLA_V100"};
+  job_.parameter_server.count = 0;
+  auto typed = SlurmLauncher::Create(SlurmOptions{
+      .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_V100", "v100"}}});
+  ASSERT_TRUE(typed.ok()) << typed.status();
+  launcher_ = *std::move(typed);
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  ASSERT_THAT(launch.replicas, SizeIs(2));
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  std::map<int, ReplicaExit> exits = WaitForExits(**run, 2);
+  for (const auto& [replica, exit] : exits) {
+    EXPECT_TRUE(exit.succeeded()) << replica;
+  }
+  // One GPU each, of the right type: the same count, so only the type
+  // split them into two components.
+  EXPECT_EQ(WaitForDump("master-0")["env"]["SLURMD_NODENAME"], "n1");
+  EXPECT_EQ(WaitForDump("worker-0")["env"]["SLURMD_NODENAME"], "n2");
+  EXPECT_THAT(WaitForDump("master-0")["env"].value("CUDA_VISIBLE_DEVICES", ""),
+              ::testing::MatchesRegex("[0-3]"));
+  EXPECT_THAT(WaitForDump("worker-0")["env"].value("CUDA_VISIBLE_DEVICES", ""),
+              ::testing::MatchesRegex("[0-3]"));
+  (*run)->Terminate(std::chrono::seconds(1));
+}
+
+TEST_F(SlurmLauncherTest, GpuTypesTheMapOrTheClusterLackNeverFit) {
+  auto typed = SlurmLauncher::Create(SlurmOptions{
+      .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_A100", "a100"}}});
+  ASSERT_TRUE(typed.ok()) << typed.status();
+  auto fits = [&](int count, const std::string& type) {
+    return (*typed)->CheckFits({{.type = TaskType::kMaster, .index = 0},
+                                {.type = TaskType::kWorker,
+                                 .index = 1,
+                                 .gpu_count = count,
+                                 .gpu_type = type}});
+  };
+  EXPECT_TRUE(fits(4, "NVIDIA_TESLA_T4").ok());
+  absl::Status unmapped = fits(1, "NVIDIA_TESLA_P100");
+  EXPECT_EQ(unmapped.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(unmapped.message(),
+            "worker 1 asks for 1 x NVIDIA_TESLA_P100, but --slurm-gpu-type "
+            "maps no Slurm GPU type to NVIDIA_TESLA_P100 (it maps "
+            "NVIDIA_TESLA_A100, NVIDIA_TESLA_T4)");
+  absl::Status absent = fits(1, "NVIDIA_TESLA_A100");
+  EXPECT_EQ(absent.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(absent.message(),
+            "worker 1 asks for 1 GPUs of Slurm type a100 (NVIDIA_TESLA_A100), "
+            "but the Slurm nodes have at most 0 (sinfo)");
+  EXPECT_EQ(fits(5, "NVIDIA_TESLA_T4").message(),
+            "worker 1 asks for 5 GPUs of Slurm type t4 (NVIDIA_TESLA_T4), but "
+            "the Slurm nodes have at most 4 (sinfo)");
 }
 
 TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
