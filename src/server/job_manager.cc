@@ -76,9 +76,9 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
     std::string_view job_id, const std::vector<Trial>& trials) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::set<int64_t> waiting;
-  auto it = progress_.find(job_id);
-  if (it == progress_.end()) return waiting;
-  const engine::JobProgress& progress = it->second;
+  auto it = launched_.find(job_id);
+  if (it == launched_.end()) return waiting;
+  const LaunchedTrials& reported = it->second;
   auto holds = [](const std::vector<int64_t>& sorted, int64_t n) {
     return std::binary_search(sorted.begin(), sorted.end(), n);
   };
@@ -86,8 +86,8 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
     // A trial the engine handed out whose launch the runner has not
     // reported yet (e.g. sbatch still running) is not running either.
     if (t.state == TrialState::kActive &&
-        (!holds(progress.launched, t.number) ||
-         holds(progress.waiting_in_backend, t.number))) {
+        (!holds(reported.launched, t.number) ||
+         holds(reported.waiting, t.number))) {
       waiting.insert(t.number);
     }
   }
@@ -118,7 +118,8 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
   options.on_progress = [this](const engine::JobProgress& progress) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      progress_[progress.job_id] = progress;
+      launched_[progress.job_id] = {progress.launched,
+                                    progress.waiting_in_backend};
     }
     Bump();
   };
@@ -142,7 +143,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    progress_.erase(job.job_id);
+    launched_.erase(job.job_id);
   }
   running->done.store(true);
   Bump();

@@ -95,9 +95,13 @@ class JobManager {
   std::condition_variable changed_;
   uint64_t version_ = 0;
   std::map<std::string, std::unique_ptr<RunningJob>, std::less<>> jobs_;
-  // Per job run here, its runner's last JobProgress (empty before the
-  // first).
-  std::map<std::string, engine::JobProgress, std::less<>> progress_;
+  // Per job run here, what its runner last reported of its trials with the
+  // launcher (JobProgress::launched and waiting_in_backend, sorted).
+  struct LaunchedTrials {
+    std::vector<int64_t> launched;
+    std::vector<int64_t> waiting;
+  };
+  std::map<std::string, LaunchedTrials, std::less<>> launched_;
 };
 
 }  // namespace hptune::server
