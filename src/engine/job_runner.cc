@@ -381,20 +381,27 @@ absl::Status JobRun::EndAll(std::string_view reason) {
 
 void JobRun::Progress(JobState state) {
   if (!options_.on_progress) return;
-  JobProgress progress{
-      .job_id = job_.job_id,
-      .state = state,
-      .max_trials = study_.spec.max_trials,
-      .succeeded = succeeded_,
-      .stopped_early = stopped_early_,
-      .failed = failed_,
-      .running = static_cast<int>(running_.size() - waiting_in_backend_.size()),
-      .queued = waiting_for_gpus_ ? 1 : 0,
-      .waiting_in_backend = waiting_in_backend_};
+  JobProgress progress{.job_id = job_.job_id,
+                       .state = state,
+                       .max_trials = study_.spec.max_trials,
+                       .succeeded = succeeded_,
+                       .stopped_early = stopped_early_,
+                       .failed = failed_,
+                       .queued = waiting_for_gpus_ ? 1 : 0};
+  // Trials that ended since the last poll are in neither list.
   for (const auto& [slot, execution] : running_) {
-    progress.launched.push_back(execution->trial());
+    const int64_t trial = execution->trial();
+    progress.launched.push_back(trial);
+    if (std::binary_search(waiting_in_backend_.begin(),
+                           waiting_in_backend_.end(), trial)) {
+      progress.waiting_in_backend.push_back(trial);
+    } else {
+      ++progress.running;
+    }
   }
   std::sort(progress.launched.begin(), progress.launched.end());
+  std::sort(progress.waiting_in_backend.begin(),
+            progress.waiting_in_backend.end());
   auto best = engine_.BestTrial(study_.name);
   if (best.ok()) progress.best = *best;
   options_.on_progress(progress);
