@@ -135,7 +135,8 @@ absl::StatusOr<v1::Job> JobService::DescribeJob(const JobRecord& job,
   ASSIGN_OR_RETURN(std::vector<Trial> trials,
                    with_trials ? store_.ListTrials(job.study_name)
                                : store_.ListTrialSummaries(job.study_name));
-  return JobToProto(job, &study->spec, trials, with_trials,
+  if (!with_trials) return JobToProto(job, &study->spec, trials, false);
+  return JobToProto(job, &study->spec, trials, true,
                     jobs_.TrialsNotRunningYet(job.job_id, trials));
 }
 
