@@ -154,9 +154,10 @@ std::string AlgorithmText(Algorithm algorithm) {
   const std::string name(ToString(algorithm));
   switch (algorithm) {
     case Algorithm::kUnspecified:
-      // Until the Gaussian-process designer lands, the default designer is
-      // quasi-random (algorithms/registry.cc); say what really runs.
-      return name + " (hptune default: Halton quasi-random for now)";
+      // Say what really runs (algorithms/registry.cc).
+      return name +
+             " (hptune default: Bayesian optimisation with a Gaussian "
+             "process)";
     case Algorithm::kGridSearch:
       return name + " (every combination, in order)";
     case Algorithm::kRandomSearch:
