@@ -17,6 +17,7 @@
 #include "hptune/core/machine_types.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
+#include "hptune/core/time.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 
@@ -129,6 +130,19 @@ void PrintReplicas(const JobSpec& job, std::ostream& out) {
   out << "Replicas\n" << Indent(text.str());
 }
 
+std::string TimeLimitsText(const SchedulingSpec& scheduling) {
+  std::vector<std::string> limits;
+  if (scheduling.max_wait_time) {
+    limits.push_back("cancelled if no trial runs within " +
+                     FormatDurationSeconds(*scheduling.max_wait_time));
+  }
+  if (scheduling.max_running_time) {
+    limits.push_back("cancelled after running " +
+                     FormatDurationSeconds(*scheduling.max_running_time));
+  }
+  return limits.empty() ? "(none)" : Join(limits, "; ");
+}
+
 void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   out << path << ": valid\n\nJob\n";
   PrintField("job ID", job.job_id.empty() ? "(not set)" : job.job_id, out);
@@ -146,6 +160,7 @@ void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   PrintField("job dir", job.job_dir.empty() ? "(not set)" : job.job_dir, out);
   if (job.use_chief_in_tf_config)
     PrintField("TF_CONFIG", "master is named chief", out);
+  PrintField("time limits", TimeLimitsText(job.scheduling), out);
   out << "\n";
   PrintReplicas(job, out);
 }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/core/config_scheduling.h"
 #include "src/core/config_text.h"
 
 namespace hptune::config_internal {
@@ -45,13 +46,11 @@ const FieldSet& TrainingInputFields() {
                    "region",
                    "runtimeVersion",
                    "pythonVersion",
-                   "hyperparameters"},
+                   "hyperparameters",
+                   "scheduling"},
       .unsupported = {{"packageUris",
                        "hptune does not fetch packages from Cloud Storage; "
                        "use packagePath with a local directory"},
-                      {"scheduling",
-                       "maxRunningTime and maxWaitTime are not "
-                       "implemented"},
                       {"network", kOwnMachines},
                       {"serviceAccount", kOwnMachines},
                       {"encryptionConfig", kOwnMachines},
@@ -328,6 +327,7 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
     job->use_chief_in_tf_config = *chief;
   }
   ReadTrainer(reader, job);
+  ReadScheduling(reader, &job->scheduling);
   // Accepted for AI Platform compatibility and ignored: hptune runs the
   // trainer with the Python on the machine, wherever that is.
   for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {

@@ -11,6 +11,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
+#include "hptune/core/time.h"
 
 namespace hptune {
 namespace {
@@ -95,6 +96,18 @@ std::string TrainingInputToJson(const JobSpec& job) {
   if (!job.command.empty()) out["command"] = job.command;
   out["args"] = job.args;
   if (!job.job_dir.empty()) out["jobDir"] = job.job_dir;
+  if (job.scheduling.max_running_time || job.scheduling.max_wait_time) {
+    Json scheduling = Json::object();
+    if (job.scheduling.max_running_time) {
+      scheduling["maxRunningTime"] =
+          FormatDurationSeconds(*job.scheduling.max_running_time);
+    }
+    if (job.scheduling.max_wait_time) {
+      scheduling["maxWaitTime"] =
+          FormatDurationSeconds(*job.scheduling.max_wait_time);
+    }
+    out["scheduling"] = std::move(scheduling);
+  }
   if (job.study) out["hyperparameters"] = StudyToJson(*job.study);
   // Replace, not throw, on invalid UTF-8: nothing parsed from a config has
   // any, and a JobSpec built in code must not crash the caller.

@@ -374,7 +374,14 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
 
 absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
                                          std::string_view job_id) {
-  ASSIGN_OR_RETURN(nlohmann::json training_input, ToConfigJson(proto));
+  absl::StatusOr<nlohmann::json> json = ToConfigJson(proto);
+  if (!json.ok()) {
+    // protobuf refuses to write a value outside its own range, such as a
+    // Duration of more than 10,000 years: the request's fault.
+    return absl::InvalidArgumentError(
+        absl::StrCat("trainingInput: ", json.status().message()));
+  }
+  nlohmann::json training_input = *std::move(json);
   if (training_input.contains("hyperparameters")) {
     SeedToNumber(training_input["hyperparameters"]);
   }

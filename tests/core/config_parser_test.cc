@@ -4,12 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
 #include "hptune/core/machine_types.h"
@@ -20,6 +22,7 @@ namespace hptune {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 std::string SourcePath(std::string_view relative) {
@@ -86,6 +89,9 @@ TEST(ConfigParserTest, ContractExampleParsesToTheJobItDescribes) {
   EXPECT_EQ(job.evaluator, TaskPool{});
   EXPECT_THAT(job.args, ElementsAre("--epochs=10"));
   EXPECT_EQ(job.job_dir, "/data/jobs/mnist_20261121");
+  EXPECT_EQ(job.scheduling,
+            (SchedulingSpec{.max_running_time = std::chrono::hours(24),
+                            .max_wait_time = std::chrono::hours(1)}));
   ASSERT_TRUE(job.study.has_value());
   const StudySpec& study = *job.study;
   EXPECT_EQ(study.goal, Goal::kMaximize);
@@ -480,15 +486,79 @@ TEST(ConfigParserTest, AiPlatformOnlyFieldsAreAcceptedAndIgnored) {
 TEST(ConfigParserTest, CloudOnlyFieldsAreRejectedWithTheReason) {
   EXPECT_THAT(Errors("trainingInput:\n"
                      "  packageUris: [gs://b/t.tar.gz]\n"
-                     "  scheduling: {maxRunningTime: 3600s}\n"
                      "  serviceAccount: me@example.com\n"),
               ElementsAre("trainingInput.packageUris: not supported: hptune "
                           "does not fetch packages from Cloud Storage; use "
                           "packagePath with a local directory",
-                          "trainingInput.scheduling: not supported: "
-                          "maxRunningTime and maxWaitTime are not implemented",
                           "trainingInput.serviceAccount: not supported: "
                           "hptune runs trials on its own machines"));
+}
+
+// --- scheduling
+// -------------------------------------------------------------------
+
+TEST(ConfigParserTest, SchedulingTimeLimitsReadAsAiPlatformWritesThem) {
+  JobSpec job = ParseOk(
+      "trainingInput:\n"
+      "  scheduling: {maxRunningTime: 7200s, maxWaitTime: '1.000000250s', "
+      "priority: 0}\n");
+  EXPECT_EQ(job.scheduling.max_running_time, std::chrono::hours(2));
+  // Digits past the microsecond are dropped.
+  EXPECT_EQ(job.scheduling.max_wait_time, std::chrono::microseconds(1'000'000));
+  EXPECT_EQ(
+      ParseOk("trainingInput: {scheduling: {maxWaitTime: 1.5s}}\n").scheduling,
+      (SchedulingSpec{.max_wait_time = std::chrono::milliseconds(1500)}));
+  EXPECT_EQ(ParseOk("trainingInput: {scheduling: {}}\n").scheduling,
+            SchedulingSpec{});
+  EXPECT_EQ(ParseOk("trainingInput: {}\n").scheduling, SchedulingSpec{});
+}
+
+TEST(ConfigParserTest, BadSchedulingValuesNameTheFieldAndValue) {
+  constexpr char kForm[] =
+      "must be a duration in seconds ending in s, as AI Platform writes it "
+      "(e.g. \"7200s\" or \"0.5s\"), got ";
+  EXPECT_THAT(
+      Errors("trainingInput:\n"
+             "  scheduling:\n"
+             "    maxRunningTime: 7200\n"
+             "    maxWaitTime: 2h\n"),
+      ElementsAre(absl::StrCat("trainingInput.scheduling.maxRunningTime: ",
+                               kForm, "7200"),
+                  absl::StrCat("trainingInput.scheduling.maxWaitTime: ", kForm,
+                               "\"2h\"")));
+  EXPECT_THAT(
+      Errors("trainingInput:\n"
+             "  scheduling:\n"
+             "    maxRunningTime: -5s\n"
+             "    maxWaitTime: 0.5s\n"),
+      ElementsAre(absl::StrCat("trainingInput.scheduling.maxRunningTime: ",
+                               kForm, "\"-5s\""),
+                  "trainingInput.scheduling.maxWaitTime: must be at least 1s, "
+                  "got \"0.5s\""));
+  for (const char* bad :
+       {"s", "1.s", ".5s", "1.0000000001s", "1e3s", "1 s", "0x10s", "[1s]"}) {
+    EXPECT_THAT(Errors(absl::StrCat("trainingInput: {scheduling: "
+                                    "{maxRunningTime: '",
+                                    bad, "'}}\n")),
+                ElementsAre(HasSubstr("scheduling.maxRunningTime: must be a "
+                                      "duration in seconds")))
+        << bad;
+  }
+  EXPECT_THAT(Errors("trainingInput: {scheduling: {maxRunningTime: "
+                     "315576000001s}}\n"),
+              ElementsAre("trainingInput.scheduling.maxRunningTime: must be "
+                          "at most 315576000000s, got \"315576000001s\""));
+  EXPECT_THAT(Errors("trainingInput: {scheduling: {priority: 500, "
+                     "timeout: 60s}}\n"),
+              ElementsAre(HasSubstr("trainingInput.scheduling.priority: is not "
+                                    "supported: hptune starts jobs in the "
+                                    "order they come"),
+                          "trainingInput.scheduling.timeout: unknown field "
+                          "(did you mean maxRunningTime?)"));
+  EXPECT_THAT(Errors("trainingInput: {scheduling: {priority: 1001}}\n"),
+              ElementsAre(HasSubstr("trainingInput.scheduling.priority")));
+  EXPECT_THAT(Errors("trainingInput: {scheduling: 3600s}\n"),
+              ElementsAre(HasSubstr("trainingInput.scheduling: ")));
 }
 
 // --- Unknown, misplaced and duplicate fields
@@ -890,6 +960,11 @@ TEST(ConfigParserTest, CanonicalJsonParsesBackToAnEqualJob) {
       "trainingInput: {command: [./t], args: [], "
       "pythonVersion: '3.7'}\n");
   ExpectRoundTrip(command);
+  ExpectRoundTrip(
+      ParseOk("trainingInput: {scheduling: {maxRunningTime: 7200s, "
+              "maxWaitTime: 1.000001s}}\n"));
+  ExpectRoundTrip(
+      ParseOk("trainingInput: {scheduling: {maxWaitTime: '0001.50s'}}\n"));
 }
 
 TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {

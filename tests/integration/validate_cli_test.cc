@@ -43,7 +43,14 @@ TEST(ValidateCliTest, ContractExampleIsValidAndSummarised) {
   EXPECT_THAT(result.out,
               HasSubstr("worker  9      n1-highcpu-16  16     14.4 GB  "
                         "4 x NVIDIA_TESLA_T4"));
+  EXPECT_THAT(result.out,
+              HasSubstr("time limits       cancelled if no trial runs within "
+                        "3600s; cancelled after running 86400s"));
   EXPECT_THAT(result.out, HasSubstr("goal              MAXIMIZE accuracy"));
+  EXPECT_THAT(result.out,
+              HasSubstr("algorithm         ALGORITHM_UNSPECIFIED (hptune "
+                        "default: Bayesian optimisation with a Gaussian "
+                        "process)"));
   EXPECT_THAT(
       result.out,
       HasSubstr("budget            30 trials, 2 in parallel, stop after "

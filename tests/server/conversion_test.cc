@@ -1,14 +1,19 @@
 #include "src/server/conversion.h"
 
+#include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "hptune/core/config.h"
 
 namespace hptune::server {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 
 constexpr char kConfig[] = R"({"trainingInput": {
   "scaleTier": "CUSTOM",
@@ -21,6 +26,7 @@ constexpr char kConfig[] = R"({"trainingInput": {
   "command": ["python3", "train.py"],
   "args": ["--epochs=3"],
   "jobDir": "/data/jobs/x",
+  "scheduling": {"maxRunningTime": "7200.5s", "maxWaitTime": "1800s"},
   "hyperparameters": {
     "goal": "MINIMIZE",
     "hyperparameterMetricTag": "loss",
@@ -109,6 +115,30 @@ TEST(TrainingInputConversionTest, StoredJsonReadsBackToTheSameJob) {
   absl::StatusOr<JobSpec> back = JobSpecFromProto(*proto, "j1");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, job);
+}
+
+TEST(TrainingInputConversionTest, SchedulingLimitsAreTheConfigParsers) {
+  EXPECT_EQ(ParsedConfig().scheduling.max_running_time,
+            std::chrono::milliseconds(7'200'500));
+  v1::TrainingInput proto;
+  proto.add_command("python3");
+  proto.mutable_scheduling()->mutable_max_wait_time()->set_nanos(500'000'000);
+  proto.mutable_scheduling()->set_priority(7);
+  absl::StatusOr<JobSpec> job = JobSpecFromProto(proto, "j1");
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(job.status().message()),
+              AllOf(HasSubstr("trainingInput.scheduling.maxWaitTime: must be "
+                              "at least 1s, got \"0.500s\""),
+                    HasSubstr("trainingInput.scheduling.priority: is not "
+                              "supported")));
+  // Beyond google.protobuf.Duration's range protobuf cannot write it.
+  proto.mutable_scheduling()->clear_priority();
+  proto.mutable_scheduling()->mutable_max_wait_time()->set_seconds(
+      400'000'000'000);
+  job = JobSpecFromProto(proto, "j1");
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument)
+      << job.status();
+  EXPECT_THAT(std::string(job.status().message()), HasSubstr("trainingInput"));
 }
 
 TEST(TrainingInputConversionTest, ErrorsComeFromTheConfigParser) {

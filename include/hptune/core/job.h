@@ -12,6 +12,7 @@
 #ifndef HPTUNE_CORE_JOB_H_
 #define HPTUNE_CORE_JOB_H_
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +63,19 @@ struct SlurmJobOptions {
   bool operator==(const SlurmJobOptions&) const = default;
 };
 
+// AI Platform's trainingInput.scheduling: limits after which the job runner
+// cancels the job, its running trials with it (their measurements are kept).
+// Unset means no limit: AI Platform's maxRunningTime defaults to seven days,
+// but on the user's own machines a silent limit would only lose work.
+struct SchedulingSpec {
+  // Measured from when the job entered RUNNING: its first trial's replicas
+  // started (a trial waiting in Slurm's queue has not).
+  std::optional<std::chrono::microseconds> max_running_time;
+  // Measured from submission, while no trial has started running.
+  std::optional<std::chrono::microseconds> max_wait_time;
+  bool operator==(const SchedulingSpec&) const = default;
+};
+
 // The replicas of one task type.
 struct TaskPool {
   int count = 0;
@@ -86,6 +100,7 @@ struct JobSpec {
   std::vector<std::string> command;
   std::vector<std::string> args;  // User args, before --job-dir and params.
   std::string job_dir;
+  SchedulingSpec scheduling;
 
   // Absent for a plain training job (one trial, no parameters).
   std::optional<StudySpec> study;
