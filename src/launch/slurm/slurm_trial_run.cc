@@ -150,10 +150,14 @@ bool SlurmTrialRun::IsRunning(int replica) const {
 
 void SlurmTrialRun::Terminate(std::chrono::milliseconds grace) {
   if (terminated_) return;
+  const bool placed = !Queued();
   terminated_ = true;
   Touch(dir_ / "stop");
   RefreshJobState(/*force=*/true);
-  if (!job_ended_) {
+  // A job whose replicas never started (still in the queue, or requeued)
+  // has no step to signal, and `scancel --signal` refuses it and retries for
+  // about 95 s: it is cancelled outright.
+  if (!job_ended_ && placed && job_state_ == "RUNNING") {
     // SIGTERM to every step (not the supervisor), then the grace period for
     // the replicas to write their exit files, then the job goes.
     (void)RunSlurm({"scancel", "--quiet", "--signal=TERM", slurm_job_});
@@ -167,8 +171,8 @@ void SlurmTrialRun::Terminate(std::chrono::milliseconds grace) {
     while (Clock::now() < deadline && !all_exited()) {
       std::this_thread::sleep_for(kWaitStep);
     }
-    (void)RunSlurm({"scancel", "--quiet", slurm_job_});
   }
+  if (!job_ended_) (void)RunSlurm({"scancel", "--quiet", slurm_job_});
   // Returns when squeue shows nothing of the job running or completing.
   const auto deadline = Clock::now() + kCancelDeadline;
   auto wait = std::chrono::milliseconds(10);

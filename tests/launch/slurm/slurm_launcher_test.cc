@@ -471,6 +471,23 @@ TEST_F(SlurmLauncherTest, AJobPendingInTheQueueIsQueuedUntilItStarts) {
   (*run)->Terminate(std::chrono::seconds(1));
 }
 
+TEST_F(SlurmLauncherTest, TerminatingAJobStillInTheQueueCancelsItAtOnce) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  launch.slurm.options = {testing_slurm::kHoldOption};
+  auto run = launcher_->Start(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
+  ASSERT_THAT(QueuedJobs(name, "%T"), ElementsAre("PENDING"));
+  const auto start = std::chrono::steady_clock::now();
+  (*run)->Terminate(std::chrono::seconds(5));
+  // `scancel --signal` on a pending job retries for about 95 s; a job with
+  // nothing running is not signalled, and no grace period is waited for.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+  EXPECT_THAT(QueuedJobs(name), IsEmpty());
+  EXPECT_FALSE((*run)->IsRunning(0));
+}
+
 TEST_F(SlurmLauncherTest, SubmissionErrorsSaySbatchsReason) {
   auto launcher = SlurmLauncher::Create(
       SlurmOptions{.sbatch = {.partition = "no_such_partition"}});
