@@ -81,9 +81,10 @@ constexpr char kUsage[] =
     "                            it, GPUs of any type; with it, a type not\n"
     "                            mapped is refused\n"
     "\n"
-    "Exit codes: 0 job succeeded, 1 job failed, 2 invalid config or flags,\n"
+    "Exit codes: 0 job succeeded, 1 job failed (or cancelled by a\n"
+    "trainingInput.scheduling time limit), 2 invalid config or flags,\n"
     "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
-    "75 the database is served by hptune serve, 130 cancelled.\n";
+    "75 the database is served by hptune serve, 130 cancelled (Ctrl-C).\n";
 
 // sysexits EX_UNAVAILABLE: the backend cannot be reached.
 constexpr int kExitUnavailable = 69;
@@ -372,7 +373,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     case JobState::kSucceeded:
       return kExitOk;
     case JobState::kCancelled:
-      return kExitCancelled;
+      // Cancelled by a trainingInput.scheduling limit, the job did not do
+      // what it was run for: a failure, not the user's interrupt.
+      return g_cancel.load() ? kExitCancelled : kExitFailure;
     default:
       return kExitFailure;
   }

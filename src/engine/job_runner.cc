@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/time.h"
 #include "hptune/launch/replica_env.h"
 #include "src/engine/trial_execution.h"
 
@@ -121,13 +122,22 @@ namespace {
 // crash, and never hands out a trial that another slot runs.
 class JobRun {
  public:
+  // Records a job state (CANCELLING before the replicas are stopped, RUNNING
+  // when the first trial runs) and returns the job as stored.
+  using RecordState = std::function<absl::StatusOr<JobRecord>(JobState)>;
+
   JobRun(store::Store& store, TuningEngine& engine, launch::Launcher& launcher,
-         const JobRunnerOptions& options, const JobSpec& job, StudyRecord study)
+         const JobRunnerOptions& options, Clock& clock, const JobSpec& job,
+         const JobRecord& record, StudyRecord study, RecordState record_state)
       : store_(store),
         engine_(engine),
         launcher_(launcher),
         options_(options),
+        clock_(clock),
+        record_state_(std::move(record_state)),
         job_(job),
+        submitted_(record.create_time),
+        started_(record.start_time),
         study_(std::move(study)),
         requests_(launch::ReplicaRequests(job)),
         training_input_json_(TrainingInputToJson(job)),
@@ -142,10 +152,7 @@ class JobRun {
   }
 
   // Drives the job until it ends; returns the final job state and message.
-  // `record_state` records a state on the way (CANCELLING, before the
-  // replicas are stopped).
-  absl::StatusOr<std::pair<JobState, std::string>> Drive(
-      const std::function<absl::Status(JobState)>& record_state);
+  absl::StatusOr<std::pair<JobState, std::string>> Drive();
 
  private:
   bool Cancelled() const {
@@ -166,13 +173,27 @@ class JobRun {
   // engine hands them back, and the launcher may still be running them.
   absl::Status FindUnfinishedTrials();
   void Release(int slot);
+  // PREPARING until a trial first runs, then RUNNING.
+  JobState State() const {
+    return started_ ? JobState::kRunning : JobState::kPreparing;
+  }
   void Progress(JobState state);
+  // Records RUNNING the first time a trial's replicas run.
+  absl::Status MarkRunning();
+  // The trainingInput.scheduling limit the job has reached, as the job's
+  // message; nullopt while it is within them.
+  std::optional<std::string> TimeLimitReached() const;
+  absl::StatusOr<std::pair<JobState, std::string>> Cancel(std::string message);
 
   store::Store& store_;
   TuningEngine& engine_;
   launch::Launcher& launcher_;
   const JobRunnerOptions& options_;
+  Clock& clock_;
+  const RecordState record_state_;
   const JobSpec& job_;
+  const Timestamp submitted_;
+  std::optional<Timestamp> started_;  // When the job entered RUNNING.
   const StudyRecord study_;
   const std::vector<launch::ReplicaRequest> requests_;
   const std::string training_input_json_;
@@ -305,6 +326,11 @@ absl::StatusOr<bool> JobRun::PollTrials() {
     ++it;  // Release() below erases this entry.
     ASSIGN_OR_RETURN(TrialPoll poll, execution.Poll());
     changed |= poll.changed;
+    // Before the trial's outcome is stored: a trial that ended ran first.
+    if (!started_ && !execution.queued()) {
+      RETURN_IF_ERROR(MarkRunning());
+      changed = true;
+    }
     RETURN_IF_ERROR(Report(std::move(poll.measurements), execution.trial()));
     switch (poll.outcome) {
       case TrialPoll::Outcome::kRunning:
@@ -379,6 +405,42 @@ absl::Status JobRun::EndAll(std::string_view reason) {
   return absl::OkStatus();
 }
 
+absl::Status JobRun::MarkRunning() {
+  ASSIGN_OR_RETURN(JobRecord record, record_state_(JobState::kRunning));
+  started_ = record.start_time.value_or(clock_.Now());
+  return absl::OkStatus();
+}
+
+std::optional<std::string> JobRun::TimeLimitReached() const {
+  const SchedulingSpec& limits = job_.scheduling;
+  const Timestamp now = clock_.Now();
+  if (started_ && limits.max_running_time &&
+      now - *started_ >= *limits.max_running_time) {
+    return absl::StrCat(
+        "maxRunningTime (", FormatDurationSeconds(*limits.max_running_time),
+        ") reached: the job has run since ", FormatRfc3339(*started_));
+  }
+  if (!started_ && limits.max_wait_time &&
+      now - submitted_ >= *limits.max_wait_time) {
+    return absl::StrCat("maxWaitTime (",
+                        FormatDurationSeconds(*limits.max_wait_time),
+                        ") reached: no trial has started running since the "
+                        "job was submitted at ",
+                        FormatRfc3339(submitted_));
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::pair<JobState, std::string>> JobRun::Cancel(
+    std::string message) {
+  RETURN_IF_ERROR(record_state_(JobState::kCancelling).status());
+  Progress(JobState::kCancelling);
+  RETURN_IF_ERROR(EndAll(
+      message.empty() ? std::string("the job was cancelled")
+                      : absl::StrCat("the job was cancelled: ", message)));
+  return std::pair{JobState::kCancelled, std::move(message)};
+}
+
 void JobRun::Progress(JobState state) {
   if (!options_.on_progress) return;
   JobProgress progress{.job_id = job_.job_id,
@@ -407,18 +469,15 @@ void JobRun::Progress(JobState state) {
   options_.on_progress(progress);
 }
 
-absl::StatusOr<std::pair<JobState, std::string>> JobRun::Drive(
-    const std::function<absl::Status(JobState)>& record_state) {
+absl::StatusOr<std::pair<JobState, std::string>> JobRun::Drive() {
   const int max_failed = study_.spec.EffectiveMaxFailedTrials();
   auto idle = std::chrono::milliseconds(1);
   RETURN_IF_ERROR(FindUnfinishedTrials());
-  Progress(JobState::kRunning);
+  Progress(State());
   while (true) {
-    if (Cancelled()) {
-      RETURN_IF_ERROR(record_state(JobState::kCancelling));
-      Progress(JobState::kCancelling);
-      RETURN_IF_ERROR(EndAll("the job was cancelled"));
-      return std::pair{JobState::kCancelled, std::string()};
+    if (Cancelled()) return Cancel("");
+    if (std::optional<std::string> limit = TimeLimitReached()) {
+      return Cancel(*std::move(limit));
     }
     ASSIGN_OR_RETURN(bool started, StartTrials());
     ASSIGN_OR_RETURN(bool changed, PollTrials());
@@ -429,7 +488,7 @@ absl::StatusOr<std::pair<JobState, std::string>> JobRun::Drive(
       RETURN_IF_ERROR(EndAll("the job failed: maxFailedTrials reached"));
       return std::pair{JobState::kFailed, message};
     }
-    if (started || changed) Progress(JobState::kRunning);
+    if (started || changed) Progress(State());
     if (exhausted_ && running_.empty()) break;
     // Poll again at once while things happen; back off when idle.
     idle = (started || changed)
@@ -472,11 +531,16 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
         ec.message());
     return set_state(JobState::kFailed, message);
   }
-  RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
-  JobRun run(store_, engine_, launcher_, options_, job, study);
-  ASSIGN_OR_RETURN(auto outcome, run.Drive([&](JobState state) {
-    return set_state(state, "").status();
-  }));
+  // The job stays PREPARING until a trial's replicas run, as AI Platform's
+  // stays until its workers are up: what maxWaitTime limits.
+  ASSIGN_OR_RETURN(record, store_.GetJob(job.job_id));
+  JobRun run(store_, engine_, launcher_, options_, clock_, job, record, study,
+             [&](JobState state) { return set_state(state, ""); });
+  ASSIGN_OR_RETURN(auto outcome, run.Drive());
+  if (outcome.first == JobState::kSucceeded) {
+    // A job can end with no trial run by it: one resumed with nothing left.
+    RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
+  }
   return set_state(outcome.first, outcome.second);
 }
 

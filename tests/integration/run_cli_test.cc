@@ -173,6 +173,34 @@ TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
   for (const Trial& t : *trials) EXPECT_EQ(t.state, TrialState::kCancelled);
 }
 
+TEST(RunCliTest, AJobPastItsMaxRunningTimeIsCancelledAndExits1) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = WriteSleepingTrainerConfig(dir, "", 3, 3);
+  std::ofstream(config, std::ios::app)
+      << "  scheduling: {maxRunningTime: 2s}\n";
+  // Finite: without the limit the job succeeds and the test fails.
+  setenv("DUMP_SLEEP", "20", 1);
+  testing::ProcessResult result = RunProcess(
+      {kHptune, "run", config, "--job-id", "limited", "--db", dir + "/h.db",
+       "--runs-dir", dir + "/runs", "--grace-seconds", "1", "--quiet"});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("hptune run: job limited CANCELLED: "
+                                    "maxRunningTime (2s) reached: the job "
+                                    "has run since "));
+  auto store = store::SqliteStore::Open(dir + "/h.db");
+  ASSERT_TRUE(store.ok());
+  auto job = (*store)->GetJob("limited");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, JobState::kCancelled);
+  auto trials = (*store)->ListTrials("limited");
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 3u);
+  for (const Trial& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCancelled);
+    EXPECT_THAT(t.reason, HasSubstr("maxRunningTime (2s) reached"));
+  }
+}
+
 // A server resumes every unfinished job of its database: `hptune run` must
 // not run jobs on a database a server holds, nor may a server start on one
 // where a run is going (src/store/runner_lock.h).

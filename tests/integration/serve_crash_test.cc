@@ -3,17 +3,20 @@
 // and restarted on the same database. The job must end with exactly
 // maxTrials trials numbered 1..maxTrials, every measurement the trainer
 // reported stored, and no trainer process left behind.
+#include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -151,6 +154,78 @@ TEST(ServeCrashTest, KilledServerResumesTheJobWithoutLossOrOrphans) {
   }
   EXPECT_EQ(stored, reported);
   // No trainer is left running.
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return testing::ReplicasUnder(server.runs_dir()).empty(); },
+      std::chrono::seconds(10)));
+}
+
+using Clock = std::chrono::system_clock;
+
+Clock::time_point FromProto(const google::protobuf::Timestamp& t) {
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(
+      std::chrono::seconds(t.seconds()) + std::chrono::nanoseconds(t.nanos())));
+}
+
+double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// maxRunningTime runs from the job's stored start, not from whichever server
+// runs it now.
+TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
+  const std::string dir = testing::MakeTempDir();
+  ServeProcess server(dir);
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::SubmitJobRequest submit;
+  submit.set_job_id("crashy");
+  *submit.mutable_training_input() = CrashJob(dir + "/ledger.txt");
+  // 10 s trials against a 6 s limit.
+  submit.mutable_training_input()->set_args(0, "--steps=100");
+  submit.mutable_training_input()
+      ->mutable_scheduling()
+      ->mutable_max_running_time()
+      ->set_seconds(6);
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->SubmitJob(Context().get(), submit, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        auto trials = Trials(server);
+        return !trials.empty() && trials[0].measurements_size() >= 1;
+      },
+      std::chrono::seconds(30)))
+      << server.Output();
+  server.Stop(SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const Clock::time_point restarted = Clock::now();
+  ASSERT_TRUE(server.Start(&error)) << error;
+
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        const v1::Job::State state = JobState(server);
+        return state == v1::Job::CANCELLED || state == v1::Job::SUCCEEDED ||
+               state == v1::Job::FAILED;
+      },
+      std::chrono::seconds(60)))
+      << server.Output();
+  v1::GetJobRequest request;
+  request.set_job_id("crashy");
+  ASSERT_TRUE(server.JobStub()->GetJob(Context().get(), request, &job).ok());
+  EXPECT_EQ(job.state(), v1::Job::CANCELLED) << job.error_message();
+  EXPECT_THAT(job.error_message(),
+              ::testing::HasSubstr("maxRunningTime (6s) reached"));
+  const Clock::time_point started = FromProto(job.start_time());
+  const Clock::time_point ended = FromProto(job.end_time());
+  EXPECT_GE(ended - started, std::chrono::seconds(6));
+  // A limit counted again from the restart would end it 6 s after that.
+  EXPECT_LT(ended - restarted, std::chrono::seconds(6))
+      << "restarted " << Seconds(restarted - started) << " s and ended "
+      << Seconds(ended - started) << " s after the job started";
+  for (const v1::Trial& trial : Trials(server)) {
+    EXPECT_EQ(trial.state(), v1::Trial::CANCELLED) << trial.id();
+  }
   EXPECT_TRUE(testing::PollUntil(
       [&] { return testing::ReplicasUnder(server.runs_dir()).empty(); },
       std::chrono::seconds(10)));

@@ -222,6 +222,29 @@ TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
   EXPECT_THAT(out, HasSubstr("job held SUCCEEDED"));
 }
 
+// A job none of whose trials leaves the cluster's queue is cancelled at its
+// maxWaitTime, and its Slurm job with it.
+TEST_F(SlurmRunCliTest, AJobStillQueuedAtItsMaxWaitTimeIsCancelled) {
+  const std::string config = dir_ + "/job.yaml";
+  testing_slurm::WriteReattachJob(
+      config, kSource + "/tests/launch/testdata/dump_trainer.py");
+  std::ofstream(config, std::ios::app) << "  scheduling: {maxWaitTime: 3s}\n";
+  const auto start = std::chrono::steady_clock::now();
+  testing::ProcessResult result =
+      RunProcess({kHptune, "run", config, "--job-id", "never_ran", "--db",
+                  dir_ + "/h.db", "--runs-dir", dir_ + "/runs", "--quiet",
+                  std::string("--slurm-option=") + testing_slurm::kHoldOption});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_THAT(result.err,
+              HasSubstr("job never_ran CANCELLED: maxWaitTime (3s) reached: no "
+                        "trial has started running since the job was "
+                        "submitted at "));
+  EXPECT_THAT(QueuedJobs("hptune.never_ran.1"), ::testing::IsEmpty());
+  // The pending job is cancelled outright, not signalled (which scancel
+  // retries for about 95 s).
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
 // --slurm-gpu-type puts each replica on the nodes of its acceleratorConfig
 // type (the test cluster: t4 on n1, v100 on n2) and refuses a type it does
 // not map before anything runs.

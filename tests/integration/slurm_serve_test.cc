@@ -115,6 +115,9 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
       std::chrono::seconds(30)))
       << describe("table") << server.Output();
   EXPECT_THAT(describe("json"), HasSubstr("\"state\": \"QUEUED\""));
+  // The job itself is PREPARING until a trial runs, as AI Platform's is
+  // until its workers are up.
+  EXPECT_THAT(describe("json"), HasSubstr("\"state\": \"PREPARING\""));
   // Held by Slurm: nothing of the trial has run.
   EXPECT_THAT(testing_slurm::QueuedJobs("hptune.held.1", "%T"),
               ::testing::ElementsAre("PENDING"));
@@ -129,6 +132,7 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   EXPECT_NE(queued, std::string::npos) << events;
   EXPECT_NE(running, std::string::npos) << events;
   EXPECT_LT(queued, running) << events;
+  EXPECT_LT(queued, events.find("job held RUNNING")) << events;
   EXPECT_THAT(events, HasSubstr("job held SUCCEEDED"));
 }
 

@@ -8,8 +8,13 @@
 // busy), starts every replica, stores the master's measurements as soon as it
 // sees them, restarts failed replicas and re-runs failed trial attempts, asks
 // the stopping policy about running trials, and ends the job SUCCEEDED,
-// FAILED (maxFailedTrials) or CANCELLED. Every job, trial and replica
-// transition is recorded in the Store.
+// FAILED (maxFailedTrials) or CANCELLED (the cancel flag, or a
+// trainingInput.scheduling limit: maxWaitTime, maxRunningTime). The job is
+// PREPARING until a trial's replicas first run (a trial waiting for GPUs or
+// in Slurm's queue has not), then RUNNING, as AI Platform's job is RUNNING
+// once its workers are up; maxRunningTime counts from then, using the
+// stored start time, so a resumed job keeps its deadline. Every job, trial
+// and replica transition is recorded in the Store.
 //
 // Lifecycle of one trial (CONTRACTS.md section 2): a replica that exits
 // non-zero is restarted with the same environment up to
