@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 template <typename Message>
 Message Parse(const std::string& text) {
@@ -151,6 +152,30 @@ TEST(PrintJobSummaryTest, AFailedJobShowsItsError) {
   PrintJobSummary(job, out);
   EXPECT_THAT(out.str(), HasSubstr("state:      FAILED: 3 trials failed\n"));
   EXPECT_THAT(out.str(), HasSubstr("machines:   BASIC\n"));
+}
+
+TEST(PrintJobSummaryTest, ACancelledJobShowsItsTimeLimitsAndWhy) {
+  v1::Job job = Parse<v1::Job>(R"pb(
+    job_id: "j"
+    state: CANCELLED
+    error_message: "maxRunningTime (7200s) reached"
+    training_input {
+      scheduling {
+        max_running_time { seconds: 7200 }
+        max_wait_time { seconds: 1 nanos: 500000000 }
+      }
+    }
+  )pb");
+  std::ostringstream out;
+  PrintJobSummary(job, out);
+  EXPECT_THAT(out.str(), HasSubstr("state:      CANCELLED: maxRunningTime "
+                                   "(7200s) reached\n"));
+  EXPECT_THAT(
+      out.str(),
+      HasSubstr("limits:     waits at most 1.5s, runs at most 7200s\n"));
+  std::ostringstream none;
+  PrintJobSummary(Parse<v1::Job>(R"pb(job_id: "k")pb"), none);
+  EXPECT_THAT(none.str(), Not(HasSubstr("limits:")));
 }
 
 TEST(JobsTableTest, OneRowPerJobWithProgressAndBest) {

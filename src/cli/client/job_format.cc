@@ -1,7 +1,10 @@
 #include "src/cli/client/job_format.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -133,6 +136,21 @@ std::string SbatchOptions(const v1::SlurmOptions& slurm) {
   return absl::StrJoin(words, " ");
 }
 
+std::string TimeLimits(const v1::Scheduling& scheduling) {
+  auto text = [](const google::protobuf::Duration& d) {
+    return FormatDurationSeconds(
+        std::chrono::microseconds(d.seconds() * 1'000'000 + d.nanos() / 1000));
+  };
+  std::vector<std::string> limits;
+  if (scheduling.has_max_wait_time()) {
+    limits.push_back("waits at most " + text(scheduling.max_wait_time()));
+  }
+  if (scheduling.has_max_running_time()) {
+    limits.push_back("runs at most " + text(scheduling.max_running_time()));
+  }
+  return limits.empty() ? "none" : absl::StrJoin(limits, ", ");
+}
+
 }  // namespace
 
 std::string MetricTag(const v1::Job& job) {
@@ -202,6 +220,9 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
     out << "job dir:    " << input.job_dir() << "\n";
   if (job.has_slurm())
     out << "slurm:      " << SbatchOptions(job.slurm()) << "\n";
+  if (input.has_scheduling()) {
+    out << "limits:     " << TimeLimits(input.scheduling()) << "\n";
+  }
   if (input.has_hyperparameters()) {
     const v1::StudySpec& spec = input.hyperparameters();
     out << "objective:  "
