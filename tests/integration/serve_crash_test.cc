@@ -84,28 +84,37 @@ v1::Job::State JobState(const ServeProcess& server) {
   return job.state();
 }
 
+void SubmitCrashJob(const ServeProcess& server,
+                    const v1::TrainingInput& input) {
+  v1::SubmitJobRequest submit;
+  submit.set_job_id("crashy");
+  *submit.mutable_training_input() = input;
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->SubmitJob(Context().get(), submit, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+}
+
+// Waits until the first trial has stored `count` measurements.
+bool FirstTrialReported(const ServeProcess& server, int count) {
+  return testing::PollUntil(
+      [&] {
+        auto trials = Trials(server);
+        return !trials.empty() && trials[0].measurements_size() >= count;
+      },
+      std::chrono::seconds(30));
+}
+
 TEST(ServeCrashTest, KilledServerResumesTheJobWithoutLossOrOrphans) {
   const std::string dir = testing::MakeTempDir();
   const std::string ledger = dir + "/ledger.txt";
   ServeProcess server(dir);
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
-  v1::SubmitJobRequest submit;
-  submit.set_job_id("crashy");
-  *submit.mutable_training_input() = CrashJob(ledger);
-  v1::Job job;
-  grpc::Status status =
-      server.JobStub()->SubmitJob(Context().get(), submit, &job);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_NO_FATAL_FAILURE(SubmitCrashJob(server, CrashJob(ledger)));
 
   // Kill 1: mid-trial, once the first trial has stored two measurements.
-  ASSERT_TRUE(testing::PollUntil(
-      [&] {
-        auto trials = Trials(server);
-        return !trials.empty() && trials[0].measurements_size() >= 2;
-      },
-      std::chrono::seconds(30)))
-      << server.Output();
+  ASSERT_TRUE(FirstTrialReported(server, 2)) << server.Output();
   server.Stop(SIGKILL);
   // Its trainers outlive it: without crash handling they would be orphans
   // (each still has most of its 0.8 s to run).
@@ -177,26 +186,12 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
   ServeProcess server(dir);
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
-  v1::SubmitJobRequest submit;
-  submit.set_job_id("crashy");
-  *submit.mutable_training_input() = CrashJob(dir + "/ledger.txt");
+  v1::TrainingInput input = CrashJob(dir + "/ledger.txt");
   // 10 s trials against a 6 s limit.
-  submit.mutable_training_input()->set_args(0, "--steps=100");
-  submit.mutable_training_input()
-      ->mutable_scheduling()
-      ->mutable_max_running_time()
-      ->set_seconds(6);
-  v1::Job job;
-  grpc::Status status =
-      server.JobStub()->SubmitJob(Context().get(), submit, &job);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  ASSERT_TRUE(testing::PollUntil(
-      [&] {
-        auto trials = Trials(server);
-        return !trials.empty() && trials[0].measurements_size() >= 1;
-      },
-      std::chrono::seconds(30)))
-      << server.Output();
+  input.set_args(0, "--steps=100");
+  input.mutable_scheduling()->mutable_max_running_time()->set_seconds(6);
+  ASSERT_NO_FATAL_FAILURE(SubmitCrashJob(server, input));
+  ASSERT_TRUE(FirstTrialReported(server, 1)) << server.Output();
   server.Stop(SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const Clock::time_point restarted = Clock::now();
@@ -212,6 +207,7 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
       << server.Output();
   v1::GetJobRequest request;
   request.set_job_id("crashy");
+  v1::Job job;
   ASSERT_TRUE(server.JobStub()->GetJob(Context().get(), request, &job).ok());
   EXPECT_EQ(job.state(), v1::Job::CANCELLED) << job.error_message();
   EXPECT_THAT(job.error_message(),

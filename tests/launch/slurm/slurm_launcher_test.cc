@@ -105,6 +105,14 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
     return *launch;
   }
 
+  // Trial 1, held in the queue by its --begin time.
+  absl::StatusOr<std::unique_ptr<TrialRun>> StartHeldTrial(
+      std::unique_ptr<Placement>* placement) {
+    TrialLaunch launch = MakeLaunch(1, placement);
+    launch.slurm.options = {testing_slurm::kHoldOption};
+    return launcher_->Start(launch);
+  }
+
   std::map<int, ReplicaExit> WaitForExits(TrialRun& run, size_t count) {
     return testing_waits::WaitForExits(run, count, kDeadline, kPoll);
   }
@@ -445,9 +453,7 @@ TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
 // running, and stops being queued once Slurm starts it.
 TEST_F(SlurmLauncherTest, AJobPendingInTheQueueIsQueuedUntilItStarts) {
   std::unique_ptr<Placement> placement;
-  TrialLaunch launch = MakeLaunch(1, &placement);
-  launch.slurm.options = {testing_slurm::kHoldOption};
-  auto run = launcher_->Start(launch);
+  auto run = StartHeldTrial(&placement);
   ASSERT_TRUE(run.ok()) << run.status();
   const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
   ASSERT_THAT(QueuedJobs(name, "%T %r"), ElementsAre("PENDING BeginTime"));
@@ -473,9 +479,7 @@ TEST_F(SlurmLauncherTest, AJobPendingInTheQueueIsQueuedUntilItStarts) {
 
 TEST_F(SlurmLauncherTest, TerminatingAJobStillInTheQueueCancelsItAtOnce) {
   std::unique_ptr<Placement> placement;
-  TrialLaunch launch = MakeLaunch(1, &placement);
-  launch.slurm.options = {testing_slurm::kHoldOption};
-  auto run = launcher_->Start(launch);
+  auto run = StartHeldTrial(&placement);
   ASSERT_TRUE(run.ok()) << run.status();
   const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
   ASSERT_THAT(QueuedJobs(name, "%T"), ElementsAre("PENDING"));
