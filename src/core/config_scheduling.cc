@@ -28,7 +28,7 @@ std::optional<std::chrono::microseconds> ReadDuration(MapReader& reader,
   if (node == nullptr) return std::nullopt;
   constexpr char kForm[] =
       "must be a duration in seconds ending in s, as AI Platform writes it "
-      "(e.g. \"7200s\" or \"0.5s\"), got ";
+      "(e.g. \"7200s\" or \"1.5s\"), got ";
   if (node->kind != ConfigNode::Kind::kString) {
     reader.Error(key, kForm + Describe(*node));
     return std::nullopt;

@@ -516,7 +516,7 @@ TEST(ConfigParserTest, SchedulingTimeLimitsReadAsAiPlatformWritesThem) {
 TEST(ConfigParserTest, BadSchedulingValuesNameTheFieldAndValue) {
   constexpr char kForm[] =
       "must be a duration in seconds ending in s, as AI Platform writes it "
-      "(e.g. \"7200s\" or \"0.5s\"), got ";
+      "(e.g. \"7200s\" or \"1.5s\"), got ";
   EXPECT_THAT(
       Errors("trainingInput:\n"
              "  scheduling:\n"
