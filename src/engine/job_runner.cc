@@ -532,8 +532,8 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
     return set_state(JobState::kFailed, message);
   }
   // The job stays PREPARING until a trial's replicas run, as AI Platform's
-  // stays until its workers are up: what maxWaitTime limits.
-  ASSIGN_OR_RETURN(record, store_.GetJob(job.job_id));
+  // stays until its workers are up: what maxWaitTime limits. `record`'s
+  // create and start times, all JobRun reads of it, are as first read.
   JobRun run(store_, engine_, launcher_, options_, clock_, job, record, study,
              [&](JobState state) { return set_state(state, ""); });
   ASSIGN_OR_RETURN(auto outcome, run.Drive());
