@@ -17,6 +17,7 @@
 #include "hptune/core/machine_types.h"
 #include "src/core/config_backend.h"
 #include "src/core/config_hyperparameters.h"
+#include "src/core/config_labels.h"
 #include "src/core/config_reader.h"
 #include "src/core/config_text.h"
 #include "src/core/config_training_input.h"
@@ -39,10 +40,9 @@ constexpr int kBeforeFile = -1;
 
 const FieldSet& RootFields() {
   static const FieldSet* const kFields = new FieldSet{
-      .accepted = {"trainingInput", "backend", "slurm"},
+      .accepted = {"trainingInput", "labels", "backend", "slurm"},
       .unsupported = {{"jobId",
-                       "give the job ID on the command line, not in the file"},
-                      {"labels", "jobs have no labels in hptune"}},
+                       "give the job ID on the command line, not in the file"}},
       .hints = {},
   };
   return *kFields;
@@ -98,6 +98,7 @@ void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
     return;
   }
   MapReader reader(root, "", RootFields(), sink);
+  config_internal::ReadLabels(reader, &job->labels);
   config_internal::ReadBackend(reader, backend);
   const ConfigNode* training_input = reader.Find("trainingInput");
   if (training_input == nullptr) {

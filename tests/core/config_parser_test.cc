@@ -1018,6 +1018,72 @@ TEST(LoadJobConfigFileTest, InvalidFileListsEveryErrorOnePerLine) {
   EXPECT_EQ(job.status().message(), expected);
 }
 
+// --- labels
+// -----------------------------------------------------------------------
+
+TEST(ConfigParserTest, LabelsAreReadBesideTrainingInput) {
+  EXPECT_EQ(
+      ParseOk("labels:\n"
+              "  team: vision\n"
+              "  owner_2: ana-b\n"
+              "  draft: \"\"\n"
+              "trainingInput: {}\n")
+          .labels,
+      (JobLabels{{"team", "vision"}, {"owner_2", "ana-b"}, {"draft", ""}}));
+  EXPECT_EQ(
+      ParseOk(R"({"labels": {"team": "nlp"}, "trainingInput": {}})").labels,
+      (JobLabels{{"team", "nlp"}}));
+  EXPECT_THAT(ParseOk("labels: {}\ntrainingInput: {}\n").labels, IsEmpty());
+  // Labels describe the job, not its trainer: TF_CONFIG's "job" (the
+  // canonical trainingInput) leaves them out.
+  const JobSpec job = ParseOk("labels: {team: vision}\ntrainingInput: {}\n");
+  EXPECT_EQ(TrainingInputToJson(job).find("vision"), std::string::npos);
+}
+
+TEST(ConfigParserTest, LabelErrorsNameTheLabelAndValue) {
+  constexpr char kKeyRule[] =
+      " must be 1 to 63 characters, a lowercase letter followed by lowercase "
+      "letters, digits, '_' and '-'";
+  constexpr char kValueRule[] =
+      " must be at most 63 characters of lowercase letters, digits, '_' and "
+      "'-'";
+  const std::string long_value(64, 'a');
+  EXPECT_THAT(
+      Errors("labels:\n"
+             "  Team: vision\n"
+             "  2nd: x\n"
+             "  owner: Ana B\n"
+             "  version: 2\n"
+             "  size: " +
+             long_value +
+             "\n"
+             "  owner: bo\n"
+             "trainingInput: {}\n"),
+      ElementsAre(absl::StrCat("labels.Team: key \"Team\"", kKeyRule),
+                  absl::StrCat("labels.2nd: key \"2nd\"", kKeyRule),
+                  absl::StrCat("labels.owner: value \"Ana B\" of key \"owner\"",
+                               kValueRule),
+                  "labels.version: must be a string, got 2 (quote it: \"2\")",
+                  absl::StrCat("labels.size: value \"", long_value,
+                               "\" of key \"size\"", kValueRule),
+                  "labels.owner: duplicate label, got \"bo\""));
+  EXPECT_THAT(Errors("labels: [team]\ntrainingInput: {}\n"),
+              ElementsAre("labels: must be a mapping, got [\"team\"]"));
+}
+
+TEST(ConfigParserTest, AtMostSixtyFourLabels) {
+  std::string text = "labels:\n";
+  for (int i = 0; i < 65; ++i) text += "  k" + std::to_string(i) + ": v\n";
+  EXPECT_THAT(Errors(text + "trainingInput: {}\n"),
+              ElementsAre("labels: at most 64 labels, got 65"));
+  JobLabels labels;
+  for (int i = 0; i < 64; ++i) labels["k" + std::to_string(i)] = "v";
+  EXPECT_THAT(ValidateJobLabels(labels, "--labels"), IsEmpty());
+  labels["k64"] = "v";
+  EXPECT_THAT(ValidateJobLabels(labels, "--labels"),
+              ElementsAre(FieldError{"--labels", "at most 64 labels, got 65"}));
+}
+
 // --- The backend block
 // --------------------------------------------------------
 

@@ -44,6 +44,14 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
 std::vector<FieldError> ValidateJobId(std::string_view job_id,
                                       std::string_view field = "jobId");
 
+// Google Cloud's rules for labels (AI Platform's Job.labels), with ASCII
+// letters only: at most 64 labels; each key 1 to 63 characters, a lowercase
+// letter first, then lowercase letters, digits, '_' and '-'; each value at
+// most 63 of those characters. `field` names where they came from
+// ("labels" in a config or request, "--labels" on the command line).
+std::vector<FieldError> ValidateJobLabels(const JobLabels& labels,
+                                          std::string_view field);
+
 enum class ConfigFormat { kAuto, kYaml, kJson };
 
 // Where trials run: the config's top-level `backend:` and `slurm:` blocks

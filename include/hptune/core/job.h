@@ -1,9 +1,9 @@
 // A training job: what runs for each trial, and the job state machine.
 //
 // JobSpec is AI Platform's `trainingInput` (scale tier, machine types, replica
-// counts, accelerators, trainer command, args, jobDir) plus the study and the
-// job's own Slurm options; it is produced by config parsing and the gRPC edge
-// and consumed by launchers.
+// counts, accelerators, trainer command, args, jobDir) plus the study, the
+// job's labels and its own Slurm options; it is produced by config parsing
+// and the gRPC edge and consumed by launchers.
 // JobRecord is a job as the Store keeps it. Value types; thread-compatible.
 //
 //   QUEUED ──► PREPARING ──► RUNNING ──► SUCCEEDED | FAILED
@@ -13,6 +13,7 @@
 #define HPTUNE_CORE_JOB_H_
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,11 @@ struct SlurmJobOptions {
   bool operator==(const SlurmJobOptions&) const = default;
 };
 
+// AI Platform's Job.labels: key -> value, for finding and grouping jobs
+// (`hptune jobs list --filter labels.team=vision`). ValidateJobLabels
+// (config.h) checks them.
+using JobLabels = std::map<std::string, std::string>;
+
 // AI Platform's trainingInput.scheduling: limits after which the job runner
 // cancels the job, its running trials with it (their measurements are kept).
 // Unset means no limit: AI Platform's maxRunningTime defaults to seven days,
@@ -106,7 +112,8 @@ struct JobSpec {
   std::optional<StudySpec> study;
 
   // Not part of trainingInput: TF_CONFIG's "job" and training_input_json
-  // leave it out.
+  // leave them out.
+  JobLabels labels;
   SlurmJobOptions slurm;
 
   const TaskPool& pool(TaskType type) const;
@@ -136,6 +143,7 @@ struct JobRecord {
   // and what config parsing turns back into a JobSpec.
   std::string training_input_json;
   std::string study_name;  // The study its trials belong to.
+  JobLabels labels;        // JobSpec::labels.
   SlurmJobOptions slurm;   // JobSpec::slurm, kept for a resumed job.
   JobState state = JobState::kQueued;
   std::string error_message;  // Set when FAILED.
