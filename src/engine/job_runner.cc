@@ -108,6 +108,7 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
   JobRecord record{.job_id = job.job_id,
                    .training_input_json = TrainingInputToJson(job),
                    .study_name = study.name,
+                   .labels = job.labels,
                    .slurm = job.slurm,
                    .state = JobState::kQueued};
   RETURN_IF_ERROR(store_.CreateJob(record));

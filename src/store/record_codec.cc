@@ -291,4 +291,13 @@ absl::StatusOr<SlurmJobOptions> DecodeSlurmJobOptions(std::string_view text) {
   });
 }
 
+absl::StatusOr<std::string> EncodeJobLabels(const JobLabels& labels) {
+  return Encode("job labels", [&] { return Json(labels); });
+}
+
+absl::StatusOr<JobLabels> DecodeJobLabels(std::string_view text) {
+  return Decode("job labels", text,
+                [](const Json& j) { return j.get<JobLabels>(); });
+}
+
 }  // namespace hptune::store::internal

@@ -1,11 +1,11 @@
 // RecordCodec: the JSON that SqliteStore keeps in its TEXT columns.
 //
 // Study specs, parameter assignments, metric maps, final measurements and a
-// job's Slurm options are stored as JSON so the schema need not change with
-// every new spec field. Doubles are written in the shortest form that reads
-// back to the same bits (nlohmann's Grisu2), so values round-trip exactly; NaN
-// and infinities are refused on the way in, since JSON cannot hold them.
-// INTEGER parameter values stay JSON integers and DOUBLE ones JSON floats
+// job's labels and Slurm options are stored as JSON so the schema need not
+// change with every new spec field. Doubles are written in the shortest form
+// that reads back to the same bits (nlohmann's Grisu2), so values round-trip
+// exactly; NaN and infinities are refused on the way in, since JSON cannot hold
+// them. INTEGER parameter values stay JSON integers and DOUBLE ones JSON floats
 // (`3.0`), which keeps the two apart on the way back. No exception escapes:
 // nlohmann's become Status (InvalidArgument encoding, DataLoss decoding). Pure
 // functions; thread-safe.
@@ -43,6 +43,10 @@ absl::StatusOr<Measurement> DecodeMeasurement(std::string_view json);
 // "options": [...]}, empty fields left out, so "{}" is none.
 absl::StatusOr<std::string> EncodeSlurmJobOptions(const SlurmJobOptions& slurm);
 absl::StatusOr<SlurmJobOptions> DecodeSlurmJobOptions(std::string_view json);
+
+// A job's labels: {"team": "vision", ...}, so "{}" is none.
+absl::StatusOr<std::string> EncodeJobLabels(const JobLabels& labels);
+absl::StatusOr<JobLabels> DecodeJobLabels(std::string_view json);
 
 }  // namespace hptune::store::internal
 

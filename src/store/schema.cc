@@ -94,6 +94,10 @@ CREATE TABLE events (
       R"sql(
 ALTER TABLE jobs ADD COLUMN slurm_json TEXT NOT NULL DEFAULT '{}';
 )sql",
+      // 2 -> 3: a job's labels (JSON, record_codec.h).
+      R"sql(
+ALTER TABLE jobs ADD COLUMN labels_json TEXT NOT NULL DEFAULT '{}';
+)sql",
   };
   return *kMigrations;
 }

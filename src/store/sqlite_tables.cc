@@ -167,7 +167,7 @@ absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
 
 constexpr char kJobColumns[] =
     "job_id, training_input_json, study_name, state, error_message, "
-    "create_time, start_time, end_time, slurm_json";
+    "create_time, start_time, end_time, slurm_json, labels_json";
 
 absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   JobRecord job;
@@ -186,12 +186,17 @@ absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   RETURN_IF_ERROR(
       InRecord(slurm.status(), absl::StrCat("job \"", job.job_id, "\"")));
   job.slurm = *std::move(slurm);
+  auto labels = DecodeJobLabels(row.ColumnText(9));
+  RETURN_IF_ERROR(
+      InRecord(labels.status(), absl::StrCat("job \"", job.job_id, "\"")));
+  job.labels = *std::move(labels);
   return job;
 }
 
-// Binds the job's columns to ?1 ... ?9 in kJobColumns order.
+// Binds the job's columns to ?1 ... ?10 in kJobColumns order.
 absl::Status BindJob(Statement& statement, const JobRecord& job) {
   ASSIGN_OR_RETURN(std::string slurm, EncodeSlurmJobOptions(job.slurm));
+  ASSIGN_OR_RETURN(std::string labels, EncodeJobLabels(job.labels));
   statement.BindText(1, job.job_id)
       .BindText(2, job.training_input_json)
       .BindText(3, job.study_name)
@@ -200,7 +205,8 @@ absl::Status BindJob(Statement& statement, const JobRecord& job) {
       .BindInt(6, ToUnixMicros(job.create_time))
       .BindOptionalInt(7, OptionalMicros(job.start_time))
       .BindOptionalInt(8, OptionalMicros(job.end_time))
-      .BindText(9, slurm);
+      .BindText(9, slurm)
+      .BindText(10, labels);
   return absl::OkStatus();
 }
 
@@ -527,7 +533,7 @@ absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db) {
 absl::Status InsertJob(SqliteConnection& db, const JobRecord& job) {
   static const std::string kSql =
       absl::StrCat("INSERT INTO jobs (", kJobColumns,
-                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
   RETURN_IF_ERROR(BindJob(insert, job));
   return insert.Run();
@@ -536,10 +542,11 @@ absl::Status InsertJob(SqliteConnection& db, const JobRecord& job) {
 absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job) {
   ASSIGN_OR_RETURN(
       Statement update,
-      db.Prepare("UPDATE jobs SET training_input_json = ?2, study_name = ?3, "
-                 "state = ?4, error_message = ?5, create_time = ?6, "
-                 "start_time = ?7, end_time = ?8, slurm_json = ?9 "
-                 "WHERE job_id = ?1"));
+      db.Prepare(
+          "UPDATE jobs SET training_input_json = ?2, study_name = ?3, "
+          "state = ?4, error_message = ?5, create_time = ?6, "
+          "start_time = ?7, end_time = ?8, slurm_json = ?9, labels_json = ?10 "
+          "WHERE job_id = ?1"));
   RETURN_IF_ERROR(BindJob(update, job));
   return update.Run();
 }

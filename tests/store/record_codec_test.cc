@@ -73,6 +73,18 @@ TEST(RecordCodecTest, SlurmJobOptionsRoundTripAndNoneIsAnEmptyObject) {
       absl::StatusCode::kDataLoss);
 }
 
+TEST(RecordCodecTest, JobLabelsRoundTripAndNoneIsAnEmptyObject) {
+  const JobLabels labels = {{"team", "vision"}, {"draft", ""}};
+  EXPECT_THAT(DecodeJobLabels(*EncodeJobLabels(labels)),
+              test::IsOkAndHolds(labels));
+  EXPECT_THAT(EncodeJobLabels({}), test::IsOkAndHolds(std::string("{}")));
+  EXPECT_THAT(DecodeJobLabels("{}"), test::IsOkAndHolds(JobLabels{}));
+  EXPECT_EQ(DecodeJobLabels(R"({"team": 2})").status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeJobLabels(R"(["team"])").status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
 TEST(RecordCodecTest, NonFiniteValuesCannotBeStored) {
   EXPECT_THAT(EncodeMetrics({{"loss", NAN}}),
               StatusIs(StatusCode::kInvalidArgument,

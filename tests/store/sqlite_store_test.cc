@@ -140,8 +140,9 @@ TEST_F(SqliteStoreTest, NewerSchemaVersionIsAClearError) {
                    "); open it with a newer hptune"));
 }
 
-// A file of schema version 1 (no jobs.slurm_json) with a job: opening it
-// adds the column, and the job reads back with no Slurm options.
+// A file of schema version 1 (no jobs.slurm_json or jobs.labels_json) with
+// a job: opening it adds the columns, and the job reads back with no Slurm
+// options.
 TEST_F(SqliteStoreTest, VersionOneFileIsMigratedAndKeepsItsJobs) {
   {
     std::unique_ptr<SqliteStore> store = OpenStore();
@@ -149,7 +150,8 @@ TEST_F(SqliteStoreTest, VersionOneFileIsMigratedAndKeepsItsJobs) {
     Populate(*store);
   }
   RawDb(path_).Exec(
-      "ALTER TABLE jobs DROP COLUMN slurm_json; PRAGMA user_version = 1;");
+      "ALTER TABLE jobs DROP COLUMN slurm_json; "
+      "ALTER TABLE jobs DROP COLUMN labels_json; PRAGMA user_version = 1;");
 
   std::unique_ptr<SqliteStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
@@ -166,6 +168,35 @@ TEST_F(SqliteStoreTest, VersionOneFileIsMigratedAndKeepsItsJobs) {
               IsOkAndHolds(::testing::Field(
                   &JobRecord::slurm,
                   ::testing::Field(&SlurmJobOptions::partition, "gpu"))));
+}
+
+// A file of schema version 2 (no jobs.labels_json): opening it adds the
+// column; the job keeps its Slurm options and has no labels until given some.
+TEST_F(SqliteStoreTest, VersionTwoFileIsMigratedAndItsJobsGainLabels) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(
+      "ALTER TABLE jobs DROP COLUMN labels_json; PRAGMA user_version = 2;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK_AND_ASSIGN(JobRecord job, store->GetJob("mnist"));
+  EXPECT_EQ(job.slurm.time, "30");
+  EXPECT_THAT(job.labels, IsEmpty());
+  EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"),
+              ElementsAre(std::to_string(internal::CurrentSchemaVersion())));
+  ASSERT_OK(store->UpdateJob("mnist", [](JobRecord& j) {
+    j.labels = {{"team", "vision"}};
+    return absl::OkStatus();
+  }));
+  EXPECT_THAT(RawDb(path_).Query("SELECT labels_json FROM jobs"),
+              ElementsAre(R"({"team":"vision"})"));
+  EXPECT_THAT(store->GetJob("mnist"),
+              IsOkAndHolds(::testing::Field(&JobRecord::labels,
+                                            JobLabels{{"team", "vision"}})));
 }
 
 TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {

@@ -606,6 +606,7 @@ TEST_P(StoreConformanceTest, CreatesGetsAndListsJobs) {
                     .account = "ml",
                     .time = "1-12:00",
                     .options = {"--qos=high", "-N2"}};
+  expected.labels = {{"team", "vision"}, {"owner", "ana"}, {"draft", ""}};
   ASSERT_OK(store_->CreateJob(expected));
 
   expected.create_time = clock_.Now();
