@@ -469,6 +469,13 @@ v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm) {
   return proto;
 }
 
+absl::StatusOr<JobLabels> JobLabelsFromProto(
+    const google::protobuf::Map<std::string, std::string>& proto) {
+  JobLabels labels(proto.begin(), proto.end());
+  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabels(labels, "labels")));
+  return labels;
+}
+
 v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
                    const std::vector<Trial>& trials, bool with_trials,
                    const std::set<int64_t>& waiting) {
@@ -485,6 +492,7 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
   if (job.end_time) *proto.mutable_end_time() = TimestampToProto(*job.end_time);
   if (!job.slurm.empty())
     *proto.mutable_slurm() = SlurmOptionsToProto(job.slurm);
+  proto.mutable_labels()->insert(job.labels.begin(), job.labels.end());
   v1::TrainingOutput* output = proto.mutable_training_output();
   if (spec == nullptr) return proto;
   output->set_is_hyperparameter_tuning_job(

@@ -71,6 +71,10 @@ absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
 absl::StatusOr<SlurmJobOptions> SlurmOptionsFromProto(
     const v1::SlurmOptions& proto);
 v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm);
+// A job's labels; InvalidArgument listing every problem as "labels: ..."
+// (ValidateJobLabels).
+absl::StatusOr<JobLabels> JobLabelsFromProto(
+    const google::protobuf::Map<std::string, std::string>& proto);
 // A JobRecord's canonical JSON ({"trainingInput": {...}}) as a message
 // (unknown keys ignored).
 absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(

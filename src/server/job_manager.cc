@@ -214,6 +214,7 @@ void JobManager::ResumeUnfinished() {
                        FieldErrorsToStatus(parsed.errors).message()));
       continue;
     }
+    parsed.job->labels = record.labels;
     parsed.job->slurm = record.slurm;
     // Reports of the lost run that are not stored yet are stored now, and
     // its files moved aside, so the re-run neither misses nor repeats them.

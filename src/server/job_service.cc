@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "src/server/call.h"
@@ -123,6 +124,27 @@ bool TrialEnded(store::Store& store, const LogRequest& log) {
   return !trial.ok() || IsTerminal(trial->state);
 }
 
+using LabelFilter = google::protobuf::Map<std::string, std::string>;
+
+// Each key must be a label key and each value a label value or "*", so that
+// a filter that could match no job is an error rather than an empty list.
+absl::Status CheckLabelFilter(const LabelFilter& filter) {
+  JobLabels as_labels;
+  for (const auto& [key, value] : filter) {
+    as_labels.emplace(key, value == "*" ? "" : value);
+  }
+  return FieldErrorsToStatus(ValidateJobLabels(as_labels, "labels"));
+}
+
+bool HasLabels(const JobRecord& job, const LabelFilter& filter) {
+  for (const auto& [key, value] : filter) {
+    auto it = job.labels.find(key);
+    if (it == job.labels.end()) return false;
+    if (value != "*" && it->second != value) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<v1::Job> JobService::DescribeJob(const JobRecord& job,
@@ -163,6 +185,7 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
     RETURN_IF_ERROR(CheckBackend(request->backend()));
     ASSIGN_OR_RETURN(JobSpec spec, JobSpecFromProto(request->training_input(),
                                                     request->job_id()));
+    ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
     if (request->has_slurm()) {
       ASSIGN_OR_RETURN(spec.slurm, SlurmOptionsFromProto(request->slurm()));
       if (!spec.slurm.empty() && backend_ != "slurm") {
@@ -199,6 +222,7 @@ grpc::Status JobService::ListJobs(grpc::ServerContext* context,
     ASSIGN_OR_RETURN(size_t offset, ParsePageToken(request->page_token()));
     RETURN_IF_ERROR(
         CheckLength("job_id_prefix", request->job_id_prefix(), kMaxNameLength));
+    RETURN_IF_ERROR(CheckLabelFilter(request->labels()));
     std::set<int> states(request->states().begin(), request->states().end());
     ASSIGN_OR_RETURN(std::vector<JobRecord> all, store_.ListJobs());
     std::vector<const JobRecord*> matching;
@@ -208,6 +232,7 @@ grpc::Status JobService::ListJobs(grpc::ServerContext* context,
         continue;
       }
       if (it->job_id.rfind(request->job_id_prefix(), 0) != 0) continue;
+      if (!HasLabels(*it, request->labels())) continue;
       matching.push_back(&*it);
     }
     for (size_t i = offset; i < matching.size() && i < offset + page_size;

@@ -178,6 +178,86 @@ TEST(ServeJobTest, AJobForAnotherBackendIsRefused) {
       Submit(server, "on_local", CurveJob(1, 1, 0), &job, "local").ok());
 }
 
+grpc::Status SubmitLabelled(const ServeProcess& server, const std::string& id,
+                            const std::map<std::string, std::string>& labels,
+                            v1::Job* job) {
+  v1::SubmitJobRequest request;
+  request.set_job_id(id);
+  *request.mutable_training_input() = CurveJob(1, 1, 0);
+  request.mutable_labels()->insert(labels.begin(), labels.end());
+  return server.JobStub()->SubmitJob(Context().get(), request, job);
+}
+
+// The IDs of the jobs ListJobs returns for `labels`, newest first; the call's
+// status in `status`.
+std::vector<std::string> ListWithLabels(
+    const ServeProcess& server,
+    const std::map<std::string, std::string>& labels,
+    grpc::Status* status = nullptr) {
+  v1::ListJobsRequest request;
+  request.mutable_labels()->insert(labels.begin(), labels.end());
+  v1::ListJobsResponse reply;
+  grpc::Status s = server.JobStub()->ListJobs(Context().get(), request, &reply);
+  if (status != nullptr) *status = s;
+  std::vector<std::string> ids;
+  for (const v1::Job& job : reply.jobs()) ids.push_back(job.job_id());
+  return ids;
+}
+
+std::map<std::string, std::string> LabelsOf(const v1::Job& job) {
+  return {job.labels().begin(), job.labels().end()};
+}
+
+TEST(ServeJobTest, LabelsAreKeptAcrossARestartAndFilterTheJobList) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::map<std::string, std::string> vision = {{"team", "vision"},
+                                                     {"owner", "ana"}};
+  v1::Job job;
+  grpc::Status status = SubmitLabelled(server, "vision_1", vision, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(LabelsOf(job), vision);
+  ASSERT_TRUE(SubmitLabelled(server, "nlp_1", {{"team", "nlp"}}, &job).ok());
+  ASSERT_TRUE(SubmitLabelled(server, "unlabelled", {}, &job).ok());
+  EXPECT_TRUE(job.labels().empty());
+
+  EXPECT_EQ(ListWithLabels(server, {{"team", "vision"}}),
+            std::vector<std::string>{"vision_1"});
+  EXPECT_EQ(ListWithLabels(server, {{"team", "*"}}),
+            (std::vector<std::string>{"nlp_1", "vision_1"}));
+  EXPECT_TRUE(
+      ListWithLabels(server, {{"team", "vision"}, {"owner", "bo"}}).empty());
+  EXPECT_EQ(ListWithLabels(server, {}).size(), 3u);
+
+  // A label that breaks the rules is refused, and no job is recorded.
+  status = SubmitLabelled(server, "bad_labels", {{"Team", "vision"}}, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "labels: key \"Team\" must be 1 to 63 characters, a lowercase "
+            "letter followed by lowercase letters, digits, '_' and '-'");
+  v1::GetJobRequest get;
+  get.set_job_id("bad_labels");
+  EXPECT_EQ(server.JobStub()->GetJob(Context().get(), get, &job).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  // So is a filter that no job could match.
+  ListWithLabels(server, {{"team", "Vision"}}, &status);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "labels: value \"Vision\" of key \"team\" must be at most 63 "
+            "characters of lowercase letters, digits, '_' and '-'");
+
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "vision_1").state() == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(30)))
+      << server.Output();
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+  ASSERT_TRUE(server.Start(&error)) << error;
+  EXPECT_EQ(LabelsOf(GetJob(server, "vision_1")), vision);
+  EXPECT_EQ(ListWithLabels(server, {{"owner", "ana"}}),
+            std::vector<std::string>{"vision_1"});
+}
+
 TEST(ServeJobTest, CancelStopsTheJob) {
   ServeProcess server(testing::MakeTempDir());
   std::string error;

@@ -176,6 +176,25 @@ TEST(SlurmOptionsConversionTest, RoundTripsAndErrorsNameTheField) {
             "\"--wrap=hostname\"");
 }
 
+TEST(JobLabelsConversionTest, LabelsGoBothWaysAndErrorsNameTheLabel) {
+  google::protobuf::Map<std::string, std::string> proto;
+  proto["team"] = "vision";
+  proto["draft"] = "";
+  absl::StatusOr<JobLabels> labels = JobLabelsFromProto(proto);
+  ASSERT_TRUE(labels.ok()) << labels.status();
+  EXPECT_EQ(*labels, (JobLabels{{"team", "vision"}, {"draft", ""}}));
+  const JobRecord job{.job_id = "j", .labels = *labels};
+  const v1::Job out = JobToProto(job, nullptr, {}, false);
+  EXPECT_EQ(JobLabels(out.labels().begin(), out.labels().end()), *labels);
+
+  proto["owner"] = "Ana";
+  labels = JobLabelsFromProto(proto);
+  EXPECT_EQ(labels.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(labels.status().message(),
+            "labels: value \"Ana\" of key \"owner\" must be at most 63 "
+            "characters of lowercase letters, digits, '_' and '-'");
+}
+
 TEST(ParametersFromProtoTest, CoercesNumbersToTheParameterType) {
   const StudySpec spec = *ParsedConfig().study;
   google::protobuf::Map<std::string, v1::ParameterValue> in;
