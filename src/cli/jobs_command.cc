@@ -91,15 +91,18 @@ constexpr char kListUsage[] =
     "\n"
     "Jobs on the server, newest first.\n"
     "\n"
-    "  --filter F                state=STATE[,STATE...] and/or jobId=PREFIX*,\n"
-    "                            separated by spaces\n"
+    "  --filter F                terms separated by spaces, all of which a\n"
+    "                            job must meet: state=STATE[,STATE...],\n"
+    "                            jobId=PREFIX*, labels.KEY=VALUE (VALUE *:\n"
+    "                            any value)\n"
     "  --limit N                 at most N jobs (default: all)\n"
     "  --page-size N             jobs per request (default 100)\n"
     "  --format table|json|csv\n";
 constexpr char kListExample[] =
     "\n"
     "Example:\n"
-    "  hptune jobs list --filter state=RUNNING --limit 10\n";
+    "  hptune jobs list --filter state=RUNNING --limit 10\n"
+    "  hptune jobs list --filter 'labels.team=vision state=FAILED'\n";
 
 constexpr char kDescribeUsage[] =
     "usage: hptune jobs describe JOB [--format table|json|csv] [flags]\n"
@@ -309,6 +312,8 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   request.set_job_id(job_id);
   *request.mutable_training_input() = *std::move(input);
   request.set_backend(submission->backend);
+  request.mutable_labels()->insert(submission->job.labels.begin(),
+                                   submission->job.labels.end());
   if (!submission->job.slurm.empty()) {
     *request.mutable_slurm() =
         server::SlurmOptionsToProto(submission->job.slurm);

@@ -23,6 +23,7 @@
 #include "hptune/store/sqlite_store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
+#include "src/cli/labels_flag.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/trial_table.h"
@@ -52,6 +53,7 @@ constexpr char kUsage[] =
     "  --job-dir DIR             each trial gets --job-dir=DIR/<trial>\n"
     "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
     "                            override the config's hyperparameters\n"
+    "  --labels K=V[,K=V...]     the job's labels, over the config's\n"
     "Engine:\n"
     "  --db FILE                 default $HPTUNE_DB, else ./hptune.db\n"
     "  --runs-dir DIR            replica logs and metric files, default\n"
@@ -145,6 +147,7 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
   if (!args.after_dashes.empty()) {
     for (const auto& a : args.after_dashes) job.args.push_back(a);
   }
+  RETURN_IF_ERROR(ApplyLabelsFlag(args, job.labels));
   if (job.study) {
     if (args.Has("max-trials")) {
       ASSIGN_OR_RETURN(job.study->max_trials,
@@ -231,6 +234,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                            "package-path",
                            "job-id",
                            "job-dir",
+                           kLabelsFlag,
                            "max-trials",
                            "max-parallel-trials",
                            "max-failed-trials",

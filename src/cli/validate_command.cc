@@ -146,6 +146,10 @@ std::string TimeLimitsText(const SchedulingSpec& scheduling) {
 void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   out << path << ": valid\n\nJob\n";
   PrintField("job ID", job.job_id.empty() ? "(not set)" : job.job_id, out);
+  std::vector<std::string> labels;
+  for (const auto& [key, value] : job.labels)
+    labels.push_back(key + "=" + value);
+  PrintField("labels", labels.empty() ? "(none)" : Join(labels, ", "), out);
   PrintField("scale tier", std::string(ToString(job.scale_tier)), out);
   std::string trainer = "(not set: give it on the command line)";
   if (!job.module_name.empty()) {

@@ -475,6 +475,111 @@ TEST_F(JobsCliTest, AConfigsBackendMustBeTheServers) {
   EXPECT_THAT(local.err, HasSubstr("job on_local SUCCEEDED"));
 }
 
+TEST_F(JobsCliTest, LabelsFromConfigAndFlagTagJobsAndFilterTheList) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string plain_path = WriteConfig(dir_, 1, 1, 0);
+  const std::string labelled_path = dir_ + "/labelled.yaml";
+  std::ofstream(labelled_path) << "labels: {team: vision, owner: ana}\n"
+                               << ReadFileOrEmpty(plain_path);
+  const std::string a = server.address();
+
+  // --labels lays its pairs over the config's: owner replaced, stage added.
+  auto vision = Hptune({"jobs", "submit", "vision_1", "--config", labelled_path,
+                        "--labels", "owner=bo,stage=dev", "--wait", "--quiet"},
+                       a);
+  ASSERT_EQ(vision.exit_code, 0) << vision.err << server.Output();
+  EXPECT_THAT(vision.out,
+              HasSubstr("labels:     owner=bo, stage=dev, team=vision\n"));
+  auto nlp = Hptune({"jobs", "submit", "nlp_1", "--config", plain_path,
+                     "--labels", "team=nlp", "--wait", "--quiet"},
+                    a);
+  ASSERT_EQ(nlp.exit_code, 0) << nlp.err;
+  auto plain = Hptune({"jobs", "submit", "plain_1", "--config", plain_path}, a);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+
+  auto json = Hptune({"jobs", "describe", "vision_1", "--format", "json"}, a);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(
+      nlohmann::json::parse(json.out)["labels"],
+      nlohmann::json({{"team", "vision"}, {"owner", "bo"}, {"stage", "dev"}}));
+  auto unlabelled = Hptune({"jobs", "describe", "plain_1"}, a);
+  ASSERT_EQ(unlabelled.exit_code, 0) << unlabelled.err;
+  EXPECT_THAT(unlabelled.out, Not(HasSubstr("labels:")));
+
+  auto ids = [&](const std::string& filter) {
+    auto list =
+        Hptune({"jobs", "list", "--filter", filter, "--format", "csv"}, a);
+    EXPECT_EQ(list.exit_code, 0) << filter << ": " << list.err;
+    std::vector<std::string> found;
+    std::vector<std::string> lines =
+        absl::StrSplit(list.out, "\r\n", absl::SkipEmpty());
+    for (size_t i = 1; i < lines.size(); ++i) {
+      found.push_back(lines[i].substr(0, lines[i].find(',')));
+    }
+    return found;
+  };
+  EXPECT_EQ(ids("labels.team=vision"), std::vector<std::string>{"vision_1"});
+  EXPECT_EQ(ids("labels.team=*"),
+            (std::vector<std::string>{"nlp_1", "vision_1"}));
+  EXPECT_EQ(ids("labels.team=nlp state=SUCCEEDED"),
+            std::vector<std::string>{"nlp_1"});
+  EXPECT_TRUE(ids("labels.team=vision labels.stage=prod").empty());
+
+  // Bad labels and filters never reach the server.
+  auto bad_flag = Hptune(
+      {"jobs", "submit", "bad_1", "--config", plain_path, "--labels", "Team=x"},
+      a);
+  EXPECT_EQ(bad_flag.exit_code, 2) << bad_flag.err;
+  EXPECT_THAT(bad_flag.err, HasSubstr("--labels: key \"Team\" must be 1 to "
+                                      "63 characters"));
+  auto no_value = Hptune(
+      {"jobs", "submit", "bad_1", "--config", plain_path, "--labels", "team"},
+      a);
+  EXPECT_EQ(no_value.exit_code, 2) << no_value.err;
+  EXPECT_THAT(no_value.err, HasSubstr("--labels: expected KEY=VALUE[,KEY="
+                                      "VALUE...], got \"team\""));
+  const std::string bad_config = dir_ + "/bad_labels.yaml";
+  std::ofstream(bad_config) << "labels: {team: Vision}\n"
+                            << ReadFileOrEmpty(plain_path);
+  auto bad_file =
+      Hptune({"jobs", "submit", "bad_1", "--config", bad_config}, a);
+  EXPECT_EQ(bad_file.exit_code, 2) << bad_file.err;
+  EXPECT_THAT(bad_file.err, HasSubstr("labels.team: value \"Vision\" of key "
+                                      "\"team\" must be at most 63 "
+                                      "characters"));
+  EXPECT_EQ(Hptune({"jobs", "describe", "bad_1"}, a).exit_code, 3);
+  auto bad_filter =
+      Hptune({"jobs", "list", "--filter", "labels.team=Vision"}, a);
+  EXPECT_EQ(bad_filter.exit_code, 2) << bad_filter.err;
+  EXPECT_THAT(bad_filter.err,
+              HasSubstr("--filter: value \"Vision\" of key \"team\""));
+}
+
+// `hptune run` keeps its --labels in the database, where a server started
+// on that database later finds the job by them.
+TEST_F(JobsCliTest, ARunsLabelsAreInItsDatabaseForTheServer) {
+  const std::string served_dir = testing::MakeTempDir();
+  const std::string config = WriteConfig(dir_, 1, 1, 0);
+  testing::ProcessResult run = testing::RunProcess(
+      {testing::HptuneBinary(), "run", config, "--job-id", "run_1", "--db",
+       served_dir + "/hptune.db", "--runs-dir", dir_ + "/runs", "--labels",
+       "team=vision", "--quiet"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+
+  ServeProcess server(served_dir);
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  auto list = Hptune({"jobs", "list", "--filter", "labels.team=vision"},
+                     server.address());
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("run_1"));
+  auto describe = Hptune({"jobs", "describe", "run_1"}, server.address());
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("labels:     team=vision\n"));
+}
+
 TEST_F(JobsCliTest, BadCommandLinesNameTheFlagAndValue) {
   const std::string a = "127.0.0.1:" + std::to_string(UnusedPort());
   const std::string config = WriteConfig(dir_, 2, 5, 0.01);

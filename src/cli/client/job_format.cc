@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "hptune/core/config.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/time.h"
 #include "src/cli/client/proto_convert.h"
@@ -125,6 +128,13 @@ std::string Best(const v1::Job& job) {
 
 // The job's own sbatch options as sbatch takes them, e.g.
 // "--partition=gpu --time=2:00:00 --qos=high".
+// "owner=ana, team=vision", sorted by key (a proto map has no order).
+std::string Labels(const v1::Job& job) {
+  std::map<std::string, std::string> sorted(job.labels().begin(),
+                                            job.labels().end());
+  return absl::StrJoin(sorted, ", ", absl::PairFormatter("="));
+}
+
 std::string SbatchOptions(const v1::SlurmOptions& slurm) {
   std::vector<std::string> words;
   if (!slurm.partition().empty()) {
@@ -211,6 +221,7 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
   if (job.has_start_time())
     out << "started:    " << Time(job.start_time()) << "\n";
   if (job.has_end_time()) out << "ended:      " << Time(job.end_time()) << "\n";
+  if (!job.labels().empty()) out << "labels:     " << Labels(job) << "\n";
   out << "trainer:    " << Trainer(input) << "\n";
   if (!input.args().empty()) {
     out << "args:       " << absl::StrJoin(input.args(), " ") << "\n";
@@ -308,9 +319,10 @@ absl::Status ApplyJobsFilter(const std::string& filter,
     std::pair<std::string, std::string> kv =
         absl::StrSplit(term, absl::MaxSplits('=', 1));
     auto bad = [&](const std::string& why) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--filter: ", why, ", got \"", std::string(term),
-          "\" (expected state=STATE[,STATE...] or jobId=PREFIX*)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--filter: ", why, ", got \"", std::string(term),
+                       "\" (expected state=STATE[,STATE...], jobId=PREFIX* or "
+                       "labels.KEY=VALUE)"));
     };
     if (kv.first == "state") {
       for (absl::string_view name : absl::StrSplit(kv.second, ',')) {
@@ -331,6 +343,19 @@ absl::Status ApplyJobsFilter(const std::string& filter,
         return bad("jobId takes a prefix");
       }
       request.set_job_id_prefix(prefix);
+    } else if (absl::StartsWith(kv.first, "labels.")) {
+      const std::string key = kv.first.substr(std::string("labels.").size());
+      if (term.find('=') == absl::string_view::npos) {
+        return bad("a label takes a value (* for any)");
+      }
+      const JobLabels as_label = {{key, kv.second == "*" ? "" : kv.second}};
+      if (std::vector<FieldError> errors = ValidateJobLabels(as_label, "");
+          !errors.empty()) {
+        return bad(errors.front().message);
+      }
+      if (!request.mutable_labels()->try_emplace(key, kv.second).second) {
+        return bad(absl::StrCat("label \"", key, "\" given twice"));
+      }
     } else {
       return bad(absl::StrCat("unknown key \"", kv.first, "\""));
     }

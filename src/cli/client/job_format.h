@@ -38,8 +38,9 @@ Table JobsTable(const std::vector<v1::Job>& jobs);
 std::string DescribeJobEvent(const v1::JobEvent& event,
                              const std::string& metric);
 
-// "state=RUNNING", "state=RUNNING,QUEUED", "jobId=mnist*", several terms
-// separated by spaces. InvalidArgument naming --filter and the term.
+// "state=RUNNING", "state=RUNNING,QUEUED", "jobId=mnist*",
+// "labels.team=vision", "labels.team=*" (any value), several terms separated
+// by spaces. InvalidArgument naming --filter and the term.
 absl::Status ApplyJobsFilter(const std::string& filter,
                              v1::ListJobsRequest& request);
 

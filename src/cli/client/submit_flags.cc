@@ -13,6 +13,7 @@
 #include "hptune/core/status.h"
 #include "nlohmann/json.hpp"
 #include "src/cli/backend_flags.h"
+#include "src/cli/labels_flag.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -169,7 +170,8 @@ const std::set<std::string>& SubmitOverrideFlags() {
                                             "max-trials",
                                             "max-parallel-trials",
                                             "max-failed-trials",
-                                            "use-chief-in-tf-config"};
+                                            "use-chief-in-tf-config",
+                                            kLabelsFlag};
     flags->insert(std::begin(kBackendValueFlags), std::end(kBackendValueFlags));
     for (const PoolFlags& pool : Pools()) {
       flags->insert(pool.prefix + "-machine-type");
@@ -202,6 +204,9 @@ const char kSubmitOverrideHelp[] =
     "  --evaluator-accelerator count=N,type=T\n"
     "                            (machine flags need scaleTier CUSTOM)\n"
     "  --use-chief-in-tf-config true|false\n"
+    "Labels (over the config's labels:):\n"
+    "  --labels K=V[,K=V...]     the job's labels, e.g. team=vision,owner=ana\n"
+    "                            (a key given replaces the config's value)\n"
     "Study (override the config's hyperparameters):\n"
     "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
     "Backend (override the config's backend: and slurm: block):\n"
@@ -270,6 +275,8 @@ absl::StatusOr<Submission> BuildSubmission(
   }
   RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_flags), backend,
                                     BackendFlagsFor::kSubmit));
+  JobLabels labels = std::move(from_file.labels);
+  RETURN_IF_ERROR(ApplyLabelsFlag(args, labels));
   Json input = Json::parse(TrainingInputToJson(from_file))["trainingInput"];
   RETURN_IF_ERROR(ApplyTrainerFlags(args, cwd, input));
   RETURN_IF_ERROR(ApplyPoolFlags(args, input));
@@ -288,6 +295,7 @@ absl::StatusOr<Submission> BuildSubmission(
       .job = *std::move(parsed.job),
       .training_input_json = "",
       .backend = backend.backend_named ? backend.backend : ""};
+  submission.job.labels = std::move(labels);
   submission.job.slurm = std::move(backend.slurm);
   submission.training_input_json =
       Json::parse(TrainingInputToJson(submission.job))["trainingInput"].dump();

@@ -8,7 +8,8 @@
 // directory; both are sent absolute, since the server has its own working
 // directory. Machine flags (--master-machine-type, --worker-count, ...) need
 // scaleTier CUSTOM, from the file or --scale-tier; a --scale-tier other than
-// CUSTOM replaces the file's task pools with the tier's. A config's
+// CUSTOM replaces the file's task pools with the tier's. --labels is laid
+// over the config's `labels:` (src/cli/labels_flag.h). A config's
 // `backend:` goes with the job (the server refuses a job for a backend it
 // does not run), and so does its `slurm:` block (JobSpec::slurm), which a
 // Slurm server applies over its own `--slurm-*` options; --backend and the
