@@ -39,6 +39,8 @@ TEST(ValidateCliTest, ContractExampleIsValidAndSummarised) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.err, IsEmpty());
   EXPECT_THAT(result.out, HasSubstr("mnist_custom.yaml: valid"));
+  EXPECT_THAT(result.out,
+              HasSubstr("labels            project=mnist, team=vision"));
   EXPECT_THAT(result.out, HasSubstr("scale tier        CUSTOM"));
   EXPECT_THAT(result.out,
               HasSubstr("worker  9      n1-highcpu-16  16     14.4 GB  "

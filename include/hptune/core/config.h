@@ -119,7 +119,8 @@ absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
 
 // The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),
 // as stored in JobRecord and put in TF_CONFIG's "job". Parsing it back with
-// ParseJobConfig gives an equal JobSpec.
+// ParseJobConfig gives an equal JobSpec, but for the labels and Slurm
+// options, which are not part of trainingInput (JobRecord keeps them).
 std::string TrainingInputToJson(const JobSpec& job);
 
 }  // namespace hptune
