@@ -136,6 +136,30 @@ absl::Status CheckLabelFilter(const LabelFilter& filter) {
   return FieldErrorsToStatus(ValidateJobLabels(as_labels, "labels"));
 }
 
+// The request's keys to remove, each checked as a label key.
+absl::StatusOr<std::vector<std::string>> RemovedLabels(
+    const v1::UpdateJobRequest& request) {
+  JobLabels as_labels;
+  for (const std::string& key : request.remove_labels()) {
+    as_labels.emplace(key, "");
+  }
+  RETURN_IF_ERROR(
+      FieldErrorsToStatus(ValidateJobLabels(as_labels, "remove_labels")));
+  return std::vector<std::string>(request.remove_labels().begin(),
+                                  request.remove_labels().end());
+}
+
+// gcloud's order: clear, then update, then remove.
+absl::Status EditLabels(const v1::UpdateJobRequest& request,
+                        const JobLabels& updates,
+                        const std::vector<std::string>& removals,
+                        JobLabels& labels) {
+  if (request.clear_labels()) labels.clear();
+  for (const auto& [key, value] : updates) labels[key] = value;
+  for (const std::string& key : removals) labels.erase(key);
+  return FieldErrorsToStatus(ValidateJobLabels(labels, "labels"));
+}
+
 bool HasLabels(const JobRecord& job, const LabelFilter& filter) {
   for (const auto& [key, value] : filter) {
     auto it = job.labels.find(key);
@@ -253,6 +277,32 @@ grpc::Status JobService::CancelJob(grpc::ServerContext* context,
     RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
     ASSIGN_OR_RETURN(JobRecord job, jobs_.Cancel(request->job_id()));
     ASSIGN_OR_RETURN(*reply, DescribeJob(job, false));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status JobService::UpdateJob(grpc::ServerContext* context,
+                                   const v1::UpdateJobRequest* request,
+                                   v1::Job* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    if (request->update_labels().empty() && request->remove_labels().empty() &&
+        !request->clear_labels()) {
+      return absl::InvalidArgumentError(
+          "nothing to update: give update_labels, remove_labels or "
+          "clear_labels");
+    }
+    JobLabels updates(request->update_labels().begin(),
+                      request->update_labels().end());
+    RETURN_IF_ERROR(
+        FieldErrorsToStatus(ValidateJobLabels(updates, "update_labels")));
+    ASSIGN_OR_RETURN(std::vector<std::string> removals,
+                     RemovedLabels(*request));
+    ASSIGN_OR_RETURN(JobRecord job,
+                     store_.UpdateJob(request->job_id(), [&](JobRecord& j) {
+                       return EditLabels(*request, updates, removals, j.labels);
+                     }));
+    ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
     return absl::OkStatus();
   });
 }

@@ -41,6 +41,9 @@ class JobService final : public v1::JobService::Service {
   grpc::Status CancelJob(grpc::ServerContext* context,
                          const v1::CancelJobRequest* request,
                          v1::Job* reply) override;
+  grpc::Status UpdateJob(grpc::ServerContext* context,
+                         const v1::UpdateJobRequest* request,
+                         v1::Job* reply) override;
   grpc::Status WatchJob(grpc::ServerContext* context,
                         const v1::WatchJobRequest* request,
                         grpc::ServerWriter<v1::JobEvent>* writer) override;

@@ -557,6 +557,50 @@ TEST_F(JobsCliTest, LabelsFromConfigAndFlagTagJobsAndFilterTheList) {
               HasSubstr("--filter: value \"Vision\" of key \"team\""));
 }
 
+TEST_F(JobsCliTest, UpdateChangesLabelsAndPrintsThem) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string a = server.address();
+  auto submit =
+      Hptune({"jobs", "submit", "job_1", "--config", WriteConfig(dir_, 1, 1, 0),
+              "--labels", "team=vision,draft=yes"},
+             a);
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+
+  auto update = Hptune({"jobs", "update", "job_1", "--update-labels",
+                        "owner=ana,team=nlp", "--remove-labels", "draft"},
+                       a);
+  ASSERT_EQ(update.exit_code, 0) << update.err;
+  EXPECT_EQ(update.out, "job job_1 labels: owner=ana, team=nlp\n");
+  auto describe = Hptune({"jobs", "describe", "job_1"}, a);
+  EXPECT_THAT(describe.out, HasSubstr("labels:     owner=ana, team=nlp\n"));
+  auto json = Hptune(
+      {"jobs", "update", "job_1", "--clear-labels", "--format", "json"}, a);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto job = nlohmann::json::parse(json.out);
+  EXPECT_EQ(job["jobId"], "job_1");
+  EXPECT_FALSE(job.contains("labels")) << json.out;
+  auto cleared = Hptune({"jobs", "update", "job_1", "--update-labels",
+                         "stage=prod", "--clear-labels"},
+                        a);
+  EXPECT_EQ(cleared.out, "job job_1 labels: stage=prod\n");
+
+  auto nothing = Hptune({"jobs", "update", "job_1"}, a);
+  EXPECT_EQ(nothing.exit_code, 64);
+  EXPECT_THAT(nothing.err, HasSubstr("give --update-labels, --remove-labels "
+                                     "or --clear-labels"));
+  auto bad = Hptune({"jobs", "update", "job_1", "--remove-labels", "Team"}, a);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--remove-labels: key \"Team\" must be"));
+  auto missing =
+      Hptune({"jobs", "update", "job_9", "--update-labels", "a=b"}, a);
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_THAT(missing.err, HasSubstr("job_9"));
+  EXPECT_THAT(Hptune({"jobs", "describe", "job_1"}, a).out,
+              HasSubstr("labels:     stage=prod\n"));
+}
+
 // `hptune run` keeps its --labels in the database, where a server started
 // on that database later finds the job by them.
 TEST_F(JobsCliTest, ARunsLabelsAreInItsDatabaseForTheServer) {
@@ -629,8 +673,8 @@ TEST_F(JobsCliTest, BadCommandLinesNameTheFlagAndValue) {
 }
 
 TEST_F(JobsCliTest, EveryCommandHasHelpWithAnExample) {
-  for (const char* sub :
-       {"submit", "list", "describe", "cancel", "stream-logs", "watch"}) {
+  for (const char* sub : {"submit", "list", "describe", "cancel", "update",
+                          "stream-logs", "watch"}) {
     auto help =
         testing::RunProcess({testing::HptuneBinary(), "jobs", sub, "--help"});
     EXPECT_EQ(help.exit_code, 0) << sub;

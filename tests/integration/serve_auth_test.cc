@@ -48,6 +48,13 @@ TEST(ServeAuthTest, TokenIsRequiredAndChecked) {
   EXPECT_EQ(
       server.JobStub()->ListJobs(Context().get(), jobs, &listed).error_code(),
       grpc::StatusCode::UNAUTHENTICATED);
+  v1::UpdateJobRequest update;
+  update.set_job_id("any");
+  update.set_clear_labels(true);
+  v1::Job job;
+  EXPECT_EQ(
+      server.JobStub()->UpdateJob(Context().get(), update, &job).error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
 
   grpc::Status right = ListStudies(server, "s3cret-token");
   EXPECT_TRUE(right.ok()) << right.error_message();

@@ -258,6 +258,102 @@ TEST(ServeJobTest, LabelsAreKeptAcrossARestartAndFilterTheJobList) {
             std::vector<std::string>{"vision_1"});
 }
 
+grpc::Status UpdateLabels(const ServeProcess& server,
+                          const v1::UpdateJobRequest& request, v1::Job* job) {
+  return server.JobStub()->UpdateJob(Context().get(), request, job);
+}
+
+TEST(ServeJobTest, UpdateJobChangesLabelsAsGcloudDoesAndKeepsThem) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  ASSERT_TRUE(SubmitLabelled(server, "tagged",
+                             {{"team", "vision"}, {"draft", ""}}, &job)
+                  .ok());
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "tagged").state() == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(30)))
+      << server.Output();
+
+  // An ended job's labels still change. Updated, then removed: "stage" is
+  // updated and removed in one request, so it ends removed.
+  v1::UpdateJobRequest request;
+  request.set_job_id("tagged");
+  (*request.mutable_update_labels())["owner"] = "ana";
+  (*request.mutable_update_labels())["team"] = "nlp";
+  (*request.mutable_update_labels())["stage"] = "dev";
+  request.add_remove_labels("draft");
+  request.add_remove_labels("stage");
+  request.add_remove_labels("never_set");
+  grpc::Status status = UpdateLabels(server, request, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::map<std::string, std::string> updated = {{"owner", "ana"},
+                                                      {"team", "nlp"}};
+  EXPECT_EQ(LabelsOf(job), updated);
+  EXPECT_EQ(job.state(), v1::Job::SUCCEEDED);
+
+  // Refused requests change nothing.
+  v1::UpdateJobRequest empty;
+  empty.set_job_id("tagged");
+  status = UpdateLabels(server, empty, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "nothing to update: give update_labels, remove_labels or "
+            "clear_labels");
+  v1::UpdateJobRequest bad = empty;
+  (*bad.mutable_update_labels())["owner"] = "Bo";
+  status = UpdateLabels(server, bad, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "update_labels: value \"Bo\" of key \"owner\" must be at most "
+            "63 characters of lowercase letters, digits, '_' and '-'");
+  v1::UpdateJobRequest bad_key = empty;
+  bad_key.add_remove_labels("Team");
+  EXPECT_EQ(UpdateLabels(server, bad_key, &job).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  v1::UpdateJobRequest too_many = empty;
+  for (int i = 0; i < 63; ++i) {
+    (*too_many.mutable_update_labels())["k" + std::to_string(i)] = "v";
+  }
+  status = UpdateLabels(server, too_many, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "labels: at most 64 labels, got 65");
+  v1::UpdateJobRequest missing = request;
+  missing.set_job_id("no_such_job");
+  EXPECT_EQ(UpdateLabels(server, missing, &job).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(LabelsOf(GetJob(server, "tagged")), updated);
+
+  // A running job's state changes do not undo a label change.
+  ASSERT_TRUE(Submit(server, "running", CurveJob(1, 20, 0.05), &job).ok());
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "running").state() == v1::Job::RUNNING; },
+      std::chrono::seconds(20)));
+  v1::UpdateJobRequest tag_running = empty;
+  tag_running.set_job_id("running");
+  (*tag_running.mutable_update_labels())["watched"] = "yes";
+  ASSERT_TRUE(UpdateLabels(server, tag_running, &job).ok());
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "running").state() == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(30)));
+  EXPECT_EQ(LabelsOf(GetJob(server, "running")),
+            (std::map<std::string, std::string>{{"watched", "yes"}}));
+
+  // Cleared first, then updated; kept across a restart.
+  v1::UpdateJobRequest replace = empty;
+  replace.set_clear_labels(true);
+  (*replace.mutable_update_labels())["stage"] = "prod";
+  ASSERT_TRUE(UpdateLabels(server, replace, &job).ok());
+  EXPECT_EQ(LabelsOf(job),
+            (std::map<std::string, std::string>{{"stage", "prod"}}));
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+  ASSERT_TRUE(server.Start(&error)) << error;
+  EXPECT_EQ(LabelsOf(GetJob(server, "tagged")),
+            (std::map<std::string, std::string>{{"stage", "prod"}}));
+  EXPECT_EQ(GetJob(server, "tagged").state(), v1::Job::SUCCEEDED);
+}
+
 TEST(ServeJobTest, CancelStopsTheJob) {
   ServeProcess server(testing::MakeTempDir());
   std::string error;

@@ -128,13 +128,6 @@ std::string Best(const v1::Job& job) {
 
 // The job's own sbatch options as sbatch takes them, e.g.
 // "--partition=gpu --time=2:00:00 --qos=high".
-// "owner=ana, team=vision", sorted by key (a proto map has no order).
-std::string Labels(const v1::Job& job) {
-  std::map<std::string, std::string> sorted(job.labels().begin(),
-                                            job.labels().end());
-  return absl::StrJoin(sorted, ", ", absl::PairFormatter("="));
-}
-
 std::string SbatchOptions(const v1::SlurmOptions& slurm) {
   std::vector<std::string> words;
   if (!slurm.partition().empty()) {
@@ -172,6 +165,12 @@ std::string MetricTag(const v1::Job& job) {
     return job.training_output().hyperparameter_metric_tag();
   }
   return "training/hptuning/metric";
+}
+
+std::string JobLabelsText(const v1::Job& job) {
+  std::map<std::string, std::string> sorted(job.labels().begin(),
+                                            job.labels().end());
+  return absl::StrJoin(sorted, ", ", absl::PairFormatter("="));
 }
 
 std::string JobJson(const v1::Job& job) { return MessageToJson(job, true); }
@@ -221,7 +220,8 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
   if (job.has_start_time())
     out << "started:    " << Time(job.start_time()) << "\n";
   if (job.has_end_time()) out << "ended:      " << Time(job.end_time()) << "\n";
-  if (!job.labels().empty()) out << "labels:     " << Labels(job) << "\n";
+  if (!job.labels().empty())
+    out << "labels:     " << JobLabelsText(job) << "\n";
   out << "trainer:    " << Trainer(input) << "\n";
   if (!input.args().empty()) {
     out << "args:       " << absl::StrJoin(input.args(), " ") << "\n";

@@ -38,6 +38,9 @@ Table JobsTable(const std::vector<v1::Job>& jobs);
 std::string DescribeJobEvent(const v1::JobEvent& event,
                              const std::string& metric);
 
+// The job's labels as "owner=ana, team=vision", sorted by key.
+std::string JobLabelsText(const v1::Job& job);
+
 // "state=RUNNING", "state=RUNNING,QUEUED", "jobId=mnist*",
 // "labels.team=vision", "labels.team=*" (any value), several terms separated
 // by spaces. InvalidArgument naming --filter and the term.
