@@ -1,6 +1,8 @@
 #include "src/cli/client/job_format.h"
 
+#include <map>
 #include <sstream>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
@@ -222,11 +224,36 @@ TEST(ApplyJobsFilterTest, BadTermsNameTheFlagAndTerm) {
   EXPECT_EQ(ApplyJobsFilter("state=DONE", request).message(),
             "--filter: unknown state \"DONE\": QUEUED, PREPARING, RUNNING, "
             "SUCCEEDED, FAILED, CANCELLING or CANCELLED, got \"state=DONE\" "
-            "(expected state=STATE[,STATE...] or jobId=PREFIX*)");
+            "(expected state=STATE[,STATE...], jobId=PREFIX* or "
+            "labels.KEY=VALUE)");
   EXPECT_THAT(ApplyJobsFilter("owner=me", request).message(),
               HasSubstr("--filter: unknown key \"owner\", got \"owner=me\""));
   EXPECT_THAT(ApplyJobsFilter("jobId=*", request).message(),
               HasSubstr("jobId takes a prefix"));
+}
+
+TEST(ApplyJobsFilterTest, LabelsTakeAValueOrAnyValue) {
+  v1::ListJobsRequest request;
+  ASSERT_TRUE(ApplyJobsFilter("labels.team=vision labels.owner=* labels.draft=",
+                              request)
+                  .ok());
+  using Labels = std::map<std::string, std::string>;
+  const Labels expected = {{"team", "vision"}, {"owner", "*"}, {"draft", ""}};
+  EXPECT_EQ(Labels(request.labels().begin(), request.labels().end()), expected);
+}
+
+TEST(ApplyJobsFilterTest, BadLabelTermsNameTheFlagAndTerm) {
+  v1::ListJobsRequest request;
+  EXPECT_THAT(ApplyJobsFilter("labels.team", request).message(),
+              HasSubstr("--filter: a label takes a value (* for any), got "
+                        "\"labels.team\""));
+  EXPECT_THAT(
+      ApplyJobsFilter("labels.Team=x", request).message(),
+      HasSubstr("--filter: key \"Team\" must be 1 to 63 characters, a "
+                "lowercase letter followed by lowercase letters, digits, '_' "
+                "and '-', got \"labels.Team=x\""));
+  EXPECT_THAT(ApplyJobsFilter("labels.team=a labels.team=b", request).message(),
+              HasSubstr("label \"team\" given twice"));
 }
 
 TEST(ProtoConvertTest, TrialFromProtoKeepsEveryField) {
