@@ -305,6 +305,15 @@ absl::StatusOr<Trial> TuningEngine::MarkTrialFailed(std::string_view study,
   return EndTrial(study, trial, TrialState::kFailed, reason);
 }
 
+absl::StatusOr<Trial> TuningEngine::MarkTrialStarted(std::string_view study,
+                                                     int64_t trial,
+                                                     Timestamp started) {
+  return store_.UpdateTrial(study, trial, [&](Trial& t) {
+    if (t.state == TrialState::kActive) t.start_time = started;
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<Trial> TuningEngine::MarkTrialCancelled(
     std::string_view study, int64_t trial, std::string_view reason) {
   return EndTrial(study, trial, TrialState::kCancelled, reason);

@@ -181,6 +181,9 @@ class JobRun {
   void Progress(JobState state);
   // Records RUNNING the first time a trial's replicas run.
   absl::Status MarkRunning();
+  // A trial that waited in the backend's queue starts when its replicas
+  // leave it (TuningEngine::MarkTrialStarted), not when it was suggested.
+  absl::Status NoteQueueExit(const TrialExecution& execution);
   // The trainingInput.scheduling limit the job has reached, as the job's
   // message; nullopt while it is within them.
   std::optional<std::string> TimeLimitReached() const;
@@ -214,6 +217,10 @@ class JobRun {
   bool waiting_for_gpus_ = false;
   // The trials the backend held in its queue at the last poll.
   std::vector<int64_t> waiting_in_backend_;
+  // Seen waiting in the backend's queue before they ever ran; seen running.
+  // A re-run that waits again keeps its trial's first start.
+  std::set<int64_t> queued_before_running_;
+  std::set<int64_t> ran_;
   bool new_measurements_ = false;
   int succeeded_ = 0, stopped_early_ = 0, failed_ = 0;
   std::string last_failure_;
@@ -332,6 +339,7 @@ absl::StatusOr<bool> JobRun::PollTrials() {
       RETURN_IF_ERROR(MarkRunning());
       changed = true;
     }
+    RETURN_IF_ERROR(NoteQueueExit(execution));
     RETURN_IF_ERROR(Report(std::move(poll.measurements), execution.trial()));
     switch (poll.outcome) {
       case TrialPoll::Outcome::kRunning:
@@ -404,6 +412,17 @@ absl::Status JobRun::EndAll(std::string_view reason) {
   }
   running_.clear();
   return absl::OkStatus();
+}
+
+absl::Status JobRun::NoteQueueExit(const TrialExecution& execution) {
+  const int64_t trial = execution.trial();
+  if (execution.queued()) {
+    if (!ran_.contains(trial)) queued_before_running_.insert(trial);
+    return absl::OkStatus();
+  }
+  ran_.insert(trial);
+  if (queued_before_running_.erase(trial) == 0) return absl::OkStatus();
+  return engine_.MarkTrialStarted(study_.name, trial, clock_.Now()).status();
 }
 
 absl::Status JobRun::MarkRunning() {

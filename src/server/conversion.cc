@@ -439,7 +439,9 @@ v1::HyperparameterOutput TrialToOutput(const Trial& trial,
   }
   out.set_is_trial_stopped_early(trial.stopped_early);
   out.set_state(TrialOutputState(trial, waits));
-  if (trial.start_time) {
+  // A trial waiting in the backend's queue has not started: its start time
+  // is set when it leaves (TuningEngine::MarkTrialStarted).
+  if (trial.start_time && out.state() != v1::Job::QUEUED) {
     *out.mutable_start_time() = TimestampToProto(*trial.start_time);
   }
   if (trial.end_time) {

@@ -84,7 +84,8 @@ absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
 // `waits` in the backend's queue (a Slurm job PENDING), else its state's
 // equivalent (an ACTIVE trial is RUNNING).
 v1::Job::State TrialOutputState(const Trial& trial, bool waits);
-// One trial as AI Platform's HyperparameterOutput, `metric` its objective.
+// One trial as AI Platform's HyperparameterOutput, `metric` its objective;
+// a trial that `waits` has no startTime yet.
 v1::HyperparameterOutput TrialToOutput(const Trial& trial,
                                        const std::string& metric,
                                        bool waits = false);

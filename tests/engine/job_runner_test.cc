@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/core/config.h"
+#include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
 #include "hptune/launch/local_launcher.h"
@@ -456,6 +458,90 @@ TEST_F(JobRunnerTest, AJobIsPreparingUntilATrialRunsAndMaxWaitTimeEndsTheWait) {
   EXPECT_THAT(job_states,
               ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
                           "RUNNING -> SUCCEEDED"));
+}
+
+// The local launcher, with each run reported Queued() while `held` is set,
+// as a Slurm job PENDING is (its replicas run all the same here).
+class QueueingLauncher : public launch::Launcher {
+ public:
+  explicit QueueingLauncher(const std::atomic<bool>& held) : held_(held) {}
+  absl::Status CheckFits(
+      const std::vector<launch::ReplicaRequest>& r) const override {
+    return local_.CheckFits(r);
+  }
+  absl::StatusOr<std::unique_ptr<launch::Placement>> Reserve(
+      const std::vector<launch::ReplicaRequest>& r) override {
+    return local_.Reserve(r);
+  }
+  absl::StatusOr<std::unique_ptr<launch::TrialRun>> Start(
+      const launch::TrialLaunch& launch) override {
+    ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> run,
+                     local_.Start(launch));
+    return std::unique_ptr<launch::TrialRun>(
+        std::make_unique<HeldRun>(std::move(run), held_));
+  }
+
+ private:
+  class HeldRun : public launch::TrialRun {
+   public:
+    HeldRun(std::unique_ptr<launch::TrialRun> run,
+            const std::atomic<bool>& held)
+        : run_(std::move(run)), held_(held) {}
+    absl::StatusOr<std::vector<launch::ReplicaExit>> Poll() override {
+      return run_->Poll();
+    }
+    absl::Status Restart(int replica) override {
+      return run_->Restart(replica);
+    }
+    bool IsRunning(int replica) const override {
+      return run_->IsRunning(replica);
+    }
+    bool Queued() const override { return held_.load(); }
+    void Terminate(std::chrono::milliseconds grace) override {
+      run_->Terminate(grace);
+    }
+
+   private:
+    std::unique_ptr<launch::TrialRun> run_;
+    const std::atomic<bool>& held_;
+  };
+
+  launch::LocalLauncher local_{launch::LocalLauncherOptions{}};
+  const std::atomic<bool>& held_;
+};
+
+TEST_F(JobRunnerTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
+  setenv("DUMP_METRIC", "0.5", 1);
+  setenv("DUMP_SLEEP", "1", 1);
+  std::atomic<bool> held = true;
+  QueueingLauncher launcher(held);
+  const JobSpec job = MakeJob("queued", 0, 0, 1, 1);
+  JobRunner runner(*store_, *engine_, launcher, options_);
+  ASSERT_TRUE(runner.Submit(job).ok());
+  Timestamp released;
+  std::optional<Trial> while_held;
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    if (auto t = store_->GetTrial("queued", 1); t.ok()) while_held = *t;
+    released = SystemClock().Now();
+    held = false;
+  });
+  auto record = runner.Run(job);
+  releaser.join();
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+
+  // While held, the trial's start was when it was suggested; once the
+  // backend let it go, its start is then, and the job's with it.
+  ASSERT_TRUE(while_held.has_value());
+  ASSERT_TRUE(while_held->start_time.has_value());
+  EXPECT_LT(*while_held->start_time, released);
+  auto trial = store_->GetTrial("queued", 1);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  ASSERT_TRUE(trial->start_time.has_value());
+  EXPECT_GE(*trial->start_time, released);
+  EXPECT_LT(*trial->start_time - released, std::chrono::milliseconds(500));
+  EXPECT_GE(*record->start_time, released);
 }
 
 TEST_F(JobRunnerTest, ParallelTrialsGetDisjointGpusAndWaitForThem) {

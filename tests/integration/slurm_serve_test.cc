@@ -86,6 +86,23 @@ TEST_F(SlurmServeTest, ASubmittedJobRunsAsSlurmJobsOnBothNodes) {
               HasSubstr("this server runs trials on slurm"));
 }
 
+int64_t MicrosOf(const google::protobuf::Timestamp& t) {
+  return t.seconds() * 1'000'000 + t.nanos() / 1000;
+}
+
+// Trial 1 of job `job_id`, as GetJob returns it.
+v1::HyperparameterOutput TrialOne(const ServeProcess& server,
+                                  const std::string& job_id) {
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->GetJob(testing::Context().get(), request, &job);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  if (job.training_output().trials_size() == 0) return {};
+  return job.training_output().trials(0);
+}
+
 // A trial whose Slurm job waits in the cluster's queue is QUEUED in the job,
 // not RUNNING, until Slurm starts it; a client following the job sees both.
 TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
@@ -122,7 +139,13 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   EXPECT_THAT(testing_slurm::QueuedJobs("hptune.held.1", "%T"),
               ::testing::ElementsAre("PENDING"));
   EXPECT_FALSE(fs::exists(dumps + "/master-0.json"));
+  // Nor has it started: a queued trial has no start time yet.
+  EXPECT_FALSE(TrialOne(server, "held").has_start_time());
 
+  const int64_t released =
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
   ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.held.1", &error)) << error;
   EXPECT_EQ(testing::WaitForExit(submit, std::chrono::seconds(60)), 0)
       << testing::ReadFileOrEmpty(dir_ + "/submit.err") << server.Output();
@@ -134,6 +157,10 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   EXPECT_LT(queued, running) << events;
   EXPECT_LT(queued, events.find("job held RUNNING")) << events;
   EXPECT_THAT(events, HasSubstr("job held SUCCEEDED"));
+  // Its start is when Slurm let it run, not when it was queued.
+  const v1::HyperparameterOutput trial = TrialOne(server, "held");
+  ASSERT_TRUE(trial.has_start_time());
+  EXPECT_GE(MicrosOf(trial.start_time()), released);
 }
 
 // The re-attach job, submitted to a Slurm server, with its master running

@@ -270,6 +270,7 @@ TEST(JobConversionTest, TrainingOutputCountsEndedTrialsAndNamesTheBest) {
                                trial(2, TrialState::kSucceeded, 0.25),
                                trial(3, TrialState::kFailed, std::nullopt),
                                trial(4, TrialState::kActive, std::nullopt)};
+  for (Trial& t : trials) t.start_time = FromUnixMicros(1'000'000);
   v1::Job job = JobToProto(record, &*spec.study, trials, true);
   EXPECT_EQ(job.state(), v1::Job::RUNNING);
   EXPECT_EQ(job.training_input().master_type(), "n1-highcpu-16");
@@ -288,6 +289,10 @@ TEST(JobConversionTest, TrainingOutputCountsEndedTrialsAndNamesTheBest) {
       JobToProto(record, &*spec.study, trials, true, /*waiting=*/{2, 4});
   EXPECT_EQ(waiting.training_output().trials(3).state(), v1::Job::QUEUED);
   EXPECT_EQ(waiting.training_output().trials(1).state(), v1::Job::SUCCEEDED);
+  // A queued trial has not started; the others keep their start.
+  EXPECT_FALSE(waiting.training_output().trials(3).has_start_time());
+  EXPECT_TRUE(waiting.training_output().trials(1).has_start_time());
+  EXPECT_TRUE(job.training_output().trials(3).has_start_time());
   EXPECT_EQ(JobToProto(record, &*spec.study, trials, false)
                 .training_output()
                 .trials_size(),

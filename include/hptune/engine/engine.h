@@ -105,6 +105,13 @@ class TuningEngine {
   absl::StatusOr<Trial> MarkTrialFailed(std::string_view study, int64_t trial,
                                         std::string_view reason);
 
+  // Moves an ACTIVE trial's start time to `started`, when its replicas left
+  // the backend's queue (a Slurm job PENDING until then), so that its
+  // startTime and its measurements' elapsed time count running, not
+  // waiting. A trial in another state is returned unchanged.
+  absl::StatusOr<Trial> MarkTrialStarted(std::string_view study, int64_t trial,
+                                         Timestamp started);
+
   // Ends a trial as CANCELLED (its job was cancelled or failed first).
   absl::StatusOr<Trial> MarkTrialCancelled(std::string_view study,
                                            int64_t trial,
