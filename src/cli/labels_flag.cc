@@ -35,9 +35,7 @@ absl::StatusOr<std::vector<std::string>> ParseLabelKeys(
     const std::string& flag, const std::string& text) {
   const std::string name = absl::StrCat("--", flag);
   std::vector<std::string> keys = absl::StrSplit(text, ',');
-  JobLabels as_labels;
-  for (const std::string& key : keys) as_labels.emplace(key, "");
-  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabels(as_labels, name)));
+  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabelKeys(keys, name)));
   return keys;
 }
 

@@ -32,16 +32,20 @@ bool IsLabelKey(std::string_view key) {
   return !key.empty() && key[0] >= 'a' && key[0] <= 'z' && IsLabelText(key);
 }
 
+void CheckKey(const std::string& key, const std::string& field,
+              std::vector<FieldError>* errors) {
+  if (IsLabelKey(key)) return;
+  errors->push_back({field, "key " + config_internal::Quote(key) +
+                                " must be 1 to 63 characters, a lowercase "
+                                "letter followed by lowercase letters, "
+                                "digits, '_' and '-'"});
+}
+
 // The errors of one label, without the count limit.
 void CheckLabel(const std::string& key, const std::string& value,
                 const std::string& field, std::vector<FieldError>* errors) {
   using config_internal::Quote;
-  if (!IsLabelKey(key)) {
-    errors->push_back(
-        {field, "key " + Quote(key) +
-                    " must be 1 to 63 characters, a lowercase letter "
-                    "followed by lowercase letters, digits, '_' and '-'"});
-  }
+  CheckKey(key, field, errors);
   if (!IsLabelText(value)) {
     errors->push_back({field, "value " + Quote(value) + " of key " +
                                   Quote(key) +
@@ -62,6 +66,14 @@ std::vector<FieldError> ValidateJobLabels(const JobLabels& labels,
                                 std::to_string(labels.size())});
   }
   for (const auto& [key, value] : labels) CheckLabel(key, value, name, &errors);
+  return errors;
+}
+
+std::vector<FieldError> ValidateJobLabelKeys(
+    const std::vector<std::string>& keys, std::string_view field) {
+  std::vector<FieldError> errors;
+  for (const std::string& key : keys)
+    CheckKey(key, std::string(field), &errors);
   return errors;
 }
 

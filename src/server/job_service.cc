@@ -136,25 +136,11 @@ absl::Status CheckLabelFilter(const LabelFilter& filter) {
   return FieldErrorsToStatus(ValidateJobLabels(as_labels, "labels"));
 }
 
-// The request's keys to remove, each checked as a label key.
-absl::StatusOr<std::vector<std::string>> RemovedLabels(
-    const v1::UpdateJobRequest& request) {
-  JobLabels as_labels;
-  for (const std::string& key : request.remove_labels()) {
-    as_labels.emplace(key, "");
-  }
-  RETURN_IF_ERROR(
-      FieldErrorsToStatus(ValidateJobLabels(as_labels, "remove_labels")));
-  return std::vector<std::string>(request.remove_labels().begin(),
-                                  request.remove_labels().end());
-}
-
 // gcloud's order: clear, then update, then remove.
-absl::Status EditLabels(const v1::UpdateJobRequest& request,
-                        const JobLabels& updates,
+absl::Status EditLabels(bool clear, const JobLabels& updates,
                         const std::vector<std::string>& removals,
                         JobLabels& labels) {
-  if (request.clear_labels()) labels.clear();
+  if (clear) labels.clear();
   for (const auto& [key, value] : updates) labels[key] = value;
   for (const std::string& key : removals) labels.erase(key);
   return FieldErrorsToStatus(ValidateJobLabels(labels, "labels"));
@@ -296,11 +282,14 @@ grpc::Status JobService::UpdateJob(grpc::ServerContext* context,
                       request->update_labels().end());
     RETURN_IF_ERROR(
         FieldErrorsToStatus(ValidateJobLabels(updates, "update_labels")));
-    ASSIGN_OR_RETURN(std::vector<std::string> removals,
-                     RemovedLabels(*request));
+    const std::vector<std::string> removals(request->remove_labels().begin(),
+                                            request->remove_labels().end());
+    RETURN_IF_ERROR(
+        FieldErrorsToStatus(ValidateJobLabelKeys(removals, "remove_labels")));
     ASSIGN_OR_RETURN(JobRecord job,
                      store_.UpdateJob(request->job_id(), [&](JobRecord& j) {
-                       return EditLabels(*request, updates, removals, j.labels);
+                       return EditLabels(request->clear_labels(), updates,
+                                         removals, j.labels);
                      }));
     ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
     return absl::OkStatus();

@@ -1070,6 +1070,11 @@ TEST(ConfigParserTest, LabelErrorsNameTheLabelAndValue) {
                   absl::StrCat("labels.size: value \"", long_value,
                                "\" of key \"size\"", kValueRule),
                   "labels.owner: duplicate label, got \"bo\""));
+  EXPECT_THAT(
+      ValidateJobLabelKeys({"team", "Team", ""}, "--remove-labels"),
+      ElementsAre(
+          FieldError{"--remove-labels", absl::StrCat("key \"Team\"", kKeyRule)},
+          FieldError{"--remove-labels", absl::StrCat("key \"\"", kKeyRule)}));
   EXPECT_THAT(Errors("labels: [team]\ntrainingInput: {}\n"),
               ElementsAre("labels: must be a mapping, got [\"team\"]"));
 }

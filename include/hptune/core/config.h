@@ -51,6 +51,9 @@ std::vector<FieldError> ValidateJobId(std::string_view job_id,
 // ("labels" in a config or request, "--labels" on the command line).
 std::vector<FieldError> ValidateJobLabels(const JobLabels& labels,
                                           std::string_view field);
+// The key rule alone, for keys given without values (labels to remove).
+std::vector<FieldError> ValidateJobLabelKeys(
+    const std::vector<std::string>& keys, std::string_view field);
 
 enum class ConfigFormat { kAuto, kYaml, kJson };
 
