@@ -288,7 +288,11 @@ TEST_F(SlurmRunCliTest, GpuTypesMappedByFlagPickTheNodes) {
     argv.insert(argv.end(), types.begin(), types.end());
     return RunProcess(argv);
   };
+  // The master's exit ends the trial: it waits for the worker's dump, which
+  // a loaded machine may start later than the master ends.
+  setenv("DUMP_AWAIT_MASTER", "worker-0:1", 1);
   auto typed = run(write_job("typed", "NVIDIA_TESLA_V100"), "typed");
+  unsetenv("DUMP_AWAIT_MASTER");
   unsetenv("DUMP_EXTRA_ENV");
   ASSERT_EQ(typed.exit_code, 0) << typed.err;
   auto node = [&](const std::string& replica) {
