@@ -123,9 +123,11 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
       options.format = OutputFormat::kTable;
     } else if (value == "csv") {
       options.format = OutputFormat::kCsv;
+    } else if (value == "runs") {
+      options.format = OutputFormat::kRuns;
     } else {
-      return FlagError(
-          name, absl::StrCat("expected table or csv, got ", Quoted(value)));
+      return FlagError(name, absl::StrCat("expected table, csv or runs, got ",
+                                          Quoted(value)));
     }
   } else if (name == "threads") {
     ASSIGN_OR_RETURN(options.threads, ParseCount(name, value, kMaxThreads));
@@ -205,7 +207,9 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
   --modes=sequential,parallel4
                           sequential: one trial at a time; parallelN: N
                           asynchronous workers, N trials pending
-  --format=table          table or csv
+  --format=table          table or csv (median [min, max] per cell), or
+                          runs (CSV, one line per seed: the input of
+                          benchmarks/quality/paired_compare.py)
   --threads=N             runs in parallel (default: hardware threads)
 Progress goes to stderr.
 )";

@@ -25,7 +25,8 @@ struct WorkerMode {
   bool operator==(const WorkerMode&) const = default;
 };
 
-enum class OutputFormat { kTable, kCsv };
+// kTable and kCsv: median [min, max] per cell; kRuns: one CSV line per run.
+enum class OutputFormat { kTable, kCsv, kRuns };
 
 // In --functions, the whole held-out suite (test_functions.h).
 inline constexpr std::string_view kHoldoutGroup = "holdout";

@@ -50,6 +50,12 @@ TEST(HarnessFlagsTest, EveryFlagIsRead) {
   EXPECT_EQ(options->threads, 2);
 }
 
+TEST(HarnessFlagsTest, RunsFormatIsOneLinePerRun) {
+  auto options = Parse({"--format=runs"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->format, OutputFormat::kRuns);
+}
+
 TEST(HarnessFlagsTest, HoldoutNamesTheHeldOutSuiteBesideOtherFunctions) {
   auto options = Parse({"--functions=branin,holdout"});
   ASSERT_TRUE(options.ok()) << options.status();
@@ -97,7 +103,7 @@ TEST(HarnessFlagsTest, ErrorsNameTheFlagAndTheValue) {
             "flag --modes: unknown mode \"parallel04\" (expected sequential "
             "or parallelN, N in 2..1000)");
   EXPECT_EQ(ErrorOf({"--format=json"}),
-            "flag --format: expected table or csv, got \"json\"");
+            "flag --format: expected table, csv or runs, got \"json\"");
   EXPECT_EQ(ErrorOf({"--threads=0"}),
             "flag --threads: expected an integer in 1..1024, got \"0\"");
 }

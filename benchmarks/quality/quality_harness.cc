@@ -166,6 +166,23 @@ int Main(int argc, char** argv) {
   }
   PrintTimings(jobs, SecondsSince(start), options->threads);
 
+  if (options->format == OutputFormat::kRuns) {
+    std::vector<RunRegret> runs;
+    for (int budget : options->budgets) {
+      for (const RunJob& job : jobs) {
+        runs.push_back({.designer = job.designer,
+                        .function = job.function->name,
+                        .mode = job.mode.name,
+                        .budget = budget,
+                        .seed = static_cast<int>(job.seed),
+                        .regret = SimpleRegret(job.values, budget,
+                                               job.function->optimum)});
+      }
+    }
+    std::fputs(FormatRunsCsv(runs).c_str(), stdout);
+    return 0;
+  }
+
   // Jobs are grouped by (function, designer, mode), seeds consecutive.
   std::vector<RegretRow> rows;
   for (const TestFunction* function : options->functions) {

@@ -1,5 +1,9 @@
 // The real quality_harness binary: its CSV, its table and its flag errors.
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -63,6 +67,53 @@ TEST(QualityHarnessTest, LargerBudgetsNeverHaveLargerRegret) {
   ASSERT_TRUE(absl::SimpleAtod(
       std::vector<std::string>(absl::StrSplit(lines[2], ','))[6], &at40));
   EXPECT_LE(at40, at5);
+}
+
+TEST(QualityHarnessTest, RunsFormatHasEachSeedBehindTheCsvMedians) {
+  const std::vector<std::string> common = {
+      QUALITY_HARNESS, "--functions=branin", "--designers=random,gp",
+      "--seeds=3",     "--budgets=6,3",      "--modes=parallel2",
+      "--threads=2"};
+  auto with = [&](const char* format) {
+    std::vector<std::string> args = common;
+    args.push_back(format);
+    return RunProcess(args);
+  };
+  auto runs = with("--format=runs");
+  auto summary = with("--format=csv");
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(runs.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 1u + 2 * 2 * 3);  // Budgets x designers x seeds.
+  EXPECT_EQ(lines[0], "library,designer,function,mode,budget,seed,regret");
+  // Regrets per (designer, budget), in seed order.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> regrets;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> f = absl::StrSplit(lines[i], ',');
+    ASSERT_EQ(f.size(), 7u) << lines[i];
+    EXPECT_EQ(f[2], "branin");
+    EXPECT_EQ(f[3], "parallel2");
+    auto& seeds = regrets[{f[1], f[4]}];
+    EXPECT_EQ(f[5], std::to_string(seeds.size() + 1)) << lines[i];
+    double regret;
+    ASSERT_TRUE(absl::SimpleAtod(f[6], &regret)) << lines[i];
+    seeds.push_back(regret);
+  }
+  // The same runs (deterministic per seed) give the summary's medians.
+  std::vector<std::string> rows =
+      absl::StrSplit(summary.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(rows.size(), 1u + 2 * 2);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    std::vector<std::string> f = absl::StrSplit(rows[i], ',');
+    std::vector<double> seeds = regrets[{f[1], f[4]}];
+    ASSERT_EQ(seeds.size(), 3u) << rows[i];
+    std::sort(seeds.begin(), seeds.end());
+    double median;
+    ASSERT_TRUE(absl::SimpleAtod(f[6], &median)) << rows[i];
+    EXPECT_NEAR(median, seeds[1], 1e-5 * std::abs(seeds[1]) + 1e-300)
+        << rows[i];
+  }
 }
 
 TEST(QualityHarnessTest, TableIsTheDefaultFormat) {

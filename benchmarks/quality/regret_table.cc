@@ -70,6 +70,16 @@ std::string FormatCsv(const std::vector<RegretRow>& rows) {
   return out;
 }
 
+std::string FormatRunsCsv(const std::vector<RunRegret>& runs) {
+  std::string out = "library,designer,function,mode,budget,seed,regret\n";
+  for (const RunRegret& r : runs) {
+    absl::StrAppend(
+        &out, absl::StrFormat("hptune,%s,%s,%s,%d,%d,%.17g\n", r.designer,
+                              r.function, r.mode, r.budget, r.seed, r.regret));
+  }
+  return out;
+}
+
 std::string FormatTable(const std::vector<RegretRow>& rows) {
   // (function, budget, mode).
   using Key = std::tuple<std::string, int, std::string>;

@@ -1,4 +1,6 @@
-// Summaries of simple regret over seeds, printed as CSV or as a table.
+// Summaries of simple regret over seeds, printed as CSV or as a table, and
+// the per-run regrets behind them (for paired comparisons of two builds,
+// benchmarks/quality/paired_compare.py).
 //
 // Used by quality_harness. The CSV columns are shared with
 // benchmarks/optuna_compare.py, and benchmarks/quality/merge_tables.py reads
@@ -24,6 +26,16 @@ struct RegretRow {
   double max = 0;
 };
 
+// One run: a designer on a function with one seed, cut at a budget.
+struct RunRegret {
+  std::string designer;
+  std::string function;
+  std::string mode;
+  int budget = 0;
+  int seed = 0;
+  double regret = 0;
+};
+
 // The median of `values` (not empty; aborts otherwise), the mean of the
 // middle two for an even count.
 double Median(std::vector<double> values);
@@ -36,6 +48,11 @@ void SummarizeRegrets(std::vector<double> regrets, RegretRow& row);
 // min_regret,max_regret", then one line per row; values with 6 significant
 // digits.
 std::string FormatCsv(const std::vector<RegretRow>& rows);
+
+// Header "library,designer,function,mode,budget,seed,regret", then one line
+// per run (library "hptune"); regret with 17 significant digits, so that
+// per-seed comparisons see every digit the harness computed.
+std::string FormatRunsCsv(const std::vector<RunRegret>& runs);
 
 // One line per (function, budget, mode), in the order they first appear; one
 // column per designer, in the order they first appear, each cell

@@ -41,6 +41,24 @@ TEST(RegretTableTest, CsvHasTheSharedColumns) {
             "hptune,random,mixed,sequential,100,1,2,2,2\n");
 }
 
+TEST(RegretTableTest, RunsCsvHasOneLinePerRunWithEveryDigit) {
+  EXPECT_EQ(FormatRunsCsv({{.designer = "gp",
+                            .function = "levy4",
+                            .mode = "parallel4",
+                            .budget = 100,
+                            .seed = 7,
+                            .regret = 0.1},
+                           {.designer = "random",
+                            .function = "branin",
+                            .mode = "sequential",
+                            .budget = 50,
+                            .seed = 1,
+                            .regret = 2}}),
+            "library,designer,function,mode,budget,seed,regret\n"
+            "hptune,gp,levy4,parallel4,100,7,0.10000000000000001\n"
+            "hptune,random,branin,sequential,50,1,2\n");
+}
+
 TEST(RegretTableTest, TableHasOneColumnPerDesignerAndOneLinePerCell) {
   const std::string table =
       FormatTable({Row("gp", "branin", 50, "sequential", {0.5, 1.5}),
