@@ -193,14 +193,18 @@ TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
       config, kSource + "/tests/launch/testdata/dump_trainer.py");
   const std::string dumps = dir_ + "/dumps";
   fs::create_directories(dumps);
-  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "0", "0.5");
+  // The master runs a second: long enough for the runner to see it running
+  // however slowly Slurm reports the start.
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "1", "0.5");
   const std::string log = dir_ + "/run.log";
+  // A job id of this test's own: no other test's Slurm job has its name.
   pid_t run =
-      Spawn({kHptune, "run", config, "--job-id", "held", "--db", dir_ + "/h.db",
-             "--runs-dir", dir_ + "/runs",
+      Spawn({kHptune, "run", config, "--job-id", "progress_held", "--db",
+             dir_ + "/h.db", "--runs-dir", dir_ + "/runs",
              std::string("--slurm-option=") + testing_slurm::kHoldOption},
             log);
   ASSERT_GT(run, 0);
+  const testing::StopOnExit stop_run(run);
   const std::string waiting =
       "trials 0/1 done, 0 running, 1 queued on the cluster, 0 failed";
   auto deadline = std::chrono::steady_clock::now() + kDeadline;
@@ -210,16 +214,15 @@ TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
   }
   ASSERT_THAT(ReadFile(log), HasSubstr(waiting));
   std::string error;
-  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.held.1", &error)) << error;
-  int status = 0;
-  ASSERT_EQ(waitpid(run, &status, 0), run);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(log);
+  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.progress_held.1", &error))
+      << error;
+  EXPECT_EQ(testing::WaitForExit(run, kDeadline), 0) << ReadFile(log);
   const std::string out = ReadFile(log);
   // Running once Slurm started it, then done.
   EXPECT_THAT(out, HasSubstr("trials 0/1 done, 1 running, 0 failed"));
   EXPECT_LT(out.find(waiting),
             out.find("trials 0/1 done, 1 running, 0 failed"));
-  EXPECT_THAT(out, HasSubstr("job held SUCCEEDED"));
+  EXPECT_THAT(out, HasSubstr("job progress_held SUCCEEDED"));
 }
 
 // A job none of whose trials leaves the cluster's queue is cancelled at its

@@ -115,13 +115,15 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   testing_slurm::WriteReattachJob(
       config, testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
   const pid_t submit = testing::StartProcess(
-      {testing::HptuneBinary(), "jobs", "submit", "held", "--config", config,
-       std::string("--slurm-option=") + testing_slurm::kHoldOption, "--wait",
-       "--server", server.address()},
+      {testing::HptuneBinary(), "jobs", "submit", "served_held", "--config",
+       config, std::string("--slurm-option=") + testing_slurm::kHoldOption,
+       "--wait", "--server", server.address()},
       dir_ + "/submit.out", dir_ + "/submit.err");
+  const testing::StopOnExit stop_submit(submit);
   auto describe = [&](const std::string& format) {
-    return RunProcess({testing::HptuneBinary(), "jobs", "describe", "held",
-                       "--format", format, "--server", server.address()})
+    return RunProcess({testing::HptuneBinary(), "jobs", "describe",
+                       "served_held", "--format", format, "--server",
+                       server.address()})
         .out;
   };
   ASSERT_TRUE(testing::PollUntil(
@@ -136,17 +138,18 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   // until its workers are up.
   EXPECT_THAT(describe("json"), HasSubstr("\"state\": \"PREPARING\""));
   // Held by Slurm: nothing of the trial has run.
-  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.held.1", "%T"),
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.served_held.1", "%T"),
               ::testing::ElementsAre("PENDING"));
   EXPECT_FALSE(fs::exists(dumps + "/master-0.json"));
   // Nor has it started: a queued trial has no start time yet.
-  EXPECT_FALSE(TrialOne(server, "held").has_start_time());
+  EXPECT_FALSE(TrialOne(server, "served_held").has_start_time());
 
   const int64_t released =
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count();
-  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.held.1", &error)) << error;
+  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.served_held.1", &error))
+      << error;
   EXPECT_EQ(testing::WaitForExit(submit, std::chrono::seconds(60)), 0)
       << testing::ReadFileOrEmpty(dir_ + "/submit.err") << server.Output();
   const std::string events = testing::ReadFileOrEmpty(dir_ + "/submit.err");
@@ -155,10 +158,10 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   EXPECT_NE(queued, std::string::npos) << events;
   EXPECT_NE(running, std::string::npos) << events;
   EXPECT_LT(queued, running) << events;
-  EXPECT_LT(queued, events.find("job held RUNNING")) << events;
-  EXPECT_THAT(events, HasSubstr("job held SUCCEEDED"));
+  EXPECT_LT(queued, events.find("job served_held RUNNING")) << events;
+  EXPECT_THAT(events, HasSubstr("job served_held SUCCEEDED"));
   // Its start is when Slurm let it run, not when it was queued.
-  const v1::HyperparameterOutput trial = TrialOne(server, "held");
+  const v1::HyperparameterOutput trial = TrialOne(server, "served_held");
   ASSERT_TRUE(trial.has_start_time());
   EXPECT_GE(MicrosOf(trial.start_time()), released);
 }
@@ -182,7 +185,7 @@ class SlurmServeResumeTest : public SlurmServeTest {
     std::string error;
     ASSERT_TRUE(server_.Start(&error)) << error;
     auto submit =
-        RunProcess({testing::HptuneBinary(), "jobs", "submit", "resumed",
+        RunProcess({testing::HptuneBinary(), "jobs", "submit", job_id_,
                     "--config", config, "--slurm-time", "9",
                     "--slurm-option=--nice=2", "--server", server_.address()});
     ASSERT_EQ(submit.exit_code, 0) << submit.err << server_.Output();
@@ -190,7 +193,7 @@ class SlurmServeResumeTest : public SlurmServeTest {
         [&] { return fs::exists(dumps_ + "/master-0.json"); },
         std::chrono::seconds(60)))
         << server_.Output();
-    ASSERT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%l %y"),
+    ASSERT_THAT(testing_slurm::QueuedJobs(SlurmJobName(), "%l %y"),
                 ::testing::ElementsAre("9:00 2"));
   }
 
@@ -202,8 +205,8 @@ class SlurmServeResumeTest : public SlurmServeTest {
   }
   // Waits for the job to end; the exit code of `jobs watch`.
   int Watch() {
-    auto watch = RunProcess({testing::HptuneBinary(), "jobs", "watch",
-                             "resumed", "--server", server_.address()});
+    auto watch = RunProcess({testing::HptuneBinary(), "jobs", "watch", job_id_,
+                             "--server", server_.address()});
     EXPECT_THAT(watch.err + watch.out, HasSubstr("SUCCEEDED"))
         << watch.err << server_.Output();
     return watch.exit_code;
@@ -213,6 +216,13 @@ class SlurmServeResumeTest : public SlurmServeTest {
     return testing::ReadFileOrEmpty(dumps_ + "/" + replica + ".starts");
   }
 
+  // The trial's Slurm job, "hptune.<job>.1".
+  std::string SlurmJobName() const { return "hptune." + job_id_ + ".1"; }
+
+  // Each test's own, so that no test sees another's Slurm job.
+  const std::string job_id_ =
+      std::string("resumed_") +
+      ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::string dumps_ = testing::MakeTempDir();
   // The server's environment reaches the replicas.
   const testing_slurm::DumpTrainerEnvironment dump_settings_{dumps_, "4",
@@ -225,26 +235,26 @@ class SlurmServeResumeTest : public SlurmServeTest {
 // again, and the master's one report is stored once.
 TEST_F(SlurmServeResumeTest, AfterSigkillTheNextServerReattaches) {
   server_.Stop(SIGKILL);
-  ASSERT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%A"),
+  ASSERT_THAT(testing_slurm::QueuedJobs(SlurmJobName(), "%A"),
               ::testing::SizeIs(1));
   ASSERT_EQ(RestartAndWatch(), 0);
   // One start per replica: the second server attached to the first's job.
   EXPECT_EQ(Starts("master-0"), "1");
   EXPECT_EQ(Starts("worker-0"), "1");
-  EXPECT_FALSE(fs::exists(server_.runs_dir() + "/resumed/1/slurm/2"));
-  auto trial = RunProcess({testing::HptuneBinary(), "trials", "describe", "1",
-                           "--study", "resumed", "--server", server_.address(),
-                           "--format", "json"});
+  EXPECT_FALSE(fs::exists(server_.runs_dir() + "/" + job_id_ + "/1/slurm/2"));
+  auto trial =
+      RunProcess({testing::HptuneBinary(), "trials", "describe", "1", "--study",
+                  job_id_, "--server", server_.address(), "--format", "json"});
   ASSERT_EQ(trial.exit_code, 0) << trial.err;
   EXPECT_THAT(trial.out, HasSubstr("0.75"));
-  EXPECT_EQ(testing_slurm::QueuedJobs("hptune.resumed.1", "%A").size(), 0u);
+  EXPECT_EQ(testing_slurm::QueuedJobs(SlurmJobName(), "%A").size(), 0u);
 }
 
 // SIGTERM drains: the trial's Slurm job is cancelled before the server
 // exits 0, and the next server runs the trial again.
 TEST_F(SlurmServeResumeTest, AfterSigtermNothingIsLeftOnTheCluster) {
   EXPECT_EQ(server_.Stop(SIGTERM), 0) << server_.Output();
-  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%A"),
+  EXPECT_THAT(testing_slurm::QueuedJobs(SlurmJobName(), "%A"),
               ::testing::SizeIs(0));
   std::string error;
   ASSERT_TRUE(server_.Start(&error)) << error;
@@ -252,10 +262,10 @@ TEST_F(SlurmServeResumeTest, AfterSigtermNothingIsLeftOnTheCluster) {
   ASSERT_TRUE(testing::PollUntil([&] { return Starts("master-0") == "2"; },
                                  std::chrono::seconds(60)))
       << server_.Output();
-  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.resumed.1", "%l %y"),
+  EXPECT_THAT(testing_slurm::QueuedJobs(SlurmJobName(), "%l %y"),
               ::testing::ElementsAre("9:00 2"));
   auto describe = RunProcess({testing::HptuneBinary(), "jobs", "describe",
-                              "resumed", "--server", server_.address()});
+                              job_id_, "--server", server_.address()});
   EXPECT_THAT(describe.out, HasSubstr("slurm:      --time=9 --nice=2"));
   ASSERT_EQ(Watch(), 0);
   EXPECT_EQ(Starts("master-0"), "2");

@@ -104,6 +104,12 @@ std::optional<int> WaitForExit(pid_t pid, std::chrono::seconds timeout) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+StopOnExit::~StopOnExit() {
+  if (pid_ <= 0 || waitpid(pid_, nullptr, WNOHANG) != 0) return;
+  kill(pid_, SIGTERM);
+  WaitForExit(pid_, grace_);
+}
+
 std::string MakeTempDir() {
   const char* base = getenv("TEST_TMPDIR");
   std::string pattern = std::string(base ? base : "/tmp") + "/hptune_XXXXXX";

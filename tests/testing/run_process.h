@@ -32,6 +32,25 @@ pid_t StartProcess(const std::vector<std::string>& argv,
 // signal killed it), or nullopt after SIGKILLing one still running.
 std::optional<int> WaitForExit(pid_t pid, std::chrono::seconds timeout);
 
+// Ends a started process that is still running when it goes out of scope:
+// SIGTERM (so a runner cancels what it launched), then SIGKILL after
+// `grace`. A test stopped by a failed assertion then leaves nothing behind
+// to disturb the next one. A process the test already waited for is no
+// longer its child and is left alone, even if its pid was reused.
+class StopOnExit {
+ public:
+  explicit StopOnExit(pid_t pid,
+                      std::chrono::seconds grace = std::chrono::seconds(30))
+      : pid_(pid), grace_(grace) {}
+  ~StopOnExit();
+  StopOnExit(const StopOnExit&) = delete;
+  StopOnExit& operator=(const StopOnExit&) = delete;
+
+ private:
+  pid_t pid_;
+  std::chrono::seconds grace_;
+};
+
 // A fresh empty directory under the test temp dir.
 std::string MakeTempDir();
 

@@ -62,10 +62,15 @@ bool ClusterCannotRunHere(std::string* why) {
   return false;
 }
 
-std::vector<std::string> QueuedJobs(const std::string& name,
-                                    const std::string& format) {
-  auto out = launch::RunCapturingOutput(
-      {"squeue", "-h", "--name=" + name, "-o", format});
+namespace {
+
+std::vector<std::string> SqueueLines(const std::string& name,
+                                     const std::string& format,
+                                     const std::string& states) {
+  std::vector<std::string> argv = {"squeue", "-h", "--name=" + name, "-o",
+                                   format};
+  if (!states.empty()) argv.push_back("--states=" + states);
+  auto out = launch::RunCapturingOutput(argv);
   std::vector<std::string> lines;
   if (!out.ok()) return lines;
   std::stringstream in(out->out);
@@ -75,10 +80,19 @@ std::vector<std::string> QueuedJobs(const std::string& name,
   return lines;
 }
 
+}  // namespace
+
+std::vector<std::string> QueuedJobs(const std::string& name,
+                                    const std::string& format) {
+  return SqueueLines(name, format, "");
+}
+
 bool StartHeldJobs(const std::string& name, std::string* error) {
-  const std::vector<std::string> jobs = QueuedJobs(name, "%A");
+  // Pending ones only: scontrol refuses a start time for a job that runs or
+  // is completing.
+  const std::vector<std::string> jobs = SqueueLines(name, "%A", "PENDING");
   if (jobs.empty()) {
-    *error = "no job named " + name + " in squeue";
+    *error = "no pending job named " + name + " in squeue";
     return false;
   }
   for (const std::string& id : jobs) {
