@@ -92,6 +92,20 @@ struct GpDesigner::Model {
   }
 };
 
+double LogEiRadius(std::span<const double> theta,
+                   std::span<const FeatureKind> kinds) {
+  double log_sum = 0;
+  int continuous = 0;
+  for (size_t i = 0; i < kinds.size() && i < theta.size(); ++i) {
+    if (kinds[i] != FeatureKind::kContinuous) continue;
+    log_sum += theta[i];
+    ++continuous;
+  }
+  if (continuous == 0) return kLogEiRadius;
+  return std::min(kLogEiRadius,
+                  kLogEiLengthscales * std::exp(log_sum / continuous));
+}
+
 int InitialPoints(int dimension) {
   return std::clamp(2 * (dimension + 1), 4, 20);
 }
@@ -330,7 +344,7 @@ std::optional<Suggestion> GpDesigner::FromModel(Model& model, int index,
   // header).
   if (!explore && !model.anchors.empty()) {
     options.random_candidates = 0;
-    options.local_radius = kLogEiRadius;
+    options.local_radius = LogEiRadius(state_.theta, encoding_.kinds());
   }
   const uint64_t seed = DeriveSeed(seed_, kAcquisitionSalt, stream);
   auto first_unused = [&](const AcquisitionOptimizerOptions& o) {

@@ -1,12 +1,15 @@
 #include "algorithms/gp/gp_designer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numbers>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "algorithms/encoding/assignment_set.h"
+#include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -450,6 +453,72 @@ TEST(GpDesignerTest, LogEiSearchesNearTheBestObservations) {
         << "seed " << seed;
     EXPECT_LE(s.parameters.at("y").AsDouble(), 0.3 + kLogEiRadius)
         << "seed " << seed;
+  }
+  EXPECT_GE(log_ei, 3);
+}
+
+TEST(GpDesignerTest, LogEiRadiusIsAFractionOfShortLengthscales) {
+  const std::vector<FeatureKind> continuous(2, FeatureKind::kContinuous);
+  // theta = [log l_1, log l_2, log s2, log noise, mean].
+  auto theta = [](double l1, double l2) {
+    return std::vector<double>{std::log(l1), std::log(l2), 0, -5, 0};
+  };
+  EXPECT_DOUBLE_EQ(LogEiRadius(theta(1, 4), continuous), kLogEiRadius);
+  // Geometric mean sqrt(0.02 * 0.08) = 0.04.
+  EXPECT_NEAR(LogEiRadius(theta(0.02, 0.08), continuous),
+              kLogEiLengthscales * 0.04, 1e-12);
+  // A categorical feature's lengthscale does not size a numeric box.
+  const std::vector<FeatureKind> mixed = {FeatureKind::kContinuous,
+                                          FeatureKind::kCategorical};
+  EXPECT_NEAR(LogEiRadius(theta(0.04, 1e-3), mixed), kLogEiLengthscales * 0.04,
+              1e-12);
+  EXPECT_DOUBLE_EQ(
+      LogEiRadius(theta(1e-3, 1e-3),
+                  std::vector<FeatureKind>(2, FeatureKind::kCategorical)),
+      kLogEiRadius);
+  EXPECT_DOUBLE_EQ(LogEiRadius({}, continuous), kLogEiRadius);
+}
+
+TEST(GpDesignerTest, LogEiStaysWithinALengthscaleOfTheBestObservations) {
+  // A rugged 1-D objective, minima 0.05 apart on a bowl centred at 0.35,
+  // sampled densely on [0.3, 0.4] and sparsely elsewhere: the fit's
+  // lengthscale is short, so log EI's box shrinks below kLogEiRadius, and
+  // the unobserved gaps beside the dense part, where the variance is
+  // large, are out of its reach.
+  const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
+  auto f = [](double x) {
+    return 1 - std::cos(40 * std::numbers::pi * (x - 0.35)) +
+           10 * (x - 0.35) * (x - 0.35);
+  };
+  std::vector<double> xs = {0.02, 0.13, 0.61, 0.77, 0.93};
+  for (int i = 0; i <= 20; ++i) xs.push_back(0.3 + 0.005 * i);
+  std::vector<Trial> completed;
+  for (double x : xs) {
+    completed.push_back(Completed(static_cast<int64_t>(completed.size()) + 1,
+                                  {{"x", ParameterValue::Double(x)}}, f(x)));
+  }
+  std::vector<double> best = xs;
+  std::sort(best.begin(), best.end(),
+            [&](double a, double b) { return f(a) < f(b); });
+  best.resize(5);
+  int log_ei = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    auto designer = Make(spec, seed);
+    ASSERT_TRUE(designer->Update(completed, {}).ok());
+    absl::StatusOr<std::vector<Suggestion>> s = designer->Suggest(1);
+    ASSERT_TRUE(s.ok() && s->size() == 1u) << "seed " << seed;
+    if ((*s)[0].origin != "gp-logei") continue;
+    ++log_ei;
+    absl::StatusOr<GpState> state =
+        ParseGpState(designer->SaveState(), PackedSize(1));
+    ASSERT_TRUE(state.ok()) << state.status().message();
+    const double radius = LogEiRadius(
+        state->theta, std::vector<FeatureKind>{FeatureKind::kContinuous});
+    EXPECT_LT(radius, kLogEiRadius / 2) << "seed " << seed;
+    const double x = (*s)[0].parameters.at("x").AsDouble();
+    double nearest = 1;
+    for (double b : best) nearest = std::min(nearest, std::fabs(x - b));
+    EXPECT_LE(nearest, radius + 1e-9) << "seed " << seed << " x " << x;
   }
   EXPECT_GE(log_ei, 3);
 }
