@@ -53,7 +53,21 @@ class SimulatedStudy {
     completed_.push_back(std::move(t));
   }
 
-  std::vector<double> TakeValues() { return std::move(values_); }
+  std::vector<RunTrial> TakeTrials() {
+    std::vector<RunTrial> trials;
+    trials.reserve(completed_.size());
+    for (Trial& t : completed_) {
+      trials.push_back({.number = static_cast<int>(t.number),
+                        .origin = std::move(t.origin),
+                        .parameters = std::move(t.parameters),
+                        .value = values_[t.number - 1]});
+    }
+    std::sort(trials.begin(), trials.end(),
+              [](const RunTrial& a, const RunTrial& b) {
+                return a.number < b.number;
+              });
+    return trials;
+  }
 
  private:
   absl::Status TrySuggestRound(int count) {
@@ -106,7 +120,7 @@ class SimulatedStudy {
 
 }  // namespace
 
-absl::StatusOr<std::vector<double>> RunDesigner(
+absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
     const TestFunction& function, const DesignerRunOptions& options) {
   if (options.budget < 1) {
     return absl::InvalidArgumentError(
@@ -125,7 +139,17 @@ absl::StatusOr<std::vector<double>> RunDesigner(
       RETURN_IF_ERROR(study.SuggestRound(1));
     }
   }
-  return study.TakeValues();
+  return study.TakeTrials();
+}
+
+absl::StatusOr<std::vector<double>> RunDesigner(
+    const TestFunction& function, const DesignerRunOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<RunTrial> trials,
+                   RunDesignerTrials(function, options));
+  std::vector<double> values;
+  values.reserve(trials.size());
+  for (const RunTrial& t : trials) values.push_back(t.value);
+  return values;
 }
 
 double SimpleRegret(std::span<const double> values, int budget,

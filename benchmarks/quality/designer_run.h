@@ -53,6 +53,19 @@ struct DesignerRunOptions {
   DesignerFactory factory;  // Empty: algorithms::CreateDesigner.
 };
 
+// One trial of a run: what the engine's store would hold for it.
+struct RunTrial {
+  int number = 0;      // 1-based, in the order suggested (and completed).
+  std::string origin;  // The designer's reason for it (Suggestion::origin).
+  ParameterAssignment parameters;
+  double value = 0;  // The objective's value.
+};
+
+// The run's trials in the order they were suggested (budget of them). Errors
+// as RunDesigner's.
+absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
+    const TestFunction& function, const DesignerRunOptions& options);
+
 // The objective values of the run's trials in the order they were suggested
 // (budget of them). InvalidArgument for a budget or worker count below 1 (or
 // a space the designer rejects); Internal when the designer suggests fewer

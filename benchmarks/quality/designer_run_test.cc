@@ -137,6 +137,20 @@ TEST(RunDesignerTest, ParallelKeepsFourPendingAndCompletesTheOldestFirst) {
   EXPECT_THAT(log.problems, ElementsAre());
 }
 
+TEST(RunDesignerTest, TrialsHaveTheirNumberOriginParametersAndValue) {
+  Log log;
+  auto trials = RunDesignerTrials(Identity(), FakeRun(log, 5, 4));
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_EQ(trials->size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    const RunTrial& t = (*trials)[i];
+    EXPECT_EQ(t.number, i + 1);
+    EXPECT_EQ(t.origin, "fake");
+    EXPECT_EQ(t.parameters.at("x").AsDouble(), 1.0 / (i + 1));
+    EXPECT_EQ(t.value, 1.0 / (i + 1));
+  }
+}
+
 TEST(RunDesignerTest, BudgetBelowTheWorkersIsOneRound) {
   Log log;
   auto values = RunDesigner(Identity(), FakeRun(log, 2, 4));

@@ -125,9 +125,12 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
       options.format = OutputFormat::kCsv;
     } else if (value == "runs") {
       options.format = OutputFormat::kRuns;
+    } else if (value == "trials") {
+      options.format = OutputFormat::kTrials;
     } else {
-      return FlagError(name, absl::StrCat("expected table, csv or runs, got ",
-                                          Quoted(value)));
+      return FlagError(name,
+                       absl::StrCat("expected table, csv, runs or trials, got ",
+                                    Quoted(value)));
     }
   } else if (name == "threads") {
     ASSIGN_OR_RETURN(options.threads, ParseCount(name, value, kMaxThreads));
@@ -209,7 +212,9 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
                           asynchronous workers, N trials pending
   --format=table          table or csv (median [min, max] per cell), or
                           runs (CSV, one line per seed: the input of
-                          benchmarks/quality/paired_compare.py)
+                          benchmarks/quality/paired_compare.py), or
+                          trials (CSV, one line per trial of each run at
+                          the largest budget: origin, regret, parameters)
   --threads=N             runs in parallel (default: hardware threads)
 Progress goes to stderr.
 )";

@@ -25,8 +25,9 @@ struct WorkerMode {
   bool operator==(const WorkerMode&) const = default;
 };
 
-// kTable and kCsv: median [min, max] per cell; kRuns: one CSV line per run.
-enum class OutputFormat { kTable, kCsv, kRuns };
+// kTable and kCsv: median [min, max] per cell; kRuns: one CSV line per run;
+// kTrials: one CSV line per trial of each run at the largest budget.
+enum class OutputFormat { kTable, kCsv, kRuns, kTrials };
 
 // In --functions, the whole held-out suite (test_functions.h).
 inline constexpr std::string_view kHoldoutGroup = "holdout";

@@ -56,6 +56,12 @@ TEST(HarnessFlagsTest, RunsFormatIsOneLinePerRun) {
   EXPECT_EQ(options->format, OutputFormat::kRuns);
 }
 
+TEST(HarnessFlagsTest, TrialsFormatIsOneLinePerTrial) {
+  auto options = Parse({"--format=trials"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->format, OutputFormat::kTrials);
+}
+
 TEST(HarnessFlagsTest, HoldoutNamesTheHeldOutSuiteBesideOtherFunctions) {
   auto options = Parse({"--functions=branin,holdout"});
   ASSERT_TRUE(options.ok()) << options.status();
@@ -103,7 +109,7 @@ TEST(HarnessFlagsTest, ErrorsNameTheFlagAndTheValue) {
             "flag --modes: unknown mode \"parallel04\" (expected sequential "
             "or parallelN, N in 2..1000)");
   EXPECT_EQ(ErrorOf({"--format=json"}),
-            "flag --format: expected table, csv or runs, got \"json\"");
+            "flag --format: expected table, csv, runs or trials, got \"json\"");
   EXPECT_EQ(ErrorOf({"--threads=0"}),
             "flag --threads: expected an integer in 1..1024, got \"0\"");
 }

@@ -16,11 +16,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "benchmarks/quality/designer_run.h"
 #include "benchmarks/quality/harness_flags.h"
 #include "benchmarks/quality/regret_table.h"
 #include "benchmarks/quality/test_functions.h"
+#include "benchmarks/quality/trial_log.h"
 
 namespace hptune::quality {
 namespace {
@@ -37,7 +39,8 @@ struct RunJob {
   WorkerMode mode;
   uint64_t seed;
   // Filled in by the worker thread that runs it.
-  std::vector<double> values;
+  std::vector<RunTrial> trials;
+  std::vector<double> values;  // trials' values.
   double seconds = 0;
 };
 
@@ -85,18 +88,19 @@ absl::Status RunAll(std::vector<RunJob>& jobs, int budget, int threads) {
     for (size_t i = next++; i < jobs.size() && !failed; i = next++) {
       RunJob& job = jobs[i];
       const Clock::time_point start = Clock::now();
-      auto values = RunDesigner(*job.function,
-                                {.algorithm = *DesignerAlgorithm(job.designer),
-                                 .seed = job.seed,
-                                 .budget = budget,
-                                 .workers = job.mode.workers});
-      if (!values.ok()) {
+      auto trials = RunDesignerTrials(
+          *job.function, {.algorithm = *DesignerAlgorithm(job.designer),
+                          .seed = job.seed,
+                          .budget = budget,
+                          .workers = job.mode.workers});
+      if (!trials.ok()) {
         std::lock_guard<std::mutex> lock(error_mutex);
-        if (error.ok()) error = values.status();
+        if (error.ok()) error = trials.status();
         failed = true;
         return;
       }
-      job.values = *std::move(values);
+      job.trials = *std::move(trials);
+      for (const RunTrial& t : job.trials) job.values.push_back(t.value);
       job.seconds = SecondsSince(start);
       progress.RunDone(job);
     }
@@ -166,6 +170,16 @@ int Main(int argc, char** argv) {
   }
   PrintTimings(jobs, SecondsSince(start), options->threads);
 
+  if (options->format == OutputFormat::kTrials) {
+    std::string out = absl::StrCat(kTrialsCsvHeader, "\n");
+    for (const RunJob& job : jobs) {
+      absl::StrAppend(
+          &out, FormatTrialsCsv(job.designer, *job.function, job.mode.name,
+                                static_cast<int>(job.seed), job.trials));
+    }
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
   if (options->format == OutputFormat::kRuns) {
     std::vector<RunRegret> runs;
     for (int budget : options->budgets) {

@@ -116,6 +116,57 @@ TEST(QualityHarnessTest, RunsFormatHasEachSeedBehindTheCsvMedians) {
   }
 }
 
+TEST(QualityHarnessTest, TrialsFormatHasEveryTrialBehindEachRunsRegret) {
+  const std::vector<std::string> common = {
+      QUALITY_HARNESS, "--functions=mixed", "--designers=gp",
+      "--seeds=2",     "--budgets=14",      "--modes=sequential,parallel2",
+      "--threads=2"};
+  auto with = [&](const char* format) {
+    std::vector<std::string> args = common;
+    args.push_back(format);
+    return RunProcess(args);
+  };
+  auto trials = with("--format=trials");
+  auto runs = with("--format=runs");
+  ASSERT_EQ(trials.exit_code, 0) << trials.err;
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  std::vector<std::string> lines =
+      absl::StrSplit(trials.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 1u + 2 * 2 * 14);  // Modes x seeds x trials.
+  EXPECT_EQ(lines[0],
+            "designer,function,mode,seed,trial,origin,regret,parameters");
+  // Best regret per (mode, seed), and the model's suggestions seen.
+  std::map<std::pair<std::string, std::string>, double> best;
+  int from_model = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    // Origins and parameters are quoted and hold no comma here.
+    std::vector<std::string> f = absl::StrSplit(lines[i], ',');
+    ASSERT_EQ(f.size(), 8u) << lines[i];
+    EXPECT_EQ(f[0], "gp");
+    EXPECT_EQ(f[1], "mixed");
+    const int trial = static_cast<int>((i - 1) % 14) + 1;
+    EXPECT_EQ(f[4], std::to_string(trial)) << lines[i];
+    if (f[5].starts_with("\"gp-")) ++from_model;
+    EXPECT_THAT(f[7], StartsWith("\"x=")) << lines[i];
+    EXPECT_THAT(f[7], HasSubstr(";c=")) << lines[i];
+    double regret;
+    ASSERT_TRUE(absl::SimpleAtod(f[6], &regret)) << lines[i];
+    auto [it, first] = best.try_emplace({f[2], f[3]}, regret);
+    if (!first) it->second = std::min(it->second, regret);
+  }
+  // InitialPoints(4 features) = 10, so 4 model suggestions per run.
+  EXPECT_EQ(from_model, 2 * 2 * 4);
+  std::vector<std::string> rows =
+      absl::StrSplit(runs.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(rows.size(), 1u + 2 * 2);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    std::vector<std::string> f = absl::StrSplit(rows[i], ',');
+    double regret;
+    ASSERT_TRUE(absl::SimpleAtod(f[6], &regret)) << rows[i];
+    EXPECT_EQ(best.at({f[3], f[5]}), regret) << rows[i];
+  }
+}
+
 TEST(QualityHarnessTest, TableIsTheDefaultFormat) {
   auto r = RunProcess({QUALITY_HARNESS, "--functions=branin",
                        "--designers=quasi_random", "--seeds=2", "--budgets=4",
