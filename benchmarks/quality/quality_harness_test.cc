@@ -23,6 +23,13 @@ constexpr char kHeader[] =
     "library,designer,function,mode,budget,seeds,median_regret,min_regret,"
     "max_regret";
 
+// The harness with `args` (the binary first) and then `format`.
+::hptune::testing::ProcessResult RunWithFormat(std::vector<std::string> args,
+                                               const char* format) {
+  args.push_back(format);
+  return RunProcess(args);
+}
+
 TEST(QualityHarnessTest, CsvHasOneRowPerFunctionBudgetModeAndDesigner) {
   auto r = RunProcess({QUALITY_HARNESS, "--functions=branin,mixed",
                        "--designers=random,gp", "--seeds=3", "--budgets=8,4",
@@ -74,13 +81,8 @@ TEST(QualityHarnessTest, RunsFormatHasEachSeedBehindTheCsvMedians) {
       QUALITY_HARNESS, "--functions=branin", "--designers=random,gp",
       "--seeds=3",     "--budgets=6,3",      "--modes=parallel2",
       "--threads=2"};
-  auto with = [&](const char* format) {
-    std::vector<std::string> args = common;
-    args.push_back(format);
-    return RunProcess(args);
-  };
-  auto runs = with("--format=runs");
-  auto summary = with("--format=csv");
+  auto runs = RunWithFormat(common, "--format=runs");
+  auto summary = RunWithFormat(common, "--format=csv");
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   ASSERT_EQ(summary.exit_code, 0) << summary.err;
   std::vector<std::string> lines =
@@ -121,13 +123,8 @@ TEST(QualityHarnessTest, TrialsFormatHasEveryTrialBehindEachRunsRegret) {
       QUALITY_HARNESS, "--functions=mixed", "--designers=gp",
       "--seeds=2",     "--budgets=14",      "--modes=sequential,parallel2",
       "--threads=2"};
-  auto with = [&](const char* format) {
-    std::vector<std::string> args = common;
-    args.push_back(format);
-    return RunProcess(args);
-  };
-  auto trials = with("--format=trials");
-  auto runs = with("--format=runs");
+  auto trials = RunWithFormat(common, "--format=trials");
+  auto runs = RunWithFormat(common, "--format=runs");
   ASSERT_EQ(trials.exit_code, 0) << trials.err;
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   std::vector<std::string> lines =
