@@ -18,6 +18,10 @@ independent sampling, constant_liar off, so running trials are not modelled).
 The formulas are those of benchmarks/quality/test_functions.h (Surjanovic &
 Bingham, Virtual Library of Simulation Experiments); --check evaluates the
 reference points of test_functions_test.cc so both sides stay the same.
+The noisy functions ("noisy": branin_noisy, ..., mixed_noisy) tell Optuna
+f + noise_sd * z, z the harness's own draw for (seed, trial number)
+(ObservationNoise in designer_run.h, pinned by --check too), and their regret
+is f at the trial told the least, as the harness counts it.
 
 Runs under Debian's /usr/bin/python3 with python3-optuna 3.1
 (scripts/setup installs it). Progress goes to stderr.
@@ -214,8 +218,54 @@ HOLDOUT = collections.OrderedDict([
     ("dixon_price6", (_box(6, -10.0, 10.0), _on_box(6, dixon_price), 0.0)),
     ("powell8", (_box(8, -4.0, 5.0), _on_box(8, powell), 0.0)),
 ])
-FUNCTIONS = collections.OrderedDict(list(SUITE.items()) + list(HOLDOUT.items()))
+# The suite with noise: name -> standard deviation (test_functions.h's
+# NoisySuite: a tenth of random search's median regret at 100 trials).
+NOISE_SD = collections.OrderedDict([
+    ("branin", 0.04), ("hartmann6", 0.1), ("ackley5", 1.0),
+    ("rosenbrock4", 100.0), ("levy4", 0.3), ("styblinski_tang8", 10.0),
+    ("mixed", 0.2)])
+NOISY = collections.OrderedDict(
+    (f"{name}_noisy", SUITE[name]) for name in NOISE_SD)
+FUNCTIONS = collections.OrderedDict(
+    list(SUITE.items()) + list(HOLDOUT.items()) + list(NOISY.items()))
 HOLDOUT_GROUP = "holdout"  # In --functions, every HOLDOUT function.
+NOISY_GROUP = "noisy"  # In --functions, every NOISY function.
+
+
+def noise_sd(function):
+    """The noise of `function`'s reported values (0: none)."""
+    return NOISE_SD[function[:-len("_noisy")]] if function in NOISY else 0.0
+
+
+# --- Observation noise (designer_run.h's ObservationNoise) -----------------
+
+_MASK64 = (1 << 64) - 1
+_NOISE_SALT = 0x6E6F697365  # "noise"
+
+
+def _splitmix64(seed, n):
+    """Output n (1-based) of the SplitMix64 stream of `seed`."""
+    z = (seed + n * 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def observation_noise(seed, number):
+    """The standard normal draw for trial `number` (1-based) of seed's run:
+    Box-Muller on outputs 2 number - 1 and 2 number of seed ^ salt's stream."""
+    stream = seed ^ _NOISE_SALT
+    u1 = 1.0 - (_splitmix64(stream, 2 * number - 1) >> 11) * 2.0 ** -53
+    u2 = (_splitmix64(stream, 2 * number) >> 11) * 2.0 ** -53
+    return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
+
+
+def simple_regret(trials, budget, optimum):
+    """f at the first trial of the first `budget` (value, reported) pairs
+    that reported the least, minus the optimum (SimpleRegret's rule)."""
+    prefix = trials[:budget]
+    best = min(range(len(prefix)), key=lambda i: prefix[i][1])
+    return prefix[best][0] - optimum
 
 
 # --- Reference points (the same as test_functions_test.cc) ---------------
@@ -283,6 +333,19 @@ def check():
     for name, point in minimisers.items():
         _, f, optimum = FUNCTIONS[name]
         cases.append((f"{name} at its minimiser", f(point), optimum, 1e-5))
+    # designer_run_test.cc's pinned draws.
+    cases += [
+        ("observation_noise(1, 1)", observation_noise(1, 1), -1.507787093336201,
+         1e-14),
+        ("observation_noise(1, 2)", observation_noise(1, 2), 0.4618839759392781,
+         1e-14),
+        ("observation_noise(7, 100)", observation_noise(7, 100),
+         1.0000023977454744, 1e-14),
+        ("simple_regret, noise-free", simple_regret(
+            [(5, 5), (3, 3), (4, 4), (1, 1)], 3, 0.5), 2.5, 0),
+        ("simple_regret, noisy", simple_regret(
+            [(5, 5), (1, 3), (4, 0), (2, 3)], 4, 0), 4, 0),
+    ]
     return [f"{what}: got {got!r}, expected {want!r}"
             for what, got, want, tol in cases if abs(got - want) > tol]
 
@@ -303,33 +366,38 @@ def _suggest(trial, parameters):
 
 
 def run_one(task):
-    """One study: returns (task, objective values in ask order, seconds)."""
+    """One study: returns (task, (f, reported) per trial in ask order,
+    seconds)."""
     import optuna  # Here, so --check needs no Optuna.
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     function, sampler_name, mode, seed, budget = task
     parameters, f, _ = FUNCTIONS[function]
+    sd = noise_sd(function)
     workers = 1 if mode == "sequential" else int(mode[len("parallel"):])
     sampler = (optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe"
                else optuna.samplers.RandomSampler(seed=seed))
     start = time.monotonic()
     study = optuna.create_study(direction="minimize", sampler=sampler)
-    values = []
+    trials = []  # (f, reported) in ask order.
     pending = collections.deque()
 
     def ask():
         trial = study.ask()
         value = f(_suggest(trial, parameters))
-        values.append(value)
-        pending.append((trial, value))
+        reported = value
+        if sd:
+            reported += sd * observation_noise(seed, len(trials) + 1)
+        trials.append((value, reported))
+        pending.append((trial, reported))
 
     for _ in range(min(workers, budget)):
         ask()
     while pending:
         trial, value = pending.popleft()
         study.tell(trial, value)
-        if len(values) < budget:
+        if len(trials) < budget:
             ask()
-    return task, values, time.monotonic() - start
+    return task, trials, time.monotonic() - start
 
 
 def _list(kind, allowed=None):
@@ -348,13 +416,14 @@ def _list(kind, allowed=None):
 
 
 def _functions(text):
+    groups = {HOLDOUT_GROUP: list(HOLDOUT), NOISY_GROUP: list(NOISY)}
     names = []
-    for name in _list("function", list(FUNCTIONS) + [HOLDOUT_GROUP])(text):
-        names += list(HOLDOUT) if name == HOLDOUT_GROUP else [name]
+    for name in _list("function", list(FUNCTIONS) + list(groups))(text):
+        names += groups.get(name, [name])
     if len(set(names)) != len(names):
         raise argparse.ArgumentTypeError(
-            f"a function named twice in {text!r} ({HOLDOUT_GROUP!r} includes "
-            "the held-out functions)")
+            f"a function named twice in {text!r} (a group includes each of "
+            "its functions)")
     return names
 
 
@@ -391,7 +460,7 @@ def parse_args(argv):
                    default=["tpe", "random"])
     p.add_argument("--functions", type=_functions, default=list(SUITE),
                    help="names (default: the suite); holdout: the held-out "
-                   "functions")
+                   "functions; noisy: the noisy ones")
     p.add_argument("--seeds", type=_positive, default=20,
                    help="runs per cell, with seeds 1..N")
     p.add_argument("--budgets", type=_budgets, default=[50, 100])
@@ -421,9 +490,9 @@ def main(argv):
     seconds = collections.defaultdict(list)
     start = time.monotonic()
     with multiprocessing.Pool(min(args.jobs, len(tasks))) as pool:
-        for done, (task, values, took) in enumerate(
+        for done, (task, trials, took) in enumerate(
                 pool.imap_unordered(run_one, tasks), start=1):
-            results[task] = values
+            results[task] = trials
             seconds[(task[1], task[2])].append(took)
             if done * 10 // len(tasks) != (done - 1) * 10 // len(tasks):
                 print(f"optuna_compare: {done}/{len(tasks)} studies, "
@@ -443,7 +512,8 @@ def main(argv):
         for b in args.budgets:
             for m in args.modes:
                 for s in args.samplers:
-                    regrets = [min(results[(f, s, m, seed, budget)][:b]) - optimum
+                    regrets = [simple_regret(results[(f, s, m, seed, budget)],
+                                             b, optimum)
                                for seed in range(1, args.seeds + 1)]
                     print(f"optuna,{s},{f},{m},{b},{len(regrets)},"
                           f"{statistics.median(regrets):.6g},"

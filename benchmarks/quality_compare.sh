@@ -14,8 +14,9 @@
 #          [--budgets 50,100] [--modes sequential,parallel4]
 #          [--functions LIST] [--designers gp,random] [--samplers tpe,random]
 #          [--threads N] [--csv-dir DIR]
-# --functions takes names of either suite, or "holdout" for the held-out
-# functions (benchmarks/quality/test_functions.h); the default is the suite.
+# --functions takes names of any suite, "holdout" for the held-out
+# functions or "noisy" for the noisy ones (benchmarks/quality/
+# test_functions.h); the default is the suite.
 # (--flag=value works too.) --threads is both the harness's threads and
 # Optuna's processes (default: all CPUs). --csv-dir keeps the two CSVs.
 # Python: $PYTHON, default /usr/bin/python3 (Debian's, with python3-optuna).

@@ -13,7 +13,7 @@ if ! "$python" -c 'import optuna' 2>/dev/null; then
 fi
 
 out=$(bash "$root/benchmarks/quality_compare.sh" --harness "$harness" \
-  --seeds 2 --budgets 10,5 --functions branin,holdout --threads 1 2>/dev/null)
+  --seeds 2 --budgets 10,5 --functions branin,holdout,branin_noisy --threads 1 2>/dev/null)
 fail() {
   echo "$1; the output was:"
   echo "$out"
@@ -21,11 +21,12 @@ fail() {
 }
 expect() { grep -qE "$1" <<<"$out" || fail "no line matches /$1/"; }
 
-expect '^Simple regret \(best found - optimum\), median \[min, max\] over 2 seeds$'
+expect '^Simple regret \(best found - optimum; with noise, f at the trial reported best\), median \[min, max\] over 2 seeds$'
 expect '^function +budget +mode +hptune gp +hptune random +optuna tpe +optuna random +gp/tpe$'
-# "holdout" names the same six functions on both sides.
+# "holdout" names the same six functions on both sides; both know the noisy
+# ones.
 for f in branin goldstein_price six_hump_camel hartmann3 shekel4 dixon_price6 \
-  powell8; do
+  powell8 branin_noisy; do
   for b in 5 10; do
     for m in sequential parallel4; do
       # Four "median [min, max]" cells and a ratio.
@@ -34,7 +35,7 @@ for f in branin goldstein_price six_hump_camel hartmann3 shekel4 dixon_price6 \
   done
 done
 expect '^Wall time: hptune quality_harness [0-9.]+ s, Optuna [0-9.]+ s'
-[ "$(wc -l <<<"$out")" -eq 31 ] || fail "expected 31 lines"
+[ "$(wc -l <<<"$out")" -eq 35 ] || fail "expected 35 lines"
 
 # Errors name the flag.
 if err=$(bash "$root/benchmarks/quality_compare.sh" --harness "$harness" \

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/normal_draw.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/status.h"
 
@@ -46,9 +48,14 @@ class SimulatedStudy {
     Trial t = std::move(pending_.front());
     pending_.pop_front();
     const double value = function_.evaluate(t.parameters);
-    values_[t.number - 1] = value;
+    const double reported =
+        function_.noise_sd > 0
+            ? value + function_.noise_sd *
+                          ObservationNoise(seed_, static_cast<int>(t.number))
+            : value;
+    values_[t.number - 1] = {value, reported};
     t.final_measurement = Measurement{
-        .step = 1, .metrics = {{std::string(kObjectiveMetric), value}}};
+        .step = 1, .metrics = {{std::string(kObjectiveMetric), reported}}};
     t.state = TrialState::kSucceeded;
     completed_.push_back(std::move(t));
   }
@@ -60,7 +67,8 @@ class SimulatedStudy {
       trials.push_back({.number = static_cast<int>(t.number),
                         .origin = std::move(t.origin),
                         .parameters = std::move(t.parameters),
-                        .value = values_[t.number - 1]});
+                        .value = values_[t.number - 1].value,
+                        .reported = values_[t.number - 1].reported});
     }
     std::sort(trials.begin(), trials.end(),
               [](const RunTrial& a, const RunTrial& b) {
@@ -95,7 +103,7 @@ class SimulatedStudy {
       t.parameters = std::move(s.parameters);
       t.origin = std::move(s.origin);
       t.state = TrialState::kActive;
-      values_.push_back(0);  // Set when the trial completes.
+      values_.push_back({});  // Set when the trial completes.
       pending_.push_back(std::move(t));
     }
     designer_state_ = designer->SaveState();
@@ -115,7 +123,11 @@ class SimulatedStudy {
   std::string designer_state_;
   std::vector<Trial> completed_;
   std::deque<Trial> pending_;
-  std::vector<double> values_;  // By trial number - 1.
+  struct Values {
+    double value = 0;
+    double reported = 0;
+  };
+  std::vector<Values> values_;  // By trial number - 1.
 };
 
 }  // namespace
@@ -152,16 +164,26 @@ absl::StatusOr<std::vector<double>> RunDesigner(
   return values;
 }
 
-double SimpleRegret(std::span<const double> values, int budget,
+double ObservationNoise(uint64_t seed, int number) {
+  algorithms::SplitMix64 rng(seed ^ kObservationNoiseSalt,
+                             2 * (static_cast<uint64_t>(number) - 1));
+  return algorithms::gp::NextStandardNormal(rng);
+}
+
+double SimpleRegret(std::span<const RunTrial> trials, int budget,
                     double optimum) {
-  if (budget < 1 || static_cast<size_t>(budget) > values.size()) {
+  if (budget < 1 || static_cast<size_t>(budget) > trials.size()) {
     std::fprintf(stderr,
                  "quality: broken invariant: SimpleRegret at budget %d of %zu "
-                 "values\n",
-                 budget, values.size());
+                 "trials\n",
+                 budget, trials.size());
     std::abort();
   }
-  return *std::min_element(values.begin(), values.begin() + budget) - optimum;
+  const auto best = std::min_element(trials.begin(), trials.begin() + budget,
+                                     [](const RunTrial& a, const RunTrial& b) {
+                                       return a.reported < b.reported;
+                                     });
+  return best->value - optimum;
 }
 
 }  // namespace hptune::quality

@@ -13,6 +13,8 @@
 //     suggestions; afterwards each round completes the oldest pending trial
 //     and asks for one more with the other w - 1 still pending, until the
 //     budget is suggested; then the pending trials are completed.
+// A noisy function (noise_sd > 0) reports f + noise_sd * ObservationNoise(seed,
+// trial number): the designer sees only that, the regret uses f.
 // Designers are deterministic for a seed and a history, so a run with budget
 // B makes the same first B suggestions as a longer run: the harness runs the
 // largest budget once and reads the smaller ones off its prefix.
@@ -58,8 +60,18 @@ struct RunTrial {
   int number = 0;      // 1-based, in the order suggested (and completed).
   std::string origin;  // The designer's reason for it (Suggestion::origin).
   ParameterAssignment parameters;
-  double value = 0;  // The objective's value.
+  double value = 0;     // The function's value f(parameters).
+  double reported = 0;  // What the trial reported: value plus any noise.
 };
+
+// The standard normal draw behind trial `number`'s noise in the run with
+// `seed`: Box-Muller (gp/normal_draw.h) on outputs 2 number - 1 and
+// 2 number of the SplitMix64 stream of seed ^ kObservationNoiseSalt
+// (algorithms/common/splitmix64.h). A function of (seed, number) alone, so
+// every designer and mode of a seed meets the same noise (paired
+// comparisons stay paired) and benchmarks/optuna_compare.py draws the same.
+inline constexpr uint64_t kObservationNoiseSalt = 0x6e6f697365ull;  // "noise"
+double ObservationNoise(uint64_t seed, int number);
 
 // The run's trials in the order they were suggested (budget of them). Errors
 // as RunDesigner's.
@@ -67,16 +79,20 @@ absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
     const TestFunction& function, const DesignerRunOptions& options);
 
 // The objective values of the run's trials in the order they were suggested
-// (budget of them). InvalidArgument for a budget or worker count below 1 (or
-// a space the designer rejects); Internal when the designer suggests fewer
-// points than asked or an infeasible one, naming the designer, the function
-// and the round.
+// (budget of them), f without noise. InvalidArgument for a budget or worker
+// count below 1 (or a space the designer rejects); Internal when the designer
+// suggests fewer points than asked or an infeasible one, naming the designer,
+// the function and the round.
 absl::StatusOr<std::vector<double>> RunDesigner(
     const TestFunction& function, const DesignerRunOptions& options);
 
-// Simple regret after the first `budget` trials: min(values[0..budget)) -
-// optimum. `budget` must be in 1..values.size() (aborts otherwise).
-double SimpleRegret(std::span<const double> values, int budget, double optimum);
+// Simple regret after the first `budget` trials: the value of the trial
+// that reported the least (the first such) minus `optimum`. Without noise
+// that is the best value found; with it, what a user who deploys the best
+// reported trial gets, so a designer is not credited for a lucky draw.
+// `budget` must be in 1..trials.size() (aborts otherwise).
+double SimpleRegret(std::span<const RunTrial> trials, int budget,
+                    double optimum);
 
 }  // namespace hptune::quality
 

@@ -27,8 +27,9 @@ struct Round {
 struct Log {
   std::vector<Round> rounds;
   // Each completed trial's reported value, checked against what the
-  // function returned for its parameters.
+  // function returned for its parameters (plus its noise).
   std::vector<std::string> problems;
+  double noise_sd = 0;  // The function's.
 };
 
 // 1-D x in [0, 1]; f(x) = x.
@@ -52,8 +53,11 @@ TestFunction Identity() {
 // `infeasible`, an x outside [0, 1].
 class FakeDesigner : public algorithms::Designer {
  public:
-  FakeDesigner(Log& log, int shortfall, bool infeasible)
-      : log_(log), shortfall_(shortfall), infeasible_(infeasible) {}
+  FakeDesigner(Log& log, uint64_t seed, int shortfall, bool infeasible)
+      : log_(log),
+        seed_(seed),
+        shortfall_(shortfall),
+        infeasible_(infeasible) {}
 
   absl::Status Update(const std::vector<Trial>& completed,
                       const std::vector<Trial>& active) override {
@@ -61,8 +65,10 @@ class FakeDesigner : public algorithms::Designer {
     round_.pending = static_cast<int>(active.size());
     for (const Trial& t : completed) {
       const double x = t.parameters.at("x").AsDouble();
+      const double noise =
+          log_.noise_sd * ObservationNoise(seed_, static_cast<int>(t.number));
       if (t.state != TrialState::kSucceeded ||
-          t.FinalObjective("objective") != x) {
+          t.FinalObjective("objective") != x + noise) {
         log_.problems.push_back(absl::StrCat("trial ", t.number));
       }
     }
@@ -95,6 +101,7 @@ class FakeDesigner : public algorithms::Designer {
 
  private:
   Log& log_;
+  const uint64_t seed_;
   const int shortfall_;
   const bool infeasible_;
   Round round_;
@@ -103,14 +110,15 @@ class FakeDesigner : public algorithms::Designer {
 
 DesignerRunOptions FakeRun(Log& log, int budget, int workers, int shortfall = 0,
                            bool infeasible = false) {
-  return {.budget = budget,
-          .workers = workers,
-          .factory = [&log, shortfall, infeasible](const StudySpec& spec,
-                                                   uint64_t) {
-            EXPECT_EQ(spec.goal, Goal::kMinimize);
-            return absl::StatusOr<std::unique_ptr<algorithms::Designer>>(
-                std::make_unique<FakeDesigner>(log, shortfall, infeasible));
-          }};
+  return {
+      .budget = budget,
+      .workers = workers,
+      .factory = [&log, shortfall, infeasible](const StudySpec& spec,
+                                               uint64_t seed) {
+        EXPECT_EQ(spec.goal, Goal::kMinimize);
+        return absl::StatusOr<std::unique_ptr<algorithms::Designer>>(
+            std::make_unique<FakeDesigner>(log, seed, shortfall, infeasible));
+      }};
 }
 
 TEST(RunDesignerTest, SequentialAsksForOnePointAtATimeWithNothingPending) {
@@ -149,6 +157,23 @@ TEST(RunDesignerTest, TrialsHaveTheirNumberOriginParametersAndValue) {
     EXPECT_EQ(t.parameters.at("x").AsDouble(), 1.0 / (i + 1));
     EXPECT_EQ(t.value, 1.0 / (i + 1));
   }
+}
+
+TEST(RunDesignerTest, NoisyFunctionsReportValuePlusTheSeedsNoise) {
+  Log log;
+  log.noise_sd = 0.5;
+  TestFunction noisy = Identity();
+  noisy.noise_sd = 0.5;
+  DesignerRunOptions options = FakeRun(log, 6, 4);
+  options.seed = 9;
+  auto trials = RunDesignerTrials(noisy, options);
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  for (const RunTrial& t : *trials) {
+    EXPECT_EQ(t.value, 1.0 / t.number);
+    EXPECT_EQ(t.reported, t.value + 0.5 * ObservationNoise(9, t.number));
+    EXPECT_NE(t.reported, t.value);
+  }
+  EXPECT_THAT(log.problems, ElementsAre());  // The designer saw `reported`.
 }
 
 TEST(RunDesignerTest, BudgetBelowTheWorkersIsOneRound) {
@@ -214,11 +239,53 @@ TEST(RunDesignerTest, RealDesignersAreReproducibleAndShortRunsArePrefixes) {
   }
 }
 
-TEST(SimpleRegretTest, BestOfThePrefixMinusTheOptimum) {
-  const std::vector<double> values = {5, 3, 4, 1};
-  EXPECT_EQ(SimpleRegret(values, 1, 0.5), 4.5);
-  EXPECT_EQ(SimpleRegret(values, 3, 0.5), 2.5);
-  EXPECT_EQ(SimpleRegret(values, 4, 0.5), 0.5);
+std::vector<RunTrial> Trials(const std::vector<double>& values,
+                             const std::vector<double>& reported) {
+  std::vector<RunTrial> trials;
+  for (size_t i = 0; i < values.size(); ++i) {
+    trials.push_back({.number = static_cast<int>(i) + 1,
+                      .value = values[i],
+                      .reported = reported[i]});
+  }
+  return trials;
+}
+
+TEST(SimpleRegretTest, WithoutNoiseBestOfThePrefixMinusTheOptimum) {
+  const std::vector<RunTrial> trials = Trials({5, 3, 4, 1}, {5, 3, 4, 1});
+  EXPECT_EQ(SimpleRegret(trials, 1, 0.5), 4.5);
+  EXPECT_EQ(SimpleRegret(trials, 3, 0.5), 2.5);
+  EXPECT_EQ(SimpleRegret(trials, 4, 0.5), 0.5);
+}
+
+TEST(SimpleRegretTest, WithNoiseTheValueOfTheTrialReportedBest) {
+  // Trial 3 reported best by luck; trial 2 is truly best but reported worse.
+  const std::vector<RunTrial> trials = Trials({5, 1, 4, 2}, {5, 3, 0, 3});
+  EXPECT_EQ(SimpleRegret(trials, 2, 0), 1);
+  EXPECT_EQ(SimpleRegret(trials, 3, 0), 4);
+  EXPECT_EQ(SimpleRegret(trials, 4, 0), 4);
+  // A tie goes to the earlier trial.
+  EXPECT_EQ(SimpleRegret(Trials({2, 1}, {3, 3}), 2, 0), 2);
+}
+
+// benchmarks/optuna_compare.py --check pins the same draws.
+TEST(ObservationNoiseTest, IsAFunctionOfSeedAndTrialWithUnitVariance) {
+  EXPECT_EQ(ObservationNoise(1, 1), ObservationNoise(1, 1));
+  EXPECT_NE(ObservationNoise(1, 1), ObservationNoise(1, 2));
+  EXPECT_NE(ObservationNoise(1, 1), ObservationNoise(2, 1));
+  EXPECT_NEAR(ObservationNoise(1, 1), -1.507787093336201, 1e-14);
+  EXPECT_NEAR(ObservationNoise(1, 2), 0.4618839759392781, 1e-14);
+  EXPECT_NEAR(ObservationNoise(7, 100), 1.0000023977454744, 1e-14);
+  double sum = 0, squares = 0;
+  const int n = 20000;
+  for (int i = 1; i <= n; ++i) {
+    const double z = ObservationNoise(3, i);
+    sum += z;
+    squares += z * z;
+  }
+  // Standard errors: 1 / sqrt(n) = 0.007 for the mean, about 0.01 for the
+  // variance.
+  EXPECT_NEAR(sum / n, 0, 0.03);
+  EXPECT_NEAR(squares / n, 1, 0.05);
 }
 
 }  // namespace

@@ -77,27 +77,30 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
     ASSIGN_OR_RETURN(std::vector<std::string> names, ParseList(name, value));
     options.functions.clear();
     for (const std::string& f : names) {
-      if (f == kHoldoutGroup) {
-        for (const TestFunction& h : HoldoutSuite()) {
-          options.functions.push_back(&h);
-        }
+      const std::vector<TestFunction>* group =
+          f == kHoldoutGroup ? &HoldoutSuite()
+          : f == kNoisyGroup ? &NoisySuite()
+                             : nullptr;
+      if (group != nullptr) {
+        for (const TestFunction& g : *group) options.functions.push_back(&g);
         continue;
       }
       auto function = FindTestFunction(f);
       if (!function.ok()) {
-        return FlagError(name, absl::StrCat(function.status().message(), "; \"",
-                                            std::string(kHoldoutGroup),
-                                            "\" names the held-out six"));
+        return FlagError(
+            name, absl::StrCat(function.status().message(), "; \"",
+                               std::string(kHoldoutGroup),
+                               "\" names the held-out six, \"",
+                               std::string(kNoisyGroup), "\" the noisy seven"));
       }
       options.functions.push_back(*function);
     }
     std::set<const TestFunction*> distinct(options.functions.begin(),
                                            options.functions.end());
     if (distinct.size() != options.functions.size()) {
-      return FlagError(name,
-                       absl::StrCat("a function named twice in ", Quoted(value),
-                                    " (\"", std::string(kHoldoutGroup),
-                                    "\" includes the held-out six)"));
+      return FlagError(
+          name, absl::StrCat("a function named twice in ", Quoted(value),
+                             " (a group includes each of its functions)"));
     }
   } else if (name == "seeds") {
     ASSIGN_OR_RETURN(options.seeds, ParseCount(name, value, kMaxSeeds));
@@ -204,7 +207,11 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
                           styblinski_tang8, mixed (default: these), or the
                           held-out goldstein_price, six_hump_camel,
                           hartmann3, shekel4, dixon_price6, powell8
-                          ("holdout": all six)
+                          ("holdout": all six), or the noisy suite,
+                          branin_noisy, ..., mixed_noisy ("noisy": all
+                          seven; each trial reports f plus Gaussian
+                          noise, and regret is f at the trial reported
+                          best)
   --seeds=20              runs per cell, with seeds 1..N
   --budgets=50,100        trials per run
   --modes=sequential,parallel4

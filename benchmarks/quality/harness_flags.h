@@ -29,8 +29,10 @@ struct WorkerMode {
 // kTrials: one CSV line per trial of each run at the largest budget.
 enum class OutputFormat { kTable, kCsv, kRuns, kTrials };
 
-// In --functions, the whole held-out suite (test_functions.h).
+// In --functions, the whole held-out suite and the whole noisy suite
+// (test_functions.h).
 inline constexpr std::string_view kHoldoutGroup = "holdout";
+inline constexpr std::string_view kNoisyGroup = "noisy";
 
 struct HarnessOptions {
   std::vector<std::string> designers = {"gp", "random"};

@@ -72,6 +72,16 @@ TEST(HarnessFlagsTest, HoldoutNamesTheHeldOutSuiteBesideOtherFunctions) {
   }
 }
 
+TEST(HarnessFlagsTest, NoisyNamesTheNoisySuite) {
+  auto options = Parse({"--functions=noisy,branin"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_EQ(options->functions.size(), NoisySuite().size() + 1);
+  for (size_t i = 0; i < NoisySuite().size(); ++i) {
+    EXPECT_EQ(options->functions[i], &NoisySuite()[i]);
+  }
+  EXPECT_EQ(options->functions.back()->name, "branin");
+}
+
 TEST(HarnessFlagsTest, DesignerNamesMapToAlgorithms) {
   EXPECT_EQ(*DesignerAlgorithm("gp"), Algorithm::kUnspecified);
   EXPECT_EQ(*DesignerAlgorithm("random"), Algorithm::kRandomSearch);
@@ -86,11 +96,16 @@ TEST(HarnessFlagsTest, ErrorsNameTheFlagAndTheValue) {
             "flag --functions: unknown test function \"sphere\" (known: "
             "branin, hartmann6, ackley5, rosenbrock4, levy4, "
             "styblinski_tang8, mixed, goldstein_price, six_hump_camel, "
-            "hartmann3, shekel4, dixon_price6, powell8); \"holdout\" names "
-            "the held-out six");
+            "hartmann3, shekel4, dixon_price6, powell8, branin_noisy, "
+            "hartmann6_noisy, ackley5_noisy, rosenbrock4_noisy, levy4_noisy, "
+            "styblinski_tang8_noisy, mixed_noisy); \"holdout\" names the "
+            "held-out six, \"noisy\" the noisy seven");
   EXPECT_EQ(ErrorOf({"--functions=holdout,shekel4"}),
             "flag --functions: a function named twice in "
-            "\"holdout,shekel4\" (\"holdout\" includes the held-out six)");
+            "\"holdout,shekel4\" (a group includes each of its functions)");
+  EXPECT_EQ(ErrorOf({"--functions=levy4_noisy,noisy"}),
+            "flag --functions: a function named twice in "
+            "\"levy4_noisy,noisy\" (a group includes each of its functions)");
   EXPECT_EQ(ErrorOf({"--seeds=0"}),
             "flag --seeds: expected an integer in 1..10000, got \"0\"");
   EXPECT_EQ(ErrorOf({"--seeds=many"}),

@@ -99,8 +99,8 @@ def main(argv):
         print("merge_tables: no rows in " + ", ".join(argv), file=sys.stderr)
         return 1
     lines, seeds = merge(rows)
-    print(f"Simple regret (best found - optimum), median [min, max] over "
-          f"{'/'.join(seeds)} seeds")
+    print(f"Simple regret (best found - optimum; with noise, f at the trial "
+          f"reported best), median [min, max] over {'/'.join(seeds)} seeds")
     sys.stdout.write(align(lines))
     return 0
 

@@ -40,7 +40,6 @@ struct RunJob {
   uint64_t seed;
   // Filled in by the worker thread that runs it.
   std::vector<RunTrial> trials;
-  std::vector<double> values;  // trials' values.
   double seconds = 0;
 };
 
@@ -100,7 +99,6 @@ absl::Status RunAll(std::vector<RunJob>& jobs, int budget, int threads) {
         return;
       }
       job.trials = *std::move(trials);
-      for (const RunTrial& t : job.trials) job.values.push_back(t.value);
       job.seconds = SecondsSince(start);
       progress.RunDone(job);
     }
@@ -189,7 +187,7 @@ int Main(int argc, char** argv) {
                         .mode = job.mode.name,
                         .budget = budget,
                         .seed = static_cast<int>(job.seed),
-                        .regret = SimpleRegret(job.values, budget,
+                        .regret = SimpleRegret(job.trials, budget,
                                                job.function->optimum)});
       }
     }
@@ -208,7 +206,7 @@ int Main(int argc, char** argv) {
             if (job.function == function && job.designer == designer &&
                 job.mode == mode) {
               regrets.push_back(
-                  SimpleRegret(job.values, budget, function->optimum));
+                  SimpleRegret(job.trials, budget, function->optimum));
             }
           }
           RegretRow row{.designer = designer,

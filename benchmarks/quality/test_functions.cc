@@ -1,10 +1,13 @@
 #include "benchmarks/quality/test_functions.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <numbers>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -313,9 +316,32 @@ const std::vector<TestFunction>& HoldoutSuite() {
   return *kSuite;
 }
 
+const std::vector<TestFunction>& NoisySuite() {
+  static const std::vector<TestFunction>* const kSuite = [] {
+    static constexpr std::pair<std::string_view, double> kNoiseSd[] = {
+        {"branin", 0.04},     {"hartmann6", 0.1}, {"ackley5", 1},
+        {"rosenbrock4", 100}, {"levy4", 0.3},     {"styblinski_tang8", 10},
+        {"mixed", 0.2}};
+    auto* noisy = new std::vector<TestFunction>();
+    for (const TestFunction& f : TestSuite()) {
+      const auto* level = std::find_if(
+          std::begin(kNoiseSd), std::end(kNoiseSd),
+          [&](const auto& entry) { return entry.first == f.name; });
+      if (level == std::end(kNoiseSd)) {
+        DieBecause(absl::StrCat("NoisySuite: no noise level for ", f.name));
+      }
+      noisy->push_back(f);
+      noisy->back().name += "_noisy";
+      noisy->back().noise_sd = level->second;
+    }
+    return noisy;
+  }();
+  return *kSuite;
+}
+
 absl::StatusOr<const TestFunction*> FindTestFunction(std::string_view name) {
   std::vector<std::string> names;
-  for (const auto* suite : {&TestSuite(), &HoldoutSuite()}) {
+  for (const auto* suite : {&TestSuite(), &HoldoutSuite(), &NoisySuite()}) {
     for (const TestFunction& f : *suite) {
       if (f.name == name) return &f;
       names.push_back(f.name);

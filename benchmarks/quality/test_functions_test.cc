@@ -277,7 +277,28 @@ TEST(TestSuiteTest, UnknownFunctionNamesItAndTheSuite) {
             "unknown test function \"sphere\" (known: branin, hartmann6, "
             "ackley5, rosenbrock4, levy4, styblinski_tang8, mixed, "
             "goldstein_price, six_hump_camel, hartmann3, shekel4, "
-            "dixon_price6, powell8)");
+            "dixon_price6, powell8, branin_noisy, hartmann6_noisy, "
+            "ackley5_noisy, rosenbrock4_noisy, levy4_noisy, "
+            "styblinski_tang8_noisy, mixed_noisy)");
+}
+
+TEST(TestSuiteTest, NoisySuiteIsTheSuiteWithItsNoiseLevels) {
+  const std::vector<double> noise_sd = {0.04, 0.1, 1, 100, 0.3, 10, 0.2};
+  ASSERT_EQ(NoisySuite().size(), TestSuite().size());
+  for (size_t i = 0; i < TestSuite().size(); ++i) {
+    const TestFunction& f = TestSuite()[i];
+    const TestFunction& noisy = NoisySuite()[i];
+    SCOPED_TRACE(f.name);
+    EXPECT_EQ(f.noise_sd, 0);
+    EXPECT_EQ(noisy.name, f.name + "_noisy");
+    EXPECT_EQ(noisy.noise_sd, noise_sd[i]);
+    EXPECT_EQ(noisy.optimum, f.optimum);
+    EXPECT_EQ(noisy.space.parameters().size(), f.space.parameters().size());
+    auto found = FindTestFunction(noisy.name);
+    ASSERT_TRUE(found.ok());
+    EXPECT_EQ(*found, &noisy);
+  }
+  for (const TestFunction& f : HoldoutSuite()) EXPECT_EQ(f.noise_sd, 0);
 }
 
 }  // namespace

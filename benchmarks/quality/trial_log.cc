@@ -27,9 +27,10 @@ std::string FormatTrialsCsv(std::string_view designer,
     }
     absl::StrAppend(
         &out,
-        absl::StrFormat("%s,%s,%s,%d,%d,%s,%.17g,%s\n", designer, function.name,
-                        mode, seed, t.number, Quoted(t.origin),
-                        t.value - function.optimum, Quoted(parameters)));
+        absl::StrFormat("%s,%s,%s,%d,%d,%s,%.17g,%.17g,%s\n", designer,
+                        function.name, mode, seed, t.number, Quoted(t.origin),
+                        t.value - function.optimum,
+                        t.reported - function.optimum, Quoted(parameters)));
   }
   return out;
 }

@@ -16,13 +16,16 @@
 namespace hptune::quality {
 
 inline constexpr char kTrialsCsvHeader[] =
-    "designer,function,mode,seed,trial,origin,regret,parameters";
+    "designer,function,mode,seed,trial,origin,regret,reported_regret,"
+    "parameters";
 
 // One line per trial of one run, in trial order. regret is the trial's own
-// value - function.optimum (not the best so far), with 17 significant
-// digits; parameters are "name=value" in the space's declared order, joined
-// by ';', values as a trainer receives them. origin and parameters are
-// quoted as RFC 4180 says (a '"' inside doubled).
+// value - function.optimum (not the best so far), reported_regret the same
+// for the value it reported (with a noisy function's noise; what the
+// designer saw), both with 17 significant digits; parameters are "name=value"
+// in the space's declared order, joined by ';', values as a trainer receives
+// them. origin and parameters are quoted as RFC 4180 says (a '"' inside
+// doubled).
 std::string FormatTrialsCsv(std::string_view designer,
                             const TestFunction& function, std::string_view mode,
                             int seed, std::span<const RunTrial> trials);

@@ -7,7 +7,7 @@
 namespace hptune::quality {
 namespace {
 
-TEST(TrialLogTest, OneQuotedLinePerTrialWithItsOwnRegret) {
+TEST(TrialLogTest, OneQuotedLinePerTrialWithItsOwnRegrets) {
   ParameterSpec y{.name = "y",
                   .type = ParameterType::kDouble,
                   .min_value = 0,
@@ -22,17 +22,19 @@ TEST(TrialLogTest, OneQuotedLinePerTrialWithItsOwnRegret) {
        .origin = "gp:seeding(1 of 4 initial points)",
        .parameters = {{"c", ParameterValue::Categorical("b")},
                       {"y", ParameterValue::Double(0.25)}},
-       .value = 2},
+       .value = 2,
+       .reported = 2},
       {.number = 2,
        .origin = "say \"why\", briefly",
        .parameters = {{"c", ParameterValue::Categorical("a")},
                       {"y", ParameterValue::Double(0.1)}},
-       .value = -0.5}};
+       .value = -0.5,
+       .reported = -0.25}};
   // Parameters in the space's order (y before c), not the map's.
   EXPECT_EQ(FormatTrialsCsv("gp", function, "parallel4", 3, trials),
-            "gp,toy,parallel4,3,1,\"gp:seeding(1 of 4 initial points)\",3,"
+            "gp,toy,parallel4,3,1,\"gp:seeding(1 of 4 initial points)\",3,3,"
             "\"y=0.25;c=b\"\n"
-            "gp,toy,parallel4,3,2,\"say \"\"why\"\", briefly\",0.5,"
+            "gp,toy,parallel4,3,2,\"say \"\"why\"\", briefly\",0.5,0.75,"
             "\"y=0.1;c=a\"\n");
 }
 
