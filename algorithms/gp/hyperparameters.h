@@ -24,7 +24,11 @@
 //     it learned in one category to the others until data say otherwise).
 //   log s2 ~ N(0, 1): the signal variance of standardised data is near 1.
 //   log noise ~ N(-5, 1): BoTorch's LogNormal(-4, 1) noise prior, read the
-//     same way; small noise unless the data say otherwise.
+//     same way; small noise unless the data say otherwise. Noise-free
+//     functions leave the fit at this mode; N(-9, 1) improved their
+//     sequential runs far more than their parallel ones (Levy-4's parallel
+//     ratio 1.9x -> 14x) and was no better on noisy ones
+//     (benchmarks/RESULTS.md, 40 seeds).
 //   mean ~ N(0, 0.1^2): near the average of the standardised targets. A
 //     freely learned constant mean settles at the value of the isolated (and
 //     mostly bad) points once sampling clusters around the optimum, which
