@@ -34,6 +34,7 @@ bench: build
 	$(BUILD)/benchmarks/engine/early_stopping_benchmark --seeds=5
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness --functions=holdout
+	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness --functions=noisy
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
