@@ -221,7 +221,8 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
                           runs (CSV, one line per seed: the input of
                           benchmarks/quality/paired_compare.py), or
                           trials (CSV, one line per trial of each run at
-                          the largest budget: origin, regret, parameters)
+                          the largest budget: origin, regret, reported
+                          regret, parameters)
   --threads=N             runs in parallel (default: hardware threads)
 Progress goes to stderr.
 )";
