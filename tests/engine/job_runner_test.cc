@@ -582,6 +582,9 @@ TEST_F(JobRunnerTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
 
 TEST_F(JobRunnerTest, ParallelTrialsGetDisjointGpusAndWaitForThem) {
   setenv("DUMP_METRIC", "0.5", 1);
+  // The master ends its trial only once the worker has dumped what it was
+  // started with, however slowly interpreters start on a loaded machine.
+  setenv("DUMP_AWAIT_MASTER", "worker-0:1", 1);
   setenv("DUMP_SLEEP_MASTER", "0.6", 1);
   setenv("DUMP_SLEEP_WORKER", "forever", 1);
   Launcher("NVIDIA_TESLA_T4:5");

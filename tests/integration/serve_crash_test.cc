@@ -16,7 +16,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -187,13 +186,30 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
   v1::TrainingInput input = CrashJob(dir + "/ledger.txt");
-  // 10 s trials against a 6 s limit.
-  input.set_args(0, "--steps=100");
-  input.mutable_scheduling()->mutable_max_running_time()->set_seconds(6);
+  // 100 s trials against a 15 s limit: long enough for the first trial to
+  // report however slowly its interpreter starts on a loaded machine.
+  input.set_args(0, "--steps=1000");
+  input.mutable_scheduling()->mutable_max_running_time()->set_seconds(15);
   ASSERT_NO_FATAL_FAILURE(SubmitCrashJob(server, input));
-  ASSERT_TRUE(FirstTrialReported(server, 1)) << server.Output();
+  // Kill once the trial has run 20 steps of 0.1 s: the restart then comes
+  // at least 2 s after the job started, far more than the server takes to
+  // end a job once its limit is reached.
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        const v1::Job::State state = JobState(server);
+        if (state == v1::Job::CANCELLED || state == v1::Job::SUCCEEDED ||
+            state == v1::Job::FAILED) {
+          return true;
+        }
+        auto trials = Trials(server);
+        return !trials.empty() && trials[0].measurements_size() >= 20;
+      },
+      std::chrono::seconds(60)))
+      << server.Output();
+  ASSERT_EQ(JobState(server), v1::Job::RUNNING)
+      << "the job ended before its first trial reported 20 steps\n"
+      << server.Output();
   server.Stop(SIGKILL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const Clock::time_point restarted = Clock::now();
   ASSERT_TRUE(server.Start(&error)) << error;
 
@@ -211,12 +227,12 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
   ASSERT_TRUE(server.JobStub()->GetJob(Context().get(), request, &job).ok());
   EXPECT_EQ(job.state(), v1::Job::CANCELLED) << job.error_message();
   EXPECT_THAT(job.error_message(),
-              ::testing::HasSubstr("maxRunningTime (6s) reached"));
+              ::testing::HasSubstr("maxRunningTime (15s) reached"));
   const Clock::time_point started = FromProto(job.start_time());
   const Clock::time_point ended = FromProto(job.end_time());
-  EXPECT_GE(ended - started, std::chrono::seconds(6));
-  // A limit counted again from the restart would end it 6 s after that.
-  EXPECT_LT(ended - restarted, std::chrono::seconds(6))
+  EXPECT_GE(ended - started, std::chrono::seconds(15));
+  // A limit counted again from the restart would end it 15 s after that.
+  EXPECT_LT(ended - restarted, std::chrono::seconds(15))
       << "restarted " << Seconds(restarted - started) << " s and ended "
       << Seconds(ended - started) << " s after the job started";
   for (const v1::Trial& trial : Trials(server)) {
