@@ -27,6 +27,7 @@
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/trial_table.h"
+#include "src/jobs/take_over.h"
 #include "src/store/runner_lock.h"
 
 namespace hptune::cli {
@@ -329,6 +330,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   options->on_progress = [&](const engine::JobProgress& p) {
     progress.Update(p);
   };
+  const std::filesystem::path runs_dir = options->runs_dir;
   engine::JobRunner runner(**store, engine, **launcher, *std::move(options));
   // The same job ID again, while the job has not ended: its runner died
   // (kill, crash, reboot), so this run takes over instead of refusing.
@@ -336,6 +338,15 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (existing.ok() && !IsTerminal(existing->state)) {
     err << "hptune run: resuming job " << job_id << " ("
         << ToString(existing->state) << "), study database " << db << "\n";
+    // As `hptune serve` does at start-up: the dead runner's replicas are
+    // stopped and the reports it had not read are stored, once.
+    auto taken = jobs::TakeOverJob(**store, engine, runs_dir, *existing, *job);
+    if (!taken.ok()) return Fail(taken.status(), err);
+    if (*taken == jobs::TakeOver::kEnded) {
+      err << "hptune run: job " << job_id
+          << " was being cancelled; it is CANCELLED\n";
+      return kExitCancelled;
+    }
   } else {
     auto submitted = runner.Submit(*job);
     if (!submitted.ok()) return Fail(submitted.status(), err);

@@ -1,10 +1,10 @@
-#include "src/server/draining_launcher.h"
+#include "src/jobs/draining_launcher.h"
 
 #include <utility>
 
 #include "hptune/core/status.h"
 
-namespace hptune::server {
+namespace hptune::jobs {
 
 class DrainingLauncher::Run : public launch::TrialRun {
  public:
@@ -119,4 +119,4 @@ void DrainingLauncher::Drain(std::chrono::milliseconds grace) {
   }
 }
 
-}  // namespace hptune::server
+}  // namespace hptune::jobs

@@ -11,8 +11,8 @@
 //
 // Thread-safety: thread-safe. Each wrapped TrialRun is guarded by its own
 // mutex, so Drain() may terminate a run while its job runner polls it.
-#ifndef HPTUNE_SRC_SERVER_DRAINING_LAUNCHER_H_
-#define HPTUNE_SRC_SERVER_DRAINING_LAUNCHER_H_
+#ifndef HPTUNE_SRC_JOBS_DRAINING_LAUNCHER_H_
+#define HPTUNE_SRC_JOBS_DRAINING_LAUNCHER_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -23,7 +23,7 @@
 
 #include "hptune/launch/launcher.h"
 
-namespace hptune::server {
+namespace hptune::jobs {
 
 class DrainingLauncher : public launch::Launcher {
  public:
@@ -57,6 +57,6 @@ class DrainingLauncher : public launch::Launcher {
   std::set<Run*> runs_;
 };
 
-}  // namespace hptune::server
+}  // namespace hptune::jobs
 
-#endif  // HPTUNE_SRC_SERVER_DRAINING_LAUNCHER_H_
+#endif  // HPTUNE_SRC_JOBS_DRAINING_LAUNCHER_H_

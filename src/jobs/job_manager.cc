@@ -1,4 +1,4 @@
-#include "src/server/job_manager.h"
+#include "src/jobs/job_manager.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,18 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
-#include "src/launch/replica_process.h"
-#include "src/server/trial_recovery.h"
+#include "src/jobs/take_over.h"
 
-namespace hptune::server {
+namespace hptune::jobs {
 namespace {
 
 std::string Quoted(std::string_view text) {
   return absl::StrCat("\"", std::string(text), "\"");
 }
-
-// Replicas that got SIGTERM from a restarted server get this long.
-constexpr std::chrono::milliseconds kLeftoverGrace{2000};
 
 }  // namespace
 
@@ -149,15 +145,6 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
   Bump();
 }
 
-void JobManager::StopLeftovers(std::string_view job_id) {
-  std::error_code ec;
-  std::filesystem::path dir =
-      std::filesystem::absolute(options_.runs_dir / std::string(job_id), ec);
-  if (ec) return;
-  launch::StopMarkedProcessesUnder(dir.lexically_normal().string() + "/",
-                                   kLeftoverGrace);
-}
-
 void JobManager::FailUnresumable(const std::string& job_id,
                                  const std::string& why) {
   const std::string message = absl::StrCat("cannot resume: ", why);
@@ -171,60 +158,30 @@ void JobManager::FailUnresumable(const std::string& job_id,
       .status();
 }
 
-void JobManager::FinishCancelling(const JobRecord& job) {
-  auto trials = store_.ListTrialSummaries(job.study_name);
-  if (trials.ok()) {
-    for (const Trial& trial : *trials) {
-      if (IsTerminal(trial.state)) continue;
-      (void)engine_
-          .MarkTrialCancelled(job.study_name, trial.number,
-                              "the job was cancelled")
-          .status();
-    }
-  }
-  (void)store_
-      .UpdateJob(job.job_id,
-                 [&](JobRecord& j) {
-                   if (IsTerminal(j.state)) return absl::OkStatus();
-                   return j.TransitionTo(JobState::kCancelled,
-                                         SystemClock().Now());
-                 })
-      .status();
-}
-
 void JobManager::ResumeUnfinished() {
   auto jobs = store_.ListJobs();
   if (!jobs.ok()) return;
   for (const JobRecord& record : *jobs) {
     if (IsTerminal(record.state)) continue;
-    // Whatever an earlier server left running of this job has lost its
-    // watcher: stop it before the trial is started again.
-    StopLeftovers(record.job_id);
-    if (record.state == JobState::kCancelling) {
-      FinishCancelling(record);
-      continue;
-    }
     ConfigParseResult parsed = ParseJobConfig(
         record.training_input_json, ConfigFormat::kJson, record.job_id);
     if (!parsed.job) {
+      StopLeftoverReplicas(options_.runs_dir, record.job_id);
       FailUnresumable(
           record.job_id,
-          absl::StrCat("the stored trainingInput no longer "
-                       "parses: ",
+          absl::StrCat("the stored trainingInput no longer parses: ",
                        FieldErrorsToStatus(parsed.errors).message()));
       continue;
     }
     parsed.job->labels = record.labels;
     parsed.job->slurm = record.slurm;
-    // Reports of the lost run that are not stored yet are stored now, and
-    // its files moved aside, so the re-run neither misses nor repeats them.
-    absl::Status recovered =
-        RecoverTrialFiles(engine_, options_.runs_dir, record, *parsed.job);
-    if (!recovered.ok()) {
-      FailUnresumable(record.job_id, std::string(recovered.message()));
+    absl::StatusOr<TakeOver> taken =
+        TakeOverJob(store_, engine_, options_.runs_dir, record, *parsed.job);
+    if (!taken.ok()) {
+      FailUnresumable(record.job_id, std::string(taken.status().message()));
       continue;
     }
-    StartThread(*parsed.job);
+    if (*taken == TakeOver::kRun) StartThread(*parsed.job);
   }
   Bump();
 }
@@ -261,4 +218,4 @@ absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
   return job;
 }
 
-}  // namespace hptune::server
+}  // namespace hptune::jobs

@@ -3,16 +3,16 @@
 //
 // Used by JobService (submit, cancel, watch) and by the server's start-up,
 // which resumes every job a previous server left unfinished (crash safety):
-// local replicas an earlier incarnation left running are stopped first,
-// then the job runner continues the job with the same study, trial numbers
-// and job directories (an ACTIVE trial is re-attached when the launcher
-// still finds it running, as Slurm's does, and otherwise handed back to its
-// slot and re-run under the restart rules). A job left CANCELLING is
-// finished as CANCELLED.
+// TakeOverJob (take_over.h) stops what the dead server left running and
+// stores its unread reports, then the job runner continues the job with the
+// same study, trial numbers and job directories (an ACTIVE trial is
+// re-attached when the launcher still finds it running, as Slurm's does, and
+// otherwise handed back to its slot and re-run under the restart rules). A
+// job left CANCELLING is finished as CANCELLED.
 //
 // Thread-safety: thread-safe.
-#ifndef HPTUNE_SRC_SERVER_JOB_MANAGER_H_
-#define HPTUNE_SRC_SERVER_JOB_MANAGER_H_
+#ifndef HPTUNE_SRC_JOBS_JOB_MANAGER_H_
+#define HPTUNE_SRC_JOBS_JOB_MANAGER_H_
 
 #include <atomic>
 #include <chrono>
@@ -34,7 +34,7 @@
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
 
-namespace hptune::server {
+namespace hptune::jobs {
 
 class JobManager {
  public:
@@ -80,10 +80,8 @@ class JobManager {
   };
   void StartThread(const JobSpec& job);
   void RunJob(JobSpec job, RunningJob* running);
-  void FinishCancelling(const JobRecord& job);
   // Ends a job that cannot be resumed FAILED, saying why.
   void FailUnresumable(const std::string& job_id, const std::string& why);
-  void StopLeftovers(std::string_view job_id);
   void Bump();
 
   store::Store& store_;
@@ -104,6 +102,6 @@ class JobManager {
   std::map<std::string, LaunchedTrials, std::less<>> launched_;
 };
 
-}  // namespace hptune::server
+}  // namespace hptune::jobs
 
-#endif  // HPTUNE_SRC_SERVER_JOB_MANAGER_H_
+#endif  // HPTUNE_SRC_JOBS_JOB_MANAGER_H_

@@ -1,7 +1,5 @@
-#include "src/server/trial_recovery.h"
+#include "src/jobs/trial_recovery.h"
 
-#include <map>
-#include <set>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -10,39 +8,27 @@
 #include "hptune/core/status.h"
 #include "hptune/launch/metrics.h"
 #include "hptune/launch/replica_env.h"
+#include "hptune/launch/stored_reports.h"
 
-namespace hptune::server {
+namespace hptune::jobs {
 namespace {
 
-// Adds the reports of the lost run that are not stored yet.
+// Adds the reports of the lost run that are not stored yet. A program
+// reports through one channel: its hypertune file when it wrote one, else
+// its stdout lines (as TrialExecution reads them).
 absl::Status StoreMissingReports(engine::TuningEngine& engine,
                                  const std::string& study, const Trial& trial,
                                  const std::filesystem::path& metrics_path,
                                  const std::filesystem::path& log_path,
                                  const std::string& metric) {
-  // The hypertune file's reports carry their own timestamps: (time, step)
-  // names a report exactly.
-  std::set<std::pair<int64_t, int64_t>> stored_keys;
-  // Stdout lines often have no time: a report is then its content.
-  std::set<std::pair<int64_t, std::map<std::string, double>>> stored_content;
-  for (const Measurement& m : trial.measurements) {
-    stored_keys.emplace(ToUnixMicros(m.time), m.step);
-    stored_content.emplace(m.step, m.metrics);
-  }
   launch::HypertuneFileReader hypertune(metrics_path);
   ASSIGN_OR_RETURN(std::vector<Measurement> reports, hypertune.ReadNew());
-  if (!reports.empty()) {
-    for (Measurement& m : reports) {
-      if (stored_keys.contains({ToUnixMicros(m.time), m.step})) continue;
-      RETURN_IF_ERROR(engine.AddMeasurement(study, trial.number, std::move(m)));
-    }
-    return absl::OkStatus();
+  if (reports.empty()) {
+    launch::StdoutMetricReader lines(log_path, metric);
+    ASSIGN_OR_RETURN(reports, lines.ReadNew());
   }
-  launch::StdoutMetricReader lines(log_path, metric);
-  ASSIGN_OR_RETURN(reports, lines.ReadNew());
-  for (Measurement& m : reports) {
-    if (stored_content.contains({m.step, m.metrics})) continue;
-    stored_content.emplace(m.step, m.metrics);
+  launch::StoredReports stored(trial.measurements);
+  for (Measurement& m : stored.TakeUnstored(std::move(reports))) {
     RETURN_IF_ERROR(engine.AddMeasurement(study, trial.number, std::move(m)));
   }
   return absl::OkStatus();
@@ -97,4 +83,4 @@ absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
   return absl::OkStatus();
 }
 
-}  // namespace hptune::server
+}  // namespace hptune::jobs

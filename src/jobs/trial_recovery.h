@@ -1,20 +1,20 @@
-// Recovering what a killed server left of a trial in its files.
+// Recovering what a killed runner left of a trial in its files.
 //
-// A trial that was ACTIVE when its server died is run again by the next
-// server, in the same trial directory. Its master's metric file and log
-// still hold the reports of the lost run, some of which the dead server may
-// not have read yet (a report made between its last poll and its death, or
-// by the orphaned trainer afterwards). Fresh metric readers would either
-// miss those or, reading the files from the start, store every earlier
-// report a second time. RecoverTrialFiles stores exactly the reports that
-// are missing, then moves the lost run's files aside (master-0.log ->
-// master-0.log.1, ...), so the new run starts with empty files and the old
+// A trial that was ACTIVE when its runner (`hptune run` or `hptune serve`)
+// died is run again by the next runner, in the same trial directory. Its
+// master's metric file and log still hold the reports of the lost run, some of
+// which the dead runner may not have read yet (a report made between its last
+// poll and its death, or by the orphaned trainer afterwards). Fresh metric
+// readers would either miss those or, reading the files from the start, store
+// every earlier report a second time. RecoverTrialFiles stores exactly the
+// reports that are missing, then moves the lost run's files aside (master-0.log
+// -> master-0.log.1, ...), so the new run starts with empty files and the old
 // logs are kept.
 //
-// Called by JobManager::ResumeUnfinished after the orphans are stopped and
+// Called by TakeOverJob (take_over.h) after the orphans are stopped and
 // before the job runner starts. Not thread-safe per trial directory.
-#ifndef HPTUNE_SRC_SERVER_TRIAL_RECOVERY_H_
-#define HPTUNE_SRC_SERVER_TRIAL_RECOVERY_H_
+#ifndef HPTUNE_SRC_JOBS_TRIAL_RECOVERY_H_
+#define HPTUNE_SRC_JOBS_TRIAL_RECOVERY_H_
 
 #include <filesystem>
 
@@ -22,7 +22,7 @@
 #include "hptune/core/job.h"
 #include "hptune/engine/engine.h"
 
-namespace hptune::server {
+namespace hptune::jobs {
 
 // For every ACTIVE or STOPPING trial of `job`'s study: reports in the
 // master's hypertune file whose (time, step) is not stored, or (when the
@@ -34,6 +34,6 @@ absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
                                const std::filesystem::path& runs_dir,
                                const JobRecord& job, const JobSpec& spec);
 
-}  // namespace hptune::server
+}  // namespace hptune::jobs
 
-#endif  // HPTUNE_SRC_SERVER_TRIAL_RECOVERY_H_
+#endif  // HPTUNE_SRC_JOBS_TRIAL_RECOVERY_H_

@@ -81,4 +81,13 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
   return std::unique_ptr<TrialRun>();
 }
 
+int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
+                         std::chrono::milliseconds grace) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(job_runs_dir, ec);
+  if (ec) return 0;
+  // The trailing slash keeps job "a" from matching job "ab".
+  return StopMarkedProcessesUnder(dir.lexically_normal().string() + "/", grace);
+}
+
 }  // namespace hptune::launch

@@ -17,15 +17,15 @@
 
 #include "hptune/store/store.h"
 #include "hptune/v1/job_service.grpc.pb.h"
+#include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
-#include "src/server/job_manager.h"
 
 namespace hptune::server {
 
 class JobService final : public v1::JobService::Service {
  public:
   // `backend`: where this server runs trials, "local" or "slurm".
-  JobService(store::Store& store, JobManager& jobs,
+  JobService(store::Store& store, jobs::JobManager& jobs,
              const TokenAuthenticator& auth, std::string backend)
       : store_(store), jobs_(jobs), auth_(auth), backend_(std::move(backend)) {}
 
@@ -61,7 +61,7 @@ class JobService final : public v1::JobService::Service {
   absl::StatusOr<v1::Job> DescribeJob(const JobRecord& job, bool with_trials);
 
   store::Store& store_;
-  JobManager& jobs_;
+  jobs::JobManager& jobs_;
   const TokenAuthenticator& auth_;
   const std::string backend_;
 };

@@ -16,9 +16,9 @@
 #include "hptune/engine/job_runner.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/store/sqlite_store.h"
+#include "src/jobs/draining_launcher.h"
+#include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
-#include "src/server/draining_launcher.h"
-#include "src/server/job_manager.h"
 #include "src/server/job_service.h"
 #include "src/server/study_service.h"
 #include "src/store/runner_lock.h"
@@ -45,12 +45,13 @@ class HptuneServer::Impl {
               .gpus = options_.gpus,
               .reattach_grace = options_.termination_grace});
     }
-    launcher_ = std::make_unique<DrainingLauncher>(*options_.launcher);
+    launcher_ = std::make_unique<jobs::DrainingLauncher>(*options_.launcher);
     engine::JobRunnerOptions runner;
     runner.runs_dir = options_.state_dir;
     runner.termination_grace = options_.termination_grace;
     runner.stopping_rule = options_.stopping_rule;
-    jobs_ = std::make_unique<JobManager>(*store_, *engine_, *launcher_, runner);
+    jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
+                                               runner);
     study_service_ = std::make_unique<StudyService>(*store_, *engine_, auth_,
                                                     options_.stopping_rule);
     job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
@@ -124,8 +125,8 @@ class HptuneServer::Impl {
   TokenAuthenticator auth_;
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<engine::TuningEngine> engine_;
-  std::unique_ptr<DrainingLauncher> launcher_;
-  std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<jobs::DrainingLauncher> launcher_;
+  std::unique_ptr<jobs::JobManager> jobs_;
   std::unique_ptr<StudyService> study_service_;
   std::unique_ptr<JobService> job_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -21,6 +21,7 @@
 #define HPTUNE_LAUNCH_LOCAL_LAUNCHER_H_
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +84,13 @@ class LocalLauncher : public Launcher {
   std::string host_;
   std::chrono::milliseconds reattach_grace_;
 };
+
+// Stops every local replica an earlier, killed hptune process left running
+// for the job whose files are under `job_runs_dir` (<runs_dir>/<job>), found
+// by the HPTUNE_REPLICA marker as Reattach finds one trial's: SIGTERM to
+// their process groups, `grace`, SIGKILL. Returns how many were found.
+int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
+                         std::chrono::milliseconds grace);
 
 }  // namespace hptune::launch
 

@@ -1,0 +1,60 @@
+#include "src/jobs/take_over.h"
+
+#include <chrono>
+
+#include "hptune/core/status.h"
+#include "hptune/env/clock.h"
+#include "hptune/launch/local_launcher.h"
+#include "src/jobs/trial_recovery.h"
+
+namespace hptune::jobs {
+namespace {
+
+// Leftover replicas get SIGTERM and this long before SIGKILL.
+constexpr std::chrono::milliseconds kLeftoverGrace{2000};
+
+absl::Status FinishCancelling(store::Store& store, engine::TuningEngine& engine,
+                              const JobRecord& job) {
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   store.ListTrialSummaries(job.study_name));
+  for (const Trial& trial : trials) {
+    if (IsTerminal(trial.state)) continue;
+    RETURN_IF_ERROR(engine
+                        .MarkTrialCancelled(job.study_name, trial.number,
+                                            "the job was cancelled")
+                        .status());
+  }
+  return store
+      .UpdateJob(job.job_id,
+                 [&](JobRecord& j) {
+                   if (IsTerminal(j.state)) return absl::OkStatus();
+                   return j.TransitionTo(JobState::kCancelled,
+                                         SystemClock().Now());
+                 })
+      .status();
+}
+
+}  // namespace
+
+void StopLeftoverReplicas(const std::filesystem::path& runs_dir,
+                          const std::string& job_id) {
+  launch::StopLeftoverReplicas(runs_dir / job_id, kLeftoverGrace);
+}
+
+absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
+                                     engine::TuningEngine& engine,
+                                     const std::filesystem::path& runs_dir,
+                                     const JobRecord& record,
+                                     const JobSpec& spec) {
+  // Whatever the dead runner left running has lost its watcher: stop it
+  // before its trial is started again.
+  StopLeftoverReplicas(runs_dir, record.job_id);
+  if (record.state == JobState::kCancelling) {
+    RETURN_IF_ERROR(FinishCancelling(store, engine, record));
+    return TakeOver::kEnded;
+  }
+  RETURN_IF_ERROR(RecoverTrialFiles(engine, runs_dir, record, spec));
+  return TakeOver::kRun;
+}
+
+}  // namespace hptune::jobs

@@ -1,0 +1,160 @@
+// Crash safety of `hptune run`: the run is SIGKILLed twice while trials run
+// (once mid-trial, once right after a measurement was reported) and run
+// again with the same --job-id and --db, as a user would after a crash. The
+// job must end with exactly maxTrials trials numbered 1..maxTrials, every
+// measurement the trainer reported stored once, and no trainer left
+// behind: the guarantees `hptune serve` gives (serve_crash_test.cc), through
+// the same take-over code (src/jobs/take_over.h).
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/store/sqlite_store.h"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+constexpr int kMaxTrials = 4;
+
+struct Report {
+  int64_t trial;
+  int64_t step;
+  double value;
+};
+
+std::vector<Report> ReadLedger(const std::string& path) {
+  std::vector<Report> reports;
+  std::istringstream in(testing::ReadFileOrEmpty(path));
+  Report r;
+  while (in >> r.trial >> r.step >> r.value) reports.push_back(r);
+  return reports;
+}
+
+class RunCrashTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir();
+    ledger_ = dir_ + "/ledger.txt";
+    config_ = dir_ + "/config.yaml";
+    std::ofstream(config_)
+        << "trainingInput:\n"
+           "  command: [python3, "
+        << testing::SourceDir()
+        << "/tests/integration/testdata/crash_trainer.py]\n"
+           "  args: [--steps=8, --step_seconds=0.1, --ledger="
+        << ledger_
+        << "]\n"
+           "  hyperparameters:\n"
+           "    goal: MINIMIZE\n"
+           "    hyperparameterMetricTag: loss\n"
+           "    maxTrials: "
+        << kMaxTrials
+        << "\n"
+           "    maxParallelTrials: 2\n"
+           "    algorithm: RANDOM_SEARCH\n"
+           "    params:\n"
+           "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
+  }
+
+  std::vector<std::string> Argv() const {
+    return {testing::HptuneBinary(),
+            "run",
+            config_,
+            "--job-id",
+            "crashy",
+            "--db",
+            dir_ + "/h.db",
+            "--runs-dir",
+            runs(),
+            "--grace-seconds",
+            "1",
+            "--quiet"};
+  }
+  std::string runs() const { return dir_ + "/runs"; }
+
+  pid_t StartRun() {
+    return testing::StartProcess(Argv(), dir_ + "/out", dir_ + "/err");
+  }
+
+  void Kill(pid_t pid) {
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  }
+
+  std::vector<Trial> Trials() const {
+    auto store = store::SqliteStore::Open(dir_ + "/h.db");
+    if (!store.ok()) return {};
+    auto trials = (*store)->ListTrials("crashy");
+    return trials.ok() ? *trials : std::vector<Trial>{};
+  }
+
+  std::string dir_, ledger_, config_;
+};
+
+TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
+  // Kill 1: mid-trial, once the first trial has stored two measurements.
+  pid_t run = StartRun();
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        auto trials = Trials();
+        return !trials.empty() && trials[0].measurements.size() >= 2;
+      },
+      std::chrono::seconds(60)))
+      << testing::ReadFileOrEmpty(dir_ + "/err");
+  ASSERT_NO_FATAL_FAILURE(Kill(run));
+  // Its trainers outlive it: orphans unless the next run stops them.
+  EXPECT_FALSE(testing::ReplicasUnder(runs()).empty());
+
+  // Kill 2: right after the trainer reported a measurement (the ledger is
+  // written just after the report reaches the metric file).
+  run = StartRun();
+  const size_t reported_before = ReadLedger(ledger_).size();
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return ReadLedger(ledger_).size() > reported_before + 2; },
+      std::chrono::seconds(60)))
+      << testing::ReadFileOrEmpty(dir_ + "/err");
+  ASSERT_NO_FATAL_FAILURE(Kill(run));
+
+  testing::ProcessResult last = testing::RunProcess(Argv());
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_THAT(last.err, ::testing::HasSubstr("resuming job crashy"));
+
+  const std::vector<Trial> trials = Trials();
+  ASSERT_EQ(trials.size(), static_cast<size_t>(kMaxTrials));
+  for (int i = 0; i < kMaxTrials; ++i) {
+    EXPECT_EQ(trials[i].number, i + 1);  // Dense, none counted twice.
+    EXPECT_EQ(trials[i].state, TrialState::kSucceeded) << trials[i].reason;
+    ASSERT_TRUE(trials[i].final_measurement.has_value());
+    EXPECT_EQ(trials[i].final_measurement->step, 8);
+  }
+  // Every report the trainers made is stored with its trial, once: a report
+  // made before a crash is neither lost nor read again by the re-run (the
+  // re-run itself reports the same steps again, and those count too).
+  std::map<std::tuple<int64_t, int64_t, double>, int> reported, stored;
+  for (const Report& r : ReadLedger(ledger_)) {
+    ++reported[{r.trial, r.step, r.value}];
+  }
+  for (const Trial& trial : trials) {
+    for (const Measurement& m : trial.measurements) {
+      ++stored[{trial.number, m.step, m.metrics.at("loss")}];
+    }
+  }
+  EXPECT_EQ(stored, reported);
+  EXPECT_TRUE(testing::ReplicasUnder(runs()).empty());
+}
+
+}  // namespace
+}  // namespace hptune
