@@ -1,0 +1,62 @@
+// Env: the operating system as hptune's job runner sees it -- the time,
+// waiting for something to happen, and files -- behind one interface, after
+// leveldb's Env, so the runner can be driven on a simulated clock.
+//
+// JobRunner takes an Env; DefaultEnv() is the real one. Processes are the
+// Launcher's (hptune/launch/launcher.h): a trial's replicas are started and
+// watched through it, and a TrialRun hands the runner the descriptors that
+// become readable when a replica exits (TrialRun::ExitFds), which is what
+// the runner waits on. Tests use FakeEnv (tests/testing/fake_env.h): its
+// clock moves only when the runner waits or sleeps.
+//
+// Thread-safety: DefaultEnv() is thread-safe; an Env implementation must be
+// safe to call from the threads of every runner that shares it.
+#ifndef HPTUNE_ENV_ENV_H_
+#define HPTUNE_ENV_ENV_H_
+
+#include <chrono>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/time.h"
+#include "hptune/env/clock.h"
+
+namespace hptune {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The clock the runner reads: job and trial times, scheduling limits.
+  virtual Clock& clock() = 0;
+  Timestamp Now() { return clock().Now(); }
+
+  // Blocks for `duration`.
+  virtual void SleepFor(std::chrono::microseconds duration) = 0;
+  // Blocks until one of `fds` is readable (a pidfd: its process ended) or
+  // `timeout` passed, whichever is first. Spurious early returns are
+  // allowed: the caller looks at what changed.
+  virtual void WaitForReadable(std::span<const int> fds,
+                               std::chrono::microseconds timeout) = 0;
+
+  // Writes `contents` to `path` so that a reader sees the old file or the
+  // new one, never a mix: a temporary file in the same directory, fsync,
+  // rename. The file gets `mode` (0600 by default).
+  virtual absl::Status WriteFileAtomically(const std::filesystem::path& path,
+                                           std::string_view contents,
+                                           int mode = 0600) = 0;
+  // The whole file; NotFound when it does not exist.
+  virtual absl::StatusOr<std::string> ReadFile(
+      const std::filesystem::path& path) = 0;
+};
+
+// The real machine: the system clock, poll(2), POSIX files.
+Env& DefaultEnv();
+
+}  // namespace hptune
+
+#endif  // HPTUNE_ENV_ENV_H_

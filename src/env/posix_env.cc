@@ -1,0 +1,110 @@
+// DefaultEnv(): the real clock, poll(2) and POSIX files.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/env/env.h"
+
+namespace hptune {
+namespace {
+
+absl::Status ErrnoError(std::string_view what,
+                        const std::filesystem::path& path, int err) {
+  std::string message = absl::StrCat(std::string(what), " ", path.string(),
+                                     ": ", std::strerror(err));
+  if (err == ENOENT) return absl::NotFoundError(message);
+  if (err == EACCES || err == EPERM) {
+    return absl::PermissionDeniedError(message);
+  }
+  return absl::InternalError(message);
+}
+
+// Writes all of `data` to `fd`, through short writes and EINTR.
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+class PosixEnv : public Env {
+ public:
+  Clock& clock() override { return SystemClock(); }
+
+  void SleepFor(std::chrono::microseconds duration) override {
+    std::this_thread::sleep_for(duration);
+  }
+
+  void WaitForReadable(std::span<const int> fds,
+                       std::chrono::microseconds timeout) override {
+    std::vector<pollfd> polled;
+    polled.reserve(fds.size());
+    for (int fd : fds) polled.push_back({.fd = fd, .events = POLLIN});
+    // poll(2) counts milliseconds; round up so a short wait still waits.
+    const int ms = static_cast<int>((timeout.count() + 999) / 1000);
+    ::poll(polled.data(), polled.size(), ms);  // EINTR: an early return.
+  }
+
+  absl::Status WriteFileAtomically(const std::filesystem::path& path,
+                                   std::string_view contents,
+                                   int mode) override {
+    std::filesystem::path temporary = path;
+    temporary += absl::StrCat(".tmp.", ::getpid());
+    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                    mode);
+    if (fd < 0) return ErrnoError("cannot create", temporary, errno);
+    const bool written = WriteAll(fd, contents) && ::fsync(fd) == 0;
+    const int write_errno = errno;
+    ::close(fd);
+    if (!written) {
+      ::unlink(temporary.c_str());
+      return ErrnoError("cannot write", temporary, write_errno);
+    }
+    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+      const int rename_errno = errno;
+      ::unlink(temporary.c_str());
+      return ErrnoError("cannot rename into", path, rename_errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> ReadFile(
+      const std::filesystem::path& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoError("cannot open", path, errno);
+    std::string contents;
+    char buffer[1 << 16];
+    while (true) {
+      ssize_t n = ::read(fd, buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int read_errno = errno;
+        ::close(fd);
+        return ErrnoError("cannot read", path, read_errno);
+      }
+      if (n == 0) break;
+      contents.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return contents;
+  }
+};
+
+}  // namespace
+
+Env& DefaultEnv() {
+  static PosixEnv* env = new PosixEnv();  // Never destroyed: used at exit.
+  return *env;
+}
+
+}  // namespace hptune
