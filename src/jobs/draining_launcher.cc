@@ -36,6 +36,12 @@ class DrainingLauncher::Run : public launch::TrialRun {
     std::lock_guard<std::mutex> lock(mutex_);
     return !drained_ && inner_->Queued();
   }
+  // Drained, no exit is reported: nothing to wait for.
+  std::vector<int> ExitFds() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (drained_) return {};
+    return inner_->ExitFds();
+  }
   void Terminate(std::chrono::milliseconds grace) override {
     std::lock_guard<std::mutex> lock(mutex_);
     inner_->Terminate(grace);

@@ -46,6 +46,21 @@ LocalTrialRun::~LocalTrialRun() {
       replicas_.begin(), replicas_.end(),
       [](const Replica& r) { return r.running || !r.groups.empty(); });
   if (anything_left) Terminate(kDestructorGrace);
+  for (Replica& replica : replicas_) Ended(replica);
+}
+
+void LocalTrialRun::Ended(Replica& replica) {
+  replica.running = false;
+  if (replica.pidfd >= 0) close(replica.pidfd);
+  replica.pidfd = -1;
+}
+
+std::vector<int> LocalTrialRun::ExitFds() const {
+  std::vector<int> fds;
+  for (const Replica& replica : replicas_) {
+    if (replica.running && replica.pidfd >= 0) fds.push_back(replica.pidfd);
+  }
+  return fds;
 }
 
 absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
@@ -65,6 +80,8 @@ absl::Status LocalTrialRun::StartReplica(Replica& replica) {
   ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec));
   replica.pid = pid;
   replica.running = true;
+  // Without a pidfd (a kernel before 5.3) the runner polls this replica.
+  replica.pidfd = OpenPidfd(pid);
   replica.groups.push_back(pid);
   return absl::OkStatus();
 }
@@ -74,7 +91,7 @@ absl::Status LocalTrialRun::Collect(std::vector<ReplicaExit>* exits) {
   for (size_t i = 0; i < replicas_.size(); ++i) {
     Replica& replica = replicas_[i];
     auto ended = [&](int wait_status) {
-      replica.running = false;
+      Ended(replica);
       if (exits != nullptr) {
         exits->push_back(Decode(static_cast<int>(i), wait_status));
       }
@@ -88,7 +105,7 @@ absl::Status LocalTrialRun::Collect(std::vector<ReplicaExit>* exits) {
       if (got == replica.pid) {
         ended(wait_status);
       } else if (got < 0 && errno == ECHILD) {
-        replica.running = false;
+        Ended(replica);
         status = absl::InternalError(absl::StrCat(
             DescribeReplica(replica.spec), " (pid ", replica.pid,
             "): its exit status was collected elsewhere in this process "

@@ -37,6 +37,8 @@ class LocalTrialRun : public TrialRun {
   absl::Status Restart(int replica) override;
   bool IsRunning(int replica) const override;
   bool Queued() const override { return false; }  // Started at once.
+  // The pidfds of the replicas running now.
+  std::vector<int> ExitFds() const override;
   void Terminate(std::chrono::milliseconds grace) override;
 
  private:
@@ -44,12 +46,15 @@ class LocalTrialRun : public TrialRun {
     ReplicaLaunch spec;
     pid_t pid = -1;  // The current (or last) process; its group id too.
     bool running = false;
+    int pidfd = -1;  // Of `pid` while running; -1 when none could be opened.
     // Process groups of this replica that may still have members.
     std::vector<pid_t> groups;
   };
 
   explicit LocalTrialRun(const TrialLaunch& launch);
   absl::Status StartReplica(Replica& replica);
+  // The replica's process was collected.
+  static void Ended(Replica& replica);
   // Collects ended processes; an ended replica's exit goes to `exits` when
   // given. Forgets groups that are gone.
   absl::Status Collect(std::vector<ReplicaExit>* exits);

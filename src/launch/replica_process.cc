@@ -214,6 +214,11 @@ std::vector<std::pair<pid_t, int>> ReapGroup(pid_t pgid) {
   return reaped;
 }
 
+// glibc 2.36's <sys/pidfd.h> lacks C linkage under C++: call the kernel.
+int OpenPidfd(pid_t pid) {
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+}
+
 namespace {
 
 // Whether /proc/<pid>/environ holds exactly `entry` ("NAME=value"). False
@@ -239,10 +244,6 @@ bool EnvironHas(pid_t pid, const std::string& entry, bool prefix = false) {
   return false;
 }
 
-// glibc 2.36's <sys/pidfd.h> lacks C linkage under C++: call the kernel.
-int OpenPidfd(pid_t pid) {
-  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-}
 void SignalPidfd(int pidfd, int signal) {
   syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
 }

@@ -33,6 +33,11 @@ std::string DescribeReplica(const ReplicaLaunch& replica);
 //   master 0: cannot start "/no/such": No such file or directory
 absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica);
 
+// A pidfd for `pid` (pidfd_open(2), Linux 5.3+), readable once the process
+// has ended; -1 with errno set when it cannot be opened. Close-on-exec, as
+// every pidfd is.
+int OpenPidfd(pid_t pid);
+
 // Every replica process carries HPTUNE_REPLICA=<its marker> in its
 // environment, and so does everything it starts that keeps the environment.
 // The marker is the replica's absolute log path: unique per runs directory,

@@ -94,6 +94,11 @@ class TrialRun {
   // Its replicas count as running all the same (IsRunning, Poll). Pure, so
   // that a wrapping run cannot forget to pass it on.
   virtual bool Queued() const = 0;
+  // Descriptors that become readable when a replica of this run exits (the
+  // local launcher's pidfds), so a runner can wait for an exit instead of
+  // polling for it. Valid until the next call on this run. Empty when the
+  // backend has none: its runs are polled.
+  virtual std::vector<int> ExitFds() const { return {}; }
   // Stops every replica still running: SIGTERM to its whole process group,
   // then SIGKILL after `grace`; returns when no process of the run is left.
   // Exits seen here are not reported by Poll().
