@@ -69,6 +69,10 @@ class TrialExecution {
   // started yet (launch::TrialRun::Queued).
   bool queued() const { return run_ != nullptr && run_->Queued(); }
   absl::StatusOr<TrialPoll> Poll();
+  // Readable when a replica of the current attempt exits (TrialRun::ExitFds).
+  std::vector<int> ExitFds() const {
+    return run_ ? run_->ExitFds() : std::vector<int>{};
+  }
   // Stops every replica (SIGTERM, grace, SIGKILL) and reads the metrics the
   // master reported before it stopped.
   absl::StatusOr<std::vector<Measurement>> Stop();

@@ -1,6 +1,8 @@
 // The job runner with the real parts: a SQLite file, the local launcher and
 // real replica processes (tests/launch/testdata/dump_trainer.py, which dumps
-// what it was started with and behaves as its DUMP_* knobs say).
+// what it was started with and behaves as its DUMP_* knobs say). The
+// lifecycle rules' every case, on a simulated clock, is in
+// job_lifecycle_test.cc; these check them against real processes.
 #include "hptune/engine/job_runner.h"
 
 #include <signal.h>
@@ -360,142 +362,6 @@ TEST_F(JobRunnerTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
                           "RUNNING -> CANCELLING", "CANCELLING -> CANCELLED"));
 }
 
-TEST_F(JobRunnerTest, AJobPastItsMaxRunningTimeIsCancelledKeepingWhatItGot) {
-  setenv("DUMP_METRIC", "0.5", 1);
-  // Long enough to be cut; finite, so that without the limit the job
-  // succeeds and the test fails instead of hanging.
-  setenv("DUMP_SLEEP", "20", 1);
-  options_.termination_grace = std::chrono::milliseconds(300);
-  const JobSpec job =
-      MakeJob("limited", 1, 0, 4, 2, "  scheduling: {maxRunningTime: 1.5s}\n");
-  // The job's clock moves only once both masters have reported, however
-  // slowly their interpreters start on a loaded machine: first to just short
-  // of the limit, then past it.
-  FakeClock clock(SystemClock().Now());
-  Launcher();
-  JobRunner runner(*store_, *engine_, *launcher_, options_, clock);
-  ASSERT_TRUE(runner.Submit(job).ok());
-  std::atomic<bool> run_returned = false;
-  std::optional<JobState> state_short_of_limit;
-  std::thread clock_mover([&] {
-    const auto reported = [&](int trial) {
-      return std::filesystem::exists(dir_ + "/runs/limited/" +
-                                     std::to_string(trial) +
-                                     "/master-0.metrics");
-    };
-    const auto running = [&] {
-      auto record = store_->GetJob("limited");
-      return record.ok() && record->state == JobState::kRunning;
-    };
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!run_returned && !(reported(1) && reported(2) && running()) &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    clock.Advance(std::chrono::milliseconds(1400));
-    // Many polls of the runner (every 20 ms at most).
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    if (auto record = store_->GetJob("limited"); record.ok()) {
-      state_short_of_limit = record->state;
-    }
-    clock.Advance(std::chrono::milliseconds(100));
-  });
-  auto record = runner.Run(job);
-  run_returned = true;
-  clock_mover.join();
-  ASSERT_TRUE(record.ok()) << record.status();
-  EXPECT_EQ(state_short_of_limit, JobState::kRunning);
-  EXPECT_EQ(record->state, JobState::kCancelled);
-  EXPECT_THAT(record->error_message,
-              HasSubstr("maxRunningTime (1.5s) reached: the job has run "
-                        "since " +
-                        FormatRfc3339(*record->start_time)));
-  EXPECT_EQ(*record->end_time - *record->start_time,
-            std::chrono::milliseconds(1500));
-  auto trials = store_->ListTrials("limited");
-  ASSERT_TRUE(trials.ok());
-  ASSERT_EQ(trials->size(), 2u);
-  for (const Trial& t : *trials) {
-    EXPECT_EQ(t.state, TrialState::kCancelled);
-    EXPECT_THAT(t.reason, HasSubstr("the job was cancelled: maxRunningTime "
-                                    "(1.5s) reached"));
-    // The master's report before the limit is kept.
-    ASSERT_FALSE(t.measurements.empty()) << "trial " << t.number;
-    EXPECT_EQ(t.measurements.back().metrics.at("accuracy"), 0.5);
-  }
-  ExpectNoProcessLeft();
-}
-
-TEST_F(JobRunnerTest, AJobIsPreparingUntilATrialRunsAndMaxWaitTimeEndsTheWait) {
-  // Every GPU is held by someone else: the job's trials cannot start.
-  launch::LocalLauncher& launcher = Launcher("NVIDIA_TESLA_T4:1");
-  const std::vector<launch::ReplicaRequest> one_gpu = {
-      {.type = TaskType::kMaster,
-       .gpu_count = 1,
-       .gpu_type = "NVIDIA_TESLA_T4"}};
-  auto held = launcher.Reserve(one_gpu);
-  ASSERT_TRUE(held.ok()) << held.status();
-  const std::string gpu_yaml =
-      "  masterConfig: {acceleratorConfig: {count: 1, type: "
-      "NVIDIA_TESLA_T4}}\n";
-
-  auto record = SubmitAndRun(MakeJob(
-      "never_ran", 0, 0, 2, 1,
-      gpu_yaml + "  scheduling: {maxWaitTime: 1s, maxRunningTime: 1s}\n"));
-  ASSERT_TRUE(record.ok()) << record.status();
-  EXPECT_EQ(record->state, JobState::kCancelled);
-  EXPECT_THAT(record->error_message,
-              HasSubstr("maxWaitTime (1s) reached: no trial has started "
-                        "running since the job was submitted at " +
-                        FormatRfc3339(record->create_time)));
-  EXPECT_FALSE(record->start_time.has_value());
-  EXPECT_GE(*record->end_time - record->create_time, std::chrono::seconds(1));
-  auto trials = store_->ListTrials("never_ran");
-  ASSERT_TRUE(trials.ok());
-  EXPECT_TRUE(trials->empty());
-
-  // The same wait, ended by the GPU coming free: PREPARING until the trial
-  // runs, then RUNNING, and maxWaitTime, which the job outlives, no longer
-  // applies.
-  setenv("DUMP_METRIC", "0.5", 1);
-  setenv("DUMP_SLEEP", "3", 1);
-  JobSpec job = MakeJob("waited", 0, 0, 1, 1,
-                        gpu_yaml + "  scheduling: {maxWaitTime: 2s}\n");
-  std::vector<JobState> while_held;
-  Timestamp released;
-  std::thread releaser([&] {
-    for (int i = 0; i < 5; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (auto j = store_->GetJob("waited"); j.ok()) {
-        while_held.push_back(j->state);
-      }
-    }
-    released = SystemClock().Now();
-    held->reset();
-  });
-  auto waited = SubmitAndRun(job);
-  releaser.join();
-  ASSERT_TRUE(waited.ok()) << waited.status();
-  EXPECT_EQ(waited->state, JobState::kSucceeded) << waited->error_message;
-  EXPECT_THAT(while_held, Contains(JobState::kPreparing));
-  EXPECT_THAT(while_held, Not(Contains(JobState::kRunning)));
-  ASSERT_TRUE(waited->start_time.has_value());
-  EXPECT_GE(*waited->start_time, released);
-  EXPECT_GT(*waited->end_time - waited->create_time, std::chrono::seconds(2));
-  auto events = store_->ListEvents(0, 1000);
-  ASSERT_TRUE(events.ok());
-  std::vector<std::string> job_states;
-  for (const auto& e : *events) {
-    if (e.kind == "job_state" && e.job_id == "waited") {
-      job_states.push_back(e.detail);
-    }
-  }
-  EXPECT_THAT(job_states,
-              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
-                          "RUNNING -> SUCCEEDED"));
-}
-
 // The local launcher, with each run reported Queued() while `held` is set,
 // as a Slurm job PENDING is (its replicas run all the same here).
 class QueueingLauncher : public launch::Launcher {
@@ -533,6 +399,7 @@ class QueueingLauncher : public launch::Launcher {
       return run_->IsRunning(replica);
     }
     bool Queued() const override { return held_.load(); }
+    std::vector<int> ExitFds() const override { return run_->ExitFds(); }
     void Terminate(std::chrono::milliseconds grace) override {
       run_->Terminate(grace);
     }

@@ -46,7 +46,7 @@
 #include "hptune/core/job.h"
 #include "hptune/core/trial.h"
 #include "hptune/engine/engine.h"
-#include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
 
@@ -79,8 +79,9 @@ struct JobRunnerOptions {
   int max_trial_retries = 3;
   // Between SIGTERM and SIGKILL when replicas are stopped.
   std::chrono::milliseconds termination_grace{5000};
-  // The runner polls replicas and metric files; it polls again at once while
-  // things happen, and backs off to this interval when nothing does.
+  // Between steps the runner waits for a replica to exit (pidfds, at once)
+  // or for this long at most, backing off to it from 0.5 ms while nothing
+  // happens: how late a new report or the cancel flag can be seen.
   std::chrono::milliseconds max_poll_interval{100};
   // The early-stopping policy, for jobs with enableTrialEarlyStopping. The
   // median rule at the step: on learning curves it saved about half the
@@ -96,9 +97,11 @@ struct JobRunnerOptions {
 
 class JobRunner {
  public:
+  // `env` gives the runner its clock and its waits: DefaultEnv(), or a
+  // FakeEnv in tests, whose clock moves only while the runner waits.
   JobRunner(store::Store& store, TuningEngine& engine,
             launch::Launcher& launcher, JobRunnerOptions options,
-            Clock& clock = SystemClock());
+            Env& env = DefaultEnv());
 
   // Checks that `job` can run here (a trainer command, hyperparameters, GPUs
   // the launcher can ever provide) and records it QUEUED with its study
@@ -116,7 +119,7 @@ class JobRunner {
   TuningEngine& engine_;
   launch::Launcher& launcher_;
   JobRunnerOptions options_;
-  Clock& clock_;
+  Env& env_;
 };
 
 }  // namespace hptune::engine

@@ -1,0 +1,353 @@
+#include "src/engine/job_run.h"
+
+#include <algorithm>
+#include <charconv>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
+#include "hptune/core/status.h"
+#include "hptune/launch/replica_env.h"
+#include "src/engine/job_progress.h"
+#include "src/engine/time_limits.h"
+
+namespace hptune::engine::internal {
+
+JobRun::JobRun(store::Store& store, TuningEngine& engine,
+               launch::Launcher& launcher, const JobRunnerOptions& options,
+               Env& env, const JobSpec& job, const JobRecord& record,
+               StudyRecord study, RecordState record_state)
+    : store_(store),
+      engine_(engine),
+      launcher_(launcher),
+      options_(options),
+      env_(env),
+      record_state_(std::move(record_state)),
+      job_(job),
+      submitted_(record.create_time),
+      started_(record.start_time),
+      study_(std::move(study)),
+      requests_(launch::ReplicaRequests(job)),
+      training_input_json_(TrainingInputToJson(job)),
+      job_dir_(job.job_dir.empty() ? options.runs_dir / job.job_id / "job-dir"
+                                   : std::filesystem::path(job.job_dir)),
+      limits_{.max_replica_restarts = options.max_replica_restarts,
+              .max_trial_retries = options.max_trial_retries,
+              .termination_grace = options.termination_grace} {
+  for (int k = 0; k < study_.spec.max_parallel_trials; ++k) {
+    free_slots_.insert(k);
+  }
+}
+
+bool JobRun::Cancelled() const {
+  return options_.cancel != nullptr &&
+         options_.cancel->load(std::memory_order_relaxed);
+}
+
+std::string JobRun::SlotClient(int slot) const {
+  return absl::StrCat(job_.job_id, "/slot-", slot);
+}
+
+absl::Status JobRun::Begin() {
+  ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                   store_.ListTrialSummaries(study_.name));
+  const std::string prefix = absl::StrCat(job_.job_id, "/slot-");
+  for (const Trial& t : trials) {
+    if (t.state != TrialState::kActive || !t.client_id.starts_with(prefix)) {
+      continue;
+    }
+    const std::string_view digits =
+        std::string_view(t.client_id).substr(prefix.size());
+    int slot = -1;
+    auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), slot);
+    if (error != std::errc() || end != digits.data() + digits.size() ||
+        slot < 0) {
+      continue;
+    }
+    unfinished_[t.number] = slot;
+    // A slot beyond today's maxParallelTrials still finishes its trial.
+    free_slots_.insert(slot);
+  }
+  Progress(State());
+  return absl::OkStatus();
+}
+
+int JobRun::NextSlot() const {
+  for (const auto& [trial, slot] : unfinished_) {
+    if (free_slots_.contains(slot)) return slot;
+  }
+  return *free_slots_.begin();
+}
+
+absl::StatusOr<bool> JobRun::StartTrials() {
+  bool started = false;
+  waiting_for_gpus_ = false;
+  while (!exhausted_ && !blocked_ && !free_slots_.empty()) {
+    auto placement = launcher_.Reserve(requests_);
+    if (absl::IsResourceExhausted(placement.status())) {
+      waiting_for_gpus_ = true;
+      break;
+    }
+    RETURN_IF_ERROR(placement.status());
+    const int slot = NextSlot();
+    ASSIGN_OR_RETURN(SuggestResponse response,
+                     engine_.SuggestTrials(study_.name, 1, SlotClient(slot)));
+    if (response.trials.empty()) {
+      // Nothing now; later only if running trials end (maxParallelTrials
+      // counts trials of other clients too) and the study is not done.
+      exhausted_ = response.study_completed || running_.empty();
+      blocked_ = true;
+      break;
+    }
+    ASSIGN_OR_RETURN(bool ok, StartTrial(slot, response.trials.front(),
+                                         *std::move(placement)));
+    started |= ok;
+  }
+  // Slots beyond maxParallelTrials exist only to finish what they held.
+  std::erase_if(free_slots_, [&](int slot) {
+    return slot >= study_.spec.max_parallel_trials &&
+           std::none_of(unfinished_.begin(), unfinished_.end(),
+                        [&](const auto& u) { return u.second == slot; });
+  });
+  return started;
+}
+
+absl::StatusOr<bool> JobRun::StartTrial(
+    int slot, const Trial& trial,
+    std::unique_ptr<launch::Placement> placement) {
+  const std::filesystem::path trial_dir =
+      options_.runs_dir / job_.job_id / std::to_string(trial.number);
+  std::error_code ec;
+  std::filesystem::create_directories(trial_dir, ec);
+  launch::TrialContext context{.job = &job_,
+                               .training_input_json = training_input_json_,
+                               .trial = trial.number,
+                               .parameters = trial.parameters,
+                               .metric_tag = study_.spec.metric_tag,
+                               .job_dir = job_dir_,
+                               .trial_dir = trial_dir};
+  ASSIGN_OR_RETURN(
+      launch::TrialLaunch launch,
+      launch::BuildTrialLaunch(context, requests_, placement->replicas()));
+  launch.job_id = job_.job_id;
+  launch.slurm = job_.slurm;
+  auto execution = std::make_unique<TrialExecution>(
+      store_, launcher_, std::move(launch), std::move(placement),
+      study_.spec.metric_tag, limits_);
+  const bool reattach = unfinished_.erase(trial.number) > 0;
+  RETURN_IF_ERROR(execution->Start(reattach));
+  // Only replicas that kept running report again what is already stored;
+  // a trial started afresh reports new measurements, even equal ones.
+  if (execution->reattached()) {
+    ASSIGN_OR_RETURN(Trial stored, store_.GetTrial(study_.name, trial.number));
+    stored_[trial.number] = launch::StoredReports(stored.measurements);
+  }
+  free_slots_.erase(slot);
+  running_[slot] = std::move(execution);
+  return true;
+}
+
+absl::Status JobRun::Report(std::vector<Measurement> measurements,
+                            int64_t trial) {
+  if (auto stored = stored_.find(trial); stored != stored_.end()) {
+    measurements = stored->second.TakeUnstored(std::move(measurements));
+  }
+  for (Measurement& m : measurements) {
+    RETURN_IF_ERROR(engine_.AddMeasurement(study_.name, trial, std::move(m)));
+    new_measurements_ = true;
+  }
+  return absl::OkStatus();
+}
+
+void JobRun::Release(int slot) {
+  if (auto it = running_.find(slot); it != running_.end()) {
+    stored_.erase(it->second->trial());
+  }
+  running_.erase(slot);
+  free_slots_.insert(slot);
+  blocked_ = false;
+}
+
+absl::StatusOr<bool> JobRun::PollTrials() {
+  bool changed = false;
+  for (auto it = running_.begin(); it != running_.end();) {
+    const int slot = it->first;
+    TrialExecution& execution = *it->second;
+    ++it;  // EndTrial() below erases this entry.
+    ASSIGN_OR_RETURN(TrialPoll poll, execution.Poll());
+    changed |= poll.changed;
+    // Before the trial's outcome is stored: a trial that ended ran first.
+    if (!started_ && !execution.queued()) {
+      RETURN_IF_ERROR(MarkRunning());
+      changed = true;
+    }
+    RETURN_IF_ERROR(NoteQueueExit(execution));
+    RETURN_IF_ERROR(Report(std::move(poll.measurements), execution.trial()));
+    RETURN_IF_ERROR(EndTrial(slot, poll));
+  }
+  // A trial leaving the backend's queue is news too.
+  std::vector<int64_t> waiting;
+  for (const auto& [slot, execution] : running_) {
+    if (execution->queued()) waiting.push_back(execution->trial());
+  }
+  std::sort(waiting.begin(), waiting.end());
+  changed |= waiting != waiting_in_backend_;
+  waiting_in_backend_ = std::move(waiting);
+  return changed;
+}
+
+absl::Status JobRun::EndTrial(int slot, const TrialPoll& poll) {
+  const int64_t trial = running_.at(slot)->trial();
+  switch (poll.outcome) {
+    case TrialPoll::Outcome::kRunning:
+      return absl::OkStatus();
+    case TrialPoll::Outcome::kSucceeded:
+      RETURN_IF_ERROR(
+          engine_.CompleteTrial(study_.name, trial, std::nullopt).status());
+      ++succeeded_;
+      break;
+    case TrialPoll::Outcome::kFailed:
+      RETURN_IF_ERROR(
+          engine_.MarkTrialFailed(study_.name, trial, poll.reason).status());
+      ++failed_;
+      last_failure_ = absl::StrCat("trial ", trial, ": ", poll.reason);
+      break;
+  }
+  Release(slot);
+  return absl::OkStatus();
+}
+
+absl::Status JobRun::StopEarly() {
+  if (!study_.spec.enable_early_stopping || !new_measurements_) {
+    return absl::OkStatus();
+  }
+  new_measurements_ = false;
+  ASSIGN_OR_RETURN(
+      std::vector<algorithms::StoppingDecision> decisions,
+      engine_.CheckEarlyStopping(study_.name, options_.stopping_rule));
+  for (const auto& decision : decisions) {
+    if (!decision.stop) continue;
+    auto it = std::find_if(running_.begin(), running_.end(), [&](auto& r) {
+      return r.second->trial() == decision.trial;
+    });
+    if (it == running_.end()) continue;
+    RETURN_IF_ERROR(
+        engine_.StopTrial(study_.name, decision.trial, decision.reason)
+            .status());
+    ASSIGN_OR_RETURN(std::vector<Measurement> last, it->second->Stop());
+    RETURN_IF_ERROR(Report(std::move(last), decision.trial));
+    RETURN_IF_ERROR(
+        engine_.CompleteTrial(study_.name, decision.trial, std::nullopt)
+            .status());
+    ++succeeded_;
+    ++stopped_early_;
+    busy_ = true;
+    Release(it->first);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JobRun::EndAll(std::string_view reason) {
+  for (auto& [slot, execution] : running_) {
+    ASSIGN_OR_RETURN(std::vector<Measurement> last, execution->Stop());
+    RETURN_IF_ERROR(Report(std::move(last), execution->trial()));
+    RETURN_IF_ERROR(
+        engine_.MarkTrialCancelled(study_.name, execution->trial(), reason)
+            .status());
+  }
+  running_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status JobRun::NoteQueueExit(const TrialExecution& execution) {
+  const int64_t trial = execution.trial();
+  if (execution.queued()) {
+    if (!ran_.contains(trial)) queued_before_running_.insert(trial);
+    return absl::OkStatus();
+  }
+  ran_.insert(trial);
+  if (queued_before_running_.erase(trial) == 0) return absl::OkStatus();
+  return engine_.MarkTrialStarted(study_.name, trial, env_.Now()).status();
+}
+
+JobState JobRun::State() const {
+  return started_ ? JobState::kRunning : JobState::kPreparing;
+}
+
+absl::Status JobRun::MarkRunning() {
+  ASSIGN_OR_RETURN(JobRecord record, record_state_(JobState::kRunning));
+  started_ = record.start_time.value_or(env_.Now());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobOutcome> JobRun::Cancel(std::string message) {
+  RETURN_IF_ERROR(record_state_(JobState::kCancelling).status());
+  Progress(JobState::kCancelling);
+  RETURN_IF_ERROR(EndAll(
+      message.empty() ? std::string("the job was cancelled")
+                      : absl::StrCat("the job was cancelled: ", message)));
+  return JobOutcome{JobState::kCancelled, std::move(message)};
+}
+
+void JobRun::Progress(JobState state) {
+  if (!options_.on_progress) return;
+  std::vector<int64_t> running;
+  for (const auto& [slot, execution] : running_) {
+    running.push_back(execution->trial());
+  }
+  JobProgress progress = BuildProgress({.job_id = job_.job_id,
+                                        .state = state,
+                                        .max_trials = study_.spec.max_trials,
+                                        .succeeded = succeeded_,
+                                        .stopped_early = stopped_early_,
+                                        .failed = failed_,
+                                        .queued = waiting_for_gpus_ ? 1 : 0},
+                                       running, waiting_in_backend_);
+  auto best = engine_.BestTrial(study_.name);
+  if (best.ok()) progress.best = *best;
+  options_.on_progress(progress);
+}
+
+bool JobRun::Done() const {
+  return exhausted_ && running_.empty() && unfinished_.empty();
+}
+
+std::vector<int> JobRun::ExitFds() const {
+  std::vector<int> fds;
+  for (const auto& [slot, execution] : running_) {
+    for (int fd : execution->ExitFds()) fds.push_back(fd);
+  }
+  return fds;
+}
+
+absl::StatusOr<std::optional<JobOutcome>> JobRun::Step() {
+  busy_ = false;
+  if (Cancelled()) return Cancel("");
+  if (std::optional<std::string> limit =
+          TimeLimitReached(job_.scheduling, env_.Now(), submitted_, started_)) {
+    return Cancel(*std::move(limit));
+  }
+  ASSIGN_OR_RETURN(bool changed, PollTrials());
+  RETURN_IF_ERROR(StopEarly());
+  const int max_failed = study_.spec.EffectiveMaxFailedTrials();
+  if (failed_ >= max_failed) {
+    std::string message = absl::StrCat("maxFailedTrials (", max_failed,
+                                       ") reached; last: ", last_failure_);
+    RETURN_IF_ERROR(EndAll("the job failed: maxFailedTrials reached"));
+    return JobOutcome{JobState::kFailed, std::move(message)};
+  }
+  // After the poll, so a slot freed by an ended trial is filled at once.
+  ASSIGN_OR_RETURN(bool started, StartTrials());
+  busy_ |= changed || started;
+  if (busy_) Progress(State());
+  if (!Done()) return std::nullopt;
+  if (succeeded_ == 0 && failed_ > 0) {
+    return JobOutcome{
+        JobState::kFailed,
+        absl::StrCat("no trial succeeded; last: ", last_failure_)};
+  }
+  return JobOutcome{JobState::kSucceeded, ""};
+}
+
+}  // namespace hptune::engine::internal

@@ -1,0 +1,129 @@
+// JobRun: one run of a job by JobRunner::Run, advanced a step at a time.
+//
+// Each Step() does what is due now and never blocks on the trials: it polls
+// every running trial (replica exits, new reports), applies early stopping,
+// checks the job's ends (cancel flag, scheduling limits, maxFailedTrials,
+// every trial done), and starts trials while slots, budget and GPUs allow.
+// Between steps the caller waits on ExitFds() (or sleeps), so a runner on
+// a simulated clock (a FakeEnv, a fake launcher) runs the same code as the
+// real one, only faster.
+//
+// Slots: each of maxParallelTrials slots is a client of the engine
+// ("<job>/slot-<k>"), so a job run again after its runner died gets each
+// slot's unfinished trial back from that slot. A job is done only when the
+// engine has nothing more to suggest AND no trial of the job is still ACTIVE
+// in any slot, so a trial a dead runner left is never abandoned.
+//
+// Not thread-safe: one thread steps a JobRun.
+#ifndef HPTUNE_SRC_ENGINE_JOB_RUN_H_
+#define HPTUNE_SRC_ENGINE_JOB_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/engine/engine.h"
+#include "hptune/engine/job_runner.h"
+#include "hptune/env/env.h"
+#include "hptune/launch/stored_reports.h"
+#include "src/engine/trial_execution.h"
+
+namespace hptune::engine::internal {
+
+// How a job ended: its final state and message.
+struct JobOutcome {
+  JobState state = JobState::kSucceeded;
+  std::string message;
+};
+
+class JobRun {
+ public:
+  // Records a job state (CANCELLING before the replicas are stopped, RUNNING
+  // when the first trial runs) and returns the job as stored.
+  using RecordState = std::function<absl::StatusOr<JobRecord>(JobState)>;
+
+  JobRun(store::Store& store, TuningEngine& engine, launch::Launcher& launcher,
+         const JobRunnerOptions& options, Env& env, const JobSpec& job,
+         const JobRecord& record, StudyRecord study, RecordState record_state);
+
+  // Finds the trials an earlier runner of this job left ACTIVE; call once,
+  // before the first Step().
+  absl::Status Begin();
+  // Does what is due now; the job's outcome once it has ended.
+  absl::StatusOr<std::optional<JobOutcome>> Step();
+  // Whether the last step saw or did anything: then step again at once.
+  bool busy() const { return busy_; }
+  // What to wait on before the next step: readable when a replica exits.
+  std::vector<int> ExitFds() const;
+
+ private:
+  bool Cancelled() const;
+  std::string SlotClient(int slot) const;
+  // The slot to start a trial in next: one whose trial an earlier runner
+  // left unfinished first.
+  int NextSlot() const;
+  absl::StatusOr<bool> StartTrials();
+  absl::StatusOr<bool> StartTrial(int slot, const Trial& trial,
+                                  std::unique_ptr<launch::Placement> placement);
+  absl::StatusOr<bool> PollTrials();
+  absl::Status EndTrial(int slot, const TrialPoll& poll);
+  absl::Status StopEarly();
+  absl::Status EndAll(std::string_view reason);
+  absl::Status Report(std::vector<Measurement> measurements, int64_t trial);
+  void Release(int slot);
+  JobState State() const;
+  void Progress(JobState state);
+  absl::Status MarkRunning();
+  absl::Status NoteQueueExit(const TrialExecution& execution);
+  absl::StatusOr<JobOutcome> Cancel(std::string message);
+  bool Done() const;
+
+  store::Store& store_;
+  TuningEngine& engine_;
+  launch::Launcher& launcher_;
+  const JobRunnerOptions& options_;
+  Env& env_;
+  const RecordState record_state_;
+  const JobSpec& job_;
+  const Timestamp submitted_;
+  std::optional<Timestamp> started_;  // When the job entered RUNNING.
+  const StudyRecord study_;
+  const std::vector<launch::ReplicaRequest> requests_;
+  const std::string training_input_json_;
+  const std::filesystem::path job_dir_;
+  const TrialExecutionLimits limits_;
+
+  std::set<int> free_slots_;
+  std::map<int, std::unique_ptr<TrialExecution>> running_;  // By slot.
+  // Trials an earlier runner left ACTIVE, by number, with their slot; until
+  // they are started again.
+  std::map<int64_t, int> unfinished_;
+  // Of a reattached trial: what the dead runner stored, which its metric
+  // files report again from their start.
+  std::map<int64_t, launch::StoredReports> stored_;
+  bool exhausted_ = false;  // The engine will suggest nothing more.
+  // The engine had nothing to hand out now (budget or parallelism); ask
+  // again when a trial ends.
+  bool blocked_ = false;
+  bool waiting_for_gpus_ = false;
+  std::vector<int64_t> waiting_in_backend_;  // At the last poll, sorted.
+  // Seen waiting in the backend's queue before they ever ran; seen running.
+  // A re-run that waits again keeps its trial's first start.
+  std::set<int64_t> queued_before_running_;
+  std::set<int64_t> ran_;
+  bool new_measurements_ = false;
+  bool busy_ = true;
+  int succeeded_ = 0, stopped_early_ = 0, failed_ = 0;
+  std::string last_failure_;
+};
+
+}  // namespace hptune::engine::internal
+
+#endif  // HPTUNE_SRC_ENGINE_JOB_RUN_H_

@@ -1,0 +1,370 @@
+// The job runner's lifecycle rules on a simulated clock: a FakeLauncher
+// scripts every replica start and a FakeEnv moves time only while the runner
+// waits, so each case runs minutes of a job in milliseconds, the same way
+// every time. The same rules with real processes are in job_runner_test.cc.
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/core/config.h"
+#include "hptune/core/status.h"
+#include "hptune/core/time.h"
+#include "hptune/engine/engine.h"
+#include "hptune/engine/job_runner.h"
+#include "hptune/store/memory_store.h"
+#include "tests/testing/fake_env.h"
+#include "tests/testing/fake_launcher.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune::engine {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using testing::FakeReplica;
+using testing::FakeReport;
+using testing::FakeStart;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+// A job of `workers` workers running a fake trainer that reports "accuracy",
+// with one DOUBLE parameter; `extra` is more trainingInput YAML.
+JobSpec MakeJob(const std::string& id, int workers, int max_trials,
+                int parallel, const std::string& extra = "") {
+  std::string yaml = absl::StrCat(
+      "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n",
+      workers > 0
+          ? absl::StrCat(
+                "  workerType: n1-standard-4\n  workerCount: ", workers, "\n")
+          : "",
+      extra,
+      "  hyperparameters:\n    goal: MAXIMIZE\n"
+      "    hyperparameterMetricTag: accuracy\n    maxTrials: ",
+      max_trials, "\n    maxParallelTrials: ", parallel,
+      "\n    algorithm: RANDOM_SEARCH\n    params:\n"
+      "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, maxValue: "
+      "0.1}\n");
+  ConfigParseResult parsed = ParseJobConfig(yaml, ConfigFormat::kYaml, id);
+  EXPECT_TRUE(parsed.errors.empty())
+      << FieldErrorsToStatus(parsed.errors).message();
+  JobSpec job = *parsed.job;
+  job.command = {"fake-trainer"};
+  return job;
+}
+
+// A master that reports `value` at steps 1..steps, one a second, and exits
+// 0 half a second after the last.
+FakeReplica Curve(double value, int steps) {
+  FakeReplica master{.exits_after =
+                         std::chrono::milliseconds(steps * 1000 + 500)};
+  for (int s = 1; s <= steps; ++s) {
+    master.reports.push_back(
+        {.after = std::chrono::seconds(s), .step = s, .value = value});
+  }
+  return master;
+}
+
+FakeReplica RunsUntilStopped() { return FakeReplica{}; }
+
+class JobLifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::make_unique<store::MemoryStore>(env_.fake_clock());
+    engine_ = std::make_unique<TuningEngine>(*store_, env_.fake_clock());
+    options_.runs_dir = testing::MakeTempDir() + "/runs";
+  }
+
+  void Script(testing::FakeScript script, int gpus = 0) {
+    launcher_ = std::make_unique<testing::FakeLauncher>(
+        env_.fake_clock(), std::move(script), "accuracy", gpus);
+  }
+
+  absl::StatusOr<JobRecord> SubmitAndRun(const JobSpec& job) {
+    JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
+    RETURN_IF_ERROR(runner.Submit(job).status());
+    return runner.Run(job);
+  }
+
+  std::vector<std::string> ReplicaEvents(int64_t trial) {
+    std::vector<std::string> details;
+    auto events = store_->ListEvents(0, 100000);
+    EXPECT_TRUE(events.ok());
+    for (const auto& e : *events) {
+      if (e.kind == "replica" && e.trial_number == trial) {
+        details.push_back(e.detail);
+      }
+    }
+    return details;
+  }
+
+  std::vector<std::string> JobStates(const std::string& job) {
+    std::vector<std::string> states;
+    auto events = store_->ListEvents(0, 100000);
+    EXPECT_TRUE(events.ok());
+    for (const auto& e : *events) {
+      if (e.kind == "job_state" && e.job_id == job) states.push_back(e.detail);
+    }
+    return states;
+  }
+
+  testing::FakeEnv env_;
+  std::unique_ptr<store::MemoryStore> store_;
+  std::unique_ptr<TuningEngine> engine_;
+  std::unique_ptr<testing::FakeLauncher> launcher_;
+  JobRunnerOptions options_;
+};
+
+TEST_F(JobLifecycleTest, AFailedReplicaIsRestartedAndTheMasterDecides) {
+  // The worker fails its first two starts a second in, then runs on.
+  Script([](const FakeStart& s) {
+    if (s.name == "master-0") return Curve(0.9, 3);
+    if (s.start <= 2) return FakeReplica{.exits_after = 1s, .exit_code = 1};
+    return RunsUntilStopped();
+  });
+  auto record = SubmitAndRun(MakeJob("restarts", 1, 1, 1));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  EXPECT_EQ(launcher_->starts(1, "worker-0"), 3);
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 1);
+  EXPECT_THAT(
+      ReplicaEvents(1),
+      ::testing::IsSupersetOf({"worker-0 exited with code 1; restart 1 of 5",
+                               "worker-0 exited with code 1; restart 2 of 5",
+                               "master-0 exited with code 0"}));
+  // The master's exit ends the trial and stops the worker.
+  EXPECT_THAT(launcher_->log(), Contains("trial 1 worker-0 terminated"));
+  auto trial = store_->GetTrial("restarts", 1);
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  ASSERT_TRUE(trial->final_measurement.has_value());
+  EXPECT_EQ(trial->final_measurement->step, 3);
+  EXPECT_EQ(trial->measurements.size(), 3u);
+  // It ended when its master did, 3.5 s in, not a poll interval later.
+  EXPECT_GE(*trial->end_time - *trial->start_time, 3500ms);
+  EXPECT_LE(*trial->end_time - *trial->start_time,
+            3500ms + options_.max_poll_interval);
+}
+
+TEST_F(JobLifecycleTest, AnAttemptOutOfRestartsIsRerunThenTheTrialFails) {
+  Script([](const FakeStart&) {
+    return FakeReplica{.exits_after = 100ms, .exit_code = 1};
+  });
+  options_.max_replica_restarts = 2;
+  options_.max_trial_retries = 1;
+  auto record = SubmitAndRun(MakeJob("always_fails", 0, 1, 1));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kFailed);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("master-0 exited with code 1 after 2 restarts "
+                        "(attempt 2 of 2)"));
+  // Two attempts of a start and two restarts each.
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 6);
+  EXPECT_THAT(ReplicaEvents(1),
+              Contains("attempt 1 of 2 failed: master-0 exited with code 1 "
+                       "after 2 restarts; re-running"));
+  auto trial = store_->GetTrial("always_fails", 1);
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->state, TrialState::kFailed);
+}
+
+TEST_F(JobLifecycleTest, AnAttemptThatCannotStartIsRerunThenFails) {
+  Script([](const FakeStart&) { return FakeReplica{.cannot_start = true}; });
+  options_.max_trial_retries = 2;
+  auto record = SubmitAndRun(MakeJob("cannot_start", 0, 1, 1));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kFailed);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("could not start: master-0: cannot start"));
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 3);
+}
+
+TEST_F(JobLifecycleTest, FailedTrialsBeyondMaxFailedTrialsFailTheJob) {
+  Script([](const FakeStart&) {
+    return FakeReplica{.exits_after = 1s, .exit_code = 1};
+  });
+  options_.max_replica_restarts = 0;
+  options_.max_trial_retries = 0;
+  JobSpec job = MakeJob("too_many_failures", 0, 6, 1);
+  job.study->max_failed_trials = 2;
+  auto record = SubmitAndRun(job);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kFailed);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("maxFailedTrials (2) reached; last: trial 2: "
+                        "master-0 exited with code 1"));
+  auto trials = store_->ListTrials("too_many_failures");
+  ASSERT_TRUE(trials.ok());
+  EXPECT_EQ(trials->size(), 2u);
+}
+
+TEST_F(JobLifecycleTest, AJobPastItsMaxRunningTimeIsCancelledKeepingItsData) {
+  Script([](const FakeStart&) {
+    FakeReplica runs_on = RunsUntilStopped();
+    runs_on.reports = {{.after = 1s, .step = 1, .value = 0.5}};
+    return runs_on;
+  });
+  auto record = SubmitAndRun(
+      MakeJob("limited", 1, 4, 2, "  scheduling: {maxRunningTime: 1.5s}\n"));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kCancelled);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("maxRunningTime (1.5s) reached: the job has run "
+                        "since " +
+                        FormatRfc3339(*record->start_time)));
+  EXPECT_GE(*record->end_time - *record->start_time, 1500ms);
+  EXPECT_LE(*record->end_time - *record->start_time,
+            1500ms + options_.max_poll_interval);
+  auto trials = store_->ListTrials("limited");
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 2u);
+  for (const Trial& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCancelled);
+    EXPECT_THAT(t.reason, HasSubstr("the job was cancelled: maxRunningTime "
+                                    "(1.5s) reached"));
+    ASSERT_EQ(t.measurements.size(), 1u) << "trial " << t.number;
+  }
+  EXPECT_THAT(JobStates("limited"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
+                          "RUNNING -> CANCELLING", "CANCELLING -> CANCELLED"));
+}
+
+TEST_F(JobLifecycleTest, AJobIsPreparingWhileGpusAreBusyUntilMaxWaitTime) {
+  Script([](const FakeStart&) { return Curve(0.5, 1); }, /*gpus=*/1);
+  launcher_->HoldGpus(1);
+  auto record = SubmitAndRun(
+      MakeJob("never_ran", 0, 2, 1,
+              "  masterConfig: {acceleratorConfig: {count: 1, type: "
+              "NVIDIA_TESLA_T4}}\n  scheduling: {maxWaitTime: 1s}\n"));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kCancelled);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("maxWaitTime (1s) reached: no trial has started "
+                        "running since the job was submitted at " +
+                        FormatRfc3339(record->create_time)));
+  EXPECT_FALSE(record->start_time.has_value());
+  EXPECT_GE(*record->end_time - record->create_time, 1s);
+  auto trials = store_->ListTrials("never_ran");
+  ASSERT_TRUE(trials.ok());
+  EXPECT_TRUE(trials->empty());
+}
+
+TEST_F(JobLifecycleTest, AJobWaitsForGpusThenRunsOnceTheyAreFree) {
+  Script([](const FakeStart&) { return Curve(0.5, 1); }, /*gpus=*/1);
+  launcher_->HoldGpus(1);
+  // Another job's GPU comes free 5 s into the wait.
+  const Timestamp free_at = env_.Now() + 5s;
+  std::vector<JobState> states_while_held;
+  env_.on_wait = [&] {
+    auto job = store_->GetJob("waited");
+    if (env_.Now() < free_at) {
+      if (job.ok()) states_while_held.push_back(job->state);
+      return;
+    }
+    launcher_->ReleaseGpus(1);
+    env_.on_wait = nullptr;
+  };
+  auto record = SubmitAndRun(
+      MakeJob("waited", 0, 1, 1,
+              "  masterConfig: {acceleratorConfig: {count: 1, type: "
+              "NVIDIA_TESLA_T4}}\n  scheduling: {maxWaitTime: 60s}\n"));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  EXPECT_THAT(states_while_held, Contains(JobState::kPreparing));
+  EXPECT_THAT(states_while_held, Not(Contains(JobState::kRunning)));
+  ASSERT_TRUE(record->start_time.has_value());
+  EXPECT_GE(*record->start_time, free_at);
+  EXPECT_THAT(JobStates("waited"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
+                          "RUNNING -> SUCCEEDED"));
+}
+
+TEST_F(JobLifecycleTest, ATrialBelowTheMedianIsStoppedEarly) {
+  // Five good trials, then one whose curve is far below theirs.
+  Script(
+      [](const FakeStart& s) { return Curve(s.trial <= 5 ? 0.9 : 0.1, 10); });
+  JobSpec job = MakeJob("stops", 0, 6, 1);
+  job.study->enable_early_stopping = true;
+  auto record = SubmitAndRun(job);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto bad = store_->GetTrial("stops", 6);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->state, TrialState::kSucceeded);
+  EXPECT_TRUE(bad->stopped_early);
+  // Judged once its step reached a quarter of the longest curve's 10.
+  EXPECT_EQ(bad->measurements.size(), 3u);
+  EXPECT_THAT(launcher_->log(), Contains("trial 6 master-0 terminated"));
+  for (int64_t n = 1; n <= 5; ++n) {
+    auto good = store_->GetTrial("stops", n);
+    ASSERT_TRUE(good.ok());
+    EXPECT_FALSE(good->stopped_early) << "trial " << n;
+  }
+}
+
+TEST_F(JobLifecycleTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
+  Script([](const FakeStart&) { return RunsUntilStopped(); });
+  std::atomic<bool> cancel = false;
+  options_.cancel = &cancel;
+  const Timestamp cancel_at = env_.Now() + 10s;
+  env_.on_wait = [&] {
+    if (env_.Now() >= cancel_at) cancel = true;
+  };
+  auto record = SubmitAndRun(MakeJob("cancelled", 1, 4, 2));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kCancelled);
+  auto trials = store_->ListTrials("cancelled");
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 2u);
+  for (const Trial& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCancelled);
+    EXPECT_EQ(t.reason, "the job was cancelled");
+  }
+  EXPECT_THAT(
+      launcher_->log(),
+      ::testing::IsSupersetOf(
+          {"trial 1 master-0 terminated", "trial 1 worker-0 terminated",
+           "trial 2 master-0 terminated", "trial 2 worker-0 terminated"}));
+  EXPECT_THAT(JobStates("cancelled"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
+                          "RUNNING -> CANCELLING", "CANCELLING -> CANCELLED"));
+}
+
+// A runner killed near the end of a job left slot 1's trial ACTIVE after
+// slot 0's ended: the next runner finds nothing to suggest for slot 0, yet
+// the job ends only once slot 1's trial has run to its end.
+TEST_F(JobLifecycleTest, ARunnerTakingOverFinishesTheTrialOfEverySlot) {
+  Script([](const FakeStart&) { return Curve(0.7, 2); });
+  const JobSpec job = MakeJob("taken_over", 0, 2, 2);
+  JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
+  ASSERT_TRUE(runner.Submit(job).ok());
+  // What the dead runner left: trial 1 (slot 0) completed, trial 2 (slot 1)
+  // still ACTIVE; the budget of 2 is used up.
+  auto first = engine_->SuggestTrials("taken_over", 1, "taken_over/slot-0");
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = engine_->SuggestTrials("taken_over", 1, "taken_over/slot-1");
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(engine_
+                  ->CompleteTrial(
+                      "taken_over", 1,
+                      Measurement{.step = 1, .metrics = {{"accuracy", 0.5}}})
+                  .ok());
+
+  auto record = runner.Run(job);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store_->GetTrial("taken_over", 2);
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  EXPECT_EQ(trial->measurements.size(), 2u);
+  EXPECT_EQ(launcher_->starts(2, "master-0"), 1);
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 0);
+}
+
+}  // namespace
+}  // namespace hptune::engine
