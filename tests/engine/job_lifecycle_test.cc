@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,37 @@ TEST_F(JobLifecycleTest, AJobWaitsForGpusThenRunsOnceTheyAreFree) {
   EXPECT_THAT(JobStates("waited"),
               ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
                           "RUNNING -> SUCCEEDED"));
+}
+
+TEST_F(JobLifecycleTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
+  Script([](const FakeStart&) { return Curve(0.5, 1); });
+  launcher_->HoldInQueue(true);
+  const Timestamp released = env_.Now() + 30s;
+  std::optional<Trial> while_held;
+  env_.on_wait = [&] {
+    if (env_.Now() < released) {
+      if (auto t = store_->GetTrial("queued", 1); t.ok()) while_held = *t;
+      return;
+    }
+    launcher_->HoldInQueue(false);
+    env_.on_wait = nullptr;
+  };
+  auto record = SubmitAndRun(MakeJob("queued", 0, 1, 1));
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  // While held, the trial's start was when it was suggested; once the
+  // backend let it go, its start is then, and the job's with it.
+  ASSERT_TRUE(while_held.has_value());
+  ASSERT_TRUE(while_held->start_time.has_value());
+  EXPECT_LT(*while_held->start_time, released);
+  auto trial = store_->GetTrial("queued", 1);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  ASSERT_TRUE(trial->start_time.has_value());
+  EXPECT_GE(*trial->start_time, released);
+  EXPECT_LE(*trial->start_time - released, options_.max_poll_interval);
+  EXPECT_GE(*record->start_time, released);
+  // The trial ran its 1.5 s from its start, not from its suggestion.
+  EXPECT_GE(*trial->end_time - *trial->start_time, 1500ms);
 }
 
 TEST_F(JobLifecycleTest, ATrialBelowTheMedianIsStoppedEarly) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +41,15 @@ pid_t StartSleeper(const std::string& marker) {
   return pid;
 }
 
+// Whether `pid` has exec'd with HPTUNE_REPLICA=`marker`: before its exec a
+// spawned child's environment is still the parent's.
+bool CarriesMarker(pid_t pid, const std::string& marker) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::string environ_text((std::istreambuf_iterator<char>(in)), {});
+  return environ_text.find("HPTUNE_REPLICA=" + marker + '\0') !=
+         std::string::npos;
+}
+
 bool Exited(pid_t pid, std::chrono::seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -63,8 +73,16 @@ TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
   const pid_t worker = StartSleeper(dir + "/j/3/worker-0.log");
   // Another trial's replica must survive.
   const pid_t other = StartSleeper(dir + "/j/4/master-0.log");
-  // Wait until the children have exec'd (their environ is readable).
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Reattach finds only processes that carry the marker: wait until each
+  // has exec'd.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!(CarriesMarker(master, dir + "/j/3/master-0.log") &&
+           CarriesMarker(worker, dir + "/j/3/worker-0.log") &&
+           CarriesMarker(other, dir + "/j/4/master-0.log")) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 
   LocalLauncher launcher({.reattach_grace = std::chrono::milliseconds(500)});
   auto run = launcher.Reattach(launch);

@@ -59,6 +59,14 @@ class FakeLauncher::Run : public launch::TrialRun {
   absl::StatusOr<std::vector<launch::ReplicaExit>> Poll() override {
     const Timestamp now = owner_.clock_.Now();
     std::vector<launch::ReplicaExit> exits;
+    if (owner_.queue_held_) {
+      was_held_ = true;
+      return exits;
+    }
+    if (was_held_) {  // Released: the replicas start now.
+      was_held_ = false;
+      for (Replica& r : replicas_) r.started = now;
+    }
     for (int i = 0; i < static_cast<int>(replicas_.size()); ++i) {
       Replica& r = replicas_[i];
       if (!r.running) continue;
@@ -80,7 +88,7 @@ class FakeLauncher::Run : public launch::TrialRun {
   bool IsRunning(int replica) const override {
     return replicas_.at(replica).running;
   }
-  bool Queued() const override { return false; }
+  bool Queued() const override { return owner_.queue_held_; }
   void Terminate(std::chrono::milliseconds) override {
     for (int i = 0; i < static_cast<int>(replicas_.size()); ++i) {
       if (!replicas_[i].running) continue;
@@ -127,6 +135,7 @@ class FakeLauncher::Run : public launch::TrialRun {
   std::vector<Replica> replicas_;
   std::filesystem::path metric_file_;
   std::string lines_;
+  bool was_held_ = false;
 };
 
 FakeLauncher::FakeLauncher(Clock& clock, FakeScript script, std::string metric,

@@ -67,7 +67,10 @@ class FakeLauncher : public launch::Launcher {
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Start(
       const launch::TrialLaunch& launch) override;
 
-  // Holds `count` GPUs as if another job used them, until Release().
+  // While held, every run is Queued() (a Slurm job PENDING) and its
+  // replicas' time does not start: their scripts run from the release on.
+  void HoldInQueue(bool held) { queue_held_ = held; }
+  // Holds `count` GPUs as if another job used them, until ReleaseGpus().
   void HoldGpus(int count) { held_ += count; }
   void ReleaseGpus(int count) { held_ -= count; }
 
@@ -86,6 +89,7 @@ class FakeLauncher : public launch::Launcher {
   std::string metric_;
   int gpus_ = 0;
   int held_ = 0;  // GPUs in use: placements alive, or HoldGpus.
+  bool queue_held_ = false;
   std::map<std::pair<int64_t, std::string>, int> starts_;
   std::vector<std::string> log_;
 };
