@@ -1,6 +1,6 @@
 // Tests of port reservation: real free ports on 127.0.0.1, never the same
 // port to two live reservations of this process.
-#include "src/launch/port_reservation.h"
+#include "src/launch/local/port_reservation.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

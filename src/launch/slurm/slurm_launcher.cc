@@ -18,7 +18,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "nlohmann/json.hpp"
-#include "src/launch/port_reservation.h"
+#include "src/launch/local/port_reservation.h"
 #include "src/launch/slurm/slurm_commands.h"
 #include "src/launch/slurm/slurm_scripts.h"
 #include "src/launch/slurm/slurm_trial_run.h"

@@ -6,8 +6,8 @@
 // that leave the group (setsid, setpgid) escape it; that needs cgroups, which
 // the local launcher does not use. Internal to the launch module;
 // thread-safe.
-#ifndef HPTUNE_SRC_LAUNCH_REPLICA_PROCESS_H_
-#define HPTUNE_SRC_LAUNCH_REPLICA_PROCESS_H_
+#ifndef HPTUNE_SRC_LAUNCH_LOCAL_REPLICA_PROCESS_H_
+#define HPTUNE_SRC_LAUNCH_LOCAL_REPLICA_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -84,4 +84,4 @@ std::vector<std::pair<pid_t, int>> ReapGroup(pid_t pgid);
 
 }  // namespace hptune::launch
 
-#endif  // HPTUNE_SRC_LAUNCH_REPLICA_PROCESS_H_
+#endif  // HPTUNE_SRC_LAUNCH_LOCAL_REPLICA_PROCESS_H_

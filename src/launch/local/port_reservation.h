@@ -7,8 +7,8 @@
 // are never given twice while a reservation holds them (another program can
 // still take one in between: the trainer's bind is the final word).
 // Thread-safe. Internal to the launch module.
-#ifndef HPTUNE_SRC_LAUNCH_PORT_RESERVATION_H_
-#define HPTUNE_SRC_LAUNCH_PORT_RESERVATION_H_
+#ifndef HPTUNE_SRC_LAUNCH_LOCAL_PORT_RESERVATION_H_
+#define HPTUNE_SRC_LAUNCH_LOCAL_PORT_RESERVATION_H_
 
 #include <memory>
 #include <string>
@@ -42,4 +42,4 @@ class PortReservation {
 
 }  // namespace hptune::launch
 
-#endif  // HPTUNE_SRC_LAUNCH_PORT_RESERVATION_H_
+#endif  // HPTUNE_SRC_LAUNCH_LOCAL_PORT_RESERVATION_H_

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "hptune/core/status.h"
-#include "src/launch/local_trial_run.h"
-#include "src/launch/port_reservation.h"
-#include "src/launch/replica_process.h"
+#include "src/launch/local/local_trial_run.h"
+#include "src/launch/local/port_reservation.h"
+#include "src/launch/local/replica_process.h"
 
 namespace hptune::launch {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/launch/port_reservation.h"
+#include "src/launch/local/port_reservation.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,4 +1,4 @@
-#include "src/launch/replica_process.h"
+#include "src/launch/local/replica_process.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "src/launch/local_trial_run.h"
+#include "src/launch/local/local_trial_run.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
-#include "src/launch/replica_process.h"
+#include "src/launch/local/replica_process.h"
 
 namespace hptune::launch {
 namespace {

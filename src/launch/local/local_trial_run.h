@@ -6,8 +6,8 @@
 // behind; once a group is empty its id is forgotten, because the kernel may
 // give it to an unrelated process. Used by one thread at a time (TrialRun's
 // contract). Internal to the launch module.
-#ifndef HPTUNE_SRC_LAUNCH_LOCAL_TRIAL_RUN_H_
-#define HPTUNE_SRC_LAUNCH_LOCAL_TRIAL_RUN_H_
+#ifndef HPTUNE_SRC_LAUNCH_LOCAL_LOCAL_TRIAL_RUN_H_
+#define HPTUNE_SRC_LAUNCH_LOCAL_LOCAL_TRIAL_RUN_H_
 
 #include <sys/types.h>
 
@@ -69,4 +69,4 @@ class LocalTrialRun : public TrialRun {
 
 }  // namespace hptune::launch
 
-#endif  // HPTUNE_SRC_LAUNCH_LOCAL_TRIAL_RUN_H_
+#endif  // HPTUNE_SRC_LAUNCH_LOCAL_LOCAL_TRIAL_RUN_H_
