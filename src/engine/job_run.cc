@@ -49,6 +49,7 @@ std::string JobRun::SlotClient(int slot) const {
 }
 
 absl::Status JobRun::Begin() {
+  RETURN_IF_ERROR(launcher_.BeginJob(job_));
   ASSIGN_OR_RETURN(std::vector<Trial> trials,
                    store_.ListTrialSummaries(study_.name));
   const std::string prefix = absl::StrCat(job_.job_id, "/slot-");
@@ -131,7 +132,6 @@ absl::StatusOr<bool> JobRun::StartTrial(
       launch::TrialLaunch launch,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));
   launch.job_id = job_.job_id;
-  launch.slurm = job_.slurm;
   auto execution = std::make_unique<TrialExecution>(
       store_, launcher_, std::move(launch), std::move(placement),
       study_.spec.metric_tag, limits_);
@@ -187,12 +187,17 @@ absl::StatusOr<bool> JobRun::PollTrials() {
     RETURN_IF_ERROR(EndTrial(slot, poll));
   }
   // A trial leaving the backend's queue is news too.
+  changed |= NoteWaiting();
+  return changed;
+}
+
+bool JobRun::NoteWaiting() {
   std::vector<int64_t> waiting;
   for (const auto& [slot, execution] : running_) {
     if (execution->queued()) waiting.push_back(execution->trial());
   }
   std::sort(waiting.begin(), waiting.end());
-  changed |= waiting != waiting_in_backend_;
+  const bool changed = waiting != waiting_in_backend_;
   waiting_in_backend_ = std::move(waiting);
   return changed;
 }
@@ -339,7 +344,9 @@ absl::StatusOr<std::optional<JobOutcome>> JobRun::Step() {
   }
   // After the poll, so a slot freed by an ended trial is filled at once.
   ASSIGN_OR_RETURN(bool started, StartTrials());
-  busy_ |= changed || started;
+  // A trial just handed to the backend may wait in its queue: say so from
+  // the first progress report on, not from the next poll.
+  busy_ |= NoteWaiting() || changed || started;
   if (busy_) Progress(State());
   if (!Done()) return std::nullopt;
   if (succeeded_ == 0 && failed_ > 0) {

@@ -73,6 +73,9 @@ class JobRun {
   absl::StatusOr<bool> StartTrial(int slot, const Trial& trial,
                                   std::unique_ptr<launch::Placement> placement);
   absl::StatusOr<bool> PollTrials();
+  // Which running trials the backend holds in its queue now; true when that
+  // changed.
+  bool NoteWaiting();
   absl::Status EndTrial(int slot, const TrialPoll& poll);
   absl::Status StopEarly();
   absl::Status EndAll(std::string_view reason);

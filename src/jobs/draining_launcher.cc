@@ -76,6 +76,10 @@ void DrainingLauncher::BlockIfDraining() {
   never_.wait(lock, [&] { return !draining_; });
 }
 
+absl::Status DrainingLauncher::BeginJob(const JobSpec& job) {
+  return inner_.BeginJob(job);
+}
+
 absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
     const launch::TrialLaunch& launch) {
   BlockIfDraining();

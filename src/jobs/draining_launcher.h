@@ -33,6 +33,7 @@ class DrainingLauncher : public launch::Launcher {
       const std::vector<launch::ReplicaRequest>& requests) const override;
   absl::StatusOr<std::unique_ptr<launch::Placement>> Reserve(
       const std::vector<launch::ReplicaRequest>& requests) override;
+  absl::Status BeginJob(const JobSpec& job) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Start(
       const launch::TrialLaunch& launch) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Reattach(

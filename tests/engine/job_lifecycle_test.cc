@@ -298,9 +298,17 @@ TEST_F(JobLifecycleTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
     launcher_->HoldInQueue(false);
     env_.on_wait = nullptr;
   };
+  // Progress never counts a trial running before it left the queue.
+  std::optional<JobProgress> first_launched;
+  options_.on_progress = [&](const JobProgress& p) {
+    if (!first_launched && !p.launched.empty()) first_launched = p;
+  };
   auto record = SubmitAndRun(MakeJob("queued", 0, 1, 1));
   ASSERT_TRUE(record.ok()) << record.status();
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  ASSERT_TRUE(first_launched.has_value());
+  EXPECT_EQ(first_launched->running, 0);
+  EXPECT_THAT(first_launched->waiting_in_backend, ElementsAre(1));
   // While held, the trial's start was when it was suggested; once the
   // backend let it go, its start is then, and the job's with it.
   ASSERT_TRUE(while_held.has_value());

@@ -69,7 +69,6 @@ struct TrialLaunch {
   std::string job_id;
   int64_t trial = 0;
   std::vector<ReplicaLaunch> replicas;  // replicas[0] is the master.
-  SlurmJobOptions slurm;                // JobSpec::slurm; Slurm only.
 };
 
 // One replica process ending.
@@ -117,6 +116,14 @@ class Launcher {
   // GPUs are busy now (the trial waits QUEUED); CheckFits' error when never.
   virtual absl::StatusOr<std::unique_ptr<Placement>> Reserve(
       const std::vector<ReplicaRequest>& requests) = 0;
+  // Called by the job runner before it launches any trial of `job`, each
+  // time it runs the job: a backend keeps what it needs of the job's own
+  // settings for its trials' launches (the Slurm launcher: the job's sbatch
+  // options, JobSpec::slurm). Errors name the setting.
+  virtual absl::Status BeginJob(const JobSpec& job) {
+    (void)job;
+    return absl::OkStatus();
+  }
   // Starts every replica of `launch`. On error nothing is left running.
   virtual absl::StatusOr<std::unique_ptr<TrialRun>> Start(
       const TrialLaunch& launch) = 0;

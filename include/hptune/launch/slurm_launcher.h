@@ -59,6 +59,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -108,8 +109,11 @@ class SlurmLauncher : public Launcher {
   // ResourceExhausted: a job waits in Slurm's queue, PENDING.
   absl::StatusOr<std::unique_ptr<Placement>> Reserve(
       const std::vector<ReplicaRequest>& requests) override;
+  // Keeps `job.slurm`, the sbatch options its trials' batch jobs get after
+  // the launcher's own.
+  absl::Status BeginJob(const JobSpec& job) override;
   // Writes the attempt's directory and submits the batch job with the
-  // launcher's sbatch options and then the job's (launch.slurm); returns once
+  // launcher's sbatch options and then the job's (BeginJob); returns once
   // sbatch has accepted it (the replicas start when Slurm allocates it).
   // Errors name what failed, e.g. `sbatch: error: invalid partition`.
   absl::StatusOr<std::unique_ptr<TrialRun>> Start(
@@ -132,11 +136,17 @@ class SlurmLauncher : public Launcher {
   // The gres type replicas of AI Platform GPU type `type` ask for: "" for
   // any. NotFound when gpu_types maps other types but not this one.
   absl::StatusOr<std::string> GresType(const std::string& type) const;
+  // The sbatch options BeginJob kept for `job_id`; none when it was not
+  // called.
+  SlurmJobOptions JobOptions(std::string_view job_id) const;
   // The most GPUs of gres type `gres` ("": of any type) one node has.
   int MostGpusOnANode(const std::string& gres) const;
 
   const SlurmOptions options_;
   const NodeGpus node_gpus_;
+  mutable std::mutex mutex_;
+  // Each job's own sbatch options, by job ID (BeginJob).
+  std::map<std::string, SlurmJobOptions, std::less<>> job_options_;
 };
 
 }  // namespace hptune::launch

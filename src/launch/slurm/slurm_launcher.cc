@@ -300,6 +300,18 @@ absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
                                           std::move(ports));
 }
 
+absl::Status SlurmLauncher::BeginJob(const JobSpec& job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  job_options_[job.job_id] = job.slurm;
+  return absl::OkStatus();
+}
+
+SlurmJobOptions SlurmLauncher::JobOptions(std::string_view job_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = job_options_.find(job_id);
+  return it == job_options_.end() ? SlurmJobOptions{} : it->second;
+}
+
 absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
     const TrialLaunch& launch) {
   if (launch.replicas.empty()) {
@@ -387,7 +399,8 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
       "--export=ALL"};
   // The job's options after the launcher's: sbatch takes the last of a
   // repeated option.
-  for (const SlurmJobOptions* sbatch : {&options_.sbatch, &launch.slurm}) {
+  const SlurmJobOptions job_options = JobOptions(launch.job_id);
+  for (const SlurmJobOptions* sbatch : {&options_.sbatch, &job_options}) {
     if (!sbatch->partition.empty()) {
       argv.push_back(absl::StrCat("--partition=", sbatch->partition));
     }

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "hptune/core/status.h"
 #include "hptune/launch/replica_env.h"
 #include "nlohmann/json.hpp"
 #include "src/launch/capture_output.h"
@@ -109,7 +110,9 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
   absl::StatusOr<std::unique_ptr<TrialRun>> StartHeldTrial(
       std::unique_ptr<Placement>* placement) {
     TrialLaunch launch = MakeLaunch(1, placement);
-    launch.slurm.options = {testing_slurm::kHoldOption};
+    JobSpec held = job_;
+    held.slurm.options = {testing_slurm::kHoldOption};
+    RETURN_IF_ERROR(launcher_->BeginJob(held));
     return launcher_->Start(launch);
   }
 
@@ -438,7 +441,9 @@ TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
   ASSERT_TRUE(launcher.ok()) << launcher.status();
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
-  launch.slurm = {.partition = "debug", .time = "7", .options = {"--nice=3"}};
+  JobSpec job = job_;
+  job.slurm = {.partition = "debug", .time = "7", .options = {"--nice=3"}};
+  ASSERT_TRUE((*launcher)->BeginJob(job).ok());
   auto run = (*launcher)->Start(launch);
   ASSERT_TRUE(run.ok()) << run.status();
 
