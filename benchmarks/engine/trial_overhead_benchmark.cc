@@ -9,15 +9,19 @@
 // times is the engine's overhead. BM_JobTrialsSlurm is BM_JobTrials with
 // the Slurm launcher (5 trials a job): one batch job per trial on the test
 // cluster of scripts/start-slurm (SLURM_CONF, else that cluster's config);
-// it reports an error and skips when no cluster answers. `make bench` runs
-// it; figures are in benchmarks/RESULTS.md.
+// it reports an error and skips when no cluster answers. BM_TrialGap
+// measures how soon the next trial starts after a master exits. `make bench`
+// runs it; figures are in benchmarks/RESULTS.md.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
@@ -153,6 +157,77 @@ void BM_LaunchOnly(benchmark::State& state) {
   std::filesystem::remove_all(dir);
 }
 BENCHMARK(BM_LaunchOnly)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The gap between one trial's master exiting and the next trial's master
+// starting: a job of 20 sequential trials whose only replica is
+// stamp_trainer, which records the time it started and the time it exits.
+// Each gap is trial n+1's start minus trial n's exit, so it holds
+// everything the runner does in between (seeing the exit, stopping the
+// trial, storing it, suggesting and launching the next) plus the next
+// process's exec, about a millisecond. Reported: the median and the largest
+// gap over every trial pair of every iteration.
+constexpr char kGapConfig[] = R"(trainingInput:
+  scaleTier: BASIC
+  hyperparameters:
+    goal: MINIMIZE
+    hyperparameterMetricTag: loss
+    maxTrials: 20
+    maxParallelTrials: 1
+    algorithm: RANDOM_SEARCH
+    params:
+    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}
+)";
+
+long long ReadStamp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  long long nanos = -1;
+  in >> nanos;
+  return nanos;
+}
+
+void BM_TrialGap(benchmark::State& state) {
+  const std::filesystem::path dir = TempDir();
+  auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
+  engine::TuningEngine engine(*store);
+  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  engine::JobRunnerOptions options;
+  options.runs_dir = dir / "runs";
+  std::vector<double> gaps_ms;
+  int jobs = 0;
+  for (auto _ : state) {
+    const std::filesystem::path stamps = dir / absl::StrCat("stamps", ++jobs);
+    std::filesystem::create_directories(stamps);
+    JobSpec job = *ParseJobConfig(kGapConfig, ConfigFormat::kYaml,
+                                  absl::StrCat("gap", jobs))
+                       .job;
+    job.command = {HPTUNE_STAMP_TRAINER,
+                   absl::StrCat("--stamp-dir=", stamps.string())};
+    engine::JobRunner runner(*store, engine, launcher, options);
+    if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
+    auto record = runner.Run(job);
+    if (!record.ok() || record->state != JobState::kSucceeded) {
+      state.SkipWithError("the job did not succeed");
+      break;
+    }
+    for (int n = 1; n < job.study->max_trials; ++n) {
+      const long long exited = ReadStamp(stamps / absl::StrCat(n, ".exit"));
+      const long long next = ReadStamp(stamps / absl::StrCat(n + 1, ".start"));
+      if (exited < 0 || next < 0) {
+        state.SkipWithError("a stamp is missing");
+        break;
+      }
+      gaps_ms.push_back(static_cast<double>(next - exited) / 1e6);
+    }
+  }
+  if (!gaps_ms.empty()) {
+    std::sort(gaps_ms.begin(), gaps_ms.end());
+    state.counters["gap_median_ms"] = gaps_ms[gaps_ms.size() / 2];
+    state.counters["gap_p90_ms"] = gaps_ms[gaps_ms.size() * 9 / 10];
+    state.counters["gap_max_ms"] = gaps_ms.back();
+  }
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_TrialGap)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
