@@ -13,6 +13,7 @@
 #include "hptune/core/time.h"
 #include "hptune/v1/job_service.grpc.pb.h"
 #include "nlohmann/json.hpp"
+#include "src/api/conversion.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/job_format.h"
@@ -24,7 +25,6 @@
 #include "src/cli/flags.h"
 #include "src/cli/labels_flag.h"
 #include "src/cli/output.h"
-#include "src/server/conversion.h"
 
 namespace hptune::cli {
 namespace {
@@ -338,8 +338,7 @@ int Submit(Invocation& c, std::ostream& out, std::ostream& err) {
   request.mutable_labels()->insert(submission->job.labels.begin(),
                                    submission->job.labels.end());
   if (!submission->job.slurm.empty()) {
-    *request.mutable_slurm() =
-        server::SlurmOptionsToProto(submission->job.slurm);
+    *request.mutable_slurm() = api::SlurmOptionsToProto(submission->job.slurm);
   }
   v1::Job job;
   grpc::Status status =

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "src/api/grpc_status.h"
 #include "src/server/auth.h"
-#include "src/server/grpc_status.h"
 
 namespace hptune::server {
 
@@ -19,7 +19,7 @@ grpc::Status Serve(const TokenAuthenticator& auth,
                    const grpc::ServerContextBase* context, Body&& body) {
   grpc::Status allowed = auth.Check(*context);
   if (!allowed.ok()) return allowed;
-  return ToGrpcStatus(std::forward<Body>(body)());
+  return api::ToGrpcStatus(std::forward<Body>(body)());
 }
 
 // Ends a callback-API call with `status`. Such a handler runs on the gRPC

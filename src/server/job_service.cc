@@ -15,11 +15,21 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
+#include "src/api/conversion.h"
 #include "src/server/call.h"
-#include "src/server/conversion.h"
 #include "src/server/request_limits.h"
 
 namespace hptune::server {
+
+using api::JobLabelsFromProto;
+using api::JobSpecFromProto;
+using api::JobStateToProto;
+using api::JobToProto;
+using api::SlurmOptionsFromProto;
+using api::TimestampToProto;
+using api::TrialOutputState;
+using api::TrialToOutput;
+
 namespace {
 
 // How often streams look at the store and the logs when nothing woke them.

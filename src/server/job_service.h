@@ -2,7 +2,7 @@
 // job_service.proto), run by the server's JobManager.
 //
 // Created by the server's start-up. SubmitJob validates with core's config
-// parser (conversion.h) and hands the job to the JobManager; GetJob and
+// parser (src/api/conversion.h) and hands the job to the JobManager; GetJob and
 // ListJobs read the store; WatchJob and StreamTrialLogs are server streams
 // that poll the store and the log files, waking early on the JobManager's
 // change notifications, and end when the client cancels or its deadline

@@ -7,11 +7,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "src/api/conversion.h"
 #include "src/server/call.h"
-#include "src/server/conversion.h"
 #include "src/server/request_limits.h"
 
 namespace hptune::server {
+
+using api::MeasurementFromProto;
+using api::ParametersFromProto;
+using api::StudySpecFromProto;
+using api::StudyToProto;
+using api::ToGrpcStatus;
+using api::TrialStateFromProto;
+using api::TrialStateToProto;
+using api::TrialToProto;
+
 namespace {
 
 std::string Quoted(std::string_view text) {

@@ -2,10 +2,10 @@
 // study_service.proto) over hptune's TuningEngine.
 //
 // Created by the server's start-up; each handler authenticates, checks the
-// request's sizes, converts it (conversion.h), calls the engine and converts
-// the reply. Every engine call that changes state is one store transaction,
-// so a reply of OK means the change is durable. Thread-safe: gRPC calls
-// handlers from many threads; the engine serialises what must be.
+// request's sizes, converts it (src/api/conversion.h), calls the engine and
+// converts the reply. Every engine call that changes state is one store
+// transaction, so a reply of OK means the change is durable. Thread-safe: gRPC
+// calls handlers from many threads; the engine serialises what must be.
 #ifndef HPTUNE_SRC_SERVER_STUDY_SERVICE_H_
 #define HPTUNE_SRC_SERVER_STUDY_SERVICE_H_
 

@@ -22,8 +22,8 @@
 #include "hptune/store/memory_store.h"
 #include "hptune/v1/job_service.pb.h"
 #include "hptune/v1/study_service.pb.h"
+#include "src/api/conversion.h"
 #include "src/server/auth.h"
-#include "src/server/conversion.h"
 #include "src/server/study_service.h"
 
 namespace {
@@ -198,8 +198,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // SubmitJob's validation: what the server does before a job exists.
       v1::SubmitJobRequest request;
       if (!request.ParseFromArray(body, static_cast<int>(n))) break;
-      auto job = hptune::server::JobSpecFromProto(request.training_input(),
-                                                  request.job_id());
+      auto job = hptune::api::JobSpecFromProto(request.training_input(),
+                                               request.job_id());
       if (!job.ok() && job.status().message().empty()) {
         std::cerr << "request_fuzzer: SubmitJob refused without a message\n";
         std::abort();

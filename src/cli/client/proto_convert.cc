@@ -4,7 +4,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "hptune/core/status.h"
 #include "nlohmann/json.hpp"
-#include "src/server/conversion.h"
+#include "src/api/conversion.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -48,7 +48,7 @@ std::string MessageToJson(const google::protobuf::Message& message,
 absl::StatusOr<StudyRecord> StudyFromProto(const v1::Study& study) {
   StudyRecord out;
   out.name = study.name();
-  auto spec = server::StudySpecFromProto(study.spec(), "spec");
+  auto spec = api::StudySpecFromProto(study.spec(), "spec");
   if (!spec.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the server sent a study spec hptune cannot read:\n",
@@ -101,7 +101,7 @@ Trial TrialFromProto(const v1::Trial& trial) {
 std::optional<Timestamp> TimeFromProto(
     const google::protobuf::Timestamp& time) {
   if (time.seconds() == 0 && time.nanos() == 0) return std::nullopt;
-  return server::TimestampFromProto(time);
+  return api::TimestampFromProto(time);
 }
 
 }  // namespace hptune::cli::client

@@ -2,7 +2,7 @@
 // TrainingInput message, and the server's Study and Trial messages as the
 // domain values the CLI's tables print (src/cli/trial_table.h), so `studies`
 // and `trials` look the same with --db and over the server. Study specs and
-// timestamps use src/server/conversion.h, the one proto <-> domain mapping;
+// timestamps use src/api/conversion.h, the one proto <-> domain mapping;
 // what is here is the direction only a client needs. Used only by src/cli.
 // Pure functions; thread-safe.
 #ifndef HPTUNE_CLI_CLIENT_PROTO_CONVERT_H_

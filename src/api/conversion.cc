@@ -1,4 +1,4 @@
-#include "src/server/conversion.h"
+#include "src/api/conversion.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -11,7 +11,7 @@
 #include "hptune/core/status.h"
 #include "nlohmann/json.hpp"
 
-namespace hptune::server {
+namespace hptune::api {
 namespace {
 
 using google::protobuf::util::JsonParseOptions;
@@ -515,4 +515,4 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
   return proto;
 }
 
-}  // namespace hptune::server
+}  // namespace hptune::api

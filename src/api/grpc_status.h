@@ -6,17 +6,17 @@
 // mapping keeps the code and the message; an error without a message gets
 // one naming its code, so a client never sees a bare status. Pure functions;
 // thread-safe.
-#ifndef HPTUNE_SRC_SERVER_GRPC_STATUS_H_
-#define HPTUNE_SRC_SERVER_GRPC_STATUS_H_
+#ifndef HPTUNE_SRC_API_GRPC_STATUS_H_
+#define HPTUNE_SRC_API_GRPC_STATUS_H_
 
 #include <grpcpp/support/status.h>
 
 #include "absl/status/status.h"
 
-namespace hptune::server {
+namespace hptune::api {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-}  // namespace hptune::server
+}  // namespace hptune::api
 
-#endif  // HPTUNE_SRC_SERVER_GRPC_STATUS_H_
+#endif  // HPTUNE_SRC_API_GRPC_STATUS_H_

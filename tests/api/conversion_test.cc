@@ -1,4 +1,4 @@
-#include "src/server/conversion.h"
+#include "src/api/conversion.h"
 
 #include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
@@ -9,7 +9,7 @@
 
 #include "hptune/core/config.h"
 
-namespace hptune::server {
+namespace hptune::api {
 namespace {
 
 using ::testing::AllOf;
@@ -321,4 +321,4 @@ TEST(TrialConversionTest, KeepsValueKindsAndStates) {
 }
 
 }  // namespace
-}  // namespace hptune::server
+}  // namespace hptune::api

@@ -1,10 +1,10 @@
-#include "src/server/grpc_status.h"
+#include "src/api/grpc_status.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 
-namespace hptune::server {
+namespace hptune::api {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -21,4 +21,4 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(code, message);
 }
 
-}  // namespace hptune::server
+}  // namespace hptune::api

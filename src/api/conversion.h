@@ -1,15 +1,19 @@
-// Conversion between hptune.v1 messages and hptune's domain types: the only
-// place that knows both (DESIGN.md section 2).
+// Conversion between hptune.v1 messages and hptune's domain types, shared
+// by both ends of the wire (DESIGN.md section 2).
 //
-// Called by the StudyService and JobService handlers. Study specs are
+// Called by the StudyService and JobService handlers of src/server, and by
+// the CLI's client commands (src/cli/client), which read the study specs and
+// times of the server's replies with it and build a submission's
+// SlurmOptions; the rest of reading a Study or Trial reply, which only a
+// client needs, is src/cli/client/proto_convert.h. Study specs are
 // converted field by field and then checked by core's ValidateStudySpec, so
 // errors name the request field ("spec.params[1].minValue: ..."). A job's
 // TrainingInput goes through protobuf's JSON mapping (lowerCamelCase, the
 // keys of a config file) into core's config parser, so a job submitted over
 // gRPC meets exactly the rules and messages of a config file. Pure
 // functions; thread-safe.
-#ifndef HPTUNE_SRC_SERVER_CONVERSION_H_
-#define HPTUNE_SRC_SERVER_CONVERSION_H_
+#ifndef HPTUNE_SRC_API_CONVERSION_H_
+#define HPTUNE_SRC_API_CONVERSION_H_
 
 #include <cstdint>
 #include <optional>
@@ -26,7 +30,7 @@
 #include "hptune/v1/job.pb.h"
 #include "hptune/v1/study.pb.h"
 
-namespace hptune::server {
+namespace hptune::api {
 
 // --- Enums ---
 v1::Trial::State TrialStateToProto(TrialState state);
@@ -100,6 +104,6 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
 google::protobuf::Timestamp TimestampToProto(Timestamp t);
 Timestamp TimestampFromProto(const google::protobuf::Timestamp& t);
 
-}  // namespace hptune::server
+}  // namespace hptune::api
 
-#endif  // HPTUNE_SRC_SERVER_CONVERSION_H_
+#endif  // HPTUNE_SRC_API_CONVERSION_H_

@@ -1,8 +1,8 @@
-#include "src/server/grpc_status.h"
+#include "src/api/grpc_status.h"
 
 #include <gtest/gtest.h>
 
-namespace hptune::server {
+namespace hptune::api {
 namespace {
 
 TEST(ToGrpcStatusTest, KeepsCodeAndMessage) {
@@ -41,4 +41,4 @@ TEST(ToGrpcStatusTest, EmptyMessageNamesTheCode) {
 }
 
 }  // namespace
-}  // namespace hptune::server
+}  // namespace hptune::api
