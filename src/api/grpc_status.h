@@ -1,7 +1,8 @@
-// absl::Status -> grpc::Status: the one place the server maps hptune's error
-// codes to gRPC's.
+// absl::Status <-> grpc::Status: the one place hptune maps its error codes to
+// gRPC's and back.
 //
-// Used by every service handler of src/server before it returns. The codes
+// Used by every service handler of src/server before it returns, and by the
+// CLI's client commands (src/cli/client) to read a failed call. The codes
 // are the same numbers in both libraries (DESIGN.md section 4), so the
 // mapping keeps the code and the message; an error without a message gets
 // one naming its code, so a client never sees a bare status. Pure functions;
@@ -14,6 +15,11 @@
 #include "absl/status/status.h"
 
 namespace hptune::api {
+
+// The same code; one outside gRPC's 0..16 (from a newer abseil) is INTERNAL.
+grpc::StatusCode ToGrpcCode(absl::StatusCode code);
+// The same code; one outside 0..16 is kUnknown.
+absl::StatusCode FromGrpcCode(grpc::StatusCode code);
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 

@@ -40,5 +40,21 @@ TEST(ToGrpcStatusTest, EmptyMessageNamesTheCode) {
   EXPECT_EQ(out.error_message(), "error NOT_FOUND");
 }
 
+TEST(GrpcCodeTest, EveryCodeMapsToTheSameNumberAndBack) {
+  for (int raw = 0; raw <= 16; ++raw) {
+    const auto code = static_cast<absl::StatusCode>(raw);
+    const grpc::StatusCode wire = ToGrpcCode(code);
+    EXPECT_EQ(static_cast<int>(wire), raw);
+    EXPECT_EQ(FromGrpcCode(wire), code);
+  }
+}
+
+TEST(GrpcCodeTest, CodesOutsideTheSharedRangeAreNotPassedOn) {
+  EXPECT_EQ(ToGrpcCode(static_cast<absl::StatusCode>(42)),
+            grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(FromGrpcCode(grpc::StatusCode::DO_NOT_USE),
+            absl::StatusCode::kUnknown);
+}
+
 }  // namespace
 }  // namespace hptune::api

@@ -13,6 +13,7 @@
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "hptune/core/status.h"
+#include "src/api/grpc_status.h"
 #include "src/cli/client/rpc_errors.h"
 
 namespace hptune::cli::client {
@@ -186,7 +187,7 @@ absl::Status ServerConnection::ToStatus(const grpc::Status& status) const {
                    .tls = !options.tls_ca_pem.empty(),
                    .connected = channel != nullptr &&
                                 channel->GetState(false) == GRPC_CHANNEL_READY};
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+  return absl::Status(api::FromGrpcCode(status.error_code()),
                       DescribeRpcError(status, target));
 }
 

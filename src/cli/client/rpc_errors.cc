@@ -1,6 +1,7 @@
 #include "src/cli/client/rpc_errors.h"
 
 #include "absl/strings/str_cat.h"
+#include "src/api/grpc_status.h"
 #include "src/cli/flags.h"
 
 namespace hptune::cli::client {
@@ -40,8 +41,7 @@ int ExitCodeForRpc(const grpc::Status& status) {
 }
 
 int ExitCodeForStatus(const absl::Status& status) {
-  return ExitCodeForRpc(
-      grpc::Status(static_cast<grpc::StatusCode>(status.code()), ""));
+  return ExitCodeForRpc(grpc::Status(api::ToGrpcCode(status.code()), ""));
 }
 
 std::string StatusCodeName(grpc::StatusCode code) {
