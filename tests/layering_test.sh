@@ -4,17 +4,23 @@
 #   engine ──► store and launch interfaces only, never their implementations
 #   algorithms ──► core (+ Eigen, NLopt); no I/O, clock, store or engine
 #   core ──► standard library + absl (+ yaml-cpp/nlohmann in config parsing)
+#   api (wire conversion) ──► core, proto (+ store/engine public headers)
+#   cli ──► api, never server (but `hptune serve`'s composition)
+#   server, jobs ──► launch's public headers only
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
 root=${1:?usage: layering_test.sh SOURCE_DIR}
 cd "$root" || exit 2
 failed=0
 
-# forbid DIRS PATTERN WHY: no file under DIRS may include what PATTERN matches.
+# forbid DIRS PATTERN WHY [EXCEPT...]: no file under DIRS may include what
+# PATTERN matches; EXCEPT are file-name globs (grep --exclude) let off.
 forbid() {
-  local dirs=$1 pattern=$2 why=$3 hits
+  local dirs=$1 pattern=$2 why=$3 hits except=()
+  shift 3
+  for glob in "$@"; do except+=("--exclude=$glob"); done
   # shellcheck disable=SC2086
-  hits=$(grep -rnE "^#include [<\"]($pattern)" $dirs 2>/dev/null)
+  hits=$(grep -rnE ${except[@]+"${except[@]}"} "^#include [<\"]($pattern)" $dirs 2>/dev/null)
   if [ -n "$hits" ]; then
     echo "layering: $why"
     echo "$hits"
@@ -37,6 +43,14 @@ forbid "include/hptune/engine src/engine" \
   "the engine sees interfaces only; concrete parts are chosen in composition roots"
 forbid "include/hptune" 'src/|tests/|"algorithms/' \
   "public headers never include private ones"
+forbid "src/api" \
+  'src/(core|env|store|launch|engine|server|cli)/|hptune/(algorithms|env|launch)/|algorithms/' \
+  "api converts between the wire and core: no server, CLI or private parts"
+forbid "src/cli" 'src/server/' \
+  "the CLI's commands reach a server through src/api; only serve composes it" \
+  'serve_command.*'
+forbid "src/server src/jobs" 'src/launch/' \
+  "the server and job control use launch's public headers only"
 
 # Determinism needs more than include lines: no clock or entropy reads.
 hits=$(grep -rnE '(system|steady|high_resolution)_clock::now|random_device|[^a-z_]s?rand\(|getenv' \
