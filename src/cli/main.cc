@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "src/cli/commands/jobs_command.h"
+#include "src/cli/commands/store_commands.h"
+#include "src/cli/commands/validate_command.h"
 #include "src/cli/flags.h"
-#include "src/cli/jobs_command.h"
 #include "src/cli/run_command.h"
 #include "src/cli/serve_command.h"
-#include "src/cli/store_commands.h"
-#include "src/cli/validate_command.h"
 
 namespace {
 

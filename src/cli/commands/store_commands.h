@@ -1,7 +1,8 @@
-// `hptune studies list|describe` and `hptune trials list|describe`: read a
-// study database (a SQLite file) and print what it holds. Used by main.cc.
-#ifndef HPTUNE_CLI_STORE_COMMANDS_H_
-#define HPTUNE_CLI_STORE_COMMANDS_H_
+// `hptune studies list|describe` and `hptune trials list|describe`: read the
+// studies of an hptune server, or of a study database (a SQLite file, --db),
+// and print them. Used only by src/cli/main.cc.
+#ifndef HPTUNE_CLI_COMMANDS_STORE_COMMANDS_H_
+#define HPTUNE_CLI_COMMANDS_STORE_COMMANDS_H_
 
 #include <ostream>
 #include <string>
@@ -18,4 +19,4 @@ int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace hptune::cli
 
-#endif  // HPTUNE_CLI_STORE_COMMANDS_H_
+#endif  // HPTUNE_CLI_COMMANDS_STORE_COMMANDS_H_

@@ -2,8 +2,8 @@
 // on an hptune server (`hptune serve`), as `gcloud ai-platform jobs` does
 // them on AI Platform. Every subcommand has --help with its flags and an
 // example. Used only by src/cli/main.cc.
-#ifndef HPTUNE_CLI_JOBS_COMMAND_H_
-#define HPTUNE_CLI_JOBS_COMMAND_H_
+#ifndef HPTUNE_CLI_COMMANDS_JOBS_COMMAND_H_
+#define HPTUNE_CLI_COMMANDS_JOBS_COMMAND_H_
 
 #include <ostream>
 #include <string>
@@ -18,4 +18,4 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace hptune::cli
 
-#endif  // HPTUNE_CLI_JOBS_COMMAND_H_
+#endif  // HPTUNE_CLI_COMMANDS_JOBS_COMMAND_H_

@@ -1,6 +1,6 @@
 // `hptune validate`: parse a config with the builtin machine catalogue and
 // show the job it describes, or every error in it.
-#include "src/cli/validate_command.h"
+#include "src/cli/commands/validate_command.h"
 
 #include <algorithm>
 #include <cerrno>

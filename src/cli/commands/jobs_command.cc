@@ -1,4 +1,4 @@
-#include "src/cli/jobs_command.h"
+#include "src/cli/commands/jobs_command.h"
 
 #include <algorithm>
 #include <chrono>

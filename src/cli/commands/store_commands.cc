@@ -1,4 +1,4 @@
-#include "src/cli/store_commands.h"
+#include "src/cli/commands/store_commands.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -4,8 +4,8 @@
 // Called by the `hptune` binary's main; tests call it directly with string
 // streams. Exit codes (src/cli/flags.h): 0 valid, 2 invalid or unreadable
 // config, 64 bad usage.
-#ifndef HPTUNE_CLI_VALIDATE_COMMAND_H_
-#define HPTUNE_CLI_VALIDATE_COMMAND_H_
+#ifndef HPTUNE_CLI_COMMANDS_VALIDATE_COMMAND_H_
+#define HPTUNE_CLI_COMMANDS_VALIDATE_COMMAND_H_
 
 #include <ostream>
 #include <string>
@@ -20,4 +20,4 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace hptune::cli
 
-#endif  // HPTUNE_CLI_VALIDATE_COMMAND_H_
+#endif  // HPTUNE_CLI_COMMANDS_VALIDATE_COMMAND_H_
