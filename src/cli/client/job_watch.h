@@ -1,6 +1,6 @@
 // Follows a job on an hptune server through JobService.WatchJob until it
 // ends, across restarts of the server. Used by `hptune jobs submit --wait`,
-// `jobs cancel --wait` and `jobs watch` (src/cli/jobs_command.cc).
+// `jobs cancel --wait` and `jobs watch` (src/cli/commands/jobs).
 //
 // A watch starts from the job as it is now: the watcher reports the job's
 // state, then reads the trials so far with GetJob and reports each, timed by

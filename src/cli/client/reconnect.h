@@ -1,7 +1,7 @@
 // Rides out a server that goes away while a command follows a job: `jobs
 // submit --wait/--stream-logs`, `jobs watch`, `jobs cancel --wait` and
 // `jobs stream-logs --follow` (through job_watch.h and
-// src/cli/jobs_command.cc).
+// src/cli/commands/jobs).
 //
 // A server that restarts (an upgrade, SIGTERM's drain, a crash) resumes its
 // jobs, so a long job outlives the calls that followed it. Once the server

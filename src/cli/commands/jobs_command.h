@@ -1,7 +1,8 @@
-// `hptune jobs submit|list|describe|cancel|stream-logs|watch`: training jobs
-// on an hptune server (`hptune serve`), as `gcloud ai-platform jobs` does
+// `hptune jobs submit|list|describe|cancel|update|stream-logs|watch`: training
+// jobs on an hptune server (`hptune serve`), as `gcloud ai-platform jobs` does
 // them on AI Platform. Every subcommand has --help with its flags and an
-// example. Used only by src/cli/main.cc.
+// example, and is one file of src/cli/commands/jobs/; this is the dispatcher.
+// Used only by src/cli/main.cc.
 #ifndef HPTUNE_CLI_COMMANDS_JOBS_COMMAND_H_
 #define HPTUNE_CLI_COMMANDS_JOBS_COMMAND_H_
 
