@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "src/cli/commands/jobs_command.h"
+#include "src/cli/commands/run_command.h"
+#include "src/cli/commands/serve_command.h"
 #include "src/cli/commands/store_commands.h"
 #include "src/cli/commands/validate_command.h"
 #include "src/cli/flags.h"
-#include "src/cli/run_command.h"
-#include "src/cli/serve_command.h"
 
 namespace {
 

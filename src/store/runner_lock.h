@@ -1,6 +1,6 @@
 // RunnerLock: which processes may run jobs on one database file. Used by
 // `hptune serve` (src/server/server.cc) and `hptune run`
-// (src/cli/run_command.cc).
+// (src/cli/commands/run_command.cc).
 //
 // A server resumes every unfinished job of its database, so nothing else
 // may run jobs there: it holds the lock exclusively. Each `hptune run` runs

@@ -1,4 +1,4 @@
-#include "src/cli/serve_command.h"
+#include "src/cli/commands/serve_command.h"
 
 #include <signal.h>
 #include <sys/prctl.h>

@@ -2,8 +2,8 @@
 // process (SQLite file, local launcher), with live progress, then prints the
 // trial table and the best trial. Ctrl-C cancels the job cleanly. Used only
 // by src/cli/main.cc.
-#ifndef HPTUNE_CLI_RUN_COMMAND_H_
-#define HPTUNE_CLI_RUN_COMMAND_H_
+#ifndef HPTUNE_CLI_COMMANDS_RUN_COMMAND_H_
+#define HPTUNE_CLI_COMMANDS_RUN_COMMAND_H_
 
 #include <ostream>
 #include <string>
@@ -16,4 +16,4 @@ int RunRunCommand(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace hptune::cli
 
-#endif  // HPTUNE_CLI_RUN_COMMAND_H_
+#endif  // HPTUNE_CLI_COMMANDS_RUN_COMMAND_H_

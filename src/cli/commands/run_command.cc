@@ -1,4 +1,4 @@
-#include "src/cli/run_command.h"
+#include "src/cli/commands/run_command.h"
 
 #include <sys/prctl.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // `hptune serve [flags]`: runs the gRPC server (StudyService, JobService,
 // health, reflection) until SIGTERM or Ctrl-C. Used only by
 // src/cli/main.cc.
-#ifndef HPTUNE_CLI_SERVE_COMMAND_H_
-#define HPTUNE_CLI_SERVE_COMMAND_H_
+#ifndef HPTUNE_CLI_COMMANDS_SERVE_COMMAND_H_
+#define HPTUNE_CLI_COMMANDS_SERVE_COMMAND_H_
 
 #include <ostream>
 #include <string>
@@ -15,4 +15,4 @@ int RunServeCommand(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace hptune::cli
 
-#endif  // HPTUNE_CLI_SERVE_COMMAND_H_
+#endif  // HPTUNE_CLI_COMMANDS_SERVE_COMMAND_H_
