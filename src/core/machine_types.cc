@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 namespace hptune {
 namespace {

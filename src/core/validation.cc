@@ -12,7 +12,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 namespace hptune {
 namespace {

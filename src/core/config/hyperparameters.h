@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "hptune/core/study.h"
-#include "src/core/config_reader.h"
-#include "src/core/config_tree.h"
+#include "src/core/config/reader.h"
+#include "src/core/config/tree.h"
 
 namespace hptune::config_internal {
 

@@ -1,11 +1,11 @@
-#include "src/core/config_labels.h"
+#include "src/core/config/labels.h"
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 namespace hptune {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "hptune/core/config.h"
-#include "src/core/config_tree.h"
+#include "src/core/config/tree.h"
 
 namespace hptune::config_internal {
 

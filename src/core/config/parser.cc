@@ -15,13 +15,13 @@
 
 #include "hptune/core/config.h"
 #include "hptune/core/machine_types.h"
-#include "src/core/config_backend.h"
-#include "src/core/config_hyperparameters.h"
-#include "src/core/config_labels.h"
-#include "src/core/config_reader.h"
-#include "src/core/config_text.h"
-#include "src/core/config_training_input.h"
-#include "src/core/config_tree.h"
+#include "src/core/config/backend.h"
+#include "src/core/config/hyperparameters.h"
+#include "src/core/config/labels.h"
+#include "src/core/config/reader.h"
+#include "src/core/config/text.h"
+#include "src/core/config/training_input.h"
+#include "src/core/config/tree.h"
 
 namespace hptune {
 namespace {

@@ -6,7 +6,7 @@
 #define HPTUNE_SRC_CORE_CONFIG_SCHEDULING_H_
 
 #include "hptune/core/job.h"
-#include "src/core/config_reader.h"
+#include "src/core/config/reader.h"
 
 namespace hptune::config_internal {
 

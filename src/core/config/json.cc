@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "src/core/config_text.h"
-#include "src/core/config_tree.h"
+#include "src/core/config/text.h"
+#include "src/core/config/tree.h"
 
 namespace hptune::config_internal {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "hptune/core/job.h"
 #include "hptune/core/machine_types.h"
-#include "src/core/config_reader.h"
-#include "src/core/config_tree.h"
+#include "src/core/config/reader.h"
+#include "src/core/config/tree.h"
 
 namespace hptune::config_internal {
 

@@ -1,4 +1,4 @@
-#include "src/core/config_scheduling.h"
+#include "src/core/config/scheduling.h"
 
 #include <chrono>
 #include <cstdint>

@@ -15,7 +15,7 @@
 #define HPTUNE_SRC_CORE_CONFIG_BACKEND_H_
 
 #include "hptune/core/config.h"
-#include "src/core/config_reader.h"
+#include "src/core/config/reader.h"
 
 namespace hptune::config_internal {
 

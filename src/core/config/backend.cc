@@ -1,11 +1,11 @@
-#include "src/core/config_backend.h"
+#include "src/core/config/backend.h"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 namespace hptune {
 namespace {

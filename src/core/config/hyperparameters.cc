@@ -1,5 +1,5 @@
 // Reading `trainingInput.hyperparameters` into a StudySpec.
-#include "src/core/config_hyperparameters.h"
+#include "src/core/config/hyperparameters.h"
 
 #include <charconv>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "hptune/core/search_space.h"
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 namespace hptune::config_internal {
 namespace {

@@ -1,5 +1,5 @@
 // Reading `trainingInput` (all but the hyperparameters block) into a JobSpec.
-#include "src/core/config_training_input.h"
+#include "src/core/config/training_input.h"
 
 #include <cstdint>
 #include <optional>
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "src/core/config_scheduling.h"
-#include "src/core/config_text.h"
+#include "src/core/config/scheduling.h"
+#include "src/core/config/text.h"
 
 namespace hptune::config_internal {
 namespace {

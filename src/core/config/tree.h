@@ -1,9 +1,9 @@
 // A JSON-like tree of a parsed config file, with the position of each node.
 //
-// Private to config parsing: the YAML and JSON adapters (config_yaml.cc,
-// config_json.cc) turn text into this tree and catch everything their
-// libraries throw; the readers validate the tree. Keeping one tree for both
-// formats means every rule is written once. Value types; thread-compatible.
+// Private to config parsing: the YAML and JSON adapters (yaml.cc, json.cc)
+// turn text into this tree and catch everything their libraries throw; the
+// readers validate the tree. Keeping one tree for both formats means every
+// rule is written once. Value types; thread-compatible.
 #ifndef HPTUNE_SRC_CORE_CONFIG_TREE_H_
 #define HPTUNE_SRC_CORE_CONFIG_TREE_H_
 

@@ -1,5 +1,5 @@
 // Text helpers for config and validation messages.
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,11 +1,11 @@
 // Reading a ConfigNode tree field by field, collecting every error.
-#include "src/core/config_reader.h"
+#include "src/core/config/reader.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-#include "src/core/config_text.h"
+#include "src/core/config/text.h"
 
 namespace hptune::config_internal {
 namespace {

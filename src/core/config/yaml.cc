@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "src/core/config_text.h"
-#include "src/core/config_tree.h"
+#include "src/core/config/text.h"
+#include "src/core/config/tree.h"
 
 namespace hptune::config_internal {
 namespace {
