@@ -1,8 +1,8 @@
 #include "src/engine/job_run.h"
 
 #include <algorithm>
-#include <charconv>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
@@ -33,90 +33,54 @@ JobRun::JobRun(store::Store& store, TuningEngine& engine,
                                    : std::filesystem::path(job.job_dir)),
       limits_{.max_replica_restarts = options.max_replica_restarts,
               .max_trial_retries = options.max_trial_retries,
-              .termination_grace = options.termination_grace} {
-  for (int k = 0; k < study_.spec.max_parallel_trials; ++k) {
-    free_slots_.insert(k);
-  }
-}
+              .termination_grace = options.termination_grace},
+      slots_(job.job_id, study_.spec.max_parallel_trials) {}
 
 bool JobRun::Cancelled() const {
   return options_.cancel != nullptr &&
          options_.cancel->load(std::memory_order_relaxed);
 }
 
-std::string JobRun::SlotClient(int slot) const {
-  return absl::StrCat(job_.job_id, "/slot-", slot);
-}
-
 absl::Status JobRun::Begin() {
   RETURN_IF_ERROR(launcher_.BeginJob(job_));
   ASSIGN_OR_RETURN(std::vector<Trial> trials,
                    store_.ListTrialSummaries(study_.name));
-  const std::string prefix = absl::StrCat(job_.job_id, "/slot-");
-  for (const Trial& t : trials) {
-    if (t.state != TrialState::kActive || !t.client_id.starts_with(prefix)) {
-      continue;
-    }
-    const std::string_view digits =
-        std::string_view(t.client_id).substr(prefix.size());
-    int slot = -1;
-    auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), slot);
-    if (error != std::errc() || end != digits.data() + digits.size() ||
-        slot < 0) {
-      continue;
-    }
-    unfinished_[t.number] = slot;
-    // A slot beyond today's maxParallelTrials still finishes its trial.
-    free_slots_.insert(slot);
-  }
+  slots_.FindUnfinished(trials);
   Progress(State());
   return absl::OkStatus();
-}
-
-int JobRun::NextSlot() const {
-  for (const auto& [trial, slot] : unfinished_) {
-    if (free_slots_.contains(slot)) return slot;
-  }
-  return *free_slots_.begin();
 }
 
 absl::StatusOr<bool> JobRun::StartTrials() {
   bool started = false;
   waiting_for_gpus_ = false;
-  while (!exhausted_ && !blocked_ && !free_slots_.empty()) {
+  while (!exhausted_ && !blocked_ && slots_.HasFree()) {
     auto placement = launcher_.Reserve(requests_);
     if (absl::IsResourceExhausted(placement.status())) {
       waiting_for_gpus_ = true;
       break;
     }
     RETURN_IF_ERROR(placement.status());
-    const int slot = NextSlot();
-    ASSIGN_OR_RETURN(SuggestResponse response,
-                     engine_.SuggestTrials(study_.name, 1, SlotClient(slot)));
+    const int slot = slots_.NextFree();
+    ASSIGN_OR_RETURN(
+        SuggestResponse response,
+        engine_.SuggestTrials(study_.name, 1, slots_.Client(slot)));
     if (response.trials.empty()) {
       // Nothing now; later only if running trials end (maxParallelTrials
       // counts trials of other clients too) and the study is not done.
-      exhausted_ = response.study_completed || running_.empty();
+      exhausted_ = response.study_completed || slots_.running().empty();
       blocked_ = true;
       break;
     }
-    ASSIGN_OR_RETURN(bool ok, StartTrial(slot, response.trials.front(),
-                                         *std::move(placement)));
-    started |= ok;
+    RETURN_IF_ERROR(
+        StartTrial(slot, response.trials.front(), *std::move(placement)));
+    started = true;
   }
-  // Slots beyond maxParallelTrials exist only to finish what they held.
-  std::erase_if(free_slots_, [&](int slot) {
-    return slot >= study_.spec.max_parallel_trials &&
-           std::none_of(unfinished_.begin(), unfinished_.end(),
-                        [&](const auto& u) { return u.second == slot; });
-  });
+  slots_.Trim();
   return started;
 }
 
-absl::StatusOr<bool> JobRun::StartTrial(
-    int slot, const Trial& trial,
-    std::unique_ptr<launch::Placement> placement) {
+absl::Status JobRun::StartTrial(int slot, const Trial& trial,
+                                std::unique_ptr<launch::Placement> placement) {
   const std::filesystem::path trial_dir =
       options_.runs_dir / job_.job_id / std::to_string(trial.number);
   std::error_code ec;
@@ -135,17 +99,15 @@ absl::StatusOr<bool> JobRun::StartTrial(
   auto execution = std::make_unique<TrialExecution>(
       store_, launcher_, std::move(launch), std::move(placement),
       study_.spec.metric_tag, limits_);
-  const bool reattach = unfinished_.erase(trial.number) > 0;
-  RETURN_IF_ERROR(execution->Start(reattach));
+  RETURN_IF_ERROR(execution->Start(slots_.TakeUnfinished(trial.number)));
   // Only replicas that kept running report again what is already stored;
   // a trial started afresh reports new measurements, even equal ones.
   if (execution->reattached()) {
     ASSIGN_OR_RETURN(Trial stored, store_.GetTrial(study_.name, trial.number));
     stored_[trial.number] = launch::StoredReports(stored.measurements);
   }
-  free_slots_.erase(slot);
-  running_[slot] = std::move(execution);
-  return true;
+  slots_.Occupy(slot, std::move(execution));
+  return absl::OkStatus();
 }
 
 absl::Status JobRun::Report(std::vector<Measurement> measurements,
@@ -161,17 +123,15 @@ absl::Status JobRun::Report(std::vector<Measurement> measurements,
 }
 
 void JobRun::Release(int slot) {
-  if (auto it = running_.find(slot); it != running_.end()) {
-    stored_.erase(it->second->trial());
-  }
-  running_.erase(slot);
-  free_slots_.insert(slot);
+  stored_.erase(slots_.running().at(slot)->trial());
+  slots_.Release(slot);
   blocked_ = false;
 }
 
 absl::StatusOr<bool> JobRun::PollTrials() {
   bool changed = false;
-  for (auto it = running_.begin(); it != running_.end();) {
+  JobSlots::Running& running = slots_.running();
+  for (auto it = running.begin(); it != running.end();) {
     const int slot = it->first;
     TrialExecution& execution = *it->second;
     ++it;  // EndTrial() below erases this entry.
@@ -182,28 +142,21 @@ absl::StatusOr<bool> JobRun::PollTrials() {
       RETURN_IF_ERROR(MarkRunning());
       changed = true;
     }
-    RETURN_IF_ERROR(NoteQueueExit(execution));
+    if (queue_.LeftQueue(execution.trial(), execution.queued())) {
+      RETURN_IF_ERROR(
+          engine_.MarkTrialStarted(study_.name, execution.trial(), env_.Now())
+              .status());
+    }
     RETURN_IF_ERROR(Report(std::move(poll.measurements), execution.trial()));
     RETURN_IF_ERROR(EndTrial(slot, poll));
   }
   // A trial leaving the backend's queue is news too.
-  changed |= NoteWaiting();
-  return changed;
-}
-
-bool JobRun::NoteWaiting() {
-  std::vector<int64_t> waiting;
-  for (const auto& [slot, execution] : running_) {
-    if (execution->queued()) waiting.push_back(execution->trial());
-  }
-  std::sort(waiting.begin(), waiting.end());
-  const bool changed = waiting != waiting_in_backend_;
-  waiting_in_backend_ = std::move(waiting);
+  changed |= queue_.Note(running);
   return changed;
 }
 
 absl::Status JobRun::EndTrial(int slot, const TrialPoll& poll) {
-  const int64_t trial = running_.at(slot)->trial();
+  const int64_t trial = slots_.running().at(slot)->trial();
   switch (poll.outcome) {
     case TrialPoll::Outcome::kRunning:
       return absl::OkStatus();
@@ -233,10 +186,11 @@ absl::Status JobRun::StopEarly() {
       engine_.CheckEarlyStopping(study_.name, options_.stopping_rule));
   for (const auto& decision : decisions) {
     if (!decision.stop) continue;
-    auto it = std::find_if(running_.begin(), running_.end(), [&](auto& r) {
+    JobSlots::Running& running = slots_.running();
+    auto it = std::find_if(running.begin(), running.end(), [&](auto& r) {
       return r.second->trial() == decision.trial;
     });
-    if (it == running_.end()) continue;
+    if (it == running.end()) continue;
     RETURN_IF_ERROR(
         engine_.StopTrial(study_.name, decision.trial, decision.reason)
             .status());
@@ -254,26 +208,17 @@ absl::Status JobRun::StopEarly() {
 }
 
 absl::Status JobRun::EndAll(std::string_view reason) {
-  for (auto& [slot, execution] : running_) {
+  JobSlots::Running& running = slots_.running();
+  while (!running.empty()) {
+    const auto& [slot, execution] = *running.begin();
     ASSIGN_OR_RETURN(std::vector<Measurement> last, execution->Stop());
     RETURN_IF_ERROR(Report(std::move(last), execution->trial()));
     RETURN_IF_ERROR(
         engine_.MarkTrialCancelled(study_.name, execution->trial(), reason)
             .status());
+    Release(slot);
   }
-  running_.clear();
   return absl::OkStatus();
-}
-
-absl::Status JobRun::NoteQueueExit(const TrialExecution& execution) {
-  const int64_t trial = execution.trial();
-  if (execution.queued()) {
-    if (!ran_.contains(trial)) queued_before_running_.insert(trial);
-    return absl::OkStatus();
-  }
-  ran_.insert(trial);
-  if (queued_before_running_.erase(trial) == 0) return absl::OkStatus();
-  return engine_.MarkTrialStarted(study_.name, trial, env_.Now()).status();
 }
 
 JobState JobRun::State() const {
@@ -298,7 +243,7 @@ absl::StatusOr<JobOutcome> JobRun::Cancel(std::string message) {
 void JobRun::Progress(JobState state) {
   if (!options_.on_progress) return;
   std::vector<int64_t> running;
-  for (const auto& [slot, execution] : running_) {
+  for (const auto& [slot, execution] : slots_.running()) {
     running.push_back(execution->trial());
   }
   JobProgress progress = BuildProgress({.job_id = job_.job_id,
@@ -308,19 +253,19 @@ void JobRun::Progress(JobState state) {
                                         .stopped_early = stopped_early_,
                                         .failed = failed_,
                                         .queued = waiting_for_gpus_ ? 1 : 0},
-                                       running, waiting_in_backend_);
+                                       running, queue_.waiting());
   auto best = engine_.BestTrial(study_.name);
   if (best.ok()) progress.best = *best;
   options_.on_progress(progress);
 }
 
 bool JobRun::Done() const {
-  return exhausted_ && running_.empty() && unfinished_.empty();
+  return exhausted_ && slots_.running().empty() && !slots_.AnyUnfinished();
 }
 
 std::vector<int> JobRun::ExitFds() const {
   std::vector<int> fds;
-  for (const auto& [slot, execution] : running_) {
+  for (const auto& [slot, execution] : slots_.running()) {
     for (int fd : execution->ExitFds()) fds.push_back(fd);
   }
   return fds;
@@ -346,7 +291,7 @@ absl::StatusOr<std::optional<JobOutcome>> JobRun::Step() {
   ASSIGN_OR_RETURN(bool started, StartTrials());
   // A trial just handed to the backend may wait in its queue: say so from
   // the first progress report on, not from the next poll.
-  busy_ |= NoteWaiting() || changed || started;
+  busy_ |= queue_.Note(slots_.running()) || changed || started;
   if (busy_) Progress(State());
   if (!Done()) return std::nullopt;
   if (succeeded_ == 0 && failed_ > 0) {

@@ -8,11 +8,9 @@
 // a simulated clock (a FakeEnv, a fake launcher) runs the same code as the
 // real one, only faster.
 //
-// Slots: each of maxParallelTrials slots is a client of the engine
-// ("<job>/slot-<k>"), so a job run again after its runner died gets each
-// slot's unfinished trial back from that slot. A job is done only when the
-// engine has nothing more to suggest AND no trial of the job is still ACTIVE
-// in any slot, so a trial a dead runner left is never abandoned.
+// A job is done only when the engine has nothing more to suggest AND no
+// trial of the job is still ACTIVE in any of its slots (job_slots.h), so a
+// trial a dead runner left is never abandoned.
 //
 // Not thread-safe: one thread steps a JobRun.
 #ifndef HPTUNE_SRC_ENGINE_JOB_RUN_H_
@@ -23,7 +21,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +30,8 @@
 #include "hptune/engine/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/stored_reports.h"
+#include "src/engine/backend_queue.h"
+#include "src/engine/job_slots.h"
 #include "src/engine/trial_execution.h"
 
 namespace hptune::engine::internal {
@@ -65,17 +64,10 @@ class JobRun {
 
  private:
   bool Cancelled() const;
-  std::string SlotClient(int slot) const;
-  // The slot to start a trial in next: one whose trial an earlier runner
-  // left unfinished first.
-  int NextSlot() const;
   absl::StatusOr<bool> StartTrials();
-  absl::StatusOr<bool> StartTrial(int slot, const Trial& trial,
-                                  std::unique_ptr<launch::Placement> placement);
+  absl::Status StartTrial(int slot, const Trial& trial,
+                          std::unique_ptr<launch::Placement> placement);
   absl::StatusOr<bool> PollTrials();
-  // Which running trials the backend holds in its queue now; true when that
-  // changed.
-  bool NoteWaiting();
   absl::Status EndTrial(int slot, const TrialPoll& poll);
   absl::Status StopEarly();
   absl::Status EndAll(std::string_view reason);
@@ -84,7 +76,6 @@ class JobRun {
   JobState State() const;
   void Progress(JobState state);
   absl::Status MarkRunning();
-  absl::Status NoteQueueExit(const TrialExecution& execution);
   absl::StatusOr<JobOutcome> Cancel(std::string message);
   bool Done() const;
 
@@ -103,11 +94,8 @@ class JobRun {
   const std::filesystem::path job_dir_;
   const TrialExecutionLimits limits_;
 
-  std::set<int> free_slots_;
-  std::map<int, std::unique_ptr<TrialExecution>> running_;  // By slot.
-  // Trials an earlier runner left ACTIVE, by number, with their slot; until
-  // they are started again.
-  std::map<int64_t, int> unfinished_;
+  JobSlots slots_;
+  BackendQueue queue_;
   // Of a reattached trial: what the dead runner stored, which its metric
   // files report again from their start.
   std::map<int64_t, launch::StoredReports> stored_;
@@ -116,11 +104,6 @@ class JobRun {
   // again when a trial ends.
   bool blocked_ = false;
   bool waiting_for_gpus_ = false;
-  std::vector<int64_t> waiting_in_backend_;  // At the last poll, sorted.
-  // Seen waiting in the backend's queue before they ever ran; seen running.
-  // A re-run that waits again keeps its trial's first start.
-  std::set<int64_t> queued_before_running_;
-  std::set<int64_t> ran_;
   bool new_measurements_ = false;
   bool busy_ = true;
   int succeeded_ = 0, stopped_early_ = 0, failed_ = 0;
