@@ -4,14 +4,35 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: setup build test test-sanitize run bench format clean
+# The tests and benchmarks need GoogleTest and Google Benchmark; `make run`
+# needs neither (scripts/setup run).
+ALL_FLAGS = -DHPTUNE_BUILD_TESTS=ON -DHPTUNE_BUILD_BENCHMARKS=ON
+RUN_FLAGS = -DHPTUNE_BUILD_TESTS=OFF -DHPTUNE_BUILD_BENCHMARKS=OFF
+# What scripts/run-example runs.
+RUN_TARGETS = hptune tune_logistic_regression
+
+.PHONY: setup setup-run build build-run test test-sanitize run bench format clean
 
 setup:
-	bash scripts/setup
+	bash scripts/setup test
+
+setup-run:
+	bash scripts/setup run
 
 build: setup
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(ALL_FLAGS)
 	cmake --build $(BUILD) -j$(JOBS)
+
+# `make run` builds in $(BUILD) too, not in a directory of its own: then
+# `make test` after `make run` compiles only the tests, the benchmarks and
+# what they link (a run directory of its own would make it compile every
+# library again), and `make run` after `make test` compiles nothing. run turns
+# the tests and benchmarks off only in a build directory it creates (a first
+# run, on a machine without GoogleTest); in one that exists it keeps the
+# options as they are, so that run and test do not flip them at each call.
+build-run: setup-run
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(if $(wildcard $(BUILD)/CMakeCache.txt),,$(RUN_FLAGS))
+	cmake --build $(BUILD) -j$(JOBS) --target $(RUN_TARGETS)
 
 # The whole suite (unit, integration, slow) through ctest.
 test: build
@@ -23,7 +44,8 @@ test-sanitize: setup
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE slow
 
-run: build
+# The example, after installing and building only what it needs.
+run: build-run
 	bash scripts/run-example $(BUILD)
 
 bench: build
