@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "hptune/algorithms/learning_curve.h"
@@ -82,8 +83,9 @@ class CurveCache {
   store::Store& store_;
   const size_t max_points_;
   std::mutex mutex_;
-  std::map<std::string, StudyCurves, std::less<>> studies_;
-  size_t cached_points_ = 0;
+  std::map<std::string, StudyCurves, std::less<>> studies_
+      ABSL_GUARDED_BY(mutex_);
+  size_t cached_points_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace hptune::engine

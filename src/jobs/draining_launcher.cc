@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "hptune/core/status.h"
 
 namespace hptune::jobs {
@@ -55,8 +56,8 @@ class DrainingLauncher::Run : public launch::TrialRun {
  private:
   DrainingLauncher& owner_;
   mutable std::mutex mutex_;
-  bool drained_ = false;
-  std::unique_ptr<launch::TrialRun> inner_;
+  bool drained_ ABSL_GUARDED_BY(mutex_) = false;
+  std::unique_ptr<launch::TrialRun> inner_ ABSL_GUARDED_BY(mutex_);
 };
 
 absl::Status DrainingLauncher::CheckFits(

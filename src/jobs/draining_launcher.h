@@ -21,6 +21,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::jobs {
@@ -54,8 +55,8 @@ class DrainingLauncher : public launch::Launcher {
   launch::Launcher& inner_;
   std::mutex mutex_;
   std::condition_variable never_;
-  bool draining_ = false;
-  std::set<Run*> runs_;
+  bool draining_ ABSL_GUARDED_BY(mutex_) = false;
+  std::set<Run*> runs_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace hptune::jobs

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/engine/engine.h"
@@ -91,15 +92,17 @@ class JobManager {
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  uint64_t version_ = 0;
-  std::map<std::string, std::unique_ptr<RunningJob>, std::less<>> jobs_;
+  uint64_t version_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::map<std::string, std::unique_ptr<RunningJob>, std::less<>> jobs_
+      ABSL_GUARDED_BY(mutex_);
   // Per job run here, what its runner last reported of its trials with the
   // launcher (JobProgress::launched and waiting_in_backend, sorted).
   struct LaunchedTrials {
     std::vector<int64_t> launched;
     std::vector<int64_t> waiting;
   };
-  std::map<std::string, LaunchedTrials, std::less<>> launched_;
+  std::map<std::string, LaunchedTrials, std::less<>> launched_
+      ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace hptune::jobs

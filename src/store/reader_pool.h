@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "src/store/sqlite_connection.h"
@@ -44,9 +45,11 @@ class ReaderPool {
   const int max_connections_;
   std::mutex mu_;
   std::condition_variable freed_;
-  std::vector<std::unique_ptr<SqliteConnection>> connections_;
-  std::vector<SqliteConnection*> free_;
-  bool open_failed_ = false;  // Stop trying after one failure.
+  std::vector<std::unique_ptr<SqliteConnection>> connections_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<SqliteConnection*> free_ ABSL_GUARDED_BY(mu_);
+  // Stop trying after one failure.
+  bool open_failed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace hptune::store::internal

@@ -33,6 +33,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "src/store/sqlite_connection.h"
 
@@ -70,10 +71,10 @@ class WalCheckpointer {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
-  bool due_ = false;
-  bool stop_ = false;
+  bool due_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stop_ ABSL_GUARDED_BY(mutex_) = false;
   // Frames of the current WAL already copied into the database.
-  int copied_ = 0;
+  int copied_ ABSL_GUARDED_BY(mutex_) = 0;
   std::thread thread_;
 };
 

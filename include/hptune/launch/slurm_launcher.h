@@ -63,6 +63,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/machine_types.h"
@@ -146,7 +147,8 @@ class SlurmLauncher : public Launcher {
   const NodeGpus node_gpus_;
   mutable std::mutex mutex_;
   // Each job's own sbatch options, by job ID (BeginJob).
-  std::map<std::string, SlurmJobOptions, std::less<>> job_options_;
+  std::map<std::string, SlurmJobOptions, std::less<>> job_options_
+      ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace hptune::launch
