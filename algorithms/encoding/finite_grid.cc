@@ -1,12 +1,11 @@
 #include "algorithms/encoding/finite_grid.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -59,11 +58,8 @@ absl::StatusOr<FiniteGrid> FiniteGrid::Create(const SearchSpace& space) {
 }
 
 ParameterAssignment FiniteGrid::At(int64_t index) const {
-  if (index < 0 || index >= size_) {
-    std::fprintf(stderr, "hptune: broken invariant: FiniteGrid::At(%lld)\n",
-                 static_cast<long long>(index));
-    std::abort();
-  }
+  HPTUNE_CHECK(index >= 0 && index < size_,
+               absl::StrCat("FiniteGrid::At(", index, ") of ", size_));
   ParameterAssignment point;
   // Odometer: the last parameter is the least significant digit.
   for (size_t i = radices_.size(); i-- > 0;) {

@@ -2,21 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "algorithms/encoding/unit_cube.h"
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 namespace {
-
-[[noreturn]] void DieBecause(const char* why) {
-  std::fprintf(stderr, "hptune: broken invariant: %s\n", why);
-  std::abort();
-}
 
 // The category index nearest to a relaxed index.
 int CategoryIndex(double value, int n) {
@@ -80,9 +74,8 @@ absl::StatusOr<std::vector<double>> FeatureEncoding::Encode(
 }
 
 ParameterAssignment FeatureEncoding::Decode(std::span<const double> x) const {
-  if (x.size() != features_.size()) {
-    DieBecause("FeatureEncoding::Decode: one coordinate per feature expected");
-  }
+  HPTUNE_CHECK(x.size() == features_.size(),
+               "FeatureEncoding::Decode: one coordinate per feature expected");
   ParameterAssignment assignment = constants_;
   for (size_t i = 0; i < features_.size(); ++i) {
     const Feature& f = features_[i];
@@ -113,9 +106,8 @@ double FeatureEncoding::SnapOne(int i, double value) const {
 }
 
 void FeatureEncoding::Snap(std::span<double> x) const {
-  if (x.size() != features_.size()) {
-    DieBecause("FeatureEncoding::Snap: one coordinate per feature expected");
-  }
+  HPTUNE_CHECK(x.size() == features_.size(),
+               "FeatureEncoding::Snap: one coordinate per feature expected");
   for (size_t i = 0; i < x.size(); ++i) {
     x[i] = SnapOne(static_cast<int>(i), x[i]);
   }

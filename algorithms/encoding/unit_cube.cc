@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 
 namespace hptune::algorithms {
@@ -199,11 +199,6 @@ absl::Status NotFeasible(const ParameterSpec& spec, const ParameterValue& value,
                                                  value.ToString(), ": ", why));
 }
 
-[[noreturn]] void DieBecause(const char* why) {
-  std::fprintf(stderr, "hptune: broken invariant: %s\n", why);
-  std::abort();
-}
-
 }  // namespace
 
 absl::Status ValidateForEncoding(const SearchSpace& space) {
@@ -279,7 +274,7 @@ ParameterValue Decode(const ParameterSpec& spec, double u) {
       return ParameterValue::Categorical(spec.categorical_values[IndexFromUnit(
           u, spec.categorical_values.size())]);
   }
-  DieBecause("Decode: unknown parameter type");
+  HPTUNE_UNREACHABLE("Decode: unknown parameter type");
 }
 
 ParameterValue ValueFromUniform(const ParameterSpec& spec, double u) {
@@ -308,9 +303,8 @@ absl::StatusOr<std::vector<double>> EncodeAssignment(
 
 ParameterAssignment DecodeAssignment(const SearchSpace& space,
                                      std::span<const double> u) {
-  if (u.size() != space.parameters().size()) {
-    DieBecause("DecodeAssignment: one coordinate per parameter expected");
-  }
+  HPTUNE_CHECK(u.size() == space.parameters().size(),
+               "DecodeAssignment: one coordinate per parameter expected");
   ParameterAssignment assignment;
   for (size_t i = 0; i < u.size(); ++i) {
     const auto& spec = space.parameters()[i];
@@ -321,9 +315,8 @@ ParameterAssignment DecodeAssignment(const SearchSpace& space,
 
 ParameterAssignment AssignmentFromUniform(const SearchSpace& space,
                                           std::span<const double> u) {
-  if (u.size() != space.parameters().size()) {
-    DieBecause("AssignmentFromUniform: one coordinate per parameter expected");
-  }
+  HPTUNE_CHECK(u.size() == space.parameters().size(),
+               "AssignmentFromUniform: one coordinate per parameter expected");
   ParameterAssignment assignment;
   for (size_t i = 0; i < u.size(); ++i) {
     const auto& spec = space.parameters()[i];

@@ -1,18 +1,11 @@
 #include "algorithms/gp/bordered_cholesky.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms::gp {
-namespace {
-
-[[noreturn]] void DieBecause(const char* why) {
-  std::fprintf(stderr, "hptune: broken invariant: %s\n", why);
-  std::abort();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 double Dot(const double* a, const double* b, int n) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -29,9 +22,8 @@ double Dot(const double* a, const double* b, int n) {
 
 bool BorderedCholesky::AppendRow(std::span<const double> row,
                                  double min_pivot_squared) {
-  if (row.size() != static_cast<size_t>(n_) + 1) {
-    DieBecause("BorderedCholesky::AppendRow: row of the wrong length");
-  }
+  HPTUNE_CHECK(row.size() == static_cast<size_t>(n_) + 1,
+               "BorderedCholesky::AppendRow: row of the wrong length");
   const size_t start = Offset(n_);
   data_.resize(Offset(n_ + 1));
   double* l = data_.data() + start;
@@ -53,15 +45,14 @@ bool BorderedCholesky::AppendRow(std::span<const double> row,
 }
 
 void BorderedCholesky::Truncate(int n) {
-  if (n < 0 || n > n_) DieBecause("BorderedCholesky::Truncate beyond size");
+  HPTUNE_CHECK(n >= 0 && n <= n_, "BorderedCholesky::Truncate beyond size");
   n_ = n;
   data_.resize(Offset(n));
 }
 
 void BorderedCholesky::SolveLower(std::span<double> b) const {
-  if (b.size() != static_cast<size_t>(n_)) {
-    DieBecause("BorderedCholesky::SolveLower: wrong length");
-  }
+  HPTUNE_CHECK(b.size() == static_cast<size_t>(n_),
+               "BorderedCholesky::SolveLower: wrong length");
   for (int i = 0; i < n_; ++i) {
     const double* li = data_.data() + Offset(i);
     b[i] = (b[i] - Dot(li, b.data(), i)) / li[i];
@@ -69,9 +60,8 @@ void BorderedCholesky::SolveLower(std::span<double> b) const {
 }
 
 void BorderedCholesky::SolveUpper(std::span<double> b) const {
-  if (b.size() != static_cast<size_t>(n_)) {
-    DieBecause("BorderedCholesky::SolveUpper: wrong length");
-  }
+  HPTUNE_CHECK(b.size() == static_cast<size_t>(n_),
+               "BorderedCholesky::SolveUpper: wrong length");
   // Column-oriented: after b_i is final, remove its share from b_0..b_i-1.
   for (int i = n_ - 1; i >= 0; --i) {
     const double* li = data_.data() + Offset(i);

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms::gp {
 namespace {
@@ -16,11 +15,6 @@ namespace {
 constexpr double kJitters[] = {0.0, 1e-8, 1e-6, 1e-4};
 // A pending row's pivot floor, times s2.
 constexpr double kPendingPivotFloor = 1e-6;
-
-[[noreturn]] void DieBecause(const char* why) {
-  std::fprintf(stderr, "hptune: broken invariant: %s\n", why);
-  std::abort();
-}
 
 bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() &&
@@ -44,10 +38,9 @@ absl::StatusOr<GaussianProcess> GaussianProcess::Create(
     TrainingData data, std::vector<double> theta,
     const GaussianProcess* reuse) {
   const int d = static_cast<int>(data.kinds.size());
-  if (static_cast<int>(theta.size()) != PackedSize(d) || data.x.cols() != d ||
-      data.x.rows() != data.y.size()) {
-    DieBecause("GaussianProcess::Create: inconsistent sizes");
-  }
+  HPTUNE_CHECK(static_cast<int>(theta.size()) == PackedSize(d) &&
+                   data.x.cols() == d && data.x.rows() == data.y.size(),
+               "GaussianProcess::Create: inconsistent sizes");
   GaussianProcess gp(std::move(data), std::move(theta));
   int start = 0;
   if (reuse != nullptr && reuse->kinds_ == gp.kinds_ &&
@@ -111,9 +104,8 @@ bool GaussianProcess::FactorObservedFrom(int start) {
 }
 
 void GaussianProcess::AddPending(std::span<const double> x) {
-  if (static_cast<int>(x.size()) != dimension()) {
-    DieBecause("GaussianProcess::AddPending: wrong dimension");
-  }
+  HPTUNE_CHECK(static_cast<int>(x.size()) == dimension(),
+               "GaussianProcess::AddPending: wrong dimension");
   const auto n = static_cast<int>(x_.rows());
   x_.conservativeResize(n + 1, Eigen::NoChange);
   for (int i = 0; i < dimension(); ++i) x_(n, i) = x[i];

@@ -1,7 +1,7 @@
 #include "algorithms/gp/matern_kernel.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms::gp {
 
@@ -9,13 +9,9 @@ MaternKernel::MaternKernel(std::vector<FeatureKind> kinds,
                            std::span<const double> log_lengthscales,
                            double signal_variance)
     : kinds_(std::move(kinds)), signal_variance_(signal_variance) {
-  if (kinds_.size() != log_lengthscales.size()) {
-    std::fprintf(stderr,
-                 "hptune: broken invariant: MaternKernel with %zu kinds and "
-                 "%zu lengthscales\n",
-                 kinds_.size(), log_lengthscales.size());
-    std::abort();
-  }
+  HPTUNE_CHECK(kinds_.size() == log_lengthscales.size(),
+               absl::StrCat("MaternKernel with ", kinds_.size(), " kinds and ",
+                            log_lengthscales.size(), " lengthscales"));
   for (size_t i = 0; i < kinds_.size(); ++i) {
     (kinds_[i] == FeatureKind::kCategorical ? categorical_ : continuous_)
         .push_back(static_cast<int>(i));

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <numeric>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "algorithms/common/splitmix64.h"
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -44,11 +44,8 @@ std::vector<int> ScrambledHalton::FirstPrimes(int n) {
 }
 
 ScrambledHalton::ScrambledHalton(int dimension, uint64_t seed) {
-  if (dimension < 0 || dimension > kMaxDimension) {
-    std::fprintf(stderr, "hptune: broken invariant: ScrambledHalton(%d)\n",
-                 dimension);
-    std::abort();
-  }
+  HPTUNE_CHECK(dimension >= 0 && dimension <= kMaxDimension,
+               absl::StrCat("ScrambledHalton(", dimension, ")"));
   SplitMix64 rng(seed);
   for (int base : FirstPrimes(dimension)) {
     Axis axis{base, {}};

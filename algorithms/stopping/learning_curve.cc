@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
+
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms {
 
@@ -66,10 +66,7 @@ std::optional<Timestamp> LearningCurve::ReachedAt(int64_t step) const {
 }
 
 double Median(std::vector<double> values) {
-  if (values.empty()) {
-    std::fprintf(stderr, "hptune: broken invariant: Median of no values\n");
-    std::abort();
-  }
+  HPTUNE_CHECK(!values.empty(), "Median of no values");
   size_t middle = values.size() / 2;
   std::nth_element(values.begin(), values.begin() + middle, values.end());
   double upper = values[middle];

@@ -1,12 +1,12 @@
 #include "hptune/algorithms/stopping_policy.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "algorithms/stopping/asha_stopping_policy.h"
 #include "algorithms/stopping/median_stopping_policy.h"
+#include "hptune/core/check.h"
 
 namespace hptune::algorithms {
 
@@ -42,12 +42,9 @@ namespace {
 template <typename Policy>
 std::unique_ptr<Policy> ValidOrDie(
     absl::StatusOr<std::unique_ptr<Policy>> policy, StoppingRule rule) {
-  if (!policy.ok()) {
-    std::fprintf(stderr, "hptune: broken invariant: stopping rule %d: %s\n",
-                 static_cast<int>(rule),
-                 std::string(policy.status().message()).c_str());
-    std::abort();
-  }
+  HPTUNE_CHECK(policy.ok(),
+               absl::StrCat("stopping rule ", std::string(ToString(rule)), ": ",
+                            policy.status().message()));
   return *std::move(policy);
 }
 
@@ -75,11 +72,8 @@ std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule) {
     return ValidOrDie(AshaStoppingPolicy::Create(AshaOptions{}), rule);
   }
   std::unique_ptr<StoppingPolicy> policy = CreateCurveStoppingPolicy(rule);
-  if (policy == nullptr) {
-    std::fprintf(stderr, "hptune: broken invariant: unknown stopping rule %d\n",
-                 static_cast<int>(rule));
-    std::abort();
-  }
+  HPTUNE_CHECK(policy != nullptr,
+               absl::StrCat("unknown stopping rule ", static_cast<int>(rule)));
   return policy;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "hptune/core/check.h"
 #include "src/core/config/text.h"
 
 namespace hptune {
@@ -139,7 +140,8 @@ MachineCatalogue MakeBuiltin() {
   MachineCatalogue catalogue;
   for (MachineType& type : types) {
     // The table above is code, not input: a bad entry is a programming error.
-    if (!catalogue.Add(std::move(type)).ok()) std::abort();
+    absl::Status added = catalogue.Add(std::move(type));
+    HPTUNE_CHECK(added.ok(), std::string(added.message()));
   }
   return catalogue;
 }

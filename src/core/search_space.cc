@@ -3,11 +3,11 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 
 namespace hptune {
 namespace {
@@ -33,11 +33,6 @@ constexpr std::array<ScaleName, 4> kScaleNames = {{
     {ScaleType::kLog, "UNIT_LOG_SCALE"},
     {ScaleType::kReverseLog, "UNIT_REVERSE_LOG_SCALE"},
 }};
-
-[[noreturn]] void DieBecause(std::string_view why) {
-  std::cerr << "hptune: broken invariant: " << why << "\n";
-  std::abort();
-}
 
 }  // namespace
 
@@ -89,17 +84,17 @@ double ParameterValue::AsDouble() const {
   if (const auto* i = std::get_if<int64_t>(&value_)) {
     return static_cast<double>(*i);
   }
-  DieBecause("ParameterValue::AsDouble on a categorical value");
+  HPTUNE_UNREACHABLE("ParameterValue::AsDouble on a categorical value");
 }
 
 int64_t ParameterValue::AsInteger() const {
   if (const auto* i = std::get_if<int64_t>(&value_)) return *i;
-  DieBecause("ParameterValue::AsInteger on a non-integer value");
+  HPTUNE_UNREACHABLE("ParameterValue::AsInteger on a non-integer value");
 }
 
 const std::string& ParameterValue::AsString() const {
   if (const auto* s = std::get_if<std::string>(&value_)) return *s;
-  DieBecause("ParameterValue::AsString on a numeric value");
+  HPTUNE_UNREACHABLE("ParameterValue::AsString on a numeric value");
 }
 
 std::string ParameterValue::ToString() const {
