@@ -3,8 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/grid/grid_designer.h"
-#include "algorithms/quasi_random/quasi_random_designer.h"
-#include "algorithms/random/random_designer.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "hptune/core/status.h"
 
 namespace hptune::algorithms {
@@ -18,7 +17,7 @@ absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
     }
     case Algorithm::kRandomSearch: {
       ASSIGN_OR_RETURN(auto designer,
-                       RandomDesigner::Create(spec.search_space, seed));
+                       CreateRandomDesigner(spec.search_space, seed));
       return std::unique_ptr<Designer>(std::move(designer));
     }
     // ALGORITHM_UNSPECIFIED is Bayesian optimisation, as in AI Platform.
@@ -28,7 +27,7 @@ absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
     }
     case Algorithm::kQuasiRandomSearch: {
       ASSIGN_OR_RETURN(auto designer,
-                       QuasiRandomDesigner::Create(spec.search_space, seed));
+                       CreateQuasiRandomDesigner(spec.search_space, seed));
       return std::unique_ptr<Designer>(std::move(designer));
     }
   }

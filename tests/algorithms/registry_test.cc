@@ -4,8 +4,7 @@
 
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/grid/grid_designer.h"
-#include "algorithms/quasi_random/quasi_random_designer.h"
-#include "algorithms/random/random_designer.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 
@@ -36,12 +35,14 @@ TEST(RegistryTest, EachAlgorithmGetsItsDesigner) {
   auto random =
       CreateDesigner(Study(Algorithm::kRandomSearch, FiniteSpace()), 1);
   ASSERT_TRUE(random.ok());
-  EXPECT_NE(dynamic_cast<RandomDesigner*>(random->get()), nullptr);
+  EXPECT_NE(dynamic_cast<SamplingDesigner*>(random->get()), nullptr);
+  EXPECT_EQ((*random)->SaveState(), "random:draws=0");
 
   auto halton =
       CreateDesigner(Study(Algorithm::kQuasiRandomSearch, FiniteSpace()), 1);
   ASSERT_TRUE(halton.ok());
-  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(halton->get()), nullptr);
+  EXPECT_NE(dynamic_cast<SamplingDesigner*>(halton->get()), nullptr);
+  EXPECT_EQ((*halton)->SaveState(), "halton:index=0");
 }
 
 TEST(RegistryTest, UnspecifiedIsGaussianProcessBayesianOptimisation) {
