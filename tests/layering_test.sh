@@ -39,7 +39,7 @@ forbid "include/hptune/algorithms algorithms" \
 forbid "include/hptune/store src/store" 'hptune/(algorithms|engine|launch|server)/|src/(engine|cli|server)' \
   "the store knows only core and env"
 forbid "include/hptune/engine src/engine" \
-  'hptune/store/(sqlite|memory)_store|src/store/|src/cli/|src/server/|algorithms/(random|grid|quasi_random|gp|encoding)/|sqlite3|grpc' \
+  'hptune/store/(sqlite|memory|open)_store|src/store/|src/cli/|src/server/|algorithms/(sampling|grid|quasi_random|gp|encoding|common)/|sqlite3|grpc' \
   "the engine sees interfaces only; concrete parts are chosen in composition roots"
 forbid "include/hptune" 'src/|tests/|"algorithms/' \
   "public headers never include private ones"

@@ -1,7 +1,7 @@
 // Acquisition functions of the GP designer: the score of a candidate point
 // under the posterior, which the acquisition optimiser maximises. Log
 // expected improvement decides most suggestions; pure exploration (below)
-// the rest (gp_designer.h says when).
+// the rest (suggestion_policy.h says when).
 //
 // Log expected improvement (Ament, Daulton, Eriksson, Balandat
 // & Bakshy, "Unexpected Improvements to Expected Improvement for Bayesian

@@ -19,7 +19,8 @@
 // The permutations come from SplitMix64(seed) by Fisher-Yates shuffles, in
 // the order coordinate 0 digit 0, coordinate 0 digit 1, ...
 //
-// Used by QuasiRandomDesigner. Immutable after construction; thread-safe.
+// Used by quasi-random search (sampling/point_source.h) and the GP
+// designer's seeding. Immutable after construction; thread-safe.
 #ifndef HPTUNE_ALGORITHMS_QUASI_RANDOM_HALTON_H_
 #define HPTUNE_ALGORITHMS_QUASI_RANDOM_HALTON_H_
 

@@ -1,7 +1,8 @@
 // The optimisation-quality suite: standard black-box test functions, all
 // minimised, each with its hptune search space and its known minimum.
 //
-// Used by quality_harness (designers over seeds, simple regret) and its tests.
+// Used by quality_harness (designers over seeds, simple regret) and its tests,
+// and by the tests of the designers (library hptune_test_functions).
 // benchmarks/optuna_compare.py carries the same definitions for Optuna, so a
 // change here must be made there too (its --check runs the reference points
 // of test_functions_test.cc). Formulas, domains and optima follow Surjanovic &

@@ -73,8 +73,13 @@ bool SpaceExhausted(const SearchSpace& space,
 }  // namespace
 
 TuningEngine::TuningEngine(store::Store& store, Clock& clock)
+    : TuningEngine(store, EngineOptions{}, clock) {}
+
+TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
+                           Clock& clock)
     : store_(store),
       clock_(clock),
+      designers_(std::move(options.designers)),
       curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)) {}
 
 TuningEngine::~TuningEngine() = default;
@@ -91,7 +96,7 @@ absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                     .reason = "",
                     .seed = spec.seed.value_or(DrawSeed()),
                     .create_time = clock_.Now()};
-  RETURN_IF_ERROR(algorithms::CreateDesigner(spec, study.seed).status());
+  RETURN_IF_ERROR(designers_.Create(spec, study.seed).status());
   RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }
@@ -114,6 +119,29 @@ absl::StatusOr<StudyRecord> TuningEngine::OpenOrCreateStudy(
 
 absl::StatusOr<StudyRecord> TuningEngine::GetStudy(std::string_view name) {
   return store_.GetStudy(name);
+}
+
+absl::StatusOr<std::vector<StudyRecord>> TuningEngine::ListStudies() {
+  ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, store_.ListStudies());
+  std::sort(studies.begin(), studies.end(),
+            [](const StudyRecord& a, const StudyRecord& b) {
+              return a.name < b.name;
+            });
+  return studies;
+}
+
+absl::Status TuningEngine::DeleteStudy(std::string_view name) {
+  RETURN_IF_ERROR(store_.GetStudy(name).status());
+  ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
+  for (const JobRecord& job : jobs) {
+    if (job.study_name == name && !IsTerminal(job.state)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "study ", Quoted(name), " belongs to job ", Quoted(job.job_id),
+          ", which is ", std::string(ToString(job.state)),
+          ": cancel the job first"));
+    }
+  }
+  return store_.DeleteStudy(name);
 }
 
 absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
@@ -174,8 +202,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   std::vector<Trial> fresh;
   if (to_make > 0) {
-    ASSIGN_OR_RETURN(auto designer,
-                     algorithms::CreateDesigner(spec, study.seed));
+    ASSIGN_OR_RETURN(auto designer, designers_.Create(spec, study.seed));
     ASSIGN_OR_RETURN(std::string state, store_.GetDesignerState(study_name));
     RETURN_IF_ERROR(designer->RestoreState(state));
     RETURN_IF_ERROR(designer->Update(completed, pending));
@@ -323,9 +350,18 @@ absl::StatusOr<std::vector<algorithms::StoppingDecision>>
 TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingRule rule,
                                  const std::set<int64_t>& only) {
+  std::unique_ptr<algorithms::StoppingPolicy> policy =
+      algorithms::CreateStoppingPolicy(rule);
+  return CheckEarlyStopping(study_name, *policy, only);
+}
+
+absl::StatusOr<std::vector<algorithms::StoppingDecision>>
+TuningEngine::CheckEarlyStopping(std::string_view study_name,
+                                 algorithms::StoppingPolicy& policy,
+                                 const std::set<int64_t>& only) {
   std::vector<algorithms::StoppingDecision> decisions;
-  if (std::unique_ptr<algorithms::CurveStoppingPolicy> policy =
-          algorithms::CreateCurveStoppingPolicy(rule)) {
+  if (auto* curve_policy =
+          dynamic_cast<algorithms::CurveStoppingPolicy*>(&policy)) {
     // A curve rule judges each ACTIVE trial by its own curve against the
     // SUCCEEDED trials' curves alone, so the other trials can be left out,
     // and the curves kept between checks.
@@ -333,15 +369,16 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
         study_name, only,
         [&](const StudySpec& spec,
             std::span<const algorithms::TrialCurve> trials) -> absl::Status {
-          ASSIGN_OR_RETURN(decisions, policy->DecideOnCurves(spec, trials));
+          ASSIGN_OR_RETURN(decisions,
+                           curve_policy->DecideOnCurves(spec, trials));
           return absl::OkStatus();
         }));
   } else {
-    // ASHA ranks every running trial against the others: it reads them all.
+    // Another rule (ASHA ranks every running trial against the others)
+    // reads them all.
     ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
     ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
-    ASSIGN_OR_RETURN(decisions, algorithms::CreateStoppingPolicy(rule)->Decide(
-                                    study.spec, trials));
+    ASSIGN_OR_RETURN(decisions, policy.Decide(study.spec, trials));
   }
   if (!only.empty()) {
     std::erase_if(decisions, [&](const algorithms::StoppingDecision& d) {
@@ -389,6 +426,11 @@ absl::StatusOr<Trial> TuningEngine::GetTrial(std::string_view study,
 absl::StatusOr<std::vector<Trial>> TuningEngine::ListTrials(
     std::string_view study) {
   return store_.ListTrials(study);
+}
+
+absl::StatusOr<std::vector<Trial>> TuningEngine::ListTrialSummaries(
+    std::string_view study) {
+  return store_.ListTrialSummaries(study);
 }
 
 absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(

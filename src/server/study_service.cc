@@ -1,6 +1,5 @@
 #include "src/server/study_service.h"
 
-#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,10 +22,6 @@ using api::TrialStateToProto;
 using api::TrialToProto;
 
 namespace {
-
-std::string Quoted(std::string_view text) {
-  return absl::StrCat("\"", std::string(text), "\"");
-}
 
 absl::Status CheckTrialId(int64_t id) {
   if (id >= 1) return absl::OkStatus();
@@ -82,11 +77,7 @@ grpc::Status StudyService::ListStudies(grpc::ServerContext* context,
   return Serve(auth_, context, [&]() -> absl::Status {
     ASSIGN_OR_RETURN(size_t page_size, CheckPageSize(request->page_size()));
     ASSIGN_OR_RETURN(size_t offset, ParsePageToken(request->page_token()));
-    ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, store_.ListStudies());
-    std::sort(studies.begin(), studies.end(),
-              [](const StudyRecord& a, const StudyRecord& b) {
-                return a.name < b.name;
-              });
+    ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, engine_.ListStudies());
     for (size_t i = offset; i < studies.size() && i < offset + page_size; ++i) {
       *reply->add_studies() = StudyToProto(studies[i]);
     }
@@ -102,17 +93,7 @@ grpc::Status StudyService::DeleteStudy(grpc::ServerContext* context,
                                        google::protobuf::Empty*) {
   return Serve(auth_, context, [&]() -> absl::Status {
     RETURN_IF_ERROR(CheckName("name", request->name()));
-    RETURN_IF_ERROR(engine_.GetStudy(request->name()).status());
-    ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
-    for (const JobRecord& job : jobs) {
-      if (job.study_name == request->name() && !IsTerminal(job.state)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "study ", Quoted(request->name()), " belongs to job ",
-            Quoted(job.job_id), ", which is ", std::string(ToString(job.state)),
-            ": cancel the job first"));
-      }
-    }
-    return store_.DeleteStudy(request->name());
+    return engine_.DeleteStudy(request->name());
   });
 }
 
@@ -217,7 +198,7 @@ grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
     for (int state : request->states()) states.insert(state);
     ASSIGN_OR_RETURN(std::vector<Trial> trials,
                      request->omit_measurements()
-                         ? store_.ListTrialSummaries(request->study())
+                         ? engine_.ListTrialSummaries(request->study())
                          : engine_.ListTrials(request->study()));
     for (const Trial& trial : trials) {
       if (!states.empty() && !states.contains(TrialStateToProto(trial.state))) {

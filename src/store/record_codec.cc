@@ -144,6 +144,9 @@ absl::StatusOr<std::string> EncodeStudySpec(const StudySpec& spec) {
         {"algorithm", ToString(spec.algorithm)},
         {"params", std::move(params)},
     };
+    if (!spec.custom_algorithm.empty()) {
+      json["customAlgorithm"] = spec.custom_algorithm;
+    }
     if (spec.seed) json["seed"] = *spec.seed;
     return json;
   });
@@ -168,6 +171,9 @@ absl::StatusOr<StudySpec> DecodeStudySpecUncached(std::string_view text) {
     spec.resume_previous_job_id =
         j.at("resumePreviousJobId").get<std::string>();
     spec.algorithm = ParseEnum(j.at("algorithm"), &ParseAlgorithm, "algorithm");
+    if (j.contains("customAlgorithm")) {
+      spec.custom_algorithm = j.at("customAlgorithm").get<std::string>();
+    }
     if (j.contains("seed")) spec.seed = j.at("seed").get<uint64_t>();
     return spec;
   });

@@ -1,5 +1,3 @@
-#include "algorithms/quasi_random/quasi_random_designer.h"
-
 #include <array>
 #include <map>
 #include <memory>
@@ -8,6 +6,7 @@
 
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/encoding/assignment_set.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/star_discrepancy.h"
@@ -24,9 +23,9 @@ using ::hptune::algorithms::testing::StarDiscrepancy2d;
 using ::hptune::algorithms::testing::TrialAt;
 using ::testing::HasSubstr;
 
-std::unique_ptr<QuasiRandomDesigner> MakeHalton(const SearchSpace& space,
-                                                uint64_t seed) {
-  auto designer = QuasiRandomDesigner::Create(space, seed);
+std::unique_ptr<SamplingDesigner> MakeHalton(const SearchSpace& space,
+                                             uint64_t seed) {
+  auto designer = CreateQuasiRandomDesigner(space, seed);
   EXPECT_TRUE(designer.ok()) << designer.status().message();
   return designer.ok() ? *std::move(designer) : nullptr;
 }
@@ -185,7 +184,7 @@ TEST(QuasiRandomDesignerTest, TooManyParametersIsAClearError) {
   for (int i = 0; i <= 1000; ++i) {
     specs.push_back(DoubleParam("p" + std::to_string(i), 0, 1));
   }
-  auto designer = QuasiRandomDesigner::Create(SearchSpace(specs), 1);
+  auto designer = CreateQuasiRandomDesigner(SearchSpace(specs), 1);
   EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(designer.status().message()),
               HasSubstr("QUASI_RANDOM_SEARCH supports at most 1000 "

@@ -1,5 +1,3 @@
-#include "algorithms/random/random_designer.h"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -10,6 +8,7 @@
 
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/encoding/finite_grid.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
@@ -43,9 +42,9 @@ SearchSpace StatisticsSpace() {
                       CategoricalParam("c", {"a", "b", "c", "d"})});
 }
 
-std::unique_ptr<RandomDesigner> MakeRandom(const SearchSpace& space,
-                                           uint64_t seed) {
-  auto designer = RandomDesigner::Create(space, seed);
+std::unique_ptr<SamplingDesigner> MakeRandom(const SearchSpace& space,
+                                             uint64_t seed) {
+  auto designer = CreateRandomDesigner(space, seed);
   EXPECT_TRUE(designer.ok()) << designer.status().message();
   return designer.ok() ? *std::move(designer) : nullptr;
 }
@@ -228,7 +227,7 @@ TEST(RandomDesignerTest, NegativeCountIsAnError) {
 }
 
 TEST(RandomDesignerTest, InvalidSpaceIsRefused) {
-  auto designer = RandomDesigner::Create(
+  auto designer = CreateRandomDesigner(
       SearchSpace({DoubleParam("lr", 0, 1, ScaleType::kLog)}), 1);
   EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
 }

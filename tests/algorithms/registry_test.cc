@@ -1,11 +1,11 @@
 #include "hptune/algorithms/registry.h"
 
 #include <string>
+#include <vector>
 
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/grid/grid_designer.h"
-#include "algorithms/quasi_random/quasi_random_designer.h"
-#include "algorithms/random/random_designer.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 
@@ -36,12 +36,14 @@ TEST(RegistryTest, EachAlgorithmGetsItsDesigner) {
   auto random =
       CreateDesigner(Study(Algorithm::kRandomSearch, FiniteSpace()), 1);
   ASSERT_TRUE(random.ok());
-  EXPECT_NE(dynamic_cast<RandomDesigner*>(random->get()), nullptr);
+  EXPECT_NE(dynamic_cast<SamplingDesigner*>(random->get()), nullptr);
+  EXPECT_EQ((*random)->SaveState(), "random:draws=0");
 
   auto halton =
       CreateDesigner(Study(Algorithm::kQuasiRandomSearch, FiniteSpace()), 1);
   ASSERT_TRUE(halton.ok());
-  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(halton->get()), nullptr);
+  EXPECT_NE(dynamic_cast<SamplingDesigner*>(halton->get()), nullptr);
+  EXPECT_EQ((*halton)->SaveState(), "halton:index=0");
 }
 
 TEST(RegistryTest, UnspecifiedIsGaussianProcessBayesianOptimisation) {
@@ -94,6 +96,57 @@ TEST(RegistryTest, InvalidSpaceIsRefusedForEveryAlgorithm) {
               "parameter \"k\": UNIT_LOG_SCALE needs a strictly positive "
               "range, got minimum 0");
   }
+}
+
+TEST(RegistryTest, BuiltinsAreRegisteredUnderAiPlatformsNames) {
+  EXPECT_TRUE(DesignerRegistry().Names().empty());
+  EXPECT_EQ(DesignerRegistry::WithBuiltins().Names(),
+            (std::vector<std::string>{"ALGORITHM_UNSPECIFIED", "GRID_SEARCH",
+                                      "QUASI_RANDOM_SEARCH", "RANDOM_SEARCH"}));
+  DesignerRegistry twice = DesignerRegistry::WithBuiltins();
+  EXPECT_TRUE(absl::IsAlreadyExists(twice.RegisterBuiltins()));
+}
+
+TEST(RegistryTest, RegisterRefusesAnEmptyNameAnEmptyFactoryAndATakenName) {
+  DesignerRegistry registry = DesignerRegistry::WithBuiltins();
+  DesignerFactory grid = [](const StudySpec& spec, uint64_t seed) {
+    return CreateDesigner(spec, seed);
+  };
+  EXPECT_TRUE(absl::IsInvalidArgument(registry.Register("", grid)));
+  EXPECT_TRUE(absl::IsInvalidArgument(registry.Register("MINE", nullptr)));
+  EXPECT_TRUE(absl::IsAlreadyExists(registry.Register("GRID_SEARCH", grid)));
+  EXPECT_TRUE(registry.Register("MINE", grid).ok());
+  EXPECT_TRUE(registry.Contains("MINE"));
+  EXPECT_FALSE(registry.Contains("mine"));
+}
+
+TEST(RegistryTest, ACustomAlgorithmIsLookedUpByItsName) {
+  DesignerRegistry registry;
+  uint64_t seen_seed = 0;
+  ASSERT_TRUE(registry
+                  .Register("MINE",
+                            [&](const StudySpec& spec, uint64_t seed) {
+                              seen_seed = seed;
+                              StudySpec random = spec;
+                              random.custom_algorithm.clear();
+                              random.algorithm = Algorithm::kRandomSearch;
+                              return CreateDesigner(random, seed);
+                            })
+                  .ok());
+  StudySpec spec = Study(Algorithm::kUnspecified, FiniteSpace());
+  spec.custom_algorithm = "MINE";
+  EXPECT_EQ(DesignerName(spec), "MINE");
+  auto designer = registry.Create(spec, 9);
+  ASSERT_TRUE(designer.ok()) << designer.status();
+  EXPECT_EQ(seen_seed, 9u);
+
+  spec.custom_algorithm.clear();
+  EXPECT_EQ(DesignerName(spec), "ALGORITHM_UNSPECIFIED");
+  auto missing = registry.Create(spec, 9);
+  EXPECT_TRUE(absl::IsInvalidArgument(missing.status()));
+  EXPECT_EQ(std::string(missing.status().message()),
+            "algorithm \"ALGORITHM_UNSPECIFIED\" is not registered with "
+            "this engine; registered: MINE");
 }
 
 }  // namespace

@@ -313,5 +313,54 @@ TEST_F(EngineTest, UnknownStudyIsNotFound) {
       absl::IsInvalidArgument(engine_.SuggestTrials("nope", 0, "a").status()));
 }
 
+TEST_F(EngineTest, ListStudiesIsByName) {
+  for (const char* name : {"b", "c", "a"}) {
+    ASSERT_TRUE(engine_.CreateStudy(name, GridSpec(5)).ok());
+  }
+  auto studies = engine_.ListStudies();
+  ASSERT_TRUE(studies.ok()) << studies.status();
+  std::vector<std::string> names;
+  for (const StudyRecord& s : *studies) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST_F(EngineTest, DeleteStudyWaitsForItsJobToFinish) {
+  ASSERT_TRUE(engine_.CreateStudy("job1", GridSpec(5)).ok());
+  ASSERT_TRUE(engine_.CreateStudy("other", GridSpec(5)).ok());
+  JobRecord job{.job_id = "job1", .study_name = "job1"};
+  ASSERT_TRUE(store_.CreateJob(job).ok());
+
+  absl::Status refused = engine_.DeleteStudy("job1");
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+  EXPECT_THAT(std::string(refused.message()),
+              HasSubstr("belongs to job \"job1\", which is QUEUED"));
+  // Another study is not held by the job.
+  EXPECT_TRUE(engine_.DeleteStudy("other").ok());
+
+  ASSERT_TRUE(store_
+                  .UpdateJob("job1",
+                             [&](JobRecord& j) {
+                               return j.TransitionTo(JobState::kCancelled,
+                                                     clock_.Now());
+                             })
+                  .ok());
+  EXPECT_TRUE(engine_.DeleteStudy("job1").ok());
+  EXPECT_TRUE(absl::IsNotFound(engine_.GetStudy("job1").status()));
+  EXPECT_TRUE(absl::IsNotFound(engine_.DeleteStudy("job1")));
+}
+
+TEST_F(EngineTest, TrialSummariesLeaveOutTheMeasurements) {
+  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(5)).ok());
+  auto response = engine_.SuggestTrials("s", 1, "a");
+  ASSERT_TRUE(response.ok());
+  ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(1, 0.5)).ok());
+  auto full = engine_.ListTrials("s");
+  auto summaries = engine_.ListTrialSummaries("s");
+  ASSERT_TRUE(full.ok() && summaries.ok());
+  EXPECT_EQ(full->at(0).measurements.size(), 1u);
+  EXPECT_TRUE(summaries->at(0).measurements.empty());
+  EXPECT_EQ(summaries->at(0).parameters, full->at(0).parameters);
+}
+
 }  // namespace
 }  // namespace hptune::engine

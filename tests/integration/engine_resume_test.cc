@@ -1,11 +1,15 @@
 // A study on a SQLite file continues exactly where it stopped when the
 // process that drove it goes away and another opens the file.
+#include <algorithm>
 #include <filesystem>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/engine/engine.h"
-#include "hptune/store/sqlite_store.h"
+#include "hptune/store/open_store.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune::engine {
@@ -37,15 +41,26 @@ StudySpec Spec(Algorithm algorithm) {
   return spec;
 }
 
-// Suggests `count` trials and completes them with a made-up objective.
-std::vector<ParameterAssignment> Step(TuningEngine& engine, int count) {
-  auto response = engine.SuggestTrials("s", count, "client");
-  EXPECT_TRUE(response.ok()) << response.status();
+// Suggests `count` trials, `batch` at a time, and completes each batch with
+// a made-up objective.
+std::vector<ParameterAssignment> Step(TuningEngine& engine, int count,
+                                      int batch) {
   std::vector<ParameterAssignment> points;
-  for (const Trial& t : response->trials) {
-    points.push_back(t.parameters);
-    Measurement m{.step = 1, .metrics = {{"m", static_cast<double>(t.number)}}};
-    EXPECT_TRUE(engine.CompleteTrial("s", t.number, m).ok());
+  while (static_cast<int>(points.size()) < count) {
+    const int ask = std::min(batch, count - static_cast<int>(points.size()));
+    auto response = engine.SuggestTrials("s", ask, "client");
+    EXPECT_TRUE(response.ok()) << response.status();
+    if (!response.ok() || response->trials.empty()) break;
+    for (const Trial& t : response->trials) {
+      points.push_back(t.parameters);
+      const double m = t.parameters.at("units").AsDouble() +
+                       (t.parameters.at("cell").AsString() == "gru" ? 0 : 7);
+      EXPECT_TRUE(
+          engine
+              .CompleteTrial("s", t.number,
+                             Measurement{.step = 1, .metrics = {{"m", m}}})
+              .ok());
+    }
   }
   return points;
 }
@@ -57,45 +72,65 @@ std::string Key(const ParameterAssignment& a) {
   return key;
 }
 
-// More trials than a designer's duplicate-avoidance retries (64), so a
-// designer that lost its state would start its sequence over and repeat
-// points: the comparison below would then fail.
-constexpr int kBefore = 70;
-constexpr int kAfter = 5;
+struct ResumeCase {
+  Algorithm algorithm;
+  int before;  // Trials before the process goes away.
+  int after;   // Trials after the file is opened again.
+  int batch;   // Trials asked for at once.
+  // How the last trial's origin begins: the GP's must come from its model.
+  std::string last_origin;
+};
 
-class ResumeTest : public ::testing::TestWithParam<Algorithm> {};
+// Random, quasi-random and grid search: more trials than the sampler's
+// duplicate-avoidance retries (64), so a designer that lost its state would
+// start its sequence over and repeat points: the comparison below would then
+// fail. The GP: past its seeding, with a refit and model suggestions on
+// both sides of the restart, in batches so that some explore.
+const ResumeCase kCases[] = {
+    {Algorithm::kGridSearch, 70, 5, 70, "grid["},
+    {Algorithm::kRandomSearch, 70, 5, 70, "random["},
+    {Algorithm::kQuasiRandomSearch, 70, 5, 70, "halton["},
+    {Algorithm::kUnspecified, 24, 8, 4, "gp-"},
+};
+
+class ResumeTest : public ::testing::TestWithParam<ResumeCase> {};
 
 TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
+  const ResumeCase& c = GetParam();
   std::string dir = testing::MakeTempDir();
   std::vector<ParameterAssignment> uninterrupted;
   std::string uninterrupted_state;
   {
-    auto store = store::SqliteStore::Open(dir + "/a.db");
+    auto store = store::OpenSqliteStore(dir + "/a.db");
     ASSERT_TRUE(store.ok()) << store.status();
     TuningEngine engine(**store);
-    ASSERT_TRUE(engine.CreateStudy("s", Spec(GetParam())).ok());
-    uninterrupted = Step(engine, kBefore);
-    for (auto& p : Step(engine, kAfter)) uninterrupted.push_back(p);
+    ASSERT_TRUE(engine.CreateStudy("s", Spec(c.algorithm)).ok());
+    uninterrupted = Step(engine, c.before, c.batch);
+    for (auto& p : Step(engine, c.after, c.batch)) uninterrupted.push_back(p);
     uninterrupted_state = *(*store)->GetDesignerState("s");
   }
   std::vector<ParameterAssignment> resumed;
   {
-    auto store = store::SqliteStore::Open(dir + "/b.db");
+    auto store = store::OpenSqliteStore(dir + "/b.db");
     ASSERT_TRUE(store.ok());
     TuningEngine engine(**store);
-    ASSERT_TRUE(engine.CreateStudy("s", Spec(GetParam())).ok());
-    resumed = Step(engine, kBefore);
+    ASSERT_TRUE(engine.CreateStudy("s", Spec(c.algorithm)).ok());
+    resumed = Step(engine, c.before, c.batch);
   }
   {
-    auto store = store::SqliteStore::Open(dir + "/b.db");
+    auto store = store::OpenSqliteStore(dir + "/b.db");
     ASSERT_TRUE(store.ok());
     TuningEngine engine(**store);
-    for (auto& p : Step(engine, kAfter)) resumed.push_back(p);
-    EXPECT_EQ(engine.ListTrials("s")->size(), size_t{kBefore + kAfter});
+    for (auto& p : Step(engine, c.after, c.batch)) resumed.push_back(p);
+    EXPECT_EQ(engine.ListTrials("s")->size(),
+              static_cast<size_t>(c.before + c.after));
+    EXPECT_TRUE(
+        engine.ListTrials("s")->back().origin.starts_with(c.last_origin))
+        << engine.ListTrials("s")->back().origin;
     EXPECT_FALSE(uninterrupted_state.empty());
     EXPECT_EQ(*(*store)->GetDesignerState("s"), uninterrupted_state);
   }
-  ASSERT_EQ(resumed.size(), size_t{kBefore + kAfter});
+  ASSERT_EQ(resumed.size(), static_cast<size_t>(c.before + c.after));
   EXPECT_EQ(resumed, uninterrupted);
   std::set<std::string> distinct;
   for (const auto& p : resumed) distinct.insert(Key(p));
@@ -103,13 +138,60 @@ TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
   std::filesystem::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Designers, ResumeTest,
-                         ::testing::Values(Algorithm::kGridSearch,
-                                           Algorithm::kRandomSearch,
-                                           Algorithm::kQuasiRandomSearch),
+INSTANTIATE_TEST_SUITE_P(Designers, ResumeTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) {
-                           return std::string(ToString(info.param));
+                           return std::string(ToString(info.param.algorithm));
                          });
+
+// An embedder's designer: random search under a name of its own.
+EngineOptions WithMine() {
+  EngineOptions options;
+  EXPECT_TRUE(options.designers
+                  .Register("MINE",
+                            [](const StudySpec& spec, uint64_t seed) {
+                              StudySpec random = spec;
+                              random.custom_algorithm.clear();
+                              random.algorithm = Algorithm::kRandomSearch;
+                              return algorithms::CreateDesigner(random, seed);
+                            })
+                  .ok());
+  return options;
+}
+
+TEST(ResumeTest, AUserDesignersStudyReopensUnderItsName) {
+  std::string dir = testing::MakeTempDir();
+  StudySpec spec = Spec(Algorithm::kUnspecified);
+  spec.custom_algorithm = "MINE";
+  std::vector<ParameterAssignment> before;
+  {
+    auto store = store::OpenSqliteStore(dir + "/a.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    TuningEngine engine(**store, WithMine());
+    ASSERT_TRUE(engine.CreateStudy("s", spec).ok());
+    before = Step(engine, 3, 3);
+  }
+  {
+    auto store = store::OpenSqliteStore(dir + "/a.db");
+    ASSERT_TRUE(store.ok());
+    TuningEngine engine(**store, WithMine());
+    EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "MINE");
+    EXPECT_TRUE(engine.OpenOrCreateStudy("s", spec).ok());
+    auto response = engine.SuggestTrials("s", 1, "client");
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(response->trials.at(0).origin, "random[9]");  // 3 draws each.
+  }
+  {
+    // A process without the designer cannot go on with the study.
+    auto store = store::OpenSqliteStore(dir + "/a.db");
+    ASSERT_TRUE(store.ok());
+    TuningEngine engine(**store);
+    auto response = engine.SuggestTrials("s", 1, "other");
+    EXPECT_TRUE(absl::IsInvalidArgument(response.status()));
+    EXPECT_THAT(std::string(response.status().message()),
+                ::testing::HasSubstr("algorithm \"MINE\" is not registered"));
+  }
+  std::filesystem::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace hptune::engine

@@ -58,6 +58,15 @@ TEST(RecordCodecTest, StudySpecRoundTrips) {
               test::IsOkAndHolds(spec));
 }
 
+TEST(RecordCodecTest, CustomAlgorithmRoundTripsAndIsLeftOutWhenUnset) {
+  StudySpec spec = MakeStudy("x").spec;
+  EXPECT_THAT(*EncodeStudySpec(spec),
+              ::testing::Not(HasSubstr("customAlgorithm")));
+  spec.custom_algorithm = "MY_SWEEP";
+  EXPECT_THAT(DecodeStudySpec(*EncodeStudySpec(spec)),
+              test::IsOkAndHolds(spec));
+}
+
 TEST(RecordCodecTest, SlurmJobOptionsRoundTripAndNoneIsAnEmptyObject) {
   const SlurmJobOptions slurm{.partition = "gpu",
                               .account = "ml",

@@ -13,8 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/env/clock.h"
-#include "hptune/store/memory_store.h"
-#include "hptune/store/sqlite_store.h"
+#include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 #include "tests/store/store_test_util.h"
 
@@ -44,14 +43,11 @@ std::vector<StoreFactory> Factories() {
       {"Memory",
        [](Clock& clock,
           const TempDir&) -> absl::StatusOr<std::unique_ptr<Store>> {
-         return std::make_unique<MemoryStore>(clock);
+         return NewMemoryStore(clock);
        }},
       {"Sqlite",
-       [](Clock& clock,
-          const TempDir& dir) -> absl::StatusOr<std::unique_ptr<Store>> {
-         auto store = SqliteStore::Open(dir.File("hptune.db"), clock);
-         if (!store.ok()) return store.status();
-         return std::unique_ptr<Store>(std::move(store).value());
+       [](Clock& clock, const TempDir& dir) {
+         return OpenSqliteStore(dir.File("hptune.db"), clock);
        }},
   };
 }

@@ -45,6 +45,11 @@ struct StudySpec {
   bool enable_early_stopping = false;
   std::string resume_previous_job_id;
   Algorithm algorithm = Algorithm::kUnspecified;
+  // The name of a designer an embedder registered with its engine
+  // (engine::EngineOptions::designers), used in place of `algorithm`, which
+  // then stays ALGORITHM_UNSPECIFIED. Empty for hptune's own designers. Set
+  // from C++ only: AI Platform's config and the v1 API carry `algorithm`.
+  std::string custom_algorithm;
   // Designer seed; unset means the engine draws one and records it.
   std::optional<uint64_t> seed;
 

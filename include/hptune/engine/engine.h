@@ -8,6 +8,21 @@
 // designer's state in one transaction, so a restarted process continues the
 // study exactly.
 //
+// Embedding: a scheduler plugs in its own search algorithm by registering a
+// designer factory in EngineOptions::designers under a name of its own and
+// setting StudySpec::custom_algorithm to that name; its own early-stopping
+// rule is any algorithms::StoppingPolicy passed to CheckEarlyStopping.
+// Why a user's designer is named by custom_algorithm and not by
+// `algorithm` itself: `algorithm` is AI Platform's enum, which config files
+// and the v1 API carry and `hptune validate` checks (core's config parser
+// refuses names AI Platform does not know); a user's designer exists only in
+// the process that registered it, so only a StudySpec built in C++ can name
+// it, and the engine that will run the study is what validates the name:
+// CreateStudy refuses a name its registry does not know. A registry built
+// without RegisterBuiltins() may also register hptune's names
+// (ALGORITHM_UNSPECIFIED, ...), replacing a built-in designer for config
+// files too.
+//
 // Thread-safe: calls may come from many threads. Suggestions and new trials
 // are serialised per TuningEngine, so a process should use one engine per
 // Store. Several processes may share one SQLite file; suggestions for a study
@@ -30,6 +45,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/registry.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/study.h"
@@ -52,9 +68,20 @@ struct SuggestResponse {
   std::string note;
 };
 
+struct EngineOptions {
+  // The designers studies may name (StudySpec::algorithm and
+  // custom_algorithm). hptune's own by default; add yours with
+  // designers.Register(name, factory).
+  algorithms::DesignerRegistry designers =
+      algorithms::DesignerRegistry::WithBuiltins();
+};
+
 class TuningEngine {
  public:
+  // With hptune's designers (EngineOptions{}).
   explicit TuningEngine(store::Store& store, Clock& clock = SystemClock());
+  TuningEngine(store::Store& store, EngineOptions options,
+               Clock& clock = SystemClock());
   ~TuningEngine();
 
   // Creates study `name` after validating `spec`; AlreadyExists if the name
@@ -66,6 +93,12 @@ class TuningEngine {
   absl::StatusOr<StudyRecord> OpenOrCreateStudy(std::string_view name,
                                                 const StudySpec& spec);
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name);
+  // Every study, by name.
+  absl::StatusOr<std::vector<StudyRecord>> ListStudies();
+  // Removes study `name` with its trials and designer state. NotFound when
+  // there is none; FailedPrecondition while a job that is not finished runs
+  // it (the job must be cancelled first).
+  absl::Status DeleteStudy(std::string_view name);
 
   // Up to `count` trials for `client_id`: the client's unfinished trials,
   // then trials users queued (REQUESTED, now ACTIVE for this client), then
@@ -128,11 +161,20 @@ class TuningEngine {
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, algorithms::StoppingRule rule,
       const std::set<int64_t>& only = {});
+  // The same with a policy of the caller's, e.g. its own rule. A
+  // CurveStoppingPolicy gets the cached curves; any other policy every trial
+  // of the study with its measurements. `policy` is used during the call
+  // only, from the calling thread.
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
+      std::string_view study, algorithms::StoppingPolicy& policy,
+      const std::set<int64_t>& only = {});
   absl::StatusOr<Trial> StopTrial(std::string_view study, int64_t trial,
                                   std::string_view reason);
 
   absl::StatusOr<Trial> GetTrial(std::string_view study, int64_t trial);
   absl::StatusOr<std::vector<Trial>> ListTrials(std::string_view study);
+  // The same without their intermediate measurements (cheaper to read).
+  absl::StatusOr<std::vector<Trial>> ListTrialSummaries(std::string_view study);
   // The SUCCEEDED trial with the best final objective (ties: the earlier
   // trial); nullopt when no trial has one yet.
   absl::StatusOr<std::optional<Trial>> BestTrial(std::string_view study);
@@ -152,6 +194,7 @@ class TuningEngine {
 
   store::Store& store_;
   Clock& clock_;
+  const algorithms::DesignerRegistry designers_;
   // Serialises suggestions so concurrent clients never get the same point.
   std::mutex suggest_mutex_;
 

@@ -1,11 +1,12 @@
 // MemoryStore: a Store that keeps everything in memory.
 //
 // For tests of the engine and server, and for embedders that need no
-// persistence. Same semantics as SqliteStore (the shared conformance suite
-// runs against both): the same validation, error messages, trial numbering
-// and event log; what is lost is durability. Thread-safe: one mutex guards
-// all state, so each call is atomic. The `mutate` callbacks of UpdateTrial and
-// UpdateJob run under that mutex and must not call back into the store.
+// persistence (NewMemoryStore in open_store.h makes one as a Store). Same
+// semantics as SqliteStore (the shared conformance suite runs against both):
+// the same validation, error messages, trial numbering and event log; what is
+// lost is durability. Thread-safe: one mutex guards all state, so each call is
+// atomic. The `mutate` callbacks of UpdateTrial and UpdateJob run under that
+// mutex and must not call back into the store.
 #ifndef HPTUNE_STORE_MEMORY_STORE_H_
 #define HPTUNE_STORE_MEMORY_STORE_H_
 

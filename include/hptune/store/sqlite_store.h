@@ -1,8 +1,10 @@
 // SqliteStore: the durable Store, one SQLite file.
 //
 // Used by `hptune serve`, `hptune run` and embedders whose studies must
-// survive a restart. The file has a versioned schema (migrated on Open; a file
-// from a newer hptune is refused), WAL journaling and foreign keys.
+// survive a restart; callers that need only the Store interface open it with
+// OpenSqliteStore (open_store.h), which also defines SqliteStoreOptions. The
+// file has a versioned schema (migrated on Open; a file from a newer hptune is
+// refused), WAL journaling and foreign keys.
 //
 // Durability: WAL with synchronous=NORMAL. A committed change is in the WAL
 // before the call returns, so it survives a crash or SIGKILL of the process;
@@ -36,6 +38,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "hptune/env/clock.h"
+#include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 
 namespace hptune::store {
@@ -45,11 +48,6 @@ class SqliteConnection;
 class WalCheckpointer;
 class ReaderPool;
 }  // namespace internal
-
-struct SqliteStoreOptions {
-  // How long one call may wait for other writers before it gives up.
-  std::chrono::milliseconds busy_deadline{30'000};
-};
 
 class SqliteStore : public Store {
  public:

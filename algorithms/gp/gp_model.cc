@@ -1,0 +1,114 @@
+#include "algorithms/gp/gp_model.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "algorithms/gp/acquisition.h"
+#include "algorithms/gp/hyperparameter_fit.h"
+#include "algorithms/gp/hyperparameters.h"
+#include "algorithms/gp/streams.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+// The training data of the observations `rows` with their `targets`.
+TrainingData MakeTrainingData(const GpHistory& history,
+                              const FeatureEncoding& encoding,
+                              const std::vector<double>& targets,
+                              const std::vector<int>& rows) {
+  const int d = encoding.dimension();
+  TrainingData data;
+  data.kinds = encoding.kinds();
+  data.x.resize(static_cast<Eigen::Index>(rows.size()), d);
+  data.y.resize(static_cast<Eigen::Index>(rows.size()));
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    for (int j = 0; j < d; ++j) {
+      data.x(i, j) = history.observations[rows[k]].x[j];
+    }
+    data.y[i] = targets[rows[k]];
+  }
+  return data;
+}
+
+}  // namespace
+
+void GpModel::Believe(std::span<const double> x) {
+  incumbent = std::max(incumbent, gp.Predict(x).mean);
+  gp.AddPending(x);
+}
+
+double GpModel::ExplorationThreshold() {
+  if (!exploration_threshold.has_value()) {
+    const RowMatrix observed = gp.rows().topRows(gp.num_observations());
+    Eigen::VectorXd mean, variance;
+    gp.PredictBatch(observed, mean, variance);
+    Eigen::Index best = 0;
+    const Eigen::VectorXd ucb =
+        mean.array() + PureExplorationAcquisition::kThresholdCoefficient *
+                           variance.array().sqrt();
+    ucb.maxCoeff(&best);
+    exploration_threshold = mean[best];
+  }
+  return *exploration_threshold;
+}
+
+GpModelBuilder::GpModelBuilder() = default;
+GpModelBuilder::~GpModelBuilder() = default;
+
+absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
+    const GpHistory& history, const FeatureEncoding& encoding, uint64_t seed,
+    GpState& state) {
+  const std::vector<double> targets = Targets(history.observations);
+  TrainingData data =
+      MakeTrainingData(history, encoding, targets, ModelRows(targets));
+
+  const auto n = static_cast<uint64_t>(history.observations.size());
+  const auto interval = std::max<uint64_t>(
+      1, static_cast<uint64_t>(kRefitGrowth *
+                               static_cast<double>(state.fit_rows)));
+  if (state.theta.empty() || n < state.fit_rows ||
+      n >= state.fit_rows + interval) {
+    HyperparameterFitOptions options;
+    options.warm_start = state.theta;
+    options.random_starts = state.theta.empty() ? 3 : 1;
+    options.max_evaluations_per_start = 100;
+    options.seed = DeriveSeed(seed, kFitSalt, n);
+    absl::StatusOr<HyperparameterFit> fit =
+        FitHyperparameters(data, MakePrior(encoding.features()), options);
+    if (!fit.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("gp_fit_failed(", fit.status().message(), ")"));
+    }
+    state.theta = fit->theta;
+    state.fit_rows = n;
+    refitted_ = true;
+  }
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(std::move(data), state.theta, last_model_.get());
+  if (!gp.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("gp_model_failed(", gp.status().message(), ")"));
+  }
+  extended_ = gp->reused_rows() > 0;
+  last_model_ = std::make_unique<GaussianProcess>(*gp);
+
+  auto model = std::unique_ptr<GpModel>(new GpModel{.gp = *std::move(gp)});
+  model->incumbent = model->gp.MeanAtObservations().maxCoeff();
+  std::vector<int> order;
+  for (int r = 0; r < static_cast<int>(history.observations.size()); ++r) {
+    if (history.observations[r].feasible) order.push_back(r);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return targets[a] > targets[b]; });
+  for (int r : order) {
+    if (static_cast<int>(model->anchors.size()) >= kAnchors) break;
+    model->anchors.push_back(history.observations[r].x);
+  }
+  for (const auto& p : history.pending) model->Believe(p);
+  return model;
+}
+
+}  // namespace hptune::algorithms::gp

@@ -1,0 +1,109 @@
+#include "algorithms/gp/suggestion_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/acquisition.h"
+#include "algorithms/gp/acquisition_optimizer.h"
+#include "algorithms/gp/gp_model.h"
+#include "algorithms/gp/streams.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+// The acquisition optimiser's effort for a model of n points: a candidate
+// costs O(n^2) to score, so their number falls as n grows.
+AcquisitionOptimizerOptions OptimizerOptions(int n, int d) {
+  AcquisitionOptimizerOptions options;
+  const double cost = static_cast<double>(n) * n + static_cast<double>(n) * d;
+  const int candidates =
+      std::clamp(static_cast<int>(2.5e7 / std::max(cost, 1.0)), 256, 2048);
+  options.random_candidates = candidates / 2;
+  options.local_candidates = candidates / 2;
+  options.restarts = std::clamp(800 / std::max(n, 1), 3, 8);
+  options.max_lbfgs_evaluations = 50;
+  return options;
+}
+
+}  // namespace
+
+int InitialPoints(int dimension) {
+  return std::clamp(2 * (dimension + 1), 4, 20);
+}
+
+double LogEiRadius(std::span<const double> theta,
+                   std::span<const FeatureKind> kinds) {
+  double log_sum = 0;
+  int continuous = 0;
+  for (size_t i = 0; i < kinds.size() && i < theta.size(); ++i) {
+    if (kinds[i] != FeatureKind::kContinuous) continue;
+    log_sum += theta[i];
+    ++continuous;
+  }
+  if (continuous == 0) return kLogEiRadius;
+  return std::min(kLogEiRadius,
+                  kLogEiLengthscales * std::exp(log_sum / continuous));
+}
+
+SuggestionSource PickSource(int dimension, int known, int feasible) {
+  if (dimension == 0) return SuggestionSource::kSinglePoint;
+  if (known < InitialPoints(dimension)) return SuggestionSource::kSeeding;
+  if (feasible == 0) return SuggestionSource::kNoFeasible;
+  return SuggestionSource::kModel;
+}
+
+std::optional<Suggestion> SuggestFromModel(
+    GpModel& model, const FeatureEncoding& encoding,
+    std::span<const double> theta, uint64_t seed, uint64_t call, int index,
+    AssignmentSet& used, const QuasiRandomSuggestion& quasi_random) {
+  // One stream per (call, suggestion), so each is reproducible on its own.
+  const uint64_t stream = call * 1024 + index;
+  // The first model suggestion of a call explores with a probability; the
+  // later members of a batch always do.
+  const bool explore =
+      index > 0 || SplitMix64(seed ^ kExplorationSalt, stream).NextUnit() <
+                       kExplorationProbability;
+  const LogExpectedImprovementAcquisition ei(model.gp, model.incumbent);
+  std::optional<PureExplorationAcquisition> pe;
+  if (explore) pe.emplace(model.gp, model.ExplorationThreshold());
+  const AcquisitionFunction& acquisition =
+      explore ? static_cast<const AcquisitionFunction&>(*pe) : ei;
+  const AcquisitionOptimizerOptions whole_space =
+      OptimizerOptions(model.gp.num_observations(), encoding.dimension());
+  AcquisitionOptimizerOptions options = whole_space;
+  // Log EI searches only near the best observations.
+  if (!explore && !model.anchors.empty()) {
+    options.random_candidates = 0;
+    options.local_radius = LogEiRadius(theta, encoding.kinds());
+  }
+  const uint64_t acquisition_seed = DeriveSeed(seed, kAcquisitionSalt, stream);
+  auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
+    std::optional<Suggestion> found;
+    for (const ScoredPoint& p : MaximizeAcquisition(
+             acquisition, encoding, model.anchors, acquisition_seed, o)) {
+      ParameterAssignment a = encoding.Decode(p.x);
+      if (used.Insert(a)) {
+        found = Suggestion{std::move(a), explore ? "gp-pe" : "gp-logei"};
+        break;
+      }
+    }
+    return found;
+  };
+  std::optional<Suggestion> s = first_unused(options);
+  // In a finite space the neighbourhood of the best observations can be
+  // used up while the rest of it is not.
+  if (!s.has_value() && options.random_candidates == 0) {
+    s = first_unused(whole_space);
+  }
+  if (!s.has_value())
+    s = quasi_random("quasi_random:gp_found_only_used_points");
+  if (s.has_value()) {
+    absl::StatusOr<std::vector<double>> x = encoding.Encode(s->parameters);
+    if (x.ok()) model.Believe(*x);
+  }
+  return s;
+}
+
+}  // namespace hptune::algorithms::gp

@@ -1,0 +1,259 @@
+// The embedding API: a scheduler's own designer (EngineOptions::designers,
+// StudySpec::custom_algorithm) and its own stopping rule, through engine.h.
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/engine/engine.h"
+#include "hptune/store/memory_store.h"
+
+namespace hptune::engine {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// What the sweep designers saw, shared with the test.
+struct SweepLog {
+  int created = 0;
+  size_t last_completed = 0;
+  size_t last_pending = 0;
+};
+
+// Walks x = 0, 0.1, 0.2, ...; its state is the next index.
+class SweepDesigner : public algorithms::Designer {
+ public:
+  explicit SweepDesigner(SweepLog& log) : log_(log) {}
+
+  absl::Status Update(const std::vector<Trial>& completed,
+                      const std::vector<Trial>& active) override {
+    log_.last_completed = completed.size();
+    log_.last_pending = active.size();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<algorithms::Suggestion>> Suggest(
+      int count) override {
+    std::vector<algorithms::Suggestion> out;
+    for (int i = 0; i < count; ++i, ++next_) {
+      out.push_back({{{"x", ParameterValue::Double(next_ / 10.0)}},
+                     absl::StrCat("sweep[", next_, "]")});
+    }
+    return out;
+  }
+  std::string SaveState() const override { return std::to_string(next_); }
+  absl::Status RestoreState(std::string_view state) override {
+    next_ = state.empty() ? 0 : std::stoi(std::string(state));
+    return absl::OkStatus();
+  }
+
+ private:
+  SweepLog& log_;
+  int next_ = 0;
+};
+
+algorithms::DesignerFactory SweepFactory(SweepLog& log) {
+  return [&log](const StudySpec&, uint64_t)
+             -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
+    ++log.created;
+    return std::make_unique<SweepDesigner>(log);
+  };
+}
+
+StudySpec SweepSpec() {
+  StudySpec spec;
+  spec.search_space = SearchSpace({{.name = "x",
+                                    .type = ParameterType::kDouble,
+                                    .min_value = 0,
+                                    .max_value = 10}});
+  spec.metric_tag = "m";
+  spec.max_trials = 20;
+  spec.max_parallel_trials = 5;
+  spec.custom_algorithm = "SWEEP";
+  spec.seed = 3;
+  return spec;
+}
+
+std::vector<std::string> Origins(const SuggestResponse& response) {
+  std::vector<std::string> origins;
+  for (const Trial& t : response.trials) origins.push_back(t.origin);
+  return origins;
+}
+
+class EngineEmbeddingTest : public ::testing::Test {
+ protected:
+  EngineOptions WithSweep() {
+    EngineOptions options;
+    EXPECT_TRUE(options.designers.Register("SWEEP", SweepFactory(log_)).ok());
+    return options;
+  }
+
+  FakeClock clock_;
+  store::MemoryStore store_{clock_};
+  SweepLog log_;
+};
+
+TEST_F(EngineEmbeddingTest, AStudyNamingAUserDesignerGetsItsSuggestions) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  ASSERT_TRUE(engine.CreateStudy("s", SweepSpec()).ok());
+
+  auto first = engine.SuggestTrials("s", 2, "a");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(Origins(*first), ElementsAre("sweep[0]", "sweep[1]"));
+  EXPECT_EQ(first->trials[1].parameters.at("x").AsDouble(), 0.1);
+  ASSERT_TRUE(
+      engine
+          .CompleteTrial("s", 1, Measurement{.step = 1, .metrics = {{"m", 1}}})
+          .ok());
+
+  // The next call's designer is restored from the saved state and sees the
+  // history: one trial completed, one pending.
+  auto second = engine.SuggestTrials("s", 2, "b");
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_THAT(Origins(*second), ElementsAre("sweep[2]", "sweep[3]"));
+  EXPECT_EQ(log_.last_completed, 1u);
+  EXPECT_EQ(log_.last_pending, 1u);
+  EXPECT_EQ(*store_.GetDesignerState("s"), "4");
+  EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "SWEEP");
+}
+
+TEST_F(EngineEmbeddingTest, TheBuiltinsStayBesideUserDesigners) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  StudySpec random = SweepSpec();
+  random.custom_algorithm.clear();
+  random.algorithm = Algorithm::kRandomSearch;
+  ASSERT_TRUE(engine.CreateStudy("r", random).ok());
+  auto response = engine.SuggestTrials("r", 1, "a");
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_THAT(Origins(*response), ElementsAre("random[0]"));
+  EXPECT_EQ(log_.created, 0);
+}
+
+TEST_F(EngineEmbeddingTest, AnUnregisteredNameIsRefusedAtCreateStudy) {
+  TuningEngine engine(store_, clock_);  // The built-ins only.
+  auto study = engine.CreateStudy("s", SweepSpec());
+  EXPECT_TRUE(absl::IsInvalidArgument(study.status())) << study.status();
+  EXPECT_THAT(
+      std::string(study.status().message()),
+      HasSubstr("algorithm \"SWEEP\" is not registered with this engine; "
+                "registered: ALGORITHM_UNSPECIFIED, GRID_SEARCH, "
+                "QUASI_RANDOM_SEARCH, RANDOM_SEARCH"));
+  EXPECT_TRUE(absl::IsNotFound(engine.GetStudy("s").status()));
+}
+
+TEST_F(EngineEmbeddingTest, AStudyNamingTwoDesignersIsRefused) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  StudySpec spec = SweepSpec();
+  spec.algorithm = Algorithm::kRandomSearch;
+  auto study = engine.CreateStudy("s", spec);
+  EXPECT_TRUE(absl::IsInvalidArgument(study.status()));
+  EXPECT_THAT(std::string(study.status().message()),
+              HasSubstr("custom algorithm \"SWEEP\" and algorithm "
+                        "RANDOM_SEARCH"));
+}
+
+TEST_F(EngineEmbeddingTest, ARegistryWithoutTheBuiltinsCanReplaceTheDefault) {
+  EngineOptions options;
+  options.designers = algorithms::DesignerRegistry();
+  ASSERT_TRUE(
+      options.designers
+          .Register(ToString(Algorithm::kUnspecified), SweepFactory(log_))
+          .ok());
+  TuningEngine engine(store_, std::move(options), clock_);
+  StudySpec spec = SweepSpec();
+  spec.custom_algorithm.clear();  // ALGORITHM_UNSPECIFIED, as from a config.
+  ASSERT_TRUE(engine.CreateStudy("s", spec).ok());
+  auto response = engine.SuggestTrials("s", 1, "a");
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_THAT(Origins(*response), ElementsAre("sweep[0]"));
+
+  spec.algorithm = Algorithm::kGridSearch;
+  EXPECT_TRUE(absl::IsInvalidArgument(engine.CreateStudy("g", spec).status()));
+}
+
+// Stops every ACTIVE trial with an odd number; records what it was given.
+class OddTrialsPolicy : public algorithms::StoppingPolicy {
+ public:
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> Decide(
+      const StudySpec&, const std::vector<Trial>& trials) override {
+    seen = trials.size();
+    std::vector<algorithms::StoppingDecision> decisions;
+    for (const Trial& t : trials) {
+      if (t.state != TrialState::kActive) continue;
+      decisions.push_back({.trial = t.number,
+                           .stop = t.number % 2 == 1,
+                           .reason = t.number % 2 == 1 ? "odd" : ""});
+    }
+    return decisions;
+  }
+  size_t seen = 0;
+};
+
+TEST_F(EngineEmbeddingTest, AUserStoppingPolicyDecidesOnTheStudysTrials) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  ASSERT_TRUE(engine.CreateStudy("s", SweepSpec()).ok());
+  ASSERT_TRUE(engine.SuggestTrials("s", 3, "a").ok());
+  ASSERT_TRUE(
+      engine
+          .AddMeasurement("s", 2, Measurement{.step = 1, .metrics = {{"m", 1}}})
+          .ok());
+
+  OddTrialsPolicy policy;
+  auto all = engine.CheckEarlyStopping("s", policy);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(policy.seen, 3u);
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_TRUE(all->at(0).stop);
+  EXPECT_FALSE(all->at(1).stop);
+  EXPECT_EQ(all->at(2).reason, "odd");
+
+  auto only = engine.CheckEarlyStopping("s", policy, {3});
+  ASSERT_TRUE(only.ok());
+  EXPECT_THAT(*only, ElementsAre(algorithms::StoppingDecision{
+                         .trial = 3, .stop = true, .reason = "odd"}));
+}
+
+// A curve rule of the user's own gets the engine's cached curves.
+class LongCurvesPolicy : public algorithms::CurveStoppingPolicy {
+ public:
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> DecideOnCurves(
+      const StudySpec&,
+      std::span<const algorithms::TrialCurve> trials) override {
+    std::vector<algorithms::StoppingDecision> decisions;
+    for (const algorithms::TrialCurve& t : trials) {
+      if (t.state != TrialState::kActive) continue;
+      const bool stop = t.curve->points().size() >= 2;
+      decisions.push_back({.trial = t.curve->trial(),
+                           .stop = stop,
+                           .reason = stop ? "two points" : ""});
+    }
+    return decisions;
+  }
+};
+
+TEST_F(EngineEmbeddingTest, AUserCurvePolicyGetsTheReportedCurves) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  ASSERT_TRUE(engine.CreateStudy("s", SweepSpec()).ok());
+  ASSERT_TRUE(engine.SuggestTrials("s", 2, "a").ok());
+  for (int64_t step : {1, 2}) {
+    ASSERT_TRUE(
+        engine
+            .AddMeasurement("s", 1,
+                            Measurement{.step = step, .metrics = {{"m", 0.5}}})
+            .ok());
+  }
+  LongCurvesPolicy policy;
+  auto decisions = engine.CheckEarlyStopping("s", policy);
+  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  EXPECT_THAT(*decisions,
+              ElementsAre(
+                  algorithms::StoppingDecision{
+                      .trial = 1, .stop = true, .reason = "two points"},
+                  algorithms::StoppingDecision{.trial = 2}));
+}
+
+}  // namespace
+}  // namespace hptune::engine
