@@ -21,6 +21,7 @@
 #include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/test_job.h"
 
 namespace hptune::engine {
 namespace {
@@ -34,29 +35,12 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
-// A job of `workers` workers running a fake trainer that reports "accuracy",
-// with one DOUBLE parameter; `extra` is more trainingInput YAML.
+// A job of `workers` workers running a fake trainer; `extra` is more
+// trainingInput YAML.
 JobSpec MakeJob(const std::string& id, int workers, int max_trials,
                 int parallel, const std::string& extra = "") {
-  std::string yaml = absl::StrCat(
-      "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n",
-      workers > 0
-          ? absl::StrCat(
-                "  workerType: n1-standard-4\n  workerCount: ", workers, "\n")
-          : "",
-      extra,
-      "  hyperparameters:\n    goal: MAXIMIZE\n"
-      "    hyperparameterMetricTag: accuracy\n    maxTrials: ",
-      max_trials, "\n    maxParallelTrials: ", parallel,
-      "\n    algorithm: RANDOM_SEARCH\n    params:\n"
-      "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, maxValue: "
-      "0.1}\n");
-  ConfigParseResult parsed = ParseJobConfig(yaml, ConfigFormat::kYaml, id);
-  EXPECT_TRUE(parsed.errors.empty())
-      << FieldErrorsToStatus(parsed.errors).message();
-  JobSpec job = *parsed.job;
-  job.command = {"fake-trainer"};
-  return job;
+  return testing::TestJob(id, workers, 0, max_trials, parallel, extra,
+                          {"fake-trainer"});
 }
 
 // A master that reports `value` at steps 1..steps, one a second, and exits

@@ -34,6 +34,7 @@
 #include "hptune/store/sqlite_store.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/run_process.h"
+#include "tests/testing/test_job.h"
 
 namespace hptune::engine {
 namespace {
@@ -50,41 +51,11 @@ constexpr char kDumpTrainer[] =
 constexpr char kCurveTrainer[] =
     HPTUNE_SOURCE_DIR "/tests/testdata/curve_trainer.py";
 
-// A job of `workers` workers and `ps` parameter servers running dump_trainer,
-// with a DOUBLE and an INTEGER parameter.
+// A job of `workers` workers and `ps` parameter servers running dump_trainer.
 JobSpec MakeJob(const std::string& id, int workers, int ps, int max_trials,
                 int parallel, const std::string& extra_yaml = "") {
-  std::string yaml = absl::StrCat(
-      "trainingInput:\n"
-      "  scaleTier: CUSTOM\n"
-      "  masterType: n1-standard-4\n",
-      workers > 0 ? absl::StrCat("  workerType: n1-standard-4\n"
-                                 "  workerCount: ",
-                                 workers, "\n")
-                  : "",
-      ps > 0 ? absl::StrCat("  parameterServerType: n1-standard-4\n"
-                            "  parameterServerCount: ",
-                            ps, "\n")
-             : "",
-      extra_yaml,
-      "  args: [--user-flag=1]\n"
-      "  hyperparameters:\n"
-      "    goal: MAXIMIZE\n"
-      "    hyperparameterMetricTag: accuracy\n"
-      "    maxTrials: ",
-      max_trials, "\n    maxParallelTrials: ", parallel,
-      "\n"
-      "    algorithm: RANDOM_SEARCH\n"
-      "    params:\n"
-      "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, maxValue: 0.1}\n"
-      "    - {parameterName: layers, type: INTEGER, minValue: 1, maxValue: "
-      "4}\n");
-  ConfigParseResult parsed = ParseJobConfig(yaml, ConfigFormat::kYaml, id);
-  EXPECT_TRUE(parsed.errors.empty())
-      << FieldErrorsToStatus(parsed.errors).message();
-  JobSpec job = *parsed.job;
-  job.command = {"python3", kDumpTrainer};
-  return job;
+  return testing::TestJob(id, workers, ps, max_trials, parallel, extra_yaml,
+                          {"python3", kDumpTrainer});
 }
 
 json ReadJson(const std::filesystem::path& path) {

@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/store/sqlite_store.h"
+#include "tests/integration/testdata/ledger.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
@@ -28,19 +29,8 @@ namespace {
 
 constexpr int kMaxTrials = 4;
 
-struct Report {
-  int64_t trial;
-  int64_t step;
-  double value;
-};
-
-std::vector<Report> ReadLedger(const std::string& path) {
-  std::vector<Report> reports;
-  std::istringstream in(testing::ReadFileOrEmpty(path));
-  Report r;
-  while (in >> r.trial >> r.step >> r.value) reports.push_back(r);
-  return reports;
-}
+using testing::ReadLedger;
+using Report = testing::LedgerReport;
 
 class RunCrashTest : public ::testing::Test {
  protected:

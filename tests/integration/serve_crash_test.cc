@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/integration/testdata/ledger.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
@@ -30,19 +31,8 @@ using testing::ServeProcess;
 
 constexpr int kMaxTrials = 4;
 
-struct Report {
-  int64_t trial;
-  int64_t step;
-  double value;
-};
-
-std::vector<Report> ReadLedger(const std::string& path) {
-  std::vector<Report> reports;
-  std::istringstream in(testing::ReadFileOrEmpty(path));
-  Report r;
-  while (in >> r.trial >> r.step >> r.value) reports.push_back(r);
-  return reports;
-}
+using testing::ReadLedger;
+using Report = testing::LedgerReport;
 
 v1::TrainingInput CrashJob(const std::string& ledger) {
   const std::string trainer =
