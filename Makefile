@@ -6,7 +6,8 @@ CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 # The tests and benchmarks need GoogleTest and Google Benchmark; `make run`
 # needs neither (scripts/setup run).
-ALL_FLAGS = -DHPTUNE_BUILD_TESTS=ON -DHPTUNE_BUILD_BENCHMARKS=ON
+# The test builds are the CI builds: warnings are errors there.
+ALL_FLAGS = -DHPTUNE_BUILD_TESTS=ON -DHPTUNE_BUILD_BENCHMARKS=ON -DHPTUNE_WERROR=ON
 RUN_FLAGS = -DHPTUNE_BUILD_TESTS=OFF -DHPTUNE_BUILD_BENCHMARKS=OFF
 # What scripts/run-example runs.
 RUN_TARGETS = hptune tune_logistic_regression
@@ -40,7 +41,7 @@ test: build
 
 # The unit and integration tests under AddressSanitizer and UBSan.
 test-sanitize: setup
-	cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) -DHPTUNE_SANITIZE=ON -DHPTUNE_BUILD_BENCHMARKS=OFF
+	cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) -DHPTUNE_SANITIZE=ON -DHPTUNE_BUILD_BENCHMARKS=OFF -DHPTUNE_WERROR=ON
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE slow
 

@@ -39,20 +39,20 @@ DesignerRegistry DesignerRegistry::WithBuiltins() {
 
 absl::Status DesignerRegistry::RegisterBuiltins() {
   // ALGORITHM_UNSPECIFIED is Bayesian optimisation, as in AI Platform.
-  RETURN_IF_ERROR(Register(ToString(Algorithm::kUnspecified),
-                           [](const StudySpec& spec, uint64_t seed) {
-                             return AsDesigner(
-                                 gp::GpDesigner::Create(spec, seed));
-                           }));
-  RETURN_IF_ERROR(Register(
+  HPTUNE_RETURN_IF_ERROR(Register(ToString(Algorithm::kUnspecified),
+                                  [](const StudySpec& spec, uint64_t seed) {
+                                    return AsDesigner(
+                                        gp::GpDesigner::Create(spec, seed));
+                                  }));
+  HPTUNE_RETURN_IF_ERROR(Register(
       ToString(Algorithm::kGridSearch), [](const StudySpec& spec, uint64_t) {
         return AsDesigner(GridDesigner::Create(spec.search_space));
       }));
-  RETURN_IF_ERROR(Register(ToString(Algorithm::kRandomSearch),
-                           [](const StudySpec& spec, uint64_t seed) {
-                             return AsDesigner(
-                                 CreateRandomDesigner(spec.search_space, seed));
-                           }));
+  HPTUNE_RETURN_IF_ERROR(Register(ToString(Algorithm::kRandomSearch),
+                                  [](const StudySpec& spec, uint64_t seed) {
+                                    return AsDesigner(CreateRandomDesigner(
+                                        spec.search_space, seed));
+                                  }));
   return Register(
       ToString(Algorithm::kQuasiRandomSearch),
       [](const StudySpec& spec, uint64_t seed) {

@@ -23,7 +23,7 @@ int CategoryIndex(double value, int n) {
 
 absl::StatusOr<FeatureEncoding> FeatureEncoding::Create(
     const SearchSpace& space) {
-  RETURN_IF_ERROR(ValidateForEncoding(space));
+  HPTUNE_RETURN_IF_ERROR(ValidateForEncoding(space));
   std::vector<Feature> features;
   ParameterAssignment constants;
   const auto& parameters = space.parameters();
@@ -63,7 +63,7 @@ absl::StatusOr<std::vector<double>> FeatureEncoding::Encode(
       return absl::InvalidArgumentError(
           absl::StrCat("parameter \"", spec.name, "\" has no value"));
     }
-    ASSIGN_OR_RETURN(double u, algorithms::Encode(spec, it->second));
+    HPTUNE_ASSIGN_OR_RETURN(double u, algorithms::Encode(spec, it->second));
     if (f.kind == FeatureKind::kCategorical) {
       // Encode gives the centre (i + 1/2) / n of category i's interval.
       u = std::floor(u * f.num_categories);

@@ -208,7 +208,7 @@ absl::Status ValidateForEncoding(const SearchSpace& space) {
       return absl::InvalidArgumentError(
           absl::StrCat("parameter \"", spec.name, "\" appears more than once"));
     }
-    RETURN_IF_ERROR(ValidateSpec(spec));
+    HPTUNE_RETURN_IF_ERROR(ValidateSpec(spec));
   }
   return absl::OkStatus();
 }
@@ -295,7 +295,7 @@ absl::StatusOr<std::vector<double>> EncodeAssignment(
       return absl::InvalidArgumentError(
           absl::StrCat("parameter \"", spec.name, "\" has no value"));
     }
-    ASSIGN_OR_RETURN(double coordinate, Encode(spec, it->second));
+    HPTUNE_ASSIGN_OR_RETURN(double coordinate, Encode(spec, it->second));
     u.push_back(coordinate);
   }
   return u;

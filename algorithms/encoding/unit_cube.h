@@ -57,7 +57,7 @@ namespace hptune::algorithms {
 // strictly increasing values, at least one; CATEGORICAL at least one value,
 // no repeats; log scales need a strictly positive range. The functions below
 // require a space (or spec) that passed this check.
-absl::Status ValidateForEncoding(const SearchSpace& space);
+[[nodiscard]] absl::Status ValidateForEncoding(const SearchSpace& space);
 
 // The image of `value` in [0, 1]. InvalidArgument (naming the parameter and
 // the value) when the value is of the wrong kind or not feasible.

@@ -26,8 +26,8 @@ bool GpDesigner::last_model_extended() const { return models_->extended(); }
 
 absl::StatusOr<std::unique_ptr<GpDesigner>> GpDesigner::Create(
     const StudySpec& spec, uint64_t seed) {
-  ASSIGN_OR_RETURN(FeatureEncoding encoding,
-                   FeatureEncoding::Create(spec.search_space));
+  HPTUNE_ASSIGN_OR_RETURN(FeatureEncoding encoding,
+                          FeatureEncoding::Create(spec.search_space));
   const size_t parameters = spec.search_space.parameters().size();
   if (parameters > ScrambledHalton::kMaxDimension) {
     return absl::InvalidArgumentError(
@@ -122,8 +122,8 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
 std::string GpDesigner::SaveState() const { return FormatGpState(state_); }
 
 absl::Status GpDesigner::RestoreState(std::string_view state) {
-  ASSIGN_OR_RETURN(state_,
-                   ParseGpState(state, PackedSize(encoding_.dimension())));
+  HPTUNE_ASSIGN_OR_RETURN(
+      state_, ParseGpState(state, PackedSize(encoding_.dimension())));
   return absl::OkStatus();
 }
 

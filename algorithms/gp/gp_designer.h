@@ -67,12 +67,12 @@ class GpDesigner : public Designer {
       const StudySpec& spec, uint64_t seed);
   ~GpDesigner() override;
 
-  absl::Status Update(const std::vector<Trial>& completed,
-                      const std::vector<Trial>& active) override;
+  [[nodiscard]] absl::Status Update(const std::vector<Trial>& completed,
+                                    const std::vector<Trial>& active) override;
   // InvalidArgument for a negative count.
   absl::StatusOr<std::vector<Suggestion>> Suggest(int count) override;
   std::string SaveState() const override;
-  absl::Status RestoreState(std::string_view state) override;
+  [[nodiscard]] absl::Status RestoreState(std::string_view state) override;
 
   // Why trials of the last Update were left out of the model, one line
   // each ("trial 7: CANCELLED", ...).

@@ -23,7 +23,7 @@ absl::StatusOr<std::unique_ptr<GridDesigner>> GridDesigner::Create(
           spec.name, "\" is DOUBLE; make it DISCRETE with the values to try"));
     }
   }
-  RETURN_IF_ERROR(ValidateForEncoding(space));
+  HPTUNE_RETURN_IF_ERROR(ValidateForEncoding(space));
   auto grid = FiniteGrid::Create(space);
   if (!grid.ok()) {
     return absl::InvalidArgumentError(
@@ -63,8 +63,8 @@ std::string GridDesigner::SaveState() const {
 }
 
 absl::Status GridDesigner::RestoreState(std::string_view state) {
-  ASSIGN_OR_RETURN(uint64_t cursor,
-                   ParseCounterState(kStateTag, kStateKey, state));
+  HPTUNE_ASSIGN_OR_RETURN(uint64_t cursor,
+                          ParseCounterState(kStateTag, kStateKey, state));
   if (cursor > static_cast<uint64_t>(grid_.size())) {
     return absl::InvalidArgumentError(
         absl::StrCat("grid designer: cannot restore cursor ", cursor,

@@ -39,14 +39,14 @@ class GridDesigner : public Designer {
   // The number of combinations.
   int64_t size() const { return grid_.size(); }
 
-  absl::Status Update(const std::vector<Trial>& completed,
-                      const std::vector<Trial>& active) override;
+  [[nodiscard]] absl::Status Update(const std::vector<Trial>& completed,
+                                    const std::vector<Trial>& active) override;
   // Origins are "grid[i]", i the 0-based combination index. InvalidArgument
   // for a negative count.
   absl::StatusOr<std::vector<Suggestion>> Suggest(int count) override;
   // "grid:cursor=<i>", 0 <= i <= size().
   std::string SaveState() const override;
-  absl::Status RestoreState(std::string_view state) override;
+  [[nodiscard]] absl::Status RestoreState(std::string_view state) override;
 
  private:
   explicit GridDesigner(FiniteGrid grid) : grid_(std::move(grid)) {}

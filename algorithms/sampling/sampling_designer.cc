@@ -12,7 +12,7 @@ namespace hptune::algorithms {
 
 absl::StatusOr<std::unique_ptr<SamplingDesigner>> SamplingDesigner::Create(
     const SearchSpace& space, std::unique_ptr<PointSource> source) {
-  RETURN_IF_ERROR(ValidateForEncoding(space));
+  HPTUNE_RETURN_IF_ERROR(ValidateForEncoding(space));
   return std::unique_ptr<SamplingDesigner>(
       new SamplingDesigner(space, std::move(source), EnumerableGrid(space)));
 }
@@ -39,7 +39,7 @@ std::string SamplingDesigner::SaveState() const {
 }
 
 absl::Status SamplingDesigner::RestoreState(std::string_view state) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       uint64_t position,
       ParseCounterState(source_->state_tag(), source_->state_key(), state));
   source_->set_position(position);
@@ -54,10 +54,10 @@ absl::StatusOr<std::unique_ptr<SamplingDesigner>> CreateRandomDesigner(
 
 absl::StatusOr<std::unique_ptr<SamplingDesigner>> CreateQuasiRandomDesigner(
     const SearchSpace& space, uint64_t seed) {
-  RETURN_IF_ERROR(ValidateForEncoding(space));
+  HPTUNE_RETURN_IF_ERROR(ValidateForEncoding(space));
   const auto dimension = static_cast<int>(space.parameters().size());
-  ASSIGN_OR_RETURN(std::unique_ptr<PointSource> source,
-                   NewHaltonPoints(dimension, seed));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PointSource> source,
+                          NewHaltonPoints(dimension, seed));
   return SamplingDesigner::Create(space, std::move(source));
 }
 

@@ -37,14 +37,14 @@ class SamplingDesigner final : public Designer {
   static absl::StatusOr<std::unique_ptr<SamplingDesigner>> Create(
       const SearchSpace& space, std::unique_ptr<PointSource> source);
 
-  absl::Status Update(const std::vector<Trial>& completed,
-                      const std::vector<Trial>& active) override;
+  [[nodiscard]] absl::Status Update(const std::vector<Trial>& completed,
+                                    const std::vector<Trial>& active) override;
   // Origins are the source's ("random[n]", "halton[i]"). InvalidArgument for
   // a negative count.
   absl::StatusOr<std::vector<Suggestion>> Suggest(int count) override;
   // "<tag>:<key>=<position>", e.g. "random:draws=18", "halton:index=4".
   std::string SaveState() const override;
-  absl::Status RestoreState(std::string_view state) override;
+  [[nodiscard]] absl::Status RestoreState(std::string_view state) override;
 
  private:
   SamplingDesigner(SearchSpace space, std::unique_ptr<PointSource> source,

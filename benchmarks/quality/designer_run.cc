@@ -79,13 +79,13 @@ class SimulatedStudy {
 
  private:
   absl::Status TrySuggestRound(int count) {
-    ASSIGN_OR_RETURN(auto designer, factory_(spec_, seed_));
-    RETURN_IF_ERROR(designer->RestoreState(designer_state_));
+    HPTUNE_ASSIGN_OR_RETURN(auto designer, factory_(spec_, seed_));
+    HPTUNE_RETURN_IF_ERROR(designer->RestoreState(designer_state_));
     // Pending trials as a vector, oldest first, like the store lists them.
     std::vector<Trial> pending(pending_.begin(), pending_.end());
-    RETURN_IF_ERROR(designer->Update(completed_, pending));
-    ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
-                     designer->Suggest(count));
+    HPTUNE_RETURN_IF_ERROR(designer->Update(completed_, pending));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
+                            designer->Suggest(count));
     if (static_cast<int>(suggestions.size()) != count) {
       return absl::InternalError(absl::StrCat(
           "asked for ", count, " suggestions, got ", suggestions.size()));
@@ -143,12 +143,12 @@ absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
         absl::StrCat("workers must be at least 1, got ", options.workers));
   }
   SimulatedStudy study(function, options);
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(
       study.SuggestRound(std::min(options.workers, options.budget)));
   while (study.has_pending()) {
     study.CompleteOldest();
     if (study.suggested() < options.budget) {
-      RETURN_IF_ERROR(study.SuggestRound(1));
+      HPTUNE_RETURN_IF_ERROR(study.SuggestRound(1));
     }
   }
   return study.TakeTrials();
@@ -156,8 +156,8 @@ absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
 
 absl::StatusOr<std::vector<double>> RunDesigner(
     const TestFunction& function, const DesignerRunOptions& options) {
-  ASSIGN_OR_RETURN(std::vector<RunTrial> trials,
-                   RunDesignerTrials(function, options));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<RunTrial> trials,
+                          RunDesignerTrials(function, options));
   std::vector<double> values;
   values.reserve(trials.size());
   for (const RunTrial& t : trials) values.push_back(t.value);

@@ -67,14 +67,15 @@ absl::StatusOr<int> ParseCount(std::string_view flag, std::string_view value,
 absl::Status SetFlag(std::string_view name, std::string_view value,
                      HarnessOptions& options) {
   if (name == "designers") {
-    ASSIGN_OR_RETURN(options.designers, ParseList(name, value));
+    HPTUNE_ASSIGN_OR_RETURN(options.designers, ParseList(name, value));
     for (const std::string& d : options.designers) {
       if (absl::Status s = DesignerAlgorithm(d).status(); !s.ok()) {
         return FlagError(name, std::string(s.message()));
       }
     }
   } else if (name == "functions") {
-    ASSIGN_OR_RETURN(std::vector<std::string> names, ParseList(name, value));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                            ParseList(name, value));
     options.functions.clear();
     for (const std::string& f : names) {
       const std::vector<TestFunction>* group =
@@ -103,17 +104,19 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
                              " (a group includes each of its functions)"));
     }
   } else if (name == "seeds") {
-    ASSIGN_OR_RETURN(options.seeds, ParseCount(name, value, kMaxSeeds));
+    HPTUNE_ASSIGN_OR_RETURN(options.seeds, ParseCount(name, value, kMaxSeeds));
   } else if (name == "budgets") {
-    ASSIGN_OR_RETURN(std::vector<std::string> items, ParseList(name, value));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<std::string> items,
+                            ParseList(name, value));
     options.budgets.clear();
     for (const std::string& item : items) {
-      ASSIGN_OR_RETURN(int budget, ParseCount(name, item, kMaxBudget));
+      HPTUNE_ASSIGN_OR_RETURN(int budget, ParseCount(name, item, kMaxBudget));
       options.budgets.push_back(budget);
     }
     std::sort(options.budgets.begin(), options.budgets.end());
   } else if (name == "modes") {
-    ASSIGN_OR_RETURN(std::vector<std::string> items, ParseList(name, value));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<std::string> items,
+                            ParseList(name, value));
     options.modes.clear();
     for (const std::string& item : items) {
       auto mode = ParseWorkerMode(item);
@@ -136,7 +139,8 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
                                     Quoted(value)));
     }
   } else if (name == "threads") {
-    ASSIGN_OR_RETURN(options.threads, ParseCount(name, value, kMaxThreads));
+    HPTUNE_ASSIGN_OR_RETURN(options.threads,
+                            ParseCount(name, value, kMaxThreads));
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown flag --", std::string(name), " (see --help)"));
@@ -189,8 +193,9 @@ absl::StatusOr<HarnessOptions> ParseHarnessFlags(
       return absl::InvalidArgumentError(
           absl::StrCat("flag --", name, " needs a value: --", name, "=VALUE"));
     }
-    RETURN_IF_ERROR(SetFlag(std::string_view(arg).substr(2, equals - 2),
-                            std::string_view(arg).substr(equals + 1), options));
+    HPTUNE_RETURN_IF_ERROR(SetFlag(std::string_view(arg).substr(2, equals - 2),
+                                   std::string_view(arg).substr(equals + 1),
+                                   options));
   }
   return options;
 }

@@ -158,7 +158,7 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
   // The spec is read by the config parser as the hyperparameters block of a
   // job, so a study over gRPC meets the rules of a config file. The
   // command is a placeholder the parser needs; it never runs.
-  ASSIGN_OR_RETURN(nlohmann::json hyperparameters, ToConfigJson(proto));
+  HPTUNE_ASSIGN_OR_RETURN(nlohmann::json hyperparameters, ToConfigJson(proto));
   SeedToNumber(hyperparameters);
   nlohmann::json config = {
       {std::string(kTrainingInput),
@@ -458,7 +458,8 @@ absl::StatusOr<SlurmJobOptions> SlurmOptionsFromProto(
       .account = proto.account(),
       .time = proto.time(),
       .options = {proto.options().begin(), proto.options().end()}};
-  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateSlurmJobOptions(slurm, "slurm")));
+  HPTUNE_RETURN_IF_ERROR(
+      FieldErrorsToStatus(ValidateSlurmJobOptions(slurm, "slurm")));
   return slurm;
 }
 
@@ -474,7 +475,8 @@ v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm) {
 absl::StatusOr<JobLabels> JobLabelsFromProto(
     const google::protobuf::Map<std::string, std::string>& proto) {
   JobLabels labels(proto.begin(), proto.end());
-  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabels(labels, "labels")));
+  HPTUNE_RETURN_IF_ERROR(
+      FieldErrorsToStatus(ValidateJobLabels(labels, "labels")));
   return labels;
 }
 

@@ -130,7 +130,8 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, ": ", first.message));
   }
-  ASSIGN_OR_RETURN(backend.slurm_gpu_types, ParseGpuTypes(repeated.gpu_types));
+  HPTUNE_ASSIGN_OR_RETURN(backend.slurm_gpu_types,
+                          ParseGpuTypes(repeated.gpu_types));
   if (args.Has("slurm-partition")) backend.slurm.partition = flags.partition;
   if (args.Has("slurm-account")) backend.slurm.account = flags.account;
   if (args.Has("slurm-time")) backend.slurm.time = flags.time;

@@ -47,9 +47,10 @@ enum class BackendFlagsFor {
 // malformed Slurm flag (a --slurm-gpu-type of an unknown GPU type, or given
 // twice), for --slurm-gpu-type on a job (kSubmit), and for Slurm flags with
 // the local backend (kSubmit: when the job names it).
-absl::Status ApplyBackendFlags(const ParsedArgs& args,
-                               RepeatedSlurmFlags repeated,
-                               BackendConfig& backend, BackendFlagsFor use);
+[[nodiscard]] absl::Status ApplyBackendFlags(const ParsedArgs& args,
+                                             RepeatedSlurmFlags repeated,
+                                             BackendConfig& backend,
+                                             BackendFlagsFor use);
 
 // The launcher of a slurm `backend`. InvalidArgument when `args` also
 // gives --gpus (Slurm allocates the GPUs); SlurmLauncher::Create's errors

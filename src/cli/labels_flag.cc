@@ -27,7 +27,7 @@ absl::StatusOr<JobLabels> ParseLabelPairs(const std::string& flag,
           name, ": key \"", kv.first, "\" given twice, got \"", text, "\""));
     }
   }
-  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabels(labels, name)));
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabels(labels, name)));
   return labels;
 }
 
@@ -35,14 +35,14 @@ absl::StatusOr<std::vector<std::string>> ParseLabelKeys(
     const std::string& flag, const std::string& text) {
   const std::string name = absl::StrCat("--", flag);
   std::vector<std::string> keys = absl::StrSplit(text, ',');
-  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabelKeys(keys, name)));
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobLabelKeys(keys, name)));
   return keys;
 }
 
 absl::Status ApplyLabelsFlag(const ParsedArgs& args, JobLabels& labels) {
   std::optional<std::string> text = args.Get(kLabelsFlag);
   if (!text) return absl::OkStatus();
-  ASSIGN_OR_RETURN(JobLabels given, ParseLabelPairs(kLabelsFlag, *text));
+  HPTUNE_ASSIGN_OR_RETURN(JobLabels given, ParseLabelPairs(kLabelsFlag, *text));
   for (auto& [key, value] : given) labels[key] = std::move(value);
   return FieldErrorsToStatus(
       ValidateJobLabels(labels, absl::StrCat("labels with --", kLabelsFlag)));

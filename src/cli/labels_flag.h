@@ -29,7 +29,8 @@ absl::StatusOr<std::vector<std::string>> ParseLabelKeys(
 
 // Applies --labels from `args`, when given, to `labels`; errors as
 // ParseLabelPairs', and InvalidArgument when the result has more than 64.
-absl::Status ApplyLabelsFlag(const ParsedArgs& args, JobLabels& labels);
+[[nodiscard]] absl::Status ApplyLabelsFlag(const ParsedArgs& args,
+                                           JobLabels& labels);
 
 }  // namespace hptune::cli
 

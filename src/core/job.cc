@@ -117,7 +117,7 @@ absl::Status CheckJobTransition(JobState from, JobState to) {
 }
 
 absl::Status JobRecord::TransitionTo(JobState to, Timestamp now) {
-  RETURN_IF_ERROR(CheckJobTransition(state, to));
+  HPTUNE_RETURN_IF_ERROR(CheckJobTransition(state, to));
   state = to;
   if (to == JobState::kRunning && !start_time) start_time = now;
   if (IsTerminal(to)) end_time = now;

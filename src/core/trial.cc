@@ -5,7 +5,7 @@
 namespace hptune {
 
 absl::Status Trial::TransitionTo(TrialState to, Timestamp now) {
-  RETURN_IF_ERROR(CheckTrialTransition(state, to));
+  HPTUNE_RETURN_IF_ERROR(CheckTrialTransition(state, to));
   state = to;
   if (to == TrialState::kActive && !start_time) start_time = now;
   if (IsTerminal(to)) end_time = now;

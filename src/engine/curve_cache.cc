@@ -26,7 +26,7 @@ absl::StatusOr<CurveCache::StudyCurves*> CurveCache::CurvesOf(
     curves.spec.reset();
   }
   if (!curves.spec.has_value()) {
-    ASSIGN_OR_RETURN(StudyRecord record, store_.GetStudy(study));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord record, store_.GetStudy(study));
     if (record.create_time != create_time) {
       return absl::AbortedError(absl::StrCat(
           "study \"", std::string(study),
@@ -52,11 +52,11 @@ absl::Status CurveCache::WithCurves(
     absl::FunctionRef<absl::Status(const StudySpec&,
                                    std::span<const algorithms::TrialCurve>)>
         use) {
-  ASSIGN_OR_RETURN(store::TrialStatuses statuses,
-                   store_.ListTrialStatuses(study));
+  HPTUNE_ASSIGN_OR_RETURN(store::TrialStatuses statuses,
+                          store_.ListTrialStatuses(study));
   std::lock_guard lock(mutex_);
-  ASSIGN_OR_RETURN(StudyCurves * curves,
-                   CurvesOf(study, statuses.study_create_time));
+  HPTUNE_ASSIGN_OR_RETURN(StudyCurves * curves,
+                          CurvesOf(study, statuses.study_create_time));
   const std::string& metric = curves->spec->metric_tag;
   std::vector<algorithms::TrialCurve> lent;
   for (const store::TrialStatus& status : statuses.trials) {
@@ -72,9 +72,10 @@ absl::Status CurveCache::WithCurves(
     if (!cached.end_time.has_value() || cached.end_time != status.end_time) {
       // An error here leaves every curve whole: a curve is extended only by
       // a read that succeeded.
-      ASSIGN_OR_RETURN(std::vector<Measurement> reported,
-                       store_.ListMeasurements(study, status.number,
-                                               cached.measurements_read));
+      HPTUNE_ASSIGN_OR_RETURN(
+          std::vector<Measurement> reported,
+          store_.ListMeasurements(study, status.number,
+                                  cached.measurements_read));
       Extend(cached, reported, metric);
       if (status.state == TrialState::kSucceeded) {
         cached.end_time = status.end_time;

@@ -50,7 +50,7 @@ class CurveCache {
   // valid during the call only. Checks of one process take turns. NotFound
   // for an unknown study; Aborted when it is deleted and created again
   // during the check.
-  absl::Status WithCurves(
+  [[nodiscard]] absl::Status WithCurves(
       std::string_view study, const std::set<int64_t>& only,
       absl::FunctionRef<absl::Status(const StudySpec&,
                                      std::span<const algorithms::TrialCurve>)>

@@ -88,7 +88,7 @@ absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                                                       const StudySpec& spec) {
   std::vector<FieldError> errors = ValidateJobId(name, "study name");
   for (auto& e : ValidateStudySpec(spec, "study")) errors.push_back(e);
-  RETURN_IF_ERROR(FieldErrorsToStatus(errors));
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
   // The designer must accept the space (GRID_SEARCH rejects DOUBLE).
   StudyRecord study{.name = std::string(name),
                     .spec = spec,
@@ -96,8 +96,8 @@ absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                     .reason = "",
                     .seed = spec.seed.value_or(DrawSeed()),
                     .create_time = clock_.Now()};
-  RETURN_IF_ERROR(designers_.Create(spec, study.seed).status());
-  RETURN_IF_ERROR(store_.CreateStudy(study));
+  HPTUNE_RETURN_IF_ERROR(designers_.Create(spec, study.seed).status());
+  HPTUNE_RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }
 
@@ -105,7 +105,7 @@ absl::StatusOr<StudyRecord> TuningEngine::OpenOrCreateStudy(
     std::string_view name, const StudySpec& spec) {
   auto existing = store_.GetStudy(name);
   if (absl::IsNotFound(existing.status())) return CreateStudy(name, spec);
-  RETURN_IF_ERROR(existing.status());
+  HPTUNE_RETURN_IF_ERROR(existing.status());
   StudySpec wanted = spec;
   if (!wanted.seed) wanted.seed = existing->spec.seed;
   if (!(existing->spec == wanted)) {
@@ -122,7 +122,8 @@ absl::StatusOr<StudyRecord> TuningEngine::GetStudy(std::string_view name) {
 }
 
 absl::StatusOr<std::vector<StudyRecord>> TuningEngine::ListStudies() {
-  ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, store_.ListStudies());
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies,
+                          store_.ListStudies());
   std::sort(studies.begin(), studies.end(),
             [](const StudyRecord& a, const StudyRecord& b) {
               return a.name < b.name;
@@ -131,8 +132,8 @@ absl::StatusOr<std::vector<StudyRecord>> TuningEngine::ListStudies() {
 }
 
 absl::Status TuningEngine::DeleteStudy(std::string_view name) {
-  RETURN_IF_ERROR(store_.GetStudy(name).status());
-  ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
+  HPTUNE_RETURN_IF_ERROR(store_.GetStudy(name).status());
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
   for (const JobRecord& job : jobs) {
     if (job.study_name == name && !IsTerminal(job.state)) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -151,9 +152,9 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
         absl::StrCat("suggestion count must be at least 1, got ", count));
   }
   std::lock_guard<std::mutex> lock(suggest_mutex_);
-  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   store_.ListTrialSummaries(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study_name));
 
   SuggestResponse response;
   auto room = [&] { return count - static_cast<int>(response.trials.size()); };
@@ -168,10 +169,11 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   for (Trial& t : trials) {
     if (room() == 0 || t.state != TrialState::kRequested) continue;
     Timestamp now = clock_.Now();
-    ASSIGN_OR_RETURN(t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
-      u.client_id = std::string(client_id);
-      return u.TransitionTo(TrialState::kActive, now);
-    }));
+    HPTUNE_ASSIGN_OR_RETURN(
+        t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
+          u.client_id = std::string(client_id);
+          return u.TransitionTo(TrialState::kActive, now);
+        }));
     t.measurements.clear();  // Summaries only, like the rest of `trials`.
     response.trials.push_back(t);
   }
@@ -202,17 +204,18 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   std::vector<Trial> fresh;
   if (to_make > 0) {
-    ASSIGN_OR_RETURN(auto designer, designers_.Create(spec, study.seed));
-    ASSIGN_OR_RETURN(std::string state, store_.GetDesignerState(study_name));
-    RETURN_IF_ERROR(designer->RestoreState(state));
-    RETURN_IF_ERROR(designer->Update(completed, pending));
-    ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
-                     designer->Suggest(to_make));
+    HPTUNE_ASSIGN_OR_RETURN(auto designer, designers_.Create(spec, study.seed));
+    HPTUNE_ASSIGN_OR_RETURN(std::string state,
+                            store_.GetDesignerState(study_name));
+    HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
+    HPTUNE_RETURN_IF_ERROR(designer->Update(completed, pending));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
+                            designer->Suggest(to_make));
     if (static_cast<int>(suggestions.size()) < to_make) {
       response.note = "the search space is exhausted";
     }
     for (auto& s : suggestions) {
-      RETURN_IF_ERROR(spec.search_space.CheckAssignment(s.parameters));
+      HPTUNE_RETURN_IF_ERROR(spec.search_space.CheckAssignment(s.parameters));
       Trial t;
       t.parameters = std::move(s.parameters);
       t.origin = std::move(s.origin);
@@ -222,7 +225,8 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
       fresh.push_back(std::move(t));
     }
     if (!fresh.empty()) {
-      ASSIGN_OR_RETURN(fresh, store_.AddTrials(study_name, std::move(fresh),
+      HPTUNE_ASSIGN_OR_RETURN(fresh,
+                              store_.AddTrials(study_name, std::move(fresh),
                                                designer->SaveState()));
     }
   }
@@ -230,7 +234,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   for (const auto* group : {&completed, &pending, &fresh}) {
     for (const Trial& t : *group) tried.push_back(&t.parameters);
   }
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       response.study_completed,
       CompleteStudyIfDone(study, tried,
                           static_cast<int>(pending.size() + fresh.size())));
@@ -243,16 +247,17 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
   // Serialised with suggestions: a trial added between a suggestion's read of
   // the history and its write would break the budget and the no-repeat rule.
   std::lock_guard<std::mutex> lock(suggest_mutex_);
-  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  RETURN_IF_ERROR(study.spec.search_space.CheckAssignment(trial.parameters));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_RETURN_IF_ERROR(
+      study.spec.search_space.CheckAssignment(trial.parameters));
   if (!IsTerminal(trial.state)) {
     if (study.state == StudyState::kCompleted) {
       return absl::FailedPreconditionError(
           absl::StrCat("study ", Quoted(study_name), " is completed (",
                        study.reason, "); it runs no more trials"));
     }
-    ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                     store_.ListTrialSummaries(study_name));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                            store_.ListTrialSummaries(study_name));
     if (static_cast<int>(trials.size()) >= study.spec.max_trials) {
       return absl::FailedPreconditionError(absl::StrCat(
           "study ", Quoted(study_name), ": maxTrials (", study.spec.max_trials,
@@ -260,7 +265,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
     }
   }
   if (trial.final_measurement) {
-    RETURN_IF_ERROR(ValidateMeasurement(*trial.final_measurement));
+    HPTUNE_RETURN_IF_ERROR(ValidateMeasurement(*trial.final_measurement));
   }
   if (trial.origin.empty()) trial.origin = "user";
   Timestamp now = clock_.Now();
@@ -268,7 +273,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
     trial.start_time = now;
   }
   if (IsTerminal(trial.state) && !trial.end_time) trial.end_time = now;
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       std::vector<Trial> stored,
       store_.AddTrials(study_name, {std::move(trial)}, std::nullopt));
   return stored.front();
@@ -276,7 +281,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
 
 absl::Status TuningEngine::AddMeasurement(std::string_view study, int64_t trial,
                                           Measurement measurement) {
-  RETURN_IF_ERROR(StampAndValidate(clock_, measurement));
+  HPTUNE_RETURN_IF_ERROR(StampAndValidate(clock_, measurement));
   return store_.AddMeasurement(study, trial, measurement);
 }
 
@@ -293,14 +298,14 @@ void TuningEngine::AddMeasurementAsync(std::string_view study, int64_t trial,
 absl::StatusOr<Trial> TuningEngine::CompleteTrial(
     std::string_view study_name, int64_t number,
     std::optional<Measurement> final) {
-  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   if (final) {
     if (final->time == Timestamp{}) final->time = clock_.Now();
-    RETURN_IF_ERROR(ValidateMeasurement(*final));
+    HPTUNE_RETURN_IF_ERROR(ValidateMeasurement(*final));
   }
   const std::string& metric = study.spec.metric_tag;
   Timestamp now = clock_.Now();
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Trial trial,
       store_.UpdateTrial(study_name, number, [&](Trial& t) -> absl::Status {
         std::optional<Measurement> result =
@@ -365,20 +370,21 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
     // A curve rule judges each ACTIVE trial by its own curve against the
     // SUCCEEDED trials' curves alone, so the other trials can be left out,
     // and the curves kept between checks.
-    RETURN_IF_ERROR(curves_->WithCurves(
+    HPTUNE_RETURN_IF_ERROR(curves_->WithCurves(
         study_name, only,
         [&](const StudySpec& spec,
             std::span<const algorithms::TrialCurve> trials) -> absl::Status {
-          ASSIGN_OR_RETURN(decisions,
-                           curve_policy->DecideOnCurves(spec, trials));
+          HPTUNE_ASSIGN_OR_RETURN(decisions,
+                                  curve_policy->DecideOnCurves(spec, trials));
           return absl::OkStatus();
         }));
   } else {
     // Another rule (ASHA ranks every running trial against the others)
     // reads them all.
-    ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-    ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study_name));
-    ASSIGN_OR_RETURN(decisions, policy.Decide(study.spec, trials));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                            store_.ListTrials(study_name));
+    HPTUNE_ASSIGN_OR_RETURN(decisions, policy.Decide(study.spec, trials));
   }
   if (!only.empty()) {
     std::erase_if(decisions, [&](const algorithms::StoppingDecision& d) {
@@ -407,13 +413,13 @@ absl::StatusOr<Trial> TuningEngine::EndTrial(std::string_view study_name,
         absl::StrCat("trial ", number, ": a reason is required to mark it ",
                      std::string(ToString(state))));
   }
-  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   Timestamp now = clock_.Now();
-  ASSIGN_OR_RETURN(Trial trial,
-                   store_.UpdateTrial(study_name, number, [&](Trial& t) {
-                     t.reason = std::string(reason);
-                     return t.TransitionTo(state, now);
-                   }));
+  HPTUNE_ASSIGN_OR_RETURN(Trial trial,
+                          store_.UpdateTrial(study_name, number, [&](Trial& t) {
+                            t.reason = std::string(reason);
+                            return t.TransitionTo(state, now);
+                          }));
   CompleteStudyIfDoneAfterTrialEnded(study);
   return trial;
 }
@@ -435,9 +441,9 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::ListTrialSummaries(
 
 absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(
     std::string_view study_name) {
-  ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   store_.ListTrialSummaries(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study_name));
   return hptune::BestTrial(study.spec, trials);
 }
 
@@ -473,7 +479,7 @@ absl::StatusOr<bool> TuningEngine::CompleteStudyIfDone(
   } else {
     return false;
   }
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(
       store_.SetStudyState(study.name, StudyState::kCompleted, reason));
   return true;
 }

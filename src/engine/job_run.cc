@@ -42,9 +42,9 @@ bool JobRun::Cancelled() const {
 }
 
 absl::Status JobRun::Begin() {
-  RETURN_IF_ERROR(launcher_.BeginJob(job_));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   store_.ListTrialSummaries(study_.name));
+  HPTUNE_RETURN_IF_ERROR(launcher_.BeginJob(job_));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study_.name));
   slots_.FindUnfinished(trials);
   Progress(State());
   return absl::OkStatus();
@@ -59,9 +59,9 @@ absl::StatusOr<bool> JobRun::StartTrials() {
       waiting_for_gpus_ = true;
       break;
     }
-    RETURN_IF_ERROR(placement.status());
+    HPTUNE_RETURN_IF_ERROR(placement.status());
     const int slot = slots_.NextFree();
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         SuggestResponse response,
         engine_.SuggestTrials(study_.name, 1, slots_.Client(slot)));
     if (response.trials.empty()) {
@@ -71,7 +71,7 @@ absl::StatusOr<bool> JobRun::StartTrials() {
       blocked_ = true;
       break;
     }
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         StartTrial(slot, response.trials.front(), *std::move(placement)));
     started = true;
   }
@@ -92,18 +92,19 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
                                .metric_tag = study_.spec.metric_tag,
                                .job_dir = job_dir_,
                                .trial_dir = trial_dir};
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       launch::TrialLaunch launch,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));
   launch.job_id = job_.job_id;
   auto execution = std::make_unique<TrialExecution>(
       store_, launcher_, std::move(launch), std::move(placement),
       study_.spec.metric_tag, limits_);
-  RETURN_IF_ERROR(execution->Start(slots_.TakeUnfinished(trial.number)));
+  HPTUNE_RETURN_IF_ERROR(execution->Start(slots_.TakeUnfinished(trial.number)));
   // Only replicas that kept running report again what is already stored;
   // a trial started afresh reports new measurements, even equal ones.
   if (execution->reattached()) {
-    ASSIGN_OR_RETURN(Trial stored, store_.GetTrial(study_.name, trial.number));
+    HPTUNE_ASSIGN_OR_RETURN(Trial stored,
+                            store_.GetTrial(study_.name, trial.number));
     stored_[trial.number] = launch::StoredReports(stored.measurements);
   }
   slots_.Occupy(slot, std::move(execution));
@@ -116,7 +117,8 @@ absl::Status JobRun::Report(std::vector<Measurement> measurements,
     measurements = stored->second.TakeUnstored(std::move(measurements));
   }
   for (Measurement& m : measurements) {
-    RETURN_IF_ERROR(engine_.AddMeasurement(study_.name, trial, std::move(m)));
+    HPTUNE_RETURN_IF_ERROR(
+        engine_.AddMeasurement(study_.name, trial, std::move(m)));
     new_measurements_ = true;
   }
   return absl::OkStatus();
@@ -135,20 +137,21 @@ absl::StatusOr<bool> JobRun::PollTrials() {
     const int slot = it->first;
     TrialExecution& execution = *it->second;
     ++it;  // EndTrial() below erases this entry.
-    ASSIGN_OR_RETURN(TrialPoll poll, execution.Poll());
+    HPTUNE_ASSIGN_OR_RETURN(TrialPoll poll, execution.Poll());
     changed |= poll.changed;
     // Before the trial's outcome is stored: a trial that ended ran first.
     if (!started_ && !execution.queued()) {
-      RETURN_IF_ERROR(MarkRunning());
+      HPTUNE_RETURN_IF_ERROR(MarkRunning());
       changed = true;
     }
     if (queue_.LeftQueue(execution.trial(), execution.queued())) {
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           engine_.MarkTrialStarted(study_.name, execution.trial(), env_.Now())
               .status());
     }
-    RETURN_IF_ERROR(Report(std::move(poll.measurements), execution.trial()));
-    RETURN_IF_ERROR(EndTrial(slot, poll));
+    HPTUNE_RETURN_IF_ERROR(
+        Report(std::move(poll.measurements), execution.trial()));
+    HPTUNE_RETURN_IF_ERROR(EndTrial(slot, poll));
   }
   // A trial leaving the backend's queue is news too.
   changed |= queue_.Note(running);
@@ -161,12 +164,12 @@ absl::Status JobRun::EndTrial(int slot, const TrialPoll& poll) {
     case TrialPoll::Outcome::kRunning:
       return absl::OkStatus();
     case TrialPoll::Outcome::kSucceeded:
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           engine_.CompleteTrial(study_.name, trial, std::nullopt).status());
       ++succeeded_;
       break;
     case TrialPoll::Outcome::kFailed:
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           engine_.MarkTrialFailed(study_.name, trial, poll.reason).status());
       ++failed_;
       last_failure_ = absl::StrCat("trial ", trial, ": ", poll.reason);
@@ -181,7 +184,7 @@ absl::Status JobRun::StopEarly() {
     return absl::OkStatus();
   }
   new_measurements_ = false;
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       std::vector<algorithms::StoppingDecision> decisions,
       engine_.CheckEarlyStopping(study_.name, options_.stopping_rule));
   for (const auto& decision : decisions) {
@@ -191,12 +194,12 @@ absl::Status JobRun::StopEarly() {
       return r.second->trial() == decision.trial;
     });
     if (it == running.end()) continue;
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         engine_.StopTrial(study_.name, decision.trial, decision.reason)
             .status());
-    ASSIGN_OR_RETURN(std::vector<Measurement> last, it->second->Stop());
-    RETURN_IF_ERROR(Report(std::move(last), decision.trial));
-    RETURN_IF_ERROR(
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> last, it->second->Stop());
+    HPTUNE_RETURN_IF_ERROR(Report(std::move(last), decision.trial));
+    HPTUNE_RETURN_IF_ERROR(
         engine_.CompleteTrial(study_.name, decision.trial, std::nullopt)
             .status());
     ++succeeded_;
@@ -211,9 +214,9 @@ absl::Status JobRun::EndAll(std::string_view reason) {
   JobSlots::Running& running = slots_.running();
   while (!running.empty()) {
     const auto& [slot, execution] = *running.begin();
-    ASSIGN_OR_RETURN(std::vector<Measurement> last, execution->Stop());
-    RETURN_IF_ERROR(Report(std::move(last), execution->trial()));
-    RETURN_IF_ERROR(
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> last, execution->Stop());
+    HPTUNE_RETURN_IF_ERROR(Report(std::move(last), execution->trial()));
+    HPTUNE_RETURN_IF_ERROR(
         engine_.MarkTrialCancelled(study_.name, execution->trial(), reason)
             .status());
     Release(slot);
@@ -226,15 +229,15 @@ JobState JobRun::State() const {
 }
 
 absl::Status JobRun::MarkRunning() {
-  ASSIGN_OR_RETURN(JobRecord record, record_state_(JobState::kRunning));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, record_state_(JobState::kRunning));
   started_ = record.start_time.value_or(env_.Now());
   return absl::OkStatus();
 }
 
 absl::StatusOr<JobOutcome> JobRun::Cancel(std::string message) {
-  RETURN_IF_ERROR(record_state_(JobState::kCancelling).status());
+  HPTUNE_RETURN_IF_ERROR(record_state_(JobState::kCancelling).status());
   Progress(JobState::kCancelling);
-  RETURN_IF_ERROR(EndAll(
+  HPTUNE_RETURN_IF_ERROR(EndAll(
       message.empty() ? std::string("the job was cancelled")
                       : absl::StrCat("the job was cancelled: ", message)));
   return JobOutcome{JobState::kCancelled, std::move(message)};
@@ -278,17 +281,17 @@ absl::StatusOr<std::optional<JobOutcome>> JobRun::Step() {
           TimeLimitReached(job_.scheduling, env_.Now(), submitted_, started_)) {
     return Cancel(*std::move(limit));
   }
-  ASSIGN_OR_RETURN(bool changed, PollTrials());
-  RETURN_IF_ERROR(StopEarly());
+  HPTUNE_ASSIGN_OR_RETURN(bool changed, PollTrials());
+  HPTUNE_RETURN_IF_ERROR(StopEarly());
   const int max_failed = study_.spec.EffectiveMaxFailedTrials();
   if (failed_ >= max_failed) {
     std::string message = absl::StrCat("maxFailedTrials (", max_failed,
                                        ") reached; last: ", last_failure_);
-    RETURN_IF_ERROR(EndAll("the job failed: maxFailedTrials reached"));
+    HPTUNE_RETURN_IF_ERROR(EndAll("the job failed: maxFailedTrials reached"));
     return JobOutcome{JobState::kFailed, std::move(message)};
   }
   // After the poll, so a slot freed by an ended trial is filled at once.
-  ASSIGN_OR_RETURN(bool started, StartTrials());
+  HPTUNE_ASSIGN_OR_RETURN(bool started, StartTrials());
   // A trial just handed to the backend may wait in its queue: say so from
   // the first progress report on, not from the next poll.
   busy_ |= queue_.Note(slots_.running()) || changed || started;

@@ -54,7 +54,7 @@ class JobRun {
 
   // Finds the trials an earlier runner of this job left ACTIVE; call once,
   // before the first Step().
-  absl::Status Begin();
+  [[nodiscard]] absl::Status Begin();
   // Does what is due now; the job's outcome once it has ended.
   absl::StatusOr<std::optional<JobOutcome>> Step();
   // Whether the last step saw or did anything: then step again at once.
@@ -65,17 +65,19 @@ class JobRun {
  private:
   bool Cancelled() const;
   absl::StatusOr<bool> StartTrials();
-  absl::Status StartTrial(int slot, const Trial& trial,
-                          std::unique_ptr<launch::Placement> placement);
+  [[nodiscard]] absl::Status StartTrial(
+      int slot, const Trial& trial,
+      std::unique_ptr<launch::Placement> placement);
   absl::StatusOr<bool> PollTrials();
-  absl::Status EndTrial(int slot, const TrialPoll& poll);
-  absl::Status StopEarly();
-  absl::Status EndAll(std::string_view reason);
-  absl::Status Report(std::vector<Measurement> measurements, int64_t trial);
+  [[nodiscard]] absl::Status EndTrial(int slot, const TrialPoll& poll);
+  [[nodiscard]] absl::Status StopEarly();
+  [[nodiscard]] absl::Status EndAll(std::string_view reason);
+  [[nodiscard]] absl::Status Report(std::vector<Measurement> measurements,
+                                    int64_t trial);
   void Release(int slot);
   JobState State() const;
   void Progress(JobState state);
-  absl::Status MarkRunning();
+  [[nodiscard]] absl::Status MarkRunning();
   absl::StatusOr<JobOutcome> Cancel(std::string message);
   bool Done() const;
 

@@ -25,9 +25,9 @@ JobRunner::JobRunner(store::Store& store, TuningEngine& engine,
 
 absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
   std::vector<FieldError> errors = ValidateJobId(job.job_id, "job ID");
-  RETURN_IF_ERROR(FieldErrorsToStatus(errors));
-  RETURN_IF_ERROR(internal::CheckRunnable(job));
-  RETURN_IF_ERROR(launcher_.CheckFits(launch::ReplicaRequests(job)));
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
+  HPTUNE_RETURN_IF_ERROR(internal::CheckRunnable(job));
+  HPTUNE_RETURN_IF_ERROR(launcher_.CheckFits(launch::ReplicaRequests(job)));
   if (store_.GetJob(job.job_id).ok()) {
     return absl::AlreadyExistsError(
         absl::StrCat("job \"", job.job_id, "\" already exists"));
@@ -35,15 +35,17 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
   StudySpec spec = *job.study;
   std::vector<Trial> resumed;
   if (!spec.resume_previous_job_id.empty()) {
-    ASSIGN_OR_RETURN(resumed, internal::PreviousResults(
-                                  store_, spec.resume_previous_job_id));
+    HPTUNE_ASSIGN_OR_RETURN(resumed, internal::PreviousResults(
+                                         store_, spec.resume_previous_job_id));
     // maxTrials counts the trials this job runs, as in AI Platform; the
     // previous results are history on top.
     spec.max_trials += static_cast<int>(resumed.size());
   }
-  ASSIGN_OR_RETURN(StudyRecord study, engine_.CreateStudy(job.job_id, spec));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                          engine_.CreateStudy(job.job_id, spec));
   for (Trial& t : resumed) {
-    RETURN_IF_ERROR(engine_.CreateTrial(study.name, std::move(t)).status());
+    HPTUNE_RETURN_IF_ERROR(
+        engine_.CreateTrial(study.name, std::move(t)).status());
   }
   JobRecord record{.job_id = job.job_id,
                    .training_input_json = TrainingInputToJson(job),
@@ -51,12 +53,12 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
                    .labels = job.labels,
                    .slurm = job.slurm,
                    .state = JobState::kQueued};
-  RETURN_IF_ERROR(store_.CreateJob(record));
+  HPTUNE_RETURN_IF_ERROR(store_.CreateJob(record));
   return store_.GetJob(job.job_id);
 }
 
 absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
-  ASSIGN_OR_RETURN(JobRecord record, store_.GetJob(job.job_id));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store_.GetJob(job.job_id));
   if (IsTerminal(record.state)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job \"", job.job_id, "\" has ended (",
@@ -70,9 +72,10 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
     });
   };
   if (record.state == JobState::kQueued) {
-    RETURN_IF_ERROR(set_state(JobState::kPreparing, "").status());
+    HPTUNE_RETURN_IF_ERROR(set_state(JobState::kPreparing, "").status());
   }
-  ASSIGN_OR_RETURN(StudyRecord study, engine_.GetStudy(record.study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                          engine_.GetStudy(record.study_name));
   std::error_code ec;
   std::filesystem::create_directories(options_.runs_dir / job.job_id, ec);
   if (ec) {
@@ -87,18 +90,19 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   internal::JobRun run(store_, engine_, launcher_, options_, env_, job, record,
                        study,
                        [&](JobState state) { return set_state(state, ""); });
-  RETURN_IF_ERROR(run.Begin());
+  HPTUNE_RETURN_IF_ERROR(run.Begin());
   // Step at once while things happen; otherwise wait for a replica to exit,
   // backing off to max_poll_interval, the longest a new report or the
   // cancel flag waits to be seen.
   auto idle = std::chrono::microseconds(500);
   while (true) {
-    ASSIGN_OR_RETURN(std::optional<internal::JobOutcome> outcome, run.Step());
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<internal::JobOutcome> outcome,
+                            run.Step());
     if (outcome) {
       if (outcome->state == JobState::kSucceeded) {
         // A job can end with no trial run by it: one resumed with nothing
         // left.
-        RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
+        HPTUNE_RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
       }
       return set_state(outcome->state, outcome->message);
     }

@@ -31,8 +31,8 @@ absl::StatusOr<std::vector<Trial>> PreviousResults(store::Store& store,
         job.status().code(),
         absl::StrCat("resumePreviousJobId: ", job.status().message()));
   }
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   store.ListTrialSummaries(job->study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store.ListTrialSummaries(job->study_name));
   std::vector<Trial> results;
   for (const Trial& t : trials) {
     const bool result =

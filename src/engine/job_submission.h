@@ -16,7 +16,7 @@ namespace hptune::engine::internal {
 
 // InvalidArgument naming the job when it has no hyperparameters or no
 // trainer (command or pythonModule).
-absl::Status CheckRunnable(const JobSpec& job);
+[[nodiscard]] absl::Status CheckRunnable(const JobSpec& job);
 
 // The trials of job `previous` whose results a resumed job starts from (AI
 // Platform's resumePreviousJobId), as new trials of a warm-started study:

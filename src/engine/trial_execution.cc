@@ -48,7 +48,7 @@ absl::Status TrialExecution::Start(bool reattach) {
     if (!found.ok()) {
       // Could not look; a fresh start is what the runner did before
       // Reattach existed.
-      RETURN_IF_ERROR(Record(absl::StrCat(
+      HPTUNE_RETURN_IF_ERROR(Record(absl::StrCat(
           "cannot reattach: ", found.status().message(), "; starting afresh")));
     } else if (*found != nullptr) {
       ++attempt_;
@@ -60,7 +60,7 @@ absl::Status TrialExecution::Start(bool reattach) {
                                  " replicas left running"));
     }
   }
-  ASSIGN_OR_RETURN(bool started, StartAttempt());
+  HPTUNE_ASSIGN_OR_RETURN(bool started, StartAttempt());
   start_failed_ = !started;
   return absl::OkStatus();
 }
@@ -72,12 +72,13 @@ absl::StatusOr<bool> TrialExecution::StartAttempt() {
   if (!run.ok()) {
     start_error_ = absl::StrCat("attempt ", attempt_,
                                 " could not start: ", run.status().message());
-    RETURN_IF_ERROR(Record(start_error_));
+    HPTUNE_RETURN_IF_ERROR(Record(start_error_));
     return false;
   }
   run_ = *std::move(run);
-  RETURN_IF_ERROR(Record(absl::StrCat("attempt ", attempt_, " started ",
-                                      launch_.replicas.size(), " replicas")));
+  HPTUNE_RETURN_IF_ERROR(
+      Record(absl::StrCat("attempt ", attempt_, " started ",
+                          launch_.replicas.size(), " replicas")));
   return true;
 }
 
@@ -86,11 +87,11 @@ absl::StatusOr<std::vector<Measurement>> TrialExecution::ReadMetrics() {
   // report twice when it also prints what it writes to the hypertune file.
   std::vector<Measurement> found;
   if (source_ != Source::kStdout) {
-    ASSIGN_OR_RETURN(found, hypertune_.ReadNew());
+    HPTUNE_ASSIGN_OR_RETURN(found, hypertune_.ReadNew());
     if (!found.empty()) source_ = Source::kHypertune;
   }
   if (source_ != Source::kHypertune) {
-    ASSIGN_OR_RETURN(std::vector<Measurement> lines, stdout_.ReadNew());
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> lines, stdout_.ReadNew());
     if (!lines.empty()) source_ = Source::kStdout;
     for (auto& m : lines) found.push_back(std::move(m));
   }
@@ -105,9 +106,10 @@ absl::Status TrialExecution::FailAttempt(const std::string& reason,
   }
   const int attempts = 1 + limits_.max_trial_retries;
   if (attempt_ < attempts) {
-    RETURN_IF_ERROR(Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
-                                        " failed: ", reason, "; re-running")));
-    ASSIGN_OR_RETURN(bool started, StartAttempt());
+    HPTUNE_RETURN_IF_ERROR(
+        Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
+                            " failed: ", reason, "; re-running")));
+    HPTUNE_ASSIGN_OR_RETURN(bool started, StartAttempt());
     if (started) return absl::OkStatus();
     return FailAttempt(start_error_, poll);
   }
@@ -123,20 +125,20 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
   if (start_failed_) {
     start_failed_ = false;
     poll.changed = true;
-    RETURN_IF_ERROR(FailAttempt(start_error_, poll));
+    HPTUNE_RETURN_IF_ERROR(FailAttempt(start_error_, poll));
     return poll;
   }
-  ASSIGN_OR_RETURN(poll.measurements, ReadMetrics());
+  HPTUNE_ASSIGN_OR_RETURN(poll.measurements, ReadMetrics());
   poll.changed = !poll.measurements.empty();
   if (!run_) return poll;
-  ASSIGN_OR_RETURN(std::vector<launch::ReplicaExit> exits, run_->Poll());
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<launch::ReplicaExit> exits, run_->Poll());
   for (const launch::ReplicaExit& exit : exits) {
     poll.changed = true;
     const std::string name = ReplicaLabel(launch_.replicas[exit.replica]);
     if (exit.succeeded()) {
-      RETURN_IF_ERROR(Record(absl::StrCat(name, " exited with code 0")));
+      HPTUNE_RETURN_IF_ERROR(Record(absl::StrCat(name, " exited with code 0")));
       if (exit.replica != 0) continue;  // A worker that is done.
-      ASSIGN_OR_RETURN(std::vector<Measurement> last, Stop());
+      HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> last, Stop());
       for (auto& m : last) poll.measurements.push_back(std::move(m));
       poll.outcome = TrialPoll::Outcome::kSucceeded;
       return poll;
@@ -144,19 +146,20 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
     int& restarts = restarts_[exit.replica];
     if (restarts < limits_.max_replica_restarts) {
       ++restarts;
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           Record(absl::StrCat(name, " ", Describe(exit), "; restart ", restarts,
                               " of ", limits_.max_replica_restarts)));
       absl::Status restarted = run_->Restart(exit.replica);
       if (restarted.ok()) continue;
-      RETURN_IF_ERROR(FailAttempt(
+      HPTUNE_RETURN_IF_ERROR(FailAttempt(
           absl::StrCat(name, " could not restart: ", restarted.message()),
           poll));
       return poll;
     }
-    RETURN_IF_ERROR(FailAttempt(absl::StrCat(name, " ", Describe(exit),
-                                             " after ", restarts, " restarts"),
-                                poll));
+    HPTUNE_RETURN_IF_ERROR(
+        FailAttempt(absl::StrCat(name, " ", Describe(exit), " after ", restarts,
+                                 " restarts"),
+                    poll));
     return poll;
   }
   return poll;

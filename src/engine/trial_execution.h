@@ -62,7 +62,7 @@ class TrialExecution {
   // (the trial was running when an earlier runner of the job died), first
   // asks the launcher for what is left of it (Launcher::Reattach) and goes on
   // with those replicas instead of starting them twice.
-  absl::Status Start(bool reattach = false);
+  [[nodiscard]] absl::Status Start(bool reattach = false);
   // True when Start went on with replicas an earlier runner left running.
   bool reattached() const { return reattached_; }
   // Whether the backend holds the current attempt in its queue, no replica
@@ -81,10 +81,11 @@ class TrialExecution {
   // Starts attempt attempt_ + 1; false (with reason_) when it cannot start.
   absl::StatusOr<bool> StartAttempt();
   absl::StatusOr<std::vector<Measurement>> ReadMetrics();
-  absl::Status Record(const std::string& detail);
+  [[nodiscard]] absl::Status Record(const std::string& detail);
   // After a replica ran out of restarts or the attempt could not start:
   // re-runs the trial if retries are left, else ends the execution failed.
-  absl::Status FailAttempt(const std::string& reason, TrialPoll& poll);
+  [[nodiscard]] absl::Status FailAttempt(const std::string& reason,
+                                         TrialPoll& poll);
 
   store::Store& store_;
   launch::Launcher& launcher_;

@@ -84,8 +84,8 @@ absl::Status DrainingLauncher::BeginJob(const JobSpec& job) {
 absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
     const launch::TrialLaunch& launch) {
   BlockIfDraining();
-  ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
-                   inner_.Start(launch));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
+                          inner_.Start(launch));
   auto run = std::make_unique<Run>(*this, std::move(inner));
   std::unique_lock<std::mutex> lock(mutex_);
   if (draining_) {
@@ -101,8 +101,8 @@ absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
 absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Reattach(
     const launch::TrialLaunch& launch) {
   BlockIfDraining();
-  ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
-                   inner_.Reattach(launch));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
+                          inner_.Reattach(launch));
   if (inner == nullptr) return inner;
   auto run = std::make_unique<Run>(*this, std::move(inner));
   std::lock_guard<std::mutex> lock(mutex_);

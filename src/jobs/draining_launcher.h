@@ -30,11 +30,11 @@ class DrainingLauncher : public launch::Launcher {
  public:
   explicit DrainingLauncher(launch::Launcher& inner) : inner_(inner) {}
 
-  absl::Status CheckFits(
+  [[nodiscard]] absl::Status CheckFits(
       const std::vector<launch::ReplicaRequest>& requests) const override;
   absl::StatusOr<std::unique_ptr<launch::Placement>> Reserve(
       const std::vector<launch::ReplicaRequest>& requests) override;
-  absl::Status BeginJob(const JobSpec& job) override;
+  [[nodiscard]] absl::Status BeginJob(const JobSpec& job) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Start(
       const launch::TrialLaunch& launch) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Reattach(

@@ -92,7 +92,7 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
 
 absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job) {
   engine::JobRunner runner(store_, engine_, launcher_, options_);
-  ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job));
   StartThread(job);
   Bump();
   return record;
@@ -187,7 +187,7 @@ void JobManager::ResumeUnfinished() {
 }
 
 absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
-  ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(job_id));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(job_id));
   if (IsTerminal(job.state)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", Quoted(job_id), " has ended (",
@@ -211,7 +211,7 @@ absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
       std::chrono::steady_clock::now() + std::chrono::seconds(2);
   uint64_t seen = version();
   while (std::chrono::steady_clock::now() < deadline) {
-    ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
+    HPTUNE_ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
     if (job.state == JobState::kCancelling || IsTerminal(job.state)) break;
     seen = WaitForChange(seen, std::chrono::milliseconds(50));
   }

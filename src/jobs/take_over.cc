@@ -15,14 +15,14 @@ constexpr std::chrono::milliseconds kLeftoverGrace{2000};
 
 absl::Status FinishCancelling(store::Store& store, engine::TuningEngine& engine,
                               const JobRecord& job) {
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   store.ListTrialSummaries(job.study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store.ListTrialSummaries(job.study_name));
   for (const Trial& trial : trials) {
     if (IsTerminal(trial.state)) continue;
-    RETURN_IF_ERROR(engine
-                        .MarkTrialCancelled(job.study_name, trial.number,
-                                            "the job was cancelled")
-                        .status());
+    HPTUNE_RETURN_IF_ERROR(engine
+                               .MarkTrialCancelled(job.study_name, trial.number,
+                                                   "the job was cancelled")
+                               .status());
   }
   return store
       .UpdateJob(job.job_id,
@@ -50,10 +50,10 @@ absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
   // before its trial is started again.
   StopLeftoverReplicas(runs_dir, record.job_id);
   if (record.state == JobState::kCancelling) {
-    RETURN_IF_ERROR(FinishCancelling(store, engine, record));
+    HPTUNE_RETURN_IF_ERROR(FinishCancelling(store, engine, record));
     return TakeOver::kEnded;
   }
-  RETURN_IF_ERROR(RecoverTrialFiles(engine, runs_dir, record, spec));
+  HPTUNE_RETURN_IF_ERROR(RecoverTrialFiles(engine, runs_dir, record, spec));
   return TakeOver::kRun;
 }
 

@@ -22,14 +22,16 @@ absl::Status StoreMissingReports(engine::TuningEngine& engine,
                                  const std::filesystem::path& log_path,
                                  const std::string& metric) {
   launch::HypertuneFileReader hypertune(metrics_path);
-  ASSIGN_OR_RETURN(std::vector<Measurement> reports, hypertune.ReadNew());
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> reports,
+                          hypertune.ReadNew());
   if (reports.empty()) {
     launch::StdoutMetricReader lines(log_path, metric);
-    ASSIGN_OR_RETURN(reports, lines.ReadNew());
+    HPTUNE_ASSIGN_OR_RETURN(reports, lines.ReadNew());
   }
   launch::StoredReports stored(trial.measurements);
   for (Measurement& m : stored.TakeUnstored(std::move(reports))) {
-    RETURN_IF_ERROR(engine.AddMeasurement(study, trial.number, std::move(m)));
+    HPTUNE_RETURN_IF_ERROR(
+        engine.AddMeasurement(study, trial.number, std::move(m)));
   }
   return absl::OkStatus();
 }
@@ -60,9 +62,9 @@ void MoveAside(const std::filesystem::path& dir) {
 absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
                                const std::filesystem::path& runs_dir,
                                const JobRecord& job, const JobSpec& spec) {
-  ASSIGN_OR_RETURN(StudyRecord study, engine.GetStudy(job.study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   engine.ListTrials(job.study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, engine.GetStudy(job.study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          engine.ListTrials(job.study_name));
   for (const Trial& trial : trials) {
     if (trial.state != TrialState::kActive &&
         trial.state != TrialState::kStopping) {
@@ -73,7 +75,7 @@ absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) continue;
     const bool chief = spec.use_chief_in_tf_config;
-    RETURN_IF_ERROR(StoreMissingReports(
+    HPTUNE_RETURN_IF_ERROR(StoreMissingReports(
         engine, job.study_name, trial,
         launch::ReplicaMetricsPath(dir, TaskType::kMaster, 0, chief),
         launch::ReplicaLogPath(dir, TaskType::kMaster, 0, chief),

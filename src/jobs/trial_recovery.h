@@ -30,9 +30,9 @@ namespace hptune::jobs {
 // stored, are added as measurements; then every *.log and *.metrics file of
 // the trial directory <runs_dir>/<job>/<N>/ is renamed with the next free
 // suffix .1, .2, ...
-absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
-                               const std::filesystem::path& runs_dir,
-                               const JobRecord& job, const JobSpec& spec);
+[[nodiscard]] absl::Status RecoverTrialFiles(
+    engine::TuningEngine& engine, const std::filesystem::path& runs_dir,
+    const JobRecord& job, const JobSpec& spec);
 
 }  // namespace hptune::jobs
 

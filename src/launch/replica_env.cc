@@ -191,14 +191,14 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
   const JobSpec& job = *context.job;
   const bool chief = job.use_chief_in_tf_config;
   const std::string trial = std::to_string(context.trial);
-  RETURN_IF_ERROR(CheckPlacement(requests, placement));
+  HPTUNE_RETURN_IF_ERROR(CheckPlacement(requests, placement));
 
   std::vector<std::string> command;
   std::map<std::string, std::string> command_env;
-  RETURN_IF_ERROR(TrainerCommand(context, &command, &command_env));
-  ASSIGN_OR_RETURN(std::vector<std::string> parameter_flags,
-                   ParameterFlags(context));
-  ASSIGN_OR_RETURN(Json training_input, TrainingInput(context));
+  HPTUNE_RETURN_IF_ERROR(TrainerCommand(context, &command, &command_env));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<std::string> parameter_flags,
+                          ParameterFlags(context));
+  HPTUNE_ASSIGN_OR_RETURN(Json training_input, TrainingInput(context));
 
   // The cluster in TF_CONFIG's order: master (or chief), workers, parameter
   // servers; evaluators are never part of it.

@@ -73,14 +73,14 @@ struct LogRequest {
 absl::StatusOr<LogRequest> ResolveLog(store::Store& store,
                                       const std::filesystem::path& runs_dir,
                                       const v1::GetTrialLogsRequest& request) {
-  RETURN_IF_ERROR(CheckName("job_id", request.job_id()));
+  HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request.job_id()));
   if (request.trial_id() < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("trial_id: must be at least 1, got ", request.trial_id()));
   }
   const std::string replica =
       request.replica().empty() ? "master-0" : request.replica();
-  RETURN_IF_ERROR(CheckLength("replica", replica, 64));
+  HPTUNE_RETURN_IF_ERROR(CheckLength("replica", replica, 64));
   if (!IsReplicaName(replica)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "replica: must be master-0, chief-0, worker-N, ps-N or evaluator-N, "
@@ -96,7 +96,7 @@ absl::StatusOr<LogRequest> ResolveLog(store::Store& store,
         absl::StrCat("max_bytes: must be 0 (1 MiB) to ", kMaxLogChunk, ", got ",
                      request.max_bytes()));
   }
-  ASSIGN_OR_RETURN(JobRecord job, store.GetJob(request.job_id()));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store.GetJob(request.job_id()));
   LogRequest log{.path = runs_dir / request.job_id() /
                          std::to_string(request.trial_id()) /
                          (replica + ".log"),
@@ -105,7 +105,8 @@ absl::StatusOr<LogRequest> ResolveLog(store::Store& store,
                  .offset = request.offset(),
                  .max_bytes = request.max_bytes() == 0 ? kDefaultLogChunk
                                                        : request.max_bytes()};
-  RETURN_IF_ERROR(store.GetTrial(job.study_name, request.trial_id()).status());
+  HPTUNE_RETURN_IF_ERROR(
+      store.GetTrial(job.study_name, request.trial_id()).status());
   return log;
 }
 
@@ -174,9 +175,10 @@ absl::StatusOr<v1::Job> JobService::DescribeJob(const JobRecord& job,
     if (!absl::IsNotFound(study.status())) return study.status();
     return JobToProto(job, nullptr, {}, false);
   }
-  ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                   with_trials ? store_.ListTrials(job.study_name)
-                               : store_.ListTrialSummaries(job.study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          with_trials
+                              ? store_.ListTrials(job.study_name)
+                              : store_.ListTrialSummaries(job.study_name));
   if (!with_trials) return JobToProto(job, &study->spec, trials, false);
   return JobToProto(job, &study->spec, trials, true,
                     jobs_.TrialsNotRunningYet(job.job_id, trials));
@@ -198,16 +200,18 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
                                    const v1::SubmitJobRequest* request,
                                    v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
     if (!request->has_training_input()) {
       return absl::InvalidArgumentError("training_input: required");
     }
-    RETURN_IF_ERROR(CheckBackend(request->backend()));
-    ASSIGN_OR_RETURN(JobSpec spec, JobSpecFromProto(request->training_input(),
-                                                    request->job_id()));
-    ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
+    HPTUNE_RETURN_IF_ERROR(CheckBackend(request->backend()));
+    HPTUNE_ASSIGN_OR_RETURN(
+        JobSpec spec,
+        JobSpecFromProto(request->training_input(), request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
     if (request->has_slurm()) {
-      ASSIGN_OR_RETURN(spec.slurm, SlurmOptionsFromProto(request->slurm()));
+      HPTUNE_ASSIGN_OR_RETURN(spec.slurm,
+                              SlurmOptionsFromProto(request->slurm()));
       if (!spec.slurm.empty() && backend_ != "slurm") {
         return absl::FailedPreconditionError(absl::StrCat(
             "slurm: the job has Slurm options, but this server runs trials "
@@ -217,8 +221,8 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
             "slurm options out)"));
       }
     }
-    ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec));
-    ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec));
+    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
     return absl::OkStatus();
   });
 }
@@ -227,9 +231,9 @@ grpc::Status JobService::GetJob(grpc::ServerContext* context,
                                 const v1::GetJobRequest* request,
                                 v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
-    ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
-    ASSIGN_OR_RETURN(*reply, DescribeJob(job, !request->omit_trials()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, !request->omit_trials()));
     return absl::OkStatus();
   });
 }
@@ -238,13 +242,15 @@ grpc::Status JobService::ListJobs(grpc::ServerContext* context,
                                   const v1::ListJobsRequest* request,
                                   v1::ListJobsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(size_t page_size, CheckPageSize(request->page_size()));
-    ASSIGN_OR_RETURN(size_t offset, ParsePageToken(request->page_token()));
-    RETURN_IF_ERROR(
+    HPTUNE_ASSIGN_OR_RETURN(size_t page_size,
+                            CheckPageSize(request->page_size()));
+    HPTUNE_ASSIGN_OR_RETURN(size_t offset,
+                            ParsePageToken(request->page_token()));
+    HPTUNE_RETURN_IF_ERROR(
         CheckLength("job_id_prefix", request->job_id_prefix(), kMaxNameLength));
-    RETURN_IF_ERROR(CheckLabelFilter(request->labels()));
+    HPTUNE_RETURN_IF_ERROR(CheckLabelFilter(request->labels()));
     std::set<int> states(request->states().begin(), request->states().end());
-    ASSIGN_OR_RETURN(std::vector<JobRecord> all, store_.ListJobs());
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> all, store_.ListJobs());
     std::vector<const JobRecord*> matching;
     // Newest first: the store lists in creation order.
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
@@ -257,7 +263,8 @@ grpc::Status JobService::ListJobs(grpc::ServerContext* context,
     }
     for (size_t i = offset; i < matching.size() && i < offset + page_size;
          ++i) {
-      ASSIGN_OR_RETURN(*reply->add_jobs(), DescribeJob(*matching[i], false));
+      HPTUNE_ASSIGN_OR_RETURN(*reply->add_jobs(),
+                              DescribeJob(*matching[i], false));
     }
     if (offset + page_size < matching.size()) {
       reply->set_next_page_token(std::to_string(offset + page_size));
@@ -270,9 +277,9 @@ grpc::Status JobService::CancelJob(grpc::ServerContext* context,
                                    const v1::CancelJobRequest* request,
                                    v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
-    ASSIGN_OR_RETURN(JobRecord job, jobs_.Cancel(request->job_id()));
-    ASSIGN_OR_RETURN(*reply, DescribeJob(job, false));
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, jobs_.Cancel(request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, false));
     return absl::OkStatus();
   });
 }
@@ -281,7 +288,7 @@ grpc::Status JobService::UpdateJob(grpc::ServerContext* context,
                                    const v1::UpdateJobRequest* request,
                                    v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
     if (request->update_labels().empty() && request->remove_labels().empty() &&
         !request->clear_labels()) {
       return absl::InvalidArgumentError(
@@ -290,18 +297,18 @@ grpc::Status JobService::UpdateJob(grpc::ServerContext* context,
     }
     JobLabels updates(request->update_labels().begin(),
                       request->update_labels().end());
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         FieldErrorsToStatus(ValidateJobLabels(updates, "update_labels")));
     const std::vector<std::string> removals(request->remove_labels().begin(),
                                             request->remove_labels().end());
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         FieldErrorsToStatus(ValidateJobLabelKeys(removals, "remove_labels")));
-    ASSIGN_OR_RETURN(JobRecord job,
-                     store_.UpdateJob(request->job_id(), [&](JobRecord& j) {
-                       return EditLabels(request->clear_labels(), updates,
-                                         removals, j.labels);
-                     }));
-    ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
+    HPTUNE_ASSIGN_OR_RETURN(
+        JobRecord job, store_.UpdateJob(request->job_id(), [&](JobRecord& j) {
+          return EditLabels(request->clear_labels(), updates, removals,
+                            j.labels);
+        }));
+    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
     return absl::OkStatus();
   });
 }
@@ -310,19 +317,20 @@ grpc::Status JobService::WatchJob(grpc::ServerContext* context,
                                   const v1::WatchJobRequest* request,
                                   grpc::ServerWriter<v1::JobEvent>* writer) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
-    ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
     // What the client has been told: the job's state and each trial's (a
     // trial leaving the backend's queue is news, so QUEUED counts).
     std::optional<JobState> sent_state;
     std::map<int64_t, v1::Job::State> sent_trials;
     uint64_t version = jobs_.version();
     while (!context->IsCancelled()) {
-      ASSIGN_OR_RETURN(job, store_.GetJob(request->job_id()));
+      HPTUNE_ASSIGN_OR_RETURN(job, store_.GetJob(request->job_id()));
       auto study = store_.GetStudy(job.study_name);
       std::vector<Trial> trials;
       if (study.ok()) {
-        ASSIGN_OR_RETURN(trials, store_.ListTrialSummaries(job.study_name));
+        HPTUNE_ASSIGN_OR_RETURN(trials,
+                                store_.ListTrialSummaries(job.study_name));
       }
       const std::set<int64_t> waiting =
           jobs_.TrialsNotRunningYet(job.job_id, trials);
@@ -359,10 +367,10 @@ grpc::Status JobService::GetTrialLogs(grpc::ServerContext* context,
                                       const v1::GetTrialLogsRequest* request,
                                       v1::LogChunk* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(LogRequest log,
-                     ResolveLog(store_, jobs_.options().runs_dir, *request));
+    HPTUNE_ASSIGN_OR_RETURN(
+        LogRequest log, ResolveLog(store_, jobs_.options().runs_dir, *request));
     const bool ended = TrialEnded(store_, log);
-    ASSIGN_OR_RETURN(*reply, ReadChunk(log, log.offset));
+    HPTUNE_ASSIGN_OR_RETURN(*reply, ReadChunk(log, log.offset));
     if (reply->data().empty() && !std::filesystem::exists(log.path) && ended) {
       return absl::NotFoundError(
           absl::StrCat("job ", Quoted(request->job_id()), " trial ", log.trial,
@@ -378,14 +386,14 @@ grpc::Status JobService::StreamTrialLogs(
     grpc::ServerContext* context, const v1::GetTrialLogsRequest* request,
     grpc::ServerWriter<v1::LogChunk>* writer) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(LogRequest log,
-                     ResolveLog(store_, jobs_.options().runs_dir, *request));
+    HPTUNE_ASSIGN_OR_RETURN(
+        LogRequest log, ResolveLog(store_, jobs_.options().runs_dir, *request));
     int64_t offset = log.offset;
     while (!context->IsCancelled()) {
       // Read "ended" before the data: output written before the trial ended
       // is then certainly in this read.
       const bool ended = TrialEnded(store_, log);
-      ASSIGN_OR_RETURN(v1::LogChunk chunk, ReadChunk(log, offset));
+      HPTUNE_ASSIGN_OR_RETURN(v1::LogChunk chunk, ReadChunk(log, offset));
       const bool more = !chunk.data().empty();
       offset = chunk.next_offset();
       const bool last =

@@ -56,7 +56,7 @@ class JobService final : public v1::JobService::Service {
 
  private:
   // OK when a job asking for backend `asked` ("" for any) may run here.
-  absl::Status CheckBackend(const std::string& asked) const;
+  [[nodiscard]] absl::Status CheckBackend(const std::string& asked) const;
   // The job as a message, with its study's trials when `with_trials`.
   absl::StatusOr<v1::Job> DescribeJob(const JobRecord& job, bool with_trials);
 

@@ -21,7 +21,8 @@ bool IsLoopbackAddress(std::string_view address);
 // OK for a loopback address, or any address with TLS or a token.
 // InvalidArgument otherwise, naming the address and both remedies; also for
 // an address without a port.
-absl::Status CheckListenAddress(std::string_view address, bool tls, bool token);
+[[nodiscard]] absl::Status CheckListenAddress(std::string_view address,
+                                              bool tls, bool token);
 
 }  // namespace hptune::server
 

@@ -24,13 +24,14 @@ inline constexpr int kDefaultPageSize = 100;
 inline constexpr int kMaxPageSize = 1000;
 
 // InvalidArgument `<field>: at most <max> characters, got <n>` when too long.
-absl::Status CheckLength(std::string_view field, std::string_view value,
-                         size_t max);
+[[nodiscard]] absl::Status CheckLength(std::string_view field,
+                                       std::string_view value, size_t max);
 
 // A study or job name: non-empty, letters, digits and underscores, starting
 // with a letter, at most 128 characters (the rule for job IDs, since a job's
 // study is named by its ID).
-absl::Status CheckName(std::string_view field, std::string_view value);
+[[nodiscard]] absl::Status CheckName(std::string_view field,
+                                     std::string_view value);
 
 // The offset a page token stands for: "" is 0, else the decimal offset that
 // a previous page returned. InvalidArgument for anything else.

@@ -36,8 +36,8 @@ class HptuneServer::Impl {
     // server's CPU on the hot path. Lock order is checked by the sanitizer
     // builds and the tests, not in production.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-    RETURN_IF_ERROR(LockDatabase());
-    ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
+    HPTUNE_RETURN_IF_ERROR(LockDatabase());
+    HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(*store_);
     if (options_.launcher == nullptr) {
       options_.launcher =
@@ -100,7 +100,7 @@ class HptuneServer::Impl {
   // One server per database, and no `hptune run` beside it: both would
   // resume the same jobs (src/store/runner_lock.h).
   absl::Status LockDatabase() {
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         lock_, store::RunnerLock::Acquire(options_.db_path,
                                           store::RunnerLock::Holder::kServer));
     return absl::OkStatus();
@@ -141,7 +141,7 @@ HptuneServer::~HptuneServer() = default;
 absl::StatusOr<std::unique_ptr<HptuneServer>> HptuneServer::Start(
     ServerOptions options) {
   auto impl = std::make_unique<Impl>(std::move(options));
-  RETURN_IF_ERROR(impl->Start());
+  HPTUNE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<HptuneServer>(new HptuneServer(std::move(impl)));
 }
 

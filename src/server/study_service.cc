@@ -32,8 +32,9 @@ absl::Status CheckTrialId(int64_t id) {
 absl::Status CheckMetricNames(const v1::Measurement& m,
                               std::string_view field) {
   for (const auto& [name, value] : m.metrics()) {
-    RETURN_IF_ERROR(CheckLength(absl::StrCat(std::string(field), ".metrics"),
-                                name, kMaxMetricNameLength));
+    HPTUNE_RETURN_IF_ERROR(
+        CheckLength(absl::StrCat(std::string(field), ".metrics"), name,
+                    kMaxMetricNameLength));
   }
   return absl::OkStatus();
 }
@@ -44,11 +45,11 @@ grpc::Status StudyService::CreateStudy(grpc::ServerContext* context,
                                        const v1::CreateStudyRequest* request,
                                        v1::Study* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("name", request->name()));
-    ASSIGN_OR_RETURN(StudySpec spec,
-                     StudySpecFromProto(request->spec(), "spec"));
-    ASSIGN_OR_RETURN(StudyRecord study,
-                     engine_.CreateStudy(request->name(), spec));
+    HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
+    HPTUNE_ASSIGN_OR_RETURN(StudySpec spec,
+                            StudySpecFromProto(request->spec(), "spec"));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                            engine_.CreateStudy(request->name(), spec));
     *reply = StudyToProto(study);
     return absl::OkStatus();
   });
@@ -64,8 +65,9 @@ grpc::Status StudyService::HandleGetStudy(
     const grpc::ServerContextBase* context, const v1::GetStudyRequest* request,
     v1::Study* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("name", request->name()));
-    ASSIGN_OR_RETURN(StudyRecord study, engine_.GetStudy(request->name()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                            engine_.GetStudy(request->name()));
     *reply = StudyToProto(study);
     return absl::OkStatus();
   });
@@ -75,9 +77,12 @@ grpc::Status StudyService::ListStudies(grpc::ServerContext* context,
                                        const v1::ListStudiesRequest* request,
                                        v1::ListStudiesResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(size_t page_size, CheckPageSize(request->page_size()));
-    ASSIGN_OR_RETURN(size_t offset, ParsePageToken(request->page_token()));
-    ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, engine_.ListStudies());
+    HPTUNE_ASSIGN_OR_RETURN(size_t page_size,
+                            CheckPageSize(request->page_size()));
+    HPTUNE_ASSIGN_OR_RETURN(size_t offset,
+                            ParsePageToken(request->page_token()));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies,
+                            engine_.ListStudies());
     for (size_t i = offset; i < studies.size() && i < offset + page_size; ++i) {
       *reply->add_studies() = StudyToProto(studies[i]);
     }
@@ -92,7 +97,7 @@ grpc::Status StudyService::DeleteStudy(grpc::ServerContext* context,
                                        const v1::DeleteStudyRequest* request,
                                        google::protobuf::Empty*) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("name", request->name()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
     return engine_.DeleteStudy(request->name());
   });
 }
@@ -101,8 +106,8 @@ grpc::Status StudyService::SuggestTrials(
     grpc::ServerContext* context, const v1::SuggestTrialsRequest* request,
     v1::SuggestTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(
         CheckLength("client_id", request->client_id(), kMaxClientIdLength));
     const int count = request->suggestion_count();
     if (count < 1 || count > kMaxSuggestionCount) {
@@ -110,7 +115,7 @@ grpc::Status StudyService::SuggestTrials(
           absl::StrCat("suggestion_count: must be 1 to ", kMaxSuggestionCount,
                        ", got ", count));
     }
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         engine::SuggestResponse response,
         engine_.SuggestTrials(request->study(), count, request->client_id()));
     for (const Trial& trial : response.trials) {
@@ -126,14 +131,16 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
                                        const v1::CreateTrialRequest* request,
                                        v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
     const v1::Trial& in = request->trial();
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         CheckLength("trial.client_id", in.client_id(), kMaxClientIdLength));
-    RETURN_IF_ERROR(CheckLength("trial.reason", in.reason(), kMaxReasonLength));
-    ASSIGN_OR_RETURN(StudyRecord study, engine_.GetStudy(request->study()));
+    HPTUNE_RETURN_IF_ERROR(
+        CheckLength("trial.reason", in.reason(), kMaxReasonLength));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                            engine_.GetStudy(request->study()));
     Trial trial;
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         trial.parameters,
         ParametersFromProto(in.parameters(), study.spec.search_space,
                             "trial.parameters"));
@@ -153,17 +160,17 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
       trial.state = *state;
     }
     if (in.has_final_measurement()) {
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           CheckMetricNames(in.final_measurement(), "trial.final_measurement"));
-      ASSIGN_OR_RETURN(trial.final_measurement,
-                       MeasurementFromProto(in.final_measurement(),
-                                            "trial.final_measurement"));
+      HPTUNE_ASSIGN_OR_RETURN(trial.final_measurement,
+                              MeasurementFromProto(in.final_measurement(),
+                                                   "trial.final_measurement"));
     }
     trial.reason = in.reason();
     trial.client_id = in.client_id();
     trial.origin = "user";
-    ASSIGN_OR_RETURN(Trial created,
-                     engine_.CreateTrial(request->study(), std::move(trial)));
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial created, engine_.CreateTrial(request->study(), std::move(trial)));
     *reply = TrialToProto(request->study(), created);
     return absl::OkStatus();
   });
@@ -179,10 +186,10 @@ grpc::Status StudyService::HandleGetTrial(
     const grpc::ServerContextBase* context, const v1::GetTrialRequest* request,
     v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
-    ASSIGN_OR_RETURN(Trial trial,
-                     engine_.GetTrial(request->study(), request->trial_id()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial trial, engine_.GetTrial(request->study(), request->trial_id()));
     *reply = TrialToProto(request->study(), trial);
     return absl::OkStatus();
   });
@@ -192,14 +199,14 @@ grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
                                       const v1::ListTrialsRequest* request,
                                       v1::ListTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    RETURN_IF_ERROR(engine_.GetStudy(request->study()).status());
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(engine_.GetStudy(request->study()).status());
     std::set<int> states;
     for (int state : request->states()) states.insert(state);
-    ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                     request->omit_measurements()
-                         ? engine_.ListTrialSummaries(request->study())
-                         : engine_.ListTrials(request->study()));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                            request->omit_measurements()
+                                ? engine_.ListTrialSummaries(request->study())
+                                : engine_.ListTrials(request->study()));
     for (const Trial& trial : trials) {
       if (!states.empty() && !states.contains(TrialStateToProto(trial.state))) {
         continue;
@@ -216,12 +223,13 @@ namespace {
 // The measurement an AddMeasurement request adds, or what is wrong with it.
 absl::StatusOr<Measurement> MeasurementToAdd(
     const v1::AddMeasurementRequest& request) {
-  RETURN_IF_ERROR(CheckName("study", request.study()));
-  RETURN_IF_ERROR(CheckTrialId(request.trial_id()));
+  HPTUNE_RETURN_IF_ERROR(CheckName("study", request.study()));
+  HPTUNE_RETURN_IF_ERROR(CheckTrialId(request.trial_id()));
   if (!request.has_measurement()) {
     return absl::InvalidArgumentError("measurement: required");
   }
-  RETURN_IF_ERROR(CheckMetricNames(request.measurement(), "measurement"));
+  HPTUNE_RETURN_IF_ERROR(
+      CheckMetricNames(request.measurement(), "measurement"));
   return MeasurementFromProto(request.measurement(), "measurement");
 }
 
@@ -254,7 +262,7 @@ grpc::Status StudyService::HandleAddMeasurement(
     const grpc::ServerContextBase* context,
     const v1::AddMeasurementRequest* request, v1::AddMeasurementResponse*) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(Measurement m, MeasurementToAdd(*request));
+    HPTUNE_ASSIGN_OR_RETURN(Measurement m, MeasurementToAdd(*request));
     return engine_.AddMeasurement(request->study(), request->trial_id(),
                                   std::move(m));
   });
@@ -264,9 +272,9 @@ grpc::Status StudyService::CompleteTrial(
     grpc::ServerContext* context, const v1::CompleteTrialRequest* request,
     v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
-    RETURN_IF_ERROR(CheckLength(
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    HPTUNE_RETURN_IF_ERROR(CheckLength(
         "infeasible_reason", request->infeasible_reason(), kMaxReasonLength));
     Trial trial;
     if (request->trial_infeasible()) {
@@ -278,19 +286,19 @@ grpc::Status StudyService::CompleteTrial(
         return absl::InvalidArgumentError(
             "infeasible_reason: required with trial_infeasible");
       }
-      ASSIGN_OR_RETURN(trial, engine_.MarkTrialInfeasible(
-                                  request->study(), request->trial_id(),
-                                  request->infeasible_reason()));
+      HPTUNE_ASSIGN_OR_RETURN(trial, engine_.MarkTrialInfeasible(
+                                         request->study(), request->trial_id(),
+                                         request->infeasible_reason()));
     } else {
       std::optional<Measurement> final;
       if (request->has_final_measurement()) {
-        RETURN_IF_ERROR(CheckMetricNames(request->final_measurement(),
-                                         "final_measurement"));
-        ASSIGN_OR_RETURN(final,
-                         MeasurementFromProto(request->final_measurement(),
-                                              "final_measurement"));
+        HPTUNE_RETURN_IF_ERROR(CheckMetricNames(request->final_measurement(),
+                                                "final_measurement"));
+        HPTUNE_ASSIGN_OR_RETURN(
+            final, MeasurementFromProto(request->final_measurement(),
+                                        "final_measurement"));
       }
-      ASSIGN_OR_RETURN(
+      HPTUNE_ASSIGN_OR_RETURN(
           trial,
           engine_.CompleteTrial(request->study(), request->trial_id(), final));
     }
@@ -311,12 +319,12 @@ grpc::Status StudyService::HandleCheckEarlyStopping(
     const v1::CheckEarlyStoppingRequest* request,
     v1::CheckEarlyStoppingResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
     std::set<int64_t> wanted(request->trial_ids().begin(),
                              request->trial_ids().end());
     // Passing the wanted trials lets the engine read only their curves:
     // clients ask about their own trial after every measurement.
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         std::vector<algorithms::StoppingDecision> decisions,
         engine_.CheckEarlyStopping(request->study(), stopping_rule_, wanted));
     for (const algorithms::StoppingDecision& decision : decisions) {
@@ -333,12 +341,13 @@ grpc::Status StudyService::StopTrial(grpc::ServerContext* context,
                                      const v1::StopTrialRequest* request,
                                      v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
-    RETURN_IF_ERROR(CheckLength("reason", request->reason(), kMaxReasonLength));
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    HPTUNE_RETURN_IF_ERROR(
+        CheckLength("reason", request->reason(), kMaxReasonLength));
     const std::string reason =
         request->reason().empty() ? "stopped by a client" : request->reason();
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         Trial trial,
         engine_.StopTrial(request->study(), request->trial_id(), reason));
     *reply = TrialToProto(request->study(), trial);
@@ -350,9 +359,9 @@ grpc::Status StudyService::ListOptimalTrials(
     grpc::ServerContext* context, const v1::ListOptimalTrialsRequest* request,
     v1::ListOptimalTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
-    RETURN_IF_ERROR(CheckName("study", request->study()));
-    ASSIGN_OR_RETURN(std::optional<Trial> best,
-                     engine_.BestTrial(request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> best,
+                            engine_.BestTrial(request->study()));
     if (best)
       *reply->add_optimal_trials() = TrialToProto(request->study(), *best);
     return absl::OkStatus();

@@ -21,7 +21,7 @@ absl::StatusOr<MemoryStore::StudyData*> MemoryStore::FindStudy(
 
 absl::StatusOr<Trial*> MemoryStore::FindTrial(std::string_view study,
                                               int64_t number) {
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   if (number < 1 || number > static_cast<int64_t>(data->trials.size())) {
     return internal::TrialNotFound(study, number);
   }
@@ -39,7 +39,7 @@ absl::Status MemoryStore::CreateStudy(const StudyRecord& study) {
   std::lock_guard lock(mu_);
   const Timestamp now = clock_.Now();
   StudyRecord record = study;
-  RETURN_IF_ERROR(internal::PrepareNewStudy(record, now));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewStudy(record, now));
   if (studies_.contains(record.name)) {
     return internal::StudyAlreadyExists(record.name);
   }
@@ -54,7 +54,7 @@ absl::Status MemoryStore::CreateStudy(const StudyRecord& study) {
 
 absl::StatusOr<StudyRecord> MemoryStore::GetStudy(std::string_view name) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
   return data->record;
 }
 
@@ -84,7 +84,7 @@ absl::Status MemoryStore::DeleteStudy(std::string_view name) {
 absl::Status MemoryStore::SetStudyState(std::string_view name, StudyState state,
                                         std::string_view reason) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
   StudyRecord& record = data->record;
   if (record.state != state) {
     AppendEvent(MakeEvent(clock_.Now(), internal::kStudyState, name, "", 0,
@@ -102,8 +102,8 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::AddTrials(
     const std::optional<std::string>& designer_state) {
   std::lock_guard lock(mu_);
   const Timestamp now = clock_.Now();
-  RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   for (Trial& trial : trials) {
     trial.number = static_cast<int64_t>(data->trials.size()) + 1;
     data->trials.push_back(trial);
@@ -117,21 +117,21 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::AddTrials(
 absl::StatusOr<Trial> MemoryStore::GetTrial(std::string_view study,
                                             int64_t number) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
+  HPTUNE_ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
   return *trial;
 }
 
 absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrials(
     std::string_view study) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   return data->trials;
 }
 
 absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
     std::string_view study) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   std::vector<Trial> trials;
   trials.reserve(data->trials.size());
   for (const Trial& t : data->trials) {
@@ -145,7 +145,7 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
 absl::StatusOr<TrialStatuses> MemoryStore::ListTrialStatuses(
     std::string_view study) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   TrialStatuses statuses{.study_create_time = data->record.create_time};
   statuses.trials.reserve(data->trials.size());
   for (const Trial& t : data->trials) {
@@ -157,9 +157,9 @@ absl::StatusOr<TrialStatuses> MemoryStore::ListTrialStatuses(
 
 absl::StatusOr<std::vector<Measurement>> MemoryStore::ListMeasurements(
     std::string_view study, int64_t number, int64_t skip) {
-  RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
+  HPTUNE_RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
+  HPTUNE_ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
   const auto size = static_cast<int64_t>(trial->measurements.size());
   return std::vector<Measurement>(
       trial->measurements.begin() + std::min(skip, size),
@@ -170,12 +170,13 @@ absl::StatusOr<Trial> MemoryStore::UpdateTrial(
     std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(Trial * stored, FindTrial(study, number));
+  HPTUNE_ASSIGN_OR_RETURN(Trial * stored, FindTrial(study, number));
   const Timestamp now = clock_.Now();
   // Mutate a copy so an error leaves the stored trial as it was.
   Trial updated = *stored;
-  RETURN_IF_ERROR(mutate(updated));
-  RETURN_IF_ERROR(internal::PrepareTrialUpdate(study, *stored, updated, now));
+  HPTUNE_RETURN_IF_ERROR(mutate(updated));
+  HPTUNE_RETURN_IF_ERROR(
+      internal::PrepareTrialUpdate(study, *stored, updated, now));
   if (updated.state != stored->state) {
     AppendEvent(
         MakeEvent(now, internal::kTrialState, study, "", number,
@@ -190,9 +191,9 @@ absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
   std::lock_guard lock(mu_);
   const Timestamp now = clock_.Now();
   Measurement m = measurement;
-  RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
-  ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
+  HPTUNE_ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
+  HPTUNE_RETURN_IF_ERROR(
       internal::CheckAcceptsMeasurements(study, number, trial->state));
   AppendEvent(MakeEvent(now, internal::kMeasurement, study, "", number,
                         internal::MeasurementDetail(m)));
@@ -205,7 +206,7 @@ absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
 absl::StatusOr<std::string> MemoryStore::GetDesignerState(
     std::string_view study) {
   std::lock_guard lock(mu_);
-  ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   return data->designer_state;
 }
 
@@ -215,7 +216,7 @@ absl::Status MemoryStore::CreateJob(const JobRecord& job) {
   std::lock_guard lock(mu_);
   const Timestamp now = clock_.Now();
   JobRecord record = job;
-  RETURN_IF_ERROR(internal::PrepareNewJob(record, now));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewJob(record, now));
   if (jobs_.contains(record.job_id)) {
     return internal::JobAlreadyExists(record.job_id);
   }
@@ -257,8 +258,8 @@ absl::StatusOr<JobRecord> MemoryStore::UpdateJob(
   JobRecord& stored = it->second.record;
   const Timestamp now = clock_.Now();
   JobRecord updated = stored;
-  RETURN_IF_ERROR(mutate(updated));
-  RETURN_IF_ERROR(internal::PrepareJobUpdate(stored, updated, now));
+  HPTUNE_RETURN_IF_ERROR(mutate(updated));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareJobUpdate(stored, updated, now));
   if (updated.state != stored.state) {
     AppendEvent(
         MakeEvent(now, internal::kJobState, updated.study_name, job_id, 0,
@@ -286,7 +287,7 @@ absl::Status MemoryStore::RecordReplicaEvent(std::string_view job_id,
 
 absl::StatusOr<std::vector<Event>> MemoryStore::ListEvents(int64_t after_id,
                                                            int limit) {
-  RETURN_IF_ERROR(internal::CheckEventLimit(limit));
+  HPTUNE_RETURN_IF_ERROR(internal::CheckEventLimit(limit));
   std::lock_guard lock(mu_);
   auto first = std::upper_bound(
       events_.begin(), events_.end(), after_id,

@@ -10,8 +10,8 @@ namespace hptune::store {
 
 absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store,
-                   SqliteStore::Open(path, clock, options));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store,
+                          SqliteStore::Open(path, clock, options));
   return std::unique_ptr<Store>(std::move(store));
 }
 

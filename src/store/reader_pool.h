@@ -34,7 +34,8 @@ class ReaderPool {
   // Runs `body` on a connection no other thread is using: a free one, else a
   // new one while under the bound (or when opening one fails), else the
   // first one to be freed.
-  absl::Status With(absl::FunctionRef<absl::Status(SqliteConnection&)> body);
+  [[nodiscard]] absl::Status With(
+      absl::FunctionRef<absl::Status(SqliteConnection&)> body);
 
  private:
   SqliteConnection& Acquire();

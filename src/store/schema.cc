@@ -117,8 +117,8 @@ absl::StatusOr<FileIdentity> ReadIdentity(SqliteConnection& connection) {
       "SELECT (SELECT count(*) FROM sqlite_master),"
       " (SELECT application_id FROM pragma_application_id),"
       " (SELECT user_version FROM pragma_user_version)";
-  ASSIGN_OR_RETURN(Statement statement, connection.Prepare(kSql));
-  ASSIGN_OR_RETURN(bool row, statement.Step());
+  HPTUNE_ASSIGN_OR_RETURN(Statement statement, connection.Prepare(kSql));
+  HPTUNE_ASSIGN_OR_RETURN(bool row, statement.Step());
   if (!row) {
     return absl::InternalError(absl::StrCat("sqlite store \"",
                                             connection.path(), "\": ", kSql,
@@ -157,11 +157,11 @@ absl::Status Migrate(SqliteConnection& connection) {
   return connection.InTransaction(TransactionMode::kWrite, [&] {
     // Read again under the write lock: another process may have migrated
     // the file since the check outside the transaction.
-    ASSIGN_OR_RETURN(FileIdentity identity, ReadIdentity(connection));
-    RETURN_IF_ERROR(CheckIdentity(connection.path(), identity));
+    HPTUNE_ASSIGN_OR_RETURN(FileIdentity identity, ReadIdentity(connection));
+    HPTUNE_RETURN_IF_ERROR(CheckIdentity(connection.path(), identity));
     const auto& steps = Migrations();
     for (int64_t v = identity.user_version; v < CurrentSchemaVersion(); ++v) {
-      RETURN_IF_ERROR(connection.Exec(steps[v]));
+      HPTUNE_RETURN_IF_ERROR(connection.Exec(steps[v]));
     }
     // Both pragmas write the database header, inside this transaction.
     return connection.Exec(
@@ -183,24 +183,24 @@ absl::Status PrepareDatabase(SqliteConnection& connection) {
   // would fsync every commit (every measurement) for that last case.
   // wal_autocheckpoint=0: SqliteStore checkpoints on a thread of its own
   // (wal_checkpointer.h), never inside a commit.
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(
       connection.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; "
                       "PRAGMA wal_autocheckpoint = 0;"));
 
   FileIdentity identity;
-  RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(identity, ReadIdentity(connection));
+  HPTUNE_RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(identity, ReadIdentity(connection));
     return absl::OkStatus();
   }));
-  RETURN_IF_ERROR(CheckIdentity(connection.path(), identity));
+  HPTUNE_RETURN_IF_ERROR(CheckIdentity(connection.path(), identity));
 
   // WAL: readers never block the writer and a writer never blocks readers;
   // the mode is stored in the file, so this is a no-op after the first open.
   std::string journal_mode;
-  RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(Statement statement,
-                     connection.Prepare("PRAGMA journal_mode = WAL"));
-    ASSIGN_OR_RETURN(bool row, statement.Step());
+  HPTUNE_RETURN_IF_ERROR(connection.RetryWhileBusy([&]() -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(Statement statement,
+                            connection.Prepare("PRAGMA journal_mode = WAL"));
+    HPTUNE_ASSIGN_OR_RETURN(bool row, statement.Step());
     journal_mode = row ? statement.ColumnText(0) : "";
     return absl::OkStatus();
   }));

@@ -25,7 +25,7 @@ int CurrentSchemaVersion();
 // Sets the connection's pragmas (WAL, synchronous, foreign keys), checks the
 // file is an hptune database of a version this build understands (or empty),
 // and migrates it to CurrentSchemaVersion().
-absl::Status PrepareDatabase(SqliteConnection& connection);
+[[nodiscard]] absl::Status PrepareDatabase(SqliteConnection& connection);
 
 }  // namespace hptune::store::internal
 

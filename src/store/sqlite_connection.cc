@@ -116,7 +116,7 @@ absl::StatusOr<bool> Statement::Step() {
 }
 
 absl::Status Statement::Run() {
-  ASSIGN_OR_RETURN(bool row, Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, Step());
   (void)row;  // Statements that return rows (PRAGMAs) are fine to run too.
   return absl::OkStatus();
 }
@@ -305,11 +305,11 @@ absl::Status SqliteConnection::InTransaction(
   // Cached statements rather than sqlite3_exec, which parses the SQL again
   // on every call: a tenth of a small write transaction's cost.
   auto run = [&](const char* sql) -> absl::Status {
-    ASSIGN_OR_RETURN(Statement statement, Prepare(sql));
+    HPTUNE_ASSIGN_OR_RETURN(Statement statement, Prepare(sql));
     return statement.Run();
   };
   return RetryWhileBusy([&]() -> absl::Status {
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         run(mode == TransactionMode::kWrite ? "BEGIN IMMEDIATE" : "BEGIN"));
     absl::Status status = body();
     if (status.ok()) status = run("COMMIT");

@@ -48,7 +48,7 @@ class Statement {
   // True when a row is ready, false when the statement is done.
   absl::StatusOr<bool> Step();
   // Steps a statement that returns no rows.
-  absl::Status Run();
+  [[nodiscard]] absl::Status Run();
 
   bool ColumnIsNull(int column) const;
   int64_t ColumnInt(int column) const;
@@ -86,7 +86,7 @@ class SqliteConnection {
   const std::string& path() const { return path_; }
 
   // Runs one or more statements that return no rows.
-  absl::Status Exec(const std::string& sql);
+  [[nodiscard]] absl::Status Exec(const std::string& sql);
   // A cached prepared statement for `sql` (one statement).
   absl::StatusOr<Statement> Prepare(const char* sql);
 
@@ -95,14 +95,15 @@ class SqliteConnection {
   // whole transaction is rolled back and run again with backoff, so `body`
   // may run more than once and must only assign (never append to) what it
   // hands out. Unavailable naming the file after the busy deadline.
-  absl::Status InTransaction(TransactionMode mode,
-                             absl::FunctionRef<absl::Status()> body);
+  [[nodiscard]] absl::Status InTransaction(
+      TransactionMode mode, absl::FunctionRef<absl::Status()> body);
   // Retries `op` while it fails with busy/locked, for statements that cannot
   // run inside a transaction (journal mode).
-  absl::Status RetryWhileBusy(absl::FunctionRef<absl::Status()> op);
+  [[nodiscard]] absl::Status RetryWhileBusy(
+      absl::FunctionRef<absl::Status()> op);
 
   // A Status for SQLite result code `rc`, naming the file and `context`.
-  absl::Status Error(int rc, const std::string& context) const;
+  [[nodiscard]] absl::Status Error(int rc, const std::string& context) const;
 
   // Calls `hook` after each commit of this connection with the number of
   // pages in the WAL (sqlite3_wal_hook); it must not use the connection.
@@ -115,7 +116,7 @@ class SqliteConnection {
   // A full checkpoint: waits (through the busy handler, up to the busy
   // deadline) for a checkpoint running on another connection and for
   // readers of older snapshots, then copies the whole WAL.
-  absl::Status CheckpointFull();
+  [[nodiscard]] absl::Status CheckpointFull();
 
  private:
   SqliteConnection(std::string path, sqlite3* db,

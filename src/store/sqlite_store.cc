@@ -27,17 +27,18 @@ constexpr int kMaxReadConnections = 4;
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<internal::SqliteConnection> connection,
       internal::SqliteConnection::Open(path, options.busy_deadline));
-  RETURN_IF_ERROR(internal::PrepareDatabase(*connection));
-  ASSIGN_OR_RETURN(
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareDatabase(*connection));
+  HPTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<internal::SqliteConnection> reader,
       internal::SqliteConnection::Open(path, options.busy_deadline));
   auto readers = std::make_unique<internal::ReaderPool>(
       path, options.busy_deadline, std::move(reader), kMaxReadConnections);
-  ASSIGN_OR_RETURN(std::unique_ptr<internal::WalCheckpointer> checkpointer,
-                   internal::WalCheckpointer::Start(path));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::WalCheckpointer> checkpointer,
+      internal::WalCheckpointer::Start(path));
   return std::unique_ptr<SqliteStore>(
       new SqliteStore(path, clock, std::move(connection), std::move(readers),
                       std::move(checkpointer)));
@@ -90,8 +91,8 @@ template <typename T>
 absl::StatusOr<T> SqliteStore::ReadValue(
     absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select) {
   T value{};
-  RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    ASSIGN_OR_RETURN(value, select(db));
+  HPTUNE_RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(value, select(db));
     return absl::OkStatus();
   }));
   return value;
@@ -102,7 +103,7 @@ absl::StatusOr<T> SqliteStore::ReadFromStudy(
     std::string_view study,
     absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select) {
   return ReadValue<T>([&](internal::SqliteConnection& db) -> absl::StatusOr<T> {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
     if (!exists) return internal::StudyNotFound(study);
     return select(db);
   });
@@ -112,12 +113,13 @@ absl::StatusOr<T> SqliteStore::ReadFromStudy(
 
 absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
   StudyRecord record = study;
-  RETURN_IF_ERROR(internal::PrepareNewStudy(record, clock_.Now()));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewStudy(record, clock_.Now()));
   auto& db = *connection_;
   return Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, record.name));
+    HPTUNE_ASSIGN_OR_RETURN(bool exists,
+                            internal::StudyExists(db, record.name));
     if (exists) return internal::StudyAlreadyExists(record.name);
-    RETURN_IF_ERROR(internal::InsertStudy(db, record));
+    HPTUNE_RETURN_IF_ERROR(internal::InsertStudy(db, record));
     return internal::InsertEvent(
         db, MakeEvent(clock_.Now(), internal::kStudyCreated, record.name, "", 0,
                       ""));
@@ -125,10 +127,10 @@ absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
 }
 
 absl::StatusOr<StudyRecord> SqliteStore::GetStudy(std::string_view name) {
-  ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
-                   ReadValue<std::optional<StudyRecord>>([&](Connection& db) {
-                     return internal::SelectStudy(db, name);
-                   }));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::optional<StudyRecord> study,
+      ReadValue<std::optional<StudyRecord>>(
+          [&](Connection& db) { return internal::SelectStudy(db, name); }));
   if (!study) return internal::StudyNotFound(name);
   return *std::move(study);
 }
@@ -141,9 +143,9 @@ absl::StatusOr<std::vector<StudyRecord>> SqliteStore::ListStudies() {
 absl::Status SqliteStore::DeleteStudy(std::string_view name) {
   auto& db = *connection_;
   return Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, name));
+    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, name));
     if (!exists) return internal::StudyNotFound(name);
-    RETURN_IF_ERROR(internal::DeleteStudyRow(db, name));
+    HPTUNE_RETURN_IF_ERROR(internal::DeleteStudyRow(db, name));
     return internal::InsertEvent(
         db, MakeEvent(clock_.Now(), internal::kStudyDeleted, name, "", 0, ""));
   });
@@ -153,13 +155,13 @@ absl::Status SqliteStore::SetStudyState(std::string_view name, StudyState state,
                                         std::string_view reason) {
   auto& db = *connection_;
   return Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
-                     internal::SelectStudy(db, name));
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
+                            internal::SelectStudy(db, name));
     if (!study) return internal::StudyNotFound(name);
     if (study->state == state && study->reason == reason) {
       return absl::OkStatus();
     }
-    RETURN_IF_ERROR(internal::UpdateStudyState(db, name, state, reason));
+    HPTUNE_RETURN_IF_ERROR(internal::UpdateStudyState(db, name, state, reason));
     if (study->state == state) return absl::OkStatus();
     return internal::InsertEvent(
         db, MakeEvent(clock_.Now(), internal::kStudyState, name, "", 0,
@@ -173,23 +175,24 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::AddTrials(
     std::string_view study, std::vector<Trial> trials,
     const std::optional<std::string>& designer_state) {
   const Timestamp now = clock_.Now();
-  RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
   auto& db = *connection_;
-  RETURN_IF_ERROR(Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+  HPTUNE_RETURN_IF_ERROR(Write([&]() -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
     if (!exists) return internal::StudyNotFound(study);
     // Inside the write transaction, so concurrent writers (threads or
     // processes) cannot take the same numbers.
-    ASSIGN_OR_RETURN(int64_t last, internal::SelectLastTrialNumber(db, study));
+    HPTUNE_ASSIGN_OR_RETURN(int64_t last,
+                            internal::SelectLastTrialNumber(db, study));
     for (Trial& trial : trials) {
       trial.number = ++last;
-      RETURN_IF_ERROR(internal::InsertTrial(db, study, trial));
-      RETURN_IF_ERROR(internal::InsertEvent(
+      HPTUNE_RETURN_IF_ERROR(internal::InsertTrial(db, study, trial));
+      HPTUNE_RETURN_IF_ERROR(internal::InsertEvent(
           db, MakeEvent(now, internal::kTrialCreated, study, "", trial.number,
                         std::string(ToString(trial.state)))));
     }
     if (designer_state) {
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           internal::UpsertDesignerState(db, study, *designer_state));
     }
     return absl::OkStatus();
@@ -200,10 +203,10 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::AddTrials(
 absl::StatusOr<Trial> SqliteStore::GetTrial(std::string_view study,
                                             int64_t number) {
   std::optional<Trial> trial;
-  RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    ASSIGN_OR_RETURN(trial, internal::SelectTrial(db, study, number));
+  HPTUNE_RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(trial, internal::SelectTrial(db, study, number));
     if (trial) return absl::OkStatus();
-    ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
     return exists ? internal::TrialNotFound(study, number)
                   : internal::StudyNotFound(study);
   }));
@@ -227,29 +230,30 @@ absl::StatusOr<TrialStatuses> SqliteStore::ListTrialStatuses(
     std::string_view study) {
   return ReadValue<TrialStatuses>(
       [&](Connection& db) -> absl::StatusOr<TrialStatuses> {
-        ASSIGN_OR_RETURN(std::optional<Timestamp> created,
-                         internal::SelectStudyCreateTime(db, study));
+        HPTUNE_ASSIGN_OR_RETURN(std::optional<Timestamp> created,
+                                internal::SelectStudyCreateTime(db, study));
         if (!created) return internal::StudyNotFound(study);
         TrialStatuses statuses{.study_create_time = *created};
-        ASSIGN_OR_RETURN(statuses.trials,
-                         internal::SelectTrialStatuses(db, study));
+        HPTUNE_ASSIGN_OR_RETURN(statuses.trials,
+                                internal::SelectTrialStatuses(db, study));
         return statuses;
       });
 }
 
 absl::StatusOr<std::vector<Measurement>> SqliteStore::ListMeasurements(
     std::string_view study, int64_t number, int64_t skip) {
-  RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
+  HPTUNE_RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
   std::vector<Measurement> measurements;
-  RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    ASSIGN_OR_RETURN(measurements,
-                     internal::SelectMeasurements(db, study, number, skip));
+  HPTUNE_RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(
+        measurements, internal::SelectMeasurements(db, study, number, skip));
     // Rows prove the trial exists; only an empty answer needs the check.
     if (!measurements.empty()) return absl::OkStatus();
-    ASSIGN_OR_RETURN(std::optional<TrialState> state,
-                     internal::SelectTrialState(db, study, number));
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<TrialState> state,
+                            internal::SelectTrialState(db, study, number));
     if (state) return absl::OkStatus();
-    ASSIGN_OR_RETURN(bool study_exists, internal::StudyExists(db, study));
+    HPTUNE_ASSIGN_OR_RETURN(bool study_exists,
+                            internal::StudyExists(db, study));
     return study_exists ? internal::TrialNotFound(study, number)
                         : internal::StudyNotFound(study);
   }));
@@ -261,19 +265,20 @@ absl::StatusOr<Trial> SqliteStore::UpdateTrial(
     const std::function<absl::Status(Trial&)>& mutate) {
   auto& db = *connection_;
   Trial updated;
-  RETURN_IF_ERROR(Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::optional<Trial> stored,
-                     internal::SelectTrial(db, study, number));
+  HPTUNE_RETURN_IF_ERROR(Write([&]() -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> stored,
+                            internal::SelectTrial(db, study, number));
     if (!stored) {
-      ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+      HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
       return exists ? internal::TrialNotFound(study, number)
                     : internal::StudyNotFound(study);
     }
     const Timestamp now = clock_.Now();
     updated = *stored;
-    RETURN_IF_ERROR(mutate(updated));
-    RETURN_IF_ERROR(internal::PrepareTrialUpdate(study, *stored, updated, now));
-    RETURN_IF_ERROR(internal::UpdateTrialRow(db, study, updated));
+    HPTUNE_RETURN_IF_ERROR(mutate(updated));
+    HPTUNE_RETURN_IF_ERROR(
+        internal::PrepareTrialUpdate(study, *stored, updated, now));
+    HPTUNE_RETURN_IF_ERROR(internal::UpdateTrialRow(db, study, updated));
     if (updated.state == stored->state) return absl::OkStatus();
     return internal::InsertEvent(
         db,
@@ -334,19 +339,21 @@ void SqliteStore::CommitMeasurements(std::vector<QueuedMeasurement>& batch) {
       q.status = absl::OkStatus();
       // Only the trial's state: the check must cost neither more as curves
       // grow nor a decode of the trial's parameters.
-      ASSIGN_OR_RETURN(std::optional<TrialState> state,
-                       internal::SelectTrialState(db, q.study, q.number));
+      HPTUNE_ASSIGN_OR_RETURN(
+          std::optional<TrialState> state,
+          internal::SelectTrialState(db, q.study, q.number));
       if (!state) {
-        ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, q.study));
+        HPTUNE_ASSIGN_OR_RETURN(bool exists,
+                                internal::StudyExists(db, q.study));
         q.status = exists ? internal::TrialNotFound(q.study, q.number)
                           : internal::StudyNotFound(q.study);
         continue;
       }
       q.status = internal::CheckAcceptsMeasurements(q.study, q.number, *state);
       if (!q.status.ok()) continue;
-      RETURN_IF_ERROR(
+      HPTUNE_RETURN_IF_ERROR(
           internal::AppendMeasurement(db, q.study, q.number, q.measurement));
-      RETURN_IF_ERROR(internal::InsertEvent(
+      HPTUNE_RETURN_IF_ERROR(internal::InsertEvent(
           db, MakeEvent(q.time, internal::kMeasurement, q.study, "", q.number,
                         internal::MeasurementDetail(q.measurement))));
     }
@@ -370,12 +377,13 @@ absl::StatusOr<std::string> SqliteStore::GetDesignerState(
 
 absl::Status SqliteStore::CreateJob(const JobRecord& job) {
   JobRecord record = job;
-  RETURN_IF_ERROR(internal::PrepareNewJob(record, clock_.Now()));
+  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewJob(record, clock_.Now()));
   auto& db = *connection_;
   return Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(bool exists, internal::JobExists(db, record.job_id));
+    HPTUNE_ASSIGN_OR_RETURN(bool exists,
+                            internal::JobExists(db, record.job_id));
     if (exists) return internal::JobAlreadyExists(record.job_id);
-    RETURN_IF_ERROR(internal::InsertJob(db, record));
+    HPTUNE_RETURN_IF_ERROR(internal::InsertJob(db, record));
     return internal::InsertEvent(
         db, MakeEvent(clock_.Now(), internal::kJobCreated, record.study_name,
                       record.job_id, 0, std::string(ToString(record.state))));
@@ -383,10 +391,10 @@ absl::Status SqliteStore::CreateJob(const JobRecord& job) {
 }
 
 absl::StatusOr<JobRecord> SqliteStore::GetJob(std::string_view job_id) {
-  ASSIGN_OR_RETURN(std::optional<JobRecord> job,
-                   ReadValue<std::optional<JobRecord>>([&](Connection& db) {
-                     return internal::SelectJob(db, job_id);
-                   }));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::optional<JobRecord> job,
+      ReadValue<std::optional<JobRecord>>(
+          [&](Connection& db) { return internal::SelectJob(db, job_id); }));
   if (!job) return internal::JobNotFound(job_id);
   return *std::move(job);
 }
@@ -401,15 +409,15 @@ absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
     const std::function<absl::Status(JobRecord&)>& mutate) {
   auto& db = *connection_;
   JobRecord updated;
-  RETURN_IF_ERROR(Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::optional<JobRecord> stored,
-                     internal::SelectJob(db, job_id));
+  HPTUNE_RETURN_IF_ERROR(Write([&]() -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> stored,
+                            internal::SelectJob(db, job_id));
     if (!stored) return internal::JobNotFound(job_id);
     const Timestamp now = clock_.Now();
     updated = *stored;
-    RETURN_IF_ERROR(mutate(updated));
-    RETURN_IF_ERROR(internal::PrepareJobUpdate(*stored, updated, now));
-    RETURN_IF_ERROR(internal::UpdateJobRow(db, updated));
+    HPTUNE_RETURN_IF_ERROR(mutate(updated));
+    HPTUNE_RETURN_IF_ERROR(internal::PrepareJobUpdate(*stored, updated, now));
+    HPTUNE_RETURN_IF_ERROR(internal::UpdateJobRow(db, updated));
     if (updated.state == stored->state) return absl::OkStatus();
     return internal::InsertEvent(
         db,
@@ -426,8 +434,8 @@ absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,
                                              std::string_view detail) {
   auto& db = *connection_;
   return Write([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(std::optional<JobRecord> job,
-                     internal::SelectJob(db, job_id));
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job,
+                            internal::SelectJob(db, job_id));
     if (!job) return internal::JobNotFound(job_id);
     return internal::InsertEvent(
         db, MakeEvent(clock_.Now(), internal::kReplica, job->study_name, job_id,
@@ -439,7 +447,7 @@ absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,
 
 absl::StatusOr<std::vector<Event>> SqliteStore::ListEvents(int64_t after_id,
                                                            int limit) {
-  RETURN_IF_ERROR(internal::CheckEventLimit(limit));
+  HPTUNE_RETURN_IF_ERROR(internal::CheckEventLimit(limit));
   return ReadValue<std::vector<Event>>([&](Connection& db) {
     return internal::SelectEvents(db, after_id, limit);
   });

@@ -66,11 +66,11 @@ absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
   study.name = row.ColumnText(0);
   const std::string label = StudyLabel(study.name);
   auto spec = DecodeStudySpec(row.ColumnText(1));
-  RETURN_IF_ERROR(InRecord(spec.status(), label));
+  HPTUNE_RETURN_IF_ERROR(InRecord(spec.status(), label));
   study.spec = *std::move(spec);
   const std::string state = row.ColumnText(2);
-  ASSIGN_OR_RETURN(study.state,
-                   ParseState(ParseStudyState(state), state, label));
+  HPTUNE_ASSIGN_OR_RETURN(study.state,
+                          ParseState(ParseStudyState(state), state, label));
   study.reason = row.ColumnText(3);
   study.seed = static_cast<uint64_t>(row.ColumnInt(4));
   study.create_time = FromUnixMicros(row.ColumnInt(5));
@@ -88,14 +88,14 @@ absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
   trial.number = row.ColumnInt(0);
   const std::string label = TrialLabel(study, trial.number);
   auto parameters = DecodeParameters(row.ColumnText(1));
-  RETURN_IF_ERROR(InRecord(parameters.status(), label));
+  HPTUNE_RETURN_IF_ERROR(InRecord(parameters.status(), label));
   trial.parameters = *std::move(parameters);
   const std::string state = row.ColumnText(2);
-  ASSIGN_OR_RETURN(trial.state,
-                   ParseState(ParseTrialState(state), state, label));
+  HPTUNE_ASSIGN_OR_RETURN(trial.state,
+                          ParseState(ParseTrialState(state), state, label));
   if (!row.ColumnIsNull(3)) {
     auto final_measurement = DecodeMeasurement(row.ColumnText(3));
-    RETURN_IF_ERROR(InRecord(final_measurement.status(), label));
+    HPTUNE_RETURN_IF_ERROR(InRecord(final_measurement.status(), label));
     trial.final_measurement = *std::move(final_measurement);
   }
   trial.stopped_early = row.ColumnInt(4) != 0;
@@ -113,11 +113,11 @@ absl::Status BindTrialFields(Statement& statement, std::string_view study,
                              const Trial& trial) {
   const std::string label = TrialLabel(study, trial.number);
   auto parameters = EncodeParameters(trial.parameters);
-  RETURN_IF_ERROR(InRecord(parameters.status(), label));
+  HPTUNE_RETURN_IF_ERROR(InRecord(parameters.status(), label));
   statement.BindText(3, *parameters).BindText(4, ToString(trial.state));
   if (trial.final_measurement) {
     auto final_measurement = EncodeMeasurement(*trial.final_measurement);
-    RETURN_IF_ERROR(InRecord(final_measurement.status(), label));
+    HPTUNE_RETURN_IF_ERROR(InRecord(final_measurement.status(), label));
     statement.BindText(5, *final_measurement);
   } else {
     statement.BindNull(5);
@@ -136,11 +136,12 @@ absl::Status InsertMeasurementRow(SqliteConnection& db, std::string_view study,
                                   int64_t number, int64_t seq,
                                   const Measurement& m) {
   auto metrics = EncodeMetrics(m.metrics);
-  RETURN_IF_ERROR(InRecord(metrics.status(), TrialLabel(study, number)));
-  ASSIGN_OR_RETURN(Statement insert,
-                   db.Prepare("INSERT INTO measurements (study, trial_number, "
-                              "seq, step, time, metrics_json) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  HPTUNE_RETURN_IF_ERROR(InRecord(metrics.status(), TrialLabel(study, number)));
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement insert,
+      db.Prepare("INSERT INTO measurements (study, trial_number, "
+                 "seq, step, time, metrics_json) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
   insert.BindText(1, study)
       .BindInt(2, number)
       .BindInt(3, seq)
@@ -158,7 +159,7 @@ absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
   m.step = row.ColumnInt(0);
   m.time = FromUnixMicros(row.ColumnInt(1));
   auto metrics = DecodeMetrics(row.ColumnText(2));
-  RETURN_IF_ERROR(InRecord(metrics.status(), TrialLabel(study, number)));
+  HPTUNE_RETURN_IF_ERROR(InRecord(metrics.status(), TrialLabel(study, number)));
   m.metrics = *std::move(metrics);
   return m;
 }
@@ -175,19 +176,19 @@ absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   job.training_input_json = row.ColumnText(1);
   job.study_name = row.ColumnText(2);
   const std::string state = row.ColumnText(3);
-  ASSIGN_OR_RETURN(job.state,
-                   ParseState(ParseJobState(state), state,
-                              absl::StrCat("job \"", job.job_id, "\"")));
+  HPTUNE_ASSIGN_OR_RETURN(job.state,
+                          ParseState(ParseJobState(state), state,
+                                     absl::StrCat("job \"", job.job_id, "\"")));
   job.error_message = row.ColumnText(4);
   job.create_time = FromUnixMicros(row.ColumnInt(5));
   job.start_time = OptionalTime(row.ColumnOptionalInt(6));
   job.end_time = OptionalTime(row.ColumnOptionalInt(7));
   auto slurm = DecodeSlurmJobOptions(row.ColumnText(8));
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(
       InRecord(slurm.status(), absl::StrCat("job \"", job.job_id, "\"")));
   job.slurm = *std::move(slurm);
   auto labels = DecodeJobLabels(row.ColumnText(9));
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(
       InRecord(labels.status(), absl::StrCat("job \"", job.job_id, "\"")));
   job.labels = *std::move(labels);
   return job;
@@ -195,8 +196,8 @@ absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
 
 // Binds the job's columns to ?1 ... ?10 in kJobColumns order.
 absl::Status BindJob(Statement& statement, const JobRecord& job) {
-  ASSIGN_OR_RETURN(std::string slurm, EncodeSlurmJobOptions(job.slurm));
-  ASSIGN_OR_RETURN(std::string labels, EncodeJobLabels(job.labels));
+  HPTUNE_ASSIGN_OR_RETURN(std::string slurm, EncodeSlurmJobOptions(job.slurm));
+  HPTUNE_ASSIGN_OR_RETURN(std::string labels, EncodeJobLabels(job.labels));
   statement.BindText(1, job.job_id)
       .BindText(2, job.training_input_json)
       .BindText(3, job.study_name)
@@ -215,19 +216,19 @@ absl::Status BindJob(Statement& statement, const JobRecord& job) {
 // --- studies ---
 
 absl::StatusOr<bool> StudyExists(SqliteConnection& db, std::string_view name) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT 1 FROM studies WHERE name = ?1"));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select,
+                          db.Prepare("SELECT 1 FROM studies WHERE name = ?1"));
   select.BindText(1, name);
   return select.Step();
 }
 
 absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
     SqliteConnection& db, std::string_view name) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare("SELECT create_time FROM studies WHERE name = ?1"));
   select.BindText(1, name);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   return FromUnixMicros(select.ColumnInt(0));
 }
@@ -236,9 +237,9 @@ absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
                                                        std::string_view name) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kStudyColumns, " FROM studies WHERE name = ?1");
-  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   select.BindText(1, name);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   return ReadStudy(select);
 }
@@ -246,12 +247,12 @@ absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
 absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kStudyColumns, " FROM studies ORDER BY id");
-  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   std::vector<StudyRecord> studies;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(StudyRecord study, ReadStudy(select));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, ReadStudy(select));
     studies.push_back(std::move(study));
   }
   return studies;
@@ -259,11 +260,11 @@ absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db) {
 
 absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study) {
   auto spec = EncodeStudySpec(study.spec);
-  RETURN_IF_ERROR(InRecord(spec.status(), StudyLabel(study.name)));
+  HPTUNE_RETURN_IF_ERROR(InRecord(spec.status(), StudyLabel(study.name)));
   static const std::string kSql =
       absl::StrCat("INSERT INTO studies (", kStudyColumns,
                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
   insert.BindText(1, study.name)
       .BindText(2, *spec)
       .BindText(3, ToString(study.state))
@@ -275,7 +276,7 @@ absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study) {
 
 absl::Status UpdateStudyState(SqliteConnection& db, std::string_view name,
                               StudyState state, std::string_view reason) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement update,
       db.Prepare("UPDATE studies SET state = ?2, reason = ?3 WHERE name = ?1"));
   update.BindText(1, name).BindText(2, ToString(state)).BindText(3, reason);
@@ -283,8 +284,8 @@ absl::Status UpdateStudyState(SqliteConnection& db, std::string_view name,
 }
 
 absl::Status DeleteStudyRow(SqliteConnection& db, std::string_view name) {
-  ASSIGN_OR_RETURN(Statement remove,
-                   db.Prepare("DELETE FROM studies WHERE name = ?1"));
+  HPTUNE_ASSIGN_OR_RETURN(Statement remove,
+                          db.Prepare("DELETE FROM studies WHERE name = ?1"));
   remove.BindText(1, name);
   return remove.Run();
 }
@@ -293,12 +294,12 @@ absl::Status DeleteStudyRow(SqliteConnection& db, std::string_view name) {
 
 absl::StatusOr<int64_t> SelectLastTrialNumber(SqliteConnection& db,
                                               std::string_view study) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare(
           "SELECT COALESCE(MAX(number), 0) FROM trials WHERE study = ?1"));
   select.BindText(1, study);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   return row ? select.ColumnInt(0) : 0;
 }
 
@@ -308,22 +309,22 @@ absl::Status InsertTrial(SqliteConnection& db, std::string_view study,
     static const std::string kSql = absl::StrCat(
         "INSERT INTO trials (study, ", kTrialColumns,
         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
+    HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
     insert.BindText(1, study).BindInt(2, trial.number);
-    RETURN_IF_ERROR(BindTrialFields(insert, study, trial));
-    RETURN_IF_ERROR(insert.Run());
+    HPTUNE_RETURN_IF_ERROR(BindTrialFields(insert, study, trial));
+    HPTUNE_RETURN_IF_ERROR(insert.Run());
   }
   for (size_t i = 0; i < trial.measurements.size(); ++i) {
-    RETURN_IF_ERROR(InsertMeasurementRow(db, study, trial.number,
-                                         static_cast<int64_t>(i) + 1,
-                                         trial.measurements[i]));
+    HPTUNE_RETURN_IF_ERROR(InsertMeasurementRow(db, study, trial.number,
+                                                static_cast<int64_t>(i) + 1,
+                                                trial.measurements[i]));
   }
   return absl::OkStatus();
 }
 
 absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
                             const Trial& trial) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement update,
       db.Prepare("UPDATE trials SET parameters_json = ?3, state = ?4, "
                  "final_measurement_json = ?5, stopped_early = ?6, "
@@ -331,7 +332,7 @@ absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
                  "start_time = ?11, end_time = ?12 "
                  "WHERE study = ?1 AND number = ?2"));
   update.BindText(1, study).BindInt(2, trial.number);
-  RETURN_IF_ERROR(BindTrialFields(update, study, trial));
+  HPTUNE_RETURN_IF_ERROR(BindTrialFields(update, study, trial));
   return update.Run();
 }
 
@@ -341,27 +342,29 @@ absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
   static const std::string kSql =
       absl::StrCat("SELECT ", kTrialColumns,
                    " FROM trials WHERE study = ?1 AND number = ?2");
-  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   select.BindText(1, study).BindInt(2, number);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
-  ASSIGN_OR_RETURN(Trial trial, ReadTrial(select, study));
+  HPTUNE_ASSIGN_OR_RETURN(Trial trial, ReadTrial(select, study));
   return trial;
 }
 
 absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
     SqliteConnection& db, std::string_view study, int64_t number,
     int64_t skip) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT step, time, metrics_json FROM "
-                              "measurements WHERE study = ?1 AND "
-                              "trial_number = ?2 AND seq > ?3 ORDER BY seq"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement select,
+      db.Prepare("SELECT step, time, metrics_json FROM "
+                 "measurements WHERE study = ?1 AND "
+                 "trial_number = ?2 AND seq > ?3 ORDER BY seq"));
   select.BindText(1, study).BindInt(2, number).BindInt(3, skip);
   std::vector<Measurement> measurements;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(Measurement m, ReadMeasurement(select, study, number));
+    HPTUNE_ASSIGN_OR_RETURN(Measurement m,
+                            ReadMeasurement(select, study, number));
     measurements.push_back(std::move(m));
   }
   return measurements;
@@ -370,46 +373,47 @@ absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
 absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
                                                  std::string_view study,
                                                  int64_t number) {
-  ASSIGN_OR_RETURN(std::optional<Trial> trial,
-                   SelectTrialRow(db, study, number));
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> trial,
+                          SelectTrialRow(db, study, number));
   if (!trial) return std::nullopt;
-  ASSIGN_OR_RETURN(trial->measurements,
-                   SelectMeasurements(db, study, number, 0));
+  HPTUNE_ASSIGN_OR_RETURN(trial->measurements,
+                          SelectMeasurements(db, study, number, 0));
   return trial;
 }
 
 absl::StatusOr<std::optional<TrialState>> SelectTrialState(
     SqliteConnection& db, std::string_view study, int64_t number) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT state FROM trials WHERE study = ?1 AND "
-                              "number = ?2"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement select,
+      db.Prepare("SELECT state FROM trials WHERE study = ?1 AND "
+                 "number = ?2"));
   select.BindText(1, study).BindInt(2, number);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   const std::string text = select.ColumnText(0);
-  ASSIGN_OR_RETURN(TrialState state,
-                   ParseState(ParseTrialState(text), text,
-                              [&] { return TrialLabel(study, number); }));
+  HPTUNE_ASSIGN_OR_RETURN(
+      TrialState state, ParseState(ParseTrialState(text), text,
+                                   [&] { return TrialLabel(study, number); }));
   return state;
 }
 
 absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
     SqliteConnection& db, std::string_view study) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT number, state, end_time FROM trials "
-                              "WHERE study = ?1 ORDER BY number"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement select, db.Prepare("SELECT number, state, end_time FROM trials "
+                                   "WHERE study = ?1 ORDER BY number"));
   select.BindText(1, study);
   std::vector<TrialStatus> statuses;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
     TrialStatus status;
     status.number = select.ColumnInt(0);
     const std::string state = select.ColumnText(1);
-    ASSIGN_OR_RETURN(status.state,
-                     ParseState(ParseTrialState(state), state, [&] {
-                       return TrialLabel(study, status.number);
-                     }));
+    HPTUNE_ASSIGN_OR_RETURN(status.state,
+                            ParseState(ParseTrialState(state), state, [&] {
+                              return TrialLabel(study, status.number);
+                            }));
     status.end_time = OptionalTime(select.ColumnOptionalInt(2));
     statuses.push_back(status);
   }
@@ -422,12 +426,12 @@ absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
   static const std::string kSql =
       absl::StrCat("SELECT ", kTrialColumns,
                    " FROM trials WHERE study = ?1 ORDER BY number");
-  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   select.BindText(1, study);
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(Trial trial, ReadTrial(select, study));
+    HPTUNE_ASSIGN_OR_RETURN(Trial trial, ReadTrial(select, study));
     trials.push_back(std::move(trial));
   }
   return trials;
@@ -435,16 +439,18 @@ absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
 
 absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
                                                 std::string_view study) {
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, SelectTrialRows(db, study));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          SelectTrialRows(db, study));
   // One pass over all measurements of the study; numbers are dense from 1,
   // so trial n sits at index n - 1.
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT step, time, metrics_json, trial_number "
-                              "FROM measurements WHERE study = ?1 "
-                              "ORDER BY trial_number, seq"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement select,
+      db.Prepare("SELECT step, time, metrics_json, trial_number "
+                 "FROM measurements WHERE study = ?1 "
+                 "ORDER BY trial_number, seq"));
   select.BindText(1, study);
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
     const int64_t number = select.ColumnInt(3);
     if (number < 1 || number > static_cast<int64_t>(trials.size()) ||
@@ -452,7 +458,8 @@ absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
       return absl::DataLossError(absl::StrCat(
           StudyLabel(study), ": trial numbers are not dense at ", number));
     }
-    ASSIGN_OR_RETURN(Measurement m, ReadMeasurement(select, study, number));
+    HPTUNE_ASSIGN_OR_RETURN(Measurement m,
+                            ReadMeasurement(select, study, number));
     trials[number - 1].measurements.push_back(std::move(m));
   }
   return trials;
@@ -462,12 +469,12 @@ absl::Status AppendMeasurement(SqliteConnection& db, std::string_view study,
                                int64_t number, const Measurement& measurement) {
   int64_t last_seq = 0;
   {
-    ASSIGN_OR_RETURN(
+    HPTUNE_ASSIGN_OR_RETURN(
         Statement select,
         db.Prepare("SELECT COALESCE(MAX(seq), 0) FROM measurements "
                    "WHERE study = ?1 AND trial_number = ?2"));
     select.BindText(1, study).BindInt(2, number);
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (row) last_seq = select.ColumnInt(0);
   }
   return InsertMeasurementRow(db, study, number, last_seq + 1, measurement);
@@ -477,7 +484,7 @@ absl::Status AppendMeasurement(SqliteConnection& db, std::string_view study,
 
 absl::Status UpsertDesignerState(SqliteConnection& db, std::string_view study,
                                  std::string_view state) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement upsert,
       db.Prepare("INSERT INTO designer_state (study, state) VALUES (?1, ?2) "
                  "ON CONFLICT (study) DO UPDATE SET state = excluded.state"));
@@ -487,11 +494,11 @@ absl::Status UpsertDesignerState(SqliteConnection& db, std::string_view study,
 
 absl::StatusOr<std::string> SelectDesignerState(SqliteConnection& db,
                                                 std::string_view study) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare("SELECT state FROM designer_state WHERE study = ?1"));
   select.BindText(1, study);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::string();
   return select.ColumnBlob(0);
 }
@@ -499,8 +506,8 @@ absl::StatusOr<std::string> SelectDesignerState(SqliteConnection& db,
 // --- jobs ---
 
 absl::StatusOr<bool> JobExists(SqliteConnection& db, std::string_view job_id) {
-  ASSIGN_OR_RETURN(Statement select,
-                   db.Prepare("SELECT 1 FROM jobs WHERE job_id = ?1"));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select,
+                          db.Prepare("SELECT 1 FROM jobs WHERE job_id = ?1"));
   select.BindText(1, job_id);
   return select.Step();
 }
@@ -509,9 +516,9 @@ absl::StatusOr<std::optional<JobRecord>> SelectJob(SqliteConnection& db,
                                                    std::string_view job_id) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE job_id = ?1");
-  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   select.BindText(1, job_id);
-  ASSIGN_OR_RETURN(bool row, select.Step());
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   return ReadJob(select);
 }
@@ -519,12 +526,12 @@ absl::StatusOr<std::optional<JobRecord>> SelectJob(SqliteConnection& db,
 absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kJobColumns, " FROM jobs ORDER BY id");
-  ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
   std::vector<JobRecord> jobs;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(JobRecord job, ReadJob(select));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, ReadJob(select));
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -534,27 +541,27 @@ absl::Status InsertJob(SqliteConnection& db, const JobRecord& job) {
   static const std::string kSql =
       absl::StrCat("INSERT INTO jobs (", kJobColumns,
                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-  ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
-  RETURN_IF_ERROR(BindJob(insert, job));
+  HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
+  HPTUNE_RETURN_IF_ERROR(BindJob(insert, job));
   return insert.Run();
 }
 
 absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement update,
       db.Prepare(
           "UPDATE jobs SET training_input_json = ?2, study_name = ?3, "
           "state = ?4, error_message = ?5, create_time = ?6, "
           "start_time = ?7, end_time = ?8, slurm_json = ?9, labels_json = ?10 "
           "WHERE job_id = ?1"));
-  RETURN_IF_ERROR(BindJob(update, job));
+  HPTUNE_RETURN_IF_ERROR(BindJob(update, job));
   return update.Run();
 }
 
 // --- events ---
 
 absl::Status InsertEvent(SqliteConnection& db, const Event& event) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO events (time, kind, study, job_id, "
                  "trial_number, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
@@ -569,14 +576,14 @@ absl::Status InsertEvent(SqliteConnection& db, const Event& event) {
 
 absl::StatusOr<std::vector<Event>> SelectEvents(SqliteConnection& db,
                                                 int64_t after_id, int limit) {
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       Statement select,
       db.Prepare("SELECT id, time, kind, study, job_id, trial_number, detail "
                  "FROM events WHERE id > ?1 ORDER BY id LIMIT ?2"));
   select.BindInt(1, after_id).BindInt(2, limit);
   std::vector<Event> events;
   while (true) {
-    ASSIGN_OR_RETURN(bool row, select.Step());
+    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
     Event event;
     event.id = select.ColumnInt(0);

@@ -33,22 +33,28 @@ absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
 absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
                                                        std::string_view name);
 absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db);
-absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study);
-absl::Status UpdateStudyState(SqliteConnection& db, std::string_view name,
-                              StudyState state, std::string_view reason);
+[[nodiscard]] absl::Status InsertStudy(SqliteConnection& db,
+                                       const StudyRecord& study);
+[[nodiscard]] absl::Status UpdateStudyState(SqliteConnection& db,
+                                            std::string_view name,
+                                            StudyState state,
+                                            std::string_view reason);
 // Its trials, measurements and designer state go with it (ON DELETE CASCADE).
-absl::Status DeleteStudyRow(SqliteConnection& db, std::string_view name);
+[[nodiscard]] absl::Status DeleteStudyRow(SqliteConnection& db,
+                                          std::string_view name);
 
 // --- trials and measurements ---
 // 0 when the study has no trials.
 absl::StatusOr<int64_t> SelectLastTrialNumber(SqliteConnection& db,
                                               std::string_view study);
 // Inserts the trial and its measurements.
-absl::Status InsertTrial(SqliteConnection& db, std::string_view study,
-                         const Trial& trial);
+[[nodiscard]] absl::Status InsertTrial(SqliteConnection& db,
+                                       std::string_view study,
+                                       const Trial& trial);
 // Writes everything but the number and the measurements.
-absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
-                            const Trial& trial);
+[[nodiscard]] absl::Status UpdateTrialRow(SqliteConnection& db,
+                                          std::string_view study,
+                                          const Trial& trial);
 // The trial's row only, without its measurements: for checks on a hot path
 // (AddMeasurement) whose cost must not grow with the learning curve.
 absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
@@ -74,12 +80,15 @@ absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
 absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
                                                 std::string_view study);
 // Appends after the trial's last measurement.
-absl::Status AppendMeasurement(SqliteConnection& db, std::string_view study,
-                               int64_t number, const Measurement& measurement);
+[[nodiscard]] absl::Status AppendMeasurement(SqliteConnection& db,
+                                             std::string_view study,
+                                             int64_t number,
+                                             const Measurement& measurement);
 
 // --- designer state ---
-absl::Status UpsertDesignerState(SqliteConnection& db, std::string_view study,
-                                 std::string_view state);
+[[nodiscard]] absl::Status UpsertDesignerState(SqliteConnection& db,
+                                               std::string_view study,
+                                               std::string_view state);
 // "" when none.
 absl::StatusOr<std::string> SelectDesignerState(SqliteConnection& db,
                                                 std::string_view study);
@@ -89,11 +98,14 @@ absl::StatusOr<bool> JobExists(SqliteConnection& db, std::string_view job_id);
 absl::StatusOr<std::optional<JobRecord>> SelectJob(SqliteConnection& db,
                                                    std::string_view job_id);
 absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db);
-absl::Status InsertJob(SqliteConnection& db, const JobRecord& job);
-absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job);
+[[nodiscard]] absl::Status InsertJob(SqliteConnection& db,
+                                     const JobRecord& job);
+[[nodiscard]] absl::Status UpdateJobRow(SqliteConnection& db,
+                                        const JobRecord& job);
 
 // --- events ---
-absl::Status InsertEvent(SqliteConnection& db, const Event& event);
+[[nodiscard]] absl::Status InsertEvent(SqliteConnection& db,
+                                       const Event& event);
 absl::StatusOr<std::vector<Event>> SelectEvents(SqliteConnection& db,
                                                 int64_t after_id, int limit);
 

@@ -68,12 +68,13 @@ absl::Status CheckParameters(const ParameterAssignment& parameters) {
 
 absl::Status ValidateTrialMeasurements(const Trial& trial) {
   for (size_t i = 0; i < trial.measurements.size(); ++i) {
-    RETURN_IF_ERROR(WithContext(ValidateMeasurement(trial.measurements[i]),
-                                absl::StrCat("measurement ", i + 1)));
+    HPTUNE_RETURN_IF_ERROR(
+        WithContext(ValidateMeasurement(trial.measurements[i]),
+                    absl::StrCat("measurement ", i + 1)));
   }
   if (trial.final_measurement) {
-    RETURN_IF_ERROR(WithContext(ValidateMeasurement(*trial.final_measurement),
-                                "final measurement"));
+    HPTUNE_RETURN_IF_ERROR(WithContext(
+        ValidateMeasurement(*trial.final_measurement), "final measurement"));
   }
   return absl::OkStatus();
 }
@@ -120,9 +121,11 @@ absl::Status PrepareNewTrials(std::string_view study,
     const std::string context =
         absl::StrCat("study \"", std::string(study), "\": new trial ", i + 1,
                      " of ", trials.size());
-    RETURN_IF_ERROR(WithContext(CheckNewTrial(trial), context));
-    RETURN_IF_ERROR(WithContext(CheckParameters(trial.parameters), context));
-    RETURN_IF_ERROR(WithContext(ValidateTrialMeasurements(trial), context));
+    HPTUNE_RETURN_IF_ERROR(WithContext(CheckNewTrial(trial), context));
+    HPTUNE_RETURN_IF_ERROR(
+        WithContext(CheckParameters(trial.parameters), context));
+    HPTUNE_RETURN_IF_ERROR(
+        WithContext(ValidateTrialMeasurements(trial), context));
     trial.create_time = now;
     StampTrialTimes(trial, now);
   }
@@ -147,13 +150,15 @@ absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
         ": intermediate measurements cannot be changed by an update; "
         "use AddMeasurement"));
   }
-  RETURN_IF_ERROR(WithContext(CheckParameters(after.parameters), context));
+  HPTUNE_RETURN_IF_ERROR(
+      WithContext(CheckParameters(after.parameters), context));
   if (after.final_measurement) {
-    RETURN_IF_ERROR(WithContext(ValidateMeasurement(*after.final_measurement),
-                                absl::StrCat(context, ": final measurement")));
+    HPTUNE_RETURN_IF_ERROR(
+        WithContext(ValidateMeasurement(*after.final_measurement),
+                    absl::StrCat(context, ": final measurement")));
   }
   if (after.state != before.state) {
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         WithContext(CheckTrialTransition(before.state, after.state), context));
     StampTrialTimes(after, now);
   }
@@ -162,8 +167,8 @@ absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
 
 absl::Status PrepareMeasurement(std::string_view study, int64_t number,
                                 Measurement& measurement, Timestamp now) {
-  RETURN_IF_ERROR(WithContext(ValidateMeasurement(measurement),
-                              TrialContext(study, number)));
+  HPTUNE_RETURN_IF_ERROR(WithContext(ValidateMeasurement(measurement),
+                                     TrialContext(study, number)));
   if (measurement.time == Timestamp{}) measurement.time = now;
   return absl::OkStatus();
 }
@@ -198,7 +203,7 @@ absl::Status PrepareJobUpdate(const JobRecord& before, JobRecord& after,
         absl::StrCat(context, ": the create time cannot be changed"));
   }
   if (after.state != before.state) {
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         WithContext(CheckJobTransition(before.state, after.state), context));
     if (after.state == JobState::kRunning && !after.start_time) {
       after.start_time = now;

@@ -36,46 +36,52 @@ inline constexpr std::string_view kReplica = "replica";
 
 // Errors that name the missing or duplicate thing, e.g.
 // `study "mnist": trial 7 not found`.
-absl::Status StudyNotFound(std::string_view study);
-absl::Status StudyAlreadyExists(std::string_view study);
-absl::Status TrialNotFound(std::string_view study, int64_t number);
-absl::Status JobNotFound(std::string_view job_id);
-absl::Status JobAlreadyExists(std::string_view job_id);
+[[nodiscard]] absl::Status StudyNotFound(std::string_view study);
+[[nodiscard]] absl::Status StudyAlreadyExists(std::string_view study);
+[[nodiscard]] absl::Status TrialNotFound(std::string_view study,
+                                         int64_t number);
+[[nodiscard]] absl::Status JobNotFound(std::string_view job_id);
+[[nodiscard]] absl::Status JobAlreadyExists(std::string_view job_id);
 
 // Checks a study about to be created and stamps create_time when unset.
-absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now);
+[[nodiscard]] absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now);
 
 // Checks trials about to be added to `study` (each REQUESTED, ACTIVE,
 // SUCCEEDED with a final measurement or INFEASIBLE with a reason; every
 // measurement valid) and stamps create_time = now, start_time on ACTIVE and
 // end_time on a terminal state when unset. Numbers are left to the caller.
-absl::Status PrepareNewTrials(std::string_view study,
-                              std::vector<Trial>& trials, Timestamp now);
+[[nodiscard]] absl::Status PrepareNewTrials(std::string_view study,
+                                            std::vector<Trial>& trials,
+                                            Timestamp now);
 
 // Checks what `mutate` made of a trial: same number, create time and
 // measurements, a legal state change, a valid final measurement. Stamps
 // start_time/end_time on entering ACTIVE/a terminal state when unset.
-absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
-                                Trial& after, Timestamp now);
+[[nodiscard]] absl::Status PrepareTrialUpdate(std::string_view study,
+                                              const Trial& before, Trial& after,
+                                              Timestamp now);
 
 // Checks a measurement before it is appended (InvalidArgument naming study,
 // trial, metric and value) and stamps its time when unset.
-absl::Status PrepareMeasurement(std::string_view study, int64_t number,
-                                Measurement& measurement, Timestamp now);
+[[nodiscard]] absl::Status PrepareMeasurement(std::string_view study,
+                                              int64_t number,
+                                              Measurement& measurement,
+                                              Timestamp now);
 
 // FailedPrecondition unless trial `number`'s state is ACTIVE or STOPPING.
-absl::Status CheckAcceptsMeasurements(std::string_view study, int64_t number,
-                                      TrialState state);
+[[nodiscard]] absl::Status CheckAcceptsMeasurements(std::string_view study,
+                                                    int64_t number,
+                                                    TrialState state);
 
-absl::Status PrepareNewJob(JobRecord& job, Timestamp now);
-absl::Status PrepareJobUpdate(const JobRecord& before, JobRecord& after,
-                              Timestamp now);
+[[nodiscard]] absl::Status PrepareNewJob(JobRecord& job, Timestamp now);
+[[nodiscard]] absl::Status PrepareJobUpdate(const JobRecord& before,
+                                            JobRecord& after, Timestamp now);
 
 // InvalidArgument unless limit > 0.
-absl::Status CheckEventLimit(int limit);
+[[nodiscard]] absl::Status CheckEventLimit(int limit);
 
 // InvalidArgument unless skip >= 0.
-absl::Status CheckMeasurementSkip(int64_t skip);
+[[nodiscard]] absl::Status CheckMeasurementSkip(int64_t skip);
 
 // "ACTIVE -> SUCCEEDED".
 template <typename State>

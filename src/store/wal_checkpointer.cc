@@ -11,11 +11,12 @@ absl::StatusOr<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(
     const std::string& path) {
   // A passive checkpoint never waits on a busy database (SQLite does not
   // call the busy handler for it); the deadline is for the first read.
-  ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
-                   SqliteConnection::Open(path, std::chrono::seconds(30)));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<SqliteConnection> connection,
+      SqliteConnection::Open(path, std::chrono::seconds(30)));
   // A connection learns that the file is in WAL mode on its first read;
   // until then a checkpoint on it does nothing.
-  RETURN_IF_ERROR(connection->RetryWhileBusy(
+  HPTUNE_RETURN_IF_ERROR(connection->RetryWhileBusy(
       [&] { return connection->Exec("SELECT 1 FROM sqlite_master LIMIT 1"); }));
   return std::unique_ptr<WalCheckpointer>(
       new WalCheckpointer(std::move(connection)));

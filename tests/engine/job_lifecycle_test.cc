@@ -72,7 +72,7 @@ class JobLifecycleTest : public ::testing::Test {
 
   absl::StatusOr<JobRecord> SubmitAndRun(const JobSpec& job) {
     JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
-    RETURN_IF_ERROR(runner.Submit(job).status());
+    HPTUNE_RETURN_IF_ERROR(runner.Submit(job).status());
     return runner.Run(job);
   }
 

@@ -42,8 +42,8 @@ TEST(ReaderPoolTest, ConcurrentReadsRunSideBySideUpToTheBound) {
   std::set<SqliteConnection*> used;
   auto read = [&](SqliteConnection& db) -> absl::Status {
     return db.InTransaction(TransactionMode::kRead, [&]() -> absl::Status {
-      ASSIGN_OR_RETURN(Statement select, db.Prepare("SELECT x FROM t"));
-      ASSIGN_OR_RETURN(bool row, select.Step());
+      HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare("SELECT x FROM t"));
+      HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
       if (!row || select.ColumnInt(0) != 42) {
         return absl::InternalError("the row written first is not there");
       }

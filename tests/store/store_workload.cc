@@ -15,30 +15,30 @@ absl::Status RunTrialWorkload(Store& store, const std::string& study,
     trial.parameters = {{"x", ParameterValue::Integer(i)}};
     trial.client_id = client_id;
     trial.origin = "workload";
-    ASSIGN_OR_RETURN(std::vector<Trial> added,
-                     store.AddTrials(study, {trial}, std::nullopt));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> added,
+                            store.AddTrials(study, {trial}, std::nullopt));
     const int64_t number = added.at(0).number;
-    RETURN_IF_ERROR(store
-                        .UpdateTrial(study, number,
-                                     [](Trial& t) {
-                                       t.state = TrialState::kActive;
-                                       return absl::OkStatus();
-                                     })
-                        .status());
+    HPTUNE_RETURN_IF_ERROR(store
+                               .UpdateTrial(study, number,
+                                            [](Trial& t) {
+                                              t.state = TrialState::kActive;
+                                              return absl::OkStatus();
+                                            })
+                               .status());
     Measurement m;
     for (int step = 1; step <= measurements; ++step) {
       m.step = step;
       m.metrics = {{"objective", step * 0.5}};
-      RETURN_IF_ERROR(store.AddMeasurement(study, number, m));
+      HPTUNE_RETURN_IF_ERROR(store.AddMeasurement(study, number, m));
     }
-    RETURN_IF_ERROR(store
-                        .UpdateTrial(study, number,
-                                     [&](Trial& t) {
-                                       t.state = TrialState::kSucceeded;
-                                       t.final_measurement = m;
-                                       return absl::OkStatus();
-                                     })
-                        .status());
+    HPTUNE_RETURN_IF_ERROR(store
+                               .UpdateTrial(study, number,
+                                            [&](Trial& t) {
+                                              t.state = TrialState::kSucceeded;
+                                              t.final_measurement = m;
+                                              return absl::OkStatus();
+                                            })
+                               .status());
   }
   return absl::OkStatus();
 }

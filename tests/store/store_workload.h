@@ -15,9 +15,10 @@ namespace hptune::store::test {
 // ACTIVE, adds `measurements` measurements (steps 1, 2, ...) and completes it
 // SUCCEEDED with the last one as its final measurement. Stops at the first
 // error and returns it.
-absl::Status RunTrialWorkload(Store& store, const std::string& study,
-                              const std::string& client_id, int trials,
-                              int measurements);
+[[nodiscard]] absl::Status RunTrialWorkload(Store& store,
+                                            const std::string& study,
+                                            const std::string& client_id,
+                                            int trials, int measurements);
 
 }  // namespace hptune::store::test
 

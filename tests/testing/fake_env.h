@@ -31,9 +31,9 @@ class FakeEnv : public Env {
     clock_.Advance(timeout);
     if (on_wait) on_wait();
   }
-  absl::Status WriteFileAtomically(const std::filesystem::path& path,
-                                   std::string_view contents,
-                                   int mode) override {
+  [[nodiscard]] absl::Status WriteFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode) override {
     return DefaultEnv().WriteFileAtomically(path, contents, mode);
   }
   absl::StatusOr<std::string> ReadFile(

@@ -158,7 +158,7 @@ absl::Status FakeLauncher::CheckFits(
 
 absl::StatusOr<std::unique_ptr<launch::Placement>> FakeLauncher::Reserve(
     const std::vector<launch::ReplicaRequest>& requests) {
-  RETURN_IF_ERROR(CheckFits(requests));
+  HPTUNE_RETURN_IF_ERROR(CheckFits(requests));
   if (held_ + GpusOf(requests) > gpus_) {
     return absl::ResourceExhaustedError("GPUs busy");
   }
@@ -170,7 +170,7 @@ absl::StatusOr<std::unique_ptr<launch::TrialRun>> FakeLauncher::Start(
     const launch::TrialLaunch& launch) {
   auto run = std::make_unique<Run>(*this, launch);
   for (int i = 0; i < static_cast<int>(launch.replicas.size()); ++i) {
-    RETURN_IF_ERROR(run->StartReplica(i));
+    HPTUNE_RETURN_IF_ERROR(run->StartReplica(i));
   }
   return std::unique_ptr<launch::TrialRun>(std::move(run));
 }

@@ -60,7 +60,7 @@ class FakeLauncher : public launch::Launcher {
                int gpus = 0);
   ~FakeLauncher() override;
 
-  absl::Status CheckFits(
+  [[nodiscard]] absl::Status CheckFits(
       const std::vector<launch::ReplicaRequest>& requests) const override;
   absl::StatusOr<std::unique_ptr<launch::Placement>> Reserve(
       const std::vector<launch::ReplicaRequest>& requests) override;

@@ -32,8 +32,9 @@ class Designer {
   // Replaces the designer's view of the study: `completed` are trials in a
   // terminal state, `active` those still pending (REQUESTED, ACTIVE,
   // STOPPING). Pending trials matter: suggestions must not repeat them.
-  virtual absl::Status Update(const std::vector<Trial>& completed,
-                              const std::vector<Trial>& active) = 0;
+  [[nodiscard]] virtual absl::Status Update(
+      const std::vector<Trial>& completed,
+      const std::vector<Trial>& active) = 0;
 
   // Up to `count` new points, each feasible in the search space. Fewer (even
   // none) means the space is exhausted. Advances the designer's own state
@@ -45,7 +46,7 @@ class Designer {
   // State beyond the trial history, as an opaque string ("" when none).
   virtual std::string SaveState() const { return {}; }
   // Restores what SaveState() returned; InvalidArgument on a foreign string.
-  virtual absl::Status RestoreState(std::string_view state) {
+  [[nodiscard]] virtual absl::Status RestoreState(std::string_view state) {
     return state.empty() ? absl::OkStatus()
                          : absl::InvalidArgumentError(
                                "this designer keeps no state, got some");

@@ -49,12 +49,13 @@ class DesignerRegistry {
 
   // Adds hptune's designers under ToString(Algorithm) names; AlreadyExists
   // when one of those names is taken.
-  absl::Status RegisterBuiltins();
+  [[nodiscard]] absl::Status RegisterBuiltins();
   // Adds `factory` under `name`. InvalidArgument for an empty name or
   // factory; AlreadyExists when the name is taken. Registering a built-in
   // name on a registry without the built-ins replaces that designer for
   // studies that name it by `algorithm`, config files included.
-  absl::Status Register(std::string_view name, DesignerFactory factory);
+  [[nodiscard]] absl::Status Register(std::string_view name,
+                                      DesignerFactory factory);
 
   bool Contains(std::string_view name) const;
   // The registered names, sorted.

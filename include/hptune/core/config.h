@@ -33,7 +33,8 @@ struct FieldError {
 };
 
 // InvalidArgument listing every error, one per line; OK when `errors` is empty.
-absl::Status FieldErrorsToStatus(const std::vector<FieldError>& errors);
+[[nodiscard]] absl::Status FieldErrorsToStatus(
+    const std::vector<FieldError>& errors);
 
 // Semantic rules on a study, whatever it was written in. `prefix` is put
 // before each field path ("trainingInput.hyperparameters" for a config file).

@@ -135,7 +135,7 @@ std::string_view ToString(JobState state);
 std::optional<JobState> ParseJobState(std::string_view text);
 bool IsTerminal(JobState state);
 // OK when `from` -> `to` is legal; FailedPrecondition naming both otherwise.
-absl::Status CheckJobTransition(JobState from, JobState to);
+[[nodiscard]] absl::Status CheckJobTransition(JobState from, JobState to);
 
 struct JobRecord {
   std::string job_id;
@@ -152,7 +152,7 @@ struct JobRecord {
   std::optional<Timestamp> end_time;    // Set on entering a terminal state.
 
   // Moves to `to` if the state machine allows it, stamping the times.
-  absl::Status TransitionTo(JobState to, Timestamp now);
+  [[nodiscard]] absl::Status TransitionTo(JobState to, Timestamp now);
 
   bool operator==(const JobRecord&) const = default;
 };

@@ -58,7 +58,7 @@ class MachineCatalogue {
   // Adds a type. InvalidArgument when it is malformed (no name, no vCPUs or
   // memory, counts not positive and increasing, an acceleratorConfig option
   // on a type with included GPUs), AlreadyExists when the name is taken.
-  absl::Status Add(MachineType type);
+  [[nodiscard]] absl::Status Add(MachineType type);
 
   // nullptr when there is no such type.
   const MachineType* Find(std::string_view name) const;

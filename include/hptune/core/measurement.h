@@ -29,7 +29,7 @@ struct Measurement {
 
 // Rejects what must never reach a designer: a negative step, an empty metric
 // name, NaN or infinite values. The message names the metric and the value.
-absl::Status ValidateMeasurement(const Measurement& m);
+[[nodiscard]] absl::Status ValidateMeasurement(const Measurement& m);
 
 }  // namespace hptune
 

@@ -101,7 +101,8 @@ class SearchSpace {
   // OK when `assignment` has exactly this space's parameters, each with a
   // value of the right kind that is feasible (in range, one of the discrete or
   // categorical values). The error names the parameter and the value.
-  absl::Status CheckAssignment(const ParameterAssignment& assignment) const;
+  [[nodiscard]] absl::Status CheckAssignment(
+      const ParameterAssignment& assignment) const;
 
   bool operator==(const SearchSpace&) const = default;
 

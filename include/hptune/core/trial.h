@@ -37,7 +37,7 @@ struct Trial {
 
   // Moves to `to` if the state machine allows it, stamping start_time on
   // ACTIVE and end_time on a terminal state.
-  absl::Status TransitionTo(TrialState to, Timestamp now);
+  [[nodiscard]] absl::Status TransitionTo(TrialState to, Timestamp now);
 
   // The final measurement's value of `metric`, if any.
   std::optional<double> FinalObjective(const std::string& metric) const;

@@ -42,7 +42,7 @@ bool IsTerminal(TrialState state);
 
 // OK when `from` -> `to` is legal; FailedPrecondition naming both otherwise.
 // Staying in the same state is not a transition and is an error too.
-absl::Status CheckTrialTransition(TrialState from, TrialState to);
+[[nodiscard]] absl::Status CheckTrialTransition(TrialState from, TrialState to);
 
 }  // namespace hptune
 

@@ -98,7 +98,7 @@ class TuningEngine {
   // Removes study `name` with its trials and designer state. NotFound when
   // there is none; FailedPrecondition while a job that is not finished runs
   // it (the job must be cancelled first).
-  absl::Status DeleteStudy(std::string_view name);
+  [[nodiscard]] absl::Status DeleteStudy(std::string_view name);
 
   // Up to `count` trials for `client_id`: the client's unfinished trials,
   // then trials users queued (REQUESTED, now ACTIVE for this client), then
@@ -117,8 +117,9 @@ class TuningEngine {
 
   // An intermediate measurement of an ACTIVE or STOPPING trial. A zero time
   // is stamped with the clock.
-  absl::Status AddMeasurement(std::string_view study, int64_t trial,
-                              Measurement measurement);
+  [[nodiscard]] absl::Status AddMeasurement(std::string_view study,
+                                            int64_t trial,
+                                            Measurement measurement);
   // The same, answered through `done` (Store::AddMeasurementAsync): for a
   // caller that must not wait for the commit.
   void AddMeasurementAsync(std::string_view study, int64_t trial,

@@ -46,9 +46,9 @@ class Env {
   // Writes `contents` to `path` so that a reader sees the old file or the
   // new one, never a mix: a temporary file in the same directory, fsync,
   // rename. The file gets `mode` (0600 by default).
-  virtual absl::Status WriteFileAtomically(const std::filesystem::path& path,
-                                           std::string_view contents,
-                                           int mode = 0600) = 0;
+  [[nodiscard]] virtual absl::Status WriteFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode = 0600) = 0;
   // The whole file; NotFound when it does not exist.
   virtual absl::StatusOr<std::string> ReadFile(
       const std::filesystem::path& path) = 0;

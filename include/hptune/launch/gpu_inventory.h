@@ -115,7 +115,8 @@ class GpuAllocator {
   // does not fit, e.g.
   //   worker 2 asks for 4 x NVIDIA_TESLA_T4, but this machine has
   //   2 x NVIDIA_TESLA_T4 (GPUs 0,1)
-  absl::Status CheckFits(const std::vector<ReplicaRequest>& requests) const;
+  [[nodiscard]] absl::Status CheckFits(
+      const std::vector<ReplicaRequest>& requests) const;
 
   // Takes GPUs for every request or for none: a request's own type first,
   // then GPUs of any type, lowest indices first. CheckFits' error when they

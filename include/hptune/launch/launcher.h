@@ -86,7 +86,7 @@ class TrialRun {
   virtual absl::StatusOr<std::vector<ReplicaExit>> Poll() = 0;
   // Starts replica `replica` again with the spec it was launched with.
   // FailedPrecondition while it is still running.
-  virtual absl::Status Restart(int replica) = 0;
+  [[nodiscard]] virtual absl::Status Restart(int replica) = 0;
   virtual bool IsRunning(int replica) const = 0;
   // Whether the backend still holds the run in its queue with no replica
   // started: a Slurm job PENDING for resources. Never true for local runs.
@@ -110,7 +110,7 @@ class Launcher {
   // OK when these replicas fit the backend at all, even if not right now;
   // FailedPrecondition naming the replica, the GPUs it asks for and what the
   // backend has, when they never can.
-  virtual absl::Status CheckFits(
+  [[nodiscard]] virtual absl::Status CheckFits(
       const std::vector<ReplicaRequest>& requests) const = 0;
   // Reserves addresses and GPUs for one trial. ResourceExhausted when the
   // GPUs are busy now (the trial waits QUEUED); CheckFits' error when never.
@@ -120,7 +120,7 @@ class Launcher {
   // time it runs the job: a backend keeps what it needs of the job's own
   // settings for its trials' launches (the Slurm launcher: the job's sbatch
   // options, JobSpec::slurm). Errors name the setting.
-  virtual absl::Status BeginJob(const JobSpec& job) {
+  [[nodiscard]] virtual absl::Status BeginJob(const JobSpec& job) {
     (void)job;
     return absl::OkStatus();
   }

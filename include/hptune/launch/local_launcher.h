@@ -50,7 +50,7 @@ class LocalLauncher : public Launcher {
   // cannot provide, what it asks for and what the machine has, e.g.
   //   worker 2 asks for 4 x NVIDIA_TESLA_T4, but this machine has
   //   2 x NVIDIA_TESLA_T4 (GPUs 0,1)
-  absl::Status CheckFits(
+  [[nodiscard]] absl::Status CheckFits(
       const std::vector<ReplicaRequest>& requests) const override;
   // One free port per replica (0 for evaluators) and disjoint GPUs, all
   // released when the Placement is destroyed. ResourceExhausted while other

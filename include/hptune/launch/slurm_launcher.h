@@ -104,7 +104,7 @@ class SlurmLauncher : public Launcher {
   // for a GPU type gpu_types does not map (when it maps any), or when the
   // replicas need more job components (distinct GPU counts and types) than
   // the cluster has nodes.
-  absl::Status CheckFits(
+  [[nodiscard]] absl::Status CheckFits(
       const std::vector<ReplicaRequest>& requests) const override;
   // Placeholder hosts and one port per replica (0 for evaluators); never
   // ResourceExhausted: a job waits in Slurm's queue, PENDING.
@@ -112,7 +112,7 @@ class SlurmLauncher : public Launcher {
       const std::vector<ReplicaRequest>& requests) override;
   // Keeps `job.slurm`, the sbatch options its trials' batch jobs get after
   // the launcher's own.
-  absl::Status BeginJob(const JobSpec& job) override;
+  [[nodiscard]] absl::Status BeginJob(const JobSpec& job) override;
   // Writes the attempt's directory and submits the batch job with the
   // launcher's sbatch options and then the job's (BeginJob); returns once
   // sbatch has accepted it (the replicas start when Slurm allocates it).

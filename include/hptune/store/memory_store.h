@@ -29,12 +29,13 @@ class MemoryStore : public Store {
   // `clock` stamps create times and events; it must outlive the store.
   explicit MemoryStore(Clock& clock = SystemClock());
 
-  absl::Status CreateStudy(const StudyRecord& study) override;
+  [[nodiscard]] absl::Status CreateStudy(const StudyRecord& study) override;
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
   absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
-  absl::Status DeleteStudy(std::string_view name) override;
-  absl::Status SetStudyState(std::string_view name, StudyState state,
-                             std::string_view reason) override;
+  [[nodiscard]] absl::Status DeleteStudy(std::string_view name) override;
+  [[nodiscard]] absl::Status SetStudyState(std::string_view name,
+                                           StudyState state,
+                                           std::string_view reason) override;
 
   absl::StatusOr<std::vector<Trial>> AddTrials(
       std::string_view study, std::vector<Trial> trials,
@@ -52,20 +53,21 @@ class MemoryStore : public Store {
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;
-  absl::Status AddMeasurement(std::string_view study, int64_t number,
-                              const Measurement& measurement) override;
+  [[nodiscard]] absl::Status AddMeasurement(
+      std::string_view study, int64_t number,
+      const Measurement& measurement) override;
 
   absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
 
-  absl::Status CreateJob(const JobRecord& job) override;
+  [[nodiscard]] absl::Status CreateJob(const JobRecord& job) override;
   absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
   absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
   absl::StatusOr<JobRecord> UpdateJob(
       std::string_view job_id,
       const std::function<absl::Status(JobRecord&)>& mutate) override;
 
-  absl::Status RecordReplicaEvent(std::string_view job_id, int64_t trial,
-                                  std::string_view detail) override;
+  [[nodiscard]] absl::Status RecordReplicaEvent(
+      std::string_view job_id, int64_t trial, std::string_view detail) override;
 
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;

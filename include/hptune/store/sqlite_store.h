@@ -62,12 +62,13 @@ class SqliteStore : public Store {
 
   const std::string& path() const { return path_; }
 
-  absl::Status CreateStudy(const StudyRecord& study) override;
+  [[nodiscard]] absl::Status CreateStudy(const StudyRecord& study) override;
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
   absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
-  absl::Status DeleteStudy(std::string_view name) override;
-  absl::Status SetStudyState(std::string_view name, StudyState state,
-                             std::string_view reason) override;
+  [[nodiscard]] absl::Status DeleteStudy(std::string_view name) override;
+  [[nodiscard]] absl::Status SetStudyState(std::string_view name,
+                                           StudyState state,
+                                           std::string_view reason) override;
 
   absl::StatusOr<std::vector<Trial>> AddTrials(
       std::string_view study, std::vector<Trial> trials,
@@ -88,20 +89,21 @@ class SqliteStore : public Store {
   void AddMeasurementAsync(std::string_view study, int64_t number,
                            const Measurement& measurement,
                            std::function<void(absl::Status)> done) override;
-  absl::Status AddMeasurement(std::string_view study, int64_t number,
-                              const Measurement& measurement) override;
+  [[nodiscard]] absl::Status AddMeasurement(
+      std::string_view study, int64_t number,
+      const Measurement& measurement) override;
 
   absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
 
-  absl::Status CreateJob(const JobRecord& job) override;
+  [[nodiscard]] absl::Status CreateJob(const JobRecord& job) override;
   absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
   absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
   absl::StatusOr<JobRecord> UpdateJob(
       std::string_view job_id,
       const std::function<absl::Status(JobRecord&)>& mutate) override;
 
-  absl::Status RecordReplicaEvent(std::string_view job_id, int64_t trial,
-                                  std::string_view detail) override;
+  [[nodiscard]] absl::Status RecordReplicaEvent(
+      std::string_view job_id, int64_t trial, std::string_view detail) override;
 
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
@@ -115,9 +117,9 @@ class SqliteStore : public Store {
   // Run `body` in a read (snapshot, on a connection of readers_) or write
   // (BEGIN IMMEDIATE, on connection_ under mu_) transaction, retrying it
   // while the database is busy.
-  absl::Status Read(
+  [[nodiscard]] absl::Status Read(
       absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
-  absl::Status Write(absl::FunctionRef<absl::Status()> body);
+  [[nodiscard]] absl::Status Write(absl::FunctionRef<absl::Status()> body);
   // Runs `select` in a read transaction and returns what it read.
   template <typename T>
   absl::StatusOr<T> ReadValue(

@@ -62,15 +62,16 @@ class Store {
 
   // --- Studies ---
   // AlreadyExists when the name is taken.
-  virtual absl::Status CreateStudy(const StudyRecord& study) = 0;
+  [[nodiscard]] virtual absl::Status CreateStudy(const StudyRecord& study) = 0;
   // NotFound naming the study.
   virtual absl::StatusOr<StudyRecord> GetStudy(std::string_view name) = 0;
   // In creation order.
   virtual absl::StatusOr<std::vector<StudyRecord>> ListStudies() = 0;
   // Removes the study with its trials, measurements and designer state.
-  virtual absl::Status DeleteStudy(std::string_view name) = 0;
-  virtual absl::Status SetStudyState(std::string_view name, StudyState state,
-                                     std::string_view reason) = 0;
+  [[nodiscard]] virtual absl::Status DeleteStudy(std::string_view name) = 0;
+  [[nodiscard]] virtual absl::Status SetStudyState(std::string_view name,
+                                                   StudyState state,
+                                                   std::string_view reason) = 0;
 
   // --- Trials ---
   // Appends `trials` numbered after the study's last trial (dense from 1),
@@ -111,8 +112,9 @@ class Store {
       const std::function<absl::Status(Trial&)>& mutate) = 0;
   // Appends an intermediate measurement to an ACTIVE or STOPPING trial
   // (FailedPrecondition otherwise; InvalidArgument for a NaN or Inf value).
-  virtual absl::Status AddMeasurement(std::string_view study, int64_t number,
-                                      const Measurement& measurement) = 0;
+  [[nodiscard]] virtual absl::Status AddMeasurement(
+      std::string_view study, int64_t number,
+      const Measurement& measurement) = 0;
   // The same, answered through `done`, which is called exactly once, maybe
   // on another thread and maybe before this returns, once the measurement is
   // durable or refused. A caller that must not wait (a server thread that
@@ -133,7 +135,7 @@ class Store {
 
   // --- Jobs ---
   // AlreadyExists when the ID is taken.
-  virtual absl::Status CreateJob(const JobRecord& job) = 0;
+  [[nodiscard]] virtual absl::Status CreateJob(const JobRecord& job) = 0;
   virtual absl::StatusOr<JobRecord> GetJob(std::string_view job_id) = 0;
   // In creation order.
   virtual absl::StatusOr<std::vector<JobRecord>> ListJobs() = 0;
@@ -148,9 +150,8 @@ class Store {
   // `job_id` as a "replica" event: "worker-1 started (attempt 1)", "worker-1
   // exited with code 1; restart 2 of 5". The trial's state is unchanged;
   // this is the record of restarts and re-runs. NotFound for an unknown job.
-  virtual absl::Status RecordReplicaEvent(std::string_view job_id,
-                                          int64_t trial,
-                                          std::string_view detail) = 0;
+  [[nodiscard]] virtual absl::Status RecordReplicaEvent(
+      std::string_view job_id, int64_t trial, std::string_view detail) = 0;
 
   // --- Event log ---
   // Events with id > after_id, oldest first, at most `limit`.

@@ -92,15 +92,16 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     const ParsedArgs& args, const EnvLookup& env) {
   ConnectionOptions options;
   if (auto server = args.Get("server")) {
-    RETURN_IF_ERROR(CheckAddress("--server", *server));
+    HPTUNE_RETURN_IF_ERROR(CheckAddress("--server", *server));
     options.address = *server;
   } else if (auto server = env("HPTUNE_SERVER"); server && !server->empty()) {
-    RETURN_IF_ERROR(CheckAddress("HPTUNE_SERVER", *server));
+    HPTUNE_RETURN_IF_ERROR(CheckAddress("HPTUNE_SERVER", *server));
     options.address = *server;
   }
 
   if (auto path = args.Get("token-file")) {
-    ASSIGN_OR_RETURN(std::string token, ReadWholeFile(*path, "--token-file"));
+    HPTUNE_ASSIGN_OR_RETURN(std::string token,
+                            ReadWholeFile(*path, "--token-file"));
     options.token = std::string(absl::StripAsciiWhitespace(token));
     if (options.token.empty()) {
       return absl::InvalidArgumentError(
@@ -118,7 +119,7 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     ca_source = "HPTUNE_TLS_CA";
   }
   if (ca) {
-    ASSIGN_OR_RETURN(options.tls_ca_pem, ReadWholeFile(*ca, ca_source));
+    HPTUNE_ASSIGN_OR_RETURN(options.tls_ca_pem, ReadWholeFile(*ca, ca_source));
     options.tls_ca_path = *ca;
     if (options.tls_ca_pem.find("-----BEGIN CERTIFICATE-----") ==
         std::string::npos) {
@@ -194,7 +195,8 @@ absl::Status ServerConnection::ToStatus(const grpc::Status& status) const {
 absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
                                          const EnvLookup& env) {
   ServerConnection connection;
-  ASSIGN_OR_RETURN(connection.options, ResolveConnectionOptions(args, env));
+  HPTUNE_ASSIGN_OR_RETURN(connection.options,
+                          ResolveConnectionOptions(args, env));
   QuietGrpcLogging();
   connection.channel = CreateChannel(connection.options);
   return connection;

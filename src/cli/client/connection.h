@@ -74,7 +74,7 @@ struct ServerConnection {
   // code for it (src/cli/client/rpc_errors.h).
   int Fail(const grpc::Status& status, std::ostream& err) const;
   // The same status as an absl::Status with that message.
-  absl::Status ToStatus(const grpc::Status& status) const;
+  [[nodiscard]] absl::Status ToStatus(const grpc::Status& status) const;
 };
 
 // ResolveConnectionOptions and CreateChannel.

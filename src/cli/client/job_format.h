@@ -44,8 +44,8 @@ std::string JobLabelsText(const v1::Job& job);
 // "state=RUNNING", "state=RUNNING,QUEUED", "jobId=mnist*",
 // "labels.team=vision", "labels.team=*" (any value), several terms separated
 // by spaces. InvalidArgument naming --filter and the term.
-absl::Status ApplyJobsFilter(const std::string& filter,
-                             v1::ListJobsRequest& request);
+[[nodiscard]] absl::Status ApplyJobsFilter(const std::string& filter,
+                                           v1::ListJobsRequest& request);
 
 // The objective of a job's study ("training/hptuning/metric" by default).
 std::string MetricTag(const v1::Job& job);

@@ -46,7 +46,7 @@ class ServerReader : public StudyReader {
           stub_->ListStudies(server_.Context().get(), request, &response);
       if (!status.ok()) return server_.ToStatus(status);
       for (const v1::Study& study : response.studies()) {
-        ASSIGN_OR_RETURN(StudyRecord record, StudyFromProto(study));
+        HPTUNE_ASSIGN_OR_RETURN(StudyRecord record, StudyFromProto(study));
         studies.push_back(std::move(record));
       }
       if (response.next_page_token().empty()) return studies;

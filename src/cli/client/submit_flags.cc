@@ -86,20 +86,21 @@ absl::Status ApplyPoolFlags(const ParsedArgs& args, Json& input) {
     }
     const std::string accelerator_flag = pool.prefix + "-accelerator";
     if (auto accelerator = args.Get(accelerator_flag)) {
-      ASSIGN_OR_RETURN(AcceleratorConfig config,
-                       ParseAcceleratorFlag(accelerator_flag, *accelerator));
+      HPTUNE_ASSIGN_OR_RETURN(
+          AcceleratorConfig config,
+          ParseAcceleratorFlag(accelerator_flag, *accelerator));
       input[pool.config_key]["acceleratorConfig"] = {{"count", config.count},
                                                      {"type", config.type}};
     }
     const std::string count_flag = pool.prefix + "-count";
     if (!pool.count_key.empty() && args.Has(count_flag)) {
-      ASSIGN_OR_RETURN(int count, IntegerFlag(args, count_flag, 0));
+      HPTUNE_ASSIGN_OR_RETURN(int count, IntegerFlag(args, count_flag, 0));
       input[pool.count_key] = count;
     }
   }
   if (args.Has("use-chief-in-tf-config")) {
-    ASSIGN_OR_RETURN(input["useChiefInTfConfig"],
-                     BoolFlag(args, "use-chief-in-tf-config"));
+    HPTUNE_ASSIGN_OR_RETURN(input["useChiefInTfConfig"],
+                            BoolFlag(args, "use-chief-in-tf-config"));
   }
   return absl::OkStatus();
 }
@@ -144,8 +145,8 @@ absl::Status ApplyStudyFlags(const ParsedArgs& args, Json& input) {
   };
   for (const auto& [flag, key] : kFlags) {
     if (!args.Has(flag)) continue;
-    ASSIGN_OR_RETURN(int value,
-                     IntegerFlag(args, flag, key == "maxFailedTrials" ? 0 : 1));
+    HPTUNE_ASSIGN_OR_RETURN(
+        int value, IntegerFlag(args, flag, key == "maxFailedTrials" ? 0 : 1));
     if (!input.contains("hyperparameters")) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag,
@@ -257,11 +258,11 @@ absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
     const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
     const std::filesystem::path& cwd) {
-  RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobId(job_id, "JOB")));
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(ValidateJobId(job_id, "JOB")));
   JobSpec from_file;
   BackendConfig backend;
   if (config_path) {
-    ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(*config_path));
+    HPTUNE_ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(*config_path));
     from_file = std::move(loaded.job);
     backend = loaded.backend;
     const std::filesystem::path config_dir =
@@ -273,14 +274,14 @@ absl::StatusOr<Submission> BuildSubmission(
       from_file.job_dir = Absolute(config_dir, from_file.job_dir);
     }
   }
-  RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_flags), backend,
-                                    BackendFlagsFor::kSubmit));
+  HPTUNE_RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_flags),
+                                           backend, BackendFlagsFor::kSubmit));
   JobLabels labels = std::move(from_file.labels);
-  RETURN_IF_ERROR(ApplyLabelsFlag(args, labels));
+  HPTUNE_RETURN_IF_ERROR(ApplyLabelsFlag(args, labels));
   Json input = Json::parse(TrainingInputToJson(from_file))["trainingInput"];
-  RETURN_IF_ERROR(ApplyTrainerFlags(args, cwd, input));
-  RETURN_IF_ERROR(ApplyPoolFlags(args, input));
-  RETURN_IF_ERROR(ApplyStudyFlags(args, input));
+  HPTUNE_RETURN_IF_ERROR(ApplyTrainerFlags(args, cwd, input));
+  HPTUNE_RETURN_IF_ERROR(ApplyPoolFlags(args, input));
+  HPTUNE_RETURN_IF_ERROR(ApplyStudyFlags(args, input));
 
   const std::string merged = Json{{"trainingInput", input}}.dump();
   ConfigParseResult parsed =

@@ -47,9 +47,9 @@ constexpr char kJobsUsage[] =
 // --reconnect-seconds: whole seconds, 0 to a year.
 absl::StatusOr<std::chrono::seconds> ReconnectWindow(const ParsedArgs& args) {
   constexpr int64_t kYear = 365 * 24 * 3600;
-  ASSIGN_OR_RETURN(int64_t seconds,
-                   IntegerFlag<int64_t>(args, "reconnect-seconds", 0, kYear,
-                                        "whole seconds"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      int64_t seconds, IntegerFlag<int64_t>(args, "reconnect-seconds", 0, kYear,
+                                            "whole seconds"));
   return std::chrono::seconds(seconds);
 }
 

@@ -148,19 +148,19 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
   if (!args.after_dashes.empty()) {
     for (const auto& a : args.after_dashes) job.args.push_back(a);
   }
-  RETURN_IF_ERROR(ApplyLabelsFlag(args, job.labels));
+  HPTUNE_RETURN_IF_ERROR(ApplyLabelsFlag(args, job.labels));
   if (job.study) {
     if (args.Has("max-trials")) {
-      ASSIGN_OR_RETURN(job.study->max_trials,
-                       IntegerFlag(args, "max-trials", 1));
+      HPTUNE_ASSIGN_OR_RETURN(job.study->max_trials,
+                              IntegerFlag(args, "max-trials", 1));
     }
     if (args.Has("max-parallel-trials")) {
-      ASSIGN_OR_RETURN(job.study->max_parallel_trials,
-                       IntegerFlag(args, "max-parallel-trials", 1));
+      HPTUNE_ASSIGN_OR_RETURN(job.study->max_parallel_trials,
+                              IntegerFlag(args, "max-parallel-trials", 1));
     }
     if (args.Has("max-failed-trials")) {
-      ASSIGN_OR_RETURN(job.study->max_failed_trials,
-                       IntegerFlag(args, "max-failed-trials", 0));
+      HPTUNE_ASSIGN_OR_RETURN(job.study->max_failed_trials,
+                              IntegerFlag(args, "max-failed-trials", 0));
     }
   }
   return absl::OkStatus();
@@ -170,15 +170,15 @@ absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   engine::JobRunnerOptions options;
   options.runs_dir = args.Get("runs-dir").value_or("hptune-runs");
   if (args.Has("max-restarts")) {
-    ASSIGN_OR_RETURN(options.max_replica_restarts,
-                     IntegerFlag(args, "max-restarts", 0));
+    HPTUNE_ASSIGN_OR_RETURN(options.max_replica_restarts,
+                            IntegerFlag(args, "max-restarts", 0));
   }
   if (args.Has("max-retries")) {
-    ASSIGN_OR_RETURN(options.max_trial_retries,
-                     IntegerFlag(args, "max-retries", 0));
+    HPTUNE_ASSIGN_OR_RETURN(options.max_trial_retries,
+                            IntegerFlag(args, "max-retries", 0));
   }
   if (args.Has("grace-seconds")) {
-    ASSIGN_OR_RETURN(int seconds, IntegerFlag(args, "grace-seconds", 0));
+    HPTUNE_ASSIGN_OR_RETURN(int seconds, IntegerFlag(args, "grace-seconds", 0));
     options.termination_grace = std::chrono::seconds(seconds);
   }
   if (auto rule = args.Get("early-stopping")) {
@@ -213,11 +213,11 @@ absl::StatusOr<launch::GpuInventory> Gpus(const ParsedArgs& args) {
 absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
     const BackendConfig& backend, const ParsedArgs& args) {
   if (backend.backend == "slurm") {
-    ASSIGN_OR_RETURN(std::unique_ptr<launch::SlurmLauncher> slurm,
-                     CreateSlurmLauncher(backend, args));
+    HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::SlurmLauncher> slurm,
+                            CreateSlurmLauncher(backend, args));
     return std::unique_ptr<launch::Launcher>(std::move(slurm));
   }
-  ASSIGN_OR_RETURN(launch::GpuInventory gpus, Gpus(args));
+  HPTUNE_ASSIGN_OR_RETURN(launch::GpuInventory gpus, Gpus(args));
   return std::unique_ptr<launch::Launcher>(
       std::make_unique<launch::LocalLauncher>(
           launch::LocalLauncherOptions{.gpus = std::move(gpus)}));

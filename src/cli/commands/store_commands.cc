@@ -85,15 +85,16 @@ absl::StatusOr<Context> Prepare(ParsedArgs args) {
   Context context;
   context.args = std::move(args);
   if (auto format = context.args.Get("format")) {
-    ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format));
+    HPTUNE_ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format));
   }
   std::optional<std::string> db = context.args.Get("db");
   if (!db && !context.args.Has("server") && std::getenv("HPTUNE_DB")) {
     db = std::getenv("HPTUNE_DB");
   }
   if (!db) {
-    ASSIGN_OR_RETURN(client::ServerConnection server,
-                     client::Connect(context.args, client::ProcessEnv()));
+    HPTUNE_ASSIGN_OR_RETURN(
+        client::ServerConnection server,
+        client::Connect(context.args, client::ProcessEnv()));
     context.reader = client::ServerStudyReader(std::move(server));
     return context;
   }
@@ -102,7 +103,7 @@ absl::StatusOr<Context> Prepare(ParsedArgs args) {
         absl::StrCat("no study database at \"", *db,
                      "\" (pass --db FILE or set HPTUNE_DB)"));
   }
-  ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(*db));
+  HPTUNE_ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(*db));
   context.reader = client::StoreStudyReader(std::move(store));
   return context;
 }
@@ -128,10 +129,10 @@ bool WantsHelp(const std::vector<std::string>& args) {
 }
 
 absl::Status ListStudies(Context& c, std::ostream& out) {
-  ASSIGN_OR_RETURN(auto studies, c.reader->ListStudies());
+  HPTUNE_ASSIGN_OR_RETURN(auto studies, c.reader->ListStudies());
   std::vector<std::vector<Trial>> trials;
   for (const auto& s : studies) {
-    ASSIGN_OR_RETURN(auto t, c.reader->ListTrials(s.name));
+    HPTUNE_ASSIGN_OR_RETURN(auto t, c.reader->ListTrials(s.name));
     trials.push_back(std::move(t));
   }
   PrintTable(StudiesTable(studies, trials), c.format, out);
@@ -140,8 +141,9 @@ absl::Status ListStudies(Context& c, std::ostream& out) {
 
 absl::Status DescribeStudy(Context& c, const std::string& name,
                            std::ostream& out) {
-  ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, c.reader->ListTrials(name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          c.reader->ListTrials(name));
   if (c.format != OutputFormat::kTable) {
     PrintTrials(study.spec, trials, c.format, out);
     return absl::OkStatus();
@@ -169,8 +171,9 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
 
 absl::Status ListTrials(Context& c, const std::string& study_name,
                         std::ostream& out) {
-  ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
-  ASSIGN_OR_RETURN(std::vector<Trial> trials, c.reader->ListTrials(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          c.reader->ListTrials(study_name));
   if (c.format != OutputFormat::kCsv) {
     PrintTrials(study.spec, trials, c.format, out);
     return absl::OkStatus();
@@ -199,8 +202,8 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
     return absl::InvalidArgumentError(absl::StrCat(
         "TRIAL must be a trial number, got \"", number_text, "\""));
   }
-  ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
-  ASSIGN_OR_RETURN(Trial trial, c.reader->GetTrial(study_name, number));
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(Trial trial, c.reader->GetTrial(study_name, number));
   if (c.format == OutputFormat::kJson) {  // One document, curve included.
     PrintTrials(study.spec, {trial}, c.format, out);
     return absl::OkStatus();

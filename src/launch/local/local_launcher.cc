@@ -46,13 +46,14 @@ absl::Status LocalLauncher::CheckFits(
 
 absl::StatusOr<std::unique_ptr<Placement>> LocalLauncher::Reserve(
     const std::vector<ReplicaRequest>& requests) {
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuLease> gpus, gpus_.Allocate(requests));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<GpuLease> gpus,
+                          gpus_.Allocate(requests));
   int servers = 0;
   for (const ReplicaRequest& request : requests) {
     if (request.type != TaskType::kEvaluator) ++servers;
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
-                   PortReservation::Reserve(servers, host_));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
+                          PortReservation::Reserve(servers, host_));
   std::vector<ReplicaPlacement> replicas;
   size_t next_port = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -68,8 +69,8 @@ absl::StatusOr<std::unique_ptr<Placement>> LocalLauncher::Reserve(
 
 absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
     const TrialLaunch& launch) {
-  ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
-                   LocalTrialRun::Start(launch));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
+                          LocalTrialRun::Start(launch));
   return std::unique_ptr<TrialRun>(std::move(run));
 }
 

@@ -77,7 +77,7 @@ absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
 }
 
 absl::Status LocalTrialRun::StartReplica(Replica& replica) {
-  ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec));
+  HPTUNE_ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec));
   replica.pid = pid;
   replica.running = true;
   // Without a pidfd (a kernel before 5.3) the runner polls this replica.
@@ -160,7 +160,7 @@ bool LocalTrialRun::WaitUntilGone(Clock::time_point deadline, int only) {
 
 absl::StatusOr<std::vector<ReplicaExit>> LocalTrialRun::Poll() {
   std::vector<ReplicaExit> exits;
-  RETURN_IF_ERROR(Collect(&exits));
+  HPTUNE_RETURN_IF_ERROR(Collect(&exits));
   return exits;
 }
 

@@ -34,7 +34,7 @@ class LocalTrialRun : public TrialRun {
   absl::StatusOr<std::vector<ReplicaExit>> Poll() override;
   // Kills what the replica's earlier process group left behind (it may hold
   // the replica's port), then starts it again from its ReplicaLaunch.
-  absl::Status Restart(int replica) override;
+  [[nodiscard]] absl::Status Restart(int replica) override;
   bool IsRunning(int replica) const override;
   bool Queued() const override { return false; }  // Started at once.
   // The pidfds of the replicas running now.
@@ -52,12 +52,12 @@ class LocalTrialRun : public TrialRun {
   };
 
   explicit LocalTrialRun(const TrialLaunch& launch);
-  absl::Status StartReplica(Replica& replica);
+  [[nodiscard]] absl::Status StartReplica(Replica& replica);
   // The replica's process was collected.
   static void Ended(Replica& replica);
   // Collects ended processes; an ended replica's exit goes to `exits` when
   // given. Forgets groups that are gone.
-  absl::Status Collect(std::vector<ReplicaExit>* exits);
+  [[nodiscard]] absl::Status Collect(std::vector<ReplicaExit>* exits);
   static bool HasLiveProcess(const Replica& replica);
   // Polls until no process of replica `only` (of every replica when -1) is
   // alive, then forgets its groups; false when `deadline` passes first.

@@ -94,16 +94,17 @@ HypertuneFileReader::HypertuneFileReader(std::filesystem::path path)
     : path_(std::move(path)) {}
 
 absl::StatusOr<std::vector<Measurement>> HypertuneFileReader::ReadNew() {
-  ASSIGN_OR_RETURN(std::optional<ReadableFile> file, ReadableFile::Open(path_));
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<ReadableFile> file,
+                          ReadableFile::Open(path_));
   if (!file) return std::vector<Measurement>();
   const uint64_t start =
       file->size() > kMaxBytesRead ? file->size() - kMaxBytesRead : 0;
   std::string text(file->size() - start, '\0');
   size_t length = 0;
   while (length < text.size()) {
-    ASSIGN_OR_RETURN(size_t n,
-                     file->ReadAt(start + length, text.data() + length,
-                                  text.size() - length));
+    HPTUNE_ASSIGN_OR_RETURN(size_t n,
+                            file->ReadAt(start + length, text.data() + length,
+                                         text.size() - length));
     if (n == 0) break;  // Truncated since it was opened.
     length += n;
   }

@@ -25,7 +25,8 @@ StdoutMetricReader::StdoutMetricReader(std::filesystem::path log_path,
     : path_(std::move(log_path)), metric_(std::move(metric)) {}
 
 absl::StatusOr<std::vector<Measurement>> StdoutMetricReader::ReadNew() {
-  ASSIGN_OR_RETURN(std::optional<ReadableFile> file, ReadableFile::Open(path_));
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<ReadableFile> file,
+                          ReadableFile::Open(path_));
   std::vector<Measurement> found;
   if (!file) return found;
   if (file->size() < offset_) {
@@ -44,7 +45,7 @@ absl::StatusOr<std::vector<Measurement>> StdoutMetricReader::ReadNew() {
   while (pos < file->size()) {
     const size_t want = static_cast<size_t>(
         std::min<uint64_t>(chunk.size(), file->size() - pos));
-    ASSIGN_OR_RETURN(size_t n, file->ReadAt(pos, chunk.data(), want));
+    HPTUNE_ASSIGN_OR_RETURN(size_t n, file->ReadAt(pos, chunk.data(), want));
     if (n == 0) break;
     std::string_view data(chunk.data(), n);
     while (!data.empty()) {

@@ -280,13 +280,13 @@ absl::Status SlurmLauncher::CheckFits(
 
 absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
     const std::vector<ReplicaRequest>& requests) {
-  RETURN_IF_ERROR(CheckFits(requests));
+  HPTUNE_RETURN_IF_ERROR(CheckFits(requests));
   int servers = 0;
   for (const ReplicaRequest& r : requests) {
     if (r.type != TaskType::kEvaluator) ++servers;
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
-                   PortReservation::Reserve(servers));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
+                          PortReservation::Reserve(servers));
   std::vector<ReplicaPlacement> replicas;
   int next_port = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -317,7 +317,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
   if (launch.replicas.empty()) {
     return absl::InvalidArgumentError("a trial launch without replicas");
   }
-  ASSIGN_OR_RETURN(JobSpec job, JobOfLaunch(launch, options_.catalogue));
+  HPTUNE_ASSIGN_OR_RETURN(JobSpec job, JobOfLaunch(launch, options_.catalogue));
 
   // One job component per distinct GPU count and type, in order of first use,
   // each with the most CPUs and memory any of its replicas needs: Slurm puts
@@ -356,13 +356,15 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
 
   const std::filesystem::path trial_dir =
       launch.replicas.front().log_path.parent_path();
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       std::filesystem::path dir,
       NewAttemptDir(std::filesystem::absolute(trial_dir) / "slurm"));
-  RETURN_IF_ERROR(WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
-  RETURN_IF_ERROR(WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
-  RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
-  RETURN_IF_ERROR(
+  HPTUNE_RETURN_IF_ERROR(
+      WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
+  HPTUNE_RETURN_IF_ERROR(
+      WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
+  HPTUNE_RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
+  HPTUNE_RETURN_IF_ERROR(
       WriteFile(dir / "components", absl::StrCat(components.size(), "\n")));
   std::error_code ec;
   const std::filesystem::path cwd = std::filesystem::current_path(ec);
@@ -378,13 +380,13 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
       env.push_back(absl::StrCat(key, "=", value));
     }
     const std::string prefix = absl::StrCat("r", k);
-    RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
+    HPTUNE_RETURN_IF_ERROR(
         WriteFile(dir / (prefix + ".argv"), NulJoined(replica.argv)));
-    RETURN_IF_ERROR(
+    HPTUNE_RETURN_IF_ERROR(
         WriteFile(dir / (prefix + ".log"),
                   std::filesystem::absolute(replica.log_path).string()));
-    RETURN_IF_ERROR(WriteFile(
+    HPTUNE_RETURN_IF_ERROR(WriteFile(
         dir / (prefix + ".cwd"),
         (replica.working_dir.empty() ? cwd : replica.working_dir).string()));
   }
@@ -451,7 +453,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
 absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Reattach(
     const TrialLaunch& launch) {
   const std::string name = JobName(launch.job_id, launch.trial);
-  ASSIGN_OR_RETURN(
+  HPTUNE_ASSIGN_OR_RETURN(
       std::string out,
       RunSlurm({"squeue", "-h", absl::StrCat("--name=", name), "-t",
                 "PENDING,CONFIGURING,RUNNING,SUSPENDED", "-o", "%i|%k"}));

@@ -36,7 +36,7 @@ class SlurmTrialRun : public TrialRun {
   absl::StatusOr<std::vector<ReplicaExit>> Poll() override;
   // A new srun step for the replica in the same allocation; FailedPrecondition
   // while it runs or once the Slurm job has ended.
-  absl::Status Restart(int replica) override;
+  [[nodiscard]] absl::Status Restart(int replica) override;
   bool IsRunning(int replica) const override;
   // Until the batch script has placed the replicas (it writes `hosts` as it
   // starts), unless the job ended or was terminated first.

@@ -112,7 +112,7 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
     TrialLaunch launch = MakeLaunch(1, placement);
     JobSpec held = job_;
     held.slurm.options = {testing_slurm::kHoldOption};
-    RETURN_IF_ERROR(launcher_->BeginJob(held));
+    HPTUNE_RETURN_IF_ERROR(launcher_->BeginJob(held));
     return launcher_->Start(launch);
   }
 
