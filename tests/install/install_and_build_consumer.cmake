@@ -1,5 +1,5 @@
 # Installs the hptune build tree into a fresh prefix, builds the consumer
-# project against it with find_package(hptune), and runs it.
+# project against it with find_package(hptune), and runs it on a SQLite file.
 # Inputs: HPTUNE_BUILD_DIR, CONSUMER_SOURCE_DIR, WORK_DIR, GENERATOR, SANITIZE.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
@@ -22,4 +22,4 @@ endif()
 run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
          -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} ${extra})
 run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run_step(${WORK_DIR}/build/consumer)
+run_step(${WORK_DIR}/build/consumer ${WORK_DIR}/consumer.db)
