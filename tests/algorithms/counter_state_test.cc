@@ -3,15 +3,18 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
+
+using ::hptune_testing::StatusHasCode;
 
 TEST(CounterStateTest, RoundTrips) {
   std::string state = FormatCounterState("grid", "cursor", 12);
   EXPECT_EQ(state, "grid:cursor=12");
   auto value = ParseCounterState("grid", "cursor", state);
-  ASSERT_TRUE(value.ok());
+  ASSERT_OK(value);
   EXPECT_EQ(*value, 12u);
   EXPECT_EQ(*ParseCounterState("random", "draws",
                                FormatCounterState("random", "draws", ~0ull)),
@@ -20,7 +23,7 @@ TEST(CounterStateTest, RoundTrips) {
 
 TEST(CounterStateTest, EmptyMeansAFreshDesigner) {
   auto value = ParseCounterState("halton", "index", "");
-  ASSERT_TRUE(value.ok());
+  ASSERT_OK(value);
   EXPECT_EQ(*value, 0u);
 }
 
@@ -30,7 +33,7 @@ TEST(CounterStateTest, RefusesAnotherDesignersOrMalformedState) {
         "grid:cursor=1x", "grid:cursor= 1", "grid:cursor=99999999999999999999",
         "grid"}) {
     auto value = ParseCounterState("grid", "cursor", state);
-    EXPECT_EQ(value.status().code(), absl::StatusCode::kInvalidArgument)
+    EXPECT_THAT(value, StatusHasCode(absl::StatusCode::kInvalidArgument))
         << state;
   }
   EXPECT_EQ(std::string(ParseCounterState("grid", "cursor", "random:draws=3")

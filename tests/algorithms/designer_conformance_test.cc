@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "hptune/algorithms/registry.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -29,6 +30,7 @@ using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 using ::hptune::algorithms::testing::TrialAt;
+using ::hptune_testing::StatusHasCode;
 
 // What a designer promises beyond the contract every designer keeps.
 struct Traits {
@@ -109,7 +111,7 @@ class DesignerConformanceTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Designer> Make(const SearchSpace& space,
                                  uint64_t seed) const {
     auto designer = registry_.Create(Spec(space), seed);
-    EXPECT_TRUE(designer.ok()) << designer.status();
+    EXPECT_OK(designer);
     return designer.ok() ? *std::move(designer) : nullptr;
   }
 
@@ -128,12 +130,12 @@ class DesignerConformanceTest : public ::testing::TestWithParam<std::string> {
       if (designer == nullptr) {
         fresh = Make(space, seed);
         if (fresh == nullptr) return all;
-        EXPECT_TRUE(fresh->RestoreState(state).ok()) << state;
+        EXPECT_OK(fresh->RestoreState(state)) << state;
         designer = fresh.get();
       }
-      EXPECT_TRUE(designer->Update(completed, {}).ok());
+      EXPECT_OK(designer->Update(completed, {}));
       auto suggestions = designer->Suggest(batch);
-      EXPECT_TRUE(suggestions.ok()) << suggestions.status();
+      EXPECT_OK(suggestions);
       if (!suggestions.ok() || suggestions->empty()) break;
       state = designer->SaveState();
       if (reuse && kept == nullptr) kept = std::move(fresh);
@@ -164,12 +166,12 @@ TEST_P(DesignerConformanceTest, SuggestionsAreInTheSpaceWithTheirTypes) {
   std::vector<Suggestion> all = Drive(space, 1, 25, 1);
   ASSERT_FALSE(all.empty());
   for (const Suggestion& s : all) {
-    EXPECT_TRUE(space.CheckAssignment(s.parameters).ok())
+    EXPECT_OK(space.CheckAssignment(s.parameters))
         << s.origin << ": " << space.CheckAssignment(s.parameters);
     EXPECT_FALSE(s.origin.empty());
   }
   for (const Suggestion& s : Drive(space, 2, 6, 4)) {
-    EXPECT_TRUE(space.CheckAssignment(s.parameters).ok()) << s.origin;
+    EXPECT_OK(space.CheckAssignment(s.parameters)) << s.origin;
   }
   if (!traits().model_origin.empty()) {
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Suggestion& s) {
@@ -199,7 +201,7 @@ TEST_P(DesignerConformanceTest, LogScalesSpreadOverTheDecades) {
 TEST_P(DesignerConformanceTest, NeverRepeatsCompletedOrPendingTrials) {
   const SearchSpace space = FiniteSpace();
   auto grid = FiniteGrid::Create(space);
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   // Ten ended trials in every terminal state, five pending ones.
   std::vector<Trial> completed, active;
   const TrialState ended[] = {TrialState::kSucceeded, TrialState::kInfeasible,
@@ -221,9 +223,9 @@ TEST_P(DesignerConformanceTest, NeverRepeatsCompletedOrPendingTrials) {
     active.push_back(std::move(t));
   }
   auto designer = Make(space, 4);
-  ASSERT_TRUE(designer->Update(completed, active).ok());
+  ASSERT_OK(designer->Update(completed, active));
   auto suggestions = designer->Suggest(10);
-  ASSERT_TRUE(suggestions.ok()) << suggestions.status();
+  ASSERT_OK(suggestions);
   EXPECT_EQ(suggestions->size(), 10u);
   AssignmentSet used = AssignmentSet::FromTrials(completed, active);
   for (const Suggestion& s : *suggestions) {
@@ -262,8 +264,8 @@ TEST_P(DesignerConformanceTest, BatchesHoldDistinctPointsAndCountsAreChecked) {
   const SearchSpace space = Space();
   auto designer = Make(space, 9);
   EXPECT_TRUE(designer->Suggest(0)->empty());
-  EXPECT_EQ(designer->Suggest(-1).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(designer->Suggest(-1),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
   // Batches of 5 before and after the history has results.
   for (const std::vector<Suggestion>& batch :
        {*Make(space, 9)->Suggest(5), Drive(space, 9, 5, 5)}) {
@@ -288,10 +290,10 @@ TEST_P(DesignerConformanceTest, ARestoredDesignerContinuesAsTheSameObject) {
 
 TEST_P(DesignerConformanceTest, RestoreRefusesForeignStateAndAcceptsNone) {
   auto designer = Make(Space(), 1);
-  EXPECT_EQ(designer->RestoreState("no designer saved this").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(designer->RestoreState("no designer saved this"),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
   auto fresh = Make(Space(), 1);
-  EXPECT_TRUE(fresh->RestoreState("").ok());
+  EXPECT_OK(fresh->RestoreState(""));
   EXPECT_EQ(Key(fresh->Suggest(1)->at(0).parameters),
             Key(Make(Space(), 1)->Suggest(1)->at(0).parameters));
 }

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -14,13 +15,14 @@ using ::hptune::algorithms::testing::CategoricalParam;
 using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
+using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(FiniteGridTest, EnumeratesInOdometerOrderLastParameterFastest) {
   auto grid = FiniteGrid::Create(
       SearchSpace({IntegerParam("k", 1, 2), DiscreteParam("d", {0.5, 4}),
                    CategoricalParam("c", {"z", "a", "m"})}));
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   ASSERT_EQ(grid->size(), 12);
   std::vector<std::string> order;
   for (int64_t i = 0; i < grid->size(); ++i) {
@@ -38,7 +40,7 @@ TEST(FiniteGridTest, EnumeratesInOdometerOrderLastParameterFastest) {
 TEST(FiniteGridTest, ValuesHaveTheParameterTypesKind) {
   auto grid = FiniteGrid::Create(
       SearchSpace({IntegerParam("k", -3, -3), DiscreteParam("d", {2})}));
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   ParameterAssignment point = grid->At(0);
   EXPECT_EQ(point.at("k"), ParameterValue::Integer(-3));
   EXPECT_EQ(point.at("d"), ParameterValue::Double(2));
@@ -46,7 +48,7 @@ TEST(FiniteGridTest, ValuesHaveTheParameterTypesKind) {
 
 TEST(FiniteGridTest, EmptySpaceHasOnePoint) {
   auto grid = FiniteGrid::Create(SearchSpace());
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   EXPECT_EQ(grid->size(), 1);
   EXPECT_TRUE(grid->At(0).empty());
 }
@@ -54,9 +56,10 @@ TEST(FiniteGridTest, EmptySpaceHasOnePoint) {
 TEST(FiniteGridTest, RejectsDoubleNamingIt) {
   auto grid = FiniteGrid::Create(
       SearchSpace({IntegerParam("k", 1, 2), DoubleParam("lr", 0, 1)}));
-  EXPECT_EQ(grid.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(grid.status().message()),
-            "parameter \"lr\" is DOUBLE: a continuous range has no grid");
+  EXPECT_THAT(
+      grid,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "parameter \"lr\" is DOUBLE: a continuous range has no grid"));
 }
 
 TEST(FiniteGridTest, RejectsAGridWhoseSizeOverflowsInt64) {
@@ -65,15 +68,16 @@ TEST(FiniteGridTest, RejectsAGridWhoseSizeOverflowsInt64) {
   auto grid = FiniteGrid::Create(
       SearchSpace({IntegerParam("a", 0, top), IntegerParam("b", 0, top),
                    IntegerParam("c", 0, top)}));
-  EXPECT_EQ(grid.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(grid.status().message()),
-              HasSubstr("the grid has more than 9223372036854775807 points "
-                        "and cannot be enumerated (\"a\": 4194305 values, "
-                        "\"b\": 4194305 values, \"c\": 4194305 values)"));
+  EXPECT_THAT(
+      grid,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("the grid has more than 9223372036854775807 points "
+                         "and cannot be enumerated (\"a\": 4194305 values, "
+                         "\"b\": 4194305 values, \"c\": 4194305 values)")));
   // Two of them fit.
   auto fits = FiniteGrid::Create(
       SearchSpace({IntegerParam("a", 0, top), IntegerParam("b", 0, top)}));
-  ASSERT_TRUE(fits.ok());
+  ASSERT_OK(fits);
   EXPECT_EQ(fits->size(), (top + 1) * (top + 1));
   EXPECT_EQ(fits->At(fits->size() - 1).at("b"), ParameterValue::Integer(top));
 }

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -16,6 +17,8 @@ using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 using ::hptune::algorithms::testing::TrialAt;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -42,7 +45,7 @@ std::vector<std::string> Describe(const std::vector<Suggestion>& suggestions) {
 
 std::unique_ptr<GridDesigner> MakeGrid(const SearchSpace& space) {
   auto designer = GridDesigner::Create(space);
-  EXPECT_TRUE(designer.ok()) << designer.status().message();
+  EXPECT_OK(designer);
   return designer.ok() ? *std::move(designer) : nullptr;
 }
 
@@ -51,12 +54,12 @@ TEST(GridDesignerTest, TwoByThreeGivesSixInOdometerOrderThenNone) {
   ASSERT_NE(grid, nullptr);
   EXPECT_EQ(grid->size(), 6);
   auto first = grid->Suggest(10);
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   EXPECT_THAT(Describe(*first),
               ElementsAre("grid[0] 1/x", "grid[1] 1/y", "grid[2] 1/z",
                           "grid[3] 2/x", "grid[4] 2/y", "grid[5] 2/z"));
   auto after = grid->Suggest(10);
-  ASSERT_TRUE(after.ok());
+  ASSERT_OK(after);
   EXPECT_TRUE(after->empty());
 }
 
@@ -94,7 +97,7 @@ TEST(GridDesignerTest, RestoredDesignerContinuesAtTheCursor) {
 
   auto restored = MakeGrid(TwoByThree());
   ASSERT_NE(restored, nullptr);
-  ASSERT_TRUE(restored->RestoreState(state).ok());
+  ASSERT_OK(restored->RestoreState(state));
   EXPECT_THAT(
       Describe(*restored->Suggest(10)),
       ElementsAre("grid[2] 1/z", "grid[3] 2/x", "grid[4] 2/y", "grid[5] 2/z"));
@@ -105,9 +108,8 @@ TEST(GridDesignerTest, SkipsPointsHeldByCompletedOrPendingTrials) {
   auto grid = MakeGrid(TwoByThree());
   ASSERT_NE(grid, nullptr);
   // A user created (1, y); (2, x) is still running.
-  ASSERT_TRUE(grid->Update({TrialAt(Point(1, "y"))},
-                           {TrialAt(Point(2, "x"), TrialState::kActive)})
-                  .ok());
+  ASSERT_OK(grid->Update({TrialAt(Point(1, "y"))},
+                         {TrialAt(Point(2, "x"), TrialState::kActive)}));
   EXPECT_THAT(
       Describe(*grid->Suggest(10)),
       ElementsAre("grid[0] 1/x", "grid[2] 1/z", "grid[4] 2/y", "grid[5] 2/z"));
@@ -116,7 +118,7 @@ TEST(GridDesignerTest, SkipsPointsHeldByCompletedOrPendingTrials) {
 TEST(GridDesignerTest, ASkippedPointDoesNotCountTowardsTheBatch) {
   auto grid = MakeGrid(TwoByThree());
   ASSERT_NE(grid, nullptr);
-  ASSERT_TRUE(grid->Update({TrialAt(Point(1, "x"))}, {}).ok());
+  ASSERT_OK(grid->Update({TrialAt(Point(1, "x"))}, {}));
   EXPECT_THAT(Describe(*grid->Suggest(2)),
               ElementsAre("grid[1] 1/y", "grid[2] 1/z"));
   EXPECT_EQ(grid->SaveState(), "grid:cursor=3");
@@ -125,45 +127,48 @@ TEST(GridDesignerTest, ASkippedPointDoesNotCountTowardsTheBatch) {
 TEST(GridDesignerTest, RejectsDoubleParameterNamingIt) {
   auto grid = GridDesigner::Create(
       SearchSpace({IntegerParam("k", 1, 3), DoubleParam("lr", 1e-4, 1e-1)}));
-  EXPECT_EQ(grid.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(grid.status().message()),
-            "GRID_SEARCH needs INTEGER, DISCRETE and CATEGORICAL parameters "
-            "only: parameter \"lr\" is DOUBLE; make it DISCRETE with the "
-            "values to try");
+  EXPECT_THAT(
+      grid,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "GRID_SEARCH needs INTEGER, DISCRETE and CATEGORICAL parameters "
+               "only: parameter \"lr\" is DOUBLE; make it DISCRETE with the "
+               "values to try"));
 }
 
 TEST(GridDesignerTest, RejectsAGridTooLargeToCount) {
   const int64_t top = int64_t{1} << 40;
   auto grid = GridDesigner::Create(
       SearchSpace({IntegerParam("a", 0, top), IntegerParam("b", 0, top)}));
-  EXPECT_EQ(grid.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(grid.status().message()),
-              HasSubstr("GRID_SEARCH: the grid has more than "
-                        "9223372036854775807 points and cannot be enumerated "
-                        "(\"a\": 1099511627777 values, \"b\": 1099511627777 "
-                        "values)"));
+  EXPECT_THAT(
+      grid,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("GRID_SEARCH: the grid has more than "
+                         "9223372036854775807 points and cannot be enumerated "
+                         "(\"a\": 1099511627777 values, \"b\": 1099511627777 "
+                         "values)")));
 }
 
 TEST(GridDesignerTest, RestoreRefusesForeignOrOutOfRangeState) {
   auto grid = MakeGrid(TwoByThree());
   ASSERT_NE(grid, nullptr);
   absl::Status beyond = grid->RestoreState("grid:cursor=7");
-  EXPECT_EQ(beyond.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(beyond.message()),
-            "grid designer: cannot restore cursor 7: the grid has only 6 "
-            "combinations");
-  EXPECT_EQ(grid->RestoreState("halton:index=1").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      beyond,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "grid designer: cannot restore cursor 7: the grid has only 6 "
+               "combinations"));
+  EXPECT_THAT(grid->RestoreState("halton:index=1"),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
   // The end is a valid cursor: an exhausted grid.
-  ASSERT_TRUE(grid->RestoreState("grid:cursor=6").ok());
+  ASSERT_OK(grid->RestoreState("grid:cursor=6"));
   EXPECT_TRUE(grid->Suggest(1)->empty());
 }
 
 TEST(GridDesignerTest, NegativeCountIsAnError) {
   auto grid = MakeGrid(TwoByThree());
   ASSERT_NE(grid, nullptr);
-  EXPECT_EQ(grid->Suggest(-1).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(grid->Suggest(-1),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(GridDesignerTest, SuggestionsAreFeasible) {
@@ -175,7 +180,7 @@ TEST(GridDesignerTest, SuggestionsAreFeasible) {
   auto all = grid->Suggest(100);
   ASSERT_EQ(all->size(), 16u);
   for (const auto& s : *all) {
-    EXPECT_TRUE(space.CheckAssignment(s.parameters).ok()) << s.origin;
+    EXPECT_OK(space.CheckAssignment(s.parameters)) << s.origin;
   }
 }
 

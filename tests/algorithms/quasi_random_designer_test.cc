@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "tests/algorithms/star_discrepancy.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -21,12 +22,13 @@ using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 using ::hptune::algorithms::testing::StarDiscrepancy2d;
 using ::hptune::algorithms::testing::TrialAt;
+using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
 std::unique_ptr<SamplingDesigner> MakeHalton(const SearchSpace& space,
                                              uint64_t seed) {
   auto designer = CreateQuasiRandomDesigner(space, seed);
-  EXPECT_TRUE(designer.ok()) << designer.status().message();
+  EXPECT_OK(designer);
   return designer.ok() ? *std::move(designer) : nullptr;
 }
 
@@ -130,7 +132,7 @@ TEST(QuasiRandomDesignerTest, RestoredDesignerContinuesTheSequence) {
   EXPECT_EQ(state, "halton:index=4");
 
   auto restored = MakeHalton(MixedSpace(), 9);
-  ASSERT_TRUE(restored->RestoreState(state).ok());
+  ASSERT_OK(restored->RestoreState(state));
   auto tail = *restored->Suggest(6);
   EXPECT_EQ(tail[0].origin, "halton[4]");
   auto tail_points = Points(tail);
@@ -143,7 +145,7 @@ TEST(QuasiRandomDesignerTest, SuggestionsAreFeasible) {
   auto designer = MakeHalton(space, 4);
   const std::vector<Suggestion> suggestions = *designer->Suggest(500);
   for (const auto& s : suggestions) {
-    ASSERT_TRUE(space.CheckAssignment(s.parameters).ok()) << s.origin;
+    ASSERT_OK(space.CheckAssignment(s.parameters)) << s.origin;
   }
 }
 
@@ -160,23 +162,24 @@ TEST(QuasiRandomDesignerTest, TinySpaceGivesEachPointOnceThenIsExhausted) {
   ASSERT_EQ(pending.size(), 1u);
   std::vector<Trial> active = {
       TrialAt(pending[0].parameters, TrialState::kActive)};
-  ASSERT_TRUE(designer->Update(completed, active).ok());
+  ASSERT_OK(designer->Update(completed, active));
   auto last = *designer->Suggest(5);
   ASSERT_EQ(last.size(), 1u);
   AssignmentSet seen = AssignmentSet::FromTrials(completed, active);
   EXPECT_TRUE(seen.Insert(last[0].parameters));
   completed.push_back(TrialAt(last[0].parameters));
-  ASSERT_TRUE(designer->Update(completed, active).ok());
+  ASSERT_OK(designer->Update(completed, active));
   EXPECT_TRUE(designer->Suggest(5)->empty());
 }
 
 TEST(QuasiRandomDesignerTest, RestoreRefusesAnotherDesignersState) {
   auto designer = MakeHalton(MixedSpace(), 1);
   absl::Status status = designer->RestoreState("random:draws=3");
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(status.message()),
-            "halton designer: cannot restore state \"random:draws=3\": "
-            "expected \"halton:index=<count>\"");
+  EXPECT_THAT(
+      status,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "halton designer: cannot restore state \"random:draws=3\": "
+               "expected \"halton:index=<count>\""));
 }
 
 TEST(QuasiRandomDesignerTest, TooManyParametersIsAClearError) {
@@ -185,10 +188,10 @@ TEST(QuasiRandomDesignerTest, TooManyParametersIsAClearError) {
     specs.push_back(DoubleParam("p" + std::to_string(i), 0, 1));
   }
   auto designer = CreateQuasiRandomDesigner(SearchSpace(specs), 1);
-  EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(designer.status().message()),
-              HasSubstr("QUASI_RANDOM_SEARCH supports at most 1000 "
-                        "parameters, got 1001"));
+  EXPECT_THAT(designer,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("QUASI_RANDOM_SEARCH supports at most 1000 "
+                                 "parameters, got 1001")));
 }
 
 }  // namespace

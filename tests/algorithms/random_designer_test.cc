@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -21,6 +22,8 @@ using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 using ::hptune::algorithms::testing::TrialAt;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 
 constexpr int kDraws = 10000;
 
@@ -45,7 +48,7 @@ SearchSpace StatisticsSpace() {
 std::unique_ptr<SamplingDesigner> MakeRandom(const SearchSpace& space,
                                              uint64_t seed) {
   auto designer = CreateRandomDesigner(space, seed);
-  EXPECT_TRUE(designer.ok()) << designer.status().message();
+  EXPECT_OK(designer);
   return designer.ok() ? *std::move(designer) : nullptr;
 }
 
@@ -78,7 +81,7 @@ class RandomDesignerStatisticsTest : public ::testing::Test {
     auto designer = MakeRandom(StatisticsSpace(), 20261121);
     ASSERT_NE(designer, nullptr);
     auto suggestions = designer->Suggest(kDraws);
-    ASSERT_TRUE(suggestions.ok());
+    ASSERT_OK(suggestions);
     ASSERT_EQ(suggestions->size(), static_cast<size_t>(kDraws));
     suggestions_ = *std::move(suggestions);
   }
@@ -164,7 +167,7 @@ TEST_F(RandomDesignerStatisticsTest, CategoricalValuesAreEquallyLikely) {
 TEST_F(RandomDesignerStatisticsTest, EverySuggestionIsFeasible) {
   SearchSpace space = StatisticsSpace();
   for (const auto& s : suggestions_) {
-    ASSERT_TRUE(space.CheckAssignment(s.parameters).ok()) << s.origin;
+    ASSERT_OK(space.CheckAssignment(s.parameters)) << s.origin;
   }
 }
 
@@ -202,7 +205,7 @@ TEST(RandomDesignerTest, RestoredDesignerContinuesTheSameStream) {
   std::string state = first->SaveState();
 
   auto restored = MakeRandom(StatisticsSpace(), 77);
-  ASSERT_TRUE(restored->RestoreState(state).ok());
+  ASSERT_OK(restored->RestoreState(state));
   auto tail = Points(*restored->Suggest(7));
 
   head.insert(head.end(), tail.begin(), tail.end());
@@ -212,24 +215,25 @@ TEST(RandomDesignerTest, RestoredDesignerContinuesTheSameStream) {
 TEST(RandomDesignerTest, RestoreRefusesAnotherDesignersState) {
   auto designer = MakeRandom(StatisticsSpace(), 1);
   absl::Status status = designer->RestoreState("grid:cursor=3");
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(status.message()),
-            "random designer: cannot restore state \"grid:cursor=3\": "
-            "expected \"random:draws=<count>\"");
-  EXPECT_TRUE(designer->RestoreState("").ok());
+  EXPECT_THAT(
+      status,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "random designer: cannot restore state \"grid:cursor=3\": "
+               "expected \"random:draws=<count>\""));
+  EXPECT_OK(designer->RestoreState(""));
   EXPECT_EQ(designer->SaveState(), "random:draws=0");
 }
 
 TEST(RandomDesignerTest, NegativeCountIsAnError) {
   auto designer = MakeRandom(StatisticsSpace(), 1);
-  EXPECT_EQ(designer->Suggest(-3).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(designer->Suggest(-3),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(RandomDesignerTest, InvalidSpaceIsRefused) {
   auto designer = CreateRandomDesigner(
       SearchSpace({DoubleParam("lr", 0, 1, ScaleType::kLog)}), 1);
-  EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(designer, StatusHasCode(absl::StatusCode::kInvalidArgument));
 }
 
 // a in {1, 2} x b in {x, y, z}.
@@ -246,23 +250,23 @@ TEST(RandomDesignerTest, TinySpaceGivesEachPointOnceThenIsExhausted) {
   std::vector<Trial> completed;
   for (const auto& s : suggestions) {
     EXPECT_TRUE(distinct.Insert(s.parameters));
-    EXPECT_TRUE(TwoByThree().CheckAssignment(s.parameters).ok());
+    EXPECT_OK(TwoByThree().CheckAssignment(s.parameters));
     completed.push_back(TrialAt(s.parameters));
   }
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(designer->Update(completed, {}));
   EXPECT_TRUE(designer->Suggest(1)->empty());
 }
 
 TEST(RandomDesignerTest, NeverRepeatsCompletedOrPendingPointsOfAFiniteSpace) {
   auto grid = FiniteGrid::Create(TwoByThree());
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   std::vector<Trial> completed = {TrialAt(grid->At(0)), TrialAt(grid->At(4))};
   std::vector<Trial> active = {TrialAt(grid->At(2), TrialState::kActive),
                                TrialAt(grid->At(5), TrialState::kRequested)};
   AssignmentSet used = AssignmentSet::FromTrials(completed, active);
   for (uint64_t seed = 0; seed < 20; ++seed) {
     auto designer = MakeRandom(TwoByThree(), seed);
-    ASSERT_TRUE(designer->Update(completed, active).ok());
+    ASSERT_OK(designer->Update(completed, active));
     auto suggestions = *designer->Suggest(5);
     ASSERT_EQ(suggestions.size(), 2u) << "seed " << seed;
     EXPECT_FALSE(used.Contains(suggestions[0].parameters));
@@ -276,14 +280,14 @@ TEST(RandomDesignerTest, NoDuplicatesInALargerFiniteSpaceNearlyFull) {
   SearchSpace space({IntegerParam("k", 1, 20),
                      DiscreteParam("d", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})});
   auto grid = FiniteGrid::Create(space);
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   std::vector<Trial> completed;
   for (int64_t i = 0; i < grid->size(); ++i) {
     if (i % 20 != 7) completed.push_back(TrialAt(grid->At(i)));
   }
   ASSERT_EQ(completed.size(), 190u);
   auto designer = MakeRandom(space, 11);
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(designer->Update(completed, {}));
   auto suggestions = *designer->Suggest(50);
   ASSERT_EQ(suggestions.size(), 10u);
   AssignmentSet seen = AssignmentSet::FromTrials(completed, {});
@@ -299,7 +303,7 @@ TEST(RandomDesignerTest, ContinuousSpaceSuggestionsDoNotRepeatHistory) {
   // A fresh designer with the same seed would draw the same points: the
   // history makes it skip them.
   auto again = MakeRandom(space, 8);
-  ASSERT_TRUE(again->Update(completed, {}).ok());
+  ASSERT_OK(again->Update(completed, {}));
   auto next = *again->Suggest(50);
   ASSERT_EQ(next.size(), 50u);
   AssignmentSet used = AssignmentSet::FromTrials(completed, {});

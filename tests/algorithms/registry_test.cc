@@ -8,6 +8,7 @@
 #include "algorithms/sampling/sampling_designer.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -15,6 +16,8 @@ namespace {
 using ::hptune::algorithms::testing::CategoricalParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 
 StudySpec Study(Algorithm algorithm, SearchSpace space) {
   StudySpec spec;
@@ -30,18 +33,18 @@ SearchSpace FiniteSpace() {
 
 TEST(RegistryTest, EachAlgorithmGetsItsDesigner) {
   auto grid = CreateDesigner(Study(Algorithm::kGridSearch, FiniteSpace()), 1);
-  ASSERT_TRUE(grid.ok());
+  ASSERT_OK(grid);
   EXPECT_NE(dynamic_cast<GridDesigner*>(grid->get()), nullptr);
 
   auto random =
       CreateDesigner(Study(Algorithm::kRandomSearch, FiniteSpace()), 1);
-  ASSERT_TRUE(random.ok());
+  ASSERT_OK(random);
   EXPECT_NE(dynamic_cast<SamplingDesigner*>(random->get()), nullptr);
   EXPECT_EQ((*random)->SaveState(), "random:draws=0");
 
   auto halton =
       CreateDesigner(Study(Algorithm::kQuasiRandomSearch, FiniteSpace()), 1);
-  ASSERT_TRUE(halton.ok());
+  ASSERT_OK(halton);
   EXPECT_NE(dynamic_cast<SamplingDesigner*>(halton->get()), nullptr);
   EXPECT_EQ((*halton)->SaveState(), "halton:index=0");
 }
@@ -49,7 +52,7 @@ TEST(RegistryTest, EachAlgorithmGetsItsDesigner) {
 TEST(RegistryTest, UnspecifiedIsGaussianProcessBayesianOptimisation) {
   auto designer =
       CreateDesigner(Study(Algorithm::kUnspecified, FiniteSpace()), 1);
-  ASSERT_TRUE(designer.ok());
+  ASSERT_OK(designer);
   EXPECT_NE(dynamic_cast<gp::GpDesigner*>(designer->get()), nullptr);
 }
 
@@ -58,8 +61,8 @@ TEST(RegistryTest, UnspecifiedContinuesAStudyBegunUnderQuasiRandomSearch) {
   // states; they must keep working.
   auto designer =
       CreateDesigner(Study(Algorithm::kUnspecified, FiniteSpace()), 1);
-  ASSERT_TRUE(designer.ok());
-  EXPECT_TRUE((*designer)->RestoreState("halton:index=3").ok());
+  ASSERT_OK(designer);
+  EXPECT_OK((*designer)->RestoreState("halton:index=3"));
   EXPECT_NE((*designer)->SaveState().find("halton=3"), std::string::npos);
 }
 
@@ -68,7 +71,7 @@ TEST(RegistryTest, GridSearchWithADoubleNamesTheParameter) {
       Study(Algorithm::kGridSearch,
             SearchSpace({IntegerParam("k", 1, 3), DoubleParam("lr", 0, 1)})),
       1);
-  EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(designer, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(std::string(designer.status().message())
                 .find("parameter \"lr\" is DOUBLE"),
             std::string::npos);
@@ -90,11 +93,12 @@ TEST(RegistryTest, InvalidSpaceIsRefusedForEveryAlgorithm) {
        {Algorithm::kUnspecified, Algorithm::kGridSearch,
         Algorithm::kRandomSearch, Algorithm::kQuasiRandomSearch}) {
     auto designer = CreateDesigner(Study(algorithm, bad), 1);
-    EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument)
+    EXPECT_THAT(
+        designer,
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 "parameter \"k\": UNIT_LOG_SCALE needs a strictly positive "
+                 "range, got minimum 0"))
         << ToString(algorithm);
-    EXPECT_EQ(std::string(designer.status().message()),
-              "parameter \"k\": UNIT_LOG_SCALE needs a strictly positive "
-              "range, got minimum 0");
   }
 }
 
@@ -115,7 +119,7 @@ TEST(RegistryTest, RegisterRefusesAnEmptyNameAnEmptyFactoryAndATakenName) {
   EXPECT_TRUE(absl::IsInvalidArgument(registry.Register("", grid)));
   EXPECT_TRUE(absl::IsInvalidArgument(registry.Register("MINE", nullptr)));
   EXPECT_TRUE(absl::IsAlreadyExists(registry.Register("GRID_SEARCH", grid)));
-  EXPECT_TRUE(registry.Register("MINE", grid).ok());
+  EXPECT_OK(registry.Register("MINE", grid));
   EXPECT_TRUE(registry.Contains("MINE"));
   EXPECT_FALSE(registry.Contains("mine"));
 }
@@ -123,21 +127,19 @@ TEST(RegistryTest, RegisterRefusesAnEmptyNameAnEmptyFactoryAndATakenName) {
 TEST(RegistryTest, ACustomAlgorithmIsLookedUpByItsName) {
   DesignerRegistry registry;
   uint64_t seen_seed = 0;
-  ASSERT_TRUE(registry
-                  .Register("MINE",
-                            [&](const StudySpec& spec, uint64_t seed) {
-                              seen_seed = seed;
-                              StudySpec random = spec;
-                              random.custom_algorithm.clear();
-                              random.algorithm = Algorithm::kRandomSearch;
-                              return CreateDesigner(random, seed);
-                            })
-                  .ok());
+  ASSERT_OK(
+      registry.Register("MINE", [&](const StudySpec& spec, uint64_t seed) {
+        seen_seed = seed;
+        StudySpec random = spec;
+        random.custom_algorithm.clear();
+        random.algorithm = Algorithm::kRandomSearch;
+        return CreateDesigner(random, seed);
+      }));
   StudySpec spec = Study(Algorithm::kUnspecified, FiniteSpace());
   spec.custom_algorithm = "MINE";
   EXPECT_EQ(DesignerName(spec), "MINE");
   auto designer = registry.Create(spec, 9);
-  ASSERT_TRUE(designer.ok()) << designer.status();
+  ASSERT_OK(designer);
   EXPECT_EQ(seen_seed, 9u);
 
   spec.custom_algorithm.clear();

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -16,6 +17,7 @@ using ::hptune::algorithms::testing::CategoricalParam;
 using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
+using ::hptune_testing::StatusHasCode;
 using ::testing::HasSubstr;
 
 constexpr ScaleType kAllScales[] = {ScaleType::kNone, ScaleType::kLinear,
@@ -27,7 +29,7 @@ std::string Message(const absl::Status& status) {
 
 double EncodeOk(const ParameterSpec& spec, const ParameterValue& value) {
   auto u = Encode(spec, value);
-  EXPECT_TRUE(u.ok()) << Message(u.status());
+  EXPECT_OK(u) << Message(u.status());
   return u.ok() ? *u : -1;
 }
 
@@ -264,7 +266,7 @@ TEST(UnitCubeTest, EncodeRejectsInfeasibleValuesNamingThem) {
   for (const auto& c : cases) {
     auto u = Encode(c.spec, c.value);
     ASSERT_FALSE(u.ok()) << c.message;
-    EXPECT_EQ(u.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(u, StatusHasCode(absl::StatusCode::kInvalidArgument));
     EXPECT_EQ(Message(u.status()), c.message);
   }
 }
@@ -297,7 +299,8 @@ TEST(UnitCubeTest, ValidateForEncodingExplainsEachProblem) {
   };
   for (const auto& c : cases) {
     absl::Status status = ValidateForEncoding(SearchSpace({c.spec}));
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.message;
+    EXPECT_THAT(status, StatusHasCode(absl::StatusCode::kInvalidArgument))
+        << c.message;
     EXPECT_EQ(Message(status), c.message);
   }
   ParameterSpec fractional = IntegerParam("k", 0, 4);
@@ -319,7 +322,7 @@ SearchSpace MixedSpace() {
 
 TEST(UnitCubeTest, WholeAssignmentsRoundTripAndDecodeToFeasiblePoints) {
   SearchSpace space = MixedSpace();
-  ASSERT_TRUE(ValidateForEncoding(space).ok());
+  ASSERT_OK(ValidateForEncoding(space));
   ParameterAssignment point = {
       {"lr", ParameterValue::Double(1e-5)},
       {"hidden", ParameterValue::Integer(123)},
@@ -328,22 +331,21 @@ TEST(UnitCubeTest, WholeAssignmentsRoundTripAndDecodeToFeasiblePoints) {
       {"momentum", ParameterValue::Double(0.99)},
   };
   auto u = EncodeAssignment(space, point);
-  ASSERT_TRUE(u.ok()) << Message(u.status());
+  ASSERT_OK(u) << Message(u.status());
   ASSERT_EQ(u->size(), 5u);
   EXPECT_EQ(DecodeAssignment(space, *u), point);
 
   for (double t : {0.0, 0.13, 0.5, 0.77, 0.999999, 1.0}) {
     std::vector<double> corner(5, t);
-    EXPECT_TRUE(space.CheckAssignment(DecodeAssignment(space, corner)).ok());
-    EXPECT_TRUE(
-        space.CheckAssignment(AssignmentFromUniform(space, corner)).ok());
+    EXPECT_OK(space.CheckAssignment(DecodeAssignment(space, corner)));
+    EXPECT_OK(space.CheckAssignment(AssignmentFromUniform(space, corner)));
   }
 }
 
 TEST(UnitCubeTest, EncodeAssignmentNamesAMissingParameter) {
   auto u =
       EncodeAssignment(MixedSpace(), {{"lr", ParameterValue::Double(1e-3)}});
-  EXPECT_EQ(u.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(u, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(Message(u.status()), "parameter \"hidden\" has no value");
 }
 

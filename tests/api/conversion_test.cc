@@ -8,10 +8,13 @@
 #include <string>
 
 #include "hptune/core/config.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::api {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -56,7 +59,7 @@ TEST(StudySpecConversionTest, RoundTripsEveryField) {
   ASSERT_EQ(spec.seed, 1152921504606846977u);  // Above 2^53.
   absl::StatusOr<StudySpec> back =
       StudySpecFromProto(StudySpecToProto(spec), "spec");
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(*back, spec);
 }
 
@@ -70,7 +73,7 @@ TEST(StudySpecConversionTest, ErrorsNameTheRequestField) {
   p->set_scale_type(v1::ParameterSpec::UNIT_LOG_SCALE);
   proto.set_max_trials(0);
   absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto, "spec");
-  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(spec, StatusHasCode(absl::StatusCode::kInvalidArgument));
   const std::string message(spec.status().message());
   EXPECT_NE(message.find("spec.maxTrials"), std::string::npos) << message;
   EXPECT_NE(message.find("spec.params[0]"), std::string::npos) << message;
@@ -85,7 +88,7 @@ TEST(StudySpecConversionTest, UnsetFieldsTakeTheDocumentedDefaults) {
   p->set_min_value(0);
   p->set_max_value(1);
   absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto, "spec");
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_OK(spec);
   EXPECT_EQ(spec->goal, Goal::kMaximize);
   EXPECT_EQ(spec->metric_tag, kDefaultMetricTag);
   EXPECT_EQ(spec->max_trials, 1);
@@ -102,7 +105,7 @@ TEST(TrainingInputConversionTest, GivesWhatTheConfigParserGives) {
   auto status = google::protobuf::util::JsonStringToMessage(json, &proto);
   ASSERT_TRUE(status.ok()) << status.ToString();
   absl::StatusOr<JobSpec> job = JobSpecFromProto(proto, "j1");
-  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_OK(job);
   EXPECT_EQ(*job, ParsedConfig());
 }
 
@@ -110,10 +113,10 @@ TEST(TrainingInputConversionTest, StoredJsonReadsBackToTheSameJob) {
   const JobSpec job = ParsedConfig();
   absl::StatusOr<v1::TrainingInput> proto =
       TrainingInputFromJson(TrainingInputToJson(job));
-  ASSERT_TRUE(proto.ok()) << proto.status();
+  ASSERT_OK(proto);
   EXPECT_EQ(proto->worker_count(), 2);
   absl::StatusOr<JobSpec> back = JobSpecFromProto(*proto, "j1");
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(*back, job);
 }
 
@@ -125,20 +128,20 @@ TEST(TrainingInputConversionTest, SchedulingLimitsAreTheConfigParsers) {
   proto.mutable_scheduling()->mutable_max_wait_time()->set_nanos(500'000'000);
   proto.mutable_scheduling()->set_priority(7);
   absl::StatusOr<JobSpec> job = JobSpecFromProto(proto, "j1");
-  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(job.status().message()),
-              AllOf(HasSubstr("trainingInput.scheduling.maxWaitTime: must be "
-                              "at least 1s, got \"0.500s\""),
-                    HasSubstr("trainingInput.scheduling.priority: is not "
-                              "supported")));
+  EXPECT_THAT(
+      job,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("trainingInput.scheduling.maxWaitTime: must be "
+                               "at least 1s, got \"0.500s\""),
+                     HasSubstr("trainingInput.scheduling.priority: is not "
+                               "supported"))));
   // Beyond google.protobuf.Duration's range protobuf cannot write it.
   proto.mutable_scheduling()->clear_priority();
   proto.mutable_scheduling()->mutable_max_wait_time()->set_seconds(
       400'000'000'000);
   job = JobSpecFromProto(proto, "j1");
-  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument)
-      << job.status();
-  EXPECT_THAT(std::string(job.status().message()), HasSubstr("trainingInput"));
+  EXPECT_THAT(job, StatusIs(absl::StatusCode::kInvalidArgument,
+                            HasSubstr("trainingInput")));
 }
 
 TEST(TrainingInputConversionTest, ErrorsComeFromTheConfigParser) {
@@ -146,7 +149,7 @@ TEST(TrainingInputConversionTest, ErrorsComeFromTheConfigParser) {
   proto.set_scale_tier(v1::TrainingInput::BASIC_TPU);
   proto.add_command("python3");
   absl::StatusOr<JobSpec> job = JobSpecFromProto(proto, "j1");
-  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(job.status().message().find("trainingInput.scaleTier: BASIC_TPU"),
             std::string::npos)
       << job.status().message();
@@ -158,7 +161,7 @@ TEST(SlurmOptionsConversionTest, RoundTripsAndErrorsNameTheField) {
   proto.set_time("2:00:00");
   proto.add_options("--qos=high");
   absl::StatusOr<SlurmJobOptions> slurm = SlurmOptionsFromProto(proto);
-  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  ASSERT_OK(slurm);
   EXPECT_EQ(*slurm, (SlurmJobOptions{.partition = "gpu",
                                      .time = "2:00:00",
                                      .options = {"--qos=high"}}));
@@ -168,12 +171,14 @@ TEST(SlurmOptionsConversionTest, RoundTripsAndErrorsNameTheField) {
   proto.set_account("two words");
   proto.add_options("--wrap=hostname");
   slurm = SlurmOptionsFromProto(proto);
-  EXPECT_EQ(slurm.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(slurm.status().message(),
-            "slurm.account: must be one word of printable characters, got "
-            "\"two words\"\n"
-            "slurm.options[1]: hptune sets --wrap itself for each trial; got "
-            "\"--wrap=hostname\"");
+  EXPECT_THAT(
+      slurm,
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "slurm.account: must be one word of printable characters, got "
+          "\"two words\"\n"
+          "slurm.options[1]: hptune sets --wrap itself for each trial; got "
+          "\"--wrap=hostname\""));
 }
 
 TEST(JobLabelsConversionTest, LabelsGoBothWaysAndErrorsNameTheLabel) {
@@ -181,7 +186,7 @@ TEST(JobLabelsConversionTest, LabelsGoBothWaysAndErrorsNameTheLabel) {
   proto["team"] = "vision";
   proto["draft"] = "";
   absl::StatusOr<JobLabels> labels = JobLabelsFromProto(proto);
-  ASSERT_TRUE(labels.ok()) << labels.status();
+  ASSERT_OK(labels);
   EXPECT_EQ(*labels, (JobLabels{{"team", "vision"}, {"draft", ""}}));
   const JobRecord job{.job_id = "j", .labels = *labels};
   const v1::Job out = JobToProto(job, nullptr, {}, false);
@@ -189,10 +194,11 @@ TEST(JobLabelsConversionTest, LabelsGoBothWaysAndErrorsNameTheLabel) {
 
   proto["owner"] = "Ana";
   labels = JobLabelsFromProto(proto);
-  EXPECT_EQ(labels.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(labels.status().message(),
-            "labels: value \"Ana\" of key \"owner\" must be at most 63 "
-            "characters of lowercase letters, digits, '_' and '-'");
+  EXPECT_THAT(
+      labels,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "labels: value \"Ana\" of key \"owner\" must be at most 63 "
+               "characters of lowercase letters, digits, '_' and '-'"));
 }
 
 TEST(ParametersFromProtoTest, CoercesNumbersToTheParameterType) {
@@ -203,7 +209,7 @@ TEST(ParametersFromProtoTest, CoercesNumbersToTheParameterType) {
   in["cell"].set_string_value("GRU");
   absl::StatusOr<ParameterAssignment> values =
       ParametersFromProto(in, spec.search_space, "trial.parameters");
-  ASSERT_TRUE(values.ok()) << values.status();
+  ASSERT_OK(values);
   EXPECT_EQ(values->at("hidden"), ParameterValue::Integer(64));
   EXPECT_EQ(values->at("layers"), ParameterValue::Double(2));
   EXPECT_EQ(values->at("cell"), ParameterValue::Categorical("GRU"));
@@ -234,13 +240,13 @@ TEST(MeasurementConversionTest, RejectsWhatMustNotReachADesigner) {
   m.set_step(-1);
   (*m.mutable_metrics())["loss"] = 0.5;
   absl::StatusOr<Measurement> bad = MeasurementFromProto(m, "measurement");
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(bad.status().message().rfind("measurement: ", 0), 0u)
       << bad.status().message();
   m.set_step(3);
   *m.mutable_time() = TimestampToProto(FromUnixMicros(1'700'000'000'123'456));
   absl::StatusOr<Measurement> good = MeasurementFromProto(m, "measurement");
-  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_OK(good);
   EXPECT_EQ(ToUnixMicros(good->time), 1'700'000'000'123'456);
   v1::Measurement out =
       MeasurementToProto(*good, FromUnixMicros(1'700'000'000'000'000));

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "src/cli/client/proto_convert.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -211,8 +212,7 @@ TEST(DescribeJobEventTest, JobAndTrialEventsReadAsOneLine) {
 
 TEST(ApplyJobsFilterTest, StatesAndPrefix) {
   v1::ListJobsRequest request;
-  ASSERT_TRUE(
-      ApplyJobsFilter("state=RUNNING,QUEUED  jobId=mnist*", request).ok());
+  ASSERT_OK(ApplyJobsFilter("state=RUNNING,QUEUED  jobId=mnist*", request));
   ASSERT_EQ(request.states_size(), 2);
   EXPECT_EQ(request.states(0), v1::Job::RUNNING);
   EXPECT_EQ(request.states(1), v1::Job::QUEUED);
@@ -234,9 +234,8 @@ TEST(ApplyJobsFilterTest, BadTermsNameTheFlagAndTerm) {
 
 TEST(ApplyJobsFilterTest, LabelsTakeAValueOrAnyValue) {
   v1::ListJobsRequest request;
-  ASSERT_TRUE(ApplyJobsFilter("labels.team=vision labels.owner=* labels.draft=",
-                              request)
-                  .ok());
+  ASSERT_OK(ApplyJobsFilter("labels.team=vision labels.owner=* labels.draft=",
+                            request));
   using Labels = std::map<std::string, std::string>;
   const Labels expected = {{"team", "vision"}, {"owner", "*"}, {"draft", ""}};
   EXPECT_EQ(Labels(request.labels().begin(), request.labels().end()), expected);
@@ -316,7 +315,7 @@ TEST(ProtoConvertTest, StudyFromProtoReadsTheSpecWithTheConfigParser) {
     }
   )pb");
   auto study = StudyFromProto(proto);
-  ASSERT_TRUE(study.ok()) << study.status();
+  ASSERT_OK(study);
   EXPECT_EQ(study->name, "s");
   EXPECT_EQ(study->state, StudyState::kCompleted);
   EXPECT_EQ(study->seed, 7u);

@@ -10,10 +10,12 @@
 #include "src/cli/backend_flags.h"
 #include "src/cli/client/proto_convert.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::cli::client {
 namespace {
 
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -51,7 +53,7 @@ class SubmitFlagsTest : public ::testing::Test {
     std::set<std::string> flags = SubmitOverrideFlags();
     flags.insert("config");
     auto parsed = ParseArgs(argv, flags, {});
-    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_OK(parsed);
     return *parsed;
   }
 
@@ -69,7 +71,7 @@ class SubmitFlagsTest : public ::testing::Test {
 TEST_F(SubmitFlagsTest, ConfigAloneKeepsItsValuesWithPathsMadeAbsolute) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission = Build({"--config", config});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   const JobSpec& job = submission->job;
   EXPECT_EQ(job.job_id, "job_1");
   EXPECT_EQ(job.module_name, "trainer.task");
@@ -89,7 +91,7 @@ TEST_F(SubmitFlagsTest, FlagsOverrideTheFileAndUserArgsAreAppended) {
        "--worker-count", "3", "--worker-machine-type", "n1-standard-8",
        "--master-accelerator", "type=NVIDIA_TESLA_T4,count=2", "--package-path",
        "pkg", "--job-dir", "/data/j", "--", "--epochs=2"});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   const JobSpec& job = submission->job;
   EXPECT_EQ(job.study->max_trials, 4);
   EXPECT_EQ(job.study->max_parallel_trials, 2);
@@ -107,7 +109,7 @@ TEST_F(SubmitFlagsTest, CommandReplacesTheFilesPythonModule) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission =
       Build({"--config", config, "--command", "/usr/bin/python3  /t/x.py -v"});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   EXPECT_THAT(submission->job.command,
               ElementsAre("/usr/bin/python3", "/t/x.py", "-v"));
   EXPECT_TRUE(submission->job.module_name.empty());
@@ -117,7 +119,7 @@ TEST_F(SubmitFlagsTest, CommandReplacesTheFilesPythonModule) {
 TEST_F(SubmitFlagsTest, AScaleTierFlagReplacesTheFilesTaskPools) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission = Build({"--config", config, "--scale-tier", "standard-1"});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   EXPECT_EQ(submission->job.scale_tier, ScaleTier::kStandard1);
   EXPECT_EQ(submission->job.worker.count, 4);
   EXPECT_EQ(submission->job.parameter_server.count, 3);
@@ -128,9 +130,10 @@ TEST_F(SubmitFlagsTest, MachineFlagsOnANonCustomTierAreRejectedByTheParser) {
   auto submission = Build(
       {"--config", config, "--scale-tier", "BASIC", "--worker-count", "2"});
   ASSERT_FALSE(submission.ok());
-  EXPECT_EQ(submission.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(submission.status().message(),
-              HasSubstr("the config with the command-line flags applied"));
+  EXPECT_THAT(
+      submission,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("the config with the command-line flags applied")));
   EXPECT_THAT(submission.status().message(),
               HasSubstr("trainingInput.workerCount: only allowed with "
                         "scaleTier CUSTOM, got scaleTier BASIC"));
@@ -170,8 +173,8 @@ TEST_F(SubmitFlagsTest, MalformedFlagValuesNameTheFlagAndValue) {
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     auto submission = Build(argv);
     ASSERT_FALSE(submission.ok()) << c.flags[0];
-    EXPECT_EQ(submission.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(submission.status().message(), c.message);
+    EXPECT_THAT(submission,
+                StatusIs(absl::StatusCode::kInvalidArgument, c.message));
   }
 }
 
@@ -184,7 +187,7 @@ TEST_F(SubmitFlagsTest, StudyFlagsWithoutHyperparametersSaySo) {
 
 TEST_F(SubmitFlagsTest, FlagsAloneDescribeAPlainTrainingJob) {
   auto submission = Build({"--command", "/bin/echo hi"});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   EXPECT_FALSE(submission->job.study.has_value());
   EXPECT_EQ(submission->job.scale_tier, ScaleTier::kBasic);
 }
@@ -192,32 +195,32 @@ TEST_F(SubmitFlagsTest, FlagsAloneDescribeAPlainTrainingJob) {
 TEST_F(SubmitFlagsTest, BadJobIdIsNamedBeforeTheConfigIsRead) {
   auto submission = Build({"--config", dir_ + "/missing.yaml"}, "1job");
   ASSERT_FALSE(submission.ok());
-  EXPECT_EQ(submission.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(submission.status().message(), HasSubstr("JOB: "));
+  EXPECT_THAT(submission,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("JOB: ")));
   EXPECT_THAT(submission.status().message(), HasSubstr("1job"));
 }
 
 TEST_F(SubmitFlagsTest, MissingConfigIsNotFoundAndInvalidConfigListsErrors) {
   auto missing = Build({"--config", dir_ + "/missing.yaml"});
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("missing.yaml"));
+  EXPECT_THAT(missing,
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("missing.yaml")));
 
   const std::string bad = WriteConfig(
       "bad.json",
       R"({"trainingInput": {"hyperparameters": {"maxTrials": 0}}})");
   auto invalid = Build({"--config", bad});
-  EXPECT_EQ(invalid.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(invalid.status().message(),
-              HasSubstr("trainingInput.hyperparameters.maxTrials"));
+  EXPECT_THAT(invalid,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("trainingInput.hyperparameters.maxTrials")));
 }
 
 TEST_F(SubmitFlagsTest, SubmissionJsonFitsTheTrainingInputMessage) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission = Build({"--config", config, "--master-accelerator",
                            "count=1,type=NVIDIA_TESLA_T4"});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   auto input = TrainingInputFromJson(submission->training_input_json);
-  ASSERT_TRUE(input.ok()) << input.status();
+  ASSERT_OK(input);
   EXPECT_EQ(input->scale_tier(), v1::TrainingInput::CUSTOM);
   EXPECT_EQ(input->worker_count(), 2);
   EXPECT_EQ(input->master_config().accelerator_config().count(), 1);
@@ -241,7 +244,7 @@ TEST_F(SubmitFlagsTest, TheConfigsBackendBlockGoesWithTheJob) {
                     "slurm: {partition: gpu, time: \"30\", options: "
                     "[--qos=high]}\n");
   auto submission = Build({"--config", config});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   EXPECT_EQ(submission->backend, "slurm");
   EXPECT_EQ(submission->job.slurm,
             (SlurmJobOptions{.partition = "gpu",
@@ -250,7 +253,7 @@ TEST_F(SubmitFlagsTest, TheConfigsBackendBlockGoesWithTheJob) {
                              .options = {"--qos=high"}}));
   // Without backend: the job takes the server's.
   auto unnamed = Build({"--config", WriteConfig("plain.yaml", kCustomConfig)});
-  ASSERT_TRUE(unnamed.ok()) << unnamed.status();
+  ASSERT_OK(unnamed);
   EXPECT_EQ(unnamed->backend, "");
   EXPECT_TRUE(unnamed->job.slurm.empty());
 }
@@ -263,7 +266,7 @@ TEST_F(SubmitFlagsTest, BackendFlagsOverrideTheConfigsBlock) {
   auto submission =
       Build({"--config", config, "--slurm-time", "2:00:00", "--slurm-account",
              "ml", "--slurm-option=--nice=5", "--slurm-option", "--qos=low"});
-  ASSERT_TRUE(submission.ok()) << submission.status();
+  ASSERT_OK(submission);
   // A field given replaces the file's; options follow the file's, and
   // sbatch takes the last of a repeated one.
   EXPECT_EQ(
@@ -276,12 +279,12 @@ TEST_F(SubmitFlagsTest, BackendFlagsOverrideTheConfigsBlock) {
   EXPECT_EQ(submission->backend, "");
 
   auto named = Build({"--config", config, "--backend", "slurm"});
-  ASSERT_TRUE(named.ok()) << named.status();
+  ASSERT_OK(named);
   EXPECT_EQ(named->backend, "slurm");
   // The flags alone describe a Slurm job too.
   auto flags_only = Build({"--command", "/bin/true", "--slurm-partition",
                            "debug", "--backend=slurm"});
-  ASSERT_TRUE(flags_only.ok()) << flags_only.status();
+  ASSERT_OK(flags_only);
   EXPECT_EQ(flags_only->job.slurm.partition, "debug");
   EXPECT_EQ(flags_only->backend, "slurm");
 }
@@ -319,16 +322,16 @@ TEST_F(SubmitFlagsTest, BadBackendFlagsNameTheFlagAndValue) {
   // --backend over the file's backend: local.
   auto overridden = Build(
       {"--config", local, "--backend", "slurm", "--slurm-option=--nice=1"});
-  ASSERT_TRUE(overridden.ok()) << overridden.status();
+  ASSERT_OK(overridden);
   EXPECT_EQ(overridden->backend, "slurm");
 }
 
 TEST(ParseAcceleratorFlagTest, AcceptsEitherOrderAndDefaultsCountToOne) {
   auto a = ParseAcceleratorFlag("worker-accelerator", "type=T,count=4");
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   EXPECT_EQ(*a, (AcceleratorConfig{.count = 4, .type = "T"}));
   auto b = ParseAcceleratorFlag("worker-accelerator", "type=T");
-  ASSERT_TRUE(b.ok());
+  ASSERT_OK(b);
   EXPECT_EQ(b->count, 1);
 }
 
@@ -345,8 +348,8 @@ TEST(ParseAcceleratorFlagTest, RejectsUnknownKeysRepeatsAndBadCounts) {
 TEST(TrainingInputFromJsonTest, AnUnknownKeyIsAnError) {
   auto input = TrainingInputFromJson(R"({"masterTipe": "x"})");
   ASSERT_FALSE(input.ok());
-  EXPECT_EQ(input.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(input.status().message(), HasSubstr("masterTipe"));
+  EXPECT_THAT(input, StatusIs(absl::StatusCode::kInvalidArgument,
+                              HasSubstr("masterTipe")));
 }
 
 }  // namespace

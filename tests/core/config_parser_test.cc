@@ -1,5 +1,5 @@
 // Tests for ParseJobConfig, LoadJobConfigFile and TrainingInputToJson: the
-// config contract of CONTRACTS.md section 1, every error message, and that no
+// config contract of docs/config.md, every error message, and that no
 // input makes the parser throw or crash.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,10 +17,13 @@
 #include "hptune/core/machine_types.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -412,12 +415,10 @@ TEST(ConfigParserTest, ContainersAndTpusInReplicaConfigAreNotSupported) {
 
 TEST(ConfigParserTest, ACustomCatalogueAddsMachineTypes) {
   MachineCatalogue catalogue = MachineCatalogue::Builtin();
-  ASSERT_TRUE(catalogue
-                  .Add({.name = "dgx-l4",
-                        .vcpus = 32,
-                        .memory_gb = 256,
-                        .accelerators = {{"NVIDIA_L4", {1, 2, 4, 8}}}})
-                  .ok());
+  ASSERT_OK(catalogue.Add({.name = "dgx-l4",
+                           .vcpus = 32,
+                           .memory_gb = 256,
+                           .accelerators = {{"NVIDIA_L4", {1, 2, 4, 8}}}}));
   const std::string config = CustomMaster(
       "dgx-l4", "{acceleratorConfig: {count: 4, type: NVIDIA_L4}}");
   ConfigParseResult result = ParseJobConfig(catalogue, config);
@@ -989,20 +990,21 @@ TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {
 TEST(LoadJobConfigFileTest, ReadsYamlAndJsonByExtension) {
   absl::StatusOr<JobSpec> yaml = LoadJobConfigFile(
       SourcePath("examples/configs/mnist_custom.yaml"), "m_1");
-  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  ASSERT_OK(yaml);
   EXPECT_EQ(yaml->job_id, "m_1");
   absl::StatusOr<JobSpec> json =
       LoadJobConfigFile(SourcePath("examples/configs/basic_grid.json"));
-  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_OK(json);
   EXPECT_EQ(json->study->algorithm, Algorithm::kGridSearch);
 }
 
 TEST(LoadJobConfigFileTest, MissingFileIsNotFound) {
   absl::StatusOr<JobSpec> job = LoadJobConfigFile("/nonexistent/config.yaml");
-  EXPECT_EQ(job.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(job.status().message(),
-            "cannot read config file \"/nonexistent/config.yaml\": No such "
-            "file or directory");
+  EXPECT_THAT(
+      job,
+      StatusIs(absl::StatusCode::kNotFound,
+               "cannot read config file \"/nonexistent/config.yaml\": No such "
+               "file or directory"));
   EXPECT_EQ(
       LoadJobConfigFile(SourcePath("examples")).status(),
       absl::NotFoundError("cannot read config file \"" +
@@ -1012,7 +1014,7 @@ TEST(LoadJobConfigFileTest, MissingFileIsNotFound) {
 TEST(LoadJobConfigFileTest, InvalidFileListsEveryErrorOnePerLine) {
   absl::StatusOr<JobSpec> job =
       LoadJobConfigFile(SourcePath("tests/core/testdata/broken_machines.yaml"));
-  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job, StatusHasCode(absl::StatusCode::kInvalidArgument));
   std::string expected;
   for (const std::string& line :
        ReadLines("tests/core/testdata/broken_machines.errors")) {

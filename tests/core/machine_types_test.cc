@@ -1,5 +1,5 @@
 // Tests for the machine-type catalogue: the builtin AI Platform types and GPU
-// table of CONTRACTS.md section 1, user extensions, and pool validation.
+// table of docs/config.md, user extensions, and pool validation.
 #include "hptune/core/machine_types.h"
 
 #include <gmock/gmock.h>
@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/status_matchers.h"
+
 namespace hptune {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -48,7 +52,7 @@ TEST(MachineCatalogueTest, N1SizesFollowTheirFamily) {
   EXPECT_EQ(Builtin().Find("n1-highcpu-32")->memory_gb, 28.8);
 }
 
-// The table of CONTRACTS.md section 1, row by row.
+// The table of docs/config.md, row by row.
 struct GpuRow {
   std::vector<std::string> machines;
   std::vector<int> k80, p4, p100, t4, v100;
@@ -223,7 +227,7 @@ MachineType Box(std::string name) {
 
 TEST(MachineCatalogueTest, UsersExtendACopyOfTheBuiltinCatalogue) {
   MachineCatalogue catalogue = MachineCatalogue::Builtin();
-  ASSERT_TRUE(catalogue.Add(Box("h100-box")).ok());
+  ASSERT_OK(catalogue.Add(Box("h100-box")));
   ASSERT_NE(catalogue.Find("h100-box"), nullptr);
   EXPECT_EQ(catalogue.Find("h100-box")->vcpus, 64);
   EXPECT_EQ(catalogue.AcceleratorTypes().back(), "NVIDIA_H100_80GB");
@@ -237,18 +241,18 @@ TEST(MachineCatalogueTest, UsersExtendACopyOfTheBuiltinCatalogue) {
 
 TEST(MachineCatalogueTest, AddRejectsDuplicates) {
   MachineCatalogue catalogue;
-  ASSERT_TRUE(catalogue.Add(Box("box")).ok());
+  ASSERT_OK(catalogue.Add(Box("box")));
   absl::Status status = catalogue.Add(Box("box"));
-  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(status.message(),
-            "machine type \"box\" is already in the catalogue");
+  EXPECT_THAT(status,
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       "machine type \"box\" is already in the catalogue"));
 }
 
 TEST(MachineCatalogueTest, AddRejectsMalformedTypes) {
   const auto message = [](MachineType type) {
     MachineCatalogue catalogue;
     absl::Status status = catalogue.Add(std::move(type));
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status, StatusHasCode(absl::StatusCode::kInvalidArgument));
     return std::string(status.message());
   };
   MachineType type = Box("");

@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune {
 namespace {
@@ -89,7 +90,7 @@ TEST(SearchSpaceTest, FindsParametersByName) {
 }
 
 TEST(SearchSpaceTest, AcceptsAFeasibleAssignment) {
-  EXPECT_TRUE(ExampleSpace().CheckAssignment(ValidAssignment()).ok());
+  EXPECT_OK(ExampleSpace().CheckAssignment(ValidAssignment()));
 }
 
 TEST(SearchSpaceTest, RejectsAMissingParameter) {

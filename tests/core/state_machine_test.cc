@@ -4,6 +4,7 @@
 #include "hptune/core/job.h"
 #include "hptune/core/trial.h"
 #include "hptune/core/trial_state.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune {
 namespace {
@@ -55,10 +56,10 @@ TEST(TrialTest, TransitionStampsStartAndEndTimes) {
   Trial trial;
   Timestamp t1 = FromUnixMicros(1'000);
   Timestamp t2 = FromUnixMicros(2'000);
-  ASSERT_TRUE(trial.TransitionTo(TrialState::kActive, t1).ok());
+  ASSERT_OK(trial.TransitionTo(TrialState::kActive, t1));
   EXPECT_EQ(trial.start_time, t1);
   EXPECT_EQ(trial.end_time, std::nullopt);
-  ASSERT_TRUE(trial.TransitionTo(TrialState::kSucceeded, t2).ok());
+  ASSERT_OK(trial.TransitionTo(TrialState::kSucceeded, t2));
   EXPECT_EQ(trial.start_time, t1);
   EXPECT_EQ(trial.end_time, t2);
 }
@@ -105,9 +106,9 @@ TEST(JobStateTest, IllegalTransitionNamesBothStates) {
 
 TEST(JobRecordTest, TransitionStampsTimes) {
   JobRecord job;
-  ASSERT_TRUE(job.TransitionTo(JobState::kPreparing, FromUnixMicros(1)).ok());
-  ASSERT_TRUE(job.TransitionTo(JobState::kRunning, FromUnixMicros(2)).ok());
-  ASSERT_TRUE(job.TransitionTo(JobState::kSucceeded, FromUnixMicros(3)).ok());
+  ASSERT_OK(job.TransitionTo(JobState::kPreparing, FromUnixMicros(1)));
+  ASSERT_OK(job.TransitionTo(JobState::kRunning, FromUnixMicros(2)));
+  ASSERT_OK(job.TransitionTo(JobState::kSucceeded, FromUnixMicros(3)));
   EXPECT_EQ(job.start_time, FromUnixMicros(2));
   EXPECT_EQ(job.end_time, FromUnixMicros(3));
   for (JobState s : kJobStates) EXPECT_EQ(ParseJobState(ToString(s)), s);

@@ -1,5 +1,5 @@
 // Tests for ValidateStudySpec, ValidateJobId and FieldErrorsToStatus: the
-// study rules of CONTRACTS.md section 1 on specs however they were built
+// study rules of docs/config.md on specs however they were built
 // (config files go through them too, see config_parser_test.cc).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,10 +12,12 @@
 #include "hptune/core/config.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune {
 namespace {
 
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -302,15 +304,15 @@ TEST(ValidateJobIdTest, NamesTheRuleAndTheValue) {
 }
 
 TEST(FieldErrorsToStatusTest, OkWithoutErrors) {
-  EXPECT_TRUE(FieldErrorsToStatus({}).ok());
+  EXPECT_OK(FieldErrorsToStatus({}));
 }
 
 TEST(FieldErrorsToStatusTest, InvalidArgumentWithOneErrorPerLine) {
   absl::Status status = FieldErrorsToStatus(
       {{"a.b", "must be at least 1, got 0"}, {"c", "unknown field"}});
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "a.b: must be at least 1, got 0\nc: unknown field");
+  EXPECT_THAT(status,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "a.b: must be at least 1, got 0\nc: unknown field"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/engine/engine.h"
 #include "hptune/store/memory_store.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
 namespace {
@@ -42,14 +43,12 @@ class EngineEarlyStoppingTest : public ::testing::Test {
     trial.state = TrialState::kActive;
     trial.client_id = client;
     absl::StatusOr<Trial> created = engine_.CreateTrial(study, trial);
-    EXPECT_TRUE(created.ok()) << created.status();
+    EXPECT_OK(created);
     if (!created.ok()) return 0;
     for (int step = 1; step <= steps; ++step) {
-      EXPECT_TRUE(
-          engine_
-              .AddMeasurement(study, created->number,
-                              {.step = step, .metrics = {{"accuracy", value}}})
-              .ok());
+      EXPECT_OK(engine_.AddMeasurement(
+          study, created->number,
+          {.step = step, .metrics = {{"accuracy", value}}}));
     }
     return created->number;
   }
@@ -57,7 +56,7 @@ class EngineEarlyStoppingTest : public ::testing::Test {
   void CompletedTrials(const std::string& study, int count, double value) {
     for (int k = 0; k < count; ++k) {
       const int64_t number = ActiveTrial(study, "done", value, 10);
-      ASSERT_TRUE(engine_.CompleteTrial(study, number, std::nullopt).ok());
+      ASSERT_OK(engine_.CompleteTrial(study, number, std::nullopt));
     }
   }
 
@@ -68,7 +67,7 @@ class EngineEarlyStoppingTest : public ::testing::Test {
 
 TEST_F(EngineEarlyStoppingTest,
        OnlyTheAskedTrialsComeBackDecidedAsByAFullCheck) {
-  ASSERT_TRUE(engine_.CreateStudy("s", Spec()).ok());
+  ASSERT_OK(engine_.CreateStudy("s", Spec()));
   // Completed values 0.1..0.6 put the median at 0.35: 0.2 is stopped by the
   // median rules, 0.5 is kept.
   for (int k = 1; k <= 6; ++k) CompletedTrials("s", 1, 0.1 * k);
@@ -79,19 +78,19 @@ TEST_F(EngineEarlyStoppingTest,
                             StoppingRule::kAsha}) {
     SCOPED_TRACE(std::string(algorithms::ToString(rule)));
     auto all = engine_.CheckEarlyStopping("s", rule);
-    ASSERT_TRUE(all.ok()) << all.status();
+    ASSERT_OK(all);
     ASSERT_EQ(all->size(), 3u);
     // Twice: the second call reads the SUCCEEDED curves from the cache.
     for (int call = 0; call < 2; ++call) {
       auto some = engine_.CheckEarlyStopping("s", rule, {bad, good});
-      ASSERT_TRUE(some.ok()) << some.status();
+      ASSERT_OK(some);
       ASSERT_EQ(some->size(), 2u);
       EXPECT_EQ((*some)[0], (*all)[0]);
       EXPECT_EQ((*some)[1], (*all)[1]);
     }
   }
   auto median = engine_.CheckEarlyStopping("s", StoppingRule::kMedian, {bad});
-  ASSERT_TRUE(median.ok()) << median.status();
+  ASSERT_OK(median);
   ASSERT_EQ(median->size(), 1u);
   EXPECT_TRUE((*median)[0].stop) << (*median)[0].reason;
 }
@@ -99,24 +98,24 @@ TEST_F(EngineEarlyStoppingTest,
 TEST_F(EngineEarlyStoppingTest, AStudyCreatedAgainUnderItsNameIsJudgedAfresh) {
   // Both incarnations' trials end at the same instant, so only the study's
   // create time tells their cached curves apart.
-  ASSERT_TRUE(engine_.CreateStudy("s", Spec()).ok());
+  ASSERT_OK(engine_.CreateStudy("s", Spec()));
   clock_.Advance(std::chrono::seconds(2));
   CompletedTrials("s", 5, 0.9);
   const int64_t judged = ActiveTrial("s", "a", 0.5, 10);
   auto first = engine_.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_EQ(first->size(), 1u);
   EXPECT_TRUE((*first)[0].stop) << (*first)[0].reason;
 
-  ASSERT_TRUE(store_.DeleteStudy("s").ok());
+  ASSERT_OK(store_.DeleteStudy("s"));
   clock_.Advance(std::chrono::seconds(-1));
-  ASSERT_TRUE(engine_.CreateStudy("s", Spec()).ok());
+  ASSERT_OK(engine_.CreateStudy("s", Spec()));
   clock_.Advance(std::chrono::seconds(1));
   CompletedTrials("s", 5, 0.1);
   ASSERT_EQ(ActiveTrial("s", "a", 0.5, 10), judged);
   auto second =
       engine_.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   ASSERT_EQ(second->size(), 1u);
   EXPECT_FALSE((*second)[0].stop) << (*second)[0].reason;
 }
@@ -144,30 +143,28 @@ TEST(EngineEarlyStoppingCurvesTest, ACurveAndItsSpecAreReadOnceAndJudgedWhole) {
   FakeClock clock;
   CountingStore store(clock);
   TuningEngine engine(store, clock);
-  ASSERT_TRUE(engine.CreateStudy("s", Spec()).ok());
+  ASSERT_OK(engine.CreateStudy("s", Spec()));
   auto trial_reporting = [&](double value, int steps) -> int64_t {
     Trial trial;
     trial.parameters["lr"] = ParameterValue::Double(0.1);
     trial.state = TrialState::kActive;
     absl::StatusOr<Trial> created = engine.CreateTrial("s", trial);
-    EXPECT_TRUE(created.ok()) << created.status();
+    EXPECT_OK(created);
     for (int step = 1; step <= steps; ++step) {
-      EXPECT_TRUE(
-          engine
-              .AddMeasurement("s", created->number,
-                              {.step = step, .metrics = {{"accuracy", value}}})
-              .ok());
+      EXPECT_OK(engine.AddMeasurement(
+          "s", created->number,
+          {.step = step, .metrics = {{"accuracy", value}}}));
     }
     return created->number;
   };
   for (int k = 1; k <= 6; ++k) {
     const int64_t done = trial_reporting(0.1 * k, 10);
-    ASSERT_TRUE(engine.CompleteTrial("s", done, std::nullopt).ok());
+    ASSERT_OK(engine.CompleteTrial("s", done, std::nullopt));
   }
   const int64_t judged = trial_reporting(0.2, 5);
   auto check = [&](TuningEngine& e) {
     auto decisions = e.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
-    EXPECT_TRUE(decisions.ok()) << decisions.status();
+    EXPECT_OK(decisions);
     return decisions.ok() && decisions->size() == 1 ? (*decisions)[0]
                                                     : StoppingDecision{};
   };
@@ -183,11 +180,8 @@ TEST(EngineEarlyStoppingCurvesTest, ACurveAndItsSpecAreReadOnceAndJudgedWhole) {
   // The trial improves: the next check reads the three new points only,
   // and judges the whole curve, as a fresh engine would.
   for (int step = 6; step <= 8; ++step) {
-    ASSERT_TRUE(
-        engine
-            .AddMeasurement("s", judged,
-                            {.step = step, .metrics = {{"accuracy", 0.9}}})
-            .ok());
+    ASSERT_OK(engine.AddMeasurement(
+        "s", judged, {.step = step, .metrics = {{"accuracy", 0.9}}}));
   }
   const StoppingDecision later = check(engine);
   EXPECT_FALSE(later.stop) << later.reason;

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "hptune/engine/engine.h"
 #include "hptune/store/memory_store.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
 namespace {
@@ -87,7 +88,7 @@ class EngineEmbeddingTest : public ::testing::Test {
  protected:
   EngineOptions WithSweep() {
     EngineOptions options;
-    EXPECT_TRUE(options.designers.Register("SWEEP", SweepFactory(log_)).ok());
+    EXPECT_OK(options.designers.Register("SWEEP", SweepFactory(log_)));
     return options;
   }
 
@@ -98,21 +99,19 @@ class EngineEmbeddingTest : public ::testing::Test {
 
 TEST_F(EngineEmbeddingTest, AStudyNamingAUserDesignerGetsItsSuggestions) {
   TuningEngine engine(store_, WithSweep(), clock_);
-  ASSERT_TRUE(engine.CreateStudy("s", SweepSpec()).ok());
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
 
   auto first = engine.SuggestTrials("s", 2, "a");
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(Origins(*first), ElementsAre("sweep[0]", "sweep[1]"));
   EXPECT_EQ(first->trials[1].parameters.at("x").AsDouble(), 0.1);
-  ASSERT_TRUE(
-      engine
-          .CompleteTrial("s", 1, Measurement{.step = 1, .metrics = {{"m", 1}}})
-          .ok());
+  ASSERT_OK(engine.CompleteTrial(
+      "s", 1, Measurement{.step = 1, .metrics = {{"m", 1}}}));
 
   // The next call's designer is restored from the saved state and sees the
   // history: one trial completed, one pending.
   auto second = engine.SuggestTrials("s", 2, "b");
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   EXPECT_THAT(Origins(*second), ElementsAre("sweep[2]", "sweep[3]"));
   EXPECT_EQ(log_.last_completed, 1u);
   EXPECT_EQ(log_.last_pending, 1u);
@@ -125,9 +124,9 @@ TEST_F(EngineEmbeddingTest, TheBuiltinsStayBesideUserDesigners) {
   StudySpec random = SweepSpec();
   random.custom_algorithm.clear();
   random.algorithm = Algorithm::kRandomSearch;
-  ASSERT_TRUE(engine.CreateStudy("r", random).ok());
+  ASSERT_OK(engine.CreateStudy("r", random));
   auto response = engine.SuggestTrials("r", 1, "a");
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_THAT(Origins(*response), ElementsAre("random[0]"));
   EXPECT_EQ(log_.created, 0);
 }
@@ -158,16 +157,14 @@ TEST_F(EngineEmbeddingTest, AStudyNamingTwoDesignersIsRefused) {
 TEST_F(EngineEmbeddingTest, ARegistryWithoutTheBuiltinsCanReplaceTheDefault) {
   EngineOptions options;
   options.designers = algorithms::DesignerRegistry();
-  ASSERT_TRUE(
-      options.designers
-          .Register(ToString(Algorithm::kUnspecified), SweepFactory(log_))
-          .ok());
+  ASSERT_OK(options.designers.Register(ToString(Algorithm::kUnspecified),
+                                       SweepFactory(log_)));
   TuningEngine engine(store_, std::move(options), clock_);
   StudySpec spec = SweepSpec();
   spec.custom_algorithm.clear();  // ALGORITHM_UNSPECIFIED, as from a config.
-  ASSERT_TRUE(engine.CreateStudy("s", spec).ok());
+  ASSERT_OK(engine.CreateStudy("s", spec));
   auto response = engine.SuggestTrials("s", 1, "a");
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_THAT(Origins(*response), ElementsAre("sweep[0]"));
 
   spec.algorithm = Algorithm::kGridSearch;
@@ -194,16 +191,14 @@ class OddTrialsPolicy : public algorithms::StoppingPolicy {
 
 TEST_F(EngineEmbeddingTest, AUserStoppingPolicyDecidesOnTheStudysTrials) {
   TuningEngine engine(store_, WithSweep(), clock_);
-  ASSERT_TRUE(engine.CreateStudy("s", SweepSpec()).ok());
-  ASSERT_TRUE(engine.SuggestTrials("s", 3, "a").ok());
-  ASSERT_TRUE(
-      engine
-          .AddMeasurement("s", 2, Measurement{.step = 1, .metrics = {{"m", 1}}})
-          .ok());
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
+  ASSERT_OK(engine.SuggestTrials("s", 3, "a"));
+  ASSERT_OK(engine.AddMeasurement(
+      "s", 2, Measurement{.step = 1, .metrics = {{"m", 1}}}));
 
   OddTrialsPolicy policy;
   auto all = engine.CheckEarlyStopping("s", policy);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(policy.seen, 3u);
   ASSERT_EQ(all->size(), 3u);
   EXPECT_TRUE(all->at(0).stop);
@@ -211,7 +206,7 @@ TEST_F(EngineEmbeddingTest, AUserStoppingPolicyDecidesOnTheStudysTrials) {
   EXPECT_EQ(all->at(2).reason, "odd");
 
   auto only = engine.CheckEarlyStopping("s", policy, {3});
-  ASSERT_TRUE(only.ok());
+  ASSERT_OK(only);
   EXPECT_THAT(*only, ElementsAre(algorithms::StoppingDecision{
                          .trial = 3, .stop = true, .reason = "odd"}));
 }
@@ -236,18 +231,15 @@ class LongCurvesPolicy : public algorithms::CurveStoppingPolicy {
 
 TEST_F(EngineEmbeddingTest, AUserCurvePolicyGetsTheReportedCurves) {
   TuningEngine engine(store_, WithSweep(), clock_);
-  ASSERT_TRUE(engine.CreateStudy("s", SweepSpec()).ok());
-  ASSERT_TRUE(engine.SuggestTrials("s", 2, "a").ok());
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
+  ASSERT_OK(engine.SuggestTrials("s", 2, "a"));
   for (int64_t step : {1, 2}) {
-    ASSERT_TRUE(
-        engine
-            .AddMeasurement("s", 1,
-                            Measurement{.step = step, .metrics = {{"m", 0.5}}})
-            .ok());
+    ASSERT_OK(engine.AddMeasurement(
+        "s", 1, Measurement{.step = step, .metrics = {{"m", 0.5}}}));
   }
   LongCurvesPolicy policy;
   auto decisions = engine.CheckEarlyStopping("s", policy);
-  ASSERT_TRUE(decisions.ok()) << decisions.status();
+  ASSERT_OK(decisions);
   EXPECT_THAT(*decisions,
               ElementsAre(
                   algorithms::StoppingDecision{

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/store/memory_store.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
 namespace {
@@ -61,22 +62,22 @@ TEST_F(EngineTest, CreateStudyRejectsAnInvalidSpecNamingTheField) {
 TEST_F(EngineTest, CreateStudyRejectsABadNameAndADuplicate) {
   EXPECT_TRUE(absl::IsInvalidArgument(
       engine_.CreateStudy("9lives", GridSpec(5)).status()));
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(5)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(5)));
   EXPECT_TRUE(
       absl::IsAlreadyExists(engine_.CreateStudy("s", GridSpec(5)).status()));
 }
 
 TEST_F(EngineTest, OpenOrCreateReopensOnlyTheSameSpec) {
-  ASSERT_TRUE(engine_.OpenOrCreateStudy("s", GridSpec(5)).ok());
-  EXPECT_TRUE(engine_.OpenOrCreateStudy("s", GridSpec(5)).ok());
+  ASSERT_OK(engine_.OpenOrCreateStudy("s", GridSpec(5)));
+  EXPECT_OK(engine_.OpenOrCreateStudy("s", GridSpec(5)));
   auto other = engine_.OpenOrCreateStudy("s", GridSpec(6));
   EXPECT_TRUE(absl::IsFailedPrecondition(other.status()));
 }
 
 TEST_F(EngineTest, SuggestionsAreActiveFeasibleAndAssignedToTheClient) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
   auto response = engine_.SuggestTrials("s", 3, "worker-a");
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   ASSERT_EQ(response->trials.size(), 3u);
   std::set<std::string> seen;
   for (int i = 0; i < 3; ++i) {
@@ -84,14 +85,14 @@ TEST_F(EngineTest, SuggestionsAreActiveFeasibleAndAssignedToTheClient) {
     EXPECT_EQ(t.number, i + 1);
     EXPECT_EQ(t.state, TrialState::kActive);
     EXPECT_EQ(t.client_id, "worker-a");
-    EXPECT_TRUE(GridSpec(6).search_space.CheckAssignment(t.parameters).ok());
+    EXPECT_OK(GridSpec(6).search_space.CheckAssignment(t.parameters));
     seen.insert(Key(t.parameters));
   }
   EXPECT_EQ(seen.size(), 3u);
 }
 
 TEST_F(EngineTest, AClientAskingAgainGetsItsUnfinishedTrialsBack) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
   auto first = engine_.SuggestTrials("s", 2, "a");
   auto again = engine_.SuggestTrials("s", 2, "a");
   ASSERT_TRUE(first.ok() && again.ok());
@@ -99,30 +100,30 @@ TEST_F(EngineTest, AClientAskingAgainGetsItsUnfinishedTrialsBack) {
   EXPECT_EQ(again->trials[0].number, first->trials[0].number);
   EXPECT_EQ(again->trials[1].number, first->trials[1].number);
   auto other = engine_.SuggestTrials("s", 1, "b");
-  ASSERT_TRUE(other.ok());
+  ASSERT_OK(other);
   EXPECT_EQ(other->trials[0].number, 3);
 }
 
 TEST_F(EngineTest, MaxParallelTrialsCapsPendingTrials) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6, 2)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6, 2)));
   auto response = engine_.SuggestTrials("s", 5, "a");
-  ASSERT_TRUE(response.ok());
+  ASSERT_OK(response);
   EXPECT_EQ(response->trials.size(), 2u);
   EXPECT_EQ(response->note, "maxParallelTrials (2) trials are pending");
   EXPECT_TRUE(engine_.SuggestTrials("s", 1, "b")->trials.empty());
-  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_OK(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)));
   EXPECT_EQ(engine_.SuggestTrials("s", 1, "b")->trials.size(), 1u);
 }
 
 TEST_F(EngineTest, MaxTrialsEndsTheStudyOnceEverythingFinished) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(2)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(2)));
   auto response = engine_.SuggestTrials("s", 5, "a");
   ASSERT_EQ(response->trials.size(), 2u);
   EXPECT_EQ(response->note, "maxTrials (2) reached");
   EXPECT_FALSE(response->study_completed);
-  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_OK(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)));
   EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kActive);
-  ASSERT_TRUE(engine_.MarkTrialFailed("s", 2, "replica exited 1").ok());
+  ASSERT_OK(engine_.MarkTrialFailed("s", 2, "replica exited 1"));
   auto study = engine_.GetStudy("s");
   EXPECT_EQ(study->state, StudyState::kCompleted);
   EXPECT_EQ(study->reason, "maxTrials (2) reached");
@@ -132,13 +133,13 @@ TEST_F(EngineTest, MaxTrialsEndsTheStudyOnceEverythingFinished) {
 }
 
 TEST_F(EngineTest, AnExhaustedGridCompletesTheStudyEarly) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(100)));
   auto all = engine_.SuggestTrials("s", 100, "a");
   ASSERT_EQ(all->trials.size(), 6u);
   EXPECT_EQ(all->note, "the search space is exhausted");
   for (const Trial& t : all->trials) {
     EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kActive);
-    ASSERT_TRUE(engine_.CompleteTrial("s", t.number, Accuracy(1, 0.1)).ok());
+    ASSERT_OK(engine_.CompleteTrial("s", t.number, Accuracy(1, 0.1)));
   }
   // Completed as the last trial ended, not only when someone asks again.
   EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kCompleted);
@@ -150,17 +151,14 @@ TEST_F(EngineTest, AnExhaustedGridCompletesTheStudyEarly) {
 }
 
 TEST_F(EngineTest, CompleteWithoutFinalUsesTheLastReportedObjective) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
-  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
-  ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(10, 0.3)).ok());
-  ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(20, 0.6)).ok());
-  ASSERT_TRUE(
-      engine_
-          .AddMeasurement("s", 1,
-                          Measurement{.step = 30, .metrics = {{"loss", 0.1}}})
-          .ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(10, 0.3)));
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(20, 0.6)));
+  ASSERT_OK(engine_.AddMeasurement(
+      "s", 1, Measurement{.step = 30, .metrics = {{"loss", 0.1}}}));
   auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
-  ASSERT_TRUE(trial.ok()) << trial.status();
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
   EXPECT_EQ(trial->final_measurement->step, 20);
   EXPECT_EQ(trial->FinalObjective("accuracy"), 0.6);
@@ -168,10 +166,10 @@ TEST_F(EngineTest, CompleteWithoutFinalUsesTheLastReportedObjective) {
 }
 
 TEST_F(EngineTest, ATrialThatReportedNothingEndsWithoutAMadeUpNumber) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
-  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
   auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->final_measurement, std::nullopt);
   EXPECT_EQ(trial->reason,
             "the trial reported no value of metric \"accuracy\"");
@@ -179,8 +177,8 @@ TEST_F(EngineTest, ATrialThatReportedNothingEndsWithoutAMadeUpNumber) {
 }
 
 TEST_F(EngineTest, AFinalMeasurementWithoutTheMetricIsRejected) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
-  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
   auto trial = engine_.CompleteTrial(
       "s", 1, Measurement{.step = 1, .metrics = {{"loss", 1}}});
   EXPECT_TRUE(absl::IsInvalidArgument(trial.status()));
@@ -188,17 +186,17 @@ TEST_F(EngineTest, AFinalMeasurementWithoutTheMetricIsRejected) {
 }
 
 TEST_F(EngineTest, NonFiniteMeasurementsAreRejectedAtIngestion) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
-  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
   absl::Status status = engine_.AddMeasurement("s", 1, Accuracy(1, NAN));
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_TRUE(engine_.GetTrial("s", 1)->measurements.empty());
 }
 
 TEST_F(EngineTest, EndingATrialTwiceIsAnError) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
-  ASSERT_TRUE(engine_.SuggestTrials("s", 1, "a").ok());
-  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
+  ASSERT_OK(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)));
   auto again = engine_.MarkTrialInfeasible("s", 1, "diverged");
   EXPECT_TRUE(absl::IsFailedPrecondition(again.status()));
   EXPECT_TRUE(absl::IsInvalidArgument(
@@ -206,23 +204,23 @@ TEST_F(EngineTest, EndingATrialTwiceIsAnError) {
 }
 
 TEST_F(EngineTest, BestTrialFollowsTheGoal) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(6)).ok());
-  ASSERT_TRUE(engine_.SuggestTrials("s", 3, "a").ok());
-  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
-  ASSERT_TRUE(engine_.CompleteTrial("s", 2, Accuracy(1, 0.9)).ok());
-  ASSERT_TRUE(engine_.CompleteTrial("s", 3, Accuracy(1, 0.7)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 3, "a"));
+  ASSERT_OK(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)));
+  ASSERT_OK(engine_.CompleteTrial("s", 2, Accuracy(1, 0.9)));
+  ASSERT_OK(engine_.CompleteTrial("s", 3, Accuracy(1, 0.7)));
   EXPECT_EQ((*engine_.BestTrial("s"))->number, 2);
 }
 
 TEST_F(EngineTest, UserTrialsSeedTheStudyAndAreNotRepeated) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(100)));
   Trial known;
   known.parameters = {{"units", ParameterValue::Integer(1)},
                       {"cell", ParameterValue::Categorical("gru")}};
   known.state = TrialState::kSucceeded;
   known.final_measurement = Accuracy(5, 0.8);
   auto created = engine_.CreateTrial("s", known);
-  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_OK(created);
   EXPECT_EQ(created->number, 1);
   EXPECT_EQ(created->origin, "user");
   auto rest = engine_.SuggestTrials("s", 100, "a");
@@ -235,31 +233,31 @@ TEST_F(EngineTest, UserTrialsSeedTheStudyAndAreNotRepeated) {
 }
 
 TEST_F(EngineTest, QueuedUserTrialsAreHandedOutBeforeNewOnes) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100, 1)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(100, 1)));
   Trial queued;
   queued.parameters = {{"units", ParameterValue::Integer(3)},
                        {"cell", ParameterValue::Categorical("lstm")}};
   auto created = engine_.CreateTrial("s", queued);
-  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_OK(created);
   EXPECT_EQ(created->state, TrialState::kRequested);
 
   auto response = engine_.SuggestTrials("s", 1, "worker");
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   ASSERT_EQ(response->trials.size(), 1u);
   EXPECT_EQ(response->trials[0].number, 1);
   EXPECT_EQ(response->trials[0].state, TrialState::kActive);
   EXPECT_EQ(response->trials[0].client_id, "worker");
   EXPECT_EQ(engine_.GetTrial("s", 1)->state, TrialState::kActive);
-  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_OK(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)));
   EXPECT_EQ(engine_.SuggestTrials("s", 1, "worker")->trials[0].number, 2);
 }
 
 TEST_F(EngineTest, TrialsToRunNeedRoomInTheBudget) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(1)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(1)));
   Trial queued;
   queued.parameters = {{"units", ParameterValue::Integer(1)},
                        {"cell", ParameterValue::Categorical("gru")}};
-  ASSERT_TRUE(engine_.CreateTrial("s", queued).ok());
+  ASSERT_OK(engine_.CreateTrial("s", queued));
   auto over = engine_.CreateTrial("s", queued);
   EXPECT_TRUE(absl::IsFailedPrecondition(over.status()));
   EXPECT_EQ(over.status().message(),
@@ -269,13 +267,13 @@ TEST_F(EngineTest, TrialsToRunNeedRoomInTheBudget) {
   Trial known = queued;
   known.state = TrialState::kSucceeded;
   known.final_measurement = Accuracy(1, 0.3);
-  EXPECT_TRUE(engine_.CreateTrial("s", known).ok());
+  EXPECT_OK(engine_.CreateTrial("s", known));
 }
 
 TEST_F(EngineTest, ACompletedStudyTakesNoTrialsToRun) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(1)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(1)));
   ASSERT_EQ(engine_.SuggestTrials("s", 1, "a")->trials.size(), 1u);
-  ASSERT_TRUE(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_OK(engine_.CompleteTrial("s", 1, Accuracy(1, 0.5)));
   Trial queued;
   queued.parameters = {{"units", ParameterValue::Integer(2)},
                        {"cell", ParameterValue::Categorical("gru")}};
@@ -287,7 +285,7 @@ TEST_F(EngineTest, ACompletedStudyTakesNoTrialsToRun) {
 }
 
 TEST_F(EngineTest, ConcurrentClientsNeverGetTheSamePoint) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(100)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(100)));
   std::vector<std::thread> threads;
   std::vector<std::vector<Trial>> got(6);
   for (int i = 0; i < 6; ++i) {
@@ -315,45 +313,41 @@ TEST_F(EngineTest, UnknownStudyIsNotFound) {
 
 TEST_F(EngineTest, ListStudiesIsByName) {
   for (const char* name : {"b", "c", "a"}) {
-    ASSERT_TRUE(engine_.CreateStudy(name, GridSpec(5)).ok());
+    ASSERT_OK(engine_.CreateStudy(name, GridSpec(5)));
   }
   auto studies = engine_.ListStudies();
-  ASSERT_TRUE(studies.ok()) << studies.status();
+  ASSERT_OK(studies);
   std::vector<std::string> names;
   for (const StudyRecord& s : *studies) names.push_back(s.name);
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
 }
 
 TEST_F(EngineTest, DeleteStudyWaitsForItsJobToFinish) {
-  ASSERT_TRUE(engine_.CreateStudy("job1", GridSpec(5)).ok());
-  ASSERT_TRUE(engine_.CreateStudy("other", GridSpec(5)).ok());
+  ASSERT_OK(engine_.CreateStudy("job1", GridSpec(5)));
+  ASSERT_OK(engine_.CreateStudy("other", GridSpec(5)));
   JobRecord job{.job_id = "job1", .study_name = "job1"};
-  ASSERT_TRUE(store_.CreateJob(job).ok());
+  ASSERT_OK(store_.CreateJob(job));
 
   absl::Status refused = engine_.DeleteStudy("job1");
   EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
   EXPECT_THAT(std::string(refused.message()),
               HasSubstr("belongs to job \"job1\", which is QUEUED"));
   // Another study is not held by the job.
-  EXPECT_TRUE(engine_.DeleteStudy("other").ok());
+  EXPECT_OK(engine_.DeleteStudy("other"));
 
-  ASSERT_TRUE(store_
-                  .UpdateJob("job1",
-                             [&](JobRecord& j) {
-                               return j.TransitionTo(JobState::kCancelled,
-                                                     clock_.Now());
-                             })
-                  .ok());
-  EXPECT_TRUE(engine_.DeleteStudy("job1").ok());
+  ASSERT_OK(store_.UpdateJob("job1", [&](JobRecord& j) {
+    return j.TransitionTo(JobState::kCancelled, clock_.Now());
+  }));
+  EXPECT_OK(engine_.DeleteStudy("job1"));
   EXPECT_TRUE(absl::IsNotFound(engine_.GetStudy("job1").status()));
   EXPECT_TRUE(absl::IsNotFound(engine_.DeleteStudy("job1")));
 }
 
 TEST_F(EngineTest, TrialSummariesLeaveOutTheMeasurements) {
-  ASSERT_TRUE(engine_.CreateStudy("s", GridSpec(5)).ok());
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(5)));
   auto response = engine_.SuggestTrials("s", 1, "a");
-  ASSERT_TRUE(response.ok());
-  ASSERT_TRUE(engine_.AddMeasurement("s", 1, Accuracy(1, 0.5)).ok());
+  ASSERT_OK(response);
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(1, 0.5)));
   auto full = engine_.ListTrials("s");
   auto summaries = engine_.ListTrialSummaries("s");
   ASSERT_TRUE(full.ok() && summaries.ok());

@@ -21,6 +21,7 @@
 #include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/test_job.h"
 
 namespace hptune::engine {
@@ -79,7 +80,7 @@ class JobLifecycleTest : public ::testing::Test {
   std::vector<std::string> ReplicaEvents(int64_t trial) {
     std::vector<std::string> details;
     auto events = store_->ListEvents(0, 100000);
-    EXPECT_TRUE(events.ok());
+    EXPECT_OK(events);
     for (const auto& e : *events) {
       if (e.kind == "replica" && e.trial_number == trial) {
         details.push_back(e.detail);
@@ -91,7 +92,7 @@ class JobLifecycleTest : public ::testing::Test {
   std::vector<std::string> JobStates(const std::string& job) {
     std::vector<std::string> states;
     auto events = store_->ListEvents(0, 100000);
-    EXPECT_TRUE(events.ok());
+    EXPECT_OK(events);
     for (const auto& e : *events) {
       if (e.kind == "job_state" && e.job_id == job) states.push_back(e.detail);
     }
@@ -113,7 +114,7 @@ TEST_F(JobLifecycleTest, AFailedReplicaIsRestartedAndTheMasterDecides) {
     return RunsUntilStopped();
   });
   auto record = SubmitAndRun(MakeJob("restarts", 1, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   EXPECT_EQ(launcher_->starts(1, "worker-0"), 3);
   EXPECT_EQ(launcher_->starts(1, "master-0"), 1);
@@ -125,7 +126,7 @@ TEST_F(JobLifecycleTest, AFailedReplicaIsRestartedAndTheMasterDecides) {
   // The master's exit ends the trial and stops the worker.
   EXPECT_THAT(launcher_->log(), Contains("trial 1 worker-0 terminated"));
   auto trial = store_->GetTrial("restarts", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
   ASSERT_TRUE(trial->final_measurement.has_value());
   EXPECT_EQ(trial->final_measurement->step, 3);
@@ -143,7 +144,7 @@ TEST_F(JobLifecycleTest, AnAttemptOutOfRestartsIsRerunThenTheTrialFails) {
   options_.max_replica_restarts = 2;
   options_.max_trial_retries = 1;
   auto record = SubmitAndRun(MakeJob("always_fails", 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kFailed);
   EXPECT_THAT(record->error_message,
               HasSubstr("master-0 exited with code 1 after 2 restarts "
@@ -154,7 +155,7 @@ TEST_F(JobLifecycleTest, AnAttemptOutOfRestartsIsRerunThenTheTrialFails) {
               Contains("attempt 1 of 2 failed: master-0 exited with code 1 "
                        "after 2 restarts; re-running"));
   auto trial = store_->GetTrial("always_fails", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kFailed);
 }
 
@@ -162,7 +163,7 @@ TEST_F(JobLifecycleTest, AnAttemptThatCannotStartIsRerunThenFails) {
   Script([](const FakeStart&) { return FakeReplica{.cannot_start = true}; });
   options_.max_trial_retries = 2;
   auto record = SubmitAndRun(MakeJob("cannot_start", 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kFailed);
   EXPECT_THAT(record->error_message,
               HasSubstr("could not start: master-0: cannot start"));
@@ -178,13 +179,13 @@ TEST_F(JobLifecycleTest, FailedTrialsBeyondMaxFailedTrialsFailTheJob) {
   JobSpec job = MakeJob("too_many_failures", 0, 6, 1);
   job.study->max_failed_trials = 2;
   auto record = SubmitAndRun(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kFailed);
   EXPECT_THAT(record->error_message,
               HasSubstr("maxFailedTrials (2) reached; last: trial 2: "
                         "master-0 exited with code 1"));
   auto trials = store_->ListTrials("too_many_failures");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   EXPECT_EQ(trials->size(), 2u);
 }
 
@@ -196,7 +197,7 @@ TEST_F(JobLifecycleTest, AJobPastItsMaxRunningTimeIsCancelledKeepingItsData) {
   });
   auto record = SubmitAndRun(
       MakeJob("limited", 1, 4, 2, "  scheduling: {maxRunningTime: 1.5s}\n"));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kCancelled);
   EXPECT_THAT(record->error_message,
               HasSubstr("maxRunningTime (1.5s) reached: the job has run "
@@ -206,7 +207,7 @@ TEST_F(JobLifecycleTest, AJobPastItsMaxRunningTimeIsCancelledKeepingItsData) {
   EXPECT_LE(*record->end_time - *record->start_time,
             1500ms + options_.max_poll_interval);
   auto trials = store_->ListTrials("limited");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 2u);
   for (const Trial& t : *trials) {
     EXPECT_EQ(t.state, TrialState::kCancelled);
@@ -226,7 +227,7 @@ TEST_F(JobLifecycleTest, AJobIsPreparingWhileGpusAreBusyUntilMaxWaitTime) {
       MakeJob("never_ran", 0, 2, 1,
               "  masterConfig: {acceleratorConfig: {count: 1, type: "
               "NVIDIA_TESLA_T4}}\n  scheduling: {maxWaitTime: 1s}\n"));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kCancelled);
   EXPECT_THAT(record->error_message,
               HasSubstr("maxWaitTime (1s) reached: no trial has started "
@@ -235,7 +236,7 @@ TEST_F(JobLifecycleTest, AJobIsPreparingWhileGpusAreBusyUntilMaxWaitTime) {
   EXPECT_FALSE(record->start_time.has_value());
   EXPECT_GE(*record->end_time - record->create_time, 1s);
   auto trials = store_->ListTrials("never_ran");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   EXPECT_TRUE(trials->empty());
 }
 
@@ -258,7 +259,7 @@ TEST_F(JobLifecycleTest, AJobWaitsForGpusThenRunsOnceTheyAreFree) {
       MakeJob("waited", 0, 1, 1,
               "  masterConfig: {acceleratorConfig: {count: 1, type: "
               "NVIDIA_TESLA_T4}}\n  scheduling: {maxWaitTime: 60s}\n"));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   EXPECT_THAT(states_while_held, Contains(JobState::kPreparing));
   EXPECT_THAT(states_while_held, Not(Contains(JobState::kRunning)));
@@ -288,7 +289,7 @@ TEST_F(JobLifecycleTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
     if (!first_launched && !p.launched.empty()) first_launched = p;
   };
   auto record = SubmitAndRun(MakeJob("queued", 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   ASSERT_TRUE(first_launched.has_value());
   EXPECT_EQ(first_launched->running, 0);
@@ -299,7 +300,7 @@ TEST_F(JobLifecycleTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
   ASSERT_TRUE(while_held->start_time.has_value());
   EXPECT_LT(*while_held->start_time, released);
   auto trial = store_->GetTrial("queued", 1);
-  ASSERT_TRUE(trial.ok()) << trial.status();
+  ASSERT_OK(trial);
   ASSERT_TRUE(trial->start_time.has_value());
   EXPECT_GE(*trial->start_time, released);
   EXPECT_LE(*trial->start_time - released, options_.max_poll_interval);
@@ -315,10 +316,10 @@ TEST_F(JobLifecycleTest, ATrialBelowTheMedianIsStoppedEarly) {
   JobSpec job = MakeJob("stops", 0, 6, 1);
   job.study->enable_early_stopping = true;
   auto record = SubmitAndRun(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   auto bad = store_->GetTrial("stops", 6);
-  ASSERT_TRUE(bad.ok());
+  ASSERT_OK(bad);
   EXPECT_EQ(bad->state, TrialState::kSucceeded);
   EXPECT_TRUE(bad->stopped_early);
   // Judged once its step reached a quarter of the longest curve's 10.
@@ -326,7 +327,7 @@ TEST_F(JobLifecycleTest, ATrialBelowTheMedianIsStoppedEarly) {
   EXPECT_THAT(launcher_->log(), Contains("trial 6 master-0 terminated"));
   for (int64_t n = 1; n <= 5; ++n) {
     auto good = store_->GetTrial("stops", n);
-    ASSERT_TRUE(good.ok());
+    ASSERT_OK(good);
     EXPECT_FALSE(good->stopped_early) << "trial " << n;
   }
 }
@@ -340,10 +341,10 @@ TEST_F(JobLifecycleTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
     if (env_.Now() >= cancel_at) cancel = true;
   };
   auto record = SubmitAndRun(MakeJob("cancelled", 1, 4, 2));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kCancelled);
   auto trials = store_->ListTrials("cancelled");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 2u);
   for (const Trial& t : *trials) {
     EXPECT_EQ(t.state, TrialState::kCancelled);
@@ -366,24 +367,21 @@ TEST_F(JobLifecycleTest, ARunnerTakingOverFinishesTheTrialOfEverySlot) {
   Script([](const FakeStart&) { return Curve(0.7, 2); });
   const JobSpec job = MakeJob("taken_over", 0, 2, 2);
   JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
-  ASSERT_TRUE(runner.Submit(job).ok());
+  ASSERT_OK(runner.Submit(job));
   // What the dead runner left: trial 1 (slot 0) completed, trial 2 (slot 1)
   // still ACTIVE; the budget of 2 is used up.
   auto first = engine_->SuggestTrials("taken_over", 1, "taken_over/slot-0");
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   auto second = engine_->SuggestTrials("taken_over", 1, "taken_over/slot-1");
-  ASSERT_TRUE(second.ok()) << second.status();
-  ASSERT_TRUE(engine_
-                  ->CompleteTrial(
-                      "taken_over", 1,
-                      Measurement{.step = 1, .metrics = {{"accuracy", 0.5}}})
-                  .ok());
+  ASSERT_OK(second);
+  ASSERT_OK(engine_->CompleteTrial(
+      "taken_over", 1, Measurement{.step = 1, .metrics = {{"accuracy", 0.5}}}));
 
   auto record = runner.Run(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   auto trial = store_->GetTrial("taken_over", 2);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
   EXPECT_EQ(trial->measurements.size(), 2u);
   EXPECT_EQ(launcher_->starts(2, "master-0"), 1);

@@ -17,6 +17,7 @@
 #include "hptune/launch/local_launcher.h"
 #include "hptune/store/sqlite_store.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
 namespace {
@@ -77,7 +78,7 @@ class JobRunnerReattachTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     dir_ = testing::MakeTempDir();
     auto store = store::SqliteStore::Open(dir_ + "/h.db");
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     store_ = *std::move(store);
     engine_ = std::make_unique<TuningEngine>(*store_);
     ConfigParseResult parsed =
@@ -97,14 +98,14 @@ TEST_P(JobRunnerReattachTest, AHandedBackTrialIsReattachedBeforeStarting) {
   RecordingLauncher launcher(attach);
   JobRunner runner(*store_, *engine_, launcher,
                    JobRunnerOptions{.runs_dir = dir_ + "/runs"});
-  ASSERT_TRUE(runner.Submit(job_).ok());
+  ASSERT_OK(runner.Submit(job_));
   // A runner that died after handing trial 1 to its slot 0.
   auto handed = engine_->SuggestTrials("resume", 1, "resume/slot-0");
-  ASSERT_TRUE(handed.ok()) << handed.status();
+  ASSERT_OK(handed);
   ASSERT_EQ(handed->trials.size(), 1u);
 
   auto record = runner.Run(job_);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   // Only the handed-back trial is looked for; a new trial just starts.
   EXPECT_THAT(launcher.reattached, ElementsAre(1));
@@ -114,11 +115,11 @@ TEST_P(JobRunnerReattachTest, AHandedBackTrialIsReattachedBeforeStarting) {
     EXPECT_THAT(launcher.started, ElementsAre(1, 2));
   }
   auto trials = engine_->ListTrials("resume");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 2u);
   for (const Trial& t : *trials) EXPECT_EQ(t.state, TrialState::kSucceeded);
   auto events = store_->ListEvents(0, 1000);
-  ASSERT_TRUE(events.ok());
+  ASSERT_OK(events);
   std::string log;
   for (const auto& e : *events) log += e.detail + "\n";
   if (attach) {

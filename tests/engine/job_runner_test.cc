@@ -34,11 +34,14 @@
 #include "hptune/store/sqlite_store.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/test_job.h"
 
 namespace hptune::engine {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
@@ -94,7 +97,7 @@ class JobRunnerTest : public ::testing::Test {
     setenv("DUMP_DIR", dumps_.c_str(), 1);
     setenv("DUMP_PER_TRIAL", "1", 1);
     auto store = store::SqliteStore::Open(dir_ + "/hptune.db");
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     store_ = *std::move(store);
     engine_ = std::make_unique<TuningEngine>(*store_);
     options_.runs_dir = dir_ + "/runs";
@@ -149,7 +152,7 @@ class JobRunnerTest : public ::testing::Test {
   std::vector<std::string> ReplicaEvents(int64_t trial) {
     std::vector<std::string> details;
     auto events = store_->ListEvents(0, 10000);
-    EXPECT_TRUE(events.ok());
+    EXPECT_OK(events);
     for (const auto& e : *events) {
       if (e.kind == "replica" && e.trial_number == trial) {
         details.push_back(e.detail);
@@ -182,11 +185,11 @@ TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
   setenv("DUMP_GRANDCHILD", "1", 1);
   JobSpec job = MakeJob("contract", /*workers=*/2, /*ps=*/1, 1, 1);
   auto record = SubmitAndRun(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
 
   auto trial = store_->GetTrial("contract", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
   ASSERT_TRUE(trial->final_measurement.has_value());
   EXPECT_EQ(trial->final_measurement->metrics.at("accuracy"), 0.75);
@@ -232,7 +235,7 @@ TEST_F(JobRunnerTest, ReplicaFailingTwiceIsRestartedTwiceWithTheSameAddress) {
   setenv("DUMP_SLEEP_WORKER", "forever", 1);
   setenv("DUMP_FAIL_TIMES_WORKER_0", "2", 1);
   auto record = SubmitAndRun(MakeJob("restarts", 1, 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   json worker = Dump(1, "worker-0");
   EXPECT_EQ(worker["attempt"], 3);  // Two failures, then the third start.
@@ -251,7 +254,7 @@ TEST_F(JobRunnerTest,
   options_.max_replica_restarts = 2;
   options_.max_trial_retries = 1;
   auto record = SubmitAndRun(MakeJob("always_fails", 1, 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kFailed);
   EXPECT_THAT(record->error_message,
               HasSubstr("master-0 exited with code 1 after 2 restarts "
@@ -259,7 +262,7 @@ TEST_F(JobRunnerTest,
   // Two attempts of a start and two restarts each.
   EXPECT_EQ(Dump(1, "master-0")["attempt"], 6);
   auto trial = store_->GetTrial("always_fails", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kFailed);
   EXPECT_THAT(ReplicaEvents(1),
               Contains(HasSubstr("attempt 1 of 2 failed: master-0 exited "
@@ -274,13 +277,13 @@ TEST_F(JobRunnerTest, FailedTrialsBeyondMaxFailedTrialsFailTheJob) {
   JobSpec job = MakeJob("too_many_failures", 0, 0, 6, 1);
   job.study->max_failed_trials = 2;
   auto record = SubmitAndRun(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kFailed);
   EXPECT_THAT(record->error_message,
               HasSubstr("maxFailedTrials (2) reached; last: trial 2: "
                         "master-0 exited with code 1"));
   auto trials = store_->ListTrials("too_many_failures");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   EXPECT_EQ(trials->size(), 2u);
 }
 
@@ -305,16 +308,16 @@ TEST_F(JobRunnerTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
   });
   auto record = SubmitAndRun(job);
   canceller.join();
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kCancelled);
   auto trials = store_->ListTrials("cancelled");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 2u);
   for (const Trial& t : *trials) EXPECT_EQ(t.state, TrialState::kCancelled);
   EXPECT_EQ(AllDumps().size(), 6u);
   ExpectNoProcessLeft();
   auto events = store_->ListEvents(0, 1000);
-  ASSERT_TRUE(events.ok());
+  ASSERT_OK(events);
   std::vector<std::string> job_states;
   int64_t cancelling_event = 0, first_trial_cancelled = 0;
   for (const auto& e : *events) {
@@ -348,7 +351,7 @@ TEST_F(JobRunnerTest, ParallelTrialsGetDisjointGpusAndWaitForThem) {
                         "  workerConfig: {acceleratorConfig: {count: 1, type: "
                         "NVIDIA_TESLA_T4}}\n");
   auto record = SubmitAndRun(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
 
   struct Span {
@@ -358,7 +361,7 @@ TEST_F(JobRunnerTest, ParallelTrialsGetDisjointGpusAndWaitForThem) {
   std::map<int64_t, Span> trials;
   for (int64_t n = 1; n <= 5; ++n) {
     auto trial = store_->GetTrial("gpus", n);
-    ASSERT_TRUE(trial.ok());
+    ASSERT_OK(trial);
     Span span{
         .start =
             std::chrono::duration<double>(trial->start_time->time_since_epoch())
@@ -390,9 +393,9 @@ TEST_F(JobRunnerTest, ParallelTrialsGetDisjointGpusAndWaitForThem) {
 TEST_F(JobRunnerTest, StdoutMetricLinesBecomeMeasurements) {
   setenv("DUMP_PRINT", "accuracy=0.625 step=7", 1);
   auto record = SubmitAndRun(MakeJob("stdout", 0, 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   auto trial = store_->GetTrial("stdout", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   ASSERT_TRUE(trial->final_measurement.has_value());
   EXPECT_EQ(trial->final_measurement->step, 7);
   EXPECT_EQ(trial->final_measurement->metrics.at("accuracy"), 0.625);
@@ -400,9 +403,9 @@ TEST_F(JobRunnerTest, StdoutMetricLinesBecomeMeasurements) {
 
 TEST_F(JobRunnerTest, TrialThatReportsNothingHasNoFinalMetricAndSaysWhy) {
   auto record = SubmitAndRun(MakeJob("silent", 0, 0, 1, 1));
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   auto trial = store_->GetTrial("silent", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
   EXPECT_FALSE(trial->final_measurement.has_value());
   EXPECT_THAT(trial->reason, HasSubstr("reported no value of metric"));
@@ -420,25 +423,25 @@ TEST_F(JobRunnerTest, SubmitRejectsJobsThatCannotRun) {
                             "  workerConfig: {acceleratorConfig: {count: 4, "
                             "type: NVIDIA_TESLA_T4}}\n");
   auto status = runner.Submit(too_big).status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(), HasSubstr("worker 0 asks for 4 x "
-                                          "NVIDIA_TESLA_T4"));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kFailedPrecondition,
+                               HasSubstr("worker 0 asks for 4 x "
+                                         "NVIDIA_TESLA_T4")));
 
-  ASSERT_TRUE(runner.Submit(MakeJob("twice", 0, 0, 1, 1)).ok());
-  EXPECT_EQ(runner.Submit(MakeJob("twice", 0, 0, 1, 1)).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  ASSERT_OK(runner.Submit(MakeJob("twice", 0, 0, 1, 1)));
+  EXPECT_THAT(runner.Submit(MakeJob("twice", 0, 0, 1, 1)),
+              StatusHasCode(absl::StatusCode::kAlreadyExists));
 }
 
 TEST_F(JobRunnerTest, ResumedJobContinuesFromThePreviousResults) {
   setenv("DUMP_METRIC_PARAM", "lr", 1);
-  ASSERT_TRUE(SubmitAndRun(MakeJob("first", 0, 0, 3, 1)).ok());
+  ASSERT_OK(SubmitAndRun(MakeJob("first", 0, 0, 3, 1)));
   JobSpec second = MakeJob("second", 0, 0, 2, 1);
   second.study->resume_previous_job_id = "first";
   auto record = SubmitAndRun(second);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded);
   auto trials = store_->ListTrials("second");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 5u);  // 3 results carried over, 2 new trials.
   EXPECT_THAT((*trials)[0].origin, HasSubstr("resumed from first trial 1"));
 }
@@ -469,20 +472,20 @@ TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
                  "--noise=0"};
   Launcher();
   JobRunner runner(*store_, *engine_, *launcher_, options_);
-  ASSERT_TRUE(runner.Submit(job).ok());
+  ASSERT_OK(runner.Submit(job));
   const std::vector<std::pair<double, double>> points = {
       {0.3, 0.7}, {0.25, 0.75}, {0.35, 0.65}, {0.3, 0.8},
       {0.2, 0.7}, {1.0, 0.0},   {0.9, 0.1},   {1.0, 0.1}};
   for (auto [x, y] : points) {
     Trial t{.parameters = {{"x", ParameterValue::Double(x)},
                            {"y", ParameterValue::Double(y)}}};
-    ASSERT_TRUE(engine_->CreateTrial("curves", t).ok());
+    ASSERT_OK(engine_->CreateTrial("curves", t));
   }
   auto record = runner.Run(job);
-  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
   auto trials = store_->ListTrials("curves");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 8u);
   for (const Trial& t : *trials) {
     SCOPED_TRACE(absl::StrCat("trial ", t.number));

@@ -9,10 +9,12 @@
 
 #include "hptune/launch/gpu_inventory.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -31,7 +33,7 @@ std::string FakeNvidiaSmi(const std::string& body) {
 TEST(GpuDetectTest, ReadsNvidiaSmi) {
   absl::StatusOr<GpuInventory> inventory = GpuInventory::Detect(
       FakeNvidiaSmi("echo '0, Tesla T4'\necho '1, NVIDIA H100 80GB HBM3'\n"));
-  ASSERT_TRUE(inventory.ok()) << inventory.status();
+  ASSERT_OK(inventory);
   EXPECT_THAT(inventory->gpus(), ElementsAre(Gpu{0, "NVIDIA_TESLA_T4"},
                                              Gpu{1, "NVIDIA_H100_80GB"}));
 }
@@ -39,7 +41,7 @@ TEST(GpuDetectTest, ReadsNvidiaSmi) {
 TEST(GpuDetectTest, NoNvidiaSmiMeansNoGpus) {
   absl::StatusOr<GpuInventory> inventory =
       GpuInventory::Detect("/no/such/nvidia-smi");
-  ASSERT_TRUE(inventory.ok()) << inventory.status();
+  ASSERT_OK(inventory);
   EXPECT_THAT(inventory->gpus(), IsEmpty());
 }
 
@@ -48,7 +50,7 @@ TEST(GpuDetectTest, FailingNvidiaSmiIsAnErrorWithItsOutput) {
       "echo 'NVIDIA-SMI has failed because it could not communicate with "
       "the NVIDIA driver.'\nexit 9\n");
   absl::StatusOr<GpuInventory> inventory = GpuInventory::Detect(path);
-  ASSERT_EQ(inventory.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(inventory, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(inventory.status().message(),
             "cannot list GPUs: \"" + path +
                 " --query-gpu=index,name --format=csv,noheader\" exited with "
@@ -59,7 +61,7 @@ TEST(GpuDetectTest, FailingNvidiaSmiIsAnErrorWithItsOutput) {
 TEST(GpuDetectTest, OddOutputIsAParseError) {
   absl::StatusOr<GpuInventory> inventory =
       GpuInventory::Detect(FakeNvidiaSmi("echo 'index, name'\n"));
-  ASSERT_EQ(inventory.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(inventory, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(inventory.status().message(),
             "nvidia-smi output line 1: the index is not a number, got "
             "\"index, name\"");

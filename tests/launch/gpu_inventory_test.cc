@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "hptune/launch/local_launcher.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -23,7 +25,7 @@ constexpr char kV100[] = "NVIDIA_TESLA_V100";
 
 GpuInventory Inventory(const std::string& spec) {
   absl::StatusOr<GpuInventory> inventory = GpuInventory::FromSpec(spec);
-  EXPECT_TRUE(inventory.ok()) << inventory.status();
+  EXPECT_OK(inventory);
   return inventory.ok() ? *inventory : GpuInventory();
 }
 
@@ -35,40 +37,40 @@ ReplicaRequest Request(TaskType type, int index, int count,
 
 std::string SpecError(const std::string& spec) {
   absl::StatusOr<std::vector<Gpu>> gpus = ParseGpuSpec(spec);
-  EXPECT_EQ(gpus.status().code(), absl::StatusCode::kInvalidArgument) << spec;
+  EXPECT_THAT(gpus, StatusHasCode(absl::StatusCode::kInvalidArgument)) << spec;
   return std::string(gpus.status().message());
 }
 
 TEST(GpuSpecTest, CountMeansThatManyGpusOfAnyType) {
   absl::StatusOr<std::vector<Gpu>> gpus = ParseGpuSpec("4");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus,
               ElementsAre(Gpu{0, ""}, Gpu{1, ""}, Gpu{2, ""}, Gpu{3, ""}));
   gpus = ParseGpuSpec("0");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus, IsEmpty());
 }
 
 TEST(GpuSpecTest, ListMeansTheseIndicesOfAnyType) {
   absl::StatusOr<std::vector<Gpu>> gpus = ParseGpuSpec("3, 1,5");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus, ElementsAre(Gpu{1, ""}, Gpu{3, ""}, Gpu{5, ""}));
 }
 
 TEST(GpuSpecTest, TypedCountsAreNumberedOneAfterAnother) {
   absl::StatusOr<std::vector<Gpu>> gpus = ParseGpuSpec("NVIDIA_TESLA_T4:4");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus,
               ElementsAre(Gpu{0, kT4}, Gpu{1, kT4}, Gpu{2, kT4}, Gpu{3, kT4}));
   gpus = ParseGpuSpec("NVIDIA_TESLA_T4:2;NVIDIA_TESLA_V100:1");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus, ElementsAre(Gpu{0, kT4}, Gpu{1, kT4}, Gpu{2, kV100}));
 }
 
 TEST(GpuSpecTest, TypedIndexLists) {
   absl::StatusOr<std::vector<Gpu>> gpus =
       ParseGpuSpec("NVIDIA_TESLA_V100:2,3; NVIDIA_TESLA_T4:0,1");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus, ElementsAre(Gpu{0, kT4}, Gpu{1, kT4}, Gpu{2, kV100},
                                  Gpu{3, kV100}));
 }
@@ -118,31 +120,31 @@ TEST(GpuInventoryTest, DescribeGroupsGpusByType) {
 TEST(GpuInventoryTest, CreateRejectsDuplicateAndNegativeIndices) {
   absl::StatusOr<GpuInventory> inventory =
       GpuInventory::Create({{1, kT4}, {0, kT4}, {1, kV100}});
-  ASSERT_EQ(inventory.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(inventory, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(inventory.status().message(), "GPU 1 is listed twice");
   inventory = GpuInventory::Create({{-1, kT4}});
-  ASSERT_EQ(inventory.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(inventory, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(inventory.status().message(), "GPU index -1 is negative");
   inventory = GpuInventory::Create({{1, kT4}, {0, kV100}});
-  ASSERT_TRUE(inventory.ok()) << inventory.status();
+  ASSERT_OK(inventory);
   EXPECT_THAT(inventory->gpus(), ElementsAre(Gpu{0, kV100}, Gpu{1, kT4}));
 }
 
 TEST(NvidiaSmiTest, ParsesIndexAndNameLines) {
   absl::StatusOr<std::vector<Gpu>> gpus = ParseNvidiaSmiGpus(
       "0, Tesla T4\r\n1, Tesla V100-SXM2-16GB\n\n2, NVIDIA H100 80GB HBM3\n");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus, ElementsAre(Gpu{0, kT4}, Gpu{1, kV100},
                                  Gpu{2, "NVIDIA_H100_80GB"}));
   gpus = ParseNvidiaSmiGpus("");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   EXPECT_THAT(*gpus, IsEmpty());
 }
 
 TEST(NvidiaSmiTest, OddOutputNamesTheLine) {
   auto error = [](const std::string& output) {
     absl::StatusOr<std::vector<Gpu>> gpus = ParseNvidiaSmiGpus(output);
-    EXPECT_EQ(gpus.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(gpus, StatusHasCode(absl::StatusCode::kInvalidArgument));
     return std::string(gpus.status().message());
   };
   EXPECT_EQ(error("0, Tesla T4\nNo devices were found\n"),
@@ -187,14 +189,14 @@ TEST(GpuAllocatorTest, TrialsGetDisjointGpusUntilNoneAreFree) {
                                        Request(TaskType::kWorker, 0, 1, kT4)};
   auto first = allocator.Allocate(trial);
   auto second = allocator.Allocate(trial);
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(first);
+  ASSERT_OK(second);
   EXPECT_THAT((*first)->gpus(), ElementsAre(ElementsAre(0), ElementsAre(1)));
   EXPECT_THAT((*second)->gpus(), ElementsAre(ElementsAre(2), ElementsAre(3)));
   EXPECT_EQ(allocator.FreeCount(), 0);
 
   auto third = allocator.Allocate(trial);
-  ASSERT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  ASSERT_THAT(third, StatusHasCode(absl::StatusCode::kResourceExhausted));
   EXPECT_EQ(third.status().message(),
             "GPUs are busy: master 0 asks for 1 x NVIDIA_TESLA_T4; free now: "
             "none of 4 GPUs of any type (GPUs 0,1,2,3)");
@@ -202,18 +204,18 @@ TEST(GpuAllocatorTest, TrialsGetDisjointGpusUntilNoneAreFree) {
   first->reset();
   EXPECT_EQ(allocator.FreeCount(), 2);
   third = allocator.Allocate(trial);
-  ASSERT_TRUE(third.ok()) << third.status();
+  ASSERT_OK(third);
   EXPECT_THAT((*third)->gpus(), ElementsAre(ElementsAre(0), ElementsAre(1)));
 }
 
 TEST(GpuAllocatorTest, AllOrNothing) {
   GpuAllocator allocator(Inventory("NVIDIA_TESLA_T4:4"));
   auto held = allocator.Allocate({Request(TaskType::kMaster, 0, 1, kT4)});
-  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_OK(held);
   // The master alone would fit in the 3 free GPUs; the worker would not.
   auto trial = allocator.Allocate({Request(TaskType::kMaster, 0, 2, kT4),
                                    Request(TaskType::kWorker, 0, 2, kT4)});
-  ASSERT_EQ(trial.status().code(), absl::StatusCode::kResourceExhausted);
+  ASSERT_THAT(trial, StatusHasCode(absl::StatusCode::kResourceExhausted));
   EXPECT_EQ(trial.status().message(),
             "GPUs are busy: worker 0 asks for 2 x NVIDIA_TESLA_T4; free now: "
             "GPUs 1,2,3 of 4 x NVIDIA_TESLA_T4 (GPUs 0,1,2,3)");
@@ -224,13 +226,13 @@ TEST(GpuAllocatorTest, TypesMustMatchAndAnyTypeMatchesAll) {
   GpuAllocator typed(Inventory("NVIDIA_TESLA_T4:0,1;NVIDIA_TESLA_V100:2,3"));
   auto lease = typed.Allocate({Request(TaskType::kMaster, 0, 2, kV100),
                                Request(TaskType::kWorker, 0, 1, kT4)});
-  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_OK(lease);
   EXPECT_THAT((*lease)->gpus(), ElementsAre(ElementsAre(2, 3), ElementsAre(0)));
 
   GpuAllocator any(Inventory("2"));
   lease = any.Allocate({Request(TaskType::kMaster, 0, 1, kV100),
                         Request(TaskType::kWorker, 0, 1, kT4)});
-  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_OK(lease);
   EXPECT_THAT((*lease)->gpus(), ElementsAre(ElementsAre(0), ElementsAre(1)));
 }
 
@@ -240,7 +242,7 @@ TEST(GpuAllocatorTest, TypedRequestsUseTheirOwnTypeBeforeAnyType) {
   GpuAllocator allocator(Inventory("NVIDIA_TESLA_T4:1;1,2"));
   auto lease = allocator.Allocate({Request(TaskType::kMaster, 0, 1, kT4),
                                    Request(TaskType::kWorker, 0, 2, kV100)});
-  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_OK(lease);
   EXPECT_THAT((*lease)->gpus(), ElementsAre(ElementsAre(0), ElementsAre(1, 2)));
 }
 
@@ -248,14 +250,14 @@ TEST(GpuAllocatorTest, RequestsWithoutGpusNeedNoInventory) {
   GpuAllocator allocator{GpuInventory()};
   auto lease = allocator.Allocate({Request(TaskType::kMaster, 0, 0, ""),
                                    Request(TaskType::kEvaluator, 0, 0, "")});
-  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_OK(lease);
   EXPECT_THAT((*lease)->gpus(), ElementsAre(IsEmpty(), IsEmpty()));
 }
 
 TEST(GpuAllocatorTest, CheckFitsNamesTheReplicaItsAskAndTheMachine) {
   GpuAllocator none{GpuInventory()};
   absl::Status status = none.CheckFits({Request(TaskType::kMaster, 0, 1, kT4)});
-  ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(status, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(status.message(),
             "master 0 asks for 1 x NVIDIA_TESLA_T4, but this machine has no "
             "GPUs");
@@ -265,13 +267,13 @@ TEST(GpuAllocatorTest, CheckFitsNamesTheReplicaItsAskAndTheMachine) {
                           Request(TaskType::kWorker, 0, 1, kT4),
                           Request(TaskType::kWorker, 1, 1, kT4),
                           Request(TaskType::kWorker, 2, 4, kT4)});
-  ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(status, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(status.message(),
             "worker 2 asks for 4 x NVIDIA_TESLA_T4, but this machine has "
             "2 x NVIDIA_TESLA_T4 (GPUs 0,1)");
 
   status = two.CheckFits({Request(TaskType::kMaster, 0, 1, kV100)});
-  ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(status, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(status.message(),
             "master 0 asks for 1 x NVIDIA_TESLA_V100, but this machine has "
             "2 x NVIDIA_TESLA_T4 (GPUs 0,1)");
@@ -281,7 +283,7 @@ TEST(GpuAllocatorTest, CheckFitsNamesTheReplicaItsAskAndTheMachine) {
       Request(TaskType::kMaster, 0, 4, kT4),
       Request(TaskType::kWorker, 0, 4, kT4)};
   status = four.CheckFits(together);
-  ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(status, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(status.message(),
             "worker 0 asks for 4 x NVIDIA_TESLA_T4 on top of the 4 GPUs the "
             "replicas before it ask for, but this machine has "
@@ -289,13 +291,13 @@ TEST(GpuAllocatorTest, CheckFitsNamesTheReplicaItsAskAndTheMachine) {
   // Never fitting is not a matter of waiting.
   auto lease = four.Allocate(together);
   EXPECT_EQ(lease.status(), status);
-  EXPECT_TRUE(four.CheckFits({together[0]}).ok());
+  EXPECT_OK(four.CheckFits({together[0]}));
 }
 
 TEST(GpuAllocatorTest, LeasesMayOutliveTheAllocator) {
   auto allocator = std::make_unique<GpuAllocator>(Inventory("2"));
   auto lease = allocator->Allocate({Request(TaskType::kMaster, 0, 2, kT4)});
-  ASSERT_TRUE(lease.ok()) << lease.status();
+  ASSERT_OK(lease);
   allocator.reset();
   EXPECT_THAT((*lease)->gpus(), ElementsAre(ElementsAre(0, 1)));
   lease->reset();
@@ -338,7 +340,7 @@ TEST(LocalLauncherGpuTest, CheckFitsAndReserveUseTheInventory) {
   absl::Status status =
       launcher.CheckFits({Request(TaskType::kMaster, 0, 1, kT4),
                           Request(TaskType::kWorker, 0, 8, kT4)});
-  ASSERT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(status, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(status.message(),
             "worker 0 asks for 8 x NVIDIA_TESLA_T4, but this machine has "
             "4 x NVIDIA_TESLA_T4 (GPUs 0,1,2,3)");
@@ -351,7 +353,7 @@ TEST(LocalLauncherGpuTest, CheckFitsAndReserveUseTheInventory) {
       Request(TaskType::kEvaluator, 0, 0, "")};
   absl::StatusOr<std::unique_ptr<Placement>> placement =
       launcher.Reserve(trial);
-  ASSERT_TRUE(placement.ok()) << placement.status();
+  ASSERT_OK(placement);
   const std::vector<ReplicaPlacement>& replicas = (*placement)->replicas();
   ASSERT_EQ(replicas.size(), 5u);
   std::vector<int> ports;
@@ -368,10 +370,10 @@ TEST(LocalLauncherGpuTest, CheckFitsAndReserveUseTheInventory) {
   EXPECT_THAT(replicas[0].gpus, IsEmpty());
 
   absl::StatusOr<std::unique_ptr<Placement>> busy = launcher.Reserve(trial);
-  ASSERT_EQ(busy.status().code(), absl::StatusCode::kResourceExhausted);
+  ASSERT_THAT(busy, StatusHasCode(absl::StatusCode::kResourceExhausted));
   placement->reset();
   busy = launcher.Reserve(trial);
-  EXPECT_TRUE(busy.ok()) << busy.status();
+  EXPECT_OK(busy);
 }
 
 }  // namespace

@@ -30,12 +30,14 @@
 #include "nlohmann/json.hpp"
 #include "tests/launch/trial_run_waits.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using ::hptune_testing::StatusHasCode;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -88,7 +90,7 @@ class LocalLauncherTest : public ::testing::Test {
     std::vector<ReplicaRequest> requests = ReplicaRequests(job_);
     absl::StatusOr<std::unique_ptr<Placement>> reserved =
         launcher.Reserve(requests);
-    EXPECT_TRUE(reserved.ok()) << reserved.status();
+    EXPECT_OK(reserved);
     if (!reserved.ok()) return {};
     *placement = *std::move(reserved);
     TrialContext context{
@@ -102,7 +104,7 @@ class LocalLauncherTest : public ::testing::Test {
         .trial_dir = root_ / "trials" / std::to_string(trial)};
     absl::StatusOr<TrialLaunch> launch =
         BuildTrialLaunch(context, requests, (*placement)->replicas());
-    EXPECT_TRUE(launch.ok()) << launch.status();
+    EXPECT_OK(launch);
     if (!launch.ok()) return {};
     for (ReplicaLaunch& replica : launch->replicas) {
       replica.env["DUMP_DIR"] = dump_dir_.string();
@@ -114,7 +116,7 @@ class LocalLauncherTest : public ::testing::Test {
   std::unique_ptr<TrialRun> StartOrDie(Launcher& launcher,
                                        const TrialLaunch& launch) {
     absl::StatusOr<std::unique_ptr<TrialRun>> run = launcher.Start(launch);
-    EXPECT_TRUE(run.ok()) << run.status();
+    EXPECT_OK(run);
     return run.ok() ? *std::move(run) : nullptr;
   }
 
@@ -232,7 +234,7 @@ TEST_F(LocalLauncherTest, ExitsAreReportedWithCodesAndSignals) {
   EXPECT_EQ(exits[3].exit_code, 42);
   // Nothing is reported twice.
   absl::StatusOr<std::vector<ReplicaExit>> again = run->Poll();
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_TRUE(again->empty());
 }
 
@@ -253,13 +255,13 @@ TEST_F(LocalLauncherTest, RestartKeepsTheEnvironmentAndAddressAndAppendsLogs) {
   Json first = WaitForDump("worker-0", 1);
 
   absl::Status busy = run->Restart(0);
-  ASSERT_EQ(busy.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(busy, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(busy.message(),
             "master 0 is still running (pid " +
                 std::to_string(WaitForDump("master-0")["pid"].get<int>()) +
                 ")");
 
-  ASSERT_TRUE(run->Restart(1).ok());
+  ASSERT_OK(run->Restart(1));
   EXPECT_TRUE(run->IsRunning(1));
   Json second = WaitForDump("worker-0", 2);
   EXPECT_NE(second["pid"], first["pid"]);
@@ -314,7 +316,7 @@ TEST_F(LocalLauncherTest, TerminateKillsWhatIgnoresSigtermAndGrandchildren) {
   for (pid_t pid : grandchildren) EXPECT_TRUE(ProcessIsGone(pid)) << pid;
   for (int i = 0; i < 4; ++i) EXPECT_FALSE(run->IsRunning(i));
   absl::StatusOr<std::vector<ReplicaExit>> exits = run->Poll();
-  ASSERT_TRUE(exits.ok());
+  ASSERT_OK(exits);
   EXPECT_TRUE(exits->empty());  // Terminate's exits are not reported.
 }
 
@@ -361,7 +363,7 @@ TEST_F(LocalLauncherTest, SpawnFailureNamesTheReplicaAndLeavesNothingRunning) {
   ASSERT_EQ(launch.replicas.size(), 4u);
   launch.replicas[2].argv[0] = "/no/such";
   absl::StatusOr<std::unique_ptr<TrialRun>> run = launcher.Start(launch);
-  ASSERT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(run.status().message(),
             "worker 1: cannot start \"/no/such\": No such file or directory");
   // master 0 and worker 0 had started; no child of this process is left,
@@ -372,7 +374,7 @@ TEST_F(LocalLauncherTest, SpawnFailureNamesTheReplicaAndLeavesNothingRunning) {
 
   launch.replicas[2].argv[0] = "no-such-program-on-path";
   run = launcher.Start(launch);
-  ASSERT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(run.status().message(),
             "worker 1: cannot start \"no-such-program-on-path\": No such file "
             "or directory");
@@ -386,7 +388,7 @@ TEST_F(LocalLauncherTest, BadWorkingDirOrLogPathNamesTheReplica) {
   TrialLaunch bad_dir = launch;
   bad_dir.replicas[0].working_dir = root_ / "missing";
   absl::StatusOr<std::unique_ptr<TrialRun>> run = launcher.Start(bad_dir);
-  ASSERT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(run.status().message(), "master 0: working directory \"" +
                                         (root_ / "missing").string() +
                                         "\" is not a directory");
@@ -396,7 +398,7 @@ TEST_F(LocalLauncherTest, BadWorkingDirOrLogPathNamesTheReplica) {
   std::ofstream(blocker) << "x";
   bad_log.replicas[3].log_path = blocker / "ps-0.log";
   run = launcher.Start(bad_log);
-  ASSERT_EQ(run.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(run.status().message(), "ps 0: cannot open log file \"" +
                                         (blocker / "ps-0.log").string() +
                                         "\": Not a directory");
@@ -408,7 +410,7 @@ TEST_F(LocalLauncherTest, BadWorkingDirOrLogPathNamesTheReplica) {
 TEST_F(LocalLauncherTest, ParallelPlacementsGetDisjointGpus) {
   absl::StatusOr<GpuInventory> gpus =
       GpuInventory::FromSpec("NVIDIA_TESLA_T4:0,1,2,3");
-  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_OK(gpus);
   LocalLauncher launcher({.gpus = *gpus});
   job_.master.accelerator = {.count = 1, .type = "NVIDIA_TESLA_T4"};
   job_.worker = {.count = 1,
@@ -434,7 +436,8 @@ TEST_F(LocalLauncherTest, ParallelPlacementsGetDisjointGpus) {
     if (statuses[t].ok()) {
       granted.push_back(t);
     } else {
-      EXPECT_EQ(statuses[t].code(), absl::StatusCode::kResourceExhausted);
+      EXPECT_THAT(statuses[t],
+                  StatusHasCode(absl::StatusCode::kResourceExhausted));
     }
   }
   ASSERT_EQ(granted.size(), 2u);
@@ -451,7 +454,7 @@ TEST_F(LocalLauncherTest, ParallelPlacementsGetDisjointGpus) {
                          .trial_dir = root_ / "trials" / std::to_string(t + 1)};
     absl::StatusOr<TrialLaunch> launch = BuildTrialLaunch(
         context, ReplicaRequests(job_), placements[t]->replicas());
-    ASSERT_TRUE(launch.ok()) << launch.status();
+    ASSERT_OK(launch);
     for (ReplicaLaunch& replica : launch->replicas) {
       replica.env["DUMP_DIR"] = dumps.string();
     }
@@ -470,7 +473,7 @@ TEST_F(LocalLauncherTest, ParallelPlacementsGetDisjointGpus) {
   EXPECT_THAT(seen, UnorderedElementsAre("0", "1", "2", "3"));
 
   for (int t : granted) placements[t].reset();
-  EXPECT_TRUE(launcher.Reserve(ReplicaRequests(job_)).ok());
+  EXPECT_OK(launcher.Reserve(ReplicaRequests(job_)));
 }
 
 }  // namespace

@@ -13,8 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "tests/testing/status_matchers.h"
+
 namespace hptune::launch {
 namespace {
+
+using ::hptune_testing::StatusHasCode;
 
 bool CanListenOn(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -30,7 +34,7 @@ bool CanListenOn(int port) {
 
 TEST(PortReservationTest, PortsAreDistinctAndFree) {
   auto reservation = PortReservation::Reserve(5);
-  ASSERT_TRUE(reservation.ok()) << reservation.status();
+  ASSERT_OK(reservation);
   const std::vector<int>& ports = (*reservation)->ports();
   ASSERT_EQ(ports.size(), 5u);
   EXPECT_EQ(std::set<int>(ports.begin(), ports.end()).size(), 5u);
@@ -50,7 +54,7 @@ TEST(PortReservationTest, LiveReservationsNeverShareAPortAndReleaseOnDestroy) {
     threads.emplace_back([&] {
       for (int i = 0; i < 25; ++i) {
         auto reservation = PortReservation::Reserve(3);
-        ASSERT_TRUE(reservation.ok()) << reservation.status();
+        ASSERT_OK(reservation);
         std::lock_guard<std::mutex> lock(mutex);
         live.push_back(*std::move(reservation));
       }
@@ -69,14 +73,14 @@ TEST(PortReservationTest, LiveReservationsNeverShareAPortAndReleaseOnDestroy) {
 
 TEST(PortReservationTest, ZeroPortsIsAnEmptyReservation) {
   auto reservation = PortReservation::Reserve(0);
-  ASSERT_TRUE(reservation.ok()) << reservation.status();
+  ASSERT_OK(reservation);
   EXPECT_TRUE((*reservation)->ports().empty());
 }
 
 TEST(PortReservationTest, UnbindableAddressIsUnavailable) {
   // 192.0.2.1 (TEST-NET-1) is no address of this machine.
   auto reservation = PortReservation::Reserve(1, "192.0.2.1");
-  ASSERT_EQ(reservation.status().code(), absl::StatusCode::kUnavailable);
+  ASSERT_THAT(reservation, StatusHasCode(absl::StatusCode::kUnavailable));
   EXPECT_EQ(reservation.status().message(),
             "cannot reserve a port on 192.0.2.1: Cannot assign requested "
             "address");

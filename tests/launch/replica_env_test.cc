@@ -1,4 +1,4 @@
-// Tests of what each replica of a trial sees (CONTRACTS.md section 2): its
+// Tests of what each replica of a trial sees (docs/trainer.md): its
 // TF_CONFIG, CLUSTER_SPEC, CLOUD_ML_* and PyTorch variables, its devices and
 // its command line, and the replica requests derived from a job.
 #include "hptune/launch/replica_env.h"
@@ -12,10 +12,12 @@
 
 #include "hptune/core/config.h"
 #include "nlohmann/json.hpp"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -85,7 +87,7 @@ std::vector<ReplicaPlacement> MakePlacement() {
 TrialLaunch BuildOrDie(const TrialContext& context) {
   absl::StatusOr<TrialLaunch> launch =
       BuildTrialLaunch(context, ReplicaRequests(*context.job), MakePlacement());
-  EXPECT_TRUE(launch.ok()) << launch.status();
+  EXPECT_OK(launch);
   return launch.ok() ? *launch : TrialLaunch{};
 }
 
@@ -228,7 +230,7 @@ TEST(ReplicaEnvTest, EmptyPoolsAreLeftOutOfTheCluster) {
   job.evaluator.count = 0;
   absl::StatusOr<TrialLaunch> launch = BuildTrialLaunch(
       MakeContext(job), ReplicaRequests(job), {{"127.0.0.1", 1000, {}}});
-  ASSERT_TRUE(launch.ok()) << launch.status();
+  ASSERT_OK(launch);
   ASSERT_EQ(launch->replicas.size(), 1u);
   nlohmann::json tf_config =
       nlohmann::json::parse(launch->replicas[0].env.at("TF_CONFIG"));
@@ -285,7 +287,7 @@ TEST(ReplicaEnvTest, JobWithoutCommandOrModuleIsRejected) {
   job.command.clear();
   absl::StatusOr<TrialLaunch> launch =
       BuildTrialLaunch(MakeContext(job), ReplicaRequests(job), MakePlacement());
-  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(launch.status().message(),
             "job \"mnist_1\": no trainer to run: set a command or a module "
             "name (with its package path)");
@@ -297,14 +299,14 @@ TEST(ReplicaEnvTest, ParametersMustBeExactlyTheSearchSpace) {
   missing.parameters.erase("hidden");
   absl::StatusOr<TrialLaunch> launch =
       BuildTrialLaunch(missing, ReplicaRequests(job), MakePlacement());
-  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(launch.status().message(),
             "trial 7: parameter \"hidden\" has no value");
 
   TrialContext extra = MakeContext(job);
   extra.parameters["momentum"] = ParameterValue::Double(0.5);
   launch = BuildTrialLaunch(extra, ReplicaRequests(job), MakePlacement());
-  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(launch.status().message(),
             "trial 7: parameter \"momentum\" is not in the search space, got "
             "0.5");
@@ -316,7 +318,7 @@ TEST(ReplicaEnvTest, TrainingInputMustBeAJsonObject) {
   context.training_input_json = "[1, 2";
   absl::StatusOr<TrialLaunch> launch =
       BuildTrialLaunch(context, ReplicaRequests(job), MakePlacement());
-  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(launch.status().message(),
             "job \"mnist_1\": trainingInput is not a JSON object: [1, 2");
 }
@@ -338,13 +340,13 @@ TEST(ReplicaEnvTest, PlacementMustMatchTheRequests) {
   placement.pop_back();
   absl::StatusOr<TrialLaunch> launch =
       BuildTrialLaunch(MakeContext(job), ReplicaRequests(job), placement);
-  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(launch.status().message(), "5 replicas but 4 placements");
 
   std::vector<ReplicaRequest> requests = ReplicaRequests(job);
   std::swap(requests[0], requests[1]);
   launch = BuildTrialLaunch(MakeContext(job), requests, MakePlacement());
-  ASSERT_EQ(launch.status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(launch.status().message(), "the first replica must be master 0");
 }
 

@@ -14,6 +14,7 @@
 
 #include "hptune/launch/local_launcher.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 extern char** environ;
 
@@ -86,7 +87,7 @@ TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
 
   LocalLauncher launcher({.reattach_grace = std::chrono::milliseconds(500)});
   auto run = launcher.Reattach(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(*run, nullptr);
   EXPECT_TRUE(Exited(master, std::chrono::seconds(5)));
   EXPECT_TRUE(Exited(worker, std::chrono::seconds(5)));
@@ -103,7 +104,7 @@ TEST(LocalLauncherReattachTest, NothingLeftIsFine) {
                              .log_path = dir + "/j/1/master-0.log"});
   LocalLauncher launcher({});
   auto run = launcher.Reattach(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   EXPECT_EQ(*run, nullptr);
 }
 

@@ -4,24 +4,29 @@
 
 #include <string>
 
+#include "tests/testing/status_matchers.h"
+
 namespace hptune::server {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
+
 TEST(CheckNameTest, AcceptsJobIdsAndNamesTheFieldOtherwise) {
-  EXPECT_TRUE(CheckName("study", "mnist_lr_2").ok());
+  EXPECT_OK(CheckName("study", "mnist_lr_2"));
   absl::Status empty = CheckName("study", "");
-  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(empty.message(), "study: required");
+  EXPECT_THAT(empty,
+              StatusIs(absl::StatusCode::kInvalidArgument, "study: required"));
   absl::Status huge = CheckName("name", std::string(1 << 20, 'a'));
   EXPECT_EQ(huge.message(), "name: at most 128 characters, got 1048576");
   absl::Status digit = CheckName("job_id", "1abc");
-  EXPECT_EQ(digit.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(digit, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(digit.message().find("job_id"), std::string::npos)
       << digit.message();
 }
 
 TEST(CheckLengthTest, CountsCharacters) {
-  EXPECT_TRUE(CheckLength("client_id", std::string(256, 'c'), 256).ok());
+  EXPECT_OK(CheckLength("client_id", std::string(256, 'c'), 256));
   EXPECT_EQ(CheckLength("client_id", std::string(257, 'c'), 256).message(),
             "client_id: at most 256 characters, got 257");
 }

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "hptune/core/status.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::store::internal {
 namespace {
@@ -26,11 +27,10 @@ TEST(ReaderPoolTest, ConcurrentReadsRunSideBySideUpToTheBound) {
   const std::string path = dir.File("pool.db");
   absl::StatusOr<std::unique_ptr<SqliteConnection>> first =
       SqliteConnection::Open(path, 5000ms);
-  ASSERT_TRUE(first.ok()) << first.status().message();
-  ASSERT_TRUE((*first)
-                  ->Exec("PRAGMA journal_mode=WAL; CREATE TABLE t(x); "
-                         "INSERT INTO t VALUES (42);")
-                  .ok());
+  ASSERT_OK(first);
+  ASSERT_OK(
+      (*first)->Exec("PRAGMA journal_mode=WAL; CREATE TABLE t(x); "
+                     "INSERT INTO t VALUES (42);"));
   constexpr int kBound = 3;
   ReaderPool pool(path, 5000ms, *std::move(first), kBound);
 
@@ -83,7 +83,7 @@ TEST(ReaderPoolTest, ConcurrentReadsRunSideBySideUpToTheBound) {
   EXPECT_EQ(most_inside, kBound);
   EXPECT_EQ(used.size(), static_cast<size_t>(kBound));
   for (const absl::Status& status : results) {
-    EXPECT_TRUE(status.ok()) << status.message();
+    EXPECT_OK(status);
   }
 }
 

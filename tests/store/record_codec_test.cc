@@ -11,13 +11,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::store::internal {
 namespace {
 
 using ::absl::StatusCode;
 using ::hptune::store::test::MakeStudy;
-using ::hptune::store::test::StatusIs;
+using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(RecordCodecTest, RandomDoublesRoundTripBitForBit) {

@@ -16,17 +16,18 @@
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::store {
 namespace {
 
 using ::absl::StatusCode;
-using ::hptune::store::test::IsOkAndHolds;
 using ::hptune::store::test::MakeMeasurement;
 using ::hptune::store::test::MakeStudy;
 using ::hptune::store::test::MakeTrial;
-using ::hptune::store::test::StatusIs;
 using ::hptune::store::test::TempDir;
+using ::hptune_testing::IsOkAndHolds;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;

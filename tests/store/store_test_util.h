@@ -1,5 +1,6 @@
-// Helpers shared by the store tests: temp directories, sample records and
-// status matchers. Test-only; thread-compatible.
+// Helpers shared by the store tests: temp directories and sample records
+// (the status matchers are tests/testing/status_matchers.h). Test-only;
+// thread-compatible.
 #ifndef HPTUNE_TESTS_STORE_STORE_TEST_UTIL_H_
 #define HPTUNE_TESTS_STORE_STORE_TEST_UTIL_H_
 
@@ -18,6 +19,7 @@
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/store/store.h"
+#include "tests/testing/status_matchers.h"
 
 struct sqlite3;
 
@@ -70,49 +72,12 @@ StudyRecord MakeStudy(std::string name);
 Trial MakeTrial(double lr);
 Measurement MakeMeasurement(int64_t step, double accuracy);
 
-inline const absl::Status& GetStatus(const absl::Status& status) {
-  return status;
-}
-template <typename T>
-const absl::Status& GetStatus(const absl::StatusOr<T>& status_or) {
-  return status_or.status();
-}
-
-// Matches a Status or StatusOr with `code` and a message matching `message`
-// (a string for equality, or a matcher such as HasSubstr).
-MATCHER_P2(StatusIs, code, message, "") {
-  const absl::Status& status = GetStatus(arg);
-  *result_listener << "status is " << status;
-  return status.code() == code &&
-         ::testing::Matches(message)(std::string(status.message()));
-}
-
-// Matches an OK StatusOr whose value matches `matcher` (or equals a value).
-MATCHER_P(IsOkAndHolds, matcher, "") {
-  if (!arg.ok()) {
-    *result_listener << "status is " << arg.status();
-    return false;
-  }
-  return ::testing::ExplainMatchResult(matcher, *arg, result_listener);
-}
+// The status matchers, under the names the store tests use.
+using ::hptune_testing::GetStatus;
+using ::hptune_testing::IsOk;
+using ::hptune_testing::IsOkAndHolds;
+using ::hptune_testing::StatusIs;
 
 }  // namespace hptune::store::test
-
-#define EXPECT_OK(expr) \
-  EXPECT_EQ(::hptune::store::test::GetStatus(expr), ::absl::OkStatus())
-#define ASSERT_OK(expr) \
-  ASSERT_EQ(::hptune::store::test::GetStatus(expr), ::absl::OkStatus())
-
-#define HPTUNE_TEST_CONCAT_INNER_(a, b) a##b
-#define HPTUNE_TEST_CONCAT_(a, b) HPTUNE_TEST_CONCAT_INNER_(a, b)
-// `ASSERT_OK_AND_ASSIGN(auto x, F());` declares x from F()'s value, or fails
-// the test with F()'s status.
-#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
-  HPTUNE_ASSERT_OK_AND_ASSIGN_IMPL_(    \
-      HPTUNE_TEST_CONCAT_(hptune_status_or_, __LINE__), lhs, expr)
-#define HPTUNE_ASSERT_OK_AND_ASSIGN_IMPL_(var, lhs, expr) \
-  auto var = (expr);                                      \
-  ASSERT_EQ(var.status(), ::absl::OkStatus());            \
-  lhs = std::move(var).value()
 
 #endif  // HPTUNE_TESTS_STORE_STORE_TEST_UTIL_H_

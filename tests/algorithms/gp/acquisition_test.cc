@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
@@ -94,7 +95,7 @@ TEST(AcquisitionTest, AcquisitionGradientsMatchFiniteDifferences) {
   Eigen::VectorXd y = data.y;
   auto gp = GaussianProcess::Create(
       data, {std::log(0.3), std::log(0.6), 0.0, std::log(1e-4), 0.0});
-  ASSERT_TRUE(gp.ok());
+  ASSERT_OK(gp);
   const LogExpectedImprovementAcquisition ei(*gp, y.maxCoeff());
   // A threshold that puts (0.9, 0.9) outside the explored region and
   // (0.35, 0.05) inside, so both branches of PE are checked.
@@ -137,7 +138,7 @@ TEST(AcquisitionTest, PureExplorationPrefersUncertainPointsThatMayBeGood) {
   data.y << 1.0, 1.1, -2.0;  // Good on the left, bad on the right.
   auto gp =
       GaussianProcess::Create(data, {std::log(0.15), 0.0, std::log(1e-6), 0.0});
-  ASSERT_TRUE(gp.ok());
+  ASSERT_OK(gp);
   const PureExplorationAcquisition pe(*gp, 0.6);
   RowMatrix xs(3, 1);
   xs << 0.15, 0.3, 0.85;

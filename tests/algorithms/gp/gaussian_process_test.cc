@@ -6,9 +6,12 @@
 
 #include "algorithms/gp/hyperparameters.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
+
+using ::hptune_testing::StatusIs;
 
 double Objective(double x) { return std::sin(6 * x) + x; }
 
@@ -32,7 +35,7 @@ std::vector<double> Theta() {
 GaussianProcess Make(const TrainingData& data,
                      const GaussianProcess* reuse = nullptr) {
   auto gp = GaussianProcess::Create(data, Theta(), reuse);
-  EXPECT_TRUE(gp.ok()) << gp.status().message();
+  EXPECT_OK(gp);
   return *std::move(gp);
 }
 
@@ -79,7 +82,7 @@ TEST(GaussianProcessTest, GradientsMatchFiniteDifferences) {
   }
   auto gp = GaussianProcess::Create(
       data, {std::log(0.5), std::log(0.7), 0.0, 0.0, std::log(1e-3), 0.1});
-  ASSERT_TRUE(gp.ok());
+  ASSERT_OK(gp);
   const double pending[] = {0.35, 0.35, 1};
   gp->AddPending(pending);
   const std::vector<double> x = {0.31, 0.42, 1};
@@ -154,17 +157,18 @@ TEST(GaussianProcessTest, DuplicatePointsNeedNoMoreThanJitter) {
   // Noise at its floor and a long lengthscale make A nearly singular.
   auto gp = GaussianProcess::Create(
       data, {std::log(1000.0), 0.0, std::log(1e-6), 0.0});
-  ASSERT_TRUE(gp.ok()) << gp.status().message();
+  ASSERT_OK(gp);
   EXPECT_TRUE(std::isfinite(gp->Predict(std::vector<double>{0.3}).mean));
 }
 
 TEST(GaussianProcessTest, HopelessHyperparametersAreAnError) {
   auto gp = GaussianProcess::Create(OneDimensional(3),
                                     {std::log(0.3), 1000.0, -5.0, 0.0});
-  EXPECT_EQ(gp.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(std::string(gp.status().message()),
-            "the kernel matrix of 3 points is not positive definite even "
-            "with jitter 1e-4 * signal variance");
+  EXPECT_THAT(
+      gp,
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               "the kernel matrix of 3 points is not positive definite even "
+               "with jitter 1e-4 * signal variance"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "algorithms/gp/gp_designer.h"
 #include "benchmarks/quality/test_functions.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
@@ -28,9 +29,9 @@ double Regret(const TestFunction& f, uint64_t seed, int budget) {
   double best = INFINITY;
   for (int i = 0; i < budget; ++i) {
     auto designer = GpDesigner::Create(spec, seed);
-    EXPECT_TRUE(designer.ok());
-    EXPECT_TRUE((*designer)->RestoreState(state).ok());
-    EXPECT_TRUE((*designer)->Update(completed, {}).ok());
+    EXPECT_OK(designer);
+    EXPECT_OK((*designer)->RestoreState(state));
+    EXPECT_OK((*designer)->Update(completed, {}));
     auto suggestions = (*designer)->Suggest(1);
     EXPECT_TRUE(suggestions.ok() && suggestions->size() == 1);
     state = (*designer)->SaveState();
@@ -53,7 +54,7 @@ double Median(std::vector<double> v) {
 
 TEST(GpConvergenceTest, BraninWithinFortyTrials) {
   absl::StatusOr<const TestFunction*> branin = FindTestFunction("branin");
-  ASSERT_TRUE(branin.ok()) << branin.status();
+  ASSERT_OK(branin);
   std::vector<double> regrets;
   for (uint64_t seed : {1, 2, 3}) {
     regrets.push_back(Regret(**branin, seed, 40));
@@ -65,7 +66,7 @@ TEST(GpConvergenceTest, BraninWithinFortyTrials) {
 
 TEST(GpConvergenceTest, Hartmann6WithinEightyTrials) {
   absl::StatusOr<const TestFunction*> hartmann6 = FindTestFunction("hartmann6");
-  ASSERT_TRUE(hartmann6.ok()) << hartmann6.status();
+  ASSERT_OK(hartmann6);
   std::vector<double> regrets;
   for (uint64_t seed : {1, 2, 3}) {
     regrets.push_back(Regret(**hartmann6, seed, 80));

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
@@ -23,6 +24,7 @@ using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
 using ::hptune::algorithms::testing::TrialAt;
+using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -38,7 +40,7 @@ StudySpec Spec(SearchSpace space, Goal goal = Goal::kMinimize) {
 
 std::unique_ptr<GpDesigner> Make(const StudySpec& spec, uint64_t seed = 1) {
   auto designer = GpDesigner::Create(spec, seed);
-  EXPECT_TRUE(designer.ok()) << designer.status().message();
+  EXPECT_OK(designer);
   return designer.ok() ? *std::move(designer) : nullptr;
 }
 
@@ -79,10 +81,10 @@ std::vector<Trial> RunStudy(
   std::string state;
   for (int r = 0; r < rounds; ++r) {
     auto designer = Make(spec, seed);
-    EXPECT_TRUE(designer->RestoreState(state).ok());
-    EXPECT_TRUE(designer->Update(completed, {}).ok());
+    EXPECT_OK(designer->RestoreState(state));
+    EXPECT_OK(designer->Update(completed, {}));
     auto suggestions = designer->Suggest(per_round);
-    EXPECT_TRUE(suggestions.ok()) << suggestions.status().message();
+    EXPECT_OK(suggestions);
     state = designer->SaveState();
     for (auto& s : *suggestions) {
       if (origins != nullptr) origins->push_back(s.origin);
@@ -101,7 +103,7 @@ TEST(GpDesignerTest, SuggestionsAreFeasibleAndNeverRepeatAPoint) {
       RunStudy(spec, 3, 12, 2, MixedObjective, &origins);
   AssignmentSet seen;
   for (const Trial& t : trials) {
-    EXPECT_TRUE(spec.search_space.CheckAssignment(t.parameters).ok());
+    EXPECT_OK(spec.search_space.CheckAssignment(t.parameters));
     EXPECT_TRUE(seen.Insert(t.parameters)) << "trial " << t.number;
   }
   // Seeding first (2 (D + 1) points for 5 features), then the model.
@@ -124,9 +126,9 @@ TEST(GpDesignerTest, PendingTrialsAreNotRepeatedAndBatchesAreSpread) {
   pending.state = TrialState::kActive;
   pending.final_measurement.reset();
   auto designer = Make(spec, 5);
-  ASSERT_TRUE(designer->Update(completed, {pending}).ok());
+  ASSERT_OK(designer->Update(completed, {pending}));
   auto batch = designer->Suggest(6);
-  ASSERT_TRUE(batch.ok());
+  ASSERT_OK(batch);
   ASSERT_EQ(batch->size(), 6u);
   AssignmentSet used = AssignmentSet::FromTrials(completed, {pending});
   double min_distance = 1;
@@ -170,10 +172,10 @@ TEST(GpDesignerTest, AReusedDesignerSuggestsWhatAFreshRestoredOneDoes) {
     // The fresh designer: built, restored, updated, asked, as the engine
     // does it.
     auto fresh = Make(spec, 11);
-    ASSERT_TRUE(fresh->RestoreState(reused->SaveState()).ok());
-    ASSERT_TRUE(fresh->Update(completed, {}).ok());
+    ASSERT_OK(fresh->RestoreState(reused->SaveState()));
+    ASSERT_OK(fresh->Update(completed, {}));
     auto expected = fresh->Suggest(1);
-    ASSERT_TRUE(reused->Update(completed, {}).ok());
+    ASSERT_OK(reused->Update(completed, {}));
     auto actual = reused->Suggest(1);
     ASSERT_TRUE(expected.ok() && actual.ok());
     ASSERT_EQ(actual->size(), 1u);
@@ -191,21 +193,20 @@ TEST(GpDesignerTest, AReusedDesignerSuggestsWhatAFreshRestoredOneDoes) {
 TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
   const StudySpec spec = Spec(SearchSpace({DoubleParam("x", 0, 1)}));
   auto designer = Make(spec);
-  ASSERT_TRUE(designer->Update({}, {}).ok());
+  ASSERT_OK(designer->Update({}, {}));
   auto first = designer->Suggest(2);
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   ASSERT_EQ(first->size(), 2u);
   EXPECT_EQ((*first)[0].origin, "gp:seeding(1 of 4 initial points)");
   EXPECT_EQ((*first)[1].origin, "gp:seeding(2 of 4 initial points)");
   // One completed and one pending: the third seed.
   auto next = Make(spec);
-  ASSERT_TRUE(next->RestoreState(designer->SaveState()).ok());
+  ASSERT_OK(next->RestoreState(designer->SaveState()));
   Trial running = TrialAt((*first)[1].parameters, TrialState::kActive);
-  ASSERT_TRUE(
-      next->Update({Completed(1, (*first)[0].parameters, 1.0)}, {running})
-          .ok());
+  ASSERT_OK(
+      next->Update({Completed(1, (*first)[0].parameters, 1.0)}, {running}));
   auto third = next->Suggest(1);
-  ASSERT_TRUE(third.ok());
+  ASSERT_OK(third);
   EXPECT_EQ((*third)[0].origin, "gp:seeding(3 of 4 initial points)");
 }
 
@@ -274,9 +275,9 @@ TEST(GpDesignerTest, FailedAndInfeasibleTrialsAreAvoidedNotFatal) {
     completed.push_back(t);
   }
   auto designer = Make(spec);
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(designer->Update(completed, {}));
   auto s = designer->Suggest(3);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   ASSERT_EQ(s->size(), 3u);
   for (const auto& suggestion : *s) {
     EXPECT_THAT(suggestion.origin, StartsWith("gp-"));
@@ -293,9 +294,9 @@ TEST(GpDesignerTest, OnlyFailuresKeepItQuasiRandomAndSaySo) {
         TrialAt({{"x", ParameterValue::Double(0.1 * i)}}, TrialState::kFailed));
   }
   auto designer = Make(spec);
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(designer->Update(completed, {}));
   auto s = designer->Suggest(1);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ(
       (*s)[0].origin,
       "quasi_random:no_feasible_results(4 trials without a usable value)");
@@ -319,7 +320,7 @@ TEST(GpDesignerTest, NonFiniteAndCancelledTrialsAreSkippedWithAReason) {
   Trial foreign = Completed(9, {{"z", ParameterValue::Double(0.5)}}, 0.0);
   completed.push_back(foreign);
   auto designer = Make(spec);
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(designer->Update(completed, {}));
   EXPECT_THAT(designer->skipped_reasons(),
               ::testing::ElementsAre(
                   "trial 6: non-finite value nan of metric \"loss\"",
@@ -327,7 +328,7 @@ TEST(GpDesignerTest, NonFiniteAndCancelledTrialsAreSkippedWithAReason) {
                   "trial 8: CANCELLED, which says nothing about its parameters",
                   "trial 9: parameter \"x\" has no value"));
   auto s = designer->Suggest(2);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ(s->size(), 2u);
   EXPECT_THAT((*s)[0].origin, StartsWith("gp-"));
   // The skipped points are still not suggested again.
@@ -359,9 +360,9 @@ TEST(GpDesignerTest, DuplicatePointsAndNoisyValuesAreFine) {
                                   (x - 0.3) * (x - 0.3) + noise));
   }
   auto designer = Make(spec);
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(designer->Update(completed, {}));
   auto s = designer->Suggest(2);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   ASSERT_EQ(s->size(), 2u);
   EXPECT_THAT((*s)[0].origin, StartsWith("gp-"));
   // Learned noise: well above the floor.
@@ -378,13 +379,12 @@ TEST(GpDesignerTest, AModelThatCannotBeBuiltFallsBackAndSaysWhy) {
   // Saved hyperparameters with an infinite signal variance, and no refit
   // due (fit_rows = 5): the factorisation fails.
   auto designer = Make(spec);
-  ASSERT_TRUE(designer
-                  ->RestoreState("gp1;halton=5;calls=5;fit_rows=5;theta="
-                                 "-0x1p+0,0x1p+10,-0x1p+3,0x0p+0")
-                  .ok());
-  ASSERT_TRUE(designer->Update(completed, {}).ok());
+  ASSERT_OK(
+      designer->RestoreState("gp1;halton=5;calls=5;fit_rows=5;theta="
+                             "-0x1p+0,0x1p+10,-0x1p+3,0x0p+0"));
+  ASSERT_OK(designer->Update(completed, {}));
   auto s = designer->Suggest(2);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   ASSERT_EQ(s->size(), 2u);
   EXPECT_THAT((*s)[0].origin,
               StartsWith("quasi_random:gp_model_failed(the kernel matrix of 5 "
@@ -397,7 +397,7 @@ TEST(GpDesignerTest, AModelThatCannotBeBuiltFallsBackAndSaysWhy) {
 Suggestion SuggestOne(const StudySpec& spec, uint64_t seed,
                       const std::vector<Trial>& completed) {
   auto designer = Make(spec, seed);
-  EXPECT_TRUE(designer->Update(completed, {}).ok());
+  EXPECT_OK(designer->Update(completed, {}));
   absl::StatusOr<std::vector<Suggestion>> s = designer->Suggest(1);
   EXPECT_TRUE(s.ok() && s->size() == 1u) << "seed " << seed;
   return s.ok() && s->size() == 1u ? (*s)[0] : Suggestion{};
@@ -504,14 +504,14 @@ TEST(GpDesignerTest, LogEiStaysWithinALengthscaleOfTheBestObservations) {
   int log_ei = 0;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     auto designer = Make(spec, seed);
-    ASSERT_TRUE(designer->Update(completed, {}).ok());
+    ASSERT_OK(designer->Update(completed, {}));
     absl::StatusOr<std::vector<Suggestion>> s = designer->Suggest(1);
     ASSERT_TRUE(s.ok() && s->size() == 1u) << "seed " << seed;
     if ((*s)[0].origin != "gp-logei") continue;
     ++log_ei;
     absl::StatusOr<GpState> state =
         ParseGpState(designer->SaveState(), PackedSize(1));
-    ASSERT_TRUE(state.ok()) << state.status().message();
+    ASSERT_OK(state);
     const double radius = LogEiRadius(
         state->theta, std::vector<FeatureKind>{FeatureKind::kContinuous});
     EXPECT_LT(radius, kLogEiRadius / 2) << "seed " << seed;
@@ -534,28 +534,27 @@ TEST(GpDesignerTest, ExhaustsASmallFiniteSpace) {
   AssignmentSet seen;
   for (const Trial& t : trials) EXPECT_TRUE(seen.Insert(t.parameters));
   auto designer = Make(spec);
-  ASSERT_TRUE(designer->Update(trials, {}).ok());
+  ASSERT_OK(designer->Update(trials, {}));
   auto more = designer->Suggest(2);
-  ASSERT_TRUE(more.ok());
+  ASSERT_OK(more);
   EXPECT_TRUE(more->empty());
 }
 
 TEST(GpDesignerTest, ZeroCountIsEmptyAndNegativeIsAnError) {
   auto designer = Make(Spec(SearchSpace({DoubleParam("x", 0, 1)})));
   auto none = designer->Suggest(0);
-  ASSERT_TRUE(none.ok());
+  ASSERT_OK(none);
   EXPECT_TRUE(none->empty());
   auto negative = designer->Suggest(-1);
-  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(negative.status().message()),
-            "GP designer: count must be >= 0, got -1");
+  EXPECT_THAT(negative, StatusIs(absl::StatusCode::kInvalidArgument,
+                                 "GP designer: count must be >= 0, got -1"));
 }
 
 TEST(GpDesignerTest, ASpaceWithOnePointIsExhaustedAfterIt) {
   const StudySpec spec = Spec(SearchSpace({IntegerParam("k", 2, 2)}));
   auto designer = Make(spec);
   auto first = designer->Suggest(3);
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   ASSERT_EQ(first->size(), 1u);
   EXPECT_EQ((*first)[0].parameters.at("k"), ParameterValue::Integer(2));
 }
@@ -563,18 +562,21 @@ TEST(GpDesignerTest, ASpaceWithOnePointIsExhaustedAfterIt) {
 TEST(GpDesignerTest, ForeignStateIsRefused) {
   auto designer = Make(Spec(SearchSpace({DoubleParam("x", 0, 1)})));
   absl::Status status = designer->RestoreState("grid:cursor=4");
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(status.message()),
-              HasSubstr("GP designer: cannot restore state \"grid:cursor=4\""));
+  EXPECT_THAT(
+      status,
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr("GP designer: cannot restore state \"grid:cursor=4\"")));
 }
 
 TEST(GpDesignerTest, InvalidSpaceIsRefused) {
   auto designer =
       GpDesigner::Create(Spec(SearchSpace({DoubleParam("x", 1, 1)})), 1);
-  EXPECT_EQ(designer.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(designer.status().message()),
-              HasSubstr("parameter \"x\": DOUBLE needs finite minValue < "
-                        "maxValue"));
+  EXPECT_THAT(
+      designer,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("parameter \"x\": DOUBLE needs finite minValue < "
+                         "maxValue")));
 }
 
 }  // namespace

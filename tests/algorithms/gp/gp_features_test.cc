@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -15,12 +16,13 @@ using ::hptune::algorithms::testing::CategoricalParam;
 using ::hptune::algorithms::testing::DiscreteParam;
 using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::IntegerParam;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 FeatureEncoding MakeEncoding(const SearchSpace& space) {
   auto encoding = FeatureEncoding::Create(space);
-  EXPECT_TRUE(encoding.ok()) << encoding.status().message();
+  EXPECT_OK(encoding);
   return *std::move(encoding);
 }
 
@@ -64,9 +66,9 @@ TEST(GpFeaturesTest, RoundTripsEveryTypeAndScale) {
     std::vector<double> x(encoding.dimension(), k / 20.0);
     x.back() = k % 3;
     const ParameterAssignment a = encoding.Decode(x);
-    ASSERT_TRUE(space.CheckAssignment(a).ok()) << k;
+    ASSERT_OK(space.CheckAssignment(a)) << k;
     auto encoded = encoding.Encode(a);
-    ASSERT_TRUE(encoded.ok()) << encoded.status().message();
+    ASSERT_OK(encoded);
     const ParameterAssignment back = encoding.Decode(*encoded);
     for (const auto& spec : space.parameters()) {
       if (spec.type == ParameterType::kDouble) {
@@ -86,7 +88,7 @@ TEST(GpFeaturesTest, ContinuousFeaturesAreUnitCubeCoordinates) {
   ParameterAssignment a = encoding.Decode(
       std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 2});
   auto x = encoding.Encode(a);
-  ASSERT_TRUE(x.ok());
+  ASSERT_OK(x);
   for (int i = 0; i < 10; ++i) {
     const auto& spec = space.parameters()[i];
     EXPECT_DOUBLE_EQ((*x)[i], *Encode(spec, a.at(spec.name))) << spec.name;
@@ -100,7 +102,7 @@ TEST(GpFeaturesTest, CategoriesAreIndicesNotOrderedNumbers) {
   for (int i = 0; i < 4; ++i) {
     const std::string value(1, static_cast<char>('a' + i));
     auto x = encoding.Encode({{"c", ParameterValue::Categorical(value)}});
-    ASSERT_TRUE(x.ok());
+    ASSERT_OK(x);
     EXPECT_THAT(*x, ElementsAre(static_cast<double>(i)));
   }
   // Relaxed indices round to the nearest category.
@@ -119,7 +121,7 @@ TEST(GpFeaturesTest, SingleValuedParametersAreLeftOutAndPutBack) {
   ASSERT_EQ(encoding.dimension(), 1);
   EXPECT_EQ(encoding.features()[0].parameter, 1);
   const ParameterAssignment a = encoding.Decode(std::vector<double>{0.25});
-  EXPECT_TRUE(space.CheckAssignment(a).ok());
+  EXPECT_OK(space.CheckAssignment(a));
   EXPECT_EQ(a.at("fixed_int"), ParameterValue::Integer(4));
   EXPECT_EQ(a.at("fixed_discrete"), ParameterValue::Double(0.5));
   EXPECT_EQ(a.at("fixed_cat"), ParameterValue::Categorical("only"));
@@ -138,7 +140,7 @@ TEST(GpFeaturesTest, SnapIsTheImageOfTheDecodedPoint) {
     const ParameterAssignment decoded = encoding.Decode(x);
     EXPECT_EQ(encoding.Decode(snapped), decoded);
     auto image = encoding.Encode(decoded);
-    ASSERT_TRUE(image.ok());
+    ASSERT_OK(image);
     for (int i = 0; i < encoding.dimension(); ++i) {
       if (encoding.features()[i].discrete) {
         EXPECT_EQ(snapped[i], (*image)[i]) << "feature " << i;
@@ -171,7 +173,7 @@ TEST(GpFeaturesTest, NeighboursAreAdjacentValuesOrOtherCategories) {
                             {"d", ParameterValue::Double(4)},
                             {"c", ParameterValue::Categorical("b")},
                             {"x", ParameterValue::Double(0.5)}});
-  ASSERT_TRUE(x.ok());
+  ASSERT_OK(x);
   auto decode_k = [&](double v) {
     std::vector<double> y = *x;
     y[0] = v;
@@ -197,23 +199,23 @@ TEST(GpFeaturesTest, EncodeNamesTheParameterOfAnInfeasibleValue) {
   FeatureEncoding encoding = MakeEncoding(
       SearchSpace({DoubleParam("lr", 0.001, 0.1), IntegerParam("k", 1, 3)}));
   auto missing = encoding.Encode({{"lr", ParameterValue::Double(0.01)}});
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(missing.status().message()),
-            "parameter \"k\" has no value");
+  EXPECT_THAT(missing, StatusIs(absl::StatusCode::kInvalidArgument,
+                                "parameter \"k\" has no value"));
   auto outside = encoding.Encode(
       {{"lr", ParameterValue::Double(1)}, {"k", ParameterValue::Integer(2)}});
-  EXPECT_EQ(outside.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(outside.status().message()),
-              HasSubstr("parameter \"lr\": cannot encode 1"));
+  EXPECT_THAT(outside,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("parameter \"lr\": cannot encode 1")));
 }
 
 TEST(GpFeaturesTest, InvalidSpaceIsRefused) {
   auto encoding = FeatureEncoding::Create(
       SearchSpace({DoubleParam("lr", 0, 1, ScaleType::kLog)}));
-  EXPECT_EQ(encoding.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(encoding.status().message()),
-              HasSubstr("parameter \"lr\": UNIT_LOG_SCALE needs a strictly "
-                        "positive range"));
+  EXPECT_THAT(
+      encoding,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("parameter \"lr\": UNIT_LOG_SCALE needs a strictly "
+                         "positive range")));
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
 
+using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(GpStateTest, RoundTripsExactly) {
@@ -21,24 +23,24 @@ TEST(GpStateTest, RoundTripsExactly) {
   EXPECT_EQ(text.substr(0, 41), "gp1;halton=12;calls=40;fit_rows=33;theta=");
   EXPECT_NE(text.find(",-0x1.5555555555555p-2,"), std::string::npos) << text;
   auto back = ParseGpState(text, 5);
-  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_OK(back);
   EXPECT_EQ(*back, state);
 }
 
 TEST(GpStateTest, EmptyIsTheInitialState) {
   auto state = ParseGpState("", 4);
-  ASSERT_TRUE(state.ok());
+  ASSERT_OK(state);
   EXPECT_EQ(*state, GpState());
   GpState unfitted;
   unfitted.halton_index = 3;
   auto back = ParseGpState(FormatGpState(unfitted), 4);
-  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_OK(back);
   EXPECT_EQ(*back, unfitted);
 }
 
 TEST(GpStateTest, ReadsTheQuasiRandomStateOfOlderStudies) {
   auto state = ParseGpState("halton:index=7", 4);
-  ASSERT_TRUE(state.ok());
+  ASSERT_OK(state);
   EXPECT_EQ(state->halton_index, 7u);
   EXPECT_TRUE(state->theta.empty());
 }
@@ -52,11 +54,12 @@ TEST(GpStateTest, RefusesForeignStates) {
                            "gp1;halton=1;calls=1;fit_rows=1;theta=0x1p+0,zz",
                            "gp1;halton=1;calls=1;fit_rows=1;theta=1p+0,1p+0"}) {
     auto state = ParseGpState(text, 2);
-    EXPECT_EQ(state.status().code(), absl::StatusCode::kInvalidArgument)
+    EXPECT_THAT(
+        state,
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 HasSubstr(std::string("GP designer: cannot restore state \"") +
+                           text + "\"")))
         << text;
-    EXPECT_THAT(std::string(state.status().message()),
-                HasSubstr(std::string("GP designer: cannot restore state \"") +
-                          text + "\""));
   }
 }
 
@@ -64,17 +67,19 @@ TEST(GpStateTest, RefusesHyperparametersOfAnotherSpace) {
   GpState state;
   state.theta = {1, 2, 3};
   auto parsed = ParseGpState(FormatGpState(state), 5);
-  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(parsed.status().message()),
-              HasSubstr("theta has 3 entries, this search space needs 5"));
+  EXPECT_THAT(
+      parsed,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("theta has 3 entries, this search space needs 5")));
 }
 
 TEST(GpStateTest, RefusesNonFiniteHyperparameters) {
   auto parsed = ParseGpState("gp1;halton=0;calls=0;fit_rows=0;theta=0xinf", 1);
-  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(
-      std::string(parsed.status().message()),
-      HasSubstr("theta entry \"0xinf\" is not a finite hexadecimal float"));
+      parsed,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr(
+                   "theta entry \"0xinf\" is not a finite hexadecimal float")));
 }
 
 }  // namespace

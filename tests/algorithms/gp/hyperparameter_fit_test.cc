@@ -4,9 +4,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
+
+using ::hptune_testing::StatusIs;
 
 // y depends strongly on x0, weakly on x1 and not at all on x2.
 TrainingData Anisotropic() {
@@ -33,7 +36,7 @@ TEST(HyperparameterFitTest, LearnsWhichFeaturesMatter) {
   HyperparameterFitOptions options;
   options.seed = 7;
   auto fit = FitHyperparameters(data, prior, options);
-  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  ASSERT_OK(fit);
   EXPECT_LT(fit->theta[0], fit->theta[1]);  // Shorter lengthscale for x0.
   EXPECT_LT(fit->theta[1], fit->theta[2]);
   // Noise-free data: the noise goes far below the signal.
@@ -56,11 +59,11 @@ TEST(HyperparameterFitTest, AWarmStartAtTheOptimumStaysThere) {
   const TrainingData data = Anisotropic();
   HyperparameterFitOptions options;
   auto cold = FitHyperparameters(data, MakePrior(3), options);
-  ASSERT_TRUE(cold.ok());
+  ASSERT_OK(cold);
   options.warm_start = cold->theta;
   options.random_starts = 0;
   auto warm = FitHyperparameters(data, MakePrior(3), options);
-  ASSERT_TRUE(warm.ok());
+  ASSERT_OK(warm);
   EXPECT_GE(warm->log_posterior, cold->log_posterior - 1e-6);
 }
 
@@ -68,9 +71,10 @@ TEST(HyperparameterFitTest, RefusesAWarmStartOfTheWrongSize) {
   HyperparameterFitOptions options;
   options.warm_start = {1, 2};
   auto fit = FitHyperparameters(Anisotropic(), MakePrior(3), options);
-  EXPECT_EQ(fit.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(fit.status().message()),
-            "hyperparameter fit: warm start has 2 entries, expected 6");
+  EXPECT_THAT(
+      fit,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "hyperparameter fit: warm start has 2 entries, expected 6"));
 }
 
 TEST(HyperparameterFitTest, RefusesEmptyData) {
@@ -78,8 +82,8 @@ TEST(HyperparameterFitTest, RefusesEmptyData) {
   empty.kinds = {FeatureKind::kContinuous};
   empty.x.resize(0, 1);
   auto fit = FitHyperparameters(empty, MakePrior(1), {});
-  EXPECT_EQ(fit.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(fit.status().message()), "hyperparameter fit: no data");
+  EXPECT_THAT(fit, StatusIs(absl::StatusCode::kInvalidArgument,
+                            "hyperparameter fit: no data"));
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
 namespace {
+
+using ::hptune_testing::StatusHasCode;
 
 // f = sum_i (i + 1) (x_i - c_i)^2.
 Objective Quadratic(std::vector<double> center) {
@@ -26,7 +29,7 @@ TEST(LbfgsTest, FindsTheMinimumOfAQuadratic) {
   auto result =
       MinimizeLbfgs(Quadratic({1, -2, 3}), std::vector<double>{0, 0, 0}, lower,
                     upper, LbfgsOptions());
-  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_OK(result);
   EXPECT_NEAR(result->x[0], 1, 1e-5);
   EXPECT_NEAR(result->x[1], -2, 1e-5);
   EXPECT_NEAR(result->x[2], 3, 1e-5);
@@ -39,7 +42,7 @@ TEST(LbfgsTest, StaysInTheBox) {
   // Start outside the box: clamped first.
   auto result = MinimizeLbfgs(Quadratic({2, -1}), std::vector<double>{5, 5},
                               lower, upper, LbfgsOptions());
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_NEAR(result->x[0], 1, 1e-9);
   EXPECT_NEAR(result->x[1], 0, 1e-9);
 }
@@ -54,7 +57,7 @@ TEST(LbfgsTest, BacksOffNonFiniteRegions) {
   const std::vector<double> lower = {0}, upper = {1};
   auto result =
       MinimizeLbfgs(f, std::vector<double>{0.1}, lower, upper, LbfgsOptions());
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_LE(result->x[0], 0.5);
   EXPECT_GT(result->x[0], 0.1);
 }
@@ -66,7 +69,7 @@ TEST(LbfgsTest, NoFiniteValueIsAnError) {
   const std::vector<double> lower = {0}, upper = {1};
   auto result =
       MinimizeLbfgs(f, std::vector<double>{0.5}, lower, upper, LbfgsOptions());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(result, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(std::string(result.status().message()).substr(0, 37),
             "L-BFGS: no finite objective value in ");
 }

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/stopping/curves.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -19,6 +20,7 @@ using ::hptune::algorithms::testing::CurveTrial;
 using ::hptune::algorithms::testing::Flat;
 using ::hptune::algorithms::testing::Point;
 using ::hptune::algorithms::testing::Study;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Call = std::pair<int64_t, bool>;
@@ -30,7 +32,7 @@ AshaOptions RungsAtPowersOfThree() {
 
 std::unique_ptr<AshaStoppingPolicy> MakePolicy(AshaOptions options) {
   auto policy = AshaStoppingPolicy::Create(options);
-  EXPECT_TRUE(policy.ok()) << policy.status().message();
+  EXPECT_OK(policy);
   return policy.ok() ? *std::move(policy) : nullptr;
 }
 
@@ -38,7 +40,7 @@ std::vector<StoppingDecision> Decide(AshaStoppingPolicy& policy,
                                      const StudySpec& study,
                                      const std::vector<Trial>& trials) {
   auto decisions = policy.Decide(study, trials);
-  EXPECT_TRUE(decisions.ok()) << decisions.status().message();
+  EXPECT_OK(decisions);
   return decisions.ok() ? *decisions : std::vector<StoppingDecision>{};
 }
 
@@ -299,9 +301,10 @@ TEST(AshaStoppingPolicyTest, DecisionsAreInTrialOrderAndRepeatable) {
 TEST(AshaStoppingPolicyTest, InvalidOptionsAreNamed) {
   auto resource = AshaStoppingPolicy::Create({.min_resource = 0});
   ASSERT_FALSE(resource.ok());
-  EXPECT_EQ(resource.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(resource.status().message(),
-            "ASHA: min_resource must be at least 1 (or auto), got 0");
+  EXPECT_THAT(
+      resource,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "ASHA: min_resource must be at least 1 (or auto), got 0"));
   auto eta = AshaStoppingPolicy::Create({.reduction_factor = 1});
   ASSERT_FALSE(eta.ok());
   EXPECT_EQ(eta.status().message(),
@@ -318,8 +321,8 @@ TEST(AshaStoppingPolicyTest, StudyWithoutMetricTagIsAnError) {
   auto policy = MakePolicy({});
   auto decisions = policy->Decide(study, EightCompleted());
   ASSERT_FALSE(decisions.ok());
-  EXPECT_EQ(decisions.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(decisions.status().message(), "ASHA: the study has no metric tag");
+  EXPECT_THAT(decisions, StatusIs(absl::StatusCode::kInvalidArgument,
+                                  "ASHA: the study has no metric tag"));
 }
 
 TEST(AshaStoppingPolicyTest, HugeStepsDoNotOverflowTheRungs) {

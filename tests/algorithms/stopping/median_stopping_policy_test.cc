@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/stopping/curves.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -17,13 +18,14 @@ using ::hptune::algorithms::testing::Flat;
 using ::hptune::algorithms::testing::Hundreds;
 using ::hptune::algorithms::testing::Point;
 using ::hptune::algorithms::testing::Study;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::unique_ptr<MedianStoppingPolicy> MakePolicy(
     MedianStoppingOptions options = {}) {
   auto policy = MedianStoppingPolicy::Create(options);
-  EXPECT_TRUE(policy.ok()) << policy.status().message();
+  EXPECT_OK(policy);
   return policy.ok() ? *std::move(policy) : nullptr;
 }
 
@@ -43,7 +45,7 @@ std::vector<StoppingDecision> Decide(MedianStoppingPolicy& policy,
                                      const StudySpec& study,
                                      const std::vector<Trial>& trials) {
   auto decisions = policy.Decide(study, trials);
-  EXPECT_TRUE(decisions.ok()) << decisions.status().message();
+  EXPECT_OK(decisions);
   return decisions.ok() ? *decisions : std::vector<StoppingDecision>{};
 }
 
@@ -366,9 +368,11 @@ TEST(MedianStoppingPolicyTest, DecidesActiveTrialsOnlyInTrialOrder) {
 TEST(MedianStoppingPolicyTest, InvalidOptionsAreNamed) {
   auto trials = MedianStoppingPolicy::Create({.min_completed_trials = 0});
   ASSERT_FALSE(trials.ok());
-  EXPECT_EQ(trials.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(trials.status().message(),
-            "median stopping: min_completed_trials must be at least 1, got 0");
+  EXPECT_THAT(
+      trials,
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "median stopping: min_completed_trials must be at least 1, got 0"));
   auto fraction = MedianStoppingPolicy::Create({.min_step_fraction = 1.5});
   ASSERT_FALSE(fraction.ok());
   EXPECT_EQ(fraction.status().message(),
@@ -385,9 +389,9 @@ TEST(MedianStoppingPolicyTest, StudyWithoutMetricTagIsAnError) {
   auto policy = MakePolicy();
   auto decisions = policy->Decide(study, FlatCompleted(3));
   ASSERT_FALSE(decisions.ok());
-  EXPECT_EQ(decisions.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(decisions.status().message(),
-            "median stopping: the study has no metric tag");
+  EXPECT_THAT(decisions,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "median stopping: the study has no metric tag"));
 }
 
 }  // namespace

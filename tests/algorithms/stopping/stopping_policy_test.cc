@@ -6,6 +6,7 @@
 #include "algorithms/stopping/median_stopping_policy.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/stopping/curves.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -65,7 +66,7 @@ TEST(StoppingPolicyTest, BothDefaultsStopAClearlyBadTrial) {
   for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
                             StoppingRule::kAsha}) {
     auto decisions = CreateStoppingPolicy(rule)->Decide(Study(), trials);
-    ASSERT_TRUE(decisions.ok()) << decisions.status().message();
+    ASSERT_OK(decisions);
     ASSERT_EQ(decisions->size(), 1u);
     EXPECT_TRUE((*decisions)[0].stop)
         << ToString(rule) << ": " << (*decisions)[0].reason;
@@ -122,8 +123,8 @@ TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
       }
       auto from_curves = policy->DecideOnCurves(Study(), curves);
       auto from_trials = policy->Decide(Study(), trials);
-      ASSERT_TRUE(from_curves.ok()) << from_curves.status().message();
-      ASSERT_TRUE(from_trials.ok()) << from_trials.status().message();
+      ASSERT_OK(from_curves);
+      ASSERT_OK(from_trials);
       EXPECT_EQ(*from_curves, *from_trials) << ToString(rule) << " " << step;
       ASSERT_EQ(from_curves->size(), 2u);
       for (const StoppingDecision& d : *from_curves) ++(d.stop ? stops : keeps);

@@ -14,11 +14,13 @@
 #include "hptune/launch/metrics.h"
 #include "tests/launch/metrics/files.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
 using ::hptune::launch::testing::WriteFile;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -44,7 +46,7 @@ std::vector<int64_t> Steps(const std::vector<Measurement>& measurements) {
 
 std::vector<Measurement> Read(HypertuneFileReader& reader) {
   auto read = reader.ReadNew();
-  EXPECT_TRUE(read.ok()) << read.status().message();
+  EXPECT_OK(read);
   return read.ok() ? *read : std::vector<Measurement>{};
 }
 
@@ -238,10 +240,9 @@ TEST_F(HypertuneFileReaderTest, DirectoryIsAnError) {
   HypertuneFileReader reader(path_);
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(read.status().message(),
-            absl::StrCat("metrics file \"", path_.string(),
-                         "\" is not a regular file"));
+  EXPECT_THAT(read, StatusIs(absl::StatusCode::kFailedPrecondition,
+                             absl::StrCat("metrics file \"", path_.string(),
+                                          "\" is not a regular file")));
 }
 
 TEST_F(HypertuneFileReaderTest, PathThatCannotBeOpenedIsAnError) {
@@ -249,10 +250,10 @@ TEST_F(HypertuneFileReaderTest, PathThatCannotBeOpenedIsAnError) {
   HypertuneFileReader reader(dir_ / "plain" / "output.metrics");
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(read.status().message(),
-            absl::StrCat("cannot open metrics file \"", dir_.string(),
-                         "/plain/output.metrics\": Not a directory"));
+  EXPECT_THAT(
+      read, StatusIs(absl::StatusCode::kFailedPrecondition,
+                     absl::StrCat("cannot open metrics file \"", dir_.string(),
+                                  "/plain/output.metrics\": Not a directory")));
 }
 
 TEST_F(HypertuneFileReaderTest, UnreadableFileIsAnError) {
@@ -262,10 +263,10 @@ TEST_F(HypertuneFileReaderTest, UnreadableFileIsAnError) {
   HypertuneFileReader reader(path_);
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(read.status().message(),
-            absl::StrCat("cannot open metrics file \"", path_.string(),
-                         "\": Permission denied"));
+  EXPECT_THAT(
+      read, StatusIs(absl::StatusCode::kPermissionDenied,
+                     absl::StrCat("cannot open metrics file \"", path_.string(),
+                                  "\": Permission denied")));
 }
 
 }  // namespace

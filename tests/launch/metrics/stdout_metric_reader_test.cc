@@ -9,12 +9,14 @@
 #include "hptune/launch/metrics.h"
 #include "tests/launch/metrics/files.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
 using ::hptune::launch::testing::AppendFile;
 using ::hptune::launch::testing::WriteFile;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -29,7 +31,7 @@ std::vector<std::string> Describe(const std::vector<Measurement>& read) {
 
 std::vector<std::string> Read(StdoutMetricReader& reader) {
   auto read = reader.ReadNew();
-  EXPECT_TRUE(read.ok()) << read.status().message();
+  EXPECT_OK(read);
   return read.ok() ? Describe(*read) : std::vector<std::string>{};
 }
 
@@ -69,7 +71,7 @@ TEST_F(StdoutMetricReaderTest, LinesWithoutStepAreNumberedAcrossCalls) {
 TEST_F(StdoutMetricReaderTest, TimestampsAndCarriageReturns) {
   AppendFile(path_, "2026-11-21T10:00:00Z accuracy=0.9 step=1\r\n");
   auto read = reader_.ReadNew();
-  ASSERT_TRUE(read.ok());
+  ASSERT_OK(read);
   ASSERT_EQ(read->size(), 1u);
   EXPECT_EQ(ToUnixMicros((*read)[0].time), 1795255200LL * 1'000'000);
   EXPECT_EQ((*read)[0].metrics.at("accuracy"), 0.9);
@@ -124,10 +126,9 @@ TEST_F(StdoutMetricReaderTest, DirectoryIsAnError) {
   std::filesystem::create_directory(path_);
   auto read = reader_.ReadNew();
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(read.status().message(),
-            absl::StrCat("metrics file \"", path_.string(),
-                         "\" is not a regular file"));
+  EXPECT_THAT(read, StatusIs(absl::StatusCode::kFailedPrecondition,
+                             absl::StrCat("metrics file \"", path_.string(),
+                                          "\" is not a regular file")));
 }
 
 }  // namespace

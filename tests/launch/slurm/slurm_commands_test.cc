@@ -5,8 +5,13 @@
 #include <map>
 #include <string>
 
+#include "tests/testing/status_matchers.h"
+
 namespace hptune::launch::slurm_internal {
 namespace {
+
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 
 TEST(GpusOfGresTest, ReadsSinfosGresColumnByType) {
   using Gpus = std::map<std::string, int>;
@@ -37,13 +42,13 @@ TEST(RunSlurmTest, AFailingCommandGivesItsStderr) {
                        "echo 'sh: error: no such partition' >&2; "
                        "exit 1"});
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(out.status().message(), "sh: error: no such partition");
+  EXPECT_THAT(out, StatusIs(absl::StatusCode::kUnavailable,
+                            "sh: error: no such partition"));
 }
 
 TEST(RunSlurmTest, AMissingCommandIsNotFound) {
   auto out = RunSlurm({"hptune-no-such-slurm-command"});
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(out, StatusHasCode(absl::StatusCode::kNotFound));
 }
 
 }  // namespace

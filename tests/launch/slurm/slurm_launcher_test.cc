@@ -29,12 +29,15 @@
 #include "tests/launch/slurm/slurm_cluster.h"
 #include "tests/launch/trial_run_waits.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -56,7 +59,7 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
     auto launcher = SlurmLauncher::Create(
         SlurmOptions{.sbatch = {.options = {"--ntasks-per-node=2"}},
                      .state_poll_interval = std::chrono::milliseconds(200)});
-    ASSERT_TRUE(launcher.ok()) << launcher.status();
+    ASSERT_OK(launcher);
     launcher_ = *std::move(launcher);
 
     root_ = hptune::testing::MakeTempDir();
@@ -86,7 +89,7 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
                          const std::map<std::string, std::string>& env = {}) {
     std::vector<ReplicaRequest> requests = ReplicaRequests(job_);
     auto reserved = launcher_->Reserve(requests);
-    EXPECT_TRUE(reserved.ok()) << reserved.status();
+    EXPECT_OK(reserved);
     if (!reserved.ok()) return {};
     *placement = *std::move(reserved);
     TrialContext context{.job = &job_,
@@ -95,7 +98,7 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
                          .metric_tag = "accuracy",
                          .trial_dir = root_ / "trials" / std::to_string(trial)};
     auto launch = BuildTrialLaunch(context, requests, (*placement)->replicas());
-    EXPECT_TRUE(launch.ok()) << launch.status();
+    EXPECT_OK(launch);
     if (!launch.ok()) return {};
     for (ReplicaLaunch& replica : launch->replicas) {
       replica.env["DUMP_DIR"] = dump_dir_.string();
@@ -136,7 +139,7 @@ TEST_F(SlurmLauncherTest, ReplicasAreSlurmTasksThatSeeTheRealAllocation) {
   TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "2"}});
   ASSERT_THAT(launch.replicas, SizeIs(4));
   auto run = launcher_->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
 
   const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
   // While the replicas sleep, each is a step of the job: replica-0..3.
@@ -147,7 +150,7 @@ TEST_F(SlurmLauncherTest, ReplicasAreSlurmTasksThatSeeTheRealAllocation) {
   while (steps.size() < 4 && std::chrono::steady_clock::now() < deadline) {
     auto out =
         RunCapturingOutput({"squeue", "-h", "-s", "-j", job[0], "-o", "%j"});
-    ASSERT_TRUE(out.ok());
+    ASSERT_OK(out);
     std::stringstream in(out->out);
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("replica-", 0) == 0) steps.insert(line);
@@ -219,9 +222,9 @@ TEST_F(SlurmLauncherTest, GpusComeFromSlurmGresPerReplica) {
   // Without --ntasks-per-node=2, which the master's one-task component
   // cannot satisfy.
   auto plain = SlurmLauncher::Create({});
-  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_OK(plain);
   auto run = (*plain)->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   WaitForExits(**run, 3);
   auto gpus = [&](const std::string& name) {
     std::string visible =
@@ -251,7 +254,7 @@ TEST_F(SlurmLauncherTest, FailedReplicaRestartsAsANewStepOfTheSameJob) {
                                    {"DUMP_FAIL_CODE", "3"},
                                    {"DUMP_SLEEP_MASTER", "forever"}});
   auto run = launcher_->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   // Worker 1 fails; worker 0 and the ps are done.
   std::map<int, ReplicaExit> exits = WaitForExits(**run, 3);
   ASSERT_EQ(exits.count(2), 1u);
@@ -259,9 +262,10 @@ TEST_F(SlurmLauncherTest, FailedReplicaRestartsAsANewStepOfTheSameJob) {
   EXPECT_EQ(exits[2].signal, 0);
   EXPECT_TRUE((*run)->IsRunning(0));
   EXPECT_FALSE((*run)->IsRunning(2));
-  EXPECT_EQ((*run)->Restart(0).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT((*run)->Restart(0),
+              StatusHasCode(absl::StatusCode::kFailedPrecondition));
 
-  ASSERT_TRUE((*run)->Restart(2).ok());
+  ASSERT_OK((*run)->Restart(2));
   EXPECT_TRUE((*run)->IsRunning(2));
   Json second = WaitForDump("worker-1", 2);
   std::map<int, ReplicaExit> again = WaitForExits(**run, 1);
@@ -278,7 +282,7 @@ TEST_F(SlurmLauncherTest, TerminateCancelsTheJobAndNoProcessRemains) {
   TrialLaunch launch = MakeLaunch(
       1, &placement, {{"DUMP_SLEEP", "forever"}, {"DUMP_GRANDCHILD", "1"}});
   auto run = launcher_->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   std::vector<pid_t> pids;
   for (const char* name : {"master-0", "worker-0", "worker-1", "ps-0"}) {
     Json dump = WaitForDump(name);
@@ -297,7 +301,7 @@ TEST_F(SlurmLauncherTest, TerminateCancelsTheJobAndNoProcessRemains) {
   }
   for (int i = 0; i < 4; ++i) EXPECT_FALSE((*run)->IsRunning(i));
   auto polled = (*run)->Poll();
-  ASSERT_TRUE(polled.ok());
+  ASSERT_OK(polled);
   EXPECT_THAT(*polled, SizeIs(0));
 }
 
@@ -306,12 +310,12 @@ TEST_F(SlurmLauncherTest, ReattachFindsTheRunningJobInsteadOfADuplicate) {
   TrialLaunch launch =
       MakeLaunch(1, &placement, {{"DUMP_SLEEP_MASTER", "forever"}});
   auto first = launcher_->Start(launch);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   WaitForExits(**first, 3);  // The workers and the ps are done.
   WaitForDump("master-0");
 
   auto attached = launcher_->Reattach(launch);
-  ASSERT_TRUE(attached.ok()) << attached.status();
+  ASSERT_OK(attached);
   ASSERT_NE(*attached, nullptr);
   const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
   EXPECT_THAT(QueuedJobs(name), SizeIs(1));
@@ -325,7 +329,7 @@ TEST_F(SlurmLauncherTest, ReattachFindsTheRunningJobInsteadOfADuplicate) {
 
   // Nothing left to attach to: the caller starts afresh.
   auto none = launcher_->Reattach(launch);
-  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_OK(none);
   EXPECT_EQ(*none, nullptr);
 }
 
@@ -333,17 +337,16 @@ TEST_F(SlurmLauncherTest, ReplicaKilledWithItsJobIsReportedAndNotRestarted) {
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
   auto run = launcher_->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   WaitForDump("master-0");
   // Someone else cancels the job (or its time limit passes).
   auto job = QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1), "%A");
   ASSERT_THAT(job, SizeIs(1));
-  ASSERT_TRUE(RunCapturingOutput({"scancel", job[0]}).ok());
+  ASSERT_OK(RunCapturingOutput({"scancel", job[0]}));
   std::map<int, ReplicaExit> exits = WaitForExits(**run, 4);
   absl::Status restarted = (*run)->Restart(0);
-  EXPECT_EQ(restarted.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(restarted.message()),
-              HasSubstr("is no longer running"));
+  EXPECT_THAT(restarted, StatusIs(absl::StatusCode::kFailedPrecondition,
+                                  HasSubstr("is no longer running")));
 }
 
 TEST_F(SlurmLauncherTest, ReplicasAskingForMoreGpusThanANodeHasNeverFit) {
@@ -353,10 +356,11 @@ TEST_F(SlurmLauncherTest, ReplicasAskingForMoreGpusThanANodeHasNeverFit) {
                              .index = 0,
                              .gpu_count = 8,
                              .gpu_type = "NVIDIA_TESLA_V100"}});
-  EXPECT_EQ(fits.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(fits.message(),
-            "worker 0 asks for 8 GPUs, but the Slurm nodes have at most 4 "
-            "(sinfo)");
+  EXPECT_THAT(
+      fits,
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               "worker 0 asks for 8 GPUs, but the Slurm nodes have at most 4 "
+               "(sinfo)"));
 }
 
 TEST_F(SlurmLauncherTest, MoreGpuCountsThanNodesNeverFit) {
@@ -366,11 +370,13 @@ TEST_F(SlurmLauncherTest, MoreGpuCountsThanNodesNeverFit) {
       {{.type = TaskType::kMaster, .index = 0, .gpu_count = 2},
        {.type = TaskType::kWorker, .index = 0, .gpu_count = 1},
        {.type = TaskType::kParameterServer, .index = 0}});
-  EXPECT_EQ(fits.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(fits.message(),
-            "the replicas ask for 3 different GPU counts or types, each a "
-            "component of a heterogeneous Slurm job on nodes of its own, but "
-            "the cluster has 2 nodes (sinfo)");
+  EXPECT_THAT(
+      fits,
+      StatusIs(
+          absl::StatusCode::kFailedPrecondition,
+          "the replicas ask for 3 different GPU counts or types, each a "
+          "component of a heterogeneous Slurm job on nodes of its own, but "
+          "the cluster has 2 nodes (sinfo)"));
 }
 
 // With GPU types mapped to the cluster's gres types (the test cluster has
@@ -382,13 +388,13 @@ TEST_F(SlurmLauncherTest, MappedGpuTypesPlaceEachReplicaOnItsType) {
   job_.parameter_server.count = 0;
   auto typed = SlurmLauncher::Create(SlurmOptions{
       .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_V100", "v100"}}});
-  ASSERT_TRUE(typed.ok()) << typed.status();
+  ASSERT_OK(typed);
   launcher_ = *std::move(typed);
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement);
   ASSERT_THAT(launch.replicas, SizeIs(2));
   auto run = launcher_->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   std::map<int, ReplicaExit> exits = WaitForExits(**run, 2);
   for (const auto& [replica, exit] : exits) {
     EXPECT_TRUE(exit.succeeded()) << replica;
@@ -407,7 +413,7 @@ TEST_F(SlurmLauncherTest, MappedGpuTypesPlaceEachReplicaOnItsType) {
 TEST_F(SlurmLauncherTest, GpuTypesTheMapOrTheClusterLackNeverFit) {
   auto typed = SlurmLauncher::Create(SlurmOptions{
       .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_A100", "a100"}}});
-  ASSERT_TRUE(typed.ok()) << typed.status();
+  ASSERT_OK(typed);
   auto fits = [&](int count, const std::string& type) {
     return (*typed)->CheckFits({{.type = TaskType::kMaster, .index = 0},
                                 {.type = TaskType::kWorker,
@@ -415,18 +421,21 @@ TEST_F(SlurmLauncherTest, GpuTypesTheMapOrTheClusterLackNeverFit) {
                                  .gpu_count = count,
                                  .gpu_type = type}});
   };
-  EXPECT_TRUE(fits(4, "NVIDIA_TESLA_T4").ok());
+  EXPECT_OK(fits(4, "NVIDIA_TESLA_T4"));
   absl::Status unmapped = fits(1, "NVIDIA_TESLA_P100");
-  EXPECT_EQ(unmapped.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(unmapped.message(),
-            "worker 1 asks for 1 x NVIDIA_TESLA_P100, but --slurm-gpu-type "
-            "maps no Slurm GPU type to NVIDIA_TESLA_P100 (it maps "
-            "NVIDIA_TESLA_A100, NVIDIA_TESLA_T4)");
+  EXPECT_THAT(
+      unmapped,
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               "worker 1 asks for 1 x NVIDIA_TESLA_P100, but --slurm-gpu-type "
+               "maps no Slurm GPU type to NVIDIA_TESLA_P100 (it maps "
+               "NVIDIA_TESLA_A100, NVIDIA_TESLA_T4)"));
   absl::Status absent = fits(1, "NVIDIA_TESLA_A100");
-  EXPECT_EQ(absent.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(absent.message(),
-            "worker 1 asks for 1 GPUs of Slurm type a100 (NVIDIA_TESLA_A100), "
-            "but the Slurm nodes have at most 0 (sinfo)");
+  EXPECT_THAT(
+      absent,
+      StatusIs(
+          absl::StatusCode::kFailedPrecondition,
+          "worker 1 asks for 1 GPUs of Slurm type a100 (NVIDIA_TESLA_A100), "
+          "but the Slurm nodes have at most 0 (sinfo)"));
   EXPECT_EQ(fits(5, "NVIDIA_TESLA_T4").message(),
             "worker 1 asks for 5 GPUs of Slurm type t4 (NVIDIA_TESLA_T4), but "
             "the Slurm nodes have at most 4 (sinfo)");
@@ -438,14 +447,14 @@ TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
       SlurmOptions{.sbatch = {.partition = "no_such_partition",
                               .time = "1:00:00",
                               .options = {"--nice=1"}}});
-  ASSERT_TRUE(launcher.ok()) << launcher.status();
+  ASSERT_OK(launcher);
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
   JobSpec job = job_;
   job.slurm = {.partition = "debug", .time = "7", .options = {"--nice=3"}};
-  ASSERT_TRUE((*launcher)->BeginJob(job).ok());
+  ASSERT_OK((*launcher)->BeginJob(job));
   auto run = (*launcher)->Start(launch);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
 
   // Partition, time limit and nice value, as Slurm recorded them.
   EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1), "%P %l %y"),
@@ -459,13 +468,13 @@ TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
 TEST_F(SlurmLauncherTest, AJobPendingInTheQueueIsQueuedUntilItStarts) {
   std::unique_ptr<Placement> placement;
   auto run = StartHeldTrial(&placement);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
   ASSERT_THAT(QueuedJobs(name, "%T %r"), ElementsAre("PENDING BeginTime"));
   // Polled past the state poll interval, it is still waiting.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   auto exits = (*run)->Poll();
-  ASSERT_TRUE(exits.ok()) << exits.status();
+  ASSERT_OK(exits);
   EXPECT_THAT(*exits, IsEmpty());
   EXPECT_TRUE((*run)->Queued());
   EXPECT_TRUE((*run)->IsRunning(0));
@@ -485,7 +494,7 @@ TEST_F(SlurmLauncherTest, AJobPendingInTheQueueIsQueuedUntilItStarts) {
 TEST_F(SlurmLauncherTest, TerminatingAJobStillInTheQueueCancelsItAtOnce) {
   std::unique_ptr<Placement> placement;
   auto run = StartHeldTrial(&placement);
-  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_OK(run);
   const std::string name = SlurmLauncher::JobName(job_.job_id, 1);
   ASSERT_THAT(QueuedJobs(name, "%T"), ElementsAre("PENDING"));
   const auto start = std::chrono::steady_clock::now();
@@ -500,7 +509,7 @@ TEST_F(SlurmLauncherTest, TerminatingAJobStillInTheQueueCancelsItAtOnce) {
 TEST_F(SlurmLauncherTest, SubmissionErrorsSaySbatchsReason) {
   auto launcher = SlurmLauncher::Create(
       SlurmOptions{.sbatch = {.partition = "no_such_partition"}});
-  ASSERT_TRUE(launcher.ok()) << launcher.status();
+  ASSERT_OK(launcher);
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement);
   auto run = (*launcher)->Start(launch);
@@ -520,10 +529,12 @@ TEST(SlurmLauncherCreateTest, MissingCommandsAreNamed) {
   auto launcher = SlurmLauncher::Create({});
   setenv("PATH", saved.c_str(), 1);
   ASSERT_FALSE(launcher.ok());
-  EXPECT_EQ(launcher.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(launcher.status().message(),
-            "the Slurm backend needs `sbatch`, which is not on PATH (Debian: "
-            "apt-get install slurm-client)");
+  EXPECT_THAT(
+      launcher,
+      StatusIs(
+          absl::StatusCode::kFailedPrecondition,
+          "the Slurm backend needs `sbatch`, which is not on PATH (Debian: "
+          "apt-get install slurm-client)"));
 }
 
 TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
@@ -539,10 +550,11 @@ TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
     launcher = SlurmLauncher::Create({});
   }
   ASSERT_FALSE(launcher.ok());
-  EXPECT_EQ(launcher.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(std::string(launcher.status().message()),
-              HasSubstr("the Slurm controller is unreachable: `scontrol "
-                        "ping` says: "));
+  EXPECT_THAT(
+      launcher,
+      StatusIs(absl::StatusCode::kUnavailable,
+               HasSubstr("the Slurm controller is unreachable: `scontrol "
+                         "ping` says: ")));
   EXPECT_THAT(std::string(launcher.status().message()),
               HasSubstr("SLURM_CONF=" + bogus));
 }
