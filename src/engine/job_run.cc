@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
 #include "src/engine/job_progress.h"
 #include "src/engine/time_limits.h"
@@ -83,8 +84,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
                                 std::unique_ptr<launch::Placement> placement) {
   const std::filesystem::path trial_dir =
       options_.runs_dir / job_.job_id / std::to_string(trial.number);
-  std::error_code ec;
-  std::filesystem::create_directories(trial_dir, ec);
+  // A failure shows as the replicas' log files that cannot be opened.
+  CreatePrivateDirectories(trial_dir).IgnoreError();
   launch::TrialContext context{.job = &job_,
                                .training_input_json = training_input_json_,
                                .trial = trial.number,

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
 #include "src/engine/job_run.h"
 #include "src/engine/job_submission.h"
@@ -76,13 +77,11 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   }
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
                           engine_.GetStudy(record.study_name));
-  std::error_code ec;
-  std::filesystem::create_directories(options_.runs_dir / job.job_id, ec);
-  if (ec) {
-    std::string message = absl::StrCat(
-        "cannot create ", (options_.runs_dir / job.job_id).string(), ": ",
-        ec.message());
-    return set_state(JobState::kFailed, message);
+  // Logs and metric files are the job's owner's: private directories.
+  if (absl::Status made =
+          CreatePrivateDirectories(options_.runs_dir / job.job_id);
+      !made.ok()) {
+    return set_state(JobState::kFailed, std::string(made.message()));
   }
   // The job stays PREPARING until a trial's replicas run, as AI Platform's
   // stays until its workers are up: what maxWaitTime limits. `record`'s

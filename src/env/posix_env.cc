@@ -107,4 +107,19 @@ Env& DefaultEnv() {
   return *env;
 }
 
+absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
+  std::filesystem::path built;
+  for (const std::filesystem::path& part : dir) {
+    built /= part;
+    if (::mkdir(built.c_str(), 0700) != 0 && errno != EEXIST) {
+      return ErrnoError("cannot create directory", built, errno);
+    }
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return ErrnoError("cannot create directory", dir, ENOTDIR);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace hptune

@@ -1,6 +1,8 @@
 #include "src/store/sqlite_connection.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <random>
@@ -152,6 +154,13 @@ std::optional<int64_t> Statement::ColumnOptionalInt(int column) const {
 
 absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
     const std::string& path, std::chrono::milliseconds busy_deadline) {
+  // A new database is its owner's alone (SQLite would create it with the
+  // umask's 0644); SQLite gives the -wal and -shm files the database's mode.
+  if (path != ":memory:") {
+    const int fd =
+        ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) ::close(fd);
+  }
   sqlite3* db = nullptr;
   // NOMUTEX: the owner serialises calls, SQLite need not lock again.
   const int rc =

@@ -57,6 +57,13 @@ class Env {
 // The real machine: the system clock, poll(2), POSIX files.
 Env& DefaultEnv();
 
+// Creates `dir` and its missing parents, each new one with mode 0700, so
+// that what hptune keeps there (logs, metric files, token, state) is
+// private to the user who runs it; directories that exist keep their mode.
+// An error names the directory and the reason.
+[[nodiscard]] absl::Status CreatePrivateDirectories(
+    const std::filesystem::path& dir);
+
 }  // namespace hptune
 
 #endif  // HPTUNE_ENV_ENV_H_

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/env/env.h"
 
 extern char** environ;
 
@@ -119,13 +120,14 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica) {
   if (replica.log_path.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": no log path"));
   }
-  std::error_code ignored;
   if (replica.log_path.has_parent_path()) {
-    std::filesystem::create_directories(replica.log_path.parent_path(),
-                                        ignored);
+    // A failure shows as the log file that cannot be opened, below.
+    CreatePrivateDirectories(replica.log_path.parent_path()).IgnoreError();
   }
+  // The log is its owner's alone: a trainer may print what others should
+  // not read.
   int log = open(replica.log_path.c_str(),
-                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat(name, ": cannot open log file \"",

@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/slurm/slurm_commands.h"
@@ -137,12 +138,8 @@ std::string NulJoined(const std::vector<std::string>& items) {
 // A fresh <trial dir>/slurm/<n> for this attempt.
 absl::StatusOr<std::filesystem::path> NewAttemptDir(
     const std::filesystem::path& base) {
+  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(base));
   std::error_code ec;
-  std::filesystem::create_directories(base, ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot create ", base.string(), ": ", ec.message()));
-  }
   int last = 0;
   for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
     int n = 0;
@@ -151,11 +148,7 @@ absl::StatusOr<std::filesystem::path> NewAttemptDir(
     }
   }
   std::filesystem::path dir = base / std::to_string(last + 1);
-  std::filesystem::create_directory(dir, ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
-  }
+  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
   return dir;
 }
 
