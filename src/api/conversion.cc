@@ -249,7 +249,20 @@ absl::StatusOr<Measurement> MeasurementFromProto(const v1::Measurement& proto,
                                                  std::string_view field) {
   Measurement m;
   m.step = proto.step();
-  if (proto.has_time()) m.time = TimestampFromProto(proto.time());
+  if (proto.has_time()) {
+    // 1970-01-01 to 9999-12-31, as a Timestamp's documentation bounds it;
+    // further out the microseconds hptune keeps would overflow.
+    constexpr int64_t kMaxSeconds = 253402300799;
+    const google::protobuf::Timestamp& t = proto.time();
+    if (t.seconds() < 0 || t.seconds() > kMaxSeconds || t.nanos() < 0 ||
+        t.nanos() >= 1000000000) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          std::string(field),
+          ".time: must be between 1970-01-01 and 9999-12-31, got seconds=",
+          t.seconds(), " nanos=", t.nanos()));
+    }
+    m.time = TimestampFromProto(t);
+  }
   for (const auto& [name, value] : proto.metrics()) m.metrics[name] = value;
   absl::Status valid = ValidateMeasurement(m);
   if (!valid.ok()) {

@@ -1,4 +1,4 @@
-// Semantic rules on studies and job IDs (CONTRACTS.md section 1), shared by
+// Semantic rules on studies and job IDs (docs/config.md), shared by
 // config parsing and the API edge, plus the FieldError -> Status conversion.
 #include <cmath>
 #include <cstddef>
@@ -25,6 +25,15 @@ using config_internal::Quote;
 constexpr size_t kMaxJobIdLength = 128;
 constexpr size_t kMaxParameters = 100;
 constexpr size_t kMaxDiscreteValues = 1000;
+constexpr size_t kMaxCategoricalValues = 1000;
+// A name becomes a --flag and a column; a value travels in every trial.
+constexpr size_t kMaxParameterNameLength = 128;
+constexpr size_t kMaxCategoricalValueLength = 256;
+constexpr size_t kMaxMetricTagLength = 256;
+// exec(2)'s limits (see ValidateTrainerCommandLine).
+constexpr size_t kMaxArgumentBytes = 128 * 1024 - 1;
+constexpr size_t kMaxArguments = 10'000;
+constexpr size_t kMaxCommandLineBytes = 1 << 20;
 // INTEGER values travel as doubles; beyond 2^53 not every integer is one.
 constexpr double kMaxExactInteger = 9007199254740992.0;
 
@@ -50,6 +59,12 @@ void CheckParameterName(const std::string& path, const std::string& name,
   const std::string field = JoinPath(path, "parameterName");
   if (name.empty()) {
     check.Error(field, "must not be empty");
+    return;
+  }
+  if (name.size() > kMaxParameterNameLength) {
+    check.Error(field, "must be at most " +
+                           std::to_string(kMaxParameterNameLength) +
+                           " characters, got " + std::to_string(name.size()));
     return;
   }
   for (char c : name) {
@@ -151,11 +166,25 @@ void CheckCategorical(const std::string& path, const ParameterSpec& p,
     check.Error(field, "must not be empty");
     return;
   }
+  if (p.categorical_values.size() > kMaxCategoricalValues) {
+    check.Error(field, "must have at most " +
+                           std::to_string(kMaxCategoricalValues) +
+                           " values, got " +
+                           std::to_string(p.categorical_values.size()));
+    return;
+  }
   std::map<std::string_view, size_t> first_index;
   for (size_t i = 0; i < p.categorical_values.size(); ++i) {
     const std::string& value = p.categorical_values[i];
     if (value.empty()) {
       check.Error(IndexPath(field, i), "must not be empty");
+      continue;
+    }
+    if (value.size() > kMaxCategoricalValueLength) {
+      check.Error(IndexPath(field, i),
+                  "must be at most " +
+                      std::to_string(kMaxCategoricalValueLength) +
+                      " characters, got " + std::to_string(value.size()));
       continue;
     }
     auto [it, inserted] = first_index.emplace(value, i);
@@ -241,6 +270,39 @@ absl::Status FieldErrorsToStatus(const std::vector<FieldError>& errors) {
   return absl::InvalidArgumentError(absl::StrJoin(lines, "\n"));
 }
 
+std::vector<FieldError> ValidateTrainerCommandLine(const JobSpec& job,
+                                                   std::string_view prefix) {
+  std::vector<FieldError> errors;
+  size_t count = 0, bytes = 0;
+  for (auto [name, list] :
+       {std::pair{"command", &job.command}, std::pair{"args", &job.args}}) {
+    const std::string field = JoinPath(prefix, name);
+    for (size_t i = 0; i < list->size(); ++i) {
+      const size_t size = (*list)[i].size();
+      if (size > kMaxArgumentBytes) {
+        errors.push_back({IndexPath(field, i),
+                          "must be shorter than 128 KiB (exec's limit on one "
+                          "argument), got " +
+                              std::to_string(size) + " bytes"});
+      }
+      ++count;
+      bytes += size + 1 + sizeof(char*);
+    }
+  }
+  const std::string args = JoinPath(prefix, "args");
+  if (count > kMaxArguments) {
+    errors.push_back({args, "the trainer's command line must have at most " +
+                                std::to_string(kMaxArguments) +
+                                " arguments, got " + std::to_string(count)});
+  } else if (bytes > kMaxCommandLineBytes) {
+    errors.push_back(
+        {args, "the trainer's command line must be at most 1 MiB, got " +
+                   std::to_string(bytes) +
+                   " bytes (exec refuses a command line near 2 MiB)"});
+  }
+  return errors;
+}
+
 std::vector<FieldError> ValidateJobId(std::string_view job_id,
                                       std::string_view field) {
   std::vector<FieldError> errors;
@@ -277,6 +339,11 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
 
   if (spec.metric_tag.empty()) {
     check.Error(field("hyperparameterMetricTag"), "must not be empty");
+  } else if (spec.metric_tag.size() > kMaxMetricTagLength) {
+    check.Error(field("hyperparameterMetricTag"),
+                "must be at most " + std::to_string(kMaxMetricTagLength) +
+                    " characters, got " +
+                    std::to_string(spec.metric_tag.size()));
   } else if (spec.metric_tag.find_first_of(" \t\n\r=") != std::string::npos) {
     // Katib-style stdout lines are `name=value` pairs split on whitespace.
     check.Error(

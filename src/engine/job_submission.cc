@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
 #include "hptune/core/status.h"
 
 namespace hptune::engine::internal {
@@ -20,7 +21,7 @@ absl::Status CheckRunnable(const JobSpec& job) {
         "\": no trainer to run; give --command (trainingInput.command) or "
         "--module-name (trainingInput.pythonModule)"));
   }
-  return absl::OkStatus();
+  return FieldErrorsToStatus(ValidateTrainerCommandLine(job, "trainingInput"));
 }
 
 absl::StatusOr<std::vector<Trial>> PreviousResults(store::Store& store,

@@ -15,7 +15,8 @@
 namespace hptune::engine::internal {
 
 // InvalidArgument naming the job when it has no hyperparameters or no
-// trainer (command or pythonModule).
+// trainer (command or pythonModule), or naming the field when its command
+// line is longer than exec(2) takes (ValidateTrainerCommandLine).
 [[nodiscard]] absl::Status CheckRunnable(const JobSpec& job);
 
 // The trials of job `previous` whose results a resumed job starts from (AI

@@ -249,7 +249,15 @@ grpc::Status JobService::ListJobs(grpc::ServerContext* context,
     HPTUNE_RETURN_IF_ERROR(
         CheckLength("job_id_prefix", request->job_id_prefix(), kMaxNameLength));
     HPTUNE_RETURN_IF_ERROR(CheckLabelFilter(request->labels()));
-    std::set<int> states(request->states().begin(), request->states().end());
+    std::set<int> states;
+    for (int state : request->states()) {
+      if (!v1::Job::State_IsValid(state) ||
+          state == v1::Job::STATE_UNSPECIFIED) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("states: not a job state, got ", state));
+      }
+      states.insert(state);
+    }
     HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> all, store_.ListJobs());
     std::vector<const JobRecord*> matching;
     // Newest first: the store lists in creation order.

@@ -19,6 +19,7 @@ inline constexpr size_t kMaxNameLength = 128;      // Study and job names.
 inline constexpr size_t kMaxClientIdLength = 256;  // SuggestTrials client_id.
 inline constexpr size_t kMaxReasonLength = 4096;   // Infeasible/stop reasons.
 inline constexpr size_t kMaxMetricNameLength = 256;
+inline constexpr int kMaxMetricsPerMeasurement = 1000;
 inline constexpr int kMaxSuggestionCount = 1000;
 inline constexpr int kDefaultPageSize = 100;
 inline constexpr int kMaxPageSize = 1000;

@@ -31,6 +31,11 @@ absl::Status CheckTrialId(int64_t id) {
 
 absl::Status CheckMetricNames(const v1::Measurement& m,
                               std::string_view field) {
+  if (m.metrics_size() > kMaxMetricsPerMeasurement) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(field), ".metrics: at most ", kMaxMetricsPerMeasurement,
+        " metrics, got ", m.metrics_size()));
+  }
   for (const auto& [name, value] : m.metrics()) {
     HPTUNE_RETURN_IF_ERROR(
         CheckLength(absl::StrCat(std::string(field), ".metrics"), name,
@@ -202,7 +207,14 @@ grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
     HPTUNE_RETURN_IF_ERROR(engine_.GetStudy(request->study()).status());
     std::set<int> states;
-    for (int state : request->states()) states.insert(state);
+    for (int state : request->states()) {
+      if (!v1::Trial::State_IsValid(state) ||
+          state == v1::Trial::STATE_UNSPECIFIED) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("states: not a trial state, got ", state));
+      }
+      states.insert(state);
+    }
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                             request->omit_measurements()
                                 ? engine_.ListTrialSummaries(request->study())
@@ -227,6 +239,11 @@ absl::StatusOr<Measurement> MeasurementToAdd(
   HPTUNE_RETURN_IF_ERROR(CheckTrialId(request.trial_id()));
   if (!request.has_measurement()) {
     return absl::InvalidArgumentError("measurement: required");
+  }
+  if (request.measurement().metrics().empty()) {
+    return absl::InvalidArgumentError(
+        "measurement.metrics: must not be empty (a measurement reports at "
+        "least one metric)");
   }
   HPTUNE_RETURN_IF_ERROR(
       CheckMetricNames(request.measurement(), "measurement"));
@@ -320,6 +337,17 @@ grpc::Status StudyService::HandleCheckEarlyStopping(
     v1::CheckEarlyStoppingResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    if (request->trial_ids_size() > kMaxSuggestionCount) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("trial_ids: at most ", kMaxSuggestionCount,
+                       " trials, got ", request->trial_ids_size()));
+    }
+    for (int64_t id : request->trial_ids()) {
+      if (id < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("trial_ids: each must be at least 1, got ", id));
+      }
+    }
     std::set<int64_t> wanted(request->trial_ids().begin(),
                              request->trial_ids().end());
     // Passing the wanted trials lets the engine read only their curves:
@@ -327,6 +355,21 @@ grpc::Status StudyService::HandleCheckEarlyStopping(
     HPTUNE_ASSIGN_OR_RETURN(
         std::vector<algorithms::StoppingDecision> decisions,
         engine_.CheckEarlyStopping(request->study(), stopping_rule_, wanted));
+    // A wanted trial without a decision has ended or does not exist; only
+    // then is the store asked which (the hot path asks about running ones).
+    std::set<int64_t> decided;
+    for (const algorithms::StoppingDecision& d : decisions) {
+      decided.insert(d.trial);
+    }
+    for (int64_t id : wanted) {
+      if (decided.contains(id)) continue;
+      absl::StatusOr<Trial> trial = engine_.GetTrial(request->study(), id);
+      if (absl::IsNotFound(trial.status())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "trial_ids: study \"", request->study(), "\" has no trial ", id));
+      }
+      HPTUNE_RETURN_IF_ERROR(trial.status());
+    }
     for (const algorithms::StoppingDecision& decision : decisions) {
       v1::EarlyStoppingDecision* out = reply->add_decisions();
       out->set_trial_id(decision.trial);

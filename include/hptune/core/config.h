@@ -1,7 +1,7 @@
 // Job and study configuration: AI Platform's `trainingInput` in YAML or JSON.
 //
 // Used by the CLI (`hptune validate`, `hptune run`, `jobs submit`) and the
-// server. Parsing checks every rule of CONTRACTS.md section 1 and reports all
+// server. Parsing checks every rule of docs/config.md and reports all
 // errors of a file at once, each naming the field path and the bad value:
 //   trainingInput.hyperparameters.params[2].scaleType: UNIT_LOG_SCALE needs
 //   minValue > 0, got -1
@@ -40,6 +40,15 @@ struct FieldError {
 // before each field path ("trainingInput.hyperparameters" for a config file).
 std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
                                           std::string_view prefix);
+
+// The trainer's argv as exec(2) must take it: `command` and `args` (the
+// config's, and those a command line adds) each shorter than 128 KiB
+// (Linux's MAX_ARG_STRLEN), at most 10,000 of them and 1 MiB in all (half
+// of the usual 2 MiB ARG_MAX: the environment and the per-trial flags need
+// the rest). Checked when a job is submitted, so a job that could never
+// start is refused then, not after every trial's attempts failed.
+std::vector<FieldError> ValidateTrainerCommandLine(const JobSpec& job,
+                                                   std::string_view prefix);
 
 // Letters, digits and underscores, starting with a letter, at most 128.
 std::vector<FieldError> ValidateJobId(std::string_view job_id,

@@ -133,7 +133,11 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
       sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
     }
   }
-  if (IsBlank(text)) {
+  if (text.size() > config_internal::kMaxConfigBytes) {
+    sink.Add(
+        kBeforeFile, "(config)",
+        "must be at most 4 MiB, got " + std::to_string(text.size()) + " bytes");
+  } else if (IsBlank(text)) {
     sink.Add(kBeforeFile, "trainingInput", "required (the config is empty)");
   } else {
     if (format == ConfigFormat::kAuto) {
@@ -173,9 +177,17 @@ absl::StatusOr<ConfigParseResult> ParseConfigFile(
                                ": it is a directory");
   }
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) {
+  if (!in) {
+    return absl::NotFoundError("cannot read config file " +
+                               config_internal::Quote(path) + ": " +
+                               std::strerror(errno));
+  }
+  // One byte past the limit is enough to refuse a huge file without
+  // reading it all.
+  std::string text(config_internal::kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.bad()) {
     return absl::NotFoundError("cannot read config file " +
                                config_internal::Quote(path) + ": " +
                                std::strerror(errno));
@@ -186,7 +198,7 @@ absl::StatusOr<ConfigParseResult> ParseConfigFile(
   const bool json =
       lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".json") == 0;
   ConfigParseResult parsed =
-      ParseJobConfig(catalogue, text.str(),
+      ParseJobConfig(catalogue, text,
                      json ? ConfigFormat::kJson : ConfigFormat::kYaml, job_id);
   if (!parsed.errors.empty()) return FieldErrorsToStatus(parsed.errors);
   return parsed;

@@ -21,6 +21,13 @@ namespace hptune::config_internal {
 // readers (and YAML aliases that refer to themselves) from overflowing the
 // stack.
 inline constexpr int kMaxConfigDepth = 64;
+// A config's size, and the values its tree may hold. The largest legitimate
+// config (100 parameters of 1,000 values) has about 100,000 values; YAML
+// aliases can make a small file stand for billions ("billion laughs"), so
+// the YAML adapter stops counting copies at this bound instead of
+// expanding them until memory runs out.
+inline constexpr size_t kMaxConfigBytes = 4 << 20;
+inline constexpr size_t kMaxConfigNodes = 250'000;
 
 struct ConfigField;
 

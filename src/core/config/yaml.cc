@@ -109,6 +109,12 @@ class Converter {
   bool Convert(const YAML::Node& node, int line, int depth, ConfigNode* out) {
     out->order = next_order_++;
     out->line = line;
+    if (static_cast<size_t>(next_order_) > kMaxConfigNodes) {
+      Error(node.Mark(), "more than " + std::to_string(kMaxConfigNodes) +
+                             " values (YAML aliases count once for each "
+                             "place that refers to them)");
+      return false;
+    }
     if (depth > kMaxConfigDepth) {
       Error(node.Mark(), "nesting deeper than " +
                              std::to_string(kMaxConfigDepth) + " levels");

@@ -1,0 +1,145 @@
+// Every input has a size limit, refused with an error that names the field
+// and says the limit, never a value echoed back whole (docs/config.md,
+// "Limits"): the file itself, YAML alias bombs, names and value lists, and
+// the trainer's command line as exec(2) must take it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "hptune/core/config.h"
+#include "hptune/core/job.h"
+#include "hptune/core/search_space.h"
+#include "hptune/core/study.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+std::string Config(const std::string& params) {
+  return "trainingInput:\n"
+         "  command: [python3, train.py]\n"
+         "  hyperparameters:\n"
+         "    hyperparameterMetricTag: loss\n"
+         "    params:\n" +
+         params;
+}
+
+std::vector<std::string> Messages(const ConfigParseResult& result) {
+  std::vector<std::string> out;
+  for (const FieldError& e : result.errors) out.push_back(e.ToString());
+  return out;
+}
+
+TEST(InputLimitsTest, AYamlAliasBombIsRefusedQuicklyNotExpanded) {
+  // Nine levels of ten aliases stand for 10^9 strings in 800 bytes.
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level <= 9; ++level) {
+    const std::string prev = "*a" + std::to_string(level - 1);
+    text += "a" + std::to_string(level) + ": &a" + std::to_string(level) +
+            " [" + prev;
+    for (int i = 1; i < 10; ++i) text += ", " + prev;
+    text += "]\n";
+  }
+  text += Config(
+      "    - {parameterName: x, type: DOUBLE, minValue: 0, "
+      "maxValue: 1}\n");
+  ConfigParseResult result = ParseJobConfig(text);
+  EXPECT_THAT(Messages(result),
+              ElementsAre(HasSubstr("more than 250000 values (YAML aliases "
+                                    "count once for each place that refers "
+                                    "to them)")));
+  EXPECT_FALSE(result.job.has_value());
+}
+
+TEST(InputLimitsTest, AConfigOverFourMebibytesIsRefusedBeforeParsing) {
+  const std::string text =
+      Config(
+          "    - {parameterName: x, type: DOUBLE, minValue: 0, "
+          "maxValue: 1}\n") +
+      "# " + std::string(4 << 20, 'x') + "\n";
+  EXPECT_THAT(Messages(ParseJobConfig(text)),
+              ElementsAre("(config): must be at most 4 MiB, got " +
+                          std::to_string(text.size()) + " bytes"));
+  // From a file too, without reading all of it.
+  const std::string path = testing::MakeTempDir() + "/huge.yaml";
+  std::ofstream(path) << text;
+  absl::StatusOr<JobSpec> loaded = LoadJobConfigFile(path);
+  EXPECT_THAT(std::string(loaded.status().message()),
+              HasSubstr("must be at most 4 MiB, got 4194305 bytes"));
+}
+
+TEST(InputLimitsTest, NamesAndValueListsHaveLimitsAndAreNotEchoedWhole) {
+  const std::string long_name(1 << 20, 'n');
+  std::string categorical = "[";
+  for (int i = 0; i < 1001; ++i) {
+    categorical += (i ? ", v" : "v") + std::to_string(i);
+  }
+  categorical += "]";
+  ConfigParseResult result = ParseJobConfig(Config(
+      "    - {parameterName: " + long_name +
+      ", type: DOUBLE, minValue: 0, maxValue: 1}\n"
+      "    - {parameterName: c, type: CATEGORICAL, categoricalValues: " +
+      categorical +
+      "}\n"
+      "    - {parameterName: d, type: CATEGORICAL, categoricalValues: [a, " +
+      std::string(300, 'b') + "]}\n"));
+  std::vector<std::string> messages = Messages(result);
+  EXPECT_THAT(
+      messages,
+      ElementsAre("trainingInput.hyperparameters.params[0].parameterName: "
+                  "must be at most 128 characters, got 1048576",
+                  "trainingInput.hyperparameters.params[1].categoricalValues: "
+                  "must have at most 1000 values, got 1001",
+                  "trainingInput.hyperparameters.params[2]."
+                  "categoricalValues[1]: must be at most 256 characters, got "
+                  "300"));
+}
+
+TEST(InputLimitsTest, TheMetricTagHasALimit) {
+  StudySpec spec;
+  spec.metric_tag = std::string(257, 'm');
+  spec.search_space = SearchSpace(
+      {{.name = "x", .type = ParameterType::kDouble, .max_value = 1}});
+  EXPECT_THAT(ValidateStudySpec(spec, "s"),
+              ElementsAre(FieldError{"s.hyperparameterMetricTag",
+                                     "must be at most 256 characters, got "
+                                     "257"}));
+}
+
+TEST(InputLimitsTest, TheTrainerCommandLineMustFitExec) {
+  JobSpec job;
+  job.command = {"python3", "train.py"};
+  EXPECT_THAT(ValidateTrainerCommandLine(job, "trainingInput"), IsEmpty());
+
+  job.args = {"--ok", std::string(128 * 1024, 'a')};
+  EXPECT_THAT(ValidateTrainerCommandLine(job, "trainingInput"),
+              ElementsAre(FieldError{
+                  "trainingInput.args[1]",
+                  "must be shorter than 128 KiB (exec's limit on one "
+                  "argument), got 131072 bytes"}));
+
+  job.args.assign(10'001, "--x");
+  EXPECT_THAT(ValidateTrainerCommandLine(job, "trainingInput"),
+              ElementsAre(FieldError{
+                  "trainingInput.args",
+                  "the trainer's command line must have at most 10000 "
+                  "arguments, got 10003"}));
+
+  job.args.assign(20, std::string(100 * 1024, 'a'));
+  std::vector<FieldError> errors =
+      ValidateTrainerCommandLine(job, "trainingInput");
+  ASSERT_THAT(errors, SizeIs(1));
+  EXPECT_THAT(errors[0].message,
+              HasSubstr("the trainer's command line must be at most 1 MiB"));
+}
+
+}  // namespace
+}  // namespace hptune
