@@ -16,6 +16,13 @@ function(hptune_library name)
   set_property(GLOBAL APPEND PROPERTY HPTUNE_INSTALLED_LIBRARIES ${name})
 endfunction()
 
+# Servers started by tests keep their default token under the build tree,
+# never in the user's own ~/.config/hptune (src/cli/token_file.h): every
+# test runs with this environment. One variable only: gtest_discover_tests
+# splits a property value at every semicolon, escaped or not.
+set(HPTUNE_TEST_ENVIRONMENT
+  "HPTUNE_CONFIG_DIR=${PROJECT_BINARY_DIR}/tests/hptune-config")
+
 # hptune_test(NAME SOURCES ... [DEPS ...] [LABELS ...] [TIMEOUT s])
 # One GoogleTest executable, registered with ctest test by test.
 function(hptune_test name)
@@ -31,5 +38,6 @@ function(hptune_test name)
   endif()
   gtest_discover_tests(${name}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+      ENVIRONMENT "${HPTUNE_TEST_ENVIRONMENT}"
     DISCOVERY_TIMEOUT 60)
 endfunction()

@@ -173,6 +173,13 @@ v1::StudySpec Spec(const Flags& flags) {
   return spec;
 }
 
+// Every call carries the bearer token, as every client of `hptune serve`
+// must: the server checks it on the hot path too.
+constexpr char kToken[] = "throughput-benchmark-token";
+void Authorize(grpc::ClientContext& context) {
+  context.AddMetadata("authorization", std::string("Bearer ") + kToken);
+}
+
 // A decaying loss curve, offset per trial so the trials differ.
 double Loss(int trial_offset, int64_t step) {
   return 1.0 / (1.0 + 0.01 * static_cast<double>(step)) + 0.001 * trial_offset;
@@ -180,6 +187,7 @@ double Loss(int trial_offset, int64_t step) {
 
 int64_t SuggestOne(v1::StudyService::Stub& stub, const std::string& client) {
   grpc::ClientContext context;
+  Authorize(context);
   v1::SuggestTrialsRequest request;
   request.set_study(kStudy);
   request.set_suggestion_count(1);
@@ -196,6 +204,7 @@ int64_t SuggestOne(v1::StudyService::Stub& stub, const std::string& client) {
 void AddMeasurement(v1::StudyService::Stub& stub, int64_t trial, int64_t step,
                     double value) {
   grpc::ClientContext context;
+  Authorize(context);
   v1::AddMeasurementRequest request;
   request.set_study(kStudy);
   request.set_trial_id(trial);
@@ -213,6 +222,7 @@ void AddHistory(v1::StudyService::Stub& stub, const Flags& flags) {
       AddMeasurement(stub, trial, step, Loss(k, step));
     }
     grpc::ClientContext context;
+    Authorize(context);
     v1::CompleteTrialRequest request;
     request.set_study(kStudy);
     request.set_trial_id(trial);
@@ -236,6 +246,7 @@ struct Window {
 void GetStudyTwice(v1::StudyService::Stub& stub) {
   for (int i = 0; i < 2; ++i) {
     grpc::ClientContext context;
+    Authorize(context);
     v1::GetStudyRequest request;
     request.set_name(kStudy);
     v1::Study reply;
@@ -263,6 +274,7 @@ void RunClient(v1::StudyService::Stub& stub, int64_t trial, int offset,
     AddMeasurement(stub, trial, step, Loss(offset, step));
     ++step;
     grpc::ClientContext context;
+    Authorize(context);
     v1::CheckEarlyStoppingRequest request;
     request.set_study(kStudy);
     request.add_trial_ids(trial);
@@ -315,6 +327,7 @@ class CallbackClient {
       return;
     }
     first_ = std::make_unique<grpc::ClientContext>();
+    Authorize(*first_);
     add_request_.set_study(kStudy);
     add_request_.set_trial_id(trial_);
     add_request_.mutable_measurement()->set_step(step_);
@@ -331,6 +344,7 @@ class CallbackClient {
  private:
   void Check() {
     second_ = std::make_unique<grpc::ClientContext>();
+    Authorize(*second_);
     check_request_.set_study(kStudy);
     check_request_.clear_trial_ids();
     check_request_.add_trial_ids(trial_);
@@ -351,6 +365,7 @@ class CallbackClient {
   template <typename Then>
   void GetStudy(Then then) {
     first_ = std::make_unique<grpc::ClientContext>();
+    Authorize(*first_);
     study_request_.set_name(kStudy);
     stub_.async()->GetStudy(first_.get(), &study_request_, &study_reply_,
                             [then](grpc::Status status) {
@@ -426,6 +441,7 @@ int Main(int argc, char** argv) {
   options.listen_address = "127.0.0.1:0";
   options.db_path = (dir / "hptune.db").string();
   options.state_dir = dir / "runs";
+  options.token = kToken;
   absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
       server::HptuneServer::Start(std::move(options));
   if (!server.ok()) Die("starting the server: " + server.status().ToString());
@@ -434,6 +450,7 @@ int Main(int argc, char** argv) {
   {
     std::unique_ptr<v1::StudyService::Stub> admin = Connect(port, -1);
     grpc::ClientContext context;
+    Authorize(context);
     v1::CreateStudyRequest request;
     request.set_name(kStudy);
     *request.mutable_spec() = Spec(flags);

@@ -1,5 +1,7 @@
 #include "src/cli/flags.h"
 
+#include <cstdlib>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
@@ -76,6 +78,14 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     parsed.flags[name] = *value;
   }
   return parsed;
+}
+
+EnvLookup ProcessEnv() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
 }
 
 }  // namespace hptune::cli

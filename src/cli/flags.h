@@ -1,10 +1,12 @@
 // Command-line parsing for the `hptune` subcommands: positional arguments,
 // `--name=value` / `--name value` flags, boolean `--name`, and everything
-// after `--` kept verbatim (user args). Used only by src/cli.
+// after `--` kept verbatim (user args); and the environment lookup commands
+// take so that tests can inject one. Used only by src/cli.
 #ifndef HPTUNE_CLI_FLAGS_H_
 #define HPTUNE_CLI_FLAGS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -14,6 +16,11 @@
 #include "absl/status/statusor.h"
 
 namespace hptune::cli {
+
+// Reads an environment variable; nullopt when unset. Injected for tests.
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+// The process's own environment.
+EnvLookup ProcessEnv();
 
 struct ParsedArgs {
   std::vector<std::string> positional;

@@ -1,9 +1,5 @@
 #include "src/server/auth.h"
 
-#include <fstream>
-#include <sstream>
-
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace hptune::server {
@@ -17,22 +13,6 @@ bool ConstantTimeEquals(std::string_view given, std::string_view expected) {
     diff = diff | (g ^ static_cast<unsigned char>(expected[i]));
   }
   return diff == 0;
-}
-
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("token file \"", path, "\": cannot be read"));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string token(absl::StripAsciiWhitespace(text.str()));
-  if (token.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("token file \"", path, "\": holds no token"));
-  }
-  return token;
 }
 
 grpc::Status TokenAuthenticator::Check(
@@ -50,8 +30,7 @@ grpc::Status TokenAuthenticator::CheckHeader(
   if (authorization.empty()) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                         "this server needs a token: send the metadata "
-                        "\"authorization: Bearer <token>\" (hptune: "
-                        "--token-file or $HPTUNE_TOKEN)");
+                        "\"authorization: Bearer <token>\"");
   }
   constexpr std::string_view kBearer = "Bearer ";
   if (!authorization.starts_with(kBearer)) {

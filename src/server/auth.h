@@ -1,10 +1,12 @@
 // Bearer-token authentication of the gRPC services.
 //
-// `hptune serve --token-file F` makes every StudyService and JobService call
-// carry the metadata `authorization: Bearer <token>` (the agreed convention
-// of the server and the CLI). The comparison takes time independent of where
-// the tokens differ, so the token cannot be guessed byte by byte from reply
-// times. Health checking and reflection stay open (they reveal no data).
+// Every StudyService and JobService call to `hptune serve` must carry the
+// metadata `authorization: Bearer <token>` (the agreed convention of the
+// server and its clients; where the token comes from is
+// src/cli/token_file.h). The comparison takes time independent of where the
+// tokens differ, so the token cannot be guessed byte by byte from reply
+// times. Health checking stays open (it reveals nothing); reflection, which
+// gRPC answers without asking this class, is served on loopback only.
 // Thread-safe: a TokenAuthenticator is immutable.
 #ifndef HPTUNE_SRC_SERVER_AUTH_H_
 #define HPTUNE_SRC_SERVER_AUTH_H_
@@ -23,13 +25,10 @@ namespace hptune::server {
 // difference.
 bool ConstantTimeEquals(std::string_view given, std::string_view expected);
 
-// The token in file `path`, surrounding whitespace removed. NotFound when the
-// file cannot be read; InvalidArgument when it holds no token.
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
-
 class TokenAuthenticator {
  public:
-  // An empty token accepts every call (loopback without --token-file).
+  // An empty token accepts every call (an embedder's explicit choice:
+  // ServerOptions::allow_unauthenticated).
   explicit TokenAuthenticator(std::string token) : token_(std::move(token)) {}
 
   bool enabled() const { return !token_.empty(); }

@@ -44,20 +44,19 @@ bool IsLoopbackAddress(std::string_view address) {
   return false;
 }
 
-absl::Status CheckListenAddress(std::string_view address, bool tls,
-                                bool token) {
+absl::Status CheckListenAddress(std::string_view address, bool tls) {
   std::string host;
   if (!address.starts_with("unix:") && !SplitHost(address, &host)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--listen \"", std::string(address),
                      "\": expected HOST:PORT, e.g. ", kDefaultListenAddress));
   }
-  if (IsLoopbackAddress(address) || tls || token) return absl::OkStatus();
+  if (IsLoopbackAddress(address) || tls) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "refusing to listen on \"", std::string(address),
-      "\" without TLS or a token: anyone who reaches it could run programs "
-      "on this machine; give --tls-cert and --tls-key, or --token-file, or "
-      "listen on loopback (",
+      "\" without TLS: clients would send their token in the clear, and "
+      "whoever read it could run programs on this machine; give --tls-cert "
+      "and --tls-key, or listen on loopback (",
       kDefaultListenAddress, ")"));
 }
 

@@ -1,9 +1,11 @@
 // Which addresses `hptune serve` may listen on.
 //
-// The server runs programs on this machine for whoever submits a job, so it
-// listens on loopback (127.0.0.1:7460) by default, and on any other address
-// only with TLS or a token (CONTRACTS.md section 5). Used by the serve
-// command before it starts anything. Pure functions; thread-safe.
+// The server runs programs on this machine for whoever submits a job, so
+// every call carries a token (src/cli/token_file.h), it listens on loopback
+// (127.0.0.1:7460) by default, and on any other address only with TLS, so
+// that the token never crosses a network in the clear (docs/operations.md,
+// "Who may submit jobs"). Used by the serve command before it starts
+// anything. Pure functions; thread-safe.
 #ifndef HPTUNE_SRC_SERVER_LISTEN_POLICY_H_
 #define HPTUNE_SRC_SERVER_LISTEN_POLICY_H_
 
@@ -18,11 +20,11 @@ inline constexpr char kDefaultListenAddress[] = "127.0.0.1:7460";
 // True for 127.0.0.0/8, ::1, "localhost" and unix: sockets.
 bool IsLoopbackAddress(std::string_view address);
 
-// OK for a loopback address, or any address with TLS or a token.
-// InvalidArgument otherwise, naming the address and both remedies; also for
-// an address without a port.
+// OK for a loopback address, or any address with TLS. InvalidArgument
+// otherwise, naming the address and the remedies; also for an address
+// without a port.
 [[nodiscard]] absl::Status CheckListenAddress(std::string_view address,
-                                              bool tls, bool token);
+                                              bool tls);
 
 }  // namespace hptune::server
 

@@ -20,6 +20,7 @@
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
 #include "src/server/job_service.h"
+#include "src/server/listen_policy.h"
 #include "src/server/study_service.h"
 #include "src/store/runner_lock.h"
 
@@ -36,6 +37,11 @@ class HptuneServer::Impl {
     // server's CPU on the hot path. Lock order is checked by the sanitizer
     // builds and the tests, not in production.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+    if (options_.token.empty() && !options_.allow_unauthenticated) {
+      return absl::FailedPreconditionError(
+          "no token: a server runs programs for whoever submits a job, so "
+          "every call must be authenticated (give a token)");
+    }
     HPTUNE_RETURN_IF_ERROR(LockDatabase());
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(*store_);
@@ -58,7 +64,12 @@ class HptuneServer::Impl {
                                                 options_.backend_name);
 
     grpc::EnableDefaultHealthCheckService(true);
-    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    // Reflection answers without the token (gRPC serves it, not our
+    // handlers), so it is served on loopback only. It registers itself with
+    // every server built after this call.
+    if (IsLoopbackAddress(options_.listen_address)) {
+      grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    }
     grpc::ServerBuilder builder;
     std::shared_ptr<grpc::ServerCredentials> credentials;
     if (!options_.tls_cert.empty()) {

@@ -30,7 +30,13 @@ struct ServerOptions {
   std::string db_path = "hptune.db";
   // Replica logs, metric files and default job dirs: <state_dir>/<job>/<N>/.
   std::filesystem::path state_dir = "hptune-runs";
-  std::string token;     // Empty: no authentication.
+  // Every StudyService and JobService call must carry this bearer token.
+  // Empty is refused unless allow_unauthenticated says otherwise.
+  std::string token;
+  // Serve without authentication: anyone who can connect runs programs as
+  // this process's user. For an embedder that guards the port itself (the
+  // throughput benchmark does); `hptune serve` never sets it.
+  bool allow_unauthenticated = false;
   std::string tls_cert;  // PEM text; both empty: no TLS.
   std::string tls_key;
   launch::GpuInventory gpus;  // For the local launcher.

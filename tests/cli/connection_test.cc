@@ -7,10 +7,12 @@
 #include "gtest/gtest.h"
 #include "src/cli/client/rpc_errors.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::cli::client {
 namespace {
 
+using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -24,7 +26,7 @@ EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
 
 ParsedArgs Args(const std::vector<std::string>& argv) {
   auto parsed = ParseArgs(argv, ConnectionFlags(), {});
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_OK(parsed);
   return *parsed;
 }
 
@@ -39,7 +41,7 @@ constexpr char kPem[] =
 
 TEST(ConnectionOptionsTest, DefaultsToLoopbackWithoutTokenOrTls) {
   auto options = ResolveConnectionOptions(Args({}), FakeEnv({}));
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->address, "127.0.0.1:7460");
   EXPECT_TRUE(options->token.empty());
   EXPECT_TRUE(options->tls_ca_pem.empty());
@@ -52,7 +54,7 @@ TEST(ConnectionOptionsTest, EnvironmentIsUsedWhenNoFlagIsGiven) {
       ResolveConnectionOptions(Args({}), FakeEnv({{"HPTUNE_SERVER", "host:1"},
                                                   {"HPTUNE_TOKEN", " s3cret\n"},
                                                   {"HPTUNE_TLS_CA", ca}}));
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->address, "host:1");
   EXPECT_EQ(options->token, "s3cret");
   EXPECT_EQ(options->tls_ca_pem, kPem);
@@ -63,7 +65,7 @@ TEST(ConnectionOptionsTest, FlagsWinOverTheEnvironment) {
   auto options = ResolveConnectionOptions(
       Args({"--server", "other:2", "--token-file", token, "--timeout", "1.5"}),
       FakeEnv({{"HPTUNE_SERVER", "host:1"}, {"HPTUNE_TOKEN", "from-env"}}));
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->address, "other:2");
   EXPECT_EQ(options->token, "from-file");
   EXPECT_EQ(options->timeout, std::chrono::milliseconds(1500));
@@ -98,15 +100,15 @@ TEST(ConnectionOptionsTest, BadValuesNameTheFlagAndValue) {
   for (const Case& c : cases) {
     auto options = ResolveConnectionOptions(Args(c.argv), FakeEnv({}));
     ASSERT_FALSE(options.ok()) << c.argv[0];
-    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(options.status().message(), c.message);
+    EXPECT_THAT(options,
+                StatusIs(absl::StatusCode::kInvalidArgument, c.message));
   }
 }
 
 TEST(ConnectionOptionsTest, GrpcTargetUrisArePassedOn) {
   auto options =
       ResolveConnectionOptions(Args({"--server", "unix:/tmp/s"}), FakeEnv({}));
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->address, "unix:/tmp/s");
 }
 
@@ -185,19 +187,17 @@ TEST(RpcErrorsTest, UnavailableFromAConnectedServerIsNotCalledUnreachable) {
   EXPECT_EQ(message, "the server at h:1 is unavailable, try again: store busy");
 }
 
-TEST(RpcErrorsTest, RefusedTokenSaysHowToPassOne) {
+TEST(RpcErrorsTest, RefusedTokenSaysWhatWasSentAndWhoseTokenItIs) {
   EXPECT_EQ(DescribeRpcError({grpc::StatusCode::UNAUTHENTICATED, "bad token"},
                              {.address = "h:1"}),
-            "the server at h:1 refused the call: bad token (pass the server's "
-            "token with --token-file or $HPTUNE_TOKEN)");
-}
-
-TEST(RpcErrorsTest, NoSecondHintWhenTheServerAlreadyGaveOne) {
-  EXPECT_EQ(DescribeRpcError({grpc::StatusCode::UNAUTHENTICATED,
-                              "needs a token (--token-file)"},
-                             {.address = "h:1"}),
-            "the server at h:1 refused the call: needs a token "
-            "(--token-file)");
+            "the server at h:1 refused the call: bad token (no token sent; "
+            "jobs run as the user who started the server: ask them for its "
+            "token, pass it with --token-file or $HPTUNE_TOKEN, or run your "
+            "own `hptune serve`)");
+  EXPECT_THAT(
+      DescribeRpcError({grpc::StatusCode::UNAUTHENTICATED, "bad token"},
+                       {.address = "h:1", .token_source = "$HPTUNE_TOKEN"}),
+      HasSubstr("(sent the token from $HPTUNE_TOKEN; jobs run as"));
 }
 
 TEST(RpcErrorsTest, OtherErrorsKeepTheServersMessage) {

@@ -11,6 +11,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/store/open_store.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
 namespace {
@@ -49,17 +50,14 @@ std::vector<ParameterAssignment> Step(TuningEngine& engine, int count,
   while (static_cast<int>(points.size()) < count) {
     const int ask = std::min(batch, count - static_cast<int>(points.size()));
     auto response = engine.SuggestTrials("s", ask, "client");
-    EXPECT_TRUE(response.ok()) << response.status();
+    EXPECT_OK(response);
     if (!response.ok() || response->trials.empty()) break;
     for (const Trial& t : response->trials) {
       points.push_back(t.parameters);
       const double m = t.parameters.at("units").AsDouble() +
                        (t.parameters.at("cell").AsString() == "gru" ? 0 : 7);
-      EXPECT_TRUE(
-          engine
-              .CompleteTrial("s", t.number,
-                             Measurement{.step = 1, .metrics = {{"m", m}}})
-              .ok());
+      EXPECT_OK(engine.CompleteTrial(
+          "s", t.number, Measurement{.step = 1, .metrics = {{"m", m}}}));
     }
   }
   return points;
@@ -102,9 +100,9 @@ TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
   std::string uninterrupted_state;
   {
     auto store = store::OpenSqliteStore(dir + "/a.db");
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     TuningEngine engine(**store);
-    ASSERT_TRUE(engine.CreateStudy("s", Spec(c.algorithm)).ok());
+    ASSERT_OK(engine.CreateStudy("s", Spec(c.algorithm)));
     uninterrupted = Step(engine, c.before, c.batch);
     for (auto& p : Step(engine, c.after, c.batch)) uninterrupted.push_back(p);
     uninterrupted_state = *(*store)->GetDesignerState("s");
@@ -112,14 +110,14 @@ TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
   std::vector<ParameterAssignment> resumed;
   {
     auto store = store::OpenSqliteStore(dir + "/b.db");
-    ASSERT_TRUE(store.ok());
+    ASSERT_OK(store);
     TuningEngine engine(**store);
-    ASSERT_TRUE(engine.CreateStudy("s", Spec(c.algorithm)).ok());
+    ASSERT_OK(engine.CreateStudy("s", Spec(c.algorithm)));
     resumed = Step(engine, c.before, c.batch);
   }
   {
     auto store = store::OpenSqliteStore(dir + "/b.db");
-    ASSERT_TRUE(store.ok());
+    ASSERT_OK(store);
     TuningEngine engine(**store);
     for (auto& p : Step(engine, c.after, c.batch)) resumed.push_back(p);
     EXPECT_EQ(engine.ListTrials("s")->size(),
@@ -146,15 +144,13 @@ INSTANTIATE_TEST_SUITE_P(Designers, ResumeTest, ::testing::ValuesIn(kCases),
 // An embedder's designer: random search under a name of its own.
 EngineOptions WithMine() {
   EngineOptions options;
-  EXPECT_TRUE(options.designers
-                  .Register("MINE",
-                            [](const StudySpec& spec, uint64_t seed) {
-                              StudySpec random = spec;
-                              random.custom_algorithm.clear();
-                              random.algorithm = Algorithm::kRandomSearch;
-                              return algorithms::CreateDesigner(random, seed);
-                            })
-                  .ok());
+  EXPECT_OK(options.designers.Register(
+      "MINE", [](const StudySpec& spec, uint64_t seed) {
+        StudySpec random = spec;
+        random.custom_algorithm.clear();
+        random.algorithm = Algorithm::kRandomSearch;
+        return algorithms::CreateDesigner(random, seed);
+      }));
   return options;
 }
 
@@ -165,25 +161,25 @@ TEST(ResumeTest, AUserDesignersStudyReopensUnderItsName) {
   std::vector<ParameterAssignment> before;
   {
     auto store = store::OpenSqliteStore(dir + "/a.db");
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     TuningEngine engine(**store, WithMine());
-    ASSERT_TRUE(engine.CreateStudy("s", spec).ok());
+    ASSERT_OK(engine.CreateStudy("s", spec));
     before = Step(engine, 3, 3);
   }
   {
     auto store = store::OpenSqliteStore(dir + "/a.db");
-    ASSERT_TRUE(store.ok());
+    ASSERT_OK(store);
     TuningEngine engine(**store, WithMine());
     EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "MINE");
-    EXPECT_TRUE(engine.OpenOrCreateStudy("s", spec).ok());
+    EXPECT_OK(engine.OpenOrCreateStudy("s", spec));
     auto response = engine.SuggestTrials("s", 1, "client");
-    ASSERT_TRUE(response.ok()) << response.status();
+    ASSERT_OK(response);
     EXPECT_EQ(response->trials.at(0).origin, "random[9]");  // 3 draws each.
   }
   {
     // A process without the designer cannot go on with the study.
     auto store = store::OpenSqliteStore(dir + "/a.db");
-    ASSERT_TRUE(store.ok());
+    ASSERT_OK(store);
     TuningEngine engine(**store);
     auto response = engine.SuggestTrials("s", 1, "other");
     EXPECT_TRUE(absl::IsInvalidArgument(response.status()));

@@ -18,6 +18,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
 
 namespace hptune {
 namespace {
@@ -91,9 +92,9 @@ TEST(RunCliTest, PytorchDdpExampleTrainsWithTwoRanks) {
   EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 1)
       << result.out;
   auto store = store::SqliteStore::Open(dir + "/h.db");
-  ASSERT_TRUE(store.ok());
+  ASSERT_OK(store);
   auto trial = (*store)->GetTrial("ddp", 1);
-  ASSERT_TRUE(trial.ok());
+  ASSERT_OK(trial);
   ASSERT_TRUE(trial->final_measurement.has_value());
   EXPECT_EQ(trial->final_measurement->step, 2);  // One report per epoch.
   EXPECT_GT(trial->final_measurement->metrics.at("accuracy"), 0.0);
@@ -163,12 +164,12 @@ TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
         << dump["name"] << " left process group " << pgid;
   }
   auto store = store::SqliteStore::Open(dir + "/h.db");
-  ASSERT_TRUE(store.ok());
+  ASSERT_OK(store);
   auto job = (*store)->GetJob("interrupted");
-  ASSERT_TRUE(job.ok());
+  ASSERT_OK(job);
   EXPECT_EQ(job->state, JobState::kCancelled);
   auto trials = (*store)->ListTrials("interrupted");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 2u);
   for (const Trial& t : *trials) EXPECT_EQ(t.state, TrialState::kCancelled);
 }
@@ -188,12 +189,12 @@ TEST(RunCliTest, AJobPastItsMaxRunningTimeIsCancelledAndExits1) {
                                     "maxRunningTime (2s) reached: the job "
                                     "has run since "));
   auto store = store::SqliteStore::Open(dir + "/h.db");
-  ASSERT_TRUE(store.ok());
+  ASSERT_OK(store);
   auto job = (*store)->GetJob("limited");
-  ASSERT_TRUE(job.ok());
+  ASSERT_OK(job);
   EXPECT_EQ(job->state, JobState::kCancelled);
   auto trials = (*store)->ListTrials("limited");
-  ASSERT_TRUE(trials.ok());
+  ASSERT_OK(trials);
   ASSERT_EQ(trials->size(), 3u);
   for (const Trial& t : *trials) {
     EXPECT_EQ(t.state, TrialState::kCancelled);

@@ -80,7 +80,7 @@ TEST(ServeJobTest, SubmittedJobIsWatchedToCompletion) {
   EXPECT_EQ(submitted.training_input().hyperparameters().max_trials(), 3);
 
   auto stub = server.JobStub();
-  auto context = Context("", std::chrono::seconds(60));
+  auto context = Context(std::nullopt, std::chrono::seconds(60));
   v1::WatchJobRequest watch;
   watch.set_job_id("curve_job");
   auto reader = stub->WatchJob(context.get(), watch);

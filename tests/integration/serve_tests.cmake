@@ -1,7 +1,8 @@
 # `hptune serve` over the wire: real server processes on 127.0.0.1.
 # Included from tests/integration/CMakeLists.txt.
 add_subdirectory(testdata)
-foreach(name serve_study_test serve_auth_test serve_job_test serve_crash_test)
+foreach(name serve_study_test serve_auth_test serve_trust_test serve_limits_test
+             serve_job_test serve_crash_test)
   hptune_test(${name} SOURCES ${name}.cc
     DEPS hptune_serve_fixture hptune_testing LABELS integration TIMEOUT 180)
 endforeach()

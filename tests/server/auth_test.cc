@@ -2,10 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "tests/testing/run_process.h"
-
 namespace hptune::server {
 namespace {
 
@@ -40,23 +36,6 @@ TEST(TokenAuthenticatorTest, ChecksTheBearerToken) {
   EXPECT_EQ(wrong.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   // The reply never echoes either token.
   EXPECT_EQ(wrong.error_message().find("abc"), std::string::npos);
-}
-
-TEST(ReadTokenFileTest, TrimsWhitespaceAndRejectsEmptyOrMissing) {
-  const std::string dir = testing::MakeTempDir();
-  std::ofstream(dir + "/t") << "  secret\n";
-  auto token = ReadTokenFile(dir + "/t");
-  ASSERT_TRUE(token.ok()) << token.status();
-  EXPECT_EQ(*token, "secret");
-  std::ofstream(dir + "/empty") << "\n\n";
-  auto empty = ReadTokenFile(dir + "/empty");
-  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(empty.status().message(),
-            "token file \"" + dir + "/empty\": holds no token");
-  auto missing = ReadTokenFile(dir + "/none");
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(missing.status().message(),
-            "token file \"" + dir + "/none\": cannot be read");
 }
 
 }  // namespace

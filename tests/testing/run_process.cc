@@ -25,9 +25,36 @@ std::vector<char*> ArgvPointers(const std::vector<std::string>& argv) {
   return args;
 }
 
+// This process's environment with `overrides` put over it ("K=V" sets K,
+// "K" alone removes it), as posix_spawn's envp strings.
+std::vector<std::string> EnvironmentWith(
+    const std::vector<std::string>& overrides) {
+  auto name_of = [](const std::string& entry) {
+    return entry.substr(0, entry.find('='));
+  };
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    bool replaced = false;
+    for (const std::string& o : overrides) {
+      replaced = replaced || name_of(o) == name_of(text);
+    }
+    if (!replaced) env.push_back(text);
+  }
+  for (const std::string& o : overrides) {
+    if (o.find('=') != std::string::npos) env.push_back(o);
+  }
+  return env;
+}
+
 }  // namespace
 
 ProcessResult RunProcess(const std::vector<std::string>& argv) {
+  return RunProcessWithEnv(argv, {});
+}
+
+ProcessResult RunProcessWithEnv(const std::vector<std::string>& argv,
+                                const std::vector<std::string>& env) {
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
@@ -37,8 +64,11 @@ ProcessResult RunProcess(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   std::vector<char*> args = ArgvPointers(argv);
+  const std::vector<std::string> env_strings = EnvironmentWith(env);
+  std::vector<char*> envp = ArgvPointers(env_strings);
   pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc =
+      posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);
   close(err_pipe[1]);

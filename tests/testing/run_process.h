@@ -21,6 +21,10 @@ struct ProcessResult {
 
 // Runs argv[0] (a path) with `argv`, waits for it, and returns what it did.
 ProcessResult RunProcess(const std::vector<std::string>& argv);
+// The same with `env` put over this process's environment: "K=V" sets K,
+// "K" alone removes it.
+ProcessResult RunProcessWithEnv(const std::vector<std::string>& argv,
+                                const std::vector<std::string>& env);
 
 // Starts argv[0] with `argv` without waiting for it, its stdout and stderr
 // written to the files `out_path` and `err_path`. Throws when it cannot

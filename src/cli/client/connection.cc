@@ -15,6 +15,7 @@
 #include "hptune/core/status.h"
 #include "src/api/grpc_status.h"
 #include "src/cli/client/rpc_errors.h"
+#include "src/cli/token_file.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -73,20 +74,16 @@ const char kConnectionHelp[] =
     "Server:\n"
     "  --server ADDR             host:port of `hptune serve`; default\n"
     "                            $HPTUNE_SERVER, else 127.0.0.1:7460\n"
-    "  --token-file FILE         bearer token for a server started with\n"
-    "                            --token-file; default $HPTUNE_TOKEN (the\n"
-    "                            token itself)\n"
+    "  --token-file FILE         the server's bearer token; default\n"
+    "                            $HPTUNE_TOKEN (the token itself), else the\n"
+    "                            file `hptune serve` made for this user\n"
+    "                            ($HPTUNE_CONFIG_DIR/token, else\n"
+    "                            $XDG_CONFIG_HOME/hptune/token, else\n"
+    "                            ~/.config/hptune/token)\n"
     "  --tls-ca FILE             PEM roots: talk TLS to a server started\n"
     "                            with --tls-cert; default $HPTUNE_TLS_CA\n"
-    "  --timeout SECONDS         deadline of each call (default 30)\n";
-
-EnvLookup ProcessEnv() {
-  return [](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
+    "  --timeout SECONDS         deadline of each call (default 30); log\n"
+    "                            streams and --wait have none\n";
 
 absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     const ParsedArgs& args, const EnvLookup& env) {
@@ -107,8 +104,21 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
       return absl::InvalidArgumentError(
           absl::StrCat("--token-file: \"", *path, "\" holds no token"));
     }
+    options.token_source = absl::StrCat("--token-file \"", *path, "\"");
   } else if (auto token = env("HPTUNE_TOKEN")) {
     options.token = std::string(absl::StripAsciiWhitespace(*token));
+    options.token_source = "$HPTUNE_TOKEN";
+  } else if (auto path = DefaultTokenFile(env); path.ok()) {
+    std::ostringstream ignored;  // Its mode is the server's to warn about.
+    auto token = ReadTokenFile(*path, ignored);
+    if (token.ok()) {
+      options.token = *token;
+      options.token_source =
+          absl::StrCat("the default token file \"", *path, "\"");
+    } else {
+      options.token_source =
+          absl::StrCat("no token: ", token.status().message());
+    }
   }
 
   std::optional<std::string> ca = args.Get("tls-ca");
@@ -185,6 +195,7 @@ int ServerConnection::Fail(const grpc::Status& status,
 absl::Status ServerConnection::ToStatus(const grpc::Status& status) const {
   if (status.ok()) return absl::OkStatus();
   RpcTarget target{.address = options.address,
+                   .token_source = options.token_source,
                    .tls = !options.tls_ca_pem.empty(),
                    .connected = channel != nullptr &&
                                 channel->GetState(false) == GRPC_CHANNEL_READY};

@@ -4,7 +4,8 @@
 //
 // Flags win over the environment, which wins over the defaults:
 //   --server ADDR     $HPTUNE_SERVER   127.0.0.1:7460
-//   --token-file F    $HPTUNE_TOKEN (the token itself)
+//   --token-file F    $HPTUNE_TOKEN (the token itself)   the user's default
+//                                      token file (src/cli/token_file.h)
 //   --tls-ca F        $HPTUNE_TLS_CA (a PEM file)
 //   --timeout S       deadline of each unary call, default 30 seconds
 // Used only by src/cli. Value types and free functions; thread-compatible.
@@ -36,20 +37,21 @@ extern const char kConnectionHelp[];
 
 struct ConnectionOptions {
   std::string address = kDefaultServer;
-  std::string token;        // Empty: no authorization metadata.
+  std::string token;  // Empty: no authorization metadata.
+  // Where the token came from, for messages: "--token-file \"F\"",
+  // "$HPTUNE_TOKEN", "the default token file \"F\""; or why there is none.
+  std::string token_source;
   std::string tls_ca_pem;   // Empty: plaintext.
   std::string tls_ca_path;  // Where tls_ca_pem came from, for messages.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 };
 
-// Reads an environment variable; nullopt when unset. Injected for tests.
-using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
-EnvLookup ProcessEnv();
-
 // The options from `args` (ConnectionFlags) and `env`. InvalidArgument naming
 // the flag (or variable) and the value: an unreadable or empty token file, an
 // unreadable CA file, an empty address, a timeout that is not a positive
-// number of seconds.
+// number of seconds. A default token file that is missing or unreadable is
+// not an error: the call goes without a token and the server's refusal
+// says what is missing.
 absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     const ParsedArgs& args, const EnvLookup& env);
 

@@ -101,12 +101,17 @@ std::string DescribeRpcError(const grpc::Status& status,
           TlsHint(target.tls, detail),
           detail.empty() ? "" : absl::StrCat("\n  gRPC: ", detail));
     case grpc::StatusCode::UNAUTHENTICATED:
+      // Jobs run as the server's user, so its token is that user's to give:
+      // say what this command sent, and how to send the right one.
       return absl::StrCat(
-          "the server at ", address, " refused the call: ", detail,
-          detail.find("--token-file") != std::string::npos
-              ? ""
-              : " (pass the server's token with --token-file or "
-                "$HPTUNE_TOKEN)");
+          "the server at ", address, " refused the call: ", detail, " (",
+          target.token_source.empty() ? "no token sent"
+          : target.token_source.starts_with("no token")
+              ? target.token_source
+              : absl::StrCat("sent the token from ", target.token_source),
+          "; jobs run as the user who started the server: ask them for its "
+          "token, pass it with --token-file or $HPTUNE_TOKEN, or run your "
+          "own `hptune serve`)");
     case grpc::StatusCode::PERMISSION_DENIED:
       return absl::StrCat("the server at ", address,
                           " refused the call: ", detail);

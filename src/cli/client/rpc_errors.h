@@ -30,6 +30,8 @@ int ExitCodeForStatus(const absl::Status& status);
 // Where a failed call went.
 struct RpcTarget {
   std::string address;
+  // Where the call's token came from (ConnectionOptions::token_source).
+  std::string token_source;
   // Made over TLS: a plaintext/TLS mismatch looks like an unreachable
   // server, so the message says which was tried.
   bool tls = false;

@@ -192,7 +192,7 @@ const char kSubmitOverrideHelp[] =
     "  --package-path DIR        the package directory\n"
     "  --job-dir DIR             each trial gets --job-dir=DIR/<trial>\n"
     "  -- ARGS...                user args, appended to the config's args\n"
-    "Machines (override the config's; see CONTRACTS.md section 1):\n"
+    "Machines (override the config's; see docs/config.md):\n"
     "  --scale-tier TIER         BASIC, BASIC_GPU, STANDARD_1, PREMIUM_1 or\n"
     "                            CUSTOM; a tier other than CUSTOM replaces\n"
     "                            the config's task pools\n"

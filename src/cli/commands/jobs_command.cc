@@ -135,7 +135,7 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
     if (!window.ok()) return FailStatus(window.status(), err);
     invocation.reconnect_window = *window;
   }
-  auto server = client::Connect(invocation.args, client::ProcessEnv());
+  auto server = client::Connect(invocation.args, ProcessEnv());
   if (!server.ok()) return FailStatus(server.status(), err);
   invocation.server = *std::move(server);
   invocation.stub = v1::JobService::NewStub(invocation.server.channel);

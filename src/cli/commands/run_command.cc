@@ -227,6 +227,9 @@ absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
 
 int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                   std::ostream& err) {
+  // Replicas inherit this process's environment; a server's token there is
+  // not theirs to see (`run` talks to no server).
+  unsetenv("HPTUNE_TOKEN");
   std::vector<std::string> arg_list = raw_args;
   RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(arg_list);
   auto parsed = ParseArgs(arg_list,

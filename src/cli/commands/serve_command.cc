@@ -18,9 +18,10 @@
 #include "hptune/launch/slurm_launcher.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
-#include "src/server/auth.h"
+#include "src/cli/token_file.h"
 #include "src/server/listen_policy.h"
 #include "src/server/server.h"
+#include "src/server/tls_files.h"
 
 namespace hptune::cli {
 namespace {
@@ -37,13 +38,23 @@ constexpr char kUsage[] =
     "replicas it left running are stopped and their trials run again, Slurm\n"
     "jobs still running are attached to.\n"
     "\n"
+    "Who may submit jobs: a job runs its programs as the user running this\n"
+    "server, so every call needs this server's token. Without --token-file\n"
+    "the token is the one in this user's default token file\n"
+    "($HPTUNE_CONFIG_DIR/token, else $XDG_CONFIG_HOME/hptune/token, else\n"
+    "~/.config/hptune/token), created with mode 0600 on the first start;\n"
+    "this user's hptune commands find it there, other users cannot read\n"
+    "it. To let a group submit, give --token-file with a file that group\n"
+    "can read. Off loopback the server needs TLS.\n"
+    "\n"
     "  --listen ADDR          default 127.0.0.1:7460 (port 0: any free port).\n"
-    "                         Any non-loopback address needs TLS or a token\n"
+    "                         Any non-loopback address needs TLS\n"
     "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
     "  --state-dir DIR        replica logs, metric files, default job dirs;\n"
     "                         default ./hptune-runs\n"
     "  --token-file F         clients must send `authorization: Bearer\n"
-    "                         <token>` with the token in F\n"
+    "                         <token>` with the token in F (default: the\n"
+    "                         user's default token file, see above)\n"
     "  --tls-cert F --tls-key F   serve TLS with this PEM certificate and key\n"
     "  --gpus SPEC            a count (\"4\"), indices (\"0,1\") or "
     "TYPE:COUNT;\n"
@@ -65,7 +76,7 @@ constexpr char kUsage[] =
     "jobs unfinished; the next `hptune serve` on the same --db resumes them.\n"
     "\n"
     "Exit codes: 0 drained, 1 failed (database, address in use), 2 invalid\n"
-    "flags or files (e.g. a non-loopback --listen without TLS or token), 64\n"
+    "flags or files (e.g. a non-loopback --listen without TLS), 64\n"
     "bad usage, 69 Slurm unusable (commands missing, controller down).\n";
 
 absl::StatusOr<std::string> ReadFile(const std::string& flag,
@@ -91,6 +102,9 @@ int Fail(const absl::Status& status, int code, std::ostream& err) {
 
 int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                     std::ostream& err) {
+  // Replicas inherit this process's environment; a client's token there is
+  // not theirs to see (the server reads its own from a file).
+  unsetenv("HPTUNE_TOKEN");
   std::vector<std::string> args = raw_args;
   RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(args);
   std::set<std::string> value_flags = {
@@ -122,23 +136,40 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                     "--tls-cert and --tls-key go together: give both"),
                 kExitUsage, err);
   }
-  if (auto path = parsed->Get("token-file")) {
-    auto token = server::ReadTokenFile(*path);
-    if (!token.ok()) return Fail(token.status(), kExitInvalid, err);
-    options.token = *token;
-  }
   if (parsed->Has("tls-cert")) {
-    auto cert = ReadFile("tls-cert", *parsed->Get("tls-cert"));
+    server::TlsFiles tls{.cert_path = *parsed->Get("tls-cert"),
+                         .key_path = *parsed->Get("tls-key")};
+    auto cert = ReadFile("tls-cert", tls.cert_path);
     if (!cert.ok()) return Fail(cert.status(), kExitInvalid, err);
-    auto key = ReadFile("tls-key", *parsed->Get("tls-key"));
+    auto key = ReadFile("tls-key", tls.key_path);
     if (!key.ok()) return Fail(key.status(), kExitInvalid, err);
-    options.tls_cert = *cert;
-    options.tls_key = *key;
+    tls.cert_pem = *cert;
+    tls.key_pem = *key;
+    if (absl::Status s = server::CheckTlsFiles(tls); !s.ok()) {
+      return Fail(s, kExitInvalid, err);
+    }
+    options.tls_cert = std::move(tls.cert_pem);
+    options.tls_key = std::move(tls.key_pem);
   }
   absl::Status listen = server::CheckListenAddress(options.listen_address,
-                                                   !options.tls_cert.empty(),
-                                                   !options.token.empty());
+                                                   !options.tls_cert.empty());
   if (!listen.ok()) return Fail(listen, kExitInvalid, err);
+  std::string token_file;
+  if (auto path = parsed->Get("token-file")) {
+    token_file = *path;
+    auto token = ReadTokenFile(*path, err);
+    if (!token.ok()) return Fail(token.status(), kExitInvalid, err);
+    options.token = *token;
+  } else {
+    auto default_path = DefaultTokenFile(ProcessEnv());
+    if (!default_path.ok()) {
+      return Fail(default_path.status(), kExitInvalid, err);
+    }
+    token_file = *default_path;
+    auto token = LoadOrCreateTokenFile(token_file, err);
+    if (!token.ok()) return Fail(token.status(), kExitFailure, err);
+    options.token = *token;
+  }
   if (auto grace = parsed->Get("grace-seconds")) {
     double seconds = 0;
     if (!absl::SimpleAtod(*grace, &seconds) || !(seconds >= 0) ||
@@ -195,6 +226,8 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!server.ok()) return Fail(server.status(), kExitFailure, err);
   out << "hptune serve: listening on port " << (*server)->port() << " (db "
       << db << ", state " << state_dir << ", backend " << backend_name << ")"
+      << std::endl;
+  out << "hptune serve: clients authenticate with the token in " << token_file
       << std::endl;
 
   int signal = 0;

@@ -92,9 +92,8 @@ absl::StatusOr<Context> Prepare(ParsedArgs args) {
     db = std::getenv("HPTUNE_DB");
   }
   if (!db) {
-    HPTUNE_ASSIGN_OR_RETURN(
-        client::ServerConnection server,
-        client::Connect(context.args, client::ProcessEnv()));
+    HPTUNE_ASSIGN_OR_RETURN(client::ServerConnection server,
+                            client::Connect(context.args, ProcessEnv()));
     context.reader = client::ServerStudyReader(std::move(server));
     return context;
   }

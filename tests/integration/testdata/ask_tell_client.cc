@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -24,10 +26,22 @@ namespace {
 
 using hptune::v1::StudyService;
 
+// The server's token, as any client of this user finds it: the default
+// token file under $HPTUNE_CONFIG_DIR (set by ctest).
+std::string Token() {
+  const char* dir = std::getenv("HPTUNE_CONFIG_DIR");
+  if (dir == nullptr) return "";
+  std::ifstream in(std::string(dir) + "/token");
+  std::string token;
+  in >> token;
+  return token;
+}
+
 std::unique_ptr<grpc::ClientContext> Context() {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() +
                         std::chrono::seconds(30));
+  context->AddMetadata("authorization", "Bearer " + Token());
   return context;
 }
 

@@ -143,11 +143,24 @@ std::unique_ptr<v1::JobService::Stub> ServeProcess::JobStub() const {
       grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
 }
 
-std::unique_ptr<grpc::ClientContext> Context(const std::string& token,
-                                             std::chrono::seconds deadline) {
+std::string DefaultToken() {
+  const char* dir = std::getenv("HPTUNE_CONFIG_DIR");
+  if (dir == nullptr) return "";
+  std::string text = ReadFileOrEmpty(std::string(dir) + "/token");
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+std::unique_ptr<grpc::ClientContext> Context(
+    const std::optional<std::string>& token, std::chrono::seconds deadline) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + deadline);
-  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
+  const std::string bearer = token.value_or(DefaultToken());
+  if (!bearer.empty()) {
+    context->AddMetadata("authorization", "Bearer " + bearer);
+  }
   return context;
 }
 

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,10 +57,16 @@ class ServeProcess {
   int launches_ = 0;
 };
 
-// A client context with a deadline and, when `token` is set, the bearer
-// token.
+// The token of servers started without --token-file: the one in the
+// default token file, $HPTUNE_CONFIG_DIR/token (ctest sets
+// HPTUNE_CONFIG_DIR for every test; see cmake/HptuneHelpers.cmake). "" when
+// no server made it yet.
+std::string DefaultToken();
+
+// A client context with a deadline and a bearer token: DefaultToken()
+// unless `token` is given ("" for none).
 std::unique_ptr<grpc::ClientContext> Context(
-    const std::string& token = "",
+    const std::optional<std::string>& token = std::nullopt,
     std::chrono::seconds deadline = std::chrono::seconds(30));
 
 // Pids of live processes whose environment holds an HPTUNE_REPLICA marker

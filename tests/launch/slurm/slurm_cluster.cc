@@ -16,7 +16,7 @@ namespace hptune::testing_slurm {
 
 std::string ClusterConfig() {
   const char* dir = std::getenv("HPTUNE_SLURM_DIR");
-  return std::string(dir != nullptr ? dir : "/tmp/hptune-slurm") +
+  return std::string(dir != nullptr ? dir : HPTUNE_SLURM_TEST_DIR) +
          "/etc/slurm.conf";
 }
 

@@ -20,7 +20,7 @@ bool ClusterUsable(std::string* why_not);
 // the Slurm and munge daemons are not installed. Anything else is a failure.
 bool ClusterCannotRunHere(std::string* why);
 bool SlurmCommandsInstalled();
-// ${HPTUNE_SLURM_DIR:-/tmp/hptune-slurm}/etc/slurm.conf
+// ${HPTUNE_SLURM_DIR:-the CMake cache's HPTUNE_SLURM_DIR}/etc/slurm.conf
 std::string ClusterConfig();
 // squeue's lines (in `format`) for the jobs named `name` that have not
 // ended: one per job, or per component of a heterogeneous job.

@@ -1,0 +1,176 @@
+// What a real `hptune serve` refuses on the wire, each with
+// INVALID_ARGUMENT naming the field: oversized or empty measurements,
+// timestamps outside 1970..9999, states that are no state, early-stopping
+// questions about trials that do not exist, and a trainer command line
+// exec(2) would refuse.
+#include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using testing::Context;
+using ::testing::HasSubstr;
+using testing::ServeProcess;
+
+class ServeLimitsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<ServeProcess>(testing::MakeTempDir());
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error;
+    v1::CreateStudyRequest create;
+    create.set_name("limits");
+    v1::StudySpec* spec = create.mutable_spec();
+    spec->set_goal(v1::StudySpec::MINIMIZE);
+    spec->set_hyperparameter_metric_tag("loss");
+    spec->set_max_trials(5);
+    spec->set_algorithm(v1::StudySpec::RANDOM_SEARCH);
+    v1::ParameterSpec* x = spec->add_params();
+    x->set_parameter_name("x");
+    x->set_type(v1::ParameterSpec::DOUBLE);
+    x->set_min_value(0);
+    x->set_max_value(1);
+    v1::Study study;
+    grpc::Status created =
+        server_->StudyStub()->CreateStudy(Context().get(), create, &study);
+    ASSERT_TRUE(created.ok()) << created.error_message() << server_->Output();
+    v1::SuggestTrialsRequest suggest;
+    suggest.set_study("limits");
+    suggest.set_suggestion_count(1);
+    suggest.set_client_id("test");
+    v1::SuggestTrialsResponse suggested;
+    ASSERT_TRUE(server_->StudyStub()
+                    ->SuggestTrials(Context().get(), suggest, &suggested)
+                    .ok());
+    ASSERT_EQ(suggested.trials_size(), 1);
+    trial_ = suggested.trials(0).id();
+  }
+
+  grpc::Status Add(const v1::Measurement& m) {
+    v1::AddMeasurementRequest request;
+    request.set_study("limits");
+    request.set_trial_id(trial_);
+    *request.mutable_measurement() = m;
+    v1::AddMeasurementResponse reply;
+    return server_->StudyStub()->AddMeasurement(Context().get(), request,
+                                                &reply);
+  }
+
+  std::unique_ptr<ServeProcess> server_;
+  int64_t trial_ = 0;
+};
+
+TEST_F(ServeLimitsTest, MeasurementsHaveAtLeastOneAndAtMostAThousandMetrics) {
+  v1::Measurement empty;
+  empty.set_step(1);
+  grpc::Status none = Add(empty);
+  EXPECT_EQ(none.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(none.error_message(),
+            "measurement.metrics: must not be empty (a measurement reports "
+            "at least one metric)");
+
+  v1::Measurement many;
+  many.set_step(1);
+  for (int i = 0; i < 1001; ++i) {
+    (*many.mutable_metrics())["m" + std::to_string(i)] = i;
+  }
+  grpc::Status too_many = Add(many);
+  EXPECT_EQ(too_many.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(too_many.error_message(),
+            "measurement.metrics: at most 1000 metrics, got 1001");
+
+  v1::Measurement fine;
+  fine.set_step(1);
+  (*fine.mutable_metrics())["loss"] = 0.5;
+  EXPECT_TRUE(Add(fine).ok());
+}
+
+TEST_F(ServeLimitsTest, TimestampsOutsideTheCalendarAreRefusedNotReplaced) {
+  for (int64_t seconds : {int64_t{1} << 62, int64_t{-1}, int64_t{1099511627776},
+                          int64_t{-1099511627776}}) {
+    v1::Measurement m;
+    m.set_step(2);
+    (*m.mutable_metrics())["loss"] = 0.4;
+    m.mutable_time()->set_seconds(seconds);
+    grpc::Status status = Add(m);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << seconds;
+    EXPECT_EQ(status.error_message(),
+              "measurement.time: must be between 1970-01-01 and 9999-12-31, "
+              "got seconds=" +
+                  std::to_string(seconds) + " nanos=0");
+  }
+}
+
+TEST_F(ServeLimitsTest, StatesThatAreNoStateAreRefused) {
+  v1::ListTrialsRequest trials;
+  trials.set_study("limits");
+  trials.add_states(static_cast<v1::Trial::State>(99));
+  v1::ListTrialsResponse listed;
+  grpc::Status bad_trial_state =
+      server_->StudyStub()->ListTrials(Context().get(), trials, &listed);
+  EXPECT_EQ(bad_trial_state.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(bad_trial_state.error_message(),
+            "states: not a trial state, got 99");
+
+  v1::ListJobsRequest jobs;
+  jobs.add_states(static_cast<v1::Job::State>(99));
+  v1::ListJobsResponse listed_jobs;
+  grpc::Status bad_job_state =
+      server_->JobStub()->ListJobs(Context().get(), jobs, &listed_jobs);
+  EXPECT_EQ(bad_job_state.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(bad_job_state.error_message(), "states: not a job state, got 99");
+}
+
+TEST_F(ServeLimitsTest, EarlyStoppingQuestionsNameTrialsThatDoNotExist) {
+  v1::CheckEarlyStoppingRequest request;
+  request.set_study("limits");
+  request.add_trial_ids(trial_);
+  request.add_trial_ids(12345);
+  v1::CheckEarlyStoppingResponse reply;
+  grpc::Status unknown = server_->StudyStub()->CheckEarlyStopping(
+      Context().get(), request, &reply);
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(unknown.error_message(),
+            "trial_ids: study \"limits\" has no trial 12345");
+
+  request.clear_trial_ids();
+  request.add_trial_ids(trial_);
+  EXPECT_TRUE(server_->StudyStub()
+                  ->CheckEarlyStopping(Context().get(), request, &reply)
+                  .ok());
+}
+
+TEST_F(ServeLimitsTest, AJobWhoseCommandLineExecWouldRefuseIsRefusedAtSubmit) {
+  v1::SubmitJobRequest request;
+  request.set_job_id("too_long");
+  v1::TrainingInput* input = request.mutable_training_input();
+  input->add_command("python3");
+  for (int i = 0; i < 10'001; ++i) input->add_args("--a");
+  v1::StudySpec* study = input->mutable_hyperparameters();
+  study->set_hyperparameter_metric_tag("loss");
+  v1::ParameterSpec* x = study->add_params();
+  x->set_parameter_name("x");
+  x->set_type(v1::ParameterSpec::DOUBLE);
+  x->set_min_value(0);
+  x->set_max_value(1);
+  v1::Job job;
+  grpc::Status refused =
+      server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("trainingInput.args: the trainer's command line must "
+                        "have at most 10000 arguments, got 10002"));
+}
+
+}  // namespace
+}  // namespace hptune
