@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps DESIGN.md's dependency arrows true by reading #include lines:
+# Keeps the dependency arrows of docs/architecture.md true by reading #include lines:
 #   cli ──► engine ──► algorithms (interfaces) ──► core
 #   engine ──► store and launch interfaces only, never their implementations
 #   algorithms ──► core (+ Eigen, NLopt); no I/O, clock, store or engine

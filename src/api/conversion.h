@@ -1,5 +1,5 @@
 // Conversion between hptune.v1 messages and hptune's domain types, shared
-// by both ends of the wire (DESIGN.md section 2).
+// by both ends of the wire (docs/architecture.md).
 //
 // Called by the StudyService and JobService handlers of src/server, and by
 // the CLI's client commands (src/cli/client), which read the study specs and

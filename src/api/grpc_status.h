@@ -3,8 +3,8 @@
 //
 // Used by every service handler of src/server before it returns, and by the
 // CLI's client commands (src/cli/client) to read a failed call. The codes
-// are the same numbers in both libraries (DESIGN.md section 4), so the
-// mapping keeps the code and the message; an error without a message gets
+// are the same numbers in both libraries (docs/architecture.md, "Errors"), so
+// the mapping keeps the code and the message; an error without a message gets
 // one naming its code, so a client never sees a bare status. Pure functions;
 // thread-safe.
 #ifndef HPTUNE_SRC_API_GRPC_STATUS_H_

@@ -27,8 +27,8 @@ constexpr char kA100[] = "NVIDIA_TESLA_A100";
 using Options = std::vector<AcceleratorOption>;
 
 // AI Platform's table of valid GPU counts per N1 machine type. The 4-32 vCPU
-// rows are CONTRACTS.md section 1; the 64 and 96 vCPU rows complete it from
-// AI Platform's "Using GPUs" page.
+// rows are the table of docs/config.md; the 64 and 96 vCPU rows complete it
+// from AI Platform's "Using GPUs" page.
 const Options kUpTo8Vcpus = {{kK80, {1, 2, 4, 8}},
                              {kP4, {1, 2, 4}},
                              {kP100, {1, 2, 4}},

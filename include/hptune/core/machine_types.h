@@ -52,7 +52,7 @@ class MachineCatalogue {
   // An empty catalogue; most callers want a copy of Builtin() instead.
   MachineCatalogue() = default;
 
-  // AI Platform Training's machine types (see CONTRACTS.md section 1).
+  // AI Platform Training's machine types (see docs/config.md).
   static const MachineCatalogue& Builtin();
 
   // Adds a type. InvalidArgument when it is malformed (no name, no vCPUs or

@@ -16,7 +16,7 @@
 // stored start time, so a resumed job keeps its deadline. Every job, trial
 // and replica transition is recorded in the Store.
 //
-// Lifecycle of one trial (CONTRACTS.md section 2): a replica that exits
+// Lifecycle of one trial (docs/trainer.md): a replica that exits
 // non-zero is restarted with the same environment up to
 // max_replica_restarts times; after that the attempt fails, every replica is
 // stopped, and the trial is run again, up to max_trial_retries times, before

@@ -1,13 +1,14 @@
 // Readers of the metrics a training program reports while it runs.
 //
-// The job runner keeps one reader per replica and calls ReadNew() as it polls
-// the trial; each new report becomes an intermediate measurement, stored as
-// soon as it is seen. Two formats (CONTRACTS.md section 3):
+// The job runner keeps readers of the master's reports (AI Platform reads
+// the chief's) and calls ReadNew() as the trial runs; each new report
+// becomes an intermediate measurement, stored as soon as it is seen. Two
+// formats (docs/trainer.md, "Metrics"):
 //  - the hypertune file at CLOUD_ML_HP_METRIC_FILE, rewritten whole by the
 //    program on each report (cloudml-hypertune keeps the last 100 lines);
 //  - Katib-style `name=value` lines on stdout, read from the replica's log.
 // Both tolerate a half-written last line and a file that does not exist yet.
-// Not thread-safe: one reader per replica, used by one thread.
+// Not thread-safe: a reader is used by one thread.
 #ifndef HPTUNE_LAUNCH_METRICS_H_
 #define HPTUNE_LAUNCH_METRICS_H_
 

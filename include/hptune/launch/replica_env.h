@@ -1,5 +1,5 @@
 // What each replica of a trial sees: its argv and environment
-// (CONTRACTS.md section 2), built from the job, the trial and the placement.
+// (docs/trainer.md), built from the job, the trial and the placement.
 //
 // The job runner calls ReplicaRequests() to ask a Launcher for a placement,
 // then BuildTrialLaunch() to get the TrialLaunch to start. Pure functions of

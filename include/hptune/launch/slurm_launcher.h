@@ -73,12 +73,14 @@ namespace hptune::launch {
 
 struct SlurmOptions {
   // The launcher's sbatch options (`--slurm-*` flags): partition, account,
-  // time and more options. A job's own (TrialLaunch::slurm) apply over them.
+  // time and more options. A job's own (JobSpec::slurm, taken by BeginJob)
+  // apply over them.
   // The extra options apply to the job (its first component, and the others
   // where Slurm propagates).
   SlurmJobOptions sbatch;
-  // CPUs and memory of machine types; replicas of unknown or unset types
-  // (BASIC tiers) ask for one CPU and 2 GiB.
+  // CPUs and memory of machine types (scale tiers resolve to theirs);
+  // replicas of a type the catalogue does not know ask for one CPU and
+  // 2 GiB.
   MachineCatalogue catalogue = MachineCatalogue::Builtin();
   // How often Poll() asks squeue whether the job is still alive.
   std::chrono::milliseconds state_poll_interval{1000};

@@ -1,5 +1,5 @@
 // HypertuneFileReader (include/hptune/launch/metrics.h): the file that
-// cloudml-hypertune rewrites on every report (CONTRACTS.md section 3).
+// cloudml-hypertune rewrites on every report (docs/trainer.md, "Metrics").
 #include <charconv>
 #include <cmath>
 #include <cstdint>
