@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,8 +76,12 @@ std::vector<std::string> ProcessesMentioning(const std::string& text) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string pid = entry.path().filename();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    // A process may end while it is read (ESRCH): operator<< on the buffer
+    // turns that into an empty read where istreambuf_iterator would throw.
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    std::string cmdline = contents.str();
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(text) != std::string::npos) {
       found.push_back(pid + ": " + cmdline);
