@@ -9,8 +9,9 @@ namespace hptune::cli {
 
 std::string ProgressLine(const engine::JobProgress& p,
                          const std::string& metric) {
-  std::string line = absl::StrCat("trials ", p.succeeded + p.failed, "/",
-                                  p.max_trials, " done");
+  std::string line =
+      absl::StrCat("trials ", p.succeeded + p.failed + p.infeasible, "/",
+                   p.max_trials, " done");
   if (p.stopped_early > 0) {
     absl::StrAppend(&line, " (", p.stopped_early, " stopped early)");
   }
@@ -20,6 +21,8 @@ std::string ProgressLine(const engine::JobProgress& p,
                     " queued on the cluster");
   }
   absl::StrAppend(&line, ", ", p.failed, " failed");
+  if (p.infeasible > 0)
+    absl::StrAppend(&line, ", ", p.infeasible, " infeasible");
   if (p.queued > 0) absl::StrAppend(&line, ", waiting for GPUs");
   if (p.best) {
     if (auto value = p.best->FinalObjective(metric)) {

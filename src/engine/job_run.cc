@@ -175,6 +175,14 @@ absl::Status JobRun::EndTrial(int slot, const TrialPoll& poll) {
       ++failed_;
       last_failure_ = absl::StrCat("trial ", trial, ": ", poll.reason);
       break;
+    case TrialPoll::Outcome::kInfeasible:
+      // A result for the designer (this point diverges), not a failure of
+      // the job: it does not count against maxFailedTrials.
+      HPTUNE_RETURN_IF_ERROR(
+          engine_.MarkTrialInfeasible(study_.name, trial, poll.reason)
+              .status());
+      ++infeasible_;
+      break;
   }
   Release(slot);
   return absl::OkStatus();
@@ -256,6 +264,7 @@ void JobRun::Progress(JobState state) {
                                         .succeeded = succeeded_,
                                         .stopped_early = stopped_early_,
                                         .failed = failed_,
+                                        .infeasible = infeasible_,
                                         .queued = waiting_for_gpus_ ? 1 : 0},
                                        running, queue_.waiting());
   auto best = engine_.BestTrial(study_.name);

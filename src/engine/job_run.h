@@ -108,7 +108,7 @@ class JobRun {
   bool waiting_for_gpus_ = false;
   bool new_measurements_ = false;
   bool busy_ = true;
-  int succeeded_ = 0, stopped_early_ = 0, failed_ = 0;
+  int succeeded_ = 0, stopped_early_ = 0, failed_ = 0, infeasible_ = 0;
   std::string last_failure_;
 };
 

@@ -30,7 +30,9 @@ TrialExecution::TrialExecution(store::Store& store, launch::Launcher& launcher,
       launch_(std::move(launch)),
       placement_(std::move(placement)),
       limits_(limits),
-      hypertune_(launch_.replicas.front().env.at("CLOUD_ML_HP_METRIC_FILE")),
+      metric_(metric),
+      hypertune_(launch_.replicas.front().env.at("CLOUD_ML_HP_METRIC_FILE"),
+                 metric),
       stdout_(launch_.replicas.front().log_path, metric),
       restarts_(launch_.replicas.size(), 0) {}
 
@@ -82,20 +84,58 @@ absl::StatusOr<bool> TrialExecution::StartAttempt() {
   return true;
 }
 
-absl::StatusOr<std::vector<Measurement>> TrialExecution::ReadMetrics() {
+absl::StatusOr<launch::MetricReads> TrialExecution::ReadMetrics() {
   // A program reports through one channel; reading both would count each
   // report twice when it also prints what it writes to the hypertune file.
-  std::vector<Measurement> found;
+  launch::MetricReads found;
   if (source_ != Source::kStdout) {
     HPTUNE_ASSIGN_OR_RETURN(found, hypertune_.ReadNew());
-    if (!found.empty()) source_ = Source::kHypertune;
+    if (!found.measurements.empty() || found.non_finite_objective) {
+      source_ = Source::kHypertune;
+    }
   }
   if (source_ != Source::kHypertune) {
-    HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> lines, stdout_.ReadNew());
-    if (!lines.empty()) source_ = Source::kStdout;
-    for (auto& m : lines) found.push_back(std::move(m));
+    HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads lines, stdout_.ReadNew());
+    if (!lines.measurements.empty() || lines.non_finite_objective) {
+      source_ = Source::kStdout;
+    }
+    for (auto& m : lines.measurements)
+      found.measurements.push_back(std::move(m));
+    if (!found.non_finite_objective) {
+      found.non_finite_objective = std::move(lines.non_finite_objective);
+    }
+  }
+  // Lines that are no report are the trainer's bug to see, not to lose.
+  if (found.unreadable_lines > 0) {
+    unreadable_lines_ += found.unreadable_lines;
+    HPTUNE_RETURN_IF_ERROR(Record(
+        absl::StrCat("master-0's metric file: ", found.unreadable_lines,
+                     " line(s) that are no report (", unreadable_lines_,
+                     " in all); the last: ", found.last_unreadable_line)));
   }
   return found;
+}
+
+absl::Status TrialExecution::TakeReads(launch::MetricReads reads,
+                                       TrialPoll& poll) {
+  for (auto& m : reads.measurements) poll.measurements.push_back(std::move(m));
+  if (!poll.measurements.empty()) poll.changed = true;
+  if (!reads.non_finite_objective ||
+      poll.outcome == TrialPoll::Outcome::kInfeasible) {
+    return absl::OkStatus();
+  }
+  // A diverged trainer: its value is no result, and what it reported before
+  // is not its result either (Vizier's INFEASIBLE).
+  if (run_) {
+    run_->Terminate(limits_.termination_grace);
+    run_.reset();
+  }
+  poll.changed = true;
+  poll.outcome = TrialPoll::Outcome::kInfeasible;
+  poll.reason = absl::StrCat("metric \"", metric_,
+                             "\" is not a finite number in this report: ",
+                             *reads.non_finite_objective);
+  return Record(absl::StrCat("the trial is infeasible: ", poll.reason));
 }
 
 absl::Status TrialExecution::FailAttempt(const std::string& reason,
@@ -128,8 +168,8 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
     HPTUNE_RETURN_IF_ERROR(FailAttempt(start_error_, poll));
     return poll;
   }
-  HPTUNE_ASSIGN_OR_RETURN(poll.measurements, ReadMetrics());
-  poll.changed = !poll.measurements.empty();
+  HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads reads, ReadMetrics());
+  HPTUNE_RETURN_IF_ERROR(TakeReads(std::move(reads), poll));
   if (!run_) return poll;
   HPTUNE_ASSIGN_OR_RETURN(std::vector<launch::ReplicaExit> exits, run_->Poll());
   for (const launch::ReplicaExit& exit : exits) {
@@ -138,9 +178,11 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
     if (exit.succeeded()) {
       HPTUNE_RETURN_IF_ERROR(Record(absl::StrCat(name, " exited with code 0")));
       if (exit.replica != 0) continue;  // A worker that is done.
-      HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> last, Stop());
-      for (auto& m : last) poll.measurements.push_back(std::move(m));
+      run_->Terminate(limits_.termination_grace);
+      run_.reset();
       poll.outcome = TrialPoll::Outcome::kSucceeded;
+      HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());
+      HPTUNE_RETURN_IF_ERROR(TakeReads(std::move(last), poll));
       return poll;
     }
     int& restarts = restarts_[exit.replica];
@@ -170,7 +212,10 @@ absl::StatusOr<std::vector<Measurement>> TrialExecution::Stop() {
     run_->Terminate(limits_.termination_grace);
     run_.reset();
   }
-  return ReadMetrics();
+  // The trial is ending as the runner decided; a non-finite last value is
+  // left out like any value that is no result.
+  HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());
+  return std::move(last.measurements);
 }
 
 }  // namespace hptune::engine::internal

@@ -37,9 +37,12 @@ struct TrialPoll {
     kRunning,
     kSucceeded,  // The master exited 0; every replica is stopped.
     kFailed,     // Out of restarts and re-runs; every replica is stopped.
+    // The master reported a NaN or infinite objective; every replica is
+    // stopped.
+    kInfeasible,
   };
   Outcome outcome = Outcome::kRunning;
-  std::string reason;                     // Why it failed.
+  std::string reason;                     // Why it failed or is infeasible.
   std::vector<Measurement> measurements;  // New reports of the master.
   bool changed = false;  // Anything happened (an exit, a report).
 };
@@ -80,7 +83,12 @@ class TrialExecution {
  private:
   // Starts attempt attempt_ + 1; false (with reason_) when it cannot start.
   absl::StatusOr<bool> StartAttempt();
-  absl::StatusOr<std::vector<Measurement>> ReadMetrics();
+  // The master's new reports; unreadable lines are recorded as an event.
+  absl::StatusOr<launch::MetricReads> ReadMetrics();
+  // Adds `reads` to `poll`; a non-finite objective stops every replica and
+  // makes the outcome kInfeasible.
+  [[nodiscard]] absl::Status TakeReads(launch::MetricReads reads,
+                                       TrialPoll& poll);
   [[nodiscard]] absl::Status Record(const std::string& detail);
   // After a replica ran out of restarts or the attempt could not start:
   // re-runs the trial if retries are left, else ends the execution failed.
@@ -92,6 +100,7 @@ class TrialExecution {
   const launch::TrialLaunch launch_;
   std::unique_ptr<launch::Placement> placement_;
   const TrialExecutionLimits limits_;
+  const std::string metric_;
   launch::HypertuneFileReader hypertune_;
   launch::StdoutMetricReader stdout_;
   // Which source the program reports through, once it has reported.
@@ -102,8 +111,9 @@ class TrialExecution {
   } source_ = Source::kUnknown;
 
   std::unique_ptr<launch::TrialRun> run_;
-  int attempt_ = 0;            // 1-based number of the current attempt.
-  std::vector<int> restarts_;  // Per replica, in the current attempt.
+  int attempt_ = 0;               // 1-based number of the current attempt.
+  std::vector<int> restarts_;     // Per replica, in the current attempt.
+  int64_t unreadable_lines_ = 0;  // In the master's metric file, all told.
   bool start_failed_ = false;
   bool reattached_ = false;
   std::string start_error_;

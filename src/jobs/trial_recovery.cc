@@ -21,12 +21,15 @@ absl::Status StoreMissingReports(engine::TuningEngine& engine,
                                  const std::filesystem::path& metrics_path,
                                  const std::filesystem::path& log_path,
                                  const std::string& metric) {
-  launch::HypertuneFileReader hypertune(metrics_path);
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Measurement> reports,
-                          hypertune.ReadNew());
+  // A dead attempt's non-finite value is not stored: the trial's next
+  // attempt is judged on its own reports.
+  launch::HypertuneFileReader hypertune(metrics_path, metric);
+  HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads read, hypertune.ReadNew());
+  std::vector<Measurement> reports = std::move(read.measurements);
   if (reports.empty()) {
     launch::StdoutMetricReader lines(log_path, metric);
-    HPTUNE_ASSIGN_OR_RETURN(reports, lines.ReadNew());
+    HPTUNE_ASSIGN_OR_RETURN(read, lines.ReadNew());
+    reports = std::move(read.measurements);
   }
   launch::StoredReports stored(trial.measurements);
   for (Measurement& m : stored.TakeUnstored(std::move(reports))) {

@@ -60,8 +60,9 @@ struct JobProgress {
   int succeeded = 0;  // Stopped-early trials included.
   int stopped_early = 0;
   int failed = 0;
-  int running = 0;  // Trials whose replicas were started.
-  int queued = 0;   // Waiting for GPUs.
+  int infeasible = 0;  // The objective was NaN or infinite.
+  int running = 0;     // Trials whose replicas were started.
+  int queued = 0;      // Waiting for GPUs.
   // The trials handed to the backend, by number, and those of them whose
   // replicas it has not started yet (a Slurm job waiting in the cluster's
   // queue), which `running` does not count.

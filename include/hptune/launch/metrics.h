@@ -26,6 +26,30 @@
 
 namespace hptune::launch {
 
+// Where a reader is in a file it reads line by line across calls.
+struct LineCursor {
+  uint64_t offset = 0;  // Bytes consumed: up to the last complete line.
+  // Inside a line longer than 64 KiB whose newline has not come yet: its
+  // bytes are consumed as they come, so a huge unterminated line is neither
+  // read again on every call nor its tail taken for a line.
+  bool in_overlong_line = false;
+};
+
+// What one ReadNew() found.
+struct MetricReads {
+  // New reports, in file order (oldest first).
+  std::vector<Measurement> measurements;
+  // The first line (at most 256 bytes of it) whose value of the objective
+  // metric is NaN, infinite or beyond a double's range: the trainer
+  // diverged, and that value is no result. Not a measurement.
+  std::optional<std::string> non_finite_objective;
+  // Hypertune file only: new lines that are no report (not JSON, no valid
+  // timestamp or global_step, longer than 64 KiB), and the last of them (at
+  // most 256 bytes). Blank lines do not count.
+  int64_t unreadable_lines = 0;
+  std::string last_unreadable_line;
+};
+
 // Reads the hypertune file, returning only reports not returned before.
 //
 // A report is one line, a JSON object: "timestamp" (seconds since the epoch,
@@ -33,29 +57,46 @@ namespace hptune::launch {
 // >= 0; "0" or absent means 0) become Measurement.time (to the microsecond)
 // and .step; every other key except "trial" and "checkpoint_path" is a
 // metric whose value, a string like "0.987" (or a JSON number), is parsed as
-// a double. Metric values that do not parse or are not finite are left out;
-// a line with no metric left, or without a valid timestamp or global_step,
-// is not a report. A report is returned once, keyed by (timestamp,
-// global_step): a rewritten file still holding old lines yields only the new
-// ones, and a restarted program's new lines (new timestamps) are new.
-// Tolerated: a missing file (nothing yet), a last line without its newline
-// or any line that is not JSON (skipped now, returned once complete), the
-// file replaced by rename or truncated and rewritten in place (what is there
-// is read). At most the last 4 MiB of the file are read (cloudml-hypertune
-// keeps 100 lines), and the remembered keys are bounded.
+// a double. A non-finite value of the objective `metric` ("nan", "inf",
+// "1e400") makes the line MetricReads::non_finite_objective; other metric
+// values that do not parse or are not finite are left out; a line with no
+// metric left, or without a valid timestamp or global_step, is not a report
+// and is counted as unreadable. A report is returned once, keyed by
+// (timestamp, global_step): a rewritten file still holding old lines yields
+// only the new ones, and a restarted program's new lines (new timestamps)
+// are new. Tolerated: a missing file (nothing yet), a last line without its
+// newline (returned once complete), the file replaced by rename or
+// truncated and rewritten in place (what is there is read).
+// Every line is read, with bounded memory: a file of at most 4 MiB
+// (cloudml-hypertune keeps 100 lines) is read whole on each call; a larger
+// one, which only grows by appends, from where the last call stopped, unless
+// its first line changed or it shrank (then from its start). The remembered
+// keys are bounded.
 class HypertuneFileReader {
  public:
-  explicit HypertuneFileReader(std::filesystem::path path);
-  // Reports that appeared since the last call, in file order (oldest
-  // first). An unreadable file (not a regular file, no permission) is an
-  // error naming the path.
-  absl::StatusOr<std::vector<Measurement>> ReadNew();
+  HypertuneFileReader(std::filesystem::path path, std::string metric);
+  // What appeared since the last call. An unreadable file (not a regular
+  // file, no permission) is an error naming the path.
+  absl::StatusOr<MetricReads> ReadNew();
 
  private:
   std::filesystem::path path_;
+  std::string metric_;
+  // Where the last call stopped, and the file's first line then (its first
+  // 256 bytes): an appended file is read on from there.
+  LineCursor cursor_;
+  std::string first_line_;
+  // Unreadable lines before this offset of the same file were counted.
+  uint64_t counted_to_ = 0;
   // (timestamp, global_step) of every report already returned.
   std::set<std::pair<double, int64_t>> seen_;
 };
+
+// The value text of `metric` in a stdout line when the line has no finite
+// value of it but names a number that is not finite ("nan", "inf",
+// "-Infinity", "1e400"): the trainer diverged. nullopt otherwise.
+std::optional<std::string_view> NonFiniteMetricValue(std::string_view line,
+                                                     std::string_view metric);
 
 // Parses one stdout line (without its newline) in Katib's format,
 // `accuracy=0.9412 loss=0.17`, optionally preceded by an RFC 3339 timestamp
@@ -86,6 +127,9 @@ std::optional<Measurement> ParseMetricLine(std::string_view line,
 // next call. A trailing '\r' is dropped. Lines longer than 64 KiB are
 // skipped without being held in memory. A missing file yields nothing yet; a
 // file that shrinks (truncated or replaced) is read again from its start.
+// A line whose `metric` value is not finite (NonFiniteMetricValue) is
+// MetricReads::non_finite_objective. Log lines that carry no metric are the
+// program's own output, not unreadable reports.
 class StdoutMetricReader {
  public:
   StdoutMetricReader(std::filesystem::path log_path, std::string metric);
@@ -93,16 +137,12 @@ class StdoutMetricReader {
   // order. A line without a step gets the ordinal of its line among all the
   // lines that carried the metric (1, 2, 3...). An unreadable file is an
   // error naming the path.
-  absl::StatusOr<std::vector<Measurement>> ReadNew();
+  absl::StatusOr<MetricReads> ReadNew();
 
  private:
   std::filesystem::path path_;
   std::string metric_;
-  uintmax_t offset_ = 0;  // Bytes consumed: up to the last complete line.
-  // True while offset_ is inside an over-long line whose newline has not
-  // been seen: its bytes are consumed as they come, so a huge unterminated
-  // line is neither read again on every call nor its tail taken for a line.
-  bool in_overlong_line_ = false;
+  LineCursor cursor_;
   int64_t lines_with_metric_ = 0;
 };
 

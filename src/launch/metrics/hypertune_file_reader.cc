@@ -1,5 +1,6 @@
 // HypertuneFileReader (include/hptune/launch/metrics.h): the file that
 // cloudml-hypertune rewrites on every report (docs/trainer.md, "Metrics").
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -17,16 +18,21 @@
 namespace hptune::launch {
 namespace {
 
-// cloudml-hypertune keeps 100 lines; reading more than this means the file
-// is not its (or a line is absurdly long), and only its end matters.
-constexpr uint64_t kMaxBytesRead = 4 << 20;
+// cloudml-hypertune keeps 100 lines: a file up to this size is read whole
+// on each call (it is rewritten in place); a larger one only grows.
+constexpr uint64_t kWholeFileBytes = 4 << 20;
 // Keys remembered beyond those of the current file; see Forget below.
 constexpr size_t kMaxRemembered = 10000;
 // Timestamps outside [0, 1e11) s (year 5138) are not a clock's.
 constexpr double kMaxTimestampSeconds = 1e11;
+// How much of the first line tells a rewritten file from an appended one,
+// and of an offending line an event shows.
+constexpr size_t kExcerptBytes = 256;
 
-// A report parsed from one line.
+// What one line is.
 struct Report {
+  enum class Kind { kReport, kNotAReport, kNonFiniteObjective };
+  Kind kind = Kind::kNotAReport;
   double timestamp = 0;
   Measurement measurement;
 };
@@ -53,16 +59,31 @@ std::optional<double> FiniteNumber(const nlohmann::json& value) {
   return number;
 }
 
-std::optional<Report> ParseReport(std::string_view line) {
+// A string naming a number that is not finite: "nan", "inf", "-Infinity",
+// "1e400" (JSON numbers are finite by the grammar).
+bool NamesANonFiniteNumber(const nlohmann::json& value) {
+  if (!value.is_string()) return false;
+  std::string_view text = value.get_ref<const std::string&>();
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    text.remove_prefix(1);
+  }
+  double number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(),
+                                      number, std::chars_format::general);
+  return end == text.data() + text.size() &&
+         (error == std::errc::result_out_of_range || !std::isfinite(number));
+}
+
+Report ParseReport(std::string_view line, const std::string& metric) {
+  Report report;
   nlohmann::json json = nlohmann::json::parse(line, /*cb=*/nullptr,
                                               /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) return std::nullopt;
+  if (json.is_discarded() || !json.is_object()) return report;
   auto timestamp = json.find("timestamp");
-  if (timestamp == json.end() || !timestamp->is_number()) return std::nullopt;
-  Report report;
+  if (timestamp == json.end() || !timestamp->is_number()) return report;
   report.timestamp = timestamp->get<double>();
   if (!(report.timestamp >= 0 && report.timestamp < kMaxTimestampSeconds)) {
-    return std::nullopt;
+    return report;
   }
   report.measurement.time =
       FromUnixMicros(std::llround(report.timestamp * 1e6));
@@ -71,9 +92,14 @@ std::optional<Report> ParseReport(std::string_view line) {
     // Doubles hold whole numbers exactly up to 2^53.
     if (!value || *value < 0 || *value > 9007199254740992.0 ||
         *value != std::floor(*value)) {
-      return std::nullopt;
+      return report;
     }
     report.measurement.step = static_cast<int64_t>(*value);
+  }
+  if (auto objective = json.find(metric);
+      objective != json.end() && NamesANonFiniteNumber(*objective)) {
+    report.kind = Report::Kind::kNonFiniteObjective;
+    return report;
   }
   for (const auto& [key, value] : json.items()) {
     if (key.empty() || key == "timestamp" || key == "global_step" ||
@@ -84,60 +110,91 @@ std::optional<Report> ParseReport(std::string_view line) {
       report.measurement.metrics[key] = *number;
     }
   }
-  if (report.measurement.metrics.empty()) return std::nullopt;
+  if (!report.measurement.metrics.empty()) report.kind = Report::Kind::kReport;
   return report;
+}
+
+std::string Excerpt(std::string_view line) {
+  return std::string(line.substr(0, kExcerptBytes));
 }
 
 }  // namespace
 
-HypertuneFileReader::HypertuneFileReader(std::filesystem::path path)
-    : path_(std::move(path)) {}
+HypertuneFileReader::HypertuneFileReader(std::filesystem::path path,
+                                         std::string metric)
+    : path_(std::move(path)), metric_(std::move(metric)) {}
 
-absl::StatusOr<std::vector<Measurement>> HypertuneFileReader::ReadNew() {
+absl::StatusOr<MetricReads> HypertuneFileReader::ReadNew() {
   HPTUNE_ASSIGN_OR_RETURN(std::optional<ReadableFile> file,
                           ReadableFile::Open(path_));
-  if (!file) return std::vector<Measurement>();
-  const uint64_t start =
-      file->size() > kMaxBytesRead ? file->size() - kMaxBytesRead : 0;
-  std::string text(file->size() - start, '\0');
-  size_t length = 0;
-  while (length < text.size()) {
-    HPTUNE_ASSIGN_OR_RETURN(size_t n,
-                            file->ReadAt(start + length, text.data() + length,
-                                         text.size() - length));
-    if (n == 0) break;  // Truncated since it was opened.
-    length += n;
-  }
-  text.resize(length);
+  MetricReads reads;
+  if (!file) return reads;
 
-  std::vector<Measurement> fresh;
-  std::optional<double> oldest;  // The earliest timestamp in the file.
-  std::string_view rest = text;
-  // Reading from the middle, the first line is a fragment.
-  if (start > 0) {
-    size_t newline = rest.find('\n');
-    rest.remove_prefix(newline == std::string_view::npos ? rest.size()
-                                                         : newline + 1);
+  // An appended file is read on from the cursor; anything else from its
+  // start. A first line that changed is another file (or cloudml-hypertune
+  // dropped its oldest line): its unreadable lines are new too.
+  std::string first(std::min<uint64_t>(first_line_.size(), file->size()), '\0');
+  HPTUNE_ASSIGN_OR_RETURN(size_t got,
+                          file->ReadAt(0, first.data(), first.size()));
+  first.resize(got);
+  const bool same_file = cursor_.offset > 0 && first == first_line_;
+  if (!same_file || file->size() < cursor_.offset) counted_to_ = 0;
+  if (!same_file || file->size() < cursor_.offset ||
+      file->size() <= kWholeFileBytes) {
+    cursor_ = LineCursor{};
   }
-  // Only lines with their newline: the text after the last one is torn.
-  for (size_t newline; (newline = rest.find('\n')) != std::string_view::npos;
-       rest.remove_prefix(newline + 1)) {
-    std::optional<Report> report = ParseReport(rest.substr(0, newline));
-    if (!report) continue;
-    if (!oldest || report->timestamp < *oldest) oldest = report->timestamp;
-    if (seen_.emplace(report->timestamp, report->measurement.step).second) {
-      fresh.push_back(std::move(report->measurement));
-    }
-  }
+
+  const bool from_start = cursor_.offset == 0;
+  std::optional<double> oldest;  // The earliest timestamp read.
+  HPTUNE_RETURN_IF_ERROR(ReadCompleteLines(
+      *file, cursor_,
+      [&](uint64_t offset, std::optional<std::string_view> line) {
+        if (offset == 0 && line) {
+          first_line_ = std::string(line->substr(0, kExcerptBytes));
+          if (line->size() < kExcerptBytes) first_line_ += '\n';
+        }
+        const bool new_line = offset >= counted_to_;
+        if (!line || line->find_first_not_of(" \t\r") == line->npos) {
+          if (line || !new_line) return;
+          ++reads.unreadable_lines;
+          reads.last_unreadable_line = "(a line longer than 64 KiB)";
+          return;
+        }
+        Report report = ParseReport(*line, metric_);
+        switch (report.kind) {
+          case Report::Kind::kNotAReport:
+            if (new_line) {
+              ++reads.unreadable_lines;
+              reads.last_unreadable_line = Excerpt(*line);
+            }
+            return;
+          case Report::Kind::kNonFiniteObjective:
+            if (!reads.non_finite_objective) {
+              reads.non_finite_objective = Excerpt(*line);
+            }
+            return;
+          case Report::Kind::kReport:
+            break;
+        }
+        if (!oldest || report.timestamp < *oldest) oldest = report.timestamp;
+        if (seen_.emplace(report.timestamp, report.measurement.step).second) {
+          reads.measurements.push_back(std::move(report.measurement));
+        }
+      }));
+  counted_to_ = std::max(counted_to_, cursor_.offset);
   // Forget: keys older than every line now in the file cannot come back
   // (cloudml-hypertune only drops its oldest lines), so past a bound they
   // go, oldest first. A file being rewritten in place is written from its
-  // first (oldest) line, so even a partial read sees that line.
-  while (oldest && seen_.size() > kMaxRemembered &&
+  // first (oldest) line, so even a partial read sees that line. A file read
+  // on from the cursor holds older lines that are not read again.
+  while (oldest && from_start && seen_.size() > kMaxRemembered &&
          seen_.begin()->first < *oldest) {
     seen_.erase(seen_.begin());
   }
-  return fresh;
+  while (!from_start && seen_.size() > kMaxRemembered) {
+    seen_.erase(seen_.begin());
+  }
+  return reads;
 }
 
 }  // namespace hptune::launch

@@ -57,6 +57,32 @@ std::optional<int64_t> AsStep(double value) {
   return static_cast<int64_t>(value);
 }
 
+// Calls fn with each token of `line`: split at whitespace and commas.
+template <typename Fn>
+void ForEachToken(std::string_view line, Fn fn) {
+  size_t pos = 0;
+  while (pos < line.size()) {
+    while (pos < line.size() && IsSeparator(line[pos])) ++pos;
+    size_t end = pos;
+    while (end < line.size() && !IsSeparator(line[end])) ++end;
+    if (end == pos) break;
+    fn(line.substr(pos, end - pos));
+    pos = end;
+  }
+}
+
+// Calls fn(name, value) with each token `name=value` whose name is a metric
+// name; the value is not checked.
+template <typename Fn>
+void ForEachPair(std::string_view line, Fn fn) {
+  ForEachToken(line, [&](std::string_view token) {
+    const size_t equals = token.find('=');
+    if (equals == std::string_view::npos) return;
+    std::string_view name = token.substr(0, equals);
+    if (IsMetricName(name)) fn(name, token.substr(equals + 1));
+  });
+}
+
 }  // namespace
 
 std::optional<Measurement> ParseMetricLine(std::string_view line,
@@ -64,30 +90,16 @@ std::optional<Measurement> ParseMetricLine(std::string_view line,
                                            int64_t default_step) {
   Measurement m;
   bool first_token = true;
-  size_t pos = 0;
-  while (pos < line.size()) {
-    while (pos < line.size() && IsSeparator(line[pos])) ++pos;
-    size_t end = pos;
-    while (end < line.size() && !IsSeparator(line[end])) ++end;
-    if (end == pos) break;
-    std::string_view token = line.substr(pos, end - pos);
-    pos = end;
-    if (first_token) {
-      first_token = false;
-      if (std::optional<Timestamp> time = ParseRfc3339(token)) {
-        m.time = *time;
-        continue;
-      }
+  ForEachToken(line, [&](std::string_view token) {
+    if (!first_token) return;
+    first_token = false;
+    if (std::optional<Timestamp> time = ParseRfc3339(token)) m.time = *time;
+  });
+  ForEachPair(line, [&](std::string_view name, std::string_view value) {
+    if (std::optional<double> number = ParseFiniteNumber(value)) {
+      m.metrics[std::string(name)] = *number;
     }
-    size_t equals = token.find('=');
-    if (equals == std::string_view::npos) continue;
-    std::string_view name = token.substr(0, equals);
-    if (!IsMetricName(name)) continue;
-    if (std::optional<double> value =
-            ParseFiniteNumber(token.substr(equals + 1))) {
-      m.metrics[std::string(name)] = *value;
-    }
-  }
+  });
   if (!m.metrics.contains(std::string(metric))) return std::nullopt;
   m.step = default_step;
   for (const char* key : {"global_step", "step", "epoch"}) {
@@ -99,6 +111,34 @@ std::optional<Measurement> ParseMetricLine(std::string_view line,
     }
   }
   return m;
+}
+
+std::optional<std::string_view> NonFiniteMetricValue(std::string_view line,
+                                                     std::string_view metric) {
+  std::optional<std::string_view> found;
+  bool finite = false;
+  ForEachPair(line, [&](std::string_view name, std::string_view value) {
+    if (name != metric) return;
+    if (ParseFiniteNumber(value)) {
+      finite = true;
+      return;
+    }
+    std::string_view digits = value;
+    if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+      digits.remove_prefix(1);
+    }
+    double parsed = 0;
+    auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), parsed,
+                        std::chars_format::general);
+    const bool names_a_number =
+        end == digits.data() + digits.size() &&
+        (error == std::errc::result_out_of_range || !std::isfinite(parsed));
+    if (names_a_number && !found) found = value;
+  });
+  // As in ParseMetricLine, a finite pair of the name is the line's value.
+  if (finite) return std::nullopt;
+  return found;
 }
 
 }  // namespace hptune::launch

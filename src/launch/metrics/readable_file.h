@@ -1,5 +1,6 @@
-// ReadableFile: a regular file opened for reading by offset, for the metric
-// readers, which poll files that other processes write.
+// ReadableFile: a regular file opened for reading by offset, and
+// ReadCompleteLines over it, for the metric readers, which poll files that
+// other processes write.
 //
 // A missing file is not an error (the program has not written it yet); any
 // other failure is, with the path and the system's reason. Not thread-safe.
@@ -9,10 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
+#include "hptune/launch/metrics.h"
 
 namespace hptune::launch {
 
@@ -45,6 +49,19 @@ class ReadableFile {
   uint64_t size_ = 0;
   std::string path_;
 };
+
+inline constexpr size_t kMaxLineBytes = 64 * 1024;
+
+// Reads the complete lines of `file` from `cursor` up to the size the file
+// had when it was opened, 64 KiB at a time, holding at most one line:
+// calls `on_line(offset, line)` for each, without its newline and a
+// trailing '\r', or with nullopt for a line longer than kMaxLineBytes.
+// Bounded memory, whatever the file's size. A last line without its newline
+// waits for the next call.
+[[nodiscard]] absl::Status ReadCompleteLines(
+    ReadableFile& file, LineCursor& cursor,
+    const std::function<void(uint64_t offset,
+                             std::optional<std::string_view> line)>& on_line);
 
 }  // namespace hptune::launch
 

@@ -47,7 +47,7 @@ std::vector<int64_t> Steps(const std::vector<Measurement>& measurements) {
 std::vector<Measurement> Read(HypertuneFileReader& reader) {
   auto read = reader.ReadNew();
   EXPECT_OK(read);
-  return read.ok() ? *read : std::vector<Measurement>{};
+  return read.ok() ? read->measurements : std::vector<Measurement>{};
 }
 
 class HypertuneFileReaderTest : public ::testing::Test {
@@ -61,7 +61,7 @@ TEST_F(HypertuneFileReaderTest, ReportBecomesAMeasurement) {
             "{\"accuracy\": \"0.987\", \"checkpoint_path\": \"\", "
             "\"global_step\": \"1000\", \"loss\": \"0.25\", "
             "\"timestamp\": 1525851440.123456, \"trial\": \"3\"}\n");
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   std::vector<Measurement> read = Read(reader);
   ASSERT_EQ(read.size(), 1u);
   EXPECT_EQ(read[0].step, 1000);
@@ -71,7 +71,7 @@ TEST_F(HypertuneFileReaderTest, ReportBecomesAMeasurement) {
 }
 
 TEST_F(HypertuneFileReaderTest, MissingFileIsNothingYetThenReportsCome) {
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   EXPECT_THAT(Read(reader), IsEmpty());
   WriteFile(path_, Report(kStart, 10, 0.5));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
@@ -80,7 +80,7 @@ TEST_F(HypertuneFileReaderTest, MissingFileIsNothingYetThenReportsCome) {
 TEST_F(HypertuneFileReaderTest, TornLastLineWaitsUntilComplete) {
   std::string second = Report(kStart + 2, 20, 0.6);
   WriteFile(path_, Report(kStart + 1, 10, 0.5) + second.substr(0, 30));
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
   // The complete line, but still without its newline: not yet.
   WriteFile(path_,
@@ -91,7 +91,7 @@ TEST_F(HypertuneFileReaderTest, TornLastLineWaitsUntilComplete) {
 }
 
 TEST_F(HypertuneFileReaderTest, RewrittenFileYieldsOnlyNewLines) {
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   WriteFile(path_,
             Lines({Report(kStart + 1, 10, 0.5), Report(kStart + 2, 20, 0.6)}));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
@@ -105,7 +105,7 @@ TEST_F(HypertuneFileReaderTest, RewrittenFileYieldsOnlyNewLines) {
 TEST_F(HypertuneFileReaderTest, LinesDroppedFromTheLast100AreNotReportedAgain) {
   // cloudml-hypertune: a deque of the last 100 reports, the whole file
   // rewritten on each. 250 reports, read after every 7th.
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   std::deque<std::string> kept;
   std::vector<int64_t> read_steps;
   for (int i = 1; i <= 250; ++i) {
@@ -122,7 +122,7 @@ TEST_F(HypertuneFileReaderTest, LinesDroppedFromTheLast100AreNotReportedAgain) {
 }
 
 TEST_F(HypertuneFileReaderTest, RestartedTrainerLinesAreNew) {
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   WriteFile(path_, Lines({Report(kStart + 1, 100, 0.5),
                           Report(kStart + 2, 200, 0.6)}));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(100, 200));
@@ -149,13 +149,13 @@ TEST_F(HypertuneFileReaderTest, LinesThatAreNotReportsAreSkipped) {
                           "{\"accuracy\": \"0.9\", \"global_step\": \"2.5\", "
                           "\"timestamp\": 1700000000}\n",
                           "\n", Report(kStart + 1, 10, 0.5)}));
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
 }
 
 TEST_F(HypertuneFileReaderTest, ABrokenLineIsReturnedOnceItIsWhole) {
   std::string middle = Report(kStart + 2, 20, 0.6);
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   WriteFile(path_,
             Lines({Report(kStart + 1, 10, 0.5), middle.substr(0, 20) + "\n",
                    Report(kStart + 3, 30, 0.7)}));
@@ -175,7 +175,8 @@ TEST_F(HypertuneFileReaderTest, NonFiniteAndUnparsableValuesAreLeftOut) {
                    "\"loss\": \"1e999\", \"timestamp\": 1700000003}\n",
                    "{\"accuracy\": 0.75, \"global_step\": 4, "
                    "\"timestamp\": 1700000004}\n"}));
-  HypertuneFileReader reader(path_);
+  // accuracy is not the objective here: its non-finite values are dropped.
+  HypertuneFileReader reader(path_, "loss");
   std::vector<Measurement> read = Read(reader);
   ASSERT_EQ(read.size(), 2u);
   EXPECT_EQ(read[0].step, 1);
@@ -191,7 +192,7 @@ TEST_F(HypertuneFileReaderTest, MissingGlobalStepIsStepZero) {
                           "1700000001.5, \"trial\": \"1\"}\n",
                           "{\"accuracy\": \"0.6\", \"global_step\": \"0\", "
                           "\"timestamp\": 1700000002.5}\n"}));
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   std::vector<Measurement> read = Read(reader);
   ASSERT_EQ(read.size(), 2u);
   EXPECT_EQ(read[0].step, 0);
@@ -203,7 +204,7 @@ TEST_F(HypertuneFileReaderTest, FileTruncatedAndBeingRewrittenInPlace) {
   std::string first = Report(kStart + 1, 10, 0.5);
   std::string second = Report(kStart + 2, 20, 0.6);
   std::string third = Report(kStart + 3, 30, 0.7);
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   WriteFile(path_, first + second);
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
   // Caught between open(path, 'w') and the end of the rewrite.
@@ -216,7 +217,7 @@ TEST_F(HypertuneFileReaderTest, FileTruncatedAndBeingRewrittenInPlace) {
 }
 
 TEST_F(HypertuneFileReaderTest, FileReplacedByRename) {
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   WriteFile(path_, Report(kStart + 1, 10, 0.5));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
   std::filesystem::path temp = dir_ / "output.metrics.tmp";
@@ -225,19 +226,67 @@ TEST_F(HypertuneFileReaderTest, FileReplacedByRename) {
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(20));
 }
 
-TEST_F(HypertuneFileReaderTest, OnlyTheEndOfAHugeFileIsRead) {
-  // 5 MiB of one line, then reports: the reader takes the last 4 MiB and
-  // drops the fragment it starts in.
-  WriteFile(path_, std::string(5 << 20, 'x') + "\n" +
-                       Report(kStart + 1, 10, 0.5) +
-                       Report(kStart + 2, 20, 0.6));
-  HypertuneFileReader reader(path_);
-  EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
+TEST_F(HypertuneFileReaderTest, ANonFiniteObjectiveIsReportedWithItsLine) {
+  const std::string diverged =
+      "{\"accuracy\": \"nan\", \"global_step\": \"2\", \"timestamp\": "
+      "1700000002}";
+  WriteFile(path_, Lines({Report(kStart + 1, 1, 0.5), diverged + "\n",
+                          "{\"accuracy\": \"1e400\", \"global_step\": \"3\", "
+                          "\"timestamp\": 1700000003}\n"}));
+  HypertuneFileReader reader(path_, "accuracy");
+  auto read = reader.ReadNew();
+  ASSERT_OK(read);
+  EXPECT_THAT(Steps(read->measurements), ElementsAre(1));
+  // The first such line, whole: what the trial's end reason shows.
+  EXPECT_EQ(read->non_finite_objective, diverged);
+  EXPECT_EQ(read->unreadable_lines, 0);
+}
+
+TEST_F(HypertuneFileReaderTest, LinesThatAreNoReportAreCountedOnce) {
+  WriteFile(path_, Lines({"not json\n", "\n", Report(kStart + 1, 1, 0.5)}));
+  HypertuneFileReader reader(path_, "accuracy");
+  auto first = reader.ReadNew();
+  ASSERT_OK(first);
+  EXPECT_EQ(first->unreadable_lines, 1);
+  EXPECT_EQ(first->last_unreadable_line, "not json");
+  // Rewritten in place with one more line of each kind: only those count.
+  WriteFile(path_,
+            Lines({"not json\n", "\n", Report(kStart + 1, 1, 0.5),
+                   "{\"accuracy\": \"0.6\"}\n", Report(kStart + 2, 2, 0.6)}));
+  auto second = reader.ReadNew();
+  ASSERT_OK(second);
+  EXPECT_THAT(Steps(second->measurements), ElementsAre(2));
+  EXPECT_EQ(second->unreadable_lines, 1);
+  EXPECT_EQ(second->last_unreadable_line, "{\"accuracy\": \"0.6\"}");
+}
+
+TEST_F(HypertuneFileReaderTest, EveryLineOfAHugeAppendedFileIsReadOnce) {
+  // A trainer that appends instead of keeping 100 lines: 60,000 reports
+  // (over 4 MiB), then 10,000 more and a line over 64 KiB. Every report is
+  // returned once; the long line is counted, not held.
+  std::string text;
+  for (int i = 1; i <= 60000; ++i) text += Report(kStart + i, i, 0.5);
+  ASSERT_GT(text.size(), 4u << 20);
+  WriteFile(path_, text);
+  HypertuneFileReader reader(path_, "accuracy");
+  std::vector<int64_t> steps = Steps(Read(reader));
+  ASSERT_EQ(steps.size(), 60000u);
+  text += std::string(100 << 10, 'x') + "\n";
+  for (int i = 60001; i <= 70000; ++i) text += Report(kStart + i, i, 0.5);
+  WriteFile(path_, text);
+  auto more = reader.ReadNew();
+  ASSERT_OK(more);
+  for (const Measurement& m : more->measurements) steps.push_back(m.step);
+  std::vector<int64_t> expected;
+  for (int i = 1; i <= 70000; ++i) expected.push_back(i);
+  EXPECT_EQ(steps, expected);
+  EXPECT_EQ(more->unreadable_lines, 1);
+  EXPECT_EQ(more->last_unreadable_line, "(a line longer than 64 KiB)");
 }
 
 TEST_F(HypertuneFileReaderTest, DirectoryIsAnError) {
   std::filesystem::create_directory(path_);
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read, StatusIs(absl::StatusCode::kFailedPrecondition,
@@ -247,7 +296,7 @@ TEST_F(HypertuneFileReaderTest, DirectoryIsAnError) {
 
 TEST_F(HypertuneFileReaderTest, PathThatCannotBeOpenedIsAnError) {
   WriteFile(dir_ / "plain", "");
-  HypertuneFileReader reader(dir_ / "plain" / "output.metrics");
+  HypertuneFileReader reader(dir_ / "plain" / "output.metrics", "accuracy");
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(
@@ -260,7 +309,7 @@ TEST_F(HypertuneFileReaderTest, UnreadableFileIsAnError) {
   if (geteuid() == 0) GTEST_SKIP() << "root reads files without permission";
   WriteFile(path_, Report(kStart + 1, 10, 0.5));
   std::filesystem::permissions(path_, std::filesystem::perms::none);
-  HypertuneFileReader reader(path_);
+  HypertuneFileReader reader(path_, "accuracy");
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(

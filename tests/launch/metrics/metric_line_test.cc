@@ -162,5 +162,20 @@ TEST(ParseMetricLineTest, LastFinitePairOfANameWins) {
             0.1);
 }
 
+TEST(NonFiniteMetricValueTest, NamesTheValueOfADivergedObjective) {
+  EXPECT_EQ(NonFiniteMetricValue("loss=nan", "loss"), "nan");
+  EXPECT_EQ(NonFiniteMetricValue("step=3 loss=-inf", "loss"), "-inf");
+  EXPECT_EQ(NonFiniteMetricValue("loss=Infinity", "loss"), "Infinity");
+  EXPECT_EQ(NonFiniteMetricValue("loss=1e400", "loss"), "1e400");
+  EXPECT_EQ(NonFiniteMetricValue("loss=0.5", "loss"), std::nullopt);
+  // Not a number at all, another metric, a finite value beside it (the
+  // line's value, as ParseMetricLine takes it): not it.
+  EXPECT_EQ(NonFiniteMetricValue("loss=high", "loss"), std::nullopt);
+  EXPECT_EQ(NonFiniteMetricValue("acc=nan loss=0.1", "loss"), std::nullopt);
+  EXPECT_EQ(NonFiniteMetricValue("loss=nan loss=0.1", "loss"), std::nullopt);
+  EXPECT_EQ(NonFiniteMetricValue("loss=0.1 loss=nan", "loss"), std::nullopt);
+  EXPECT_EQ(NonFiniteMetricValue("the loss is nan", "loss"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace hptune::launch

@@ -32,7 +32,7 @@ std::vector<std::string> Describe(const std::vector<Measurement>& read) {
 std::vector<std::string> Read(StdoutMetricReader& reader) {
   auto read = reader.ReadNew();
   EXPECT_OK(read);
-  return read.ok() ? Describe(*read) : std::vector<std::string>{};
+  return read.ok() ? Describe(read->measurements) : std::vector<std::string>{};
 }
 
 class StdoutMetricReaderTest : public ::testing::Test {
@@ -72,9 +72,9 @@ TEST_F(StdoutMetricReaderTest, TimestampsAndCarriageReturns) {
   AppendFile(path_, "2026-11-21T10:00:00Z accuracy=0.9 step=1\r\n");
   auto read = reader_.ReadNew();
   ASSERT_OK(read);
-  ASSERT_EQ(read->size(), 1u);
-  EXPECT_EQ(ToUnixMicros((*read)[0].time), 1795255200LL * 1'000'000);
-  EXPECT_EQ((*read)[0].metrics.at("accuracy"), 0.9);
+  ASSERT_EQ(read->measurements.size(), 1u);
+  EXPECT_EQ(ToUnixMicros(read->measurements[0].time), 1795255200LL * 1'000'000);
+  EXPECT_EQ(read->measurements[0].metrics.at("accuracy"), 0.9);
 }
 
 TEST_F(StdoutMetricReaderTest, OverlongLinesAreSkipped) {
@@ -120,6 +120,18 @@ TEST_F(StdoutMetricReaderTest, TruncatedLogIsReadFromItsStart) {
   EXPECT_THAT(Read(reader_), ElementsAre("1:0.1", "2:0.2"));
   WriteFile(path_, "accuracy=0.3 step=3\n");
   EXPECT_THAT(Read(reader_), ElementsAre("3:0.3"));
+}
+
+TEST_F(StdoutMetricReaderTest, ANonFiniteObjectiveIsReportedWithItsLine) {
+  WriteFile(path_,
+            "epoch=1 accuracy=0.5\nepoch=2 accuracy=nan loss=inf\n"
+            "epoch=3 accuracy=-Infinity\nnan is a word here\n");
+  auto read = reader_.ReadNew();
+  ASSERT_OK(read);
+  EXPECT_THAT(Describe(read->measurements), ElementsAre("1:0.5"));
+  EXPECT_EQ(read->non_finite_objective, "epoch=2 accuracy=nan loss=inf");
+  // Free text in a log is not an unreadable report.
+  EXPECT_EQ(read->unreadable_lines, 0);
 }
 
 TEST_F(StdoutMetricReaderTest, DirectoryIsAnError) {

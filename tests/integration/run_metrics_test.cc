@@ -1,0 +1,91 @@
+// `hptune run`, the binary, with trainers whose metrics are not results: a
+// diverged objective (NaN, infinite) ends its trial INFEASIBLE with the
+// offending line, and lines of the metric file that are no report are
+// counted in the trial's events, never dropped in silence.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/store/sqlite_store.h"
+#include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunProcess;
+
+constexpr char kHptune[] = HPTUNE_BINARY;
+
+// A trainer that writes its hypertune file atomically: a line that is no
+// report, then loss = x, or "nan" when x > 0.5 (a learning rate too high).
+constexpr char kTrainer[] = R"(import json, os, sys, time
+x = float([a for a in sys.argv if a.startswith("--x=")][0][4:])
+path = os.environ["CLOUD_ML_HP_METRIC_FILE"]
+loss = "nan" if x > 0.5 else str(x)
+lines = ["progress: warming up",
+         json.dumps({"global_step": "1", "loss": loss,
+                     "timestamp": time.time()})]
+with open(path + ".tmp", "w") as f:
+    f.write("\n".join(lines) + "\n")
+os.rename(path + ".tmp", path)
+)";
+
+TEST(RunMetricsTest, ADivergedObjectiveEndsItsTrialInfeasibleWithTheLine) {
+  const std::string dir = testing::MakeTempDir();
+  std::ofstream(dir + "/train.py") << kTrainer;
+  std::ofstream(dir + "/config.yaml")
+      << "trainingInput:\n"
+         "  command: [python3, "
+      << dir
+      << "/train.py]\n"
+         "  hyperparameters:\n"
+         "    goal: MINIMIZE\n"
+         "    hyperparameterMetricTag: loss\n"
+         "    maxTrials: 2\n"
+         "    algorithm: GRID_SEARCH\n"
+         "    params:\n"
+         "    - {parameterName: x, type: DISCRETE, discreteValues: [0.25, "
+         "0.75]}\n";
+  testing::ProcessResult result = RunProcess(
+      {kHptune, "run", dir + "/config.yaml", "--job-id", "diverge", "--db",
+       dir + "/h.db", "--runs-dir", dir + "/runs", "--quiet"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+
+  auto store = store::SqliteStore::Open(dir + "/h.db");
+  ASSERT_OK(store);
+  auto trials = (*store)->ListTrials("diverge");
+  ASSERT_OK(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  const Trial& finite = (*trials)[0];
+  const Trial& diverged = (*trials)[1];
+  EXPECT_EQ(finite.state, TrialState::kSucceeded);
+  ASSERT_TRUE(finite.final_measurement.has_value());
+  EXPECT_EQ(finite.final_measurement->metrics.at("loss"), 0.25);
+  // Its NaN is no result: not the trial's final value, not a measurement.
+  EXPECT_EQ(diverged.state, TrialState::kInfeasible);
+  EXPECT_THAT(diverged.reason,
+              HasSubstr("metric \"loss\" is not a finite number in this "
+                        "report: {\"global_step\": \"1\", \"loss\": \"nan\""));
+  EXPECT_FALSE(diverged.final_measurement.has_value());
+  EXPECT_TRUE(diverged.measurements.empty());
+
+  // Each trial's line that is no report is in its events, with the line.
+  auto events = (*store)->ListEvents(0, 10000);
+  ASSERT_OK(events);
+  int counted = 0;
+  for (const store::Event& e : *events) {
+    if (e.kind == "replica" &&
+        e.detail.find("line(s) that are no report") != std::string::npos) {
+      ++counted;
+      EXPECT_THAT(e.detail, HasSubstr("the last: progress: warming up"));
+    }
+  }
+  EXPECT_EQ(counted, 2);
+}
+
+}  // namespace
+}  // namespace hptune
