@@ -69,26 +69,7 @@ json ReadJson(const std::filesystem::path& path) {
 
 bool GroupIsGone(int pgid) { return kill(-pgid, 0) == -1 && errno == ESRCH; }
 
-// Live processes whose command line mentions `text` (a test's temp dir, in
-// every replica's --job-dir), as "pid: cmdline".
-std::vector<std::string> ProcessesMentioning(const std::string& text) {
-  std::vector<std::string> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string pid = entry.path().filename();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    // A process may end while it is read (ESRCH): operator<< on the buffer
-    // turns that into an empty read where istreambuf_iterator would throw.
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::stringstream contents;
-    contents << in.rdbuf();
-    std::string cmdline = contents.str();
-    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    if (cmdline.find(text) != std::string::npos) {
-      found.push_back(pid + ": " + cmdline);
-    }
-  }
-  return found;
-}
+using testing::ProcessesMentioning;
 
 class JobRunnerTest : public ::testing::Test {
  protected:

@@ -38,13 +38,18 @@ class RunCrashTest : public ::testing::Test {
     dir_ = testing::MakeTempDir();
     ledger_ = dir_ + "/ledger.txt";
     config_ = dir_ + "/config.yaml";
+    WriteConfig("");
+  }
+
+  // The job's config; `more_args` (", --a=b") go to the trainer.
+  void WriteConfig(const std::string& more_args) {
     std::ofstream(config_)
         << "trainingInput:\n"
            "  command: [python3, "
         << testing::SourceDir()
         << "/tests/integration/testdata/crash_trainer.py]\n"
            "  args: [--steps=8, --step_seconds=0.1, --ledger="
-        << ledger_
+        << ledger_ << more_args
         << "]\n"
            "  hyperparameters:\n"
            "    goal: MINIMIZE\n"
@@ -144,6 +149,54 @@ TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
   }
   EXPECT_EQ(stored, reported);
   EXPECT_TRUE(testing::ReplicasUnder(runs()).empty());
+}
+
+TEST_F(RunCrashTest, DaemonsThatLeftTheirTrialEndAfterACrashAndWithTheTrial) {
+  // Each trial's trainer starts a daemon: own session, SIGTERM ignored, no
+  // environment, so neither its process group nor the HPTUNE_REPLICA marker
+  // reaches it. Only the trial's cgroup does.
+  const std::string tag = "escaped-daemon-" + dir_;
+  WriteConfig(", --daemon=" + tag);
+  struct KillDaemons {  // Whatever happens to the test.
+    std::string tag;
+    ~KillDaemons() {
+      for (const std::string& line : testing::ProcessesMentioning(tag)) {
+        kill(std::stoi(line), SIGKILL);
+      }
+    }
+  } cleanup{tag};
+
+  pid_t run = StartRun();
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        auto trials = Trials();
+        return !trials.empty() && !trials[0].measurements.empty() &&
+               !testing::ProcessesMentioning("daemon:" + tag).empty();
+      },
+      std::chrono::seconds(60)))
+      << testing::ReadFileOrEmpty(dir_ + "/err");
+  const std::string started = testing::ReadFileOrEmpty(dir_ + "/err");
+  ASSERT_NO_FATAL_FAILURE(Kill(run));
+  if (started.find("contained by cgroup v2") == std::string::npos) {
+    GTEST_SKIP() << "cgroups cannot be used here: " << started;
+  }
+  const std::vector<std::string> daemons =
+      testing::ProcessesMentioning("daemon:" + tag);
+  ASSERT_FALSE(daemons.empty());               // They outlived the run,
+  for (const std::string& daemon : daemons) {  // unseen by the marker scan.
+    EXPECT_EQ(testing::ReplicasUnder(runs()).count(std::stoi(daemon)), 0u);
+  }
+
+  testing::ProcessResult last = testing::RunProcess(Argv());
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  // The killed run's daemons were stopped when the job was taken over, and
+  // every later trial's daemon when its trial ended.
+  EXPECT_THAT(testing::ProcessesMentioning(tag), ::testing::IsEmpty());
+  const std::vector<Trial> trials = Trials();
+  ASSERT_EQ(trials.size(), static_cast<size_t>(kMaxTrials));
+  for (const Trial& trial : trials) {
+    EXPECT_EQ(trial.state, TrialState::kSucceeded) << trial.reason;
+  }
 }
 
 }  // namespace

@@ -340,6 +340,36 @@ TEST_F(LocalLauncherTest, TerminateReachesWhatAnEndedReplicaLeftBehind) {
   EXPECT_TRUE(ProcessIsGone(grandchild));
 }
 
+TEST_F(LocalLauncherTest, TerminateReachesADaemonInTheTrialsCgroup) {
+  LocalLauncher launcher({});
+  if (ReplicaContainment().find("cgroup v2") == std::string::npos) {
+    GTEST_SKIP() << "cgroups cannot be used here: " << ReplicaContainment();
+  }
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(
+      launcher, 7, &placement,
+      {{"DUMP_SLEEP", "forever"}, {"DUMP_GRANDCHILD_WORKER_0", "daemon"}});
+  std::unique_ptr<TrialRun> run = StartOrDie(launcher, launch);
+  ASSERT_NE(run, nullptr);
+  Json dump = WaitForDump("worker-0");
+  const pid_t daemon = dump["grandchild_pid"].get<int>();
+  ASSERT_FALSE(ProcessIsGone(daemon));
+  EXPECT_NE(getpgid(daemon), dump["pgid"].get<int>());  // Left its group.
+
+  run->Terminate(std::chrono::milliseconds(300));
+  // Killed, it is this subreaper's zombie; its exit may be a moment behind
+  // the cgroup's emptying.
+  int status = 0;
+  pid_t reaped = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while ((reaped = waitpid(daemon, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kPoll);
+  }
+  ASSERT_EQ(reaped, daemon);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
 TEST_F(LocalLauncherTest, DestroyingTheRunTerminatesIt) {
   LocalLauncher launcher({});
   std::unique_ptr<Placement> placement;

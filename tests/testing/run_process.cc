@@ -8,7 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -138,6 +142,26 @@ StopOnExit::~StopOnExit() {
   if (pid_ <= 0 || waitpid(pid_, nullptr, WNOHANG) != 0) return;
   kill(pid_, SIGTERM);
   WaitForExit(pid_, grace_);
+}
+
+std::vector<std::string> ProcessesMentioning(const std::string& text) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    // A process may end while it is read (ESRCH): operator<< on the buffer
+    // turns that into an empty read where istreambuf_iterator would throw.
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    std::string cmdline = contents.str();
+    // A zombie's command line is empty: it has ended.
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(text) != std::string::npos) {
+      found.push_back(pid + ": " + cmdline);
+    }
+  }
+  return found;
 }
 
 std::string MakeTempDir() {

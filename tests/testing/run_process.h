@@ -58,6 +58,11 @@ class StopOnExit {
 // A fresh empty directory under the test temp dir.
 std::string MakeTempDir();
 
+// Live processes (zombies left out) whose command line mentions `text`, as
+// "pid: cmdline": what a test started and expects gone, found by a unique
+// string in its arguments (a test's temp dir).
+std::vector<std::string> ProcessesMentioning(const std::string& text);
+
 }  // namespace hptune::testing
 
 #endif  // HPTUNE_TESTS_TESTING_RUN_PROCESS_H_

@@ -72,8 +72,10 @@ class LocalLauncher : public Launcher {
   // finds such processes by the HPTUNE_REPLICA marker every replica carries
   // in its environment (its absolute log path, see replica_process.h),
   // stops them (SIGTERM to their process groups, reattach_grace, SIGKILL),
-  // records nothing, and returns nullptr so the job runner starts the trial
-  // again under the restart rules. No trainer is left orphaned.
+  // then kills what is left in the trial's recorded cgroup (processes that
+  // left their group and cleaned their environment), records nothing, and
+  // returns nullptr so the job runner starts the trial again under the
+  // restart rules. No trainer is left orphaned.
   absl::StatusOr<std::unique_ptr<TrialRun>> Reattach(
       const TrialLaunch& launch) override;
 
@@ -88,9 +90,17 @@ class LocalLauncher : public Launcher {
 // Stops every local replica an earlier, killed hptune process left running
 // for the job whose files are under `job_runs_dir` (<runs_dir>/<job>), found
 // by the HPTUNE_REPLICA marker as Reattach finds one trial's: SIGTERM to
-// their process groups, `grace`, SIGKILL. Returns how many were found.
+// their process groups, `grace`, SIGKILL; then every process left in the
+// cgroups its trials recorded. Returns how many were found.
 int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
                          std::chrono::milliseconds grace);
+
+// How local replicas are contained on this machine, for a start-up line:
+// "cgroup v2 (/sys/fs/cgroup/...)" when each trial's processes get a cgroup
+// that is killed as a whole when the trial ends, else "process groups (why
+// cgroups cannot be used)": then a process that leaves its process group
+// and session can outlive its trial.
+std::string ReplicaContainment();
 
 }  // namespace hptune::launch
 

@@ -355,6 +355,10 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     if (!submitted.ok()) return Fail(submitted.status(), err);
     err << "hptune run: job " << job_id << ", study database " << db << "\n";
   }
+  if (backend->backend != "slurm") {
+    err << "hptune run: each trial's processes are contained by "
+        << launch::ReplicaContainment() << "\n";
+  }
 
   // Grandchildren a replica leaves behind are re-parented to this process
   // and collected with their group, not left as zombies for init.

@@ -15,6 +15,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/launch/gpu_inventory.h"
+#include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
@@ -229,6 +230,10 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       << std::endl;
   out << "hptune serve: clients authenticate with the token in " << token_file
       << std::endl;
+  if (backend_name != "slurm") {
+    out << "hptune serve: each trial's processes are contained by "
+        << launch::ReplicaContainment() << std::endl;
+  }
 
   int signal = 0;
   while (sigwait(&stop_signals, &signal) != 0) {

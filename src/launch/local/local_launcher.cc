@@ -6,6 +6,7 @@
 #include "src/launch/local/local_trial_run.h"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/local/replica_process.h"
+#include "src/launch/local/trial_cgroup.h"
 
 namespace hptune::launch {
 namespace {
@@ -79,6 +80,10 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
   for (const ReplicaLaunch& replica : launch.replicas) {
     StopMarkedProcesses(ReplicaMarker(replica), reattach_grace_);
   }
+  if (!launch.replicas.empty()) {
+    KillRecordedCgroup(launch.replicas.front().log_path.parent_path(),
+                       reattach_grace_);
+  }
   return std::unique_ptr<TrialRun>();
 }
 
@@ -88,7 +93,17 @@ int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
   const std::filesystem::path dir = std::filesystem::absolute(job_runs_dir, ec);
   if (ec) return 0;
   // The trailing slash keeps job "a" from matching job "ab".
-  return StopMarkedProcessesUnder(dir.lexically_normal().string() + "/", grace);
+  int stopped =
+      StopMarkedProcessesUnder(dir.lexically_normal().string() + "/", grace);
+  for (const std::filesystem::directory_entry& trial :
+       std::filesystem::directory_iterator(dir, ec)) {
+    if (trial.is_directory(ec)) {
+      stopped += KillRecordedCgroup(trial.path(), grace);
+    }
+  }
+  return stopped;
 }
+
+std::string ReplicaContainment() { return DetectCgroupSupport().description; }
 
 }  // namespace hptune::launch

@@ -37,14 +37,17 @@ ReplicaExit Decode(int replica, int wait_status) {
 LocalTrialRun::LocalTrialRun(const TrialLaunch& launch) {
   replicas_.reserve(launch.replicas.size());
   for (const ReplicaLaunch& spec : launch.replicas) {
-    replicas_.push_back({.spec = spec});
+    replicas_.push_back(
+        {.spec = spec, .index = static_cast<int>(replicas_.size())});
   }
 }
 
 LocalTrialRun::~LocalTrialRun() {
-  bool anything_left = std::any_of(
-      replicas_.begin(), replicas_.end(),
-      [](const Replica& r) { return r.running || !r.groups.empty(); });
+  bool anything_left =
+      std::any_of(replicas_.begin(), replicas_.end(), [this](const Replica& r) {
+        return r.running || !r.groups.empty() ||
+               (cgroup_ && cgroup_->ReplicaPopulated(r.index));
+      });
   if (anything_left) Terminate(kDestructorGrace);
   for (Replica& replica : replicas_) Ended(replica);
 }
@@ -66,6 +69,16 @@ std::vector<int> LocalTrialRun::ExitFds() const {
 absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
     const TrialLaunch& launch) {
   std::unique_ptr<LocalTrialRun> run(new LocalTrialRun(launch));
+  if (!launch.replicas.empty()) {
+    std::vector<std::string> names;
+    for (const ReplicaLaunch& replica : launch.replicas) {
+      names.push_back(replica.log_path.stem().string());  // "worker-1"
+    }
+    HPTUNE_ASSIGN_OR_RETURN(
+        run->cgroup_,
+        TrialCgroup::Create(launch.replicas.front().log_path.parent_path(),
+                            names));
+  }
   for (Replica& replica : run->replicas_) {
     absl::Status started = run->StartReplica(replica);
     if (!started.ok()) {
@@ -77,7 +90,12 @@ absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
 }
 
 absl::Status LocalTrialRun::StartReplica(Replica& replica) {
-  HPTUNE_ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec));
+  int cgroup_fd = -1;
+  if (cgroup_) {
+    HPTUNE_ASSIGN_OR_RETURN(cgroup_fd,
+                            cgroup_->NextReplicaCgroup(replica.index));
+  }
+  HPTUNE_ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec, cgroup_fd));
   replica.pid = pid;
   replica.running = true;
   // Without a pidfd (a kernel before 5.3) the runner polls this replica.
@@ -124,8 +142,9 @@ absl::Status LocalTrialRun::Collect(std::vector<ReplicaExit>* exits) {
   return status;
 }
 
-bool LocalTrialRun::HasLiveProcess(const Replica& replica) {
+bool LocalTrialRun::HasLiveProcess(const Replica& replica) const {
   if (replica.running) return true;
+  if (cgroup_ && cgroup_->ReplicaPopulated(replica.index)) return true;
   for (pid_t group : replica.groups) {
     if (GroupHasLiveProcess(group)) return true;
   }
@@ -175,6 +194,7 @@ absl::Status LocalTrialRun::Restart(int replica) {
         DescribeReplica(r.spec), " is still running (pid ", r.pid, ")"));
   }
   for (pid_t group : r.groups) SignalGroup(group, SIGKILL);
+  if (cgroup_) cgroup_->KillReplica(replica);
   if (!WaitUntilGone(Clock::now() + kKillWait, replica)) {
     return absl::DeadlineExceededError(
         absl::StrCat(DescribeReplica(r.spec),
@@ -207,6 +227,7 @@ void LocalTrialRun::Terminate(std::chrono::milliseconds grace) {
     if (WaitUntilGone(Clock::now() + grace)) return;
   }
   signal_all(SIGKILL);
+  if (cgroup_) cgroup_->KillAll();
   WaitUntilGone(Clock::now() + kKillWait);
 }
 

@@ -4,8 +4,10 @@
 // Every process group a replica has had (one per start) is remembered until
 // it is empty, so Terminate and Restart also reach what an ended replica left
 // behind; once a group is empty its id is forgotten, because the kernel may
-// give it to an unrelated process. Used by one thread at a time (TrialRun's
-// contract). Internal to the launch module.
+// give it to an unrelated process. Where cgroups can be used, each replica
+// also runs in a cgroup of its own under the trial's (trial_cgroup.h), which
+// reaches what left the process group too. Used by one thread at a time
+// (TrialRun's contract). Internal to the launch module.
 #ifndef HPTUNE_SRC_LAUNCH_LOCAL_LOCAL_TRIAL_RUN_H_
 #define HPTUNE_SRC_LAUNCH_LOCAL_LOCAL_TRIAL_RUN_H_
 
@@ -17,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/launch/launcher.h"
+#include "src/launch/local/trial_cgroup.h"
 
 namespace hptune::launch {
 
@@ -44,6 +47,7 @@ class LocalTrialRun : public TrialRun {
  private:
   struct Replica {
     ReplicaLaunch spec;
+    int index = 0;   // In the launch; its cgroup's too.
     pid_t pid = -1;  // The current (or last) process; its group id too.
     bool running = false;
     int pidfd = -1;  // Of `pid` while running; -1 when none could be opened.
@@ -58,13 +62,14 @@ class LocalTrialRun : public TrialRun {
   // Collects ended processes; an ended replica's exit goes to `exits` when
   // given. Forgets groups that are gone.
   [[nodiscard]] absl::Status Collect(std::vector<ReplicaExit>* exits);
-  static bool HasLiveProcess(const Replica& replica);
+  bool HasLiveProcess(const Replica& replica) const;
   // Polls until no process of replica `only` (of every replica when -1) is
   // alive, then forgets its groups; false when `deadline` passes first.
   bool WaitUntilGone(std::chrono::steady_clock::time_point deadline,
                      int only = -1);
 
   std::vector<Replica> replicas_;
+  std::unique_ptr<TrialCgroup> cgroup_;  // Null where cgroups are not used.
 };
 
 }  // namespace hptune::launch

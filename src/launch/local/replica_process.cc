@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,7 +23,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "hptune/env/env.h"
+#include "src/launch/local/spawn_in_cgroup.h"
 
 extern char** environ;
 
@@ -80,6 +83,27 @@ class SpawnSetup {
   posix_spawn_file_actions_t actions_;
 };
 
+// posix_spawnp's lookup of `program`: a name with a slash as it is, else the
+// first executable regular file of that name on this process's PATH. Empty,
+// with *error set, when there is none.
+std::string FindProgram(const std::string& program, int* error) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = getenv("PATH");
+  *error = ENOENT;
+  for (absl::string_view dir :
+       absl::StrSplit(path != nullptr ? path : "/bin:/usr/bin", ':')) {
+    const std::string candidate =
+        absl::StrCat(dir.empty() ? "." : dir, "/", program);
+    struct stat info;
+    if (stat(candidate.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+      continue;
+    }
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    *error = EACCES;
+  }
+  return "";
+}
+
 // The process's state letter and process group from /proc/<pid>/stat, whose
 // second field (the command name) may itself hold spaces and parentheses.
 bool ReadStat(const char* pid, char* state, pid_t* pgrp) {
@@ -104,7 +128,8 @@ std::string DescribeReplica(const ReplicaLaunch& replica) {
   return absl::StrCat(std::string(ToString(replica.type)), " ", replica.index);
 }
 
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica) {
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
+                                   int cgroup_fd) {
   const std::string name = DescribeReplica(replica);
   if (replica.argv.empty() || replica.argv[0].empty()) {
     return absl::InvalidArgumentError(
@@ -164,8 +189,24 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica) {
   std::vector<std::string> env_strings = MergedEnvironment(env);
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, program.c_str(), setup.actions(), setup.attr(),
-                        argv.data(), envp.data());
+  int rc = 0;
+  if (cgroup_fd >= 0) {
+    const std::string found = FindProgram(program, &rc);
+    if (!found.empty()) {
+      pid = SpawnInCgroup({.program = found.c_str(),
+                           .argv = argv.data(),
+                           .envp = envp.data(),
+                           .log_fd = log,
+                           .working_dir = replica.working_dir.empty()
+                                              ? nullptr
+                                              : replica.working_dir.c_str()},
+                          cgroup_fd);
+      rc = pid < 0 ? errno : 0;
+    }
+  } else {
+    rc = posix_spawnp(&pid, program.c_str(), setup.actions(), setup.attr(),
+                      argv.data(), envp.data());
+  }
   close(log);
   if (rc != 0) {
     return absl::FailedPreconditionError(
@@ -229,8 +270,11 @@ bool EnvironHas(pid_t pid, const std::string& entry, bool prefix = false) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/environ",
                    std::ios::binary);
   if (!in) return false;
-  std::string environ_text((std::istreambuf_iterator<char>(in)),
-                           std::istreambuf_iterator<char>());
+  // A process that ends while it is read fails the read (ESRCH): streaming
+  // the buffer makes that an empty text where istreambuf_iterator throws.
+  std::stringstream contents;
+  contents << in.rdbuf();
+  const std::string environ_text = contents.str();
   size_t start = 0;
   while (start < environ_text.size()) {
     size_t end = environ_text.find('\0', start);

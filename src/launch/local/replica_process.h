@@ -3,8 +3,8 @@
 //
 // A process group holds the replica and whatever it starts (data loaders,
 // torchrun's workers), so signalling the group reaches them all. Processes
-// that leave the group (setsid, setpgid) escape it; that needs cgroups, which
-// the local launcher does not use. Internal to the launch module;
+// that leave the group (setsid, setpgid) escape it; a replica started in a
+// cgroup (trial_cgroup.h) does not. Internal to the launch module;
 // thread-safe.
 #ifndef HPTUNE_SRC_LAUNCH_LOCAL_REPLICA_PROCESS_H_
 #define HPTUNE_SRC_LAUNCH_LOCAL_REPLICA_PROCESS_H_
@@ -29,9 +29,11 @@ std::string DescribeReplica(const ReplicaLaunch& replica);
 // stdin is /dev/null; stdout and stderr are appended to log_path (parent
 // directories created); no other descriptor is inherited; every signal has
 // its default action and none is blocked; the environment is this process's
-// with replica.env overriding it. Errors name the replica and what failed:
+// with replica.env overriding it. With a `cgroup_fd` (trial_cgroup.h) the
+// process starts in that cgroup. Errors name the replica and what failed:
 //   master 0: cannot start "/no/such": No such file or directory
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica);
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
+                                   int cgroup_fd = -1);
 
 // A pidfd for `pid` (pidfd_open(2), Linux 5.3+), readable once the process
 // has ended; -1 with errno set when it cannot be opened. Close-on-exec, as

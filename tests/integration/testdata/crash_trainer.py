@@ -6,15 +6,24 @@ through the hypertune file (CLOUD_ML_HP_METRIC_FILE, the last 100 reports,
 rewritten atomically as cloudml-hypertune does). After each report is in the
 file it appends "trial step value" to --ledger, so the test knows every
 measurement the trainer reported; SIGTERM is blocked while it does both.
-SIGTERM exits at once (143) otherwise. Standard
-library only; extra --name=value arguments are ignored.
+SIGTERM exits at once (143) otherwise. With --daemon=TAG it first starts
+a process that escapes as a daemon would: its own session (setsid), SIGTERM
+ignored, an empty environment (no HPTUNE_REPLICA marker), "daemon:TAG"
+among its arguments so the test can find it. Standard library only; extra
+--name=value arguments are ignored.
 """
 
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
+
+DAEMON = ("import signal, time\n"
+          "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+          "while True:\n"
+          "    time.sleep(3600)\n")
 
 
 def main(argv):
@@ -26,6 +35,11 @@ def main(argv):
     ledger = args["ledger"]
     path = os.environ["CLOUD_ML_HP_METRIC_FILE"]
     trial = os.environ["CLOUD_ML_TRIAL_ID"]
+    if "daemon" in args:
+        subprocess.Popen([sys.executable, "-c", DAEMON,
+                          "daemon:" + args["daemon"]],
+                         env={}, start_new_session=True, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     reports = []
     for step in range(1, steps + 1):
         time.sleep(step_seconds)

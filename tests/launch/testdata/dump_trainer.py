@@ -42,6 +42,8 @@ they act:
   on_sigterm_exit=N   on SIGTERM, write DUMP_DIR/<name>.sigterm and exit N
   grandchild=1        start a grandchild that sleeps an hour in this
                       process's group (to test that nothing is orphaned)
+  grandchild=daemon   the same, escaped as a daemon does: its own session,
+                      SIGTERM ignored, an empty environment
   fail_times=K        on the first K starts, exit with fail_code (default 1)
                       right after dumping
   print=TEXT          print TEXT as a line on stdout (e.g. "accuracy=0.9")
@@ -227,6 +229,14 @@ def main():
         grandchild = subprocess.Popen(
             [sys.executable, "-c", "import time; time.sleep(3600)"],
             stdin=subprocess.DEVNULL)
+        grandchild_pid = grandchild.pid
+    elif knobs.get("grandchild") == "daemon":
+        grandchild = subprocess.Popen(
+            [sys.executable, "-c",
+             "import signal, time\n"
+             "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+             "time.sleep(3600)"],
+            env={}, start_new_session=True, stdin=subprocess.DEVNULL)
         grandchild_pid = grandchild.pid
 
     extra = [v for v in (knobs.get("extra_env") or "").split(",") if v]

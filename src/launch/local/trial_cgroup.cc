@@ -1,0 +1,294 @@
+#include "src/launch/local/trial_cgroup.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "hptune/core/status.h"
+#include "hptune/env/env.h"
+#include "src/launch/local/spawn_in_cgroup.h"
+
+namespace hptune::launch {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Reading a file of a cgroup being removed fails midway (ENODEV): streaming
+// the buffer makes that an empty read instead of an exception.
+std::string ReadSmallFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+bool WriteControl(const fs::path& file, const char* value) {
+  int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = write(fd, value, strlen(value));
+  close(fd);
+  return n == static_cast<ssize_t>(strlen(value));
+}
+
+bool Populated(const fs::path& dir) {
+  // cgroup.events: "populated 1\nfrozen 0\n". Unreadable: the cgroup is gone.
+  const std::string events = ReadSmallFile(dir / "cgroup.events");
+  return events.find("populated 1") != std::string::npos;
+}
+
+// The processes in `dir` and its descendants.
+int CountProcesses(const fs::path& dir) {
+  int count = 0;
+  auto count_in = [&count](const fs::path& cgroup) {
+    for (absl::string_view line :
+         absl::StrSplit(ReadSmallFile(cgroup / "cgroup.procs"), '\n')) {
+      if (!line.empty()) ++count;
+    }
+  };
+  count_in(dir);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_directory(ec)) count_in(it->path());
+  }
+  return count;
+}
+
+// cgroup.kill reaches the cgroup and every descendant. Then waits, with a
+// short back-off, for the kernel to empty it.
+bool KillAndWait(const fs::path& dir, Clock::time_point deadline) {
+  WriteControl(dir / "cgroup.kill", "1");
+  auto pause = std::chrono::milliseconds(1);
+  while (Populated(dir)) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// Removes `dir` and its child cgroups (cgroups are removed with rmdir, leaves
+// first; the interface files go with them).
+void RemoveCgroupTree(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> children;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec)) children.push_back(entry.path());
+  }
+  for (const fs::path& child : children) RemoveCgroupTree(child);
+  rmdir(dir.c_str());
+}
+
+// The cgroup v2 directory of this process: the "0::<path>" line of
+// /proc/self/cgroup under the cgroup2 mount of /proc/self/mountinfo.
+absl::StatusOr<fs::path> OwnCgroupDir() {
+  std::string relative;
+  bool found = false;
+  for (absl::string_view line :
+       absl::StrSplit(ReadSmallFile("/proc/self/cgroup"), '\n')) {
+    if (absl::ConsumePrefix(&line, "0::")) {
+      relative = std::string(line);
+      found = true;
+    }
+  }
+  if (!found) return absl::NotFoundError("this process is in no cgroup v2");
+  // mountinfo: "36 25 0:31 <root> <mount point> <options> ... - cgroup2 ...".
+  for (absl::string_view line :
+       absl::StrSplit(ReadSmallFile("/proc/self/mountinfo"), '\n')) {
+    const size_t dash = line.find(" - cgroup2 ");
+    if (dash == absl::string_view::npos) continue;
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line.substr(0, dash), ' ');
+    if (fields.size() < 5) continue;
+    absl::string_view root = fields[3];
+    absl::string_view path = relative;
+    if (root != "/" && !absl::ConsumePrefix(&path, root)) continue;
+    return fs::path(std::string(fields[4])) /
+           fs::path(std::string(path)).relative_path();
+  }
+  return absl::NotFoundError("no cgroup2 file system is mounted");
+}
+
+// Creates a probe cgroup under `parent` and starts a process in it.
+absl::Status Probe(const fs::path& parent) {
+  const fs::path probe = parent / absl::StrCat("hptune-probe-", getpid());
+  if (mkdir(probe.c_str(), 0700) != 0 && errno != EEXIST) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create a cgroup under ", parent.string(), ": ",
+                     strerror(errno)));
+  }
+  absl::Status status;
+  if (!fs::exists(probe / "cgroup.kill")) {
+    status = absl::FailedPreconditionError(
+        "the kernel has no cgroup.kill (Linux 5.14 or later has)");
+  } else {
+    int fd = open(probe.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    pid_t pid = fd < 0 ? -1 : CloneIntoCgroup(fd);
+    if (pid == 0) _exit(0);
+    if (pid < 0) {
+      status = absl::PermissionDeniedError(
+          absl::StrCat("cannot start a process in a cgroup under ",
+                       parent.string(), ": ", strerror(errno)));
+    } else {
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    if (fd >= 0) close(fd);
+  }
+  rmdir(probe.c_str());
+  return status;
+}
+
+// Removes the empty trial cgroups under `parent` whose hptune process
+// ("hptune-<pid>-<n>") has ended: a killed runner leaves its cgroups behind,
+// and the one that takes its jobs over removes only those of those jobs.
+// Populated ones stay for that take-over (KillRecordedCgroup).
+void RemoveAbandonedCgroups(const fs::path& parent) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
+    absl::string_view name = entry.path().filename().native();
+    if (!absl::ConsumePrefix(&name, "hptune-")) continue;
+    int pid = 0;
+    if (!absl::SimpleAtoi(name.substr(0, name.find('-')), &pid) || pid <= 0 ||
+        kill(pid, 0) == 0 || errno != ESRCH || Populated(entry.path())) {
+      continue;
+    }
+    RemoveCgroupTree(entry.path());
+  }
+}
+
+CgroupSupport Detect() {
+  absl::StatusOr<fs::path> parent = OwnCgroupDir();
+  absl::Status usable = parent.status();
+  if (usable.ok()) usable = Probe(*parent);
+  if (!usable.ok()) {
+    return {
+        .usable = false,
+        .description = absl::StrCat("process groups (", usable.message(), ")")};
+  }
+  RemoveAbandonedCgroups(*parent);
+  return {.usable = true,
+          .parent = *parent,
+          .description = absl::StrCat("cgroup v2 (", parent->string(), ")")};
+}
+
+}  // namespace
+
+const CgroupSupport& DetectCgroupSupport() {
+  static const CgroupSupport* support = new CgroupSupport(Detect());
+  return *support;
+}
+
+absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
+    const fs::path& trial_dir, const std::vector<std::string>& replicas) {
+  const CgroupSupport& support = DetectCgroupSupport();
+  if (!support.usable) return std::unique_ptr<TrialCgroup>();
+  // What an earlier, killed hptune left for this trial goes first.
+  KillRecordedCgroup(trial_dir, std::chrono::seconds(30));
+  // A killed hptune whose pid this process has now may have left its
+  // cgroups behind: a name in use is skipped, not an error.
+  static std::atomic<int> next{0};
+  fs::path dir;
+  int made;
+  do {
+    dir = support.parent / absl::StrCat("hptune-", getpid(), "-", next++);
+    made = mkdir(dir.c_str(), 0700);
+  } while (made != 0 && errno == EEXIST);
+  if (made != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create cgroup ", dir.string(), ": ", strerror(errno)));
+  }
+  std::unique_ptr<TrialCgroup> cgroup(
+      new TrialCgroup(dir, trial_dir / kCgroupRecordFile));
+  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(trial_dir));
+  HPTUNE_RETURN_IF_ERROR(
+      DefaultEnv().WriteFileAtomically(cgroup->record_, dir.string()));
+  for (const std::string& name : replicas) {
+    cgroup->replicas_.push_back({.name = name});
+  }
+  return cgroup;
+}
+
+absl::StatusOr<int> TrialCgroup::NextReplicaCgroup(int replica) {
+  Replica& r = replicas_[replica];
+  std::erase_if(r.dirs, [](const fs::path& dir) {
+    return rmdir(dir.c_str()) == 0 || errno == ENOENT;  // Busy: kept.
+  });
+  if (r.fd >= 0) close(r.fd);
+  r.fd = -1;
+  const fs::path dir = dir_ / absl::StrCat(r.name, ".", next_start_++);
+  if (mkdir(dir.c_str(), 0700) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create cgroup ", dir.string(), ": ", strerror(errno)));
+  }
+  r.dirs.push_back(dir);
+  r.fd = open(dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (r.fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open cgroup ", dir.string(), ": ", strerror(errno)));
+  }
+  return r.fd;
+}
+
+TrialCgroup::~TrialCgroup() {
+  for (const Replica& replica : replicas_) {
+    if (replica.fd >= 0) close(replica.fd);
+  }
+  KillAndWait(dir_, Clock::now() + std::chrono::seconds(30));
+  RemoveCgroupTree(dir_);
+  std::error_code ec;
+  fs::remove(record_, ec);
+}
+
+void TrialCgroup::KillReplica(int replica) const {
+  for (const fs::path& dir : replicas_[replica].dirs) {
+    WriteControl(dir / "cgroup.kill", "1");
+  }
+}
+
+void TrialCgroup::KillAll() const { WriteControl(dir_ / "cgroup.kill", "1"); }
+
+bool TrialCgroup::ReplicaPopulated(int replica) const {
+  for (const fs::path& dir : replicas_[replica].dirs) {
+    if (Populated(dir)) return true;
+  }
+  return false;
+}
+
+int KillRecordedCgroup(const fs::path& trial_dir,
+                       std::chrono::milliseconds wait) {
+  const fs::path record = trial_dir / kCgroupRecordFile;
+  std::string recorded = ReadSmallFile(record);
+  if (recorded.empty()) return 0;
+  const fs::path dir(recorded);
+  // Only a trial cgroup is ever killed: a record that names anything else
+  // was not written by hptune.
+  const std::string name = dir.filename().string();
+  int killed = 0;
+  if (dir.is_absolute() && name.rfind("hptune-", 0) == 0 &&
+      fs::exists(dir / "cgroup.kill")) {
+    killed = CountProcesses(dir);
+    KillAndWait(dir, Clock::now() + wait);
+    RemoveCgroupTree(dir);
+  }
+  std::error_code ec;
+  fs::remove(record, ec);
+  return killed;
+}
+
+}  // namespace hptune::launch
