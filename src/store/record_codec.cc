@@ -258,9 +258,11 @@ absl::StatusOr<MetricMap> DecodeMetrics(std::string_view text) {
 
 absl::StatusOr<std::string> EncodeMeasurement(const Measurement& m) {
   return Encode("measurement", [&] {
-    return Json{{"step", m.step},
-                {"time", ToUnixMicros(m.time)},
-                {"metrics", MetricsToJson(m.metrics)}};
+    Json j{{"step", m.step},
+           {"time", ToUnixMicros(m.time)},
+           {"metrics", MetricsToJson(m.metrics)}};
+    if (m.attempt != 0) j["attempt"] = m.attempt;
+    return j;
   });
 }
 
@@ -270,6 +272,7 @@ absl::StatusOr<Measurement> DecodeMeasurement(std::string_view text) {
     m.step = j.at("step").get<int64_t>();
     m.time = FromUnixMicros(j.at("time").get<int64_t>());
     m.metrics = MetricsFromJson(j.at("metrics"));
+    m.attempt = j.value("attempt", 0);
     return m;
   });
 }

@@ -98,6 +98,13 @@ ALTER TABLE jobs ADD COLUMN slurm_json TEXT NOT NULL DEFAULT '{}';
       R"sql(
 ALTER TABLE jobs ADD COLUMN labels_json TEXT NOT NULL DEFAULT '{}';
 )sql",
+      // 3 -> 4: attempts (Trial::attempt, Measurement::attempt); 0 for what
+      // was stored before: unknown.
+      R"sql(
+ALTER TABLE trials ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN drained_attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return *kMigrations;
 }

@@ -81,7 +81,8 @@ absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
 
 constexpr char kTrialColumns[] =
     "number, parameters_json, state, final_measurement_json, stopped_early, "
-    "reason, client_id, origin, create_time, start_time, end_time";
+    "reason, client_id, origin, create_time, start_time, end_time, attempt, "
+    "drained_attempts";
 
 absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
   Trial trial;
@@ -105,10 +106,12 @@ absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
   trial.create_time = FromUnixMicros(row.ColumnInt(8));
   trial.start_time = OptionalTime(row.ColumnOptionalInt(9));
   trial.end_time = OptionalTime(row.ColumnOptionalInt(10));
+  trial.attempt = static_cast<int>(row.ColumnInt(11));
+  trial.drained_attempts = static_cast<int>(row.ColumnInt(12));
   return trial;
 }
 
-// Binds the trial's columns other than study and number to ?3 ... ?11.
+// Binds the trial's columns other than study and number to ?3 ... ?14.
 absl::Status BindTrialFields(Statement& statement, std::string_view study,
                              const Trial& trial) {
   const std::string label = TrialLabel(study, trial.number);
@@ -128,7 +131,9 @@ absl::Status BindTrialFields(Statement& statement, std::string_view study,
       .BindText(9, trial.origin)
       .BindInt(10, ToUnixMicros(trial.create_time))
       .BindOptionalInt(11, OptionalMicros(trial.start_time))
-      .BindOptionalInt(12, OptionalMicros(trial.end_time));
+      .BindOptionalInt(12, OptionalMicros(trial.end_time))
+      .BindInt(13, trial.attempt)
+      .BindInt(14, trial.drained_attempts);
   return absl::OkStatus();
 }
 
@@ -140,27 +145,29 @@ absl::Status InsertMeasurementRow(SqliteConnection& db, std::string_view study,
   HPTUNE_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO measurements (study, trial_number, "
-                 "seq, step, time, metrics_json) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+                 "seq, step, time, metrics_json, attempt) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
   insert.BindText(1, study)
       .BindInt(2, number)
       .BindInt(3, seq)
       .BindInt(4, m.step)
       .BindInt(5, ToUnixMicros(m.time))
-      .BindText(6, *metrics);
+      .BindText(6, *metrics)
+      .BindInt(7, m.attempt);
   return insert.Run();
 }
 
 absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
                                             std::string_view study,
                                             int64_t number) {
-  // Columns: step, time, metrics_json.
+  // Columns: step, time, metrics_json, attempt.
   Measurement m;
   m.step = row.ColumnInt(0);
   m.time = FromUnixMicros(row.ColumnInt(1));
   auto metrics = DecodeMetrics(row.ColumnText(2));
   HPTUNE_RETURN_IF_ERROR(InRecord(metrics.status(), TrialLabel(study, number)));
   m.metrics = *std::move(metrics);
+  m.attempt = static_cast<int>(row.ColumnInt(3));
   return m;
 }
 
@@ -308,7 +315,8 @@ absl::Status InsertTrial(SqliteConnection& db, std::string_view study,
   {
     static const std::string kSql = absl::StrCat(
         "INSERT INTO trials (study, ", kTrialColumns,
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+        "?14)");
     HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
     insert.BindText(1, study).BindInt(2, trial.number);
     HPTUNE_RETURN_IF_ERROR(BindTrialFields(insert, study, trial));
@@ -329,7 +337,8 @@ absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
       db.Prepare("UPDATE trials SET parameters_json = ?3, state = ?4, "
                  "final_measurement_json = ?5, stopped_early = ?6, "
                  "reason = ?7, client_id = ?8, origin = ?9, create_time = ?10, "
-                 "start_time = ?11, end_time = ?12 "
+                 "start_time = ?11, end_time = ?12, attempt = ?13, "
+                 "drained_attempts = ?14 "
                  "WHERE study = ?1 AND number = ?2"));
   update.BindText(1, study).BindInt(2, trial.number);
   HPTUNE_RETURN_IF_ERROR(BindTrialFields(update, study, trial));
@@ -355,7 +364,7 @@ absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
     int64_t skip) {
   HPTUNE_ASSIGN_OR_RETURN(
       Statement select,
-      db.Prepare("SELECT step, time, metrics_json FROM "
+      db.Prepare("SELECT step, time, metrics_json, attempt FROM "
                  "measurements WHERE study = ?1 AND "
                  "trial_number = ?2 AND seq > ?3 ORDER BY seq"));
   select.BindText(1, study).BindInt(2, number).BindInt(3, skip);
@@ -445,14 +454,14 @@ absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
   // so trial n sits at index n - 1.
   HPTUNE_ASSIGN_OR_RETURN(
       Statement select,
-      db.Prepare("SELECT step, time, metrics_json, trial_number "
+      db.Prepare("SELECT step, time, metrics_json, attempt, trial_number "
                  "FROM measurements WHERE study = ?1 "
                  "ORDER BY trial_number, seq"));
   select.BindText(1, study);
   while (true) {
     HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    const int64_t number = select.ColumnInt(3);
+    const int64_t number = select.ColumnInt(4);
     if (number < 1 || number > static_cast<int64_t>(trials.size()) ||
         trials[number - 1].number != number) {
       return absl::DataLossError(absl::StrCat(

@@ -141,6 +141,12 @@ TEST_F(SqliteStoreTest, NewerSchemaVersionIsAClearError) {
                    "); open it with a newer hptune"));
 }
 
+// What schema version 4 added, dropped to make an older file.
+const std::string kDropAttempts =
+    "ALTER TABLE trials DROP COLUMN attempt; "
+    "ALTER TABLE trials DROP COLUMN drained_attempts; "
+    "ALTER TABLE measurements DROP COLUMN attempt; ";
+
 // A file of schema version 1 (no jobs.slurm_json or jobs.labels_json) with
 // a job: opening it adds the columns, and the job reads back with no Slurm
 // options.
@@ -152,7 +158,8 @@ TEST_F(SqliteStoreTest, VersionOneFileIsMigratedAndKeepsItsJobs) {
   }
   RawDb(path_).Exec(
       "ALTER TABLE jobs DROP COLUMN slurm_json; "
-      "ALTER TABLE jobs DROP COLUMN labels_json; PRAGMA user_version = 1;");
+      "ALTER TABLE jobs DROP COLUMN labels_json; " +
+      kDropAttempts + "PRAGMA user_version = 1;");
 
   std::unique_ptr<SqliteStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
@@ -179,8 +186,8 @@ TEST_F(SqliteStoreTest, VersionTwoFileIsMigratedAndItsJobsGainLabels) {
     ASSERT_NE(store, nullptr);
     Populate(*store);
   }
-  RawDb(path_).Exec(
-      "ALTER TABLE jobs DROP COLUMN labels_json; PRAGMA user_version = 2;");
+  RawDb(path_).Exec("ALTER TABLE jobs DROP COLUMN labels_json; " +
+                    kDropAttempts + "PRAGMA user_version = 2;");
 
   std::unique_ptr<SqliteStore> store = OpenStore();
   ASSERT_NE(store, nullptr);
@@ -198,6 +205,32 @@ TEST_F(SqliteStoreTest, VersionTwoFileIsMigratedAndItsJobsGainLabels) {
   EXPECT_THAT(store->GetJob("mnist"),
               IsOkAndHolds(::testing::Field(&JobRecord::labels,
                                             JobLabels{{"team", "vision"}})));
+}
+
+// A file of schema version 3 (no attempts): opening it adds the columns; what
+// was stored has attempt 0 (unknown), and new reports keep theirs.
+TEST_F(SqliteStoreTest, VersionThreeFileIsMigratedAndGainsAttempts) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(kDropAttempts + "PRAGMA user_version = 3;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"),
+              ElementsAre(std::to_string(internal::CurrentSchemaVersion())));
+  ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("mnist", 1));
+  EXPECT_EQ(trial.attempt, 0);
+  ASSERT_THAT(trial.measurements, SizeIs(2));
+  EXPECT_EQ(trial.measurements[0].attempt, 0);
+  Measurement next = MakeMeasurement(30, 0.9);
+  next.attempt = 1;
+  ASSERT_OK(store->AddMeasurement("mnist", 1, next));
+  EXPECT_THAT(RawDb(path_).Query("SELECT attempt FROM measurements "
+                                 "ORDER BY seq"),
+              ElementsAre("0", "0", "1"));
 }
 
 TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {

@@ -349,6 +349,33 @@ TEST_P(StoreConformanceTest, GetTrialReturnsMeasurementsInReportOrder) {
   EXPECT_THAT(trials[1].measurements, IsEmpty());
 }
 
+TEST_P(StoreConformanceTest, AttemptsOfTrialsAndMeasurementsAreKept) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->UpdateTrial("mnist", 1, [](Trial& t) {
+    t.attempt = 3;
+    t.drained_attempts = 1;
+    return absl::OkStatus();
+  }));
+  Measurement first = MakeMeasurement(10, 0.1);
+  first.attempt = 2;
+  Measurement final_one = MakeMeasurement(20, 0.2);
+  final_one.attempt = 3;
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, first));
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, final_one));
+  ASSERT_OK(store_->UpdateTrial("mnist", 1, [&](Trial& t) {
+    t.final_measurement = final_one;
+    return t.TransitionTo(TrialState::kSucceeded, Timestamp{});
+  }));
+
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  EXPECT_EQ(trial.attempt, 3);
+  EXPECT_EQ(trial.drained_attempts, 1);
+  EXPECT_THAT(trial.measurements, ElementsAre(first, final_one));
+  EXPECT_EQ(trial.final_measurement, final_one);
+  EXPECT_THAT(store_->ListMeasurements("mnist", 1, 1),
+              IsOkAndHolds(ElementsAre(final_one)));
+}
+
 TEST_P(StoreConformanceTest, TrialSummariesAreTheTrialsWithoutTheirCurves) {
   CreateStudyWithActiveAndDoneTrial("mnist");
   ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(10, 0.1)));

@@ -20,6 +20,9 @@ struct Measurement {
   int64_t step = 0;  // Training step (hypertune's global_step), >= 0.
   Timestamp time{};  // When it was reported.
   std::map<std::string, double> metrics;
+  // The attempt of its trial that reported it (1, 2, ...: a re-run is a new
+  // attempt); 0 when no runner ran the trial (an ask/tell client's report).
+  int attempt = 0;
 
   // The value of `metric`, if this measurement has it.
   std::optional<double> Get(const std::string& metric) const;

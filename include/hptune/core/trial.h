@@ -34,6 +34,11 @@ struct Trial {
   Timestamp create_time{};
   std::optional<Timestamp> start_time;  // Set on entering ACTIVE.
   std::optional<Timestamp> end_time;    // Set on entering a terminal state.
+  // Attempts a runner started (the current one's number; 0: none), and how
+  // many of them a server's drain ended: those do not count against the
+  // trial's retries. See docs/trainer.md, "Re-runs".
+  int attempt = 0;
+  int drained_attempts = 0;
 
   // Moves to `to` if the state machine allows it, stamping start_time on
   // ACTIVE and end_time on a terminal state.
