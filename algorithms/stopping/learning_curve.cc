@@ -17,6 +17,11 @@ LearningCurve::LearningCurve(const Trial& trial, const std::string& metric)
 void LearningCurve::Extend(std::span<const Measurement> reported,
                            const std::string& metric) {
   for (const Measurement& m : reported) {
+    if (m.attempt > attempt_) {  // A re-run: its curve starts again.
+      attempt_ = m.attempt;
+      points_.clear();
+      max_step_ = 0;
+    }
     std::optional<double> value = m.Get(metric);
     if (!value || !std::isfinite(*value)) continue;
     if (points_.empty()) {

@@ -37,11 +37,13 @@ uint64_t DrawSeed() {
   return (static_cast<uint64_t>(device()) << 32) | device();
 }
 
-// The last intermediate measurement reporting `metric`, if any.
+// The last intermediate measurement reporting `metric`, if any, of the
+// trial's last attempt: an attempt that did not end is no result.
 std::optional<Measurement> LastWithMetric(const Trial& trial,
                                           const std::string& metric) {
   for (auto it = trial.measurements.rbegin(); it != trial.measurements.rend();
        ++it) {
+    if (it->attempt < trial.attempt) break;
     if (it->metrics.contains(metric)) return *it;
   }
   return std::nullopt;

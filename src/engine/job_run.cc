@@ -98,9 +98,10 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));
   launch.job_id = job_.job_id;
   auto execution = std::make_unique<TrialExecution>(
-      store_, launcher_, std::move(launch), std::move(placement),
+      store_, study_.name, launcher_, std::move(launch), std::move(placement),
       study_.spec.metric_tag, limits_);
-  HPTUNE_RETURN_IF_ERROR(execution->Start(slots_.TakeUnfinished(trial.number)));
+  HPTUNE_RETURN_IF_ERROR(
+      execution->Start(trial, slots_.TakeUnfinished(trial.number)));
   // Only replicas that kept running report again what is already stored;
   // a trial started afresh reports new measurements, even equal ones.
   if (execution->reattached()) {

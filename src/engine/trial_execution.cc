@@ -1,9 +1,12 @@
 #include "src/engine/trial_execution.h"
 
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "hptune/launch/replica_env.h"
 
 namespace hptune::engine::internal {
 namespace {
@@ -20,12 +23,14 @@ std::string ReplicaLabel(const launch::ReplicaLaunch& replica) {
 
 }  // namespace
 
-TrialExecution::TrialExecution(store::Store& store, launch::Launcher& launcher,
+TrialExecution::TrialExecution(store::Store& store, std::string study,
+                               launch::Launcher& launcher,
                                launch::TrialLaunch launch,
                                std::unique_ptr<launch::Placement> placement,
                                const std::string& metric,
                                TrialExecutionLimits limits)
     : store_(store),
+      study_(std::move(study)),
       launcher_(launcher),
       launch_(std::move(launch)),
       placement_(std::move(placement)),
@@ -44,7 +49,33 @@ absl::Status TrialExecution::Record(const std::string& detail) {
   return store_.RecordReplicaEvent(launch_.job_id, launch_.trial, detail);
 }
 
-absl::Status TrialExecution::Start(bool reattach) {
+absl::Status TrialExecution::SaveAttempts() {
+  return store_
+      .UpdateTrial(study_, launch_.trial,
+                   [&](Trial& trial) {
+                     trial.attempt = attempt_;
+                     trial.drained_attempts = drained_;
+                     return absl::OkStatus();
+                   })
+      .status();
+}
+
+absl::Status TrialExecution::Start(const Trial& stored, bool reattach) {
+  attempt_ = stored.attempt;
+  drained_ = stored.drained_attempts;
+  // A drained attempt (its marker is the draining server's) is given back.
+  const std::filesystem::path drained_marker = launch::DrainedAttemptPath(
+      launch_.replicas.front().log_path.parent_path());
+  std::error_code ec;
+  if (std::filesystem::remove(drained_marker, ec) && reattach && attempt_ > 0) {
+    ++drained_;
+    HPTUNE_RETURN_IF_ERROR(SaveAttempts());
+    HPTUNE_RETURN_IF_ERROR(
+        Record(absl::StrCat("attempt ", attempt_,
+                            " ended with a server's drain; it does not count "
+                            "against the trial's retries")));
+    reattach = false;  // A drain leaves nothing running.
+  }
   if (reattach) {
     auto found = launcher_.Reattach(launch_);
     if (!found.ok()) {
@@ -53,13 +84,24 @@ absl::Status TrialExecution::Start(bool reattach) {
       HPTUNE_RETURN_IF_ERROR(Record(absl::StrCat(
           "cannot reattach: ", found.status().message(), "; starting afresh")));
     } else if (*found != nullptr) {
-      ++attempt_;
+      if (attempt_ == 0) {  // Stored before attempts were.
+        attempt_ = 1;
+        HPTUNE_RETURN_IF_ERROR(SaveAttempts());
+      }
       run_ = *std::move(found);
       start_failed_ = false;
       reattached_ = true;
       return Record(absl::StrCat("attempt ", attempt_, " reattached to ",
                                  launch_.replicas.size(),
                                  " replicas left running"));
+    }
+    if (attempt_ > 0) {
+      // Its runner died with it: a failed attempt, re-run by Poll() if
+      // retries are left, so crashes cannot re-run a trial without end.
+      start_failed_ = true;
+      start_error_ =
+          "its runner died mid-attempt: killed, out of memory or a reboot";
+      return absl::OkStatus();
     }
   }
   HPTUNE_ASSIGN_OR_RETURN(bool started, StartAttempt());
@@ -70,6 +112,9 @@ absl::Status TrialExecution::Start(bool reattach) {
 absl::StatusOr<bool> TrialExecution::StartAttempt() {
   ++attempt_;
   std::fill(restarts_.begin(), restarts_.end(), 0);
+  // Stored first: whatever this attempt reports, even after this runner
+  // dies, is tagged with a number the trial knows.
+  HPTUNE_RETURN_IF_ERROR(SaveAttempts());
   auto run = launcher_.Start(launch_);
   if (!run.ok()) {
     start_error_ = absl::StrCat("attempt ", attempt_,
@@ -118,7 +163,10 @@ absl::StatusOr<launch::MetricReads> TrialExecution::ReadMetrics() {
 
 absl::Status TrialExecution::TakeReads(launch::MetricReads reads,
                                        TrialPoll& poll) {
-  for (auto& m : reads.measurements) poll.measurements.push_back(std::move(m));
+  for (auto& m : reads.measurements) {
+    m.attempt = attempt_;
+    poll.measurements.push_back(std::move(m));
+  }
   if (!poll.measurements.empty()) poll.changed = true;
   if (!reads.non_finite_objective ||
       poll.outcome == TrialPoll::Outcome::kInfeasible) {
@@ -144,7 +192,7 @@ absl::Status TrialExecution::FailAttempt(const std::string& reason,
     run_->Terminate(limits_.termination_grace);
     run_.reset();
   }
-  const int attempts = 1 + limits_.max_trial_retries;
+  const int attempts = Attempts();
   if (attempt_ < attempts) {
     HPTUNE_RETURN_IF_ERROR(
         Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
@@ -215,6 +263,7 @@ absl::StatusOr<std::vector<Measurement>> TrialExecution::Stop() {
   // The trial is ending as the runner decided; a non-finite last value is
   // left out like any value that is no result.
   HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());
+  for (Measurement& m : last.measurements) m.attempt = attempt_;
   return std::move(last.measurements);
 }
 

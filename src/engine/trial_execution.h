@@ -4,9 +4,12 @@
 // It starts the replicas, restarts a replica that exits non-zero (up to
 // max_replica_restarts), re-runs the whole attempt when a replica runs out of
 // restarts (up to max_trial_retries), reads the master's metrics, and records
-// each replica transition as a store event. Deciding what a finished trial
-// means for the study (complete, fail, stop early) is the JobRunner's.
-// Not thread-safe: used by the runner's thread only.
+// each replica transition as a store event. Attempts are numbered across
+// runners (Trial::attempt, stored before an attempt starts); each report is
+// tagged with its attempt. An attempt that an earlier runner lost by dying
+// counts as a failed one; one a server's drain ended does not. Deciding what a
+// finished trial means for the study (complete, fail, stop early) is the
+// JobRunner's. Not thread-safe: used by the runner's thread only.
 #ifndef HPTUNE_SRC_ENGINE_TRIAL_EXECUTION_H_
 #define HPTUNE_SRC_ENGINE_TRIAL_EXECUTION_H_
 
@@ -52,20 +55,22 @@ class TrialExecution {
   // `launch` is what every attempt starts; `placement` is held until the
   // execution is destroyed. The master's metrics are read from its hypertune
   // file and, for programs that write none, its stdout lines of `metric`.
-  TrialExecution(store::Store& store, launch::Launcher& launcher,
-                 launch::TrialLaunch launch,
+  TrialExecution(store::Store& store, std::string study,
+                 launch::Launcher& launcher, launch::TrialLaunch launch,
                  std::unique_ptr<launch::Placement> placement,
                  const std::string& metric, TrialExecutionLimits limits);
   ~TrialExecution();
 
   int64_t trial() const { return launch_.trial; }
 
-  // Starts the first attempt. A failure to start counts as a failed attempt
-  // and is retried by Poll(); an error is a store failure. With `reattach`
-  // (the trial was running when an earlier runner of the job died), first
-  // asks the launcher for what is left of it (Launcher::Reattach) and goes on
-  // with those replicas instead of starting them twice.
-  [[nodiscard]] absl::Status Start(bool reattach = false);
+  // Starts the next attempt of `stored` (the trial as stored). A failure to
+  // start counts as a failed attempt and is retried by Poll(); an error is a
+  // store failure. With `reattach` (the trial was running when an earlier
+  // runner of the job died), first asks the launcher for what is left of it
+  // (Launcher::Reattach) and goes on with those replicas, in the same
+  // attempt, instead of starting them twice; when nothing is left, the lost
+  // attempt counts as failed unless a drain ended it.
+  [[nodiscard]] absl::Status Start(const Trial& stored, bool reattach = false);
   // True when Start went on with replicas an earlier runner left running.
   bool reattached() const { return reattached_; }
   // Whether the backend holds the current attempt in its queue, no replica
@@ -90,12 +95,17 @@ class TrialExecution {
   [[nodiscard]] absl::Status TakeReads(launch::MetricReads reads,
                                        TrialPoll& poll);
   [[nodiscard]] absl::Status Record(const std::string& detail);
+  // Stores attempt_ and drained_ with the trial.
+  [[nodiscard]] absl::Status SaveAttempts();
+  // 1 + max_trial_retries, and one more for each drained attempt.
+  int Attempts() const { return 1 + limits_.max_trial_retries + drained_; }
   // After a replica ran out of restarts or the attempt could not start:
   // re-runs the trial if retries are left, else ends the execution failed.
   [[nodiscard]] absl::Status FailAttempt(const std::string& reason,
                                          TrialPoll& poll);
 
   store::Store& store_;
+  const std::string study_;
   launch::Launcher& launcher_;
   const launch::TrialLaunch launch_;
   std::unique_ptr<launch::Placement> placement_;
@@ -111,7 +121,8 @@ class TrialExecution {
   } source_ = Source::kUnknown;
 
   std::unique_ptr<launch::TrialRun> run_;
-  int attempt_ = 0;               // 1-based number of the current attempt.
+  int attempt_ = 0;  // 1-based number of the current attempt, across runners.
+  int drained_ = 0;  // Attempts a server's drain ended.
   std::vector<int> restarts_;     // Per replica, in the current attempt.
   int64_t unreadable_lines_ = 0;  // In the master's metric file, all told.
   bool start_failed_ = false;

@@ -4,13 +4,22 @@
 
 #include "absl/base/thread_annotations.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
+#include "hptune/launch/replica_env.h"
 
 namespace hptune::jobs {
 
 class DrainingLauncher::Run : public launch::TrialRun {
  public:
-  Run(DrainingLauncher& owner, std::unique_ptr<launch::TrialRun> inner)
-      : owner_(owner), inner_(std::move(inner)) {}
+  Run(DrainingLauncher& owner, std::unique_ptr<launch::TrialRun> inner,
+      const launch::TrialLaunch& launch)
+      : owner_(owner),
+        drained_marker_(
+            launch.replicas.empty()
+                ? std::filesystem::path()
+                : launch::DrainedAttemptPath(
+                      launch.replicas.front().log_path.parent_path())),
+        inner_(std::move(inner)) {}
   ~Run() override {
     owner_.Forget(this);
     std::lock_guard<std::mutex> lock(mutex_);
@@ -50,11 +59,18 @@ class DrainingLauncher::Run : public launch::TrialRun {
   void Drain(std::chrono::milliseconds grace) {
     std::lock_guard<std::mutex> lock(mutex_);
     drained_ = true;
+    // Before the replicas stop: the attempt ends for the server's sake, and
+    // the next runner must not count it against the trial's retries. A
+    // marker that cannot be written only costs the trial one retry.
+    if (!drained_marker_.empty()) {
+      DefaultEnv().WriteFileAtomically(drained_marker_, "").IgnoreError();
+    }
     inner_->Terminate(grace);
   }
 
  private:
   DrainingLauncher& owner_;
+  const std::filesystem::path drained_marker_;
   mutable std::mutex mutex_;
   bool drained_ ABSL_GUARDED_BY(mutex_) = false;
   std::unique_ptr<launch::TrialRun> inner_ ABSL_GUARDED_BY(mutex_);
@@ -86,7 +102,7 @@ absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
   BlockIfDraining();
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
                           inner_.Start(launch));
-  auto run = std::make_unique<Run>(*this, std::move(inner));
+  auto run = std::make_unique<Run>(*this, std::move(inner), launch);
   std::unique_lock<std::mutex> lock(mutex_);
   if (draining_) {
     // Drain() began while it started: stop it like the others.
@@ -104,7 +120,7 @@ absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Reattach(
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
                           inner_.Reattach(launch));
   if (inner == nullptr) return inner;
-  auto run = std::make_unique<Run>(*this, std::move(inner));
+  auto run = std::make_unique<Run>(*this, std::move(inner), launch);
   std::lock_guard<std::mutex> lock(mutex_);
   runs_.insert(run.get());
   return std::unique_ptr<launch::TrialRun>(std::move(run));

@@ -7,7 +7,9 @@
 // job CANCELLED), so the server hides the drain from it instead: once
 // Drain() is called, every TrialRun is terminated, Poll() reports no exits
 // (so nothing is restarted or failed), and Start() blocks until the process
-// exits. Drain() is meant to be followed by process exit.
+// exits. Drain() is meant to be followed by process exit. Each drained
+// attempt is marked in its trial directory (launch::DrainedAttemptPath), so
+// the next server does not count it against the trial's retries.
 //
 // Thread-safety: thread-safe. Each wrapped TrialRun is guarded by its own
 // mutex, so Drain() may terminate a run while its job runner polls it.

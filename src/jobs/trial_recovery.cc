@@ -31,6 +31,9 @@ absl::Status StoreMissingReports(engine::TuningEngine& engine,
     HPTUNE_ASSIGN_OR_RETURN(read, lines.ReadNew());
     reports = std::move(read.measurements);
   }
+  // They belong to the attempt the dead runner ran (stored before it
+  // started).
+  for (Measurement& m : reports) m.attempt = trial.attempt;
   launch::StoredReports stored(trial.measurements);
   for (Measurement& m : stored.TakeUnstored(std::move(reports))) {
     HPTUNE_RETURN_IF_ERROR(

@@ -182,6 +182,11 @@ std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
   return trial_dir / (ReplicaName(type, index, use_chief) + ".metrics");
 }
 
+std::filesystem::path DrainedAttemptPath(
+    const std::filesystem::path& trial_dir) {
+  return trial_dir / "attempt.drained";
+}
+
 absl::StatusOr<TrialLaunch> BuildTrialLaunch(
     const TrialContext& context, const std::vector<ReplicaRequest>& requests,
     const std::vector<ReplicaPlacement>& placement) {

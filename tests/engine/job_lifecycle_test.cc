@@ -4,9 +4,11 @@
 // every time. The same rules with real processes are in job_runner_test.cc.
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,8 @@
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
 #include "hptune/engine/job_runner.h"
+#include "hptune/env/env.h"
+#include "hptune/launch/replica_env.h"
 #include "hptune/store/memory_store.h"
 #include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
@@ -386,6 +390,108 @@ TEST_F(JobLifecycleTest, ARunnerTakingOverFinishesTheTrialOfEverySlot) {
   EXPECT_EQ(trial->measurements.size(), 2u);
   EXPECT_EQ(launcher_->starts(2, "master-0"), 1);
   EXPECT_EQ(launcher_->starts(1, "master-0"), 0);
+}
+
+TEST_F(JobLifecycleTest, EachReportCarriesTheAttemptThatMadeIt) {
+  // The first attempt reports step 1 and fails; the second runs through.
+  Script([](const FakeStart& s) {
+    if (s.start == 1) {
+      return FakeReplica{.exits_after = 1500ms,
+                         .exit_code = 1,
+                         .reports = {{.after = 1s, .step = 1, .value = 0.2}}};
+    }
+    return Curve(0.8, 2);
+  });
+  options_.max_replica_restarts = 0;
+  auto record = SubmitAndRun(MakeJob("attempts", 0, 1, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store_->GetTrial("attempts", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->attempt, 2);
+  std::vector<std::pair<int, int64_t>> reports;  // (attempt, step)
+  for (const Measurement& m : trial->measurements) {
+    reports.emplace_back(m.attempt, m.step);
+  }
+  EXPECT_THAT(reports,
+              ElementsAre(std::pair(1, 1), std::pair(2, 1), std::pair(2, 2)));
+  ASSERT_TRUE(trial->final_measurement.has_value());
+  EXPECT_EQ(trial->final_measurement->attempt, 2);
+}
+
+// What a runner that died during attempt `attempt` of trial 1 left: the
+// trial ACTIVE in its slot, that attempt stored.
+class TakeOverAttemptsTest : public JobLifecycleTest {
+ protected:
+  void LeaveTrialRunning(const std::string& job_id, int attempt) {
+    job_ = MakeJob(job_id, 0, 1, 1);
+    runner_ = std::make_unique<JobRunner>(*store_, *engine_, *launcher_,
+                                          options_, env_);
+    ASSERT_OK(runner_->Submit(job_));
+    ASSERT_OK(engine_->SuggestTrials(job_id, 1, job_id + "/slot-0"));
+    ASSERT_OK(store_->UpdateTrial(job_id, 1, [&](Trial& t) {
+      t.attempt = attempt;
+      return absl::OkStatus();
+    }));
+  }
+  std::filesystem::path TrialDir() const {
+    return options_.runs_dir / job_.job_id / "1";
+  }
+
+  JobSpec job_;
+  std::unique_ptr<JobRunner> runner_;
+};
+
+TEST_F(TakeOverAttemptsTest, AnAttemptLostWithItsRunnerCountsAsFailed) {
+  Script([](const FakeStart&) { return Curve(0.7, 2); });
+  options_.max_trial_retries = 1;
+  ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("lost_once", 1));
+  auto record = runner_->Run(job_);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  EXPECT_THAT(ReplicaEvents(1),
+              Contains("attempt 1 of 2 failed: its runner died mid-attempt: "
+                       "killed, out of memory or a reboot; re-running"));
+  auto trial = store_->GetTrial("lost_once", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  EXPECT_EQ(trial->attempt, 2);
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 1);
+}
+
+TEST_F(TakeOverAttemptsTest, RunnerCrashesCannotRerunATrialWithoutEnd) {
+  Script([](const FakeStart&) { return Curve(0.7, 2); });
+  options_.max_trial_retries = 1;
+  ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("lost_twice", 2));
+  auto record = runner_->Run(job_);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kFailed);
+  auto trial = store_->GetTrial("lost_twice", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kFailed);
+  EXPECT_EQ(trial->reason,
+            "its runner died mid-attempt: killed, out of memory or a reboot "
+            "(attempt 2 of 2)");
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 0);
+}
+
+TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
+  Script([](const FakeStart&) { return Curve(0.7, 2); });
+  options_.max_trial_retries = 1;
+  ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("drained", 2));
+  ASSERT_OK(CreatePrivateDirectories(TrialDir()));
+  ASSERT_OK(DefaultEnv().WriteFileAtomically(
+      launch::DrainedAttemptPath(TrialDir()), ""));
+  auto record = runner_->Run(job_);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store_->GetTrial("drained", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->attempt, 3);
+  EXPECT_EQ(trial->drained_attempts, 1);
+  EXPECT_THAT(ReplicaEvents(1), Contains(HasSubstr("attempt 2 ended with a "
+                                                   "server's drain")));
+  EXPECT_FALSE(std::filesystem::exists(launch::DrainedAttemptPath(TrialDir())));
 }
 
 }  // namespace

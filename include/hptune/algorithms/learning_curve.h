@@ -6,6 +6,9 @@
 // Built from a Trial's intermediate measurements (not its final one: a final
 // measurement may be a separate evaluation with no place on the curve).
 // Measurements lacking the metric, or with a non-finite value, are left out.
+// A curve is its trial's current attempt's: a measurement of a later attempt
+// (Measurement::attempt) starts it again, so a re-run is judged on its own
+// reports, not on the dead attempt's.
 // Points keep report order; steps need not increase (a restarted trainer may
 // report a step again). Value type; thread-compatible.
 #ifndef HPTUNE_ALGORITHMS_LEARNING_CURVE_H_
@@ -62,6 +65,7 @@ class LearningCurve {
   int64_t trial_;
   std::vector<Point> points_;
   int64_t max_step_ = 0;
+  int attempt_ = 0;       // Of the points.
   double min_value_ = 0;  // Meaningful when points_ is not empty.
   double max_value_ = 0;
 };

@@ -68,6 +68,11 @@ std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
 std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
                                          TaskType type, int index,
                                          bool use_chief = false);
+// Written by a draining server into the trial directory of each attempt it
+// stops: the runner that resumes the trial then does not count that attempt
+// against the trial's retries, as it counts one its dead runner lost.
+std::filesystem::path DrainedAttemptPath(
+    const std::filesystem::path& trial_dir);
 
 // argv and environment of every replica. `placement` holds one entry per
 // request of ReplicaRequests(*context.job), in the same order.

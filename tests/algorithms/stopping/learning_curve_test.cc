@@ -90,5 +90,24 @@ TEST(LearningCurveTest, AnEmptyCurveHasNoBestAndNoValues) {
   EXPECT_EQ(curve.ValueAtOrBefore(100), std::nullopt);
 }
 
+TEST(LearningCurveTest, IsTheCurveOfTheTrialsLastAttempt) {
+  Trial trial;
+  trial.number = 7;
+  trial.measurements = {{.step = 1, .metrics = {{kMetric, 0.9}}, .attempt = 1},
+                        {.step = 2, .metrics = {{kMetric, 0.95}}, .attempt = 1},
+                        {.step = 1, .metrics = {{kMetric, 0.1}}, .attempt = 2}};
+  LearningCurve whole(trial, kMetric);
+  ASSERT_EQ(whole.points().size(), 1u);
+  EXPECT_EQ(whole.points()[0].value, 0.1);
+  EXPECT_EQ(whole.max_step(), 1);
+  EXPECT_EQ(whole.Best(Goal::kMaximize), 0.1);
+  // The same when the re-run's reports arrive in a later read.
+  LearningCurve extended(7);
+  extended.Extend(std::span(trial.measurements).first(2), kMetric);
+  EXPECT_EQ(extended.Best(Goal::kMaximize), 0.95);
+  extended.Extend(std::span(trial.measurements).subspan(2), kMetric);
+  ExpectSameCurve(extended, whole);
+}
+
 }  // namespace
 }  // namespace hptune::algorithms
