@@ -280,6 +280,7 @@ v1::Measurement MeasurementToProto(const Measurement& m,
     (*proto.mutable_metrics())[name] = value;
   }
   *proto.mutable_time() = TimestampToProto(m.time);
+  proto.set_attempt(m.attempt);
   if (start && m.time >= *start) {
     const int64_t micros = (m.time - *start).count();
     proto.mutable_elapsed_duration()->set_seconds(micros / 1000000);
@@ -375,6 +376,7 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
   proto.set_stopped_early(trial.stopped_early);
   proto.set_client_id(trial.client_id);
   proto.set_origin(trial.origin);
+  proto.set_attempt(trial.attempt);
   *proto.mutable_create_time() = TimestampToProto(trial.create_time);
   if (trial.start_time) {
     *proto.mutable_start_time() = TimestampToProto(*trial.start_time);

@@ -72,13 +72,16 @@ std::string TrialsJson(const StudySpec& spec,
     if (t.start_time) trial["startTime"] = FormatRfc3339(*t.start_time);
     if (t.end_time) trial["endTime"] = FormatRfc3339(*t.end_time);
     trial["origin"] = t.origin;
+    if (t.attempt != 0) trial["attempt"] = t.attempt;
     if (!t.reason.empty()) trial["reason"] = t.reason;
     if (!t.measurements.empty()) {
       nlohmann::ordered_json curve = nlohmann::ordered_json::array();
       for (const Measurement& m : t.measurements) {
-        curve.push_back({{"step", std::to_string(m.step)},
-                         {"time", FormatRfc3339(m.time)},
-                         {"metrics", m.metrics}});
+        nlohmann::ordered_json point = {{"step", std::to_string(m.step)},
+                                        {"time", FormatRfc3339(m.time)},
+                                        {"metrics", m.metrics}};
+        if (m.attempt != 0) point["attempt"] = m.attempt;
+        curve.push_back(std::move(point));
       }
       trial["measurements"] = std::move(curve);
     }

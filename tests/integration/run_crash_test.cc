@@ -42,7 +42,8 @@ class RunCrashTest : public ::testing::Test {
   }
 
   // The job's config; `more_args` (", --a=b") go to the trainer.
-  void WriteConfig(const std::string& more_args) {
+  void WriteConfig(const std::string& more_args, int max_trials = kMaxTrials,
+                   int parallel = 2) {
     std::ofstream(config_)
         << "trainingInput:\n"
            "  command: [python3, "
@@ -55,9 +56,8 @@ class RunCrashTest : public ::testing::Test {
            "    goal: MINIMIZE\n"
            "    hyperparameterMetricTag: loss\n"
            "    maxTrials: "
-        << kMaxTrials
+        << max_trials << "\n    maxParallelTrials: " << parallel
         << "\n"
-           "    maxParallelTrials: 2\n"
            "    algorithm: RANDOM_SEARCH\n"
            "    params:\n"
            "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
@@ -149,6 +149,53 @@ TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
   }
   EXPECT_EQ(stored, reported);
   EXPECT_TRUE(testing::ReplicasUnder(runs()).empty());
+}
+
+TEST_F(RunCrashTest, RunsThatDieCannotRerunATrialWithoutEnd) {
+  // One trial, long enough to be killed in; 2 attempts (--max-retries 1).
+  WriteConfig(", --steps=600", 1, 1);
+  std::vector<std::string> argv = Argv();
+  argv.insert(argv.end(), {"--max-retries", "1"});
+  auto reported_in_attempt = [&](int attempt) {
+    auto trials = Trials();
+    if (trials.empty()) return false;
+    for (const Measurement& m : trials[0].measurements) {
+      if (m.attempt == attempt) return true;
+    }
+    return false;
+  };
+  for (int attempt : {1, 2}) {
+    pid_t run = testing::StartProcess(argv, dir_ + "/out", dir_ + "/err");
+    ASSERT_TRUE(testing::PollUntil([&] { return reported_in_attempt(attempt); },
+                                   std::chrono::seconds(60)))
+        << testing::ReadFileOrEmpty(dir_ + "/err");
+    ASSERT_NO_FATAL_FAILURE(Kill(run));
+  }
+
+  // Both attempts died with their runner: the next run fails the trial
+  // instead of starting it a third time.
+  testing::ProcessResult last = testing::RunProcess(argv);
+  EXPECT_NE(last.exit_code, 0) << last.err;
+  const std::vector<Trial> trials = Trials();
+  ASSERT_FALSE(trials.empty());
+  EXPECT_EQ(trials[0].state, TrialState::kFailed);
+  EXPECT_EQ(trials[0].attempt, 2);
+  EXPECT_EQ(trials[0].reason,
+            "its runner died mid-attempt: killed, out of memory or a reboot "
+            "(attempt 2 of 2)");
+  std::set<int> attempts;
+  for (const Measurement& m : trials[0].measurements)
+    attempts.insert(m.attempt);
+  EXPECT_THAT(attempts, ::testing::ElementsAre(1, 2));
+  EXPECT_TRUE(testing::ReplicasUnder(runs()).empty());
+  // Each report with its attempt, as users see them.
+  testing::ProcessResult curve = testing::RunProcess(
+      {testing::HptuneBinary(), "trials", "describe", "1", "--study", "crashy",
+       "--db", dir_ + "/h.db", "--format", "csv"});
+  ASSERT_EQ(curve.exit_code, 0) << curve.err;
+  EXPECT_THAT(curve.out,
+              ::testing::StartsWith("attempt,step,time,loss\r\n1,1,"));
+  EXPECT_THAT(curve.out, ::testing::HasSubstr("\r\n2,1,"));
 }
 
 TEST_F(RunCrashTest, DaemonsThatLeftTheirTrialEndAfterACrashAndWithTheTrial) {

@@ -425,5 +425,46 @@ TEST(ServeJobTest, SigtermDrainsAndTheNextServerFinishesTheJob) {
   EXPECT_EQ(done.training_output().trials(1).trial_id(), "2");
 }
 
+// Drains are no crashes: a trial drained more often than it may be re-run
+// still runs to its end, each attempt's reports tagged with the attempt.
+TEST(ServeJobTest, AttemptsEndedByDrainsDoNotCountAgainstRetries) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  ASSERT_TRUE(Submit(server, "drains", CurveJob(1, 60, 0.05), &job).ok());
+  auto trial = [&] {
+    v1::GetTrialRequest request;
+    request.set_study("drains");
+    request.set_trial_id(1);
+    v1::Trial t;
+    (void)server.StudyStub()->GetTrial(Context().get(), request, &t);
+    return t;
+  };
+  auto reported_in = [&](int attempt) {
+    const v1::Trial t = trial();
+    return std::any_of(
+        t.measurements().begin(), t.measurements().end(),
+        [&](const v1::Measurement& m) { return m.attempt() == attempt; });
+  };
+  // A server runs 1 + 3 attempts of a trial; drain 4 of them.
+  for (int attempt = 1; attempt <= 4; ++attempt) {
+    ASSERT_TRUE(testing::PollUntil([&] { return reported_in(attempt); },
+                                   std::chrono::seconds(30)))
+        << "attempt " << attempt << "\n"
+        << server.Output();
+    EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+    ASSERT_TRUE(server.Start(&error)) << error;
+  }
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "drains").state() == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(60)))
+      << server.Output();
+  const v1::Trial done = trial();
+  EXPECT_EQ(done.state(), v1::Trial::SUCCEEDED);
+  EXPECT_EQ(done.attempt(), 5);
+  EXPECT_EQ(done.final_measurement().attempt(), 5);
+}
+
 }  // namespace
 }  // namespace hptune

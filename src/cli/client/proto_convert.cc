@@ -14,6 +14,7 @@ Measurement MeasurementFromProto(const v1::Measurement& m) {
   out.step = m.step();
   out.time = TimeFromProto(m.time()).value_or(Timestamp{});
   for (const auto& [name, value] : m.metrics()) out.metrics[name] = value;
+  out.attempt = m.attempt();
   return out;
 }
 
@@ -92,6 +93,7 @@ Trial TrialFromProto(const v1::Trial& trial) {
   out.reason = trial.reason();
   out.client_id = trial.client_id();
   out.origin = trial.origin();
+  out.attempt = trial.attempt();
   out.create_time = TimeFromProto(trial.create_time()).value_or(Timestamp{});
   out.start_time = TimeFromProto(trial.start_time());
   out.end_time = TimeFromProto(trial.end_time());

@@ -210,7 +210,9 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
   if (c.format == OutputFormat::kTable) {
     PrintTrials(study.spec, {trial}, c.format, out);
   }
-  Table measurements{.header = {"step", "time"}, .rows = {}};
+  // Every attempt's reports, each with its attempt (the curve the stopping
+  // rules judge is the last attempt's).
+  Table measurements{.header = {"attempt", "step", "time"}, .rows = {}};
   std::vector<std::string> metric_names;
   for (const auto& m : trial.measurements) {
     for (const auto& [name, value] : m.metrics) {
@@ -222,8 +224,9 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
   }
   for (const auto& name : metric_names) measurements.header.push_back(name);
   for (const auto& m : trial.measurements) {
-    std::vector<std::string> row = {std::to_string(m.step),
-                                    FormatRfc3339(m.time)};
+    std::vector<std::string> row = {
+        m.attempt != 0 ? std::to_string(m.attempt) : "", std::to_string(m.step),
+        FormatRfc3339(m.time)};
     for (const auto& name : metric_names) {
       auto value = m.Get(name);
       row.push_back(value ? ParameterValue::Double(*value).ToString() : "");
