@@ -421,8 +421,15 @@ TEST_F(JobLifecycleTest, EachReportCarriesTheAttemptThatMadeIt) {
 
 // What a runner that died during attempt `attempt` of trial 1 left: the
 // trial ACTIVE in its slot, that attempt stored.
+// Each of its attempts runs through; a trial has 2 attempts.
 class TakeOverAttemptsTest : public JobLifecycleTest {
  protected:
+  void SetUp() override {
+    JobLifecycleTest::SetUp();
+    Script([](const FakeStart&) { return Curve(0.7, 2); });
+    options_.max_trial_retries = 1;
+  }
+
   void LeaveTrialRunning(const std::string& job_id, int attempt) {
     job_ = MakeJob(job_id, 0, 1, 1);
     runner_ = std::make_unique<JobRunner>(*store_, *engine_, *launcher_,
@@ -443,8 +450,6 @@ class TakeOverAttemptsTest : public JobLifecycleTest {
 };
 
 TEST_F(TakeOverAttemptsTest, AnAttemptLostWithItsRunnerCountsAsFailed) {
-  Script([](const FakeStart&) { return Curve(0.7, 2); });
-  options_.max_trial_retries = 1;
   ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("lost_once", 1));
   auto record = runner_->Run(job_);
   ASSERT_OK(record);
@@ -460,8 +465,6 @@ TEST_F(TakeOverAttemptsTest, AnAttemptLostWithItsRunnerCountsAsFailed) {
 }
 
 TEST_F(TakeOverAttemptsTest, RunnerCrashesCannotRerunATrialWithoutEnd) {
-  Script([](const FakeStart&) { return Curve(0.7, 2); });
-  options_.max_trial_retries = 1;
   ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("lost_twice", 2));
   auto record = runner_->Run(job_);
   ASSERT_OK(record);
@@ -476,8 +479,6 @@ TEST_F(TakeOverAttemptsTest, RunnerCrashesCannotRerunATrialWithoutEnd) {
 }
 
 TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
-  Script([](const FakeStart&) { return Curve(0.7, 2); });
-  options_.max_trial_retries = 1;
   ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("drained", 2));
   ASSERT_OK(CreatePrivateDirectories(TrialDir()));
   ASSERT_OK(DefaultEnv().WriteFileAtomically(
