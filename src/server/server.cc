@@ -55,6 +55,8 @@ class HptuneServer::Impl {
     engine::JobRunnerOptions runner;
     runner.runs_dir = options_.state_dir;
     runner.termination_grace = options_.termination_grace;
+    runner.max_replica_restarts = options_.max_replica_restarts;
+    runner.max_trial_retries = options_.max_trial_retries;
     runner.stopping_rule = options_.stopping_rule;
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
                                                runner);

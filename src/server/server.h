@@ -45,6 +45,9 @@ struct ServerOptions {
   std::unique_ptr<launch::Launcher> launcher;
   std::string backend_name = "local";
   std::chrono::milliseconds termination_grace{5000};
+  // Per trial attempt, and re-runs per trial (engine::JobRunnerOptions).
+  int max_replica_restarts = 5;
+  int max_trial_retries = 3;
   algorithms::StoppingRule stopping_rule =
       algorithms::StoppingRule::kMedianAtStep;
   // gRPC's limit on one request; larger ones get RESOURCE_EXHAUSTED.

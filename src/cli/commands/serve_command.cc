@@ -62,6 +62,10 @@ constexpr char kUsage[] =
     "                         default $HPTUNE_GPUS, else what nvidia-smi "
     "reports\n"
     "  --grace-seconds S      SIGTERM to SIGKILL for replicas (default 5)\n"
+    "  --max-restarts N       restarts of a failed replica per attempt\n"
+    "                         (default 5)\n"
+    "  --max-retries N        re-runs of a trial whose attempt failed or\n"
+    "                         died with the server (default 3)\n"
     "  --backend local|slurm  where every job's trials run (default local);\n"
     "                         a job whose config names the other is refused\n"
     "  --slurm-partition P --slurm-account A --slurm-time T\n"
@@ -109,8 +113,8 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   std::vector<std::string> args = raw_args;
   RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(args);
   std::set<std::string> value_flags = {
-      "listen",   "db",      "state-dir", "token-file",
-      "tls-cert", "tls-key", "gpus",      "grace-seconds"};
+      "listen",  "db",   "state-dir",     "token-file",   "tls-cert",
+      "tls-key", "gpus", "grace-seconds", "max-restarts", "max-retries"};
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
   auto parsed = ParseArgs(args, value_flags, {"help"});
@@ -182,6 +186,14 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     }
     options.termination_grace =
         std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  }
+  for (auto [flag, value] :
+       {std::pair{"max-restarts", &options.max_replica_restarts},
+        std::pair{"max-retries", &options.max_trial_retries}}) {
+    if (!parsed->Has(flag)) continue;
+    absl::StatusOr<int> n = IntegerFlag<int>(*parsed, flag, 0);
+    if (!n.ok()) return Fail(n.status(), kExitUsage, err);
+    *value = *n;
   }
   BackendConfig backend;
   if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_flags),
