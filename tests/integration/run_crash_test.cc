@@ -19,7 +19,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/store/sqlite_store.h"
+#include "tests/integration/run_crash_fixture.h"
 #include "tests/integration/testdata/ledger.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
@@ -27,77 +27,12 @@
 namespace hptune {
 namespace {
 
-constexpr int kMaxTrials = 4;
+constexpr int kMaxTrials = testing::RunCrashFixture::kMaxTrials;
 
 using testing::ReadLedger;
 using Report = testing::LedgerReport;
 
-class RunCrashTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = testing::MakeTempDir();
-    ledger_ = dir_ + "/ledger.txt";
-    config_ = dir_ + "/config.yaml";
-    WriteConfig("");
-  }
-
-  // The job's config; `more_args` (", --a=b") go to the trainer.
-  void WriteConfig(const std::string& more_args, int max_trials = kMaxTrials,
-                   int parallel = 2) {
-    std::ofstream(config_)
-        << "trainingInput:\n"
-           "  command: [python3, "
-        << testing::SourceDir()
-        << "/tests/integration/testdata/crash_trainer.py]\n"
-           "  args: [--steps=8, --step_seconds=0.1, --ledger="
-        << ledger_ << more_args
-        << "]\n"
-           "  hyperparameters:\n"
-           "    goal: MINIMIZE\n"
-           "    hyperparameterMetricTag: loss\n"
-           "    maxTrials: "
-        << max_trials << "\n    maxParallelTrials: " << parallel
-        << "\n"
-           "    algorithm: RANDOM_SEARCH\n"
-           "    params:\n"
-           "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
-  }
-
-  std::vector<std::string> Argv() const {
-    return {testing::HptuneBinary(),
-            "run",
-            config_,
-            "--job-id",
-            "crashy",
-            "--db",
-            dir_ + "/h.db",
-            "--runs-dir",
-            runs(),
-            "--grace-seconds",
-            "1",
-            "--quiet"};
-  }
-  std::string runs() const { return dir_ + "/runs"; }
-
-  pid_t StartRun() {
-    return testing::StartProcess(Argv(), dir_ + "/out", dir_ + "/err");
-  }
-
-  void Kill(pid_t pid) {
-    ASSERT_EQ(kill(pid, SIGKILL), 0);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  }
-
-  std::vector<Trial> Trials() const {
-    auto store = store::SqliteStore::Open(dir_ + "/h.db");
-    if (!store.ok()) return {};
-    auto trials = (*store)->ListTrials("crashy");
-    return trials.ok() ? *trials : std::vector<Trial>{};
-  }
-
-  std::string dir_, ledger_, config_;
-};
+class RunCrashTest : public testing::RunCrashFixture {};
 
 TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
   // Kill 1: mid-trial, once the first trial has stored two measurements.
@@ -153,7 +88,7 @@ TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
 
 TEST_F(RunCrashTest, RunsThatDieCannotRerunATrialWithoutEnd) {
   // One trial, long enough to be killed in; 2 attempts (--max-retries 1).
-  WriteConfig(", --steps=600", 1, 1);
+  WriteConfig({.more_args = ", --steps=600", .max_trials = 1, .parallel = 1});
   std::vector<std::string> argv = Argv();
   argv.insert(argv.end(), {"--max-retries", "1"});
   auto reported_in_attempt = [&](int attempt) {
@@ -165,7 +100,7 @@ TEST_F(RunCrashTest, RunsThatDieCannotRerunATrialWithoutEnd) {
     return false;
   };
   for (int attempt : {1, 2}) {
-    pid_t run = testing::StartProcess(argv, dir_ + "/out", dir_ + "/err");
+    pid_t run = StartRun(argv);
     ASSERT_TRUE(testing::PollUntil([&] { return reported_in_attempt(attempt); },
                                    std::chrono::seconds(60)))
         << testing::ReadFileOrEmpty(dir_ + "/err");
@@ -203,7 +138,7 @@ TEST_F(RunCrashTest, DaemonsThatLeftTheirTrialEndAfterACrashAndWithTheTrial) {
   // environment, so neither its process group nor the HPTUNE_REPLICA marker
   // reaches it. Only the trial's cgroup does.
   const std::string tag = "escaped-daemon-" + dir_;
-  WriteConfig(", --daemon=" + tag);
+  WriteConfig({.more_args = ", --daemon=" + tag});
   struct KillDaemons {  // Whatever happens to the test.
     std::string tag;
     ~KillDaemons() {

@@ -9,8 +9,10 @@ measurement the trainer reported; SIGTERM is blocked while it does both.
 SIGTERM exits at once (143) otherwise. With --daemon=TAG it first starts
 a process that escapes as a daemon would: its own session (setsid), SIGTERM
 ignored, an empty environment (no HPTUNE_REPLICA marker), "daemon:TAG"
-among its arguments so the test can find it. Standard library only; extra
---name=value arguments are ignored.
+among its arguments so the test can find it. Only the master (TF_CONFIG's
+task type "master" or "chief", or no TF_CONFIG) reports; other replicas
+wait until they are stopped. Standard library only; extra --name=value
+arguments are ignored.
 """
 
 import json
@@ -35,6 +37,10 @@ def main(argv):
     ledger = args["ledger"]
     path = os.environ["CLOUD_ML_HP_METRIC_FILE"]
     trial = os.environ["CLOUD_ML_TRIAL_ID"]
+    task = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {})
+    if task.get("type", "master") not in ("master", "chief"):
+        while True:
+            time.sleep(3600)
     if "daemon" in args:
         subprocess.Popen([sys.executable, "-c", DAEMON,
                           "daemon:" + args["daemon"]],
