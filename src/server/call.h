@@ -1,5 +1,6 @@
 // The frame of every service handler: authenticate, run the body, map its
-// absl::Status to a grpc::Status. Internal to src/server; thread-safe.
+// absl::Status to a grpc::Status, and have the memory it freed returned
+// (memory_release.h). Internal to src/server; thread-safe.
 #ifndef HPTUNE_SRC_SERVER_CALL_H_
 #define HPTUNE_SRC_SERVER_CALL_H_
 
@@ -11,12 +12,18 @@
 #include "absl/status/status.h"
 #include "src/api/grpc_status.h"
 #include "src/server/auth.h"
+#include "src/server/memory_release.h"
 
 namespace hptune::server {
 
 template <typename Body>
 grpc::Status Serve(const TokenAuthenticator& auth,
                    const grpc::ServerContextBase* context, Body&& body) {
+  // However it ends: the trim runs a moment later, when the request and
+  // the response are freed too.
+  struct ReleaseAtEnd {
+    ~ReleaseAtEnd() { ReleaseFreeMemorySoon(); }
+  } release;
   grpc::Status allowed = auth.Check(*context);
   if (!allowed.ok()) return allowed;
   return api::ToGrpcStatus(std::forward<Body>(body)());

@@ -21,6 +21,7 @@
 #include "src/server/auth.h"
 #include "src/server/job_service.h"
 #include "src/server/listen_policy.h"
+#include "src/server/memory_release.h"
 #include "src/server/study_service.h"
 #include "src/store/runner_lock.h"
 
@@ -153,6 +154,7 @@ HptuneServer::~HptuneServer() = default;
 
 absl::StatusOr<std::unique_ptr<HptuneServer>> HptuneServer::Start(
     ServerOptions options) {
+  LimitAllocatorArenas();  // Before gRPC's threads exist.
   auto impl = std::make_unique<Impl>(std::move(options));
   HPTUNE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<HptuneServer>(new HptuneServer(std::move(impl)));

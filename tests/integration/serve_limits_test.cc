@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
@@ -170,6 +172,57 @@ TEST_F(ServeLimitsTest, AJobWhoseCommandLineExecWouldRefuseIsRefusedAtSubmit) {
   EXPECT_THAT(refused.error_message(),
               HasSubstr("trainingInput.args: the trainer's command line must "
                         "have at most 10000 arguments, got 10002"));
+}
+
+// The server's resident memory in kB, from /proc.
+int64_t RssKb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return -1;
+}
+
+// Large requests (here 3 MB studies of 100,000 categorical values, refused
+// after parsing) on many gRPC threads at once: the server's memory grows
+// while it serves them and goes back after, round after round.
+TEST_F(ServeLimitsTest, MemoryReturnsAfterLargeRequests) {
+  v1::CreateStudyRequest create;
+  create.set_name("big");
+  v1::StudySpec* spec = create.mutable_spec();
+  spec->set_goal(v1::StudySpec::MINIMIZE);
+  spec->set_hyperparameter_metric_tag("loss");
+  v1::ParameterSpec* c = spec->add_params();
+  c->set_parameter_name("c");
+  c->set_type(v1::ParameterSpec::CATEGORICAL);
+  for (int i = 0; i < 100000; ++i) {
+    c->add_categorical_values("value-" + std::to_string(i) + "-padding");
+  }
+  const int64_t idle = RssKb(server_->pid());
+  ASSERT_GT(idle, 0);
+  constexpr int64_t kAllowedGrowthKb = 64 * 1024;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 8; ++t) {
+      clients.emplace_back([&] {
+        v1::Study study;
+        grpc::Status status =
+            server_->StudyStub()->CreateStudy(Context().get(), create, &study);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+      });
+    }
+    for (std::thread& client : clients) client.join();
+    int64_t rss = 0;
+    EXPECT_TRUE(testing::PollUntil(
+        [&] {
+          rss = RssKb(server_->pid());
+          return rss < idle + kAllowedGrowthKb;
+        },
+        std::chrono::seconds(10)))
+        << "round " << round << ": " << rss << " kB resident, " << idle
+        << " kB when idle";
+  }
 }
 
 }  // namespace
