@@ -57,32 +57,8 @@ absl::StatusOr<std::map<std::string, std::string>> ParseGpuTypes(
 }  // namespace
 
 RepeatedSlurmFlags TakeRepeatedSlurmFlags(std::vector<std::string>& args) {
-  RepeatedSlurmFlags taken;
-  const std::pair<std::string, std::vector<std::string>*> kFlags[] = {
-      {"--slurm-option", &taken.options},
-      {"--slurm-gpu-type", &taken.gpu_types}};
-  std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      rest.insert(rest.end(), args.begin() + i, args.end());
-      break;
-    }
-    bool took = false;
-    for (const auto& [flag, values] : kFlags) {
-      if (a.rfind(flag + "=", 0) == 0) {
-        values->push_back(a.substr(flag.size() + 1));
-        took = true;
-      } else if (a == flag && i + 1 < args.size()) {
-        values->push_back(args[++i]);
-        took = true;
-      }
-      if (took) break;
-    }
-    if (!took) rest.push_back(a);
-  }
-  args = std::move(rest);
-  return taken;
+  return {.options = TakeRepeatedFlag(args, "--slurm-option"),
+          .gpu_types = TakeRepeatedFlag(args, "--slurm-gpu-type")};
 }
 
 absl::Status ApplyBackendFlags(const ParsedArgs& args,

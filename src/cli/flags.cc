@@ -88,4 +88,25 @@ EnvLookup ProcessEnv() {
   };
 }
 
+std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>& args,
+                                          const std::string& flag) {
+  std::vector<std::string> values, rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      rest.insert(rest.end(), args.begin() + i, args.end());
+      break;
+    }
+    if (a.rfind(flag + "=", 0) == 0) {
+      values.push_back(a.substr(flag.size() + 1));
+    } else if (a == flag && i + 1 < args.size()) {
+      values.push_back(args[++i]);
+    } else {
+      rest.push_back(a);
+    }
+  }
+  args = std::move(rest);
+  return values;
+}
+
 }  // namespace hptune::cli

@@ -47,6 +47,12 @@ absl::StatusOr<Int> IntegerFlag(const ParsedArgs& args, const std::string& name,
                                 Int min, std::optional<Int> max = std::nullopt,
                                 const char* what = "an integer");
 
+// Removes every `--flag=VALUE` and `--flag VALUE` from `args` (up to a
+// "--") and returns the values in order: for flags that may be given many
+// times, which ParseArgs (one value per flag) does not keep.
+std::vector<std::string> TakeRepeatedFlag(std::vector<std::string>& args,
+                                          const std::string& flag);
+
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // The operation failed.
