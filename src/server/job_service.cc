@@ -209,6 +209,7 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
         JobSpec spec,
         JobSpecFromProto(request->training_input(), request->job_id()));
     HPTUNE_ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
+    HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
     if (request->has_slurm()) {
       HPTUNE_ASSIGN_OR_RETURN(spec.slurm,
                               SlurmOptionsFromProto(request->slurm()));

@@ -7,7 +7,8 @@
 // that poll the store and the log files, waking early on the JobManager's
 // change notifications, and end when the client cancels or its deadline
 // passes. A SubmitJob that names a backend must name this server's (the
-// server runs every job on the one launcher it was started with).
+// server runs every job on the one launcher it was started with), and its
+// trainer must be one the server's CommandPolicy allows.
 // Thread-safe: handlers run on the sync server's threads.
 #ifndef HPTUNE_SRC_SERVER_JOB_SERVICE_H_
 #define HPTUNE_SRC_SERVER_JOB_SERVICE_H_
@@ -19,15 +20,22 @@
 #include "hptune/v1/job_service.grpc.pb.h"
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
+#include "src/server/command_policy.h"
 
 namespace hptune::server {
 
 class JobService final : public v1::JobService::Service {
  public:
-  // `backend`: where this server runs trials, "local" or "slurm".
+  // `backend`: where this server runs trials, "local" or "slurm";
+  // `policy`: which programs submitted jobs may run.
   JobService(store::Store& store, jobs::JobManager& jobs,
-             const TokenAuthenticator& auth, std::string backend)
-      : store_(store), jobs_(jobs), auth_(auth), backend_(std::move(backend)) {}
+             const TokenAuthenticator& auth, std::string backend,
+             CommandPolicy policy)
+      : store_(store),
+        jobs_(jobs),
+        auth_(auth),
+        backend_(std::move(backend)),
+        policy_(std::move(policy)) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const v1::SubmitJobRequest* request,
@@ -64,6 +72,7 @@ class JobService final : public v1::JobService::Service {
   jobs::JobManager& jobs_;
   const TokenAuthenticator& auth_;
   const std::string backend_;
+  const CommandPolicy policy_;
 };
 
 }  // namespace hptune::server

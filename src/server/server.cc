@@ -63,8 +63,10 @@ class HptuneServer::Impl {
                                                runner);
     study_service_ = std::make_unique<StudyService>(*store_, *engine_, auth_,
                                                     options_.stopping_rule);
-    job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
-                                                options_.backend_name);
+    HPTUNE_ASSIGN_OR_RETURN(CommandPolicy policy,
+                            CommandPolicy::Parse(options_.allowed_commands));
+    job_service_ = std::make_unique<JobService>(
+        *store_, *jobs_, auth_, options_.backend_name, std::move(policy));
 
     grpc::EnableDefaultHealthCheckService(true);
     // Reflection answers without the token (gRPC serves it, not our

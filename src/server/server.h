@@ -45,6 +45,9 @@ struct ServerOptions {
   std::unique_ptr<launch::Launcher> launcher;
   std::string backend_name = "local";
   std::chrono::milliseconds termination_grace{5000};
+  // Which programs submitted jobs may run (CommandPolicy's rules); empty:
+  // any.
+  std::vector<std::string> allowed_commands;
   // Per trial attempt, and re-runs per trial (engine::JobRunnerOptions).
   int max_replica_restarts = 5;
   int max_trial_retries = 3;

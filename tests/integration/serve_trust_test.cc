@@ -143,6 +143,49 @@ TEST(ServeTrustTest, AnotherUserOfThisMachineCannotSubmitAJob) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// A shared server's policy: only the trainers under one directory, run by
+// python3. A job running `python3 -c CODE` is refused before anything runs.
+TEST(ServeTrustTest, AllowCommandRefusesTrainersItDoesNotName) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string trainers = testing::SourceDir() + "/tests/testdata/";
+  ServeProcess server(dir, {"--allow-command", "/bin/true",
+                            "--allow-command=/usr/bin/python3:" + trainers});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string marker = dir + "/ran";
+  testing::ProcessResult refused = testing::RunProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "code", "--config",
+       WriteMarkerConfig(dir, marker), "--server", server.address()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("command: \"/usr/bin/python3\""));
+  EXPECT_THAT(refused.err,
+              HasSubstr("with \"-c\" first is not allowed by this server's "
+                        "--allow-command rules (/bin/true, /usr/bin/python3:" +
+                        trainers + ")"));
+  EXPECT_FALSE(std::filesystem::exists(marker));
+
+  const std::string config = dir + "/allowed.yaml";
+  std::ofstream(config) << "trainingInput:\n"
+                           "  command: [/usr/bin/python3, "
+                        << trainers
+                        << "curve_trainer.py]\n"
+                           "  args: [--steps=2, --step_seconds=0.01]\n"
+                           "  hyperparameters:\n"
+                           "    goal: MINIMIZE\n"
+                           "    hyperparameterMetricTag: loss\n"
+                           "    maxTrials: 1\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n"
+                           "    - {parameterName: y, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n";
+  testing::ProcessResult allowed = testing::RunProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "curve", "--config", config,
+       "--wait", "--server", server.address()});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err << server.Output();
+  EXPECT_THAT(allowed.err, HasSubstr("job curve SUCCEEDED"));
+}
+
 TEST(ServeTrustTest, BadTlsFilesAreNamedNotReportedAsABusyPort) {
   const std::string dir = testing::MakeTempDir();
   const std::string garbage = dir + "/garbage.pem";

@@ -66,6 +66,10 @@ constexpr char kUsage[] =
     "                         (default 5)\n"
     "  --max-retries N        re-runs of a trial whose attempt failed or\n"
     "                         died with the server (default 3)\n"
+    "  --allow-command RULE   only jobs whose trainer a rule allows (repeat\n"
+    "                         for more): DIR/ (programs under it), PROGRAM,\n"
+    "                         or PROGRAM:DIR/ (an interpreter with a script\n"
+    "                         or package under DIR); default: any\n"
     "  --backend local|slurm  where every job's trials run (default local);\n"
     "                         a job whose config names the other is refused\n"
     "  --slurm-partition P --slurm-account A --slurm-time T\n"
@@ -112,6 +116,8 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   unsetenv("HPTUNE_TOKEN");
   std::vector<std::string> args = raw_args;
   RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(args);
+  std::vector<std::string> allowed_commands =
+      TakeRepeatedFlag(args, "--allow-command");
   std::set<std::string> value_flags = {
       "listen",  "db",   "state-dir",     "token-file",   "tls-cert",
       "tls-key", "gpus", "grace-seconds", "max-restarts", "max-retries"};
@@ -195,6 +201,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     if (!n.ok()) return Fail(n.status(), kExitUsage, err);
     *value = *n;
   }
+  options.allowed_commands = std::move(allowed_commands);
   BackendConfig backend;
   if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_flags),
                                          backend, BackendFlagsFor::kServer);

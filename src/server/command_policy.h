@@ -1,0 +1,55 @@
+// CommandPolicy: which programs the jobs submitted to a shared server may
+// run, from `hptune serve --allow-command RULE` (repeatable). Without rules
+// every command is allowed: whoever holds the token is trusted (see
+// docs/operations.md, "Who may submit jobs"). With rules, SubmitJob refuses a
+// job whose trainer matches none with PERMISSION_DENIED naming the program,
+// what it resolved to and the rules. A rule is one of
+//   DIR/          any program under DIR;
+//   PROGRAM       that program, with any arguments;
+//   PROGRAM:DIR/  that program (an interpreter) only when its first argument
+//                 is a script under DIR, or, for a `pythonModule` job, when
+//                 the package is under DIR and the module is in it.
+// Paths are absolute; programs and scripts are compared after resolving
+// PATH (the server's), symbolic links and "..", so a link out of DIR does
+// not pass. An interpreter named alone runs whatever it is given
+// (`python3 -c ...`): name its scripts' directory instead.
+// Created at server start-up; thread-safe (const after Parse).
+#ifndef HPTUNE_SRC_SERVER_COMMAND_POLICY_H_
+#define HPTUNE_SRC_SERVER_COMMAND_POLICY_H_
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+
+namespace hptune::server {
+
+class CommandPolicy {
+ public:
+  // InvalidArgument naming a rule that is not absolute or names nothing
+  // that exists.
+  static absl::StatusOr<CommandPolicy> Parse(
+      const std::vector<std::string>& rules);
+
+  bool allows_everything() const { return rules_.empty(); }
+  // OK when `job`'s trainer matches a rule (or there are none).
+  [[nodiscard]] absl::Status Check(const JobSpec& job) const;
+
+ private:
+  struct Rule {
+    std::string text;                              // As given, for messages.
+    std::optional<std::filesystem::path> dir;      // DIR/: programs under it.
+    std::filesystem::path program;                 // PROGRAM[:DIR/].
+    std::optional<std::filesystem::path> scripts;  // PROGRAM:DIR/.
+  };
+
+  std::vector<Rule> rules_;
+};
+
+}  // namespace hptune::server
+
+#endif  // HPTUNE_SRC_SERVER_COMMAND_POLICY_H_

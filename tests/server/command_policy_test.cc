@@ -1,0 +1,151 @@
+// CommandPolicy on real files in a temporary directory: trainers under an
+// allowed directory, an interpreter with its scripts or package there, and
+// what must not pass (another program, an option instead of a script, a
+// link out of the directory, a module from elsewhere).
+#include "src/server/command_policy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune::server {
+namespace {
+
+namespace fs = std::filesystem;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
+using ::testing::HasSubstr;
+
+class CommandPolicyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::canonical(testing::MakeTempDir());
+    trainers_ = root_ / "trainers";
+    fs::create_directories(trainers_ / "pkg");
+    Write(trainers_ / "train.sh");
+    Write(trainers_ / "train.py");
+    Write(trainers_ / "pkg" / "task.py");
+    Write(root_ / "elsewhere.py");
+    fs::create_symlink(root_ / "elsewhere.py", trainers_ / "link.py");
+    testing::ProcessResult which =
+        testing::RunProcess({"/bin/sh", "-c", "command -v python3"});
+    ASSERT_EQ(which.exit_code, 0);
+    python_ = fs::canonical(which.out.substr(0, which.out.find('\n')));
+  }
+
+  static void Write(const fs::path& file) {
+    std::ofstream(file) << "#!/bin/sh\n";
+    chmod(file.c_str(), 0755);
+  }
+
+  CommandPolicy Policy(const std::vector<std::string>& rules) {
+    absl::StatusOr<CommandPolicy> policy = CommandPolicy::Parse(rules);
+    EXPECT_OK(policy);
+    return policy.ok() ? *std::move(policy) : CommandPolicy();
+  }
+
+  static JobSpec Command(std::vector<std::string> command,
+                         std::vector<std::string> args = {}) {
+    JobSpec job;
+    job.command = std::move(command);
+    job.args = std::move(args);
+    return job;
+  }
+
+  static JobSpec Module(const fs::path& package, const std::string& module) {
+    JobSpec job;
+    job.package_path = package.string();
+    job.module_name = module;
+    return job;
+  }
+
+  fs::path root_, trainers_, python_;
+};
+
+TEST_F(CommandPolicyTest, NoRulesAllowAnything) {
+  CommandPolicy policy = Policy({});
+  EXPECT_TRUE(policy.allows_everything());
+  EXPECT_OK(policy.Check(Command({"/bin/sh", "-c", "id"})));
+}
+
+TEST_F(CommandPolicyTest, ADirectoryAllowsTheProgramsUnderIt) {
+  CommandPolicy policy = Policy({trainers_.string() + "/"});
+  EXPECT_OK(policy.Check(Command({(trainers_ / "train.sh").string()})));
+  EXPECT_OK(policy.Check(
+      Command({(trainers_ / "pkg" / ".." / "train.sh").string(), "--lr=1"})));
+  EXPECT_THAT(policy.Check(Command({"/bin/sh", "-c", "id"})),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("command: \"/bin/sh\"")));
+  // A link inside that points out is where it points.
+  EXPECT_THAT(policy.Check(Command({(trainers_ / "link.py").string()})),
+              StatusHasCode(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(
+      policy.Check(Command({(trainers_ / ".." / "elsewhere.py").string()})),
+      StatusHasCode(absl::StatusCode::kPermissionDenied));
+}
+
+TEST_F(CommandPolicyTest, AnInterpreterRunsOnlyScriptsUnderItsDirectory) {
+  CommandPolicy policy = Policy(
+      {"/usr/bin/env", python_.string() + ":" + trainers_.string() + "/"});
+  EXPECT_OK(
+      policy.Check(Command({"python3", (trainers_ / "train.py").string()})));
+  EXPECT_OK(policy.Check(
+      Command({python_.string()}, {(trainers_ / "train.py").string()})));
+  // An option first, a script elsewhere or through a link out, a relative
+  // script: refused, naming what was asked and the rules.
+  absl::Status code = policy.Check(Command({"python3", "-c", "print(1)"}));
+  EXPECT_THAT(code, StatusIs(absl::StatusCode::kPermissionDenied,
+                             HasSubstr("with \"-c\" first")));
+  EXPECT_THAT(code.message(),
+              HasSubstr(python_.string() + ":" + trainers_.string() + "/"));
+  EXPECT_THAT(
+      policy.Check(Command({"python3", (root_ / "elsewhere.py").string()})),
+      StatusHasCode(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(
+      policy.Check(Command({"python3", (trainers_ / "link.py").string()})),
+      StatusHasCode(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(policy.Check(Command({"python3", "train.py"})),
+              StatusHasCode(absl::StatusCode::kPermissionDenied));
+  // A program named alone takes any arguments.
+  EXPECT_OK(policy.Check(Command({"/usr/bin/env", "anything"})));
+}
+
+TEST_F(CommandPolicyTest, AModuleJobNeedsItsPackageUnderTheDirectory) {
+  CommandPolicy policy =
+      Policy({python_.string() + ":" + trainers_.string() + "/"});
+  EXPECT_OK(policy.Check(Module(trainers_ / "pkg", "pkg.task")));
+  // `python3 -m timeit CODE` would run CODE: a module that is not the
+  // package's is refused.
+  absl::Status timeit = policy.Check(Module(trainers_ / "pkg", "timeit"));
+  EXPECT_THAT(timeit, StatusIs(absl::StatusCode::kPermissionDenied,
+                               HasSubstr("pythonModule: \"python3\"")));
+  EXPECT_THAT(timeit.message(), HasSubstr("module \"timeit\""));
+  EXPECT_THAT(policy.Check(Module(root_, "elsewhere")),
+              StatusHasCode(absl::StatusCode::kPermissionDenied));
+}
+
+TEST_F(CommandPolicyTest, RulesMustBeAbsoluteAndExist) {
+  EXPECT_THAT(CommandPolicy::Parse({"trainers/"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--allow-command \"trainers/\": expected an absolute "
+                       "path: DIR/, PROGRAM or PROGRAM:DIR/"));
+  EXPECT_THAT(
+      CommandPolicy::Parse({(root_ / "nope/").string()}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no directory")));
+  EXPECT_THAT(CommandPolicy::Parse({"/no/such/program"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("no program \"/no/such/program\"")));
+  EXPECT_THAT(CommandPolicy::Parse({python_.string() + ":relative/"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("expected an absolute DIR/")));
+}
+
+}  // namespace
+}  // namespace hptune::server
