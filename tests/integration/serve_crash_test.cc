@@ -34,13 +34,15 @@ constexpr int kMaxTrials = 4;
 using testing::ReadLedger;
 using Report = testing::LedgerReport;
 
-v1::TrainingInput CrashJob(const std::string& ledger) {
+// `more_args` go to the trainer after the others: `, "--a=b"`.
+v1::TrainingInput CrashJob(const std::string& ledger,
+                           const std::string& more_args = "") {
   const std::string trainer =
       testing::SourceDir() + "/tests/integration/testdata/crash_trainer.py";
   const std::string json = R"({"command": ["python3", ")" + trainer +
                            R"("], "args": ["--steps=8", "--step_seconds=0.1",
                            "--ledger=)" +
-                           ledger + R"("],
+                           ledger + "\"" + more_args + R"(],
       "hyperparameters": {"goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
         "maxTrials": )" + std::to_string(kMaxTrials) +
                            R"(, "maxParallelTrials": 2,
@@ -231,6 +233,38 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
   EXPECT_TRUE(testing::PollUntil(
       [&] { return testing::ReplicasUnder(server.runs_dir()).empty(); },
       std::chrono::seconds(10)));
+}
+
+// A drain ends every process of the job's trials, also a daemon a trainer
+// started that left its session, ignores SIGTERM and cleaned its
+// environment (where cgroups can be used; the server says which).
+TEST(ServeCrashTest, ADrainEndsTheDaemonsTrainersStarted) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string tag = "drained-daemon-" + dir;
+  struct KillDaemons {  // Whatever happens to the test.
+    std::string tag;
+    ~KillDaemons() {
+      for (const std::string& line : testing::ProcessesMentioning(tag)) {
+        kill(std::stoi(line), SIGKILL);
+      }
+    }
+  } cleanup{tag};
+  ServeProcess server(dir);
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  if (server.Output().find("contained by cgroup v2") == std::string::npos) {
+    GTEST_SKIP() << "cgroups cannot be used here: " << server.Output();
+  }
+  ASSERT_NO_FATAL_FAILURE(SubmitCrashJob(
+      server, CrashJob(dir + "/ledger.txt",
+                       R"(, "--steps=600", "--daemon=)" + tag + "\"")));
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return !testing::ProcessesMentioning("daemon:" + tag).empty(); },
+      std::chrono::seconds(30)))
+      << server.Output();
+
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+  EXPECT_THAT(testing::ProcessesMentioning(tag), ::testing::IsEmpty());
 }
 
 }  // namespace
