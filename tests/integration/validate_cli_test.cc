@@ -103,6 +103,30 @@ TEST(ValidateCliTest, InvalidJobIdIsAConfigError) {
                         "underscores, got \"my-job\"\n"));
 }
 
+// A "billion laughs" config (nine levels of ten aliases: 10^9 strings in
+// 800 bytes) is refused at once; the binary does not expand it.
+TEST(ValidateCliTest, AYamlAliasBombIsRefusedNotExpanded) {
+  const std::string path = testing::MakeTempDir() + "/bomb.yaml";
+  {
+    std::ofstream bomb(path);
+    bomb << "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int level = 1; level <= 9; ++level) {
+      const std::string prev = "*a" + std::to_string(level - 1);
+      bomb << "a" << level << ": &a" << level << " [" << prev;
+      for (int i = 1; i < 10; ++i) bomb << ", " << prev;
+      bomb << "]\n";
+    }
+    bomb << "trainingInput: {hyperparameters: {goal: MAXIMIZE, "
+            "hyperparameterMetricTag: acc, maxTrials: 1, params: "
+            "[{parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}]}}\n";
+  }
+  testing::ProcessResult result = Validate({path});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("more than 250000 values (YAML aliases "
+                                    "count once for each place that refers "
+                                    "to them)"));
+}
+
 TEST(ValidateCliTest, UnreadableFileIsAConfigError) {
   testing::ProcessResult result = Validate({"/nonexistent/config.yaml"});
   EXPECT_EQ(result.exit_code, 2);
