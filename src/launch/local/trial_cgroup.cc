@@ -161,7 +161,8 @@ absl::Status Probe(const fs::path& parent) {
 void RemoveAbandonedCgroups(const fs::path& parent) {
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
-    absl::string_view name = entry.path().filename().native();
+    const std::string filename = entry.path().filename().string();
+    absl::string_view name = filename;
     if (!absl::ConsumePrefix(&name, "hptune-")) continue;
     int pid = 0;
     if (!absl::SimpleAtoi(name.substr(0, name.find('-')), &pid) || pid <= 0 ||
