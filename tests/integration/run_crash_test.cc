@@ -139,14 +139,7 @@ TEST_F(RunCrashTest, DaemonsThatLeftTheirTrialEndAfterACrashAndWithTheTrial) {
   // reaches it. Only the trial's cgroup does.
   const std::string tag = "escaped-daemon-" + dir_;
   WriteConfig({.more_args = ", --daemon=" + tag});
-  struct KillDaemons {  // Whatever happens to the test.
-    std::string tag;
-    ~KillDaemons() {
-      for (const std::string& line : testing::ProcessesMentioning(tag)) {
-        kill(std::stoi(line), SIGKILL);
-      }
-    }
-  } cleanup{tag};
+  testing::KillProcessesMentioning cleanup(tag);  // However it ends.
 
   pid_t run = StartRun();
   ASSERT_TRUE(testing::PollUntil(

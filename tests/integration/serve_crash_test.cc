@@ -241,14 +241,7 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
 TEST(ServeCrashTest, ADrainEndsTheDaemonsTrainersStarted) {
   const std::string dir = testing::MakeTempDir();
   const std::string tag = "drained-daemon-" + dir;
-  struct KillDaemons {  // Whatever happens to the test.
-    std::string tag;
-    ~KillDaemons() {
-      for (const std::string& line : testing::ProcessesMentioning(tag)) {
-        kill(std::stoi(line), SIGKILL);
-      }
-    }
-  } cleanup{tag};
+  testing::KillProcessesMentioning cleanup(tag);  // However it ends.
   ServeProcess server(dir);
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;

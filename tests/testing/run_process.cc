@@ -164,6 +164,12 @@ std::vector<std::string> ProcessesMentioning(const std::string& text) {
   return found;
 }
 
+KillProcessesMentioning::~KillProcessesMentioning() {
+  for (const std::string& line : ProcessesMentioning(text_)) {
+    kill(std::stoi(line), SIGKILL);
+  }
+}
+
 std::string MakeTempDir() {
   const char* base = getenv("TEST_TMPDIR");
   std::string pattern = std::string(base ? base : "/tmp") + "/hptune_XXXXXX";

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hptune::testing {
@@ -62,6 +63,19 @@ std::string MakeTempDir();
 // "pid: cmdline": what a test started and expects gone, found by a unique
 // string in its arguments (a test's temp dir).
 std::vector<std::string> ProcessesMentioning(const std::string& text);
+
+// SIGKILLs every process ProcessesMentioning(text) finds when it goes out
+// of scope: a test's cleanup of what it started, however the test ends.
+class KillProcessesMentioning {
+ public:
+  explicit KillProcessesMentioning(std::string text) : text_(std::move(text)) {}
+  ~KillProcessesMentioning();
+  KillProcessesMentioning(const KillProcessesMentioning&) = delete;
+  KillProcessesMentioning& operator=(const KillProcessesMentioning&) = delete;
+
+ private:
+  std::string text_;
+};
 
 }  // namespace hptune::testing
 
