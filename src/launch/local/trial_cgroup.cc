@@ -150,20 +150,27 @@ absl::Status Probe(const fs::path& parent) {
     }
     if (fd >= 0) close(fd);
   }
-  rmdir(probe.c_str());
+  // The reaped child leaves the cgroup a moment later (EBUSY until then).
+  const auto deadline = Clock::now() + std::chrono::seconds(1);
+  while (rmdir(probe.c_str()) != 0 && errno == EBUSY &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return status;
 }
 
 // Removes the empty trial cgroups under `parent` whose hptune process
-// ("hptune-<pid>-<n>") has ended: a killed runner leaves its cgroups behind,
-// and the one that takes its jobs over removes only those of those jobs.
-// Populated ones stay for that take-over (KillRecordedCgroup).
+// ("hptune-<pid>-<n>", or its probe "hptune-probe-<pid>") has ended: a killed
+// runner leaves its cgroups behind, and the one that takes its jobs over
+// removes only those of those jobs. Populated ones stay for that take-over
+// (KillRecordedCgroup).
 void RemoveAbandonedCgroups(const fs::path& parent) {
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
     const std::string filename = entry.path().filename().string();
     absl::string_view name = filename;
     if (!absl::ConsumePrefix(&name, "hptune-")) continue;
+    absl::ConsumePrefix(&name, "probe-");  // A probe a killed hptune left.
     int pid = 0;
     if (!absl::SimpleAtoi(name.substr(0, name.find('-')), &pid) || pid <= 0 ||
         kill(pid, 0) == 0 || errno != ESRCH || Populated(entry.path())) {
