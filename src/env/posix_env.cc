@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "hptune/env/env.h"
 
 namespace hptune {
@@ -120,6 +122,31 @@ absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
     return ErrnoError("cannot create directory", dir, ENOTDIR);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> FindOnPath(const std::string& program,
+                                       bool search_working_dir) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = getenv("PATH");
+  bool not_executable = false;
+  for (absl::string_view dir :
+       absl::StrSplit(path != nullptr ? path : "/bin:/usr/bin", ':')) {
+    if (dir.empty() && !search_working_dir) continue;
+    const std::string candidate =
+        absl::StrCat(dir.empty() ? "." : dir, "/", program);
+    struct stat info;
+    if (::stat(candidate.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+      continue;
+    }
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    not_executable = true;
+  }
+  const std::string where = absl::StrCat("\"", program, "\" on PATH");
+  if (not_executable) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(where, " is not executable"));
+  }
+  return absl::NotFoundError(absl::StrCat("no ", where));
 }
 
 }  // namespace hptune

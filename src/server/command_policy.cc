@@ -1,15 +1,11 @@
 #include "src/server/command_policy.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
+#include "hptune/env/env.h"
 
 namespace hptune::server {
 namespace {
@@ -30,25 +26,18 @@ bool Under(const fs::path& path, const fs::path& dir) {
   return d == dir.end();
 }
 
-// What exec would run for `program`: a path as it is, a bare name looked up
-// on this process's PATH as a replica's launch does (replica_process.cc).
+// What exec would run for `program`, resolved: an absolute path, or a bare
+// name on this process's PATH as a replica's launch finds it (not the
+// working directory: a policy names no relative place).
 std::optional<fs::path> ResolveProgram(const std::string& program) {
   if (program.find('/') != std::string::npos) {
     if (!fs::path(program).is_absolute()) return std::nullopt;
     return Resolve(program);
   }
-  const char* path = getenv("PATH");
-  for (absl::string_view dir :
-       absl::StrSplit(path != nullptr ? path : "/bin:/usr/bin", ':')) {
-    if (dir.empty()) continue;  // The working directory: not on a policy.
-    const fs::path candidate = fs::path(std::string(dir)) / program;
-    struct stat info;
-    if (stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-        access(candidate.c_str(), X_OK) == 0) {
-      return Resolve(candidate);
-    }
-  }
-  return std::nullopt;
+  absl::StatusOr<std::string> found =
+      FindOnPath(program, /*search_working_dir=*/false);
+  if (!found.ok()) return std::nullopt;
+  return Resolve(*found);
 }
 
 absl::StatusOr<fs::path> ResolveRuleDir(const std::string& rule,

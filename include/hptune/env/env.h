@@ -64,6 +64,15 @@ Env& DefaultEnv();
 [[nodiscard]] absl::Status CreatePrivateDirectories(
     const std::filesystem::path& dir);
 
+// The file exec would run for `program`, searched as execvp does: a name
+// with a slash is returned as it is; otherwise the first executable regular
+// file of that name in a directory of this process's PATH ("/bin:/usr/bin"
+// when unset), an empty entry being the working directory unless
+// `search_working_dir` is false. NotFound, or PermissionDenied when only
+// files that are not executable have the name.
+absl::StatusOr<std::string> FindOnPath(const std::string& program,
+                                       bool search_working_dir = true);
+
 }  // namespace hptune
 
 #endif  // HPTUNE_ENV_ENV_H_

@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +22,6 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "hptune/env/env.h"
 #include "src/launch/local/spawn_in_cgroup.h"
 
@@ -82,27 +80,6 @@ class SpawnSetup {
   posix_spawnattr_t attr_;
   posix_spawn_file_actions_t actions_;
 };
-
-// posix_spawnp's lookup of `program`: a name with a slash as it is, else the
-// first executable regular file of that name on this process's PATH. Empty,
-// with *error set, when there is none.
-std::string FindProgram(const std::string& program, int* error) {
-  if (program.find('/') != std::string::npos) return program;
-  const char* path = getenv("PATH");
-  *error = ENOENT;
-  for (absl::string_view dir :
-       absl::StrSplit(path != nullptr ? path : "/bin:/usr/bin", ':')) {
-    const std::string candidate =
-        absl::StrCat(dir.empty() ? "." : dir, "/", program);
-    struct stat info;
-    if (stat(candidate.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
-      continue;
-    }
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    *error = EACCES;
-  }
-  return "";
-}
 
 // The process's state letter and process group from /proc/<pid>/stat, whose
 // second field (the command name) may itself hold spaces and parentheses.
@@ -191,9 +168,12 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   pid_t pid = -1;
   int rc = 0;
   if (cgroup_fd >= 0) {
-    const std::string found = FindProgram(program, &rc);
-    if (!found.empty()) {
-      pid = SpawnInCgroup({.program = found.c_str(),
+    // posix_spawnp's lookup, which the cgroup spawn does not have.
+    const absl::StatusOr<std::string> found = FindOnPath(program);
+    if (!found.ok()) {
+      rc = absl::IsPermissionDenied(found.status()) ? EACCES : ENOENT;
+    } else {
+      pid = SpawnInCgroup({.program = found->c_str(),
                            .argv = argv.data(),
                            .envp = envp.data(),
                            .log_fd = log,

@@ -10,8 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -28,13 +26,10 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// Reading a file of a cgroup being removed fails midway (ENODEV): streaming
-// the buffer makes that an empty read instead of an exception.
+// A cgroup file's text; empty when it cannot be read (a cgroup being
+// removed fails reads with ENODEV).
 std::string ReadSmallFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  return DefaultEnv().ReadFile(path).value_or("");
 }
 
 bool WriteControl(const fs::path& file, const char* value) {
