@@ -24,6 +24,32 @@ namespace hptune::launch {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Writes the record whole (a temporary file renamed over it) but without
+// fsync: it names a cgroup, which no reboot outlives, so only a killed
+// hptune must find it complete, and the page cache survives that. An fsync
+// here cost a millisecond or more per trial start.
+absl::Status WriteRecord(const fs::path& record, const std::string& cgroup) {
+  fs::path temporary = record;
+  temporary += absl::StrCat(".tmp.", getpid());
+  const int fd =
+      open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create ", temporary.string(), ": ", strerror(errno)));
+  }
+  const bool written = write(fd, cgroup.data(), cgroup.size()) ==
+                       static_cast<ssize_t>(cgroup.size());
+  const int write_errno = errno;
+  close(fd);
+  if (!written || rename(temporary.c_str(), record.c_str()) != 0) {
+    const int error = written ? errno : write_errno;
+    unlink(temporary.c_str());
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", record.string(), ": ", strerror(error)));
+  }
+  return absl::OkStatus();
+}
 using Clock = std::chrono::steady_clock;
 
 // A cgroup file's text; empty when it cannot be read (a cgroup being
@@ -219,8 +245,7 @@ absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
   std::unique_ptr<TrialCgroup> cgroup(
       new TrialCgroup(dir, trial_dir / kCgroupRecordFile));
   HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(trial_dir));
-  HPTUNE_RETURN_IF_ERROR(
-      DefaultEnv().WriteFileAtomically(cgroup->record_, dir.string()));
+  HPTUNE_RETURN_IF_ERROR(WriteRecord(cgroup->record_, dir.string()));
   for (const std::string& name : replicas) {
     cgroup->replicas_.push_back({.name = name});
   }
