@@ -7,11 +7,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "hptune/core/status.h"
 #include "hptune/env/env.h"
 
 namespace hptune {
@@ -147,6 +149,96 @@ absl::StatusOr<std::string> FindOnPath(const std::string& program,
         absl::StrCat(where, " is not executable"));
   }
   return absl::NotFoundError(absl::StrCat("no ", where));
+}
+
+namespace {
+
+// The interpreter a "#!" line names, and for "#!/usr/bin/env NAME" the NAME
+// env looks up; nullopt for a file that is no script.
+struct Shebang {
+  std::string interpreter;
+  std::string env_program;
+};
+std::optional<Shebang> ReadShebang(const std::filesystem::path& file,
+                                   bool* is_binary) {
+  char head[256];
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const ssize_t n = read(fd, head, sizeof(head));
+  close(fd);
+  if (n < 0) return std::nullopt;
+  std::string_view text(head, static_cast<size_t>(n));
+  *is_binary = text.substr(0, 4) ==
+               "\x7f"
+               "ELF";
+  if (text.substr(0, 2) != "#!") return std::nullopt;
+  text.remove_prefix(2);
+  text = text.substr(0, text.find('\n'));
+  std::vector<std::string> words = absl::StrSplit(
+      std::string(text), absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+  if (words.empty()) return Shebang{};
+  Shebang shebang{.interpreter = words[0]};
+  if (std::filesystem::path(words[0]).filename() == "env") {
+    for (size_t i = 1; i < words.size(); ++i) {
+      if (words[i].empty() || words[i][0] == '-') continue;   // env -S, -i.
+      if (words[i].find('=') != std::string::npos) continue;  // NAME=VALUE.
+      shebang.env_program = words[i];
+      break;
+    }
+  }
+  return shebang;
+}
+
+}  // namespace
+
+absl::Status CheckExecutable(const std::string& program,
+                             const std::filesystem::path& working_dir) {
+  HPTUNE_ASSIGN_OR_RETURN(std::string found, FindOnPath(program));
+  std::filesystem::path file(found);
+  if (file.is_relative() && !working_dir.empty()) file = working_dir / file;
+  const std::string quoted = absl::StrCat("\"", file.string(), "\"");
+  struct stat info;
+  if (::stat(file.c_str(), &info) != 0) {
+    return absl::NotFoundError(absl::StrCat(quoted, " does not exist"));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(quoted, " is not a regular file"));
+  }
+  if (::access(file.c_str(), X_OK) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        quoted, " is not executable: make it so (chmod +x ", file.string(),
+        ") or run it through its interpreter (command: [python3, ...])"));
+  }
+  bool is_binary = false;
+  std::optional<Shebang> shebang = ReadShebang(file, &is_binary);
+  if (!shebang.has_value()) {
+    if (is_binary) return absl::OkStatus();
+    return absl::PermissionDeniedError(absl::StrCat(
+        quoted,
+        " is neither a program nor a script with a #! line: start it with "
+        "one, such as #!/usr/bin/env python3"));
+  }
+  if (shebang->interpreter.empty()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(quoted, " has a #! line that names no interpreter"));
+  }
+  const std::string where = absl::StrCat(" of the #! line of ", quoted);
+  if (::access(shebang->interpreter.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "the interpreter \"", shebang->interpreter, "\"", where,
+        errno == ENOENT ? " does not exist" : " cannot be executed"));
+  }
+  if (!shebang->env_program.empty()) {
+    absl::StatusOr<std::string> on_path =
+        FindOnPath(shebang->env_program, /*search_working_dir=*/false);
+    if (!on_path.ok()) {
+      return absl::Status(on_path.status().code(),
+                          absl::StrCat(on_path.status().message(),
+                                       " (the program", where, ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace hptune

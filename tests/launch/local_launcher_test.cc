@@ -393,9 +393,10 @@ TEST_F(LocalLauncherTest, SpawnFailureNamesTheReplicaAndLeavesNothingRunning) {
   ASSERT_EQ(launch.replicas.size(), 4u);
   launch.replicas[2].argv[0] = "/no/such";
   absl::StatusOr<std::unique_ptr<TrialRun>> run = launcher.Start(launch);
-  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kFailedPrecondition));
+  // NotFound: no retry can cure it (Launcher::Start).
+  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kNotFound));
   EXPECT_EQ(run.status().message(),
-            "worker 1: cannot start \"/no/such\": No such file or directory");
+            "worker 1: cannot start \"/no/such\": \"/no/such\" does not exist");
   // master 0 and worker 0 had started; no child of this process is left,
   // not even a zombie.
   errno = 0;
@@ -404,10 +405,10 @@ TEST_F(LocalLauncherTest, SpawnFailureNamesTheReplicaAndLeavesNothingRunning) {
 
   launch.replicas[2].argv[0] = "no-such-program-on-path";
   run = launcher.Start(launch);
-  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kFailedPrecondition));
+  ASSERT_THAT(run, StatusHasCode(absl::StatusCode::kNotFound));
   EXPECT_EQ(run.status().message(),
-            "worker 1: cannot start \"no-such-program-on-path\": No such file "
-            "or directory");
+            "worker 1: cannot start \"no-such-program-on-path\": no "
+            "\"no-such-program-on-path\" on PATH");
 }
 
 TEST_F(LocalLauncherTest, BadWorkingDirOrLogPathNamesTheReplica) {

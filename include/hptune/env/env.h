@@ -73,6 +73,16 @@ Env& DefaultEnv();
 absl::StatusOr<std::string> FindOnPath(const std::string& program,
                                        bool search_working_dir = true);
 
+// Whether exec could run `program` (searched as FindOnPath does) with the
+// working directory `working_dir` (this process's when empty), checked
+// before anything starts: OK, or an error that says what to fix.
+// NotFound: no such program, or its #! interpreter is missing ("the
+// interpreter \"/usr/bin/python9\" of its #! line does not exist");
+// PermissionDenied: not a regular file, not executable (with the chmod to
+// run), or neither a binary nor a script with a #! line.
+[[nodiscard]] absl::Status CheckExecutable(
+    const std::string& program, const std::filesystem::path& working_dir = {});
+
 }  // namespace hptune
 
 #endif  // HPTUNE_ENV_ENV_H_

@@ -99,6 +99,36 @@ bool ReadStat(const char* pid, char* state, pid_t* pgrp) {
   return static_cast<bool>(rest >> *state >> ppid >> *pgrp);
 }
 
+// Why exec failed, said so that the fix is plain: a missing #! interpreter
+// is not "No such file or directory" of the script. NotFound and
+// PermissionDenied mean no retry can succeed (Launcher::Start).
+absl::Status CannotStart(const std::string& name, const ReplicaLaunch& replica,
+                         int error) {
+  const std::string& program = replica.argv[0];
+  const absl::Status diagnosis = CheckExecutable(program, replica.working_dir);
+  const std::string prefix =
+      absl::StrCat(name, ": cannot start \"", program, "\": ");
+  if (!diagnosis.ok()) {
+    return absl::Status(diagnosis.code(),
+                        absl::StrCat(prefix, diagnosis.message()));
+  }
+  std::string message = absl::StrCat(prefix, strerror(error));
+  switch (error) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(message);
+    case EACCES:
+    case EPERM:
+    case ENOEXEC:
+    case EISDIR:
+    case E2BIG:
+    case ELOOP:
+      return absl::PermissionDeniedError(message);
+    default:
+      return absl::FailedPreconditionError(message);
+  }
+}
+
 }  // namespace
 
 std::string DescribeReplica(const ReplicaLaunch& replica) {
@@ -188,10 +218,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
                       argv.data(), envp.data());
   }
   close(log);
-  if (rc != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(name, ": cannot start \"", program, "\": ", strerror(rc)));
-  }
+  if (rc != 0) return CannotStart(name, replica, rc);
   return pid;
 }
 
