@@ -23,6 +23,12 @@ constexpr char kP100[] = "NVIDIA_TESLA_P100";
 constexpr char kT4[] = "NVIDIA_TESLA_T4";
 constexpr char kV100[] = "NVIDIA_TESLA_V100";
 constexpr char kA100[] = "NVIDIA_TESLA_A100";
+constexpr char kA100_80[] = "NVIDIA_A100_80GB";
+constexpr char kL4[] = "NVIDIA_L4";
+constexpr char kH100[] = "NVIDIA_H100_80GB";
+constexpr char kH100Mega[] = "NVIDIA_H100_MEGA_80GB";
+constexpr char kH200[] = "NVIDIA_H200_141GB";
+constexpr char kB200[] = "NVIDIA_B200";
 
 using Options = std::vector<AcceleratorOption>;
 
@@ -70,15 +76,48 @@ MachineType Legacy(std::string name, int vcpus, double memory_gb,
   return type;
 }
 
-MachineType A2(std::string name, int gpus) {
+// A machine type that comes with exactly `gpus` GPUs of one type, which its
+// acceleratorConfig must ask for (Vertex AI's a2, a3, a4 and g2 families).
+MachineType WithGpus(std::string name, int vcpus, double memory_gb,
+                     const char* gpu_type, int gpus) {
   MachineType type;
   type.name = std::move(name);
-  // a2-highgpu: 12 vCPUs and 85 GB per A100; a2-megagpu-16g has 96 / 1360.
-  type.vcpus = gpus == 16 ? 96 : 12 * gpus;
-  type.memory_gb = 85.0 * gpus;
-  type.accelerators = {{kA100, {gpus}}};
+  type.vcpus = vcpus;
+  type.memory_gb = memory_gb;
+  type.accelerators = {{gpu_type, {gpus}}};
   type.requires_accelerator = true;
   return type;
+}
+
+// The GPU machine types of Vertex AI's "Configure compute resources for
+// custom training" page: vCPUs and memory per machine, GPUs per machine.
+void AddGpuFamilies(std::vector<MachineType>& types) {
+  // a2-highgpu: 12 vCPUs and 85 GB per A100; a2-megagpu-16g 96 / 1360.
+  for (int n : {1, 2, 4, 8}) {
+    types.push_back(WithGpus("a2-highgpu-" + std::to_string(n) + "g", 12 * n,
+                             85.0 * n, kA100, n));
+  }
+  types.push_back(WithGpus("a2-megagpu-16g", 96, 1360, kA100, 16));
+  // a2-ultragpu: 12 vCPUs and 170 GB per A100 80GB.
+  for (int n : {1, 2, 4, 8}) {
+    types.push_back(WithGpus("a2-ultragpu-" + std::to_string(n) + "g", 12 * n,
+                             170.0 * n, kA100_80, n));
+  }
+  // g2-standard-N: N vCPUs, 4 GB each; 1 L4 up to 32 vCPUs but 24 (2),
+  // then 48 (4) and 96 (8).
+  for (int n : {4, 8, 12, 16, 24, 32, 48, 96}) {
+    const int gpus = n == 24 ? 2 : n == 48 ? 4 : n == 96 ? 8 : 1;
+    types.push_back(
+        WithGpus("g2-standard-" + std::to_string(n), n, 4.0 * n, kL4, gpus));
+  }
+  // a3-highgpu: 26 vCPUs and 234 GB per H100; the 8-GPU a3 and a4 types.
+  for (int n : {1, 2, 4, 8}) {
+    types.push_back(WithGpus("a3-highgpu-" + std::to_string(n) + "g", 26 * n,
+                             234.0 * n, kH100, n));
+  }
+  types.push_back(WithGpus("a3-megagpu-8g", 208, 1872, kH100Mega, 8));
+  types.push_back(WithGpus("a3-ultragpu-8g", 224, 2952, kH200, 8));
+  types.push_back(WithGpus("a4-highgpu-8g", 224, 3968, kB200, 8));
 }
 
 MachineCatalogue MakeBuiltin() {
@@ -117,10 +156,7 @@ MachineCatalogue MakeBuiltin() {
     types.push_back(Sized("e2-highmem-" + std::to_string(n), n, 8000));
   for (int n : {16, 32})
     types.push_back(Sized("e2-highcpu-" + std::to_string(n), n, 1000));
-  // a2: A100s only, exactly as many as the name says.
-  for (int n : {1, 2, 4, 8})
-    types.push_back(A2("a2-highgpu-" + std::to_string(n) + "g", n));
-  types.push_back(A2("a2-megagpu-16g", 16));
+  AddGpuFamilies(types);
   // AI Platform's legacy machine types, each an N1 machine with fixed GPUs.
   types.push_back(Legacy("standard", 4, 15));
   types.push_back(Legacy("large_model", 8, 52));
@@ -335,10 +371,28 @@ std::vector<FieldError> MachineCatalogue::ValidatePool(
       for (const AcceleratorOption& candidate : machine->accelerators) {
         available.push_back(candidate.type);
       }
-      errors.push_back({type_path, accelerator.type +
-                                       " is not available with machine type " +
-                                       machine->name + " (available: " +
-                                       JoinWords(available, ", ") + ")"});
+      // The first few machine types that take it: enough to find the family.
+      constexpr size_t kHostsShown = 6;
+      std::vector<std::string> hosts;
+      size_t more = 0;
+      for (const MachineType& type : types_) {
+        for (const AcceleratorOption& candidate : type.accelerators) {
+          if (candidate.type != accelerator.type) continue;
+          if (hosts.size() < kHostsShown) {
+            hosts.push_back(type.name);
+          } else {
+            ++more;
+          }
+        }
+      }
+      if (more > 0) hosts.push_back("and " + std::to_string(more) + " more");
+      errors.push_back(
+          {type_path,
+           accelerator.type + " is not available with machine type " +
+               machine->name + " (available: " +
+               (available.empty() ? "none" : JoinWords(available, ", ")) +
+               "); machine types that take " + accelerator.type + ": " +
+               JoinWords(hosts, ", ")});
     }
     return errors;
   }

@@ -80,18 +80,35 @@ std::string JoinIndices(const std::vector<int>& indices) {
 }
 
 // Product-name tokens (upper case, split at non-alphanumerics) that name a
-// GPU family AI Platform knows, checked in this order.
+// GPU family Vertex AI knows, checked in this order; `memory`, when set,
+// must be a token too ("NVIDIA A100-SXM4-80GB" is an A100 80GB, "NVIDIA
+// A100-SXM4-40GB" an A100).
 struct KnownFamily {
   std::string_view token;
   std::string_view type;
+  std::string_view memory = {};
 };
 constexpr KnownFamily kKnownFamilies[] = {
-    {"T4", "NVIDIA_TESLA_T4"},      {"V100", "NVIDIA_TESLA_V100"},
-    {"V100S", "NVIDIA_TESLA_V100"}, {"P100", "NVIDIA_TESLA_P100"},
-    {"K80", "NVIDIA_TESLA_K80"},    {"P4", "NVIDIA_TESLA_P4"},
-    {"A100", "NVIDIA_TESLA_A100"},  {"H100", "NVIDIA_H100_80GB"},
-    {"H200", "NVIDIA_H200_141GB"},  {"L4", "NVIDIA_L4"},
+    {"T4", "NVIDIA_TESLA_T4"},
+    {"V100", "NVIDIA_TESLA_V100"},
+    {"V100S", "NVIDIA_TESLA_V100"},
+    {"P100", "NVIDIA_TESLA_P100"},
+    {"K80", "NVIDIA_TESLA_K80"},
+    {"P4", "NVIDIA_TESLA_P4"},
+    {"A100", "NVIDIA_A100_80GB", "80GB"},
+    {"A100", "NVIDIA_TESLA_A100"},
+    {"H100", "NVIDIA_H100_80GB"},
+    {"H200", "NVIDIA_H200_141GB"},
+    {"B200", "NVIDIA_B200"},
+    {"L4", "NVIDIA_L4"},
 };
+
+// The GPU a requested type runs on: an A3 Mega's H100 is an H100 (Vertex AI
+// tells them apart by the machine's network, which hptune does not manage).
+std::string_view ChipOf(std::string_view type) {
+  if (type == "NVIDIA_H100_MEGA_80GB") return "NVIDIA_H100_80GB";
+  return type;
+}
 
 std::string DescribeRequest(const ReplicaRequest& request) {
   if (request.gpu_type.empty()) {
@@ -107,7 +124,7 @@ std::string DescribeReplica(const ReplicaRequest& request) {
 
 bool Matches(const Gpu& gpu, const std::string& requested_type) {
   return gpu.type.empty() || requested_type.empty() ||
-         gpu.type == requested_type;
+         ChipOf(gpu.type) == ChipOf(requested_type);
 }
 
 // Disjoint GPUs for `requests` out of `available`, or the position in
@@ -177,8 +194,11 @@ std::string GpuTypeFromProductName(std::string_view name) {
   }
   while (!normalised.empty() && normalised.back() == '_') normalised.pop_back();
   std::vector<std::string_view> tokens = Split(normalised, '_');
+  auto has = [&tokens](std::string_view token) {
+    return std::find(tokens.begin(), tokens.end(), token) != tokens.end();
+  };
   for (const KnownFamily& family : kKnownFamilies) {
-    if (std::find(tokens.begin(), tokens.end(), family.token) != tokens.end()) {
+    if (has(family.token) && (family.memory.empty() || has(family.memory))) {
       return std::string(family.type);
     }
   }
@@ -390,8 +410,19 @@ absl::Status GpuAllocator::CheckFits(
                         asked_before == 1 ? " GPU" : " GPUs",
                         " the replicas before it ask for");
       }
-      return absl::FailedPreconditionError(
-          absl::StrCat(what, ", but this machine has ", inventory_.Describe()));
+      // Enough GPUs of another type (a workstation card Vertex AI does not
+      // name, say): the same requests without types would fit.
+      std::vector<ReplicaRequest> untyped_prefix = prefix;
+      for (ReplicaRequest& r : untyped_prefix) r.gpu_type.clear();
+      const std::string untyped =
+          request.gpu_type.empty() || Assign(all, untyped_prefix).failed >= 0
+              ? ""
+              : absl::StrCat(
+                    "; to let it use GPUs of any type, give them without a "
+                    "type: --gpus N (or HPTUNE_GPUS=N) for the first N, or "
+                    "--gpus 0,1,... for those indices");
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, ", but this machine has ", inventory_.Describe(), untyped));
     }
     asked_before += request.gpu_count;
   }

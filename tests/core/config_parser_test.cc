@@ -351,7 +351,10 @@ TEST(ConfigParserTest, A100NeedsAMatchingA2MachineType) {
                           "NVIDIA_TESLA_A100 is not available with machine "
                           "type n1-standard-8 (available: NVIDIA_TESLA_K80, "
                           "NVIDIA_TESLA_P4, NVIDIA_TESLA_P100, "
-                          "NVIDIA_TESLA_T4, NVIDIA_TESLA_V100)"));
+                          "NVIDIA_TESLA_T4, NVIDIA_TESLA_V100); machine types "
+                          "that take NVIDIA_TESLA_A100: a2-highgpu-1g, "
+                          "a2-highgpu-2g, a2-highgpu-4g, a2-highgpu-8g, "
+                          "a2-megagpu-16g"));
 }
 
 TEST(ConfigParserTest, AcceleratorTypeMustBeAGpuTheBackendHas) {
@@ -361,8 +364,10 @@ TEST(ConfigParserTest, AcceleratorTypeMustBeAGpuTheBackendHas) {
               ElementsAre("trainingInput.masterConfig.acceleratorConfig.type: "
                           "must be one of NVIDIA_TESLA_K80, NVIDIA_TESLA_P4, "
                           "NVIDIA_TESLA_P100, NVIDIA_TESLA_T4, "
-                          "NVIDIA_TESLA_V100, NVIDIA_TESLA_A100, got "
-                          "\"NVIDIA_TESLA_K8\" (did you mean "
+                          "NVIDIA_TESLA_V100, NVIDIA_TESLA_A100, "
+                          "NVIDIA_A100_80GB, NVIDIA_L4, NVIDIA_H100_80GB, "
+                          "NVIDIA_H100_MEGA_80GB, NVIDIA_H200_141GB, "
+                          "NVIDIA_B200, got \"NVIDIA_TESLA_K8\" (did you mean "
                           "NVIDIA_TESLA_K80?)"));
   EXPECT_THAT(
       Errors(CustomMaster("n1-standard-8",

@@ -113,6 +113,41 @@ TEST(MachineCatalogueTest, A100sComeOnlyWithA2TypesOfTheirCount) {
   }
 }
 
+// Vertex AI's current GPU machine types: each comes with a fixed number of
+// one GPU type, which its acceleratorConfig must name.
+TEST(MachineCatalogueTest, CurrentGpuFamiliesTakeTheirOwnGpus) {
+  struct Row {
+    std::string name;
+    int vcpus;
+    double memory_gb;
+    std::string gpu;
+    int gpus;
+  };
+  const std::vector<Row> rows = {
+      {"a2-ultragpu-1g", 12, 170, "NVIDIA_A100_80GB", 1},
+      {"a2-ultragpu-8g", 96, 1360, "NVIDIA_A100_80GB", 8},
+      {"g2-standard-4", 4, 16, "NVIDIA_L4", 1},
+      {"g2-standard-24", 24, 96, "NVIDIA_L4", 2},
+      {"g2-standard-32", 32, 128, "NVIDIA_L4", 1},
+      {"g2-standard-96", 96, 384, "NVIDIA_L4", 8},
+      {"a3-highgpu-1g", 26, 234, "NVIDIA_H100_80GB", 1},
+      {"a3-highgpu-8g", 208, 1872, "NVIDIA_H100_80GB", 8},
+      {"a3-megagpu-8g", 208, 1872, "NVIDIA_H100_MEGA_80GB", 8},
+      {"a3-ultragpu-8g", 224, 2952, "NVIDIA_H200_141GB", 8},
+      {"a4-highgpu-8g", 224, 3968, "NVIDIA_B200", 8},
+  };
+  for (const Row& row : rows) {
+    const MachineType* type = Builtin().Find(row.name);
+    ASSERT_NE(type, nullptr) << row.name;
+    EXPECT_EQ(type->vcpus, row.vcpus) << row.name;
+    EXPECT_DOUBLE_EQ(type->memory_gb, row.memory_gb) << row.name;
+    EXPECT_TRUE(type->requires_accelerator) << row.name;
+    EXPECT_THAT(type->accelerators,
+                ElementsAre(AcceleratorOption{row.gpu, {row.gpus}}))
+        << row.name;
+  }
+}
+
 TEST(MachineCatalogueTest, LegacyTypesIncludeTheirGpus) {
   const std::vector<std::pair<std::string, AcceleratorConfig>> legacy = {
       {"standard", {}},
@@ -144,7 +179,9 @@ TEST(MachineCatalogueTest, AcceleratorTypesAreAiPlatformsGpus) {
   EXPECT_THAT(
       Builtin().AcceleratorTypes(),
       ElementsAre("NVIDIA_TESLA_K80", "NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100",
-                  "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100", "NVIDIA_TESLA_A100"));
+                  "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100", "NVIDIA_TESLA_A100",
+                  "NVIDIA_A100_80GB", "NVIDIA_L4", "NVIDIA_H100_80GB",
+                  "NVIDIA_H100_MEGA_80GB", "NVIDIA_H200_141GB", "NVIDIA_B200"));
 }
 
 TEST(MachineCatalogueTest, FindReturnsNullForUnknownTypes) {
@@ -205,7 +242,10 @@ TEST(MachineCatalogueTest, ValidatePoolNamesTheFieldAndValue) {
                   .accelerator = {4, "NVIDIA_TESLA_K80"}}),
       ElementsAre("acc.type: NVIDIA_TESLA_K80 is not available with "
                   "machine type n1-standard-96 (available: "
-                  "NVIDIA_TESLA_P4, NVIDIA_TESLA_T4, NVIDIA_TESLA_V100)"));
+                  "NVIDIA_TESLA_P4, NVIDIA_TESLA_T4, NVIDIA_TESLA_V100); "
+                  "machine types that take NVIDIA_TESLA_K80: n1-standard-4, "
+                  "n1-standard-8, n1-standard-16, n1-standard-32, "
+                  "n1-highmem-2, n1-highmem-4, and 6 more"));
   EXPECT_THAT(PoolErrors({.count = 1,
                           .machine_type = "n1-standard-4",
                           .accelerator = {3, "NVIDIA_TESLA_V100"}}),
@@ -222,21 +262,22 @@ MachineType Box(std::string name) {
   return {.name = std::move(name),
           .vcpus = 64,
           .memory_gb = 512,
-          .accelerators = {{"NVIDIA_H100_80GB", {1, 2, 4, 8}}}};
+          .accelerators = {{"NVIDIA_RTX_PRO_6000", {1, 2, 4, 8}}}};
 }
 
 TEST(MachineCatalogueTest, UsersExtendACopyOfTheBuiltinCatalogue) {
   MachineCatalogue catalogue = MachineCatalogue::Builtin();
-  ASSERT_OK(catalogue.Add(Box("h100-box")));
-  ASSERT_NE(catalogue.Find("h100-box"), nullptr);
-  EXPECT_EQ(catalogue.Find("h100-box")->vcpus, 64);
-  EXPECT_EQ(catalogue.AcceleratorTypes().back(), "NVIDIA_H100_80GB");
-  EXPECT_THAT(catalogue.ValidatePool("t", "a",
-                                     {.count = 1,
-                                      .machine_type = "h100-box",
-                                      .accelerator = {8, "NVIDIA_H100_80GB"}}),
-              IsEmpty());
-  EXPECT_EQ(MachineCatalogue::Builtin().Find("h100-box"), nullptr);
+  ASSERT_OK(catalogue.Add(Box("rtx-box")));
+  ASSERT_NE(catalogue.Find("rtx-box"), nullptr);
+  EXPECT_EQ(catalogue.Find("rtx-box")->vcpus, 64);
+  EXPECT_EQ(catalogue.AcceleratorTypes().back(), "NVIDIA_RTX_PRO_6000");
+  EXPECT_THAT(
+      catalogue.ValidatePool("t", "a",
+                             {.count = 1,
+                              .machine_type = "rtx-box",
+                              .accelerator = {8, "NVIDIA_RTX_PRO_6000"}}),
+      IsEmpty());
+  EXPECT_EQ(MachineCatalogue::Builtin().Find("rtx-box"), nullptr);
 }
 
 TEST(MachineCatalogueTest, AddRejectsDuplicates) {

@@ -172,7 +172,10 @@ TEST(NvidiaSmiTest, ProductNamesMapToAiPlatformNames) {
   EXPECT_EQ(GpuTypeFromProductName("Tesla P4"), "NVIDIA_TESLA_P4");
   EXPECT_EQ(GpuTypeFromProductName("NVIDIA A100-SXM4-40GB"),
             "NVIDIA_TESLA_A100");
-  EXPECT_EQ(GpuTypeFromProductName("A100-SXM4-80GB"), "NVIDIA_TESLA_A100");
+  EXPECT_EQ(GpuTypeFromProductName("A100-SXM4-80GB"), "NVIDIA_A100_80GB");
+  EXPECT_EQ(GpuTypeFromProductName("NVIDIA A100 80GB PCIe"),
+            "NVIDIA_A100_80GB");
+  EXPECT_EQ(GpuTypeFromProductName("NVIDIA B200"), "NVIDIA_B200");
   EXPECT_EQ(GpuTypeFromProductName("NVIDIA H100 80GB HBM3"),
             "NVIDIA_H100_80GB");
   EXPECT_EQ(GpuTypeFromProductName("NVIDIA H200"), "NVIDIA_H200_141GB");
@@ -276,7 +279,13 @@ TEST(GpuAllocatorTest, CheckFitsNamesTheReplicaItsAskAndTheMachine) {
   ASSERT_THAT(status, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(status.message(),
             "master 0 asks for 1 x NVIDIA_TESLA_V100, but this machine has "
-            "2 x NVIDIA_TESLA_T4 (GPUs 0,1)");
+            "2 x NVIDIA_TESLA_T4 (GPUs 0,1); to let it use GPUs of any type, "
+            "give them without a type: --gpus N (or HPTUNE_GPUS=N) for the "
+            "first N, or --gpus 0,1,... for those indices");
+  // An A3 Mega's H100 is an H100.
+  GpuAllocator h100(Inventory("NVIDIA_H100_80GB:8"));
+  EXPECT_OK(h100.CheckFits(
+      {Request(TaskType::kMaster, 0, 8, "NVIDIA_H100_MEGA_80GB")}));
 
   GpuAllocator four(Inventory("NVIDIA_TESLA_T4:4"));
   std::vector<ReplicaRequest> together = {

@@ -125,6 +125,9 @@ class Launcher {
     return absl::OkStatus();
   }
   // Starts every replica of `launch`. On error nothing is left running.
+  // NotFound or PermissionDenied: a program cannot be executed (missing, not
+  // executable, a bad #! interpreter), which no retry cures; the trial fails
+  // at once.
   virtual absl::StatusOr<std::unique_ptr<TrialRun>> Start(
       const TrialLaunch& launch) = 0;
   // For a trial that was running when the process running its job died:
