@@ -125,6 +125,8 @@ BENCHMARK(BM_JobTrialsSlurm)
 
 void BM_LaunchOnly(benchmark::State& state) {
   const std::filesystem::path dir = TempDir();
+  // Replicas run in their trial's directory, which the job runner makes.
+  std::filesystem::create_directories(dir / "trial");
   launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
   JobSpec job = TrueJob("launch_only");
   const auto requests = launch::ReplicaRequests(job);

@@ -1,6 +1,7 @@
 #include "src/cli/progress.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -41,6 +42,22 @@ ProgressPrinter::ProgressPrinter(std::ostream& out, std::string metric,
     : out_(out), metric_(std::move(metric)), live_(live), quiet_(quiet) {}
 
 void ProgressPrinter::Update(const engine::JobProgress& progress) {
+  std::vector<std::string> notes;
+  // Warnings are no progress: --quiet shows them too.
+  for (; warnings_shown_ < progress.warnings.size(); ++warnings_shown_) {
+    notes.push_back(
+        absl::StrCat("warning: ", progress.warnings[warnings_shown_]));
+  }
+  if (!quiet_ && progress.last_failure != failure_shown_) {
+    failure_shown_ = progress.last_failure;
+    notes.push_back(absl::StrCat("failed: ", progress.last_failure));
+  }
+  for (const std::string& note : notes) {
+    // Over the live line, which is written again below.
+    if (live_) out_ << "\r\x1b[K";
+    out_ << note << "\n";
+    last_.clear();
+  }
   if (quiet_) return;
   std::string line = ProgressLine(progress, metric_);
   if (line == last_) return;

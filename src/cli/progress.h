@@ -2,6 +2,8 @@
 //
 // On a terminal it rewrites one status line in place; otherwise (a log file,
 // a test) it prints a line each time the counts change, so logs stay short.
+// Warnings and each newly failed trial's reason get a line of their own,
+// above the status line, once.
 // Used only by src/cli; called from the job runner's thread.
 #ifndef HPTUNE_CLI_PROGRESS_H_
 #define HPTUNE_CLI_PROGRESS_H_
@@ -32,6 +34,8 @@ class ProgressPrinter {
   const bool live_;
   const bool quiet_;
   std::string last_;
+  size_t warnings_shown_ = 0;
+  std::string failure_shown_;
 };
 
 }  // namespace hptune::cli

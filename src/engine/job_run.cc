@@ -13,6 +13,11 @@
 #include "src/engine/time_limits.h"
 
 namespace hptune::engine::internal {
+namespace {
+
+constexpr size_t kMaxWarnings = 10;
+
+}  // namespace
 
 JobRun::JobRun(store::Store& store, TuningEngine& engine,
                launch::Launcher& launcher, const JobRunnerOptions& options,
@@ -30,8 +35,7 @@ JobRun::JobRun(store::Store& store, TuningEngine& engine,
       study_(std::move(study)),
       requests_(launch::ReplicaRequests(job)),
       training_input_json_(TrainingInputToJson(job)),
-      job_dir_(job.job_dir.empty() ? options.runs_dir / job.job_id / "job-dir"
-                                   : std::filesystem::path(job.job_dir)),
+      job_dir_(job.job_dir),
       limits_{.max_replica_restarts = options.max_replica_restarts,
               .max_trial_retries = options.max_trial_retries,
               .termination_grace = options.termination_grace},
@@ -86,16 +90,25 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       options_.runs_dir / job_.job_id / std::to_string(trial.number);
   // A failure shows as the replicas' log files that cannot be opened.
   CreatePrivateDirectories(trial_dir).IgnoreError();
-  launch::TrialContext context{.job = &job_,
-                               .training_input_json = training_input_json_,
-                               .trial = trial.number,
-                               .parameters = trial.parameters,
-                               .metric_tag = study_.spec.metric_tag,
-                               .job_dir = job_dir_,
-                               .trial_dir = trial_dir};
+  const launch::TrialContext context{
+      .job = &job_,
+      .training_input_json = training_input_json_,
+      .trial = trial.number,
+      .parameters = trial.parameters,
+      .metric_tag = study_.spec.metric_tag,
+      .job_dir = job_dir_,
+      .trial_dir = trial_dir};
   HPTUNE_ASSIGN_OR_RETURN(
       launch::TrialLaunch launch,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));
+  // The AIP_* directories exist from the start, so a trainer can write a
+  // checkpoint without making them. A failure shows as the trainer's.
+  if (const launch::AipDirs aip = launch::TrialOutputDirs(context); aip.local) {
+    for (const std::string& dir :
+         {aip.model, aip.checkpoint, aip.tensorboard}) {
+      CreatePrivateDirectories(dir).IgnoreError();
+    }
+  }
   launch.job_id = job_.job_id;
   auto execution = std::make_unique<TrialExecution>(
       store_, study_.name, launcher_, std::move(launch), std::move(placement),
@@ -153,6 +166,10 @@ absl::StatusOr<bool> JobRun::PollTrials() {
     }
     HPTUNE_RETURN_IF_ERROR(
         Report(std::move(poll.measurements), execution.trial()));
+    if (!poll.warning.empty() && warnings_.size() < kMaxWarnings) {
+      warnings_.push_back(poll.warning);
+      changed = true;
+    }
     HPTUNE_RETURN_IF_ERROR(EndTrial(slot, poll));
   }
   // A trial leaving the backend's queue is news too.
@@ -175,6 +192,22 @@ absl::Status JobRun::EndTrial(int slot, const TrialPoll& poll) {
           engine_.MarkTrialFailed(study_.name, trial, poll.reason).status());
       ++failed_;
       last_failure_ = absl::StrCat("trial ", trial, ": ", poll.reason);
+      // A typo or a missing module fails every trial alike: the first such
+      // failure ends the job, with what the log says, unless trials have
+      // succeeded (then it is this trial's own, counted as usual).
+      if (poll.permanent && succeeded_ == 0 && !permanent_failure_) {
+        permanent_failure_ = absl::StrCat(
+            last_failure_,
+            "\nThis error is permanent (restarts and re-runs "
+            "cannot cure it) and no trial has succeeded, so the job stops.");
+        if (!poll.log_tail.empty()) {
+          absl::StrAppend(&*permanent_failure_, "\nThe log's last ",
+                          poll.log_tail.size(), " lines:");
+          for (const std::string& line : poll.log_tail) {
+            absl::StrAppend(&*permanent_failure_, "\n  ", line);
+          }
+        }
+      }
       break;
     case TrialPoll::Outcome::kInfeasible:
       // A result for the designer (this point diverges), not a failure of
@@ -266,7 +299,9 @@ void JobRun::Progress(JobState state) {
                                         .stopped_early = stopped_early_,
                                         .failed = failed_,
                                         .infeasible = infeasible_,
-                                        .queued = waiting_for_gpus_ ? 1 : 0},
+                                        .queued = waiting_for_gpus_ ? 1 : 0,
+                                        .last_failure = last_failure_,
+                                        .warnings = warnings_},
                                        running, queue_.waiting());
   auto best = engine_.BestTrial(study_.name);
   if (best.ok()) progress.best = *best;
@@ -294,6 +329,11 @@ absl::StatusOr<std::optional<JobOutcome>> JobRun::Step() {
   }
   HPTUNE_ASSIGN_OR_RETURN(bool changed, PollTrials());
   HPTUNE_RETURN_IF_ERROR(StopEarly());
+  if (permanent_failure_) {
+    HPTUNE_RETURN_IF_ERROR(
+        EndAll("the job failed: a trial failed with a permanent error"));
+    return JobOutcome{JobState::kFailed, *permanent_failure_};
+  }
   const int max_failed = study_.spec.EffectiveMaxFailedTrials();
   if (failed_ >= max_failed) {
     std::string message = absl::StrCat("maxFailedTrials (", max_failed,

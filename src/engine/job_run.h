@@ -110,6 +110,10 @@ class JobRun {
   bool busy_ = true;
   int succeeded_ = 0, stopped_early_ = 0, failed_ = 0, infeasible_ = 0;
   std::string last_failure_;
+  // Set when a trial failed permanently before any succeeded: the job's
+  // failure message, with the log's last lines.
+  std::optional<std::string> permanent_failure_;
+  std::vector<std::string> warnings_;  // JobProgress::warnings.
 };
 
 }  // namespace hptune::engine::internal

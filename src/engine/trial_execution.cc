@@ -5,8 +5,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hptune/core/status.h"
 #include "hptune/launch/replica_env.h"
+#include "src/engine/failure_cause.h"
 
 namespace hptune::engine::internal {
 namespace {
@@ -20,6 +22,17 @@ std::string Describe(const launch::ReplicaExit& exit) {
 std::string ReplicaLabel(const launch::ReplicaLaunch& replica) {
   return replica.log_path.stem().string();
 }
+
+// What a failure reason adds so that its cause is one look away: "; last
+// log line: X; log: PATH".
+std::string LogNote(const std::filesystem::path& log,
+                    const std::vector<std::string>& tail) {
+  const std::string last = LastLogLine(tail);
+  return absl::StrCat(last.empty() ? "" : "; last log line: ", last,
+                      "; log: ", log.string());
+}
+
+constexpr size_t kMaxNamesShown = 20;
 
 }  // namespace
 
@@ -91,6 +104,8 @@ absl::Status TrialExecution::Start(const Trial& stored, bool reattach) {
       run_ = *std::move(found);
       start_failed_ = false;
       reattached_ = true;
+      // What it reported before is stored, not seen here: no tag check.
+      objective_reported_ = true;
       return Record(absl::StrCat("attempt ", attempt_, " reattached to ",
                                  launch_.replicas.size(),
                                  " replicas left running"));
@@ -112,11 +127,15 @@ absl::Status TrialExecution::Start(const Trial& stored, bool reattach) {
 absl::StatusOr<bool> TrialExecution::StartAttempt() {
   ++attempt_;
   std::fill(restarts_.begin(), restarts_.end(), 0);
+  reported_names_.clear();
+  objective_reported_ = false;
   // Stored first: whatever this attempt reports, even after this runner
   // dies, is tagged with a number the trial knows.
   HPTUNE_RETURN_IF_ERROR(SaveAttempts());
   auto run = launcher_.Start(launch_);
   if (!run.ok()) {
+    start_permanent_ = absl::IsNotFound(run.status()) ||
+                       absl::IsPermissionDenied(run.status());
     start_error_ = absl::StrCat("attempt ", attempt_,
                                 " could not start: ", run.status().message());
     HPTUNE_RETURN_IF_ERROR(Record(start_error_));
@@ -161,8 +180,37 @@ absl::StatusOr<launch::MetricReads> TrialExecution::ReadMetrics() {
   return found;
 }
 
+absl::Status TrialExecution::NoteMetricNames(
+    const std::vector<Measurement>& measurements, TrialPoll& poll) {
+  bool lacks_objective = false;
+  for (const Measurement& m : measurements) {
+    if (m.metrics.contains(metric_)) {
+      objective_reported_ = true;
+    } else {
+      lacks_objective = true;
+    }
+    for (const auto& [name, value] : m.metrics) {
+      if (reported_names_.size() < kMaxNamesShown) reported_names_.insert(name);
+    }
+  }
+  if (!lacks_objective || objective_reported_ || warned_missing_objective_) {
+    return absl::OkStatus();
+  }
+  warned_missing_objective_ = true;
+  poll.warning = absl::StrCat("trial ", launch_.trial, " ", MissingObjective(),
+                              "; it will fail unless it reports \"", metric_,
+                              "\" before it ends");
+  return Record(poll.warning);
+}
+
+std::string TrialExecution::MissingObjective() const {
+  return absl::StrCat("reported ", absl::StrJoin(reported_names_, ", "),
+                      "; expected ", metric_, " (hyperparameterMetricTag)");
+}
+
 absl::Status TrialExecution::TakeReads(launch::MetricReads reads,
                                        TrialPoll& poll) {
+  HPTUNE_RETURN_IF_ERROR(NoteMetricNames(reads.measurements, poll));
   for (auto& m : reads.measurements) {
     m.attempt = attempt_;
     poll.measurements.push_back(std::move(m));
@@ -186,8 +234,25 @@ absl::Status TrialExecution::TakeReads(launch::MetricReads reads,
   return Record(absl::StrCat("the trial is infeasible: ", poll.reason));
 }
 
+absl::Status TrialExecution::FailPermanently(const std::string& reason,
+                                             std::vector<std::string> tail,
+                                             TrialPoll& poll) {
+  if (run_) {
+    run_->Terminate(limits_.termination_grace);
+    run_.reset();
+  }
+  poll.outcome = TrialPoll::Outcome::kFailed;
+  poll.permanent = true;
+  poll.reason = reason;
+  poll.log_tail = std::move(tail);
+  return Record(absl::StrCat("attempt ", attempt_, " failed: ", reason,
+                             "; a permanent error: the trial fails without "
+                             "restarts or re-runs"));
+}
+
 absl::Status TrialExecution::FailAttempt(const std::string& reason,
-                                         TrialPoll& poll) {
+                                         TrialPoll& poll,
+                                         const std::string& log_note) {
   if (run_) {
     run_->Terminate(limits_.termination_grace);
     run_.reset();
@@ -199,11 +264,12 @@ absl::Status TrialExecution::FailAttempt(const std::string& reason,
                             " failed: ", reason, "; re-running")));
     HPTUNE_ASSIGN_OR_RETURN(bool started, StartAttempt());
     if (started) return absl::OkStatus();
+    if (start_permanent_) return FailPermanently(start_error_, {}, poll);
     return FailAttempt(start_error_, poll);
   }
   poll.outcome = TrialPoll::Outcome::kFailed;
-  poll.reason =
-      absl::StrCat(reason, " (attempt ", attempt_, " of ", attempts, ")");
+  poll.reason = absl::StrCat(reason, " (attempt ", attempt_, " of ", attempts,
+                             ")", log_note);
   return Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
                              " failed: ", reason, "; the trial fails"));
 }
@@ -213,7 +279,11 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
   if (start_failed_) {
     start_failed_ = false;
     poll.changed = true;
-    HPTUNE_RETURN_IF_ERROR(FailAttempt(start_error_, poll));
+    if (start_permanent_) {
+      HPTUNE_RETURN_IF_ERROR(FailPermanently(start_error_, {}, poll));
+    } else {
+      HPTUNE_RETURN_IF_ERROR(FailAttempt(start_error_, poll));
+    }
     return poll;
   }
   HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads reads, ReadMetrics());
@@ -231,6 +301,25 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
       poll.outcome = TrialPoll::Outcome::kSucceeded;
       HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());
       HPTUNE_RETURN_IF_ERROR(TakeReads(std::move(last), poll));
+      if (poll.outcome == TrialPoll::Outcome::kSucceeded &&
+          !objective_reported_ && !reported_names_.empty()) {
+        // Its values are kept, but none is the study's objective: no
+        // result for the designer, and a config to fix.
+        poll.outcome = TrialPoll::Outcome::kFailed;
+        poll.reason = MissingObjective();
+        HPTUNE_RETURN_IF_ERROR(
+            Record(absl::StrCat("the trial fails: ", poll.reason)));
+      }
+      return poll;
+    }
+    const std::filesystem::path& log = launch_.replicas[exit.replica].log_path;
+    std::vector<std::string> tail = LogTail(log);
+    if (std::optional<std::string> cause =
+            PermanentCause(exit, tail, !reported_names_.empty())) {
+      HPTUNE_RETURN_IF_ERROR(
+          FailPermanently(absl::StrCat(name, " ", Describe(exit), ": ", *cause,
+                                       "; log: ", log.string()),
+                          std::move(tail), poll));
       return poll;
     }
     int& restarts = restarts_[exit.replica];
@@ -249,7 +338,7 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
     HPTUNE_RETURN_IF_ERROR(
         FailAttempt(absl::StrCat(name, " ", Describe(exit), " after ", restarts,
                                  " restarts"),
-                    poll));
+                    poll, LogNote(log, tail)));
     return poll;
   }
   return poll;

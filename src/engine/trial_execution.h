@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,13 @@ struct TrialPoll {
     kInfeasible,
   };
   Outcome outcome = Outcome::kRunning;
-  std::string reason;                     // Why it failed or is infeasible.
+  std::string reason;  // Why it failed or is infeasible.
+  // kFailed by an error no retry cures (failure_cause.h): not restarted nor
+  // re-run; `log_tail` holds the last lines of the replica's log.
+  bool permanent = false;
+  std::vector<std::string> log_tail;
+  // Something the user should see at once (a report without the objective).
+  std::string warning;
   std::vector<Measurement> measurements;  // New reports of the master.
   bool changed = false;  // Anything happened (an exit, a report).
 };
@@ -102,7 +109,18 @@ class TrialExecution {
   // After a replica ran out of restarts or the attempt could not start:
   // re-runs the trial if retries are left, else ends the execution failed.
   [[nodiscard]] absl::Status FailAttempt(const std::string& reason,
-                                         TrialPoll& poll);
+                                         TrialPoll& poll,
+                                         const std::string& log_note = "");
+  // Ends the execution failed with an error no restart or re-run cures.
+  [[nodiscard]] absl::Status FailPermanently(const std::string& reason,
+                                             std::vector<std::string> tail,
+                                             TrialPoll& poll);
+  // Notes which metrics the master reported; warns (once) when a report
+  // lacks the objective.
+  [[nodiscard]] absl::Status NoteMetricNames(
+      const std::vector<Measurement>& measurements, TrialPoll& poll);
+  // "reported acc, loss; expected accuracy (hyperparameterMetricTag)".
+  std::string MissingObjective() const;
 
   store::Store& store_;
   const std::string study_;
@@ -125,7 +143,13 @@ class TrialExecution {
   int drained_ = 0;  // Attempts a server's drain ended.
   std::vector<int> restarts_;     // Per replica, in the current attempt.
   int64_t unreadable_lines_ = 0;  // In the master's metric file, all told.
+  // Metric names the master reported in this attempt (at most 20), and
+  // whether the objective was one of them.
+  std::set<std::string> reported_names_;
+  bool objective_reported_ = false;
+  bool warned_missing_objective_ = false;
   bool start_failed_ = false;
+  bool start_permanent_ = false;  // The start failed for good.
   bool reattached_ = false;
   std::string start_error_;
 };

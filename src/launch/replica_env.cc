@@ -1,5 +1,6 @@
 #include "hptune/launch/replica_env.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -7,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "hptune/core/config.h"
 #include "hptune/core/machine_types.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
 
 namespace hptune::launch {
@@ -146,6 +149,122 @@ absl::Status CheckPlacement(const std::vector<ReplicaRequest>& requests,
 
 }  // namespace
 
+namespace {
+
+bool IsUrl(const std::filesystem::path& path) {
+  return path.string().find("://") != std::string::npos;
+}
+
+// Replicas run in their trial's directory: every path they are given is
+// absolute. A URL (gs://...) stays as it is.
+std::filesystem::path ForReplicas(const std::filesystem::path& path) {
+  if (path.empty() || IsUrl(path) || path.is_absolute()) return path;
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal();
+}
+
+}  // namespace
+
+AipDirs TrialOutputDirs(const TrialContext& context) {
+  const std::filesystem::path base =
+      ForReplicas(context.job_dir.empty()
+                      ? context.trial_dir
+                      : context.job_dir / std::to_string(context.trial));
+  const bool url = IsUrl(base);
+  const std::string prefix = base.string();
+  auto under = [&prefix](const char* leaf) {
+    return absl::StrCat(prefix, prefix.ends_with('/') ? "" : "/", leaf, "/");
+  };
+  return {.model = under("model"),
+          .checkpoint = under("checkpoints"),
+          .tensorboard = under("logs"),
+          .local = !url};
+}
+
+namespace {
+
+// The modules and packages directly in `dir`, for an error message.
+std::string ModulesIn(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::filesystem::path& path = entry.path();
+    if (path.extension() == ".py" && path.stem() != "__init__") {
+      names.push_back(path.stem().string());
+    } else if (entry.is_directory(ec) &&
+               std::filesystem::exists(path / "__init__.py", ec)) {
+      names.push_back(path.filename().string() + "/");
+    }
+    if (names.size() >= 20) break;
+  }
+  std::sort(names.begin(), names.end());
+  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+}
+
+// `python3 -m module` with packagePath's parent on PYTHONPATH (see
+// TrainerCommand): the module's file is under that parent.
+absl::Status CheckModuleInPackage(const JobSpec& job) {
+  namespace fs = std::filesystem;
+  const std::string quoted_package = absl::StrCat("\"", job.package_path, "\"");
+  std::error_code ec;
+  fs::path package = fs::absolute(job.package_path, ec).lexically_normal();
+  if (!package.has_filename()) package = package.parent_path();
+  if (!fs::is_directory(package, ec)) {
+    return absl::NotFoundError(absl::StrCat(
+        "trainingInput.packagePath: ", quoted_package,
+        fs::exists(package, ec) ? " is not a directory" : " does not exist",
+        " (the directory of the trainer's Python package)"));
+  }
+  if (job.module_name.empty()) return absl::OkStatus();
+  fs::path where = package.parent_path();
+  std::vector<std::string> parts = absl::StrSplit(job.module_name, '.');
+  for (size_t i = 0; i + 1 < parts.size(); ++i) where /= parts[i];
+  const std::string& leaf = parts.back();
+  if (fs::is_regular_file(where / (leaf + ".py"), ec) ||
+      fs::is_regular_file(where / leaf / "__main__.py", ec)) {
+    return absl::OkStatus();
+  }
+  const std::string top = parts.front();
+  if (top != package.filename().string()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "trainingInput.pythonModule: \"", job.module_name,
+        "\" is not in packagePath ", quoted_package, ": its package is \"",
+        package.filename().string(), "\", so the module should start with \"",
+        package.filename().string(), ".\""));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("trainingInput.pythonModule: \"", job.module_name,
+                   "\" is not in packagePath ", quoted_package, ": no ", leaf,
+                   ".py or ", leaf, "/__main__.py in ", where.string(),
+                   " (modules there: ", ModulesIn(where), ")"));
+}
+
+}  // namespace
+
+absl::Status CheckTrainer(const JobSpec& job) {
+  if (!job.package_path.empty()) {
+    HPTUNE_RETURN_IF_ERROR(CheckModuleInPackage(job));
+  }
+  const bool module_job = job.command.empty();
+  if (module_job && job.module_name.empty()) return absl::OkStatus();
+  const std::string program = module_job ? "python3" : job.command.front();
+  const std::string field = module_job ? "trainingInput.pythonModule (python3)"
+                                       : "trainingInput.command[0]";
+  if (program.find('/') != std::string::npos &&
+      std::filesystem::path(program).is_relative()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", program,
+        "\" is a relative path, and replicas run in their trial's directory: "
+        "give an absolute path (in a config, a path relative to the config's "
+        "directory is made absolute)"));
+  }
+  absl::Status runnable = CheckExecutable(program);
+  if (runnable.ok()) return runnable;
+  return absl::Status(runnable.code(),
+                      absl::StrCat(field, ": ", runnable.message()));
+}
+
 std::vector<ReplicaRequest> ReplicaRequests(const JobSpec& job) {
   std::vector<ReplicaRequest> requests;
   for (TaskType type : kTaskTypes) {
@@ -225,10 +344,15 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
 
   std::vector<std::string> argv = command;
   argv.insert(argv.end(), job.args.begin(), job.args.end());
+  // As gcloud: --job-dir only when the job has a jobDir.
   if (!context.job_dir.empty()) {
-    argv.push_back(
-        absl::StrCat("--job-dir=", (context.job_dir / trial).string()));
+    argv.push_back(absl::StrCat("--job-dir=",
+                                ForReplicas(context.job_dir / trial).string()));
   }
+  const AipDirs aip = TrialOutputDirs(context);
+  // Each replica runs in its trial's directory, never in the caller's: a
+  // relative path that worked by accident would not on the next machine.
+  const std::filesystem::path working_dir = ForReplicas(context.trial_dir);
   argv.insert(argv.end(), parameter_flags.begin(), parameter_flags.end());
 
   TrialLaunch launch{.job_id = job.job_id, .trial = context.trial};
@@ -248,17 +372,20 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
     ReplicaLaunch replica{.type = request.type,
                           .index = request.index,
                           .argv = argv,
-                          .env = command_env};
+                          .env = command_env,
+                          .working_dir = working_dir};
     std::map<std::string, std::string>& env = replica.env;
     env["TF_CONFIG"] = tf_config.dump();
     env["CLUSTER_SPEC"] = cluster_spec.dump();
     env["CLOUD_ML_TRIAL_ID"] = trial;
     env["CLOUD_ML_JOB_ID"] = job.job_id;
     env["CLOUD_ML_HP_METRIC_FILE"] =
-        ReplicaMetricsPath(context.trial_dir, request.type, request.index,
-                           chief)
+        ReplicaMetricsPath(working_dir, request.type, request.index, chief)
             .string();
     env["CLOUD_ML_HP_METRIC_TAG"] = context.metric_tag;
+    env["AIP_MODEL_DIR"] = aip.model;
+    env["AIP_CHECKPOINT_DIR"] = aip.checkpoint;
+    env["AIP_TENSORBOARD_LOG_DIR"] = aip.tensorboard;
     env["MASTER_ADDR"] = placement[0].host;
     env["MASTER_PORT"] = std::to_string(placement[0].port);
     env["WORLD_SIZE"] = std::to_string(1 + worker_count);

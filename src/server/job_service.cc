@@ -15,6 +15,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
+#include "hptune/launch/replica_env.h"
 #include "src/api/conversion.h"
 #include "src/server/call.h"
 #include "src/server/request_limits.h"
@@ -210,6 +211,9 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
         JobSpecFromProto(request->training_input(), request->job_id()));
     HPTUNE_ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
     HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
+    // Trials run on this machine: a missing module or program is refused
+    // now, not found by every launch.
+    if (backend_ == "local") HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(spec));
     if (request->has_slurm()) {
       HPTUNE_ASSIGN_OR_RETURN(spec.slurm,
                               SlurmOptionsFromProto(request->slurm()));

@@ -60,6 +60,31 @@ TEST(ProgressPrinterTest, PrintsALinePerChangeWhenNotATerminal) {
                            ProgressLine(next, "loss") + "\n");
 }
 
+TEST(ProgressPrinterTest, WarningsAndFailuresGetALineOfTheirOwnOnce) {
+  std::ostringstream out;
+  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false);
+  engine::JobProgress progress = Progress();
+  progress.warnings = {"trial 1 reported acc"};
+  progress.last_failure = "trial 2: master-0 exited with code 1";
+  printer.Update(progress);
+  printer.Update(progress);  // Nothing new: nothing printed.
+  EXPECT_EQ(out.str(),
+            "warning: trial 1 reported acc\n"
+            "failed: trial 2: master-0 exited with code 1\n" +
+                ProgressLine(progress, "loss") + "\n");
+}
+
+TEST(ProgressPrinterTest, QuietStillPrintsWarnings) {
+  std::ostringstream out;
+  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/true);
+  engine::JobProgress progress = Progress();
+  progress.warnings = {"trial 1 reported acc"};
+  progress.last_failure = "trial 2: master-0 exited with code 1";
+  printer.Update(progress);
+  printer.Finish();
+  EXPECT_EQ(out.str(), "warning: trial 1 reported acc\n");
+}
+
 TEST(ProgressPrinterTest, RewritesOneLineOnATerminal) {
   std::ostringstream out;
   ProgressPrinter printer(out, "loss", /*live=*/true, /*quiet=*/false);

@@ -182,7 +182,9 @@ TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
 
   const std::string lr = trial->parameters.at("lr").ToString();
   const std::string layers = trial->parameters.at("layers").ToString();
-  const std::string job_dir = options_.runs_dir.string() + "/contract/job-dir";
+  // No jobDir in the job: no --job-dir (as gcloud), and the trial's own
+  // directory in Vertex AI's variables.
+  const std::string trial_dir = options_.runs_dir.string() + "/contract/1";
   std::set<int> pgids;
   std::string cluster;
   for (const std::string name : {"master-0", "worker-0", "worker-1", "ps-0"}) {
@@ -200,9 +202,12 @@ TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
     EXPECT_EQ(dump["env"]["CLOUD_ML_HP_METRIC_TAG"], "accuracy");
     EXPECT_EQ(dump["env"]["WORLD_SIZE"], "3");
     EXPECT_EQ(dump["env"]["CUDA_VISIBLE_DEVICES"], "");
-    EXPECT_THAT(dump["argv"].get<std::vector<std::string>>(),
-                ElementsAre("--user-flag=1", "--job-dir=" + job_dir + "/1",
-                            "--lr=" + lr, "--layers=" + layers));
+    EXPECT_THAT(
+        dump["argv"].get<std::vector<std::string>>(),
+        ElementsAre("--user-flag=1", "--lr=" + lr, "--layers=" + layers));
+    EXPECT_EQ(dump["env"]["AIP_CHECKPOINT_DIR"], trial_dir + "/checkpoints/");
+    EXPECT_EQ(dump["env"]["AIP_MODEL_DIR"], trial_dir + "/model/");
+    EXPECT_EQ(dump["env"]["AIP_TENSORBOARD_LOG_DIR"], trial_dir + "/logs/");
     pgids.insert(dump["pgid"].get<int>());
   }
   EXPECT_EQ(Dump(1, "master-0")["env"]["RANK"], "0");

@@ -166,7 +166,14 @@ TEST(ReplicaEnvTest, EnvironmentFollowsTheContract) {
     EXPECT_EQ(env.count("PYTHONPATH"), 0u);
     EXPECT_EQ(replica.log_path, std::filesystem::path("/var/hptune/mnist_1/7/" +
                                                       names[i] + ".log"));
-    EXPECT_TRUE(replica.working_dir.empty());
+    // Its trial's directory, never the runner's own.
+    EXPECT_EQ(replica.working_dir,
+              std::filesystem::path("/var/hptune/mnist_1/7"));
+    // With a jobDir, the AIP_* directories are under its trial's.
+    EXPECT_EQ(env.at("AIP_MODEL_DIR"), "/data/jobs/mnist_1/7/model/");
+    EXPECT_EQ(env.at("AIP_CHECKPOINT_DIR"),
+              "/data/jobs/mnist_1/7/checkpoints/");
+    EXPECT_EQ(env.at("AIP_TENSORBOARD_LOG_DIR"), "/data/jobs/mnist_1/7/logs/");
   }
   EXPECT_EQ(launch.replicas[0].env.at("RANK"), "0");
   EXPECT_EQ(launch.replicas[1].env.at("RANK"), "1");
@@ -200,6 +207,15 @@ TEST(ReplicaEnvTest, NoJobDirMeansNoJobDirFlag) {
               ElementsAre("python3", "trainer.py", "--epochs=10", "two words",
                           "--lr=0.30000000000000004", "--hidden=128",
                           "--layers=4", "--cell=LSTM"));
+  // Every trial still has directories of its own, under its trial's.
+  EXPECT_EQ(launch.replicas[0].env.at("AIP_CHECKPOINT_DIR"),
+            "/var/hptune/mnist_1/7/checkpoints/");
+  EXPECT_TRUE(TrialOutputDirs(context).local);
+  // A URL is passed as it is, for the trainer's own client to write to.
+  context.job_dir = "gs://bucket/jobs";
+  EXPECT_EQ(BuildOrDie(context).replicas[0].env.at("AIP_MODEL_DIR"),
+            "gs://bucket/jobs/7/model/");
+  EXPECT_FALSE(TrialOutputDirs(context).local);
 }
 
 TEST(ReplicaEnvTest, ChiefReplacesMasterInClusterTaskAndFileNames) {

@@ -54,7 +54,10 @@ VALIDATION_EXAMPLES = 2048
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--job-dir", "--job_dir", dest="job_dir", default=None,
+    # Without a jobDir hptune passes no --job-dir; the trial's own
+    # directory comes as AIP_CHECKPOINT_DIR (Vertex AI's name).
+    parser.add_argument("--job-dir", "--job_dir", dest="job_dir",
+                        default=os.environ.get("AIP_CHECKPOINT_DIR"),
                         help="where rank 0 keeps checkpoint.pt")
     parser.add_argument("--learning_rate", type=float, default=0.01)
     parser.add_argument("--hidden_units", type=int, default=64)

@@ -38,7 +38,10 @@ _PULL_WAIT_SECONDS = 1.0
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--job-dir", "--job_dir", dest="job_dir", default=None,
+    # Without a jobDir hptune passes no --job-dir; the trial's own
+    # directory comes as AIP_CHECKPOINT_DIR (Vertex AI's name).
+    parser.add_argument("--job-dir", "--job_dir", dest="job_dir",
+                        default=os.environ.get("AIP_CHECKPOINT_DIR"),
                         help="where the parameter server keeps checkpoint.json")
     parser.add_argument("--learning_rate", type=float, default=0.1)
     parser.add_argument("--momentum", type=float, default=0.9)

@@ -9,6 +9,7 @@
 #ifndef HPTUNE_CORE_CONFIG_H_
 #define HPTUNE_CORE_CONFIG_H_
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -129,6 +130,14 @@ struct LoadedConfig {
 };
 absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
                                             std::string_view job_id = "");
+
+// A config's paths are relative to the config, so that a job runs the same
+// from any directory: a relative packagePath, a local jobDir, a command[0]
+// with a '/', and a later command element that names a file in `config_dir`
+// (the script of [python3, train.py]) become `config_dir`/path (lexically
+// normal). Flags given on the command line stay relative to where the user
+// is.
+void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job);
 
 // The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),
 // as stored in JobRecord and put in TF_CONFIG's "job". Parsing it back with

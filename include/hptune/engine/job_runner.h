@@ -63,6 +63,12 @@ struct JobProgress {
   int infeasible = 0;  // The objective was NaN or infinite.
   int running = 0;     // Trials whose replicas were started.
   int queued = 0;      // Waiting for GPUs.
+  // "trial N: <reason>" of the newest failed trial, or "".
+  std::string last_failure;
+  // What the user should see at once, oldest first, each in every later
+  // snapshot too (at most 10): a trial reporting metrics but not the
+  // objective.
+  std::vector<std::string> warnings;
   // The trials handed to the backend, by number, and those of them whose
   // replicas it has not started yet (a Slurm job waiting in the cluster's
   // queue), which `running` does not count.
@@ -73,8 +79,8 @@ struct JobProgress {
 
 struct JobRunnerOptions {
   // hptune's files of trial N of job J (replica logs, metric files) go to
-  // <runs_dir>/<J>/<N>/. A job without jobDir gets <runs_dir>/<J>/job-dir as
-  // its base, so each trial's --job-dir is still its own.
+  // <runs_dir>/<J>/<N>/; so do its AIP_* output directories when the job
+  // has no jobDir (launch::TrialOutputDirs).
   std::filesystem::path runs_dir = "hptune-runs";
   int max_replica_restarts = 5;
   int max_trial_retries = 3;

@@ -48,7 +48,8 @@ struct TrialContext {
   int64_t trial = 0;
   ParameterAssignment parameters;
   std::string metric_tag;  // CLOUD_ML_HP_METRIC_TAG.
-  // Base of --job-dir: each replica gets --job-dir=<job_dir>/<trial>.
+  // The job's jobDir: each replica gets --job-dir=<job_dir>/<trial>, and
+  // none when it is empty (as gcloud).
   std::filesystem::path job_dir;
   // hptune's own files for this trial: <type>-<index>.log and
   // <type>-<index>.metrics (CLOUD_ML_HP_METRIC_FILE).
@@ -58,6 +59,19 @@ struct TrialContext {
   // process's PYTHONPATH (what a local replica inherits); tests pin it.
   std::optional<std::string> base_pythonpath;
 };
+
+// A trial's output directories in Vertex AI's names (AIP_MODEL_DIR,
+// AIP_CHECKPOINT_DIR, AIP_TENSORBOARD_LOG_DIR): model/, checkpoints/ and
+// logs/ under <job_dir>/<trial> when the job has a jobDir, else under the
+// trial's own directory; absolute, each ending in '/', as Vertex AI's do.
+// `local` is false for a URL (gs://...), which hptune cannot create.
+struct AipDirs {
+  std::string model;
+  std::string checkpoint;
+  std::string tensorboard;
+  bool local = true;
+};
+AipDirs TrialOutputDirs(const TrialContext& context);
 
 // The per-replica file names under trial_dir, e.g. "worker-1.log". The type
 // is TF_CONFIG's (TfConfigTaskType), so a chief's log is "chief-0.log".
@@ -73,6 +87,17 @@ std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
 // against the trial's retries, as it counts one its dead runner lost.
 std::filesystem::path DrainedAttemptPath(
     const std::filesystem::path& trial_dir);
+
+// Whether the trainer of `job` can start on this machine, checked before
+// anything runs (validate, run, a local server's SubmitJob): packagePath
+// is a directory that holds pythonModule, and the program (command[0] or
+// python3) exists and is executable (CheckExecutable). Replicas run in their
+// trial's directory, so a relative program path with a '/' is refused: the
+// caller makes paths of a config absolute first. InvalidArgument or
+// NotFound with the field and the value, e.g. `trainingInput.pythonModule:
+// "trainer.tsk" is not in packagePath "/src/trainer": no tsk.py or tsk/
+// there (modules: model, task)`.
+[[nodiscard]] absl::Status CheckTrainer(const JobSpec& job);
 
 // argv and environment of every replica. `placement` holds one entry per
 // request of ReplicaRequests(*context.job), in the same order.

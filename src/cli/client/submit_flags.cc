@@ -267,12 +267,7 @@ absl::StatusOr<Submission> BuildSubmission(
     backend = loaded.backend;
     const std::filesystem::path config_dir =
         std::filesystem::path(Absolute(cwd, *config_path)).parent_path();
-    if (!from_file.package_path.empty()) {
-      from_file.package_path = Absolute(config_dir, from_file.package_path);
-    }
-    if (!from_file.job_dir.empty()) {
-      from_file.job_dir = Absolute(config_dir, from_file.job_dir);
-    }
+    ResolveConfigPaths(config_dir, from_file);
   }
   HPTUNE_RETURN_IF_ERROR(ApplyBackendFlags(args, std::move(slurm_flags),
                                            backend, BackendFlagsFor::kSubmit));

@@ -19,6 +19,7 @@
 #include "hptune/engine/job_runner.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/local_launcher.h"
+#include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/store/sqlite_store.h"
 #include "src/cli/backend_flags.h"
@@ -71,7 +72,7 @@ constexpr char kUsage[] =
     "  --max-retries N           re-runs of a failed trial (default 3)\n"
     "  --grace-seconds S         SIGTERM to SIGKILL (default 5)\n"
     "  --format table|json|csv   the final trial table\n"
-    "  --quiet                   no progress lines\n"
+    "  --quiet                   no progress lines (warnings still)\n"
     "Backend (the config's backend:/slurm: blocks; flags override them):\n"
     "  --backend local|slurm     where replicas run (default local)\n"
     "  --slurm-partition P, --slurm-account A, --slurm-time T\n"
@@ -108,7 +109,8 @@ extern "C" void OnInterrupt(int) {
 int Fail(const absl::Status& status, std::ostream& err) {
   err << "hptune run: " << status.message() << "\n";
   if (absl::IsInvalidArgument(status) || absl::IsFailedPrecondition(status) ||
-      absl::IsAlreadyExists(status) || absl::IsNotFound(status)) {
+      absl::IsAlreadyExists(status) || absl::IsNotFound(status) ||
+      absl::IsPermissionDenied(status)) {
     return kExitInvalid;
   }
   return kExitFailure;
@@ -283,15 +285,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   auto loaded = LoadConfigFile(config, job_id);
   if (!loaded.ok()) return Fail(loaded.status(), err);
   JobSpec* job = &loaded->job;
-  // A config's packagePath is relative to the config, so a job runs from
-  // any directory; flags are relative to where the user is.
-  if (!job->package_path.empty() &&
-      std::filesystem::path(job->package_path).is_relative()) {
-    job->package_path =
-        (std::filesystem::absolute(config).parent_path() / job->package_path)
-            .lexically_normal()
-            .string();
-  }
+  ResolveConfigPaths(std::filesystem::absolute(config).parent_path(), *job);
   if (absl::Status s = ApplyFlags(args, *job); !s.ok()) return Fail(s, err);
   auto options = RunnerOptions(args);
   if (!options.ok()) return Fail(options.status(), err);
@@ -301,6 +295,12 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                                          BackendFlagsFor::kRun);
       !s.ok()) {
     return Fail(s, err);
+  }
+  // A missing module or program ends here, not after launches.
+  if (backend->backend == "local") {
+    if (absl::Status s = launch::CheckTrainer(*job); !s.ok()) {
+      return Fail(s, err);
+    }
   }
   auto launcher = MakeLauncher(*backend, args);
   if (!launcher.ok()) {

@@ -18,6 +18,7 @@
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
 #include "hptune/core/time.h"
+#include "hptune/launch/replica_env.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 
@@ -295,6 +296,16 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
     err << path << ": " << result.errors.size()
         << (result.errors.size() == 1 ? " error" : " errors") << "\n";
     return kExitInvalid;
+  }
+  ResolveConfigPaths(std::filesystem::absolute(path).parent_path(),
+                     *result.job);
+  // What `hptune run` would refuse on this machine before launching.
+  if (result.backend.backend == "local") {
+    if (absl::Status trainer = launch::CheckTrainer(*result.job);
+        !trainer.ok()) {
+      err << trainer.message() << "\n" << path << ": 1 error\n";
+      return kExitInvalid;
+    }
   }
   PrintJob(path, *result.job, out);
   PrintStudy(*result.job, out);

@@ -227,4 +227,32 @@ absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
                       .backend = std::move(parsed->backend)};
 }
 
+void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job) {
+  auto resolve = [&config_dir](std::string& path) {
+    if (path.empty() || path.find("://") != std::string::npos ||
+        std::filesystem::path(path).is_absolute()) {
+      return;
+    }
+    path = (config_dir / path).lexically_normal().string();
+  };
+  resolve(job.package_path);
+  resolve(job.job_dir);
+  // "python3" is looked up on PATH; "./train.sh" and "bin/train" are files.
+  if (!job.command.empty() &&
+      job.command.front().find('/') != std::string::npos) {
+    resolve(job.command.front());
+  }
+  // Replicas run in their trial's directory: the script of
+  // [python3, train.py] is found beside the config.
+  for (size_t i = 1; i < job.command.size(); ++i) {
+    std::string& arg = job.command[i];
+    std::error_code ec;
+    if (arg.empty() || arg.front() == '-' ||
+        !std::filesystem::is_regular_file(config_dir / arg, ec)) {
+      continue;
+    }
+    resolve(arg);
+  }
+}
+
 }  // namespace hptune
