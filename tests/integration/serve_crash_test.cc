@@ -245,6 +245,14 @@ TEST(ServeCrashTest, ADrainEndsTheDaemonsTrainersStarted) {
   ServeProcess server(dir);
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
+  // The containment line follows the one Start waits for.
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        return server.Output().find("processes are contained by") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << server.Output();
   if (server.Output().find("contained by cgroup v2") == std::string::npos) {
     GTEST_SKIP() << "cgroups cannot be used here: " << server.Output();
   }
