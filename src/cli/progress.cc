@@ -24,6 +24,10 @@ std::string ProgressLine(const engine::JobProgress& p,
   absl::StrAppend(&line, ", ", p.failed, " failed");
   if (p.infeasible > 0)
     absl::StrAppend(&line, ", ", p.infeasible, " infeasible");
+  if (p.restarts > 0) {
+    absl::StrAppend(&line, ", ", p.restarts,
+                    p.restarts == 1 ? " restart" : " restarts");
+  }
   if (p.queued > 0) absl::StrAppend(&line, ", waiting for GPUs");
   if (p.best) {
     if (auto value = p.best->FinalObjective(metric)) {
@@ -37,9 +41,35 @@ std::string ProgressLine(const engine::JobProgress& p,
   return line;
 }
 
+namespace {
+
+// "42s", "3:05", "1:02:03".
+std::string Clock(std::chrono::seconds t) {
+  const int64_t s = t.count();
+  if (s < 60) return absl::StrCat(s, "s");
+  if (s < 3600) return absl::StrFormat("%d:%02d", s / 60, s % 60);
+  return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+}
+
+}  // namespace
+
+std::string TimeNote(std::chrono::seconds elapsed, int done, int max_trials) {
+  std::string note = absl::StrCat(" [", Clock(elapsed), " elapsed");
+  if (done > 0 && done < max_trials) {
+    absl::StrAppend(&note, ", about ",
+                    Clock(elapsed * (max_trials - done) / done), " left");
+  }
+  return note + "]";
+}
+
 ProgressPrinter::ProgressPrinter(std::ostream& out, std::string metric,
-                                 bool live, bool quiet)
-    : out_(out), metric_(std::move(metric)), live_(live), quiet_(quiet) {}
+                                 bool live, bool quiet, hptune::Clock& clock)
+    : out_(out),
+      metric_(std::move(metric)),
+      live_(live),
+      quiet_(quiet),
+      clock_(clock),
+      start_(clock.Now()) {}
 
 void ProgressPrinter::Update(const engine::JobProgress& progress) {
   std::vector<std::string> notes;
@@ -61,11 +91,16 @@ void ProgressPrinter::Update(const engine::JobProgress& progress) {
   if (quiet_) return;
   std::string line = ProgressLine(progress, metric_);
   if (line == last_) return;
+  // Not part of `last_`: a new line is for new counts, not a new second.
+  const std::string time = TimeNote(
+      std::chrono::duration_cast<std::chrono::seconds>(clock_.Now() - start_),
+      progress.succeeded + progress.failed + progress.infeasible,
+      progress.max_trials);
   if (live_) {
     // \r and clear-to-end-of-line: the line shrinks as well as grows.
-    out_ << "\r" << line << "\x1b[K" << std::flush;
+    out_ << "\r" << line << time << "\x1b[K" << std::flush;
   } else {
-    out_ << line << "\n";
+    out_ << line << time << "\n";
   }
   last_ = std::move(line);
 }

@@ -154,6 +154,7 @@ absl::StatusOr<bool> JobRun::PollTrials() {
     ++it;  // EndTrial() below erases this entry.
     HPTUNE_ASSIGN_OR_RETURN(TrialPoll poll, execution.Poll());
     changed |= poll.changed;
+    restarts_ += poll.restarts;
     // Before the trial's outcome is stored: a trial that ended ran first.
     if (!started_ && !execution.queued()) {
       HPTUNE_RETURN_IF_ERROR(MarkRunning());
@@ -300,6 +301,7 @@ void JobRun::Progress(JobState state) {
                                         .failed = failed_,
                                         .infeasible = infeasible_,
                                         .queued = waiting_for_gpus_ ? 1 : 0,
+                                        .restarts = restarts_,
                                         .last_failure = last_failure_,
                                         .warnings = warnings_},
                                        running, queue_.waiting());

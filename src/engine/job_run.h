@@ -109,6 +109,7 @@ class JobRun {
   bool new_measurements_ = false;
   bool busy_ = true;
   int succeeded_ = 0, stopped_early_ = 0, failed_ = 0, infeasible_ = 0;
+  int restarts_ = 0;  // JobProgress::restarts.
   std::string last_failure_;
   // Set when a trial failed permanently before any succeeded: the job's
   // failure message, with the log's last lines.

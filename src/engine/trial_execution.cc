@@ -262,6 +262,7 @@ absl::Status TrialExecution::FailAttempt(const std::string& reason,
     HPTUNE_RETURN_IF_ERROR(
         Record(absl::StrCat("attempt ", attempt_, " of ", attempts,
                             " failed: ", reason, "; re-running")));
+    ++poll.restarts;
     HPTUNE_ASSIGN_OR_RETURN(bool started, StartAttempt());
     if (started) return absl::OkStatus();
     if (start_permanent_) return FailPermanently(start_error_, {}, poll);
@@ -325,6 +326,7 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
     int& restarts = restarts_[exit.replica];
     if (restarts < limits_.max_replica_restarts) {
       ++restarts;
+      ++poll.restarts;
       HPTUNE_RETURN_IF_ERROR(
           Record(absl::StrCat(name, " ", Describe(exit), "; restart ", restarts,
                               " of ", limits_.max_replica_restarts)));

@@ -55,6 +55,7 @@ struct TrialPoll {
   std::string warning;
   std::vector<Measurement> measurements;  // New reports of the master.
   bool changed = false;  // Anything happened (an exit, a report).
+  int restarts = 0;      // Replicas restarted and attempts re-run.
 };
 
 class TrialExecution {

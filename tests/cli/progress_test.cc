@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "hptune/env/clock.h"
 
 namespace hptune::cli {
 namespace {
@@ -47,22 +48,49 @@ TEST(ProgressLineTest, SaysHowManyTrialsWaitInTheClustersQueue) {
             "trials 6/12 done, 1 running, 2 queued on the cluster, 1 failed");
 }
 
+TEST(ProgressLineTest, CountsRestarts) {
+  engine::JobProgress p = Progress();
+  p.best.reset();
+  p.restarts = 1;
+  EXPECT_EQ(ProgressLine(p, "loss"),
+            "trials 6/12 done (2 stopped early), 3 running, 1 failed, "
+            "1 restart");
+  p.restarts = 7;
+  EXPECT_EQ(ProgressLine(p, "loss"),
+            "trials 6/12 done (2 stopped early), 3 running, 1 failed, "
+            "7 restarts");
+}
+
+TEST(TimeNoteTest, SaysElapsedAndTheRestAtThePaceSoFar) {
+  using std::chrono::seconds;
+  EXPECT_EQ(TimeNote(seconds(5), 0, 10), " [5s elapsed]");
+  EXPECT_EQ(TimeNote(seconds(65), 5, 10), " [1:05 elapsed, about 1:05 left]");
+  EXPECT_EQ(TimeNote(seconds(3600), 1, 4),
+            " [1:00:00 elapsed, about 3:00:00 left]");
+  EXPECT_EQ(TimeNote(seconds(90), 10, 10), " [1:30 elapsed]");
+}
+
 TEST(ProgressPrinterTest, PrintsALinePerChangeWhenNotATerminal) {
   std::ostringstream out;
-  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false);
+  FakeClock clock;
+  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false, clock);
   printer.Update(Progress());
-  printer.Update(Progress());  // Unchanged: nothing printed.
+  clock.Advance(std::chrono::seconds(60));
+  printer.Update(Progress());  // Unchanged counts: nothing printed.
   engine::JobProgress next = Progress();
   next.running = 2;
   printer.Update(next);
   printer.Finish();
-  EXPECT_EQ(out.str(), ProgressLine(Progress(), "loss") + "\n" +
-                           ProgressLine(next, "loss") + "\n");
+  // 6 of 12 done in a minute: a minute left.
+  EXPECT_EQ(out.str(), ProgressLine(Progress(), "loss") + " [0s elapsed" +
+                           ", about 0s left]\n" + ProgressLine(next, "loss") +
+                           " [1:00 elapsed, about 1:00 left]\n");
 }
 
 TEST(ProgressPrinterTest, WarningsAndFailuresGetALineOfTheirOwnOnce) {
   std::ostringstream out;
-  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false);
+  FakeClock clock;
+  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false, clock);
   engine::JobProgress progress = Progress();
   progress.warnings = {"trial 1 reported acc"};
   progress.last_failure = "trial 2: master-0 exited with code 1";
@@ -71,7 +99,8 @@ TEST(ProgressPrinterTest, WarningsAndFailuresGetALineOfTheirOwnOnce) {
   EXPECT_EQ(out.str(),
             "warning: trial 1 reported acc\n"
             "failed: trial 2: master-0 exited with code 1\n" +
-                ProgressLine(progress, "loss") + "\n");
+                ProgressLine(progress, "loss") +
+                " [0s elapsed, about 0s left]\n");
 }
 
 TEST(ProgressPrinterTest, QuietStillPrintsWarnings) {
@@ -87,10 +116,13 @@ TEST(ProgressPrinterTest, QuietStillPrintsWarnings) {
 
 TEST(ProgressPrinterTest, RewritesOneLineOnATerminal) {
   std::ostringstream out;
-  ProgressPrinter printer(out, "loss", /*live=*/true, /*quiet=*/false);
+  FakeClock clock;
+  ProgressPrinter printer(out, "loss", /*live=*/true, /*quiet=*/false, clock);
+  clock.Advance(std::chrono::seconds(30));
   printer.Update(Progress());
   printer.Finish();
-  EXPECT_EQ(out.str(), "\r" + ProgressLine(Progress(), "loss") + "\x1b[K\n");
+  EXPECT_EQ(out.str(), "\r" + ProgressLine(Progress(), "loss") +
+                           " [30s elapsed, about 30s left]\x1b[K\n");
 }
 
 }  // namespace

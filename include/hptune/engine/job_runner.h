@@ -63,6 +63,7 @@ struct JobProgress {
   int infeasible = 0;  // The objective was NaN or infinite.
   int running = 0;     // Trials whose replicas were started.
   int queued = 0;      // Waiting for GPUs.
+  int restarts = 0;    // Replica restarts and trial re-runs, all told.
   // "trial N: <reason>" of the newest failed trial, or "".
   std::string last_failure;
   // What the user should see at once, oldest first, each in every later
