@@ -21,11 +21,12 @@ std::string Quoted(std::string_view text) {
 
 JobManager::JobManager(store::Store& store, engine::TuningEngine& engine,
                        launch::Launcher& launcher,
-                       engine::JobRunnerOptions options)
+                       engine::JobRunnerOptions options, JobLog::Sink log)
     : store_(store),
       engine_(engine),
       launcher_(launcher),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      log_(std::move(log)) {}
 
 JobManager::~JobManager() {
   std::vector<RunningJob*> jobs;
@@ -111,7 +112,16 @@ void JobManager::StartThread(const JobSpec& job) {
 void JobManager::RunJob(JobSpec job, RunningJob* running) {
   engine::JobRunnerOptions options = options_;
   options.cancel = &running->cancel;
-  options.on_progress = [this](const engine::JobProgress& progress) {
+  JobLog log(job.job_id, job.study ? job.study->metric_tag : "", log_,
+             [this, &job](int64_t number) -> std::optional<Trial> {
+               absl::StatusOr<Trial> trial =
+                   store_.GetTrial(job.job_id, number);
+               if (!trial.ok()) return std::nullopt;
+               return *std::move(trial);
+             });
+  log.Started();
+  options.on_progress = [this, &log](const engine::JobProgress& progress) {
+    log.Progress(progress);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       launched_[progress.job_id] = {progress.launched,
@@ -136,6 +146,9 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
                                            SystemClock().Now());
                    })
         .status();
+    log.Ended(JobState::kFailed, message);
+  } else {
+    log.Ended(result->state, result->error_message);
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);

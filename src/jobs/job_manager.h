@@ -34,6 +34,7 @@
 #include "hptune/engine/job_runner.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
+#include "src/jobs/job_log.h"
 
 namespace hptune::jobs {
 
@@ -41,8 +42,11 @@ class JobManager {
  public:
   // `options.cancel` and `options.on_progress` are set per job; the rest
   // (runs_dir, limits, stopping rule) applies to every job.
+  // `log`, when set, gets JobLog's lines of every job, from the jobs'
+  // threads (it must be thread-safe).
   JobManager(store::Store& store, engine::TuningEngine& engine,
-             launch::Launcher& launcher, engine::JobRunnerOptions options);
+             launch::Launcher& launcher, engine::JobRunnerOptions options,
+             JobLog::Sink log = nullptr);
   // Cancels the jobs still running and waits for their threads.
   ~JobManager();
 
@@ -89,6 +93,7 @@ class JobManager {
   engine::TuningEngine& engine_;
   launch::Launcher& launcher_;
   const engine::JobRunnerOptions options_;
+  const JobLog::Sink log_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

@@ -60,7 +60,7 @@ class HptuneServer::Impl {
     runner.max_trial_retries = options_.max_trial_retries;
     runner.stopping_rule = options_.stopping_rule;
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
-                                               runner);
+                                               runner, options_.job_log);
     study_service_ = std::make_unique<StudyService>(*store_, *engine_, auth_,
                                                     options_.stopping_rule);
     HPTUNE_ASSIGN_OR_RETURN(CommandPolicy policy,

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -55,6 +56,9 @@ struct ServerOptions {
       algorithms::StoppingRule::kMedianAtStep;
   // gRPC's limit on one request; larger ones get RESOURCE_EXHAUSTED.
   int max_request_bytes = 4 << 20;
+  // Gets a line per job and trial start and end (jobs::JobLog), from the
+  // jobs' threads; none when empty.
+  std::function<void(const std::string&)> job_log;
 };
 
 class HptuneServer {

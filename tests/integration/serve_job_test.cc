@@ -1,6 +1,7 @@
 // JobService over the wire: a small tuning job submitted to a real
 // `hptune serve`, watched to the end with WatchJob, its logs read back, and
 // the SIGTERM drain that leaves jobs resumable.
+#include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -18,6 +19,8 @@ namespace hptune {
 namespace {
 
 using testing::Context;
+using ::testing::HasSubstr;
+using testing::PollUntil;
 using testing::ServeProcess;
 
 // A config's trainingInput as the CLI sends it: JSON -> TrainingInput.
@@ -104,6 +107,23 @@ TEST(ServeJobTest, SubmittedJobIsWatchedToCompletion) {
   EXPECT_EQ(last_trial_state.size(), 3u);
   for (const auto& [id, state] : last_trial_state) {
     EXPECT_EQ(state, v1::Job::SUCCEEDED) << "trial " << id;
+  }
+
+  // The server's log has a line per job and trial start and end.
+  EXPECT_TRUE(PollUntil(
+      [&] {
+        return server.Output().find(
+                   "hptune serve: job curve_job: "
+                   "SUCCEEDED") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << server.Output();
+  const std::string log = server.Output();
+  EXPECT_THAT(log, HasSubstr("hptune serve: job curve_job: running"));
+  for (const std::string trial : {"1", "2", "3"}) {
+    EXPECT_THAT(log, HasSubstr("job curve_job: trial " + trial + " started"));
+    EXPECT_THAT(log,
+                HasSubstr("job curve_job: trial " + trial + " SUCCEEDED, "));
   }
 
   v1::Job job = GetJob(server, "curve_job");

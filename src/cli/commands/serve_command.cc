@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -242,6 +243,14 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::string db = options.db_path;
   const std::string state_dir = options.state_dir.string();
   const std::string backend_name = options.backend_name;
+  // A line per job and trial start and end, from the jobs' threads; the
+  // lines below take the same lock.
+  std::mutex out_mutex;
+  options.job_log = [&out, &out_mutex](const std::string& line) {
+    std::lock_guard<std::mutex> lock(out_mutex);
+    out << "hptune serve: " << line << std::endl;
+  };
+  std::unique_lock<std::mutex> out_lock(out_mutex);
   auto server = server::HptuneServer::Start(std::move(options));
   if (!server.ok()) return Fail(server.status(), kExitFailure, err);
   out << "hptune serve: listening on port " << (*server)->port() << " (db "
@@ -254,12 +263,17 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
         << launch::ReplicaContainment() << std::endl;
   }
 
+  out_lock.unlock();
+
   int signal = 0;
   while (sigwait(&stop_signals, &signal) != 0) {
   }
+  out_lock.lock();
   out << "hptune serve: signal " << signal << ": draining (jobs stay resumable)"
       << std::endl;
+  out_lock.unlock();
   (*server)->Drain(std::chrono::seconds(5));
+  out_lock.lock();
   out << "hptune serve: drained" << std::endl;
   err.flush();
   // Job runner threads are parked inside the drained launcher; the process

@@ -1,0 +1,60 @@
+#include "src/jobs/job_log.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace hptune::jobs {
+
+JobLog::JobLog(std::string job_id, std::string metric, Sink sink,
+               TrialLookup lookup)
+    : job_id_(std::move(job_id)),
+      metric_(std::move(metric)),
+      sink_(std::move(sink)),
+      lookup_(std::move(lookup)) {}
+
+void JobLog::Line(const std::string& text) const {
+  if (sink_) sink_(absl::StrCat("job ", job_id_, ": ", text));
+}
+
+void JobLog::Started() { Line("running"); }
+
+std::string JobLog::DescribeEnd(const Trial& trial, const std::string& metric) {
+  std::string text = absl::StrCat("trial ", trial.number, " ",
+                                  std::string(ToString(trial.state)));
+  if (trial.stopped_early) absl::StrAppend(&text, " (stopped early)");
+  if (auto value = trial.FinalObjective(metric)) {
+    absl::StrAppend(&text, ", ", metric, " ", absl::StrFormat("%.6g", *value),
+                    " at step ", trial.final_measurement->step);
+  }
+  if (!trial.reason.empty()) absl::StrAppend(&text, ": ", trial.reason);
+  return text;
+}
+
+void JobLog::Progress(const engine::JobProgress& progress) {
+  const std::set<int64_t> now(progress.launched.begin(),
+                              progress.launched.end());
+  for (int64_t number : now) {
+    if (!launched_.contains(number)) {
+      Line(absl::StrCat("trial ", number, " started"));
+    }
+  }
+  for (int64_t number : launched_) {
+    if (now.contains(number)) continue;
+    std::optional<Trial> trial = lookup_ ? lookup_(number) : std::nullopt;
+    Line(trial ? DescribeEnd(*trial, metric_)
+               : absl::StrCat("trial ", number, " ended"));
+  }
+  launched_ = now;
+}
+
+void JobLog::Ended(JobState state, const std::string& message) {
+  // Trials the job's end stopped (a cancel, maxFailedTrials) end with it.
+  Progress(engine::JobProgress{});
+  Line(absl::StrCat(std::string(ToString(state)), message.empty() ? "" : ": ",
+                    message));
+}
+
+}  // namespace hptune::jobs
