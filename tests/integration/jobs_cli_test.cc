@@ -252,6 +252,38 @@ TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
   EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
 }
 
+TEST_F(JobsCliTest, CtrlCWhileWaitingLeavesTheJobRunningAndSaysSo) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string a = server.address();
+  const pid_t client = testing::StartProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "followed", "--config",
+       WriteConfig(dir_, 2, 200, 0.1), "--server", a, "--wait"},
+      dir_ + "/client.out", dir_ + "/client.err");
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        return testing::ReadFileOrEmpty(dir_ + "/client.err")
+                   .find("job followed submitted") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << testing::ReadFileOrEmpty(dir_ + "/client.err");
+  kill(client, SIGINT);
+  EXPECT_EQ(testing::WaitForExit(client, std::chrono::seconds(30)), 130);
+  EXPECT_THAT(testing::ReadFileOrEmpty(dir_ + "/client.err"),
+              HasSubstr("stopped following job followed; it goes on in the "
+                        "server. Follow it again with `hptune jobs watch "
+                        "followed`, or cancel it with `hptune jobs cancel "
+                        "followed`"));
+  auto describe =
+      Hptune({"jobs", "describe", "followed", "--format", "json"}, a);
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_FALSE(nlohmann::json::parse(describe.out)["state"] == "CANCELLED")
+      << describe.out;
+  auto cancel = Hptune({"jobs", "cancel", "followed", "--wait"}, a);
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+}
+
 // A server on a fixed port (so that its successor is found at the same
 // address) running a 4-trial job of 3-second trials, and `jobs submit`
 // following it from the background (--wait or --stream-logs).

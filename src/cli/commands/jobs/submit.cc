@@ -1,3 +1,8 @@
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <utility>
 
@@ -10,6 +15,29 @@
 
 namespace hptune::cli::jobs {
 namespace {
+
+// What Ctrl-C while following a job says, written from the signal handler
+// (so prepared before it is installed): the job is the server's.
+char g_interrupt_note[512];
+size_t g_interrupt_note_size = 0;
+
+extern "C" void OnFollowInterrupt(int) {
+  (void)!write(2, g_interrupt_note, g_interrupt_note_size);
+  _exit(130);
+}
+
+void SayWhatCtrlCLeaves(const std::string& job_id) {
+  const std::string note =
+      "\nhptune: stopped following job " + job_id +
+      "; it goes on in the server. Follow it again with `hptune jobs watch " +
+      job_id + "`, or cancel it with `hptune jobs cancel " + job_id + "`\n";
+  g_interrupt_note_size = std::min(note.size(), sizeof(g_interrupt_note));
+  std::memcpy(g_interrupt_note, note.data(), g_interrupt_note_size);
+  struct sigaction action {};
+  action.sa_handler = OnFollowInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+}
 
 constexpr char kSubmitUsage[] =
     "usage: hptune jobs submit JOB [--config FILE] [flags] [-- USER_ARGS...]\n"
@@ -39,7 +67,8 @@ constexpr char kSubmitExample[] =
     "\n"
     "Exit codes: 0 submitted (with --wait/--stream-logs: succeeded), 1 the\n"
     "job failed or was cancelled, 2 invalid config or flag value, 64 bad\n"
-    "usage, 69 no server reachable, 77 token refused.\n";
+    "usage, 69 no server reachable, 77 token refused, 130 Ctrl-C while\n"
+    "following (the job goes on in the server).\n";
 
 int Run(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
@@ -80,7 +109,8 @@ int Run(Invocation& c, std::ostream& out, std::ostream& err) {
     }
     return kExitOk;
   }
-  err << "hptune: job " << job_id << " submitted\n";
+  err << "hptune: job " << job_id << " submitted\n" << std::flush;
+  SayWhatCtrlCLeaves(job_id);
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
   if (stream_logs) {
     client::Reconnector reconnector(c.server, c.reconnect_window, err,
