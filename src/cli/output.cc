@@ -1,8 +1,10 @@
 #include "src/cli/output.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 
 namespace hptune::cli {
@@ -18,7 +20,26 @@ std::string CsvField(const std::string& field) {
   return quoted + "\"";
 }
 
-void PrintAligned(const Table& table, std::ostream& out) {
+}  // namespace
+
+std::string ForReading(const std::string& cell) {
+  // Whole numbers (trial IDs, steps, counts) are exact already.
+  if (cell.find_first_of(".eE") == std::string::npos) return cell;
+  double value;
+  const char* end = cell.data() + cell.size();
+  auto [ptr, ec] = std::from_chars(cell.data(), end, value);
+  if (ec != std::errc() || ptr != end) return cell;
+  std::string short_form = absl::StrFormat("%.6g", value);
+  return short_form.size() < cell.size() ? short_form : cell;
+}
+
+namespace {
+
+void PrintAligned(const Table& source, std::ostream& out) {
+  Table table = source;
+  for (auto& row : table.rows) {
+    for (std::string& cell : row) cell = ForReading(cell);
+  }
   std::vector<size_t> widths(table.header.size());
   for (size_t c = 0; c < widths.size(); ++c) {
     widths[c] = table.header[c].size();

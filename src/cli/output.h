@@ -23,7 +23,14 @@ struct Table {
 
 // Table: aligned columns. JSON: an array of objects keyed by the header.
 // CSV: RFC 4180 quoting.
+// Numbers in a table are for reading: six significant digits; JSON and CSV
+// keep every digit.
 void PrintTable(const Table& table, OutputFormat format, std::ostream& out);
+
+// A cell as the table shows it: a decimal number with more than six
+// significant digits rounded to six ("0.30000000000000004" is "0.3",
+// "0.0123456789" is "0.0123457"); anything else as it is.
+std::string ForReading(const std::string& cell);
 
 }  // namespace hptune::cli
 

@@ -1,5 +1,7 @@
 #include "src/cli/trial_table.h"
 
+#include <sstream>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -38,6 +40,29 @@ TEST(TrialsTableTest, AParameterNamedLikeAColumnDoesNotHideIt) {
                   "step", "stoppedEarly", "origin", "reason"));
   EXPECT_THAT(table.rows[0], ElementsAre("4", "SUCCEEDED", "7", "0.25", "12",
                                          "false", "grid[3]", ""));
+}
+
+TEST(ForReadingTest, DecimalsGetSixSignificantDigitsOthersStay) {
+  EXPECT_EQ(ForReading("0.30000000000000004"), "0.3");
+  EXPECT_EQ(ForReading("0.0123456789"), "0.0123457");
+  EXPECT_EQ(ForReading("1.0000000000000001e-05"), "1e-05");
+  EXPECT_EQ(ForReading("0.5"), "0.5");
+  EXPECT_EQ(ForReading("123456789"), "123456789");  // Whole: exact.
+  EXPECT_EQ(ForReading("LSTM"), "LSTM");
+  EXPECT_EQ(ForReading("1.2.3"), "1.2.3");
+  EXPECT_EQ(ForReading("2026-11-25T06:00:00Z"), "2026-11-25T06:00:00Z");
+}
+
+TEST(PrintTableTest, OnlyTheTableRoundsCsvAndJsonKeepEveryDigit) {
+  const Table table{.header = {"trialId", "lr"},
+                    .rows = {{"12", "0.011100047308940167"}}};
+  std::ostringstream text, csv, json;
+  PrintTable(table, OutputFormat::kTable, text);
+  PrintTable(table, OutputFormat::kCsv, csv);
+  PrintTable(table, OutputFormat::kJson, json);
+  EXPECT_EQ(text.str(), "trialId  lr\n12       0.0111\n");
+  EXPECT_EQ(csv.str(), "trialId,lr\r\n12,0.011100047308940167\r\n");
+  EXPECT_NE(json.str().find("0.011100047308940167"), std::string::npos);
 }
 
 TEST(TrialsJsonTest, FollowsAiPlatformsTrialShape) {

@@ -51,7 +51,7 @@ std::string Parameters(const v1::HyperparameterOutput& trial,
   for (const auto& name : names) {
     auto it = trial.hyperparameters().find(name);
     if (it != trial.hyperparameters().end()) {
-      parts.push_back(absl::StrCat(name, "=", it->second));
+      parts.push_back(absl::StrCat(name, "=", ForReading(it->second)));
     }
   }
   return absl::StrJoin(parts, ", ");
@@ -259,8 +259,8 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
   if (output.has_best_trial() && output.best_trial().has_final_metric()) {
     const auto& best = output.best_trial();
     out << "\nbest trial: " << best.trial_id() << ", " << MetricTag(job) << " "
-        << Number(best.final_metric().objective_value()) << " at step "
-        << best.final_metric().training_step() << "; "
+        << ForReading(Number(best.final_metric().objective_value()))
+        << " at step " << best.final_metric().training_step() << "; "
         << Parameters(best, ParameterNames(job)) << "\n";
   }
 }

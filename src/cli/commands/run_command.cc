@@ -380,11 +380,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     const Trial& t = **best;
     const Measurement& final = *t.final_measurement;
     out << "\nbest trial: " << t.number << ", " << job->study->metric_tag << " "
-        << ParameterValue::Double(final.metrics.at(job->study->metric_tag))
-               .ToString()
+        << ForReading(
+               ParameterValue::Double(final.metrics.at(job->study->metric_tag))
+                   .ToString())
         << " at step " << final.step << ";";
     for (const ParameterSpec& p : job->study->search_space.parameters()) {
-      out << " " << p.name << "=" << t.parameters.at(p.name).ToString();
+      out << " " << p.name << "="
+          << ForReading(t.parameters.at(p.name).ToString());
     }
     out << "\n";
   }
