@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "algorithms/encoding/gp_features.h"
 #include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/suggestion_policy.h"
 #include "algorithms/grid/grid_designer.h"
 #include "algorithms/sampling/sampling_designer.h"
 #include "hptune/core/status.h"
@@ -35,6 +37,17 @@ DesignerRegistry DesignerRegistry::WithBuiltins() {
   DesignerRegistry registry;
   registry.RegisterBuiltins().IgnoreError();  // An empty registry has room.
   return registry;
+}
+
+int GpSeedingTrials(const StudySpec& spec) {
+  if (!spec.custom_algorithm.empty() ||
+      spec.algorithm != Algorithm::kUnspecified) {
+    return 0;
+  }
+  absl::StatusOr<FeatureEncoding> encoding =
+      FeatureEncoding::Create(spec.search_space);
+  if (!encoding.ok()) return 0;
+  return gp::InitialPoints(encoding->dimension());
 }
 
 absl::Status DesignerRegistry::RegisterBuiltins() {

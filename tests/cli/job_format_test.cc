@@ -140,6 +140,9 @@ TEST(PrintJobSummaryTest, ShowsStateMachinesProgressTrialsAndBest) {
                               "NVIDIA_TESLA_T4), 2 workers n1-standard-4\n"));
   EXPECT_THAT(text, HasSubstr("objective:  MINIMIZE loss\n"));
   EXPECT_THAT(text, HasSubstr("trials:     2 completed of 2, 0 running"));
+  EXPECT_THAT(text, HasSubstr("seeding:    all 2 trials are quasi-random "
+                              "seeding: the GP chooses trials only after its "
+                              "first"));
   EXPECT_THAT(text, HasSubstr("trialId  state"));
   EXPECT_THAT(text, HasSubstr("best trial: 2, loss 0.125 at step 100; "
                               "lr=0.01, state=7\n"));

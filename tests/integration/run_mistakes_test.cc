@@ -237,6 +237,30 @@ TEST(RunMistakesTest, ACommandThatCannotRunIsRefusedSayingWhy) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/h.db"));
 }
 
+TEST(RunMistakesTest, ABudgetTheGpBarelyUsesIsSaid) {
+  const std::string dir = testing::MakeTempDir();
+  WriteFile(dir + "/train.py", "print('loss=1')\n");
+  const std::string config = dir + "/small.yaml";
+  WriteFile(
+      config,
+      "trainingInput:\n"
+      "  command: [python3, train.py]\n"
+      "  hyperparameters:\n"
+      "    maxTrials: 10\n"
+      "    params:\n"
+      "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n"
+      "    - {parameterName: y, type: DOUBLE, minValue: 0, maxValue: 1}\n");
+  auto result = RunProcess({kHptune, "validate", config});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              HasSubstr("the first 6 of 10 trials are quasi-random seeding; "
+                        "the GP chooses the other 4"));
+  EXPECT_THAT(result.err,
+              HasSubstr("warning: trainingInput.hyperparameters.maxTrials "
+                        "(10) leaves the GP 4 trials after its 6 seeding "
+                        "trials: give maxTrials 16 or more"));
+}
+
 TEST(RunMistakesTest, TodaysGpuTypesValidate) {
   const std::string dir = testing::MakeTempDir();
   WriteFile(dir + "/train.py", "print('accuracy=1')\n");

@@ -40,6 +40,13 @@ using DesignerFactory = std::function<absl::StatusOr<std::unique_ptr<Designer>>(
 // when set, else the name of spec.algorithm ("GRID_SEARCH", ...).
 std::string DesignerName(const StudySpec& spec);
 
+// How many of a study's first trials hptune's default designer (GP
+// Bayesian optimisation, ALGORITHM_UNSPECIFIED) chooses quasi-randomly
+// before its model takes over: clamp(2 (D + 1), 4, 20) for D features of
+// the search space (a categorical parameter counts once per value). 0 for
+// every other designer, and for a space the GP cannot encode.
+int GpSeedingTrials(const StudySpec& spec);
+
 class DesignerRegistry {
  public:
   // Knows no designer.

@@ -14,7 +14,9 @@
 #include "hptune/core/config.h"
 #include "hptune/core/search_space.h"
 #include "hptune/core/time.h"
+#include "src/api/conversion.h"
 #include "src/cli/client/proto_convert.h"
+#include "src/cli/seeding_note.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -251,6 +253,11 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
     out << "at most "
         << (spec.max_parallel_trials() > 0 ? spec.max_parallel_trials() : 1)
         << " in parallel\n";
+    if (auto core = api::StudySpecFromProto(spec, "spec"); core.ok()) {
+      if (const std::string seeding = SeedingNote(*core); !seeding.empty()) {
+        out << "seeding:    " << seeding << "\n";
+      }
+    }
   }
   if (job.training_output().trials().empty()) return;
   out << "\n";

@@ -27,6 +27,7 @@
 #include "src/cli/labels_flag.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
+#include "src/cli/seeding_note.h"
 #include "src/cli/trial_table.h"
 #include "src/jobs/take_over.h"
 #include "src/store/runner_lock.h"
@@ -354,6 +355,10 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     auto submitted = runner.Submit(*job);
     if (!submitted.ok()) return Fail(submitted.status(), err);
     err << "hptune run: job " << job_id << ", study database " << db << "\n";
+    if (const std::string seeding = SeedingNote(*job->study);
+        !seeding.empty()) {
+      err << "hptune run: " << seeding << "\n";
+    }
   }
   if (backend->backend != "slurm") {
     err << "hptune run: each trial's processes are contained by "

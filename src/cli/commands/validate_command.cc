@@ -21,6 +21,7 @@
 #include "hptune/launch/replica_env.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
+#include "src/cli/seeding_note.h"
 
 namespace hptune::cli {
 namespace {
@@ -235,6 +236,9 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
     budget += " (the default for maxFailedTrials 0)";
   PrintField("budget", budget, out);
   PrintField("algorithm", AlgorithmText(study.algorithm), out);
+  if (const std::string seeding = SeedingNote(study); !seeding.empty()) {
+    PrintField("seeding", seeding, out);
+  }
   PrintField("early stopping", study.enable_early_stopping ? "on" : "off", out);
   if (!study.resume_previous_job_id.empty()) {
     PrintField("resumes", study.resume_previous_job_id, out);
@@ -309,6 +313,12 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   PrintJob(path, *result.job, out);
   PrintStudy(*result.job, out);
+  if (result.job->study) {
+    if (const std::string warning = SeedingWarning(*result.job->study);
+        !warning.empty()) {
+      err << "warning: trainingInput.hyperparameters." << warning << "\n";
+    }
+  }
   return kExitOk;
 }
 
