@@ -128,6 +128,24 @@ TEST(JobTrialsTableTest, OneColumnPerParameterInSpecOrder) {
                                          "100", "false", "", "", ""));
 }
 
+TEST(JobTrialsTableTest, ARunningTrialShowsItsLatestReport) {
+  v1::Job job = FinishedJob();
+  v1::HyperparameterOutput* running =
+      job.mutable_training_output()->add_trials();
+  running->set_trial_id("3");
+  running->set_state(v1::Job::RUNNING);
+  for (int step : {10, 20}) {
+    v1::HyperparameterMetric* metric = running->add_all_metrics();
+    metric->set_training_step(step);
+    metric->set_objective_value(1.0 / step);
+  }
+  Table table = JobTrialsTable(job);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_EQ(table.rows[2][1], "RUNNING");
+  EXPECT_EQ(table.rows[2][4], "0.05");  // objective: the step-20 report.
+  EXPECT_EQ(table.rows[2][5], "20");
+}
+
 TEST(PrintJobSummaryTest, ShowsStateMachinesProgressTrialsAndBest) {
   std::ostringstream out;
   PrintJobSummary(FinishedJob(), out);

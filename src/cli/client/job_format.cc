@@ -199,11 +199,13 @@ Table JobTrialsTable(const v1::Job& job) {
       auto it = t.hyperparameters().find(name);
       row.push_back(it == t.hyperparameters().end() ? "" : it->second);
     }
-    row.push_back(
-        t.has_final_metric() ? Number(t.final_metric().objective_value()) : "");
-    row.push_back(t.has_final_metric()
-                      ? absl::StrCat(t.final_metric().training_step())
-                      : "");
+    // A trial still running shows its latest report (its state says so).
+    const v1::HyperparameterMetric* shown =
+        t.has_final_metric()       ? &t.final_metric()
+        : t.all_metrics_size() > 0 ? &t.all_metrics(t.all_metrics_size() - 1)
+                                   : nullptr;
+    row.push_back(shown ? Number(shown->objective_value()) : "");
+    row.push_back(shown ? absl::StrCat(shown->training_step()) : "");
     row.push_back(t.is_trial_stopped_early() ? "true" : "false");
     row.push_back(Time(t.start_time()));
     row.push_back(Time(t.end_time()));

@@ -23,7 +23,8 @@ namespace hptune::cli::client {
 std::string JobJson(const v1::Job& job);
 
 // trialId, state, one column per parameter (in the spec's order), objective,
-// step, stoppedEarly, startTime, endTime, error.
+// step, stoppedEarly, startTime, endTime, error. A trial without a final
+// metric shows its latest report in objective and step (a RUNNING trial).
 Table JobTrialsTable(const v1::Job& job);
 
 // A summary (state, times, trainer, machines, objective, progress), the trial
