@@ -88,8 +88,7 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
         break;
       case SuggestionSource::kSeeding:
         s = quasi_random(absl::StrCat("gp:seeding(", known + 1, " of ",
-                                      InitialPoints(dimension),
-                                      " initial points)"));
+                                      InitialPoints(dimension), ")"));
         break;
       case SuggestionSource::kNoFeasible:
         s = quasi_random(absl::StrCat("quasi_random:no_feasible_results(",

@@ -7,8 +7,7 @@
 //     single_point_space").
 //  2. Seeding: while known < InitialPoints(D) = clamp(2 (D + 1), 4, 20)
 //     (D = number of features, the usual 2 (D + 1) space-filling start),
-//     points of a scrambled Halton sequence ("gp:seeding(i of n initial
-//     points)").
+//     points of a scrambled Halton sequence ("gp:seeding(i of n)").
 //  3. With no feasible observation yet the model has nothing to fit:
 //     quasi-random ("quasi_random:no_feasible_results(...)").
 //  4. Otherwise the model (SuggestFromModel), after OSS Vizier's GP-UCB-PE

@@ -19,7 +19,7 @@ TEST(TrialLogTest, OneQuotedLinePerTrialWithItsOwnRegrets) {
       .name = "toy", .space = SearchSpace({y, c}), .optimum = -1};
   const std::vector<RunTrial> trials = {
       {.number = 1,
-       .origin = "gp:seeding(1 of 4 initial points)",
+       .origin = "gp:seeding(1 of 4)",
        .parameters = {{"c", ParameterValue::Categorical("b")},
                       {"y", ParameterValue::Double(0.25)}},
        .value = 2,
@@ -32,7 +32,7 @@ TEST(TrialLogTest, OneQuotedLinePerTrialWithItsOwnRegrets) {
        .reported = -0.25}};
   // Parameters in the space's order (y before c), not the map's.
   EXPECT_EQ(FormatTrialsCsv("gp", function, "parallel4", 3, trials),
-            "gp,toy,parallel4,3,1,\"gp:seeding(1 of 4 initial points)\",3,3,"
+            "gp,toy,parallel4,3,1,\"gp:seeding(1 of 4)\",3,3,"
             "\"y=0.25;c=b\"\n"
             "gp,toy,parallel4,3,2,\"say \"\"why\"\", briefly\",0.5,0.75,"
             "\"y=0.1;c=a\"\n");

@@ -22,6 +22,26 @@ std::string CsvField(const std::string& field) {
 
 }  // namespace
 
+Table WithoutEmptyColumns(const Table& table,
+                          const std::set<std::string>& optional) {
+  std::vector<size_t> kept;
+  for (size_t c = 0; c < table.header.size(); ++c) {
+    const bool says_something =
+        !optional.contains(table.header[c]) ||
+        std::any_of(table.rows.begin(), table.rows.end(), [c](const auto& row) {
+          return !row[c].empty() && row[c] != "false";
+        });
+    if (says_something) kept.push_back(c);
+  }
+  Table out;
+  for (size_t c : kept) out.header.push_back(table.header[c]);
+  for (const auto& row : table.rows) {
+    std::vector<std::string>& cells = out.rows.emplace_back();
+    for (size_t c : kept) cells.push_back(row[c]);
+  }
+  return out;
+}
+
 std::string ForReading(const std::string& cell) {
   // Whole numbers (trial IDs, steps, counts) are exact already.
   if (cell.find_first_of(".eE") == std::string::npos) return cell;

@@ -4,6 +4,7 @@
 #define HPTUNE_CLI_OUTPUT_H_
 
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct Table {
 // Numbers in a table are for reading: six significant digits; JSON and CSV
 // keep every digit.
 void PrintTable(const Table& table, OutputFormat format, std::ostream& out);
+
+// `table` without those of the columns named in `optional` that say
+// nothing in any row (every cell "" or "false"): a table for reading.
+Table WithoutEmptyColumns(const Table& table,
+                          const std::set<std::string>& optional);
 
 // A cell as the table shows it: a decimal number with more than six
 // significant digits rounded to six ("0.30000000000000004" is "0.3",

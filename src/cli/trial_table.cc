@@ -96,7 +96,12 @@ void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
     out << TrialsJson(spec, trials) << "\n";
     return;
   }
-  PrintTable(TrialsTable(spec, trials), format, out);
+  Table table = TrialsTable(spec, trials);
+  // Scripts read CSV's fixed columns; a reader needs no empty ones.
+  if (format == OutputFormat::kTable) {
+    table = WithoutEmptyColumns(table, {"stoppedEarly", "reason"});
+  }
+  PrintTable(table, format, out);
 }
 
 Table StudiesTable(const std::vector<StudyRecord>& studies,

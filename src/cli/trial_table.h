@@ -25,7 +25,8 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials);
 // measurements a trial carries.
 std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials);
 
-// TrialsJson for kJson, TrialsTable otherwise.
+// TrialsJson for kJson, TrialsTable otherwise; as a table without the
+// stoppedEarly and reason columns when no trial has one.
 void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
                  OutputFormat format, std::ostream& out);
 

@@ -65,6 +65,15 @@ TEST(PrintTableTest, OnlyTheTableRoundsCsvAndJsonKeepEveryDigit) {
   EXPECT_NE(json.str().find("0.011100047308940167"), std::string::npos);
 }
 
+TEST(WithoutEmptyColumnsTest, DropsOnlyOptionalColumnsThatSayNothing) {
+  const Table table{
+      .header = {"trialId", "stoppedEarly", "reason", "origin"},
+      .rows = {{"1", "false", "", ""}, {"2", "false", "oom", ""}}};
+  const Table shown = WithoutEmptyColumns(table, {"stoppedEarly", "reason"});
+  EXPECT_THAT(shown.header, ElementsAre("trialId", "reason", "origin"));
+  EXPECT_THAT(shown.rows[1], ElementsAre("2", "oom", ""));
+}
+
 TEST(TrialsJsonTest, FollowsAiPlatformsTrialShape) {
   Trial t = Finished();
   t.measurements = {

@@ -50,9 +50,8 @@ TEST(ValidateCliTest, ContractExampleIsValidAndSummarised) {
                         "3600s; cancelled after running 86400s"));
   EXPECT_THAT(result.out, HasSubstr("goal              MAXIMIZE accuracy"));
   EXPECT_THAT(result.out,
-              HasSubstr("algorithm         ALGORITHM_UNSPECIFIED (hptune "
-                        "default: Bayesian optimisation with a Gaussian "
-                        "process)"));
+              HasSubstr("algorithm         ALGORITHM_UNSPECIFIED (hptune's "
+                        "default: Gaussian process BO)"));
   EXPECT_THAT(
       result.out,
       HasSubstr("budget            30 trials, 2 in parallel, stop after "

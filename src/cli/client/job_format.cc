@@ -263,7 +263,9 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
   }
   if (job.training_output().trials().empty()) return;
   out << "\n";
-  PrintTable(JobTrialsTable(job), OutputFormat::kTable, out);
+  PrintTable(
+      WithoutEmptyColumns(JobTrialsTable(job), {"stoppedEarly", "error"}),
+      OutputFormat::kTable, out);
   const auto& output = job.training_output();
   if (output.has_best_trial() && output.best_trial().has_final_metric()) {
     const auto& best = output.best_trial();

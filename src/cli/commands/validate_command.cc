@@ -176,9 +176,7 @@ std::string AlgorithmText(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::kUnspecified:
       // Say what really runs (algorithms/registry.cc).
-      return name +
-             " (hptune default: Bayesian optimisation with a Gaussian "
-             "process)";
+      return name + " (hptune's default: Gaussian process BO)";
     case Algorithm::kGridSearch:
       return name + " (every combination, in order)";
     case Algorithm::kRandomSearch:
@@ -232,8 +230,7 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
       std::to_string(study.max_trials) + " trials, " +
       std::to_string(study.max_parallel_trials) + " in parallel, stop after " +
       std::to_string(study.EffectiveMaxFailedTrials()) + " failed";
-  if (study.max_failed_trials == 0)
-    budget += " (the default for maxFailedTrials 0)";
+  if (study.max_failed_trials == 0) budget += " (maxFailedTrials 0's default)";
   PrintField("budget", budget, out);
   PrintField("algorithm", AlgorithmText(study.algorithm), out);
   if (const std::string seeding = SeedingNote(study); !seeding.empty()) {

@@ -107,8 +107,8 @@ TEST(GpDesignerTest, SuggestionsAreFeasibleAndNeverRepeatAPoint) {
     EXPECT_TRUE(seen.Insert(t.parameters)) << "trial " << t.number;
   }
   // Seeding first (2 (D + 1) points for 5 features), then the model.
-  EXPECT_EQ(origins.front(), "gp:seeding(1 of 12 initial points)");
-  EXPECT_EQ(origins[11], "gp:seeding(12 of 12 initial points)");
+  EXPECT_EQ(origins.front(), "gp:seeding(1 of 12)");
+  EXPECT_EQ(origins[11], "gp:seeding(12 of 12)");
   EXPECT_THAT(origins[12], StartsWith("gp-"));
   EXPECT_EQ(origins.back(), "gp-pe");  // The second of a batch explores.
 }
@@ -197,8 +197,8 @@ TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
   auto first = designer->Suggest(2);
   ASSERT_OK(first);
   ASSERT_EQ(first->size(), 2u);
-  EXPECT_EQ((*first)[0].origin, "gp:seeding(1 of 4 initial points)");
-  EXPECT_EQ((*first)[1].origin, "gp:seeding(2 of 4 initial points)");
+  EXPECT_EQ((*first)[0].origin, "gp:seeding(1 of 4)");
+  EXPECT_EQ((*first)[1].origin, "gp:seeding(2 of 4)");
   // One completed and one pending: the third seed.
   auto next = Make(spec);
   ASSERT_OK(next->RestoreState(designer->SaveState()));
@@ -207,7 +207,7 @@ TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
       next->Update({Completed(1, (*first)[0].parameters, 1.0)}, {running}));
   auto third = next->Suggest(1);
   ASSERT_OK(third);
-  EXPECT_EQ((*third)[0].origin, "gp:seeding(3 of 4 initial points)");
+  EXPECT_EQ((*third)[0].origin, "gp:seeding(3 of 4)");
 }
 
 TEST(GpDesignerTest, FindsTheMinimumOfA1dFunction) {
@@ -250,7 +250,7 @@ TEST(GpDesignerTest, HandlesTwentyDimensions) {
   };
   std::vector<std::string> origins;
   std::vector<Trial> trials = RunStudy(spec, 6, 26, 1, f, &origins);
-  EXPECT_EQ(origins[19], "gp:seeding(20 of 20 initial points)");
+  EXPECT_EQ(origins[19], "gp:seeding(20 of 20)");
   EXPECT_THAT(origins.back(), StartsWith("gp-"));
   double first = 1e9, best = 1e9;
   for (size_t i = 0; i < trials.size(); ++i) {
