@@ -1,6 +1,7 @@
 // A new user's common mistakes, made with the `hptune` binary and real
 // Python trainers: each must end fast, with a message that names the cause.
 // The trainers are written by the tests into their temp dirs.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -34,6 +36,12 @@ int CountOccurrences(const std::string& text, const std::string& needle) {
   return count;
 }
 
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
 void WriteFile(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(
       std::filesystem::path(path).parent_path());
@@ -48,6 +56,7 @@ constexpr char kStrictTrainer[] = R"(import argparse, json, os, time
 parser = argparse.ArgumentParser()
 parser.add_argument("--x", type=float, required=True)
 parser.add_argument("--tag", default="accuracy")
+parser.add_argument("--sleep", type=float, default=0)
 args = parser.parse_args()
 checkpoints = os.environ["AIP_CHECKPOINT_DIR"]
 with open(os.path.join(checkpoints, "seen.json"), "w") as f:
@@ -59,12 +68,13 @@ report = {args.tag: str(args.x), "global_step": "1", "loss": "0.5",
 with open(path + ".tmp", "w") as f:
     f.write(json.dumps(report, sort_keys=True) + "\n")
 os.replace(path + ".tmp", path)
+time.sleep(args.sleep)
 )";
 
 // dir/strict.yaml: kStrictTrainer in packagePath dir/pkg/trainer, reporting
 // `tag`, `max_trials` trials one at a time; no jobDir.
 std::string WriteStrictJob(const std::string& dir, const std::string& tag,
-                           int max_trials) {
+                           int max_trials, double sleep_seconds = 0) {
   WriteFile(dir + "/pkg/trainer/__init__.py", "");
   WriteFile(dir + "/pkg/trainer/task.py", kStrictTrainer);
   const std::string config = dir + "/strict.yaml";
@@ -73,7 +83,7 @@ std::string WriteStrictJob(const std::string& dir, const std::string& tag,
             "  packagePath: pkg/trainer\n"
             "  pythonModule: trainer.task\n"
             "  args: [--tag=" +
-                tag +
+                tag + ", --sleep=" + std::to_string(sleep_seconds) +
                 "]\n"
                 "  hyperparameters:\n"
                 "    goal: MAXIMIZE\n"
@@ -235,6 +245,97 @@ TEST(RunMistakesTest, ACommandThatCannotRunIsRefusedSayingWhy) {
   EXPECT_THAT(missing.err, AllOf(HasSubstr("trainingInput.command[0]"),
                                  HasSubstr("pythn3")));
   EXPECT_FALSE(std::filesystem::exists(dir + "/h.db"));
+}
+
+TEST(RunMistakesTest, ACtrlCdJobGoesOnFromItsResultsInANewJob) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = WriteStrictJob(dir, "accuracy", 8, 0.5);
+  std::vector<std::string> argv = RunArgs(dir, config, "first");
+  argv.push_back("--quiet");
+  const pid_t run = testing::StartProcess(argv, dir + "/out", dir + "/err");
+  testing::StopOnExit stop(run);
+  auto succeeded = [&] {
+    int n = 0;
+    auto list = RunProcess({kHptune, "trials", "list", "--study", "first",
+                            "--db", dir + "/h.db", "--format", "json"});
+    if (list.exit_code != 0) return 0;
+    for (const auto& t : nlohmann::json::parse(list.out)) {
+      n += t["state"] == "SUCCEEDED";
+    }
+    return n;
+  };
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (succeeded() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_GE(succeeded(), 2) << ReadFile(dir + "/err");
+  kill(run, SIGINT);
+  ASSERT_EQ(testing::WaitForExit(run, std::chrono::seconds(60)), 130);
+  const std::string err = ReadFile(dir + "/err");
+  EXPECT_THAT(err, HasSubstr("job first CANCELLED"));
+  EXPECT_THAT(err, HasSubstr("to go on from its results: hptune run " + config +
+                             " --db " + dir +
+                             "/h.db --job-id first_2 --resume-from first"));
+  // The same ID again says how to go on.
+  auto again = RunProcess(RunArgs(dir, config, "first"));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_THAT(again.err, HasSubstr("job first already exists and has ended "
+                                   "(CANCELLED); to go on from its results"));
+
+  const int done = succeeded();
+  std::vector<std::string> more = RunArgs(dir, config, "second");
+  more.insert(more.end(), {"--resume-from", "first", "--max-trials", "2"});
+  auto resumed = RunProcess(more);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const nlohmann::json first = TrialsJson(dir, "first");
+  const nlohmann::json second = TrialsJson(dir, "second");
+  ASSERT_EQ(second.size(), static_cast<size_t>(done + 2)) << second.dump();
+  for (size_t i = 0; i < second.size(); ++i) {
+    EXPECT_EQ(second[i]["trialId"], std::to_string(i + 1));  // Dense, once.
+    EXPECT_EQ(second[i]["state"], "SUCCEEDED");
+  }
+  // Its first trials are the first job's results, in order.
+  int copied = 0;
+  for (const nlohmann::json& t : first) {
+    if (t["state"] != "SUCCEEDED") continue;
+    EXPECT_EQ(second[copied]["hyperparameters"], t["hyperparameters"]);
+    EXPECT_EQ(second[copied]["origin"],
+              "resumed from first trial " + t["trialId"].get<std::string>());
+    ++copied;
+  }
+  EXPECT_EQ(copied, done);
+}
+
+TEST(RunMistakesTest, AStudyExtendedFrom10To20TrialsKeepsItsFirst10) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = WriteStrictJob(dir, "accuracy", 10);
+  ASSERT_EQ(RunProcess(RunArgs(dir, config, "ten")).exit_code, 0);
+  std::vector<std::string> more = RunArgs(dir, config, "twenty");
+  more.insert(more.end(), {"--resume-from", "ten", "--max-trials", "10"});
+  auto extended = RunProcess(more);
+  ASSERT_EQ(extended.exit_code, 0) << extended.err;
+  const nlohmann::json ten = TrialsJson(dir, "ten");
+  const nlohmann::json twenty = TrialsJson(dir, "twenty");
+  ASSERT_EQ(ten.size(), 10u);
+  ASSERT_EQ(twenty.size(), 20u);
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(twenty[i]["hyperparameters"], ten[i]["hyperparameters"]) << i;
+    EXPECT_EQ(twenty[i]["finalMetric"], ten[i]["finalMetric"]) << i;
+  }
+  // The new ten are new points.
+  for (size_t i = 10; i < 20; ++i) {
+    EXPECT_THAT(twenty[i]["origin"].get<std::string>(),
+                Not(HasSubstr("resumed")))
+        << i;
+  }
+  // Its own ID as the one to resume from is refused.
+  std::vector<std::string> self = RunArgs(dir, config, "same");
+  self.insert(self.end(), {"--resume-from", "same"});
+  auto refused = RunProcess(self);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--resume-from: \"same\" is this job's "
+                                     "own ID"));
 }
 
 TEST(RunMistakesTest, ABudgetTheGpBarelyUsesIsSaid) {

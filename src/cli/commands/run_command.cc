@@ -44,7 +44,9 @@ constexpr char kUsage[] =
     "replica is stopped, the trials are recorded CANCELLED. Run again with\n"
     "the same --job-id and --db to resume a job whose runner died: its\n"
     "running trials are picked up where they are (Slurm jobs are reattached,\n"
-    "not launched twice).\n"
+    "not launched twice). To go on after a job ended (Ctrl-C, or more\n"
+    "trials), run a new job that starts from its results: --job-id NEW\n"
+    "--resume-from OLD (then --max-trials counts the new trials only).\n"
     "\n"
     "The trainer (one of):\n"
     "  --command \"PROGRAM ARGS\"  any executable; split on spaces, no shell\n"
@@ -57,6 +59,9 @@ constexpr char kUsage[] =
     "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
     "                            override the config's hyperparameters\n"
     "  --labels K=V[,K=V...]     the job's labels, over the config's\n"
+    "  --resume-from JOB         start from an ended job's results (its\n"
+    "                            succeeded and infeasible trials), as\n"
+    "                            hyperparameters.resumePreviousJobId\n"
     "Engine:\n"
     "  --db FILE                 default $HPTUNE_DB, else ./hptune.db\n"
     "  --runs-dir DIR            replica logs and metric files, default\n"
@@ -165,6 +170,14 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
       HPTUNE_ASSIGN_OR_RETURN(job.study->max_failed_trials,
                               IntegerFlag(args, "max-failed-trials", 0));
     }
+    if (auto from = args.Get("resume-from")) {
+      if (*from == job.job_id) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--resume-from: \"", *from,
+            "\" is this job's own ID: give the new job another --job-id"));
+      }
+      job.study->resume_previous_job_id = *from;
+    }
   }
   return absl::OkStatus();
 }
@@ -245,6 +258,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                            "max-trials",
                            "max-parallel-trials",
                            "max-failed-trials",
+                           "resume-from",
                            "db",
                            "runs-dir",
                            "gpus",
@@ -351,6 +365,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
           << " was being cancelled; it is CANCELLED\n";
       return kExitCancelled;
     }
+  } else if (existing.ok()) {
+    // An ended job is not run again; its results can start a new one.
+    err << "hptune run: job " << job_id << " already exists and has ended ("
+        << ToString(existing->state) << "); to go on from its results, run "
+        << "a new job from them: --job-id " << job_id << "_2 --resume-from "
+        << job_id << " (--max-trials then counts the new trials)\n";
+    return kExitInvalid;
   } else {
     auto submitted = runner.Submit(*job);
     if (!submitted.ok()) return Fail(submitted.status(), err);
@@ -398,6 +419,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   err << "hptune run: job " << job_id << " " << ToString(finished->state);
   if (!finished->error_message.empty()) err << ": " << finished->error_message;
   err << "\n";
+  if (finished->state == JobState::kCancelled) {
+    err << "hptune run: to go on from its results: hptune run " << config
+        << " --db " << db << " --job-id " << job_id << "_2 --resume-from "
+        << job_id << "\n";
+  }
   switch (finished->state) {
     case JobState::kSucceeded:
       return kExitOk;
