@@ -336,6 +336,10 @@ TEST(RunMistakesTest, AStudyExtendedFrom10To20TrialsKeepsItsFirst10) {
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_THAT(refused.err, HasSubstr("--resume-from: \"same\" is this job's "
                                      "own ID"));
+  self.back() = "no such";
+  auto malformed = RunProcess(self);
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_THAT(malformed.err, HasSubstr("--resume-from"));
 }
 
 TEST(RunMistakesTest, ABudgetTheGpBarelyUsesIsSaid) {

@@ -171,6 +171,8 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
                               IntegerFlag(args, "max-failed-trials", 0));
     }
     if (auto from = args.Get("resume-from")) {
+      HPTUNE_RETURN_IF_ERROR(
+          FieldErrorsToStatus(ValidateJobId(*from, "--resume-from")));
       if (*from == job.job_id) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--resume-from: \"", *from,
