@@ -6,6 +6,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
@@ -20,6 +21,7 @@ namespace {
 
 using testing::Context;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::PollUntil;
 using testing::ServeProcess;
 
@@ -147,6 +149,34 @@ TEST(ServeJobTest, SubmittedJobIsWatchedToCompletion) {
   logs.set_replica("../../etc/passwd");
   status = stub->GetTrialLogs(Context().get(), logs, &chunk);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST(ServeJobTest, LogFileGetsTheJobLinesTimestampedAndPrivate) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string log = dir + "/serve.log";
+  ServeProcess server(dir, {"--log-file", log});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job submitted;
+  grpc::Status status =
+      Submit(server, "logged", CurveJob(1, 2, 0.01), &submitted);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        return testing::ReadFileOrEmpty(log).find(
+                   " hptune serve: job logged: SUCCEEDED\n") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(60)))
+      << testing::ReadFileOrEmpty(log) << server.Output();
+  const std::string text = testing::ReadFileOrEmpty(log);
+  // Each line starts with its time, e.g. 2026-11-25T07:00:00.123456Z.
+  EXPECT_EQ(text.substr(0, 2), "20") << text;
+  EXPECT_THAT(text, HasSubstr(" hptune serve: job logged: trial 1 started\n"));
+  struct stat info;
+  ASSERT_EQ(stat(log.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_THAT(server.Output(), Not(HasSubstr("job logged:")));
 }
 
 TEST(ServeJobTest, InvalidConfigIsRejectedWithTheParsersMessage) {

@@ -1,10 +1,14 @@
 #include "src/cli/commands/serve_command.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -15,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/time.h"
+#include "hptune/env/clock.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
@@ -54,6 +60,9 @@ constexpr char kUsage[] =
     "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
     "  --state-dir DIR        replica logs, metric files, default job dirs;\n"
     "                         default ./hptune-runs\n"
+    "  --log-file F           the line per job and trial start and end goes\n"
+    "                         to F (appended, 0600, each line timestamped)\n"
+    "                         instead of stdout\n"
     "  --token-file F         clients must send `authorization: Bearer\n"
     "                         <token>` with the token in F (default: the\n"
     "                         user's default token file, see above)\n"
@@ -120,8 +129,9 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   std::vector<std::string> allowed_commands =
       TakeRepeatedFlag(args, "--allow-command");
   std::set<std::string> value_flags = {
-      "listen",  "db",   "state-dir",     "token-file",   "tls-cert",
-      "tls-key", "gpus", "grace-seconds", "max-restarts", "max-retries"};
+      "listen",       "db",          "state-dir", "token-file",
+      "tls-cert",     "tls-key",     "gpus",      "grace-seconds",
+      "max-restarts", "max-retries", "log-file"};
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
   auto parsed = ParseArgs(args, value_flags, {"help"});
@@ -244,9 +254,27 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::string state_dir = options.state_dir.string();
   const std::string backend_name = options.backend_name;
   // A line per job and trial start and end, from the jobs' threads; the
-  // lines below take the same lock.
+  // lines below take the same lock. With --log-file, to that file: one
+  // write(2) per line, appended, so lines of two servers never interleave.
   std::mutex out_mutex;
-  options.job_log = [&out, &out_mutex](const std::string& line) {
+  int log_fd = -1;
+  if (auto log_file = parsed->Get("log-file")) {
+    log_fd = ::open(log_file->c_str(),
+                    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (log_fd < 0) {
+      return Fail(absl::InvalidArgumentError(
+                      absl::StrCat("--log-file: cannot open \"", *log_file,
+                                   "\": ", std::strerror(errno))),
+                  kExitInvalid, err);
+    }
+  }
+  options.job_log = [&out, &out_mutex, log_fd](const std::string& line) {
+    if (log_fd >= 0) {
+      const std::string text = absl::StrCat(FormatRfc3339(SystemClock().Now()),
+                                            " hptune serve: ", line, "\n");
+      (void)!::write(log_fd, text.data(), text.size());
+      return;
+    }
     std::lock_guard<std::mutex> lock(out_mutex);
     out << "hptune serve: " << line << std::endl;
   };
