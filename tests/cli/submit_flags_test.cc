@@ -105,6 +105,19 @@ TEST_F(SubmitFlagsTest, FlagsOverrideTheFileAndUserArgsAreAppended) {
   EXPECT_THAT(job.args, ElementsAre("--steps=300", "--epochs=2"));
 }
 
+TEST_F(SubmitFlagsTest, ResumeFromIsResumePreviousJobId) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission =
+      Build({"--config", config, "--resume-from", "mnist_1"}, "mnist_2");
+  ASSERT_OK(submission);
+  EXPECT_EQ(submission->job.study->resume_previous_job_id, "mnist_1");
+  // Checked as the field it sets: not the job's own ID.
+  auto own = Build({"--config", config, "--resume-from", "mnist_2"}, "mnist_2");
+  ASSERT_FALSE(own.ok());
+  EXPECT_THAT(std::string(own.status().message()),
+              HasSubstr("resumePreviousJobId"));
+}
+
 TEST_F(SubmitFlagsTest, CommandReplacesTheFilesPythonModule) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission =

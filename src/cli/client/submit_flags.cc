@@ -156,6 +156,15 @@ absl::Status ApplyStudyFlags(const ParsedArgs& args, Json& input) {
     }
     input["hyperparameters"][key] = value;
   }
+  if (auto from = args.Get("resume-from")) {
+    if (!input.contains("hyperparameters")) {
+      return absl::InvalidArgumentError(
+          "--resume-from: the job has no hyperparameters to tune (give a "
+          "--config with trainingInput.hyperparameters)");
+    }
+    // The config parser checks it as resumePreviousJobId, naming the field.
+    input["hyperparameters"]["resumePreviousJobId"] = *from;
+  }
   return absl::OkStatus();
 }
 
@@ -171,6 +180,7 @@ const std::set<std::string>& SubmitOverrideFlags() {
                                             "max-trials",
                                             "max-parallel-trials",
                                             "max-failed-trials",
+                                            "resume-from",
                                             "use-chief-in-tf-config",
                                             kLabelsFlag};
     flags->insert(std::begin(kBackendValueFlags), std::end(kBackendValueFlags));
@@ -210,6 +220,9 @@ const char kSubmitOverrideHelp[] =
     "                            (a key given replaces the config's value)\n"
     "Study (override the config's hyperparameters):\n"
     "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
+    "  --resume-from JOB         start from an ended job's results\n"
+    "                            (resumePreviousJobId); --max-trials counts\n"
+    "                            the new trials\n"
     "Backend (override the config's backend: and slurm: block):\n"
     "  --backend local|slurm     the backend the job asks for; without it\n"
     "                            (and without backend: in the config) the\n"
