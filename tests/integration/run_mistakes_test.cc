@@ -9,12 +9,12 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune {
@@ -26,21 +26,6 @@ using ::testing::Not;
 using testing::RunProcess;
 
 constexpr char kHptune[] = HPTUNE_BINARY;
-
-int CountOccurrences(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++count;
-  }
-  return count;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-}
 
 void WriteFile(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(
@@ -174,10 +159,9 @@ TEST(RunMistakesTest, AnImportErrorFailsTheJobAtOnceWithTheTraceback) {
             HasSubstr("This error is permanent"), HasSubstr("The log's last"),
             HasSubstr("Traceback")));
   // Started once: no restart, no re-run, no second trial.
-  std::ifstream log(dir + "/runs/imports/1/master-0.log");
-  const std::string text((std::istreambuf_iterator<char>(log)),
-                         std::istreambuf_iterator<char>());
-  EXPECT_EQ(CountOccurrences(text, "Traceback"), 1) << text;
+  const std::string text =
+      testing::ReadFileOrEmpty(dir + "/runs/imports/1/master-0.log");
+  EXPECT_EQ(testing::CountOccurrences(text, "Traceback"), 1) << text;
   EXPECT_EQ(TrialsJson(dir, "imports").size(), 1u);
 }
 
@@ -264,15 +248,12 @@ TEST(RunMistakesTest, ACtrlCdJobGoesOnFromItsResultsInANewJob) {
     }
     return n;
   };
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (succeeded() < 2 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::yield();
-  }
-  ASSERT_GE(succeeded(), 2) << ReadFile(dir + "/err");
+  ASSERT_TRUE(testing::PollUntil([&] { return succeeded() >= 2; },
+                                 std::chrono::seconds(60)))
+      << testing::ReadFileOrEmpty(dir + "/err");
   kill(run, SIGINT);
   ASSERT_EQ(testing::WaitForExit(run, std::chrono::seconds(60)), 130);
-  const std::string err = ReadFile(dir + "/err");
+  const std::string err = testing::ReadFileOrEmpty(dir + "/err");
   EXPECT_THAT(err, HasSubstr("job first CANCELLED"));
   EXPECT_THAT(err, HasSubstr("to go on from its results: hptune run " + config +
                              " --db " + dir +
