@@ -41,7 +41,15 @@ from torch import nn  # noqa: E402
 from torch.nn.parallel import DistributedDataParallel  # noqa: E402
 from torch.utils import data  # noqa: E402
 
-from trainer import hypertune  # noqa: E402
+try:
+    # cloudml-hypertune's module, from hptune's Python package
+    # (pip install ./python) or from PyPI.
+    import hypertune  # noqa: E402
+except ImportError:  # Run from hptune's source tree without the package.
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 os.pardir, os.pardir, os.pardir, "python",
+                                 "src"))
+    import hypertune  # noqa: E402
 
 CLASSES = 4
 SPIRAL_TURNS = 0.75

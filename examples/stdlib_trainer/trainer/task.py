@@ -27,7 +27,15 @@ if __package__ in (None, ""):  # Run as a script: make `trainer` importable.
         0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from trainer import cluster  # noqa: E402
-from trainer import hypertune  # noqa: E402
+try:
+    # cloudml-hypertune's module, from hptune's Python package
+    # (pip install ./python) or from PyPI.
+    import hypertune  # noqa: E402
+except ImportError:  # Run from hptune's source tree without the package.
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 os.pardir, os.pardir, os.pardir, "python",
+                                 "src"))
+    import hypertune  # noqa: E402
 from trainer import model  # noqa: E402
 from trainer import parameter_server  # noqa: E402
 from trainer import rpc  # noqa: E402
