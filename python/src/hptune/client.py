@@ -1,0 +1,161 @@
+"""Client: the entry point to an ``hptune serve`` from Python.
+
+    import hptune
+    client = hptune.Client()             # $HPTUNE_SERVER, else 127.0.0.1:7460
+    study = client.study("svc", "config.yaml")   # create, or load if it exists
+    job = client.submit_job("svc_job_1", "config.yaml")
+
+Connection options are connection.py's (the CLI's, with the same environment
+variables). Every method raises an hptune.HptuneError subclass when the
+server refuses the call (errors.py).
+
+Thread-safe: one Client may be shared by threads. Not across fork(): a new
+process makes its own Client.
+"""
+
+from typing import Iterable, List, Mapping, Optional
+
+from hptune import config as config_module
+from hptune import errors
+from hptune.connection import DEFAULT_TIMEOUT_SECONDS, Connection
+from hptune.jobs import JOB_STATES, Job
+from hptune.study import Study
+from hptune.v1 import job_pb2, job_service_pb2, study_service_pb2
+
+
+class Client:
+    """A connection to one hptune server, for studies and jobs.
+
+    Args:
+      server: ``HOST:PORT`` or a gRPC target; default ``$HPTUNE_SERVER``,
+        else ``127.0.0.1:7460``.
+      token: the server's token; default: token_file, else
+        ``$HPTUNE_TOKEN``, else the user's default token file.
+      token_file: a file holding the token.
+      tls_ca: PEM root certificates for a server started with
+        ``--tls-cert``; default ``$HPTUNE_TLS_CA``; none: plaintext.
+      timeout: deadline of each call in seconds (streams have none).
+    """
+
+    def __init__(self, server: Optional[str] = None, *,
+                 token: Optional[str] = None,
+                 token_file: Optional[str] = None,
+                 tls_ca: Optional[str] = None,
+                 timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+        try:
+            self._connection = Connection(server, token=token,
+                                          token_file=token_file,
+                                          tls_ca=tls_ca, timeout=timeout)
+        except ValueError as e:
+            raise errors.InvalidArgument(str(e)) from None
+
+    @property
+    def server(self) -> str:
+        return self._connection.server
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # Studies.
+
+    def create_study(self, name: str,
+                     config: config_module.ConfigSource) -> Study:
+        """Creates a study from a config file or dict in AI Platform's shape
+        (its ``trainingInput.hyperparameters``, or that block itself).
+        AlreadyExists when the name is taken; InvalidArgument naming the
+        field and value for a config that breaks a rule."""
+        spec = config_module.study_spec(config)
+        return Study(self._connection, self._connection.call(
+            self._connection.studies.CreateStudy,
+            study_service_pb2.CreateStudyRequest(name=name, spec=spec)))
+
+    def load_study(self, name: str) -> Study:
+        """The study ``name`` (a job's study is named by its job ID)."""
+        return Study(self._connection, self._connection.call(
+            self._connection.studies.GetStudy,
+            study_service_pb2.GetStudyRequest(name=name)))
+
+    def study(self, name: str,
+              config: Optional[config_module.ConfigSource] = None) -> Study:
+        """The study ``name``: loaded when it exists (then ``config`` is
+        not applied), else created from ``config``. Several workers may
+        call it at once: one creates, the others load."""
+        if config is None:
+            return self.load_study(name)
+        try:
+            return self.create_study(name, config)
+        except errors.AlreadyExists:
+            return self.load_study(name)
+
+    def list_studies(self) -> List[Study]:
+        studies: List[Study] = []
+        token = ""
+        while True:
+            reply = self._connection.call(
+                self._connection.studies.ListStudies,
+                study_service_pb2.ListStudiesRequest(page_size=1000,
+                                                     page_token=token))
+            studies.extend(Study(self._connection, s) for s in reply.studies)
+            token = reply.next_page_token
+            if not token:
+                return studies
+
+    def delete_study(self, name: str) -> None:
+        self._connection.call(self._connection.studies.DeleteStudy,
+                              study_service_pb2.DeleteStudyRequest(name=name))
+
+    # Jobs.
+
+    def submit_job(self, job_id: str, config: config_module.ConfigSource, *,
+                   overrides: Optional[Mapping] = None,
+                   labels: Optional[Mapping[str, str]] = None,
+                   backend: Optional[str] = None) -> Job:
+        """Submits a training job: every trial a distributed training job
+        the server runs. ``config`` is a config file or dict (config.py
+        says how paths resolve); ``overrides`` is laid over its
+        ``trainingInput`` (``{"hyperparameters": {"maxTrials": 4}}``);
+        ``labels`` over its labels; ``backend`` ("local" or "slurm")
+        replaces its backend. Returns the QUEUED job."""
+        request = config_module.job_request(job_id, config,
+                                            overrides=overrides,
+                                            labels=labels, backend=backend)
+        return Job(self._connection, self._connection.call(
+            self._connection.jobs.SubmitJob, request))
+
+    def job(self, job_id: str, trials: bool = True) -> Job:
+        """The job ``job_id``, with its trials unless ``trials`` is False."""
+        return Job(self._connection, self._connection.call(
+            self._connection.jobs.GetJob,
+            job_service_pb2.GetJobRequest(job_id=job_id,
+                                          omit_trials=not trials)))
+
+    def list_jobs(self, states: Optional[Iterable[str]] = None,
+                  prefix: str = "",
+                  labels: Optional[Mapping[str, str]] = None) -> List[Job]:
+        """Jobs, newest first (without their trials): only those in
+        ``states``, whose ID starts with ``prefix``, and that carry every
+        label of ``labels`` (value "*": any value)."""
+        request = job_service_pb2.ListJobsRequest(
+            job_id_prefix=prefix, labels=dict(labels or {}), page_size=1000)
+        for state in states or ():
+            if state not in JOB_STATES:
+                raise errors.InvalidArgument(
+                    f"states: {state!r} is not one of {', '.join(JOB_STATES)}")
+            request.states.append(job_pb2.Job.State.Value(state))
+        jobs: List[Job] = []
+        while True:
+            reply = self._connection.call(self._connection.jobs.ListJobs,
+                                          request)
+            jobs.extend(Job(self._connection, j) for j in reply.jobs)
+            if not reply.next_page_token:
+                return jobs
+            request.page_token = reply.next_page_token
+
+
+__all__ = ["Client"]

@@ -1,0 +1,213 @@
+"""The connection to an ``hptune serve``: address, token, TLS, deadlines.
+
+Used by Client (client.py) and the study and job objects it hands out.
+Options follow the ``hptune`` CLI's (docs/cli.md, "Server"), each argument
+before its environment variable before its default:
+
+- server: ``$HPTUNE_SERVER``, else ``127.0.0.1:7460``; ``HOST:PORT`` or a
+  gRPC target such as ``unix:/path``.
+- token: the token itself; or token_file; else ``$HPTUNE_TOKEN``; else the
+  file ``hptune serve`` made for this user (``$HPTUNE_CONFIG_DIR/token``,
+  else ``$XDG_CONFIG_HOME/hptune/token``, else ``~/.config/hptune/token``),
+  none when that file does not exist. Sent as ``authorization: Bearer``.
+- tls_ca: a PEM file of root certificates (``$HPTUNE_TLS_CA``); without
+  one the channel is plaintext, which a server only accepts on loopback.
+
+A Connection is thread-safe (gRPC channels are); it must not cross a
+fork(): a worker process opens its own (Study.optimize does).
+"""
+
+import os
+import random
+import time
+from typing import Any, Callable, Iterator, Optional, Tuple, TypeVar
+
+import grpc
+
+from hptune import errors
+from hptune.v1 import job_service_pb2_grpc, study_service_pb2_grpc
+
+DEFAULT_SERVER = "127.0.0.1:7460"
+DEFAULT_TIMEOUT_SECONDS = 30.0
+_MAX_TOKEN_BYTES = 4096
+# Messages of a study's trials with measurements can be large.
+_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+T = TypeVar("T")
+
+
+def default_token_file() -> Optional[str]:
+    """The user's default token file, or None when no base directory is set."""
+    if os.environ.get("HPTUNE_CONFIG_DIR"):
+        return os.path.join(os.environ["HPTUNE_CONFIG_DIR"], "token")
+    if os.environ.get("XDG_CONFIG_HOME"):
+        return os.path.join(os.environ["XDG_CONFIG_HOME"], "hptune", "token")
+    if os.environ.get("HOME"):
+        return os.path.join(os.environ["HOME"], ".config", "hptune", "token")
+    return None
+
+
+def _read_token_file(path: str, what: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_MAX_TOKEN_BYTES + 1)
+    except OSError as e:
+        raise ValueError(f"{what}: cannot read {path!r}: {e.strerror}") from None
+    if len(data) > _MAX_TOKEN_BYTES:
+        raise ValueError(f"{what}: {path!r} is over {_MAX_TOKEN_BYTES} bytes")
+    token = data.decode("utf-8", "replace").strip()
+    if not token:
+        raise ValueError(f"{what}: {path!r} holds no token")
+    return token
+
+
+def resolve_token(token: Optional[str],
+                  token_file: Optional[str]) -> Tuple[str, str]:
+    """(token, where it came from); token "" when there is none."""
+    if token is not None and token_file is not None:
+        raise ValueError("give token or token_file, not both")
+    if token is not None:
+        if not token.strip():
+            raise ValueError("token: empty")
+        return token.strip(), "the token argument"
+    if token_file is not None:
+        return (_read_token_file(token_file, "token_file"),
+                f"token_file {token_file!r}")
+    if "HPTUNE_TOKEN" in os.environ:
+        return os.environ["HPTUNE_TOKEN"].strip(), "$HPTUNE_TOKEN"
+    path = default_token_file()
+    if path is None or not os.path.exists(path):
+        return "", f"no token (no default token file {path!r})"
+    return (_read_token_file(path, "the default token file"),
+            f"the default token file {path!r}")
+
+
+def _check_server(server: str, what: str) -> str:
+    if not server or any(c.isspace() for c in server) or len(server) > 1024:
+        raise ValueError(f"{what}: {server!r} is not HOST:PORT or a gRPC "
+                         "target")
+    if ":" not in server:
+        raise ValueError(f"{what}: {server!r} has no port (HOST:PORT)")
+    return server
+
+
+class Connection:
+    """One channel to a server, with its token and deadline."""
+
+    def __init__(self, server: Optional[str] = None, *,
+                 token: Optional[str] = None,
+                 token_file: Optional[str] = None,
+                 tls_ca: Optional[str] = None,
+                 timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+        if server is not None:
+            self.server = _check_server(server, "server")
+        elif os.environ.get("HPTUNE_SERVER"):
+            self.server = _check_server(os.environ["HPTUNE_SERVER"],
+                                        "$HPTUNE_SERVER")
+        else:
+            self.server = DEFAULT_SERVER
+        if not 0 < timeout <= 86400:
+            raise ValueError(f"timeout: {timeout!r} is not in (0, 86400] "
+                             "seconds")
+        self.timeout = float(timeout)
+        self._token, self._token_source = resolve_token(token, token_file)
+        if tls_ca is None and os.environ.get("HPTUNE_TLS_CA"):
+            tls_ca = os.environ["HPTUNE_TLS_CA"]
+        self.tls = tls_ca is not None
+        self._options = dict(token=token, token_file=token_file,
+                             tls_ca=tls_ca, timeout=timeout)
+        channel_options = [
+            ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
+        ]
+        if tls_ca is not None:
+            try:
+                with open(tls_ca, "rb") as f:
+                    roots = f.read(1 << 20)
+            except OSError as e:
+                raise ValueError(f"tls_ca: cannot read {tls_ca!r}: "
+                                 f"{e.strerror}") from None
+            if b"-----BEGIN CERTIFICATE-----" not in roots:
+                raise ValueError(f"tls_ca: {tls_ca!r} holds no PEM "
+                                 "certificate")
+            self._channel = grpc.secure_channel(
+                self.server, grpc.ssl_channel_credentials(roots),
+                channel_options)
+        else:
+            self._channel = grpc.insecure_channel(self.server, channel_options)
+        self.studies = study_service_pb2_grpc.StudyServiceStub(self._channel)
+        self.jobs = job_service_pb2_grpc.JobServiceStub(self._channel)
+
+    def reopen(self) -> "Connection":
+        """A new connection with the same options (for another process)."""
+        return Connection(self.server, **self._options)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def _metadata(self) -> Tuple[Tuple[str, str], ...]:
+        if not self._token:
+            return ()
+        return (("authorization", f"Bearer {self._token}"),)
+
+    def _hint(self, error: grpc.RpcError) -> str:
+        code = error.code()
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            return f"sent {self._token_source}"
+        if code == grpc.StatusCode.UNAVAILABLE:
+            if self.tls:
+                return f"no hptune server answered TLS at {self.server}"
+            return (f"no hptune server answered at {self.server} (tried "
+                    "plaintext: if the server uses --tls-cert, pass tls_ca)")
+        return ""
+
+    def call(self, method: Callable[..., T], request: Any,
+             timeout: Optional[float] = None) -> T:
+        """Calls a unary method of self.studies or self.jobs."""
+        try:
+            return method(request, timeout=timeout or self.timeout,
+                          metadata=self._metadata())
+        except grpc.RpcError as e:
+            raise errors.from_rpc_error(e, _method_name(method),
+                                        self._hint(e)) from None
+
+    def stream(self, method: Callable[..., Iterator[T]], request: Any,
+               timeout: Optional[float] = None) -> Iterator[T]:
+        """Calls a server-streaming method, with no deadline unless
+        ``timeout``. Close the returned generator (or let it be collected)
+        to cancel the call."""
+        call = method(request, timeout=timeout, metadata=self._metadata())
+        try:
+            for item in call:
+                yield item
+        except grpc.RpcError as e:
+            raise errors.from_rpc_error(e, _method_name(method),
+                                        self._hint(e)) from None
+        finally:
+            call.cancel()
+
+
+def _method_name(method: Any) -> str:
+    # Multicallables keep the full path as bytes in _method.
+    name = getattr(method, "_method", b"")
+    if isinstance(name, bytes):
+        name = name.decode()
+    return name.replace("/hptune.v1.", "")
+
+
+def retry_unavailable(attempt: Callable[[], T], window: float) -> T:
+    """attempt(), retried with exponential back-off with jitter (0.1 s up to
+    5 s between tries) while it raises Unavailable, for up to ``window``
+    seconds; then the last Unavailable is raised. A server that restarts
+    (drain, crash, upgrade) comes back within the window."""
+    deadline = time.monotonic() + window
+    delay = 0.1
+    while True:
+        try:
+            return attempt()
+        except errors.Unavailable:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise
+            time.sleep(min(left, delay * random.uniform(0.5, 1.0)))
+            delay = min(delay * 2, 5.0)

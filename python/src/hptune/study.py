@@ -1,0 +1,211 @@
+"""A study on an hptune server, driven by ask/tell from Python.
+
+    study = client.create_study("svc", "config.yaml")
+    for trial in study.suggest(count=2, client_id="worker-1"):
+        trial.complete(evaluate(**trial.parameters))
+    print(study.best_trial())
+
+Or let Study.optimize run the loop on several workers (optimize.py). Every
+call goes to the server (StudyService) and is durable when it returns; a
+Study holds no state of its own beyond a snapshot of the study's spec.
+
+Thread-safe: a Study may be shared by threads (each with its own client_id).
+"""
+
+import datetime
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple, Type)
+
+from hptune import errors
+from hptune.config import message_to_dict
+from hptune.connection import Connection
+from hptune.trials import (TRIAL_STATES, Metrics, ParameterValue, Trial,
+                           measurement_proto, parameter_proto)
+from hptune.v1 import study_pb2, study_service_pb2
+
+DEFAULT_METRIC_TAG = "training/hptuning/metric"
+
+
+class Suggestions(list):
+    """The trials SuggestTrials handed out (a list of Trial), with:
+
+    Attributes:
+      study_completed: no trial will ever be suggested again.
+      note: why fewer trials than asked came back ("" when all did).
+    """
+    study_completed: bool = False
+    note: str = ""
+
+
+class Study:
+    """One study. Get it from Client.create_study, load_study or study.
+
+    Attributes (a snapshot; refresh() reads them again):
+      name, state ("ACTIVE" or "COMPLETED"), state_reason, seed,
+      metric_tag (hyperparameterMetricTag), goal ("MAXIMIZE" or
+      "MINIMIZE"), max_trials, spec (the hyperparameters block as a dict,
+      the config's camelCase keys), create_time.
+    """
+
+    def __init__(self, connection: Connection, proto: study_pb2.Study) -> None:
+        self._connection = connection
+        self._set(proto)
+
+    def _set(self, proto: study_pb2.Study) -> None:
+        self.proto = proto
+        self.name: str = proto.name
+        spec = proto.spec
+        self.state: str = study_pb2.Study.State.Name(proto.state)
+        self.state_reason: str = proto.state_reason
+        self.seed: int = proto.seed
+        self.metric_tag: str = (spec.hyperparameter_metric_tag
+                                if spec.HasField("hyperparameter_metric_tag")
+                                else DEFAULT_METRIC_TAG)
+        self.goal: str = ("MINIMIZE" if spec.goal == study_pb2.StudySpec.MINIMIZE
+                          else "MAXIMIZE")
+        self.max_trials: int = spec.max_trials if spec.HasField("max_trials") \
+            else 1
+        self.spec: Dict[str, Any] = message_to_dict(spec)
+        self.create_time: Optional[datetime.datetime] = (
+            proto.create_time.ToDatetime(tzinfo=datetime.timezone.utc)
+            if proto.HasField("create_time") else None)
+
+    def __repr__(self) -> str:
+        return (f"Study(name={self.name!r}, state={self.state}, "
+                f"metric={self.metric_tag!r} {self.goal})")
+
+    def _trial(self, proto: study_pb2.Trial) -> Trial:
+        return Trial(self._connection, self.name, self.metric_tag, proto,
+                     self.proto.spec.enable_trial_early_stopping)
+
+    def refresh(self) -> "Study":
+        self._set(self._connection.call(
+            self._connection.studies.GetStudy,
+            study_service_pb2.GetStudyRequest(name=self.name)))
+        return self
+
+    def suggest(self, count: int = 1, client_id: str = "") -> Suggestions:
+        """Up to ``count`` ACTIVE trials for ``client_id``: first the
+        client's unfinished trials (a restarted client with the same
+        client_id gets its work back), then queued ones, then new
+        suggestions. Fewer, or none, come back when the budget or
+        maxParallelTrials holds them back; see the result's note and
+        study_completed."""
+        reply = self._connection.call(
+            self._connection.studies.SuggestTrials,
+            study_service_pb2.SuggestTrialsRequest(
+                study=self.name, suggestion_count=count, client_id=client_id))
+        suggestions = Suggestions(self._trial(t) for t in reply.trials)
+        suggestions.study_completed = reply.study_completed
+        suggestions.note = reply.note
+        return suggestions
+
+    def add_trial(self, parameters: Mapping[str, ParameterValue], *,
+                  metrics: Optional[Metrics] = None, step: int = 0,
+                  infeasible_reason: Optional[str] = None,
+                  client_id: Optional[str] = None) -> Trial:
+        """Adds a trial of your own: queued for the next suggest (default);
+        SUCCEEDED with ``metrics`` (a known result, to warm-start the
+        designer); INFEASIBLE with ``infeasible_reason``; or ACTIVE for
+        ``client_id``."""
+        trial = study_pb2.Trial()
+        for name, value in parameters.items():
+            trial.parameters[name].CopyFrom(parameter_proto(name, value))
+        given = [metrics is not None, infeasible_reason is not None,
+                 client_id is not None]
+        if sum(given) > 1:
+            raise errors.InvalidArgument(
+                "add_trial: give at most one of metrics, infeasible_reason "
+                "and client_id")
+        if metrics is not None:
+            trial.state = study_pb2.Trial.SUCCEEDED
+            trial.final_measurement.CopyFrom(
+                measurement_proto(metrics, step, self.metric_tag))
+        elif infeasible_reason is not None:
+            trial.state = study_pb2.Trial.INFEASIBLE
+            trial.reason = infeasible_reason
+        elif client_id is not None:
+            trial.state = study_pb2.Trial.ACTIVE
+            trial.client_id = client_id
+        return self._trial(self._connection.call(
+            self._connection.studies.CreateTrial,
+            study_service_pb2.CreateTrialRequest(study=self.name,
+                                                 trial=trial)))
+
+    def trial(self, trial_id: int) -> Trial:
+        return self._trial(self._connection.call(
+            self._connection.studies.GetTrial,
+            study_service_pb2.GetTrialRequest(study=self.name,
+                                              trial_id=trial_id)))
+
+    def trials(self, states: Optional[Iterable[str]] = None,
+               measurements: bool = True) -> List[Trial]:
+        """The study's trials by id; only those in ``states`` (names such as
+        "SUCCEEDED") when given; without intermediate measurements when
+        ``measurements`` is False (smaller replies)."""
+        request = study_service_pb2.ListTrialsRequest(
+            study=self.name, omit_measurements=not measurements)
+        for state in states or ():
+            if state not in TRIAL_STATES:
+                raise errors.InvalidArgument(
+                    f"states: {state!r} is not one of {', '.join(TRIAL_STATES)}")
+            request.states.append(study_pb2.Trial.State.Value(state))
+        reply = self._connection.call(self._connection.studies.ListTrials,
+                                      request)
+        return [self._trial(t) for t in reply.trials]
+
+    def optimal_trials(self) -> List[Trial]:
+        """The best trials (ListOptimalTrials): for one metric, the
+        SUCCEEDED trial with the best final value; [] while none has one."""
+        reply = self._connection.call(
+            self._connection.studies.ListOptimalTrials,
+            study_service_pb2.ListOptimalTrialsRequest(study=self.name))
+        return [self._trial(t) for t in reply.optimal_trials]
+
+    def best_trial(self) -> Optional[Trial]:
+        """The best SUCCEEDED trial, or None while there is none."""
+        optimal = self.optimal_trials()
+        return optimal[0] if optimal else None
+
+    def check_early_stopping(self) -> Dict[int, Tuple[bool, str]]:
+        """The stopping policy's advice for every ACTIVE trial:
+        trial id -> (should stop, why)."""
+        reply = self._connection.call(
+            self._connection.studies.CheckEarlyStopping,
+            study_service_pb2.CheckEarlyStoppingRequest(study=self.name))
+        return {d.trial_id: (d.should_stop, d.reason) for d in reply.decisions}
+
+    def trials_dataframe(self, states: Optional[Iterable[str]] = None):
+        """The trials as a pandas DataFrame, a row each: id, state, value,
+        ``params.<name>``, step and ``metrics.<name>`` of the final
+        measurement, stopped_early, reason, client_id, origin, times.
+        Needs pandas (Debian: python3-pandas)."""
+        try:
+            import pandas
+        except ImportError:
+            raise errors.FailedPrecondition(
+                "trials_dataframe needs pandas (Debian: python3-pandas); "
+                "Study.trials() gives the same as Trial objects") from None
+        rows = [t.to_dict() for t in self.trials(states, measurements=False)]
+        return pandas.DataFrame(rows).set_index("id") if rows else \
+            pandas.DataFrame()
+
+    def delete(self) -> None:
+        """Deletes the study with its trials (not while a job runs it)."""
+        self._connection.call(self._connection.studies.DeleteStudy,
+                              study_service_pb2.DeleteStudyRequest(
+                                  name=self.name))
+
+    def optimize(self, objective: Callable[[Trial], Optional[Metrics]],
+                 n_trials: Optional[int] = None, n_workers: int = 1, *,
+                 client_id: Optional[str] = None, use_threads: bool = False,
+                 catch: Sequence[Type[BaseException]] = (),
+                 reconnect_seconds: float = 300.0) -> None:
+        """Runs ``objective`` on suggested trials until ``n_trials`` have
+        been evaluated by this call, or the study is complete (maxTrials
+        reached) when n_trials is None. See optimize.py for workers,
+        client ids, what a killed worker leaves and exceptions."""
+        from hptune.optimize import run_optimize
+        run_optimize(self._connection, self.name, objective, n_trials,
+                     n_workers, client_id=client_id, use_threads=use_threads,
+                     catch=tuple(catch), reconnect_seconds=reconnect_seconds)

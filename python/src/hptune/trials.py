@@ -1,0 +1,251 @@
+"""Trials and measurements of a study, as Python objects.
+
+A Trial is a snapshot of the server's trial (hptune.v1.Trial) with the calls
+that change it: add_measurement, should_stop, stop, complete, infeasible.
+Each call goes to the server at once and is durable when it returns.
+Parameters are plain Python values: float for DOUBLE and DISCRETE, int for
+INTEGER, str for CATEGORICAL.
+
+Used through Study (study.py). A Trial is not thread-safe; Trials of one
+study may be used from several threads.
+"""
+
+import dataclasses
+import datetime
+import math
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from hptune import errors
+from hptune.connection import Connection
+from hptune.v1 import study_pb2, study_service_pb2
+
+ParameterValue = Union[float, int, str]
+Metrics = Union[float, Mapping[str, float]]
+
+# Trial states by name, as the server's enum spells them.
+TRIAL_STATES = tuple(name for name in study_pb2.Trial.State.keys()
+                     if name != "STATE_UNSPECIFIED")
+ENDED_STATES = ("SUCCEEDED", "INFEASIBLE", "FAILED", "CANCELLED")
+
+
+def _time(timestamp) -> Optional[datetime.datetime]:
+    if timestamp.seconds == 0 and timestamp.nanos == 0:
+        return None
+    return timestamp.ToDatetime(tzinfo=datetime.timezone.utc)
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """Metric values a trial reported at a training step."""
+    step: int
+    metrics: Dict[str, float]
+    time: Optional[datetime.datetime] = None
+    # Seconds from the trial's start.
+    elapsed_seconds: Optional[float] = None
+
+    @classmethod
+    def from_proto(cls, m: study_pb2.Measurement) -> "Measurement":
+        elapsed = m.elapsed_duration.ToTimedelta().total_seconds() \
+            if m.HasField("elapsed_duration") else None
+        return cls(step=m.step, metrics=dict(m.metrics),
+                   time=_time(m.time) if m.HasField("time") else None,
+                   elapsed_seconds=elapsed)
+
+
+def parameter_value(value: study_pb2.ParameterValue) -> ParameterValue:
+    kind = value.WhichOneof("kind")
+    return getattr(value, kind) if kind else None
+
+
+def parameter_proto(name: str, value: Any) -> study_pb2.ParameterValue:
+    if isinstance(value, bool):
+        raise errors.InvalidArgument(
+            f"parameters.{name}: {value!r} is a bool; give a number or a "
+            "string")
+    if isinstance(value, int):
+        return study_pb2.ParameterValue(int_value=value)
+    if isinstance(value, float):
+        return study_pb2.ParameterValue(double_value=value)
+    if isinstance(value, str):
+        return study_pb2.ParameterValue(string_value=value)
+    raise errors.InvalidArgument(
+        f"parameters.{name}: {value!r} is a {type(value).__name__}; give a "
+        "float, an int or a str")
+
+
+def measurement_proto(metrics: Metrics, step: int,
+                      metric_tag: str) -> study_pb2.Measurement:
+    """A float is the study's metric; a mapping names each metric."""
+    if isinstance(metrics, (int, float)) and not isinstance(metrics, bool):
+        metrics = {metric_tag: float(metrics)}
+    if not isinstance(metrics, Mapping):
+        raise errors.InvalidArgument(
+            f"metrics: {metrics!r} is neither a number nor a mapping of "
+            "metric names to numbers")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise errors.InvalidArgument(f"step: {step!r} is not an integer >= 0")
+    measurement = study_pb2.Measurement(step=step)
+    for name, value in metrics.items():
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise errors.InvalidArgument(
+                f"metrics.{name}: {value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise errors.InvalidArgument(
+                f"metrics.{name}: {value!r} is not finite (mark the trial "
+                "infeasible instead)")
+        measurement.metrics[str(name)] = number
+    return measurement
+
+
+class Trial:
+    """One trial of a study.
+
+    Attributes (a snapshot; refresh() reads them again):
+      id: 1, 2, 3, ... within the study.
+      parameters: name -> value.
+      state: one of TRIAL_STATES ("ACTIVE", "SUCCEEDED", ...).
+      measurements: intermediate measurements, in report order.
+      final_measurement: the result of a SUCCEEDED trial, or None.
+      reason: why it is INFEASIBLE or FAILED, or stopped.
+      stopped_early, client_id, origin, attempt, create_time, start_time,
+      end_time: as in hptune.v1.Trial.
+    """
+
+    def __init__(self, connection: Connection, study: str, metric_tag: str,
+                 proto: study_pb2.Trial, early_stopping: bool = False) -> None:
+        self._connection = connection
+        self._metric_tag = metric_tag
+        self._early_stopping = early_stopping
+        self.study = study
+        self._last_step: Optional[int] = None  # Of this trial's last report.
+        self._set(proto)
+
+    def _set(self, proto: study_pb2.Trial) -> None:
+        self.proto = proto
+        self.id: int = proto.id
+        self.parameters: Dict[str, ParameterValue] = {
+            name: parameter_value(value)
+            for name, value in sorted(proto.parameters.items())}
+        self.state: str = study_pb2.Trial.State.Name(proto.state)
+        self.measurements: List[Measurement] = [
+            Measurement.from_proto(m) for m in proto.measurements]
+        if self.measurements:
+            self._last_step = self.measurements[-1].step
+        self.final_measurement: Optional[Measurement] = (
+            Measurement.from_proto(proto.final_measurement)
+            if proto.HasField("final_measurement") else None)
+        self.reason: str = proto.reason
+        self.stopped_early: bool = proto.stopped_early
+        self.client_id: str = proto.client_id
+        self.origin: str = proto.origin
+        self.attempt: int = proto.attempt
+        self.create_time = _time(proto.create_time)
+        self.start_time = _time(proto.start_time)
+        self.end_time = _time(proto.end_time)
+
+    @property
+    def value(self) -> Optional[float]:
+        """The study's metric in the final measurement, or None."""
+        if self.final_measurement is None:
+            return None
+        return self.final_measurement.metrics.get(self._metric_tag)
+
+    @property
+    def ended(self) -> bool:
+        return self.state in ENDED_STATES
+
+    def __repr__(self) -> str:
+        value = "" if self.value is None else f", value={self.value:.6g}"
+        return (f"Trial(id={self.id}, state={self.state}, "
+                f"parameters={self.parameters}{value})")
+
+    def refresh(self) -> "Trial":
+        self._set(self._connection.call(
+            self._connection.studies.GetTrial,
+            study_service_pb2.GetTrialRequest(study=self.study,
+                                              trial_id=self.id)))
+        return self
+
+    def add_measurement(self, metrics: Metrics, step: int = 0) -> None:
+        """Records an intermediate measurement: a number (the study's
+        metric) or a mapping of metric names to numbers, at ``step``."""
+        self._connection.call(
+            self._connection.studies.AddMeasurement,
+            study_service_pb2.AddMeasurementRequest(
+                study=self.study, trial_id=self.id,
+                measurement=measurement_proto(metrics, step,
+                                              self._metric_tag)))
+        self._last_step = step
+
+    def should_stop(self) -> bool:
+        """Whether to stop this trial now: True when it was asked to stop
+        (STOPPING: StopTrial, or a job's runner), or when the study has
+        enableTrialEarlyStopping and its stopping policy says so; the trial
+        is then marked stopped early with the policy's reason (StopTrial).
+        Either way the objective should return its value."""
+        if not self._early_stopping:
+            return self.refresh().state == "STOPPING"
+        reply = self._connection.call(
+            self._connection.studies.CheckEarlyStopping,
+            study_service_pb2.CheckEarlyStoppingRequest(
+                study=self.study, trial_ids=[self.id]))
+        decision = next((d for d in reply.decisions if d.trial_id == self.id),
+                        None)
+        if decision is None:  # No longer ACTIVE: STOPPING, or ended.
+            return self.refresh().state == "STOPPING"
+        if decision.should_stop:
+            self.stop(decision.reason)
+        return decision.should_stop
+
+    def stop(self, reason: str = "") -> "Trial":
+        """Moves the ACTIVE trial to STOPPING, marked stopped early."""
+        self._set(self._connection.call(
+            self._connection.studies.StopTrial,
+            study_service_pb2.StopTrialRequest(
+                study=self.study, trial_id=self.id, reason=reason)))
+        return self
+
+    def complete(self, metrics: Optional[Metrics] = None,
+                 step: Optional[int] = None) -> "Trial":
+        """Ends the trial SUCCEEDED with ``metrics`` as its final
+        measurement (a number is the study's metric), at ``step`` (default:
+        the step of the last measurement reported through this object or
+        read with it, else 0). Without metrics, the last
+        measurement that has the study's metric is the result."""
+        request = study_service_pb2.CompleteTrialRequest(
+            study=self.study, trial_id=self.id)
+        if metrics is not None:
+            if step is None:
+                step = self._last_step or 0
+            request.final_measurement.CopyFrom(
+                measurement_proto(metrics, step, self._metric_tag))
+        self._set(self._connection.call(
+            self._connection.studies.CompleteTrial, request))
+        return self
+
+    def infeasible(self, reason: str) -> "Trial":
+        """Ends the trial INFEASIBLE: the point cannot be evaluated."""
+        self._set(self._connection.call(
+            self._connection.studies.CompleteTrial,
+            study_service_pb2.CompleteTrialRequest(
+                study=self.study, trial_id=self.id, trial_infeasible=True,
+                infeasible_reason=reason)))
+        return self
+
+    def to_dict(self) -> Dict[str, Any]:
+        """One row of Study.trials_dataframe()."""
+        row: Dict[str, Any] = {"id": self.id, "state": self.state,
+                               "value": self.value}
+        for name, value in self.parameters.items():
+            row[f"params.{name}"] = value
+        if self.final_measurement is not None:
+            row["step"] = self.final_measurement.step
+            for name, value in self.final_measurement.metrics.items():
+                row[f"metrics.{name}"] = value
+        row.update(stopped_early=self.stopped_early, reason=self.reason,
+                   client_id=self.client_id, origin=self.origin,
+                   create_time=self.create_time, start_time=self.start_time,
+                   end_time=self.end_time)
+        return row
