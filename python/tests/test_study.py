@@ -1,0 +1,146 @@
+"""Ask/tell of whole studies from Python against a real server."""
+
+import math
+import os
+
+import pytest
+
+import hptune
+from conftest import DATA
+
+
+def loss(parameters):
+    penalty = {"gru": 0.0, "lstm": 0.5}[parameters["cell"]]
+    return (math.log10(parameters["lr"]) + 2) ** 2 + \
+        0.1 * parameters["layers"] + parameters["width"] / 1000 + penalty
+
+
+def test_a_whole_study_by_ask_and_tell(client):
+    study = client.create_study("ask_tell", os.path.join(DATA, "study.yaml"))
+    assert (study.metric_tag, study.goal, study.max_trials, study.seed) == \
+        ("loss", "MINIMIZE", 10, 7)
+    assert study.spec["params"][0]["parameterName"] == "lr"
+    values = {}
+    while True:
+        batch = study.suggest(count=3, client_id="me")
+        if not batch:
+            assert batch.study_completed, batch.note
+            break
+        assert len(batch) <= 3
+        for trial in batch:
+            p = trial.parameters
+            assert trial.state == "ACTIVE" and trial.client_id == "me"
+            assert isinstance(p["lr"], float) and 1e-3 <= p["lr"] <= 1.0
+            assert isinstance(p["layers"], int) and 1 <= p["layers"] <= 4
+            assert p["width"] in (32.0, 64.0, 128.0)
+            assert p["cell"] in ("gru", "lstm")
+            trial.add_measurement({"loss": 10.0, "accuracy": 0.1}, step=1)
+            trial.add_measurement(loss(p) + 1, step=2)
+            assert trial.should_stop() is False  # no early stopping set
+            if trial.id == 4:
+                trial.infeasible("out of memory")
+                continue
+            done = trial.complete(loss(p))
+            values[trial.id] = loss(p)
+            assert done.state == "SUCCEEDED"
+            assert done.final_measurement.step == 2  # the last one's step
+            assert [m.step for m in done.measurements] == [1, 2]
+    trials = study.trials()
+    assert [t.id for t in trials] == list(range(1, 11))
+    assert trials[3].state == "INFEASIBLE"
+    assert trials[3].reason == "out of memory"
+    assert {t.id: t.value for t in trials if t.state == "SUCCEEDED"} == \
+        pytest.approx(values)
+    best = study.best_trial()
+    assert best.value == min(values.values())
+    assert [t.id for t in study.optimal_trials()] == [best.id]
+    assert study.refresh().state == "COMPLETED"
+    assert len(study.trials(states=["INFEASIBLE"])) == 1
+    assert study.trials(measurements=False)[0].measurements == []
+
+
+def test_warm_start_and_queued_trials(client):
+    study = client.create_study("warm", os.path.join(DATA, "study.yaml"))
+    known = study.add_trial({"lr": 0.01, "layers": 1, "width": 32.0,
+                             "cell": "gru"}, metrics=0.13)
+    assert known.state == "SUCCEEDED" and known.value == 0.13
+    queued = study.add_trial({"lr": 0.5, "layers": 2, "width": 64.0,
+                              "cell": "lstm"})
+    assert queued.state == "REQUESTED"
+    (first,) = study.suggest(1, client_id="w")
+    assert first.id == queued.id and first.origin == "user"
+    assert study.best_trial().id == known.id
+
+
+def test_a_client_gets_its_unfinished_trials_back(client):
+    study = client.create_study("handback", os.path.join(DATA, "study.yaml"))
+    (held,) = study.suggest(1, client_id="host-a")
+    # The client restarts: same client id, its trial first.
+    (again,) = client.load_study("handback").suggest(1, client_id="host-a")
+    assert again.id == held.id and again.parameters == held.parameters
+    (other,) = study.suggest(1, client_id="host-b")
+    assert other.id != held.id
+
+
+def test_study_creates_once_and_loads_after(client):
+    config = os.path.join(DATA, "study.yaml")
+    first = client.study("shared", config)
+    second = client.study("shared", config)
+    assert first.name == second.name == "shared"
+    assert [s.name for s in client.list_studies()] == ["shared"]
+    with pytest.raises(hptune.AlreadyExists, match="shared"):
+        client.create_study("shared", config)
+    client.delete_study("shared")
+    with pytest.raises(hptune.NotFound, match="shared"):
+        client.load_study("shared")
+
+
+def test_a_dict_config_and_the_hyperparameters_block(client):
+    block = {"goal": "MAXIMIZE", "maxTrials": 2, "params": [
+        {"parameterName": "x", "type": "DOUBLE", "minValue": 0,
+         "maxValue": 1}]}
+    for name, config in (("block", block),
+                         ("nested", {"trainingInput": {
+                             "hyperparameters": block}})):
+        study = client.create_study(name, config)
+        assert study.goal == "MAXIMIZE"
+        assert study.metric_tag == "training/hptuning/metric"
+        (trial,) = study.suggest()
+        trial.complete(0.5)
+        assert study.best_trial().value == 0.5
+
+
+def test_early_stopping_marks_the_trial(client):
+    study = client.create_study("stopping", {
+        "goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
+        "maxTrials": 8, "maxParallelTrials": 8,
+        "enableTrialEarlyStopping": True,
+        "params": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0,
+                    "maxValue": 1}]})
+    good = study.suggest(5, client_id="c")
+    for trial in good:
+        for step in range(1, 11):
+            trial.add_measurement(1.0 / step, step)
+        trial.complete()
+    (bad,) = study.suggest(1, client_id="c")
+    for step in range(1, 11):
+        bad.add_measurement(100.0, step)
+    assert bad.should_stop() is True
+    assert bad.refresh().state == "STOPPING" and bad.stopped_early
+    assert bad.reason  # the policy's reason
+    done = bad.complete()
+    assert done.state == "SUCCEEDED" and done.stopped_early
+    assert done.value == 100.0
+
+
+def test_trials_dataframe(client):
+    pandas = pytest.importorskip("pandas")
+    study = client.create_study("frame", os.path.join(DATA, "study.yaml"))
+    for trial in study.suggest(3, client_id="c"):
+        trial.complete({"loss": loss(trial.parameters), "accuracy": 0.5})
+    frame = study.trials_dataframe()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame.index) == [1, 2, 3]
+    assert {"state", "value", "params.lr", "params.cell", "metrics.loss",
+            "metrics.accuracy", "step"} <= set(frame.columns)
+    assert (frame["value"] == frame["metrics.loss"]).all()
