@@ -1,5 +1,6 @@
 # Installs the public headers, the libraries and a CMake package so that a
-# scheduler can `find_package(hptune CONFIG)` and link `hptune::engine`.
+# scheduler can `find_package(hptune CONFIG)` and link `hptune::engine`, the
+# hptune binary, and the .proto files of the gRPC API.
 include(CMakePackageConfigHelpers)
 
 get_property(hptune_libraries GLOBAL PROPERTY HPTUNE_INSTALLED_LIBRARIES)
@@ -8,6 +9,10 @@ install(TARGETS ${hptune_libraries} EXPORT hptuneTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/hptune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hptune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The wire contract, for clients in other languages (python/setup.py looks
+# for it under <prefix>/share/hptune/proto).
+install(DIRECTORY proto/hptune DESTINATION ${CMAKE_INSTALL_DATADIR}/hptune/proto
+        FILES_MATCHING PATTERN "*.proto")
 
 set(hptune_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/hptune)
 install(EXPORT hptuneTargets NAMESPACE hptune:: DESTINATION ${hptune_cmake_dir})
