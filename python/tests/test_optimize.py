@@ -27,10 +27,11 @@ def events(log):
 
 
 def run_script(server, study, log, *extra):
+    # A session of its own: the test can send Ctrl-C's SIGINT to the group.
     return subprocess.Popen(
         [sys.executable, SCRIPT, server.address, server.token_file, study,
          log] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
+        text=True, start_new_session=True)
 
 
 def test_four_worker_processes_run_exactly_max_trials(server, client,
@@ -80,6 +81,34 @@ def test_a_killed_workers_trial_goes_to_its_successor(server, client,
     assert starts[0][3] == pid and starts[1][3] != pid  # a new process
     trials = study.trials()
     assert len(trials) == 8 and all(t.state == "SUCCEEDED" for t in trials)
+
+
+def test_ctrl_c_ends_the_held_trials_and_a_rerun_finishes(server, client,
+                                                         tmp_path):
+    study = make_study(client, "interrupted", max_trials=6, parallel=4)
+    log = str(tmp_path / "log")
+    script = run_script(server, "interrupted", log, "--hang", "--meet", "4")
+
+    def four_started():
+        if script.poll() is not None:
+            pytest.fail(f"optimize ended early: {script.stdout.read()}")
+        return len({e[2] for e in events(log) if e[0] == "start"}) == 4
+
+    poll_until(four_started, 120, "four trials to start")
+    os.killpg(script.pid, signal.SIGINT)  # Ctrl-C in its terminal
+    output, _ = script.communicate(timeout=120)
+    assert script.returncode == 130, output
+    trials = study.trials()
+    assert len(trials) == 4
+    for trial in trials:
+        assert trial.state == "INFEASIBLE", trial
+        assert "KeyboardInterrupt" in trial.reason, trial.reason
+    # Nothing holds maxParallelTrials: a run with new client ids finishes.
+    rerun = run_script(server, "interrupted", str(tmp_path / "log2"),
+                       "--client-id", "rerun")
+    output, _ = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, output
+    assert [t.state for t in study.trials()][4:] == ["SUCCEEDED"] * 2
 
 
 def square(trial):

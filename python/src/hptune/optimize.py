@@ -14,8 +14,13 @@ trials back to it first, so:
 - a worker process killed by a signal (SIGKILL, the OOM killer) is started again with
   the same client id, and the trial it held is handed back to it (at most
   5 times per worker, then optimize raises);
-- a program killed whole and run again with the same client_id gets its
-  workers' trials back.
+- a program killed whole (kill -9, a crash) and run again with the same
+  client_id gets its workers' trials back; with the default client id they
+  stay ACTIVE, and a worker that waits because of them says so (a warning
+  on the "hptune" logger, with the server's note);
+- an interrupted optimize (Ctrl-C: KeyboardInterrupt) stops its workers and
+  ends the trials they held INFEASIBLE, with the interruption as reason,
+  then raises it.
 
 ``n_trials`` counts the trials this call starts (a handed-back trial was
 counted when it first started), so with n_trials=None or the study's
@@ -31,6 +36,7 @@ RuntimeError with its traceback otherwise). An Unavailable server is
 retried for ``reconnect_seconds``.
 """
 
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -43,6 +49,7 @@ from typing import Any, Callable, Optional, Tuple, Type
 from hptune import errors
 from hptune.connection import Connection, retry_unavailable
 
+_log = logging.getLogger("hptune")
 _MAX_RESTARTS_PER_WORKER = 5
 # A worker process's exit code when it queued an exception for optimize.
 _EXIT_FAILED = 3
@@ -134,6 +141,7 @@ def _worker_loop(connection: Connection, study_name: str, objective,
             tickets.stop()
             return failure
     delay = 0.05
+    said = ""
     while tickets.take():
         suggestions = retry_unavailable(
             lambda: study.suggest(1, client_id), window)
@@ -142,10 +150,15 @@ def _worker_loop(connection: Connection, study_name: str, objective,
             if suggestions.study_completed:
                 tickets.stop()
                 return None
+            if suggestions.note != said:  # Once per reason, not per poll.
+                said = suggestions.note
+                _log.warning("study %s: worker %s waits for a trial: %s",
+                             study_name, client_id, said)
             time.sleep(delay)  # Other clients hold maxParallelTrials.
             delay = min(delay * 2, 1.0)
             continue
         delay = 0.05
+        said = ""
         failure = _evaluate(suggestions[0], objective, catch, window)
         if failure is not None:
             tickets.stop()
@@ -214,17 +227,48 @@ def _run_threads(connection, study_name, objective, ids, n_trials, catch,
         if failure is not None:
             failures.append(failure)
 
-    if len(ids) == 1:
-        work(ids[0])
-    else:
-        threads = [threading.Thread(target=work, args=(i,), daemon=True)
-                   for i in ids]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+    try:
+        if len(ids) == 1:
+            work(ids[0])
+        else:
+            threads = [threading.Thread(target=work, args=(i,), daemon=True)
+                       for i in ids]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    except BaseException as e:  # KeyboardInterrupt in the calling thread.
+        tickets.stop()
+        _end_held_trials(connection, study_name, ids, e)
+        raise
     if failures:
         raise failures[0]
+
+
+def _end_held_trials(connection: Connection, study_name: str, ids,
+                     interruption: BaseException) -> None:
+    """Ends the trials the workers still hold INFEASIBLE, so that an
+    interrupted optimize (Ctrl-C) leaves no trial ACTIVE for client ids
+    nobody will use again, holding maxParallelTrials forever."""
+    from hptune.study import Study
+    from hptune.v1 import study_service_pb2
+
+    reason = (f"optimize was interrupted ({type(interruption).__name__}) "
+              "before the objective returned")
+    try:
+        study = Study(connection, connection.call(
+            connection.studies.GetStudy,
+            study_service_pb2.GetStudyRequest(name=study_name)))
+        for trial in study.trials(states=("ACTIVE", "STOPPING"),
+                                  measurements=False):
+            if trial.client_id in ids:
+                try:
+                    trial.infeasible(reason)
+                except errors.FailedPrecondition:
+                    pass  # Ended meanwhile.
+    except errors.HptuneError as e:
+        _log.warning("study %s: could not end the interrupted trials: %s",
+                     study_name, e)
 
 
 def _run_processes(connection, study_name, objective, ids, n_trials, catch,
@@ -246,6 +290,7 @@ def _run_processes(connection, study_name, objective, ids, n_trials, catch,
     processes = {worker_id: start(worker_id) for worker_id in ids}
     restarts = {worker_id: 0 for worker_id in ids}
     failures = []
+    interrupted = None
     try:
         while processes:
             multiprocessing.connection.wait([p.sentinel for p in processes.values()])
@@ -276,8 +321,16 @@ def _run_processes(connection, study_name, objective, ids, n_trials, catch,
                         "that client id"))
                     continue
                 processes[worker_id] = start(worker_id)
+    except BaseException as e:  # KeyboardInterrupt, SIGTERM as SystemExit
+        interrupted = e
+        stop_flag.set()
     finally:
         for process in processes.values():
             process.terminate()
+        for process in processes.values():
+            process.join(30)
+    if interrupted is not None:
+        _end_held_trials(connection, study_name, ids, interrupted)
+        raise interrupted
     if failures:
         raise failures[0]
