@@ -1,7 +1,6 @@
 """Each error class with the server's message; tokens, TLS and the
 environment variables the CLI reads; retries while a server restarts."""
 
-import os
 import shutil
 import socket
 import subprocess

@@ -22,7 +22,7 @@ trainer that only reports never imports gRPC.
 
 from typing import Optional
 
-from hptune._version import __version__
+from hptune._version import __version__  # noqa: F401 - public
 
 _CLIENT_NAMES = {
     "Client": "hptune.client",

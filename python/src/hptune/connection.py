@@ -138,9 +138,10 @@ class Connection:
         self.studies = study_service_pb2_grpc.StudyServiceStub(self._channel)
         self.jobs = job_service_pb2_grpc.JobServiceStub(self._channel)
 
-    def reopen(self) -> "Connection":
-        """A new connection with the same options (for another process)."""
-        return Connection(self.server, **self._options)
+    def options(self) -> dict:
+        """The arguments that open an equal connection (picklable: a worker
+        process opens its own with ``Connection(**options)``)."""
+        return dict(self._options, server=self.server)
 
     def close(self) -> None:
         self._channel.close()

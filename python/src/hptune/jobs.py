@@ -13,24 +13,18 @@ retry an Unavailable server (a restart) for ``reconnect_seconds``.
 Not thread-safe per object; separate Job objects may be used from threads.
 """
 
-import datetime
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
 from hptune import errors
 from hptune.config import message_to_dict
 from hptune.connection import Connection, retry_unavailable
+from hptune.trials import to_datetime
 from hptune.v1 import job_pb2, job_service_pb2
 
 JOB_STATES = tuple(name for name in job_pb2.Job.State.keys()
                    if name != "STATE_UNSPECIFIED")
 ENDED_JOB_STATES = ("SUCCEEDED", "FAILED", "CANCELLED")
-
-
-def _time(timestamp) -> Optional[datetime.datetime]:
-    if timestamp.seconds == 0 and timestamp.nanos == 0:
-        return None
-    return timestamp.ToDatetime(tzinfo=datetime.timezone.utc)
 
 
 class JobTrial:
@@ -52,8 +46,8 @@ class JobTrial:
         self.step: Optional[int] = final.training_step if final else None
         self.stopped_early: bool = proto.is_trial_stopped_early
         self.error_message: str = proto.error_message
-        self.start_time = _time(proto.start_time)
-        self.end_time = _time(proto.end_time)
+        self.start_time = to_datetime(proto.start_time)
+        self.end_time = to_datetime(proto.end_time)
 
     def __repr__(self) -> str:
         value = "" if self.value is None else f", value={self.value:.6g}"
@@ -81,9 +75,9 @@ class Job:
         self.state: str = job_pb2.Job.State.Name(proto.state)
         self.error_message: str = proto.error_message
         self.labels: Dict[str, str] = dict(proto.labels)
-        self.create_time = _time(proto.create_time)
-        self.start_time = _time(proto.start_time)
-        self.end_time = _time(proto.end_time)
+        self.create_time = to_datetime(proto.create_time)
+        self.start_time = to_datetime(proto.start_time)
+        self.end_time = to_datetime(proto.end_time)
         output = proto.training_output
         self.completed_trial_count: int = output.completed_trial_count
         self.metric_tag: str = output.hyperparameter_metric_tag

@@ -170,8 +170,7 @@ def _process_main(connection_options, study_name, objective, client_id,
                   limit, value, stop_flag, catch, window, results) -> None:
     tickets = _Tickets(limit, value, stop_flag)
     try:
-        connection = Connection(connection_options.pop("server"),
-                                **connection_options)
+        connection = Connection(**connection_options)
         failure = _worker_loop(connection, study_name, objective, client_id,
                                tickets, catch, window)
     except BaseException as e:  # A server error: end the others too.
@@ -277,7 +276,7 @@ def _run_processes(connection, study_name, objective, ids, n_trials, catch,
     value = context.Value("q", 0)
     stop_flag = context.Event()
     results = context.Queue()
-    options = dict(connection._options, server=connection.server)
+    options = connection.options()
 
     def start(worker_id: str):
         process = context.Process(

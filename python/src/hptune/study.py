@@ -20,7 +20,7 @@ from hptune import errors
 from hptune.config import message_to_dict
 from hptune.connection import Connection
 from hptune.trials import (TRIAL_STATES, Metrics, ParameterValue, Trial,
-                           measurement_proto, parameter_proto)
+                           measurement_proto, parameter_proto, to_datetime)
 from hptune.v1 import study_pb2, study_service_pb2
 
 DEFAULT_METRIC_TAG = "training/hptuning/metric"
@@ -66,9 +66,8 @@ class Study:
         self.max_trials: int = spec.max_trials if spec.HasField("max_trials") \
             else 1
         self.spec: Dict[str, Any] = message_to_dict(spec)
-        self.create_time: Optional[datetime.datetime] = (
-            proto.create_time.ToDatetime(tzinfo=datetime.timezone.utc)
-            if proto.HasField("create_time") else None)
+        self.create_time: Optional[datetime.datetime] = to_datetime(
+            proto.create_time)
 
     def __repr__(self) -> str:
         return (f"Study(name={self.name!r}, state={self.state}, "

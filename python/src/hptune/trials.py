@@ -28,7 +28,8 @@ TRIAL_STATES = tuple(name for name in study_pb2.Trial.State.keys()
 ENDED_STATES = ("SUCCEEDED", "INFEASIBLE", "FAILED", "CANCELLED")
 
 
-def _time(timestamp) -> Optional[datetime.datetime]:
+def to_datetime(timestamp) -> Optional[datetime.datetime]:
+    """A protobuf Timestamp as an aware UTC datetime; None when unset."""
     if timestamp.seconds == 0 and timestamp.nanos == 0:
         return None
     return timestamp.ToDatetime(tzinfo=datetime.timezone.utc)
@@ -48,7 +49,7 @@ class Measurement:
         elapsed = m.elapsed_duration.ToTimedelta().total_seconds() \
             if m.HasField("elapsed_duration") else None
         return cls(step=m.step, metrics=dict(m.metrics),
-                   time=_time(m.time) if m.HasField("time") else None,
+                   time=to_datetime(m.time) if m.HasField("time") else None,
                    elapsed_seconds=elapsed)
 
 
@@ -141,9 +142,9 @@ class Trial:
         self.client_id: str = proto.client_id
         self.origin: str = proto.origin
         self.attempt: int = proto.attempt
-        self.create_time = _time(proto.create_time)
-        self.start_time = _time(proto.start_time)
-        self.end_time = _time(proto.end_time)
+        self.create_time = to_datetime(proto.create_time)
+        self.start_time = to_datetime(proto.start_time)
+        self.end_time = to_datetime(proto.end_time)
 
     @property
     def value(self) -> Optional[float]:

@@ -34,7 +34,6 @@ thread (the chief's training loop).
 import collections
 import json
 import os
-import sys
 import time
 from typing import Optional, Union
 
