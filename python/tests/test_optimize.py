@@ -110,6 +110,44 @@ def test_ctrl_c_ends_the_held_trials_and_a_rerun_finishes(server, client,
     assert [t.state for t in study.trials()][4:] == ["SUCCEEDED"] * 2
 
 
+def test_a_program_killed_whole_takes_its_workers_and_a_rerun_resumes(
+        server, client, tmp_path):
+    study = make_study(client, "killed_whole", max_trials=6, parallel=4)
+    log = str(tmp_path / "log")
+    script = run_script(server, "killed_whole", log, "--hang", "--meet", "4")
+
+    def four_started():
+        if script.poll() is not None:
+            pytest.fail(f"optimize ended early: {script.stdout.read()}")
+        return len({e[2] for e in events(log) if e[0] == "start"}) == 4
+
+    poll_until(four_started, 120, "four trials to start")
+    held = {int(e[1]): (e[2], int(e[3])) for e in events(log)
+            if e[0] == "start"}
+    os.kill(script.pid, signal.SIGKILL)  # the program only, not its workers
+    script.communicate(timeout=60)
+
+    def gone(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with open(f"/proc/{pid}/stat") as f:  # reaped by init yet?
+            return f.read().split(")")[-1].split()[0] == "Z"
+
+    poll_until(lambda: all(gone(pid) for _, pid in held.values()), 60,
+               "the workers to die with their program")
+    assert {t.id for t in study.trials(states=["ACTIVE"])} == set(held)
+    # The same client id again: each worker gets back the trial it held.
+    rerun = run_script(server, "killed_whole", str(tmp_path / "log2"))
+    output, _ = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, output
+    trials = study.trials()
+    assert len(trials) == 6 and all(t.state == "SUCCEEDED" for t in trials)
+    for trial_id, (client_id, _) in held.items():
+        assert study.trial(trial_id).client_id == client_id
+
+
 def square(trial):
     return (trial.parameters["x"] - 0.5) ** 2
 

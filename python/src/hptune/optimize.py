@@ -14,8 +14,9 @@ trials back to it first, so:
 - a worker process killed by a signal (SIGKILL, the OOM killer) is started again with
   the same client id, and the trial it held is handed back to it (at most
   5 times per worker, then optimize raises);
-- a program killed whole (kill -9, a crash) and run again with the same
-  client_id gets its workers' trials back; with the default client id they
+- a program killed whole (kill -9, a crash) takes its worker processes
+  with it (PR_SET_PDEATHSIG), and run again with the same client_id gets
+  its workers' trials back; with the default client id they
   stay ACTIVE, and a worker that waits because of them says so (a warning
   on the "hptune" logger, with the server's note);
 - an interrupted optimize (Ctrl-C: KeyboardInterrupt) stops its workers and
@@ -36,10 +37,12 @@ RuntimeError with its traceback otherwise). An Unavailable server is
 retried for ``reconnect_seconds``.
 """
 
+import ctypes
 import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import socket
 import threading
 import time
@@ -53,6 +56,7 @@ _log = logging.getLogger("hptune")
 _MAX_RESTARTS_PER_WORKER = 5
 # A worker process's exit code when it queued an exception for optimize.
 _EXIT_FAILED = 3
+_PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
 
 
 class _Tickets:
@@ -166,8 +170,22 @@ def _worker_loop(connection: Connection, study_name: str, objective,
     return None
 
 
-def _process_main(connection_options, study_name, objective, client_id,
-                  limit, value, stop_flag, catch, window, results) -> None:
+def _die_with(parent_pid: int) -> None:
+    """Ends this worker when the optimize process dies (kill -9): an orphan
+    would go on with its client id, which a rerun hands to a new worker."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # Not Linux: no parent-death signal.
+        pass
+    if os.getppid() != parent_pid:  # Died before prctl took effect.
+        os._exit(1)
+
+
+def _process_main(parent_pid, connection_options, study_name, objective,
+                  client_id, limit, value, stop_flag, catch, window,
+                  results) -> None:
+    _die_with(parent_pid)
     tickets = _Tickets(limit, value, stop_flag)
     try:
         connection = Connection(**connection_options)
@@ -281,8 +299,9 @@ def _run_processes(connection, study_name, objective, ids, n_trials, catch,
     def start(worker_id: str):
         process = context.Process(
             target=_process_main, name=f"hptune-optimize {worker_id}",
-            args=(dict(options), study_name, objective, worker_id, n_trials,
-                  value, stop_flag, catch, window, results))
+            args=(os.getpid(), dict(options), study_name, objective,
+                  worker_id, n_trials, value, stop_flag, catch, window,
+                  results))
         process.start()
         return process
 
@@ -292,7 +311,8 @@ def _run_processes(connection, study_name, objective, ids, n_trials, catch,
     interrupted = None
     try:
         while processes:
-            multiprocessing.connection.wait([p.sentinel for p in processes.values()])
+            multiprocessing.connection.wait(
+                [p.sentinel for p in processes.values()])
             for worker_id, process in list(processes.items()):
                 if process.exitcode is None:
                     continue
