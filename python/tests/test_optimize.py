@@ -33,6 +33,17 @@ def run_script(server, study, log, *extra):
         text=True, start_new_session=True)
 
 
+def wait_for_four_starts(script, log):
+    """Until four workers have started a trial each (the script still
+    running)."""
+    def four_started():
+        if script.poll() is not None:
+            pytest.fail(f"optimize ended early: {script.stdout.read()}")
+        return len({e[2] for e in events(log) if e[0] == "start"}) == 4
+
+    poll_until(four_started, 120, "four trials to start")
+
+
 def test_four_worker_processes_run_exactly_max_trials(server, client,
                                                       tmp_path):
     study = make_study(client, "four", max_trials=16, parallel=4)
@@ -87,13 +98,7 @@ def test_ctrl_c_ends_the_held_trials_and_a_rerun_finishes(server, client,
     study = make_study(client, "interrupted", max_trials=6, parallel=4)
     log = str(tmp_path / "log")
     script = run_script(server, "interrupted", log, "--hang", "--meet", "4")
-
-    def four_started():
-        if script.poll() is not None:
-            pytest.fail(f"optimize ended early: {script.stdout.read()}")
-        return len({e[2] for e in events(log) if e[0] == "start"}) == 4
-
-    poll_until(four_started, 120, "four trials to start")
+    wait_for_four_starts(script, log)
     os.killpg(script.pid, signal.SIGINT)  # Ctrl-C in its terminal
     output, _ = script.communicate(timeout=120)
     assert script.returncode == 130, output
@@ -115,13 +120,7 @@ def test_a_program_killed_whole_takes_its_workers_and_a_rerun_resumes(
     study = make_study(client, "killed_whole", max_trials=6, parallel=4)
     log = str(tmp_path / "log")
     script = run_script(server, "killed_whole", log, "--hang", "--meet", "4")
-
-    def four_started():
-        if script.poll() is not None:
-            pytest.fail(f"optimize ended early: {script.stdout.read()}")
-        return len({e[2] for e in events(log) if e[0] == "start"}) == 4
-
-    poll_until(four_started, 120, "four trials to start")
+    wait_for_four_starts(script, log)
     held = {int(e[1]): (e[2], int(e[3])) for e in events(log)
             if e[0] == "start"}
     os.kill(script.pid, signal.SIGKILL)  # the program only, not its workers
