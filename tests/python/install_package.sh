@@ -12,5 +12,6 @@ cp -r "$source/python" "$work/package"
 rm -rf "$work/package/build" "$work/package/src/"*.egg-info
 "$python" -m venv --system-site-packages "$work/venv"
 HPTUNE_PROTO_DIR="$source/proto" "$work/venv/bin/pip" install --quiet \
+  --disable-pip-version-check \
   --no-build-isolation --no-index --no-cache-dir "$work/package"
 "$work/venv/bin/python" -c "import hptune.client, hypertune"
