@@ -60,6 +60,10 @@ def test_client_side_checks_name_the_field_and_value(client, tmp_path):
         hptune.Client("no port here")
     with pytest.raises(hptune.InvalidArgument, match="timeout"):
         hptune.Client("127.0.0.1:1", timeout=0)
+    huge = tmp_path / "huge.pem"
+    huge.write_bytes(b"-----BEGIN CERTIFICATE-----\n" + b"A" * (1 << 20))
+    with pytest.raises(hptune.InvalidArgument, match=r"tls_ca: .* is over"):
+        hptune.Client("127.0.0.1:1", tls_ca=str(huge))
 
 
 def test_wrong_or_missing_token_is_unauthenticated(server, tmp_path,

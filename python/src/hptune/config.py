@@ -19,6 +19,7 @@ functions apart from reading the file; thread-safe.
 """
 
 import copy
+import functools
 import json
 import os
 import re
@@ -35,6 +36,7 @@ _MAX_CONFIG_BYTES = 4 * 1024 * 1024
 _TOP_LEVEL_KEYS = ("trainingInput", "labels", "backend", "slurm")
 
 
+@functools.lru_cache(maxsize=1)
 def _yaml_loader():
     try:
         import yaml

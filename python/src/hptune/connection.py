@@ -30,6 +30,7 @@ from hptune.v1 import job_service_pb2_grpc, study_service_pb2_grpc
 DEFAULT_SERVER = "127.0.0.1:7460"
 DEFAULT_TIMEOUT_SECONDS = 30.0
 _MAX_TOKEN_BYTES = 4096
+_MAX_TLS_CA_BYTES = 1 << 20
 # Messages of a study's trials with measurements can be large.
 _MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
@@ -123,10 +124,13 @@ class Connection:
         if tls_ca is not None:
             try:
                 with open(tls_ca, "rb") as f:
-                    roots = f.read(1 << 20)
+                    roots = f.read(_MAX_TLS_CA_BYTES + 1)
             except OSError as e:
                 raise ValueError(f"tls_ca: cannot read {tls_ca!r}: "
                                  f"{e.strerror}") from None
+            if len(roots) > _MAX_TLS_CA_BYTES:
+                raise ValueError(f"tls_ca: {tls_ca!r} is over "
+                                 f"{_MAX_TLS_CA_BYTES} bytes")
             if b"-----BEGIN CERTIFICATE-----" not in roots:
                 raise ValueError(f"tls_ca: {tls_ca!r} holds no PEM "
                                  "certificate")

@@ -186,8 +186,9 @@ class Trial:
         enableTrialEarlyStopping and its stopping policy says so; the trial
         is then marked stopped early with the policy's reason (StopTrial).
         Either way the objective should return its value."""
-        if not self._early_stopping:
-            return self.refresh().state == "STOPPING"
+        # The policy's decision comes back for ACTIVE trials only, so it also
+        # tells whether the trial is still ACTIVE, without reading the trial
+        # and all its measurements at each call.
         reply = self._connection.call(
             self._connection.studies.CheckEarlyStopping,
             study_service_pb2.CheckEarlyStoppingRequest(
@@ -196,9 +197,10 @@ class Trial:
                         None)
         if decision is None:  # No longer ACTIVE: STOPPING, or ended.
             return self.refresh().state == "STOPPING"
-        if decision.should_stop:
+        if decision.should_stop and self._early_stopping:
             self.stop(decision.reason)
-        return decision.should_stop
+            return True
+        return False
 
     def stop(self, reason: str = "") -> "Trial":
         """Moves the ACTIVE trial to STOPPING, marked stopped early."""
