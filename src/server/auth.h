@@ -20,11 +20,6 @@
 
 namespace hptune::server {
 
-// True when `given` equals `expected`. Runs over expected's length whatever
-// `given` holds, and its time does not depend on the position of the first
-// difference.
-bool ConstantTimeEquals(std::string_view given, std::string_view expected);
-
 class TokenAuthenticator {
  public:
   // An empty token accepts every call (an embedder's explicit choice:

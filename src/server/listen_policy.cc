@@ -1,10 +1,9 @@
 #include "src/server/listen_policy.h"
 
-#include <arpa/inet.h>
-
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/env/loopback.h"
 
 namespace hptune::server {
 namespace {
@@ -32,16 +31,7 @@ bool IsLoopbackAddress(std::string_view address) {
   if (address.starts_with("unix:")) return true;
   std::string host;
   if (!SplitHost(address, &host)) return false;
-  if (host == "localhost") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
-    return IN6_IS_ADDR_LOOPBACK(&v6);
-  }
-  return false;
+  return IsLoopbackHost(host);
 }
 
 absl::Status CheckListenAddress(std::string_view address, bool tls) {
