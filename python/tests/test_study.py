@@ -72,6 +72,26 @@ def test_warm_start_and_queued_trials(client):
     assert study.best_trial().id == known.id
 
 
+def test_importance_names_the_parameter_that_decides(client):
+    study = client.create_study("importance",
+                                os.path.join(DATA, "study.yaml"))
+    assert set(study.importance().values()) == {0.0}  # no results yet
+    # 40 known results: only lr matters (best near 1e-2).
+    for i in range(40):
+        lr = 10 ** (-3 + 3 * ((i * 7) % 40 + 0.5) / 40)
+        parameters = {"lr": lr, "layers": 1 + i % 4,
+                      "width": (32.0, 64.0, 128.0)[i % 3],
+                      "cell": ("gru", "lstm")[i % 2]}
+        study.add_trial(parameters, metrics=(math.log10(lr) + 2) ** 2)
+    importance = study.importance()
+    assert list(importance)[0] == "lr"
+    assert set(importance) == {"lr", "layers", "width", "cell"}
+    assert sum(importance.values()) == pytest.approx(1.0)
+    study.delete()
+    with pytest.raises(hptune.NotFound, match="importance"):
+        study.importance()
+
+
 def test_a_client_gets_its_unfinished_trials_back(client):
     study = client.create_study("handback", os.path.join(DATA, "study.yaml"))
     (held,) = study.suggest(1, client_id="host-a")

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/importance/ped_anova.h"
 #include "hptune/core/status.h"
 #include "src/api/conversion.h"
 #include "src/server/call.h"
@@ -407,6 +408,35 @@ grpc::Status StudyService::ListOptimalTrials(
                             engine_.BestTrial(request->study()));
     if (best)
       *reply->add_optimal_trials() = TrialToProto(request->study(), *best);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::GetParameterImportance(
+    grpc::ServerContext* context,
+    const v1::GetParameterImportanceRequest* request,
+    v1::ParameterImportanceResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                            engine_.GetStudy(request->study()));
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                            engine_.ListTrialSummaries(request->study()));
+    absl::StatusOr<algorithms::ImportanceReport> report =
+        algorithms::PedAnovaImportanceReport(study.spec, trials);
+    if (!report.ok()) {
+      // A stored study's space always encodes: this is hptune's bug.
+      return absl::InternalError(absl::StrCat(
+          "study \"", request->study(),
+          "\": parameter importance: ", report.status().message()));
+    }
+    for (const algorithms::ParameterImportance& entry : report->importances) {
+      v1::ParameterImportance* out = reply->add_importances();
+      out->set_parameter(entry.parameter);
+      out->set_importance(entry.importance);
+    }
+    reply->set_trials(report->trials);
+    reply->set_method("PED-ANOVA");
     return absl::OkStatus();
   });
 }

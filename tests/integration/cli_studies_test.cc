@@ -1,5 +1,6 @@
 // The `hptune studies` and `hptune trials` commands on a real study database
 // made by the embedding example.
+#include <algorithm>
 #include <filesystem>
 
 #include "gmock/gmock.h"
@@ -66,6 +67,49 @@ TEST_F(CliStudiesTest, DescribesATrialWithItsLearningCurve) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("measurements:"));
   EXPECT_THAT(r.out, HasSubstr("accuracy"));
+}
+
+TEST_F(CliStudiesTest, ImportanceRanksEveryParameterWithABar) {
+  auto r = RunProcess(
+      {HPTUNE_BINARY, "studies", "importance", "lr_study", "--db", Db()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("parameter", 0), 0u) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("importance"));
+  for (const char* parameter :
+       {"learning_rate", "l2", "epochs", "batch_size", "optimizer"}) {
+    EXPECT_THAT(r.out, HasSubstr(parameter));
+  }
+  EXPECT_THAT(r.out, HasSubstr("#"));
+  // 24 trials: the best 10% are the 3 best.
+  EXPECT_THAT(r.out, HasSubstr("best 10% (3 of 24 finished trials)"));
+}
+
+TEST_F(CliStudiesTest, ImportanceAsJsonAndCsv) {
+  auto json = RunProcess({HPTUNE_BINARY, "studies", "importance", "lr_study",
+                          "--db", Db(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"study\": \"lr_study\""));
+  EXPECT_THAT(json.out, HasSubstr("\"method\": \"PED-ANOVA\""));
+  EXPECT_THAT(json.out, HasSubstr("\"trials\": 24"));
+  EXPECT_THAT(json.out, HasSubstr("\"parameter\": \"learning_rate\""));
+  EXPECT_THAT(json.out, HasSubstr("\"importance\": "));
+
+  auto csv = RunProcess({HPTUNE_BINARY, "studies", "importance", "lr_study",
+                         "--db", Db(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("parameter,importance\r\n", 0), 0u) << csv.out;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 6);
+}
+
+TEST_F(CliStudiesTest, ImportanceErrorsNameTheStudy) {
+  auto missing = RunProcess(
+      {HPTUNE_BINARY, "studies", "importance", "nope", "--db", Db()});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_THAT(missing.err, HasSubstr("nope"));
+  auto no_name =
+      RunProcess({HPTUNE_BINARY, "studies", "importance", "--db", Db()});
+  EXPECT_EQ(no_name.exit_code, 64);
+  EXPECT_THAT(no_name.err, HasSubstr("importance takes 1 argument(s), got 0"));
 }
 
 TEST_F(CliStudiesTest, HelpIsASubcommandNotAStudyName) {

@@ -56,6 +56,16 @@ TEST(ServeAuthTest, TokenIsRequiredAndChecked) {
       server.JobStub()->UpdateJob(Context().get(), update, &job).error_code(),
       grpc::StatusCode::UNAUTHENTICATED);
 
+  // So are the reads of a study's results.
+  v1::GetParameterImportanceRequest importance;
+  importance.set_study("any");
+  v1::ParameterImportanceResponse importances;
+  EXPECT_EQ(
+      server.StudyStub()
+          ->GetParameterImportance(Context().get(), importance, &importances)
+          .error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
+
   grpc::Status right = ListStudies(server, "s3cret-token");
   EXPECT_TRUE(right.ok()) << right.error_message();
 }

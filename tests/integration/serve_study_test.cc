@@ -216,6 +216,59 @@ TEST_F(ServeStudyTest, BadRequestsGetTheirCodesAndTheServerStaysUp) {
   EXPECT_EQ(study.name(), "bad_input");
 }
 
+TEST_F(ServeStudyTest, ParameterImportanceRanksTheParameterThatDecides) {
+  CreateStudy("importance", TwoParameterSpec(100, 1));
+  // 60 warm-start results: the loss is x; y is spread independently.
+  for (int i = 0; i < 60; ++i) {
+    v1::CreateTrialRequest create;
+    create.set_study("importance");
+    v1::Trial* in = create.mutable_trial();
+    const double x = ((i * 7) % 60 + 0.5) / 60, y = ((i * 13) % 60 + 0.5) / 60;
+    (*in->mutable_parameters())["x"].set_double_value(x);
+    (*in->mutable_parameters())["y"].set_double_value(y);
+    in->set_state(v1::Trial::SUCCEEDED);
+    in->mutable_final_measurement()->set_step(1);
+    (*in->mutable_final_measurement()->mutable_metrics())["loss"] = x;
+    v1::Trial created;
+    grpc::Status status = stub_->CreateTrial(Context().get(), create, &created);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  v1::GetParameterImportanceRequest request;
+  request.set_study("importance");
+  v1::ParameterImportanceResponse reply;
+  grpc::Status status =
+      stub_->GetParameterImportance(Context().get(), request, &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply.method(), "PED-ANOVA");
+  EXPECT_EQ(reply.trials(), 60);
+  ASSERT_EQ(reply.importances_size(), 2);
+  EXPECT_EQ(reply.importances(0).parameter(), "x");
+  EXPECT_GT(reply.importances(0).importance(), 0.9);
+  EXPECT_EQ(reply.importances(1).parameter(), "y");
+  EXPECT_NEAR(
+      reply.importances(0).importance() + reply.importances(1).importance(),
+      1.0, 1e-12);
+
+  // A study without results: every importance 0, nothing refused.
+  CreateStudy("importance_empty", TwoParameterSpec(2, 1));
+  request.set_study("importance_empty");
+  status = stub_->GetParameterImportance(Context().get(), request, &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply.trials(), 0);
+  for (const v1::ParameterImportance& entry : reply.importances()) {
+    EXPECT_EQ(entry.importance(), 0.0) << entry.parameter();
+  }
+
+  request.set_study("no_such_study");
+  status = stub_->GetParameterImportance(Context().get(), request, &reply);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(status.error_message().find("no_such_study"), std::string::npos)
+      << status.error_message();
+  request.set_study("");
+  status = stub_->GetParameterImportance(Context().get(), request, &reply);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 // gRPC health checking, called without generated stubs: an empty
 // HealthCheckRequest (all services) answered by {status: SERVING}, which is
 // field 1 = 1 on the wire.

@@ -161,6 +161,17 @@ class Study:
             study_service_pb2.ListOptimalTrialsRequest(study=self.name))
         return [self._trial(t) for t in reply.optimal_trials]
 
+    def importance(self) -> Dict[str, float]:
+        """How much each parameter decides whether a trial is among the
+        study's best 10% (GetParameterImportance, PED-ANOVA): parameter ->
+        importance, most important first, summing to 1 (all 0 while fewer
+        than 2 trials have a result)."""
+        reply = self._connection.call(
+            self._connection.studies.GetParameterImportance,
+            study_service_pb2.GetParameterImportanceRequest(study=self.name))
+        return {entry.parameter: entry.importance
+                for entry in reply.importances}
+
     def best_trial(self) -> Optional[Trial]:
         """The best SUCCEEDED trial, or None while there is none."""
         optimal = self.optimal_trials()

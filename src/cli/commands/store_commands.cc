@@ -9,6 +9,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/importance/ped_anova.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/store/sqlite_store.h"
@@ -16,6 +17,7 @@
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"
 #include "src/cli/flags.h"
+#include "src/cli/importance_table.h"
 #include "src/cli/output.h"
 #include "src/cli/trial_table.h"
 
@@ -32,9 +34,13 @@ constexpr char kStudiesUsage[] =
     "[--format table|json|csv]\n"
     "       hptune studies describe STUDY [--db FILE | --server ADDR] "
     "[--format ...]\n"
+    "       hptune studies importance STUDY [--db FILE | --server ADDR] "
+    "[--format ...]\n"
     "\n"
     "list: one row per study (state, algorithm, goal, trials, best).\n"
-    "describe: the study's settings, its trials and the best trial.\n";
+    "describe: the study's settings, its trials and the best trial.\n"
+    "importance: how much each parameter decides reaching the study's best\n"
+    "10% of trials (PED-ANOVA; the importances sum to 1).\n";
 constexpr char kTrialsUsage[] =
     "usage: hptune trials list --study STUDY [--db FILE | --server ADDR] "
     "[--format ...]\n"
@@ -53,7 +59,8 @@ constexpr char kStudiesExample[] =
     "\n"
     "Examples:\n"
     "  hptune studies list\n"
-    "  hptune studies describe mnist_1 --db hptune.db\n";
+    "  hptune studies describe mnist_1 --db hptune.db\n"
+    "  hptune studies importance mnist_1 --db hptune.db\n";
 constexpr char kTrialsExample[] =
     "\n"
     "Examples:\n"
@@ -165,6 +172,23 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
                .ToString()
         << "\n";
   }
+  return absl::OkStatus();
+}
+
+absl::Status StudyImportance(Context& c, const std::string& name,
+                             std::ostream& out) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          c.reader->ListTrials(name));
+  const algorithms::ImportanceOptions options;
+  auto report =
+      algorithms::PedAnovaImportanceReport(study.spec, trials, options);
+  if (!report.ok()) {
+    return absl::Status(
+        report.status().code(),
+        absl::StrCat("study \"", name, "\": ", report.status().message()));
+  }
+  PrintImportance(name, *report, options.top_quantile, c.format, out);
   return absl::OkStatus();
 }
 
@@ -302,6 +326,10 @@ int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
       {"describe", 1, false,
        [](Context& c, std::ostream& o) {
          return DescribeStudy(c, c.args.positional[0], o);
+       }},
+      {"importance", 1, false,
+       [](Context& c, std::ostream& o) {
+         return StudyImportance(c, c.args.positional[0], o);
        }},
   };
   return RunStoreCommand(args, FullUsage(kStudiesUsage, kStudiesExample),

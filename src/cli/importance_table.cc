@@ -1,0 +1,79 @@
+#include "src/cli/importance_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+
+namespace hptune::cli {
+namespace {
+
+constexpr int kBarWidth = 40;  // characters for an importance of 1
+
+// The shortest text that reads back to v: CSV and JSON keep every digit.
+std::string EveryDigit(double v) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), v);
+  return std::string(buffer, result.ptr);
+}
+
+// 4 significant digits, then the bar, which starts in the same column on
+// every row.
+std::string ForTable(double importance) {
+  const auto bar_length =
+      static_cast<size_t>(std::lround(importance * kBarWidth));
+  std::string text = absl::StrFormat("%.4g", importance);
+  if (bar_length == 0) return text;
+  text.resize(std::max<size_t>(text.size() + 1, 10), ' ');
+  return text + std::string(bar_length, '#');
+}
+
+void PrintJson(const std::string& study,
+               const algorithms::ImportanceReport& report, std::ostream& out) {
+  nlohmann::ordered_json importances = nlohmann::ordered_json::array();
+  for (const auto& entry : report.importances) {
+    importances.push_back(
+        {{"parameter", entry.parameter}, {"importance", entry.importance}});
+  }
+  nlohmann::ordered_json document = {{"study", study},
+                                     {"method", "PED-ANOVA"},
+                                     {"trials", report.trials},
+                                     {"topTrials", report.top_trials},
+                                     {"importances", std::move(importances)}};
+  out << document.dump(2) << "\n";
+}
+
+}  // namespace
+
+void PrintImportance(const std::string& study,
+                     const algorithms::ImportanceReport& report,
+                     double top_quantile, OutputFormat format,
+                     std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    PrintJson(study, report, out);
+    return;
+  }
+  Table table{.header = {"parameter", "importance"}, .rows = {}};
+  for (const auto& entry : report.importances) {
+    table.rows.push_back({entry.parameter, format == OutputFormat::kCsv
+                                               ? EveryDigit(entry.importance)
+                                               : ForTable(entry.importance)});
+  }
+  PrintTable(table, format, out);
+  if (format != OutputFormat::kTable) return;
+  if (report.trials < 2) {
+    out << "\n"
+        << report.trials
+        << " finished trial(s) with a value: too few to say what matters; "
+           "every importance is 0\n";
+    return;
+  }
+  out << "\nPED-ANOVA: how much each parameter decides whether a trial is in "
+         "the best "
+      << absl::StrFormat("%g", top_quantile * 100) << "% (" << report.top_trials
+      << " of " << report.trials << " finished trials)\n";
+}
+
+}  // namespace hptune::cli

@@ -1,0 +1,28 @@
+// What `hptune studies importance` prints: each parameter's PED-ANOVA
+// importance (algorithms/importance/ped_anova.h), most important first, as a
+// table with a bar per parameter, as CSV, or as one JSON document. Used only
+// by src/cli. Pure functions; thread-safe.
+#ifndef HPTUNE_CLI_IMPORTANCE_TABLE_H_
+#define HPTUNE_CLI_IMPORTANCE_TABLE_H_
+
+#include <ostream>
+#include <string>
+
+#include "algorithms/importance/ped_anova.h"
+#include "src/cli/output.h"
+
+namespace hptune::cli {
+
+// Table: parameter, importance (4 significant digits, then a bar of 40
+// characters for an importance of 1), then a line saying what the numbers
+// rest on. CSV: parameter,importance with every digit. JSON: {"study",
+// "method", "trials", "topTrials", "importances": [{"parameter",
+// "importance"}]}, the shape of the gRPC ParameterImportanceResponse.
+void PrintImportance(const std::string& study,
+                     const algorithms::ImportanceReport& report,
+                     double top_quantile, OutputFormat format,
+                     std::ostream& out);
+
+}  // namespace hptune::cli
+
+#endif  // HPTUNE_CLI_IMPORTANCE_TABLE_H_
