@@ -53,6 +53,7 @@ bench: build
 	$(BUILD)/benchmarks/store_benchmark
 	$(BUILD)/benchmarks/suggest_benchmark
 	$(BUILD)/benchmarks/gp_benchmark
+	bash benchmarks/importance_compare.sh $(BUILD) --evaluators mdi,ped-anova
 	$(BUILD)/benchmarks/engine/trial_overhead_benchmark
 	$(BUILD)/benchmarks/engine/early_stopping_benchmark --seeds=5
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness
