@@ -7,6 +7,7 @@
 #   api (wire conversion) ──► core, proto (+ store/engine public headers)
 #   cli ──► api, never server (but `hptune serve`'s composition)
 #   server, jobs ──► launch's public headers only
+#   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
 root=${1:?usage: layering_test.sh SOURCE_DIR}
@@ -49,6 +50,11 @@ forbid "src/api" \
 forbid "src/cli" 'src/server/' \
   "the CLI's commands reach a server through src/api; only serve composes it" \
   'serve_command.*'
+forbid "src/dashboard" 'src/(server|cli|jobs|engine|launch)/|hptune/(engine|launch)/|sqlite3|grpc' \
+  "the dashboard reads the Store interface; its owner hands it what may change"
+forbid "src/cli" 'src/dashboard/' \
+  "only serve and dashboard compose the web dashboard" \
+  'serve_command.*' 'dashboard_command.*'
 forbid "src/server src/jobs" 'src/launch/' \
   "the server and job control use launch's public headers only"
 

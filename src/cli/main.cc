@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cli/commands/dashboard_command.h"
 #include "src/cli/commands/jobs_command.h"
 #include "src/cli/commands/run_command.h"
 #include "src/cli/commands/serve_command.h"
@@ -27,7 +28,9 @@ constexpr char kUsage[] =
     "                                  database with --db\n"
     "  trials list|describe            trials of a study (server or --db)\n"
     "  serve [flags]                   serve the gRPC API (jobs, studies) on\n"
-    "                                  127.0.0.1:7460\n"
+    "                                  127.0.0.1:7460, the dashboard on :7461\n"
+    "  dashboard --db FILE             serve the web dashboard of a study\n"
+    "                                  database, read-only\n"
     "  version                         print the version\n"
     "\n"
     "Run `hptune COMMAND --help` for a command's flags.\n"
@@ -49,6 +52,9 @@ int main(int argc, char** argv) {
   }
   if (command == "serve") {
     return hptune::cli::RunServeCommand(rest, std::cout, std::cerr);
+  }
+  if (command == "dashboard") {
+    return hptune::cli::RunDashboardCommand(rest, std::cout, std::cerr);
   }
   if (command == "validate") {
     return hptune::cli::RunValidateCommand(rest, std::cout, std::cerr);

@@ -129,6 +129,11 @@ class HptuneServer::Impl {
 
   void Wait() { server_->Wait(); }
 
+  store::Store& store() { return *store_; }
+  absl::StatusOr<JobRecord> CancelJob(std::string_view job_id) {
+    return jobs_->Cancel(job_id);
+  }
+
   // The drained job threads are parked for good: a drained server is never
   // destroyed (the process exits), and a server that was not drained
   // cancels its jobs in JobManager's destructor.
@@ -167,5 +172,9 @@ void HptuneServer::Drain(std::chrono::milliseconds deadline) {
   impl_->Drain(deadline);
 }
 void HptuneServer::Wait() { impl_->Wait(); }
+store::Store& HptuneServer::store() { return impl_->store(); }
+absl::StatusOr<JobRecord> HptuneServer::CancelJob(std::string_view job_id) {
+  return impl_->CancelJob(job_id);
+}
 
 }  // namespace hptune::server

@@ -21,8 +21,10 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/stopping_policy.h"
+#include "hptune/core/job.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/launcher.h"
+#include "hptune/store/store.h"
 
 namespace hptune::server {
 
@@ -81,6 +83,12 @@ class HptuneServer {
 
   // Blocks until the gRPC server has shut down.
   void Wait();
+
+  // The server's store and job control, for the dashboard `hptune serve`
+  // starts beside it (src/dashboard): thread-safe, alive while the server
+  // is.
+  store::Store& store();
+  absl::StatusOr<JobRecord> CancelJob(std::string_view job_id);
 
   class Impl;
 

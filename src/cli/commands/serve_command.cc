@@ -9,11 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <mutex>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -26,7 +24,9 @@
 #include "hptune/launch/slurm_launcher.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
-#include "src/cli/token_file.h"
+#include "src/cli/serving_flags.h"
+#include "src/dashboard/dashboard_server.h"
+#include "src/dashboard/http_address.h"
 #include "src/server/listen_policy.h"
 #include "src/server/server.h"
 #include "src/server/tls_files.h"
@@ -57,6 +57,10 @@ constexpr char kUsage[] =
     "\n"
     "  --listen ADDR          default 127.0.0.1:7460 (port 0: any free port).\n"
     "                         Any non-loopback address needs TLS\n"
+    "  --http ADDR|off        the web dashboard (docs/dashboard.md); default\n"
+    "                         --listen's host and port + 1 (127.0.0.1:7461;\n"
+    "                         port 0 stays 0). Same token; off loopback, the\n"
+    "                         same TLS certificate\n"
     "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
     "  --state-dir DIR        replica logs, metric files, default job dirs;\n"
     "                         default ./hptune-runs\n"
@@ -98,19 +102,19 @@ constexpr char kUsage[] =
     "flags or files (e.g. a non-loopback --listen without TLS), 64\n"
     "bad usage, 69 Slurm unusable (commands missing, controller down).\n";
 
-absl::StatusOr<std::string> ReadFile(const std::string& flag,
-                                     const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, " \"", path, "\": cannot be read"));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 constexpr int kExitSlurmUnavailable = 69;  // sysexits EX_UNAVAILABLE.
+
+// The dashboard beside the gRPC address: its host, the next port (port 0,
+// any free port, stays 0); loopback for a unix: socket.
+std::string DefaultHttpAddress(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  int port = 0;
+  if (listen.starts_with("unix:") || colon == std::string::npos ||
+      !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port >= 65535) {
+    return dashboard::kDefaultHttpAddress;
+  }
+  return absl::StrCat(listen.substr(0, colon), ":", port == 0 ? 0 : port + 1);
+}
 
 int Fail(const absl::Status& status, int code, std::ostream& err) {
   err << "hptune serve: " << status.message() << "\n";
@@ -129,9 +133,9 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   std::vector<std::string> allowed_commands =
       TakeRepeatedFlag(args, "--allow-command");
   std::set<std::string> value_flags = {
-      "listen",       "db",          "state-dir", "token-file",
-      "tls-cert",     "tls-key",     "gpus",      "grace-seconds",
-      "max-restarts", "max-retries", "log-file"};
+      "listen",        "db",           "state-dir",   "token-file",
+      "http",          "tls-cert",     "tls-key",     "gpus",
+      "grace-seconds", "max-restarts", "max-retries", "log-file"};
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
   auto parsed = ParseArgs(args, value_flags, {"help"});
@@ -153,45 +157,32 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const char* env_db = std::getenv("HPTUNE_DB");
   options.db_path = parsed->Get("db").value_or(env_db ? env_db : "hptune.db");
   options.state_dir = parsed->Get("state-dir").value_or("hptune-runs");
-  if (parsed->Has("tls-cert") != parsed->Has("tls-key")) {
-    return Fail(absl::InvalidArgumentError(
-                    "--tls-cert and --tls-key go together: give both"),
-                kExitUsage, err);
+  ServingCredentials credentials;
+  if (int code = ReadTlsFlags(*parsed, "serve", credentials, err);
+      code != kExitOk) {
+    return code;
   }
-  if (parsed->Has("tls-cert")) {
-    server::TlsFiles tls{.cert_path = *parsed->Get("tls-cert"),
-                         .key_path = *parsed->Get("tls-key")};
-    auto cert = ReadFile("tls-cert", tls.cert_path);
-    if (!cert.ok()) return Fail(cert.status(), kExitInvalid, err);
-    auto key = ReadFile("tls-key", tls.key_path);
-    if (!key.ok()) return Fail(key.status(), kExitInvalid, err);
-    tls.cert_pem = *cert;
-    tls.key_pem = *key;
-    if (absl::Status s = server::CheckTlsFiles(tls); !s.ok()) {
+  if (!credentials.tls_cert_pem.empty()) {
+    if (absl::Status s =
+            server::CheckTlsFiles({.cert_path = credentials.tls_cert_path,
+                                   .cert_pem = credentials.tls_cert_pem,
+                                   .key_path = credentials.tls_key_path,
+                                   .key_pem = credentials.tls_key_pem});
+        !s.ok()) {
       return Fail(s, kExitInvalid, err);
     }
-    options.tls_cert = std::move(tls.cert_pem);
-    options.tls_key = std::move(tls.key_pem);
   }
+  options.tls_cert = credentials.tls_cert_pem;
+  options.tls_key = credentials.tls_key_pem;
   absl::Status listen = server::CheckListenAddress(options.listen_address,
                                                    !options.tls_cert.empty());
   if (!listen.ok()) return Fail(listen, kExitInvalid, err);
-  std::string token_file;
-  if (auto path = parsed->Get("token-file")) {
-    token_file = *path;
-    auto token = ReadTokenFile(*path, err);
-    if (!token.ok()) return Fail(token.status(), kExitInvalid, err);
-    options.token = *token;
-  } else {
-    auto default_path = DefaultTokenFile(ProcessEnv());
-    if (!default_path.ok()) {
-      return Fail(default_path.status(), kExitInvalid, err);
-    }
-    token_file = *default_path;
-    auto token = LoadOrCreateTokenFile(token_file, err);
-    if (!token.ok()) return Fail(token.status(), kExitFailure, err);
-    options.token = *token;
+  if (int code = ReadTokenFlag(*parsed, "serve", credentials, err);
+      code != kExitOk) {
+    return code;
   }
+  options.token = credentials.token;
+  const std::string token_file = credentials.token_file;
   if (auto grace = parsed->Get("grace-seconds")) {
     double seconds = 0;
     if (!absl::SimpleAtod(*grace, &seconds) || !(seconds >= 0) ||
@@ -250,6 +241,20 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   // Orphaned grandchildren of replicas become ours, so they are collected.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
 
+  const std::string http_address =
+      parsed->Get("http").value_or(DefaultHttpAddress(options.listen_address));
+  dashboard::DashboardOptions dashboard_options{.address = http_address,
+                                                .token = options.token,
+                                                .tls_cert = options.tls_cert,
+                                                .tls_key = options.tls_key,
+                                                .state_dir = options.state_dir};
+  if (http_address != "off") {
+    // Checked before anything starts, as --listen is.
+    absl::StatusOr<dashboard::HttpAddress> address =
+        dashboard::ParseHttpAddress("http", http_address,
+                                    !options.tls_cert.empty());
+    if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
+  }
   const std::string db = options.db_path;
   const std::string state_dir = options.state_dir.string();
   const std::string backend_name = options.backend_name;
@@ -278,6 +283,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     std::lock_guard<std::mutex> lock(out_mutex);
     out << "hptune serve: " << line << std::endl;
   };
+  const std::string options_token = options.token;
   std::unique_lock<std::mutex> out_lock(out_mutex);
   auto server = server::HptuneServer::Start(std::move(options));
   if (!server.ok()) return Fail(server.status(), kExitFailure, err);
@@ -290,6 +296,30 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     out << "hptune serve: each trial's processes are contained by "
         << launch::ReplicaContainment() << std::endl;
   }
+  std::unique_ptr<dashboard::DashboardServer> web;
+  if (http_address != "off") {
+    dashboard_options.cancel_job =
+        [server = server->get()](std::string_view job_id) {
+          return server->CancelJob(job_id);
+        };
+    auto started = dashboard::DashboardServer::Start(
+        (*server)->store(), std::move(dashboard_options));
+    if (!started.ok()) {
+      out_lock.unlock();
+      (*server)->Drain(std::chrono::seconds(1));
+      err << "hptune serve: " << started.status().message() << "\n";
+      err.flush();
+      std::_Exit(kExitFailure);
+    }
+    web = *std::move(started);
+    // The link holding the token only on a terminal: never into a log.
+    out << "hptune serve: dashboard: " << web->url() << " (log in with the "
+        << "token"
+        << (isatty(STDOUT_FILENO)
+                ? ", or open " + web->url() + "login?token=" + options_token
+                : std::string())
+        << ")" << std::endl;
+  }
 
   out_lock.unlock();
 
@@ -300,6 +330,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   out << "hptune serve: signal " << signal << ": draining (jobs stay resumable)"
       << std::endl;
   out_lock.unlock();
+  if (web) web->Stop();
   (*server)->Drain(std::chrono::seconds(5));
   out_lock.lock();
   out << "hptune serve: drained" << std::endl;

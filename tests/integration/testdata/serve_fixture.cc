@@ -88,6 +88,12 @@ bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
     argv.push_back("--listen");
     argv.push_back("127.0.0.1:0");
   }
+  // The dashboard on any free port: the default, the gRPC port + 1, could
+  // be another test's.
+  if (!given("--http")) {
+    argv.push_back("--http");
+    argv.push_back("127.0.0.1:0");
+  }
   for (const std::string& a : extra_) argv.push_back(a);
   try {
     pid_ = StartProcess(argv, out, err);

@@ -1,0 +1,120 @@
+#include "src/cli/commands/dashboard_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/open_store.h"
+#include "src/cli/flags.h"
+#include "src/cli/serving_flags.h"
+#include "src/dashboard/dashboard_server.h"
+#include "src/dashboard/http_address.h"
+
+namespace hptune::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hptune dashboard [--db FILE] [flags]\n"
+    "\n"
+    "Serves the web dashboard of a study database, read-only: studies,\n"
+    "trials, plots, parameter importance and replica logs, updated live\n"
+    "while `hptune run` writes the file. (`hptune serve` serves the same\n"
+    "dashboard beside its API, with cancelling.) Every page needs this\n"
+    "user's token, as `hptune serve` does; on a terminal, the line printed\n"
+    "at start holds a link that logs a browser in. See docs/dashboard.md.\n"
+    "\n"
+    "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
+    "  --http ADDR            default 127.0.0.1:7461 (port 0: any free\n"
+    "                         port); any non-loopback address needs TLS\n"
+    "  --state-dir DIR        where the runs' replica logs are (hptune run's\n"
+    "                         --runs-dir); default ./hptune-runs\n"
+    "  --token-file F         default: the user's token file (as serve)\n"
+    "  --tls-cert F --tls-key F   serve HTTPS with this PEM pair\n"
+    "\n"
+    "Exit codes: 0 stopped by SIGTERM or Ctrl-C, 1 failed (address in use),\n"
+    "2 invalid flags or files, 3 no such database, 64 bad usage.\n";
+
+int Fail(const absl::Status& status, int code, std::ostream& err) {
+  err << "hptune dashboard: " << status.message() << "\n";
+  return code;
+}
+
+}  // namespace
+
+int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  auto parsed = ParseArgs(
+      args, {"db", "http", "state-dir", "token-file", "tls-cert", "tls-key"},
+      {"help"});
+  if (!parsed.ok()) {
+    err << "hptune dashboard: " << parsed.status().message() << "\n" << kUsage;
+    return kExitUsage;
+  }
+  if (parsed->Has("help")) {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (!parsed->positional.empty() || !parsed->after_dashes.empty()) {
+    err << "hptune dashboard: takes no arguments\n" << kUsage;
+    return kExitUsage;
+  }
+  const char* env_db = std::getenv("HPTUNE_DB");
+  const std::string db =
+      parsed->Get("db").value_or(env_db ? env_db : "hptune.db");
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(db, error)) {
+    return Fail(absl::NotFoundError(
+                    absl::StrCat("--db \"", db, "\": no such database file")),
+                kExitNotFound, err);
+  }
+  dashboard::DashboardOptions options;
+  options.address =
+      parsed->Get("http").value_or(dashboard::kDefaultHttpAddress);
+  options.state_dir = parsed->Get("state-dir").value_or("hptune-runs");
+  ServingCredentials credentials;
+  for (auto read : {ReadTlsFlags, ReadTokenFlag}) {
+    if (int code = read(*parsed, "dashboard", credentials, err);
+        code != kExitOk) {
+      return code;
+    }
+  }
+  options.tls_cert = credentials.tls_cert_pem;
+  options.tls_key = credentials.tls_key_pem;
+  options.token = credentials.token;
+  const std::string token = credentials.token;
+
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto store = store::OpenSqliteStore(db, SystemClock());
+  if (!store.ok()) return Fail(store.status(), kExitFailure, err);
+  auto server = dashboard::DashboardServer::Start(**store, std::move(options));
+  if (!server.ok()) {
+    return Fail(
+        server.status(),
+        absl::IsInvalidArgument(server.status()) ? kExitInvalid : kExitFailure,
+        err);
+  }
+  // The link holding the token only on a terminal: never into a log.
+  out << "hptune dashboard: " << (*server)->url() << " (db " << db
+      << ", read-only; log in with the token"
+      << (isatty(STDOUT_FILENO)
+              ? ", or open " + (*server)->url() + "login?token=" + token
+              : std::string())
+      << ")" << std::endl;
+  int signal = 0;
+  while (sigwait(&stop_signals, &signal) != 0) {
+  }
+  (*server)->Stop();
+  out << "hptune dashboard: stopped" << std::endl;
+  return kExitOk;
+}
+
+}  // namespace hptune::cli

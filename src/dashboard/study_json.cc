@@ -1,0 +1,369 @@
+#include "src/dashboard/study_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "src/dashboard/thinning.h"
+#include "src/dashboard/trial_query.h"
+
+namespace hptune::dashboard {
+namespace {
+
+Json Number(std::optional<double> x) {
+  if (!x || !std::isfinite(*x)) return nullptr;
+  return *x;
+}
+
+Json Time(const std::optional<Timestamp>& t) {
+  if (!t) return nullptr;
+  return FormatRfc3339(*t);
+}
+
+Json Value(const ParameterValue& value) {
+  if (value.is_string()) return value.AsString();
+  if (value.is_integer()) return value.AsInteger();
+  return Number(value.AsDouble());
+}
+
+std::optional<double> Objective(const Trial& trial, const StudySpec& spec) {
+  std::optional<double> value = trial.FinalObjective(spec.metric_tag);
+  if (value && !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
+
+// Finished with a value: what the history and the points plots show.
+bool HasResult(const Trial& trial, const StudySpec& spec) {
+  return IsTerminal(trial.state) && Objective(trial, spec).has_value();
+}
+
+std::string_view ScaleName(ScaleType scale) {
+  switch (scale) {
+    case ScaleType::kLinear:
+      return "UNIT_LINEAR_SCALE";
+    case ScaleType::kLog:
+      return "UNIT_LOG_SCALE";
+    case ScaleType::kReverseLog:
+      return "UNIT_REVERSE_LOG_SCALE";
+    case ScaleType::kNone:
+      break;
+  }
+  return "NONE";
+}
+
+template <typename Visit>
+void ForEachTrial(const StudySnapshot& snapshot, Visit visit) {
+  for (const auto& trial : snapshot.trials) {
+    if (trial != nullptr) visit(*trial);
+  }
+}
+
+}  // namespace
+
+Json StudySummaryJson(const StudySnapshot& snapshot) {
+  const StudyRecord& study = snapshot.study;
+  const StudySpec& spec = study.spec;
+  Json counts = {{"REQUESTED", 0}, {"ACTIVE", 0},     {"STOPPING", 0},
+                 {"SUCCEEDED", 0}, {"INFEASIBLE", 0}, {"FAILED", 0}};
+  std::optional<std::pair<int64_t, double>> best;
+  int64_t stopped_early = 0;
+  ForEachTrial(snapshot, [&](const Trial& trial) {
+    // Every state counts, CANCELLED and those added later included.
+    const std::string state(ToString(trial.state));
+    counts[state] = counts.value(state, int64_t{0}) + 1;
+    if (trial.stopped_early) ++stopped_early;
+    std::optional<double> value = Objective(trial, spec);
+    if (value && trial.state == TrialState::kSucceeded &&
+        (!best || spec.IsBetter(*value, best->second))) {
+      best = std::pair(trial.number, *value);
+    }
+  });
+  counts["total"] = snapshot.trials.size();
+  counts["stopped_early"] = stopped_early;
+  Json job = nullptr;
+  if (snapshot.job) {
+    job = {{"id", snapshot.job->job_id},
+           {"state", std::string(ToString(snapshot.job->state))},
+           {"labels", snapshot.job->labels},
+           {"error", snapshot.job->error_message}};
+  }
+  return {{"name", study.name},
+          {"state", std::string(ToString(study.state))},
+          {"metric", spec.metric_tag},
+          {"goal", std::string(ToString(spec.goal))},
+          {"job", job},
+          {"max_trials", spec.max_trials},
+          {"max_parallel_trials", spec.max_parallel_trials},
+          {"counts", counts},
+          {"best",
+           best ? Json{{"trial", best->first}, {"value", Number(best->second)}}
+                : Json(nullptr)},
+          {"create_time", FormatRfc3339(study.create_time)}};
+}
+
+Json StudyDetailJson(const StudySnapshot& snapshot) {
+  Json detail = StudySummaryJson(snapshot);
+  const StudySpec& spec = snapshot.study.spec;
+  Json params = Json::array();
+  for (const ParameterSpec& p : spec.search_space.parameters()) {
+    Json param = {{"name", p.name},
+                  {"type", std::string(ToString(p.type))},
+                  {"scale", std::string(ScaleName(p.scale))}};
+    if (p.type == ParameterType::kDouble || p.type == ParameterType::kInteger) {
+      param["min"] = p.min_value;
+      param["max"] = p.max_value;
+    } else if (p.type == ParameterType::kDiscrete) {
+      param["values"] = p.discrete_values;
+      param["min"] = p.discrete_values.front();
+      param["max"] = p.discrete_values.back();
+    } else {
+      param["categories"] = p.categorical_values;
+    }
+    params.push_back(std::move(param));
+  }
+  detail["params"] = std::move(params);
+  detail["reason"] = snapshot.study.reason;
+  detail["early_stopping"] = spec.enable_early_stopping;
+  detail["algorithm"] = spec.custom_algorithm.empty()
+                            ? std::string(ToString(spec.algorithm))
+                            : spec.custom_algorithm;
+  detail["config"] =
+      snapshot.job ? Json(snapshot.job->training_input_json) : Json(nullptr);
+  return detail;
+}
+
+Json TrialRowJson(const Trial& trial, const StudySpec& spec) {
+  Json params = Json::object();
+  for (const auto& [name, value] : trial.parameters)
+    params[name] = Value(value);
+  std::optional<int> slot = TrialSlot(trial);
+  return {{"number", trial.number},
+          {"state", std::string(ToString(trial.state))},
+          {"value", Number(Objective(trial, spec))},
+          {"params", std::move(params)},
+          {"stopped_early", trial.stopped_early},
+          {"reason", trial.reason},
+          {"attempt", trial.attempt},
+          {"slot", slot ? Json(*slot) : Json(nullptr)},
+          {"start_time", Time(trial.start_time)},
+          {"end_time", Time(trial.end_time)}};
+}
+
+Json HistoryJson(const StudySnapshot& snapshot, size_t max_points) {
+  const StudySpec& spec = snapshot.study.spec;
+  std::vector<int64_t> numbers;
+  std::vector<double> values, best;
+  Json active = Json::array(), failed = Json::array();
+  ForEachTrial(snapshot, [&](const Trial& trial) {
+    if (trial.state == TrialState::kActive ||
+        trial.state == TrialState::kStopping) {
+      active.push_back(trial.number);
+    } else if (trial.state == TrialState::kFailed) {
+      failed.push_back(trial.number);
+    }
+    if (!HasResult(trial, spec)) return;
+    const double value = *Objective(trial, spec);
+    numbers.push_back(trial.number);
+    values.push_back(value);
+    best.push_back(best.empty() || spec.IsBetter(value, best.back())
+                       ? value
+                       : best.back());
+  });
+  Json points = Json::array();
+  const std::vector<size_t> kept = ThinHistory(values, best, max_points);
+  for (size_t i : kept) {
+    points.push_back(
+        {{"trial", numbers[i]}, {"value", values[i]}, {"best", best[i]}});
+  }
+  return {{"total", values.size()},
+          {"downsampled", kept.size() < values.size()},
+          {"points", std::move(points)},
+          {"active", std::move(active)},
+          {"failed", std::move(failed)}};
+}
+
+Json PointsJson(const StudySnapshot& snapshot, size_t max_points) {
+  const StudySpec& spec = snapshot.study.spec;
+  std::vector<const Trial*> trials;
+  std::vector<double> values;
+  ForEachTrial(snapshot, [&](const Trial& trial) {
+    if (!HasResult(trial, spec)) return;
+    trials.push_back(&trial);
+    values.push_back(*Objective(trial, spec));
+  });
+  Json names = Json::array();
+  for (const ParameterSpec& p : spec.search_space.parameters()) {
+    names.push_back(p.name);
+  }
+  const std::vector<size_t> kept =
+      SampleBestAndSpread(values, spec.goal == Goal::kMaximize, max_points);
+  Json rows = Json::array();
+  for (size_t i : kept) {
+    const Trial& trial = *trials[i];
+    Json x = Json::array();
+    for (const ParameterSpec& p : spec.search_space.parameters()) {
+      auto it = trial.parameters.find(p.name);
+      x.push_back(it == trial.parameters.end() ? Json(nullptr)
+                                               : Value(it->second));
+    }
+    rows.push_back({{"trial", trial.number},
+                    {"state", std::string(ToString(trial.state))},
+                    {"value", values[i]},
+                    {"x", std::move(x)}});
+  }
+  return {{"params", std::move(names)},
+          {"total", values.size()},
+          {"downsampled", kept.size() < values.size()},
+          {"trials", std::move(rows)}};
+}
+
+std::vector<const Trial*> CurveTrials(const StudySnapshot& snapshot,
+                                      size_t max_trials) {
+  const StudySpec& spec = snapshot.study.spec;
+  std::vector<const Trial*> finished, chosen;
+  ForEachTrial(snapshot, [&](const Trial& trial) {
+    if (trial.state == TrialState::kActive ||
+        trial.state == TrialState::kStopping) {
+      chosen.push_back(&trial);
+    } else if (HasResult(trial, spec)) {
+      finished.push_back(&trial);
+    }
+  });
+  const size_t keep = std::min(max_trials, finished.size());
+  std::partial_sort(finished.begin(), finished.begin() + keep, finished.end(),
+                    [&](const Trial* a, const Trial* b) {
+                      return spec.IsBetter(*Objective(*a, spec),
+                                           *Objective(*b, spec));
+                    });
+  chosen.insert(chosen.end(), finished.begin(), finished.begin() + keep);
+  std::sort(chosen.begin(), chosen.end(), [](const Trial* a, const Trial* b) {
+    return a->number < b->number;
+  });
+  return chosen;
+}
+
+Json CurveJson(const Trial& trial, const StudySpec& spec,
+               const std::vector<Measurement>& measurements,
+               size_t max_points) {
+  // The curve of the last attempt, as the early-stopping rule sees it.
+  int last_attempt = 0;
+  for (const Measurement& m : measurements) {
+    last_attempt = std::max(last_attempt, m.attempt);
+  }
+  std::vector<std::pair<int64_t, double>> curve;
+  for (const Measurement& m : measurements) {
+    std::optional<double> value = m.Get(spec.metric_tag);
+    if (m.attempt == last_attempt && value && std::isfinite(*value)) {
+      curve.emplace_back(m.step, *value);
+    }
+  }
+  Json points = Json::array();
+  for (size_t i : EvenlySpread(curve.size(), max_points)) {
+    points.push_back({curve[i].first, curve[i].second});
+  }
+  Json stop_step = nullptr;
+  if (trial.stopped_early && !curve.empty()) stop_step = curve.back().first;
+  return {{"trial", trial.number},
+          {"state", std::string(ToString(trial.state))},
+          {"stopped_early", trial.stopped_early},
+          {"stop_step", stop_step},
+          {"points", std::move(points)}};
+}
+
+Json TimelineJson(const StudySnapshot& snapshot, size_t max_trials,
+                  Timestamp now) {
+  std::vector<const Trial*> started;
+  ForEachTrial(snapshot, [&](const Trial& trial) {
+    if (trial.start_time) started.push_back(&trial);
+  });
+  const size_t skip =
+      started.size() > max_trials ? started.size() - max_trials : 0;
+  Json trials = Json::array();
+  for (size_t i = skip; i < started.size(); ++i) {
+    const Trial& trial = *started[i];
+    std::optional<int> slot = TrialSlot(trial);
+    trials.push_back({{"trial", trial.number},
+                      {"slot", slot ? Json(*slot) : Json(nullptr)},
+                      {"state", std::string(ToString(trial.state))},
+                      {"start_time", Time(trial.start_time)},
+                      {"end_time", Time(trial.end_time)},
+                      {"attempt", trial.attempt},
+                      {"stopped_early", trial.stopped_early}});
+  }
+  return {{"lanes", snapshot.study.spec.max_parallel_trials},
+          {"now", FormatRfc3339(now)},
+          {"total", started.size()},
+          {"trials", std::move(trials)}};
+}
+
+Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
+                     size_t max_measurements) {
+  Json detail = TrialRowJson(trial, spec);
+  if (trial.final_measurement) {
+    detail["final_measurement"] = {{"step", trial.final_measurement->step},
+                                   {"metrics", Json::object()}};
+    for (const auto& [tag, value] : trial.final_measurement->metrics) {
+      detail["final_measurement"]["metrics"][tag] = Number(value);
+    }
+  } else {
+    detail["final_measurement"] = nullptr;
+  }
+  Json measurements = Json::array();
+  const size_t skip = trial.measurements.size() > max_measurements
+                          ? trial.measurements.size() - max_measurements
+                          : 0;
+  for (size_t i = skip; i < trial.measurements.size(); ++i) {
+    const Measurement& m = trial.measurements[i];
+    Json metrics = Json::object();
+    for (const auto& [tag, value] : m.metrics) metrics[tag] = Number(value);
+    measurements.push_back({{"step", m.step},
+                            {"time", FormatRfc3339(m.time)},
+                            {"attempt", m.attempt},
+                            {"metrics", std::move(metrics)}});
+  }
+  detail["measurements"] = std::move(measurements);
+  detail["measurements_total"] = trial.measurements.size();
+  detail["client_id"] = trial.client_id;
+  detail["origin"] = trial.origin;
+  detail["create_time"] = FormatRfc3339(trial.create_time);
+  return detail;
+}
+
+std::string TrialsCsv(const std::vector<const Trial*>& trials,
+                      const StudySpec& spec) {
+  auto field = [](std::string text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\"\""}}),
+                        "\"");
+  };
+  std::string csv = "number,state,value";
+  for (const ParameterSpec& p : spec.search_space.parameters()) {
+    absl::StrAppend(&csv, ",", field(p.name));
+  }
+  absl::StrAppend(&csv, ",stopped_early,start_time,end_time\r\n");
+  for (const Trial* trial : trials) {
+    std::optional<double> value = Objective(*trial, spec);
+    absl::StrAppend(&csv, trial->number, ",",
+                    std::string(ToString(trial->state)), ",",
+                    value ? Json(*value).dump() : "");
+    for (const ParameterSpec& p : spec.search_space.parameters()) {
+      auto it = trial->parameters.find(p.name);
+      std::string cell;
+      if (it != trial->parameters.end()) {
+        cell = it->second.is_string() ? it->second.AsString()
+                                      : Value(it->second).dump();
+      }
+      absl::StrAppend(&csv, ",", field(cell));
+    }
+    absl::StrAppend(&csv, ",", trial->stopped_early ? "true" : "false", ",",
+                    trial->start_time ? FormatRfc3339(*trial->start_time) : "",
+                    ",", trial->end_time ? FormatRfc3339(*trial->end_time) : "",
+                    "\r\n");
+  }
+  return csv;
+}
+
+}  // namespace hptune::dashboard

@@ -1,0 +1,48 @@
+// The dashboard's JSON answers about studies and trials (docs/dashboard.md:
+// StudySummary, StudyDetail, TrialRow, History, Points, Curves, Timeline,
+// TrialDetail), built from a StudySnapshot and what the store read. Values
+// that are not finite become null. Used by DashboardServer. Pure;
+// thread-safe.
+#ifndef HPTUNE_SRC_DASHBOARD_STUDY_JSON_H_
+#define HPTUNE_SRC_DASHBOARD_STUDY_JSON_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "hptune/core/time.h"
+#include "hptune/core/trial.h"
+#include "nlohmann/json.hpp"
+#include "src/dashboard/study_cache.h"
+
+namespace hptune::dashboard {
+
+using Json = nlohmann::json;
+
+Json StudySummaryJson(const StudySnapshot& snapshot);
+Json StudyDetailJson(const StudySnapshot& snapshot);
+Json TrialRowJson(const Trial& trial, const StudySpec& spec);
+
+Json HistoryJson(const StudySnapshot& snapshot, size_t max_points);
+Json PointsJson(const StudySnapshot& snapshot, size_t max_points);
+// The trials whose curves a page shows: the best `max_trials` finished ones
+// and every active one, by number.
+std::vector<const Trial*> CurveTrials(const StudySnapshot& snapshot,
+                                      size_t max_trials);
+// One curve: `measurements` are the trial's intermediate measurements.
+Json CurveJson(const Trial& trial, const StudySpec& spec,
+               const std::vector<Measurement>& measurements, size_t max_points);
+Json TimelineJson(const StudySnapshot& snapshot, size_t max_trials,
+                  Timestamp now);
+// `trial` with its measurements (the last `max_measurements`).
+Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
+                     size_t max_measurements);
+
+// A CSV export of `trials`: number, state, value, one column per parameter,
+// start and end time; RFC 4180 quoting.
+std::string TrialsCsv(const std::vector<const Trial*>& trials,
+                      const StudySpec& spec);
+
+}  // namespace hptune::dashboard
+
+#endif  // HPTUNE_SRC_DASHBOARD_STUDY_JSON_H_

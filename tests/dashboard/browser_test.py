@@ -1,0 +1,961 @@
+#!/usr/bin/python3
+"""The web dashboard in a real headless Chromium, against a real hptune serve.
+
+    /usr/bin/python3 tests/dashboard/browser_test.py --hptune BUILD/hptune --out OUTDIR
+
+Starts `hptune serve` (its token file in a temporary HPTUNE_CONFIG_DIR),
+submits a real tuning job (12 trials, 3 at a time, early stopping, a log-scale
+and a categorical parameter) whose trainer is a small stdlib Python program
+written here, and drives Debian's chromium through chromedriver (Debian's
+python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
+
+  - logging in through the form; every page and tab loads with no SEVERE
+    entry in the browser console;
+  - the history plot has one point per finished trial with a value;
+  - parallel coordinates: one line per such trial, top-k% keeps the best k%,
+    and a brush on an axis filters the trials table to the trials in range;
+  - learning curves: each trial stopped early ends at its stop_step;
+  - the timeline has maxParallelTrials lanes;
+  - a page open while the job runs shows new trials without a reload;
+  - a trial page follows its replica's log while it runs;
+  - cancelling a job from its page (button, then the in-page confirmation);
+  - without the token the API answers 401; on a second server listening off
+    loopback with TLS, a cancel without token is 401, with the session cookie
+    but no X-Hptune-Csrf 403, and with "Authorization: Bearer" it succeeds.
+
+Screenshots of every page and tab go to OUTDIR/*.png. Exit 0 when every check
+passes; otherwise the failures, each saying what was expected and what was
+seen. Synchronisation is by polling conditions with deadlines, never by
+sleeping a fixed time.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+WIDTH, HEIGHT = 1280, 800
+# A loaded 2-core machine: generous deadlines, short polling intervals.
+DEADLINE = 120.0
+POLL = 0.1
+
+TRAINER = r'''#!/usr/bin/python3
+"""A tiny trainer for the dashboard test: reports a decaying loss through the
+hypertune metric file (cloudml-hypertune's format) and prints a log line per
+step. Standard library only. SIGTERM exits at once (143)."""
+import argparse, json, math, os, signal, sys, time
+
+signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
+p = argparse.ArgumentParser(allow_abbrev=False)
+p.add_argument("--lr", type=float, required=True)
+p.add_argument("--layers", type=int, required=True)
+p.add_argument("--optimizer", required=True)
+p.add_argument("--steps", type=int, default=12)
+p.add_argument("--step_seconds", type=float, default=0.1)
+args, _ = p.parse_known_args()
+path = os.environ.get("CLOUD_ML_HP_METRIC_FILE")
+trial = os.environ.get("CLOUD_ML_TRIAL_ID", "0")
+penalty = {"adam": 0.0, "rmsprop": 0.3, "sgd": 1.0}[args.optimizer]
+final = 0.05 + 0.2 * (math.log10(args.lr) + 2.0) ** 2 + penalty + 0.02 * args.layers
+reports = []
+print("trial %s: lr=%r layers=%d optimizer=%s" % (trial, args.lr, args.layers, args.optimizer), flush=True)
+for step in range(1, args.steps + 1):
+    time.sleep(args.step_seconds)
+    loss = final + 2.0 * math.exp(-step / 3.0)
+    reports.append({"global_step": str(step), "loss": repr(loss), "timestamp": time.time(), "trial": trial})
+    reports = reports[-100:]
+    if path:
+        tmp = "%s.tmp-%d" % (path, os.getpid())
+        with open(tmp, "w") as f:
+            f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in reports)
+        os.replace(tmp, path)
+    print("step %d: loss %.6f" % (step, loss), flush=True)
+print("done", flush=True)
+'''
+
+JOB_CONFIG = """trainingInput:
+  command: [/usr/bin/python3, {trainer}]
+  args: [{args}]
+  hyperparameters:
+    goal: MINIMIZE
+    hyperparameterMetricTag: loss
+    maxTrials: {max_trials}
+    maxParallelTrials: {parallel}
+    enableTrialEarlyStopping: true
+    algorithm: RANDOM_SEARCH
+    seed: 7
+    params:
+    - {{parameterName: lr, type: DOUBLE, minValue: 0.0001, maxValue: 1.0, scaleType: UNIT_LOG_SCALE}}
+    - {{parameterName: layers, type: INTEGER, minValue: 1, maxValue: 8, scaleType: UNIT_LINEAR_SCALE}}
+    - {{parameterName: optimizer, type: CATEGORICAL, categoricalValues: [adam, rmsprop, sgd]}}
+"""
+
+FINISHED = ("SUCCEEDED", "INFEASIBLE", "FAILED", "CANCELLED")
+RUNNING = ("ACTIVE", "STOPPING", "REQUESTED")
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+def wait_for(what, probe, timeout=DEADLINE, interval=POLL):
+    """Polls probe() until it returns a true value; fails naming `what` and
+    the last value seen."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            last = probe()
+        except CheckFailed:
+            raise
+        except Exception as e:  # a transient error while polling
+            last = "%s: %s" % (type(e).__name__, e)
+            value = None
+        else:
+            value = last
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise CheckFailed("timed out after %.0f s waiting for %s; last seen: %r"
+                              % (timeout, what, last))
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------- servers
+
+class Server:
+    """One `hptune serve`, its stdout read by a thread."""
+
+    def __init__(self, name, hptune, args, env, log_path):
+        self.name = name
+        self.lines = []
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen([hptune, "serve"] + args, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.queue = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.url = None
+        self.grpc_port = None
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.log.write(line)
+            self.log.flush()
+            self.lines.append(line)
+            self.queue.put(line)
+        self.queue.put(None)
+
+    def wait_ready(self, timeout=DEADLINE):
+        deadline = time.monotonic() + timeout
+        while self.url is None or self.grpc_port is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise CheckFailed("%s: no 'dashboard: URL' and 'listening on port N' lines within %.0f s; "
+                                  "it printed:\n%s" % (self.name, timeout, "".join(self.lines)))
+            try:
+                line = self.queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise CheckFailed("%s exited with %s before it was ready; it printed:\n%s"
+                                  % (self.name, self.proc.wait(), "".join(self.lines)))
+            m = re.search(r"dashboard: (https?://\S+?)/?(?:\s|$)", line)
+            if m and self.url is None:
+                self.url = m.group(1)
+            m = re.search(r"listening on port (\d+)", line)
+            if m and self.grpc_port is None:
+                self.grpc_port = int(m.group(1))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(timeout=10)
+        self.log.close()
+
+
+class Api:
+    """The dashboard's HTTP API with urllib."""
+
+    def __init__(self, base, token=None, cafile=None):
+        self.base = base.rstrip("/")
+        self.token = token
+        self.context = ssl.create_default_context(cafile=cafile) if cafile else None
+
+    def request(self, method, path, headers=None, body=None, token=True):
+        h = dict(headers or {})
+        if token and self.token:
+            h["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(self.base + path, data=body, method=method, headers=h)
+        opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=self.context))
+        try:
+            with opener.open(req, timeout=30) as res:
+                return res.status, dict(res.headers), res.read()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read()
+
+    def get(self, path, **query):
+        q = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        status, _, body = self.request("GET", path + ("?" + q if q else ""))
+        check(status == 200, "GET %s: expected 200, got %d: %s" % (path, status, body[:300]))
+        return json.loads(body)
+
+    def study(self, name):
+        return self.get("/api/studies/" + urllib.parse.quote(name, safe=""))
+
+    def trials(self, name, **query):
+        return self.get("/api/studies/%s/trials" % urllib.parse.quote(name, safe=""), limit=1000, **query)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def submit(hptune, env, server_addr, job, config, extra=()):
+    cmd = [hptune, "jobs", "submit", job, "--config", config, "--server", server_addr] + list(extra)
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    check(run.returncode == 0, "%s: exit %d\nstdout: %s\nstderr: %s"
+          % (" ".join(cmd), run.returncode, run.stdout, run.stderr))
+
+
+def make_certificate(directory):
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    run = subprocess.run(["/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                          "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                          "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                         capture_output=True, text=True, timeout=120)
+    check(run.returncode == 0, "openssl req: %s" % run.stderr)
+    return cert, key
+
+
+# ---------------------------------------------------------------- browser
+
+class Browser:
+    def __init__(self, out):
+        self.out = out
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                    "--window-size=%d,%d" % (WIDTH, HEIGHT), "--lang=en-US", "--no-first-run",
+                    "--disable-extensions", "--password-store=basic"):
+            options.add_argument(arg)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        self.driver.set_page_load_timeout(DEADLINE)
+        # The viewport itself is 1280x800, whatever the window decorations.
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        self.console = []
+
+    def quit(self):
+        try:
+            self.driver.quit()
+        except Exception:
+            pass
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def debug(self, key=None):
+        d = self.js("return window.hptuneDebug || null")
+        return d if key is None or d is None else d.get(key)
+
+    def find(self, css):
+        return self.driver.find_element(By.CSS_SELECTOR, css)
+
+    def finds(self, css):
+        return self.driver.find_elements(By.CSS_SELECTOR, css)
+
+    def visible(self, css):
+        """The first element matching css when it is displayed, else None.
+        Live updates re-render parts of a page, so an element found may be
+        gone by the time it is asked about: that counts as not visible."""
+        try:
+            els = self.finds(css)
+            return els[0] if els and els[0].is_displayed() else None
+        except StaleElementReferenceException:
+            return None
+
+    def row_numbers(self):
+        """The trial numbers of the trials table's rows, in order."""
+        return self.js("return Array.from(document.querySelectorAll("
+                       "'#trials-table tr[data-testid=trial-row]'))"
+                       ".map((r) => Number(r.dataset.trial));")
+
+    def text(self, css):
+        """The text of the first element matching css, read in one step in
+        the page (no stale references), or None when there is none."""
+        return self.js("const e = document.querySelector(arguments[0]);"
+                       " return e ? e.innerText : null;", css)
+
+    def click(self, css):
+        el = wait_for("%s to be clickable" % css, lambda: self.visible(css))
+        el.click()
+
+    def console_errors(self, where):
+        """Fails when the console got a SEVERE entry since the last call."""
+        entries = self.driver.get_log("browser")
+        self.console.extend((where, e) for e in entries)
+        severe = [e for e in entries if e.get("level") == "SEVERE"]
+        check(not severe, "%s: the browser console has errors:\n  %s"
+              % (where, "\n  ".join(e.get("message", "") for e in severe)))
+
+    def shot(self, name):
+        path = os.path.join(self.out, name)
+        self.driver.save_screenshot(path)
+        return path
+
+
+# ---------------------------------------------------------------- the test
+
+class DashboardTest:
+    def __init__(self, hptune, out, keep):
+        self.hptune = os.path.abspath(hptune)
+        self.out = os.path.abspath(out)
+        self.keep = keep
+        self.tmp = tempfile.mkdtemp(prefix="hptune-dashboard-test-")
+        self.servers = []
+        self.browser = None
+        self.passed = []
+        self.failed = []
+        self.env = dict(os.environ)
+        self.env["HPTUNE_CONFIG_DIR"] = os.path.join(self.tmp, "config")
+        for name in ("HPTUNE_TOKEN", "HPTUNE_SERVER", "HPTUNE_TLS_CA", "HPTUNE_DB"):
+            self.env.pop(name, None)
+        os.makedirs(self.env["HPTUNE_CONFIG_DIR"], mode=0o700)
+        self.trainer = os.path.join(self.tmp, "trainer.py")
+        with open(self.trainer, "w") as f:
+            f.write(TRAINER)
+        os.chmod(self.trainer, 0o755)
+
+    def config(self, name, args, max_trials, parallel):
+        path = os.path.join(self.tmp, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(JOB_CONFIG.format(trainer=self.trainer, args=", ".join(args),
+                                      max_trials=max_trials, parallel=parallel))
+        return path
+
+    def start_server(self, name, args):
+        server = Server(name, self.hptune, args, self.env, os.path.join(self.out, name + ".log"))
+        self.servers.append(server)
+        server.wait_ready()
+        return server
+
+    def step(self, name, fn):
+        """Runs one check; a failure is recorded with a screenshot and the
+        test goes on where the later checks do not depend on it."""
+        started = time.monotonic()
+        try:
+            if self.browser:  # what an earlier failed step left in the console is its own
+                self.browser.console.extend(("before " + name, e) for e in self.browser.driver.get_log("browser"))
+            fn()
+        except Exception as e:
+            detail = str(e) if isinstance(e, CheckFailed) else traceback.format_exc()
+            if self.browser:
+                try:
+                    self.browser.shot("fail-%s.png" % re.sub(r"\W+", "-", name))
+                except Exception:
+                    pass
+            self.failed.append((name, detail))
+            print("FAIL %s (%.1f s)\n  %s" % (name, time.monotonic() - started, detail.replace("\n", "\n  ")),
+                  flush=True)
+            return False
+        self.passed.append(name)
+        print("ok   %s (%.1f s)" % (name, time.monotonic() - started), flush=True)
+        return True
+
+    # ------------------------------------------------------------ setup
+
+    def run(self):
+        os.makedirs(self.out, exist_ok=True)
+        for old in os.listdir(self.out):
+            if old.endswith(".png"):
+                os.remove(os.path.join(self.out, old))
+        try:
+            self.a = self.start_server("server-a", [
+                "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                "--db", os.path.join(self.tmp, "a.db"), "--state-dir", os.path.join(self.tmp, "runs-a")])
+            with open(os.path.join(self.env["HPTUNE_CONFIG_DIR"], "token")) as f:
+                self.token = f.read().strip()
+            check(self.token, "the token file is empty")
+            self.api = Api(self.a.url, self.token)
+            self.grpc = "127.0.0.1:%d" % self.a.grpc_port
+            self.browser = Browser(self.out)
+            self.job = "dash_tune"
+            self.long_job = "dash_long"
+
+            self.step("unauthenticated API requests are refused (loopback)", self.check_loopback_auth)
+            if not self.step("log in through the form", self.check_login):
+                return
+            self.step("the studies list loads", self.check_empty_list)
+            if not self.step("submit a tuning job", self.submit_job):
+                return
+            self.step("the open pages show the new study and its new trials without a reload", self.check_live)
+            self.step("the job finishes", self.wait_job_done)
+            self.step("the studies list shows the study", self.check_list)
+            self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
+            self.step("history: one point per finished trial with a value", self.check_history)
+            self.step("parallel coordinates: one line per trial, top k%", self.check_parcoords)
+            self.step("parallel coordinates: a brush filters the trials table", self.check_brush)
+            self.step("parallel coordinates: a mouse drag on an axis filters the table", self.check_brush_by_mouse)
+            self.step("slice plots", self.check_slice)
+            self.step("contour", self.check_contour)
+            self.step("learning curves: stopped trials end at their stop step", self.check_curves)
+            self.step("importance", self.check_importance)
+            self.step("timeline: maxParallelTrials lanes", self.check_timeline)
+            self.step("config", self.check_config)
+            self.step("trial page", self.check_trial_page)
+            if self.step("submit a long job", self.submit_long_job):
+                self.step("a running trial's log is followed live", self.check_live_log)
+                self.step("cancel a job from its page", self.check_cancel)
+            self.step("the login page", self.check_login_page)
+            self.step("TLS server off loopback: token, cookie and CSRF rules", self.check_tls_server)
+        except Exception as e:
+            detail = str(e) if isinstance(e, CheckFailed) else traceback.format_exc()
+            self.failed.append(("setup", detail))
+            print("FAIL setup\n  %s" % detail.replace("\n", "\n  "), flush=True)
+        finally:
+            self.cleanup()
+        return not self.failed
+
+    def cleanup(self):
+        if self.browser:
+            try:
+                self.browser.console.extend(("end", e) for e in self.browser.driver.get_log("browser"))
+            except Exception:
+                pass
+            with open(os.path.join(self.out, "console.log"), "w") as f:
+                for where, e in self.browser.console:
+                    f.write("%s\t%s\t%s\n" % (where, e.get("level"), e.get("message")))
+            self.browser.quit()
+        for server in self.servers:
+            try:
+                server.stop()
+            except Exception:
+                traceback.print_exc()
+        if self.keep or self.failed:
+            print("kept the temporary directory %s" % self.tmp)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # ------------------------------------------------------------ helpers
+
+    def open(self, hash_path, where):
+        """Loads the page fresh (a full navigation) and checks the console."""
+        b = self.browser
+        b.driver.get("about:blank")  # a new document even when only the hash differs
+        b.driver.get(self.a.url + "/" + hash_path)
+        wait_for("%s to load" % where, lambda: b.js(
+            "return document.readyState === 'complete' && !!window.hptuneDebug && window.hptune && true"))
+        return b
+
+    def tab(self, name):
+        b = self.browser
+        b.click("#tab-" + name)
+        wait_for("the %s tab to be shown" % name,
+                 lambda: b.js("var p = document.getElementById('panel-%s'); return p && !p.hidden" % name))
+
+    def finished_with_value(self, rows):
+        return [t for t in rows if t["value"] is not None and t["state"] not in RUNNING]
+
+    # ------------------------------------------------------------ checks
+
+    def check_loopback_auth(self):
+        status, _, body = self.api.request("GET", "/api/studies", token=False)
+        check(status == 401, "GET /api/studies without a token: expected 401, got %d %s" % (status, body[:200]))
+        status, _, body = self.api.request("POST", "/api/jobs/none/cancel", token=False, body=b"{}")
+        check(status == 401, "POST /api/jobs/none/cancel without a token: expected 401, got %d" % status)
+        status, _, _ = self.api.request("GET", "/api/studies", headers={"Authorization": "Bearer wrong"}, token=False)
+        check(status == 401, "GET /api/studies with a wrong token: expected 401, got %d" % status)
+        status, _, _ = self.api.request("GET", "/api/studies")
+        check(status == 200, "GET /api/studies with the token: expected 200, got %d" % status)
+
+    def check_login(self):
+        b = self.browser
+        b.driver.get(self.a.url + "/")
+        wait_for("the redirect to the login page", lambda: "/login" in b.driver.current_url and b.visible("#token"))
+        b.console_errors("the login page")
+        b.find("#token").send_keys(self.token)
+        b.find("#login-submit").click()
+        wait_for("the studies list after logging in",
+                 lambda: "/login" not in b.driver.current_url and b.visible("#studies-table"))
+        b.console_errors("the studies list after logging in")
+
+    def check_empty_list(self):
+        b = self.browser
+        wait_for("the studies list to render", lambda: b.debug("studies") is not None)
+        check(b.visible("#live .dot") is not None, "no live indicator in the top bar")
+        wait_for("the live indicator to turn on (event stream open)",
+                 lambda: b.js("return document.getElementById('live').classList.contains('on')"))
+        b.js("window.__hptuneTestMarker = 'still here'")  # a reload would lose it
+        b.console_errors("the studies list")
+
+    def submit_job(self):
+        config = self.config("tune", ["--steps=12", "--step_seconds=0.15"], 12, 3)
+        submit(self.hptune, self.env, self.grpc, self.job, config)
+        wait_for("the study to appear in the API",
+                 lambda: any(s["name"] == self.job for s in self.api.get("/api/studies")["studies"]))
+
+    def check_live(self):
+        """The studies list, open since before the job was submitted, shows
+        the new study; a click opens its page in the same document, which
+        then shows trials appearing."""
+        b = self.browser
+        wait_for("the new study to appear in the open studies list",
+                 lambda: (lambda d: d and self.job in d["names"])(b.debug("studies")))
+        b.click("#studies-table tr[data-study=%s] a[data-testid=study-link]" % self.job)
+        wait_for("the trials table", lambda: b.debug("trials") is not None)
+        first = b.debug("trials")
+        seen0 = set(first["numbers"])
+        total = self.api.study(self.job)["max_trials"]
+        check(len(seen0) < total, "the job ran all %d trials before the page opened; cannot see one appear" % total)
+        b.shot("17-study-running.png")
+        grown = wait_for("a new trial row to appear without a reload (had %s)" % sorted(seen0),
+                         lambda: (lambda d: d if d and len(set(d["numbers"]) - seen0) > 0 else None)(b.debug("trials")))
+        check(b.js("return window.__hptuneTestMarker") == "still here",
+              "the page was reloaded (the window marker is gone)")
+        navigations = b.js("return performance.getEntriesByType('navigation').length")
+        check(navigations == 1, "expected 1 navigation entry, got %r" % navigations)
+        rows = b.row_numbers()
+        check(set(rows) >= set(grown["numbers"]) or set(rows) == set(b.debug("trials")["numbers"]),
+              "table rows %s differ from the last render %s" % (rows, grown["numbers"]))
+        b.console_errors("the study page while the job runs")
+
+    def wait_job_done(self):
+        def done():
+            s = self.api.study(self.job)
+            return s if s["job"] and s["job"]["state"] in ("SUCCEEDED", "FAILED", "CANCELLED") else None
+        s = wait_for("job %s to end" % self.job, done, timeout=240, interval=0.5)
+        check(s["job"]["state"] == "SUCCEEDED", "job %s ended %s: %s" % (self.job, s["job"]["state"], s["job"].get("error")))
+        self.detail = s
+        self.rows = self.api.trials(self.job)["trials"]
+        check(len(self.rows) == 12, "expected 12 trials, the API lists %d" % len(self.rows))
+
+    def check_list(self):
+        b = self.open("#/", "the studies list")
+        d = wait_for("the study in the list", lambda: (lambda d: d if d and self.job in d["names"] else None)(b.debug("studies")))
+        row = b.find("#studies-table tr[data-study=%s]" % self.job)
+        text = row.text
+        check("12/12" in text, "the row shows no progress 12/12: %r" % text)
+        check("SUCCEEDED" in text, "the row shows no job state SUCCEEDED: %r" % text)
+        best = self.detail["best"]
+        cell = row.find_element(By.CSS_SELECTOR, "td .num")
+        check(cell.get_attribute("title") == repr_js(best["value"]),
+              "best value title %r, expected the full value %r" % (cell.get_attribute("title"), repr_js(best["value"])))
+        b.shot("01-studies.png")
+        b.find("#studies-filter").send_keys("no-such-study")
+        wait_for("the filter to hide the row", lambda: b.debug("studies")["rows"] == 0)
+        b.find("#studies-filter").clear()
+        b.find("#studies-filter").send_keys(self.job[:6])
+        wait_for("the filter to show the row", lambda: b.debug("studies")["rows"] == 1)
+        b.click("th[data-col=name]")
+        wait_for("the sort by name", lambda: b.find("th[data-col=name]").get_attribute("class").find("sorted") >= 0)
+        b.console_errors("the studies list")
+
+    def check_trials_tab(self):
+        b = self.open("#/study/%s" % self.job, "the study page")
+        d = wait_for("the trials table", lambda: b.debug("trials"))
+        check(d["total"] == 12, "the table says %d trials, expected 12" % d["total"])
+        rows = b.finds("#trials-table tr[data-testid=trial-row]")
+        check(len(rows) == 12, "the table has %d rows, expected 12" % len(rows))
+        # 6 significant digits shown, the full value on hover
+        by_number = {t["number"]: t for t in self.rows}
+        for row in rows:
+            n = int(row.get_attribute("data-trial"))
+            if by_number[n]["value"] is None:
+                continue
+            num = row.find_element(By.CSS_SELECTOR, "td .num")
+            check(num.get_attribute("title") == repr_js(by_number[n]["value"]),
+                  "trial %d: title %r, expected %r" % (n, num.get_attribute("title"), repr_js(by_number[n]["value"])))
+            digits = re.sub(r"[^0-9]", "", num.text.split("e")[0]).lstrip("0")
+            check(len(digits) <= 6, "trial %d: %r has more than 6 significant digits" % (n, num.text))
+        check("Cancel job" not in b.text("#study-header"), "a finished job offers 'Cancel job'")
+        b.shot("02-study-trials.png")
+        # sort by value, descending on the second click: the server's order
+        b.click("#trials-table th[data-sort=value]")
+        wait_for("the sort by value", lambda: b.debug("trials")["sort"] == "value")
+        b.click("#trials-table th[data-sort=value]")
+        d = wait_for("the descending sort", lambda: (lambda d: d if d["order"] == "desc" else None)(b.debug("trials")))
+        expected = [t["number"] for t in self.api.trials(self.job, sort="value", order="desc")["trials"]]
+        check(d["numbers"] == expected, "sorted by value desc: %s, the API says %s" % (d["numbers"], expected))
+        # filter by state
+        b.click("input[data-testid=state-SUCCEEDED]")
+        d = wait_for("the state filter", lambda: (lambda d: d if d["states"] == ["SUCCEEDED"] else None)(b.debug("trials")))
+        n = sum(1 for t in self.rows if t["state"] == "SUCCEEDED")
+        check(d["total"] == n, "SUCCEEDED filter: %d trials, expected %d" % (d["total"], n))
+        href = b.find("#export-csv").get_attribute("href")
+        check("states=SUCCEEDED" in href and "trials.csv" in href, "the CSV link ignores the filter: %s" % href)
+        b.click("input[data-testid=state-SUCCEEDED]")
+        wait_for("the filter cleared", lambda: b.debug("trials")["states"] == [])
+        status, headers, body = self.api.request("GET", urllib.parse.urlparse(href).path + "?" + urllib.parse.urlparse(href).query)
+        check(status == 200 and body.count(b"\n") >= n, "the CSV export: %d, %d lines" % (status, body.count(b"\n")))
+        b.console_errors("the trials tab")
+
+    def check_history(self):
+        b = self.browser
+        self.tab("history")
+        h = self.api.get("/api/studies/%s/history" % self.job)
+        expected = len(self.finished_with_value(self.rows))
+        check(len(h["points"]) == expected,
+              "the API's history has %d points, but %d finished trials have a value" % (len(h["points"]), expected))
+        d = wait_for("the history plot", lambda: b.debug("history"))
+        check(d["points"] == expected, "the history plot has %d points, expected %d" % (d["points"], expected))
+        check(d["failed"] == len(h["failed"]), "failed markers: %d, the API lists %d" % (d["failed"], len(h["failed"])))
+        if not b.find("#history-log").get_attribute("disabled"):
+            b.click("#history-log")
+            wait_for("the log scale", lambda: b.debug("history")["log"])
+            check(b.debug("history")["points"] == expected, "the log scale lost points")
+        b.shot("03-study-history.png")
+        b.console_errors("the history tab")
+
+    def check_parcoords(self):
+        b = self.browser
+        self.tab("parcoords")
+        pts = self.api.get("/api/studies/%s/points" % self.job)
+        self.points = pts
+        expected = len(self.finished_with_value(self.rows))
+        check(len(pts["trials"]) == expected, "the API's points list %d trials, expected %d" % (len(pts["trials"]), expected))
+        d = wait_for("the parallel coordinates", lambda: b.debug("parcoords"))
+        check(d["lines"] == expected, "parallel coordinates: %d lines, expected %d" % (d["lines"], expected))
+        check(d["axes"] == len(pts["params"]) + 1, "%d axes, expected %d" % (d["axes"], len(pts["params"]) + 1))
+        axis_types = b.js("return window.hptuneCharts.parcoords.getOption().parallelAxis.map(a => [a.name, a.type, a.data || null])")
+        types = {a[0]: (a[1], a[2]) for a in axis_types}
+        check(types.get("lr", (None,))[0] == "log", "the lr axis (UNIT_LOG_SCALE) is %r, expected log" % (types.get("lr"),))
+        check(types.get("optimizer") == ("category", ["adam", "rmsprop", "sgd"]),
+              "the optimizer axis is %r, expected category [adam, rmsprop, sgd] in the spec's order" % (types.get("optimizer"),))
+        Select(b.find("#parcoords-top")).select_by_value("50")
+        k = -(-expected * 50 // 100)
+        wait_for("top 50%% to keep %d lines" % k, lambda: b.debug("parcoords")["lines"] == k)
+        Select(b.find("#parcoords-top")).select_by_value("100")
+        wait_for("all lines back", lambda: b.debug("parcoords")["lines"] == expected)
+        b.shot("04-study-parcoords.png")
+        b.console_errors("the parallel coordinates tab")
+
+    def check_brush(self):
+        b = self.browser
+        pts = self.points
+        index = pts["params"].index("lr")
+        values = sorted(t["x"][index] for t in pts["trials"])
+        check(len(values) >= 4, "too few trials with a value (%d) to brush" % len(values))
+        n = len(values)
+        lo = (values[n // 4 - 1] + values[n // 4]) / 2
+        hi = (values[3 * n // 4 - 1] + values[3 * n // 4]) / 2
+        b.js("window.hptuneCharts.parcoords.dispatchAction({type: 'axisAreaSelect', parallelAxisId: 'p%d', "
+             "intervals: [[arguments[0], arguments[1]]]})" % index, lo, hi)
+        in_points = [t["trial"] for t in pts["trials"] if lo <= t["x"][index] <= hi]
+        d = wait_for("the brush to select lines", lambda: (lambda d: d if d.get("where") else None)(b.debug("parcoords")))
+        check(d["selected"] == len(in_points), "the plot says %d selected, %d lines are in [%r, %r]"
+              % (d["selected"], len(in_points), lo, hi))
+        b.shot("05-study-parcoords-brushed.png")
+        expected = sorted(t["number"] for t in self.rows if lo <= t["params"]["lr"] <= hi)
+        self.tab("trials")
+        d = wait_for("the table to be filtered by the brush", lambda: (lambda d: d if d.get("where") else None)(b.debug("trials")))
+        check(d["where"] == {"params": {"lr": [lo, hi]}}, "the table's where is %r" % (d["where"],))
+        d = wait_for("the filtered rows", lambda: (lambda d: d if sorted(d["numbers"]) == expected else None)(b.debug("trials")),
+                     timeout=30)
+        rows = sorted(b.row_numbers())
+        check(rows == expected, "the table shows trials %s; with lr in [%r, %r] the API's params give %s" % (rows, lo, hi, expected))
+        check(b.visible("#brush-note") is not None, "no note says the table is filtered by the brush")
+        b.shot("06-study-trials-brushed.png")
+        b.click("#clear-brush")
+        wait_for("the whole table back", lambda: (lambda d: d if d["total"] == 12 and not d["where"] else None)(b.debug("trials")))
+        b.console_errors("brushing")
+
+    def check_brush_by_mouse(self):
+        """A user's drag along the layers axis, with the mouse."""
+        b = self.browser
+        self.tab("parcoords")
+        wait_for("the parallel coordinates", lambda: b.debug("parcoords"))
+        dim = self.points["params"].index("layers")
+        geo = b.js("""
+            var c = window.hptuneCharts.parcoords;
+            var cs = c.getModel().getComponent('parallel').coordinateSystem;
+            var layout = cs.getAxisLayout('dim' + arguments[0]);
+            var extent = cs.getAxis('dim' + arguments[0]).getExtent();
+            var r = c.getDom().getBoundingClientRect();
+            return {x: layout.position[0], y: layout.position[1], length: Math.abs(extent[1] - extent[0]),
+                    width: r.width, height: r.height};""", dim)
+        chart = b.find("#chart-parcoords")
+        x = geo["x"] - geo["width"] / 2
+        y_from = geo["y"] - geo["length"] * 0.15 - geo["height"] / 2
+        y_to = geo["y"] - geo["length"] * 0.7 - geo["height"] / 2
+        ActionChains(b.driver).move_to_element_with_offset(chart, x, y_from).click_and_hold() \
+            .move_by_offset(0, (y_to - y_from) / 2).move_by_offset(0, (y_to - y_from) / 2).release().perform()
+        d = wait_for("the mouse brush to set a range on layers",
+                     lambda: (lambda d: d if d.get("where") and "layers" in d["where"].get("params", {}) else None)(b.debug("parcoords")))
+        lo, hi = d["where"]["params"]["layers"]
+        check(0 < lo < hi < 9, "the dragged range on layers is [%r, %r]" % (lo, hi))
+        expected = sorted(t["number"] for t in self.rows if lo <= t["params"]["layers"] <= hi)
+        self.tab("trials")
+        wait_for("the table filtered to layers in [%r, %r] (%s)" % (lo, hi, expected),
+                 lambda: sorted(b.row_numbers()) == expected
+                 and b.debug("trials")["where"] == d["where"], timeout=30)
+        b.click("#clear-brush")
+        wait_for("the whole table back", lambda: (lambda d: d if d["total"] == 12 and not d["where"] else None)(b.debug("trials")))
+        b.console_errors("brushing with the mouse")
+
+    def check_slice(self):
+        b = self.browser
+        self.tab("slice")
+        d = wait_for("the slice plots", lambda: b.debug("slice"))
+        check(d["plots"] == 3, "%d slice plots, expected 3 (one per parameter)" % d["plots"])
+        check(d["points"] == len(self.points["trials"]), "slice: %d points, expected %d" % (d["points"], len(self.points["trials"])))
+        b.shot("07-study-slice.png")
+        b.console_errors("the slice tab")
+
+    def check_contour(self):
+        b = self.browser
+        self.tab("contour")
+        d = wait_for("the contour", lambda: b.debug("contour"))
+        check(d["cells"] > 0 and d["points"] == len(self.points["trials"]), "contour: %r" % d)
+        Select(b.find("#contour-x")).select_by_value("lr")
+        Select(b.find("#contour-y")).select_by_value("layers")
+        wait_for("the lr x layers contour", lambda: (lambda d: d["x"] == "lr" and d["y"] == "layers")(b.debug("contour")))
+        check(b.debug("contour")["cells"] == 900, "a 30x30 grid has 900 cells, got %r" % b.debug("contour")["cells"])
+        b.shot("08-study-contour.png")
+        b.console_errors("the contour tab")
+
+    def check_curves(self):
+        b = self.browser
+        self.tab("curves")
+        curves = self.api.get("/api/studies/%s/curves" % self.job)["curves"]
+        stopped = [c for c in curves if c["stopped_early"]]
+        check(stopped, "no trial was stopped early, so there is no stop step to check (states: %s)"
+              % [(t["number"], t["state"], t["stopped_early"]) for t in self.rows])
+        for c in stopped:
+            check(c["points"] and c["points"][-1][0] == c["stop_step"],
+                  "API: trial %d stopped at step %r but its curve ends at %r"
+                  % (c["trial"], c["stop_step"], c["points"][-1][0] if c["points"] else None))
+        d = wait_for("the learning curves", lambda: b.debug("curves"))
+        check(d["lines"] == len(curves), "%d curves drawn, the API gives %d" % (d["lines"], len(curves)))
+        drawn = {s["trial"]: s for s in d["stopped"]}
+        for c in stopped:
+            s = drawn.get(c["trial"])
+            check(s is not None, "trial %d, stopped early, is not drawn as stopped" % c["trial"])
+            check(s["last_step"] == c["stop_step"] == s["stop_step"],
+                  "trial %d: its drawn curve ends at step %r, it stopped at %r" % (c["trial"], s["last_step"], c["stop_step"]))
+        b.shot("09-study-curves.png")
+        b.console_errors("the learning curves tab")
+
+    def check_importance(self):
+        b = self.browser
+        self.tab("importance")
+        imp = self.api.get("/api/studies/%s/importance" % self.job)
+        d = wait_for("the importance chart", lambda: b.debug("importance"))
+        check(d["bars"] == len(imp["importances"]) == 3, "importance: %d bars, the API gives %d" % (d["bars"], len(imp["importances"])))
+        check(d["order"] == [x["param"] for x in sorted(imp["importances"], key=lambda x: -x["importance"])],
+              "bars in the order %s" % d["order"])
+        check(imp["method"] in b.text("#importance-note"), "the method is not named")
+        b.shot("10-study-importance.png")
+        b.console_errors("the importance tab")
+
+    def check_timeline(self):
+        b = self.browser
+        self.tab("timeline")
+        tl = self.api.get("/api/studies/%s/timeline" % self.job)
+        check(tl["lanes"] == 3, "the API's timeline has %r lanes, expected 3 (maxParallelTrials)" % tl["lanes"])
+        d = wait_for("the timeline", lambda: b.debug("timeline"))
+        check(d["lanes"] == 3, "the timeline shows %d lanes (%s), expected 3" % (d["lanes"], d["lane_names"]))
+        check(d["slots_used"] == 3, "bars use %d slots, expected 3" % d["slots_used"])
+        check(d["bars"] == len(tl["trials"]), "%d bars, the API lists %d trials" % (d["bars"], len(tl["trials"])))
+        b.shot("11-study-timeline.png")
+        b.console_errors("the timeline tab")
+
+    def check_config(self):
+        b = self.browser
+        self.tab("config")
+        pre = wait_for("the config", lambda: b.visible("#config-json"))
+        config = json.loads(pre.text)
+        check("hyperparameters" in json.dumps(config), "the config has no hyperparameters: %s" % pre.text[:200])
+        rows = b.finds("#space-table tbody tr")
+        check(len(rows) == 3, "the search space table has %d rows, expected 3" % len(rows))
+        b.shot("12-study-config.png")
+        b.console_errors("the config tab")
+
+    def check_trial_page(self):
+        best = self.detail["best"]["trial"]
+        b = self.open("#/study/%s/trial/%d" % (self.job, best), "the trial page")
+        d = wait_for("the trial page", lambda: b.debug("trial"))
+        detail = self.api.get("/api/studies/%s/trials/%d" % (self.job, best))
+        check(d["measurements"] == len(detail["measurements"]), "measurements %d vs %d" % (d["measurements"], len(detail["measurements"])))
+        check(len(b.finds("#trial-params tr")) == 3, "the params table has no 3 rows")
+        check(len(b.finds("#trial-measurements tbody tr")) == len(detail["measurements"]), "the measurements table")
+        check(detail["logs"], "the API lists no replica logs for trial %d" % best)
+        log = wait_for("the log text", lambda: (lambda t: t if "step 1: loss" in t else None)(b.find("#trial-log").text),
+                       timeout=60)
+        check("done" in log, "the log of a finished trial lacks its end: %r" % log[-200:])
+        b.shot("13-trial.png")
+        b.console_errors("the trial page")
+
+    def submit_long_job(self):
+        config = self.config("long", ["--steps=100000", "--step_seconds=0.3"], 20, 2)
+        submit(self.hptune, self.env, self.grpc, self.long_job, config)
+
+        def running():
+            s = self.api.study(self.long_job)
+            return s if s["job"] and s["job"]["state"] == "RUNNING" and s["counts"].get("ACTIVE", 0) >= 1 else None
+        wait_for("the long job to run a trial", running, interval=0.25)
+
+    def check_live_log(self):
+        b = self.open("#/study/%s/trial/1" % self.long_job, "the running trial's page")
+        first = wait_for("the log to show output", lambda: (lambda d: d if d and d.get("chars", 0) > 0 else None)(b.debug("log")))
+        wait_for("the log to grow while the trial runs (had %d characters)" % first["chars"],
+                 lambda: b.debug("log")["chars"] > first["chars"] + 20)
+        check(b.js("return performance.getEntriesByType('navigation').length") == 1, "the page was reloaded")
+        b.js("document.getElementById('trial-log').scrollIntoView({block: 'end'})")
+        b.shot("14-trial-running.png")
+        b.console_errors("the running trial's page")
+
+    def check_cancel(self):
+        b = self.open("#/study/%s" % self.long_job, "the long job's page")
+        b.click("#cancel-job")
+        wait_for("the confirmation dialog", lambda: b.visible("#cancel-dialog"))
+        b.shot("15-cancel-dialog.png")
+        state = self.api.study(self.long_job)["job"]["state"]
+        check(state == "RUNNING", "the dialog alone changed the job: %s" % state)
+        b.click("#cancel-confirm")
+        wait_for("the job to be CANCELLING or CANCELLED",
+                 lambda: self.api.study(self.long_job)["job"]["state"] in ("CANCELLING", "CANCELLED"), interval=0.25)
+        wait_for("the page to show the cancelled job",
+                 lambda: b.find("#job-state").text in ("CANCELLING", "CANCELLED"))
+        check(not b.finds("#cancel-job"), "the Cancel job button is still there")
+        check(not b.visible("#cancel-error"), "an error is shown: %s" % b.text("#cancel-error"))
+        wait_for("the job to end CANCELLED",
+                 lambda: self.api.study(self.long_job)["job"]["state"] == "CANCELLED", interval=0.25)
+        wait_for("the page to show CANCELLED", lambda: b.find("#job-state").text == "CANCELLED")
+        b.shot("16-study-cancelled.png")
+        b.console_errors("cancelling")
+
+    def check_login_page(self):
+        b = self.browser
+        b.driver.delete_all_cookies()
+        b.driver.get(self.a.url + "/login")
+        wait_for("the login form", lambda: b.visible("#token"))
+        b.shot("00-login.png")
+        b.console_errors("the login page")
+        b.find("#token").send_keys("not-the-token")
+        b.find("#login-submit").click()
+        wait_for("the login page again after a wrong token, saying so",
+                 lambda: "/login" in b.driver.current_url and b.visible("#token") and b.visible("#login-error"))
+        status, _, _ = Api(self.a.url).request("GET", "/api/studies", token=False)
+        check(status == 401, "after logging out the API answered %d" % status)
+        b.console_errors("a wrong token")
+
+    def check_tls_server(self):
+        cert, key = make_certificate(self.tmp)
+        server = self.start_server("server-b-tls", [
+            "--listen", "127.0.0.1:0", "--http", "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key,
+            "--db", os.path.join(self.tmp, "b.db"), "--state-dir", os.path.join(self.tmp, "runs-b")])
+        check(server.url.startswith("https://"), "the TLS dashboard's URL is %s" % server.url)
+        api = Api(server.url, self.token, cafile=cert)
+        anonymous = Api(server.url, None, cafile=cert)
+        job = "dash_tls"
+        config = self.config("tls", ["--steps=100000", "--step_seconds=0.3"], 4, 1)
+        submit(self.hptune, self.env, "127.0.0.1:%d" % server.grpc_port, job, config, ["--tls-ca", cert])
+        wait_for("the job on the TLS server",
+                 lambda: any(s["name"] == job for s in api.get("/api/studies")["studies"]))
+        cancel = "/api/jobs/%s/cancel" % job
+        status, _, body = anonymous.request("GET", "/api/studies")
+        check(status == 401, "TLS server, GET /api/studies without a token: expected 401, got %d" % status)
+        status, _, body = anonymous.request("POST", cancel, body=b"{}", headers={"Content-Type": "application/json"})
+        check(status == 401, "TLS server, cancel without a token: expected 401, got %d %s" % (status, body[:200]))
+        # log in as a browser does: the form, then the session cookie
+        status, headers, _ = anonymous.request("POST", "/login", body=urllib.parse.urlencode({"token": self.token}).encode(),
+                                               headers={"Content-Type": "application/x-www-form-urlencoded"})
+        cookie_header = headers.get("Set-Cookie") or ""
+        check(status in (302, 303) and cookie_header, "POST /login: %d, Set-Cookie %r" % (status, cookie_header))
+        check("Secure" in cookie_header and "HttpOnly" in cookie_header, "the session cookie lacks Secure/HttpOnly: %s" % cookie_header)
+        cookie = cookie_header.split(";")[0]
+        status, _, body = anonymous.request("GET", "/api/session", headers={"Cookie": cookie})
+        check(status == 200 and json.loads(body)["csrf"], "GET /api/session with the cookie: %d" % status)
+        status, _, body = anonymous.request("POST", cancel, body=b"{}", headers={"Cookie": cookie, "Content-Type": "application/json"})
+        check(status == 403, "TLS server, cancel with the cookie but no X-Hptune-Csrf: expected 403, got %d %s" % (status, body[:200]))
+        check(api.study(job)["job"]["state"] not in ("CANCELLING", "CANCELLED"), "the refused cancel cancelled the job")
+        status, _, body = api.request("POST", cancel, body=b"{}", headers={"Content-Type": "application/json"})
+        check(status == 200, "TLS server, cancel with Authorization: Bearer: expected 200, got %d %s" % (status, body[:200]))
+        check(json.loads(body).get("state") in ("CANCELLING", "CANCELLED"), "cancel answered %s" % body[:200])
+        wait_for("the TLS job to end CANCELLED", lambda: api.study(job)["job"]["state"] == "CANCELLED", interval=0.25)
+        # a plaintext request to the TLS port gets nothing useful
+        host, port = urllib.parse.urlparse(server.url).hostname, urllib.parse.urlparse(server.url).port
+        conn = http.client.HTTPConnection(host, port, timeout=10)
+        try:
+            conn.request("GET", "/api/studies")
+            plain = conn.getresponse().status
+        except (OSError, http.client.HTTPException):
+            plain = None
+        finally:
+            conn.close()
+        check(plain != 200, "the TLS server answered a plaintext request with 200")
+
+
+def repr_js(value):
+    """JavaScript's String(number): the shortest round trip, as Python's repr
+    for floats except for whole numbers and exponents."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    m = re.match(r"^(-?[\d.]+)e([+-])0*(\d+)$", text)
+    if m:
+        return "%se%s%s" % (m.group(1), m.group(2), m.group(3))
+    return text
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hptune", required=True, help="the hptune binary")
+    parser.add_argument("--out", required=True, help="where screenshots and server logs go")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args()
+    if not os.access(args.hptune, os.X_OK):
+        print("FAIL: %s is not an executable" % args.hptune)
+        return 2
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            print("FAIL: %s is missing (apt-get install chromium chromium-driver)" % path)
+            return 2
+    started = time.monotonic()
+    test = DashboardTest(args.hptune, args.out, args.keep)
+    ok = test.run()
+    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
+          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
+    for name, detail in test.failed:
+        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,405 @@
+// The dashboard's HTTP server for real: a SQLite file, a DashboardServer on
+// 127.0.0.1 (and TLS on the any-address), requests over TCP with
+// cpp-httplib's client.
+#include "src/dashboard/dashboard_server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "hptune/env/clock.h"
+#include "hptune/store/open_store.h"
+#include "nlohmann/json.hpp"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune::dashboard {
+namespace {
+
+using ::hptune_testing::StatusIs;
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+constexpr char kToken[] = "test-token";
+
+StudyRecord Study() {
+  StudyRecord study;
+  study.name = "job1";
+  study.spec.goal = Goal::kMaximize;
+  study.spec.metric_tag = "acc";
+  study.spec.max_trials = 10;
+  study.spec.max_parallel_trials = 2;
+  study.spec.search_space =
+      SearchSpace({{.name = "lr",
+                    .type = ParameterType::kDouble,
+                    .min_value = 1e-4,
+                    .max_value = 1,
+                    .scale = ScaleType::kLog},
+                   {.name = "opt",
+                    .type = ParameterType::kCategorical,
+                    .categorical_values = {"adam", "sgd"}}});
+  return study;
+}
+
+Trial Finished(double lr, double acc) {
+  Trial trial;
+  trial.state = TrialState::kSucceeded;
+  trial.parameters = {{"lr", ParameterValue::Double(lr)},
+                      {"opt", ParameterValue::Categorical("adam")}};
+  trial.final_measurement = Measurement{.step = 10, .metrics = {{"acc", acc}}};
+  return trial;
+}
+
+class DashboardServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("dashboard_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "runs" / "job1" / "1");
+    auto store =
+        store::OpenSqliteStore((dir_ / "h.db").string(), SystemClock());
+    ASSERT_OK(store.status());
+    store_ = *std::move(store);
+    ASSERT_OK(store_->CreateStudy(Study()));
+    ASSERT_OK(store_
+                  ->AddTrials("job1",
+                              {Finished(0.1, 0.5), Finished(0.01, 0.9),
+                               Finished(0.001, 0.7)},
+                              std::nullopt)
+                  .status());
+    JobRecord job;
+    job.job_id = "job1";
+    job.study_name = "job1";
+    job.training_input_json = R"({"hyperparameters": {}})";
+    ASSERT_OK(store_->CreateJob(job));
+    std::ofstream(dir_ / "runs" / "job1" / "1" / "master-0.log")
+        << "epoch 1\nepoch 2\n";
+  }
+  void TearDown() override {
+    server_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  DashboardOptions Options() {
+    DashboardOptions options;
+    options.address = "127.0.0.1:0";
+    options.token = kToken;
+    options.state_dir = dir_ / "runs";
+    options.cancel_job =
+        [this](std::string_view job) -> absl::StatusOr<JobRecord> {
+      cancelled_.push_back(std::string(job));
+      JobRecord record;
+      record.job_id = std::string(job);
+      record.state = JobState::kCancelling;
+      return record;
+    };
+    return options;
+  }
+  void Start(DashboardOptions options) {
+    auto server = DashboardServer::Start(*store_, std::move(options));
+    ASSERT_OK(server.status());
+    server_ = *std::move(server);
+  }
+  httplib::Client Client() {
+    httplib::Client client("127.0.0.1", server_->port());
+    client.set_read_timeout(30, 0);
+    return client;
+  }
+  // The session cookie a login with the token sets.
+  std::string LogIn() {
+    auto res = Client().Post("/login", "token=" + std::string(kToken),
+                             "application/x-www-form-urlencoded");
+    EXPECT_TRUE(res);
+    if (!res) return "";
+    EXPECT_EQ(res->status, 303);
+    const std::string cookie = res->get_header_value("Set-Cookie");
+    return cookie.substr(0, cookie.find(';'));
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<DashboardServer> server_;
+  std::vector<std::string> cancelled_;
+};
+
+TEST_F(DashboardServerTest, EveryRequestWithoutTheTokenIsRefused) {
+  Start(Options());
+  auto api = Client().Get("/api/studies");
+  ASSERT_TRUE(api);
+  EXPECT_EQ(api->status, 401);
+  EXPECT_THAT(api->body, HasSubstr("log in at /login"));
+  auto page = Client().Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 303);
+  EXPECT_EQ(page->get_header_value("Location"), "/login");
+  auto wrong = Client().Get("/api/studies", {{"Authorization", "Bearer nope"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  auto login_page = Client().Get("/login");
+  ASSERT_TRUE(login_page);
+  EXPECT_EQ(login_page->status, 200);
+  EXPECT_THAT(login_page->get_header_value("Content-Security-Policy"),
+              HasSubstr("default-src 'self'"));
+  EXPECT_EQ(login_page->get_header_value("X-Frame-Options"), "DENY");
+}
+
+TEST_F(DashboardServerTest, ALoginSetsASessionCookieThatIsNotTheToken) {
+  Start(Options());
+  auto failed = Client().Post("/login", "token=wrong",
+                              "application/x-www-form-urlencoded");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->get_header_value("Location"), "/login?failed=1");
+  EXPECT_FALSE(failed->has_header("Set-Cookie"));
+  const std::string cookie = LogIn();
+  EXPECT_THAT(cookie, HasSubstr("hptune_session="));
+  EXPECT_THAT(cookie, ::testing::Not(HasSubstr(kToken)));
+  auto studies = Client().Get("/api/studies", {{"Cookie", cookie}});
+  ASSERT_TRUE(studies);
+  ASSERT_EQ(studies->status, 200) << studies->body;
+  Json body = Json::parse(studies->body);
+  ASSERT_EQ(body["studies"].size(), 1u);
+  EXPECT_EQ(body["studies"][0]["name"], "job1");
+  EXPECT_EQ(body["studies"][0]["counts"]["SUCCEEDED"], 3);
+  EXPECT_EQ(body["studies"][0]["best"]["trial"], 2);
+  EXPECT_EQ(body["studies"][0]["job"]["id"], "job1");
+  // An open redirect after login is not possible.
+  auto away = Client().Post(
+      "/login", "token=" + std::string(kToken) + "&next=//evil.example/",
+      "application/x-www-form-urlencoded");
+  ASSERT_TRUE(away);
+  EXPECT_EQ(away->get_header_value("Location"), "/");
+}
+
+TEST_F(DashboardServerTest, TheTrialsTablePagesSortsAndFilters) {
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto page = Client().Get(
+      "/api/studies/job1/trials?sort=value&order=desc&limit=2", auth);
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->status, 200) << page->body;
+  Json body = Json::parse(page->body);
+  EXPECT_EQ(body["total"], 3);
+  ASSERT_EQ(body["trials"].size(), 2u);
+  EXPECT_EQ(body["trials"][0]["number"], 2);
+  EXPECT_EQ(body["trials"][1]["number"], 3);
+  auto bad = Client().Get("/api/studies/job1/trials?limit=5000", auth);
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_THAT(bad->body, HasSubstr("limit \\\"5000\\\""));
+  auto csv = Client().Get("/api/studies/job1/trials.csv?sort=value", auth);
+  ASSERT_TRUE(csv);
+  EXPECT_THAT(csv->body, HasSubstr("number,state,value,lr,opt"));
+  EXPECT_THAT(csv->body, HasSubstr("2,SUCCEEDED,0.9,0.01,adam"));
+  auto history = Client().Get("/api/studies/job1/history", auth);
+  ASSERT_TRUE(history);
+  Json points = Json::parse(history->body)["points"];
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[2]["best"], 0.9);
+  auto missing = Client().Get("/api/studies/nope", auth);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+TEST_F(DashboardServerTest, TheTrialPageListsAndReadsReplicaLogs) {
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto trial = Client().Get("/api/studies/job1/trials/1", auth);
+  ASSERT_TRUE(trial);
+  ASSERT_EQ(trial->status, 200) << trial->body;
+  Json body = Json::parse(trial->body);
+  ASSERT_EQ(body["logs"].size(), 1u);
+  EXPECT_EQ(body["logs"][0]["replica"], "master-0");
+  auto log = Client().Get(
+      "/api/studies/job1/trials/1/log?replica=master-0&offset=8", auth);
+  ASSERT_TRUE(log);
+  ASSERT_EQ(log->status, 200) << log->body;
+  EXPECT_EQ(Json::parse(log->body)["text"], "epoch 2\n");
+  auto escape =
+      Client().Get("/api/studies/job1/trials/1/log?replica=../../h.db", auth);
+  ASSERT_TRUE(escape);
+  EXPECT_EQ(escape->status, 400);
+}
+
+TEST_F(DashboardServerTest, CancellingWithTheCookieNeedsTheCsrfValue) {
+  Start(Options());
+  const std::string cookie = LogIn();
+  auto no_csrf = Client().Post("/api/jobs/job1/cancel", {{"Cookie", cookie}},
+                               "", "text/plain");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  EXPECT_TRUE(cancelled_.empty());
+  auto session = Client().Get("/api/session", {{"Cookie", cookie}});
+  ASSERT_TRUE(session);
+  const std::string csrf = Json::parse(session->body)["csrf"];
+  auto with_csrf = Client().Post("/api/jobs/job1/cancel",
+                                 {{"Cookie", cookie}, {"X-Hptune-Csrf", csrf}},
+                                 "", "text/plain");
+  ASSERT_TRUE(with_csrf);
+  EXPECT_EQ(with_csrf->status, 200) << with_csrf->body;
+  EXPECT_EQ(Json::parse(with_csrf->body)["state"], "CANCELLING");
+  auto anonymous = Client().Post("/api/jobs/job1/cancel", "", "text/plain");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  EXPECT_EQ(cancelled_, std::vector<std::string>{"job1"});
+}
+
+TEST_F(DashboardServerTest, AReadOnlyDashboardCancelsNothing) {
+  DashboardOptions options = Options();
+  options.cancel_job = nullptr;
+  Start(std::move(options));
+  auto res = Client().Post("/api/jobs/job1/cancel",
+                           {{"Authorization", std::string("Bearer ") + kToken}},
+                           "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 403);
+  EXPECT_THAT(res->body, HasSubstr("read-only"));
+}
+
+TEST_F(DashboardServerTest, AnotherSitesHostNameIsRefused) {
+  Start(Options());
+  auto res = Client().Get("/api/studies",
+                          {{"Authorization", std::string("Bearer ") + kToken},
+                           {"Host", "evil.example"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 403);
+}
+
+TEST_F(DashboardServerTest, TheEventStreamAnnouncesANewTrial) {
+  Start(Options());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::string received;
+  httplib::Client client("127.0.0.1", server_->port());
+  client.set_read_timeout(60, 0);
+  std::thread reader([&] {
+    client.Get("/api/events",
+               {{"Authorization", std::string("Bearer ") + kToken}},
+               [&](const char* data, size_t size) {
+                 std::lock_guard<std::mutex> lock(mu);
+                 received.append(data, size);
+                 cv.notify_all();
+                 return received.find("event: change") == std::string::npos;
+               });
+  });
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] {
+    return received.find(": connected") != std::string::npos;
+  })) << received;
+  lock.unlock();
+  ASSERT_OK(
+      store_->AddTrials("job1", {Finished(0.2, 0.1)}, std::nullopt).status());
+  lock.lock();
+  EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] {
+    return received.find("event: change") != std::string::npos;
+  })) << received;
+  EXPECT_THAT(received, HasSubstr(R"("studies":["job1"])"));
+  EXPECT_THAT(received, HasSubstr(R"({"study":"job1","trial":4})"));
+  lock.unlock();
+  reader.join();
+}
+
+struct PemPair {
+  std::string cert, key;
+};
+PemPair SelfSigned() {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  X509* cert = X509_new();
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(
+      name, "CN", MBSTRING_ASC,
+      reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  X509_sign(cert, key, EVP_sha256());
+  auto pem = [](auto write) {
+    BIO* bio = BIO_new(BIO_s_mem());
+    write(bio);
+    char* data = nullptr;
+    long size = BIO_get_mem_data(bio, &data);
+    std::string text(data, static_cast<size_t>(size));
+    BIO_free(bio);
+    return text;
+  };
+  PemPair pair{
+      pem([&](BIO* b) { PEM_write_bio_X509(b, cert); }), pem([&](BIO* b) {
+        PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr);
+      })};
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  return pair;
+}
+
+TEST_F(DashboardServerTest, LargeAnswersAreGzippedForClientsThatTakeGzip) {
+  Start(Options());
+  httplib::Client client = Client();
+  client.set_decompress(false);
+  // A browser's header: brotli first. The answer is gzip all the same,
+  // and the plot library (about 1 MiB) as well.
+  const httplib::Headers browser = {
+      {"Authorization", std::string("Bearer ") + kToken},
+      {"Accept-Encoding", "gzip, deflate, br"}};
+  auto points = client.Get("/api/studies/job1/points", browser);
+  ASSERT_TRUE(points);
+  EXPECT_EQ(points->status, 200);
+  auto asset = client.Get("/static/echarts.min.js", browser);
+  ASSERT_TRUE(asset);
+  EXPECT_EQ(asset->status, 200);
+  EXPECT_EQ(asset->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(asset->get_header_value("Vary"), "Accept-Encoding");
+  EXPECT_LT(asset->body.size(), 600u << 10);
+  // Without gzip in the header, the bytes as they are.
+  auto plain = client.Get("/static/echarts.min.js",
+                          {{"Authorization", std::string("Bearer ") + kToken},
+                           {"Accept-Encoding", "br"}});
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->has_header("Content-Encoding"));
+  EXPECT_GT(plain->body.size(), 900u << 10);
+  // Decompressed by the client, the gzipped answer is the JSON.
+  auto decoded = Client().Get("/api/studies/job1/points", browser);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(Json::parse(decoded->body)["total"], 3);
+}
+
+TEST_F(DashboardServerTest, OffLoopbackItServesTlsOnlyAndStillNeedsTheToken) {
+  DashboardOptions plain = Options();
+  plain.address = "0.0.0.0:0";
+  EXPECT_THAT(
+      DashboardServer::Start(*store_, plain).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("without TLS")));
+  DashboardOptions tls = Options();
+  tls.address = "0.0.0.0:0";
+  PemPair pair = SelfSigned();
+  tls.tls_cert = pair.cert;
+  tls.tls_key = pair.key;
+  Start(std::move(tls));
+  EXPECT_THAT(server_->url(), HasSubstr("https://127.0.0.1:"));
+  httplib::SSLClient client("127.0.0.1", server_->port());
+  client.enable_server_certificate_verification(false);
+  auto anonymous = client.Get("/api/studies");
+  ASSERT_TRUE(anonymous) << httplib::to_string(anonymous.error());
+  EXPECT_EQ(anonymous->status, 401);
+  auto with_token = client.Get(
+      "/api/studies", {{"Authorization", std::string("Bearer ") + kToken}});
+  ASSERT_TRUE(with_token);
+  EXPECT_EQ(with_token->status, 200);
+  auto login = client.Post("/login", "token=" + std::string(kToken),
+                           "application/x-www-form-urlencoded");
+  ASSERT_TRUE(login);
+  EXPECT_THAT(login->get_header_value("Set-Cookie"), HasSubstr("; Secure"));
+}
+
+}  // namespace
+}  // namespace hptune::dashboard
