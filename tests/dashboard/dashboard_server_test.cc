@@ -6,8 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
 #include <condition_variable>
 #include <filesystem>
@@ -18,6 +16,7 @@
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "nlohmann/json.hpp"
+#include "tests/testing/self_signed.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::dashboard {
@@ -308,40 +307,6 @@ TEST_F(DashboardServerTest, TheEventStreamAnnouncesANewTrial) {
   reader.join();
 }
 
-struct PemPair {
-  std::string cert, key;
-};
-PemPair SelfSigned() {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(
-      name, "CN", MBSTRING_ASC,
-      reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
-  X509_set_issuer_name(cert, name);
-  X509_sign(cert, key, EVP_sha256());
-  auto pem = [](auto write) {
-    BIO* bio = BIO_new(BIO_s_mem());
-    write(bio);
-    char* data = nullptr;
-    long size = BIO_get_mem_data(bio, &data);
-    std::string text(data, static_cast<size_t>(size));
-    BIO_free(bio);
-    return text;
-  };
-  PemPair pair{
-      pem([&](BIO* b) { PEM_write_bio_X509(b, cert); }), pem([&](BIO* b) {
-        PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr);
-      })};
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  return pair;
-}
-
 TEST_F(DashboardServerTest, LargeAnswersAreGzippedForClientsThatTakeGzip) {
   Start(Options());
   httplib::Client client = Client();
@@ -381,9 +346,9 @@ TEST_F(DashboardServerTest, OffLoopbackItServesTlsOnlyAndStillNeedsTheToken) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("without TLS")));
   DashboardOptions tls = Options();
   tls.address = "0.0.0.0:0";
-  PemPair pair = SelfSigned();
-  tls.tls_cert = pair.cert;
-  tls.tls_key = pair.key;
+  hptune_testing::PemPair pair = hptune_testing::SelfSignedPair();
+  tls.tls_cert = pair.cert_pem;
+  tls.tls_key = pair.key_pem;
   Start(std::move(tls));
   EXPECT_THAT(server_->url(), HasSubstr("https://127.0.0.1:"));
   httplib::SSLClient client("127.0.0.1", server_->port());

@@ -4,14 +4,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <openssl/bio.h>
-#include <openssl/ec.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
 #include <string>
 
+#include "tests/testing/self_signed.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::server {
@@ -20,39 +16,8 @@ namespace {
 using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
-// A self-signed P-256 certificate valid from `from_days` to `to_days`
-// (relative to now), and its key, in PEM.
-struct Pair {
-  std::string cert_pem, key_pem;
-};
-std::string Pem(BIO* bio) {
-  char* data = nullptr;
-  long size = BIO_get_mem_data(bio, &data);
-  std::string text(data, static_cast<size_t>(size));
-  BIO_free(bio);
-  return text;
-}
-Pair MakePair(long from_days = 0, long to_days = 1) {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), from_days * 86400);
-  X509_gmtime_adj(X509_getm_notAfter(cert), to_days * 86400);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(
-      name, "CN", MBSTRING_ASC,
-      reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
-  X509_set_issuer_name(cert, name);
-  X509_sign(cert, key, EVP_sha256());
-  BIO* cert_bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_X509(cert_bio, cert);
-  BIO* key_bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(key_bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  return {Pem(cert_bio), Pem(key_bio)};
-}
+using ::hptune_testing::PemPair;
+using ::hptune_testing::SelfSignedPair;
 
 TlsFiles Files(const std::string& cert_pem, const std::string& key_pem) {
   return {.cert_path = "c.pem",
@@ -62,13 +27,13 @@ TlsFiles Files(const std::string& cert_pem, const std::string& key_pem) {
 }
 
 TEST(CheckTlsFilesTest, AMatchingPairIsAccepted) {
-  Pair pair = MakePair();
+  PemPair pair = SelfSignedPair();
   EXPECT_OK(CheckTlsFiles(Files(pair.cert_pem, pair.key_pem)));
 }
 
 TEST(CheckTlsFilesTest, EachMistakeNamesTheFlagAndTheFile) {
-  Pair one = MakePair();
-  Pair other = MakePair();
+  PemPair one = SelfSignedPair();
+  PemPair other = SelfSignedPair();
   // The key given as the certificate.
   EXPECT_THAT(CheckTlsFiles(Files(one.key_pem, one.key_pem)),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -90,11 +55,11 @@ TEST(CheckTlsFilesTest, EachMistakeNamesTheFlagAndTheFile) {
 }
 
 TEST(CheckTlsFilesTest, ACertificateOutsideItsValidityIsRefused) {
-  Pair old = MakePair(-10, -1);
+  PemPair old = SelfSignedPair(-10, -1);
   EXPECT_THAT(CheckTlsFiles(Files(old.cert_pem, old.key_pem)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--tls-cert \"c.pem\": the certificate has expired"));
-  Pair early = MakePair(1, 10);
+  PemPair early = SelfSignedPair(1, 10);
   EXPECT_THAT(
       CheckTlsFiles(Files(early.cert_pem, early.key_pem)),
       StatusIs(absl::StatusCode::kInvalidArgument,
