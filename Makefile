@@ -54,6 +54,9 @@ bench: build
 	$(BUILD)/benchmarks/suggest_benchmark
 	$(BUILD)/benchmarks/gp_benchmark
 	bash benchmarks/importance_compare.sh $(BUILD) --evaluators mdi,ped-anova
+	rm -f $(BUILD)/dashboard-100k.db*
+	$(BUILD)/benchmarks/dashboard_benchmark --keep-db=$(BUILD)/dashboard-100k.db
+	/usr/bin/python3 benchmarks/dashboard_browser_benchmark.py --hptune $(BUILD)/src/cli/hptune --db $(BUILD)/dashboard-100k.db
 	$(BUILD)/benchmarks/engine/trial_overhead_benchmark
 	$(BUILD)/benchmarks/engine/early_stopping_benchmark --seeds=5
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness
