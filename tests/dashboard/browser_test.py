@@ -323,8 +323,19 @@ class Browser:
                        " return e ? e.innerText : null;", css)
 
     def click(self, css):
-        el = wait_for("%s to be clickable" % css, lambda: self.visible(css))
-        el.click()
+        """Clicks the first element matching css once it is displayed; a
+        live update may replace the element between finding and clicking
+        it, and then the new one is clicked."""
+        def attempt():
+            el = self.visible(css)
+            if el is None:
+                return None
+            try:
+                el.click()
+            except StaleElementReferenceException:
+                return None
+            return True
+        wait_for("%s to be clicked" % css, attempt)
 
     def console_errors(self, where):
         """Fails when the console got a SEVERE entry since the last call."""

@@ -52,6 +52,11 @@
                                          id: 'tab-' + key, text: label, data: {tab: key, testid: 'tab-' + key}}));
       }
       this.panelBox = el('div', {class: 'panels'});
+      // One button for the page's life: a header redrawn under the pointer
+      // must not swallow a click on it.
+      this.cancelBtn = el('button', {class: 'btn btn-danger', id: 'cancel-job', type: 'button',
+                                     data: {testid: 'cancel-job'}, text: 'Cancel job',
+                                     on: {click: () => this.openDialog()}});
       this.dialog = this.buildDialog();
       this.el = el('div', {class: 'page page-study'}, this.header, this.tabBar, this.panelBox, this.dialog);
 
@@ -103,6 +108,10 @@
     // ---- header
     renderHeader() {
       const d = this.detail;
+      // Events arrive for every measurement; redraw only what changed.
+      const signature = JSON.stringify([d, this.cancelError || null, !!(this.session && this.session.read_only)]);
+      if (signature === this.headerSignature) return;
+      this.headerSignature = signature;
       const counts = d.counts || {};
       const done = U.finishedCount(counts);
       const job = d.job;
@@ -114,9 +123,7 @@
             el('span', {class: 'count-n', text: String(counts[s])}), ' ' + s.toLowerCase()));
       }
       const pct = d.max_trials ? Math.min(100, 100 * done / d.max_trials) : 0;
-      const cancelBtn = cancellable ? el('button', {class: 'btn btn-danger', id: 'cancel-job', type: 'button',
-                                                    data: {testid: 'cancel-job'}, text: 'Cancel job',
-                                                    on: {click: () => this.openDialog()}}) : null;
+      const cancelBtn = cancellable ? this.cancelBtn : null;
       U.replace(this.header,
           el('div', {class: 'title-row'},
               el('h1', {id: 'study-name', text: d.name}), U.badge(d.state, d.reason || null),
