@@ -34,25 +34,6 @@ constexpr double kSixHumpCamelMin = -1.031628453489877;
 constexpr double kHartmann3Min = -3.862779787332659;
 constexpr double kShekelMin = -10.536443153483527;
 
-ParameterSpec DoubleParameter(std::string name, double min, double max) {
-  ParameterSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParameterType::kDouble;
-  spec.min_value = min;
-  spec.max_value = max;
-  spec.scale = ScaleType::kLinear;
-  return spec;
-}
-
-// x1..xd, each over [min, max].
-SearchSpace Box(int d, double min, double max) {
-  std::vector<ParameterSpec> parameters;
-  for (int i = 1; i <= d; ++i) {
-    parameters.push_back(DoubleParameter(absl::StrCat("x", i), min, max));
-  }
-  return SearchSpace(std::move(parameters));
-}
-
 // A function of x1..xd as a function of assignments.
 std::function<double(const ParameterAssignment&)> OnCoordinates(
     int d, double (*f)(std::span<const double>)) {
@@ -139,6 +120,24 @@ TestFunction MakeMixed() {
 }
 
 }  // namespace
+
+ParameterSpec DoubleParameter(std::string name, double min, double max) {
+  ParameterSpec spec;
+  spec.name = std::move(name);
+  spec.type = ParameterType::kDouble;
+  spec.min_value = min;
+  spec.max_value = max;
+  spec.scale = ScaleType::kLinear;
+  return spec;
+}
+
+SearchSpace Box(int d, double min, double max) {
+  std::vector<ParameterSpec> parameters;
+  for (int i = 1; i <= d; ++i) {
+    parameters.push_back(DoubleParameter(absl::StrCat("x", i), min, max));
+  }
+  return SearchSpace(std::move(parameters));
+}
 
 double Branin(double x1, double x2) {
   constexpr double a = 1, b = 5.1 / (4 * pi * pi), c = 5 / pi, r = 6, s = 10,

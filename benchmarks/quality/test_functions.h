@@ -119,6 +119,11 @@ double DixonPrice(std::span<const double> x);
 // Minimiser 0, f* = 0 (singular Hessian there: slow to refine).
 double Powell(std::span<const double> x);
 
+// A DOUBLE parameter on a linear scale over [min, max].
+ParameterSpec DoubleParameter(std::string name, double min, double max);
+// DOUBLE parameters x1..xd, each over [min, max].
+SearchSpace Box(int d, double min, double max);
+
 // The suite, in a fixed order: branin, hartmann6, ackley5 (on [-10, 30]^5,
 // so the minimiser is not the centre of the box), rosenbrock4 ([-5, 10]^4),
 // levy4 ([-10, 10]^4), styblinski_tang8 ([-5, 5]^8), mixed. Continuous
