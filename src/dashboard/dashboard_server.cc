@@ -16,6 +16,7 @@
 #include "algorithms/importance/ped_anova.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
+#include "hptune/env/clock.h"
 #include "src/dashboard/assets.h"
 #include "src/dashboard/change_feed.h"
 #include "src/dashboard/http_address.h"
@@ -416,7 +417,7 @@ class DashboardServer::Impl {
                       const QueryParams& params) -> absl::StatusOr<Json> {
                  HPTUNE_ASSIGN_OR_RETURN(
                      size_t max, SizeParam(params, "max_trials", 2000, 20000));
-                 Json timeline = TimelineJson(s, max, Now());
+                 Json timeline = TimelineJson(s, max, SystemClock().Now());
                  const std::map<int64_t, int> restarts =
                      events_.Restarts(s.study.name);
                  for (Json& trial : timeline["trials"]) {
@@ -707,11 +708,6 @@ class DashboardServer::Impl {
       stop_cv_.wait_for(lock, options_.poll_interval,
                         [this] { return stopping_; });
     }
-  }
-
-  static Timestamp Now() {
-    return Timestamp(std::chrono::duration_cast<Timestamp::duration>(
-        std::chrono::system_clock::now().time_since_epoch()));
   }
 
   store::Store& store_;

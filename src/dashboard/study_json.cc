@@ -40,20 +40,6 @@ bool HasResult(const Trial& trial, const StudySpec& spec) {
   return IsTerminal(trial.state) && Objective(trial, spec).has_value();
 }
 
-std::string_view ScaleName(ScaleType scale) {
-  switch (scale) {
-    case ScaleType::kLinear:
-      return "UNIT_LINEAR_SCALE";
-    case ScaleType::kLog:
-      return "UNIT_LOG_SCALE";
-    case ScaleType::kReverseLog:
-      return "UNIT_REVERSE_LOG_SCALE";
-    case ScaleType::kNone:
-      break;
-  }
-  return "NONE";
-}
-
 template <typename Visit>
 void ForEachTrial(const StudySnapshot& snapshot, Visit visit) {
   for (const auto& trial : snapshot.trials) {
@@ -111,7 +97,7 @@ Json StudyDetailJson(const StudySnapshot& snapshot) {
   for (const ParameterSpec& p : spec.search_space.parameters()) {
     Json param = {{"name", p.name},
                   {"type", std::string(ToString(p.type))},
-                  {"scale", std::string(ScaleName(p.scale))}};
+                  {"scale", std::string(ToString(p.scale))}};
     if (p.type == ParameterType::kDouble || p.type == ParameterType::kInteger) {
       param["min"] = p.min_value;
       param["max"] = p.max_value;
