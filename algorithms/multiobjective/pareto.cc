@@ -11,11 +11,6 @@ namespace {
 
 constexpr size_t kMaxObjectives = 8;
 
-bool HasNan(const std::vector<double>& point) {
-  return std::any_of(point.begin(), point.end(),
-                     [](double v) { return std::isnan(v); });
-}
-
 // The hypervolume of `points` over their first `k` objectives, every point
 // already better than `reference` in each of them.
 double SliceVolume(std::vector<const std::vector<double>*> points,
@@ -53,40 +48,6 @@ double SliceVolume(std::vector<const std::vector<double>*> points,
 }
 
 }  // namespace
-
-bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
-  bool better = false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!(a[i] >= b[i])) return false;
-    if (a[i] > b[i]) better = true;
-  }
-  return better;
-}
-
-absl::StatusOr<std::vector<size_t>> ParetoFront(
-    const std::vector<std::vector<double>>& points) {
-  if (points.empty()) return std::vector<size_t>{};
-  const size_t k = points[0].size();
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (points[i].size() != k || k == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "point ", i, " has ", points[i].size(),
-          " objectives; expected the same non-zero number as point 0 (", k,
-          ")"));
-    }
-  }
-  std::vector<size_t> front;
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (HasNan(points[i])) continue;
-    bool dominated = false;
-    for (size_t j = 0; j < points.size() && !dominated; ++j) {
-      dominated =
-          j != i && !HasNan(points[j]) && Dominates(points[j], points[i]);
-    }
-    if (!dominated) front.push_back(i);
-  }
-  return front;
-}
 
 absl::StatusOr<double> Hypervolume(
     const std::vector<std::vector<double>>& points,

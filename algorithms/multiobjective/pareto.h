@@ -1,13 +1,11 @@
-// Pareto dominance and hypervolume: what several objectives are judged by.
+// Hypervolume: how good a set of results of several objectives is.
+// Dominance and the Pareto front are core's (hptune/core/pareto.h).
 //
-// Used by the multi-objective designers, ListOptimalTrials and the quality
-// harness's hypervolume regret. Pure functions; thread-safe.
+// Used by the multi-objective GP designer and the quality harness's
+// hypervolume regret. Pure functions; thread-safe.
 //
 // Every objective is maximised here; a caller negates the ones it
-// minimises. Point a dominates point b when a >= b in every objective and
-// a > b in at least one. The Pareto front of a set is its points that no
-// other point dominates; equal points do not dominate each other, so
-// duplicates on the front all stay.
+// minimises.
 //
 // The hypervolume of a set with respect to a reference point r is the
 // Lebesgue measure of the union of the boxes [r, p] over the points p that
@@ -26,17 +24,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/core/pareto.h"
 
 namespace hptune::algorithms {
 
-// True when a dominates b (above). a and b have the same size.
-bool Dominates(const std::vector<double>& a, const std::vector<double>& b);
-
-// The indices of the points on the Pareto front, in increasing order.
-// Points with a NaN are never on it. InvalidArgument, naming the point,
-// when the points do not all have the same, non-zero number of objectives.
-absl::StatusOr<std::vector<size_t>> ParetoFront(
-    const std::vector<std::vector<double>>& points);
+using ::hptune::Dominates;
+using ::hptune::ParetoFront;
 
 // The hypervolume of `points` with respect to `reference` (above); points
 // not better than the reference in every objective add nothing.

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <utility>
+
+#include "hptune/core/pareto.h"
 
 namespace hptune {
 namespace {
@@ -65,12 +69,73 @@ int StudySpec::EffectiveMaxFailedTrials() const {
   return std::min(max_trials, std::max(3, quarter));
 }
 
+bool MetricSpec::IsSafe(double value) const {
+  if (!safety_threshold) return true;
+  return goal == Goal::kMaximize ? value >= *safety_threshold
+                                 : value <= *safety_threshold;
+}
+
+void StudySpec::SetMetrics(std::vector<MetricSpec> list) {
+  metrics = std::move(list);
+  for (const MetricSpec& m : metrics) {
+    if (m.is_constraint()) continue;
+    metric_tag = m.id;
+    goal = m.goal;
+    break;
+  }
+}
+
+std::vector<MetricSpec> StudySpec::AllMetrics() const {
+  if (!metrics.empty()) return metrics;
+  return {MetricSpec{.id = metric_tag, .goal = goal}};
+}
+
+std::vector<MetricSpec> StudySpec::Objectives() const {
+  std::vector<MetricSpec> out;
+  for (MetricSpec& m : AllMetrics()) {
+    if (!m.is_constraint()) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<MetricSpec> StudySpec::Constraints() const {
+  std::vector<MetricSpec> out;
+  for (const MetricSpec& m : metrics) {
+    if (m.is_constraint()) out.push_back(m);
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> FinalMetricValues(const StudySpec& spec,
+                                                     const Trial& trial) {
+  if (trial.state != TrialState::kSucceeded) return std::nullopt;
+  std::vector<double> values;
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    std::optional<double> value = trial.FinalObjective(m.id);
+    if (!value) return std::nullopt;
+    values.push_back(*value);
+  }
+  return values;
+}
+
+bool IsFeasibleResult(const StudySpec& spec, const Trial& trial) {
+  std::optional<std::vector<double>> values = FinalMetricValues(spec, trial);
+  if (!values) return false;
+  const std::vector<MetricSpec> metrics = spec.AllMetrics();
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (!std::isfinite((*values)[i]) || !metrics[i].IsSafe((*values)[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<Trial> BestTrial(const StudySpec& spec,
                                const std::vector<Trial>& trials) {
   const Trial* best = nullptr;
   std::optional<double> best_value;
   for (const Trial& t : trials) {
-    if (t.state != TrialState::kSucceeded) continue;
+    if (!IsFeasibleResult(spec, t)) continue;
     std::optional<double> value = t.FinalObjective(spec.metric_tag);
     if (value && (!best || spec.IsBetter(*value, *best_value))) {
       best = &t;
@@ -79,6 +144,34 @@ std::optional<Trial> BestTrial(const StudySpec& spec,
   }
   if (best == nullptr) return std::nullopt;
   return *best;
+}
+
+std::vector<Trial> OptimalTrials(const StudySpec& spec,
+                                 const std::vector<Trial>& trials) {
+  const std::vector<MetricSpec> objectives = spec.Objectives();
+  if (objectives.size() <= 1) {
+    std::optional<Trial> best = BestTrial(spec, trials);
+    if (!best) return {};
+    return {*std::move(best)};
+  }
+  std::vector<const Trial*> feasible;
+  std::vector<std::vector<double>> points;  // Maximised.
+  for (const Trial& t : trials) {
+    if (!IsFeasibleResult(spec, t)) continue;
+    std::vector<double> point;
+    for (const MetricSpec& m : objectives) {
+      const double value = *t.FinalObjective(m.id);
+      point.push_back(m.goal == Goal::kMaximize ? value : -value);
+    }
+    feasible.push_back(&t);
+    points.push_back(std::move(point));
+  }
+  // Every point has objectives.size() finite entries: no error is possible.
+  std::vector<size_t> front =
+      ParetoFront(points).value_or(std::vector<size_t>{});
+  std::vector<Trial> optimal;
+  for (size_t i : front) optimal.push_back(*feasible[i]);
+  return optimal;
 }
 
 }  // namespace hptune

@@ -252,6 +252,91 @@ void CheckParameter(const std::string& path, const ParameterSpec& p,
   }
 }
 
+// A metric name is matched in `name=value` stdout lines split on
+// whitespace, and shown as a column.
+void CheckMetricName(const std::string& field, const std::string& name,
+                     Checker& check) {
+  if (name.empty()) {
+    check.Error(field, "must not be empty");
+  } else if (name.size() > kMaxMetricTagLength) {
+    check.Error(field, "must be at most " +
+                           std::to_string(kMaxMetricTagLength) +
+                           " characters, got " + std::to_string(name.size()));
+  } else if (name.find_first_of(" \t\n\r=") != std::string::npos) {
+    check.Error(field,
+                "must not contain whitespace or '=', got " + Quote(name));
+  }
+}
+
+// Vertex AI's `metrics` list (study.h's MetricSpec).
+void CheckMetrics(std::string_view prefix, const StudySpec& spec,
+                  Checker& check) {
+  const std::string field = JoinPath(prefix, "metrics");
+  const std::vector<MetricSpec>& metrics = spec.metrics;
+  if (metrics.size() > static_cast<size_t>(kMaxMetrics)) {
+    check.Error(field, "must have at most " + std::to_string(kMaxMetrics) +
+                           " metrics, got " + std::to_string(metrics.size()));
+  }
+  std::map<std::string_view, size_t> first_index;
+  int objectives = 0;
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const MetricSpec& m = metrics[i];
+    const std::string path = IndexPath(field, i);
+    CheckMetricName(JoinPath(path, "metricId"), m.id, check);
+    if (!m.id.empty()) {
+      auto [it, inserted] = first_index.emplace(m.id, i);
+      if (!inserted) {
+        check.Error(JoinPath(path, "metricId"),
+                    "duplicate metric " + Quote(m.id) + " (also " +
+                        IndexPath(field, it->second) + ")");
+      }
+    }
+    if (m.safety_threshold && !std::isfinite(*m.safety_threshold)) {
+      check.Error(
+          JoinPath(path, "safetyThreshold"),
+          "must be a finite number, got " + FormatNumber(*m.safety_threshold));
+    }
+    if (const auto& fraction = m.desired_min_safe_trials_fraction) {
+      const std::string fraction_field =
+          JoinPath(path, "desiredMinSafeTrialsFraction");
+      if (!m.safety_threshold) {
+        check.Error(fraction_field, "needs a safetyThreshold on this metric");
+      } else if (!(*fraction >= 0 && *fraction <= 1)) {
+        check.Error(fraction_field,
+                    "must be between 0 and 1, got " + FormatNumber(*fraction));
+      }
+    }
+    if (!m.is_constraint()) ++objectives;
+  }
+  if (objectives == 0) {
+    check.Error(field,
+                "needs at least one objective (a metric without "
+                "safetyThreshold); every metric given is a constraint");
+  } else if (objectives > kMaxObjectives) {
+    check.Error(field, "must have at most " + std::to_string(kMaxObjectives) +
+                           " objectives (metrics without safetyThreshold), "
+                           "got " +
+                           std::to_string(objectives));
+  }
+  // StudySpec::SetMetrics keeps these; a C++ caller that set `metrics`
+  // directly may not have.
+  const std::vector<MetricSpec> objective_list = spec.Objectives();
+  if (!objective_list.empty() &&
+      (spec.metric_tag != objective_list.front().id ||
+       spec.goal != objective_list.front().goal)) {
+    check.Error(JoinPath(prefix, "hyperparameterMetricTag"),
+                "must not be given with metrics (the first objective, " +
+                    Quote(objective_list.front().id) +
+                    ", is the primary metric), got " + Quote(spec.metric_tag));
+  }
+  if (objectives > 1 && spec.enable_early_stopping) {
+    check.Error(JoinPath(prefix, "enableTrialEarlyStopping"),
+                "is not supported with several objectives yet (got " +
+                    std::to_string(objectives) +
+                    "); early stopping judges one metric");
+  }
+}
+
 void CheckAtLeast(const std::string& field, int value, int minimum,
                   Checker& check) {
   if (value < minimum) {
@@ -337,18 +422,10 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
     return JoinPath(prefix, name);
   };
 
-  if (spec.metric_tag.empty()) {
-    check.Error(field("hyperparameterMetricTag"), "must not be empty");
-  } else if (spec.metric_tag.size() > kMaxMetricTagLength) {
-    check.Error(field("hyperparameterMetricTag"),
-                "must be at most " + std::to_string(kMaxMetricTagLength) +
-                    " characters, got " +
-                    std::to_string(spec.metric_tag.size()));
-  } else if (spec.metric_tag.find_first_of(" \t\n\r=") != std::string::npos) {
-    // Katib-style stdout lines are `name=value` pairs split on whitespace.
-    check.Error(
-        field("hyperparameterMetricTag"),
-        "must not contain whitespace or '=', got " + Quote(spec.metric_tag));
+  if (spec.metrics.empty()) {
+    CheckMetricName(field("hyperparameterMetricTag"), spec.metric_tag, check);
+  } else {
+    CheckMetrics(prefix, spec, check);
   }
   CheckAtLeast(field("maxTrials"), spec.max_trials, 1, check);
   CheckAtLeast(field("maxParallelTrials"), spec.max_parallel_trials, 1, check);

@@ -148,6 +148,19 @@ absl::StatusOr<std::string> EncodeStudySpec(const StudySpec& spec) {
       json["customAlgorithm"] = spec.custom_algorithm;
     }
     if (spec.seed) json["seed"] = *spec.seed;
+    if (!spec.metrics.empty()) {
+      Json metrics = Json::array();
+      for (const MetricSpec& m : spec.metrics) {
+        Json entry{{"metricId", m.id}, {"goal", ToString(m.goal)}};
+        if (m.safety_threshold) entry["safetyThreshold"] = *m.safety_threshold;
+        if (m.desired_min_safe_trials_fraction) {
+          entry["desiredMinSafeTrialsFraction"] =
+              *m.desired_min_safe_trials_fraction;
+        }
+        metrics.push_back(std::move(entry));
+      }
+      json["metrics"] = std::move(metrics);
+    }
     return json;
   });
 }
@@ -175,6 +188,22 @@ absl::StatusOr<StudySpec> DecodeStudySpecUncached(std::string_view text) {
       spec.custom_algorithm = j.at("customAlgorithm").get<std::string>();
     }
     if (j.contains("seed")) spec.seed = j.at("seed").get<uint64_t>();
+    if (j.contains("metrics")) {
+      std::vector<MetricSpec> metrics;
+      for (const Json& m : j.at("metrics")) {
+        MetricSpec metric{.id = m.at("metricId").get<std::string>(),
+                          .goal = ParseEnum(m.at("goal"), &ParseGoal, "goal")};
+        if (m.contains("safetyThreshold")) {
+          metric.safety_threshold = m.at("safetyThreshold").get<double>();
+        }
+        if (m.contains("desiredMinSafeTrialsFraction")) {
+          metric.desired_min_safe_trials_fraction =
+              m.at("desiredMinSafeTrialsFraction").get<double>();
+        }
+        metrics.push_back(std::move(metric));
+      }
+      spec.SetMetrics(std::move(metrics));
+    }
     return spec;
   });
 }

@@ -1,8 +1,11 @@
-// A study: a search space, the metric to optimise and the trial budget.
+// A study: a search space, the metrics to optimise and the trial budget.
 //
 // StudySpec is what a user asks for (AI Platform's `hyperparameters` block,
-// or CreateStudy); StudyRecord is a study as the Store keeps it. Value types;
-// thread-compatible.
+// or CreateStudy); StudyRecord is a study as the Store keeps it. A study has
+// one metric (hyperparameterMetricTag + goal, as in AI Platform) or a list
+// of them (Vertex AI's `metrics`): up to kMaxObjectives objectives, whose
+// Pareto front is the study's result, and constraints (a metric with a
+// safety threshold). Value types; thread-compatible.
 #ifndef HPTUNE_CORE_STUDY_H_
 #define HPTUNE_CORE_STUDY_H_
 
@@ -35,10 +38,40 @@ std::optional<Algorithm> ParseAlgorithm(std::string_view text);
 inline constexpr std::string_view kDefaultMetricTag =
     "training/hptuning/metric";
 
+// Bounds of a `metrics` list: objectives (metrics without a safety
+// threshold) and metrics in all.
+inline constexpr int kMaxObjectives = 4;
+inline constexpr int kMaxMetrics = 8;
+
+// One metric of a study (Vertex AI's MetricSpec). Without a safety
+// threshold it is an objective; with one it is a constraint: a trial is
+// feasible when the value is on the goal's side of the threshold (at least
+// it for MAXIMIZE, at most it for MINIMIZE), and the goal then only says
+// which side that is.
+struct MetricSpec {
+  std::string id;
+  Goal goal = Goal::kMaximize;
+  std::optional<double> safety_threshold;
+  // The fraction of trials that should be feasible, which the GP designer
+  // aims for by favouring likely-feasible points (best effort; [0, 1]).
+  std::optional<double> desired_min_safe_trials_fraction;
+
+  bool is_constraint() const { return safety_threshold.has_value(); }
+  // True when `value` meets the safety threshold (always, for an objective).
+  bool IsSafe(double value) const;
+
+  bool operator==(const MetricSpec&) const = default;
+};
+
 struct StudySpec {
   SearchSpace search_space;
+  // The single objective; with `metrics`, a copy of the first objective's
+  // id and goal (SetMetrics keeps them so), which early stopping, BestTrial
+  // and CLOUD_ML_HP_METRIC_TAG use.
   Goal goal = Goal::kMaximize;
   std::string metric_tag = std::string(kDefaultMetricTag);
+  // Vertex AI's metric list; empty for a study of metric_tag alone.
+  std::vector<MetricSpec> metrics;
   int max_trials = 1;
   int max_parallel_trials = 1;
   int max_failed_trials = 0;  // 0: see EffectiveMaxFailedTrials().
@@ -57,6 +90,15 @@ struct StudySpec {
   // hptune's rule: a quarter of maxTrials rounded up, at least 3, at most
   // maxTrials. A job stops early only when failures are a clear pattern.
   int EffectiveMaxFailedTrials() const;
+
+  // Sets `metrics`, and metric_tag and goal from its first objective.
+  void SetMetrics(std::vector<MetricSpec> list);
+  // Every metric: `metrics`, or the one of metric_tag and goal.
+  std::vector<MetricSpec> AllMetrics() const;
+  // The metrics without a safety threshold, in order.
+  std::vector<MetricSpec> Objectives() const;
+  // The metrics with one, in order.
+  std::vector<MetricSpec> Constraints() const;
 
   // True when `a` is better than `b` for this study's goal.
   bool IsBetter(double a, double b) const {
@@ -84,10 +126,25 @@ struct StudyRecord {
   bool operator==(const StudyRecord&) const = default;
 };
 
-// The SUCCEEDED trial of `trials` with the best final value of the study's
-// metric (the earlier trial on ties); nullopt when none has one.
+// The values of every metric of `spec` (AllMetrics order) in the trial's
+// final measurement; nullopt when the trial did not succeed or lacks one.
+std::optional<std::vector<double>> FinalMetricValues(const StudySpec& spec,
+                                                     const Trial& trial);
+
+// True when the trial SUCCEEDED with a final value of every metric and
+// every constraint is met. Only such trials can be optimal.
+bool IsFeasibleResult(const StudySpec& spec, const Trial& trial);
+
+// The feasible result (above) with the best final value of the study's
+// metric (the earlier trial on ties); nullopt when there is none.
 std::optional<Trial> BestTrial(const StudySpec& spec,
                                const std::vector<Trial>& trials);
+
+// The study's optimal trials, in the order given: with one objective, the
+// BestTrial; with several, the feasible results that no other feasible
+// result dominates on the objectives (core/pareto.h), ties all kept.
+std::vector<Trial> OptimalTrials(const StudySpec& spec,
+                                 const std::vector<Trial>& trials);
 
 }  // namespace hptune
 

@@ -16,7 +16,7 @@ namespace {
 
 const FieldSet& StudyFields() {
   static const FieldSet* const kFields = new FieldSet{
-      .accepted = {"goal", "hyperparameterMetricTag", "maxTrials",
+      .accepted = {"goal", "hyperparameterMetricTag", "metrics", "maxTrials",
                    "maxParallelTrials", "maxFailedTrials",
                    "enableTrialEarlyStopping", "resumePreviousJobId",
                    "algorithm", "params", "seed"},
@@ -25,6 +25,20 @@ const FieldSet& StudyFields() {
                 {"metricTag", "hyperparameterMetricTag"},
                 {"parameters", "params"},
                 {"earlyStopping", "enableTrialEarlyStopping"}},
+  };
+  return *kFields;
+}
+
+const FieldSet& MetricFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"metricId", "goal", "safetyThreshold",
+                   "desiredMinSafeTrialsFraction"},
+      .unsupported = {},
+      .hints = {{"id", "metricId"},
+                {"name", "metricId"},
+                {"metric", "metricId"},
+                {"threshold", "safetyThreshold"},
+                {"safetyConfig", "safetyThreshold"}},
   };
   return *kFields;
 }
@@ -183,6 +197,34 @@ ParameterSpec ReadParameter(MapReader& reader, bool* defaulted) {
   return p;
 }
 
+std::optional<Goal> ReadGoal(MapReader& reader) {
+  return ReadEnum<Goal>(reader, "goal", ParseGoal,
+                        Names({Goal::kMaximize, Goal::kMinimize}));
+}
+
+// One entry of `metrics`; ValidateStudySpec checks the values.
+MetricSpec ReadMetric(MapReader& reader) {
+  MetricSpec m;
+  if (auto id = reader.String("metricId")) {
+    m.id = *id;
+  } else if (!reader.Has("metricId")) {
+    reader.Error("metricId", "required");
+  }
+  if (auto goal = ReadGoal(reader)) {
+    m.goal = *goal;
+  } else if (!reader.Has("goal")) {
+    reader.Error("goal", "required (MAXIMIZE or MINIMIZE)");
+  }
+  if (reader.Has("safetyThreshold")) {
+    m.safety_threshold = reader.Number("safetyThreshold");
+  }
+  if (reader.Has("desiredMinSafeTrialsFraction")) {
+    m.desired_min_safe_trials_fraction =
+        reader.Number("desiredMinSafeTrialsFraction");
+  }
+  return m;
+}
+
 }  // namespace
 
 HyperparametersRead ReadHyperparameters(const ConfigNode& node,
@@ -199,15 +241,45 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   };
 
   read("goal", [&] {
-    if (auto goal = ReadEnum<Goal>(reader, "goal", ParseGoal,
-                                   Names({Goal::kMaximize, Goal::kMinimize}))) {
-      spec.goal = *goal;
-    }
+    if (auto goal = ReadGoal(reader)) spec.goal = *goal;
   });
   read("hyperparameterMetricTag", [&] {
     if (auto tag = reader.String("hyperparameterMetricTag"))
       spec.metric_tag = *tag;
   });
+  if (const ConfigNode* metrics = reader.Find("metrics")) {
+    const std::string metrics_path = reader.PathOf("metrics");
+    for (std::string_view single : {"hyperparameterMetricTag", "goal"}) {
+      if (reader.Has(single)) {
+        reader.Error(single,
+                     "not allowed with metrics (give each metric's goal in "
+                     "its entry; the first objective is the primary metric)");
+        result.reported.push_back(reader.PathOf(single));
+      }
+    }
+    if (!ExpectList(*metrics, metrics_path, sink)) {
+      result.reported.push_back(metrics_path);
+    } else if (metrics->items.empty()) {
+      reader.Error("metrics", "must not be empty (or leave it out)");
+      result.reported.push_back(metrics_path);
+    } else {
+      std::vector<MetricSpec> list;
+      for (size_t i = 0; i < metrics->items.size(); ++i) {
+        const std::string item_path = IndexPath(metrics_path, i);
+        const ConfigNode& item = metrics->items[i];
+        if (!ExpectMap(item, item_path, sink)) {
+          list.emplace_back();  // Keeps the later entries' indices.
+          result.reported.push_back(item_path);
+          continue;
+        }
+        MapReader item_reader(item, item_path, MetricFields(), sink);
+        const size_t before = sink.size();
+        list.push_back(ReadMetric(item_reader));
+        if (sink.size() > before) result.reported.push_back(item_path);
+      }
+      spec.SetMetrics(std::move(list));
+    }
+  }
   read("maxTrials", [&] {
     if (auto n = reader.Integer("maxTrials"))
       spec.max_trials = static_cast<int>(*n);

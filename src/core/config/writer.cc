@@ -56,10 +56,28 @@ Json ParameterToJson(const ParameterSpec& p) {
   return out;
 }
 
+Json MetricsToJson(const std::vector<MetricSpec>& metrics) {
+  Json list = Json::array();
+  for (const MetricSpec& m : metrics) {
+    Json entry{{"metricId", m.id}, {"goal", std::string(ToString(m.goal))}};
+    if (m.safety_threshold) entry["safetyThreshold"] = *m.safety_threshold;
+    if (m.desired_min_safe_trials_fraction) {
+      entry["desiredMinSafeTrialsFraction"] =
+          *m.desired_min_safe_trials_fraction;
+    }
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
 Json StudyToJson(const StudySpec& spec) {
   Json out;
-  out["goal"] = std::string(ToString(spec.goal));
-  out["hyperparameterMetricTag"] = spec.metric_tag;
+  if (spec.metrics.empty()) {
+    out["goal"] = std::string(ToString(spec.goal));
+    out["hyperparameterMetricTag"] = spec.metric_tag;
+  } else {
+    out["metrics"] = MetricsToJson(spec.metrics);
+  }
   out["maxTrials"] = spec.max_trials;
   out["maxParallelTrials"] = spec.max_parallel_trials;
   out["maxFailedTrials"] = spec.max_failed_trials;
