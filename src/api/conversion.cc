@@ -175,9 +175,24 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
 
 v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   v1::StudySpec proto;
-  proto.set_goal(spec.goal == Goal::kMinimize ? v1::StudySpec::MINIMIZE
-                                              : v1::StudySpec::MAXIMIZE);
-  proto.set_hyperparameter_metric_tag(spec.metric_tag);
+  const auto goal = [](Goal goal) {
+    return goal == Goal::kMinimize ? v1::StudySpec::MINIMIZE
+                                   : v1::StudySpec::MAXIMIZE;
+  };
+  if (spec.metrics.empty()) {
+    proto.set_goal(goal(spec.goal));
+    proto.set_hyperparameter_metric_tag(spec.metric_tag);
+  }
+  for (const MetricSpec& m : spec.metrics) {
+    v1::MetricSpec* metric = proto.add_metrics();
+    metric->set_metric_id(m.id);
+    metric->set_goal(goal(m.goal));
+    if (m.safety_threshold) metric->set_safety_threshold(*m.safety_threshold);
+    if (m.desired_min_safe_trials_fraction) {
+      metric->set_desired_min_safe_trials_fraction(
+          *m.desired_min_safe_trials_fraction);
+    }
+  }
   proto.set_max_trials(spec.max_trials);
   proto.set_max_parallel_trials(spec.max_parallel_trials);
   proto.set_max_failed_trials(spec.max_failed_trials);
@@ -448,6 +463,9 @@ v1::HyperparameterOutput TrialToOutput(const Trial& trial,
     if (auto value = trial.final_measurement->Get(metric)) {
       *out.mutable_final_metric() = Metric(*trial.final_measurement, *value);
     }
+    out.mutable_final_metrics()->insert(
+        trial.final_measurement->metrics.begin(),
+        trial.final_measurement->metrics.end());
   }
   for (const Measurement& m : trial.measurements) {
     if (auto value = m.Get(metric)) *out.add_all_metrics() = Metric(m, *value);
@@ -517,12 +535,19 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
   output->set_is_hyperparameter_tuning_job(
       !spec->search_space.parameters().empty());
   output->set_hyperparameter_metric_tag(spec->metric_tag);
+  std::set<int64_t> optimal;
+  for (const Trial& trial : OptimalTrials(*spec, trials)) {
+    optimal.insert(trial.number);
+    output->add_optimal_trial_ids(trial.number);
+  }
   int64_t completed = 0;
   for (const Trial& trial : trials) {
     if (IsTerminal(trial.state)) ++completed;
     if (with_trials) {
-      *output->add_trials() = TrialToOutput(trial, spec->metric_tag,
-                                            waiting.contains(trial.number));
+      v1::HyperparameterOutput* out = output->add_trials();
+      *out = TrialToOutput(trial, spec->metric_tag,
+                           waiting.contains(trial.number));
+      out->set_is_optimal(optimal.contains(trial.number));
     }
   }
   output->set_completed_trial_count(completed);

@@ -14,7 +14,28 @@ std::string FormatNumber(double v) {
   return std::string(buffer, result.ptr);
 }
 
+std::set<int64_t> OptimalNumbers(const StudySpec& spec,
+                                 const std::vector<Trial>& trials) {
+  std::set<int64_t> numbers;
+  for (const Trial& t : OptimalTrials(spec, trials)) numbers.insert(t.number);
+  return numbers;
+}
+
 }  // namespace
+
+std::string MetricsText(const StudySpec& spec) {
+  std::string text;
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    if (!text.empty()) text += ", ";
+    text += std::string(ToString(m.goal)) + " " + m.id;
+    if (m.safety_threshold) {
+      text += std::string(" (constraint: ") +
+              (m.goal == Goal::kMaximize ? ">= " : "<= ") +
+              FormatNumber(*m.safety_threshold) + ")";
+    }
+  }
+  return text;
+}
 
 Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
   static const std::set<std::string> kFixed = {
@@ -26,10 +47,22 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
     table.header.push_back(kFixed.contains(p.name) ? "hyperparameters." + p.name
                                                    : p.name);
   }
-  for (const char* column :
-       {"objective", "step", "stoppedEarly", "origin", "reason"}) {
+  const bool listed = !spec.metrics.empty();
+  std::set<std::string> taken = kFixed;
+  for (const auto& p : spec.search_space.parameters()) taken.insert(p.name);
+  if (listed) {
+    for (const MetricSpec& m : spec.metrics) {
+      table.header.push_back(taken.contains(m.id) ? "metrics." + m.id : m.id);
+    }
+    table.header.push_back("optimal");
+  } else {
+    table.header.push_back("objective");
+  }
+  for (const char* column : {"step", "stoppedEarly", "origin", "reason"}) {
     table.header.push_back(column);
   }
+  const std::set<int64_t> optimal =
+      listed ? OptimalNumbers(spec, trials) : std::set<int64_t>{};
   for (const Trial& t : trials) {
     std::vector<std::string> row = {std::to_string(t.number),
                                     std::string(ToString(t.state))};
@@ -37,8 +70,16 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
       auto it = t.parameters.find(p.name);
       row.push_back(it == t.parameters.end() ? "" : it->second.ToString());
     }
-    auto objective = t.FinalObjective(spec.metric_tag);
-    row.push_back(objective ? FormatNumber(*objective) : "");
+    if (listed) {
+      for (const MetricSpec& m : spec.metrics) {
+        auto value = t.FinalObjective(m.id);
+        row.push_back(value ? FormatNumber(*value) : "");
+      }
+      row.push_back(optimal.contains(t.number) ? "*" : "");
+    } else {
+      auto objective = t.FinalObjective(spec.metric_tag);
+      row.push_back(objective ? FormatNumber(*objective) : "");
+    }
     row.push_back(
         t.final_measurement ? std::to_string(t.final_measurement->step) : "");
     row.push_back(t.stopped_early ? "true" : "false");
@@ -52,6 +93,9 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
 std::string TrialsJson(const StudySpec& spec,
                        const std::vector<Trial>& trials) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const bool listed = !spec.metrics.empty();
+  const std::set<int64_t> optimal =
+      listed ? OptimalNumbers(spec, trials) : std::set<int64_t>{};
   for (const Trial& t : trials) {
     nlohmann::ordered_json trial;
     trial["trialId"] = std::to_string(t.number);
@@ -67,6 +111,14 @@ std::string TrialsJson(const StudySpec& spec,
       trial["finalMetric"] = {
           {"trainingStep", std::to_string(t.final_measurement->step)},
           {"objectiveValue", *objective}};
+    }
+    if (listed) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::object();
+      for (const MetricSpec& m : spec.metrics) {
+        if (auto value = t.FinalObjective(m.id)) values[m.id] = *value;
+      }
+      if (!values.empty()) trial["finalMetrics"] = std::move(values);
+      trial["isOptimal"] = optimal.contains(t.number);
     }
     trial["isTrialStoppedEarly"] = t.stopped_early;
     if (t.start_time) trial["startTime"] = FormatRfc3339(*t.start_time);
@@ -111,16 +163,24 @@ Table StudiesTable(const std::vector<StudyRecord>& studies,
                   "metric", "trials", "best"};
   for (size_t i = 0; i < studies.size(); ++i) {
     const StudyRecord& s = studies[i];
-    auto best = BestTrial(s.spec, trials[i]);
-    table.rows.push_back(
-        {s.name, std::string(ToString(s.state)),
-         std::string(ToString(s.spec.algorithm)),
-         std::string(ToString(s.spec.goal)), s.spec.metric_tag,
-         std::to_string(trials[i].size()) + "/" +
-             std::to_string(s.spec.max_trials),
-         best ? FormatNumber(*best->FinalObjective(s.spec.metric_tag)) +
-                    " (trial " + std::to_string(best->number) + ")"
-              : ""});
+    std::string goals, metrics, best_text;
+    for (const MetricSpec& m : s.spec.AllMetrics()) {
+      goals += (goals.empty() ? "" : ",") + std::string(ToString(m.goal));
+      metrics += (metrics.empty() ? "" : ",") + m.id;
+    }
+    if (s.spec.Objectives().size() > 1) {
+      const size_t n = OptimalTrials(s.spec, trials[i]).size();
+      if (n > 0) best_text = std::to_string(n) + " optimal";
+    } else if (auto best = BestTrial(s.spec, trials[i])) {
+      best_text = FormatNumber(*best->FinalObjective(s.spec.metric_tag)) +
+                  " (trial " + std::to_string(best->number) + ")";
+    }
+    table.rows.push_back({s.name, std::string(ToString(s.state)),
+                          std::string(ToString(s.spec.algorithm)), goals,
+                          metrics,
+                          std::to_string(trials[i].size()) + "/" +
+                              std::to_string(s.spec.max_trials),
+                          best_text});
   }
   return table;
 }

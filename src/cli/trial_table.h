@@ -16,13 +16,21 @@ namespace hptune::cli {
 
 // trialId, state, one column per parameter, objective, step, stoppedEarly,
 // origin, reason. A parameter whose name is one of those columns is shown as
-// "hyperparameters.<name>" so no column hides another.
+// "hyperparameters.<name>" so no column hides another. A study with a
+// `metrics` list has one column per metric in place of objective (named by
+// its id, "metrics.<id>" on a clash) and an optimal column ("*" on the
+// optimal trials: OptimalTrials).
 Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials);
+
+// The study's metrics in words: "MAXIMIZE accuracy"; with a list,
+// "MAXIMIZE accuracy, MINIMIZE latency_ms (constraint: <= 50)".
+std::string MetricsText(const StudySpec& spec);
 
 // Trials in AI Platform's trainingOutput shape: trialId, state,
 // hyperparameters (strings), finalMetric {trainingStep, objectiveValue},
 // isTrialStoppedEarly, startTime, endTime, plus origin, reason and the
-// measurements a trial carries.
+// measurements a trial carries; with a `metrics` list also finalMetrics
+// {id: value} and isOptimal.
 std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials);
 
 // TrialsJson for kJson, TrialsTable otherwise; as a table without the

@@ -37,16 +37,33 @@ uint64_t DrawSeed() {
   return (static_cast<uint64_t>(device()) << 32) | device();
 }
 
-// The last intermediate measurement reporting `metric`, if any, of the
-// trial's last attempt: an attempt that did not end is no result.
-std::optional<Measurement> LastWithMetric(const Trial& trial,
-                                          const std::string& metric) {
+// The last intermediate measurement of the trial's last attempt (an attempt
+// that did not end is no result) that reports every one of `metrics`, else
+// the last that reports the first (the primary metric), if any.
+std::optional<Measurement> LastWithMetrics(
+    const Trial& trial, const std::vector<MetricSpec>& metrics) {
+  std::optional<Measurement> with_primary;
   for (auto it = trial.measurements.rbegin(); it != trial.measurements.rend();
        ++it) {
     if (it->attempt < trial.attempt) break;
-    if (it->metrics.contains(metric)) return *it;
+    if (!it->metrics.contains(metrics.front().id)) continue;
+    if (!with_primary) with_primary = *it;
+    if (std::all_of(metrics.begin(), metrics.end(), [&](const MetricSpec& m) {
+          return it->metrics.contains(m.id);
+        })) {
+      return *it;
+    }
   }
-  return std::nullopt;
+  return with_primary;
+}
+
+// The first of `metrics` that `m` has no value of.
+const MetricSpec* MissingMetric(const Measurement& m,
+                                const std::vector<MetricSpec>& metrics) {
+  for (const MetricSpec& metric : metrics) {
+    if (!m.metrics.contains(metric.id)) return &metric;
+  }
+  return nullptr;
 }
 
 // Whether every point of a finite search space is among `tried` (designers
@@ -305,22 +322,32 @@ absl::StatusOr<Trial> TuningEngine::CompleteTrial(
     if (final->time == Timestamp{}) final->time = clock_.Now();
     HPTUNE_RETURN_IF_ERROR(ValidateMeasurement(*final));
   }
-  const std::string& metric = study.spec.metric_tag;
+  // The primary metric first: a report is a line that carries it.
+  std::vector<MetricSpec> metrics = study.spec.Objectives();
+  for (MetricSpec& m : study.spec.Constraints()) metrics.push_back(m);
+  if (final) {
+    if (const MetricSpec* missing = MissingMetric(*final, metrics)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("trial ", number, ": the final measurement has no ",
+                       "value of the study's metric ", Quoted(missing->id)));
+    }
+  }
   Timestamp now = clock_.Now();
   HPTUNE_ASSIGN_OR_RETURN(
       Trial trial,
       store_.UpdateTrial(study_name, number, [&](Trial& t) -> absl::Status {
         std::optional<Measurement> result =
-            final ? final : LastWithMetric(t, metric);
-        if (result && !result->metrics.contains(metric)) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("trial ", number, ": the final measurement has no ",
-                           "value of the study's metric ", Quoted(metric)));
-        }
+            final ? final : LastWithMetrics(t, metrics);
         t.final_measurement = result;
         if (!result) {
           t.reason = absl::StrCat("the trial reported no value of metric ",
-                                  Quoted(metric));
+                                  Quoted(metrics.front().id));
+        } else if (const MetricSpec* missing =
+                       MissingMetric(*result, metrics)) {
+          t.reason = absl::StrCat(
+              "the trial's last report of ", Quoted(metrics.front().id),
+              " has no value of metric ", Quoted(missing->id),
+              ": it is not a feasible result");
         }
         return t.TransitionTo(TrialState::kSucceeded, now);
       }));
@@ -447,6 +474,14 @@ absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           store_.ListTrialSummaries(study_name));
   return hptune::BestTrial(study.spec, trials);
+}
+
+absl::StatusOr<std::vector<Trial>> TuningEngine::OptimalTrials(
+    std::string_view study_name) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study_name));
+  return hptune::OptimalTrials(study.spec, trials);
 }
 
 void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(

@@ -404,10 +404,11 @@ grpc::Status StudyService::ListOptimalTrials(
     v1::ListOptimalTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
-    HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> best,
-                            engine_.BestTrial(request->study()));
-    if (best)
-      *reply->add_optimal_trials() = TrialToProto(request->study(), *best);
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
+                            engine_.OptimalTrials(request->study()));
+    for (const Trial& trial : optimal) {
+      *reply->add_optimal_trials() = TrialToProto(request->study(), trial);
+    }
     return absl::OkStatus();
   });
 }

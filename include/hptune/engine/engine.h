@@ -176,9 +176,12 @@ class TuningEngine {
   absl::StatusOr<std::vector<Trial>> ListTrials(std::string_view study);
   // The same without their intermediate measurements (cheaper to read).
   absl::StatusOr<std::vector<Trial>> ListTrialSummaries(std::string_view study);
-  // The SUCCEEDED trial with the best final objective (ties: the earlier
-  // trial); nullopt when no trial has one yet.
+  // The feasible result with the best final objective (ties: the earlier
+  // trial); nullopt when no trial has one yet (core's BestTrial).
   absl::StatusOr<std::optional<Trial>> BestTrial(std::string_view study);
+  // The best trial, or with several objectives the feasible Pareto front, in
+  // trial order (core's OptimalTrials).
+  absl::StatusOr<std::vector<Trial>> OptimalTrials(std::string_view study);
 
  private:
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,

@@ -17,6 +17,7 @@
 #include "src/api/conversion.h"
 #include "src/cli/client/proto_convert.h"
 #include "src/cli/seeding_note.h"
+#include "src/cli/trial_table.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -118,8 +119,20 @@ std::string TrialCounts(const v1::Job& job) {
   return text;
 }
 
+int ObjectiveCount(const v1::Job& job) {
+  int objectives = 0;
+  for (const auto& m : job.training_input().hyperparameters().metrics()) {
+    if (!m.has_safety_threshold()) ++objectives;
+  }
+  return objectives;
+}
+
 std::string Best(const v1::Job& job) {
   const auto& output = job.training_output();
+  if (ObjectiveCount(job) > 1) {
+    if (output.optimal_trial_ids().empty()) return "";
+    return absl::StrCat(output.optimal_trial_ids_size(), " optimal");
+  }
   if (!output.has_best_trial() || !output.best_trial().has_final_metric()) {
     return "";
   }
@@ -188,8 +201,21 @@ Table JobTrialsTable(const v1::Job& job) {
     table.header.push_back(kFixed.contains(name) ? "hyperparameters." + name
                                                  : name);
   }
+  // A study of several metrics: one column each, and which are optimal.
+  std::vector<std::string> metrics;
+  for (const auto& m : job.training_input().hyperparameters().metrics()) {
+    metrics.push_back(m.metric_id());
+  }
+  std::set<std::string> taken = kFixed;
+  taken.insert(names.begin(), names.end());
+  table.header.push_back("objective");
+  for (const std::string& id : metrics) {
+    if (id == MetricTag(job)) continue;  // Shown as objective.
+    table.header.push_back(taken.contains(id) ? "metrics." + id : id);
+  }
+  if (!metrics.empty()) table.header.push_back("optimal");
   for (const char* column :
-       {"objective", "step", "stoppedEarly", "startTime", "endTime", "error"}) {
+       {"step", "stoppedEarly", "startTime", "endTime", "error"}) {
     table.header.push_back(column);
   }
   for (const auto& t : job.training_output().trials()) {
@@ -205,6 +231,12 @@ Table JobTrialsTable(const v1::Job& job) {
         : t.all_metrics_size() > 0 ? &t.all_metrics(t.all_metrics_size() - 1)
                                    : nullptr;
     row.push_back(shown ? Number(shown->objective_value()) : "");
+    for (const std::string& id : metrics) {
+      if (id == MetricTag(job)) continue;
+      auto it = t.final_metrics().find(id);
+      row.push_back(it == t.final_metrics().end() ? "" : Number(it->second));
+    }
+    if (!metrics.empty()) row.push_back(t.is_optimal() ? "*" : "");
     row.push_back(shown ? absl::StrCat(shown->training_step()) : "");
     row.push_back(t.is_trial_stopped_early() ? "true" : "false");
     row.push_back(Time(t.start_time()));
@@ -240,9 +272,15 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
   }
   if (input.has_hyperparameters()) {
     const v1::StudySpec& spec = input.hyperparameters();
-    out << "objective:  "
-        << (spec.goal() == v1::StudySpec::MINIMIZE ? "MINIMIZE" : "MAXIMIZE")
-        << " " << MetricTag(job) << "\n";
+    const absl::StatusOr<StudySpec> core =
+        api::StudySpecFromProto(spec, "spec");
+    if (core.ok() && !core->metrics.empty()) {
+      out << "metrics:    " << MetricsText(*core) << "\n";
+    } else {
+      out << "objective:  "
+          << (spec.goal() == v1::StudySpec::MINIMIZE ? "MINIMIZE" : "MAXIMIZE")
+          << " " << MetricTag(job) << "\n";
+    }
     int running = 0, queued = 0;
     for (const auto& t : job.training_output().trials()) {
       if (t.state() == v1::Job::RUNNING) ++running;
@@ -255,7 +293,7 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
     out << "at most "
         << (spec.max_parallel_trials() > 0 ? spec.max_parallel_trials() : 1)
         << " in parallel\n";
-    if (auto core = api::StudySpecFromProto(spec, "spec"); core.ok()) {
+    if (core.ok()) {
       if (const std::string seeding = SeedingNote(*core); !seeding.empty()) {
         out << "seeding:    " << seeding << "\n";
       }
@@ -267,7 +305,13 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
       WithoutEmptyColumns(JobTrialsTable(job), {"stoppedEarly", "error"}),
       OutputFormat::kTable, out);
   const auto& output = job.training_output();
-  if (output.has_best_trial() && output.best_trial().has_final_metric()) {
+  if (ObjectiveCount(job) > 1) {
+    if (!output.optimal_trial_ids().empty()) {
+      out << "\noptimal trials (the feasible Pareto front): "
+          << absl::StrJoin(output.optimal_trial_ids(), ", ") << "\n";
+    }
+  } else if (output.has_best_trial() &&
+             output.best_trial().has_final_metric()) {
     const auto& best = output.best_trial();
     out << "\nbest trial: " << best.trial_id() << ", " << MetricTag(job) << " "
         << ForReading(Number(best.final_metric().objective_value()))

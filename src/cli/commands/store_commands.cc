@@ -9,6 +9,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "algorithms/importance/ped_anova.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
@@ -159,13 +160,22 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
       << (study.reason.empty() ? "" : " (" + study.reason + ")") << "\n"
       << "algorithm:  " << ToString(study.spec.algorithm) << " (seed "
       << study.seed << ")\n"
-      << "objective:  " << ToString(study.spec.goal) << " "
-      << study.spec.metric_tag << "\n"
+      << (study.spec.metrics.empty() ? "objective:  " : "metrics:    ")
+      << MetricsText(study.spec) << "\n"
       << "budget:     " << trials.size() << "/" << study.spec.max_trials
       << " trials, " << study.spec.max_parallel_trials << " in parallel\n"
       << "created:    " << FormatRfc3339(study.create_time) << "\n\n";
   PrintTrials(study.spec, trials, c.format, out);
-  if (auto best = BestTrial(study.spec, trials)) {
+  if (study.spec.Objectives().size() > 1) {
+    std::vector<std::string> numbers;
+    for (const Trial& t : OptimalTrials(study.spec, trials)) {
+      numbers.push_back(std::to_string(t.number));
+    }
+    if (!numbers.empty()) {
+      out << "\noptimal trials (the feasible Pareto front): "
+          << absl::StrJoin(numbers, ", ") << "\n";
+    }
+  } else if (auto best = BestTrial(study.spec, trials)) {
     out << "\nbest trial: " << best->number << " with " << study.spec.metric_tag
         << " = "
         << ParameterValue::Double(*best->FinalObjective(study.spec.metric_tag))
