@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "algorithms/common/unique_sampler.h"
 #include "algorithms/gp/gp_model.h"
+#include "algorithms/gp/multi_metric_policy.h"
+#include "algorithms/gp/streams.h"
 #include "hptune/core/status.h"
 
 namespace hptune::algorithms::gp {
@@ -15,14 +17,19 @@ GpDesigner::GpDesigner(StudySpec spec, uint64_t seed, FeatureEncoding encoding,
       seed_(seed),
       encoding_(std::move(encoding)),
       halton_(std::move(halton)),
-      grid_(std::move(grid)),
-      models_(std::make_unique<GpModelBuilder>()) {}
+      grid_(std::move(grid)) {
+  builders_.push_back(std::make_unique<GpModelBuilder>());
+}
 
 GpDesigner::~GpDesigner() = default;
 
-bool GpDesigner::last_suggest_refitted() const { return models_->refitted(); }
+bool GpDesigner::last_suggest_refitted() const {
+  return builders_[0]->refitted();
+}
 
-bool GpDesigner::last_model_extended() const { return models_->extended(); }
+bool GpDesigner::last_model_extended() const {
+  return builders_[0]->extended();
+}
 
 absl::StatusOr<std::unique_ptr<GpDesigner>> GpDesigner::Create(
     const StudySpec& spec, uint64_t seed) {
@@ -61,13 +68,24 @@ std::optional<Suggestion> GpDesigner::QuasiRandom(const std::string& origin,
   return std::move(s.front());
 }
 
+absl::StatusOr<std::unique_ptr<GpModel>> GpDesigner::BuildModel() {
+  const auto n = static_cast<uint64_t>(history_.observations.size());
+  const bool refit = NeedsRefit(state_, n);
+  absl::StatusOr<std::unique_ptr<GpModel>> model =
+      builders_[0]->Build(history_, Targets(history_.observations), encoding_,
+                          DeriveSeed(seed_, kFitSalt, n), refit, state_.theta);
+  if (builders_[0]->refitted()) state_.fit_rows = n;
+  return model;
+}
+
 absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   if (count < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("GP designer: count must be >= 0, got ", count));
   }
   ++state_.suggest_calls;
-  models_->ClearFlags();
+  for (auto& builder : builders_) builder->ClearFlags();
+  const bool multi_metric = history_.columns() > 1;
   const int dimension = encoding_.dimension();
   const auto total = static_cast<int>(history_.observations.size());
   const int feasible = history_.feasible_count();
@@ -77,6 +95,7 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   };
   std::vector<Suggestion> suggestions;
   std::unique_ptr<GpModel> model;
+  std::optional<MultiMetricModels> models;
   std::string model_error;
   int from_model = 0;
   for (int i = 0; i < count; ++i) {
@@ -96,9 +115,24 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
                                       " trials without a usable value)"));
         break;
       case SuggestionSource::kModel:
+        if (multi_metric) {
+          if (!models && model_error.empty()) {
+            absl::StatusOr<MultiMetricModels> built = BuildMultiMetricModels(
+                history_, encoding_, seed_, builders_, state_);
+            if (built.ok()) {
+              models = *std::move(built);
+            } else {
+              model_error = std::string(built.status().message());
+            }
+          }
+          s = models ? SuggestFromModels(*models, history_, encoding_, seed_,
+                                         state_.suggest_calls, from_model++,
+                                         used, quasi_random)
+                     : quasi_random(absl::StrCat("quasi_random:", model_error));
+          break;
+        }
         if (model == nullptr && model_error.empty()) {
-          absl::StatusOr<std::unique_ptr<GpModel>> built =
-              models_->Build(history_, encoding_, seed_, state_);
+          absl::StatusOr<std::unique_ptr<GpModel>> built = BuildModel();
           if (built.ok()) {
             model = *std::move(built);
           } else {

@@ -25,6 +25,10 @@
 //     (Contal et al., ECML 2013, as in OSS Vizier; acquisition.h).
 // The measurements behind the constants are in benchmarks/RESULTS.md, "GP
 // designer: design history".
+// Several metrics (objectives and constraints; study.h) have one GP each
+// and the acquisitions of multi_metric_acquisition.h: constrained log EI
+// for one objective, random hypervolume scalarisations of UCB for several
+// (multi_metric_policy.h).
 //
 // Created by the designer registry; the engine builds one per SuggestTrials
 // call, restores its state (gp_state.h), calls Update(completed, pending)
@@ -58,6 +62,7 @@
 namespace hptune::algorithms::gp {
 
 class GpModelBuilder;  // gp_model.h
+struct GpModel;        // gp_model.h
 
 class GpDesigner : public Designer {
  public:
@@ -95,6 +100,8 @@ class GpDesigner : public Designer {
   // is exhausted.
   std::optional<Suggestion> QuasiRandom(const std::string& origin,
                                         AssignmentSet& used);
+  // The model of a one-metric study, or why there is none.
+  absl::StatusOr<std::unique_ptr<GpModel>> BuildModel();
 
   StudySpec spec_;
   uint64_t seed_;
@@ -103,7 +110,8 @@ class GpDesigner : public Designer {
   std::optional<FiniteGrid> grid_;
   GpState state_;
   GpHistory history_;
-  std::unique_ptr<GpModelBuilder> models_;
+  // One per model column (gp_history.h); [0] alone for one metric.
+  std::vector<std::unique_ptr<GpModelBuilder>> builders_;
 };
 
 }  // namespace hptune::algorithms::gp

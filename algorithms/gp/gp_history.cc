@@ -12,9 +12,10 @@
 namespace hptune::algorithms::gp {
 namespace {
 
-// Mean 0, variance 1 (all 0 when constant).
-void Standardise(std::vector<double>& y) {
-  if (y.empty()) return;
+// Mean 0, variance 1 (all 0 when constant); returns the map applied, as
+// (mean, sd), sd 0 when constant.
+std::pair<double, double> Standardise(std::vector<double>& y) {
+  if (y.empty()) return {0, 0};
   double mean = 0;
   for (double v : y) mean += v;
   mean /= static_cast<double>(y.size());
@@ -22,6 +23,11 @@ void Standardise(std::vector<double>& y) {
   for (double v : y) variance += (v - mean) * (v - mean);
   const double sd = std::sqrt(variance / static_cast<double>(y.size()));
   for (double& v : y) v = sd > 0 ? (v - mean) / sd : 0.0;
+  return {mean, sd};
+}
+
+double Oriented(const MetricSpec& m, double value) {
+  return m.goal == Goal::kMaximize ? value : -value;
 }
 
 }  // namespace
@@ -30,6 +36,12 @@ int GpHistory::feasible_count() const {
   return static_cast<int>(
       std::count_if(observations.begin(), observations.end(),
                     [](const Observation& o) { return o.feasible; }));
+}
+
+int GpHistory::safe_count() const {
+  return static_cast<int>(
+      std::count_if(observations.begin(), observations.end(),
+                    [](const Observation& o) { return o.safe; }));
 }
 
 GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
@@ -43,7 +55,15 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
     Observation observation;
   };
   std::vector<Keyed> keyed;
-  const std::string& metric = spec.metric_tag;
+  std::vector<MetricSpec> columns = spec.Objectives();
+  history.objectives = static_cast<int>(columns.size());
+  for (const MetricSpec& c : spec.Constraints()) {
+    history.thresholds.push_back(Oriented(c, *c.safety_threshold));
+    history.desired_safe_fraction =
+        std::max(history.desired_safe_fraction,
+                 c.desired_min_safe_trials_fraction.value_or(0));
+    columns.push_back(c);
+  }
   for (const Trial& t : completed) {
     auto skip = [&](const std::string& why) {
       history.skipped.push_back(absl::StrCat("trial ", t.number, ": ", why));
@@ -62,17 +82,32 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
       skip(std::string(x.status().message()));
       continue;
     }
-    Observation observation{*std::move(x), 0.0, false};
+    Observation observation{*std::move(x), 0.0, false, {}, false};
     if (t.state == TrialState::kSucceeded) {
-      const std::optional<double> value = t.FinalObjective(metric);
-      if (value.has_value() && !std::isfinite(*value)) {
-        skip(absl::StrCat("non-finite value ", *value, " of metric \"", metric,
-                          "\""));
-        continue;
+      std::vector<double> values;
+      bool finite = true;
+      for (const MetricSpec& c : columns) {
+        const std::optional<double> value = t.FinalObjective(c.id);
+        if (!value.has_value()) break;
+        if (!std::isfinite(*value)) {
+          skip(absl::StrCat("non-finite value ", *value, " of metric \"", c.id,
+                            "\""));
+          finite = false;
+          break;
+        }
+        values.push_back(Oriented(c, *value));
       }
-      if (value.has_value()) {
-        observation.value = spec.goal == Goal::kMaximize ? *value : -*value;
+      if (!finite) continue;
+      if (values.size() == columns.size()) {
+        observation.value = values.front();
         observation.feasible = true;
+        observation.safe = true;
+        for (size_t c = 0; c < history.thresholds.size(); ++c) {
+          observation.safe =
+              observation.safe &&
+              values[history.objectives + c] >= history.thresholds[c];
+        }
+        observation.metrics = std::move(values);
       }
     }
     keyed.push_back(
@@ -96,10 +131,11 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
   return history;
 }
 
-std::vector<double> Targets(const std::vector<Observation>& observations) {
+std::vector<double> Targets(const std::vector<Observation>& observations,
+                            int column) {
   std::vector<double> values;
   for (const Observation& o : observations) {
-    if (o.feasible) values.push_back(o.value);
+    if (o.feasible) values.push_back(column == 0 ? o.value : o.metrics[column]);
   }
   const std::vector<double> warped = WarpObjectives(values);
   const auto [lo, hi] = std::minmax_element(warped.begin(), warped.end());
@@ -112,6 +148,27 @@ std::vector<double> Targets(const std::vector<Observation>& observations) {
   }
   Standardise(targets);
   return targets;
+}
+
+ConstraintColumn ConstraintTargets(const std::vector<Observation>& observations,
+                                   int column, double threshold) {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const Observation& o : observations) {
+    if (!o.feasible) continue;
+    const double v = o.metrics[column];
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
+  }
+  const double worst = lo < hi ? lo : lo - 1;
+  ConstraintColumn result;
+  for (const Observation& o : observations) {
+    result.targets.push_back(o.feasible ? o.metrics[column] : worst);
+  }
+  const auto [mean, sd] = Standardise(result.targets);
+  result.threshold = sd > 0 ? (threshold - mean) / sd : threshold - mean;
+  return result;
 }
 
 std::vector<int> ModelRows(const std::vector<double>& targets) {

@@ -14,6 +14,12 @@
 // Targets. Feasible values are warped (output_warping.h); infeasible ones
 // take the lowest warped value (one below it when all are equal); then all
 // are standardised to mean 0 and variance 1.
+// Several metrics. An observation holds one value per model column: the
+// study's objectives, then its constraints (StudySpec::Objectives(),
+// Constraints()), each oriented so that higher is better; it is feasible
+// when the trial reported all of them, and safe when every constraint is
+// met as well. A constraint's targets are standardised without warping, so
+// that its threshold maps to the same units (ConstraintTargets).
 // Cost control. A model uses at most kMaxModelPoints observations (ModelRows):
 // beyond that, the best quarter by target, the most recent quarter and an
 // evenly spaced subsample of the rest, so that a fit costs at most
@@ -41,9 +47,19 @@ struct Observation {
   std::vector<double> x;  // Encoded parameters.
   double value = 0;       // Higher is better; meaningless when !feasible.
   bool feasible = true;
+  // Every column's value (value is the first); empty when !feasible.
+  std::vector<double> metrics;
+  bool safe = true;  // Feasible and meets every constraint.
 };
 
 struct GpHistory {
+  // Model columns: `objectives` objectives, then one per threshold.
+  int objectives = 1;
+  // The constraints' thresholds, oriented as the values are (a value is
+  // safe when it is at least its threshold).
+  std::vector<double> thresholds;
+  // The largest desiredMinSafeTrialsFraction of the constraints (0: none).
+  double desired_safe_fraction = 0;
   std::vector<Observation> observations;  // In completion order.
   std::vector<std::vector<double>> pending;
   // Every trial's parameters, whatever its state: never suggested again.
@@ -52,6 +68,10 @@ struct GpHistory {
   std::vector<std::string> skipped;
 
   int feasible_count() const;
+  int safe_count() const;
+  int columns() const {
+    return objectives + static_cast<int>(thresholds.size());
+  }
 };
 
 // The history of `completed` (terminal) and `active` (pending) trials.
@@ -59,8 +79,20 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
                       const std::vector<Trial>& completed,
                       const std::vector<Trial>& active);
 
-// Every observation's standardised target, in order.
-std::vector<double> Targets(const std::vector<Observation>& observations);
+// Every observation's standardised target of objective column `column`,
+// in order.
+std::vector<double> Targets(const std::vector<Observation>& observations,
+                            int column = 0);
+
+// A constraint column's standardised targets and its threshold in the same
+// units. Infeasible observations take the lowest value (one below it when
+// all are equal).
+struct ConstraintColumn {
+  std::vector<double> targets;
+  double threshold = 0;
+};
+ConstraintColumn ConstraintTargets(const std::vector<Observation>& observations,
+                                   int column, double threshold);
 
 // Indices of the observations a model uses, ascending: all of them up to
 // kMaxModelPoints, else the subsample described above.

@@ -8,7 +8,6 @@
 #include "algorithms/gp/acquisition.h"
 #include "algorithms/gp/hyperparameter_fit.h"
 #include "algorithms/gp/hyperparameters.h"
-#include "algorithms/gp/streams.h"
 
 namespace hptune::algorithms::gp {
 namespace {
@@ -55,39 +54,40 @@ double GpModel::ExplorationThreshold() {
   return *exploration_threshold;
 }
 
+bool NeedsRefit(const GpState& state, uint64_t n) {
+  const auto interval = std::max<uint64_t>(
+      1, static_cast<uint64_t>(kRefitGrowth *
+                               static_cast<double>(state.fit_rows)));
+  return state.theta.empty() || n < state.fit_rows ||
+         n >= state.fit_rows + interval;
+}
+
 GpModelBuilder::GpModelBuilder() = default;
 GpModelBuilder::~GpModelBuilder() = default;
 
 absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
-    const GpHistory& history, const FeatureEncoding& encoding, uint64_t seed,
-    GpState& state) {
-  const std::vector<double> targets = Targets(history.observations);
+    const GpHistory& history, const std::vector<double>& targets,
+    const FeatureEncoding& encoding, uint64_t fit_seed, bool refit,
+    std::vector<double>& theta) {
   TrainingData data =
       MakeTrainingData(history, encoding, targets, ModelRows(targets));
-
-  const auto n = static_cast<uint64_t>(history.observations.size());
-  const auto interval = std::max<uint64_t>(
-      1, static_cast<uint64_t>(kRefitGrowth *
-                               static_cast<double>(state.fit_rows)));
-  if (state.theta.empty() || n < state.fit_rows ||
-      n >= state.fit_rows + interval) {
+  if (refit || theta.empty()) {
     HyperparameterFitOptions options;
-    options.warm_start = state.theta;
-    options.random_starts = state.theta.empty() ? 3 : 1;
+    options.warm_start = theta;
+    options.random_starts = theta.empty() ? 3 : 1;
     options.max_evaluations_per_start = 100;
-    options.seed = DeriveSeed(seed, kFitSalt, n);
+    options.seed = fit_seed;
     absl::StatusOr<HyperparameterFit> fit =
         FitHyperparameters(data, MakePrior(encoding.features()), options);
     if (!fit.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("gp_fit_failed(", fit.status().message(), ")"));
     }
-    state.theta = fit->theta;
-    state.fit_rows = n;
+    theta = fit->theta;
     refitted_ = true;
   }
   absl::StatusOr<GaussianProcess> gp =
-      GaussianProcess::Create(std::move(data), state.theta, last_model_.get());
+      GaussianProcess::Create(std::move(data), theta, last_model_.get());
   if (!gp.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("gp_model_failed(", gp.status().message(), ")"));

@@ -13,14 +13,16 @@
 // earlier suggestions of a batch are believed at their posterior mean
 // (Believe): they lower the variance around them and can raise the
 // incumbent, so parallel suggestions spread out.
-// Fit schedule: a full fit (warm start from the saved hyperparameters plus
-// one random start; three random starts the first time) runs when the
-// number of observations has grown by kRefitGrowth (at least one) since the
-// last fit, or shrunk; in between the saved hyperparameters are reused,
+// Fit schedule (NeedsRefit): a full fit (warm start from the saved
+// hyperparameters plus one random start; three random starts the first
+// time) runs when the number of observations has grown by kRefitGrowth (at
+// least one) since the last fit, or shrunk; in between the saved
+// hyperparameters are reused,
 // which costs one Cholesky factorisation. A builder kept across calls (a
 // designer object reused with a longer history) extends its last
 // factorisation with the new rows (bordered_cholesky.h), which gives the
-// same bits as factoring afresh.
+// same bits as factoring afresh. A study of several metrics has one builder
+// and one set of hyperparameters per metric, on the same schedule.
 // Used by GpDesigner. GpModel is a value type and GpModelBuilder holds the
 // last factorisation; both thread-compatible.
 #ifndef HPTUNE_ALGORITHMS_GP_GP_MODEL_H_
@@ -61,19 +63,24 @@ struct GpModel {
   double ExplorationThreshold();
 };
 
+// Whether a model of `n` observations is due a full fit (above); the
+// caller then sets state.fit_rows to n.
+bool NeedsRefit(const GpState& state, uint64_t n);
+
 class GpModelBuilder {
  public:
   GpModelBuilder();
   ~GpModelBuilder();
 
-  // The model of `history` (which has a feasible observation), with its
-  // pending points believed. Refits per the schedule above, updating
-  // state.theta and state.fit_rows; the fit's random starts come from
-  // `seed`. FailedPrecondition "gp_fit_failed(...)" or
+  // The model of `targets` (one per observation of `history`, which has a
+  // feasible one), with the pending points believed. Runs a full fit first
+  // when `refit` or `theta` is empty, replacing `theta`; the fit's random
+  // starts come from `fit_seed`. FailedPrecondition "gp_fit_failed(...)" or
   // "gp_model_failed(...)" when there can be no model.
   absl::StatusOr<std::unique_ptr<GpModel>> Build(
-      const GpHistory& history, const FeatureEncoding& encoding, uint64_t seed,
-      GpState& state);
+      const GpHistory& history, const std::vector<double>& targets,
+      const FeatureEncoding& encoding, uint64_t fit_seed, bool refit,
+      std::vector<double>& theta);
 
   // Whether a Build since the last ClearFlags ran a full fit, and whether
   // it extended the previous factorisation instead of factoring afresh.

@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::string_view kVersion = "gp1";
 constexpr std::string_view kForm =
-    "gp1;halton=<i>;calls=<c>;fit_rows=<n>;theta=<hex floats, comma-separated>";
+    "gp1;halton=<i>;calls=<c>;fit_rows=<n>;theta=<hex floats, "
+    "comma-separated>[;theta1=...]";
 
 // C99 hexadecimal, e.g. "-0x1.8p-3": exact, and locale-independent.
 std::string FormatDouble(double v) {
@@ -67,18 +68,54 @@ bool Field(std::string_view field, std::string_view key,
   return true;
 }
 
+std::string FormatTheta(const std::vector<double>& theta) {
+  std::string text;
+  for (size_t i = 0; i < theta.size(); ++i) {
+    if (i > 0) text += ',';
+    text += FormatDouble(theta[i]);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string FormatGpState(const GpState& state) {
-  std::string theta;
-  for (size_t i = 0; i < state.theta.size(); ++i) {
-    if (i > 0) theta += ',';
-    theta += FormatDouble(state.theta[i]);
+  std::string text =
+      absl::StrCat(std::string(kVersion), ";halton=", state.halton_index,
+                   ";calls=", state.suggest_calls, ";fit_rows=", state.fit_rows,
+                   ";theta=", FormatTheta(state.theta));
+  for (size_t i = 0; i < state.other_thetas.size(); ++i) {
+    absl::StrAppend(&text, ";theta", i + 1, "=",
+                    FormatTheta(state.other_thetas[i]));
   }
-  return absl::StrCat(std::string(kVersion), ";halton=", state.halton_index,
-                      ";calls=", state.suggest_calls,
-                      ";fit_rows=", state.fit_rows, ";theta=", theta);
+  return text;
 }
+
+namespace {
+
+// The theta in `value` (empty or packed_size entries), or an error message.
+absl::StatusOr<std::vector<double>> ParseTheta(std::string_view value,
+                                               int packed_size) {
+  std::vector<double> theta;
+  if (value.empty()) return theta;
+  for (std::string_view entry : Split(value, ',')) {
+    double v = 0;
+    if (!ParseDouble(entry, v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("theta entry \"", std::string(entry),
+                       "\" is not a finite hexadecimal float"));
+    }
+    theta.push_back(v);
+  }
+  if (static_cast<int>(theta.size()) != packed_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("theta has ", theta.size(),
+                     " entries, this search space needs ", packed_size));
+  }
+  return theta;
+}
+
+}  // namespace
 
 absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size) {
   GpState state;
@@ -96,7 +133,7 @@ absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size) {
     return state;
   }
   const std::vector<std::string_view> fields = Split(text, ';');
-  if (fields.size() != 5 || fields[0] != kVersion) {
+  if (fields.size() < 5 || fields[0] != kVersion) {
     return error("not a GP designer state of this version");
   }
   std::string_view value;
@@ -109,20 +146,16 @@ absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size) {
       !Field(fields[4], "theta", value)) {
     return error("a field is missing or malformed");
   }
-  if (!value.empty()) {
-    for (std::string_view entry : Split(value, ',')) {
-      double v = 0;
-      if (!ParseDouble(entry, v)) {
-        return error(absl::StrCat("theta entry \"", std::string(entry),
-                                  "\" is not a finite hexadecimal float"));
-      }
-      state.theta.push_back(v);
+  absl::StatusOr<std::vector<double>> theta = ParseTheta(value, packed_size);
+  if (!theta.ok()) return error(std::string(theta.status().message()));
+  state.theta = *std::move(theta);
+  for (size_t i = 5; i < fields.size(); ++i) {
+    if (!Field(fields[i], absl::StrCat("theta", i - 4), value)) {
+      return error(absl::StrCat("field ", i + 1, " is not theta", i - 4));
     }
-    if (static_cast<int>(state.theta.size()) != packed_size) {
-      return error(absl::StrCat("theta has ", state.theta.size(),
-                                " entries, this search space needs ",
-                                packed_size));
-    }
+    absl::StatusOr<std::vector<double>> other = ParseTheta(value, packed_size);
+    if (!other.ok()) return error(std::string(other.status().message()));
+    state.other_thetas.push_back(*std::move(other));
   }
   return state;
 }

@@ -10,7 +10,9 @@
 // Text, one line, versioned:
 //   gp1;halton=<i>;calls=<c>;fit_rows=<n>;theta=<x1>,<x2>,...
 // with theta's entries as C99 hexadecimal floats (exact round trip) and
-// empty when there was no fit yet. A study started when quasi-random search
+// empty when there was no fit yet. A study of several metrics adds the
+// other models' hyperparameters as ";theta1=...;theta2=..." in model
+// column order (gp_history.h). A study started when quasi-random search
 // was the default holds "halton:index=<i>": it is read as a GP state at
 // that Halton index, so such studies continue under the GP designer.
 // Pure functions; thread-safe.
@@ -31,6 +33,8 @@ struct GpState {
   uint64_t suggest_calls = 0;
   uint64_t fit_rows = 0;
   std::vector<double> theta;  // Empty: not fitted yet.
+  // The models of model columns 1, 2, ... (several metrics only).
+  std::vector<std::vector<double>> other_thetas;
 
   bool operator==(const GpState&) const = default;
 };

@@ -11,13 +11,11 @@
 #include "algorithms/gp/streams.h"
 
 namespace hptune::algorithms::gp {
-namespace {
 
-// The acquisition optimiser's effort for a model of n points: a candidate
-// costs O(n^2) to score, so their number falls as n grows.
-AcquisitionOptimizerOptions OptimizerOptions(int n, int d) {
+AcquisitionOptimizerOptions OptimizerOptions(int n, int d, int models) {
   AcquisitionOptimizerOptions options;
-  const double cost = static_cast<double>(n) * n + static_cast<double>(n) * d;
+  const double cost =
+      (static_cast<double>(n) * n + static_cast<double>(n) * d) * models;
   const int candidates =
       std::clamp(static_cast<int>(2.5e7 / std::max(cost, 1.0)), 256, 2048);
   options.random_candidates = candidates / 2;
@@ -26,8 +24,6 @@ AcquisitionOptimizerOptions OptimizerOptions(int n, int d) {
   options.max_lbfgs_evaluations = 50;
   return options;
 }
-
-}  // namespace
 
 int InitialPoints(int dimension) {
   return std::clamp(2 * (dimension + 1), 4, 20);

@@ -55,7 +55,8 @@
 
 namespace hptune::algorithms::gp {
 
-struct GpModel;  // gp_model.h
+struct GpModel;                      // gp_model.h
+struct AcquisitionOptimizerOptions;  // acquisition_optimizer.h
 
 // Probability that a batch's first model suggestion explores (step 4).
 inline constexpr double kExplorationProbability = 0.3;
@@ -65,6 +66,11 @@ inline constexpr double kExplorationProbability = 0.3;
 inline constexpr double kLogEiRadius = 0.2;
 // Below that, the box's half-width in lengthscales (step 4).
 inline constexpr double kLogEiLengthscales = 0.75;
+
+// The acquisition optimiser's effort for `models` GPs of n points over d
+// features: a candidate costs O(n^2) per model to score, so their number
+// falls as n and the number of models grow.
+AcquisitionOptimizerOptions OptimizerOptions(int n, int d, int models = 1);
 
 // Seeding points for D features.
 int InitialPoints(int dimension);
