@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ namespace {
 
 constexpr char kMetric[] = "m";
 
-StudySpec Spec(int d) {
+// With k > 1, k objectives m1..mk (Metrics below), all minimised.
+StudySpec Spec(int d, int k = 1) {
   StudySpec spec;
   std::vector<ParameterSpec> params;
   for (int i = 0; i < d; ++i) {
@@ -53,6 +55,14 @@ StudySpec Spec(int d) {
   spec.max_parallel_trials = 1'000'000;
   spec.algorithm = Algorithm::kUnspecified;
   spec.seed = 1;
+  if (k > 1) {
+    std::vector<MetricSpec> metrics;
+    for (int i = 1; i <= k; ++i) {
+      metrics.push_back(
+          {.id = "m" + std::to_string(i), .goal = Goal::kMinimize});
+    }
+    spec.SetMetrics(std::move(metrics));
+  }
   return spec;
 }
 
@@ -67,8 +77,24 @@ double Objective(const ParameterAssignment& a) {
   return sum;
 }
 
+// The trial's metrics: Objective, or with k > 1 objectives conflicting
+// bowls, m_i = sum_j (x_j - i / k)^2.
+std::map<std::string, double> Metrics(const ParameterAssignment& a, int k) {
+  if (k == 1) return {{kMetric, Objective(a)}};
+  std::map<std::string, double> metrics;
+  for (int i = 1; i <= k; ++i) {
+    double sum = 0;
+    for (const auto& [name, value] : a) {
+      const double x = value.AsDouble() - static_cast<double>(i) / k;
+      sum += x * x;
+    }
+    metrics["m" + std::to_string(i)] = sum;
+  }
+  return metrics;
+}
+
 // n completed trials at random points, added as users' finished trials.
-void AddHistory(engine::TuningEngine& engine, int n, int d) {
+void AddHistory(engine::TuningEngine& engine, int n, int d, int k) {
   algorithms::SplitMix64 rng(42);
   for (int i = 0; i < n; ++i) {
     Trial t;
@@ -78,7 +104,7 @@ void AddHistory(engine::TuningEngine& engine, int n, int d) {
     }
     t.state = TrialState::kSucceeded;
     t.final_measurement =
-        Measurement{.step = 1, .metrics = {{kMetric, Objective(t.parameters)}}};
+        Measurement{.step = 1, .metrics = Metrics(t.parameters, k)};
     (void)engine.CreateTrial("s", std::move(t));
   }
 }
@@ -94,19 +120,20 @@ double Percentile(std::vector<double> v, double p) {
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
 }
 
-void RunSuggest(benchmark::State& state, int count) {
+// Args: n trials, d parameters and, with `objectives`, k objectives.
+void RunSuggest(benchmark::State& state, int count, bool objectives = false) {
   const int n = static_cast<int>(state.range(0));
   const int d = static_cast<int>(state.range(1));
+  const int k = objectives ? static_cast<int>(state.range(2)) : 1;
   store::MemoryStore store;
   engine::TuningEngine engine(store);
-  (void)engine.CreateStudy("s", Spec(d));
-  AddHistory(engine, n, d);
+  (void)engine.CreateStudy("s", Spec(d, k));
+  AddHistory(engine, n, d, k);
   auto complete = [&](const std::vector<Trial>& trials) {
     for (const Trial& t : trials) {
       (void)engine.CompleteTrial(
           "s", t.number,
-          Measurement{.step = 1,
-                      .metrics = {{kMetric, Objective(t.parameters)}}});
+          Measurement{.step = 1, .metrics = Metrics(t.parameters, k)});
     }
   };
   // The designer's saved state says when it refitted ("fit_rows=<n>").
@@ -151,6 +178,9 @@ void RunSuggest(benchmark::State& state, int count) {
 }
 
 void BM_GpSuggest(benchmark::State& state) { RunSuggest(state, 1); }
+void BM_GpSuggestObjectives(benchmark::State& state) {
+  RunSuggest(state, 1, true);
+}
 void BM_GpSuggestBatch8(benchmark::State& state) { RunSuggest(state, 8); }
 
 // Iterations: one refit interval (n / 10 calls) plus one, so the mean
@@ -169,6 +199,13 @@ BENCHMARK(BM_GpSuggest)
 BENCHMARK(BM_GpSuggest)
     ->Args({10000, 6})
     ->Iterations(20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// Several objectives, one GP each: 3 objectives at 200 trials, 6-D, over
+// one refit interval (20 calls) plus one.
+BENCHMARK(BM_GpSuggestObjectives)
+    ->Args({200, 6, 3})
+    ->Iterations(21)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // Each call adds 8 trials: refits every 2 calls at n = 100, every 13 at

@@ -18,24 +18,19 @@ namespace {
 // The engine's view of one study, kept in memory instead of a store.
 class SimulatedStudy {
  public:
-  SimulatedStudy(const TestFunction& function, const DesignerRunOptions& o)
-      : function_(function) {
-    spec_.search_space = function.space;
-    spec_.goal = Goal::kMinimize;
-    spec_.metric_tag = std::string(kObjectiveMetric);
-    spec_.max_trials = o.budget;
-    spec_.max_parallel_trials = o.workers;
-    spec_.algorithm = o.algorithm;
-    spec_.seed = o.seed;
-    seed_ = o.seed;
-    factory_ = o.factory ? o.factory : algorithms::CreateDesigner;
-  }
+  SimulatedStudy(const StudySpec& spec, std::string_view label, uint64_t seed,
+                 const DesignerFactory& factory, const TrialEvaluator& evaluate)
+      : spec_(spec),
+        label_(label),
+        seed_(seed),
+        factory_(factory ? factory : algorithms::CreateDesigner),
+        evaluate_(evaluate) {}
 
-  int suggested() const { return static_cast<int>(values_.size()); }
+  int suggested() const { return suggested_; }
   bool has_pending() const { return !pending_.empty(); }
 
   // One SuggestTrials round: the new trials join the pending ones. Errors
-  // say which designer, function, seed and round.
+  // say which designer, study, seed and round.
   absl::Status SuggestRound(int count) {
     absl::Status s = TrySuggestRound(count);
     if (s.ok()) return s;
@@ -43,37 +38,20 @@ class SimulatedStudy {
                         absl::StrCat(Where(), ": ", std::string(s.message())));
   }
 
-  // The oldest pending trial's worker reports its value.
+  // The oldest pending trial's worker reports its metrics.
   void CompleteOldest() {
     Trial t = std::move(pending_.front());
     pending_.pop_front();
-    const double value = function_.evaluate(t.parameters);
-    const double reported =
-        function_.noise_sd > 0
-            ? value + function_.noise_sd *
-                          ObservationNoise(seed_, static_cast<int>(t.number))
-            : value;
-    values_[t.number - 1] = {value, reported};
-    t.final_measurement = Measurement{
-        .step = 1, .metrics = {{std::string(kObjectiveMetric), reported}}};
+    t.final_measurement = Measurement{.step = 1, .metrics = evaluate_(t)};
     t.state = TrialState::kSucceeded;
     completed_.push_back(std::move(t));
   }
 
-  std::vector<RunTrial> TakeTrials() {
-    std::vector<RunTrial> trials;
-    trials.reserve(completed_.size());
-    for (Trial& t : completed_) {
-      trials.push_back({.number = static_cast<int>(t.number),
-                        .origin = std::move(t.origin),
-                        .parameters = std::move(t.parameters),
-                        .value = values_[t.number - 1].value,
-                        .reported = values_[t.number - 1].reported});
-    }
-    std::sort(trials.begin(), trials.end(),
-              [](const RunTrial& a, const RunTrial& b) {
-                return a.number < b.number;
-              });
+  std::vector<Trial> TakeTrials() {
+    std::vector<Trial> trials = std::move(completed_);
+    std::sort(trials.begin(), trials.end(), [](const Trial& a, const Trial& b) {
+      return a.number < b.number;
+    });
     return trials;
   }
 
@@ -99,11 +77,10 @@ class SimulatedStudy {
     }
     for (algorithms::Suggestion& s : suggestions) {
       Trial t;
-      t.number = suggested() + 1;
+      t.number = ++suggested_;
       t.parameters = std::move(s.parameters);
       t.origin = std::move(s.origin);
       t.state = TrialState::kActive;
-      values_.push_back({});  // Set when the trial completes.
       pending_.push_back(std::move(t));
     }
     designer_state_ = designer->SaveState();
@@ -111,47 +88,86 @@ class SimulatedStudy {
   }
 
   std::string Where() const {
-    return absl::StrCat(std::string(ToString(spec_.algorithm)), " on ",
-                        function_.name, " (seed ", seed_, ") after ",
-                        suggested(), " trials");
+    return absl::StrCat(std::string(ToString(spec_.algorithm)), " on ", label_,
+                        " (seed ", seed_, ") after ", suggested(), " trials");
   }
 
-  const TestFunction& function_;
-  StudySpec spec_;
+  const StudySpec& spec_;
+  std::string label_;
   uint64_t seed_ = 0;
   DesignerFactory factory_;
+  const TrialEvaluator& evaluate_;
   std::string designer_state_;
   std::vector<Trial> completed_;
   std::deque<Trial> pending_;
-  struct Values {
-    double value = 0;
-    double reported = 0;
-  };
-  std::vector<Values> values_;  // By trial number - 1.
+  int suggested_ = 0;
 };
 
 }  // namespace
 
-absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
-    const TestFunction& function, const DesignerRunOptions& options) {
-  if (options.budget < 1) {
+absl::StatusOr<std::vector<Trial>> RunStudy(const StudySpec& spec,
+                                            std::string_view label,
+                                            uint64_t seed, int budget,
+                                            int workers,
+                                            const DesignerFactory& factory,
+                                            const TrialEvaluator& evaluate) {
+  if (budget < 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("budget must be at least 1, got ", options.budget));
+        absl::StrCat("budget must be at least 1, got ", budget));
   }
-  if (options.workers < 1) {
+  if (workers < 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("workers must be at least 1, got ", options.workers));
+        absl::StrCat("workers must be at least 1, got ", workers));
   }
-  SimulatedStudy study(function, options);
-  HPTUNE_RETURN_IF_ERROR(
-      study.SuggestRound(std::min(options.workers, options.budget)));
+  SimulatedStudy study(spec, label, seed, factory, evaluate);
+  HPTUNE_RETURN_IF_ERROR(study.SuggestRound(std::min(workers, budget)));
   while (study.has_pending()) {
     study.CompleteOldest();
-    if (study.suggested() < options.budget) {
+    if (study.suggested() < budget) {
       HPTUNE_RETURN_IF_ERROR(study.SuggestRound(1));
     }
   }
   return study.TakeTrials();
+}
+
+absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
+    const TestFunction& function, const DesignerRunOptions& options) {
+  StudySpec spec;
+  spec.search_space = function.space;
+  spec.goal = Goal::kMinimize;
+  spec.metric_tag = std::string(kObjectiveMetric);
+  spec.max_trials = options.budget;
+  spec.max_parallel_trials = options.workers;
+  spec.algorithm = options.algorithm;
+  spec.seed = options.seed;
+  std::vector<std::pair<double, double>> values;  // By trial number - 1.
+  const TrialEvaluator evaluate = [&](const Trial& t) {
+    const double value = function.evaluate(t.parameters);
+    const double reported =
+        function.noise_sd > 0
+            ? value +
+                  function.noise_sd *
+                      ObservationNoise(options.seed, static_cast<int>(t.number))
+            : value;
+    values.resize(std::max<size_t>(values.size(), t.number));
+    values[t.number - 1] = {value, reported};
+    return std::map<std::string, double>{
+        {std::string(kObjectiveMetric), reported}};
+  };
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::vector<Trial> trials,
+      RunStudy(spec, function.name, options.seed, options.budget,
+               options.workers, options.factory, evaluate));
+  std::vector<RunTrial> out;
+  out.reserve(trials.size());
+  for (Trial& t : trials) {
+    out.push_back({.number = static_cast<int>(t.number),
+                   .origin = std::move(t.origin),
+                   .parameters = std::move(t.parameters),
+                   .value = values[t.number - 1].first,
+                   .reported = values[t.number - 1].second});
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<double>> RunDesigner(

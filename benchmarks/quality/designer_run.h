@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -37,9 +38,6 @@
 #include "hptune/core/study.h"
 
 namespace hptune::quality {
-
-// The metric every simulated trial reports.
-inline constexpr std::string_view kObjectiveMetric = "objective";
 
 // Makes each round's designer; algorithms::CreateDesigner unless a test
 // puts a recording fake in its place.
@@ -72,6 +70,24 @@ struct RunTrial {
 // comparisons stay paired) and benchmarks/optuna_compare.py draws the same.
 inline constexpr uint64_t kObservationNoiseSalt = 0x6e6f697365ull;  // "noise"
 double ObservationNoise(uint64_t seed, int number);
+
+// The metric every simulated trial of a test function reports.
+inline constexpr std::string_view kObjectiveMetric = "objective";
+
+// What a simulated worker reports for a trial: its metrics.
+using TrialEvaluator =
+    std::function<std::map<std::string, double>(const Trial& trial)>;
+
+// The protocol above on any study: the trials, each completed with the
+// metrics `evaluate` gives, in the order they were suggested (budget of
+// them). `label` names the problem in errors; `factory` empty:
+// algorithms::CreateDesigner. Errors as RunDesigner's.
+absl::StatusOr<std::vector<Trial>> RunStudy(const StudySpec& spec,
+                                            std::string_view label,
+                                            uint64_t seed, int budget,
+                                            int workers,
+                                            const DesignerFactory& factory,
+                                            const TrialEvaluator& evaluate);
 
 // The run's trials in the order they were suggested (budget of them). Errors
 // as RunDesigner's.
