@@ -62,6 +62,7 @@ bench: build
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness --functions=holdout
 	bash benchmarks/quality_compare.sh --harness $(BUILD)/benchmarks/quality/quality_harness --functions=noisy
+	/usr/bin/python3 benchmarks/multiobjective_compare.py --harness $(BUILD)/benchmarks/quality/multiobjective_harness --seeds 20
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
