@@ -30,8 +30,8 @@ std::vector<double> DrawWeights(int k, uint64_t seed, uint64_t stream) {
   return w;
 }
 
-// Indices of the safe observations, best first by `score`, at most
-// kAnchors of them.
+// The encoded points of the observations `rows`, best first by `score`, at
+// most kAnchors of them.
 std::vector<std::vector<double>> TopAnchors(const GpHistory& history,
                                             std::vector<int> rows,
                                             const std::vector<double>& score) {
