@@ -131,7 +131,7 @@ void ScalarizedUcbAcquisition::EvaluateBatch(const RowMatrix& xs,
     }
   }
   for (Eigen::Index i = 0; i < xs.rows(); ++i) {
-    values[i] = std::max(values[i], 0.0);
+    values[i] = std::max(values[i] - baseline_, 0.0);
   }
   if (constraints_.empty()) return;
   Eigen::VectorXd log_pof = Eigen::VectorXd::Zero(xs.rows());
@@ -155,7 +155,8 @@ double ScalarizedUcbAcquisition::EvaluateWithGradient(
       }
     }
   }
-  if (s <= 0) return 0;  // Flat: no optimistic point beyond the reference.
+  s -= baseline_;
+  if (s <= 0) return 0;  // Flat: no optimistic improvement.
   std::vector<double> d_log_pof(gradient.size(), 0.0);
   const double pof =
       std::exp(LogFeasibility(constraints_, gamma_, x, d_log_pof));

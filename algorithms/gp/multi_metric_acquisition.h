@@ -32,14 +32,20 @@
 // part of the unit sphere (one draw per suggestion) and reference point r,
 //   s_w(y) = min_i (y_i - r_i) / w_i,   E_w[max_{y in Y} s_w(y)^k]
 // is proportional to the hypervolume of Y with respect to r, so maximising
-// a random scalarisation in expectation grows the hypervolume. The
-// acquisition scalarises the optimistic values u_i = mu_i + beta sigma_i:
-//   a(x) = max(0, s_w(u(x))) prod_c PoF_c(x)^gamma,
+// a random scalarisation in expectation grows the hypervolume; the
+// hypervolume a point y adds to Y is likewise proportional to
+// E_w[max(0, s_w(y)^k - max_{y' in Y} s_w(y')^k)], which follows from
+// the above. The acquisition takes that improvement for one w, at the
+// optimistic values u_i = mu_i + beta sigma_i (k-th powers dropped: they
+// keep the maximiser):
+//   a(x) = max(0, s_w(u(x)) - b_w) prod_c PoF_c(x)^gamma,
+//   b_w = max(0, max over safe observations y of s_w(y)),
 // the product being how Gardner et al. (and BoTorch's constrained
-// acquisitions) weight an improvement by the chance it counts. r_i is the
-// lowest standardised target of objective i less kReferenceMargin, so every
-// observation is better than r; this reference point lives in the model's
-// units and is the designer's alone (the quality harness states its own).
+// acquisitions) weight an improvement by the chance it counts. Without
+// b_w, a direction already served by an observed point would draw the
+// next suggestion back onto that point. The reference point r lives in the
+// model's units and is the designer's alone (the quality harness states
+// its own); multi_metric_policy.h says how it is chosen.
 // s_w's gradient is that of the objective attaining the min.
 // Used by the GP designer's multi-metric policy. Immutable objects;
 // thread-safe.
@@ -55,10 +61,12 @@
 
 namespace hptune::algorithms::gp {
 
-// UCB's coefficient (OSS Vizier's default).
-inline constexpr double kUcbBeta = 1.8;
-// How far (standardised units) the reference point lies below the lowest
-// observation of each objective.
+// UCB's coefficient: below OSS Vizier's 1.8, which in the multi-objective
+// suite spent more trials at the edges of 6-D spaces (benchmarks/RESULTS.md).
+inline constexpr double kUcbBeta = 1.0;
+// How far below the reference's base value the reference point lies: in
+// standardised units below the lowest observation, as a fraction of the
+// front's range (at least one unit) below the front's nadir.
 inline constexpr double kReferenceMargin = 0.1;
 // gamma when the safe fraction falls short of the desired one.
 inline constexpr double kSafetyEmphasis = 4;
@@ -102,17 +110,19 @@ class ConstrainedLogEiAcquisition : public AcquisitionFunction {
 class ScalarizedUcbAcquisition : public AcquisitionFunction {
  public:
   // One weight (> 0) and one reference value per objective model; the
-  // models must outlive this object.
+  // models must outlive this object. `baseline`: the highest s_w of the
+  // safe observations (0 with none).
   ScalarizedUcbAcquisition(std::vector<const GaussianProcess*> objectives,
                            std::vector<double> weights,
                            std::vector<double> reference,
                            std::vector<ConstraintModel> constraints,
-                           double gamma)
+                           double gamma, double baseline = 0)
       : objectives_(std::move(objectives)),
         weights_(std::move(weights)),
         reference_(std::move(reference)),
         constraints_(std::move(constraints)),
-        gamma_(gamma) {}
+        gamma_(gamma),
+        baseline_(baseline) {}
 
   void EvaluateBatch(const RowMatrix& xs,
                      Eigen::VectorXd& values) const override;
@@ -128,6 +138,7 @@ class ScalarizedUcbAcquisition : public AcquisitionFunction {
   std::vector<double> reference_;
   std::vector<ConstraintModel> constraints_;
   double gamma_;
+  double baseline_;
 };
 
 }  // namespace hptune::algorithms::gp

@@ -108,6 +108,34 @@ TEST(MultiMetricAcquisitionTest, ScalarizationFollowsTheWeights) {
   EXPECT_DOUBLE_EQ(acquisition.Scalarize(y), 2.5);
 }
 
+// The acquisition is the improvement of s_w(UCB) over the baseline, so a
+// point no better than the front under w scores 0.
+TEST(MultiMetricAcquisitionTest, ScalarizedUcbMeasuresImprovementOnBaseline) {
+  const GaussianProcess first =
+      Fit([](double a, double b) { return -a - 0.2 * b; });
+  const GaussianProcess second =
+      Fit([](double a, double b) { return a - (b - 0.5) * (b - 0.5); });
+  const ScalarizedUcbAcquisition plain({&first, &second}, {0.6, 0.8}, {-3, -3},
+                                       {}, 1.0);
+  std::vector<double> ignored(2);
+  std::vector<double> values;
+  for (const auto& x : kPoints)
+    values.push_back(plain.EvaluateWithGradient(x, ignored));
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  const double baseline = (*low + *high) / 2;
+  const ScalarizedUcbAcquisition improvement({&first, &second}, {0.6, 0.8},
+                                             {-3, -3}, {}, 1.0, baseline);
+  int zero = 0;
+  for (size_t i = 0; i < kPoints.size(); ++i) {
+    const double value = improvement.EvaluateWithGradient(kPoints[i], ignored);
+    EXPECT_NEAR(value, std::max(0.0, values[i] - baseline), 1e-12);
+    zero += value == 0 ? 1 : 0;
+    if (value > 1e-6) ExpectGradientMatches(improvement, kPoints[i]);
+  }
+  EXPECT_GT(zero, 0);
+  EXPECT_LT(zero, static_cast<int>(kPoints.size()));
+}
+
 TEST(MultiMetricAcquisitionTest, FeasibilityIsLowWhereTheConstraintFails) {
   const GaussianProcess constraint =
       Fit([](double a, double b) { return 0.5 - a - b; });
