@@ -164,3 +164,52 @@ def test_trials_dataframe(client):
     assert {"state", "value", "params.lr", "params.cell", "metrics.loss",
             "metrics.accuracy", "step"} <= set(frame.columns)
     assert (frame["value"] == frame["metrics.loss"]).all()
+
+
+def dominates(a, b):
+    """a is no worse than b on both minimised objectives, better on one."""
+    return all(x <= y for x, y in zip(a, b)) and a != b
+
+
+def test_several_objectives_and_a_constraint(client):
+    study = client.create_study("pareto", {
+        "maxTrials": 16, "maxParallelTrials": 4, "seed": 3,
+        "metrics": [
+            {"metricId": "loss", "goal": "MINIMIZE"},
+            {"metricId": "latency_ms", "goal": "MINIMIZE"},
+            {"metricId": "memory_mb", "goal": "MINIMIZE",
+             "safetyThreshold": 200}],
+        "params": [{"parameterName": "x", "type": "DOUBLE",
+                    "minValue": 0, "maxValue": 1},
+                   {"parameterName": "y", "type": "DOUBLE",
+                    "minValue": 0, "maxValue": 1}]})
+    assert (study.metric_tag, study.goal) == ("loss", "MINIMIZE")
+    assert study.objectives == ["loss", "latency_ms"]
+    assert study.constraints == {"memory_mb": 200}
+    results = {}
+    while True:
+        batch = study.suggest(count=4, client_id="me")
+        if not batch:
+            assert batch.study_completed, batch.note
+            break
+        for trial in batch:
+            x, y = trial.parameters["x"], trial.parameters["y"]
+            metrics = {"loss": (x - 0.3) ** 2 + y, "latency_ms": 1 - x + y,
+                       "memory_mb": 400 * y}
+            if trial.id == 1:  # Every metric is needed for a result.
+                with pytest.raises(hptune.errors.InvalidArgument,
+                                   match="latency_ms"):
+                    trial.complete({"loss": 1.0, "memory_mb": 1.0})
+            done = trial.complete(metrics)
+            assert done.values == [metrics["loss"], metrics["latency_ms"]]
+            results[trial.id] = metrics
+    feasible = {i: (m["loss"], m["latency_ms"]) for i, m in results.items()
+                if m["memory_mb"] <= 200}
+    assert 0 < len(feasible) < len(results)  # the constraint binds
+    front = sorted(i for i, v in feasible.items()
+                   if not any(dominates(w, v) for w in feasible.values()))
+    assert 0 < len(front) < len(feasible)  # some feasible trials dominated
+    assert [t.id for t in study.optimal_trials()] == front
+    with pytest.raises(hptune.errors.FailedPrecondition,
+                       match="2 objectives.*optimal_trials"):
+        study.best_trial()

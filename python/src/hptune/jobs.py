@@ -32,8 +32,11 @@ class JobTrial:
 
     Attributes: trial_id (int), hyperparameters (name -> value as the
     trainer got it, a string), state (a job state name), value (the final
-    objective or None), step (its training step or None), stopped_early,
-    error_message, start_time, end_time.
+    objective or None), step (its training step or None), final_metrics
+    (every metric of the study in the final measurement), is_optimal
+    (among the job's optimal trials: the best feasible one, or with several
+    objectives the feasible Pareto front), stopped_early, error_message,
+    start_time, end_time.
     """
 
     def __init__(self, proto: job_pb2.HyperparameterOutput) -> None:
@@ -44,6 +47,8 @@ class JobTrial:
         final = proto.final_metric if proto.HasField("final_metric") else None
         self.value: Optional[float] = final.objective_value if final else None
         self.step: Optional[int] = final.training_step if final else None
+        self.final_metrics: Dict[str, float] = dict(proto.final_metrics)
+        self.is_optimal: bool = proto.is_optimal
         self.stopped_early: bool = proto.is_trial_stopped_early
         self.error_message: str = proto.error_message
         self.start_time = to_datetime(proto.start_time)
@@ -61,8 +66,8 @@ class Job:
     Attributes (a snapshot): job_id, state (one of JOB_STATES),
     error_message, labels, create_time, start_time, end_time,
     completed_trial_count, metric_tag, trials (JobTrial list; empty when
-    read without trials), best_trial (JobTrial or None), proto (the
-    hptune.v1.Job).
+    read without trials), best_trial (JobTrial or None), optimal_trial_ids
+    (the trials marked is_optimal), proto (the hptune.v1.Job).
     """
 
     def __init__(self, connection: Connection, proto: job_pb2.Job) -> None:
@@ -85,6 +90,8 @@ class Job:
         self.best_trial: Optional[JobTrial] = (
             JobTrial(output.best_trial) if output.HasField("best_trial")
             else None)
+        self.optimal_trial_ids: List[int] = [
+            int(i) for i in output.optimal_trial_ids]
 
     @property
     def ended(self) -> bool:

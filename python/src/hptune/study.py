@@ -42,9 +42,12 @@ class Study:
 
     Attributes (a snapshot; refresh() reads them again):
       name, state ("ACTIVE" or "COMPLETED"), state_reason, seed,
-      metric_tag (hyperparameterMetricTag), goal ("MAXIMIZE" or
-      "MINIMIZE"), max_trials, spec (the hyperparameters block as a dict,
-      the config's camelCase keys), create_time.
+      metric_tag (hyperparameterMetricTag, or the first objective of
+      ``metrics``: the primary metric), goal ("MAXIMIZE" or "MINIMIZE", the
+      primary metric's), objectives (the ids of the metrics the study
+      optimises, in order; [metric_tag] for one), constraints (metric id ->
+      safety threshold), max_trials, spec (the hyperparameters block as a
+      dict, the config's camelCase keys), create_time.
     """
 
     def __init__(self, connection: Connection, proto: study_pb2.Study) -> None:
@@ -58,11 +61,23 @@ class Study:
         self.state: str = study_pb2.Study.State.Name(proto.state)
         self.state_reason: str = proto.state_reason
         self.seed: int = proto.seed
-        self.metric_tag: str = (spec.hyperparameter_metric_tag
-                                if spec.HasField("hyperparameter_metric_tag")
-                                else DEFAULT_METRIC_TAG)
-        self.goal: str = ("MINIMIZE" if spec.goal == study_pb2.StudySpec.MINIMIZE
+        objectives = [m for m in spec.metrics
+                      if not m.HasField("safety_threshold")]
+        self.constraints: Dict[str, float] = {
+            m.metric_id: m.safety_threshold for m in spec.metrics
+            if m.HasField("safety_threshold")}
+        if objectives:
+            self.metric_tag: str = objectives[0].metric_id
+            goal = objectives[0].goal
+        else:
+            self.metric_tag = (spec.hyperparameter_metric_tag
+                               if spec.HasField("hyperparameter_metric_tag")
+                               else DEFAULT_METRIC_TAG)
+            goal = spec.goal
+        self.goal: str = ("MINIMIZE" if goal == study_pb2.StudySpec.MINIMIZE
                           else "MAXIMIZE")
+        self.objectives: List[str] = ([m.metric_id for m in objectives]
+                                      or [self.metric_tag])
         self.max_trials: int = spec.max_trials if spec.HasField("max_trials") \
             else 1
         self.spec: Dict[str, Any] = message_to_dict(spec)
@@ -75,7 +90,8 @@ class Study:
 
     def _trial(self, proto: study_pb2.Trial) -> Trial:
         return Trial(self._connection, self.name, self.metric_tag, proto,
-                     self.proto.spec.enable_trial_early_stopping)
+                     self.proto.spec.enable_trial_early_stopping,
+                     self.objectives)
 
     def refresh(self) -> "Study":
         self._set(self._connection.call(
@@ -154,8 +170,12 @@ class Study:
         return [self._trial(t) for t in reply.trials]
 
     def optimal_trials(self) -> List[Trial]:
-        """The best trials (ListOptimalTrials): for one metric, the
-        SUCCEEDED trial with the best final value; [] while none has one."""
+        """The best trials (ListOptimalTrials), by id: for one objective,
+        the feasible SUCCEEDED trial with the best final value; for several,
+        the Pareto front of the feasible SUCCEEDED trials (none is worse on
+        every objective and better on none than another). A trial is
+        feasible when each constraint's value is on the good side of its
+        safety threshold. [] while there is none."""
         reply = self._connection.call(
             self._connection.studies.ListOptimalTrials,
             study_service_pb2.ListOptimalTrialsRequest(study=self.name))
@@ -173,7 +193,14 @@ class Study:
                 for entry in reply.importances}
 
     def best_trial(self) -> Optional[Trial]:
-        """The best SUCCEEDED trial, or None while there is none."""
+        """The best feasible SUCCEEDED trial, or None while there is none.
+        A study of several objectives has no single best trial:
+        FailedPrecondition, pointing to optimal_trials()."""
+        if len(self.objectives) > 1:
+            raise errors.FailedPrecondition(
+                f"study {self.name} has {len(self.objectives)} objectives "
+                f"({', '.join(self.objectives)}): no single best trial; "
+                "optimal_trials() gives the Pareto front")
         optimal = self.optimal_trials()
         return optimal[0] if optimal else None
 

@@ -109,15 +109,19 @@ class Trial:
       state: one of TRIAL_STATES ("ACTIVE", "SUCCEEDED", ...).
       measurements: intermediate measurements, in report order.
       final_measurement: the result of a SUCCEEDED trial, or None.
+      value: the primary metric's final value; values: each objective's,
+        in the study's order (None without a final measurement).
       reason: why it is INFEASIBLE or FAILED, or stopped.
       stopped_early, client_id, origin, attempt, create_time, start_time,
       end_time: as in hptune.v1.Trial.
     """
 
     def __init__(self, connection: Connection, study: str, metric_tag: str,
-                 proto: study_pb2.Trial, early_stopping: bool = False) -> None:
+                 proto: study_pb2.Trial, early_stopping: bool = False,
+                 objectives: Optional[List[str]] = None) -> None:
         self._connection = connection
         self._metric_tag = metric_tag
+        self._objectives = objectives or [metric_tag]
         self._early_stopping = early_stopping
         self.study = study
         self._last_step: Optional[int] = None  # Of this trial's last report.
@@ -152,6 +156,14 @@ class Trial:
         if self.final_measurement is None:
             return None
         return self.final_measurement.metrics.get(self._metric_tag)
+
+    @property
+    def values(self) -> Optional[List[Optional[float]]]:
+        """Each objective's final value, in the study's order, or None."""
+        if self.final_measurement is None:
+            return None
+        return [self.final_measurement.metrics.get(m)
+                for m in self._objectives]
 
     @property
     def ended(self) -> bool:
