@@ -36,16 +36,24 @@ absl::StatusOr<std::vector<size_t>> ParetoFront(
           ")"));
     }
   }
-  std::vector<size_t> front;
+  // Lexicographically descending order: a point can be dominated only by
+  // one before it, and a dominated point's dominator is itself dominated by
+  // a front point (or is one), so checking the front found so far is
+  // enough: O(n log n + n |front| k).
+  std::vector<size_t> order;
   for (size_t i = 0; i < points.size(); ++i) {
-    if (HasNan(points[i])) continue;
-    bool dominated = false;
-    for (size_t j = 0; j < points.size() && !dominated; ++j) {
-      dominated =
-          j != i && !HasNan(points[j]) && Dominates(points[j], points[i]);
-    }
+    if (!HasNan(points[i])) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return points[a] > points[b]; });
+  std::vector<size_t> front;
+  for (size_t i : order) {
+    const bool dominated =
+        std::any_of(front.begin(), front.end(),
+                    [&](size_t f) { return Dominates(points[f], points[i]); });
     if (!dominated) front.push_back(i);
   }
+  std::sort(front.begin(), front.end());
   return front;
 }
 

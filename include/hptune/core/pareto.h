@@ -24,7 +24,7 @@ bool Dominates(const std::vector<double>& a, const std::vector<double>& b);
 // The indices of the points on the Pareto front, in increasing order.
 // Points with a NaN are never on it. InvalidArgument, naming the point,
 // when the points do not all have the same, non-zero number of objectives.
-// O(n^2 k).
+// O(n log n + n f k) for a front of f points.
 absl::StatusOr<std::vector<size_t>> ParetoFront(
     const std::vector<std::vector<double>>& points);
 

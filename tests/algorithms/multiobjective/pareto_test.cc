@@ -69,6 +69,28 @@ TEST(ParetoFrontTest, PointsOfDifferentSizesAreRefusedNamingThePoint) {
                        HasSubstr("point 1 has 3 objectives")));
 }
 
+// The front against the definition, pair by pair, on random sets with
+// many ties (values on a coarse grid) and 2 to 4 objectives.
+TEST(ParetoFrontTest, AgreesWithTheDefinitionOnRandomSets) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> grid(0, 4);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int k = 2 + trial % 3;
+    Points points(1 + trial % 40, std::vector<double>(k));
+    for (auto& p : points) {
+      for (double& v : p) v = grid(rng);
+    }
+    std::vector<size_t> expected;
+    for (size_t i = 0; i < points.size(); ++i) {
+      bool dominated = false;
+      for (const auto& q : points)
+        dominated = dominated || Dominates(q, points[i]);
+      if (!dominated) expected.push_back(i);
+    }
+    EXPECT_THAT(ParetoFront(points), IsOkAndHolds(expected)) << "set " << trial;
+  }
+}
+
 TEST(HypervolumeTest, TwoObjectivesByHand) {
   // A staircase: 1 x 1 + 2 x 1 + 3 x 1.
   EXPECT_THAT(Hypervolume({{1, 3}, {2, 2}, {3, 1}}, {0, 0}),
