@@ -22,6 +22,7 @@
 #include "src/dashboard/http_address.h"
 #include "src/dashboard/http_encoding.h"
 #include "src/dashboard/http_guard.h"
+#include "src/dashboard/pareto_json.h"
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_json.h"
 #include "src/dashboard/trial_events.h"
@@ -388,6 +389,13 @@ class DashboardServer::Impl {
                  HPTUNE_ASSIGN_OR_RETURN(
                      size_t max, SizeParam(params, "max_points", 5000, 100000));
                  return PointsJson(s, max);
+               });
+    StudyRoute("/pareto",
+               [](const StudySnapshot& s,
+                  const QueryParams& params) -> absl::StatusOr<Json> {
+                 HPTUNE_ASSIGN_OR_RETURN(
+                     size_t max, SizeParam(params, "max_points", 5000, 100000));
+                 return ParetoJson(s, max);
                });
     StudyRoute(
         "/curves",

@@ -62,7 +62,9 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
     counts[state] = counts.value(state, int64_t{0}) + 1;
     if (trial.stopped_early) ++stopped_early;
     std::optional<double> value = Objective(trial, spec);
-    if (value && trial.state == TrialState::kSucceeded &&
+    // Best among feasible results: a trial breaking a constraint is never
+    // best (ListOptimalTrials' rule).
+    if (value && IsFeasibleResult(spec, trial) &&
         (!best || spec.IsBetter(*value, best->second))) {
       best = std::pair(trial.number, *value);
     }
@@ -111,6 +113,14 @@ Json StudyDetailJson(const StudySnapshot& snapshot) {
     params.push_back(std::move(param));
   }
   detail["params"] = std::move(params);
+  Json metrics = Json::array();
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    metrics.push_back({{"metric", m.id},
+                       {"goal", std::string(ToString(m.goal))},
+                       {"threshold", Number(m.safety_threshold)}});
+  }
+  // Every metric, objectives and constraints (threshold not null).
+  detail["metrics"] = std::move(metrics);
   detail["reason"] = snapshot.study.reason;
   detail["early_stopping"] = spec.enable_early_stopping;
   detail["algorithm"] = spec.custom_algorithm.empty()

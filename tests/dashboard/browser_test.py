@@ -85,7 +85,9 @@ print("trial %s: lr=%r layers=%d optimizer=%s" % (trial, args.lr, args.layers, a
 for step in range(1, args.steps + 1):
     time.sleep(args.step_seconds)
     loss = final + 2.0 * math.exp(-step / 3.0)
-    reports.append({"global_step": str(step), "loss": repr(loss), "timestamp": time.time(), "trial": trial})
+    reports.append({"global_step": str(step), "loss": repr(loss), "timestamp": time.time(), "trial": trial,
+                    "latency_ms": repr(5.0 + 4.0 * args.layers + 20.0 * args.lr),
+                    "memory_mb": repr(50.0 * args.layers)})
     reports = reports[-100:]
     if path:
         tmp = "%s.tmp-%d" % (path, os.getpid())
@@ -107,6 +109,26 @@ JOB_CONFIG = """trainingInput:
     enableTrialEarlyStopping: true
     algorithm: RANDOM_SEARCH
     seed: 7
+    params:
+    - {{parameterName: lr, type: DOUBLE, minValue: 0.0001, maxValue: 1.0, scaleType: UNIT_LOG_SCALE}}
+    - {{parameterName: layers, type: INTEGER, minValue: 1, maxValue: 8, scaleType: UNIT_LINEAR_SCALE}}
+    - {{parameterName: optimizer, type: CATEGORICAL, categoricalValues: [adam, rmsprop, sgd]}}
+"""
+
+# Two objectives and a constraint (the trainer reports all three): loss falls
+# and latency rises with layers; more than 6 layers are over the memory limit.
+PARETO_CONFIG = """trainingInput:
+  command: [/usr/bin/python3, {trainer}]
+  args: [--steps=3, --step_seconds=0.01]
+  hyperparameters:
+    maxTrials: 12
+    maxParallelTrials: 4
+    algorithm: RANDOM_SEARCH
+    seed: 5
+    metrics:
+    - {{metricId: loss, goal: MINIMIZE}}
+    - {{metricId: latency_ms, goal: MINIMIZE}}
+    - {{metricId: memory_mb, goal: MINIMIZE, safetyThreshold: 300}}
     params:
     - {{parameterName: lr, type: DOUBLE, minValue: 0.0001, maxValue: 1.0, scaleType: UNIT_LOG_SCALE}}
     - {{parameterName: layers, type: INTEGER, minValue: 1, maxValue: 8, scaleType: UNIT_LINEAR_SCALE}}
@@ -449,6 +471,7 @@ class DashboardTest:
             self.step("importance", self.check_importance)
             self.step("timeline: maxParallelTrials lanes", self.check_timeline)
             self.step("config", self.check_config)
+            self.step("pareto front: a two-objective job's optimal trials", self.check_pareto)
             self.step("trial page", self.check_trial_page)
             if self.step("submit a long job", self.submit_long_job):
                 self.step("a running trial's log is followed live", self.check_live_log)
@@ -805,6 +828,49 @@ class DashboardTest:
         check(d["bars"] == len(tl["trials"]), "%d bars, the API lists %d trials" % (d["bars"], len(tl["trials"])))
         b.shot("11-study-timeline.png")
         b.console_errors("the timeline tab")
+
+    def check_pareto(self):
+        """A job of two objectives and a constraint: the plot marks exactly
+        the non-dominated feasible trials, computed here from the trials'
+        reported values; a study of one objective has no such tab."""
+        b = self.open("#/study/%s" % self.job, "the one-objective study")
+        wait_for("the study header", lambda: b.visible("#study-header .fact"))
+        check(b.js("return document.getElementById('tab-pareto').hidden"),
+              "a one-objective study shows the Pareto front tab")
+        job = "dash_pareto"
+        path = os.path.join(self.tmp, job + ".yaml")
+        with open(path, "w") as f:
+            f.write(PARETO_CONFIG.format(trainer=self.trainer))
+        submit(self.hptune, self.env, self.grpc, job, path)
+        def done():
+            s = self.api.study(job)
+            return s if s["job"] and s["job"]["state"] in ("SUCCEEDED", "FAILED", "CANCELLED") else None
+        s = wait_for("job %s to end" % job, done, timeout=240, interval=0.5)
+        check(s["job"]["state"] == "SUCCEEDED", "job %s ended %s" % (job, s["job"]["state"]))
+        # The front from the trial pages' final measurements.
+        results = {}
+        for row in self.api.trials(job)["trials"]:
+            trial = self.api.get("/api/studies/%s/trials/%d" % (job, row["number"]))
+            final = trial.get("final_measurement")
+            if row["state"] == "SUCCEEDED" and final:
+                m = final["metrics"]
+                results[row["number"]] = ((m["loss"], m["latency_ms"]), m["memory_mb"] <= 300)
+        feasible = {n: v for n, (v, ok) in results.items() if ok}
+        dominated = lambda a, b: all(x <= y for x, y in zip(a, b)) and a != b
+        front = sorted(n for n, v in feasible.items() if not any(dominated(w, v) for w in feasible.values()))
+        infeasible = sorted(n for n, (_, ok) in results.items() if not ok)
+        check(front and infeasible and len(front) < len(feasible),
+              "the job should have a front (%s), dominated and infeasible trials (%s)" % (front, infeasible))
+        b = self.open("#/study/%s?tab=pareto" % job, "the Pareto front tab")
+        d = wait_for("the Pareto front plot", lambda: b.debug("pareto"))
+        check(d["optimal"] == front, "optimal trials shown: %s, the front of the results: %s" % (d["optimal"], front))
+        check(d["infeasible"] == infeasible, "infeasible shown: %s, expected %s" % (d["infeasible"], infeasible))
+        check(d["points"] == len(results), "%d points, %d trials have every metric" % (d["points"], len(results)))
+        check((d["x"], d["y"]) == ("loss", "latency_ms"), "axes %s, %s" % (d["x"], d["y"]))
+        check(not b.js("return document.getElementById('tab-pareto').hidden"), "the Pareto front tab is hidden")
+        check("memory_mb ≤ 300" in b.text("#pareto-note"), "the note does not state the constraint")
+        b.shot("12-study-pareto.png")
+        b.console_errors("the Pareto front tab")
 
     def check_config(self):
         b = self.browser

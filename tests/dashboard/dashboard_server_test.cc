@@ -209,6 +209,66 @@ TEST_F(DashboardServerTest, TheTrialsTablePagesSortsAndFilters) {
   EXPECT_EQ(missing->status, 404);
 }
 
+// A two-objective study with a constraint: /pareto marks the feasible
+// front, and a study of one metric answers with one objective.
+TEST_F(DashboardServerTest, TheParetoAnswerMarksTheFeasibleFront) {
+  StudyRecord study = Study();
+  study.name = "pareto";
+  study.spec.SetMetrics(
+      {{.id = "acc", .goal = Goal::kMaximize},
+       {.id = "ms", .goal = Goal::kMinimize},
+       {.id = "mb", .goal = Goal::kMinimize, .safety_threshold = 100}});
+  ASSERT_OK(store_->CreateStudy(study));
+  auto result = [](double acc, double ms, double mb) {
+    Trial trial = Finished(0.1, acc);
+    trial.final_measurement->metrics = {{"acc", acc}, {"ms", ms}, {"mb", mb}};
+    return trial;
+  };
+  Trial unfinished = Finished(0.2, 0.1);
+  unfinished.state = TrialState::kActive;
+  unfinished.final_measurement.reset();
+  // 1 and 2 trade off; 3 is dominated by 1; 4 dominates all but is
+  // infeasible; 5 is 1's duplicate (both stay optimal).
+  ASSERT_OK(store_
+                ->AddTrials("pareto",
+                            {result(0.9, 20, 50), result(0.7, 10, 50),
+                             result(0.8, 30, 50), result(0.95, 5, 500),
+                             result(0.9, 20, 60), unfinished},
+                            std::nullopt)
+                .status());
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto res = Client().Get("/api/studies/pareto/pareto", auth);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const Json body = Json::parse(res->body);
+  EXPECT_EQ(body["objectives"],
+            Json::parse(R"([{"metric": "acc", "goal": "MAXIMIZE"},
+                            {"metric": "ms", "goal": "MINIMIZE"}])"));
+  EXPECT_EQ(body["constraints"][0]["threshold"], 100);
+  EXPECT_EQ(body["total"], 5);
+  std::vector<int64_t> optimal, infeasible;
+  for (const Json& t : body["trials"]) {
+    if (t["optimal"].get<bool>()) optimal.push_back(t["trial"]);
+    if (!t["feasible"].get<bool>()) infeasible.push_back(t["trial"]);
+  }
+  EXPECT_THAT(optimal, ::testing::ElementsAre(1, 2, 5));
+  EXPECT_THAT(infeasible, ::testing::ElementsAre(4));
+  EXPECT_EQ(body["trials"][1]["values"], Json::parse("[0.7, 10]"));
+  // max_points keeps every optimal trial first.
+  auto thin = Client().Get("/api/studies/pareto/pareto?max_points=3", auth);
+  ASSERT_TRUE(thin);
+  const Json thinned = Json::parse(thin->body);
+  EXPECT_EQ(thinned["downsampled"], true);
+  EXPECT_EQ(thinned["optimal"], 3);
+  auto detail = Client().Get("/api/studies/pareto", auth);
+  ASSERT_TRUE(detail);
+  EXPECT_EQ(Json::parse(detail->body)["metrics"].size(), 3u);
+  auto single = Client().Get("/api/studies/job1/pareto", auth);
+  ASSERT_TRUE(single);
+  EXPECT_EQ(Json::parse(single->body)["objectives"].size(), 1u);
+}
+
 TEST_F(DashboardServerTest, TheTrialPageListsAndReadsReplicaLogs) {
   Start(Options());
   httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};

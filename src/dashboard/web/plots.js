@@ -434,6 +434,45 @@
             debug: {bars: list.length, order: list.map((x) => x.param), method: imp.method, trials: imp.trials}};
   };
 
+  // ---- Pareto front: two objectives of the study against each other.
+  // doc: the /pareto answer; o.x, o.y: indices into doc.objectives.
+  P.pareto = function (doc, o) {
+    const objectives = doc.objectives || [];
+    const ox = objectives[o.x] || {metric: '?'}, oy = objectives[o.y] || {metric: '?'};
+    const groups = {optimal: [], dominated: [], infeasible: []};
+    for (const t of doc.trials || []) {
+      const point = [t.values[o.x], t.values[o.y], t.trial];
+      groups[t.optimal ? 'optimal' : (t.feasible ? 'dominated' : 'infeasible')].push(point);
+    }
+    // With two objectives the front is a staircase through the optimal
+    // trials, sorted along the x objective, bounding what they dominate.
+    const front = objectives.length === 2 ? groups.optimal.slice().sort((a, b) => a[0] - b[0]) : [];
+    const axis = (obj, extra) => Object.assign({type: 'value', name: objectiveName(obj.metric, obj.goal), scale: true,
+        nameLocation: 'middle', axisLabel: {formatter: (v) => U.fmt(v)}, splitLine: {lineStyle: {color: P.COLORS.grid}}}, extra);
+    const option = Object.assign(base(), {
+      grid: {left: 80, right: 36, top: 52, bottom: 56},
+      legend: {top: 8, left: 'center', itemGap: 18, data: ['optimal', 'dominated', 'infeasible']},
+      tooltip: {trigger: 'item', confine: true, formatter: (p) => (p.value && p.value[2] !== undefined ?
+          `trial ${p.value[2]} (${p.seriesName})<br>${ox.metric}: <b>${U.fmt(p.value[0])}</b><br>${oy.metric}: <b>${U.fmt(p.value[1])}</b>` : '')},
+      xAxis: axis(ox, {nameGap: 32}),
+      yAxis: axis(oy, {nameGap: 60}),
+      series: [
+        {name: 'dominated', type: 'scatter', data: groups.dominated, symbolSize: 7,
+         itemStyle: {color: P.COLORS.point, opacity: 0.55}, z: 2},
+        {name: 'infeasible', type: 'scatter', data: groups.infeasible, symbol: 'emptyCircle', symbolSize: 8,
+         itemStyle: {color: P.COLORS.INFEASIBLE, opacity: 0.8}, z: 2},
+        {name: 'optimal', type: 'scatter', data: groups.optimal, symbolSize: 11,
+         itemStyle: {color: P.COLORS.best, borderColor: '#fff', borderWidth: 1}, z: 4},
+        {name: 'front', type: 'line', data: front, step: ox.goal === 'MAXIMIZE' ? 'start' : 'end', showSymbol: false, silent: true,
+         lineStyle: {color: P.COLORS.best, width: 1.5, type: 'dashed'}, z: 3},
+      ],
+    });
+    const ids = (list) => list.map((p) => p[2]).sort((a, b) => a - b);
+    return {option, debug: {points: (doc.trials || []).length, optimal: ids(groups.optimal),
+                            infeasible: ids(groups.infeasible), x: ox.metric, y: oy.metric,
+                            downsampled: !!doc.downsampled, total: doc.total}};
+  };
+
   // ---- timeline (Gantt)
   P.timeline = function (tl, o) {
     const now = U.parseTime(tl.now) || Date.now();

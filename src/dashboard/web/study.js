@@ -6,14 +6,14 @@
   const app = () => window.hptune.app;
 
   const TABS = [
-    ['trials', 'Trials'], ['history', 'History'], ['parcoords', 'Parallel coordinates'], ['slice', 'Slice'],
+    ['trials', 'Trials'], ['history', 'History'], ['pareto', 'Pareto front'], ['parcoords', 'Parallel coordinates'], ['slice', 'Slice'],
     ['contour', 'Contour'], ['curves', 'Learning curves'], ['importance', 'Importance'],
     ['timeline', 'Timeline'], ['config', 'Config'],
   ];
   const TRIAL_STATES = ['REQUESTED', 'ACTIVE', 'STOPPING', 'SUCCEEDED', 'INFEASIBLE', 'FAILED', 'CANCELLED'];
   // Which fetched documents each tab shows.
   const TAB_DATA = {
-    trials: ['trials'], history: ['history'], parcoords: ['points'], slice: ['points'],
+    trials: ['trials'], history: ['history'], pareto: ['pareto'], parcoords: ['points'], slice: ['points'],
     contour: ['points', 'importance'], curves: ['curves'], importance: ['importance'],
     timeline: ['timeline'], config: [],
   };
@@ -73,6 +73,8 @@
         if (this.destroyed) return;
         this.session = session;
         this.detail = detail;
+        // The Pareto front tab is for studies of several objectives.
+        document.getElementById('tab-pareto').hidden = this.objectives().length < 2;
         this.renderHeader();
         this.showTab(this.tab);
       } catch (e) {
@@ -124,6 +126,8 @@
       }
       const pct = d.max_trials ? Math.min(100, 100 * done / d.max_trials) : 0;
       const cancelBtn = cancellable ? this.cancelBtn : null;
+      const objectives = this.objectives();
+      const several = objectives.length > 1;
       U.replace(this.header,
           el('div', {class: 'title-row'},
               el('h1', {id: 'study-name', text: d.name}), U.badge(d.state, d.reason || null),
@@ -131,9 +135,12 @@
               el('span', {class: 'spacer'}),
               el('span', {class: 'muted small', text: 'created ' + U.fmtTime(d.create_time)}), cancelBtn),
           el('div', {class: 'facts'},
-              fact('Objective', el('span', {class: 'strong', text: d.metric}), ' ',
-                   el('span', {class: 'goal', text: d.goal === 'MAXIMIZE' ? '↑ maximize' : '↓ minimize'})),
-              fact('Best', d.best ? [U.num(d.best.value, 'strong big'), ' ',
+              several ? fact('Objectives', ...objectives.map((m, i) => [i ? ', ' : '', el('span', {class: 'strong', text: m.metric}),
+                                                                        ' ' + (m.goal === 'MAXIMIZE' ? '↑' : '↓')]))
+                      : fact('Objective', el('span', {class: 'strong', text: d.metric}), ' ',
+                             el('span', {class: 'goal', text: d.goal === 'MAXIMIZE' ? '↑ maximize' : '↓ minimize'})),
+              several ? fact('Optimal', el('a', {href: app().studyHref(d.name, 'pareto'), id: 'pareto-link', text: 'the Pareto front'}))
+                      : fact('Best', d.best ? [U.num(d.best.value, 'strong big'), ' ',
                                      el('a', {href: app().trialHref(d.name, d.best.trial), id: 'best-trial-link',
                                               text: `trial ${d.best.trial}`})] : el('span', {class: 'muted', text: 'none yet'})),
               fact('Progress', el('div', {class: 'progress-cell', id: 'study-progress',
@@ -238,7 +245,7 @@
     async fetchDoc(name, quiet, onProgress) {
       const q = {
         trials: () => this.trialsQuery(true),
-        history: () => ({}), points: () => ({}), curves: () => ({}), importance: () => ({}), timeline: () => ({}),
+        history: () => ({}), pareto: () => ({}), points: () => ({}), curves: () => ({}), importance: () => ({}), timeline: () => ({}),
       }[name]();
       const doc = await A.get(this.base + '/' + name, q, {label: name, quiet, onProgress});
       this.data[name] = doc;
@@ -514,6 +521,47 @@
       this.histNote.textContent = h.downsampled ?
           `Downsampled on the server: ${h.points.length} of ${h.total} points shown (every change of the best is kept).` : '';
       this.drawChart('history', this.histChart, r);
+    }
+
+    // ---- Pareto front
+    objectives() {
+      return (this.detail.metrics || []).filter((m) => m.threshold === null);
+    }
+    build_pareto(panel) {
+      const select = (id, label) => el('select', {class: 'input input-small', id, 'aria-label': label,
+                                                  on: {change: () => this.render_pareto()}});
+      this.paretoX = select('pareto-x', 'x objective');
+      this.paretoY = select('pareto-y', 'y objective');
+      this.paretoNote = el('span', {class: 'muted', id: 'pareto-note', data: {testid: 'pareto-note'}});
+      this.paretoChart = this.chartBox('pareto', 460);
+      U.append(panel, [el('div', {class: 'toolbar'}, el('label', {text: 'x '}), this.paretoX,
+                          el('label', {text: ' y '}), this.paretoY, el('span', {class: 'spacer'}), this.paretoNote),
+                       el('div', {class: 'panel-status', text: 'Loading the front…'}), this.paretoChart]);
+    }
+    render_pareto() {
+      const doc = this.data.pareto;
+      if (!doc) return;
+      const objectives = doc.objectives || [];
+      if (objectives.length < 2) {
+        this.paretoNote.textContent = 'This study has one objective: its best trial is in the header.';
+        return;
+      }
+      for (const box of [this.paretoX, this.paretoY]) {
+        if (box.options.length === objectives.length) continue;
+        U.replace(box, ...objectives.map((o, i) => el('option', {value: String(i), text: o.metric})));
+      }
+      if (this.paretoY.value === this.paretoX.value) this.paretoY.value = this.paretoX.value === '0' ? '1' : '0';
+      const r = P.pareto(doc, {x: Number(this.paretoX.value), y: Number(this.paretoY.value)});
+      const constraints = (doc.constraints || []).map((c) => `${c.metric} ${c.goal === 'MAXIMIZE' ? '≥' : '≤'} ${U.fmt(c.threshold)}`);
+      this.paretoNote.textContent = `${doc.optimal} optimal of ${doc.total} trials with every metric` +
+          (constraints.length ? ` · feasible: ${constraints.join(', ')}` : '') +
+          (objectives.length > 2 ? ' · optimal on all objectives, shown on two' : '') +
+          (doc.downsampled ? ` · ${r.debug.points} shown (every optimal one)` : '') + ' · click a point to open its trial';
+      const chart = this.drawChart('pareto', this.paretoChart, r);
+      chart.off('click');
+      chart.on('click', (p) => {
+        if (p.value && p.value[2] !== undefined) location.hash = app().trialHref(this.study, p.value[2]);
+      });
     }
 
     // ---- Parallel coordinates
