@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "algorithms/stopping/asha_stopping_policy.h"
+#include "algorithms/stopping/dominance_stopping_policy.h"
 #include "algorithms/stopping/median_stopping_policy.h"
 #include "hptune/core/check.h"
 
@@ -75,6 +76,15 @@ std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule) {
   HPTUNE_CHECK(policy != nullptr,
                absl::StrCat("unknown stopping rule ", static_cast<int>(rule)));
   return policy;
+}
+
+std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(const StudySpec& spec,
+                                                     StoppingRule rule) {
+  if (spec.Objectives().size() > 1) {
+    return ValidOrDie(
+        DominanceStoppingPolicy::Create(DominanceStoppingOptions{}), rule);
+  }
+  return CreateStoppingPolicy(rule);
 }
 
 }  // namespace hptune::algorithms

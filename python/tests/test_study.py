@@ -213,3 +213,33 @@ def test_several_objectives_and_a_constraint(client):
     with pytest.raises(hptune.errors.FailedPrecondition,
                        match="2 objectives.*optimal_trials"):
         study.best_trial()
+
+
+def test_several_objectives_stop_a_dominated_trial(client):
+    """enableTrialEarlyStopping with two objectives: the dominance rule
+    stops a running trial that a completed one beat on both at its step."""
+    study = client.create_study("pareto_stop", {
+        "maxTrials": 8, "maxParallelTrials": 2,
+        "algorithm": "RANDOM_SEARCH", "enableTrialEarlyStopping": True,
+        "metrics": [{"metricId": "loss", "goal": "MINIMIZE"},
+                    {"metricId": "latency_ms", "goal": "MINIMIZE"}],
+        "params": [{"parameterName": "x", "type": "DOUBLE",
+                    "minValue": 0, "maxValue": 1}]})
+    for i in range(5):  # a front: loss falls as latency rises
+        trial = study.suggest(client_id="me")[0]
+        for step in (10, 20):
+            trial.add_measurement({"loss": 1.0 - 0.1 * i + 1.0 / step,
+                                   "latency_ms": 10.0 + i}, step=step)
+        trial.complete()
+    good, bad = study.suggest(count=2, client_id="me")
+    # Worse loss than most (the median rule on loss would stop it), but
+    # faster than every completed trial: not dominated.
+    good.add_measurement({"loss": 1.2, "latency_ms": 5.0}, step=10)
+    bad.add_measurement({"loss": 1.5, "latency_ms": 20.0}, step=10)
+    advice = study.check_early_stopping()
+    assert advice[good.id][0] is False, advice[good.id]
+    assert advice[bad.id][0] is True
+    assert "is dominated by trial" in advice[bad.id][1]
+    assert bad.should_stop() is True
+    assert bad.refresh().state == "STOPPING" and bad.stopped_early
+    assert good.should_stop() is False

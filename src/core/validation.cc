@@ -329,12 +329,6 @@ void CheckMetrics(std::string_view prefix, const StudySpec& spec,
                     Quote(objective_list.front().id) +
                     ", is the primary metric), got " + Quote(spec.metric_tag));
   }
-  if (objectives > 1 && spec.enable_early_stopping) {
-    check.Error(JoinPath(prefix, "enableTrialEarlyStopping"),
-                "is not supported with several objectives yet (got " +
-                    std::to_string(objectives) +
-                    "); early stopping judges one metric");
-  }
 }
 
 void CheckAtLeast(const std::string& field, int value, int minimum,

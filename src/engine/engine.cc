@@ -384,8 +384,9 @@ absl::StatusOr<std::vector<algorithms::StoppingDecision>>
 TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingRule rule,
                                  const std::set<int64_t>& only) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   std::unique_ptr<algorithms::StoppingPolicy> policy =
-      algorithms::CreateStoppingPolicy(rule);
+      algorithms::CreateStoppingPolicy(study.spec, rule);
   return CheckEarlyStopping(study_name, *policy, only);
 }
 

@@ -147,16 +147,13 @@ TEST(MetricsConfigTest, ObjectivesAreBetweenOneAndFour) {
                           "must not be empty (or leave it out)"));
 }
 
-TEST(MetricsConfigTest, EarlyStoppingNeedsOneObjective) {
-  EXPECT_THAT(
-      Errors(Config("    enableTrialEarlyStopping: true\n"
-                    "    metrics:\n"
-                    "    - {metricId: a, goal: MINIMIZE}\n"
-                    "    - {metricId: b, goal: MINIMIZE}\n")),
-      ElementsAre(""
-                  "trainingInput.hyperparameters.enableTrialEarlyStopping: "
-                  "is not supported with several objectives yet (got 2); "
-                  "early stopping judges one metric"));
+TEST(MetricsConfigTest, EarlyStoppingIsAllowedWithSeveralObjectives) {
+  // Several objectives: the dominance rule judges them.
+  EXPECT_THAT(Errors(Config("    enableTrialEarlyStopping: true\n"
+                            "    metrics:\n"
+                            "    - {metricId: a, goal: MINIMIZE}\n"
+                            "    - {metricId: b, goal: MINIMIZE}\n")),
+              IsEmpty());
   // One objective and a constraint: stopping judges the objective.
   EXPECT_THAT(Errors(Config("    enableTrialEarlyStopping: true\n" +
                             std::string(kTwoMetrics))),

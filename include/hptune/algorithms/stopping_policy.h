@@ -72,6 +72,11 @@ std::string_view ToString(StoppingRule rule);
 
 // The policy for `rule` with its documented default options.
 std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule);
+// The policy for a study: with several objectives the dominance rule
+// (algorithms/stopping/dominance_stopping_policy.h), whatever `rule` (which
+// judges one metric); otherwise CreateStoppingPolicy(rule).
+std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(const StudySpec& spec,
+                                                     StoppingRule rule);
 // The same for a rule that is a CurveStoppingPolicy (the median rules);
 // nullptr for the others (ASHA ranks trials by when they reached a rung and
 // reads every trial).
