@@ -384,17 +384,27 @@ absl::StatusOr<std::vector<algorithms::StoppingDecision>>
 TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingRule rule,
                                  const std::set<int64_t>& only) {
-  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   std::unique_ptr<algorithms::StoppingPolicy> policy =
-      algorithms::CreateStoppingPolicy(study.spec, rule);
-  return CheckEarlyStopping(study_name, *policy, only);
+      algorithms::CreateStoppingPolicy(rule);
+  return CheckEarlyStopping(study_name, *policy, only,
+                            /*several_objectives_by_dominance=*/true);
 }
 
 absl::StatusOr<std::vector<algorithms::StoppingDecision>>
 TuningEngine::CheckEarlyStopping(std::string_view study_name,
                                  algorithms::StoppingPolicy& policy,
                                  const std::set<int64_t>& only) {
+  return CheckEarlyStopping(study_name, policy, only,
+                            /*several_objectives_by_dominance=*/false);
+}
+
+absl::StatusOr<std::vector<algorithms::StoppingDecision>>
+TuningEngine::CheckEarlyStopping(std::string_view study_name,
+                                 algorithms::StoppingPolicy& policy,
+                                 const std::set<int64_t>& only,
+                                 bool several_objectives_by_dominance) {
   std::vector<algorithms::StoppingDecision> decisions;
+  bool judged = false;
   if (auto* curve_policy =
           dynamic_cast<algorithms::CurveStoppingPolicy*>(&policy)) {
     // A curve rule judges each ACTIVE trial by its own curve against the
@@ -404,17 +414,30 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
         study_name, only,
         [&](const StudySpec& spec,
             std::span<const algorithms::TrialCurve> trials) -> absl::Status {
+          if (several_objectives_by_dominance && spec.Objectives().size() > 1) {
+            return absl::OkStatus();
+          }
           HPTUNE_ASSIGN_OR_RETURN(decisions,
                                   curve_policy->DecideOnCurves(spec, trials));
+          judged = true;
           return absl::OkStatus();
         }));
-  } else {
-    // Another rule (ASHA ranks every running trial against the others)
-    // reads them all.
+  }
+  if (!judged) {
+    // Another rule (ASHA ranks every running trial against the others), or
+    // the dominance rule for a study of several objectives
+    // (CreateStoppingPolicy(spec, rule)), reads them all.
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                             store_.ListTrials(study_name));
-    HPTUNE_ASSIGN_OR_RETURN(decisions, policy.Decide(study.spec, trials));
+    std::unique_ptr<algorithms::StoppingPolicy> dominance;
+    algorithms::StoppingPolicy* judge = &policy;
+    if (several_objectives_by_dominance && study.spec.Objectives().size() > 1) {
+      dominance = algorithms::CreateStoppingPolicy(
+          study.spec, algorithms::StoppingRule::kMedian);
+      judge = dominance.get();
+    }
+    HPTUNE_ASSIGN_OR_RETURN(decisions, judge->Decide(study.spec, trials));
   }
   if (!only.empty()) {
     std::erase_if(decisions, [&](const algorithms::StoppingDecision& d) {

@@ -151,13 +151,14 @@ class TuningEngine {
                                            int64_t trial,
                                            std::string_view reason);
 
-  // Early stopping. CheckEarlyStopping asks `rule`'s policy about every
-  // ACTIVE trial of the study, or only those in `only` when it is not empty
-  // (other trials are left out of the reply); StopTrial moves one ACTIVE
-  // trial to STOPPING with stopped_early set and the reason. Its runner then
-  // ends it with CompleteTrial, whose final measurement is its last one.
-  // CheckEarlyStopping is on clients' hot path (after every measurement): for
-  // the median rules it reads only the curves they need, and of those only
+  // Early stopping. CheckEarlyStopping asks `rule`'s policy (for a study of
+  // several objectives, the dominance rule: CreateStoppingPolicy(spec,
+  // rule)) about every ACTIVE trial of the study, or only those in `only` when
+  // it is not empty (other trials are left out of the reply); StopTrial moves
+  // one ACTIVE trial to STOPPING with stopped_early set and the reason. Its
+  // runner then ends it with CompleteTrial, whose final measurement is its last
+  // one. CheckEarlyStopping is on clients' hot path (after every measurement):
+  // for the median rules it reads only the curves they need, and of those only
   // what was reported since the last check (src/engine/curve_cache.h).
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, algorithms::StoppingRule rule,
@@ -184,6 +185,11 @@ class TuningEngine {
   absl::StatusOr<std::vector<Trial>> OptimalTrials(std::string_view study);
 
  private:
+  // The public overloads: with `several_objectives_by_dominance`, a study of
+  // several objectives is judged by the dominance rule instead of `policy`.
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
+      std::string_view study, algorithms::StoppingPolicy& policy,
+      const std::set<int64_t>& only, bool several_objectives_by_dominance);
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
                                  TrialState state, std::string_view reason);
   // Marks the study COMPLETED, and says so, when nothing more can run in it:
