@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -71,9 +72,34 @@ struct LogRequest {
 };
 
 // Checks a logs request and finds the file.
-absl::StatusOr<LogRequest> ResolveLog(store::Store& store,
-                                      const std::filesystem::path& runs_dir,
-                                      const v1::GetTrialLogsRequest& request) {
+// With `follow`, a trial the job has yet to create is waited for: a client
+// may follow trial 1 as soon as it submits. NOT_FOUND at once when the job
+// has ended or the trial is beyond maxTrials; CANCELLED when the client
+// goes away.
+absl::Status WaitForTrial(store::Store& store, const JobRecord& job,
+                          int64_t trial,
+                          const std::function<bool()>& is_cancelled) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store.GetStudy(job.study_name));
+  while (true) {
+    absl::StatusOr<Trial> found = store.GetTrial(job.study_name, trial);
+    if (found.ok() || !absl::IsNotFound(found.status())) {
+      return found.status();
+    }
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord now, store.GetJob(job.job_id));
+    if (IsTerminal(now.state) || trial > study.spec.max_trials) {
+      return found.status();
+    }
+    if (is_cancelled()) {
+      return absl::CancelledError("the client cancelled the log stream");
+    }
+    std::this_thread::sleep_for(kStreamPoll);
+  }
+}
+
+absl::StatusOr<LogRequest> ResolveLog(
+    store::Store& store, const std::filesystem::path& runs_dir,
+    const v1::GetTrialLogsRequest& request,
+    const std::function<bool()>& is_cancelled = [] { return false; }) {
   HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request.job_id()));
   if (request.trial_id() < 1) {
     return absl::InvalidArgumentError(
@@ -98,6 +124,10 @@ absl::StatusOr<LogRequest> ResolveLog(store::Store& store,
                      request.max_bytes()));
   }
   HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store.GetJob(request.job_id()));
+  if (request.follow()) {
+    HPTUNE_RETURN_IF_ERROR(
+        WaitForTrial(store, job, request.trial_id(), is_cancelled));
+  }
   LogRequest log{.path = runs_dir / request.job_id() /
                          std::to_string(request.trial_id()) /
                          (replica + ".log"),
@@ -400,7 +430,9 @@ grpc::Status JobService::StreamTrialLogs(
     grpc::ServerWriter<v1::LogChunk>* writer) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(
-        LogRequest log, ResolveLog(store_, jobs_.options().runs_dir, *request));
+        LogRequest log,
+        ResolveLog(store_, jobs_.options().runs_dir, *request,
+                   [context] { return context->IsCancelled(); }));
     int64_t offset = log.offset;
     while (!context->IsCancelled()) {
       // Read "ended" before the data: output written before the trial ended

@@ -151,6 +151,44 @@ TEST(ServeJobTest, SubmittedJobIsWatchedToCompletion) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+// Following a trial the job has yet to create waits for it: trial 3 of a
+// job running 2 at a time starts only when one of the first two ends. A
+// trial beyond maxTrials is NOT_FOUND at once.
+TEST(ServeJobTest, FollowingALaterTrialsLogWaitsForIt) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job submitted;
+  grpc::Status status =
+      Submit(server, "follow_job", CurveJob(3, 3, 0.05), &submitted);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  auto stub = server.JobStub();
+  v1::GetTrialLogsRequest request;
+  request.set_job_id("follow_job");
+  request.set_trial_id(3);
+  request.set_follow(true);
+  auto context = Context(std::nullopt, std::chrono::seconds(120));
+  auto reader = stub->StreamTrialLogs(context.get(), request);
+  std::string log;
+  bool ended = false;
+  v1::LogChunk chunk;
+  while (reader->Read(&chunk)) {
+    log += chunk.data();
+    ended = ended || chunk.end_of_log();
+  }
+  status = reader->Finish();
+  ASSERT_TRUE(status.ok()) << status.error_message() << server.Output();
+  EXPECT_TRUE(ended);
+  EXPECT_THAT(log, HasSubstr("loss="));
+
+  request.set_trial_id(4);
+  auto beyond_context = Context();
+  auto beyond = stub->StreamTrialLogs(beyond_context.get(), request);
+  while (beyond->Read(&chunk)) {
+  }
+  EXPECT_EQ(beyond->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
 TEST(ServeJobTest, LogFileGetsTheJobLinesTimestampedAndPrivate) {
   const std::string dir = testing::MakeTempDir();
   const std::string log = dir + "/serve.log";
