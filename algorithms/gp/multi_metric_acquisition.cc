@@ -110,10 +110,11 @@ double ConstrainedLogEiAcquisition::EvaluateWithGradient(
          LogFeasibility(constraints_, best_ ? gamma_ : 1.0, x, gradient);
 }
 
-double ScalarizedUcbAcquisition::Scalarize(std::span<const double> y) const {
+double Scalarize(std::span<const double> weights,
+                 std::span<const double> reference, std::span<const double> y) {
   double s = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < weights_.size(); ++i) {
-    s = std::min(s, (y[i] - reference_[i]) / weights_[i]);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    s = std::min(s, (y[i] - reference[i]) / weights[i]);
   }
   return s;
 }

@@ -107,6 +107,10 @@ class ConstrainedLogEiAcquisition : public AcquisitionFunction {
   double gamma_;
 };
 
+// s_w(y) = min_i (y_i - r_i) / w_i (above).
+double Scalarize(std::span<const double> weights,
+                 std::span<const double> reference, std::span<const double> y);
+
 class ScalarizedUcbAcquisition : public AcquisitionFunction {
  public:
   // One weight (> 0) and one reference value per objective model; the
@@ -130,7 +134,9 @@ class ScalarizedUcbAcquisition : public AcquisitionFunction {
                               std::span<double> gradient) const override;
 
   // s_w(y) of a point of objective values (above).
-  double Scalarize(std::span<const double> y) const;
+  double Scalarize(std::span<const double> y) const {
+    return gp::Scalarize(weights_, reference_, y);
+  }
 
  private:
   std::vector<const GaussianProcess*> objectives_;

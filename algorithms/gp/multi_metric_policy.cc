@@ -188,14 +188,12 @@ Search ScalarizedSearch(const MultiMetricModels& m, const GpHistory& history,
   for (int i = 0; i < m.objectives; ++i) {
     objectives.push_back(&m.models[i]->gp);
   }
-  // Unused scalarisation: only its Scalarize is needed for the baseline.
-  const ScalarizedUcbAcquisition scale(objectives, weights, reference, {}, 1);
   std::vector<int> front_rows;
   std::vector<double> score(history.observations.size(), 0.0);
   double baseline = 0;
   for (size_t i : f.front) {
     front_rows.push_back(f.rows[i]);
-    score[f.rows[i]] = scale.Scalarize(f.points[i]);
+    score[f.rows[i]] = Scalarize(weights, reference, f.points[i]);
     baseline = std::max(baseline, score[f.rows[i]]);
   }
   Search search;
