@@ -132,12 +132,12 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
 }
 
 std::vector<double> Targets(const std::vector<Observation>& observations,
-                            int column) {
+                            int column, bool warp) {
   std::vector<double> values;
   for (const Observation& o : observations) {
     if (o.feasible) values.push_back(column == 0 ? o.value : o.metrics[column]);
   }
-  const std::vector<double> warped = WarpObjectives(values);
+  const std::vector<double> warped = warp ? WarpObjectives(values) : values;
   const auto [lo, hi] = std::minmax_element(warped.begin(), warped.end());
   // Failed points sit at the worst value (one unit below when all agree).
   const double worst = *lo < *hi ? *lo : *lo - 1;

@@ -80,9 +80,12 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
                       const std::vector<Trial>& active);
 
 // Every observation's standardised target of objective column `column`,
-// in order.
+// in order, warped first (output_warping.h) when `warp`. A study of several
+// objectives does not warp them: a warp keeps which point dominates which
+// but not the hypervolume, which the designer's scalarisations measure in
+// the targets' units (benchmarks/RESULTS.md).
 std::vector<double> Targets(const std::vector<Observation>& observations,
-                            int column = 0);
+                            int column = 0, bool warp = true);
 
 // A constraint column's standardised targets and its threshold in the same
 // units. Infeasible observations take the lowest value (one below it when

@@ -228,7 +228,8 @@ absl::StatusOr<MultiMetricModels> BuildMultiMetricModels(
   for (int c = 0; c < columns; ++c) {
     std::vector<double> targets;
     if (c < history.objectives) {
-      targets = Targets(history.observations, c);
+      targets = Targets(history.observations, c,
+                        /*warp=*/history.objectives == 1);
       m.objective_targets.push_back(targets);
     } else {
       ConstraintColumn column = ConstraintTargets(

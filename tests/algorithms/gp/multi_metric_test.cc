@@ -9,9 +9,11 @@
 
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/gp_history.h"
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/multi_metric_acquisition.h"
+#include "algorithms/gp/multi_metric_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
@@ -263,6 +265,36 @@ TEST(MultiMetricDesignerTest, StateKeepsOneModelPerMetric) {
   ASSERT_OK(parsed);
   EXPECT_EQ(parsed->other_thetas.size(), 2u);
   EXPECT_EQ(FormatGpState(*parsed), state);
+}
+
+// Several objectives are standardised, not warped: each objective's
+// targets are an affine function of its values (negated when minimised),
+// so the scalarisations measure hypervolume in the values' geometry.
+TEST(MultiMetricDesignerTest, SeveralObjectivesAreStandardisedNotWarped) {
+  const StudySpec spec = TwoObjectiveSpec(false);
+  const std::vector<Trial> trials = RunStudy(spec, 5, 12, 1);
+  auto encoding = FeatureEncoding::Create(spec.search_space);
+  ASSERT_OK(encoding);
+  const GpHistory history = ReadHistory(spec, *encoding, trials, {});
+  std::vector<std::unique_ptr<GpModelBuilder>> builders;
+  GpState state;
+  auto models = BuildMultiMetricModels(history, *encoding, 5, builders, state);
+  ASSERT_OK(models);
+  for (int column = 0; column < 2; ++column) {
+    const char* metric = column == 0 ? kLoss : kLatency;
+    const std::vector<double>& t = models->objective_targets[column];
+    ASSERT_EQ(t.size(), trials.size());
+    std::vector<double> v;
+    for (const Trial& trial : trials)
+      v.push_back(*trial.FinalObjective(metric));
+    // Slope between every point and the first: one value, negative.
+    const double slope = (t[1] - t[0]) / (v[1] - v[0]);
+    EXPECT_LT(slope, 0);
+    for (size_t i = 2; i < t.size(); ++i) {
+      EXPECT_NEAR(t[i] - t[0], slope * (v[i] - v[0]), 1e-9)
+          << metric << ", trial " << i + 1;
+    }
+  }
 }
 
 // How many of the model's suggestions (after seeding) meet the constraint,
