@@ -130,47 +130,74 @@ bool IsFeasibleResult(const StudySpec& spec, const Trial& trial) {
   return true;
 }
 
-std::optional<Trial> BestTrial(const StudySpec& spec,
-                               const std::vector<Trial>& trials) {
-  const Trial* best = nullptr;
+namespace {
+
+// The index of BestTrial's trial in `trials`.
+std::optional<size_t> BestIndex(const StudySpec& spec,
+                                const std::vector<const Trial*>& trials) {
+  std::optional<size_t> best;
   std::optional<double> best_value;
-  for (const Trial& t : trials) {
-    if (!IsFeasibleResult(spec, t)) continue;
-    std::optional<double> value = t.FinalObjective(spec.metric_tag);
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (!IsFeasibleResult(spec, *trials[i])) continue;
+    std::optional<double> value = trials[i]->FinalObjective(spec.metric_tag);
     if (value && (!best || spec.IsBetter(*value, *best_value))) {
-      best = &t;
+      best = i;
       best_value = value;
     }
   }
-  if (best == nullptr) return std::nullopt;
-  return *best;
+  return best;
+}
+
+std::vector<const Trial*> Pointers(const std::vector<Trial>& trials) {
+  std::vector<const Trial*> pointers;
+  pointers.reserve(trials.size());
+  for (const Trial& t : trials) pointers.push_back(&t);
+  return pointers;
+}
+
+}  // namespace
+
+std::optional<Trial> BestTrial(const StudySpec& spec,
+                               const std::vector<Trial>& trials) {
+  std::optional<size_t> best = BestIndex(spec, Pointers(trials));
+  if (!best) return std::nullopt;
+  return trials[*best];
+}
+
+std::vector<size_t> OptimalTrialIndices(
+    const StudySpec& spec, const std::vector<const Trial*>& trials) {
+  const std::vector<MetricSpec> objectives = spec.Objectives();
+  if (objectives.size() <= 1) {
+    std::optional<size_t> best = BestIndex(spec, trials);
+    if (!best) return {};
+    return {*best};
+  }
+  std::vector<size_t> feasible;
+  std::vector<std::vector<double>> points;  // Maximised.
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (!IsFeasibleResult(spec, *trials[i])) continue;
+    std::vector<double> point;
+    for (const MetricSpec& m : objectives) {
+      const double value = *trials[i]->FinalObjective(m.id);
+      point.push_back(m.goal == Goal::kMaximize ? value : -value);
+    }
+    feasible.push_back(i);
+    points.push_back(std::move(point));
+  }
+  // Every point has objectives.size() finite entries: no error is possible.
+  std::vector<size_t> optimal;
+  for (size_t i : ParetoFront(points).value_or(std::vector<size_t>{})) {
+    optimal.push_back(feasible[i]);
+  }
+  return optimal;
 }
 
 std::vector<Trial> OptimalTrials(const StudySpec& spec,
                                  const std::vector<Trial>& trials) {
-  const std::vector<MetricSpec> objectives = spec.Objectives();
-  if (objectives.size() <= 1) {
-    std::optional<Trial> best = BestTrial(spec, trials);
-    if (!best) return {};
-    return {*std::move(best)};
-  }
-  std::vector<const Trial*> feasible;
-  std::vector<std::vector<double>> points;  // Maximised.
-  for (const Trial& t : trials) {
-    if (!IsFeasibleResult(spec, t)) continue;
-    std::vector<double> point;
-    for (const MetricSpec& m : objectives) {
-      const double value = *t.FinalObjective(m.id);
-      point.push_back(m.goal == Goal::kMaximize ? value : -value);
-    }
-    feasible.push_back(&t);
-    points.push_back(std::move(point));
-  }
-  // Every point has objectives.size() finite entries: no error is possible.
-  std::vector<size_t> front =
-      ParetoFront(points).value_or(std::vector<size_t>{});
   std::vector<Trial> optimal;
-  for (size_t i : front) optimal.push_back(*feasible[i]);
+  for (size_t i : OptimalTrialIndices(spec, Pointers(trials))) {
+    optimal.push_back(trials[i]);
+  }
   return optimal;
 }
 

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "hptune/core/pareto.h"
 #include "hptune/core/study.h"
 #include "src/dashboard/thinning.h"
 
@@ -31,38 +30,31 @@ Json ParetoJson(const StudySnapshot& snapshot, size_t max_points) {
       objective_columns.push_back(i);
     }
   }
+  // The trials with every metric, its objectives finite.
   struct Row {
     const Trial* trial;
     std::vector<double> values;  // The objectives', as reported.
     bool feasible;
   };
   std::vector<Row> rows;
-  std::vector<std::vector<double>> oriented;  // Feasible rows, maximised.
-  std::vector<size_t> feasible_rows;
+  std::vector<const Trial*> with_values;
   for (const auto& trial : snapshot.trials) {
     if (trial == nullptr) continue;
     std::optional<std::vector<double>> values = FinalMetricValues(spec, *trial);
     if (!values) continue;
     Row row{trial.get(), {}, IsFeasibleResult(spec, *trial)};
-    std::vector<double> up;
     bool finite = true;
     for (size_t c : objective_columns) {
-      const double v = (*values)[c];
-      finite = finite && std::isfinite(v);
-      row.values.push_back(v);
-      up.push_back(all[c].goal == Goal::kMaximize ? v : -v);
+      finite = finite && std::isfinite((*values)[c]);
+      row.values.push_back((*values)[c]);
     }
     if (!finite) continue;
-    if (row.feasible) {
-      feasible_rows.push_back(rows.size());
-      oriented.push_back(std::move(up));
-    }
+    with_values.push_back(trial.get());
     rows.push_back(std::move(row));
   }
+  // ListOptimalTrials' trials (core/study.h).
   std::vector<bool> optimal(rows.size(), false);
-  for (size_t i : ParetoFront(oriented).value_or(std::vector<size_t>{})) {
-    optimal[feasible_rows[i]] = true;
-  }
+  for (size_t i : OptimalTrialIndices(spec, with_values)) optimal[i] = true;
   // Every optimal trial, then the others evenly spread.
   std::vector<size_t> others;
   std::vector<size_t> kept;

@@ -9,6 +9,7 @@
 #ifndef HPTUNE_CORE_STUDY_H_
 #define HPTUNE_CORE_STUDY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -145,6 +146,10 @@ std::optional<Trial> BestTrial(const StudySpec& spec,
 // result dominates on the objectives (core/pareto.h), ties all kept.
 std::vector<Trial> OptimalTrials(const StudySpec& spec,
                                  const std::vector<Trial>& trials);
+// The same as indices into `trials`, increasing, for a caller that holds
+// pointers (the dashboard's snapshots).
+std::vector<size_t> OptimalTrialIndices(
+    const StudySpec& spec, const std::vector<const Trial*>& trials);
 
 }  // namespace hptune
 
