@@ -1,5 +1,6 @@
 #include "algorithms/gp/gp_designer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -71,9 +72,11 @@ std::optional<Suggestion> GpDesigner::QuasiRandom(const std::string& origin,
 absl::StatusOr<std::unique_ptr<GpModel>> GpDesigner::BuildModel() {
   const auto n = static_cast<uint64_t>(history_.observations.size());
   const bool refit = NeedsRefit(state_, n);
+  if (defer_) deferred_.assign(1, std::nullopt);
   absl::StatusOr<std::unique_ptr<GpModel>> model =
       builders_[0]->Build(history_, Targets(history_.observations), encoding_,
-                          DeriveSeed(seed_, kFitSalt, n), refit, state_.theta);
+                          DeriveSeed(seed_, kFitSalt, n), refit, state_.theta,
+                          defer_ ? &deferred_[0] : nullptr);
   if (builders_[0]->refitted()) state_.fit_rows = n;
   return model;
 }
@@ -85,6 +88,8 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   }
   ++state_.suggest_calls;
   for (auto& builder : builders_) builder->ClearFlags();
+  deferred_.clear();
+  deferred_rows_ = history_.observations.size();
   const bool multi_metric = history_.columns() > 1;
   const int dimension = encoding_.dimension();
   const auto total = static_cast<int>(history_.observations.size());
@@ -117,8 +122,9 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
       case SuggestionSource::kModel:
         if (multi_metric) {
           if (!models && model_error.empty()) {
-            absl::StatusOr<MultiMetricModels> built = BuildMultiMetricModels(
-                history_, encoding_, seed_, builders_, state_);
+            absl::StatusOr<MultiMetricModels> built =
+                BuildMultiMetricModels(history_, encoding_, seed_, builders_,
+                                       state_, defer_ ? &deferred_ : nullptr);
             if (built.ok()) {
               models = *std::move(built);
             } else {
@@ -153,6 +159,47 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
 }
 
 std::string GpDesigner::SaveState() const { return FormatGpState(state_); }
+
+std::optional<Designer::DeferredWork> GpDesigner::TakeDeferredWork() {
+  const bool any = std::any_of(deferred_.begin(), deferred_.end(),
+                               [](const auto& job) { return job.has_value(); });
+  if (!any) return std::nullopt;
+  DeferredWork work = [jobs = std::move(deferred_), rows = deferred_rows_](
+                          const std::atomic<bool>& cancelled) -> std::string {
+    GpFit fit{.rows = rows};
+    for (const std::optional<FitJob>& job : jobs) {
+      fit.thetas.emplace_back();
+      if (!job.has_value()) continue;
+      absl::StatusOr<std::vector<double>> theta = RunFitJob(*job, &cancelled);
+      if (absl::IsCancelled(theta.status())) return "";
+      // A failed fit keeps that column's saved hyperparameters.
+      if (theta.ok()) fit.thetas.back() = *std::move(theta);
+    }
+    return FormatGpFit(fit);
+  };
+  deferred_.clear();
+  return work;
+}
+
+absl::Status GpDesigner::AcceptDeferredResult(std::string_view result) {
+  if (result.empty()) return absl::OkStatus();
+  HPTUNE_ASSIGN_OR_RETURN(
+      GpFit fit, ParseGpFit(result, PackedSize(encoding_.dimension())));
+  if (fit.rows <= state_.fit_rows) return absl::OkStatus();  // Older.
+  bool any = false;
+  for (size_t c = 0; c < fit.thetas.size(); ++c) {
+    if (fit.thetas[c].empty()) continue;
+    any = true;
+    if (c == 0) {
+      state_.theta = std::move(fit.thetas[c]);
+    } else {
+      if (state_.other_thetas.size() < c) state_.other_thetas.resize(c);
+      state_.other_thetas[c - 1] = std::move(fit.thetas[c]);
+    }
+  }
+  if (any) state_.fit_rows = fit.rows;
+  return absl::OkStatus();
+}
 
 absl::Status GpDesigner::RestoreState(std::string_view state) {
   HPTUNE_ASSIGN_OR_RETURN(

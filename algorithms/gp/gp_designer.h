@@ -63,6 +63,7 @@ namespace hptune::algorithms::gp {
 
 class GpModelBuilder;  // gp_model.h
 struct GpModel;        // gp_model.h
+struct FitJob;         // gp_model.h
 
 class GpDesigner : public Designer {
  public:
@@ -78,6 +79,16 @@ class GpDesigner : public Designer {
   absl::StatusOr<std::vector<Suggestion>> Suggest(int count) override;
   std::string SaveState() const override;
   [[nodiscard]] absl::Status RestoreState(std::string_view state) override;
+  // Deferred refits (designer.h): a due hyperparameter refit of a model
+  // that has hyperparameters already is handed over as deferred work (a
+  // GpFit, gp_state.h) and the suggestion uses the saved ones. The first
+  // fit, on InitialPoints(D) observations, stays inline.
+  void DeferWork() override { defer_ = true; }
+  std::optional<DeferredWork> TakeDeferredWork() override;
+  // Keeps the fit's hyperparameters when it saw more observations than the
+  // restored state's fit; call after RestoreState.
+  [[nodiscard]] absl::Status AcceptDeferredResult(
+      std::string_view result) override;
 
   // Why trials of the last Update were left out of the model, one line
   // each ("trial 7: CANCELLED", ...).
@@ -112,6 +123,10 @@ class GpDesigner : public Designer {
   GpHistory history_;
   // One per model column (gp_history.h); [0] alone for one metric.
   std::vector<std::unique_ptr<GpModelBuilder>> builders_;
+  bool defer_ = false;
+  // The last Suggest's deferred fits, per model column, and their rows.
+  std::vector<std::optional<FitJob>> deferred_;
+  uint64_t deferred_rows_ = 0;
 };
 
 }  // namespace hptune::algorithms::gp

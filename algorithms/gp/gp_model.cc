@@ -62,29 +62,43 @@ bool NeedsRefit(const GpState& state, uint64_t n) {
          n >= state.fit_rows + interval;
 }
 
+absl::StatusOr<std::vector<double>> RunFitJob(
+    const FitJob& job, const std::atomic<bool>* cancelled) {
+  HyperparameterFitOptions options = job.options;
+  options.cancelled = cancelled;
+  absl::StatusOr<HyperparameterFit> fit =
+      FitHyperparameters(job.data, job.prior, options);
+  if (absl::IsCancelled(fit.status())) return fit.status();
+  if (!fit.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("gp_fit_failed(", fit.status().message(), ")"));
+  }
+  return fit->theta;
+}
+
 GpModelBuilder::GpModelBuilder() = default;
 GpModelBuilder::~GpModelBuilder() = default;
 
 absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
     const GpHistory& history, const std::vector<double>& targets,
     const FeatureEncoding& encoding, uint64_t fit_seed, bool refit,
-    std::vector<double>& theta) {
+    std::vector<double>& theta, std::optional<FitJob>* deferred) {
   TrainingData data =
       MakeTrainingData(history, encoding, targets, ModelRows(targets));
   if (refit || theta.empty()) {
-    HyperparameterFitOptions options;
-    options.warm_start = theta;
-    options.random_starts = theta.empty() ? 3 : 1;
-    options.max_evaluations_per_start = 100;
-    options.seed = fit_seed;
-    absl::StatusOr<HyperparameterFit> fit =
-        FitHyperparameters(data, MakePrior(encoding.features()), options);
-    if (!fit.ok()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("gp_fit_failed(", fit.status().message(), ")"));
+    FitJob job{.data = data, .prior = MakePrior(encoding.features())};
+    job.options.warm_start = theta;
+    job.options.random_starts = theta.empty() ? 3 : 1;
+    job.options.max_evaluations_per_start = 100;
+    job.options.seed = fit_seed;
+    if (deferred != nullptr && !theta.empty()) {
+      *deferred = std::move(job);
+    } else {
+      absl::StatusOr<std::vector<double>> fitted = RunFitJob(job);
+      if (!fitted.ok()) return fitted.status();
+      theta = *std::move(fitted);
+      refitted_ = true;
     }
-    theta = fit->theta;
-    refitted_ = true;
   }
   absl::StatusOr<GaussianProcess> gp =
       GaussianProcess::Create(std::move(data), theta, last_model_.get());

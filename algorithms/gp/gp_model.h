@@ -28,6 +28,7 @@
 #ifndef HPTUNE_ALGORITHMS_GP_GP_MODEL_H_
 #define HPTUNE_ALGORITHMS_GP_GP_MODEL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,6 +40,8 @@
 #include "algorithms/gp/gaussian_process.h"
 #include "algorithms/gp/gp_history.h"
 #include "algorithms/gp/gp_state.h"
+#include "algorithms/gp/hyperparameter_fit.h"
+#include "algorithms/gp/hyperparameters.h"
 
 namespace hptune::algorithms::gp {
 
@@ -67,6 +70,19 @@ struct GpModel {
 // caller then sets state.fit_rows to n.
 bool NeedsRefit(const GpState& state, uint64_t n);
 
+// A full hyperparameter fit with its own copy of the data: what Build runs
+// inline, or what a deferred refit runs later on another thread.
+struct FitJob {
+  TrainingData data;
+  HyperparameterPrior prior;
+  HyperparameterFitOptions options;
+};
+
+// The fitted hyperparameters; FailedPrecondition "gp_fit_failed(...)", or
+// Cancelled when `cancelled` (may be null) became true first.
+absl::StatusOr<std::vector<double>> RunFitJob(
+    const FitJob& job, const std::atomic<bool>* cancelled = nullptr);
+
 class GpModelBuilder {
  public:
   GpModelBuilder();
@@ -75,12 +91,14 @@ class GpModelBuilder {
   // The model of `targets` (one per observation of `history`, which has a
   // feasible one), with the pending points believed. Runs a full fit first
   // when `refit` or `theta` is empty, replacing `theta`; the fit's random
-  // starts come from `fit_seed`. FailedPrecondition "gp_fit_failed(...)" or
+  // starts come from `fit_seed`. With `deferred` and a non-empty `theta`, a
+  // due refit is not run but stored in *deferred, and the model uses
+  // `theta`. FailedPrecondition "gp_fit_failed(...)" or
   // "gp_model_failed(...)" when there can be no model.
   absl::StatusOr<std::unique_ptr<GpModel>> Build(
       const GpHistory& history, const std::vector<double>& targets,
       const FeatureEncoding& encoding, uint64_t fit_seed, bool refit,
-      std::vector<double>& theta);
+      std::vector<double>& theta, std::optional<FitJob>* deferred = nullptr);
 
   // Whether a Build since the last ClearFlags ran a full fit, and whether
   // it extended the previous factorisation instead of factoring afresh.

@@ -160,4 +160,44 @@ absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size) {
   return state;
 }
 
+namespace {
+constexpr std::string_view kFitVersion = "gpfit1";
+constexpr std::string_view kFitForm =
+    "gpfit1;rows=<n>;theta=<hex floats, comma-separated>[;theta1=...]";
+}  // namespace
+
+std::string FormatGpFit(const GpFit& fit) {
+  std::string text = absl::StrCat(std::string(kFitVersion), ";rows=", fit.rows);
+  for (size_t i = 0; i < fit.thetas.size(); ++i) {
+    absl::StrAppend(&text, ";theta", i == 0 ? "" : absl::StrCat(i), "=",
+                    FormatTheta(fit.thetas[i]));
+  }
+  return text;
+}
+
+absl::StatusOr<GpFit> ParseGpFit(std::string_view text, int packed_size) {
+  auto error = [&](std::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GP designer: cannot read the fit \"", std::string(text), "\": ",
+        std::string(why), "; expected \"", std::string(kFitForm), "\""));
+  };
+  const std::vector<std::string_view> fields = Split(text, ';');
+  GpFit fit;
+  std::string_view value;
+  if (fields.size() < 3 || fields[0] != kFitVersion ||
+      !Field(fields[1], "rows", value) || !ParseUnsigned(value, fit.rows)) {
+    return error("not a GP fit of this version");
+  }
+  for (size_t i = 2; i < fields.size(); ++i) {
+    const std::string key = i == 2 ? "theta" : absl::StrCat("theta", i - 2);
+    if (!Field(fields[i], key, value)) {
+      return error(absl::StrCat("field ", i + 1, " is not ", key));
+    }
+    absl::StatusOr<std::vector<double>> theta = ParseTheta(value, packed_size);
+    if (!theta.ok()) return error(std::string(theta.status().message()));
+    fit.thetas.push_back(*std::move(theta));
+  }
+  return fit;
+}
+
 }  // namespace hptune::algorithms::gp

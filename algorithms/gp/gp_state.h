@@ -15,6 +15,11 @@
 // column order (gp_history.h). A study started when quasi-random search
 // was the default holds "halton:index=<i>": it is read as a GP state at
 // that Halton index, so such studies continue under the GP designer.
+// A hyperparameter fit run off the suggestion path (gp_designer.h's
+// deferred refits) comes back as a GpFit, one line too:
+//   gpfit1;rows=<n>;theta=<x1>,...[;theta1=...]
+// the number of observations it was fitted on and each model column's
+// hyperparameters (empty for a column it did not fit).
 // Pure functions; thread-safe.
 #ifndef HPTUNE_ALGORITHMS_GP_GP_STATE_H_
 #define HPTUNE_ALGORITHMS_GP_GP_STATE_H_
@@ -46,6 +51,19 @@ std::string FormatGpState(const GpState& state);
 // the legacy quasi-random one), or whose theta does not have
 // `packed_size` entries.
 absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size);
+
+struct GpFit {
+  uint64_t rows = 0;
+  // Per model column (gp_history.h); empty: that column was not fitted.
+  std::vector<std::vector<double>> thetas;
+
+  bool operator==(const GpFit&) const = default;
+};
+
+std::string FormatGpFit(const GpFit& fit);
+// InvalidArgument naming the text and the expected form for anything that
+// is not a GpFit whose thetas have 0 or `packed_size` entries.
+absl::StatusOr<GpFit> ParseGpFit(std::string_view text, int packed_size);
 
 }  // namespace hptune::algorithms::gp
 

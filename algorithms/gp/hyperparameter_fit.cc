@@ -36,9 +36,18 @@ absl::StatusOr<HyperparameterFit> FitHyperparameters(
     starts.push_back(std::move(start));
   }
 
-  // L-BFGS minimises the negative log posterior.
+  auto cancelled = [&] {
+    return options.cancelled != nullptr &&
+           options.cancelled->load(std::memory_order_relaxed);
+  };
+  // L-BFGS minimises the negative log posterior. Once cancelled, a flat
+  // objective ends each start at its next iteration.
   Objective objective = [&](std::span<const double> theta,
                             std::span<double> gradient) {
+    if (cancelled()) {
+      std::fill(gradient.begin(), gradient.end(), 0.0);
+      return 0.0;
+    }
     absl::StatusOr<double> value = LogPosterior(data, prior, theta, gradient);
     if (!value.ok()) return std::nan("");
     for (double& g : gradient) g = -g;
@@ -52,6 +61,7 @@ absl::StatusOr<HyperparameterFit> FitHyperparameters(
   bool found = false;
   absl::Status last_error = absl::OkStatus();
   for (const auto& start : starts) {
+    if (cancelled()) break;
     absl::StatusOr<LbfgsResult> result =
         MinimizeLbfgs(objective, start, prior.lower, prior.upper, lbfgs);
     if (!result.ok()) {
@@ -65,6 +75,7 @@ absl::StatusOr<HyperparameterFit> FitHyperparameters(
       best.log_posterior = -result->value;
     }
   }
+  if (cancelled()) return absl::CancelledError("hyperparameter fit cancelled");
   if (!found) {
     return absl::FailedPreconditionError(
         absl::StrCat("hyperparameter fit failed from all ", starts.size(),

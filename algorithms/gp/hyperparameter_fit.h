@@ -11,6 +11,7 @@
 #ifndef HPTUNE_ALGORITHMS_GP_HYPERPARAMETER_FIT_H_
 #define HPTUNE_ALGORITHMS_GP_HYPERPARAMETER_FIT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct HyperparameterFitOptions {
   int random_starts = 2;
   int max_evaluations_per_start = 100;
   uint64_t seed = 0;
+  // When set and it becomes true, the fit stops within an evaluation and
+  // answers Cancelled (a background fit at shutdown).
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 struct HyperparameterFit {

@@ -215,8 +215,10 @@ Search ScalarizedSearch(const MultiMetricModels& m, const GpHistory& history,
 
 absl::StatusOr<MultiMetricModels> BuildMultiMetricModels(
     const GpHistory& history, const FeatureEncoding& encoding, uint64_t seed,
-    std::vector<std::unique_ptr<GpModelBuilder>>& builders, GpState& state) {
+    std::vector<std::unique_ptr<GpModelBuilder>>& builders, GpState& state,
+    std::vector<std::optional<FitJob>>* deferred) {
   const int columns = history.columns();
+  if (deferred != nullptr) deferred->assign(columns, std::nullopt);
   while (static_cast<int>(builders.size()) < columns) {
     builders.push_back(std::make_unique<GpModelBuilder>());
   }
@@ -242,7 +244,8 @@ absl::StatusOr<MultiMetricModels> BuildMultiMetricModels(
     // Column 0 draws its fit's starts as a one-metric study does.
     absl::StatusOr<std::unique_ptr<GpModel>> model = builders[c]->Build(
         history, targets, encoding,
-        DeriveSeed(seed + static_cast<uint64_t>(c), kFitSalt, n), refit, theta);
+        DeriveSeed(seed + static_cast<uint64_t>(c), kFitSalt, n), refit, theta,
+        deferred != nullptr ? &(*deferred)[c] : nullptr);
     if (builders[c]->refitted()) state.fit_rows = n;
     if (!model.ok()) return model.status();
     if (c < history.objectives) {

@@ -71,10 +71,13 @@ struct MultiMetricModels {
 // Builds every column's model of `history` with `builders` (one per
 // column, kept across calls) and the hyperparameters in `state` (theta for
 // column 0, other_thetas for the rest), refitting all of them on
-// NeedsRefit's schedule. Errors as GpModelBuilder::Build's.
+// NeedsRefit's schedule. With `deferred` (resized to one per column), a
+// due refit of a fitted column is stored there instead (GpModelBuilder::
+// Build). Errors as GpModelBuilder::Build's.
 absl::StatusOr<MultiMetricModels> BuildMultiMetricModels(
     const GpHistory& history, const FeatureEncoding& encoding, uint64_t seed,
-    std::vector<std::unique_ptr<GpModelBuilder>>& builders, GpState& state);
+    std::vector<std::unique_ptr<GpModelBuilder>>& builders, GpState& state,
+    std::vector<std::optional<FitJob>>* deferred = nullptr);
 
 // As SuggestFromModel (suggestion_policy.h), for several metrics.
 std::optional<Suggestion> SuggestFromModels(

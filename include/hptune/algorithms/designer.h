@@ -5,9 +5,21 @@
 // no I/O, read no clock and take randomness only from their seed, so they are
 // deterministic for a seed and a history. Not thread-safe: the engine uses one
 // designer from one thread at a time.
+//
+// Deferred work (optional): a designer asked to DeferWork() may leave out of
+// Suggest() work that only improves later suggestions (the GP's
+// hyperparameter refit) and hand it over as a DeferredWork, a self-contained
+// function the caller runs on a thread of its own; the caller gives what it
+// returned to a later designer of the same study (AcceptDeferredResult)
+// before Update(). Suggestions then depend on when that work finished. A
+// designer not asked to defer does everything inline and stays
+// deterministic.
 #ifndef HPTUNE_ALGORITHMS_DESIGNER_H_
 #define HPTUNE_ALGORITHMS_DESIGNER_H_
 
+#include <atomic>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +62,28 @@ class Designer {
     return state.empty() ? absl::OkStatus()
                          : absl::InvalidArgumentError(
                                "this designer keeps no state, got some");
+  }
+
+  // Deferred work (above). Owns copies of everything it reads, so it may
+  // outlive the designer and run on any thread; returns its result as an
+  // opaque string, or "" when `cancelled` became true first.
+  using DeferredWork =
+      std::function<std::string(const std::atomic<bool>& cancelled)>;
+  // From now on, leave deferrable work to TakeDeferredWork(). Default: a
+  // designer with none ignores this.
+  virtual void DeferWork() {}
+  // The work the last Suggest() deferred, once; nullopt when none.
+  virtual std::optional<DeferredWork> TakeDeferredWork() {
+    return std::nullopt;
+  }
+  // A result of deferred work of this study, newer or older than what the
+  // restored state holds (the designer keeps the newer). InvalidArgument on
+  // a foreign string.
+  [[nodiscard]] virtual absl::Status AcceptDeferredResult(
+      std::string_view result) {
+    return result.empty() ? absl::OkStatus()
+                          : absl::InvalidArgumentError(
+                                "this designer defers no work, got a result");
   }
 };
 
