@@ -9,6 +9,7 @@
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "src/engine/background_work.h"
 #include "src/engine/curve_cache.h"
 
 namespace hptune::engine {
@@ -99,7 +100,11 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
     : store_(store),
       clock_(clock),
       designers_(std::move(options.designers)),
-      curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)) {}
+      curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)) {
+  if (options.background_designer_work) {
+    background_ = std::make_unique<BackgroundWork>();
+  }
+}
 
 TuningEngine::~TuningEngine() = default;
 
@@ -161,7 +166,9 @@ absl::Status TuningEngine::DeleteStudy(std::string_view name) {
           ": cancel the job first"));
     }
   }
-  return store_.DeleteStudy(name);
+  HPTUNE_RETURN_IF_ERROR(store_.DeleteStudy(name));
+  if (background_ != nullptr) background_->Forget(name);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
@@ -227,9 +234,22 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
     HPTUNE_ASSIGN_OR_RETURN(std::string state,
                             store_.GetDesignerState(study_name));
     HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
+    if (background_ != nullptr) {
+      designer->DeferWork();
+      // The newest fit since the last call (DeleteStudy forgets a study's).
+      if (std::optional<std::string> result =
+              background_->TakeResult(study_name)) {
+        HPTUNE_RETURN_IF_ERROR(designer->AcceptDeferredResult(*result));
+      }
+    }
     HPTUNE_RETURN_IF_ERROR(designer->Update(completed, pending));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
                             designer->Suggest(to_make));
+    if (background_ != nullptr) {
+      if (auto work = designer->TakeDeferredWork()) {
+        background_->Submit(std::string(study_name), *std::move(work));
+      }
+    }
     if (static_cast<int>(suggestions.size()) < to_make) {
       response.note = "the search space is exhausted";
     }

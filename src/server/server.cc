@@ -45,7 +45,8 @@ class HptuneServer::Impl {
     }
     HPTUNE_RETURN_IF_ERROR(LockDatabase());
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
-    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    engine_ = std::make_unique<engine::TuningEngine>(
+        *store_, engine::EngineOptions{.background_designer_work = true});
     if (options_.launcher == nullptr) {
       options_.launcher =
           std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{

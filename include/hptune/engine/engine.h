@@ -55,6 +55,7 @@
 
 namespace hptune::engine {
 
+class BackgroundWork;
 class CurveCache;
 
 struct SuggestResponse {
@@ -74,6 +75,14 @@ struct EngineOptions {
   // designers.Register(name, factory).
   algorithms::DesignerRegistry designers =
       algorithms::DesignerRegistry::WithBuiltins();
+  // Designers defer what only improves later suggestions (the GP's
+  // hyperparameter refits, which take seconds on hundreds of trials) to one
+  // worker thread of this engine, and suggest at once with what they have
+  // (designer.h). Suggestions then depend on when that work finished. Off:
+  // every suggestion is a function of the seed and the history (the quality
+  // harness, reproducible runs); the hptune server and `hptune run` turn
+  // it on.
+  bool background_designer_work = false;
 };
 
 class TuningEngine {
@@ -210,6 +219,9 @@ class TuningEngine {
 
   // The median rules' curves between checks (src/engine/curve_cache.h).
   std::unique_ptr<CurveCache> curves_;
+  // Designers' deferred work, with background_designer_work; destroyed
+  // first, which cancels it (src/engine/background_work.h).
+  std::unique_ptr<BackgroundWork> background_;
 };
 
 }  // namespace hptune::engine

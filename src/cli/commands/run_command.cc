@@ -341,7 +341,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!lock.ok()) return Fail(lock.status(), err);
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return Fail(store.status(), err);
-  engine::TuningEngine engine(**store);
+  engine::TuningEngine engine(
+      **store, engine::EngineOptions{.background_designer_work = true});
 
   // Submit refuses a job without hyperparameters; until then, no metric.
   ProgressPrinter progress(err, job->study ? job->study->metric_tag : "",
