@@ -11,6 +11,10 @@
 //                               Counters: p50_ms, p90_ms, max_ms, mean_ms
 //                               (the amortised cost), refits, max_rss_mb.
 //   BM_GpSuggestBatch8/<n>/<d>  the same with 8 suggestions per call.
+//   BM_GpSuggestTail/n:<n>/d:<d>/background:<0|1>
+//                               one suggestion per call for 100 calls,
+//                               refits inline (0) or on the engine's
+//                               worker (1); adds p99_ms.
 //   BM_GpFit/<n>/<d>            one full hyperparameter fit on n points as a
 //                               refit runs it (warm start + one restart);
 //                               the model never holds more than
@@ -120,13 +124,17 @@ double Percentile(std::vector<double> v, double p) {
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
 }
 
-// Args: n trials, d parameters and, with `objectives`, k objectives.
-void RunSuggest(benchmark::State& state, int count, bool objectives = false) {
+// Args: n trials, d parameters and, with `objectives`, k objectives; with
+// `background`, the engine defers refits to its worker (EngineOptions::
+// background_designer_work), as the server does.
+void RunSuggest(benchmark::State& state, int count, bool objectives = false,
+                bool background = false) {
   const int n = static_cast<int>(state.range(0));
   const int d = static_cast<int>(state.range(1));
   const int k = objectives ? static_cast<int>(state.range(2)) : 1;
   store::MemoryStore store;
-  engine::TuningEngine engine(store);
+  engine::TuningEngine engine(
+      store, engine::EngineOptions{.background_designer_work = background});
   (void)engine.CreateStudy("s", Spec(d, k));
   AddHistory(engine, n, d, k);
   auto complete = [&](const std::vector<Trial>& trials) {
@@ -171,6 +179,7 @@ void RunSuggest(benchmark::State& state, int count, bool objectives = false) {
   const double p50 = Percentile(ms, 0.5);
   state.counters["p50_ms"] = p50;
   state.counters["p90_ms"] = Percentile(ms, 0.9);
+  state.counters["p99_ms"] = Percentile(ms, 0.99);
   state.counters["max_ms"] = *std::max_element(ms.begin(), ms.end());
   state.counters["mean_ms"] = mean;
   state.counters["refits"] = refits;
@@ -182,6 +191,10 @@ void BM_GpSuggestObjectives(benchmark::State& state) {
   RunSuggest(state, 1, true);
 }
 void BM_GpSuggestBatch8(benchmark::State& state) { RunSuggest(state, 8); }
+// Arg 2: 1 defers refits to the engine's worker, 0 refits inline.
+void BM_GpSuggestTail(benchmark::State& state) {
+  RunSuggest(state, 1, false, state.range(2) == 1);
+}
 
 // Iterations: one refit interval (n / 10 calls) plus one, so the mean
 // includes exactly one full fit; at n = 10,000 (a refit every 1,000 calls)
@@ -218,6 +231,16 @@ BENCHMARK(BM_GpSuggestBatch8)
 BENCHMARK(BM_GpSuggestBatch8)
     ->Args({1000, 6})
     ->Iterations(14)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Tail latency with refits inline and in the background, 6-D and 20-D, at
+// n = 100, 300 and 1,000: 100 calls each (at least one refit interval, so
+// every refit that falls due is paid as it really is).
+BENCHMARK(BM_GpSuggestTail)
+    ->ArgNames({"n", "d", "background"})
+    ->ArgsProduct({{100, 300, 1000}, {6, 20}, {0, 1}})
+    ->Iterations(100)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
