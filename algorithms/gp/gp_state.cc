@@ -184,7 +184,7 @@ absl::StatusOr<GpFit> ParseGpFit(std::string_view text, int packed_size) {
   const std::vector<std::string_view> fields = Split(text, ';');
   GpFit fit;
   std::string_view value;
-  if (fields.size() < 3 || fields[0] != kFitVersion ||
+  if (fields.size() < 2 || fields[0] != kFitVersion ||
       !Field(fields[1], "rows", value) || !ParseUnsigned(value, fit.rows)) {
     return error("not a GP fit of this version");
   }

@@ -82,5 +82,30 @@ TEST(GpStateTest, RefusesNonFiniteHyperparameters) {
                    "theta entry \"0xinf\" is not a finite hexadecimal float")));
 }
 
+TEST(GpFitTest, RoundTripsExactlyWithUnfittedColumns) {
+  GpFit fit{.rows = 330,
+            .thetas = {{0.1, -2.5, 1e-300}, {}, {3, 1.0 / 3, -0.0}}};
+  const std::string text = FormatGpFit(fit);
+  EXPECT_EQ(text.substr(0, 24), "gpfit1;rows=330;theta=0x");
+  auto parsed = ParseGpFit(text, 3);
+  ASSERT_OK(parsed);
+  EXPECT_EQ(*parsed, fit);
+}
+
+TEST(GpFitTest, RefusesWhatIsNotAFitOfThisSpace) {
+  for (const char* text :
+       {"", "gp1;halton=0;calls=0;fit_rows=0;theta=", "gpfit1;rows=x;theta=",
+        "gpfit1;rows=3;theta1=0x1p+0"}) {
+    EXPECT_THAT(ParseGpFit(text, 1),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("expected \"gpfit1;rows=<n>")))
+        << text;
+  }
+  EXPECT_THAT(ParseGpFit("gpfit1;rows=3;theta=0x1p+0,0x1p+1", 3),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("theta has 2 entries, this search space "
+                                 "needs 3")));
+}
+
 }  // namespace
 }  // namespace hptune::algorithms::gp
