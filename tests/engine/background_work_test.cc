@@ -53,6 +53,14 @@ algorithms::Designer::DeferredWork Returns(std::string value) {
   return [value](const std::atomic<bool>&) { return value; };
 }
 
+// Keeps the worker busy with work that waits at `gate`; true once it does.
+bool Occupy(BackgroundWork& work, Gate& gate) {
+  return work.Submit("busy", [&gate](const std::atomic<bool>&) {
+    gate.Arrive();
+    return std::string("done");
+  }) && gate.WaitArrived();
+}
+
 TEST(BackgroundWorkTest, AResultIsTakenOnce) {
   BackgroundWork work;
   ASSERT_TRUE(work.Submit("a", Returns("fit of a")));
@@ -65,11 +73,7 @@ TEST(BackgroundWorkTest, AResultIsTakenOnce) {
 TEST(BackgroundWorkTest, NewerWorkReplacesQueuedWorkOfTheSameKey) {
   BackgroundWork work;
   Gate gate;
-  ASSERT_TRUE(work.Submit("busy", [&](const std::atomic<bool>&) {
-    gate.Arrive();
-    return std::string("done");
-  }));
-  ASSERT_TRUE(gate.WaitArrived());
+  ASSERT_TRUE(Occupy(work, gate));
   std::atomic<int> runs{0};
   for (std::string fit : {"fit at 20", "fit at 22", "fit at 24"}) {
     ASSERT_TRUE(work.Submit("s", [&runs, fit](const std::atomic<bool>&) {
@@ -86,11 +90,7 @@ TEST(BackgroundWorkTest, NewerWorkReplacesQueuedWorkOfTheSameKey) {
 TEST(BackgroundWorkTest, TheQueueIsBounded) {
   BackgroundWork work(/*max_queued=*/1);
   Gate gate;
-  ASSERT_TRUE(work.Submit("busy", [&](const std::atomic<bool>&) {
-    gate.Arrive();
-    return std::string("done");
-  }));
-  ASSERT_TRUE(gate.WaitArrived());
+  ASSERT_TRUE(Occupy(work, gate));
   EXPECT_TRUE(work.Submit("a", Returns("1")));
   EXPECT_FALSE(work.Submit("b", Returns("2"))) << "one key waits already";
   EXPECT_TRUE(work.Submit("a", Returns("3"))) << "replacing is not growing";
