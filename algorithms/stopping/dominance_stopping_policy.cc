@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/stopping/warm_up.h"
 #include "hptune/core/pareto.h"
 
 namespace hptune::algorithms {
@@ -95,9 +96,8 @@ absl::StatusOr<std::vector<StoppingDecision>> DominanceStoppingPolicy::Decide(
     for (const Point& p : r.points) longest = std::max(longest, p.step);
     references.push_back(std::move(r));
   }
-  const int64_t first_step = std::max<int64_t>(
-      1, static_cast<int64_t>(std::ceil(options_.min_step_fraction *
-                                        static_cast<double>(longest))));
+  const int64_t first_step =
+      FirstJudgedStep(options_.min_step_fraction, longest);
   std::vector<const Trial*> active;
   for (const Trial& t : trials) {
     if (t.state == TrialState::kActive) active.push_back(&t);
@@ -118,9 +118,7 @@ absl::StatusOr<std::vector<StoppingDecision>> DominanceStoppingPolicy::Decide(
     const int64_t step = latest->step;
     if (step < first_step) {
       decision.reason =
-          absl::StrCat("step ", step, " is before step ", first_step, " (",
-                       options_.min_step_fraction,
-                       " of the longest completed curve, ", longest, ")");
+          TooEarlyReason(step, first_step, options_.min_step_fraction, longest);
       decisions.push_back(std::move(decision));
       continue;
     }

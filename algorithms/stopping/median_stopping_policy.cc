@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/stopping/warm_up.h"
 #include "hptune/algorithms/learning_curve.h"
 
 namespace hptune::algorithms {
@@ -62,9 +63,8 @@ MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
     longest = std::max(longest, c->max_step());
   }
   // The first step at which a trial may be judged; see the header.
-  const int64_t first_step = std::max<int64_t>(
-      1, static_cast<int64_t>(std::ceil(options_.min_step_fraction *
-                                        static_cast<double>(longest))));
+  const int64_t first_step =
+      FirstJudgedStep(options_.min_step_fraction, longest);
 
   std::vector<StoppingDecision> decisions;
   for (const LearningCurve* judged : active) {
@@ -87,9 +87,7 @@ MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
     }
     if (step < first_step) {
       decision.reason =
-          absl::StrCat("step ", step, " is before step ", first_step, " (",
-                       options_.min_step_fraction,
-                       " of the longest completed curve, ", longest, " steps)");
+          TooEarlyReason(step, first_step, options_.min_step_fraction, longest);
       decisions.push_back(std::move(decision));
       continue;
     }
