@@ -173,6 +173,67 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
   return *std::move(result.job->study);
 }
 
+namespace {
+
+// Parameter `index` of `space` and, nested, its conditional children.
+void ParameterSpecToProto(const SearchSpace& space, int index,
+                          v1::ParameterSpec* out) {
+  const ParameterSpec& p = space.parameters()[index];
+  out->set_parameter_name(p.name);
+  switch (p.type) {
+    case ParameterType::kDouble:
+      out->set_type(v1::ParameterSpec::DOUBLE);
+      break;
+    case ParameterType::kInteger:
+      out->set_type(v1::ParameterSpec::INTEGER);
+      break;
+    case ParameterType::kDiscrete:
+      out->set_type(v1::ParameterSpec::DISCRETE);
+      break;
+    case ParameterType::kCategorical:
+      out->set_type(v1::ParameterSpec::CATEGORICAL);
+      break;
+  }
+  if (p.type == ParameterType::kDouble || p.type == ParameterType::kInteger) {
+    out->set_min_value(p.min_value);
+    out->set_max_value(p.max_value);
+  }
+  for (double v : p.discrete_values) out->add_discrete_values(v);
+  for (const std::string& v : p.categorical_values) {
+    out->add_categorical_values(v);
+  }
+  if (p.type != ParameterType::kCategorical) {
+    out->set_scale_type(
+        static_cast<v1::ParameterSpec::ScaleType>(static_cast<int>(p.scale)));
+  }
+  for (int child : space.ChildIndices(index)) {
+    const ParentCondition& condition = *space.parameters()[child].condition;
+    v1::ConditionalParameterSpec* entry = out->add_conditional_parameter_specs();
+    switch (p.type) {
+      case ParameterType::kDiscrete:
+        for (double v : condition.discrete_values) {
+          entry->mutable_parent_discrete_values()->add_values(v);
+        }
+        break;
+      case ParameterType::kInteger:
+        for (int64_t v : condition.int_values) {
+          entry->mutable_parent_int_values()->add_values(v);
+        }
+        break;
+      case ParameterType::kCategorical:
+        for (const std::string& v : condition.categorical_values) {
+          entry->mutable_parent_categorical_values()->add_values(v);
+        }
+        break;
+      case ParameterType::kDouble:
+        break;  // Refused by ValidateStudySpec.
+    }
+    ParameterSpecToProto(space, child, entry->mutable_parameter_spec());
+  }
+}
+
+}  // namespace
+
 v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   v1::StudySpec proto;
   const auto goal = [](Goal goal) {
@@ -215,35 +276,8 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
       break;
   }
   if (spec.seed) proto.set_seed(*spec.seed);
-  for (const ParameterSpec& p : spec.search_space.parameters()) {
-    v1::ParameterSpec* out = proto.add_params();
-    out->set_parameter_name(p.name);
-    switch (p.type) {
-      case ParameterType::kDouble:
-        out->set_type(v1::ParameterSpec::DOUBLE);
-        break;
-      case ParameterType::kInteger:
-        out->set_type(v1::ParameterSpec::INTEGER);
-        break;
-      case ParameterType::kDiscrete:
-        out->set_type(v1::ParameterSpec::DISCRETE);
-        break;
-      case ParameterType::kCategorical:
-        out->set_type(v1::ParameterSpec::CATEGORICAL);
-        break;
-    }
-    if (p.type == ParameterType::kDouble || p.type == ParameterType::kInteger) {
-      out->set_min_value(p.min_value);
-      out->set_max_value(p.max_value);
-    }
-    for (double v : p.discrete_values) out->add_discrete_values(v);
-    for (const std::string& v : p.categorical_values) {
-      out->add_categorical_values(v);
-    }
-    if (p.type != ParameterType::kCategorical) {
-      out->set_scale_type(
-          static_cast<v1::ParameterSpec::ScaleType>(static_cast<int>(p.scale)));
-    }
+  for (int root : spec.search_space.ChildIndices(-1)) {
+    ParameterSpecToProto(spec.search_space, root, proto.add_params());
   }
   return proto;
 }

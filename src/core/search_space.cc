@@ -1,5 +1,6 @@
 #include "hptune/core/search_space.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -108,11 +109,91 @@ std::string ParameterValue::ToString() const {
   return std::string(buffer.data(), result.ptr);
 }
 
-const ParameterSpec* SearchSpace::Find(std::string_view name) const {
-  for (const auto& p : parameters_) {
-    if (p.name == name) return &p;
+bool ParentCondition::Matches(const ParameterValue& value) const {
+  if (value.is_string()) {
+    return std::find(categorical_values.begin(), categorical_values.end(),
+                     value.AsString()) != categorical_values.end();
   }
-  return nullptr;
+  if (value.is_integer()) {
+    return std::find(int_values.begin(), int_values.end(), value.AsInteger()) !=
+           int_values.end();
+  }
+  return std::find(discrete_values.begin(), discrete_values.end(),
+                   value.AsDouble()) != discrete_values.end();
+}
+
+const ParameterSpec* SearchSpace::Find(std::string_view name) const {
+  const int i = IndexOf(name);
+  return i < 0 ? nullptr : &parameters_[i];
+}
+
+int SearchSpace::IndexOf(std::string_view name) const {
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (parameters_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool SearchSpace::IsConditional() const {
+  return std::any_of(parameters_.begin(), parameters_.end(),
+                     [](const ParameterSpec& p) { return p.condition; });
+}
+
+int SearchSpace::ParentIndex(int i) const {
+  const auto& condition = parameters_[i].condition;
+  return condition ? IndexOf(condition->parent) : -1;
+}
+
+std::vector<int> SearchSpace::ChildIndices(int i) const {
+  std::vector<int> children;
+  for (int j = 0; j < static_cast<int>(parameters_.size()); ++j) {
+    if (j == i) continue;
+    const bool root = !parameters_[j].condition;
+    if (i < 0 ? root : !root && parameters_[j].condition->parent ==
+                                         parameters_[i].name) {
+      children.push_back(j);
+    }
+  }
+  return children;
+}
+
+std::vector<bool> SearchSpace::ActiveMask(
+    const ParameterAssignment& assignment) const {
+  std::vector<bool> active(parameters_.size(), false);
+  // A parent may come after its child only in a space ValidateStudySpec
+  // refuses; the passes until nothing changes keep the answer right anyway.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      if (active[i]) continue;
+      const auto& condition = parameters_[i].condition;
+      bool now = !condition;
+      if (condition) {
+        const int parent = IndexOf(condition->parent);
+        if (parent >= 0 && parent != static_cast<int>(i) && active[parent]) {
+          auto it = assignment.find(condition->parent);
+          now = it != assignment.end() && condition->Matches(it->second);
+        }
+      }
+      if (now) active[i] = changed = true;
+    }
+  }
+  return active;
+}
+
+std::string SearchSpace::ConfigPath(int i, std::string_view params) const {
+  const int parent = ParentIndex(i);
+  // A child whose parent is missing, or comes after it, is refused by
+  // ValidateStudySpec; its flat index names it then.
+  if (parent >= i || (parent < 0 && parameters_[i].condition)) {
+    return absl::StrCat(std::string(params), "[", i, "]");
+  }
+  const std::vector<int> siblings = ChildIndices(parent);
+  const auto position =
+      std::find(siblings.begin(), siblings.end(), i) - siblings.begin();
+  if (parent < 0) return absl::StrCat(std::string(params), "[", position, "]");
+  return absl::StrCat(ConfigPath(parent, params), ".conditionalParameterSpecs[",
+                      position, "].parameterSpec");
 }
 
 namespace {
@@ -163,8 +244,22 @@ absl::Status CheckValue(const ParameterSpec& spec, const ParameterValue& v) {
 
 absl::Status SearchSpace::CheckAssignment(
     const ParameterAssignment& assignment) const {
-  for (const auto& spec : parameters_) {
+  const std::vector<bool> active = ActiveMask(assignment);
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const ParameterSpec& spec = parameters_[i];
     auto it = assignment.find(spec.name);
+    if (!active[i]) {
+      if (it == assignment.end()) continue;
+      const std::string& parent = spec.condition->parent;
+      auto parent_it = assignment.find(parent);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parameter \"", spec.name, "\" is not active (its parent \"", parent,
+          "\" ",
+          parent_it == assignment.end()
+              ? std::string("is not active")
+              : absl::StrCat("is ", parent_it->second.ToString()),
+          "), got ", it->second.ToString()));
+    }
     if (it == assignment.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("parameter \"", spec.name, "\" has no value"));

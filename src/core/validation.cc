@@ -1,5 +1,6 @@
 // Semantic rules on studies and job IDs (docs/config.md), shared by
 // config parsing and the API edge, plus the FieldError -> Status conversion.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <map>
@@ -252,6 +253,115 @@ void CheckParameter(const std::string& path, const ParameterSpec& p,
   }
 }
 
+// The path of the conditionalParameterSpecs entry that holds the child at
+// `child_path` (which ends in ".parameterSpec").
+std::string EntryPath(const std::string& child_path) {
+  constexpr std::string_view kSuffix = ".parameterSpec";
+  if (child_path.ends_with(kSuffix)) {
+    return child_path.substr(0, child_path.size() - kSuffix.size());
+  }
+  return child_path;
+}
+
+// Each value once, and each one of the parent's.
+template <typename T, typename Describe>
+void CheckParentValues(const std::string& field, const std::vector<T>& values,
+                       const std::vector<T>& domain, const ParameterSpec& parent,
+                       std::string_view domain_field, Describe describe,
+                       Checker& check) {
+  if (values.empty()) {
+    check.Error(JoinPath(field, "values"), "must not be empty");
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string value_field = IndexPath(JoinPath(field, "values"), i);
+    if (std::find(values.begin(), values.begin() + i, values[i]) !=
+        values.begin() + i) {
+      check.Error(value_field, "duplicate value " + describe(values[i]));
+    } else if (!domain.empty() && std::find(domain.begin(), domain.end(),
+                                            values[i]) == domain.end()) {
+      check.Error(value_field, "not one of the " + std::string(domain_field) +
+                                   " of the parent " + Quote(parent.name) +
+                                   ", got " + describe(values[i]));
+    }
+  }
+}
+
+// A child's condition against its parent: the parent exists and comes first,
+// can be listed (not DOUBLE), and the values given are of its type and in
+// its domain.
+void CheckCondition(const SearchSpace& space, int i,
+                    const std::string& child_path, Checker& check) {
+  const ParameterSpec& child = space.parameters()[i];
+  const ParentCondition& condition = *child.condition;
+  const std::string entry = EntryPath(child_path);
+  const int parent_index = space.IndexOf(condition.parent);
+  if (parent_index < 0) {
+    check.Error(JoinPath(entry, "parent"),
+                "no parameter is named " + Quote(condition.parent));
+    return;
+  }
+  if (parent_index >= i) {
+    check.Error(JoinPath(entry, "parent"),
+                "the parent " + Quote(condition.parent) +
+                    " must come before its child " + Quote(child.name) +
+                    " (no cycles)");
+    return;
+  }
+  const ParameterSpec& parent = space.parameters()[parent_index];
+  const std::string discrete = JoinPath(entry, "parentDiscreteValues");
+  const std::string ints = JoinPath(entry, "parentIntValues");
+  const std::string categories = JoinPath(entry, "parentCategoricalValues");
+  const std::string parent_type(ToString(parent.type));
+  const auto refuse = [&](const std::string& field, bool given) {
+    if (given) {
+      check.Error(field, "not allowed: the parent " + Quote(parent.name) +
+                             " is " + parent_type);
+    }
+  };
+  switch (parent.type) {
+    case ParameterType::kDouble:
+      check.Error(entry, "the parent " + Quote(parent.name) +
+                             " is DOUBLE, whose values cannot be listed; "
+                             "make it DISCRETE, INTEGER or CATEGORICAL");
+      return;
+    case ParameterType::kDiscrete:
+      refuse(ints, !condition.int_values.empty());
+      refuse(categories, !condition.categorical_values.empty());
+      CheckParentValues(
+          discrete, condition.discrete_values, parent.discrete_values, parent,
+          "discreteValues",
+          [](double v) { return ParameterValue::Double(v).ToString(); }, check);
+      return;
+    case ParameterType::kInteger: {
+      refuse(discrete, !condition.discrete_values.empty());
+      refuse(categories, !condition.categorical_values.empty());
+      CheckParentValues(
+          ints, condition.int_values, std::vector<int64_t>{}, parent,
+          "integers", [](int64_t v) { return std::to_string(v); }, check);
+      for (size_t k = 0; k < condition.int_values.size(); ++k) {
+        const auto v = static_cast<double>(condition.int_values[k]);
+        if (v < parent.min_value || v > parent.max_value) {
+          check.Error(IndexPath(JoinPath(ints, "values"), k),
+                      "must be in [" + ParameterValue::Double(parent.min_value)
+                                           .ToString() +
+                          ", " +
+                          ParameterValue::Double(parent.max_value).ToString() +
+                          "], the range of the parent " + Quote(parent.name) +
+                          ", got " + std::to_string(condition.int_values[k]));
+        }
+      }
+      return;
+    }
+    case ParameterType::kCategorical:
+      refuse(discrete, !condition.discrete_values.empty());
+      refuse(ints, !condition.int_values.empty());
+      CheckParentValues(categories, condition.categorical_values,
+                        parent.categorical_values, parent, "categoricalValues",
+                        Quote, check);
+      return;
+  }
+}
+
 // A metric name is matched in `name=value` stdout lines split on
 // whitespace, and shown as a column.
 void CheckMetricName(const std::string& field, const std::string& name,
@@ -438,18 +548,27 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
   } else if (params.size() > kMaxParameters) {
     check.Error(params_field,
                 "must have at most " + std::to_string(kMaxParameters) +
-                    " parameters, got " + std::to_string(params.size()));
+                    " parameters (conditional ones included), got " +
+                    std::to_string(params.size()));
   }
+  // Names are unique across the whole tree: a trainer gets one flag each.
   std::map<std::string_view, size_t> first_index;
+  const SearchSpace& space = spec.search_space;
   for (size_t i = 0; i < params.size(); ++i) {
-    const std::string path = IndexPath(params_field, i);
-    CheckParameter(path, params[i], spec.algorithm, check);
+    const std::string path = space.ConfigPath(static_cast<int>(i), "params");
+    const std::string full_path = JoinPath(prefix, path);
+    CheckParameter(full_path, params[i], spec.algorithm, check);
+    if (params[i].condition) {
+      CheckCondition(space, static_cast<int>(i), full_path, check);
+    }
     if (params[i].name.empty()) continue;
     auto [it, inserted] = first_index.emplace(params[i].name, i);
     if (!inserted) {
-      check.Error(JoinPath(path, "parameterName"),
+      check.Error(JoinPath(full_path, "parameterName"),
                   "duplicate parameter name " + Quote(params[i].name) +
-                      " (also params[" + std::to_string(it->second) + "])");
+                      " (also " +
+                      space.ConfigPath(static_cast<int>(it->second), "params") +
+                      ")");
     }
   }
   return errors;

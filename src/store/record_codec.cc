@@ -81,7 +81,7 @@ Json ParameterSpecToJson(const ParameterSpec& p) {
   for (double v : p.discrete_values) {
     discrete.push_back(FiniteDouble(v, "discreteValues"));
   }
-  return Json{
+  Json json{
       {"parameterName", p.name},
       {"type", ToString(p.type)},
       {"minValue", FiniteDouble(p.min_value, "minValue")},
@@ -90,6 +90,20 @@ Json ParameterSpecToJson(const ParameterSpec& p) {
       {"categoricalValues", p.categorical_values},
       {"scaleType", ToString(p.scale)},
   };
+  // Kept flat, as SearchSpace is: a child names its parent.
+  if (p.condition) {
+    Json parent_discrete = Json::array();
+    for (double v : p.condition->discrete_values) {
+      parent_discrete.push_back(FiniteDouble(v, "parentDiscreteValues"));
+    }
+    json["parent"] = {
+        {"parameterName", p.condition->parent},
+        {"discreteValues", std::move(parent_discrete)},
+        {"intValues", p.condition->int_values},
+        {"categoricalValues", p.condition->categorical_values},
+    };
+  }
+  return json;
 }
 
 ParameterSpec ParameterSpecFromJson(const Json& j) {
@@ -102,6 +116,17 @@ ParameterSpec ParameterSpecFromJson(const Json& j) {
   p.categorical_values =
       j.at("categoricalValues").get<std::vector<std::string>>();
   p.scale = ParseEnum(j.at("scaleType"), &ParseScaleType, "scaleType");
+  if (j.contains("parent")) {
+    const Json& parent = j.at("parent");
+    ParentCondition condition;
+    condition.parent = parent.at("parameterName").get<std::string>();
+    condition.discrete_values =
+        parent.at("discreteValues").get<std::vector<double>>();
+    condition.int_values = parent.at("intValues").get<std::vector<int64_t>>();
+    condition.categorical_values =
+        parent.at("categoricalValues").get<std::vector<std::string>>();
+    p.condition = std::move(condition);
+  }
   return p;
 }
 

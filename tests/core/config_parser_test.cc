@@ -810,7 +810,8 @@ TEST(ConfigParserTest, AtMostOneHundredParams) {
   }
   EXPECT_THAT(Errors(Study(params)),
               ElementsAre("trainingInput.hyperparameters.params: must have at "
-                          "most 100 parameters, got 101"));
+                          "most 100 parameters (conditional ones included), "
+                          "got 101"));
 }
 
 TEST(ConfigParserTest, EnumsListTheirValues) {

@@ -2,7 +2,13 @@
 //
 // Used by config parsing, designers, the engine and the store. Mirrors AI
 // Platform's ParameterSpec (DOUBLE, INTEGER, DISCRETE, CATEGORICAL with
-// linear, log and reverse-log scales). Value types; thread-compatible.
+// linear, log and reverse-log scales) and Vertex AI's
+// conditionalParameterSpecs: a space may be a tree, where a child parameter
+// exists only while its parent takes one of the values that activate it.
+// The tree is kept flat: every parameter lists its parent (if any), parents
+// come before their children, and the order is the depth-first order of the
+// nested config (also the order of trainer flags). Value types;
+// thread-compatible.
 #ifndef HPTUNE_CORE_SEARCH_SPACE_H_
 #define HPTUNE_CORE_SEARCH_SPACE_H_
 
@@ -29,6 +35,25 @@ std::optional<ParameterType> ParseParameterType(std::string_view text);
 std::string_view ToString(ScaleType scale);
 std::optional<ScaleType> ParseScaleType(std::string_view text);
 
+class ParameterValue;
+
+// Where a conditional parameter hangs: its parent and the parent values that
+// make it active (Vertex AI's ConditionalParameterSpec). The list that
+// matches the parent's type is the one used: parentDiscreteValues for
+// DISCRETE, parentIntValues for INTEGER, parentCategoricalValues for
+// CATEGORICAL (a DOUBLE cannot be a parent).
+struct ParentCondition {
+  std::string parent;
+  std::vector<double> discrete_values;
+  std::vector<int64_t> int_values;
+  std::vector<std::string> categorical_values;
+
+  // Whether the parent's value `value` is one of the activating values.
+  bool Matches(const ParameterValue& value) const;
+
+  bool operator==(const ParentCondition&) const = default;
+};
+
 struct ParameterSpec {
   std::string name;
   ParameterType type = ParameterType::kDouble;
@@ -37,6 +62,8 @@ struct ParameterSpec {
   std::vector<double> discrete_values;          // DISCRETE only, increasing.
   std::vector<std::string> categorical_values;  // CATEGORICAL only.
   ScaleType scale = ScaleType::kNone;           // Never set on CATEGORICAL.
+  // Set on a child of a conditional tree; nullopt on a root parameter.
+  std::optional<ParentCondition> condition;
 
   // Number of distinct feasible values; nullopt for DOUBLE (continuous).
   std::optional<int64_t> Cardinality() const;
@@ -84,7 +111,7 @@ class ParameterValue {
   std::variant<double, int64_t, std::string> value_;
 };
 
-// Parameter name -> value, one entry per parameter of the space.
+// Parameter name -> value, one entry per active parameter of the space.
 using ParameterAssignment = std::map<std::string, ParameterValue>;
 
 class SearchSpace {
@@ -96,11 +123,31 @@ class SearchSpace {
   // In the order the user declared them (also the order of trainer flags).
   const std::vector<ParameterSpec>& parameters() const { return parameters_; }
   const ParameterSpec* Find(std::string_view name) const;
+  // The index of `name` in parameters(), or -1.
+  int IndexOf(std::string_view name) const;
   bool empty() const { return parameters_.empty(); }
 
-  // OK when `assignment` has exactly this space's parameters, each with a
-  // value of the right kind that is feasible (in range, one of the discrete or
-  // categorical values). The error names the parameter and the value.
+  // Whether any parameter has a parent.
+  bool IsConditional() const;
+  // The index of parameter `i`'s parent, or -1 for a root parameter (or a
+  // parent missing from the space: ValidateStudySpec refuses that).
+  int ParentIndex(int i) const;
+  // The indices of the parameters whose parent is `i` (-1: the roots), in
+  // order.
+  std::vector<int> ChildIndices(int i) const;
+  // Which parameters `assignment` activates, one flag per parameter: a root
+  // is always active; a child is active when its parent is active, has a
+  // value in `assignment` and that value matches the child's condition.
+  std::vector<bool> ActiveMask(const ParameterAssignment& assignment) const;
+
+  // Where parameter `i` is written in the nested config, under `params`
+  // (e.g. "params[0].conditionalParameterSpecs[1].parameterSpec").
+  std::string ConfigPath(int i, std::string_view params) const;
+
+  // OK when `assignment` has exactly this space's active parameters (see
+  // ActiveMask), each with a value of the right kind that is feasible (in
+  // range, one of the discrete or categorical values). The error names the
+  // parameter and the value, and for an inactive one its parent's value.
   [[nodiscard]] absl::Status CheckAssignment(
       const ParameterAssignment& assignment) const;
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,13 +47,36 @@ const FieldSet& MetricFields() {
 const FieldSet& ParameterFields() {
   static const FieldSet* const kFields = new FieldSet{
       .accepted = {"parameterName", "type", "minValue", "maxValue",
-                   "discreteValues", "categoricalValues", "scaleType"},
+                   "discreteValues", "categoricalValues", "scaleType",
+                   "conditionalParameterSpecs"},
       .unsupported = {},
       .hints = {{"name", "parameterName"},
                 {"min", "minValue"},
                 {"max", "maxValue"},
-                {"scale", "scaleType"}},
+                {"scale", "scaleType"},
+                {"children", "conditionalParameterSpecs"},
+                {"conditionalParameters", "conditionalParameterSpecs"}},
   };
+  return *kFields;
+}
+
+// One entry of `conditionalParameterSpecs`, in Vertex AI's shape.
+const FieldSet& ConditionalFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"parentDiscreteValues", "parentIntValues",
+                   "parentCategoricalValues", "parameterSpec"},
+      .unsupported = {},
+      .hints = {{"parameter", "parameterSpec"},
+                {"spec", "parameterSpec"},
+                {"parentValues", "parentCategoricalValues"}},
+  };
+  return *kFields;
+}
+
+// The `{values: [...]}` mapping of a parent*Values field.
+const FieldSet& ParentValuesFields() {
+  static const FieldSet* const kFields =
+      new FieldSet{.accepted = {"values"}, .unsupported = {}, .hints = {}};
   return *kFields;
 }
 
@@ -225,6 +249,141 @@ MetricSpec ReadMetric(MapReader& reader) {
   return m;
 }
 
+
+// The `values` list of a parent*Values mapping, or nullopt (reported).
+const ConfigNode* ParentValuesList(MapReader& reader, std::string_view key,
+                                   std::string* values_path) {
+  const ConfigNode* node = reader.Find(key);
+  const std::string path = reader.PathOf(key);
+  if (!ExpectMap(*node, path, reader.sink())) return nullptr;
+  MapReader values(*node, path, ParentValuesFields(), reader.sink());
+  if (!values.Has("values")) {
+    values.Error("values",
+                 "required (the parent values that activate the child, "
+                 "e.g. {values: [adam]})");
+    return nullptr;
+  }
+  *values_path = values.PathOf("values");
+  return values.Find("values");
+}
+
+// The condition of one conditionalParameterSpecs entry: which parent values
+// activate its child. ValidateStudySpec checks them against the parent.
+ParentCondition ReadCondition(MapReader& reader, const std::string& parent) {
+  ErrorSink& sink = reader.sink();
+  ParentCondition condition;
+  condition.parent = parent;
+  int given = 0;
+  std::string path;
+  if (reader.Has("parentDiscreteValues")) {
+    ++given;
+    if (const ConfigNode* list =
+            ParentValuesList(reader, "parentDiscreteValues", &path)) {
+      condition.discrete_values = ReadNumberList(*list, path, sink)
+                                      .value_or(std::vector<double>{});
+    }
+  }
+  if (reader.Has("parentIntValues")) {
+    ++given;
+    if (const ConfigNode* list =
+            ParentValuesList(reader, "parentIntValues", &path)) {
+      // int64 values are strings in proto3 JSON, as Vertex AI prints them.
+      if (ExpectList(*list, path, sink)) {
+        for (size_t i = 0; i < list->items.size(); ++i) {
+          if (auto v = ReadInteger(list->items[i], IndexPath(path, i), sink,
+                                   std::numeric_limits<int64_t>::min(),
+                                   std::numeric_limits<int64_t>::max(),
+                                   /*allow_decimal_string=*/true)) {
+            condition.int_values.push_back(*v);
+          }
+        }
+      }
+    }
+  }
+  if (reader.Has("parentCategoricalValues")) {
+    ++given;
+    if (const ConfigNode* list =
+            ParentValuesList(reader, "parentCategoricalValues", &path)) {
+      condition.categorical_values = ReadStringList(*list, path, sink)
+                                         .value_or(std::vector<std::string>{});
+    }
+  }
+  if (given == 0) {
+    reader.Error("parentCategoricalValues",
+                 "required: one of parentDiscreteValues, parentIntValues or "
+                 "parentCategoricalValues, by the parent's type");
+  } else if (given > 1) {
+    reader.Error("parentIntValues",
+                 "give only one of parentDiscreteValues, parentIntValues and "
+                 "parentCategoricalValues (the one of the parent's type)");
+  }
+  return condition;
+}
+
+// Reads the parameter at `item` and, depth first, its conditional children
+// into `out`: the tree's depth-first order, parents before children.
+void ReadParameterTree(const ConfigNode& item, const std::string& item_path,
+                       std::optional<ParentCondition> condition,
+                       ErrorSink& sink, std::vector<ParameterSpec>& out,
+                       std::vector<std::string>& reported) {
+  if (!ExpectMap(item, item_path, sink)) {
+    out.emplace_back();
+    out.back().condition = std::move(condition);
+    reported.push_back(item_path);
+    return;
+  }
+  // Unknown and duplicate fields leave the spec as written; only errors in
+  // reading it make its values defaults.
+  MapReader reader(item, item_path, ParameterFields(), sink);
+  bool defaulted = false;
+  out.push_back(ReadParameter(reader, &defaulted));
+  out.back().condition = std::move(condition);
+  if (defaulted) reported.push_back(item_path);
+  const std::string parent = out.back().name;
+
+  const ConfigNode* children = reader.Find("conditionalParameterSpecs");
+  if (children == nullptr) return;
+  const std::string children_path = reader.PathOf("conditionalParameterSpecs");
+  if (!ExpectList(*children, children_path, sink)) {
+    reported.push_back(children_path);
+    return;
+  }
+  for (size_t i = 0; i < children->items.size(); ++i) {
+    const std::string entry_path = IndexPath(children_path, i);
+    const ConfigNode& entry = children->items[i];
+    // A placeholder keeps the later siblings' positions, which their
+    // config paths are made of.
+    const auto placeholder = [&] {
+      out.emplace_back();
+      out.back().condition = ParentCondition{.parent = parent};
+      reported.push_back(entry_path);
+    };
+    if (!ExpectMap(entry, entry_path, sink)) {
+      placeholder();
+      continue;
+    }
+    MapReader entry_reader(entry, entry_path, ConditionalFields(), sink);
+    const size_t before = sink.size();
+    ParentCondition child_condition = ReadCondition(entry_reader, parent);
+    if (sink.size() > before) {
+      // The condition's own errors are reported; ValidateStudySpec's would
+      // be about the defaults left in their place.
+      for (std::string_view key : {"parentDiscreteValues", "parentIntValues",
+                                   "parentCategoricalValues"}) {
+        reported.push_back(entry_reader.PathOf(key));
+      }
+    }
+    const ConfigNode* spec = entry_reader.Find("parameterSpec");
+    if (spec == nullptr) {
+      entry_reader.Error("parameterSpec", "required (the child parameter)");
+      placeholder();
+      continue;
+    }
+    ReadParameterTree(*spec, entry_reader.PathOf("parameterSpec"),
+                      std::move(child_condition), sink, out, reported);
+  }
+}
+
 }  // namespace
 
 HyperparametersRead ReadHyperparameters(const ConfigNode& node,
@@ -325,19 +484,8 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   } else {
     std::vector<ParameterSpec> parameters;
     for (size_t i = 0; i < params->items.size(); ++i) {
-      const std::string item_path = IndexPath(params_path, i);
-      const ConfigNode& item = params->items[i];
-      if (!ExpectMap(item, item_path, sink)) {
-        parameters.emplace_back();
-        result.reported.push_back(item_path);
-        continue;
-      }
-      // Unknown and duplicate fields leave the spec as written; only errors
-      // in reading it make its values defaults.
-      MapReader item_reader(item, item_path, ParameterFields(), sink);
-      bool defaulted = false;
-      parameters.push_back(ReadParameter(item_reader, &defaulted));
-      if (defaulted) result.reported.push_back(item_path);
+      ReadParameterTree(params->items[i], IndexPath(params_path, i),
+                        std::nullopt, sink, parameters, result.reported);
     }
     spec.search_space = SearchSpace(std::move(parameters));
   }

@@ -29,7 +29,8 @@ void WritePool(const TaskPool& pool, const char* type_key,
   }
 }
 
-Json ParameterToJson(const ParameterSpec& p) {
+Json ParameterToJson(const SearchSpace& space, int index) {
+  const ParameterSpec& p = space.parameters()[index];
   Json out;
   out["parameterName"] = p.name;
   out["type"] = std::string(ToString(p.type));
@@ -52,6 +53,32 @@ Json ParameterToJson(const ParameterSpec& p) {
   }
   if (p.type != ParameterType::kCategorical) {
     out["scaleType"] = std::string(ToString(p.scale));
+  }
+  const std::vector<int> children = space.ChildIndices(index);
+  if (!children.empty()) {
+    Json list = Json::array();
+    for (int child : children) {
+      const ParentCondition& condition = *space.parameters()[child].condition;
+      Json entry;
+      switch (p.type) {
+        case ParameterType::kDiscrete:
+          entry["parentDiscreteValues"] = {
+              {"values", condition.discrete_values}};
+          break;
+        case ParameterType::kInteger:
+          entry["parentIntValues"] = {{"values", condition.int_values}};
+          break;
+        case ParameterType::kCategorical:
+          entry["parentCategoricalValues"] = {
+              {"values", condition.categorical_values}};
+          break;
+        case ParameterType::kDouble:
+          break;  // Refused by ValidateStudySpec.
+      }
+      entry["parameterSpec"] = ParameterToJson(space, child);
+      list.push_back(std::move(entry));
+    }
+    out["conditionalParameterSpecs"] = std::move(list);
   }
   return out;
 }
@@ -88,8 +115,8 @@ Json StudyToJson(const StudySpec& spec) {
   out["algorithm"] = std::string(ToString(spec.algorithm));
   if (spec.seed) out["seed"] = *spec.seed;
   Json params = Json::array();
-  for (const ParameterSpec& p : spec.search_space.parameters()) {
-    params.push_back(ParameterToJson(p));
+  for (int root : spec.search_space.ChildIndices(-1)) {
+    params.push_back(ParameterToJson(spec.search_space, root));
   }
   out["params"] = std::move(params);
   return out;
