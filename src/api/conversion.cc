@@ -208,7 +208,8 @@ void ParameterSpecToProto(const SearchSpace& space, int index,
   }
   for (int child : space.ChildIndices(index)) {
     const ParentCondition& condition = *space.parameters()[child].condition;
-    v1::ConditionalParameterSpec* entry = out->add_conditional_parameter_specs();
+    v1::ConditionalParameterSpec* entry =
+        out->add_conditional_parameter_specs();
     switch (p.type) {
       case ParameterType::kDiscrete:
         for (double v : condition.discrete_values) {

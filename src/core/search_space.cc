@@ -149,8 +149,9 @@ std::vector<int> SearchSpace::ChildIndices(int i) const {
   for (int j = 0; j < static_cast<int>(parameters_.size()); ++j) {
     if (j == i) continue;
     const bool root = !parameters_[j].condition;
-    if (i < 0 ? root : !root && parameters_[j].condition->parent ==
-                                         parameters_[i].name) {
+    if (i < 0 ? root
+              : !root &&
+                    parameters_[j].condition->parent == parameters_[i].name) {
       children.push_back(j);
     }
   }
@@ -252,13 +253,13 @@ absl::Status SearchSpace::CheckAssignment(
       if (it == assignment.end()) continue;
       const std::string& parent = spec.condition->parent;
       auto parent_it = assignment.find(parent);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "parameter \"", spec.name, "\" is not active (its parent \"", parent,
-          "\" ",
-          parent_it == assignment.end()
-              ? std::string("is not active")
-              : absl::StrCat("is ", parent_it->second.ToString()),
-          "), got ", it->second.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter \"", spec.name,
+                       "\" is not active (its parent \"", parent, "\" ",
+                       parent_it == assignment.end()
+                           ? std::string("is not active")
+                           : absl::StrCat("is ", parent_it->second.ToString()),
+                       "), got ", it->second.ToString()));
     }
     if (it == assignment.end()) {
       return absl::InvalidArgumentError(

@@ -266,11 +266,14 @@ std::string EntryPath(const std::string& child_path) {
 // Each value once, and each one of the parent's.
 template <typename T, typename Describe>
 void CheckParentValues(const std::string& field, const std::vector<T>& values,
-                       const std::vector<T>& domain, const ParameterSpec& parent,
+                       const std::vector<T>& domain,
+                       const ParameterSpec& parent,
                        std::string_view domain_field, Describe describe,
                        Checker& check) {
   if (values.empty()) {
-    check.Error(JoinPath(field, "values"), "must not be empty");
+    check.Error(field, "required: the parent " + Quote(parent.name) + " is " +
+                           std::string(ToString(parent.type)) +
+                           " (at least one of its values)");
   }
   for (size_t i = 0; i < values.size(); ++i) {
     const std::string value_field = IndexPath(JoinPath(field, "values"), i);
@@ -342,8 +345,8 @@ void CheckCondition(const SearchSpace& space, int i,
         const auto v = static_cast<double>(condition.int_values[k]);
         if (v < parent.min_value || v > parent.max_value) {
           check.Error(IndexPath(JoinPath(ints, "values"), k),
-                      "must be in [" + ParameterValue::Double(parent.min_value)
-                                           .ToString() +
+                      "must be in [" +
+                          ParameterValue::Double(parent.min_value).ToString() +
                           ", " +
                           ParameterValue::Double(parent.max_value).ToString() +
                           "], the range of the parent " + Quote(parent.name) +
@@ -564,11 +567,10 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
     if (params[i].name.empty()) continue;
     auto [it, inserted] = first_index.emplace(params[i].name, i);
     if (!inserted) {
-      check.Error(JoinPath(full_path, "parameterName"),
-                  "duplicate parameter name " + Quote(params[i].name) +
-                      " (also " +
-                      space.ConfigPath(static_cast<int>(it->second), "params") +
-                      ")");
+      check.Error(
+          JoinPath(full_path, "parameterName"),
+          "duplicate parameter name " + Quote(params[i].name) + " (also " +
+              space.ConfigPath(static_cast<int>(it->second), "params") + ")");
     }
   }
   return errors;

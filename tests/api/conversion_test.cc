@@ -63,6 +63,64 @@ TEST(StudySpecConversionTest, RoundTripsEveryField) {
   EXPECT_EQ(*back, spec);
 }
 
+TEST(StudySpecConversionTest, ConditionalParametersRoundTripNested) {
+  // Every kind of parent condition, nested to depth 2.
+  constexpr char kTree[] = R"({"trainingInput": {"command": ["t"],
+    "hyperparameters": {"goal": "MINIMIZE", "hyperparameterMetricTag": "l",
+    "params": [
+      {"parameterName": "opt", "type": "CATEGORICAL",
+       "categoricalValues": ["sgd", "adam"],
+       "conditionalParameterSpecs": [
+        {"parentCategoricalValues": {"values": ["adam"]},
+         "parameterSpec": {"parameterName": "layers", "type": "INTEGER",
+          "minValue": 1, "maxValue": 4,
+          "conditionalParameterSpecs": [
+           {"parentIntValues": {"values": ["3", "4"]},
+            "parameterSpec": {"parameterName": "batch", "type": "DISCRETE",
+             "discreteValues": [16, 32],
+             "conditionalParameterSpecs": [
+              {"parentDiscreteValues": {"values": [32]},
+               "parameterSpec": {"parameterName": "lr", "type": "DOUBLE",
+                "minValue": 0.001, "maxValue": 0.1,
+                "scaleType": "UNIT_LOG_SCALE"}}]}}]}}]}]}}})";
+  ConfigParseResult parsed = ParseJobConfig(kTree, ConfigFormat::kJson, "");
+  ASSERT_TRUE(parsed.errors.empty())
+      << FieldErrorsToStatus(parsed.errors).message();
+  const StudySpec spec = *parsed.job->study;
+  ASSERT_EQ(spec.search_space.parameters().size(), 4u);
+  const v1::StudySpec proto = StudySpecToProto(spec);
+  ASSERT_EQ(proto.params_size(), 1);
+  const v1::ConditionalParameterSpec& layers =
+      proto.params(0).conditional_parameter_specs(0);
+  EXPECT_EQ(layers.parent_categorical_values().values(0), "adam");
+  EXPECT_EQ(layers.parameter_spec()
+                .conditional_parameter_specs(0)
+                .parent_int_values()
+                .values(1),
+            4);
+  absl::StatusOr<StudySpec> back = StudySpecFromProto(proto, "spec");
+  ASSERT_OK(back);
+  EXPECT_EQ(*back, spec);
+}
+
+TEST(StudySpecConversionTest, ConditionalErrorsNameTheRequestField) {
+  v1::StudySpec proto = StudySpecToProto(*ParsedConfig().study);
+  v1::ConditionalParameterSpec* child =
+      proto.mutable_params(2)->add_conditional_parameter_specs();
+  child->mutable_parent_categorical_values()->add_values("RNN");
+  child->mutable_parameter_spec()->set_parameter_name("units");
+  child->mutable_parameter_spec()->set_type(v1::ParameterSpec::INTEGER);
+  child->mutable_parameter_spec()->set_min_value(1);
+  child->mutable_parameter_spec()->set_max_value(8);
+  EXPECT_THAT(
+      StudySpecFromProto(proto, "study.spec"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("study.spec.params[2].conditionalParameterSpecs[0]."
+                         "parentCategoricalValues.values[0]: not one of the "
+                         "categoricalValues of the parent \"cell\", got "
+                         "\"RNN\"")));
+}
+
 TEST(StudySpecConversionTest, ErrorsNameTheRequestField) {
   v1::StudySpec proto;
   v1::ParameterSpec* p = proto.add_params();

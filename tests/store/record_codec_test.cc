@@ -59,6 +59,37 @@ TEST(RecordCodecTest, StudySpecRoundTrips) {
               test::IsOkAndHolds(spec));
 }
 
+TEST(RecordCodecTest, ConditionalParametersRoundTrip) {
+  StudySpec spec = MakeStudy("x").spec;
+  ParameterSpec opt;
+  opt.name = "opt";
+  opt.type = ParameterType::kCategorical;
+  opt.categorical_values = {"sgd", "adam"};
+  ParameterSpec momentum;
+  momentum.name = "momentum";
+  momentum.max_value = 1;
+  momentum.condition =
+      ParentCondition{.parent = "opt", .categorical_values = {"sgd"}};
+  ParameterSpec depth;
+  depth.name = "depth";
+  depth.type = ParameterType::kInteger;
+  depth.min_value = 1;
+  depth.max_value = 3;
+  depth.condition =
+      ParentCondition{.parent = "opt", .categorical_values = {"adam"}};
+  ParameterSpec width;
+  width.name = "width";
+  width.type = ParameterType::kDiscrete;
+  width.discrete_values = {0.5, 1};
+  width.condition = ParentCondition{.parent = "depth", .int_values = {2, 3}};
+  ParameterSpec scale = momentum;
+  scale.name = "scale";
+  scale.condition = ParentCondition{.parent = "width", .discrete_values = {1}};
+  spec.search_space = SearchSpace({opt, momentum, depth, width, scale});
+  EXPECT_THAT(DecodeStudySpec(*EncodeStudySpec(spec)),
+              test::IsOkAndHolds(spec));
+}
+
 TEST(RecordCodecTest, CustomAlgorithmRoundTripsAndIsLeftOutWhenUnset) {
   StudySpec spec = MakeStudy("x").spec;
   EXPECT_THAT(*EncodeStudySpec(spec),

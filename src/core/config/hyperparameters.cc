@@ -249,7 +249,6 @@ MetricSpec ReadMetric(MapReader& reader) {
   return m;
 }
 
-
 // The `values` list of a parent*Values mapping, or nullopt (reported).
 const ConfigNode* ParentValuesList(MapReader& reader, std::string_view key,
                                    std::string* values_path) {
@@ -279,8 +278,8 @@ ParentCondition ReadCondition(MapReader& reader, const std::string& parent) {
     ++given;
     if (const ConfigNode* list =
             ParentValuesList(reader, "parentDiscreteValues", &path)) {
-      condition.discrete_values = ReadNumberList(*list, path, sink)
-                                      .value_or(std::vector<double>{});
+      condition.discrete_values =
+          ReadNumberList(*list, path, sink).value_or(std::vector<double>{});
     }
   }
   if (reader.Has("parentIntValues")) {
