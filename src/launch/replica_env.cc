@@ -83,7 +83,9 @@ absl::Status TrainerCommand(const TrialContext& context,
   return absl::OkStatus();
 }
 
-// --<name>=<value> per parameter, in search-space order.
+// --<name>=<value> per active parameter, in search-space order: a
+// conditional parameter whose parent's value does not activate it is not
+// passed.
 absl::StatusOr<std::vector<std::string>> ParameterFlags(
     const TrialContext& context) {
   std::vector<std::string> flags;
@@ -95,8 +97,22 @@ absl::StatusOr<std::vector<std::string>> ParameterFlags(
     return flags;
   }
   const SearchSpace& space = job.study->search_space;
-  for (const ParameterSpec& parameter : space.parameters()) {
+  const std::vector<bool> active = space.ActiveMask(context.parameters);
+  for (size_t i = 0; i < space.parameters().size(); ++i) {
+    const ParameterSpec& parameter = space.parameters()[i];
     auto it = context.parameters.find(parameter.name);
+    if (!active[i]) {
+      if (it == context.parameters.end()) continue;
+      const std::string& parent = parameter.condition->parent;
+      auto parent_value = context.parameters.find(parent);
+      return absl::InvalidArgumentError(
+          absl::StrCat("trial ", context.trial, ": parameter \"",
+                       parameter.name, "\" is inactive (", parent, "=",
+                       parent_value == context.parameters.end()
+                           ? std::string("absent")
+                           : parent_value->second.ToString(),
+                       "), got ", it->second.ToString()));
+    }
     if (it == context.parameters.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("trial ", context.trial, ": parameter \"",

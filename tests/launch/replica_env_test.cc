@@ -328,6 +328,86 @@ TEST(ReplicaEnvTest, ParametersMustBeExactlyTheSearchSpace) {
             "0.5");
 }
 
+// optimizer -> {momentum | beta2 -> eps}: a conditional space.
+JobSpec MakeConditionalJob() {
+  JobSpec job = MakeJob();
+  job.study->search_space = SearchSpace({
+      {.name = "optimizer",
+       .type = ParameterType::kCategorical,
+       .categorical_values = {"sgd", "adam"}},
+      {.name = "momentum",
+       .type = ParameterType::kDouble,
+       .min_value = 0,
+       .max_value = 0.99,
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"sgd"}}},
+      {.name = "beta2",
+       .type = ParameterType::kDiscrete,
+       .discrete_values = {0.99, 0.999},
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"adam"}}},
+      {.name = "eps",
+       .type = ParameterType::kDouble,
+       .min_value = 1e-9,
+       .max_value = 1e-6,
+       .condition =
+           ParentCondition{.parent = "beta2", .discrete_values = {0.999}}},
+      {.name = "lr",
+       .type = ParameterType::kDouble,
+       .min_value = 0,
+       .max_value = 1},
+  });
+  return job;
+}
+
+TEST(ReplicaEnvTest, ConditionalSpacePassesOnlyTheActiveParameters) {
+  JobSpec job = MakeConditionalJob();
+  TrialContext context = MakeContext(job);
+  context.parameters = {{"lr", ParameterValue::Double(0.5)},
+                        {"eps", ParameterValue::Double(1e-7)},
+                        {"beta2", ParameterValue::Double(0.999)},
+                        {"optimizer", ParameterValue::Categorical("adam")}};
+  TrialLaunch launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  EXPECT_THAT(launch.replicas[0].argv,
+              ElementsAre("python3", "trainer.py", "--epochs=10", "two words",
+                          "--job-dir=/data/jobs/mnist_1/7", "--optimizer=adam",
+                          "--beta2=0.999", "--eps=1e-07", "--lr=0.5"));
+
+  context.parameters = {{"lr", ParameterValue::Double(0.5)},
+                        {"momentum", ParameterValue::Double(0.9)},
+                        {"optimizer", ParameterValue::Categorical("sgd")}};
+  launch = BuildOrDie(context);
+  ASSERT_FALSE(launch.replicas.empty());
+  EXPECT_THAT(launch.replicas[0].argv,
+              ElementsAre("python3", "trainer.py", "--epochs=10", "two words",
+                          "--job-dir=/data/jobs/mnist_1/7", "--optimizer=sgd",
+                          "--momentum=0.9", "--lr=0.5"));
+}
+
+TEST(ReplicaEnvTest, ConditionalSpaceRefusesAnInactiveOrMissingParameter) {
+  JobSpec job = MakeConditionalJob();
+  TrialContext context = MakeContext(job);
+  context.parameters = {{"lr", ParameterValue::Double(0.5)},
+                        {"momentum", ParameterValue::Double(0.9)},
+                        {"beta2", ParameterValue::Double(0.99)},
+                        {"optimizer", ParameterValue::Categorical("sgd")}};
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(context, ReplicaRequests(job), MakePlacement());
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(launch.status().message(),
+            "trial 7: parameter \"beta2\" is inactive (optimizer=sgd), got "
+            "0.99");
+
+  context.parameters = {{"lr", ParameterValue::Double(0.5)},
+                        {"beta2", ParameterValue::Double(0.999)},
+                        {"optimizer", ParameterValue::Categorical("adam")}};
+  launch = BuildTrialLaunch(context, ReplicaRequests(job), MakePlacement());
+  ASSERT_THAT(launch, StatusHasCode(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(launch.status().message(),
+            "trial 7: parameter \"eps\" has no value");
+}
+
 TEST(ReplicaEnvTest, TrainingInputMustBeAJsonObject) {
   JobSpec job = MakeJob();
   TrialContext context = MakeContext(job);
