@@ -45,6 +45,38 @@ void Perturb(const FeatureEncoding& encoding, int j, double scale,
   x[j] += scale * NextStandardNormal(rng);
 }
 
+// The features of `x` that are active and not in `before`: a move of a
+// parent activated them, and they hold imputed values that say nothing. Each
+// takes, half the time, its coordinate in the first anchor where it is active
+// (the best observations' values of that subtree), else a uniform one; until
+// no more appear (a filled child may activate its own children).
+void FillActivated(const FeatureEncoding& encoding,
+                   std::span<const std::vector<double>> anchors,
+                   const std::vector<std::vector<bool>>& anchor_active,
+                   std::vector<bool> before, SplitMix64& rng,
+                   std::vector<double>& x) {
+  const auto& features = encoding.features();
+  for (;;) {
+    const std::vector<bool> now = encoding.ActiveFeatures(x);
+    bool filled = false;
+    for (size_t j = 0; j < now.size(); ++j) {
+      if (!now[j] || before[j]) continue;
+      before[j] = filled = true;
+      const Feature& f = features[j];
+      size_t donor = 0;
+      while (donor < anchors.size() && !anchor_active[donor][j]) ++donor;
+      if (donor < anchors.size() && rng.NextUnit() < 0.5) {
+        x[j] = anchors[donor][j];
+      } else if (f.kind == FeatureKind::kCategorical) {
+        x[j] = static_cast<double>(rng.NextBelow(f.num_categories));
+      } else {
+        x[j] = rng.NextUnit();
+      }
+    }
+    if (!filled) return;
+  }
+}
+
 double MaxDistance(const std::vector<double>& a, const std::vector<double>& b) {
   double distance = 0;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -60,13 +92,16 @@ struct Box {
 
 // The anchor's box: +- radius around each continuous coordinate, widened
 // for INTEGER and DISCRETE ones to their neighbouring values, which a
-// coarse grid would otherwise put out of reach; within [0, 1].
+// coarse grid would otherwise put out of reach; within [0, 1]. A feature
+// inactive at the anchor has no position there: all of [0, 1].
 Box AnchorBox(const FeatureEncoding& encoding,
               const std::vector<int>& continuous,
-              const std::vector<double>& anchor, double radius) {
+              const std::vector<double>& anchor,
+              const std::vector<bool>& active, double radius) {
   Box box{std::vector<double>(anchor.size(), 0.0),
           std::vector<double>(anchor.size(), 1.0)};
   for (int j : continuous) {
+    if (!active[j]) continue;
     double lo = anchor[j] - radius;
     double hi = anchor[j] + radius;
     for (double v : encoding.Neighbours(j, anchor[j])) {
@@ -103,12 +138,19 @@ std::vector<double> Scores(const AcquisitionFunction& acquisition,
 }
 
 // Step 2: L-BFGS over the continuous features from `start`, then snapped.
+// Only the active ones that are no parent move: the active set, a function
+// of the parents' values, stays that of `start`.
 std::vector<double> Refine(const AcquisitionFunction& acquisition,
                            const FeatureEncoding& encoding,
-                           const std::vector<int>& continuous,
+                           const std::vector<int>& all_continuous,
                            const std::vector<double>& start, const Box* box,
                            const AcquisitionOptimizerOptions& options) {
   std::vector<double> full = start;
+  std::vector<int> continuous;
+  const std::vector<bool> active = encoding.ActiveFeatures(start);
+  for (int j : all_continuous) {
+    if (active[j] && !encoding.features()[j].parent) continuous.push_back(j);
+  }
   if (continuous.empty()) return full;
   const int d = encoding.dimension();
   std::vector<double> full_gradient(d);
@@ -145,18 +187,29 @@ std::vector<double> Refine(const AcquisitionFunction& acquisition,
   return full;
 }
 
-// Step 3, in place on `point`.
+// Step 3, in place on `point`: active features only; a move of a parent
+// fills the children it activates (FillActivated) and imputes the ones it
+// deactivates.
 void ClimbDiscrete(const AcquisitionFunction& acquisition,
                    const FeatureEncoding& encoding,
                    const std::vector<int>& discrete, int rounds,
-                   ScoredPoint& point) {
+                   std::span<const std::vector<double>> anchors,
+                   const std::vector<std::vector<bool>>& anchor_active,
+                   SplitMix64& rng, ScoredPoint& point) {
   const int d = encoding.dimension();
   for (int round = 0; round < rounds; ++round) {
     std::vector<std::vector<double>> neighbours;
+    const std::vector<bool> active = encoding.ActiveFeatures(point.x);
     for (int j : discrete) {
+      if (!active[j]) continue;
       for (double v : encoding.Neighbours(j, point.x[j])) {
         neighbours.push_back(point.x);
-        neighbours.back()[j] = v;
+        std::vector<double>& x = neighbours.back();
+        x[j] = v;
+        if (encoding.features()[j].parent) {
+          FillActivated(encoding, anchors, anchor_active, active, rng, x);
+          encoding.Snap(x);
+        }
       }
     }
     const std::vector<double> scores = Scores(acquisition, neighbours, d);
@@ -187,6 +240,10 @@ std::vector<ScoredPoint> MaximizeAcquisition(
     if (features[j].discrete) discrete.push_back(j);
   }
   SplitMix64 rng(seed);
+  std::vector<std::vector<bool>> anchor_active;
+  for (const auto& anchor : anchors) {
+    anchor_active.push_back(encoding.ActiveFeatures(anchor));
+  }
 
   // 1. Candidates.
   std::vector<std::vector<double>> candidates;
@@ -203,23 +260,35 @@ std::vector<ScoredPoint> MaximizeAcquisition(
   const int local = anchors.empty() ? 0 : options.local_candidates;
   std::vector<Box> boxes;
   if (options.local_radius > 0) {
-    for (const auto& anchor : anchors) {
-      boxes.push_back(
-          AnchorBox(encoding, continuous, anchor, options.local_radius));
+    for (size_t a = 0; a < anchors.size(); ++a) {
+      boxes.push_back(AnchorBox(encoding, continuous, anchors[a],
+                                anchor_active[a], options.local_radius));
     }
   }
   for (int i = 0; i < local; ++i) {
     // Half of them around the best anchor, the rest round-robin.
     const size_t anchor = i % 2 == 0 ? 0 : (i / 2) % anchors.size();
     std::vector<double> x = anchors[anchor];
+    const std::vector<bool>& active = anchor_active[anchor];
     const double scale = kScales[rng.NextBelow(std::size(kScales))];
     if (rng.NextUnit() < 0.5) {
-      for (int j : continuous) x[j] += scale * NextStandardNormal(rng);
-    } else {
-      const auto moves = 1 + rng.NextBelow(2);
-      for (uint64_t m = 0; m < moves; ++m) {
-        Perturb(encoding, static_cast<int>(rng.NextBelow(d)), scale, rng, x);
+      for (int j : continuous) {
+        if (active[j]) x[j] += scale * NextStandardNormal(rng);
       }
+    } else {
+      // Only active features: an inactive one's move would change nothing.
+      std::vector<int> movable;
+      for (int j = 0; j < d; ++j) {
+        if (active[j]) movable.push_back(j);
+      }
+      const auto moves = movable.empty() ? 0 : 1 + rng.NextBelow(2);
+      for (uint64_t m = 0; m < moves; ++m) {
+        Perturb(encoding, movable[rng.NextBelow(movable.size())], scale, rng,
+                x);
+      }
+    }
+    if (encoding.conditional()) {
+      FillActivated(encoding, anchors, anchor_active, active, rng, x);
     }
     if (!boxes.empty()) {
       for (int j : continuous) {
@@ -272,7 +341,7 @@ std::vector<ScoredPoint> MaximizeAcquisition(
     ScoredPoint p{std::move(refined[i]), refined_scores[i]};
     if (!discrete.empty()) {
       ClimbDiscrete(acquisition, encoding, discrete, options.discrete_rounds,
-                    p);
+                    anchors, anchor_active, rng, p);
     }
     points.push_back(std::move(p));
   }

@@ -22,6 +22,15 @@
 // 3. Discrete hill climbing from each refined point: move to the best
 //    neighbour (next integer or discrete value, any other category) while
 //    that improves the score, at most `discrete_rounds` moves.
+// Conditional spaces (gp_features.h): the search runs over active subspaces.
+// Every candidate is snapped, so inactive features hold their imputed values;
+// perturbations and hill-climbing moves touch active features only. A move
+// of a parent that activates children fills each new child's coordinate from
+// the first anchor where it is active half the time, else uniformly (an
+// imputed value would put every new child at the same point). L-BFGS moves
+// only the active continuous features that are no parent: an INTEGER or
+// DISCRETE parent is held like a categorical one, so the active set stays
+// fixed during the descent; step 3 may move it.
 // The result lists the refined points and then the candidates, best score
 // first, without repeated vectors: the designer takes the first that
 // decodes to an unused assignment. Deterministic for a seed. Stateless;

@@ -1,8 +1,10 @@
 #include "algorithms/encoding/gp_features.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "algorithms/common/splitmix64.h"
 #include "algorithms/encoding/unit_cube.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -216,6 +218,237 @@ TEST(GpFeaturesTest, InvalidSpaceIsRefused) {
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("parameter \"lr\": UNIT_LOG_SCALE needs a strictly "
                          "positive range")));
+}
+
+// Conditional spaces.
+
+ParameterSpec Under(ParameterSpec spec, std::string parent,
+                    std::vector<std::string> values) {
+  spec.condition = ParentCondition{.parent = std::move(parent),
+                                   .categorical_values = std::move(values)};
+  return spec;
+}
+ParameterSpec UnderInt(ParameterSpec spec, std::string parent,
+                       std::vector<int64_t> values) {
+  spec.condition = ParentCondition{.parent = std::move(parent),
+                                   .int_values = std::move(values)};
+  return spec;
+}
+ParameterSpec UnderDiscrete(ParameterSpec spec, std::string parent,
+                            std::vector<double> values) {
+  spec.condition = ParentCondition{.parent = std::move(parent),
+                                   .discrete_values = std::move(values)};
+  return spec;
+}
+
+// Every kind of parent, depth 2, single-valued parent and child; in the
+// depth-first order of the nested config.
+SearchSpace Tree() {
+  return SearchSpace({
+      CategoricalParam("optimizer", {"sgd", "adam", "lbfgs"}),
+      Under(DoubleParam("lr", 1e-4, 1, ScaleType::kLog), "optimizer",
+            {"sgd", "adam"}),
+      Under(CategoricalParam("momentum_kind", {"none", "nesterov", "classic"}),
+            "optimizer", {"sgd"}),
+      Under(DoubleParam("momentum", 0, 1), "momentum_kind",
+            {"nesterov", "classic"}),
+      Under(DiscreteParam("beta2", {0.9, 0.99, 0.999}), "optimizer", {"adam"}),
+      IntegerParam("layers", 1, 3),
+      UnderInt(IntegerParam("width2", 8, 64, ScaleType::kLog), "layers",
+               {2, 3}),
+      UnderInt(IntegerParam("width3", 8, 64), "layers", {3}),
+      UnderInt(IntegerParam("fixed", 4, 4), "layers", {1}),
+      DiscreteParam("dropout", {0, 0.1, 0.5}),
+      UnderDiscrete(IntegerParam("dropout_seed", 0, 10), "dropout", {0.1, 0.5}),
+      CategoricalParam("schedule", {"cosine"}),
+      Under(DoubleParam("warmup", 0, 1), "schedule", {"cosine"}),
+  });
+}
+
+// A relaxed feature vector: coordinates a little outside [0, 1], indices
+// anywhere from -1 to n + 1 (the imputed index n included).
+std::vector<double> RelaxedPoint(const FeatureEncoding& encoding,
+                                 SplitMix64& rng) {
+  std::vector<double> x;
+  for (const Feature& f : encoding.features()) {
+    if (f.kind == FeatureKind::kCategorical) {
+      x.push_back(rng.NextUnit() * (f.num_categories + 2) - 1);
+    } else {
+      x.push_back(rng.NextUnit() * 1.2 - 0.1);
+    }
+  }
+  return x;
+}
+
+TEST(GpFeaturesTest, ConditionalFeaturesKnowTheTree) {
+  const SearchSpace space = Tree();
+  FeatureEncoding encoding = MakeEncoding(space);
+  EXPECT_TRUE(encoding.conditional());
+  EXPECT_FALSE(MakeEncoding(AllKinds()).conditional());
+  // "fixed" and "schedule" have one value each.
+  ASSERT_EQ(encoding.dimension(), 11);
+  std::vector<std::string> conditional, parents;
+  for (const Feature& f : encoding.features()) {
+    const std::string& name = space.parameters()[f.parameter].name;
+    if (f.conditional) conditional.push_back(name);
+    if (f.parent) parents.push_back(name);
+    EXPECT_EQ(f.imputed,
+              f.kind == FeatureKind::kCategorical ? f.num_categories : 0.5)
+        << name;
+  }
+  EXPECT_THAT(conditional,
+              ElementsAre("lr", "momentum_kind", "momentum", "beta2", "width2",
+                          "width3", "dropout_seed", "warmup"));
+  EXPECT_THAT(parents,
+              ElementsAre("optimizer", "momentum_kind", "layers", "dropout"));
+}
+
+TEST(GpFeaturesTest, ConditionalRoundTripsHaveOnlyTheActiveParameters) {
+  const SearchSpace space = Tree();
+  FeatureEncoding encoding = MakeEncoding(space);
+  SplitMix64 rng(7);
+  std::vector<int> active_count(space.parameters().size(), 0);
+  constexpr int kPoints = 400;
+  for (int k = 0; k < kPoints; ++k) {
+    const std::vector<double> x = RelaxedPoint(encoding, rng);
+    const ParameterAssignment a = encoding.Decode(x);
+    ASSERT_OK(space.CheckAssignment(a)) << k;
+    const std::vector<bool> active = encoding.ActiveParameters(x);
+    EXPECT_EQ(active, space.ActiveMask(a)) << k;
+    for (size_t p = 0; p < active.size(); ++p) {
+      active_count[p] += active[p];
+      EXPECT_EQ(a.contains(space.parameters()[p].name), active[p]) << k;
+    }
+    auto encoded = encoding.Encode(a);
+    ASSERT_OK(encoded);
+    const std::vector<bool> active_features = encoding.ActiveFeatures(x);
+    for (int i = 0; i < encoding.dimension(); ++i) {
+      if (!active_features[i]) {
+        EXPECT_EQ((*encoded)[i], encoding.features()[i].imputed) << k;
+      }
+    }
+    const ParameterAssignment back = encoding.Decode(*encoded);
+    ASSERT_EQ(back.size(), a.size()) << k;
+    for (const auto& [name, value] : a) {
+      if (value.is_double() &&
+          space.Find(name)->type == ParameterType::kDouble) {
+        EXPECT_NEAR(back.at(name).AsDouble(), value.AsDouble(), 1e-12) << name;
+      } else {
+        EXPECT_EQ(back.at(name), value) << name;
+      }
+    }
+    // Encode(Decode(x)) == Snap(x).
+    std::vector<double> snapped = x;
+    encoding.Snap(snapped);
+    for (int i = 0; i < encoding.dimension(); ++i) {
+      EXPECT_NEAR(snapped[i], (*encoded)[i], 1e-12) << k << " feature " << i;
+    }
+  }
+  // The sample saw every parameter both active and (for children) not.
+  for (size_t p = 0; p < space.parameters().size(); ++p) {
+    const std::string& name = space.parameters()[p].name;
+    EXPECT_GT(active_count[p], 0) << name;
+    if (space.parameters()[p].condition && name != "warmup") {
+      EXPECT_LT(active_count[p], kPoints) << name;
+    }
+  }
+  // The single-valued parent activates its child always; a single-valued
+  // child is there only when active.
+  EXPECT_EQ(active_count[space.IndexOf("warmup")], kPoints);
+  EXPECT_EQ(active_count[space.IndexOf("schedule")], kPoints);
+}
+
+TEST(GpFeaturesTest, SingleValuedChildIsPutBackOnlyWhenActive) {
+  const SearchSpace space = Tree();
+  FeatureEncoding encoding = MakeEncoding(space);
+  const int layers = space.IndexOf("layers");
+  std::vector<double> x(encoding.dimension(), 0.5);
+  for (int i = 0; i < encoding.dimension(); ++i) {
+    if (encoding.features()[i].parameter == layers) x[i] = 0;  // 1 layer.
+  }
+  ParameterAssignment a = encoding.Decode(x);
+  EXPECT_EQ(a.at("fixed"), ParameterValue::Integer(4));
+  EXPECT_FALSE(a.contains("width2"));
+  EXPECT_EQ(a.at("schedule"), ParameterValue::Categorical("cosine"));
+  for (int i = 0; i < encoding.dimension(); ++i) {
+    if (encoding.features()[i].parameter == layers) x[i] = 1;  // 3 layers.
+  }
+  a = encoding.Decode(x);
+  EXPECT_FALSE(a.contains("fixed"));
+  EXPECT_TRUE(a.contains("width2"));
+  EXPECT_TRUE(a.contains("width3"));
+}
+
+TEST(GpFeaturesTest, SnapIsIdempotentAndImputesInactiveCoordinates) {
+  FeatureEncoding encoding = MakeEncoding(Tree());
+  SplitMix64 rng(11);
+  for (int k = 0; k < 200; ++k) {
+    std::vector<double> x = RelaxedPoint(encoding, rng);
+    encoding.Snap(x);
+    const std::vector<bool> active = encoding.ActiveFeatures(x);
+    for (int i = 0; i < encoding.dimension(); ++i) {
+      if (!active[i]) {
+        EXPECT_EQ(x[i], encoding.features()[i].imputed);
+      }
+    }
+    std::vector<double> again = x;
+    encoding.Snap(again);
+    EXPECT_EQ(again, x) << k;
+    // Another vector of the same point (inactive coordinates moved) snaps
+    // to the same vector.
+    std::vector<double> moved = RelaxedPoint(encoding, rng);
+    for (int i = 0; i < encoding.dimension(); ++i) {
+      if (active[i]) moved[i] = x[i];
+    }
+    encoding.Snap(moved);
+    EXPECT_EQ(moved, x) << k;
+  }
+}
+
+TEST(GpFeaturesTest, EncodeRefusesMissingActiveAndPresentInactive) {
+  FeatureEncoding encoding = MakeEncoding(Tree());
+  ParameterAssignment a = {
+      {"optimizer", ParameterValue::Categorical("adam")},
+      {"lr", ParameterValue::Double(0.01)},
+      {"beta2", ParameterValue::Double(0.99)},
+      {"layers", ParameterValue::Integer(1)},
+      {"dropout", ParameterValue::Double(0)},
+      {"warmup", ParameterValue::Double(0.5)},
+  };
+  EXPECT_OK(encoding.Encode(a));
+  ParameterAssignment missing = a;
+  missing.erase("beta2");
+  EXPECT_THAT(encoding.Encode(missing),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "parameter \"beta2\" has no value"));
+  ParameterAssignment extra = a;
+  extra.emplace("momentum_kind", ParameterValue::Categorical("none"));
+  EXPECT_THAT(
+      encoding.Encode(extra),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("parameter \"momentum_kind\" is not active (its "
+                         "parent \"optimizer\" is adam)")));
+  ParameterAssignment deeper = a;
+  deeper.emplace("momentum", ParameterValue::Double(0.9));
+  EXPECT_THAT(encoding.Encode(deeper),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("parameter \"momentum\" is not active (its "
+                                 "parent \"momentum_kind\" is not active)")));
+}
+
+TEST(GpFeaturesTest, TheImputedCategoryHasEveryCategoryAsNeighbour) {
+  FeatureEncoding encoding = MakeEncoding(Tree());
+  // momentum_kind, inactive: index 3.
+  EXPECT_THAT(encoding.Neighbours(2, 3.0), ElementsAre(0.0, 1.0, 2.0));
+  EXPECT_THAT(encoding.Neighbours(2, 1.0), ElementsAre(0.0, 2.0));
+}
+
+TEST(GpFeaturesTest, AParentAfterItsChildIsRefused) {
+  auto encoding = FeatureEncoding::Create(
+      SearchSpace({Under(DoubleParam("lr", 0, 1), "opt", {"sgd"}),
+                   CategoricalParam("opt", {"sgd", "adam"})}));
+  EXPECT_THAT(encoding, StatusIs(absl::StatusCode::kInvalidArgument,
+                                 HasSubstr("\"lr\" needs its parent \"opt\"")));
 }
 
 }  // namespace
