@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "benchmarks/quality/conditional_problems.h"
 #include "hptune/core/status.h"
 
 namespace hptune::quality {
@@ -79,20 +80,29 @@ absl::Status SetFlag(std::string_view name, std::string_view value,
     options.functions.clear();
     for (const std::string& f : names) {
       const std::vector<TestFunction>* group =
-          f == kHoldoutGroup ? &HoldoutSuite()
-          : f == kNoisyGroup ? &NoisySuite()
-                             : nullptr;
+          f == kHoldoutGroup       ? &HoldoutSuite()
+          : f == kNoisyGroup       ? &NoisySuite()
+          : f == kConditionalGroup ? &ConditionalSuite()
+                                   : nullptr;
       if (group != nullptr) {
         for (const TestFunction& g : *group) options.functions.push_back(&g);
         continue;
       }
       auto function = FindTestFunction(f);
       if (!function.ok()) {
+        if (auto conditional = FindConditionalProblem(f); conditional.ok()) {
+          function = *conditional;
+        }
+      }
+      if (!function.ok()) {
         return FlagError(
-            name, absl::StrCat(function.status().message(), "; \"",
-                               std::string(kHoldoutGroup),
-                               "\" names the held-out six, \"",
-                               std::string(kNoisyGroup), "\" the noisy seven"));
+            name,
+            absl::StrCat(
+                function.status().message(), "; \"", std::string(kHoldoutGroup),
+                "\" names the held-out six, \"", std::string(kNoisyGroup),
+                "\" the noisy seven, \"", std::string(kConditionalGroup),
+                "\" the conditional jenatton, optimizer_choice and ",
+                "model_tree"));
       }
       options.functions.push_back(*function);
     }
@@ -216,7 +226,9 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
                           branin_noisy, ..., mixed_noisy ("noisy": all
                           seven; each trial reports f plus Gaussian
                           noise, and regret is f at the trial reported
-                          best)
+                          best), or the conditional problems
+                          (tree-shaped spaces) jenatton, optimizer_choice,
+                          model_tree ("conditional": all three)
   --seeds=20              runs per cell, with seeds 1..N
   --budgets=50,100        trials per run
   --modes=sequential,parallel4

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/quality/conditional_problems.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -82,6 +83,20 @@ TEST(HarnessFlagsTest, NoisyNamesTheNoisySuite) {
   EXPECT_EQ(options->functions.back()->name, "branin");
 }
 
+TEST(HarnessFlagsTest, ConditionalNamesTheConditionalProblems) {
+  auto options = Parse({"--functions=branin,conditional"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_EQ(options->functions.size(), 1 + ConditionalSuite().size());
+  for (size_t i = 0; i < ConditionalSuite().size(); ++i) {
+    EXPECT_EQ(options->functions[i + 1], &ConditionalSuite()[i]);
+  }
+  options = Parse({"--functions=model_tree,jenatton"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_EQ(options->functions.size(), 2u);
+  EXPECT_EQ(options->functions[0], &ConditionalSuite()[2]);
+  EXPECT_EQ(options->functions[1], &ConditionalSuite()[0]);
+}
+
 TEST(HarnessFlagsTest, DesignerNamesMapToAlgorithms) {
   EXPECT_EQ(*DesignerAlgorithm("gp"), Algorithm::kUnspecified);
   EXPECT_EQ(*DesignerAlgorithm("random"), Algorithm::kRandomSearch);
@@ -99,7 +114,12 @@ TEST(HarnessFlagsTest, ErrorsNameTheFlagAndTheValue) {
             "hartmann3, shekel4, dixon_price6, powell8, branin_noisy, "
             "hartmann6_noisy, ackley5_noisy, rosenbrock4_noisy, levy4_noisy, "
             "styblinski_tang8_noisy, mixed_noisy); \"holdout\" names the "
-            "held-out six, \"noisy\" the noisy seven");
+            "held-out six, \"noisy\" the noisy seven, \"conditional\" the "
+            "conditional jenatton, optimizer_choice and model_tree");
+  EXPECT_EQ(ErrorOf({"--functions=conditional,jenatton"}),
+            "flag --functions: a function named twice in "
+            "\"conditional,jenatton\" (a group includes each of its "
+            "functions)");
   EXPECT_EQ(ErrorOf({"--functions=holdout,shekel4"}),
             "flag --functions: a function named twice in "
             "\"holdout,shekel4\" (a group includes each of its functions)");
