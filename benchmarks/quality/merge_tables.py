@@ -7,7 +7,9 @@ Output: one line per (function, budget, mode), in the order they first appear;
 one column per "library designer" (e.g. "hptune gp", "optuna tpe"), each cell
 "median [min, max]" of the simple regret over seeds; and a ratio column, the
 first hptune designer's median over Optuna TPE's (gp/tpe with the default
-designers; below 1 means hptune found better points). Standard library only.
+designers; below 1 means hptune found better points), and one more per other
+Optuna TPE setting in the input (e.g. gp/tpe_group for optuna_conditional.py's
+multivariate, grouped TPE). Standard library only.
 
 Usage: merge_tables.py CSV [CSV ...]
 """
@@ -59,19 +61,22 @@ def merge(rows):
         seeds.add(r["seeds"])
     hptune = [d for d in designers if d.startswith("hptune ")]
     ours = hptune[0] if hptune else None
-    theirs = "optuna tpe" if "optuna tpe" in designers else None
-    ratio_title = (f"{ours.split(' ', 1)[1]}/tpe" if ours and theirs else None)
+    # Optuna TPE's default first, then its other settings ("optuna tpe_...").
+    theirs = [d for d in designers if d == "optuna tpe"]
+    theirs += [d for d in designers if d.startswith("optuna tpe_")]
+    if not ours:
+        theirs = []
+    ratio_titles = [f"{ours.split(' ', 1)[1]}/{t.split(' ', 1)[1]}"
+                    for t in theirs]
 
-    header = ["function", "budget", "mode"] + designers
-    if ratio_title:
-        header.append(ratio_title)
+    header = ["function", "budget", "mode"] + designers + ratio_titles
     lines = [header]
     for key in keys:
         line = [key[0], str(key[1]), key[2]]
         line += [cell(cells[(key, d)]) if (key, d) in cells else "-"
                  for d in designers]
-        if ratio_title:
-            line.append(ratio(cells.get((key, ours)), cells.get((key, theirs))))
+        line += [ratio(cells.get((key, ours)), cells.get((key, t)))
+                 for t in theirs]
         lines.append(line)
     return lines, sorted(seeds)
 
