@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -209,6 +210,22 @@ absl::Status ValidateForEncoding(const SearchSpace& space) {
           absl::StrCat("parameter \"", spec.name, "\" appears more than once"));
     }
     HPTUNE_RETURN_IF_ERROR(ValidateSpec(spec));
+    // Decoding walks the parameters in order, so a parent must come first.
+    if (spec.condition) {
+      const std::string& parent = spec.condition->parent;
+      const ParameterSpec* parent_spec = space.Find(parent);
+      if (parent_spec == nullptr || !names.contains(parent) ||
+          parent == spec.name) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("parameter \"", spec.name, "\" needs its parent \"",
+                         parent, "\" before it"));
+      }
+      if (parent_spec->type == ParameterType::kDouble) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("parameter \"", spec.name, "\": its parent \"", parent,
+                         "\" is DOUBLE, which cannot be a parent"));
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -285,18 +302,58 @@ ParameterValue ValueFromUniform(const ParameterSpec& spec, double u) {
   return Decode(spec, u);
 }
 
+namespace {
+
+// Whether parameter `spec` is active given the values already assigned to
+// the parameters before it (its parent comes first: ValidateForEncoding).
+bool ActiveGiven(const ParameterSpec& spec,
+                 const ParameterAssignment& assignment) {
+  if (!spec.condition) return true;
+  auto parent = assignment.find(spec.condition->parent);
+  return parent != assignment.end() && spec.condition->Matches(parent->second);
+}
+
+// Decodes coordinate i of `u` with `decode` for every parameter that the
+// values decoded before it activate.
+template <typename DecodeOne>
+ParameterAssignment DecodeTree(const SearchSpace& space,
+                               std::span<const double> u,
+                               DecodeOne decode_one) {
+  ParameterAssignment assignment;
+  for (size_t i = 0; i < u.size(); ++i) {
+    const auto& spec = space.parameters()[i];
+    if (ActiveGiven(spec, assignment)) {
+      assignment.emplace(spec.name, decode_one(spec, u[i]));
+    }
+  }
+  return assignment;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<double>> EncodeAssignment(
     const SearchSpace& space, const ParameterAssignment& assignment) {
   std::vector<double> u;
   u.reserve(space.parameters().size());
+  ParameterAssignment seen;
   for (const auto& spec : space.parameters()) {
     auto it = assignment.find(spec.name);
+    if (!ActiveGiven(spec, seen)) {
+      if (it != assignment.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("parameter \"", spec.name, "\" is not active, got ",
+                         it->second.ToString()));
+      }
+      u.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
     if (it == assignment.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("parameter \"", spec.name, "\" has no value"));
     }
     HPTUNE_ASSIGN_OR_RETURN(double coordinate, Encode(spec, it->second));
     u.push_back(coordinate);
+    seen.emplace(spec.name, it->second);
   }
   return u;
 }
@@ -305,24 +362,14 @@ ParameterAssignment DecodeAssignment(const SearchSpace& space,
                                      std::span<const double> u) {
   HPTUNE_CHECK(u.size() == space.parameters().size(),
                "DecodeAssignment: one coordinate per parameter expected");
-  ParameterAssignment assignment;
-  for (size_t i = 0; i < u.size(); ++i) {
-    const auto& spec = space.parameters()[i];
-    assignment.emplace(spec.name, Decode(spec, u[i]));
-  }
-  return assignment;
+  return DecodeTree(space, u, &Decode);
 }
 
 ParameterAssignment AssignmentFromUniform(const SearchSpace& space,
                                           std::span<const double> u) {
   HPTUNE_CHECK(u.size() == space.parameters().size(),
                "AssignmentFromUniform: one coordinate per parameter expected");
-  ParameterAssignment assignment;
-  for (size_t i = 0; i < u.size(); ++i) {
-    const auto& spec = space.parameters()[i];
-    assignment.emplace(spec.name, ValueFromUniform(spec, u[i]));
-  }
-  return assignment;
+  return DecodeTree(space, u, &ValueFromUniform);
 }
 
 }  // namespace hptune::algorithms

@@ -51,7 +51,8 @@
 
 namespace hptune::algorithms {
 
-// OK when every parameter of `space` can be encoded: unique names; DOUBLE
+// OK when every parameter of `space` can be encoded: unique names; a
+// conditional parameter's parent comes before it and is not DOUBLE; DOUBLE
 // needs finite min < max; INTEGER needs integral min <= max within +-2^53
 // (so every integer in range is an exact double); DISCRETE needs finite,
 // strictly increasing values, at least one; CATEGORICAL at least one value,
@@ -74,9 +75,13 @@ ParameterValue Decode(const ParameterSpec& spec, double u);
 // the header comment): Decode(spec, u), except DISCRETE by index.
 ParameterValue ValueFromUniform(const ParameterSpec& spec, double u);
 
-// Whole assignments, coordinates in the order of space.parameters().
-// InvalidArgument when a parameter is missing or its value is not feasible;
-// parameters not in the space are ignored.
+// Whole assignments, coordinates in the order of space.parameters(). In a
+// conditional space a parameter's coordinate is used only when the values
+// before it activate it (parents come first), so the assignments hold
+// exactly the active parameters and a tree is sampled branch by branch.
+// EncodeAssignment: InvalidArgument when an active parameter is missing, an
+// inactive one is given, or a value is not feasible; an inactive parameter's
+// coordinate is NaN; parameters not in the space are ignored.
 absl::StatusOr<std::vector<double>> EncodeAssignment(
     const SearchSpace& space, const ParameterAssignment& assignment);
 // `u` must have one coordinate per parameter (aborts otherwise: a caller
