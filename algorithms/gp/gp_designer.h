@@ -25,6 +25,11 @@
 //     (Contal et al., ECML 2013, as in OSS Vizier; acquisition.h).
 // The measurements behind the constants are in benchmarks/RESULTS.md, "GP
 // designer: design history".
+// Conditional spaces (search_space.h): inactive parameters are imputed
+// with constants in the features (encoding/gp_features.h, after Levesque et
+// al., IJCNN 2017), the acquisition is maximised over active subspaces
+// (acquisition_optimizer.h), and every suggestion holds exactly the active
+// parameters of its point.
 // Several metrics (objectives and constraints; study.h) have one GP each
 // and the acquisitions of multi_metric_acquisition.h: constrained log EI
 // for one objective, random hypervolume scalarisations of UCB for several

@@ -12,6 +12,9 @@
 // so r is a Euclidean distance between scaled one-hot embeddings and k stays
 // positive definite: a categorical parameter is a one-hot block sharing one
 // lengthscale, not an ordered number.
+// Conditional spaces need no other kernel: gp_features.h imputes inactive
+// parameters (a constant coordinate, or one more category), an embedding
+// into the same space, so k stays positive definite on it.
 // Derivatives, with the slope g(r) = s2 (5/3) (1 + sqrt5 r) exp(-sqrt5 r)
 // (finite at r = 0, so no case for coincident points):
 //   dk/d(log l_i) = g(r) d_i(a, b),  d_i the i-th term of r^2 above,
