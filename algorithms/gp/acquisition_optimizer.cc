@@ -340,8 +340,17 @@ std::vector<ScoredPoint> MaximizeAcquisition(
   for (size_t i = 0; i < refined.size(); ++i) {
     ScoredPoint p{std::move(refined[i]), refined_scores[i]};
     if (!discrete.empty()) {
+      const std::vector<bool> before = encoding.ActiveFeatures(p.x);
       ClimbDiscrete(acquisition, encoding, discrete, options.discrete_rounds,
                     anchors, anchor_active, rng, p);
+      // A parent's move activated children that step 2 never refined.
+      if (encoding.ActiveFeatures(p.x) != before) {
+        std::vector<std::vector<double>> again = {
+            Refine(acquisition, encoding, continuous, p.x, box_of[starts[i]],
+                   options)};
+        const double score = Scores(acquisition, again, d).front();
+        if (score > p.score) p = {std::move(again.front()), score};
+      }
     }
     points.push_back(std::move(p));
   }

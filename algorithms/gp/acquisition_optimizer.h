@@ -30,7 +30,8 @@
 // imputed value would put every new child at the same point). L-BFGS moves
 // only the active continuous features that are no parent: an INTEGER or
 // DISCRETE parent is held like a categorical one, so the active set stays
-// fixed during the descent; step 3 may move it.
+// fixed during the descent; step 3 may move it, and a point whose active
+// set step 3 changed is refined once more (kept when that scores higher).
 // The result lists the refined points and then the candidates, best score
 // first, without repeated vectors: the designer takes the first that
 // decodes to an unused assignment. Deterministic for a seed. Stateless;
