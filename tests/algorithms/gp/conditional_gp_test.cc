@@ -500,6 +500,34 @@ TEST(ConditionalGpTest, MultiMetricDesignerSuggestsOnlyValidActiveSets) {
   EXPECT_GE(from_model, 8);
 }
 
+// The model's suggestions and then the grid of unused points (FiniteGrid)
+// cover the 2 + 3 + 1 active combinations of a small tree, then stop.
+TEST(ConditionalGpTest, ExhaustsASmallConditionalSpace) {
+  ParameterSpec k = IntegerParam("k", 1, 2);
+  k.condition = ParentCondition{.parent = "c", .categorical_values = {"a"}};
+  ParameterSpec d = DiscreteParam("d", {1, 2, 3});
+  d.condition = ParentCondition{.parent = "c", .categorical_values = {"b"}};
+  const StudySpec spec =
+      Spec(SearchSpace({CategoricalParam("c", {"a", "b", "none"}), k, d}));
+  std::vector<Trial> completed;
+  AssignmentSet seen;
+  for (int round = 0; round < 4; ++round) {
+    auto designer = GpDesigner::Create(spec, 5);
+    ASSERT_OK(designer);
+    ASSERT_OK((*designer)->Update(completed, {}));
+    auto suggestions = (*designer)->Suggest(2);
+    ASSERT_OK(suggestions);
+    for (const Suggestion& s : *suggestions) {
+      ASSERT_OK(spec.search_space.CheckAssignment(s.parameters)) << s.origin;
+      EXPECT_TRUE(seen.Insert(s.parameters)) << s.origin;
+      completed.push_back(Completed(
+          static_cast<int64_t>(completed.size()) + 1, s.parameters,
+          {{kMetric, TreeObjective(spec.search_space, s.parameters)}}));
+    }
+  }
+  EXPECT_EQ(completed.size(), 6u);
+}
+
 // optimizer in {sgd, adam}; sgd has lr and momentum, adam lr and beta2; a
 // shared batch size. The best sgd point scores 0.4, the best adam one 0.
 SearchSpace OptimizerTree() {
