@@ -11,6 +11,7 @@
 namespace hptune::engine {
 namespace {
 
+using ::hptune_testing::StatusHasCode;
 using ::testing::HasSubstr;
 
 StudySpec GridSpec(int max_trials, int max_parallel = 10) {
@@ -148,6 +149,51 @@ TEST_F(EngineTest, AnExhaustedGridCompletesTheStudyEarly) {
   EXPECT_TRUE(last->study_completed);
   EXPECT_EQ(engine_.GetStudy("s")->reason,
             "the search space is exhausted after 6 trials");
+}
+
+TEST_F(EngineTest, AConditionalSpaceIsExhaustedByItsActiveCombinations) {
+  // cell: gru | lstm -> units in {1, 2}: three points, not 2 x 2.
+  StudySpec spec = GridSpec(10);
+  spec.algorithm = Algorithm::kRandomSearch;
+  spec.search_space =
+      SearchSpace({{.name = "cell",
+                    .type = ParameterType::kCategorical,
+                    .categorical_values = {"gru", "lstm"}},
+                   {.name = "units",
+                    .type = ParameterType::kInteger,
+                    .min_value = 1,
+                    .max_value = 2,
+                    .condition = ParentCondition{
+                        .parent = "cell", .categorical_values = {"lstm"}}}});
+  ASSERT_OK(engine_.CreateStudy("s", spec));
+  const auto add = [&](ParameterAssignment parameters, TrialState state) {
+    Trial t;
+    t.parameters = std::move(parameters);
+    t.state = state;
+    if (state == TrialState::kSucceeded) t.final_measurement = Accuracy(1, 0.5);
+    return engine_.CreateTrial("s", std::move(t));
+  };
+  ASSERT_OK(add({{"cell", ParameterValue::Categorical("gru")}},
+                TrialState::kSucceeded));
+  // An inactive parameter is refused, as a missing active one is.
+  EXPECT_THAT(add({{"cell", ParameterValue::Categorical("gru")},
+                   {"units", ParameterValue::Integer(1)}},
+                  TrialState::kSucceeded),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(add({{"cell", ParameterValue::Categorical("lstm")}},
+                  TrialState::kSucceeded),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
+  ASSERT_OK(add({{"cell", ParameterValue::Categorical("lstm")},
+                 {"units", ParameterValue::Integer(1)}},
+                TrialState::kSucceeded));
+  auto last = add({{"cell", ParameterValue::Categorical("lstm")},
+                   {"units", ParameterValue::Integer(2)}},
+                  TrialState::kActive);
+  ASSERT_OK(last);
+  ASSERT_OK(engine_.CompleteTrial("s", last->number, Accuracy(1, 0.25)));
+  EXPECT_EQ(engine_.GetStudy("s")->state, StudyState::kCompleted);
+  EXPECT_EQ(engine_.GetStudy("s")->reason,
+            "the search space is exhausted after 3 trials");
 }
 
 TEST_F(EngineTest, CompleteWithoutFinalUsesTheLastReportedObjective) {
