@@ -47,15 +47,19 @@ absl::Status ValidateOptions(const ImportanceOptions& options) {
 // The usable trials, as grid points and losses (lower is better).
 struct Observations {
   size_t parameters = 0;
-  std::vector<int> points;  // trial i's point of parameter d at i * P + d
+  // Trial i's point of parameter d at i * P + d; kInactive where d is a
+  // conditional parameter that the trial's values leave inactive.
+  std::vector<int> points;
   std::vector<double> losses;
 
+  static constexpr int kInactive = -1;
   size_t size() const { return losses.size(); }
 };
 
 Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
                      const std::vector<ParameterGrid>& grids) {
-  const auto& parameters = spec.search_space.parameters();
+  const SearchSpace& space = spec.search_space;
+  const auto& parameters = space.parameters();
   Observations seen;
   seen.parameters = parameters.size();
   seen.points.reserve(trials.size() * parameters.size());
@@ -66,9 +70,16 @@ Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
         trial.FinalObjective(spec.metric_tag);
     if (!objective || !std::isfinite(*objective)) continue;
     const size_t row = seen.points.size();
+    const std::vector<bool> active = space.ActiveMask(trial.parameters);
     bool feasible = true;
     for (size_t d = 0; d < parameters.size() && feasible; ++d) {
       auto value = trial.parameters.find(parameters[d].name);
+      if (!active[d]) {
+        // An inactive parameter has no value; one that has is not ours.
+        feasible = value == trial.parameters.end();
+        seen.points.push_back(Observations::kInactive);
+        continue;
+      }
       absl::StatusOr<int> point = value == trial.parameters.end()
                                       ? absl::InvalidArgumentError("missing")
                                       : grids[d].PointOf(value->second);
@@ -101,20 +112,35 @@ std::vector<bool> TopTrials(std::span<const double> losses, double quantile,
   return top;
 }
 
-// D_d of ped_anova.h for parameter d.
-double Divergence(const Observations& seen, size_t d, const ParameterGrid& grid,
-                  const std::vector<bool>& top, double prior_weight) {
+// The share of parameter d in ped_anova.h before normalising: D_d over the
+// trials where d is active, times (n_d / n) (gamma'_d / gamma')^2 (1 for a
+// parameter active in every trial). `active_trials` gets n_d.
+double Share(const Observations& seen, size_t d, const ParameterGrid& grid,
+             const std::vector<bool>& top, double prior_weight,
+             int64_t& active_trials) {
   std::vector<double> all_counts(grid.size(), 0.0);
   std::vector<double> top_counts(grid.size(), 0.0);
+  double n = 0, n_top = 0, n_d = 0, n_d_top = 0;
   for (size_t i = 0; i < seen.size(); ++i) {
+    n += 1;
+    n_top += top[i];
     const int point = seen.points[i * seen.parameters + d];
+    if (point == Observations::kInactive) continue;
+    n_d += 1;
+    n_d_top += top[i];
     all_counts[point] += 1;
     if (top[i]) top_counts[point] += 1;
   }
+  active_trials = static_cast<int64_t>(n_d);
+  // Under 2 trials (or no top one) where d is active, nothing is known of it.
+  if (n_d < 2 || n_d_top == 0) return 0;
   const auto density =
       grid.ordered() ? OrderedParzenDensity : CategoricalParzenDensity;
-  return PearsonDivergence(density(top_counts, prior_weight),
-                           density(all_counts, prior_weight));
+  const double divergence = PearsonDivergence(
+      density(top_counts, prior_weight), density(all_counts, prior_weight));
+  if (n_d == n) return divergence;
+  const double local_gamma = n_d_top / n_d, gamma = n_top / n;
+  return (n_d / n) * (local_gamma / gamma) * (local_gamma / gamma) * divergence;
 }
 
 }  // namespace
@@ -135,17 +161,26 @@ absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
 
   const Observations seen = Observe(spec, trials, grids);
   report.trials = static_cast<int64_t>(seen.size());
-  if (seen.size() < 2) return report;
+  if (seen.size() < 2) {
+    for (size_t i = 0; i < seen.size(); ++i) {
+      for (size_t d = 0; d < parameters.size(); ++d) {
+        result[d].active_trials +=
+            seen.points[i * seen.parameters + d] != Observations::kInactive;
+      }
+    }
+    return report;
+  }
   const std::vector<bool> top =
       TopTrials(seen.losses, options.top_quantile, options.min_top_trials);
   report.top_trials = std::count(top.begin(), top.end(), true);
 
   double total = 0;
   for (size_t d = 0; d < parameters.size(); ++d) {
+    const double share = Share(seen, d, grids[d], top, options.prior_weight,
+                               result[d].active_trials);
     // A parameter with one value cannot matter.
     if (grids[d].size() < 2) continue;
-    result[d].importance =
-        Divergence(seen, d, grids[d], top, options.prior_weight);
+    result[d].importance = share;
     total += result[d].importance;
   }
   for (ParameterImportance& entry : result) {

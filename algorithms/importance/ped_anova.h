@@ -51,6 +51,20 @@
 //    (benchmarks/RESULTS.md, "Parameter importance").
 //  - Both densities get 1e-12 added at every point, so the ratio is finite.
 //
+// Conditional parameters (a space that is a tree). A trial has values for
+// its active parameters only. The top set is chosen over all the usable
+// trials, as above; a conditional parameter d's densities are built from the
+// n_d of them where d is active (its top trials: those of the top set among
+// them, a share gamma'_d of the n_d), and its D_d is weighed by
+//   (n_d / n) (gamma'_d / gamma')^2,
+// so that, as gamma'^2 D_d is for a parameter active everywhere, it is the
+// variance over x_d of the marginal of b within d's branch, times the share
+// of the trials in that branch (Theorem 1 within the local space where d is
+// active; the weight is 1 for a parameter active in every trial, so a space
+// without conditions is unaffected). A branch that fewer than 2 trials took,
+// or none of the top trials, gives d importance 0. How much choosing a
+// branch matters is the parent's importance.
+//
 // Every kernel sits on an integer grid point with one bandwidth, so a
 // density is its grid counts convolved with one kernel: O(n) to count and
 // O(G^2) to convolve, per parameter, independent of n.
@@ -71,6 +85,9 @@ struct ParameterImportance {
   std::string parameter;
   double importance = 0;  // >= 0; the list sums to 1 (all 0 when nothing can
                           // be said)
+  // Of the usable trials, those where the parameter is active: all of them
+  // for a parameter without a condition.
+  int64_t active_trials = 0;
 };
 
 struct ImportanceOptions {
@@ -89,8 +106,10 @@ struct ImportanceOptions {
 // spec.goal, from the trials that have a final objective
 // (Trial::FinalObjective(spec.metric_tag); SUCCEEDED trials, and trials
 // stopped early that have a final measurement). Trials with a non-finite
-// objective or with parameters outside the space are left out too. Most
-// important first (ties by parameter order in the spec). Fewer than 2 usable
+// objective or with parameters that do not fit the space (outside it,
+// missing an active one, or with one the trial's values leave inactive) are
+// left out too. Most important first (ties by parameter order in the spec).
+// Fewer than 2 usable
 // trials: every parameter with importance 0. InvalidArgument, naming the
 // field and value, for a bad option (e.g. top_quantile outside (0, 1]) or a
 // search space that cannot be encoded.

@@ -174,6 +174,54 @@ TEST(PedAnovaTest, CategoricalParameterThatDecidesComesFirst) {
   EXPECT_GT(importances[0].importance, 0.5);
 }
 
+TEST(PedAnovaTest, ConditionalParametersAreJudgedWhereTheyAreActive) {
+  // optimizer -> momentum (sgd) | beta (adam). Every top trial is an adam
+  // one, where beta decides; momentum's branch never reaches the top.
+  ParameterSpec momentum = DoubleParam("momentum", 0, 1);
+  momentum.condition =
+      ParentCondition{.parent = "optimizer", .categorical_values = {"sgd"}};
+  ParameterSpec beta = DoubleParam("beta", 0, 1);
+  beta.condition =
+      ParentCondition{.parent = "optimizer", .categorical_values = {"adam"}};
+  const StudySpec spec = SpecOf({CategoricalParam("optimizer", {"sgd", "adam"}),
+                                 momentum, beta, DoubleParam("z", 0, 1)});
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::vector<Trial> trials;
+  for (int i = 0; i < 400; ++i) {
+    const double x = uniform(random), z = uniform(random);
+    const bool adam = i % 2 == 1;
+    ParameterAssignment parameters = {
+        {"optimizer", ParameterValue::Categorical(adam ? "adam" : "sgd")},
+        {adam ? "beta" : "momentum", ParameterValue::Double(x)},
+        {"z", ParameterValue::Double(z)}};
+    trials.push_back(Finished(parameters, (adam ? 0 : 2) + x + noise(random)));
+  }
+  // A trial with a value for an inactive parameter is not the space's.
+  trials.push_back(Finished({{"optimizer", ParameterValue::Categorical("sgd")},
+                             {"momentum", ParameterValue::Double(0.5)},
+                             {"beta", ParameterValue::Double(0.5)},
+                             {"z", ParameterValue::Double(0.5)}},
+                            -10));
+  ASSERT_OK_AND_ASSIGN(ImportanceReport report,
+                       PedAnovaImportanceReport(spec, trials));
+  EXPECT_EQ(report.trials, 400);
+  std::map<std::string, int64_t> active;
+  for (const auto& entry : report.importances) {
+    active[entry.parameter] = entry.active_trials;
+  }
+  EXPECT_EQ(
+      active,
+      (std::map<std::string, int64_t>{
+          {"optimizer", 400}, {"momentum", 200}, {"beta", 200}, {"z", 400}}));
+  const std::map<std::string, double> by_name = ByName(report.importances);
+  EXPECT_EQ(by_name.at("momentum"), 0);
+  EXPECT_GT(by_name.at("beta"), by_name.at("z"));
+  EXPECT_GT(by_name.at("optimizer"), by_name.at("z"));
+  EXPECT_NEAR(Sum(report.importances), 1, 1e-12);
+}
+
 TEST(PedAnovaTest, TheGoalDecidesWhichTrialsAreTheBest) {
   // The lowest values come from x1 < 0.2 whatever x2 is; the highest from
   // large x2 (with x1 >= 0.2).
