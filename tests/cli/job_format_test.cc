@@ -128,6 +128,107 @@ TEST(JobTrialsTableTest, OneColumnPerParameterInSpecOrder) {
                                          "100", "false", "", "", ""));
 }
 
+// optimizer -> {momentum | beta2 -> eps}, then lr; trial 1 took sgd and
+// trial 2 adam.
+v1::Job ConditionalJob() {
+  return Parse<v1::Job>(R"pb(
+    job_id: "tree_1"
+    state: SUCCEEDED
+    training_input {
+      hyperparameters {
+        goal: MINIMIZE
+        hyperparameter_metric_tag: "loss"
+        max_trials: 2
+        params {
+          parameter_name: "optimizer"
+          type: CATEGORICAL
+          categorical_values: [ "sgd", "adam" ]
+          conditional_parameter_specs {
+            parent_categorical_values { values: "sgd" }
+            parameter_spec {
+              parameter_name: "momentum"
+              type: DOUBLE
+              min_value: 0
+              max_value: 0.99
+            }
+          }
+          conditional_parameter_specs {
+            parent_categorical_values { values: "adam" }
+            parameter_spec {
+              parameter_name: "beta2"
+              type: DISCRETE
+              discrete_values: [ 0.99, 0.999 ]
+              conditional_parameter_specs {
+                parent_discrete_values { values: 0.999 }
+                parameter_spec {
+                  parameter_name: "eps"
+                  type: DOUBLE
+                  min_value: 1e-9
+                  max_value: 1e-6
+                }
+              }
+            }
+          }
+        }
+        params { parameter_name: "lr" type: DOUBLE min_value: 0 max_value: 1 }
+      }
+    }
+    training_output {
+      completed_trial_count: 2
+      trials {
+        trial_id: "1"
+        hyperparameters { key: "optimizer" value: "sgd" }
+        hyperparameters { key: "momentum" value: "0.9" }
+        hyperparameters { key: "lr" value: "0.5" }
+        final_metric { training_step: 1 objective_value: 0.25 }
+        state: SUCCEEDED
+      }
+      trials {
+        trial_id: "2"
+        hyperparameters { key: "optimizer" value: "adam" }
+        hyperparameters { key: "beta2" value: "0.999" }
+        hyperparameters { key: "eps" value: "1e-07" }
+        hyperparameters { key: "lr" value: "0.125" }
+        final_metric { training_step: 1 objective_value: 0.5 }
+        state: SUCCEEDED
+      }
+      best_trial {
+        trial_id: "1"
+        hyperparameters { key: "optimizer" value: "sgd" }
+        hyperparameters { key: "momentum" value: "0.9" }
+        hyperparameters { key: "lr" value: "0.5" }
+        final_metric { training_step: 1 objective_value: 0.25 }
+        state: SUCCEEDED
+      }
+    }
+  )pb");
+}
+
+TEST(JobTrialsTableTest, InactiveConditionalParametersAreEmpty) {
+  Table table = JobTrialsTable(ConditionalJob());
+  // The tree's depth-first order, as the trainer's flags.
+  EXPECT_THAT(table.header,
+              ElementsAre("trialId", "state", "optimizer", "momentum", "beta2",
+                          "eps", "lr", "objective", "step", "stoppedEarly",
+                          "startTime", "endTime", "error"));
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_THAT(table.rows[0],
+              ElementsAre("1", "SUCCEEDED", "sgd", "0.9", "", "", "0.5", "0.25",
+                          "1", "false", "", "", ""));
+  EXPECT_THAT(table.rows[1],
+              ElementsAre("2", "SUCCEEDED", "adam", "", "0.999", "1e-07",
+                          "0.125", "0.5", "1", "false", "", "", ""));
+  std::ostringstream csv;
+  PrintTable(table, OutputFormat::kCsv, csv);
+  EXPECT_THAT(csv.str(), HasSubstr("\r\n1,SUCCEEDED,sgd,0.9,,,0.5,0.25,"));
+
+  std::ostringstream summary;
+  PrintJobSummary(ConditionalJob(), summary);
+  EXPECT_THAT(summary.str(),
+              HasSubstr("best trial: 1, loss 0.25 at step 1; optimizer=sgd, "
+                        "momentum=0.9, lr=0.5\n"));
+}
+
 TEST(JobTrialsTableTest, ARunningTrialShowsItsLatestReport) {
   v1::Job job = FinishedJob();
   v1::HyperparameterOutput* running =

@@ -42,6 +42,76 @@ TEST(TrialsTableTest, AParameterNamedLikeAColumnDoesNotHideIt) {
                                          "false", "grid[3]", ""));
 }
 
+// optimizer -> {momentum | layers -> width}: one trial per branch.
+StudySpec ConditionalSpec() {
+  StudySpec spec;
+  spec.metric_tag = "loss";
+  spec.search_space = SearchSpace({
+      {.name = "optimizer",
+       .type = ParameterType::kCategorical,
+       .categorical_values = {"sgd", "adam"}},
+      {.name = "momentum",
+       .type = ParameterType::kDouble,
+       .min_value = 0,
+       .max_value = 1,
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"sgd"}}},
+      {.name = "layers",
+       .type = ParameterType::kInteger,
+       .min_value = 1,
+       .max_value = 3,
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"adam"}}},
+      {.name = "width",
+       .type = ParameterType::kInteger,
+       .min_value = 8,
+       .max_value = 64,
+       .condition = ParentCondition{.parent = "layers", .int_values = {2, 3}}},
+  });
+  return spec;
+}
+
+std::vector<Trial> ConditionalTrials() {
+  Trial sgd = Finished();
+  sgd.number = 1;
+  sgd.parameters = {{"optimizer", ParameterValue::Categorical("sgd")},
+                    {"momentum", ParameterValue::Double(0.5)}};
+  Trial adam = Finished();
+  adam.number = 2;
+  adam.parameters = {{"optimizer", ParameterValue::Categorical("adam")},
+                     {"layers", ParameterValue::Integer(2)},
+                     {"width", ParameterValue::Integer(16)}};
+  return {sgd, adam};
+}
+
+TEST(TrialsTableTest, InactiveConditionalParametersAreEmptyCells) {
+  Table table = TrialsTable(ConditionalSpec(), ConditionalTrials());
+  EXPECT_THAT(table.header,
+              ElementsAre("trialId", "state", "optimizer", "momentum", "layers",
+                          "width", "objective", "step", "stoppedEarly",
+                          "origin", "reason"));
+  EXPECT_THAT(table.rows[0], ElementsAre("1", "SUCCEEDED", "sgd", "0.5", "", "",
+                                         "0.25", "12", "false", "grid[3]", ""));
+  EXPECT_THAT(table.rows[1],
+              ElementsAre("2", "SUCCEEDED", "adam", "", "2", "16", "0.25", "12",
+                          "false", "grid[3]", ""));
+  std::ostringstream csv;
+  PrintTrials(ConditionalSpec(), ConditionalTrials(), OutputFormat::kCsv, csv);
+  EXPECT_THAT(csv.str(),
+              ::testing::HasSubstr("\r\n1,SUCCEEDED,sgd,0.5,,,0.25,12,"));
+}
+
+TEST(TrialsJsonTest, InactiveConditionalParametersAreAbsent) {
+  auto json =
+      nlohmann::json::parse(TrialsJson(ConditionalSpec(), ConditionalTrials()));
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0]["hyperparameters"],
+            nlohmann::json({{"optimizer", "sgd"}, {"momentum", "0.5"}}));
+  EXPECT_EQ(json[1]["hyperparameters"],
+            nlohmann::json(
+                {{"optimizer", "adam"}, {"layers", "2"}, {"width", "16"}}));
+}
+
 TEST(ForReadingTest, DecimalsGetSixSignificantDigitsOthersStay) {
   EXPECT_EQ(ForReading("0.30000000000000004"), "0.3");
   EXPECT_EQ(ForReading("0.0123456789"), "0.0123457");

@@ -30,10 +30,22 @@ std::string Time(const google::protobuf::Timestamp& time) {
   return t ? FormatRfc3339(*t) : "";
 }
 
+// `spec` and its conditional children, depth first (the order of trainer
+// flags).
+void AddParameterNames(const v1::ParameterSpec& spec,
+                       std::vector<std::string>& names) {
+  names.push_back(spec.parameter_name());
+  for (const auto& child : spec.conditional_parameter_specs()) {
+    AddParameterNames(child.parameter_spec(), names);
+  }
+}
+
+// Every parameter of the job's (possibly conditional) space; a trial has
+// values for only its active ones and leaves the others empty.
 std::vector<std::string> ParameterNames(const v1::Job& job) {
   std::vector<std::string> names;
   for (const auto& p : job.training_input().hyperparameters().params()) {
-    names.push_back(p.parameter_name());
+    AddParameterNames(p, names);
   }
   // Trials may carry parameters the spec does not list (none today); show
   // them rather than drop them.
