@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 
@@ -34,8 +35,13 @@ void PrintJson(const std::string& study,
                const algorithms::ImportanceReport& report, std::ostream& out) {
   nlohmann::ordered_json importances = nlohmann::ordered_json::array();
   for (const auto& entry : report.importances) {
-    importances.push_back(
-        {{"parameter", entry.parameter}, {"importance", entry.importance}});
+    nlohmann::ordered_json item = {{"parameter", entry.parameter},
+                                   {"importance", entry.importance}};
+    // A conditional parameter is judged over the trials where it is active.
+    if (entry.active_trials < report.trials) {
+      item["activeTrials"] = entry.active_trials;
+    }
+    importances.push_back(std::move(item));
   }
   nlohmann::ordered_json document = {{"study", study},
                                      {"method", "PED-ANOVA"},
@@ -74,6 +80,17 @@ void PrintImportance(const std::string& study,
          "the best "
       << absl::StrFormat("%g", top_quantile * 100) << "% (" << report.top_trials
       << " of " << report.trials << " finished trials)\n";
+  std::string conditional;
+  for (const auto& entry : report.importances) {
+    if (entry.active_trials >= report.trials) continue;
+    absl::StrAppend(&conditional, conditional.empty() ? "" : ", ",
+                    entry.parameter, " (", entry.active_trials, ")");
+  }
+  if (!conditional.empty()) {
+    out << "conditional parameters, judged over the trials where they are "
+           "active: "
+        << conditional << "\n";
+  }
 }
 
 }  // namespace hptune::cli

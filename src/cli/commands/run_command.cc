@@ -413,9 +413,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                ParameterValue::Double(final.metrics.at(job->study->metric_tag))
                    .ToString())
         << " at step " << final.step << ";";
+    // Only the trial's active parameters, in search-space order.
     for (const ParameterSpec& p : job->study->search_space.parameters()) {
-      out << " " << p.name << "="
-          << ForReading(t.parameters.at(p.name).ToString());
+      auto it = t.parameters.find(p.name);
+      if (it == t.parameters.end()) continue;
+      out << " " << p.name << "=" << ForReading(it->second.ToString());
     }
     out << "\n";
   }

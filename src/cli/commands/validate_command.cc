@@ -188,6 +188,23 @@ std::string AlgorithmText(Algorithm algorithm) {
 }
 
 // What a parameter can take: [min, max] or {values}; long lists shortened.
+// "optimizer = sgd" or "layers in {2, 3}"; "-" for a root parameter.
+std::string ConditionText(const ParameterSpec& p) {
+  if (!p.condition) return "-";
+  const ParentCondition& c = *p.condition;
+  std::vector<std::string> values = c.categorical_values;
+  for (double v : c.discrete_values) values.push_back(Number(v));
+  for (int64_t v : c.int_values) {
+    values.push_back(ParameterValue::Integer(v).ToString());
+  }
+  if (values.size() == 1) return c.parent + " = " + values.front();
+  std::string text = c.parent + " in {";
+  for (size_t k = 0; k < values.size(); ++k) {
+    text += (k ? ", " : "") + values[k];
+  }
+  return text + "}";
+}
+
 std::string RangeText(const ParameterSpec& p) {
   constexpr size_t kShown = 8;
   std::vector<std::string> values;
@@ -242,12 +259,24 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
   }
   if (study.seed) PrintField("seed", std::to_string(*study.seed), out);
 
+  // A conditional space prints as its tree: a child indented under its
+  // parent (the flat order is depth-first), with the values that activate it.
+  const SearchSpace& space = study.search_space;
+  const bool tree = space.IsConditional();
   Table table{.header = {"PARAMETER", "TYPE", "RANGE", "SCALE"}};
-  for (const ParameterSpec& p : study.search_space.parameters()) {
-    table.rows.push_back({p.name, std::string(ToString(p.type)), RangeText(p),
+  if (tree) table.header.push_back("ACTIVE WHEN");
+  for (int i = 0; i < static_cast<int>(space.parameters().size()); ++i) {
+    const ParameterSpec& p = space.parameters()[i];
+    int depth = 0;
+    for (int a = space.ParentIndex(i); a >= 0; a = space.ParentIndex(a)) {
+      ++depth;
+    }
+    table.rows.push_back({std::string(2 * depth, ' ') + p.name,
+                          std::string(ToString(p.type)), RangeText(p),
                           p.type == ParameterType::kCategorical
                               ? "-"
                               : std::string(ToString(p.scale))});
+    if (tree) table.rows.back().push_back(ConditionText(p));
   }
   std::ostringstream text;
   PrintTable(table, OutputFormat::kTable, text);
