@@ -568,8 +568,15 @@ class DashboardServer::Impl {
         algorithms::PedAnovaImportance(s.study.spec, trials));
     Json list = Json::array();
     for (const auto& importance : importances) {
-      list.push_back({{"param", importance.parameter},
-                      {"importance", importance.importance}});
+      Json entry = {{"param", importance.parameter},
+                    {"importance", importance.importance}};
+      // A conditional parameter is judged over the trials where it is active.
+      const ParameterSpec* spec =
+          s.study.spec.search_space.Find(importance.parameter);
+      if (spec != nullptr && spec->condition) {
+        entry["active_trials"] = importance.active_trials;
+      }
+      list.push_back(std::move(entry));
     }
     return Json{{"method", "PED-ANOVA"},
                 {"trials", trials.size()},

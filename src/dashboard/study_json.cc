@@ -110,6 +110,18 @@ Json StudyDetailJson(const StudySnapshot& snapshot) {
     } else {
       param["categories"] = p.categorical_values;
     }
+    // A conditional parameter: its parent and the values that activate it.
+    // Trials where it is inactive have no value for it.
+    if (p.condition) {
+      param["parent"] = p.condition->parent;
+      Json values = Json::array();
+      for (const std::string& v : p.condition->categorical_values) {
+        values.push_back(v);
+      }
+      for (int64_t v : p.condition->int_values) values.push_back(v);
+      for (double v : p.condition->discrete_values) values.push_back(v);
+      param["parent_values"] = std::move(values);
+    }
     params.push_back(std::move(param));
   }
   detail["params"] = std::move(params);

@@ -209,6 +209,76 @@ TEST_F(DashboardServerTest, TheTrialsTablePagesSortsAndFilters) {
   EXPECT_EQ(missing->status, 404);
 }
 
+// A conditional space: opt -> momentum (sgd); a trial carries only its
+// active parameters, and every view leaves the inactive ones out.
+TEST_F(DashboardServerTest, InactiveConditionalParametersAreLeftEmpty) {
+  StudyRecord study = Study();
+  study.name = "tree";
+  std::vector<ParameterSpec> parameters = study.spec.search_space.parameters();
+  parameters.push_back({.name = "momentum",
+                        .type = ParameterType::kDouble,
+                        .min_value = 0,
+                        .max_value = 1,
+                        .condition = ParentCondition{
+                            .parent = "opt", .categorical_values = {"sgd"}}});
+  study.spec.search_space = SearchSpace(parameters);
+  ASSERT_OK(store_->CreateStudy(study));
+  std::vector<Trial> trials;
+  for (int i = 0; i < 6; ++i) {
+    Trial trial = Finished(0.1 / (i + 1), (i + 1) / 8.0);
+    if (i % 2 == 1) {
+      trial.parameters["opt"] = ParameterValue::Categorical("sgd");
+      trial.parameters["momentum"] = ParameterValue::Double(0.5);
+    }
+    trials.push_back(trial);
+  }
+  ASSERT_OK(store_->AddTrials("tree", trials, std::nullopt).status());
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+
+  auto detail = Client().Get("/api/studies/tree", auth);
+  ASSERT_TRUE(detail);
+  ASSERT_EQ(detail->status, 200) << detail->body;
+  Json params = Json::parse(detail->body)["params"];
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_FALSE(params[1].contains("parent"));
+  EXPECT_EQ(params[2]["parent"], "opt");
+  EXPECT_EQ(params[2]["parent_values"], Json({"sgd"}));
+
+  auto page = Client().Get("/api/studies/tree/trials", auth);
+  ASSERT_TRUE(page);
+  Json rows = Json::parse(page->body)["trials"];
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_FALSE(rows[0]["params"].contains("momentum"));
+  EXPECT_EQ(rows[1]["params"]["momentum"], 0.5);
+
+  auto points = Client().Get("/api/studies/tree/points", auth);
+  ASSERT_TRUE(points);
+  Json point_rows = Json::parse(points->body)["trials"];
+  ASSERT_EQ(point_rows.size(), 6u);
+  for (const Json& row : point_rows) {
+    EXPECT_EQ(row["x"][2].is_null(), row["x"][1] == "adam") << row.dump();
+  }
+
+  auto csv = Client().Get("/api/studies/tree/trials.csv", auth);
+  ASSERT_TRUE(csv);
+  EXPECT_THAT(csv->body, HasSubstr("number,state,value,lr,opt,momentum,"));
+  EXPECT_THAT(csv->body, HasSubstr("1,SUCCEEDED,0.125,0.1,adam,,false,"));
+  EXPECT_THAT(csv->body, HasSubstr("2,SUCCEEDED,0.25,0.05,sgd,0.5,false,"));
+
+  auto importance = Client().Get("/api/studies/tree/importance", auth);
+  ASSERT_TRUE(importance);
+  ASSERT_EQ(importance->status, 200) << importance->body;
+  Json body = Json::parse(importance->body);
+  EXPECT_EQ(body["trials"], 6);
+  for (const Json& entry : body["importances"]) {
+    EXPECT_EQ(entry.contains("active_trials"), entry["param"] == "momentum");
+    if (entry["param"] == "momentum") {
+      EXPECT_EQ(entry["active_trials"], 3);
+    }
+  }
+}
+
 // A two-objective study with a constraint: /pareto marks the feasible
 // front, and a study of one metric answers with one objective.
 TEST_F(DashboardServerTest, TheParetoAnswerMarksTheFeasibleFront) {

@@ -230,7 +230,9 @@
                   axisLabel: {formatter: (v) => U.fmt(v), fontSize: 10, showMinLabel: false, showMaxLabel: false},
                   splitLine: {lineStyle: {color: P.COLORS.grid}}});
       series.push({type: 'scatter', name, xAxisIndex: i, yAxisIndex: i, symbolSize: 6,
-                   data: rows.map((t) => [t.x[i], t.value, t.trial]),
+                   // A conditional parameter: only the trials where it is active.
+                   data: rows.filter((t) => t.x[i] !== null && t.x[i] !== undefined)
+                       .map((t) => [t.x[i], t.value, t.trial]),
                    itemStyle: {opacity: 0.85}});
     });
     const option = Object.assign(base(), {
@@ -275,7 +277,11 @@
     const byName = new Map(spec.map((p) => [p.name, p]));
     const ix = names.indexOf(o.x), iy = names.indexOf(o.y);
     const px = byName.get(o.x), py = byName.get(o.y);
-    const rows = (pts.trials || []).filter((t) => t.value !== null && Number.isFinite(t.value));
+    // Only the trials where both parameters are active (a conditional one is
+    // null elsewhere).
+    const present = (v) => v !== null && v !== undefined;
+    const rows = (pts.trials || []).filter((t) => t.value !== null && Number.isFinite(t.value) &&
+                                                  present(t.x[ix]) && present(t.x[iy]));
     const gx = cellsFor(px, rows.map((r) => r.x[ix]));
     const gy = cellsFor(py, rows.map((r) => r.x[iy]));
     const known = rows.map((r) => [gx.norm(r.x[ix]), gy.norm(r.x[iy]), r.value])

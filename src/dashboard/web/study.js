@@ -3,6 +3,11 @@
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
   const el = U.el;
+  // Conditional parameters are judged over the trials where they are active.
+  const conditionalNote = (list) => {
+    const parts = list.filter((x) => x.active_trials !== undefined).map((x) => `${x.param} (${x.active_trials})`);
+    return parts.length ? ` Conditional parameters, judged over the trials where they are active: ${parts.join(', ')}.` : '';
+  };
   const app = () => window.hptune.app;
 
   const TABS = [
@@ -635,6 +640,7 @@
       const names = this.data.points.params;
       for (const [name, r] of Object.entries(w.params || {})) {
         const v = row.x[names.indexOf(name)];
+        if (v === null || v === undefined) return false;  // inactive here
         if (typeof r[0] === 'string' || r.length === 0) { if (!r.includes(v)) return false; } else if (!(v >= r[0] && v <= r[1])) return false;
       }
       return true;
@@ -749,7 +755,8 @@
       const imp = this.data.importance;
       if (!imp) return;
       U.replace(this.impNote, 'Method ', el('strong', {text: imp.method}), ` over ${imp.trials} finished trial${imp.trials === 1 ? '' : 's'}` +
-                ((imp.trials || 0) < 2 ? ' — needs at least 2 finished trials.' : '; the importances sum to 1.'));
+                ((imp.trials || 0) < 2 ? ' — needs at least 2 finished trials.' : '; the importances sum to 1.') +
+                conditionalNote(imp.importances || []));
       const r = P.importance(imp);
       this.drawChart('importance', this.impChart, r, r.height);
     }
@@ -791,7 +798,10 @@
     render_config() {
       const d = this.detail;
       const rows = (d.params || []).map((p) => el('tr', null,
-          el('td', {class: 'strong', text: p.name}), el('td', {text: p.type}),
+          el('td', {class: 'strong', text: p.name,
+                    title: p.parent ? `active when ${p.parent} ∈ {${(p.parent_values || []).join(', ')}}` : ''},
+             p.parent ? el('span', {class: 'muted', text: ` (${p.parent} ∈ {${(p.parent_values || []).join(', ')}})`}) : null),
+          el('td', {text: p.type}),
           el('td', {text: p.scale && p.scale !== 'NONE' ? p.scale : '—'}),
           el('td', null, p.type === 'CATEGORICAL' ? (p.categories || []).map((c) => el('span', {class: 'chip', text: c})) :
               p.type === 'DISCRETE' ? (p.values || []).map((v) => el('span', {class: 'chip', text: U.fmt(v)})) :
