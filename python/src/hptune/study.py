@@ -215,7 +215,8 @@ class Study:
     def trials_dataframe(self, states: Optional[Iterable[str]] = None):
         """The trials as a pandas DataFrame, a row each: id, state, value,
         ``params.<name>``, step and ``metrics.<name>`` of the final
-        measurement, stopped_early, reason, client_id, origin, times.
+        measurement, stopped_early, reason, client_id, origin, times. A
+        conditional parameter is NaN in the rows where it is inactive.
         Needs pandas (Debian: python3-pandas)."""
         try:
             import pandas

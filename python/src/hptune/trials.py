@@ -105,7 +105,9 @@ class Trial:
 
     Attributes (a snapshot; refresh() reads them again):
       id: 1, 2, 3, ... within the study.
-      parameters: name -> value.
+      parameters: name -> value, for the trial's active parameters only
+        (a conditional parameter its parent's value leaves inactive is
+        absent).
       state: one of TRIAL_STATES ("ACTIVE", "SUCCEEDED", ...).
       measurements: intermediate measurements, in report order.
       final_measurement: the result of a SUCCEEDED trial, or None.
