@@ -1,6 +1,8 @@
 #include "algorithms/gp/gp_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -120,6 +122,32 @@ absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
   for (int r : order) {
     if (static_cast<int>(model->anchors.size()) >= kAnchors) break;
     model->anchors.push_back(history.observations[r].x);
+  }
+  std::vector<std::vector<double>> rows;
+  rows.reserve(history.observations.size() + history.pending.size());
+  std::vector<double> values;
+  for (const Observation& o : history.observations) {
+    rows.push_back(o.x);
+    values.push_back(o.feasible ? o.value
+                                : std::numeric_limits<double>::quiet_NaN());
+  }
+  for (const auto& p : history.pending) rows.push_back(p);
+  model->category_turn = DueCategoryTurn(encoding, rows, values);
+  if (const auto& turn = model->category_turn) {
+    for (int r : order) {
+      if (static_cast<int>(model->turn_anchors.size()) >= kAnchors) break;
+      const std::vector<double>& x = history.observations[r].x;
+      if (x[turn->feature] == turn->value) model->turn_anchors.push_back(x);
+    }
+    const Eigen::VectorXd mean = model->gp.MeanAtObservations();
+    model->turn_incumbent = -std::numeric_limits<double>::infinity();
+    const RowMatrix& x = model->gp.rows();
+    for (Eigen::Index r = 0; r < mean.size(); ++r) {
+      if (x(r, turn->feature) == turn->value)
+        model->turn_incumbent = std::max(model->turn_incumbent, mean[r]);
+    }
+    if (!std::isfinite(model->turn_incumbent))
+      model->turn_incumbent = model->incumbent;
   }
   for (const auto& p : history.pending) model->Believe(p);
   return model;

@@ -37,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "algorithms/encoding/gp_features.h"
+#include "algorithms/gp/category_turns.h"
 #include "algorithms/gp/gaussian_process.h"
 #include "algorithms/gp/gp_history.h"
 #include "algorithms/gp/gp_state.h"
@@ -58,6 +59,13 @@ struct GpModel {
   std::optional<double> exploration_threshold;
   // The best feasible observations, best first (at most kAnchors).
   std::vector<std::vector<double>> anchors;
+  // The categorical value due a turn (category_turns.h), if any, and the
+  // best feasible observations that hold it (at most kAnchors).
+  std::optional<CategoryTurn> category_turn;
+  std::vector<std::vector<double>> turn_anchors;
+  // The best posterior mean at an observed point of that branch: a turn
+  // seeks to improve the branch, not to beat the incumbent at once.
+  double turn_incumbent = 0;
 
   // Conditions the variance on x, believed at its posterior mean.
   void Believe(std::span<const double> x);

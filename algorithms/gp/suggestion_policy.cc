@@ -7,6 +7,7 @@
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/gp/acquisition.h"
 #include "algorithms/gp/acquisition_optimizer.h"
+#include "algorithms/gp/category_turns.h"
 #include "algorithms/gp/gp_model.h"
 #include "algorithms/gp/streams.h"
 
@@ -61,37 +62,61 @@ std::optional<Suggestion> SuggestFromModel(
   const bool explore =
       index > 0 || SplitMix64(seed ^ kExplorationSalt, stream).NextUnit() <
                        kExplorationProbability;
-  const LogExpectedImprovementAcquisition ei(model.gp, model.incumbent);
-  std::optional<PureExplorationAcquisition> pe;
-  if (explore) pe.emplace(model.gp, model.ExplorationThreshold());
-  const AcquisitionFunction& acquisition =
-      explore ? static_cast<const AcquisitionFunction&>(*pe) : ei;
   const AcquisitionOptimizerOptions whole_space =
       OptimizerOptions(model.gp.num_observations(), encoding.dimension());
-  AcquisitionOptimizerOptions options = whole_space;
-  // Log EI searches only near the best observations.
-  if (!explore && !model.anchors.empty()) {
-    options.random_candidates = 0;
-    options.local_radius = LogEiRadius(theta, encoding.kinds());
-  }
   const uint64_t acquisition_seed = DeriveSeed(seed, kAcquisitionSalt, stream);
-  auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
-    std::optional<Suggestion> found;
-    for (const ScoredPoint& p : MaximizeAcquisition(
-             acquisition, encoding, model.anchors, acquisition_seed, o)) {
-      ParameterAssignment a = encoding.Decode(p.x);
-      if (used.Insert(a)) {
-        found = Suggestion{std::move(a), explore ? "gp-pe" : "gp-logei"};
-        break;
+  // The first unused point of the best ones for `acquisition`: log EI (and
+  // a turn) first around `anchors` only, then, if that finds none (a finite
+  // space's neighbourhood used up), over the whole space; `turn` keeps only
+  // its branch.
+  auto search = [&](const AcquisitionFunction& acquisition,
+                    const CategoryTurnAcquisition* turn, bool local,
+                    const std::vector<std::vector<double>>& anchors,
+                    const std::string& origin) -> std::optional<Suggestion> {
+    AcquisitionOptimizerOptions options = whole_space;
+    if (local && !anchors.empty()) {
+      options.random_candidates = 0;
+      options.local_radius = LogEiRadius(theta, encoding.kinds());
+    }
+    auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
+      std::optional<Suggestion> found;
+      for (const ScoredPoint& p : MaximizeAcquisition(
+               acquisition, encoding, anchors, acquisition_seed, o)) {
+        if (turn != nullptr && !turn->InBranch(p.x)) continue;
+        ParameterAssignment a = encoding.Decode(p.x);
+        if (used.Insert(a)) {
+          found = Suggestion{std::move(a), origin};
+          break;
+        }
       }
+      return found;
+    };
+    std::optional<Suggestion> found = first_unused(options);
+    if (!found.has_value() && options.random_candidates == 0) {
+      found = first_unused(whole_space);
     }
     return found;
   };
-  std::optional<Suggestion> s = first_unused(options);
-  // In a finite space the neighbourhood of the best observations can be
-  // used up while the rest of it is not.
-  if (!s.has_value() && options.random_candidates == 0) {
-    s = first_unused(whole_space);
+  std::optional<Suggestion> s;
+  // A categorical value due a turn takes a call's first suggestion: log EI
+  // on its branch, against the branch's best (category_turns.h). A branch
+  // with no unused point left (a value with no children) gives way.
+  if (index == 0 && model.category_turn) {
+    const LogExpectedImprovementAcquisition branch_ei(model.gp,
+                                                      model.turn_incumbent);
+    const CategoryTurnAcquisition turn(branch_ei, *model.category_turn);
+    s = search(turn, &turn, /*local=*/true, model.turn_anchors,
+               "gp-logei-category");
+  }
+  if (!s.has_value()) {
+    if (explore) {
+      const PureExplorationAcquisition pe(model.gp,
+                                          model.ExplorationThreshold());
+      s = search(pe, nullptr, /*local=*/false, model.anchors, "gp-pe");
+    } else {
+      const LogExpectedImprovementAcquisition ei(model.gp, model.incumbent);
+      s = search(ei, nullptr, /*local=*/true, model.anchors, "gp-logei");
+    }
   }
   if (!s.has_value())
     s = quasi_random("quasi_random:gp_found_only_used_points");

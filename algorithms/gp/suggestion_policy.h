@@ -31,6 +31,9 @@
 //     exploration searches the whole space.
 //     When the box holds only used points (a finite space), log EI searches
 //     the whole space too. acquisition_optimizer.h does the maximisation.
+//     A categorical value due a turn (category_turns.h) takes a call's
+//     first suggestion instead: log EI on its branch, around that branch's
+//     best observations ("gp-logei-category").
 //  5. Fallbacks, never a failed call: when there is no model (its fit or
 //     factorisation failed) the suggestion is quasi-random with the reason
 //     in its origin ("quasi_random:gp_fit_failed(...)"); when the optimiser
