@@ -139,8 +139,9 @@ TEST(ValidateStudySpecTest, ParamsAreNonEmptyAndAtMostOneHundred) {
     params.push_back(Integer("p" + std::to_string(i), 0, 1));
   EXPECT_THAT(
       Errors(Spec(params)),
-      ElementsAre("study.params: must have at most 100 parameters (conditional ones "
-                  "included), got 101"));
+      ElementsAre(
+          "study.params: must have at most 100 parameters (conditional ones "
+          "included), got 101"));
   params.pop_back();
   EXPECT_THAT(Errors(Spec(params)), IsEmpty());
 }
