@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/encoding/gp_features.h"
@@ -23,6 +24,27 @@ using ::hptune::algorithms::testing::DoubleParam;
 using ::hptune::algorithms::testing::TrialAt;
 
 constexpr double kPending = std::numeric_limits<double>::quiet_NaN();
+
+// Appends a SUCCEEDED trial with `parameters` and metric "loss" = `loss`,
+// numbered and ended in order.
+void AddTrial(std::vector<Trial>& trials, ParameterAssignment parameters,
+              double loss) {
+  Trial t = TrialAt(std::move(parameters));
+  t.number = static_cast<int64_t>(trials.size()) + 1;
+  t.end_time = Timestamp{} + std::chrono::seconds(t.number);
+  Measurement m{.step = 1};
+  m.metrics["loss"] = loss;
+  t.final_measurement = m;
+  trials.push_back(std::move(t));
+}
+
+StudySpec Minimize(SearchSpace space) {
+  StudySpec spec;
+  spec.search_space = std::move(space);
+  spec.goal = Goal::kMinimize;
+  spec.metric_tag = "loss";
+  return spec;
+}
 
 // c in {a, b, c} (feature 0) and x (feature 1).
 FeatureEncoding ThreeValues() {
@@ -210,23 +232,14 @@ TEST(CategoryTurnDesignerTest, AnAbandonedCategoryGetsTheNextSuggestion) {
   ParameterSpec adam_lr = DoubleParam("adam_lr", 1e-5, 1e-1, ScaleType::kLog);
   adam_lr.condition =
       ParentCondition{.parent = "optimizer", .categorical_values = {"adam"}};
-  StudySpec spec;
-  spec.search_space = SearchSpace(
-      {CategoricalParam("optimizer", {"sgd", "adam"}), sgd_lr, adam_lr});
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
-
+  const StudySpec spec = Minimize(SearchSpace(
+      {CategoricalParam("optimizer", {"sgd", "adam"}), sgd_lr, adam_lr}));
   std::vector<Trial> completed;
   auto add = [&](const std::string& optimizer, double lr, double loss) {
-    ParameterAssignment a{{"optimizer", ParameterValue::Categorical(optimizer)},
-                          {optimizer + "_lr", ParameterValue::Double(lr)}};
-    Trial t = TrialAt(std::move(a));
-    t.number = static_cast<int64_t>(completed.size()) + 1;
-    t.end_time = Timestamp{} + std::chrono::seconds(t.number);
-    Measurement m{.step = 1};
-    m.metrics["loss"] = loss;
-    t.final_measurement = m;
-    completed.push_back(std::move(t));
+    AddTrial(completed,
+             {{"optimizer", ParameterValue::Categorical(optimizer)},
+              {optimizer + "_lr", ParameterValue::Double(lr)}},
+             loss);
   };
   add("adam", 1e-5, 0.9);
   add("adam", 1e-1, 0.8);
@@ -264,19 +277,11 @@ TEST(CategoryTurnDesignerTest, AnAbandonedCategoryGetsTheNextSuggestion) {
 TEST(CategoryTurnDesignerTest, AUsedUpBranchGivesWay) {
   ParameterSpec x = DoubleParam("x", 0, 1);
   x.condition = ParentCondition{.parent = "c", .categorical_values = {"a"}};
-  StudySpec spec;
-  spec.search_space = SearchSpace({CategoricalParam("c", {"a", "none"}), x});
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  const StudySpec spec =
+      Minimize(SearchSpace({CategoricalParam("c", {"a", "none"}), x}));
   std::vector<Trial> completed;
   auto add = [&](ParameterAssignment a, double loss) {
-    Trial t = TrialAt(std::move(a));
-    t.number = static_cast<int64_t>(completed.size()) + 1;
-    t.end_time = Timestamp{} + std::chrono::seconds(t.number);
-    Measurement m{.step = 1};
-    m.metrics["loss"] = loss;
-    t.final_measurement = m;
-    completed.push_back(std::move(t));
+    AddTrial(completed, std::move(a), loss);
   };
   add({{"c", ParameterValue::Categorical("none")}}, 1);
   for (int i = 0; i < 12; ++i) {
