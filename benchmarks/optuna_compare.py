@@ -470,6 +470,49 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def run_and_report(run_one, args, optimum_of, label):
+    """Runs every (function, sampler, mode, seed) study of `args` to the
+    largest budget with `run_one` on args.jobs processes, then prints the
+    regret table (CSV, one line per function x budget x mode x sampler) on
+    stdout; progress and times go to stderr, prefixed with `label`.
+    `optimum_of(function)` is the function's known minimum."""
+    budget = max(args.budgets)
+    tasks = [(f, s, m, seed, budget) for f in args.functions
+             for s in args.samplers for m in args.modes
+             for seed in range(1, args.seeds + 1)]
+    results = {}
+    seconds = collections.defaultdict(list)
+    start = time.monotonic()
+    with multiprocessing.Pool(min(args.jobs, len(tasks))) as pool:
+        for done, (task, trials, took) in enumerate(
+                pool.imap_unordered(run_one, tasks), start=1):
+            results[task] = trials
+            seconds[(task[1], task[2])].append(took)
+            if done * 10 // len(tasks) != (done - 1) * 10 // len(tasks):
+                print(f"{label}: {done}/{len(tasks)} studies, "
+                      f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+    for (sampler, mode), s in sorted(seconds.items()):
+        print(f"{label}: {sampler} {mode}: {len(s)} studies, median "
+              f"{statistics.median(s):.3f} s per study, {sum(s):.1f} s in all",
+              file=sys.stderr)
+    print(f"{label}: {len(tasks)} studies in "
+          f"{time.monotonic() - start:.1f} s wall on {args.jobs} processes",
+          file=sys.stderr)
+
+    print("library,designer,function,mode,budget,seeds,median_regret,"
+          "min_regret,max_regret")
+    for f in args.functions:
+        for b in args.budgets:
+            for m in args.modes:
+                for s in args.samplers:
+                    regrets = [simple_regret(results[(f, s, m, seed, budget)],
+                                             b, optimum_of(f))
+                               for seed in range(1, args.seeds + 1)]
+                    print(f"optuna,{s},{f},{m},{b},{len(regrets)},"
+                          f"{statistics.median(regrets):.6g},"
+                          f"{min(regrets):.6g},{max(regrets):.6g}")
+
+
 def main(argv):
     args = parse_args(argv)
     if args.check:
@@ -483,41 +526,7 @@ def main(argv):
         print("optuna_compare: no optuna for this python "
               f"({sys.executable}); run scripts/setup", file=sys.stderr)
         return 2
-    budget = max(args.budgets)
-    tasks = [(f, s, m, seed, budget) for f in args.functions for s in args.samplers
-             for m in args.modes for seed in range(1, args.seeds + 1)]
-    results = {}
-    seconds = collections.defaultdict(list)
-    start = time.monotonic()
-    with multiprocessing.Pool(min(args.jobs, len(tasks))) as pool:
-        for done, (task, trials, took) in enumerate(
-                pool.imap_unordered(run_one, tasks), start=1):
-            results[task] = trials
-            seconds[(task[1], task[2])].append(took)
-            if done * 10 // len(tasks) != (done - 1) * 10 // len(tasks):
-                print(f"optuna_compare: {done}/{len(tasks)} studies, "
-                      f"{time.monotonic() - start:.0f} s", file=sys.stderr)
-    for (sampler, mode), s in sorted(seconds.items()):
-        print(f"optuna_compare: {sampler} {mode}: {len(s)} studies, median "
-              f"{statistics.median(s):.3f} s per study, {sum(s):.1f} s in all",
-              file=sys.stderr)
-    print(f"optuna_compare: {len(tasks)} studies in "
-          f"{time.monotonic() - start:.1f} s wall on {args.jobs} processes",
-          file=sys.stderr)
-
-    print("library,designer,function,mode,budget,seeds,median_regret,"
-          "min_regret,max_regret")
-    for f in args.functions:
-        optimum = FUNCTIONS[f][2]
-        for b in args.budgets:
-            for m in args.modes:
-                for s in args.samplers:
-                    regrets = [simple_regret(results[(f, s, m, seed, budget)],
-                                             b, optimum)
-                               for seed in range(1, args.seeds + 1)]
-                    print(f"optuna,{s},{f},{m},{b},{len(regrets)},"
-                          f"{statistics.median(regrets):.6g},"
-                          f"{min(regrets):.6g},{max(regrets):.6g}")
+    run_and_report(run_one, args, lambda f: FUNCTIONS[f][2], "optuna_compare")
     return 0
 
 

@@ -50,10 +50,8 @@ import argparse
 import collections
 import importlib.util
 import math
-import multiprocessing
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -62,7 +60,7 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The helpers shared with the unconditional comparison.
 from optuna_compare import (_budgets, _list, _modes, _positive,  # noqa: E402
-                            simple_regret)
+                            run_and_report)
 
 # --- The problems (keep in step with conditional_problems.{h,cc}) ----------
 #
@@ -420,42 +418,8 @@ def main(argv):
         print("optuna_conditional: no optuna for this python "
               f"({sys.executable}); run scripts/setup", file=sys.stderr)
         return 2
-    budget = max(args.budgets)
-    tasks = [(f, s, m, seed, budget) for f in args.functions
-             for s in args.samplers for m in args.modes
-             for seed in range(1, args.seeds + 1)]
-    results = {}
-    seconds = collections.defaultdict(list)
-    start = time.monotonic()
-    with multiprocessing.Pool(min(args.jobs, len(tasks))) as pool:
-        for done, (task, trials, took) in enumerate(
-                pool.imap_unordered(run_one, tasks), start=1):
-            results[task] = trials
-            seconds[(task[1], task[2])].append(took)
-            if done * 10 // len(tasks) != (done - 1) * 10 // len(tasks):
-                print(f"optuna_conditional: {done}/{len(tasks)} studies, "
-                      f"{time.monotonic() - start:.0f} s", file=sys.stderr)
-    for (sampler, mode), s in sorted(seconds.items()):
-        print(f"optuna_conditional: {sampler} {mode}: {len(s)} studies, median "
-              f"{statistics.median(s):.3f} s per study, {sum(s):.1f} s in all",
-              file=sys.stderr)
-    print(f"optuna_conditional: {len(tasks)} studies in "
-          f"{time.monotonic() - start:.1f} s wall on {args.jobs} processes",
-          file=sys.stderr)
-
-    print("library,designer,function,mode,budget,seeds,median_regret,"
-          "min_regret,max_regret")
-    for f in args.functions:
-        optimum = PROBLEMS[f][2]
-        for b in args.budgets:
-            for m in args.modes:
-                for s in args.samplers:
-                    regrets = [simple_regret(results[(f, s, m, seed, budget)],
-                                             b, optimum)
-                               for seed in range(1, args.seeds + 1)]
-                    print(f"optuna,{s},{f},{m},{b},{len(regrets)},"
-                          f"{statistics.median(regrets):.6g},"
-                          f"{min(regrets):.6g},{max(regrets):.6g}")
+    run_and_report(run_one, args, lambda f: PROBLEMS[f][2],
+                   "optuna_conditional")
     return 0
 
 
