@@ -21,77 +21,18 @@
 # (--flag=value works too.) --threads is both the harness's threads and
 # Optuna's processes (default: all CPUs). --csv-dir keeps the two CSVs.
 # Python: $PYTHON, default /usr/bin/python3 (Debian's, with python3-optuna).
+# quality_compare.sh does the work, with these defaults and
+# benchmarks/optuna_conditional.py as its Optuna side; later flags win.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-harness=$root/build/benchmarks/quality/quality_harness
-python=${PYTHON:-/usr/bin/python3}
-seeds=20
-budgets=50,100
-modes=sequential
-functions=conditional
-designers=gp,random
-samplers=tpe,tpe_group,random
-threads=$(nproc)
-csv_dir=
-
-die() {
-  echo "conditional_compare: $*" >&2
-  exit 2
-}
-
-while [ $# -gt 0 ]; do
-  flag=$1
-  case $flag in
-    --*=*) value=${flag#*=}; flag=${flag%%=*}; shift ;;
+for arg in "$@"; do
+  case $arg in
     --help | -h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    --*)
-      [ $# -ge 2 ] || die "flag $flag needs a value"
-      value=$2; shift 2 ;;
-    *) die "unexpected argument \"$flag\" (see --help)" ;;
-  esac
-  case $flag in
-    --harness) harness=$value ;;
-    --seeds) seeds=$value ;;
-    --budgets) budgets=$value ;;
-    --modes) modes=$value ;;
-    --functions) functions=$value ;;
-    --designers) designers=$value ;;
-    --samplers) samplers=$value ;;
-    --threads) threads=$value ;;
-    --csv-dir) csv_dir=$value ;;
-    *) die "unknown flag $flag (see --help)" ;;
   esac
 done
-
-[ -x "$harness" ] || die "no quality_harness at $harness; build it with" \
-  "\`cmake --build build --target quality_harness\` or pass --harness PATH"
-[ -x "$python" ] || die "no python at $python (set PYTHON)"
-"$python" -c 'import optuna' 2>/dev/null ||
-  die "$python cannot import optuna; run \`bash scripts/setup\`"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-common=(--seeds="$seeds" --budgets="$budgets" --modes="$modes"
-  --functions="$functions")
-
-now() { date +%s.%N; }
-
-start=$(now)
-"$harness" "${common[@]}" --designers="$designers" --threads="$threads" \
-  --format=csv >"$work/hptune.csv"
-middle=$(now)
-"$python" "$root/benchmarks/optuna_conditional.py" "${common[@]}" \
-  --samplers="$samplers" --jobs="$threads" >"$work/optuna.csv"
-end=$(now)
-
-if [ -n "$csv_dir" ]; then
-  mkdir -p "$csv_dir"
-  cp "$work/hptune.csv" "$work/optuna.csv" "$csv_dir/"
-fi
-"$python" "$root/benchmarks/quality/merge_tables.py" "$work/hptune.csv" \
-  "$work/optuna.csv"
-awk -v a="$start" -v b="$middle" -v c="$end" -v t="$threads" 'BEGIN {
-  printf "Wall time: hptune quality_harness %.1f s, Optuna %.1f s (%d threads/processes)\n",
-    b - a, c - b, t }'
+COMPARE_SCRIPT_NAME=conditional_compare exec bash \
+  "$root/benchmarks/quality_compare.sh" \
+  --optuna-script "$root/benchmarks/optuna_conditional.py" \
+  --modes sequential --functions conditional \
+  --samplers tpe,tpe_group,random "$@"

@@ -17,6 +17,8 @@
 # --functions takes names of any suite, "holdout" for the held-out
 # functions or "noisy" for the noisy ones (benchmarks/quality/
 # test_functions.h); the default is the suite.
+# --optuna-script PATH runs another Optuna side with the same flags and
+# output (conditional_compare.sh passes benchmarks/optuna_conditional.py).
 # (--flag=value works too.) --threads is both the harness's threads and
 # Optuna's processes (default: all CPUs). --csv-dir keeps the two CSVs.
 # Python: $PYTHON, default /usr/bin/python3 (Debian's, with python3-optuna).
@@ -33,9 +35,12 @@ designers=gp,random
 samplers=tpe,random
 threads=$(nproc)
 csv_dir=
+optuna_script=$root/benchmarks/optuna_compare.py
 
+# Errors carry the name the user ran (conditional_compare.sh sets it).
+name=${COMPARE_SCRIPT_NAME:-quality_compare}
 die() {
-  echo "quality_compare: $*" >&2
+  echo "$name: $*" >&2
   exit 2
 }
 
@@ -59,6 +64,7 @@ while [ $# -gt 0 ]; do
     --samplers) samplers=$value ;;
     --threads) threads=$value ;;
     --csv-dir) csv_dir=$value ;;
+    --optuna-script) optuna_script=$value ;;
     *) die "unknown flag $flag (see --help)" ;;
   esac
 done
@@ -81,7 +87,7 @@ start=$(now)
 "$harness" "${common[@]}" --designers="$designers" --threads="$threads" \
   --format=csv >"$work/hptune.csv"
 middle=$(now)
-"$python" "$root/benchmarks/optuna_compare.py" "${common[@]}" \
+"$python" "$optuna_script" "${common[@]}" \
   --samplers="$samplers" --jobs="$threads" >"$work/optuna.csv"
 end=$(now)
 
