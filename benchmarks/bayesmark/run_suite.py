@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""The Bayesmark-style suite: hptune's designers beside Optuna 3.1 on
+scikit-learn tuning tasks (tasks.py), scored by normalised regret.
+
+For each task, seed and mode (sequential, or batchN: N trials asked, then
+evaluated and told, per round), each method runs max(--budgets) trials:
+hptune's default designer (GP) and RANDOM_SEARCH through `hptune serve` and
+the Python client's ask/tell (Study.suggest(count=N)), Optuna's TPE,
+multivariate TPE, CMA-ES (all-numeric spaces only) and random search by
+ask/tell. Runs are spread over --jobs processes. Prints a table per task and
+the mean normalised regret per method, budget and mode:
+
+    regret = (best found - best known) / (random's expected best - best known)
+
+0 is the best known value, 1 random search's expected best at that budget.
+The best known value and random's expected best come from baselines.json
+(--make-baselines); a run that beats the stored best known value lowers it
+for the run's tables (and says so).
+
+Run from the source tree with a Python that has hptune's package, Optuna
+and scikit-learn (the venv of python/tests, or one per docs/python.md):
+
+    PY=build/tests/python/work/venv/bin/python
+    $PY benchmarks/bayesmark/run_suite.py --csv /tmp/suite.csv   # everything
+    $PY benchmarks/bayesmark/run_suite.py --tasks DT_breast_acc \\
+        --seeds 2 --budgets 8 --modes sequential,batch4
+    $PY benchmarks/bayesmark/run_suite.py --make-baselines \\
+        --random-trials 256 [--from-csv /tmp/suite.csv]
+    $PY benchmarks/bayesmark/run_suite.py --make-baselines --keep-random \\
+        --from-csv /tmp/suite.csv      # only lower best_known
+    $PY benchmarks/bayesmark/run_suite.py --modes sequential,batch8 \\
+        --report-csv /tmp/seq.csv --report-csv /tmp/b8.csv   # tables only
+
+hptune: --hptune BINARY starts a server on a free loopback port in a
+temporary directory (default: build/src/cli/hptune); --server HOST:PORT
+uses a running one (token by the client's usual rules, or --token-file).
+The best-so-far at a smaller budget is read from the same run's prefix (the
+designers do not plan by maxTrials today).
+"""
+
+import argparse
+import csv
+import json
+import math
+import multiprocessing
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+import zlib
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, os.pardir, os.pardir))
+sys.path.insert(0, HERE)
+
+import tasks  # noqa: E402
+
+METHODS = ("hptune_gp", "hptune_random", "optuna_tpe", "optuna_tpe_mv",
+           "optuna_cmaes", "optuna_random")
+BASELINES = os.path.join(HERE, "baselines.json")
+# Budgets whose random expected best baselines.json lists for reading; any
+# other budget is computed from the stored random values.
+LISTED_BUDGETS = (4, 8, 16, 32, 64)
+
+
+def batch_size(mode: str) -> int:
+    if mode == "sequential":
+        return 1
+    match = re.fullmatch(r"batch([1-9][0-9]*)", mode)
+    if not match:
+        raise ValueError(f"mode {mode!r}: sequential or batchN")
+    return int(match.group(1))
+
+
+def applies(method: str, task: tasks.Task) -> bool:
+    return method != "optuna_cmaes" or task.numeric
+
+
+# ---- one run (in a worker process) ------------------------------------------
+
+_clients: Dict[Tuple[str, Optional[str]], object] = {}
+
+
+def _client(server: str, token_file: Optional[str]):
+    """One Client per worker process and server (channels do not survive
+    fork, and workers are spawned)."""
+    import hptune
+    key = (server, token_file)
+    if key not in _clients:
+        _clients[key] = hptune.Client(server, token_file=token_file)
+    return _clients[key]
+
+
+def _run_hptune(task, method, batch, seed, trials, server, token_file):
+    spec = {"goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
+            "maxTrials": trials, "maxParallelTrials": batch, "seed": seed,
+            "params": task.hptune_params()}
+    if method == "hptune_random":
+        spec["algorithm"] = "RANDOM_SEARCH"
+    name = re.sub(r"[^a-z0-9]+", "_",
+                  f"bm {os.getpid()} {time.time_ns()} {task.name} {method} "
+                  f"b{batch} s{seed}".lower())
+    study = _client(server, token_file).create_study(name, spec)
+    values: List[float] = []
+    while len(values) < trials:
+        suggested = study.suggest(count=min(batch, trials - len(values)),
+                                  client_id="bayesmark")
+        if not suggested:
+            raise RuntimeError(f"{name}: no trial suggested after "
+                               f"{len(values)} ({suggested.note!r})")
+        for trial in suggested:   # all of the batch asked before any told
+            value = task.objective(trial.parameters)
+            trial.complete({"loss": value})
+            values.append(value)
+    study.delete()
+    return values
+
+
+def _sampler(method: str, seed: int):
+    import optuna
+    if method == "optuna_tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if method == "optuna_tpe_mv":
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True)
+    if method == "optuna_cmaes":
+        return optuna.samplers.CmaEsSampler(seed=seed)
+    return optuna.samplers.RandomSampler(seed=seed)
+
+
+def _run_optuna(task, method, batch, seed, trials):
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+    study = optuna.create_study(direction="minimize",
+                                sampler=_sampler(method, seed))
+    values: List[float] = []
+    while len(values) < trials:
+        asked = [study.ask() for _ in range(min(batch, trials - len(values)))]
+        points = [task.suggest(trial) for trial in asked]
+        for trial, params in zip(asked, points):
+            value = task.objective(params)
+            study.tell(trial, value)
+            values.append(value)
+    return values
+
+
+def run_one(job) -> Tuple[tuple, List[float], float]:
+    """(task, method, mode, seed, trials, server, token_file) -> (its key,
+    the values in evaluation order, wall seconds)."""
+    name, method, mode, seed, trials, server, token_file = job
+    task = tasks.task(name)
+    start = time.perf_counter()
+    if method.startswith("hptune_"):
+        values = _run_hptune(task, method, batch_size(mode), seed, trials,
+                             server, token_file)
+    else:
+        values = _run_optuna(task, method, batch_size(mode), seed, trials)
+    if len(values) != trials or not all(map(math.isfinite, values)):
+        raise RuntimeError(f"{job[:4]}: {len(values)} values of {trials}, "
+                           f"not all finite")
+    return job[:4], values, time.perf_counter() - start
+
+
+def random_values(job) -> Tuple[str, List[float]]:
+    """(task, trials) -> random search's values, from a seed of the name."""
+    name, trials = job
+    task = tasks.task(name)
+    rng = np.random.default_rng([zlib.crc32(name.encode()), 20261126])
+    return name, [task.objective(task.sample(rng)) for _ in range(trials)]
+
+
+# ---- the server -------------------------------------------------------------
+
+class Server:
+    """`hptune serve` on a free loopback port in a temporary directory."""
+
+    def __init__(self, binary: str, directory: str) -> None:
+        self.log = os.path.join(directory, "serve.log")
+        config_dir = os.path.join(directory, "config")
+        self.token_file = os.path.join(config_dir, "token")
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [os.path.abspath(binary), "serve", "--listen", "127.0.0.1:0",
+                 "--http", "127.0.0.1:0",
+                 "--db", os.path.join(directory, "hptune.db"),
+                 "--state-dir", os.path.join(directory, "runs")],
+                stdout=log, stderr=subprocess.STDOUT, cwd=directory,
+                env=dict(os.environ, HPTUNE_CONFIG_DIR=config_dir))
+        deadline = time.monotonic() + 60
+        while True:   # poll for the line that gives the port
+            match = re.search(r"listening on port (\d+)", self._read())
+            if match:
+                self.address = f"127.0.0.1:{match.group(1)}"
+                return
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"hptune serve did not start:\n"
+                                   f"{self._read()}")
+            time.sleep(0.02)
+
+    def _read(self) -> str:
+        with open(self.log, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# ---- scores and tables ------------------------------------------------------
+
+def expected_best(values: Sequence[float], budget: int) -> float:
+    """E[min of `budget` independent draws from `values`] (exact)."""
+    v = np.sort(np.asarray(values, dtype=float))
+    m = len(v)
+    at_least = ((m - np.arange(m + 1)) / m) ** budget   # P(min >= v[i])
+    return float(np.dot(v, at_least[:-1] - at_least[1:]))
+
+
+def regret(best: float, known: float, random_best: float) -> float:
+    """Normalised regret; NaN when random's expected best is the best known
+    value (the task cannot tell methods apart)."""
+    span = random_best - known
+    return (best - known) / span if span > 1e-12 else math.nan
+
+
+def _mean(xs) -> float:
+    xs = [x for x in xs if not math.isnan(x)]
+    return sum(xs) / len(xs) if xs else math.nan
+
+
+def report(rows: List[dict], baselines: dict, methods, modes, budgets):
+    task_names = list(dict.fromkeys(r["task"] for r in rows))
+    known = {}
+    for name in task_names:
+        seen = min(r["best"] for r in rows if r["task"] == name)
+        base = baselines.get(name)
+        if base is None:
+            print(f"{name}: not in baselines.json, no regret")
+            continue
+        known[name] = min(seen, base["best_known"])
+        if seen < base["best_known"]:
+            print(f"{name}: this run beat baselines.json's best known "
+                  f"{base['best_known']:.6g} with {seen:.6g}; regrets use it")
+    for r in rows:
+        base = baselines.get(r["task"])
+        r["regret"] = (regret(r["best"], known[r["task"]],
+                              expected_best(base["random_values"],
+                                            r["budget"]))
+                       if base else math.nan)
+
+    def cells(select):
+        return [r for r in rows if all(r[k] == v for k, v in select.items())]
+
+    columns = [(mode, b) for mode in modes for b in budgets]
+    header = "| method | " + " | ".join(f"{m} {b}" for m, b in columns) + " |"
+    rule = "|---" * (len(columns) + 1) + "|"
+    for name in task_names:
+        print(f"\n{name}: mean best loss over seeds (mean normalised regret)")
+        print(header)
+        print(rule)
+        for method in methods:
+            line = []
+            for mode, b in columns:
+                sel = cells(dict(task=name, method=method, mode=mode,
+                                 budget=b))
+                line.append(f"{_mean(r['best'] for r in sel):.4g} "
+                            f"({_mean(r['regret'] for r in sel):.3f})"
+                            if sel else "-")
+            if any(c != "-" for c in line):
+                print(f"| {method} | " + " | ".join(line) + " |")
+    print(f"\nMean normalised regret over tasks and seeds "
+          f"({len(known)} tasks with baselines; CMA-ES on all-numeric "
+          f"tasks only)")
+    print(header)
+    print(rule)
+    for method in methods:
+        line = [_mean(r["regret"] for r in cells(dict(method=method,
+                                                      mode=mode, budget=b)))
+                for mode, b in columns]
+        print(f"| {method} | " + " | ".join(f"{x:.3f}" for x in line) + " |")
+    if {"hptune_gp", "optuna_tpe"} <= set(methods) and known:
+        line = []
+        for mode, b in columns:
+            wins = sum(
+                _mean(r["regret"] for r in cells(dict(
+                    task=n, method="hptune_gp", mode=mode, budget=b))) <
+                _mean(r["regret"] for r in cells(dict(
+                    task=n, method="optuna_tpe", mode=mode, budget=b)))
+                for n in known)
+            line.append(f"{wins}/{len(known)}")
+        print("| tasks where hptune_gp < optuna_tpe | " + " | ".join(line)
+              + " |")
+    # A plateau task's random expected best can sit within 1e-5 of its best
+    # known value, and then one method's regret there can sway the mean.
+    print("\nMedian over tasks of each task's mean normalised regret")
+    print(header)
+    print(rule)
+    for method in methods:
+        line = []
+        for mode, b in columns:
+            per_task = [_mean(r["regret"] for r in cells(dict(
+                task=n, method=method, mode=mode, budget=b))) for n in known]
+            per_task = [x for x in per_task if not math.isnan(x)]
+            line.append(statistics.median(per_task) if per_task
+                        else math.nan)
+        print(f"| {method} | " + " | ".join(f"{x:.3f}" for x in line) + " |")
+
+
+# ---- main -------------------------------------------------------------------
+
+def _pool(jobs: int):
+    return multiprocessing.get_context("spawn").Pool(jobs)
+
+
+def make_baselines(args, names: List[str]) -> None:
+    try:
+        with open(args.baselines) as f:
+            out = json.load(f)   # other tasks' entries stay as they are
+    except FileNotFoundError:
+        out = {"tasks": {}}
+    command = " ".join(shlex.quote(a) for a in sys.argv)
+    if args.keep_random:
+        missing = [n for n in names if n not in out["tasks"]]
+        if missing:
+            sys.exit(f"--keep-random: no stored values for {missing}")
+        pooled = {n: out["tasks"][n]["random_values"] for n in names}
+    else:
+        with _pool(args.jobs) as pool:
+            pooled = dict(pool.imap(random_values,
+                                    [(n, args.random_trials) for n in names]))
+    seen: Dict[str, float] = {}
+    for path in args.from_csv:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                seen[r["task"]] = min(seen.get(r["task"], math.inf),
+                                      float(r["best"]))
+    out["note"] = ("per task: random_values, random_trials uniform draws in "
+                   "the scaled space (tasks.Task.sample, seeded by the "
+                   "task's name), drawn by random_command; best_known, the "
+                   "least of them and of the best values of the suite runs "
+                   "in best_known_command's --from-csv; "
+                   "random_expected_best[b], E[min of b draws from "
+                   "random_values]")
+    for name in names:
+        values = sorted(pooled[name])
+        old = out["tasks"].get(name, {})
+        out["tasks"][name] = {
+            "random_command": (old["random_command"] if args.keep_random
+                               else command),
+            "best_known_command": command,
+            "random_trials": len(values),
+            "best_known": min(values[0], seen.get(name, math.inf)),
+            "random_expected_best": {str(b): expected_best(values, b)
+                                     for b in LISTED_BUDGETS},
+            "random_values": values}
+    out["tasks"] = dict(sorted(out["tasks"].items()))
+    with open(args.baselines, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print(f"wrote {args.baselines} ({len(names)} tasks)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--tasks", default=",".join(tasks.TASK_NAMES))
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--seeds", type=int, default=10,
+                        help="seeds 1..N")
+    parser.add_argument("--budgets", default="16,32,64")
+    parser.add_argument("--modes", default="sequential,batch8",
+                        help="sequential and/or batchN")
+    parser.add_argument("--jobs", type=int, default=2,
+                        help="worker processes")
+    parser.add_argument("--hptune",
+                        default=os.path.join(ROOT, "build", "src", "cli",
+                                             "hptune"),
+                        help="the binary of the server to start")
+    parser.add_argument("--server", help="HOST:PORT of a running server")
+    parser.add_argument("--token-file", help="with --server")
+    parser.add_argument("--csv", help="write per-run best-so-far here")
+    parser.add_argument("--baselines", default=BASELINES)
+    parser.add_argument("--make-baselines", action="store_true")
+    parser.add_argument("--random-trials", type=int, default=256)
+    parser.add_argument("--from-csv", action="append", default=[],
+                        help="suite CSVs whose best values --make-baselines "
+                             "takes into best_known")
+    parser.add_argument("--report-csv", action="append", default=[],
+                        help="print the tables of these CSVs (the runs of "
+                             "the given tasks, methods, modes, budgets) "
+                             "instead of running")
+    parser.add_argument("--keep-random", action="store_true",
+                        help="--make-baselines keeps the stored random "
+                             "values (they are deterministic), only "
+                             "best_known changes")
+    args = parser.parse_args()
+
+    names = args.tasks.split(",")
+    for name in names:
+        if name not in tasks.TASK_NAMES:
+            parser.error(f"unknown task {name} (tasks.TASK_NAMES)")
+    if args.make_baselines:
+        make_baselines(args, names)
+        return
+    methods = args.methods.split(",")
+    for method in methods:
+        if method not in METHODS:
+            parser.error(f"unknown method {method} ({', '.join(METHODS)})")
+    modes = args.modes.split(",")
+    for mode in modes:
+        try:
+            batch_size(mode)
+        except ValueError as e:
+            parser.error(str(e))
+    budgets = sorted(int(b) for b in args.budgets.split(","))
+    with open(args.baselines) as f:
+        baselines = json.load(f)["tasks"]
+    if args.report_csv:
+        rows = []
+        for path in args.report_csv:
+            with open(path, newline="") as f:
+                rows += [dict(r, seed=int(r["seed"]), budget=int(r["budget"]),
+                              best=float(r["best"]))
+                         for r in csv.DictReader(f)]
+        rows = [r for r in rows if r["task"] in names and
+                r["method"] in methods and r["mode"] in modes and
+                r["budget"] in budgets]
+        report(rows, baselines, methods, modes, budgets)
+        return
+
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bayesmark_") as directory:
+        server = None if args.server else Server(args.hptune, directory)
+        address = args.server or server.address
+        token_file = args.token_file if args.server else server.token_file
+        jobs = [(n, m, mode, seed, budgets[-1], address, token_file)
+                for n in names for m in methods
+                if applies(m, tasks.task(n))
+                for mode in modes for seed in range(1, args.seeds + 1)]
+        try:
+            with _pool(args.jobs) as pool:
+                results = pool.map(run_one, jobs, chunksize=1)
+        finally:
+            if server:
+                server.stop()
+    wall = time.perf_counter() - start
+
+    rows = []
+    for (name, method, mode, seed), values, seconds in results:
+        for b in budgets:
+            rows.append(dict(task=name, method=method, mode=mode, seed=seed,
+                             budget=b, best=min(values[:b]),
+                             run_seconds=round(seconds, 3)))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    print(f"{len(names)} tasks, {args.seeds} seeds, budgets "
+          f"{','.join(map(str, budgets))}, modes {','.join(modes)}; "
+          f"{len(jobs)} runs on {args.jobs} processes in {wall:.0f} s")
+    report(rows, baselines, methods, modes, budgets)
+
+
+if __name__ == "__main__":
+    main()
