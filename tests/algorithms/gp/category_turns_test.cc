@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "algorithms/encoding/gp_features.h"
 #include "algorithms/gp/gp_designer.h"
 #include "gtest/gtest.h"
@@ -44,6 +47,21 @@ StudySpec Minimize(SearchSpace space) {
   spec.goal = Goal::kMinimize;
   spec.metric_tag = "loss";
   return spec;
+}
+
+// The GP designer's one suggestion (seed `seed`) after `completed`.
+absl::StatusOr<Suggestion> SuggestOne(const StudySpec& spec, uint64_t seed,
+                                      const std::vector<Trial>& completed) {
+  absl::StatusOr<std::unique_ptr<GpDesigner>> designer =
+      GpDesigner::Create(spec, seed);
+  if (!designer.ok()) return designer.status();
+  if (absl::Status s = (*designer)->Update(completed, {}); !s.ok()) return s;
+  absl::StatusOr<std::vector<Suggestion>> suggestions = (*designer)->Suggest(1);
+  if (!suggestions.ok()) return suggestions.status();
+  if (suggestions->size() != 1) {
+    return absl::InternalError("expected one suggestion");
+  }
+  return suggestions->front();
 }
 
 // c in {a, b, c} (feature 0) and x (feature 1).
@@ -249,26 +267,17 @@ TEST(CategoryTurnDesignerTest, AnAbandonedCategoryGetsTheNextSuggestion) {
     const double d = std::log10(lr) + 2;
     add("sgd", lr, 0.3 + d * d);
   }
-  auto designer = GpDesigner::Create(spec, 3);
-  ASSERT_OK(designer);
-  ASSERT_OK((*designer)->Update(completed, {}));
-  auto suggestions = (*designer)->Suggest(1);
-  ASSERT_OK(suggestions);
-  ASSERT_EQ(suggestions->size(), 1u);
-  const Suggestion& s = suggestions->front();
-  EXPECT_EQ(s.origin, "gp-logei-category");
-  EXPECT_EQ(s.parameters.at("optimizer").AsString(), "adam");
-  EXPECT_OK(spec.search_space.CheckAssignment(s.parameters));
+  absl::StatusOr<Suggestion> s = SuggestOne(spec, 3, completed);
+  ASSERT_OK(s);
+  EXPECT_EQ(s->origin, "gp-logei-category");
+  EXPECT_EQ(s->parameters.at("optimizer").AsString(), "adam");
+  EXPECT_OK(spec.search_space.CheckAssignment(s->parameters));
 
   // With adam tried a trial ago, log EI chooses as before.
   add("adam", 1e-3, 0.75);
-  designer = GpDesigner::Create(spec, 3);
-  ASSERT_OK(designer);
-  ASSERT_OK((*designer)->Update(completed, {}));
-  suggestions = (*designer)->Suggest(1);
-  ASSERT_OK(suggestions);
-  ASSERT_EQ(suggestions->size(), 1u);
-  EXPECT_NE(suggestions->front().origin, "gp-logei-category");
+  s = SuggestOne(spec, 3, completed);
+  ASSERT_OK(s);
+  EXPECT_NE(s->origin, "gp-logei-category");
 }
 
 // A value whose branch is one point, used already, gives way to log EI or
@@ -291,15 +300,10 @@ TEST(CategoryTurnDesignerTest, AUsedUpBranchGivesWay) {
         (v - 0.3) * (v - 0.3));
   }
   for (uint64_t seed = 1; seed <= 5; ++seed) {
-    auto designer = GpDesigner::Create(spec, seed);
-    ASSERT_OK(designer);
-    ASSERT_OK((*designer)->Update(completed, {}));
-    auto suggestions = (*designer)->Suggest(1);
-    ASSERT_OK(suggestions);
-    ASSERT_EQ(suggestions->size(), 1u);
-    const Suggestion& s = suggestions->front();
-    EXPECT_TRUE(s.origin == "gp-logei" || s.origin == "gp-pe") << s.origin;
-    EXPECT_EQ(s.parameters.at("c").AsString(), "a");
+    absl::StatusOr<Suggestion> s = SuggestOne(spec, seed, completed);
+    ASSERT_OK(s);
+    EXPECT_TRUE(s->origin == "gp-logei" || s->origin == "gp-pe") << s->origin;
+    EXPECT_EQ(s->parameters.at("c").AsString(), "a");
   }
 }
 
