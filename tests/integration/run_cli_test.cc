@@ -77,6 +77,34 @@ TEST(RunCliTest, StdlibExampleRunsADistributedJobEndToEnd) {
   EXPECT_TRUE(parsed[0]["finalMetric"].contains("objectiveValue"));
 }
 
+// examples/sklearn_trainer: a scikit-learn random forest, one process per
+// trial, its cross-validated accuracy reported after each of 5 folds.
+TEST(RunCliTest, SklearnExampleTunesARandomForest) {
+  if (RunProcess({"/usr/bin/python3", "-c", "import sklearn"}).exit_code != 0) {
+    GTEST_SKIP() << "scikit-learn is not installed for /usr/bin/python3 "
+                    "(Debian's python3-sklearn; scripts/setup installs it)";
+  }
+  const std::string dir = testing::MakeTempDir();
+  auto result = RunProcess(
+      {kHptune, "run", kSource + "/examples/sklearn_trainer/config.yaml",
+       "--job-id", "rf", "--max-trials", "3", "--db", dir + "/h.db",
+       "--runs-dir", dir + "/runs", "--job-dir", dir + "/job", "--quiet"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 3)
+      << result.out;
+  auto store = store::SqliteStore::Open(dir + "/h.db");
+  ASSERT_OK(store);
+  for (int64_t number = 1; number <= 3; ++number) {
+    auto trial = (*store)->GetTrial("rf", number);
+    ASSERT_OK(trial);
+    ASSERT_TRUE(trial->final_measurement.has_value());
+    EXPECT_EQ(trial->final_measurement->step, 5);  // One report per fold.
+    // A forest of depth 1 scores about 0.92 on this data; chance is 0.63.
+    EXPECT_GT(trial->final_measurement->metrics.at("accuracy"), 0.85);
+    EXPECT_EQ(trial->parameters.count("criterion"), 1u);
+  }
+}
+
 TEST(RunCliTest, PytorchDdpExampleTrainsWithTwoRanks) {
   if (RunProcess({"/usr/bin/python3", "-c", "import torch"}).exit_code != 0) {
     GTEST_SKIP() << "torch is not installed for /usr/bin/python3 (Debian's "
