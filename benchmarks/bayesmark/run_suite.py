@@ -157,7 +157,7 @@ def run_one(job) -> Tuple[tuple, List[float], float]:
     """(task, method, mode, seed, trials, server, token_file) -> (its key,
     the values in evaluation order, wall seconds)."""
     name, method, mode, seed, trials, server, token_file = job
-    task = tasks.task(name)
+    task = tasks.Task(name)
     start = time.perf_counter()
     if method.startswith("hptune_"):
         values = _run_hptune(task, method, batch_size(mode), seed, trials,
@@ -173,7 +173,7 @@ def run_one(job) -> Tuple[tuple, List[float], float]:
 def random_values(job) -> Tuple[str, List[float]]:
     """(task, trials) -> random search's values, from a seed of the name."""
     name, trials = job
-    task = tasks.task(name)
+    task = tasks.Task(name)
     rng = np.random.default_rng([zlib.crc32(name.encode()), 20261126])
     return name, [task.objective(task.sample(rng)) for _ in range(trials)]
 
@@ -452,7 +452,7 @@ def main() -> None:
         token_file = args.token_file if args.server else server.token_file
         jobs = [(n, m, mode, seed, budgets[-1], address, token_file)
                 for n in names for m in methods
-                if applies(m, tasks.task(n))
+                if applies(m, tasks.Task(n))
                 for mode in modes for seed in range(1, args.seeds + 1)]
         try:
             with _pool(args.jobs) as pool:

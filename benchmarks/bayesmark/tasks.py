@@ -303,10 +303,6 @@ class Task:
         return value if math.isfinite(value) else self.failure_value()
 
 
-def task(name: str) -> Task:
-    return Task(name)
-
-
 def _time_tasks(names: List[str], points: int) -> None:
     print(f"Seconds per evaluation ({FOLDS}-fold CV), {points} random points "
           "per task (seed 0), one process")
