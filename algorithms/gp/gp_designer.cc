@@ -92,8 +92,10 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   deferred_rows_ = history_.observations.size();
   const bool multi_metric = history_.columns() > 1;
   const int dimension = encoding_.dimension();
+  const int initial_points = InitialPoints(dimension, spec_.max_trials);
   const auto total = static_cast<int>(history_.observations.size());
   const int feasible = history_.feasible_count();
+  const bool values_differ = history_.values_differ();
   AssignmentSet used = history_.used;
   auto quasi_random = [&](const std::string& origin) {
     return QuasiRandom(origin, used);
@@ -106,18 +108,23 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   for (int i = 0; i < count; ++i) {
     const int known = total + static_cast<int>(history_.pending.size()) + i;
     std::optional<Suggestion> s;
-    switch (PickSource(dimension, known, feasible)) {
+    switch (
+        PickSource(dimension, initial_points, known, feasible, values_differ)) {
       case SuggestionSource::kSinglePoint:
         s = quasi_random("quasi_random:single_point_space");
         break;
       case SuggestionSource::kSeeding:
         s = quasi_random(absl::StrCat("gp:seeding(", known + 1, " of ",
-                                      InitialPoints(dimension), ")"));
+                                      initial_points, ")"));
         break;
       case SuggestionSource::kNoFeasible:
         s = quasi_random(absl::StrCat("quasi_random:no_feasible_results(",
                                       total,
                                       " trials without a usable value)"));
+        break;
+      case SuggestionSource::kPlateau:
+        s = quasi_random(absl::StrCat("quasi_random:plateau(", feasible,
+                                      " results, all equal)"));
         break;
       case SuggestionSource::kModel:
         if (multi_metric) {

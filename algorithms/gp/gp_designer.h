@@ -11,7 +11,7 @@
 //   gp_model.h           the GP (Matérn-5/2 ARD kernel, MAP
 //                        hyperparameters refitted as the data grow) with
 //                        pending trials believed at their posterior mean;
-//   suggestion_policy.h  Halton seeding for the first InitialPoints(D)
+//   suggestion_policy.h  Halton seeding for the first InitialPoints(D, T)
 //                        trials, then log expected improvement near the
 //                        best observations or, for later members of a batch
 //                        and 30% of the rest, pure exploration (GP-UCB-PE).
@@ -87,7 +87,7 @@ class GpDesigner : public Designer {
   // Deferred refits (designer.h): a due hyperparameter refit of a model
   // that has hyperparameters already is handed over as deferred work (a
   // GpFit, gp_state.h) and the suggestion uses the saved ones. The first
-  // fit, on InitialPoints(D) observations, stays inline.
+  // fit, on InitialPoints(D, T) observations, stays inline.
   void DeferWork() override { defer_ = true; }
   std::optional<DeferredWork> TakeDeferredWork() override;
   // Keeps the fit's hyperparameters when it saw more observations than the

@@ -38,6 +38,19 @@ int GpHistory::feasible_count() const {
                     [](const Observation& o) { return o.feasible; }));
 }
 
+bool GpHistory::values_differ() const {
+  const Observation* first = nullptr;
+  for (const Observation& o : observations) {
+    if (!o.feasible) continue;
+    if (first == nullptr) {
+      first = &o;
+    } else if (o.value != first->value || o.metrics != first->metrics) {
+      return true;
+    }
+  }
+  return false;
+}
+
 int GpHistory::safe_count() const {
   return static_cast<int>(
       std::count_if(observations.begin(), observations.end(),

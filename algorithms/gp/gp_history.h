@@ -68,6 +68,9 @@ struct GpHistory {
   std::vector<std::string> skipped;
 
   int feasible_count() const;
+  // Whether the feasible observations' values (every column) are not all
+  // equal: models fitted to one value have nothing to tell points apart.
+  bool values_differ() const;
   int safe_count() const;
   int columns() const {
     return objectives + static_cast<int>(thresholds.size());

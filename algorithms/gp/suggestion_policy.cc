@@ -26,8 +26,11 @@ AcquisitionOptimizerOptions OptimizerOptions(int n, int d, int models) {
   return options;
 }
 
-int InitialPoints(int dimension) {
-  return std::clamp(2 * (dimension + 1), 4, 20);
+int InitialPoints(int dimension, int max_trials) {
+  const int space_filling = std::clamp(2 * (dimension + 1), 4, 20);
+  const int budget_share =
+      std::max(kMinInitialPoints, max_trials / kBudgetPerInitialPoint);
+  return std::min(space_filling, budget_share);
 }
 
 double LogEiRadius(std::span<const double> theta,
@@ -44,10 +47,12 @@ double LogEiRadius(std::span<const double> theta,
                   kLogEiLengthscales * std::exp(log_sum / continuous));
 }
 
-SuggestionSource PickSource(int dimension, int known, int feasible) {
+SuggestionSource PickSource(int dimension, int initial_points, int known,
+                            int feasible, bool values_differ) {
   if (dimension == 0) return SuggestionSource::kSinglePoint;
-  if (known < InitialPoints(dimension)) return SuggestionSource::kSeeding;
+  if (known < initial_points) return SuggestionSource::kSeeding;
   if (feasible == 0) return SuggestionSource::kNoFeasible;
+  if (!values_differ) return SuggestionSource::kPlateau;
   return SuggestionSource::kModel;
 }
 

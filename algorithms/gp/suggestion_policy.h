@@ -5,11 +5,17 @@
 // earlier suggestions of the call (PickSource):
 //  1. A space with no parameters has one point ("quasi_random:
 //     single_point_space").
-//  2. Seeding: while known < InitialPoints(D) = clamp(2 (D + 1), 4, 20)
-//     (D = number of features, the usual 2 (D + 1) space-filling start),
+//  2. Seeding: while known < InitialPoints(D, T) =
+//       min(clamp(2 (D + 1), 4, 20), max(4, T / kBudgetPerInitialPoint))
+//     (D = number of features, T = the study's maxTrials: the usual
+//     2 (D + 1) space-filling start, cut to a share of a small budget as
+//     Optuna's fixed n_startup_trials and Vizier's single seed are),
 //     points of a scrambled Halton sequence ("gp:seeding(i of n)").
-//  3. With no feasible observation yet the model has nothing to fit:
-//     quasi-random ("quasi_random:no_feasible_results(...)").
+//  3. With no feasible observation yet, or all of them of one value (a
+//     plateau, as a decision tree's loss is wherever its splits are
+//     forbidden), the model has nothing to fit: quasi-random
+//     ("quasi_random:no_feasible_results(...)", "quasi_random:plateau(n
+//     results, all equal)").
 //  4. Otherwise the model (SuggestFromModel), after OSS Vizier's GP-UCB-PE
 //     (Contal et al., ECML 2013; Song et al., "The Vizier Gaussian Process
 //     Bandit Algorithm", 2024) with log expected improvement in UCB's place
@@ -75,8 +81,10 @@ inline constexpr double kLogEiLengthscales = 0.75;
 // falls as n and the number of models grow.
 AcquisitionOptimizerOptions OptimizerOptions(int n, int d, int models = 1);
 
-// Seeding points for D features.
-int InitialPoints(int dimension);
+// Seeding points for D features and a budget of `max_trials` (step 2).
+inline constexpr int kMinInitialPoints = 4;
+inline constexpr int kBudgetPerInitialPoint = 4;
+int InitialPoints(int dimension, int max_trials);
 
 // Half-width of log EI's box for packed hyperparameters `theta` (step 4):
 // kLogEiRadius when there is no continuous feature (kinds as in
@@ -88,13 +96,15 @@ enum class SuggestionSource {
   kSinglePoint,  // Step 1.
   kSeeding,      // Step 2.
   kNoFeasible,   // Step 3.
+  kPlateau,      // Step 3.
   kModel,        // Step 4.
 };
 
 // Where a suggestion comes from when `known` trials are known (see above),
-// `feasible` observations have a value and the space has `dimension`
-// features.
-SuggestionSource PickSource(int dimension, int known, int feasible);
+// `feasible` observations have a value, the space has `dimension` features
+// and the first `initial_points` trials seed.
+SuggestionSource PickSource(int dimension, int initial_points, int known,
+                            int feasible, bool values_differ);
 
 // A quasi-random suggestion labelled with the given origin, or nullopt when
 // the space is exhausted; it marks its point used.

@@ -33,7 +33,7 @@ namespace {
 
 // The first trials of a run that are not counted in the feasible fraction:
 // the GP designer's seeding for the 2-D constrained problem
-// (InitialPoints(2) = 6); the same cut for every designer and Optuna.
+// (InitialPoints(2, 100) = 6); the same cut for every designer and Optuna.
 constexpr int kSeedingTrials = 6;
 
 struct Flags {

@@ -166,8 +166,9 @@ void ExpectTrialsBehindEachRunsRegret(const std::string& function) {
     auto [it, first] = best.try_emplace({f[2], f[3]}, reported, regret);
     if (!first && reported < it->second.first) it->second = {reported, regret};
   }
-  // InitialPoints(4 features) = 10, so 4 model suggestions per run.
-  EXPECT_EQ(from_model, 2 * 2 * 4);
+  // InitialPoints(4 features, 14 trials) = 4, so 10 model suggestions per
+  // run.
+  EXPECT_EQ(from_model, 2 * 2 * 10);
   std::vector<std::string> rows =
       absl::StrSplit(runs.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(rows.size(), 1u + 2 * 2);

@@ -18,8 +18,8 @@ inline constexpr int kFewGpTrials = 10;
 // other 14", or "" when the study's designer does not seed (not the GP).
 std::string SeedingNote(const StudySpec& spec);
 
-// "maxTrials (10) leaves the GP 4 trials after its 6 seeding trials: give
-// maxTrials 16 or more for it to choose 10", or "" when the GP chooses at
+// "maxTrials (10) leaves the GP 6 trials after its 4 seeding trials: give
+// maxTrials 14 or more for it to choose 10", or "" when the GP chooses at
 // least kFewGpTrials trials or does not design this study.
 std::string SeedingWarning(const StudySpec& spec);
 

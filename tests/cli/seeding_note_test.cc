@@ -8,8 +8,8 @@
 namespace hptune::cli {
 namespace {
 
-// `doubles` DOUBLE parameters: D = doubles features, 2 (D + 1) seeding
-// trials (at least 4).
+// `doubles` DOUBLE parameters: D = doubles features, min(2 (D + 1),
+// maxTrials / 4) seeding trials, at least 4.
 StudySpec Spec(int doubles, int max_trials,
                Algorithm algorithm = Algorithm::kUnspecified) {
   std::vector<ParameterSpec> parameters;
@@ -28,28 +28,33 @@ StudySpec Spec(int doubles, int max_trials,
 }
 
 TEST(SeedingNoteTest, SaysHowManyTrialsTheGpChooses) {
+  EXPECT_EQ(SeedingNote(Spec(2, 40)),
+            "the first 6 of 40 trials are quasi-random seeding; the GP "
+            "chooses the other 34");
+  // A quarter of a small budget.
   EXPECT_EQ(SeedingNote(Spec(2, 20)),
-            "the first 6 of 20 trials are quasi-random seeding; the GP "
-            "chooses the other 14");
-  EXPECT_EQ(SeedingNote(Spec(2, 5)),
-            "all 5 trials are quasi-random seeding: the GP chooses trials "
-            "only after its first 6");
+            "the first 5 of 20 trials are quasi-random seeding; the GP "
+            "chooses the other 15");
+  EXPECT_EQ(SeedingNote(Spec(2, 3)),
+            "all 3 trials are quasi-random seeding: the GP chooses trials "
+            "only after its first 4");
   EXPECT_EQ(SeedingNote(Spec(2, 20, Algorithm::kRandomSearch)), "");
 }
 
 TEST(SeedingWarningTest, WarnsWhenTheGpChoosesFewerThanTen) {
   EXPECT_EQ(SeedingWarning(Spec(2, 10)),
-            "maxTrials (10) leaves the GP 4 trials after its 6 seeding "
-            "trials: give maxTrials 16 or more for it to choose 10");
-  EXPECT_EQ(SeedingWarning(Spec(2, 7)),
-            "maxTrials (7) leaves the GP 1 trial after its 6 seeding "
-            "trials: give maxTrials 16 or more for it to choose 10");
-  EXPECT_EQ(SeedingWarning(Spec(2, 16)), "");
+            "maxTrials (10) leaves the GP 6 trials after its 4 seeding "
+            "trials: give maxTrials 14 or more for it to choose 10");
+  EXPECT_EQ(SeedingWarning(Spec(2, 5)),
+            "maxTrials (5) leaves the GP 1 trial after its 4 seeding "
+            "trials: give maxTrials 14 or more for it to choose 10");
+  EXPECT_EQ(SeedingWarning(Spec(15, 13)),
+            "maxTrials (13) leaves the GP 9 trials after its 4 seeding "
+            "trials: give maxTrials 14 or more for it to choose 10");
+  EXPECT_EQ(SeedingWarning(Spec(2, 14)), "");
+  // 15 features would seed 20 trials; 29 trials seed 7.
+  EXPECT_EQ(SeedingWarning(Spec(15, 29)), "");
   EXPECT_EQ(SeedingWarning(Spec(2, 10, Algorithm::kGridSearch)), "");
-  // 2 (D + 1) stops at 20.
-  EXPECT_EQ(SeedingWarning(Spec(15, 29)),
-            "maxTrials (29) leaves the GP 9 trials after its 20 seeding "
-            "trials: give maxTrials 30 or more for it to choose 10");
 }
 
 }  // namespace

@@ -339,12 +339,12 @@ TEST(RunMistakesTest, ABudgetTheGpBarelyUsesIsSaid) {
   auto result = RunProcess({kHptune, "validate", config});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out,
-              HasSubstr("the first 6 of 10 trials are quasi-random seeding; "
-                        "the GP chooses the other 4"));
+              HasSubstr("the first 4 of 10 trials are quasi-random seeding; "
+                        "the GP chooses the other 6"));
   EXPECT_THAT(result.err,
               HasSubstr("warning: trainingInput.hyperparameters.maxTrials "
-                        "(10) leaves the GP 4 trials after its 6 seeding "
-                        "trials: give maxTrials 16 or more"));
+                        "(10) leaves the GP 6 trials after its 4 seeding "
+                        "trials: give maxTrials 14 or more"));
 }
 
 TEST(RunMistakesTest, TodaysGpuTypesValidate) {

@@ -481,10 +481,11 @@ TEST(ConditionalGpTest, DesignerSuggestsOnlyValidActiveSetsOnRandomTrees) {
     SCOPED_TRACE(seed);
     // The suggestions after the seeding ones (at most 20) are the model's.
     int from_model = 0;
-    RunValidityStudy(Spec(space), seed, 16, /*defer=*/studies++ % 2 == 1,
-                     &from_model);
+    const StudySpec spec = Spec(space);
+    RunValidityStudy(spec, seed, 16, /*defer=*/studies++ % 2 == 1, &from_model);
     EXPECT_EQ(from_model,
-              32 - InitialPoints(FeatureEncoding::Create(space)->dimension()));
+              32 - InitialPoints(FeatureEncoding::Create(space)->dimension(),
+                                 spec.max_trials));
   }
 }
 

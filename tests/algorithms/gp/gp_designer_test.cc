@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
@@ -97,7 +98,8 @@ std::vector<Trial> RunStudy(
 }
 
 TEST(GpDesignerTest, SuggestionsAreFeasibleAndNeverRepeatAPoint) {
-  const StudySpec spec = Spec(MixedSpace());
+  StudySpec spec = Spec(MixedSpace());
+  spec.max_trials = 100;
   std::vector<std::string> origins;
   std::vector<Trial> trials =
       RunStudy(spec, 3, 12, 2, MixedObjective, &origins);
@@ -106,7 +108,8 @@ TEST(GpDesignerTest, SuggestionsAreFeasibleAndNeverRepeatAPoint) {
     EXPECT_OK(spec.search_space.CheckAssignment(t.parameters));
     EXPECT_TRUE(seen.Insert(t.parameters)) << "trial " << t.number;
   }
-  // Seeding first (2 (D + 1) points for 5 features), then the model.
+  // Seeding first (2 (D + 1) points for 5 features and a budget of 100),
+  // then the model.
   EXPECT_EQ(origins.front(), "gp:seeding(1 of 12)");
   EXPECT_EQ(origins[11], "gp:seeding(12 of 12)");
   EXPECT_THAT(origins[12], StartsWith("gp-"));
@@ -210,6 +213,58 @@ TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
   EXPECT_EQ((*third)[0].origin, "gp:seeding(3 of 4)");
 }
 
+// A 9-feature space seeds 2 (D + 1) = 20 points when the budget allows, a
+// quarter of a smaller budget (but at least 4) otherwise.
+TEST(GpDesignerTest, SeedingIsAShareOfASmallBudget) {
+  std::vector<ParameterSpec> params;
+  for (int i = 0; i < 9; ++i) {
+    params.push_back(DoubleParam("x" + std::to_string(i), 0, 1));
+  }
+  for (const auto& [max_trials, seeds] : std::vector<std::pair<int, int>>{
+           {200, 20}, {64, 16}, {32, 8}, {16, 4}}) {
+    SCOPED_TRACE(max_trials);
+    StudySpec spec = Spec(SearchSpace(params));
+    spec.max_trials = max_trials;
+    std::vector<std::string> origins;
+    RunStudy(
+        spec, 2, seeds + 1, 1,
+        [](const ParameterAssignment& a) { return a.at("x0").AsDouble(); },
+        &origins);
+    EXPECT_EQ(origins.front(), absl::StrCat("gp:seeding(1 of ", seeds, ")"));
+    EXPECT_EQ(origins[seeds - 1],
+              absl::StrCat("gp:seeding(", seeds, " of ", seeds, ")"));
+    EXPECT_THAT(origins[seeds], StartsWith("gp-"));
+  }
+}
+
+// Where every result so far is equal (a decision tree that may not split),
+// the model has nothing to fit: quasi-random points until one differs.
+TEST(GpDesignerTest, APlateauStaysQuasiRandomUntilAResultDiffers) {
+  StudySpec spec =
+      Spec(SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  spec.max_trials = 100;  // 6 seeds.
+  const auto plateau = [](const ParameterAssignment& a) {
+    return a.at("x").AsDouble() < 0.1 ? a.at("x").AsDouble() : 1.0;
+  };
+  std::vector<std::string> origins;
+  std::vector<Trial> trials = RunStudy(spec, 3, 30, 1, plateau, &origins);
+  int first_off_plateau = -1;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const double value = trials[i].final_measurement->metrics.at(kMetric);
+    if (value != 1.0) {
+      first_off_plateau = static_cast<int>(i);
+      break;
+    }
+  }
+  ASSERT_GE(first_off_plateau, 6) << "a seed left the plateau; pick a seed "
+                                     "whose seeds all land on it";
+  for (int i = 6; i <= first_off_plateau; ++i) {
+    EXPECT_EQ(origins[i],
+              absl::StrCat("quasi_random:plateau(", i, " results, all equal)"));
+  }
+  EXPECT_THAT(origins[first_off_plateau + 1], StartsWith("gp-"));
+}
+
 TEST(GpDesignerTest, FindsTheMinimumOfA1dFunction) {
   const StudySpec spec = Spec(SearchSpace({DoubleParam("x", -3, 3)}));
   auto f = [](const ParameterAssignment& a) {
@@ -241,7 +296,8 @@ TEST(GpDesignerTest, HandlesTwentyDimensions) {
   for (int i = 0; i < 20; ++i) {
     params.push_back(DoubleParam("x" + std::to_string(i), -1, 1));
   }
-  const StudySpec spec = Spec(SearchSpace(params));
+  StudySpec spec = Spec(SearchSpace(params));
+  spec.max_trials = 100;  // Budget enough for 2 (D + 1) = 20 seeds.
   auto f = [](const ParameterAssignment& a) {
     double sum = 0;
     for (const auto& [name, v] : a)
@@ -337,13 +393,13 @@ TEST(GpDesignerTest, NonFiniteAndCancelledTrialsAreSkippedWithAReason) {
     EXPECT_FALSE(used.Contains(suggestion.parameters));
 }
 
-TEST(GpDesignerTest, ConstantObjectiveExploresWithoutFailing) {
+TEST(GpDesignerTest, ConstantObjectiveExploresQuasiRandomly) {
   const StudySpec spec =
       Spec(SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
   std::vector<std::string> origins;
   std::vector<Trial> trials = RunStudy(
       spec, 9, 10, 1, [](const ParameterAssignment&) { return 3.0; }, &origins);
-  EXPECT_THAT(origins.back(), StartsWith("gp-"));
+  EXPECT_EQ(origins.back(), "quasi_random:plateau(9 results, all equal)");
   AssignmentSet seen;
   for (const Trial& t : trials) EXPECT_TRUE(seen.Insert(t.parameters));
 }

@@ -153,8 +153,10 @@ constexpr char kLoss[] = "loss";
 constexpr char kLatency[] = "latency";
 constexpr char kMemory[] = "memory";
 
+// Both with a budget of 100 trials: 2 (D + 1) = 6 seeds.
 StudySpec TwoObjectiveSpec(bool constrained) {
   StudySpec spec;
+  spec.max_trials = 100;
   spec.search_space =
       SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
   std::vector<MetricSpec> metrics = {{.id = kLoss, .goal = Goal::kMinimize},
@@ -169,6 +171,7 @@ StudySpec TwoObjectiveSpec(bool constrained) {
 
 StudySpec ConstrainedSpec(std::optional<double> desired_fraction = {}) {
   StudySpec spec;
+  spec.max_trials = 100;
   spec.search_space =
       SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)});
   spec.SetMetrics({{.id = kLoss, .goal = Goal::kMinimize},
