@@ -119,6 +119,18 @@ def mixed(x, y, n, c):
             + _MIXED_BASE[c] + 0.5 * (1 - math.cos(2 * math.pi * (y + 2))))
 
 
+_NARROW_BOWL = {"a": (0.4, 0.3), "b": (0.2, 0.5), "d": (0.6, 0.7)}
+
+
+def narrow_category(c, x, y):
+    """hptune's narrow-category function; f* = 0 at c=c, x=0.85, y=0.5."""
+    if c == "c":
+        return (0.5 + (y - 0.5) ** 2
+                - 0.5 * math.exp(-(x - 0.85) ** 2 / (2 * 0.05 ** 2)))
+    base, mu = _NARROW_BOWL[c]
+    return base + (x - mu) ** 2 + (y - 0.5) ** 2
+
+
 # The held-out functions (test_functions.h says why they are kept apart).
 
 
@@ -226,8 +238,15 @@ NOISE_SD = collections.OrderedDict([
     ("mixed", 0.2)])
 NOISY = collections.OrderedDict(
     (f"{name}_noisy", SUITE[name]) for name in NOISE_SD)
+CATEGORICAL = collections.OrderedDict([
+    ("narrow_category", ([("categorical", "c", ["a", "b", "c", "d"]),
+                         ("float", "x", 0.0, 1.0), ("float", "y", 0.0, 1.0)],
+                        lambda p: narrow_category(p["c"], p["x"], p["y"]),
+                        0.0)),
+])
 FUNCTIONS = collections.OrderedDict(
-    list(SUITE.items()) + list(HOLDOUT.items()) + list(NOISY.items()))
+    list(SUITE.items()) + list(HOLDOUT.items()) + list(NOISY.items())
+    + list(CATEGORICAL.items()))
 HOLDOUT_GROUP = "holdout"  # In --functions, every HOLDOUT function.
 NOISY_GROUP = "noisy"  # In --functions, every NOISY function.
 
@@ -296,6 +315,11 @@ def check():
         ("mixed(0, 0, 1, d)", mixed(0, 0, 1, "d"), 15.0, 1e-9),
         ("mixed(-1, -1.5, 7, a)", mixed(-1, -1.5, 7, "a"), 1.75, 1e-9),
         ("mixed(3, -2, 7, c)", mixed(3, -2, 7, "c"), 1.0, 1e-9),
+        ("narrow_category(c, 0.9, 0.5)", narrow_category("c", 0.9, 0.5),
+         0.1967346701436833, 1e-12),
+        ("narrow_category(c, 0.1, 0.7)", narrow_category("c", 0.1, 0.7), 0.54,
+         1e-12),
+        ("narrow_category(d, 0, 0)", narrow_category("d", 0, 0), 1.34, 1e-12),
         ("goldstein_price(0, 0)", goldstein_price(0, 0), 600.0, 1e-9),
         ("goldstein_price(1, 1)", goldstein_price(1, 1), 1876.0, 1e-9),
         ("six_hump_camel(1, 1)", six_hump_camel(1, 1), 4 - 2.1 + 1 / 3 + 1, 1e-9),
@@ -320,6 +344,7 @@ def check():
         "levy4": {f"x{i}": 1.0 for i in range(1, 5)},
         "styblinski_tang8": {f"x{i}": -2.9035340277711783 for i in range(1, 9)},
         "mixed": {"x": 1.0, "y": -2.0, "n": 7, "c": "b"},
+        "narrow_category": {"c": "c", "x": 0.85, "y": 0.5},
         "goldstein_price": {"x1": 0.0, "x2": -1.0},
         "six_hump_camel": {"x1": 0.0898420131696692, "x2": -0.7126563960629594},
         "hartmann3": {"x1": 0.11458887895319075, "x2": 0.555648894340092,

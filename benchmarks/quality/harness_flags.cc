@@ -228,7 +228,9 @@ minimum) per function, budget and worker mode: median [min, max] over seeds.
                           noise, and regret is f at the trial reported
                           best), or the conditional problems
                           (tree-shaped spaces) jenatton, optimizer_choice,
-                          model_tree ("conditional": all three)
+                          model_tree ("conditional": all three), or
+                          narrow_category (a category best only in a
+                          tenth of another parameter's range)
   --seeds=20              runs per cell, with seeds 1..N
   --budgets=50,100        trials per run
   --modes=sequential,parallel4

@@ -107,15 +107,17 @@ TEST(HarnessFlagsTest, ErrorsNameTheFlagAndTheValue) {
   EXPECT_EQ(ErrorOf({"--designers=gp,tpe"}),
             "flag --designers: unknown designer \"tpe\" (known: gp, random, "
             "quasi_random)");
-  EXPECT_EQ(ErrorOf({"--functions=sphere"}),
-            "flag --functions: unknown test function \"sphere\" (known: "
-            "branin, hartmann6, ackley5, rosenbrock4, levy4, "
-            "styblinski_tang8, mixed, goldstein_price, six_hump_camel, "
-            "hartmann3, shekel4, dixon_price6, powell8, branin_noisy, "
-            "hartmann6_noisy, ackley5_noisy, rosenbrock4_noisy, levy4_noisy, "
-            "styblinski_tang8_noisy, mixed_noisy); \"holdout\" names the "
-            "held-out six, \"noisy\" the noisy seven, \"conditional\" the "
-            "conditional jenatton, optimizer_choice and model_tree");
+  EXPECT_EQ(
+      ErrorOf({"--functions=sphere"}),
+      "flag --functions: unknown test function \"sphere\" (known: "
+      "branin, hartmann6, ackley5, rosenbrock4, levy4, "
+      "styblinski_tang8, mixed, goldstein_price, six_hump_camel, "
+      "hartmann3, shekel4, dixon_price6, powell8, branin_noisy, "
+      "hartmann6_noisy, ackley5_noisy, rosenbrock4_noisy, levy4_noisy, "
+      "styblinski_tang8_noisy, mixed_noisy, narrow_category); \"holdout\" "
+      "names the "
+      "held-out six, \"noisy\" the noisy seven, \"conditional\" the "
+      "conditional jenatton, optimizer_choice and model_tree");
   EXPECT_EQ(ErrorOf({"--functions=conditional,jenatton"}),
             "flag --functions: a function named twice in "
             "\"conditional,jenatton\" (a group includes each of its "

@@ -214,6 +214,20 @@ double MixedFunction(double x, double y, int64_t n, std::string_view c) {
          kBase[k] + 0.5 * (1 - std::cos(2 * pi * (y + 2)));
 }
 
+double NarrowCategory(std::string_view c, double x, double y) {
+  const double dy = (y - 0.5) * (y - 0.5);
+  if (c == "a") return 0.4 + (x - 0.3) * (x - 0.3) + dy;
+  if (c == "b") return 0.2 + (x - 0.5) * (x - 0.5) + dy;
+  if (c == "c") {
+    const double width = 0.05;
+    return 0.5 + dy -
+           0.5 * std::exp(-(x - 0.85) * (x - 0.85) / (2 * width * width));
+  }
+  if (c == "d") return 0.6 + (x - 0.7) * (x - 0.7) + dy;
+  DieBecause(
+      absl::StrCat("NarrowCategory of category \"", std::string(c), "\""));
+}
+
 double GoldsteinPrice(double x1, double x2) {
   const double s = x1 + x2 + 1, t = 2 * x1 - 3 * x2;
   const double first = 1 + s * s *
@@ -338,9 +352,28 @@ const std::vector<TestFunction>& NoisySuite() {
   return *kSuite;
 }
 
+const std::vector<TestFunction>& CategoricalSuite() {
+  static const std::vector<TestFunction>* const kSuite = [] {
+    ParameterSpec c{.name = "c",
+                    .type = ParameterType::kCategorical,
+                    .categorical_values = {"a", "b", "c", "d"}};
+    return new std::vector<TestFunction>{TestFunction{
+        .name = "narrow_category",
+        .space = SearchSpace(
+            {c, DoubleParameter("x", 0, 1), DoubleParameter("y", 0, 1)}),
+        .optimum = 0,
+        .evaluate = [](const ParameterAssignment& a) {
+          return NarrowCategory(a.at("c").AsString(), a.at("x").AsDouble(),
+                                a.at("y").AsDouble());
+        }}};
+  }();
+  return *kSuite;
+}
+
 absl::StatusOr<const TestFunction*> FindTestFunction(std::string_view name) {
   std::vector<std::string> names;
-  for (const auto* suite : {&TestSuite(), &HoldoutSuite(), &NoisySuite()}) {
+  for (const auto* suite :
+       {&TestSuite(), &HoldoutSuite(), &NoisySuite(), &CategoricalSuite()}) {
     for (const TestFunction& f : *suite) {
       if (f.name == name) return &f;
       names.push_back(f.name);

@@ -81,6 +81,18 @@ double StyblinskiTang(std::span<const double> x);
 // Minimiser x = 1, y = -2, n = 7, c = b; f* = 0. `c` must be one of a-d.
 double MixedFunction(double x, double y, int64_t n, std::string_view c);
 
+// hptune's narrow-category function (no library reference): categorical c
+// in {a, b, c, d}, x and y in [0, 1]:
+//   a: 0.4 + (x - 0.3)^2 + (y - 0.5)^2
+//   b: 0.2 + (x - 0.5)^2 + (y - 0.5)^2
+//   c: 0.5 + (y - 0.5)^2 - 0.5 exp(-(x - 0.85)^2 / (2 0.05^2))
+//   d: 0.6 + (x - 0.7)^2 + (y - 0.5)^2
+// b is the easy, broad answer (0.2 at its best); c beats it only where
+// |x - 0.85| < 0.05, a tenth of x's range, and is the worst category
+// elsewhere. Minimiser c, x = 0.85, y = 0.5; f* = 0. A value below 0.2
+// means the designer found c's region. `c` must be one of a-d.
+double NarrowCategory(std::string_view c, double x, double y);
+
 // The held-out functions: run only after the GP designer's constants were
 // chosen, to check that its results hold on functions it was not tuned on
 // (issue 4's "functions you have not seen"). Do not tune to them either.
@@ -146,6 +158,11 @@ const std::vector<TestFunction>& HoldoutSuite();
 // Hartmann6 0.1, Ackley-5 1, Rosenbrock-4 100, Levy-4 0.3,
 // Styblinski-Tang-8 10, mixed 0.2.
 const std::vector<TestFunction>& NoisySuite();
+
+// In --functions, the categorical problems: narrow_category, where a
+// category wins only in a narrow region of another parameter (a designer
+// that judges a category on a few trials abandons it).
+const std::vector<TestFunction>& CategoricalSuite();
 
 // The function of any suite called `name`; NotFound naming it and every
 // known name.

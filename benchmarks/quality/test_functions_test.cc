@@ -101,6 +101,30 @@ TEST(MixedFunctionTest, EachCategoryHasItsOwnCentreAndFloor) {
   EXPECT_NEAR(MixedFunction(3, -2, 7, "c"), 1, kTolerance);
 }
 
+TEST(NarrowCategoryTest, ZeroAtItsMinimiser) {
+  EXPECT_NEAR(NarrowCategory("c", 0.85, 0.5), 0, kTolerance);
+  auto f = FindTestFunction("narrow_category");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ((*f)->evaluate({{"c", ParameterValue::Categorical("c")},
+                            {"x", ParameterValue::Double(0.85)},
+                            {"y", ParameterValue::Double(0.5)}}),
+            (*f)->optimum);
+}
+
+TEST(NarrowCategoryTest, CategoryCWinsOnlyInATenthOfX) {
+  // The other floors: a 0.4, b 0.2, d 0.6 (+ 0.49 + 0.25 at the origin).
+  EXPECT_NEAR(NarrowCategory("a", 0.3, 0.5), 0.4, kTolerance);
+  EXPECT_NEAR(NarrowCategory("b", 0.5, 0.5), 0.2, kTolerance);
+  EXPECT_NEAR(NarrowCategory("d", 0, 0), 1.34, kTolerance);
+  // One width (0.05) from its centre, c is just below b's best:
+  // 0.5 - 0.5 exp(-1/2).
+  EXPECT_NEAR(NarrowCategory("c", 0.9, 0.5), 0.1967346701436833, kTolerance);
+  EXPECT_NEAR(NarrowCategory("c", 0.8, 0.5), 0.1967346701436833, kTolerance);
+  // Elsewhere c is the worst category but d.
+  EXPECT_NEAR(NarrowCategory("c", 0.1, 0.7), 0.54, kTolerance);
+  EXPECT_GT(NarrowCategory("c", 0.7, 0.5), 0.4);
+}
+
 TEST(GoldsteinPriceTest, ThreeAtTheMinimiserAndHandValuesElsewhere) {
   EXPECT_NEAR(GoldsteinPrice(0, -1), 3, kTolerance);
   // (1 + 1 * 19) (30 + 0) = 600.
@@ -279,7 +303,7 @@ TEST(TestSuiteTest, UnknownFunctionNamesItAndTheSuite) {
             "goldstein_price, six_hump_camel, hartmann3, shekel4, "
             "dixon_price6, powell8, branin_noisy, hartmann6_noisy, "
             "ackley5_noisy, rosenbrock4_noisy, levy4_noisy, "
-            "styblinski_tang8_noisy, mixed_noisy)");
+            "styblinski_tang8_noisy, mixed_noisy, narrow_category)");
 }
 
 TEST(TestSuiteTest, NoisySuiteIsTheSuiteWithItsNoiseLevels) {
