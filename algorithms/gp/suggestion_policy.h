@@ -12,7 +12,7 @@
 //     Optuna's fixed n_startup_trials and Vizier's single seed are),
 //     points of a scrambled Halton sequence ("gp:seeding(i of n)").
 //  3. With no feasible observation yet, or all of them of one value (a
-//     plateau, as a decision tree's loss is wherever its splits are
+//     plateau: a decision tree scores the same wherever every split is
 //     forbidden), the model has nothing to fit: quasi-random
 //     ("quasi_random:no_feasible_results(...)", "quasi_random:plateau(n
 //     results, all equal)").
@@ -101,8 +101,9 @@ enum class SuggestionSource {
 };
 
 // Where a suggestion comes from when `known` trials are known (see above),
-// `feasible` observations have a value, the space has `dimension` features
-// and the first `initial_points` trials seed.
+// `feasible` observations have a value (`values_differ`: not all the same
+// one), the space has `dimension` features and the first `initial_points`
+// trials seed.
 SuggestionSource PickSource(int dimension, int initial_points, int known,
                             int feasible, bool values_differ);
 

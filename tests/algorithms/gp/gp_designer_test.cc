@@ -258,6 +258,8 @@ TEST(GpDesignerTest, APlateauStaysQuasiRandomUntilAResultDiffers) {
   }
   ASSERT_GE(first_off_plateau, 6) << "a seed left the plateau; pick a seed "
                                      "whose seeds all land on it";
+  ASSERT_LT(first_off_plateau + 1, static_cast<int>(origins.size()))
+      << "no trial left the plateau";
   for (int i = 6; i <= first_off_plateau; ++i) {
     EXPECT_EQ(origins[i],
               absl::StrCat("quasi_random:plateau(", i, " results, all equal)"));
