@@ -53,12 +53,38 @@ std::string WriteSleepingTrainerConfig(const std::string& dir,
   return config;
 }
 
+// `hptune run` on examples/<example>/config.yaml, quietly, with its
+// database (h.db), logs (runs) and job directories (job) under `dir`;
+// `trainer_args` go to every replica after "--".
+testing::ProcessResult RunExample(
+    const std::string& dir, const std::string& example,
+    const std::string& job_id, int max_trials,
+    const std::vector<std::string>& trainer_args = {}) {
+  std::vector<std::string> argv = {
+      kHptune,
+      "run",
+      kSource + "/examples/" + example + "/config.yaml",
+      "--job-id",
+      job_id,
+      "--max-trials",
+      std::to_string(max_trials),
+      "--db",
+      dir + "/h.db",
+      "--runs-dir",
+      dir + "/runs",
+      "--job-dir",
+      dir + "/job",
+      "--quiet"};
+  if (!trainer_args.empty()) {
+    argv.push_back("--");
+    argv.insert(argv.end(), trainer_args.begin(), trainer_args.end());
+  }
+  return RunProcess(argv);
+}
+
 TEST(RunCliTest, StdlibExampleRunsADistributedJobEndToEnd) {
   const std::string dir = testing::MakeTempDir();
-  auto result = RunProcess(
-      {kHptune, "run", kSource + "/examples/stdlib_trainer/config.yaml",
-       "--job-id", "stdlib", "--max-trials", "3", "--db", dir + "/h.db",
-       "--runs-dir", dir + "/runs", "--job-dir", dir + "/job", "--quiet"});
+  auto result = RunExample(dir, "stdlib_trainer", "stdlib", 3);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 3)
       << result.out;
@@ -85,10 +111,7 @@ TEST(RunCliTest, SklearnExampleTunesARandomForest) {
                     "(Debian's python3-sklearn; scripts/setup installs it)";
   }
   const std::string dir = testing::MakeTempDir();
-  auto result = RunProcess(
-      {kHptune, "run", kSource + "/examples/sklearn_trainer/config.yaml",
-       "--job-id", "rf", "--max-trials", "3", "--db", dir + "/h.db",
-       "--runs-dir", dir + "/runs", "--job-dir", dir + "/job", "--quiet"});
+  auto result = RunExample(dir, "sklearn_trainer", "rf", 3);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 3)
       << result.out;
@@ -111,11 +134,7 @@ TEST(RunCliTest, PytorchDdpExampleTrainsWithTwoRanks) {
                     "python3-torch; scripts/setup installs it)";
   }
   const std::string dir = testing::MakeTempDir();
-  auto result =
-      RunProcess({kHptune, "run", kSource + "/examples/pytorch_ddp/config.yaml",
-                  "--job-id", "ddp", "--max-trials", "1", "--db", dir + "/h.db",
-                  "--runs-dir", dir + "/runs", "--job-dir", dir + "/job",
-                  "--quiet", "--", "--epochs=2"});
+  auto result = RunExample(dir, "pytorch_ddp", "ddp", 1, {"--epochs=2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 1)
       << result.out;
