@@ -3,7 +3,8 @@
 scikit-learn tuning tasks (tasks.py), scored by normalised regret.
 
 For each task, seed and mode (sequential, or batchN: N trials asked, then
-evaluated and told, per round), each method runs max(--budgets) trials:
+evaluated and told, per round), each method runs a study of max(--budgets)
+trials (hptune's GP one per budget, see below):
 hptune's default designer (GP) and RANDOM_SEARCH through `hptune serve` and
 the Python client's ask/tell (Study.suggest(count=N)), Optuna's TPE,
 multivariate TPE, CMA-ES (all-numeric spaces only) and random search by
