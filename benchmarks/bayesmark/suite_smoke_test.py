@@ -6,18 +6,21 @@ that run_suite.py starts (and stops) in a temporary directory.
 Checks the CSV has one finite best-so-far per task, method, mode, seed and
 budget (none missing: a method that silently produced nothing fails), that
 best-so-far never rises with the budget for a method that reads its budgets
-from one run, and that the printed tables have
-a finite mean regret for every method. Exits 77 (ctest: skipped) when this
-Python lacks hptune's package, Optuna or scikit-learn.
+from one run, that the printed tables have a finite mean regret for every
+method, and that --make-baselines lowers a stored best known value but never
+raises it. Exits 77 (ctest: skipped) when this Python lacks hptune's
+package, Optuna or scikit-learn.
 
     build/tests/python/work/venv/bin/python \\
         benchmarks/bayesmark/suite_smoke_test.py build/src/cli/hptune
 """
 
 import csv
+import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -97,7 +100,51 @@ def main() -> None:
         if not re.search(rf"^{t}: mean best loss over seeds", run.stdout,
                          re.M):
             fail(f"no table for {t}", run.stdout)
+    check_make_baselines()
     print(f"run_suite.py: {len(rows)} rows and the tables as expected")
+
+
+def check_make_baselines() -> None:
+    """--make-baselines --keep-random on a copy of baselines.json: a CSV
+    best below a task's stored best_known replaces it, with --made-by
+    before the command; one above it leaves the stored value and command."""
+    with open(os.path.join(HERE, "baselines.json")) as f:
+        stored = json.load(f)["tasks"]
+    lower, higher = TASKS
+    with tempfile.TemporaryDirectory(prefix="bayesmark_baselines_") as tmp:
+        path = os.path.join(tmp, "baselines.json")
+        shutil.copy(os.path.join(HERE, "baselines.json"), path)
+        found = os.path.join(tmp, "found.csv")
+        with open(found, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["task", "method", "mode", "seed", "budget", "best",
+                        "run_seconds"])
+            w.writerow([lower, "hptune_gp", "sequential", 1, 4,
+                        stored[lower]["best_known"] - 1, 0])
+            w.writerow([higher, "hptune_gp", "sequential", 1, 4,
+                        stored[higher]["best_known"] + 1, 0])
+        run = subprocess.run(
+            [sys.executable, os.path.join(HERE, "run_suite.py"),
+             "--make-baselines", "--keep-random", "--baselines", path,
+             "--tasks", ",".join(TASKS), "--from-csv", found,
+             "--made-by", "the run that wrote found.csv"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            timeout=100)
+        if run.returncode != 0:
+            fail(f"--make-baselines exited {run.returncode}", run.stdout)
+        with open(path) as f:
+            made = json.load(f)["tasks"]
+    if made[lower]["best_known"] != stored[lower]["best_known"] - 1 or \
+            not made[lower]["best_known_command"].startswith(
+                "the run that wrote found.csv; "):
+        fail(f"{lower}: a lower best did not replace the stored one: "
+             f"{made[lower]['best_known']}, "
+             f"{made[lower]['best_known_command']!r}")
+    if made[higher]["best_known"] != stored[higher]["best_known"] or \
+            made[higher]["best_known_command"] != \
+            stored[higher]["best_known_command"]:
+        fail(f"{higher}: a higher best replaced the stored one: "
+             f"{made[higher]['best_known']}")
 
 
 if __name__ == "__main__":
