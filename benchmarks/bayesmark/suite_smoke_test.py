@@ -6,10 +6,10 @@ that run_suite.py starts (and stops) in a temporary directory.
 Checks the CSV has one finite best-so-far per task, method, mode, seed and
 budget (none missing: a method that silently produced nothing fails), that
 best-so-far never rises with the budget for a method that reads its budgets
-from one run, that the printed tables have a finite mean regret for every
-method, and that --make-baselines lowers a stored best known value but never
-raises it. Exits 77 (ctest: skipped) when this Python lacks hptune's
-package, Optuna or scikit-learn.
+from one run, that the mean regret and Bayesmark score tables have a
+finite row for every method, and that --make-baselines lowers a stored
+best known value but never raises it. Exits 77 (ctest: skipped) when this
+Python lacks hptune's package, Optuna or scikit-learn.
 
     build/tests/python/work/venv/bin/python \\
         benchmarks/bayesmark/suite_smoke_test.py build/src/cli/hptune
@@ -88,14 +88,17 @@ def main() -> None:
             fail(f"{t} {m} {mode}: best-so-far rose with the budget",
                  run.stdout)
 
-    overall = run.stdout.split("Mean normalised regret over tasks", 1)
-    if len(overall) != 2:
-        fail("no mean normalised regret table", run.stdout)
     cell = r" \d+\.\d{3}"
-    for m in METHODS:
-        if not re.search(rf"^\| {m} \|" + rf"{cell} \|" * 4 + "$",
-                         overall[1], re.M):
-            fail(f"no finite mean regret row for {m}", run.stdout)
+    for title in ("Mean normalised regret over tasks",
+                  "Bayesmark's mean score"):
+        table = run.stdout.split(title, 1)
+        if len(table) != 2:
+            fail(f"no table \"{title}\"", run.stdout)
+        table = table[1].split("\n\n", 1)[0]
+        for m in METHODS:
+            if not re.search(rf"^\| {m} \|" + rf"{cell} \|" * 4 + "$",
+                             table, re.M):
+                fail(f"\"{title}\": no finite row for {m}", run.stdout)
     for t in TASKS:
         if not re.search(rf"^{t}: mean best loss over seeds", run.stdout,
                          re.M):
