@@ -122,6 +122,8 @@ def _run_hptune(task, method, batch, seed, trials, server, token_file):
         suggested = study.suggest(count=min(batch, trials - len(values)),
                                   client_id="bayesmark")
         if not suggested:
+            if suggested.study_completed and values:
+                break   # a finite space smaller than the budget, all tried
             raise RuntimeError(f"{name}: no trial suggested after "
                                f"{len(values)} ({suggested.note!r})")
         for trial in suggested:   # all of the batch asked before any told
@@ -172,7 +174,10 @@ def run_one(job) -> Tuple[tuple, List[float], float]:
                              server, token_file)
     else:
         values = _run_optuna(task, method, batch_size(mode), seed, trials)
-    if len(values) != trials or not all(map(math.isfinite, values)):
+    # Only hptune stops short: when it has tried every point of the space.
+    short = len(values) < trials and not method.startswith("hptune_")
+    if (short or not values or len(values) > trials
+            or not all(map(math.isfinite, values))):
         raise RuntimeError(f"{job[:4]}: {len(values)} values of {trials}, "
                            f"not all finite")
     return job[:5], values, time.perf_counter() - start

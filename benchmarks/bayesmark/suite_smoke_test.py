@@ -7,8 +7,9 @@ Checks the CSV has one finite best-so-far per task, method, mode, seed and
 budget (none missing: a method that silently produced nothing fails), that
 best-so-far never rises with the budget for a method that reads its budgets
 from one run, that the mean regret and Bayesmark score tables have a
-finite row for every method, and that --make-baselines lowers a stored
-best known value but never raises it. Exits 77 (ctest: skipped) when this
+finite row for every method, that an hptune run on a space smaller than
+its budget ends when every point is tried, and that --make-baselines
+lowers a stored best known value but never raises it. Exits 77 (ctest: skipped) when this
 Python lacks hptune's package, Optuna or scikit-learn.
 
     build/tests/python/work/venv/bin/python \\
@@ -104,7 +105,35 @@ def main() -> None:
                          re.M):
             fail(f"no table for {t}", run.stdout)
     check_make_baselines()
+    check_exhausted_space(sys.argv[1])
     print(f"run_suite.py: {len(rows)} rows and the tables as expected")
+
+
+def check_exhausted_space(binary: str) -> None:
+    """kNN_wine_acc has 100 points (25 x 4 integers): a 101-trial hptune
+    run stops when the server says every point was tried, not with an
+    error, and its best is the best of the space's 100 values."""
+    with tempfile.TemporaryDirectory(prefix="bayesmark_finite_") as tmp:
+        out_csv = os.path.join(tmp, "finite.csv")
+        run = subprocess.run(
+            [sys.executable, os.path.join(HERE, "run_suite.py"),
+             "--hptune", os.path.abspath(binary), "--tasks", "kNN_wine_acc",
+             "--methods", "hptune_random", "--seeds", "1", "--budgets", "101",
+             "--modes", "sequential", "--csv", out_csv],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            timeout=300, cwd=tmp)
+        if run.returncode != 0:
+            fail(f"a run past the space's 100 points exited "
+                 f"{run.returncode}", run.stdout)
+        with open(out_csv, newline="") as f:
+            rows = list(csv.DictReader(f))
+    import tasks
+    task = tasks.Task("kNN_wine_acc")
+    best = min(task.objective({"n_neighbors": k, "p": p})
+               for k in range(1, 26) for p in range(1, 5))
+    if len(rows) != 1 or float(rows[0]["best"]) != best:
+        fail(f"best of the exhausted space: {rows}, expected {best}",
+             run.stdout)
 
 
 def check_make_baselines() -> None:
