@@ -382,9 +382,8 @@ def make_baselines(args, names: List[str]) -> None:
             out = json.load(f)   # other tasks' entries stay as they are
     except FileNotFoundError:
         out = {"tasks": {}}
-    command = " ".join(shlex.quote(a) for a in sys.argv)
-    if args.made_by:
-        command = f"{args.made_by}; {command}"
+    invocation = " ".join(shlex.quote(a) for a in sys.argv)
+    command = f"{args.made_by}; {invocation}" if args.made_by else invocation
     if args.keep_random:
         missing = [n for n in names if n not in out["tasks"]]
         if missing:
@@ -417,7 +416,7 @@ def make_baselines(args, names: List[str]) -> None:
             best, best_command = old["best_known"], old["best_known_command"]
         out["tasks"][name] = {
             "random_command": (old["random_command"] if args.keep_random
-                               else command),
+                               else invocation),
             "best_known_command": best_command,
             "random_trials": len(values),
             "best_known": best,
