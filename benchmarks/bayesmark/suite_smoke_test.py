@@ -9,8 +9,8 @@ best-so-far never rises with the budget for a method that reads its budgets
 from one run, that the mean regret and Bayesmark score tables have a
 finite row for every method, that an hptune run on a space smaller than
 its budget ends when every point is tried, and that --make-baselines
-lowers a stored best known value but never raises it. Exits 77 (ctest: skipped) when this
-Python lacks hptune's package, Optuna or scikit-learn.
+lowers a stored best known value but never raises it. Exits 77 (ctest:
+skipped) when this Python lacks hptune's package, Optuna or scikit-learn.
 
     build/tests/python/work/venv/bin/python \\
         benchmarks/bayesmark/suite_smoke_test.py build/src/cli/hptune
