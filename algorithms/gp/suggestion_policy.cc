@@ -29,7 +29,8 @@ AcquisitionOptimizerOptions OptimizerOptions(int n, int d, int models) {
 int InitialPoints(int dimension, int max_trials) {
   const int space_filling = std::clamp(2 * (dimension + 1), 4, 20);
   const int budget_share =
-      std::max(kMinInitialPoints, max_trials / kBudgetPerInitialPoint);
+      std::max({kMinInitialPoints, max_trials / kBudgetPerInitialPoint,
+                std::min(kStartupPoints, max_trials / kBudgetPerStartupPoint)});
   return std::min(space_filling, budget_share);
 }
 

@@ -6,10 +6,11 @@
 //  1. A space with no parameters has one point ("quasi_random:
 //     single_point_space").
 //  2. Seeding: while known < InitialPoints(D, T) =
-//       min(clamp(2 (D + 1), 4, 20), max(4, T / kBudgetPerInitialPoint))
+//       min(clamp(2 (D + 1), 4, 20), max(4, T / 4, min(10, T / 3)))
 //     (D = number of features, T = the study's maxTrials: the usual
 //     2 (D + 1) space-filling start, cut to a share of a small budget as
-//     Optuna's fixed n_startup_trials and Vizier's single seed are),
+//     Optuna's fixed n_startup_trials and Vizier's single seed are; below
+//     40 trials up to Optuna's 10 startup trials, a third of T at most),
 //     points of a scrambled Halton sequence ("gp:seeding(i of n)").
 //  3. With no feasible observation yet, or all of them of one value (a
 //     plateau: a decision tree scores the same wherever every split is
@@ -84,6 +85,9 @@ AcquisitionOptimizerOptions OptimizerOptions(int n, int d, int models = 1);
 // Seeding points for D features and a budget of `max_trials` (step 2).
 inline constexpr int kMinInitialPoints = 4;
 inline constexpr int kBudgetPerInitialPoint = 4;
+// A small budget seeds up to Optuna's n_startup_trials, a third of it at most.
+inline constexpr int kStartupPoints = 10;
+inline constexpr int kBudgetPerStartupPoint = 3;
 int InitialPoints(int dimension, int max_trials);
 
 // Half-width of log EI's box for packed hyperparameters `theta` (step 4):

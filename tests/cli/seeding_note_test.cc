@@ -9,7 +9,7 @@ namespace hptune::cli {
 namespace {
 
 // `doubles` DOUBLE parameters: D = doubles features, min(2 (D + 1),
-// maxTrials / 4) seeding trials, at least 4.
+// max(4, maxTrials / 4, min(10, maxTrials / 3))) seeding trials.
 StudySpec Spec(int doubles, int max_trials,
                Algorithm algorithm = Algorithm::kUnspecified) {
   std::vector<ParameterSpec> parameters;
@@ -31,10 +31,10 @@ TEST(SeedingNoteTest, SaysHowManyTrialsTheGpChooses) {
   EXPECT_EQ(SeedingNote(Spec(2, 40)),
             "the first 6 of 40 trials are quasi-random seeding; the GP "
             "chooses the other 34");
-  // A quarter of a small budget.
-  EXPECT_EQ(SeedingNote(Spec(2, 20)),
-            "the first 5 of 20 trials are quasi-random seeding; the GP "
-            "chooses the other 15");
+  // A third of a small budget.
+  EXPECT_EQ(SeedingNote(Spec(2, 15)),
+            "the first 5 of 15 trials are quasi-random seeding; the GP "
+            "chooses the other 10");
   EXPECT_EQ(SeedingNote(Spec(2, 3)),
             "all 3 trials are quasi-random seeding: the GP chooses trials "
             "only after its first 4");
@@ -52,7 +52,7 @@ TEST(SeedingWarningTest, WarnsWhenTheGpChoosesFewerThanTen) {
             "maxTrials (13) leaves the GP 9 trials after its 4 seeding "
             "trials: give maxTrials 14 or more for it to choose 10");
   EXPECT_EQ(SeedingWarning(Spec(2, 14)), "");
-  // 15 features would seed 20 trials; 29 trials seed 7.
+  // 15 features would seed 20 trials; 29 trials seed 9.
   EXPECT_EQ(SeedingWarning(Spec(15, 29)), "");
   EXPECT_EQ(SeedingWarning(Spec(2, 10, Algorithm::kGridSearch)), "");
 }

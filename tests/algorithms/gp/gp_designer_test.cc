@@ -214,14 +214,15 @@ TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
 }
 
 // A 9-feature space seeds 2 (D + 1) = 20 points when the budget allows, a
-// quarter of a smaller budget (but at least 4) otherwise.
+// quarter of a smaller budget (but at least 4, and below 40 trials up to
+// 10 where that is a third or less) otherwise.
 TEST(GpDesignerTest, SeedingIsAShareOfASmallBudget) {
   std::vector<ParameterSpec> params;
   for (int i = 0; i < 9; ++i) {
     params.push_back(DoubleParam("x" + std::to_string(i), 0, 1));
   }
   for (const auto& [max_trials, seeds] : std::vector<std::pair<int, int>>{
-           {200, 20}, {64, 16}, {32, 8}, {16, 4}}) {
+           {200, 20}, {64, 16}, {32, 10}, {16, 5}, {12, 4}}) {
     SCOPED_TRACE(max_trials);
     StudySpec spec = Spec(SearchSpace(params));
     spec.max_trials = max_trials;

@@ -20,14 +20,29 @@ TEST(InitialPointsTest, SpaceFillingStartWhenTheBudgetIsLarge) {
 TEST(InitialPointsTest, AQuarterOfASmallBudgetAndNeverFewerThanFour) {
   // 9 features would seed 20; the budget's quarter cuts that.
   EXPECT_EQ(InitialPoints(9, 64), 16);
-  EXPECT_EQ(InitialPoints(9, 32), 8);
-  EXPECT_EQ(InitialPoints(9, 16), 4);
+  EXPECT_EQ(InitialPoints(9, 50), 12);
+  EXPECT_EQ(InitialPoints(9, 40), 10);
   EXPECT_EQ(InitialPoints(9, 10), 4);
   EXPECT_EQ(InitialPoints(9, 1), 4);
-  // The cut only lowers: 2 features seed 6 at any budget from 24.
-  EXPECT_EQ(InitialPoints(2, 24), 6);
-  EXPECT_EQ(InitialPoints(2, 20), 5);
+  // The cuts only lower: 2 features seed 6 at any budget from 18 (a third
+  // of it), and 5 at 15.
+  EXPECT_EQ(InitialPoints(2, 18), 6);
+  EXPECT_EQ(InitialPoints(2, 15), 5);
   EXPECT_EQ(InitialPoints(2, 100), 6);
+}
+
+TEST(InitialPointsTest, BelowFortyTrialsUpToTenAndAThirdAtMost) {
+  // Optuna's 10 startup trials where they are a third of the budget or
+  // less, more than the quarter below 40 trials.
+  EXPECT_EQ(InitialPoints(9, 39), 10);
+  EXPECT_EQ(InitialPoints(9, 32), 10);
+  EXPECT_EQ(InitialPoints(9, 30), 10);
+  EXPECT_EQ(InitialPoints(9, 29), 9);
+  EXPECT_EQ(InitialPoints(9, 24), 8);
+  EXPECT_EQ(InitialPoints(9, 16), 5);
+  EXPECT_EQ(InitialPoints(9, 14), 4);
+  // Still never more than the space-filling start: 2 (D + 1) = 8.
+  EXPECT_EQ(InitialPoints(3, 32), 8);
 }
 
 TEST(PickSourceTest, SeedsThenFitsTheModel) {
