@@ -7,7 +7,8 @@ Checks the CSV has one finite best-so-far per task, method, mode, seed and
 budget (none missing: a method that silently produced nothing fails), that
 best-so-far never rises with the budget for a method that reads its budgets
 from one run, that the mean regret and Bayesmark score tables have a
-finite row for every method, that an hptune run on a space smaller than
+finite row for every method, that the hptune_gp / optuna_tpe table gives
+each cell a ratio and its interval, that an hptune run on a space smaller than
 its budget ends when every point is tried, and that --make-baselines
 lowers a stored best known value but never raises it. Exits 77 (ctest:
 skipped) when this Python lacks hptune's package, Optuna or scikit-learn.
@@ -100,6 +101,7 @@ def main() -> None:
             if not re.search(rf"^\| {m} \|" + rf"{cell} \|" * 4 + "$",
                              table, re.M):
                 fail(f"\"{title}\": no finite row for {m}", run.stdout)
+    check_ratio_table(run.stdout)
     for t in TASKS:
         if not re.search(rf"^{t}: mean best loss over seeds", run.stdout,
                          re.M):
@@ -107,6 +109,37 @@ def main() -> None:
     check_make_baselines()
     check_exhausted_space(sys.argv[1])
     print(f"run_suite.py: {len(rows)} rows and the tables as expected")
+
+
+def check_ratio_table(output: str) -> None:
+    """The hptune_gp / optuna_tpe table: a ratio and its bootstrap
+    interval per cell, for both measures; with this test's one seed the
+    interval is the ratio itself. ratio_interval on arrays whose ratio
+    is known: exact with every seed a half, and an interval around it
+    that narrows as seeds agree."""
+    import numpy as np
+    from run_suite import ratio_interval
+    half = ratio_interval(np.full((3, 5), 0.2), np.full((3, 5), 0.4))
+    if any(abs(x - 0.5) > 1e-12 for x in half):
+        fail(f"ratio_interval of halves: {half}")
+    ours = np.array([[0.1, 0.3, 0.2, 0.2], [0.5, 0.1, 0.4, 0.2]])
+    ratio, low, high = ratio_interval(ours, np.full((2, 4), 0.5))
+    if not (abs(ratio - 0.5) < 1e-12 and low < ratio < high):
+        fail(f"ratio_interval of spread seeds: {(ratio, low, high)}")
+    title = "hptune_gp / optuna_tpe, over the tasks and seeds both ran"
+    table = output.split(title, 1)
+    if len(table) != 2:
+        fail(f"no table \"{title}\"", output)
+    table = table[1].split("\n\n", 1)[0]
+    cell = r" (\d+\.\d{3}) \[(\d+\.\d{3}), (\d+\.\d{3})\] \|"
+    for measure in ("Bayesmark score", "mean regret"):
+        row = re.search(rf"^\| {measure} \|((?:{cell}){{4}})$", table, re.M)
+        if not row:
+            fail(f"\"{title}\": no row of 4 intervals for {measure}", output)
+        for ratio, low, high in re.findall(cell, row.group(1)):
+            if not low == ratio == high:
+                fail(f"{measure}: one seed, yet [{low}, {high}] around "
+                     f"{ratio}", output)
 
 
 def check_exhausted_space(binary: str) -> None:
