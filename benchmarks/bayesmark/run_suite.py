@@ -262,8 +262,8 @@ def _mean(xs) -> float:
 def score_of(baselines, known):
     """Bayesmark's score of one best value, score(task, best) =
     (min(best, clip) - opt) / (clip - opt), clip being random search's
-    median after one evaluation; and the tasks it is defined for (a
-    nonzero span)."""
+    median after one evaluation; the tasks it is defined for (a nonzero
+    span); and clip per task."""
     names = [n for n in known if n in baselines]
     clip = {n: float(np.median(baselines[n]["random_values"])) for n in names}
     span = {n: clip[n] - known[n] for n in names}
@@ -271,7 +271,7 @@ def score_of(baselines, known):
 
     def score(n, value):
         return (min(value, clip[n]) - known[n]) / span[n]
-    return score, names
+    return score, names, clip
 
 
 def bayesmark_score(rows, baselines, known, methods, columns, header, rule):
@@ -280,8 +280,7 @@ def bayesmark_score(rows, baselines, known, methods, columns, header, rule):
     random search's own (its expected best of b draws, clipped).
     Random is 1 at every budget over the suite, and the span never shrinks
     with the budget, so a plateau task cannot dominate as regret can."""
-    score, names = score_of(baselines, known)
-    clip = {n: float(np.median(baselines[n]["random_values"])) for n in names}
+    score, names, clip = score_of(baselines, known)
     random = {(n, b): score(n, expected_best(
         np.minimum(baselines[n]["random_values"], clip[n]), b))
         for n in names for _, b in columns}
@@ -403,7 +402,7 @@ def gp_over_tpe(rows, baselines, known, columns, header, rule):
     """hptune_gp's mean over TPE's, by Bayesmark score and by mean regret,
     with how far the choice of seeds moves it (ratio_interval): a ratio
     near a target says little without it."""
-    score, names = score_of(baselines, known)
+    score, names, _ = score_of(baselines, known)
     by_key = {(r["task"], r["method"], r["mode"], r["budget"], r["seed"]): r
               for r in rows}
     measures = {"Bayesmark score": lambda r: score(r["task"], r["best"]),

@@ -115,8 +115,8 @@ def check_ratio_table(output: str) -> None:
     """The hptune_gp / optuna_tpe table: a ratio and its bootstrap
     interval per cell, for both measures; with this test's one seed the
     interval is the ratio itself. ratio_interval on arrays whose ratio
-    is known: exact with every seed a half, and an interval around it
-    that narrows as seeds agree."""
+    is known: exact when every seed gives a half, and an interval strictly
+    around it when the seeds disagree."""
     import numpy as np
     from run_suite import ratio_interval
     half = ratio_interval(np.full((3, 5), 0.2), np.full((3, 5), 0.4))
