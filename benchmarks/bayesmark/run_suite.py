@@ -37,6 +37,8 @@ and scikit-learn (the venv of python/tests, or one per docs/python.md):
         --from-csv /tmp/suite.csv      # only lower best_known
     $PY benchmarks/bayesmark/run_suite.py --modes sequential,batch8 \\
         --report-csv /tmp/seq.csv --report-csv /tmp/b8.csv   # tables only
+    $PY benchmarks/bayesmark/run_suite.py --first-seed 11 --seeds 10 \\
+        --csv /tmp/more.csv     # then --report-csv both: 20 seeds
 
 hptune: --hptune BINARY starts a server on a free loopback port in a
 temporary directory (default: build/src/cli/hptune); --server HOST:PORT
@@ -499,7 +501,10 @@ def main() -> None:
     parser.add_argument("--tasks", default=",".join(tasks.TASK_NAMES))
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--seeds", type=int, default=10,
-                        help="seeds 1..N")
+                        help="this many seeds, from --first-seed")
+    parser.add_argument("--first-seed", type=int, default=1,
+                        help="the first seed: more seeds for a run already "
+                             "made, its tables then from both CSVs")
     parser.add_argument("--budgets", default="16,32,64")
     parser.add_argument("--modes", default="sequential,batch8",
                         help="sequential and/or batchN")
@@ -549,6 +554,9 @@ def main() -> None:
         except ValueError as e:
             parser.error(str(e))
     budgets = sorted(int(b) for b in args.budgets.split(","))
+    if args.first_seed < 1 or args.seeds < 1:
+        parser.error(f"--first-seed {args.first_seed} and --seeds "
+                     f"{args.seeds}: both must be at least 1")
     with open(args.baselines) as f:
         baselines = json.load(f)["tasks"]
     if args.report_csv:
@@ -572,7 +580,9 @@ def main() -> None:
         jobs = [(n, m, mode, seed, trials, address, token_file)
                 for n in names for m in methods
                 if applies(m, tasks.Task(n))
-                for mode in modes for seed in range(1, args.seeds + 1)
+                for mode in modes
+                for seed in range(args.first_seed,
+                                  args.first_seed + args.seeds)
                 for trials in (budgets if m in PLANS_BY_BUDGET
                                else budgets[-1:])]
         try:

@@ -8,9 +8,10 @@ budget (none missing: a method that silently produced nothing fails), that
 best-so-far never rises with the budget for a method that reads its budgets
 from one run, that the mean regret and Bayesmark score tables have a
 finite row for every method, that the hptune_gp / optuna_tpe table gives
-each cell a ratio and its interval, that an hptune run on a space smaller than
-its budget ends when every point is tried, and that --make-baselines
-lowers a stored best known value but never raises it. Exits 77 (ctest:
+each cell a ratio and its interval, that --first-seed runs other seeds,
+that an hptune run on a space smaller than its budget ends when every
+point is tried, and that --make-baselines lowers a stored best known
+value but never raises it. Exits 77 (ctest:
 skipped) when this Python lacks hptune's package, Optuna or scikit-learn.
 
     build/tests/python/work/venv/bin/python \\
@@ -107,6 +108,7 @@ def main() -> None:
                          re.M):
             fail(f"no table for {t}", run.stdout)
     check_make_baselines()
+    check_first_seed(sys.argv[1], rows)
     check_exhausted_space(sys.argv[1])
     print(f"run_suite.py: {len(rows)} rows and the tables as expected")
 
@@ -140,6 +142,34 @@ def check_ratio_table(output: str) -> None:
             if not low == ratio == high:
                 fail(f"{measure}: one seed, yet [{low}, {high}] around "
                      f"{ratio}", output)
+
+
+def check_first_seed(binary: str, first_rows) -> None:
+    """--first-seed 2 runs seed 2 alone, and a method's seed-2 run differs
+    from its seed-1 run above: the flag reaches the samplers, not only the
+    CSV's seed column."""
+    with tempfile.TemporaryDirectory(prefix="bayesmark_seed_") as tmp:
+        out_csv = os.path.join(tmp, "seed2.csv")
+        run = subprocess.run(
+            [sys.executable, os.path.join(HERE, "run_suite.py"),
+             "--hptune", os.path.abspath(binary), "--tasks",
+             "linear_iris_nll", "--methods", "optuna_random",
+             "--first-seed", "2", "--seeds",
+             "1", "--budgets", str(BUDGETS[1]), "--modes", "sequential",
+             "--csv", out_csv],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            timeout=100, cwd=tmp)
+        if run.returncode != 0:
+            fail(f"--first-seed 2 exited {run.returncode}", run.stdout)
+        with open(out_csv, newline="") as f:
+            rows = list(csv.DictReader(f))
+    seed1 = [r["best"] for r in first_rows if r["task"] == "linear_iris_nll"
+             and r["method"] == "optuna_random" and r["mode"] == "sequential"
+             and int(r["budget"]) == BUDGETS[1]]
+    if (len(seed1) != 1 or [r["seed"] for r in rows] != ["2"]
+            or [r["best"] for r in rows] == seed1):
+        fail(f"--first-seed 2: rows {rows}, seed 1's best {seed1}",
+             run.stdout)
 
 
 def check_exhausted_space(binary: str) -> None:
