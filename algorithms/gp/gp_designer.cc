@@ -96,6 +96,7 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   const auto total = static_cast<int>(history_.observations.size());
   const int feasible = history_.feasible_count();
   const bool values_differ = history_.values_differ();
+  const int tied_best = multi_metric ? 0 : history_.tied_best();
   AssignmentSet used = history_.used;
   auto quasi_random = [&](const std::string& origin) {
     return QuasiRandom(origin, used);
@@ -127,6 +128,15 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
                                       " results, all equal)"));
         break;
       case SuggestionSource::kModel:
+        // One draw per (call, suggestion), reproducible on its own.
+        if (LeavesTiedBest(tied_best, SplitMix64(seed_ ^ kTiedBestSalt,
+                                                 state_.suggest_calls * 1024 +
+                                                     static_cast<uint64_t>(i))
+                                          .NextUnit())) {
+          s = quasi_random(absl::StrCat("quasi_random:tied_best(", tied_best,
+                                        " trials share the best value)"));
+          break;
+        }
         if (multi_metric) {
           if (!models && model_error.empty()) {
             absl::StatusOr<MultiMetricModels> built =

@@ -51,6 +51,21 @@ bool GpHistory::values_differ() const {
   return false;
 }
 
+int GpHistory::tied_best() const {
+  const Observation* best = nullptr;
+  int ties = 0;
+  for (const Observation& o : observations) {
+    if (!o.feasible) continue;
+    if (best == nullptr || o.value > best->value) {
+      best = &o;
+      ties = 1;
+    } else if (o.value == best->value) {
+      ++ties;
+    }
+  }
+  return ties;
+}
+
 int GpHistory::safe_count() const {
   return static_cast<int>(
       std::count_if(observations.begin(), observations.end(),

@@ -71,6 +71,9 @@ struct GpHistory {
   // Whether the feasible observations' values (every column) are not all
   // equal: models fitted to one value have nothing to tell points apart.
   bool values_differ() const;
+  // How many feasible observations share the best value (the first
+  // column's highest), exactly: 0 when none is feasible.
+  int tied_best() const;
   int safe_count() const;
   int columns() const {
     return objectives + static_cast<int>(thresholds.size());

@@ -15,6 +15,7 @@ inline constexpr uint64_t kFitSalt = 0x6a09e667f3bcc908ull;
 inline constexpr uint64_t kAcquisitionSalt = 0xbb67ae8584caa73bull;
 inline constexpr uint64_t kExplorationSalt = 0x3c6ef372fe94f82bull;
 inline constexpr uint64_t kScalarizationSalt = 0xa54ff53a5f1d36f1ull;
+inline constexpr uint64_t kTiedBestSalt = 0x510e527fade682d1ull;
 
 // Output n of the stream (seed ^ salt).
 inline uint64_t DeriveSeed(uint64_t seed, uint64_t salt, uint64_t n) {

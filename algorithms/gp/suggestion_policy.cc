@@ -34,6 +34,10 @@ int InitialPoints(int dimension, int max_trials) {
   return std::min(space_filling, budget_share);
 }
 
+bool LeavesTiedBest(int tied_best, double draw) {
+  return tied_best >= kTiedBestTrials && draw < kTiedBestExploration;
+}
+
 double LogEiRadius(std::span<const double> theta,
                    std::span<const FeatureKind> kinds) {
   double log_sum = 0;

@@ -41,6 +41,21 @@
 //     A categorical value due a turn (category_turns.h) takes a call's
 //     first suggestion instead: log EI on its branch, around that branch's
 //     best observations ("gp-logei-category").
+//     A tied best (one objective): while at least kTiedBestTrials
+//     feasible observations share the best value exactly, each suggestion
+//     is quasi-random with probability kTiedBestExploration instead
+//     ("quasi_random:tied_best(n trials share the best value)"). Real
+//     models' metrics move in steps (an accuracy on 178 samples, a tree
+//     that does not change), and once several trials hold the incumbent's
+//     value the model sees a flat top: log EI keeps refining inside it
+//     while a better step lies elsewhere, often in a region random search
+//     hits every few draws (a 64-trial SVM run stuck 48 trials on one
+//     value that 99.6% of random 64-trial runs beat). Random trials
+//     interleaved with the model's, as SMAC does at every step (Hutter,
+//     Hoos & Leyton-Brown, "Sequential Model-Based Optimization for
+//     General Algorithm Configuration", LION 2011), here only while the
+//     model cannot tell the best points apart. Continuous objectives
+//     (no ties) are not affected.
 //  5. Fallbacks, never a failed call: when there is no model (its fit or
 //     factorisation failed) the suggestion is quasi-random with the reason
 //     in its origin ("quasi_random:gp_fit_failed(...)"); when the optimiser
@@ -89,6 +104,15 @@ inline constexpr int kBudgetPerInitialPoint = 4;
 inline constexpr int kStartupPoints = 10;
 inline constexpr int kBudgetPerStartupPoint = 3;
 int InitialPoints(int dimension, int max_trials);
+
+// A tied best (step 4): how many observations must share the best value,
+// and the probability that a suggestion is then quasi-random.
+inline constexpr int kTiedBestTrials = 3;
+inline constexpr double kTiedBestExploration = 0.5;
+// Whether a model suggestion is quasi-random instead when `tied_best`
+// feasible observations share the best value; `draw` is uniform in [0, 1)
+// (from the study's seed).
+bool LeavesTiedBest(int tied_best, double draw);
 
 // Half-width of log EI's box for packed hyperparameters `theta` (step 4):
 // kLogEiRadius when there is no continuous feature (kinds as in

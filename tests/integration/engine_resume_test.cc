@@ -54,8 +54,12 @@ std::vector<ParameterAssignment> Step(TuningEngine& engine, int count,
     if (!response.ok() || response->trials.empty()) break;
     for (const Trial& t : response->trials) {
       points.push_back(t.parameters);
+      // lr's term (grid search has none) keeps values apart: a best value
+      // several trials share would make some GP suggestions quasi-random.
+      const auto lr = t.parameters.find("lr");
       const double m = t.parameters.at("units").AsDouble() +
-                       (t.parameters.at("cell").AsString() == "gru" ? 0 : 7);
+                       (t.parameters.at("cell").AsString() == "gru" ? 0 : 7) +
+                       (lr == t.parameters.end() ? 0 : lr->second.AsDouble());
       EXPECT_OK(engine.CompleteTrial(
           "s", t.number, Measurement{.step = 1, .metrics = {{"m", m}}}));
     }

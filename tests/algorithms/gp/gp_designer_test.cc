@@ -12,6 +12,7 @@
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
+#include "algorithms/gp/suggestion_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
@@ -27,6 +28,7 @@ using ::hptune::algorithms::testing::IntegerParam;
 using ::hptune::algorithms::testing::TrialAt;
 using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kMetric[] = "loss";
@@ -266,6 +268,52 @@ TEST(GpDesignerTest, APlateauStaysQuasiRandomUntilAResultDiffers) {
               absl::StrCat("quasi_random:plateau(", i, " results, all equal)"));
   }
   EXPECT_THAT(origins[first_off_plateau + 1], StartsWith("gp-"));
+}
+
+// Where the metric moves in steps and several trials share the best value,
+// about half of the suggestions are quasi-random, each saying how many
+// trials share it; a continuous objective never ties.
+TEST(GpDesignerTest, ATiedBestInterleavesQuasiRandomTrials) {
+  StudySpec spec =
+      Spec(SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  spec.max_trials = 100;  // 6 seeds.
+  const auto steps = [](const ParameterAssignment& a) {
+    return a.at("x").AsDouble() < 0.5 ? 0.0 : 1.0 + a.at("y").AsDouble();
+  };
+  std::vector<std::string> origins;
+  std::vector<Trial> trials = RunStudy(spec, 3, 40, 1, steps, &origins);
+  int ties = 0;
+  int tied_turns = 0;
+  int quasi_random = 0;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (i >= 6) {
+      const std::string tied = absl::StrCat("quasi_random:tied_best(", ties,
+                                            " trials share the best value)");
+      if (ties < kTiedBestTrials) {
+        EXPECT_THAT(origins[i], StartsWith("gp-")) << "trial " << i;
+      } else {
+        ++tied_turns;
+        if (origins[i] == tied) {
+          ++quasi_random;
+        } else {
+          EXPECT_THAT(origins[i], StartsWith("gp-")) << "trial " << i;
+        }
+      }
+    }
+    if (trials[i].final_measurement->metrics.at(kMetric) == 0.0) ++ties;
+  }
+  ASSERT_GE(tied_turns, 20) << "the best value was not tied early enough";
+  EXPECT_GE(quasi_random, tied_turns / 4);
+  EXPECT_LE(quasi_random, 3 * tied_turns / 4);
+
+  const auto bowl = [](const ParameterAssignment& a) {
+    return std::pow(a.at("x").AsDouble() - 0.3, 2) +
+           std::pow(a.at("y").AsDouble() - 0.7, 2);
+  };
+  origins.clear();
+  RunStudy(spec, 3, 40, 1, bowl, &origins);
+  for (const std::string& origin : origins)
+    EXPECT_THAT(origin, Not(HasSubstr("tied_best")));
 }
 
 TEST(GpDesignerTest, FindsTheMinimumOfA1dFunction) {

@@ -72,6 +72,31 @@ TEST(GpHistoryTest, ValuesDifferOnlyAmongFeasibleObservations) {
   EXPECT_TRUE(history.values_differ());
 }
 
+TEST(GpHistoryTest, TiedBestCountsFeasibleObservationsAtTheBestValue) {
+  GpHistory history;
+  EXPECT_EQ(history.tied_best(), 0);
+  history.observations = {Seen(0.0, false), Seen(0.5), Seen(0.0, false)};
+  EXPECT_EQ(history.tied_best(), 1);
+  // Higher is better; ties below the best do not count.
+  history.observations.insert(history.observations.end(),
+                              {Seen(0.2), Seen(0.2), Seen(0.5), Seen(0.2)});
+  EXPECT_EQ(history.tied_best(), 2);
+  // A better value starts the count again; exact ties only.
+  history.observations.insert(history.observations.end(),
+                              {Seen(0.7), Seen(0.7), Seen(0.7 - 1e-12)});
+  EXPECT_EQ(history.tied_best(), 2);
+}
+
+TEST(TiedBestTest, HalfTheSuggestionsFromThreeTiesOn) {
+  EXPECT_FALSE(LeavesTiedBest(0, 0.0));
+  EXPECT_FALSE(LeavesTiedBest(kTiedBestTrials - 1, 0.0));
+  EXPECT_TRUE(LeavesTiedBest(kTiedBestTrials, 0.0));
+  EXPECT_TRUE(LeavesTiedBest(kTiedBestTrials, 0.499));
+  EXPECT_FALSE(LeavesTiedBest(kTiedBestTrials, 0.5));
+  EXPECT_TRUE(LeavesTiedBest(40, 0.2));
+  EXPECT_FALSE(LeavesTiedBest(40, 0.9));
+}
+
 TEST(GpHistoryTest, ValuesDifferInAnyColumn) {
   GpHistory history;
   history.objectives = 2;
