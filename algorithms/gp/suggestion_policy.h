@@ -49,10 +49,10 @@
 //     that does not change), and once several trials hold the incumbent's
 //     value the model sees a flat top: log EI keeps refining inside it
 //     while a better step lies elsewhere, often in a region random search
-//     hits every few draws (a 64-trial SVM run stuck 48 trials on one
-//     value that 99.6% of random 64-trial runs beat). Random trials
-//     interleaved with the model's, as SMAC does at every step (Hutter,
-//     Hoos & Leyton-Brown, "Sequential Model-Based Optimization for
+//     hits every few draws (a 64-trial SVM run held one value from its
+//     first trial to its last, which 99.6% of random 64-trial runs beat).
+//     Random trials interleaved with the model's, as SMAC does at every step
+//     (Hutter, Hoos & Leyton-Brown, "Sequential Model-Based Optimization for
 //     General Algorithm Configuration", LION 2011), here only while the
 //     model cannot tell the best points apart. Continuous objectives
 //     (no ties) are not affected.
