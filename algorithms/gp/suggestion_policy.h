@@ -41,10 +41,10 @@
 //     A categorical value due a turn (category_turns.h) takes a call's
 //     first suggestion instead: log EI on its branch, around that branch's
 //     best observations ("gp-logei-category").
-//     A tied best (one objective): while at least kTiedBestTrials
-//     feasible observations share the best value exactly, each suggestion
-//     is quasi-random with probability kTiedBestExploration instead
-//     ("quasi_random:tied_best(n trials share the best value)"). Real
+//     A tied best (a single metric, no constraints): while at least
+//     kTiedBestTrials feasible observations share the best value exactly,
+//     each suggestion is quasi-random with probability kTiedBestExploration
+//     instead ("quasi_random:tied_best(n trials share the best value)"). Real
 //     models' metrics move in steps (an accuracy on 178 samples, a tree
 //     that does not change), and once several trials hold the incumbent's
 //     value the model sees a flat top: log EI keeps refining inside it
