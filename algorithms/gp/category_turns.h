@@ -50,8 +50,10 @@
 namespace hptune::algorithms::gp {
 
 // A value's window: this many trials per value of its categorical, or
-// 1 / kTurnHistoryFraction of the rows where it is active if more.
-inline constexpr int kTurnWindowPerCategory = 2;
+// 1 / kTurnHistoryFraction of the rows where it is active if more. One per
+// value (not two) gives each value its first turns early, while its
+// space-filling trials are all it has.
+inline constexpr int kTurnWindowPerCategory = 1;
 inline constexpr int kTurnHistoryFraction = 4;
 // A turn whose trial closed this fraction of its branch's gap to the best
 // value gets another at once.

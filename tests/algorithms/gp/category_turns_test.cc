@@ -83,17 +83,17 @@ struct History {
 };
 
 TEST(TurnWindowTest, GrowsWithTheHistory) {
-  EXPECT_EQ(TurnWindow(3, 10), 6);  // kTurnWindowPerCategory * K.
-  EXPECT_EQ(TurnWindow(3, 24), 6);
+  EXPECT_EQ(TurnWindow(3, 10), 3);  // kTurnWindowPerCategory * K.
+  EXPECT_EQ(TurnWindow(3, 15), 3);
   EXPECT_EQ(TurnWindow(3, 40), 10);  // A quarter of the rows.
   EXPECT_EQ(TurnWindow(2, 100), 25);
 }
 
 TEST(DueCategoryTurnTest, NoneBeforeAWindowOfRows) {
   History h;
-  for (int i = 0; i < 5; ++i) h.Add(0, i);  // Only a, 5 rows < window 6.
+  for (int i = 0; i < 2; ++i) h.Add(0, i);  // Only a, 2 rows < window 3.
   EXPECT_FALSE(DueCategoryTurn(ThreeValues(), h.rows, h.values));
-  h.Add(0, 5);
+  h.Add(0, 2);
   EXPECT_TRUE(DueCategoryTurn(ThreeValues(), h.rows, h.values));
 }
 
@@ -119,7 +119,7 @@ TEST(DueCategoryTurnTest, NoneWhileEveryValueIsTriedWithinItsWindow) {
   for (int i = 0; i < 30; ++i) h.Add(i % 3, 1);
   EXPECT_FALSE(DueCategoryTurn(ThreeValues(), h.rows, h.values));
   // 40 rows: the window is 10 (a quarter of them), and b, which waited 8,
-  // is not due; it would be with the window of 6 that 3 values start with.
+  // is not due; it would be with the window of 7 that 30 rows give.
   const double next[] = {0, 1, 0, 2, 0, 2, 0, 2, 0, 0};
   for (int i = 0; i < 10; ++i) h.Add(next[i], next[i] == 0 ? 100 + i : 1);
   EXPECT_FALSE(DueCategoryTurn(ThreeValues(), h.rows, h.values));
@@ -130,29 +130,30 @@ TEST(DueCategoryTurnTest, NoneWhileEveryValueIsTriedWithinItsWindow) {
 
 TEST(DueCategoryTurnTest, ATurnThatClosedTheGapGetsAnotherAtOnce) {
   History h;
-  for (int i = 0; i < 10; ++i) h.Add(0, 10);  // a: 10.
+  for (int i = 0; i < 16; ++i) h.Add(0, 10);  // a: 10.
   h.Add(2, 0);                                // c: 0, waits 11 rows below.
   h.Add(1, 0);  // b: 0, then 4 (closes 40% of b's gap to 10).
   h.Add(1, 4);
   for (int i = 0; i < 9; ++i) h.Add(0, 10);
-  // b's latest is 10 rows back (window 6): no streak; c waited longest.
+  // b's latest is 10 rows back (window 7): no streak; c waited longest.
   EXPECT_EQ(DueCategoryTurn(ThreeValues(), h.rows, h.values)->value, 2);
 
   History recent = h;
   recent.rows.resize(recent.rows.size() - 8);
   recent.values.resize(recent.values.size() - 8);
-  // b's improving trial is 1 row back: b again, though c waited longer.
+  // b's improving trial is 1 row back (window 5, b holds 2 of the last 5):
+  // b again, though c waited longer.
   EXPECT_EQ(DueCategoryTurn(ThreeValues(), recent.rows, recent.values)->value,
             1);
 
   // A gain of 5% of the gap is no streak, and c has waited only 3 rows.
-  recent.values[12] = 0.5;
+  recent.values[18] = 0.5;
   EXPECT_FALSE(DueCategoryTurn(ThreeValues(), recent.rows, recent.values));
 }
 
 TEST(DueCategoryTurnTest, PendingRowsCountAsTriedButNotAsGains) {
   History h;
-  for (int i = 0; i < 10; ++i) h.Add(0, 10);
+  for (int i = 0; i < 20; ++i) h.Add(0, 10);
   h.Add(2, 1);
   h.Add(1, 0);
   h.Add(1, 4);  // b's gain: another turn is due.
@@ -173,17 +174,16 @@ TEST(DueCategoryTurnTest, CountsOnlyRowsWhereTheFeatureIsActive) {
   ASSERT_EQ(inactive, 2);
   std::vector<std::vector<double>> rows;
   std::vector<double> values;
-  // dart once, then tree/gbdt and linear alternating: 4 gbdt rows, fewer
-  // than dart's window of 4 active rows after it... until a fifth.
-  rows.push_back({0, 1});
-  values.push_back(1);
-  for (int i = 0; i < 6; ++i) {
-    rows.push_back(i % 2 == 0 ? std::vector<double>{0, 0}
-                              : std::vector<double>{1, inactive});
-    values.push_back(i % 2 == 0 ? 5 : 0);
+  // dart, linear, gbdt, linear: 3 rows after dart, but 1 of them active
+  // for booster, whose window is 2 (two values).
+  for (const auto& [row, value] :
+       std::vector<std::pair<std::vector<double>, double>>{
+           {{0, 1}, 1}, {{1, inactive}, 0}, {{0, 0}, 5}, {{1, inactive}, 0}}) {
+    rows.push_back(row);
+    values.push_back(value);
   }
-  // model: linear was tried 1 row ago, so no turn for model; booster: dart
-  // waited 3 active rows (< 4).
+  // model: linear was tried 0 rows ago, so no turn for model; booster: dart
+  // waited 1 active row (< 2).
   EXPECT_FALSE(DueCategoryTurn(*encoding, rows, values));
   rows.push_back({0, 0});
   values.push_back(5);
