@@ -88,6 +88,50 @@ std::optional<CategoryTurn> DueCategoryTurn(
   return streak ? streak : waited_longest;
 }
 
+bool BranchSeenNarrowly(const RowMatrix& rows, const Eigen::VectorXd& mean,
+                        CategoryTurn turn) {
+  double low = std::numeric_limits<double>::infinity(), high = -low;
+  double branch_low = low, branch_high = high;
+  for (Eigen::Index r = 0; r < mean.size(); ++r) {
+    low = std::min(low, mean[r]);
+    high = std::max(high, mean[r]);
+    if (rows(r, turn.feature) == turn.value) {
+      branch_low = std::min(branch_low, mean[r]);
+      branch_high = std::max(branch_high, mean[r]);
+    }
+  }
+  if (branch_high < branch_low) return false;  // No observed trial.
+  if (high <= low) return true;
+  return branch_high - branch_low < kNarrowBranchSpan * (high - low);
+}
+
+std::vector<std::vector<double>> SweepPoints(const FeatureEncoding& encoding,
+                                             const RowMatrix& rows,
+                                             CategoryTurn turn,
+                                             std::span<const double> base) {
+  std::vector<std::vector<double>> points;
+  const std::vector<Feature>& features = encoding.features();
+  for (int j = 0; j < static_cast<int>(features.size()); ++j) {
+    if (features[j].kind != FeatureKind::kContinuous ||
+        features[j].conditional) {
+      continue;
+    }
+    std::vector<double> cuts = {0.0, 1.0};
+    for (Eigen::Index r = 0; r < rows.rows(); ++r) {
+      if (rows(r, turn.feature) == turn.value) cuts.push_back(rows(r, j));
+    }
+    std::sort(cuts.begin(), cuts.end());
+    for (size_t k = 1; k < cuts.size(); ++k) {
+      if (cuts[k] - cuts[k - 1] < 1e-9) continue;
+      std::vector<double> x(base.begin(), base.end());
+      x[j] = (cuts[k] + cuts[k - 1]) / 2;
+      encoding.Snap(x);
+      points.push_back(std::move(x));
+    }
+  }
+  return points;
+}
+
 void CategoryTurnAcquisition::EvaluateBatch(const RowMatrix& xs,
                                             Eigen::VectorXd& values) const {
   acquisition_.EvaluateBatch(xs, values);

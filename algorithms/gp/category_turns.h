@@ -28,6 +28,19 @@
 // seeks the branch's own improvement, where EI against the overall best
 // would be variance alone, which puts trials on the edges of the box. A
 // turn takes the first suggestion of a Suggest call (single objective).
+// A branch seen narrowly is swept instead: when the model's mean over the
+// branch's observed trials spans under kNarrowBranchSpan of its span over
+// all observed trials, those trials have shown log EI little of the branch:
+// it is flat there (a plateau), or they sit around one point of it. Log EI
+// around them would keep them there while a narrow optimum elsewhere in the
+// branch goes unseen. A sweep takes the branch's best observation and moves
+// one continuous coordinate to the midpoint of a gap between the branch's
+// trials in that coordinate (the box's edges count as trials); of all such
+// points the one of highest log EI on the branch is suggested. Repeated
+// sweeps spread the branch's trials along each coordinate, and once one
+// finds a slope, sweeps from the new best bisect towards it. Conditional
+// features are not swept. Measured in benchmarks/RESULTS.md ("Turns on
+// narrow_category, fifth round").
 // The values are a bandit's arms and turns its forced exploration, on a
 // schedule that thins out like the epsilon_n-greedy rule's (exploration
 // probability falling as 1/n: Auer, Cesa-Bianchi & Fischer, "Finite-time
@@ -67,6 +80,28 @@ struct CategoryTurn {
   int feature = 0;   // Index of a categorical feature.
   double value = 0;  // Its category index, active (< num_categories).
 };
+
+// A branch is seen narrowly when its span of posterior means is under this
+// fraction of the span over all observed trials.
+inline constexpr double kNarrowBranchSpan = 0.4;
+
+// Whether the branch of `turn` is seen narrowly (above), from the posterior
+// means `mean` at the observed rows of `rows` (one per row; rows past
+// mean.size() are pending and ignored). A branch with no observed trial is
+// not: a turn there is log EI's.
+bool BranchSeenNarrowly(const RowMatrix& rows, const Eigen::VectorXd& mean,
+                        CategoryTurn turn);
+
+// The sweep points of the branch of `turn` from `base` (a feature vector in
+// the branch, e.g. its best observation): for each continuous feature that
+// is not conditional, `base` with that coordinate at the midpoint of each
+// gap between the coordinates of `rows` in the branch (observed and
+// pending), 0 and 1 included. Snapped (gp_features.h); features in order,
+// then gaps from low to high.
+std::vector<std::vector<double>> SweepPoints(const FeatureEncoding& encoding,
+                                             const RowMatrix& rows,
+                                             CategoryTurn turn,
+                                             std::span<const double> base);
 
 // The turn due for `rows` (feature vectors in the order trials ended, the
 // pending ones last), or nullopt when no value is due one (above).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "algorithms/common/splitmix64.h"
@@ -61,6 +62,32 @@ SuggestionSource PickSource(int dimension, int initial_points, int known,
   return SuggestionSource::kModel;
 }
 
+namespace {
+
+// The unused point of `points` with the highest `acquisition`, marked used,
+// or nullopt when every one is used.
+std::optional<Suggestion> BestSweep(const AcquisitionFunction& acquisition,
+                                    std::vector<std::vector<double>> points,
+                                    const FeatureEncoding& encoding,
+                                    AssignmentSet& used) {
+  std::optional<Suggestion> best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  std::vector<double> gradient;
+  for (const std::vector<double>& x : points) {
+    gradient.assign(x.size(), 0.0);
+    const double score = acquisition.EvaluateWithGradient(x, gradient);
+    if (best.has_value() && score <= best_score) continue;
+    ParameterAssignment a = encoding.Decode(x);
+    if (used.Contains(a)) continue;
+    best = Suggestion{std::move(a), "gp-category-sweep"};
+    best_score = score;
+  }
+  if (best.has_value()) used.Insert(best->parameters);
+  return best;
+}
+
+}  // namespace
+
 std::optional<Suggestion> SuggestFromModel(
     GpModel& model, const FeatureEncoding& encoding,
     std::span<const double> theta, uint64_t seed, uint64_t call, int index,
@@ -114,9 +141,19 @@ std::optional<Suggestion> SuggestFromModel(
   if (index == 0 && model.category_turn) {
     const LogExpectedImprovementAcquisition branch_ei(model.gp,
                                                       model.turn_incumbent);
-    const CategoryTurnAcquisition turn(branch_ei, *model.category_turn);
-    s = search(turn, &turn, /*local=*/true, model.turn_anchors,
-               "gp-logei-category");
+    if (!model.turn_anchors.empty() &&
+        BranchSeenNarrowly(model.gp.rows(), model.gp.MeanAtObservations(),
+                           *model.category_turn)) {
+      s = BestSweep(branch_ei,
+                    SweepPoints(encoding, model.gp.rows(), *model.category_turn,
+                                model.turn_anchors[0]),
+                    encoding, used);
+    }
+    if (!s.has_value()) {
+      const CategoryTurnAcquisition turn(branch_ei, *model.category_turn);
+      s = search(turn, &turn, /*local=*/true, model.turn_anchors,
+                 "gp-logei-category");
+    }
   }
   if (!s.has_value()) {
     if (explore) {

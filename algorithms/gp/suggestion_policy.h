@@ -40,7 +40,9 @@
 //     the whole space too. acquisition_optimizer.h does the maximisation.
 //     A categorical value due a turn (category_turns.h) takes a call's
 //     first suggestion instead: log EI on its branch, around that branch's
-//     best observations ("gp-logei-category").
+//     best observations ("gp-logei-category"), or, where the branch's trials
+//     span little of the model's range, a sweep of one coordinate from the
+//     branch's best ("gp-category-sweep").
 //     A tied best (a single metric, no constraints): while at least
 //     kTiedBestTrials feasible observations share the best value exactly,
 //     each suggestion is quasi-random with probability kTiedBestExploration

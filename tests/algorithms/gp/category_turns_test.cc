@@ -193,6 +193,52 @@ TEST(DueCategoryTurnTest, CountsOnlyRowsWhereTheFeatureIsActive) {
   EXPECT_EQ(turn->value, 1);
 }
 
+TEST(BranchSeenNarrowlyTest, ComparesTheBranchsSpanOfMeansWithAllRows) {
+  RowMatrix rows(5, 2);
+  rows << 0, 0.1,  //
+      0, 0.5,      //
+      0, 0.9,      //
+      2, 0.2,      //
+      2, 0.8;
+  const CategoryTurn c{.feature = 0, .value = 2};
+  Eigen::VectorXd mean(5);
+  mean << 0, 1, 2, 0.5, 1.5;  // c spans 1 of 2: seen widely.
+  EXPECT_FALSE(BranchSeenNarrowly(rows, mean, c));
+  mean << 0, 1, 2, 1.0, 1.5;  // 0.5 of 2, under kNarrowBranchSpan.
+  EXPECT_TRUE(BranchSeenNarrowly(rows, mean, c));
+  // Rows past the means are pending: c has one observed trial.
+  mean.conservativeResize(4);
+  EXPECT_TRUE(BranchSeenNarrowly(rows, mean, c));
+  // b has no observed trial.
+  EXPECT_FALSE(BranchSeenNarrowly(rows, mean, {.feature = 0, .value = 1}));
+}
+
+TEST(SweepPointsTest, MidpointsOfTheBranchsGapsAlongEachCoordinate) {
+  auto encoding = FeatureEncoding::Create(
+      SearchSpace({CategoricalParam("c", {"a", "b", "c"}),
+                   DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  ASSERT_OK(encoding);
+  RowMatrix rows(3, 3);
+  rows << 2, 0.2, 0.5,  // c's trials: x at 0.2 and 0.6, y at 0.5 twice.
+      2, 0.6, 0.5,      //
+      0, 0.9, 0.1;      // a's trial makes no gap in c's branch.
+  const std::vector<double> base = {2, 0.2, 0.5};
+  const std::vector<std::vector<double>> expected = {
+      {2, 0.1, 0.5},
+      {2, 0.4, 0.5},
+      {2, 0.8, 0.5},  // x: 0-0.2-0.6-1.
+      {2, 0.2, 0.25},
+      {2, 0.2, 0.75}};  // y: 0-0.5-1.
+  const auto points =
+      SweepPoints(*encoding, rows, {.feature = 0, .value = 2}, base);
+  ASSERT_EQ(points.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    for (size_t j = 0; j < 3; ++j) {
+      EXPECT_NEAR(points[i][j], expected[i][j], 1e-12) << i << "," << j;
+    }
+  }
+}
+
 TEST(DueCategoryTurnTest, NoneWithoutACategoricalOrAnObservation) {
   auto encoding =
       FeatureEncoding::Create(SearchSpace({DoubleParam("x", 0, 1)}));

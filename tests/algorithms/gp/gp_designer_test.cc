@@ -316,6 +316,42 @@ TEST(GpDesignerTest, ATiedBestInterleavesQuasiRandomTrials) {
     EXPECT_THAT(origin, Not(HasSubstr("tied_best")));
 }
 
+// narrow_category's shape without its narrow optimum: c is flat in x.
+double FlatCategory(const ParameterAssignment& a) {
+  const double x = a.at("x").AsDouble(), y = a.at("y").AsDouble();
+  const double dy = (y - 0.5) * (y - 0.5);
+  const std::string c = a.at("c").AsString();
+  if (c == "a") return 0.4 + (x - 0.3) * (x - 0.3) + dy;
+  if (c == "b") return 0.2 + (x - 0.5) * (x - 0.5) + dy;
+  if (c == "c") return 0.5 + dy;
+  return 0.6 + (x - 0.7) * (x - 0.7) + dy;
+}
+
+TEST(GpDesignerTest, ABranchSeenNarrowlyIsSweptOneCoordinateAtATime) {
+  StudySpec spec =
+      Spec(SearchSpace({CategoricalParam("c", {"a", "b", "c", "d"}),
+                        DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
+  spec.max_trials = 60;
+  std::vector<std::string> origins;
+  std::vector<Trial> trials = RunStudy(spec, 5, 60, 1, FlatCategory, &origins);
+  int sweeps = 0;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (origins[i] != "gp-category-sweep") continue;
+    ++sweeps;
+    // A sweep moves one coordinate of an earlier trial of its branch.
+    const ParameterAssignment& p = trials[i].parameters;
+    bool from_earlier = false;
+    for (size_t j = 0; j < i; ++j) {
+      const ParameterAssignment& q = trials[j].parameters;
+      if (q.at("c").AsString() != p.at("c").AsString()) continue;
+      from_earlier |= q.at("x").AsDouble() == p.at("x").AsDouble() ||
+                      q.at("y").AsDouble() == p.at("y").AsDouble();
+    }
+    EXPECT_TRUE(from_earlier) << "trial " << i;
+  }
+  EXPECT_GE(sweeps, 3);
+}
+
 TEST(GpDesignerTest, FindsTheMinimumOfA1dFunction) {
   const StudySpec spec = Spec(SearchSpace({DoubleParam("x", -3, 3)}));
   auto f = [](const ParameterAssignment& a) {
