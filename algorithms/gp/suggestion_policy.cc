@@ -66,10 +66,10 @@ namespace {
 
 // The unused point of `points` with the highest `acquisition`, marked used,
 // or nullopt when every one is used.
-std::optional<Suggestion> BestSweep(const AcquisitionFunction& acquisition,
-                                    std::vector<std::vector<double>> points,
-                                    const FeatureEncoding& encoding,
-                                    AssignmentSet& used) {
+std::optional<Suggestion> BestSweep(
+    const AcquisitionFunction& acquisition,
+    const std::vector<std::vector<double>>& points,
+    const FeatureEncoding& encoding, AssignmentSet& used) {
   std::optional<Suggestion> best;
   double best_score = -std::numeric_limits<double>::infinity();
   std::vector<double> gradient;
