@@ -148,6 +148,8 @@ absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
     }
     if (!std::isfinite(model->turn_incumbent))
       model->turn_incumbent = model->incumbent;
+    model->turn_sweeps =
+        !model->turn_anchors.empty() && BranchSeenNarrowly(x, mean, *turn);
   }
   for (const auto& p : history.pending) model->Believe(p);
   return model;

@@ -141,9 +141,7 @@ std::optional<Suggestion> SuggestFromModel(
   if (index == 0 && model.category_turn) {
     const LogExpectedImprovementAcquisition branch_ei(model.gp,
                                                       model.turn_incumbent);
-    if (!model.turn_anchors.empty() &&
-        BranchSeenNarrowly(model.gp.rows(), model.gp.MeanAtObservations(),
-                           *model.category_turn)) {
+    if (model.turn_sweeps) {
       s = BestSweep(branch_ei,
                     SweepPoints(encoding, model.gp.rows(), *model.category_turn,
                                 model.turn_anchors[0]),
