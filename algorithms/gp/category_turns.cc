@@ -28,9 +28,19 @@ int TurnWindow(int num_categories, int active_rows) {
                   active_rows / kTurnHistoryFraction);
 }
 
+int SweepWindow(int num_categories, int active_rows) {
+  return std::max(num_categories, active_rows / kSweepHistoryFraction);
+}
+
+bool HasSweepCoordinate(const FeatureEncoding& encoding) {
+  return std::ranges::any_of(encoding.features(), [](const Feature& f) {
+    return f.kind == FeatureKind::kContinuous && !f.conditional;
+  });
+}
+
 std::optional<CategoryTurn> DueCategoryTurn(
     const FeatureEncoding& encoding, std::span<const std::vector<double>> rows,
-    std::span<const double> values) {
+    std::span<const double> values, const SweptBranch& swept) {
   size_t best_row = rows.size();
   for (size_t r = 0; r < rows.size(); ++r) {
     if (Observed(values, r) &&
@@ -78,9 +88,12 @@ std::optional<CategoryTurn> DueCategoryTurn(
               kStreakGain * (global_best - h.best_before);
       const CategoryTurn turn{.feature = j, .value = static_cast<double>(v)};
       if (improving && !streak) streak = turn;
-      if (waited / window >= longest &&
-          (!waited_longest || waited / window > longest)) {
-        longest = waited / window;
+      const double share =
+          waited / (swept && swept(turn)
+                        ? SweepWindow(f.num_categories, active_rows)
+                        : window);
+      if (share >= longest && (!waited_longest || share > longest)) {
+        longest = share;
         waited_longest = turn;
       }
     }

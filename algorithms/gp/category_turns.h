@@ -39,8 +39,12 @@
 // points the one of highest log EI on the branch is suggested. Repeated
 // sweeps spread the branch's trials along each coordinate, and once one
 // finds a slope, sweeps from the new best bisect towards it. Conditional
-// features are not swept. Measured in benchmarks/RESULTS.md ("Turns on
-// narrow_category, fifth round").
+// features are not swept. A value whose turn would be a sweep waits a
+// shorter window, max(K, active rows / kSweepHistoryFraction): one sweep
+// halves one gap along one coordinate, so a narrow optimum needs several,
+// where a log EI turn refines what its branch has already shown. Measured
+// in benchmarks/RESULTS.md ("Turns on narrow_category", fifth and sixth
+// rounds).
 // The values are a bandit's arms and turns its forced exploration, on a
 // schedule that thins out like the epsilon_n-greedy rule's (exploration
 // probability falling as 1/n: Auer, Cesa-Bianchi & Fischer, "Finite-time
@@ -53,6 +57,7 @@
 #ifndef HPTUNE_ALGORITHMS_GP_CATEGORY_TURNS_H_
 #define HPTUNE_ALGORITHMS_GP_CATEGORY_TURNS_H_
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -68,6 +73,8 @@ namespace hptune::algorithms::gp {
 // space-filling trials are all it has.
 inline constexpr int kTurnWindowPerCategory = 1;
 inline constexpr int kTurnHistoryFraction = 4;
+// The history fraction of a value whose turn would be a sweep (above).
+inline constexpr int kSweepHistoryFraction = 8;
 // A turn whose trial closed this fraction of its branch's gap to the best
 // value gets another at once.
 inline constexpr double kStreakGain = 0.1;
@@ -75,6 +82,8 @@ inline constexpr double kStreakGain = 0.1;
 // The window of a categorical of `num_categories` values active in
 // `active_rows` rows.
 int TurnWindow(int num_categories, int active_rows);
+// The window of a value whose turn would be a sweep.
+int SweepWindow(int num_categories, int active_rows);
 
 struct CategoryTurn {
   int feature = 0;   // Index of a categorical feature.
@@ -103,11 +112,19 @@ std::vector<std::vector<double>> SweepPoints(const FeatureEncoding& encoding,
                                              CategoryTurn turn,
                                              std::span<const double> base);
 
+// Whether `encoding` has a coordinate to sweep: a continuous feature that
+// is not conditional.
+bool HasSweepCoordinate(const FeatureEncoding& encoding);
+
+// Whether a value's turn would sweep its branch (null: none would).
+using SweptBranch = std::function<bool(CategoryTurn)>;
+
 // The turn due for `rows` (feature vectors in the order trials ended, the
-// pending ones last), or nullopt when no value is due one (above).
+// pending ones last), or nullopt when no value is due one (above). A value
+// for which `swept` holds waits its SweepWindow instead of the TurnWindow.
 std::optional<CategoryTurn> DueCategoryTurn(
     const FeatureEncoding& encoding, std::span<const std::vector<double>> rows,
-    std::span<const double> values);
+    std::span<const double> values, const SweptBranch& swept = nullptr);
 
 // `acquisition` on the branch where feature `turn.feature` holds
 // `turn.value`; the lowest finite score elsewhere, so that the optimiser's

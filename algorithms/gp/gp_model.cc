@@ -112,7 +112,9 @@ absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
   last_model_ = std::make_unique<GaussianProcess>(*gp);
 
   auto model = std::unique_ptr<GpModel>(new GpModel{.gp = *std::move(gp)});
-  model->incumbent = model->gp.MeanAtObservations().maxCoeff();
+  const Eigen::VectorXd mean = model->gp.MeanAtObservations();
+  const RowMatrix& observed = model->gp.rows();
+  model->incumbent = mean.maxCoeff();
   std::vector<int> order;
   for (int r = 0; r < static_cast<int>(history.observations.size()); ++r) {
     if (history.observations[r].feasible) order.push_back(r);
@@ -132,24 +134,27 @@ absl::StatusOr<std::unique_ptr<GpModel>> GpModelBuilder::Build(
                                 : std::numeric_limits<double>::quiet_NaN());
   }
   for (const auto& p : history.pending) rows.push_back(p);
-  model->category_turn = DueCategoryTurn(encoding, rows, values);
+  SweptBranch swept;
+  if (HasSweepCoordinate(encoding)) {
+    swept = [&](CategoryTurn t) {
+      return BranchSeenNarrowly(observed, mean, t);
+    };
+  }
+  model->category_turn = DueCategoryTurn(encoding, rows, values, swept);
   if (const auto& turn = model->category_turn) {
     for (int r : order) {
       if (static_cast<int>(model->turn_anchors.size()) >= kAnchors) break;
       const std::vector<double>& x = history.observations[r].x;
       if (x[turn->feature] == turn->value) model->turn_anchors.push_back(x);
     }
-    const Eigen::VectorXd mean = model->gp.MeanAtObservations();
     model->turn_incumbent = -std::numeric_limits<double>::infinity();
-    const RowMatrix& x = model->gp.rows();
     for (Eigen::Index r = 0; r < mean.size(); ++r) {
-      if (x(r, turn->feature) == turn->value)
+      if (observed(r, turn->feature) == turn->value)
         model->turn_incumbent = std::max(model->turn_incumbent, mean[r]);
     }
     if (!std::isfinite(model->turn_incumbent))
       model->turn_incumbent = model->incumbent;
-    model->turn_sweeps =
-        !model->turn_anchors.empty() && BranchSeenNarrowly(x, mean, *turn);
+    model->turn_sweeps = !model->turn_anchors.empty() && swept && swept(*turn);
   }
   for (const auto& p : history.pending) model->Believe(p);
   return model;

@@ -66,8 +66,8 @@ struct GpModel {
   // The best posterior mean at an observed point of that branch: a turn
   // seeks to improve the branch, not to beat the incumbent at once.
   double turn_incumbent = 0;
-  // Whether the turn is a sweep: its branch, seen narrowly, has an anchor
-  // (category_turns.h).
+  // Whether the turn is a sweep: the space has a coordinate to sweep, and
+  // the branch, seen narrowly, has an anchor (category_turns.h).
   bool turn_sweeps = false;
 
   // Conditions the variance on x, believed at its posterior mean.

@@ -89,6 +89,12 @@ TEST(TurnWindowTest, GrowsWithTheHistory) {
   EXPECT_EQ(TurnWindow(2, 100), 25);
 }
 
+TEST(TurnWindowTest, ASweptValuesWindowIsShorter) {
+  EXPECT_EQ(SweepWindow(3, 10), 3);
+  EXPECT_EQ(SweepWindow(3, 40), 5);  // An eighth; TurnWindow is 10.
+  EXPECT_EQ(SweepWindow(2, 120), 15);
+}
+
 TEST(DueCategoryTurnTest, NoneBeforeAWindowOfRows) {
   History h;
   for (int i = 0; i < 2; ++i) h.Add(0, i);  // Only a, 2 rows < window 3.
@@ -149,6 +155,31 @@ TEST(DueCategoryTurnTest, ATurnThatClosedTheGapGetsAnotherAtOnce) {
   // A gain of 5% of the gap is no streak, and c has waited only 3 rows.
   recent.values[18] = 0.5;
   EXPECT_FALSE(DueCategoryTurn(ThreeValues(), recent.rows, recent.values));
+}
+
+TEST(DueCategoryTurnTest, AValueWhoseTurnWouldSweepWaitsItsSweepWindow) {
+  History h;
+  for (int i = 0; i < 30; ++i) h.Add(i % 3, 1);
+  h.Add(1, 1);  // b, c, then 8 trials of a, the best: 40 rows, window 10.
+  h.Add(2, 1);
+  for (int i = 0; i < 8; ++i) h.Add(0, 10);
+  EXPECT_FALSE(DueCategoryTurn(ThreeValues(), h.rows, h.values));
+  // b waited 9 rows, c 8; b is due in its sweep window of 5.
+  const SweptBranch b_swept = [](CategoryTurn t) { return t.value == 1; };
+  EXPECT_EQ(DueCategoryTurn(ThreeValues(), h.rows, h.values, b_swept)->value,
+            1);
+  const SweptBranch none = [](CategoryTurn) { return false; };
+  EXPECT_FALSE(DueCategoryTurn(ThreeValues(), h.rows, h.values, none));
+}
+
+TEST(HasSweepCoordinateTest, AContinuousFeatureThatIsNotConditional) {
+  EXPECT_TRUE(HasSweepCoordinate(ThreeValues()));
+  ParameterSpec x = DoubleParam("x", 0, 1);
+  x.condition = ParentCondition{.parent = "c", .categorical_values = {"a"}};
+  auto conditional_only = FeatureEncoding::Create(
+      SearchSpace({CategoricalParam("c", {"a", "b"}), x}));
+  ASSERT_OK(conditional_only);
+  EXPECT_FALSE(HasSweepCoordinate(*conditional_only));
 }
 
 TEST(DueCategoryTurnTest, PendingRowsCountAsTriedButNotAsGains) {

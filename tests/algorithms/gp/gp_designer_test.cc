@@ -350,6 +350,10 @@ TEST(GpDesignerTest, ABranchSeenNarrowlyIsSweptOneCoordinateAtATime) {
     EXPECT_TRUE(from_earlier) << "trial " << i;
   }
   EXPECT_GE(sweeps, 3);
+  // c waits its sweep window, not the turn window (8 trials of 60 with it).
+  int flat = 0;
+  for (const Trial& t : trials) flat += t.parameters.at("c").AsString() == "c";
+  EXPECT_GE(flat, 10);
 }
 
 TEST(GpDesignerTest, FindsTheMinimumOfA1dFunction) {
