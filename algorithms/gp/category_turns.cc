@@ -21,6 +21,11 @@ bool Observed(std::span<const double> values, size_t r) {
   return r < values.size() && !std::isnan(values[r]);
 }
 
+// A coordinate a sweep may move.
+bool Sweepable(const Feature& f) {
+  return f.kind == FeatureKind::kContinuous && !f.conditional;
+}
+
 }  // namespace
 
 int TurnWindow(int num_categories, int active_rows) {
@@ -33,9 +38,7 @@ int SweepWindow(int num_categories, int active_rows) {
 }
 
 bool HasSweepCoordinate(const FeatureEncoding& encoding) {
-  return std::ranges::any_of(encoding.features(), [](const Feature& f) {
-    return f.kind == FeatureKind::kContinuous && !f.conditional;
-  });
+  return std::ranges::any_of(encoding.features(), Sweepable);
 }
 
 std::optional<CategoryTurn> DueCategoryTurn(
@@ -125,10 +128,7 @@ std::vector<std::vector<double>> SweepPoints(const FeatureEncoding& encoding,
   std::vector<std::vector<double>> points;
   const std::vector<Feature>& features = encoding.features();
   for (int j = 0; j < static_cast<int>(features.size()); ++j) {
-    if (features[j].kind != FeatureKind::kContinuous ||
-        features[j].conditional) {
-      continue;
-    }
+    if (!Sweepable(features[j])) continue;
     std::vector<double> cuts = {0.0, 1.0};
     for (Eigen::Index r = 0; r < rows.rows(); ++r) {
       if (rows(r, turn.feature) == turn.value) cuts.push_back(rows(r, j));
