@@ -68,9 +68,20 @@ def test_environment_names_the_file_and_trial(tmp_path, monkeypatch):
     assert lines(path)[0]["trial"] == "12"
 
 
+def default_metric_dir_state():
+    """Each file of the default metric path's directory, with its size and
+    modification time: what a report written there would change."""
+    directory = os.path.dirname(hypertune.DEFAULT_METRIC_PATH)
+    if not os.path.isdir(directory):
+        return {}
+    return {entry.name: (entry.stat().st_size, entry.stat().st_mtime_ns)
+            for entry in os.scandir(directory)}
+
+
 def test_without_a_metric_file_reports_go_to_stdout(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k != "CLOUD_ML_HP_METRIC_FILE"}
+    before = default_metric_dir_state()
     out = subprocess.run(
         [sys.executable, "-c",
          "import hypertune, hptune\n"
@@ -80,7 +91,9 @@ def test_without_a_metric_file_reports_go_to_stdout(tmp_path):
         env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True, check=True)
     assert out.stdout.splitlines() == [
         "loss=0.25 global_step=4", "accuracy=0.5 loss=0.125 global_step=5"]
-    assert not os.path.exists(hypertune.DEFAULT_METRIC_PATH + ".tmp-x")
+    # Printed instead of written: neither the shared file nor a temporary
+    # one beside it (named by pid) was touched.
+    assert default_metric_dir_state() == before
 
 
 def test_a_diverged_value_is_written_for_the_engine_to_see(tmp_path):

@@ -22,6 +22,7 @@
 #include "tests/integration/run_crash_fixture.h"
 #include "tests/integration/testdata/ledger.h"
 #include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune {
@@ -84,6 +85,43 @@ TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
   }
   EXPECT_EQ(stored, reported);
   EXPECT_TRUE(testing::ReplicasUnder(runs()).empty());
+}
+
+// The same command again while the first run lives is a user's mistake,
+// not a crash: it must neither stop the live run's replicas nor charge its
+// attempts with a death that did not happen.
+TEST_F(RunCrashTest, ASecondRunOfALiveJobRefusesAndLeavesItAlone) {
+  const pid_t run = StartRun();
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        auto trials = Trials();
+        return !trials.empty() && !trials[0].measurements.empty();
+      },
+      std::chrono::seconds(60)))
+      << testing::ReadFileOrEmpty(dir_ + "/err");
+  const std::set<pid_t> replicas = testing::ReplicasUnder(runs());
+  ASSERT_FALSE(replicas.empty());
+
+  testing::ProcessResult second = testing::RunProcess(Argv());
+  EXPECT_EQ(second.exit_code, 75) << second.err;
+  EXPECT_THAT(second.err,
+              ::testing::HasSubstr("job crashy is being run by a live "
+                                   "process (pid " +
+                                   std::to_string(run)));
+  for (pid_t replica : replicas) {
+    EXPECT_EQ(kill(replica, 0), 0) << "replica " << replica << " was stopped";
+  }
+
+  int status = 0;
+  ASSERT_EQ(waitpid(run, &status, 0), run);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << testing::ReadFileOrEmpty(dir_ + "/err");
+  const std::vector<Trial> trials = Trials();
+  ASSERT_EQ(trials.size(), static_cast<size_t>(kMaxTrials));
+  for (const Trial& trial : trials) {
+    EXPECT_EQ(trial.state, TrialState::kSucceeded) << trial.reason;
+    EXPECT_EQ(trial.attempt, 1) << "trial " << trial.number;
+  }
 }
 
 TEST_F(RunCrashTest, RunsThatDieCannotRerunATrialWithoutEnd) {
@@ -152,9 +190,9 @@ TEST_F(RunCrashTest, DaemonsThatLeftTheirTrialEndAfterACrashAndWithTheTrial) {
       << testing::ReadFileOrEmpty(dir_ + "/err");
   const std::string started = testing::ReadFileOrEmpty(dir_ + "/err");
   ASSERT_NO_FATAL_FAILURE(Kill(run));
-  if (started.find("contained by cgroup v2") == std::string::npos) {
-    GTEST_SKIP() << "cgroups cannot be used here: " << started;
-  }
+  HPTUNE_SKIP_UNLESS_AVAILABLE(
+      started.find("contained by cgroup v2") != std::string::npos, "cgroups",
+      started);
   const std::vector<std::string> daemons =
       testing::ProcessesMentioning("daemon:" + tag);
   ASSERT_FALSE(daemons.empty());               // They outlived the run,

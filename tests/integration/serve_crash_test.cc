@@ -21,6 +21,7 @@
 
 #include "tests/integration/testdata/ledger.h"
 #include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune {
@@ -253,9 +254,9 @@ TEST(ServeCrashTest, ADrainEndsTheDaemonsTrainersStarted) {
       },
       std::chrono::seconds(30)))
       << server.Output();
-  if (server.Output().find("contained by cgroup v2") == std::string::npos) {
-    GTEST_SKIP() << "cgroups cannot be used here: " << server.Output();
-  }
+  HPTUNE_SKIP_UNLESS_AVAILABLE(
+      server.Output().find("contained by cgroup v2") != std::string::npos,
+      "cgroups", server.Output());
   ASSERT_NO_FATAL_FAILURE(SubmitCrashJob(
       server, CrashJob(dir + "/ledger.txt",
                        R"(, "--steps=600", "--daemon=)" + tag + "\"")));

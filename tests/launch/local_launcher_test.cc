@@ -29,6 +29,7 @@
 #include "hptune/launch/replica_env.h"
 #include "nlohmann/json.hpp"
 #include "tests/launch/trial_run_waits.h"
+#include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -342,9 +343,9 @@ TEST_F(LocalLauncherTest, TerminateReachesWhatAnEndedReplicaLeftBehind) {
 
 TEST_F(LocalLauncherTest, TerminateReachesADaemonInTheTrialsCgroup) {
   LocalLauncher launcher({});
-  if (ReplicaContainment().find("cgroup v2") == std::string::npos) {
-    GTEST_SKIP() << "cgroups cannot be used here: " << ReplicaContainment();
-  }
+  HPTUNE_SKIP_UNLESS_AVAILABLE(
+      ReplicaContainment().find("cgroup v2") != std::string::npos, "cgroups",
+      ReplicaContainment());
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(
       launcher, 7, &placement,

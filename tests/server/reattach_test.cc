@@ -51,14 +51,16 @@ bool CarriesMarker(pid_t pid, const std::string& marker) {
          std::string::npos;
 }
 
+// Whether `pid` (a child) exits within `timeout`; it is looked at at least
+// once, so a zero timeout still sees one that has exited.
 bool Exited(pid_t pid, std::chrono::seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (true) {
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return false;
 }
 
 TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
@@ -91,7 +93,9 @@ TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
   EXPECT_EQ(*run, nullptr);
   EXPECT_TRUE(Exited(master, std::chrono::seconds(5)));
   EXPECT_TRUE(Exited(worker, std::chrono::seconds(5)));
-  EXPECT_FALSE(Exited(other, std::chrono::seconds(0)));
+  // Reattach has returned: a stop of `other` would have been sent by now,
+  // and a second is long enough for a SIGTERMed sleep to exit.
+  EXPECT_FALSE(Exited(other, std::chrono::seconds(1)));
   kill(other, SIGKILL);
   EXPECT_TRUE(Exited(other, std::chrono::seconds(5)));
 }
