@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 #include "hptune/core/pareto.h"
@@ -65,8 +66,10 @@ std::optional<StudyState> ParseStudyState(std::string_view text) {
 
 int StudySpec::EffectiveMaxFailedTrials() const {
   if (max_failed_trials > 0) return max_failed_trials;
-  int quarter = (max_trials + 3) / 4;
-  return std::min(max_trials, std::max(3, quarter));
+  // In 64 bits: an unvalidated spec's max_trials may be near INT_MAX.
+  const int64_t quarter = (static_cast<int64_t>(max_trials) + 3) / 4;
+  return static_cast<int>(
+      std::min<int64_t>(max_trials, std::max<int64_t>(3, quarter)));
 }
 
 bool MetricSpec::IsSafe(double value) const {

@@ -452,6 +452,15 @@ void CheckAtLeast(const std::string& field, int value, int minimum,
   }
 }
 
+void CheckBetween(const std::string& field, int value, int minimum, int maximum,
+                  Checker& check) {
+  CheckAtLeast(field, value, minimum, check);
+  if (value > maximum) {
+    check.Error(field, "must be at most " + std::to_string(maximum) + ", got " +
+                           std::to_string(value));
+  }
+}
+
 }  // namespace
 
 absl::Status FieldErrorsToStatus(const std::vector<FieldError>& errors) {
@@ -534,9 +543,11 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
   } else {
     CheckMetrics(prefix, spec, check);
   }
-  CheckAtLeast(field("maxTrials"), spec.max_trials, 1, check);
-  CheckAtLeast(field("maxParallelTrials"), spec.max_parallel_trials, 1, check);
-  CheckAtLeast(field("maxFailedTrials"), spec.max_failed_trials, 0, check);
+  CheckBetween(field("maxTrials"), spec.max_trials, 1, kMaxTrials, check);
+  CheckBetween(field("maxParallelTrials"), spec.max_parallel_trials, 1,
+               kMaxParallelTrials, check);
+  CheckBetween(field("maxFailedTrials"), spec.max_failed_trials, 0, kMaxTrials,
+               check);
   if (!spec.resume_previous_job_id.empty()) {
     for (FieldError& error : ValidateJobId(spec.resume_previous_job_id,
                                            field("resumePreviousJobId"))) {

@@ -11,9 +11,7 @@
 namespace hptune::engine::internal {
 
 JobSlots::JobSlots(std::string job_id, int parallel)
-    : job_id_(std::move(job_id)), parallel_(parallel) {
-  for (int k = 0; k < parallel_; ++k) free_.insert(k);
-}
+    : job_id_(std::move(job_id)), parallel_(parallel) {}
 
 std::string JobSlots::Client(int slot) const {
   return absl::StrCat(job_id_, "/slot-", slot);
@@ -43,12 +41,18 @@ int JobSlots::NextFree() const {
   for (const auto& [trial, slot] : unfinished_) {
     if (free_.contains(slot)) return slot;
   }
-  return *free_.begin();
+  if (free_.empty()) return next_unused_;
+  return next_unused_ < parallel_ ? std::min(*free_.begin(), next_unused_)
+                                  : *free_.begin();
 }
 
 void JobSlots::Occupy(int slot, std::unique_ptr<TrialExecution> execution) {
   free_.erase(slot);
   running_[slot] = std::move(execution);
+  while (next_unused_ < parallel_ &&
+         (running_.contains(next_unused_) || free_.contains(next_unused_))) {
+    ++next_unused_;
+  }
 }
 
 void JobSlots::Release(int slot) {

@@ -4,7 +4,9 @@
 // ("<job>/slot-<k>") and runs at most one trial at a time, so a job run
 // again after its runner died gets each slot's unfinished trial back from
 // that slot. JobSlots remembers which trials an earlier runner left ACTIVE
-// and in which slot, and hands those slots out first.
+// and in which slot, and hands those slots out first. Its memory follows the
+// slots in use, never maxParallelTrials: slots no trial has used yet are
+// the range [next_unused_, parallel), kept as its start alone.
 // Not thread-safe: owned by one JobRun.
 #ifndef HPTUNE_SRC_ENGINE_JOB_SLOTS_H_
 #define HPTUNE_SRC_ENGINE_JOB_SLOTS_H_
@@ -37,7 +39,7 @@ class JobSlots {
 
   // The engine client of `slot`.
   std::string Client(int slot) const;
-  bool HasFree() const { return !free_.empty(); }
+  bool HasFree() const { return !free_.empty() || next_unused_ < parallel_; }
   // The free slot to start a trial in next: one whose trial an earlier
   // runner left unfinished first, else the lowest.
   int NextFree() const;
@@ -54,7 +56,11 @@ class JobSlots {
  private:
   const std::string job_id_;
   const int parallel_;
+  // Free slots that were used, or that an unfinished trial waits for.
   std::set<int> free_;
+  // The lowest slot not used yet; every slot from it to parallel_ is free
+  // unless running_ holds it (an unfinished trial's slot).
+  int next_unused_ = 0;
   Running running_;
   // Trials an earlier runner left ACTIVE, by number, with their slot, until
   // they are started again.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
@@ -64,8 +65,9 @@ class PosixEnv : public Env {
                                    int mode) override {
     std::filesystem::path temporary = path;
     temporary += absl::StrCat(".tmp.", ::getpid());
-    int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                    mode);
+    int fd =
+        ::open(temporary.c_str(),
+               O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0) return ErrnoError("cannot create", temporary, errno);
     const bool written = WriteAll(fd, contents) && ::fsync(fd) == 0;
     const int write_errno = errno;
@@ -122,6 +124,51 @@ absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return ErrnoError("cannot create directory", dir, ENOTDIR);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Why `dir` (resolved) lets a user other than `uid` change its entries, or
+// "" when it does not. `self`: `dir` is the directory asked for, which must
+// be `uid`'s own; an ancestor may be root's too.
+std::string OthersCanWrite(const std::filesystem::path& dir, uid_t uid,
+                           bool self) {
+  struct stat info;
+  if (::lstat(dir.c_str(), &info) != 0) return std::strerror(errno);
+  const bool owner_ok = info.st_uid == uid || (!self && info.st_uid == 0);
+  const bool sticky = !self && (info.st_mode & S_ISVTX) != 0;
+  const bool shared = (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky;
+  if (owner_ok && !shared) return "";
+  return absl::StrFormat("owned by uid %d with mode %04o", info.st_uid,
+                         info.st_mode & 07777);
+}
+
+}  // namespace
+
+absl::Status CheckPrivateDirectory(const std::filesystem::path& dir) {
+  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::canonical(dir, ec);
+  if (ec) return ErrnoError("cannot resolve", dir, ec.value());
+  const uid_t uid = ::geteuid();
+  std::filesystem::path at = resolved;
+  for (bool self = true;; self = false) {
+    if (std::string why = OthersCanWrite(at, uid, self); !why.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "directory ", dir.string(),
+          self ? "" : absl::StrCat(" lies in ", at.string(), ", which is"),
+          self ? " is " : " ", why,
+          ": another user could plant links or "
+          "files there that this process (uid ",
+          uid, ") would trust; ",
+          self ? absl::StrCat("chown it to uid ", uid, " and chmod 700 it")
+               : "choose a directory whose parents only root or you can write",
+          ", or choose another"));
+    }
+    if (at == at.root_path()) break;
+    at = at.parent_path();
   }
   return absl::OkStatus();
 }

@@ -171,7 +171,7 @@ void JobManager::FailUnresumable(const std::string& job_id,
       .status();
 }
 
-void JobManager::ResumeUnfinished() {
+void JobManager::ResumeUnfinished(const Admission& admit) {
   auto jobs = store_.ListJobs();
   if (!jobs.ok()) return;
   for (const JobRecord& record : *jobs) {
@@ -188,6 +188,12 @@ void JobManager::ResumeUnfinished() {
     }
     parsed.job->labels = record.labels;
     parsed.job->slurm = record.slurm;
+    if (absl::Status allowed = admit ? admit(*parsed.job) : absl::OkStatus();
+        !allowed.ok()) {
+      StopLeftoverReplicas(options_.runs_dir, record.job_id);
+      FailUnresumable(record.job_id, std::string(allowed.message()));
+      continue;
+    }
     absl::StatusOr<TakeOver> taken =
         TakeOverJob(store_, engine_, options_.runs_dir, record, *parsed.job);
     if (!taken.ok()) {

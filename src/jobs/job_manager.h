@@ -18,6 +18,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,9 +54,13 @@ class JobManager {
   // Validates and records the job (JobRunner::Submit), then runs it.
   absl::StatusOr<JobRecord> Submit(const JobSpec& job);
 
-  // Start-up: resumes every job of the store that has not ended. Errors of
-  // one job are recorded on that job (FAILED with the reason), not returned.
-  void ResumeUnfinished();
+  // Whether a job may run here (the server's --allow-command rules).
+  using Admission = std::function<absl::Status(const JobSpec&)>;
+  // Start-up: resumes every job of the store that has not ended and that
+  // `admit` (when set) allows; one it refuses ends FAILED with its reason,
+  // whatever its dead runner left running stopped. Errors of one job are
+  // recorded on that job (FAILED with the reason), not returned.
+  void ResumeUnfinished(const Admission& admit = nullptr);
 
   // Asks a job run here to stop; returns it once its state shows the
   // request (CANCELLING or ended), or after a short wait. FailedPrecondition

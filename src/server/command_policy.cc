@@ -1,10 +1,13 @@
 #include "src/server/command_policy.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hptune/core/status.h"
 #include "hptune/env/env.h"
 
 namespace hptune::server {
@@ -50,7 +53,160 @@ absl::StatusOr<fs::path> ResolveRuleDir(const std::string& rule,
   return *resolved;
 }
 
+// Python options that change no code path: not -c or -m (judged apart),
+// not -W (a warning category imports its module), not -X or -i.
+bool IsHarmlessPythonOption(std::string_view option) {
+  static constexpr std::string_view kHarmless[] = {
+      "-u", "-B", "-O", "-OO", "-I", "-E", "-s", "-S", "-b", "-bb", "-q"};
+  return std::find(std::begin(kHarmless), std::end(kHarmless), option) !=
+         std::end(kHarmless);
+}
+
+// sbatch options that size, place or account for a job and cannot choose
+// its code (unlike --export, --chdir, --wrap, --get-user-env, ...).
+bool IsResourceSbatchOption(std::string_view option) {
+  static constexpr std::string_view kResource[] = {
+      "--qos",           "--mem",        "--mem-per-cpu", "--mem-per-gpu",
+      "--cpus-per-task", "--gres",       "--gpus",        "--gpus-per-node",
+      "--gpus-per-task", "--constraint", "--nodelist",    "--exclude",
+      "--exclusive",     "--nice",       "--comment",     "--reservation",
+      "--time-min",      "--licenses",   "--mail-type",   "--mail-user"};
+  const std::string_view name = option.substr(0, option.find('='));
+  return std::find(std::begin(kResource), std::end(kResource), name) !=
+         std::end(kResource);
+}
+
+absl::Status CheckSlurmOptions(const SlurmJobOptions& slurm) {
+  for (size_t i = 0; i < slurm.options.size(); ++i) {
+    if (IsResourceSbatchOption(slurm.options[i])) continue;
+    return absl::PermissionDeniedError(absl::StrCat(
+        "slurm.options[", i, "]: \"", slurm.options[i],
+        "\" is not allowed on a server with --allow-command rules: only "
+        "resource and accounting options (--qos, --mem, --gres, ...) are, "
+        "since others (--export, --chdir, ...) choose what runs"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+struct CommandPolicy::Trainer {
+  std::string field;         // "command" or "pythonModule".
+  std::string program_text;  // As given.
+  std::optional<fs::path> program;
+  std::vector<std::string> argv;  // After the program: command, then args.
+  std::string module;             // A pythonModule job's module.
+  std::string package_text;       // packagePath as given; "" when none.
+  std::optional<fs::path> package;
+
+  explicit Trainer(const JobSpec& job) {
+    const bool module_job = job.command.empty();
+    field = module_job ? "pythonModule" : "command";
+    program_text = module_job ? "python3" : job.command.front();
+    program = ResolveProgram(program_text);
+    argv.assign(job.command.begin() + (module_job ? 0 : 1), job.command.end());
+    argv.insert(argv.end(), job.args.begin(), job.args.end());
+    if (module_job) module = job.module_name;
+    package_text = job.package_path;
+    if (!package_text.empty()) package = Resolve(fs::absolute(package_text));
+  }
+  bool python() const {
+    return program && program->filename().string().starts_with("python");
+  }
+  // Where packagePath puts code on PYTHONPATH: its parent.
+  bool PackageUnder(const fs::path& dir) const {
+    return package_text.empty() ||
+           (package && Under(package->parent_path(), dir));
+  }
+  // What the interpreter is asked to run: after harmless options, a script
+  // or `-m MODULE` (then also in `*module_out`); "" when neither.
+  std::string Target(std::string* module_out) const {
+    if (!module.empty()) {
+      *module_out = module;
+      return module;
+    }
+    size_t i = 0;
+    while (python() && i < argv.size() && IsHarmlessPythonOption(argv[i])) ++i;
+    if (i < argv.size() && argv[i] == "-m" && i + 1 < argv.size()) {
+      *module_out = argv[i + 1];
+      return argv[i + 1];
+    }
+    return i < argv.size() ? argv[i] : "";
+  }
+};
+
+std::string CommandPolicy::Refusal(const Rule& rule, const Trainer& trainer) {
+  const std::string package =
+      absl::StrCat("packagePath \"", trainer.package_text, "\" is not under ");
+  if (rule.dir) {
+    return trainer.PackageUnder(*rule.dir)
+               ? ""
+               : absl::StrCat(package, rule.dir->string(), "/");
+  }
+  if (!rule.scripts) {
+    return trainer.package_text.empty()
+               ? ""
+               : absl::StrCat("packagePath \"", trainer.package_text,
+                              "\" is set, and a PROGRAM rule names no "
+                              "directory for packages (use PROGRAM:DIR/)");
+  }
+  const std::string dir = rule.scripts->string() + "/";
+  if (!trainer.PackageUnder(*rule.scripts)) return package + dir;
+  std::string module;
+  const std::string target = trainer.Target(&module);
+  if (!module.empty()) {
+    const std::string top = module.substr(0, module.find('.'));
+    if (trainer.package && trainer.package->filename() == top) return "";
+    return absl::StrCat("module \"", module,
+                        "\" is not in packagePath's package");
+  }
+  if (target.empty()) return "no script to run";
+  if (target[0] == '-') {
+    return absl::StrCat("interpreter option \"", target,
+                        "\" instead of a script");
+  }
+  std::optional<fs::path> script;
+  if (fs::path(target).is_absolute()) script = Resolve(target);
+  if (script && Under(*script, *rule.scripts)) return "";
+  return absl::StrCat("script \"", target, "\" is not under ", dir);
+}
+
+absl::Status CommandPolicy::Check(const JobSpec& job) const {
+  if (rules_.empty()) return absl::OkStatus();
+  HPTUNE_RETURN_IF_ERROR(CheckSlurmOptions(job.slurm));
+  const Trainer trainer(job);
+  std::string why = "no rule names this program";
+  if (trainer.program) {
+    for (const Rule& rule : rules_) {
+      const bool matches = rule.dir ? Under(*trainer.program, *rule.dir)
+                                    : *trainer.program == rule.program;
+      if (!matches) continue;
+      std::string refusal = Refusal(rule, trainer);
+      if (refusal.empty()) return absl::OkStatus();
+      why = absl::StrCat("by \"", rule.text, "\", ", refusal);
+    }
+  }
+  std::vector<std::string> texts;
+  for (const Rule& rule : rules_) texts.push_back(rule.text);
+  std::string what = absl::StrCat("\"", trainer.program_text, "\"");
+  if (trainer.program && trainer.program->string() != trainer.program_text) {
+    absl::StrAppend(&what, " (", trainer.program->string(), ")");
+  } else if (!trainer.program) {
+    absl::StrAppend(&what,
+                    " (not an absolute path or a program on the "
+                    "server's PATH)");
+  }
+  if (!trainer.module.empty()) {
+    absl::StrAppend(&what, " with module \"", trainer.module,
+                    "\" of package \"", job.package_path, "\"");
+  } else if (!trainer.argv.empty()) {
+    absl::StrAppend(&what, " with \"", trainer.argv.front(), "\" first");
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      trainer.field, ": ", what, " is not allowed by this server's ",
+      "--allow-command rules (", absl::StrJoin(texts, ", "), "): ", why,
+      "; ask its administrator, or run it yourself with `hptune run`"));
+}
 
 absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
     const std::vector<std::string>& rules) {
@@ -90,58 +246,6 @@ absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
     policy.rules_.push_back(std::move(rule));
   }
   return policy;
-}
-
-absl::Status CommandPolicy::Check(const JobSpec& job) const {
-  if (rules_.empty()) return absl::OkStatus();
-  const bool module_job = job.command.empty();
-  const std::string program = module_job ? "python3" : job.command.front();
-  const std::string field = module_job ? "pythonModule" : "command";
-  std::optional<fs::path> resolved = ResolveProgram(program);
-  // What an interpreter is given: the script (the first argument, unless
-  // an option comes first) or the package.
-  std::optional<fs::path> script;
-  std::vector<std::string> argv(job.command.begin() + (module_job ? 0 : 1),
-                                job.command.end());
-  argv.insert(argv.end(), job.args.begin(), job.args.end());
-  if (module_job) {
-    const std::string top =
-        job.module_name.substr(0, job.module_name.find('.'));
-    std::optional<fs::path> package = Resolve(job.package_path);
-    if (package && package->filename() == top) script = package;
-  } else if (!argv.empty() && !argv.front().empty() && argv.front()[0] != '-' &&
-             fs::path(argv.front()).is_absolute()) {
-    script = Resolve(argv.front());
-  }
-  if (resolved) {
-    for (const Rule& rule : rules_) {
-      if (rule.dir && Under(*resolved, *rule.dir)) return absl::OkStatus();
-      if (rule.dir || *resolved != rule.program) continue;
-      if (!rule.scripts || (script && Under(*script, *rule.scripts))) {
-        return absl::OkStatus();
-      }
-    }
-  }
-  std::vector<std::string> texts;
-  for (const Rule& rule : rules_) texts.push_back(rule.text);
-  std::string what = absl::StrCat("\"", program, "\"");
-  if (resolved && resolved->string() != program) {
-    absl::StrAppend(&what, " (", resolved->string(), ")");
-  } else if (!resolved) {
-    absl::StrAppend(&what,
-                    " (not an absolute path or a program on the "
-                    "server's PATH)");
-  }
-  if (module_job) {
-    absl::StrAppend(&what, " with module \"", job.module_name,
-                    "\" of package \"", job.package_path, "\"");
-  } else if (!argv.empty()) {
-    absl::StrAppend(&what, " with \"", argv.front(), "\" first");
-  }
-  return absl::PermissionDeniedError(absl::StrCat(
-      field, ": ", what, " is not allowed by this server's --allow-command ",
-      "rules (", absl::StrJoin(texts, ", "),
-      "); ask its administrator, or run it yourself with `hptune run`"));
 }
 
 }  // namespace hptune::server

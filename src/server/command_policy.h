@@ -1,14 +1,24 @@
 // CommandPolicy: which programs the jobs submitted to a shared server may
 // run, from `hptune serve --allow-command RULE` (repeatable). Without rules
 // every command is allowed: whoever holds the token is trusted (see
-// docs/operations.md, "Who may submit jobs"). With rules, SubmitJob refuses a
-// job whose trainer matches none with PERMISSION_DENIED naming the program,
-// what it resolved to and the rules. A rule is one of
+// docs/operations.md, "Who may submit jobs"). With rules, SubmitJob refuses
+// a job whose trainer matches none with PERMISSION_DENIED naming the field,
+// the program, what it resolved to, the rules and why the closest rule did
+// not match; the server checks the jobs it resumes at start-up the same way.
+// A rule is one of
 //   DIR/          any program under DIR;
 //   PROGRAM       that program, with any arguments;
-//   PROGRAM:DIR/  that program (an interpreter) only when its first argument
-//                 is a script under DIR, or, for a `pythonModule` job, when
-//                 the package is under DIR and the module is in it.
+//   PROGRAM:DIR/  that program (an interpreter) only when what it runs is
+//                 a script under DIR (after harmless Python options such as
+//                 -u), or `-m MODULE` / a `pythonModule` job whose package
+//                 is under DIR and holds the module.
+// Everything else that decides what code runs is inside the rules too:
+// packagePath goes on PYTHONPATH, so it must lie under the matching rule's
+// DIR (a PROGRAM rule names none, so it takes no packagePath); sbatch
+// options are limited to resource and accounting ones (an --export or
+// --chdir would choose the code). A job has no environment or working
+// directory of its own: replicas get the server's environment and start in
+// their trial's directory, which hptune owns.
 // Paths are absolute; programs and scripts are compared after resolving
 // PATH (the server's), symbolic links and "..", so a link out of DIR does
 // not pass. An interpreter named alone runs whatever it is given
@@ -40,12 +50,16 @@ class CommandPolicy {
   [[nodiscard]] absl::Status Check(const JobSpec& job) const;
 
  private:
+  struct Trainer;  // What decides the code a job runs, resolved.
   struct Rule {
     std::string text;                              // As given, for messages.
     std::optional<std::filesystem::path> dir;      // DIR/: programs under it.
     std::filesystem::path program;                 // PROGRAM[:DIR/].
     std::optional<std::filesystem::path> scripts;  // PROGRAM:DIR/.
   };
+
+  // "" when `rule` allows `trainer`, else why not.
+  static std::string Refusal(const Rule& rule, const Trainer& trainer);
 
   std::vector<Rule> rules_;
 };

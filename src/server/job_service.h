@@ -40,6 +40,7 @@ class JobService final : public v1::JobService::Service {
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const v1::SubmitJobRequest* request,
                          v1::Job* reply) override;
+  const CommandPolicy& policy() const { return policy_; }
   grpc::Status GetJob(grpc::ServerContext* context,
                       const v1::GetJobRequest* request,
                       v1::Job* reply) override;

@@ -14,6 +14,7 @@
 #include "hptune/core/status.h"
 #include "hptune/engine/engine.h"
 #include "hptune/engine/job_runner.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/store/sqlite_store.h"
 #include "src/jobs/draining_launcher.h"
@@ -43,6 +44,9 @@ class HptuneServer::Impl {
           "no token: a server runs programs for whoever submits a job, so "
           "every call must be authenticated (give a token)");
     }
+    // What replicas leave there (logs, metric files, cgroup records) is
+    // trusted: no other user may plant links or files in it.
+    HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options_.state_dir));
     HPTUNE_RETURN_IF_ERROR(LockDatabase());
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(
@@ -108,7 +112,10 @@ class HptuneServer::Impl {
     }
     // Resumed after the port is bound, so a second server on a busy port
     // never touches the first one's jobs.
-    jobs_->ResumeUnfinished();
+    // The rules hold for the jobs already in the database as for new ones.
+    jobs_->ResumeUnfinished([this](const JobSpec& job) {
+      return job_service_->policy().Check(job);
+    });
     return absl::OkStatus();
   }
 

@@ -13,6 +13,7 @@
 #define HPTUNE_SRC_STORE_RUNNER_LOCK_H_
 
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 
@@ -39,6 +40,34 @@ class RunnerLock {
  private:
   explicit RunnerLock(int fd) : fd_(fd) {}
   int fd_ = -1;
+};
+
+// JobLock: the live runner of one job of a database. `hptune run` holds it
+// for the job it runs, so that a second `hptune run --job-id X` takes over
+// X only when X's runner is dead (the kernel drops the lock with its
+// holder, however it dies) and refuses while it lives. A server needs none:
+// its exclusive RunnerLock keeps every run out of its database. The lock is
+// an flock on "<db>.job-<id>.lock" holding the holder's pid, removed on
+// release. Move-only; released on destruction.
+class JobLock {
+ public:
+  // Unavailable, naming the holder's pid, while a live process holds it;
+  // FailedPrecondition when the file cannot be created. `job_id` is a
+  // validated job ID (letters, digits, underscores).
+  static absl::StatusOr<JobLock> Acquire(const std::string& db_path,
+                                         const std::string& job_id);
+
+  JobLock(JobLock&& other) noexcept;
+  JobLock& operator=(JobLock&& other) noexcept;
+  JobLock(const JobLock&) = delete;
+  JobLock& operator=(const JobLock&) = delete;
+  ~JobLock();
+
+ private:
+  JobLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  void Release();
+  int fd_ = -1;
+  std::string path_;
 };
 
 }  // namespace hptune::store

@@ -30,6 +30,10 @@ TEST(StudySpecTest, EffectiveMaxFailedTrialsFollowsTheDocumentedRule) {
   EXPECT_EQ(spec.EffectiveMaxFailedTrials(), 8);  // a quarter, rounded up
   spec.max_failed_trials = 2;
   EXPECT_EQ(spec.EffectiveMaxFailedTrials(), 2);  // explicit wins
+  // No overflow before validation refuses it (it was -536870912).
+  spec.max_failed_trials = 0;
+  spec.max_trials = 2147483647;
+  EXPECT_EQ(spec.EffectiveMaxFailedTrials(), 536870912);
 }
 
 TEST(BestTrialTest, FollowsTheGoalAndIgnoresUnfinishedTrials) {

@@ -107,6 +107,25 @@ TEST(ValidateStudySpecTest, BudgetLimits) {
                           "study.maxFailedTrials: must be at least 0, got -1"));
 }
 
+// Bounds from what one machine runs: beyond them a runner would plan for
+// billions of trials (and, before the bound, allocate for them).
+TEST(ValidateStudySpecTest, BudgetUpperLimits) {
+  StudySpec spec = Spec({Double("lr", 0, 1)});
+  spec.max_trials = 2147483647;
+  spec.max_parallel_trials = 1001;
+  spec.max_failed_trials = 1'000'001;
+  EXPECT_THAT(
+      Errors(spec),
+      ElementsAre(
+          "study.maxTrials: must be at most 1000000, got 2147483647",
+          "study.maxParallelTrials: must be at most 1000, got 1001",
+          "study.maxFailedTrials: must be at most 1000000, got 1000001"));
+  spec.max_trials = kMaxTrials;
+  spec.max_parallel_trials = kMaxParallelTrials;
+  spec.max_failed_trials = kMaxTrials;
+  EXPECT_THAT(Errors(spec), IsEmpty());
+}
+
 TEST(ValidateStudySpecTest, MetricTagIsOneWordWithoutEquals) {
   StudySpec spec = Spec({Double("lr", 0, 1)});
   spec.metric_tag = "";

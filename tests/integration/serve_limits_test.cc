@@ -174,6 +174,51 @@ TEST_F(ServeLimitsTest, AJobWhoseCommandLineExecWouldRefuseIsRefusedAtSubmit) {
                         "have at most 10000 arguments, got 10002"));
 }
 
+// A job whose budget is the largest int: once accepted, it sat in PREPARING
+// while the server allocated a slot per requested parallel trial (GBs).
+TEST_F(ServeLimitsTest, ABudgetBeyondOneMachineIsRefusedNamingTheField) {
+  v1::SubmitJobRequest request;
+  request.set_job_id("huge");
+  v1::TrainingInput* input = request.mutable_training_input();
+  input->add_command("/bin/true");
+  v1::StudySpec* study = input->mutable_hyperparameters();
+  study->set_hyperparameter_metric_tag("loss");
+  study->set_max_trials(2147483647);
+  study->set_max_parallel_trials(2147483647);
+  v1::ParameterSpec* x = study->add_params();
+  x->set_parameter_name("x");
+  x->set_type(v1::ParameterSpec::DOUBLE);
+  x->set_min_value(0);
+  x->set_max_value(1);
+  v1::Job job;
+  grpc::Status refused =
+      server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("trainingInput.hyperparameters.maxTrials: must be at "
+                        "most 1000000, got 2147483647"));
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("trainingInput.hyperparameters.maxParallelTrials: "
+                        "must be at most 1000, got 2147483647"));
+}
+
+// A 3 MB label came back as a transport error (the message quoting it was
+// over the client's metadata limit), not as the error it was.
+TEST_F(ServeLimitsTest, AHugeLabelIsRefusedNamingTheLabel) {
+  v1::SubmitJobRequest request;
+  request.set_job_id("labelled");
+  v1::TrainingInput* input = request.mutable_training_input();
+  input->add_command("/bin/true");
+  (*request.mutable_labels())["team"] = std::string(3 << 20, 'v');
+  v1::Job job;
+  grpc::Status refused =
+      server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << refused.error_message();
+  EXPECT_THAT(refused.error_message(), HasSubstr("of key \"team\" must be"));
+  EXPECT_LT(refused.error_message().size(), 4096u);
+}
+
 // The server's resident memory in kB, from /proc.
 int64_t RssKb(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");

@@ -4,9 +4,11 @@
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +188,101 @@ TEST(ServeTrustTest, AllowCommandRefusesTrainersItDoesNotName) {
   EXPECT_THAT(allowed.err, HasSubstr("job curve SUCCEEDED"));
 }
 
+// The attack on the policy above: an allowed interpreter and script, with a
+// packagePath elsewhere. Its parent went in front of PYTHONPATH, where the
+// attacker's sitecustomize.py ran before the script.
+TEST(ServeTrustTest, AllowCommandJudgesThePackagePathToo) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string trainers = testing::SourceDir() + "/tests/testdata/";
+  ServeProcess server(dir, {"--allow-command=/usr/bin/python3:" + trainers});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string marker = dir + "/ran";
+  std::filesystem::create_directories(dir + "/evil/evilpkg");
+  std::ofstream(dir + "/evil/sitecustomize.py")
+      << "open('" << marker << "', 'w')\n";
+  const std::string config = dir + "/evil.yaml";
+  std::ofstream(config) << "trainingInput:\n"
+                           "  command: [/usr/bin/python3, "
+                        << trainers
+                        << "curve_trainer.py]\n"
+                           "  packagePath: "
+                        << dir
+                        << "/evil/evilpkg\n"
+                           "  hyperparameters:\n"
+                           "    goal: MINIMIZE\n"
+                           "    hyperparameterMetricTag: loss\n"
+                           "    maxTrials: 1\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n";
+  testing::ProcessResult refused = testing::RunProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "evil", "--config", config,
+       "--wait", "--server", server.address()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err,
+              HasSubstr("packagePath \"" + dir +
+                        "/evil/evilpkg\" is not under " + trainers));
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+// Rules given at start-up hold for the jobs already in the database: a job
+// a server without rules accepted is not resumed by one whose rules refuse
+// it, and what the dead server left running of it is stopped.
+TEST(ServeTrustTest, AllowCommandHoldsForJobsItResumes) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string starts = dir + "/starts";
+  const std::string config = dir + "/config.yaml";
+  std::ofstream(config) << "trainingInput:\n"
+                           "  command: [/usr/bin/python3, -c, \"import time; "
+                           "open('"
+                        << starts
+                        << "', 'a').write('x'); time.sleep(600)\"]\n"
+                           "  hyperparameters:\n"
+                           "    goal: MINIMIZE\n"
+                           "    hyperparameterMetricTag: loss\n"
+                           "    maxTrials: 1\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n";
+  {
+    ServeProcess open(dir);
+    std::string error;
+    ASSERT_TRUE(open.Start(&error)) << error;
+    testing::ProcessResult submitted =
+        testing::RunProcess({testing::HptuneBinary(), "jobs", "submit", "code",
+                             "--config", config, "--server", open.address()});
+    ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+    ASSERT_TRUE(testing::PollUntil(
+        [&] { return testing::ReadFileOrEmpty(starts) == "x"; },
+        std::chrono::seconds(60)))
+        << open.Output();
+    open.Stop(SIGKILL);
+  }
+  ASSERT_FALSE(testing::ReplicasUnder(dir + "/runs").empty());
+
+  ServeProcess ruled(dir, {"--allow-command", "/bin/true"});
+  std::string error;
+  ASSERT_TRUE(ruled.Start(&error)) << error;
+  v1::GetJobRequest request;
+  request.set_job_id("code");
+  request.set_omit_trials(true);
+  v1::Job job;
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        return ruled.JobStub()->GetJob(Context().get(), request, &job).ok() &&
+               job.state() == v1::Job::FAILED;
+      },
+      std::chrono::seconds(60)))
+      << job.DebugString() << ruled.Output();
+  EXPECT_THAT(job.error_message(),
+              HasSubstr("cannot resume: command: \"/usr/bin/python3\""));
+  EXPECT_THAT(job.error_message(),
+              HasSubstr("--allow-command rules (/bin/true"));
+  EXPECT_TRUE(testing::ReplicasUnder(dir + "/runs").empty());
+  EXPECT_EQ(testing::ReadFileOrEmpty(starts), "x");
+}
+
 TEST(ServeTrustTest, BadTlsFilesAreNamedNotReportedAsABusyPort) {
   const std::string dir = testing::MakeTempDir();
   const std::string garbage = dir + "/garbage.pem";
@@ -236,6 +333,30 @@ TEST(RunTrustTest, FilesArePrivateAndReplicasNeverSeeAToken) {
        {dir + "/state", runs, runs + "/private", runs + "/private/1"}) {
     EXPECT_EQ(ModeOf(made), 0700) << made;
   }
+}
+
+// A state directory another user can write: that user could plant a link
+// where a replica log goes (the server appended trainer output to whatever
+// it named) or a metric file. Neither the runner nor the server starts.
+TEST(RunTrustTest, AStateDirectoryOthersCanWriteIsRefused) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string runs = dir + "/runs";
+  std::filesystem::create_directory(runs);
+  ASSERT_EQ(chmod(runs.c_str(), 0777), 0);
+  testing::ProcessResult run = testing::RunProcess(
+      {testing::HptuneBinary(), "run", WriteMarkerConfig(dir, dir + "/ran"),
+       "--job-id", "planted", "--db", dir + "/h.db", "--runs-dir", runs,
+       "--quiet"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err,
+              HasSubstr("directory " + runs + " is owned by uid " +
+                        std::to_string(geteuid()) + " with mode 0777"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ran"));
+
+  ServeProcess server(dir);  // Its state directory is dir/runs.
+  std::string error;
+  EXPECT_FALSE(server.Start(&error));
+  EXPECT_THAT(server.Output(), HasSubstr("with mode 0777"));
 }
 
 }  // namespace

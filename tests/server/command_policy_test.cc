@@ -131,6 +131,77 @@ TEST_F(CommandPolicyTest, AModuleJobNeedsItsPackageUnderTheDirectory) {
               StatusHasCode(absl::StatusCode::kPermissionDenied));
 }
 
+// The attack: an allowed interpreter and script, with a package elsewhere
+// whose parent goes on PYTHONPATH, where a sitecustomize.py would run first.
+TEST_F(CommandPolicyTest, APackageOutsideTheRulesDirectoryIsRefused) {
+  fs::create_directories(root_ / "evil" / "evilpkg");
+  Write(root_ / "evil" / "sitecustomize.py");
+  CommandPolicy policy =
+      Policy({python_.string() + ":" + trainers_.string() + "/"});
+  JobSpec job = Command({python_.string(), (trainers_ / "train.py").string()});
+  EXPECT_OK(policy.Check(job));
+  job.package_path = (root_ / "evil" / "evilpkg").string();
+  EXPECT_THAT(policy.Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("packagePath \"" + job.package_path +
+                                 "\" is not under " + trainers_.string())));
+  // The package itself under the directory puts only the directory on
+  // PYTHONPATH.
+  job.package_path = (trainers_ / "pkg").string();
+  EXPECT_OK(policy.Check(job));
+  // A directory rule and a program rule judge the package too.
+  job.package_path = (root_ / "evil" / "evilpkg").string();
+  JobSpec direct = Command({(trainers_ / "train.sh").string()});
+  direct.package_path = job.package_path;
+  EXPECT_THAT(
+      Policy({trainers_.string() + "/"}).Check(direct),
+      StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("packagePath")));
+  JobSpec env = Command({"/usr/bin/env", "true"});
+  env.package_path = (trainers_ / "pkg").string();
+  EXPECT_THAT(Policy({"/usr/bin/env"}).Check(env),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("a PROGRAM rule names no directory")));
+}
+
+TEST_F(CommandPolicyTest, PythonOptionsPassOnlyWhenTheyChooseNoCode) {
+  CommandPolicy policy =
+      Policy({python_.string() + ":" + trainers_.string() + "/"});
+  const std::string script = (trainers_ / "train.py").string();
+  EXPECT_OK(policy.Check(Command({python_.string(), "-u", "-B", script})));
+  // -W imports a warning category's module; -X and -c are not judged.
+  for (const char* option : {"-W", "-X", "-c", "-i"}) {
+    EXPECT_THAT(policy.Check(Command({python_.string(), option, script})),
+                StatusIs(absl::StatusCode::kPermissionDenied,
+                         HasSubstr(std::string("interpreter option \"") +
+                                   option + "\"")))
+        << option;
+  }
+  // `python3 -m` runs the package's module, as a pythonModule job does.
+  JobSpec module = Command({python_.string(), "-u", "-m", "pkg.task"});
+  module.package_path = (trainers_ / "pkg").string();
+  EXPECT_OK(policy.Check(module));
+  module.command = {python_.string(), "-m", "timeit", "print(1)"};
+  EXPECT_THAT(policy.Check(module),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("module \"timeit\" is not in")));
+}
+
+TEST_F(CommandPolicyTest, OnlyResourceSbatchOptionsPass) {
+  CommandPolicy policy = Policy({trainers_.string() + "/"});
+  JobSpec job = Command({(trainers_ / "train.sh").string()});
+  job.slurm.options = {"--qos=high", "--mem=4G", "--exclusive"};
+  EXPECT_OK(policy.Check(job));
+  job.slurm.options.push_back("--export=ALL,LD_PRELOAD=/tmp/evil.so");
+  EXPECT_THAT(policy.Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("slurm.options[3]: \"--export=ALL")));
+  job.slurm.options = {"--chdir=/tmp"};
+  EXPECT_THAT(policy.Check(job),
+              StatusHasCode(absl::StatusCode::kPermissionDenied));
+  // Without rules, sbatch options are the token holder's to choose.
+  EXPECT_OK(Policy({}).Check(job));
+}
+
 TEST_F(CommandPolicyTest, RulesMustBeAbsoluteAndExist) {
   EXPECT_THAT(CommandPolicy::Parse({"trainers/"}),
               StatusIs(absl::StatusCode::kInvalidArgument,

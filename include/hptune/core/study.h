@@ -44,6 +44,15 @@ inline constexpr std::string_view kDefaultMetricTag =
 inline constexpr int kMaxObjectives = 4;
 inline constexpr int kMaxMetrics = 8;
 
+// Bounds of a study's budget. Every parallel trial is at least one process
+// with its own log, metric file and ports, so a machine (or the Slurm
+// allocation a runner feeds) runs far fewer than kMaxParallelTrials at once;
+// the bound turns a typo or a hostile request into a clear error instead of
+// a runner that tries to plan for billions. maxTrials is stored trial by
+// trial, so its bound is what the store and the designers serve comfortably.
+inline constexpr int kMaxParallelTrials = 1000;
+inline constexpr int kMaxTrials = 1'000'000;
+
 // One metric of a study (Vertex AI's MetricSpec). Without a safety
 // threshold it is an objective; with one it is a constraint: a trial is
 // feasible when the value is on the goal's side of the threshold (at least

@@ -64,6 +64,15 @@ Env& DefaultEnv();
 [[nodiscard]] absl::Status CreatePrivateDirectories(
     const std::filesystem::path& dir);
 
+// Creates `dir` as CreatePrivateDirectories does, then checks that no other
+// user can change what is in it, which hptune trusts (logs it appends to,
+// metric files, cgroup records): `dir` is owned by this process's user and
+// not writable by group or others, and each directory above it is owned by
+// that user or root and writable by no one else, unless sticky (/tmp).
+// FailedPrecondition naming the directory, its owner and mode, and the fix.
+[[nodiscard]] absl::Status CheckPrivateDirectory(
+    const std::filesystem::path& dir);
+
 // The file exec would run for `program`, searched as execvp does: a name
 // with a slash is returned as it is; otherwise the first executable regular
 // file of that name in a directory of this process's PATH ("/bin:/usr/bin"

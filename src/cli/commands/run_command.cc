@@ -17,6 +17,7 @@
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
 #include "hptune/engine/job_runner.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
@@ -306,6 +307,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (absl::Status s = ApplyFlags(args, *job); !s.ok()) return Fail(s, err);
   auto options = RunnerOptions(args);
   if (!options.ok()) return Fail(options.status(), err);
+  if (absl::Status s = CheckPrivateDirectory(options->runs_dir); !s.ok()) {
+    return Fail(s, err);
+  }
   // The config's backend block with the command line's flags over it.
   BackendConfig* backend = &loaded->backend;
   if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_flags), *backend,
@@ -339,6 +343,14 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     return kExitDatabaseBusy;
   }
   if (!lock.ok()) return Fail(lock.status(), err);
+  // Held until the job ends too: a second run of this job ID takes over
+  // only from a runner that died, never from a live one.
+  auto job_lock = store::JobLock::Acquire(db, job_id);
+  if (absl::IsUnavailable(job_lock.status())) {
+    err << "hptune run: " << job_lock.status().message() << "\n";
+    return kExitDatabaseBusy;
+  }
+  if (!job_lock.ok()) return Fail(job_lock.status(), err);
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return Fail(store.status(), err);
   engine::TuningEngine engine(

@@ -157,9 +157,9 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
     CreatePrivateDirectories(replica.log_path.parent_path()).IgnoreError();
   }
   // The log is its owner's alone: a trainer may print what others should
-  // not read.
+  // not read. A link planted in its place is not followed.
   int log = open(replica.log_path.c_str(),
-                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (log < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat(name, ": cannot open log file \"",

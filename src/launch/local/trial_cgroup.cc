@@ -33,7 +33,8 @@ absl::Status WriteRecord(const fs::path& record, const std::string& cgroup) {
   fs::path temporary = record;
   temporary += absl::StrCat(".tmp.", getpid());
   const int fd =
-      open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      open(temporary.c_str(),
+           O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot create ", temporary.string(), ": ", strerror(errno)));

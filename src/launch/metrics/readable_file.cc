@@ -19,7 +19,8 @@ absl::StatusOr<std::optional<ReadableFile>> ReadableFile::Open(
     const std::filesystem::path& path) {
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    // A trainer's link to a file it may not read is not followed.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     if (errno == ENOENT) return std::nullopt;
