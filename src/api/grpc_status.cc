@@ -25,6 +25,15 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (message.empty()) {
     message = absl::StrCat("error ", absl::StatusCodeToString(status.code()));
   }
+  // The message travels in a trailer, which clients refuse past 8 KiB by
+  // default: an error quoting a huge input would arrive as a transport
+  // error instead of itself.
+  if (message.size() > kMaxMessageBytes) {
+    const size_t total = message.size();
+    message.resize(kMaxMessageBytes);
+    absl::StrAppend(&message, "... (", total - kMaxMessageBytes,
+                    " more bytes)");
+  }
   return grpc::Status(ToGrpcCode(status.code()), message);
 }
 

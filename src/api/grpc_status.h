@@ -12,6 +12,8 @@
 
 #include <grpcpp/support/status.h>
 
+#include <cstddef>
+
 #include "absl/status/status.h"
 
 namespace hptune::api {
@@ -20,6 +22,9 @@ namespace hptune::api {
 grpc::StatusCode ToGrpcCode(absl::StatusCode code);
 // The same code; one outside 0..16 is kUnknown.
 absl::StatusCode FromGrpcCode(grpc::StatusCode code);
+
+// An error message longer than this is cut, saying how much was left out.
+inline constexpr size_t kMaxMessageBytes = 2048;
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 

@@ -2,8 +2,10 @@
 
 #include <httplib.h>
 #include <openssl/pem.h>
+#include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <map>
@@ -19,6 +21,7 @@
 #include "hptune/env/clock.h"
 #include "src/dashboard/assets.h"
 #include "src/dashboard/change_feed.h"
+#include "src/dashboard/elastic_pool.h"
 #include "src/dashboard/http_address.h"
 #include "src/dashboard/http_encoding.h"
 #include "src/dashboard/http_guard.h"
@@ -33,7 +36,12 @@ namespace {
 
 constexpr size_t kMaxBody = 64 << 10;
 constexpr int64_t kMaxLogChunk = 64 << 10;
-constexpr int kThreads = 48;  // Event streams hold a thread each.
+// A connection holds a thread while it is read and an event stream for its
+// life: the pool grows with them (ElasticPool), up to a bound that idle
+// sockets of one client do not reach before its other requests are served.
+constexpr size_t kCoreThreads = 8;
+constexpr size_t kMaxThreads = 2048;
+constexpr std::chrono::seconds kThreadLinger{10};
 constexpr int kEventPagesPerPoll = 20;
 
 constexpr char kSecurityPolicy[] =
@@ -164,7 +172,9 @@ class DashboardServer::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
-    http_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+    http_->new_task_queue = [] {
+      return new ElasticPool(kCoreThreads, kMaxThreads, kThreadLinger);
+    };
     http_->set_payload_max_length(kMaxBody);
     http_->set_pre_routing_handler(
         [this](const httplib::Request& req, httplib::Response& res) {
@@ -195,6 +205,16 @@ class DashboardServer::Impl {
           }
         });
     Routes();
+    // httplib listens with a backlog of 5: a burst of connections would
+    // have every further one's SYN dropped and retried a second later. Its
+    // socket is taken here and listened on again with the system's bound.
+    // SO_REUSEADDR, not httplib's SO_REUSEPORT, which would let another
+    // process bind the same port.
+    http_->set_socket_options([this](int fd) {
+      const int yes = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+      listen_fd_ = fd;
+    });
     port_ =
         address_.port == 0
             ? http_->bind_to_any_port(address_.host)
@@ -207,6 +227,7 @@ class DashboardServer::Impl {
           "machine); give another address, or --",
           options_.address_flag, " off"));
     }
+    if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
     listener_ = std::thread([this] { http_->listen_after_bind(); });
     poller_ = std::thread([this] { Poll(); });
     return absl::OkStatus();
@@ -734,6 +755,7 @@ class DashboardServer::Impl {
   ChangeFeed feed_;
   std::unique_ptr<httplib::Server> http_;
   int port_ = 0;
+  int listen_fd_ = -1;  // httplib's listening socket.
   std::thread listener_;
   std::thread poller_;
   std::mutex stop_mu_;

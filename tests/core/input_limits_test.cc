@@ -103,6 +103,28 @@ TEST(InputLimitsTest, NamesAndValueListsHaveLimitsAndAreNotEchoedWhole) {
                   "300"));
 }
 
+// Each error names the field and shows the start of what it refuses, never
+// megabytes of it: a server sends the message back whole.
+TEST(InputLimitsTest, AHugeLabelIsNamedNotEchoed) {
+  // JSON: YAML itself refuses a plain key over 1024 characters.
+  const std::string huge(1 << 20, 'v');
+  ConfigParseResult result = ParseJobConfig(
+      R"({"labels": {"team": ")" + huge + R"(", ")" + huge +
+      R"(": "x"}, "trainingInput": {"command": ["python3", "train.py"],)"
+      R"( "hyperparameters": {"hyperparameterMetricTag": "loss", "params":)"
+      R"( [{"parameterName": "x", "type": "DOUBLE", "minValue": 0,)"
+      R"( "maxValue": 1}]}}})");
+  std::vector<std::string> messages = Messages(result);
+  ASSERT_THAT(messages, SizeIs(2));
+  for (const std::string& message : messages) {
+    EXPECT_LT(message.size(), 1000u) << message.substr(0, 1000);
+    EXPECT_THAT(message, HasSubstr("... (1048576 bytes)"));
+  }
+  EXPECT_THAT(messages[0], HasSubstr("labels.team: value \"vvv"));
+  EXPECT_THAT(messages[1],
+              HasSubstr("labels." + std::string(63, 'v') + "...: key \"vvv"));
+}
+
 TEST(InputLimitsTest, TheMetricTagHasALimit) {
   StudySpec spec;
   spec.metric_tag = std::string(257, 'm');

@@ -6,12 +6,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
@@ -392,6 +397,43 @@ TEST_F(DashboardServerTest, AReadOnlyDashboardCancelsNothing) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 403);
   EXPECT_THAT(res->body, HasSubstr("read-only"));
+}
+
+// Slowloris: sockets that connect and send nothing or half a request line
+// each hold a thread while httplib reads them (5 s a receive). With a fixed
+// pool of 48, a thousand of them kept this request waiting 100 s.
+TEST_F(DashboardServerTest, AThousandIdleSocketsDoNotDenyService) {
+  constexpr int kIdle = 1000;
+  rlimit files;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  files.rlim_cur = files.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &files), 0);
+  ASSERT_GE(files.rlim_cur, 2u * kIdle + 100) << "too few file descriptors";
+  Start(Options());
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(server_->port());
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::vector<int> idle;
+  for (int i = 0; i < kIdle; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    idle.push_back(fd);
+    ASSERT_EQ(
+        connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    if (i % 2 == 1) {
+      const std::string half = "GET /api/studies HTTP/1.1\r\nHo";
+      ASSERT_GT(send(fd, half.data(), half.size(), 0), 0);
+    }
+  }
+  httplib::Client client("127.0.0.1", server_->port());
+  client.set_read_timeout(20, 0);
+  client.set_connection_timeout(20, 0);
+  auto res = client.Get("/api/studies",
+                        {{"Authorization", std::string("Bearer ") + kToken}});
+  for (int fd : idle) close(fd);
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
 }
 
 TEST_F(DashboardServerTest, AnotherSitesHostNameIsRefused) {

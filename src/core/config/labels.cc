@@ -86,7 +86,12 @@ void ReadLabels(MapReader& root, JobLabels* labels) {
   ErrorSink& sink = root.sink();
   if (!ExpectMap(*node, path, sink)) return;
   for (const ConfigField& label : node->fields) {
-    const std::string field = path + "." + label.key;
+    // A key past the limit is named by its start (CheckKey quotes it).
+    const std::string field =
+        path + "." +
+        (label.key.size() > kMaxLabelLength
+             ? label.key.substr(0, kMaxLabelLength) + "..."
+             : label.key);
     std::optional<std::string> value = ReadString(label.value, field, sink);
     if (!value) continue;
     if (labels->contains(label.key)) {

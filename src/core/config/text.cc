@@ -45,6 +45,10 @@ std::string PositionField(int line, int column) {
 }
 
 std::string Quote(std::string_view text) {
+  // An error that quotes a megabyte is unreadable and may not travel.
+  constexpr size_t kMaxQuoted = 256;
+  const size_t total = text.size();
+  if (total > kMaxQuoted) text = text.substr(0, kMaxQuoted);
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
@@ -75,6 +79,9 @@ std::string Quote(std::string_view text) {
     }
   }
   out.push_back('"');
+  if (total > kMaxQuoted) {
+    out += "... (" + std::to_string(total) + " bytes)";
+  }
   return out;
 }
 

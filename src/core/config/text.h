@@ -17,7 +17,8 @@ namespace hptune::config_internal {
 // "line 3, column 7": the field of an error that has no field path yet.
 std::string PositionField(int line, int column);
 
-// A string as a JSON string literal: "GRU", "a \"b\"".
+// A string as a JSON string literal: "GRU", "a \"b\"". Past 256 bytes, the
+// first 256 and the length: "aaa..."... (3000000 bytes).
 std::string Quote(std::string_view text);
 
 // The shortest text that reads back to the same double: 1e-05, 0.1, -1,
