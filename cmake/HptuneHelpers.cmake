@@ -32,8 +32,10 @@ function(hptune_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   # The code under test is built with the project's flags; a test's own file
   # is not optimised: at -O2 the code generation of gtest's macros took 70%
-  # of a test's compile time and most of CI's build.
-  target_compile_options(${name} PRIVATE -O0)
+  # of a test's compile time and most of CI's build. Its debug information
+  # is line tables (-g1, enough for a backtrace): full -g took a quarter
+  # more of each test's compile time.
+  target_compile_options(${name} PRIVATE -O0 -g1)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()

@@ -436,6 +436,45 @@ TEST_F(DashboardServerTest, AThousandIdleSocketsDoNotDenyService) {
   EXPECT_EQ(res->status, 200);
 }
 
+// The guard list of docs/dashboard.md: every answer, an error's too,
+// carries nosniff and no-store; a body over 64 KiB is 413 and a header over
+// 8 KiB is refused, before any handler runs; the start-up link logs in.
+TEST_F(DashboardServerTest, AnswersCarryTheGuardHeadersAndLimits) {
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  for (const char* path : {"/api/studies", "/api/studies/nope", "/login"}) {
+    auto res = Client().Get(path, auth);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff")
+        << path;
+    EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store") << path;
+    EXPECT_EQ(res->get_header_value("X-Frame-Options"), "DENY") << path;
+  }
+  auto big_body = Client().Post("/api/jobs/job1/cancel", auth,
+                                std::string((64 << 10) + 1, 'x'), "text/plain");
+  ASSERT_TRUE(big_body);
+  EXPECT_EQ(big_body->status, 413);
+  httplib::Headers big_header = auth;
+  big_header.emplace("X-Padding", std::string(8 << 10, 'h'));
+  auto refused = Client().Get("/api/studies", big_header);
+  EXPECT_TRUE(!refused || refused->status >= 400);
+  EXPECT_TRUE(cancelled_.empty());
+
+  auto wrong = Client().Get("/login?token=nope");
+  ASSERT_TRUE(wrong);
+  EXPECT_FALSE(wrong->has_header("Set-Cookie"));
+  auto link = Client().Get(std::string("/login?token=") + kToken);
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->status, 303);
+  const std::string cookie = link->get_header_value("Set-Cookie");
+  EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
+  EXPECT_THAT(cookie, ::testing::Not(HasSubstr(kToken)));
+  auto studies = Client().Get("/api/studies",
+                              {{"Cookie", cookie.substr(0, cookie.find(';'))}});
+  ASSERT_TRUE(studies);
+  EXPECT_EQ(studies->status, 200);
+}
+
 TEST_F(DashboardServerTest, AnotherSitesHostNameIsRefused) {
   Start(Options());
   auto res = Client().Get("/api/studies",

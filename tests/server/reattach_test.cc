@@ -100,6 +100,27 @@ TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
   EXPECT_TRUE(Exited(other, std::chrono::seconds(5)));
 }
 
+// A job's leftovers are found by the runs-directory prefix of their
+// marker: job "a"'s must not reach job "ab"'s replicas.
+TEST(LocalLauncherReattachTest, StopLeftoverReplicasKeepsToItsJob) {
+  const std::string dir = testing::MakeTempDir();
+  const pid_t mine = StartSleeper(dir + "/a/1/master-0.log");
+  const pid_t other = StartSleeper(dir + "/ab/1/master-0.log");
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!(CarriesMarker(mine, dir + "/a/1/master-0.log") &&
+           CarriesMarker(other, dir + "/ab/1/master-0.log")) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(StopLeftoverReplicas(dir + "/a", std::chrono::milliseconds(500)),
+            1);
+  EXPECT_TRUE(Exited(mine, std::chrono::seconds(5)));
+  EXPECT_FALSE(Exited(other, std::chrono::seconds(1)));
+  kill(other, SIGKILL);
+  EXPECT_TRUE(Exited(other, std::chrono::seconds(5)));
+}
+
 TEST(LocalLauncherReattachTest, NothingLeftIsFine) {
   const std::string dir = testing::MakeTempDir();
   TrialLaunch launch{.job_id = "j", .trial = 1};
