@@ -5,8 +5,7 @@ that run_suite.py starts (and stops) in a temporary directory.
 
 Checks the CSV has one finite best-so-far per task, method, mode, seed and
 budget (none missing: a method that silently produced nothing fails), that
-best-so-far never rises with the budget for a method that reads its budgets
-from one run, that the mean regret and Bayesmark score tables have a
+the mean regret and Bayesmark score tables have a
 finite row for every method, that the hptune_gp / optuna_tpe table gives
 each cell a ratio and its interval, that --first-seed runs other seeds,
 that an hptune run on a space smaller than its budget ends when every
@@ -52,7 +51,6 @@ def main() -> None:
         print(f"skipped: {sys.executable} lacks {e.name}")
         sys.exit(77)
     sys.path.insert(0, HERE)
-    from run_suite import PLANS_BY_BUDGET   # a study per budget
     with tempfile.TemporaryDirectory(prefix="bayesmark_smoke_") as tmp:
         out_csv = os.path.join(tmp, "suite.csv")
         try:
@@ -63,9 +61,9 @@ def main() -> None:
                  "--seeds", "1", "--budgets", ",".join(map(str, BUDGETS)),
                  "--modes", ",".join(MODES), "--csv", out_csv],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                timeout=100, cwd=tmp)
+                timeout=60, cwd=tmp)
         except subprocess.TimeoutExpired as e:
-            fail("run_suite.py ran over 100 s", e.output or "")
+            fail("run_suite.py ran over 60 s", e.output or "")
         if run.returncode != 0:
             fail(f"run_suite.py exited {run.returncode}", run.stdout)
         with open(out_csv, newline="") as f:
@@ -84,12 +82,6 @@ def main() -> None:
     if set(best) != expected:
         fail(f"missing rows {sorted(expected - set(best))}, extra rows "
              f"{sorted(set(best) - expected)}", run.stdout)
-    for (t, m, mode, seed, b), value in best.items():
-        if m in PLANS_BY_BUDGET:
-            continue
-        if b == BUDGETS[1] and value > best[t, m, mode, seed, BUDGETS[0]]:
-            fail(f"{t} {m} {mode}: best-so-far rose with the budget",
-                 run.stdout)
 
     cell = r" \d+\.\d{3}"
     for title in ("Mean normalised regret over tasks",
@@ -158,7 +150,7 @@ def check_first_seed(binary: str, first_rows) -> None:
              "1", "--budgets", str(BUDGETS[1]), "--modes", "sequential",
              "--csv", out_csv],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=100, cwd=tmp)
+            timeout=60, cwd=tmp)
         if run.returncode != 0:
             fail(f"--first-seed 2 exited {run.returncode}", run.stdout)
         with open(out_csv, newline="") as f:
@@ -184,7 +176,7 @@ def check_exhausted_space(binary: str) -> None:
              "--methods", "hptune_random", "--seeds", "1", "--budgets", "101",
              "--modes", "sequential", "--csv", out_csv],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=300, cwd=tmp)
+            timeout=120, cwd=tmp)
         if run.returncode != 0:
             fail(f"a run past the space's 100 points exited "
                  f"{run.returncode}", run.stdout)
@@ -224,7 +216,7 @@ def check_make_baselines() -> None:
              "--tasks", ",".join(TASKS), "--from-csv", found,
              "--made-by", "the run that wrote found.csv"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=100)
+            timeout=40)
         if run.returncode != 0:
             fail(f"--make-baselines exited {run.returncode}", run.stdout)
         with open(path) as f:
