@@ -125,3 +125,41 @@ def test_submit_errors_name_the_field(client, tmp_path):
         client.submit_job("taken", CONFIG)
     client.job("taken").cancel()
     client.job("taken").wait(timeout=120)
+
+
+def test_wait_times_out_and_the_job_goes_on(client, tmp_path):
+    release = tmp_path / "release"
+    job = client.submit_job(
+        "slow_job", CONFIG, overrides={"args": [f"--wait_for={release}"]})
+    with pytest.raises(hptune.DeadlineExceeded):
+        job.wait(timeout=1)
+    assert job.refresh().state in ("QUEUED", "PREPARING", "RUNNING")
+    release.touch()
+    assert job.wait(timeout=240).state == "SUCCEEDED"
+
+
+def test_wait_and_watch_go_on_across_a_server_restart(server_factory,
+                                                      tmp_path):
+    """python.md: a server that is restarting is retried; wait and watch
+    reconnect and follow the job the next server resumes."""
+    server = server_factory().start()
+    client = server.client()
+    release = tmp_path / "release"
+    job = client.submit_job(
+        "restarted_job", CONFIG, overrides={"args": [f"--wait_for={release}"]})
+    poll_until(lambda: job.refresh().state == "RUNNING", 120,
+               "the job to run")
+    waited, watched = [], []
+    waiter = threading.Thread(
+        target=lambda: waited.append(job.wait(timeout=240)))
+    watcher = threading.Thread(
+        target=lambda: watched.extend(job.watch(timeout=240)))
+    waiter.start()
+    watcher.start()
+    server.stop()  # SIGTERM: the job is left for the next server.
+    server.start()
+    release.touch()
+    waiter.join(300)
+    watcher.join(300)
+    assert waited and waited[0].state == "SUCCEEDED", waited
+    assert watched and watched[-1].job.state == waited[0].proto.state

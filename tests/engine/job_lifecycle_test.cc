@@ -3,6 +3,7 @@
 // waits, so each case runs minutes of a job in milliseconds, the same way
 // every time. The same rules with real processes are in job_runner_test.cc.
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -191,6 +192,28 @@ TEST_F(JobLifecycleTest, FailedTrialsBeyondMaxFailedTrialsFailTheJob) {
   auto trials = store_->ListTrials("too_many_failures");
   ASSERT_OK(trials);
   EXPECT_EQ(trials->size(), 2u);
+}
+
+// A diverged objective (NaN) ends its trial INFEASIBLE: a result for the
+// designer, not a failure of the job, so it does not count against
+// maxFailedTrials (docs/trainer.md).
+TEST_F(JobLifecycleTest, DivergedTrialsDoNotCountAgainstMaxFailedTrials) {
+  Script([](const FakeStart&) {
+    FakeReplica master{.exits_after = 1500ms};
+    master.reports = {{.after = 1s, .step = 1, .value = std::nan("")}};
+    return master;
+  });
+  JobSpec job = MakeJob("diverged", 0, 4, 1);
+  job.study->max_failed_trials = 1;
+  auto record = SubmitAndRun(job);
+  ASSERT_OK(record);
+  EXPECT_THAT(record->error_message, Not(HasSubstr("maxFailedTrials")));
+  auto trials = store_->ListTrials("diverged");
+  ASSERT_OK(trials);
+  ASSERT_EQ(trials->size(), 4u);
+  for (const Trial& trial : *trials) {
+    EXPECT_EQ(trial.state, TrialState::kInfeasible) << trial.number;
+  }
 }
 
 TEST_F(JobLifecycleTest, AJobPastItsMaxRunningTimeIsCancelledKeepingItsData) {

@@ -153,16 +153,19 @@ class Job:
                     if event.HasField("job"):
                         self._set(event.job)
                     yield event
-                return
+                if self.ended:
+                    return
             except errors.DeadlineExceeded as e:
                 raise errors.DeadlineExceeded(
                     f"job {self.job_id} is still {self.state} after "
                     f"{timeout} s (it goes on)", e.method) from None
             except errors.Unavailable:
-                retry_unavailable(lambda: self.refresh(trials=False),
-                                  reconnect_seconds)
-                if self.ended:
-                    return
+                pass
+            # The stream ended before the job: its server stopped (a drain
+            # ends every stream) or restarts. Once a server answers again,
+            # a new stream starts with the job as it is then, ended or not.
+            retry_unavailable(lambda: self.refresh(trials=False),
+                              reconnect_seconds)
 
     def wait(self, progress: Optional[Callable[["Job"], None]] = None,
              timeout: Optional[float] = None,
