@@ -399,13 +399,18 @@ TEST(GpDesignerTest, HandlesTwentyDimensions) {
   std::vector<Trial> trials = RunStudy(spec, 6, 26, 1, f, &origins);
   EXPECT_EQ(origins[19], "gp:seeding(20 of 20)");
   EXPECT_THAT(origins.back(), StartsWith("gp-"));
-  double first = 1e9, best = 1e9;
+  // The model's six trials beat the seeds on average by far: random
+  // search's average what the seeds do, 7.5 (one trial's sd 1.7, so six
+  // average under 0.75 of the seeds' 7.6 about once in 150 seeds); the
+  // GP's average 3.9.
+  double seeds = 0, modelled = 0;
   for (size_t i = 0; i < trials.size(); ++i) {
     const double v = *trials[i].FinalObjective(kMetric);
-    if (i < 20) first = std::min(first, v);
-    best = std::min(best, v);
+    (i < 20 ? seeds : modelled) += v;
   }
-  EXPECT_LT(best, first);  // The model improves on the seeds.
+  seeds /= 20;
+  modelled /= trials.size() - 20;
+  EXPECT_LT(modelled, 0.75 * seeds);
 }
 
 TEST(GpDesignerTest, FailedAndInfeasibleTrialsAreAvoidedNotFatal) {
