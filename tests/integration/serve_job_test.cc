@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hptune/store/sqlite_store.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
@@ -499,10 +500,25 @@ TEST(ServeJobTest, SigtermDrainsAndTheNextServerFinishesTheJob) {
 
   EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
   EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
+  {
+    // As the drain left it, before a server touches it again: the job and
+    // its unfinished trials keep their states (the next server tells a
+    // drained attempt from a failed one: AttemptsEndedByDrains... below).
+    auto store = store::SqliteStore::Open(server.db());
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto left = (*store)->GetJob("drained");
+    ASSERT_TRUE(left.ok()) << left.status();
+    EXPECT_EQ(left->state, JobState::kRunning);
+    auto trials = (*store)->ListTrials("drained");
+    ASSERT_TRUE(trials.ok()) << trials.status();
+    ASSERT_FALSE(trials->empty());
+    for (const Trial& trial : *trials) {
+      if (trial.state == TrialState::kSucceeded) continue;
+      EXPECT_EQ(trial.state, TrialState::kActive) << trial.number;
+    }
+  }
 
   ASSERT_TRUE(server.Start(&error)) << error;
-  // The job kept its state and is resumed.
-  EXPECT_NE(GetJob(server, "drained").state(), v1::Job::CANCELLED);
   ASSERT_TRUE(testing::PollUntil(
       [&] { return GetJob(server, "drained").state() == v1::Job::SUCCEEDED; },
       std::chrono::seconds(60)))

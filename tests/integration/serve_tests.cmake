@@ -4,7 +4,8 @@ add_subdirectory(testdata)
 foreach(name serve_study_test serve_auth_test serve_trust_test serve_limits_test
              serve_job_test serve_crash_test)
   hptune_test(${name} SOURCES ${name}.cc
-    DEPS hptune_serve_fixture hptune_testing LABELS integration TIMEOUT 180)
+    DEPS hptune_serve_fixture hptune_store hptune_testing
+    LABELS integration TIMEOUT 180)
 endforeach()
 target_compile_definitions(serve_study_test PRIVATE
   ASK_TELL_CLIENT="$<TARGET_FILE:ask_tell_client>")
