@@ -265,6 +265,10 @@ TEST_F(JobLifecycleTest, AJobIsPreparingWhileGpusAreBusyUntilMaxWaitTime) {
   auto trials = store_->ListTrials("never_ran");
   ASSERT_OK(trials);
   EXPECT_TRUE(trials->empty());
+  // It waited PREPARING, never RUNNING, until the limit cancelled it.
+  EXPECT_THAT(JobStates("never_ran"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> CANCELLING",
+                          "CANCELLING -> CANCELLED"));
 }
 
 TEST_F(JobLifecycleTest, AJobWaitsForGpusThenRunsOnceTheyAreFree) {
