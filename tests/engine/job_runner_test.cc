@@ -96,7 +96,8 @@ class JobRunnerTest : public ::testing::Test {
           "DUMP_SLEEP_MASTER", "DUMP_SLEEP_WORKER", "DUMP_SLEEP_PS",
           "DUMP_AWAIT_MASTER", "DUMP_FAIL_TIMES_WORKER_0",
           "DUMP_FAIL_TIMES_MASTER", "DUMP_GRANDCHILD", "DUMP_PRINT",
-          "DUMP_METRIC_PARAM", "DUMP_IGNORE_SIGTERM_WORKER"}) {
+          "DUMP_METRIC_PARAM", "DUMP_IGNORE_SIGTERM_WORKER",
+          "DUMP_METRIC_WORKER", "DUMP_METRIC_PS"}) {
       unsetenv(name);
     }
   }
@@ -164,6 +165,10 @@ class JobRunnerTest : public ::testing::Test {
 
 TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
   setenv("DUMP_METRIC", "0.75", 1);
+  // Workers and parameter servers report too, other values: only the
+  // master's reports count (docs/trainer.md).
+  setenv("DUMP_METRIC_WORKER", "0.25", 1);
+  setenv("DUMP_METRIC_PS", "0.5", 1);
   // The master ends the trial once every other replica has dumped.
   setenv("DUMP_AWAIT_MASTER", "worker-0:1,worker-1:1,ps-0:1", 1);
   setenv("DUMP_SLEEP_WORKER", "forever", 1);
@@ -179,6 +184,10 @@ TEST_F(JobRunnerTest, EveryReplicaSeesTheContractAndNothingOutlivesTheTrial) {
   EXPECT_EQ(trial->state, TrialState::kSucceeded);
   ASSERT_TRUE(trial->final_measurement.has_value());
   EXPECT_EQ(trial->final_measurement->metrics.at("accuracy"), 0.75);
+  ASSERT_FALSE(trial->measurements.empty());
+  for (const Measurement& m : trial->measurements) {
+    EXPECT_EQ(m.metrics.at("accuracy"), 0.75);
+  }
 
   const std::string lr = trial->parameters.at("lr").ToString();
   const std::string layers = trial->parameters.at("layers").ToString();
