@@ -163,3 +163,27 @@ def test_wait_and_watch_go_on_across_a_server_restart(server_factory,
     watcher.join(300)
     assert waited and waited[0].state == "SUCCEEDED", waited
     assert watched and watched[-1].job.state == waited[0].proto.state
+
+
+def test_followed_logs_go_on_across_a_server_restart(server_factory,
+                                                     tmp_path):
+    """python.md: logs(follow=True) reconnects to the next server and
+    goes on from where it was, to the end of the trial's log."""
+    server = server_factory().start()
+    client = server.client()
+    release = tmp_path / "release"
+    job = client.submit_job(
+        "followed_job", CONFIG, overrides={"args": [f"--wait_for={release}"]})
+    chunks = []
+    restarted = False
+    for chunk in client.job("followed_job").logs(trial=1, follow=True):
+        chunks.append(chunk)
+        if not restarted and b"waiting for the test" in b"".join(chunks):
+            server.stop()  # SIGTERM: the stream ends with the server.
+            server.start()
+            restarted = True
+            release.touch()
+    log = b"".join(chunks).decode()
+    assert restarted
+    assert log.rstrip().endswith("done"), log
+    assert job.wait(timeout=240).state == "SUCCEEDED"
