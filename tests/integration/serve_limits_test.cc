@@ -57,6 +57,28 @@ class ServeLimitsTest : public ::testing::Test {
     trial_ = suggested.trials(0).id();
   }
 
+  // A job `id` running `program`, with one DOUBLE parameter x.
+  static v1::SubmitJobRequest Job(const std::string& id,
+                                  const std::string& program) {
+    v1::SubmitJobRequest request;
+    request.set_job_id(id);
+    v1::TrainingInput* input = request.mutable_training_input();
+    input->add_command(program);
+    v1::StudySpec* study = input->mutable_hyperparameters();
+    study->set_hyperparameter_metric_tag("loss");
+    v1::ParameterSpec* x = study->add_params();
+    x->set_parameter_name("x");
+    x->set_type(v1::ParameterSpec::DOUBLE);
+    x->set_min_value(0);
+    x->set_max_value(1);
+    return request;
+  }
+
+  grpc::Status Submit(const v1::SubmitJobRequest& request) {
+    v1::Job job;
+    return server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  }
+
   grpc::Status Add(const v1::Measurement& m) {
     v1::AddMeasurementRequest request;
     request.set_study("limits");
@@ -153,21 +175,11 @@ TEST_F(ServeLimitsTest, EarlyStoppingQuestionsNameTrialsThatDoNotExist) {
 }
 
 TEST_F(ServeLimitsTest, AJobWhoseCommandLineExecWouldRefuseIsRefusedAtSubmit) {
-  v1::SubmitJobRequest request;
-  request.set_job_id("too_long");
-  v1::TrainingInput* input = request.mutable_training_input();
-  input->add_command("python3");
-  for (int i = 0; i < 10'001; ++i) input->add_args("--a");
-  v1::StudySpec* study = input->mutable_hyperparameters();
-  study->set_hyperparameter_metric_tag("loss");
-  v1::ParameterSpec* x = study->add_params();
-  x->set_parameter_name("x");
-  x->set_type(v1::ParameterSpec::DOUBLE);
-  x->set_min_value(0);
-  x->set_max_value(1);
-  v1::Job job;
-  grpc::Status refused =
-      server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  v1::SubmitJobRequest request = Job("too_long", "python3");
+  for (int i = 0; i < 10'001; ++i) {
+    request.mutable_training_input()->add_args("--a");
+  }
+  grpc::Status refused = Submit(request);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(refused.error_message(),
               HasSubstr("trainingInput.args: the trainer's command line must "
@@ -177,22 +189,12 @@ TEST_F(ServeLimitsTest, AJobWhoseCommandLineExecWouldRefuseIsRefusedAtSubmit) {
 // A job whose budget is the largest int: once accepted, it sat in PREPARING
 // while the server allocated a slot per requested parallel trial (GBs).
 TEST_F(ServeLimitsTest, ABudgetBeyondOneMachineIsRefusedNamingTheField) {
-  v1::SubmitJobRequest request;
-  request.set_job_id("huge");
-  v1::TrainingInput* input = request.mutable_training_input();
-  input->add_command("/bin/true");
-  v1::StudySpec* study = input->mutable_hyperparameters();
-  study->set_hyperparameter_metric_tag("loss");
+  v1::SubmitJobRequest request = Job("huge", "/bin/true");
+  v1::StudySpec* study =
+      request.mutable_training_input()->mutable_hyperparameters();
   study->set_max_trials(2147483647);
   study->set_max_parallel_trials(2147483647);
-  v1::ParameterSpec* x = study->add_params();
-  x->set_parameter_name("x");
-  x->set_type(v1::ParameterSpec::DOUBLE);
-  x->set_min_value(0);
-  x->set_max_value(1);
-  v1::Job job;
-  grpc::Status refused =
-      server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  grpc::Status refused = Submit(request);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(refused.error_message(),
               HasSubstr("trainingInput.hyperparameters.maxTrials: must be at "
@@ -205,14 +207,9 @@ TEST_F(ServeLimitsTest, ABudgetBeyondOneMachineIsRefusedNamingTheField) {
 // A 3 MB label came back as a transport error (the message quoting it was
 // over the client's metadata limit), not as the error it was.
 TEST_F(ServeLimitsTest, AHugeLabelIsRefusedNamingTheLabel) {
-  v1::SubmitJobRequest request;
-  request.set_job_id("labelled");
-  v1::TrainingInput* input = request.mutable_training_input();
-  input->add_command("/bin/true");
+  v1::SubmitJobRequest request = Job("labelled", "/bin/true");
   (*request.mutable_labels())["team"] = std::string(3 << 20, 'v');
-  v1::Job job;
-  grpc::Status refused =
-      server_->JobStub()->SubmitJob(Context().get(), request, &job);
+  grpc::Status refused = Submit(request);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << refused.error_message();
   EXPECT_THAT(refused.error_message(), HasSubstr("of key \"team\" must be"));

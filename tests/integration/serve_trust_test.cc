@@ -39,22 +39,27 @@ grpc::Status ListStudies(const ServeProcess& server,
   return server.StudyStub()->ListStudies(Context(token).get(), request, &reply);
 }
 
-// A config whose one-trial job writes `marker` when it runs.
-std::string WriteMarkerConfig(const std::string& dir,
-                              const std::string& marker) {
-  const std::string config = dir + "/config.yaml";
-  std::ofstream(config)
+// Writes `path`: a one-trial job of parameter x whose trainer is
+// `trainer`, the trainingInput lines that say what runs.
+std::string WriteConfig(const std::string& path, const std::string& trainer) {
+  std::ofstream(path)
       << "trainingInput:\n"
-         "  command: [/usr/bin/python3, -c, \"open('"
-      << marker
-      << "', 'w'); print('loss=1 step=1')\"]\n"
-         "  hyperparameters:\n"
+      << trainer
+      << "  hyperparameters:\n"
          "    goal: MINIMIZE\n"
          "    hyperparameterMetricTag: loss\n"
          "    maxTrials: 1\n"
          "    params:\n"
          "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
-  return config;
+  return path;
+}
+
+// A config whose one-trial job writes `marker` when it runs.
+std::string WriteMarkerConfig(const std::string& dir,
+                              const std::string& marker) {
+  return WriteConfig(dir + "/config.yaml",
+                     "  command: [/usr/bin/python3, -c, \"open('" + marker +
+                         "', 'w'); print('loss=1 step=1')\"]\n");
 }
 
 TEST(ServeTrustTest, EveryCallNeedsTheTokenThatOnlyThisUserCanRead) {
@@ -201,21 +206,10 @@ TEST(ServeTrustTest, AllowCommandJudgesThePackagePathToo) {
   std::filesystem::create_directories(dir + "/evil/evilpkg");
   std::ofstream(dir + "/evil/sitecustomize.py")
       << "open('" << marker << "', 'w')\n";
-  const std::string config = dir + "/evil.yaml";
-  std::ofstream(config) << "trainingInput:\n"
-                           "  command: [/usr/bin/python3, "
-                        << trainers
-                        << "curve_trainer.py]\n"
-                           "  packagePath: "
-                        << dir
-                        << "/evil/evilpkg\n"
-                           "  hyperparameters:\n"
-                           "    goal: MINIMIZE\n"
-                           "    hyperparameterMetricTag: loss\n"
-                           "    maxTrials: 1\n"
-                           "    params:\n"
-                           "    - {parameterName: x, type: DOUBLE, minValue: "
-                           "0, maxValue: 1}\n";
+  const std::string config = WriteConfig(
+      dir + "/evil.yaml", "  command: [/usr/bin/python3, " + trainers +
+                              "curve_trainer.py]\n  packagePath: " + dir +
+                              "/evil/evilpkg\n");
   testing::ProcessResult refused = testing::RunProcess(
       {testing::HptuneBinary(), "jobs", "submit", "evil", "--config", config,
        "--wait", "--server", server.address()});
@@ -232,19 +226,10 @@ TEST(ServeTrustTest, AllowCommandJudgesThePackagePathToo) {
 TEST(ServeTrustTest, AllowCommandHoldsForJobsItResumes) {
   const std::string dir = testing::MakeTempDir();
   const std::string starts = dir + "/starts";
-  const std::string config = dir + "/config.yaml";
-  std::ofstream(config) << "trainingInput:\n"
-                           "  command: [/usr/bin/python3, -c, \"import time; "
-                           "open('"
-                        << starts
-                        << "', 'a').write('x'); time.sleep(600)\"]\n"
-                           "  hyperparameters:\n"
-                           "    goal: MINIMIZE\n"
-                           "    hyperparameterMetricTag: loss\n"
-                           "    maxTrials: 1\n"
-                           "    params:\n"
-                           "    - {parameterName: x, type: DOUBLE, minValue: "
-                           "0, maxValue: 1}\n";
+  const std::string config =
+      WriteConfig(dir + "/config.yaml",
+                  "  command: [/usr/bin/python3, -c, \"import time; open('" +
+                      starts + "', 'a').write('x'); time.sleep(600)\"]\n");
   {
     ServeProcess open(dir);
     std::string error;
