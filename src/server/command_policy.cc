@@ -62,6 +62,23 @@ bool IsHarmlessPythonOption(std::string_view option) {
          std::end(kHarmless);
 }
 
+// A Python module name: identifiers joined by dots (no path, no "..").
+bool IsDottedName(std::string_view name) {
+  bool start = true;
+  for (char c : name) {
+    const bool letter =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (c == '.' && !start) {
+      start = true;
+    } else if (letter || (!start && c >= '0' && c <= '9')) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return !start;
+}
+
 // sbatch options that size, place or account for a job and cannot choose
 // its code (unlike --export, --chdir, --wrap, --get-user-env, ...).
 bool IsResourceSbatchOption(std::string_view option) {
@@ -125,9 +142,10 @@ struct CommandPolicy::Trainer {
       *module_out = module;
       return module;
     }
+    if (!python()) return argv.empty() ? "" : argv.front();
     size_t i = 0;
-    while (python() && i < argv.size() && IsHarmlessPythonOption(argv[i])) ++i;
-    if (i < argv.size() && argv[i] == "-m" && i + 1 < argv.size()) {
+    while (i < argv.size() && IsHarmlessPythonOption(argv[i])) ++i;
+    if (i + 1 < argv.size() && argv[i] == "-m") {
       *module_out = argv[i + 1];
       return argv[i + 1];
     }
@@ -156,7 +174,10 @@ std::string CommandPolicy::Refusal(const Rule& rule, const Trainer& trainer) {
   const std::string target = trainer.Target(&module);
   if (!module.empty()) {
     const std::string top = module.substr(0, module.find('.'));
-    if (trainer.package && trainer.package->filename() == top) return "";
+    if (IsDottedName(module) && trainer.package &&
+        trainer.package->filename() == top) {
+      return "";
+    }
     return absl::StrCat("module \"", module,
                         "\" is not in packagePath's package");
   }

@@ -184,6 +184,15 @@ TEST_F(CommandPolicyTest, PythonOptionsPassOnlyWhenTheyChooseNoCode) {
   EXPECT_THAT(policy.Check(module),
               StatusIs(absl::StatusCode::kPermissionDenied,
                        HasSubstr("module \"timeit\" is not in")));
+  module.command = {python_.string(), "-m", "pkg/../../elsewhere"};
+  EXPECT_THAT(policy.Check(module),
+              StatusHasCode(absl::StatusCode::kPermissionDenied));
+  // Only Python's -m names a module: another interpreter's -m is an option.
+  JobSpec shell = Command({"/bin/sh", "-m", "pkg"});
+  shell.package_path = (trainers_ / "pkg").string();
+  EXPECT_THAT(Policy({"/bin/sh:" + trainers_.string() + "/"}).Check(shell),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("interpreter option \"-m\"")));
 }
 
 TEST_F(CommandPolicyTest, OnlyResourceSbatchOptionsPass) {
