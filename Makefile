@@ -3,10 +3,6 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-# ccache (CMakeLists.txt) keys its entries on paths relative to the clone and
-# not on the build folder, so that another clone on this machine hits them.
-export CCACHE_BASEDIR := $(CURDIR)
-export CCACHE_NOHASHDIR := 1
 
 # The tests and benchmarks need GoogleTest and Google Benchmark; `make run`
 # needs neither (scripts/setup run).
