@@ -4,6 +4,7 @@ trainer that imports hypertune unchanged under `hptune run`."""
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 
@@ -68,32 +69,38 @@ def test_environment_names_the_file_and_trial(tmp_path, monkeypatch):
     assert lines(path)[0]["trial"] == "12"
 
 
-def default_metric_dir_state():
-    """Each file of the default metric path's directory, with its size and
-    modification time: what a report written there would change."""
-    directory = os.path.dirname(hypertune.DEFAULT_METRIC_PATH)
-    if not os.path.isdir(directory):
-        return {}
-    return {entry.name: (entry.stat().st_size, entry.stat().st_mtime_ns)
-            for entry in os.scandir(directory)}
-
-
 def test_without_a_metric_file_reports_go_to_stdout(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k != "CLOUD_ML_HP_METRIC_FILE"}
-    before = default_metric_dir_state()
-    out = subprocess.run(
+    # Steps no other run reports, to look for in the shared default file.
+    step = random.SystemRandom().randrange(10**9, 10**10)
+    child = subprocess.Popen(
         [sys.executable, "-c",
          "import hypertune, hptune\n"
          "hypertune.HyperTune().report_hyperparameter_tuning_metric("
-         "'loss', 0.25, 4)\n"
-         "hptune.report(step=5, accuracy=0.5, loss=0.125)\n"],
-        env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True, check=True)
-    assert out.stdout.splitlines() == [
-        "loss=0.25 global_step=4", "accuracy=0.5 loss=0.125 global_step=5"]
-    # Printed instead of written: neither the shared file nor a temporary
-    # one beside it (named by pid) was touched.
-    assert default_metric_dir_state() == before
+         f"'loss', 0.25, {step})\n"
+         f"hptune.report(step={step + 1}, accuracy=0.5, loss=0.125)\n"],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 0
+    assert out.splitlines() == [
+        f"loss=0.25 global_step={step}",
+        f"accuracy=0.5 loss=0.125 global_step={step + 1}"]
+    # Printed instead of written: the shared default file (which other
+    # programs may write meanwhile) holds neither report, and no temporary
+    # file of this child's pid is left beside it.
+    default = hypertune.DEFAULT_METRIC_PATH
+    written = read_or_empty(default)
+    assert str(step) not in written and str(step + 1) not in written
+    assert not os.path.exists(f"{default}.tmp-{child.pid}")
+
+
+def read_or_empty(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
 
 
 def test_a_diverged_value_is_written_for_the_engine_to_see(tmp_path):
