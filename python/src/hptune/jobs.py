@@ -159,11 +159,11 @@ class Job:
                 raise errors.DeadlineExceeded(
                     f"job {self.job_id} is still {self.state} after "
                     f"{timeout} s (it goes on)", e.method) from None
-            except errors.Unavailable:
-                pass
-            # The stream ended before the job: its server stopped (a drain
-            # ends every stream) or restarts. Once a server answers again,
-            # a new stream starts with the job as it is then, ended or not.
+            except (errors.Unavailable, errors.Cancelled):
+                pass  # The server stopped: a drain cancels every stream.
+            # The stream ended before the job: its server stopped or
+            # restarts. Once a server answers again, a new stream starts
+            # with the job as it is then, ended or not.
             retry_unavailable(lambda: self.refresh(trials=False),
                               reconnect_seconds)
 
@@ -198,14 +198,20 @@ class Job:
                 job_service_pb2.GetTrialLogsRequest(
                     job_id=self.job_id, trial_id=trial, replica=replica,
                     offset=offset, follow=follow))
+            ended = False
             try:
                 for chunk in stream:
                     offset = chunk.next_offset
+                    ended = chunk.end_of_log
                     if chunk.data:
                         yield chunk.data
-                return
-            except errors.Unavailable:
+                if ended or not follow:
+                    return
+            except (errors.Unavailable, errors.Cancelled):
                 if not follow:
                     raise
-                retry_unavailable(lambda: self.refresh(trials=False),
-                                  reconnect_seconds)
+            # Following, the stream ended before the log did: its server
+            # stopped (a drain cancels every stream) or restarts. Once a
+            # server answers, go on from the offset reached.
+            retry_unavailable(lambda: self.refresh(trials=False),
+                              reconnect_seconds)
