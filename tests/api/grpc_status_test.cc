@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace hptune::api {
 namespace {
 
@@ -38,6 +40,19 @@ TEST(ToGrpcStatusTest, EmptyMessageNamesTheCode) {
       ToGrpcStatus(absl::Status(absl::StatusCode::kNotFound, ""));
   EXPECT_EQ(out.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(out.error_message(), "error NOT_FOUND");
+}
+
+// The message travels in a trailer that clients cap at 8 KiB: a longer
+// one is cut at kMaxMessageBytes, saying how much was left out.
+TEST(ToGrpcStatusTest, ALongMessageIsCutSayingHowMuch) {
+  const std::string exact(kMaxMessageBytes, 'a');
+  EXPECT_EQ(ToGrpcStatus(absl::InvalidArgumentError(exact)).error_message(),
+            exact);
+  grpc::Status out = ToGrpcStatus(
+      absl::InvalidArgumentError(std::string(kMaxMessageBytes + 10, 'b')));
+  EXPECT_EQ(out.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(out.error_message(),
+            std::string(kMaxMessageBytes, 'b') + "... (10 more bytes)");
 }
 
 TEST(GrpcCodeTest, EveryCodeMapsToTheSameNumberAndBack) {
