@@ -38,11 +38,6 @@ void ElasticPool::shutdown() {
   for (auto& [id, thread] : running) thread.join();
 }
 
-size_t ElasticPool::threads() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return threads_.size();
-}
-
 void ElasticPool::Spawn(bool core) {
   const size_t id = next_id_++;
   threads_.emplace(id, std::thread([this, id, core] { Work(id, core); }));

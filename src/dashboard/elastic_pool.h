@@ -32,9 +32,6 @@ class ElasticPool : public httplib::TaskQueue {
   void enqueue(std::function<void()> fn) override;
   void shutdown() override;
 
-  // Threads now, for tests.
-  size_t threads() const;
-
  private:
   // Starts a thread; mutex_ held.
   void Spawn(bool core);
@@ -45,7 +42,7 @@ class ElasticPool : public httplib::TaskQueue {
   const size_t core_;
   const size_t max_;
   const std::chrono::milliseconds linger_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable work_;  // A job queued, or shutting down.
   std::deque<std::function<void()>> jobs_;
   std::map<size_t, std::thread> threads_;  // Running, by id.

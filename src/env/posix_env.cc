@@ -154,18 +154,25 @@ absl::Status CheckPrivateDirectory(const std::filesystem::path& dir) {
   if (ec) return ErrnoError("cannot resolve", dir, ec.value());
   const uid_t uid = ::geteuid();
   std::filesystem::path at = resolved;
+  const std::string risk = absl::StrCat(
+      ": another user could plant links or files there that this process "
+      "(uid ",
+      uid, ") would trust; ");
   for (bool self = true;; self = false) {
-    if (std::string why = OthersCanWrite(at, uid, self); !why.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "directory ", dir.string(),
-          self ? "" : absl::StrCat(" lies in ", at.string(), ", which is"),
-          self ? " is " : " ", why,
-          ": another user could plant links or "
-          "files there that this process (uid ",
-          uid, ") would trust; ",
-          self ? absl::StrCat("chown it to uid ", uid, " and chmod 700 it")
-               : "choose a directory whose parents only root or you can write",
-          ", or choose another"));
+    const std::string why = OthersCanWrite(at, uid, self);
+    if (!why.empty() && self) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("directory ", dir.string(), " is ", why, risk,
+                       "chown it to uid ", uid,
+                       " and chmod 700 it, or "
+                       "choose another"));
+    }
+    if (!why.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("directory ", dir.string(), " lies in ", at.string(),
+                       ", which is ", why, risk,
+                       "choose a directory whose parents only root or you can "
+                       "write"));
     }
     if (at == at.root_path()) break;
     at = at.parent_path();
