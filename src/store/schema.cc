@@ -105,6 +105,12 @@ ALTER TABLE trials ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN drained_attempts INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE measurements ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 4 -> 5: who submitted a job (JobOwner); -1 for what was stored
+      // before: the runner's own user.
+      R"sql(
+ALTER TABLE jobs ADD COLUMN owner_uid INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE jobs ADD COLUMN owner_gid INTEGER NOT NULL DEFAULT -1;
+)sql",
   };
   return *kMigrations;
 }

@@ -175,7 +175,8 @@ absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
 
 constexpr char kJobColumns[] =
     "job_id, training_input_json, study_name, state, error_message, "
-    "create_time, start_time, end_time, slurm_json, labels_json";
+    "create_time, start_time, end_time, slurm_json, labels_json, owner_uid, "
+    "owner_gid";
 
 absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   JobRecord job;
@@ -198,10 +199,11 @@ absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
   HPTUNE_RETURN_IF_ERROR(
       InRecord(labels.status(), absl::StrCat("job \"", job.job_id, "\"")));
   job.labels = *std::move(labels);
+  job.owner = {.uid = row.ColumnInt(10), .gid = row.ColumnInt(11)};
   return job;
 }
 
-// Binds the job's columns to ?1 ... ?10 in kJobColumns order.
+// Binds the job's columns to ?1 ... ?12 in kJobColumns order.
 absl::Status BindJob(Statement& statement, const JobRecord& job) {
   HPTUNE_ASSIGN_OR_RETURN(std::string slurm, EncodeSlurmJobOptions(job.slurm));
   HPTUNE_ASSIGN_OR_RETURN(std::string labels, EncodeJobLabels(job.labels));
@@ -214,7 +216,9 @@ absl::Status BindJob(Statement& statement, const JobRecord& job) {
       .BindOptionalInt(7, OptionalMicros(job.start_time))
       .BindOptionalInt(8, OptionalMicros(job.end_time))
       .BindText(9, slurm)
-      .BindText(10, labels);
+      .BindText(10, labels)
+      .BindInt(11, job.owner.uid)
+      .BindInt(12, job.owner.gid);
   return absl::OkStatus();
 }
 
@@ -547,9 +551,9 @@ absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db) {
 }
 
 absl::Status InsertJob(SqliteConnection& db, const JobRecord& job) {
-  static const std::string kSql =
-      absl::StrCat("INSERT INTO jobs (", kJobColumns,
-                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  static const std::string kSql = absl::StrCat(
+      "INSERT INTO jobs (", kJobColumns,
+      ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
   HPTUNE_RETURN_IF_ERROR(BindJob(insert, job));
   return insert.Run();
@@ -561,8 +565,8 @@ absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job) {
       db.Prepare(
           "UPDATE jobs SET training_input_json = ?2, study_name = ?3, "
           "state = ?4, error_message = ?5, create_time = ?6, "
-          "start_time = ?7, end_time = ?8, slurm_json = ?9, labels_json = ?10 "
-          "WHERE job_id = ?1"));
+          "start_time = ?7, end_time = ?8, slurm_json = ?9, labels_json = ?10, "
+          "owner_uid = ?11, owner_gid = ?12 WHERE job_id = ?1"));
   HPTUNE_RETURN_IF_ERROR(BindJob(update, job));
   return update.Run();
 }

@@ -141,8 +141,12 @@ TEST_F(SqliteStoreTest, NewerSchemaVersionIsAClearError) {
                    "); open it with a newer hptune"));
 }
 
-// What schema version 4 added, dropped to make an older file.
+// What schema versions 4 and 5 added, dropped to make an older file.
+const std::string kDropOwners =
+    "ALTER TABLE jobs DROP COLUMN owner_uid; "
+    "ALTER TABLE jobs DROP COLUMN owner_gid; ";
 const std::string kDropAttempts =
+    kDropOwners +
     "ALTER TABLE trials DROP COLUMN attempt; "
     "ALTER TABLE trials DROP COLUMN drained_attempts; "
     "ALTER TABLE measurements DROP COLUMN attempt; ";
@@ -231,6 +235,30 @@ TEST_F(SqliteStoreTest, VersionThreeFileIsMigratedAndGainsAttempts) {
   EXPECT_THAT(RawDb(path_).Query("SELECT attempt FROM measurements "
                                  "ORDER BY seq"),
               ElementsAre("0", "0", "1"));
+}
+
+// A file of schema version 4 (no job owners): its jobs read back as the
+// runner's own user's, and a new owner is kept.
+TEST_F(SqliteStoreTest, VersionFourFileIsMigratedAndGainsOwners) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(kDropOwners + "PRAGMA user_version = 4;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK_AND_ASSIGN(JobRecord job, store->GetJob("mnist"));
+  EXPECT_FALSE(job.owner.known());
+  job.owner = {.uid = 1234, .gid = 56};
+  ASSERT_OK(store->UpdateJob(job.job_id, [&](JobRecord& stored) {
+    stored.owner = job.owner;
+    return absl::OkStatus();
+  }));
+  EXPECT_THAT(store->GetJob("mnist"),
+              IsOkAndHolds(::testing::Field(&JobRecord::owner,
+                                            JobOwner{.uid = 1234, .gid = 56})));
 }
 
 TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {

@@ -137,6 +137,18 @@ bool IsTerminal(JobState state);
 // OK when `from` -> `to` is legal; FailedPrecondition naming both otherwise.
 [[nodiscard]] absl::Status CheckJobTransition(JobState from, JobState to);
 
+// Who submitted a job, as the kernel or a server's users file named them:
+// a root server runs the job's replicas with this uid and gid. uid -1: the
+// user of the process that runs the job (`hptune run`, a server that is not
+// root, or one that allowed its own user's trials).
+struct JobOwner {
+  int64_t uid = -1;
+  int64_t gid = -1;
+
+  bool known() const { return uid >= 0; }
+  bool operator==(const JobOwner&) const = default;
+};
+
 struct JobRecord {
   std::string job_id;
   // The job's `trainingInput` as canonical JSON: what TF_CONFIG's "job" holds
@@ -145,6 +157,7 @@ struct JobRecord {
   std::string study_name;  // The study its trials belong to.
   JobLabels labels;        // JobSpec::labels.
   SlurmJobOptions slurm;   // JobSpec::slurm, kept for a resumed job.
+  JobOwner owner;
   JobState state = JobState::kQueued;
   std::string error_message;  // Set when FAILED.
   Timestamp create_time{};
