@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -19,6 +18,7 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "src/dashboard/assets.h"
 #include "src/dashboard/change_feed.h"
 #include "src/dashboard/elastic_pool.h"
@@ -668,18 +668,15 @@ class DashboardServer::Impl {
     const std::filesystem::path path =
         options_.state_dir / snapshot->job->job_id / std::to_string(number) /
         (replica + ".log");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    absl::StatusOr<FileChunk> read = ReadFileChunk(path, offset, kMaxLogChunk);
+    if (absl::IsNotFound(read.status())) {
       return absl::NotFoundError(
           absl::StrCat("trial ", number, ": no log \"", replica, ".log\""));
     }
-    in.seekg(0, std::ios::end);
-    const int64_t size = in.tellg();
+    HPTUNE_RETURN_IF_ERROR(read.status());
+    const int64_t size = read->size;
     offset = std::min(offset, size);
-    in.seekg(offset);
-    std::string text(std::min<int64_t>(kMaxLogChunk, size - offset), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(in.gcount());
+    std::string text = std::move(read->data);
     return Json{{"replica", replica},
                 {"offset", offset},
                 {"next_offset", offset + static_cast<int64_t>(text.size())},

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -65,9 +66,12 @@ class PosixEnv : public Env {
                                    int mode) override {
     std::filesystem::path temporary = path;
     temporary += absl::StrCat(".tmp.", ::getpid());
-    int fd =
-        ::open(temporary.c_str(),
-               O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+    // Made afresh (O_EXCL): in a directory another user owns, a name
+    // planted there, a link or a hard link to a file of ours, is not
+    // written through.
+    ::unlink(temporary.c_str());
+    int fd = ::open(temporary.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0) return ErrnoError("cannot create", temporary, errno);
     const bool written = WriteAll(fd, contents) && ::fsync(fd) == 0;
     const int write_errno = errno;
@@ -126,6 +130,30 @@ absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
     return ErrnoError("cannot create directory", dir, ENOTDIR);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
+                                        int64_t offset, int64_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return ErrnoError("cannot open", path, errno);
+  struct stat info;
+  absl::Status refused;
+  if (::fstat(fd, &info) != 0) {
+    refused = ErrnoError("cannot stat", path, errno);
+  } else if (!S_ISREG(info.st_mode) || info.st_nlink > 1) {
+    refused = absl::FailedPreconditionError(absl::StrCat(
+        path.string(), ": not a file of its own (a link, or not regular)"));
+  }
+  FileChunk chunk{.size = static_cast<int64_t>(info.st_size)};
+  if (refused.ok() && offset < chunk.size) {
+    chunk.data.resize(
+        static_cast<size_t>(std::min(max_bytes, chunk.size - offset)));
+    const ssize_t n = ::pread(fd, chunk.data.data(), chunk.data.size(), offset);
+    chunk.data.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
+  ::close(fd);
+  if (!refused.ok()) return refused;
+  return chunk;
 }
 
 namespace {

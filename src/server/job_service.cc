@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
@@ -16,6 +15,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
 #include "src/api/conversion.h"
 #include "src/server/call.h"
@@ -146,16 +146,11 @@ absl::StatusOr<v1::LogChunk> ReadChunk(const LogRequest& log, int64_t offset) {
   v1::LogChunk chunk;
   chunk.set_offset(offset);
   chunk.set_next_offset(offset);
-  std::ifstream in(log.path, std::ios::binary);
-  if (!in) return chunk;
-  in.seekg(0, std::ios::end);
-  const int64_t size = static_cast<int64_t>(in.tellg());
-  if (offset >= size) return chunk;
-  const int64_t n = std::min(log.max_bytes, size - offset);
-  std::string data(static_cast<size_t>(n), '\0');
-  in.seekg(offset);
-  in.read(data.data(), n);
-  data.resize(static_cast<size_t>(in.gcount()));
+  absl::StatusOr<FileChunk> read =
+      ReadFileChunk(log.path, offset, log.max_bytes);
+  if (absl::IsNotFound(read.status())) return chunk;
+  HPTUNE_RETURN_IF_ERROR(read.status());
+  std::string data = std::move(read->data);
   chunk.set_next_offset(offset + static_cast<int64_t>(data.size()));
   chunk.set_data(std::move(data));
   return chunk;
@@ -241,6 +236,13 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
         JobSpecFromProto(request->training_input(), request->job_id()));
     HPTUNE_ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
     HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_ASSIGN_OR_RETURN(const JobOwner owner, access_.OwnerFor(caller));
+    // The earlier job's results are read into this one's study.
+    if (const std::string& earlier = spec.study->resume_previous_job_id;
+        !earlier.empty()) {
+      HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, earlier).status());
+    }
     // Trials run on this machine: a missing module or program is refused
     // now, not found by every launch.
     if (backend_ == "local") HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(spec));
@@ -256,7 +258,7 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
             "slurm options out)"));
       }
     }
-    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec, owner));
     HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
     return absl::OkStatus();
   });
@@ -267,7 +269,9 @@ grpc::Status JobService::GetJob(grpc::ServerContext* context,
                                 v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
-    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job,
+                            access_.FindJob(caller, request->job_id()));
     HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, !request->omit_trials()));
     return absl::OkStatus();
   });
@@ -293,10 +297,12 @@ grpc::Status JobService::ListJobs(grpc::ServerContext* context,
       }
       states.insert(state);
     }
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> all, store_.ListJobs());
     std::vector<const JobRecord*> matching;
     // Newest first: the store lists in creation order.
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (!access_.MaySee(caller, *it)) continue;
       if (!states.empty() && !states.contains(JobStateToProto(it->state))) {
         continue;
       }
@@ -321,6 +327,8 @@ grpc::Status JobService::CancelJob(grpc::ServerContext* context,
                                    v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
     HPTUNE_ASSIGN_OR_RETURN(JobRecord job, jobs_.Cancel(request->job_id()));
     HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, false));
     return absl::OkStatus();
@@ -332,6 +340,8 @@ grpc::Status JobService::UpdateJob(grpc::ServerContext* context,
                                    v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
     if (request->update_labels().empty() && request->remove_labels().empty() &&
         !request->clear_labels()) {
       return absl::InvalidArgumentError(
@@ -361,7 +371,9 @@ grpc::Status JobService::WatchJob(grpc::ServerContext* context,
                                   grpc::ServerWriter<v1::JobEvent>* writer) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
-    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_ASSIGN_OR_RETURN(JobRecord job,
+                            access_.FindJob(caller, request->job_id()));
     // What the client has been told: the job's state and each trial's (a
     // trial leaving the backend's queue is news, so QUEUED counts).
     std::optional<JobState> sent_state;
@@ -410,6 +422,9 @@ grpc::Status JobService::GetTrialLogs(grpc::ServerContext* context,
                                       const v1::GetTrialLogsRequest* request,
                                       v1::LogChunk* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
     HPTUNE_ASSIGN_OR_RETURN(
         LogRequest log, ResolveLog(store_, jobs_.options().runs_dir, *request));
     const bool ended = TrialEnded(store_, log);
@@ -429,6 +444,9 @@ grpc::Status JobService::StreamTrialLogs(
     grpc::ServerContext* context, const v1::GetTrialLogsRequest* request,
     grpc::ServerWriter<v1::LogChunk>* writer) {
   return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
     HPTUNE_ASSIGN_OR_RETURN(
         LogRequest log,
         ResolveLog(store_, jobs_.options().runs_dir, *request,

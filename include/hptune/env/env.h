@@ -73,6 +73,19 @@ Env& DefaultEnv();
 [[nodiscard]] absl::Status CheckPrivateDirectory(
     const std::filesystem::path& dir);
 
+// Up to `max_bytes` of the file at `path` from `offset` (less at its end),
+// and its size: a replica log read while its replica writes it. The file is
+// opened without following a link and refused when it has other hard links,
+// since its directory may belong to the job's user, who could point the
+// name at a file only this process may read. NotFound when absent;
+// FailedPrecondition naming the file when it is not one to read.
+struct FileChunk {
+  std::string data;
+  int64_t size = 0;  // The whole file's.
+};
+absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
+                                        int64_t offset, int64_t max_bytes);
+
 // The file exec would run for `program`, searched as execvp does: a name
 // with a slash is returned as it is; otherwise the first executable regular
 // file of that name in a directory of this process's PATH ("/bin:/usr/bin"

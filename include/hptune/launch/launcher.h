@@ -19,12 +19,14 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/env/users.h"
 
 namespace hptune::launch {
 
@@ -63,6 +65,10 @@ struct ReplicaLaunch {
   std::map<std::string, std::string> env;
   std::filesystem::path working_dir;  // Empty: the launcher's.
   std::filesystem::path log_path;     // stdout and stderr, appended.
+  // Whom the replica runs as, and whose its log is: the job's owner, for a
+  // root server's job of another user (hptune/env/users.h). Unset: this
+  // process's user.
+  std::optional<UserCredentials> run_as;
 };
 
 struct TrialLaunch {

@@ -17,12 +17,14 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <system_error>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/env/env.h"
+#include "hptune/env/users.h"
 #include "src/launch/local/spawn_in_cgroup.h"
 
 extern char** environ;
@@ -129,6 +131,23 @@ absl::Status CannotStart(const std::string& name, const ReplicaLaunch& replica,
   }
 }
 
+// The replica's log, opened for appending (its directory made first); -1
+// with errno set when it cannot be. The log is its owner's alone: a trainer
+// may print what others should not read. A link planted in its place is not
+// followed, and a replica run as another user has its log opened and made
+// with that user's rights, so a name the user controls never makes this
+// process write where the user could not.
+int OpenLog(const ReplicaLaunch& replica) {
+  std::optional<ScopedFileIdentity> as_user;
+  if (replica.run_as) as_user.emplace(*replica.run_as);
+  if (replica.log_path.has_parent_path()) {
+    // A failure shows as the log file that cannot be opened.
+    CreatePrivateDirectories(replica.log_path.parent_path()).IgnoreError();
+  }
+  return open(replica.log_path.c_str(),
+              O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+}
+
 }  // namespace
 
 std::string DescribeReplica(const ReplicaLaunch& replica) {
@@ -152,14 +171,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   if (replica.log_path.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": no log path"));
   }
-  if (replica.log_path.has_parent_path()) {
-    // A failure shows as the log file that cannot be opened, below.
-    CreatePrivateDirectories(replica.log_path.parent_path()).IgnoreError();
-  }
-  // The log is its owner's alone: a trainer may print what others should
-  // not read. A link planted in its place is not followed.
-  int log = open(replica.log_path.c_str(),
-                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int log = OpenLog(replica);
   if (log < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat(name, ": cannot open log file \"",
@@ -197,7 +209,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
   int rc = 0;
-  if (cgroup_fd >= 0) {
+  if (cgroup_fd >= 0 || replica.run_as) {
     // posix_spawnp's lookup, which the cgroup spawn does not have.
     const absl::StatusOr<std::string> found = FindOnPath(program);
     if (!found.ok()) {
@@ -209,7 +221,8 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
                            .log_fd = log,
                            .working_dir = replica.working_dir.empty()
                                               ? nullptr
-                                              : replica.working_dir.c_str()},
+                                              : replica.working_dir.c_str(),
+                           .user = replica.run_as ? &*replica.run_as : nullptr},
                           cgroup_fd);
       rc = pid < 0 ? errno : 0;
     }

@@ -84,6 +84,17 @@ struct ChildContext {
       dup2(exec.log_fd, 2) < 0) {
     FailChild(context, errno);
   }
+  // The groups and gid first: once the uid is not root, they cannot change.
+  // Raw calls: glibc's wrappers would change every thread of the parent,
+  // whose memory this child shares.
+  if (exec.user != nullptr) {
+    const UserCredentials& user = *exec.user;
+    if (syscall(SYS_setgroups, user.groups.size(), user.groups.data()) != 0 ||
+        syscall(SYS_setresgid, user.gid, user.gid, user.gid) != 0 ||
+        syscall(SYS_setresuid, user.uid, user.uid, user.uid) != 0) {
+      FailChild(context, errno);
+    }
+  }
   if (exec.working_dir != nullptr && chdir(exec.working_dir) != 0) {
     FailChild(context, errno);
   }
@@ -135,9 +146,9 @@ pid_t CloneIntoCgroup(int cgroup_fd) {
   // No CLONE_VM and no stack: fork semantics, the child on a copy of this
   // thread's stack.
   CloneArgs args{};
-  args.flags = kCloneIntoCgroup;
+  args.flags = cgroup_fd >= 0 ? kCloneIntoCgroup : 0;
   args.exit_signal = SIGCHLD;
-  args.cgroup = static_cast<uint64_t>(cgroup_fd);
+  args.cgroup = static_cast<uint64_t>(cgroup_fd >= 0 ? cgroup_fd : 0);
   return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof(args)));
 }
 
@@ -150,11 +161,11 @@ pid_t SpawnInCgroup(const ChildExec& exec, int cgroup_fd) {
   // may run a handler of this process in the child before it resets them.
   alignas(16) char stack[kChildStackBytes];
   CloneArgs args{};
-  args.flags = CLONE_VM | CLONE_VFORK | kCloneIntoCgroup;
+  args.flags = CLONE_VM | CLONE_VFORK | (cgroup_fd >= 0 ? kCloneIntoCgroup : 0);
   args.exit_signal = SIGCHLD;
   args.stack = reinterpret_cast<uint64_t>(stack);
   args.stack_size = sizeof(stack);
-  args.cgroup = static_cast<uint64_t>(cgroup_fd);
+  args.cgroup = static_cast<uint64_t>(cgroup_fd >= 0 ? cgroup_fd : 0);
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &saved);

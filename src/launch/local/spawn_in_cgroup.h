@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include "hptune/env/users.h"
+
 namespace hptune::launch {
 
 // fork(2), with the child started in the cgroup whose directory `cgroup_fd`
@@ -23,9 +25,13 @@ struct ChildExec {
   char* const* envp;    // Null-terminated.
   int log_fd;           // Becomes stdout and stderr.
   const char* working_dir = nullptr;  // Unchanged when null.
+  // Whom the child becomes before it execs (groups, gid, uid; needs root).
+  // Unchanged when null.
+  const UserCredentials* user = nullptr;
 };
 
-// Starts `exec` in the cgroup of `cgroup_fd`, as posix_spawn would with the
+// Starts `exec` in the cgroup of `cgroup_fd` (this process's when -1), as
+// posix_spawn would with the
 // options SpawnReplica uses, and as cheaply (on x86-64 the child shares this
 // process's memory until it execs, like vfork): a process group of its own,
 // stdin /dev/null, stdout and stderr on log_fd, no other descriptor, every

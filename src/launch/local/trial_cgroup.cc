@@ -32,9 +32,12 @@ namespace fs = std::filesystem;
 absl::Status WriteRecord(const fs::path& record, const std::string& cgroup) {
   fs::path temporary = record;
   temporary += absl::StrCat(".tmp.", getpid());
+  // Made afresh (O_EXCL): the trial directory may be its job owner's, who
+  // could have planted a link or a hard link under that name.
+  unlink(temporary.c_str());
   const int fd =
       open(temporary.c_str(),
-           O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+           O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot create ", temporary.string(), ": ", strerror(errno)));
@@ -57,6 +60,23 @@ using Clock = std::chrono::steady_clock;
 // removed fails reads with ENODEV).
 std::string ReadSmallFile(const fs::path& path) {
   return DefaultEnv().ReadFile(path).value_or("");
+}
+
+// The record's text when this process's user wrote it; empty otherwise.
+// The trial directory may be its job owner's (a root server's job of
+// another user), who must not name a cgroup for this process to kill.
+std::string ReadOwnRecord(const fs::path& record) {
+  const int fd = open(record.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "";
+  struct stat info;
+  char text[4096];
+  ssize_t n = -1;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+      info.st_uid == geteuid()) {
+    n = read(fd, text, sizeof(text));
+  }
+  close(fd);
+  return n > 0 ? std::string(text, static_cast<size_t>(n)) : "";
 }
 
 bool WriteControl(const fs::path& file, const char* value) {
@@ -302,7 +322,7 @@ bool TrialCgroup::ReplicaPopulated(int replica) const {
 int KillRecordedCgroup(const fs::path& trial_dir,
                        std::chrono::milliseconds wait) {
   const fs::path record = trial_dir / kCgroupRecordFile;
-  std::string recorded = ReadSmallFile(record);
+  std::string recorded = ReadOwnRecord(record);
   if (recorded.empty()) return 0;
   const fs::path dir(recorded);
   // Only a trial cgroup is ever killed: a record that names anything else

@@ -40,6 +40,11 @@ absl::StatusOr<std::optional<ReadableFile>> ReadableFile::Open(
     return absl::FailedPreconditionError(absl::StrCat(
         "metrics file \"", path.string(), "\" is not a regular file"));
   }
+  // A hard link made by a trainer to a file it may not read is not read.
+  if (info.st_nlink > 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("metrics file \"", path.string(), "\" has other links"));
+  }
   file.size_ = static_cast<uint64_t>(info.st_size);
   return std::optional<ReadableFile>(std::move(file));
 }
