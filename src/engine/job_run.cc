@@ -1,6 +1,9 @@
 #include "src/engine/job_run.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -8,6 +11,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
+#include "hptune/env/users.h"
 #include "hptune/launch/replica_env.h"
 #include "src/engine/job_progress.h"
 #include "src/engine/time_limits.h"
@@ -16,6 +20,16 @@ namespace hptune::engine::internal {
 namespace {
 
 constexpr size_t kMaxWarnings = 10;
+
+// Whom the job's replicas run as: its owner, when that is not this
+// process's user (a root server's job of another user).
+std::optional<UserCredentials> RunAs(const JobOwner& owner) {
+  if (!owner.known() || owner.uid == static_cast<int64_t>(::geteuid())) {
+    return std::nullopt;
+  }
+  return LookUpUser(static_cast<uid_t>(owner.uid),
+                    static_cast<gid_t>(owner.gid));
+}
 
 }  // namespace
 
@@ -36,6 +50,7 @@ JobRun::JobRun(store::Store& store, TuningEngine& engine,
       requests_(launch::ReplicaRequests(job)),
       training_input_json_(TrainingInputToJson(job)),
       job_dir_(job.job_dir),
+      run_as_(RunAs(record.owner)),
       limits_{.max_replica_restarts = options.max_replica_restarts,
               .max_trial_retries = options.max_trial_retries,
               .termination_grace = options.termination_grace},
@@ -90,6 +105,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       options_.runs_dir / job_.job_id / std::to_string(trial.number);
   // A failure shows as the replicas' log files that cannot be opened.
   CreatePrivateDirectories(trial_dir).IgnoreError();
+  // The trial's directory is its replicas' working directory: their user's.
+  if (run_as_) GiveToUser(trial_dir, *run_as_).IgnoreError();
   const launch::TrialContext context{
       .job = &job_,
       .training_input_json = training_input_json_,
@@ -104,12 +121,18 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   // The AIP_* directories exist from the start, so a trainer can write a
   // checkpoint without making them. A failure shows as the trainer's.
   if (const launch::AipDirs aip = launch::TrialOutputDirs(context); aip.local) {
+    // Made by their user, wherever the job's jobDir names.
+    std::optional<ScopedFileIdentity> as_user;
+    if (run_as_) as_user.emplace(*run_as_);
     for (const std::string& dir :
          {aip.model, aip.checkpoint, aip.tensorboard}) {
       CreatePrivateDirectories(dir).IgnoreError();
     }
   }
   launch.job_id = job_.job_id;
+  for (launch::ReplicaLaunch& replica : launch.replicas) {
+    replica.run_as = run_as_;
+  }
   auto execution = std::make_unique<TrialExecution>(
       store_, study_.name, launcher_, std::move(launch), std::move(placement),
       study_.spec.metric_tag, limits_);

@@ -29,6 +29,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/engine/job_runner.h"
 #include "hptune/env/env.h"
+#include "hptune/env/users.h"
 #include "hptune/launch/stored_reports.h"
 #include "src/engine/backend_queue.h"
 #include "src/engine/job_slots.h"
@@ -94,6 +95,8 @@ class JobRun {
   const std::vector<launch::ReplicaRequest> requests_;
   const std::string training_input_json_;
   const std::filesystem::path job_dir_;
+  // The job owner's credentials when replicas run as another user.
+  const std::optional<UserCredentials> run_as_;
   const TrialExecutionLimits limits_;
 
   JobSlots slots_;

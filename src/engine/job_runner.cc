@@ -1,5 +1,8 @@
 #include "hptune/engine/job_runner.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <system_error>
 #include <utility>
@@ -24,7 +27,8 @@ JobRunner::JobRunner(store::Store& store, TuningEngine& engine,
       options_(std::move(options)),
       env_(env) {}
 
-absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
+absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
+                                            JobOwner owner) {
   std::vector<FieldError> errors = ValidateJobId(job.job_id, "job ID");
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
   HPTUNE_RETURN_IF_ERROR(internal::CheckRunnable(job));
@@ -53,6 +57,7 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job) {
                    .study_name = study.name,
                    .labels = job.labels,
                    .slurm = job.slurm,
+                   .owner = owner,
                    .state = JobState::kQueued};
   HPTUNE_RETURN_IF_ERROR(store_.CreateJob(record));
   return store_.GetJob(job.job_id);
@@ -78,10 +83,16 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
                           engine_.GetStudy(record.study_name));
   // Logs and metric files are the job's owner's: private directories.
-  if (absl::Status made =
-          CreatePrivateDirectories(options_.runs_dir / job.job_id);
-      !made.ok()) {
+  const std::filesystem::path job_dir = options_.runs_dir / job.job_id;
+  if (absl::Status made = CreatePrivateDirectories(job_dir); !made.ok()) {
     return set_state(JobState::kFailed, std::string(made.message()));
+  }
+  // Another user's job: this process keeps the job's directory, so that
+  // no trial directory can be swapped for a link; its user may pass
+  // through to the trial directories, which are that user's.
+  if (record.owner.known() &&
+      record.owner.uid != static_cast<int64_t>(::geteuid())) {
+    ::chmod(job_dir.c_str(), 0711);
   }
   // The job stays PREPARING until a trial's replicas run, as AI Platform's
   // stays until its workers are up: what maxWaitTime limits. `record`'s

@@ -91,9 +91,10 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
   return waiting;
 }
 
-absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job) {
+absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job,
+                                             JobOwner owner) {
   engine::JobRunner runner(store_, engine_, launcher_, options_);
-  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job, owner));
   StartThread(job);
   Bump();
   return record;

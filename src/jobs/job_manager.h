@@ -51,8 +51,9 @@ class JobManager {
   // Cancels the jobs still running and waits for their threads.
   ~JobManager();
 
-  // Validates and records the job (JobRunner::Submit), then runs it.
-  absl::StatusOr<JobRecord> Submit(const JobSpec& job);
+  // Validates and records the job (JobRunner::Submit), then runs it as
+  // `owner`.
+  absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {});
 
   // Whether a job may run here (the server's --allow-command rules).
   using Admission = std::function<absl::Status(const JobSpec&)>;

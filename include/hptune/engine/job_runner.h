@@ -114,8 +114,9 @@ class JobRunner {
   // Checks that `job` can run here (a trainer command, hyperparameters, GPUs
   // the launcher can ever provide) and records it QUEUED with its study
   // (named after the job). InvalidArgument or FailedPrecondition naming the
-  // field and value; AlreadyExists for a job ID in use.
-  absl::StatusOr<JobRecord> Submit(const JobSpec& job);
+  // field and value; AlreadyExists for a job ID in use. `owner`: whom its
+  // replicas run as (JobOwner; unknown: this process's user).
+  absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {});
 
   // Runs the submitted job `job` until it ends and returns its final record.
   // An error means the runner itself could not go on (e.g. the store failed);
