@@ -84,7 +84,7 @@ class Server:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [HPTUNE, "serve", "--listen", f"127.0.0.1:{self.port}",
-                 "--http", "127.0.0.1:0",
+                 "--http", "127.0.0.1:0", "--allow-root-trials",
                  "--db", self.db, "--state-dir", self.runs] + self.extra,
                 stdout=log, stderr=subprocess.STDOUT, env=self.env,
                 cwd=self.dir)

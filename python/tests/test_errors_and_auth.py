@@ -1,15 +1,17 @@
 """Each error class with the server's message; tokens, TLS and the
 environment variables the CLI reads; retries while a server restarts."""
 
+import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 
 import pytest
 
 import hptune
-from hptune.connection import retry_unavailable
+from hptune.connection import ask_identity_socket, retry_unavailable
 
 SPEC = {"goal": "MINIMIZE", "maxTrials": 2, "params": [
     {"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]}
@@ -93,6 +95,27 @@ def test_the_clis_environment_variables(server, monkeypatch):
     monkeypatch.setenv("HPTUNE_TOKEN", server.token)
     assert hptune.Client().server == server.address
     assert hptune.Client().list_studies() == []
+
+
+def test_on_a_unix_socket_the_kernel_says_who_asks(server_factory,
+                                                   monkeypatch):
+    # Short: a Unix socket's path has at most 107 bytes.
+    directory = tempfile.mkdtemp(prefix="hptune-")
+    path = os.path.join(directory, "hptune.sock")
+    server = server_factory(["--socket", path]).start()
+    # No token anywhere: the identity socket beside the gRPC one gives this
+    # user's, which for the server's own user is the server's token.
+    monkeypatch.delenv("HPTUNE_TOKEN", raising=False)
+    monkeypatch.setenv("HPTUNE_CONFIG_DIR", "/nonexistent")
+    assert ask_identity_socket(path) == server.token
+    client = hptune.Client("unix:" + path)
+    client.create_study("on_the_socket", SPEC)
+    assert [s.name for s in client.list_studies()] == ["on_the_socket"]
+    # Without the identity socket the call goes without a token.
+    os.unlink(path + ".identity")
+    with pytest.raises(hptune.Unauthenticated):
+        hptune.Client("unix:" + path).list_studies()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture

@@ -9,6 +9,10 @@
 // passes. A SubmitJob that names a backend must name this server's (the
 // server runs every job on the one launcher it was started with), and its
 // trainer must be one the server's CommandPolicy allows.
+// On a server shared by several users (auth.h), a job is its submitter's: a
+// root server runs its replicas as that user, and only that user and the
+// server's administrator may see, watch, stream, relabel or cancel it
+// (job_access.h).
 // Thread-safe: handlers run on the sync server's threads.
 #ifndef HPTUNE_SRC_SERVER_JOB_SERVICE_H_
 #define HPTUNE_SRC_SERVER_JOB_SERVICE_H_
@@ -21,6 +25,7 @@
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
 #include "src/server/command_policy.h"
+#include "src/server/job_access.h"
 
 namespace hptune::server {
 
@@ -30,12 +35,13 @@ class JobService final : public v1::JobService::Service {
   // `policy`: which programs submitted jobs may run.
   JobService(store::Store& store, jobs::JobManager& jobs,
              const TokenAuthenticator& auth, std::string backend,
-             CommandPolicy policy)
+             CommandPolicy policy, const JobAccess& access)
       : store_(store),
         jobs_(jobs),
         auth_(auth),
         backend_(std::move(backend)),
-        policy_(std::move(policy)) {}
+        policy_(std::move(policy)),
+        access_(access) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const v1::SubmitJobRequest* request,
@@ -74,6 +80,7 @@ class JobService final : public v1::JobService::Service {
   const TokenAuthenticator& auth_;
   const std::string backend_;
   const CommandPolicy policy_;
+  const JobAccess& access_;
 };
 
 }  // namespace hptune::server

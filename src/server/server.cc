@@ -5,7 +5,12 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 #include <utility>
 
@@ -20,6 +25,8 @@
 #include "src/jobs/draining_launcher.h"
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
+#include "src/server/identity_socket.h"
+#include "src/server/job_access.h"
 #include "src/server/job_service.h"
 #include "src/server/listen_policy.h"
 #include "src/server/memory_release.h"
@@ -47,6 +54,16 @@ class HptuneServer::Impl {
     // What replicas leave there (logs, metric files, cgroup records) is
     // trusted: no other user may plant links or files in it.
     HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options_.state_dir));
+    if (!options_.users_file.empty()) {
+      HPTUNE_RETURN_IF_ERROR(auth_.LoadUsersFile(options_.users_file));
+    }
+    // A root server that serves other users runs their trials in their
+    // directories under the state directory: they may pass through it,
+    // though not list or change it.
+    if (::geteuid() == 0 &&
+        !(options_.socket_path.empty() && options_.users_file.empty())) {
+      ::chmod(options_.state_dir.c_str(), 0711);
+    }
     HPTUNE_RETURN_IF_ERROR(LockDatabase());
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(
@@ -66,12 +83,17 @@ class HptuneServer::Impl {
     runner.stopping_rule = options_.stopping_rule;
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
                                                runner, options_.job_log);
-    study_service_ = std::make_unique<StudyService>(*store_, *engine_, auth_,
-                                                    options_.stopping_rule);
+    access_ = std::make_unique<JobAccess>(
+        *store_, JobAccessRules{.share_jobs = options_.share_jobs,
+                                .allow_root_trials = options_.allow_root_trials,
+                                .backend = options_.backend_name});
+    study_service_ = std::make_unique<StudyService>(
+        *store_, *engine_, auth_, *access_, options_.stopping_rule);
     HPTUNE_ASSIGN_OR_RETURN(CommandPolicy policy,
                             CommandPolicy::Parse(options_.allowed_commands));
-    job_service_ = std::make_unique<JobService>(
-        *store_, *jobs_, auth_, options_.backend_name, std::move(policy));
+    job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
+                                                options_.backend_name,
+                                                std::move(policy), *access_);
 
     grpc::EnableDefaultHealthCheckService(true);
     // Reflection answers without the token (gRPC serves it, not our
@@ -90,6 +112,11 @@ class HptuneServer::Impl {
       credentials = grpc::InsecureServerCredentials();
     }
     builder.AddListeningPort(options_.listen_address, credentials, &port_);
+    if (!options_.socket_path.empty()) {
+      HPTUNE_RETURN_IF_ERROR(PrepareSocketDirectory());
+      builder.AddListeningPort("unix:" + options_.socket_path.string(),
+                               grpc::InsecureServerCredentials());
+    }
     builder.SetMaxReceiveMessageSize(options_.max_request_bytes);
     // gRPC sets SO_REUSEPORT by default: a second server on the same port
     // would start, share the port and resume the first one's jobs.
@@ -110,6 +137,7 @@ class HptuneServer::Impl {
           "cannot listen on \"", options_.listen_address,
           "\" (address in use, or not an address of this machine)"));
     }
+    HPTUNE_RETURN_IF_ERROR(ServeSocket());
     // Resumed after the port is bound, so a second server on a busy port
     // never touches the first one's jobs.
     // The rules hold for the jobs already in the database as for new ones.
@@ -120,6 +148,34 @@ class HptuneServer::Impl {
   }
 
   int port() const { return port_; }
+
+  // The socket's directory, made if missing (mode 0755: other users must
+  // reach the socket), and one no other user can change: the server
+  // creates and opens its socket files there by name.
+  absl::Status PrepareSocketDirectory() {
+    std::filesystem::path dir = options_.socket_path.parent_path();
+    if (dir.empty()) dir = ".";
+    if (!std::filesystem::exists(dir)) {
+      HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
+      ::chmod(dir.c_str(), 0755);
+    }
+    return CheckPrivateDirectory(dir);
+  }
+
+  // Every local user may connect to the socket (the token decides what a
+  // call may do), and learns their token beside it.
+  absl::Status ServeSocket() {
+    if (options_.socket_path.empty()) return absl::OkStatus();
+    if (::chmod(options_.socket_path.c_str(), 0666) != 0) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot open socket ", options_.socket_path.string(),
+                       " to other users: ", std::strerror(errno)));
+    }
+    HPTUNE_ASSIGN_OR_RETURN(
+        identity_,
+        IdentitySocket::Start(IdentitySocketPath(options_.socket_path), auth_));
+    return absl::OkStatus();
+  }
 
   // One server per database, and no `hptune run` beside it: both would
   // resume the same jobs (src/store/runner_lock.h).
@@ -156,9 +212,11 @@ class HptuneServer::Impl {
   std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<jobs::DrainingLauncher> launcher_;
   std::unique_ptr<jobs::JobManager> jobs_;
+  std::unique_ptr<JobAccess> access_;
   std::unique_ptr<StudyService> study_service_;
   std::unique_ptr<JobService> job_service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<IdentitySocket> identity_;
   int port_ = 0;
   std::optional<store::RunnerLock> lock_;  // Held while serving.
 };

@@ -58,6 +58,13 @@ struct ServerOptions {
       algorithms::StoppingRule::kMedianAtStep;
   // gRPC's limit on one request; larger ones get RESOURCE_EXHAUSTED.
   int max_request_bytes = 4 << 20;
+  // Several users (job_access.h): a Unix socket served as well, with its
+  // identity socket beside it (identity_socket.h); empty: none.
+  std::filesystem::path socket_path;
+  // "USER TOKEN" lines (TokenAuthenticator::LoadUsersFile); empty: none.
+  std::filesystem::path users_file;
+  bool allow_root_trials = false;  // JobAccessRules.
+  bool share_jobs = false;
   // Gets a line per job and trial start and end (jobs::JobLog), from the
   // jobs' threads; none when empty.
   std::function<void(const std::string&)> job_log;

@@ -47,11 +47,18 @@ absl::Status CheckMetricNames(const v1::Measurement& m,
 
 }  // namespace
 
+absl::Status StudyService::MayUse(const grpc::ServerContextBase& context,
+                                  std::string_view study) const {
+  HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(context));
+  return access_.CheckStudy(caller, study);
+}
+
 grpc::Status StudyService::CreateStudy(grpc::ServerContext* context,
                                        const v1::CreateStudyRequest* request,
                                        v1::Study* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->name()));
     HPTUNE_ASSIGN_OR_RETURN(StudySpec spec,
                             StudySpecFromProto(request->spec(), "spec"));
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
@@ -72,6 +79,7 @@ grpc::Status StudyService::HandleGetStudy(
     v1::Study* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->name()));
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
                             engine_.GetStudy(request->name()));
     *reply = StudyToProto(study);
@@ -89,6 +97,10 @@ grpc::Status StudyService::ListStudies(grpc::ServerContext* context,
                             ParsePageToken(request->page_token()));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies,
                             engine_.ListStudies());
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    std::erase_if(studies, [&](const StudyRecord& study) {
+      return !access_.CheckStudy(caller, study.name).ok();
+    });
     for (size_t i = offset; i < studies.size() && i < offset + page_size; ++i) {
       *reply->add_studies() = StudyToProto(studies[i]);
     }
@@ -104,6 +116,7 @@ grpc::Status StudyService::DeleteStudy(grpc::ServerContext* context,
                                        google::protobuf::Empty*) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->name()));
     return engine_.DeleteStudy(request->name());
   });
 }
@@ -113,6 +126,7 @@ grpc::Status StudyService::SuggestTrials(
     v1::SuggestTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_RETURN_IF_ERROR(
         CheckLength("client_id", request->client_id(), kMaxClientIdLength));
     const int count = request->suggestion_count();
@@ -138,6 +152,7 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
                                        v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     const v1::Trial& in = request->trial();
     HPTUNE_RETURN_IF_ERROR(
         CheckLength("trial.client_id", in.client_id(), kMaxClientIdLength));
@@ -193,6 +208,7 @@ grpc::Status StudyService::HandleGetTrial(
     v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
     HPTUNE_ASSIGN_OR_RETURN(
         Trial trial, engine_.GetTrial(request->study(), request->trial_id()));
@@ -206,6 +222,7 @@ grpc::Status StudyService::ListTrials(grpc::ServerContext* context,
                                       v1::ListTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_RETURN_IF_ERROR(engine_.GetStudy(request->study()).status());
     std::set<int> states;
     for (int state : request->states()) {
@@ -265,6 +282,12 @@ grpc::ServerUnaryReactor* StudyService::AddMeasurement(
     return reactor;
   }
   absl::StatusOr<Measurement> m = MeasurementToAdd(*request);
+  if (m.ok()) {
+    if (absl::Status allowed = MayUse(*context, request->study());
+        !allowed.ok()) {
+      m = allowed;
+    }
+  }
   if (!m.ok()) {
     reactor->Finish(ToGrpcStatus(m.status()));
     return reactor;
@@ -281,6 +304,7 @@ grpc::Status StudyService::HandleAddMeasurement(
     const v1::AddMeasurementRequest* request, v1::AddMeasurementResponse*) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(Measurement m, MeasurementToAdd(*request));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     return engine_.AddMeasurement(request->study(), request->trial_id(),
                                   std::move(m));
   });
@@ -291,6 +315,7 @@ grpc::Status StudyService::CompleteTrial(
     v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
     HPTUNE_RETURN_IF_ERROR(CheckLength(
         "infeasible_reason", request->infeasible_reason(), kMaxReasonLength));
@@ -338,6 +363,7 @@ grpc::Status StudyService::HandleCheckEarlyStopping(
     v1::CheckEarlyStoppingResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     if (request->trial_ids_size() > kMaxSuggestionCount) {
       return absl::InvalidArgumentError(
           absl::StrCat("trial_ids: at most ", kMaxSuggestionCount,
@@ -386,6 +412,7 @@ grpc::Status StudyService::StopTrial(grpc::ServerContext* context,
                                      v1::Trial* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
     HPTUNE_RETURN_IF_ERROR(
         CheckLength("reason", request->reason(), kMaxReasonLength));
@@ -404,6 +431,7 @@ grpc::Status StudyService::ListOptimalTrials(
     v1::ListOptimalTrialsResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
                             engine_.OptimalTrials(request->study()));
     for (const Trial& trial : optimal) {
@@ -419,6 +447,7 @@ grpc::Status StudyService::GetParameterImportance(
     v1::ParameterImportanceResponse* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
                             engine_.GetStudy(request->study()));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,

@@ -2,10 +2,11 @@
 // study_service.proto) over hptune's TuningEngine.
 //
 // Created by the server's start-up; each handler authenticates, checks the
-// request's sizes, converts it (src/api/conversion.h), calls the engine and
-// converts the reply. Every engine call that changes state is one store
-// transaction, so a reply of OK means the change is durable. Thread-safe: gRPC
-// calls handlers from many threads; the engine serialises what must be.
+// caller may use the study (job_access.h), checks the request's sizes, converts
+// it (src/api/conversion.h), calls the engine and converts the reply. Every
+// engine call that changes state is one store transaction, so a reply of OK
+// means the change is durable. Thread-safe: gRPC calls handlers from many
+// threads; the engine serialises what must be.
 #ifndef HPTUNE_SRC_SERVER_STUDY_SERVICE_H_
 #define HPTUNE_SRC_SERVER_STUDY_SERVICE_H_
 
@@ -14,6 +15,7 @@
 #include "hptune/store/store.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/auth.h"
+#include "src/server/job_access.h"
 
 namespace hptune::server {
 
@@ -33,11 +35,12 @@ using StudyServiceBase = v1::StudyService::WithCallbackMethod_GetStudy<
 class StudyService final : public StudyServiceBase {
  public:
   StudyService(store::Store& store, engine::TuningEngine& engine,
-               const TokenAuthenticator& auth,
+               const TokenAuthenticator& auth, const JobAccess& access,
                algorithms::StoppingRule stopping_rule)
       : store_(store),
         engine_(engine),
         auth_(auth),
+        access_(access),
         stopping_rule_(stopping_rule) {}
 
   grpc::Status CreateStudy(grpc::ServerContext* context,
@@ -109,7 +112,12 @@ class StudyService final : public StudyServiceBase {
  private:
   store::Store& store_;
   engine::TuningEngine& engine_;
+  // OK when the caller may use `study` (JobAccess::CheckStudy).
+  [[nodiscard]] absl::Status MayUse(const grpc::ServerContextBase& context,
+                                    std::string_view study) const;
+
   const TokenAuthenticator& auth_;
+  const JobAccess& access_;
   const algorithms::StoppingRule stopping_rule_;
 };
 

@@ -180,7 +180,9 @@ class Server:
         self.name = name
         self.lines = []
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen([hptune, "serve"] + args, env=env, stdout=subprocess.PIPE,
+        # The suite runs as root in CI; its jobs may too.
+        self.proc = subprocess.Popen([hptune, "serve", "--allow-root-trials"] + args, env=env,
+                                     stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, bufsize=1)
         self.queue = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)

@@ -24,6 +24,7 @@
 #include "hptune/v1/study_service.pb.h"
 #include "src/api/conversion.h"
 #include "src/server/auth.h"
+#include "src/server/job_access.h"
 #include "src/server/study_service.h"
 
 namespace {
@@ -38,7 +39,8 @@ struct World {
   World()
       : engine(store),
         auth(""),
-        service(store, engine, auth,
+        access(store, {}),
+        service(store, engine, auth, access,
                 hptune::algorithms::StoppingRule::kMedianAtStep) {
     hptune::v1::CreateStudyRequest create;
     create.set_name("fuzz");
@@ -85,6 +87,7 @@ struct World {
   hptune::store::MemoryStore store;
   hptune::engine::TuningEngine engine;
   hptune::server::TokenAuthenticator auth;
+  hptune::server::JobAccess access;
   StudyService service;
 };
 

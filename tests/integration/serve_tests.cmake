@@ -7,6 +7,10 @@ foreach(name serve_study_test serve_auth_test serve_trust_test serve_limits_test
     DEPS hptune_serve_fixture hptune_store hptune_testing
     LABELS integration TIMEOUT 180)
 endforeach()
+# Several users on one root server: setpriv'd clients of its Unix socket.
+hptune_test(multi_user_test SOURCES multi_user_test.cc
+  DEPS hptune_serve_fixture hptune_testing nlohmann_json::nlohmann_json
+  LABELS integration TIMEOUT 180)
 target_compile_definitions(serve_study_test PRIVATE
   ASK_TELL_CLIENT="$<TARGET_FILE:ask_tell_client>")
 add_dependencies(serve_study_test ask_tell_client)

@@ -4,10 +4,15 @@ Used by Client (client.py) and the study and job objects it hands out.
 Options follow the ``hptune`` CLI's (docs/cli.md, "Server"), each argument
 before its environment variable before its default:
 
-- server: ``$HPTUNE_SERVER``, else ``127.0.0.1:7460``; ``HOST:PORT`` or a
-  gRPC target such as ``unix:/path``.
-- token: the token itself; or token_file; else ``$HPTUNE_TOKEN``; else the
-  file ``hptune serve`` made for this user (``$HPTUNE_CONFIG_DIR/token``,
+- server: ``$HPTUNE_SERVER``, else ``unix:/run/hptune/hptune.sock`` when
+  that socket exists (a server shared by this machine's users), else
+  ``127.0.0.1:7460``; ``HOST:PORT`` or a gRPC target such as
+  ``unix:/path``.
+- token: the token itself; or token_file; else ``$HPTUNE_TOKEN``; else, on
+  a ``unix:`` server with an identity socket beside it (``PATH.identity``),
+  this user's own token from it (the kernel tells the server who asks);
+  else the file ``hptune serve`` made for this user
+  (``$HPTUNE_CONFIG_DIR/token``,
   else ``$XDG_CONFIG_HOME/hptune/token``, else ``~/.config/hptune/token``),
   none when that file does not exist. Sent as ``authorization: Bearer``.
 - tls_ca: a PEM file of root certificates (``$HPTUNE_TLS_CA``); without
@@ -19,6 +24,8 @@ fork(): a worker process opens its own (Study.optimize does).
 
 import os
 import random
+import socket
+import stat
 import time
 from typing import Any, Callable, Iterator, Optional, Tuple, TypeVar
 
@@ -28,6 +35,8 @@ from hptune import errors
 from hptune.v1 import job_service_pb2_grpc, study_service_pb2_grpc
 
 DEFAULT_SERVER = "127.0.0.1:7460"
+SHARED_SOCKET = "/run/hptune/hptune.sock"
+_IDENTITY_TIMEOUT_SECONDS = 10.0
 DEFAULT_TIMEOUT_SECONDS = 30.0
 _MAX_TOKEN_BYTES = 4096
 _MAX_TLS_CA_BYTES = 1 << 20
@@ -62,8 +71,50 @@ def _read_token_file(path: str, what: str) -> str:
     return token
 
 
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _socket_path(server: str) -> Optional[str]:
+    """The path of a ``unix:`` target, or None for any other."""
+    if not server.startswith("unix:"):
+        return None
+    path = server[len("unix:"):]
+    return path[2:] if path.startswith("//") else path
+
+
+def ask_identity_socket(grpc_socket: str) -> Optional[str]:
+    """This user's token from the identity socket beside ``grpc_socket``
+    (src/server/identity_socket.h), or None when there is none."""
+    path = grpc_socket + ".identity"
+    if not _is_socket(path):
+        return None
+    answer = b""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(_IDENTITY_TIMEOUT_SECONDS)
+            s.connect(path)
+            while len(answer) < 4096:
+                chunk = s.recv(512)
+                if not chunk:
+                    break
+                answer += chunk
+    except OSError as e:
+        raise ValueError(f"identity socket {path!r}: {e}") from None
+    line = answer.decode("utf-8", "replace").strip()
+    if line.startswith("token "):
+        return line[len("token "):]
+    if line.startswith("error "):
+        raise ValueError(f"identity socket {path!r}: {line[len('error '):]}")
+    raise ValueError(f"identity socket {path!r} gave no token")
+
+
 def resolve_token(token: Optional[str],
-                  token_file: Optional[str]) -> Tuple[str, str]:
+                  token_file: Optional[str],
+                  server: str = DEFAULT_SERVER) -> Tuple[str, str]:
     """(token, where it came from); token "" when there is none."""
     if token is not None and token_file is not None:
         raise ValueError("give token or token_file, not both")
@@ -76,6 +127,11 @@ def resolve_token(token: Optional[str],
                 f"token_file {token_file!r}")
     if "HPTUNE_TOKEN" in os.environ:
         return os.environ["HPTUNE_TOKEN"].strip(), "$HPTUNE_TOKEN"
+    grpc_socket = _socket_path(server)
+    if grpc_socket is not None:
+        own = ask_identity_socket(grpc_socket)
+        if own is not None:
+            return own, f"the identity socket of {server}"
     path = default_token_file()
     if path is None or not os.path.exists(path):
         return "", f"no token (no default token file {path!r})"
@@ -105,13 +161,16 @@ class Connection:
         elif os.environ.get("HPTUNE_SERVER"):
             self.server = _check_server(os.environ["HPTUNE_SERVER"],
                                         "$HPTUNE_SERVER")
+        elif _is_socket(SHARED_SOCKET):
+            self.server = "unix:" + SHARED_SOCKET
         else:
             self.server = DEFAULT_SERVER
         if not 0 < timeout <= 86400:
             raise ValueError(f"timeout: {timeout!r} is not in (0, 86400] "
                              "seconds")
         self.timeout = float(timeout)
-        self._token, self._token_source = resolve_token(token, token_file)
+        self._token, self._token_source = resolve_token(token, token_file,
+                                                        self.server)
         if tls_ca is None and os.environ.get("HPTUNE_TLS_CA"):
             tls_ca = os.environ["HPTUNE_TLS_CA"]
         self.tls = tls_ca is not None

@@ -14,6 +14,7 @@
 #include "grpcpp/support/channel_arguments.h"
 #include "hptune/core/status.h"
 #include "src/api/grpc_status.h"
+#include "src/cli/client/identity.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/token_file.h"
 
@@ -62,6 +63,17 @@ void QuietGrpcLogging() {
   gpr_set_log_function([](gpr_log_func_args*) {});
 }
 
+// This user's token from the identity socket beside a unix: address;
+// NotFound when the address has none.
+absl::StatusOr<std::string> AskIdentity(const std::string& address) {
+  if (!address.starts_with("unix:")) {
+    return absl::NotFoundError("not a Unix socket");
+  }
+  std::string path = address.substr(5);
+  if (path.starts_with("//")) path = path.substr(2);  // unix:///abs
+  return AskIdentitySocket(path);
+}
+
 }  // namespace
 
 const std::set<std::string>& ConnectionFlags() {
@@ -72,10 +84,14 @@ const std::set<std::string>& ConnectionFlags() {
 
 const char kConnectionHelp[] =
     "Server:\n"
-    "  --server ADDR             host:port of `hptune serve`; default\n"
-    "                            $HPTUNE_SERVER, else 127.0.0.1:7460\n"
+    "  --server ADDR             host:port or unix:PATH of `hptune serve`;\n"
+    "                            default $HPTUNE_SERVER, else\n"
+    "                            unix:/run/hptune/hptune.sock when it exists,\n"
+    "                            else 127.0.0.1:7460\n"
     "  --token-file FILE         the server's bearer token; default\n"
-    "                            $HPTUNE_TOKEN (the token itself), else the\n"
+    "                            $HPTUNE_TOKEN (the token itself), else on a\n"
+    "                            unix: socket this user's own token from the\n"
+    "                            server's identity socket, else the\n"
     "                            file `hptune serve` made for this user\n"
     "                            ($HPTUNE_CONFIG_DIR/token, else\n"
     "                            $XDG_CONFIG_HOME/hptune/token, else\n"
@@ -94,6 +110,8 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
   } else if (auto server = env("HPTUNE_SERVER"); server && !server->empty()) {
     HPTUNE_RETURN_IF_ERROR(CheckAddress("HPTUNE_SERVER", *server));
     options.address = *server;
+  } else if (IsSocket(kSharedSocket)) {
+    options.address = absl::StrCat("unix:", kSharedSocket);
   }
 
   if (auto path = args.Get("token-file")) {
@@ -108,6 +126,12 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
   } else if (auto token = env("HPTUNE_TOKEN")) {
     options.token = std::string(absl::StripAsciiWhitespace(*token));
     options.token_source = "$HPTUNE_TOKEN";
+  } else if (absl::StatusOr<std::string> own = AskIdentity(options.address);
+             !absl::IsNotFound(own.status())) {
+    if (!own.ok()) return own.status();
+    options.token = *own;
+    options.token_source =
+        absl::StrCat("the identity socket of ", options.address);
   } else if (auto path = DefaultTokenFile(env); path.ok()) {
     std::ostringstream ignored;  // Its mode is the server's to warn about.
     auto token = ReadTokenFile(*path, ignored);

@@ -3,9 +3,12 @@
 // and the gRPC channel and per-call context built from them.
 //
 // Flags win over the environment, which wins over the defaults:
-//   --server ADDR     $HPTUNE_SERVER   127.0.0.1:7460
-//   --token-file F    $HPTUNE_TOKEN (the token itself)   the user's default
-//                                      token file (src/cli/token_file.h)
+//   --server ADDR     $HPTUNE_SERVER   unix:/run/hptune/hptune.sock when it
+//                                      exists, else 127.0.0.1:7460
+//   --token-file F    $HPTUNE_TOKEN (the token itself)   on a unix: address
+//                     with an identity socket, this user's token from it
+//                     (identity.h); else the user's default token file
+//                     (src/cli/token_file.h)
 //   --tls-ca F        $HPTUNE_TLS_CA (a PEM file)
 //   --timeout S       deadline of each unary call, default 30 seconds
 // Used only by src/cli. Value types and free functions; thread-compatible.

@@ -55,6 +55,22 @@ constexpr char kUsage[] =
     "it. To let a group submit, give --token-file with a file that group\n"
     "can read. Off loopback the server needs TLS.\n"
     "\n"
+    "Several users: a root server runs each job's processes as the user who\n"
+    "submitted it (docs/operations.md). Users reach it through --socket,\n"
+    "where the kernel tells the server who they are, or with a token of\n"
+    "--users-file; root's own jobs need --allow-root-trials.\n"
+    "  --socket PATH          also serve on this Unix socket (mode 0666;\n"
+    "                         e.g. /run/hptune/hptune.sock, where clients "
+    "look\n"
+    "                         first), and hand each local user a token of\n"
+    "                         their own on PATH.identity\n"
+    "  --users-file F         lines \"USER TOKEN\": calls with TOKEN act as\n"
+    "                         USER (F: this user's, mode 0600)\n"
+    "  --allow-root-trials    a root server runs root's jobs (its own\n"
+    "                         token's) as root; without it, it refuses them\n"
+    "  --share-jobs           every user may see, stream and cancel every job\n"
+    "                         (default: only their own)\n"
+    "\n"
     "  --listen ADDR          default 127.0.0.1:7460 (port 0: any free port).\n"
     "                         Any non-loopback address needs TLS\n"
     "  --http ADDR|off        the web dashboard (docs/dashboard.md); default\n"
@@ -133,12 +149,13 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   std::vector<std::string> allowed_commands =
       TakeRepeatedFlag(args, "--allow-command");
   std::set<std::string> value_flags = {
-      "listen",        "db",           "state-dir",   "token-file",
-      "http",          "tls-cert",     "tls-key",     "gpus",
-      "grace-seconds", "max-restarts", "max-retries", "log-file"};
+      "listen",      "db",       "state-dir", "token-file",    "http",
+      "tls-cert",    "tls-key",  "gpus",      "grace-seconds", "max-restarts",
+      "max-retries", "log-file", "socket",    "users-file"};
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
-  auto parsed = ParseArgs(args, value_flags, {"help"});
+  auto parsed =
+      ParseArgs(args, value_flags, {"help", "allow-root-trials", "share-jobs"});
   if (!parsed.ok()) {
     err << "hptune serve: " << parsed.status().message() << "\n" << kUsage;
     return kExitUsage;
@@ -204,6 +221,10 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     *value = *n;
   }
   options.allowed_commands = std::move(allowed_commands);
+  options.socket_path = parsed->Get("socket").value_or("");
+  options.users_file = parsed->Get("users-file").value_or("");
+  options.allow_root_trials = parsed->Has("allow-root-trials");
+  options.share_jobs = parsed->Has("share-jobs");
   BackendConfig backend;
   if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_flags),
                                          backend, BackendFlagsFor::kServer);
@@ -258,6 +279,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::string db = options.db_path;
   const std::string state_dir = options.state_dir.string();
   const std::string backend_name = options.backend_name;
+  const std::filesystem::path socket_path = options.socket_path;
   // A line per job and trial start and end, from the jobs' threads; the
   // lines below take the same lock. With --log-file, to that file: one
   // write(2) per line, appended, so lines of two servers never interleave.
@@ -292,6 +314,10 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       << std::endl;
   out << "hptune serve: clients authenticate with the token in " << token_file
       << std::endl;
+  if (!socket_path.empty()) {
+    out << "hptune serve: also on unix:" << socket_path.string()
+        << ", where each local user gets a token of their own" << std::endl;
+  }
   if (backend_name != "slurm") {
     out << "hptune serve: each trial's processes are contained by "
         << launch::ReplicaContainment() << std::endl;

@@ -94,6 +94,12 @@ bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
     argv.push_back("--http");
     argv.push_back("127.0.0.1:0");
   }
+  // A root server (the suite runs as root in CI) refuses root's jobs unless
+  // told; a test of several users (--socket, --users-file) says what it
+  // wants itself.
+  if (!given("--socket") && !given("--users-file")) {
+    argv.push_back("--allow-root-trials");
+  }
   for (const std::string& a : extra_) argv.push_back(a);
   try {
     pid_ = StartProcess(argv, out, err);

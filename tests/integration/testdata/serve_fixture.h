@@ -1,7 +1,8 @@
 // Test helper: a real `hptune serve` process on 127.0.0.1 with a free port,
 // and gRPC stubs to reach it. Used by tests/integration/serve_*_test.cc.
 //
-// The server is started with --listen 127.0.0.1:0; the port it bound is
+// The server is started with --listen 127.0.0.1:0 and, unless `extra` has
+// --socket or --users-file, --allow-root-trials; the port it bound is
 // read from its "listening on port N" line (polled with a deadline). Its
 // stdout and stderr go to files in the test's directory, shown when a test
 // fails. Not thread-safe; one per test.

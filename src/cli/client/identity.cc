@@ -1,0 +1,82 @@
+#include "src/cli/client/identity.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace hptune::cli::client {
+namespace {
+
+constexpr int kAnswerTimeoutMs = 10'000;
+constexpr size_t kMaxAnswerBytes = 4096;
+
+// The identity socket's answer line, read until the server closes.
+absl::StatusOr<std::string> ReadAnswer(int fd, const std::string& path) {
+  std::string answer;
+  char buffer[512];
+  while (answer.size() < kMaxAnswerBytes) {
+    pollfd readable{.fd = fd, .events = POLLIN, .revents = 0};
+    const int ready = ::poll(&readable, 1, kAnswerTimeoutMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      return absl::UnavailableError(
+          absl::StrCat("identity socket ", path, " did not answer"));
+    }
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    answer.append(buffer, static_cast<size_t>(n));
+  }
+  return answer;
+}
+
+}  // namespace
+
+bool IsSocket(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode);
+}
+
+absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket) {
+  const std::string path = grpc_socket + ".identity";
+  if (!IsSocket(path)) {
+    return absl::NotFoundError(absl::StrCat("no identity socket ", path));
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("identity socket ", path, ": path too long"));
+  }
+  std::memcpy(address.sun_path, path.data(), path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address),
+                          sizeof(address)) != 0) {
+    absl::Status error = absl::UnavailableError(
+        absl::StrCat("cannot connect to identity socket ", path, ": ",
+                     std::strerror(errno)));
+    if (fd >= 0) ::close(fd);
+    return error;
+  }
+  absl::StatusOr<std::string> answer = ReadAnswer(fd, path);
+  ::close(fd);
+  if (!answer.ok()) return answer.status();
+  const std::string line(absl::StripAsciiWhitespace(*answer));
+  if (line.starts_with("token ")) return line.substr(6);
+  if (line.starts_with("error ")) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("identity socket ", path, ": ", line.substr(6)));
+  }
+  return absl::UnavailableError(
+      absl::StrCat("identity socket ", path, " gave no token"));
+}
+
+}  // namespace hptune::cli::client

@@ -1,0 +1,27 @@
+// The client's side of a root server's identity socket
+// (src/server/identity_socket.h): how a local user gets a token of their
+// own without being given one. Used by connection.cc; thread-safe.
+#ifndef HPTUNE_CLI_CLIENT_IDENTITY_H_
+#define HPTUNE_CLI_CLIENT_IDENTITY_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace hptune::cli::client {
+
+// Where a server shared by this machine's users listens; clients use it when
+// given no --server or $HPTUNE_SERVER and it exists.
+inline constexpr char kSharedSocket[] = "/run/hptune/hptune.sock";
+
+// Whether `path` is a Unix socket.
+bool IsSocket(const std::string& path);
+
+// This user's token from the identity socket beside the gRPC socket at
+// `grpc_socket`: NotFound when there is none; Unavailable when it does not
+// answer within 10 seconds; PermissionDenied with the server's reason.
+absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket);
+
+}  // namespace hptune::cli::client
+
+#endif  // HPTUNE_CLI_CLIENT_IDENTITY_H_

@@ -1,0 +1,130 @@
+#include "src/server/identity_socket.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/env/users.h"
+
+namespace hptune::server {
+namespace {
+
+absl::Status SocketError(const std::filesystem::path& path, const char* what) {
+  return absl::UnavailableError(absl::StrCat("identity socket ", path.string(),
+                                             ": ", what, ": ",
+                                             std::strerror(errno)));
+}
+
+// Writes `line` without blocking: a client that does not read loses it.
+void SendLine(int connection, const std::string& line) {
+  (void)!::send(connection, line.data(), line.size(),
+                MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+}  // namespace
+
+std::filesystem::path IdentitySocketPath(
+    const std::filesystem::path& grpc_socket) {
+  std::filesystem::path path = grpc_socket;
+  path += ".identity";
+  return path;
+}
+
+absl::StatusOr<std::unique_ptr<IdentitySocket>> IdentitySocket::Start(
+    const std::filesystem::path& path, TokenAuthenticator& auth) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.string().size() >= sizeof(address.sun_path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("identity socket ", path.string(), ": longer than ",
+                     sizeof(address.sun_path) - 1, " bytes"));
+  }
+  std::strcpy(address.sun_path, path.c_str());
+  const int fd =
+      ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return SocketError(path, "cannot create");
+  struct stat info;
+  if (::lstat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode)) {
+    ::unlink(path.c_str());
+  }
+  // Anyone may connect: the kernel says who did.
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::chmod(path.c_str(), 0666) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+    absl::Status error = SocketError(path, "cannot listen");
+    ::close(fd);
+    return error;
+  }
+  const int stop = ::eventfd(0, EFD_CLOEXEC);
+  if (stop < 0) {
+    absl::Status error = SocketError(path, "eventfd");
+    ::close(fd);
+    return error;
+  }
+  return std::unique_ptr<IdentitySocket>(
+      new IdentitySocket(path, fd, stop, auth));
+}
+
+IdentitySocket::IdentitySocket(std::filesystem::path path, int listen_fd,
+                               int stop_fd, TokenAuthenticator& auth)
+    : path_(std::move(path)),
+      listen_fd_(listen_fd),
+      stop_fd_(stop_fd),
+      auth_(auth),
+      thread_([this] { Serve(); }) {}
+
+IdentitySocket::~IdentitySocket() {
+  const uint64_t one = 1;
+  (void)!::write(stop_fd_, &one, sizeof(one));
+  thread_.join();
+  ::close(listen_fd_);
+  ::close(stop_fd_);
+  ::unlink(path_.c_str());
+}
+
+void IdentitySocket::Serve() {
+  while (true) {
+    pollfd fds[2] = {{.fd = listen_fd_, .events = POLLIN, .revents = 0},
+                     {.fd = stop_fd_, .events = POLLIN, .revents = 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
+    if (fds[1].revents != 0) return;
+    const int connection =
+        ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (connection < 0) continue;  // Gone meanwhile, or out of descriptors.
+    Answer(connection);
+    ::close(connection);
+  }
+}
+
+void IdentitySocket::Answer(int connection) {
+  ucred peer{};
+  socklen_t size = sizeof(peer);
+  if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) {
+    SendLine(connection, "error the kernel did not say who connected\n");
+    return;
+  }
+  // A server that is not root runs every job as itself: only its own user
+  // may use it.
+  if (::geteuid() != 0 && peer.uid != ::geteuid()) {
+    SendLine(connection, absl::StrCat("error this server runs as ",
+                                      DescribeUser(::geteuid()),
+                                      " and serves that user only\n"));
+    return;
+  }
+  absl::StatusOr<std::string> token = auth_.TokenFor(peer.uid, peer.gid);
+  if (!token.ok()) {
+    SendLine(connection,
+             absl::StrCat("error ", token.status().message(), "\n"));
+    return;
+  }
+  SendLine(connection, absl::StrCat("token ", *token, "\n"));
+}
+
+}  // namespace hptune::server

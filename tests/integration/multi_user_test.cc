@@ -1,0 +1,245 @@
+// Several users on one root `hptune serve` (docs/operations.md, "Several
+// users on one server"): each job's processes and files are its submitter's,
+// no user reaches another's job, and root's own jobs need the server's
+// leave. Real binary, real processes, two unprivileged uids made with
+// setpriv; the users' hptune commands reach the server through its Unix
+// socket, where the kernel says who they are.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::ProcessResult;
+using testing::ServeProcess;
+
+// Uids no account has, so the test needs no user database entries.
+constexpr uid_t kAlice = 64001;
+constexpr uid_t kBob = 64002;
+
+uid_t OwnerOf(const std::string& path) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) return static_cast<uid_t>(-1);
+  return info.st_uid;
+}
+
+int ModeOf(const std::string& path) {
+  struct stat info {};
+  if (lstat(path.c_str(), &info) != 0) return -1;
+  return info.st_mode & 07777;
+}
+
+class MultiUserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    HPTUNE_SKIP_UNLESS_AVAILABLE(geteuid() == 0, "root",
+                                 "only root runs trials as other users");
+    dir_ = testing::MakeTempDir();
+    // Other users pass through to their jobs, the socket and the programs.
+    ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+    namespace fs = std::filesystem;
+    // Copies: the build tree may lie under a directory only root can enter.
+    fs::copy_file(testing::HptuneBinary(), Hptune());
+    fs::copy_file(
+        testing::SourceDir() + "/tests/integration/testdata/whoami_trainer.py",
+        dir_ + "/whoami_trainer.py");
+    ASSERT_EQ(chmod(Hptune().c_str(), 0755), 0);
+    ASSERT_EQ(chmod((dir_ + "/whoami_trainer.py").c_str(), 0755), 0);
+    std::ofstream(Config())
+        << "trainingInput:\n"
+           "  scaleTier: BASIC\n"
+           "  command: [/usr/bin/python3, "
+        << dir_
+        << "/whoami_trainer.py]\n"
+           "  hyperparameters:\n"
+           "    goal: MINIMIZE\n"
+           "    hyperparameterMetricTag: loss\n"
+           "    maxTrials: 1\n"
+           "    params:\n"
+           "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: "
+           "1}\n";
+    ASSERT_EQ(chmod(Config().c_str(), 0644), 0);
+  }
+
+  void StartServer(std::vector<std::string> extra = {}) {
+    extra.insert(extra.begin(), {"--socket", Socket()});
+    server_.emplace(dir_ + "/server", extra);
+    std::filesystem::create_directory(dir_ + "/server");
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error << server_->Output();
+  }
+
+  std::string Hptune() const { return dir_ + "/hptune"; }
+  std::string Config() const { return dir_ + "/job.yaml"; }
+  std::string Socket() const { return dir_ + "/hptune.sock"; }
+  std::string TrialDir(const std::string& job) const {
+    return server_->runs_dir() + "/" + job + "/1";
+  }
+
+  // `hptune ARGS --server unix:SOCKET` as `uid` (its own group, no others),
+  // with no token given: the identity socket gives one.
+  ProcessResult As(uid_t uid, std::vector<std::string> args) const {
+    std::vector<std::string> argv = {
+        "/usr/bin/setpriv", "--reuid=" + std::to_string(uid),
+        "--regid=" + std::to_string(uid), "--clear-groups", Hptune()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--server");
+    argv.push_back("unix:" + Socket());
+    return testing::RunProcessWithEnv(
+        argv, {"HOME=" + dir_, "HPTUNE_CONFIG_DIR", "HPTUNE_TOKEN"});
+  }
+
+  // What the job's trainer said about itself (its log's JSON line).
+  nlohmann::json Whoami(const std::string& job) const {
+    const std::string log =
+        testing::ReadFileOrEmpty(TrialDir(job) + "/master-0.log");
+    auto parsed = nlohmann::json::parse(log, nullptr, false);
+    return parsed.is_discarded() ? nlohmann::json() : parsed;
+  }
+
+  std::string dir_;
+  std::optional<ServeProcess> server_;
+};
+
+TEST_F(MultiUserTest, EachJobRunsAsItsSubmitterAndItsFilesAreTheirs) {
+  StartServer();
+  ProcessResult alice =
+      As(kAlice, {"jobs", "submit", "alices", "--config", Config(), "--wait"});
+  ASSERT_EQ(alice.exit_code, 0) << alice.err << server_->Output();
+  ProcessResult bob =
+      As(kBob, {"jobs", "submit", "bobs", "--config", Config(), "--wait"});
+  ASSERT_EQ(bob.exit_code, 0) << bob.err << server_->Output();
+
+  for (const auto& [job, uid] : {std::pair{"alices", kAlice}, {"bobs", kBob}}) {
+    SCOPED_TRACE(job);
+    const nlohmann::json me = Whoami(job);
+    EXPECT_EQ(me.value("uid", -1), static_cast<int>(uid)) << me.dump();
+    EXPECT_EQ(me.value("gid", -1), static_cast<int>(uid));
+    EXPECT_EQ(me["groups"], nlohmann::json::array({uid}));
+    // Not root: its cgroup holds it.
+    EXPECT_EQ(me.value("escaped", true), false);
+    // Its directory, log and metric file are its user's; the job's
+    // directory above stays the server's, so no trial directory can be
+    // swapped for a link.
+    EXPECT_EQ(OwnerOf(TrialDir(job)), uid);
+    EXPECT_EQ(ModeOf(TrialDir(job)), 0700);
+    EXPECT_EQ(OwnerOf(TrialDir(job) + "/master-0.log"), uid);
+    EXPECT_EQ(OwnerOf(TrialDir(job) + "/master-0.metrics"), uid);
+    EXPECT_EQ(OwnerOf(server_->runs_dir() + "/" + job), 0u);
+  }
+  // The metric file was read: the trial has its value.
+  EXPECT_THAT(alice.out, HasSubstr("best trial: 1, loss"));
+  // Bob cannot read Alice's log on disk either.
+  ProcessResult peek = testing::RunProcess(
+      {"/usr/bin/setpriv", "--reuid=64002", "--regid=64002", "--clear-groups",
+       "/bin/cat", TrialDir("alices") + "/master-0.log"});
+  EXPECT_NE(peek.exit_code, 0);
+}
+
+TEST_F(MultiUserTest, NoUserReachesAnothersJob) {
+  StartServer();
+  ASSERT_EQ(
+      As(kAlice, {"jobs", "submit", "alices", "--config", Config(), "--wait"})
+          .exit_code,
+      0)
+      << server_->Output();
+
+  for (std::vector<std::string> call :
+       {std::vector<std::string>{"jobs", "describe", "alices"},
+        {"jobs", "cancel", "alices"},
+        {"jobs", "stream-logs", "alices", "--trial", "1"},
+        {"jobs", "update", "alices", "--update-labels", "team=bob"},
+        {"trials", "list", "--study", "alices"},
+        {"studies", "describe", "alices"},
+        {"studies", "importance", "alices"}}) {
+    SCOPED_TRACE(call[0] + " " + call[1]);
+    ProcessResult bob = As(kBob, call);
+    EXPECT_NE(bob.exit_code, 0) << bob.out;
+    EXPECT_THAT(bob.err, HasSubstr("is another user's"));
+  }
+  // Bob's listings leave Alice's job out; hers and the server's token's
+  // show it.
+  EXPECT_THAT(As(kBob, {"jobs", "list"}).out, Not(HasSubstr("alices")));
+  EXPECT_THAT(As(kBob, {"studies", "list"}).out, Not(HasSubstr("alices")));
+  EXPECT_THAT(As(kAlice, {"jobs", "list"}).out, HasSubstr("alices"));
+  v1::GetJobRequest request;
+  request.set_job_id("alices");
+  v1::Job job;
+  EXPECT_TRUE(
+      server_->JobStub()->GetJob(testing::Context().get(), request, &job).ok());
+  EXPECT_EQ(job.state(), v1::Job::SUCCEEDED);
+}
+
+TEST_F(MultiUserTest, RootsOwnJobsNeedTheServersLeave) {
+  StartServer();
+  // Root asks through the socket as any user would, and gets the server's
+  // own token: its job would run as root.
+  ProcessResult root = As(0, {"jobs", "submit", "roots", "--config", Config()});
+  EXPECT_NE(root.exit_code, 0);
+  EXPECT_THAT(root.err, HasSubstr("does not run jobs as root"));
+  EXPECT_THAT(root.err, HasSubstr("--allow-root-trials"));
+  server_->Stop(SIGTERM);
+
+  StartServer({"--allow-root-trials"});
+  root = As(0, {"jobs", "submit", "roots", "--config", Config(), "--wait"});
+  ASSERT_EQ(root.exit_code, 0) << root.err << server_->Output();
+  EXPECT_EQ(Whoami("roots").value("uid", -1), 0);
+}
+
+TEST_F(MultiUserTest, AUsersFileTokenActsAsItsUser) {
+  const std::string users = dir_ + "/users";
+  const std::string token(40, 'a');
+  std::ofstream(users) << "# user token\n" << kAlice << " " << token << "\n";
+  ASSERT_EQ(chmod(users.c_str(), 0644), 0);
+  server_.emplace(dir_ + "/server",
+                  std::vector<std::string>{"--users-file", users});
+  std::filesystem::create_directory(dir_ + "/server");
+  std::string error;
+  // A file everyone can read gives every token away.
+  EXPECT_FALSE(server_->Start(&error));
+  EXPECT_THAT(server_->Output(), HasSubstr("readable by no one else"));
+
+  ASSERT_EQ(chmod(users.c_str(), 0600), 0);
+  ASSERT_TRUE(server_->Start(&error)) << error << server_->Output();
+  ProcessResult alice = testing::RunProcessWithEnv(
+      {Hptune(), "jobs", "submit", "alices", "--config", Config(), "--wait",
+       "--server", server_->address()},
+      {"HPTUNE_TOKEN=" + token});
+  ASSERT_EQ(alice.exit_code, 0) << alice.err << server_->Output();
+  EXPECT_EQ(Whoami("alices").value("uid", -1), static_cast<int>(kAlice));
+}
+
+TEST_F(MultiUserTest, ASocketWhereOthersCanPlantLinksIsRefused) {
+  // The server makes its socket files there by name and opens them to
+  // everyone (chmod): a link planted in between would open another file.
+  const std::string shared = dir_ + "/shared";
+  ASSERT_EQ(mkdir(shared.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(shared.c_str(), 0777), 0);
+  server_.emplace(dir_ + "/server",
+                  std::vector<std::string>{"--socket", shared + "/s.sock"});
+  std::filesystem::create_directory(dir_ + "/server");
+  std::string error;
+  EXPECT_FALSE(server_->Start(&error));
+  EXPECT_THAT(server_->Output(), HasSubstr("directory " + shared +
+                                           " is owned by uid 0 with mode "
+                                           "0777"));
+}
+
+}  // namespace
+}  // namespace hptune
