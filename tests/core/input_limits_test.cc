@@ -163,5 +163,21 @@ TEST(InputLimitsTest, TheTrainerCommandLineMustFitExec) {
               HasSubstr("the trainer's command line must be at most 1 MiB"));
 }
 
+// `hptune validate` refuses what `hptune run` would: the parser applies
+// exec's limits, and a path's.
+TEST(InputLimitsTest, AConfigPastExecsOrAPathsLimitIsInvalid) {
+  const std::string params =
+      "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
+  std::string config = Config(params);
+  config.insert(config.find("  hyperparameters"),
+                "  args: [" + std::string(128 * 1024, 'a') + "]\n" +
+                    "  jobDir: /" + std::string(4095, 'd') + "\n");
+  EXPECT_THAT(Messages(ParseJobConfig(config)),
+              ElementsAre("trainingInput.jobDir: must be at most 4095 bytes "
+                          "(a path's limit), got 4096",
+                          HasSubstr("trainingInput.args[0]: must be shorter "
+                                    "than 128 KiB")));
+}
+
 }  // namespace
 }  // namespace hptune

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "hptune/core/config.h"
 #include "src/core/config/scheduling.h"
 #include "src/core/config/text.h"
 
@@ -22,6 +23,7 @@ constexpr char kOwnMachines[] = "hptune runs trials on its own machines";
 // The most GPUs any machine type takes is 16 (a2-megagpu-16g); a bound well
 // above that keeps counts in int range without limiting user-added types.
 constexpr int64_t kMaxAcceleratorCount = 64;
+constexpr size_t kMaxPathBytes = 4095;  // PATH_MAX less its terminator.
 
 const FieldSet& TrainingInputFields() {
   static const FieldSet* const kFields = new FieldSet{
@@ -251,6 +253,15 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
   if (auto job_dir = reader.String("jobDir")) {
     job->job_dir = *job_dir;
     if (job_dir->empty()) reader.Error("jobDir", "must not be empty");
+    if (job_dir->size() > kMaxPathBytes) {
+      reader.Error("jobDir", "must be at most " + std::to_string(kMaxPathBytes) +
+                                 " bytes (a path's limit), got " +
+                                 std::to_string(job_dir->size()));
+    }
+  }
+  // exec's limits, here so that `hptune validate` refuses what `run` would.
+  for (FieldError& error : ValidateTrainerCommandLine(*job, "")) {
+    reader.Error(error.field, std::move(error.message));
   }
 }
 
