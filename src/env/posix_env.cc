@@ -135,6 +135,10 @@ absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
 absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
                                         int64_t offset, int64_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 && errno == ELOOP) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path.string(), ": a link, which is not followed"));
+  }
   if (fd < 0) return ErrnoError("cannot open", path, errno);
   struct stat info;
   absl::Status refused;

@@ -225,6 +225,43 @@ TEST_F(MultiUserTest, AUsersFileTokenActsAsItsUser) {
   EXPECT_EQ(Whoami("alices").value("uid", -1), static_cast<int>(kAlice));
 }
 
+// A trainer owns its trial directory, so it may put links there where
+// root reads its log and metric file; root must not follow them to a file
+// only root may read.
+TEST_F(MultiUserTest, ATrainersLinksNeverMakeRootReadForIt) {
+  const std::string secret = dir_ + "/secret";
+  std::ofstream(secret) << "TOPSECRET\n";
+  ASSERT_EQ(chmod(secret.c_str(), 0600), 0);
+  const std::string trainer = dir_ + "/linking_trainer.py";
+  std::ofstream(trainer) << "import os\n"
+                            "print('before the links', flush=True)\n"
+                            "os.symlink('"
+                         << secret
+                         << "', os.environ['CLOUD_ML_HP_METRIC_FILE'])\n"
+                            "os.unlink('master-0.log')\n"
+                            "os.symlink('"
+                         << secret << "', 'master-0.log')\n";
+  ASSERT_EQ(chmod(trainer.c_str(), 0755), 0);
+  std::string config = testing::ReadFileOrEmpty(Config());
+  config.replace(config.find(dir_ + "/whoami_trainer.py"),
+                 (dir_ + "/whoami_trainer.py").size(), trainer);
+  std::ofstream(Config()) << config;
+  StartServer();
+
+  ProcessResult run =
+      As(kAlice, {"jobs", "submit", "links", "--config", Config(), "--wait"});
+  ProcessResult logs =
+      As(kAlice, {"jobs", "stream-logs", "links", "--trial", "1"});
+  ProcessResult trials = As(kAlice, {"trials", "list", "--study", "links"});
+  for (const ProcessResult* seen : {&run, &logs, &trials}) {
+    EXPECT_THAT(seen->out + seen->err, Not(HasSubstr("TOPSECRET")));
+  }
+  EXPECT_NE(logs.exit_code, 0);
+  EXPECT_THAT(logs.err,
+              HasSubstr("master-0.log: a link, which is not followed"));
+  EXPECT_THAT(run.out + run.err, HasSubstr("metrics file"));
+}
+
 TEST_F(MultiUserTest, ASocketWhereOthersCanPlantLinksIsRefused) {
   // The server makes its socket files there by name and opens them to
   // everyone (chmod): a link planted in between would open another file.
