@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "algorithms/importance/ped_anova.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
@@ -99,21 +100,6 @@ absl::StatusOr<size_t> SizeParam(const QueryParams& params,
                      "\": expected an integer from 1 to ", max));
   }
   return value;
-}
-
-bool IsReplicaName(std::string_view name) {
-  const size_t dash = name.rfind('-');
-  if (dash == std::string_view::npos || dash == 0 || dash + 1 == name.size() ||
-      name.size() > 64) {
-    return false;
-  }
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool ok = i < dash ? (c >= 'a' && c <= 'z')
-                             : (i == dash || (c >= '0' && c <= '9'));
-    if (!ok) return false;
-  }
-  return true;
 }
 
 // Only a path of this site (not "//host") may follow a login.
@@ -625,16 +611,19 @@ class DashboardServer::Impl {
     if (snapshot->job && !options_.state_dir.empty()) {
       std::error_code error;
       const std::filesystem::path dir =
-          options_.state_dir / snapshot->job->job_id / std::to_string(number);
+          RunsLayout(options_.state_dir)
+              .TrialDir(snapshot->job->job_id, number);
       for (const auto& entry :
            std::filesystem::directory_iterator(dir, error)) {
-        const std::string name = entry.path().filename().string();
-        if (!name.ends_with(".log") ||
-            !IsReplicaName(name.substr(0, name.size() - 4))) {
+        const std::string replica =
+            ReplicaOfLog(entry.path().filename().string());
+        // A link is not followed, even for its target's size.
+        if (replica.empty() || !entry.is_regular_file(error) ||
+            entry.is_symlink(error)) {
           continue;
         }
-        logs.push_back({{"replica", name.substr(0, name.size() - 4)},
-                        {"size", entry.file_size(error)}});
+        logs.push_back(
+            {{"replica", replica}, {"size", entry.file_size(error)}});
       }
     }
     detail["logs"] = std::move(logs);
@@ -666,8 +655,8 @@ class DashboardServer::Impl {
           absl::StrCat("study \"", study, "\" has no replica logs here"));
     }
     const std::filesystem::path path =
-        options_.state_dir / snapshot->job->job_id / std::to_string(number) /
-        (replica + ".log");
+        RunsLayout(options_.state_dir)
+            .ReplicaLog(snapshot->job->job_id, number, replica);
     absl::StatusOr<FileChunk> read = ReadFileChunk(path, offset, kMaxLogChunk);
     if (absl::IsNotFound(read.status())) {
       return absl::NotFoundError(

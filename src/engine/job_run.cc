@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "hptune/env/users.h"
@@ -102,7 +103,7 @@ absl::StatusOr<bool> JobRun::StartTrials() {
 absl::Status JobRun::StartTrial(int slot, const Trial& trial,
                                 std::unique_ptr<launch::Placement> placement) {
   const std::filesystem::path trial_dir =
-      options_.runs_dir / job_.job_id / std::to_string(trial.number);
+      RunsLayout(options_.runs_dir).TrialDir(job_.job_id, trial.number);
   // A failure shows as the replicas' log files that cannot be opened.
   CreatePrivateDirectories(trial_dir).IgnoreError();
   // The trial's directory is its replicas' working directory: their user's.

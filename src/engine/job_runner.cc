@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
@@ -83,7 +84,8 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
                           engine_.GetStudy(record.study_name));
   // Logs and metric files are the job's owner's: private directories.
-  const std::filesystem::path job_dir = options_.runs_dir / job.job_id;
+  const std::filesystem::path job_dir =
+      RunsLayout(options_.runs_dir).JobDir(job.job_id);
   if (absl::Status made = CreatePrivateDirectories(job_dir); !made.ok()) {
     return set_state(JobState::kFailed, std::string(made.message()));
   }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/launch/replica_env.h"
 #include "src/engine/failure_cause.h"
@@ -77,8 +78,8 @@ absl::Status TrialExecution::Start(const Trial& stored, bool reattach) {
   attempt_ = stored.attempt;
   drained_ = stored.drained_attempts;
   // A drained attempt (its marker is the draining server's) is given back.
-  const std::filesystem::path drained_marker = launch::DrainedAttemptPath(
-      launch_.replicas.front().log_path.parent_path());
+  const std::filesystem::path drained_marker =
+      DrainedAttemptIn(launch_.replicas.front().log_path.parent_path());
   std::error_code ec;
   if (std::filesystem::remove(drained_marker, ec) && reattach && attempt_ > 0) {
     ++drained_;

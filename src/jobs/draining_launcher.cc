@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
@@ -17,7 +18,7 @@ class DrainingLauncher::Run : public launch::TrialRun {
         drained_marker_(
             launch.replicas.empty()
                 ? std::filesystem::path()
-                : launch::DrainedAttemptPath(
+                : DrainedAttemptIn(
                       launch.replicas.front().log_path.parent_path())),
         inner_(std::move(inner)) {}
   ~Run() override {

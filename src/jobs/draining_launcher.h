@@ -8,8 +8,9 @@
 // Drain() is called, every TrialRun is terminated, Poll() reports no exits
 // (so nothing is restarted or failed), and Start() blocks until the process
 // exits. Drain() is meant to be followed by process exit. Each drained
-// attempt is marked in its trial directory (launch::DrainedAttemptPath), so
-// the next server does not count it against the trial's retries.
+// attempt is marked in its trial directory (DrainedAttemptIn,
+// hptune/core/runs_layout.h), so the next server does not count it against the
+// trial's retries.
 //
 // Thread-safety: thread-safe. Each wrapped TrialRun is guarded by its own
 // mutex, so Drain() may terminate a run while its job runner polls it.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "hptune/launch/local_launcher.h"
@@ -38,7 +39,8 @@ absl::Status FinishCancelling(store::Store& store, engine::TuningEngine& engine,
 
 void StopLeftoverReplicas(const std::filesystem::path& runs_dir,
                           const std::string& job_id) {
-  launch::StopLeftoverReplicas(runs_dir / job_id, kLeftoverGrace);
+  launch::StopLeftoverReplicas(RunsLayout(runs_dir).JobDir(job_id),
+                               kLeftoverGrace);
 }
 
 absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,

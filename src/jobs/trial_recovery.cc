@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/launch/metrics.h"
 #include "hptune/launch/replica_env.h"
@@ -77,7 +78,7 @@ absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
       continue;
     }
     const std::filesystem::path dir =
-        runs_dir / job.job_id / std::to_string(trial.number);
+        RunsLayout(runs_dir).TrialDir(job.job_id, trial.number);
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) continue;
     const bool chief = spec.use_chief_in_tf_config;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "hptune/core/config.h"
 #include "hptune/core/machine_types.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
@@ -308,18 +309,13 @@ std::string ReplicaName(TaskType type, int index, bool use_chief) {
 
 std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
                                      TaskType type, int index, bool use_chief) {
-  return trial_dir / (ReplicaName(type, index, use_chief) + ".log");
+  return ReplicaLogIn(trial_dir, ReplicaName(type, index, use_chief));
 }
 
 std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
                                          TaskType type, int index,
                                          bool use_chief) {
-  return trial_dir / (ReplicaName(type, index, use_chief) + ".metrics");
-}
-
-std::filesystem::path DrainedAttemptPath(
-    const std::filesystem::path& trial_dir) {
-  return trial_dir / "attempt.drained";
+  return ReplicaMetricsIn(trial_dir, ReplicaName(type, index, use_chief));
 }
 
 absl::StatusOr<TrialLaunch> BuildTrialLaunch(

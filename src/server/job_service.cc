@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "hptune/env/env.h"
@@ -45,22 +46,6 @@ std::string Quoted(std::string_view text) {
 
 google::protobuf::Timestamp Now() {
   return TimestampToProto(SystemClock().Now());
-}
-
-// The names the launcher gives replicas: "<task>-<index>". Nothing else may
-// reach a path, so no request can escape the job's runs directory.
-bool IsReplicaName(std::string_view name) {
-  const size_t dash = name.rfind('-');
-  if (dash == std::string_view::npos || dash + 1 == name.size()) return false;
-  const std::string_view task = name.substr(0, dash);
-  if (task != "master" && task != "chief" && task != "worker" && task != "ps" &&
-      task != "evaluator") {
-    return false;
-  }
-  for (char c : name.substr(dash + 1)) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
 }
 
 struct LogRequest {
@@ -128,9 +113,8 @@ absl::StatusOr<LogRequest> ResolveLog(
     HPTUNE_RETURN_IF_ERROR(
         WaitForTrial(store, job, request.trial_id(), is_cancelled));
   }
-  LogRequest log{.path = runs_dir / request.job_id() /
-                         std::to_string(request.trial_id()) /
-                         (replica + ".log"),
+  LogRequest log{.path = RunsLayout(runs_dir).ReplicaLog(
+                     request.job_id(), request.trial_id(), replica),
                  .study = job.study_name,
                  .trial = request.trial_id(),
                  .offset = request.offset(),

@@ -3,8 +3,8 @@
 // waits, so each case runs minutes of a job in milliseconds, the same way
 // every time. The same rules with real processes are in job_runner_test.cc.
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
@@ -508,8 +509,7 @@ TEST_F(TakeOverAttemptsTest, RunnerCrashesCannotRerunATrialWithoutEnd) {
 TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
   ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("drained", 2));
   ASSERT_OK(CreatePrivateDirectories(TrialDir()));
-  ASSERT_OK(DefaultEnv().WriteFileAtomically(
-      launch::DrainedAttemptPath(TrialDir()), ""));
+  ASSERT_OK(DefaultEnv().WriteFileAtomically(DrainedAttemptIn(TrialDir()), ""));
   auto record = runner_->Run(job_);
   ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
@@ -519,7 +519,7 @@ TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
   EXPECT_EQ(trial->drained_attempts, 1);
   EXPECT_THAT(ReplicaEvents(1), Contains(HasSubstr("attempt 2 ended with a "
                                                    "server's drain")));
-  EXPECT_FALSE(std::filesystem::exists(launch::DrainedAttemptPath(TrialDir())));
+  EXPECT_FALSE(std::filesystem::exists(DrainedAttemptIn(TrialDir())));
 }
 
 }  // namespace

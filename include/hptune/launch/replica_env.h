@@ -73,8 +73,9 @@ struct AipDirs {
 };
 AipDirs TrialOutputDirs(const TrialContext& context);
 
-// The per-replica file names under trial_dir, e.g. "worker-1.log". The type
-// is TF_CONFIG's (TfConfigTaskType), so a chief's log is "chief-0.log".
+// The replica's name, e.g. "worker-1", and its files under trial_dir
+// (hptune/core/runs_layout.h). The type is TF_CONFIG's (TfConfigTaskType),
+// so a chief's log is "chief-0.log".
 std::string ReplicaName(TaskType type, int index, bool use_chief = false);
 std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
                                      TaskType type, int index,
@@ -82,11 +83,6 @@ std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
 std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
                                          TaskType type, int index,
                                          bool use_chief = false);
-// Written by a draining server into the trial directory of each attempt it
-// stops: the runner that resumes the trial then does not count that attempt
-// against the trial's retries, as it counts one its dead runner lost.
-std::filesystem::path DrainedAttemptPath(
-    const std::filesystem::path& trial_dir);
 
 // Whether the trainer of `job` can start on this machine, checked before
 // anything runs (validate, run, a local server's SubmitJob): packagePath
