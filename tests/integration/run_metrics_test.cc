@@ -2,9 +2,15 @@
 // diverged objective (NaN, infinite) ends its trial INFEASIBLE with the
 // offending line, and lines of the metric file that are no report are
 // counted in the trial's events, never dropped in silence.
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -85,6 +91,67 @@ TEST(RunMetricsTest, ADivergedObjectiveEndsItsTrialInfeasibleWithTheLine) {
     }
   }
   EXPECT_EQ(counted, 2);
+}
+
+// A trainer that reports step 1, says it is ready, and reports step 2 from
+// its SIGTERM handler, in the grace period before hptune would SIGKILL it.
+constexpr char kGraceTrainer[] = R"(import os, signal, sys
+def last_words(signum, frame):
+    print("loss=0.25 step=2", flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, last_words)
+print("loss=0.5 step=1", flush=True)
+open(sys.argv[1] + ".tmp", "w").close()
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    signal.pause()
+)";
+
+// docs/trainer.md: hptune reads what is left when the master is stopped,
+// so reports made during the grace period count. A Ctrl-C cancels the job
+// with its trial's measurements kept.
+TEST(RunMetricsTest, AReportMadeDuringTheGracePeriodCounts) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string ready = dir + "/ready";
+  std::ofstream(dir + "/train.py") << kGraceTrainer;
+  std::ofstream(dir + "/config.yaml")
+      << "trainingInput:\n"
+         "  command: [python3, "
+      << dir << "/train.py, " << ready
+      << "]\n"
+         "  hyperparameters:\n"
+         "    goal: MINIMIZE\n"
+         "    hyperparameterMetricTag: loss\n"
+         "    maxTrials: 1\n"
+         "    params:\n"
+         "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
+  const pid_t run =
+      testing::StartProcess({kHptune, "run", dir + "/config.yaml", "--job-id",
+                             "grace", "--db", dir + "/h.db", "--runs-dir",
+                             dir + "/runs", "--grace-seconds", "60", "--quiet"},
+                            dir + "/run.out", dir + "/run.err");
+  testing::StopOnExit stop(run);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(ready) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(ready));
+  ASSERT_EQ(kill(run, SIGINT), 0);
+  EXPECT_EQ(testing::WaitForExit(run, std::chrono::seconds(120)), 130);
+
+  auto store = store::SqliteStore::Open(dir + "/h.db");
+  ASSERT_OK(store);
+  ASSERT_OK_AND_ASSIGN(Trial trial, (*store)->GetTrial("grace", 1));
+  EXPECT_EQ(trial.state, TrialState::kCancelled);
+  std::vector<std::pair<int64_t, double>> reports;
+  for (const Measurement& m : trial.measurements) {
+    reports.emplace_back(m.step, m.metrics.at("loss"));
+  }
+  EXPECT_THAT(reports,
+              ::testing::ElementsAre(std::pair<int64_t, double>{1, 0.5},
+                                     std::pair<int64_t, double>{2, 0.25}));
 }
 
 }  // namespace
