@@ -529,6 +529,44 @@ TEST(ServeJobTest, SigtermDrainsAndTheNextServerFinishesTheJob) {
   EXPECT_EQ(done.training_output().trials(1).trial_id(), "2");
 }
 
+// docs/cli.md: on SIGTERM new calls are refused and calls in flight get 5
+// seconds. A watch open at the signal outlives the refusal of a new call
+// and lasts its 5 seconds (fails with a drain deadline of 0).
+TEST(ServeJobTest, ACallInFlightGetsFiveSecondsOfADrain) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  ASSERT_TRUE(Submit(server, "in_flight", CurveJob(1, 600, 0.05), &job).ok());
+  v1::WatchJobRequest request;
+  request.set_job_id("in_flight");
+  auto context = Context(std::nullopt, std::chrono::seconds(120));
+  auto watch = server.JobStub()->WatchJob(context.get(), request);
+  v1::JobEvent event;
+  ASSERT_TRUE(watch->Read(&event));  // The call is in flight.
+
+  const auto signalled = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(server.pid(), SIGTERM), 0);
+  // New calls are refused while the watch goes on.
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        v1::GetJobRequest get;
+        get.set_job_id("in_flight");
+        return !server.JobStub()
+                    ->GetJob(
+                        Context(std::nullopt, std::chrono::seconds(2)).get(),
+                        get, &job)
+                    .ok();
+      },
+      std::chrono::seconds(20)));
+  while (watch->Read(&event)) {
+  }
+  const auto ended = std::chrono::steady_clock::now();
+  EXPECT_FALSE(watch->Finish().ok());
+  EXPECT_GE(ended - signalled, std::chrono::milliseconds(4900));
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+}
+
 // Drains are no crashes: a trial drained more often than it may be re-run
 // still runs to its end, each attempt's reports tagged with the attempt.
 TEST(ServeJobTest, AttemptsEndedByDrainsDoNotCountAgainstRetries) {
