@@ -45,6 +45,19 @@ int ModeOf(const std::string& path) {
   return info.st_mode & 07777;
 }
 
+// Whether any user may run `program`: it and every directory above it are
+// open to others.
+bool OthersMayRun(const std::filesystem::path& program) {
+  for (std::filesystem::path at = program; at != at.parent_path();
+       at = at.parent_path()) {
+    struct stat info {};
+    if (stat(at.c_str(), &info) != 0 || (info.st_mode & S_IXOTH) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 class MultiUserTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -54,12 +67,16 @@ class MultiUserTest : public ::testing::Test {
     // Other users pass through to their jobs, the socket and the programs.
     ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
     namespace fs = std::filesystem;
-    // Copies: the build tree may lie under a directory only root can enter.
-    fs::copy_file(testing::HptuneBinary(), Hptune());
+    hptune_ = testing::HptuneBinary();
+    // A copy where the build tree lies under a directory only root enters.
+    if (!OthersMayRun(hptune_)) {
+      hptune_ = dir_ + "/hptune";
+      fs::copy_file(testing::HptuneBinary(), hptune_);
+      ASSERT_EQ(chmod(hptune_.c_str(), 0755), 0);
+    }
     fs::copy_file(
         testing::SourceDir() + "/tests/integration/testdata/whoami_trainer.py",
         dir_ + "/whoami_trainer.py");
-    ASSERT_EQ(chmod(Hptune().c_str(), 0755), 0);
     ASSERT_EQ(chmod((dir_ + "/whoami_trainer.py").c_str(), 0755), 0);
     std::ofstream(Config())
         << "trainingInput:\n"
@@ -85,7 +102,7 @@ class MultiUserTest : public ::testing::Test {
     ASSERT_TRUE(server_->Start(&error)) << error << server_->Output();
   }
 
-  std::string Hptune() const { return dir_ + "/hptune"; }
+  const std::string& Hptune() const { return hptune_; }
   std::string Config() const { return dir_ + "/job.yaml"; }
   std::string Socket() const { return dir_ + "/hptune.sock"; }
   std::string TrialDir(const std::string& job) const {
@@ -114,6 +131,7 @@ class MultiUserTest : public ::testing::Test {
   }
 
   std::string dir_;
+  std::string hptune_;
   std::optional<ServeProcess> server_;
 };
 
