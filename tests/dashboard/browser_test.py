@@ -30,7 +30,9 @@ sleeping a fixed time.
 """
 
 import argparse
+import csv
 import http.client
+import io
 import json
 import os
 import queue
@@ -658,7 +660,13 @@ class DashboardTest:
         b.click("input[data-testid=state-SUCCEEDED]")
         wait_for("the filter cleared", lambda: b.debug("trials")["states"] == [])
         status, headers, body = self.api.request("GET", urllib.parse.urlparse(href).path + "?" + urllib.parse.urlparse(href).query)
-        check(status == 200 and body.count(b"\n") >= n, "the CSV export: %d, %d lines" % (status, body.count(b"\n")))
+        check(status == 200, "the CSV export: HTTP %d" % status)
+        # Every SUCCEEDED trial once, with its state and value, and nothing else.
+        exported = list(csv.DictReader(io.StringIO(body.decode("utf-8"))))
+        succeeded = {t["number"]: t for t in self.rows if t["state"] == "SUCCEEDED"}
+        numbers = sorted(int(r["number"]) for r in exported)
+        check(numbers == sorted(succeeded), "the CSV export has trials %s, expected %s" % (numbers, sorted(succeeded)))
+        check(all(r["state"] == "SUCCEEDED" for r in exported), "the CSV export has a trial of another state")
         b.console_errors("the trials tab")
 
     def check_history(self):
