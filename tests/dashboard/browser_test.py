@@ -320,6 +320,21 @@ class Browser:
         d = self.js("return window.hptuneDebug || null")
         return d if key is None or d is None else d.get(key)
 
+    def drawn(self, chart, series):
+        """(symbols ECharts drew for series `series` of chart `chart`, data
+        items it holds): what is on the canvas, not what was handed over."""
+        return self.js("""
+            const chart = (window.hptuneCharts || {})[arguments[0]];
+            const s = chart && chart.getModel().getSeriesByIndex(arguments[1]);
+            if (!s) return null;
+            const data = s.getData();
+            let drawn = 0;
+            for (let i = 0; i < data.count(); i++) {
+              const el = data.getItemGraphicEl(i);
+              if (el && !el.invisible) drawn++;
+            }
+            return [drawn, data.count()];""", chart, series)
+
     def find(self, css):
         return self.driver.find_element(By.CSS_SELECTOR, css)
 
@@ -678,6 +693,8 @@ class DashboardTest:
               "the API's history has %d points, but %d finished trials have a value" % (len(h["points"]), expected))
         d = wait_for("the history plot", lambda: b.debug("history"))
         check(d["points"] == expected, "the history plot has %d points, expected %d" % (d["points"], expected))
+        drawn = wait_for("the history's symbols", lambda: b.drawn("history", 0))
+        check(drawn[0] == expected, "the history plot drew %d of %d points" % (drawn[0], expected))
         check(d["failed"] == len(h["failed"]), "failed markers: %d, the API lists %d" % (d["failed"], len(h["failed"])))
         if not b.find("#history-log").get_attribute("disabled"):
             b.click("#history-log")
@@ -778,6 +795,9 @@ class DashboardTest:
         d = wait_for("the slice plots", lambda: b.debug("slice"))
         check(d["plots"] == 3, "%d slice plots, expected 3 (one per parameter)" % d["plots"])
         check(d["points"] == len(self.points["trials"]), "slice: %d points, expected %d" % (d["points"], len(self.points["trials"])))
+        for series in range(d["plots"]):
+            drawn = wait_for("the slice's symbols", lambda: b.drawn("slice", series))
+            check(drawn[0] == drawn[1] > 0, "slice plot %d drew %d of its %d points" % (series, drawn[0], drawn[1]))
         b.shot("07-study-slice.png")
         b.console_errors("the slice tab")
 
