@@ -663,6 +663,18 @@ TEST(ConfigParserTest, PlainYamlScalarsAreTypedAndQuotedOnesAreStrings) {
                   "a number, got \"1e-5\"",
                   "trainingInput.hyperparameters.params[0].maxValue: must be "
                   "a number, got \"1\""));
+  // Block scalars too, literal and folded.
+  EXPECT_THAT(
+      Errors(Study("    - parameterName: lr\n"
+                   "      type: DOUBLE\n"
+                   "      minValue: |\n"
+                   "        0.5\n"
+                   "      maxValue: >-\n"
+                   "        1\n")),
+      ElementsAre("trainingInput.hyperparameters.params[0].minValue: must be "
+                  "a number, got \"0.5\\n\"",
+                  "trainingInput.hyperparameters.params[0].maxValue: must be "
+                  "a number, got \"1\""));
 }
 
 TEST(ConfigParserTest, NanAndInfinityAreRejectedEverywhere) {

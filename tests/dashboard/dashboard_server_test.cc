@@ -364,6 +364,41 @@ TEST_F(DashboardServerTest, TheTrialPageListsAndReadsReplicaLogs) {
   EXPECT_EQ(escape->status, 400);
 }
 
+// docs/dashboard.md: numbers that are not finite never appear. The store
+// holds none (a report of one is refused), and what the dashboard computes
+// from a degenerate study (every value the same: no spread, no importance)
+// comes out finite or null.
+TEST_F(DashboardServerTest, NumbersThatAreNotFiniteNeverAppear) {
+  Trial odd = Finished(0.2, 0.6);
+  odd.final_measurement->metrics["spread"] =
+      std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(store_->AddTrials("job1", {odd}, std::nullopt).ok());
+  StudyRecord flat = Study();
+  flat.name = "flat";
+  ASSERT_OK(store_->CreateStudy(flat));
+  ASSERT_OK(store_
+                ->AddTrials("flat",
+                            {Finished(0.1, 0.5), Finished(0.01, 0.5),
+                             Finished(0.001, 0.5), Finished(0.3, 0.5)},
+                            std::nullopt)
+                .status());
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  for (const char* path :
+       {"/api/studies/flat", "/api/studies/flat/trials",
+        "/api/studies/flat/trials/1", "/api/studies/flat/history",
+        "/api/studies/flat/points", "/api/studies/flat/importance"}) {
+    SCOPED_TRACE(path);
+    auto res = Client().Get(path, auth);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_TRUE(Json::accept(res->body)) << res->body;
+    for (const char* token : {"NaN", "nan", "Infinity", "inf"}) {
+      EXPECT_EQ(res->body.find(token), std::string::npos) << res->body;
+    }
+  }
+}
+
 TEST_F(DashboardServerTest, CancellingWithTheCookieNeedsTheCsrfValue) {
   Start(Options());
   const std::string cookie = LogIn();

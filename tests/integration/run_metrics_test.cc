@@ -27,13 +27,16 @@ using testing::RunProcess;
 constexpr char kHptune[] = HPTUNE_BINARY;
 
 // A trainer that writes its hypertune file atomically: a line that is no
-// report, then loss = x, or "nan" when x > 0.5 (a learning rate too high).
+// report, loss 0.9 at step 1, then loss = x at step 2, or "nan" when x > 0.5
+// (a learning rate too high).
 constexpr char kTrainer[] = R"(import json, os, sys, time
 x = float([a for a in sys.argv if a.startswith("--x=")][0][4:])
 path = os.environ["CLOUD_ML_HP_METRIC_FILE"]
 loss = "nan" if x > 0.5 else str(x)
 lines = ["progress: warming up",
-         json.dumps({"global_step": "1", "loss": loss,
+         json.dumps({"global_step": "1", "loss": "0.9",
+                     "timestamp": time.time()}),
+         json.dumps({"global_step": "2", "loss": loss,
                      "timestamp": time.time()})]
 with open(path + ".tmp", "w") as f:
     f.write("\n".join(lines) + "\n")
@@ -71,13 +74,16 @@ TEST(RunMetricsTest, ADivergedObjectiveEndsItsTrialInfeasibleWithTheLine) {
   EXPECT_EQ(finite.state, TrialState::kSucceeded);
   ASSERT_TRUE(finite.final_measurement.has_value());
   EXPECT_EQ(finite.final_measurement->metrics.at("loss"), 0.25);
-  // Its NaN is no result: not the trial's final value, not a measurement.
+  // Its NaN is no result: not the trial's final value, not a measurement;
+  // its earlier report stays stored.
   EXPECT_EQ(diverged.state, TrialState::kInfeasible);
   EXPECT_THAT(diverged.reason,
               HasSubstr("metric \"loss\" is not a finite number in this "
-                        "report: {\"global_step\": \"1\", \"loss\": \"nan\""));
+                        "report: {\"global_step\": \"2\", \"loss\": \"nan\""));
   EXPECT_FALSE(diverged.final_measurement.has_value());
-  EXPECT_TRUE(diverged.measurements.empty());
+  ASSERT_EQ(diverged.measurements.size(), 1u);
+  EXPECT_EQ(diverged.measurements[0].step, 1);
+  EXPECT_EQ(diverged.measurements[0].metrics.at("loss"), 0.9);
 
   // Each trial's line that is no report is in its events, with the line.
   auto events = (*store)->ListEvents(0, 10000);

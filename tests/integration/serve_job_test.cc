@@ -150,6 +150,19 @@ TEST(ServeJobTest, SubmittedJobIsWatchedToCompletion) {
   logs.set_replica("../../etc/passwd");
   status = stub->GetTrialLogs(Context().get(), logs, &chunk);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+  // The trial must exist, though the job does.
+  logs.set_replica("");
+  logs.set_trial_id(99);
+  status = stub->GetTrialLogs(Context().get(), logs, &chunk);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND)
+      << status.error_message();
+  logs.set_follow(false);
+  auto stream_context = Context();
+  auto stream = stub->StreamTrialLogs(stream_context.get(), logs);
+  while (stream->Read(&chunk)) {
+  }
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 // Following a trial the job has yet to create waits for it: trial 3 of a
