@@ -202,6 +202,32 @@ TEST_F(MultiUserTest, NoUserReachesAnothersJob) {
   EXPECT_TRUE(
       server_->JobStub()->GetJob(testing::Context().get(), request, &job).ok());
   EXPECT_EQ(job.state(), v1::Job::SUCCEEDED);
+
+  // Nor can Bob read Alice's results into a job of his own.
+  std::string config = testing::ReadFileOrEmpty(Config());
+  config.replace(config.find("    maxTrials: 1"), 0,
+                 "    resumePreviousJobId: alices\n");
+  std::ofstream(dir_ + "/resume.yaml") << config;
+  ASSERT_EQ(chmod((dir_ + "/resume.yaml").c_str(), 0644), 0);
+  ProcessResult resume =
+      As(kBob, {"jobs", "submit", "bobs", "--config", dir_ + "/resume.yaml"});
+  EXPECT_NE(resume.exit_code, 0);
+  EXPECT_THAT(resume.err, HasSubstr("job \"alices\" is another user's"));
+}
+
+// --share-jobs: every user reaches every job.
+TEST_F(MultiUserTest, ASharingServerLetsUsersReachEachOthersJobs) {
+  StartServer({"--share-jobs"});
+  ASSERT_EQ(
+      As(kAlice, {"jobs", "submit", "alices", "--config", Config(), "--wait"})
+          .exit_code,
+      0)
+      << server_->Output();
+  ProcessResult bob = As(kBob, {"jobs", "describe", "alices"});
+  EXPECT_EQ(bob.exit_code, 0) << bob.err;
+  EXPECT_THAT(As(kBob, {"jobs", "list"}).out, HasSubstr("alices"));
+  // The job still ran as Alice.
+  EXPECT_EQ(Whoami("alices").value("uid", -1), static_cast<int>(kAlice));
 }
 
 TEST_F(MultiUserTest, RootsOwnJobsNeedTheServersLeave) {
