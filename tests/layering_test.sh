@@ -8,6 +8,7 @@
 #   cli ──► api, never server (but `hptune serve`'s composition)
 #   server, jobs ──► launch's public headers only
 #   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
+#   frontends (server, jobs, dashboard, cli, api) ──► algorithms' public headers
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
 root=${1:?usage: layering_test.sh SOURCE_DIR}
@@ -42,7 +43,7 @@ forbid "include/hptune/store src/store" 'hptune/(algorithms|engine|launch|server
 forbid "include/hptune/engine src/engine" \
   'hptune/store/(sqlite|memory|open)_store|src/store/|src/cli/|src/server/|algorithms/(sampling|grid|quasi_random|gp|encoding|common)/|sqlite3|grpc' \
   "the engine sees interfaces only; concrete parts are chosen in composition roots"
-forbid "include/hptune" 'src/|tests/|"algorithms/' \
+forbid "include/hptune" 'src/|tests/|algorithms/' \
   "public headers never include private ones"
 forbid "src/api" \
   'src/(core|env|store|launch|engine|server|cli)/|hptune/(algorithms|env|launch)/|algorithms/' \
@@ -57,6 +58,8 @@ forbid "src/cli" 'src/dashboard/' \
   'serve_command.*' 'dashboard_command.*'
 forbid "src/server src/jobs" 'src/launch/' \
   "the server and job control use launch's public headers only"
+forbid "src/server src/jobs src/dashboard src/cli src/api" 'algorithms/' \
+  "frontends use the algorithms' public headers (hptune/algorithms/) only"
 
 # Determinism needs more than include lines: no clock or entropy reads.
 hits=$(grep -rnE '(system|steady|high_resolution)_clock::now|random_device|[^a-z_]s?rand\(|getenv' \

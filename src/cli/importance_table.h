@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "algorithms/importance/ped_anova.h"
+#include "hptune/algorithms/importance.h"
 #include "src/cli/output.h"
 
 namespace hptune::cli {

@@ -14,7 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "algorithms/importance/ped_anova.h"
+#include "hptune/algorithms/importance.h"
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "algorithms/importance/ped_anova.h"
+#include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "src/api/conversion.h"
 #include "src/server/call.h"

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "algorithms/importance/ped_anova.h"
+#include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/store/sqlite_store.h"

@@ -1,0 +1,70 @@
+// Parameter importance: how much each parameter of a study mattered for
+// reaching its best trials, by PED-ANOVA (Watanabe, Bansal and Hutter,
+// IJCAI 2023). The method, its densities and conditional parameters are
+// described where it is implemented, algorithms/importance/ped_anova.h.
+//
+// The public door to it for every frontend (`hptune studies importance`,
+// the gRPC GetParameterImportance, the dashboard) and for embedders. Pure
+// functions of their arguments; thread-safe.
+#ifndef HPTUNE_ALGORITHMS_IMPORTANCE_H_
+#define HPTUNE_ALGORITHMS_IMPORTANCE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hptune/core/study.h"
+#include "hptune/core/trial.h"
+
+namespace hptune::algorithms {
+
+struct ParameterImportance {
+  std::string parameter;
+  double importance = 0;  // >= 0; the list sums to 1 (all 0 when nothing can
+                          // be said)
+  // Of the usable trials, those where the parameter is active: all of them
+  // for a parameter without a condition.
+  int64_t active_trials = 0;
+};
+
+struct ImportanceOptions {
+  // gamma': the importance is of reaching this best fraction of the trials.
+  double top_quantile = 0.1;
+  // Grid points of a continuous parameter (Optuna's n_steps).
+  int grid_points = 50;
+  // Weight of the prior kernel in each density, against one per trial.
+  double prior_weight = 1.0;
+  // The top set holds at least this many trials (Optuna 3.6-4.x's
+  // min_n_top_trials; with 1, the top of 10 trials or fewer is 1 trial).
+  int min_top_trials = 2;
+};
+
+// Importance of each parameter of spec.search_space for spec.metric_tag and
+// spec.goal, from the trials that have a final objective
+// (Trial::FinalObjective(spec.metric_tag); SUCCEEDED trials, and trials
+// stopped early that have a final measurement). Trials with a non-finite
+// objective or with parameters that do not fit the space (outside it,
+// missing an active one, or with one the trial's values leave inactive) are
+// left out too. Most important first (ties by parameter order in the spec).
+// Fewer than 2 usable
+// trials: every parameter with importance 0. InvalidArgument, naming the
+// field and value, for a bad option (e.g. top_quantile outside (0, 1]) or a
+// search space that cannot be encoded.
+absl::StatusOr<std::vector<ParameterImportance>> PedAnovaImportance(
+    const StudySpec& spec, const std::vector<Trial>& trials,
+    const ImportanceOptions& options = {});
+
+// The same, with how many trials it rests on, for callers that show it.
+struct ImportanceReport {
+  std::vector<ParameterImportance> importances;
+  int64_t trials = 0;      // usable trials (above)
+  int64_t top_trials = 0;  // of them, the top ones (0 when trials < 2)
+};
+absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
+    const StudySpec& spec, const std::vector<Trial>& trials,
+    const ImportanceOptions& options = {});
+
+}  // namespace hptune::algorithms
+
+#endif  // HPTUNE_ALGORITHMS_IMPORTANCE_H_
