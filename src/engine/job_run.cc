@@ -22,17 +22,18 @@ namespace {
 
 constexpr size_t kMaxWarnings = 10;
 
-// Whom the job's replicas run as: its owner, when that is not this
-// process's user (a root server's job of another user).
+// Whom the job's replicas run as: its owner, when that is another user.
 std::optional<UserCredentials> RunAs(const JobOwner& owner) {
-  if (!owner.known() || owner.uid == static_cast<int64_t>(::geteuid())) {
-    return std::nullopt;
-  }
+  if (!RunsAsAnotherUser(owner)) return std::nullopt;
   return LookUpUser(static_cast<uid_t>(owner.uid),
                     static_cast<gid_t>(owner.gid));
 }
 
 }  // namespace
+
+bool RunsAsAnotherUser(const JobOwner& owner) {
+  return owner.known() && owner.uid != static_cast<int64_t>(::geteuid());
+}
 
 JobRun::JobRun(store::Store& store, TuningEngine& engine,
                launch::Launcher& launcher, const JobRunnerOptions& options,

@@ -43,6 +43,10 @@ struct JobOutcome {
   std::string message;
 };
 
+// Whether a job of `owner` runs as another user than this process's: a
+// root server's job of another user (JobOwner).
+bool RunsAsAnotherUser(const JobOwner& owner);
+
 class JobRun {
  public:
   // Records a job state (CANCELLING before the replicas are stopped, RUNNING

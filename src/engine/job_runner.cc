@@ -1,7 +1,6 @@
 #include "hptune/engine/job_runner.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <system_error>
@@ -92,8 +91,7 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   // Another user's job: this process keeps the job's directory, so that
   // no trial directory can be swapped for a link; its user may pass
   // through to the trial directories, which are that user's.
-  if (record.owner.known() &&
-      record.owner.uid != static_cast<int64_t>(::geteuid())) {
+  if (internal::RunsAsAnotherUser(record.owner)) {
     ::chmod(job_dir.c_str(), 0711);
   }
   // The job stays PREPARING until a trial's replicas run, as AI Platform's
