@@ -74,11 +74,14 @@ ScopedFileIdentity::ScopedFileIdentity(const UserCredentials& user) {
 
 ScopedFileIdentity::~ScopedFileIdentity() {
   if (!changed_) return;
+  // The caller may still read errno from what it did as the user.
+  const int saved_errno = errno;
   // fsuid back to 0 first: that gives back the capabilities that setting
   // the groups needs.
   ::syscall(SYS_setfsuid, saved_uid_);
   ::syscall(SYS_setfsgid, saved_gid_);
   ::syscall(SYS_setgroups, saved_groups_.size(), saved_groups_.data());
+  errno = saved_errno;
 }
 
 }  // namespace hptune
