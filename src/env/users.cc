@@ -8,22 +8,30 @@
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/env/user_environment.h"
 
 namespace hptune {
 namespace {
 
-// The uid's name in the user database, or "" when it has none.
-std::string UserNameOf(uid_t uid) {
+struct PasswdEntry {
+  std::string name;  // "" when the user database does not know the uid.
+  std::string home;
+};
+
+PasswdEntry LookUpPasswd(uid_t uid) {
   long size = sysconf(_SC_GETPW_R_SIZE_MAX);
   std::vector<char> buffer(size > 0 ? static_cast<size_t>(size) : 16384);
   struct passwd entry;
   struct passwd* found = nullptr;
   if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 ||
       found == nullptr) {
-    return "";
+    return {};
   }
-  return found->pw_name;
+  return {.name = found->pw_name, .home = found->pw_dir};
 }
+
+// The uid's name in the user database, or "" when it has none.
+std::string UserNameOf(uid_t uid) { return LookUpPasswd(uid).name; }
 
 }  // namespace
 
@@ -82,6 +90,18 @@ ScopedFileIdentity::~ScopedFileIdentity() {
   ::syscall(SYS_setfsgid, saved_gid_);
   ::syscall(SYS_setgroups, saved_groups_.size(), saved_groups_.data());
   errno = saved_errno;
+}
+
+std::map<std::string, std::string> UserEnvironment(
+    uid_t uid, const std::filesystem::path& fallback_home) {
+  PasswdEntry entry = LookUpPasswd(uid);
+  if (entry.name.empty()) entry.name = std::to_string(uid);
+  if (entry.home.empty()) entry.home = fallback_home.string();
+  return {{"HOME", entry.home}, {"USER", entry.name}, {"LOGNAME", entry.name}};
+}
+
+bool IsServerUsersPlace(std::string_view name) {
+  return name.starts_with("XDG_") || name == "MAIL";
 }
 
 }  // namespace hptune

@@ -95,6 +95,9 @@ class MultiUserTest : public ::testing::Test {
   }
 
   void StartServer(std::vector<std::string> extra = {}) {
+    // A place of the server user's own, which no other user's trial may
+    // inherit.
+    setenv("XDG_CACHE_HOME", (dir_ + "/server-cache").c_str(), 1);
     extra.insert(extra.begin(), {"--socket", Socket()});
     server_.emplace(dir_ + "/server", extra);
     std::filesystem::create_directory(dir_ + "/server");
@@ -152,6 +155,11 @@ TEST_F(MultiUserTest, EachJobRunsAsItsSubmitterAndItsFilesAreTheirs) {
     EXPECT_EQ(me["groups"], nlohmann::json::array({uid}));
     // Not root: its cgroup holds it.
     EXPECT_EQ(me.value("escaped", true), false);
+    // It is told who it is, not the server's HOME, USER and XDG places: a
+    // uid the user database lacks gets its trial directory as HOME.
+    EXPECT_EQ(me["env"], nlohmann::json({{"HOME", me["cwd"]},
+                                         {"USER", std::to_string(uid)},
+                                         {"LOGNAME", std::to_string(uid)}}));
     // Its directory, log and metric file are its user's; the job's
     // directory above stays the server's, so no trial directory can be
     // swapped for a link.

@@ -24,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/env/env.h"
+#include "hptune/env/user_environment.h"
 #include "hptune/env/users.h"
 #include "src/launch/local/spawn_in_cgroup.h"
 
@@ -33,13 +34,16 @@ namespace hptune::launch {
 namespace {
 
 // This process's environment with `overrides` put over it, as "K=V" strings.
+// For another user's replica, the variables naming this process's user's
+// own places are left out.
 std::vector<std::string> MergedEnvironment(
-    const std::map<std::string, std::string>& overrides) {
+    const std::map<std::string, std::string>& overrides, bool other_user) {
   std::map<std::string, std::string> merged;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view text(*entry);
     size_t equals = text.find('=');
     if (equals == std::string_view::npos) continue;
+    if (other_user && IsServerUsersPlace(text.substr(0, equals))) continue;
     merged.emplace(std::string(text.substr(0, equals)),
                    std::string(text.substr(equals + 1)));
   }
@@ -205,7 +209,12 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   std::vector<char*> argv = Pointers(replica.argv);
   std::map<std::string, std::string> env = replica.env;
   env[kReplicaMarkerVariable] = ReplicaMarker(replica);
-  std::vector<std::string> env_strings = MergedEnvironment(env);
+  if (replica.run_as) {
+    // Under the replica's own variables, which a config may set.
+    env.merge(UserEnvironment(replica.run_as->uid, replica.working_dir));
+  }
+  std::vector<std::string> env_strings =
+      MergedEnvironment(env, replica.run_as.has_value());
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
   int rc = 0;
