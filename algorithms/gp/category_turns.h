@@ -1,59 +1,33 @@
 // Category turns: the GP designer's guard against abandoning a categorical
-// value on the strength of a few trials.
+// value on the strength of a few trials (docs/designers.md).
 //
 // Why: once one category's optimum is refined, most trials sit there, the
-// output warp (output_warping.h) ranks every other category's trials below
-// that cluster, and the model's mean for an untried region of another
-// category sinks with each new trial of the incumbent's; log EI and pure
-// exploration then never leave the incumbent's category, even when another
-// one holds a better, narrower optimum that its first few (space-filling)
-// trials missed. Seen on the quality harness's optimizer_choice problem:
-// the model's mean at adam's optimum fell from 1.35 to -0.44 standardised
-// units over 60 trials while every trial refined rmsprop's 1-D optimum.
+// output warp (output_warping.h) ranks other categories' trials below that
+// cluster, and log EI never leaves the incumbent's category, even when
+// another holds a better, narrower optimum its first trials missed.
 //
-// Rule: for each categorical feature, take the rows (observations, then
-// pending trials, in completion order) where it is active; its window is
+// Rule: for each categorical feature, over the rows (observations, then
+// pending trials) where it is active, a value's window is
 //   W = max(kTurnWindowPerCategory * K, active rows / kTurnHistoryFraction)
-// (K its number of values), so that forced trials thin out as the study
-// grows. A value that is not the best observation's is due a turn
-//  - at once, when its latest row is among the last W, holds a result, and
-//    closed at least kStreakGain of the gap between the value's best before
-//    it and the best value overall, and the value holds under half of the
-//    last W rows (a branch that is catching up is followed up);
-//  - else when no row among the last W holds it, the value that waited
-//    longest relative to its window first.
-// A turn is log EI restricted to the branch (the feature held at the
-// value), searched around the branch's best observations, with the best
-// posterior mean among the branch's observations as its incumbent: it
-// seeks the branch's own improvement, where EI against the overall best
-// would be variance alone, which puts trials on the edges of the box. A
-// turn takes the first suggestion of a Suggest call (single objective).
-// A branch seen narrowly is swept instead: when the model's mean over the
-// branch's observed trials spans under kNarrowBranchSpan of its span over
-// all observed trials, those trials have shown log EI little of the branch:
-// it is flat there (a plateau), or they sit around one point of it. Log EI
-// around them would keep them there while a narrow optimum elsewhere in the
-// branch goes unseen. A sweep takes the branch's best observation and moves
-// one continuous coordinate to the midpoint of a gap between the branch's
-// trials in that coordinate (the box's edges count as trials); of all such
-// points the one of highest log EI on the branch is suggested. Repeated
-// sweeps spread the branch's trials along each coordinate, and once one
-// finds a slope, sweeps from the new best bisect towards it. Conditional
-// features are not swept. A value whose turn would be a sweep waits a
-// shorter window, max(K, active rows / kSweepHistoryFraction): one sweep
-// halves one gap along one coordinate, so a narrow optimum needs several,
-// where a log EI turn refines what its branch has already shown. Measured
-// in benchmarks/RESULTS.md ("Turns on narrow_category", fifth and sixth
-// rounds).
-// The values are a bandit's arms and turns its forced exploration, on a
-// schedule that thins out like the epsilon_n-greedy rule's (exploration
-// probability falling as 1/n: Auer, Cesa-Bianchi & Fischer, "Finite-time
-// Analysis of the Multiarmed Bandit Problem", Machine Learning 2002), each
-// pull the model's best point of its branch rather than a random one. Spaces
-// without a categorical parameter are unaffected. Measured in
-// benchmarks/RESULTS.md ("GP designer: design history", category turns). Used
-// by GpModelBuilder and SuggestFromModel. Pure functions and an immutable
-// acquisition wrapper; thread-safe.
+// (K its number of values). A value that is not the best observation's is
+// due a turn at once when its latest row is among the last W, holds a
+// result that closed at least kStreakGain of its gap to the best, and the
+// value holds under half of the last W rows; else when no row among the
+// last W holds it (longest wait relative to its window first). A turn is
+// log EI restricted to the branch, around the branch's best observations,
+// against the branch's best posterior mean. A branch seen narrowly (the
+// model's mean over its trials spans under kNarrowBranchSpan of the span
+// over all trials) is swept instead: its best observation with one
+// continuous coordinate moved to the midpoint of a gap between the
+// branch's trials (the box's edges count), the candidate of highest log EI;
+// such a value waits max(K, active rows / kSweepHistoryFraction).
+// Conditional features are not swept. This is forced exploration on a
+// schedule that thins out as the epsilon_n-greedy rule's (Auer,
+// Cesa-Bianchi & Fischer, "Finite-time Analysis of the Multiarmed Bandit
+// Problem", Machine Learning 2002). Spaces without a categorical parameter
+// are unaffected. Measurements: benchmarks/RESULTS.md, design history.
+// Used by GpModelBuilder and SuggestFromModel. Pure functions and an
+// immutable acquisition wrapper; thread-safe.
 #ifndef HPTUNE_ALGORITHMS_GP_CATEGORY_TURNS_H_
 #define HPTUNE_ALGORITHMS_GP_CATEGORY_TURNS_H_
 
