@@ -323,6 +323,41 @@ TEST(RunMistakesTest, AStudyExtendedFrom10To20TrialsKeepsItsFirst10) {
   EXPECT_THAT(malformed.err, HasSubstr("--resume-from"));
 }
 
+// `hptune run` and `hptune jobs submit` apply the same flags in one way
+// (src/cli/spec_overrides.h): the same bad value gets the same words, and
+// submit says them before it looks for a server.
+TEST(RunMistakesTest, RunAndSubmitRefuseABadOverrideInTheSameWords) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = WriteStrictJob(dir, "accuracy", 2);
+  const std::vector<std::vector<std::string>> cases = {
+      {"--max-parallel-trials", "0"},
+      {"--max-trials", "2000000"},
+      {"--max-failed-trials", "many"},
+      {"--resume-from", "same"},
+      {"--command", "  "},
+      {"--job-dir", ""},
+      {"--labels", "Team=x"},
+  };
+  for (const std::vector<std::string>& flags : cases) {
+    SCOPED_TRACE(flags[0] + " " + flags[1]);
+    std::vector<std::string> run = RunArgs(dir, config, "same");
+    run.insert(run.end(), flags.begin(), flags.end());
+    std::vector<std::string> submit = {kHptune,    "jobs",       "submit",
+                                       "same",     "--config",   config,
+                                       "--server", "127.0.0.1:1"};
+    submit.insert(submit.end(), flags.begin(), flags.end());
+    const auto by_run = RunProcess(run);
+    const auto by_submit = RunProcess(submit);
+    EXPECT_EQ(by_run.exit_code, 2) << by_run.err;
+    EXPECT_EQ(by_submit.exit_code, 2) << by_submit.err;
+    const std::string said = by_run.err.substr(by_run.err.find(": ") + 2);
+    EXPECT_THAT(
+        said, HasSubstr(flags[0] == "--max-trials" ? "hyperparameters.maxTrials"
+                                                   : flags[0]));
+    EXPECT_EQ(by_submit.err.substr(by_submit.err.find(": ") + 2), said);
+  }
+}
+
 TEST(RunMistakesTest, ABudgetTheGpBarelyUsesIsSaid) {
   const std::string dir = testing::MakeTempDir();
   WriteFile(dir + "/train.py", "print('loss=1')\n");

@@ -1,20 +1,16 @@
 // `hptune jobs submit`: the job's trainingInput from a config file and the
-// command-line flags that override it, validated here with the same parser
-// the server uses, so a bad value is reported before any round trip.
+// command-line flags that override it (src/cli/spec_overrides.h, shared with
+// `hptune run`), validated here with the same parser the server uses, so a
+// bad value is reported before any round trip.
 //
-// Precedence, as `hptune run` and gcloud: a flag overrides the same option in
-// the file; user args after `--` are appended to the file's args. Paths in
-// the file are relative to the file, paths in flags to the current
+// Paths in the file are relative to the file, paths in flags to the current
 // directory; both are sent absolute, since the server has its own working
-// directory. Machine flags (--master-machine-type, --worker-count, ...) need
-// scaleTier CUSTOM, from the file or --scale-tier; a --scale-tier other than
-// CUSTOM replaces the file's task pools with the tier's. --labels is laid
-// over the config's `labels:` (src/cli/labels_flag.h). A config's
-// `backend:` goes with the job (the server refuses a job for a backend it
-// does not run), and so does its `slurm:` block (JobSpec::slurm), which a
-// Slurm server applies over its own `--slurm-*` options; --backend and the
-// --slurm-* flags override them as in `hptune run` (src/cli/backend_flags.h).
-// Used only by src/cli. Pure functions apart from reading the config file.
+// directory. A config's `backend:` goes with the job (the server refuses a
+// job for a backend it does not run), and so does its `slurm:` block
+// (JobSpec::slurm), which a Slurm server applies over its own `--slurm-*`
+// options; --backend and the --slurm-* flags override them as in `hptune
+// run` (src/cli/backend_flags.h). Used only by src/cli. Pure functions
+// apart from reading the config file.
 #ifndef HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
 #define HPTUNE_CLI_CLIENT_SUBMIT_FLAGS_H_
 
@@ -28,14 +24,16 @@
 #include "hptune/core/job.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
+#include "src/cli/spec_overrides.h"
 
 namespace hptune::cli::client {
 
-// The value flags that override the config, for ParseArgs.
+// The value flags that override the config, for ParseArgs:
+// SpecOverrideFlags() and the backend's.
 const std::set<std::string>& SubmitOverrideFlags();
 
 // The part of `jobs submit --help` that describes SubmitOverrideFlags().
-extern const char kSubmitOverrideHelp[];
+const char* SubmitOverrideHelp();
 
 struct Submission {
   JobSpec job;  // Validated, flags applied.
@@ -56,11 +54,6 @@ absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
     const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
     const std::filesystem::path& cwd);
-
-// gcloud's accelerator flag value: "count=N,type=T" (either order; count
-// defaults to 1). InvalidArgument naming `flag` and the value otherwise.
-absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(
-    const std::string& flag, const std::string& value);
 
 }  // namespace hptune::cli::client
 

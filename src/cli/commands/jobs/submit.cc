@@ -154,7 +154,7 @@ Subcommand SubmitCommand() {
   std::set<std::string> flags = client::SubmitOverrideFlags();
   flags.insert({"config", "format", "reconnect-seconds"});
   return {"submit",
-          Usage(kSubmitUsage, kSubmitExample, client::kSubmitOverrideHelp),
+          Usage(kSubmitUsage, kSubmitExample, client::SubmitOverrideHelp()),
           flags,
           {"wait", "stream-logs", "quiet"},
           true,

@@ -1,0 +1,56 @@
+// The command-line flags that override a config's job, for `hptune run` and
+// `hptune jobs submit` alike: one set of flags, one way of applying them,
+// the same message for the same bad value.
+//
+// Precedence, as gcloud's: a flag overrides the same option in the file;
+// user args after `--` are appended to the file's args; --labels is laid
+// over the config's labels. Paths in flags are relative to `cwd` and made
+// absolute. Machine flags (--master-machine-type, --worker-count, ...) need
+// scaleTier CUSTOM, from the file or --scale-tier; a --scale-tier other
+// than CUSTOM replaces the file's task pools with the tier's. The job with
+// the flags applied is checked again by the config parser, through its
+// canonical JSON, so a flag's value meets the rules a config's does.
+// Used only by src/cli. Pure functions.
+#ifndef HPTUNE_CLI_SPEC_OVERRIDES_H_
+#define HPTUNE_CLI_SPEC_OVERRIDES_H_
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "src/cli/flags.h"
+
+namespace hptune::cli {
+
+// The value flags that override the config, for ParseArgs.
+const std::set<std::string>& SpecOverrideFlags();
+
+// The part of a command's --help that describes SpecOverrideFlags().
+extern const char kSpecOverrideHelp[];
+
+// Applies the flags in `args` to `job` (whose job_id is set: --resume-from
+// must name another job). InvalidArgument naming the flag and its value
+// for a malformed flag.
+[[nodiscard]] absl::Status ApplyOverrides(const ParsedArgs& args,
+                                          const std::filesystem::path& cwd,
+                                          JobSpec& job);
+
+// `job` read back through its canonical trainingInput JSON by the config
+// parser (labels and Slurm options kept): InvalidArgument listing every
+// error with its field path, under "the config with the command-line flags
+// applied:" (or "the job given by the command-line flags:" when
+// !from_config).
+absl::StatusOr<JobSpec> CheckOverriddenJob(const JobSpec& job,
+                                           bool from_config);
+
+// gcloud's accelerator flag value: "count=N,type=T" (either order; count
+// defaults to 1). InvalidArgument naming `flag` and the value otherwise.
+absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(
+    const std::string& flag, const std::string& value);
+
+}  // namespace hptune::cli
+
+#endif  // HPTUNE_CLI_SPEC_OVERRIDES_H_
