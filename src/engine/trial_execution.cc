@@ -50,8 +50,7 @@ TrialExecution::TrialExecution(store::Store& store, std::string study,
       placement_(std::move(placement)),
       limits_(limits),
       metric_(metric),
-      hypertune_(launch_.replicas.front().env.at("CLOUD_ML_HP_METRIC_FILE"),
-                 metric),
+      hypertune_(launch_.replicas.front().metrics_path, metric),
       stdout_(launch_.replicas.front().log_path, metric),
       restarts_(launch_.replicas.size(), 0) {}
 

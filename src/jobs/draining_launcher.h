@@ -42,6 +42,10 @@ class DrainingLauncher : public launch::Launcher {
       const launch::TrialLaunch& launch) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Reattach(
       const launch::TrialLaunch& launch) override;
+  void StopLeftovers(const std::filesystem::path& job_runs_dir,
+                     std::chrono::milliseconds grace) override {
+    inner_.StopLeftovers(job_runs_dir, grace);
+  }
 
   // Terminates every run (SIGTERM, `grace`, SIGKILL) and freezes the
   // launcher as described above. Returns when no replica is left.

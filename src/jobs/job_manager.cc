@@ -180,7 +180,7 @@ void JobManager::ResumeUnfinished(const Admission& admit) {
     ConfigParseResult parsed = ParseJobConfig(
         record.training_input_json, ConfigFormat::kJson, record.job_id);
     if (!parsed.job) {
-      StopLeftoverReplicas(options_.runs_dir, record.job_id);
+      StopLeftovers(launcher_, options_.runs_dir, record.job_id);
       FailUnresumable(
           record.job_id,
           absl::StrCat("the stored trainingInput no longer parses: ",
@@ -191,12 +191,13 @@ void JobManager::ResumeUnfinished(const Admission& admit) {
     parsed.job->slurm = record.slurm;
     if (absl::Status allowed = admit ? admit(*parsed.job) : absl::OkStatus();
         !allowed.ok()) {
-      StopLeftoverReplicas(options_.runs_dir, record.job_id);
+      StopLeftovers(launcher_, options_.runs_dir, record.job_id);
       FailUnresumable(record.job_id, std::string(allowed.message()));
       continue;
     }
     absl::StatusOr<TakeOver> taken =
-        TakeOverJob(store_, engine_, options_.runs_dir, record, *parsed.job);
+        TakeOverJob(store_, engine_, launcher_, options_.runs_dir, record,
+                    *parsed.job);
     if (!taken.ok()) {
       FailUnresumable(record.job_id, std::string(taken.status().message()));
       continue;

@@ -5,7 +5,7 @@
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
-#include "hptune/launch/local_launcher.h"
+#include "hptune/launch/launcher.h"
 #include "src/jobs/trial_recovery.h"
 
 namespace hptune::jobs {
@@ -37,20 +37,21 @@ absl::Status FinishCancelling(store::Store& store, engine::TuningEngine& engine,
 
 }  // namespace
 
-void StopLeftoverReplicas(const std::filesystem::path& runs_dir,
-                          const std::string& job_id) {
-  launch::StopLeftoverReplicas(RunsLayout(runs_dir).JobDir(job_id),
-                               kLeftoverGrace);
+void StopLeftovers(launch::Launcher& launcher,
+                   const std::filesystem::path& runs_dir,
+                   const std::string& job_id) {
+  launcher.StopLeftovers(RunsLayout(runs_dir).JobDir(job_id), kLeftoverGrace);
 }
 
 absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
                                      engine::TuningEngine& engine,
+                                     launch::Launcher& launcher,
                                      const std::filesystem::path& runs_dir,
                                      const JobRecord& record,
                                      const JobSpec& spec) {
   // Whatever the dead runner left running has lost its watcher: stop it
   // before its trial is started again.
-  StopLeftoverReplicas(runs_dir, record.job_id);
+  StopLeftovers(launcher, runs_dir, record.job_id);
   if (record.state == JobState::kCancelling) {
     HPTUNE_RETURN_IF_ERROR(FinishCancelling(store, engine, record));
     return TakeOver::kEnded;

@@ -6,9 +6,9 @@
 // next runner on the same database: `hptune run` given the same --job-id,
 // and `hptune serve` at start-up (JobManager::ResumeUnfinished). Both call
 // TakeOverJob first, so both give the same guarantees:
-//  - every local replica the dead runner left is stopped, so no trainer is
-//    orphaned or runs twice (Slurm's replicas are left to the launcher's
-//    Reattach: a different job runs them);
+//  - what the dead runner left running is stopped by its backend
+//    (Launcher::StopLeftovers: every local replica, so no trainer is
+//    orphaned or runs twice; Slurm's are left to the launcher's Reattach);
 //  - a job left CANCELLING is finished CANCELLED, its open trials too;
 //  - reports the dead runner had not read yet are stored, each once, and
 //    its trials' files are set aside (RecoverTrialFiles), so the re-run
@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/engine/engine.h"
+#include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
 
 namespace hptune::jobs {
@@ -39,14 +40,17 @@ enum class TakeOver {
 // the store or from reading the trials' files.
 absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
                                      engine::TuningEngine& engine,
+                                     launch::Launcher& launcher,
                                      const std::filesystem::path& runs_dir,
                                      const JobRecord& record,
                                      const JobSpec& spec);
 
-// Stops the local replicas a dead runner left for job `job_id` (the first
-// step of TakeOverJob), for a job that cannot be taken over.
-void StopLeftoverReplicas(const std::filesystem::path& runs_dir,
-                          const std::string& job_id);
+// Stops what a dead runner left running of job `job_id` on `launcher`'s
+// backend (Launcher::StopLeftovers; the first step of TakeOverJob), for a
+// job that cannot be taken over.
+void StopLeftovers(launch::Launcher& launcher,
+                   const std::filesystem::path& runs_dir,
+                   const std::string& job_id);
 
 }  // namespace hptune::jobs
 

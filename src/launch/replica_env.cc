@@ -391,9 +391,9 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
     env["CLUSTER_SPEC"] = cluster_spec.dump();
     env["CLOUD_ML_TRIAL_ID"] = trial;
     env["CLOUD_ML_JOB_ID"] = job.job_id;
-    env["CLOUD_ML_HP_METRIC_FILE"] =
-        ReplicaMetricsPath(working_dir, request.type, request.index, chief)
-            .string();
+    replica.metrics_path =
+        ReplicaMetricsPath(working_dir, request.type, request.index, chief);
+    env["CLOUD_ML_HP_METRIC_FILE"] = replica.metrics_path.string();
     env["CLOUD_ML_HP_METRIC_TAG"] = context.metric_tag;
     env["AIP_MODEL_DIR"] = aip.model;
     env["AIP_CHECKPOINT_DIR"] = aip.checkpoint;

@@ -40,7 +40,7 @@ class FakeLauncher::Run : public launch::TrialRun {
  public:
   Run(FakeLauncher& owner, const launch::TrialLaunch& launch)
       : owner_(owner), launch_(launch), replicas_(launch.replicas.size()) {
-    metric_file_ = launch.replicas.front().env.at("CLOUD_ML_HP_METRIC_FILE");
+    metric_file_ = launch.replicas.front().metrics_path;
   }
 
   absl::Status StartReplica(int i) {

@@ -65,6 +65,9 @@ struct ReplicaLaunch {
   std::map<std::string, std::string> env;
   std::filesystem::path working_dir;  // Empty: the launcher's.
   std::filesystem::path log_path;     // stdout and stderr, appended.
+  // The hypertune file the replica reports to (CLOUD_ML_HP_METRIC_FILE in
+  // `env`), which the job runner reads.
+  std::filesystem::path metrics_path;
   // Whom the replica runs as, and whose its log is: the job's owner, for a
   // root server's job of another user (hptune/env/users.h). Unset: this
   // process's user.
@@ -146,6 +149,16 @@ class Launcher {
       const TrialLaunch& launch) {
     (void)launch;
     return nullptr;
+  }
+  // Before a job an earlier, killed process ran is taken over or failed:
+  // stops what that process left running of it (its files are under
+  // `job_runs_dir`, <runs_dir>/<job>), SIGTERM, `grace`, SIGKILL. The
+  // default stops nothing: a backend whose replicas outlive us (Slurm)
+  // finds them again trial by trial in Reattach.
+  virtual void StopLeftovers(const std::filesystem::path& job_runs_dir,
+                             std::chrono::milliseconds grace) {
+    (void)job_runs_dir;
+    (void)grace;
   }
 };
 

@@ -78,6 +78,9 @@ class LocalLauncher : public Launcher {
   // restart rules. No trainer is left orphaned.
   absl::StatusOr<std::unique_ptr<TrialRun>> Reattach(
       const TrialLaunch& launch) override;
+  // StopLeftoverReplicas, below.
+  void StopLeftovers(const std::filesystem::path& job_runs_dir,
+                     std::chrono::milliseconds grace) override;
 
   const GpuInventory& gpus() const { return gpus_.inventory(); }
 

@@ -87,6 +87,11 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
   return std::unique_ptr<TrialRun>();
 }
 
+void LocalLauncher::StopLeftovers(const std::filesystem::path& job_runs_dir,
+                                  std::chrono::milliseconds grace) {
+  StopLeftoverReplicas(job_runs_dir, grace);
+}
+
 int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
                          std::chrono::milliseconds grace) {
   std::error_code ec;
