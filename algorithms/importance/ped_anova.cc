@@ -202,4 +202,18 @@ absl::StatusOr<std::vector<ParameterImportance>> PedAnovaImportance(
   return std::move(report.importances);
 }
 
+absl::StatusOr<ImportanceReport> StudyImportance(
+    const StudyRecord& study, const std::vector<Trial>& trials,
+    const ImportanceOptions& options) {
+  absl::StatusOr<ImportanceReport> report =
+      PedAnovaImportanceReport(study.spec, trials, options);
+  if (report.ok()) return report;
+  return absl::Status(absl::IsInvalidArgument(report.status())
+                          ? absl::StatusCode::kInternal
+                          : report.status().code(),
+                      absl::StrCat("study \"", study.name,
+                                   "\": parameter importance: ",
+                                   report.status().message()));
+}
+
 }  // namespace hptune::algorithms

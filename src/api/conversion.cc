@@ -292,6 +292,7 @@ v1::Study StudyToProto(const StudyRecord& study) {
   proto.set_state_reason(study.reason);
   proto.set_seed(study.seed);
   *proto.mutable_create_time() = TimestampToProto(study.create_time);
+  proto.set_resumed_trials(study.resumed_trials);
   return proto;
 }
 

@@ -179,7 +179,7 @@ Table StudiesTable(const std::vector<StudyRecord>& studies,
                           std::string(ToString(s.spec.algorithm)), goals,
                           metrics,
                           std::to_string(trials[i].size()) + "/" +
-                              std::to_string(s.spec.max_trials),
+                              std::to_string(s.TrialBudget()),
                           best_text});
   }
   return table;

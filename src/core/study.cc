@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "hptune/core/pareto.h"
@@ -62,6 +63,14 @@ std::string_view ToString(StudyState state) {
 }
 std::optional<StudyState> ParseStudyState(std::string_view text) {
   return ValueOf(kStudyStates, text);
+}
+
+std::string StudyRecord::DescribeBudget() const {
+  std::string text = "maxTrials (" + std::to_string(spec.max_trials);
+  if (resumed_trials > 0) {
+    text += " beyond " + std::to_string(resumed_trials) + " resumed";
+  }
+  return text + ")";
 }
 
 int StudySpec::EffectiveMaxFailedTrials() const {

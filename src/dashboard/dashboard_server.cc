@@ -570,9 +570,10 @@ class DashboardServer::Impl {
       copy.parameters = trial->parameters;
       copy.final_measurement = trial->final_measurement;
     }
-    HPTUNE_ASSIGN_OR_RETURN(
-        std::vector<algorithms::ParameterImportance> importances,
-        algorithms::PedAnovaImportance(s.study.spec, trials));
+    HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
+                            algorithms::StudyImportance(s.study, trials));
+    const std::vector<algorithms::ParameterImportance>& importances =
+        report.importances;
     Json list = Json::array();
     for (const auto& importance : importances) {
       Json entry = {{"param", importance.parameter},

@@ -83,7 +83,7 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
           {"metric", spec.metric_tag},
           {"goal", std::string(ToString(spec.goal))},
           {"job", job},
-          {"max_trials", spec.max_trials},
+          {"max_trials", study.TrialBudget()},
           {"max_parallel_trials", spec.max_parallel_trials},
           {"counts", counts},
           {"best",

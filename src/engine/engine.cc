@@ -38,6 +38,17 @@ uint64_t DrawSeed() {
   return (static_cast<uint64_t>(device()) << 32) | device();
 }
 
+// The spec a designer plans with: its budget is every trial of the study,
+// the resumed ones included, which count towards the GP's seeding. The
+// study's own spec unless trials were resumed; then a copy kept in `widened`.
+const StudySpec& DesignerSpec(const StudyRecord& study,
+                              std::optional<StudySpec>&& widened = {}) {
+  if (study.resumed_trials == 0) return study.spec;
+  widened = study.spec;
+  widened->max_trials = study.TrialBudget();
+  return *widened;
+}
+
 // The last intermediate measurement of the trial's last attempt (an attempt
 // that did not end is no result) that reports every one of `metrics`, else
 // the last that reports the first (the primary metric), if any.
@@ -164,7 +175,8 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
 TuningEngine::~TuningEngine() = default;
 
 absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
-                                                      const StudySpec& spec) {
+                                                      const StudySpec& spec,
+                                                      int resumed_trials) {
   std::vector<FieldError> errors = ValidateJobId(name, "study name");
   for (auto& e : ValidateStudySpec(spec, "study")) errors.push_back(e);
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
@@ -174,8 +186,10 @@ absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                     .state = StudyState::kActive,
                     .reason = "",
                     .seed = spec.seed.value_or(DrawSeed()),
-                    .create_time = clock_.Now()};
-  HPTUNE_RETURN_IF_ERROR(designers_.Create(spec, study.seed).status());
+                    .create_time = clock_.Now(),
+                    .resumed_trials = resumed_trials};
+  HPTUNE_RETURN_IF_ERROR(
+      designers_.Create(DesignerSpec(study), study.seed).status());
   HPTUNE_RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }
@@ -272,20 +286,21 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   for (Trial& t : trials) {
     (IsPending(t) ? pending : completed).push_back(std::move(t));
   }
-  int budget_left = spec.max_trials - total_trials;
+  int budget_left = study.TrialBudget() - total_trials;
   int parallel_left =
       spec.max_parallel_trials - static_cast<int>(pending.size());
   int to_make = std::min({room(), budget_left, parallel_left});
   if (to_make < room()) {
     response.note =
         budget_left <= parallel_left
-            ? absl::StrCat("maxTrials (", spec.max_trials, ") reached")
+            ? absl::StrCat(study.DescribeBudget(), " reached")
             : absl::StrCat("maxParallelTrials (", spec.max_parallel_trials,
                            ") trials are pending");
   }
   std::vector<Trial> fresh;
   if (to_make > 0) {
-    HPTUNE_ASSIGN_OR_RETURN(auto designer, designers_.Create(spec, study.seed));
+    HPTUNE_ASSIGN_OR_RETURN(auto designer,
+                            designers_.Create(DesignerSpec(study), study.seed));
     HPTUNE_ASSIGN_OR_RETURN(std::string state,
                             store_.GetDesignerState(study_name));
     HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
@@ -352,10 +367,10 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
     }
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                             store_.ListTrialSummaries(study_name));
-    if (static_cast<int>(trials.size()) >= study.spec.max_trials) {
+    if (static_cast<int>(trials.size()) >= study.TrialBudget()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "study ", Quoted(study_name), ": maxTrials (", study.spec.max_trials,
-          ") reached; a trial to run cannot be added"));
+          "study ", Quoted(study_name), ": ", study.DescribeBudget(),
+          " reached; a trial to run cannot be added"));
     }
   }
   if (trial.final_measurement) {
@@ -583,6 +598,14 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::OptimalTrials(
   return hptune::OptimalTrials(study.spec, trials);
 }
 
+absl::StatusOr<algorithms::ImportanceReport> TuningEngine::ParameterImportance(
+    std::string_view study_name) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study_name));
+  return algorithms::StudyImportance(study, trials);
+}
+
 void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
     const StudyRecord& study) {
   std::lock_guard<std::mutex> lock(suggest_mutex_);
@@ -607,8 +630,8 @@ absl::StatusOr<bool> TuningEngine::CompleteStudyIfDone(
   if (pending > 0) return false;
   if (study.state == StudyState::kCompleted) return true;
   std::string reason;
-  if (static_cast<int>(tried.size()) >= study.spec.max_trials) {
-    reason = absl::StrCat("maxTrials (", study.spec.max_trials, ") reached");
+  if (static_cast<int>(tried.size()) >= study.TrialBudget()) {
+    reason = absl::StrCat(study.DescribeBudget(), " reached");
   } else if (SpaceExhausted(study.spec.search_space, tried)) {
     reason = absl::StrCat("the search space is exhausted after ", tried.size(),
                           " trials");

@@ -320,7 +320,7 @@ void JobRun::Progress(JobState state) {
   }
   JobProgress progress = BuildProgress({.job_id = job_.job_id,
                                         .state = state,
-                                        .max_trials = study_.spec.max_trials,
+                                        .max_trials = study_.TrialBudget(),
                                         .succeeded = succeeded_,
                                         .stopped_early = stopped_early_,
                                         .failed = failed_,

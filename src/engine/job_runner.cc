@@ -37,17 +37,15 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
     return absl::AlreadyExistsError(
         absl::StrCat("job \"", job.job_id, "\" already exists"));
   }
-  StudySpec spec = *job.study;
+  const StudySpec& spec = *job.study;
   std::vector<Trial> resumed;
   if (!spec.resume_previous_job_id.empty()) {
     HPTUNE_ASSIGN_OR_RETURN(resumed, internal::PreviousResults(
                                          store_, spec.resume_previous_job_id));
-    // maxTrials counts the trials this job runs, as in AI Platform; the
-    // previous results are history on top.
-    spec.max_trials += static_cast<int>(resumed.size());
   }
-  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
-                          engine_.CreateStudy(job.job_id, spec));
+  HPTUNE_ASSIGN_OR_RETURN(
+      StudyRecord study,
+      engine_.CreateStudy(job.job_id, spec, static_cast<int>(resumed.size())));
   for (Trial& t : resumed) {
     HPTUNE_RETURN_IF_ERROR(
         engine_.CreateTrial(study.name, std::move(t)).status());

@@ -71,7 +71,7 @@ absl::Status WaitForTrial(store::Store& store, const JobRecord& job,
       return found.status();
     }
     HPTUNE_ASSIGN_OR_RETURN(JobRecord now, store.GetJob(job.job_id));
-    if (IsTerminal(now.state) || trial > study.spec.max_trials) {
+    if (IsTerminal(now.state) || trial > study.TrialBudget()) {
       return found.status();
     }
     if (is_cancelled()) {

@@ -448,24 +448,14 @@ grpc::Status StudyService::GetParameterImportance(
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
     HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
-    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
-                            engine_.GetStudy(request->study()));
-    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                            engine_.ListTrialSummaries(request->study()));
-    absl::StatusOr<algorithms::ImportanceReport> report =
-        algorithms::PedAnovaImportanceReport(study.spec, trials);
-    if (!report.ok()) {
-      // A stored study's space always encodes: this is hptune's bug.
-      return absl::InternalError(absl::StrCat(
-          "study \"", request->study(),
-          "\": parameter importance: ", report.status().message()));
-    }
-    for (const algorithms::ParameterImportance& entry : report->importances) {
+    HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
+                            engine_.ParameterImportance(request->study()));
+    for (const algorithms::ParameterImportance& entry : report.importances) {
       v1::ParameterImportance* out = reply->add_importances();
       out->set_parameter(entry.parameter);
       out->set_importance(entry.importance);
     }
-    reply->set_trials(report->trials);
+    reply->set_trials(report.trials);
     reply->set_method("PED-ANOVA");
     return absl::OkStatus();
   });

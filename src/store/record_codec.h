@@ -1,8 +1,9 @@
 // RecordCodec: the JSON that SqliteStore keeps in its TEXT columns.
 //
-// Study specs, parameter assignments, metric maps, final measurements and a
-// job's labels and Slurm options are stored as JSON so the schema need not
-// change with every new spec field. Doubles are written in the shortest form
+// Parameter assignments, metric maps, final measurements and a job's labels
+// and Slurm options are stored as JSON so the schema need not change with
+// every new field. (A study spec is stored in its canonical config form,
+// StudySpecToJson in hptune/core/config.h.) Doubles are written in the shortest form
 // that reads back to the same bits (nlohmann's Grisu2), so values round-trip
 // exactly; NaN and infinities are refused on the way in, since JSON cannot hold
 // them. INTEGER parameter values stay JSON integers and DOUBLE ones JSON floats
@@ -20,14 +21,10 @@
 #include "hptune/core/job.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/search_space.h"
-#include "hptune/core/study.h"
 
 namespace hptune::store::internal {
 
 using MetricMap = std::map<std::string, double>;
-
-absl::StatusOr<std::string> EncodeStudySpec(const StudySpec& spec);
-absl::StatusOr<StudySpec> DecodeStudySpec(std::string_view json);
 
 absl::StatusOr<std::string> EncodeParameters(const ParameterAssignment& params);
 absl::StatusOr<ParameterAssignment> DecodeParameters(std::string_view json);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hptune/core/status.h"
+#include "src/store/legacy_study_spec.h"
 
 namespace hptune::store::internal {
 namespace {
@@ -13,8 +14,9 @@ namespace {
 // Migration steps: step i takes the schema from version i to version i + 1.
 // Append new steps; never edit a released one (files in the field ran it).
 //
-// Conventions: times are INTEGER unix microseconds (exact); specs, parameter
-// assignments and metrics are JSON text (see record_codec.h); trials and
+// Conventions: times are INTEGER unix microseconds (exact); a study's spec
+// is its canonical config JSON (StudySpecToJson), parameter assignments and
+// metrics are JSON text (see record_codec.h); trials and
 // measurements hang off their study by name with ON DELETE CASCADE, so
 // DeleteStudy is one statement. Jobs and events name studies without a
 // foreign key: a job outlives its study's deletion, and the event log is
@@ -111,9 +113,19 @@ ALTER TABLE measurements ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN owner_uid INTEGER NOT NULL DEFAULT -1;
 ALTER TABLE jobs ADD COLUMN owner_gid INTEGER NOT NULL DEFAULT -1;
 )sql",
+      // 5 -> 6: a study's spec in its canonical config form, and the trials
+      // it resumed in a column of their own; ConvertLegacyStudySpecs
+      // rewrites what was stored before.
+      R"sql(
+ALTER TABLE studies ADD COLUMN custom_algorithm TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN resumed_trials INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return *kMigrations;
 }
+
+// The step whose stored data C++ converts, after its SQL.
+constexpr int64_t kCanonicalSpecStep = 5;
 
 struct FileIdentity {
   int64_t application_id = 0;
@@ -175,6 +187,9 @@ absl::Status Migrate(SqliteConnection& connection) {
     const auto& steps = Migrations();
     for (int64_t v = identity.user_version; v < CurrentSchemaVersion(); ++v) {
       HPTUNE_RETURN_IF_ERROR(connection.Exec(steps[v]));
+      if (v == kCanonicalSpecStep) {
+        HPTUNE_RETURN_IF_ERROR(ConvertLegacyStudySpecs(connection));
+      }
     }
     // Both pragmas write the database header, inside this transaction.
     return connection.Exec(

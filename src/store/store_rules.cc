@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/core/trial_state.h"
 
@@ -111,6 +112,22 @@ absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
     return absl::InvalidArgumentError("a study needs a name, got \"\"");
   }
   if (study.create_time == Timestamp{}) study.create_time = now;
+  absl::StatusOr<StudySpec> back =
+      ParseStudySpecJson(StudySpecToJson(study.spec));
+  if (!back.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("study \"", study.name,
+                     "\": cannot store its spec: ", back.status().message()));
+  }
+  back->custom_algorithm = study.spec.custom_algorithm;  // Kept beside it.
+  if (!(*back == study.spec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "study \"", study.name,
+        "\": its spec reads back changed from its stored form (a field its "
+        "parameter type does not take, or a conditional child listed before "
+        "its parent): ",
+        StudySpecToJson(study.spec)));
+  }
   return absl::OkStatus();
 }
 

@@ -44,6 +44,9 @@ inline constexpr std::string_view kReplica = "replica";
 [[nodiscard]] absl::Status JobAlreadyExists(std::string_view job_id);
 
 // Checks a study about to be created and stamps create_time when unset.
+// Its spec must read back from its one stored form (StudySpecToJson) as
+// itself, in both stores, so that GetStudy returns what was created:
+// InvalidArgument naming the study otherwise.
 [[nodiscard]] absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now);
 
 // Checks trials about to be added to `study` (each REQUESTED, ACTIVE,

@@ -258,6 +258,31 @@ TEST_F(EngineTest, BestTrialFollowsTheGoal) {
   EXPECT_EQ((*engine_.BestTrial("s"))->number, 2);
 }
 
+TEST_F(EngineTest, ParameterImportanceReadsTheStudysTrials) {
+  ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
+  ASSERT_OK(engine_.SuggestTrials("s", 4, "a"));
+  for (int64_t trial = 1; trial <= 4; ++trial) {
+    ASSERT_OK(engine_.CompleteTrial("s", trial, Accuracy(1, 0.1 * trial)));
+  }
+  ASSERT_OK_AND_ASSIGN(algorithms::ImportanceReport report,
+                       engine_.ParameterImportance("s"));
+  EXPECT_EQ(report.trials, 4);
+  ASSERT_EQ(report.importances.size(), 2u);
+  EXPECT_TRUE(absl::IsNotFound(engine_.ParameterImportance("none").status()));
+}
+
+// A job's resumed trials are history on top of maxTrials: the study runs
+// maxTrials trials of its own, and its messages say both.
+TEST_F(EngineTest, ResumedTrialsWidenTheBudgetBeyondMaxTrials) {
+  ASSERT_OK_AND_ASSIGN(StudyRecord study,
+                       engine_.CreateStudy("s", GridSpec(2), 3));
+  EXPECT_EQ(study.TrialBudget(), 5);
+  EXPECT_EQ(engine_.GetStudy("s")->resumed_trials, 3);
+  ASSERT_OK_AND_ASSIGN(auto suggested, engine_.SuggestTrials("s", 10, "a"));
+  EXPECT_EQ(suggested.trials.size(), 5u);
+  EXPECT_EQ(suggested.note, "maxTrials (2 beyond 3 resumed) reached");
+}
+
 TEST_F(EngineTest, UserTrialsSeedTheStudyAndAreNotRepeated) {
   ASSERT_OK(engine_.CreateStudy("s", GridSpec(100)));
   Trial known;

@@ -3,9 +3,10 @@
 //
 // Beyond "no crash, no sanitizer report", it checks the parser's contract on
 // every input: a JobSpec comes back exactly when there are no errors, every
-// error names a field and says what is wrong, and an accepted config
-// survives a round trip through its canonical JSON (TrainingInputToJson,
-// what the store and TF_CONFIG carry) unchanged.
+// error names a field and says what is wrong, an accepted config survives a
+// round trip through its canonical JSON (TrainingInputToJson, what a job's
+// record and TF_CONFIG carry) unchanged, and its study through the study's
+// (StudySpecToJson and ParseStudySpecJson, what the store writes and reads).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -53,6 +54,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!(*again.job == without_labels)) {
     Fail("the canonical JSON does not give the same JobSpec\njson: " + json,
          text);
+  }
+  if (result.job->study) {
+    const std::string study_json = hptune::StudySpecToJson(*result.job->study);
+    const absl::StatusOr<hptune::StudySpec> study =
+        hptune::ParseStudySpecJson(study_json);
+    if (!study.ok()) {
+      Fail("the study's canonical JSON is refused: " +
+               std::string(study.status().message()) + "\njson: " + study_json,
+           text);
+    }
+    if (!(*study == *result.job->study)) {
+      Fail("the study's canonical JSON does not give the same spec\njson: " +
+               study_json,
+           text);
+    }
   }
   return 0;
 }

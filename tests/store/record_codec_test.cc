@@ -17,7 +17,6 @@ namespace hptune::store::internal {
 namespace {
 
 using ::absl::StatusCode;
-using ::hptune::store::test::MakeStudy;
 using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -48,55 +47,6 @@ TEST(RecordCodecTest, IntegerAndDoubleParametersStayApart) {
   EXPECT_THAT(DecodeParameters(json), test::IsOkAndHolds(params));
   EXPECT_THAT(json, HasSubstr("\"d\":3.0"));
   EXPECT_THAT(json, HasSubstr("\"i\":3"));
-}
-
-TEST(RecordCodecTest, StudySpecRoundTrips) {
-  StudySpec spec = MakeStudy("x").spec;
-  EXPECT_THAT(DecodeStudySpec(*EncodeStudySpec(spec)),
-              test::IsOkAndHolds(spec));
-  spec.seed = std::numeric_limits<uint64_t>::max();
-  EXPECT_THAT(DecodeStudySpec(*EncodeStudySpec(spec)),
-              test::IsOkAndHolds(spec));
-}
-
-TEST(RecordCodecTest, ConditionalParametersRoundTrip) {
-  StudySpec spec = MakeStudy("x").spec;
-  ParameterSpec opt;
-  opt.name = "opt";
-  opt.type = ParameterType::kCategorical;
-  opt.categorical_values = {"sgd", "adam"};
-  ParameterSpec momentum;
-  momentum.name = "momentum";
-  momentum.max_value = 1;
-  momentum.condition =
-      ParentCondition{.parent = "opt", .categorical_values = {"sgd"}};
-  ParameterSpec depth;
-  depth.name = "depth";
-  depth.type = ParameterType::kInteger;
-  depth.min_value = 1;
-  depth.max_value = 3;
-  depth.condition =
-      ParentCondition{.parent = "opt", .categorical_values = {"adam"}};
-  ParameterSpec width;
-  width.name = "width";
-  width.type = ParameterType::kDiscrete;
-  width.discrete_values = {0.5, 1};
-  width.condition = ParentCondition{.parent = "depth", .int_values = {2, 3}};
-  ParameterSpec scale = momentum;
-  scale.name = "scale";
-  scale.condition = ParentCondition{.parent = "width", .discrete_values = {1}};
-  spec.search_space = SearchSpace({opt, momentum, depth, width, scale});
-  EXPECT_THAT(DecodeStudySpec(*EncodeStudySpec(spec)),
-              test::IsOkAndHolds(spec));
-}
-
-TEST(RecordCodecTest, CustomAlgorithmRoundTripsAndIsLeftOutWhenUnset) {
-  StudySpec spec = MakeStudy("x").spec;
-  EXPECT_THAT(*EncodeStudySpec(spec),
-              ::testing::Not(HasSubstr("customAlgorithm")));
-  spec.custom_algorithm = "MY_SWEEP";
-  EXPECT_THAT(DecodeStudySpec(*EncodeStudySpec(spec)),
-              test::IsOkAndHolds(spec));
 }
 
 TEST(RecordCodecTest, SlurmJobOptionsRoundTripAndNoneIsAnEmptyObject) {
@@ -151,9 +101,6 @@ TEST(RecordCodecTest, DamagedJsonIsDataLoss) {
               StatusIs(StatusCode::kDataLoss,
                        "cannot read stored metrics: metric \"a\": not a "
                        "number"));
-  EXPECT_THAT(DecodeStudySpec("{}"),
-              StatusIs(StatusCode::kDataLoss,
-                       HasSubstr("cannot read stored study spec: ")));
   EXPECT_THAT(DecodeParameters("[1]"),
               StatusIs(StatusCode::kDataLoss,
                        "cannot read stored parameters: not an object"));

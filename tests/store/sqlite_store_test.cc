@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/core/config.h"
 #include "hptune/env/clock.h"
 #include "src/store/schema.h"
 #include "tests/store/store_test_util.h"
@@ -142,7 +143,45 @@ TEST_F(SqliteStoreTest, NewerSchemaVersionIsAClearError) {
 }
 
 // What schema versions 4 and 5 added, dropped to make an older file.
+// MakeStudy("mnist")'s spec as schema versions 1 to 5 stored it, with
+// maxTrials, resumePreviousJobId and customAlgorithm to fill in.
+std::string LegacyMnistSpec(int max_trials, const std::string& resumed_from,
+                            const std::string& custom_algorithm) {
+  return R"({"goal":"MAXIMIZE","hyperparameterMetricTag":"accuracy",)"
+         R"("maxTrials":)" +
+         std::to_string(max_trials) +
+         R"(,"maxParallelTrials":2,"maxFailedTrials":0,)"
+         R"("enableTrialEarlyStopping":false,"resumePreviousJobId":")" +
+         resumed_from + R"(","algorithm":"RANDOM_SEARCH",)" +
+         (custom_algorithm.empty()
+              ? std::string()
+              : R"("customAlgorithm":")" + custom_algorithm + R"(",)") +
+         R"("params":[)"
+         R"({"parameterName":"lr","type":"DOUBLE","minValue":1e-05,)"
+         R"("maxValue":0.1,"discreteValues":[],"categoricalValues":[],)"
+         R"("scaleType":"UNIT_LOG_SCALE"},)"
+         R"({"parameterName":"layers","type":"INTEGER","minValue":1.0,)"
+         R"("maxValue":8.0,"discreteValues":[],"categoricalValues":[],)"
+         R"("scaleType":"UNIT_LINEAR_SCALE"},)"
+         R"({"parameterName":"width","type":"DISCRETE","minValue":0.0,)"
+         R"("maxValue":0.0,"discreteValues":[32.0,64.0,128.0],)"
+         R"("categoricalValues":[],"scaleType":"NONE"},)"
+         R"({"parameterName":"cell","type":"CATEGORICAL","minValue":0.0,)"
+         R"("maxValue":0.0,"discreteValues":[],)"
+         R"("categoricalValues":["GRU","LSTM"],"scaleType":"NONE"}]})";
+}
+
+// Back to schema 5's studies: no columns beside the spec, the spec in the
+// form of versions 1 to 5.
+std::string DropCanonicalSpecs(const std::string& legacy_spec) {
+  return "ALTER TABLE studies DROP COLUMN custom_algorithm; "
+         "ALTER TABLE studies DROP COLUMN resumed_trials; "
+         "UPDATE studies SET spec_json = '" +
+         legacy_spec + "'; ";
+}
+
 const std::string kDropOwners =
+    DropCanonicalSpecs(LegacyMnistSpec(20, "", "")) +
     "ALTER TABLE jobs DROP COLUMN owner_uid; "
     "ALTER TABLE jobs DROP COLUMN owner_gid; ";
 const std::string kDropAttempts =
@@ -259,6 +298,52 @@ TEST_F(SqliteStoreTest, VersionFourFileIsMigratedAndGainsOwners) {
   EXPECT_THAT(store->GetJob("mnist"),
               IsOkAndHolds(::testing::Field(&JobRecord::owner,
                                             JobOwner{.uid = 1234, .gid = 56})));
+}
+
+// A file of schema version 5: its specs are rewritten in the canonical
+// config form, the custom algorithm moves to its column, and the trials a
+// job resumed move out of maxTrials (where version 5 added them; the job's
+// own trainingInput keeps the user's) into resumed_trials.
+TEST_F(SqliteStoreTest, VersionFiveFileGetsCanonicalSpecsAndResumedTrials) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(
+      DropCanonicalSpecs(LegacyMnistSpec(26, "mnist_0", "mine")) +
+      "UPDATE jobs SET training_input_json = "
+      "'{\"trainingInput\":{\"hyperparameters\":{\"maxTrials\":20}}}'; "
+      "PRAGMA user_version = 5;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  StudyRecord expected = MakeStudy("mnist");
+  expected.spec.resume_previous_job_id = "mnist_0";
+  expected.spec.custom_algorithm = "mine";
+  expected.resumed_trials = 6;
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store->GetStudy("mnist"));
+  EXPECT_EQ(study.spec, expected.spec);
+  EXPECT_EQ(study.resumed_trials, 6);
+  EXPECT_EQ(study.TrialBudget(), 26);
+  EXPECT_THAT(RawDb(path_).Query("SELECT spec_json FROM studies"),
+              ElementsAre(StudySpecToJson(expected.spec)));
+}
+
+TEST_F(SqliteStoreTest, AVersionFiveSpecThatDoesNotReadStopsTheMigration) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(DropCanonicalSpecs(R"({"goal":"SIDEWAYS"})") +
+                    "PRAGMA user_version = 5;");
+  EXPECT_THAT(SqliteStore::Open(path_, clock_),
+              StatusIs(StatusCode::kDataLoss, HasSubstr("study \"mnist\": ")));
+  // Nothing of the migration stayed: the file is as it was.
+  EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"), ElementsAre("5"));
+  EXPECT_THAT(RawDb(path_).Query("SELECT spec_json FROM studies"),
+              ElementsAre(R"({"goal":"SIDEWAYS"})"));
 }
 
 TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {

@@ -147,6 +147,26 @@ TEST_P(StoreConformanceTest, StudyWithoutNameIsInvalid) {
       StatusIs(StatusCode::kInvalidArgument, "a study needs a name, got \"\""));
 }
 
+// A spec is kept in one form, its canonical config JSON: one that would
+// not read back as itself is refused, so GetStudy returns what was created.
+TEST_P(StoreConformanceTest, ASpecItsStoredFormWouldChangeIsRefused) {
+  StudyRecord invalid = MakeStudy("empty");
+  invalid.spec.search_space = SearchSpace(std::vector<ParameterSpec>{});
+  EXPECT_THAT(store_->CreateStudy(invalid),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("study \"empty\": cannot store its spec: "
+                                 "hyperparameters.params: ")));
+  StudyRecord changed = MakeStudy("changed");
+  std::vector<ParameterSpec> params = changed.spec.search_space.parameters();
+  params.back().scale = ScaleType::kLog;  // "cell", a CATEGORICAL: no scale.
+  changed.spec.search_space = SearchSpace(params);
+  EXPECT_THAT(store_->CreateStudy(changed),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("study \"changed\": its spec reads back "
+                                 "changed")));
+  EXPECT_THAT(store_->ListStudies(), IsOkAndHolds(IsEmpty()));
+}
+
 TEST_P(StoreConformanceTest, EveryCallOnAMissingStudyIsNotFound) {
   const auto not_found =
       StatusIs(StatusCode::kNotFound, "study \"nope\" not found");

@@ -75,6 +75,11 @@ int Trials(Store& store, const std::string& study, int threads, int trials,
   // the study.
   StudyRecord record;
   record.name = study;
+  // The smallest spec a store keeps: one parameter.
+  record.spec.search_space = SearchSpace({{.name = "x",
+                                           .type = ParameterType::kDouble,
+                                           .min_value = 0,
+                                           .max_value = 1}});
   if (absl::Status s = store.CreateStudy(record);
       !s.ok() && !absl::IsAlreadyExists(s)) {
     return Fail(s);

@@ -65,6 +65,15 @@ absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
     const StudySpec& spec, const std::vector<Trial>& trials,
     const ImportanceOptions& options = {});
 
+// The report every frontend shows for a stored study (TuningEngine::
+// ParameterImportance, the CLI on a database file, the dashboard), with
+// errors mapped one way: each names the study, and an InvalidArgument
+// becomes Internal, since a stored study's space always encodes and the
+// callers' options are fixed: it is hptune's bug, not the caller's.
+absl::StatusOr<ImportanceReport> StudyImportance(
+    const StudyRecord& study, const std::vector<Trial>& trials,
+    const ImportanceOptions& options = {});
+
 }  // namespace hptune::algorithms
 
 #endif  // HPTUNE_ALGORITHMS_IMPORTANCE_H_

@@ -145,6 +145,15 @@ void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job);
 // options, which are not part of trainingInput (JobRecord keeps them).
 std::string TrainingInputToJson(const JobSpec& job);
 
+// A study spec's canonical JSON: the `hyperparameters` block of
+// TrainingInputToJson, the one form a spec is written in (the store keeps
+// it). custom_algorithm, which no config carries, is not in it.
+std::string StudySpecToJson(const StudySpec& spec);
+// Reads that block back (any JSON a config's hyperparameters block may hold)
+// and validates it; InvalidArgument listing every error with its field path
+// under `hyperparameters`.
+absl::StatusOr<StudySpec> ParseStudySpecJson(std::string_view json);
+
 }  // namespace hptune
 
 #endif  // HPTUNE_CORE_CONFIG_H_

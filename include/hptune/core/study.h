@@ -132,6 +132,16 @@ struct StudyRecord {
   std::string reason;  // Why it completed.
   uint64_t seed = 0;   // The designer seed actually used.
   Timestamp create_time{};
+  // Trials copied in from the job named by spec.resume_previous_job_id:
+  // history on top of maxTrials, which counts the trials this study runs,
+  // as in AI Platform.
+  int resumed_trials = 0;
+
+  // How many trials the study holds when its budget is spent.
+  int TrialBudget() const { return spec.max_trials + resumed_trials; }
+  // "maxTrials (N)", with the resumed trials when there are any: how
+  // messages name the budget.
+  std::string DescribeBudget() const;
 
   bool operator==(const StudyRecord&) const = default;
 };

@@ -45,6 +45,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/importance.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/measurement.h"
@@ -95,8 +96,11 @@ class TuningEngine {
 
   // Creates study `name` after validating `spec`; AlreadyExists if the name
   // is taken. Without spec.seed a seed is drawn and recorded in the study.
+  // `resumed_trials`: the trials a job resumes, which the caller adds next
+  // (StudyRecord::resumed_trials).
   absl::StatusOr<StudyRecord> CreateStudy(std::string_view name,
-                                          const StudySpec& spec);
+                                          const StudySpec& spec,
+                                          int resumed_trials = 0);
   // The existing study `name` when its spec equals `spec` (ignoring an unset
   // seed), or a new one. FailedPrecondition when it exists with another spec.
   absl::StatusOr<StudyRecord> OpenOrCreateStudy(std::string_view name,
@@ -192,6 +196,10 @@ class TuningEngine {
   // The best trial, or with several objectives the feasible Pareto front, in
   // trial order (core's OptimalTrials).
   absl::StatusOr<std::vector<Trial>> OptimalTrials(std::string_view study);
+  // How much each parameter mattered for reaching the best trials
+  // (algorithms::StudyImportance, PED-ANOVA), from the trials so far.
+  absl::StatusOr<algorithms::ImportanceReport> ParameterImportance(
+      std::string_view study);
 
  private:
   // The public overloads: with `several_objectives_by_dominance`, a study of

@@ -61,6 +61,7 @@ absl::StatusOr<StudyRecord> StudyFromProto(const v1::Study& study) {
   out.reason = study.state_reason();
   out.seed = study.seed();
   out.create_time = TimeFromProto(study.create_time()).value_or(Timestamp{});
+  out.resumed_trials = study.resumed_trials();
   return out;
 }
 

@@ -29,6 +29,7 @@
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/seeding_note.h"
+#include "src/cli/spec_overrides.h"
 #include "src/cli/trial_table.h"
 #include "src/jobs/take_over.h"
 #include "src/store/runner_lock.h"
@@ -141,47 +142,12 @@ std::string DefaultJobId(const std::string& config_path, Timestamp now) {
   return absl::StrCat(id.substr(0, 100), "_", digits);
 }
 
-// Applies the flags that override the config (as gcloud's do).
+// Applies the flags that override the config, as `jobs submit` does, and
+// checks the result as a config.
 absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
-  if (auto command = args.Get("command")) {
-    job.command = absl::StrSplit(*command, ' ', absl::SkipEmpty());
-    if (job.command.empty()) {
-      return absl::InvalidArgumentError("--command: empty");
-    }
-    job.module_name.clear();
-    job.package_path.clear();
-  }
-  if (auto module = args.Get("module-name")) job.module_name = *module;
-  if (auto path = args.Get("package-path")) job.package_path = *path;
-  if (auto dir = args.Get("job-dir")) job.job_dir = *dir;
-  if (!args.after_dashes.empty()) {
-    for (const auto& a : args.after_dashes) job.args.push_back(a);
-  }
-  HPTUNE_RETURN_IF_ERROR(ApplyLabelsFlag(args, job.labels));
-  if (job.study) {
-    if (args.Has("max-trials")) {
-      HPTUNE_ASSIGN_OR_RETURN(job.study->max_trials,
-                              IntegerFlag(args, "max-trials", 1));
-    }
-    if (args.Has("max-parallel-trials")) {
-      HPTUNE_ASSIGN_OR_RETURN(job.study->max_parallel_trials,
-                              IntegerFlag(args, "max-parallel-trials", 1));
-    }
-    if (args.Has("max-failed-trials")) {
-      HPTUNE_ASSIGN_OR_RETURN(job.study->max_failed_trials,
-                              IntegerFlag(args, "max-failed-trials", 0));
-    }
-    if (auto from = args.Get("resume-from")) {
-      HPTUNE_RETURN_IF_ERROR(
-          FieldErrorsToStatus(ValidateJobId(*from, "--resume-from")));
-      if (*from == job.job_id) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--resume-from: \"", *from,
-            "\" is this job's own ID: give the new job another --job-id"));
-      }
-      job.study->resume_previous_job_id = *from;
-    }
-  }
+  HPTUNE_RETURN_IF_ERROR(
+      ApplyOverrides(args, std::filesystem::current_path(), job));
+  HPTUNE_ASSIGN_OR_RETURN(job, CheckOverriddenJob(job, /*from_config=*/true));
   return absl::OkStatus();
 }
 
@@ -373,7 +339,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
         << ToString(existing->state) << "), study database " << db << "\n";
     // As `hptune serve` does at start-up: the dead runner's replicas are
     // stopped and the reports it had not read are stored, once.
-    auto taken = jobs::TakeOverJob(**store, engine, runs_dir, *existing, *job);
+    auto taken = jobs::TakeOverJob(**store, engine, **launcher, runs_dir,
+                                   *existing, *job);
     if (!taken.ok()) return Fail(taken.status(), err);
     if (*taken == jobs::TakeOver::kEnded) {
       err << "hptune run: job " << job_id

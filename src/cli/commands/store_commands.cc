@@ -162,7 +162,7 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
       << study.seed << ")\n"
       << (study.spec.metrics.empty() ? "objective:  " : "metrics:    ")
       << MetricsText(study.spec) << "\n"
-      << "budget:     " << trials.size() << "/" << study.spec.max_trials
+      << "budget:     " << trials.size() << "/" << study.TrialBudget()
       << " trials, " << study.spec.max_parallel_trials << " in parallel\n"
       << "created:    " << FormatRfc3339(study.create_time) << "\n\n";
   PrintTrials(study.spec, trials, c.format, out);
@@ -191,14 +191,10 @@ absl::Status StudyImportance(Context& c, const std::string& name,
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           c.reader->ListTrials(name));
   const algorithms::ImportanceOptions options;
-  auto report =
-      algorithms::PedAnovaImportanceReport(study.spec, trials, options);
-  if (!report.ok()) {
-    return absl::Status(
-        report.status().code(),
-        absl::StrCat("study \"", name, "\": ", report.status().message()));
-  }
-  PrintImportance(name, *report, options.top_quantile, c.format, out);
+  HPTUNE_ASSIGN_OR_RETURN(
+      algorithms::ImportanceReport report,
+      algorithms::StudyImportance(study, trials, options));
+  PrintImportance(name, report, options.top_quantile, c.format, out);
   return absl::OkStatus();
 }
 

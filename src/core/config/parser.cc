@@ -15,6 +15,7 @@
 
 #include "hptune/core/config.h"
 #include "hptune/core/machine_types.h"
+#include "hptune/core/status.h"
 #include "src/core/config/backend.h"
 #include "src/core/config/hyperparameters.h"
 #include "src/core/config/labels.h"
@@ -162,6 +163,26 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
   result.errors = sink.Sorted();
   if (result.errors.empty()) result.job = std::move(job);
   return result;
+}
+
+absl::StatusOr<StudySpec> ParseStudySpecJson(std::string_view json) {
+  constexpr char kPath[] = "hyperparameters";
+  config_internal::TreeParseResult tree = config_internal::ParseJsonTree(json);
+  if (!tree.errors.empty()) return FieldErrorsToStatus(tree.errors);
+  ErrorSink sink;
+  if (!tree.root || !ExpectMap(*tree.root, kPath, sink)) {
+    if (!tree.root)
+      sink.Add(kBeforeFile, kPath, "required (the text is empty)");
+    return FieldErrorsToStatus(sink.Sorted());
+  }
+  config_internal::HyperparametersRead read =
+      config_internal::ReadHyperparameters(*tree.root, kPath, sink);
+  for (FieldError& error : ValidateStudySpec(read.spec, kPath)) {
+    if (IsUnder(error.field, read.reported)) continue;
+    sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
+  }
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(sink.Sorted()));
+  return std::move(read.spec);
 }
 
 namespace {

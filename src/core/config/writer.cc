@@ -1,4 +1,5 @@
-// TrainingInputToJson: a JobSpec as canonical `trainingInput` JSON.
+// TrainingInputToJson and StudySpecToJson: a JobSpec as canonical
+// `trainingInput` JSON, and its hyperparameters block alone.
 //
 // Canonical means every field ParseJobConfig would default is written out,
 // in one fixed order, so two equal JobSpecs give the same text and parsing
@@ -122,6 +123,12 @@ Json StudyToJson(const StudySpec& spec) {
   return out;
 }
 
+// Replace, not throw, on invalid UTF-8: nothing parsed from a config has
+// any, and a spec built in code must not crash the caller.
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string TrainingInputToJson(const JobSpec& job) {
@@ -154,10 +161,11 @@ std::string TrainingInputToJson(const JobSpec& job) {
     out["scheduling"] = std::move(scheduling);
   }
   if (job.study) out["hyperparameters"] = StudyToJson(*job.study);
-  // Replace, not throw, on invalid UTF-8: nothing parsed from a config has
-  // any, and a JobSpec built in code must not crash the caller.
-  return Json{{"trainingInput", std::move(out)}}.dump(
-      -1, ' ', false, Json::error_handler_t::replace);
+  return Dump(Json{{"trainingInput", std::move(out)}});
+}
+
+std::string StudySpecToJson(const StudySpec& spec) {
+  return Dump(StudyToJson(spec));
 }
 
 }  // namespace hptune
