@@ -39,14 +39,11 @@ uint64_t DrawSeed() {
 }
 
 // The spec a designer plans with: its budget is every trial of the study,
-// the resumed ones included, which count towards the GP's seeding. The
-// study's own spec unless trials were resumed; then a copy kept in `widened`.
-const StudySpec& DesignerSpec(const StudyRecord& study,
-                              std::optional<StudySpec>&& widened = {}) {
-  if (study.resumed_trials == 0) return study.spec;
-  widened = study.spec;
-  widened->max_trials = study.TrialBudget();
-  return *widened;
+// the resumed ones included, which count towards the GP's seeding.
+StudySpec DesignerSpec(const StudyRecord& study) {
+  StudySpec spec = study.spec;
+  spec.max_trials = study.TrialBudget();
+  return spec;
 }
 
 // The last intermediate measurement of the trial's last attempt (an attempt
