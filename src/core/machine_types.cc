@@ -251,6 +251,36 @@ absl::Status CheckWellFormed(const MachineType& type) {
   return absl::OkStatus();
 }
 
+// A known GPU type `machine` does not take: what it takes, and the first
+// few machine types that take `gpu_type` (enough to find the family).
+std::string NotAvailableWith(const MachineType& machine,
+                             const std::string& gpu_type,
+                             const std::vector<MachineType>& types) {
+  std::vector<std::string> available;
+  for (const AcceleratorOption& candidate : machine.accelerators) {
+    available.push_back(candidate.type);
+  }
+  constexpr size_t kHostsShown = 6;
+  std::vector<std::string> hosts;
+  size_t more = 0;
+  for (const MachineType& type : types) {
+    for (const AcceleratorOption& candidate : type.accelerators) {
+      if (candidate.type != gpu_type) continue;
+      if (hosts.size() < kHostsShown) {
+        hosts.push_back(type.name);
+      } else {
+        ++more;
+      }
+    }
+  }
+  if (more > 0) hosts.push_back("and " + std::to_string(more) + " more");
+  return gpu_type + " is not available with machine type " + machine.name +
+         " (available: " +
+         (available.empty() ? "none" : JoinWords(available, ", ")) +
+         "); machine types that take " + gpu_type + ": " +
+         JoinWords(hosts, ", ");
+}
+
 }  // namespace
 
 const MachineCatalogue& MachineCatalogue::Builtin() {
@@ -367,32 +397,8 @@ std::vector<FieldError> MachineCatalogue::ValidatePool(
       errors.push_back(
           {type_path, config_internal::MustBeOneOf(known, accelerator.type)});
     } else {
-      std::vector<std::string> available;
-      for (const AcceleratorOption& candidate : machine->accelerators) {
-        available.push_back(candidate.type);
-      }
-      // The first few machine types that take it: enough to find the family.
-      constexpr size_t kHostsShown = 6;
-      std::vector<std::string> hosts;
-      size_t more = 0;
-      for (const MachineType& type : types_) {
-        for (const AcceleratorOption& candidate : type.accelerators) {
-          if (candidate.type != accelerator.type) continue;
-          if (hosts.size() < kHostsShown) {
-            hosts.push_back(type.name);
-          } else {
-            ++more;
-          }
-        }
-      }
-      if (more > 0) hosts.push_back("and " + std::to_string(more) + " more");
       errors.push_back(
-          {type_path,
-           accelerator.type + " is not available with machine type " +
-               machine->name + " (available: " +
-               (available.empty() ? "none" : JoinWords(available, ", ")) +
-               "); machine types that take " + accelerator.type + ": " +
-               JoinWords(hosts, ", ")});
+          {type_path, NotAvailableWith(*machine, accelerator.type, types_)});
     }
     return errors;
   }

@@ -250,25 +250,8 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
 
   SuggestResponse response;
   auto room = [&] { return count - static_cast<int>(response.trials.size()); };
-  // A client asking again gets its unfinished trials back first.
-  for (const Trial& t : trials) {
-    if (room() > 0 && t.client_id == client_id &&
-        t.state == TrialState::kActive) {
-      response.trials.push_back(t);
-    }
-  }
-  // Then trials queued by users (CreateTrial in REQUESTED), oldest first.
-  for (Trial& t : trials) {
-    if (room() == 0 || t.state != TrialState::kRequested) continue;
-    Timestamp now = clock_.Now();
-    HPTUNE_ASSIGN_OR_RETURN(
-        t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
-          u.client_id = std::string(client_id);
-          return u.TransitionTo(TrialState::kActive, now);
-        }));
-    t.measurements.clear();  // Summaries only, like the rest of `trials`.
-    response.trials.push_back(t);
-  }
+  HPTUNE_RETURN_IF_ERROR(HandOutWaitingTrials(study_name, client_id, count,
+                                              trials, response.trials));
   if (room() == 0) return response;
   if (study.state == StudyState::kCompleted) {
     response.study_completed =
@@ -296,44 +279,10 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   std::vector<Trial> fresh;
   if (to_make > 0) {
-    HPTUNE_ASSIGN_OR_RETURN(auto designer,
-                            designers_.Create(DesignerSpec(study), study.seed));
-    HPTUNE_ASSIGN_OR_RETURN(std::string state,
-                            store_.GetDesignerState(study_name));
-    HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
-    if (background_ != nullptr) {
-      designer->DeferWork();
-      // The newest fit since the last call (DeleteStudy forgets a study's).
-      if (std::optional<std::string> result =
-              background_->TakeResult(study_name)) {
-        HPTUNE_RETURN_IF_ERROR(designer->AcceptDeferredResult(*result));
-      }
-    }
-    HPTUNE_RETURN_IF_ERROR(designer->Update(completed, pending));
-    HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
-                            designer->Suggest(to_make));
-    if (background_ != nullptr) {
-      if (auto work = designer->TakeDeferredWork()) {
-        background_->Submit(std::string(study_name), *std::move(work));
-      }
-    }
-    if (static_cast<int>(suggestions.size()) < to_make) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        fresh, DesignTrials(study, completed, pending, to_make, client_id));
+    if (static_cast<int>(fresh.size()) < to_make) {
       response.note = "the search space is exhausted";
-    }
-    for (auto& s : suggestions) {
-      HPTUNE_RETURN_IF_ERROR(spec.search_space.CheckAssignment(s.parameters));
-      Trial t;
-      t.parameters = std::move(s.parameters);
-      t.origin = std::move(s.origin);
-      t.client_id = std::string(client_id);
-      t.state = TrialState::kActive;
-      t.start_time = clock_.Now();
-      fresh.push_back(std::move(t));
-    }
-    if (!fresh.empty()) {
-      HPTUNE_ASSIGN_OR_RETURN(fresh,
-                              store_.AddTrials(study_name, std::move(fresh),
-                                               designer->SaveState()));
     }
   }
   std::vector<const ParameterAssignment*> tried;
@@ -346,6 +295,75 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
                           static_cast<int>(pending.size() + fresh.size())));
   for (Trial& t : fresh) response.trials.push_back(std::move(t));
   return response;
+}
+
+absl::Status TuningEngine::HandOutWaitingTrials(std::string_view study_name,
+                                                std::string_view client_id,
+                                                int count,
+                                                std::vector<Trial>& trials,
+                                                std::vector<Trial>& out) {
+  auto room = [&] { return count - static_cast<int>(out.size()); };
+  // A client asking again gets its unfinished trials back first.
+  for (const Trial& t : trials) {
+    if (room() > 0 && t.client_id == client_id &&
+        t.state == TrialState::kActive) {
+      out.push_back(t);
+    }
+  }
+  // Then trials queued by users (CreateTrial in REQUESTED), oldest first.
+  for (Trial& t : trials) {
+    if (room() == 0 || t.state != TrialState::kRequested) continue;
+    Timestamp now = clock_.Now();
+    HPTUNE_ASSIGN_OR_RETURN(
+        t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
+          u.client_id = std::string(client_id);
+          return u.TransitionTo(TrialState::kActive, now);
+        }));
+    t.measurements.clear();  // Summaries only, like the rest of `trials`.
+    out.push_back(t);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
+    const StudyRecord& study, const std::vector<Trial>& completed,
+    const std::vector<Trial>& pending, int count, std::string_view client_id) {
+  const std::string& study_name = study.name;
+  HPTUNE_ASSIGN_OR_RETURN(auto designer,
+                          designers_.Create(DesignerSpec(study), study.seed));
+  HPTUNE_ASSIGN_OR_RETURN(std::string state,
+                          store_.GetDesignerState(study_name));
+  HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
+  if (background_ != nullptr) {
+    designer->DeferWork();
+    // The newest fit since the last call (DeleteStudy forgets a study's).
+    if (std::optional<std::string> result =
+            background_->TakeResult(study_name)) {
+      HPTUNE_RETURN_IF_ERROR(designer->AcceptDeferredResult(*result));
+    }
+  }
+  HPTUNE_RETURN_IF_ERROR(designer->Update(completed, pending));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
+                          designer->Suggest(count));
+  if (background_ != nullptr) {
+    if (auto work = designer->TakeDeferredWork()) {
+      background_->Submit(study_name, *std::move(work));
+    }
+  }
+  std::vector<Trial> fresh;
+  for (auto& s : suggestions) {
+    HPTUNE_RETURN_IF_ERROR(
+        study.spec.search_space.CheckAssignment(s.parameters));
+    Trial t;
+    t.parameters = std::move(s.parameters);
+    t.origin = std::move(s.origin);
+    t.client_id = std::string(client_id);
+    t.state = TrialState::kActive;
+    t.start_time = clock_.Now();
+    fresh.push_back(std::move(t));
+  }
+  if (fresh.empty()) return fresh;
+  return store_.AddTrials(study_name, std::move(fresh), designer->SaveState());
 }
 
 absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,

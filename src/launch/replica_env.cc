@@ -318,6 +318,83 @@ std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
   return ReplicaMetricsIn(trial_dir, ReplicaName(type, index, use_chief));
 }
 
+namespace {
+
+// The cluster in TF_CONFIG's order: master (or chief), workers, parameter
+// servers; evaluators are never part of it.
+Json ClusterJson(const std::vector<ReplicaRequest>& requests,
+                 const std::vector<ReplicaPlacement>& placement, bool chief) {
+  Json cluster = Json::object();
+  for (TaskType type : kTaskTypes) {
+    if (type == TaskType::kEvaluator) continue;
+    Json addresses = Json::array();
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].type == type) addresses.push_back(Address(placement[i]));
+    }
+    if (!addresses.empty()) {
+      cluster[std::string(TfConfigTaskType(type, chief))] = addresses;
+    }
+  }
+  return cluster;
+}
+
+// What every replica of a trial is given alike.
+struct TrialEnv {
+  const JobSpec& job;
+  const TrialContext& context;
+  std::string trial;
+  bool chief = false;
+  Json cluster;
+  int world_size = 1;  // The master and the workers.
+  Json training_input;
+  AipDirs aip;
+  std::filesystem::path working_dir;
+  const ReplicaPlacement& master;
+};
+
+// One replica's variables over `env` (the trainer command's).
+std::map<std::string, std::string> ReplicaEnv(
+    const TrialEnv& trial, const ReplicaRequest& request,
+    const ReplicaPlacement& placement, std::map<std::string, std::string> env) {
+  const JobSpec& job = trial.job;
+  const std::string type(TfConfigTaskType(request.type, trial.chief));
+  Json task = {{"type", type},
+               {"index", request.index},
+               {"trial", trial.trial},
+               {"cloud", absl::StrCat(job.job_id, "-", trial.trial)}};
+  Json tf_config = {{"cluster", trial.cluster},
+                    {"task", task},
+                    {"job", trial.training_input},
+                    {"environment", "cloud"}};
+  Json cluster_spec = {{"cluster", trial.cluster}, {"task", task}};
+  env["TF_CONFIG"] = tf_config.dump();
+  env["CLUSTER_SPEC"] = cluster_spec.dump();
+  env["CLOUD_ML_TRIAL_ID"] = trial.trial;
+  env["CLOUD_ML_JOB_ID"] = job.job_id;
+  env["CLOUD_ML_HP_METRIC_FILE"] =
+      ReplicaMetricsPath(trial.working_dir, request.type, request.index,
+                         trial.chief)
+          .string();
+  env["CLOUD_ML_HP_METRIC_TAG"] = trial.context.metric_tag;
+  env["AIP_MODEL_DIR"] = trial.aip.model;
+  env["AIP_CHECKPOINT_DIR"] = trial.aip.checkpoint;
+  env["AIP_TENSORBOARD_LOG_DIR"] = trial.aip.tensorboard;
+  env["MASTER_ADDR"] = trial.master.host;
+  env["MASTER_PORT"] = std::to_string(trial.master.port);
+  env["WORLD_SIZE"] = std::to_string(trial.world_size);
+  if (request.type == TaskType::kMaster) {
+    env["RANK"] = "0";
+  } else if (request.type == TaskType::kWorker) {
+    env["RANK"] = std::to_string(request.index + 1);
+  }
+  // Set even when empty: an unset variable would show the replica every
+  // GPU of the host.
+  env["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(placement.gpus, ",");
+  return env;
+}
+
+}  // namespace
+
 absl::StatusOr<TrialLaunch> BuildTrialLaunch(
     const TrialContext& context, const std::vector<ReplicaRequest>& requests,
     const std::vector<ReplicaPlacement>& placement) {
@@ -336,24 +413,6 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
                           ParameterFlags(context));
   HPTUNE_ASSIGN_OR_RETURN(Json training_input, TrainingInput(context));
 
-  // The cluster in TF_CONFIG's order: master (or chief), workers, parameter
-  // servers; evaluators are never part of it.
-  Json cluster = Json::object();
-  int worker_count = 0;
-  for (TaskType type : kTaskTypes) {
-    if (type == TaskType::kEvaluator) continue;
-    Json addresses = Json::array();
-    for (size_t i = 0; i < requests.size(); ++i) {
-      if (requests[i].type == type) addresses.push_back(Address(placement[i]));
-    }
-    if (type == TaskType::kWorker) {
-      worker_count = static_cast<int>(addresses.size());
-    }
-    if (!addresses.empty()) {
-      cluster[std::string(TfConfigTaskType(type, chief))] = addresses;
-    }
-  }
-
   std::vector<std::string> argv = command;
   argv.insert(argv.end(), job.args.begin(), job.args.end());
   // As gcloud: --job-dir only when the job has a jobDir.
@@ -361,57 +420,37 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
     argv.push_back(absl::StrCat("--job-dir=",
                                 ForReplicas(context.job_dir / trial).string()));
   }
-  const AipDirs aip = TrialOutputDirs(context);
-  // Each replica runs in its trial's directory, never in the caller's: a
-  // relative path that worked by accident would not on the next machine.
-  const std::filesystem::path working_dir = ForReplicas(context.trial_dir);
   argv.insert(argv.end(), parameter_flags.begin(), parameter_flags.end());
+  const auto workers = std::count_if(
+      requests.begin(), requests.end(),
+      [](const ReplicaRequest& r) { return r.type == TaskType::kWorker; });
+  const TrialEnv shared{.job = job,
+                        .context = context,
+                        .trial = trial,
+                        .chief = chief,
+                        .cluster = ClusterJson(requests, placement, chief),
+                        .world_size = 1 + static_cast<int>(workers),
+                        .training_input = std::move(training_input),
+                        .aip = TrialOutputDirs(context),
+                        // Each replica runs in its trial's directory, never in
+                        // the caller's: a relative path that worked by accident
+                        // would not on the next machine.
+                        .working_dir = ForReplicas(context.trial_dir),
+                        .master = placement[0]};
 
   TrialLaunch launch{.job_id = job.job_id, .trial = context.trial};
   for (size_t i = 0; i < requests.size(); ++i) {
     const ReplicaRequest& request = requests[i];
-    const std::string type(TfConfigTaskType(request.type, chief));
-    Json task = {{"type", type},
-                 {"index", request.index},
-                 {"trial", trial},
-                 {"cloud", absl::StrCat(job.job_id, "-", trial)}};
-    Json tf_config = {{"cluster", cluster},
-                      {"task", task},
-                      {"job", training_input},
-                      {"environment", "cloud"}};
-    Json cluster_spec = {{"cluster", cluster}, {"task", task}};
-
-    ReplicaLaunch replica{.type = request.type,
-                          .index = request.index,
-                          .argv = argv,
-                          .env = command_env,
-                          .working_dir = working_dir};
-    std::map<std::string, std::string>& env = replica.env;
-    env["TF_CONFIG"] = tf_config.dump();
-    env["CLUSTER_SPEC"] = cluster_spec.dump();
-    env["CLOUD_ML_TRIAL_ID"] = trial;
-    env["CLOUD_ML_JOB_ID"] = job.job_id;
-    replica.metrics_path =
-        ReplicaMetricsPath(working_dir, request.type, request.index, chief);
-    env["CLOUD_ML_HP_METRIC_FILE"] = replica.metrics_path.string();
-    env["CLOUD_ML_HP_METRIC_TAG"] = context.metric_tag;
-    env["AIP_MODEL_DIR"] = aip.model;
-    env["AIP_CHECKPOINT_DIR"] = aip.checkpoint;
-    env["AIP_TENSORBOARD_LOG_DIR"] = aip.tensorboard;
-    env["MASTER_ADDR"] = placement[0].host;
-    env["MASTER_PORT"] = std::to_string(placement[0].port);
-    env["WORLD_SIZE"] = std::to_string(1 + worker_count);
-    if (request.type == TaskType::kMaster) {
-      env["RANK"] = "0";
-    } else if (request.type == TaskType::kWorker) {
-      env["RANK"] = std::to_string(request.index + 1);
-    }
-    // Set even when empty: an unset variable would show the replica every
-    // GPU of the host.
-    env["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(placement[i].gpus, ",");
-    replica.log_path =
-        ReplicaLogPath(context.trial_dir, request.type, request.index, chief);
-    launch.replicas.push_back(std::move(replica));
+    launch.replicas.push_back(ReplicaLaunch{
+        .type = request.type,
+        .index = request.index,
+        .argv = argv,
+        .env = ReplicaEnv(shared, request, placement[i], command_env),
+        .working_dir = shared.working_dir,
+        .log_path = ReplicaLogPath(context.trial_dir, request.type,
+                                   request.index, chief),
+        .metrics_path = ReplicaMetricsPath(shared.working_dir, request.type,
+                                           request.index, chief)});
   }
   return launch;
 }

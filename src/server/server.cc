@@ -46,6 +46,25 @@ class HptuneServer::Impl {
     // server's CPU on the hot path. Lock order is checked by the sanitizer
     // builds and the tests, not in production.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+    HPTUNE_RETURN_IF_ERROR(PrepareAccess());
+    HPTUNE_RETURN_IF_ERROR(LockDatabase());
+    HPTUNE_RETURN_IF_ERROR(BuildServices());
+    HPTUNE_RETURN_IF_ERROR(Listen());
+    HPTUNE_RETURN_IF_ERROR(ServeSocket());
+    // Resumed after the port is bound, so a second server on a busy port
+    // never touches the first one's jobs.
+    // The rules hold for the jobs already in the database as for new ones.
+    jobs_->ResumeUnfinished([this](const JobSpec& job) {
+      return job_service_->policy().Check(job);
+    });
+    return absl::OkStatus();
+  }
+
+  int port() const { return port_; }
+
+  // Who may call: the token, the users file, and the state directory their
+  // trials write to.
+  absl::Status PrepareAccess() {
     if (options_.token.empty() && !options_.allow_unauthenticated) {
       return absl::FailedPreconditionError(
           "no token: a server runs programs for whoever submits a job, so "
@@ -64,7 +83,12 @@ class HptuneServer::Impl {
         !(options_.socket_path.empty() && options_.users_file.empty())) {
       ::chmod(options_.state_dir.c_str(), 0711);
     }
-    HPTUNE_RETURN_IF_ERROR(LockDatabase());
+    return absl::OkStatus();
+  }
+
+  // The store, the engine, the launcher, the job manager and the services
+  // on them.
+  absl::Status BuildServices() {
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(
         *store_, engine::EngineOptions{.background_designer_work = true});
@@ -94,7 +118,12 @@ class HptuneServer::Impl {
     job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
                                                 options_.backend_name,
                                                 std::move(policy), *access_);
+    return absl::OkStatus();
+  }
 
+  // The gRPC server on the listen address (and the socket), with health
+  // checking and, on loopback, reflection.
+  absl::Status Listen() {
     grpc::EnableDefaultHealthCheckService(true);
     // Reflection answers without the token (gRPC serves it, not our
     // handlers), so it is served on loopback only. It registers itself with
@@ -137,17 +166,8 @@ class HptuneServer::Impl {
           "cannot listen on \"", options_.listen_address,
           "\" (address in use, or not an address of this machine)"));
     }
-    HPTUNE_RETURN_IF_ERROR(ServeSocket());
-    // Resumed after the port is bound, so a second server on a busy port
-    // never touches the first one's jobs.
-    // The rules hold for the jobs already in the database as for new ones.
-    jobs_->ResumeUnfinished([this](const JobSpec& job) {
-      return job_service_->policy().Check(job);
-    });
     return absl::OkStatus();
   }
-
-  int port() const { return port_; }
 
   // The socket's directory, made if missing (mode 0755: other users must
   // reach the socket), and one no other user can change: the server

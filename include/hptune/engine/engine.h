@@ -209,6 +209,20 @@ class TuningEngine {
       const std::set<int64_t>& only, bool several_objectives_by_dominance);
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
                                  TrialState state, std::string_view reason);
+  // SuggestTrials' steps, under suggest_mutex_. First the trials that wait
+  // for a client, to `out` while it has fewer than `count`: `client_id`'s
+  // own ACTIVE ones, then REQUESTED ones, which become its (in `trials`
+  // too).
+  absl::Status HandOutWaitingTrials(std::string_view study,
+                                    std::string_view client_id, int count,
+                                    std::vector<Trial>& trials,
+                                    std::vector<Trial>& out);
+  // Then up to `count` new trials from the study's designer, stored ACTIVE
+  // for `client_id` with the designer's state in the same call; fewer when
+  // the space is exhausted.
+  absl::StatusOr<std::vector<Trial>> DesignTrials(
+      const StudyRecord& study, const std::vector<Trial>& completed,
+      const std::vector<Trial>& pending, int count, std::string_view client_id);
   // Marks the study COMPLETED, and says so, when nothing more can run in it:
   // no trial is pending and maxTrials is reached or every point of a finite
   // space has been tried. `tried` are the parameters of all its trials.

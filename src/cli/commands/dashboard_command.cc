@@ -1,16 +1,16 @@
 #include "src/cli/commands/dashboard_command.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "src/cli/flags.h"
+#include "src/cli/runner_flags.h"
 #include "src/cli/serving_flags.h"
+#include "src/cli/stop_signals.h"
 #include "src/dashboard/dashboard_server.h"
 #include "src/dashboard/http_address.h"
 
@@ -62,9 +62,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "hptune dashboard: takes no arguments\n" << kUsage;
     return kExitUsage;
   }
-  const char* env_db = std::getenv("HPTUNE_DB");
-  const std::string db =
-      parsed->Get("db").value_or(env_db ? env_db : "hptune.db");
+  const std::string db = DatabaseFlag(*parsed, ProcessEnv());
   std::error_code error;
   if (!std::filesystem::is_regular_file(db, error)) {
     return Fail(absl::NotFoundError(
@@ -74,7 +72,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
   dashboard::DashboardOptions options;
   options.address =
       parsed->Get("http").value_or(dashboard::kDefaultHttpAddress);
-  options.state_dir = parsed->Get("state-dir").value_or("hptune-runs");
+  options.state_dir = StateDirFlag(*parsed, "state-dir");
   ServingCredentials credentials;
   for (auto read : {ReadTlsFlags, ReadTokenFlag}) {
     if (int code = read(*parsed, "dashboard", credentials, err);
@@ -87,11 +85,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
   options.token = credentials.token;
   const std::string token = credentials.token;
 
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = BlockStopSignals();
 
   auto store = store::OpenSqliteStore(db, SystemClock());
   if (!store.ok()) return Fail(store.status(), kExitFailure, err);
@@ -109,9 +103,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
               ? ", or open " + (*server)->url() + "login?token=" + token
               : std::string())
       << ")" << std::endl;
-  int signal = 0;
-  while (sigwait(&stop_signals, &signal) != 0) {
-  }
+  WaitForStopSignal(stop_signals);
   (*server)->Stop();
   out << "hptune dashboard: stopped" << std::endl;
   return kExitOk;

@@ -8,7 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <optional>
+#include <set>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -18,7 +22,6 @@
 #include "hptune/engine/engine.h"
 #include "hptune/engine/job_runner.h"
 #include "hptune/env/env.h"
-#include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
@@ -28,6 +31,7 @@
 #include "src/cli/labels_flag.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
+#include "src/cli/runner_flags.h"
 #include "src/cli/seeding_note.h"
 #include "src/cli/spec_overrides.h"
 #include "src/cli/trial_table.h"
@@ -78,7 +82,8 @@ constexpr char kUsage[] =
     "                            averages) or asha\n"
     "  --max-restarts N          restarts of a failed replica (default 5)\n"
     "  --max-retries N           re-runs of a failed trial (default 3)\n"
-    "  --grace-seconds S         SIGTERM to SIGKILL (default 5)\n"
+    "  --grace-seconds S         SIGTERM to SIGKILL, 0 to 3600 seconds,\n"
+    "                            fractions allowed (default 5)\n"
     "  --format table|json|csv   the final trial table\n"
     "  --quiet                   no progress lines (warnings still)\n"
     "Backend (the config's backend:/slurm: blocks; flags override them):\n"
@@ -153,19 +158,8 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
 
 absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   engine::JobRunnerOptions options;
-  options.runs_dir = args.Get("runs-dir").value_or("hptune-runs");
-  if (args.Has("max-restarts")) {
-    HPTUNE_ASSIGN_OR_RETURN(options.max_replica_restarts,
-                            IntegerFlag(args, "max-restarts", 0));
-  }
-  if (args.Has("max-retries")) {
-    HPTUNE_ASSIGN_OR_RETURN(options.max_trial_retries,
-                            IntegerFlag(args, "max-retries", 0));
-  }
-  if (args.Has("grace-seconds")) {
-    HPTUNE_ASSIGN_OR_RETURN(int seconds, IntegerFlag(args, "grace-seconds", 0));
-    options.termination_grace = std::chrono::seconds(seconds);
-  }
+  options.runs_dir = StateDirFlag(args, "runs-dir");
+  HPTUNE_RETURN_IF_ERROR(ApplyReplicaFlags(args, options));
   if (auto rule = args.Get("early-stopping")) {
     if (*rule == "median") {
       options.stopping_rule = algorithms::StoppingRule::kMedian;
@@ -183,16 +177,66 @@ absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   return options;
 }
 
-absl::StatusOr<launch::GpuInventory> Gpus(const ParsedArgs& args) {
-  std::optional<std::string> spec = args.Get("gpus");
-  if (!spec && std::getenv("HPTUNE_GPUS")) spec = std::getenv("HPTUNE_GPUS");
-  if (!spec) return launch::GpuInventory::Detect();
-  auto inventory = launch::GpuInventory::FromSpec(*spec);
-  if (!inventory.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--gpus: ", inventory.status().message()));
+// The command line; the exit code instead when there is nothing to run
+// (--help, or a usage error, written to `err`).
+std::variant<ParsedArgs, int> ParseCommandLine(
+    const std::vector<std::string>& args, std::ostream& out,
+    std::ostream& err) {
+  std::set<std::string> value_flags = {
+      "command",     "module-name",         "package-path",      "job-id",
+      "job-dir",     kLabelsFlag,           "max-trials",        "db",
+      "runs-dir",    "max-parallel-trials", "max-failed-trials", "format",
+      "resume-from", "early-stopping"};
+  value_flags.insert(std::begin(kReplicaValueFlags),
+                     std::end(kReplicaValueFlags));
+  value_flags.insert(std::begin(kBackendValueFlags),
+                     std::end(kBackendValueFlags));
+  auto parsed = ParseArgs(args, value_flags, {"quiet", "help"});
+  if (!parsed.ok()) {
+    err << "hptune run: " << parsed.status().message() << "\n\n" << kUsage;
+    return kExitUsage;
   }
-  return inventory;
+  if (parsed->Has("help")) {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1) {
+    err << "hptune run: expected one CONFIG file, got "
+        << parsed->positional.size() << " arguments\n\n"
+        << kUsage;
+    return kExitUsage;
+  }
+  return *std::move(parsed);
+}
+
+// The job the config file and the flags over it describe, with its backend
+// and the runner's options, checked as far as can be before anything runs.
+struct PreparedJob {
+  LoadedConfig config;
+  engine::JobRunnerOptions options;
+};
+
+absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
+                                       RepeatedSlurmFlags slurm_flags) {
+  const std::string& config = args.positional.front();
+  const std::string job_id =
+      args.Get("job-id").value_or(DefaultJobId(config, SystemClock().Now()));
+  HPTUNE_ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(config, job_id));
+  ResolveConfigPaths(std::filesystem::absolute(config).parent_path(),
+                     loaded.job);
+  HPTUNE_RETURN_IF_ERROR(ApplyFlags(args, loaded.job));
+  HPTUNE_ASSIGN_OR_RETURN(engine::JobRunnerOptions options,
+                          RunnerOptions(args));
+  HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options.runs_dir));
+  // The config's backend block with the command line's flags over it.
+  HPTUNE_RETURN_IF_ERROR(ApplyBackendFlags(
+      args, std::move(slurm_flags), loaded.backend, BackendFlagsFor::kRun));
+  // A missing module or program ends here, not after launches.
+  if (loaded.backend.backend == "local") {
+    HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(loaded.job));
+  }
+  return PreparedJob{.config = std::move(loaded),
+                     .options = std::move(options)};
 }
 
 absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
@@ -202,10 +246,157 @@ absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
                             CreateSlurmLauncher(backend, args));
     return std::unique_ptr<launch::Launcher>(std::move(slurm));
   }
-  HPTUNE_ASSIGN_OR_RETURN(launch::GpuInventory gpus, Gpus(args));
+  HPTUNE_ASSIGN_OR_RETURN(launch::GpuInventory gpus,
+                          GpusFlag(args, ProcessEnv()));
   return std::unique_ptr<launch::Launcher>(
       std::make_unique<launch::LocalLauncher>(
           launch::LocalLauncherOptions{.gpus = std::move(gpus)}));
+}
+
+int FailLauncher(const absl::Status& status, const BackendConfig& backend,
+                 std::ostream& err) {
+  if (absl::IsUnavailable(status) ||
+      (backend.backend == "slurm" && absl::IsFailedPrecondition(status))) {
+    err << "hptune run: " << status.message() << "\n";
+    return kExitUnavailable;
+  }
+  return Fail(status, err);
+}
+
+// Held until the job ends: no `hptune serve` may resume this job meanwhile,
+// and a second run of this job ID takes over only from a runner that died,
+// never from a live one. Unavailable while either is held.
+struct DatabaseLocks {
+  store::RunnerLock runner;
+  store::JobLock job;
+};
+
+absl::StatusOr<DatabaseLocks> LockDatabase(const std::string& db,
+                                           const std::string& job_id) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      store::RunnerLock runner,
+      store::RunnerLock::Acquire(db, store::RunnerLock::Holder::kRun));
+  HPTUNE_ASSIGN_OR_RETURN(store::JobLock job,
+                          store::JobLock::Acquire(db, job_id));
+  return DatabaseLocks{.runner = std::move(runner), .job = std::move(job)};
+}
+
+int FailLock(const absl::Status& status, std::ostream& err) {
+  if (absl::IsUnavailable(status)) {
+    err << "hptune run: " << status.message() << "\n";
+    return kExitDatabaseBusy;
+  }
+  return Fail(status, err);
+}
+
+// Submits the job, or takes it over when it is in the database and has not
+// ended: its runner died (kill, crash, reboot). The exit code when it is not
+// to run (an ended job, an error); nullopt to run it.
+std::optional<int> SubmitOrTakeOver(store::Store& store,
+                                    engine::TuningEngine& engine,
+                                    launch::Launcher& launcher,
+                                    engine::JobRunner& runner,
+                                    const std::filesystem::path& runs_dir,
+                                    const JobSpec& job, const std::string& db,
+                                    std::ostream& err) {
+  const std::string& job_id = job.job_id;
+  absl::StatusOr<JobRecord> existing = store.GetJob(job_id);
+  if (existing.ok() && !IsTerminal(existing->state)) {
+    err << "hptune run: resuming job " << job_id << " ("
+        << ToString(existing->state) << "), study database " << db << "\n";
+    // As `hptune serve` does at start-up: the dead runner's replicas are
+    // stopped and the reports it had not read are stored, once.
+    auto taken =
+        jobs::TakeOverJob(store, engine, launcher, runs_dir, *existing, job);
+    if (!taken.ok()) return Fail(taken.status(), err);
+    if (*taken == jobs::TakeOver::kEnded) {
+      err << "hptune run: job " << job_id
+          << " was being cancelled; it is CANCELLED\n";
+      return kExitCancelled;
+    }
+    return std::nullopt;
+  }
+  if (existing.ok()) {
+    // An ended job is not run again; its results can start a new one.
+    err << "hptune run: job " << job_id << " already exists and has ended ("
+        << ToString(existing->state) << "); to go on from its results, run "
+        << "a new job from them: --job-id " << job_id << "_2 --resume-from "
+        << job_id << " (--max-trials then counts the new trials)\n";
+    return kExitInvalid;
+  }
+  auto submitted = runner.Submit(job);
+  if (!submitted.ok()) return Fail(submitted.status(), err);
+  err << "hptune run: job " << job_id << ", study database " << db << "\n";
+  if (const std::string seeding = SeedingNote(*job.study); !seeding.empty()) {
+    err << "hptune run: " << seeding << "\n";
+  }
+  return std::nullopt;
+}
+
+// Runs the job to its end; Ctrl-C or SIGTERM cancels it (a second kills).
+absl::StatusOr<JobRecord> RunUntilInterrupted(engine::JobRunner& runner,
+                                              const JobSpec& job) {
+  // Grandchildren a replica leaves behind are re-parented to this process
+  // and collected with their group, not left as zombies for init.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  g_cancel.store(false);
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  absl::StatusOr<JobRecord> finished = runner.Run(job);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return finished;
+}
+
+// The trial table, and in table format the best trial under it.
+absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
+                          OutputFormat format, std::ostream& out) {
+  const StudySpec& study = *job.study;
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          engine.ListTrials(job.job_id));
+  PrintTrials(study, trials, format, out);
+  auto best = engine.BestTrial(job.job_id);
+  if (!best.ok() || !*best || format != OutputFormat::kTable) {
+    return absl::OkStatus();
+  }
+  const Trial& t = **best;
+  const Measurement& final = *t.final_measurement;
+  out << "\nbest trial: " << t.number << ", " << study.metric_tag << " "
+      << ForReading(ParameterValue::Double(final.metrics.at(study.metric_tag))
+                        .ToString())
+      << " at step " << final.step << ";";
+  // Only the trial's active parameters, in search-space order.
+  for (const ParameterSpec& p : study.search_space.parameters()) {
+    auto it = t.parameters.find(p.name);
+    if (it == t.parameters.end()) continue;
+    out << " " << p.name << "=" << ForReading(it->second.ToString());
+  }
+  out << "\n";
+  return absl::OkStatus();
+}
+
+// The job's end on `err`, and the exit code it means.
+int ReportEnd(const JobRecord& finished, const std::string& config,
+              const std::string& db, std::ostream& err) {
+  const std::string& job_id = finished.job_id;
+  err << "hptune run: job " << job_id << " " << ToString(finished.state);
+  if (!finished.error_message.empty()) err << ": " << finished.error_message;
+  err << "\n";
+  if (finished.state == JobState::kCancelled) {
+    err << "hptune run: to go on from its results: hptune run " << config
+        << " --db " << db << " --job-id " << job_id << "_2 --resume-from "
+        << job_id << "\n";
+  }
+  switch (finished.state) {
+    case JobState::kSucceeded:
+      return kExitOk;
+    case JobState::kCancelled:
+      // Cancelled by a trainingInput.scheduling limit, the job did not do
+      // what it was run for: a failure, not the user's interrupt.
+      return g_cancel.load() ? kExitCancelled : kExitFailure;
+    default:
+      return kExitFailure;
+  }
 }
 
 }  // namespace
@@ -217,207 +408,54 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   unsetenv("HPTUNE_TOKEN");
   std::vector<std::string> arg_list = raw_args;
   RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(arg_list);
-  auto parsed = ParseArgs(arg_list,
-                          {"command",
-                           "module-name",
-                           "package-path",
-                           "job-id",
-                           "job-dir",
-                           kLabelsFlag,
-                           "max-trials",
-                           "max-parallel-trials",
-                           "max-failed-trials",
-                           "resume-from",
-                           "db",
-                           "runs-dir",
-                           "gpus",
-                           "early-stopping",
-                           "max-restarts",
-                           "max-retries",
-                           "grace-seconds",
-                           "format",
-                           "backend",
-                           "slurm-partition",
-                           "slurm-account",
-                           "slurm-time"},
-                          {"quiet", "help"});
-  if (!parsed.ok()) {
-    err << "hptune run: " << parsed.status().message() << "\n\n" << kUsage;
-    return kExitUsage;
-  }
-  const ParsedArgs& args = *parsed;
-  if (args.Has("help")) {
-    out << kUsage;
-    return kExitOk;
-  }
-  if (args.positional.size() != 1) {
-    err << "hptune run: expected one CONFIG file, got "
-        << args.positional.size() << " arguments\n\n"
-        << kUsage;
-    return kExitUsage;
-  }
-  OutputFormat format = OutputFormat::kTable;
-  if (auto f = args.Get("format")) {
-    auto parsed_format = ParseOutputFormat(*f);
-    if (!parsed_format.ok()) return Fail(parsed_format.status(), err);
-    format = *parsed_format;
-  }
+  std::variant<ParsedArgs, int> parsed = ParseCommandLine(arg_list, out, err);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  const ParsedArgs& args = std::get<ParsedArgs>(parsed);
+  absl::StatusOr<OutputFormat> format =
+      ParseOutputFormat(args.Get("format").value_or("table"));
+  if (!format.ok()) return Fail(format.status(), err);
 
-  const std::string& config = args.positional.front();
-  const std::string job_id =
-      args.Get("job-id").value_or(DefaultJobId(config, SystemClock().Now()));
-  auto loaded = LoadConfigFile(config, job_id);
-  if (!loaded.ok()) return Fail(loaded.status(), err);
-  JobSpec* job = &loaded->job;
-  ResolveConfigPaths(std::filesystem::absolute(config).parent_path(), *job);
-  if (absl::Status s = ApplyFlags(args, *job); !s.ok()) return Fail(s, err);
-  auto options = RunnerOptions(args);
-  if (!options.ok()) return Fail(options.status(), err);
-  if (absl::Status s = CheckPrivateDirectory(options->runs_dir); !s.ok()) {
-    return Fail(s, err);
-  }
-  // The config's backend block with the command line's flags over it.
-  BackendConfig* backend = &loaded->backend;
-  if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_flags), *backend,
-                                         BackendFlagsFor::kRun);
-      !s.ok()) {
-    return Fail(s, err);
-  }
-  // A missing module or program ends here, not after launches.
-  if (backend->backend == "local") {
-    if (absl::Status s = launch::CheckTrainer(*job); !s.ok()) {
-      return Fail(s, err);
-    }
-  }
-  auto launcher = MakeLauncher(*backend, args);
-  if (!launcher.ok()) {
-    if (absl::IsUnavailable(launcher.status()) ||
-        (backend->backend == "slurm" &&
-         absl::IsFailedPrecondition(launcher.status()))) {
-      err << "hptune run: " << launcher.status().message() << "\n";
-      return kExitUnavailable;
-    }
-    return Fail(launcher.status(), err);
-  }
-
-  const std::string db = args.Get("db").value_or(
-      std::getenv("HPTUNE_DB") ? std::getenv("HPTUNE_DB") : "hptune.db");
-  // Held until the job ends: no `hptune serve` may resume this job meanwhile.
-  auto lock = store::RunnerLock::Acquire(db, store::RunnerLock::Holder::kRun);
-  if (absl::IsUnavailable(lock.status())) {
-    err << "hptune run: " << lock.status().message() << "\n";
-    return kExitDatabaseBusy;
-  }
-  if (!lock.ok()) return Fail(lock.status(), err);
-  // Held until the job ends too: a second run of this job ID takes over
-  // only from a runner that died, never from a live one.
-  auto job_lock = store::JobLock::Acquire(db, job_id);
-  if (absl::IsUnavailable(job_lock.status())) {
-    err << "hptune run: " << job_lock.status().message() << "\n";
-    return kExitDatabaseBusy;
-  }
-  if (!job_lock.ok()) return Fail(job_lock.status(), err);
+  absl::StatusOr<PreparedJob> prepared =
+      PrepareJob(args, std::move(slurm_flags));
+  if (!prepared.ok()) return Fail(prepared.status(), err);
+  const JobSpec& job = prepared->config.job;
+  const BackendConfig& backend = prepared->config.backend;
+  auto launcher = MakeLauncher(backend, args);
+  if (!launcher.ok()) return FailLauncher(launcher.status(), backend, err);
+  const std::string db = DatabaseFlag(args, ProcessEnv());
+  absl::StatusOr<DatabaseLocks> locks = LockDatabase(db, job.job_id);
+  if (!locks.ok()) return FailLock(locks.status(), err);
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return Fail(store.status(), err);
   engine::TuningEngine engine(
       **store, engine::EngineOptions{.background_designer_work = true});
 
   // Submit refuses a job without hyperparameters; until then, no metric.
-  ProgressPrinter progress(err, job->study ? job->study->metric_tag : "",
+  ProgressPrinter progress(err, job.study ? job.study->metric_tag : "",
                            /*live=*/!args.Has("quiet") && isatty(2),
                            /*quiet=*/args.Has("quiet"));
-  options->on_progress = [&](const engine::JobProgress& p) {
+  prepared->options.on_progress = [&](const engine::JobProgress& p) {
     progress.Update(p);
   };
-  const std::filesystem::path runs_dir = options->runs_dir;
-  engine::JobRunner runner(**store, engine, **launcher, *std::move(options));
-  // The same job ID again, while the job has not ended: its runner died
-  // (kill, crash, reboot), so this run takes over instead of refusing.
-  auto existing = (*store)->GetJob(job_id);
-  if (existing.ok() && !IsTerminal(existing->state)) {
-    err << "hptune run: resuming job " << job_id << " ("
-        << ToString(existing->state) << "), study database " << db << "\n";
-    // As `hptune serve` does at start-up: the dead runner's replicas are
-    // stopped and the reports it had not read are stored, once.
-    auto taken = jobs::TakeOverJob(**store, engine, **launcher, runs_dir,
-                                   *existing, *job);
-    if (!taken.ok()) return Fail(taken.status(), err);
-    if (*taken == jobs::TakeOver::kEnded) {
-      err << "hptune run: job " << job_id
-          << " was being cancelled; it is CANCELLED\n";
-      return kExitCancelled;
-    }
-  } else if (existing.ok()) {
-    // An ended job is not run again; its results can start a new one.
-    err << "hptune run: job " << job_id << " already exists and has ended ("
-        << ToString(existing->state) << "); to go on from its results, run "
-        << "a new job from them: --job-id " << job_id << "_2 --resume-from "
-        << job_id << " (--max-trials then counts the new trials)\n";
-    return kExitInvalid;
-  } else {
-    auto submitted = runner.Submit(*job);
-    if (!submitted.ok()) return Fail(submitted.status(), err);
-    err << "hptune run: job " << job_id << ", study database " << db << "\n";
-    if (const std::string seeding = SeedingNote(*job->study);
-        !seeding.empty()) {
-      err << "hptune run: " << seeding << "\n";
-    }
+  const std::filesystem::path runs_dir = prepared->options.runs_dir;
+  engine::JobRunner runner(**store, engine, **launcher,
+                           std::move(prepared->options));
+  if (std::optional<int> code =
+          SubmitOrTakeOver(**store, engine, **launcher, runner, runs_dir, job,
+                           db, err)) {
+    return *code;
   }
-  if (backend->backend != "slurm") {
+  if (backend.backend != "slurm") {
     err << "hptune run: each trial's processes are contained by "
         << launch::ReplicaContainment() << "\n";
   }
-
-  // Grandchildren a replica leaves behind are re-parented to this process
-  // and collected with their group, not left as zombies for init.
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-  g_cancel.store(false);
-  std::signal(SIGINT, OnInterrupt);
-  std::signal(SIGTERM, OnInterrupt);
-  auto finished = runner.Run(*job);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  absl::StatusOr<JobRecord> finished = RunUntilInterrupted(runner, job);
   progress.Finish();
   if (!finished.ok()) return Fail(finished.status(), err);
-
-  auto trials = engine.ListTrials(job_id);
-  if (!trials.ok()) return Fail(trials.status(), err);
-  PrintTrials(*job->study, *trials, format, out);
-  auto best = engine.BestTrial(job_id);
-  if (best.ok() && *best && format == OutputFormat::kTable) {
-    const Trial& t = **best;
-    const Measurement& final = *t.final_measurement;
-    out << "\nbest trial: " << t.number << ", " << job->study->metric_tag << " "
-        << ForReading(
-               ParameterValue::Double(final.metrics.at(job->study->metric_tag))
-                   .ToString())
-        << " at step " << final.step << ";";
-    // Only the trial's active parameters, in search-space order.
-    for (const ParameterSpec& p : job->study->search_space.parameters()) {
-      auto it = t.parameters.find(p.name);
-      if (it == t.parameters.end()) continue;
-      out << " " << p.name << "=" << ForReading(it->second.ToString());
-    }
-    out << "\n";
+  if (absl::Status s = PrintResults(engine, job, *format, out); !s.ok()) {
+    return Fail(s, err);
   }
-  err << "hptune run: job " << job_id << " " << ToString(finished->state);
-  if (!finished->error_message.empty()) err << ": " << finished->error_message;
-  err << "\n";
-  if (finished->state == JobState::kCancelled) {
-    err << "hptune run: to go on from its results: hptune run " << config
-        << " --db " << db << " --job-id " << job_id << "_2 --resume-from "
-        << job_id << "\n";
-  }
-  switch (finished->state) {
-    case JobState::kSucceeded:
-      return kExitOk;
-    case JobState::kCancelled:
-      // Cancelled by a trainingInput.scheduling limit, the job did not do
-      // what it was run for: a failure, not the user's interrupt.
-      return g_cancel.load() ? kExitCancelled : kExitFailure;
-    default:
-      return kExitFailure;
-  }
+  return ReportEnd(*finished, args.positional.front(), db, err);
 }
 
 }  // namespace hptune::cli

@@ -9,9 +9,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <functional>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <string_view>
+#include <variant>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -19,12 +24,13 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
-#include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
+#include "src/cli/runner_flags.h"
 #include "src/cli/serving_flags.h"
+#include "src/cli/stop_signals.h"
 #include "src/dashboard/dashboard_server.h"
 #include "src/dashboard/http_address.h"
 #include "src/server/listen_policy.h"
@@ -91,7 +97,8 @@ constexpr char kUsage[] =
     "TYPE:COUNT;\n"
     "                         default $HPTUNE_GPUS, else what nvidia-smi "
     "reports\n"
-    "  --grace-seconds S      SIGTERM to SIGKILL for replicas (default 5)\n"
+    "  --grace-seconds S      SIGTERM to SIGKILL for replicas, 0 to 3600\n"
+    "                         seconds, fractions allowed (default 5)\n"
     "  --max-restarts N       restarts of a failed replica per attempt\n"
     "                         (default 5)\n"
     "  --max-retries N        re-runs of a trial whose attempt failed or\n"
@@ -137,21 +144,27 @@ int Fail(const absl::Status& status, int code, std::ostream& err) {
   return code;
 }
 
-}  // namespace
+// The command line: what ParseArgs keeps and the repeatable flags.
+struct ServeFlags {
+  ParsedArgs args;
+  RepeatedSlurmFlags slurm;
+  std::vector<std::string> allowed_commands;  // --allow-command
+};
 
-int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
-                    std::ostream& err) {
-  // Replicas inherit this process's environment; a client's token there is
-  // not theirs to see (the server reads its own from a file).
-  unsetenv("HPTUNE_TOKEN");
+// The flags; the exit code instead when there is nothing to serve (--help,
+// or a usage error, written to `err`).
+std::variant<ServeFlags, int> ParseCommandLine(
+    const std::vector<std::string>& raw_args, std::ostream& out,
+    std::ostream& err) {
   std::vector<std::string> args = raw_args;
-  RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(args);
-  std::vector<std::string> allowed_commands =
-      TakeRepeatedFlag(args, "--allow-command");
+  ServeFlags flags;
+  flags.slurm = TakeRepeatedSlurmFlags(args);
+  flags.allowed_commands = TakeRepeatedFlag(args, "--allow-command");
   std::set<std::string> value_flags = {
-      "listen",      "db",       "state-dir", "token-file",    "http",
-      "tls-cert",    "tls-key",  "gpus",      "grace-seconds", "max-restarts",
-      "max-retries", "log-file", "socket",    "users-file"};
+      "listen",   "db",      "state-dir", "token-file", "http",
+      "tls-cert", "tls-key", "log-file",  "socket",     "users-file"};
+  value_flags.insert(std::begin(kReplicaValueFlags),
+                     std::end(kReplicaValueFlags));
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
   auto parsed =
@@ -168,14 +181,47 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     err << "hptune serve: takes no arguments\n" << kUsage;
     return kExitUsage;
   }
+  flags.args = *std::move(parsed);
+  return flags;
+}
+
+// Everything the flags decide, read and checked before anything starts.
+struct ServeSetup {
   server::ServerOptions options;
+  std::string token_file;  // Where the token was read, for the start line.
+  // The dashboard's, address "off" for none; cancel_job is set once the
+  // server it cancels through has started.
+  dashboard::DashboardOptions dashboard;
+  int log_fd = -1;  // --log-file, or -1: the job lines to stdout.
+};
+
+// How jobs run, and whose: the database, the state directory, what becomes
+// of failing and stopped replicas, and the users' rules.
+int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
+                 std::ostream& err) {
+  const ParsedArgs& args = flags.args;
+  server::ServerOptions& options = setup.options;
+  options.db_path = DatabaseFlag(args, ProcessEnv());
+  options.state_dir = StateDirFlag(args, "state-dir");
+  if (absl::Status s = ApplyReplicaFlags(args, options); !s.ok()) {
+    return Fail(s, kExitUsage, err);
+  }
+  options.allowed_commands = flags.allowed_commands;
+  options.socket_path = args.Get("socket").value_or("");
+  options.users_file = args.Get("users-file").value_or("");
+  options.allow_root_trials = args.Has("allow-root-trials");
+  options.share_jobs = args.Has("share-jobs");
+  return kExitOk;
+}
+
+// The addresses (gRPC, the dashboard's), the TLS pair and the token.
+int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
+                    std::ostream& err) {
+  server::ServerOptions& options = setup.options;
   options.listen_address =
-      parsed->Get("listen").value_or(server::kDefaultListenAddress);
-  const char* env_db = std::getenv("HPTUNE_DB");
-  options.db_path = parsed->Get("db").value_or(env_db ? env_db : "hptune.db");
-  options.state_dir = parsed->Get("state-dir").value_or("hptune-runs");
+      args.Get("listen").value_or(server::kDefaultListenAddress);
   ServingCredentials credentials;
-  if (int code = ReadTlsFlags(*parsed, "serve", credentials, err);
+  if (int code = ReadTlsFlags(args, "serve", credentials, err);
       code != kExitOk) {
     return code;
   }
@@ -191,48 +237,37 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   options.tls_cert = credentials.tls_cert_pem;
   options.tls_key = credentials.tls_key_pem;
-  absl::Status listen = server::CheckListenAddress(options.listen_address,
-                                                   !options.tls_cert.empty());
+  const bool tls = !options.tls_cert.empty();
+  absl::Status listen = server::CheckListenAddress(options.listen_address, tls);
   if (!listen.ok()) return Fail(listen, kExitInvalid, err);
-  if (int code = ReadTokenFlag(*parsed, "serve", credentials, err);
+  setup.dashboard.address =
+      args.Get("http").value_or(DefaultHttpAddress(options.listen_address));
+  if (setup.dashboard.address != "off") {
+    absl::StatusOr<dashboard::HttpAddress> address =
+        dashboard::ParseHttpAddress("http", setup.dashboard.address, tls);
+    if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
+  }
+  if (int code = ReadTokenFlag(args, "serve", credentials, err);
       code != kExitOk) {
     return code;
   }
   options.token = credentials.token;
-  const std::string token_file = credentials.token_file;
-  if (auto grace = parsed->Get("grace-seconds")) {
-    double seconds = 0;
-    if (!absl::SimpleAtod(*grace, &seconds) || !(seconds >= 0) ||
-        seconds > 3600) {
-      return Fail(
-          absl::InvalidArgumentError(absl::StrCat(
-              "--grace-seconds: expected 0 to 3600, got \"", *grace, "\"")),
-          kExitUsage, err);
-    }
-    options.termination_grace =
-        std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-  }
-  for (auto [flag, value] :
-       {std::pair{"max-restarts", &options.max_replica_restarts},
-        std::pair{"max-retries", &options.max_trial_retries}}) {
-    if (!parsed->Has(flag)) continue;
-    absl::StatusOr<int> n = IntegerFlag<int>(*parsed, flag, 0);
-    if (!n.ok()) return Fail(n.status(), kExitUsage, err);
-    *value = *n;
-  }
-  options.allowed_commands = std::move(allowed_commands);
-  options.socket_path = parsed->Get("socket").value_or("");
-  options.users_file = parsed->Get("users-file").value_or("");
-  options.allow_root_trials = parsed->Has("allow-root-trials");
-  options.share_jobs = parsed->Has("share-jobs");
+  setup.token_file = credentials.token_file;
+  return kExitOk;
+}
+
+// Where every job's trials run: Slurm jobs, or processes on this machine's
+// GPUs.
+int ReadBackendFlags(const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
+                     server::ServerOptions& options, std::ostream& err) {
   BackendConfig backend;
-  if (absl::Status s = ApplyBackendFlags(*parsed, std::move(slurm_flags),
-                                         backend, BackendFlagsFor::kServer);
+  if (absl::Status s = ApplyBackendFlags(args, std::move(slurm_flags), backend,
+                                         BackendFlagsFor::kServer);
       !s.ok()) {
     return Fail(s, kExitUsage, err);
   }
   if (backend.backend == "slurm") {
-    auto slurm = CreateSlurmLauncher(backend, *parsed);
+    auto slurm = CreateSlurmLauncher(backend, args);
     if (!slurm.ok()) {
       return Fail(slurm.status(),
                   absl::IsInvalidArgument(slurm.status())
@@ -242,94 +277,173 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     }
     options.launcher = *std::move(slurm);
     options.backend_name = "slurm";
-  } else {
-    const char* env_gpus = std::getenv("HPTUNE_GPUS");
-    std::optional<std::string> gpu_spec = parsed->Get("gpus");
-    if (!gpu_spec && env_gpus != nullptr) gpu_spec = env_gpus;
-    auto gpus = gpu_spec ? launch::GpuInventory::FromSpec(*gpu_spec)
-                         : launch::GpuInventory::Detect();
-    if (!gpus.ok()) return Fail(gpus.status(), kExitInvalid, err);
-    options.gpus = *std::move(gpus);
+    return kExitOk;
   }
+  auto gpus = GpusFlag(args, ProcessEnv());
+  if (!gpus.ok()) return Fail(gpus.status(), kExitInvalid, err);
+  options.gpus = *std::move(gpus);
+  return kExitOk;
+}
 
-  // Signals are taken by sigwait below, so every thread (gRPC's, the job
-  // runners') must have them blocked: block before any thread exists.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  // Orphaned grandchildren of replicas become ours, so they are collected.
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+// --log-file, opened to append: one write(2) per line, so the lines of two
+// servers never interleave.
+int OpenLogFile(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
+  std::optional<std::string> log_file = args.Get("log-file");
+  if (!log_file) return kExitOk;
+  setup.log_fd = ::open(log_file->c_str(),
+                        O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (setup.log_fd < 0) {
+    return Fail(absl::InvalidArgumentError(
+                    absl::StrCat("--log-file: cannot open \"", *log_file,
+                                 "\": ", std::strerror(errno))),
+                kExitInvalid, err);
+  }
+  return kExitOk;
+}
 
-  const std::string http_address =
-      parsed->Get("http").value_or(DefaultHttpAddress(options.listen_address));
-  dashboard::DashboardOptions dashboard_options{.address = http_address,
-                                                .token = options.token,
-                                                .tls_cert = options.tls_cert,
-                                                .tls_key = options.tls_key,
-                                                .state_dir = options.state_dir};
-  if (http_address != "off") {
-    // Checked before anything starts, as --listen is.
-    absl::StatusOr<dashboard::HttpAddress> address =
-        dashboard::ParseHttpAddress("http", http_address,
-                                    !options.tls_cert.empty());
-    if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
+int ReadServeFlags(ServeFlags& flags, ServeSetup& setup, std::ostream& err) {
+  const ParsedArgs& args = flags.args;
+  // The flags that create nothing first: a mistake there leaves no token
+  // file behind.
+  if (int code = ReadJobFlags(flags, setup, err); code != kExitOk) {
+    return code;
   }
-  const std::string db = options.db_path;
-  const std::string state_dir = options.state_dir.string();
-  const std::string backend_name = options.backend_name;
-  const std::filesystem::path socket_path = options.socket_path;
-  // A line per job and trial start and end, from the jobs' threads; the
-  // lines below take the same lock. With --log-file, to that file: one
-  // write(2) per line, appended, so lines of two servers never interleave.
-  std::mutex out_mutex;
-  int log_fd = -1;
-  if (auto log_file = parsed->Get("log-file")) {
-    log_fd = ::open(log_file->c_str(),
-                    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (log_fd < 0) {
-      return Fail(absl::InvalidArgumentError(
-                      absl::StrCat("--log-file: cannot open \"", *log_file,
-                                   "\": ", std::strerror(errno))),
-                  kExitInvalid, err);
-    }
+  if (int code = ReadListenFlags(args, setup, err); code != kExitOk) {
+    return code;
   }
-  options.job_log = [&out, &out_mutex, log_fd](const std::string& line) {
-    if (log_fd >= 0) {
+  if (int code =
+          ReadBackendFlags(args, std::move(flags.slurm), setup.options, err);
+      code != kExitOk) {
+    return code;
+  }
+  if (int code = OpenLogFile(args, setup, err); code != kExitOk) {
+    return code;
+  }
+  setup.dashboard.token = setup.options.token;
+  setup.dashboard.tls_cert = setup.options.tls_cert;
+  setup.dashboard.tls_key = setup.options.tls_key;
+  setup.dashboard.state_dir = setup.options.state_dir;
+  return kExitOk;
+}
+
+// Where the server's lines go. The job and trial lines come from the jobs'
+// threads: to the log file when there is one, else to `out` under `mu`,
+// which the start lines hold too.
+struct ServeOutput {
+  ServeOutput(std::ostream& out, int log_fd) : out(out), log_fd(log_fd) {}
+  std::ostream& out;
+  const int log_fd;
+  std::mutex mu;
+};
+
+std::function<void(const std::string&)> JobLogger(ServeOutput& output) {
+  return [&output](const std::string& line) {
+    if (output.log_fd >= 0) {
       const std::string text = absl::StrCat(FormatRfc3339(SystemClock().Now()),
                                             " hptune serve: ", line, "\n");
-      (void)!::write(log_fd, text.data(), text.size());
+      (void)!::write(output.log_fd, text.data(), text.size());
       return;
     }
-    std::lock_guard<std::mutex> lock(out_mutex);
-    out << "hptune serve: " << line << std::endl;
+    std::lock_guard<std::mutex> lock(output.mu);
+    output.out << "hptune serve: " << line << std::endl;
   };
-  const std::string options_token = options.token;
-  std::unique_lock<std::mutex> out_lock(out_mutex);
-  auto server = server::HptuneServer::Start(std::move(options));
-  if (!server.ok()) return Fail(server.status(), kExitFailure, err);
-  out << "hptune serve: listening on port " << (*server)->port() << " (db "
-      << db << ", state " << state_dir << ", backend " << backend_name << ")"
+}
+
+// What the start lines say, kept before the options go to the server.
+struct StartLines {
+  std::string db;
+  std::string state_dir;
+  std::string backend;
+  std::string token_file;
+  std::filesystem::path socket;
+};
+
+StartLines StartLinesOf(const ServeSetup& setup) {
+  return {.db = setup.options.db_path,
+          .state_dir = setup.options.state_dir.string(),
+          .backend = setup.options.backend_name,
+          .token_file = setup.token_file,
+          .socket = setup.options.socket_path};
+}
+
+void PrintStartLines(const StartLines& lines, int port, std::ostream& out) {
+  out << "hptune serve: listening on port " << port << " (db " << lines.db
+      << ", state " << lines.state_dir << ", backend " << lines.backend << ")"
       << std::endl;
-  out << "hptune serve: clients authenticate with the token in " << token_file
-      << std::endl;
-  if (!socket_path.empty()) {
-    out << "hptune serve: also on unix:" << socket_path.string()
+  out << "hptune serve: clients authenticate with the token in "
+      << lines.token_file << std::endl;
+  if (!lines.socket.empty()) {
+    out << "hptune serve: also on unix:" << lines.socket.string()
         << ", where each local user gets a token of their own" << std::endl;
   }
-  if (backend_name != "slurm") {
+  if (lines.backend != "slurm") {
     out << "hptune serve: each trial's processes are contained by "
         << launch::ReplicaContainment() << std::endl;
   }
+}
+
+// The dashboard beside the server, on its store, cancelling through it.
+absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
+    server::HptuneServer& server, dashboard::DashboardOptions options) {
+  options.cancel_job = [&server](std::string_view job_id) {
+    return server.CancelJob(job_id);
+  };
+  return dashboard::DashboardServer::Start(server.store(), std::move(options));
+}
+
+// Waits for SIGTERM or SIGINT, then drains and ends the process: job
+// runner threads are parked inside the drained launcher, so it ends
+// without unwinding them (the store is consistent after every call).
+[[noreturn]] void DrainOnStopSignal(const sigset_t& stop_signals,
+                                    server::HptuneServer& server,
+                                    dashboard::DashboardServer* web,
+                                    ServeOutput& output, std::ostream& err) {
+  const int signal = WaitForStopSignal(stop_signals);
+  {
+    std::lock_guard<std::mutex> lock(output.mu);
+    output.out << "hptune serve: signal " << signal
+               << ": draining (jobs stay resumable)" << std::endl;
+  }
+  if (web != nullptr) web->Stop();
+  server.Drain(std::chrono::seconds(5));
+  std::lock_guard<std::mutex> lock(output.mu);
+  output.out << "hptune serve: drained" << std::endl;
+  err.flush();
+  std::_Exit(kExitOk);
+}
+
+}  // namespace
+
+int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
+                    std::ostream& err) {
+  // Replicas inherit this process's environment; a client's token there is
+  // not theirs to see (the server reads its own from a file).
+  unsetenv("HPTUNE_TOKEN");
+  std::variant<ServeFlags, int> parsed = ParseCommandLine(raw_args, out, err);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  ServeSetup setup;
+  if (int code = ReadServeFlags(std::get<ServeFlags>(parsed), setup, err);
+      code != kExitOk) {
+    return code;
+  }
+  // Signals are taken by sigwait, so every thread (gRPC's, the job
+  // runners') must have them blocked: block before any thread exists.
+  const sigset_t stop_signals = BlockStopSignals();
+  // Orphaned grandchildren of replicas become ours, so they are collected.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+  ServeOutput output(out, setup.log_fd);
+  setup.options.job_log = JobLogger(output);
+  const StartLines start_lines = StartLinesOf(setup);
+  const std::string token = setup.options.token;
+  // The start lines come before any job's.
+  std::unique_lock<std::mutex> out_lock(output.mu);
+  auto server = server::HptuneServer::Start(std::move(setup.options));
+  if (!server.ok()) return Fail(server.status(), kExitFailure, err);
+  PrintStartLines(start_lines, (*server)->port(), out);
   std::unique_ptr<dashboard::DashboardServer> web;
-  if (http_address != "off") {
-    dashboard_options.cancel_job =
-        [server = server->get()](std::string_view job_id) {
-          return server->CancelJob(job_id);
-        };
-    auto started = dashboard::DashboardServer::Start(
-        (*server)->store(), std::move(dashboard_options));
+  if (setup.dashboard.address != "off") {
+    auto started = StartDashboard(**server, std::move(setup.dashboard));
     if (!started.ok()) {
       out_lock.unlock();
       (*server)->Drain(std::chrono::seconds(1));
@@ -342,28 +456,12 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     out << "hptune serve: dashboard: " << web->url() << " (log in with the "
         << "token"
         << (isatty(STDOUT_FILENO)
-                ? ", or open " + web->url() + "login?token=" + options_token
+                ? ", or open " + web->url() + "login?token=" + token
                 : std::string())
         << ")" << std::endl;
   }
-
   out_lock.unlock();
-
-  int signal = 0;
-  while (sigwait(&stop_signals, &signal) != 0) {
-  }
-  out_lock.lock();
-  out << "hptune serve: signal " << signal << ": draining (jobs stay resumable)"
-      << std::endl;
-  out_lock.unlock();
-  if (web) web->Stop();
-  (*server)->Drain(std::chrono::seconds(5));
-  out_lock.lock();
-  out << "hptune serve: drained" << std::endl;
-  err.flush();
-  // Job runner threads are parked inside the drained launcher; the process
-  // ends without unwinding them (the store is consistent after every call).
-  std::_Exit(kExitOk);
+  DrainOnStopSignal(stop_signals, **server, web.get(), output, err);
 }
 
 }  // namespace hptune::cli

@@ -383,6 +383,65 @@ void ReadParameterTree(const ConfigNode& item, const std::string& item_path,
   }
 }
 
+// `metrics` (several objectives and constraints), when given, instead of
+// hyperparameterMetricTag and goal.
+void ReadMetrics(MapReader& reader, ErrorSink& sink,
+                 HyperparametersRead& result) {
+  const ConfigNode* metrics = reader.Find("metrics");
+  if (metrics == nullptr) return;
+  const std::string metrics_path = reader.PathOf("metrics");
+  for (std::string_view single : {"hyperparameterMetricTag", "goal"}) {
+    if (reader.Has(single)) {
+      reader.Error(single,
+                   "not allowed with metrics (give each metric's goal in "
+                   "its entry; the first objective is the primary metric)");
+      result.reported.push_back(reader.PathOf(single));
+    }
+  }
+  if (!ExpectList(*metrics, metrics_path, sink)) {
+    result.reported.push_back(metrics_path);
+  } else if (metrics->items.empty()) {
+    reader.Error("metrics", "must not be empty (or leave it out)");
+    result.reported.push_back(metrics_path);
+  } else {
+    std::vector<MetricSpec> list;
+    for (size_t i = 0; i < metrics->items.size(); ++i) {
+      const std::string item_path = IndexPath(metrics_path, i);
+      const ConfigNode& item = metrics->items[i];
+      if (!ExpectMap(item, item_path, sink)) {
+        list.emplace_back();  // Keeps the later entries' indices.
+        result.reported.push_back(item_path);
+        continue;
+      }
+      MapReader item_reader(item, item_path, MetricFields(), sink);
+      const size_t before = sink.size();
+      list.push_back(ReadMetric(item_reader));
+      if (sink.size() > before) result.reported.push_back(item_path);
+    }
+    result.spec.SetMetrics(std::move(list));
+  }
+}
+
+// `params`, the search space: required.
+void ReadParams(MapReader& reader, ErrorSink& sink,
+                HyperparametersRead& result) {
+  const std::string params_path = reader.PathOf("params");
+  const ConfigNode* params = reader.Find("params");
+  if (params == nullptr) {
+    reader.Error("params", "required (at least one parameter)");
+    result.reported.push_back(params_path);
+  } else if (!ExpectList(*params, params_path, sink)) {
+    result.reported.push_back(params_path);
+  } else {
+    std::vector<ParameterSpec> parameters;
+    for (size_t i = 0; i < params->items.size(); ++i) {
+      ReadParameterTree(params->items[i], IndexPath(params_path, i),
+                        std::nullopt, sink, parameters, result.reported);
+    }
+    result.spec.search_space = SearchSpace(std::move(parameters));
+  }
+}
+
 }  // namespace
 
 HyperparametersRead ReadHyperparameters(const ConfigNode& node,
@@ -405,39 +464,7 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
     if (auto tag = reader.String("hyperparameterMetricTag"))
       spec.metric_tag = *tag;
   });
-  if (const ConfigNode* metrics = reader.Find("metrics")) {
-    const std::string metrics_path = reader.PathOf("metrics");
-    for (std::string_view single : {"hyperparameterMetricTag", "goal"}) {
-      if (reader.Has(single)) {
-        reader.Error(single,
-                     "not allowed with metrics (give each metric's goal in "
-                     "its entry; the first objective is the primary metric)");
-        result.reported.push_back(reader.PathOf(single));
-      }
-    }
-    if (!ExpectList(*metrics, metrics_path, sink)) {
-      result.reported.push_back(metrics_path);
-    } else if (metrics->items.empty()) {
-      reader.Error("metrics", "must not be empty (or leave it out)");
-      result.reported.push_back(metrics_path);
-    } else {
-      std::vector<MetricSpec> list;
-      for (size_t i = 0; i < metrics->items.size(); ++i) {
-        const std::string item_path = IndexPath(metrics_path, i);
-        const ConfigNode& item = metrics->items[i];
-        if (!ExpectMap(item, item_path, sink)) {
-          list.emplace_back();  // Keeps the later entries' indices.
-          result.reported.push_back(item_path);
-          continue;
-        }
-        MapReader item_reader(item, item_path, MetricFields(), sink);
-        const size_t before = sink.size();
-        list.push_back(ReadMetric(item_reader));
-        if (sink.size() > before) result.reported.push_back(item_path);
-      }
-      spec.SetMetrics(std::move(list));
-    }
-  }
+  ReadMetrics(reader, sink, result);
   read("maxTrials", [&] {
     if (auto n = reader.Integer("maxTrials"))
       spec.max_trials = static_cast<int>(*n);
@@ -473,21 +500,7 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   });
   read("seed", [&] { spec.seed = ReadSeed(reader); });
 
-  const std::string params_path = reader.PathOf("params");
-  const ConfigNode* params = reader.Find("params");
-  if (params == nullptr) {
-    reader.Error("params", "required (at least one parameter)");
-    result.reported.push_back(params_path);
-  } else if (!ExpectList(*params, params_path, sink)) {
-    result.reported.push_back(params_path);
-  } else {
-    std::vector<ParameterSpec> parameters;
-    for (size_t i = 0; i < params->items.size(); ++i) {
-      ReadParameterTree(params->items[i], IndexPath(params_path, i),
-                        std::nullopt, sink, parameters, result.reported);
-    }
-    spec.search_space = SearchSpace(std::move(parameters));
-  }
+  ReadParams(reader, sink, result);
   return result;
 }
 

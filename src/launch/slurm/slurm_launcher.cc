@@ -160,6 +160,136 @@ std::string SlurmConfDescription() {
                                "/etc/slurm/slurm.conf)");
 }
 
+// A trial's heterogeneous Slurm job: one component per distinct GPU count
+// and type, in order of first use, each with the most CPUs and memory any
+// of its replicas needs. Slurm puts components on different nodes, so fewer
+// components fit more clusters.
+struct Components {
+  std::vector<Shape> shapes;
+  std::vector<int> tasks;         // Replicas of each component.
+  std::vector<int> component_of;  // Each replica's component.
+};
+
+Components ComponentsOf(const TrialLaunch& launch, const JobSpec& job,
+                        const MachineCatalogue& catalogue,
+                        const std::map<std::string, std::string>& gpu_types) {
+  Components components;
+  std::vector<Shape>& shapes = components.shapes;
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    const Shape shape = ShapeOf(job, replica.type, catalogue, gpu_types);
+    auto it = std::find_if(shapes.begin(), shapes.end(), [&](const Shape& c) {
+      return c.gpus == shape.gpus && c.gres_type == shape.gres_type;
+    });
+    const int g = static_cast<int>(it - shapes.begin());
+    if (it == shapes.end()) {
+      shapes.push_back(shape);
+      components.tasks.push_back(0);
+    } else {
+      const int64_t memory =
+          std::max(static_cast<int64_t>(it->cpus) * it->mem_per_cpu_mb,
+                   static_cast<int64_t>(shape.cpus) * shape.mem_per_cpu_mb);
+      it->cpus = std::max(it->cpus, shape.cpus);
+      it->mem_per_cpu_mb = static_cast<int>((memory + it->cpus - 1) / it->cpus);
+    }
+    ++components.tasks[g];
+    components.component_of.push_back(g);
+  }
+  return components;
+}
+
+// What the supervisor script reads in the attempt's directory: the
+// scripts, each replica's component and shape (layout), and each replica's
+// environment, argv, log path and working directory (r<k>.*).
+absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
+                               const TrialLaunch& launch,
+                               const Components& components) {
+  std::string layout;
+  for (int g : components.component_of) {
+    const Shape& shape = components.shapes[g];
+    absl::StrAppend(&layout, g, " ", shape.cpus, " ", shape.mem_per_cpu_mb, " ",
+                    shape.gpus,
+                    shape.gres_type.empty() ? "" : " " + shape.gres_type, "\n");
+  }
+  HPTUNE_RETURN_IF_ERROR(
+      WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
+  HPTUNE_RETURN_IF_ERROR(
+      WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
+  HPTUNE_RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
+  HPTUNE_RETURN_IF_ERROR(WriteFile(
+      dir / "components", absl::StrCat(components.shapes.size(), "\n")));
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  for (size_t k = 0; k < launch.replicas.size(); ++k) {
+    const ReplicaLaunch& replica = launch.replicas[k];
+    std::vector<std::string> env;
+    for (const auto& [key, value] : replica.env) {
+      // Slurm's gres plugin sets it for the GPUs the step really got.
+      if (key == "CUDA_VISIBLE_DEVICES" &&
+          components.shapes[components.component_of[k]].gpus > 0) {
+        continue;
+      }
+      env.push_back(absl::StrCat(key, "=", value));
+    }
+    const std::string prefix = absl::StrCat("r", k);
+    HPTUNE_RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
+    HPTUNE_RETURN_IF_ERROR(
+        WriteFile(dir / (prefix + ".argv"), NulJoined(replica.argv)));
+    HPTUNE_RETURN_IF_ERROR(
+        WriteFile(dir / (prefix + ".log"),
+                  std::filesystem::absolute(replica.log_path).string()));
+    HPTUNE_RETURN_IF_ERROR(WriteFile(
+        dir / (prefix + ".cwd"),
+        (replica.working_dir.empty() ? cwd : replica.working_dir).string()));
+  }
+  return absl::OkStatus();
+}
+
+// sbatch's command line for the attempt in `dir`: the launcher's options,
+// then the job's (sbatch takes the last of a repeated option), then each
+// component's resources.
+std::vector<std::string> SbatchArgv(const TrialLaunch& launch,
+                                    const std::filesystem::path& dir,
+                                    const Components& components,
+                                    const SlurmJobOptions& launcher_options,
+                                    const SlurmJobOptions& job_options) {
+  std::vector<std::string> argv = {
+      "sbatch",
+      "--parsable",
+      absl::StrCat("--job-name=",
+                   SlurmLauncher::JobName(launch.job_id, launch.trial)),
+      absl::StrCat("--comment=", dir.string()),
+      absl::StrCat("--output=", (dir / "batch.out").string()),
+      "--open-mode=append",
+      "--export=ALL"};
+  for (const SlurmJobOptions* sbatch : {&launcher_options, &job_options}) {
+    if (!sbatch->partition.empty()) {
+      argv.push_back(absl::StrCat("--partition=", sbatch->partition));
+    }
+    if (!sbatch->account.empty()) {
+      argv.push_back(absl::StrCat("--account=", sbatch->account));
+    }
+    if (!sbatch->time.empty()) {
+      argv.push_back(absl::StrCat("--time=", sbatch->time));
+    }
+    argv.insert(argv.end(), sbatch->options.begin(), sbatch->options.end());
+  }
+  for (size_t g = 0; g < components.shapes.size(); ++g) {
+    if (g > 0) argv.push_back(":");
+    const Shape& shape = components.shapes[g];
+    argv.push_back(absl::StrCat("--ntasks=", components.tasks[g]));
+    argv.push_back(absl::StrCat("--cpus-per-task=", shape.cpus));
+    argv.push_back(absl::StrCat("--mem-per-cpu=", shape.mem_per_cpu_mb));
+    if (shape.gpus > 0) {
+      argv.push_back(absl::StrCat(
+          "--gpus-per-task=",
+          shape.gres_type.empty() ? "" : shape.gres_type + ":", shape.gpus));
+    }
+  }
+  argv.push_back((dir / "job.sh").string());
+  argv.push_back(dir.string());
+  return argv;
+}
+
 }  // namespace
 
 std::string SlurmLauncher::JobName(const std::string& job_id, int64_t trial) {
@@ -311,117 +441,16 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
     return absl::InvalidArgumentError("a trial launch without replicas");
   }
   HPTUNE_ASSIGN_OR_RETURN(JobSpec job, JobOfLaunch(launch, options_.catalogue));
-
-  // One job component per distinct GPU count and type, in order of first use,
-  // each with the most CPUs and memory any of its replicas needs: Slurm puts
-  // components on different nodes, so fewer components fit more clusters.
-  std::vector<Shape> components;
-  std::vector<int> component_of;
-  std::vector<int> tasks;
-  for (const ReplicaLaunch& replica : launch.replicas) {
-    const Shape shape =
-        ShapeOf(job, replica.type, options_.catalogue, options_.gpu_types);
-    auto it =
-        std::find_if(components.begin(), components.end(), [&](const Shape& c) {
-          return c.gpus == shape.gpus && c.gres_type == shape.gres_type;
-        });
-    const int g = static_cast<int>(it - components.begin());
-    if (it == components.end()) {
-      components.push_back(shape);
-      tasks.push_back(0);
-    } else {
-      const int64_t memory =
-          std::max(static_cast<int64_t>(it->cpus) * it->mem_per_cpu_mb,
-                   static_cast<int64_t>(shape.cpus) * shape.mem_per_cpu_mb);
-      it->cpus = std::max(it->cpus, shape.cpus);
-      it->mem_per_cpu_mb = static_cast<int>((memory + it->cpus - 1) / it->cpus);
-    }
-    ++tasks[g];
-    component_of.push_back(g);
-  }
-  std::string layout;
-  for (int g : component_of) {
-    const Shape& shape = components[g];
-    absl::StrAppend(&layout, g, " ", shape.cpus, " ", shape.mem_per_cpu_mb, " ",
-                    shape.gpus,
-                    shape.gres_type.empty() ? "" : " " + shape.gres_type, "\n");
-  }
-
+  const Components components =
+      ComponentsOf(launch, job, options_.catalogue, options_.gpu_types);
   const std::filesystem::path trial_dir =
       launch.replicas.front().log_path.parent_path();
   HPTUNE_ASSIGN_OR_RETURN(
       std::filesystem::path dir,
       NewAttemptDir(std::filesystem::absolute(trial_dir) / "slurm"));
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
-  HPTUNE_RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "components", absl::StrCat(components.size(), "\n")));
-  std::error_code ec;
-  const std::filesystem::path cwd = std::filesystem::current_path(ec);
-  for (size_t k = 0; k < launch.replicas.size(); ++k) {
-    const ReplicaLaunch& replica = launch.replicas[k];
-    std::vector<std::string> env;
-    for (const auto& [key, value] : replica.env) {
-      // Slurm's gres plugin sets it for the GPUs the step really got.
-      if (key == "CUDA_VISIBLE_DEVICES" &&
-          components[component_of[k]].gpus > 0) {
-        continue;
-      }
-      env.push_back(absl::StrCat(key, "=", value));
-    }
-    const std::string prefix = absl::StrCat("r", k);
-    HPTUNE_RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
-    HPTUNE_RETURN_IF_ERROR(
-        WriteFile(dir / (prefix + ".argv"), NulJoined(replica.argv)));
-    HPTUNE_RETURN_IF_ERROR(
-        WriteFile(dir / (prefix + ".log"),
-                  std::filesystem::absolute(replica.log_path).string()));
-    HPTUNE_RETURN_IF_ERROR(WriteFile(
-        dir / (prefix + ".cwd"),
-        (replica.working_dir.empty() ? cwd : replica.working_dir).string()));
-  }
-
-  std::vector<std::string> argv = {
-      "sbatch",
-      "--parsable",
-      absl::StrCat("--job-name=", JobName(launch.job_id, launch.trial)),
-      absl::StrCat("--comment=", dir.string()),
-      absl::StrCat("--output=", (dir / "batch.out").string()),
-      "--open-mode=append",
-      "--export=ALL"};
-  // The job's options after the launcher's: sbatch takes the last of a
-  // repeated option.
-  const SlurmJobOptions job_options = JobOptions(launch.job_id);
-  for (const SlurmJobOptions* sbatch : {&options_.sbatch, &job_options}) {
-    if (!sbatch->partition.empty()) {
-      argv.push_back(absl::StrCat("--partition=", sbatch->partition));
-    }
-    if (!sbatch->account.empty()) {
-      argv.push_back(absl::StrCat("--account=", sbatch->account));
-    }
-    if (!sbatch->time.empty()) {
-      argv.push_back(absl::StrCat("--time=", sbatch->time));
-    }
-    argv.insert(argv.end(), sbatch->options.begin(), sbatch->options.end());
-  }
-  for (size_t g = 0; g < components.size(); ++g) {
-    if (g > 0) argv.push_back(":");
-    const Shape& shape = components[g];
-    argv.push_back(absl::StrCat("--ntasks=", tasks[g]));
-    argv.push_back(absl::StrCat("--cpus-per-task=", shape.cpus));
-    argv.push_back(absl::StrCat("--mem-per-cpu=", shape.mem_per_cpu_mb));
-    if (shape.gpus > 0) {
-      argv.push_back(absl::StrCat(
-          "--gpus-per-task=",
-          shape.gres_type.empty() ? "" : shape.gres_type + ":", shape.gpus));
-    }
-  }
-  argv.push_back((dir / "job.sh").string());
-  argv.push_back(dir.string());
-  auto submitted = RunSlurm(argv);
+  HPTUNE_RETURN_IF_ERROR(WriteAttemptFiles(dir, launch, components));
+  auto submitted = RunSlurm(SbatchArgv(launch, dir, components, options_.sbatch,
+                                       JobOptions(launch.job_id)));
   if (!submitted.ok()) {
     return absl::Status(
         submitted.status().code(),

@@ -1,0 +1,69 @@
+#include "src/cli/runner_flags.h"
+
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace hptune::cli {
+
+std::string DatabaseFlag(const ParsedArgs& args, const EnvLookup& env) {
+  if (auto db = args.Get("db")) return *db;
+  return env("HPTUNE_DB").value_or(kDefaultDatabase);
+}
+
+std::filesystem::path StateDirFlag(const ParsedArgs& args,
+                                   const std::string& name) {
+  return args.Get(name).value_or(kDefaultStateDir);
+}
+
+absl::StatusOr<launch::GpuInventory> GpusFlag(const ParsedArgs& args,
+                                              const EnvLookup& env) {
+  std::string source = "--gpus";
+  std::optional<std::string> spec = args.Get("gpus");
+  if (!spec) {
+    source = "$HPTUNE_GPUS";
+    spec = env("HPTUNE_GPUS");
+  }
+  if (!spec) return launch::GpuInventory::Detect();
+  absl::StatusOr<launch::GpuInventory> inventory =
+      launch::GpuInventory::FromSpec(*spec);
+  if (!inventory.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": ", inventory.status().message()));
+  }
+  return inventory;
+}
+
+absl::StatusOr<std::chrono::milliseconds> ParseGraceSeconds(
+    const std::string& text) {
+  double seconds = 0;
+  // !(>= 0) refuses NaN; the bound refuses infinity and keeps the product
+  // below within an int64.
+  if (!absl::SimpleAtod(text, &seconds) || !(seconds >= 0) ||
+      seconds > kMaxGraceSeconds) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grace-seconds: expected a number of seconds from 0 to ",
+                     kMaxGraceSeconds, " such as 5 or 2.5, got \"",
+                     text.substr(0, 100), "\""));
+  }
+  return std::chrono::milliseconds(std::llround(seconds * 1000));
+}
+
+absl::StatusOr<ReplicaFlags> ReadReplicaFlags(const ParsedArgs& args) {
+  ReplicaFlags flags;
+  if (args.Has("max-restarts")) {
+    HPTUNE_ASSIGN_OR_RETURN(flags.max_restarts,
+                            IntegerFlag(args, "max-restarts", 0));
+  }
+  if (args.Has("max-retries")) {
+    HPTUNE_ASSIGN_OR_RETURN(flags.max_retries,
+                            IntegerFlag(args, "max-retries", 0));
+  }
+  if (auto grace = args.Get("grace-seconds")) {
+    HPTUNE_ASSIGN_OR_RETURN(flags.grace, ParseGraceSeconds(*grace));
+  }
+  return flags;
+}
+
+}  // namespace hptune::cli

@@ -1,0 +1,212 @@
+#include "src/dashboard/study_routes.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/algorithms/importance.h"
+#include "hptune/core/status.h"
+#include "hptune/env/clock.h"
+#include "src/dashboard/pareto_json.h"
+#include "src/dashboard/study_json.h"
+#include "src/dashboard/trial_query.h"
+
+namespace hptune::dashboard {
+namespace {
+
+using StudyHandler = std::function<absl::StatusOr<Json>(const StudySnapshot&,
+                                                        const QueryParams&)>;
+
+// GET /api/studies/S + `suffix`, answered by `handler` on S's snapshot.
+void StudyRoute(ApiRoutes& routes, ChangeStream& changes,
+                const std::string& suffix, StudyHandler handler) {
+  routes.Get(
+      "/api/studies/([^/]+)" + suffix,
+      [&changes, handler](const httplib::Request& req, httplib::Response& res) {
+        Answer(res, [&]() -> absl::StatusOr<Json> {
+          HPTUNE_ASSIGN_OR_RETURN(auto snapshot,
+                                  changes.Snapshot(req.matches[1].str()));
+          return handler(*snapshot, Params(req));
+        });
+      });
+}
+
+absl::StatusOr<Json> StudiesJson(ChangeStream& changes) {
+  HPTUNE_ASSIGN_OR_RETURN(Changes now, changes.Refresh());
+  HPTUNE_ASSIGN_OR_RETURN(auto all, changes.cache().All());
+  Json studies = Json::array();
+  for (const auto& snapshot : all) {
+    studies.push_back(StudySummaryJson(*snapshot));
+  }
+  return Json{{"studies", std::move(studies)}, {"event_id", now.event_id}};
+}
+
+absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
+                                    const QueryParams& params) {
+  HPTUNE_ASSIGN_OR_RETURN(TrialQuery query,
+                          ParseTrialQuery(params, s.study.spec));
+  std::vector<const Trial*> selected =
+      SelectTrials(s.trials, s.study.spec, query);
+  Json rows = Json::array();
+  for (size_t i = query.offset;
+       i < selected.size() &&
+       i < static_cast<size_t>(query.offset + query.limit);
+       ++i) {
+    rows.push_back(TrialRowJson(*selected[i], s.study.spec));
+  }
+  return Json{{"total", selected.size()},
+              {"offset", query.offset},
+              {"trials", std::move(rows)}};
+}
+
+absl::StatusOr<Json> CurvesJson(store::Store& store, const StudySnapshot& s,
+                                const QueryParams& params) {
+  HPTUNE_ASSIGN_OR_RETURN(size_t max_trials,
+                          SizeParam(params, "max_trials", 50, 1000));
+  HPTUNE_ASSIGN_OR_RETURN(size_t max_points,
+                          SizeParam(params, "max_points", 500, 10000));
+  Json curves = Json::array();
+  for (const Trial* trial : CurveTrials(s, max_trials)) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        std::vector<Measurement> measurements,
+        store.ListMeasurements(s.study.name, trial->number, 0));
+    curves.push_back(CurveJson(*trial, s.study.spec, measurements, max_points));
+  }
+  return Json{{"metric", s.study.spec.metric_tag},
+              {"total", s.trials.size()},
+              {"curves", std::move(curves)}};
+}
+
+absl::StatusOr<Json> ImportanceJson(const StudySnapshot& s) {
+  std::vector<Trial> trials;
+  trials.reserve(s.trials.size());
+  for (const auto& trial : s.trials) {
+    if (trial == nullptr || !IsTerminal(trial->state)) continue;
+    // What the importance reads, without the learning curve's copy.
+    Trial& copy = trials.emplace_back();
+    copy.number = trial->number;
+    copy.state = trial->state;
+    copy.parameters = trial->parameters;
+    copy.final_measurement = trial->final_measurement;
+  }
+  HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
+                          algorithms::StudyImportance(s.study, trials));
+  const std::vector<algorithms::ParameterImportance>& importances =
+      report.importances;
+  Json list = Json::array();
+  for (const auto& importance : importances) {
+    Json entry = {{"param", importance.parameter},
+                  {"importance", importance.importance}};
+    // A conditional parameter is judged over the trials where it is active.
+    const ParameterSpec* spec =
+        s.study.spec.search_space.Find(importance.parameter);
+    if (spec != nullptr && spec->condition) {
+      entry["active_trials"] = importance.active_trials;
+    }
+    list.push_back(std::move(entry));
+  }
+  return Json{{"method", "PED-ANOVA"},
+              {"trials", trials.size()},
+              {"importances", std::move(list)}};
+}
+
+absl::StatusOr<Json> TimelineWithRestartsJson(const TrialEvents& events,
+                                              const StudySnapshot& s,
+                                              const QueryParams& params) {
+  HPTUNE_ASSIGN_OR_RETURN(size_t max,
+                          SizeParam(params, "max_trials", 2000, 20000));
+  Json timeline = TimelineJson(s, max, SystemClock().Now());
+  const std::map<int64_t, int> restarts = events.Restarts(s.study.name);
+  for (Json& trial : timeline["trials"]) {
+    auto it = restarts.find(trial["trial"].get<int64_t>());
+    trial["restarts"] = it == restarts.end() ? 0 : it->second;
+  }
+  timeline["restarts_complete"] = events.caught_up();
+  return timeline;
+}
+
+// A plot's points, at most max_points of them (5000 unless asked).
+StudyHandler Thinned(Json (*json)(const StudySnapshot&, size_t)) {
+  return [json](const StudySnapshot& s,
+                const QueryParams& params) -> absl::StatusOr<Json> {
+    HPTUNE_ASSIGN_OR_RETURN(size_t max,
+                            SizeParam(params, "max_points", 5000, 100000));
+    return json(s, max);
+  };
+}
+
+// GET /api/studies/S/trials.FORMAT: every trial the filters select, as a
+// download.
+void ExportRoute(ApiRoutes& routes, ChangeStream& changes,
+                 const std::string& format, const std::string& type) {
+  routes.Get(
+      "/api/studies/([^/]+)/trials\\." + format,
+      [&changes, format, type](const httplib::Request& req,
+                               httplib::Response& res) {
+        const std::string study = req.matches[1].str();
+        absl::StatusOr<std::shared_ptr<const StudySnapshot>> snapshot =
+            changes.Snapshot(study);
+        if (!snapshot.ok()) return SendStatus(res, snapshot.status());
+        const StudySpec& spec = (*snapshot)->study.spec;
+        QueryParams params = Params(req);
+        params.erase("offset");
+        params.erase("limit");
+        absl::StatusOr<TrialQuery> query = ParseTrialQuery(params, spec);
+        if (!query.ok()) return SendStatus(res, query.status());
+        std::vector<const Trial*> selected =
+            SelectTrials((*snapshot)->trials, spec, *query);
+        std::string body;
+        if (format == "csv") {
+          body = TrialsCsv(selected, spec);
+        } else {
+          Json rows = Json::array();
+          for (const Trial* trial : selected) {
+            rows.push_back(TrialRowJson(*trial, spec));
+          }
+          body = Json{{"study", study}, {"trials", std::move(rows)}}.dump(
+              -1, ' ', false, Json::error_handler_t::replace);
+        }
+        res.set_header(
+            "Content-Disposition",
+            absl::StrCat("attachment; filename=\"trials.", format, "\""));
+        res.set_content(body, type.c_str());
+      });
+}
+
+}  // namespace
+
+void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
+                    store::Store& store) {
+  routes.Get("/api/studies",
+             [&changes](const httplib::Request&, httplib::Response& res) {
+               Answer(res, [&] { return StudiesJson(changes); });
+             });
+  StudyRoute(
+      routes, changes, "",
+      [](const StudySnapshot& s, const QueryParams&) -> absl::StatusOr<Json> {
+        return StudyDetailJson(s);
+      });
+  StudyRoute(routes, changes, "/trials", TrialsPageJson);
+  StudyRoute(routes, changes, "/history", Thinned(HistoryJson));
+  StudyRoute(routes, changes, "/points", Thinned(PointsJson));
+  StudyRoute(routes, changes, "/pareto", Thinned(ParetoJson));
+  StudyRoute(routes, changes, "/curves",
+             [&store](const StudySnapshot& s, const QueryParams& params) {
+               return CurvesJson(store, s, params);
+             });
+  StudyRoute(routes, changes, "/importance",
+             [](const StudySnapshot& s, const QueryParams&) {
+               return ImportanceJson(s);
+             });
+  StudyRoute(routes, changes, "/timeline",
+             [&changes](const StudySnapshot& s, const QueryParams& params) {
+               return TimelineWithRestartsJson(changes.events(), s, params);
+             });
+  ExportRoute(routes, changes, "csv", "text/csv; charset=utf-8");
+  ExportRoute(routes, changes, "json", "application/json");
+}
+
+}  // namespace hptune::dashboard

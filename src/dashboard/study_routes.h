@@ -1,0 +1,23 @@
+// The dashboard's routes of studies: GET /api/studies (each study's
+// summary), /api/studies/S (one study), and its trials (a filtered, sorted
+// page), history, points, pareto, curves, importance and timeline as JSON,
+// and its trials exported (trials.csv, trials.json). Every answer is as
+// new as its request (ChangeStream::Snapshot). Used by DashboardServer.
+//
+// Thread-safety: the handlers run on the server's threads; the store and
+// the ChangeStream, both thread-safe, must outlive the server.
+#ifndef HPTUNE_SRC_DASHBOARD_STUDY_ROUTES_H_
+#define HPTUNE_SRC_DASHBOARD_STUDY_ROUTES_H_
+
+#include "hptune/store/store.h"
+#include "src/dashboard/change_stream.h"
+#include "src/dashboard/http_api.h"
+
+namespace hptune::dashboard {
+
+void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
+                    store::Store& store);
+
+}  // namespace hptune::dashboard
+
+#endif  // HPTUNE_SRC_DASHBOARD_STUDY_ROUTES_H_
