@@ -21,10 +21,10 @@ namespace {
 // DeleteStudy is one statement. Jobs and events name studies without a
 // foreign key: a job outlives its study's deletion, and the event log is
 // history. STRICT makes SQLite reject a value of the wrong type.
-const std::vector<std::string>& Migrations() {
-  static const auto* const kMigrations = new std::vector<std::string>{
-      // 0 -> 1: the initial schema.
-      R"sql(
+// Migrations() lists the steps in order.
+
+// 0 -> 1: the initial schema.
+constexpr char kInitialSchema[] = R"sql(
 CREATE TABLE studies (
   id INTEGER PRIMARY KEY,  -- creation order
   name TEXT NOT NULL UNIQUE,
@@ -91,36 +91,45 @@ CREATE TABLE events (
   trial_number INTEGER NOT NULL,
   detail TEXT NOT NULL
 ) STRICT;
-)sql",
-      // 1 -> 2: a job's own sbatch options (JSON, record_codec.h).
-      R"sql(
+)sql";
+
+// 1 -> 2: a job's own sbatch options (JSON, record_codec.h).
+constexpr char kJobSlurmOptions[] = R"sql(
 ALTER TABLE jobs ADD COLUMN slurm_json TEXT NOT NULL DEFAULT '{}';
-)sql",
-      // 2 -> 3: a job's labels (JSON, record_codec.h).
-      R"sql(
+)sql";
+
+// 2 -> 3: a job's labels (JSON, record_codec.h).
+constexpr char kJobLabels[] = R"sql(
 ALTER TABLE jobs ADD COLUMN labels_json TEXT NOT NULL DEFAULT '{}';
-)sql",
-      // 3 -> 4: attempts (Trial::attempt, Measurement::attempt); 0 for what
-      // was stored before: unknown.
-      R"sql(
+)sql";
+
+// 3 -> 4: attempts (Trial::attempt, Measurement::attempt); 0 for what
+// was stored before: unknown.
+constexpr char kAttempts[] = R"sql(
 ALTER TABLE trials ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN drained_attempts INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE measurements ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
-)sql",
-      // 4 -> 5: who submitted a job (JobOwner); -1 for what was stored
-      // before: the runner's own user.
-      R"sql(
+)sql";
+
+// 4 -> 5: who submitted a job (JobOwner); -1 for what was stored
+// before: the runner's own user.
+constexpr char kJobOwners[] = R"sql(
 ALTER TABLE jobs ADD COLUMN owner_uid INTEGER NOT NULL DEFAULT -1;
 ALTER TABLE jobs ADD COLUMN owner_gid INTEGER NOT NULL DEFAULT -1;
-)sql",
-      // 5 -> 6: a study's spec in its canonical config form, and the trials
-      // it resumed in a column of their own; ConvertLegacyStudySpecs
-      // rewrites what was stored before.
-      R"sql(
+)sql";
+
+// 5 -> 6: a study's spec in its canonical config form, and the trials
+// it resumed in a column of their own; ConvertLegacyStudySpecs
+// rewrites what was stored before.
+constexpr char kCanonicalSpecs[] = R"sql(
 ALTER TABLE studies ADD COLUMN custom_algorithm TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN resumed_trials INTEGER NOT NULL DEFAULT 0;
-)sql",
-  };
+)sql";
+
+const std::vector<std::string>& Migrations() {
+  static const auto* const kMigrations = new std::vector<std::string>{
+      kInitialSchema, kJobSlurmOptions, kJobLabels,
+      kAttempts,      kJobOwners,       kCanonicalSpecs};
   return *kMigrations;
 }
 

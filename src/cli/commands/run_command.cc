@@ -440,9 +440,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::filesystem::path runs_dir = prepared->options.runs_dir;
   engine::JobRunner runner(**store, engine, **launcher,
                            std::move(prepared->options));
-  if (std::optional<int> code =
-          SubmitOrTakeOver(**store, engine, **launcher, runner, runs_dir, job,
-                           db, err)) {
+  if (std::optional<int> code = SubmitOrTakeOver(
+          **store, engine, **launcher, runner, runs_dir, job, db, err)) {
     return *code;
   }
   if (backend.backend != "slurm") {

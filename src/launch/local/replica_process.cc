@@ -56,6 +56,18 @@ std::vector<std::string> MergedEnvironment(
   return result;
 }
 
+// The replica's whole environment: this process's, the replica's own
+// variables over it with its marker, and for another user's replica that
+// user's identity under the replica's variables (which a config may set).
+std::vector<std::string> ReplicaEnvironment(const ReplicaLaunch& replica) {
+  std::map<std::string, std::string> env = replica.env;
+  env[kReplicaMarkerVariable] = ReplicaMarker(replica);
+  if (replica.run_as) {
+    env.merge(UserEnvironment(replica.run_as->uid, replica.working_dir));
+  }
+  return MergedEnvironment(env, replica.run_as.has_value());
+}
+
 std::vector<char*> Pointers(const std::vector<std::string>& strings) {
   std::vector<char*> pointers;
   pointers.reserve(strings.size() + 1);
@@ -207,14 +219,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
                                              POSIX_SPAWN_SETSIGMASK);
 
   std::vector<char*> argv = Pointers(replica.argv);
-  std::map<std::string, std::string> env = replica.env;
-  env[kReplicaMarkerVariable] = ReplicaMarker(replica);
-  if (replica.run_as) {
-    // Under the replica's own variables, which a config may set.
-    env.merge(UserEnvironment(replica.run_as->uid, replica.working_dir));
-  }
-  std::vector<std::string> env_strings =
-      MergedEnvironment(env, replica.run_as.has_value());
+  std::vector<std::string> env_strings = ReplicaEnvironment(replica);
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
   int rc = 0;
