@@ -6,15 +6,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/importance.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
@@ -221,11 +221,11 @@ class DashboardServer::Impl {
 
   void Stop() {
     {
-      std::lock_guard<std::mutex> lock(stop_mu_);
+      MutexLock lock(&stop_mu_);
       if (stopping_) return;
       stopping_ = true;
     }
-    stop_cv_.notify_all();
+    stop_cv_.SignalAll();
     feed_.Close();
     http_->stop();
     if (listener_.joinable()) listener_.join();
@@ -719,16 +719,21 @@ class DashboardServer::Impl {
   }
 
   void Poll() {
-    std::unique_lock<std::mutex> lock(stop_mu_);
-    while (!stopping_) {
-      lock.unlock();
+    while (true) {
+      {
+        MutexLock lock(&stop_mu_);
+        if (stopping_) return;
+      }
       // A database being written by another process, or briefly busy: the
       // next poll reads on.
       (void)Refresh();
       (void)events_.Advance(store_, kEventPagesPerPoll);
-      lock.lock();
-      stop_cv_.wait_for(lock, options_.poll_interval,
-                        [this] { return stopping_; });
+      const auto next =
+          std::chrono::steady_clock::now() + options_.poll_interval;
+      MutexLock lock(&stop_mu_);
+      while (!stopping_) {
+        if (!stop_cv_.WaitUntil(&stop_mu_, next)) break;
+      }
     }
   }
 
@@ -744,9 +749,9 @@ class DashboardServer::Impl {
   int listen_fd_ = -1;  // httplib's listening socket.
   std::thread listener_;
   std::thread poller_;
-  std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
+  Mutex stop_mu_;
+  CondVar stop_cv_;
+  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
 };
 
 absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(

@@ -232,7 +232,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
     return absl::InvalidArgumentError(
         absl::StrCat("suggestion count must be at least 1, got ", count));
   }
-  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  MutexLock lock(&suggest_mutex_);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           store_.ListTrialSummaries(study_name));
@@ -340,7 +340,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
                                                 Trial trial) {
   // Serialised with suggestions: a trial added between a suggestion's read of
   // the history and its write would break the budget and the no-repeat rule.
-  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  MutexLock lock(&suggest_mutex_);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   HPTUNE_RETURN_IF_ERROR(
       study.spec.search_space.CheckAssignment(trial.parameters));
@@ -585,7 +585,7 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::OptimalTrials(
 
 void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
     const StudyRecord& study) {
-  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  MutexLock lock(&suggest_mutex_);
   auto trials = store_.ListTrialSummaries(study.name);
   if (!trials.ok()) return;
   std::vector<const ParameterAssignment*> tried;

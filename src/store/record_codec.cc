@@ -4,12 +4,13 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/time.h"
 #include "nlohmann/json.hpp"
 
@@ -242,16 +243,17 @@ absl::StatusOr<StudySpec> DecodeStudySpec(std::string_view text) {
   // without); a spec never changes once stored, so the decodes of the last
   // few texts are kept, keyed by the whole text.
   constexpr size_t kMemoEntries = 16;
-  static std::mutex mutex;
-  static auto* memo = new std::map<std::string, StudySpec, std::less<>>();
+  static Mutex mutex;
+  static auto* memo ABSL_PT_GUARDED_BY(mutex) =
+      new std::map<std::string, StudySpec, std::less<>>();
   {
-    std::lock_guard lock(mutex);
+    MutexLock lock(&mutex);
     auto it = memo->find(text);
     if (it != memo->end()) return it->second;
   }
   absl::StatusOr<StudySpec> spec = DecodeStudySpecUncached(text);
   if (spec.ok()) {
-    std::lock_guard lock(mutex);
+    MutexLock lock(&mutex);
     if (memo->size() >= kMemoEntries) memo->clear();
     memo->emplace(std::string(text), *spec);
   }

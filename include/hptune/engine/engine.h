@@ -35,7 +35,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,11 +42,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/measurement.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/env/clock.h"
@@ -206,7 +207,8 @@ class TuningEngine {
   // space has been tried. `tried` are the parameters of all its trials.
   absl::StatusOr<bool> CompleteStudyIfDone(
       const StudyRecord& study,
-      const std::vector<const ParameterAssignment*>& tried, int pending);
+      const std::vector<const ParameterAssignment*>& tried, int pending)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(suggest_mutex_);
   // The same after a trial ended, reading the trials from the store; never
   // fails the caller (see the definition).
   void CompleteStudyIfDoneAfterTrialEnded(const StudyRecord& study);
@@ -215,7 +217,7 @@ class TuningEngine {
   Clock& clock_;
   const algorithms::DesignerRegistry designers_;
   // Serialises suggestions so concurrent clients never get the same point.
-  std::mutex suggest_mutex_;
+  Mutex suggest_mutex_;
 
   // The median rules' curves between checks (src/engine/curve_cache.h).
   std::unique_ptr<CurveCache> curves_;

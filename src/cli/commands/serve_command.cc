@@ -10,12 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <mutex>
 #include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
@@ -283,7 +283,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   // A line per job and trial start and end, from the jobs' threads; the
   // lines below take the same lock. With --log-file, to that file: one
   // write(2) per line, appended, so lines of two servers never interleave.
-  std::mutex out_mutex;
+  Mutex out_mutex;
   int log_fd = -1;
   if (auto log_file = parsed->Get("log-file")) {
     log_fd = ::open(log_file->c_str(),
@@ -302,13 +302,17 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       (void)!::write(log_fd, text.data(), text.size());
       return;
     }
-    std::lock_guard<std::mutex> lock(out_mutex);
+    MutexLock lock(&out_mutex);
     out << "hptune serve: " << line << std::endl;
   };
   const std::string options_token = options.token;
-  std::unique_lock<std::mutex> out_lock(out_mutex);
+  // The start-up lines come before any job's.
+  out_mutex.Lock();
   auto server = server::HptuneServer::Start(std::move(options));
-  if (!server.ok()) return Fail(server.status(), kExitFailure, err);
+  if (!server.ok()) {
+    out_mutex.Unlock();
+    return Fail(server.status(), kExitFailure, err);
+  }
   out << "hptune serve: listening on port " << (*server)->port() << " (db "
       << db << ", state " << state_dir << ", backend " << backend_name << ")"
       << std::endl;
@@ -331,7 +335,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     auto started = dashboard::DashboardServer::Start(
         (*server)->store(), std::move(dashboard_options));
     if (!started.ok()) {
-      out_lock.unlock();
+      out_mutex.Unlock();
       (*server)->Drain(std::chrono::seconds(1));
       err << "hptune serve: " << started.status().message() << "\n";
       err.flush();
@@ -347,18 +351,19 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
         << ")" << std::endl;
   }
 
-  out_lock.unlock();
+  out_mutex.Unlock();
 
   int signal = 0;
   while (sigwait(&stop_signals, &signal) != 0) {
   }
-  out_lock.lock();
-  out << "hptune serve: signal " << signal << ": draining (jobs stay resumable)"
-      << std::endl;
-  out_lock.unlock();
+  {
+    MutexLock lock(&out_mutex);
+    out << "hptune serve: signal " << signal
+        << ": draining (jobs stay resumable)" << std::endl;
+  }
   if (web) web->Stop();
   (*server)->Drain(std::chrono::seconds(5));
-  out_lock.lock();
+  out_mutex.Lock();  // Held to the exit: no job's line after this one.
   out << "hptune serve: drained" << std::endl;
   err.flush();
   // Job runner threads are parked inside the drained launcher; the process
