@@ -2,8 +2,10 @@
 // per second and the latency of SuggestTrials when --clients threads ask for
 // and complete trials of --studies studies at once, against a real server
 // with a SQLite file. With --turn=N all clients work on one study at a
-// time (N trials, then the next study): the same work, with the same
-// histories, as one study's, whose suggestions are serialised by design.
+// time (N trials, then the next study), as on a server with one study,
+// whose suggestions are serialised by design. N must be well above
+// --clients, or the clients' pairs span several studies at once; the
+// studies whose turn came then grow by N trials.
 //
 // Setup: an in-process HptuneServer (src/server/server.h, the same
 // composition root as `hptune serve`) on 127.0.0.1 with an ephemeral port
@@ -19,11 +21,10 @@
 // --seconds measured; only trials whose two calls start and end inside the
 // measured window count, and only suggestions inside it give latencies. Any
 // RPC error aborts the run. Each study's history grows by one trial per
-// pair, and a suggestion reads its study's whole history, so with
-// --studies=1 the calls cost more as the run goes on (hundreds of trials
-// in seconds), which --turn avoids: compare runs of the same
-// --warmup_seconds, --seconds and --history, and read the history sizes
-// printed.
+// pair, and a suggestion and the completion check each read their study's
+// whole history, so the more trials a study takes in the run (--studies=1:
+// hundreds a second) the more each costs: compare runs of the same flags,
+// and read the history sizes printed.
 //
 // Printed: trials/s, p50/p90/p99/max latency of SuggestTrials and p50/p99
 // of CompleteTrial, the process's CPU time (server + clients) per trial
