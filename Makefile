@@ -1,6 +1,7 @@
 # The project's commands. Each installs what it needs first (scripts/setup).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+CLANG_BUILD ?= build-clang
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
@@ -12,7 +13,8 @@ RUN_FLAGS = -DHPTUNE_BUILD_TESTS=OFF -DHPTUNE_BUILD_BENCHMARKS=OFF
 # What scripts/run-example runs.
 RUN_TARGETS = hptune tune_logistic_regression
 
-.PHONY: setup setup-run build build-run test test-sanitize run bench format clean
+.PHONY: setup setup-run build build-run test test-sanitize check-thread-safety \
+  run bench format clean
 
 setup:
 	bash scripts/setup test
@@ -49,6 +51,19 @@ test-sanitize: setup
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE slow
 
+# The locks checked (docs/architecture.md, "Threads"): the libraries and the
+# hptune binary compiled by clang with -Wthread-safety, warnings as errors
+# (compiled for the analysis only: -O0 and no debug information, no tests),
+# and a check that the analysis does refuse a read without its lock.
+THREAD_SAFETY_FLAGS = -DCMAKE_CXX_COMPILER=clang++ -DHPTUNE_THREAD_SAFETY=ON \
+  -DHPTUNE_WERROR=ON -DHPTUNE_BUILD_TESTS=OFF -DHPTUNE_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -DNDEBUG"
+check-thread-safety:
+	bash scripts/setup run --clang
+	cmake -S . -B $(CLANG_BUILD) $(CMAKE_FLAGS) $(THREAD_SAFETY_FLAGS)
+	cmake --build $(CLANG_BUILD) -j$(JOBS)
+	bash tests/thread_safety_test.sh .
+
 # The example, after installing and building only what it needs.
 run: build-run
 	bash scripts/run-example $(BUILD)
@@ -72,4 +87,4 @@ format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) out
+	rm -rf $(BUILD) $(ASAN_BUILD) $(CLANG_BUILD) out

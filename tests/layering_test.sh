@@ -9,6 +9,7 @@
 #   server, jobs ──► launch's public headers only
 #   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
 #   frontends (server, jobs, dashboard, cli, api) ──► algorithms' public headers
+# and that every lock is an annotated hptune::Mutex.
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
 root=${1:?usage: layering_test.sh SOURCE_DIR}
@@ -66,6 +67,18 @@ hits=$(grep -rnE '(system|steady|high_resolution)_clock::now|random_device|[^a-z
   include/hptune/algorithms algorithms include/hptune/core src/core 2>/dev/null)
 if [ -n "$hits" ]; then
   echo "layering: algorithms and core read no clock, entropy or environment"
+  echo "$hits"
+  failed=1
+fi
+
+# Every lock is hptune's Mutex (include/hptune/core/mutex.h), whose guarded
+# members clang's -Wthread-safety checks (make check-thread-safety); a plain
+# std::mutex (or absl::Mutex) would escape the check.
+hits=$(grep -rnE '(std::(recursive_|timed_|recursive_timed_|shared_|shared_timed_)?mutex|absl::Mutex)\b' \
+  include src algorithms 2>/dev/null |
+  grep -vE '^include/hptune/core/mutex\.h:|^[^:]+:[0-9]+:[[:space:]]*//')
+if [ -n "$hits" ]; then
+  echo "layering: locks are hptune::Mutex, checked by clang's -Wthread-safety"
   echo "$hits"
   failed=1
 fi

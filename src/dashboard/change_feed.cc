@@ -4,23 +4,26 @@ namespace hptune::dashboard {
 
 void ChangeFeed::Publish(std::string message) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     messages_.push_back(std::move(message));
     if (messages_.size() > kKept) messages_.pop_front();
     ++seq_;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 uint64_t ChangeFeed::Head() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return seq_;
 }
 
 bool ChangeFeed::Wait(uint64_t* seen, std::chrono::milliseconds timeout,
                       std::vector<std::string>* out) {
-  std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait_for(lock, timeout, [&] { return closed_ || seq_ > *seen; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(&mu_);
+  while (!closed_ && seq_ <= *seen) {
+    if (!changed_.WaitUntil(&mu_, deadline)) break;
+  }
   if (closed_) return false;
   if (seq_ > *seen) {
     const uint64_t behind = seq_ - *seen;
@@ -36,21 +39,21 @@ bool ChangeFeed::Wait(uint64_t* seen, std::chrono::milliseconds timeout,
 
 void ChangeFeed::Close() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     closed_ = true;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 bool ChangeFeed::OpenStream() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (streams_ >= max_streams_) return false;
   ++streams_;
   return true;
 }
 
 void ChangeFeed::CloseStream() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   --streams_;
 }
 

@@ -7,12 +7,13 @@
 #define HPTUNE_SRC_DASHBOARD_CHANGE_FEED_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "hptune/core/mutex.h"
 
 namespace hptune::dashboard {
 
@@ -38,12 +39,13 @@ class ChangeFeed {
  private:
   static constexpr size_t kKept = 64;
   const int max_streams_;
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  std::deque<std::string> messages_;  // The last kKept; the last is seq_.
-  uint64_t seq_ = 0;
-  bool closed_ = false;
-  int streams_ = 0;
+  mutable Mutex mu_;
+  CondVar changed_;
+  // The last kKept; the last is seq_.
+  std::deque<std::string> messages_ ABSL_GUARDED_BY(mu_);
+  uint64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  int streams_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace hptune::dashboard

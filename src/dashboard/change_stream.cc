@@ -34,10 +34,10 @@ void ChangeStream::Start() {
 
 void ChangeStream::Stop() {
   {
-    std::lock_guard<std::mutex> lock(stop_mu_);
+    MutexLock lock(&stop_mu_);
     stopping_ = true;
   }
-  stop_cv_.notify_all();
+  stop_cv_.SignalAll();
   feed_.Close();
   if (poller_.joinable()) poller_.join();
 }
@@ -98,15 +98,20 @@ void ChangeStream::Stream(httplib::Response& res) {
 }
 
 void ChangeStream::Poll() {
-  std::unique_lock<std::mutex> lock(stop_mu_);
-  while (!stopping_) {
-    lock.unlock();
+  while (true) {
+    {
+      MutexLock lock(&stop_mu_);
+      if (stopping_) return;
+    }
     // A database being written by another process, or briefly busy: the
     // next poll reads on.
     (void)Refresh();
     (void)events_.Advance(store_, kEventPagesPerPoll);
-    lock.lock();
-    stop_cv_.wait_for(lock, poll_interval_, [this] { return stopping_; });
+    const auto next = std::chrono::steady_clock::now() + poll_interval_;
+    MutexLock lock(&stop_mu_);
+    while (!stopping_) {
+      if (!stop_cv_.WaitUntil(&stop_mu_, next)) break;
+    }
   }
 }
 

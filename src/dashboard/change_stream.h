@@ -13,13 +13,13 @@
 #include <httplib.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "hptune/core/mutex.h"
 #include "hptune/store/store.h"
 #include "src/dashboard/change_feed.h"
 #include "src/dashboard/http_api.h"
@@ -63,9 +63,9 @@ class ChangeStream {
   TrialEvents events_;
   ChangeFeed feed_;
   std::thread poller_;
-  std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
+  Mutex stop_mu_;
+  CondVar stop_cv_;
+  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
 };
 
 }  // namespace hptune::dashboard

@@ -5,10 +5,11 @@
 #include <sys/socket.h>
 
 #include <chrono>
-#include <mutex>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "src/dashboard/assets.h"
 #include "src/dashboard/change_stream.h"
@@ -147,7 +148,7 @@ class DashboardServer::Impl {
 
   void Stop() {
     {
-      std::lock_guard<std::mutex> lock(stop_mu_);
+      MutexLock lock(&stop_mu_);
       if (stopping_) return;
       stopping_ = true;
     }
@@ -315,8 +316,8 @@ class DashboardServer::Impl {
   int port_ = 0;
   int listen_fd_ = -1;  // httplib's listening socket.
   std::thread listener_;
-  std::mutex stop_mu_;
-  bool stopping_ = false;
+  Mutex stop_mu_;
+  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
 };
 
 absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(

@@ -7,29 +7,29 @@ namespace hptune::dashboard {
 ElasticPool::ElasticPool(size_t core, size_t max,
                          std::chrono::milliseconds linger)
     : core_(core), max_(max < core ? core : max), linger_(linger) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (size_t i = 0; i < core_; ++i) Spawn(/*core=*/true);
 }
 
 ElasticPool::~ElasticPool() { shutdown(); }
 
 void ElasticPool::enqueue(std::function<void()> fn) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   JoinEnded();
   jobs_.push_back(std::move(fn));
   // Idle threads take queued jobs one each; start one for the rest.
   if (jobs_.size() > idle_ && threads_.size() < max_ && !shutdown_) {
     Spawn(/*core=*/false);
   }
-  work_.notify_one();
+  work_.Signal();
 }
 
 void ElasticPool::shutdown() {
   std::map<size_t, std::thread> running;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     shutdown_ = true;
-    work_.notify_all();
+    work_.SignalAll();
     JoinEnded();
     running.swap(threads_);
   }
@@ -48,26 +48,38 @@ void ElasticPool::JoinEnded() {
   ended_.clear();
 }
 
-void ElasticPool::Work(size_t id, bool core) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const auto ready = [this] { return !jobs_.empty() || shutdown_; };
-  while (true) {
-    ++idle_;
-    const bool woken = core ? (work_.wait(lock, ready), true)
-                            : work_.wait_for(lock, linger_, ready);
-    --idle_;
-    if (jobs_.empty() && (shutdown_ || !woken)) break;
-    std::function<void()> job = std::move(jobs_.front());
-    jobs_.pop_front();
-    lock.unlock();
-    job();
-    lock.lock();
+bool ElasticPool::WaitForJob(bool core) {
+  const auto deadline = std::chrono::steady_clock::now() + linger_;
+  ++idle_;
+  while (jobs_.empty() && !shutdown_) {
+    if (core) {
+      work_.Wait(&mutex_);
+    } else if (!work_.WaitUntil(&mutex_, deadline)) {
+      break;
+    }
   }
-  // A thread that lingered out joins the ended ones; after shutdown, the
-  // shutting-down thread holds the handle and joins it.
-  if (auto it = threads_.find(id); it != threads_.end()) {
-    ended_.push_back(std::move(it->second));
-    threads_.erase(it);
+  --idle_;
+  return !jobs_.empty();
+}
+
+void ElasticPool::Work(size_t id, bool core) {
+  while (true) {
+    std::function<void()> job;
+    {
+      MutexLock lock(&mutex_);
+      if (!WaitForJob(core)) {
+        // A thread that lingered out joins the ended ones; after shutdown,
+        // the shutting-down thread holds the handle and joins it.
+        if (auto it = threads_.find(id); it != threads_.end()) {
+          ended_.push_back(std::move(it->second));
+          threads_.erase(it);
+        }
+        return;
+      }
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
   }
 }
 

@@ -10,15 +10,15 @@
 #define HPTUNE_SRC_DASHBOARD_ELASTIC_POOL_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "hptune/core/mutex.h"
 #include "httplib.h"
 
 namespace hptune::dashboard {
@@ -33,23 +33,27 @@ class ElasticPool : public httplib::TaskQueue {
   void shutdown() override;
 
  private:
-  // Starts a thread; mutex_ held.
-  void Spawn(bool core);
+  void Spawn(bool core) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Work(size_t id, bool core);
-  // Joins the threads that ended; mutex_ held (they hold it no more).
-  void JoinEnded();
+  // Waits, counted idle, for a job or the shutdown; a thread beyond core_
+  // waits linger_ at most. Whether a job is queued.
+  bool WaitForJob(bool core) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Joins the threads that ended (they hold mutex_ no more).
+  void JoinEnded() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const size_t core_;
   const size_t max_;
   const std::chrono::milliseconds linger_;
-  std::mutex mutex_;
-  std::condition_variable work_;  // A job queued, or shutting down.
-  std::deque<std::function<void()>> jobs_;
-  std::map<size_t, std::thread> threads_;  // Running, by id.
-  std::vector<std::thread> ended_;         // Returned from Work, to join.
-  size_t next_id_ = 0;
-  size_t idle_ = 0;
-  bool shutdown_ = false;
+  Mutex mutex_;
+  CondVar work_;  // A job queued, or shutting down.
+  std::deque<std::function<void()>> jobs_ ABSL_GUARDED_BY(mutex_);
+  // Running, by id.
+  std::map<size_t, std::thread> threads_ ABSL_GUARDED_BY(mutex_);
+  // Returned from Work, to join.
+  std::vector<std::thread> ended_ ABSL_GUARDED_BY(mutex_);
+  size_t next_id_ ABSL_GUARDED_BY(mutex_) = 0;
+  size_t idle_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace hptune::dashboard

@@ -72,7 +72,7 @@ absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::LoadLocked(
 }
 
 absl::StatusOr<Changes> StudyCache::Refresh() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Changes changes;
   bool jobs_changed = false;
   std::map<std::string, std::set<int64_t>> changed_trials;
@@ -147,7 +147,7 @@ absl::StatusOr<Changes> StudyCache::Refresh() {
 
 absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::Get(
     std::string_view study) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = studies_.find(study);
   if (it != studies_.end()) return it->second;
   return LoadLocked(study);
@@ -155,7 +155,7 @@ absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::Get(
 
 absl::StatusOr<std::vector<std::shared_ptr<const StudySnapshot>>>
 StudyCache::All() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> records,
                           store_.ListStudies());
   std::vector<std::shared_ptr<const StudySnapshot>> all;

@@ -12,15 +12,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/store/store.h"
@@ -64,17 +65,20 @@ class StudyCache {
   StudyCache(store::Store& store, int64_t event_id)
       : store_(store), event_id_(event_id) {}
   absl::StatusOr<std::shared_ptr<const StudySnapshot>> LoadLocked(
-      std::string_view study);
-  absl::Status ReloadJobsLocked();
-  std::optional<JobRecord> JobOfLocked(const std::string& study) const;
+      std::string_view study) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ReloadJobsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<JobRecord> JobOfLocked(const std::string& study) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   store::Store& store_;
-  std::mutex mu_;
-  int64_t event_id_;
+  // Held across the store reads of an update, so that two updates never
+  // interleave.
+  Mutex mu_;
+  int64_t event_id_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<const StudySnapshot>, std::less<>>
-      studies_;
-  std::map<std::string, JobRecord> jobs_by_study_;
-  bool jobs_loaded_ = false;
+      studies_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, JobRecord> jobs_by_study_ ABSL_GUARDED_BY(mu_);
+  bool jobs_loaded_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace hptune::dashboard

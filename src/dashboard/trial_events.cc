@@ -10,13 +10,13 @@ constexpr int kPage = 10000;
 absl::StatusOr<bool> TrialEvents::Advance(store::Store& store, int max_pages) {
   int64_t after;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     after = event_id_;
   }
   for (int page = 0; page < max_pages; ++page) {
     HPTUNE_ASSIGN_OR_RETURN(std::vector<store::Event> events,
                             store.ListEvents(after, kPage));
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (const store::Event& event : events) {
       after = event.id;
       if (event.trial_number <= 0 ||
@@ -44,13 +44,13 @@ absl::StatusOr<bool> TrialEvents::Advance(store::Store& store, int max_pages) {
 
 std::vector<TrialEvent> TrialEvents::Of(const std::string& study,
                                         int64_t trial) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = events_.find({study, trial});
   return it == events_.end() ? std::vector<TrialEvent>{} : it->second;
 }
 
 std::map<int64_t, int> TrialEvents::Restarts(const std::string& study) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::map<int64_t, int> restarts;
   for (auto it = restarts_.lower_bound({study, 0});
        it != restarts_.end() && it->first.first == study; ++it) {
@@ -60,7 +60,7 @@ std::map<int64_t, int> TrialEvents::Restarts(const std::string& study) const {
 }
 
 bool TrialEvents::caught_up() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return caught_up_;
 }
 

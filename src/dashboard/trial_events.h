@@ -9,12 +9,13 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/time.h"
 #include "hptune/store/store.h"
 
@@ -38,11 +39,12 @@ class TrialEvents {
 
  private:
   static constexpr size_t kMaxPerTrial = 1000;
-  mutable std::mutex mu_;
-  int64_t event_id_ = 0;
-  bool caught_up_ = false;
-  std::map<std::pair<std::string, int64_t>, std::vector<TrialEvent>> events_;
-  std::map<std::pair<std::string, int64_t>, int> restarts_;
+  mutable Mutex mu_;
+  int64_t event_id_ ABSL_GUARDED_BY(mu_) = 0;
+  bool caught_up_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::pair<std::string, int64_t>, std::vector<TrialEvent>> events_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, int64_t>, int> restarts_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hptune::dashboard

@@ -9,20 +9,20 @@ BackgroundWork::BackgroundWork(size_t max_queued)
 
 BackgroundWork::~BackgroundWork() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stopping_ = true;
     queued_.clear();
     order_.clear();
   }
   cancelled_ = true;
-  changed_.notify_all();
+  changed_.SignalAll();
   thread_.join();
 }
 
 bool BackgroundWork::Submit(const std::string& key,
                             algorithms::Designer::DeferredWork work) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (stopping_) return false;
     auto it = queued_.find(key);
     if (it != queued_.end()) {
@@ -33,12 +33,12 @@ bool BackgroundWork::Submit(const std::string& key,
     queued_.emplace(key, std::move(work));
     order_.push_back(key);
   }
-  changed_.notify_all();
+  changed_.SignalAll();
   return true;
 }
 
 std::optional<std::string> BackgroundWork::TakeResult(std::string_view key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = results_.find(key);
   if (it == results_.end()) return std::nullopt;
   std::string result = std::move(it->second);
@@ -47,7 +47,7 @@ std::optional<std::string> BackgroundWork::TakeResult(std::string_view key) {
 }
 
 void BackgroundWork::Forget(std::string_view key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (auto it = queued_.find(key); it != queued_.end()) {
     queued_.erase(it);
     order_.erase(std::find(order_.begin(), order_.end(), key));
@@ -57,31 +57,36 @@ void BackgroundWork::Forget(std::string_view key) {
 }
 
 bool BackgroundWork::WaitIdle(std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  return changed_.wait_until(
-      lock, deadline, [&] { return queued_.empty() && !running_.has_value(); });
+  MutexLock lock(&mutex_);
+  while (!queued_.empty() || running_.has_value()) {
+    if (!changed_.WaitUntil(&mutex_, deadline)) break;
+  }
+  return queued_.empty() && !running_.has_value();
 }
 
 void BackgroundWork::Run() {
-  std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    changed_.wait(lock, [&] { return stopping_ || !order_.empty(); });
-    if (stopping_) return;
-    std::string key = std::move(order_.front());
-    order_.pop_front();
-    auto it = queued_.find(key);
-    algorithms::Designer::DeferredWork work = std::move(it->second);
-    queued_.erase(it);
-    running_ = key;
-    running_forgotten_ = false;
-    lock.unlock();
+    std::string key;
+    algorithms::Designer::DeferredWork work;
+    {
+      MutexLock lock(&mutex_);
+      while (!stopping_ && order_.empty()) changed_.Wait(&mutex_);
+      if (stopping_) return;
+      key = std::move(order_.front());
+      order_.pop_front();
+      auto it = queued_.find(key);
+      work = std::move(it->second);
+      queued_.erase(it);
+      running_ = key;
+      running_forgotten_ = false;
+    }
     std::string result = work(cancelled_);
-    lock.lock();
+    MutexLock lock(&mutex_);
     if (!result.empty() && !running_forgotten_ && !stopping_) {
       results_[key] = std::move(result);
     }
     running_.reset();
-    changed_.notify_all();
+    changed_.SignalAll();
   }
 }
 

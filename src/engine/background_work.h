@@ -14,11 +14,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +25,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "hptune/algorithms/designer.h"
+#include "hptune/core/mutex.h"
 
 namespace hptune::engine {
 
@@ -54,8 +53,8 @@ class BackgroundWork {
   void Run();
 
   const size_t max_queued_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
+  Mutex mutex_;
+  CondVar changed_;
   std::deque<std::string> order_ ABSL_GUARDED_BY(mutex_);  // Queued keys.
   std::map<std::string, algorithms::Designer::DeferredWork, std::less<>> queued_
       ABSL_GUARDED_BY(mutex_);

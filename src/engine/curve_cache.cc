@@ -54,7 +54,7 @@ absl::Status CurveCache::WithCurves(
         use) {
   HPTUNE_ASSIGN_OR_RETURN(store::TrialStatuses statuses,
                           store_.ListTrialStatuses(study));
-  std::lock_guard lock(mutex_);
+  MutexLock lock(&mutex_);
   HPTUNE_ASSIGN_OR_RETURN(StudyCurves * curves,
                           CurvesOf(study, statuses.study_create_time));
   const std::string& metric = curves->spec->metric_tag;

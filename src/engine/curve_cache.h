@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
@@ -30,6 +29,7 @@
 #include "hptune/algorithms/learning_curve.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/measurement.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/study.h"
 #include "hptune/core/time.h"
 #include "hptune/core/trial.h"
@@ -69,20 +69,21 @@ class CurveCache {
     std::map<int64_t, Curve> by_trial;
   };
 
-  // Under mutex_: the cached spec and curves of the study named `study`
-  // created at `create_time`, emptied when the name belonged to another.
+  // The cached spec and curves of the study named `study` created at
+  // `create_time`, emptied when the name belonged to another.
   absl::StatusOr<StudyCurves*> CurvesOf(std::string_view study,
-                                        Timestamp create_time);
-  // Under mutex_: empties `curves`.
-  void Forget(StudyCurves& curves);
-  // Under mutex_: extends `cached` with `reported`, the measurements after
-  // those it has read, and keeps count of them.
+                                        Timestamp create_time)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Empties `curves`.
+  void Forget(StudyCurves& curves) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Extends `cached` with `reported`, the measurements after those it has
+  // read, and keeps count of them.
   void Extend(Curve& cached, std::span<const Measurement> reported,
-              const std::string& metric);
+              const std::string& metric) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   store::Store& store_;
   const size_t max_points_;
-  std::mutex mutex_;
+  Mutex mutex_;
   std::map<std::string, StudyCurves, std::less<>> studies_
       ABSL_GUARDED_BY(mutex_);
   size_t cached_points_ ABSL_GUARDED_BY(mutex_) = 0;

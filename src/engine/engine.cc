@@ -7,10 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/registry.h"
+#include "hptune/core/check.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "src/engine/background_work.h"
 #include "src/engine/curve_cache.h"
+#include "src/engine/study_locks.h"
 
 namespace hptune::engine {
 namespace {
@@ -163,6 +165,7 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
     : store_(store),
       clock_(clock),
       designers_(std::move(options.designers)),
+      study_locks_(std::make_unique<StudyLocks>()),
       curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)) {
   if (options.background_designer_work) {
     background_ = std::make_unique<BackgroundWork>();
@@ -243,7 +246,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
     return absl::InvalidArgumentError(
         absl::StrCat("suggestion count must be at least 1, got ", count));
   }
-  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  StudyLock lock(*study_locks_, study_name);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           store_.ListTrialSummaries(study_name));
@@ -291,7 +294,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   HPTUNE_ASSIGN_OR_RETURN(
       response.study_completed,
-      CompleteStudyIfDone(study, tried,
+      CompleteStudyIfDone(lock, study, tried,
                           static_cast<int>(pending.size() + fresh.size())));
   for (Trial& t : fresh) response.trials.push_back(std::move(t));
   return response;
@@ -368,9 +371,10 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
 
 absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
                                                 Trial trial) {
-  // Serialised with suggestions: a trial added between a suggestion's read of
-  // the history and its write would break the budget and the no-repeat rule.
-  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  // Serialised with the study's suggestions: a trial added between a
+  // suggestion's read of the history and its write would break the budget
+  // and the no-repeat rule.
+  StudyLock lock(*study_locks_, study_name);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   HPTUNE_RETURN_IF_ERROR(
       study.spec.search_space.CheckAssignment(trial.parameters));
@@ -623,7 +627,7 @@ absl::StatusOr<algorithms::ImportanceReport> TuningEngine::ParameterImportance(
 
 void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
     const StudyRecord& study) {
-  std::lock_guard<std::mutex> lock(suggest_mutex_);
+  StudyLock lock(*study_locks_, study.name);
   auto trials = store_.ListTrialSummaries(study.name);
   if (!trials.ok()) return;
   std::vector<const ParameterAssignment*> tried;
@@ -636,12 +640,14 @@ void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
   // bookkeeping that the next SuggestTrials derives again, so a failure here
   // must not turn this call into an error (a retry would then fail on the
   // ended trial).
-  CompleteStudyIfDone(study, tried, pending).status().IgnoreError();
+  CompleteStudyIfDone(lock, study, tried, pending).status().IgnoreError();
 }
 
 absl::StatusOr<bool> TuningEngine::CompleteStudyIfDone(
-    const StudyRecord& study,
+    const StudyLock& lock, const StudyRecord& study,
     const std::vector<const ParameterAssignment*>& tried, int pending) {
+  HPTUNE_CHECK(lock.study() == study.name,
+               "CompleteStudyIfDone: another study's lock is held");
   if (pending > 0) return false;
   if (study.state == StudyState::kCompleted) return true;
   std::string reason;

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
@@ -23,42 +24,42 @@ class DrainingLauncher::Run : public launch::TrialRun {
         inner_(std::move(inner)) {}
   ~Run() override {
     owner_.Forget(this);
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     inner_.reset();
   }
 
   absl::StatusOr<std::vector<launch::ReplicaExit>> Poll() override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (drained_) return std::vector<launch::ReplicaExit>();
     return inner_->Poll();
   }
   absl::Status Restart(int replica) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (drained_) {
       return absl::UnavailableError("the server is shutting down");
     }
     return inner_->Restart(replica);
   }
   bool IsRunning(int replica) const override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return !drained_ && inner_->IsRunning(replica);
   }
   bool Queued() const override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     return !drained_ && inner_->Queued();
   }
   // Drained, no exit is reported: nothing to wait for.
   std::vector<int> ExitFds() const override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (drained_) return {};
     return inner_->ExitFds();
   }
   void Terminate(std::chrono::milliseconds grace) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     inner_->Terminate(grace);
   }
   void Drain(std::chrono::milliseconds grace) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     drained_ = true;
     // Before the replicas stop: the attempt ends for the server's sake, and
     // the next runner must not count it against the trial's retries. A
@@ -72,7 +73,7 @@ class DrainingLauncher::Run : public launch::TrialRun {
  private:
   DrainingLauncher& owner_;
   const std::filesystem::path drained_marker_;
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   bool drained_ ABSL_GUARDED_BY(mutex_) = false;
   std::unique_ptr<launch::TrialRun> inner_ ABSL_GUARDED_BY(mutex_);
 };
@@ -88,10 +89,10 @@ absl::StatusOr<std::unique_ptr<launch::Placement>> DrainingLauncher::Reserve(
 }
 
 void DrainingLauncher::BlockIfDraining() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  // Never notified: a draining server exits with this thread parked here,
+  MutexLock lock(&mutex_);
+  // Never signalled: a draining server exits with this thread parked here,
   // so the trial it was about to start stays ACTIVE for the next server.
-  never_.wait(lock, [&] { return !draining_; });
+  while (draining_) never_.Wait(&mutex_);
 }
 
 absl::Status DrainingLauncher::BeginJob(const JobSpec& job) {
@@ -104,14 +105,11 @@ absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::TrialRun> inner,
                           inner_.Start(launch));
   auto run = std::make_unique<Run>(*this, std::move(inner), launch);
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (draining_) {
+  if (!TrackUnlessDraining(run.get())) {
     // Drain() began while it started: stop it like the others.
-    lock.unlock();
     run->Drain(std::chrono::milliseconds(0));
-    BlockIfDraining();
+    BlockIfDraining();  // Never returns.
   }
-  runs_.insert(run.get());
   return std::unique_ptr<launch::TrialRun>(std::move(run));
 }
 
@@ -122,27 +120,34 @@ absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Reattach(
                           inner_.Reattach(launch));
   if (inner == nullptr) return inner;
   auto run = std::make_unique<Run>(*this, std::move(inner), launch);
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   runs_.insert(run.get());
   return std::unique_ptr<launch::TrialRun>(std::move(run));
 }
 
+bool DrainingLauncher::TrackUnlessDraining(Run* run) {
+  MutexLock lock(&mutex_);
+  if (draining_) return false;
+  runs_.insert(run);
+  return true;
+}
+
 void DrainingLauncher::Forget(Run* run) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   runs_.erase(run);
 }
 
 void DrainingLauncher::Drain(std::chrono::milliseconds grace) {
   std::vector<Run*> runs;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     draining_ = true;
     runs.assign(runs_.begin(), runs_.end());
   }
   // A run's destructor waits for mutex_ in Forget(); the runs are drained
   // without it. A run destroyed meanwhile has stopped its replicas itself.
   for (Run* run : runs) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (runs_.contains(run)) run->Drain(grace);
   }
 }

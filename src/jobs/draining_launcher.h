@@ -18,13 +18,12 @@
 #define HPTUNE_SRC_JOBS_DRAINING_LAUNCHER_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "hptune/core/mutex.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::jobs {
@@ -55,13 +54,15 @@ class DrainingLauncher : public launch::Launcher {
 
  private:
   friend class Run;
+  // Adds `run` to runs_; false, adding nothing, once draining.
+  bool TrackUnlessDraining(Run* run);
   void Forget(Run* run);
   // Blocks the calling thread for good once draining.
   void BlockIfDraining();
 
   launch::Launcher& inner_;
-  std::mutex mutex_;
-  std::condition_variable never_;
+  Mutex mutex_;
+  CondVar never_;
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   std::set<Run*> runs_ ABSL_GUARDED_BY(mutex_);
 };

@@ -31,7 +31,7 @@ JobManager::JobManager(store::Store& store, engine::TuningEngine& engine,
 JobManager::~JobManager() {
   std::vector<RunningJob*> jobs;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     for (auto& [id, job] : jobs_) {
       job->cancel.store(true);
       jobs.push_back(job.get());
@@ -45,33 +45,36 @@ JobManager::~JobManager() {
 
 void JobManager::Bump() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     ++version_;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 uint64_t JobManager::version() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return version_;
 }
 
 uint64_t JobManager::WaitForChange(uint64_t seen,
                                    std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait_for(lock, timeout, [&] { return version_ != seen; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(&mutex_);
+  while (version_ == seen) {
+    if (!changed_.WaitUntil(&mutex_, deadline)) break;
+  }
   return version_;
 }
 
 bool JobManager::IsRunning(std::string_view job_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = jobs_.find(job_id);
   return it != jobs_.end() && !it->second->done.load();
 }
 
 std::set<int64_t> JobManager::TrialsNotRunningYet(
     std::string_view job_id, const std::vector<Trial>& trials) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   std::set<int64_t> waiting;
   auto it = launched_.find(job_id);
   if (it == launched_.end()) return waiting;
@@ -101,7 +104,7 @@ absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job,
 }
 
 void JobManager::StartThread(const JobSpec& job) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto& slot = jobs_[job.job_id];
   if (slot && !slot->done.load()) return;
   if (slot && slot->thread.joinable()) slot->thread.join();
@@ -124,7 +127,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
   options.on_progress = [this, &log](const engine::JobProgress& progress) {
     log.Progress(progress);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(&mutex_);
       launched_[progress.job_id] = {progress.launched,
                                     progress.waiting_in_backend};
     }
@@ -152,7 +155,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
     log.Ended(result->state, result->error_message);
   }
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     launched_.erase(job.job_id);
   }
   running->done.store(true);
@@ -215,7 +218,7 @@ absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
                      std::string(ToString(job.state)), "): nothing to cancel"));
   }
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     auto it = jobs_.find(job_id);
     if (it == jobs_.end() || it->second->done.load()) {
       return absl::FailedPreconditionError(absl::StrCat(

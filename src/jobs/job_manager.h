@@ -16,12 +16,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -31,6 +29,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/core/mutex.h"
 #include "hptune/engine/engine.h"
 #include "hptune/engine/job_runner.h"
 #include "hptune/launch/launcher.h"
@@ -101,8 +100,8 @@ class JobManager {
   const engine::JobRunnerOptions options_;
   const JobLog::Sink log_;
 
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
+  mutable Mutex mutex_;
+  CondVar changed_;
   uint64_t version_ ABSL_GUARDED_BY(mutex_) = 0;
   std::map<std::string, std::unique_ptr<RunningJob>, std::less<>> jobs_
       ABSL_GUARDED_BY(mutex_);

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hptune/core/mutex.h"
 #include "src/launch/capture_output.h"
 
 namespace hptune::launch {
@@ -17,8 +18,8 @@ namespace hptune::launch {
 // Device indices held by leases, shared by the allocator and its leases so a
 // lease can return its GPUs after the allocator is gone.
 struct GpuLease::State {
-  std::mutex mutex;
-  std::set<int> busy;
+  Mutex mutex;
+  std::set<int> busy ABSL_GUARDED_BY(mutex);
 };
 
 namespace {
@@ -380,7 +381,7 @@ std::string GpuInventory::Describe() const {
 }
 
 GpuLease::~GpuLease() {
-  std::lock_guard<std::mutex> lock(state_->mutex);
+  MutexLock lock(&state_->mutex);
   for (const std::vector<int>& gpus : gpus_) {
     for (int index : gpus) state_->busy.erase(index);
   }
@@ -433,7 +434,7 @@ absl::StatusOr<std::unique_ptr<GpuLease>> GpuAllocator::Allocate(
     const std::vector<ReplicaRequest>& requests) {
   absl::Status fits = CheckFits(requests);
   if (!fits.ok()) return fits;
-  std::lock_guard<std::mutex> lock(state_->mutex);
+  MutexLock lock(&state_->mutex);
   std::vector<Gpu> free;
   std::vector<int> free_indices;
   for (const Gpu& gpu : inventory_.gpus()) {
@@ -462,7 +463,7 @@ absl::StatusOr<std::unique_ptr<GpuLease>> GpuAllocator::Allocate(
 }
 
 int GpuAllocator::FreeCount() const {
-  std::lock_guard<std::mutex> lock(state_->mutex);
+  MutexLock lock(&state_->mutex);
   return static_cast<int>(inventory_.gpus().size() - state_->busy.size());
 }
 

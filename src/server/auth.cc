@@ -127,7 +127,7 @@ absl::Status TokenAuthenticator::LoadUsersFile(
           absl::StrCat(at, ": this token is given to another user already"));
     }
   }
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   users_.merge(users);
   return absl::OkStatus();
 }
@@ -135,7 +135,7 @@ absl::Status TokenAuthenticator::LoadUsersFile(
 absl::StatusOr<std::string> TokenAuthenticator::TokenFor(uid_t uid, gid_t gid) {
   // The server's own user could read its token file anyway.
   if (uid == self_.uid) return token_;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   if (auto it = issued_.find(uid); it != issued_.end()) return it->second;
   unsigned char bytes[32];
   if (RAND_bytes(bytes, sizeof(bytes)) != 1) {
@@ -155,7 +155,7 @@ absl::StatusOr<Caller> TokenAuthenticator::IdentifyHeader(
   absl::StatusOr<std::string_view> token = BearerToken(authorization);
   if (!token.ok()) return token.status();
   if (ConstantTimeEquals(*token, token_)) return self_;
-  absl::MutexLock lock(&mutex_);
+  MutexLock lock(&mutex_);
   for (const auto& [known, caller] : users_) {
     if (ConstantTimeEquals(*token, known)) return caller;
   }

@@ -28,7 +28,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "hptune/core/mutex.h"
 
 namespace hptune::server {
 
@@ -71,7 +71,7 @@ class TokenAuthenticator {
  private:
   const std::string token_;
   const Caller self_;  // The server's user, as administrator.
-  mutable absl::Mutex mutex_;
+  mutable Mutex mutex_;
   std::map<std::string, Caller> users_ ABSL_GUARDED_BY(mutex_);  // By token.
   std::map<uid_t, std::string> issued_ ABSL_GUARDED_BY(mutex_);  // By uid.
 };

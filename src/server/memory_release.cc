@@ -2,11 +2,11 @@
 
 #include <malloc.h>
 
-#include <condition_variable>
-#include <mutex>
+#include <chrono>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "hptune/core/mutex.h"
 
 namespace hptune::server {
 namespace {
@@ -18,29 +18,30 @@ class Trimmer {
   }
 
   void Request() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (pending_) return;
     pending_ = true;
-    wake_.notify_one();
+    wake_.Signal();
   }
 
  private:
   [[noreturn]] void Loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
-      wake_.wait(lock, [this] { return pending_; });
-      // Later calls until then are served by this one trim.
-      const auto at = std::chrono::steady_clock::now() + kTrimInterval;
-      while (std::chrono::steady_clock::now() < at) wake_.wait_until(lock, at);
-      pending_ = false;
-      lock.unlock();
+      {
+        MutexLock lock(&mutex_);
+        while (!pending_) wake_.Wait(&mutex_);
+        // Later calls until then are served by this one trim: a signal
+        // meanwhile does not end the wait.
+        const auto at = std::chrono::steady_clock::now() + kTrimInterval;
+        while (wake_.WaitUntil(&mutex_, at)) continue;
+        pending_ = false;
+      }
       malloc_trim(0);
-      lock.lock();
     }
   }
 
-  std::mutex mutex_;
-  std::condition_variable wake_;
+  Mutex mutex_;
+  CondVar wake_;
   bool pending_ ABSL_GUARDED_BY(mutex_) = false;
 };
 

@@ -34,11 +34,9 @@ using StudyServiceBase = v1::StudyService::WithCallbackMethod_GetStudy<
 
 class StudyService final : public StudyServiceBase {
  public:
-  StudyService(store::Store& store, engine::TuningEngine& engine,
-               const TokenAuthenticator& auth, const JobAccess& access,
-               algorithms::StoppingRule stopping_rule)
-      : store_(store),
-        engine_(engine),
+  StudyService(engine::TuningEngine& engine, const TokenAuthenticator& auth,
+               const JobAccess& access, algorithms::StoppingRule stopping_rule)
+      : engine_(engine),
         auth_(auth),
         access_(access),
         stopping_rule_(stopping_rule) {}
@@ -110,7 +108,6 @@ class StudyService final : public StudyServiceBase {
       v1::ParameterImportanceResponse* reply) override;
 
  private:
-  store::Store& store_;
   engine::TuningEngine& engine_;
   // OK when the caller may use `study` (JobAccess::CheckStudy).
   [[nodiscard]] absl::Status MayUse(const grpc::ServerContextBase& context,

@@ -36,7 +36,7 @@ void MemoryStore::AppendEvent(Event event) {
 // --- Studies ---
 
 absl::Status MemoryStore::CreateStudy(const StudyRecord& study) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const Timestamp now = clock_.Now();
   StudyRecord record = study;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewStudy(record, now));
@@ -53,13 +53,13 @@ absl::Status MemoryStore::CreateStudy(const StudyRecord& study) {
 }
 
 absl::StatusOr<StudyRecord> MemoryStore::GetStudy(std::string_view name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
   return data->record;
 }
 
 absl::StatusOr<std::vector<StudyRecord>> MemoryStore::ListStudies() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<const StudyData*> ordered;
   for (const auto& [name, data] : studies_) ordered.push_back(&data);
   std::sort(ordered.begin(), ordered.end(),
@@ -72,7 +72,7 @@ absl::StatusOr<std::vector<StudyRecord>> MemoryStore::ListStudies() {
 }
 
 absl::Status MemoryStore::DeleteStudy(std::string_view name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = studies_.find(name);
   if (it == studies_.end()) return internal::StudyNotFound(name);
   studies_.erase(it);
@@ -83,7 +83,7 @@ absl::Status MemoryStore::DeleteStudy(std::string_view name) {
 
 absl::Status MemoryStore::SetStudyState(std::string_view name, StudyState state,
                                         std::string_view reason) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
   StudyRecord& record = data->record;
   if (record.state != state) {
@@ -100,7 +100,7 @@ absl::Status MemoryStore::SetStudyState(std::string_view name, StudyState state,
 absl::StatusOr<std::vector<Trial>> MemoryStore::AddTrials(
     std::string_view study, std::vector<Trial> trials,
     const std::optional<std::string>& designer_state) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const Timestamp now = clock_.Now();
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
@@ -116,21 +116,21 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::AddTrials(
 
 absl::StatusOr<Trial> MemoryStore::GetTrial(std::string_view study,
                                             int64_t number) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
   return *trial;
 }
 
 absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrials(
     std::string_view study) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   return data->trials;
 }
 
 absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
     std::string_view study) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   std::vector<Trial> trials;
   trials.reserve(data->trials.size());
@@ -144,7 +144,7 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::ListTrialSummaries(
 
 absl::StatusOr<TrialStatuses> MemoryStore::ListTrialStatuses(
     std::string_view study) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   TrialStatuses statuses{.study_create_time = data->record.create_time};
   statuses.trials.reserve(data->trials.size());
@@ -158,7 +158,7 @@ absl::StatusOr<TrialStatuses> MemoryStore::ListTrialStatuses(
 absl::StatusOr<std::vector<Measurement>> MemoryStore::ListMeasurements(
     std::string_view study, int64_t number, int64_t skip) {
   HPTUNE_RETURN_IF_ERROR(internal::CheckMeasurementSkip(skip));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(Trial * trial, FindTrial(study, number));
   const auto size = static_cast<int64_t>(trial->measurements.size());
   return std::vector<Measurement>(
@@ -169,7 +169,7 @@ absl::StatusOr<std::vector<Measurement>> MemoryStore::ListMeasurements(
 absl::StatusOr<Trial> MemoryStore::UpdateTrial(
     std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(Trial * stored, FindTrial(study, number));
   const Timestamp now = clock_.Now();
   // Mutate a copy so an error leaves the stored trial as it was.
@@ -188,7 +188,7 @@ absl::StatusOr<Trial> MemoryStore::UpdateTrial(
 
 absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
                                          const Measurement& measurement) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const Timestamp now = clock_.Now();
   Measurement m = measurement;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
@@ -205,7 +205,7 @@ absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
 
 absl::StatusOr<std::string> MemoryStore::GetDesignerState(
     std::string_view study) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   return data->designer_state;
 }
@@ -213,7 +213,7 @@ absl::StatusOr<std::string> MemoryStore::GetDesignerState(
 // --- Jobs ---
 
 absl::Status MemoryStore::CreateJob(const JobRecord& job) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   const Timestamp now = clock_.Now();
   JobRecord record = job;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewJob(record, now));
@@ -231,14 +231,14 @@ absl::Status MemoryStore::CreateJob(const JobRecord& job) {
 }
 
 absl::StatusOr<JobRecord> MemoryStore::GetJob(std::string_view job_id) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return internal::JobNotFound(job_id);
   return it->second.record;
 }
 
 absl::StatusOr<std::vector<JobRecord>> MemoryStore::ListJobs() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<const JobData*> ordered;
   for (const auto& [job_id, data] : jobs_) ordered.push_back(&data);
   std::sort(
@@ -252,7 +252,7 @@ absl::StatusOr<std::vector<JobRecord>> MemoryStore::ListJobs() {
 absl::StatusOr<JobRecord> MemoryStore::UpdateJob(
     std::string_view job_id,
     const std::function<absl::Status(JobRecord&)>& mutate) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return internal::JobNotFound(job_id);
   JobRecord& stored = it->second.record;
@@ -274,7 +274,7 @@ absl::StatusOr<JobRecord> MemoryStore::UpdateJob(
 absl::Status MemoryStore::RecordReplicaEvent(std::string_view job_id,
                                              int64_t trial,
                                              std::string_view detail) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return internal::JobNotFound(job_id);
   AppendEvent(MakeEvent(clock_.Now(), internal::kReplica,
@@ -288,7 +288,7 @@ absl::Status MemoryStore::RecordReplicaEvent(std::string_view job_id,
 absl::StatusOr<std::vector<Event>> MemoryStore::ListEvents(int64_t after_id,
                                                            int limit) {
   HPTUNE_RETURN_IF_ERROR(internal::CheckEventLimit(limit));
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto first = std::upper_bound(
       events_.begin(), events_.end(), after_id,
       [](int64_t id, const Event& event) { return id < event.id; });

@@ -16,7 +16,7 @@ ReaderPool::ReaderPool(std::string path,
 }
 
 SqliteConnection& ReaderPool::Acquire() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   if (free_.empty() && !open_failed_ &&
       static_cast<int>(connections_.size()) < max_connections_) {
     // Opening takes the lock for a moment only: SQLite reads the schema on
@@ -29,7 +29,7 @@ SqliteConnection& ReaderPool::Acquire() {
     }
     open_failed_ = true;  // The connections already open still serve.
   }
-  freed_.wait(lock, [&] { return !free_.empty(); });
+  while (free_.empty()) freed_.Wait(&mu_);
   SqliteConnection* connection = free_.back();
   free_.pop_back();
   return *connection;
@@ -37,10 +37,10 @@ SqliteConnection& ReaderPool::Acquire() {
 
 void ReaderPool::Release(SqliteConnection& connection) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     free_.push_back(&connection);
   }
-  freed_.notify_one();
+  freed_.Signal();
 }
 
 absl::Status ReaderPool::With(

@@ -11,15 +11,14 @@
 #define HPTUNE_SRC_STORE_READER_POOL_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "hptune/core/mutex.h"
 #include "src/store/sqlite_connection.h"
 
 namespace hptune::store::internal {
@@ -44,8 +43,8 @@ class ReaderPool {
   const std::string path_;
   const std::chrono::milliseconds busy_deadline_;
   const int max_connections_;
-  std::mutex mu_;
-  std::condition_variable freed_;
+  Mutex mu_;
+  CondVar freed_;
   std::vector<std::unique_ptr<SqliteConnection>> connections_
       ABSL_GUARDED_BY(mu_);
   std::vector<SqliteConnection*> free_ ABSL_GUARDED_BY(mu_);

@@ -54,10 +54,12 @@ SqliteStore::SqliteStore(
       checkpointer_(std::move(checkpointer)),
       connection_(std::move(connection)),
       readers_(std::move(readers)) {
-  connection_->OnWalCommit([this](int pages) {
+  // Called inside connection_'s commits, which Write makes under mu_.
+  auto committed = [this](int pages) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     wal_pages_ = pages;
     checkpointer_->Committed(pages);
-  });
+  };
+  connection_->OnWalCommit(committed);
 }
 
 SqliteStore::~SqliteStore() = default;
@@ -70,10 +72,12 @@ absl::Status SqliteStore::Read(
   });
 }
 
-absl::Status SqliteStore::Write(absl::FunctionRef<absl::Status()> body) {
-  std::lock_guard lock(mu_);
+absl::Status SqliteStore::Write(
+    absl::FunctionRef<absl::Status(Connection&)> body) {
+  MutexLock lock(&mu_);
+  Connection& db = *connection_;
   absl::Status status =
-      connection_->InTransaction(TransactionMode::kWrite, body);
+      db.InTransaction(TransactionMode::kWrite, [&] { return body(db); });
   // The WAL's bound (wal_checkpointer.h): the few frames the background
   // checkpoint has not copied yet, so that the next write starts it over.
   // Passive, so it never waits; when busy, the next commit tries again,
@@ -114,8 +118,7 @@ absl::StatusOr<T> SqliteStore::ReadFromStudy(
 absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
   StudyRecord record = study;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewStudy(record, clock_.Now()));
-  auto& db = *connection_;
-  return Write([&]() -> absl::Status {
+  return Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(bool exists,
                             internal::StudyExists(db, record.name));
     if (exists) return internal::StudyAlreadyExists(record.name);
@@ -141,8 +144,7 @@ absl::StatusOr<std::vector<StudyRecord>> SqliteStore::ListStudies() {
 }
 
 absl::Status SqliteStore::DeleteStudy(std::string_view name) {
-  auto& db = *connection_;
-  return Write([&]() -> absl::Status {
+  return Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, name));
     if (!exists) return internal::StudyNotFound(name);
     HPTUNE_RETURN_IF_ERROR(internal::DeleteStudyRow(db, name));
@@ -153,8 +155,7 @@ absl::Status SqliteStore::DeleteStudy(std::string_view name) {
 
 absl::Status SqliteStore::SetStudyState(std::string_view name, StudyState state,
                                         std::string_view reason) {
-  auto& db = *connection_;
-  return Write([&]() -> absl::Status {
+  return Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
                             internal::SelectStudy(db, name));
     if (!study) return internal::StudyNotFound(name);
@@ -176,8 +177,7 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::AddTrials(
     const std::optional<std::string>& designer_state) {
   const Timestamp now = clock_.Now();
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewTrials(study, trials, now));
-  auto& db = *connection_;
-  HPTUNE_RETURN_IF_ERROR(Write([&]() -> absl::Status {
+  HPTUNE_RETURN_IF_ERROR(Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
     if (!exists) return internal::StudyNotFound(study);
     // Inside the write transaction, so concurrent writers (threads or
@@ -263,9 +263,8 @@ absl::StatusOr<std::vector<Measurement>> SqliteStore::ListMeasurements(
 absl::StatusOr<Trial> SqliteStore::UpdateTrial(
     std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate) {
-  auto& db = *connection_;
   Trial updated;
-  HPTUNE_RETURN_IF_ERROR(Write([&]() -> absl::Status {
+  HPTUNE_RETURN_IF_ERROR(Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> stored,
                             internal::SelectTrial(db, study, number));
     if (!stored) {
@@ -298,43 +297,48 @@ void SqliteStore::AddMeasurementAsync(std::string_view study, int64_t number,
     done(valid);
     return;
   }
-  std::unique_lock lock(queue_mu_);
-  queue_.push_back({.study = std::string(study),
-                    .number = number,
-                    .measurement = std::move(m),
-                    .time = now,
-                    .done = std::move(done)});
-  if (committing_) return;  // The running commit loop takes it.
-  committing_ = true;
-  while (!queue_.empty()) {
+  {
+    MutexLock lock(&queue_mu_);
+    queue_.push_back({.study = std::string(study),
+                      .number = number,
+                      .measurement = std::move(m),
+                      .time = now,
+                      .done = std::move(done)});
+    if (committing_) return;  // The running commit loop takes it.
+    committing_ = true;
+  }
+  while (true) {
     std::vector<QueuedMeasurement> batch;
-    batch.swap(queue_);
-    lock.unlock();
+    {
+      MutexLock lock(&queue_mu_);
+      if (queue_.empty()) {
+        committing_ = false;
+        return;
+      }
+      batch.swap(queue_);
+    }
     CommitMeasurements(batch);
     for (QueuedMeasurement& q : batch) q.done(q.status);
-    lock.lock();
   }
-  committing_ = false;
 }
 
 absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
                                          const Measurement& measurement) {
-  std::mutex mu;
-  std::condition_variable answered;
-  std::optional<absl::Status> status;
+  Mutex mu;
+  CondVar answered;
+  std::optional<absl::Status> status;  // Under mu.
   AddMeasurementAsync(study, number, measurement, [&](absl::Status s) {
-    std::lock_guard lock(mu);
+    MutexLock lock(&mu);
     status = std::move(s);
-    answered.notify_one();
+    answered.Signal();
   });
-  std::unique_lock lock(mu);
-  answered.wait(lock, [&] { return status.has_value(); });
+  MutexLock lock(&mu);
+  while (!status.has_value()) answered.Wait(&mu);
   return *std::move(status);
 }
 
 void SqliteStore::CommitMeasurements(std::vector<QueuedMeasurement>& batch) {
-  auto& db = *connection_;
-  const absl::Status committed = Write([&]() -> absl::Status {
+  const absl::Status committed = Write([&](Connection& db) -> absl::Status {
     for (QueuedMeasurement& q : batch) {
       q.status = absl::OkStatus();
       // Only the trial's state: the check must cost neither more as curves
@@ -378,8 +382,7 @@ absl::StatusOr<std::string> SqliteStore::GetDesignerState(
 absl::Status SqliteStore::CreateJob(const JobRecord& job) {
   JobRecord record = job;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewJob(record, clock_.Now()));
-  auto& db = *connection_;
-  return Write([&]() -> absl::Status {
+  return Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(bool exists,
                             internal::JobExists(db, record.job_id));
     if (exists) return internal::JobAlreadyExists(record.job_id);
@@ -407,9 +410,8 @@ absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs() {
 absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
     std::string_view job_id,
     const std::function<absl::Status(JobRecord&)>& mutate) {
-  auto& db = *connection_;
   JobRecord updated;
-  HPTUNE_RETURN_IF_ERROR(Write([&]() -> absl::Status {
+  HPTUNE_RETURN_IF_ERROR(Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> stored,
                             internal::SelectJob(db, job_id));
     if (!stored) return internal::JobNotFound(job_id);
@@ -432,8 +434,7 @@ absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
 absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,
                                              int64_t trial,
                                              std::string_view detail) {
-  auto& db = *connection_;
-  return Write([&]() -> absl::Status {
+  return Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job,
                             internal::SelectJob(db, job_id));
     if (!job) return internal::JobNotFound(job_id);

@@ -3,12 +3,13 @@
 #include <concepts>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "src/store/record_codec.h"
 
@@ -75,10 +76,11 @@ constexpr char kStudyColumns[] =
 // few texts' decodes are kept, keyed by the whole text.
 absl::StatusOr<StudySpec> ParseStoredSpec(std::string_view text) {
   constexpr size_t kMemoEntries = 16;
-  static std::mutex mutex;
-  static auto* memo = new std::map<std::string, StudySpec, std::less<>>();
+  static Mutex mutex;
+  static auto* memo ABSL_PT_GUARDED_BY(mutex) =
+      new std::map<std::string, StudySpec, std::less<>>();
   {
-    std::lock_guard lock(mutex);
+    MutexLock lock(&mutex);
     auto it = memo->find(text);
     if (it != memo->end()) return it->second;
   }
@@ -87,7 +89,7 @@ absl::StatusOr<StudySpec> ParseStoredSpec(std::string_view text) {
     return absl::DataLossError(absl::StrCat("cannot read stored study spec: ",
                                             spec.status().message()));
   }
-  std::lock_guard lock(mutex);
+  MutexLock lock(&mutex);
   if (memo->size() >= kMemoEntries) memo->clear();
   memo->emplace(std::string(text), *spec);
   return spec;

@@ -27,43 +27,45 @@ WalCheckpointer::WalCheckpointer(std::unique_ptr<SqliteConnection> connection)
 
 WalCheckpointer::~WalCheckpointer() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(&mutex_);
     stop_ = true;
   }
-  wake_.notify_one();
+  wake_.Signal();
   thread_.join();
 }
 
 void WalCheckpointer::Committed(int pages) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(&mutex_);
     if (pages < copied_) copied_ = 0;  // The WAL started over.
     if (due_ || pages - copied_ < kWalPages) return;
     due_ = true;
   }
-  wake_.notify_one();
+  wake_.Signal();
 }
 
 void WalCheckpointer::Run() {
-  std::unique_lock lock(mutex_);
   while (true) {
-    wake_.wait(lock, [this] { return due_ || stop_; });
-    const bool stopping = stop_;
-    lock.unlock();
+    bool stopping = false;
+    {
+      MutexLock lock(&mutex_);
+      while (!due_ && !stop_) wake_.Wait(&mutex_);
+      stopping = stop_;
+    }
     // A failure (an I/O error the next commit will report) leaves the pages
     // in the WAL, where they are safe; the next kWalPages frames try again.
     absl::StatusOr<int> copied = connection_->CheckpointPassive();
     if (stopping) return;
-    lock.lock();
+    MutexLock lock(&mutex_);
     if (copied.ok()) copied_ = *copied;
     due_ = false;
-    idle_.notify_all();
+    idle_.SignalAll();
   }
 }
 
 void WalCheckpointer::WaitUntilIdle() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [this] { return !due_ || stop_; });
+  MutexLock lock(&mutex_);
+  while (due_ && !stop_) idle_.Wait(&mutex_);
 }
 
 }  // namespace hptune::store::internal

@@ -27,14 +27,13 @@
 #ifndef HPTUNE_SRC_STORE_WAL_CHECKPOINTER_H_
 #define HPTUNE_SRC_STORE_WAL_CHECKPOINTER_H_
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "hptune/core/mutex.h"
 #include "src/store/sqlite_connection.h"
 
 namespace hptune::store::internal {
@@ -68,9 +67,9 @@ class WalCheckpointer {
   void Run();
 
   std::unique_ptr<SqliteConnection> connection_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable idle_;
+  Mutex mutex_;
+  CondVar wake_;
+  CondVar idle_;
   bool due_ ABSL_GUARDED_BY(mutex_) = false;
   bool stop_ ABSL_GUARDED_BY(mutex_) = false;
   // Frames of the current WAL already copied into the database.

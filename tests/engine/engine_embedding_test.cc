@@ -1,6 +1,10 @@
 // The embedding API: a scheduler's own designer (EngineOptions::designers,
 // StudySpec::custom_algorithm) and its own stopping rule, through engine.h.
+#include <chrono>
+#include <condition_variable>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -169,6 +173,70 @@ TEST_F(EngineEmbeddingTest, ARegistryWithoutTheBuiltinsCanReplaceTheDefault) {
 
   spec.algorithm = Algorithm::kGridSearch;
   EXPECT_TRUE(absl::IsInvalidArgument(engine.CreateStudy("g", spec).status()));
+}
+
+// Where the suggestions of two studies meet: each designer's Suggest waits
+// until both have arrived, which happens only when suggestions of different
+// studies run at once. The deadline only bounds a failure.
+struct Meeting {
+  std::mutex mu;
+  std::condition_variable changed;
+  int arrived = 0;
+};
+
+class MeetingDesigner : public algorithms::Designer {
+ public:
+  explicit MeetingDesigner(Meeting& meeting) : meeting_(meeting) {}
+
+  absl::Status Update(const std::vector<Trial>&,
+                      const std::vector<Trial>&) override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<algorithms::Suggestion>> Suggest(
+      int count) override {
+    std::unique_lock lock(meeting_.mu);
+    ++meeting_.arrived;
+    meeting_.changed.notify_all();
+    if (!meeting_.changed.wait_for(lock, std::chrono::seconds(30),
+                                   [&] { return meeting_.arrived >= 2; })) {
+      return absl::DeadlineExceededError(
+          "the other study's suggestion never ran beside this one");
+    }
+    std::vector<algorithms::Suggestion> out;
+    for (int i = 0; i < count; ++i) {
+      out.push_back({{{"x", ParameterValue::Double(i)}}, "meeting"});
+    }
+    return out;
+  }
+  std::string SaveState() const override { return ""; }
+  absl::Status RestoreState(std::string_view) override {
+    return absl::OkStatus();
+  }
+
+ private:
+  Meeting& meeting_;
+};
+
+TEST_F(EngineEmbeddingTest, SuggestionsOfDifferentStudiesRunAtOnce) {
+  Meeting meeting;
+  EngineOptions options;
+  ASSERT_OK(options.designers.Register(
+      "MEETING",
+      [&meeting](const StudySpec&, uint64_t)
+          -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
+        return std::make_unique<MeetingDesigner>(meeting);
+      }));
+  TuningEngine engine(store_, std::move(options), clock_);
+  StudySpec spec = SweepSpec();
+  spec.custom_algorithm = "MEETING";
+  ASSERT_OK(engine.CreateStudy("a", spec));
+  ASSERT_OK(engine.CreateStudy("b", spec));
+
+  auto b = std::async(std::launch::async,
+                      [&] { return engine.SuggestTrials("b", 1, "y"); });
+  absl::StatusOr<SuggestResponse> a = engine.SuggestTrials("a", 1, "x");
+  EXPECT_OK(a);
+  EXPECT_OK(b.get());
 }
 
 // Stops every ACTIVE trial with an odd number; records what it was given.

@@ -40,7 +40,7 @@ struct World {
       : engine(store),
         auth(""),
         access(store, {}),
-        service(store, engine, auth, access,
+        service(engine, auth, access,
                 hptune::algorithms::StoppingRule::kMedianAtStep) {
     hptune::v1::CreateStudyRequest create;
     create.set_name("fuzz");

@@ -24,10 +24,11 @@
 // files too.
 //
 // Thread-safe: calls may come from many threads. Suggestions and new trials
-// are serialised per TuningEngine, so a process should use one engine per
-// Store. Several processes may share one SQLite file; suggestions for a study
-// should then come from one of them (the hptune server), the others only
-// reporting results: two processes suggesting at once could repeat a point.
+// of one study are serialised per TuningEngine (those of different studies
+// run at once), so a process should use one engine per Store. Several
+// processes may share one SQLite file; suggestions for a study should then
+// come from one of them (the hptune server), the others only reporting
+// results: two processes suggesting at once could repeat a point.
 #ifndef HPTUNE_ENGINE_ENGINE_H_
 #define HPTUNE_ENGINE_ENGINE_H_
 
@@ -35,7 +36,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -58,6 +58,8 @@ namespace hptune::engine {
 
 class BackgroundWork;
 class CurveCache;
+class StudyLock;
+class StudyLocks;
 
 struct SuggestResponse {
   // The client's unfinished trials first (oldest first), then new ones; all
@@ -225,9 +227,10 @@ class TuningEngine {
       const std::vector<Trial>& pending, int count, std::string_view client_id);
   // Marks the study COMPLETED, and says so, when nothing more can run in it:
   // no trial is pending and maxTrials is reached or every point of a finite
-  // space has been tried. `tried` are the parameters of all its trials.
+  // space has been tried. `tried` are the parameters of all its trials, read
+  // under `lock`, the study's.
   absl::StatusOr<bool> CompleteStudyIfDone(
-      const StudyRecord& study,
+      const StudyLock& lock, const StudyRecord& study,
       const std::vector<const ParameterAssignment*>& tried, int pending);
   // The same after a trial ended, reading the trials from the store; never
   // fails the caller (see the definition).
@@ -236,8 +239,9 @@ class TuningEngine {
   store::Store& store_;
   Clock& clock_;
   const algorithms::DesignerRegistry designers_;
-  // Serialises suggestions so concurrent clients never get the same point.
-  std::mutex suggest_mutex_;
+  // Serialises each study's suggestions and new trials, so concurrent
+  // clients never get the same point (src/engine/study_locks.h).
+  std::unique_ptr<StudyLocks> study_locks_;
 
   // The median rules' curves between checks (src/engine/curve_cache.h).
   std::unique_ptr<CurveCache> curves_;

@@ -59,7 +59,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,6 +66,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/machine_types.h"
+#include "hptune/core/mutex.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
@@ -147,7 +147,7 @@ class SlurmLauncher : public Launcher {
 
   const SlurmOptions options_;
   const NodeGpus node_gpus_;
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   // Each job's own sbatch options, by job ID (BeginJob).
   std::map<std::string, SlurmJobOptions, std::less<>> job_options_
       ABSL_GUARDED_BY(mutex_);

@@ -13,12 +13,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "hptune/core/mutex.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/store.h"
 
@@ -84,18 +85,20 @@ class MemoryStore : public Store {
     JobRecord record;
   };
 
-  // Callers hold mu_.
-  absl::StatusOr<StudyData*> FindStudy(std::string_view name);
-  absl::StatusOr<Trial*> FindTrial(std::string_view study, int64_t number);
-  void AppendEvent(Event event);
+  absl::StatusOr<StudyData*> FindStudy(std::string_view name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<Trial*> FindTrial(std::string_view study, int64_t number)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AppendEvent(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Clock& clock_;
-  std::mutex mu_;
-  int64_t next_order_ = 1;
-  std::map<std::string, StudyData, std::less<>> studies_;
-  std::map<std::string, JobData, std::less<>> jobs_;
-  int64_t next_event_id_ = 1;  // Never reused, like SQLite's AUTOINCREMENT.
-  std::vector<Event> events_;  // By id.
+  Mutex mu_;
+  int64_t next_order_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<std::string, StudyData, std::less<>> studies_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, JobData, std::less<>> jobs_ ABSL_GUARDED_BY(mu_);
+  // Never reused, like SQLite's AUTOINCREMENT.
+  int64_t next_event_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);  // By id.
 };
 
 }  // namespace hptune::store

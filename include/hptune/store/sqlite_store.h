@@ -14,29 +14,30 @@
 // thread of the store's own, never inside a caller's commit
 // (src/store/wal_checkpointer.h).
 //
-// Thread-safety: all methods are thread-safe (one connection for writes and
-// one for reads, each serialised by a mutex). Several stores and several
-// processes may use the same file: writers take the lock up front (BEGIN
-// IMMEDIATE) and a busy database is waited out, re-running the whole
-// transaction with backoff, up to SqliteStoreOptions::busy_deadline; only then
-// does a call fail, with Unavailable naming the file. Because of those retries
-// the `mutate` callbacks of UpdateTrial and UpdateJob may run more than once;
-// they must only change the record they are given and must not call the store.
+// Thread-safety: all methods are thread-safe (one connection for writes,
+// serialised by a mutex, and a pool of connections for reads). Several
+// stores and several processes may use the same file: writers take the lock
+// up front (BEGIN IMMEDIATE) and a busy database is waited out, re-running
+// the whole transaction with backoff, up to
+// SqliteStoreOptions::busy_deadline; only then does a call fail, with
+// Unavailable naming the file. Because of those retries the `mutate`
+// callbacks of UpdateTrial and UpdateJob may run more than once; they must
+// only change the record they are given and must not call the store.
 #ifndef HPTUNE_STORE_SQLITE_STORE_H_
 #define HPTUNE_STORE_SQLITE_STORE_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
+#include "hptune/core/mutex.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
@@ -119,7 +120,8 @@ class SqliteStore : public Store {
   // while the database is busy.
   [[nodiscard]] absl::Status Read(
       absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
-  [[nodiscard]] absl::Status Write(absl::FunctionRef<absl::Status()> body);
+  [[nodiscard]] absl::Status Write(
+      absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
   // Runs `select` in a read transaction and returns what it read.
   template <typename T>
   absl::StatusOr<T> ReadValue(
@@ -152,14 +154,15 @@ class SqliteStore : public Store {
   // once (AddMeasurementAsync) or wait for their answer (AddMeasurement).
   // Under load (clients report after every step) one commit carries many
   // measurements.
-  std::mutex queue_mu_;
-  std::vector<QueuedMeasurement> queue_;
-  bool committing_ = false;
+  Mutex queue_mu_;
+  std::vector<QueuedMeasurement> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool committing_ ABSL_GUARDED_BY(queue_mu_) = false;
   // Declared first so that it outlives connection_, whose commits call it.
   std::unique_ptr<internal::WalCheckpointer> checkpointer_;
-  std::mutex mu_;  // Serialises use of connection_, the writer.
-  std::unique_ptr<internal::SqliteConnection> connection_;
-  int wal_pages_ = 0;  // After connection_'s last commit; under mu_.
+  Mutex mu_;  // Serialises use of connection_, the writer.
+  std::unique_ptr<internal::SqliteConnection> connection_
+      ABSL_PT_GUARDED_BY(mu_);
+  int wal_pages_ ABSL_GUARDED_BY(mu_) = 0;  // After connection_'s last commit.
   // Reads have connections of their own: in WAL mode a read never waits
   // for a commit in progress, so the early-stopping checks that follow every
   // measurement do not queue behind the measurements' writes. A read that

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -21,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
@@ -333,7 +333,7 @@ struct ServeOutput {
   ServeOutput(std::ostream& out, int log_fd) : out(out), log_fd(log_fd) {}
   std::ostream& out;
   const int log_fd;
-  std::mutex mu;
+  Mutex mu;
 };
 
 std::function<void(const std::string&)> JobLogger(ServeOutput& output) {
@@ -344,7 +344,7 @@ std::function<void(const std::string&)> JobLogger(ServeOutput& output) {
       (void)!::write(output.log_fd, text.data(), text.size());
       return;
     }
-    std::lock_guard<std::mutex> lock(output.mu);
+    MutexLock lock(&output.mu);
     output.out << "hptune serve: " << line << std::endl;
   };
 }
@@ -400,13 +400,13 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
                                     ServeOutput& output, std::ostream& err) {
   const int signal = WaitForStopSignal(stop_signals);
   {
-    std::lock_guard<std::mutex> lock(output.mu);
+    MutexLock lock(&output.mu);
     output.out << "hptune serve: signal " << signal
                << ": draining (jobs stay resumable)" << std::endl;
   }
   if (web != nullptr) web->Stop();
   server.Drain(std::chrono::seconds(5));
-  std::lock_guard<std::mutex> lock(output.mu);
+  MutexLock lock(&output.mu);
   output.out << "hptune serve: drained" << std::endl;
   err.flush();
   std::_Exit(kExitOk);
@@ -437,15 +437,18 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const StartLines start_lines = StartLinesOf(setup);
   const std::string token = setup.options.token;
   // The start lines come before any job's.
-  std::unique_lock<std::mutex> out_lock(output.mu);
+  output.mu.Lock();
   auto server = server::HptuneServer::Start(std::move(setup.options));
-  if (!server.ok()) return Fail(server.status(), kExitFailure, err);
+  if (!server.ok()) {
+    output.mu.Unlock();
+    return Fail(server.status(), kExitFailure, err);
+  }
   PrintStartLines(start_lines, (*server)->port(), out);
   std::unique_ptr<dashboard::DashboardServer> web;
   if (setup.dashboard.address != "off") {
     auto started = StartDashboard(**server, std::move(setup.dashboard));
     if (!started.ok()) {
-      out_lock.unlock();
+      output.mu.Unlock();
       (*server)->Drain(std::chrono::seconds(1));
       err << "hptune serve: " << started.status().message() << "\n";
       err.flush();
@@ -460,7 +463,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                 : std::string())
         << ")" << std::endl;
   }
-  out_lock.unlock();
+  output.mu.Unlock();
   DrainOnStopSignal(stop_signals, **server, web.get(), output, err);
 }
 

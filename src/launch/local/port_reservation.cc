@@ -7,10 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <set>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/mutex.h"
 
 namespace hptune::launch {
 namespace {
@@ -19,12 +20,14 @@ namespace {
 // thousands of ports wide, so hitting this means something is wrong.
 constexpr int kTriesPerPort = 64;
 
-std::mutex& ReservedMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::set<int>& Reserved() {
-  static std::set<int>* reserved = new std::set<int>();
+// The ports this process's reservations hold. Never destroyed, so a
+// reservation may still end while the process exits.
+struct ReservedPorts {
+  Mutex mutex;
+  std::set<int> ports ABSL_GUARDED_BY(mutex);
+};
+ReservedPorts& Reserved() {
+  static ReservedPorts* const reserved = new ReservedPorts();
   return *reserved;
 }
 
@@ -76,8 +79,8 @@ absl::StatusOr<std::unique_ptr<PortReservation>> PortReservation::Reserve(
   }
   std::vector<Socket> open;
   std::vector<int> ports;
-  std::lock_guard<std::mutex> lock(ReservedMutex());
-  std::set<int>& reserved = Reserved();
+  ReservedPorts& reserved = Reserved();
+  MutexLock lock(&reserved.mutex);
   for (int tries = 0; static_cast<int>(ports.size()) < count; ++tries) {
     if (tries >= kTriesPerPort * count) {
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -86,24 +89,26 @@ absl::StatusOr<std::unique_ptr<PortReservation>> PortReservation::Reserve(
     }
     absl::StatusOr<int> port = Probe(address, host, open);
     if (!port.ok()) return port.status();
-    if (reserved.count(*port) > 0) continue;
+    if (reserved.ports.count(*port) > 0) continue;
     bool duplicate = false;
     for (int p : ports) duplicate = duplicate || p == *port;
     if (!duplicate) ports.push_back(*port);
   }
-  reserved.insert(ports.begin(), ports.end());
+  reserved.ports.insert(ports.begin(), ports.end());
   return std::unique_ptr<PortReservation>(
       new PortReservation(std::move(ports)));
 }
 
 PortReservation::~PortReservation() {
-  std::lock_guard<std::mutex> lock(ReservedMutex());
-  for (int port : ports_) Reserved().erase(port);
+  ReservedPorts& reserved = Reserved();
+  MutexLock lock(&reserved.mutex);
+  for (int port : ports_) reserved.ports.erase(port);
 }
 
 int PortReservation::ReservedCount() {
-  std::lock_guard<std::mutex> lock(ReservedMutex());
-  return static_cast<int>(Reserved().size());
+  ReservedPorts& reserved = Reserved();
+  MutexLock lock(&reserved.mutex);
+  return static_cast<int>(reserved.ports.size());
 }
 
 }  // namespace hptune::launch

@@ -424,13 +424,13 @@ absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
 }
 
 absl::Status SlurmLauncher::BeginJob(const JobSpec& job) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   job_options_[job.job_id] = job.slurm;
   return absl::OkStatus();
 }
 
 SlurmJobOptions SlurmLauncher::JobOptions(std::string_view job_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = job_options_.find(job_id);
   return it == job_options_.end() ? SlurmJobOptions{} : it->second;
 }
