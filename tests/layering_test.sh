@@ -9,6 +9,7 @@
 #   server, jobs ──► launch's public headers only
 #   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
 #   frontends (server, jobs, dashboard, cli, api) ──► algorithms' public headers
+#   engine, jobs, server, dashboard ──► files and time through Env only
 # and that every lock is an annotated hptune::Mutex.
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
@@ -67,6 +68,21 @@ hits=$(grep -rnE '(system|steady|high_resolution)_clock::now|random_device|[^a-z
   include/hptune/algorithms algorithms include/hptune/core src/core 2>/dev/null)
 if [ -n "$hits" ]; then
   echo "layering: algorithms and core read no clock, entropy or environment"
+  echo "$hits"
+  failed=1
+fi
+
+# Env (include/hptune/env/env.h) is the one door to files and time for the
+# engine, the job runner and take-over, the server and the dashboard, so
+# FakeEnv's clock and in-memory files can stand in for the machine: no
+# streams on files, no std::filesystem call (its path type is fine), no
+# sleeping outside Env::SleepFor.
+hits=$(grep -rnE '<fstream>|std::[io]?fstream|std::filesystem::[a-z_]+\(|std::filesystem::(directory_iterator|recursive_directory_iterator|exists|remove|rename|create_director|file_size|is_[a-z_]+|status|canonical|absolute|permissions)\b|sleep_for|sleep_until|[^a-z_]u?sleep\(' \
+  src/engine src/jobs src/server src/dashboard 2>/dev/null |
+  grep -vE 'std::filesystem::path\(' |
+  grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
+if [ -n "$hits" ]; then
+  echo "layering: engine, jobs, server and dashboard reach files and time through Env"
   echo "$hits"
   failed=1
 fi

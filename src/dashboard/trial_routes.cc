@@ -23,16 +23,14 @@ constexpr int64_t kMaxLogChunk = 64 << 10;
 Json ReplicaLogsJson(const std::filesystem::path& state_dir,
                      const std::string& job_id, int64_t number) {
   Json logs = Json::array();
-  std::error_code error;
-  const std::filesystem::path dir =
-      RunsLayout(state_dir).TrialDir(job_id, number);
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::string replica = ReplicaOfLog(entry.path().filename().string());
-    if (replica.empty() || !entry.is_regular_file(error) ||
-        entry.is_symlink(error)) {
-      continue;
-    }
-    logs.push_back({{"replica", replica}, {"size", entry.file_size(error)}});
+  absl::StatusOr<std::vector<DirectoryEntry>> entries =
+      DefaultEnv().ListDirectory(
+          RunsLayout(state_dir).TrialDir(job_id, number));
+  if (!entries.ok()) return logs;
+  for (const DirectoryEntry& entry : *entries) {
+    const std::string replica = ReplicaOfLog(entry.name);
+    if (replica.empty() || entry.type != FileType::kRegular) continue;
+    logs.push_back({{"replica", replica}, {"size", entry.size}});
   }
   return logs;
 }
@@ -100,7 +98,8 @@ absl::StatusOr<Json> LogChunk(ChangeStream& changes,
   }
   const std::filesystem::path path =
       RunsLayout(state_dir).ReplicaLog(snapshot->job->job_id, number, replica);
-  absl::StatusOr<FileChunk> read = ReadFileChunk(path, offset, kMaxLogChunk);
+  absl::StatusOr<FileChunk> read =
+      DefaultEnv().ReadFileChunk(path, offset, kMaxLogChunk, "log");
   if (absl::IsNotFound(read.status())) {
     return absl::NotFoundError(
         absl::StrCat("trial ", number, ": no log \"", replica, ".log\""));

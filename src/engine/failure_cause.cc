@@ -1,6 +1,6 @@
 #include "src/engine/failure_cause.h"
 
-#include <fstream>
+#include <memory>
 #include <string_view>
 
 #include "absl/strings/match.h"
@@ -10,7 +10,7 @@
 namespace hptune::engine::internal {
 namespace {
 
-constexpr std::streamoff kTailBytes = 16 * 1024;
+constexpr uint64_t kTailBytes = 16 * 1024;
 constexpr size_t kLineChars = 300;
 
 // "ModuleNotFoundError: ...", also qualified ("foo.bar.ImportError: ...").
@@ -43,17 +43,18 @@ bool IsNothingToRun(std::string_view line) {
 
 }  // namespace
 
-std::vector<std::string> LogTail(const std::filesystem::path& log,
+std::vector<std::string> LogTail(Env& env, const std::filesystem::path& log,
                                  int max_lines) {
-  std::ifstream in(log, std::ios::binary);
-  if (!in) return {};
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = size > kTailBytes ? size - kTailBytes : 0;
-  in.seekg(start);
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> file =
+      env.OpenForReading(log, "log");
+  if (!file.ok()) return {};
+  const uint64_t size = (*file)->size();
+  const uint64_t start = size > kTailBytes ? size - kTailBytes : 0;
   std::string text(static_cast<size_t>(size - start), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
+  absl::StatusOr<size_t> read =
+      (*file)->ReadAt(start, text.data(), text.size());
+  if (!read.ok()) return {};
+  text.resize(*read);
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
   // A read from the middle of the file starts inside a line.
   if (start > 0 && !lines.empty()) lines.erase(lines.begin());

@@ -1,7 +1,8 @@
 // Telling a trainer's permanent failures (a missing module, a syntax error,
 // a wrong flag, a command that cannot run) from the ones a restart may cure,
 // from how a replica ended and the last lines of its log. Used by
-// TrialExecution; pure functions apart from LogTail's read, thread-safe.
+// TrialExecution; pure functions apart from LogTail's read through Env,
+// thread-safe.
 #ifndef HPTUNE_SRC_ENGINE_FAILURE_CAUSE_H_
 #define HPTUNE_SRC_ENGINE_FAILURE_CAUSE_H_
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::engine::internal {
@@ -17,10 +19,12 @@ namespace hptune::engine::internal {
 // How many log lines a failure quotes.
 inline constexpr int kLogTailLines = 20;
 
-// The last `max_lines` lines of `log`, read from at most its last 16 KiB
-// (a trainer's log may be gigabytes), each cut to 300 characters. Empty when
-// the log cannot be read.
-std::vector<std::string> LogTail(const std::filesystem::path& log,
+// The last `max_lines` lines of `log`, read through `env` from at most its
+// last 16 KiB (a trainer's log may be gigabytes), each cut to 300
+// characters. Empty when the log cannot be read, or is a link or has other
+// links (Env::OpenForReading): a trainer cannot have a failure quote a file
+// only this process may read.
+std::vector<std::string> LogTail(Env& env, const std::filesystem::path& log,
                                  int max_lines = kLogTailLines);
 
 // The last line of `tail` that is not blank, or "".

@@ -106,7 +106,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   const std::filesystem::path trial_dir =
       RunsLayout(options_.runs_dir).TrialDir(job_.job_id, trial.number);
   // A failure shows as the replicas' log files that cannot be opened.
-  CreatePrivateDirectories(trial_dir).IgnoreError();
+  env_.CreatePrivateDirectories(trial_dir).IgnoreError();
   // The trial's directory is its replicas' working directory: their user's.
   if (run_as_) GiveToUser(trial_dir, *run_as_).IgnoreError();
   const launch::TrialContext context{
@@ -128,7 +128,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
     if (run_as_) as_user.emplace(*run_as_);
     for (const std::string& dir :
          {aip.model, aip.checkpoint, aip.tensorboard}) {
-      CreatePrivateDirectories(dir).IgnoreError();
+      env_.CreatePrivateDirectories(dir).IgnoreError();
     }
   }
   launch.job_id = job_.job_id;
@@ -137,7 +137,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   }
   auto execution = std::make_unique<TrialExecution>(
       store_, study_.name, launcher_, std::move(launch), std::move(placement),
-      study_.spec.metric_tag, limits_);
+      study_.spec.metric_tag, limits_, env_);
   HPTUNE_RETURN_IF_ERROR(
       execution->Start(trial, slots_.TakeUnfinished(trial.number)));
   // Only replicas that kept running report again what is already stored;

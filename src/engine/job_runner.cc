@@ -83,7 +83,7 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   // Logs and metric files are the job's owner's: private directories.
   const std::filesystem::path job_dir =
       RunsLayout(options_.runs_dir).JobDir(job.job_id);
-  if (absl::Status made = CreatePrivateDirectories(job_dir); !made.ok()) {
+  if (absl::Status made = env_.CreatePrivateDirectories(job_dir); !made.ok()) {
     return set_state(JobState::kFailed, std::string(made.message()));
   }
   // Another user's job: this process keeps the job's directory, so that

@@ -1,7 +1,6 @@
 #include "src/engine/trial_execution.h"
 
 #include <filesystem>
-#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -42,16 +41,17 @@ TrialExecution::TrialExecution(store::Store& store, std::string study,
                                launch::TrialLaunch launch,
                                std::unique_ptr<launch::Placement> placement,
                                const std::string& metric,
-                               TrialExecutionLimits limits)
+                               TrialExecutionLimits limits, Env& env)
     : store_(store),
       study_(std::move(study)),
       launcher_(launcher),
+      env_(env),
       launch_(std::move(launch)),
       placement_(std::move(placement)),
       limits_(limits),
       metric_(metric),
-      hypertune_(launch_.replicas.front().metrics_path, metric),
-      stdout_(launch_.replicas.front().log_path, metric),
+      hypertune_(launch_.replicas.front().metrics_path, metric, env),
+      stdout_(launch_.replicas.front().log_path, metric, env),
       restarts_(launch_.replicas.size(), 0) {}
 
 TrialExecution::~TrialExecution() {
@@ -79,8 +79,8 @@ absl::Status TrialExecution::Start(const Trial& stored, bool reattach) {
   // A drained attempt (its marker is the draining server's) is given back.
   const std::filesystem::path drained_marker =
       DrainedAttemptIn(launch_.replicas.front().log_path.parent_path());
-  std::error_code ec;
-  if (std::filesystem::remove(drained_marker, ec) && reattach && attempt_ > 0) {
+  const absl::StatusOr<bool> drained = env_.Remove(drained_marker);
+  if (drained.ok() && *drained && reattach && attempt_ > 0) {
     ++drained_;
     HPTUNE_RETURN_IF_ERROR(SaveAttempts());
     HPTUNE_RETURN_IF_ERROR(
@@ -314,7 +314,7 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
       return poll;
     }
     const std::filesystem::path& log = launch_.replicas[exit.replica].log_path;
-    std::vector<std::string> tail = LogTail(log);
+    std::vector<std::string> tail = LogTail(env_, log);
     if (std::optional<std::string> cause =
             PermanentCause(exit, tail, !reported_names_.empty())) {
       HPTUNE_RETURN_IF_ERROR(

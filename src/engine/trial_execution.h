@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/measurement.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/launch/metrics.h"
 #include "hptune/store/store.h"
@@ -66,7 +67,8 @@ class TrialExecution {
   TrialExecution(store::Store& store, std::string study,
                  launch::Launcher& launcher, launch::TrialLaunch launch,
                  std::unique_ptr<launch::Placement> placement,
-                 const std::string& metric, TrialExecutionLimits limits);
+                 const std::string& metric, TrialExecutionLimits limits,
+                 Env& env);
   ~TrialExecution();
 
   int64_t trial() const { return launch_.trial; }
@@ -126,6 +128,7 @@ class TrialExecution {
   store::Store& store_;
   const std::string study_;
   launch::Launcher& launcher_;
+  Env& env_;
   const launch::TrialLaunch launch_;
   std::unique_ptr<launch::Placement> placement_;
   const TrialExecutionLimits limits_;

@@ -17,31 +17,12 @@
 #include "absl/strings/str_split.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
+#include "src/env/posix_files.h"
 
 namespace hptune {
 namespace {
 
-absl::Status ErrnoError(std::string_view what,
-                        const std::filesystem::path& path, int err) {
-  std::string message = absl::StrCat(std::string(what), " ", path.string(),
-                                     ": ", std::strerror(err));
-  if (err == ENOENT) return absl::NotFoundError(message);
-  if (err == EACCES || err == EPERM) {
-    return absl::PermissionDeniedError(message);
-  }
-  return absl::InternalError(message);
-}
-
-// Writes all of `data` to `fd`, through short writes and EINTR.
-bool WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
+using internal::ErrnoError;
 
 class PosixEnv : public Env {
  public:
@@ -61,52 +42,36 @@ class PosixEnv : public Env {
     ::poll(polled.data(), polled.size(), ms);  // EINTR: an early return.
   }
 
-  absl::Status WriteFileAtomically(const std::filesystem::path& path,
-                                   std::string_view contents,
-                                   int mode) override {
-    std::filesystem::path temporary = path;
-    temporary += absl::StrCat(".tmp.", ::getpid());
-    // Made afresh (O_EXCL): in a directory another user owns, a name
-    // planted there, a link or a hard link to a file of ours, is not
-    // written through.
-    ::unlink(temporary.c_str());
-    int fd = ::open(temporary.c_str(),
-                    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-    if (fd < 0) return ErrnoError("cannot create", temporary, errno);
-    const bool written = WriteAll(fd, contents) && ::fsync(fd) == 0;
-    const int write_errno = errno;
-    ::close(fd);
-    if (!written) {
-      ::unlink(temporary.c_str());
-      return ErrnoError("cannot write", temporary, write_errno);
-    }
-    if (::rename(temporary.c_str(), path.c_str()) != 0) {
-      const int rename_errno = errno;
-      ::unlink(temporary.c_str());
-      return ErrnoError("cannot rename into", path, rename_errno);
-    }
-    return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenForReading(
+      const std::filesystem::path& path, std::string_view what) override {
+    return internal::OpenPosixFile(path, what);
   }
-
   absl::StatusOr<std::string> ReadFile(
       const std::filesystem::path& path) override {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ErrnoError("cannot open", path, errno);
-    std::string contents;
-    char buffer[1 << 16];
-    while (true) {
-      ssize_t n = ::read(fd, buffer, sizeof(buffer));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int read_errno = errno;
-        ::close(fd);
-        return ErrnoError("cannot read", path, read_errno);
-      }
-      if (n == 0) break;
-      contents.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    return contents;
+    return internal::ReadPosixFile(path);
+  }
+  absl::Status WriteFileAtomically(const std::filesystem::path& path,
+                                   std::string_view contents, int mode,
+                                   Durability durability) override {
+    return internal::WritePosixFileAtomically(path, contents, mode, durability);
+  }
+  absl::Status Rename(const std::filesystem::path& from,
+                      const std::filesystem::path& to) override {
+    return internal::RenamePosix(from, to);
+  }
+  absl::StatusOr<bool> Remove(const std::filesystem::path& path) override {
+    return internal::RemovePosix(path);
+  }
+  absl::StatusOr<FileType> TypeOf(const std::filesystem::path& path) override {
+    return internal::PosixTypeOf(path);
+  }
+  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
+      const std::filesystem::path& dir) override {
+    return internal::ListPosixDirectory(dir);
+  }
+  absl::Status CreatePrivateDirectories(
+      const std::filesystem::path& dir) override {
+    return hptune::CreatePrivateDirectories(dir);
   }
 };
 
@@ -130,34 +95,6 @@ absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
     return ErrnoError("cannot create directory", dir, ENOTDIR);
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
-                                        int64_t offset, int64_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 && errno == ELOOP) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path.string(), ": a link, which is not followed"));
-  }
-  if (fd < 0) return ErrnoError("cannot open", path, errno);
-  struct stat info;
-  absl::Status refused;
-  if (::fstat(fd, &info) != 0) {
-    refused = ErrnoError("cannot stat", path, errno);
-  } else if (!S_ISREG(info.st_mode) || info.st_nlink > 1) {
-    refused = absl::FailedPreconditionError(absl::StrCat(
-        path.string(), ": not a file of its own (a link, or not regular)"));
-  }
-  FileChunk chunk{.size = static_cast<int64_t>(info.st_size)};
-  if (refused.ok() && offset < chunk.size) {
-    chunk.data.resize(
-        static_cast<size_t>(std::min(max_bytes, chunk.size - offset)));
-    const ssize_t n = ::pread(fd, chunk.data.data(), chunk.data.size(), offset);
-    chunk.data.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  }
-  ::close(fd);
-  if (!refused.ok()) return refused;
-  return chunk;
 }
 
 namespace {

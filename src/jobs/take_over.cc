@@ -48,7 +48,7 @@ absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
                                      launch::Launcher& launcher,
                                      const std::filesystem::path& runs_dir,
                                      const JobRecord& record,
-                                     const JobSpec& spec) {
+                                     const JobSpec& spec, Env& env) {
   // Whatever the dead runner left running has lost its watcher: stop it
   // before its trial is started again.
   StopLeftovers(launcher, runs_dir, record.job_id);
@@ -56,7 +56,8 @@ absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
     HPTUNE_RETURN_IF_ERROR(FinishCancelling(store, engine, record));
     return TakeOver::kEnded;
   }
-  HPTUNE_RETURN_IF_ERROR(RecoverTrialFiles(engine, runs_dir, record, spec));
+  HPTUNE_RETURN_IF_ERROR(
+      RecoverTrialFiles(engine, runs_dir, record, spec, env));
   return TakeOver::kRun;
 }
 

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/engine/engine.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
 
@@ -38,12 +39,10 @@ enum class TakeOver {
 // `record` is the job as stored and not ended; `spec` its trainingInput (the
 // stored one, or the config `hptune run` was given again). Errors come from
 // the store or from reading the trials' files.
-absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
-                                     engine::TuningEngine& engine,
-                                     launch::Launcher& launcher,
-                                     const std::filesystem::path& runs_dir,
-                                     const JobRecord& record,
-                                     const JobSpec& spec);
+absl::StatusOr<TakeOver> TakeOverJob(
+    store::Store& store, engine::TuningEngine& engine,
+    launch::Launcher& launcher, const std::filesystem::path& runs_dir,
+    const JobRecord& record, const JobSpec& spec, Env& env = DefaultEnv());
 
 // Stops what a dead runner left running of job `job_id` on `launcher`'s
 // backend (Launcher::StopLeftovers; the first step of TakeOverJob), for a

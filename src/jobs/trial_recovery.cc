@@ -1,7 +1,6 @@
 #include "src/jobs/trial_recovery.h"
 
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -17,18 +16,18 @@ namespace {
 // Adds the reports of the lost run that are not stored yet. A program
 // reports through one channel: its hypertune file when it wrote one, else
 // its stdout lines (as TrialExecution reads them).
-absl::Status StoreMissingReports(engine::TuningEngine& engine,
+absl::Status StoreMissingReports(Env& env, engine::TuningEngine& engine,
                                  const std::string& study, const Trial& trial,
                                  const std::filesystem::path& metrics_path,
                                  const std::filesystem::path& log_path,
                                  const std::string& metric) {
   // A dead attempt's non-finite value is not stored: the trial's next
   // attempt is judged on its own reports.
-  launch::HypertuneFileReader hypertune(metrics_path, metric);
+  launch::HypertuneFileReader hypertune(metrics_path, metric, env);
   HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads read, hypertune.ReadNew());
   std::vector<Measurement> reports = std::move(read.measurements);
   if (reports.empty()) {
-    launch::StdoutMetricReader lines(log_path, metric);
+    launch::StdoutMetricReader lines(log_path, metric, env);
     HPTUNE_ASSIGN_OR_RETURN(read, lines.ReadNew());
     reports = std::move(read.measurements);
   }
@@ -44,31 +43,33 @@ absl::Status StoreMissingReports(engine::TuningEngine& engine,
 }
 
 // master-0.log -> master-0.log.<k> with the first k >= 1 not taken.
-void MoveAside(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string ext = entry.path().extension().string();
-    if (entry.is_regular_file(ec) && (ext == ".log" || ext == ".metrics")) {
-      files.push_back(entry.path());
+absl::Status MoveAside(Env& env, const std::filesystem::path& dir) {
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<DirectoryEntry> entries,
+                          env.ListDirectory(dir));
+  for (const DirectoryEntry& entry : entries) {
+    const std::string ext = std::filesystem::path(entry.name).extension();
+    if (entry.type != FileType::kRegular ||
+        (ext != ".log" && ext != ".metrics")) {
+      continue;
     }
-  }
-  for (const std::filesystem::path& file : files) {
+    const std::filesystem::path file = dir / entry.name;
     for (int k = 1; k < 1000; ++k) {
       std::filesystem::path target = file;
       target += "." + std::to_string(k);
-      if (std::filesystem::exists(target, ec)) continue;
-      std::filesystem::rename(file, target, ec);
+      if (env.Exists(target)) continue;
+      HPTUNE_RETURN_IF_ERROR(env.Rename(file, target));
       break;
     }
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
                                const std::filesystem::path& runs_dir,
-                               const JobRecord& job, const JobSpec& spec) {
+                               const JobRecord& job, const JobSpec& spec,
+                               Env& env) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, engine.GetStudy(job.study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           engine.ListTrials(job.study_name));
@@ -79,15 +80,15 @@ absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
     }
     const std::filesystem::path dir =
         RunsLayout(runs_dir).TrialDir(job.job_id, trial.number);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) continue;
+    absl::StatusOr<FileType> type = env.TypeOf(dir);
+    if (!type.ok() || *type != FileType::kDirectory) continue;
     const bool chief = spec.use_chief_in_tf_config;
     HPTUNE_RETURN_IF_ERROR(StoreMissingReports(
-        engine, job.study_name, trial,
+        env, engine, job.study_name, trial,
         launch::ReplicaMetricsPath(dir, TaskType::kMaster, 0, chief),
         launch::ReplicaLogPath(dir, TaskType::kMaster, 0, chief),
         study.spec.metric_tag));
-    MoveAside(dir);
+    HPTUNE_RETURN_IF_ERROR(MoveAside(env, dir));
   }
   return absl::OkStatus();
 }

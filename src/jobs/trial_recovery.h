@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "hptune/core/job.h"
 #include "hptune/engine/engine.h"
+#include "hptune/env/env.h"
 
 namespace hptune::jobs {
 
@@ -29,10 +30,10 @@ namespace hptune::jobs {
 // file has none) metric lines of its log whose (step, metrics) are not
 // stored, are added as measurements; then every *.log and *.metrics file of
 // the trial directory <runs_dir>/<job>/<N>/ is renamed with the next free
-// suffix .1, .2, ...
+// suffix .1, .2, ... Files are reached through `env`.
 [[nodiscard]] absl::Status RecoverTrialFiles(
     engine::TuningEngine& engine, const std::filesystem::path& runs_dir,
-    const JobRecord& job, const JobSpec& spec);
+    const JobRecord& job, const JobSpec& spec, Env& env = DefaultEnv());
 
 }  // namespace hptune::jobs
 

@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -15,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "src/core/constant_time.h"
 
 namespace hptune::server {
@@ -96,10 +97,12 @@ absl::Status TokenAuthenticator::LoadUsersFile(
                                                    " bytes, more than ",
                                                    kMaxUsersFileBytes));
   }
-  std::ifstream in(path);
-  std::string line;
+  HPTUNE_ASSIGN_OR_RETURN(const std::string contents,
+                          DefaultEnv().ReadFile(path));
   std::map<std::string, Caller> users;
-  for (int number = 1; std::getline(in, line); ++number) {
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(contents, '\n')) {
+    ++number;
     const absl::string_view text = absl::StripAsciiWhitespace(line);
     if (text.empty() || text.front() == '#') continue;
     const std::vector<absl::string_view> fields =

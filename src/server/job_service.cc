@@ -8,7 +8,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -61,7 +60,7 @@ struct LogRequest {
 // may follow trial 1 as soon as it submits. NOT_FOUND at once when the job
 // has ended or the trial is beyond maxTrials; CANCELLED when the client
 // goes away.
-absl::Status WaitForTrial(store::Store& store, const JobRecord& job,
+absl::Status WaitForTrial(Env& env, store::Store& store, const JobRecord& job,
                           int64_t trial,
                           const std::function<bool()>& is_cancelled) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store.GetStudy(job.study_name));
@@ -77,12 +76,12 @@ absl::Status WaitForTrial(store::Store& store, const JobRecord& job,
     if (is_cancelled()) {
       return absl::CancelledError("the client cancelled the log stream");
     }
-    std::this_thread::sleep_for(kStreamPoll);
+    env.SleepFor(kStreamPoll);
   }
 }
 
 absl::StatusOr<LogRequest> ResolveLog(
-    store::Store& store, const std::filesystem::path& runs_dir,
+    Env& env, store::Store& store, const std::filesystem::path& runs_dir,
     const v1::GetTrialLogsRequest& request,
     const std::function<bool()>& is_cancelled = [] { return false; }) {
   HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request.job_id()));
@@ -111,7 +110,7 @@ absl::StatusOr<LogRequest> ResolveLog(
   HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store.GetJob(request.job_id()));
   if (request.follow()) {
     HPTUNE_RETURN_IF_ERROR(
-        WaitForTrial(store, job, request.trial_id(), is_cancelled));
+        WaitForTrial(env, store, job, request.trial_id(), is_cancelled));
   }
   LogRequest log{.path = RunsLayout(runs_dir).ReplicaLog(
                      request.job_id(), request.trial_id(), replica),
@@ -126,12 +125,13 @@ absl::StatusOr<LogRequest> ResolveLog(
 }
 
 // Reads up to max_bytes from `offset`; an absent file reads as empty.
-absl::StatusOr<v1::LogChunk> ReadChunk(const LogRequest& log, int64_t offset) {
+absl::StatusOr<v1::LogChunk> ReadChunk(Env& env, const LogRequest& log,
+                                       int64_t offset) {
   v1::LogChunk chunk;
   chunk.set_offset(offset);
   chunk.set_next_offset(offset);
   absl::StatusOr<FileChunk> read =
-      ReadFileChunk(log.path, offset, log.max_bytes);
+      env.ReadFileChunk(log.path, offset, log.max_bytes, "log");
   if (absl::IsNotFound(read.status())) return chunk;
   HPTUNE_RETURN_IF_ERROR(read.status());
   std::string data = std::move(read->data);
@@ -410,10 +410,11 @@ grpc::Status JobService::GetTrialLogs(grpc::ServerContext* context,
     HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
     HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
     HPTUNE_ASSIGN_OR_RETURN(
-        LogRequest log, ResolveLog(store_, jobs_.options().runs_dir, *request));
+        LogRequest log,
+        ResolveLog(env_, store_, jobs_.options().runs_dir, *request));
     const bool ended = TrialEnded(store_, log);
-    HPTUNE_ASSIGN_OR_RETURN(*reply, ReadChunk(log, log.offset));
-    if (reply->data().empty() && !std::filesystem::exists(log.path) && ended) {
+    HPTUNE_ASSIGN_OR_RETURN(*reply, ReadChunk(env_, log, log.offset));
+    if (reply->data().empty() && !env_.Exists(log.path) && ended) {
       return absl::NotFoundError(
           absl::StrCat("job ", Quoted(request->job_id()), " trial ", log.trial,
                        ": no log ", Quoted(log.path.filename().string())));
@@ -433,14 +434,14 @@ grpc::Status JobService::StreamTrialLogs(
     HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
     HPTUNE_ASSIGN_OR_RETURN(
         LogRequest log,
-        ResolveLog(store_, jobs_.options().runs_dir, *request,
+        ResolveLog(env_, store_, jobs_.options().runs_dir, *request,
                    [context] { return context->IsCancelled(); }));
     int64_t offset = log.offset;
     while (!context->IsCancelled()) {
       // Read "ended" before the data: output written before the trial ended
       // is then certainly in this read.
       const bool ended = TrialEnded(store_, log);
-      HPTUNE_ASSIGN_OR_RETURN(v1::LogChunk chunk, ReadChunk(log, offset));
+      HPTUNE_ASSIGN_OR_RETURN(v1::LogChunk chunk, ReadChunk(env_, log, offset));
       const bool more = !chunk.data().empty();
       offset = chunk.next_offset();
       const bool last =
@@ -451,7 +452,7 @@ grpc::Status JobService::StreamTrialLogs(
         return absl::OkStatus();
       }
       if (more && !writer->Write(chunk)) return absl::OkStatus();
-      if (!more) std::this_thread::sleep_for(kStreamPoll);
+      if (!more) env_.SleepFor(kStreamPoll);
     }
     return absl::CancelledError("the client cancelled the log stream");
   });

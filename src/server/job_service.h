@@ -20,6 +20,7 @@
 #include <string>
 #include <utility>
 
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 #include "hptune/v1/job_service.grpc.pb.h"
 #include "src/jobs/job_manager.h"
@@ -32,11 +33,14 @@ namespace hptune::server {
 class JobService final : public v1::JobService::Service {
  public:
   // `backend`: where this server runs trials, "local" or "slurm";
-  // `policy`: which programs submitted jobs may run.
+  // `policy`: which programs submitted jobs may run; `env`: logs are read,
+  // and streams wait, through it.
   JobService(store::Store& store, jobs::JobManager& jobs,
              const TokenAuthenticator& auth, std::string backend,
-             CommandPolicy policy, const JobAccess& access)
-      : store_(store),
+             CommandPolicy policy, const JobAccess& access,
+             Env& env = DefaultEnv())
+      : env_(env),
+        store_(store),
         jobs_(jobs),
         auth_(auth),
         backend_(std::move(backend)),
@@ -75,6 +79,7 @@ class JobService final : public v1::JobService::Service {
   // The job as a message, with its study's trials when `with_trials`.
   absl::StatusOr<v1::Job> DescribeJob(const JobRecord& job, bool with_trials);
 
+  Env& env_;
   store::Store& store_;
   jobs::JobManager& jobs_;
   const TokenAuthenticator& auth_;

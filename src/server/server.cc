@@ -175,7 +175,7 @@ class HptuneServer::Impl {
   absl::Status PrepareSocketDirectory() {
     std::filesystem::path dir = options_.socket_path.parent_path();
     if (dir.empty()) dir = ".";
-    if (!std::filesystem::exists(dir)) {
+    if (!DefaultEnv().Exists(dir)) {
       HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
       ::chmod(dir.c_str(), 0755);
     }

@@ -1,6 +1,7 @@
 // Unit tests of the permanent-failure rules (src/engine/failure_cause.h).
 #include "src/engine/failure_cause.h"
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -75,13 +76,27 @@ TEST(LogTailTest, KeepsTheLastLinesOfALargeLog) {
     for (int i = 0; i < 100000; ++i) out << "line " << i << "\n";
     out << std::string(1000, 'x') << "\r\n";
   }
-  std::vector<std::string> tail = LogTail(path, 3);
+  std::vector<std::string> tail = LogTail(DefaultEnv(), path, 3);
   ASSERT_EQ(tail.size(), 3u);
   EXPECT_EQ(tail[0], "line 99998");
   EXPECT_EQ(tail[1], "line 99999");
   EXPECT_EQ(tail[2], std::string(300, 'x') + "...");
   EXPECT_EQ(LastLogLine({"a", "  b  ", " ", ""}), "b");
-  EXPECT_THAT(LogTail(path + ".missing"), ElementsAre());
+  EXPECT_THAT(LogTail(DefaultEnv(), path + ".missing"), ElementsAre());
+}
+
+// A trainer may name its log as a link to a file only the server may read:
+// its failure must not quote that file.
+TEST(LogTailTest, ALinkedLogIsNotQuoted) {
+  const std::string dir = hptune::testing::MakeTempDir();
+  std::ofstream(dir + "/secret") << "TOPSECRET\n";
+  std::filesystem::create_symlink(dir + "/secret", dir + "/master-0.log");
+  std::filesystem::create_hard_link(dir + "/secret", dir + "/worker-0.log");
+  EXPECT_THAT(LogTail(DefaultEnv(), dir + "/master-0.log"), ElementsAre());
+  EXPECT_THAT(LogTail(DefaultEnv(), dir + "/worker-0.log"), ElementsAre());
+  std::ofstream(dir + "/ps-0.log") << "TOPSECRET\n";
+  EXPECT_THAT(LogTail(DefaultEnv(), dir + "/ps-0.log"),
+              ElementsAre("TOPSECRET"));
 }
 
 }  // namespace

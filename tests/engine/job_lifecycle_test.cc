@@ -64,17 +64,21 @@ FakeReplica Curve(double value, int steps) {
 
 FakeReplica RunsUntilStopped() { return FakeReplica{}; }
 
+// The runs directory, in FakeEnv's memory only.
+constexpr char kRunsDir[] = "/hptune-lifecycle-test-runs";
+
 class JobLifecycleTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = std::make_unique<store::MemoryStore>(env_.fake_clock());
     engine_ = std::make_unique<TuningEngine>(*store_, env_.fake_clock());
-    options_.runs_dir = testing::MakeTempDir() + "/runs";
+    // In FakeEnv's memory: a run writes nothing to the disk.
+    options_.runs_dir = kRunsDir;
   }
 
   void Script(testing::FakeScript script, int gpus = 0) {
-    launcher_ = std::make_unique<testing::FakeLauncher>(
-        env_.fake_clock(), std::move(script), "accuracy", gpus);
+    launcher_ = std::make_unique<testing::FakeLauncher>(env_, std::move(script),
+                                                        "accuracy", gpus);
   }
 
   absl::StatusOr<JobRecord> SubmitAndRun(const JobSpec& job) {
@@ -141,6 +145,26 @@ TEST_F(JobLifecycleTest, AFailedReplicaIsRestartedAndTheMasterDecides) {
   EXPECT_GE(*trial->end_time - *trial->start_time, 3500ms);
   EXPECT_LE(*trial->end_time - *trial->start_time,
             3500ms + options_.max_poll_interval);
+}
+
+// The runner reaches files only through its Env: the reports it stored came
+// from FakeEnv's in-memory hypertune file, and nothing reached the disk.
+TEST_F(JobLifecycleTest, ARunReadsAndWritesFilesOnlyThroughItsEnv) {
+  Script([](const FakeStart& s) {
+    if (s.name == "master-0") return Curve(0.8, 2);
+    return RunsUntilStopped();
+  });
+  auto record = SubmitAndRun(MakeJob("in_memory", 0, 2, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  const std::string trial_dir = std::string(kRunsDir) + "/in_memory/";
+  EXPECT_THAT(env_.Files(),
+              ::testing::IsSupersetOf({trial_dir + "1/master-0.metrics",
+                                       trial_dir + "2/master-0.metrics"}));
+  auto trial = store_->GetTrial("in_memory", 2);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->measurements.size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(kRunsDir));
 }
 
 TEST_F(JobLifecycleTest, AnAttemptOutOfRestartsIsRerunThenTheTrialFails) {
@@ -508,8 +532,8 @@ TEST_F(TakeOverAttemptsTest, RunnerCrashesCannotRerunATrialWithoutEnd) {
 
 TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
   ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("drained", 2));
-  ASSERT_OK(CreatePrivateDirectories(TrialDir()));
-  ASSERT_OK(DefaultEnv().WriteFileAtomically(DrainedAttemptIn(TrialDir()), ""));
+  ASSERT_OK(env_.CreatePrivateDirectories(TrialDir()));
+  ASSERT_OK(env_.WriteFileAtomically(DrainedAttemptIn(TrialDir()), ""));
   auto record = runner_->Run(job_);
   ASSERT_OK(record);
   EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
@@ -519,7 +543,7 @@ TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
   EXPECT_EQ(trial->drained_attempts, 1);
   EXPECT_THAT(ReplicaEvents(1), Contains(HasSubstr("attempt 2 ended with a "
                                                    "server's drain")));
-  EXPECT_FALSE(std::filesystem::exists(DrainedAttemptIn(TrialDir())));
+  EXPECT_FALSE(env_.Exists(DrainedAttemptIn(TrialDir())));
 }
 
 }  // namespace

@@ -310,7 +310,7 @@ TEST_F(MultiUserTest, ATrainersLinksNeverMakeRootReadForIt) {
   }
   EXPECT_NE(logs.exit_code, 0);
   EXPECT_THAT(logs.err,
-              HasSubstr("master-0.log: a link, which is not followed"));
+              HasSubstr("master-0.log\" is a link, which is not followed"));
   EXPECT_THAT(run.out + run.err, HasSubstr("metrics file"));
 }
 

@@ -14,6 +14,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/memory_store.h"
+#include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
@@ -56,23 +57,21 @@ class TakeOverTest : public ::testing::Test {
   const std::string runs_ = testing::MakeTempDir();
   // A backend that only notes what it was asked to stop.
   struct StopRecorder : testing::FakeLauncher {
-    explicit StopRecorder(Clock& clock)
-        : FakeLauncher(clock, nullptr, "accuracy") {}
+    explicit StopRecorder(Env& env) : FakeLauncher(env, nullptr, "accuracy") {}
     void StopLeftovers(const std::filesystem::path& job_runs_dir,
                        std::chrono::milliseconds) override {
       stopped.push_back(job_runs_dir);
     }
     std::vector<std::filesystem::path> stopped;
   };
-  FakeClock clock_;
-  StopRecorder launcher_{clock_};
+  testing::FakeEnv env_;
+  StopRecorder launcher_{env_};
 };
 
 TEST_F(TakeOverTest, AJobLeftCancellingEndsCancelledWithItsTrials) {
   const JobRecord job = Job(JobState::kCancelling);
-  absl::StatusOr<TakeOver> taken =
-      TakeOverJob(store_, engine_, launcher_, runs_, job,
-                  JobSpec{.job_id = "job"});
+  absl::StatusOr<TakeOver> taken = TakeOverJob(
+      store_, engine_, launcher_, runs_, job, JobSpec{.job_id = "job"});
   ASSERT_OK(taken.status());
   EXPECT_EQ(*taken, TakeOver::kEnded);
   absl::StatusOr<JobRecord> stored = store_.GetJob("job");
@@ -88,9 +87,8 @@ TEST_F(TakeOverTest, AJobLeftCancellingEndsCancelledWithItsTrials) {
 
 TEST_F(TakeOverTest, AJobLeftRunningIsHandedBackToRun) {
   const JobRecord job = Job(JobState::kRunning);
-  absl::StatusOr<TakeOver> taken =
-      TakeOverJob(store_, engine_, launcher_, runs_, job,
-                  JobSpec{.job_id = "job"});
+  absl::StatusOr<TakeOver> taken = TakeOverJob(
+      store_, engine_, launcher_, runs_, job, JobSpec{.job_id = "job"});
   ASSERT_OK(taken.status());
   EXPECT_EQ(*taken, TakeOver::kRun);
   EXPECT_EQ(store_.GetJob("job")->state, JobState::kRunning);

@@ -51,13 +51,13 @@ class FakeLauncher::Run : public launch::TrialRun {
           absl::StrCat(Name(i), ": cannot start (scripted)"));
     }
     r.running = true;
-    r.started = owner_.clock_.Now();
+    r.started = owner_.env_.Now();
     r.next_report = 0;
     return absl::OkStatus();
   }
 
   absl::StatusOr<std::vector<launch::ReplicaExit>> Poll() override {
-    const Timestamp now = owner_.clock_.Now();
+    const Timestamp now = owner_.env_.Now();
     std::vector<launch::ReplicaExit> exits;
     if (owner_.queue_held_) {
       was_held_ = true;
@@ -126,7 +126,7 @@ class FakeLauncher::Run : public launch::TrialRun {
       wrote = true;
     }
     if (wrote) {
-      DefaultEnv().WriteFileAtomically(metric_file_, lines_).IgnoreError();
+      owner_.env_.WriteFileAtomically(metric_file_, lines_).IgnoreError();
     }
   }
 
@@ -138,9 +138,9 @@ class FakeLauncher::Run : public launch::TrialRun {
   bool was_held_ = false;
 };
 
-FakeLauncher::FakeLauncher(Clock& clock, FakeScript script, std::string metric,
+FakeLauncher::FakeLauncher(Env& env, FakeScript script, std::string metric,
                            int gpus)
-    : clock_(clock),
+    : env_(env),
       script_(std::move(script)),
       metric_(std::move(metric)),
       gpus_(gpus) {}

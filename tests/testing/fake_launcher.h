@@ -2,6 +2,9 @@
 // simulated clock (FakeEnv's), for fast unit tests of the job runner's
 // lifecycle logic: restarts, re-runs, failures, limits, early stopping.
 //
+// Its clock and files are `env`'s (a FakeEnv: the master's reports go to
+// its in-memory hypertune file).
+//
 // Each start of a replica asks the test's Script how that start behaves:
 // when it exits and with what, and (for the master) which reports it writes
 // to the trial's hypertune file, at which times after its start. Exits and
@@ -22,7 +25,7 @@
 #include <vector>
 
 #include "hptune/core/measurement.h"
-#include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::testing {
@@ -56,8 +59,7 @@ using FakeScript = std::function<FakeReplica(const FakeStart&)>;
 class FakeLauncher : public launch::Launcher {
  public:
   // `metric` is the tag reports are written under.
-  FakeLauncher(Clock& clock, FakeScript script, std::string metric,
-               int gpus = 0);
+  FakeLauncher(Env& env, FakeScript script, std::string metric, int gpus = 0);
   ~FakeLauncher() override;
 
   [[nodiscard]] absl::Status CheckFits(
@@ -84,7 +86,7 @@ class FakeLauncher : public launch::Launcher {
   friend class Run;
   FakeReplica StartReplica(int64_t trial, const std::string& name);
 
-  Clock& clock_;
+  Env& env_;
   FakeScript script_;
   std::string metric_;
   int gpus_ = 0;

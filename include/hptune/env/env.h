@@ -1,24 +1,31 @@
-// Env: the operating system as hptune's job runner sees it -- the time,
-// waiting for something to happen, and files -- behind one interface, after
-// leveldb's Env, so the runner can be driven on a simulated clock.
+// Env: the operating system as hptune sees it -- the time, waiting for
+// something to happen, and files -- behind one interface, after leveldb's
+// Env, so the job runner can be driven on a simulated clock and an
+// in-memory file system.
 //
-// JobRunner takes an Env; DefaultEnv() is the real one. Processes are the
-// Launcher's (hptune/launch/launcher.h): a trial's replicas are started and
-// watched through it, and a TrialRun hands the runner the descriptors that
-// become readable when a replica exits (TrialRun::ExitFds), which is what
-// the runner waits on. Tests use FakeEnv (tests/testing/fake_env.h): its
-// clock moves only when the runner waits or sleeps.
+// The engine, the job runner, take-over, the server and the dashboard reach
+// files and time only through an Env (a layering rule holds them to it);
+// DefaultEnv() is the real one. Processes are the Launcher's
+// (hptune/launch/launcher.h): a trial's replicas are started and watched
+// through it, and a TrialRun hands the runner the descriptors that become
+// readable when a replica exits (TrialRun::ExitFds), which is what the
+// runner waits on. Tests use FakeEnv (tests/testing/fake_env.h): its clock
+// moves only when the runner waits or sleeps, and its files live in memory.
 //
 // Thread-safety: DefaultEnv() is thread-safe; an Env implementation must be
-// safe to call from the threads of every runner that shares it.
+// safe to call from the threads of every runner that shares it. A
+// RandomAccessFile is used by one thread at a time.
 #ifndef HPTUNE_ENV_ENV_H_
 #define HPTUNE_ENV_ENV_H_
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -26,6 +33,40 @@
 #include "hptune/env/clock.h"
 
 namespace hptune {
+
+// A file opened for reading, read by offset: what a metric reader polls
+// while a trainer appends to it.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // The size when it was opened.
+  virtual uint64_t size() const = 0;
+  // Reads up to `length` bytes at `offset` into `buffer`; fewer at the end
+  // of the file, 0 past it.
+  virtual absl::StatusOr<size_t> ReadAt(uint64_t offset, char* buffer,
+                                        size_t length) = 0;
+};
+
+// What a name in a directory is; a link is not followed.
+enum class FileType { kRegular, kDirectory, kLink, kOther };
+
+struct DirectoryEntry {
+  std::string name;  // Without the directory.
+  FileType type = FileType::kOther;
+  int64_t size = 0;  // A regular file's, in bytes.
+};
+
+// Up to `max_bytes` of a file from an offset, and the whole file's size.
+struct FileChunk {
+  std::string data;
+  int64_t size = 0;
+};
+
+// What a completed WriteFileAtomically promises beyond atomicity.
+enum class Durability {
+  kSynced,    // On disk (fsync before the rename): survives a power loss.
+  kUnsynced,  // Survives a crash of any process, not a power loss.
+};
 
 class Env {
  public:
@@ -43,15 +84,50 @@ class Env {
   virtual void WaitForReadable(std::span<const int> fds,
                                std::chrono::microseconds timeout) = 0;
 
-  // Writes `contents` to `path` so that a reader sees the old file or the
-  // new one, never a mix: a temporary file in the same directory, fsync,
-  // rename. The file gets `mode` (0600 by default).
-  [[nodiscard]] virtual absl::Status WriteFileAtomically(
-      const std::filesystem::path& path, std::string_view contents,
-      int mode = 0600) = 0;
-  // The whole file; NotFound when it does not exist.
+  // Opens a regular file of its own for reading. `what` names it in errors
+  // ("metrics file", "log"). The file is opened without following a link
+  // and refused when it has other hard links, since its directory may
+  // belong to a trainer's user, who could point the name at a file only
+  // this process may read. NotFound when absent; FailedPrecondition when
+  // not a file to read; the system's reason otherwise. Messages name the
+  // path.
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenForReading(
+      const std::filesystem::path& path, std::string_view what = "file") = 0;
+  // The whole file (a link is followed: for the files hptune itself keeps,
+  // such as a token or users file); NotFound when it does not exist.
   virtual absl::StatusOr<std::string> ReadFile(
       const std::filesystem::path& path) = 0;
+  // Writes `contents` to `path` so that a reader sees the old file or the
+  // new one, never a mix: a temporary file in the same directory, made
+  // afresh (a planted name is not written through), then a rename. The
+  // file gets `mode`.
+  [[nodiscard]] virtual absl::Status WriteFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode = 0600, Durability durability = Durability::kSynced) = 0;
+  // Renames `from` to `to`, replacing a file there.
+  [[nodiscard]] virtual absl::Status Rename(
+      const std::filesystem::path& from, const std::filesystem::path& to) = 0;
+  // Removes the file (or empty directory) at `path`: true when it was
+  // there, false when there was nothing.
+  virtual absl::StatusOr<bool> Remove(const std::filesystem::path& path) = 0;
+  // What is at `path`, without following a link; NotFound when nothing.
+  virtual absl::StatusOr<FileType> TypeOf(
+      const std::filesystem::path& path) = 0;
+  // The entries of `dir`, sorted by name, without "." and "..".
+  virtual absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
+      const std::filesystem::path& dir) = 0;
+  // As the free CreatePrivateDirectories below.
+  [[nodiscard]] virtual absl::Status CreatePrivateDirectories(
+      const std::filesystem::path& dir) = 0;
+
+  // Up to `max_bytes` of the file at `path` from `offset` (less at its end),
+  // and its size, as OpenForReading opens it: a replica's log read while
+  // the replica writes it.
+  absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
+                                          int64_t offset, int64_t max_bytes,
+                                          std::string_view what = "file");
+  // Whether anything is at `path` (a link counts, unfollowed).
+  bool Exists(const std::filesystem::path& path) { return TypeOf(path).ok(); }
 };
 
 // The real machine: the system clock, poll(2), POSIX files.
@@ -72,19 +148,6 @@ Env& DefaultEnv();
 // FailedPrecondition naming the directory, its owner and mode, and the fix.
 [[nodiscard]] absl::Status CheckPrivateDirectory(
     const std::filesystem::path& dir);
-
-// Up to `max_bytes` of the file at `path` from `offset` (less at its end),
-// and its size: a replica log read while its replica writes it. The file is
-// opened without following a link and refused when it has other hard links,
-// since its directory may belong to the job's user, who could point the
-// name at a file only this process may read. NotFound when absent;
-// FailedPrecondition naming the file when it is not one to read.
-struct FileChunk {
-  std::string data;
-  int64_t size = 0;  // The whole file's.
-};
-absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
-                                        int64_t offset, int64_t max_bytes);
 
 // The file exec would run for `program`, searched as execvp does: a name
 // with a slash is returned as it is; otherwise the first executable regular

@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/measurement.h"
+#include "hptune/env/env.h"
 
 namespace hptune::launch {
 
@@ -74,12 +75,15 @@ struct MetricReads {
 // keys are bounded.
 class HypertuneFileReader {
  public:
-  HypertuneFileReader(std::filesystem::path path, std::string metric);
+  // Files are read through `env`.
+  HypertuneFileReader(std::filesystem::path path, std::string metric,
+                      Env& env = DefaultEnv());
   // What appeared since the last call. An unreadable file (not a regular
   // file, no permission) is an error naming the path.
   absl::StatusOr<MetricReads> ReadNew();
 
  private:
+  Env& env_;
   std::filesystem::path path_;
   std::string metric_;
   // Where the last call stopped, and the file's first line then (its first
@@ -132,7 +136,9 @@ std::optional<Measurement> ParseMetricLine(std::string_view line,
 // program's own output, not unreadable reports.
 class StdoutMetricReader {
  public:
-  StdoutMetricReader(std::filesystem::path log_path, std::string metric);
+  // Files are read through `env`.
+  StdoutMetricReader(std::filesystem::path log_path, std::string metric,
+                     Env& env = DefaultEnv());
   // Measurements from complete lines appended since the last call, in file
   // order. A line without a step gets the ordinal of its line among all the
   // lines that carried the metric (1, 2, 3...). An unreadable file is an
@@ -140,6 +146,7 @@ class StdoutMetricReader {
   absl::StatusOr<MetricReads> ReadNew();
 
  private:
+  Env& env_;
   std::filesystem::path path_;
   std::string metric_;
   LineCursor cursor_;

@@ -121,14 +121,14 @@ std::string Excerpt(std::string_view line) {
 }  // namespace
 
 HypertuneFileReader::HypertuneFileReader(std::filesystem::path path,
-                                         std::string metric)
-    : path_(std::move(path)), metric_(std::move(metric)) {}
+                                         std::string metric, Env& env)
+    : env_(env), path_(std::move(path)), metric_(std::move(metric)) {}
 
 absl::StatusOr<MetricReads> HypertuneFileReader::ReadNew() {
-  HPTUNE_ASSIGN_OR_RETURN(std::optional<ReadableFile> file,
-                          ReadableFile::Open(path_));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                          OpenMetricsFile(env_, path_));
   MetricReads reads;
-  if (!file) return reads;
+  if (file == nullptr) return reads;
 
   // An appended file is read on from the cursor; anything else from its
   // start. A first line that changed is another file (or cloudml-hypertune

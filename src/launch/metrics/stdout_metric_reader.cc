@@ -21,14 +21,14 @@ std::string Excerpt(std::string_view line) {
 }  // namespace
 
 StdoutMetricReader::StdoutMetricReader(std::filesystem::path log_path,
-                                       std::string metric)
-    : path_(std::move(log_path)), metric_(std::move(metric)) {}
+                                       std::string metric, Env& env)
+    : env_(env), path_(std::move(log_path)), metric_(std::move(metric)) {}
 
 absl::StatusOr<MetricReads> StdoutMetricReader::ReadNew() {
-  HPTUNE_ASSIGN_OR_RETURN(std::optional<ReadableFile> file,
-                          ReadableFile::Open(path_));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                          OpenMetricsFile(env_, path_));
   MetricReads reads;
-  if (!file) return reads;
+  if (file == nullptr) return reads;
   if (file->size() < cursor_.offset) cursor_ = LineCursor{};
   HPTUNE_RETURN_IF_ERROR(ReadCompleteLines(
       *file, cursor_, [&](uint64_t, std::optional<std::string_view> line) {

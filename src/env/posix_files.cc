@@ -1,0 +1,206 @@
+#include "src/env/posix_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace hptune::internal {
+namespace {
+
+// Writes all of `data` to `fd`, through short writes and EINTR.
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+class PosixRandomAccessFile : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(int fd, uint64_t size, std::string path)
+      : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~PosixRandomAccessFile() override { ::close(fd_); }
+
+  uint64_t size() const override { return size_; }
+
+  absl::StatusOr<size_t> ReadAt(uint64_t offset, char* buffer,
+                                size_t length) override {
+    ssize_t n;
+    do {
+      n = ::pread(fd_, buffer, length, static_cast<off_t>(offset));
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      return absl::ErrnoToStatus(errno,
+                                 absl::StrCat("cannot read \"", path_, "\""));
+    }
+    return static_cast<size_t>(n);
+  }
+
+ private:
+  const int fd_;
+  const uint64_t size_;
+  const std::string path_;
+};
+
+FileType TypeOfMode(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kLink;
+  return FileType::kOther;
+}
+
+}  // namespace
+
+absl::Status ErrnoError(std::string_view what,
+                        const std::filesystem::path& path, int err) {
+  std::string message = absl::StrCat(std::string(what), " ", path.string(),
+                                     ": ", std::strerror(err));
+  if (err == ENOENT) return absl::NotFoundError(message);
+  if (err == EACCES || err == EPERM) {
+    return absl::PermissionDeniedError(message);
+  }
+  return absl::InternalError(message);
+}
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
+    const std::filesystem::path& path, std::string_view what) {
+  const std::string named =
+      absl::StrCat(std::string(what), " \"", path.string(), "\"");
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0 && errno == ELOOP) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(named, " is a link, which is not followed"));
+  }
+  if (fd < 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", named));
+  }
+  struct stat info;
+  absl::Status refused;
+  if (::fstat(fd, &info) != 0) {
+    refused = absl::ErrnoToStatus(errno, absl::StrCat("cannot stat ", named));
+  } else if (!S_ISREG(info.st_mode)) {
+    refused = absl::FailedPreconditionError(
+        absl::StrCat(named, " is not a regular file"));
+  } else if (info.st_nlink > 1) {
+    refused =
+        absl::FailedPreconditionError(absl::StrCat(named, " has other links"));
+  }
+  if (!refused.ok()) {
+    ::close(fd);
+    return refused;
+  }
+  return std::make_unique<PosixRandomAccessFile>(
+      fd, static_cast<uint64_t>(info.st_size), path.string());
+}
+
+absl::StatusOr<std::string> ReadPosixFile(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("cannot open", path, errno);
+  std::string contents;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int read_errno = errno;
+      ::close(fd);
+      return ErrnoError("cannot read", path, read_errno);
+    }
+    if (n == 0) break;
+    contents.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return contents;
+}
+
+absl::Status WritePosixFileAtomically(const std::filesystem::path& path,
+                                      std::string_view contents, int mode,
+                                      Durability durability) {
+  std::filesystem::path temporary = path;
+  temporary += absl::StrCat(".tmp.", ::getpid());
+  // Made afresh (O_EXCL): in a directory another user owns, a name planted
+  // there, a link or a hard link to a file of ours, is not written through.
+  ::unlink(temporary.c_str());
+  int fd = ::open(temporary.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return ErrnoError("cannot create", temporary, errno);
+  const bool written =
+      WriteAll(fd, contents) &&
+      (durability == Durability::kUnsynced || ::fsync(fd) == 0);
+  const int write_errno = errno;
+  ::close(fd);
+  if (!written) {
+    ::unlink(temporary.c_str());
+    return ErrnoError("cannot write", temporary, write_errno);
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    ::unlink(temporary.c_str());
+    return ErrnoError("cannot rename into", path, rename_errno);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RenamePosix(const std::filesystem::path& from,
+                         const std::filesystem::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return ErrnoError(absl::StrCat("cannot rename ", from.string(), " to"), to,
+                      errno);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RemovePosix(const std::filesystem::path& path) {
+  if (::remove(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  return ErrnoError("cannot remove", path, errno);
+}
+
+absl::StatusOr<FileType> PosixTypeOf(const std::filesystem::path& path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0) {
+    return ErrnoError("cannot stat", path, errno);
+  }
+  return TypeOfMode(info.st_mode);
+}
+
+absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
+    const std::filesystem::path& dir) {
+  DIR* opened = ::opendir(dir.c_str());
+  if (opened == nullptr) return ErrnoError("cannot list", dir, errno);
+  std::vector<DirectoryEntry> entries;
+  while (const dirent* entry = ::readdir(opened)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat info;
+    const bool known = ::fstatat(::dirfd(opened), entry->d_name, &info,
+                                 AT_SYMLINK_NOFOLLOW) == 0;
+    entries.push_back(
+        {.name = name,
+         .type = known ? TypeOfMode(info.st_mode) : FileType::kOther,
+         .size = known ? static_cast<int64_t>(info.st_size) : 0});
+  }
+  ::closedir(opened);
+  std::sort(entries.begin(), entries.end(),
+            [](const DirectoryEntry& a, const DirectoryEntry& b) {
+              return a.name < b.name;
+            });
+  return entries;
+}
+
+}  // namespace hptune::internal

@@ -1,0 +1,38 @@
+// The POSIX side of Env's files (include/hptune/env/env.h): what PosixEnv
+// calls. Kept apart from the clock and waits so each file has one purpose.
+// Thread-safe: each call uses only its own descriptors.
+#ifndef HPTUNE_SRC_ENV_POSIX_FILES_H_
+#define HPTUNE_SRC_ENV_POSIX_FILES_H_
+
+#include <filesystem>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/env/env.h"
+
+namespace hptune::internal {
+
+// An error for `errno` value `err` of `what` on `path`: NotFound for
+// ENOENT, PermissionDenied for EACCES and EPERM, Internal otherwise.
+absl::Status ErrnoError(std::string_view what,
+                        const std::filesystem::path& path, int err);
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
+    const std::filesystem::path& path, std::string_view what);
+absl::StatusOr<std::string> ReadPosixFile(const std::filesystem::path& path);
+absl::Status WritePosixFileAtomically(const std::filesystem::path& path,
+                                      std::string_view contents, int mode,
+                                      Durability durability);
+absl::Status RenamePosix(const std::filesystem::path& from,
+                         const std::filesystem::path& to);
+absl::StatusOr<bool> RemovePosix(const std::filesystem::path& path);
+absl::StatusOr<FileType> PosixTypeOf(const std::filesystem::path& path);
+absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
+    const std::filesystem::path& dir);
+
+}  // namespace hptune::internal
+
+#endif  // HPTUNE_SRC_ENV_POSIX_FILES_H_

@@ -1,0 +1,178 @@
+#include "tests/testing/fake_env.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace hptune::testing {
+namespace {
+
+// The key of `path`: absolute (relative paths are taken from "/") and
+// normalised, without a trailing slash.
+std::string Key(const std::filesystem::path& path) {
+  std::string key = ("/" / path).lexically_normal().string();
+  while (key.size() > 1 && key.back() == '/') key.pop_back();
+  return key;
+}
+
+std::string Parent(const std::string& key) {
+  return std::filesystem::path(key).parent_path().string();
+}
+
+absl::Status NotFound(std::string_view what, const std::string& key) {
+  return absl::NotFoundError(
+      absl::StrCat(std::string(what), " ", key, ": No such file"));
+}
+
+// A snapshot of a file's contents when it was opened, as an open
+// descriptor keeps reading the file it opened.
+class MemoryFile : public RandomAccessFile {
+ public:
+  explicit MemoryFile(std::string contents) : contents_(std::move(contents)) {}
+  uint64_t size() const override { return contents_.size(); }
+  absl::StatusOr<size_t> ReadAt(uint64_t offset, char* buffer,
+                                size_t length) override {
+    if (offset >= contents_.size()) return 0;
+    const size_t n = std::min<size_t>(length, contents_.size() - offset);
+    std::memcpy(buffer, contents_.data() + offset, n);
+    return n;
+  }
+
+ private:
+  const std::string contents_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> FakeEnv::OpenForReading(
+    const std::filesystem::path& path, std::string_view what) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (dirs_.contains(key)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        std::string(what), " \"", key, "\" is not a regular file"));
+  }
+  auto it = files_.find(key);
+  if (it == files_.end())
+    return NotFound(absl::StrCat("cannot open ", std::string(what)), key);
+  return std::make_unique<MemoryFile>(it->second);
+}
+
+absl::StatusOr<std::string> FakeEnv::ReadFile(
+    const std::filesystem::path& path) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  auto it = files_.find(key);
+  if (it == files_.end()) return NotFound("cannot open", key);
+  return it->second;
+}
+
+absl::Status FakeEnv::WriteFileAtomically(const std::filesystem::path& path,
+                                          std::string_view contents, int,
+                                          Durability) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (!dirs_.contains(Parent(key))) return NotFound("cannot create in", key);
+  if (dirs_.contains(key)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot rename into ", key, ": Is a directory"));
+  }
+  files_[key] = std::string(contents);
+  return absl::OkStatus();
+}
+
+absl::Status FakeEnv::Rename(const std::filesystem::path& from,
+                             const std::filesystem::path& to) {
+  const std::string source = Key(from);
+  const std::string target = Key(to);
+  MutexLock lock(&mu_);
+  auto it = files_.find(source);
+  if (it == files_.end()) return NotFound("cannot rename", source);
+  if (!dirs_.contains(Parent(target)))
+    return NotFound("cannot rename to", target);
+  std::string contents = std::move(it->second);
+  files_.erase(it);
+  files_[target] = std::move(contents);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> FakeEnv::Remove(const std::filesystem::path& path) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (files_.erase(key) > 0) return true;
+  if (!dirs_.contains(key)) return false;
+  const std::string prefix = key + "/";
+  auto below = [&](const std::string& name) {
+    return absl::StartsWith(name, prefix);
+  };
+  if (std::any_of(files_.begin(), files_.end(),
+                  [&](const auto& file) { return below(file.first); }) ||
+      std::any_of(dirs_.begin(), dirs_.end(), below)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove ", key, ": Directory not empty"));
+  }
+  dirs_.erase(key);
+  return true;
+}
+
+absl::StatusOr<FileType> FakeEnv::TypeOf(const std::filesystem::path& path) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (dirs_.contains(key)) return FileType::kDirectory;
+  if (files_.contains(key)) return FileType::kRegular;
+  return NotFound("cannot stat", key);
+}
+
+absl::StatusOr<std::vector<DirectoryEntry>> FakeEnv::ListDirectory(
+    const std::filesystem::path& dir) {
+  const std::string key = Key(dir);
+  MutexLock lock(&mu_);
+  if (!dirs_.contains(key)) return NotFound("cannot list", key);
+  std::vector<DirectoryEntry> entries;
+  auto add = [&](const std::string& name, FileType type, size_t size) {
+    if (name != key && Parent(name) == key) {
+      entries.push_back({.name = std::filesystem::path(name).filename(),
+                         .type = type,
+                         .size = static_cast<int64_t>(size)});
+    }
+  };
+  for (const auto& [name, contents] : files_) {
+    add(name, FileType::kRegular, contents.size());
+  }
+  for (const std::string& name : dirs_) add(name, FileType::kDirectory, 0);
+  std::sort(entries.begin(), entries.end(),
+            [](const DirectoryEntry& a, const DirectoryEntry& b) {
+              return a.name < b.name;
+            });
+  return entries;
+}
+
+absl::Status FakeEnv::CreatePrivateDirectories(
+    const std::filesystem::path& dir) {
+  const std::string key = Key(dir);
+  MutexLock lock(&mu_);
+  std::filesystem::path built = "/";
+  for (const std::filesystem::path& part : std::filesystem::path(key)) {
+    built /= part;
+    const std::string name = Key(built);
+    if (files_.contains(name)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot create directory ", name, ": Not a directory"));
+    }
+    dirs_.insert(name);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> FakeEnv::Files() const {
+  MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, contents] : files_) names.push_back(name);
+  return names;
+}
+
+}  // namespace hptune::testing
