@@ -3,7 +3,10 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CLANG_BUILD ?= build-clang
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Line tables only (-g1): enough for a backtrace and a sanitizer's report,
+# and a quarter less compile time than full -g (benchmarks/RESULTS.md).
+CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 # The tests and benchmarks need GoogleTest and Google Benchmark; `make run`
 # needs neither (scripts/setup run).

@@ -1,4 +1,4 @@
-// Time for PED-ANOVA parameter importance (algorithms/importance/ped_anova.h)
+// Time for PED-ANOVA parameter importance (src/algorithms/importance/ped_anova.h)
 // over n finished trials of a 20-parameter study: 14 linear and 2 log-scaled
 // DOUBLE, 2 INTEGER (one log-scaled), 2 CATEGORICAL. Only the computation is
 // timed, from trials already in memory (a store read is not).
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/importance/ped_anova.h"
+#include "src/algorithms/importance/ped_anova.h"
 #include "nlohmann/json.hpp"
 
 namespace hptune {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "hptune/store/memory_store.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/memory_store.h"
+#include "src/store/sqlite_store.h"
 
 namespace hptune {
 namespace {

@@ -3,7 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "hptune/engine/engine.h"
-#include "hptune/store/memory_store.h"
+#include "src/store/memory_store.h"
 
 namespace hptune {
 namespace {

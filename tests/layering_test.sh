@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Keeps the dependency arrows of docs/architecture.md true by reading #include lines:
-#   cli ──► engine ──► algorithms (interfaces) ──► core
-#   engine ──► store and launch interfaces only, never their implementations
+#   cli ──► runner ──► engine ──► algorithms (interfaces) ──► core
+#   runner, engine ──► store and launch interfaces only, never their
+#   implementations; the engine (ask/tell) never uses the runner
 #   algorithms ──► core (+ Eigen, NLopt); no I/O, clock, store or engine
 #   core ──► standard library + absl (+ yaml-cpp/nlohmann in config parsing)
 #   api (wire conversion) ──► core, proto (+ store/engine public headers)
@@ -9,7 +10,7 @@
 #   server, jobs ──► launch's public headers only
 #   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
 #   frontends (server, jobs, dashboard, cli, api) ──► algorithms' public headers
-#   engine, jobs, server, dashboard ──► files and time through Env only
+#   engine, runner, jobs, server, dashboard ──► files and time through Env only
 # and that every lock is an annotated hptune::Mutex.
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
@@ -33,39 +34,41 @@ forbid() {
 }
 
 core="include/hptune/core src/core"
-forbid "$core" 'hptune/(algorithms|store|engine|env|launch|server)/|src/(store|engine|cli|server|launch|env)/|algorithms/' \
+forbid "$core" 'hptune/(algorithms|store|engine|runner|env|launch|server)/|src/(store|engine|runner|cli|server|launch|env|algorithms)/' \
   "core depends on nothing else of hptune"
 forbid "$core" 'sqlite3|grpc|google/protobuf|Eigen|nlopt|unistd|sys/' \
   "core never uses SQLite, gRPC, protobuf, Eigen, NLopt or the OS"
-forbid "include/hptune/algorithms algorithms" \
-  'hptune/(store|engine|env|launch|server)/|src/|sqlite3|grpc|fstream|iostream|unistd|sys/|chrono>|random>|thread>' \
+forbid "include/hptune/algorithms src/algorithms" \
+  'hptune/(store|engine|runner|env|launch|server)/|src/(core|env|store|launch|engine|runner|jobs|api|server|dashboard|cli)/|sqlite3|grpc|fstream|iostream|unistd|sys/|chrono>|random>|thread>' \
   "algorithms are pure: no store, engine, clock, I/O or global randomness"
-forbid "include/hptune/store src/store" 'hptune/(algorithms|engine|launch|server)/|src/(engine|cli|server)' \
+forbid "include/hptune/store src/store" 'hptune/(algorithms|engine|runner|launch|server)/|src/(engine|runner|cli|server)' \
   "the store knows only core and env"
-forbid "include/hptune/engine src/engine" \
-  'hptune/store/(sqlite|memory|open)_store|src/store/|src/cli/|src/server/|algorithms/(sampling|grid|quasi_random|gp|encoding|common)/|sqlite3|grpc' \
-  "the engine sees interfaces only; concrete parts are chosen in composition roots"
-forbid "include/hptune" 'src/|tests/|algorithms/' \
+forbid "include/hptune/engine src/engine include/hptune/runner src/runner" \
+  'hptune/store/open_store|src/store/|src/cli/|src/server/|src/algorithms/(sampling|grid|quasi_random|gp|encoding|common)/|sqlite3|grpc' \
+  "the engine and the runner see interfaces only; concrete parts are chosen in composition roots"
+forbid "include/hptune/engine src/engine" 'hptune/runner/|src/runner/' \
+  "the engine is ask/tell: the runner uses it, never the other way"
+forbid "include/hptune" 'src/|tests/' \
   "public headers never include private ones"
 forbid "src/api" \
-  'src/(core|env|store|launch|engine|server|cli)/|hptune/(algorithms|env|launch)/|algorithms/' \
+  'src/(core|env|store|launch|engine|runner|server|cli|algorithms)/|hptune/(algorithms|env|launch|runner)/' \
   "api converts between the wire and core: no server, CLI or private parts"
 forbid "src/cli" 'src/server/' \
   "the CLI's commands reach a server through src/api; only serve composes it" \
   'serve_command.*'
-forbid "src/dashboard" 'src/(server|cli|jobs|engine|launch)/|hptune/(engine|launch)/|sqlite3|grpc' \
+forbid "src/dashboard" 'src/(server|cli|jobs|engine|runner|launch)/|hptune/(engine|runner|launch)/|sqlite3|grpc' \
   "the dashboard reads the Store interface; its owner hands it what may change"
 forbid "src/cli" 'src/dashboard/' \
   "only serve and dashboard compose the web dashboard" \
   'serve_command.*' 'dashboard_command.*'
 forbid "src/server src/jobs" 'src/launch/' \
   "the server and job control use launch's public headers only"
-forbid "src/server src/jobs src/dashboard src/cli src/api" 'algorithms/' \
+forbid "src/server src/jobs src/dashboard src/cli src/api" 'src/algorithms/' \
   "frontends use the algorithms' public headers (hptune/algorithms/) only"
 
 # Determinism needs more than include lines: no clock or entropy reads.
 hits=$(grep -rnE '(system|steady|high_resolution)_clock::now|random_device|[^a-z_]s?rand\(|getenv' \
-  include/hptune/algorithms algorithms include/hptune/core src/core 2>/dev/null)
+  include/hptune/algorithms src/algorithms include/hptune/core src/core 2>/dev/null)
 if [ -n "$hits" ]; then
   echo "layering: algorithms and core read no clock, entropy or environment"
   echo "$hits"
@@ -78,7 +81,7 @@ fi
 # streams on files, no std::filesystem call (its path type is fine), no
 # sleeping outside Env::SleepFor.
 hits=$(grep -rnE '<fstream>|std::[io]?fstream|std::filesystem::[a-z_]+\(|std::filesystem::(directory_iterator|recursive_directory_iterator|exists|remove|rename|create_director|file_size|is_[a-z_]+|status|canonical|absolute|permissions)\b|sleep_for|sleep_until|[^a-z_]u?sleep\(' \
-  src/engine src/jobs src/server src/dashboard 2>/dev/null |
+  src/engine src/runner src/jobs src/server src/dashboard 2>/dev/null |
   grep -vE 'std::filesystem::path\(' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then
@@ -91,7 +94,7 @@ fi
 # members clang's -Wthread-safety checks (make check-thread-safety); a plain
 # std::mutex (or absl::Mutex) would escape the check.
 hits=$(grep -rnE '(std::(recursive_|timed_|recursive_timed_|shared_|shared_timed_)?mutex|absl::Mutex)\b' \
-  include src algorithms 2>/dev/null |
+  include src 2>/dev/null |
   grep -vE '^include/hptune/core/mutex\.h:|^[^:]+:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then
   echo "layering: locks are hptune::Mutex, checked by clang's -Wthread-safety"

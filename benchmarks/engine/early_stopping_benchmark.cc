@@ -24,9 +24,9 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/engine/engine.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/launch/local_launcher.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 
 namespace {
 
@@ -77,11 +77,11 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
   if (!store.ok()) return store.status();
   engine::TuningEngine engine(**store);
   launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
-  engine::JobRunnerOptions options;
+  runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   options.max_poll_interval = std::chrono::milliseconds(20);
   if (rule) options.stopping_rule = *rule;
-  engine::JobRunner runner(**store, engine, launcher, options);
+  runner::JobRunner runner(**store, engine, launcher, options);
   const auto start = std::chrono::steady_clock::now();
   if (auto s = runner.Submit(job); !s.ok()) return s.status();
   auto record = runner.Run(job);

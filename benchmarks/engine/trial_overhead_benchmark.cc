@@ -26,11 +26,11 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/engine/engine.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 
 namespace {
 
@@ -74,14 +74,14 @@ void RunJobs(benchmark::State& state, launch::Launcher& launcher,
   const std::filesystem::path dir = TempDir();
   auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
   engine::TuningEngine engine(*store);
-  engine::JobRunnerOptions options;
+  runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   int jobs = 0;
   int64_t trials = 0;
   for (auto _ : state) {
     JobSpec job = TrueJob(absl::StrCat(job_prefix, ++jobs));
     if (trials_per_job > 0) job.study->max_trials = trials_per_job;
-    engine::JobRunner runner(*store, engine, launcher, options);
+    runner::JobRunner runner(*store, engine, launcher, options);
     if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
     auto record = runner.Run(job);
     if (!record.ok() || record->state != JobState::kSucceeded) {
@@ -192,7 +192,7 @@ void BM_TrialGap(benchmark::State& state) {
   auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
   engine::TuningEngine engine(*store);
   launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
-  engine::JobRunnerOptions options;
+  runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   std::vector<double> gaps_ms;
   int jobs = 0;
@@ -204,7 +204,7 @@ void BM_TrialGap(benchmark::State& state) {
                        .job;
     job.command = {HPTUNE_STAMP_TRAINER,
                    absl::StrCat("--stamp-dir=", stamps.string())};
-    engine::JobRunner runner(*store, engine, launcher, options);
+    runner::JobRunner runner(*store, engine, launcher, options);
     if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
     auto record = runner.Run(job);
     if (!record.ok() || record->state != JobState::kSucceeded) {

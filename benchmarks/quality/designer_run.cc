@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "algorithms/common/splitmix64.h"
-#include "algorithms/gp/normal_draw.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/gp/normal_draw.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/status.h"
 

@@ -24,7 +24,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "algorithms/multiobjective/pareto.h"
+#include "src/algorithms/multiobjective/pareto.h"
 #include "benchmarks/quality/designer_run.h"
 #include "benchmarks/quality/multiobjective_problems.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "algorithms/multiobjective/pareto.h"
+#include "src/algorithms/multiobjective/pareto.h"
 #include "benchmarks/quality/test_functions.h"
 
 namespace hptune::quality {

@@ -28,7 +28,7 @@
 // Durable: the store is SqliteStore (WAL, synchronous=NORMAL), and each
 // AddMeasurement is one committed transaction before its OK: it survives a
 // crash or SIGKILL of the server; an OS crash may lose the last commits
-// (see include/hptune/store/sqlite_store.h).
+// (see src/store/sqlite_store.h).
 //
 // Plain main rather than Google Benchmark: the figure is one fixed-time run
 // of many threads with their own channels, and its percentiles.

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hptune/engine/engine.h"
-#include "hptune/store/sqlite_store.h"
+#include "hptune/store/open_store.h"
 
 namespace {
 
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
     return 64;
   }
   std::string study = argc == 3 ? argv[2] : "logistic_regression";
-  auto store = hptune::store::SqliteStore::Open(argv[1]);
+  auto store = hptune::store::OpenSqliteStore(argv[1]);
   if (!store.ok()) {
     std::cerr << store.status().message() << "\n";
     return 1;

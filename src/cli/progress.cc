@@ -8,7 +8,7 @@
 
 namespace hptune::cli {
 
-std::string ProgressLine(const engine::JobProgress& p,
+std::string ProgressLine(const runner::JobProgress& p,
                          const std::string& metric) {
   std::string line =
       absl::StrCat("trials ", p.succeeded + p.failed + p.infeasible, "/",
@@ -71,7 +71,7 @@ ProgressPrinter::ProgressPrinter(std::ostream& out, std::string metric,
       clock_(clock),
       start_(clock.Now()) {}
 
-void ProgressPrinter::Update(const engine::JobProgress& progress) {
+void ProgressPrinter::Update(const runner::JobProgress& progress) {
   std::vector<std::string> notes;
   // Warnings are no progress: --quiet shows them too.
   for (; warnings_shown_ < progress.warnings.size(); ++warnings_shown_) {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "hptune/core/time.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/env/clock.h"
 
 namespace hptune::cli {
@@ -22,7 +22,7 @@ namespace hptune::cli {
 // "trials 5/12 done (1 stopped early), 3 running, 1 failed, 2 restarts;
 // best accuracy 0.9412 (trial 4)", with ", 2 queued on the cluster" after
 // "running" while Slurm jobs wait for resources.
-std::string ProgressLine(const engine::JobProgress& progress,
+std::string ProgressLine(const runner::JobProgress& progress,
                          const std::string& metric);
 
 // " [1:05 elapsed, about 2:10 left]": the time since the start and, once a
@@ -35,7 +35,7 @@ class ProgressPrinter {
   // `clock` gives the elapsed time, from this construction on.
   ProgressPrinter(std::ostream& out, std::string metric, bool live, bool quiet,
                   Clock& clock = SystemClock());
-  void Update(const engine::JobProgress& progress);
+  void Update(const runner::JobProgress& progress);
   // Ends the live line.
   void Finish();
 

@@ -62,7 +62,7 @@ struct ReplicaFlags {
 // InvalidArgument naming the first bad flag and its value.
 absl::StatusOr<ReplicaFlags> ReadReplicaFlags(const ParsedArgs& args);
 
-// Sets what the flags give on `options`, an engine::JobRunnerOptions or a
+// Sets what the flags give on `options`, an runner::JobRunnerOptions or a
 // server::ServerOptions (both name the fields alike); the rest keep their
 // defaults. ReadReplicaFlags' errors.
 template <typename Options>

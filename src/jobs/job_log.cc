@@ -33,7 +33,7 @@ std::string JobLog::DescribeEnd(const Trial& trial, const std::string& metric) {
   return text;
 }
 
-void JobLog::Progress(const engine::JobProgress& progress) {
+void JobLog::Progress(const runner::JobProgress& progress) {
   const std::set<int64_t> now(progress.launched.begin(),
                               progress.launched.end());
   for (int64_t number : now) {
@@ -52,7 +52,7 @@ void JobLog::Progress(const engine::JobProgress& progress) {
 
 void JobLog::Ended(JobState state, const std::string& message) {
   // Trials the job's end stopped (a cancel, maxFailedTrials) end with it.
-  Progress(engine::JobProgress{});
+  Progress(runner::JobProgress{});
   Line(absl::StrCat(std::string(ToString(state)), message.empty() ? "" : ": ",
                     message));
 }

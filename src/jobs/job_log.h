@@ -16,7 +16,7 @@
 
 #include "hptune/core/job.h"
 #include "hptune/core/trial.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 
 namespace hptune::jobs {
 
@@ -33,7 +33,7 @@ class JobLog {
   // "job J: running": its runner started (after a submit or a resume).
   void Started();
   // Logs the trials that started or ended since the last snapshot.
-  void Progress(const engine::JobProgress& progress);
+  void Progress(const runner::JobProgress& progress);
   // "job J: SUCCEEDED" or "job J: FAILED: <message>".
   void Ended(JobState state, const std::string& message);
 

@@ -21,7 +21,7 @@ std::string Quoted(std::string_view text) {
 
 JobManager::JobManager(store::Store& store, engine::TuningEngine& engine,
                        launch::Launcher& launcher,
-                       engine::JobRunnerOptions options, JobLog::Sink log)
+                       runner::JobRunnerOptions options, JobLog::Sink log)
     : store_(store),
       engine_(engine),
       launcher_(launcher),
@@ -96,7 +96,7 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
 
 absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job,
                                              JobOwner owner) {
-  engine::JobRunner runner(store_, engine_, launcher_, options_);
+  runner::JobRunner runner(store_, engine_, launcher_, options_);
   HPTUNE_ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job, owner));
   StartThread(job);
   Bump();
@@ -114,7 +114,7 @@ void JobManager::StartThread(const JobSpec& job) {
 }
 
 void JobManager::RunJob(JobSpec job, RunningJob* running) {
-  engine::JobRunnerOptions options = options_;
+  runner::JobRunnerOptions options = options_;
   options.cancel = &running->cancel;
   JobLog log(job.job_id, job.study ? job.study->metric_tag : "", log_,
              [this, &job](int64_t number) -> std::optional<Trial> {
@@ -124,7 +124,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
                return *std::move(trial);
              });
   log.Started();
-  options.on_progress = [this, &log](const engine::JobProgress& progress) {
+  options.on_progress = [this, &log](const runner::JobProgress& progress) {
     log.Progress(progress);
     {
       MutexLock lock(&mutex_);
@@ -133,7 +133,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
     }
     Bump();
   };
-  engine::JobRunner runner(store_, engine_, launcher_, options);
+  runner::JobRunner runner(store_, engine_, launcher_, options);
   absl::StatusOr<JobRecord> result = runner.Run(job);
   if (!result.ok()) {
     // The runner could not go on (e.g. the store failed): say so on the job

@@ -31,7 +31,7 @@
 #include "hptune/core/job.h"
 #include "hptune/core/mutex.h"
 #include "hptune/engine/engine.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
 #include "src/jobs/job_log.h"
@@ -45,7 +45,7 @@ class JobManager {
   // `log`, when set, gets JobLog's lines of every job, from the jobs'
   // threads (it must be thread-safe).
   JobManager(store::Store& store, engine::TuningEngine& engine,
-             launch::Launcher& launcher, engine::JobRunnerOptions options,
+             launch::Launcher& launcher, runner::JobRunnerOptions options,
              JobLog::Sink log = nullptr);
   // Cancels the jobs still running and waits for their threads.
   ~JobManager();
@@ -80,7 +80,7 @@ class JobManager {
   std::set<int64_t> TrialsNotRunningYet(std::string_view job_id,
                                         const std::vector<Trial>& trials) const;
 
-  const engine::JobRunnerOptions& options() const { return options_; }
+  const runner::JobRunnerOptions& options() const { return options_; }
 
  private:
   struct RunningJob {
@@ -97,7 +97,7 @@ class JobManager {
   store::Store& store_;
   engine::TuningEngine& engine_;
   launch::Launcher& launcher_;
-  const engine::JobRunnerOptions options_;
+  const runner::JobRunnerOptions options_;
   const JobLog::Sink log_;
 
   mutable Mutex mutex_;

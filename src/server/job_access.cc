@@ -47,7 +47,7 @@ absl::StatusOr<JobRecord> JobAccess::FindJob(const Caller& caller,
 absl::Status JobAccess::CheckStudy(const Caller& caller,
                                    std::string_view study) const {
   if (caller.admin || rules_.share_jobs) return absl::OkStatus();
-  // A job's study is named after the job (engine::JobRunner::Submit).
+  // A job's study is named after the job (runner::JobRunner::Submit).
   absl::StatusOr<JobRecord> job = store_.GetJob(study);
   if (absl::IsNotFound(job.status())) return absl::OkStatus();
   HPTUNE_RETURN_IF_ERROR(job.status());

@@ -18,10 +18,10 @@
 #include "absl/synchronization/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/engine/engine.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "src/jobs/draining_launcher.h"
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
@@ -99,7 +99,7 @@ class HptuneServer::Impl {
               .reattach_grace = options_.termination_grace});
     }
     launcher_ = std::make_unique<jobs::DrainingLauncher>(*options_.launcher);
-    engine::JobRunnerOptions runner;
+    runner::JobRunnerOptions runner;
     runner.runs_dir = options_.state_dir;
     runner.termination_grace = options_.termination_grace;
     runner.max_replica_restarts = options_.max_replica_restarts;

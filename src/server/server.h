@@ -51,7 +51,7 @@ struct ServerOptions {
   // Which programs submitted jobs may run (CommandPolicy's rules); empty:
   // any.
   std::vector<std::string> allowed_commands;
-  // Per trial attempt, and re-runs per trial (engine::JobRunnerOptions).
+  // Per trial attempt, and re-runs per trial (runner::JobRunnerOptions).
   int max_replica_restarts = 5;
   int max_trial_retries = 3;
   algorithms::StoppingRule stopping_rule =

@@ -1,4 +1,4 @@
-#include "hptune/store/memory_store.h"
+#include "src/store/memory_store.h"
 
 #include <algorithm>
 #include <utility>

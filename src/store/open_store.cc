@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "hptune/core/status.h"
-#include "hptune/store/memory_store.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/memory_store.h"
+#include "src/store/sqlite_store.h"
 
 namespace hptune::store {
 

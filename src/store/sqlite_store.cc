@@ -1,4 +1,4 @@
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 
 #include <utility>
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "algorithms/encoding/finite_grid.h"
-#include "algorithms/encoding/unit_cube.h"
+#include "src/algorithms/encoding/finite_grid.h"
+#include "src/algorithms/encoding/unit_cube.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/registry.h"
 #include "tests/algorithms/random_trees.h"

@@ -1,4 +1,4 @@
-#include "algorithms/common/counter_state.h"
+#include "src/algorithms/common/counter_state.h"
 
 #include <string>
 

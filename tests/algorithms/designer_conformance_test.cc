@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "algorithms/encoding/assignment_set.h"
-#include "algorithms/encoding/finite_grid.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/encoding/finite_grid.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/registry.h"
 #include "tests/algorithms/test_spaces.h"

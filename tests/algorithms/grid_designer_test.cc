@@ -1,4 +1,4 @@
-#include "algorithms/grid/grid_designer.h"
+#include "src/algorithms/grid/grid_designer.h"
 
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-#include "algorithms/quasi_random/halton.h"
+#include "src/algorithms/quasi_random/halton.h"
 
 #include <array>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "algorithms/common/splitmix64.h"
+#include "src/algorithms/common/splitmix64.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/star_discrepancy.h"

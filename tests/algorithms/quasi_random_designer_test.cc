@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/common/splitmix64.h"
-#include "algorithms/encoding/assignment_set.h"
-#include "algorithms/sampling/sampling_designer.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/sampling/sampling_designer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/star_discrepancy.h"

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/encoding/assignment_set.h"
-#include "algorithms/encoding/finite_grid.h"
-#include "algorithms/sampling/sampling_designer.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/encoding/finite_grid.h"
+#include "src/algorithms/sampling/sampling_designer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"

@@ -1,4 +1,4 @@
-#include "algorithms/common/splitmix64.h"
+#include "src/algorithms/common/splitmix64.h"
 
 #include <cstdint>
 #include <vector>

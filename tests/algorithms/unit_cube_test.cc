@@ -1,4 +1,4 @@
-#include "algorithms/encoding/unit_cube.h"
+#include "src/algorithms/encoding/unit_cube.h"
 
 #include <cmath>
 #include <map>

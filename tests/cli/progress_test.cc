@@ -8,8 +8,8 @@
 namespace hptune::cli {
 namespace {
 
-engine::JobProgress Progress() {
-  engine::JobProgress p{.job_id = "j",
+runner::JobProgress Progress() {
+  runner::JobProgress p{.job_id = "j",
                         .state = JobState::kRunning,
                         .max_trials = 12,
                         .succeeded = 5,
@@ -30,7 +30,7 @@ TEST(ProgressLineTest, SaysDoneRunningFailedAndTheBest) {
 }
 
 TEST(ProgressLineTest, SaysWhenATrialWaitsForGpus) {
-  engine::JobProgress p = Progress();
+  runner::JobProgress p = Progress();
   p.best.reset();
   p.stopped_early = 0;
   p.queued = 1;
@@ -39,7 +39,7 @@ TEST(ProgressLineTest, SaysWhenATrialWaitsForGpus) {
 }
 
 TEST(ProgressLineTest, SaysHowManyTrialsWaitInTheClustersQueue) {
-  engine::JobProgress p = Progress();
+  runner::JobProgress p = Progress();
   p.best.reset();
   p.stopped_early = 0;
   p.running = 1;
@@ -49,7 +49,7 @@ TEST(ProgressLineTest, SaysHowManyTrialsWaitInTheClustersQueue) {
 }
 
 TEST(ProgressLineTest, CountsRestarts) {
-  engine::JobProgress p = Progress();
+  runner::JobProgress p = Progress();
   p.best.reset();
   p.restarts = 1;
   EXPECT_EQ(ProgressLine(p, "loss"),
@@ -77,7 +77,7 @@ TEST(ProgressPrinterTest, PrintsALinePerChangeWhenNotATerminal) {
   printer.Update(Progress());
   clock.Advance(std::chrono::seconds(60));
   printer.Update(Progress());  // Unchanged counts: nothing printed.
-  engine::JobProgress next = Progress();
+  runner::JobProgress next = Progress();
   next.running = 2;
   printer.Update(next);
   printer.Finish();
@@ -91,7 +91,7 @@ TEST(ProgressPrinterTest, WarningsAndFailuresGetALineOfTheirOwnOnce) {
   std::ostringstream out;
   FakeClock clock;
   ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/false, clock);
-  engine::JobProgress progress = Progress();
+  runner::JobProgress progress = Progress();
   progress.warnings = {"trial 1 reported acc"};
   progress.last_failure = "trial 2: master-0 exited with code 1";
   printer.Update(progress);
@@ -106,7 +106,7 @@ TEST(ProgressPrinterTest, WarningsAndFailuresGetALineOfTheirOwnOnce) {
 TEST(ProgressPrinterTest, QuietStillPrintsWarnings) {
   std::ostringstream out;
   ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/true);
-  engine::JobProgress progress = Progress();
+  runner::JobProgress progress = Progress();
   progress.warnings = {"trial 1 reported acc"};
   progress.last_failure = "trial 2: master-0 exited with code 1";
   printer.Update(progress);

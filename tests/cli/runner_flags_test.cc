@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 
 namespace hptune::cli {
 namespace {
@@ -58,7 +58,7 @@ TEST(RunnerFlagsTest, GraceSecondsAreADecimalNumberOfSecondsUpToAnHour) {
 }
 
 TEST(RunnerFlagsTest, ReplicaFlagsSetOnlyWhatIsGiven) {
-  engine::JobRunnerOptions options;
+  runner::JobRunnerOptions options;
   ASSERT_TRUE(
       ApplyReplicaFlags(
           Flags({{"max-retries", "0"}, {"grace-seconds", "0.25"}}), options)

@@ -11,7 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "hptune/engine/engine.h"
-#include "hptune/store/memory_store.h"
+#include "src/store/memory_store.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {

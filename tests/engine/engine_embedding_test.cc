@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/engine/engine.h"
-#include "hptune/store/memory_store.h"
+#include "src/store/memory_store.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "hptune/engine/engine.h"
-#include "hptune/store/memory_store.h"
+#include "src/store/memory_store.h"
 #include "hptune/v1/job_service.pb.h"
 #include "hptune/v1/study_service.pb.h"
 #include "src/api/conversion.h"

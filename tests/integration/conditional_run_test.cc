@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"

@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"

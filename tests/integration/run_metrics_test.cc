@@ -14,7 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 

@@ -28,8 +28,8 @@ struct Logged {
   }
 };
 
-engine::JobProgress Launched(std::vector<int64_t> numbers) {
-  engine::JobProgress progress;
+runner::JobProgress Launched(std::vector<int64_t> numbers) {
+  runner::JobProgress progress;
   progress.launched = std::move(numbers);
   return progress;
 }

@@ -13,7 +13,7 @@
 #include "hptune/core/study.h"
 #include "hptune/engine/engine.h"
 #include "hptune/env/clock.h"
-#include "hptune/store/memory_store.h"
+#include "src/store/memory_store.h"
 #include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
 #include "tests/testing/run_process.h"

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "hptune/core/config.h"
 #include "hptune/env/clock.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testing/status_matchers.h"
 

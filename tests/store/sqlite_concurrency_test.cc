@@ -15,7 +15,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "tests/store/store_test_util.h"
 #include "tests/store/store_workload.h"
 

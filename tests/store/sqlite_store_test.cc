@@ -1,7 +1,7 @@
 // What only the file-backed store has: persistence across reopening, the
 // schema and its versions, refusing foreign files, WAL, integrity, atomic
 // rollback on a failure inside a transaction, and busy handling.
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 
 #include <chrono>
 #include <fstream>

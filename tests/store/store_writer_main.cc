@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "tests/store/store_workload.h"
 
 namespace hptune::store {

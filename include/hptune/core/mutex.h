@@ -1,6 +1,6 @@
 // Mutex, MutexLock and CondVar: hptune's one kind of lock, a std::mutex that
-// clang's thread-safety analysis can check. Every mutex in src/, include/
-// and algorithms/ is a Mutex (tests/layering_test.sh refuses a plain
+// clang's thread-safety analysis can check. Every mutex in src/ and
+// include/ is a Mutex (tests/layering_test.sh refuses a plain
 // std::mutex there), every member it guards is marked ABSL_GUARDED_BY, and
 // a private helper that expects it held ABSL_EXCLUSIVE_LOCKS_REQUIRED; the
 // clang build with -Wthread-safety -Werror (`make check-thread-safety`,

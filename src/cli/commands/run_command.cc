@@ -20,12 +20,12 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
-#include "hptune/engine/job_runner.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/labels_flag.h"
@@ -156,8 +156,8 @@ absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<engine::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
-  engine::JobRunnerOptions options;
+absl::StatusOr<runner::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
+  runner::JobRunnerOptions options;
   options.runs_dir = StateDirFlag(args, "runs-dir");
   HPTUNE_RETURN_IF_ERROR(ApplyReplicaFlags(args, options));
   if (auto rule = args.Get("early-stopping")) {
@@ -213,7 +213,7 @@ std::variant<ParsedArgs, int> ParseCommandLine(
 // and the runner's options, checked as far as can be before anything runs.
 struct PreparedJob {
   LoadedConfig config;
-  engine::JobRunnerOptions options;
+  runner::JobRunnerOptions options;
 };
 
 absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
@@ -225,7 +225,7 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
   ResolveConfigPaths(std::filesystem::absolute(config).parent_path(),
                      loaded.job);
   HPTUNE_RETURN_IF_ERROR(ApplyFlags(args, loaded.job));
-  HPTUNE_ASSIGN_OR_RETURN(engine::JobRunnerOptions options,
+  HPTUNE_ASSIGN_OR_RETURN(runner::JobRunnerOptions options,
                           RunnerOptions(args));
   HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options.runs_dir));
   // The config's backend block with the command line's flags over it.
@@ -295,7 +295,7 @@ int FailLock(const absl::Status& status, std::ostream& err) {
 std::optional<int> SubmitOrTakeOver(store::Store& store,
                                     engine::TuningEngine& engine,
                                     launch::Launcher& launcher,
-                                    engine::JobRunner& runner,
+                                    runner::JobRunner& runner,
                                     const std::filesystem::path& runs_dir,
                                     const JobSpec& job, const std::string& db,
                                     std::ostream& err) {
@@ -334,7 +334,7 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
 }
 
 // Runs the job to its end; Ctrl-C or SIGTERM cancels it (a second kills).
-absl::StatusOr<JobRecord> RunUntilInterrupted(engine::JobRunner& runner,
+absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
                                               const JobSpec& job) {
   // Grandchildren a replica leaves behind are re-parented to this process
   // and collected with their group, not left as zombies for init.
@@ -434,11 +434,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   ProgressPrinter progress(err, job.study ? job.study->metric_tag : "",
                            /*live=*/!args.Has("quiet") && isatty(2),
                            /*quiet=*/args.Has("quiet"));
-  prepared->options.on_progress = [&](const engine::JobProgress& p) {
+  prepared->options.on_progress = [&](const runner::JobProgress& p) {
     progress.Update(p);
   };
   const std::filesystem::path runs_dir = prepared->options.runs_dir;
-  engine::JobRunner runner(**store, engine, **launcher,
+  runner::JobRunner runner(**store, engine, **launcher,
                            std::move(prepared->options));
   if (std::optional<int> code = SubmitOrTakeOver(
           **store, engine, **launcher, runner, runs_dir, job, db, err)) {

@@ -13,7 +13,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"

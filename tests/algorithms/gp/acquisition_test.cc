@@ -1,4 +1,4 @@
-#include "algorithms/gp/acquisition.h"
+#include "src/algorithms/gp/acquisition.h"
 
 #include <cmath>
 #include <numbers>

@@ -1,4 +1,4 @@
-#include "algorithms/gp/bordered_cholesky.h"
+#include "src/algorithms/gp/bordered_cholesky.h"
 
 #include <cmath>
 #include <cstring>

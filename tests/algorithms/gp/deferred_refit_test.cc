@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "algorithms/common/splitmix64.h"
-#include "algorithms/gp/gp_designer.h"
-#include "algorithms/gp/gp_state.h"
-#include "algorithms/gp/hyperparameters.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/gp/gp_designer.h"
+#include "src/algorithms/gp/gp_state.h"
+#include "src/algorithms/gp/hyperparameters.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"

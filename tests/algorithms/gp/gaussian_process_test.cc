@@ -1,10 +1,10 @@
-#include "algorithms/gp/gaussian_process.h"
+#include "src/algorithms/gp/gaussian_process.h"
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "algorithms/gp/hyperparameters.h"
+#include "src/algorithms/gp/hyperparameters.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/gp/gp_designer.h"
+#include "src/algorithms/gp/gp_designer.h"
 #include "benchmarks/quality/test_functions.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"

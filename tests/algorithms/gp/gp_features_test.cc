@@ -1,11 +1,11 @@
-#include "algorithms/encoding/gp_features.h"
+#include "src/algorithms/encoding/gp_features.h"
 
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "algorithms/common/splitmix64.h"
-#include "algorithms/encoding/unit_cube.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/encoding/unit_cube.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"

@@ -1,4 +1,4 @@
-#include "algorithms/gp/hyperparameter_fit.h"
+#include "src/algorithms/gp/hyperparameter_fit.h"
 
 #include <cmath>
 #include <vector>

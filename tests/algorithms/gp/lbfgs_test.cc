@@ -1,4 +1,4 @@
-#include "algorithms/gp/lbfgs.h"
+#include "src/algorithms/gp/lbfgs.h"
 
 #include <cmath>
 #include <vector>

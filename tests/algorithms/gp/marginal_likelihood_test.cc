@@ -1,4 +1,4 @@
-#include "algorithms/gp/marginal_likelihood.h"
+#include "src/algorithms/gp/marginal_likelihood.h"
 
 #include <cmath>
 #include <numbers>
@@ -6,8 +6,8 @@
 
 #include "Eigen/Cholesky"
 #include "Eigen/LU"
-#include "algorithms/gp/hyperparameters.h"
-#include "algorithms/gp/matern_kernel.h"
+#include "src/algorithms/gp/hyperparameters.h"
+#include "src/algorithms/gp/matern_kernel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"

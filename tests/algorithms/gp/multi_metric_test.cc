@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/encoding/assignment_set.h"
-#include "algorithms/gp/gp_designer.h"
-#include "algorithms/gp/gp_history.h"
-#include "algorithms/gp/gp_state.h"
-#include "algorithms/gp/hyperparameters.h"
-#include "algorithms/gp/multi_metric_acquisition.h"
-#include "algorithms/gp/multi_metric_policy.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/gp/gp_designer.h"
+#include "src/algorithms/gp/gp_history.h"
+#include "src/algorithms/gp/gp_state.h"
+#include "src/algorithms/gp/hyperparameters.h"
+#include "src/algorithms/gp/multi_metric_acquisition.h"
+#include "src/algorithms/gp/multi_metric_policy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"

@@ -1,8 +1,8 @@
-#include "algorithms/gp/suggestion_policy.h"
+#include "src/algorithms/gp/suggestion_policy.h"
 
 #include <vector>
 
-#include "algorithms/gp/gp_history.h"
+#include "src/algorithms/gp/gp_history.h"
 #include "gtest/gtest.h"
 
 namespace hptune::algorithms::gp {

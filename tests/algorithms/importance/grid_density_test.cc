@@ -1,4 +1,4 @@
-#include "algorithms/importance/grid_density.h"
+#include "src/algorithms/importance/grid_density.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "algorithms/importance/parameter_grid.h"
+#include "src/algorithms/importance/parameter_grid.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

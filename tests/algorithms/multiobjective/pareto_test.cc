@@ -1,4 +1,4 @@
-#include "algorithms/multiobjective/pareto.h"
+#include "src/algorithms/multiobjective/pareto.h"
 
 #include <cmath>
 #include <limits>

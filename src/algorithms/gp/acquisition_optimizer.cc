@@ -1,0 +1,372 @@
+#include "src/algorithms/gp/acquisition_optimizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/gp/lbfgs.h"
+#include "src/algorithms/gp/normal_draw.h"
+#include "src/algorithms/quasi_random/halton.h"
+
+namespace hptune::algorithms::gp {
+namespace {
+
+// Perturbation scales of the local candidates, in unit-cube coordinates.
+constexpr double kScales[] = {0.003, 0.015, 0.06, 0.2};
+// Start points closer than this (max norm) count as one.
+constexpr double kDistinctStarts = 1e-4;
+// Salt for the Halton permutations (independent of the perturbation stream).
+constexpr uint64_t kHaltonSalt = 0x5ca1ab1e0ddba11ull;
+
+double Coordinate(const Feature& f, double u) {
+  if (f.kind == FeatureKind::kCategorical) {
+    return std::min(std::floor(u * f.num_categories),
+                    static_cast<double>(f.num_categories - 1));
+  }
+  return u;
+}
+
+// Moves feature j of x at random: a categorical one to another category, a
+// numeric one by N(0, scale^2) (or, for INTEGER and DISCRETE, to a random
+// neighbour half the time, which small scales would not reach).
+void Perturb(const FeatureEncoding& encoding, int j, double scale,
+             SplitMix64& rng, std::vector<double>& x) {
+  const Feature& f = encoding.features()[j];
+  if (f.discrete &&
+      (f.kind == FeatureKind::kCategorical || rng.NextUnit() < 0.5)) {
+    std::vector<double> neighbours = encoding.Neighbours(j, x[j]);
+    if (!neighbours.empty())
+      x[j] = neighbours[rng.NextBelow(neighbours.size())];
+    return;
+  }
+  x[j] += scale * NextStandardNormal(rng);
+}
+
+// The features of `x` that are active and not in `before`: a move of a
+// parent activated them, and they hold imputed values that say nothing. Each
+// takes, half the time, its coordinate in the first anchor where it is active
+// (the best observations' values of that subtree), else a uniform one; until
+// no more appear (a filled child may activate its own children).
+void FillActivated(const FeatureEncoding& encoding,
+                   std::span<const std::vector<double>> anchors,
+                   const std::vector<std::vector<bool>>& anchor_active,
+                   std::vector<bool> before, SplitMix64& rng,
+                   std::vector<double>& x) {
+  const auto& features = encoding.features();
+  for (;;) {
+    const std::vector<bool> now = encoding.ActiveFeatures(x);
+    bool filled = false;
+    for (size_t j = 0; j < now.size(); ++j) {
+      if (!now[j] || before[j]) continue;
+      before[j] = filled = true;
+      const Feature& f = features[j];
+      size_t donor = 0;
+      while (donor < anchors.size() && !anchor_active[donor][j]) ++donor;
+      if (donor < anchors.size() && rng.NextUnit() < 0.5) {
+        x[j] = anchors[donor][j];
+      } else if (f.kind == FeatureKind::kCategorical) {
+        x[j] = static_cast<double>(rng.NextBelow(f.num_categories));
+      } else {
+        x[j] = rng.NextUnit();
+      }
+    }
+    if (!filled) return;
+  }
+}
+
+double MaxDistance(const std::vector<double>& a, const std::vector<double>& b) {
+  double distance = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    distance = std::max(distance, std::fabs(a[i] - b[i]));
+  }
+  return distance;
+}
+
+// Where a search from one anchor may go (options.local_radius), per feature.
+struct Box {
+  std::vector<double> lower, upper;
+};
+
+// The anchor's box: +- radius around each continuous coordinate, widened
+// for INTEGER and DISCRETE ones to their neighbouring values, which a
+// coarse grid would otherwise put out of reach; within [0, 1]. A feature
+// inactive at the anchor has no position there: all of [0, 1].
+Box AnchorBox(const FeatureEncoding& encoding,
+              const std::vector<int>& continuous,
+              const std::vector<double>& anchor,
+              const std::vector<bool>& active, double radius) {
+  Box box{std::vector<double>(anchor.size(), 0.0),
+          std::vector<double>(anchor.size(), 1.0)};
+  for (int j : continuous) {
+    if (!active[j]) continue;
+    double lo = anchor[j] - radius;
+    double hi = anchor[j] + radius;
+    for (double v : encoding.Neighbours(j, anchor[j])) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    box.lower[j] = std::max(0.0, lo);
+    box.upper[j] = std::min(1.0, hi);
+  }
+  return box;
+}
+
+RowMatrix ToMatrix(const std::vector<std::vector<double>>& points, int d) {
+  RowMatrix m(static_cast<Eigen::Index>(points.size()), d);
+  for (size_t i = 0; i < points.size(); ++i) {
+    for (int j = 0; j < d; ++j)
+      m(static_cast<Eigen::Index>(i), j) = points[i][j];
+  }
+  return m;
+}
+
+std::vector<double> Scores(const AcquisitionFunction& acquisition,
+                           const std::vector<std::vector<double>>& points,
+                           int d) {
+  if (points.empty()) return {};
+  Eigen::VectorXd values;
+  acquisition.EvaluateBatch(ToMatrix(points, d), values);
+  std::vector<double> scores(values.data(), values.data() + values.size());
+  // NaN would break the orderings below; such a point is never chosen.
+  for (double& s : scores) {
+    if (std::isnan(s)) s = -std::numeric_limits<double>::infinity();
+  }
+  return scores;
+}
+
+// Step 2: L-BFGS over the continuous features from `start`, then snapped.
+// Only the active ones that are no parent move: the active set, a function
+// of the parents' values, stays that of `start`.
+std::vector<double> Refine(const AcquisitionFunction& acquisition,
+                           const FeatureEncoding& encoding,
+                           const std::vector<int>& all_continuous,
+                           const std::vector<double>& start, const Box* box,
+                           const AcquisitionOptimizerOptions& options) {
+  std::vector<double> full = start;
+  std::vector<int> continuous;
+  const std::vector<bool> active = encoding.ActiveFeatures(start);
+  for (int j : all_continuous) {
+    if (active[j] && !encoding.features()[j].parent) continuous.push_back(j);
+  }
+  if (continuous.empty()) return full;
+  const int d = encoding.dimension();
+  std::vector<double> full_gradient(d);
+  Objective objective = [&](std::span<const double> z,
+                            std::span<double> gradient) {
+    for (size_t k = 0; k < continuous.size(); ++k) full[continuous[k]] = z[k];
+    const double value = acquisition.EvaluateWithGradient(full, full_gradient);
+    for (size_t k = 0; k < gradient.size(); ++k) {
+      gradient[k] = -full_gradient[continuous[k]];
+    }
+    return -value;
+  };
+  std::vector<double> z0, lower(continuous.size(), 0.0),
+      upper(continuous.size(), 1.0);
+  for (size_t k = 0; k < continuous.size(); ++k) {
+    z0.push_back(start[continuous[k]]);
+    if (box != nullptr) {
+      lower[k] = box->lower[continuous[k]];
+      upper[k] = box->upper[continuous[k]];
+    }
+  }
+  LbfgsOptions lbfgs;
+  lbfgs.max_evaluations = options.max_lbfgs_evaluations;
+  lbfgs.relative_tolerance = 1e-9;
+  absl::StatusOr<LbfgsResult> result =
+      MinimizeLbfgs(objective, z0, lower, upper, lbfgs);
+  full = start;
+  if (result.ok()) {
+    for (size_t k = 0; k < continuous.size(); ++k) {
+      full[continuous[k]] = result->x[k];
+    }
+  }
+  encoding.Snap(full);
+  return full;
+}
+
+// Step 3, in place on `point`: active features only; a move of a parent
+// fills the children it activates (FillActivated) and imputes the ones it
+// deactivates.
+void ClimbDiscrete(const AcquisitionFunction& acquisition,
+                   const FeatureEncoding& encoding,
+                   const std::vector<int>& discrete, int rounds,
+                   std::span<const std::vector<double>> anchors,
+                   const std::vector<std::vector<bool>>& anchor_active,
+                   SplitMix64& rng, ScoredPoint& point) {
+  const int d = encoding.dimension();
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::vector<double>> neighbours;
+    const std::vector<bool> active = encoding.ActiveFeatures(point.x);
+    for (int j : discrete) {
+      if (!active[j]) continue;
+      for (double v : encoding.Neighbours(j, point.x[j])) {
+        neighbours.push_back(point.x);
+        std::vector<double>& x = neighbours.back();
+        x[j] = v;
+        if (encoding.features()[j].parent) {
+          FillActivated(encoding, anchors, anchor_active, active, rng, x);
+          encoding.Snap(x);
+        }
+      }
+    }
+    const std::vector<double> scores = Scores(acquisition, neighbours, d);
+    size_t best = scores.size();
+    for (size_t i = 0; i < scores.size(); ++i) {
+      if (scores[i] > point.score &&
+          (best == scores.size() || scores[i] > scores[best])) {
+        best = i;
+      }
+    }
+    if (best == scores.size()) return;
+    point.x = std::move(neighbours[best]);
+    point.score = scores[best];
+  }
+}
+
+}  // namespace
+
+std::vector<ScoredPoint> MaximizeAcquisition(
+    const AcquisitionFunction& acquisition, const FeatureEncoding& encoding,
+    std::span<const std::vector<double>> anchors, uint64_t seed,
+    const AcquisitionOptimizerOptions& options) {
+  const int d = encoding.dimension();
+  const auto& features = encoding.features();
+  std::vector<int> continuous, discrete;
+  for (int j = 0; j < d; ++j) {
+    if (features[j].kind == FeatureKind::kContinuous) continuous.push_back(j);
+    if (features[j].discrete) discrete.push_back(j);
+  }
+  SplitMix64 rng(seed);
+  std::vector<std::vector<bool>> anchor_active;
+  for (const auto& anchor : anchors) {
+    anchor_active.push_back(encoding.ActiveFeatures(anchor));
+  }
+
+  // 1. Candidates.
+  std::vector<std::vector<double>> candidates;
+  // The box each candidate's search must stay in; null for none.
+  std::vector<const Box*> box_of;
+  const ScrambledHalton halton(d, seed ^ kHaltonSalt);
+  for (int i = 0; i < options.random_candidates; ++i) {
+    std::vector<double> u = halton.Point(static_cast<uint64_t>(i));
+    for (int j = 0; j < d; ++j) u[j] = Coordinate(features[j], u[j]);
+    encoding.Snap(u);
+    candidates.push_back(std::move(u));
+    box_of.push_back(nullptr);
+  }
+  const int local = anchors.empty() ? 0 : options.local_candidates;
+  std::vector<Box> boxes;
+  if (options.local_radius > 0) {
+    for (size_t a = 0; a < anchors.size(); ++a) {
+      boxes.push_back(AnchorBox(encoding, continuous, anchors[a],
+                                anchor_active[a], options.local_radius));
+    }
+  }
+  for (int i = 0; i < local; ++i) {
+    // Half of them around the best anchor, the rest round-robin.
+    const size_t anchor = i % 2 == 0 ? 0 : (i / 2) % anchors.size();
+    std::vector<double> x = anchors[anchor];
+    const std::vector<bool>& active = anchor_active[anchor];
+    const double scale = kScales[rng.NextBelow(std::size(kScales))];
+    if (rng.NextUnit() < 0.5) {
+      for (int j : continuous) {
+        if (active[j]) x[j] += scale * NextStandardNormal(rng);
+      }
+    } else {
+      // Only active features: an inactive one's move would change nothing.
+      std::vector<int> movable;
+      for (int j = 0; j < d; ++j) {
+        if (active[j]) movable.push_back(j);
+      }
+      const auto moves = movable.empty() ? 0 : 1 + rng.NextBelow(2);
+      for (uint64_t m = 0; m < moves; ++m) {
+        Perturb(encoding, movable[rng.NextBelow(movable.size())], scale, rng,
+                x);
+      }
+    }
+    if (encoding.conditional()) {
+      FillActivated(encoding, anchors, anchor_active, active, rng, x);
+    }
+    if (!boxes.empty()) {
+      for (int j : continuous) {
+        x[j] = std::clamp(x[j], boxes[anchor].lower[j], boxes[anchor].upper[j]);
+      }
+    }
+    encoding.Snap(x);
+    candidates.push_back(std::move(x));
+    box_of.push_back(boxes.empty() ? nullptr : &boxes[anchor]);
+  }
+  const std::vector<double> scores = Scores(acquisition, candidates, d);
+  std::vector<size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+
+  // 2. L-BFGS from the best distinct candidates, half of them global ones:
+  // local candidates score highest near the incumbent, and refining only
+  // those would never look at a better basin elsewhere.
+  std::vector<size_t> starts;  // Indices into candidates.
+  const auto random_count = static_cast<size_t>(options.random_candidates);
+  auto add_starts = [&](bool global, int limit) {
+    int added = 0;
+    for (size_t i : order) {
+      if (added >= limit) break;
+      if ((i < random_count) != global || !std::isfinite(scores[i])) continue;
+      const bool distinct =
+          std::none_of(starts.begin(), starts.end(), [&](size_t s) {
+            return MaxDistance(candidates[s], candidates[i]) < kDistinctStarts;
+          });
+      if (!distinct) continue;
+      starts.push_back(i);
+      ++added;
+    }
+  };
+  const int global_starts =
+      local == 0 ? options.restarts : options.restarts / 2;
+  add_starts(true, global_starts);
+  add_starts(false, options.restarts - static_cast<int>(starts.size()));
+  std::vector<std::vector<double>> refined;
+  for (size_t i : starts) {
+    refined.push_back(Refine(acquisition, encoding, continuous, candidates[i],
+                             box_of[i], options));
+  }
+  const std::vector<double> refined_scores = Scores(acquisition, refined, d);
+
+  // 3. Discrete moves, then everything by score.
+  std::vector<ScoredPoint> points;
+  for (size_t i = 0; i < refined.size(); ++i) {
+    ScoredPoint p{std::move(refined[i]), refined_scores[i]};
+    if (!discrete.empty()) {
+      const std::vector<bool> before = encoding.ActiveFeatures(p.x);
+      ClimbDiscrete(acquisition, encoding, discrete, options.discrete_rounds,
+                    anchors, anchor_active, rng, p);
+      // A parent's move activated children that step 2 never refined.
+      if (encoding.ActiveFeatures(p.x) != before) {
+        std::vector<std::vector<double>> again = {
+            Refine(acquisition, encoding, continuous, p.x, box_of[starts[i]],
+                   options)};
+        const double score = Scores(acquisition, again, d).front();
+        if (score > p.score) p = {std::move(again.front()), score};
+      }
+    }
+    points.push_back(std::move(p));
+  }
+  for (size_t i : order)
+    points.push_back({std::move(candidates[i]), scores[i]});
+  std::stable_sort(points.begin(), points.end(),
+                   [](const ScoredPoint& a, const ScoredPoint& b) {
+                     return a.score > b.score;
+                   });
+  std::vector<ScoredPoint> unique;
+  std::set<std::vector<double>> seen;
+  for (auto& p : points) {
+    if (!std::isfinite(p.score)) continue;
+    if (seen.insert(p.x).second) unique.push_back(std::move(p));
+  }
+  return unique;
+}
+
+}  // namespace hptune::algorithms::gp

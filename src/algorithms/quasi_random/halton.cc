@@ -1,0 +1,97 @@
+#include "src/algorithms/quasi_random/halton.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "hptune/core/check.h"
+
+namespace hptune::algorithms {
+namespace {
+
+// K: the smallest number of base-b digits that resolves 2^-53.
+int DigitsFor(int base) {
+  int digits = 0;
+  for (double power = 1; power < 0x1.0p53; power *= base) ++digits;
+  return digits;
+}
+
+std::vector<uint16_t> Identity(int base) {
+  std::vector<uint16_t> permutation(base);
+  std::iota(permutation.begin(), permutation.end(), 0);
+  return permutation;
+}
+
+}  // namespace
+
+std::vector<int> ScrambledHalton::FirstPrimes(int n) {
+  std::vector<int> primes;
+  for (int candidate = 2; static_cast<int>(primes.size()) < n; ++candidate) {
+    bool prime = true;
+    for (int p : primes) {
+      if (p * p > candidate) break;
+      if (candidate % p == 0) {
+        prime = false;
+        break;
+      }
+    }
+    if (prime) primes.push_back(candidate);
+  }
+  return primes;
+}
+
+ScrambledHalton::ScrambledHalton(int dimension, uint64_t seed) {
+  HPTUNE_CHECK(dimension >= 0 && dimension <= kMaxDimension,
+               absl::StrCat("ScrambledHalton(", dimension, ")"));
+  SplitMix64 rng(seed);
+  for (int base : FirstPrimes(dimension)) {
+    Axis axis{base, {}};
+    const int digits = DigitsFor(base);
+    for (int k = 0; k < digits; ++k) {
+      std::vector<uint16_t> permutation = Identity(base);
+      // Fisher-Yates: position i takes a uniform pick of [0, i].
+      for (int i = base - 1; i > 0; --i) {
+        auto j = static_cast<int>(rng.NextBelow(static_cast<uint64_t>(i) + 1));
+        std::swap(permutation[i], permutation[j]);
+      }
+      axis.permutations.push_back(std::move(permutation));
+    }
+    axes_.push_back(std::move(axis));
+  }
+}
+
+ScrambledHalton ScrambledHalton::Unscrambled(int dimension) {
+  std::vector<Axis> axes;
+  for (int base : FirstPrimes(dimension)) {
+    axes.push_back({base, std::vector<std::vector<uint16_t>>(DigitsFor(base),
+                                                             Identity(base))});
+  }
+  return ScrambledHalton(std::move(axes));
+}
+
+double ScrambledHalton::RadicalInverse(const Axis& axis, uint64_t index) {
+  const auto base = static_cast<uint64_t>(axis.base);
+  const double inverse_base = 1.0 / axis.base;
+  double scale = inverse_base;
+  double u = 0;
+  // All K digits, not only the non-zero ones: sigma(0) need not be 0.
+  for (const auto& permutation : axis.permutations) {
+    u += permutation[index % base] * scale;
+    index /= base;
+    scale *= inverse_base;
+  }
+  // The digit sum is < 1 exactly but may round up to 1.0.
+  return std::min(u, std::nextafter(1.0, 0.0));
+}
+
+std::vector<double> ScrambledHalton::Point(uint64_t index) const {
+  std::vector<double> point;
+  point.reserve(axes_.size());
+  for (const Axis& axis : axes_) point.push_back(RadicalInverse(axis, index));
+  return point;
+}
+
+}  // namespace hptune::algorithms

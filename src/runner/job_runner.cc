@@ -1,0 +1,127 @@
+#include "hptune/runner/job_runner.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
+#include "hptune/core/status.h"
+#include "hptune/env/env.h"
+#include "hptune/launch/replica_env.h"
+#include "src/runner/job_run.h"
+#include "src/runner/job_submission.h"
+
+namespace hptune::runner {
+
+JobRunner::JobRunner(store::Store& store, engine::TuningEngine& engine,
+                     launch::Launcher& launcher, JobRunnerOptions options,
+                     Env& env)
+    : store_(store),
+      engine_(engine),
+      launcher_(launcher),
+      options_(std::move(options)),
+      env_(env) {}
+
+absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
+                                            JobOwner owner) {
+  std::vector<FieldError> errors = ValidateJobId(job.job_id, "job ID");
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
+  HPTUNE_RETURN_IF_ERROR(internal::CheckRunnable(job));
+  HPTUNE_RETURN_IF_ERROR(launcher_.CheckFits(launch::ReplicaRequests(job)));
+  if (store_.GetJob(job.job_id).ok()) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("job \"", job.job_id, "\" already exists"));
+  }
+  const StudySpec& spec = *job.study;
+  std::vector<Trial> resumed;
+  if (!spec.resume_previous_job_id.empty()) {
+    HPTUNE_ASSIGN_OR_RETURN(resumed, internal::PreviousResults(
+                                         store_, spec.resume_previous_job_id));
+  }
+  HPTUNE_ASSIGN_OR_RETURN(
+      StudyRecord study,
+      engine_.CreateStudy(job.job_id, spec, static_cast<int>(resumed.size())));
+  for (Trial& t : resumed) {
+    HPTUNE_RETURN_IF_ERROR(
+        engine_.CreateTrial(study.name, std::move(t)).status());
+  }
+  JobRecord record{.job_id = job.job_id,
+                   .training_input_json = TrainingInputToJson(job),
+                   .study_name = study.name,
+                   .labels = job.labels,
+                   .slurm = job.slurm,
+                   .owner = owner,
+                   .state = JobState::kQueued};
+  HPTUNE_RETURN_IF_ERROR(store_.CreateJob(record));
+  return store_.GetJob(job.job_id);
+}
+
+absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store_.GetJob(job.job_id));
+  if (IsTerminal(record.state)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job \"", job.job_id, "\" has ended (",
+                     std::string(ToString(record.state)), ")"));
+  }
+  auto set_state = [&](JobState state, std::string message) {
+    return store_.UpdateJob(job.job_id, [&](JobRecord& j) {
+      if (j.state == state) return absl::OkStatus();
+      j.error_message = message;
+      return j.TransitionTo(state, env_.Now());
+    });
+  };
+  if (record.state == JobState::kQueued) {
+    HPTUNE_RETURN_IF_ERROR(set_state(JobState::kPreparing, "").status());
+  }
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                          engine_.GetStudy(record.study_name));
+  // Logs and metric files are the job's owner's: private directories.
+  const std::filesystem::path job_dir =
+      RunsLayout(options_.runs_dir).JobDir(job.job_id);
+  if (absl::Status made = env_.CreatePrivateDirectories(job_dir); !made.ok()) {
+    return set_state(JobState::kFailed, std::string(made.message()));
+  }
+  // Another user's job: this process keeps the job's directory, so that
+  // no trial directory can be swapped for a link; its user may pass
+  // through to the trial directories, which are that user's.
+  if (internal::RunsAsAnotherUser(record.owner)) {
+    ::chmod(job_dir.c_str(), 0711);
+  }
+  // The job stays PREPARING until a trial's replicas run, as AI Platform's
+  // stays until its workers are up: what maxWaitTime limits. `record`'s
+  // create and start times, all JobRun reads of it, are as first read.
+  internal::JobRun run(store_, engine_, launcher_, options_, env_, job, record,
+                       study,
+                       [&](JobState state) { return set_state(state, ""); });
+  HPTUNE_RETURN_IF_ERROR(run.Begin());
+  // Step at once while things happen; otherwise wait for a replica to exit,
+  // backing off to max_poll_interval, the longest a new report or the
+  // cancel flag waits to be seen.
+  auto idle = std::chrono::microseconds(500);
+  while (true) {
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<internal::JobOutcome> outcome,
+                            run.Step());
+    if (outcome) {
+      if (outcome->state == JobState::kSucceeded) {
+        // A job can end with no trial run by it: one resumed with nothing
+        // left.
+        HPTUNE_RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
+      }
+      return set_state(outcome->state, outcome->message);
+    }
+    if (run.busy()) {
+      idle = std::chrono::microseconds(500);
+      continue;
+    }
+    env_.WaitForReadable(run.ExitFds(), idle);
+    idle = std::min<std::chrono::microseconds>(idle * 2,
+                                               options_.max_poll_interval);
+  }
+}
+
+}  // namespace hptune::runner

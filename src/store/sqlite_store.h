@@ -1,0 +1,175 @@
+// SqliteStore: the durable Store, one SQLite file.
+//
+// Used by `hptune serve`, `hptune run` and embedders whose studies must
+// survive a restart; callers that need only the Store interface open it with
+// OpenSqliteStore (open_store.h), which also defines SqliteStoreOptions. The
+// file has a versioned schema (migrated on Open; a file from a newer hptune is
+// refused), WAL journaling and foreign keys.
+//
+// Durability: WAL with synchronous=NORMAL. A committed change is in the WAL
+// before the call returns, so it survives a crash or SIGKILL of the process;
+// an OS crash or power loss may lose the last commits (never corrupts the
+// file). FULL would add an fsync per commit, i.e. per measurement, for that
+// case only. Checkpoints (WAL back into the file, with fsync) run on a
+// thread of the store's own, never inside a caller's commit
+// (src/store/wal_checkpointer.h).
+//
+// Thread-safety: all methods are thread-safe (one connection for writes,
+// serialised by a mutex, and a pool of connections for reads). Several
+// stores and several processes may use the same file: writers take the lock
+// up front (BEGIN IMMEDIATE) and a busy database is waited out, re-running
+// the whole transaction with backoff, up to
+// SqliteStoreOptions::busy_deadline; only then does a call fail, with
+// Unavailable naming the file. Because of those retries the `mutate`
+// callbacks of UpdateTrial and UpdateJob may run more than once; they must
+// only change the record they are given and must not call the store.
+#ifndef HPTUNE_SRC_STORE_SQLITE_STORE_H_
+#define HPTUNE_SRC_STORE_SQLITE_STORE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "hptune/core/mutex.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/open_store.h"
+#include "hptune/store/store.h"
+
+namespace hptune::store {
+
+namespace internal {
+class SqliteConnection;
+class WalCheckpointer;
+class ReaderPool;
+}  // namespace internal
+
+class SqliteStore : public Store {
+ public:
+  // Opens `path`, creating the file and its schema when missing.
+  // FailedPrecondition naming the file when it is not SQLite, not an hptune
+  // database, or has a newer schema version (both versions named). `clock`
+  // stamps create times and events; it must outlive the store.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(
+      const std::string& path, Clock& clock = SystemClock(),
+      SqliteStoreOptions options = {});
+  ~SqliteStore() override;
+
+  const std::string& path() const { return path_; }
+
+  [[nodiscard]] absl::Status CreateStudy(const StudyRecord& study) override;
+  absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
+  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
+  [[nodiscard]] absl::Status DeleteStudy(std::string_view name) override;
+  [[nodiscard]] absl::Status SetStudyState(std::string_view name,
+                                           StudyState state,
+                                           std::string_view reason) override;
+
+  absl::StatusOr<std::vector<Trial>> AddTrials(
+      std::string_view study, std::vector<Trial> trials,
+      const std::optional<std::string>& designer_state) override;
+  absl::StatusOr<Trial> GetTrial(std::string_view study,
+                                 int64_t number) override;
+  absl::StatusOr<std::vector<Trial>> ListTrials(
+      std::string_view study) override;
+  absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
+      std::string_view study) override;
+  absl::StatusOr<TrialStatuses> ListTrialStatuses(
+      std::string_view study) override;
+  absl::StatusOr<std::vector<Measurement>> ListMeasurements(
+      std::string_view study, int64_t number, int64_t skip) override;
+  absl::StatusOr<Trial> UpdateTrial(
+      std::string_view study, int64_t number,
+      const std::function<absl::Status(Trial&)>& mutate) override;
+  void AddMeasurementAsync(std::string_view study, int64_t number,
+                           const Measurement& measurement,
+                           std::function<void(absl::Status)> done) override;
+  [[nodiscard]] absl::Status AddMeasurement(
+      std::string_view study, int64_t number,
+      const Measurement& measurement) override;
+
+  absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
+
+  [[nodiscard]] absl::Status CreateJob(const JobRecord& job) override;
+  absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
+  absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
+  absl::StatusOr<JobRecord> UpdateJob(
+      std::string_view job_id,
+      const std::function<absl::Status(JobRecord&)>& mutate) override;
+
+  [[nodiscard]] absl::Status RecordReplicaEvent(
+      std::string_view job_id, int64_t trial, std::string_view detail) override;
+
+  absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
+                                                int limit) override;
+
+ private:
+  SqliteStore(std::string path, Clock& clock,
+              std::unique_ptr<internal::SqliteConnection> connection,
+              std::unique_ptr<internal::ReaderPool> readers,
+              std::unique_ptr<internal::WalCheckpointer> checkpointer);
+
+  // Run `body` in a read (snapshot, on a connection of readers_) or write
+  // (BEGIN IMMEDIATE, on connection_ under mu_) transaction, retrying it
+  // while the database is busy.
+  [[nodiscard]] absl::Status Read(
+      absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
+  [[nodiscard]] absl::Status Write(
+      absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
+  // Runs `select` in a read transaction and returns what it read.
+  template <typename T>
+  absl::StatusOr<T> ReadValue(
+      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
+  // The same, NotFound when `study` does not exist.
+  template <typename T>
+  absl::StatusOr<T> ReadFromStudy(
+      std::string_view study,
+      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
+
+  // One measurement waiting for its commit (group commit, below).
+  struct QueuedMeasurement {
+    std::string study;
+    int64_t number = 0;
+    Measurement measurement;
+    Timestamp time{};
+    absl::Status status;
+    std::function<void(absl::Status)> done;
+  };
+  // Appends every measurement of `batch` in one transaction. A measurement
+  // the rules refuse (unknown trial, trial not accepting) gets its own error
+  // and is left out; an SQLite error fails the whole batch.
+  void CommitMeasurements(std::vector<QueuedMeasurement>& batch);
+
+  const std::string path_;
+  Clock& clock_;
+  // Group commit of measurements: calls queue here; the one that finds no
+  // commit running commits everything queued in one transaction, answers
+  // each, and goes on while more arrived meanwhile. The others return at
+  // once (AddMeasurementAsync) or wait for their answer (AddMeasurement).
+  // Under load (clients report after every step) one commit carries many
+  // measurements.
+  Mutex queue_mu_;
+  std::vector<QueuedMeasurement> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool committing_ ABSL_GUARDED_BY(queue_mu_) = false;
+  // Declared first so that it outlives connection_, whose commits call it.
+  std::unique_ptr<internal::WalCheckpointer> checkpointer_;
+  Mutex mu_;  // Serialises use of connection_, the writer.
+  std::unique_ptr<internal::SqliteConnection> connection_
+      ABSL_PT_GUARDED_BY(mu_);
+  int wal_pages_ ABSL_GUARDED_BY(mu_) = 0;  // After connection_'s last commit.
+  // Reads have connections of their own: in WAL mode a read never waits
+  // for a commit in progress, so the early-stopping checks that follow every
+  // measurement do not queue behind the measurements' writes. A read that
+  // starts after a write returned sees it.
+  std::unique_ptr<internal::ReaderPool> readers_;
+};
+
+}  // namespace hptune::store
+
+#endif  // HPTUNE_SRC_STORE_SQLITE_STORE_H_

@@ -1,0 +1,550 @@
+// The job runner's lifecycle rules on a simulated clock: a FakeLauncher
+// scripts every replica start and a FakeEnv moves time only while the runner
+// waits, so each case runs minutes of a job in milliseconds, the same way
+// every time. The same rules with real processes are in job_runner_test.cc.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
+#include "hptune/core/status.h"
+#include "hptune/core/time.h"
+#include "hptune/engine/engine.h"
+#include "hptune/runner/job_runner.h"
+#include "hptune/env/env.h"
+#include "hptune/launch/replica_env.h"
+#include "src/store/memory_store.h"
+#include "tests/testing/fake_env.h"
+#include "tests/testing/fake_launcher.h"
+#include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/test_job.h"
+
+namespace hptune::runner {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using testing::FakeReplica;
+using testing::FakeReport;
+using testing::FakeStart;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+// A job of `workers` workers running a fake trainer; `extra` is more
+// trainingInput YAML.
+JobSpec MakeJob(const std::string& id, int workers, int max_trials,
+                int parallel, const std::string& extra = "") {
+  return testing::TestJob(id, workers, 0, max_trials, parallel, extra,
+                          {"fake-trainer"});
+}
+
+// A master that reports `value` at steps 1..steps, one a second, and exits
+// 0 half a second after the last.
+FakeReplica Curve(double value, int steps) {
+  FakeReplica master{.exits_after =
+                         std::chrono::milliseconds(steps * 1000 + 500)};
+  for (int s = 1; s <= steps; ++s) {
+    master.reports.push_back(
+        {.after = std::chrono::seconds(s), .step = s, .value = value});
+  }
+  return master;
+}
+
+FakeReplica RunsUntilStopped() { return FakeReplica{}; }
+
+// The runs directory, in FakeEnv's memory only.
+constexpr char kRunsDir[] = "/hptune-lifecycle-test-runs";
+
+class JobLifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::make_unique<store::MemoryStore>(env_.fake_clock());
+    engine_ = std::make_unique<engine::TuningEngine>(*store_, env_.fake_clock());
+    // In FakeEnv's memory: a run writes nothing to the disk.
+    options_.runs_dir = kRunsDir;
+  }
+
+  void Script(testing::FakeScript script, int gpus = 0) {
+    launcher_ = std::make_unique<testing::FakeLauncher>(env_, std::move(script),
+                                                        "accuracy", gpus);
+  }
+
+  absl::StatusOr<JobRecord> SubmitAndRun(const JobSpec& job) {
+    JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
+    HPTUNE_RETURN_IF_ERROR(runner.Submit(job).status());
+    return runner.Run(job);
+  }
+
+  std::vector<std::string> ReplicaEvents(int64_t trial) {
+    std::vector<std::string> details;
+    auto events = store_->ListEvents(0, 100000);
+    EXPECT_OK(events);
+    for (const auto& e : *events) {
+      if (e.kind == "replica" && e.trial_number == trial) {
+        details.push_back(e.detail);
+      }
+    }
+    return details;
+  }
+
+  std::vector<std::string> JobStates(const std::string& job) {
+    std::vector<std::string> states;
+    auto events = store_->ListEvents(0, 100000);
+    EXPECT_OK(events);
+    for (const auto& e : *events) {
+      if (e.kind == "job_state" && e.job_id == job) states.push_back(e.detail);
+    }
+    return states;
+  }
+
+  testing::FakeEnv env_;
+  std::unique_ptr<store::MemoryStore> store_;
+  std::unique_ptr<engine::TuningEngine> engine_;
+  std::unique_ptr<testing::FakeLauncher> launcher_;
+  JobRunnerOptions options_;
+};
+
+TEST_F(JobLifecycleTest, AFailedReplicaIsRestartedAndTheMasterDecides) {
+  // The worker fails its first two starts a second in, then runs on.
+  Script([](const FakeStart& s) {
+    if (s.name == "master-0") return Curve(0.9, 3);
+    if (s.start <= 2) return FakeReplica{.exits_after = 1s, .exit_code = 1};
+    return RunsUntilStopped();
+  });
+  auto record = SubmitAndRun(MakeJob("restarts", 1, 1, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  EXPECT_EQ(launcher_->starts(1, "worker-0"), 3);
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 1);
+  EXPECT_THAT(
+      ReplicaEvents(1),
+      ::testing::IsSupersetOf({"worker-0 exited with code 1; restart 1 of 5",
+                               "worker-0 exited with code 1; restart 2 of 5",
+                               "master-0 exited with code 0"}));
+  // The master's exit ends the trial and stops the worker.
+  EXPECT_THAT(launcher_->log(), Contains("trial 1 worker-0 terminated"));
+  auto trial = store_->GetTrial("restarts", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  ASSERT_TRUE(trial->final_measurement.has_value());
+  EXPECT_EQ(trial->final_measurement->step, 3);
+  EXPECT_EQ(trial->measurements.size(), 3u);
+  // It ended when its master did, 3.5 s in, not a poll interval later.
+  EXPECT_GE(*trial->end_time - *trial->start_time, 3500ms);
+  EXPECT_LE(*trial->end_time - *trial->start_time,
+            3500ms + options_.max_poll_interval);
+}
+
+// The runner reaches files only through its Env: the reports it stored came
+// from FakeEnv's in-memory hypertune file, and nothing reached the disk.
+TEST_F(JobLifecycleTest, ARunReadsAndWritesFilesOnlyThroughItsEnv) {
+  Script([](const FakeStart& s) {
+    if (s.name == "master-0") return Curve(0.8, 2);
+    return RunsUntilStopped();
+  });
+  auto record = SubmitAndRun(MakeJob("in_memory", 0, 2, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  const std::string trial_dir = std::string(kRunsDir) + "/in_memory/";
+  EXPECT_THAT(env_.Files(),
+              ::testing::IsSupersetOf({trial_dir + "1/master-0.metrics",
+                                       trial_dir + "2/master-0.metrics"}));
+  auto trial = store_->GetTrial("in_memory", 2);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->measurements.size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(kRunsDir));
+}
+
+TEST_F(JobLifecycleTest, AnAttemptOutOfRestartsIsRerunThenTheTrialFails) {
+  Script([](const FakeStart&) {
+    return FakeReplica{.exits_after = 100ms, .exit_code = 1};
+  });
+  options_.max_replica_restarts = 2;
+  options_.max_trial_retries = 1;
+  auto record = SubmitAndRun(MakeJob("always_fails", 0, 1, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kFailed);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("master-0 exited with code 1 after 2 restarts "
+                        "(attempt 2 of 2)"));
+  // Two attempts of a start and two restarts each.
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 6);
+  EXPECT_THAT(ReplicaEvents(1),
+              Contains("attempt 1 of 2 failed: master-0 exited with code 1 "
+                       "after 2 restarts; re-running"));
+  auto trial = store_->GetTrial("always_fails", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kFailed);
+}
+
+TEST_F(JobLifecycleTest, AnAttemptThatCannotStartIsRerunThenFails) {
+  Script([](const FakeStart&) { return FakeReplica{.cannot_start = true}; });
+  options_.max_trial_retries = 2;
+  auto record = SubmitAndRun(MakeJob("cannot_start", 0, 1, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kFailed);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("could not start: master-0: cannot start"));
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 3);
+}
+
+TEST_F(JobLifecycleTest, FailedTrialsBeyondMaxFailedTrialsFailTheJob) {
+  Script([](const FakeStart&) {
+    return FakeReplica{.exits_after = 1s, .exit_code = 1};
+  });
+  options_.max_replica_restarts = 0;
+  options_.max_trial_retries = 0;
+  JobSpec job = MakeJob("too_many_failures", 0, 6, 1);
+  job.study->max_failed_trials = 2;
+  auto record = SubmitAndRun(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kFailed);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("maxFailedTrials (2) reached; last: trial 2: "
+                        "master-0 exited with code 1"));
+  auto trials = store_->ListTrials("too_many_failures");
+  ASSERT_OK(trials);
+  EXPECT_EQ(trials->size(), 2u);
+}
+
+// A diverged objective (NaN) ends its trial INFEASIBLE: a result for the
+// designer, not a failure of the job, so it does not count against
+// maxFailedTrials (docs/trainer.md).
+TEST_F(JobLifecycleTest, DivergedTrialsDoNotCountAgainstMaxFailedTrials) {
+  Script([](const FakeStart&) {
+    FakeReplica master{.exits_after = 1500ms};
+    master.reports = {{.after = 1s, .step = 1, .value = std::nan("")}};
+    return master;
+  });
+  JobSpec job = MakeJob("diverged", 0, 4, 1);
+  job.study->max_failed_trials = 1;
+  auto record = SubmitAndRun(job);
+  ASSERT_OK(record);
+  EXPECT_THAT(record->error_message, Not(HasSubstr("maxFailedTrials")));
+  auto trials = store_->ListTrials("diverged");
+  ASSERT_OK(trials);
+  ASSERT_EQ(trials->size(), 4u);
+  for (const Trial& trial : *trials) {
+    EXPECT_EQ(trial.state, TrialState::kInfeasible) << trial.number;
+  }
+}
+
+TEST_F(JobLifecycleTest, AJobPastItsMaxRunningTimeIsCancelledKeepingItsData) {
+  Script([](const FakeStart&) {
+    FakeReplica runs_on = RunsUntilStopped();
+    runs_on.reports = {{.after = 1s, .step = 1, .value = 0.5}};
+    return runs_on;
+  });
+  auto record = SubmitAndRun(
+      MakeJob("limited", 1, 4, 2, "  scheduling: {maxRunningTime: 1.5s}\n"));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kCancelled);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("maxRunningTime (1.5s) reached: the job has run "
+                        "since " +
+                        FormatRfc3339(*record->start_time)));
+  EXPECT_GE(*record->end_time - *record->start_time, 1500ms);
+  EXPECT_LE(*record->end_time - *record->start_time,
+            1500ms + options_.max_poll_interval);
+  auto trials = store_->ListTrials("limited");
+  ASSERT_OK(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  for (const Trial& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCancelled);
+    EXPECT_THAT(t.reason, HasSubstr("the job was cancelled: maxRunningTime "
+                                    "(1.5s) reached"));
+    ASSERT_EQ(t.measurements.size(), 1u) << "trial " << t.number;
+  }
+  EXPECT_THAT(JobStates("limited"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
+                          "RUNNING -> CANCELLING", "CANCELLING -> CANCELLED"));
+}
+
+TEST_F(JobLifecycleTest, AJobIsPreparingWhileGpusAreBusyUntilMaxWaitTime) {
+  Script([](const FakeStart&) { return Curve(0.5, 1); }, /*gpus=*/1);
+  launcher_->HoldGpus(1);
+  auto record = SubmitAndRun(
+      MakeJob("never_ran", 0, 2, 1,
+              "  masterConfig: {acceleratorConfig: {count: 1, type: "
+              "NVIDIA_TESLA_T4}}\n  scheduling: {maxWaitTime: 1s}\n"));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kCancelled);
+  EXPECT_THAT(record->error_message,
+              HasSubstr("maxWaitTime (1s) reached: no trial has started "
+                        "running since the job was submitted at " +
+                        FormatRfc3339(record->create_time)));
+  EXPECT_FALSE(record->start_time.has_value());
+  EXPECT_GE(*record->end_time - record->create_time, 1s);
+  auto trials = store_->ListTrials("never_ran");
+  ASSERT_OK(trials);
+  EXPECT_TRUE(trials->empty());
+  // It waited PREPARING, never RUNNING, until the limit cancelled it.
+  EXPECT_THAT(JobStates("never_ran"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> CANCELLING",
+                          "CANCELLING -> CANCELLED"));
+}
+
+TEST_F(JobLifecycleTest, AJobWaitsForGpusThenRunsOnceTheyAreFree) {
+  Script([](const FakeStart&) { return Curve(0.5, 1); }, /*gpus=*/1);
+  launcher_->HoldGpus(1);
+  // Another job's GPU comes free 5 s into the wait.
+  const Timestamp free_at = env_.Now() + 5s;
+  std::vector<JobState> states_while_held;
+  env_.on_wait = [&] {
+    auto job = store_->GetJob("waited");
+    if (env_.Now() < free_at) {
+      if (job.ok()) states_while_held.push_back(job->state);
+      return;
+    }
+    launcher_->ReleaseGpus(1);
+    env_.on_wait = nullptr;
+  };
+  auto record = SubmitAndRun(
+      MakeJob("waited", 0, 1, 1,
+              "  masterConfig: {acceleratorConfig: {count: 1, type: "
+              "NVIDIA_TESLA_T4}}\n  scheduling: {maxWaitTime: 60s}\n"));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  EXPECT_THAT(states_while_held, Contains(JobState::kPreparing));
+  EXPECT_THAT(states_while_held, Not(Contains(JobState::kRunning)));
+  ASSERT_TRUE(record->start_time.has_value());
+  EXPECT_GE(*record->start_time, free_at);
+  EXPECT_THAT(JobStates("waited"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
+                          "RUNNING -> SUCCEEDED"));
+}
+
+TEST_F(JobLifecycleTest, ATrialThatWaitedInTheBackendsQueueStartsWhenItLeaves) {
+  Script([](const FakeStart&) { return Curve(0.5, 1); });
+  launcher_->HoldInQueue(true);
+  const Timestamp released = env_.Now() + 30s;
+  std::optional<Trial> while_held;
+  env_.on_wait = [&] {
+    if (env_.Now() < released) {
+      if (auto t = store_->GetTrial("queued", 1); t.ok()) while_held = *t;
+      return;
+    }
+    launcher_->HoldInQueue(false);
+    env_.on_wait = nullptr;
+  };
+  // Progress never counts a trial running before it left the queue.
+  std::optional<JobProgress> first_launched;
+  options_.on_progress = [&](const JobProgress& p) {
+    if (!first_launched && !p.launched.empty()) first_launched = p;
+  };
+  auto record = SubmitAndRun(MakeJob("queued", 0, 1, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  ASSERT_TRUE(first_launched.has_value());
+  EXPECT_EQ(first_launched->running, 0);
+  EXPECT_THAT(first_launched->waiting_in_backend, ElementsAre(1));
+  // While held, the trial's start was when it was suggested; once the
+  // backend let it go, its start is then, and the job's with it.
+  ASSERT_TRUE(while_held.has_value());
+  ASSERT_TRUE(while_held->start_time.has_value());
+  EXPECT_LT(*while_held->start_time, released);
+  auto trial = store_->GetTrial("queued", 1);
+  ASSERT_OK(trial);
+  ASSERT_TRUE(trial->start_time.has_value());
+  EXPECT_GE(*trial->start_time, released);
+  EXPECT_LE(*trial->start_time - released, options_.max_poll_interval);
+  EXPECT_GE(*record->start_time, released);
+  // The trial ran its 1.5 s from its start, not from its suggestion.
+  EXPECT_GE(*trial->end_time - *trial->start_time, 1500ms);
+}
+
+TEST_F(JobLifecycleTest, ATrialBelowTheMedianIsStoppedEarly) {
+  // Five good trials, then one whose curve is far below theirs.
+  Script(
+      [](const FakeStart& s) { return Curve(s.trial <= 5 ? 0.9 : 0.1, 10); });
+  JobSpec job = MakeJob("stops", 0, 6, 1);
+  job.study->enable_early_stopping = true;
+  auto record = SubmitAndRun(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto bad = store_->GetTrial("stops", 6);
+  ASSERT_OK(bad);
+  EXPECT_EQ(bad->state, TrialState::kSucceeded);
+  EXPECT_TRUE(bad->stopped_early);
+  // Judged once its step reached a quarter of the longest curve's 10.
+  EXPECT_EQ(bad->measurements.size(), 3u);
+  EXPECT_THAT(launcher_->log(), Contains("trial 6 master-0 terminated"));
+  for (int64_t n = 1; n <= 5; ++n) {
+    auto good = store_->GetTrial("stops", n);
+    ASSERT_OK(good);
+    EXPECT_FALSE(good->stopped_early) << "trial " << n;
+  }
+}
+
+TEST_F(JobLifecycleTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
+  Script([](const FakeStart&) { return RunsUntilStopped(); });
+  std::atomic<bool> cancel = false;
+  options_.cancel = &cancel;
+  const Timestamp cancel_at = env_.Now() + 10s;
+  env_.on_wait = [&] {
+    if (env_.Now() >= cancel_at) cancel = true;
+  };
+  auto record = SubmitAndRun(MakeJob("cancelled", 1, 4, 2));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kCancelled);
+  auto trials = store_->ListTrials("cancelled");
+  ASSERT_OK(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  for (const Trial& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCancelled);
+    EXPECT_EQ(t.reason, "the job was cancelled");
+  }
+  EXPECT_THAT(
+      launcher_->log(),
+      ::testing::IsSupersetOf(
+          {"trial 1 master-0 terminated", "trial 1 worker-0 terminated",
+           "trial 2 master-0 terminated", "trial 2 worker-0 terminated"}));
+  EXPECT_THAT(JobStates("cancelled"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> RUNNING",
+                          "RUNNING -> CANCELLING", "CANCELLING -> CANCELLED"));
+}
+
+// A runner killed near the end of a job left slot 1's trial ACTIVE after
+// slot 0's ended: the next runner finds nothing to suggest for slot 0, yet
+// the job ends only once slot 1's trial has run to its end.
+TEST_F(JobLifecycleTest, ARunnerTakingOverFinishesTheTrialOfEverySlot) {
+  Script([](const FakeStart&) { return Curve(0.7, 2); });
+  const JobSpec job = MakeJob("taken_over", 0, 2, 2);
+  JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
+  ASSERT_OK(runner.Submit(job));
+  // What the dead runner left: trial 1 (slot 0) completed, trial 2 (slot 1)
+  // still ACTIVE; the budget of 2 is used up.
+  auto first = engine_->SuggestTrials("taken_over", 1, "taken_over/slot-0");
+  ASSERT_OK(first);
+  auto second = engine_->SuggestTrials("taken_over", 1, "taken_over/slot-1");
+  ASSERT_OK(second);
+  ASSERT_OK(engine_->CompleteTrial(
+      "taken_over", 1, Measurement{.step = 1, .metrics = {{"accuracy", 0.5}}}));
+
+  auto record = runner.Run(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store_->GetTrial("taken_over", 2);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  EXPECT_EQ(trial->measurements.size(), 2u);
+  EXPECT_EQ(launcher_->starts(2, "master-0"), 1);
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 0);
+}
+
+TEST_F(JobLifecycleTest, EachReportCarriesTheAttemptThatMadeIt) {
+  // The first attempt reports step 1 and fails; the second runs through.
+  Script([](const FakeStart& s) {
+    if (s.start == 1) {
+      return FakeReplica{.exits_after = 1500ms,
+                         .exit_code = 1,
+                         .reports = {{.after = 1s, .step = 1, .value = 0.2}}};
+    }
+    return Curve(0.8, 2);
+  });
+  options_.max_replica_restarts = 0;
+  auto record = SubmitAndRun(MakeJob("attempts", 0, 1, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store_->GetTrial("attempts", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->attempt, 2);
+  std::vector<std::pair<int, int64_t>> reports;  // (attempt, step)
+  for (const Measurement& m : trial->measurements) {
+    reports.emplace_back(m.attempt, m.step);
+  }
+  EXPECT_THAT(reports,
+              ElementsAre(std::pair(1, 1), std::pair(2, 1), std::pair(2, 2)));
+  ASSERT_TRUE(trial->final_measurement.has_value());
+  EXPECT_EQ(trial->final_measurement->attempt, 2);
+}
+
+// What a runner that died during attempt `attempt` of trial 1 left: the
+// trial ACTIVE in its slot, that attempt stored.
+// Each of its attempts runs through; a trial has 2 attempts.
+class TakeOverAttemptsTest : public JobLifecycleTest {
+ protected:
+  void SetUp() override {
+    JobLifecycleTest::SetUp();
+    Script([](const FakeStart&) { return Curve(0.7, 2); });
+    options_.max_trial_retries = 1;
+  }
+
+  void LeaveTrialRunning(const std::string& job_id, int attempt) {
+    job_ = MakeJob(job_id, 0, 1, 1);
+    runner_ = std::make_unique<JobRunner>(*store_, *engine_, *launcher_,
+                                          options_, env_);
+    ASSERT_OK(runner_->Submit(job_));
+    ASSERT_OK(engine_->SuggestTrials(job_id, 1, job_id + "/slot-0"));
+    ASSERT_OK(store_->UpdateTrial(job_id, 1, [&](Trial& t) {
+      t.attempt = attempt;
+      return absl::OkStatus();
+    }));
+  }
+  std::filesystem::path TrialDir() const {
+    return options_.runs_dir / job_.job_id / "1";
+  }
+
+  JobSpec job_;
+  std::unique_ptr<JobRunner> runner_;
+};
+
+TEST_F(TakeOverAttemptsTest, AnAttemptLostWithItsRunnerCountsAsFailed) {
+  ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("lost_once", 1));
+  auto record = runner_->Run(job_);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  EXPECT_THAT(ReplicaEvents(1),
+              Contains("attempt 1 of 2 failed: its runner died mid-attempt: "
+                       "killed, out of memory or a reboot; re-running"));
+  auto trial = store_->GetTrial("lost_once", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  EXPECT_EQ(trial->attempt, 2);
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 1);
+}
+
+TEST_F(TakeOverAttemptsTest, RunnerCrashesCannotRerunATrialWithoutEnd) {
+  ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("lost_twice", 2));
+  auto record = runner_->Run(job_);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kFailed);
+  auto trial = store_->GetTrial("lost_twice", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->state, TrialState::kFailed);
+  EXPECT_EQ(trial->reason,
+            "its runner died mid-attempt: killed, out of memory or a reboot "
+            "(attempt 2 of 2)");
+  EXPECT_EQ(launcher_->starts(1, "master-0"), 0);
+}
+
+TEST_F(TakeOverAttemptsTest, AnAttemptADrainEndedDoesNotCount) {
+  ASSERT_NO_FATAL_FAILURE(LeaveTrialRunning("drained", 2));
+  ASSERT_OK(env_.CreatePrivateDirectories(TrialDir()));
+  ASSERT_OK(env_.WriteFileAtomically(DrainedAttemptIn(TrialDir()), ""));
+  auto record = runner_->Run(job_);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store_->GetTrial("drained", 1);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->attempt, 3);
+  EXPECT_EQ(trial->drained_attempts, 1);
+  EXPECT_THAT(ReplicaEvents(1), Contains(HasSubstr("attempt 2 ended with a "
+                                                   "server's drain")));
+  EXPECT_FALSE(env_.Exists(DrainedAttemptIn(TrialDir())));
+}
+
+}  // namespace
+}  // namespace hptune::runner
