@@ -284,6 +284,56 @@ TEST_F(JobsCliTest, CtrlCWhileWaitingLeavesTheJobRunningAndSaysSo) {
   EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
 }
 
+// `jobs submit` exits 1 when the job it waits for fails or is cancelled,
+// and when the server refuses the job for GPUs it can never provide.
+TEST_F(JobsCliTest, AFailedOrCancelledJobOrGpusTheServerLacksExit1) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string a = server.address();
+
+  // The trainer reports loss, the config asks for accuracy: FAILED.
+  std::string config = ReadFileOrEmpty(WriteConfig(dir_, 1, 2, 0.01));
+  config.replace(config.find("loss"), 4, "accuracy");
+  std::ofstream(dir_ + "/wrong_metric.yaml") << config;
+  auto failed = Hptune({"jobs", "submit", "wrong_metric", "--config",
+                        dir_ + "/wrong_metric.yaml", "--wait"},
+                       a);
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_THAT(failed.out + failed.err, HasSubstr("FAILED"));
+
+  // 200 steps of 0.1 s, cancelled by another client while followed.
+  const pid_t client = testing::StartProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "cancelled", "--config",
+       WriteConfig(dir_, 2, 200, 0.1), "--server", a, "--wait"},
+      dir_ + "/client.out", dir_ + "/client.err");
+  testing::StopOnExit stop(client);
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        return ReadFileOrEmpty(dir_ + "/client.err")
+                   .find("job cancelled submitted") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << ReadFileOrEmpty(dir_ + "/client.err");
+  auto cancel = Hptune({"jobs", "cancel", "cancelled"}, a);
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  EXPECT_EQ(testing::WaitForExit(client, std::chrono::seconds(60)), 1)
+      << ReadFileOrEmpty(dir_ + "/client.err");
+
+  // The server has no GPUs (--gpus 0): refused, nothing recorded.
+  config = ReadFileOrEmpty(WriteConfig(dir_, 1, 2, 0.01));
+  config.replace(config.find("  command:"), 0,
+                 "  scaleTier: CUSTOM\n  masterType: n1-standard-4\n"
+                 "  masterConfig:\n    acceleratorConfig: {count: 2, type: "
+                 "NVIDIA_TESLA_T4}\n");
+  std::ofstream(dir_ + "/gpus.yaml") << config;
+  auto gpus =
+      Hptune({"jobs", "submit", "gpus", "--config", dir_ + "/gpus.yaml"}, a);
+  EXPECT_EQ(gpus.exit_code, 1) << gpus.err;
+  EXPECT_THAT(gpus.err, HasSubstr("NVIDIA_TESLA_T4"));
+  EXPECT_EQ(Hptune({"jobs", "describe", "gpus"}, a).exit_code, 3);
+}
+
 // A server on a fixed port (so that its successor is found at the same
 // address) running a 4-trial job of 3-second trials, and `jobs submit`
 // following it from the background (--wait or --stream-logs).

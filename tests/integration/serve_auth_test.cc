@@ -1,10 +1,15 @@
 // Who may talk to `hptune serve`: bearer tokens, and the refusal to listen
 // beyond loopback without TLS or a token.
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/empty.pb.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <future>
 #include <string>
+#include <vector>
 
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
@@ -68,6 +73,69 @@ TEST(ServeAuthTest, TokenIsRequiredAndChecked) {
 
   grpc::Status right = ListStudies(server, "s3cret-token");
   EXPECT_TRUE(right.ok()) << right.error_message();
+}
+
+// Calls `method` ("/package.Service/Method") with an empty request and
+// `authorization` as the metadata ("" for none), whatever the method's
+// types: a refusal comes before the request is read.
+grpc::Status CallWithAuthorization(const ServeProcess& server,
+                                   const std::string& method,
+                                   const std::string& authorization) {
+  grpc::TemplatedGenericStub<google::protobuf::Empty, google::protobuf::Empty>
+      stub(grpc::CreateChannel(server.address(),
+                               grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
+  if (!authorization.empty()) {
+    context.AddMetadata("authorization", authorization);
+  }
+  google::protobuf::Empty request, reply;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &reply,
+                 [&done](grpc::Status status) { done.set_value(status); });
+  return done.get_future().get();
+}
+
+// Every method the two services declare (read from their descriptors, so a
+// method added later is covered), without the token, with another scheme
+// and with another token.
+TEST(ServeAuthTest, EveryJobAndStudyServiceMethodNeedsTheToken) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string token_file = dir + "/token";
+  std::ofstream(token_file) << "s3cret-token\n";
+  ServeProcess server(dir, {"--token-file", token_file});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+
+  std::vector<std::string> methods;
+  for (const char* name : {"hptune.v1.JobService", "hptune.v1.StudyService"}) {
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+            name);
+    ASSERT_NE(service, nullptr) << name;
+    for (int i = 0; i < service->method_count(); ++i) {
+      methods.push_back("/" + std::string(name) + "/" +
+                        std::string(service->method(i)->name()));
+    }
+  }
+  ASSERT_GE(methods.size(), 20u);
+  for (const std::string& method : methods) {
+    for (const std::string& authorization :
+         {std::string(), std::string("Basic s3cret-token"),
+          std::string("Bearer s3cret-tokem")}) {
+      EXPECT_EQ(
+          CallWithAuthorization(server, method, authorization).error_code(),
+          grpc::StatusCode::UNAUTHENTICATED)
+          << method << " with \"" << authorization << "\"";
+    }
+    // With the token the call gets past the check (to the empty request's
+    // error, or an answer).
+    EXPECT_NE(CallWithAuthorization(server, method, "Bearer s3cret-token")
+                  .error_code(),
+              grpc::StatusCode::UNAUTHENTICATED)
+        << method;
+  }
 }
 
 TEST(ServeAuthTest, NonLoopbackListenWithoutTlsIsRefusedEvenWithAToken) {

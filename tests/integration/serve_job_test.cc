@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/store/sqlite_store.h"
@@ -454,6 +455,46 @@ TEST(ServeJobTest, UpdateJobChangesLabelsAsGcloudDoesAndKeepsThem) {
   EXPECT_EQ(LabelsOf(GetJob(server, "tagged")),
             (std::map<std::string, std::string>{{"stage", "prod"}}));
   EXPECT_EQ(GetJob(server, "tagged").state(), v1::Job::SUCCEEDED);
+}
+
+// Clients that each add their own labels to one running job at the same
+// time (while its runner writes its state): every label is kept.
+TEST(ServeJobTest, ConcurrentLabelUpdatesAreAllKept) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  ASSERT_TRUE(Submit(server, "contended", CurveJob(2, 20, 0.05), &job).ok());
+  constexpr int kClients = 4, kUpdates = 12;
+  std::map<std::string, std::string> expected;
+  std::vector<std::thread> clients;
+  std::vector<int> failures(kClients, 0);
+  for (int c = 0; c < kClients; ++c) {
+    for (int u = 0; u < kUpdates; ++u) {
+      expected["c" + std::to_string(c) + "_" + std::to_string(u)] = "v";
+    }
+    clients.emplace_back([&server, &failures, c] {
+      auto stub = server.JobStub();
+      for (int u = 0; u < kUpdates; ++u) {
+        v1::UpdateJobRequest request;
+        request.set_job_id("contended");
+        (*request.mutable_update_labels())["c" + std::to_string(c) + "_" +
+                                           std::to_string(u)] = "v";
+        v1::Job updated;
+        if (!stub->UpdateJob(Context().get(), request, &updated).ok()) {
+          ++failures[c];
+        }
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(failures, std::vector<int>(kClients, 0));
+  EXPECT_EQ(LabelsOf(GetJob(server, "contended")), expected);
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return GetJob(server, "contended").state() == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(60)))
+      << server.Output();
+  EXPECT_EQ(LabelsOf(GetJob(server, "contended")), expected);
 }
 
 TEST(ServeJobTest, CancelStopsTheJob) {

@@ -3,6 +3,8 @@
 // rollback on a failure inside a transaction, and busy handling.
 #include "src/store/sqlite_store.h"
 
+#include <sqlite3.h>
+
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -112,6 +114,54 @@ TEST_F(SqliteStoreTest, EmptyFileIsMigratedToTheCurrentSchema) {
                         "ORDER BY name"),
               ElementsAre("designer_state", "events", "jobs", "measurements",
                           "sqlite_sequence", "studies", "trials"));
+}
+
+// Every connection this process opens while `capturing` is set, recorded by
+// an SQLite auto-extension (run inside each sqlite3_open_v2).
+std::vector<sqlite3*>* captured = nullptr;
+
+int CaptureConnection(sqlite3* db, char**, const sqlite3_api_routines*) {
+  if (captured != nullptr) captured->push_back(db);
+  return SQLITE_OK;
+}
+
+int Synchronous(sqlite3* db) {
+  sqlite3_stmt* statement = nullptr;
+  int level = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA synchronous", -1, &statement, nullptr) ==
+          SQLITE_OK &&
+      sqlite3_step(statement) == SQLITE_ROW) {
+    level = sqlite3_column_int(statement, 0);
+  }
+  sqlite3_finalize(statement);
+  return level;
+}
+
+// architecture.md: WAL mode with synchronous=NORMAL, the mode in which
+// SQLite keeps a committed change through a killed process and the file
+// intact through a power loss. The writer commits with NORMAL (FULL would
+// fsync every measurement); no connection of the store runs with OFF,
+// which would skip the fsyncs of checkpoints that keep the file intact.
+TEST_F(SqliteStoreTest, WritesInWalModeWithSynchronousNormal) {
+  std::vector<sqlite3*> connections;
+  captured = &connections;
+  ASSERT_EQ(
+      sqlite3_auto_extension(reinterpret_cast<void (*)()>(&CaptureConnection)),
+      SQLITE_OK);
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  captured = nullptr;
+  sqlite3_cancel_auto_extension(
+      reinterpret_cast<void (*)()>(&CaptureConnection));
+  ASSERT_NE(store, nullptr);
+  Populate(*store);
+
+  // The first connection opened is the writer's.
+  ASSERT_GE(connections.size(), 2u);
+  constexpr int kNormal = 1;
+  EXPECT_EQ(Synchronous(connections[0]), kNormal);
+  for (sqlite3* db : connections) EXPECT_GE(Synchronous(db), kNormal);
+  RawDb raw(path_);
+  EXPECT_THAT(raw.Query("PRAGMA journal_mode"), ElementsAre("wal"));
 }
 
 TEST_F(SqliteStoreTest, MissingFileIsCreated) {

@@ -73,6 +73,51 @@ TEST(StoppingPolicyTest, BothDefaultsStopAClearlyBadTrial) {
   }
 }
 
+// The rules `hptune run --early-stopping` and `hptune serve` use, as
+// designers.md promises: a hopeless trial is kept until 5 completed trials
+// have values by its step and its step is a quarter of the way along the
+// longest completed curve; then it is stopped.
+TEST(StoppingPolicyTest, TheMedianRulesWaitForFiveCompletedAndAQuarterCurve) {
+  for (StoppingRule rule :
+       {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
+    std::unique_ptr<StoppingPolicy> policy = CreateStoppingPolicy(rule);
+    auto stops = [&](int completed, std::vector<int64_t> steps) {
+      std::vector<Trial> trials;
+      for (int i = 1; i <= completed; ++i) {
+        trials.push_back(
+            CurveTrial(i, TrialState::kSucceeded, Flat(0.9, Hundreds(1000))));
+      }
+      trials.push_back(CurveTrial(99, TrialState::kActive, Flat(0.1, steps)));
+      auto decisions = policy->Decide(Study(), trials);
+      EXPECT_OK(decisions);
+      return decisions.ok() && decisions->size() == 1 && (*decisions)[0].stop;
+    };
+    EXPECT_FALSE(stops(4, {100, 200, 300, 400, 500})) << ToString(rule);
+    EXPECT_FALSE(stops(10, {100, 200})) << ToString(rule);
+    EXPECT_TRUE(stops(5, {100, 200, 300})) << ToString(rule);
+  }
+}
+
+// cloudml-hypertune writes global_step 0 when the program gives no step: such
+// a file never stops a trial, under any rule.
+TEST(StoppingPolicyTest, NoRuleStopsATrialWhoseReportsHaveNoSteps) {
+  std::vector<Trial> trials;
+  for (int i = 1; i <= 10; ++i) {
+    trials.push_back(
+        CurveTrial(i, TrialState::kSucceeded, Flat(0.9, {0, 0, 0, 0, 0})));
+  }
+  trials.push_back(
+      CurveTrial(11, TrialState::kActive, Flat(0.1, {0, 0, 0, 0, 0, 0})));
+  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
+                            StoppingRule::kAsha}) {
+    auto decisions = CreateStoppingPolicy(rule)->Decide(Study(), trials);
+    ASSERT_OK(decisions);
+    for (const StoppingDecision& decision : *decisions) {
+      EXPECT_FALSE(decision.stop) << ToString(rule) << ": " << decision.reason;
+    }
+  }
+}
+
 TEST(StoppingPolicyTest, OnlyTheMedianRulesAreCurvePolicies) {
   for (StoppingRule rule :
        {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
