@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hptune/store/sqlite_store.h"
+#include "src/store/sqlite_store.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"

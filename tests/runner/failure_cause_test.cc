@@ -1,4 +1,4 @@
-// Unit tests of the permanent-failure rules (src/engine/failure_cause.h).
+// Unit tests of the permanent-failure rules (src/runner/failure_cause.h).
 #include "src/runner/failure_cause.h"
 
 #include <filesystem>
