@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -363,12 +362,18 @@ class JobsCliRestartTest : public JobsCliTest {
         << server_->Output() << ClientErr();
   }
 
-  // SIGKILLs the server, leaves it down long enough for the client to see
-  // it and try again, starts it on the same address, and expects the client
-  // to end with exit code 0.
+  // SIGKILLs the server, keeps it down until the client says it lost it,
+  // starts it on the same address, and expects the client to end with exit
+  // code 0.
   void RestartServerUnderTheClient() {
     server_->Stop(SIGKILL);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ASSERT_TRUE(testing::PollUntil(
+        [&] {
+          return ClientErr().find("hptune: lost the server at " + address_) !=
+                 std::string::npos;
+        },
+        std::chrono::seconds(60)))
+        << ClientErr();
     std::string error;
     ASSERT_TRUE(server_->Start(&error)) << error;
     const std::optional<int> exit_code =
