@@ -58,6 +58,7 @@
 #include <utility>
 #include <vector>
 
+#include "benchmarks/server/bench_support.h"
 #include "hptune/core/study.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/server.h"
@@ -65,7 +66,14 @@
 namespace hptune {
 namespace {
 
+using bench::Connect;
+using bench::LoadAverage;
+using bench::Percentile;
+using bench::ProcessCpuSeconds;
+
 using SteadyClock = std::chrono::steady_clock;
+
+constexpr char kProgram[] = "many_studies_benchmark";
 
 constexpr char kMetric[] = "m";
 constexpr char kToken[] = "many-studies-benchmark-token";
@@ -79,17 +87,6 @@ struct Flags {
   int turn = 0;  // Trials per study's turn; 0: studies drawn at random.
   std::string algorithm = "RANDOM_SEARCH";
 };
-
-[[noreturn]] void Die(const std::string& message) {
-  std::fprintf(stderr, "many_studies_benchmark: %s\n", message.c_str());
-  std::exit(1);
-}
-
-void DieUnlessOk(const grpc::Status& status, std::string_view what) {
-  if (status.ok()) return;
-  Die(std::string(what) + ": " + std::to_string(status.error_code()) + " " +
-      status.error_message());
-}
 
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
@@ -114,15 +111,19 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (const char* v = value_of("algorithm")) {
       flags.algorithm = v;
     } else {
-      Die("unknown flag " + arg +
-          " (flags: --studies=N --clients=N --seconds=S --warmup_seconds=S "
-          "--history=N --turn=N --algorithm=RANDOM_SEARCH|GP)");
+      bench::Die(
+          kProgram,
+          "unknown flag " + arg +
+              " (flags: --studies=N --clients=N --seconds=S --warmup_seconds=S "
+              "--history=N --turn=N --algorithm=RANDOM_SEARCH|GP)");
     }
   }
   if (flags.studies < 1 || flags.clients < 1 || flags.seconds <= 0 ||
       flags.warmup_seconds < 0 || flags.history < 0 || flags.turn < 0 ||
       (flags.algorithm != "RANDOM_SEARCH" && flags.algorithm != "GP")) {
-    Die("flags out of range: need studies >= 1, clients >= 1, seconds > 0, "
+    bench::Die(
+        kProgram,
+        "flags out of range: need studies >= 1, clients >= 1, seconds > 0, "
         "warmup_seconds >= 0, history >= 0, turn >= 0, algorithm "
         "RANDOM_SEARCH or GP");
   }
@@ -133,20 +134,6 @@ std::string StudyName(int i) {
   char name[32];
   std::snprintf(name, sizeof(name), "study_%03d", i);
   return name;
-}
-
-std::unique_ptr<v1::StudyService::Stub> Connect(int port, int channel_id) {
-  grpc::ChannelArguments args;
-  // A distinct argument gives each client its own subchannel, i.e. its own
-  // TCP connection, as separate client processes would have.
-  args.SetInt("hptune.benchmark.channel_id", channel_id);
-  return v1::StudyService::NewStub(
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                grpc::InsecureChannelCredentials(), args));
-}
-
-void Authorize(grpc::ClientContext& context) {
-  context.AddMetadata("authorization", std::string("Bearer ") + kToken);
 }
 
 v1::StudySpec Spec(const Flags& flags) {
@@ -213,30 +200,31 @@ Timed AskAndComplete(v1::StudyService::Stub& stub, const std::string& study,
   v1::Trial trial;
   {
     grpc::ClientContext context;
-    Authorize(context);
+    bench::Authorize(context, kToken);
     v1::SuggestTrialsRequest request;
     request.set_study(study);
     request.set_suggestion_count(1);
     request.set_client_id(client);
     v1::SuggestTrialsResponse reply;
-    DieUnlessOk(stub.SuggestTrials(&context, request, &reply),
-                "SuggestTrials for " + study);
+    bench::DieUnlessOk(kProgram, stub.SuggestTrials(&context, request, &reply),
+                       "SuggestTrials for " + study);
     if (reply.trials_size() != 1) {
-      Die("SuggestTrials for " + study + " gave no trial: " + reply.note());
+      bench::Die(kProgram, "SuggestTrials for " + study +
+                               " gave no trial: " + reply.note());
     }
     trial = reply.trials(0);
   }
   timed.suggested = SteadyClock::now();
   grpc::ClientContext context;
-  Authorize(context);
+  bench::Authorize(context, kToken);
   v1::CompleteTrialRequest request;
   request.set_study(study);
   request.set_trial_id(trial.id());
   (*request.mutable_final_measurement()->mutable_metrics())[kMetric] =
       Objective(trial);
   v1::Trial reply;
-  DieUnlessOk(stub.CompleteTrial(&context, request, &reply),
-              "CompleteTrial in " + study);
+  bench::DieUnlessOk(kProgram, stub.CompleteTrial(&context, request, &reply),
+                     "CompleteTrial in " + study);
   timed.end = SteadyClock::now();
   return timed;
 }
@@ -283,46 +271,20 @@ void RunClient(v1::StudyService::Stub& stub, int k, const Flags& flags,
   }
 }
 
-double Percentile(const std::vector<int64_t>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const size_t index = std::min(
-      sorted.size() - 1,
-      static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5));
-  return static_cast<double>(sorted[index]) / 1e6;
-}
-
-double ProcessCpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) +
-           1e-6 * static_cast<double>(t.tv_usec);
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-std::string LoadAverage() {
-  double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) != 3) return "unknown";
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.2f %.2f %.2f", load[0], load[1],
-                load[2]);
-  return text;
-}
-
 // Creates the studies and gives each `flags.history` trials, the clients
 // sharing the work.
 void Prepare(const Flags& flags,
              std::vector<std::unique_ptr<v1::StudyService::Stub>>& stubs) {
   for (int i = 0; i < flags.studies; ++i) {
     grpc::ClientContext context;
-    Authorize(context);
+    bench::Authorize(context, kToken);
     v1::CreateStudyRequest request;
     request.set_name(StudyName(i));
     *request.mutable_spec() = Spec(flags);
     v1::Study reply;
-    DieUnlessOk(stubs[0]->CreateStudy(&context, request, &reply),
-                "CreateStudy");
+    bench::DieUnlessOk(kProgram,
+                       stubs[0]->CreateStudy(&context, request, &reply),
+                       "CreateStudy");
   }
   std::vector<std::thread> threads;
   for (int k = 0; k < flags.clients; ++k) {
@@ -396,7 +358,8 @@ void Print(const Flags& flags, int port, const Window& window,
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
   char dir_template[] = "/tmp/hptune-many-studies-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) Die("cannot create a temp dir");
+  if (mkdtemp(dir_template) == nullptr)
+    bench::Die(kProgram, "cannot create a temp dir");
   const std::filesystem::path dir = dir_template;
 
   server::ServerOptions options;
@@ -406,7 +369,8 @@ int Main(int argc, char** argv) {
   options.token = kToken;
   absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
       server::HptuneServer::Start(std::move(options));
-  if (!server.ok()) Die("starting the server: " + server.status().ToString());
+  if (!server.ok())
+    bench::Die(kProgram, "starting the server: " + server.status().ToString());
   const int port = (*server)->port();
 
   std::vector<std::unique_ptr<v1::StudyService::Stub>> stubs;

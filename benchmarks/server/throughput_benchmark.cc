@@ -59,13 +59,21 @@
 #include <utility>
 #include <vector>
 
+#include "benchmarks/server/bench_support.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/server.h"
 
 namespace hptune {
 namespace {
 
+using bench::Connect;
+using bench::LoadAverage;
+using bench::Percentile;
+using bench::ProcessCpuSeconds;
+
 using SteadyClock = std::chrono::steady_clock;
+
+constexpr char kProgram[] = "throughput_benchmark";
 
 constexpr char kStudy[] = "throughput";
 constexpr char kMetric[] = "m";
@@ -80,17 +88,6 @@ struct Flags {
   bool baseline = false;
   bool sync_clients = false;
 };
-
-[[noreturn]] void Die(const std::string& message) {
-  std::fprintf(stderr, "throughput_benchmark: %s\n", message.c_str());
-  std::exit(1);
-}
-
-void DieUnlessOk(const grpc::Status& status, std::string_view what) {
-  if (status.ok()) return;
-  Die(std::string(what) + ": " + std::to_string(status.error_code()) + " " +
-      status.error_message());
-}
 
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
@@ -117,28 +114,21 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (arg == "--sync_clients") {
       flags.sync_clients = true;
     } else {
-      Die("unknown flag " + arg +
-          " (flags: --clients=N --seconds=S --warmup_seconds=S "
-          "--completed_trials=N --curve_length=N --keep_db --baseline "
-          "--sync_clients)");
+      bench::Die(
+          kProgram,
+          "unknown flag " + arg +
+              " (flags: --clients=N --seconds=S --warmup_seconds=S "
+              "--completed_trials=N --curve_length=N --keep_db --baseline "
+              "--sync_clients)");
     }
   }
   if (flags.clients < 1 || flags.seconds <= 0 || flags.warmup_seconds < 0 ||
       flags.completed_trials < 0 || flags.curve_length < 1) {
-    Die("flags out of range: need clients >= 1, seconds > 0, "
-        "warmup_seconds >= 0, completed_trials >= 0, curve_length >= 1");
+    bench::Die(kProgram,
+               "flags out of range: need clients >= 1, seconds > 0, "
+               "warmup_seconds >= 0, completed_trials >= 0, curve_length >= 1");
   }
   return flags;
-}
-
-std::unique_ptr<v1::StudyService::Stub> Connect(int port, int channel_id) {
-  grpc::ChannelArguments args;
-  // A distinct argument gives each client its own subchannel, i.e. its own
-  // TCP connection, as separate client processes would have.
-  args.SetInt("hptune.benchmark.channel_id", channel_id);
-  return v1::StudyService::NewStub(
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                grpc::InsecureChannelCredentials(), args));
 }
 
 v1::StudySpec Spec(const Flags& flags) {
@@ -176,10 +166,6 @@ v1::StudySpec Spec(const Flags& flags) {
 // Every call carries the bearer token, as every client of `hptune serve`
 // must: the server checks it on the hot path too.
 constexpr char kToken[] = "throughput-benchmark-token";
-void Authorize(grpc::ClientContext& context) {
-  context.AddMetadata("authorization", std::string("Bearer ") + kToken);
-}
-
 // A decaying loss curve, offset per trial so the trials differ.
 double Loss(int trial_offset, int64_t step) {
   return 1.0 / (1.0 + 0.01 * static_cast<double>(step)) + 0.001 * trial_offset;
@@ -187,16 +173,17 @@ double Loss(int trial_offset, int64_t step) {
 
 int64_t SuggestOne(v1::StudyService::Stub& stub, const std::string& client) {
   grpc::ClientContext context;
-  Authorize(context);
+  bench::Authorize(context, kToken);
   v1::SuggestTrialsRequest request;
   request.set_study(kStudy);
   request.set_suggestion_count(1);
   request.set_client_id(client);
   v1::SuggestTrialsResponse reply;
-  DieUnlessOk(stub.SuggestTrials(&context, request, &reply),
-              "SuggestTrials for " + client);
+  bench::DieUnlessOk(kProgram, stub.SuggestTrials(&context, request, &reply),
+                     "SuggestTrials for " + client);
   if (reply.trials_size() != 1) {
-    Die("SuggestTrials for " + client + " gave no trial: " + reply.note());
+    bench::Die(kProgram, "SuggestTrials for " + client +
+                             " gave no trial: " + reply.note());
   }
   return reply.trials(0).id();
 }
@@ -204,14 +191,15 @@ int64_t SuggestOne(v1::StudyService::Stub& stub, const std::string& client) {
 void AddMeasurement(v1::StudyService::Stub& stub, int64_t trial, int64_t step,
                     double value) {
   grpc::ClientContext context;
-  Authorize(context);
+  bench::Authorize(context, kToken);
   v1::AddMeasurementRequest request;
   request.set_study(kStudy);
   request.set_trial_id(trial);
   request.mutable_measurement()->set_step(step);
   (*request.mutable_measurement()->mutable_metrics())[kMetric] = value;
   v1::AddMeasurementResponse reply;
-  DieUnlessOk(stub.AddMeasurement(&context, request, &reply), "AddMeasurement");
+  bench::DieUnlessOk(kProgram, stub.AddMeasurement(&context, request, &reply),
+                     "AddMeasurement");
 }
 
 // SUCCEEDED trials with whole curves, for the stopping rule to compare with.
@@ -222,12 +210,13 @@ void AddHistory(v1::StudyService::Stub& stub, const Flags& flags) {
       AddMeasurement(stub, trial, step, Loss(k, step));
     }
     grpc::ClientContext context;
-    Authorize(context);
+    bench::Authorize(context, kToken);
     v1::CompleteTrialRequest request;
     request.set_study(kStudy);
     request.set_trial_id(trial);
     v1::Trial reply;
-    DieUnlessOk(stub.CompleteTrial(&context, request, &reply), "CompleteTrial");
+    bench::DieUnlessOk(kProgram, stub.CompleteTrial(&context, request, &reply),
+                       "CompleteTrial");
   }
 }
 
@@ -246,11 +235,12 @@ struct Window {
 void GetStudyTwice(v1::StudyService::Stub& stub) {
   for (int i = 0; i < 2; ++i) {
     grpc::ClientContext context;
-    Authorize(context);
+    bench::Authorize(context, kToken);
     v1::GetStudyRequest request;
     request.set_name(kStudy);
     v1::Study reply;
-    DieUnlessOk(stub.GetStudy(&context, request, &reply), "GetStudy");
+    bench::DieUnlessOk(kProgram, stub.GetStudy(&context, request, &reply),
+                       "GetStudy");
   }
 }
 
@@ -274,17 +264,19 @@ void RunClient(v1::StudyService::Stub& stub, int64_t trial, int offset,
     AddMeasurement(stub, trial, step, Loss(offset, step));
     ++step;
     grpc::ClientContext context;
-    Authorize(context);
+    bench::Authorize(context, kToken);
     v1::CheckEarlyStoppingRequest request;
     request.set_study(kStudy);
     request.add_trial_ids(trial);
     v1::CheckEarlyStoppingResponse reply;
-    DieUnlessOk(stub.CheckEarlyStopping(&context, request, &reply),
-                "CheckEarlyStopping");
+    bench::DieUnlessOk(kProgram,
+                       stub.CheckEarlyStopping(&context, request, &reply),
+                       "CheckEarlyStopping");
     if (reply.decisions_size() != 1 || reply.decisions(0).trial_id() != trial) {
-      Die("CheckEarlyStopping: expected one decision for trial " +
-          std::to_string(trial) + ", got " +
-          std::to_string(reply.decisions_size()));
+      bench::Die(kProgram,
+                 "CheckEarlyStopping: expected one decision for trial " +
+                     std::to_string(trial) + ", got " +
+                     std::to_string(reply.decisions_size()));
     }
     const auto end = SteadyClock::now();
     if (begin >= window.start && end <= window.end) {
@@ -334,11 +326,11 @@ class CallbackClient {
     (*add_request_.mutable_measurement()->mutable_metrics())[kMetric] =
         Loss(offset_, step_);
     ++step_;
-    stub_.async()->AddMeasurement(first_.get(), &add_request_, &add_reply_,
-                                  [this](grpc::Status status) {
-                                    DieUnlessOk(status, "AddMeasurement");
-                                    Check();
-                                  });
+    stub_.async()->AddMeasurement(
+        first_.get(), &add_request_, &add_reply_, [this](grpc::Status status) {
+          bench::DieUnlessOk(kProgram, status, "AddMeasurement");
+          Check();
+        });
   }
 
  private:
@@ -351,12 +343,13 @@ class CallbackClient {
     stub_.async()->CheckEarlyStopping(
         second_.get(), &check_request_, &check_reply_,
         [this](grpc::Status status) {
-          DieUnlessOk(status, "CheckEarlyStopping");
+          bench::DieUnlessOk(kProgram, status, "CheckEarlyStopping");
           if (check_reply_.decisions_size() != 1 ||
               check_reply_.decisions(0).trial_id() != trial_) {
-            Die("CheckEarlyStopping: expected one decision for trial " +
-                std::to_string(trial_) + ", got " +
-                std::to_string(check_reply_.decisions_size()));
+            bench::Die(kProgram,
+                       "CheckEarlyStopping: expected one decision for trial " +
+                           std::to_string(trial_) + ", got " +
+                           std::to_string(check_reply_.decisions_size()));
           }
           EndPair(check_reply_.decisions(0).should_stop());
         });
@@ -369,7 +362,7 @@ class CallbackClient {
     study_request_.set_name(kStudy);
     stub_.async()->GetStudy(first_.get(), &study_request_, &study_reply_,
                             [then](grpc::Status status) {
-                              DieUnlessOk(status, "GetStudy");
+                              bench::DieUnlessOk(kProgram, status, "GetStudy");
                               then();
                             });
   }
@@ -404,37 +397,11 @@ class CallbackClient {
   v1::Study study_reply_;
 };
 
-double Percentile(const std::vector<int64_t>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const size_t index = std::min(
-      sorted.size() - 1,
-      static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5));
-  return static_cast<double>(sorted[index]) / 1e6;
-}
-
-double ProcessCpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) +
-           1e-6 * static_cast<double>(t.tv_usec);
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-std::string LoadAverage() {
-  double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) != 3) return "unknown";
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.2f %.2f %.2f", load[0], load[1],
-                load[2]);
-  return text;
-}
-
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
   char dir_template[] = "/tmp/hptune-throughput-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) Die("cannot create a temp dir");
+  if (mkdtemp(dir_template) == nullptr)
+    bench::Die(kProgram, "cannot create a temp dir");
   const std::filesystem::path dir = dir_template;
 
   server::ServerOptions options;
@@ -444,18 +411,20 @@ int Main(int argc, char** argv) {
   options.token = kToken;
   absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
       server::HptuneServer::Start(std::move(options));
-  if (!server.ok()) Die("starting the server: " + server.status().ToString());
+  if (!server.ok())
+    bench::Die(kProgram, "starting the server: " + server.status().ToString());
   const int port = (*server)->port();
 
   {
     std::unique_ptr<v1::StudyService::Stub> admin = Connect(port, -1);
     grpc::ClientContext context;
-    Authorize(context);
+    bench::Authorize(context, kToken);
     v1::CreateStudyRequest request;
     request.set_name(kStudy);
     *request.mutable_spec() = Spec(flags);
     v1::Study reply;
-    DieUnlessOk(admin->CreateStudy(&context, request, &reply), "CreateStudy");
+    bench::DieUnlessOk(kProgram, admin->CreateStudy(&context, request, &reply),
+                       "CreateStudy");
     AddHistory(*admin, flags);
   }
 
