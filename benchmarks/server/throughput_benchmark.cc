@@ -319,7 +319,7 @@ class CallbackClient {
       return;
     }
     first_ = std::make_unique<grpc::ClientContext>();
-    Authorize(*first_);
+    bench::Authorize(*first_, kToken);
     add_request_.set_study(kStudy);
     add_request_.set_trial_id(trial_);
     add_request_.mutable_measurement()->set_step(step_);
@@ -336,7 +336,7 @@ class CallbackClient {
  private:
   void Check() {
     second_ = std::make_unique<grpc::ClientContext>();
-    Authorize(*second_);
+    bench::Authorize(*second_, kToken);
     check_request_.set_study(kStudy);
     check_request_.clear_trial_ids();
     check_request_.add_trial_ids(trial_);
@@ -358,7 +358,7 @@ class CallbackClient {
   template <typename Then>
   void GetStudy(Then then) {
     first_ = std::make_unique<grpc::ClientContext>();
-    Authorize(*first_);
+    bench::Authorize(*first_, kToken);
     study_request_.set_name(kStudy);
     stub_.async()->GetStudy(first_.get(), &study_request_, &study_reply_,
                             [then](grpc::Status status) {
