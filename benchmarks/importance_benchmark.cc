@@ -1,7 +1,8 @@
-// Time for PED-ANOVA parameter importance (src/algorithms/importance/ped_anova.h)
-// over n finished trials of a 20-parameter study: 14 linear and 2 log-scaled
-// DOUBLE, 2 INTEGER (one log-scaled), 2 CATEGORICAL. Only the computation is
-// timed, from trials already in memory (a store read is not).
+// Time for PED-ANOVA parameter importance
+// (src/algorithms/importance/ped_anova.h) over n finished trials of a
+// 20-parameter study: 14 linear and 2 log-scaled DOUBLE, 2 INTEGER (one
+// log-scaled), 2 CATEGORICAL. Only the computation is timed, from trials
+// already in memory (a store read is not).
 //
 //   importance_benchmark                       Google Benchmark: n = 1k, 10k,
 //   100k importance_benchmark --importance_of=F.json [--repeats=N]
@@ -22,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "src/algorithms/importance/ped_anova.h"
 #include "nlohmann/json.hpp"
+#include "src/algorithms/importance/ped_anova.h"
 
 namespace hptune {
 namespace {

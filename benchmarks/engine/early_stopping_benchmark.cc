@@ -24,8 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/engine/engine.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/launch/local_launcher.h"
+#include "hptune/runner/job_runner.h"
 #include "src/store/sqlite_store.h"
 
 namespace {

@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/gp/normal_draw.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/status.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/gp/normal_draw.h"
 
 namespace hptune::quality {
 namespace {

@@ -24,9 +24,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "src/algorithms/multiobjective/pareto.h"
 #include "benchmarks/quality/designer_run.h"
 #include "benchmarks/quality/multiobjective_problems.h"
+#include "src/algorithms/multiobjective/pareto.h"
 
 namespace hptune::quality {
 namespace {

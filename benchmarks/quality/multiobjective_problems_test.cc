@@ -6,8 +6,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "src/algorithms/multiobjective/pareto.h"
 #include "benchmarks/quality/test_functions.h"
+#include "src/algorithms/multiobjective/pareto.h"
 
 namespace hptune::quality {
 namespace {

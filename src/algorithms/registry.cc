@@ -4,12 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hptune/core/status.h"
 #include "src/algorithms/encoding/gp_features.h"
 #include "src/algorithms/gp/gp_designer.h"
 #include "src/algorithms/gp/suggestion_policy.h"
 #include "src/algorithms/grid/grid_designer.h"
 #include "src/algorithms/sampling/sampling_designer.h"
-#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 namespace {

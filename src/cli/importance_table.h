@@ -1,6 +1,6 @@
 // What `hptune studies importance` prints: each parameter's PED-ANOVA
-// importance (src/algorithms/importance/ped_anova.h), most important first, as a
-// table with a bar per parameter, as CSV, or as one JSON document. Used only
+// importance (src/algorithms/importance/ped_anova.h), most important first, as
+// a table with a bar per parameter, as CSV, or as one JSON document. Used only
 // by src/cli. Pure functions; thread-safe.
 #ifndef HPTUNE_CLI_IMPORTANCE_TABLE_H_
 #define HPTUNE_CLI_IMPORTANCE_TABLE_H_

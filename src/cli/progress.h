@@ -14,8 +14,8 @@
 #include <string>
 
 #include "hptune/core/time.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/env/clock.h"
+#include "hptune/runner/job_runner.h"
 
 namespace hptune::cli {
 

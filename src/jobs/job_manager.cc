@@ -198,9 +198,8 @@ void JobManager::ResumeUnfinished(const Admission& admit) {
       FailUnresumable(record.job_id, std::string(allowed.message()));
       continue;
     }
-    absl::StatusOr<TakeOver> taken =
-        TakeOverJob(store_, engine_, launcher_, options_.runs_dir, record,
-                    *parsed.job);
+    absl::StatusOr<TakeOver> taken = TakeOverJob(
+        store_, engine_, launcher_, options_.runs_dir, record, *parsed.job);
     if (!taken.ok()) {
       FailUnresumable(record.job_id, std::string(taken.status().message()));
       continue;

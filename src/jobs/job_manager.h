@@ -31,8 +31,8 @@
 #include "hptune/core/job.h"
 #include "hptune/core/mutex.h"
 #include "hptune/engine/engine.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/launch/launcher.h"
+#include "hptune/runner/job_runner.h"
 #include "hptune/store/store.h"
 #include "src/jobs/job_log.h"
 

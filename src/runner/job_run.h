@@ -27,10 +27,10 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/engine/engine.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/env/users.h"
 #include "hptune/launch/stored_reports.h"
+#include "hptune/runner/job_runner.h"
 #include "src/runner/backend_queue.h"
 #include "src/runner/job_slots.h"
 #include "src/runner/trial_execution.h"
@@ -53,9 +53,10 @@ class JobRun {
   // when the first trial runs) and returns the job as stored.
   using RecordState = std::function<absl::StatusOr<JobRecord>(JobState)>;
 
-  JobRun(store::Store& store, engine::TuningEngine& engine, launch::Launcher& launcher,
-         const JobRunnerOptions& options, Env& env, const JobSpec& job,
-         const JobRecord& record, StudyRecord study, RecordState record_state);
+  JobRun(store::Store& store, engine::TuningEngine& engine,
+         launch::Launcher& launcher, const JobRunnerOptions& options, Env& env,
+         const JobSpec& job, const JobRecord& record, StudyRecord study,
+         RecordState record_state);
 
   // Finds the trials an earlier runner of this job left ACTIVE; call once,
   // before the first Step().

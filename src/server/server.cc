@@ -18,10 +18,9 @@
 #include "absl/synchronization/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/engine/engine.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
-#include "src/store/sqlite_store.h"
+#include "hptune/runner/job_runner.h"
 #include "src/jobs/draining_launcher.h"
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
@@ -32,6 +31,7 @@
 #include "src/server/memory_release.h"
 #include "src/server/study_service.h"
 #include "src/store/runner_lock.h"
+#include "src/store/sqlite_store.h"
 
 namespace hptune::server {
 

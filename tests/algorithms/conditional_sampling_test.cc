@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/algorithms/encoding/finite_grid.h"
-#include "src/algorithms/encoding/unit_cube.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/registry.h"
+#include "src/algorithms/encoding/finite_grid.h"
+#include "src/algorithms/encoding/unit_cube.h"
 #include "tests/algorithms/random_trees.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/encoding/finite_grid.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/registry.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/encoding/finite_grid.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <vector>
 
-#include "src/algorithms/common/splitmix64.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/algorithms/common/splitmix64.h"
 #include "tests/algorithms/star_discrepancy.h"
 
 namespace hptune::algorithms {

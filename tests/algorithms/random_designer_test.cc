@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/encoding/finite_grid.h"
 #include "src/algorithms/sampling/sampling_designer.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -19,13 +19,13 @@
 #include <string>
 
 #include "hptune/engine/engine.h"
-#include "src/store/memory_store.h"
 #include "hptune/v1/job_service.pb.h"
 #include "hptune/v1/study_service.pb.h"
 #include "src/api/conversion.h"
 #include "src/server/auth.h"
 #include "src/server/job_access.h"
 #include "src/server/study_service.h"
+#include "src/store/memory_store.h"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/store/sqlite_store.h"
 #include "nlohmann/json.hpp"
+#include "src/store/sqlite_store.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 

@@ -20,9 +20,9 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
+#include "hptune/runner/job_runner.h"
 #include "src/store/memory_store.h"
 #include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
@@ -71,7 +71,8 @@ class JobLifecycleTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = std::make_unique<store::MemoryStore>(env_.fake_clock());
-    engine_ = std::make_unique<engine::TuningEngine>(*store_, env_.fake_clock());
+    engine_ =
+        std::make_unique<engine::TuningEngine>(*store_, env_.fake_clock());
     // In FakeEnv's memory: a run writes nothing to the disk.
     options_.runs_dir = kRunsDir;
   }

@@ -3,8 +3,8 @@
 //
 // `hptune run` and the server call Submit() to validate a job and record it
 // QUEUED with its study, then Run() to drive it: the runner asks the
-// engine::TuningEngine for trials (at most maxParallelTrials at once), reserves a
-// placement from the Launcher (a trial waits while the GPUs it needs are
+// TuningEngine for trials (at most maxParallelTrials at once), reserves
+// a placement from the Launcher (a trial waits while the GPUs it needs are
 // busy), starts every replica, stores the master's measurements as soon as it
 // sees them, restarts failed replicas and re-runs failed trial attempts, asks
 // the stopping policy about running trials, and ends the job SUCCEEDED,

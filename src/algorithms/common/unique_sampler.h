@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/encoding/finite_grid.h"
 #include "hptune/algorithms/designer.h"
 #include "hptune/core/search_space.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/encoding/finite_grid.h"
 
 namespace hptune::algorithms {
 

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "src/algorithms/encoding/unit_cube.h"
 #include "hptune/core/check.h"
 #include "hptune/core/status.h"
+#include "src/algorithms/encoding/unit_cube.h"
 
 namespace hptune::algorithms {
 namespace {

@@ -4,11 +4,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 #include "src/algorithms/common/unique_sampler.h"
 #include "src/algorithms/gp/gp_model.h"
 #include "src/algorithms/gp/multi_metric_policy.h"
 #include "src/algorithms/gp/streams.h"
-#include "hptune/core/status.h"
 
 namespace hptune::algorithms::gp {
 

@@ -54,6 +54,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/designer.h"
+#include "hptune/core/study.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/encoding/finite_grid.h"
 #include "src/algorithms/encoding/gp_features.h"
@@ -61,8 +63,6 @@
 #include "src/algorithms/gp/gp_state.h"
 #include "src/algorithms/gp/suggestion_policy.h"
 #include "src/algorithms/quasi_random/halton.h"
-#include "hptune/algorithms/designer.h"
-#include "hptune/core/study.h"
 
 namespace hptune::algorithms::gp {
 

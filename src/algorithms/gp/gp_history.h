@@ -33,10 +33,10 @@
 #include <string>
 #include <vector>
 
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/encoding/gp_features.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/encoding/gp_features.h"
 
 namespace hptune::algorithms::gp {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
+#include "hptune/core/pareto.h"
 #include "src/algorithms/common/splitmix64.h"
 #include "src/algorithms/gp/acquisition_optimizer.h"
 #include "src/algorithms/gp/multi_metric_acquisition.h"
 #include "src/algorithms/gp/normal_draw.h"
 #include "src/algorithms/gp/streams.h"
-#include "hptune/core/pareto.h"
 
 namespace hptune::algorithms::gp {
 namespace {

@@ -76,9 +76,9 @@
 #include <span>
 #include <string>
 
+#include "hptune/algorithms/designer.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/encoding/gp_features.h"
-#include "hptune/algorithms/designer.h"
 
 namespace hptune::algorithms::gp {
 

@@ -1,9 +1,9 @@
 #include "src/algorithms/grid/grid_designer.h"
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 #include "src/algorithms/common/counter_state.h"
 #include "src/algorithms/encoding/unit_cube.h"
-#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 namespace {

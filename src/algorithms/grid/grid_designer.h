@@ -22,10 +22,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/encoding/finite_grid.h"
 #include "hptune/algorithms/designer.h"
 #include "hptune/core/search_space.h"
+#include "src/algorithms/encoding/assignment_set.h"
+#include "src/algorithms/encoding/finite_grid.h"
 
 namespace hptune::algorithms {
 

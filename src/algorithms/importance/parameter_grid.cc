@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "src/algorithms/encoding/unit_cube.h"
 #include "hptune/core/status.h"
+#include "src/algorithms/encoding/unit_cube.h"
 
 namespace hptune::algorithms {
 namespace {

@@ -9,10 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 #include "src/algorithms/encoding/unit_cube.h"
 #include "src/algorithms/importance/grid_density.h"
 #include "src/algorithms/importance/parameter_grid.h"
-#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -208,12 +208,11 @@ absl::StatusOr<ImportanceReport> StudyImportance(
   absl::StatusOr<ImportanceReport> report =
       PedAnovaImportanceReport(study.spec, trials, options);
   if (report.ok()) return report;
-  return absl::Status(absl::IsInvalidArgument(report.status())
-                          ? absl::StatusCode::kInternal
-                          : report.status().code(),
-                      absl::StrCat("study \"", study.name,
-                                   "\": parameter importance: ",
-                                   report.status().message()));
+  return absl::Status(
+      absl::IsInvalidArgument(report.status()) ? absl::StatusCode::kInternal
+                                               : report.status().code(),
+      absl::StrCat("study \"", study.name,
+                   "\": parameter importance: ", report.status().message()));
 }
 
 }  // namespace hptune::algorithms

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "src/algorithms/common/splitmix64.h"
 #include "hptune/core/check.h"
+#include "src/algorithms/common/splitmix64.h"
 
 namespace hptune::algorithms {
 namespace {

@@ -3,10 +3,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 #include "src/algorithms/common/counter_state.h"
 #include "src/algorithms/common/unique_sampler.h"
 #include "src/algorithms/encoding/unit_cube.h"
-#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 

@@ -22,11 +22,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/designer.h"
+#include "hptune/core/search_space.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/encoding/finite_grid.h"
 #include "src/algorithms/sampling/point_source.h"
-#include "hptune/algorithms/designer.h"
-#include "hptune/core/search_space.h"
 
 namespace hptune::algorithms {
 

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "src/algorithms/stopping/warm_up.h"
 #include "hptune/algorithms/learning_curve.h"
+#include "src/algorithms/stopping/warm_up.h"
 
 namespace hptune::algorithms {
 

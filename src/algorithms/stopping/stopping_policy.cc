@@ -4,10 +4,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 #include "src/algorithms/stopping/asha_stopping_policy.h"
 #include "src/algorithms/stopping/dominance_stopping_policy.h"
 #include "src/algorithms/stopping/median_stopping_policy.h"
-#include "hptune/core/check.h"
 
 namespace hptune::algorithms {
 

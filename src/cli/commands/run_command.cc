@@ -20,12 +20,11 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/engine/engine.h"
-#include "hptune/runner/job_runner.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
-#include "src/store/sqlite_store.h"
+#include "hptune/runner/job_runner.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/labels_flag.h"
@@ -37,6 +36,7 @@
 #include "src/cli/trial_table.h"
 #include "src/jobs/take_over.h"
 #include "src/store/runner_lock.h"
+#include "src/store/sqlite_store.h"
 
 namespace hptune::cli {
 namespace {

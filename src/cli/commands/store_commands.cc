@@ -13,7 +13,6 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
-#include "src/store/sqlite_store.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"
@@ -21,6 +20,7 @@
 #include "src/cli/importance_table.h"
 #include "src/cli/output.h"
 #include "src/cli/trial_table.h"
+#include "src/store/sqlite_store.h"
 
 namespace hptune::cli {
 namespace {
@@ -191,9 +191,8 @@ absl::Status StudyImportance(Context& c, const std::string& name,
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           c.reader->ListTrials(name));
   const algorithms::ImportanceOptions options;
-  HPTUNE_ASSIGN_OR_RETURN(
-      algorithms::ImportanceReport report,
-      algorithms::StudyImportance(study, trials, options));
+  HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
+                          algorithms::StudyImportance(study, trials, options));
   PrintImportance(name, report, options.top_quantile, c.format, out);
   return absl::OkStatus();
 }

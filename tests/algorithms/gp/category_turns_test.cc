@@ -13,9 +13,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gtest/gtest.h"
 #include "src/algorithms/encoding/gp_features.h"
 #include "src/algorithms/gp/gp_designer.h"
-#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "Eigen/Eigenvalues"
+#include "gtest/gtest.h"
 #include "src/algorithms/common/splitmix64.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/encoding/gp_features.h"
@@ -27,7 +28,6 @@
 #include "src/algorithms/gp/hyperparameters.h"
 #include "src/algorithms/gp/matern_kernel.h"
 #include "src/algorithms/gp/suggestion_policy.h"
-#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "src/algorithms/gp/hyperparameters.h"
 #include "gtest/gtest.h"
+#include "src/algorithms/gp/hyperparameters.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/gp/gp_state.h"
 #include "src/algorithms/gp/hyperparameters.h"
 #include "src/algorithms/gp/suggestion_policy.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

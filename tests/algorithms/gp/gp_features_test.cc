@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/encoding/unit_cube.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/algorithms/common/splitmix64.h"
+#include "src/algorithms/encoding/unit_cube.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -6,10 +6,10 @@
 
 #include "Eigen/Cholesky"
 #include "Eigen/LU"
-#include "src/algorithms/gp/hyperparameters.h"
-#include "src/algorithms/gp/matern_kernel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/algorithms/gp/hyperparameters.h"
+#include "src/algorithms/gp/matern_kernel.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {

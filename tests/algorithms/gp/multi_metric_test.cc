@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/gp/gp_designer.h"
 #include "src/algorithms/gp/gp_history.h"
@@ -14,8 +16,6 @@
 #include "src/algorithms/gp/hyperparameters.h"
 #include "src/algorithms/gp/multi_metric_acquisition.h"
 #include "src/algorithms/gp/multi_metric_policy.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "src/algorithms/gp/gp_history.h"
 #include "gtest/gtest.h"
+#include "src/algorithms/gp/gp_history.h"
 
 namespace hptune::algorithms::gp {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <memory>
 
+#include "gtest/gtest.h"
 #include "src/algorithms/stopping/asha_stopping_policy.h"
 #include "src/algorithms/stopping/median_stopping_policy.h"
-#include "gtest/gtest.h"
 #include "tests/algorithms/stopping/curves.h"
 #include "tests/testing/status_matchers.h"
 
