@@ -82,13 +82,43 @@ struct SchedulingSpec {
   bool operator==(const SchedulingSpec&) const = default;
 };
 
+// One variable of a replica's environment (Vertex's containerSpec.env).
+struct EnvVar {
+  std::string name;
+  std::string value;
+  bool operator==(const EnvVar&) const = default;
+};
+
+// The OCI image a pool's replicas run in: AI Platform's <pool>Config
+// {imageUri, containerCommand, containerArgs}; Vertex's workerPoolSpecs[]
+// containerSpec {imageUri, command, args}, or pythonPackageSpec
+// {executorImageUri, packageUris, pythonModule, args}. An empty image_uri
+// means the pool's replicas are host processes running the job's trainer.
+struct ContainerSpec {
+  std::string image_uri;
+  std::vector<std::string> command;  // The entrypoint; empty: the image's.
+  std::vector<std::string> args;     // Before the hyperparameter flags.
+  // pythonPackageSpec: `python3 -m python_module` after installing
+  // package_uris (local paths: hptune reads no gs://) in the container.
+  std::string python_module;
+  std::vector<std::string> package_uris;
+  bool empty() const { return image_uri.empty(); }
+  bool operator==(const ContainerSpec&) const = default;
+};
+
 // The replicas of one task type.
 struct TaskPool {
   int count = 0;
   std::string machine_type;
   AcceleratorConfig accelerator;
+  ContainerSpec container;
+  std::vector<EnvVar> env;  // Added to each replica's environment.
   bool operator==(const TaskPool&) const = default;
 };
+
+// The dialect a job was written in: its default output shape
+// (`--format json` of a Vertex job is a HyperparameterTuningJob).
+enum class SpecDialect { kAiPlatform, kVertex };
 
 struct JobSpec {
   std::string job_id;
@@ -107,6 +137,13 @@ struct JobSpec {
   std::vector<std::string> args;  // User args, before --job-dir and params.
   std::string job_dir;
   SchedulingSpec scheduling;
+
+  // Vertex's displayName, and baseOutputDirectory.outputUriPrefix (a local
+  // path): each trial's AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and
+  // AIP_TENSORBOARD_LOG_DIR lie under <base_output_directory>/<trial>/.
+  std::string display_name;
+  std::string base_output_directory;
+  SpecDialect dialect = SpecDialect::kAiPlatform;
 
   // Absent for a plain training job (one trial, no parameters).
   std::optional<StudySpec> study;
