@@ -13,6 +13,7 @@
 #include "src/engine/background_work.h"
 #include "src/engine/curve_cache.h"
 #include "src/engine/study_locks.h"
+#include "src/engine/trial_history.h"
 
 namespace hptune::engine {
 namespace {
@@ -30,6 +31,9 @@ absl::Status StampAndValidate(Clock& clock, Measurement& measurement) {
 // room for a thousand running curves of a thousand steps, which must not be
 // read again on every check.
 constexpr size_t kMaxCachedCurvePoints = 1'000'000;
+// Bounds the memory of TuningEngine::history_ (about 0.5 KB a trial of a
+// few parameters: 50 MB); a study above it is read whole, as without it.
+constexpr size_t kMaxKeptTrials = 100'000;
 
 std::string Quoted(std::string_view s) {
   return absl::StrCat("\"", std::string(s), "\"");
@@ -136,6 +140,13 @@ std::optional<int64_t> PointCount(const SearchSpace& space, int i,
   return std::min(count, cap);
 }
 
+// Whether `trials` trials could cover the space: it is finite and has at
+// most that many points. Reads the spec alone.
+bool MayBeExhausted(const SearchSpace& space, int64_t trials) {
+  std::optional<int64_t> size = PointCount(space, -1, trials + 1);
+  return size && *size <= trials;
+}
+
 // Whether every point of a finite search space is among `tried` (designers
 // never repeat a point, so nothing is left to suggest). Cheap unless the
 // space is small enough to have been covered.
@@ -152,7 +163,7 @@ bool SpaceExhausted(const SearchSpace& space,
     }
     distinct.insert(std::move(key));
   }
-  return static_cast<int64_t>(distinct.size()) >= size;
+  return static_cast<int64_t>(distinct.size()) >= *size;
 }
 
 }  // namespace
@@ -166,7 +177,8 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
       clock_(clock),
       designers_(std::move(options.designers)),
       study_locks_(std::make_unique<StudyLocks>()),
-      curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)) {
+      curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)),
+      history_(std::make_unique<TrialHistory>(store, kMaxKeptTrials)) {
   if (options.background_designer_work) {
     background_ = std::make_unique<BackgroundWork>();
   }
@@ -236,6 +248,7 @@ absl::Status TuningEngine::DeleteStudy(std::string_view name) {
     }
   }
   HPTUNE_RETURN_IF_ERROR(store_.DeleteStudy(name));
+  history_->Forget(name);
   if (background_ != nullptr) background_->Forget(name);
   return absl::OkStatus();
 }
@@ -249,7 +262,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   StudyLock lock(*study_locks_, study_name);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          store_.ListTrialSummaries(study_name));
+                          history_->Summaries(study_name));
 
   SuggestResponse response;
   auto room = [&] { return count - static_cast<int>(response.trials.size()); };
@@ -294,8 +307,10 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   HPTUNE_ASSIGN_OR_RETURN(
       response.study_completed,
-      CompleteStudyIfDone(lock, study, tried,
-                          static_cast<int>(pending.size() + fresh.size())));
+      CompleteStudyIfDone(
+          lock, study, static_cast<int64_t>(tried.size()),
+          static_cast<int64_t>(pending.size() + fresh.size()),
+          [&] { return SpaceExhausted(spec.search_space, tried); }));
   for (Trial& t : fresh) response.trials.push_back(std::move(t));
   return response;
 }
@@ -628,34 +643,46 @@ absl::StatusOr<algorithms::ImportanceReport> TuningEngine::ParameterImportance(
 void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
     const StudyRecord& study) {
   StudyLock lock(*study_locks_, study.name);
-  auto trials = store_.ListTrialSummaries(study.name);
-  if (!trials.ok()) return;
-  std::vector<const ParameterAssignment*> tried;
-  int pending = 0;
-  for (const Trial& t : *trials) {
-    tried.push_back(&t.parameters);
-    pending += IsPending(t);
-  }
+  // Statuses, not summaries: most studies are decided by their counts, and
+  // decoding every trial's parameters after each completion cost a fifth
+  // of a busy server's CPU (benchmarks/RESULTS.md).
+  auto statuses = store_.ListTrialStatuses(study.name);
+  if (!statuses.ok()) return;
+  const auto trials = static_cast<int64_t>(statuses->trials.size());
+  const auto pending = static_cast<int64_t>(std::count_if(
+      statuses->trials.begin(), statuses->trials.end(),
+      [](const store::TrialStatus& t) { return !IsTerminal(t.state); }));
+  const SearchSpace& space = study.spec.search_space;
+  auto space_exhausted = [&] {
+    if (!MayBeExhausted(space, trials)) return false;
+    auto summaries = store_.ListTrialSummaries(study.name);
+    if (!summaries.ok()) return false;
+    std::vector<const ParameterAssignment*> tried;
+    for (const Trial& t : *summaries) tried.push_back(&t.parameters);
+    return SpaceExhausted(space, tried);
+  };
   // The trial's end is already committed. Completing the study is
   // bookkeeping that the next SuggestTrials derives again, so a failure here
   // must not turn this call into an error (a retry would then fail on the
   // ended trial).
-  CompleteStudyIfDone(lock, study, tried, pending).status().IgnoreError();
+  CompleteStudyIfDone(lock, study, trials, pending, space_exhausted)
+      .status()
+      .IgnoreError();
 }
 
 absl::StatusOr<bool> TuningEngine::CompleteStudyIfDone(
-    const StudyLock& lock, const StudyRecord& study,
-    const std::vector<const ParameterAssignment*>& tried, int pending) {
+    const StudyLock& lock, const StudyRecord& study, int64_t trials,
+    int64_t pending, absl::FunctionRef<bool()> space_exhausted) {
   HPTUNE_CHECK(lock.study() == study.name,
                "CompleteStudyIfDone: another study's lock is held");
   if (pending > 0) return false;
   if (study.state == StudyState::kCompleted) return true;
   std::string reason;
-  if (static_cast<int>(tried.size()) >= study.TrialBudget()) {
+  if (trials >= study.TrialBudget()) {
     reason = absl::StrCat(study.DescribeBudget(), " reached");
-  } else if (SpaceExhausted(study.spec.search_space, tried)) {
-    reason = absl::StrCat("the search space is exhausted after ", tried.size(),
-                          " trials");
+  } else if (space_exhausted()) {
+    reason =
+        absl::StrCat("the search space is exhausted after ", trials, " trials");
   } else {
     return false;
   }

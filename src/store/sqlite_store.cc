@@ -213,6 +213,19 @@ absl::StatusOr<Trial> SqliteStore::GetTrial(std::string_view study,
   return *std::move(trial);
 }
 
+absl::StatusOr<Trial> SqliteStore::GetTrialSummary(std::string_view study,
+                                                   int64_t number) {
+  std::optional<Trial> trial;
+  HPTUNE_RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(trial, internal::SelectTrialRow(db, study, number));
+    if (trial) return absl::OkStatus();
+    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+    return exists ? internal::TrialNotFound(study, number)
+                  : internal::StudyNotFound(study);
+  }));
+  return *std::move(trial);
+}
+
 absl::StatusOr<std::vector<Trial>> SqliteStore::ListTrials(
     std::string_view study) {
   return ReadFromStudy<std::vector<Trial>>(

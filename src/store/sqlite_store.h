@@ -76,6 +76,8 @@ class SqliteStore : public Store {
       const std::optional<std::string>& designer_state) override;
   absl::StatusOr<Trial> GetTrial(std::string_view study,
                                  int64_t number) override;
+  absl::StatusOr<Trial> GetTrialSummary(std::string_view study,
+                                        int64_t number) override;
   absl::StatusOr<std::vector<Trial>> ListTrials(
       std::string_view study) override;
   absl::StatusOr<std::vector<Trial>> ListTrialSummaries(

@@ -414,6 +414,23 @@ TEST_P(StoreConformanceTest, TrialSummariesAreTheTrialsWithoutTheirCurves) {
               StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
 }
 
+TEST_P(StoreConformanceTest, ATrialSummaryIsTheTrialWithoutItsCurve) {
+  CreateStudyWithActiveAndDoneTrial("mnist");
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(10, 0.1)));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<Trial> summaries,
+                       store_->ListTrialSummaries("mnist"));
+  for (const Trial& summary : summaries) {
+    EXPECT_THAT(store_->GetTrialSummary("mnist", summary.number),
+                IsOkAndHolds(summary));
+  }
+  EXPECT_THAT(
+      store_->GetTrialSummary("mnist", 9),
+      StatusIs(StatusCode::kNotFound, "study \"mnist\": trial 9 not found"));
+  EXPECT_THAT(store_->GetTrialSummary("nope", 1),
+              StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
+}
+
 TEST_P(StoreConformanceTest, TrialStatusesAreNumberStateAndEndTime) {
   CreateStudyWithActiveAndDoneTrial("mnist");
 

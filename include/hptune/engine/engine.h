@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/importance.h"
@@ -58,6 +59,7 @@ namespace hptune::engine {
 
 class BackgroundWork;
 class CurveCache;
+class TrialHistory;
 class StudyLock;
 class StudyLocks;
 
@@ -227,13 +229,15 @@ class TuningEngine {
       const std::vector<Trial>& pending, int count, std::string_view client_id);
   // Marks the study COMPLETED, and says so, when nothing more can run in it:
   // no trial is pending and maxTrials is reached or every point of a finite
-  // space has been tried. `tried` are the parameters of all its trials, read
-  // under `lock`, the study's.
+  // space has been tried. `trials` and `pending` count its trials, read
+  // under `lock`, the study's; `space_exhausted` tells whether their
+  // parameters cover the space, asked only when the budget is not reached.
   absl::StatusOr<bool> CompleteStudyIfDone(
-      const StudyLock& lock, const StudyRecord& study,
-      const std::vector<const ParameterAssignment*>& tried, int pending);
-  // The same after a trial ended, reading the trials from the store; never
-  // fails the caller (see the definition).
+      const StudyLock& lock, const StudyRecord& study, int64_t trials,
+      int64_t pending, absl::FunctionRef<bool()> space_exhausted);
+  // The same after a trial ended, reading the trial statuses from the store
+  // (the parameters only when a finite space could be covered); never fails
+  // the caller (see the definition).
   void CompleteStudyIfDoneAfterTrialEnded(const StudyRecord& study);
 
   store::Store& store_;
@@ -245,6 +249,8 @@ class TuningEngine {
 
   // The median rules' curves between checks (src/engine/curve_cache.h).
   std::unique_ptr<CurveCache> curves_;
+  // The ended trials between suggestions (src/engine/trial_history.h).
+  std::unique_ptr<TrialHistory> history_;
   // Designers' deferred work, with background_designer_work; destroyed
   // first, which cancels it (src/engine/background_work.h).
   std::unique_ptr<BackgroundWork> background_;

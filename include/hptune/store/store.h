@@ -92,6 +92,16 @@ class Store {
   // that does not grow with the learning curves.
   virtual absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
       std::string_view study) = 0;
+  // One trial as ListTrialSummaries has it (no intermediate measurements):
+  // what a reader that keeps the summaries between calls (the engine's
+  // trial history) reads for a trial that changed. NotFound naming study
+  // and trial. This default reads the whole trial.
+  virtual absl::StatusOr<Trial> GetTrialSummary(std::string_view study,
+                                                int64_t number) {
+    absl::StatusOr<Trial> trial = GetTrial(study, number);
+    if (trial.ok()) trial->measurements.clear();
+    return trial;
+  }
   // Number, state and end time of each trial, and the study's create time:
   // what a reader that keeps learning curves between calls (the engine's
   // early-stopping check, after every measurement) needs to see which of
