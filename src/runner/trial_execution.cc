@@ -170,8 +170,15 @@ absl::StatusOr<launch::MetricReads> TrialExecution::ReadMetrics() {
     }
   }
   // Lines that are no report are the trainer's bug to see, not to lose.
+  if (!found.first_untimed_report.empty() && !noted_untimed_) {
+    noted_untimed_ = true;
+    HPTUNE_RETURN_IF_ERROR(Record(absl::StrCat(
+        "master-0's metric file: reports without a timestamp, each taking ",
+        "the time it was read; the first: ", found.first_untimed_report)));
+  }
   if (found.unreadable_lines > 0) {
     unreadable_lines_ += found.unreadable_lines;
+    last_unreadable_line_ = found.last_unreadable_line;
     HPTUNE_RETURN_IF_ERROR(Record(
         absl::StrCat("master-0's metric file: ", found.unreadable_lines,
                      " line(s) that are no report (", unreadable_lines_,
@@ -204,8 +211,29 @@ absl::Status TrialExecution::NoteMetricNames(
 }
 
 std::string TrialExecution::MissingObjective() const {
+  if (reported_names_.empty() && unreadable_lines_ > 0) {
+    return absl::StrCat("reported no value of ", metric_,
+                        " (hyperparameterMetricTag): its metric file had ",
+                        unreadable_lines_, " line(s) that are no report; ",
+                        "the last: ", last_unreadable_line_);
+  }
+  if (reported_names_.empty()) {
+    return absl::StrCat("reported no value of ", metric_,
+                        " (hyperparameterMetricTag), neither to its metric "
+                        "file nor on stdout");
+  }
   return absl::StrCat("reported ", absl::StrJoin(reported_names_, ", "),
                       "; expected ", metric_, " (hyperparameterMetricTag)");
+}
+
+absl::Status TrialExecution::FailForNoObjective(TrialPoll& poll) {
+  poll.outcome = TrialPoll::Outcome::kFailed;
+  poll.reason = MissingObjective();
+  if (!warned_missing_objective_) {
+    warned_missing_objective_ = true;
+    poll.warning = absl::StrCat("trial ", launch_.trial, " ", poll.reason);
+  }
+  return Record(absl::StrCat("the trial fails: ", poll.reason));
 }
 
 absl::Status TrialExecution::TakeReads(launch::MetricReads reads,
@@ -303,13 +331,11 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
       HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());
       HPTUNE_RETURN_IF_ERROR(TakeReads(std::move(last), poll));
       if (poll.outcome == TrialPoll::Outcome::kSucceeded &&
-          !objective_reported_ && !reported_names_.empty()) {
-        // Its values are kept, but none is the study's objective: no
-        // result for the designer, and a config to fix.
-        poll.outcome = TrialPoll::Outcome::kFailed;
-        poll.reason = MissingObjective();
-        HPTUNE_RETURN_IF_ERROR(
-            Record(absl::StrCat("the trial fails: ", poll.reason)));
+          !objective_reported_ && !metric_.empty()) {
+        // No value of the study's objective (another metric, lines that
+        // are no report, nothing): no result for the designer, and a
+        // trainer or config to fix.
+        HPTUNE_RETURN_IF_ERROR(FailForNoObjective(poll));
       }
       return poll;
     }

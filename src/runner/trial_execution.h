@@ -122,8 +122,12 @@ class TrialExecution {
   // lacks the objective.
   [[nodiscard]] absl::Status NoteMetricNames(
       const std::vector<Measurement>& measurements, TrialPoll& poll);
-  // "reported acc, loss; expected accuracy (hyperparameterMetricTag)".
+  // "reported acc, loss; expected accuracy (hyperparameterMetricTag)", or
+  // why nothing was reported.
   std::string MissingObjective() const;
+  // Ends a trial whose master exited 0 without a value of the objective
+  // FAILED, warning with the reason the first time.
+  [[nodiscard]] absl::Status FailForNoObjective(TrialPoll& poll);
 
   store::Store& store_;
   const std::string study_;
@@ -147,6 +151,8 @@ class TrialExecution {
   int drained_ = 0;  // Attempts a server's drain ended.
   std::vector<int> restarts_;     // Per replica, in the current attempt.
   int64_t unreadable_lines_ = 0;  // In the master's metric file, all told.
+  std::string last_unreadable_line_;
+  bool noted_untimed_ = false;  // Reports without a timestamp were recorded.
   // Metric names the master reported in this attempt (at most 20), and
   // whether the objective was one of them.
   std::set<std::string> reported_names_;

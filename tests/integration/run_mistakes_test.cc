@@ -42,6 +42,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--x", type=float, required=True)
 parser.add_argument("--tag", default="accuracy")
 parser.add_argument("--sleep", type=float, default=0)
+parser.add_argument("--style", default="timed")  # untimed, garbled
 args = parser.parse_args()
 checkpoints = os.environ["AIP_CHECKPOINT_DIR"]
 with open(os.path.join(checkpoints, "seen.json"), "w") as f:
@@ -50,16 +51,22 @@ with open(os.path.join(checkpoints, "seen.json"), "w") as f:
 path = os.environ["CLOUD_ML_HP_METRIC_FILE"]
 report = {args.tag: str(args.x), "global_step": "1", "loss": "0.5",
           "timestamp": time.time()}
+if args.style == "untimed":
+    del report["timestamp"]
+line = json.dumps(report, sort_keys=True)
+if args.style == "garbled":
+    line = f"{args.tag}: {args.x}"
 with open(path + ".tmp", "w") as f:
-    f.write(json.dumps(report, sort_keys=True) + "\n")
+    f.write(line + "\n")
 os.replace(path + ".tmp", path)
 time.sleep(args.sleep)
 )";
 
 // dir/strict.yaml: kStrictTrainer in packagePath dir/pkg/trainer, reporting
-// `tag`, `max_trials` trials one at a time; no jobDir.
+// `tag` in `style`, `max_trials` trials one at a time; no jobDir.
 std::string WriteStrictJob(const std::string& dir, const std::string& tag,
-                           int max_trials, double sleep_seconds = 0) {
+                           int max_trials, double sleep_seconds = 0,
+                           const std::string& style = "timed") {
   WriteFile(dir + "/pkg/trainer/__init__.py", "");
   WriteFile(dir + "/pkg/trainer/task.py", kStrictTrainer);
   const std::string config = dir + "/strict.yaml";
@@ -69,6 +76,7 @@ std::string WriteStrictJob(const std::string& dir, const std::string& tag,
             "  pythonModule: trainer.task\n"
             "  args: [--tag=" +
                 tag + ", --sleep=" + std::to_string(sleep_seconds) +
+                ", --style=" + style +
                 "]\n"
                 "  hyperparameters:\n"
                 "    goal: MAXIMIZE\n"
@@ -136,6 +144,39 @@ TEST(RunMistakesTest, AWrongMetricTagFailsTheTrialsAndTheJob) {
   for (const nlohmann::json& trial : trials) {
     EXPECT_EQ(trial["state"], "FAILED") << trial.dump();
     EXPECT_EQ(trial["reason"], expected) << trial.dump();
+  }
+}
+
+TEST(RunMistakesTest, ReportsWithoutATimestampAreRead) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = WriteStrictJob(dir, "accuracy", 2, 0, "untimed");
+  auto result = RunProcess(RunArgs(dir, config, "untimed"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json trials = TrialsJson(dir, "untimed");
+  ASSERT_EQ(trials.size(), 2u) << trials.dump();
+  for (const nlohmann::json& trial : trials) {
+    EXPECT_EQ(trial["state"], "SUCCEEDED") << trial.dump();
+    EXPECT_NEAR(std::stod(trial["hyperparameters"]["x"].get<std::string>()),
+                trial["finalMetric"]["objectiveValue"].get<double>(), 1e-9)
+        << trial.dump();
+  }
+}
+
+TEST(RunMistakesTest, LinesThatAreNoReportFailTheTrialsAndTheJob) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = WriteStrictJob(dir, "accuracy", 5, 0, "garbled");
+  auto result = RunProcess(RunArgs(dir, config, "garbled"));
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const std::string expected =
+      "reported no value of accuracy (hyperparameterMetricTag): its metric "
+      "file had 1 line(s) that are no report; the last: accuracy: ";
+  EXPECT_THAT(result.err, HasSubstr("warning: trial 1 " + expected));
+  EXPECT_THAT(result.err, HasSubstr("job garbled FAILED: maxFailedTrials (3)"));
+  const nlohmann::json trials = TrialsJson(dir, "garbled");
+  ASSERT_EQ(trials.size(), 3u) << trials.dump();
+  for (const nlohmann::json& trial : trials) {
+    EXPECT_EQ(trial["state"], "FAILED") << trial.dump();
+    EXPECT_THAT(trial["reason"].get<std::string>(), HasSubstr(expected));
   }
 }
 

@@ -60,12 +60,14 @@ class RecordingLauncher : public launch::Launcher {
 };
 
 constexpr char kConfig[] = R"(trainingInput:
-  command: ["true"]
+  command: ["sh", "-c", "echo loss=0.5"]
   scaleTier: CUSTOM
   masterType: n1-standard-4
   workerType: n1-standard-4
   workerCount: 1
   hyperparameters:
+    goal: MINIMIZE
+    hyperparameterMetricTag: loss
     maxTrials: 2
     maxParallelTrials: 1
     algorithm: RANDOM_SEARCH

@@ -401,14 +401,17 @@ TEST_F(JobRunnerTest, StdoutMetricLinesBecomeMeasurements) {
   EXPECT_EQ(trial->final_measurement->metrics.at("accuracy"), 0.625);
 }
 
-TEST_F(JobRunnerTest, TrialThatReportsNothingHasNoFinalMetricAndSaysWhy) {
+TEST_F(JobRunnerTest, TrialThatReportsNothingFailsAndSaysWhy) {
   auto record = SubmitAndRun(MakeJob("silent", 0, 0, 1, 1));
   ASSERT_OK(record);
   auto trial = store_->GetTrial("silent", 1);
   ASSERT_OK(trial);
-  EXPECT_EQ(trial->state, TrialState::kSucceeded);
+  EXPECT_EQ(trial->state, TrialState::kFailed);
   EXPECT_FALSE(trial->final_measurement.has_value());
-  EXPECT_THAT(trial->reason, HasSubstr("reported no value of metric"));
+  EXPECT_THAT(trial->reason,
+              HasSubstr("reported no value of accuracy "
+                        "(hyperparameterMetricTag), neither to its metric "
+                        "file nor on stdout"));
 }
 
 TEST_F(JobRunnerTest, SubmitRejectsJobsThatCannotRun) {

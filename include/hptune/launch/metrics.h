@@ -49,6 +49,9 @@ struct MetricReads {
   // most 256 bytes). Blank lines do not count.
   int64_t unreadable_lines = 0;
   std::string last_unreadable_line;
+  // Hypertune file only: the first new report without a timestamp (at most
+  // 256 bytes), which took the time it was read; "" when none.
+  std::string first_untimed_report;
 };
 
 // Reads the hypertune file, returning only reports not returned before.
@@ -61,14 +64,16 @@ struct MetricReads {
 // a double. A non-finite value of the objective `metric` ("nan", "inf",
 // "1e400") makes the line MetricReads::non_finite_objective; other metric
 // values that do not parse or are not finite are left out; a line with no
-// metric left, or without a valid timestamp or global_step, is not a report
-// and is counted as unreadable. A report is returned once, keyed by
-// (timestamp, global_step): a rewritten file still holding old lines yields
-// only the new ones, and a restarted program's new lines (new timestamps)
-// are new. Tolerated: a missing file (nothing yet), a last line without its
-// newline (returned once complete), the file replaced by rename or
-// truncated and rewritten in place (what is there is read).
-// Every line is read, with bounded memory: a file of at most 4 MiB
+// metric left, an invalid timestamp or global_step, is not a report and is
+// counted as unreadable. A line without "timestamp" is a report that takes
+// the time it was read. A report is returned once, keyed by (timestamp,
+// global_step): a rewritten file still holding old lines yields only the
+// new ones, and a restarted program's new lines (new timestamps) are new;
+// a report without a timestamp is keyed by its text, against the lines of
+// the file when it was last read whole. Tolerated: a missing file (nothing
+// yet), a last line without its newline (returned once complete), the file
+// replaced by rename or truncated and rewritten in place (what is there is
+// read). Every line is read, with bounded memory: a file of at most 4 MiB
 // (cloudml-hypertune keeps 100 lines) is read whole on each call; a larger
 // one, which only grows by appends, from where the last call stopped, unless
 // its first line changed or it shrank (then from its start). The remembered
@@ -94,6 +99,16 @@ class HypertuneFileReader {
   uint64_t counted_to_ = 0;
   // (timestamp, global_step) of every report already returned.
   std::set<std::pair<double, int64_t>> seen_;
+  // The untimed reports of the file as last read whole, and of this read.
+  std::set<std::string> untimed_seen_;
+  std::set<std::string> untimed_now_;
+
+  // Drops remembered keys that cannot come back (see the definition);
+  // `oldest` is the earliest timestamp of this read.
+  void ForgetOldKeys(std::optional<double> oldest, bool from_start);
+  // Returns `measurement`, stamped now, unless its line was returned before.
+  void TakeUntimed(std::string_view line, Measurement measurement,
+                   MetricReads& reads);
 };
 
 // The value text of `metric` in a stdout line when the line has no finite

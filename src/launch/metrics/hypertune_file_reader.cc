@@ -33,7 +33,8 @@ constexpr size_t kExcerptBytes = 256;
 struct Report {
   enum class Kind { kReport, kNotAReport, kNonFiniteObjective };
   Kind kind = Kind::kNotAReport;
-  double timestamp = 0;
+  // Unset for a line without "timestamp": it takes the time it was read.
+  std::optional<double> timestamp;
   Measurement measurement;
 };
 
@@ -79,14 +80,14 @@ Report ParseReport(std::string_view line, const std::string& metric) {
   nlohmann::json json = nlohmann::json::parse(line, /*cb=*/nullptr,
                                               /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) return report;
-  auto timestamp = json.find("timestamp");
-  if (timestamp == json.end() || !timestamp->is_number()) return report;
-  report.timestamp = timestamp->get<double>();
-  if (!(report.timestamp >= 0 && report.timestamp < kMaxTimestampSeconds)) {
-    return report;
+  if (auto timestamp = json.find("timestamp"); timestamp != json.end()) {
+    // A timestamp that is there must be a clock's: a wrong one is no report.
+    if (!timestamp->is_number()) return report;
+    const double seconds = timestamp->get<double>();
+    if (!(seconds >= 0 && seconds < kMaxTimestampSeconds)) return report;
+    report.timestamp = seconds;
+    report.measurement.time = FromUnixMicros(std::llround(seconds * 1e6));
   }
-  report.measurement.time =
-      FromUnixMicros(std::llround(report.timestamp * 1e6));
   if (auto step = json.find("global_step"); step != json.end()) {
     std::optional<double> value = FiniteNumber(*step);
     // Doubles hold whole numbers exactly up to 2^53.
@@ -145,6 +146,10 @@ absl::StatusOr<MetricReads> HypertuneFileReader::ReadNew() {
   }
 
   const bool from_start = cursor_.offset == 0;
+  // Lines read from the cursor are read once; only a file read whole again
+  // shows an untimed line a second time.
+  if (!from_start) untimed_seen_.clear();
+  untimed_now_.clear();
   std::optional<double> oldest;  // The earliest timestamp read.
   HPTUNE_RETURN_IF_ERROR(ReadCompleteLines(
       *file, cursor_,
@@ -176,12 +181,23 @@ absl::StatusOr<MetricReads> HypertuneFileReader::ReadNew() {
           case Report::Kind::kReport:
             break;
         }
-        if (!oldest || report.timestamp < *oldest) oldest = report.timestamp;
-        if (seen_.emplace(report.timestamp, report.measurement.step).second) {
+        if (!report.timestamp) {
+          TakeUntimed(*line, std::move(report.measurement), reads);
+          return;
+        }
+        if (!oldest || *report.timestamp < *oldest) oldest = report.timestamp;
+        if (seen_.emplace(*report.timestamp, report.measurement.step).second) {
           reads.measurements.push_back(std::move(report.measurement));
         }
       }));
   counted_to_ = std::max(counted_to_, cursor_.offset);
+  untimed_seen_ = std::move(untimed_now_);
+  ForgetOldKeys(oldest, from_start);
+  return reads;
+}
+
+void HypertuneFileReader::ForgetOldKeys(std::optional<double> oldest,
+                                        bool from_start) {
   // Forget: keys older than every line now in the file cannot come back
   // (cloudml-hypertune only drops its oldest lines), so past a bound they
   // go, oldest first. A file being rewritten in place is written from its
@@ -194,7 +210,19 @@ absl::StatusOr<MetricReads> HypertuneFileReader::ReadNew() {
   while (!from_start && seen_.size() > kMaxRemembered) {
     seen_.erase(seen_.begin());
   }
-  return reads;
+}
+
+void HypertuneFileReader::TakeUntimed(std::string_view line,
+                                      Measurement measurement,
+                                      MetricReads& reads) {
+  std::string key(line);
+  if (!untimed_now_.insert(key).second) return;  // Twice in this file.
+  if (untimed_seen_.contains(key)) return;       // Returned before.
+  measurement.time = env_.Now();
+  if (reads.first_untimed_report.empty()) {
+    reads.first_untimed_report = Excerpt(line);
+  }
+  reads.measurements.push_back(std::move(measurement));
 }
 
 }  // namespace hptune::launch

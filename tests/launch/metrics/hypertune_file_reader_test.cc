@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/env/clock.h"
 #include "hptune/launch/metrics.h"
 #include "tests/launch/metrics/files.h"
 #include "tests/testing/run_process.h"
@@ -138,8 +139,6 @@ TEST_F(HypertuneFileReaderTest, RestartedTrainerLinesAreNew) {
 TEST_F(HypertuneFileReaderTest, LinesThatAreNotReportsAreSkipped) {
   WriteFile(path_, Lines({"not json at all\n", "{\"accuracy\": \"0.9\"\n",
                           "[1, 2, 3]\n",
-                          "{\"accuracy\": \"0.9\", \"global_step\": "
-                          "\"5\"}\n",  // No timestamp.
                           "{\"accuracy\": \"0.9\", \"timestamp\": \"soon\"}\n",
                           "{\"accuracy\": \"0.9\", \"timestamp\": -1}\n",
                           "{\"accuracy\": \"0.9\", \"global_step\": \"-5\", "
@@ -151,6 +150,28 @@ TEST_F(HypertuneFileReaderTest, LinesThatAreNotReportsAreSkipped) {
                           "\n", Report(kStart + 1, 10, 0.5)}));
   HypertuneFileReader reader(path_, "accuracy");
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
+}
+
+TEST_F(HypertuneFileReaderTest, AReportWithoutTimestampTakesTheTimeItWasRead) {
+  const std::string untimed =
+      "{\"accuracy\": \"0.29\", \"global_step\": \"1\"}";
+  WriteFile(path_, untimed + "\n");
+  HypertuneFileReader reader(path_, "accuracy");
+  const Timestamp before = SystemClock().Now();
+  auto first = reader.ReadNew();
+  ASSERT_OK(first);
+  ASSERT_THAT(first->measurements, ::testing::SizeIs(1));
+  EXPECT_EQ(first->measurements[0].step, 1);
+  EXPECT_EQ(first->measurements[0].metrics.at("accuracy"), 0.29);
+  EXPECT_GE(first->measurements[0].time, before);
+  EXPECT_EQ(first->first_untimed_report, untimed);
+  EXPECT_EQ(first->unreadable_lines, 0);
+
+  // Rewritten whole with one more line: only that one is new.
+  const std::string next = "{\"accuracy\": \"0.31\", \"global_step\": \"2\"}";
+  WriteFile(path_, untimed + "\n" + next + "\n");
+  EXPECT_THAT(Steps(Read(reader)), ElementsAre(2));
+  EXPECT_THAT(Read(reader), IsEmpty());
 }
 
 TEST_F(HypertuneFileReaderTest, ABrokenLineIsReturnedOnceItIsWhole) {
@@ -250,14 +271,15 @@ TEST_F(HypertuneFileReaderTest, LinesThatAreNoReportAreCountedOnce) {
   EXPECT_EQ(first->unreadable_lines, 1);
   EXPECT_EQ(first->last_unreadable_line, "not json");
   // Rewritten in place with one more line of each kind: only those count.
-  WriteFile(path_,
-            Lines({"not json\n", "\n", Report(kStart + 1, 1, 0.5),
-                   "{\"accuracy\": \"0.6\"}\n", Report(kStart + 2, 2, 0.6)}));
+  WriteFile(path_, Lines({"not json\n", "\n", Report(kStart + 1, 1, 0.5),
+                          "{\"accuracy\": \"0.6\", \"timestamp\": -1}\n",
+                          Report(kStart + 2, 2, 0.6)}));
   auto second = reader.ReadNew();
   ASSERT_OK(second);
   EXPECT_THAT(Steps(second->measurements), ElementsAre(2));
   EXPECT_EQ(second->unreadable_lines, 1);
-  EXPECT_EQ(second->last_unreadable_line, "{\"accuracy\": \"0.6\"}");
+  EXPECT_EQ(second->last_unreadable_line,
+            "{\"accuracy\": \"0.6\", \"timestamp\": -1}");
 }
 
 TEST_F(HypertuneFileReaderTest, EveryLineOfAHugeAppendedFileIsReadOnce) {
