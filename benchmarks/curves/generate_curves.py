@@ -12,9 +12,10 @@ docs/designers.md ("The learning-curve benchmark") describes them.
       --task all --out benchmarks/curves/data
 
 Seeded (--seed, per configuration seed + id) and resumable: finished
-configurations are appended to <out>/<task>.partial.jsonl, and a rerun
-skips them; when a task is complete, <task>.csv and <task>.manifest.json
-are written atomically and the partial file removed. Single-threaded
+configurations are appended to <out>/<task>.partial.<K>.jsonl, and a rerun
+skips them; --shard K/N trains only configurations i with i % N == K, so N
+processes can share a task. When a task is complete, <task>.csv and
+<task>.manifest.json are written atomically and the partial files removed. Single-threaded
 (OMP_NUM_THREADS=1, torch.set_num_threads(1)) so that costs are comparable
 and a shared machine stays usable.
 
@@ -23,6 +24,7 @@ Non-finite metrics (a diverged run) are recorded as the task's cap
 """
 
 import argparse
+import glob
 import json
 import math
 import os
@@ -244,9 +246,9 @@ def progress(task, done, total, started):
     sys.stderr.flush()
 
 
-def read_partial(path):
+def read_partial(paths):
     done = {}
-    if os.path.exists(path):
+    for path in paths:
         with open(path) as f:
             for line in f:
                 try:
@@ -324,15 +326,17 @@ def manifest(task, args, seconds):
 def generate(task, args):
     spec = TASKS[task]
     os.makedirs(args.out, exist_ok=True)
-    partial = os.path.join(args.out, task + ".partial.jsonl")
+    shard, shards = args.shard
+    partial = os.path.join(args.out, "%s.partial.%d.jsonl" % (task, shard))
+    partials = os.path.join(args.out, task + ".partial.*.jsonl")
     configs = configurations(task, args.configs, args.seed)
-    done = read_partial(partial)
+    done = read_partial(glob.glob(partials))
     data = spec["data"](args.seed)
     started = time.time()
     progress(task, len(done), len(configs), started)
     with open(partial, "a") as f:
         for i, cfg in enumerate(configs):
-            if i in done:
+            if i in done or i % shards != shard:
                 continue
             metric, cost = spec["train"](cfg, data, spec["steps"],
                                          args.seed + i)
@@ -341,12 +345,19 @@ def generate(task, args):
             f.flush()
             progress(task, len(done), len(configs), started)
     sys.stderr.write("\n")
+    done = read_partial(glob.glob(partials))
+    if len(done) < len(configs):
+        return  # Other shards are still at work; the last one assembles.
     seconds = sum(sum(r["cost"]) for r in done.values())
     write_atomically(os.path.join(args.out, task + ".csv"),
                      table(task, configs, done))
     write_atomically(os.path.join(args.out, task + ".manifest.json"),
                      manifest(task, args, seconds))
-    os.remove(partial)
+    for path in glob.glob(partials):
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass  # Another shard finished at the same moment.
 
 
 def main():
@@ -355,6 +366,10 @@ def main():
                         choices=["all"] + sorted(TASKS))
     parser.add_argument("--configs", type=int, default=512)
     parser.add_argument("--seed", type=int, default=64)
+    parser.add_argument("--shard", default="0/1",
+                        type=lambda s: tuple(int(x) for x in s.split("/")),
+                        help="K/N: train configurations i with i %% N == K "
+                             "(run N at once to use N cores)")
     parser.add_argument("--out", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "data"))
     args = parser.parse_args()
