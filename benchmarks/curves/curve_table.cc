@@ -1,6 +1,7 @@
 #include "benchmarks/curves/curve_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
