@@ -1,0 +1,190 @@
+#include "benchmarks/curves/replay.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <queue>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/engine/engine.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/open_store.h"
+
+namespace hptune::curves {
+namespace {
+
+constexpr char kStudy[] = "replay";
+
+// A worker training one trial: its configuration and the next step.
+struct Slot {
+  int64_t trial = 0;
+  int config = 0;
+  int step = 0;
+};
+
+// When a worker's current step ends; the earliest first, ties by worker.
+struct Event {
+  double time;
+  int worker;
+  bool operator>(const Event& o) const {
+    return time != o.time ? time > o.time : worker > o.worker;
+  }
+};
+
+class Simulation {
+ public:
+  Simulation(const CurveTable& table, const ReplayOptions& options)
+      : table_(table),
+        options_(options),
+        store_(store::NewMemoryStore(clock_)),
+        engine_(*store_, clock_),
+        slots_(options.workers),
+        budget_steps_(options.budget * table.steps),
+        best_(std::numeric_limits<double>::infinity()) {
+    result_.regret_at.assign(options.checkpoints.size(), std::nan(""));
+  }
+
+  absl::StatusOr<ReplayResult> Run();
+
+ private:
+  absl::Status CreateStudy();
+  // Hands worker `w` a new trial starting at `now`; false when none came.
+  absl::StatusOr<bool> StartTrial(int w, double now);
+  // The end of worker `w`'s current step at `now`.
+  absl::Status StepDone(int w, double now);
+  absl::Status EndTrial(const Slot& slot, bool stopped);
+  void NoteSpend();
+  void Schedule(int w, double now) {
+    const Slot& s = slots_[w];
+    events_.push({now + table_.cost[s.config][s.step], w});
+  }
+  double Regret() const { return best_ - table_.BestValue(); }
+
+  const CurveTable& table_;
+  const ReplayOptions& options_;
+  FakeClock clock_;
+  std::unique_ptr<store::Store> store_;
+  engine::TuningEngine engine_;
+  std::vector<Slot> slots_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  const double budget_steps_;
+  double best_;
+  double now_ = 0;
+  ReplayResult result_;
+};
+
+absl::Status Simulation::CreateStudy() {
+  StudySpec spec;
+  spec.search_space = table_.space;
+  spec.goal = Goal::kMinimize;
+  spec.metric_tag = table_.metric_name;
+  // Every trial trains at least one step, so the budget bounds the trials.
+  spec.max_trials = options_.max_trials > 0
+                        ? options_.max_trials
+                        : static_cast<int>(std::ceil(budget_steps_)) + 1;
+  spec.max_parallel_trials = options_.workers;
+  spec.enable_early_stopping = options_.rule.has_value();
+  spec.algorithm = options_.algorithm;
+  spec.seed = options_.seed;
+  return engine_.CreateStudy(kStudy, spec).status();
+}
+
+absl::StatusOr<bool> Simulation::StartTrial(int w, double now) {
+  auto response = engine_.SuggestTrials(kStudy, 1, absl::StrCat("w", w));
+  if (!response.ok()) return response.status();
+  if (response->trials.empty()) return false;
+  const Trial& trial = response->trials.front();
+  auto config = NearestConfiguration(table_, trial.parameters);
+  if (!config.ok()) return config.status();
+  slots_[w] = Slot{trial.number, *config, 0};
+  Schedule(w, now);
+  return true;
+}
+
+absl::Status Simulation::EndTrial(const Slot& slot, bool stopped) {
+  if (stopped) {
+    auto t = engine_.StopTrial(kStudy, slot.trial, "replay: the rule said so");
+    if (!t.ok()) return t.status();
+  }
+  auto t = engine_.CompleteTrial(kStudy, slot.trial, std::nullopt);
+  if (!t.ok()) return t.status();
+  ++result_.trials;
+  result_.stopped += stopped;
+  if (auto v = t->FinalObjective(table_.metric_name))
+    best_ = std::min(best_, *v);
+  return absl::OkStatus();
+}
+
+void Simulation::NoteSpend() {
+  for (size_t i = 0; i < options_.checkpoints.size(); ++i) {
+    if (result_.steps == static_cast<int64_t>(std::ceil(
+                             options_.checkpoints[i] * table_.steps))) {
+      result_.regret_at[i] = Regret();
+    }
+  }
+}
+
+absl::Status Simulation::StepDone(int w, double now) {
+  Slot& slot = slots_[w];
+  clock_.Advance(
+      std::chrono::microseconds(static_cast<int64_t>((now - now_) * 1e6)));
+  now_ = now;
+  Measurement m;
+  m.step = slot.step + 1;  // Steps 1..S: the median rules never judge step 0.
+  m.metrics[table_.metric_name] = table_.metric[slot.config][slot.step];
+  if (auto s = engine_.AddMeasurement(kStudy, slot.trial, m); !s.ok()) return s;
+  ++result_.steps;
+  ++slot.step;
+  bool stop = false;
+  if (slot.step < table_.steps && options_.rule) {
+    auto decisions =
+        engine_.CheckEarlyStopping(kStudy, *options_.rule, {slot.trial});
+    if (!decisions.ok()) return decisions.status();
+    for (const auto& d : *decisions) stop |= d.trial == slot.trial && d.stop;
+  }
+  if (slot.step == table_.steps || stop) {
+    if (auto s = EndTrial(slot, stop); !s.ok()) return s;
+    NoteSpend();
+    return StartTrial(w, now).status();
+  }
+  NoteSpend();
+  Schedule(w, now);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ReplayResult> Simulation::Run() {
+  if (auto s = CreateStudy(); !s.ok()) return s;
+  for (int w = 0; w < options_.workers; ++w) {
+    if (auto started = StartTrial(w, 0); !started.ok()) return started.status();
+  }
+  while (!events_.empty() && result_.steps < budget_steps_) {
+    const Event e = events_.top();
+    events_.pop();
+    if (auto s = StepDone(e.worker, e.time); !s.ok()) return s;
+  }
+  result_.sim_seconds = now_;
+  result_.final_regret = Regret();
+  // Ended before the budget (max_trials): later checkpoints see the end.
+  for (size_t i = 0; i < options_.checkpoints.size(); ++i) {
+    if (options_.checkpoints[i] * table_.steps > result_.steps) {
+      result_.regret_at[i] = result_.final_regret;
+    }
+  }
+  return result_;
+}
+
+}  // namespace
+
+absl::StatusOr<ReplayResult> Replay(const CurveTable& table,
+                                    const ReplayOptions& options) {
+  if (options.workers < 1 || options.budget <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workers ", options.workers, " and budget ",
+                     options.budget, " must be positive"));
+  }
+  Simulation simulation(table, options);
+  return simulation.Run();
+}
+
+}  // namespace hptune::curves
