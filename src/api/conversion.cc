@@ -283,12 +283,38 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   return proto;
 }
 
+v1::Study::State StudyStateToProto(StudyState state) {
+  switch (state) {
+    case StudyState::kActive:
+      return v1::Study::ACTIVE;
+    case StudyState::kCompleted:
+      return v1::Study::COMPLETED;
+    case StudyState::kFailed:
+      return v1::Study::FAILED;
+    case StudyState::kCancelled:
+      return v1::Study::CANCELLED;
+  }
+  return v1::Study::STATE_UNSPECIFIED;
+}
+
+StudyState StudyStateFromProto(v1::Study::State state) {
+  switch (state) {
+    case v1::Study::COMPLETED:
+      return StudyState::kCompleted;
+    case v1::Study::FAILED:
+      return StudyState::kFailed;
+    case v1::Study::CANCELLED:
+      return StudyState::kCancelled;
+    default:
+      return StudyState::kActive;
+  }
+}
+
 v1::Study StudyToProto(const StudyRecord& study) {
   v1::Study proto;
   proto.set_name(study.name);
   *proto.mutable_spec() = StudySpecToProto(study.spec);
-  proto.set_state(study.state == StudyState::kCompleted ? v1::Study::COMPLETED
-                                                        : v1::Study::ACTIVE);
+  proto.set_state(StudyStateToProto(study.state));
   proto.set_state_reason(study.reason);
   proto.set_seed(study.seed);
   *proto.mutable_create_time() = TimestampToProto(study.create_time);

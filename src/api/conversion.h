@@ -45,6 +45,9 @@ std::optional<JobState> JobStateFromProto(v1::Job::State state);
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
                                              std::string_view field);
 v1::StudySpec StudySpecToProto(const StudySpec& spec);
+// The study's state both ways; an unknown proto state reads as ACTIVE.
+v1::Study::State StudyStateToProto(StudyState state);
+StudyState StudyStateFromProto(v1::Study::State state);
 v1::Study StudyToProto(const StudyRecord& study);
 
 // Measurement time: unset -> zero (the engine stamps it). InvalidArgument

@@ -124,4 +124,18 @@ absl::Status JobRecord::TransitionTo(JobState to, Timestamp now) {
   return absl::OkStatus();
 }
 
+StudyRecord WithJobOutcome(StudyRecord study, const JobRecord& job) {
+  if (study.state != StudyState::kActive) return study;
+  if (job.state == JobState::kFailed) {
+    study.state = StudyState::kFailed;
+    study.reason = job.error_message.empty()
+                       ? "job FAILED"
+                       : absl::StrCat("job FAILED: ", job.error_message);
+  } else if (job.state == JobState::kCancelled) {
+    study.state = StudyState::kCancelled;
+    study.reason = "job CANCELLED";
+  }
+  return study;
+}
+
 }  // namespace hptune

@@ -41,9 +41,11 @@ constexpr NameTable<Algorithm, 4> kAlgorithms = {{
     {Algorithm::kRandomSearch, "RANDOM_SEARCH"},
     {Algorithm::kQuasiRandomSearch, "QUASI_RANDOM_SEARCH"},
 }};
-constexpr NameTable<StudyState, 2> kStudyStates = {{
+constexpr NameTable<StudyState, 4> kStudyStates = {{
     {StudyState::kActive, "ACTIVE"},
     {StudyState::kCompleted, "COMPLETED"},
+    {StudyState::kFailed, "FAILED"},
+    {StudyState::kCancelled, "CANCELLED"},
 }};
 
 }  // namespace

@@ -226,6 +226,30 @@ absl::StatusOr<StudyRecord> TuningEngine::GetStudy(std::string_view name) {
   return store_.GetStudy(name);
 }
 
+absl::StatusOr<StudyRecord> StudyAsShown(store::Store& store,
+                                         StudyRecord study) {
+  // A job's study is named by its job ID.
+  absl::StatusOr<JobRecord> job = store.GetJob(study.name);
+  if (absl::IsNotFound(job.status())) return study;
+  HPTUNE_RETURN_IF_ERROR(job.status());
+  if (job->study_name != study.name) return study;
+  return WithJobOutcome(std::move(study), *job);
+}
+
+absl::StatusOr<StudyRecord> TuningEngine::GetStudyAsShown(
+    std::string_view name) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(name));
+  return StudyAsShown(store_, std::move(study));
+}
+
+absl::StatusOr<std::vector<StudyRecord>> TuningEngine::ListStudiesAsShown() {
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, ListStudies());
+  for (StudyRecord& study : studies) {
+    HPTUNE_ASSIGN_OR_RETURN(study, StudyAsShown(store_, std::move(study)));
+  }
+  return studies;
+}
+
 absl::StatusOr<std::vector<StudyRecord>> TuningEngine::ListStudies() {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies,
                           store_.ListStudies());

@@ -81,7 +81,7 @@ grpc::Status StudyService::HandleGetStudy(
     HPTUNE_RETURN_IF_ERROR(CheckName("name", request->name()));
     HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->name()));
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
-                            engine_.GetStudy(request->name()));
+                            engine_.GetStudyAsShown(request->name()));
     *reply = StudyToProto(study);
     return absl::OkStatus();
   });
@@ -96,7 +96,7 @@ grpc::Status StudyService::ListStudies(grpc::ServerContext* context,
     HPTUNE_ASSIGN_OR_RETURN(size_t offset,
                             ParsePageToken(request->page_token()));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies,
-                            engine_.ListStudies());
+                            engine_.ListStudiesAsShown());
     HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
     std::erase_if(studies, [&](const StudyRecord& study) {
       return !access_.CheckStudy(caller, study.name).ok();

@@ -83,6 +83,7 @@ absl::Status MemoryStore::DeleteStudy(std::string_view name) {
 
 absl::Status MemoryStore::SetStudyState(std::string_view name, StudyState state,
                                         std::string_view reason) {
+  HPTUNE_RETURN_IF_ERROR(internal::CheckStoredStudyState(name, state));
   MutexLock lock(&mu_);
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(name));
   StudyRecord& record = data->record;

@@ -155,6 +155,7 @@ absl::Status SqliteStore::DeleteStudy(std::string_view name) {
 
 absl::Status SqliteStore::SetStudyState(std::string_view name, StudyState state,
                                         std::string_view reason) {
+  HPTUNE_RETURN_IF_ERROR(internal::CheckStoredStudyState(name, state));
   return Write([&](Connection& db) -> absl::Status {
     HPTUNE_ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
                             internal::SelectStudy(db, name));

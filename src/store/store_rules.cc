@@ -92,6 +92,15 @@ absl::Status StudyAlreadyExists(std::string_view study) {
       absl::StrCat("study \"", std::string(study), "\" already exists"));
 }
 
+absl::Status CheckStoredStudyState(std::string_view study, StudyState state) {
+  if (state == StudyState::kActive || state == StudyState::kCompleted) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "study \"", std::string(study), "\": ", std::string(ToString(state)),
+      " is shown of a study whose job ended so, never stored"));
+}
+
 absl::Status TrialNotFound(std::string_view study, int64_t number) {
   return absl::NotFoundError(
       absl::StrCat(TrialContext(study, number), " not found"));
@@ -111,6 +120,7 @@ absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
   if (study.name.empty()) {
     return absl::InvalidArgumentError("a study needs a name, got \"\"");
   }
+  HPTUNE_RETURN_IF_ERROR(CheckStoredStudyState(study.name, study.state));
   if (study.create_time == Timestamp{}) study.create_time = now;
   absl::StatusOr<StudySpec> back =
       ParseStudySpecJson(StudySpecToJson(study.spec));

@@ -43,6 +43,11 @@ inline constexpr std::string_view kReplica = "replica";
 [[nodiscard]] absl::Status JobNotFound(std::string_view job_id);
 [[nodiscard]] absl::Status JobAlreadyExists(std::string_view job_id);
 
+// InvalidArgument for a state a store never keeps (FAILED and CANCELLED
+// are shown, not stored: WithJobOutcome in hptune/core/job.h).
+[[nodiscard]] absl::Status CheckStoredStudyState(std::string_view study,
+                                                 StudyState state);
+
 // Checks a study about to be created and stamps create_time when unset.
 // Its spec must read back from its one stored form (StudySpecToJson) as
 // itself, in both stores, so that GetStudy returns what was created:

@@ -114,5 +114,34 @@ TEST(JobRecordTest, TransitionStampsTimes) {
   for (JobState s : kJobStates) EXPECT_EQ(ParseJobState(ToString(s)), s);
 }
 
+TEST(StudyShownWithJobTest, AStudyItsJobLeftActiveSaysHowTheJobEnded) {
+  StudyRecord active{.name = "mnist", .state = StudyState::kActive};
+  JobRecord job{.job_id = "mnist", .study_name = "mnist"};
+
+  job.state = JobState::kFailed;
+  job.error_message = "maxFailedTrials (3) reached";
+  StudyRecord shown = WithJobOutcome(active, job);
+  EXPECT_EQ(shown.state, StudyState::kFailed);
+  EXPECT_EQ(shown.reason, "job FAILED: maxFailedTrials (3) reached");
+
+  job.state = JobState::kCancelled;
+  shown = WithJobOutcome(active, job);
+  EXPECT_EQ(shown.state, StudyState::kCancelled);
+  EXPECT_EQ(shown.reason, "job CANCELLED");
+
+  for (JobState running : {JobState::kQueued, JobState::kRunning,
+                           JobState::kCancelling, JobState::kSucceeded}) {
+    job.state = running;
+    EXPECT_EQ(WithJobOutcome(active, job), active) << ToString(running);
+  }
+  // A study that completed keeps its own state and reason.
+  StudyRecord completed{.name = "mnist",
+                        .state = StudyState::kCompleted,
+                        .reason = "maxTrials (5) reached"};
+  job.state = JobState::kFailed;
+  EXPECT_EQ(WithJobOutcome(completed, job), completed);
+  EXPECT_EQ(ParseStudyState("CANCELLED"), StudyState::kCancelled);
+}
+
 }  // namespace
 }  // namespace hptune

@@ -318,6 +318,14 @@ TEST_F(JobsCliTest, AFailedOrCancelledJobOrGpusTheServerLacksExit1) {
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
   EXPECT_EQ(testing::WaitForExit(client, std::chrono::seconds(60)), 1)
       << ReadFileOrEmpty(dir_ + "/client.err");
+  // Their studies say how the jobs ended (StudyService.GetStudy).
+  auto failed_study = Hptune({"studies", "describe", "wrong_metric"}, a);
+  EXPECT_THAT(failed_study.out, HasSubstr("state:      FAILED (job FAILED: "))
+      << failed_study.out << failed_study.err;
+  auto cancelled_study = Hptune({"studies", "describe", "cancelled"}, a);
+  EXPECT_THAT(cancelled_study.out,
+              HasSubstr("state:      CANCELLED (job CANCELLED)"))
+      << cancelled_study.out << cancelled_study.err;
 
   // The server has no GPUs (--gpus 0): refused, nothing recorded.
   config = ReadFileOrEmpty(WriteConfig(dir_, 1, 2, 0.01));

@@ -145,6 +145,15 @@ TEST(RunMistakesTest, AWrongMetricTagFailsTheTrialsAndTheJob) {
     EXPECT_EQ(trial["state"], "FAILED") << trial.dump();
     EXPECT_EQ(trial["reason"], expected) << trial.dump();
   }
+  // The study says how its job ended, in the list and in describe.
+  auto list = RunProcess({kHptune, "studies", "list", "--db", dir + "/h.db"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("FAILED")) << list.out;
+  auto described = RunProcess(
+      {kHptune, "studies", "describe", "tag", "--db", dir + "/h.db"});
+  EXPECT_THAT(described.out,
+              HasSubstr("state:      FAILED (job FAILED: maxFailedTrials (3)"))
+      << described.out;
 }
 
 TEST(RunMistakesTest, ReportsWithoutATimestampAreRead) {

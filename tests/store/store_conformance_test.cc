@@ -208,6 +208,22 @@ TEST_P(StoreConformanceTest, SetStudyStateStoresStateAndReason) {
   EXPECT_EQ(study.reason, "maxTrials reached");
 }
 
+TEST_P(StoreConformanceTest, TheStatesShownOfAStudyWhoseJobEndedAreNotStored) {
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  EXPECT_THAT(store_->SetStudyState("mnist", StudyState::kFailed, "job"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": FAILED is shown of a study whose "
+                       "job ended so, never stored"));
+  StudyRecord cancelled = MakeStudy("other");
+  cancelled.state = StudyState::kCancelled;
+  EXPECT_THAT(store_->CreateStudy(cancelled),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"other\": CANCELLED is shown of a study whose "
+                       "job ended so, never stored"));
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  EXPECT_EQ(study.state, StudyState::kActive);
+}
+
 TEST_P(StoreConformanceTest, DeleteStudyRemovesTrialsAndDesignerState) {
   CreateStudyWithTrial("mnist", TrialState::kActive);
   ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(1, 0.5)));

@@ -207,6 +207,13 @@ struct JobRecord {
   bool operator==(const JobRecord&) const = default;
 };
 
+// The study a job runs, as users are shown it (CLI, gRPC API, dashboard):
+// a study its job left ACTIVE by ending FAILED or CANCELLED is FAILED or
+// CANCELLED, with the reason "job FAILED: <its error>" or "job CANCELLED".
+// The store keeps such a study ACTIVE: it may still take ask/tell trials.
+// `job` is the study's (JobRecord::study_name).
+StudyRecord WithJobOutcome(StudyRecord study, const JobRecord& job);
+
 }  // namespace hptune
 
 #endif  // HPTUNE_CORE_JOB_H_

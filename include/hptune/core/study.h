@@ -121,8 +121,13 @@ struct StudySpec {
 enum class StudyState {
   kActive,     // Accepts suggestions and results.
   kCompleted,  // Budget reached or space exhausted; see StudyRecord::reason.
+  // Never stored: what WithJobOutcome (hptune/core/job.h) shows of a study
+  // whose job ended FAILED or CANCELLED before the study completed.
+  kFailed,
+  kCancelled,
 };
-std::string_view ToString(StudyState state);  // "ACTIVE", "COMPLETED".
+// "ACTIVE", "COMPLETED", "FAILED", "CANCELLED".
+std::string_view ToString(StudyState state);
 std::optional<StudyState> ParseStudyState(std::string_view text);
 
 struct StudyRecord {

@@ -90,6 +90,12 @@ struct EngineOptions {
   bool background_designer_work = false;
 };
 
+// `study` as users are shown it, wherever they look (gRPC API, CLI,
+// dashboard): WithJobOutcome (hptune/core/job.h) of the job that runs it,
+// read from `store`; the study as it is when no job runs it.
+absl::StatusOr<StudyRecord> StudyAsShown(store::Store& store,
+                                         StudyRecord study);
+
 class TuningEngine {
  public:
   // With hptune's designers (EngineOptions{}).
@@ -112,6 +118,10 @@ class TuningEngine {
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name);
   // Every study, by name.
   absl::StatusOr<std::vector<StudyRecord>> ListStudies();
+  // The same as users are shown them (StudyAsShown below): what the gRPC
+  // API answers.
+  absl::StatusOr<StudyRecord> GetStudyAsShown(std::string_view name);
+  absl::StatusOr<std::vector<StudyRecord>> ListStudiesAsShown();
   // Removes study `name` with its trials and designer state. NotFound when
   // there is none; FailedPrecondition while a job that is not finished runs
   // it (the job must be cancelled first).

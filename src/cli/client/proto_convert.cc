@@ -56,8 +56,7 @@ absl::StatusOr<StudyRecord> StudyFromProto(const v1::Study& study) {
                      spec.status().message()));
   }
   out.spec = *std::move(spec);
-  out.state = study.state() == v1::Study::COMPLETED ? StudyState::kCompleted
-                                                    : StudyState::kActive;
+  out.state = api::StudyStateFromProto(study.state());
   out.reason = study.state_reason();
   out.seed = study.seed();
   out.create_time = TimeFromProto(study.create_time()).value_or(Timestamp{});

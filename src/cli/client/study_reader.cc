@@ -1,6 +1,7 @@
 #include "src/cli/client/study_reader.h"
 
 #include "hptune/core/status.h"
+#include "hptune/engine/engine.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/cli/client/proto_convert.h"
 
@@ -12,11 +13,19 @@ class StoreReader : public StudyReader {
   explicit StoreReader(std::unique_ptr<store::Store> store)
       : store_(std::move(store)) {}
 
+  // As a server shows them: a study whose job failed says so.
   absl::StatusOr<std::vector<StudyRecord>> ListStudies() override {
-    return store_->ListStudies();
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies,
+                            store_->ListStudies());
+    for (StudyRecord& study : studies) {
+      HPTUNE_ASSIGN_OR_RETURN(study,
+                              engine::StudyAsShown(*store_, std::move(study)));
+    }
+    return studies;
   }
   absl::StatusOr<StudyRecord> GetStudy(const std::string& name) override {
-    return store_->GetStudy(name);
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_->GetStudy(name));
+    return engine::StudyAsShown(*store_, std::move(study));
   }
   absl::StatusOr<std::vector<Trial>> ListTrials(
       const std::string& study) override {
