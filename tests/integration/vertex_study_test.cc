@@ -92,6 +92,15 @@ std::vector<ParameterAssignment> RunStudy(const char* text,
   return points;
 }
 
+// "batch=32;lr=0.01;..." : a trial's parameters, readable in a failure.
+std::string Key(const ParameterAssignment& a) {
+  std::string key;
+  for (const auto& [name, value] : a) {
+    key += name + "=" + value.ToString() + ";";
+  }
+  return key;
+}
+
 TEST(VertexStudyTest, AnAiPlatformAndAVertexSpecGiveTheSameTrials) {
   const std::filesystem::path dir = ::testing::TempDir() + "/vertex_study";
   std::filesystem::remove_all(dir);
@@ -103,7 +112,7 @@ TEST(VertexStudyTest, AnAiPlatformAndAVertexSpecGiveTheSameTrials) {
   ASSERT_EQ(ai.size(), 14u);
   ASSERT_EQ(vertex.size(), ai.size());
   for (size_t i = 0; i < ai.size(); ++i) {
-    EXPECT_EQ(vertex[i], ai[i]) << "trial " << i + 1;
+    EXPECT_EQ(Key(vertex[i]), Key(ai[i])) << "trial " << i + 1;
   }
 }
 
