@@ -211,14 +211,26 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
                                    v1::Job* reply) {
   return Serve(auth_, context, [&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
-    if (!request->has_training_input()) {
-      return absl::InvalidArgumentError("training_input: required");
+    const bool vertex = !request->vertex_job().empty();
+    if (vertex && request->has_training_input()) {
+      return absl::InvalidArgumentError(
+          "vertex_job: cannot be used with training_input: give one");
+    }
+    if (!vertex && !request->has_training_input()) {
+      return absl::InvalidArgumentError(
+          "training_input: required (or vertex_job)");
     }
     HPTUNE_RETURN_IF_ERROR(CheckBackend(request->backend()));
     HPTUNE_ASSIGN_OR_RETURN(
-        JobSpec spec,
-        JobSpecFromProto(request->training_input(), request->job_id()));
-    HPTUNE_ASSIGN_OR_RETURN(spec.labels, JobLabelsFromProto(request->labels()));
+        JobSpec spec, vertex ? api::JobSpecFromVertexJob(request->vertex_job(),
+                                                         request->job_id())
+                             : JobSpecFromProto(request->training_input(),
+                                                request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(JobLabels labels,
+                            JobLabelsFromProto(request->labels()));
+    for (auto& [key, value] : labels) spec.labels[key] = std::move(value);
+    HPTUNE_RETURN_IF_ERROR(
+        FieldErrorsToStatus(ValidateJobLabels(spec.labels, "labels")));
     HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
     HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
     HPTUNE_ASSIGN_OR_RETURN(const JobOwner owner, access_.OwnerFor(caller));

@@ -257,6 +257,33 @@ TEST(ServeJobTest, InvalidConfigIsRejectedWithTheParsersMessage) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+TEST(ServeJobTest, AVertexJobIsReadByTheConfigParserAndNamesItsFields) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::SubmitJobRequest request;
+  request.set_job_id("vertex_job");
+  request.set_vertex_job(R"({"studySpec": {
+      "metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
+      "parameters": [{"parameterId": "x",
+        "doubleValueSpec": {"minValue": 1, "maxValue": 0}}]},
+    "trialJobSpec": {"workerPoolSpecs": [{
+      "machineSpec": {"machineType": "n1-standard-4"},
+      "containerSpec": {"imageUri": "python:3.11"}}]}})");
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->SubmitJob(Context().get(), request, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("vertex_job.studySpec.parameters[0].doubleValueSpec."
+                        "minValue: must be less than maxValue 0, got 1"));
+  *request.mutable_training_input() = CurveJob(1, 1, 0);
+  status = server.JobStub()->SubmitJob(Context().get(), request, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("vertex_job: cannot be used with training_input"));
+}
+
 TEST(ServeJobTest, AJobForAnotherBackendIsRefused) {
   ServeProcess server(testing::MakeTempDir());
   std::string error;

@@ -69,6 +69,65 @@ TEST(ValidateCliTest, JsonGridExampleIsValid) {
   EXPECT_THAT(result.out, HasSubstr("GRID_SEARCH"));
 }
 
+TEST(ValidateCliTest, VertexExamplesAreValidAndSummarised) {
+  testing::ProcessResult container =
+      Validate({SourcePath("examples/vertex/container_job.yaml")});
+  EXPECT_EQ(container.exit_code, 0) << container.err;
+  EXPECT_THAT(container.err, IsEmpty());
+  EXPECT_THAT(container.out, HasSubstr("container_job.yaml: valid"));
+  EXPECT_THAT(container.out,
+              HasSubstr("display name      stdlib trainer in a container"));
+  EXPECT_THAT(container.out, HasSubstr("dialect           VERTEX"));
+  EXPECT_THAT(container.out,
+              HasSubstr("trainer           image "
+                        "localhost/hptune-stdlib-trainer:latest: python3 -m "
+                        "trainer.task --steps=300 --eval_every=20"));
+  EXPECT_THAT(container.out, HasSubstr("output directory  " +
+                                       SourcePath("examples/vertex/outputs")));
+  EXPECT_THAT(container.out, HasSubstr("goal              MINIMIZE loss"));
+
+  testing::ProcessResult package =
+      Validate({SourcePath("examples/vertex/python_package_job.yaml")});
+  EXPECT_EQ(package.exit_code, 0) << package.err;
+  EXPECT_THAT(package.out,
+              HasSubstr("image python:3.11-slim: python3 -m trainer.task "
+                        "(packages " +
+                        SourcePath("examples/stdlib_trainer/trainer")));
+  EXPECT_THAT(package.out, HasSubstr("early stopping    on"));
+}
+
+TEST(ValidateCliTest, AVertexSpecsIgnoredFieldsAreNamedAndItsErrorsListed) {
+  const std::string dir = ::testing::TempDir();
+  const std::string good = dir + "/vertex_ignored.yaml";
+  std::ofstream(good) << "studySpec:\n"
+                         "  metrics: [{metricId: acc, goal: MAXIMIZE}]\n"
+                         "  parameters: [{parameterId: x, doubleValueSpec: "
+                         "{minValue: 0, maxValue: 1}}]\n"
+                         "trialJobSpec:\n"
+                         "  serviceAccount: sa@p.iam.gserviceaccount.com\n"
+                         "  workerPoolSpecs:\n"
+                         "  - machineSpec: {machineType: n1-standard-4}\n"
+                         "    containerSpec: {imageUri: 'python:3.11'}\n";
+  testing::ProcessResult ok = Validate({good});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.err, HasSubstr("note: accepted and ignored here: "
+                                "trialJobSpec.serviceAccount"));
+  const std::string bad = dir + "/vertex_bad.json";
+  std::ofstream(bad)
+      << R"({"studySpec": {"metrics": [{"metricId": "a", "goal": "MAXIMIZE"}],
+    "parameters": [{"parameterId": "x"}]},
+  "trialJobSpec": {"workerPoolSpecs": [{"machineSpec":
+    {"machineType": "n1-standard-4"}, "containerSpec": {}}]}})";
+  testing::ProcessResult errors = Validate({bad});
+  EXPECT_EQ(errors.exit_code, 2);
+  EXPECT_EQ(errors.err,
+            "studySpec.parameters[0]: needs one of doubleValueSpec, "
+            "integerValueSpec, discreteValueSpec or categoricalValueSpec\n"
+            "trialJobSpec.workerPoolSpecs[0].containerSpec.imageUri: "
+            "required\n" +
+                bad + ": 2 errors\n");
+}
+
 class BrokenConfigCliTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BrokenConfigCliTest, PrintsEveryErrorAndExits2) {

@@ -418,6 +418,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   absl::StatusOr<PreparedJob> prepared =
       PrepareJob(args, std::move(slurm_flags));
   if (!prepared.ok()) return Fail(prepared.status(), err);
+  if (const std::string note =
+          IgnoredFieldsNote(prepared->config.ignored_fields);
+      !note.empty()) {
+    err << "hptune run: " << note << "\n";
+  }
   const JobSpec& job = prepared->config.job;
   const BackendConfig& backend = prepared->config.backend;
   auto launcher = MakeLauncher(backend, args);

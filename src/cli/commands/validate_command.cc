@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -145,9 +146,28 @@ std::string TimeLimitsText(const SchedulingSpec& scheduling) {
   return limits.empty() ? "(none)" : Join(limits, "; ");
 }
 
+// "image python:3.11: python3 -m m (packages a, b)" or "image x: cmd args".
+std::string ContainerText(const TaskPool& pool) {
+  const ContainerSpec& c = pool.container;
+  std::string text = "image " + c.image_uri;
+  if (!c.python_module.empty()) {
+    text += ": python3 -m " + c.python_module;
+    if (!c.package_uris.empty()) {
+      text += " (packages " + Join(c.package_uris, ", ") + ")";
+    }
+  } else if (!c.command.empty()) {
+    text += ": " + Join(c.command, " ");
+  }
+  if (!c.args.empty()) text += " " + Join(c.args, " ");
+  return text;
+}
+
 void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   out << path << ": valid\n\nJob\n";
   PrintField("job ID", job.job_id.empty() ? "(not set)" : job.job_id, out);
+  if (!job.display_name.empty())
+    PrintField("display name", job.display_name, out);
+  PrintField("dialect", std::string(ToString(job.dialect)), out);
   std::vector<std::string> labels;
   for (const auto& [key, value] : job.labels)
     labels.push_back(key + "=" + value);
@@ -161,11 +181,15 @@ void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   } else if (!job.command.empty()) {
     trainer = Join(job.command, " ");
   }
+  if (!job.master.container.empty()) trainer = ContainerText(job.master);
   PrintField("trainer", trainer, out);
   PrintField("args", job.args.empty() ? "(none)" : Join(job.args, " "), out);
   PrintField("job dir", job.job_dir.empty() ? "(not set)" : job.job_dir, out);
   if (job.use_chief_in_tf_config)
     PrintField("TF_CONFIG", "master is named chief", out);
+  if (!job.base_output_directory.empty()) {
+    PrintField("output directory", job.base_output_directory, out);
+  }
   PrintField("time limits", TimeLimitsText(job.scheduling), out);
   out << "\n";
   PrintReplicas(job, out);
@@ -330,7 +354,9 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
   ResolveConfigPaths(std::filesystem::absolute(path).parent_path(),
                      *result.job);
   // What `hptune run` would refuse on this machine before launching.
-  if (result.backend.backend == "local") {
+  // A master in a container has no host trainer to check.
+  if (result.backend.backend == "local" &&
+      result.job->master.container.empty()) {
     if (absl::Status trainer = launch::CheckTrainer(*result.job);
         !trainer.ok()) {
       err << trainer.message() << "\n" << path << ": 1 error\n";
@@ -339,10 +365,21 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   PrintJob(path, *result.job, out);
   PrintStudy(*result.job, out);
+  if (const std::string note = IgnoredFieldsNote(result.ignored_fields);
+      !note.empty()) {
+    err << note << "\n";
+  }
   if (result.job->study) {
-    if (const std::string warning = SeedingWarning(*result.job->study);
+    if (std::string warning = SeedingWarning(*result.job->study);
         !warning.empty()) {
-      err << "warning: trainingInput.hyperparameters." << warning << "\n";
+      // It starts with the field, "maxTrials", which Vertex names otherwise.
+      if (result.job->dialect == SpecDialect::kVertex) {
+        warning.replace(0, std::string_view("maxTrials").size(),
+                        "maxTrialCount");
+      } else {
+        warning = "trainingInput.hyperparameters." + warning;
+      }
+      err << "warning: " << warning << "\n";
     }
   }
   return kExitOk;
