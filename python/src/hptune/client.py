@@ -48,13 +48,35 @@ class Client:
                                           tls_ca=tls_ca, timeout=timeout)
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
+        self._engine = None
+
+    @classmethod
+    def local(cls, db: Optional[str] = "hptune.db", *,
+              timeout: float = DEFAULT_TIMEOUT_SECONDS) -> "Client":
+        """A Client of a private ``hptune serve`` on the SQLite file ``db``
+        (the one the CLI and dashboard read; created when missing; None: a
+        temporary one, removed when the engine stops), started
+        now on a Unix socket only this user can open, and stopped by
+        close(), at exit, or by the kernel when this process dies
+        (local.py). FileNotFoundError when the hptune binary is not found."""
+        from hptune.local import LocalEngine
+        try:
+            engine = LocalEngine(db)
+        except ValueError as e:
+            raise errors.InvalidArgument(str(e)) from None
+        client = cls(engine.address, token=engine.token, timeout=timeout)
+        client._engine = engine
+        return client
 
     @property
     def server(self) -> str:
         return self._connection.server
 
     def close(self) -> None:
+        """Closes the channel; a local engine (Client.local) stops too."""
         self._connection.close()
+        if self._engine is not None:
+            self._engine.close()
 
     def __enter__(self) -> "Client":
         return self
