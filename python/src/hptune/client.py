@@ -104,16 +104,31 @@ class Client:
             study_service_pb2.GetStudyRequest(name=name)))
 
     def study(self, name: str,
-              config: Optional[config_module.ConfigSource] = None) -> Study:
-        """The study ``name``: loaded when it exists (then ``config`` is
-        not applied), else created from ``config``. Several workers may
-        call it at once: one creates, the others load."""
+              config: Optional[config_module.ConfigSource] = None, *,
+              load_as_is: bool = False) -> Study:
+        """The study ``name``: created from ``config`` when it does not
+        exist, else loaded. Several workers may call it at once: one
+        creates, the others load. A stored study whose spec differs from
+        ``config`` (another goal, metric, parameter...) is refused with
+        FailedPrecondition naming each difference, unless ``load_as_is``
+        (then the stored study is used unchanged)."""
         if config is None:
             return self.load_study(name)
+        spec = config_module.study_spec(config)
         try:
-            return self.create_study(name, config)
+            return Study(self._connection, self._connection.call(
+                self._connection.studies.CreateStudy,
+                study_service_pb2.CreateStudyRequest(name=name, spec=spec)))
         except errors.AlreadyExists:
-            return self.load_study(name)
+            study = self.load_study(name)
+        differences = config_module.spec_differences(spec, study.proto.spec)
+        if differences and not load_as_is:
+            raise errors.FailedPrecondition(
+                f"study {name} exists with another spec than this config: "
+                + "; ".join(differences) + ". Load it as stored with "
+                "study(name, config, load_as_is=True) or load_study(name), "
+                "or give the new config another study name")
+        return study
 
     def list_studies(self) -> List[Study]:
         studies: List[Study] = []

@@ -106,7 +106,7 @@ class HptuneSampler(BaseSampler):
         self._owns_client = client is None
         self._constraints_func = constraints_func
         self._independent = independent_sampler or RandomSampler(seed=seed)
-        self._intersection = IntersectionSearchSpace(include_pruned=True)
+        self._intersections: Dict[Any, IntersectionSearchSpace] = {}
         self._lock = threading.Lock()
         self._studies: Dict[Any, _SpaceStudy] = {}
         self._active: Dict[int, Any] = {}  # Optuna trial id -> hptune trial
@@ -122,8 +122,12 @@ class HptuneSampler(BaseSampler):
                 self._client = Client.local(self._db)
             return self._client
 
+    @staticmethod
+    def _study_key(study: OptunaStudy) -> Any:
+        return (id(study._storage), study._study_id)
+
     def _key(self, study: OptunaStudy, search_space) -> Any:
-        return (tuple(study.directions),
+        return (self._study_key(study), tuple(study.directions),
                 tuple(sorted((n, repr(d)) for n, d in search_space.items())))
 
     def _spec(self, study: OptunaStudy, space: Space) -> Dict[str, Any]:
@@ -156,8 +160,12 @@ class HptuneSampler(BaseSampler):
     def infer_relative_search_space(self, study: OptunaStudy,
                                     trial: FrozenTrial
                                     ) -> Dict[str, BaseDistribution]:
-        space = {n: d for n, d in
-                 self._intersection.calculate(study).items()
+        with self._lock:
+            intersection = self._intersections.setdefault(
+                self._study_key(study),
+                IntersectionSearchSpace(include_pruned=True))
+            calculated = intersection.calculate(study)  # not thread-safe
+        space = {n: d for n, d in calculated.items()
                  if optuna_space.usable(d)}
         if len(study.directions) > optuna_space.MAX_OBJECTIVES:
             self._warn_once("objectives", f"hptune optimises at most "
