@@ -59,7 +59,7 @@ def test_distributions_map_to_hptune_specs_and_back():
     assert specs["act"]["categoricalValues"] == ["None", "1", "relu"]
     assert specs["wide"]["type"] == "DOUBLE"  # Over 1,000 grid points.
     values = space.to_optuna({"lr": 1e-3, "drop": 0.30000000000000004,
-                              "units": 64, "batch": 96.0, "act": "1",
+                              "units": 64.0, "batch": 96.0, "act": "1",
                               "wide": 10.4})
     assert values == {"lr": 1e-3, "drop": pytest.approx(0.3), "units": 64,
                       "batch": 96, "act": 1, "wide": 10.0}
