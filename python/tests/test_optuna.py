@@ -197,3 +197,11 @@ def test_default_engine_is_private_and_goes_with_close(tmp_path):
     assert not os.path.exists(engine.dir)
     with pytest.raises(ValueError, match="algorithm: 'tpe'"):
         hptune.optuna.HptuneSampler("tpe")
+
+
+def test_a_constraint_that_is_not_finite_is_refused(client):
+    sampler = hptune.optuna.GPSampler(
+        client=client, constraints_func=lambda t: [float("nan")])
+    study = optuna.create_study(sampler=sampler)
+    with pytest.raises(ValueError, match=r"\(nan,\) of trial 0 are not all"):
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)

@@ -216,6 +216,9 @@ class HptuneSampler(BaseSampler):
                 TrialState.COMPLETE, TrialState.PRUNED):
             constraints = tuple(float(c) for c in
                                 self._constraints_func(trial))
+            if not all(math.isfinite(c) for c in constraints):
+                raise ValueError(f"constraints_func: {constraints} of trial "
+                                 f"{trial.number} are not all finite")
             study._storage.set_trial_system_attr(
                 trial._trial_id, CONSTRAINTS_ATTR, constraints)
             trial.system_attrs[CONSTRAINTS_ATTR] = constraints
