@@ -128,6 +128,35 @@ def test_a_changed_space_gets_a_new_hptune_study_with_the_history(client):
     assert len(sampler._studies) == 3
 
 
+def test_branches_become_hptune_conditional_parameters(client):
+    sampler = hptune.optuna.GPSampler(seed=5, client=client)
+    study = optuna.create_study(sampler=sampler)
+
+    def branches(trial):
+        x = trial.suggest_float("x", 0, 1)
+        if trial.suggest_categorical("branch", ["a", "b", "c"]) == "b":
+            return x + trial.suggest_int("only_b", 1, 4)
+        return x
+
+    study.enqueue_trial({"x": 0.5, "branch": "b", "only_b": 2})
+    study.enqueue_trial({"x": 0.5, "branch": "a"})
+    study.optimize(branches, n_trials=10)
+    hstudy = list(sampler._studies.values())[-1].study
+    branch = [p for p in hstudy.spec["params"] if p["parameterName"] ==
+              "branch"][0]
+    assert branch["conditionalParameterSpecs"] == [{
+        "parentCategoricalValues": {"values": ["b"]},
+        "parameterSpec": {"parameterName": "only_b", "type": "INTEGER",
+                          "minValue": 1.0, "maxValue": 4.0,
+                          "scaleType": "NONE"}}]
+    by_number = {t.number: t for t in study.trials}
+    suggested = [t for t in hstudy.trials() if t.client_id]
+    assert suggested
+    for t in suggested:
+        optuna_trial = by_number[int(t.client_id.split("-")[1])]
+        assert t.parameters == pytest.approx(optuna_trial.params)
+
+
 def test_pruned_and_failed_trials_end_as_optuna_ended_them(client):
     sampler = hptune.optuna.GPSampler(seed=2, client=client)
     study = optuna.create_study(

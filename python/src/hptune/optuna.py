@@ -7,12 +7,14 @@
 Optuna's define-by-run code runs unchanged; only the sampler differs. How an
 Optuna study maps onto hptune studies (docs/python.md, "From Optuna"):
 
-- The relative search space is Optuna's IntersectionSearchSpace: the
-  parameters every finished trial has, with the same distribution. Each
-  such space gets an hptune study of its own (optuna_space.py maps the
-  distributions); parameters outside it (those of some branches only, or
-  before the first trial ends) come from ``independent_sampler`` (Optuna's
-  RandomSampler by default).
+- The relative search space is Optuna's IntersectionSearchSpace (the
+  parameters every finished trial has, with the same distribution) plus
+  the parameters of some branches only whose presence a CATEGORICAL or
+  INTEGER parameter of it explains: hptune conditional parameters under
+  it (optuna_space.infer_conditions). Each such space gets an hptune study
+  of its own (optuna_space.py maps the distributions); other parameters
+  (before the first trial ends, or present by a rule no parent explains)
+  come from ``independent_sampler`` (Optuna's RandomSampler by default).
 - Optuna's storage holds the history: before each suggestion, the finished
   Optuna trials the hptune study has not seen are added to it
   (CreateTrial: SUCCEEDED with their values, INFEASIBLE when failed), so a
@@ -127,8 +129,11 @@ class HptuneSampler(BaseSampler):
         return (id(study._storage), study._study_id)
 
     def _key(self, study: OptunaStudy, search_space) -> Any:
+        conditions = getattr(search_space, "conditions", {})
         return (self._study_key(study), tuple(study.directions),
-                tuple(sorted((n, repr(d)) for n, d in search_space.items())))
+                tuple(sorted((n, repr(d)) for n, d in search_space.items())),
+                tuple(sorted((c, p, repr(v))
+                             for c, (p, v) in conditions.items())))
 
     def _spec(self, study: OptunaStudy, space: Space) -> Dict[str, Any]:
         metrics = [{"metricId": f"objective_{i}",
@@ -165,8 +170,13 @@ class HptuneSampler(BaseSampler):
                 self._study_key(study),
                 IntersectionSearchSpace(include_pruned=True))
             calculated = intersection.calculate(study)  # not thread-safe
-        space = {n: d for n, d in calculated.items()
-                 if optuna_space.usable(d)}
+        base = {n: d for n, d in calculated.items() if optuna_space.usable(d)}
+        trials = study.get_trials(deepcopy=False, states=(
+            TrialState.COMPLETE, TrialState.PRUNED))
+        union = optuna_space.union_space(trials)
+        space = optuna_space.SearchSpace(base)
+        space.conditions = optuna_space.infer_conditions(trials, base, union)
+        space.update({c: union[c] for c in space.conditions})
         if len(study.directions) > optuna_space.MAX_OBJECTIVES:
             self._warn_once("objectives", f"hptune optimises at most "
                             f"{optuna_space.MAX_OBJECTIVES} objectives; this "

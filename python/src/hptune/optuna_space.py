@@ -12,7 +12,9 @@ relative search space that Optuna inferred (docs/python.md, "From Optuna"):
 | CategoricalDistribution(choices) | CATEGORICAL, a label per choice |
 
 A stepped range of more points is DOUBLE or INTEGER, its suggestion snapped
-to the grid. Names hptune refuses (characters other than ASCII letters,
+to the grid. A parameter of some branches only becomes a conditional
+parameter under the CATEGORICAL or INTEGER parameter whose values decide
+whether a trial has it (infer_conditions). Names hptune refuses (characters other than ASCII letters,
 digits, ``_ - .``) become ``p<i>``; the values Optuna sees are its own.
 Distributions of a single value are left to independent sampling.
 
@@ -116,30 +118,109 @@ def usable(distribution: BaseDistribution) -> bool:
                        CategoricalDistribution))
 
 
+def union_space(trials) -> Dict[str, BaseDistribution]:
+    """Every parameter of the finished trials whose distribution is the same
+    in all trials that have it."""
+    union: Dict[str, BaseDistribution] = {}
+    clashing = set()
+    for t in trials:
+        for name, distribution in t.distributions.items():
+            if union.setdefault(name, distribution) != distribution:
+                clashing.add(name)
+    return {n: d for n, d in union.items() if n not in clashing}
+
+
+def infer_conditions(trials, base: Mapping[str, BaseDistribution],
+                     union: Mapping[str, BaseDistribution]
+                     ) -> Dict[str, Tuple[str, List[Any]]]:
+    """child -> (parent, parent values): a parameter outside ``base`` (the
+    parameters of every trial) that is present in exactly the trials
+    where a CATEGORICAL or INTEGER parameter of ``base`` took one of those
+    values (Optuna's ``if trial.suggest_categorical(...) == "a":``
+    branches). Parameters no such parent explains are left out."""
+    parents = [n for n in sorted(base) if isinstance(
+        base[n], (CategoricalDistribution, IntDistribution))]
+    conditions = {}
+    for child in sorted(n for n in union if n not in base and
+                        usable(union[n])):
+        for parent in parents:
+            values = {t.params[parent] for t in trials if child in t.params}
+            if all((t.params[parent] in values) == (child in t.params)
+                   for t in trials):
+                conditions[child] = (parent, sorted(values, key=repr))
+                break
+    return conditions
+
+
+class SearchSpace(dict):
+    """The relative search space handed from infer_relative_search_space to
+    sample_relative: a dict name -> distribution, with ``conditions``
+    (infer_conditions') for the parameters of some branches only."""
+    conditions: Dict[str, Tuple[str, List[Any]]] = {}
+
+
+_PARENT_FIELD = {"CATEGORICAL": "parentCategoricalValues",
+                 "INTEGER": "parentIntValues",
+                 "DISCRETE": "parentDiscreteValues"}
+
+
 class Space:
-    """The hptune parameters of one relative search space."""
+    """The hptune parameters of one relative search space: those of every
+    trial at the root, each conditional one under its parent."""
 
     def __init__(self, search_space: Mapping[str, BaseDistribution]) -> None:
         names = sorted(search_space)
         valid = all(_NAME.fullmatch(n) for n in names)
-        self.parameters = [
-            _Parameter(n, n if valid else f"p{i}", search_space[n])
-            for i, n in enumerate(names)]
+        by_name = {n: _Parameter(n, n if valid else f"p{i}", search_space[n])
+                   for i, n in enumerate(names)}
+        self.conditions = {
+            child: (parent, values) for child, (parent, values) in
+            getattr(search_space, "conditions", {}).items()
+            if child in by_name and parent in by_name and
+            by_name[parent].spec["type"] in _PARENT_FIELD}
+        self.parameters = [p for n, p in by_name.items()
+                           if n not in getattr(search_space, "conditions",
+                                               {}) or n in self.conditions]
+        self._by_name = by_name
 
     def specs(self) -> List[Dict[str, Any]]:
-        return [p.spec for p in self.parameters]
+        roots = []
+        for p in self.parameters:
+            if p.name in self.conditions:
+                continue
+            spec = dict(p.spec)
+            children = [
+                {_PARENT_FIELD[p.spec["type"]]: {
+                    "values": [p.to_hptune(v) for v in values]},
+                 "parameterSpec": self._by_name[child].spec}
+                for child, (parent, values) in sorted(self.conditions.items())
+                if parent == p.name]
+            if children:
+                spec["conditionalParameterSpecs"] = children
+            roots.append(spec)
+        return roots
 
     def to_optuna(self, values: Mapping[str, Any]) -> Dict[str, Any]:
+        """The suggested active parameters as Optuna's values."""
         return {p.name: p.to_optuna(values[p.hptune_name])
-                for p in self.parameters}
+                for p in self.parameters if p.hptune_name in values}
 
     def to_hptune(self, params: Mapping[str, Any],
                   distributions: Mapping[str, BaseDistribution]
                   ) -> Optional[Dict[str, Any]]:
         """A finished Optuna trial's values in hptune's terms, or None when
-        the trial lacks a parameter or drew it from another distribution."""
+        the trial lacks an active parameter, has an inactive one, or drew
+        one from another distribution."""
         out = {}
         for p in self.parameters:
+            active = True
+            if p.name in self.conditions:
+                parent, values = self.conditions[p.name]
+                active = params.get(parent) in values
+            if not active:
+                if p.name in params:
+                    return None
+                continue
             if p.name not in params or distributions.get(p.name) != \
                     p.distribution:
                 return None
