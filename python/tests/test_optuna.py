@@ -13,7 +13,7 @@ import hptune.optuna  # noqa: E402
 from hptune.optuna_space import Space  # noqa: E402
 from optuna.distributions import (CategoricalDistribution,  # noqa: E402
                                   FloatDistribution, IntDistribution)
-from conftest import HPTUNE  # noqa: E402
+from conftest import HPTUNE, run_hptune  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -220,12 +220,19 @@ def test_default_engine_is_private_and_goes_with_close(tmp_path):
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
     engine = sampler._client._engine
     assert engine.db.startswith(engine.dir)  # a temporary database
-    assert [t.origin for t in hptune_trials(sampler)][1:] == \
-        ["quasi_random"] * 2 or len(hptune_trials(sampler)) == 3
+    assert [t.origin for t in hptune_trials(sampler)] == \
+        ["user", "halton[0]", "halton[1]"]  # Optuna's first, then Halton's
     sampler.close()
     assert not os.path.exists(engine.dir)
     with pytest.raises(ValueError, match="algorithm: 'tpe'"):
         hptune.optuna.HptuneSampler("tpe")
+    kept = str(tmp_path / "kept.db")
+    sampler = hptune.optuna.GPSampler(db=kept)
+    optuna.create_study(sampler=sampler).optimize(
+        lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    sampler.close()
+    listed = run_hptune(["studies", "list", "--db", kept])
+    assert listed.returncode == 0 and "optuna_" in listed.stdout, listed
 
 
 def test_a_constraint_that_is_not_finite_is_refused(client):
