@@ -92,3 +92,14 @@ def test_a_bad_db_is_refused_naming_it(tmp_path):
     blocked.write_text("")
     with pytest.raises(RuntimeError, match="did not start"):
         hptune.Client.local(str(blocked / "sub" / "x.db"))
+
+
+def test_a_forked_child_that_exits_leaves_the_server(tmp_path):
+    with hptune.Client.local(str(tmp_path / "f.db")) as client:
+        pid = os.fork()
+        if pid == 0:  # The child runs its atexit handlers, close() among them.
+            signal.alarm(60)  # A close() that waits on the server fails.
+            os._exit(0 if client._engine.close() is None else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert client._engine.alive() and os.path.isdir(client._engine.dir)
+        assert client.study("after_fork", SPEC).name == "after_fork"

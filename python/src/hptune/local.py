@@ -123,6 +123,7 @@ class LocalEngine:
                              f"{_MAX_DB_PATH_CHARS} characters")
         self.binary = binary or find_binary()
         self._lock = threading.Lock()
+        self._owner = os.getpid()
         self._process: Optional[subprocess.Popen] = None
         self._started = threading.Event()
         self._start_error: Optional[BaseException] = None
@@ -199,6 +200,8 @@ class LocalEngine:
     def close(self) -> None:
         """Drains the server (SIGTERM; SIGKILL after 30 s) and removes the
         private directory. Safe to call twice."""
+        if os.getpid() != self._owner:
+            return  # A fork()ed child's exit leaves its parent's server.
         with self._lock:
             process, self._process = self._process, None
             if process is not None and process.poll() is None:
