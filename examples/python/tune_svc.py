@@ -152,7 +152,7 @@ def main() -> int:
         trials = sorted(study.trials(states=("SUCCEEDED",),
                                      measurements=False),
                         key=lambda t: t.id)
-        best = study.best_trial()
+        best = study.best_trial if trials else None
     print(f"\n{len(trials)} trials succeeded; this run took {elapsed:.1f} s")
     if best is None:
         print("no trial succeeded")

@@ -23,6 +23,6 @@ def test_the_svc_example_tunes_through_the_server(server, client):
     trials = study.trials()
     assert len(trials) == 4 and all(t.state == "SUCCEEDED" for t in trials)
     assert {t.client_id.rsplit("/", 1)[1] for t in trials} <= {"0", "1"}
-    best = study.best_trial()
+    best = study.best_trial
     assert 0.0 < best.value <= 1.0
     assert f"accuracy {best.value:.6g}" in out.stdout

@@ -160,7 +160,7 @@ def test_threads_and_n_trials(client):
     study.optimize(square, n_workers=2, use_threads=True)  # to maxTrials
     trials = study.trials()
     assert len(trials) == 20 and all(t.state == "SUCCEEDED" for t in trials)
-    assert study.best_trial().value == min(t.value for t in trials)
+    assert study.best_trial.value == min(t.value for t in trials)
 
 
 def failing(trial):

@@ -51,7 +51,7 @@ def test_a_whole_study_by_ask_and_tell(client):
     assert trials[3].reason == "out of memory"
     assert {t.id: t.value for t in trials if t.state == "SUCCEEDED"} == \
         pytest.approx(values)
-    best = study.best_trial()
+    best = study.best_trial
     assert best.value == min(values.values())
     assert [t.id for t in study.optimal_trials()] == [best.id]
     assert study.refresh().state == "COMPLETED"
@@ -69,7 +69,7 @@ def test_warm_start_and_queued_trials(client):
     assert queued.state == "REQUESTED"
     (first,) = study.suggest(1, client_id="w")
     assert first.id == queued.id and first.origin == "user"
-    assert study.best_trial().id == known.id
+    assert study.best_trial.id == known.id
 
 
 def test_importance_names_the_parameter_that_decides(client):
@@ -127,7 +127,7 @@ def test_a_dict_config_and_the_hyperparameters_block(client):
         assert study.metric_tag == "training/hptuning/metric"
         (trial,) = study.suggest()
         trial.complete(0.5)
-        assert study.best_trial().value == 0.5
+        assert study.best_trial.value == 0.5
 
 
 def test_early_stopping_marks_the_trial(client):
@@ -212,7 +212,7 @@ def test_several_objectives_and_a_constraint(client):
     assert [t.id for t in study.optimal_trials()] == front
     with pytest.raises(hptune.errors.FailedPrecondition,
                        match="2 objectives.*optimal_trials"):
-        study.best_trial()
+        study.best_trial
 
 
 def test_several_objectives_stop_a_dominated_trial(client):

@@ -11,10 +11,12 @@ module of this package).
 
 The client (needs grpcio and protobuf)::
 
-    client = hptune.Client()
+    client = hptune.Client()            # or Client.local("study.db")
     study = client.study("svc", "config.yaml")
-    study.optimize(objective, n_workers=2)
-    print(study.best_trial())
+    study.optimize(objective, n_jobs=2)
+    print(study.best_value, study.best_params)
+
+From Optuna: ``optuna.create_study(sampler=hptune.optuna.GPSampler())``.
 
 Reference: docs/python.md. The client's names load on first use, so a
 trainer that only reports never imports gRPC.

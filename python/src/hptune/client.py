@@ -48,13 +48,35 @@ class Client:
                                           tls_ca=tls_ca, timeout=timeout)
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
+        self._engine = None
+
+    @classmethod
+    def local(cls, db: Optional[str] = "hptune.db", *,
+              timeout: float = DEFAULT_TIMEOUT_SECONDS) -> "Client":
+        """A Client of a private ``hptune serve`` on the SQLite file ``db``
+        (the one the CLI and dashboard read; created when missing; None: a
+        temporary one, removed when the engine stops), started
+        now on a Unix socket only this user can open, and stopped by
+        close(), at exit, or by the kernel when this process dies
+        (local.py). FileNotFoundError when the hptune binary is not found."""
+        from hptune.local import LocalEngine
+        try:
+            engine = LocalEngine(db)
+        except ValueError as e:
+            raise errors.InvalidArgument(str(e)) from None
+        client = cls(engine.address, token=engine.token, timeout=timeout)
+        client._engine = engine
+        return client
 
     @property
     def server(self) -> str:
         return self._connection.server
 
     def close(self) -> None:
+        """Closes the channel; a local engine (Client.local) stops too."""
         self._connection.close()
+        if self._engine is not None:
+            self._engine.close()
 
     def __enter__(self) -> "Client":
         return self
@@ -82,16 +104,31 @@ class Client:
             study_service_pb2.GetStudyRequest(name=name)))
 
     def study(self, name: str,
-              config: Optional[config_module.ConfigSource] = None) -> Study:
-        """The study ``name``: loaded when it exists (then ``config`` is
-        not applied), else created from ``config``. Several workers may
-        call it at once: one creates, the others load."""
+              config: Optional[config_module.ConfigSource] = None, *,
+              load_as_is: bool = False) -> Study:
+        """The study ``name``: created from ``config`` when it does not
+        exist, else loaded. Several workers may call it at once: one
+        creates, the others load. A stored study whose spec differs from
+        ``config`` (another goal, metric, parameter...) is refused with
+        FailedPrecondition naming each difference, unless ``load_as_is``
+        (then the stored study is used unchanged)."""
         if config is None:
             return self.load_study(name)
+        spec = config_module.study_spec(config)
         try:
-            return self.create_study(name, config)
+            return Study(self._connection, self._connection.call(
+                self._connection.studies.CreateStudy,
+                study_service_pb2.CreateStudyRequest(name=name, spec=spec)))
         except errors.AlreadyExists:
-            return self.load_study(name)
+            study = self.load_study(name)
+        differences = config_module.spec_differences(spec, study.proto.spec)
+        if differences and not load_as_is:
+            raise errors.FailedPrecondition(
+                f"study {name} exists with another spec than this config: "
+                + "; ".join(differences) + ". Load it as stored with "
+                "study(name, config, load_as_is=True) or load_study(name), "
+                "or give the new config another study name")
+        return study
 
     def list_studies(self) -> List[Study]:
         studies: List[Study] = []

@@ -23,7 +23,7 @@ import functools
 import json
 import os
 import re
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from google.protobuf import json_format
 
@@ -204,6 +204,39 @@ def job_request(job_id: str, config: ConfigSource, *,
     if mapping.get("slurm") is not None:
         _parse(mapping["slurm"], request.slurm, "slurm")
     return request
+
+
+def spec_differences(wanted: study_pb2.StudySpec,
+                     stored: study_pb2.StudySpec) -> List[str]:
+    """What a stored study's spec has otherwise than the fields a config
+    sets (a field the config leaves out, such as a drawn seed or a default
+    scaleType, is not a difference): ``goal: config "MINIMIZE", stored
+    "MAXIMIZE"``; a parameter only one of them has is one."""
+    want, have = message_to_dict(wanted), message_to_dict(stored)
+    differences = _field_differences("", want, have, skip=("params",))
+    wanted_params = {p["parameterName"]: p for p in want.get("params", [])}
+    stored_params = {p["parameterName"]: p for p in have.get("params", [])}
+    for name in sorted(wanted_params.keys() | stored_params.keys()):
+        if name not in wanted_params or name not in stored_params:
+            differences.append(
+                f"params.{name}: config {_short(wanted_params.get(name))}, "
+                f"stored {_short(stored_params.get(name))}")
+        else:
+            differences += _field_differences(
+                f"params.{name}.", wanted_params[name], stored_params[name])
+    return differences
+
+
+def _field_differences(where: str, want: Mapping, have: Mapping,
+                       skip=()) -> List[str]:
+    return [f"{where}{key}: config {_short(value)}, stored "
+            f"{_short(have.get(key))}" for key, value in want.items()
+            if key not in skip and have.get(key) != value]
+
+
+def _short(value: Any) -> str:
+    text = "none" if value is None else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def message_to_dict(message) -> Dict[str, Any]:

@@ -8,9 +8,11 @@ number (the study's metric), a mapping of metrics, or None (the last
 measurement that has the metric). The server hands a client's unfinished
 trials back to it first, so:
 
-- workers are processes (multiprocessing's "spawn": the objective must be
-  picklable, a module-level function, and the script must guard its entry
-  point with ``if __name__ == "__main__":``) unless ``use_threads``;
+- workers are threads with ``n_jobs`` or ``use_threads``, else processes
+  (multiprocessing's "spawn": the objective must be picklable, a
+  module-level function, and the script must guard its entry point with
+  ``if __name__ == "__main__":``; check_processes_can_run refuses, saying
+  why and what to do, when they cannot be);
 - a worker process killed by a signal (SIGKILL, the OOM killer) is started again with
   the same client id, and the trial it held is handed back to it (at most
   5 times per worker, then optimize raises);
@@ -42,8 +44,11 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
+import re
 import signal
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -57,6 +62,8 @@ _MAX_RESTARTS_PER_WORKER = 5
 # A worker process's exit code when it queued an exception for optimize.
 _EXIT_FAILED = 3
 _PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
+_MAIN_GUARD = re.compile(
+    r"^\s*if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
 
 
 class _Tickets:
@@ -225,8 +232,47 @@ def run_optimize(connection: Connection, study_name: str,
         _run_threads(connection, study_name, objective, ids, n_trials, catch,
                      reconnect_seconds)
     else:
+        check_processes_can_run(objective, n_workers)
         _run_processes(connection, study_name, objective, ids, n_trials,
                        catch, reconnect_seconds)
+
+
+def _why_processes_cannot_run(objective) -> Optional[str]:
+    """Why spawned workers could not run ``objective``, or None."""
+    try:
+        pickle.dumps(objective)
+    except Exception as e:  # noqa: B902 - any pickling failure
+        return (f"the objective {objective!r} does not pickle ({e}; a "
+                "lambda or a nested function never does)")
+    main = sys.modules.get("__main__")
+    if main is not None and main.__name__ == "__mp_main__":
+        return ("this is a worker process that re-ran the script's "
+                "top level: optimize is not guarded")
+    path = getattr(main, "__file__", None)
+    if getattr(objective, "__module__", None) != "__main__":
+        return None
+    if not path or not os.path.isfile(path):
+        return ("the objective was defined in an interactive session "
+                "(a REPL, stdin or a notebook), which worker processes "
+                "cannot import")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        if not _MAIN_GUARD.search(f.read()):
+            return (f"{path} has no `if __name__ == \"__main__\":` guard, "
+                    "so each worker process would run the script again")
+    return None
+
+
+def check_processes_can_run(objective, n_workers: int) -> None:
+    """Refuses, saying why and what to do, an objective that spawned
+    worker processes cannot run (multiprocessing's spawn re-imports the
+    script's __main__ and unpickles the objective)."""
+    why = _why_processes_cannot_run(objective)
+    if why:
+        raise errors.InvalidArgument(
+            f"n_workers={n_workers} runs the objective in worker processes, "
+            f"but {why}. Use n_jobs={n_workers} (threads, as Optuna's "
+            "n_jobs), or define the objective at module level in a script "
+            "whose optimize call is under `if __name__ == \"__main__\":`.")
 
 
 def _run_threads(connection, study_name, objective, ids, n_trials, catch,

@@ -3,7 +3,7 @@
     study = client.create_study("svc", "config.yaml")
     for trial in study.suggest(count=2, client_id="worker-1"):
         trial.complete(evaluate(**trial.parameters))
-    print(study.best_trial())
+    print(study.best_value, study.best_params)
 
 Or let Study.optimize run the loop on several workers (optimize.py). Every
 call goes to the server (StudyService) and is durable when it returns; a
@@ -13,8 +13,9 @@ Thread-safe: a Study may be shared by threads (each with its own client_id).
 """
 
 import datetime
-from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional,
-                    Sequence, Tuple, Type)
+import os
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping,
+                    Optional, Sequence, Tuple, Type)
 
 from hptune import errors
 from hptune.config import message_to_dict
@@ -24,6 +25,17 @@ from hptune.trials import (TRIAL_STATES, Metrics, ParameterValue, Trial,
 from hptune.v1 import study_pb2, study_service_pb2
 
 DEFAULT_METRIC_TAG = "training/hptuning/metric"
+
+
+def _integral_discrete(params) -> Iterable[str]:
+    """DISCRETE parameters whose values are all whole numbers, conditional
+    ones included: their values are ints, as the config gave them."""
+    for p in params:
+        if p.type == study_pb2.ParameterSpec.DISCRETE and all(
+                float(v).is_integer() for v in p.discrete_values):
+            yield p.parameter_name
+        for child in p.conditional_parameter_specs:
+            yield from _integral_discrete([child.parameter_spec])
 
 
 class Suggestions(list):
@@ -81,6 +93,8 @@ class Study:
         self.max_trials: int = spec.max_trials if spec.HasField("max_trials") \
             else 1
         self.spec: Dict[str, Any] = message_to_dict(spec)
+        self._integral: FrozenSet[str] = frozenset(_integral_discrete(
+            spec.params))
         self.create_time: Optional[datetime.datetime] = to_datetime(
             proto.create_time)
 
@@ -91,7 +105,7 @@ class Study:
     def _trial(self, proto: study_pb2.Trial) -> Trial:
         return Trial(self._connection, self.name, self.metric_tag, proto,
                      self.proto.spec.enable_trial_early_stopping,
-                     self.objectives)
+                     self.objectives, self._integral)
 
     def refresh(self) -> "Study":
         self._set(self._connection.call(
@@ -192,17 +206,38 @@ class Study:
         return {entry.parameter: entry.importance
                 for entry in reply.importances}
 
-    def best_trial(self) -> Optional[Trial]:
-        """The best feasible SUCCEEDED trial, or None while there is none.
-        A study of several objectives has no single best trial:
-        FailedPrecondition, pointing to optimal_trials()."""
+    @property
+    def best_trial(self) -> Trial:
+        """Optuna's ``best_trial``: the best feasible SUCCEEDED trial (read
+        from the server at each access); ValueError while there is none. A
+        study of several objectives has no single best trial:
+        FailedPrecondition, pointing to best_trials. ``best_trial()``, the
+        older method form, still works with a DeprecationWarning."""
         if len(self.objectives) > 1:
             raise errors.FailedPrecondition(
                 f"study {self.name} has {len(self.objectives)} objectives "
                 f"({', '.join(self.objectives)}): no single best trial; "
-                "optimal_trials() gives the Pareto front")
+                "best_trials (optimal_trials()) gives the Pareto front")
         optimal = self.optimal_trials()
-        return optimal[0] if optimal else None
+        if not optimal:
+            raise ValueError(f"study {self.name} has no feasible SUCCEEDED "
+                             "trial yet")
+        return optimal[0]
+
+    @property
+    def best_value(self) -> float:
+        """Optuna's: the best trial's value of the primary metric."""
+        return self.best_trial.value
+
+    @property
+    def best_params(self) -> Dict[str, ParameterValue]:
+        """Optuna's: the best trial's parameters."""
+        return dict(self.best_trial.parameters)
+
+    @property
+    def best_trials(self) -> List[Trial]:
+        """Optuna's: the Pareto front (optimal_trials())."""
+        return self.optimal_trials()
 
     def check_early_stopping(self) -> Dict[int, Tuple[bool, str]]:
         """The stopping policy's advice for every ACTIVE trial:
@@ -236,14 +271,25 @@ class Study:
 
     def optimize(self, objective: Callable[[Trial], Optional[Metrics]],
                  n_trials: Optional[int] = None, n_workers: int = 1, *,
+                 n_jobs: Optional[int] = None,
                  client_id: Optional[str] = None, use_threads: bool = False,
                  catch: Sequence[Type[BaseException]] = (),
                  reconnect_seconds: float = 300.0) -> None:
         """Runs ``objective`` on suggested trials until ``n_trials`` have
         been evaluated by this call, or the study is complete (maxTrials
-        reached) when n_trials is None. See optimize.py for workers,
-        client ids, what a killed worker leaves and exceptions."""
+        reached) when n_trials is None. ``n_jobs`` is Optuna's: that many
+        threads (-1: one per CPU); ``n_workers`` asks for processes. See
+        optimize.py for workers, client ids, what a killed worker leaves
+        and exceptions."""
         from hptune.optimize import run_optimize
+        if n_jobs is not None:
+            if n_workers != 1:
+                raise errors.InvalidArgument(
+                    f"n_jobs={n_jobs!r} (threads) and n_workers={n_workers!r}"
+                    " (processes): give one of them")
+            if n_jobs == -1:
+                n_jobs = os.cpu_count() or 1
+            n_workers, use_threads = n_jobs, True
         run_optimize(self._connection, self.name, objective, n_trials,
                      n_workers, client_id=client_id, use_threads=use_threads,
                      catch=tuple(catch), reconnect_seconds=reconnect_seconds)

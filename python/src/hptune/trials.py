@@ -13,7 +13,8 @@ study may be used from several threads.
 import dataclasses
 import datetime
 import math
-from typing import Any, Dict, List, Mapping, Optional, Union
+import warnings
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Union
 
 from hptune import errors
 from hptune.connection import Connection
@@ -107,7 +108,9 @@ class Trial:
       id: 1, 2, 3, ... within the study.
       parameters: name -> value, for the trial's active parameters only
         (a conditional parameter its parent's value leaves inactive is
-        absent).
+        absent): float for DOUBLE, int for INTEGER and for a DISCRETE
+        parameter whose values are all whole numbers, str for CATEGORICAL.
+        ``params`` is Optuna's name for it.
       state: one of TRIAL_STATES ("ACTIVE", "SUCCEEDED", ...).
       measurements: intermediate measurements, in report order.
       final_measurement: the result of a SUCCEEDED trial, or None.
@@ -120,8 +123,10 @@ class Trial:
 
     def __init__(self, connection: Connection, study: str, metric_tag: str,
                  proto: study_pb2.Trial, early_stopping: bool = False,
-                 objectives: Optional[List[str]] = None) -> None:
+                 objectives: Optional[List[str]] = None,
+                 integral: FrozenSet[str] = frozenset()) -> None:
         self._connection = connection
+        self._integral = integral  # DISCRETE parameters given as ints
         self._metric_tag = metric_tag
         self._objectives = objectives or [metric_tag]
         self._early_stopping = early_stopping
@@ -135,6 +140,9 @@ class Trial:
         self.parameters: Dict[str, ParameterValue] = {
             name: parameter_value(value)
             for name, value in sorted(proto.parameters.items())}
+        for name in self._integral & self.parameters.keys():
+            if isinstance(self.parameters[name], float):
+                self.parameters[name] = int(self.parameters[name])
         self.state: str = study_pb2.Trial.State.Name(proto.state)
         self.measurements: List[Measurement] = [
             Measurement.from_proto(m) for m in proto.measurements]
@@ -166,6 +174,49 @@ class Trial:
             return None
         return [self.final_measurement.metrics.get(m)
                 for m in self._objectives]
+
+    @property
+    def params(self) -> Dict[str, ParameterValue]:
+        """Optuna's name for ``parameters``."""
+        return self.parameters
+
+    def suggest_float(self, name: str, low: float, high: float,
+                      **_) -> float:
+        """Optuna's habit: the study's value of ``name`` (the study's spec,
+        not these arguments, defines its range)."""
+        return float(self._parameter(name, low, high))
+
+    def suggest_int(self, name: str, low: int, high: int, **_) -> int:
+        return int(self._parameter(name, low, high))
+
+    def suggest_categorical(self, name: str, choices) -> Any:
+        value = self._parameter(name)
+        for choice in choices:  # Optuna gives the choice, not its text.
+            if str(choice) == value:
+                return choice
+        raise errors.InvalidArgument(
+            f"suggest_categorical: {name}={value!r} is not one of "
+            f"{list(choices)!r}")
+
+    def _parameter(self, name: str, low=None, high=None) -> Any:
+        if name not in self.parameters:
+            raise errors.InvalidArgument(
+                f"suggest: {name!r} is not an active parameter of trial "
+                f"{self.id} (it has {', '.join(self.parameters) or 'none'}); "
+                "the study's config defines the parameters")
+        value = self.parameters[name]
+        if low is not None and not low <= value <= high:
+            raise errors.InvalidArgument(
+                f"suggest: {name}={value!r} is outside [{low}, {high}]; the "
+                "study's config defines the range")
+        return value
+
+    def __call__(self) -> "Trial":
+        """``study.best_trial()``, before best_trial was a property."""
+        warnings.warn("Study.best_trial is a property now, as in Optuna: "
+                      "write study.best_trial", DeprecationWarning,
+                      stacklevel=2)
+        return self
 
     @property
     def ended(self) -> bool:

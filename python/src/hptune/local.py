@@ -1,0 +1,215 @@
+"""A private ``hptune serve`` for one Python process: no server to start.
+
+    client = hptune.Client.local("study.db")   # the CLI and dashboard read it
+
+Used by Client.local and by hptune.optuna's samplers (their default). The
+server runs on a Unix socket in a private directory (mode 0700, under
+``$XDG_RUNTIME_DIR`` or the temp directory) with a fresh random token
+(--token-file, mode 0600): only this user can open it, and no TCP port or
+dashboard is opened. It lives as long as this process:
+
+- a keeper thread starts it with ``prctl(PR_SET_PDEATHSIG, SIGTERM)`` and
+  waits on it, so the kernel stops the server when this process dies in any
+  way (kill -9 included); PDEATHSIG follows the thread that started the
+  child, which is why that thread lives as long as the server;
+- close() (also at interpreter exit) drains it with SIGTERM and removes the
+  private directory; a directory left by a process killed outright is
+  removed by the next LocalEngine of this user (its owner pid is gone).
+
+The ``hptune`` binary is ``$HPTUNE_BINARY``, else ``hptune`` on PATH, else
+the source tree's ``build/src/cli/hptune``; FileNotFoundError says where it
+looked. Thread-safe: start and close are serialised.
+"""
+
+import atexit
+import ctypes
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from typing import List, Optional
+
+_PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
+_DIR_PREFIX = "hptune-local-"
+_START_TIMEOUT_SECONDS = 120.0
+_STOP_TIMEOUT_SECONDS = 30.0
+_MAX_DB_PATH_CHARS = 4096
+
+
+def find_binary() -> str:
+    """The hptune binary: $HPTUNE_BINARY, else PATH, else the source tree's
+    build (a package installed from a checkout)."""
+    explicit = os.environ.get("HPTUNE_BINARY")
+    if explicit:
+        if os.access(explicit, os.X_OK):
+            return explicit
+        raise FileNotFoundError(
+            f"HPTUNE_BINARY={explicit!r} is not an executable file")
+    on_path = shutil.which("hptune")
+    if on_path:
+        return on_path
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(here, *[".."] * n, "build", "src", "cli",
+                               "hptune") for n in (3, 4)]
+    for candidate in candidates:
+        if os.access(candidate, os.X_OK):
+            return os.path.normpath(candidate)
+    raise FileNotFoundError(
+        "the local hptune engine needs the hptune binary: set HPTUNE_BINARY "
+        "to it, or put it on PATH (cmake --install, or the build's "
+        "src/cli/hptune); looked in $HPTUNE_BINARY, PATH and " +
+        ", ".join(os.path.normpath(c) for c in candidates))
+
+
+def _runtime_dir() -> str:
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    return base if base and os.path.isdir(base) else tempfile.gettempdir()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_dirs(base: str) -> List[str]:
+    """Removes this user's private directories whose owner process is gone
+    (named hptune-local-<pid>-<random>); returns them."""
+    removed = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(_DIR_PREFIX):
+            continue
+        path = os.path.join(base, name)
+        try:
+            pid = int(name[len(_DIR_PREFIX):].split("-")[0])
+            owned = os.lstat(path).st_uid == os.getuid()
+        except (ValueError, OSError):
+            continue
+        if owned and not _pid_alive(pid):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: SIGTERM to the server when its starting thread ends."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class LocalEngine:
+    """One private ``hptune serve`` on ``db`` (a SQLite file; created when
+    missing; None: a temporary one, removed by close()). ``address`` is its
+    gRPC target, ``token`` its token."""
+
+    def __init__(self, db: Optional[str], *, binary: Optional[str] = None,
+                 state_dir: Optional[str] = None) -> None:
+        if db is not None and (not isinstance(db, (str, os.PathLike)) or
+                               not str(db) or
+                               len(str(db)) > _MAX_DB_PATH_CHARS):
+            raise ValueError(f"db: {db!r} is not a path of 1 to "
+                             f"{_MAX_DB_PATH_CHARS} characters")
+        self.binary = binary or find_binary()
+        self._lock = threading.Lock()
+        self._owner = os.getpid()
+        self._process: Optional[subprocess.Popen] = None
+        self._started = threading.Event()
+        self._start_error: Optional[BaseException] = None
+        base = _runtime_dir()
+        remove_stale_dirs(base)
+        self.dir = tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-",
+                                    dir=base)  # mode 0700
+        # No db: a temporary one in the private directory, gone at close.
+        self.db = os.path.abspath(str(db)) if db is not None else \
+            os.path.join(self.dir, "hptune.db")
+        self.state_dir = state_dir or os.path.join(
+            os.path.dirname(self.db), "hptune-runs")
+        self.socket = os.path.join(self.dir, "hptune.sock")
+        self.address = "unix:" + self.socket
+        self.token = secrets.token_hex(32)
+        self.token_file = os.path.join(self.dir, "token")
+        descriptor = os.open(self.token_file,
+                             os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as f:
+            f.write(self.token + "\n")
+        self.log = os.path.join(self.dir, "serve.log")
+        self._start()
+        atexit.register(self.close)
+
+    def _command(self) -> List[str]:
+        return [self.binary, "serve", "--listen", self.address, "--http",
+                "off", "--db", self.db, "--state-dir", self.state_dir,
+                "--token-file", self.token_file]
+
+    def _keep(self) -> None:
+        try:
+            with open(self.log, "ab") as log:
+                self._process = subprocess.Popen(
+                    self._command(), stdin=subprocess.DEVNULL, stdout=log,
+                    stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+                    cwd=self.dir)
+        except BaseException as e:  # noqa: B902 - handed to the caller
+            self._start_error = e
+            self._started.set()
+            return
+        self._started.set()
+        self._process.wait()
+
+    def _start(self) -> None:
+        threading.Thread(target=self._keep, name="hptune-local-engine",
+                         daemon=True).start()
+        self._started.wait()
+        if self._start_error is not None:
+            self.close()
+            raise self._start_error
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+        while not os.path.exists(self.socket):
+            if self._process.poll() is not None or \
+                    time.monotonic() > deadline:
+                message = self._failure("did not start")
+                self.close()
+                raise RuntimeError(message)
+            time.sleep(0.02)
+
+    def _failure(self, what: str) -> str:
+        try:
+            with open(self.log, encoding="utf-8", errors="replace") as f:
+                log = f.read()[-4000:]
+        except OSError:
+            log = ""
+        code = self._process.poll() if self._process else None
+        return (f"the local hptune engine ({' '.join(self._command())}) "
+                f"{what}" + (f" (exit {code})" if code is not None else "") +
+                (f":\n{log}" if log else ""))
+
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def close(self) -> None:
+        """Drains the server (SIGTERM; SIGKILL after 30 s) and removes the
+        private directory. Safe to call twice."""
+        if os.getpid() != self._owner:
+            return  # A fork()ed child's exit leaves its parent's server.
+        with self._lock:
+            process, self._process = self._process, None
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=_STOP_TIMEOUT_SECONDS)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            shutil.rmtree(self.dir, ignore_errors=True)
+        atexit.unregister(self.close)

@@ -1,0 +1,327 @@
+"""Optuna samplers whose suggestions come from hptune's designers.
+
+    import optuna, hptune.optuna
+    study = optuna.create_study(sampler=hptune.optuna.GPSampler(seed=0))
+    study.optimize(objective, n_trials=30, n_jobs=2)
+
+Optuna's define-by-run code runs unchanged; only the sampler differs. How an
+Optuna study maps onto hptune studies (docs/python.md, "From Optuna"):
+
+- The relative search space is Optuna's IntersectionSearchSpace (the
+  parameters every finished trial has, with the same distribution) plus
+  the parameters of some branches only whose presence a CATEGORICAL or
+  INTEGER parameter of it explains: hptune conditional parameters under
+  it (optuna_space.infer_conditions). Each such space gets an hptune study
+  of its own (optuna_space.py maps the distributions); other parameters
+  (before the first trial ends, or present by a rule no parent explains)
+  come from ``independent_sampler`` (Optuna's RandomSampler by default).
+- Optuna's storage holds the history: before each suggestion, the finished
+  Optuna trials the hptune study has not seen are added to it
+  (CreateTrial: SUCCEEDED with their values, INFEASIBLE when failed), so a
+  grown space, a resumed study or trials of other samplers all count.
+- A suggested trial is an ACTIVE hptune trial (client id
+  ``optuna-<number>``); after_trial ends it: COMPLETE -> SUCCEEDED,
+  PRUNED -> stopped early with its last intermediate value (INFEASIBLE
+  without one), FAIL -> INFEASIBLE.
+- Several objectives (up to 4) are hptune objectives (``objective_<i>``,
+  the GP's Pareto designer); ``constraints_func`` (Optuna's: feasible when
+  every value <= 0) is one constraint metric, their maximum, with safety
+  threshold 0; its values are stored as Optuna's samplers store them
+  (system attribute ``constraints``).
+
+The engine is ``client`` when given, else a private local engine
+(hptune.local) on a temporary database, started at the first suggestion and
+stopped at exit; ``db=`` keeps the hptune studies in a file the CLI and
+dashboard read. Thread-safe: Optuna's ``n_jobs`` threads share a sampler.
+"""
+
+import logging
+import math
+import threading
+import uuid
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.study import Study as OptunaStudy
+from optuna.study import StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+from hptune import optuna_space
+from hptune.optuna_space import Space
+
+try:  # Optuna >= 3.2; 3.1 has it in optuna.samplers only.
+    from optuna.search_space import IntersectionSearchSpace
+except ImportError:
+    from optuna.samplers import IntersectionSearchSpace
+
+ALGORITHMS = {
+    "gp": "ALGORITHM_UNSPECIFIED",
+    "random": "RANDOM_SEARCH",
+    "quasi_random": "QUASI_RANDOM_SEARCH",
+    "grid": "GRID_SEARCH",
+}
+TRIAL_ATTR = "hptune:trial"
+CONSTRAINTS_ATTR = "constraints"  # Optuna's own key (samplers/_base.py)
+_MAX_TRIALS = 1000000
+_log = logging.getLogger("hptune")
+
+
+class _SpaceStudy:
+    """The hptune study of one relative search space."""
+
+    def __init__(self, space: Space, study: Any) -> None:
+        self.space, self.study = space, study
+        self.told: set = set()  # Optuna trial numbers the study has
+        self.lock = threading.Lock()
+
+
+class HptuneSampler(BaseSampler):
+    """An Optuna sampler backed by an hptune designer.
+
+    Args:
+      algorithm: "gp" (default; the Pareto GP with several objectives),
+        "random", "quasi_random" or "grid" (finite spaces only).
+      seed: the designer's seed (and the independent sampler's).
+      client: an hptune.Client; default a private local engine.
+      db: with no client, the local engine's SQLite file (default: a
+        temporary one, removed at exit).
+      constraints_func: Optuna's: trial -> sequence of floats, feasible
+        when all are <= 0.
+      independent_sampler: for parameters outside the relative space;
+        default RandomSampler(seed).
+    """
+
+    def __init__(self, algorithm: str = "gp", *, seed: Optional[int] = None,
+                 client: Any = None, db: Optional[str] = None,
+                 constraints_func: Optional[
+                     Callable[[FrozenTrial], Sequence[float]]] = None,
+                 independent_sampler: Optional[BaseSampler] = None) -> None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm: {algorithm!r} is not one of "
+                             f"{', '.join(ALGORITHMS)}")
+        if seed is not None and not (isinstance(seed, int) and seed >= 0):
+            raise ValueError(f"seed: {seed!r} is not an integer >= 0")
+        self._algorithm = ALGORITHMS[algorithm]
+        self._seed = seed
+        self._client, self._db = client, db
+        self._owns_client = client is None
+        self._constraints_func = constraints_func
+        self._independent = independent_sampler or RandomSampler(seed=seed)
+        self._intersections: Dict[Any, IntersectionSearchSpace] = {}
+        self._lock = threading.Lock()
+        self._studies: Dict[Any, _SpaceStudy] = {}
+        self._active: Dict[int, Any] = {}  # Optuna trial id -> hptune trial
+        self._prefix = "optuna_" + uuid.uuid4().hex[:12]
+        self._warned: set = set()
+
+    # The engine and the hptune study of each space.
+
+    def _engine(self):
+        with self._lock:
+            if self._client is None:
+                from hptune.client import Client
+                self._client = Client.local(self._db)
+            return self._client
+
+    @staticmethod
+    def _study_key(study: OptunaStudy) -> Any:
+        return (id(study._storage), study._study_id)
+
+    def _key(self, study: OptunaStudy, search_space) -> Any:
+        conditions = getattr(search_space, "conditions", {})
+        return (self._study_key(study), tuple(study.directions),
+                tuple(sorted((n, repr(d)) for n, d in search_space.items())),
+                tuple(sorted((c, p, repr(v))
+                             for c, (p, v) in conditions.items())))
+
+    def _spec(self, study: OptunaStudy, space: Space) -> Dict[str, Any]:
+        metrics = [{"metricId": f"objective_{i}",
+                    "goal": "MAXIMIZE" if d == StudyDirection.MAXIMIZE
+                    else "MINIMIZE"} for i, d in enumerate(study.directions)]
+        if self._constraints_func is not None:
+            metrics.append({"metricId": "constraint", "goal": "MINIMIZE",
+                            "safetyThreshold": 0.0})
+        spec = {"metrics": metrics, "maxTrials": _MAX_TRIALS,
+                "maxParallelTrials": 1000, "maxFailedTrials": _MAX_TRIALS,
+                "algorithm": self._algorithm, "params": space.specs()}
+        if self._seed is not None:
+            spec["seed"] = self._seed
+        return spec
+
+    def _space_study(self, study: OptunaStudy, search_space) -> _SpaceStudy:
+        key = self._key(study, search_space)
+        client = self._engine()
+        with self._lock:
+            if key not in self._studies:
+                space = Space(search_space)
+                name = f"{self._prefix}_{len(self._studies)}"
+                self._studies[key] = _SpaceStudy(
+                    space, client.create_study(name, self._spec(study, space)))
+            return self._studies[key]
+
+    # Optuna's sampler interface.
+
+    def infer_relative_search_space(self, study: OptunaStudy,
+                                    trial: FrozenTrial
+                                    ) -> Dict[str, BaseDistribution]:
+        with self._lock:
+            intersection = self._intersections.setdefault(
+                self._study_key(study),
+                IntersectionSearchSpace(include_pruned=True))
+            calculated = intersection.calculate(study)  # not thread-safe
+        base = {n: d for n, d in calculated.items() if optuna_space.usable(d)}
+        trials = study.get_trials(deepcopy=False, states=(
+            TrialState.COMPLETE, TrialState.PRUNED))
+        union = optuna_space.union_space(trials)
+        space = optuna_space.SearchSpace(base)
+        space.conditions = optuna_space.infer_conditions(trials, base, union)
+        space.update({c: union[c] for c in space.conditions})
+        if len(study.directions) > optuna_space.MAX_OBJECTIVES:
+            self._warn_once("objectives", f"hptune optimises at most "
+                            f"{optuna_space.MAX_OBJECTIVES} objectives; this "
+                            "study's parameters are sampled independently")
+            return {}
+        if len(space) > optuna_space.MAX_PARAMETERS:
+            self._warn_once("parameters", f"hptune takes at most "
+                            f"{optuna_space.MAX_PARAMETERS} parameters; "
+                            "this space's are sampled independently")
+            return {}
+        return space
+
+    def sample_relative(self, study: OptunaStudy, trial: FrozenTrial,
+                        search_space: Dict[str, BaseDistribution]
+                        ) -> Dict[str, Any]:
+        if not search_space:
+            return {}
+        state = self._space_study(study, search_space)
+        self._tell_history(study, state)
+        batch = state.study.suggest(1, client_id=f"optuna-{trial.number}")
+        if not batch:
+            self._warn_once(batch.note, "hptune made no suggestion ("
+                            f"{batch.note or 'study completed'}); sampling "
+                            "independently")
+            return {}
+        suggested = batch[0]
+        with self._lock:
+            self._active[trial._trial_id] = (state, suggested)
+        study._storage.set_trial_system_attr(
+            trial._trial_id, TRIAL_ATTR, f"{state.study.name}/{suggested.id}")
+        return state.space.to_optuna(suggested.parameters)
+
+    def sample_independent(self, study: OptunaStudy, trial: FrozenTrial,
+                           param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        return self._independent.sample_independent(
+            study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: OptunaStudy, trial: FrozenTrial) -> None:
+        if hasattr(self._independent, "before_trial"):
+            self._independent.before_trial(study, trial)
+
+    def after_trial(self, study: OptunaStudy, trial: FrozenTrial,
+                    state: TrialState,
+                    values: Optional[Sequence[float]]) -> None:
+        if self._constraints_func is not None and state in (
+                TrialState.COMPLETE, TrialState.PRUNED):
+            constraints = tuple(float(c) for c in
+                                self._constraints_func(trial))
+            if not all(math.isfinite(c) for c in constraints):
+                raise ValueError(f"constraints_func: {constraints} of trial "
+                                 f"{trial.number} are not all finite")
+            study._storage.set_trial_system_attr(
+                trial._trial_id, CONSTRAINTS_ATTR, constraints)
+            trial.system_attrs[CONSTRAINTS_ATTR] = constraints
+        self._independent.after_trial(study, trial, state, values)
+        with self._lock:
+            entry = self._active.pop(trial._trial_id, None)
+        if entry is None:
+            return
+        space_study, suggested = entry
+        with space_study.lock:
+            _end(suggested, trial, state, values, self._constraints_func)
+            space_study.told.add(trial.number)
+
+    def reseed_rng(self) -> None:
+        self._independent.reseed_rng()
+
+    def close(self) -> None:
+        """Stops the local engine this sampler started (also at exit)."""
+        with self._lock:
+            if self._owns_client and self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # History.
+
+    def _tell_history(self, study: OptunaStudy, state: _SpaceStudy) -> None:
+        """Adds the finished Optuna trials the hptune study lacks."""
+        with state.lock:
+            for t in study.get_trials(deepcopy=False, states=(
+                    TrialState.COMPLETE, TrialState.PRUNED,
+                    TrialState.FAIL)):
+                if t.number in state.told:
+                    continue
+                state.told.add(t.number)
+                if t.system_attrs.get(TRIAL_ATTR, "").startswith(
+                        state.study.name + "/"):
+                    continue  # its after_trial ended it
+                parameters = state.space.to_hptune(t.params, t.distributions)
+                if parameters is None:
+                    continue
+                metrics, reason = _result(t, t.state, t.values,
+                                          self._constraints_func)
+                if metrics is None:
+                    state.study.add_trial(parameters,
+                                          infeasible_reason=reason)
+                else:
+                    state.study.add_trial(parameters, metrics=metrics[0],
+                                          step=metrics[1])
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            _log.warning(message)
+
+
+def _result(trial: FrozenTrial, state: TrialState,
+            values: Optional[Sequence[float]], constrained: Any):
+    """((metrics, step), None) for an hptune result, or (None, reason)."""
+    step = 0
+    if state == TrialState.PRUNED:
+        if not trial.intermediate_values:
+            return None, "pruned by Optuna before any intermediate value"
+        step = max(trial.intermediate_values)
+        values = [trial.intermediate_values[step]]
+    elif state != TrialState.COMPLETE or values is None:
+        return None, f"the Optuna trial ended {state.name}"
+    if not all(math.isfinite(v) for v in values):
+        return None, f"the Optuna trial's values {list(values)} are not finite"
+    metrics = {f"objective_{i}": float(v) for i, v in enumerate(values)}
+    constraints = trial.system_attrs.get(CONSTRAINTS_ATTR)
+    if constrained is not None and constraints:
+        metrics["constraint"] = max(float(c) for c in constraints)
+    return (metrics, step), None
+
+
+def _end(suggested: Any, trial: FrozenTrial, state: TrialState,
+         values: Optional[Sequence[float]], constrained: Any) -> None:
+    """Ends the hptune trial of an Optuna trial as Optuna ended it."""
+    result, reason = _result(trial, state, values, constrained)
+    if result is None:
+        suggested.infeasible(reason)
+        return
+    if state == TrialState.PRUNED:
+        suggested.stop("pruned by Optuna's pruner")
+    suggested.complete(result[0], step=result[1])
+
+
+class GPSampler(HptuneSampler):
+    """hptune's Gaussian-process designer as an Optuna sampler:
+    ``optuna.create_study(sampler=hptune.optuna.GPSampler(seed=0))``."""
+
+    def __init__(self, *, seed: Optional[int] = None, **options) -> None:
+        super().__init__("gp", seed=seed, **options)
+
+
+__all__ = ["HptuneSampler", "GPSampler", "ALGORITHMS"]

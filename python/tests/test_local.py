@@ -1,0 +1,105 @@
+"""Client.local: a private `hptune serve` (the real binary) on a Unix socket
+and a real SQLite file, started and stopped with the Python process."""
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import hptune
+from hptune import local
+from conftest import HPTUNE, poll_until, run_hptune
+
+SPEC = {"goal": "MINIMIZE", "maxTrials": 3, "params": [
+    {"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]}
+
+
+@pytest.fixture(autouse=True)
+def binary(monkeypatch, tmp_path):
+    monkeypatch.setenv("HPTUNE_BINARY", HPTUNE)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # Private dirs here.
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (not yet reaped) is dead too.
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_local_client_serves_the_file_the_cli_reads(tmp_path):
+    db = str(tmp_path / "study.db")
+    with hptune.Client.local(db) as client:
+        engine = client._engine
+        assert client.server.startswith("unix:")
+        assert stat.S_IMODE(os.stat(engine.dir).st_mode) == 0o700
+        assert stat.S_IMODE(os.stat(engine.token_file).st_mode) == 0o600
+        study = client.study("svc", SPEC)
+        trial = study.suggest()[0]
+        trial.complete(0.25)
+        pid = engine._process.pid
+    assert not os.path.exists(engine.dir)  # socket, token and log removed
+    poll_until(lambda: not _alive(pid), what="the engine to stop")
+    listed = run_hptune(["studies", "list", "--db", db])
+    assert listed.returncode == 0, listed.stderr
+    assert "svc" in listed.stdout
+    # Another process's engine opens it again, with the trial in it.
+    with hptune.Client.local(db) as client:
+        assert client.load_study("svc").trials()[0].value == 0.25
+
+
+def test_engine_dies_with_a_killed_process_and_its_dir_is_removed(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys, hptune
+        client = hptune.Client.local({str(tmp_path / 'k.db')!r})
+        print(client._engine._process.pid, client._engine.dir, flush=True)
+        sys.stdin.read()
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env=dict(os.environ))
+    pid, directory = child.stdout.readline().split()
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    poll_until(lambda: not _alive(int(pid)), what="the orphaned engine to die")
+    assert os.path.isdir(directory)  # nobody ran close()
+    removed = local.remove_stale_dirs(str(tmp_path))
+    assert removed == [directory] and not os.path.exists(directory)
+
+
+def test_no_binary_says_where_it_looked(monkeypatch, tmp_path):
+    monkeypatch.setenv("HPTUNE_BINARY", str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match="HPTUNE_BINARY=.*missing"):
+        hptune.Client.local(str(tmp_path / "x.db"))
+    monkeypatch.delenv("HPTUNE_BINARY")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(local.os, "access", lambda path, mode: False)
+    with pytest.raises(FileNotFoundError, match="set HPTUNE_BINARY"):
+        hptune.Client.local(str(tmp_path / "x.db"))
+
+
+def test_a_bad_db_is_refused_naming_it(tmp_path):
+    with pytest.raises(hptune.InvalidArgument, match="db: ''"):
+        hptune.Client.local("")
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(RuntimeError, match="did not start"):
+        hptune.Client.local(str(blocked / "sub" / "x.db"))
+
+
+def test_a_forked_child_that_exits_leaves_the_server(tmp_path):
+    with hptune.Client.local(str(tmp_path / "f.db")) as client:
+        pid = os.fork()
+        if pid == 0:  # The child runs its atexit handlers, close() among them.
+            signal.alarm(60)  # A close() that waits on the server fails.
+            os._exit(0 if client._engine.close() is None else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert client._engine.alive() and os.path.isdir(client._engine.dir)
+        assert client.study("after_fork", SPEC).name == "after_fork"
