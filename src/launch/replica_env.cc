@@ -345,6 +345,23 @@ Json ClusterJson(const std::vector<ReplicaRequest>& requests,
   return cluster;
 }
 
+// Vertex AI's worker pool names: workerPoolSpecs[i] is "workerpool<i>".
+std::string WorkerPoolName(TaskType type) {
+  return absl::StrCat("workerpool", static_cast<int>(type));
+}
+
+// The cluster of a Vertex job's CLUSTER_SPEC, by worker pool.
+Json VertexCluster(const std::vector<ReplicaRequest>& requests,
+                   const std::vector<ReplicaPlacement>& placement) {
+  Json cluster = Json::object();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    // Evaluators have no address (TF_CONFIG leaves them out too).
+    if (requests[i].type == TaskType::kEvaluator) continue;
+    cluster[WorkerPoolName(requests[i].type)].push_back(Address(placement[i]));
+  }
+  return cluster;
+}
+
 // What every replica of a trial is given alike.
 struct TrialEnv {
   const JobSpec& job;
@@ -352,12 +369,27 @@ struct TrialEnv {
   std::string trial;
   bool chief = false;
   Json cluster;
-  int world_size = 1;  // The master and the workers.
+  Json vertex_cluster;  // By worker pool, for a Vertex job's CLUSTER_SPEC.
+  int world_size = 1;   // The master and the workers.
   Json training_input;
   AipDirs aip;
   std::filesystem::path working_dir;
   const ReplicaPlacement& master;
 };
+
+// CLUSTER_SPEC as Vertex AI sets it (cloud.google.com/vertex-ai/docs/
+// training/distributed-training, "CLUSTER_SPEC"): the cluster by worker
+// pool, this replica's task as its pool and index with the trial, and the
+// job.
+Json VertexClusterSpec(const TrialEnv& trial, const ReplicaRequest& request) {
+  return {{"cluster", trial.vertex_cluster},
+          {"environment", "cloud"},
+          {"task",
+           {{"type", WorkerPoolName(request.type)},
+            {"index", request.index},
+            {"trial", trial.trial}}},
+          {"job", trial.training_input}};
+}
 
 // One replica's variables over `env` (the trainer command's).
 std::map<std::string, std::string> ReplicaEnv(
@@ -373,7 +405,9 @@ std::map<std::string, std::string> ReplicaEnv(
                     {"task", task},
                     {"job", trial.training_input},
                     {"environment", "cloud"}};
-  Json cluster_spec = {{"cluster", trial.cluster}, {"task", task}};
+  Json cluster_spec = trial.job.dialect == SpecDialect::kVertex
+                          ? VertexClusterSpec(trial, request)
+                          : Json{{"cluster", trial.cluster}, {"task", task}};
   env["TF_CONFIG"] = tf_config.dump();
   env["CLUSTER_SPEC"] = cluster_spec.dump();
   env["CLOUD_ML_TRIAL_ID"] = trial.trial;
@@ -493,6 +527,7 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
                         .trial = trial,
                         .chief = chief,
                         .cluster = ClusterJson(requests, placement, chief),
+                        .vertex_cluster = VertexCluster(requests, placement),
                         .world_size = 1 + static_cast<int>(workers),
                         .training_input = std::move(training_input),
                         .aip = TrialOutputDirs(context),

@@ -22,6 +22,7 @@
 #include "hptune/launch/replica_env.h"
 #include "nlohmann/json.hpp"
 #include "src/launch/local/podman_argv.h"
+#include "src/launch/local/replica_process.h"
 #include "tests/launch/trial_run_waits.h"
 #include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
@@ -163,7 +164,9 @@ TEST_F(ContainerLauncherTest, TerminateStopsTheContainers) {
   // The master holds once it has reported.
   ASSERT_TRUE(
       PollUntil([&] { return fs::exists(launch.replicas[0].metrics_path); }));
-  EXPECT_EQ(ContainersLabelled(JobLabel()).size(), 1u);
+  // The workers exit once acknowledged; the master's container is left.
+  ASSERT_TRUE(
+      PollUntil([&] { return ContainersLabelled(JobLabel()).size() == 1; }));
   (*run)->Terminate(std::chrono::seconds(10));
   EXPECT_FALSE((*run)->IsRunning(0));
   EXPECT_TRUE(PollUntil([&] { return ContainersLabelled(JobLabel()).empty(); }))
@@ -185,7 +188,14 @@ TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
   ASSERT_OK(argv);
   (*argv)[0] = *FindOnPath("podman", false);
   const fs::path log = TrialDir(1) / "podman.log";
+  // podman passes the replica's variables from its own environment.
+  ReplicaLaunch& master = launch.replicas[0];
+  master.env[kReplicaMarkerVariable] = ReplicaMarker(master);
+  for (const auto& [name, value] : master.env) {
+    setenv(name.c_str(), value.c_str(), 1);
+  }
   pid_t podman = hptune::testing::StartProcess(*argv, log, log);
+  for (const auto& [name, value] : master.env) unsetenv(name.c_str());
   ASSERT_TRUE(PollUntil([&] {
     return fs::exists(launch.replicas[0].metrics_path);
   })) << ReadFile(log);

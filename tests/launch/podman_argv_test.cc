@@ -56,7 +56,7 @@ TEST(PodmanArgvTest, OnlyTheAllocatedGpusDeviceNodesArePassed) {
   EXPECT_THAT(argv, Contains("--device=/dev/nvidia-uvm"));
   EXPECT_THAT(argv, Not(Contains("--device=/dev/nvidia0")));
   EXPECT_THAT(argv, Not(Contains("--device=/dev/nvidia2")));
-  EXPECT_THAT(argv, Contains("--env=CUDA_VISIBLE_DEVICES=1,3"));
+  EXPECT_THAT(argv, Contains("--env=CUDA_VISIBLE_DEVICES"));
 
   PodmanOptions cdi = Options();
   cdi.cdi_gpus = true;
@@ -81,11 +81,14 @@ TEST(PodmanArgvTest, RunsInTheForegroundOnTheHostNetworkWithItsEnvAndMounts) {
        {"--rm", "--init", "--replace", "--pull=never", "--network=host",
         "--log-driver=passthrough", "--ulimit=nofile=1024:4096",
         "--ulimit=nproc=100:200", "--volume=/runs/job_1/4:/runs/job_1/4",
-        "--volume=/out/4:/out/4",
-        R"(--env=TF_CONFIG={"task": {"type": "worker"}})",
-        "--env=HPTUNE_REPLICA=/runs/job_1/4/worker-1.log",
+        "--volume=/out/4:/out/4", "--env=TF_CONFIG", "--env=HPTUNE_REPLICA",
         "--label=hptune.runs=/runs/job_1"}) {
     EXPECT_THAT(argv, Contains(flag));
+  }
+  // Values stay off the command line: podman reads them from its own
+  // environment, the replica's.
+  for (const std::string& arg : argv) {
+    EXPECT_THAT(arg, Not(::testing::HasSubstr("worker\"}"))) << arg;
   }
   EXPECT_THAT(argv, Not(Contains("--cgroups=split")));
   EXPECT_THAT(argv, Not(Contains(::testing::StartsWith("--entrypoint"))));
@@ -119,9 +122,9 @@ TEST(PodmanArgvTest, APythonPackageIsInstalledOfflineThenItsModuleRuns) {
                   ::testing::HasSubstr("--no-index"),
                   ::testing::HasSubstr("/hptune/packages/trainer-0.1.tar.gz"),
                   ::testing::HasSubstr(R"(exec python3 -m \"$0\" \"$@\")"))));
-  EXPECT_THAT(std::vector<std::string>(argv.end() - 4, argv.end()),
-              ElementsAre("trainer:1", "trainer.task", "--data=/d",
-                          "--lr=0.1"));
+  EXPECT_THAT(
+      std::vector<std::string>(argv.end() - 4, argv.end()),
+      ElementsAre("trainer:1", "trainer.task", "--data=/d", "--lr=0.1"));
 
   replica.container->spec.package_uris = {"gs://bucket/trainer.tar.gz"};
   absl::StatusOr<std::vector<std::string>> remote =

@@ -514,6 +514,31 @@ TEST(ReplicaEnvTest, AJobOfImagesOnlyNeedsNoHostTrainer) {
   EXPECT_EQ(launch->replicas[0].argv.front(), "--epochs=10");
 }
 
+TEST(ReplicaEnvTest, AVertexJobsClusterSpecIsByWorkerPool) {
+  JobSpec job = MakeJob();
+  job.dialect = SpecDialect::kVertex;
+  const TrialLaunch launch = BuildOrDie(MakeContext(job));
+  const nlohmann::json job_json = nlohmann::json::parse(kTrainingInput);
+  const nlohmann::json cluster = {
+      {"workerpool0", {"127.0.0.1:1000"}},
+      {"workerpool1", {"127.0.0.1:1001", "127.0.0.1:1002"}},
+      {"workerpool2", {"127.0.0.1:1003"}}};
+  EXPECT_EQ(
+      nlohmann::json::parse(launch.replicas[2].env.at("CLUSTER_SPEC")),
+      nlohmann::json(
+          {{"cluster", cluster},
+           {"environment", "cloud"},
+           {"task", {{"type", "workerpool1"}, {"index", 1}, {"trial", "7"}}},
+           {"job", job_json}}));
+  EXPECT_EQ(nlohmann::json::parse(
+                launch.replicas[4].env.at("CLUSTER_SPEC"))["task"]["type"],
+            "workerpool3");
+  // TF_CONFIG keeps TensorFlow's names.
+  EXPECT_TRUE(
+      nlohmann::json::parse(launch.replicas[2].env.at("TF_CONFIG"))["cluster"]
+          .contains("worker"));
+}
+
 TEST(ReplicaEnvTest, AipDirsLieUnderTheBaseOutputDirectoryWhenGiven) {
   JobSpec job = MakeJob();
   job.base_output_directory = "/out/study";

@@ -147,12 +147,14 @@ absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
         absl::StrCat("--volume=", mount.string(), ":", mount.string()));
   }
   AddGpus(container, options, &argv);
+  // By name only: podman passes each from its own environment, which is
+  // the replica's, so no value shows on a command line (`ps`), and a
+  // backend that rewrites the environment (Slurm's node addresses) reaches
+  // the container too. The marker is how a later hptune finds what is left.
   for (const auto& [name, value] : replica.env) {
-    argv.push_back(absl::StrCat("--env=", name, "=", value));
+    argv.push_back(absl::StrCat("--env=", name));
   }
-  // As on a host process: how a later hptune finds what is left of it.
-  argv.push_back(absl::StrCat("--env=", kReplicaMarkerVariable, "=",
-                              ReplicaMarker(replica)));
+  argv.push_back(absl::StrCat("--env=", kReplicaMarkerVariable));
   if (!container.spec.python_module.empty()) {
     absl::Status packages = AddPythonPackage(container.spec, &argv);
     if (!packages.ok()) {

@@ -59,7 +59,9 @@ inline constexpr char kContainerPackageDir[] = "/hptune/packages";
 
 // The argv that runs `replica` (which has a container) in the foreground:
 // --rm, --init, --replace, its name and labels, the host's network,
-// --pull=never, its environment as --env, its mounts at the same paths,
+// --pull=never, the names of its environment's variables as --env (the
+// values are podman's own environment: the replica's), its mounts at the
+// same paths,
 // only its GPUs, then the image, the entrypoint and replica.argv.
 // InvalidArgument naming the field when the image is empty or a package
 // path is not absolute or two share a file name.
