@@ -460,6 +460,26 @@ absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
   return *std::move(result.job);
 }
 
+absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
+                                             std::string_view job_id) {
+  constexpr size_t kMaxVertexJobBytes = 4 << 20;
+  if (text.size() > kMaxVertexJobBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "vertex_job: must be at most 4 MiB, got ", text.size(), " bytes"));
+  }
+  ConfigParseResult result = ParseJobConfig(text, ConfigFormat::kAuto, job_id);
+  for (FieldError& error : result.errors) {
+    if (error.field != "jobId") error.field = "vertex_job." + error.field;
+  }
+  if (!result.errors.empty()) return FieldErrorsToStatus(result.errors);
+  if (result.job->dialect != SpecDialect::kVertex) {
+    return absl::InvalidArgumentError(
+        "vertex_job: must be a HyperparameterTuningJob (with studySpec and "
+        "trialJobSpec); send an AI Platform config as training_input");
+  }
+  return *std::move(result.job);
+}
+
 absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
     const std::string& json) {
   // The stored form is a config file's: {"trainingInput": {...}}.

@@ -68,6 +68,12 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
 // --- Jobs ---
 // Parses a TrainingInput with core's config parser (through its JSON form).
 // InvalidArgument listing every problem as "trainingInput.<path>: ...".
+// A SubmitJobRequest's vertex_job: the text of a Vertex AI
+// HyperparameterTuningJob (JSON or YAML), read by the config parser, which
+// must find it a Vertex spec; InvalidArgument naming fields under
+// "vertex_job." otherwise.
+absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
+                                             std::string_view job_id);
 absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
                                          std::string_view job_id);
 // A job's own sbatch options; InvalidArgument listing every problem as

@@ -42,6 +42,16 @@ std::optional<ScaleTier> ParseScaleTier(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view ToString(SpecDialect dialect) {
+  return dialect == SpecDialect::kVertex ? "VERTEX" : "AI_PLATFORM";
+}
+
+std::optional<SpecDialect> ParseSpecDialect(std::string_view text) {
+  if (text == "AI_PLATFORM") return SpecDialect::kAiPlatform;
+  if (text == "VERTEX") return SpecDialect::kVertex;
+  return std::nullopt;
+}
+
 std::string_view ToString(TaskType type) {
   switch (type) {
     case TaskType::kMaster:

@@ -178,6 +178,67 @@ TEST(TrainingInputConversionTest, StoredJsonReadsBackToTheSameJob) {
   EXPECT_EQ(*back, job);
 }
 
+TEST(TrainingInputConversionTest, ContainersAndVertexFieldsTravelBothWays) {
+  ConfigParseResult parsed = ParseJobConfig(
+      "trainingInput:\n"
+      "  scaleTier: CUSTOM\n"
+      "  masterType: n1-standard-4\n"
+      "  masterConfig:\n"
+      "    imageUri: 'python:3.11'\n"
+      "    containerCommand: [python3, /app/t.py]\n"
+      "    containerArgs: [--x]\n"
+      "    env: [{name: A, value: b}, {name: EMPTY, value: ''}]\n"
+      "  workerCount: 1\n"
+      "  workerType: n1-standard-4\n"
+      "  workerConfig: {imageUri: 'w:1', pythonModule: m, packageUris: "
+      "[/p.tar.gz]}\n"
+      "  displayName: shown\n"
+      "  baseOutputDirectory: /out\n"
+      "  dialect: VERTEX\n");
+  ASSERT_TRUE(parsed.job.has_value());
+  const JobSpec& job = *parsed.job;
+  ASSERT_OK_AND_ASSIGN(v1::TrainingInput proto,
+                       TrainingInputFromJson(TrainingInputToJson(job)));
+  EXPECT_EQ(proto.master_config().image_uri(), "python:3.11");
+  EXPECT_EQ(proto.master_config().env(1).name(), "EMPTY");
+  EXPECT_EQ(proto.worker_config().python_module(), "m");
+  EXPECT_EQ(proto.display_name(), "shown");
+  EXPECT_EQ(proto.dialect(), v1::TrainingInput::VERTEX);
+  ASSERT_OK_AND_ASSIGN(JobSpec back, JobSpecFromProto(proto, ""));
+  EXPECT_EQ(back, job);
+  // A request's bad value meets the config file's rule and message.
+  proto.mutable_master_config()->mutable_env(0)->set_name("AIP_MODEL_DIR");
+  EXPECT_THAT(JobSpecFromProto(proto, ""),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("trainingInput.masterConfig.env[0].name: is "
+                                 "set by hptune in every replica")));
+}
+
+TEST(VertexJobConversionTest, ReadsAVertexSpecAndNamesTheRequestField) {
+  constexpr char kVertex[] = R"({"displayName": "d",
+    "studySpec": {"metrics": [{"metricId": "acc", "goal": "MAXIMIZE"}],
+      "parameters": [{"parameterId": "lr",
+        "doubleValueSpec": {"minValue": 0.1, "maxValue": 1}}]},
+    "maxTrialCount": 2, "parallelTrialCount": 1,
+    "trialJobSpec": {"workerPoolSpecs": [{
+      "machineSpec": {"machineType": "n1-standard-4"},
+      "containerSpec": {"imageUri": "python:3.11"}}]}})";
+  ASSERT_OK_AND_ASSIGN(JobSpec job, JobSpecFromVertexJob(kVertex, "j1"));
+  EXPECT_EQ(job.dialect, SpecDialect::kVertex);
+  EXPECT_EQ(job.master.container.image_uri, "python:3.11");
+  EXPECT_THAT(
+      JobSpecFromVertexJob("studySpec: {}\ntrialJobSpec: []\n", "j1"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("vertex_job.trialJobSpec: must be a mapping")));
+  EXPECT_THAT(JobSpecFromVertexJob("trainingInput: {command: [x]}\n", "j1"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("vertex_job: must be a "
+                                 "HyperparameterTuningJob")));
+  EXPECT_THAT(JobSpecFromVertexJob(std::string((4 << 20) + 1, ' '), "j1"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("vertex_job: must be at most 4 MiB")));
+}
+
 TEST(TrainingInputConversionTest, SchedulingLimitsAreTheConfigParsers) {
   EXPECT_EQ(ParsedConfig().scheduling.max_running_time,
             std::chrono::milliseconds(7'200'500));

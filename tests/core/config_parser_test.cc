@@ -206,8 +206,9 @@ TEST(ConfigParserTest, PoolFieldsNeedScaleTierCustom) {
                      "NVIDIA_TESLA_T4}}\n"),
               ElementsAre("trainingInput.masterType: only allowed with "
                           "scaleTier CUSTOM, got scaleTier STANDARD_1",
-                          "trainingInput.workerConfig: only allowed with "
-                          "scaleTier CUSTOM, got scaleTier STANDARD_1"));
+                          "trainingInput.workerConfig.acceleratorConfig: only "
+                          "allowed with scaleTier CUSTOM, got scaleTier "
+                          "STANDARD_1"));
   EXPECT_THAT(Errors("trainingInput: {workerCount: 2}\n"),
               ElementsAre("trainingInput.workerCount: only allowed with "
                           "scaleTier CUSTOM, got scaleTier BASIC (the "
@@ -407,14 +408,11 @@ TEST(ConfigParserTest, AcceleratorConfigNeedsCountAndType) {
                           "be a mapping, got [1]"));
 }
 
-TEST(ConfigParserTest, ContainersAndTpusInReplicaConfigAreNotSupported) {
+TEST(ConfigParserTest, TpusInReplicaConfigAreNotSupported) {
   EXPECT_THAT(
       Errors(CustomMaster("n1-standard-8",
                           "{imageUri: gcr.io/p/t, tpuTfVersion: '2.1'}")),
-      ElementsAre("trainingInput.masterConfig.imageUri: not supported: "
-                  "hptune runs no custom containers; run the trainer "
-                  "with command or pythonModule",
-                  "trainingInput.masterConfig.tpuTfVersion: not "
+      ElementsAre("trainingInput.masterConfig.tpuTfVersion: not "
                   "supported: hptune runs no TPUs"));
 }
 

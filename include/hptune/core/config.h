@@ -99,11 +99,19 @@ struct ConfigParseResult {
   std::optional<JobSpec> job;      // Set exactly when `errors` is empty.
   std::vector<FieldError> errors;  // Every problem found, in file order.
   BackendConfig backend;           // As read; defaults when absent.
+  // A Vertex spec's fields that hptune accepts and ignores (Google Cloud's
+  // own, such as serviceAccount and network, and the few docs/config.md
+  // lists), by path, for a note to the user.
+  std::vector<std::string> ignored_fields;
 };
 
 // Parses and validates a config. kAuto reads JSON when the text starts with
 // '{' and YAML otherwise. `job_id` may be empty (not yet chosen); when set it
-// is validated and stored in the JobSpec.
+// is validated and stored in the JobSpec. The text is AI Platform's config
+// (a mapping with `trainingInput`) or a Vertex AI HyperparameterTuningJob
+// (a mapping with `studySpec` or `trialJobSpec` and no `trainingInput`, in
+// the REST API's camelCase names), which gives the same JobSpec with
+// dialect kVertex; docs/config.md says how each Vertex field maps.
 ConfigParseResult ParseJobConfig(std::string_view text,
                                  ConfigFormat format = ConfigFormat::kAuto,
                                  std::string_view job_id = "");
@@ -127,7 +135,12 @@ absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
 struct LoadedConfig {
   JobSpec job;
   BackendConfig backend;
+  std::vector<std::string> ignored_fields;  // As ConfigParseResult's.
 };
+
+// "note: accepted and ignored here: a, b" for a config's
+// ignored_fields; empty when there are none.
+std::string IgnoredFieldsNote(const std::vector<std::string>& fields);
 absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
                                             std::string_view job_id = "");
 

@@ -119,6 +119,9 @@ struct TaskPool {
 // The dialect a job was written in: its default output shape
 // (`--format json` of a Vertex job is a HyperparameterTuningJob).
 enum class SpecDialect { kAiPlatform, kVertex };
+// "AI_PLATFORM", "VERTEX": the canonical JSON's `dialect`.
+std::string_view ToString(SpecDialect dialect);
+std::optional<SpecDialect> ParseSpecDialect(std::string_view text);
 
 struct JobSpec {
   std::string job_id;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "src/core/config/text.h"
 #include "src/core/config/training_input.h"
 #include "src/core/config/tree.h"
+#include "src/core/config/vertex.h"
 
 namespace hptune {
 namespace {
@@ -87,6 +89,35 @@ void ParseStudy(const ConfigNode& node, std::string_view job_id,
         "a job cannot resume itself, got " + config_internal::Quote(resume));
   }
   job->study = std::move(read.spec);
+}
+
+void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
+               std::string_view job_id, ErrorSink& sink, JobSpec* job,
+               BackendConfig* backend);
+
+// A Vertex HyperparameterTuningJob: its own shape, then the usual reading
+// of the AI Platform config it stands for, with each error's field mapped
+// back to the Vertex field. An error under a field whose shape was already
+// reported says nothing new and is left out.
+void ParseVertexTree(const ConfigNode& root, const MachineCatalogue& catalogue,
+                     std::string_view job_id, ErrorSink& sink,
+                     ConfigParseResult* result, JobSpec* job) {
+  ErrorSink shape;
+  config_internal::VertexTranslation translation =
+      config_internal::TranslateVertexSpec(root, shape);
+  ErrorSink rules;
+  ParseTree(translation.config, catalogue, job_id, rules, job,
+            &result->backend);
+  const std::vector<std::string> reported = shape.Fields();
+  sink.Absorb(std::move(shape), [](const std::string& field) { return field; });
+  sink.Absorb(std::move(rules),
+              [&](const std::string& field) -> std::optional<std::string> {
+                std::string mapped =
+                    config_internal::ToVertexPath(translation.paths, field);
+                if (IsUnder(mapped, reported)) return std::nullopt;
+                return mapped;
+              });
+  result->ignored_fields = std::move(translation.ignored);
 }
 
 void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
@@ -156,7 +187,11 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
         sink.Add(kBeforeFile, "trainingInput",
                  "required (the config is empty)");
       } else {
-        ParseTree(*tree.root, catalogue, job_id, sink, &job, &result.backend);
+        if (config_internal::IsVertexSpec(*tree.root)) {
+          ParseVertexTree(*tree.root, catalogue, job_id, sink, &result, &job);
+        } else {
+          ParseTree(*tree.root, catalogue, job_id, sink, &job, &result.backend);
+        }
       }
     }
   }
@@ -245,7 +280,8 @@ absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
   auto parsed = ParseConfigFile(MachineCatalogue::Builtin(), path, job_id);
   if (!parsed.ok()) return parsed.status();
   return LoadedConfig{.job = std::move(*parsed->job),
-                      .backend = std::move(parsed->backend)};
+                      .backend = std::move(parsed->backend),
+                      .ignored_fields = std::move(parsed->ignored_fields)};
 }
 
 void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job) {
@@ -258,6 +294,12 @@ void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job) {
   };
   resolve(job.package_path);
   resolve(job.job_dir);
+  resolve(job.base_output_directory);
+  // Packages a container installs are read from this machine.
+  for (TaskPool* pool :
+       {&job.master, &job.worker, &job.parameter_server, &job.evaluator}) {
+    for (std::string& uri : pool->container.package_uris) resolve(uri);
+  }
   // "python3" is looked up on PATH; "./train.sh" and "bin/train" are files.
   if (!job.command.empty() &&
       job.command.front().find('/') != std::string::npos) {

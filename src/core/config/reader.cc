@@ -46,6 +46,24 @@ void ErrorSink::AddAfter(const ConfigNode& map, std::string field,
       {last->order, true, {std::move(field), std::move(message)}});
 }
 
+void ErrorSink::Absorb(
+    ErrorSink other,
+    const std::function<std::optional<std::string>(const std::string&)>&
+        rewrite) {
+  for (Entry& entry : other.errors_) {
+    std::optional<std::string> field = rewrite(entry.error.field);
+    if (!field) continue;
+    entry.error.field = std::move(*field);
+    errors_.push_back(std::move(entry));
+  }
+}
+
+std::vector<std::string> ErrorSink::Fields() const {
+  std::vector<std::string> fields;
+  for (const Entry& entry : errors_) fields.push_back(entry.error.field);
+  return fields;
+}
+
 std::vector<FieldError> ErrorSink::Sorted() const {
   std::vector<Entry> entries = errors_;
   std::stable_sort(

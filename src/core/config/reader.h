@@ -9,6 +9,7 @@
 #define HPTUNE_SRC_CORE_CONFIG_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -33,6 +34,13 @@ class ErrorSink {
   void AddAfter(const ConfigNode& map, std::string field, std::string message);
 
   size_t size() const { return errors_.size(); }
+
+  // Moves the errors of `other` here, in their places, each field passed
+  // through `rewrite`, which may drop an error by returning nullopt.
+  void Absorb(ErrorSink other, const std::function<std::optional<std::string>(
+                                   const std::string&)>& rewrite);
+  // The fields of the errors so far.
+  std::vector<std::string> Fields() const;
 
   // Every error, in file order (ties keep the order they were added in).
   std::vector<FieldError> Sorted() const;

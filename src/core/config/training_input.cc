@@ -9,15 +9,14 @@
 #include <vector>
 
 #include "hptune/core/config.h"
+#include "src/core/config/containers.h"
+#include "src/core/config/job_extras.h"
 #include "src/core/config/scheduling.h"
 #include "src/core/config/text.h"
 
 namespace hptune::config_internal {
 namespace {
 
-constexpr char kContainers[] =
-    "hptune runs no custom containers; run the trainer with command or "
-    "pythonModule";
 constexpr char kNoTpus[] = "hptune runs no TPUs";
 constexpr char kOwnMachines[] = "hptune runs trials on its own machines";
 // The most GPUs any machine type takes is 16 (a2-megagpu-16g); a bound well
@@ -27,29 +26,15 @@ constexpr size_t kMaxPathBytes = 4095;  // PATH_MAX less its terminator.
 
 const FieldSet& TrainingInputFields() {
   static const FieldSet* const kFields = new FieldSet{
-      .accepted = {"scaleTier",
-                   "masterType",
-                   "masterConfig",
-                   "workerCount",
-                   "workerType",
-                   "workerConfig",
-                   "parameterServerCount",
-                   "parameterServerType",
-                   "parameterServerConfig",
-                   "evaluatorCount",
-                   "evaluatorType",
-                   "evaluatorConfig",
-                   "useChiefInTfConfig",
-                   "pythonModule",
-                   "packagePath",
-                   "command",
-                   "args",
-                   "jobDir",
-                   "region",
-                   "runtimeVersion",
-                   "pythonVersion",
-                   "hyperparameters",
-                   "scheduling"},
+      .accepted = {"scaleTier", "masterType", "masterConfig", "workerCount",
+                   "workerType", "workerConfig", "parameterServerCount",
+                   "parameterServerType", "parameterServerConfig",
+                   "evaluatorCount", "evaluatorType", "evaluatorConfig",
+                   "useChiefInTfConfig", "pythonModule", "packagePath",
+                   "command", "args", "jobDir", "region", "runtimeVersion",
+                   "pythonVersion", "hyperparameters", "scheduling",
+                   // hptune's, for a job read from a Vertex spec.
+                   "displayName", "baseOutputDirectory", "dialect"},
       .unsupported = {{"packageUris",
                        "hptune does not fetch packages from Cloud Storage; "
                        "use packagePath with a local directory"},
@@ -74,11 +59,11 @@ const FieldSet& TrainingInputFields() {
 
 const FieldSet& ReplicaConfigFields() {
   static const FieldSet* const kFields = new FieldSet{
-      .accepted = {"acceleratorConfig"},
-      .unsupported = {{"imageUri", kContainers},
-                      {"containerCommand", kContainers},
-                      {"containerArgs", kContainers},
-                      {"tpuTfVersion", kNoTpus}},
+      // AI Platform's ReplicaConfig; env, pythonModule and packageUris are
+      // hptune's, for what Vertex's containerSpec and pythonPackageSpec say.
+      .accepted = {"acceleratorConfig", "imageUri", "containerCommand",
+                   "containerArgs", "env", "pythonModule", "packageUris"},
+      .unsupported = {{"tpuTfVersion", kNoTpus}},
       .hints = {},
   };
   return *kFields;
@@ -159,6 +144,36 @@ const ConfigNode* ReadAcceleratorConfig(MapReader& config_reader,
   return node;
 }
 
+// The container fields of a ReplicaConfig; their rules are checked once the
+// master's image has been passed on (CheckContainers).
+void ReadReplicaContainer(MapReader& config_reader, TaskPool* pool) {
+  ContainerSpec& container = pool->container;
+  if (auto image = config_reader.String("imageUri")) {
+    container.image_uri = *image;
+    if (image->empty()) config_reader.Error("imageUri", "must not be empty");
+  }
+  if (auto command = config_reader.StringList("containerCommand")) {
+    container.command = *command;
+  }
+  if (auto args = config_reader.StringList("containerArgs")) {
+    container.args = *args;
+  }
+  if (auto module = config_reader.String("pythonModule")) {
+    container.python_module = *module;
+    if (module->empty())
+      config_reader.Error("pythonModule", "must not be empty");
+  }
+  if (auto uris = config_reader.StringList("packageUris")) {
+    container.package_uris = *uris;
+  }
+  if (const ConfigNode* env = config_reader.Find("env")) {
+    if (auto vars =
+            ReadEnv(*env, config_reader.PathOf("env"), config_reader.sink())) {
+      pool->env = *std::move(vars);
+    }
+  }
+}
+
 void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
               const MachineCatalogue& catalogue, JobSpec* job) {
   ErrorSink& sink = reader.sink();
@@ -187,6 +202,7 @@ void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
                               sink);
       accelerator_node = ReadAcceleratorConfig(config_reader, &pool.accelerator,
                                                &accelerator_ok);
+      ReadReplicaContainer(config_reader, &pool);
     } else {
       accelerator_ok = false;
     }
@@ -218,6 +234,74 @@ void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
     sink.Add(anchor ? anchor->order : reader.node().order,
              std::move(error.field), std::move(error.message));
   }
+}
+
+// A tier other than CUSTOM fixes each pool's machines; a pool the tier has
+// may still name its container (AI Platform's `--scale-tier BASIC
+// --master-image-uri`).
+void ReadTierPool(MapReader& reader, const PoolKeys& keys, ScaleTier tier,
+                  JobSpec* job) {
+  const std::string refusal =
+      "only allowed with scaleTier CUSTOM, got scaleTier " +
+      std::string(ToString(tier)) +
+      (reader.Has("scaleTier") ? "" : " (the default)");
+  for (std::string_view key : {keys.type, keys.count}) {
+    if (!key.empty() && reader.Has(key)) reader.Error(key, refusal);
+  }
+  const ConfigNode* config = reader.Find(keys.config);
+  if (config == nullptr) return;
+  TaskPool& pool = PoolOf(keys.task, job);
+  if (pool.count == 0) {
+    std::string_view pool_name = keys.type.substr(0, keys.type.size() - 4);
+    reader.Error(keys.config,
+                 refusal + ", which has no " + std::string(pool_name) + "s");
+    return;
+  }
+  const std::string path = reader.PathOf(keys.config);
+  if (!ExpectMap(*config, path, reader.sink())) return;
+  MapReader config_reader(*config, path, ReplicaConfigFields(), reader.sink());
+  if (config_reader.Has("acceleratorConfig")) {
+    config_reader.Error("acceleratorConfig", refusal);
+  }
+  ReadReplicaContainer(config_reader, &pool);
+}
+
+// AI Platform's rule: a pool without an image of its own runs the master's.
+// Then each pool's container rules, and the job's trainer, which a master
+// in a container leaves nothing to run.
+void CheckContainers(MapReader& reader, JobSpec* job) {
+  for (TaskPool* pool :
+       {&job->worker, &job->parameter_server, &job->evaluator}) {
+    if (pool->count > 0 && pool->container.image_uri.empty()) {
+      pool->container.image_uri = job->master.container.image_uri;
+    }
+  }
+  std::vector<FieldError> errors;
+  for (const PoolKeys& keys : kPools) {
+    const std::string config = reader.PathOf(keys.config);
+    const TaskPool& pool = job->pool(keys.task);
+    for (FieldError& error : ValidateContainer(
+             pool, {.image_uri = JoinPath(config, "imageUri"),
+                   .command = JoinPath(config, "containerCommand"),
+                   .args = JoinPath(config, "containerArgs"),
+                   .python_module = JoinPath(config, "pythonModule"),
+                   .package_uris = JoinPath(config, "packageUris"),
+                   .env = JoinPath(config, "env")})) {
+      errors.push_back(std::move(error));
+    }
+  }
+  if (!job->master.container.empty()) {
+    for (std::string_view key : {"pythonModule", "packagePath", "command"}) {
+      if (!reader.Has(key)) continue;
+      errors.push_back(
+          {reader.PathOf(key),
+           "cannot be used with masterConfig.imageUri: the container runs "
+           "the trainer (give masterConfig.containerCommand or "
+           "pythonModule), got " +
+               Describe(*reader.Find(key))});
+    }
+  }
+  AddAtFields(reader, std::move(errors));
 }
 
 void ReadTrainer(MapReader& reader, JobSpec* job) {
@@ -254,7 +338,8 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
     job->job_dir = *job_dir;
     if (job_dir->empty()) reader.Error("jobDir", "must not be empty");
     if (job_dir->size() > kMaxPathBytes) {
-      reader.Error("jobDir", "must be at most " + std::to_string(kMaxPathBytes) +
+      reader.Error("jobDir", "must be at most " +
+                                 std::to_string(kMaxPathBytes) +
                                  " bytes (a path's limit), got " +
                                  std::to_string(job_dir->size()));
     }
@@ -262,6 +347,33 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
   // exec's limits, here so that `hptune validate` refuses what `run` would.
   for (FieldError& error : ValidateTrainerCommandLine(*job, "")) {
     reader.Error(error.field, std::move(error.message));
+  }
+}
+
+// hptune's fields for what a Vertex spec says beside its pools: the job's
+// display name, its base output directory, and the dialect it was written in.
+void ReadJobExtras(MapReader& reader, JobSpec* job) {
+  if (auto name = reader.String("displayName")) {
+    job->display_name = *name;
+    for (FieldError& error :
+         ValidateDisplayName(*name, reader.PathOf("displayName"))) {
+      reader.Error("displayName", std::move(error.message));
+    }
+  }
+  if (auto directory = reader.String("baseOutputDirectory")) {
+    job->base_output_directory = *directory;
+    for (FieldError& error : ValidateOutputDirectory(
+             *directory, reader.PathOf("baseOutputDirectory"))) {
+      reader.Error("baseOutputDirectory", std::move(error.message));
+    }
+  }
+  if (auto dialect = reader.String("dialect")) {
+    std::optional<SpecDialect> parsed = ParseSpecDialect(*dialect);
+    if (parsed) {
+      job->dialect = *parsed;
+    } else {
+      reader.Error("dialect", MustBeOneOf({"AI_PLATFORM", "VERTEX"}, *dialect));
+    }
   }
 }
 
@@ -318,27 +430,20 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
   job->scale_tier = tier.value_or(ScaleTier::kCustom);
   if (tier && *tier != ScaleTier::kCustom) {
     ApplyScaleTier(*tier, job);
-    for (const PoolKeys& keys : kPools) {
-      for (std::string_view key : {keys.type, keys.config, keys.count}) {
-        if (!key.empty() && reader.Has(key)) {
-          reader.Error(key,
-                       "only allowed with scaleTier CUSTOM, got scaleTier " +
-                           std::string(ToString(*tier)) +
-                           (reader.Has("scaleTier") ? "" : " (the default)"));
-        }
-      }
-    }
+    for (const PoolKeys& keys : kPools) ReadTierPool(reader, keys, *tier, job);
   } else {
     for (const PoolKeys& keys : kPools) {
       ReadPool(reader, keys, tier.has_value(), catalogue, job);
     }
   }
+  CheckContainers(reader, job);
 
   if (auto chief = reader.Bool("useChiefInTfConfig")) {
     job->use_chief_in_tf_config = *chief;
   }
   ReadTrainer(reader, job);
   ReadScheduling(reader, &job->scheduling);
+  ReadJobExtras(reader, job);
   // Accepted for AI Platform compatibility and ignored: hptune runs the
   // trainer with the Python on the machine, wherever that is.
   for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {

@@ -19,15 +19,41 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-void WritePool(const TaskPool& pool, const char* type_key,
-               const char* config_key, const char* count_key, Json& out) {
-  if (count_key != nullptr) out[count_key] = pool.count;
-  if (!pool.machine_type.empty()) out[type_key] = pool.machine_type;
-  if (pool.accelerator.count > 0 || !pool.accelerator.type.empty()) {
-    out[config_key] = {
-        {"acceleratorConfig",
-         {{"count", pool.accelerator.count}, {"type", pool.accelerator.type}}}};
+// A ReplicaConfig's container fields and env (hptune's), when set.
+void WriteContainer(const TaskPool& pool, Json& config) {
+  const ContainerSpec& container = pool.container;
+  if (!container.image_uri.empty()) config["imageUri"] = container.image_uri;
+  if (!container.command.empty())
+    config["containerCommand"] = container.command;
+  if (!container.args.empty()) config["containerArgs"] = container.args;
+  if (!container.python_module.empty()) {
+    config["pythonModule"] = container.python_module;
   }
+  if (!container.package_uris.empty()) {
+    config["packageUris"] = container.package_uris;
+  }
+  if (!pool.env.empty()) {
+    Json env = Json::array();
+    for (const EnvVar& var : pool.env) {
+      env.push_back({{"name", var.name}, {"value", var.value}});
+    }
+    config["env"] = std::move(env);
+  }
+}
+
+// `custom`: the pool's machines too; other tiers fix them.
+void WritePool(const TaskPool& pool, bool custom, const char* type_key,
+               const char* config_key, const char* count_key, Json& out) {
+  if (custom && count_key != nullptr) out[count_key] = pool.count;
+  if (custom && !pool.machine_type.empty()) out[type_key] = pool.machine_type;
+  Json config = Json::object();
+  if (custom &&
+      (pool.accelerator.count > 0 || !pool.accelerator.type.empty())) {
+    config["acceleratorConfig"] = {{"count", pool.accelerator.count},
+                                   {"type", pool.accelerator.type}};
+  }
+  WriteContainer(pool, config);
+  if (!config.empty()) out[config_key] = std::move(config);
 }
 
 Json ParameterToJson(const SearchSpace& space, int index) {
@@ -134,14 +160,14 @@ std::string Dump(const Json& json) {
 std::string TrainingInputToJson(const JobSpec& job) {
   Json out;
   out["scaleTier"] = std::string(ToString(job.scale_tier));
-  if (job.scale_tier == ScaleTier::kCustom) {
-    WritePool(job.master, "masterType", "masterConfig", nullptr, out);
-    WritePool(job.worker, "workerType", "workerConfig", "workerCount", out);
-    WritePool(job.parameter_server, "parameterServerType",
-              "parameterServerConfig", "parameterServerCount", out);
-    WritePool(job.evaluator, "evaluatorType", "evaluatorConfig",
-              "evaluatorCount", out);
-  }
+  const bool custom = job.scale_tier == ScaleTier::kCustom;
+  WritePool(job.master, custom, "masterType", "masterConfig", nullptr, out);
+  WritePool(job.worker, custom, "workerType", "workerConfig", "workerCount",
+            out);
+  WritePool(job.parameter_server, custom, "parameterServerType",
+            "parameterServerConfig", "parameterServerCount", out);
+  WritePool(job.evaluator, custom, "evaluatorType", "evaluatorConfig",
+            "evaluatorCount", out);
   out["useChiefInTfConfig"] = job.use_chief_in_tf_config;
   if (!job.module_name.empty()) out["pythonModule"] = job.module_name;
   if (!job.package_path.empty()) out["packagePath"] = job.package_path;
@@ -159,6 +185,13 @@ std::string TrainingInputToJson(const JobSpec& job) {
           FormatDurationSeconds(*job.scheduling.max_wait_time);
     }
     out["scheduling"] = std::move(scheduling);
+  }
+  if (!job.display_name.empty()) out["displayName"] = job.display_name;
+  if (!job.base_output_directory.empty()) {
+    out["baseOutputDirectory"] = job.base_output_directory;
+  }
+  if (job.dialect != SpecDialect::kAiPlatform) {
+    out["dialect"] = std::string(ToString(job.dialect));
   }
   if (job.study) out["hyperparameters"] = StudyToJson(*job.study);
   return Dump(Json{{"trainingInput", std::move(out)}});
