@@ -173,8 +173,9 @@ BENCHMARK(BM_LaunchOnly)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_LaunchOnlyContainer(benchmark::State& state) {
   const std::string image = "localhost/hptune-test/python:1";
   if (std::system(("podman image exists " + image).c_str()) != 0) {
-    state.SkipWithError("no podman, or no image " + image +
-                        " (tests/testdata/containers/build_test_image.sh)");
+    state.SkipWithError(
+        "no podman, or no image localhost/hptune-test/python:1 "
+        "(tests/testdata/containers/build_test_image.sh)");
     return;
   }
   JobSpec job = TrueJob("launch_container");

@@ -149,7 +149,7 @@ TEST_F(ContainerRunTest, ThreeTrialsOfAContainerClusterSucceed) {
 TEST_F(ContainerRunTest, AMissingImageFailsTheJobBeforeAnyTrial) {
   WriteConfig("localhost/hptune-test/absent:0", "");
   testing::ProcessResult run = RunProcess(Run());
-  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err,
               HasSubstr("trainingInput.masterConfig.imageUri: image "
                         "\"localhost/hptune-test/absent:0\" is not in "
@@ -169,6 +169,9 @@ TEST_F(ContainerRunTest, AKilledRunsContainersAreRemovedByTheTakeOver) {
   ASSERT_TRUE(
       PollUntil([&] { return fs::exists(metrics); }, std::chrono::seconds(120)))
       << ReadFileOrEmpty(log);
+  // The workers exit once acknowledged; the master's container holds.
+  ASSERT_TRUE(PollUntil([&] { return Containers().size() == 1; },
+                        std::chrono::seconds(60)));
   kill(run, SIGKILL);
   testing::WaitForExit(run, std::chrono::seconds(30));
   // conmon and the containers outlive the runner.
