@@ -23,10 +23,12 @@ endfunction()
 set(HPTUNE_TEST_ENVIRONMENT
   "HPTUNE_CONFIG_DIR=${PROJECT_BINARY_DIR}/tests/hptune-config")
 
-# hptune_test(NAME SOURCES ... [DEPS ...] [LABELS ...] [TIMEOUT s])
-# One GoogleTest executable, registered with ctest test by test.
+# hptune_test(NAME SOURCES ... [DEPS ...] [LABELS ...] [TIMEOUT s]
+#             [FIXTURES ...])
+# One GoogleTest executable, registered with ctest test by test; FIXTURES
+# are ctest fixtures each of its tests requires.
 function(hptune_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;FIXTURES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
@@ -42,8 +44,12 @@ function(hptune_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
+  set(fixtures)
+  if(ARG_FIXTURES)
+    set(fixtures FIXTURES_REQUIRED "${ARG_FIXTURES}")
+  endif()
   gtest_discover_tests(${name}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-      ENVIRONMENT "${HPTUNE_TEST_ENVIRONMENT}"
+      ENVIRONMENT "${HPTUNE_TEST_ENVIRONMENT}" ${fixtures}
     DISCOVERY_TIMEOUT 60)
 endfunction()

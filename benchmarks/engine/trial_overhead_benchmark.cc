@@ -6,12 +6,13 @@
 // ports, launch 4 replicas (1 master, 2 workers, 1 parameter server), collect
 // their exits, stop, record. BM_LaunchOnly starts and reaps the same 4
 // processes through the launcher alone. The difference of the two per-trial
-// times is the engine's overhead. BM_JobTrialsSlurm is BM_JobTrials with
-// the Slurm launcher (5 trials a job): one batch job per trial on the test
-// cluster of scripts/start-slurm (SLURM_CONF, else that cluster's config);
-// it reports an error and skips when no cluster answers. BM_TrialGap
-// measures how soon the next trial starts after a master exits. `make bench`
-// runs it; figures are in benchmarks/RESULTS.md.
+// times is the engine's overhead. BM_LaunchOnlyContainer is BM_LaunchOnly
+// with each replica in an OCI container (podman, the tests' image).
+// BM_JobTrialsSlurm is BM_JobTrials with the Slurm launcher (5 trials a job):
+// one batch job per trial on the test cluster of scripts/start-slurm
+// (SLURM_CONF, else that cluster's config); it reports an error and skips when
+// no cluster answers. BM_TrialGap measures how soon the next trial starts after
+// a master exits. `make bench` runs it; figures are in benchmarks/RESULTS.md.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -123,12 +124,13 @@ BENCHMARK(BM_JobTrialsSlurm)
     ->UseRealTime()
     ->Iterations(2);
 
-void BM_LaunchOnly(benchmark::State& state) {
+// Starts and reaps the replicas of `job`, trial after trial, through the
+// local launcher alone.
+void LaunchOnly(benchmark::State& state, const JobSpec& job) {
   const std::filesystem::path dir = TempDir();
   // Replicas run in their trial's directory, which the job runner makes.
   std::filesystem::create_directories(dir / "trial");
   launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
-  JobSpec job = TrueJob("launch_only");
   const auto requests = launch::ReplicaRequests(job);
   int64_t trials = 0;
   for (auto _ : state) {
@@ -158,7 +160,37 @@ void BM_LaunchOnly(benchmark::State& state) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   std::filesystem::remove_all(dir);
 }
+
+void BM_LaunchOnly(benchmark::State& state) {
+  LaunchOnly(state, TrueJob("launch_only"));
+}
 BENCHMARK(BM_LaunchOnly)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// BM_LaunchOnly with every replica in a container: `podman run` of the
+// tests' image (tests/testdata/containers/build_test_image.sh) whose
+// command is `sh -c "exit 0"`. The difference of the two per-trial times
+// is what a container adds to a trial of 4 replicas started together.
+void BM_LaunchOnlyContainer(benchmark::State& state) {
+  const std::string image = "localhost/hptune-test/python:1";
+  if (std::system(("podman image exists " + image).c_str()) != 0) {
+    state.SkipWithError(
+        "no podman, or no image localhost/hptune-test/python:1 "
+        "(tests/testdata/containers/build_test_image.sh)");
+    return;
+  }
+  JobSpec job = TrueJob("launch_container");
+  job.command.clear();
+  const ContainerSpec container{.image_uri = image,
+                                .command = {"/bin/sh", "-c", "exit 0"}};
+  for (TaskPool* pool : {&job.master, &job.worker, &job.parameter_server}) {
+    pool->container = container;
+  }
+  LaunchOnly(state, job);
+}
+BENCHMARK(BM_LaunchOnlyContainer)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(10);
 
 // The gap between one trial's master exiting and the next trial's master
 // starting: a job of 20 sequential trials whose only replica is

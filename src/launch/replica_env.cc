@@ -181,13 +181,20 @@ std::filesystem::path ForReplicas(const std::filesystem::path& path) {
   return ec ? path : absolute.lexically_normal();
 }
 
+std::filesystem::path TrialOutputBase(const TrialContext& context) {
+  const std::string trial = std::to_string(context.trial);
+  const std::string& vertex_base = context.job->base_output_directory;
+  if (!vertex_base.empty()) {
+    return ForReplicas(std::filesystem::path(vertex_base) / trial);
+  }
+  return ForReplicas(context.job_dir.empty() ? context.trial_dir
+                                             : context.job_dir / trial);
+}
+
 }  // namespace
 
 AipDirs TrialOutputDirs(const TrialContext& context) {
-  const std::filesystem::path base =
-      ForReplicas(context.job_dir.empty()
-                      ? context.trial_dir
-                      : context.job_dir / std::to_string(context.trial));
+  const std::filesystem::path base = TrialOutputBase(context);
   const bool url = IsUrl(base);
   const std::string prefix = base.string();
   auto under = [&prefix](const char* leaf) {
@@ -338,6 +345,23 @@ Json ClusterJson(const std::vector<ReplicaRequest>& requests,
   return cluster;
 }
 
+// Vertex AI's worker pool names: workerPoolSpecs[i] is "workerpool<i>".
+std::string WorkerPoolName(TaskType type) {
+  return absl::StrCat("workerpool", static_cast<int>(type));
+}
+
+// The cluster of a Vertex job's CLUSTER_SPEC, by worker pool.
+Json VertexCluster(const std::vector<ReplicaRequest>& requests,
+                   const std::vector<ReplicaPlacement>& placement) {
+  Json cluster = Json::object();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    // Evaluators have no address (TF_CONFIG leaves them out too).
+    if (requests[i].type == TaskType::kEvaluator) continue;
+    cluster[WorkerPoolName(requests[i].type)].push_back(Address(placement[i]));
+  }
+  return cluster;
+}
+
 // What every replica of a trial is given alike.
 struct TrialEnv {
   const JobSpec& job;
@@ -345,12 +369,27 @@ struct TrialEnv {
   std::string trial;
   bool chief = false;
   Json cluster;
-  int world_size = 1;  // The master and the workers.
+  Json vertex_cluster;  // By worker pool, for a Vertex job's CLUSTER_SPEC.
+  int world_size = 1;   // The master and the workers.
   Json training_input;
   AipDirs aip;
   std::filesystem::path working_dir;
   const ReplicaPlacement& master;
 };
+
+// CLUSTER_SPEC as Vertex AI sets it (cloud.google.com/vertex-ai/docs/
+// training/distributed-training, "CLUSTER_SPEC"): the cluster by worker
+// pool, this replica's task as its pool and index with the trial, and the
+// job.
+Json VertexClusterSpec(const TrialEnv& trial, const ReplicaRequest& request) {
+  return {{"cluster", trial.vertex_cluster},
+          {"environment", "cloud"},
+          {"task",
+           {{"type", WorkerPoolName(request.type)},
+            {"index", request.index},
+            {"trial", trial.trial}}},
+          {"job", trial.training_input}};
+}
 
 // One replica's variables over `env` (the trainer command's).
 std::map<std::string, std::string> ReplicaEnv(
@@ -366,7 +405,9 @@ std::map<std::string, std::string> ReplicaEnv(
                     {"task", task},
                     {"job", trial.training_input},
                     {"environment", "cloud"}};
-  Json cluster_spec = {{"cluster", trial.cluster}, {"task", task}};
+  Json cluster_spec = trial.job.dialect == SpecDialect::kVertex
+                          ? VertexClusterSpec(trial, request)
+                          : Json{{"cluster", trial.cluster}, {"task", task}};
   env["TF_CONFIG"] = tf_config.dump();
   env["CLUSTER_SPEC"] = cluster_spec.dump();
   env["CLOUD_ML_TRIAL_ID"] = trial.trial;
@@ -393,6 +434,59 @@ std::map<std::string, std::string> ReplicaEnv(
   return env;
 }
 
+// Whether some replica runs on the host and so needs the job's trainer
+// (command or pythonModule); a job whose pools all run images has none.
+bool NeedsHostTrainer(const JobSpec& job,
+                      const std::vector<ReplicaRequest>& requests) {
+  return std::any_of(requests.begin(), requests.end(),
+                     [&job](const ReplicaRequest& request) {
+                       return job.pool(request.type).container.empty();
+                     });
+}
+
+// The pool's own variables (Vertex's containerSpec.env) under the ones
+// hptune sets: TF_CONFIG and the rest describe the trial and cannot be
+// replaced. A container gets no host PYTHONPATH.
+std::map<std::string, std::string> PoolEnv(
+    const TaskPool& pool, std::map<std::string, std::string> env) {
+  if (!pool.container.empty()) env.erase("PYTHONPATH");
+  for (const EnvVar& var : pool.env) env.emplace(var.name, var.value);
+  return env;
+}
+
+// What follows the image: the pool's args (with pythonPackageSpec, the
+// module first: the launcher's entrypoint installs the packages and runs
+// `python3 -m <module>`), then the job's args, --job-dir and parameters.
+std::vector<std::string> ContainerArgv(const ContainerSpec& spec,
+                                       const std::vector<std::string>& tail) {
+  std::vector<std::string> argv;
+  if (!spec.python_module.empty()) argv.push_back(spec.python_module);
+  argv.insert(argv.end(), spec.args.begin(), spec.args.end());
+  argv.insert(argv.end(), tail.begin(), tail.end());
+  return argv;
+}
+
+// The host directories a container replica is given paths under: its
+// trial's directory (logs, metric files), the AIP_* base and the local
+// job dir of the trial, each once.
+std::vector<std::filesystem::path> ContainerMounts(
+    const TrialContext& context, const std::filesystem::path& trial_dir) {
+  std::vector<std::filesystem::path> mounts = {trial_dir};
+  auto add = [&mounts](const std::filesystem::path& dir) {
+    if (dir.empty() || IsUrl(dir)) return;
+    for (const std::filesystem::path& mount : mounts) {
+      const std::string inside = mount.string() + "/";
+      if (dir == mount || dir.string().starts_with(inside)) return;
+    }
+    mounts.push_back(dir);
+  };
+  add(TrialOutputBase(context));
+  if (!context.job_dir.empty()) {
+    add(ForReplicas(context.job_dir / std::to_string(context.trial)));
+  }
+  return mounts;
+}
+
 }  // namespace
 
 absl::StatusOr<TrialLaunch> BuildTrialLaunch(
@@ -408,19 +502,23 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
 
   std::vector<std::string> command;
   std::map<std::string, std::string> command_env;
-  HPTUNE_RETURN_IF_ERROR(TrainerCommand(context, &command, &command_env));
+  if (NeedsHostTrainer(job, requests)) {
+    HPTUNE_RETURN_IF_ERROR(TrainerCommand(context, &command, &command_env));
+  }
   HPTUNE_ASSIGN_OR_RETURN(std::vector<std::string> parameter_flags,
                           ParameterFlags(context));
   HPTUNE_ASSIGN_OR_RETURN(Json training_input, TrainingInput(context));
 
-  std::vector<std::string> argv = command;
-  argv.insert(argv.end(), job.args.begin(), job.args.end());
-  // As gcloud: --job-dir only when the job has a jobDir.
+  // What follows the trainer: the job's args, --job-dir (as gcloud, only
+  // when the job has a jobDir) and the parameters.
+  std::vector<std::string> tail = job.args;
   if (!context.job_dir.empty()) {
-    argv.push_back(absl::StrCat("--job-dir=",
+    tail.push_back(absl::StrCat("--job-dir=",
                                 ForReplicas(context.job_dir / trial).string()));
   }
-  argv.insert(argv.end(), parameter_flags.begin(), parameter_flags.end());
+  tail.insert(tail.end(), parameter_flags.begin(), parameter_flags.end());
+  std::vector<std::string> argv = command;
+  argv.insert(argv.end(), tail.begin(), tail.end());
   const auto workers = std::count_if(
       requests.begin(), requests.end(),
       [](const ReplicaRequest& r) { return r.type == TaskType::kWorker; });
@@ -429,6 +527,7 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
                         .trial = trial,
                         .chief = chief,
                         .cluster = ClusterJson(requests, placement, chief),
+                        .vertex_cluster = VertexCluster(requests, placement),
                         .world_size = 1 + static_cast<int>(workers),
                         .training_input = std::move(training_input),
                         .aip = TrialOutputDirs(context),
@@ -438,19 +537,29 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
                         .working_dir = ForReplicas(context.trial_dir),
                         .master = placement[0]};
 
+  const std::vector<std::filesystem::path> mounts =
+      ContainerMounts(context, shared.working_dir);
   TrialLaunch launch{.job_id = job.job_id, .trial = context.trial};
   for (size_t i = 0; i < requests.size(); ++i) {
     const ReplicaRequest& request = requests[i];
-    launch.replicas.push_back(ReplicaLaunch{
+    const TaskPool& pool = job.pool(request.type);
+    ReplicaLaunch replica{
         .type = request.type,
         .index = request.index,
         .argv = argv,
-        .env = ReplicaEnv(shared, request, placement[i], command_env),
+        .env = ReplicaEnv(shared, request, placement[i],
+                          PoolEnv(pool, command_env)),
         .working_dir = shared.working_dir,
         .log_path = ReplicaLogPath(context.trial_dir, request.type,
                                    request.index, chief),
         .metrics_path = ReplicaMetricsPath(shared.working_dir, request.type,
-                                           request.index, chief)});
+                                           request.index, chief)};
+    if (!pool.container.empty()) {
+      replica.argv = ContainerArgv(pool.container, tail);
+      replica.container = ReplicaContainer{
+          .spec = pool.container, .mounts = mounts, .gpus = placement[i].gpus};
+    }
+    launch.replicas.push_back(std::move(replica));
   }
   return launch;
 }

@@ -469,5 +469,89 @@ TEST(ReplicaEnvTest, FileNamesUseTheTfConfigTaskType) {
   EXPECT_THAT(ReplicaRequests(JobSpec{.master = {.count = 0}}), IsEmpty());
 }
 
+TEST(ReplicaEnvTest, ContainerPoolsGetTheirArgsThenParametersAndTheirMounts) {
+  JobSpec job = MakeJob();
+  job.master.container = {.image_uri = "trainer:1",
+                          .command = {"python3", "/app/task.py"},
+                          .args = {"--data=/data"}};
+  job.worker.container = job.master.container;
+  job.master.env = {{"TEAM", "vision"}, {"TF_CONFIG", "not this"}};
+  const TrialLaunch launch = BuildOrDie(MakeContext(job));
+  const ReplicaLaunch& master = launch.replicas[0];
+  ASSERT_TRUE(master.container.has_value());
+  EXPECT_EQ(master.container->spec.image_uri, "trainer:1");
+  // What follows the image: the pool's args, the job's, --job-dir, the
+  // parameters; the command is the entrypoint, kept in the spec.
+  EXPECT_THAT(
+      master.argv,
+      ElementsAre("--data=/data", "--epochs=10", "two words",
+                  "--job-dir=/data/jobs/mnist_1/7", "--lr=0.30000000000000004",
+                  "--hidden=128", "--layers=4", "--cell=LSTM"));
+  // The trial's directory and the local job dir of the trial, where
+  // AIP_* lie.
+  EXPECT_THAT(master.container->mounts,
+              ElementsAre("/var/hptune/mnist_1/7", "/data/jobs/mnist_1/7"));
+  EXPECT_THAT(launch.replicas[1].container->gpus, ElementsAre(0, 1));
+  // A pool's env is added; hptune's own variables win.
+  EXPECT_EQ(master.env.at("TEAM"), "vision");
+  EXPECT_NE(master.env.at("TF_CONFIG"), "not this");
+  EXPECT_FALSE(launch.replicas[1].env.contains("TEAM"));
+  // Pools without an image stay host processes.
+  EXPECT_FALSE(launch.replicas[3].container.has_value());
+  EXPECT_EQ(launch.replicas[3].argv.front(), "python3");
+}
+
+TEST(ReplicaEnvTest, AJobOfImagesOnlyNeedsNoHostTrainer) {
+  JobSpec job = MakeJob();
+  job.command.clear();
+  job.worker.count = 0;
+  job.parameter_server.count = 0;
+  job.evaluator.count = 0;
+  job.master.container = {.image_uri = "trainer:1"};
+  absl::StatusOr<TrialLaunch> launch = BuildTrialLaunch(
+      MakeContext(job), ReplicaRequests(job), {{"127.0.0.1", 1000, {}}});
+  ASSERT_OK(launch);
+  EXPECT_EQ(launch->replicas[0].argv.front(), "--epochs=10");
+}
+
+TEST(ReplicaEnvTest, AVertexJobsClusterSpecIsByWorkerPool) {
+  JobSpec job = MakeJob();
+  job.dialect = SpecDialect::kVertex;
+  const TrialLaunch launch = BuildOrDie(MakeContext(job));
+  const nlohmann::json job_json = nlohmann::json::parse(kTrainingInput);
+  const nlohmann::json cluster = {
+      {"workerpool0", {"127.0.0.1:1000"}},
+      {"workerpool1", {"127.0.0.1:1001", "127.0.0.1:1002"}},
+      {"workerpool2", {"127.0.0.1:1003"}}};
+  EXPECT_EQ(
+      nlohmann::json::parse(launch.replicas[2].env.at("CLUSTER_SPEC")),
+      nlohmann::json(
+          {{"cluster", cluster},
+           {"environment", "cloud"},
+           {"task", {{"type", "workerpool1"}, {"index", 1}, {"trial", "7"}}},
+           {"job", job_json}}));
+  EXPECT_EQ(nlohmann::json::parse(
+                launch.replicas[4].env.at("CLUSTER_SPEC"))["task"]["type"],
+            "workerpool3");
+  // TF_CONFIG keeps TensorFlow's names.
+  EXPECT_TRUE(
+      nlohmann::json::parse(launch.replicas[2].env.at("TF_CONFIG"))["cluster"]
+          .contains("worker"));
+}
+
+TEST(ReplicaEnvTest, AipDirsLieUnderTheBaseOutputDirectoryWhenGiven) {
+  JobSpec job = MakeJob();
+  job.base_output_directory = "/out/study";
+  job.master.container = {.image_uri = "trainer:1"};
+  const TrialLaunch launch = BuildOrDie(MakeContext(job));
+  const auto& env = launch.replicas[0].env;
+  EXPECT_EQ(env.at("AIP_MODEL_DIR"), "/out/study/7/model/");
+  EXPECT_EQ(env.at("AIP_CHECKPOINT_DIR"), "/out/study/7/checkpoints/");
+  EXPECT_EQ(env.at("AIP_TENSORBOARD_LOG_DIR"), "/out/study/7/logs/");
+  EXPECT_THAT(launch.replicas[0].container->mounts,
+              ElementsAre("/var/hptune/mnist_1/7", "/out/study/7",
+                          "/data/jobs/mnist_1/7"));
+}
+
 }  // namespace
 }  // namespace hptune::launch

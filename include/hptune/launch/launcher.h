@@ -55,8 +55,23 @@ class Placement {
   virtual const std::vector<ReplicaPlacement>& replicas() const = 0;
 };
 
+// A replica that runs in an OCI container (its pool's ContainerSpec), with
+// what the container needs of the host.
+struct ReplicaContainer {
+  ContainerSpec spec;
+  // Host directories the replica is given paths under (its trial's
+  // directory, the local AIP_* base and job dir), bound into the container
+  // at the same paths, so every path in its environment and argv holds.
+  std::vector<std::filesystem::path> mounts;
+  std::vector<int> gpus;  // The host's GPU indices allocated to it.
+  bool operator==(const ReplicaContainer&) const = default;
+};
+
 // Everything needed to start one replica. No shell is involved: argv[0] is
-// looked up on PATH and the other elements are passed as they are.
+// looked up on PATH and the other elements are passed as they are. For a
+// replica with a `container`, argv is what follows the image: the command
+// (container.spec.command, the image's entrypoint when empty) runs with
+// these arguments; a launcher wraps it in its container runtime.
 struct ReplicaLaunch {
   TaskType type = TaskType::kMaster;
   int index = 0;
@@ -72,6 +87,7 @@ struct ReplicaLaunch {
   // root server's job of another user (hptune/env/users.h). Unset: this
   // process's user.
   std::optional<UserCredentials> run_as;
+  std::optional<ReplicaContainer> container;  // Unset: a host process.
 };
 
 struct TrialLaunch {

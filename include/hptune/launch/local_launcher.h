@@ -39,6 +39,9 @@ struct LocalLauncherOptions {
   std::string host = "127.0.0.1";
   // Reattach: between SIGTERM and SIGKILL for replicas left running.
   std::chrono::milliseconds reattach_grace{5000};
+  // BeginJob pulls an image the job names that podman's local storage
+  // lacks, instead of refusing the job (`--pull-images`).
+  bool pull_images = false;
 };
 
 class LocalLauncher : public Launcher {
@@ -57,6 +60,8 @@ class LocalLauncher : public Launcher {
   // placements hold the GPUs.
   absl::StatusOr<std::unique_ptr<Placement>> Reserve(
       const std::vector<ReplicaRequest>& requests) override;
+  // A replica with a container runs as `podman run` in the foreground
+  // (src/launch/local/podman_argv.h), as the process described here.
   // Spawns every replica with posix_spawnp: argv[0] looked up on this
   // process's PATH, no shell; a process group of its own; stdin /dev/null,
   // stdout and stderr appended to log_path (directories created), no other
@@ -78,6 +83,10 @@ class LocalLauncher : public Launcher {
   // restart rules. No trainer is left orphaned.
   absl::StatusOr<std::unique_ptr<TrialRun>> Reattach(
       const TrialLaunch& launch) override;
+  // A job whose pools name OCI images (ContainerSpec) needs podman and
+  // every image in its local storage (pulled first with pull_images):
+  // FailedPrecondition naming the field, the image and how to load it.
+  [[nodiscard]] absl::Status BeginJob(const JobSpec& job) override;
   // StopLeftoverReplicas, below.
   void StopLeftovers(const std::filesystem::path& job_runs_dir,
                      std::chrono::milliseconds grace) override;
@@ -88,13 +97,15 @@ class LocalLauncher : public Launcher {
   GpuAllocator gpus_;
   std::string host_;
   std::chrono::milliseconds reattach_grace_;
+  bool pull_images_;
 };
 
 // Stops every local replica an earlier, killed hptune process left running
 // for the job whose files are under `job_runs_dir` (<runs_dir>/<job>), found
 // by the HPTUNE_REPLICA marker as Reattach finds one trial's: SIGTERM to
 // their process groups, `grace`, SIGKILL; then every process left in the
-// cgroups its trials recorded. Returns how many were found.
+// cgroups its trials recorded; then the job's containers podman still
+// lists. Returns how many were found.
 int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
                          std::chrono::milliseconds grace);
 

@@ -62,8 +62,10 @@ struct TrialContext {
 
 // A trial's output directories in Vertex AI's names (AIP_MODEL_DIR,
 // AIP_CHECKPOINT_DIR, AIP_TENSORBOARD_LOG_DIR): model/, checkpoints/ and
-// logs/ under <job_dir>/<trial> when the job has a jobDir, else under the
-// trial's own directory; absolute, each ending in '/', as Vertex AI's do.
+// logs/ under <baseOutputDirectory>/<trial> for a Vertex job that names
+// one, else under <job_dir>/<trial> when the job has a jobDir, else under
+// the trial's own directory; absolute, each ending in '/', as Vertex AI's
+// do.
 // `local` is false for a URL (gs://...), which hptune cannot create.
 struct AipDirs {
   std::string model;
@@ -95,9 +97,13 @@ std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
 // there (modules: model, task)`.
 [[nodiscard]] absl::Status CheckTrainer(const JobSpec& job);
 
-// argv and environment of every replica. `placement` holds one entry per
-// request of ReplicaRequests(*context.job), in the same order.
-// The trainer is job.command, else `python3 -m module_name`; then job.args,
+// argv and environment of every replica. A replica whose pool has a
+// container image gets ReplicaLaunch::container (the image, the host
+// directories to mount, its GPUs) and, as argv, what follows the image: the
+// pool's container args, then job.args, --job-dir and the parameters. Each
+// pool's `env` is added under hptune's own variables. `placement` holds one
+// entry per request of ReplicaRequests(*context.job), in the same order. The
+// trainer is job.command, else `python3 -m module_name`; then job.args,
 // --job-dir=<job_dir>/<trial> (left out when job_dir is empty) and one
 // --<name>=<value> per parameter in search-space order.
 // InvalidArgument when the job has no command and no module, when the

@@ -191,7 +191,7 @@ std::variant<ParsedArgs, int> ParseCommandLine(
                      std::end(kReplicaValueFlags));
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
-  auto parsed = ParseArgs(args, value_flags, {"quiet", "help"});
+  auto parsed = ParseArgs(args, value_flags, {"quiet", "pull-images", "help"});
   if (!parsed.ok()) {
     err << "hptune run: " << parsed.status().message() << "\n\n" << kUsage;
     return kExitUsage;
@@ -249,8 +249,8 @@ absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
   HPTUNE_ASSIGN_OR_RETURN(launch::GpuInventory gpus,
                           GpusFlag(args, ProcessEnv()));
   return std::unique_ptr<launch::Launcher>(
-      std::make_unique<launch::LocalLauncher>(
-          launch::LocalLauncherOptions{.gpus = std::move(gpus)}));
+      std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
+          .gpus = std::move(gpus), .pull_images = args.Has("pull-images")}));
 }
 
 int FailLauncher(const absl::Status& status, const BackendConfig& backend,

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "hptune/core/status.h"
+#include "src/launch/local/container_replicas.h"
 #include "src/launch/local/local_trial_run.h"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/local/replica_process.h"
@@ -36,7 +37,12 @@ class LocalPlacement : public Placement {
 LocalLauncher::LocalLauncher(LocalLauncherOptions options)
     : gpus_(std::move(options.gpus)),
       host_(std::move(options.host)),
-      reattach_grace_(options.reattach_grace) {}
+      reattach_grace_(options.reattach_grace),
+      pull_images_(options.pull_images) {}
+
+absl::Status LocalLauncher::BeginJob(const JobSpec& job) {
+  return CheckJobImages(job, pull_images_);
+}
 
 LocalLauncher::~LocalLauncher() = default;
 
@@ -70,8 +76,13 @@ absl::StatusOr<std::unique_ptr<Placement>> LocalLauncher::Reserve(
 
 absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
     const TrialLaunch& launch) {
+  TrialLaunch wrapped = launch;
+  // In a replica cgroup of its own, podman puts conmon and the container in
+  // sub-cgroups of it, so the replica's cgroup kill reaches them.
+  HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
+      MachinePodmanOptions(DetectCgroupSupport().usable), &wrapped));
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
-                          LocalTrialRun::Start(launch));
+                          LocalTrialRun::Start(wrapped));
   return std::unique_ptr<TrialRun>(std::move(run));
 }
 
@@ -106,7 +117,9 @@ int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
       stopped += KillRecordedCgroup(trial.path(), grace);
     }
   }
-  return stopped;
+  // Their processes are gone; podman still lists them (running, for a
+  // killed conmon) until they are removed.
+  return stopped + RemoveLeftoverContainers(dir);
 }
 
 std::string ReplicaContainment() { return DetectCgroupSupport().description; }

@@ -275,8 +275,12 @@ absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
 
 absl::StatusOr<int> TrialCgroup::NextReplicaCgroup(int replica) {
   Replica& r = replicas_[replica];
+  // A replica run by podman leaves sub-cgroups (conmon's, the
+  // container's): removed with it.
   std::erase_if(r.dirs, [](const fs::path& dir) {
-    return rmdir(dir.c_str()) == 0 || errno == ENOENT;  // Busy: kept.
+    RemoveCgroupTree(dir);
+    std::error_code ec;
+    return !fs::exists(dir, ec);  // Busy: kept.
   });
   if (r.fd >= 0) close(r.fd);
   r.fd = -1;

@@ -19,6 +19,7 @@
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
+#include "src/launch/local/container_replicas.h"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/slurm/slurm_commands.h"
 #include "src/launch/slurm/slurm_scripts.h"
@@ -448,7 +449,12 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
   HPTUNE_ASSIGN_OR_RETURN(
       std::filesystem::path dir,
       NewAttemptDir(std::filesystem::absolute(trial_dir) / "slurm"));
-  HPTUNE_RETURN_IF_ERROR(WriteAttemptFiles(dir, launch, components));
+  // A container replica's step runs `podman run` on its node; the task
+  // script's environment, node addresses in place, is what podman passes.
+  TrialLaunch wrapped = launch;
+  HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
+      MachinePodmanOptions(/*split_cgroups=*/false), &wrapped));
+  HPTUNE_RETURN_IF_ERROR(WriteAttemptFiles(dir, wrapped, components));
   auto submitted = RunSlurm(SbatchArgv(launch, dir, components, options_.sbatch,
                                        JobOptions(launch.job_id)));
   if (!submitted.ok()) {

@@ -28,6 +28,7 @@
 #include "src/launch/capture_output.h"
 #include "tests/launch/slurm/slurm_cluster.h"
 #include "tests/launch/trial_run_waits.h"
+#include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -557,6 +558,47 @@ TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
                          "ping` says: ")));
   EXPECT_THAT(std::string(launcher.status().message()),
               HasSubstr("SLURM_CONF=" + bogus));
+}
+
+// A pool with an image runs `podman run` in its step: the master and worker
+// containers, on the two nodes' addresses, form the cluster their
+// TF_CONFIG names. The image is tests/testdata/containers', built here
+// when missing (this suite does not wait for the containers.test_image
+// fixture).
+TEST_F(SlurmLauncherTest, ContainerReplicasFormTheClusterOnTheNodes) {
+  const char* kImage = "localhost/hptune-test/python:1";
+  const bool podman = access("/usr/bin/podman", X_OK) == 0;
+  HPTUNE_SKIP_UNLESS_AVAILABLE(podman, "podman", "podman is not installed");
+  if (hptune::testing::RunProcess(
+          {"/usr/bin/podman", "image", "exists", kImage})
+          .exit_code != 0) {
+    ASSERT_EQ(hptune::testing::RunProcess(
+                  {HPTUNE_SOURCE_DIR
+                   "/tests/testdata/containers/build_test_image.sh"})
+                  .exit_code,
+              0);
+  }
+  const ContainerSpec image{.image_uri = kImage,
+                            .command = {"python3", "/app/cluster_trainer.py"}};
+  job_.master.container = image;
+  job_.worker.container = image;
+  job_.parameter_server.count = 0;
+  job_.args.clear();
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  fs::create_directories(root_ / "trials" / "1" / "model");
+  ASSERT_OK(launcher_->BeginJob(job_));
+  auto run = launcher_->Start(launch);
+  ASSERT_OK(run);
+  auto exits = WaitForExits(**run, 3);
+  for (const auto& [replica, exit] : exits) {
+    EXPECT_TRUE(exit.succeeded())
+        << "replica " << replica << ": "
+        << ReadFile(launch.replicas[replica].log_path);
+  }
+  const Json exchange =
+      Json::parse(ReadFile(root_ / "trials" / "1" / "model" / "exchange.json"));
+  EXPECT_EQ(exchange["received"], Json({{"0", 10}, {"1", 20}}));
 }
 
 }  // namespace

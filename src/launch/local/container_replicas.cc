@@ -1,0 +1,154 @@
+#include "src/launch/local/container_replicas.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "hptune/core/status.h"
+#include "hptune/env/env.h"
+#include "src/launch/capture_output.h"
+
+namespace hptune::launch {
+namespace {
+
+constexpr TaskType kPools[] = {TaskType::kMaster, TaskType::kWorker,
+                               TaskType::kParameterServer,
+                               TaskType::kEvaluator};
+
+// podman 4.3's own defaults (RLimitDefaultValue, and the RLIMIT_NPROC it
+// starts conmon with): above them runc's setrlimit fails with EPERM.
+constexpr uint64_t kPodmanNofile = 1048576;
+constexpr uint64_t kPodmanNproc = 32768;
+
+Rlimit OwnLimit(int resource, uint64_t cap) {
+  rlimit limit{};
+  if (getrlimit(resource, &limit) != 0) return {1024, 1024};
+  auto capped = [cap](rlim_t value) {
+    return value == RLIM_INFINITY ? cap : std::min<uint64_t>(value, cap);
+  };
+  return {capped(limit.rlim_cur), capped(limit.rlim_max)};
+}
+
+bool Exists(const char* path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+// How a config names a pool's image, for messages.
+std::string ImageField(const JobSpec& job, TaskType type) {
+  const int index = static_cast<int>(type);
+  if (job.dialect == SpecDialect::kVertex) {
+    return absl::StrCat("trialJobSpec.workerPoolSpecs[", index,
+                        "].containerSpec.imageUri");
+  }
+  static constexpr const char* kConfigs[] = {"masterConfig", "workerConfig",
+                                             "parameterServerConfig",
+                                             "evaluatorConfig"};
+  return absl::StrCat("trainingInput.", kConfigs[index], ".imageUri");
+}
+
+std::string LastLine(const std::string& text) {
+  std::vector<std::string> lines =
+      absl::StrSplit(absl::StripTrailingAsciiWhitespace(text), '\n');
+  return lines.empty() ? "" : lines.back();
+}
+
+absl::Status CheckImage(const std::string& field, const std::string& image,
+                        bool pull) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      CapturedOutput exists,
+      RunCapturingOutput({"podman", "image", "exists", image}));
+  if (exists.signal == 0 && exists.exit_code == 0) return absl::OkStatus();
+  if (exists.signal != 0 || exists.exit_code != 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        field, ": podman cannot look up image \"", image,
+        "\": ", LastLine(exists.err), " (see docs/operations.md, Containers)"));
+  }
+  if (!pull) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        field, ": image \"", image,
+        "\" is not in podman's local storage, and hptune pulls none unless "
+        "asked: load it (podman load -i <file>.tar) or pull it (podman pull ",
+        image, "), or run with --pull-images"));
+  }
+  HPTUNE_ASSIGN_OR_RETURN(
+      CapturedOutput pulled,
+      RunCapturingOutput({"podman", "pull", "--quiet", image}));
+  if (pulled.signal == 0 && pulled.exit_code == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      field, ": podman pull ", image, " failed: ", LastLine(pulled.err)));
+}
+
+}  // namespace
+
+PodmanOptions MachinePodmanOptions(bool split_cgroups) {
+  PodmanOptions options{.split_cgroups = split_cgroups};
+  options.nofile = OwnLimit(RLIMIT_NOFILE, kPodmanNofile);
+  options.nproc = OwnLimit(RLIMIT_NPROC, kPodmanNproc);
+  for (const char* spec :
+       {"/etc/cdi/nvidia.yaml", "/etc/cdi/nvidia.json",
+        "/var/run/cdi/nvidia.yaml", "/var/run/cdi/nvidia.json"}) {
+    if (Exists(spec)) options.cdi_gpus = true;
+  }
+  for (const char* device : {"/dev/nvidiactl", "/dev/nvidia-uvm",
+                             "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
+    if (Exists(device)) options.control_devices.push_back(device);
+  }
+  return options;
+}
+
+absl::Status CheckJobImages(const JobSpec& job, bool pull) {
+  for (TaskType type : kPools) {
+    const TaskPool& pool = job.pool(type);
+    if (pool.count == 0 || pool.container.empty()) continue;
+    const std::string field = ImageField(job, type);
+    if (!FindOnPath("podman", /*search_working_dir=*/false).ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          field, ": \"", pool.container.image_uri,
+          "\" runs in a container, and podman is not installed: install it "
+          "(apt-get install podman runc; docs/operations.md, Containers)"));
+    }
+    HPTUNE_RETURN_IF_ERROR(CheckImage(field, pool.container.image_uri, pull));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WrapContainerReplicas(const PodmanOptions& options,
+                                   TrialLaunch* launch) {
+  for (ReplicaLaunch& replica : launch->replicas) {
+    if (!replica.container.has_value()) continue;
+    // A bind mount needs its source: a local <jobDir>/<N> that the trainer
+    // would have made is made here.
+    for (const std::filesystem::path& mount : replica.container->mounts) {
+      std::error_code ec;
+      std::filesystem::create_directories(mount, ec);
+    }
+    HPTUNE_ASSIGN_OR_RETURN(replica.argv, PodmanRunArgv(replica, options));
+  }
+  return absl::OkStatus();
+}
+
+int RemoveLeftoverContainers(const std::filesystem::path& job_runs_dir) {
+  if (!FindOnPath("podman", /*search_working_dir=*/false).ok()) return 0;
+  std::error_code ec;
+  const std::filesystem::path dir =
+      std::filesystem::absolute(job_runs_dir, ec).lexically_normal();
+  absl::StatusOr<CapturedOutput> listed = RunCapturingOutput(
+      {"podman", "ps", "--all", "--quiet", "--no-trunc",
+       absl::StrCat("--filter=label=", ContainerJobLabel(dir))});
+  if (!listed.ok() || listed->exit_code != 0) return 0;
+  std::vector<std::string> ids = absl::StrSplit(
+      listed->out, absl::ByAnyChar("\n "), absl::SkipWhitespace());
+  if (ids.empty()) return 0;
+  std::vector<std::string> remove = {"podman", "rm", "--force", "--time=0"};
+  remove.insert(remove.end(), ids.begin(), ids.end());
+  RunCapturingOutput(remove).IgnoreError();
+  return static_cast<int>(ids.size());
+}
+
+}  // namespace hptune::launch

@@ -1,0 +1,174 @@
+#include "src/launch/local/podman_argv.h"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "hptune/launch/replica_env.h"
+#include "nlohmann/json.hpp"
+#include "src/launch/local/replica_process.h"
+
+namespace hptune::launch {
+namespace {
+
+// FNV-1a, 32 bits (Fowler, Noll, Vo): stable across builds and machines,
+// unlike std::hash, so a later hptune process computes the same name.
+uint32_t Fnv1a(std::string_view text) {
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+// <runs_dir>/<job>, from the replica's absolute log path
+// <runs_dir>/<job>/<trial>/<replica>.log.
+std::filesystem::path JobRunsDir(const ReplicaLaunch& replica) {
+  return std::filesystem::path(ReplicaMarker(replica))
+      .parent_path()
+      .parent_path();
+}
+
+// Podman's names take [a-zA-Z0-9_.-]; anything else becomes '_'.
+std::string NamePart(std::string_view text) {
+  std::string part(text);
+  for (char& c : part) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' &&
+        c != '.' && c != '-') {
+      c = '_';
+    }
+  }
+  return part;
+}
+
+// pythonPackageSpec: each package bound read-only under
+// kContainerPackageDir, installed without the network, then the module run
+// with the replica's argv ($0 is the module).
+absl::Status AddPythonPackage(const ContainerSpec& spec,
+                              std::vector<std::string>* argv) {
+  std::set<std::string> names;
+  std::vector<std::string> installs;
+  for (size_t i = 0; i < spec.package_uris.size(); ++i) {
+    const std::filesystem::path path(spec.package_uris[i]);
+    const std::string field = absl::StrCat("packageUris[", i, "]");
+    const std::string name = path.filename().string();
+    if (!path.is_absolute() || name.empty() ||
+        name.find('\'') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": \"", path.string(),
+          "\" must be an absolute path to a local package file (hptune reads "
+          "no gs:// URIs)"));
+    }
+    if (!names.insert(name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": \"", path.string(), "\": another package has ",
+                       "the file name ", name));
+    }
+    const std::string inside = absl::StrCat(kContainerPackageDir, "/", name);
+    argv->push_back(
+        absl::StrCat("--volume=", path.string(), ":", inside, ":ro"));
+    installs.push_back(absl::StrCat("'", inside, "'"));
+  }
+  std::string script;
+  if (!installs.empty()) {
+    script = absl::StrCat(
+        "python3 -m pip install --quiet --no-index --no-deps "
+        "--disable-pip-version-check ",
+        absl::StrJoin(installs, " "), " || exit 125; ");
+  }
+  absl::StrAppend(&script, "exec python3 -m \"$0\" \"$@\"");
+  argv->push_back(absl::StrCat(
+      "--entrypoint=", nlohmann::json({"/bin/sh", "-c", script}).dump()));
+  return absl::OkStatus();
+}
+
+void AddGpus(const ReplicaContainer& container, const PodmanOptions& options,
+             std::vector<std::string>* argv) {
+  if (container.gpus.empty()) return;
+  for (int gpu : container.gpus) {
+    argv->push_back(options.cdi_gpus
+                        ? absl::StrCat("--device=nvidia.com/gpu=", gpu)
+                        : absl::StrCat("--device=/dev/nvidia", gpu));
+  }
+  if (options.cdi_gpus) return;
+  for (const std::string& device : options.control_devices) {
+    argv->push_back(absl::StrCat("--device=", device));
+  }
+}
+
+}  // namespace
+
+std::string ContainerName(const ReplicaLaunch& replica) {
+  const std::filesystem::path trial_dir =
+      std::filesystem::path(ReplicaMarker(replica)).parent_path();
+  return absl::StrFormat("hptune-%s-%s-%s-%08x",
+                         NamePart(trial_dir.parent_path().filename().string()),
+                         NamePart(trial_dir.filename().string()),
+                         ReplicaName(replica.type, replica.index),
+                         Fnv1a(JobRunsDir(replica).string()));
+}
+
+std::string ContainerJobLabel(const std::filesystem::path& job_runs_dir) {
+  return absl::StrCat("hptune.runs=", job_runs_dir.string());
+}
+
+absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
+    const ReplicaLaunch& replica, const PodmanOptions& options) {
+  if (!replica.container.has_value() || replica.container->spec.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(DescribeReplica(replica), ": imageUri: no image to run"));
+  }
+  const ReplicaContainer& container = *replica.container;
+  std::vector<std::string> argv = {
+      options.podman, "run", "--rm", "--init", "--replace",
+      // The image was checked (or pulled) before the job started; a trial
+      // never waits on the network.
+      "--pull=never", "--network=host",
+      // The container's stdout and stderr are podman's: the replica's log.
+      "--log-driver=passthrough",
+      absl::StrCat("--name=", ContainerName(replica)),
+      absl::StrCat("--label=", ContainerJobLabel(JobRunsDir(replica))),
+      absl::StrFormat("--ulimit=nofile=%d:%d", options.nofile.soft,
+                      options.nofile.hard),
+      absl::StrFormat("--ulimit=nproc=%d:%d", options.nproc.soft,
+                      options.nproc.hard)};
+  if (options.split_cgroups) argv.push_back("--cgroups=split");
+  if (replica.run_as.has_value()) {
+    argv.push_back(
+        absl::StrCat("--user=", replica.run_as->uid, ":", replica.run_as->gid));
+  }
+  for (const std::filesystem::path& mount : container.mounts) {
+    argv.push_back(
+        absl::StrCat("--volume=", mount.string(), ":", mount.string()));
+  }
+  AddGpus(container, options, &argv);
+  // By name only: podman passes each from its own environment, which is
+  // the replica's, so no value shows on a command line (`ps`), and a
+  // backend that rewrites the environment (Slurm's node addresses) reaches
+  // the container too. The marker is how a later hptune finds what is left.
+  for (const auto& [name, value] : replica.env) {
+    argv.push_back(absl::StrCat("--env=", name));
+  }
+  argv.push_back(absl::StrCat("--env=", kReplicaMarkerVariable));
+  if (!container.spec.python_module.empty()) {
+    absl::Status packages = AddPythonPackage(container.spec, &argv);
+    if (!packages.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(DescribeReplica(replica),
+                                                     ": pythonPackageSpec.",
+                                                     packages.message()));
+    }
+  } else if (!container.spec.command.empty()) {
+    argv.push_back(absl::StrCat("--entrypoint=",
+                                nlohmann::json(container.spec.command).dump()));
+  }
+  argv.push_back(container.spec.image_uri);
+  argv.insert(argv.end(), replica.argv.begin(), replica.argv.end());
+  return argv;
+}
+
+}  // namespace hptune::launch

@@ -1,0 +1,201 @@
+// `hptune run` of jobs whose pools run in OCI containers (podman): three
+// trials whose master and worker containers form a real cluster all
+// succeed; a missing image fails the job before any trial; a SIGKILLed run
+// leaves containers that the next run's take-over removes; Ctrl-C stops
+// the containers. The image is tests/testdata/containers' (built offline
+// by the containers.test_image fixture). Needs root and podman: skips
+// saying why elsewhere, unless HPTUNE_EXPECT names "podman".
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::PollUntil;
+using testing::ReadFileOrEmpty;
+using testing::RunProcess;
+
+constexpr char kImage[] = "localhost/hptune-test/python:1";
+constexpr char kPodman[] = "/usr/bin/podman";
+
+std::string WhyNoPodman() {
+  if (geteuid() != 0) return "the container tests run as root";
+  if (access(kPodman, X_OK) != 0) return "podman is not installed";
+  if (RunProcess({kPodman, "image", "exists", kImage}).exit_code != 0) {
+    return std::string("no image ") + kImage +
+           " (tests/testdata/containers/build_test_image.sh)";
+  }
+  return "";
+}
+
+class ContainerRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = WhyNoPodman();
+    HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+    dir_ = testing::MakeTempDir();
+  }
+
+  void TearDown() override {
+    if (dir_.empty()) return;
+    // Whatever a failed test left.
+    RunProcess({"/bin/sh", "-c",
+                "podman ps -aq --filter label=" + Label() +
+                    " | xargs -r podman rm -f -t 0"});
+  }
+
+  void WriteConfig(const std::string& image, const std::string& args) {
+    const std::string pool = "    imageUri: " + image +
+                             "\n    containerCommand: [python3, "
+                             "/app/cluster_trainer.py]\n";
+    std::ofstream(Config()) << "trainingInput:\n"
+                               "  scaleTier: CUSTOM\n"
+                               "  masterType: n1-standard-4\n"
+                               "  masterConfig:\n"
+                            << pool
+                            << "  workerType: n1-standard-4\n"
+                               "  workerCount: 2\n"
+                               "  workerConfig:\n"
+                            << pool << "  args: [" << args
+                            << "]\n"
+                               "  hyperparameters:\n"
+                               "    goal: MINIMIZE\n"
+                               "    hyperparameterMetricTag: loss\n"
+                               "    maxTrials: 3\n"
+                               "    maxParallelTrials: 1\n"
+                               "    algorithm: RANDOM_SEARCH\n"
+                               "    params:\n"
+                               "    - {parameterName: x, type: DOUBLE, "
+                               "minValue: 0, maxValue: 1}\n";
+  }
+
+  std::vector<std::string> Run() const {
+    return {testing::HptuneBinary(),
+            "run",
+            Config(),
+            "--job-id",
+            "boxed",
+            "--db",
+            dir_ + "/hptune.db",
+            "--runs-dir",
+            Runs(),
+            "--grace-seconds",
+            "5",
+            "--quiet"};
+  }
+
+  std::string Config() const { return dir_ + "/config.yaml"; }
+  std::string Runs() const { return dir_ + "/runs"; }
+  std::string Label() const { return "hptune.runs=" + Runs() + "/boxed"; }
+
+  std::vector<std::string> Containers() const {
+    std::string out = RunProcess({kPodman, "ps", "--all", "--quiet",
+                                  "--filter=label=" + Label()})
+                          .out;
+    std::vector<std::string> ids;
+    std::stringstream lines(out);
+    for (std::string id; std::getline(lines, id);) {
+      if (!id.empty()) ids.push_back(id);
+    }
+    return ids;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ContainerRunTest, ThreeTrialsOfAContainerClusterSucceed) {
+  WriteConfig(kImage, "");
+  testing::ProcessResult run = RunProcess(Run());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (int trial = 1; trial <= 3; ++trial) {
+    const std::string trial_dir = Runs() + "/boxed/" + std::to_string(trial);
+    // The master heard both workers through TF_CONFIG's addresses on the
+    // host network, and wrote its model directory through the mounts.
+    const nlohmann::json exchange = nlohmann::json::parse(
+        ReadFileOrEmpty(trial_dir + "/model/exchange.json"));
+    EXPECT_EQ(exchange["trial"], std::to_string(trial));
+    EXPECT_EQ(exchange["received"], nlohmann::json({{"0", 10}, {"1", 20}}));
+    EXPECT_THAT(ReadFileOrEmpty(trial_dir + "/worker-1.log"),
+                HasSubstr("worker 1: ack trial " + std::to_string(trial)));
+  }
+  testing::ProcessResult trials =
+      RunProcess({testing::HptuneBinary(), "trials", "list", "--study", "boxed",
+                  "--db", dir_ + "/hptune.db", "--format", "json"});
+  ASSERT_EQ(trials.exit_code, 0) << trials.err;
+  const nlohmann::json listed = nlohmann::json::parse(trials.out);
+  ASSERT_EQ(listed.size(), 3u);
+  for (const nlohmann::json& trial : listed) {
+    EXPECT_EQ(trial["state"], "SUCCEEDED") << trial.dump();
+  }
+  EXPECT_TRUE(Containers().empty());
+}
+
+TEST_F(ContainerRunTest, AMissingImageFailsTheJobBeforeAnyTrial) {
+  WriteConfig("localhost/hptune-test/absent:0", "");
+  testing::ProcessResult run = RunProcess(Run());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err,
+              HasSubstr("trainingInput.masterConfig.imageUri: image "
+                        "\"localhost/hptune-test/absent:0\" is not in "
+                        "podman's local storage, and hptune pulls none unless "
+                        "asked: load it (podman load -i <file>.tar) or pull "
+                        "it (podman pull localhost/hptune-test/absent:0), or "
+                        "run with --pull-images"));
+  EXPECT_FALSE(fs::exists(Runs() + "/boxed/1"));
+}
+
+TEST_F(ContainerRunTest, AKilledRunsContainersAreRemovedByTheTakeOver) {
+  WriteConfig(kImage, "--hold=1");
+  const std::string log = dir_ + "/run.log";
+  pid_t run = testing::StartProcess(Run(), log, log);
+  testing::StopOnExit stop(run);
+  const std::string metrics = Runs() + "/boxed/1/master-0.metrics";
+  ASSERT_TRUE(
+      PollUntil([&] { return fs::exists(metrics); }, std::chrono::seconds(120)))
+      << ReadFileOrEmpty(log);
+  // The workers exit once acknowledged; the master's container holds.
+  ASSERT_TRUE(PollUntil([&] { return Containers().size() == 1; },
+                        std::chrono::seconds(60)));
+  kill(run, SIGKILL);
+  testing::WaitForExit(run, std::chrono::seconds(30));
+  // conmon and the containers outlive the runner.
+  const std::vector<std::string> left = Containers();
+  ASSERT_EQ(left.size(), 1u);
+
+  // The next run takes the job over: what the dead one left is removed
+  // before trial 1 runs again; Ctrl-C then cancels it and stops its
+  // container.
+  pid_t again = testing::StartProcess(Run(), log + "2", log + "2");
+  testing::StopOnExit stop_again(again);
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        const std::vector<std::string> now = Containers();
+        return now.size() == 1 && now != left;
+      },
+      std::chrono::seconds(120)))
+      << ReadFileOrEmpty(log + "2");
+  kill(again, SIGINT);
+  EXPECT_EQ(testing::WaitForExit(again, std::chrono::seconds(60)), 130)
+      << ReadFileOrEmpty(log + "2");
+  EXPECT_TRUE(Containers().empty());
+  EXPECT_TRUE(testing::ProcessesMentioning("cluster_trainer").empty());
+}
+
+}  // namespace
+}  // namespace hptune

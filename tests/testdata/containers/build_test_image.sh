@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the tests' OCI image offline, with no registry: a root file system
+# of this machine's python3 (its standard library and the libraries it
+# loads), dash as /bin/sh, and cluster_trainer.py as /app/, imported into
+# podman's local storage with `podman import`. A ctest fixture
+# (containers.test_image) runs it once before the container tests.
+#   build_test_image.sh [IMAGE]    default localhost/hptune-test/python:1
+# Exits 77 (ctest: skipped) where podman is missing or this is not root.
+set -euo pipefail
+image=${1:-localhost/hptune-test/python:1}
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v podman >/dev/null; then
+  echo "podman is not installed (scripts/setup test installs it)" >&2
+  exit 77
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "the container tests run as root" >&2
+  exit 77
+fi
+python=$(readlink -f /usr/bin/python3)
+version=$(basename "$python")  # python3.11
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/usr/bin "$root"/usr/lib "$root"/usr/lib64 "$root"/tmp \
+  "$root"/app "$root"/etc "$root"/proc "$root"/sys "$root"/dev
+chmod 1777 "$root/tmp"
+ln -s usr/bin "$root/bin"
+ln -s usr/lib "$root/lib"
+ln -s usr/lib64 "$root/lib64"
+
+# A program and every library ldd says it loads, at the paths ldd names
+# (through the usr-merged links above).
+copy_with_libraries() {
+  local file lib
+  for file in "$@"; do
+    for lib in $(ldd "$file" 2>/dev/null | grep -o '/[^ ]*' || true); do
+      if [ ! -e "$root$lib" ]; then
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+      fi
+    done
+  done
+}
+
+cp "$python" "$root/usr/bin/$version"
+ln -s "$version" "$root/usr/bin/python3"
+cp "$(readlink -f /bin/sh)" "$root/usr/bin/dash"
+ln -s dash "$root/usr/bin/sh"
+copy_with_libraries "$python" /bin/sh
+tar -C /usr/lib -c --exclude=__pycache__ --exclude="$version/test" \
+  --exclude="$version/idlelib" --exclude="$version/tkinter" \
+  --exclude="$version/lib2to3" --exclude="$version/ensurepip" \
+  --exclude="$version/site-packages" --exclude="$version/dist-packages" \
+  "$version" | tar -C "$root/usr/lib" -x
+copy_with_libraries "$root/usr/lib/$version"/lib-dynload/*.so
+cp "$here/cluster_trainer.py" "$root/app/"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+
+tar -C "$root" -c . |
+  podman import --quiet --change 'WORKDIR /app' --change 'ENV PYTHONUNBUFFERED=1' \
+    - "$image" >/dev/null
+echo "built $image"
