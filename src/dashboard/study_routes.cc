@@ -10,6 +10,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
+#include "src/dashboard/curve_choice.h"
 #include "src/dashboard/pareto_json.h"
 #include "src/dashboard/study_json.h"
 #include "src/dashboard/trial_query.h"
@@ -64,19 +65,24 @@ absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
 
 absl::StatusOr<Json> CurvesJson(store::Store& store, const StudySnapshot& s,
                                 const QueryParams& params) {
-  HPTUNE_ASSIGN_OR_RETURN(size_t max_trials,
-                          SizeParam(params, "max_trials", 50, 1000));
+  HPTUNE_ASSIGN_OR_RETURN(CurveChoice choice, ParseCurveChoice(params));
   HPTUNE_ASSIGN_OR_RETURN(size_t max_points,
                           SizeParam(params, "max_points", 500, 10000));
+  const CurvePick pick = PickCurveTrials(s, choice);
   Json curves = Json::array();
-  for (const Trial* trial : CurveTrials(s, max_trials)) {
+  for (const Trial* trial : pick.trials) {
     HPTUNE_ASSIGN_OR_RETURN(
         std::vector<Measurement> measurements,
         store.ListMeasurements(s.study.name, trial->number, 0));
     curves.push_back(CurveJson(*trial, s.study.spec, measurements, max_points));
   }
+  const bool best = choice.select == CurveSelect::kBest;
   return Json{{"metric", s.study.spec.metric_tag},
               {"total", s.trials.size()},
+              {"select", std::string(ToString(choice.select))},
+              {"matching", pick.matching},
+              // best drops the worse trials on purpose; the others spread.
+              {"downsampled", !best && pick.trials.size() < pick.matching},
               {"curves", std::move(curves)}};
 }
 
@@ -160,7 +166,8 @@ void ExportRoute(ApiRoutes& routes, ChangeStream& changes,
             SelectTrials((*snapshot)->trials, spec, *query);
         std::string body;
         if (format == "csv") {
-          body = TrialsCsv(selected, spec);
+          body = TrialsCsv(selected, spec,
+                           MetricColumns(spec, ExtraMetrics(**snapshot)));
         } else {
           Json rows = Json::array();
           for (const Trial* trial : selected) {
