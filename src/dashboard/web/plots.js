@@ -109,7 +109,9 @@
     const values = points.map((p) => p.value);
     const logOk = values.length > 0 && values.every((v) => v > 0);
     const log = o.log && logOk;
-    const scatter = points.map((p) => [p.trial, p.value]);
+    // Stopped early: their own marker, apart from the completed trials.
+    const scatter = points.filter((p) => !p.stopped_early).map((p) => [p.trial, p.value]);
+    const stoppedPts = points.filter((p) => p.stopped_early).map((p) => [p.trial, p.value]);
     const best = points.map((p) => [p.trial, p.best]);
     const active = h.active || [];
     const failed = h.failed || [];
@@ -118,10 +120,12 @@
     const option = Object.assign(base(), {
       grid: {left: 72, right: 36, top: 52, bottom: 52},
       legend: {top: 8, left: 'center', itemGap: 18,
-               data: ['trial value', 'best so far'].concat(active.length ? ['running'] : [], failed.length ? ['failed'] : [])},
+               data: ['trial value', 'best so far'].concat(stoppedPts.length ? ['stopped early'] : [],
+                                                           active.length ? ['running'] : [], failed.length ? ['failed'] : [])},
       tooltip: {trigger: 'item', confine: true, formatter: (p) => {
         if (p.seriesName === 'failed') return `trial ${p.value[0]}: FAILED`;
         if (p.seriesName === 'running') return `trial ${p.value}: running`;
+        if (p.seriesName === 'stopped early') return `trial ${p.value[0]}: stopped early<br>value: <b>${U.fmt(p.value[1])}</b>`;
         return `trial ${p.value[0]}<br>${p.seriesName}: <b>${U.fmt(p.value[1])}</b>`;
       }},
       xAxis: {type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 30, min: 0,
@@ -134,20 +138,25 @@
       series: [
         {name: 'trial value', type: 'scatter', data: scatter, symbolSize: 7,
          itemStyle: {color: P.COLORS.point, opacity: 0.75}, z: 3},
+        {name: 'stopped early', type: 'scatter', data: stoppedPts, symbol: 'diamond', symbolSize: 8,
+         itemStyle: {color: P.COLORS.STOPPED, opacity: 0.85}, z: 3},
         {name: 'best so far', type: 'line', step: 'end', data: best, showSymbol: false,
          lineStyle: {color: P.COLORS.best, width: 2.2}, itemStyle: {color: P.COLORS.best}, z: 4},
         {name: 'running', type: 'line', data: [], itemStyle: {color: P.COLORS.ACTIVE},
          lineStyle: {color: P.COLORS.ACTIVE, type: 'dashed'},
          markLine: {symbol: 'none', silent: false, animation: false,
                     lineStyle: {color: 'rgba(47,111,219,0.55)', type: 'dashed', width: 1.5},
-                    label: {show: true, position: 'end', formatter: (p) => 'trial ' + p.value, color: P.COLORS.ACTIVE, fontSize: 10},
+                    // Side by side, labels would overlap ("trial 37trial 38"):
+                    // the legend says "running" and the tooltip the trial.
+                    label: {show: false}, tooltip: {formatter: (p) => 'trial ' + p.value + ': running'},
                     data: active.map((t) => ({xAxis: t}))}},
         {name: 'failed', type: 'scatter', yAxisIndex: 1, data: failed.map((t) => [t, 0.03]),
          symbol: 'path://M0,0 L10,10 M10,0 L0,10', symbolSize: 9,
          itemStyle: {color: P.COLORS.FAILED, borderColor: P.COLORS.FAILED, borderWidth: 2}, z: 5},
       ],
     });
-    return {option, logOk, debug: {points: scatter.length, best: best.length, active: active.length,
+    return {option, logOk, debug: {points: scatter.length + stoppedPts.length, stopped: stoppedPts.map((p) => p[0]),
+                                   running_labels: false, best: best.length, active: active.length,
                                    failed: failed.length, log, downsampled: !!h.downsampled, total: h.total}};
   };
 
@@ -359,7 +368,10 @@
         {type: 'custom', name: 'surface', renderItem, data: grid, encode: {x: 0, y: 1}, silent: false,
          clip: true, z: 1},
         {type: 'scatter', name: 'trials', data: rows.map((r) => [r.x[ix], r.x[iy], r.value, r.trial]),
-         symbolSize: 8, itemStyle: {color: '#ffffff', borderColor: '#1d2530', borderWidth: 1.2}, z: 3},
+         // Thousands of dots would hide the map: smaller and see-through.
+         symbolSize: rows.length > 500 ? 3 : 8,
+         itemStyle: {color: '#ffffff', borderColor: '#1d2530', borderWidth: rows.length > 500 ? 0.4 : 1.2,
+                     opacity: rows.length > 500 ? 0.5 : 1}, z: 3},
       ],
     });
     return {option, debug: {x: o.x, y: o.y, cells: grid.length, points: rows.length}};
