@@ -497,6 +497,7 @@ class DashboardTest:
             self.step("trial page", self.check_trial_page)
             if self.step("submit a long job", self.submit_long_job):
                 self.step("a running trial's log is followed live", self.check_live_log)
+                self.step("a running trial shows its latest step and value in the table", self.check_running_row)
                 self.step("cancel a job from its page", self.check_cancel)
             self.step("the login page", self.check_login_page)
             self.step("a wrong token keeps the deep link", self.check_login_deep_link)
@@ -871,6 +872,10 @@ class DashboardTest:
         for series in range(d["plots"]):
             drawn = wait_for("the slice's symbols", lambda: b.drawn("slice", series))
             check(drawn[0] == drawn[1] > 0, "slice plot %d drew %d of its %d points" % (series, drawn[0], drawn[1]))
+        # the categorical parameter's points are jittered, not on one line
+        check([j["name"] for j in d["jitter"]] == ["optimizer"], "jittered plots: %s" % d["jitter"])
+        check(d["jitter"][0]["positions"] == d["jitter"][0]["points"],
+              "optimizer: %d points on %d positions" % (d["jitter"][0]["points"], d["jitter"][0]["positions"]))
         b.shot("07-study-slice.png")
         b.console_errors("the slice tab")
 
@@ -1057,6 +1062,27 @@ class DashboardTest:
         b.js("document.getElementById('trial-log').scrollIntoView({block: 'end'})")
         b.shot("14-trial-running.png")
         b.console_errors("the running trial's page")
+
+    def check_running_row(self):
+        b = self.open("#/study/%s" % self.long_job, "the long job's page")
+        def shown():
+            d = b.debug("trials")
+            if not d or "last_step" not in d["columns"]:
+                return None
+            for row in b.finds("#trials-table tr[data-testid=trial-row]"):
+                cells = row.find_elements(By.CSS_SELECTOR, "td")
+                if "ACTIVE" in cells[d["columns"].index("state")].text:
+                    step = cells[d["columns"].index("last_step")].text
+                    value = cells[d["columns"].index("last_value")].text
+                    if step.isdigit() and int(step) > 0 and value not in ("", "—"):
+                        return int(row.get_attribute("data-trial")), int(step), value
+            return None
+        trial, step, value = wait_for("an ACTIVE row with its latest step and value", shown)
+        api = self.api.get("/api/studies/%s/trials/%d" % (self.long_job, trial))
+        steps = [m["step"] for m in api["measurements"]]
+        check(step in steps, "trial %d shows step %d; it reported %s" % (trial, step, steps[-5:]))
+        b.shot("17b-study-running-latest-step.png")
+        b.console_errors("the running trial's row")
 
     def check_cancel(self):
         b = self.open("#/study/%s" % self.long_job, "the long job's page")

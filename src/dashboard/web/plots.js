@@ -211,6 +211,10 @@
   };
 
   // ---- slice plots: one scatter per parameter, coloured by trial number.
+  // A fixed sideways offset in [-0.3, 0.3) per trial (the golden-ratio
+  // sequence): the same trial lands in the same place on every redraw.
+  const jitter = (trial) => ((trial * 0.6180339887) % 1 - 0.5) * 0.6;
+
   P.slice = function (pts, spec, o, width) {
     const names = pts.params || spec.map((p) => p.name);
     const byName = new Map(spec.map((p) => [p.name, p]));
@@ -230,9 +234,16 @@
       titles.push({text: name, left: Math.round(c * cellW + leftPad + (cellW - leftPad - 24 - gapX) / 2), textAlign: 'center',
                    top: r * cellH + top - 4, textStyle: {fontSize: 13, fontWeight: 600, color: P.COLORS.text}});
       const p = byName.get(name) || {name, type: 'DOUBLE'};
-      const axis = paramAxis(p, {gridIndex: i, splitLine: {lineStyle: {color: P.COLORS.grid}}});
+      let axis = paramAxis(p, {gridIndex: i, splitLine: {lineStyle: {color: P.COLORS.grid}}});
       delete axis.name;
-      if (axis.type === 'category') axis.boundaryGap = true;
+      const cats = axis.type === 'category' ? axis.data : null;
+      // A category is a value axis of its index, so that points can be
+      // jittered sideways: otherwise they pile up on one vertical line.
+      if (cats) {
+        axis = {gridIndex: i, type: 'value', min: -0.5, max: cats.length - 0.5, interval: 1,
+                splitLine: {show: false},
+                axisLabel: {formatter: (v) => (Number.isInteger(v) && cats[v] !== undefined ? cats[v] : '')}};
+      }
       xAxes.push(axis);
       yAxes.push({gridIndex: i, type: 'value', min: vlo - (vhi - vlo) * 0.05, max: vhi + (vhi - vlo) * 0.05, scale: true,
                   name: c === 0 ? o.metric : '', nameLocation: 'middle', nameGap: 48,
@@ -241,19 +252,24 @@
       series.push({type: 'scatter', name, xAxisIndex: i, yAxisIndex: i, symbolSize: 6,
                    // A conditional parameter: only the trials where it is active.
                    data: rows.filter((t) => t.x[i] !== null && t.x[i] !== undefined)
-                       .map((t) => [t.x[i], t.value, t.trial]),
+                       .map((t) => (cats ? [cats.indexOf(t.x[i]) + jitter(t.trial), t.value, t.trial, t.x[i]]
+                                         : [t.x[i], t.value, t.trial])),
                    itemStyle: {opacity: 0.85}});
     });
     const option = Object.assign(base(), {
       title: titles, grid: grids, xAxis: xAxes, yAxis: yAxes, series,
       tooltip: {trigger: 'item', confine: true, formatter: (p) =>
-        `trial ${p.value[2]}<br>${p.seriesName} = ${U.fmt(p.value[0])}<br>${o.metric} = <b>${U.fmt(p.value[1])}</b>`},
+        `trial ${p.value[2]}<br>${p.seriesName} = ${p.value.length > 3 ? p.value[3] : U.fmt(p.value[0])}` +
+        `<br>${o.metric} = <b>${U.fmt(p.value[1])}</b>`},
       visualMap: {type: 'continuous', dimension: 2, min: 1, max: Math.max(2, trialMax), orient: 'horizontal',
                   left: 'center', top: 0, itemWidth: 12, itemHeight: 160, text: ['last trial', 'trial 1 '],
                   calculable: false, inRange: {color: ['#9ecae1', '#4292c6', '#2171b5', '#08306b']},
                   textStyle: {fontSize: 11}},
     });
-    return {option, height, debug: {plots: names.length, points: rows.length}};
+    // Per categorical plot, how many distinct x positions its points got.
+    const spread = series.filter((x) => x.data.length && x.data[0].length > 3)
+        .map((x) => ({name: x.name, points: x.data.length, positions: new Set(x.data.map((d) => d[0])).size}));
+    return {option, height, debug: {plots: names.length, points: rows.length, jitter: spread}};
   };
 
   // ---- contour: objective interpolated (inverse-distance weighting) on a

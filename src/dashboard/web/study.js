@@ -856,12 +856,12 @@
                             bestTrial: this.detail.best ? this.detail.best.trial : null});
       const stopped = r.debug.stopped.length;
       const drawn = (c.curves || []).length;
-      const what = {best: `the best ${this.curveN} finished and the running ones, of ${c.matching} with a curve`,
-                    all: `of ${c.matching} trials that ran`, stopped: `of ${c.matching} trials stopped early`,
-                    running: `of ${c.matching} running trials`,
-                    selected: `of ${c.matching} trials selected in the table`}[c.select] || '';
-      this.curvesSummary.textContent = `${drawn} curve${drawn === 1 ? '' : 's'} drawn: ${what}` +
-          (c.downsampled ? ' (evenly spread by trial number)' : '') +
+      const m = c.matching;
+      const what = {best: `: the best ${this.curveN} finished trials and the running ones, of ${m}`,
+                    all: ` of the ${m} trials that ran`, stopped: ` of the ${m} trials stopped early`,
+                    running: ` of the ${m} running trials`, selected: ` of the ${m} trials shown in the table`}[c.select] || '';
+      this.curvesSummary.textContent = `${drawn} curve${drawn === 1 ? '' : 's'}${what}` +
+          (c.downsampled ? ' (an even spread by trial number)' : '') +
           (stopped ? ` · ${stopped} stopped early: dashed, ◆ where they stopped` : '');
       this.drawChart('curves', this.curvesChart, r);
       P.setDebug('curves', Object.assign({}, r.debug, {select: c.select, matching: c.matching,
