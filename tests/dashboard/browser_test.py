@@ -889,6 +889,18 @@ class DashboardTest:
         wait_for("the lr x layers contour", lambda: (lambda d: d["x"] == "lr" and d["y"] == "layers")(b.debug("contour")))
         check(b.debug("contour")["cells"] == 900, "a 30x30 grid has 900 cells, got %r" % b.debug("contour")["cells"])
         b.shot("08-study-contour.png")
+        # thousands of trials: the dots shrink and fade so the map shows
+        dots = b.js("""
+            const P = window.hptune.plots, spec = [{name: 'a', type: 'DOUBLE', min: 0, max: 1},
+                                                   {name: 'b', type: 'DOUBLE', min: 0, max: 1}];
+            const trials = [];
+            for (let i = 1; i <= 5000; i++) trials.push({trial: i, value: i % 97, x: [(i * 0.618) % 1, (i * 0.414) % 1]});
+            const few = P.contour({params: ['a', 'b'], trials: trials.slice(0, 12)}, spec, {x: 'a', y: 'b', metric: 'm', goal: 'MINIMIZE'});
+            const many = P.contour({params: ['a', 'b'], trials}, spec, {x: 'a', y: 'b', metric: 'm', goal: 'MINIMIZE'});
+            const dot = (r) => ({size: r.option.series[1].symbolSize, opacity: r.option.series[1].itemStyle.opacity});
+            return [dot(few), dot(many)];""")
+        check(dots[1]["size"] < dots[0]["size"] and dots[1]["opacity"] < 1,
+              "5000 contour dots are drawn as 12 are: %s" % dots)
         b.console_errors("the contour tab")
 
     def check_curves(self):
@@ -1017,6 +1029,13 @@ class DashboardTest:
         check("memory_mb ≤ 300" in b.text("#pareto-note"), "the note does not state the constraint")
         b.shot("12-study-pareto.png")
         b.console_errors("the Pareto front tab")
+        # its table: the other objective and the constraint, with its threshold
+        b = self.open("#/study/%s" % job, "the two-objective study's trials")
+        d = wait_for("the trials table", lambda: b.debug("trials"))
+        heads = [th.text for th in b.finds("#trials-table th")]
+        check("latency_ms ↓" in heads and "memory_mb ≤ 300" in heads,
+              "the table's columns %s lack the objective or the constraint's threshold" % heads)
+        b.shot("12b-study-pareto-trials.png")
 
     def check_config(self):
         b = self.browser

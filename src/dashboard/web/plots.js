@@ -240,12 +240,13 @@
       // A category is a value axis of its index, so that points can be
       // jittered sideways: otherwise they pile up on one vertical line.
       if (cats) {
-        axis = {gridIndex: i, type: 'value', min: -0.5, max: cats.length - 0.5, interval: 1,
-                splitLine: {show: false},
-                axisLabel: {formatter: (v) => (Number.isInteger(v) && cats[v] !== undefined ? cats[v] : '')}};
+        const at = cats.map((_, k) => k);
+        axis = {gridIndex: i, type: 'value', min: -0.5, max: cats.length - 0.5, splitLine: {show: false},
+                axisTick: {customValues: at}, axisLabel: {customValues: at, formatter: (v) => cats[v] || ''}};
       }
       xAxes.push(axis);
       yAxes.push({gridIndex: i, type: 'value', min: vlo - (vhi - vlo) * 0.05, max: vhi + (vhi - vlo) * 0.05, scale: true,
+                  axisLine: {onZero: false},
                   name: c === 0 ? o.metric : '', nameLocation: 'middle', nameGap: 48,
                   axisLabel: {formatter: (v) => U.fmt(v), fontSize: 10, showMinLabel: false, showMaxLabel: false},
                   splitLine: {lineStyle: {color: P.COLORS.grid}}});
