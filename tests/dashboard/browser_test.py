@@ -14,7 +14,16 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
   - the history plot has one point per finished trial with a value;
   - parallel coordinates: one line per such trial, top-k% keeps the best k%,
     and a brush on an axis filters the trials table to the trials in range;
-  - learning curves: each trial stopped early ends at its stop_step;
+  - the trials table: a column per metric (the trainer's extra metrics;
+    another objective and a constraint with its threshold), sorted and
+    filtered by the server and in the CSV; a hidden column stays hidden
+    through the URL; a running trial shows its latest step and value;
+  - learning curves: each trial stopped early ends at its stop_step; all,
+    stopped, running and the table's trials, as the API picks them;
+  - history: stopped-early trials drawn apart, the summary counting every
+    finished trial; the timeline's legend has the infeasible colour; a
+    categorical slice is jittered; contour dots shrink at 5,000 points;
+  - a wrong token on the login form keeps the deep link;
   - the timeline has maxParallelTrials lanes;
   - a page open while the job runs shows new trials without a reload;
   - a trial page follows its replica's log while it runs;
