@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,27 @@ absl::StatusOr<Json> StudiesJson(ChangeStream& changes) {
   return Json{{"studies", std::move(studies)}, {"event_id", now.event_id}};
 }
 
+// For a study of several objectives: the trials on its Pareto front
+// (ListOptimalTrials' rule, as the Pareto answer marks them), by number.
+// Empty otherwise: one objective's best is in the header.
+std::set<int64_t> OptimalNumbers(const StudySnapshot& s) {
+  const StudySpec& spec = s.study.spec;
+  size_t objectives = 0;
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    objectives += m.is_constraint() ? 0 : 1;
+  }
+  std::set<int64_t> numbers;
+  if (objectives < 2) return numbers;
+  std::vector<const Trial*> trials;
+  for (const auto& trial : s.trials) {
+    if (trial != nullptr) trials.push_back(trial.get());
+  }
+  for (size_t i : OptimalTrialIndices(spec, trials)) {
+    numbers.insert(trials[i]->number);
+  }
+  return numbers;
+}
+
 absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
                                     const QueryParams& params) {
   HPTUNE_ASSIGN_OR_RETURN(TrialQuery query,
@@ -57,6 +79,12 @@ absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
        i < static_cast<size_t>(query.offset + query.limit);
        ++i) {
     rows.push_back(TrialRowJson(*selected[i], s.study.spec));
+  }
+  // Several objectives: each row says whether its trial is optimal.
+  if (const std::set<int64_t> optimal = OptimalNumbers(s); !optimal.empty()) {
+    for (Json& row : rows) {
+      row["optimal"] = optimal.contains(row["number"].get<int64_t>());
+    }
   }
   return Json{{"total", selected.size()},
               {"offset", query.offset},

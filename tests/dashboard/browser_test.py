@@ -1044,6 +1044,9 @@ class DashboardTest:
         heads = [th.text for th in b.finds("#trials-table th")]
         check("latency_ms ↓" in heads and "memory_mb ≤ 300" in heads,
               "the table's columns %s lack the objective or the constraint's threshold" % heads)
+        marked = sorted(int(td.find_element(By.XPATH, "..").get_attribute("data-trial"))
+                        for td in b.finds("#trials-table td[data-optimal=true]"))
+        check(marked == front, "the table marks %s optimal, the front is %s" % (marked, front))
         b.shot("12b-study-pareto-trials.png")
 
     def check_config(self):

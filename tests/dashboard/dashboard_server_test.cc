@@ -395,6 +395,18 @@ TEST_F(DashboardServerTest, TheParetoAnswerMarksTheFeasibleFront) {
   auto detail = Client().Get("/api/studies/pareto", auth);
   ASSERT_TRUE(detail);
   EXPECT_EQ(Json::parse(detail->body)["metrics"].size(), 3u);
+  // The trials table marks the same optimal trials.
+  auto table = Client().Get("/api/studies/pareto/trials", auth);
+  ASSERT_TRUE(table);
+  std::vector<int64_t> optimal_rows;
+  const Json table_body = Json::parse(table->body);
+  for (const Json& row : table_body["trials"]) {
+    if (row["optimal"].get<bool>()) optimal_rows.push_back(row["number"]);
+  }
+  EXPECT_THAT(optimal_rows, ::testing::ElementsAre(1, 2, 5));
+  auto one = Client().Get("/api/studies/job1/trials", auth);
+  ASSERT_TRUE(one);
+  EXPECT_FALSE(Json::parse(one->body)["trials"][0].contains("optimal"));
   auto single = Client().Get("/api/studies/job1/pareto", auth);
   ASSERT_TRUE(single);
   EXPECT_EQ(Json::parse(single->body)["objectives"].size(), 1u);

@@ -393,6 +393,7 @@
       }
       const rows = (this.data.trials && this.data.trials.trials) || [];
       if (!rows.length || rows.some((t) => 'last_step' in t)) cols.push({key: 'last_step', label: 'Step', cls: 'right'});
+      if (rows.some((t) => 'optimal' in t)) cols.push({key: 'optimal', label: 'Optimal'});
       if (!rows.length || rows.some((t) => 'last_value' in t)) cols.push({key: 'last_value', label: 'Latest ' + this.detail.metric, cls: 'right'});
       cols.push({key: 'attempt', label: 'Attempt', cls: 'right'},
                 {key: 'slot', label: 'Slot', cls: 'right'},
@@ -528,6 +529,10 @@
                   t.stopped_early ? el('span', {class: 'chip chip-warn', text: 'stopped early', title: 'stopped early by the stopping rule'}) : null);
       }
       if (c.key === 'value') return el('td', {class: cls}, t.value === null ? el('span', {class: 'muted', text: '—'}) : U.num(t.value, 'strong'));
+      if (c.key === 'optimal') {
+        return el('td', {class: 'nowrap', data: {optimal: t.optimal ? 'true' : 'false'}},
+                  t.optimal ? el('span', {class: 'chip chip-ok', text: 'optimal', title: 'on the Pareto front'}) : null);
+      }
       if (c.metric || c.key === 'last_value') {
         const v = c.metric ? (t.metrics || {})[c.metric] : t.last_value;
         return el('td', {class: cls, data: {metric: c.metric || ''}},
