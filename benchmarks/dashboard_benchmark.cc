@@ -137,10 +137,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   const char* requests[] = {
-      "/api/studies/large",         "/api/studies/large/trials?limit=50",
+      "/api/studies/large", "/api/studies/large/trials?limit=50",
       "/api/studies/large/history", "/api/studies/large/points",
-      "/api/studies/large/curves",  "/api/studies/large/importance",
-      "/api/studies/large/timeline"};
+      "/api/studies/large/curves", "/api/studies/large/importance",
+      "/api/studies/large/timeline",
+      // The table sorted by a metric, and the curves of every trial (an
+      // even spread of 50).
+      "/api/studies/large/trials?limit=50&sort=metric:loss&order=desc",
+      "/api/studies/large/curves?select=all"};
   httplib::Client client("127.0.0.1", (*server)->port());
   client.set_read_timeout(120, 0);
   client.set_decompress(false);

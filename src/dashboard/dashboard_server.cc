@@ -8,7 +8,9 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "src/dashboard/assets.h"
@@ -44,6 +46,20 @@ std::string SafeNext(const std::string& next) {
     return next;
   }
   return "/";
+}
+
+// `text` as a URL query value: every byte but [A-Za-z0-9-._~] escaped.
+std::string QueryValue(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      absl::StrAppendFormat(&out, "%%%02X", c);
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<httplib::Server>> MakeHttpServer(
@@ -285,7 +301,10 @@ class DashboardServer::Impl {
   void LogIn(const std::string& token, const std::string& next,
              httplib::Response& res) {
     if (!guard_.IsToken(token)) {
-      res.set_redirect("/login?failed=1", 303);
+      // The form again, keeping where the user was going (a deep link).
+      res.set_redirect(
+          absl::StrCat("/login?failed=1&next=", QueryValue(SafeNext(next))),
+          303);
       return;
     }
     res.set_header("Set-Cookie",

@@ -12,9 +12,34 @@ constexpr int kEventPage = 5000;
 // whole study again is cheaper than reading each trial.
 constexpr size_t kReloadAbove = 500;
 
+// A trial without its learning curve; a running one keeps its latest
+// measurement, so that the table shows how far it got.
 std::shared_ptr<const Trial> Summary(Trial trial) {
-  trial.measurements.clear();
+  if (IsTerminal(trial.state) || trial.measurements.empty()) {
+    trial.measurements.clear();
+  } else {
+    trial.measurements.erase(trial.measurements.begin(),
+                             trial.measurements.end() - 1);
+  }
   return std::make_shared<const Trial>(std::move(trial));
+}
+
+// The summaries of a whole study, running trials with their latest
+// measurement: a read per running trial (at most maxParallelTrials of them).
+absl::StatusOr<std::vector<std::shared_ptr<const Trial>>> Summaries(
+    store::Store& store, std::string_view study) {
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store.ListTrialSummaries(study));
+  std::vector<std::shared_ptr<const Trial>> summaries;
+  summaries.reserve(trials.size());
+  for (Trial& trial : trials) {
+    if (!IsTerminal(trial.state) && trial.start_time) {
+      HPTUNE_ASSIGN_OR_RETURN(trial.measurements,
+                              store.ListMeasurements(study, trial.number, 0));
+    }
+    summaries.push_back(Summary(std::move(trial)));
+  }
+  return summaries;
 }
 
 }  // namespace
@@ -63,10 +88,7 @@ absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::LoadLocked(
   auto snapshot = std::make_shared<StudySnapshot>();
   HPTUNE_ASSIGN_OR_RETURN(snapshot->study, store_.GetStudy(name));
   snapshot->job = JobOfLocked(snapshot->study.name);
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          store_.ListTrialSummaries(name));
-  snapshot->trials.reserve(trials.size());
-  for (Trial& trial : trials) snapshot->trials.push_back(Summary(trial));
+  HPTUNE_ASSIGN_OR_RETURN(snapshot->trials, Summaries(store_, name));
   studies_[snapshot->study.name] = snapshot;
   return snapshot;
 }
@@ -88,7 +110,9 @@ absl::StatusOr<Changes> StudyCache::Refresh() {
       if (event.trial_number > 0) {
         changes.trials.insert({event.study, event.trial_number});
       }
-      if (event.kind == "trial_created" || event.kind == "trial_state") {
+      // A measurement moves a running trial's latest step and value.
+      if (event.kind == "trial_created" || event.kind == "trial_state" ||
+          event.kind == "measurement") {
         changed_trials[event.study].insert(event.trial_number);
       } else if (event.kind == "study_state" || event.kind == "study_deleted" ||
                  event.kind == "study_created") {
@@ -120,10 +144,7 @@ absl::StatusOr<Changes> StudyCache::Refresh() {
       next->study = *std::move(study);
     }
     if (has_trials && trials->second.size() > kReloadAbove) {
-      HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> all,
-                              store_.ListTrialSummaries(name));
-      next->trials.clear();
-      for (Trial& trial : all) next->trials.push_back(Summary(trial));
+      HPTUNE_ASSIGN_OR_RETURN(next->trials, Summaries(store_, name));
     } else if (has_trials) {
       for (int64_t number : trials->second) {
         absl::StatusOr<Trial> trial = store_.GetTrial(name, number);

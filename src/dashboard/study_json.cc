@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -38,6 +39,13 @@ std::optional<double> Objective(const Trial& trial, const StudySpec& spec) {
 // Finished with a value: what the history and the points plots show.
 bool HasResult(const Trial& trial, const StudySpec& spec) {
   return IsTerminal(trial.state) && Objective(trial, spec).has_value();
+}
+
+// What runs, as `hptune validate` says it (src/algorithms/registry.cc: an
+// unspecified algorithm is Gaussian process BO).
+std::string AlgorithmName(Algorithm algorithm) {
+  if (algorithm == Algorithm::kUnspecified) return "Gaussian process BO";
+  return std::string(ToString(algorithm));
 }
 
 template <typename Visit>
@@ -92,6 +100,31 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
           {"create_time", FormatRfc3339(study.create_time)}};
 }
 
+std::vector<std::string> ExtraMetrics(const StudySnapshot& snapshot) {
+  std::set<std::string, std::less<>> known, extra;
+  for (const MetricSpec& m : snapshot.study.spec.AllMetrics()) {
+    known.insert(m.id);
+  }
+  known.insert(snapshot.study.spec.metric_tag);
+  ForEachTrial(snapshot, [&](const Trial& trial) {
+    if (!trial.final_measurement) return;
+    for (const auto& [tag, value] : trial.final_measurement->metrics) {
+      if (!known.contains(tag)) extra.insert(tag);
+    }
+  });
+  return {extra.begin(), extra.end()};
+}
+
+std::vector<std::string> MetricColumns(const StudySpec& spec,
+                                       const std::vector<std::string>& extra) {
+  std::vector<std::string> columns;
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    if (m.id != spec.metric_tag) columns.push_back(m.id);
+  }
+  columns.insert(columns.end(), extra.begin(), extra.end());
+  return columns;
+}
+
 Json StudyDetailJson(const StudySnapshot& snapshot) {
   Json detail = StudySummaryJson(snapshot);
   const StudySpec& spec = snapshot.study.spec;
@@ -133,10 +166,11 @@ Json StudyDetailJson(const StudySnapshot& snapshot) {
   }
   // Every metric, objectives and constraints (threshold not null).
   detail["metrics"] = std::move(metrics);
+  detail["extra_metrics"] = ExtraMetrics(snapshot);
   detail["reason"] = snapshot.study.reason;
   detail["early_stopping"] = spec.enable_early_stopping;
   detail["algorithm"] = spec.custom_algorithm.empty()
-                            ? std::string(ToString(spec.algorithm))
+                            ? AlgorithmName(spec.algorithm)
                             : spec.custom_algorithm;
   detail["config"] =
       snapshot.job ? Json(snapshot.job->training_input_json) : Json(nullptr);
@@ -147,23 +181,39 @@ Json TrialRowJson(const Trial& trial, const StudySpec& spec) {
   Json params = Json::object();
   for (const auto& [name, value] : trial.parameters)
     params[name] = Value(value);
+  Json metrics = Json::object();
+  if (trial.final_measurement) {
+    for (const auto& [tag, value] : trial.final_measurement->metrics) {
+      metrics[tag] = Number(value);
+    }
+  }
   std::optional<int> slot = TrialSlot(trial);
-  return {{"number", trial.number},
-          {"state", std::string(ToString(trial.state))},
-          {"value", Number(Objective(trial, spec))},
-          {"params", std::move(params)},
-          {"stopped_early", trial.stopped_early},
-          {"reason", trial.reason},
-          {"attempt", trial.attempt},
-          {"slot", slot ? Json(*slot) : Json(nullptr)},
-          {"start_time", Time(trial.start_time)},
-          {"end_time", Time(trial.end_time)}};
+  Json row = {{"number", trial.number},
+              {"state", std::string(ToString(trial.state))},
+              {"value", Number(Objective(trial, spec))},
+              {"params", std::move(params)},
+              {"metrics", std::move(metrics)},
+              {"stopped_early", trial.stopped_early},
+              {"reason", trial.reason},
+              {"attempt", trial.attempt},
+              {"slot", slot ? Json(*slot) : Json(nullptr)},
+              {"start_time", Time(trial.start_time)},
+              {"end_time", Time(trial.end_time)}};
+  // The latest intermediate measurement (the cache keeps it for a running
+  // trial): how far it got and where its objective stands.
+  if (!trial.measurements.empty()) {
+    const Measurement& last = trial.measurements.back();
+    row["last_step"] = last.step;
+    row["last_value"] = Number(last.Get(spec.metric_tag));
+  }
+  return row;
 }
 
 Json HistoryJson(const StudySnapshot& snapshot, size_t max_points) {
   const StudySpec& spec = snapshot.study.spec;
   std::vector<int64_t> numbers;
   std::vector<double> values, best;
+  std::vector<bool> stopped;
   Json active = Json::array(), failed = Json::array();
   ForEachTrial(snapshot, [&](const Trial& trial) {
     if (trial.state == TrialState::kActive ||
@@ -176,6 +226,7 @@ Json HistoryJson(const StudySnapshot& snapshot, size_t max_points) {
     const double value = *Objective(trial, spec);
     numbers.push_back(trial.number);
     values.push_back(value);
+    stopped.push_back(trial.stopped_early);
     best.push_back(best.empty() || spec.IsBetter(value, best.back())
                        ? value
                        : best.back());
@@ -183,8 +234,10 @@ Json HistoryJson(const StudySnapshot& snapshot, size_t max_points) {
   Json points = Json::array();
   const std::vector<size_t> kept = ThinHistory(values, best, max_points);
   for (size_t i : kept) {
-    points.push_back(
-        {{"trial", numbers[i]}, {"value", values[i]}, {"best", best[i]}});
+    Json point = {
+        {"trial", numbers[i]}, {"value", values[i]}, {"best", best[i]}};
+    if (stopped[i]) point["stopped_early"] = true;
+    points.push_back(std::move(point));
   }
   return {{"total", values.size()},
           {"downsampled", kept.size() < values.size()},
@@ -226,31 +279,6 @@ Json PointsJson(const StudySnapshot& snapshot, size_t max_points) {
           {"total", values.size()},
           {"downsampled", kept.size() < values.size()},
           {"trials", std::move(rows)}};
-}
-
-std::vector<const Trial*> CurveTrials(const StudySnapshot& snapshot,
-                                      size_t max_trials) {
-  const StudySpec& spec = snapshot.study.spec;
-  std::vector<const Trial*> finished, chosen;
-  ForEachTrial(snapshot, [&](const Trial& trial) {
-    if (trial.state == TrialState::kActive ||
-        trial.state == TrialState::kStopping) {
-      chosen.push_back(&trial);
-    } else if (HasResult(trial, spec)) {
-      finished.push_back(&trial);
-    }
-  });
-  const size_t keep = std::min(max_trials, finished.size());
-  std::partial_sort(finished.begin(), finished.begin() + keep, finished.end(),
-                    [&](const Trial* a, const Trial* b) {
-                      return spec.IsBetter(*Objective(*a, spec),
-                                           *Objective(*b, spec));
-                    });
-  chosen.insert(chosen.end(), finished.begin(), finished.begin() + keep);
-  std::sort(chosen.begin(), chosen.end(), [](const Trial* a, const Trial* b) {
-    return a->number < b->number;
-  });
-  return chosen;
 }
 
 Json CurveJson(const Trial& trial, const StudySpec& spec,
@@ -341,7 +369,8 @@ Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
 }
 
 std::string TrialsCsv(const std::vector<const Trial*>& trials,
-                      const StudySpec& spec) {
+                      const StudySpec& spec,
+                      const std::vector<std::string>& metrics) {
   auto field = [](std::string text) {
     if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
     return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\"\""}}),
@@ -350,6 +379,9 @@ std::string TrialsCsv(const std::vector<const Trial*>& trials,
   std::string csv = "number,state,value";
   for (const ParameterSpec& p : spec.search_space.parameters()) {
     absl::StrAppend(&csv, ",", field(p.name));
+  }
+  for (const std::string& metric : metrics) {
+    absl::StrAppend(&csv, ",", field(metric));
   }
   absl::StrAppend(&csv, ",stopped_early,start_time,end_time\r\n");
   for (const Trial* trial : trials) {
@@ -365,6 +397,10 @@ std::string TrialsCsv(const std::vector<const Trial*>& trials,
                                       : Value(it->second).dump();
       }
       absl::StrAppend(&csv, ",", field(cell));
+    }
+    for (const std::string& metric : metrics) {
+      std::optional<double> x = trial->FinalObjective(metric);
+      absl::StrAppend(&csv, ",", x && std::isfinite(*x) ? Json(*x).dump() : "");
     }
     absl::StrAppend(&csv, ",", trial->stopped_early ? "true" : "false", ",",
                     trial->start_time ? FormatRfc3339(*trial->start_time) : "",

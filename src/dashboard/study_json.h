@@ -20,15 +20,18 @@ namespace hptune::dashboard {
 using Json = nlohmann::json;
 
 Json StudySummaryJson(const StudySnapshot& snapshot);
+// The metrics a study's trials report beyond its spec's (a trainer's extra
+// metrics: "accuracy_std"), from their final measurements, by name.
+std::vector<std::string> ExtraMetrics(const StudySnapshot& snapshot);
+// The table's metric columns besides the primary metric's: the spec's other
+// metrics (objectives, then constraints), then `extra`.
+std::vector<std::string> MetricColumns(const StudySpec& spec,
+                                       const std::vector<std::string>& extra);
 Json StudyDetailJson(const StudySnapshot& snapshot);
 Json TrialRowJson(const Trial& trial, const StudySpec& spec);
 
 Json HistoryJson(const StudySnapshot& snapshot, size_t max_points);
 Json PointsJson(const StudySnapshot& snapshot, size_t max_points);
-// The trials whose curves a page shows: the best `max_trials` finished ones
-// and every active one, by number.
-std::vector<const Trial*> CurveTrials(const StudySnapshot& snapshot,
-                                      size_t max_trials);
 // One curve: `measurements` are the trial's intermediate measurements.
 Json CurveJson(const Trial& trial, const StudySpec& spec,
                const std::vector<Measurement>& measurements, size_t max_points);
@@ -39,9 +42,11 @@ Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
                      size_t max_measurements);
 
 // A CSV export of `trials`: number, state, value, one column per parameter,
-// start and end time; RFC 4180 quoting.
+// one per metric of `metrics` (MetricColumns), stopped_early, start and end
+// time; RFC 4180 quoting.
 std::string TrialsCsv(const std::vector<const Trial*>& trials,
-                      const StudySpec& spec);
+                      const StudySpec& spec,
+                      const std::vector<std::string>& metrics);
 
 }  // namespace hptune::dashboard
 

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
+#include "src/dashboard/curve_choice.h"
 #include "src/dashboard/pareto_json.h"
 #include "src/dashboard/study_json.h"
 #include "src/dashboard/trial_query.h"
@@ -44,6 +46,27 @@ absl::StatusOr<Json> StudiesJson(ChangeStream& changes) {
   return Json{{"studies", std::move(studies)}, {"event_id", now.event_id}};
 }
 
+// For a study of several objectives: the trials on its Pareto front
+// (ListOptimalTrials' rule, as the Pareto answer marks them), by number.
+// Empty otherwise: one objective's best is in the header.
+std::set<int64_t> OptimalNumbers(const StudySnapshot& s) {
+  const StudySpec& spec = s.study.spec;
+  size_t objectives = 0;
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    objectives += m.is_constraint() ? 0 : 1;
+  }
+  std::set<int64_t> numbers;
+  if (objectives < 2) return numbers;
+  std::vector<const Trial*> trials;
+  for (const auto& trial : s.trials) {
+    if (trial != nullptr) trials.push_back(trial.get());
+  }
+  for (size_t i : OptimalTrialIndices(spec, trials)) {
+    numbers.insert(trials[i]->number);
+  }
+  return numbers;
+}
+
 absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
                                     const QueryParams& params) {
   HPTUNE_ASSIGN_OR_RETURN(TrialQuery query,
@@ -57,6 +80,12 @@ absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
        ++i) {
     rows.push_back(TrialRowJson(*selected[i], s.study.spec));
   }
+  // Several objectives: each row says whether its trial is optimal.
+  if (const std::set<int64_t> optimal = OptimalNumbers(s); !optimal.empty()) {
+    for (Json& row : rows) {
+      row["optimal"] = optimal.contains(row["number"].get<int64_t>());
+    }
+  }
   return Json{{"total", selected.size()},
               {"offset", query.offset},
               {"trials", std::move(rows)}};
@@ -64,19 +93,24 @@ absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
 
 absl::StatusOr<Json> CurvesJson(store::Store& store, const StudySnapshot& s,
                                 const QueryParams& params) {
-  HPTUNE_ASSIGN_OR_RETURN(size_t max_trials,
-                          SizeParam(params, "max_trials", 50, 1000));
+  HPTUNE_ASSIGN_OR_RETURN(CurveChoice choice, ParseCurveChoice(params));
   HPTUNE_ASSIGN_OR_RETURN(size_t max_points,
                           SizeParam(params, "max_points", 500, 10000));
+  const CurvePick pick = PickCurveTrials(s, choice);
   Json curves = Json::array();
-  for (const Trial* trial : CurveTrials(s, max_trials)) {
+  for (const Trial* trial : pick.trials) {
     HPTUNE_ASSIGN_OR_RETURN(
         std::vector<Measurement> measurements,
         store.ListMeasurements(s.study.name, trial->number, 0));
     curves.push_back(CurveJson(*trial, s.study.spec, measurements, max_points));
   }
+  const bool best = choice.select == CurveSelect::kBest;
   return Json{{"metric", s.study.spec.metric_tag},
               {"total", s.trials.size()},
+              {"select", std::string(ToString(choice.select))},
+              {"matching", pick.matching},
+              // best drops the worse trials on purpose; the others spread.
+              {"downsampled", !best && pick.trials.size() < pick.matching},
               {"curves", std::move(curves)}};
 }
 
@@ -160,7 +194,8 @@ void ExportRoute(ApiRoutes& routes, ChangeStream& changes,
             SelectTrials((*snapshot)->trials, spec, *query);
         std::string body;
         if (format == "csv") {
-          body = TrialsCsv(selected, spec);
+          body = TrialsCsv(selected, spec,
+                           MetricColumns(spec, ExtraMetrics(**snapshot)));
         } else {
           Json rows = Json::array();
           for (const Trial* trial : selected) {

@@ -58,6 +58,17 @@ absl::Status ParseWhere(const std::string& text, const StudySpec& spec,
       auto range = Range(value, "value");
       if (!range.ok()) return range.status();
       query.value_range = *range;
+    } else if (key == "metrics" && value.is_object()) {
+      for (const auto& [name, filter] : value.items()) {
+        if (name.empty() || name.size() > kMaxMetricName) {
+          return Bad("where", text,
+                     absl::StrCat("a metric name has 1 to ", kMaxMetricName,
+                                  " bytes"));
+        }
+        auto range = Range(filter, name);
+        if (!range.ok()) return range.status();
+        query.metric_ranges[name] = *range;
+      }
     } else if (key == "params" && value.is_object()) {
       for (const auto& [name, filter] : value.items()) {
         const ParameterSpec* param = spec.search_space.Find(name);
@@ -87,7 +98,8 @@ absl::Status ParseWhere(const std::string& text, const StudySpec& spec,
     } else {
       return Bad("where", text,
                  absl::StrCat("unknown key \"", key,
-                              "\" (expected \"params\" or \"value\")"));
+                              "\" (expected \"params\", \"metrics\" or "
+                              "\"value\")"));
     }
   }
   return absl::OkStatus();
@@ -112,6 +124,10 @@ bool Matches(const Trial& trial, const std::optional<double>& value,
         !InRange(it->second.AsDouble(), range)) {
       return false;
     }
+  }
+  for (const auto& [name, range] : query.metric_ranges) {
+    std::optional<double> x = trial.FinalObjective(name);
+    if (!x || !std::isfinite(*x) || !InRange(*x, range)) return false;
   }
   for (const auto& [name, kept] : query.param_categories) {
     auto it = trial.parameters.find(name);
@@ -170,10 +186,14 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
                spec.search_space.Find(sort.substr(6)) != nullptr) {
       query.sort = TrialSort::kParam;
       query.sort_param = sort.substr(6);
+    } else if (sort.starts_with("metric:") && sort.size() > 7 &&
+               sort.size() <= 7 + kMaxMetricName) {
+      query.sort = TrialSort::kMetric;
+      query.sort_metric = sort.substr(7);
     } else {
       return Bad("sort", sort,
-                 "expected number, value, state, start_time, end_time or "
-                 "param:NAME with a parameter of the study");
+                 "expected number, value, state, start_time, end_time, "
+                 "param:NAME with a parameter of the study or metric:NAME");
     }
   }
   if (auto it = params.find("order"); it != params.end()) {
@@ -207,6 +227,7 @@ std::vector<const Trial*> SelectTrials(
   struct Row {
     const Trial* trial;
     std::optional<double> value;
+    std::optional<double> metric;  // kMetric: the sorted metric's value.
   };
   std::vector<Row> rows;
   rows.reserve(trials.size());
@@ -214,7 +235,13 @@ std::vector<const Trial*> SelectTrials(
     if (trial == nullptr) continue;
     std::optional<double> value = trial->FinalObjective(spec.metric_tag);
     if (value && !std::isfinite(*value)) value.reset();
-    if (Matches(*trial, value, query)) rows.push_back({trial.get(), value});
+    if (!Matches(*trial, value, query)) continue;
+    std::optional<double> metric;
+    if (query.sort == TrialSort::kMetric) {
+      metric = trial->FinalObjective(query.sort_metric);
+      if (metric && !std::isfinite(*metric)) metric.reset();
+    }
+    rows.push_back({trial.get(), value, metric});
   }
   const bool desc = query.descending;
   auto compare = [&](const Row& a, const Row& b) -> int {
@@ -223,6 +250,8 @@ std::vector<const Trial*> SelectTrials(
         return 0;
       case TrialSort::kValue:
         return CompareOptional(a.value, b.value, desc);
+      case TrialSort::kMetric:
+        return CompareOptional(a.metric, b.metric, desc);
       case TrialSort::kState:
         return CompareOptional(
             std::optional<std::string>(std::string(ToString(a.trial->state))),

@@ -23,21 +23,35 @@ namespace hptune::dashboard {
 
 using QueryParams = std::map<std::string, std::string>;
 
-enum class TrialSort { kNumber, kValue, kState, kStartTime, kEndTime, kParam };
+enum class TrialSort {
+  kNumber,
+  kValue,
+  kState,
+  kStartTime,
+  kEndTime,
+  kParam,
+  kMetric
+};
 
 struct TrialQuery {
   int64_t offset = 0;
   int64_t limit = 50;
   TrialSort sort = TrialSort::kNumber;
-  std::string sort_param;  // kParam only.
+  std::string sort_param;   // kParam only.
+  std::string sort_metric;  // kMetric only: a final measurement's metric.
   bool descending = false;
   std::set<TrialState> states;  // Empty: every state.
   std::map<std::string, std::pair<double, double>> param_ranges;
   std::map<std::string, std::set<std::string>> param_categories;
   std::optional<std::pair<double, double>> value_range;
+  // Final measurement metric -> inclusive range; a trial without the metric
+  // does not match.
+  std::map<std::string, std::pair<double, double>> metric_ranges;
 };
 
 inline constexpr int64_t kMaxPageSize = 1000;
+// The longest metric name a query may name (sort=metric:NAME, where).
+inline constexpr size_t kMaxMetricName = 256;
 
 // `max_limit` bounds `limit` (the exports take every trial).
 absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
@@ -45,7 +59,8 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
                                            int64_t max_limit = kMaxPageSize);
 
 // The trials that match, in the query's order (all of them; the caller
-// pages). Trials without a value sort last both ways.
+// pages). Trials without a value (or without the sorted metric) sort last
+// both ways.
 std::vector<const Trial*> SelectTrials(
     const std::vector<std::shared_ptr<const Trial>>& trials,
     const StudySpec& spec, const TrialQuery& query);

@@ -14,7 +14,16 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
   - the history plot has one point per finished trial with a value;
   - parallel coordinates: one line per such trial, top-k% keeps the best k%,
     and a brush on an axis filters the trials table to the trials in range;
-  - learning curves: each trial stopped early ends at its stop_step;
+  - the trials table: a column per metric (the trainer's extra metrics;
+    another objective and a constraint with its threshold), sorted and
+    filtered by the server and in the CSV; a hidden column stays hidden
+    through the URL; a running trial shows its latest step and value;
+  - learning curves: each trial stopped early ends at its stop_step; all,
+    stopped, running and the table's trials, as the API picks them;
+  - history: stopped-early trials drawn apart, the summary counting every
+    finished trial; the timeline's legend has the infeasible colour; a
+    categorical slice is jittered; contour dots shrink at 5,000 points;
+  - a wrong token on the login form keeps the deep link;
   - the timeline has maxParallelTrials lanes;
   - a page open while the job runs shows new trials without a reload;
   - a trial page follows its replica's log while it runs;
@@ -480,6 +489,8 @@ class DashboardTest:
             self.step("the job finishes", self.wait_job_done)
             self.step("the studies list shows the study", self.check_list)
             self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
+            self.step("trials tab: every metric a column, sorted and filtered by the server, hidden in the URL",
+                      self.check_metric_columns)
             self.step("history: one point per finished trial with a value", self.check_history)
             self.step("parallel coordinates: one line per trial, top k%", self.check_parcoords)
             self.step("parallel coordinates: a brush filters the trials table", self.check_brush)
@@ -487,6 +498,7 @@ class DashboardTest:
             self.step("slice plots", self.check_slice)
             self.step("contour", self.check_contour)
             self.step("learning curves: stopped trials end at their stop step", self.check_curves)
+            self.step("learning curves: all, stopped, running, selected in the table", self.check_curve_choice)
             self.step("importance", self.check_importance)
             self.step("timeline: maxParallelTrials lanes", self.check_timeline)
             self.step("config", self.check_config)
@@ -494,8 +506,10 @@ class DashboardTest:
             self.step("trial page", self.check_trial_page)
             if self.step("submit a long job", self.submit_long_job):
                 self.step("a running trial's log is followed live", self.check_live_log)
+                self.step("a running trial shows its latest step and value in the table", self.check_running_row)
                 self.step("cancel a job from its page", self.check_cancel)
             self.step("the login page", self.check_login_page)
+            self.step("a wrong token keeps the deep link", self.check_login_deep_link)
             self.step("TLS server off loopback: token, cookie and CSRF rules", self.check_tls_server)
         except Exception as e:
             detail = str(e) if isinstance(e, CheckFailed) else traceback.format_exc()
@@ -684,6 +698,65 @@ class DashboardTest:
         check(all(r["state"] == "SUCCEEDED" for r in exported), "the CSV export has a trial of another state")
         b.console_errors("the trials tab")
 
+    def check_metric_columns(self):
+        """The one-objective job's trainer also reports latency_ms and
+        memory_mb: each is a column, with the final measurement's value,
+        sortable and filterable on the server, in the CSV, and hidden from
+        the URL's `hide`."""
+        b = self.open("#/study/%s" % self.job, "the study page")
+        d = wait_for("the trials table", lambda: b.debug("trials"))
+        detail = self.api.study(self.job)
+        check(detail["algorithm"] == "RANDOM_SEARCH", "the algorithm is %r" % detail["algorithm"])
+        check(detail["extra_metrics"] == ["latency_ms", "memory_mb"], "extra metrics: %r" % detail["extra_metrics"])
+        for col in ("metric:latency_ms", "metric:memory_mb"):
+            check(col in d["columns"], "no column %s in %s" % (col, d["columns"]))
+        finals = {}
+        for row in self.api.trials(self.job)["trials"]:
+            finals[row["number"]] = row["metrics"].get("latency_ms")
+        for row in b.finds("#trials-table tr[data-testid=trial-row]"):
+            n = int(row.get_attribute("data-trial"))
+            cell = row.find_element(By.CSS_SELECTOR, "td[data-metric=latency_ms]")
+            want = finals[n]
+            shown = cell.find_element(By.CSS_SELECTOR, ".num").get_attribute("title") if want is not None else cell.text
+            check(shown == (repr_js(want) if want is not None else "—"),
+                  "trial %d: latency_ms cell %r, the API %r" % (n, shown, want))
+        b.click("#trials-table th[data-sort='metric:latency_ms']")
+        d = wait_for("the sort by latency_ms", lambda: (lambda d: d if d["sort"] == "metric:latency_ms" else None)(b.debug("trials")))
+        expected = [t["number"] for t in self.api.trials(self.job, sort="metric:latency_ms")["trials"]]
+        by_latency = sorted((v, n) for n, v in finals.items() if v is not None)
+        check(expected[:len(by_latency)] == [n for _, n in by_latency], "the API's latency_ms order %s" % expected)
+        check(d["numbers"] == expected, "sorted by latency_ms: %s, the API says %s" % (d["numbers"], expected))
+        # a filter on memory_mb, applied by the server
+        Select(b.find("#metric-filter-name")).select_by_value("memory_mb")
+        b.find("#metric-filter-hi").send_keys("200")
+        b.click("#metric-filter-apply")
+        d = wait_for("the memory_mb filter", lambda: (lambda d: d if d["metric_where"] else None)(b.debug("trials")))
+        kept = sorted(n for n, t in ((r["number"], r) for r in self.rows) if t["metrics"].get("memory_mb", 1e9) <= 200)
+        check(sorted(d["numbers"]) == kept, "memory_mb <= 200 keeps %s, expected %s" % (sorted(d["numbers"]), kept))
+        href = b.find("#export-csv").get_attribute("href")
+        status, _, body = self.api.request("GET", urllib.parse.urlparse(href).path + "?" + urllib.parse.urlparse(href).query)
+        exported = list(csv.DictReader(io.StringIO(body.decode("utf-8"))))
+        check(sorted(int(r["number"]) for r in exported) == kept, "the CSV export ignores the metric filter")
+        for r in exported:
+            check(r["latency_ms"] == ("" if finals[int(r["number"])] is None else json.dumps(finals[int(r["number"])])),
+                  "CSV: trial %s latency_ms %r, the API %r" % (r["number"], r["latency_ms"], finals[int(r["number"])]))
+        b.click("#metric-filter-clear")
+        wait_for("the filter cleared", lambda: not b.debug("trials")["metric_where"])
+        b.shot("02b-study-metric-columns.png")
+        # hide a column: gone, in the URL, and still hidden after a reload
+        b.click("#col-picker summary")
+        b.click("input[data-testid='col-metric:memory_mb']")
+        wait_for("memory_mb hidden", lambda: "metric:memory_mb" not in b.debug("trials")["columns"])
+        url = b.driver.current_url
+        check("hide=metric%3Amemory_mb" in url or "hide=metric:memory_mb" in url, "the URL does not keep the choice: %s" % url)
+        b.shot("02c-study-columns-picker.png")
+        b.driver.get("about:blank")
+        b.driver.get(url)
+        d = wait_for("the table after a reload", lambda: b.debug("trials"))
+        check("metric:memory_mb" not in d["columns"] and "metric:latency_ms" in d["columns"],
+              "after a reload the columns are %s" % d["columns"])
+        b.console_errors("the metric columns")
+
     def check_history(self):
         b = self.browser
         self.tab("history")
@@ -693,9 +766,19 @@ class DashboardTest:
               "the API's history has %d points, but %d finished trials have a value" % (len(h["points"]), expected))
         d = wait_for("the history plot", lambda: b.debug("history"))
         check(d["points"] == expected, "the history plot has %d points, expected %d" % (d["points"], expected))
+        # series 0: completed trials; 1: those stopped early, drawn apart
         drawn = wait_for("the history's symbols", lambda: b.drawn("history", 0))
-        check(drawn[0] == expected, "the history plot drew %d of %d points" % (drawn[0], expected))
+        stopped_drawn = wait_for("the stopped-early symbols", lambda: b.drawn("history", 1))
+        check(drawn[0] + stopped_drawn[0] == expected,
+              "the history plot drew %d + %d of %d points" % (drawn[0], stopped_drawn[0], expected))
         check(d["failed"] == len(h["failed"]), "failed markers: %d, the API lists %d" % (d["failed"], len(h["failed"])))
+        stopped = sorted(t["number"] for t in self.finished_with_value(self.rows) if t["stopped_early"])
+        check(stopped, "no finished trial was stopped early")
+        check(sorted(d["stopped"]) == stopped, "stopped-early points drawn apart: %s, expected %s" % (d["stopped"], stopped))
+        check(not d["running_labels"], "running trials are labelled one by one (they overlap)")
+        summary = b.text("#history-summary")
+        check(summary.startswith("%d finished trials with a value" % h["total"]) and "%d stopped early" % len(stopped) in summary,
+              "the history's summary says %r; %d finished, %d stopped early" % (summary, h["total"], len(stopped)))
         if not b.find("#history-log").get_attribute("disabled"):
             b.click("#history-log")
             wait_for("the log scale", lambda: b.debug("history")["log"])
@@ -798,6 +881,10 @@ class DashboardTest:
         for series in range(d["plots"]):
             drawn = wait_for("the slice's symbols", lambda: b.drawn("slice", series))
             check(drawn[0] == drawn[1] > 0, "slice plot %d drew %d of its %d points" % (series, drawn[0], drawn[1]))
+        # the categorical parameter's points are jittered, not on one line
+        check([j["name"] for j in d["jitter"]] == ["optimizer"], "jittered plots: %s" % d["jitter"])
+        check(d["jitter"][0]["positions"] == d["jitter"][0]["points"],
+              "optimizer: %d points on %d positions" % (d["jitter"][0]["points"], d["jitter"][0]["positions"]))
         b.shot("07-study-slice.png")
         b.console_errors("the slice tab")
 
@@ -811,6 +898,18 @@ class DashboardTest:
         wait_for("the lr x layers contour", lambda: (lambda d: d["x"] == "lr" and d["y"] == "layers")(b.debug("contour")))
         check(b.debug("contour")["cells"] == 900, "a 30x30 grid has 900 cells, got %r" % b.debug("contour")["cells"])
         b.shot("08-study-contour.png")
+        # thousands of trials: the dots shrink and fade so the map shows
+        dots = b.js("""
+            const P = window.hptune.plots, spec = [{name: 'a', type: 'DOUBLE', min: 0, max: 1},
+                                                   {name: 'b', type: 'DOUBLE', min: 0, max: 1}];
+            const trials = [];
+            for (let i = 1; i <= 5000; i++) trials.push({trial: i, value: i % 97, x: [(i * 0.618) % 1, (i * 0.414) % 1]});
+            const few = P.contour({params: ['a', 'b'], trials: trials.slice(0, 12)}, spec, {x: 'a', y: 'b', metric: 'm', goal: 'MINIMIZE'});
+            const many = P.contour({params: ['a', 'b'], trials}, spec, {x: 'a', y: 'b', metric: 'm', goal: 'MINIMIZE'});
+            const dot = (r) => ({size: r.option.series[1].symbolSize, opacity: r.option.series[1].itemStyle.opacity});
+            return [dot(few), dot(many)];""")
+        check(dots[1]["size"] < dots[0]["size"] and dots[1]["opacity"] < 1,
+              "5000 contour dots are drawn as 12 are: %s" % dots)
         b.console_errors("the contour tab")
 
     def check_curves(self):
@@ -835,6 +934,42 @@ class DashboardTest:
         b.shot("09-study-curves.png")
         b.console_errors("the learning curves tab")
 
+    def check_curve_choice(self):
+        b = self.browser
+        rows = self.api.trials(self.job)["trials"]
+        ran = sorted(t["number"] for t in rows if t["start_time"])
+        stopped = sorted(t["number"] for t in rows if t["stopped_early"] and t["start_time"])
+        for select, expected in (("all", ran), ("stopped", stopped)):
+            Select(b.find("#curves-select")).select_by_value(select)
+            d = wait_for("the %s curves" % select,
+                         lambda: (lambda d: d if d and d.get("select") == select else None)(b.debug("curves")))
+            check(d["trials"] == expected and d["matching"] == len(expected),
+                  "%s: curves of %s (matching %d), expected %s" % (select, d["trials"], d["matching"], expected))
+            check(b.text("#curves-summary").startswith("%d curve" % len(expected)), "summary %r" % b.text("#curves-summary"))
+            if select == "stopped":
+                check(sorted(s["trial"] for s in d["stopped"]) == expected, "not all drawn as stopped: %s" % d["stopped"])
+                b.shot("09b-study-curves-stopped.png")
+        # at most N: an even spread, said so
+        small = self.api.get("/api/studies/%s/curves" % self.job, select="all", max_trials="3")
+        check(len(small["curves"]) == 3 and small["downsampled"] and small["matching"] == len(ran),
+              "select=all&max_trials=3: %d curves, downsampled %r" % (len(small["curves"]), small["downsampled"]))
+        status, _, body = self.api.request("GET", "/api/studies/%s/curves?select=bogus" % self.job)
+        check(status == 400 and b"select" in body, "select=bogus: %d %s" % (status, body[:200]))
+        # selected: the trials the table shows (here, a state filter)
+        self.tab("trials")
+        b.click("input[data-testid=state-SUCCEEDED]")
+        d = wait_for("the state filter", lambda: (lambda d: d if d["states"] == ["SUCCEEDED"] else None)(b.debug("trials")))
+        shown = sorted(d["numbers"])
+        self.tab("curves")
+        Select(b.find("#curves-select")).select_by_value("selected")
+        d = wait_for("the selected curves",
+                     lambda: (lambda d: d if d and d.get("select") == "selected" else None)(b.debug("curves")))
+        check(d["trials"] == shown, "selected: curves of %s, the table shows %s" % (d["trials"], shown))
+        self.tab("trials")
+        b.click("input[data-testid=state-SUCCEEDED]")
+        wait_for("the filter cleared", lambda: b.debug("trials")["states"] == [])
+        b.console_errors("choosing learning curves")
+
     def check_importance(self):
         b = self.browser
         self.tab("importance")
@@ -850,6 +985,8 @@ class DashboardTest:
     def check_timeline(self):
         b = self.browser
         self.tab("timeline")
+        legend = b.text("#panel-timeline .legend")
+        check("infeasible" in legend, "the timeline's legend has no infeasible colour: %r" % legend)
         tl = self.api.get("/api/studies/%s/timeline" % self.job)
         check(tl["lanes"] == 3, "the API's timeline has %r lanes, expected 3 (maxParallelTrials)" % tl["lanes"])
         d = wait_for("the timeline", lambda: b.debug("timeline"))
@@ -901,6 +1038,16 @@ class DashboardTest:
         check("memory_mb ≤ 300" in b.text("#pareto-note"), "the note does not state the constraint")
         b.shot("12-study-pareto.png")
         b.console_errors("the Pareto front tab")
+        # its table: the other objective and the constraint, with its threshold
+        b = self.open("#/study/%s" % job, "the two-objective study's trials")
+        d = wait_for("the trials table", lambda: b.debug("trials"))
+        heads = [th.text for th in b.finds("#trials-table th")]
+        check("latency_ms ↓" in heads and "memory_mb ≤ 300" in heads,
+              "the table's columns %s lack the objective or the constraint's threshold" % heads)
+        marked = sorted(int(td.find_element(By.XPATH, "..").get_attribute("data-trial"))
+                        for td in b.finds("#trials-table td[data-optimal=true]"))
+        check(marked == front, "the table marks %s optimal, the front is %s" % (marked, front))
+        b.shot("12b-study-pareto-trials.png")
 
     def check_config(self):
         b = self.browser
@@ -947,6 +1094,27 @@ class DashboardTest:
         b.shot("14-trial-running.png")
         b.console_errors("the running trial's page")
 
+    def check_running_row(self):
+        b = self.open("#/study/%s" % self.long_job, "the long job's page")
+        def shown():
+            d = b.debug("trials")
+            if not d or "last_step" not in d["columns"]:
+                return None
+            for row in b.finds("#trials-table tr[data-testid=trial-row]"):
+                cells = row.find_elements(By.CSS_SELECTOR, "td")
+                if "ACTIVE" in cells[d["columns"].index("state")].text:
+                    step = cells[d["columns"].index("last_step")].text
+                    value = cells[d["columns"].index("last_value")].text
+                    if step.isdigit() and int(step) > 0 and value not in ("", "—"):
+                        return int(row.get_attribute("data-trial")), int(step), value
+            return None
+        trial, step, value = wait_for("an ACTIVE row with its latest step and value", shown)
+        api = self.api.get("/api/studies/%s/trials/%d" % (self.long_job, trial))
+        steps = [m["step"] for m in api["measurements"]]
+        check(step in steps, "trial %d shows step %d; it reported %s" % (trial, step, steps[-5:]))
+        b.shot("17b-study-running-latest-step.png")
+        b.console_errors("the running trial's row")
+
     def check_cancel(self):
         b = self.open("#/study/%s" % self.long_job, "the long job's page")
         b.click("#cancel-job")
@@ -981,6 +1149,23 @@ class DashboardTest:
         status, _, _ = Api(self.a.url).request("GET", "/api/studies", token=False)
         check(status == 401, "after logging out the API answered %d" % status)
         b.console_errors("a wrong token")
+
+    def check_login_deep_link(self):
+        b = self.browser
+        b.driver.delete_all_cookies()
+        deep = "#/study/%s?tab=history" % self.job
+        b.driver.get(self.a.url + "/" + deep)
+        wait_for("the login form", lambda: "/login" in b.driver.current_url and b.visible("#token"))
+        b.find("#token").send_keys("not-the-token")
+        b.find("#login-submit").click()
+        wait_for("the login page again, saying so",
+                 lambda: "failed" in b.driver.current_url and b.visible("#token") and b.visible("#login-error"))
+        b.find("#token").send_keys(self.token)
+        b.find("#login-submit").click()
+        wait_for("the deep link after logging in", lambda: "/login" not in b.driver.current_url and
+                 b.js("var p = document.getElementById('panel-history'); return !!p && !p.hidden"))
+        check(b.driver.current_url.endswith(deep), "landed on %s, expected %s" % (b.driver.current_url, deep))
+        b.console_errors("logging in again after a wrong token")
 
     def check_tls_server(self):
         cert, key = make_certificate(self.tmp)

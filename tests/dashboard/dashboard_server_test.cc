@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -162,8 +163,16 @@ TEST_F(DashboardServerTest, ALoginSetsASessionCookieThatIsNotTheToken) {
   auto failed = Client().Post("/login", "token=wrong",
                               "application/x-www-form-urlencoded");
   ASSERT_TRUE(failed);
-  EXPECT_EQ(failed->get_header_value("Location"), "/login?failed=1");
+  EXPECT_THAT(failed->get_header_value("Location"),
+              ::testing::StartsWith("/login?failed=1&next="));
   EXPECT_FALSE(failed->has_header("Set-Cookie"));
+  // A wrong token keeps where the user was going (escaped on the wire;
+  // httplib's client decodes a Location header).
+  auto deep = Client().Post("/login", "token=wrong&next=%2F%23%2Fstudy%2Fs1",
+                            "application/x-www-form-urlencoded");
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->get_header_value("Location"),
+            "/login?failed=1&next=/#/study/s1");
   const std::string cookie = LogIn();
   EXPECT_THAT(cookie, HasSubstr("hptune_session="));
   EXPECT_THAT(cookie, ::testing::Not(HasSubstr(kToken)));
@@ -212,6 +221,53 @@ TEST_F(DashboardServerTest, TheTrialsTablePagesSortsAndFilters) {
   auto missing = Client().Get("/api/studies/nope", auth);
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
+}
+
+// A trainer's extra metric is a column of the table and the CSV; a running
+// trial shows its latest step and value, read again as it reports; an
+// unspecified algorithm is named as what runs.
+TEST_F(DashboardServerTest,
+       TheTableShowsEveryMetricAndARunningTrialsLatestStep) {
+  Trial extra = Finished(0.05, 0.8);
+  extra.final_measurement->metrics["acc_std"] = 0.25;
+  Trial running = Finished(0.2, 0.1);
+  running.state = TrialState::kActive;
+  running.final_measurement.reset();
+  ASSERT_OK(store_->AddTrials("job1", {extra, running}, std::nullopt).status());
+  ASSERT_OK(store_->AddMeasurement(
+      "job1", 5, Measurement{.step = 3, .metrics = {{"acc", 0.4}}}));
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto detail = Client().Get("/api/studies/job1", auth);
+  ASSERT_TRUE(detail);
+  const Json study = Json::parse(detail->body);
+  EXPECT_EQ(study["extra_metrics"], Json::parse(R"(["acc_std"])"));
+  EXPECT_EQ(study["algorithm"], "Gaussian process BO");
+  auto rows = [&](const std::string& query) {
+    auto page = Client().Get("/api/studies/job1/trials?" + query, auth);
+    EXPECT_TRUE(page && page->status == 200) << (page ? page->body : "");
+    return page ? Json::parse(page->body)["trials"] : Json::array();
+  };
+  Json sorted = rows("sort=metric:acc_std&states=SUCCEEDED");
+  ASSERT_EQ(sorted.size(), 4u);
+  EXPECT_EQ(sorted[0]["number"], 4);  // The only one with acc_std: first.
+  EXPECT_EQ(sorted[0]["metrics"]["acc_std"], 0.25);
+  EXPECT_EQ(rows(R"(where={"metrics":{"acc_std":[0,1]}})").size(), 1u);
+  Json active = rows("states=ACTIVE");
+  ASSERT_EQ(active.size(), 1u);
+  EXPECT_EQ(active[0]["last_step"], 3);
+  EXPECT_EQ(active[0]["last_value"], 0.4);
+  auto csv = Client().Get("/api/studies/job1/trials.csv", auth);
+  ASSERT_TRUE(csv);
+  EXPECT_THAT(csv->body, HasSubstr("number,state,value,lr,opt,acc_std,"));
+  EXPECT_THAT(csv->body, HasSubstr("4,SUCCEEDED,0.8,0.05,adam,0.25,false,"));
+  // A new measurement moves the latest step: each request reads the event
+  // log before it answers.
+  ASSERT_OK(store_->AddMeasurement(
+      "job1", 5, Measurement{.step = 4, .metrics = {{"acc", 0.45}}}));
+  const Json latest = rows("states=ACTIVE")[0];
+  EXPECT_EQ(latest["last_step"], 4);
+  EXPECT_EQ(latest["last_value"], 0.45);
 }
 
 // A conditional space: opt -> momentum (sgd); a trial carries only its
@@ -339,6 +395,18 @@ TEST_F(DashboardServerTest, TheParetoAnswerMarksTheFeasibleFront) {
   auto detail = Client().Get("/api/studies/pareto", auth);
   ASSERT_TRUE(detail);
   EXPECT_EQ(Json::parse(detail->body)["metrics"].size(), 3u);
+  // The trials table marks the same optimal trials.
+  auto table = Client().Get("/api/studies/pareto/trials", auth);
+  ASSERT_TRUE(table);
+  std::vector<int64_t> optimal_rows;
+  const Json table_body = Json::parse(table->body);
+  for (const Json& row : table_body["trials"]) {
+    if (row["optimal"].get<bool>()) optimal_rows.push_back(row["number"]);
+  }
+  EXPECT_THAT(optimal_rows, ::testing::ElementsAre(1, 2, 5));
+  auto one = Client().Get("/api/studies/job1/trials", auth);
+  ASSERT_TRUE(one);
+  EXPECT_FALSE(Json::parse(one->body)["trials"][0].contains("optimal"));
   auto single = Client().Get("/api/studies/job1/pareto", auth);
   ASSERT_TRUE(single);
   EXPECT_EQ(Json::parse(single->body)["objectives"].size(), 1u);

@@ -35,7 +35,11 @@ std::shared_ptr<const Trial> Make(int64_t number, TrialState state,
   trial.state = state;
   trial.parameters = {{"lr", ParameterValue::Double(lr)},
                       {"opt", ParameterValue::Categorical(std::move(opt))}};
-  if (acc) trial.final_measurement = Measurement{.metrics = {{"acc", *acc}}};
+  // "std": a metric the trainer reports besides the objective.
+  if (acc) {
+    trial.final_measurement =
+        Measurement{.metrics = {{"acc", *acc}, {"std", 1.0 - *acc}}};
+  }
   trial.client_id = "job7/slot-" + std::to_string(number % 3);
   return std::make_shared<const Trial>(trial);
 }
@@ -78,6 +82,18 @@ TEST(TrialQueryTest, FiltersByStateRangeAndCategory) {
   EXPECT_THAT(Select({{"where", R"({"value": [0.6, 1]})"}}), ElementsAre(2, 4));
 }
 
+TEST(TrialQueryTest, SortsAndFiltersByAnyMetricOfTheFinalMeasurement) {
+  EXPECT_THAT(Select({{"sort", "metric:std"}}), ElementsAre(2, 4, 1, 3, 5));
+  EXPECT_THAT(Select({{"sort", "metric:std"}, {"order", "desc"}}),
+              ElementsAre(1, 4, 2, 3, 5));
+  EXPECT_THAT(Select({{"where", R"({"metrics": {"std": [0.2, 0.6]}})"}}),
+              ElementsAre(1, 4));
+  // A metric no trial reports: nothing matches, and the sort keeps numbers.
+  EXPECT_THAT(Select({{"where", R"({"metrics": {"nope": [0, 1]}})"}}),
+              ElementsAre());
+  EXPECT_THAT(Select({{"sort", "metric:nope"}}), ElementsAre(1, 2, 3, 4, 5));
+}
+
 TEST(TrialQueryTest, EachMistakeNamesTheParameterAndTheValue) {
   const StudySpec spec = Spec();
   EXPECT_THAT(ParseTrialQuery({{"limit", "0"}}, spec).status(),
@@ -87,6 +103,13 @@ TEST(TrialQueryTest, EachMistakeNamesTheParameterAndTheValue) {
   EXPECT_THAT(ParseTrialQuery({{"sort", "param:nope"}}, spec).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("sort \"param:nope\"")));
+  EXPECT_THAT(ParseTrialQuery({{"sort", "metric:"}}, spec).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("sort \"metric:\"")));
+  EXPECT_THAT(ParseTrialQuery({{"where", R"({"metrics": {"std": [1]}})"}}, spec)
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("std must be [low, high]")));
   EXPECT_THAT(ParseTrialQuery({{"states", "DONE"}}, spec).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown state \"DONE\"")));

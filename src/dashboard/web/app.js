@@ -21,14 +21,22 @@
     }
     if (parts.length === 0) return {page: 'studies'};
     if (parts[0] === 'study' && parts.length === 2) {
-      return {page: 'study', study: parts[1], tab: query.get('tab') || 'trials'};
+      // hide: the trials table's hidden columns, kept in the URL.
+      return {page: 'study', study: parts[1], tab: query.get('tab') || 'trials',
+              hide: (query.get('hide') || '').split(',').filter(Boolean)};
     }
     if (parts[0] === 'study' && parts.length === 4 && parts[2] === 'trial' && /^\d+$/.test(parts[3])) {
       return {page: 'trial', study: parts[1], trial: Number(parts[3])};
     }
     return {page: 'notfound', path};
   };
-  App.studyHref = (name, tab) => '#/study/' + encodeURIComponent(name) + (tab && tab !== 'trials' ? '?tab=' + tab : '');
+  App.studyHref = (name, tab, hide) => {
+    const q = new URLSearchParams();
+    if (tab && tab !== 'trials') q.set('tab', tab);
+    if (hide && hide.length) q.set('hide', hide.join(','));
+    const qs = q.toString();
+    return '#/study/' + encodeURIComponent(name) + (qs ? '?' + qs : '');
+  };
   App.trialHref = (name, n) => '#/study/' + encodeURIComponent(name) + '/trial/' + n;
 
   // ---- top bar

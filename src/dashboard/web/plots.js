@@ -109,7 +109,9 @@
     const values = points.map((p) => p.value);
     const logOk = values.length > 0 && values.every((v) => v > 0);
     const log = o.log && logOk;
-    const scatter = points.map((p) => [p.trial, p.value]);
+    // Stopped early: their own marker, apart from the completed trials.
+    const scatter = points.filter((p) => !p.stopped_early).map((p) => [p.trial, p.value]);
+    const stoppedPts = points.filter((p) => p.stopped_early).map((p) => [p.trial, p.value]);
     const best = points.map((p) => [p.trial, p.best]);
     const active = h.active || [];
     const failed = h.failed || [];
@@ -118,10 +120,12 @@
     const option = Object.assign(base(), {
       grid: {left: 72, right: 36, top: 52, bottom: 52},
       legend: {top: 8, left: 'center', itemGap: 18,
-               data: ['trial value', 'best so far'].concat(active.length ? ['running'] : [], failed.length ? ['failed'] : [])},
+               data: ['trial value', 'best so far'].concat(stoppedPts.length ? ['stopped early'] : [],
+                                                           active.length ? ['running'] : [], failed.length ? ['failed'] : [])},
       tooltip: {trigger: 'item', confine: true, formatter: (p) => {
         if (p.seriesName === 'failed') return `trial ${p.value[0]}: FAILED`;
         if (p.seriesName === 'running') return `trial ${p.value}: running`;
+        if (p.seriesName === 'stopped early') return `trial ${p.value[0]}: stopped early<br>value: <b>${U.fmt(p.value[1])}</b>`;
         return `trial ${p.value[0]}<br>${p.seriesName}: <b>${U.fmt(p.value[1])}</b>`;
       }},
       xAxis: {type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 30, min: 0,
@@ -134,20 +138,25 @@
       series: [
         {name: 'trial value', type: 'scatter', data: scatter, symbolSize: 7,
          itemStyle: {color: P.COLORS.point, opacity: 0.75}, z: 3},
+        {name: 'stopped early', type: 'scatter', data: stoppedPts, symbol: 'diamond', symbolSize: 8,
+         itemStyle: {color: P.COLORS.STOPPED, opacity: 0.85}, z: 3},
         {name: 'best so far', type: 'line', step: 'end', data: best, showSymbol: false,
          lineStyle: {color: P.COLORS.best, width: 2.2}, itemStyle: {color: P.COLORS.best}, z: 4},
         {name: 'running', type: 'line', data: [], itemStyle: {color: P.COLORS.ACTIVE},
          lineStyle: {color: P.COLORS.ACTIVE, type: 'dashed'},
          markLine: {symbol: 'none', silent: false, animation: false,
                     lineStyle: {color: 'rgba(47,111,219,0.55)', type: 'dashed', width: 1.5},
-                    label: {show: true, position: 'end', formatter: (p) => 'trial ' + p.value, color: P.COLORS.ACTIVE, fontSize: 10},
+                    // Side by side, labels would overlap ("trial 37trial 38"):
+                    // the legend says "running" and the tooltip the trial.
+                    label: {show: false}, tooltip: {formatter: (p) => 'trial ' + p.value + ': running'},
                     data: active.map((t) => ({xAxis: t}))}},
         {name: 'failed', type: 'scatter', yAxisIndex: 1, data: failed.map((t) => [t, 0.03]),
          symbol: 'path://M0,0 L10,10 M10,0 L0,10', symbolSize: 9,
          itemStyle: {color: P.COLORS.FAILED, borderColor: P.COLORS.FAILED, borderWidth: 2}, z: 5},
       ],
     });
-    return {option, logOk, debug: {points: scatter.length, best: best.length, active: active.length,
+    return {option, logOk, debug: {points: scatter.length + stoppedPts.length, stopped: stoppedPts.map((p) => p[0]),
+                                   running_labels: false, best: best.length, active: active.length,
                                    failed: failed.length, log, downsampled: !!h.downsampled, total: h.total}};
   };
 
@@ -202,6 +211,10 @@
   };
 
   // ---- slice plots: one scatter per parameter, coloured by trial number.
+  // A fixed sideways offset in [-0.3, 0.3) per trial (the golden-ratio
+  // sequence): the same trial lands in the same place on every redraw.
+  const jitter = (trial) => ((trial * 0.6180339887) % 1 - 0.5) * 0.6;
+
   P.slice = function (pts, spec, o, width) {
     const names = pts.params || spec.map((p) => p.name);
     const byName = new Map(spec.map((p) => [p.name, p]));
@@ -221,30 +234,43 @@
       titles.push({text: name, left: Math.round(c * cellW + leftPad + (cellW - leftPad - 24 - gapX) / 2), textAlign: 'center',
                    top: r * cellH + top - 4, textStyle: {fontSize: 13, fontWeight: 600, color: P.COLORS.text}});
       const p = byName.get(name) || {name, type: 'DOUBLE'};
-      const axis = paramAxis(p, {gridIndex: i, splitLine: {lineStyle: {color: P.COLORS.grid}}});
+      let axis = paramAxis(p, {gridIndex: i, splitLine: {lineStyle: {color: P.COLORS.grid}}});
       delete axis.name;
-      if (axis.type === 'category') axis.boundaryGap = true;
+      const cats = axis.type === 'category' ? axis.data : null;
+      // A category is a value axis of its index, so that points can be
+      // jittered sideways: otherwise they pile up on one vertical line.
+      if (cats) {
+        const at = cats.map((_, k) => k);
+        axis = {gridIndex: i, type: 'value', min: -0.5, max: cats.length - 0.5, splitLine: {show: false},
+                axisTick: {customValues: at}, axisLabel: {customValues: at, formatter: (v) => cats[v] || ''}};
+      }
       xAxes.push(axis);
       yAxes.push({gridIndex: i, type: 'value', min: vlo - (vhi - vlo) * 0.05, max: vhi + (vhi - vlo) * 0.05, scale: true,
+                  axisLine: {onZero: false},
                   name: c === 0 ? o.metric : '', nameLocation: 'middle', nameGap: 48,
                   axisLabel: {formatter: (v) => U.fmt(v), fontSize: 10, showMinLabel: false, showMaxLabel: false},
                   splitLine: {lineStyle: {color: P.COLORS.grid}}});
       series.push({type: 'scatter', name, xAxisIndex: i, yAxisIndex: i, symbolSize: 6,
                    // A conditional parameter: only the trials where it is active.
                    data: rows.filter((t) => t.x[i] !== null && t.x[i] !== undefined)
-                       .map((t) => [t.x[i], t.value, t.trial]),
+                       .map((t) => (cats ? [cats.indexOf(t.x[i]) + jitter(t.trial), t.value, t.trial, t.x[i]]
+                                         : [t.x[i], t.value, t.trial])),
                    itemStyle: {opacity: 0.85}});
     });
     const option = Object.assign(base(), {
       title: titles, grid: grids, xAxis: xAxes, yAxis: yAxes, series,
       tooltip: {trigger: 'item', confine: true, formatter: (p) =>
-        `trial ${p.value[2]}<br>${p.seriesName} = ${U.fmt(p.value[0])}<br>${o.metric} = <b>${U.fmt(p.value[1])}</b>`},
+        `trial ${p.value[2]}<br>${p.seriesName} = ${p.value.length > 3 ? p.value[3] : U.fmt(p.value[0])}` +
+        `<br>${o.metric} = <b>${U.fmt(p.value[1])}</b>`},
       visualMap: {type: 'continuous', dimension: 2, min: 1, max: Math.max(2, trialMax), orient: 'horizontal',
                   left: 'center', top: 0, itemWidth: 12, itemHeight: 160, text: ['last trial', 'trial 1 '],
                   calculable: false, inRange: {color: ['#9ecae1', '#4292c6', '#2171b5', '#08306b']},
                   textStyle: {fontSize: 11}},
     });
-    return {option, height, debug: {plots: names.length, points: rows.length}};
+    // Per categorical plot, how many distinct x positions its points got.
+    const spread = series.filter((x) => x.data.length && x.data[0].length > 3)
+        .map((x) => ({name: x.name, points: x.data.length, positions: new Set(x.data.map((d) => d[0])).size}));
+    return {option, height, debug: {plots: names.length, points: rows.length, jitter: spread}};
   };
 
   // ---- contour: objective interpolated (inverse-distance weighting) on a
@@ -359,7 +385,10 @@
         {type: 'custom', name: 'surface', renderItem, data: grid, encode: {x: 0, y: 1}, silent: false,
          clip: true, z: 1},
         {type: 'scatter', name: 'trials', data: rows.map((r) => [r.x[ix], r.x[iy], r.value, r.trial]),
-         symbolSize: 8, itemStyle: {color: '#ffffff', borderColor: '#1d2530', borderWidth: 1.2}, z: 3},
+         // Thousands of dots would hide the map: smaller and see-through.
+         symbolSize: rows.length > 500 ? 3 : 8,
+         itemStyle: {color: '#ffffff', borderColor: '#1d2530', borderWidth: rows.length > 500 ? 0.4 : 1.2,
+                     opacity: rows.length > 500 ? 0.5 : 1}, z: 3},
       ],
     });
     return {option, debug: {x: o.x, y: o.y, cells: grid.length, points: rows.length}};

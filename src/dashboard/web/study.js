@@ -42,6 +42,10 @@
       this.destroyed = false;
       this.t = {offset: 0, limit: 50, sort: 'number', order: 'asc', states: new Set()};
       this.where = null;       // from the parallel coordinates' brush
+      this.metricWhere = null; // {metric: [lo, hi]} from the metric filter
+      this.hide = new Set(route.hide || []);  // hidden table columns (URL)
+      this.curveSelect = 'best';
+      this.curveN = 50;
       this.brush = {};         // parallel axis id -> intervals
       this.topPct = 100;
       this.histLog = false;
@@ -53,7 +57,7 @@
                        el('div', {class: 'panel-status', text: 'Loading study…'}));
       this.tabBar = el('nav', {class: 'tabs', role: 'tablist', id: 'study-tabs'});
       for (const [key, label] of TABS) {
-        this.tabBar.appendChild(el('a', {class: 'tab', role: 'tab', href: app().studyHref(this.study, key),
+        this.tabBar.appendChild(el('a', {class: 'tab', role: 'tab', href: app().studyHref(this.study, key, Array.from(this.hide)),
                                          id: 'tab-' + key, text: label, data: {tab: key, testid: 'tab-' + key}}));
       }
       this.panelBox = el('div', {class: 'panels'});
@@ -250,7 +254,7 @@
     async fetchDoc(name, quiet, onProgress) {
       const q = {
         trials: () => this.trialsQuery(true),
-        history: () => ({}), pareto: () => ({}), points: () => ({}), curves: () => ({}), importance: () => ({}), timeline: () => ({}),
+        history: () => ({}), pareto: () => ({}), points: () => ({}), curves: () => this.curvesQuery(), importance: () => ({}), timeline: () => ({}),
       }[name]();
       const doc = await A.get(this.base + '/' + name, q, {label: name, quiet, onProgress});
       this.data[name] = doc;
@@ -309,7 +313,9 @@
       const q = {sort: this.t.sort, order: this.t.order};
       if (withPaging) { q.offset = this.t.offset; q.limit = this.t.limit; }
       if (this.t.states.size) q.states = Array.from(this.t.states).join(',');
-      if (this.where) q.where = JSON.stringify(this.where);
+      const where = Object.assign({}, this.where || {});
+      if (this.metricWhere) where.metrics = this.metricWhere;
+      if (Object.keys(where).length) q.where = JSON.stringify(where);
       return q;
     }
     build_trials(panel) {
@@ -343,9 +349,23 @@
                                    on: {click: () => this.page(-1)}});
       this.nextBtn = el('button', {class: 'btn btn-small', type: 'button', id: 'page-next', text: 'Next ›',
                                    on: {click: () => this.page(1)}});
+      this.colList = el('div', {class: 'col-list'});
+      this.colPicker = el('details', {class: 'col-picker', id: 'col-picker', data: {testid: 'col-picker'}},
+                          el('summary', {class: 'btn btn-small', text: 'Columns'}), this.colList);
+      const onEnter = {keydown: (ev) => { if (ev.key === 'Enter') this.applyMetricFilter(false); }};
+      this.mfMetric = el('select', {class: 'input input-small', id: 'metric-filter-name', 'aria-label': 'metric to filter on'});
+      this.mfLo = el('input', {class: 'input input-small num-input', id: 'metric-filter-lo', placeholder: 'min', on: onEnter});
+      this.mfHi = el('input', {class: 'input input-small num-input', id: 'metric-filter-hi', placeholder: 'max', on: onEnter});
+      const metricFilter = el('span', {class: 'metric-filter', id: 'metric-filter'},
+          el('span', {class: 'muted', text: 'Filter:'}), this.mfMetric, this.mfLo, el('span', {class: 'muted', text: '…'}), this.mfHi,
+          el('button', {class: 'btn btn-small', type: 'button', id: 'metric-filter-apply', text: 'Apply',
+                        on: {click: () => this.applyMetricFilter(false)}}),
+          el('button', {class: 'btn btn-small', type: 'button', id: 'metric-filter-clear', text: 'Clear',
+                        on: {click: () => this.applyMetricFilter(true)}}));
       U.append(panel, [
-        el('div', {class: 'toolbar'}, stateBox, el('span', {class: 'spacer'}),
+        el('div', {class: 'toolbar'}, stateBox, el('span', {class: 'spacer'}), this.colPicker,
            el('span', {class: 'muted', text: 'Export'}), this.exportCsv, this.exportJson),
+        el('div', {class: 'toolbar'}, metricFilter),
         this.brushNote,
         el('div', {class: 'table-wrap'},
            el('table', {class: 'table table-trials', id: 'trials-table', data: {testid: 'trials-table'}},
@@ -366,13 +386,15 @@
         {key: 'number', label: '#', sort: 'number', cls: 'right'},
         {key: 'state', label: 'State', sort: 'state'},
         {key: 'value', label: this.detail.metric, sort: 'value', cls: 'right'},
-      ];
+      ].concat(this.metricColumns());
       for (const p of this.detail.params || []) {
         cols.push({key: 'param:' + p.name, label: p.name, sort: 'param:' + p.name, cls: p.type === 'CATEGORICAL' ? '' : 'right',
                    param: p});
       }
       const rows = (this.data.trials && this.data.trials.trials) || [];
       if (!rows.length || rows.some((t) => 'last_step' in t)) cols.push({key: 'last_step', label: 'Step', cls: 'right'});
+      if (rows.some((t) => 'optimal' in t)) cols.push({key: 'optimal', label: 'Optimal'});
+      if (!rows.length || rows.some((t) => 'last_value' in t)) cols.push({key: 'last_value', label: 'Latest ' + this.detail.metric, cls: 'right'});
       cols.push({key: 'attempt', label: 'Attempt', cls: 'right'},
                 {key: 'slot', label: 'Slot', cls: 'right'},
                 {key: 'start_time', label: 'Started', sort: 'start_time'},
@@ -380,9 +402,75 @@
                 {key: 'reason', label: 'Reason'});
       return cols;
     }
+    // Every metric besides the primary one: objectives, constraints (with
+    // their threshold), then what the trainer reported besides.
+    metricColumns() {
+      const cols = [];
+      for (const m of this.detail.metrics || []) {
+        if (m.metric === this.detail.metric) continue;
+        const constraint = m.threshold !== null;
+        const label = constraint ? `${m.metric} ${m.goal === 'MAXIMIZE' ? '≥' : '≤'} ${U.fmt(m.threshold)}`
+                                 : `${m.metric} ${m.goal === 'MAXIMIZE' ? '↑' : '↓'}`;
+        cols.push({key: 'metric:' + m.metric, label, sort: 'metric:' + m.metric, cls: 'right', metric: m.metric,
+                   kind: constraint ? 'constraint' : 'objective'});
+      }
+      for (const name of this.detail.extra_metrics || []) {
+        cols.push({key: 'metric:' + name, label: name, sort: 'metric:' + name, cls: 'right', metric: name, kind: 'extra'});
+      }
+      return cols;
+    }
+    // Hides or shows a column; the choice goes in the URL (tabs' links too).
+    toggleColumn(key, shown) {
+      if (shown) this.hide.delete(key); else this.hide.add(key);
+      const hide = Array.from(this.hide);
+      history.replaceState(null, '', app().studyHref(this.study, this.tab, hide));
+      for (const a of this.tabBar.querySelectorAll('.tab')) a.href = app().studyHref(this.study, a.dataset.tab, hide);
+      this.render_trials();
+    }
+    renderColumnPicker(cols) {
+      if (!this.colPicker) return;
+      const signature = cols.map((c) => c.key).join('\n');
+      const boxes = this.colPicker.querySelectorAll('input');
+      if (signature === this.colSignature) {
+        for (const b of boxes) b.checked = !this.hide.has(b.value);
+        return;
+      }
+      this.colSignature = signature;
+      U.replace(this.colList, cols.filter((c) => c.key !== 'number').map((c) => {
+        const box = el('input', {type: 'checkbox', value: c.key, checked: !this.hide.has(c.key),
+                                 data: {testid: 'col-' + c.key},
+                                 on: {change: () => this.toggleColumn(c.key, box.checked)}});
+        return el('label', {class: 'check'}, box, c.label);
+      }));
+    }
+    renderMetricFilter() {
+      if (!this.mfMetric) return;
+      const names = this.metricColumns().map((c) => c.metric);
+      names.unshift(this.detail.metric);
+      if (this.mfMetric.options.length !== names.length) {
+        U.replace(this.mfMetric, names.map((n) => el('option', {value: n, text: n})));
+      }
+    }
+    applyMetricFilter(clear) {
+      const lo = this.mfLo.value.trim(), hi = this.mfHi.value.trim();
+      if (clear || (lo === '' && hi === '')) {
+        this.metricWhere = null;
+        this.mfLo.value = this.mfHi.value = '';
+      } else {
+        const range = [lo === '' ? -Number.MAX_VALUE : Number(lo), hi === '' ? Number.MAX_VALUE : Number(hi)];
+        if (!range.every(Number.isFinite)) { app().toast('the filter needs numbers', 'error'); return; }
+        this.metricWhere = {[this.mfMetric.value]: range};
+      }
+      this.t.offset = 0;
+      this.loadTab('trials', true).catch(A.report);
+    }
     render_trials() {
       const doc = this.data.trials;
-      const cols = this.trialColumns();
+      if (!doc) return;
+      const all = this.trialColumns();
+      this.renderColumnPicker(all);
+      this.renderMetricFilter();
+      const cols = all.filter((c) => c.key === 'number' || !this.hide.has(c.key));
       const headRow = el('tr');
       for (const c of cols) {
         const sorted = c.sort && this.t.sort === c.sort;
@@ -421,7 +509,7 @@
       }
       const from = doc.total ? doc.offset + 1 : 0, to = doc.offset + doc.trials.length;
       this.pageInfo.textContent = `${from}–${to} of ${doc.total} trial${doc.total === 1 ? '' : 's'}` +
-          (this.where || this.t.states.size ? ' (filtered)' : '');
+          (this.where || this.metricWhere || this.t.states.size ? ' (filtered)' : '');
       this.prevBtn.disabled = doc.offset <= 0;
       this.nextBtn.disabled = to >= doc.total;
       const q = this.trialsQuery(false);
@@ -429,7 +517,8 @@
       this.exportJson.href = A.url(this.base + '/trials.json', q);
       this.renderBrushNote();
       P.setDebug('trials', {rows: doc.trials.length, total: doc.total, offset: doc.offset,
-                            numbers: doc.trials.map((t) => t.number), where: this.where,
+                            columns: cols.map((c) => c.key),
+                            numbers: doc.trials.map((t) => t.number), where: this.where, metric_where: this.metricWhere,
                             states: Array.from(this.t.states), sort: this.t.sort, order: this.t.order});
     }
     trialCell(t, c) {
@@ -440,6 +529,15 @@
                   t.stopped_early ? el('span', {class: 'chip chip-warn', text: 'stopped early', title: 'stopped early by the stopping rule'}) : null);
       }
       if (c.key === 'value') return el('td', {class: cls}, t.value === null ? el('span', {class: 'muted', text: '—'}) : U.num(t.value, 'strong'));
+      if (c.key === 'optimal') {
+        return el('td', {class: 'nowrap', data: {optimal: t.optimal ? 'true' : 'false'}},
+                  t.optimal ? el('span', {class: 'chip chip-ok', text: 'optimal', title: 'on the Pareto front'}) : null);
+      }
+      if (c.metric || c.key === 'last_value') {
+        const v = c.metric ? (t.metrics || {})[c.metric] : t.last_value;
+        return el('td', {class: cls, data: {metric: c.metric || ''}},
+                  v === null || v === undefined ? el('span', {class: 'muted', text: '—'}) : U.num(v));
+      }
       if (c.param) {
         const v = t.params ? t.params[c.param.name] : undefined;
         if (v === undefined || v === null) return el('td', {class: cls}, el('span', {class: 'muted', text: '—'}));
@@ -520,7 +618,10 @@
       this.histLogBox.disabled = !r.logOk;
       this.histLogNote.textContent = r.logOk ? '' : '(needs every value > 0)';
       const active = (h.active || []).length, failed = (h.failed || []).length;
-      this.histSummary.textContent = `${(h.points || []).length} finished trials with a value` +
+      const stoppedN = (h.points || []).filter((p) => p.stopped_early).length;
+      this.histSummary.textContent = `${h.total} finished trials with a value` +
+          (h.downsampled ? ` (${(h.points || []).length} drawn)` : '') +
+          (stoppedN ? ` · ${stoppedN} stopped early` : '') +
           (active ? ` · ${active} running` : '') + (failed ? ` · ${failed} failed` : '');
       this.histNote.hidden = !h.downsampled;
       this.histNote.textContent = h.downsampled ?
@@ -722,12 +823,32 @@
     }
 
     // ---- Learning curves
+    // Which curves: the best N and the running ones, all, stopped early,
+    // running, or the trials the table shows now (its filter, brush, page).
+    curvesQuery() {
+      const q = {select: this.curveSelect, max_trials: this.curveN};
+      if (this.curveSelect === 'selected') {
+        const rows = (this.data.trials && this.data.trials.trials) || [];
+        q.trials = rows.map((t) => t.number).join(',') || '0';
+      }
+      return q;
+    }
     build_curves(panel) {
       this.curvesLogBox = el('input', {type: 'checkbox', id: 'curves-log', data: {testid: 'curves-log'},
                                        on: {change: () => { this.curvesLog = this.curvesLogBox.checked; this.render_curves(); }}});
+      const reload = () => { this.loadTab('curves', true).catch(A.report); };
+      this.curvesSelect = el('select', {class: 'input input-small', id: 'curves-select', data: {testid: 'curves-select'},
+                                        'aria-label': 'which trials',
+                                        on: {change: () => { this.curveSelect = this.curvesSelect.value; reload(); }}},
+          [['best', 'best N and running'], ['all', 'all'], ['stopped', 'stopped early'], ['running', 'running'],
+           ['selected', 'selected in the table']].map(([v, t]) => el('option', {value: v, text: t})));
+      this.curvesN = el('select', {class: 'input input-small', id: 'curves-n', 'aria-label': 'at most this many trials',
+                                   on: {change: () => { this.curveN = Number(this.curvesN.value); reload(); }}},
+          [20, 50, 100, 200, 500].map((n) => el('option', {value: String(n), text: 'N = ' + n, selected: n === this.curveN})));
       this.curvesSummary = el('span', {class: 'muted', id: 'curves-summary'});
       this.curvesChart = this.chartBox('curves', 450);
-      U.append(panel, [el('div', {class: 'toolbar'}, el('label', {class: 'check'}, this.curvesLogBox, 'log scale'),
+      U.append(panel, [el('div', {class: 'toolbar'}, el('label', {class: 'muted', text: 'Show'}), this.curvesSelect, this.curvesN,
+                          el('label', {class: 'check'}, this.curvesLogBox, 'log scale'),
                           el('span', {class: 'spacer'}), this.curvesSummary),
                        el('div', {class: 'panel-status', text: 'Loading curves…'}), this.curvesChart]);
     }
@@ -739,9 +860,17 @@
       const r = P.curves(c, {metric: this.detail.metric, goal: this.detail.goal, log: this.curvesLog && allPositive,
                             bestTrial: this.detail.best ? this.detail.best.trial : null});
       const stopped = r.debug.stopped.length;
-      this.curvesSummary.textContent = `${(c.curves || []).length} curves (the best trials and the active ones)` +
-          (stopped ? ` · ${stopped} stopped early, marked ◆ at the step they stopped` : '');
+      const drawn = (c.curves || []).length;
+      const m = c.matching;
+      const what = {best: `: the best ${this.curveN} finished trials and the running ones, of ${m}`,
+                    all: ` of the ${m} trials that ran`, stopped: ` of the ${m} trials stopped early`,
+                    running: ` of the ${m} running trials`, selected: ` of the ${m} trials shown in the table`}[c.select] || '';
+      this.curvesSummary.textContent = `${drawn} curve${drawn === 1 ? '' : 's'}${what}` +
+          (c.downsampled ? ' (an even spread by trial number)' : '') +
+          (stopped ? ` · ${stopped} stopped early: dashed, ◆ where they stopped` : '');
       this.drawChart('curves', this.curvesChart, r);
+      P.setDebug('curves', Object.assign({}, r.debug, {select: c.select, matching: c.matching,
+                                                      trials: (c.curves || []).map((x) => x.trial)}));
     }
 
     // ---- Importance
@@ -769,7 +898,8 @@
       this.tlChart = this.chartBox('timeline', 260);
       U.append(panel, [el('div', {class: 'toolbar legend'},
                           swatch(P.COLORS.SUCCEEDED, 'succeeded'), swatch(P.COLORS.STOPPED, 'stopped early'),
-                          swatch(P.COLORS.FAILED, 'failed'), swatch(P.COLORS.ACTIVE, 'running', 'swatch-running'),
+                          swatch(P.COLORS.FAILED, 'failed'), swatch(P.COLORS.INFEASIBLE, 'infeasible'),
+                          swatch(P.COLORS.ACTIVE, 'running', 'swatch-running'),
                           swatch(P.COLORS.CANCELLED, 'other'),
                           el('span', {class: 'legend-item'}, el('span', {class: 'tri', text: '▼'}), 'restarted or retried'),
                           el('span', {class: 'spacer'}), this.tlSummary),
