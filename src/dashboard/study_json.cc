@@ -86,8 +86,13 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
            {"labels", snapshot.job->labels},
            {"error", snapshot.job->error_message}};
   }
+  // As the CLI and the API show it: a study its job left ACTIVE by failing
+  // or being cancelled says so.
+  const StudyRecord shown =
+      snapshot.job ? WithJobOutcome(study, *snapshot.job) : study;
   return {{"name", study.name},
-          {"state", std::string(ToString(study.state))},
+          {"state", std::string(ToString(shown.state))},
+          {"state_reason", shown.reason},
           {"metric", spec.metric_tag},
           {"goal", std::string(ToString(spec.goal))},
           {"job", job},

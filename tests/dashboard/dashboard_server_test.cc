@@ -223,6 +223,25 @@ TEST_F(DashboardServerTest, TheTrialsTablePagesSortsAndFilters) {
   EXPECT_EQ(missing->status, 404);
 }
 
+TEST_F(DashboardServerTest, AStudyWhoseJobFailedSaysSo) {
+  ASSERT_OK(store_
+                ->UpdateJob("job1",
+                            [](JobRecord& job) {
+                              job.error_message = "maxFailedTrials (3) reached";
+                              return job.TransitionTo(JobState::kFailed,
+                                                      Timestamp{});
+                            })
+                .status());
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto study = Client().Get("/api/studies/job1", auth);
+  ASSERT_TRUE(study);
+  ASSERT_EQ(study->status, 200) << study->body;
+  const Json body = Json::parse(study->body);
+  EXPECT_EQ(body["state"], "FAILED");
+  EXPECT_EQ(body["state_reason"], "job FAILED: maxFailedTrials (3) reached");
+}
+
 // A trainer's extra metric is a column of the table and the CSV; a running
 // trial shows its latest step and value, read again as it reports; an
 // unspecified algorithm is named as what runs.
