@@ -203,22 +203,21 @@ absl::StatusOr<std::vector<Trial>> SqliteStore::AddTrials(
 
 absl::StatusOr<Trial> SqliteStore::GetTrial(std::string_view study,
                                             int64_t number) {
-  std::optional<Trial> trial;
-  HPTUNE_RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(trial, internal::SelectTrial(db, study, number));
-    if (trial) return absl::OkStatus();
-    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-    return exists ? internal::TrialNotFound(study, number)
-                  : internal::StudyNotFound(study);
-  }));
-  return *std::move(trial);
+  return ReadOneTrial(study, number, internal::SelectTrial);
 }
 
 absl::StatusOr<Trial> SqliteStore::GetTrialSummary(std::string_view study,
                                                    int64_t number) {
+  return ReadOneTrial(study, number, internal::SelectTrialRow);
+}
+
+absl::StatusOr<Trial> SqliteStore::ReadOneTrial(
+    std::string_view study, int64_t number,
+    absl::StatusOr<std::optional<Trial>> (*select)(Connection&,
+                                                   std::string_view, int64_t)) {
   std::optional<Trial> trial;
   HPTUNE_RETURN_IF_ERROR(Read([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(trial, internal::SelectTrialRow(db, study, number));
+    HPTUNE_ASSIGN_OR_RETURN(trial, select(db, study, number));
     if (trial) return absl::OkStatus();
     HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
     return exists ? internal::TrialNotFound(study, number)

@@ -134,6 +134,13 @@ class SqliteStore : public Store {
       std::string_view study,
       absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
 
+  // One trial as `select` reads it (with or without its measurements);
+  // NotFound naming the trial, or the study when it does not exist.
+  absl::StatusOr<Trial> ReadOneTrial(std::string_view study, int64_t number,
+                                     absl::StatusOr<std::optional<Trial>> (
+                                         *select)(internal::SqliteConnection&,
+                                                  std::string_view, int64_t));
+
   // One measurement waiting for its commit (group commit, below).
   struct QueuedMeasurement {
     std::string study;
