@@ -135,7 +135,6 @@ absl::Status JobRecord::TransitionTo(JobState to, Timestamp now) {
 }
 
 StudyRecord WithJobOutcome(StudyRecord study, const JobRecord& job) {
-  if (study.state != StudyState::kActive) return study;
   if (job.state == JobState::kFailed) {
     study.state = StudyState::kFailed;
     study.reason = job.error_message.empty()

@@ -134,11 +134,13 @@ TEST(StudyShownWithJobTest, AStudyItsJobLeftActiveSaysHowTheJobEnded) {
     job.state = running;
     EXPECT_EQ(WithJobOutcome(active, job), active) << ToString(running);
   }
-  // A study that completed keeps its own state and reason.
+  // A study that made all its trials says how its job ended too.
   StudyRecord completed{.name = "mnist",
                         .state = StudyState::kCompleted,
                         .reason = "maxTrials (5) reached"};
   job.state = JobState::kFailed;
+  EXPECT_EQ(WithJobOutcome(completed, job).state, StudyState::kFailed);
+  job.state = JobState::kSucceeded;
   EXPECT_EQ(WithJobOutcome(completed, job), completed);
   EXPECT_EQ(ParseStudyState("CANCELLED"), StudyState::kCancelled);
 }

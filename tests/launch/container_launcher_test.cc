@@ -156,6 +156,10 @@ TEST_F(ContainerLauncherTest, MasterAndWorkersFormAClusterAndReport) {
 
 TEST_F(ContainerLauncherTest, TerminateStopsTheContainers) {
   job_.args.push_back("--hold=1");
+  // Marks this test's trainers apart from those of tests running beside it
+  // (the trainer ignores the flag).
+  const std::string mark = "--terminate-test=" + std::to_string(getpid());
+  job_.args.push_back(mark);
   LocalLauncher launcher(LocalLauncherOptions{});
   std::unique_ptr<Placement> placement;
   const TrialLaunch launch = Launch(launcher, 1, &placement);
@@ -171,11 +175,13 @@ TEST_F(ContainerLauncherTest, TerminateStopsTheContainers) {
   EXPECT_FALSE((*run)->IsRunning(0));
   EXPECT_TRUE(PollUntil([&] { return ContainersLabelled(JobLabel()).empty(); }))
       << ContainersLabelled(JobLabel()).front();
-  EXPECT_TRUE(hptune::testing::ProcessesMentioning("cluster_trainer").empty());
+  EXPECT_TRUE(hptune::testing::ProcessesMentioning(mark).empty());
 }
 
 TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
   job_.args.push_back("--hold=1");
+  const std::string mark = "--take-over-test=" + std::to_string(getpid());
+  job_.args.push_back(mark);
   job_.worker.count = 0;
   LocalLauncher launcher(LocalLauncherOptions{});
   std::unique_ptr<Placement> placement;
@@ -202,14 +208,13 @@ TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
   kill(podman, SIGKILL);
   hptune::testing::WaitForExit(podman, std::chrono::seconds(30));
   ASSERT_EQ(ContainersLabelled(JobLabel()).size(), 1u);
-  ASSERT_FALSE(hptune::testing::ProcessesMentioning("cluster_trainer").empty());
+  ASSERT_FALSE(hptune::testing::ProcessesMentioning(mark).empty());
 
   EXPECT_GE(StopLeftoverReplicas(runs_ / job_.job_id, std::chrono::seconds(5)),
             1);
   EXPECT_TRUE(ContainersLabelled(JobLabel()).empty());
-  EXPECT_TRUE(PollUntil([] {
-    return hptune::testing::ProcessesMentioning("cluster_trainer").empty();
-  }));
+  EXPECT_TRUE(PollUntil(
+      [&] { return hptune::testing::ProcessesMentioning(mark).empty(); }));
 }
 
 TEST_F(ContainerLauncherTest, AMissingImageIsRefusedNamingHowToLoadIt) {

@@ -211,9 +211,11 @@ struct JobRecord {
 };
 
 // The study a job runs, as users are shown it (CLI, gRPC API, dashboard):
-// a study its job left ACTIVE by ending FAILED or CANCELLED is FAILED or
-// CANCELLED, with the reason "job FAILED: <its error>" or "job CANCELLED".
-// The store keeps such a study ACTIVE: it may still take ask/tell trials.
+// a study whose job ended FAILED or CANCELLED is FAILED or CANCELLED, with
+// the reason "job FAILED: <its error>" or "job CANCELLED", even when all
+// its trials were made (the store says COMPLETED): their results are not
+// the job's. The store keeps its own state: the study may still take
+// ask/tell trials.
 // `job` is the study's (JobRecord::study_name).
 StudyRecord WithJobOutcome(StudyRecord study, const JobRecord& job);
 

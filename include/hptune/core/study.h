@@ -122,7 +122,7 @@ enum class StudyState {
   kActive,     // Accepts suggestions and results.
   kCompleted,  // Budget reached or space exhausted; see StudyRecord::reason.
   // Never stored: what WithJobOutcome (hptune/core/job.h) shows of a study
-  // whose job ended FAILED or CANCELLED before the study completed.
+  // whose job ended FAILED or CANCELLED.
   kFailed,
   kCancelled,
 };

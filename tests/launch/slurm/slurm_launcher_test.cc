@@ -583,6 +583,9 @@ TEST_F(SlurmLauncherTest, ContainerReplicasFormTheClusterOnTheNodes) {
   job_.master.container = image;
   job_.worker.container = image;
   job_.parameter_server.count = 0;
+  job_.command.clear();  // The image's command runs the trainer.
+  job_.module_name.clear();
+  job_.package_path.clear();
   job_.args.clear();
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement);
