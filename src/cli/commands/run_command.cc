@@ -101,7 +101,8 @@ constexpr char kUsage[] =
     "Exit codes: 0 job succeeded, 1 job failed (or cancelled by a\n"
     "trainingInput.scheduling time limit), 2 invalid config or flags,\n"
     "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
-    "75 the database is served by hptune serve, 130 cancelled (Ctrl-C).\n";
+    "75 the database is held by hptune serve or the job by a live hptune\n"
+    "run, 130 cancelled (Ctrl-C; the job is cancelled first).\n";
 
 // sysexits EX_UNAVAILABLE: the backend cannot be reached.
 constexpr int kExitUnavailable = 69;
