@@ -15,17 +15,11 @@ namespace {
 // "1,2,...,1000": at most kMaxCurveTrials numbers of up to 20 digits.
 constexpr size_t kMaxTrialsBytes = 32 << 10;
 
-absl::Status Bad(std::string_view name, std::string_view value,
-                 std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(std::string(name), " \"", std::string(value.substr(0, 200)),
-                   "\": ", std::string(why)));
-}
-
 absl::StatusOr<std::set<int64_t>> TrialNumbers(const std::string& text) {
   if (text.size() > kMaxTrialsBytes) {
-    return Bad("trials", text,
-               absl::StrCat("longer than ", kMaxTrialsBytes, " bytes"));
+    return BadQueryValue(
+        "trials", text,
+        absl::StrCat("longer than ", kMaxTrialsBytes, " bytes"));
   }
   std::set<int64_t> numbers;
   const std::vector<std::string> parts =
@@ -33,16 +27,16 @@ absl::StatusOr<std::set<int64_t>> TrialNumbers(const std::string& text) {
   for (const std::string& part : parts) {
     int64_t number = 0;
     if (!absl::SimpleAtoi(part, &number) || number < 1) {
-      return Bad("trials", text,
-                 absl::StrCat("\"", part.substr(0, 40),
-                              "\" is not a trial number (>= 1)"));
+      return BadQueryValue("trials", text,
+                           absl::StrCat("\"", part.substr(0, 40),
+                                        "\" is not a trial number (>= 1)"));
     }
     numbers.insert(number);
   }
   if (numbers.empty() || numbers.size() > kMaxCurveTrials) {
-    return Bad("trials", text,
-               absl::StrCat("expected 1 to ", kMaxCurveTrials,
-                            " trial numbers, comma-separated"));
+    return BadQueryValue("trials", text,
+                         absl::StrCat("expected 1 to ", kMaxCurveTrials,
+                                      " trial numbers, comma-separated"));
   }
   return numbers;
 }
@@ -131,8 +125,8 @@ absl::StatusOr<CurveChoice> ParseCurveChoice(const QueryParams& params) {
         {"selected", CurveSelect::kSelected}};
     auto known = kSelects.find(it->second);
     if (known == kSelects.end()) {
-      return Bad("select", it->second,
-                 "expected best, all, stopped, running or selected");
+      return BadQueryValue("select", it->second,
+                           "expected best, all, stopped, running or selected");
     }
     choice.select = known->second;
   }
@@ -140,7 +134,7 @@ absl::StatusOr<CurveChoice> ParseCurveChoice(const QueryParams& params) {
     int64_t n = 0;
     if (!absl::SimpleAtoi(it->second, &n) || n < 1 ||
         n > static_cast<int64_t>(kMaxCurveTrials)) {
-      return Bad(
+      return BadQueryValue(
           "max_trials", it->second,
           absl::StrCat("expected an integer from 1 to ", kMaxCurveTrials));
     }
@@ -149,13 +143,14 @@ absl::StatusOr<CurveChoice> ParseCurveChoice(const QueryParams& params) {
   auto trials = params.find("trials");
   if (choice.select == CurveSelect::kSelected) {
     if (trials == params.end()) {
-      return Bad("trials", "", "select=selected needs the trial numbers");
+      return BadQueryValue("trials", "",
+                           "select=selected needs the trial numbers");
     }
     auto numbers = TrialNumbers(trials->second);
     if (!numbers.ok()) return numbers.status();
     choice.trials = *std::move(numbers);
   } else if (trials != params.end()) {
-    return Bad("trials", trials->second, "only with select=selected");
+    return BadQueryValue("trials", trials->second, "only with select=selected");
   }
   return choice;
 }

@@ -15,13 +15,6 @@ using Json = nlohmann::json;
 
 constexpr size_t kMaxWhereBytes = 16 << 10;
 
-absl::Status Bad(std::string_view name, std::string_view value,
-                 std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(std::string(name), " \"", std::string(value.substr(0, 200)),
-                   "\": ", std::string(why)));
-}
-
 absl::StatusOr<int64_t> Integer(const QueryParams& params,
                                 const std::string& name, int64_t fallback,
                                 int64_t low, int64_t high) {
@@ -29,8 +22,9 @@ absl::StatusOr<int64_t> Integer(const QueryParams& params,
   if (it == params.end()) return fallback;
   int64_t value = 0;
   if (!absl::SimpleAtoi(it->second, &value) || value < low || value > high) {
-    return Bad(name, it->second,
-               absl::StrCat("expected an integer from ", low, " to ", high));
+    return BadQueryValue(
+        name, it->second,
+        absl::StrCat("expected an integer from ", low, " to ", high));
   }
   return value;
 }
@@ -48,11 +42,12 @@ absl::StatusOr<std::pair<double, double>> Range(const Json& j,
 absl::Status ParseWhere(const std::string& text, const StudySpec& spec,
                         TrialQuery& query) {
   if (text.size() > kMaxWhereBytes) {
-    return Bad("where", text,
-               absl::StrCat("longer than ", kMaxWhereBytes, " bytes"));
+    return BadQueryValue(
+        "where", text, absl::StrCat("longer than ", kMaxWhereBytes, " bytes"));
   }
   Json where = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!where.is_object()) return Bad("where", text, "not a JSON object");
+  if (!where.is_object())
+    return BadQueryValue("where", text, "not a JSON object");
   for (const auto& [key, value] : where.items()) {
     if (key == "value") {
       auto range = Range(value, "value");
@@ -61,9 +56,9 @@ absl::Status ParseWhere(const std::string& text, const StudySpec& spec,
     } else if (key == "metrics" && value.is_object()) {
       for (const auto& [name, filter] : value.items()) {
         if (name.empty() || name.size() > kMaxMetricName) {
-          return Bad("where", text,
-                     absl::StrCat("a metric name has 1 to ", kMaxMetricName,
-                                  " bytes"));
+          return BadQueryValue("where", text,
+                               absl::StrCat("a metric name has 1 to ",
+                                            kMaxMetricName, " bytes"));
         }
         auto range = Range(filter, name);
         if (!range.ok()) return range.status();
@@ -73,8 +68,8 @@ absl::Status ParseWhere(const std::string& text, const StudySpec& spec,
       for (const auto& [name, filter] : value.items()) {
         const ParameterSpec* param = spec.search_space.Find(name);
         if (param == nullptr) {
-          return Bad("where", text,
-                     absl::StrCat("no parameter \"", name, "\""));
+          return BadQueryValue("where", text,
+                               absl::StrCat("no parameter \"", name, "\""));
         }
         if (param->type != ParameterType::kCategorical) {
           auto range = Range(filter, name);
@@ -83,23 +78,24 @@ absl::Status ParseWhere(const std::string& text, const StudySpec& spec,
           continue;
         }
         if (!filter.is_array()) {
-          return Bad("where", text,
-                     absl::StrCat(name, " must list its categories"));
+          return BadQueryValue("where", text,
+                               absl::StrCat(name, " must list its categories"));
         }
         auto& kept = query.param_categories[name];
         for (const Json& category : filter) {
           if (!category.is_string()) {
-            return Bad("where", text,
-                       absl::StrCat(name, ": categories are strings"));
+            return BadQueryValue(
+                "where", text, absl::StrCat(name, ": categories are strings"));
           }
           kept.insert(category.get<std::string>());
         }
       }
     } else {
-      return Bad("where", text,
-                 absl::StrCat("unknown key \"", key,
-                              "\" (expected \"params\", \"metrics\" or "
-                              "\"value\")"));
+      return BadQueryValue(
+          "where", text,
+          absl::StrCat("unknown key \"", key,
+                       "\" (expected \"params\", \"metrics\" or "
+                       "\"value\")"));
     }
   }
   return absl::OkStatus();
@@ -151,6 +147,13 @@ int CompareOptional(const std::optional<T>& a, const std::optional<T>& b,
 
 }  // namespace
 
+absl::Status BadQueryValue(std::string_view name, std::string_view value,
+                           std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(std::string(name), " \"", std::string(value.substr(0, 200)),
+                   "\": ", std::string(why)));
+}
+
 std::optional<int> TrialSlot(const Trial& trial) {
   const size_t at = trial.client_id.rfind("/slot-");
   int slot = 0;
@@ -191,14 +194,15 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
       query.sort = TrialSort::kMetric;
       query.sort_metric = sort.substr(7);
     } else {
-      return Bad("sort", sort,
-                 "expected number, value, state, start_time, end_time, "
-                 "param:NAME with a parameter of the study or metric:NAME");
+      return BadQueryValue(
+          "sort", sort,
+          "expected number, value, state, start_time, end_time, "
+          "param:NAME with a parameter of the study or metric:NAME");
     }
   }
   if (auto it = params.find("order"); it != params.end()) {
     if (it->second != "asc" && it->second != "desc") {
-      return Bad("order", it->second, "expected asc or desc");
+      return BadQueryValue("order", it->second, "expected asc or desc");
     }
     query.descending = it->second == "desc";
   }
@@ -208,8 +212,8 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
     for (const std::string& name : names) {
       std::optional<TrialState> state = ParseTrialState(name);
       if (!state) {
-        return Bad("states", it->second,
-                   absl::StrCat("unknown state \"", name, "\""));
+        return BadQueryValue("states", it->second,
+                             absl::StrCat("unknown state \"", name, "\""));
       }
       query.states.insert(*state);
     }

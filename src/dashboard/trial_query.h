@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,11 @@
 namespace hptune::dashboard {
 
 using QueryParams = std::map<std::string, std::string>;
+
+// INVALID_ARGUMENT naming a query parameter, its value (the first 200
+// bytes) and why it was refused.
+absl::Status BadQueryValue(std::string_view name, std::string_view value,
+                           std::string_view why);
 
 enum class TrialSort {
   kNumber,

@@ -41,7 +41,7 @@
 namespace hptune::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kRunUsage[] =
     "usage: hptune run CONFIG [flags] [-- USER_ARGS...]\n"
     "\n"
     "Runs a tuning job from here: each trial's replicas as local processes\n"
@@ -120,7 +120,7 @@ extern "C" void OnInterrupt(int) {
   std::signal(SIGTERM, SIG_DFL);
 }
 
-int Fail(const absl::Status& status, std::ostream& err) {
+int FailRun(const absl::Status& status, std::ostream& err) {
   err << "hptune run: " << status.message() << "\n";
   if (absl::IsInvalidArgument(status) || absl::IsFailedPrecondition(status) ||
       absl::IsAlreadyExists(status) || absl::IsNotFound(status) ||
@@ -194,17 +194,17 @@ std::variant<ParsedArgs, int> ParseCommandLine(
                      std::end(kBackendValueFlags));
   auto parsed = ParseArgs(args, value_flags, {"quiet", "pull-images", "help"});
   if (!parsed.ok()) {
-    err << "hptune run: " << parsed.status().message() << "\n\n" << kUsage;
+    err << "hptune run: " << parsed.status().message() << "\n\n" << kRunUsage;
     return kExitUsage;
   }
   if (parsed->Has("help")) {
-    out << kUsage;
+    out << kRunUsage;
     return kExitOk;
   }
   if (parsed->positional.size() != 1) {
     err << "hptune run: expected one CONFIG file, got "
         << parsed->positional.size() << " arguments\n\n"
-        << kUsage;
+        << kRunUsage;
     return kExitUsage;
   }
   return *std::move(parsed);
@@ -261,7 +261,7 @@ int FailLauncher(const absl::Status& status, const BackendConfig& backend,
     err << "hptune run: " << status.message() << "\n";
     return kExitUnavailable;
   }
-  return Fail(status, err);
+  return FailRun(status, err);
 }
 
 // Held until the job ends: no `hptune serve` may resume this job meanwhile,
@@ -287,7 +287,7 @@ int FailLock(const absl::Status& status, std::ostream& err) {
     err << "hptune run: " << status.message() << "\n";
     return kExitDatabaseBusy;
   }
-  return Fail(status, err);
+  return FailRun(status, err);
 }
 
 // Submits the job, or takes it over when it is in the database and has not
@@ -309,7 +309,7 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
     // stopped and the reports it had not read are stored, once.
     auto taken =
         jobs::TakeOverJob(store, engine, launcher, runs_dir, *existing, job);
-    if (!taken.ok()) return Fail(taken.status(), err);
+    if (!taken.ok()) return FailRun(taken.status(), err);
     if (*taken == jobs::TakeOver::kEnded) {
       err << "hptune run: job " << job_id
           << " was being cancelled; it is CANCELLED\n";
@@ -326,7 +326,7 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
     return kExitInvalid;
   }
   auto submitted = runner.Submit(job);
-  if (!submitted.ok()) return Fail(submitted.status(), err);
+  if (!submitted.ok()) return FailRun(submitted.status(), err);
   err << "hptune run: job " << job_id << ", study database " << db << "\n";
   if (const std::string seeding = SeedingNote(*job.study); !seeding.empty()) {
     err << "hptune run: " << seeding << "\n";
@@ -414,11 +414,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
   absl::StatusOr<OutputFormat> format =
       ParseOutputFormat(args.Get("format").value_or("table"));
-  if (!format.ok()) return Fail(format.status(), err);
+  if (!format.ok()) return FailRun(format.status(), err);
 
   absl::StatusOr<PreparedJob> prepared =
       PrepareJob(args, std::move(slurm_flags));
-  if (!prepared.ok()) return Fail(prepared.status(), err);
+  if (!prepared.ok()) return FailRun(prepared.status(), err);
   if (const std::string note =
           IgnoredFieldsNote(prepared->config.ignored_fields);
       !note.empty()) {
@@ -432,7 +432,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   absl::StatusOr<DatabaseLocks> locks = LockDatabase(db, job.job_id);
   if (!locks.ok()) return FailLock(locks.status(), err);
   auto store = store::SqliteStore::Open(db);
-  if (!store.ok()) return Fail(store.status(), err);
+  if (!store.ok()) return FailRun(store.status(), err);
   engine::TuningEngine engine(
       **store, engine::EngineOptions{.background_designer_work = true});
 
@@ -456,9 +456,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   absl::StatusOr<JobRecord> finished = RunUntilInterrupted(runner, job);
   progress.Finish();
-  if (!finished.ok()) return Fail(finished.status(), err);
+  if (!finished.ok()) return FailRun(finished.status(), err);
   if (absl::Status s = PrintResults(engine, job, *format, out); !s.ok()) {
-    return Fail(s, err);
+    return FailRun(s, err);
   }
   return ReportEnd(*finished, args.positional.front(), db, err);
 }

@@ -27,7 +27,7 @@
 namespace hptune::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kValidateUsage[] =
     "usage: hptune validate CONFIG [--job-id ID]\n"
     "\n"
     "Checks a job config (AI Platform's trainingInput, YAML or JSON by the\n"
@@ -40,7 +40,7 @@ constexpr char kUsage[] =
     "Exit codes: 0 valid, 2 invalid or unreadable config, 64 bad usage.\n";
 
 int UsageError(const std::string& message, std::ostream& err) {
-  err << "hptune validate: " << message << "\n\n" << kUsage;
+  err << "hptune validate: " << message << "\n\n" << kValidateUsage;
   return kExitUsage;
 }
 
@@ -313,7 +313,7 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err) {
   for (const std::string& arg : args) {
     if (arg == "-h" || arg == "--help") {
-      out << kUsage;
+      out << kValidateUsage;
       return kExitOk;
     }
   }

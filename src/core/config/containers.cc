@@ -17,7 +17,6 @@ namespace {
 constexpr size_t kMaxImageReferenceBytes = 1024;
 constexpr size_t kMaxImageNameBytes = 255;
 constexpr size_t kMaxTagBytes = 128;
-constexpr size_t kMaxPathBytes = 4095;  // PATH_MAX less its terminator.
 // exec's limits, as ValidateTrainerCommandLine applies to the trainer.
 constexpr size_t kMaxArgumentBytes = 128 * 1024 - 1;
 constexpr size_t kMaxArguments = 10'000;

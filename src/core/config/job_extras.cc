@@ -24,7 +24,6 @@ std::vector<FieldError> ValidateDisplayName(std::string_view name,
 
 std::vector<FieldError> ValidateOutputDirectory(std::string_view directory,
                                                 std::string_view field) {
-  constexpr size_t kMaxPathBytes = 4095;  // PATH_MAX less its terminator.
   if (directory.empty() || directory.size() > kMaxPathBytes) {
     return {{std::string(field), "must be a path of 1 to 4095 bytes, got " +
                                      std::to_string(directory.size()) +

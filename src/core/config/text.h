@@ -14,6 +14,11 @@
 
 namespace hptune::config_internal {
 
+// PATH_MAX less its terminator: the longest path a config may name.
+inline constexpr size_t kMaxPathBytes = 4095;
+// Why both dialects refuse every TPU field.
+inline constexpr char kNoTpus[] = "hptune runs no TPUs";
+
 // "line 3, column 7": the field of an error that has no field path yet.
 std::string PositionField(int line, int column);
 

@@ -21,7 +21,6 @@ namespace {
 
 using Kind = ConfigNode::Kind;
 
-constexpr char kNoTpus[] = "hptune runs no TPUs";
 constexpr char kTrainingInput[] = "trainingInput";
 constexpr char kStudy[] = "trainingInput.hyperparameters";
 
@@ -108,7 +107,7 @@ struct PoolNames {
   std::string_view config;
   std::string_view count;  // Empty for the chief.
 };
-constexpr std::array<PoolNames, 4> kPools = {{
+constexpr std::array<PoolNames, 4> kWorkerPools = {{
     {"masterType", "masterConfig", ""},
     {"workerType", "workerConfig", "workerCount"},
     {"parameterServerType", "parameterServerConfig", "parameterServerCount"},
@@ -479,13 +478,14 @@ void Translator::TranslateJobSpec(const ConfigNode& node,
   if (pools == nullptr) {
     job.Error("workerPoolSpecs", "required");
   } else if (ExpectList(*pools, job.PathOf("workerPoolSpecs"), sink_)) {
-    if (pools->items.empty() || pools->items.size() > kPools.size()) {
+    if (pools->items.empty() || pools->items.size() > kWorkerPools.size()) {
       job.Error("workerPoolSpecs",
                 "must have 1 to 4 pools (chief, workers, parameter servers, "
                 "evaluators), got " +
                     std::to_string(pools->items.size()));
     }
-    for (size_t i = 0; i < pools->items.size() && i < kPools.size(); ++i) {
+    for (size_t i = 0; i < pools->items.size() && i < kWorkerPools.size();
+         ++i) {
       TranslatePool(pools->items[i], i,
                     IndexPath(job.PathOf("workerPoolSpecs"), i),
                     training_input);
@@ -511,7 +511,7 @@ void Translator::TranslatePool(const ConfigNode& node, size_t index,
       {"machineSpec", "replicaCount", "containerSpec", "pythonPackageSpec"},
       {"diskSpec"},
       {{"nfsMounts", "mount the share on the machines and pass its path"}});
-  const PoolNames& names = kPools[index];
+  const PoolNames& names = kWorkerPools[index];
   Map(JoinPath(kTrainingInput, names.type),
       vertex + ".machineSpec.machineType");
   if (!ExpectMap(node, vertex, sink_)) return;

@@ -115,10 +115,6 @@ Report ParseReport(std::string_view line, const std::string& metric) {
   return report;
 }
 
-std::string Excerpt(std::string_view line) {
-  return std::string(line.substr(0, kExcerptBytes));
-}
-
 }  // namespace
 
 HypertuneFileReader::HypertuneFileReader(std::filesystem::path path,
@@ -170,12 +166,12 @@ absl::StatusOr<MetricReads> HypertuneFileReader::ReadNew() {
           case Report::Kind::kNotAReport:
             if (new_line) {
               ++reads.unreadable_lines;
-              reads.last_unreadable_line = Excerpt(*line);
+              reads.last_unreadable_line = LineExcerpt(*line);
             }
             return;
           case Report::Kind::kNonFiniteObjective:
             if (!reads.non_finite_objective) {
-              reads.non_finite_objective = Excerpt(*line);
+              reads.non_finite_objective = LineExcerpt(*line);
             }
             return;
           case Report::Kind::kReport:
@@ -220,7 +216,7 @@ void HypertuneFileReader::TakeUntimed(std::string_view line,
   if (untimed_seen_.contains(key)) return;       // Returned before.
   measurement.time = env_.Now();
   if (reads.first_untimed_report.empty()) {
-    reads.first_untimed_report = Excerpt(line);
+    reads.first_untimed_report = LineExcerpt(line);
   }
   reads.measurements.push_back(std::move(measurement));
 }

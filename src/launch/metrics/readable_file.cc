@@ -71,4 +71,8 @@ absl::Status ReadCompleteLines(
   return absl::OkStatus();
 }
 
+std::string LineExcerpt(std::string_view line) {
+  return std::string(line.substr(0, 256));
+}
+
 }  // namespace hptune::launch

@@ -40,6 +40,10 @@ inline constexpr size_t kMaxLineBytes = 64 * 1024;
     const std::function<void(uint64_t offset,
                              std::optional<std::string_view> line)>& on_line);
 
+// The first 256 bytes of a line a reader could not use, as its event shows
+// the line.
+std::string LineExcerpt(std::string_view line);
+
 }  // namespace hptune::launch
 
 #endif  // HPTUNE_SRC_LAUNCH_METRICS_READABLE_FILE_H_

@@ -11,15 +11,6 @@
 #include "src/launch/metrics/readable_file.h"
 
 namespace hptune::launch {
-namespace {
-
-// The offending line as an event shows it.
-std::string Excerpt(std::string_view line) {
-  return std::string(line.substr(0, 256));
-}
-
-}  // namespace
-
 StdoutMetricReader::StdoutMetricReader(std::filesystem::path log_path,
                                        std::string metric, Env& env)
     : env_(env), path_(std::move(log_path)), metric_(std::move(metric)) {}
@@ -35,7 +26,7 @@ absl::StatusOr<MetricReads> StdoutMetricReader::ReadNew() {
         if (!line) return;
         if (NonFiniteMetricValue(*line, metric_)) {
           if (!reads.non_finite_objective) {
-            reads.non_finite_objective = Excerpt(*line);
+            reads.non_finite_objective = LineExcerpt(*line);
           }
           return;
         }

@@ -17,7 +17,7 @@ constexpr char kCancelExample[] =
     "Example:\n"
     "  hptune jobs cancel mnist_1 --wait\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunCancel(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   v1::CancelJobRequest request;
   request.set_job_id(job_id);
@@ -45,7 +45,7 @@ Subcommand CancelCommand() {
           {"reconnect-seconds"},
           {"wait"},
           true,
-          Run};
+          RunCancel};
 }
 
 }  // namespace hptune::cli::jobs

@@ -17,7 +17,7 @@ constexpr char kDescribeExample[] =
     "Example:\n"
     "  hptune jobs describe mnist_1 --format json\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunDescribe(Invocation& c, std::ostream& out, std::ostream& err) {
   v1::Job job;
   grpc::Status status = GetJob(c, c.args.positional[0], false, job);
   if (!status.ok()) return c.server.Fail(status, err);
@@ -40,7 +40,7 @@ int Run(Invocation& c, std::ostream& out, std::ostream& err) {
 Subcommand DescribeCommand() {
   return {"describe", Usage(kDescribeUsage, kDescribeExample),
           {"format"}, {},
-          true,       Run};
+          true,       RunDescribe};
 }
 
 }  // namespace hptune::cli::jobs

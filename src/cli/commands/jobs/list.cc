@@ -32,7 +32,7 @@ constexpr char kListExample[] =
     "  hptune jobs list --filter state=RUNNING --limit 10\n"
     "  hptune jobs list --filter 'labels.team=vision state=FAILED'\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunList(Invocation& c, std::ostream& out, std::ostream& err) {
   v1::ListJobsRequest request;
   if (auto filter = c.args.Get("filter")) {
     if (auto s = client::ApplyJobsFilter(*filter, request); !s.ok()) {
@@ -99,7 +99,7 @@ Subcommand ListCommand() {
           {"filter", "limit", "page-size", "format"},
           {},
           false,
-          Run};
+          RunList};
 }
 
 }  // namespace hptune::cli::jobs

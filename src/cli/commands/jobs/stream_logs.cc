@@ -29,7 +29,7 @@ constexpr char kStreamLogsExample[] =
     "  hptune jobs stream-logs mnist_1 --trial 3 --replica worker-0 "
     "--follow\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunStreamLogs(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   const std::string replica = c.args.Get("replica").value_or("master-0");
   const bool follow = c.args.Has("follow");
@@ -59,7 +59,7 @@ Subcommand StreamLogsCommand() {
           {"trial", "replica", "reconnect-seconds"},
           {"follow"},
           true,
-          Run};
+          RunStreamLogs};
 }
 
 }  // namespace hptune::cli::jobs

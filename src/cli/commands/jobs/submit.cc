@@ -70,7 +70,7 @@ constexpr char kSubmitExample[] =
     "usage, 69 no server reachable, 77 token refused, 130 Ctrl-C while\n"
     "following (the job goes on in the server).\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   auto submission = client::BuildSubmission(job_id, c.args.Get("config"),
                                             c.args, std::move(c.slurm_flags),
@@ -158,7 +158,7 @@ Subcommand SubmitCommand() {
           flags,
           {"wait", "stream-logs", "quiet"},
           true,
-          Run};
+          RunSubmit};
 }
 
 }  // namespace hptune::cli::jobs

@@ -27,7 +27,7 @@ constexpr char kUpdateExample[] =
     "  hptune jobs update mnist_1 --update-labels stage=prod "
     "--remove-labels draft\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunUpdate(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   v1::UpdateJobRequest request;
   request.set_job_id(job_id);
@@ -76,7 +76,7 @@ Subcommand UpdateCommand() {
           {"update-labels", "remove-labels", "format"},
           {"clear-labels"},
           true,
-          Run};
+          RunUpdate};
 }
 
 }  // namespace hptune::cli::jobs

@@ -22,7 +22,7 @@ constexpr char kWatchExample[] =
     "Example:\n"
     "  hptune jobs watch mnist_1\n";
 
-int Run(Invocation& c, std::ostream& out, std::ostream& err) {
+int RunWatch(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
   std::string metric = "objective";
   v1::Job::State final_state = v1::Job::STATE_UNSPECIFIED;
@@ -50,7 +50,7 @@ Subcommand WatchCommand() {
           {"reconnect-seconds"},
           {},
           true,
-          Run};
+          RunWatch};
 }
 
 }  // namespace hptune::cli::jobs
