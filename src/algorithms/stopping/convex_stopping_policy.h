@@ -9,11 +9,12 @@
 // slope of its curve (no prediction for a completely flat curve) and stop it
 // when that is worse than the best objective of the completed trials. The
 // bound rests on the curve being convex for a loss to minimise (concave for
-// a metric to maximise), as Vizier assumes: a convex curve lies above every
-// line through two of its points beyond them, so that line's value at a later
-// step overestimates what the trial can reach (Golovin et al., "Google
-// Vizier", KDD 2017, section 3.2.1 does the same with a performance curve
-// regression; Vertex's reference: cloud.google.com/vertex-ai/docs/reference/
+// a metric to maximise), as the rule's name says: a convex curve lies above
+// every line through two of its points beyond them, so that line's value at a
+// later step overestimates what the trial can reach (Golovin et al., "Google
+// Vizier", KDD 2017, section 3.2.1, stops by a regression of performance
+// curves, of which this bound is the simplest; Vertex's reference:
+// cloud.google.com/vertex-ai/docs/reference/
 // rest/v1/StudySpec#convexautomatedstoppingspec). hptune implements:
 //   window   = the latest max(2, n/2) of the trial's n points,
 //   (a, m)   = least-squares line y = a + m s through the window (noise
