@@ -219,12 +219,15 @@ bool UserStoppingRule(hptune::store::Store& store) {
   hptune::StudySpec spec = CountdownSpec();
   spec.custom_algorithm.clear();
   spec.algorithm = hptune::Algorithm::kGridSearch;
+  spec.max_parallel_trials = 2;
   if (auto s = engine.CreateStudy("capped", spec); !s.ok()) {
     return Fail(s.status().ToString());
   }
   auto response = engine.SuggestTrials("capped", 2, "consumer");
-  if (!response.ok() || response->trials.size() != 2) {
-    return Fail("capped study: no two trials");
+  if (!response.ok()) return Fail(response.status().ToString());
+  if (response->trials.size() != 2) {
+    return Fail("capped study: " + std::to_string(response->trials.size()) +
+                " trials, not 2: " + response->note);
   }
   for (const hptune::Trial& t : response->trials) {
     auto added = engine.AddMeasurement(
