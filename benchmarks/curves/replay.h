@@ -20,7 +20,6 @@
 
 #include "absl/status/statusor.h"
 #include "benchmarks/curves/curve_table.h"
-#include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/study.h"
 
 namespace hptune::curves {
@@ -28,7 +27,9 @@ namespace hptune::curves {
 struct ReplayOptions {
   // kRandomSearch, or kUnspecified for the GP.
   Algorithm algorithm = Algorithm::kRandomSearch;
-  std::optional<algorithms::StoppingRule> rule;  // nullopt: no stopping.
+  // A StoppingRuleRegistry name ("median-at-step", "decay-curve", ...);
+  // nullopt: no stopping.
+  std::optional<std::string> rule;
   uint64_t seed = 1;
   int workers = 4;
   // The spend at which the run ends, in full trainings (table.steps steps

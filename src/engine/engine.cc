@@ -176,6 +176,7 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
     : store_(store),
       clock_(clock),
       designers_(std::move(options.designers)),
+      stopping_rules_(std::move(options.stopping_rules)),
       study_locks_(std::make_unique<StudyLocks>()),
       curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)),
       history_(std::make_unique<TrialHistory>(store, kMaxKeptTrials)) {
@@ -530,12 +531,19 @@ absl::StatusOr<Trial> TuningEngine::MarkTrialCancelled(
 
 absl::StatusOr<std::vector<algorithms::StoppingDecision>>
 TuningEngine::CheckEarlyStopping(std::string_view study_name,
-                                 algorithms::StoppingRule rule,
+                                 std::string_view rule,
                                  const std::set<int64_t>& only) {
-  std::unique_ptr<algorithms::StoppingPolicy> policy =
-      algorithms::CreateStoppingPolicy(rule);
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<algorithms::StoppingPolicy> policy,
+                          stopping_rules_.Create(rule));
   return CheckEarlyStopping(study_name, *policy, only,
                             /*several_objectives_by_dominance=*/true);
+}
+
+absl::StatusOr<std::vector<algorithms::StoppingDecision>>
+TuningEngine::CheckEarlyStopping(std::string_view study_name,
+                                 algorithms::StoppingRule rule,
+                                 const std::set<int64_t>& only) {
+  return CheckEarlyStopping(study_name, algorithms::RuleName(rule), only);
 }
 
 absl::StatusOr<std::vector<algorithms::StoppingDecision>>

@@ -315,5 +315,71 @@ TEST_F(EngineEmbeddingTest, AUserCurvePolicyGetsTheReportedCurves) {
                   algorithms::StoppingDecision{.trial = 2}));
 }
 
+// A rule registered by name (EngineOptions::stopping_rules) is what the
+// engine's by-name check runs, and the built-ins stay beside it.
+TEST_F(EngineEmbeddingTest, ARegisteredStoppingRuleIsCheckedByItsName) {
+  EngineOptions options = WithSweep();
+  ASSERT_OK(options.stopping_rules.Register("long-curves", [] {
+    return absl::StatusOr<std::unique_ptr<algorithms::StoppingPolicy>>(
+        std::make_unique<LongCurvesPolicy>());
+  }));
+  TuningEngine engine(store_, std::move(options), clock_);
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
+  ASSERT_OK(engine.SuggestTrials("s", 2, "a"));
+  for (int64_t step : {1, 2}) {
+    ASSERT_OK(engine.AddMeasurement(
+        "s", 1, Measurement{.step = step, .metrics = {{"m", 0.5}}}));
+  }
+  auto decisions = engine.CheckEarlyStopping("s", "long-curves");
+  ASSERT_OK(decisions);
+  EXPECT_THAT(*decisions,
+              ElementsAre(
+                  algorithms::StoppingDecision{
+                      .trial = 1, .stop = true, .reason = "two points"},
+                  algorithms::StoppingDecision{.trial = 2}));
+  // The built-in default is still there, and judges nobody this early.
+  auto builtin = engine.CheckEarlyStopping("s", "median-at-step");
+  ASSERT_OK(builtin);
+  EXPECT_FALSE(builtin->at(0).stop);
+}
+
+TEST_F(EngineEmbeddingTest, AnUnregisteredStoppingRuleIsRefusedByName) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
+  EXPECT_THAT(engine.CheckEarlyStopping("s", "nope"),
+              hptune_testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  HasSubstr("stopping rule \"nope\" is not registered with "
+                            "this engine; registered: asha, convex, "
+                            "decay-curve, median, median-at-step")));
+}
+
+// Registering a built-in's name on a registry without the built-ins replaces
+// that rule for the enum overload too (what the server and runner call).
+TEST_F(EngineEmbeddingTest, ARegistryWithoutTheBuiltinsCanReplaceARule) {
+  EngineOptions options = WithSweep();
+  options.stopping_rules = algorithms::StoppingRuleRegistry();
+  ASSERT_OK(options.stopping_rules.Register("median-at-step", [] {
+    return absl::StatusOr<std::unique_ptr<algorithms::StoppingPolicy>>(
+        std::make_unique<LongCurvesPolicy>());
+  }));
+  TuningEngine engine(store_, std::move(options), clock_);
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
+  ASSERT_OK(engine.SuggestTrials("s", 1, "a"));
+  for (int64_t step : {1, 2}) {
+    ASSERT_OK(engine.AddMeasurement(
+        "s", 1, Measurement{.step = step, .metrics = {{"m", 0.5}}}));
+  }
+  auto decisions =
+      engine.CheckEarlyStopping("s", algorithms::StoppingRule::kMedianAtStep);
+  ASSERT_OK(decisions);
+  EXPECT_THAT(*decisions,
+              ElementsAre(algorithms::StoppingDecision{
+                  .trial = 1, .stop = true, .reason = "two points"}));
+  EXPECT_THAT(engine.CheckEarlyStopping("s", algorithms::StoppingRule::kAsha),
+              hptune_testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                       ::testing::_));
+}
+
 }  // namespace
 }  // namespace hptune::engine

@@ -5,7 +5,8 @@
 //
 // Built from a Trial's intermediate measurements (not its final one: a final
 // measurement may be a separate evaluation with no place on the curve).
-// Measurements lacking the metric, or with a non-finite value, are left out.
+// Measurements lacking the metric, or with a non-finite value, are left out
+// (a non-finite one marks the curve diverged()).
 // A curve is its trial's current attempt's: a measurement of a later attempt
 // (Measurement::attempt) starts it again, so a re-run is judged on its own
 // reports, not on the dead attempt's.
@@ -45,6 +46,9 @@ class LearningCurve {
   int64_t trial() const { return trial_; }
   const std::vector<Point>& points() const { return points_; }
   bool empty() const { return points_.empty(); }
+  // Whether the current attempt reported a non-finite value of the metric
+  // (NaN or infinity: a diverged training). Its points leave it out.
+  bool diverged() const { return diverged_; }
   // The largest step reported; 0 for an empty curve.
   int64_t max_step() const { return max_step_; }
 
@@ -65,7 +69,8 @@ class LearningCurve {
   int64_t trial_;
   std::vector<Point> points_;
   int64_t max_step_ = 0;
-  int attempt_ = 0;       // Of the points.
+  int attempt_ = 0;  // Of the points.
+  bool diverged_ = false;
   double min_value_ = 0;  // Meaningful when points_ is not empty.
   double max_value_ = 0;
 };

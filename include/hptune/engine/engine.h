@@ -11,7 +11,9 @@
 // Embedding: a scheduler plugs in its own search algorithm by registering a
 // designer factory in EngineOptions::designers under a name of its own and
 // setting StudySpec::custom_algorithm to that name; its own early-stopping
-// rule is any algorithms::StoppingPolicy passed to CheckEarlyStopping.
+// rule is registered by name in EngineOptions::stopping_rules and checked
+// with CheckEarlyStopping(study, name), or is any algorithms::StoppingPolicy
+// passed to CheckEarlyStopping.
 // Why a user's designer is named by custom_algorithm and not by
 // `algorithm` itself: `algorithm` is AI Platform's enum, which config files
 // and the v1 API carry and `hptune validate` checks (core's config parser
@@ -49,6 +51,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/algorithms/stopping_policy.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
@@ -80,6 +83,11 @@ struct EngineOptions {
   // designers.Register(name, factory).
   algorithms::DesignerRegistry designers =
       algorithms::DesignerRegistry::WithBuiltins();
+  // The early-stopping rules CheckEarlyStopping may name. hptune's own by
+  // default ("median", "median-at-step", "asha", "decay-curve", "convex");
+  // add yours with stopping_rules.Register(name, factory).
+  algorithms::StoppingRuleRegistry stopping_rules =
+      algorithms::StoppingRuleRegistry::WithBuiltins();
   // Designers defer what only improves later suggestions (the GP's
   // hyperparameter refits, which take seconds on hundreds of trials) to one
   // worker thread of this engine, and suggest at once with what they have
@@ -178,7 +186,8 @@ class TuningEngine {
                                            int64_t trial,
                                            std::string_view reason);
 
-  // Early stopping. CheckEarlyStopping asks `rule`'s policy (for a study of
+  // Early stopping. CheckEarlyStopping asks the policy of the rule
+  // registered as `rule` (EngineOptions::stopping_rules; for a study of
   // several objectives, the dominance rule: CreateStoppingPolicy(spec,
   // rule)) about every ACTIVE trial of the study, or only those in `only` when
   // it is not empty (other trials are left out of the reply); StopTrial moves
@@ -187,6 +196,11 @@ class TuningEngine {
   // one. CheckEarlyStopping is on clients' hot path (after every measurement):
   // for the median rules it reads only the curves they need, and of those only
   // what was reported since the last check (src/engine/curve_cache.h).
+  // InvalidArgument when no rule is registered as `rule`.
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
+      std::string_view study, std::string_view rule,
+      const std::set<int64_t>& only = {});
+  // The same for a built-in rule, by its registry name (RuleName(rule)).
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, algorithms::StoppingRule rule,
       const std::set<int64_t>& only = {});
@@ -253,6 +267,7 @@ class TuningEngine {
   store::Store& store_;
   Clock& clock_;
   const algorithms::DesignerRegistry designers_;
+  const algorithms::StoppingRuleRegistry stopping_rules_;
   // Serialises each study's suggestions and new trials, so concurrent
   // clients never get the same point (src/engine/study_locks.h).
   std::unique_ptr<StudyLocks> study_locks_;

@@ -21,9 +21,14 @@ void LearningCurve::Extend(std::span<const Measurement> reported,
       attempt_ = m.attempt;
       points_.clear();
       max_step_ = 0;
+      diverged_ = false;
     }
     std::optional<double> value = m.Get(metric);
-    if (!value || !std::isfinite(*value)) continue;
+    if (!value) continue;
+    if (!std::isfinite(*value)) {
+      diverged_ = true;
+      continue;
+    }
     if (points_.empty()) {
       min_value_ = max_value_ = *value;
     } else {

@@ -90,6 +90,22 @@ TEST(LearningCurveTest, AnEmptyCurveHasNoBestAndNoValues) {
   EXPECT_EQ(curve.ValueAtOrBefore(100), std::nullopt);
 }
 
+TEST(LearningCurveTest, ANonFiniteValueMarksTheAttemptDiverged) {
+  EXPECT_TRUE(LearningCurve(RaggedTrial(), kMetric).diverged());
+  Trial trial = CurveTrial(7, TrialState::kActive, {{1, 0.5}});
+  EXPECT_FALSE(LearningCurve(trial, kMetric).diverged());
+  trial.measurements.push_back(
+      {.step = 2,
+       .metrics = {{kMetric, std::numeric_limits<double>::quiet_NaN()}}});
+  LearningCurve nan(trial, kMetric);
+  EXPECT_TRUE(nan.diverged());
+  EXPECT_EQ(nan.points().size(), 1u);
+  // A re-run starts undiverged.
+  trial.measurements.push_back(
+      {.step = 1, .metrics = {{kMetric, 0.4}}, .attempt = 1});
+  EXPECT_FALSE(LearningCurve(trial, kMetric).diverged());
+}
+
 TEST(LearningCurveTest, IsTheCurveOfTheTrialsLastAttempt) {
   Trial trial;
   trial.number = 7;

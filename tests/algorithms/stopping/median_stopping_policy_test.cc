@@ -156,6 +156,35 @@ TEST(MedianStoppingPolicyTest, ComparesWithRunningAveragesNotLatestValues) {
   EXPECT_THAT(decisions[0].reason, HasSubstr("median 0.4 "));
 }
 
+// Vertex's medianAutomatedStoppingSpec is the running-average rule: a late
+// bloomer, slow at first, is kept while its best beats the others' running
+// averages, though the value-at-step rule would stop it; it then overtakes.
+TEST(MedianStoppingPolicyTest, ALateBloomerSurvivesTheRunningAverageRule) {
+  // Completed accuracies 0.1 + 0.0008 s (+ 0.01 i) over steps 100..1000: at
+  // step 300 their running averages are about 0.27, their values 0.35.
+  std::vector<Trial> trials;
+  for (int i = 1; i <= 5; ++i) {
+    std::vector<Point> points;
+    for (int64_t s : Hundreds(1000)) {
+      points.push_back({s, 0.1 + 0.0008 * s + 0.01 * (i - 3)});
+    }
+    trials.push_back(CurveTrial(i, TrialState::kSucceeded, points));
+  }
+  trials.push_back(CurveTrial(6, TrialState::kActive,
+                              {{100, 0.2}, {200, 0.25}, {300, 0.3}}));
+  std::vector<StoppingDecision> vizier = Decide(*MakePolicy(), Study(), trials);
+  ASSERT_EQ(vizier.size(), 1u);
+  EXPECT_FALSE(vizier[0].stop) << vizier[0].reason;
+  EXPECT_THAT(vizier[0].reason, HasSubstr("median 0.26 "));
+
+  std::vector<StoppingDecision> at_step =
+      Decide(*MakePolicy(
+                 {.reference = MedianStoppingOptions::Reference::kValueAtStep}),
+             Study(), trials);
+  ASSERT_EQ(at_step.size(), 1u);
+  EXPECT_TRUE(at_step[0].stop) << at_step[0].reason;
+}
+
 TEST(MedianStoppingPolicyTest, CompletedTrialThatEndedEarlyCountsWholeCurve) {
   // Trials 1-4 run to step 1000 at 0.8; trials 5 and 6 ended at step 200
   // at 0.2 (their whole-curve average). At step 400 the median of

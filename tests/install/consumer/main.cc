@@ -1,18 +1,22 @@
 // A scheduler that embeds the installed library: a grid study on hptune's own
 // designer, then a study on a designer of its own registered through
 // EngineOptions, on a SQLite file, resumed by a second engine after the
-// first is gone. Exits non-zero, saying why, when any step misbehaves.
+// first is gone, and an early-stopping rule of its own registered by name.
+// Exits non-zero, saying why, when any step misbehaves.
 //
 // Usage: consumer DB_FILE
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "hptune/algorithms/designer.h"
 #include "hptune/algorithms/registry.h"
+#include "hptune/algorithms/stopping_policy.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "hptune/engine/engine.h"
 #include "hptune/store/open_store.h"
 
@@ -184,12 +188,75 @@ bool UserDesignerStudy(const std::string& db) {
   return true;
 }
 
+// The scheduler's own stopping rule: stop a trial whose latest loss is above
+// 1, whatever the others did.
+class LossCapPolicy : public hptune::algorithms::CurveStoppingPolicy {
+ public:
+  absl::StatusOr<std::vector<hptune::algorithms::StoppingDecision>>
+  DecideOnCurves(
+      const hptune::StudySpec&,
+      std::span<const hptune::algorithms::TrialCurve> trials) override {
+    std::vector<hptune::algorithms::StoppingDecision> decisions;
+    for (const auto& t : trials) {
+      if (t.state != hptune::TrialState::kActive) continue;
+      const bool stop = !t.curve->empty() && t.curve->points().back().value > 1;
+      decisions.push_back({.trial = t.curve->trial(),
+                           .stop = stop,
+                           .reason = stop ? "loss over 1" : ""});
+    }
+    return decisions;
+  }
+};
+
+bool UserStoppingRule(hptune::store::Store& store) {
+  hptune::engine::EngineOptions options;
+  auto registered = options.stopping_rules.Register("loss-cap", [] {
+    return absl::StatusOr<std::unique_ptr<hptune::algorithms::StoppingPolicy>>(
+        std::make_unique<LossCapPolicy>());
+  });
+  if (!registered.ok()) return Fail(registered.ToString());
+  hptune::engine::TuningEngine engine(store, std::move(options));
+  hptune::StudySpec spec = CountdownSpec();
+  spec.custom_algorithm.clear();
+  spec.algorithm = hptune::Algorithm::kGridSearch;
+  spec.max_parallel_trials = 2;
+  if (auto s = engine.CreateStudy("capped", spec); !s.ok()) {
+    return Fail(s.status().ToString());
+  }
+  auto response = engine.SuggestTrials("capped", 2, "consumer");
+  if (!response.ok()) return Fail(response.status().ToString());
+  if (response->trials.size() != 2) {
+    return Fail("capped study: " + std::to_string(response->trials.size()) +
+                " trials, not 2: " + response->note);
+  }
+  for (const hptune::Trial& t : response->trials) {
+    auto added = engine.AddMeasurement(
+        "capped", t.number,
+        hptune::Measurement{.step = 1,
+                            .metrics = {{"loss", CountdownLoss(t)}}});
+    if (!added.ok()) return Fail(added.ToString());
+  }
+  auto decisions = engine.CheckEarlyStopping("capped", "loss-cap");
+  if (!decisions.ok()) return Fail(decisions.status().ToString());
+  std::string stopped;
+  for (const auto& d : *decisions) {
+    if (d.stop) stopped += std::to_string(d.trial) + " ";
+  }
+  // Grid trials units=1 (loss 9) and units=2 (loss 4): both over the cap.
+  if (stopped != "1 2 ") return Fail("user stopping rule stopped: " + stopped);
+  std::cout << "user stopping rule: stopped " << stopped << "\n";
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) return Fail("usage: consumer DB_FILE"), 64;
   auto memory = hptune::store::NewMemoryStore();
-  if (!GridStudy(*memory) || !UserDesignerStudy(argv[1])) return 1;
+  if (!GridStudy(*memory) || !UserDesignerStudy(argv[1]) ||
+      !UserStoppingRule(*memory)) {
+    return 1;
+  }
   std::cout << "consumer ok\n";
   return 0;
 }
