@@ -82,12 +82,15 @@ void PrintAligned(const Table& source, std::ostream& out) {
 
 }  // namespace
 
-absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
+absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text,
+                                               bool vertex) {
   if (text == "table") return OutputFormat::kTable;
   if (text == "json") return OutputFormat::kJson;
   if (text == "csv") return OutputFormat::kCsv;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--format must be table, json or csv, got \"", text, "\""));
+  if (vertex && text == "vertex") return OutputFormat::kVertex;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--format must be table, json", vertex ? ", csv or vertex" : " or csv",
+      ", got \"", text, "\""));
 }
 
 void PrintTable(const Table& table, OutputFormat format, std::ostream& out) {
@@ -95,7 +98,8 @@ void PrintTable(const Table& table, OutputFormat format, std::ostream& out) {
     case OutputFormat::kTable:
       PrintAligned(table, out);
       return;
-    case OutputFormat::kJson: {
+    case OutputFormat::kJson:
+    case OutputFormat::kVertex: {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
       for (const auto& row : table.rows) {
         nlohmann::ordered_json object = nlohmann::ordered_json::object();

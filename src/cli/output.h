@@ -1,5 +1,7 @@
 // How the `hptune` commands print results: a human table by default, or JSON
-// / CSV for scripts (`--format json|csv`). Used only by src/cli.
+// / CSV for scripts (`--format json|csv`), or Vertex AI's
+// HyperparameterTuningJob JSON where a job or its trials are printed
+// (`--format vertex`). Used only by src/cli.
 #ifndef HPTUNE_CLI_OUTPUT_H_
 #define HPTUNE_CLI_OUTPUT_H_
 
@@ -12,10 +14,12 @@
 
 namespace hptune::cli {
 
-enum class OutputFormat { kTable, kJson, kCsv };
+enum class OutputFormat { kTable, kJson, kCsv, kVertex };
 
-// "table", "json" or "csv"; InvalidArgument naming the value otherwise.
-absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text);
+// "table", "json" or "csv", and "vertex" where `vertex` allows it;
+// InvalidArgument naming the value otherwise.
+absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text,
+                                               bool vertex = false);
 
 struct Table {
   std::vector<std::string> header;
@@ -23,7 +27,7 @@ struct Table {
 };
 
 // Table: aligned columns. JSON: an array of objects keyed by the header.
-// CSV: RFC 4180 quoting.
+// CSV: RFC 4180 quoting. kVertex is JSON here (a table has no Vertex shape).
 // Numbers in a table are for reading: six significant digits; JSON and CSV
 // keep every digit.
 void PrintTable(const Table& table, OutputFormat format, std::ostream& out);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <set>
 
+#include "hptune/core/config.h"
 #include "nlohmann/json.hpp"
 
 namespace hptune::cli {
@@ -146,6 +147,10 @@ void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
                  OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     out << TrialsJson(spec, trials) << "\n";
+    return;
+  }
+  if (format == OutputFormat::kVertex) {
+    out << VertexTrialsJson(trials) << "\n";
     return;
   }
   Table table = TrialsTable(spec, trials);

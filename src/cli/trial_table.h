@@ -33,7 +33,8 @@ std::string MetricsText(const StudySpec& spec);
 // {id: value} and isOptimal.
 std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials);
 
-// TrialsJson for kJson, TrialsTable otherwise; as a table without the
+// TrialsJson for kJson, Vertex's Trial list (VertexTrialsJson) for kVertex,
+// TrialsTable otherwise; as a table without the
 // stoppedEarly and reason columns when no trial has one.
 void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
                  OutputFormat format, std::ostream& out);

@@ -133,6 +133,23 @@ TEST_F(JobsCliTest, SubmittedJobRunsToCompletionAndEveryViewShowsIt) {
   }
   EXPECT_EQ(output["trials"][0]["trialId"], "1");
 
+  // describe --format vertex: Vertex's HyperparameterTuningJob, its trials
+  // read from the StudyService.
+  auto vertex =
+      Hptune({"jobs", "describe", "curve_1", "--format", "vertex"}, a);
+  ASSERT_EQ(vertex.exit_code, 0) << vertex.err;
+  auto tuning_job = nlohmann::json::parse(vertex.out);
+  EXPECT_EQ(tuning_job["name"], "curve_1");
+  EXPECT_EQ(tuning_job["state"], "JOB_STATE_SUCCEEDED");
+  EXPECT_EQ(tuning_job["maxTrialCount"], 3);
+  EXPECT_TRUE(tuning_job["endTime"].is_string());
+  ASSERT_EQ(tuning_job["trials"].size(), 3u) << vertex.out;
+  for (const auto& trial : tuning_job["trials"]) {
+    EXPECT_EQ(trial["state"], "SUCCEEDED");
+    EXPECT_EQ(trial["parameters"][0]["parameterId"], "x");
+    EXPECT_EQ(trial["finalMeasurement"]["stepCount"], "5");
+  }
+
   auto human = Hptune({"jobs", "describe", "curve_1"}, a);
   ASSERT_EQ(human.exit_code, 0) << human.err;
   EXPECT_THAT(human.out, HasSubstr("state:      SUCCEEDED"));

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/core/study.h"
+#include "hptune/core/trial.h"
 
 namespace hptune {
 
@@ -162,6 +163,18 @@ std::string TrainingInputToJson(const JobSpec& job);
 // TrainingInputToJson, the one form a spec is written in (the store keeps
 // it). custom_algorithm, which no config carries, is not in it.
 std::string StudySpecToJson(const StudySpec& spec);
+
+// The job as Vertex AI's REST API reports a HyperparameterTuningJob (name,
+// displayName, studySpec, the trial counts, trialJobSpec, trials, state as
+// JOB_STATE_*, createTime, startTime, endTime, updateTime, error when
+// FAILED), for a job written in either dialect; indented by 2. A FAILED or
+// CANCELLED trial is INFEASIBLE with its reason. docs/config.md, "Results in
+// Vertex's shape".
+std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
+                          const std::vector<Trial>& trials);
+
+// The `trials` array of VertexJobJson alone.
+std::string VertexTrialsJson(const std::vector<Trial>& trials);
 // Reads that block back (any JSON a config's hyperparameters block may hold)
 // and validates it; InvalidArgument listing every error with its field path
 // under `hyperparameters`.

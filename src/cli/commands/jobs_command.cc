@@ -126,7 +126,8 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
   invocation.args = *std::move(parsed);
   invocation.slurm_flags = std::move(slurm_flags);
   if (auto format = invocation.args.Get("format")) {
-    auto parsed_format = ParseOutputFormat(*format);
+    // Only `describe` prints a whole job, which is what Vertex shapes.
+    auto parsed_format = ParseOutputFormat(*format, sub->name == "describe");
     if (!parsed_format.ok()) return FailStatus(parsed_format.status(), err);
     invocation.format = *parsed_format;
   }

@@ -84,7 +84,9 @@ constexpr char kRunUsage[] =
     "  --max-retries N           re-runs of a failed trial (default 3)\n"
     "  --grace-seconds S         SIGTERM to SIGKILL, 0 to 3600 seconds,\n"
     "                            fractions allowed (default 5)\n"
-    "  --format table|json|csv   the final trial table\n"
+    "  --format table|json|csv|vertex  the final trial table; vertex (json\n"
+    "                            of a Vertex spec): the job as Vertex's\n"
+    "                            HyperparameterTuningJob\n"
     "  --quiet                   no progress lines (warnings still)\n"
     "Backend (the config's backend:/slurm: blocks; flags override them):\n"
     "  --backend local|slurm     where replicas run (default local)\n"
@@ -349,12 +351,20 @@ absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
   return finished;
 }
 
-// The trial table, and in table format the best trial under it.
+// The trial table, and in table format the best trial under it; the whole
+// job as Vertex's HyperparameterTuningJob for --format vertex, and for
+// --format json of a job written as Vertex.
 absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
-                          OutputFormat format, std::ostream& out) {
+                          const JobRecord& finished, OutputFormat format,
+                          std::ostream& out) {
   const StudySpec& study = *job.study;
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           engine.ListTrials(job.job_id));
+  if (format == OutputFormat::kVertex ||
+      (format == OutputFormat::kJson && job.dialect == SpecDialect::kVertex)) {
+    out << VertexJobJson(job, finished, trials) << "\n";
+    return absl::OkStatus();
+  }
   PrintTrials(study, trials, format, out);
   auto best = engine.BestTrial(job.job_id);
   if (!best.ok() || !*best || format != OutputFormat::kTable) {
@@ -413,7 +423,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (const int* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
   absl::StatusOr<OutputFormat> format =
-      ParseOutputFormat(args.Get("format").value_or("table"));
+      ParseOutputFormat(args.Get("format").value_or("table"), /*vertex=*/true);
   if (!format.ok()) return FailRun(format.status(), err);
 
   absl::StatusOr<PreparedJob> prepared =
@@ -457,7 +467,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   absl::StatusOr<JobRecord> finished = RunUntilInterrupted(runner, job);
   progress.Finish();
   if (!finished.ok()) return FailRun(finished.status(), err);
-  if (absl::Status s = PrintResults(engine, job, *format, out); !s.ok()) {
+  if (absl::Status s = PrintResults(engine, job, *finished, *format, out);
+      !s.ok()) {
     return FailRun(s, err);
   }
   return ReportEnd(*finished, args.positional.front(), db, err);

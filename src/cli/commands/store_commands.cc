@@ -50,7 +50,9 @@ constexpr char kTrialsUsage[] =
     "\n"
     "--format table|json|csv: JSON gives AI Platform's trial shape (describe\n"
     "includes the measurements); CSV of `list` (an export of every trial)\n"
-    "adds startTime and endTime; CSV of `describe` is the learning curve.\n";
+    "adds startTime and endTime; CSV of `describe` is the learning curve.\n"
+    "`list --format vertex` gives Vertex AI's Trial list: id, state,\n"
+    "parameters, finalMeasurement, startTime, endTime, infeasibleReason.\n";
 constexpr char kStoreFlagsHelp[] =
     "  --study STUDY             the study (a job's study is its job ID)\n"
     "  --format table|json|csv   default table\n"
@@ -89,11 +91,11 @@ absl::StatusOr<ParsedArgs> ParseCommandArgs(
 
 // Reads --format and picks the source: the database named by --db (or
 // $HPTUNE_DB unless --server is given), else the server.
-absl::StatusOr<Context> Prepare(ParsedArgs args) {
+absl::StatusOr<Context> Prepare(ParsedArgs args, bool vertex) {
   Context context;
   context.args = std::move(args);
   if (auto format = context.args.Get("format")) {
-    HPTUNE_ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format));
+    HPTUNE_ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format, vertex));
   }
   std::optional<std::string> db = context.args.Get("db");
   if (!db && !context.args.Has("server") && std::getenv("HPTUNE_DB")) {
@@ -274,6 +276,7 @@ struct Subcommand {
   size_t positional = 0;
   bool needs_study = false;
   std::function<absl::Status(Context&, std::ostream&)> run;
+  bool vertex_format = false;  // Takes --format vertex.
 };
 
 // Shared by `studies` and `trials`: help, then every check of the command
@@ -307,7 +310,7 @@ int RunStoreCommand(const std::vector<std::string>& args,
   if (parsed->Has("db") && parsed->Has("server")) {
     return UsageError("give --db FILE or --server ADDR, not both", usage, err);
   }
-  auto context = Prepare(*std::move(parsed));
+  auto context = Prepare(*std::move(parsed), sub->vertex_format);
   if (!context.ok()) return Fail(context.status(), err);
   absl::Status status = sub->run(*context, out);
   if (status.ok()) return kExitOk;
@@ -347,7 +350,8 @@ int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
       {"list", 0, true,
        [](Context& c, std::ostream& o) {
          return ListTrials(c, *c.args.Get("study"), o);
-       }},
+       },
+       /*vertex_format=*/true},
       {"describe", 1, true,
        [](Context& c, std::ostream& o) {
          return DescribeTrial(c, *c.args.Get("study"), c.args.positional[0], o);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "src/core/config/text.h"
+#include "src/core/config/vertex_names.h"
 
 namespace hptune::config_internal {
 namespace {
@@ -101,18 +102,6 @@ ConfigNode Int64List(const ConfigNode& node) {
   for (ConfigNode& item : list.items) item = Int64Node(item);
   return list;
 }
-
-struct PoolNames {
-  std::string_view type;
-  std::string_view config;
-  std::string_view count;  // Empty for the chief.
-};
-constexpr std::array<PoolNames, 4> kWorkerPools = {{
-    {"masterType", "masterConfig", ""},
-    {"workerType", "workerConfig", "workerCount"},
-    {"parameterServerType", "parameterServerConfig", "parameterServerCount"},
-    {"evaluatorType", "evaluatorConfig", "evaluatorCount"},
-}};
 
 class Translator {
  public:
@@ -212,9 +201,9 @@ void Translator::TranslateStudy(const MapReader& root,
   ConfigNode out = MapAt(node->order);
   Map(kStudy, "studySpec");
   TranslateMetrics(study, out);
-  Copy(root, "maxTrialCount", out, kStudy, "maxTrials");
-  Copy(root, "parallelTrialCount", out, kStudy, "maxParallelTrials");
-  Copy(root, "maxFailedTrialCount", out, kStudy, "maxFailedTrials");
+  for (const FieldName& count : kStudyCounts) {
+    Copy(root, count.vertex, out, kStudy, std::string(count.ai));
+  }
   TranslateStopping(study, out);
   Copy(study, "algorithm", out, kStudy, "algorithm");
   Copy(study, "seed", out, kStudy, "seed");
@@ -387,17 +376,8 @@ void Translator::TranslateValueSpec(MapReader& reader, const std::string& ai,
   static const FieldSet kRange =
       Fields({"minValue", "maxValue"}, {"defaultValue"});
   static const FieldSet kValues = Fields({"values"}, {"defaultValue"});
-  struct Spec {
-    std::string_view key, type;
-    bool range, integer;
-  };
-  static constexpr Spec kSpecs[] = {
-      {"doubleValueSpec", "DOUBLE", true, false},
-      {"integerValueSpec", "INTEGER", true, true},
-      {"discreteValueSpec", "DISCRETE", false, false},
-      {"categoricalValueSpec", "CATEGORICAL", false, false}};
-  const Spec* chosen = nullptr;
-  for (const Spec& spec : kSpecs) {
+  const ValueSpecName* chosen = nullptr;
+  for (const ValueSpecName& spec : kValueSpecs) {
     const ConfigNode* node = reader.Find(spec.key);
     if (node == nullptr) continue;
     if (chosen != nullptr) {
@@ -609,11 +589,9 @@ void Translator::TranslateContainer(MapReader& pool,
   Copy(spec, image, config, config_path, "imageUri");
   Map(config_path + ".imageUri", spec.PathOf(image));
   if (!spec.Has(image)) spec.Error(image, "required");
-  Copy(spec, "command", config, config_path, "containerCommand");
-  Copy(spec, "args", config, config_path, "containerArgs");
-  Copy(spec, "env", config, config_path, "env");
-  Copy(spec, "pythonModule", config, config_path, "pythonModule");
-  Copy(spec, "packageUris", config, config_path, "packageUris");
+  for (const FieldName& field : kContainerFields) {
+    Copy(spec, field.vertex, config, config_path, std::string(field.ai));
+  }
   if (!container && !spec.Has("pythonModule")) {
     spec.Error("pythonModule", "required");
   }
@@ -635,8 +613,9 @@ void Translator::TranslateScheduling(MapReader& job,
   const std::string ai = JoinPath(kTrainingInput, "scheduling");
   ConfigNode out = MapAt(node->order);
   Map(ai, path);
-  Copy(scheduling, "timeout", out, ai, "maxRunningTime");
-  Copy(scheduling, "maxWaitDuration", out, ai, "maxWaitTime");
+  for (const FieldName& field : kSchedulingFields) {
+    Copy(scheduling, field.vertex, out, ai, std::string(field.ai));
+  }
   if (!out.fields.empty()) Put(training_input, "scheduling", std::move(out));
 }
 

@@ -5,10 +5,24 @@
 # podman's local storage with `podman import`. A ctest fixture
 # (containers.test_image) runs it once before the container tests.
 #   build_test_image.sh [IMAGE]    default localhost/hptune-test/python:1
+# With --stdlib-trainer, the image examples/vertex/container_job.yaml runs
+# (what examples/vertex/Containerfile builds from a registry's python):
+# examples/stdlib_trainer/trainer and python/src/hypertune under /app, on
+# PYTHONPATH (fixture containers.stdlib_trainer_image).
+#   build_test_image.sh --stdlib-trainer [IMAGE]
+#                                  default localhost/hptune-test/stdlib-trainer:1
 # Exits 77 (ctest: skipped) where podman is missing or this is not root.
 set -euo pipefail
-image=${1:-localhost/hptune-test/python:1}
+stdlib_trainer=false
+if [ "${1:-}" = --stdlib-trainer ]; then
+  stdlib_trainer=true
+  shift
+fi
+default_image=localhost/hptune-test/python:1
+$stdlib_trainer && default_image=localhost/hptune-test/stdlib-trainer:1
+image=${1:-$default_image}
 here=$(cd "$(dirname "$0")" && pwd)
+source_dir=$(cd "$here/../../.." && pwd)
 if ! command -v podman >/dev/null; then
   echo "podman is not installed (scripts/setup test installs it)" >&2
   exit 77
@@ -55,8 +69,14 @@ tar -C /usr/lib -c --exclude=__pycache__ --exclude="$version/test" \
 copy_with_libraries "$root/usr/lib/$version"/lib-dynload/*.so
 cp "$here/cluster_trainer.py" "$root/app/"
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+changes=(--change 'WORKDIR /app' --change 'ENV PYTHONUNBUFFERED=1')
+if $stdlib_trainer; then
+  cp -r "$source_dir/examples/stdlib_trainer/trainer" "$root/app/trainer"
+  cp -r "$source_dir/python/src/hypertune" "$root/app/hypertune"
+  find "$root/app" -name __pycache__ -prune -exec rm -rf {} +
+  changes+=(--change 'ENV PYTHONPATH=/app')
+fi
 
 tar -C "$root" -c . |
-  podman import --quiet --change 'WORKDIR /app' --change 'ENV PYTHONUNBUFFERED=1' \
-    - "$image" >/dev/null
+  podman import --quiet "${changes[@]}" - "$image" >/dev/null
 echo "built $image"
