@@ -35,7 +35,7 @@ std::string VertexName(const std::array<FieldName, N>& table,
 
 std::string Int64(int64_t value) { return std::to_string(value); }
 
-Json ParameterToJson(const SearchSpace& space, int index) {
+Json VertexParameterJson(const SearchSpace& space, int index) {
   const ParameterSpec& p = space.parameters()[index];
   std::string key;
   for (const auto& spec : config_internal::kValueSpecs) {
@@ -68,7 +68,7 @@ Json ParameterToJson(const SearchSpace& space, int index) {
       entry["parentCategoricalValues"] = {
           {"values", condition.categorical_values}};
     }
-    entry["parameterSpec"] = ParameterToJson(space, child);
+    entry["parameterSpec"] = VertexParameterJson(space, child);
     children.push_back(std::move(entry));
   }
   if (!children.empty()) out["conditionalParameterSpecs"] = children;
@@ -90,7 +90,7 @@ Json VertexStudySpec(const StudySpec& study) {
   }
   Json parameters = Json::array();
   for (int root : study.search_space.ChildIndices(-1)) {
-    parameters.push_back(ParameterToJson(study.search_space, root));
+    parameters.push_back(VertexParameterJson(study.search_space, root));
   }
   Json out{{"metrics", metrics}, {"parameters", parameters}};
   out["algorithm"] = ToString(study.algorithm);
@@ -248,7 +248,7 @@ void PutTimes(const JobRecord& record, const std::vector<Trial>& trials,
   out["updateTime"] = FormatRfc3339(UpdateTime(record, trials));
 }
 
-std::string Dump(const Json& json) {
+std::string DumpJson(const Json& json) {
   return json.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -276,11 +276,11 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
     out["error"] = {{"code", 2}, {"message", record.error_message}};
   }
   if (!record.labels.empty()) out["labels"] = record.labels;
-  return Dump(out);
+  return DumpJson(out);
 }
 
 std::string VertexTrialsJson(const std::vector<Trial>& trials) {
-  return Dump(TrialsToJson(trials));
+  return DumpJson(TrialsToJson(trials));
 }
 
 }  // namespace hptune
