@@ -462,6 +462,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
   if (trial.state == TrialState::kActive && !trial.start_time) {
     trial.start_time = now;
   }
+  if (trial.lease_seconds > 0) RenewLease(trial, trial.lease_seconds, now);
   if (IsTerminal(trial.state) && !trial.end_time) trial.end_time = now;
   HPTUNE_ASSIGN_OR_RETURN(
       std::vector<Trial> stored,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/trial_state.h"
+#include "hptune/engine/engine.h"
 
 namespace hptune::engine {
 

@@ -17,9 +17,6 @@
 
 namespace hptune::engine {
 
-// The longest lease a client may ask for: a day.
-inline constexpr int kMaxLeaseSeconds = 24 * 60 * 60;
-
 // Whether `trial` is pending under a lease whose client has sent no
 // heartbeat for longer than the lease, at `now`.
 bool LeaseLapsed(const Trial& trial, Timestamp now);

@@ -74,6 +74,9 @@ struct SuggestResponse {
   std::string note;
 };
 
+// The longest lease of an ask/tell trial (SuggestTrials): a day.
+inline constexpr int kMaxLeaseSeconds = 24 * 60 * 60;
+
 struct EngineOptions {
   // The designers studies may name (StudySpec::algorithm and
   // custom_algorithm). hptune's own by default; add yours with
