@@ -94,6 +94,18 @@ std::optional<JobState> ParseJobState(std::string_view text) {
   return std::nullopt;
 }
 
+bool RunsPathPython(const JobSpec& job) {
+  if (job.command.empty()) return !job.module_name.empty();
+  return job.command.front() == "python3" || job.command.front() == "python";
+}
+
+std::string TrainerProgram(const JobSpec& job) {
+  if (RunsPathPython(job) && !job.python_interpreter.empty()) {
+    return job.python_interpreter;
+  }
+  return job.command.empty() ? "python3" : job.command.front();
+}
+
 bool IsTerminal(JobState state) {
   return state == JobState::kSucceeded || state == JobState::kFailed ||
          state == JobState::kCancelled;

@@ -12,6 +12,7 @@
 #include "hptune/core/status.h"
 #include "src/engine/background_work.h"
 #include "src/engine/curve_cache.h"
+#include "src/engine/leases.h"
 #include "src/engine/study_locks.h"
 #include "src/engine/trial_history.h"
 
@@ -279,20 +280,28 @@ absl::Status TuningEngine::DeleteStudy(std::string_view name) {
 }
 
 absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
-    std::string_view study_name, int count, std::string_view client_id) {
+    std::string_view study_name, int count, std::string_view client_id,
+    int lease_seconds) {
   if (count < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("suggestion count must be at least 1, got ", count));
+  }
+  if (lease_seconds < 0 || lease_seconds > kMaxLeaseSeconds) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease must be 0 to ", kMaxLeaseSeconds, " seconds, got ",
+                     lease_seconds));
   }
   StudyLock lock(*study_locks_, study_name);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           history_->Summaries(study_name));
+  // Before counting pending trials: a lapsed lease frees its slot.
+  HPTUNE_RETURN_IF_ERROR(EndLapsedLeases(study_name, trials, &lock));
 
   SuggestResponse response;
   auto room = [&] { return count - static_cast<int>(response.trials.size()); };
-  HPTUNE_RETURN_IF_ERROR(HandOutWaitingTrials(study_name, client_id, count,
-                                              trials, response.trials));
+  HPTUNE_RETURN_IF_ERROR(HandOutWaitingTrials(
+      study_name, client_id, count, lease_seconds, trials, response.trials));
   if (room() == 0) return response;
   if (study.state == StudyState::kCompleted) {
     response.study_completed =
@@ -321,7 +330,8 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   std::vector<Trial> fresh;
   if (to_make > 0) {
     HPTUNE_ASSIGN_OR_RETURN(
-        fresh, DesignTrials(study, completed, pending, to_make, client_id));
+        fresh, DesignTrials(study, completed, pending, to_make, client_id,
+                            lease_seconds));
     if (static_cast<int>(fresh.size()) < to_make) {
       response.note = "the search space is exhausted";
     }
@@ -342,24 +352,35 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
 
 absl::Status TuningEngine::HandOutWaitingTrials(std::string_view study_name,
                                                 std::string_view client_id,
-                                                int count,
+                                                int count, int lease_seconds,
                                                 std::vector<Trial>& trials,
                                                 std::vector<Trial>& out) {
   auto room = [&] { return count - static_cast<int>(out.size()); };
-  // A client asking again gets its unfinished trials back first.
-  for (const Trial& t : trials) {
-    if (room() > 0 && t.client_id == client_id &&
-        t.state == TrialState::kActive) {
-      out.push_back(t);
+  const Timestamp now = clock_.Now();
+  // A client asking again gets its unfinished trials back first, their
+  // leases renewed.
+  for (Trial& t : trials) {
+    if (room() == 0 || t.client_id != client_id ||
+        t.state != TrialState::kActive) {
+      continue;
     }
+    if (lease_seconds > 0) {
+      HPTUNE_ASSIGN_OR_RETURN(
+          t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
+            RenewLease(u, lease_seconds, now);
+            return absl::OkStatus();
+          }));
+      t.measurements.clear();  // Summaries only, like the rest of `trials`.
+    }
+    out.push_back(t);
   }
   // Then trials queued by users (CreateTrial in REQUESTED), oldest first.
   for (Trial& t : trials) {
     if (room() == 0 || t.state != TrialState::kRequested) continue;
-    Timestamp now = clock_.Now();
     HPTUNE_ASSIGN_OR_RETURN(
         t, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
           u.client_id = std::string(client_id);
+          RenewLease(u, lease_seconds, now);
           return u.TransitionTo(TrialState::kActive, now);
         }));
     t.measurements.clear();  // Summaries only, like the rest of `trials`.
@@ -370,7 +391,8 @@ absl::Status TuningEngine::HandOutWaitingTrials(std::string_view study_name,
 
 absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
     const StudyRecord& study, const std::vector<Trial>& completed,
-    const std::vector<Trial>& pending, int count, std::string_view client_id) {
+    const std::vector<Trial>& pending, int count, std::string_view client_id,
+    int lease_seconds) {
   const std::string& study_name = study.name;
   HPTUNE_ASSIGN_OR_RETURN(auto designer,
                           designers_.Create(DesignerSpec(study), study.seed));
@@ -403,6 +425,7 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
     t.client_id = std::string(client_id);
     t.state = TrialState::kActive;
     t.start_time = clock_.Now();
+    RenewLease(t, lease_seconds, *t.start_time);
     fresh.push_back(std::move(t));
   }
   if (fresh.empty()) return fresh;
@@ -440,6 +463,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
   if (trial.state == TrialState::kActive && !trial.start_time) {
     trial.start_time = now;
   }
+  if (trial.lease_seconds > 0) RenewLease(trial, trial.lease_seconds, now);
   if (IsTerminal(trial.state) && !trial.end_time) trial.end_time = now;
   HPTUNE_ASSIGN_OR_RETURN(
       std::vector<Trial> stored,
@@ -635,17 +659,74 @@ absl::StatusOr<Trial> TuningEngine::EndTrial(std::string_view study_name,
 
 absl::StatusOr<Trial> TuningEngine::GetTrial(std::string_view study,
                                              int64_t trial) {
-  return store_.GetTrial(study, trial);
+  HPTUNE_ASSIGN_OR_RETURN(Trial read, store_.GetTrial(study, trial));
+  std::vector<Trial> one = {std::move(read)};
+  HPTUNE_RETURN_IF_ERROR(EndLapsedLeases(study, one, nullptr));
+  return std::move(one.front());
 }
 
 absl::StatusOr<std::vector<Trial>> TuningEngine::ListTrials(
     std::string_view study) {
-  return store_.ListTrials(study);
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials, store_.ListTrials(study));
+  HPTUNE_RETURN_IF_ERROR(EndLapsedLeases(study, trials, nullptr));
+  return trials;
 }
 
 absl::StatusOr<std::vector<Trial>> TuningEngine::ListTrialSummaries(
     std::string_view study) {
-  return store_.ListTrialSummaries(study);
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study));
+  HPTUNE_RETURN_IF_ERROR(EndLapsedLeases(study, trials, nullptr));
+  return trials;
+}
+
+absl::StatusOr<std::vector<Trial>> TuningEngine::RenewLeases(
+    std::string_view study, std::string_view client_id) {
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          history_->Summaries(study));
+  HPTUNE_RETURN_IF_ERROR(EndLapsedLeases(study, trials, nullptr));
+  const Timestamp now = clock_.Now();
+  std::vector<Trial> renewed;
+  for (const Trial& t : trials) {
+    if (t.client_id != client_id || IsTerminal(t.state) ||
+        t.lease_seconds == 0) {
+      continue;
+    }
+    // Checked again in the transaction: another call may have ended it.
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial u, store_.UpdateTrial(study, t.number, [&](Trial& u) {
+          if (!IsTerminal(u.state) && !LeaseLapsed(u, now)) {
+            RenewLease(u, u.lease_seconds, now);
+          }
+          return absl::OkStatus();
+        }));
+    if (IsTerminal(u.state) || u.heartbeat_time != now) continue;
+    u.measurements.clear();
+    renewed.push_back(std::move(u));
+  }
+  return renewed;
+}
+
+absl::Status TuningEngine::EndLapsedLeases(std::string_view study_name,
+                                           std::vector<Trial>& trials,
+                                           const StudyLock* lock) {
+  const Timestamp now = clock_.Now();
+  bool ended = false;
+  for (Trial& t : trials) {
+    if (!LeaseLapsed(t, now)) continue;
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial u, store_.UpdateTrial(study_name, t.number, [&](Trial& u) {
+          return LeaseLapsed(u, now) ? EndLapsedTrial(u, now)
+                                     : absl::OkStatus();
+        }));
+    if (t.measurements.empty()) u.measurements.clear();  // A summary.
+    t = std::move(u);
+    ended = true;
+  }
+  if (!ended || lock != nullptr) return absl::OkStatus();
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  CompleteStudyIfDoneAfterTrialEnded(study);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(

@@ -52,16 +52,18 @@ std::string Address(const ReplicaPlacement& placement) {
 // The trainer's command: job.command, or `python3 -m module`. A package
 // path's parent directory goes on PYTHONPATH (gcloud's --package-path names
 // the package directory itself, so its parent is what makes it importable),
-// with a command too: `command: [/usr/bin/python3, -m, trainer.task]` is how
-// a job picks its interpreter.
+// with a command too. The Python of a module job, or of a command that runs
+// `python3` or `python`, is the job's python_interpreter when it has one
+// (TrainerProgram).
 absl::Status TrainerCommand(const TrialContext& context,
                             std::vector<std::string>* argv,
                             std::map<std::string, std::string>* env) {
   const JobSpec& job = *context.job;
   if (!job.command.empty()) {
     *argv = job.command;
+    argv->front() = TrainerProgram(job);
   } else if (!job.module_name.empty()) {
-    *argv = {"python3", "-m", job.module_name};
+    *argv = {TrainerProgram(job), "-m", job.module_name};
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("job \"", job.job_id,
@@ -272,9 +274,12 @@ absl::Status CheckTrainer(const JobSpec& job) {
   }
   const bool module_job = job.command.empty();
   if (module_job && job.module_name.empty()) return absl::OkStatus();
-  const std::string program = module_job ? "python3" : job.command.front();
-  const std::string field = module_job ? "trainingInput.pythonModule (python3)"
-                                       : "trainingInput.command[0]";
+  const std::string program = TrainerProgram(job);
+  const std::string field =
+      RunsPathPython(job) && !job.python_interpreter.empty()
+          ? "trainingInput.pythonInterpreter"
+      : module_job ? "trainingInput.pythonModule (python3)"
+                   : "trainingInput.command[0]";
   if (program.find('/') != std::string::npos &&
       std::filesystem::path(program).is_relative()) {
     return absl::InvalidArgumentError(absl::StrCat(

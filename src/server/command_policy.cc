@@ -119,7 +119,7 @@ struct CommandPolicy::Trainer {
   explicit Trainer(const JobSpec& job) {
     const bool module_job = job.command.empty();
     field = module_job ? "pythonModule" : "command";
-    program_text = module_job ? "python3" : job.command.front();
+    program_text = TrainerProgram(job);
     program = ResolveProgram(program_text);
     argv.assign(job.command.begin() + (module_job ? 0 : 1), job.command.end());
     argv.insert(argv.end(), job.args.begin(), job.args.end());

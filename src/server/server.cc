@@ -111,8 +111,9 @@ class HptuneServer::Impl {
         *store_, JobAccessRules{.share_jobs = options_.share_jobs,
                                 .allow_root_trials = options_.allow_root_trials,
                                 .backend = options_.backend_name});
-    study_service_ = std::make_unique<StudyService>(*engine_, auth_, *access_,
-                                                    options_.stopping_rule);
+    study_service_ = std::make_unique<StudyService>(
+        *engine_, auth_, *access_, options_.stopping_rule,
+        options_.trial_lease_seconds);
     HPTUNE_ASSIGN_OR_RETURN(CommandPolicy policy,
                             CommandPolicy::Parse(options_.allowed_commands));
     job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,

@@ -28,6 +28,11 @@
 
 namespace hptune::server {
 
+// Five minutes: a client's heartbeat comes every third of it, so a lease
+// survives a pause of a few minutes (a GC, a slow file system), and a
+// killed client's trials are free again soon after.
+inline constexpr int kDefaultTrialLeaseSeconds = 300;
+
 struct ServerOptions {
   std::string listen_address = "127.0.0.1:7460";  // Port 0: pick a free one.
   std::string db_path = "hptune.db";
@@ -56,6 +61,9 @@ struct ServerOptions {
   int max_trial_retries = 3;
   algorithms::StoppingRule stopping_rule =
       algorithms::StoppingRule::kMedianAtStep;
+  // The lease of trials handed to ask/tell clients (docs/api.md, "Leases"):
+  // one ends FAILED after this long without a heartbeat. 0: no leases.
+  int trial_lease_seconds = kDefaultTrialLeaseSeconds;
   // gRPC's limit on one request; larger ones get RESOURCE_EXHAUSTED.
   int max_request_bytes = 4 << 20;
   // Several users (job_access.h): a Unix socket served as well, with its

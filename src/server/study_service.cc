@@ -137,12 +137,31 @@ grpc::Status StudyService::SuggestTrials(
     }
     HPTUNE_ASSIGN_OR_RETURN(
         engine::SuggestResponse response,
-        engine_.SuggestTrials(request->study(), count, request->client_id()));
+        engine_.SuggestTrials(request->study(), count, request->client_id(),
+                              trial_lease_seconds_));
     for (const Trial& trial : response.trials) {
       *reply->add_trials() = TrialToProto(request->study(), trial);
     }
     reply->set_study_completed(response.study_completed);
     reply->set_note(response.note);
+    reply->set_lease_seconds(trial_lease_seconds_);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::RenewTrialLeases(
+    grpc::ServerContext* context, const v1::RenewTrialLeasesRequest* request,
+    v1::RenewTrialLeasesResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
+    HPTUNE_RETURN_IF_ERROR(
+        CheckLength("client_id", request->client_id(), kMaxClientIdLength));
+    HPTUNE_ASSIGN_OR_RETURN(
+        std::vector<Trial> renewed,
+        engine_.RenewLeases(request->study(), request->client_id()));
+    for (const Trial& trial : renewed) reply->add_trial_ids(trial.number);
+    reply->set_lease_seconds(trial_lease_seconds_);
     return absl::OkStatus();
   });
 }
@@ -190,6 +209,9 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
     trial.reason = in.reason();
     trial.client_id = in.client_id();
     trial.origin = "user";
+    if (trial.state == TrialState::kActive) {
+      trial.lease_seconds = trial_lease_seconds_;
+    }
     HPTUNE_ASSIGN_OR_RETURN(
         Trial created, engine_.CreateTrial(request->study(), std::move(trial)));
     *reply = TrialToProto(request->study(), created);

@@ -35,11 +35,13 @@ using StudyServiceBase = v1::StudyService::WithCallbackMethod_GetStudy<
 class StudyService final : public StudyServiceBase {
  public:
   StudyService(engine::TuningEngine& engine, const TokenAuthenticator& auth,
-               const JobAccess& access, algorithms::StoppingRule stopping_rule)
+               const JobAccess& access, algorithms::StoppingRule stopping_rule,
+               int trial_lease_seconds)
       : engine_(engine),
         auth_(auth),
         access_(access),
-        stopping_rule_(stopping_rule) {}
+        stopping_rule_(stopping_rule),
+        trial_lease_seconds_(trial_lease_seconds) {}
 
   grpc::Status CreateStudy(grpc::ServerContext* context,
                            const v1::CreateStudyRequest* request,
@@ -60,6 +62,9 @@ class StudyService final : public StudyServiceBase {
   grpc::Status SuggestTrials(grpc::ServerContext* context,
                              const v1::SuggestTrialsRequest* request,
                              v1::SuggestTrialsResponse* reply) override;
+  grpc::Status RenewTrialLeases(grpc::ServerContext* context,
+                                const v1::RenewTrialLeasesRequest* request,
+                                v1::RenewTrialLeasesResponse* reply) override;
   grpc::Status CreateTrial(grpc::ServerContext* context,
                            const v1::CreateTrialRequest* request,
                            v1::Trial* reply) override;
@@ -116,6 +121,8 @@ class StudyService final : public StudyServiceBase {
   const TokenAuthenticator& auth_;
   const JobAccess& access_;
   const algorithms::StoppingRule stopping_rule_;
+  // The lease of trials handed to clients (ServerOptions); 0: none.
+  const int trial_lease_seconds_;
 };
 
 }  // namespace hptune::server

@@ -126,10 +126,17 @@ ALTER TABLE studies ADD COLUMN custom_algorithm TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN resumed_trials INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// 6 -> 7: ask/tell leases (Trial::lease_seconds, heartbeat_time); none
+// for what was stored before.
+constexpr char kTrialLeases[] = R"sql(
+ALTER TABLE trials ADD COLUMN lease_seconds INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN heartbeat_time INTEGER;
+)sql";
+
 const std::vector<std::string>& Migrations() {
   static const auto* const kMigrations = new std::vector<std::string>{
-      kInitialSchema, kJobSlurmOptions, kJobLabels,
-      kAttempts,      kJobOwners,       kCanonicalSpecs};
+      kInitialSchema, kJobSlurmOptions, kJobLabels,  kAttempts,
+      kJobOwners,     kCanonicalSpecs,  kTrialLeases};
   return *kMigrations;
 }
 

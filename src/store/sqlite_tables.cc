@@ -118,7 +118,7 @@ absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
 constexpr char kTrialColumns[] =
     "number, parameters_json, state, final_measurement_json, stopped_early, "
     "reason, client_id, origin, create_time, start_time, end_time, attempt, "
-    "drained_attempts";
+    "drained_attempts, lease_seconds, heartbeat_time";
 
 absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
   Trial trial;
@@ -144,10 +144,12 @@ absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
   trial.end_time = OptionalTime(row.ColumnOptionalInt(10));
   trial.attempt = static_cast<int>(row.ColumnInt(11));
   trial.drained_attempts = static_cast<int>(row.ColumnInt(12));
+  trial.lease_seconds = static_cast<int>(row.ColumnInt(13));
+  trial.heartbeat_time = OptionalTime(row.ColumnOptionalInt(14));
   return trial;
 }
 
-// Binds the trial's columns other than study and number to ?3 ... ?14.
+// Binds the trial's columns other than study and number to ?3 ... ?16.
 absl::Status BindTrialFields(Statement& statement, std::string_view study,
                              const Trial& trial) {
   const std::string label = TrialLabel(study, trial.number);
@@ -169,7 +171,9 @@ absl::Status BindTrialFields(Statement& statement, std::string_view study,
       .BindOptionalInt(11, OptionalMicros(trial.start_time))
       .BindOptionalInt(12, OptionalMicros(trial.end_time))
       .BindInt(13, trial.attempt)
-      .BindInt(14, trial.drained_attempts);
+      .BindInt(14, trial.drained_attempts)
+      .BindInt(15, trial.lease_seconds)
+      .BindOptionalInt(16, OptionalMicros(trial.heartbeat_time));
   return absl::OkStatus();
 }
 
@@ -356,7 +360,7 @@ absl::Status InsertTrial(SqliteConnection& db, std::string_view study,
     static const std::string kSql = absl::StrCat(
         "INSERT INTO trials (study, ", kTrialColumns,
         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-        "?14)");
+        "?14, ?15, ?16)");
     HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
     insert.BindText(1, study).BindInt(2, trial.number);
     HPTUNE_RETURN_IF_ERROR(BindTrialFields(insert, study, trial));
@@ -378,7 +382,8 @@ absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
                  "final_measurement_json = ?5, stopped_early = ?6, "
                  "reason = ?7, client_id = ?8, origin = ?9, create_time = ?10, "
                  "start_time = ?11, end_time = ?12, attempt = ?13, "
-                 "drained_attempts = ?14 "
+                 "drained_attempts = ?14, lease_seconds = ?15, "
+                 "heartbeat_time = ?16 "
                  "WHERE study = ?1 AND number = ?2"));
   update.BindText(1, study).BindInt(2, trial.number);
   HPTUNE_RETURN_IF_ERROR(BindTrialFields(update, study, trial));

@@ -447,6 +447,21 @@ TEST(ConfigParserTest, TrainerIsAPythonModuleOrACommand) {
   EXPECT_TRUE(command.module_name.empty());
 }
 
+TEST(ConfigParserTest, PythonInterpreterIsAnAbsolutePath) {
+  JobSpec job = ParseOk(
+      "trainingInput:\n"
+      "  command: [python3, t.py]\n"
+      "  pythonInterpreter: /home/me/venv/bin/python3\n");
+  EXPECT_EQ(job.python_interpreter, "/home/me/venv/bin/python3");
+  EXPECT_THAT(Errors("trainingInput:\n"
+                     "  command: [python3, t.py]\n"
+                     "  pythonInterpreter: venv/bin/python3\n"),
+              ElementsAre("trainingInput.pythonInterpreter: must be an "
+                          "absolute path to a Python interpreter, such as "
+                          "/home/me/venv/bin/python3, got "
+                          "\"venv/bin/python3\""));
+}
+
 TEST(ConfigParserTest, TrainerFieldsThatConflictOrAreEmptyAreErrors) {
   EXPECT_THAT(Errors("trainingInput:\n"
                      "  command: [python3, t.py]\n"

@@ -298,6 +298,27 @@ TEST(ReplicaEnvTest, CommandWithAPackagePathAlsoGetsItOnPythonPath) {
   EXPECT_EQ(launch.replicas[0].env.at("PYTHONPATH"), "/src/project");
 }
 
+TEST(ReplicaEnvTest, ThePythonInterpreterReplacesOnlyPythonFromPath) {
+  JobSpec job = MakeJob();
+  job.python_interpreter = "/home/me/venv/bin/python3";
+  EXPECT_EQ(BuildOrDie(MakeContext(job)).replicas[0].argv[0],
+            "/home/me/venv/bin/python3");  // command: [python3, trainer.py]
+  job.command = {"python", "trainer.py"};
+  EXPECT_EQ(BuildOrDie(MakeContext(job)).replicas[0].argv[0],
+            "/home/me/venv/bin/python3");
+  job.command = {"/usr/bin/python3.11", "trainer.py"};
+  EXPECT_EQ(BuildOrDie(MakeContext(job)).replicas[0].argv[0],
+            "/usr/bin/python3.11");
+  job.command.clear();
+  job.module_name = "trainer.task";
+  const std::vector<std::string> argv =
+      BuildOrDie(MakeContext(job)).replicas[0].argv;
+  ASSERT_GE(argv.size(), 3u);
+  EXPECT_EQ(argv[0], "/home/me/venv/bin/python3");
+  EXPECT_EQ(argv[1], "-m");
+  EXPECT_EQ(argv[2], "trainer.task");
+}
+
 TEST(ReplicaEnvTest, JobWithoutCommandOrModuleIsRejected) {
   JobSpec job = MakeJob();
   job.command.clear();

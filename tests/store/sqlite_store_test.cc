@@ -221,10 +221,16 @@ std::string LegacyMnistSpec(int max_trials, const std::string& resumed_from,
          R"("categoricalValues":["GRU","LSTM"],"scaleType":"NONE"}]})";
 }
 
+// Back to schema 6's trials: no leases.
+const std::string kDropLeases =
+    "ALTER TABLE trials DROP COLUMN lease_seconds; "
+    "ALTER TABLE trials DROP COLUMN heartbeat_time; ";
+
 // Back to schema 5's studies: no columns beside the spec, the spec in the
 // form of versions 1 to 5.
 std::string DropCanonicalSpecs(const std::string& legacy_spec) {
-  return "ALTER TABLE studies DROP COLUMN custom_algorithm; "
+  return kDropLeases +
+         "ALTER TABLE studies DROP COLUMN custom_algorithm; "
          "ALTER TABLE studies DROP COLUMN resumed_trials; "
          "UPDATE studies SET spec_json = '" +
          legacy_spec + "'; ";
@@ -394,6 +400,32 @@ TEST_F(SqliteStoreTest, AVersionFiveSpecThatDoesNotReadStopsTheMigration) {
   EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"), ElementsAre("5"));
   EXPECT_THAT(RawDb(path_).Query("SELECT spec_json FROM studies"),
               ElementsAre(R"({"goal":"SIDEWAYS"})"));
+}
+
+// A file of schema version 6 (no leases): its ACTIVE trial gains none, so
+// no engine ends it for want of a heartbeat.
+TEST_F(SqliteStoreTest, VersionSixFileIsMigratedAndItsTrialsHaveNoLease) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(kDropLeases + "PRAGMA user_version = 6;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("mnist", 1));
+  EXPECT_EQ(trial.state, TrialState::kActive);
+  EXPECT_EQ(trial.lease_seconds, 0);
+  EXPECT_FALSE(trial.heartbeat_time.has_value());
+  ASSERT_OK(store->UpdateTrial("mnist", 1, [&](Trial& t) {
+    t.lease_seconds = 60;
+    t.heartbeat_time = clock_.Now();
+    return absl::OkStatus();
+  }));
+  ASSERT_OK_AND_ASSIGN(trial, store->GetTrial("mnist", 1));
+  EXPECT_EQ(trial.lease_seconds, 60);
+  EXPECT_TRUE(trial.heartbeat_time == clock_.Now());
 }
 
 TEST_F(SqliteStoreTest, FileThatIsNotSqliteIsAClearError) {

@@ -137,6 +137,11 @@ struct JobSpec {
   std::string package_path;
   std::string module_name;
   std::vector<std::string> command;
+  // trainingInput.pythonInterpreter: the Python, an absolute path, that
+  // runs a pythonModule job and a command whose program is `python3` or
+  // `python` (TrainerProgram). Empty: `python3` on PATH (`hptune run`
+  // fills in an activated venv's, docs/trainer.md).
+  std::string python_interpreter;
   std::vector<std::string> args;  // User args, before --job-dir and params.
   std::string job_dir;
   SchedulingSpec scheduling;
@@ -160,6 +165,14 @@ struct JobSpec {
 
   bool operator==(const JobSpec&) const = default;
 };
+
+// Whether the job's trainer is Python from PATH: a pythonModule job, or a
+// command whose program is `python3` or `python`; python_interpreter
+// replaces that program.
+bool RunsPathPython(const JobSpec& job);
+// The program replicas run: python_interpreter for a job that RunsPathPython
+// and has one, else `python3` for a pythonModule job, else command[0].
+std::string TrainerProgram(const JobSpec& job);
 
 enum class JobState {
   kQueued,

@@ -39,6 +39,12 @@ struct Trial {
   // trial's retries. See docs/trainer.md, "Re-runs".
   int attempt = 0;
   int drained_attempts = 0;
+  // The lease of an ask/tell trial (docs/api.md, "Leases"): while it is
+  // ACTIVE or STOPPING, the engine ends it as FAILED once lease_seconds
+  // pass after heartbeat_time without a heartbeat from its client. 0: no
+  // lease (a runner's trials, a client that asked for none).
+  int lease_seconds = 0;
+  std::optional<Timestamp> heartbeat_time;
 
   // Moves to `to` if the state machine allows it, stamping start_time on
   // ACTIVE and end_time on a terminal state.

@@ -77,6 +77,9 @@ struct SuggestResponse {
   std::string note;
 };
 
+// The longest lease of an ask/tell trial (SuggestTrials): a day.
+inline constexpr int kMaxLeaseSeconds = 24 * 60 * 60;
+
 struct EngineOptions {
   // The designers studies may name (StudySpec::algorithm and
   // custom_algorithm). hptune's own by default; add yours with
@@ -139,9 +142,23 @@ class TuningEngine {
   // then trials users queued (REQUESTED, now ACTIVE for this client), then
   // new ones from the designer. Honours maxTrials (every trial counts, user
   // trials too) and maxParallelTrials (pending trials of all clients).
+  // With `lease_seconds` > 0 the client's trials (those handed back too)
+  // carry a lease of that many seconds from now (see RenewLeases).
   absl::StatusOr<SuggestResponse> SuggestTrials(std::string_view study,
                                                 int count,
-                                                std::string_view client_id);
+                                                std::string_view client_id,
+                                                int lease_seconds = 0);
+
+  // Leases of ask/tell trials (docs/api.md, "Leases"). A pending trial with
+  // a lease whose client sent no heartbeat for longer than the lease is
+  // ended as FAILED, with a reason naming the client, by the next call that
+  // reads it: SuggestTrials (which frees its maxParallelTrials slot),
+  // RenewLeases, GetTrial, ListTrials, ListTrialSummaries. RenewLeases is
+  // that heartbeat: it ends the study's lapsed trials, then restarts the
+  // lease of each of `client_id`'s pending trials that has one, and
+  // returns those (without measurements). A lapsed lease is never revived.
+  absl::StatusOr<std::vector<Trial>> RenewLeases(std::string_view study,
+                                                 std::string_view client_id);
 
   // Adds a trial given by the user: REQUESTED to be run (the next
   // SuggestTrials hands it out), ACTIVE for its client_id, or already
@@ -237,20 +254,28 @@ class TuningEngine {
       const std::set<int64_t>& only, bool several_objectives_by_dominance);
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
                                  TrialState state, std::string_view reason);
+  // Ends `trials`' lapsed leases (see RenewLeases) in the store and in
+  // `trials`. Under the study's lock (`lock`), the caller completes the
+  // study if need be; without it, this does.
+  absl::Status EndLapsedLeases(std::string_view study,
+                               std::vector<Trial>& trials,
+                               const StudyLock* lock);
   // SuggestTrials' steps, under suggest_mutex_. First the trials that wait
   // for a client, to `out` while it has fewer than `count`: `client_id`'s
   // own ACTIVE ones, then REQUESTED ones, which become its (in `trials`
-  // too).
+  // too); all with a lease of `lease_seconds` when it is not 0.
   absl::Status HandOutWaitingTrials(std::string_view study,
                                     std::string_view client_id, int count,
+                                    int lease_seconds,
                                     std::vector<Trial>& trials,
                                     std::vector<Trial>& out);
   // Then up to `count` new trials from the study's designer, stored ACTIVE
-  // for `client_id` with the designer's state in the same call; fewer when
-  // the space is exhausted.
+  // for `client_id` (with that lease) with the designer's state in the same
+  // call; fewer when the space is exhausted.
   absl::StatusOr<std::vector<Trial>> DesignTrials(
       const StudyRecord& study, const std::vector<Trial>& completed,
-      const std::vector<Trial>& pending, int count, std::string_view client_id);
+      const std::vector<Trial>& pending, int count, std::string_view client_id,
+      int lease_seconds);
   // Marks the study COMPLETED, and says so, when nothing more can run in it:
   // no trial is pending and maxTrials is reached or every point of a finite
   // space has been tried. `trials` and `pending` count its trials, read

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator, Optional, Tuple, TypeVar
 import grpc
 
 from hptune import errors
+from hptune.leases import LeaseKeeper
 from hptune.v1 import job_service_pb2_grpc, study_service_pb2_grpc
 
 DEFAULT_SERVER = "127.0.0.1:7460"
@@ -200,6 +201,8 @@ class Connection:
             self._channel = grpc.insecure_channel(self.server, channel_options)
         self.studies = study_service_pb2_grpc.StudyServiceStub(self._channel)
         self.jobs = job_service_pb2_grpc.JobServiceStub(self._channel)
+        # The heartbeat of the trials this program holds (leases.py).
+        self.leases = LeaseKeeper(self)
 
     def options(self) -> dict:
         """The arguments that open an equal connection (picklable: a worker
@@ -207,6 +210,7 @@ class Connection:
         return dict(self._options, server=self.server)
 
     def close(self) -> None:
+        self.leases.close()
         self._channel.close()
 
     def _metadata(self) -> Tuple[Tuple[str, str], ...]:

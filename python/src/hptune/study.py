@@ -119,7 +119,9 @@ class Study:
         client_id gets its work back), then queued ones, then new
         suggestions. Fewer, or none, come back when the budget or
         maxParallelTrials holds them back; see the result's note and
-        study_completed."""
+        study_completed. Until each is told (complete, infeasible), a
+        thread of this program renews its lease (docs/python.md,
+        "Leases")."""
         reply = self._connection.call(
             self._connection.studies.SuggestTrials,
             study_service_pb2.SuggestTrialsRequest(
@@ -127,6 +129,9 @@ class Study:
         suggestions = Suggestions(self._trial(t) for t in reply.trials)
         suggestions.study_completed = reply.study_completed
         suggestions.note = reply.note
+        self._connection.leases.hold(self.name, client_id,
+                                     [t.id for t in suggestions],
+                                     reply.lease_seconds)
         return suggestions
 
     def add_trial(self, parameters: Mapping[str, ParameterValue], *,

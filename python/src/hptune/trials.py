@@ -144,6 +144,9 @@ class Trial:
             if isinstance(self.parameters[name], float):
                 self.parameters[name] = int(self.parameters[name])
         self.state: str = study_pb2.Trial.State.Name(proto.state)
+        if self.state not in ("REQUESTED", "ACTIVE", "STOPPING"):
+            # Told, or ended by the server: no lease to renew any more.
+            self._connection.leases.release(self.study, self.id)
         self.measurements: List[Measurement] = [
             Measurement.from_proto(m) for m in proto.measurements]
         if self.measurements:

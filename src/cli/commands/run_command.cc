@@ -30,6 +30,7 @@
 #include "src/cli/labels_flag.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
+#include "src/cli/python_interpreter.h"
 #include "src/cli/runner_flags.h"
 #include "src/cli/seeding_note.h"
 #include "src/cli/spec_overrides.h"
@@ -217,6 +218,7 @@ std::variant<ParsedArgs, int> ParseCommandLine(
 struct PreparedJob {
   LoadedConfig config;
   runner::JobRunnerOptions options;
+  std::string python_line;  // Which Python runs the trainer; "" for none.
 };
 
 absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
@@ -228,6 +230,8 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
   ResolveConfigPaths(std::filesystem::absolute(config).parent_path(),
                      loaded.job);
   HPTUNE_RETURN_IF_ERROR(ApplyFlags(args, loaded.job));
+  std::string python_line =
+      ChoosePythonInterpreter(loaded.job, std::getenv("VIRTUAL_ENV"));
   HPTUNE_ASSIGN_OR_RETURN(runner::JobRunnerOptions options,
                           RunnerOptions(args));
   HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options.runs_dir));
@@ -239,7 +243,8 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
     HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(loaded.job));
   }
   return PreparedJob{.config = std::move(loaded),
-                     .options = std::move(options)};
+                     .options = std::move(options),
+                     .python_line = std::move(python_line)};
 }
 
 absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
@@ -433,6 +438,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
           IgnoredFieldsNote(prepared->config.ignored_fields);
       !note.empty()) {
     err << "hptune run: " << note << "\n";
+  }
+  if (!prepared->python_line.empty()) {
+    err << "hptune run: " << prepared->python_line << "\n";
   }
   const JobSpec& job = prepared->config.job;
   const BackendConfig& backend = prepared->config.backend;

@@ -23,6 +23,7 @@
 #include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
+#include "hptune/engine/engine.h"
 #include "hptune/env/clock.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
@@ -97,6 +98,10 @@ constexpr char kUsage[] =
     "TYPE:COUNT;\n"
     "                         default $HPTUNE_GPUS, else what nvidia-smi "
     "reports\n"
+    "  --trial-lease S        a trial handed to an ask/tell client ends\n"
+    "                         FAILED after S seconds without a heartbeat\n"
+    "                         from it (docs/api.md, \"Leases\"); default 300,\n"
+    "                         0: never\n"
     "  --grace-seconds S      SIGTERM to SIGKILL for replicas, 0 to 3600\n"
     "                         seconds, fractions allowed (default 5)\n"
     "  --max-restarts N       restarts of a failed replica per attempt\n"
@@ -160,9 +165,10 @@ std::variant<ServeFlags, int> ParseCommandLine(
   ServeFlags flags;
   flags.slurm = TakeRepeatedSlurmFlags(args);
   flags.allowed_commands = TakeRepeatedFlag(args, "--allow-command");
-  std::set<std::string> value_flags = {
-      "listen",   "db",      "state-dir", "token-file", "http",
-      "tls-cert", "tls-key", "log-file",  "socket",     "users-file"};
+  std::set<std::string> value_flags = {"listen",     "db",         "state-dir",
+                                       "token-file", "http",       "tls-cert",
+                                       "tls-key",    "log-file",   "socket",
+                                       "users-file", "trial-lease"};
   value_flags.insert(std::begin(kReplicaValueFlags),
                      std::end(kReplicaValueFlags));
   value_flags.insert(std::begin(kBackendValueFlags),
@@ -211,6 +217,13 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
   options.users_file = args.Get("users-file").value_or("");
   options.allow_root_trials = args.Has("allow-root-trials");
   options.share_jobs = args.Has("share-jobs");
+  if (args.Has("trial-lease")) {
+    auto lease =
+        IntegerFlag<int>(args, "trial-lease", 0, engine::kMaxLeaseSeconds,
+                         "a number of seconds");
+    if (!lease.ok()) return Fail(lease.status(), kExitUsage, err);
+    options.trial_lease_seconds = *lease;
+  }
   return kExitOk;
 }
 

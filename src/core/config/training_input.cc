@@ -2,6 +2,7 @@
 #include "src/core/config/training_input.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +30,9 @@ const FieldSet& TrainingInputFields() {
                    "parameterServerType", "parameterServerConfig",
                    "evaluatorCount", "evaluatorType", "evaluatorConfig",
                    "useChiefInTfConfig", "pythonModule", "packagePath",
-                   "command", "args", "jobDir", "region", "runtimeVersion",
-                   "pythonVersion", "hyperparameters", "scheduling",
+                   "pythonInterpreter", "command", "args", "jobDir", "region",
+                   "runtimeVersion", "pythonVersion", "hyperparameters",
+                   "scheduling",
                    // hptune's, for a job read from a Vertex spec.
                    "displayName", "baseOutputDirectory", "dialect"},
       .unsupported = {{"packageUris",
@@ -331,6 +333,15 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
                  "needs pythonModule or command (what to run from it), got " +
                      Describe(*reader.Find("packagePath")));
   }
+  if (auto python = reader.String("pythonInterpreter")) {
+    job->python_interpreter = *python;
+    if (!std::filesystem::path(*python).is_absolute()) {
+      reader.Error("pythonInterpreter",
+                   "must be an absolute path to a Python interpreter, such "
+                   "as /home/me/venv/bin/python3, got \"" +
+                       python->substr(0, 200) + "\"");
+    }
+  }
   if (auto args = reader.StringList("args")) job->args = *args;
   if (auto job_dir = reader.String("jobDir")) {
     job->job_dir = *job_dir;
@@ -442,8 +453,8 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
   ReadTrainer(reader, job);
   ReadScheduling(reader, &job->scheduling);
   ReadJobExtras(reader, job);
-  // Accepted for AI Platform compatibility and ignored: hptune runs the
-  // trainer with the Python on the machine, wherever that is.
+  // Accepted for AI Platform compatibility and ignored: a version names no
+  // Python on this machine; pythonInterpreter (a path) does.
   for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {
     reader.String(key);
   }

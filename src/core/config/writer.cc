@@ -171,6 +171,9 @@ std::string TrainingInputToJson(const JobSpec& job) {
   out["useChiefInTfConfig"] = job.use_chief_in_tf_config;
   if (!job.module_name.empty()) out["pythonModule"] = job.module_name;
   if (!job.package_path.empty()) out["packagePath"] = job.package_path;
+  if (!job.python_interpreter.empty()) {
+    out["pythonInterpreter"] = job.python_interpreter;
+  }
   if (!job.command.empty()) out["command"] = job.command;
   out["args"] = job.args;
   if (!job.job_dir.empty()) out["jobDir"] = job.job_dir;
