@@ -61,6 +61,25 @@ TEST(ValidateCliTest, ContractExampleIsValidAndSummarised) {
   EXPECT_THAT(result.out, HasSubstr("cell       CATEGORICAL  {GRU, LSTM}   -"));
 }
 
+// The summary names the Python that will run the trainer, not python3.
+TEST(ValidateCliTest, ThePythonInterpreterIsTheTrainerShown) {
+  const std::string config = ::testing::TempDir() + "/interpreter.yaml";
+  std::ofstream(config) << "trainingInput:\n"
+                           "  pythonModule: trainer.task\n"
+                           "  pythonInterpreter: /usr/bin/python3\n"
+                           "  hyperparameters:\n"
+                           "    goal: MINIMIZE\n"
+                           "    hyperparameterMetricTag: loss\n"
+                           "    maxTrials: 1\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, minValue: "
+                           "0, maxValue: 1}\n";
+  testing::ProcessResult result = Validate({config});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              HasSubstr("trainer           /usr/bin/python3 -m trainer.task"));
+}
+
 TEST(ValidateCliTest, JsonGridExampleIsValid) {
   testing::ProcessResult result = Validate(
       {SourcePath("examples/configs/basic_grid.json"), "--job-id", "grid_1"});

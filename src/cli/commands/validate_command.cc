@@ -175,11 +175,13 @@ void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   PrintField("scale tier", std::string(ToString(job.scale_tier)), out);
   std::string trainer = "(not set: give it on the command line)";
   if (!job.module_name.empty()) {
-    trainer = "python3 -m " + job.module_name;
+    trainer = TrainerProgram(job) + " -m " + job.module_name;
     if (!job.package_path.empty())
       trainer += " (package " + job.package_path + ")";
   } else if (!job.command.empty()) {
-    trainer = Join(job.command, " ");
+    std::vector<std::string> command = job.command;
+    command.front() = TrainerProgram(job);
+    trainer = Join(command, " ");
   }
   if (!job.master.container.empty()) trainer = ContainerText(job.master);
   PrintField("trainer", trainer, out);
