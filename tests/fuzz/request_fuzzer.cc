@@ -24,6 +24,7 @@
 #include "src/api/conversion.h"
 #include "src/server/auth.h"
 #include "src/server/job_access.h"
+#include "src/server/server.h"
 #include "src/server/study_service.h"
 #include "src/store/memory_store.h"
 
@@ -41,7 +42,8 @@ struct World {
         auth(""),
         access(store, {}),
         service(engine, auth, access,
-                hptune::algorithms::StoppingRule::kMedianAtStep) {
+                hptune::algorithms::StoppingRule::kMedianAtStep,
+                hptune::server::kDefaultTrialLeaseSeconds) {
     hptune::v1::CreateStudyRequest create;
     create.set_name("fuzz");
     hptune::v1::StudySpec& spec = *create.mutable_spec();
