@@ -439,9 +439,6 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       !note.empty()) {
     err << "hptune run: " << note << "\n";
   }
-  if (!prepared->python_line.empty()) {
-    err << "hptune run: " << prepared->python_line << "\n";
-  }
   const JobSpec& job = prepared->config.job;
   const BackendConfig& backend = prepared->config.backend;
   auto launcher = MakeLauncher(backend, args);
@@ -451,6 +448,10 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!locks.ok()) return FailLock(locks.status(), err);
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return FailRun(store.status(), err);
+  // Once every flag is known good, so that a bad one is the first line.
+  if (!prepared->python_line.empty()) {
+    err << "hptune run: " << prepared->python_line << "\n";
+  }
   engine::TuningEngine engine(
       **store, engine::EngineOptions{.background_designer_work = true});
 
