@@ -448,10 +448,6 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!locks.ok()) return FailLock(locks.status(), err);
   auto store = store::SqliteStore::Open(db);
   if (!store.ok()) return FailRun(store.status(), err);
-  // Once every flag is known good, so that a bad one is the first line.
-  if (!prepared->python_line.empty()) {
-    err << "hptune run: " << prepared->python_line << "\n";
-  }
   engine::TuningEngine engine(
       **store, engine::EngineOptions{.background_designer_work = true});
 
@@ -472,6 +468,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (backend.backend != "slurm") {
     err << "hptune run: each trial's processes are contained by "
         << launch::ReplicaContainment() << "\n";
+  }
+  // With the other start-up lines, once the job is in: a refused flag or
+  // job is then the only line.
+  if (!prepared->python_line.empty()) {
+    err << "hptune run: " << prepared->python_line << "\n";
   }
   absl::StatusOr<JobRecord> finished = RunUntilInterrupted(runner, job);
   progress.Finish();
