@@ -83,13 +83,18 @@ def test_gp_sampler_runs_optunas_study_and_keeps_types(client):
     study.optimize(objective, n_trials=20, n_jobs=2)
     trials = hptune_trials(sampler)
     assert [t.state for t in trials] == ["SUCCEEDED"] * len(trials)
-    # The first trial (empty space) was Optuna's; the next 19 hptune's,
-    # recorded on both sides.
-    assert len(trials) == 20 and trials[0].origin == "user"
+    # The trials that began before the first one ended saw an empty space
+    # and were Optuna's: the first, and with two threads maybe the second.
+    # The rest were hptune's, recorded on both sides.
     attrs = [t.system_attrs.get("hptune:trial") for t in study.trials]
-    assert attrs[0] is None and all(attrs[1:])
+    optunas = sum(a is None for a in attrs)
+    assert 1 <= optunas <= 2 and all(attrs[optunas:])
+    assert len(trials) == 20
+    assert sum(t.origin == "user" for t in trials) == optunas
     by_number = {t.number: t for t in study.trials}
-    for t in trials[1:]:
+    for t in trials:
+        if t.origin == "user":
+            continue
         number = int(t.client_id.split("-")[1])
         assert by_number[number].value == pytest.approx(t.value)
     assert study.best_value < 10
