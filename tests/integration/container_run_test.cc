@@ -2,9 +2,10 @@
 // trials whose master and worker containers form a real cluster all
 // succeed; a missing image fails the job before any trial; a SIGKILLed run
 // leaves containers that the next run's take-over removes; Ctrl-C stops
-// the containers. The image is tests/testdata/containers' (built offline
-// by the containers.test_image fixture). Needs root and podman: skips
-// saying why elsewhere, unless HPTUNE_EXPECT names "podman".
+// the containers, even a trainer that ignores SIGTERM. The image is
+// tests/testdata/containers' (built offline by the containers.test_image
+// fixture). Needs root and podman: skips saying why elsewhere, unless
+// HPTUNE_EXPECT names "podman".
 #include <signal.h>
 #include <unistd.h>
 
@@ -201,6 +202,25 @@ TEST_F(ContainerRunTest, AKilledRunsContainersAreRemovedByTheTakeOver) {
   EXPECT_TRUE(
       PollUntil([&] { return testing::ProcessesMentioning(mark).empty(); },
                 std::chrono::seconds(60)));
+}
+
+TEST_F(ContainerRunTest,
+       ACancelledTrialWhoseTrainerIgnoresSigtermLeavesNoContainer) {
+  // SIGKILL after the grace period takes conmon with the container (both
+  // in the replica's cgroup), so podman's --rm never runs: the stop itself
+  // removes the container.
+  WriteConfig(kImage, "--hold=deaf");
+  const std::string log = dir_ + "/run.log";
+  pid_t run = testing::StartProcess(Run(), log, log);
+  testing::StopOnExit stop(run);
+  const std::string metrics = Runs() + "/boxed/1/master-0.metrics";
+  ASSERT_TRUE(
+      PollUntil([&] { return fs::exists(metrics); }, std::chrono::seconds(120)))
+      << ReadFileOrEmpty(log);
+  kill(run, SIGINT);
+  EXPECT_EQ(testing::WaitForExit(run, std::chrono::seconds(60)), 130)
+      << ReadFileOrEmpty(log);
+  EXPECT_THAT(Containers(), ::testing::IsEmpty());
 }
 
 }  // namespace

@@ -144,11 +144,25 @@ int RemoveLeftoverContainers(const std::filesystem::path& job_runs_dir) {
   if (!listed.ok() || listed->exit_code != 0) return 0;
   std::vector<std::string> ids = absl::StrSplit(
       listed->out, absl::ByAnyChar("\n "), absl::SkipWhitespace());
-  if (ids.empty()) return 0;
-  std::vector<std::string> remove = {"podman", "rm", "--force", "--time=0"};
-  remove.insert(remove.end(), ids.begin(), ids.end());
-  RunCapturingOutput(remove).IgnoreError();
+  RemoveContainers(ids);
   return static_cast<int>(ids.size());
+}
+
+void RemoveContainers(const std::vector<std::string>& containers) {
+  if (containers.empty()) return;
+  if (!FindOnPath("podman", /*search_working_dir=*/false).ok()) return;
+  std::vector<std::string> remove = {"podman", "rm", "--force", "--time=0",
+                                     "--ignore"};
+  remove.insert(remove.end(), containers.begin(), containers.end());
+  // podman 4.3 refuses a container it still marks "stopping" after conmon
+  // was killed ("container state improper: stopped"), and marks it stopped
+  // in refusing: a second removal takes it.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    absl::StatusOr<CapturedOutput> removed = RunCapturingOutput(remove);
+    if (!removed.ok() || (removed->signal == 0 && removed->exit_code == 0)) {
+      return;
+    }
+  }
 }
 
 }  // namespace hptune::launch

@@ -6,6 +6,8 @@
 #define HPTUNE_SRC_LAUNCH_LOCAL_CONTAINER_REPLICAS_H_
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "hptune/core/job.h"
@@ -35,6 +37,11 @@ PodmanOptions MachinePodmanOptions(bool split_cgroups);
 // command line; host replicas are left as they are.
 [[nodiscard]] absl::Status WrapContainerReplicas(const PodmanOptions& options,
                                                  TrialLaunch* launch);
+
+// podman rm --force --time=0 --ignore of `containers` (names or ids),
+// tried again (up to 3 times) while podman fails; nothing when
+// `containers` is empty or podman is not installed.
+void RemoveContainers(const std::vector<std::string>& containers);
 
 // Removes (podman rm -f) every container labelled with `job_runs_dir`
 // (ContainerJobLabel), running or not: what a killed hptune left. Returns

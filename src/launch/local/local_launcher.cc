@@ -4,6 +4,7 @@
 
 #include "hptune/core/status.h"
 #include "src/launch/local/container_replicas.h"
+#include "src/launch/local/container_trial_run.h"
 #include "src/launch/local/local_trial_run.h"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/local/replica_process.h"
@@ -83,7 +84,11 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
       MachinePodmanOptions(DetectCgroupSupport().usable), &wrapped));
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
                           LocalTrialRun::Start(wrapped));
-  return std::unique_ptr<TrialRun>(std::move(run));
+  if (ContainerNames(launch).empty()) {
+    return std::unique_ptr<TrialRun>(std::move(run));
+  }
+  return std::unique_ptr<TrialRun>(
+      new ContainerTrialRun(std::move(run), launch));
 }
 
 absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(

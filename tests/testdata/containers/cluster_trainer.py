@@ -6,13 +6,15 @@ master's acknowledgement, which names the trial. Once every worker has
 reported, the master writes what it received to AIP_MODEL_DIR/exchange.json
 and reports loss = (x - 0.3)^2 through the hypertune file
 (CLOUD_ML_HP_METRIC_FILE, rewritten atomically), then exits 0, or with
---hold=1 waits to be stopped (for the tests that cancel and kill).
+--hold=1 waits to be stopped (for the tests that cancel and kill), and
+--hold=deaf waits ignoring SIGTERM, so that only SIGKILL stops it.
 Baked into the test image as /app/cluster_trainer.py (build_test_image.sh).
 Standard library only; other --name=value arguments are ignored.
 """
 
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -73,7 +75,9 @@ def run_master(cluster, args):
         f.write(json.dumps(report, sort_keys=True) + "\n")
     os.replace(temporary, path)
     print("master: workers %s" % sorted(received), flush=True)
-    if args.get("hold") == "1":
+    if args.get("hold") == "deaf":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.get("hold") in ("1", "deaf"):
         while True:
             time.sleep(3600)
     return 0

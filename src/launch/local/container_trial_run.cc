@@ -1,0 +1,55 @@
+#include "src/launch/local/container_trial_run.h"
+
+#include <utility>
+
+#include "src/launch/local/container_replicas.h"
+#include "src/launch/local/podman_argv.h"
+
+namespace hptune::launch {
+
+ContainerTrialRun::ContainerTrialRun(std::unique_ptr<TrialRun> run,
+                                     const TrialLaunch& launch)
+    : run_(std::move(run)),
+      containers_(ContainerNames(launch)),
+      replicas_(static_cast<int>(launch.replicas.size())) {}
+
+ContainerTrialRun::~ContainerTrialRun() {
+  // The local run's destructor stops what is left, as Terminate does.
+  bool anything_left = false;
+  for (int replica = 0; run_ && replica < replicas_; ++replica) {
+    anything_left = anything_left || run_->IsRunning(replica);
+  }
+  run_.reset();
+  if (anything_left) RemoveContainers(containers_);
+}
+
+absl::StatusOr<std::vector<ReplicaExit>> ContainerTrialRun::Poll() {
+  return run_->Poll();
+}
+
+absl::Status ContainerTrialRun::Restart(int replica) {
+  return run_->Restart(replica);
+}
+
+bool ContainerTrialRun::IsRunning(int replica) const {
+  return run_->IsRunning(replica);
+}
+
+bool ContainerTrialRun::Queued() const { return run_->Queued(); }
+
+std::vector<int> ContainerTrialRun::ExitFds() const { return run_->ExitFds(); }
+
+void ContainerTrialRun::Terminate(std::chrono::milliseconds grace) {
+  run_->Terminate(grace);
+  RemoveContainers(containers_);
+}
+
+std::vector<std::string> ContainerNames(const TrialLaunch& launch) {
+  std::vector<std::string> names;
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    if (replica.container.has_value()) names.push_back(ContainerName(replica));
+  }
+  return names;
+}
+
+}  // namespace hptune::launch
