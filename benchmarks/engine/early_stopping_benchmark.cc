@@ -22,6 +22,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "hptune/core/config.h"
 #include "hptune/engine/engine.h"
 #include "hptune/launch/local_launcher.h"
@@ -60,6 +61,9 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
       "    maxTrials: ",
       flags.trials, "\n    maxParallelTrials: ", flags.parallel,
       "\n    enableTrialEarlyStopping: ", rule ? "true" : "false",
+      rule ? absl::StrCat("\n    earlyStoppingRule: ",
+                          algorithms::RuleName(*rule))
+           : "",
       "\n"
       "    params:\n"
       "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n"
@@ -80,7 +84,6 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
   runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   options.max_poll_interval = std::chrono::milliseconds(20);
-  if (rule) options.stopping_rule = *rule;
   runner::JobRunner runner(**store, engine, launcher, options);
   const auto start = std::chrono::steady_clock::now();
   if (auto s = runner.Submit(job); !s.ok()) return s.status();

@@ -259,6 +259,9 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   proto.set_max_parallel_trials(spec.max_parallel_trials);
   proto.set_max_failed_trials(spec.max_failed_trials);
   proto.set_enable_trial_early_stopping(spec.enable_early_stopping);
+  if (!spec.early_stopping_rule.empty()) {
+    proto.set_early_stopping_rule(spec.early_stopping_rule);
+  }
   if (!spec.resume_previous_job_id.empty()) {
     proto.set_resume_previous_job_id(spec.resume_previous_job_id);
   }

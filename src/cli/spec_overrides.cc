@@ -178,6 +178,11 @@ absl::Status ApplyStudyFlags(const ParsedArgs& args, JobSpec& job) {
     }
     job.study->resume_previous_job_id = *from;
   }
+  if (auto rule = args.Get("early-stopping")) {
+    HPTUNE_RETURN_IF_ERROR(NeedsStudy(job, "early-stopping"));
+    job.study->enable_early_stopping = true;
+    job.study->early_stopping_rule = *rule;
+  }
   return absl::OkStatus();
 }
 
@@ -194,6 +199,7 @@ const std::set<std::string>& SpecOverrideFlags() {
                                             "max-parallel-trials",
                                             "max-failed-trials",
                                             "resume-from",
+                                            "early-stopping",
                                             "use-chief-in-tf-config",
                                             kLabelsFlag};
     for (const PoolFlags& pool : Pools()) {
@@ -234,7 +240,11 @@ const char kSpecOverrideHelp[] =
     "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
     "  --resume-from JOB         start from an ended job's results\n"
     "                            (resumePreviousJobId); --max-trials counts\n"
-    "                            the new trials\n";
+    "                            the new trials\n"
+    "  --early-stopping RULE     stop trials early by RULE "
+    "(earlyStoppingRule):\n"
+    "                            median-at-step, median, asha, decay-curve,\n"
+    "                            convex, or a rule the server registered\n";
 
 absl::Status ApplyOverrides(const ParsedArgs& args,
                             const std::filesystem::path& cwd, JobSpec& job) {

@@ -75,6 +75,12 @@ std::string StudyRecord::DescribeBudget() const {
   return text + ")";
 }
 
+const std::string& StudySpec::EffectiveStoppingRule() const {
+  static const std::string* const kDefault =
+      new std::string(kDefaultStoppingRule);
+  return early_stopping_rule.empty() ? *kDefault : early_stopping_rule;
+}
+
 int StudySpec::EffectiveMaxFailedTrials() const {
   if (max_failed_trials > 0) return max_failed_trials;
   // In 64 bits: an unvalidated spec's max_trials may be near INT_MAX.

@@ -381,6 +381,26 @@ void CheckMetricName(const std::string& field, const std::string& name,
   }
 }
 
+// A rule's name as the stopping-rule registry takes it (stopping_registry.h),
+// and early stopping on where one is named.
+void CheckStoppingRule(const std::string& field, const StudySpec& spec,
+                       Checker& check) {
+  const std::string& rule = spec.early_stopping_rule;
+  if (rule.empty()) return;
+  const bool printable = rule.size() <= 100 &&
+                         std::all_of(rule.begin(), rule.end(),
+                                     [](char c) { return c > ' ' && c < 127; });
+  if (!printable) {
+    check.Error(field,
+                "expected a rule's name (1 to 100 characters, no spaces), "
+                "such as decay-curve, got " +
+                    Quote(rule.substr(0, 120)));
+  } else if (!spec.enable_early_stopping) {
+    check.Error(field, "names rule " + Quote(rule) +
+                           " but enableTrialEarlyStopping is false");
+  }
+}
+
 // Vertex AI's `metrics` list (study.h's MetricSpec).
 void CheckMetrics(std::string_view prefix, const StudySpec& spec,
                   Checker& check) {
@@ -548,6 +568,7 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
                kMaxParallelTrials, check);
   CheckBetween(field("maxFailedTrials"), spec.max_failed_trials, 0, kMaxTrials,
                check);
+  CheckStoppingRule(field("earlyStoppingRule"), spec, check);
   if (!spec.resume_previous_job_id.empty()) {
     for (FieldError& error : ValidateJobId(spec.resume_previous_job_id,
                                            field("resumePreviousJobId"))) {

@@ -174,6 +174,8 @@ Json StudyDetailJson(const StudySnapshot& snapshot) {
   detail["extra_metrics"] = ExtraMetrics(snapshot);
   detail["reason"] = snapshot.study.reason;
   detail["early_stopping"] = spec.enable_early_stopping;
+  detail["early_stopping_rule"] =
+      spec.enable_early_stopping ? Json(spec.EffectiveStoppingRule()) : Json();
   detail["algorithm"] = spec.custom_algorithm.empty()
                             ? AlgorithmName(spec.algorithm)
                             : spec.custom_algorithm;

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/check.h"
 #include "hptune/core/config.h"
@@ -204,6 +205,7 @@ absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                     .resumed_trials = resumed_trials};
   HPTUNE_RETURN_IF_ERROR(
       designers_.Create(DesignerSpec(study), study.seed).status());
+  HPTUNE_RETURN_IF_ERROR(CheckStoppingRule(spec));
   HPTUNE_RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }
@@ -561,6 +563,24 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
                           stopping_rules_.Create(rule));
   return CheckEarlyStopping(study_name, *policy, only,
                             /*several_objectives_by_dominance=*/true);
+}
+
+absl::Status TuningEngine::CheckStoppingRule(const StudySpec& spec) const {
+  const std::string& rule = spec.EffectiveStoppingRule();
+  if (!spec.enable_early_stopping || stopping_rules_.Contains(rule)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "study.earlyStoppingRule: no early-stopping rule is registered as \"",
+      rule, "\"; registered: ", absl::StrJoin(stopping_rules_.Names(), ", ")));
+}
+
+absl::StatusOr<std::vector<algorithms::StoppingDecision>>
+TuningEngine::CheckEarlyStopping(std::string_view study_name,
+                                 const std::set<int64_t>& only) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  return CheckEarlyStopping(study_name, study.spec.EffectiveStoppingRule(),
+                            only);
 }
 
 absl::StatusOr<std::vector<algorithms::StoppingDecision>>

@@ -255,7 +255,8 @@ absl::Status JobRun::StopEarly() {
   new_measurements_ = false;
   HPTUNE_ASSIGN_OR_RETURN(
       std::vector<algorithms::StoppingDecision> decisions,
-      engine_.CheckEarlyStopping(study_.name, options_.stopping_rule));
+      engine_.CheckEarlyStopping(study_.name,
+                                 study_.spec.EffectiveStoppingRule()));
   for (const auto& decision : decisions) {
     if (!decision.stop) continue;
     JobSlots::Running& running = slots_.running();

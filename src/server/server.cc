@@ -104,7 +104,6 @@ class HptuneServer::Impl {
     runner.termination_grace = options_.termination_grace;
     runner.max_replica_restarts = options_.max_replica_restarts;
     runner.max_trial_retries = options_.max_trial_retries;
-    runner.stopping_rule = options_.stopping_rule;
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
                                                runner, options_.job_log);
     access_ = std::make_unique<JobAccess>(
@@ -112,8 +111,7 @@ class HptuneServer::Impl {
                                 .allow_root_trials = options_.allow_root_trials,
                                 .backend = options_.backend_name});
     study_service_ = std::make_unique<StudyService>(
-        *engine_, auth_, *access_, options_.stopping_rule,
-        options_.trial_lease_seconds);
+        *engine_, auth_, *access_, options_.trial_lease_seconds);
     HPTUNE_ASSIGN_OR_RETURN(CommandPolicy policy,
                             CommandPolicy::Parse(options_.allowed_commands));
     job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,

@@ -59,8 +59,6 @@ struct ServerOptions {
   // Per trial attempt, and re-runs per trial (runner::JobRunnerOptions).
   int max_replica_restarts = 5;
   int max_trial_retries = 3;
-  algorithms::StoppingRule stopping_rule =
-      algorithms::StoppingRule::kMedianAtStep;
   // The lease of trials handed to ask/tell clients (docs/api.md, "Leases"):
   // one ends FAILED after this long without a heartbeat. 0: no leases.
   int trial_lease_seconds = kDefaultTrialLeaseSeconds;

@@ -403,7 +403,7 @@ grpc::Status StudyService::HandleCheckEarlyStopping(
     // clients ask about their own trial after every measurement.
     HPTUNE_ASSIGN_OR_RETURN(
         std::vector<algorithms::StoppingDecision> decisions,
-        engine_.CheckEarlyStopping(request->study(), stopping_rule_, wanted));
+        engine_.CheckEarlyStopping(request->study(), wanted));
     // A wanted trial without a decision has ended or does not exist; only
     // then is the store asked which (the hot path asks about running ones).
     std::set<int64_t> decided;

@@ -35,12 +35,10 @@ using StudyServiceBase = v1::StudyService::WithCallbackMethod_GetStudy<
 class StudyService final : public StudyServiceBase {
  public:
   StudyService(engine::TuningEngine& engine, const TokenAuthenticator& auth,
-               const JobAccess& access, algorithms::StoppingRule stopping_rule,
-               int trial_lease_seconds)
+               const JobAccess& access, int trial_lease_seconds)
       : engine_(engine),
         auth_(auth),
         access_(access),
-        stopping_rule_(stopping_rule),
         trial_lease_seconds_(trial_lease_seconds) {}
 
   grpc::Status CreateStudy(grpc::ServerContext* context,
@@ -120,7 +118,6 @@ class StudyService final : public StudyServiceBase {
 
   const TokenAuthenticator& auth_;
   const JobAccess& access_;
-  const algorithms::StoppingRule stopping_rule_;
   // The lease of trials handed to clients (ServerOptions); 0: none.
   const int trial_lease_seconds_;
 };

@@ -1002,6 +1002,36 @@ TEST(ConfigParserTest, CanonicalJsonParsesBackToAnEqualJob) {
       ParseOk("trainingInput: {scheduling: {maxWaitTime: '0001.50s'}}\n"));
 }
 
+TEST(ConfigParserTest, AStoppingRuleTurnsEarlyStoppingOnAndRoundTrips) {
+  const JobSpec job =
+      ParseOk(Study(kOneParam, "    earlyStoppingRule: decay-curve\n"));
+  EXPECT_TRUE(job.study->enable_early_stopping);
+  EXPECT_EQ(job.study->early_stopping_rule, "decay-curve");
+  ExpectRoundTrip(job);
+  EXPECT_EQ(ParseOk(Study(kOneParam, "    enableTrialEarlyStopping: true\n"))
+                .study->EffectiveStoppingRule(),
+            "median-at-step");
+}
+
+TEST(ConfigParserTest, AStoppingRuleNeedsANameAndEarlyStoppingOn) {
+  EXPECT_THAT(
+      Errors(Study(kOneParam,
+                   "    earlyStoppingRule: asha\n"
+                   "    enableTrialEarlyStopping: false\n")),
+      ElementsAre("trainingInput.hyperparameters.earlyStoppingRule: names "
+                  "rule \"asha\" but enableTrialEarlyStopping is false"));
+  EXPECT_THAT(
+      Errors(Study(kOneParam, "    earlyStoppingRule: ''\n")),
+      ElementsAre("trainingInput.hyperparameters.earlyStoppingRule: must not "
+                  "be empty (leave it out for median-at-step)"));
+  EXPECT_THAT(Errors(Study(kOneParam, "    earlyStoppingRule: " +
+                                          std::string(101, 'r') + "\n")),
+              ElementsAre(HasSubstr("earlyStoppingRule: expected a rule's "
+                                    "name (1 to 100 characters")));
+  EXPECT_THAT(Errors(Study(kOneParam, "    stoppingRule: asha\n")),
+              ElementsAre(HasSubstr("earlyStoppingRule")));
+}
+
 TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {
   EXPECT_EQ(
       TrainingInputToJson(ParseOk(Study(kOneParam))),

@@ -303,13 +303,19 @@ std::vector<Case> StudyOptionCases() {
       {"DecayCurveStopping",
        {{"STUDY", "  decayCurveStoppingSpec: {}"}},
        "",
-       [](auto& r) { EXPECT_TRUE(Study(r).enable_early_stopping); }},
+       [](auto& r) {
+         EXPECT_TRUE(Study(r).enable_early_stopping);
+         EXPECT_EQ(Study(r).early_stopping_rule, "decay-curve");
+       }},
       {"MedianStopping",
        {{"STUDY",
          "  medianAutomatedStoppingSpec: {useElapsedDuration: "
          "false}"}},
        "",
-       [](auto& r) { EXPECT_TRUE(Study(r).enable_early_stopping); }},
+       [](auto& r) {
+         EXPECT_TRUE(Study(r).enable_early_stopping);
+         EXPECT_EQ(Study(r).early_stopping_rule, "median");
+       }},
       {"ElapsedDurationIsRefused",
        {{"STUDY",
          "  medianAutomatedStoppingSpec: {useElapsedDuration: "
@@ -322,10 +328,30 @@ std::vector<Case> StudyOptionCases() {
        "",
        [](auto& r) {
          EXPECT_TRUE(Study(r).enable_early_stopping);
+         EXPECT_EQ(Study(r).early_stopping_rule, "convex");
          EXPECT_THAT(r.ignored_fields,
                      ElementsAre("studySpec.convexAutomatedStoppingSpec."
                                  "maxStepCount"));
        }},
+      {"HptunesStoppingRule",
+       {{"STUDY", "  earlyStoppingRule: asha"}},
+       "",
+       [](auto& r) {
+         EXPECT_TRUE(Study(r).enable_early_stopping);
+         EXPECT_EQ(Study(r).early_stopping_rule, "asha");
+       }},
+      {"StoppingRuleBesideASpecIsRefused",
+       {{"STUDY",
+         "  earlyStoppingRule: asha\n"
+         "  convexAutomatedStoppingSpec: {}"}},
+       "studySpec.earlyStoppingRule: give an automated stopping spec or "
+       "hptune's earlyStoppingRule, not both",
+       nullptr},
+      {"StoppingRuleWithASpaceIsRefused",
+       {{"STUDY", "  earlyStoppingRule: 'my rule'"}},
+       "studySpec.earlyStoppingRule: expected a rule's name (1 to 100 "
+       "characters, no spaces), such as decay-curve, got \"my rule\"",
+       nullptr},
       {"OneStoppingSpec",
        {{"STUDY",
          "  decayCurveStoppingSpec: {}\n"

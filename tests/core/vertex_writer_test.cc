@@ -226,5 +226,29 @@ trainingInput:
                                 "replicaCount": "1"}])"));
 }
 
+// Each rule is written as Vertex's spec of it, or hptune's
+// earlyStoppingRule where Vertex has none, and reads back as that rule.
+TEST(VertexJobJsonTest, StoppingRulesInVertexShape) {
+  const std::vector<std::pair<std::string, std::string>> rules = {
+      {"", "earlyStoppingRule"},
+      {"median-at-step", "earlyStoppingRule"},
+      {"asha", "earlyStoppingRule"},
+      {"median", "medianAutomatedStoppingSpec"},
+      {"decay-curve", "decayCurveStoppingSpec"},
+      {"convex", "convexAutomatedStoppingSpec"}};
+  for (const auto& [rule, key] : rules) {
+    SCOPED_TRACE(rule);
+    JobSpec job = Parse(kSpec);
+    job.study->early_stopping_rule = rule;
+    const std::string text = VertexJobJson(job, Record(JobState::kRunning), {});
+    EXPECT_TRUE(Json::parse(text)["studySpec"].contains(key)) << text;
+    const JobSpec back = Parse(text);
+    ASSERT_TRUE(back.study.has_value());
+    EXPECT_TRUE(back.study->enable_early_stopping);
+    EXPECT_EQ(back.study->EffectiveStoppingRule(),
+              job.study->EffectiveStoppingRule());
+  }
+}
+
 }  // namespace
 }  // namespace hptune

@@ -343,6 +343,53 @@ TEST_F(EngineEmbeddingTest, ARegisteredStoppingRuleIsCheckedByItsName) {
   EXPECT_FALSE(builtin->at(0).stop);
 }
 
+// A study that names a rule (StudySpec::early_stopping_rule) is checked by
+// it when the caller names none: what runners and the API do.
+TEST_F(EngineEmbeddingTest, AStudyIsCheckedByTheRuleItNames) {
+  EngineOptions options = WithSweep();
+  ASSERT_OK(options.stopping_rules.Register("long-curves", [] {
+    return absl::StatusOr<std::unique_ptr<algorithms::StoppingPolicy>>(
+        std::make_unique<LongCurvesPolicy>());
+  }));
+  TuningEngine engine(store_, std::move(options), clock_);
+  StudySpec spec = SweepSpec();
+  spec.enable_early_stopping = true;
+  spec.early_stopping_rule = "long-curves";
+  ASSERT_OK(engine.CreateStudy("s", spec));
+  ASSERT_OK(engine.SuggestTrials("s", 1, "a"));
+  for (int64_t step : {1, 2}) {
+    ASSERT_OK(engine.AddMeasurement(
+        "s", 1, Measurement{.step = step, .metrics = {{"m", 0.5}}}));
+  }
+  auto decisions = engine.CheckEarlyStopping("s");
+  ASSERT_OK(decisions);
+  EXPECT_THAT(*decisions,
+              ElementsAre(algorithms::StoppingDecision{
+                  .trial = 1, .stop = true, .reason = "two points"}));
+}
+
+TEST_F(EngineEmbeddingTest, AStudyNamingAnUnregisteredRuleIsNotCreated) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  StudySpec spec = SweepSpec();
+  spec.enable_early_stopping = true;
+  spec.early_stopping_rule = "nope";
+  EXPECT_THAT(engine.CreateStudy("s", spec),
+              hptune_testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  "study.earlyStoppingRule: no early-stopping rule is "
+                  "registered as \"nope\"; registered: asha, convex, "
+                  "decay-curve, median, median-at-step"));
+  EXPECT_THAT(
+      engine.GetStudy("s"),
+      hptune_testing::StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  spec.enable_early_stopping = false;
+  EXPECT_THAT(engine.CreateStudy("s", spec),
+              hptune_testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  "study.earlyStoppingRule: names rule \"nope\" but "
+                  "enableTrialEarlyStopping is false"));
+}
+
 TEST_F(EngineEmbeddingTest, AnUnregisteredStoppingRuleIsRefusedByName) {
   TuningEngine engine(store_, WithSweep(), clock_);
   ASSERT_OK(engine.CreateStudy("s", SweepSpec()));

@@ -59,7 +59,10 @@ TEST(SharedFlagsCliTest, RunAndServeTakeFractionsOfASecond) {
   auto run =
       RunCommand({"--grace-seconds", "2.5", "--early-stopping", "never"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err, HasSubstr("--early-stopping: expected median"));
+  EXPECT_THAT(run.err,
+              HasSubstr("--early-stopping: hptune has no early-stopping rule "
+                        "\"never\"; its rules: asha, convex, decay-curve, "
+                        "median, median-at-step"));
   auto serve =
       ServeCommand({"--grace-seconds", "2.5", "--tls-cert", "cert.pem"});
   EXPECT_EQ(serve.exit_code, 64);

@@ -112,7 +112,7 @@ TEST(ValidateCliTest, VertexExamplesAreValidAndSummarised) {
               HasSubstr("image python:3.11-slim: python3 -m trainer.task "
                         "(packages " +
                         SourcePath("examples/stdlib_trainer/trainer")));
-  EXPECT_THAT(package.out, HasSubstr("early stopping    on"));
+  EXPECT_THAT(package.out, HasSubstr("early stopping    on, median"));
 }
 
 TEST(ValidateCliTest, AVertexSpecsIgnoredFieldsAreNamedAndItsErrorsListed) {

@@ -26,6 +26,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
@@ -454,7 +455,6 @@ class EarlyStoppingTest
       public ::testing::WithParamInterface<algorithms::StoppingRule> {};
 
 TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
-  options_.stopping_rule = GetParam();
   // curve_trainer's loss decays from 1 towards 0.1 + 0.5((x-0.3)^2 +
   // (y-0.7)^2): the first five trials (near the optimum) set the median, the
   // last three (far from it) are clearly worse at every step.
@@ -464,10 +464,12 @@ TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
       "    goal: MINIMIZE\n"
       "    hyperparameterMetricTag: loss\n"
       "    maxTrials: 8\n"
-      "    enableTrialEarlyStopping: true\n"
-      "    params:\n"
-      "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n"
-      "    - {parameterName: y, type: DOUBLE, minValue: 0, maxValue: 1}\n",
+      "    earlyStoppingRule: " +
+          std::string(algorithms::RuleName(GetParam())) +
+          "\n"
+          "    params:\n"
+          "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n"
+          "    - {parameterName: y, type: DOUBLE, minValue: 0, maxValue: 1}\n",
       ConfigFormat::kYaml, "curves");
   ASSERT_TRUE(parsed.errors.empty());
   JobSpec job = *parsed.job;
@@ -511,6 +513,63 @@ TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
   }
   // The stopped trials' trainers were terminated, not left running.
   EXPECT_THAT(ProcessesMentioning(dir_), ::testing::IsEmpty());
+}
+
+// Stops every running trial once it has reported 3 steps.
+class AfterThreeSteps : public algorithms::StoppingPolicy {
+ public:
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> Decide(
+      const StudySpec&, const std::vector<Trial>& trials) override {
+    std::vector<algorithms::StoppingDecision> decisions;
+    for (const Trial& t : trials) {
+      if (t.state != TrialState::kActive) continue;
+      const bool stop = t.measurements.size() >= 3;
+      decisions.push_back(
+          {.trial = t.number, .stop = stop, .reason = stop ? "three" : ""});
+    }
+    return decisions;
+  }
+};
+
+// The rule a study names (earlyStoppingRule), here one an embedder
+// registered, is the one its runner applies.
+TEST_F(JobRunnerTest, TheRuleTheStudyNamesStopsItsTrials) {
+  engine::EngineOptions engine_options;
+  ASSERT_OK(engine_options.stopping_rules.Register("after-three-steps", [] {
+    return absl::StatusOr<std::unique_ptr<algorithms::StoppingPolicy>>(
+        std::make_unique<AfterThreeSteps>());
+  }));
+  engine_ = std::make_unique<engine::TuningEngine>(*store_,
+                                                   std::move(engine_options));
+  ConfigParseResult parsed = ParseJobConfig(
+      "trainingInput:\n"
+      "  hyperparameters:\n"
+      "    goal: MINIMIZE\n"
+      "    hyperparameterMetricTag: loss\n"
+      "    maxTrials: 2\n"
+      "    earlyStoppingRule: after-three-steps\n"
+      "    params:\n"
+      "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n"
+      "    - {parameterName: y, type: DOUBLE, minValue: 0, maxValue: 1}\n",
+      ConfigFormat::kYaml, "named");
+  ASSERT_TRUE(parsed.errors.empty());
+  JobSpec job = *parsed.job;
+  job.command = {"python3", kCurveTrainer, "--steps=400", "--step_seconds=0.01",
+                 "--noise=0"};
+  Launcher();
+  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  ASSERT_OK(runner.Submit(job));
+  auto record = runner.Run(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trials = store_->ListTrials("named");
+  ASSERT_OK(trials);
+  ASSERT_EQ(trials->size(), 2u);
+  for (const Trial& t : *trials) {
+    EXPECT_TRUE(t.stopped_early) << t.number;
+    EXPECT_EQ(t.reason, "three");
+    EXPECT_LT(t.final_measurement->step, 400);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

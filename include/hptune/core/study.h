@@ -73,6 +73,9 @@ struct MetricSpec {
   bool operator==(const MetricSpec&) const = default;
 };
 
+// The rule of a study whose early_stopping_rule is empty.
+inline constexpr char kDefaultStoppingRule[] = "median-at-step";
+
 struct StudySpec {
   SearchSpace search_space;
   // The single objective; with `metrics`, a copy of the first objective's
@@ -86,6 +89,11 @@ struct StudySpec {
   int max_parallel_trials = 1;
   int max_failed_trials = 0;  // 0: see EffectiveMaxFailedTrials().
   bool enable_early_stopping = false;
+  // The early-stopping rule by its registry name (docs/designers.md: e.g.
+  // "decay-curve", or an embedder's own); empty for kDefaultStoppingRule,
+  // or the rule `hptune run --early-stopping` gives. hptune's
+  // `earlyStoppingRule`, or Vertex's automated stopping spec.
+  std::string early_stopping_rule;
   std::string resume_previous_job_id;
   Algorithm algorithm = Algorithm::kUnspecified;
   // The name of a designer an embedder registered with its engine
@@ -100,6 +108,8 @@ struct StudySpec {
   // hptune's rule: a quarter of maxTrials rounded up, at least 3, at most
   // maxTrials. A job stops early only when failures are a clear pattern.
   int EffectiveMaxFailedTrials() const;
+  // early_stopping_rule, or kDefaultStoppingRule when it is empty.
+  const std::string& EffectiveStoppingRule() const;
 
   // Sets `metrics`, and metric_tag and goal from its first objective.
   void SetMetrics(std::vector<MetricSpec> list);

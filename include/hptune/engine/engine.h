@@ -116,7 +116,9 @@ class TuningEngine {
   ~TuningEngine();
 
   // Creates study `name` after validating `spec`; AlreadyExists if the name
-  // is taken. Without spec.seed a seed is drawn and recorded in the study.
+  // is taken; InvalidArgument naming the registered rules when the spec
+  // turns early stopping on with a rule EngineOptions::stopping_rules lacks.
+  // Without spec.seed a seed is drawn and recorded in the study.
   // `resumed_trials`: the trials a job resumes, which the caller adds next
   // (StudyRecord::resumed_trials).
   absl::StatusOr<StudyRecord> CreateStudy(std::string_view name,
@@ -217,6 +219,10 @@ class TuningEngine {
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, std::string_view rule,
       const std::set<int64_t>& only = {});
+  // The same with the study's own rule (StudySpec::EffectiveStoppingRule):
+  // what runners and the API use.
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
+      std::string_view study, const std::set<int64_t>& only = {});
   // The same for a built-in rule, by its registry name (RuleName(rule)).
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, algorithms::StoppingRule rule,
@@ -288,6 +294,8 @@ class TuningEngine {
   // (the parameters only when a finite space could be covered); never fails
   // the caller (see the definition).
   void CompleteStudyIfDoneAfterTrialEnded(const StudyRecord& study);
+  // OK unless `spec` stops early by a rule that is not registered.
+  absl::Status CheckStoppingRule(const StudySpec& spec) const;
 
   store::Store& store_;
   Clock& clock_;

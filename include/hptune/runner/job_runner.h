@@ -91,12 +91,6 @@ struct JobRunnerOptions {
   // or for this long at most, backing off to it from 0.5 ms while nothing
   // happens: how late a new report or the cancel flag can be seen.
   std::chrono::milliseconds max_poll_interval{100};
-  // The early-stopping policy, for jobs with enableTrialEarlyStopping. The
-  // median rule at the step: on learning curves it saved about half the
-  // trainer steps with the same best result, where Vizier's rule on running
-  // averages saved under a tenth (benchmarks/RESULTS.md).
-  algorithms::StoppingRule stopping_rule =
-      algorithms::StoppingRule::kMedianAtStep;
   // Set to true (from any thread or a signal handler) to cancel the job.
   const std::atomic<bool>* cancel = nullptr;
   // Called from Run()'s thread after each change.

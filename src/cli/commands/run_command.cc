@@ -15,7 +15,9 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
@@ -77,10 +79,12 @@ constexpr char kRunUsage[] =
     "                            (\"0,1\") or TYPE:COUNT; default "
     "$HPTUNE_GPUS,\n"
     "                            else what nvidia-smi reports\n"
-    "  --early-stopping RULE     when the config enables early stopping:\n"
-    "                            median-at-step (Optuna's median rule; the\n"
-    "                            default), median (Vizier's, on running\n"
-    "                            averages) or asha\n"
+    "  --early-stopping RULE     stop trials early by RULE (over the\n"
+    "                            config's earlyStoppingRule): median-at-step\n"
+    "                            (Optuna's median rule; the default when the\n"
+    "                            config enables early stopping), median\n"
+    "                            (Vizier's, on running averages), asha,\n"
+    "                            decay-curve or convex (Vertex's)\n"
     "  --max-restarts N          restarts of a failed replica (default 5)\n"
     "  --max-retries N           re-runs of a failed trial (default 3)\n"
     "  --grace-seconds S         SIGTERM to SIGKILL, 0 to 3600 seconds,\n"
@@ -151,32 +155,35 @@ std::string DefaultJobId(const std::string& config_path, Timestamp now) {
   return absl::StrCat(id.substr(0, 100), "_", digits);
 }
 
+// hptune run's engine knows hptune's rules alone (stopping_registry.h).
+absl::Status CheckStoppingRuleKnown(const JobSpec& job, bool from_flag) {
+  if (!job.study || !job.study->enable_early_stopping) return absl::OkStatus();
+  const algorithms::StoppingRuleRegistry rules =
+      algorithms::StoppingRuleRegistry::WithBuiltins();
+  const std::string& rule = job.study->EffectiveStoppingRule();
+  if (rules.Contains(rule)) return absl::OkStatus();
+  const char* field = from_flag ? "--early-stopping"
+                      : job.dialect == SpecDialect::kVertex
+                          ? "studySpec.earlyStoppingRule"
+                          : "trainingInput.hyperparameters.earlyStoppingRule";
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": hptune has no early-stopping rule \"", rule,
+                   "\"; its rules: ", absl::StrJoin(rules.Names(), ", ")));
+}
+
 // Applies the flags that override the config, as `jobs submit` does, and
 // checks the result as a config.
 absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
   HPTUNE_RETURN_IF_ERROR(
       ApplyOverrides(args, std::filesystem::current_path(), job));
   HPTUNE_ASSIGN_OR_RETURN(job, CheckOverriddenJob(job, /*from_config=*/true));
-  return absl::OkStatus();
+  return CheckStoppingRuleKnown(job, args.Has("early-stopping"));
 }
 
 absl::StatusOr<runner::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   runner::JobRunnerOptions options;
   options.runs_dir = StateDirFlag(args, "runs-dir");
   HPTUNE_RETURN_IF_ERROR(ApplyReplicaFlags(args, options));
-  if (auto rule = args.Get("early-stopping")) {
-    if (*rule == "median") {
-      options.stopping_rule = algorithms::StoppingRule::kMedian;
-    } else if (*rule == "median-at-step") {
-      options.stopping_rule = algorithms::StoppingRule::kMedianAtStep;
-    } else if (*rule == "asha") {
-      options.stopping_rule = algorithms::StoppingRule::kAsha;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--early-stopping: expected median, median-at-step or asha, got \"",
-          *rule, "\""));
-    }
-  }
   options.cancel = &g_cancel;
   return options;
 }

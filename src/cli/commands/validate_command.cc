@@ -279,7 +279,11 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
   if (const std::string seeding = SeedingNote(study); !seeding.empty()) {
     PrintField("seeding", seeding, out);
   }
-  PrintField("early stopping", study.enable_early_stopping ? "on" : "off", out);
+  PrintField("early stopping",
+             study.enable_early_stopping
+                 ? absl::StrCat("on, ", study.EffectiveStoppingRule())
+                 : std::string("off"),
+             out);
   if (!study.resume_previous_job_id.empty()) {
     PrintField("resumes", study.resume_previous_job_id, out);
   }

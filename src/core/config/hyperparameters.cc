@@ -19,13 +19,14 @@ const FieldSet& StudyFields() {
   static const FieldSet* const kFields = new FieldSet{
       .accepted = {"goal", "hyperparameterMetricTag", "metrics", "maxTrials",
                    "maxParallelTrials", "maxFailedTrials",
-                   "enableTrialEarlyStopping", "resumePreviousJobId",
-                   "algorithm", "params", "seed"},
+                   "enableTrialEarlyStopping", "earlyStoppingRule",
+                   "resumePreviousJobId", "algorithm", "params", "seed"},
       .unsupported = {},
       .hints = {{"metric", "hyperparameterMetricTag"},
                 {"metricTag", "hyperparameterMetricTag"},
                 {"parameters", "params"},
-                {"earlyStopping", "enableTrialEarlyStopping"}},
+                {"earlyStopping", "enableTrialEarlyStopping"},
+                {"stoppingRule", "earlyStoppingRule"}},
   };
   return *kFields;
 }
@@ -442,6 +443,25 @@ void ReadParams(MapReader& reader, ErrorSink& sink,
   }
 }
 
+// enableTrialEarlyStopping, and hptune's earlyStoppingRule, which names
+// the rule and turns early stopping on unless enableTrialEarlyStopping is
+// given (ValidateStudySpec checks the name, and refuses it beside false).
+void ReadEarlyStopping(MapReader& reader, StudySpec& spec) {
+  if (auto on = reader.Bool("enableTrialEarlyStopping")) {
+    spec.enable_early_stopping = *on;
+  }
+  if (auto rule = reader.String("earlyStoppingRule")) {
+    if (rule->empty()) {
+      reader.Error("earlyStoppingRule",
+                   "must not be empty (leave it out for median-at-step)");
+    }
+    spec.early_stopping_rule = *rule;
+    if (!reader.Has("enableTrialEarlyStopping")) {
+      spec.enable_early_stopping = true;
+    }
+  }
+}
+
 }  // namespace
 
 HyperparametersRead ReadHyperparameters(const ConfigNode& node,
@@ -479,10 +499,7 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
       spec.max_failed_trials = static_cast<int>(*n);
     }
   });
-  read("enableTrialEarlyStopping", [&] {
-    if (auto on = reader.Bool("enableTrialEarlyStopping"))
-      spec.enable_early_stopping = *on;
-  });
+  read("earlyStoppingRule", [&] { ReadEarlyStopping(reader, spec); });
   read("resumePreviousJobId", [&] {
     if (auto id = reader.String("resumePreviousJobId")) {
       spec.resume_previous_job_id = *id;

@@ -184,13 +184,14 @@ VertexTranslation Translator::Translate(const ConfigNode& root) {
 
 void Translator::TranslateStudy(const MapReader& root,
                                 ConfigNode& training_input) {
-  static const FieldSet kStudyFields = Fields(
-      {"metrics", "parameters", "algorithm", "observationNoise",
-       "measurementSelectionType", "decayCurveStoppingSpec",
-       "medianAutomatedStoppingSpec", "convexAutomatedStoppingSpec", "seed"},
-      {},
-      {{"studyStoppingConfig",
-        "hptune ends a study at maxTrialCount; leave it out"}});
+  static const FieldSet kStudyFields =
+      Fields({"metrics", "parameters", "algorithm", "observationNoise",
+              "measurementSelectionType", "decayCurveStoppingSpec",
+              "medianAutomatedStoppingSpec", "convexAutomatedStoppingSpec",
+              "earlyStoppingRule", "seed"},
+             {},
+             {{"studyStoppingConfig",
+               "hptune ends a study at maxTrialCount; leave it out"}});
   const ConfigNode* node = root.Find("studySpec");
   if (node == nullptr) {
     sink_.AddAfter(root.node(), "studySpec", "required");
@@ -297,8 +298,9 @@ void Translator::TranslateMetrics(MapReader& study, ConfigNode& out) {
   Put(out, "metrics", std::move(list));
 }
 
-// Vertex's three automated stopping specs all turn on the study's early
-// stopping (docs/config.md says what each does here).
+// Each of Vertex's three automated stopping specs turns on the study's
+// early stopping with the rule of that name (docs/config.md); hptune's
+// earlyStoppingRule names any registered rule instead.
 void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
   static const FieldSet kDecay = Fields({"useElapsedDuration"});
   static const FieldSet kConvex =
@@ -306,9 +308,8 @@ void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
               "learningRateParameterName", "useElapsedDuration",
               "updateAllStoppedTrials"});
   const ConfigNode* chosen = nullptr;
-  for (std::string_view key :
-       {"decayCurveStoppingSpec", "medianAutomatedStoppingSpec",
-        "convexAutomatedStoppingSpec"}) {
+  std::string_view rule;
+  for (const auto& [key, name] : kVertexStoppingRules) {
     const ConfigNode* node = study.Find(key);
     if (node == nullptr) continue;
     if (chosen != nullptr) {
@@ -316,6 +317,7 @@ void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
       continue;
     }
     chosen = node;
+    rule = name;
     if (!ExpectMap(*node, study.PathOf(key), sink_)) continue;
     MapReader spec(*node, study.PathOf(key),
                    key == "convexAutomatedStoppingSpec" ? kConvex : kDecay,
@@ -331,9 +333,15 @@ void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
       }
     }
   }
-  if (chosen != nullptr) {
-    Put(out, "enableTrialEarlyStopping",
-        ScalarAt(Kind::kBool, "true", chosen->order));
+  if (chosen != nullptr && study.Has("earlyStoppingRule")) {
+    study.Error("earlyStoppingRule",
+                "give an automated stopping spec or hptune's "
+                "earlyStoppingRule, not both");
+  } else if (chosen != nullptr) {
+    Put(out, "earlyStoppingRule",
+        ScalarAt(Kind::kString, std::string(rule), chosen->order));
+  } else {
+    Copy(study, "earlyStoppingRule", out, kStudy, "earlyStoppingRule");
   }
 }
 

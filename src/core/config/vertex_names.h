@@ -24,6 +24,18 @@ inline constexpr std::array<FieldName, 3> kStudyCounts = {{
     {"maxFailedTrialCount", "maxFailedTrials"},
 }};
 
+// studySpec's automated stopping specs -> the early-stopping rules of
+// those names (hyperparameters.earlyStoppingRule; stopping_registry.h).
+struct StoppingSpecName {
+  std::string_view vertex;
+  std::string_view rule;
+};
+inline constexpr std::array<StoppingSpecName, 3> kVertexStoppingRules = {{
+    {"decayCurveStoppingSpec", "decay-curve"},
+    {"medianAutomatedStoppingSpec", "median"},
+    {"convexAutomatedStoppingSpec", "convex"},
+}};
+
 // A pool's containerSpec or pythonPackageSpec -> its ReplicaConfig.
 inline constexpr std::array<FieldName, 5> kContainerFields = {{
     {"command", "containerCommand"},

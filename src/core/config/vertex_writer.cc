@@ -75,6 +75,19 @@ Json VertexParameterJson(const SearchSpace& space, int index) {
   return out;
 }
 
+// Vertex's spec of the study's rule, or hptune's earlyStoppingRule for a
+// rule Vertex lacks (median-at-step, asha, an embedder's).
+void AddStoppingRule(const StudySpec& study, Json& out) {
+  const std::string& rule = study.EffectiveStoppingRule();
+  for (const auto& [vertex, name] : config_internal::kVertexStoppingRules) {
+    if (name == rule) {
+      out[std::string(vertex)] = Json::object();
+      return;
+    }
+  }
+  out["earlyStoppingRule"] = rule;
+}
+
 Json VertexStudySpec(const StudySpec& study) {
   Json metrics = Json::array();
   for (const MetricSpec& m : study.AllMetrics()) {
@@ -94,11 +107,9 @@ Json VertexStudySpec(const StudySpec& study) {
   }
   Json out{{"metrics", metrics}, {"parameters", parameters}};
   out["algorithm"] = ToString(study.algorithm);
-  // hptune's only selection; its early stopping is the median rule.
+  // hptune's only selection.
   out["measurementSelectionType"] = "LAST_MEASUREMENT";
-  if (study.enable_early_stopping) {
-    out["medianAutomatedStoppingSpec"] = Json::object();
-  }
+  if (study.enable_early_stopping) AddStoppingRule(study, out);
   if (study.seed) out["seed"] = *study.seed;
   return out;
 }

@@ -136,6 +136,9 @@ Json StudyToJson(const StudySpec& spec) {
   out["maxParallelTrials"] = spec.max_parallel_trials;
   out["maxFailedTrials"] = spec.max_failed_trials;
   out["enableTrialEarlyStopping"] = spec.enable_early_stopping;
+  if (!spec.early_stopping_rule.empty()) {
+    out["earlyStoppingRule"] = spec.early_stopping_rule;
+  }
   if (!spec.resume_previous_job_id.empty()) {
     out["resumePreviousJobId"] = spec.resume_previous_job_id;
   }
