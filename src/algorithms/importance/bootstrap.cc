@@ -1,0 +1,67 @@
+#include "src/algorithms/importance/bootstrap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "hptune/core/check.h"
+#include "src/algorithms/common/splitmix64.h"
+
+namespace hptune::algorithms {
+namespace {
+
+// The 5th to 95th percentile: a 90% interval.
+constexpr double kLowerPercentile = 0.05;
+constexpr double kUpperPercentile = 0.95;
+
+}  // namespace
+
+double Percentile(std::vector<double> values, double p) {
+  HPTUNE_CHECK(!values.empty(), "Percentile of no values");
+  std::sort(values.begin(), values.end());
+  const double h = static_cast<double>(values.size() - 1) * p;
+  const auto below = static_cast<size_t>(std::floor(h));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] +
+         (h - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+std::vector<std::pair<double, double>> BootstrapIntervals(
+    const Observations& seen, const std::vector<ParameterGrid>& grids,
+    std::span<const double> estimates, const ImportanceOptions& options) {
+  const size_t n = seen.size();
+  HPTUNE_CHECK(n >= 2, "BootstrapIntervals needs 2 observations");
+  const auto resamples = static_cast<size_t>(options.bootstrap_resamples);
+  // draws[d][b]: parameter d's importance in resample b.
+  std::vector<std::vector<double>> draws(seen.parameters);
+  for (auto& values : draws) values.reserve(resamples);
+  SplitMix64 random(options.bootstrap_seed);
+  std::vector<size_t> rows(n);
+  std::vector<double> losses(n);
+  for (size_t b = 0; b < resamples; ++b) {
+    for (size_t i = 0; i < n; ++i) {
+      rows[i] = static_cast<size_t>(random.NextBelow(n));
+      losses[i] = seen.losses[rows[i]];
+    }
+    const std::vector<bool> top =
+        TopTrials(losses, options.top_quantile, options.min_top_trials);
+    const std::vector<double> shares =
+        NormalisedShares(seen, rows, top, grids, options.prior_weight, nullptr);
+    for (size_t d = 0; d < seen.parameters; ++d) draws[d].push_back(shares[d]);
+  }
+  std::vector<std::pair<double, double>> intervals;
+  for (size_t d = 0; d < seen.parameters; ++d) {
+    const double estimate = estimates[d];
+    if (resamples == 0) {
+      intervals.emplace_back(estimate, estimate);
+      continue;
+    }
+    intervals.emplace_back(
+        std::min(estimate, Percentile(draws[d], kLowerPercentile)),
+        std::max(estimate, Percentile(draws[d], kUpperPercentile)));
+  }
+  return intervals;
+}
+
+}  // namespace hptune::algorithms
