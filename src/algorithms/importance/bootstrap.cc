@@ -14,8 +14,17 @@ namespace {
 // The 5th to 95th percentile: a 90% interval.
 constexpr double kLowerPercentile = 0.05;
 constexpr double kUpperPercentile = 0.95;
+constexpr double kMaxDraws = 5'000'000;
+constexpr int kMinCappedResamples = 50;
 
 }  // namespace
+
+int ResampleCount(size_t n, const ImportanceOptions& options) {
+  const double within_budget = std::floor(kMaxDraws / std::max<double>(n, 1));
+  const double capped = std::max<double>(kMinCappedResamples, within_budget);
+  return static_cast<int>(
+      std::min<double>(options.bootstrap_resamples, capped));
+}
 
 double Percentile(std::vector<double> values, double p) {
   HPTUNE_CHECK(!values.empty(), "Percentile of no values");
@@ -32,22 +41,20 @@ std::vector<std::pair<double, double>> BootstrapIntervals(
     std::span<const double> estimates, const ImportanceOptions& options) {
   const size_t n = seen.size();
   HPTUNE_CHECK(n >= 2, "BootstrapIntervals needs 2 observations");
-  const auto resamples = static_cast<size_t>(options.bootstrap_resamples);
+  const auto resamples = static_cast<size_t>(ResampleCount(n, options));
   // draws[d][b]: parameter d's importance in resample b.
   std::vector<std::vector<double>> draws(seen.parameters);
   for (auto& values : draws) values.reserve(resamples);
   SplitMix64 random(options.bootstrap_seed);
-  std::vector<size_t> rows(n);
-  std::vector<double> losses(n);
+  // weights[i]: how many times resample b drew trial i.
+  std::vector<double> weights(n);
   for (size_t b = 0; b < resamples; ++b) {
-    for (size_t i = 0; i < n; ++i) {
-      rows[i] = static_cast<size_t>(random.NextBelow(n));
-      losses[i] = seen.losses[rows[i]];
-    }
+    std::fill(weights.begin(), weights.end(), 0.0);
+    for (size_t i = 0; i < n; ++i) weights[random.NextBelow(n)] += 1;
     const std::vector<bool> top =
-        TopTrials(losses, options.top_quantile, options.min_top_trials);
-    const std::vector<double> shares =
-        NormalisedShares(seen, rows, top, grids, options.prior_weight, nullptr);
+        TopTrials(seen, weights, options.top_quantile, options.min_top_trials);
+    const std::vector<double> shares = NormalisedShares(
+        seen, weights, top, grids, options.prior_weight, nullptr);
     for (size_t d = 0; d < seen.parameters; ++d) draws[d].push_back(shares[d]);
   }
   std::vector<std::pair<double, double>> intervals;

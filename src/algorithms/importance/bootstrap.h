@@ -14,7 +14,9 @@
 // ImportanceOptions::bootstrap_seed, NextBelow(n) per index, so the same
 // trials always give the same intervals, on every platform.
 //
-// Cost: O(B (n P + P G^2)) for P parameters on grids of G points.
+// A resample is kept as counts (trial i drawn w_i times), which the top
+// set and the densities weigh by: one pass over the trials per resample,
+// O(B (n P + P G^2)) in all for P parameters on grids of G points.
 //
 // Used by PedAnovaImportanceReport only. Pure functions; thread-safe.
 #ifndef HPTUNE_ALGORITHMS_IMPORTANCE_BOOTSTRAP_H_
@@ -30,14 +32,21 @@
 
 namespace hptune::algorithms {
 
+// How many resamples a study of n usable trials gets: options.
+// bootstrap_resamples, but no more than 5,000,000 trial draws in all (n B)
+// and no fewer than 50 for that: 200 up to 25,000 trials, 50 at 100,000,
+// whose intervals are narrow anyway. Keeps the dashboard's answer for a
+// large study near the point estimate's cost (benchmarks/RESULTS.md).
+int ResampleCount(size_t n, const ImportanceOptions& options);
+
 // Percentile p in [0, 1] of `values` (not empty), type 7: the order
 // statistics x_(1) <= ... <= x_(m) interpolated at h = (m - 1) p.
 double Percentile(std::vector<double> values, double p);
 
 // The interval [lower, upper] of each parameter (in the order of
-// seen.parameters) around `estimates`, from options.bootstrap_resamples
-// resamples of `seen` (at least 2 observations). With 0 resamples each
-// interval is the estimate alone.
+// seen.parameters) around `estimates`, from ResampleCount(seen.size(),
+// options) resamples of `seen` (at least 2 observations). With 0 resamples
+// each interval is the estimate alone.
 std::vector<std::pair<double, double>> BootstrapIntervals(
     const Observations& seen, const std::vector<ParameterGrid>& grids,
     std::span<const double> estimates, const ImportanceOptions& options);

@@ -40,36 +40,28 @@ bool AppendPoints(const SearchSpace& space, const Trial& trial,
   return true;
 }
 
-// The share of parameter d before normalising: D_d over the rows where d
+// Parameter d's weighted counts per grid point over a sample, in all of it
+// and in its top set, with n_d and n_d_top: the copies where d is active.
+struct Counts {
+  std::vector<double> all, top;
+  double n_d = 0, n_d_top = 0;
+};
+
+// The share of parameter d before normalising: D_d over the copies where d
 // is active, times (n_d / n) (gamma'_d / gamma')^2 (1 for a parameter
-// active in every row). `active_trials` gets n_d.
-double PedAnovaShare(const Observations& seen, std::span<const size_t> rows,
-                     size_t d, const ParameterGrid& grid,
-                     const std::vector<bool>& top, double prior_weight,
-                     int64_t& active_trials) {
-  std::vector<double> all_counts(grid.size(), 0.0);
-  std::vector<double> top_counts(grid.size(), 0.0);
-  double n = 0, n_top = 0, n_d = 0, n_d_top = 0;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    n += 1;
-    n_top += top[r];
-    const int point = seen.point(rows[r], d);
-    if (point == Observations::kInactive) continue;
-    n_d += 1;
-    n_d_top += top[r];
-    all_counts[point] += 1;
-    if (top[r]) top_counts[point] += 1;
-  }
-  active_trials = static_cast<int64_t>(n_d);
-  // Under 2 trials (or no top one) where d is active, nothing is known of it.
-  if (n_d < 2 || n_d_top == 0) return 0;
+// active in every copy).
+double PedAnovaShare(const Counts& counts, double n, double n_top,
+                     const ParameterGrid& grid, double prior_weight) {
+  // Under 2 copies (or no top one) where d is active, nothing is known of it.
+  if (counts.n_d < 2 || counts.n_d_top == 0) return 0;
   const auto density =
       grid.ordered() ? OrderedParzenDensity : CategoricalParzenDensity;
   const double divergence = PearsonDivergence(
-      density(top_counts, prior_weight), density(all_counts, prior_weight));
-  if (n_d == n) return divergence;
-  const double local_gamma = n_d_top / n_d, gamma = n_top / n;
-  return (n_d / n) * (local_gamma / gamma) * (local_gamma / gamma) * divergence;
+      density(counts.top, prior_weight), density(counts.all, prior_weight));
+  if (counts.n_d == n) return divergence;
+  const double local_gamma = counts.n_d_top / counts.n_d, gamma = n_top / n;
+  return (counts.n_d / n) * (local_gamma / gamma) * (local_gamma / gamma) *
+         divergence;
 }
 
 }  // namespace
@@ -90,40 +82,75 @@ Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
     seen.losses.push_back(spec.goal == Goal::kMinimize ? *objective
                                                        : -*objective);
   }
+  seen.by_loss.resize(seen.size());
+  for (size_t i = 0; i < seen.size(); ++i) seen.by_loss[i] = i;
+  std::stable_sort(
+      seen.by_loss.begin(), seen.by_loss.end(),
+      [&](size_t a, size_t b) { return seen.losses[a] < seen.losses[b]; });
   return seen;
 }
 
-std::vector<bool> TopTrials(std::span<const double> losses, double quantile,
+std::vector<bool> TopTrials(const Observations& seen,
+                            std::span<const double> weights, double quantile,
                             int min_top) {
-  const auto n = static_cast<int64_t>(losses.size());
-  const int64_t floor = std::min<int64_t>(min_top, (n + 1) / 2);
-  int64_t cutoff = static_cast<int64_t>(std::ceil(quantile * n)) - 1;
-  cutoff = std::min<int64_t>(std::max<int64_t>(cutoff, floor - 1), n - 1);
-  std::vector<double> sorted(losses.begin(), losses.end());
-  std::nth_element(sorted.begin(), sorted.begin() + cutoff, sorted.end());
-  const double threshold = sorted[cutoff];
-  std::vector<bool> top(losses.size());
-  for (size_t i = 0; i < losses.size(); ++i) top[i] = losses[i] <= threshold;
+  double n = 0;
+  for (double w : weights) n += w;
+  const double floor = std::min<double>(min_top, std::ceil(n / 2));
+  const double k = std::min(n, std::max(std::ceil(quantile * n), floor));
+  // The loss of the k-th best copy, walking the trials best first.
+  double threshold = 0, copies = 0;
+  for (size_t i : seen.by_loss) {
+    copies += weights[i];
+    threshold = seen.losses[i];
+    if (copies >= k) break;
+  }
+  std::vector<bool> top(seen.size());
+  for (size_t i = 0; i < seen.size(); ++i) {
+    top[i] = seen.losses[i] <= threshold;
+  }
   return top;
 }
 
 std::vector<double> NormalisedShares(const Observations& seen,
-                                     std::span<const size_t> rows,
+                                     std::span<const double> weights,
                                      const std::vector<bool>& top,
                                      const std::vector<ParameterGrid>& grids,
                                      double prior_weight,
                                      std::vector<int64_t>* active_trials) {
+  std::vector<Counts> counts(seen.parameters);
+  for (size_t d = 0; d < seen.parameters; ++d) {
+    counts[d].all.assign(grids[d].size(), 0.0);
+    counts[d].top.assign(grids[d].size(), 0.0);
+  }
+  // One pass over the trials, each trial's points read together.
+  double n = 0, n_top = 0;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    const double w = weights[i];
+    if (w == 0) continue;
+    n += w;
+    n_top += top[i] ? w : 0;
+    for (size_t d = 0; d < seen.parameters; ++d) {
+      const int point = seen.point(i, d);
+      if (point == Observations::kInactive) continue;
+      Counts& c = counts[d];
+      c.n_d += w;
+      c.all[point] += w;
+      if (top[i]) {
+        c.n_d_top += w;
+        c.top[point] += w;
+      }
+    }
+  }
   std::vector<double> shares(seen.parameters, 0.0);
   double total = 0;
   for (size_t d = 0; d < seen.parameters; ++d) {
-    int64_t active = 0;
-    const double share =
-        PedAnovaShare(seen, rows, d, grids[d], top, prior_weight, active);
-    if (active_trials != nullptr) (*active_trials)[d] = active;
+    if (active_trials != nullptr) {
+      (*active_trials)[d] = static_cast<int64_t>(counts[d].n_d);
+    }
     // A parameter with one value cannot matter.
     if (grids[d].size() < 2) continue;
-    shares[d] = share;
-    total += share;
+    shares[d] = PedAnovaShare(counts[d], n, n_top, grids[d], prior_weight);
+    total += shares[d];
   }
   for (double& share : shares) share = total > 0 ? share / total : 0;
   return shares;

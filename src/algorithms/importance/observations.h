@@ -25,6 +25,8 @@ struct Observations {
   // is a conditional parameter that the trial's values leave inactive.
   std::vector<int> points;
   std::vector<double> losses;
+  // The trials' indices, best (lowest loss) first.
+  std::vector<size_t> by_loss;
 
   static constexpr int kInactive = -1;
   size_t size() const { return losses.size(); }
@@ -37,18 +39,22 @@ struct Observations {
 Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
                      const std::vector<ParameterGrid>& grids);
 
-// Whether each trial is in the top set: loss at most the k-th smallest,
-// k = max(ceil(quantile n), min(min_top, ceil(n / 2))), so ties at the
-// cut-off all count. n = losses.size() >= 1.
-std::vector<bool> TopTrials(std::span<const double> losses, double quantile,
+// A sample of the trials: weights[i] copies of trial i (all 1 for the
+// trials themselves; a bootstrap resample's counts, bootstrap.h), summing
+// to n >= 1. Whether each trial is in the top set of the sample: loss at
+// most that of the k-th best copy, k = max(ceil(quantile n), min(min_top,
+// ceil(n / 2))), so ties at the cut-off all count. Meaningless where
+// weights[i] is 0.
+std::vector<bool> TopTrials(const Observations& seen,
+                            std::span<const double> weights, double quantile,
                             int min_top);
 
-// The importance of each parameter (ped_anova.h), normalised to sum to 1
-// (all 0 when every share is 0), of the trials `rows` of `seen` (indices,
-// repeats allowed, at least 2) with `top` saying which of the rows are in
-// the top set. `active_trials`, when not null, gets each parameter's n_d.
+// The importance of each parameter (ped_anova.h) in the sample `weights`
+// (above, n >= 2), normalised to sum to 1 (all 0 when every share is 0),
+// with `top` from TopTrials. `active_trials`, when not null, gets each
+// parameter's n_d.
 std::vector<double> NormalisedShares(const Observations& seen,
-                                     std::span<const size_t> rows,
+                                     std::span<const double> weights,
                                      const std::vector<bool>& top,
                                      const std::vector<ParameterGrid>& grids,
                                      double prior_weight,

@@ -68,16 +68,15 @@ std::string TooFewNote(int64_t trials, int64_t needed) {
 // report.importances, in the spec's order.
 void Estimate(const Observations& seen, const std::vector<ParameterGrid>& grids,
               const ImportanceOptions& options, ImportanceReport& report) {
-  std::vector<size_t> rows(seen.size());
-  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  const std::vector<bool> top =
-      TopTrials(seen.losses, options.top_quantile, options.min_top_trials);
+  const std::vector<double> every_trial(seen.size(), 1.0);
+  const std::vector<bool> top = TopTrials(
+      seen, every_trial, options.top_quantile, options.min_top_trials);
   report.top_trials = std::count(top.begin(), top.end(), true);
   std::vector<int64_t> active(seen.parameters, 0);
-  const std::vector<double> estimates =
-      NormalisedShares(seen, rows, top, grids, options.prior_weight, &active);
+  const std::vector<double> estimates = NormalisedShares(
+      seen, every_trial, top, grids, options.prior_weight, &active);
   const auto intervals = BootstrapIntervals(seen, grids, estimates, options);
-  report.bootstrap_resamples = options.bootstrap_resamples;
+  report.bootstrap_resamples = ResampleCount(seen.size(), options);
   for (size_t d = 0; d < seen.parameters; ++d) {
     ParameterImportance& entry = report.importances[d];
     entry.importance = estimates[d];

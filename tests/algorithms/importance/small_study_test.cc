@@ -202,6 +202,17 @@ TEST(SmallStudyTest, TooFewTrialsToRankSaySoWithBothCounts) {
   EXPECT_EQ(own_floor.note, "");
 }
 
+TEST(ResampleCountTest, LargeStudiesGetFewerResamplesDownToFifty) {
+  const ImportanceOptions options;
+  EXPECT_EQ(ResampleCount(30, options), 200);
+  EXPECT_EQ(ResampleCount(25'000, options), 200);
+  EXPECT_EQ(ResampleCount(50'000, options), 100);
+  EXPECT_EQ(ResampleCount(100'000, options), 50);
+  EXPECT_EQ(ResampleCount(1'000'000, options), 50);
+  EXPECT_EQ(ResampleCount(1'000'000, {.bootstrap_resamples = 10}), 10);
+  EXPECT_EQ(ResampleCount(30, {.bootstrap_resamples = 0}), 0);
+}
+
 TEST(PercentileTest, InterpolatesBetweenOrderStatistics) {
   EXPECT_DOUBLE_EQ(Percentile({3, 1, 2, 4}, 0.0), 1);
   EXPECT_DOUBLE_EQ(Percentile({3, 1, 2, 4}, 1.0), 4);
