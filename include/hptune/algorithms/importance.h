@@ -51,8 +51,8 @@ struct ImportanceOptions {
   // studies"). Ranking needs 2 * min_top_trials trials (trials_needed).
   int min_top_trials = 15;
   // Bootstrap resamples for the intervals; 0: none (lower = upper =
-  // importance). At most kMaxBootstrapResamples. Above 25,000 trials a
-  // study gets fewer, at least 50 (5,000,000 trial draws in all; the
+  // importance). At most kMaxBootstrapResamples. Above 10,000 trials a
+  // study gets fewer, at least 25 (2,000,000 trial draws in all; the
   // report says how many).
   int bootstrap_resamples = 200;
   // Seed of the resampling: the same trials give the same intervals.

@@ -14,8 +14,8 @@ namespace {
 // The 5th to 95th percentile: a 90% interval.
 constexpr double kLowerPercentile = 0.05;
 constexpr double kUpperPercentile = 0.95;
-constexpr double kMaxDraws = 5'000'000;
-constexpr int kMinCappedResamples = 50;
+constexpr double kMaxDraws = 2'000'000;
+constexpr int kMinCappedResamples = 25;
 
 }  // namespace
 

@@ -33,8 +33,8 @@
 namespace hptune::algorithms {
 
 // How many resamples a study of n usable trials gets: options.
-// bootstrap_resamples, but no more than 5,000,000 trial draws in all (n B)
-// and no fewer than 50 for that: 200 up to 25,000 trials, 50 at 100,000,
+// bootstrap_resamples, but no more than 2,000,000 trial draws in all (n B)
+// and no fewer than 25 for that: 200 up to 10,000 trials, 25 from 80,000,
 // whose intervals are narrow anyway. Keeps the dashboard's answer for a
 // large study near the point estimate's cost (benchmarks/RESULTS.md).
 int ResampleCount(size_t n, const ImportanceOptions& options);

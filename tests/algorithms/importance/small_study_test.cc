@@ -202,13 +202,13 @@ TEST(SmallStudyTest, TooFewTrialsToRankSaySoWithBothCounts) {
   EXPECT_EQ(own_floor.note, "");
 }
 
-TEST(ResampleCountTest, LargeStudiesGetFewerResamplesDownToFifty) {
+TEST(ResampleCountTest, LargeStudiesGetFewerResamplesDownTo25) {
   const ImportanceOptions options;
   EXPECT_EQ(ResampleCount(30, options), 200);
-  EXPECT_EQ(ResampleCount(25'000, options), 200);
-  EXPECT_EQ(ResampleCount(50'000, options), 100);
-  EXPECT_EQ(ResampleCount(100'000, options), 50);
-  EXPECT_EQ(ResampleCount(1'000'000, options), 50);
+  EXPECT_EQ(ResampleCount(10'000, options), 200);
+  EXPECT_EQ(ResampleCount(40'000, options), 50);
+  EXPECT_EQ(ResampleCount(100'000, options), 25);
+  EXPECT_EQ(ResampleCount(1'000'000, options), 25);
   EXPECT_EQ(ResampleCount(1'000'000, {.bootstrap_resamples = 10}), 10);
   EXPECT_EQ(ResampleCount(30, {.bootstrap_resamples = 0}), 0);
 }
