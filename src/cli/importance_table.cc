@@ -36,50 +36,48 @@ void PrintJson(const std::string& study,
   nlohmann::ordered_json importances = nlohmann::ordered_json::array();
   for (const auto& entry : report.importances) {
     nlohmann::ordered_json item = {{"parameter", entry.parameter},
-                                   {"importance", entry.importance}};
+                                   {"importance", entry.importance},
+                                   {"lower", entry.lower},
+                                   {"upper", entry.upper}};
     // A conditional parameter is judged over the trials where it is active.
     if (entry.active_trials < report.trials) {
       item["activeTrials"] = entry.active_trials;
     }
     importances.push_back(std::move(item));
   }
-  nlohmann::ordered_json document = {{"study", study},
-                                     {"method", "PED-ANOVA"},
-                                     {"trials", report.trials},
-                                     {"topTrials", report.top_trials},
-                                     {"importances", std::move(importances)}};
+  nlohmann::ordered_json document = {
+      {"study", study},
+      {"method", "PED-ANOVA"},
+      {"trials", report.trials},
+      {"topTrials", report.top_trials},
+      {"trialsNeeded", report.trials_needed},
+      {"bootstrapResamples", report.bootstrap_resamples},
+      {"note", report.note},
+      {"importances", std::move(importances)}};
   out << document.dump(2) << "\n";
 }
 
-}  // namespace
-
-void PrintImportance(const std::string& study,
-                     const algorithms::ImportanceReport& report,
-                     double top_quantile, OutputFormat format,
-                     std::ostream& out) {
-  if (format == OutputFormat::kJson) {
-    PrintJson(study, report, out);
-    return;
-  }
-  Table table{.header = {"parameter", "importance"}, .rows = {}};
-  for (const auto& entry : report.importances) {
-    table.rows.push_back({entry.parameter, format == OutputFormat::kCsv
-                                               ? EveryDigit(entry.importance)
-                                               : ForTable(entry.importance)});
-  }
-  PrintTable(table, format, out);
-  if (format != OutputFormat::kTable) return;
+// What the table rests on: the too-few note, the top set, the intervals
+// and the conditional parameters.
+void PrintFooter(const algorithms::ImportanceReport& report,
+                 const algorithms::ImportanceOptions& options,
+                 std::ostream& out) {
+  out << "\n";
+  if (!report.note.empty()) out << report.note << "\n";
   if (report.trials < 2) {
-    out << "\n"
-        << report.trials
-        << " finished trial(s) with a value: too few to say what matters; "
-           "every importance is 0\n";
+    out << "Every importance is 0.\n";
     return;
   }
-  out << "\nPED-ANOVA: how much each parameter decides whether a trial is in "
-         "the best "
-      << absl::StrFormat("%g", top_quantile * 100) << "% (" << report.top_trials
-      << " of " << report.trials << " finished trials)\n";
+  out << "PED-ANOVA: how much each parameter decides whether a trial is "
+         "among the best "
+      << report.top_trials << " of " << report.trials
+      << " finished trials (the best "
+      << absl::StrFormat("%g", options.top_quantile * 100) << "%, at least "
+      << options.min_top_trials << " and at most half)\n";
+  if (report.bootstrap_resamples > 0) {
+    out << "interval: 5th to 95th percentile over "
+        << report.bootstrap_resamples << " bootstrap resamples of the trials\n";
+  }
   std::string conditional;
   for (const auto& entry : report.importances) {
     if (entry.active_trials >= report.trials) continue;
@@ -91,6 +89,37 @@ void PrintImportance(const std::string& study,
            "active: "
         << conditional << "\n";
   }
+}
+
+}  // namespace
+
+void PrintImportance(const std::string& study,
+                     const algorithms::ImportanceReport& report,
+                     const algorithms::ImportanceOptions& options,
+                     OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    PrintJson(study, report, out);
+    return;
+  }
+  const bool csv = format == OutputFormat::kCsv;
+  Table table{.header = {"parameter", "importance"}, .rows = {}};
+  if (csv) {
+    table.header.insert(table.header.end(), {"lower", "upper"});
+  } else {
+    table.header.push_back("90% interval");
+  }
+  for (const auto& entry : report.importances) {
+    if (csv) {
+      table.rows.push_back({entry.parameter, EveryDigit(entry.importance),
+                            EveryDigit(entry.lower), EveryDigit(entry.upper)});
+    } else {
+      table.rows.push_back(
+          {entry.parameter, ForTable(entry.importance),
+           absl::StrFormat("%.3g - %.3g", entry.lower, entry.upper)});
+    }
+  }
+  PrintTable(table, format, out);
+  if (format == OutputFormat::kTable) PrintFooter(report, options, out);
 }
 
 }  // namespace hptune::cli

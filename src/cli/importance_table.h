@@ -1,7 +1,8 @@
 // What `hptune studies importance` prints: each parameter's PED-ANOVA
-// importance (src/algorithms/importance/ped_anova.h), most important first, as
-// a table with a bar per parameter, as CSV, or as one JSON document. Used only
-// by src/cli. Pure functions; thread-safe.
+// importance (src/algorithms/importance/ped_anova.h) with its bootstrap
+// interval, most important first, as a table with a bar per parameter, as
+// CSV, or as one JSON document. Used only by src/cli. Pure functions;
+// thread-safe.
 #ifndef HPTUNE_CLI_IMPORTANCE_TABLE_H_
 #define HPTUNE_CLI_IMPORTANCE_TABLE_H_
 
@@ -14,14 +15,17 @@
 namespace hptune::cli {
 
 // Table: parameter, importance (4 significant digits, then a bar of 40
-// characters for an importance of 1), then a line saying what the numbers
-// rest on. CSV: parameter,importance with every digit. JSON: {"study",
-// "method", "trials", "topTrials", "importances": [{"parameter",
-// "importance"}]}, the shape of the gRPC ParameterImportanceResponse.
+// characters for an importance of 1), 90% interval, then the note when
+// there are too few trials to rank and lines saying what the numbers rest
+// on. CSV: parameter,importance,lower,upper with every digit. JSON:
+// {"study", "method", "trials", "topTrials", "trialsNeeded",
+// "bootstrapResamples", "note", "importances": [{"parameter",
+// "importance", "lower", "upper"}]}, the shape of the gRPC
+// ParameterImportanceResponse. `options`: those the report was made with.
 void PrintImportance(const std::string& study,
                      const algorithms::ImportanceReport& report,
-                     double top_quantile, OutputFormat format,
-                     std::ostream& out);
+                     const algorithms::ImportanceOptions& options,
+                     OutputFormat format, std::ostream& out);
 
 }  // namespace hptune::cli
 

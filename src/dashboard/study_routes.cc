@@ -133,7 +133,9 @@ absl::StatusOr<Json> ImportanceJson(const StudySnapshot& s) {
   Json list = Json::array();
   for (const auto& importance : importances) {
     Json entry = {{"param", importance.parameter},
-                  {"importance", importance.importance}};
+                  {"importance", importance.importance},
+                  {"lower", importance.lower},
+                  {"upper", importance.upper}};
     // A conditional parameter is judged over the trials where it is active.
     const ParameterSpec* spec =
         s.study.spec.search_space.Find(importance.parameter);
@@ -143,7 +145,11 @@ absl::StatusOr<Json> ImportanceJson(const StudySnapshot& s) {
     list.push_back(std::move(entry));
   }
   return Json{{"method", "PED-ANOVA"},
-              {"trials", trials.size()},
+              {"trials", report.trials},
+              {"top_trials", report.top_trials},
+              {"trials_needed", report.trials_needed},
+              {"bootstrap_resamples", report.bootstrap_resamples},
+              {"note", report.note},
               {"importances", std::move(list)}};
 }
 

@@ -476,9 +476,15 @@ grpc::Status StudyService::GetParameterImportance(
       v1::ParameterImportance* out = reply->add_importances();
       out->set_parameter(entry.parameter);
       out->set_importance(entry.importance);
+      out->set_lower(entry.lower);
+      out->set_upper(entry.upper);
     }
     reply->set_trials(report.trials);
     reply->set_method("PED-ANOVA");
+    reply->set_top_trials(report.top_trials);
+    reply->set_trials_needed(report.trials_needed);
+    reply->set_note(report.note);
+    reply->set_bootstrap_resamples(report.bootstrap_resamples);
     return absl::OkStatus();
   });
 }

@@ -23,6 +23,8 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
   - history: stopped-early trials drawn apart, the summary counting every
     finished trial; the timeline's legend has the infeasible colour; a
     categorical slice is jittered; contour dots shrink at 5,000 points;
+  - importance: a whisker per bar with the API's bootstrap interval, and a
+    note that the job's 12 trials are too few to rank (with both counts);
   - a wrong token on the login form keeps the deep link;
   - the timeline has maxParallelTrials lanes;
   - a page open while the job runs shows new trials without a reload;
@@ -979,6 +981,21 @@ class DashboardTest:
         check(d["order"] == [x["param"] for x in sorted(imp["importances"], key=lambda x: -x["importance"])],
               "bars in the order %s" % d["order"])
         check(imp["method"] in b.text("#importance-note"), "the method is not named")
+        # Each bar has its bootstrap interval drawn as a whisker around it.
+        drawn = wait_for("the importance whiskers", lambda: b.drawn("importance", 1))
+        check(drawn == [3, 3], "importance whiskers drawn, held: %s; 3 bars" % (drawn,))
+        for x in imp["importances"]:
+            check(x["lower"] <= x["importance"] <= x["upper"], "interval of %s: %s" % (x["param"], x))
+        check(d["intervals"] == [[x["lower"], x["upper"]] for x in sorted(imp["importances"], key=lambda x: -x["importance"])],
+              "whiskers %s, the API gives other intervals" % d["intervals"])
+        # 12 trials are too few to rank: a note says how many there are and
+        # how many are needed.
+        check(imp["trials"] < imp["trials_needed"] == 30, "the study has %d trials of %d needed" % (imp["trials"], imp["trials_needed"]))
+        note = b.visible("#importance-too-few")
+        check(note is not None, "no note that there are too few trials to rank")
+        text = note.text
+        check("Too few trials to rank" in text and (" %d finished" % imp["trials"]) in text and "at least 30 needed" in text,
+              "the note says %r" % text)
         b.shot("10-study-importance.png")
         b.console_errors("the importance tab")
 

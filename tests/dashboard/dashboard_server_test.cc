@@ -29,6 +29,7 @@ namespace hptune::dashboard {
 namespace {
 
 using ::hptune_testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
@@ -351,7 +352,15 @@ TEST_F(DashboardServerTest, InactiveConditionalParametersAreLeftEmpty) {
   ASSERT_EQ(importance->status, 200) << importance->body;
   Json body = Json::parse(importance->body);
   EXPECT_EQ(body["trials"], 6);
+  // 6 trials are too few to rank: the answer says so, with both counts.
+  EXPECT_EQ(body["trials_needed"], 30);
+  EXPECT_THAT(body["note"].get<std::string>(),
+              AllOf(HasSubstr(" 6 finished trial(s)"),
+                    HasSubstr("at least 30 needed")));
+  EXPECT_EQ(body["bootstrap_resamples"], 200);
   for (const Json& entry : body["importances"]) {
+    EXPECT_LE(entry["lower"].get<double>(), entry["importance"].get<double>());
+    EXPECT_GE(entry["upper"].get<double>(), entry["importance"].get<double>());
     EXPECT_EQ(entry.contains("active_trials"), entry["param"] == "momentum");
     if (entry["param"] == "momentum") {
       EXPECT_EQ(entry["active_trials"], 3);

@@ -80,8 +80,10 @@ TEST_F(CliStudiesTest, ImportanceRanksEveryParameterWithABar) {
     EXPECT_THAT(r.out, HasSubstr(parameter));
   }
   EXPECT_THAT(r.out, HasSubstr("#"));
-  // 24 trials: the best 10% are the 3 best.
-  EXPECT_THAT(r.out, HasSubstr("best 10% (3 of 24 finished trials)"));
+  // 24 trials: the top set is half of them (12, and a tie at the cut-off),
+  // and they are too few to rank.
+  EXPECT_THAT(r.out, HasSubstr("among the best 13 of 24 finished trials"));
+  EXPECT_THAT(r.out, HasSubstr("Too few trials to rank the parameters: 24 "));
 }
 
 TEST_F(CliStudiesTest, ImportanceAsJsonAndCsv) {
@@ -97,7 +99,8 @@ TEST_F(CliStudiesTest, ImportanceAsJsonAndCsv) {
   auto csv = RunProcess({HPTUNE_BINARY, "studies", "importance", "lr_study",
                          "--db", Db(), "--format", "csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_EQ(csv.out.rfind("parameter,importance\r\n", 0), 0u) << csv.out;
+  EXPECT_EQ(csv.out.rfind("parameter,importance,lower,upper\r\n", 0), 0u)
+      << csv.out;
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 6);
 }
 

@@ -1,6 +1,7 @@
 // StudyService over the wire: a real `hptune serve` and ask/tell clients in
 // other processes, client_id failover, and bad requests that must be
 // answered with the right code while the server stays up.
+#include <gmock/gmock.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@ namespace hptune {
 namespace {
 
 using testing::Context;
+using ::testing::HasSubstr;
 using testing::ServeProcess;
 
 v1::StudySpec TwoParameterSpec(int max_trials, int max_parallel) {
@@ -248,8 +250,19 @@ TEST_F(ServeStudyTest, ParameterImportanceRanksTheParameterThatDecides) {
   EXPECT_NEAR(
       reply.importances(0).importance() + reply.importances(1).importance(),
       1.0, 1e-12);
+  // Each with its bootstrap interval; x's lies wholly above y's.
+  for (const v1::ParameterImportance& entry : reply.importances()) {
+    EXPECT_LE(entry.lower(), entry.importance()) << entry.parameter();
+    EXPECT_GE(entry.upper(), entry.importance()) << entry.parameter();
+  }
+  EXPECT_GT(reply.importances(0).lower(), reply.importances(1).upper());
+  EXPECT_EQ(reply.top_trials(), 15);  // 10% of 60 is 6: the floor is 15
+  EXPECT_EQ(reply.trials_needed(), 30);
+  EXPECT_EQ(reply.note(), "");
+  EXPECT_EQ(reply.bootstrap_resamples(), 200);
 
-  // A study without results: every importance 0, nothing refused.
+  // A study without results: every importance 0, nothing refused, and a
+  // note that says how many trials there are and how many are needed.
   CreateStudy("importance_empty", TwoParameterSpec(2, 1));
   request.set_study("importance_empty");
   status = stub_->GetParameterImportance(Context().get(), request, &reply);
@@ -258,6 +271,9 @@ TEST_F(ServeStudyTest, ParameterImportanceRanksTheParameterThatDecides) {
   for (const v1::ParameterImportance& entry : reply.importances()) {
     EXPECT_EQ(entry.importance(), 0.0) << entry.parameter();
   }
+  EXPECT_THAT(reply.note(), HasSubstr("Too few trials to rank"));
+  EXPECT_THAT(reply.note(), HasSubstr(" 0 finished trial(s)"));
+  EXPECT_THAT(reply.note(), HasSubstr("at least 30 needed"));
 
   request.set_study("no_such_study");
   status = stub_->GetParameterImportance(Context().get(), request, &reply);

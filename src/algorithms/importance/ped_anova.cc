@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <optional>
-#include <span>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "src/algorithms/encoding/unit_cube.h"
-#include "src/algorithms/importance/grid_density.h"
+#include "src/algorithms/importance/bootstrap.h"
+#include "src/algorithms/importance/observations.h"
 #include "src/algorithms/importance/parameter_grid.h"
 
 namespace hptune::algorithms {
@@ -19,6 +20,8 @@ namespace {
 
 // Beyond this a grid costs more to convolve (G^2) than it can resolve.
 constexpr int kMaxGridPoints = 10'000;
+// A floor on the top set beyond any study's size is a mistake.
+constexpr int kMaxTopFloor = 1'000'000;
 
 absl::Status ValidateOptions(const ImportanceOptions& options) {
   if (!(options.top_quantile > 0 && options.top_quantile <= 1)) {
@@ -36,111 +39,51 @@ absl::Status ValidateOptions(const ImportanceOptions& options) {
         "ImportanceOptions.prior_weight: must be finite and >= 0, got ",
         options.prior_weight));
   }
-  if (options.min_top_trials < 1) {
+  if (options.min_top_trials < 1 || options.min_top_trials > kMaxTopFloor) {
     return absl::InvalidArgumentError(
-        absl::StrCat("ImportanceOptions.min_top_trials: must be >= 1, got ",
-                     options.min_top_trials));
+        absl::StrCat("ImportanceOptions.min_top_trials: must be in [1, ",
+                     kMaxTopFloor, "], got ", options.min_top_trials));
+  }
+  if (options.bootstrap_resamples < 0 ||
+      options.bootstrap_resamples > kMaxBootstrapResamples) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ImportanceOptions.bootstrap_resamples: must be in [0, ",
+        kMaxBootstrapResamples, "], got ", options.bootstrap_resamples));
   }
   return absl::OkStatus();
 }
 
-// The usable trials, as grid points and losses (lower is better).
-struct Observations {
-  size_t parameters = 0;
-  // Trial i's point of parameter d at i * P + d; kInactive where d is a
-  // conditional parameter that the trial's values leave inactive.
-  std::vector<int> points;
-  std::vector<double> losses;
-
-  static constexpr int kInactive = -1;
-  size_t size() const { return losses.size(); }
-};
-
-Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
-                     const std::vector<ParameterGrid>& grids) {
-  const SearchSpace& space = spec.search_space;
-  const auto& parameters = space.parameters();
-  Observations seen;
-  seen.parameters = parameters.size();
-  seen.points.reserve(trials.size() * parameters.size());
-  seen.losses.reserve(trials.size());
-  for (const Trial& trial : trials) {
-    if (trial.state != TrialState::kSucceeded) continue;
-    const std::optional<double> objective =
-        trial.FinalObjective(spec.metric_tag);
-    if (!objective || !std::isfinite(*objective)) continue;
-    const size_t row = seen.points.size();
-    const std::vector<bool> active = space.ActiveMask(trial.parameters);
-    bool feasible = true;
-    for (size_t d = 0; d < parameters.size() && feasible; ++d) {
-      auto value = trial.parameters.find(parameters[d].name);
-      if (!active[d]) {
-        // An inactive parameter has no value; one that has is not ours.
-        feasible = value == trial.parameters.end();
-        seen.points.push_back(Observations::kInactive);
-        continue;
-      }
-      absl::StatusOr<int> point = value == trial.parameters.end()
-                                      ? absl::InvalidArgumentError("missing")
-                                      : grids[d].PointOf(value->second);
-      feasible = point.ok();
-      if (feasible) seen.points.push_back(*point);
-    }
-    // The store checks assignments, so this is a trial from elsewhere.
-    if (!feasible) {
-      seen.points.resize(row);
-      continue;
-    }
-    seen.losses.push_back(spec.goal == Goal::kMinimize ? *objective
-                                                       : -*objective);
-  }
-  return seen;
+// "" when `trials` are enough to rank the parameters; else a sentence that
+// says how many there are and how many are needed.
+std::string TooFewNote(int64_t trials, int64_t needed) {
+  if (trials >= needed) return "";
+  return absl::StrCat(
+      "Too few trials to rank the parameters: ", trials,
+      " finished trial(s) with a value, at least ", needed,
+      " needed. Until then the importances and their intervals are mostly "
+      "noise.");
 }
 
-// Whether each trial is in the top set: loss at most the ceil(q n)-th
-// smallest (at least the min_top-th), so ties at the cut-off all count.
-std::vector<bool> TopTrials(std::span<const double> losses, double quantile,
-                            int min_top) {
-  const auto n = static_cast<int64_t>(losses.size());
-  int64_t cutoff = static_cast<int64_t>(std::ceil(quantile * n)) - 1;
-  cutoff = std::min<int64_t>(std::max<int64_t>(cutoff, min_top - 1), n - 1);
-  std::vector<double> sorted(losses.begin(), losses.end());
-  std::nth_element(sorted.begin(), sorted.begin() + cutoff, sorted.end());
-  const double threshold = sorted[cutoff];
-  std::vector<bool> top(losses.size());
-  for (size_t i = 0; i < losses.size(); ++i) top[i] = losses[i] <= threshold;
-  return top;
-}
-
-// The share of parameter d in ped_anova.h before normalising: D_d over the
-// trials where d is active, times (n_d / n) (gamma'_d / gamma')^2 (1 for a
-// parameter active in every trial). `active_trials` gets n_d.
-double Share(const Observations& seen, size_t d, const ParameterGrid& grid,
-             const std::vector<bool>& top, double prior_weight,
-             int64_t& active_trials) {
-  std::vector<double> all_counts(grid.size(), 0.0);
-  std::vector<double> top_counts(grid.size(), 0.0);
-  double n = 0, n_top = 0, n_d = 0, n_d_top = 0;
-  for (size_t i = 0; i < seen.size(); ++i) {
-    n += 1;
-    n_top += top[i];
-    const int point = seen.points[i * seen.parameters + d];
-    if (point == Observations::kInactive) continue;
-    n_d += 1;
-    n_d_top += top[i];
-    all_counts[point] += 1;
-    if (top[i]) top_counts[point] += 1;
+// The importances and intervals of `seen` (at least 2 observations) into
+// report.importances, in the spec's order.
+void Estimate(const Observations& seen, const std::vector<ParameterGrid>& grids,
+              const ImportanceOptions& options, ImportanceReport& report) {
+  const std::vector<double> every_trial(seen.size(), 1.0);
+  const std::vector<bool> top = TopTrials(
+      seen, every_trial, options.top_quantile, options.min_top_trials);
+  report.top_trials = std::count(top.begin(), top.end(), true);
+  std::vector<int64_t> active(seen.parameters, 0);
+  const std::vector<double> estimates = NormalisedShares(
+      seen, every_trial, top, grids, options.prior_weight, &active);
+  const auto intervals = BootstrapIntervals(seen, grids, estimates, options);
+  report.bootstrap_resamples = ResampleCount(seen.size(), options);
+  for (size_t d = 0; d < seen.parameters; ++d) {
+    ParameterImportance& entry = report.importances[d];
+    entry.importance = estimates[d];
+    entry.active_trials = active[d];
+    entry.lower = intervals[d].first;
+    entry.upper = intervals[d].second;
   }
-  active_trials = static_cast<int64_t>(n_d);
-  // Under 2 trials (or no top one) where d is active, nothing is known of it.
-  if (n_d < 2 || n_d_top == 0) return 0;
-  const auto density =
-      grid.ordered() ? OrderedParzenDensity : CategoricalParzenDensity;
-  const double divergence = PearsonDivergence(
-      density(top_counts, prior_weight), density(all_counts, prior_weight));
-  if (n_d == n) return divergence;
-  const double local_gamma = n_d_top / n_d, gamma = n_top / n;
-  return (n_d / n) * (local_gamma / gamma) * (local_gamma / gamma) * divergence;
 }
 
 }  // namespace
@@ -161,30 +104,16 @@ absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
 
   const Observations seen = Observe(spec, trials, grids);
   report.trials = static_cast<int64_t>(seen.size());
+  report.trials_needed = 2 * static_cast<int64_t>(options.min_top_trials);
+  report.note = TooFewNote(report.trials, report.trials_needed);
   if (seen.size() < 2) {
     for (size_t i = 0; i < seen.size(); ++i) {
       for (size_t d = 0; d < parameters.size(); ++d) {
-        result[d].active_trials +=
-            seen.points[i * seen.parameters + d] != Observations::kInactive;
+        result[d].active_trials += seen.point(i, d) != Observations::kInactive;
       }
     }
-    return report;
-  }
-  const std::vector<bool> top =
-      TopTrials(seen.losses, options.top_quantile, options.min_top_trials);
-  report.top_trials = std::count(top.begin(), top.end(), true);
-
-  double total = 0;
-  for (size_t d = 0; d < parameters.size(); ++d) {
-    const double share = Share(seen, d, grids[d], top, options.prior_weight,
-                               result[d].active_trials);
-    // A parameter with one value cannot matter.
-    if (grids[d].size() < 2) continue;
-    result[d].importance = share;
-    total += result[d].importance;
-  }
-  for (ParameterImportance& entry : result) {
-    entry.importance = total > 0 ? entry.importance / total : 0;
+  } else {
+    Estimate(seen, grids, options, report);
   }
   std::stable_sort(
       result.begin(), result.end(),

@@ -1,17 +1,26 @@
 // PED-ANOVA: how much each parameter mattered for reaching a study's best
 // trials (Watanabe, Bansal and Hutter, "PED-ANOVA: Efficiently Quantifying
 // Hyperparameter Importance in Arbitrary Subspaces", IJCAI 2023,
-// arXiv:2304.10255), after Optuna's PedAnovaImportanceEvaluator (one
-// deliberate difference, below).
+// arXiv:2304.10255), after Optuna's PedAnovaImportanceEvaluator (two
+// deliberate differences, below: the floor on the top set and the
+// categorical kernel), with bootstrap intervals (bootstrap.h).
 //
 // Declared in hptune/algorithms/importance.h, which `hptune studies
 // importance`, the gRPC GetParameterImportance and the dashboard include.
 // A pure function of its arguments; thread-safe.
 //
 // The method. Take the usable trials (below) and, among them, the top ones:
-// those whose objective is at least as good as the ceil(gamma' n)-th best
-// (gamma' = top_quantile; ties at the cut-off are all kept; at least
-// min_top_trials). For each parameter d build two 1-D densities on a grid
+// those whose objective is at least as good as the k-th best, with
+//   k = max(ceil(gamma' n), min(min_top_trials, ceil(n / 2)))
+// (gamma' = top_quantile; ties at the cut-off are all kept). The floor is
+// hptune's: with Optuna's (2), the top set of 30 trials is 3, and whether
+// 3 random values of an irrelevant parameter happen to cluster outweighs
+// the parameter that decides (benchmarks/RESULTS.md, "Importance on small
+// studies"); a floor of 15 trials, capped at half of them, keeps its
+// density estimate steady. From 150 trials on (gamma' = 10%) the floor no
+// longer binds and the method is the paper's. Fewer than 2 min_top_trials
+// trials are reported as too few to rank (ImportanceReport::note).
+// For each parameter d build two 1-D densities on a grid
 // of its values: p_top from the top trials and p_all from all the usable
 // trials (the paper's gamma = 1, the "global" space). By the paper's
 // Theorem 1, the variance over x_d of the marginal of the indicator
@@ -48,8 +57,9 @@
 //    (0.6 of c = 3 categories) however many trials there are, so a
 //    categorical parameter that decides the result can rank below numeric
 //    ones that matter less. Everything else equals Optuna's: on a study
-//    without CATEGORICAL parameters the importances agree to rounding
-//    (benchmarks/RESULTS.md, "Parameter importance").
+//    without CATEGORICAL parameters, with min_top_trials = 2, the
+//    importances agree to rounding (benchmarks/RESULTS.md, "Parameter
+//    importance").
 //  - Both densities get 1e-12 added at every point, so the ratio is finite.
 //
 // Conditional parameters (a space that is a tree). A trial has values for

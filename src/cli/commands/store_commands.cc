@@ -41,7 +41,8 @@ constexpr char kStudiesUsage[] =
     "list: one row per study (state, algorithm, goal, trials, best).\n"
     "describe: the study's settings, its trials and the best trial.\n"
     "importance: how much each parameter decides reaching the study's best\n"
-    "10% of trials (PED-ANOVA; the importances sum to 1).\n";
+    "10% of trials, at least 15 (PED-ANOVA; the importances sum to 1), each\n"
+    "with a 90% bootstrap interval; a note when there are too few trials.\n";
 constexpr char kTrialsUsage[] =
     "usage: hptune trials list --study STUDY [--db FILE | --server ADDR] "
     "[--format ...]\n"
@@ -195,7 +196,7 @@ absl::Status StudyImportance(Context& c, const std::string& name,
   const algorithms::ImportanceOptions options;
   HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
                           algorithms::StudyImportance(study, trials, options));
-  PrintImportance(name, report, options.top_quantile, c.format, out);
+  PrintImportance(name, report, options, c.format, out);
   return absl::OkStatus();
 }
 

@@ -449,24 +449,41 @@
                             active: curves.filter((x) => x.state === 'ACTIVE' || x.state === 'STOPPING').length}};
   };
 
-  // ---- importance
+  // ---- importance: a bar per parameter with its bootstrap interval as a
+  // whisker (a line from lower to upper with a cap at each end).
   P.importance = function (imp) {
     const list = (imp.importances || []).slice().sort((a, b) => b.importance - a.importance);
+    const pct = (v) => (v * 100).toFixed(1) + '%';
+    const bounds = (x) => [x.lower === undefined ? x.importance : x.lower, x.upper === undefined ? x.importance : x.upper];
+    const whisker = (params, api) => {
+      const y = api.coord([0, api.value(2)])[1], cap = api.size([0, 1])[1] * 0.18;
+      const lo = api.coord([api.value(0), api.value(2)])[0], hi = api.coord([api.value(1), api.value(2)])[0];
+      const style = {stroke: P.COLORS.text, lineWidth: 1.5};
+      const line = (x1, y1, x2, y2) => ({type: 'line', shape: {x1, y1, x2, y2}, style});
+      return {type: 'group', children: [
+        line(lo, y, hi, y), line(lo, y - cap, lo, y + cap), line(hi, y - cap, hi, y + cap),
+        {type: 'text', x: hi + 6, y, style: {text: pct(api.value(3)), fill: P.COLORS.text, verticalAlign: 'middle', font: '12px sans-serif'}},
+      ]};
+    };
     const option = Object.assign(base(), {
       grid: {left: 150, right: 70, top: 16, bottom: 40},
-      tooltip: {trigger: 'item', formatter: (p) => `${p.name}: ${U.fmt(p.value)}`},
+      tooltip: {trigger: 'item', formatter: (p) => {
+        const x = list[p.dataIndex], [lo, hi] = bounds(x);
+        return `${x.param}: <b>${pct(x.importance)}</b><br>90% interval ${pct(lo)} – ${pct(hi)}`;
+      }},
       xAxis: {type: 'value', min: 0, max: (v) => Math.min(1, Math.max(0.1, Math.ceil(v.max * 10) / 10)), name: 'importance',
               nameLocation: 'middle', nameGap: 26, splitLine: {lineStyle: {color: P.COLORS.grid}},
               axisLabel: {formatter: (v) => U.fmt(v)}},
       yAxis: {type: 'category', inverse: true, data: list.map((x) => x.param),
               axisLabel: {fontSize: 12, color: P.COLORS.text, width: 136, overflow: 'truncate'}},
       series: [{type: 'bar', data: list.map((x) => x.importance), barMaxWidth: 26,
-                itemStyle: {color: '#2f6fdb', borderRadius: [0, 3, 3, 0]},
-                label: {show: true, position: 'right', formatter: (p) => (p.value * 100).toFixed(1) + '%',
-                        color: P.COLORS.text}}],
+                itemStyle: {color: '#2f6fdb', borderRadius: [0, 3, 3, 0]}},
+               {type: 'custom', name: 'interval', renderItem: whisker, encode: {x: [0, 1], y: 2}, z: 3,
+                data: list.map((x, i) => [...bounds(x), i, x.importance])}],
     });
     return {option, height: Math.max(220, list.length * 38 + 70),
-            debug: {bars: list.length, order: list.map((x) => x.param), method: imp.method, trials: imp.trials}};
+            debug: {bars: list.length, order: list.map((x) => x.param), method: imp.method, trials: imp.trials,
+                    intervals: list.map((x) => bounds(x)), note: imp.note || ''}};
   };
 
   // ---- Pareto front: two objectives of the study against each other.

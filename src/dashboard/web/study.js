@@ -883,9 +883,14 @@
     render_importance() {
       const imp = this.data.importance;
       if (!imp) return;
-      U.replace(this.impNote, 'Method ', el('strong', {text: imp.method}), ` over ${imp.trials} finished trial${imp.trials === 1 ? '' : 's'}` +
-                ((imp.trials || 0) < 2 ? ' — needs at least 2 finished trials.' : '; the importances sum to 1.') +
-                conditionalNote(imp.importances || []));
+      const trials = imp.trials || 0;
+      const about = trials < 2 ? '' : ` The best ${imp.top_trials} of them are the top set; the importances sum to 1.` +
+          (imp.bootstrap_resamples ? ` Whiskers: 90% interval over ${imp.bootstrap_resamples} bootstrap resamples of the trials.` : '');
+      U.replace(this.impNote,
+                imp.note ? el('div', {id: 'importance-too-few', role: 'note', text: imp.note,
+                                     style: {color: '#7a4b00', background: '#fff4d6', padding: '4px 8px', borderRadius: '4px', margin: '0 0 4px'}}) : null,
+                'Method ', el('strong', {text: imp.method}), ` over ${trials} finished trial${trials === 1 ? '' : 's'} with a value.` +
+                about + conditionalNote(imp.importances || []));
       const r = P.importance(imp);
       this.drawChart('importance', this.impChart, r, r.height);
     }
