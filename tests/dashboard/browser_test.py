@@ -1393,6 +1393,8 @@ class DashboardTest:
             check(close_pairs(best[i], [[p["trial"], p["best"]] for p in s["history"]["points"]]),
                   "%s: best so far drawn %s" % (s["name"], best[i]))
         b.shot("18-compare.png")
+        b.js("document.getElementById('chart-compare-edf').scrollIntoView()")
+        b.shot("18b-compare-edf.png")
         b.driver.get("about:blank")
         b.driver.get(url)
         wait_for("the same comparison after a reload",
