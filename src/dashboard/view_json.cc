@@ -35,28 +35,28 @@ std::vector<double> FinishedObjectives(const StudySnapshot& snapshot) {
 const char* ProgressKey(const Trial& trial) {
   switch (trial.state) {
     case TrialState::kRequested:
-      return "pending";
+      return "PENDING";
     case TrialState::kActive:
     case TrialState::kStopping:
-      return "running";
+      return "RUNNING";
     case TrialState::kSucceeded:
-      return trial.stopped_early ? "stopped_early" : "succeeded";
+      return trial.stopped_early ? "STOPPED_EARLY" : "SUCCEEDED";
     case TrialState::kInfeasible:
-      return "infeasible";
+      return "INFEASIBLE";
     case TrialState::kFailed:
-      return "failed";
+      return "FAILED";
     case TrialState::kCancelled:
-      return "cancelled";
+      return "CANCELLED";
   }
-  return "failed";
+  return "FAILED";
 }
 
 }  // namespace
 
 nlohmann::json ProgressJson(const StudySnapshot& snapshot) {
   nlohmann::json progress = {
-      {"succeeded", 0}, {"stopped_early", 0}, {"infeasible", 0}, {"failed", 0},
-      {"cancelled", 0}, {"running", 0},       {"pending", 0}};
+      {"SUCCEEDED", 0}, {"STOPPED_EARLY", 0}, {"INFEASIBLE", 0}, {"FAILED", 0},
+      {"CANCELLED", 0}, {"RUNNING", 0},       {"PENDING", 0}};
   int64_t finished = 0;
   for (const auto& trial : snapshot.trials) {
     if (trial == nullptr) continue;

@@ -13,10 +13,11 @@
 
 namespace hptune::dashboard {
 
-// {"succeeded", "stopped_early", "infeasible", "failed", "cancelled",
-// "running", "pending", "finished"}: every trial in exactly one of the
-// first seven; `finished` counts the terminal ones (all but running and
-// pending).
+// {"SUCCEEDED", "STOPPED_EARLY", "INFEASIBLE", "FAILED", "CANCELLED",
+// "RUNNING", "PENDING", "finished"}: every trial in exactly one of the
+// first seven (a SUCCEEDED trial stopped early in STOPPED_EARLY, ACTIVE
+// and STOPPING in RUNNING, REQUESTED in PENDING); `finished` counts the
+// terminal ones.
 nlohmann::json ProgressJson(const StudySnapshot& snapshot);
 
 // {"metric", "goal", "total", "distinct", "downsampled", "points": [[value,

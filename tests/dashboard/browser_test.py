@@ -152,7 +152,7 @@ RUNNING = ("ACTIVE", "STOPPING", "REQUESTED")
 
 # The progress bar's states, in its order (views.js), and the green of
 # succeeded trials.
-PROGRESS_STATES = ("succeeded", "stopped_early", "infeasible", "failed", "cancelled", "running", "pending")
+PROGRESS_STATES = ("SUCCEEDED", "STOPPED_EARLY", "INFEASIBLE", "FAILED", "CANCELLED", "RUNNING", "PENDING")
 GREEN = "rgb(46, 157, 87)"
 
 
@@ -161,9 +161,9 @@ def expected_progress(rows):
     only the states that occur."""
     counts = {}
     for t in rows:
-        key = {"REQUESTED": "pending", "ACTIVE": "running", "STOPPING": "running", "INFEASIBLE": "infeasible",
-               "FAILED": "failed", "CANCELLED": "cancelled"}.get(t["state"])
-        key = key or ("stopped_early" if t["stopped_early"] else "succeeded")
+        key = {"REQUESTED": "PENDING", "ACTIVE": "RUNNING", "STOPPING": "RUNNING"}.get(t["state"], t["state"])
+        if key == "SUCCEEDED" and t["stopped_early"]:
+            key = "STOPPED_EARLY"
         counts[key] = counts.get(key, 0) + 1
     return counts
 
@@ -1267,7 +1267,7 @@ class DashboardTest:
         check(len(set(colours)) == len(colours), "%s: two states share a colour: %s" % (where, segments))
         check(all(x[3] > 0 for x in segments), "%s: a segment has no width: %s" % (where, segments))
         for state, _, colour, _ in segments:
-            if state in ("failed", "cancelled", "running", "pending"):
+            if state in ("FAILED", "CANCELLED", "RUNNING", "PENDING"):
                 check(colour != GREEN, "%s: %s trials are drawn green" % (where, state))
         return segments
 
@@ -1289,7 +1289,7 @@ class DashboardTest:
         expected = expected_progress(self.rows)
         check({k: v for k, v in api.items() if v and k != "finished"} == expected,
               "the API's progress %s; the trials say %s" % (api, expected))
-        check("stopped_early" in expected, "no trial was stopped early: %s" % expected)
+        check("STOPPED_EARLY" in expected, "no trial was stopped early: %s" % expected)
         row = "#studies-table tr[data-study=%s]" % self.job
         segments = self.check_bar(row + " [data-testid=progress]", self.rows, "the studies list")
         legend = self.check_legend("#studies-progress-legend", segments, "the studies list")
@@ -1297,7 +1297,7 @@ class DashboardTest:
         b = self.open("#/study/%s" % self.job, "the study page")
         segments = self.check_bar("#study-progress", self.rows, "the study header")
         legend = self.check_legend("#study-progress-legend", segments, "the study header")
-        check(any(x[2] == "%d stopped early" % expected["stopped_early"] for x in legend),
+        check(any(x[2] == "%d stopped early" % expected["STOPPED_EARLY"] for x in legend),
               "the header's legend does not count the stopped trials: %s" % legend)
         b.console_errors("the progress bars")
 

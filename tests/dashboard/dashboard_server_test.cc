@@ -745,9 +745,9 @@ TEST_F(DashboardServerTest, TheComparisonViewsAnswerFromTheStudy) {
               HasSubstr("max_points \"0\""));
   auto [detail_status, detail] = get("/api/studies/job1");
   ASSERT_EQ(detail_status, 200);
-  EXPECT_EQ(detail["progress"]["succeeded"], 3);
+  EXPECT_EQ(detail["progress"]["SUCCEEDED"], 3);
   EXPECT_EQ(detail["progress"]["finished"], 3);
-  EXPECT_EQ(detail["progress"]["failed"], 0);
+  EXPECT_EQ(detail["progress"]["FAILED"], 0);
 }
 
 }  // namespace

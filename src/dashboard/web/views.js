@@ -13,13 +13,13 @@
   // Each trial in exactly one state (the server's "progress"), in the bar's
   // order; failed and cancelled trials are finished, but never green.
   V.PROGRESS = [
-    {key: 'succeeded', label: 'succeeded', color: '#2e9d57'},
-    {key: 'stopped_early', label: 'stopped early', color: '#e8871e'},
-    {key: 'infeasible', label: 'infeasible', color: '#8a4fbf'},
-    {key: 'failed', label: 'failed', color: '#d64545'},
-    {key: 'cancelled', label: 'cancelled', color: '#5f6b7a'},
-    {key: 'running', label: 'running', color: '#2f6fdb'},
-    {key: 'pending', label: 'pending', color: '#c9d1db'},
+    {key: 'SUCCEEDED', label: 'succeeded', color: '#2e9d57'},
+    {key: 'STOPPED_EARLY', label: 'stopped early', color: '#e8871e'},
+    {key: 'INFEASIBLE', label: 'infeasible', color: '#8a4fbf'},
+    {key: 'FAILED', label: 'failed', color: '#d64545'},
+    {key: 'CANCELLED', label: 'cancelled', color: '#5f6b7a'},
+    {key: 'RUNNING', label: 'running', color: '#2f6fdb'},
+    {key: 'PENDING', label: 'pending', color: '#c9d1db'},
   ];
   V.MAX_COMPARED = 8;
 
