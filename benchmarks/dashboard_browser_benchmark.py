@@ -29,8 +29,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tests", "dashboard"))
 from browser_test import Browser, wait_for  # noqa: E402
 
-TABS = ["history", "parcoords", "slice", "contour", "curves", "importance",
-        "timeline"]
+TABS = ["history", "edf", "rank", "parcoords", "slice", "contour", "curves",
+        "importance", "timeline"]
 
 
 def start_dashboard(hptune, db, workdir):

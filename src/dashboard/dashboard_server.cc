@@ -22,6 +22,7 @@
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_routes.h"
 #include "src/dashboard/trial_routes.h"
+#include "src/dashboard/view_routes.h"
 
 namespace hptune::dashboard {
 namespace {
@@ -127,7 +128,7 @@ void AddSecurityHeaders(const httplib::Request&, httplib::Response& res) {
 
 // The composition: the listening socket, the guard before every route, and
 // the routing table; the routes themselves are in study_routes.h,
-// trial_routes.h and change_stream.h.
+// view_routes.h, trial_routes.h and change_stream.h.
 class DashboardServer::Impl {
  public:
   Impl(store::Store& store, DashboardOptions options, HttpGuard guard,
@@ -253,6 +254,7 @@ class DashboardServer::Impl {
     SessionRoutes(routes);
     AddStudyRoutes(routes, changes_, store_);
     AddTrialRoutes(routes, changes_, store_, options_.state_dir);
+    AddViewRoutes(routes, changes_);
     changes_.AddRoutes(routes);
     routes.Post(R"(/api/jobs/([^/]+)/cancel)",
                 [this](const httplib::Request& req, httplib::Response& res) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "src/dashboard/thinning.h"
 #include "src/dashboard/trial_query.h"
+#include "src/dashboard/view_json.h"
 
 namespace hptune::dashboard {
 namespace {
@@ -99,6 +100,7 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
           {"max_trials", study.TrialBudget()},
           {"max_parallel_trials", spec.max_parallel_trials},
           {"counts", counts},
+          {"progress", ProgressJson(snapshot)},
           {"best",
            best ? Json{{"trial", best->first}, {"value", Number(best->second)}}
                 : Json(nullptr)},

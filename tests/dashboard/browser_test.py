@@ -152,6 +152,31 @@ FINISHED = ("SUCCEEDED", "INFEASIBLE", "FAILED", "CANCELLED")
 RUNNING = ("ACTIVE", "STOPPING", "REQUESTED")
 
 
+# The progress bar's states, in its order (views.js), and the green of
+# succeeded trials.
+PROGRESS_STATES = ("SUCCEEDED", "STOPPED_EARLY", "INFEASIBLE", "FAILED", "CANCELLED", "RUNNING", "PENDING")
+GREEN = "rgb(46, 157, 87)"
+
+
+def expected_progress(rows):
+    """Each trial of `rows` (TrialRows) in the progress bar's state, counted:
+    only the states that occur."""
+    counts = {}
+    for t in rows:
+        key = {"REQUESTED": "PENDING", "ACTIVE": "RUNNING", "STOPPING": "RUNNING"}.get(t["state"], t["state"])
+        if key == "SUCCEEDED" and t["stopped_early"]:
+            key = "STOPPED_EARLY"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def close_pairs(got, expected):
+    """Two lists of [x, y] pairs equal to 1e-9 (relative)."""
+    return (isinstance(got, list) and len(got) == len(expected) and
+            all(len(g) >= 2 and all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(g[:2], e))
+                for g, e in zip(got, expected)))
+
+
 class CheckFailed(AssertionError):
     pass
 
@@ -490,14 +515,17 @@ class DashboardTest:
             self.step("the open pages show the new study and its new trials without a reload", self.check_live)
             self.step("the job finishes", self.wait_job_done)
             self.step("the studies list shows the study", self.check_list)
+            self.step("progress bars split by trial state, with a legend", self.check_progress)
             self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
             self.step("trials tab: every metric a column, sorted and filtered by the server, hidden in the URL",
                       self.check_metric_columns)
             self.step("history: one point per finished trial with a value", self.check_history)
+            self.step("EDF: the fraction of trials reaching each value", self.check_edf)
             self.step("parallel coordinates: one line per trial, top k%", self.check_parcoords)
             self.step("parallel coordinates: a brush filters the trials table", self.check_brush)
             self.step("parallel coordinates: a mouse drag on an axis filters the table", self.check_brush_by_mouse)
             self.step("slice plots", self.check_slice)
+            self.step("rank plot: each parameter against the objective, coloured by rank", self.check_rank)
             self.step("contour", self.check_contour)
             self.step("learning curves: stopped trials end at their stop step", self.check_curves)
             self.step("learning curves: all, stopped, running, selected in the table", self.check_curve_choice)
@@ -505,11 +533,15 @@ class DashboardTest:
             self.step("timeline: maxParallelTrials lanes", self.check_timeline)
             self.step("config", self.check_config)
             self.step("pareto front: a two-objective job's optimal trials", self.check_pareto)
+            self.step("compare studies: picked on the list, history and EDF in one plot, kept in the URL",
+                      self.check_compare)
             self.step("trial page", self.check_trial_page)
             if self.step("submit a long job", self.submit_long_job):
                 self.step("a running trial's log is followed live", self.check_live_log)
                 self.step("a running trial shows its latest step and value in the table", self.check_running_row)
-                self.step("cancel a job from its page", self.check_cancel)
+                if self.step("cancel a job from its page", self.check_cancel):
+                    self.step("a cancelled job's progress bar: cancelled trials apart, not green",
+                              self.check_progress_cancelled)
             self.step("the login page", self.check_login_page)
             self.step("a wrong token keeps the deep link", self.check_login_deep_link)
             self.step("TLS server off loopback: token, cookie and CSRF rules", self.check_tls_server)
@@ -1229,6 +1261,175 @@ class DashboardTest:
         finally:
             conn.close()
         check(plain != 200, "the TLS server answered a plaintext request with 200")
+
+    # ------------------------------------------------------------ comparison views
+
+    def progress_segments(self, css):
+        """[state, count, background colour, width in px] of each segment
+        of the progress bar at css."""
+        return self.browser.js(
+            "return Array.from(document.querySelectorAll(arguments[0] + ' .progress-seg')).map((e) =>"
+            " [e.dataset.state, Number(e.dataset.count), getComputedStyle(e).backgroundColor,"
+            "  e.getBoundingClientRect().width]);", css)
+
+    def check_bar(self, css, rows, where):
+        """The bar at css has one segment per state the trials `rows` are
+        in, each with its count and width, in distinct colours; failed and
+        cancelled trials are never green."""
+        expected = expected_progress(rows)
+        segments = wait_for("%s's progress bar to show %s" % (where, expected),
+                            lambda: (lambda s: s if {x[0]: x[1] for x in s} == expected else None)(
+                                self.progress_segments(css)))
+        colours = [x[2] for x in segments]
+        check(len(set(colours)) == len(colours), "%s: two states share a colour: %s" % (where, segments))
+        check(all(x[3] > 0 for x in segments), "%s: a segment has no width: %s" % (where, segments))
+        for state, _, colour, _ in segments:
+            if state in ("FAILED", "CANCELLED", "RUNNING", "PENDING"):
+                check(colour != GREEN, "%s: %s trials are drawn green" % (where, state))
+        return segments
+
+    def check_legend(self, css, segments, where):
+        """The legend at css gives each segment's colour."""
+        legend = self.browser.js(
+            "return Array.from(document.querySelectorAll(arguments[0] + ' .legend-item')).map((e) =>"
+            " [e.dataset.state, getComputedStyle(e.querySelector('.swatch')).backgroundColor, e.innerText]);", css)
+        by_state = {x[0]: x for x in legend}
+        for state, count, colour, _ in segments:
+            check(state in by_state and by_state[state][1] == colour,
+                  "%s: the legend %s does not give %s's colour %s" % (where, legend, state, colour))
+        return legend
+
+    def check_progress(self):
+        b = self.open("#/", "the studies list")
+        wait_for("the study in the list", lambda: (lambda d: d and self.job in d["names"])(b.debug("studies")))
+        api = self.api.study(self.job)["progress"]
+        expected = expected_progress(self.rows)
+        check({k: v for k, v in api.items() if v and k != "finished"} == expected,
+              "the API's progress %s; the trials say %s" % (api, expected))
+        check("STOPPED_EARLY" in expected, "no trial was stopped early: %s" % expected)
+        row = "#studies-table tr[data-study=%s]" % self.job
+        segments = self.check_bar(row + " [data-testid=progress]", self.rows, "the studies list")
+        legend = self.check_legend("#studies-progress-legend", segments, "the studies list")
+        check([x[0] for x in legend] == list(PROGRESS_STATES), "the list's legend: %s" % legend)
+        b = self.open("#/study/%s" % self.job, "the study page")
+        segments = self.check_bar("#study-progress", self.rows, "the study header")
+        legend = self.check_legend("#study-progress-legend", segments, "the study header")
+        check(any(x[2] == "%d stopped early" % expected["STOPPED_EARLY"] for x in legend),
+              "the header's legend does not count the stopped trials: %s" % legend)
+        b.console_errors("the progress bars")
+
+    def check_progress_cancelled(self):
+        rows = wait_for("every trial of the cancelled job to end",
+                        lambda: (lambda r: r if all(t["state"] not in RUNNING for t in r) else None)(
+                            self.api.trials(self.long_job)["trials"]))
+        check(any(t["state"] in ("CANCELLED", "FAILED") for t in rows),
+              "the cancelled job has no cancelled or failed trial: %s" % [t["state"] for t in rows])
+        b = self.open("#/", "the studies list")
+        wait_for("the cancelled study in the list", lambda: (lambda d: d and self.long_job in d["names"])(b.debug("studies")))
+        self.check_bar("#studies-table tr[data-study=%s] [data-testid=progress]" % self.long_job, rows,
+                       "the cancelled job's row")
+        b.shot("20-studies-progress.png")
+        b.console_errors("the cancelled job's progress bar")
+
+    def check_edf(self):
+        b = self.browser
+        values = sorted(t["value"] for t in self.finished_with_value(self.rows))
+        n = len(values)
+        expected = [[v, sum(1 for x in values if x <= v) / n] for v in sorted(set(values))]
+        api = self.api.get("/api/studies/%s/edf" % self.job)
+        check(api["total"] == n and api["distinct"] == len(expected) and not api["downsampled"],
+              "the API's EDF: total %d, distinct %d; expected %d, %d" % (api["total"], api["distinct"], n, len(expected)))
+        check(close_pairs(api["points"], expected), "the API's EDF %s, expected %s" % (api["points"], expected))
+        self.tab("edf")
+        d = wait_for("the EDF plot", lambda: b.debug("edf"))
+        check(d["series"][0]["points"] == len(expected), "the EDF plot has %r, expected %d points" % (d, len(expected)))
+        data = b.js("return window.hptuneCharts.edf.getOption().series[0].data")
+        check(close_pairs(data, expected), "the EDF drawn: %s, expected %s" % (data, expected))
+        drawn = wait_for("the EDF's symbols", lambda: b.drawn("edf", 0))
+        check(drawn[0] == drawn[1] == len(expected), "the EDF drew %s of %d points" % (drawn, len(expected)))
+        summary = b.text("#edf-summary")
+        check("%d finished trials" % n in summary and "all %d distinct values drawn" % len(expected) in summary,
+              "the EDF's summary: %r" % summary)
+        thin = self.api.get("/api/studies/%s/edf" % self.job, max_points=2)
+        check(thin["downsampled"] and close_pairs(thin["points"], [expected[0], expected[-1]]),
+              "max_points=2: %s, expected the first and last of %s" % (thin, expected))
+        status, _, body = self.api.request("GET", "/api/studies/%s/edf?max_points=0" % self.job)
+        check(status == 400 and 'max_points \\"0\\"' in body.decode(), "max_points=0: %d %s" % (status, body[:200]))
+        b.shot("03b-study-edf.png")
+        b.console_errors("the EDF tab")
+
+    def check_rank(self):
+        b = self.browser
+        values = [t["value"] for t in self.finished_with_value(self.rows)]
+        expected = {t["number"]: 1 + sum(1 for v in values if v < t["value"]) for t in self.finished_with_value(self.rows)}
+        api = self.api.get("/api/studies/%s/rank" % self.job)
+        got = {t["trial"]: t["rank"] for t in api["trials"]}
+        check(got == expected, "the API's ranks %s, expected %s" % (got, expected))
+        self.tab("rank")
+        d = wait_for("the rank plot", lambda: b.debug("rank"))
+        check(d["plots"] == 3, "%d rank plots, expected 3 (one per parameter)" % d["plots"])
+        option = b.js("var o = window.hptuneCharts.rank.getOption();"
+                      " return [o.visualMap[0].dimension, o.series.map((s) => s.data.map((x) => [x[2], x[4]]))]")
+        check(option[0] == 4, "the rank plot is coloured by dimension %r, not the rank" % option[0])
+        for series in option[1]:
+            drawn_ranks = {int(t): r for t, r in series}
+            check(all(expected.get(t) == r for t, r in drawn_ranks.items()),
+                  "a rank plot colours %s, the ranks are %s" % (drawn_ranks, expected))
+        for series in range(d["plots"]):
+            drawn = wait_for("the rank plot's symbols", lambda: b.drawn("rank", series))
+            check(drawn[0] == drawn[1] > 0, "rank plot %d drew %d of its %d points" % (series, drawn[0], drawn[1]))
+        summary = b.text("#rank-summary")
+        check("ranked among %d" % len(values) in summary and "all %d trials drawn" % len(values) in summary,
+              "the rank plot's summary: %r" % summary)
+        b.shot("07b-study-rank.png")
+        b.console_errors("the rank tab")
+
+    def check_compare(self):
+        b = self.open("#/", "the studies list")
+        pair = [self.job, "dash_pareto"]
+        wait_for("both studies in the list", lambda: (lambda d: d and all(n in d["names"] for n in pair))(b.debug("studies")))
+        for name in pair:
+            b.click("#studies-table tr[data-study=%s] input[data-testid=compare-pick]" % name)
+        wait_for("the Compare link", lambda: (b.find("#compare-studies").get_attribute("href") or "").endswith(
+            "#/compare?studies=%s" % ",".join(pair)))
+        b.shot("18a-studies-picked.png")
+        b.click("#compare-studies")
+        d = wait_for("the comparison", lambda: (lambda d: d if d and d["studies"] == pair else None)(b.debug("compare")))
+        url = b.driver.current_url
+        check(url.endswith("#/compare?studies=%s" % ",".join(pair)), "the URL does not keep the choice: %s" % url)
+        api = self.api.get("/api/compare", studies=",".join(pair))
+        check([s["name"] for s in api["studies"]] == pair, "the API compared %s" % [s["name"] for s in api["studies"]])
+        for i, s in enumerate(api["studies"]):
+            rows = self.api.trials(s["name"])["trials"]
+            check(s["history"]["total"] == len(self.finished_with_value(rows)), "%s: history total %d" % (s["name"], s["history"]["total"]))
+            check(d["best"][i]["points"] == len(s["history"]["points"]) and d["edf"][i]["points"] == len(s["edf"]["points"]),
+                  "%s: drawn %s / %s, the API has %d / %d points" % (s["name"], d["best"][i], d["edf"][i],
+                                                                      len(s["history"]["points"]), len(s["edf"]["points"])))
+        best = b.js("return window.hptuneCharts['compare-best'].getOption().series.map((s) => s.data)")
+        for i, s in enumerate(api["studies"]):
+            check(close_pairs(best[i], [[p["trial"], p["best"]] for p in s["history"]["points"]]),
+                  "%s: best so far drawn %s" % (s["name"], best[i]))
+        b.shot("18-compare.png")
+        b.js("document.getElementById('chart-compare-edf').scrollIntoView()")
+        b.shot("18b-compare-edf.png")
+        b.driver.get("about:blank")
+        b.driver.get(url)
+        wait_for("the same comparison after a reload",
+                 lambda: (lambda d: d and d["studies"] == pair)(b.debug("compare")))
+        wait_for("the picker to show the choice", lambda: b.js(
+            "return Array.from(document.querySelectorAll('#compare-picker input:checked')).map((e) => e.value)") == sorted(pair))
+        b.click("input[data-testid='compare-dash_pareto']")
+        wait_for("one study left", lambda: (lambda d: d and d["studies"] == [self.job])(b.debug("compare")))
+        check(b.driver.current_url.endswith("#/compare?studies=%s" % self.job), "the URL: %s" % b.driver.current_url)
+        b.console_errors("comparing studies")
+        nine = ",".join("s%d" % i for i in range(9))
+        for query, code, text in (("studies=" + nine, 400, 'studies \\"%s\\": at most 8 studies, got 9' % nine),
+                                  ("studies=%s,%s" % (self.job, self.job), 400, "is named twice"),
+                                  ("", 400, "studies: give 1 to 8"),
+                                  ("studies=%s,no_such_study" % self.job, 404, "no_such_study"),
+                                  ("studies=%s&max_points=0" % self.job, 400, 'max_points \\"0\\"')):
+            status, _, body = self.api.request("GET", "/api/compare?" + query)
+            check(status == code and text in body.decode(), "GET /api/compare?%s: %d %s" % (query, status, body[:200]))
 
 
 def repr_js(value):

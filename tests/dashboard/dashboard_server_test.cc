@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -706,6 +707,56 @@ TEST_F(DashboardServerTest, OffLoopbackItServesTlsOnlyAndStillNeedsTheToken) {
                            "application/x-www-form-urlencoded");
   ASSERT_TRUE(login);
   EXPECT_THAT(login->get_header_value("Set-Cookie"), HasSubstr("; Secure"));
+}
+
+// EDF, rank, the studies compared and the progress by state, over a real
+// server: acc (maximized) is 0.5, 0.9 and 0.7 for trials 1, 2 and 3.
+TEST_F(DashboardServerTest, TheComparisonViewsAnswerFromTheStudy) {
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto get = [&](const std::string& path) {
+    auto res = Client().Get(path, auth);
+    EXPECT_TRUE(res);
+    return std::pair(res ? res->status : 0,
+                     res ? Json::parse(res->body) : Json());
+  };
+  auto [status, edf] = get("/api/studies/job1/edf");
+  ASSERT_EQ(status, 200) << edf;
+  // Maximized: the fraction of trials at or above each value.
+  EXPECT_EQ(edf["points"],
+            Json::parse("[[0.5, 1.0], [0.7, 0.6666666666666666], "
+                        "[0.9, 0.3333333333333333]]"));
+  EXPECT_EQ(edf["total"], 3);
+  EXPECT_EQ(edf["downsampled"], false);
+  auto [rank_status, rank] = get("/api/studies/job1/rank?max_points=2");
+  ASSERT_EQ(rank_status, 200) << rank;
+  std::map<int64_t, int64_t> ranks;
+  for (const Json& t : rank["trials"]) ranks[t["trial"]] = t["rank"];
+  // Thinned to 2 points, ranked among all 3.
+  EXPECT_EQ(rank["trials"].size(), 2u);
+  for (const auto& [trial, r] : ranks) {
+    EXPECT_EQ(r, trial == 2 ? 1 : trial == 3 ? 2 : 3) << trial;
+  }
+  auto [compare_status, compare] = get("/api/compare?studies=job1");
+  ASSERT_EQ(compare_status, 200) << compare;
+  EXPECT_EQ(compare["studies"][0]["edf"], edf);
+  EXPECT_EQ(compare["studies"][0]["history"]["total"], 3);
+  auto [missing, missing_body] = get("/api/compare?studies=job1,nope");
+  EXPECT_EQ(missing, 404);
+  EXPECT_THAT(missing_body["error"].get<std::string>(), HasSubstr("nope"));
+  auto [many, many_body] = get("/api/compare?studies=a,b,c,d,e,f,g,h,i");
+  EXPECT_EQ(many, 400);
+  EXPECT_EQ(many_body["error"],
+            "studies \"a,b,c,d,e,f,g,h,i\": at most 8 studies, got 9");
+  auto [bad, bad_body] = get("/api/studies/job1/edf?max_points=0");
+  EXPECT_EQ(bad, 400);
+  EXPECT_THAT(bad_body["error"].get<std::string>(),
+              HasSubstr("max_points \"0\""));
+  auto [detail_status, detail] = get("/api/studies/job1");
+  ASSERT_EQ(detail_status, 200);
+  EXPECT_EQ(detail["progress"]["SUCCEEDED"], 3);
+  EXPECT_EQ(detail["progress"]["finished"], 3);
+  EXPECT_EQ(detail["progress"]["FAILED"], 0);
 }
 
 }  // namespace

@@ -20,6 +20,9 @@
       return {page: 'notfound', path};
     }
     if (parts.length === 0) return {page: 'studies'};
+    if (parts[0] === 'compare' && parts.length === 1) {
+      return {page: 'compare', studies: (query.get('studies') || '').split(',').filter(Boolean)};
+    }
     if (parts[0] === 'study' && parts.length === 2) {
       // hide: the trials table's hidden columns, kept in the URL.
       return {page: 'study', study: parts[1], tab: query.get('tab') || 'trials',
@@ -86,6 +89,7 @@
 
   // ---- the studies list
   const STUDY_COLUMNS = [
+    {key: 'pick', label: '', sortable: false},
     {key: 'name', label: 'Study'},
     {key: 'job', label: 'Job'},
     {key: 'job_state', label: 'Job state'},
@@ -118,6 +122,8 @@
       this.studies = null;
       this.sort = {key: 'created', dir: -1};
       this.filter = '';
+      this.picked = new Set();  // studies ticked for comparison
+      this.compareBtn = el('a', {class: 'btn btn-small', id: 'compare-studies', data: {testid: 'compare-studies'}});
       this.refresher = new U.Coalescer(() => this.load(false), 500);
       App.setCrumbs([{text: 'Studies'}]);
       this.filterInput = el('input', {type: 'search', id: 'studies-filter', class: 'input',
@@ -130,12 +136,14 @@
       this.status = el('div', {class: 'panel-status', id: 'studies-status', text: 'Loading studies…'});
       this.el = el('div', {class: 'page page-studies'},
           el('div', {class: 'page-head'},
-              el('h1', {text: 'Studies'}), this.count, el('span', {class: 'spacer'}), this.filterInput),
+              el('h1', {text: 'Studies'}), this.count, el('span', {class: 'spacer'}),
+              window.hptune.views.progressLegend(null, 'studies-progress-legend'), this.compareBtn, this.filterInput),
           el('div', {class: 'card table-card'},
               el('div', {class: 'table-wrap'},
                   el('table', {class: 'table', id: 'studies-table', data: {testid: 'studies-table'}}, this.head, this.body)),
               this.status));
       this.renderHead();
+      this.renderCompare();
       this.unsubscribe = A.onChange(() => this.refresher.trigger());
       this.load(true);
     }
@@ -186,25 +194,44 @@
       this.count.textContent = f ? `${list.length} of ${this.studies.length}` : `${this.studies.length}`;
       const rows = list.map((s) => this.row(s));
       U.replace(this.body, rows);
+      this.renderCompare();
       this.status.hidden = list.length > 0;
       this.status.textContent = this.studies.length ? 'No study matches the filter.' :
           'No studies yet. Submit a job with `hptune jobs submit JOB --config job.yaml`.';
       P.setDebug('studies', {rows: list.length, total: this.studies.length, names: list.map((s) => s.name)});
     }
+    // Compare: the ticked studies, 2 to views.MAX_COMPARED of them.
+    renderCompare() {
+      const n = this.picked.size;
+      this.compareBtn.textContent = `Compare (${n})`;
+      this.compareBtn.title = n < 2 ? 'tick two or more studies to compare them' : 'their history and EDF in one plot';
+      this.compareBtn.classList.toggle('disabled', n < 2);
+      if (n < 2) this.compareBtn.removeAttribute('href');
+      else this.compareBtn.href = window.hptune.views.compareHref(Array.from(this.picked));
+      for (const box of this.body.querySelectorAll('input[data-testid=compare-pick]')) {
+        box.disabled = !box.checked && n >= window.hptune.views.MAX_COMPARED;
+      }
+    }
+    pickBox(name) {
+      const box = el('input', {type: 'checkbox', value: name, checked: this.picked.has(name), 'aria-label': 'compare ' + name,
+                               data: {testid: 'compare-pick'},
+                               on: {change: () => {
+                                 if (box.checked) this.picked.add(name); else this.picked.delete(name);
+                                 this.renderCompare();
+                               }}});
+      return box;
+    }
     row(s) {
       const counts = s.counts || {};
-      const done = U.finishedCount(counts);
-      const pct = s.max_trials ? Math.min(100, 100 * done / s.max_trials) : 0;
       const labels = Object.entries((s.job && s.job.labels) || {});
       const active = (counts.ACTIVE || 0) + (counts.STOPPING || 0);
       return el('tr', {data: {study: s.name, testid: 'study-row'}},
+          el('td', null, this.pickBox(s.name)),
           el('td', null, el('a', {href: App.studyHref(s.name), class: 'strong', text: s.name, data: {testid: 'study-link'}})),
           el('td', {class: 'mono'}, s.job ? s.job.id : el('span', {class: 'muted', text: 'no job'})),
           el('td', null, s.job ? U.badge(s.job.state, s.job.error || null) : ''),
           el('td', null, U.badge(s.state)),
-          el('td', null, el('div', {class: 'progress-cell', title: `${done} of ${s.max_trials} trials finished`},
-              el('div', {class: 'progress'}, el('div', {class: 'progress-bar', style: {width: pct + '%'}})),
-              el('span', {class: 'progress-text', text: `${done}/${s.max_trials}`}))),
+          el('td', null, window.hptune.views.progressBar(s)),
           el('td', {class: 'right'}, active ? el('span', {class: 'active-count', text: String(active)}) :
                                              el('span', {class: 'muted', text: '0'})),
           el('td', {class: 'right'}, s.best ? [U.num(s.best.value, 'strong'),
@@ -246,6 +273,7 @@
       if (r.page === 'studies') current = new StudiesPage();
       else if (r.page === 'study') current = new window.hptune.StudyPage(r);
       else if (r.page === 'trial') current = new window.hptune.TrialPage(r);
+      else if (r.page === 'compare') current = new window.hptune.ComparePage(r);
       else current = new NotFoundPage(r);
     } catch (e) {
       A.report(e);

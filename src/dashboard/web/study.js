@@ -11,14 +11,14 @@
   const app = () => window.hptune.app;
 
   const TABS = [
-    ['trials', 'Trials'], ['history', 'History'], ['pareto', 'Pareto front'], ['parcoords', 'Parallel coordinates'], ['slice', 'Slice'],
+    ['trials', 'Trials'], ['history', 'History'], ['edf', 'EDF'], ['rank', 'Rank'], ['pareto', 'Pareto front'], ['parcoords', 'Parallel coordinates'], ['slice', 'Slice'],
     ['contour', 'Contour'], ['curves', 'Learning curves'], ['importance', 'Importance'],
     ['timeline', 'Timeline'], ['config', 'Config'],
   ];
   const TRIAL_STATES = ['REQUESTED', 'ACTIVE', 'STOPPING', 'SUCCEEDED', 'INFEASIBLE', 'FAILED', 'CANCELLED'];
   // Which fetched documents each tab shows.
   const TAB_DATA = {
-    trials: ['trials'], history: ['history'], pareto: ['pareto'], parcoords: ['points'], slice: ['points'],
+    trials: ['trials'], history: ['history'], edf: ['edf'], rank: ['rank'], pareto: ['pareto'], parcoords: ['points'], slice: ['points'],
     contour: ['points', 'importance'], curves: ['curves'], importance: ['importance'],
     timeline: ['timeline'], config: [],
   };
@@ -124,7 +124,6 @@
       if (signature === this.headerSignature) return;
       this.headerSignature = signature;
       const counts = d.counts || {};
-      const done = U.finishedCount(counts);
       const job = d.job;
       const cancellable = job && !U.TERMINAL_JOB_STATES.has(job.state) && job.state !== 'CANCELLING' &&
           !(this.session && this.session.read_only);
@@ -133,7 +132,6 @@
         if (counts[s]) countChips.push(el('span', {class: 'count-chip state-' + s, data: {state: s}, title: `${counts[s]} ${s}`},
             el('span', {class: 'count-n', text: String(counts[s])}), ' ' + s.toLowerCase()));
       }
-      const pct = d.max_trials ? Math.min(100, 100 * done / d.max_trials) : 0;
       const cancelBtn = cancellable ? this.cancelBtn : null;
       const objectives = this.objectives();
       const several = objectives.length > 1;
@@ -152,10 +150,8 @@
                       : fact('Best', d.best ? [U.num(d.best.value, 'strong big'), ' ',
                                      el('a', {href: app().trialHref(d.name, d.best.trial), id: 'best-trial-link',
                                               text: `trial ${d.best.trial}`})] : el('span', {class: 'muted', text: 'none yet'})),
-              fact('Progress', el('div', {class: 'progress-cell', id: 'study-progress',
-                                          title: `${done} of ${d.max_trials} trials finished`},
-                  el('div', {class: 'progress'}, el('div', {class: 'progress-bar', style: {width: pct + '%'}})),
-                  el('span', {class: 'progress-text', text: `${done}/${d.max_trials}`}))),
+              fact('Progress', window.hptune.views.progressBar(d, 'study-progress'),
+                   window.hptune.views.progressLegend(d.progress, 'study-progress-legend')),
               fact('Trials', countChips.length ? countChips : el('span', {class: 'muted', text: 'none yet'})),
               fact('Job', job ? [el('span', {class: 'mono', text: job.id}), ' ', el('span', {id: 'job-state'}, U.badge(job.state, job.error || null))]
                              : el('span', {class: 'muted', text: 'none (ask/tell study)'})),
@@ -254,7 +250,7 @@
     async fetchDoc(name, quiet, onProgress) {
       const q = {
         trials: () => this.trialsQuery(true),
-        history: () => ({}), pareto: () => ({}), points: () => ({}), curves: () => this.curvesQuery(), importance: () => ({}), timeline: () => ({}),
+        history: () => ({}), edf: () => ({}), rank: () => ({}), pareto: () => ({}), points: () => ({}), curves: () => this.curvesQuery(), importance: () => ({}), timeline: () => ({}),
       }[name]();
       const doc = await A.get(this.base + '/' + name, q, {label: name, quiet, onProgress});
       this.data[name] = doc;
