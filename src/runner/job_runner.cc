@@ -92,6 +92,13 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   if (internal::RunsAsAnotherUser(record.owner)) {
     ::chmod(job_dir.c_str(), 0711);
   }
+  // Declared before `run`: the launcher releases what it held for the job
+  // after `run` has terminated every trial of it, whichever way Run returns.
+  struct EndJobOnReturn {
+    launch::Launcher& launcher;
+    const std::string& job_id;
+    ~EndJobOnReturn() { launcher.EndJob(job_id); }
+  } end_job{launcher_, job.job_id};
   // The job stays PREPARING until a trial's replicas run, as AI Platform's
   // stays until its workers are up: what maxWaitTime limits. `record`'s
   // create and start times, all JobRun reads of it, are as first read.
