@@ -25,6 +25,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kChildWaitStep{5};
+// How long an srun whose task has written its exit may take to end before
+// its step is signalled like a running one.
+constexpr std::chrono::milliseconds kSrunEndWait{2000};
 
 std::vector<std::string> FileLines(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -260,6 +263,19 @@ bool StepTrialRun::AnyChild() const {
   return false;
 }
 
+bool StepTrialRun::TasksEnded() const {
+  std::error_code ec;
+  for (int k = 0; k < static_cast<int>(replicas_.size()); ++k) {
+    const Replica& replica = replicas_[k];
+    if (replica.running && replica.pid >= 0 &&
+        !std::filesystem::exists(
+            dir_ / absl::StrCat("r", k, ".exit.", replica.run), ec)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool StepTrialRun::WaitForChildren(Clock::time_point until) {
   while (true) {
     for (Replica& replica : replicas_) {
@@ -300,8 +316,10 @@ void StepTrialRun::Terminate(std::chrono::milliseconds grace) {
   if (terminated_) return;
   terminated_ = true;
   bool broken = allocation_ended_;
-  // Replicas that ended on their own need no signal.
-  if (!WaitForChildren(Clock::now())) {
+  // Replicas that ended on their own need no signal: their sruns only
+  // have the step's end to report.
+  if (!WaitForChildren(Clock::now()) &&
+      !(TasksEnded() && WaitForChildren(Clock::now() + kSrunEndWait))) {
     // The allocation runs this trial's steps only: every step's tasks get
     // SIGTERM (the holder's batch step does not).
     (void)RunSlurm(

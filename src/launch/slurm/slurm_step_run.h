@@ -79,6 +79,8 @@ class StepTrialRun : public TrialRun {
   // unless `force`; a failing squeue leaves it as it was.
   void RefreshAllocationState(bool force);
   bool AnyChild() const;
+  // Whether every replica whose srun runs has written its exit file.
+  bool TasksEnded() const;
   // Waits up to `until` for the running sruns to end; true when they did.
   bool WaitForChildren(std::chrono::steady_clock::time_point until);
   // Whether the allocation has no step but its batch step left, waiting up
