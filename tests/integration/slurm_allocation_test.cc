@@ -121,7 +121,11 @@ class SlurmAllocationTest : public testing_slurm::ClusterTest {
 TEST_F(SlurmAllocationTest, TwoTrialsRunInTheSameAllocation) {
   WriteJob(dir_ + "/job.yaml", 2, 1);
   const testing_slurm::DumpTrainerEnvironment dump(dumps_, "0", "0.5");
+  // The master's exit ends the trial: it waits for the worker's dump, which
+  // a loaded machine may start later than the master ends.
+  setenv("DUMP_AWAIT_MASTER", "worker-0:1", 1);
   auto run = RunProcess(Run("reused"));
+  unsetenv("DUMP_AWAIT_MASTER");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string first = SlurmJobOf(Dump(1, "master-0"));
   ASSERT_FALSE(first.empty()) << ReadFile(Dump(1, "master-0"));

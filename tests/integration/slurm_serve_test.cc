@@ -168,6 +168,34 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   EXPECT_GE(MicrosOf(trial.start_time()), released);
 }
 
+// A draining server (SIGTERM) ends the allocations its jobs' lanes held,
+// not only their trials' steps.
+TEST_F(SlurmServeTest, AfterSigtermNoAllocationIsLeft) {
+  const std::string dumps = testing::MakeTempDir();
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "forever",
+                                                            "0.5");
+  ServeProcess server(testing::MakeTempDir(), {"--backend", "slurm"});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string config = dir_ + "/job.yaml";
+  testing_slurm::WriteReattachJob(
+      config, testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
+  auto submit =
+      RunProcess({testing::HptuneBinary(), "jobs", "submit", "drained_lanes",
+                  "--config", config, "--server", server.address()});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return fs::exists(dumps + "/master-0.json"); },
+                         std::chrono::seconds(60)))
+      << server.Output();
+  ASSERT_THAT(
+      testing_slurm::QueuedJobs("hptune.drained_lanes.allocation", "%A"),
+      ::testing::SizeIs(1));
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.drained_lanes.allocation"),
+              ::testing::IsEmpty());
+}
+
 // The re-attach job, submitted to a Slurm server, with its master running
 // inside its Slurm job when this returns.
 class SlurmServeResumeTest : public SlurmServeTest {
