@@ -359,6 +359,30 @@ TEST(SlurmRunCliErrorsTest, SlurmFlagsNeedTheSlurmBackend) {
                                  "\"kubernetes\""));
 }
 
+TEST(SlurmRunCliErrorsTest, TheAllocationModeIsCheckedBeforeAnythingRuns) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = kSource + "/examples/stdlib_trainer/config.yaml";
+  auto bad =
+      RunProcess({kHptune, "run", config, "--backend", "slurm",
+                  "--slurm-allocation", "per-job", "--db", dir + "/h.db"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("--slurm-allocation: expected per-lane or "
+                                 "per-trial, got \"per-job\""));
+  auto local = RunProcess({kHptune, "run", config, "--slurm-allocation",
+                           "per-trial", "--db", dir + "/h.db"});
+  EXPECT_EQ(local.exit_code, 2) << local.err;
+  EXPECT_THAT(local.err, HasSubstr("--slurm-* flags need --backend slurm"));
+  // A setting of the runner (or the server), not of a job.
+  auto submit =
+      RunProcess({kHptune, "jobs", "submit", "j", "--config", config,
+                  "--slurm-allocation=per-trial", "--server", "127.0.0.1:9"});
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_THAT(submit.err,
+              HasSubstr("--slurm-allocation: a setting of the Slurm server "
+                        "(hptune serve --slurm-allocation), not of a job"));
+  EXPECT_FALSE(fs::exists(dir + "/h.db"));
+}
+
 TEST(SlurmRunCliErrorsTest, TheConfigsBackendBlockIsChecked) {
   const std::string dir = testing::MakeTempDir();
   const std::string config = dir + "/c.yaml";
