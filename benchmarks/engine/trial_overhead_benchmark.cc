@@ -8,11 +8,14 @@
 // processes through the launcher alone. The difference of the two per-trial
 // times is the engine's overhead. BM_LaunchOnlyContainer is BM_LaunchOnly
 // with each replica in an OCI container (podman, the tests' image).
-// BM_JobTrialsSlurm is BM_JobTrials with the Slurm launcher (5 trials a job):
-// one batch job per trial on the test cluster of scripts/start-slurm
-// (SLURM_CONF, else that cluster's config); it reports an error and skips when
-// no cluster answers. BM_TrialGap measures how soon the next trial starts after
-// a master exits. `make bench` runs it; figures are in benchmarks/RESULTS.md.
+// BM_JobTrialsSlurm/N is BM_JobTrials with the Slurm launcher (N trials a
+// job: a job's allocation and its release are shared by N trials) on the
+// test cluster of scripts/start-slurm (SLURM_CONF, else that
+// cluster's config): the trials as srun steps of one reused allocation;
+// BM_JobTrialsSlurmPerTrial the same with a batch job per trial. Both report
+// an error and skip when no cluster answers. BM_TrialGap measures how soon
+// the next trial starts after a master exits. `make bench` runs it; figures
+// are in benchmarks/RESULTS.md.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -64,7 +67,9 @@ std::filesystem::path TempDir() {
 
 JobSpec TrueJob(const std::string& id) {
   JobSpec job = *ParseJobConfig(kConfig, ConfigFormat::kYaml, id).job;
-  job.command = {"true"};
+  // A trial whose master reports no objective fails: each replica prints
+  // it and exits (the hyperparameter flags go to sh as $0 and on).
+  job.command = {"sh", "-c", "echo loss=0.5"};
   return job;
 }
 
@@ -103,12 +108,16 @@ void BM_JobTrials(benchmark::State& state) {
 }
 BENCHMARK(BM_JobTrials)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_JobTrialsSlurm(benchmark::State& state) {
+// A job of state.range(0) trials an iteration through the Slurm launcher in
+// `allocation` mode; an error and a skip when no cluster answers.
+void JobTrialsSlurm(benchmark::State& state,
+                    launch::SlurmAllocation allocation) {
   if (std::getenv("SLURM_CONF") == nullptr &&
       std::filesystem::exists("/tmp/hptune-slurm/etc/slurm.conf")) {
     setenv("SLURM_CONF", "/tmp/hptune-slurm/etc/slurm.conf", 1);
   }
-  auto launcher = launch::SlurmLauncher::Create(launch::SlurmOptions{});
+  auto launcher = launch::SlurmLauncher::Create(
+      launch::SlurmOptions{.allocation = allocation});
   if (!launcher.ok()) {
     state.SkipWithError(
         absl::StrCat("no Slurm cluster: ", launcher.status().message())
@@ -117,11 +126,34 @@ void BM_JobTrialsSlurm(benchmark::State& state) {
     }
     return;
   }
-  RunJobs(state, **launcher, absl::StrCat("slurm_job_", ::getpid(), "_"), 5);
+  RunJobs(
+      state, **launcher,
+      absl::StrCat(
+          "slurm_",
+          allocation == launch::SlurmAllocation::kPerLane ? "lane" : "trial",
+          "_", ::getpid(), "_"),
+      static_cast<int>(state.range(0)));
+}
+
+// Each job's trials reuse one allocation (the default).
+void BM_JobTrialsSlurm(benchmark::State& state) {
+  JobTrialsSlurm(state, launch::SlurmAllocation::kPerLane);
 }
 BENCHMARK(BM_JobTrialsSlurm)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
+    ->Arg(5)
+    ->Arg(20)
+    ->Iterations(2);
+
+// A batch job per trial.
+void BM_JobTrialsSlurmPerTrial(benchmark::State& state) {
+  JobTrialsSlurm(state, launch::SlurmAllocation::kPerTrial);
+}
+BENCHMARK(BM_JobTrialsSlurmPerTrial)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(5)
     ->Iterations(2);
 
 // Starts and reaps the replicas of `job`, trial after trial, through the

@@ -64,10 +64,19 @@ RepeatedSlurmFlags TakeRepeatedSlurmFlags(std::vector<std::string>& args) {
 absl::Status ApplyBackendFlags(const ParsedArgs& args,
                                RepeatedSlurmFlags repeated,
                                BackendConfig& backend, BackendFlagsFor use) {
-  if (use == BackendFlagsFor::kSubmit && !repeated.gpu_types.empty()) {
-    return absl::InvalidArgumentError(
-        "--slurm-gpu-type: a setting of the Slurm server (hptune serve "
-        "--slurm-gpu-type), not of a job");
+  for (const auto& [flag, given] :
+       {std::pair{"slurm-gpu-type", !repeated.gpu_types.empty()},
+        std::pair{"slurm-allocation", args.Has("slurm-allocation")}}) {
+    if (use == BackendFlagsFor::kSubmit && given) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag,
+                       ": a setting of the Slurm server (hptune "
+                       "serve --",
+                       flag, "), not of a job"));
+    }
+  }
+  if (auto allocation = args.Get("slurm-allocation")) {
+    HPTUNE_RETURN_IF_ERROR(launch::ParseSlurmAllocation(*allocation).status());
   }
   if (auto b = args.Get("backend")) {
     if (*b != "local" && *b != "slurm") {
@@ -82,10 +91,10 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
       .account = args.Get("slurm-account").value_or(""),
       .time = args.Get("slurm-time").value_or(""),
       .options = std::move(repeated.options)};
-  const bool slurm_flags = args.Has("slurm-partition") ||
-                           args.Has("slurm-account") ||
-                           args.Has("slurm-time") || !flags.options.empty() ||
-                           !repeated.gpu_types.empty();
+  const bool slurm_flags =
+      args.Has("slurm-partition") || args.Has("slurm-account") ||
+      args.Has("slurm-time") || args.Has("slurm-allocation") ||
+      !flags.options.empty() || !repeated.gpu_types.empty();
   const bool local = backend.backend != "slurm" &&
                      (use != BackendFlagsFor::kSubmit || backend.backend_named);
   if (slurm_flags && local) {
@@ -122,8 +131,14 @@ absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
     return absl::InvalidArgumentError(
         "--gpus is for the local backend; Slurm allocates the GPUs");
   }
-  return launch::SlurmLauncher::Create(launch::SlurmOptions{
-      .sbatch = backend.slurm, .gpu_types = backend.slurm_gpu_types});
+  launch::SlurmAllocation allocation = launch::SlurmAllocation::kPerLane;
+  if (auto value = args.Get("slurm-allocation")) {
+    HPTUNE_ASSIGN_OR_RETURN(allocation, launch::ParseSlurmAllocation(*value));
+  }
+  return launch::SlurmLauncher::Create(
+      launch::SlurmOptions{.sbatch = backend.slurm,
+                           .gpu_types = backend.slurm_gpu_types,
+                           .allocation = allocation});
 }
 
 }  // namespace hptune::cli

@@ -1,6 +1,7 @@
 // The backend flags that `hptune run`, `hptune serve` and `hptune jobs
 // submit` share: --backend local|slurm, --slurm-partition, --slurm-account,
-// --slurm-time and the repeatable --slurm-option, over a config's backend
+// --slurm-time, --slurm-allocation (run, serve) and the repeatable
+// --slurm-option, over a config's backend
 // block (run, submit) or the defaults (serve). Used only by src/cli. Pure
 // functions.
 #ifndef HPTUNE_SRC_CLI_BACKEND_FLAGS_H_
@@ -20,7 +21,8 @@ namespace hptune::cli {
 
 // The value flags ApplyBackendFlags reads, for ParseArgs.
 inline constexpr const char* kBackendValueFlags[] = {
-    "backend", "slurm-partition", "slurm-account", "slurm-time"};
+    "backend", "slurm-partition", "slurm-account", "slurm-time",
+    "slurm-allocation"};
 
 // The flags that may be given many times, which ParseArgs (one value per
 // flag) does not keep.
@@ -45,14 +47,16 @@ enum class BackendFlagsFor {
 // last of a repeated option), --backend sets backend_named. InvalidArgument
 // naming the flag for a --backend other than local or slurm, for a
 // malformed Slurm flag (a --slurm-gpu-type of an unknown GPU type, or given
-// twice), for --slurm-gpu-type on a job (kSubmit), and for Slurm flags with
-// the local backend (kSubmit: when the job names it).
+// twice, a --slurm-allocation other than per-lane or per-trial), for
+// --slurm-gpu-type or --slurm-allocation on a job (kSubmit), and for Slurm
+// flags with the local backend (kSubmit: when the job names it).
 [[nodiscard]] absl::Status ApplyBackendFlags(const ParsedArgs& args,
                                              RepeatedSlurmFlags repeated,
                                              BackendConfig& backend,
                                              BackendFlagsFor use);
 
-// The launcher of a slurm `backend`. InvalidArgument when `args` also
+// The launcher of a slurm `backend`, with --slurm-allocation's mode
+// (per-lane when not given). InvalidArgument when `args` also
 // gives --gpus (Slurm allocates the GPUs); SlurmLauncher::Create's errors
 // (Slurm unusable) otherwise.
 absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(

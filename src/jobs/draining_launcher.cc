@@ -96,7 +96,19 @@ void DrainingLauncher::BlockIfDraining() {
 }
 
 absl::Status DrainingLauncher::BeginJob(const JobSpec& job) {
+  {
+    MutexLock lock(&mutex_);
+    jobs_.insert(job.job_id);
+  }
   return inner_.BeginJob(job);
+}
+
+void DrainingLauncher::EndJob(const std::string& job_id) {
+  {
+    MutexLock lock(&mutex_);
+    jobs_.erase(job_id);
+  }
+  inner_.EndJob(job_id);
 }
 
 absl::StatusOr<std::unique_ptr<launch::TrialRun>> DrainingLauncher::Start(
@@ -150,6 +162,12 @@ void DrainingLauncher::Drain(std::chrono::milliseconds grace) {
     MutexLock lock(&mutex_);
     if (runs_.contains(run)) run->Drain(grace);
   }
+  std::set<std::string> jobs;
+  {
+    MutexLock lock(&mutex_);
+    jobs.swap(jobs_);
+  }
+  for (const std::string& job_id : jobs) inner_.EndJob(job_id);
 }
 
 }  // namespace hptune::jobs

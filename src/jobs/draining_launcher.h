@@ -20,6 +20,7 @@
 #include <chrono>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -37,6 +38,7 @@ class DrainingLauncher : public launch::Launcher {
   absl::StatusOr<std::unique_ptr<launch::Placement>> Reserve(
       const std::vector<launch::ReplicaRequest>& requests) override;
   [[nodiscard]] absl::Status BeginJob(const JobSpec& job) override;
+  void EndJob(const std::string& job_id) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Start(
       const launch::TrialLaunch& launch) override;
   absl::StatusOr<std::unique_ptr<launch::TrialRun>> Reattach(
@@ -46,7 +48,8 @@ class DrainingLauncher : public launch::Launcher {
     inner_.StopLeftovers(job_runs_dir, grace);
   }
 
-  // Terminates every run (SIGTERM, `grace`, SIGKILL) and freezes the
+  // Terminates every run (SIGTERM, `grace`, SIGKILL), ends every job begun
+  // and not ended (EndJob: a Slurm job's allocations go), and freezes the
   // launcher as described above. Returns when no replica is left.
   void Drain(std::chrono::milliseconds grace);
 
@@ -65,6 +68,7 @@ class DrainingLauncher : public launch::Launcher {
   CondVar never_;
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
   std::set<Run*> runs_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> jobs_ ABSL_GUARDED_BY(mutex_);  // Begun, not ended.
 };
 
 }  // namespace hptune::jobs

@@ -92,6 +92,14 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   if (internal::RunsAsAnotherUser(record.owner)) {
     ::chmod(job_dir.c_str(), 0711);
   }
+  // Declared before `run`: the launcher releases what it held for the job
+  // after `run` has terminated every trial of it, whichever way Run returns
+  // (again, harmlessly, after an outcome).
+  struct EndJobOnReturn {
+    launch::Launcher& launcher;
+    const std::string& job_id;
+    ~EndJobOnReturn() { launcher.EndJob(job_id); }
+  } end_job{launcher_, job.job_id};
   // The job stays PREPARING until a trial's replicas run, as AI Platform's
   // stays until its workers are up: what maxWaitTime limits. `record`'s
   // create and start times, all JobRun reads of it, are as first read.
@@ -112,6 +120,9 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
         // left.
         HPTUNE_RETURN_IF_ERROR(set_state(JobState::kRunning, "").status());
       }
+      // Released before the job is seen ended, so a client waiting for its
+      // end finds nothing of it left on the backend.
+      launcher_.EndJob(job.job_id);
       return set_state(outcome->state, outcome->message);
     }
     if (run.busy()) {

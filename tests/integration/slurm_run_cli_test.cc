@@ -119,10 +119,13 @@ TEST_F(SlurmRunCliTest, StdlibExampleOnSlurmPrintsTheSameTableAsLocal) {
   // nodes' addresses: the parameter server checkpointed after synchronous
   // SGD with the master and both workers.
   EXPECT_TRUE(fs::exists(dir_ + "/job_slurm/1/checkpoint.json"));
-  EXPECT_TRUE(fs::exists(dir_ + "/runs/stdlib_slurm/1/slurm/1/batch.out"));
+  // Each trial ran in an allocation the job's lanes reused (the default),
+  // released when the job ended.
+  EXPECT_TRUE(fs::exists(dir_ + "/runs/stdlib_slurm/1/slurm/1/allocation"));
   EXPECT_EQ(ReadFile(dir_ + "/runs/stdlib_slurm/1/slurm/1/hosts"),
             "127.0.0.1\n127.0.0.1\n127.0.0.2\n127.0.0.2\n");
-  EXPECT_THAT(QueuedJobs("hptune.stdlib_slurm.1"), ::testing::SizeIs(0));
+  EXPECT_THAT(QueuedJobs("hptune.stdlib_slurm.allocation"),
+              ::testing::SizeIs(0));
 }
 
 // Spawns the binary without waiting; its output goes to `log`.
@@ -141,6 +144,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
   return rc == 0 ? pid : -1;
 }
 
+// A batch job per trial (--slurm-allocation=per-trial) outlives its runner.
 TEST_F(SlurmRunCliTest, ARunnerKilledMidJobReattachesInsteadOfRelaunching) {
   const std::string config = dir_ + "/job.yaml";
   testing_slurm::WriteReattachJob(
@@ -148,9 +152,17 @@ TEST_F(SlurmRunCliTest, ARunnerKilledMidJobReattachesInsteadOfRelaunching) {
   const std::string dumps = dir_ + "/dumps";
   fs::create_directories(dumps);
   const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "4", "0.75");
-  const std::vector<std::string> argv = {
-      kHptune, "run",          config,       "--job-id",     "resumed",
-      "--db",  dir_ + "/h.db", "--runs-dir", dir_ + "/runs", "--quiet"};
+  const std::vector<std::string> argv = {kHptune,
+                                         "run",
+                                         config,
+                                         "--job-id",
+                                         "resumed",
+                                         "--db",
+                                         dir_ + "/h.db",
+                                         "--runs-dir",
+                                         dir_ + "/runs",
+                                         "--quiet",
+                                         "--slurm-allocation=per-trial"};
   pid_t first = Spawn(argv, dir_ + "/first.log");
   ASSERT_GT(first, 0);
   // Once the master runs inside its Slurm job, the runner dies hard.
@@ -214,7 +226,9 @@ TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
   }
   ASSERT_THAT(ReadFile(log), HasSubstr(waiting));
   std::string error;
-  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.progress_held.1", &error))
+  // The trial's allocation is what waits.
+  ASSERT_TRUE(
+      testing_slurm::StartHeldJobs("hptune.progress_held.allocation", &error))
       << error;
   EXPECT_EQ(testing::WaitForExit(run, kDeadline), 0) << ReadFile(log);
   const std::string out = ReadFile(log);
@@ -226,7 +240,7 @@ TEST_F(SlurmRunCliTest, TheProgressLineCountsTrialsWaitingInTheQueue) {
 }
 
 // A job none of whose trials leaves the cluster's queue is cancelled at its
-// maxWaitTime, and its Slurm job with it.
+// maxWaitTime, and its pending allocation with it.
 TEST_F(SlurmRunCliTest, AJobStillQueuedAtItsMaxWaitTimeIsCancelled) {
   const std::string config = dir_ + "/job.yaml";
   testing_slurm::WriteReattachJob(
@@ -242,7 +256,7 @@ TEST_F(SlurmRunCliTest, AJobStillQueuedAtItsMaxWaitTimeIsCancelled) {
               HasSubstr("job never_ran CANCELLED: maxWaitTime (3s) reached: no "
                         "trial has started running since the job was "
                         "submitted at "));
-  EXPECT_THAT(QueuedJobs("hptune.never_ran.1"), ::testing::IsEmpty());
+  EXPECT_THAT(QueuedJobs("hptune.never_ran.allocation"), ::testing::IsEmpty());
   // The pending job is cancelled outright, not signalled (which scancel
   // retries for about 95 s).
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
@@ -343,6 +357,30 @@ TEST(SlurmRunCliErrorsTest, SlurmFlagsNeedTheSlurmBackend) {
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_THAT(bad.err, HasSubstr("--backend: expected local or slurm, got "
                                  "\"kubernetes\""));
+}
+
+TEST(SlurmRunCliErrorsTest, TheAllocationModeIsCheckedBeforeAnythingRuns) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string config = kSource + "/examples/stdlib_trainer/config.yaml";
+  auto bad =
+      RunProcess({kHptune, "run", config, "--backend", "slurm",
+                  "--slurm-allocation", "per-job", "--db", dir + "/h.db"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("--slurm-allocation: expected per-lane or "
+                                 "per-trial, got \"per-job\""));
+  auto local = RunProcess({kHptune, "run", config, "--slurm-allocation",
+                           "per-trial", "--db", dir + "/h.db"});
+  EXPECT_EQ(local.exit_code, 2) << local.err;
+  EXPECT_THAT(local.err, HasSubstr("--slurm-* flags need --backend slurm"));
+  // A setting of the runner (or the server), not of a job.
+  auto submit =
+      RunProcess({kHptune, "jobs", "submit", "j", "--config", config,
+                  "--slurm-allocation=per-trial", "--server", "127.0.0.1:9"});
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_THAT(submit.err,
+              HasSubstr("--slurm-allocation: a setting of the Slurm server "
+                        "(hptune serve --slurm-allocation), not of a job"));
+  EXPECT_FALSE(fs::exists(dir + "/h.db"));
 }
 
 TEST(SlurmRunCliErrorsTest, TheConfigsBackendBlockIsChecked) {

@@ -60,18 +60,19 @@ TEST_F(SlurmServeTest, ASubmittedJobRunsAsSlurmJobsOnBothNodes) {
   ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
   EXPECT_THAT(submit.err, HasSubstr("job stdlib SUCCEEDED"));
   for (const std::string trial : {"1", "2"}) {
-    // Each trial was a Slurm job whose replicas ran on both nodes and
+    // Each trial ran as srun steps whose replicas ran on both nodes and
     // talked over the nodes' addresses: the parameter server checkpointed
     // after synchronous SGD with the master and both workers.
     const std::string slurm_dir =
         server.runs_dir() + "/stdlib/" + trial + "/slurm/1";
-    EXPECT_TRUE(fs::exists(slurm_dir + "/batch.out")) << slurm_dir;
+    EXPECT_TRUE(fs::exists(slurm_dir + "/allocation")) << slurm_dir;
     EXPECT_EQ(testing::ReadFileOrEmpty(slurm_dir + "/hosts"),
               "127.0.0.1\n127.0.0.1\n127.0.0.2\n127.0.0.2\n");
     EXPECT_TRUE(fs::exists(dir_ + "/job/" + trial + "/checkpoint.json"));
-    EXPECT_THAT(testing_slurm::QueuedJobs("hptune.stdlib." + trial, "%A"),
-                ::testing::SizeIs(0));
   }
+  // The allocations the trials ran in went with the job.
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.stdlib.allocation", "%A"),
+              ::testing::SizeIs(0));
 
   // A job that asks for local processes is refused, not run on Slurm.
   v1::SubmitJobRequest request;
@@ -138,7 +139,7 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   // until its workers are up.
   EXPECT_THAT(describe("json"), HasSubstr("\"state\": \"PREPARING\""));
   // Held by Slurm: nothing of the trial has run.
-  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.served_held.1", "%T"),
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.served_held.allocation", "%T"),
               ::testing::ElementsAre("PENDING"));
   EXPECT_FALSE(fs::exists(dumps + "/master-0.json"));
   // Nor has it started: a queued trial has no start time yet.
@@ -148,7 +149,8 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count();
-  ASSERT_TRUE(testing_slurm::StartHeldJobs("hptune.served_held.1", &error))
+  ASSERT_TRUE(
+      testing_slurm::StartHeldJobs("hptune.served_held.allocation", &error))
       << error;
   EXPECT_EQ(testing::WaitForExit(submit, std::chrono::seconds(60)), 0)
       << testing::ReadFileOrEmpty(dir_ + "/submit.err") << server.Output();
@@ -164,6 +166,34 @@ TEST_F(SlurmServeTest, ATrialWaitingInTheClustersQueueIsQueuedUntilItStarts) {
   const v1::HyperparameterOutput trial = TrialOne(server, "served_held");
   ASSERT_TRUE(trial.has_start_time());
   EXPECT_GE(MicrosOf(trial.start_time()), released);
+}
+
+// A draining server (SIGTERM) ends the allocations its jobs' lanes held,
+// not only their trials' steps.
+TEST_F(SlurmServeTest, AfterSigtermNoAllocationIsLeft) {
+  const std::string dumps = testing::MakeTempDir();
+  const testing_slurm::DumpTrainerEnvironment dump_settings(dumps, "forever",
+                                                            "0.5");
+  ServeProcess server(testing::MakeTempDir(), {"--backend", "slurm"});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string config = dir_ + "/job.yaml";
+  testing_slurm::WriteReattachJob(
+      config, testing::SourceDir() + "/tests/launch/testdata/dump_trainer.py");
+  auto submit =
+      RunProcess({testing::HptuneBinary(), "jobs", "submit", "drained_lanes",
+                  "--config", config, "--server", server.address()});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return fs::exists(dumps + "/master-0.json"); },
+                         std::chrono::seconds(60)))
+      << server.Output();
+  ASSERT_THAT(
+      testing_slurm::QueuedJobs("hptune.drained_lanes.allocation", "%A"),
+      ::testing::SizeIs(1));
+  EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
+  EXPECT_THAT(testing_slurm::QueuedJobs("hptune.drained_lanes.allocation"),
+              ::testing::IsEmpty());
 }
 
 // The re-attach job, submitted to a Slurm server, with its master running
@@ -227,7 +257,9 @@ class SlurmServeResumeTest : public SlurmServeTest {
   // The server's environment reaches the replicas.
   const testing_slurm::DumpTrainerEnvironment dump_settings_{dumps_, "4",
                                                              "0.75"};
-  ServeProcess server_{testing::MakeTempDir(), {"--backend", "slurm"}};
+  // A batch job per trial: it outlives its server.
+  ServeProcess server_{testing::MakeTempDir(),
+                       {"--backend", "slurm", "--slurm-allocation=per-trial"}};
 };
 
 // A server SIGKILLed while a trial runs as a Slurm job: the next server on

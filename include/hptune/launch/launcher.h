@@ -149,6 +149,11 @@ class Launcher {
     (void)job;
     return absl::OkStatus();
   }
+  // Called by the job runner when it stops running `job` (the job ended, was
+  // cancelled, or this process gives it up), after every trial run of it
+  // was terminated: a backend releases what it held for the job's trials
+  // (the Slurm launcher: the allocations its trials reused).
+  virtual void EndJob(const std::string& job_id) { (void)job_id; }
   // Starts every replica of `launch`. On error nothing is left running.
   // NotFound or PermissionDenied: a program cannot be executed (missing, not
   // executable, a bad #! interpreter), which no retry cures; the trial fails

@@ -1,5 +1,22 @@
-// SlurmLauncher: runs each trial attempt as one Slurm batch job, one task per
-// replica (`hptune run --backend slurm`, or a server composed with it).
+// SlurmLauncher: runs trials on a Slurm cluster (`hptune run --backend
+// slurm`, or a server composed with it), one task per replica, in one of two
+// modes (SlurmAllocation, the --slurm-allocation flag):
+//
+//  - per-lane (the default): a job's parallel lanes each hold an allocation,
+//    a batch job named hptune.<job>.allocation running a holder script
+//    (slurm_scripts.h), sized for one trial's replicas, and each trial runs
+//    as srun steps inside one (`srun --jobid=<allocation>`, named
+//    hptune.<job>.<trial>.<replica>), so a trial costs what its steps cost,
+//    not a batch job. A trial takes an idle allocation of its job with the
+//    same shape or submits a new one, and gives it back when it ends; the
+//    job's end (EndJob) cancels them. Each srun is a child process of this
+//    one: a step's end is its exit, seen through a pidfd.
+//  - per-trial: each trial attempt is one batch job of its own, named
+//    hptune.<job>.<trial>, whose batch script (the supervisor) starts each
+//    replica as an srun step and records exits in files polled here, with
+//    squeue asked about once a second. A site whose policy wants each trial
+//    accounted as a job of its own chooses it; a runner that dies leaves
+//    these jobs running, and the next one reattaches to them.
 //
 // Resources. Replicas are grouped by their GPUs (the acceleratorConfig of
 // their task type: count, and type where SlurmOptions::gpu_types maps it to
@@ -12,16 +29,21 @@
 // The shapes are read from the job every replica sees in TF_CONFIG's "job"
 // (the canonical trainingInput), so the TrialLaunch is all Start() needs.
 //
+// Limits. BeginJob refuses a job whose scheduling.maxRunningTime is longer
+// than its partition's MaxTime (scontrol show partition), naming both,
+// before anything is submitted. An sbatch refused for the user's or QOS's
+// MaxSubmitJobs says so, and how to submit fewer jobs.
+//
 // Host resolution. Ports are picked at Reserve() time (free on this host;
 // on a real cluster a guess that the trainer's bind confirms), but the
 // hosts exist only once Slurm has allocated the job. Reserve() therefore
 // gives every replica the placeholder host "@hptune-host-<i>@", which
 // BuildTrialLaunch writes into TF_CONFIG, CLUSTER_SPEC and MASTER_ADDR.
-// The batch script (a supervisor running on the job's first node) assigns
+// The batch script (supervisor or holder, on the job's first node) assigns
 // replica i to a node of its component from SLURM_JOB_NODELIST[_HET_GROUP_g]
 // and SLURM_TASKS_PER_NODE[_HET_GROUP_g], looks up that node's NodeAddr with
-// scontrol, writes the addresses to a hosts file, and starts each replica as
-// an srun step pinned to its node (-w). A small wrapper in each step
+// scontrol, and writes the addresses to a hosts file; each replica's srun
+// step is pinned to its node (-w). A small wrapper in each step
 // substitutes the placeholders, applies the replica's environment and
 // argv (NUL-separated files: no shell quoting), appends stdout and stderr to
 // the replica's log (the same paths as the local backend) and records the
@@ -29,27 +51,33 @@
 // (CUDA_VISIBLE_DEVICES of the step); a replica without GPUs sees it empty.
 //
 // Restarts. TrialRun::Restart(i) re-runs replica i as a new srun step inside
-// the same allocation (same node, address and environment): the launcher
-// drops a request file that the supervisor is waiting for. The restart rules
-// stay in the job runner. An attempt that fails entirely is a new job.
+// the same allocation (same node, address and environment). The restart
+// rules stay in the job runner. An attempt that fails entirely is started
+// again like a new one (per-trial: a new batch job).
 //
-// Files. Everything is under <trial dir>/slurm/<n>/ (the replicas' log
-// directory): the scripts, the replica specs, hosts, exit files and the batch
-// job's own output (batch.out). That directory, the logs and the metric files
-// must be on a file system the nodes share with this host.
+// Files. A trial attempt's files are under <trial dir>/slurm/<n>/ (the
+// replicas' log directory): the scripts, the replica specs, hosts, exit
+// files, and per-trial the batch job's output (batch.out), per-lane each
+// srun's own output (r<k>.srun). An allocation's are under
+// <runs dir>/<job>/slurm-allocations/<n>/, its path in the allocation's
+// --comment (per-trial: the attempt's directory in the job's). These
+// directories, the logs and the metric files must be on a file system the
+// nodes share with this host.
 //
-// State. A run is Queued() until the supervisor has written the hosts file,
-// i.e. while the job waits in the cluster's queue (the runner then shows the
-// trial QUEUED). Poll() reads exit files; about once a second it also asks
-// squeue for the job: a job that ended (cancelled, timed out, node failure)
-// while replicas had not exited reports them killed by SIGKILL, and restarting
-// one then fails, so the attempt is re-run. Terminate() sends SIGTERM to every
-// step (scancel --signal=TERM), waits up to the grace period, then cancels
-// the job and waits until squeue shows nothing of it running.
+// State. A run is Queued() until its batch script has written the hosts
+// file, i.e. while the job or allocation waits in the cluster's queue (the
+// runner then shows the trial QUEUED). A job or allocation that ended
+// (cancelled, timed out, node failure) while replicas had not exited
+// reports them killed by SIGKILL, and restarting one then fails, so the
+// attempt is re-run. Terminate() sends SIGTERM to every step (scancel
+// --signal=TERM), waits up to the grace period, then kills what is left
+// and waits until squeue shows nothing of it running.
 //
-// Reattach. The job is named hptune.<job>.<trial> and carries its directory
-// in --comment, so Reattach() finds a pending or running job of the trial
-// with squeue, cancels any older duplicates, and attaches to the newest.
+// Take-over. StopLeftovers cancels the allocations of the job (by name,
+// whose comment is under the job's runs directory) that a dead runner left;
+// its trials are then re-run under the restart rules. A per-trial job is
+// found again by Reattach() with squeue (by name; its directory is its
+// comment), which cancels any older duplicates and attaches to the newest.
 //
 // Thread-safety: SlurmLauncher is thread-safe; a TrialRun is used by one
 // thread at a time.
@@ -57,9 +85,11 @@
 #define HPTUNE_LAUNCH_SLURM_LAUNCHER_H_
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -70,6 +100,16 @@
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
+namespace slurm_internal {
+class AllocationPool;
+}  // namespace slurm_internal
+
+// How trials get their Slurm resources (the module comment has both).
+enum class SlurmAllocation { kPerLane, kPerTrial };
+// "per-lane", "per-trial": the --slurm-allocation values.
+std::string_view ToString(SlurmAllocation allocation);
+// InvalidArgument naming the flag and the value for anything else.
+absl::StatusOr<SlurmAllocation> ParseSlurmAllocation(std::string_view value);
 
 struct SlurmOptions {
   // The launcher's sbatch options (`--slurm-*` flags): partition, account,
@@ -89,6 +129,7 @@ struct SlurmOptions {
   // acceleratorConfig names; a GPU type it does not list then never fits.
   // Empty: GPUs of any type, whatever acceleratorConfig.type says.
   std::map<std::string, std::string> gpu_types;
+  SlurmAllocation allocation = SlurmAllocation::kPerLane;
 };
 
 class SlurmLauncher : public Launcher {
@@ -99,6 +140,8 @@ class SlurmLauncher : public Launcher {
   // SLURM_CONF). Reads the nodes' GPUs by gres type (sinfo) for CheckFits.
   static absl::StatusOr<std::unique_ptr<SlurmLauncher>> Create(
       SlurmOptions options);
+  // Cancels the allocations it still holds.
+  ~SlurmLauncher() override;
 
   // FailedPrecondition when a replica asks for more GPUs (of its gres type)
   // than any node of the cluster has, e.g.
@@ -113,21 +156,36 @@ class SlurmLauncher : public Launcher {
   absl::StatusOr<std::unique_ptr<Placement>> Reserve(
       const std::vector<ReplicaRequest>& requests) override;
   // Keeps `job.slurm`, the sbatch options its trials' batch jobs get after
-  // the launcher's own.
+  // the launcher's own. FailedPrecondition when the job's partition (its
+  // own, the launcher's, else the cluster's default) has a MaxTime shorter
+  // than its scheduling.maxRunningTime, e.g.
+  //   Slurm partition "short" runs a job at most 1m (MaxTime, scontrol show
+  //   partition), less than the job's scheduling.maxRunningTime (1h)
   [[nodiscard]] absl::Status BeginJob(const JobSpec& job) override;
-  // Writes the attempt's directory and submits the batch job with the
-  // launcher's sbatch options and then the job's (BeginJob); returns once
-  // sbatch has accepted it (the replicas start when Slurm allocates it).
-  // Errors name what failed, e.g. `sbatch: error: invalid partition`.
+  // Cancels the job's allocations (per-lane) and forgets its options.
+  void EndJob(const std::string& job_id) override;
+  // Writes the attempt's directory. Per-lane: takes an idle allocation of
+  // the job, or submits a new one, and starts the replicas' sruns in it as
+  // soon as it runs. Per-trial: submits the attempt's batch job. Both with
+  // the launcher's sbatch options and then the job's (BeginJob); returns
+  // once sbatch has accepted what it submitted. Errors name what failed,
+  // e.g. `sbatch: error: invalid partition`.
   absl::StatusOr<std::unique_ptr<TrialRun>> Start(
       const TrialLaunch& launch) override;
   // The newest pending or running Slurm job named for (job, trial), or
-  // nullptr when there is none.
+  // nullptr when there is none (always, per-lane: StopLeftovers ended it).
   absl::StatusOr<std::unique_ptr<TrialRun>> Reattach(
       const TrialLaunch& launch) override;
+  // Cancels the allocations named for the job whose comment is under
+  // `job_runs_dir`: what a dead runner of the job left. `grace` is not
+  // used: their steps lost their watcher.
+  void StopLeftovers(const std::filesystem::path& job_runs_dir,
+                     std::chrono::milliseconds grace) override;
 
   // "hptune.<job>.<trial>": what squeue shows and Reattach looks for.
   static std::string JobName(const std::string& job_id, int64_t trial);
+  // "hptune.<job>.allocation": the name of the job's allocations.
+  static std::string AllocationName(const std::string& job_id);
   // The host BuildTrialLaunch sees for replica `replica`.
   static std::string HostPlaceholder(int replica);
 
@@ -135,6 +193,15 @@ class SlurmLauncher : public Launcher {
   // Per node, its GPUs by gres type ("" for untyped ones).
   using NodeGpus = std::map<std::string, std::map<std::string, int>>;
   SlurmLauncher(SlurmOptions options, NodeGpus node_gpus);
+
+  // Start() of per-trial and per-lane mode, once the attempt's directory
+  // `dir` has its files.
+  absl::StatusOr<std::unique_ptr<TrialRun>> SubmitTrial(
+      const TrialLaunch& launch, const std::filesystem::path& dir,
+      const std::vector<std::string>& resources);
+  absl::StatusOr<std::unique_ptr<TrialRun>> StartInAllocation(
+      const TrialLaunch& launch, const std::filesystem::path& dir,
+      const std::vector<std::string>& resources);
 
   // The gres type replicas of AI Platform GPU type `type` ask for: "" for
   // any. NotFound when gpu_types maps other types but not this one.
@@ -151,6 +218,9 @@ class SlurmLauncher : public Launcher {
   // Each job's own sbatch options, by job ID (BeginJob).
   std::map<std::string, SlurmJobOptions, std::less<>> job_options_
       ABSL_GUARDED_BY(mutex_);
+  // Per-lane mode's allocations; shared with the runs, which give theirs
+  // back when they end.
+  const std::shared_ptr<slurm_internal::AllocationPool> pool_;
 };
 
 }  // namespace hptune::launch

@@ -101,4 +101,73 @@ std::map<std::string, int> GpusOfGres(std::string_view gres) {
   return gpus;
 }
 
+std::optional<std::chrono::seconds> SlurmDuration(std::string_view limit) {
+  absl::string_view text(limit.data(), limit.size());
+  int64_t days = 0;
+  const size_t dash = text.find('-');
+  if (dash != absl::string_view::npos) {
+    if (!absl::SimpleAtoi(text.substr(0, dash), &days) || days < 0) {
+      return std::nullopt;
+    }
+    text = text.substr(dash + 1);
+  }
+  std::vector<int64_t> fields;
+  for (absl::string_view field : absl::StrSplit(text, ':')) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(field, &n) || n < 0) return std::nullopt;
+    fields.push_back(n);
+  }
+  if (fields.empty() || fields.size() > 3) return std::nullopt;
+  int64_t seconds = 0;
+  if (dash != absl::string_view::npos) {
+    // days-hours[:minutes[:seconds]]
+    const int64_t units[] = {3600, 60, 1};
+    for (size_t i = 0; i < fields.size(); ++i) seconds += fields[i] * units[i];
+  } else if (fields.size() == 3) {
+    seconds = fields[0] * 3600 + fields[1] * 60 + fields[2];
+  } else if (fields.size() == 2) {
+    seconds = fields[0] * 60 + fields[1];  // minutes:seconds
+  } else {
+    seconds = fields[0] * 60;  // minutes
+  }
+  return std::chrono::seconds(days * 86400 + seconds);
+}
+
+absl::StatusOr<PartitionLimit> QueryPartition(const std::string& name) {
+  std::vector<std::string> argv = {"scontrol", "show", "partition", "-o"};
+  if (!name.empty()) argv.push_back(name);
+  auto out = RunSlurm(argv);
+  if (!out.ok()) return out.status();
+  for (absl::string_view line : absl::StrSplit(*out, '\n', absl::SkipEmpty())) {
+    PartitionLimit partition;
+    bool is_default = false;
+    for (absl::string_view field :
+         absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+      if (absl::ConsumePrefix(&field, "PartitionName=")) {
+        partition.name = std::string(field);
+      } else if (absl::ConsumePrefix(&field, "MaxTime=")) {
+        partition.max_time = std::string(field);
+      } else if (field == "Default=YES") {
+        is_default = true;
+      }
+    }
+    if (!name.empty() || is_default) return partition;
+  }
+  return absl::NotFoundError(
+      "no Slurm partition is the default (scontrol show partition)");
+}
+
+std::string ExplainSubmitError(const std::string& message) {
+  std::string text = message;
+  if (text.find("MaxSubmitJob") != std::string::npos ||
+      text.find("job submit limit") != std::string::npos) {
+    absl::StrAppend(&text,
+                    " (the cluster's MaxSubmitJobs limit on how many jobs you "
+                    "may have queued: run fewer trials at once "
+                    "(maxParallelTrials), or reuse allocations with "
+                    "--slurm-allocation=per-lane)");
+  }
+  return text;
+}
+
 }  // namespace hptune::launch::slurm_internal

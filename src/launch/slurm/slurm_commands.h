@@ -5,7 +5,9 @@
 #ifndef HPTUNE_SRC_LAUNCH_SLURM_SLURM_COMMANDS_H_
 #define HPTUNE_SRC_LAUNCH_SLURM_SLURM_COMMANDS_H_
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,26 @@ absl::StatusOr<JobState> QueryJob(const std::string& job_id);
 // "gpu:tesla:2(S:0-1),mps:100", "(null)"), by gres type ("" for GPUs
 // without one); empty when it has none.
 std::map<std::string, int> GpusOfGres(std::string_view gres);
+
+// A Slurm time limit as scontrol prints and sbatch takes it: minutes,
+// minutes:seconds, hours:minutes:seconds, days-hours,
+// days-hours:minutes or days-hours:minutes:seconds. nullopt for
+// UNLIMITED, INFINITE or anything else.
+std::optional<std::chrono::seconds> SlurmDuration(std::string_view text);
+
+// A partition's name and MaxTime, from `scontrol show partition -o`.
+struct PartitionLimit {
+  std::string name;
+  std::string max_time;  // As scontrol prints it, e.g. "00:01:00".
+};
+// The partition `name`, or the cluster's default one (Default=YES) when
+// `name` is empty; scontrol's error when it cannot say (e.g. an unknown
+// partition), NotFound when no partition is the default.
+absl::StatusOr<PartitionLimit> QueryPartition(const std::string& name);
+
+// `status` of a refused sbatch, with a hint when the refusal is the user's
+// or the QOS's MaxSubmitJobs limit.
+std::string ExplainSubmitError(const std::string& message);
 
 }  // namespace hptune::launch::slurm_internal
 

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,12 +19,15 @@
 #include "absl/strings/strip.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/time.h"
 #include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
 #include "src/launch/local/container_replicas.h"
 #include "src/launch/local/port_reservation.h"
+#include "src/launch/slurm/slurm_allocations.h"
 #include "src/launch/slurm/slurm_commands.h"
 #include "src/launch/slurm/slurm_scripts.h"
+#include "src/launch/slurm/slurm_step_run.h"
 #include "src/launch/slurm/slurm_trial_run.h"
 
 namespace hptune::launch {
@@ -212,6 +217,8 @@ absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
                     shape.gres_type.empty() ? "" : " " + shape.gres_type, "\n");
   }
   HPTUNE_RETURN_IF_ERROR(
+      WriteFile(dir / "place.sh", slurm_internal::kPlacementScript));
+  HPTUNE_RETURN_IF_ERROR(
       WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
   HPTUNE_RETURN_IF_ERROR(
       WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
@@ -245,23 +252,12 @@ absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
   return absl::OkStatus();
 }
 
-// sbatch's command line for the attempt in `dir`: the launcher's options,
-// then the job's (sbatch takes the last of a repeated option), then each
-// component's resources.
-std::vector<std::string> SbatchArgv(const TrialLaunch& launch,
-                                    const std::filesystem::path& dir,
-                                    const Components& components,
-                                    const SlurmJobOptions& launcher_options,
-                                    const SlurmJobOptions& job_options) {
-  std::vector<std::string> argv = {
-      "sbatch",
-      "--parsable",
-      absl::StrCat("--job-name=",
-                   SlurmLauncher::JobName(launch.job_id, launch.trial)),
-      absl::StrCat("--comment=", dir.string()),
-      absl::StrCat("--output=", (dir / "batch.out").string()),
-      "--open-mode=append",
-      "--export=ALL"};
+// sbatch's resource options: the launcher's options, then the job's (sbatch
+// takes the last of a repeated option), then each component's resources.
+std::vector<std::string> SbatchResources(
+    const Components& components, const SlurmJobOptions& launcher_options,
+    const SlurmJobOptions& job_options) {
+  std::vector<std::string> argv;
   for (const SlurmJobOptions* sbatch : {&launcher_options, &job_options}) {
     if (!sbatch->partition.empty()) {
       argv.push_back(absl::StrCat("--partition=", sbatch->partition));
@@ -286,9 +282,94 @@ std::vector<std::string> SbatchArgv(const TrialLaunch& launch,
           shape.gres_type.empty() ? "" : shape.gres_type + ":", shape.gpus));
     }
   }
-  argv.push_back((dir / "job.sh").string());
-  argv.push_back(dir.string());
   return argv;
+}
+
+// Submits batch script `script` of directory `dir` (its comment, its output
+// in batch.out) as job `name`; Slurm's job ID.
+absl::StatusOr<std::string> Submit(const std::string& name,
+                                   const std::filesystem::path& dir,
+                                   const std::vector<std::string>& resources,
+                                   const std::string& script) {
+  std::vector<std::string> argv = {
+      "sbatch",
+      "--parsable",
+      absl::StrCat("--job-name=", name),
+      absl::StrCat("--comment=", dir.string()),
+      absl::StrCat("--output=", (dir / "batch.out").string()),
+      "--open-mode=append",
+      "--export=ALL"};
+  argv.insert(argv.end(), resources.begin(), resources.end());
+  argv.push_back((dir / script).string());
+  argv.push_back(dir.string());
+  auto submitted = RunSlurm(argv);
+  if (!submitted.ok()) {
+    return absl::Status(submitted.status().code(),
+                        slurm_internal::ExplainSubmitError(
+                            std::string(submitted.status().message())));
+  }
+  // --parsable prints "<id>" or "<id>;<cluster>".
+  std::string id(absl::StripAsciiWhitespace(*submitted));
+  id = id.substr(0, id.find(';'));
+  int64_t numeric = 0;
+  if (!absl::SimpleAtoi(id, &numeric)) {
+    return absl::InternalError(
+        absl::StrCat("sbatch printed no job ID: \"", *submitted, "\""));
+  }
+  return id;
+}
+
+// An allocation's directory under the job's runs directory, with what its
+// holder reads, copied from the attempt's directory `attempt`.
+absl::StatusOr<std::filesystem::path> NewAllocationDir(
+    const std::filesystem::path& attempt) {
+  // <runs dir>/<job>/<trial>/slurm/<n>
+  const std::filesystem::path job_runs_dir =
+      attempt.parent_path().parent_path().parent_path();
+  HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path dir,
+                          NewAttemptDir(job_runs_dir / "slurm-allocations"));
+  for (const char* file : {"place.sh", "layout", "components"}) {
+    std::error_code ec;
+    std::filesystem::copy_file(attempt / file, dir / file, ec);
+    if (ec) {
+      return absl::InternalError(absl::StrCat(
+          "cannot copy ", (attempt / file).string(), ": ", ec.message()));
+    }
+  }
+  HPTUNE_RETURN_IF_ERROR(
+      WriteFile(dir / "hold.sh", slurm_internal::kHolderScript));
+  return dir;
+}
+
+std::string FileText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// FailedPrecondition when partition `name` ("": the default one) cannot
+// run a job for `limit` (scheduling.maxRunningTime).
+absl::Status CheckPartitionTime(const std::string& name,
+                                std::chrono::microseconds limit) {
+  auto partition = slurm_internal::QueryPartition(name);
+  if (!partition.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot check the Slurm partition",
+        name.empty() ? "" : absl::StrCat(" \"", name, "\""),
+        " against scheduling.maxRunningTime: ", partition.status().message()));
+  }
+  const std::optional<std::chrono::seconds> max_time =
+      slurm_internal::SlurmDuration(partition->max_time);
+  if (!max_time || *max_time >= limit) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("Slurm partition \"", partition->name,
+                   "\" runs a job at most ", partition->max_time,
+                   " (MaxTime, scontrol show partition), less than "
+                   "the job's scheduling.maxRunningTime (",
+                   FormatDurationSeconds(limit),
+                   "): shorten maxRunningTime or choose "
+                   "another partition (--slurm-partition, slurm.partition)"));
 }
 
 }  // namespace
@@ -297,12 +378,32 @@ std::string SlurmLauncher::JobName(const std::string& job_id, int64_t trial) {
   return absl::StrCat("hptune.", job_id, ".", trial);
 }
 
+std::string SlurmLauncher::AllocationName(const std::string& job_id) {
+  return absl::StrCat("hptune.", job_id, ".allocation");
+}
+
+std::string_view ToString(SlurmAllocation allocation) {
+  return allocation == SlurmAllocation::kPerTrial ? "per-trial" : "per-lane";
+}
+
+absl::StatusOr<SlurmAllocation> ParseSlurmAllocation(std::string_view value) {
+  if (value == "per-lane") return SlurmAllocation::kPerLane;
+  if (value == "per-trial") return SlurmAllocation::kPerTrial;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--slurm-allocation: expected per-lane or per-trial, got \"",
+                   std::string(value.substr(0, 80)), "\""));
+}
+
 std::string SlurmLauncher::HostPlaceholder(int replica) {
   return absl::StrCat("@hptune-host-", replica, "@");
 }
 
 SlurmLauncher::SlurmLauncher(SlurmOptions options, NodeGpus node_gpus)
-    : options_(std::move(options)), node_gpus_(std::move(node_gpus)) {}
+    : options_(std::move(options)),
+      node_gpus_(std::move(node_gpus)),
+      pool_(std::make_shared<slurm_internal::AllocationPool>()) {}
+
+SlurmLauncher::~SlurmLauncher() = default;
 
 absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
     SlurmOptions options) {
@@ -425,6 +526,12 @@ absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
 }
 
 absl::Status SlurmLauncher::BeginJob(const JobSpec& job) {
+  if (job.scheduling.max_running_time) {
+    HPTUNE_RETURN_IF_ERROR(CheckPartitionTime(
+        job.slurm.partition.empty() ? options_.sbatch.partition
+                                    : job.slurm.partition,
+        *job.scheduling.max_running_time));
+  }
   MutexLock lock(&mutex_);
   job_options_[job.job_id] = job.slurm;
   return absl::OkStatus();
@@ -455,27 +562,84 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
   HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
       MachinePodmanOptions(/*split_cgroups=*/false), &wrapped));
   HPTUNE_RETURN_IF_ERROR(WriteAttemptFiles(dir, wrapped, components));
-  auto submitted = RunSlurm(SbatchArgv(launch, dir, components, options_.sbatch,
-                                       JobOptions(launch.job_id)));
-  if (!submitted.ok()) {
+  const std::vector<std::string> resources =
+      SbatchResources(components, options_.sbatch, JobOptions(launch.job_id));
+  auto run = options_.allocation == SlurmAllocation::kPerTrial
+                 ? SubmitTrial(launch, dir, resources)
+                 : StartInAllocation(launch, dir, resources);
+  if (!run.ok()) {
     return absl::Status(
-        submitted.status().code(),
+        run.status().code(),
         absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial,
                      ": cannot submit to Slurm (", Describe(launch.replicas[0]),
                      " and ", launch.replicas.size() - 1,
-                     " more replicas): ", submitted.status().message()));
+                     " more replicas): ", run.status().message()));
   }
-  // --parsable prints "<id>" or "<id>;<cluster>".
-  std::string id(absl::StripAsciiWhitespace(*submitted));
-  id = id.substr(0, id.find(';'));
-  int64_t numeric = 0;
-  if (!absl::SimpleAtoi(id, &numeric)) {
-    return absl::InternalError(
-        absl::StrCat("sbatch printed no job ID: \"", *submitted, "\""));
-  }
+  return run;
+}
+
+absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::SubmitTrial(
+    const TrialLaunch& launch, const std::filesystem::path& dir,
+    const std::vector<std::string>& resources) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::string id,
+      Submit(JobName(launch.job_id, launch.trial), dir, resources, "job.sh"));
   return std::make_unique<SlurmTrialRun>(
       id, dir, static_cast<int>(launch.replicas.size()),
       options_.state_poll_interval);
+}
+
+absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::StartInAllocation(
+    const TrialLaunch& launch, const std::filesystem::path& dir,
+    const std::vector<std::string>& resources) {
+  // Trials of the job with the same replicas and options share allocations.
+  const std::string shape =
+      absl::StrCat(FileText(dir / "layout"), FileText(dir / "components"),
+                   absl::StrJoin(resources, "\n"));
+  auto submit = [&]() -> absl::StatusOr<slurm_internal::Allocation> {
+    HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path allocation_dir,
+                            NewAllocationDir(dir));
+    HPTUNE_ASSIGN_OR_RETURN(
+        std::string id, Submit(AllocationName(launch.job_id), allocation_dir,
+                               resources, "hold.sh"));
+    return slurm_internal::Allocation{.slurm_job = id,
+                                      .dir = allocation_dir,
+                                      .job_id = launch.job_id,
+                                      .shape = shape};
+  };
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::shared_ptr<const slurm_internal::Allocation> allocation,
+      pool_->Take(launch.job_id, shape, submit));
+  auto run = slurm_internal::StepTrialRun::Start(
+      launch, dir, pool_, std::move(allocation), options_.state_poll_interval);
+  if (!run.ok()) return run.status();
+  return std::unique_ptr<TrialRun>(*std::move(run));
+}
+
+void SlurmLauncher::EndJob(const std::string& job_id) { pool_->EndJob(job_id); }
+
+void SlurmLauncher::StopLeftovers(const std::filesystem::path& job_runs_dir,
+                                  std::chrono::milliseconds grace) {
+  (void)grace;
+  std::filesystem::path dir =
+      std::filesystem::absolute(job_runs_dir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  auto out = RunSlurm(
+      {"squeue", "-h",
+       absl::StrCat("--name=", AllocationName(dir.filename().string())), "-o",
+       "%i|%k"});
+  if (!out.ok()) return;
+  const std::string under = dir.string() + "/";
+  std::set<std::string> leftovers;
+  for (absl::string_view line : absl::StrSplit(*out, '\n', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> fields = absl::StrSplit(
+        absl::StripAsciiWhitespace(line), absl::MaxSplits('|', 1));
+    if (absl::StartsWith(fields.second, under)) {
+      leftovers.insert(fields.first.substr(0, fields.first.find('+')));
+    }
+  }
+  slurm_internal::AllocationPool::Cancel(
+      std::vector<std::string>(leftovers.begin(), leftovers.end()));
 }
 
 absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Reattach(

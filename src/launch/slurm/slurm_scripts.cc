@@ -2,12 +2,11 @@
 
 namespace hptune::launch::slurm_internal {
 
-// Runs as the batch step on the job's first node: places replicas on the
-// allocated nodes, publishes their addresses, then keeps one srun step per
-// replica, starting run n+1 when the launcher asks for it.
-const char kSupervisorScript[] = R"SH(#!/bin/bash
-# hptune trial supervisor (written by SlurmLauncher; see slurm_launcher.h).
-D=$1
+// Sourced by both batch scripts, with D set to their directory: places
+// replica k on a node of its component's allocation and publishes the
+// nodes' addresses (D/hosts) and names (D/nodes), one line per replica.
+const char kPlacementScript[] =
+    R"SH(# hptune replica placement (written by SlurmLauncher; see slurm_launcher.h).
 mapfile -t layout <"$D/layout"
 R=${#layout[@]}
 G=$(<"$D/components")
@@ -63,6 +62,15 @@ for ((k = 0; k < R; k++)); do
 done
 printf '%s\n' "${addr[@]}" >"$D/hosts.tmp" && mv "$D/hosts.tmp" "$D/hosts"
 printf '%s\n' "${node[@]}" >"$D/nodes.tmp" && mv "$D/nodes.tmp" "$D/nodes"
+)SH";
+
+// Runs as the batch step on the job's first node: places replicas on the
+// allocated nodes, publishes their addresses, then keeps one srun step per
+// replica, starting run n+1 when the launcher asks for it.
+const char kSupervisorScript[] = R"SH(#!/bin/bash
+# hptune trial supervisor (written by SlurmLauncher; see slurm_launcher.h).
+D=$1
+. "$D/place.sh"
 
 run_replica() {
   local k=$1 run=1 comp cpus mem gpus gtype rc next
@@ -90,6 +98,16 @@ run_replica() {
 }
 for ((k = 0; k < R; k++)); do run_replica "$k" & done
 wait
+)SH";
+
+// The batch script of an allocation a job's trials reuse: places the
+// replicas, publishes hosts and nodes, and holds the allocation until it is
+// cancelled; the launcher starts each trial's steps in it with srun --jobid.
+const char kHolderScript[] = R"SH(#!/bin/bash
+# hptune allocation holder (written by SlurmLauncher; see slurm_launcher.h).
+D=$1
+. "$D/place.sh"
+exec sleep infinity
 )SH";
 
 // Runs inside replica k's srun step: environment with real hosts, argv from

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "tests/testing/status_matchers.h"
@@ -35,6 +37,38 @@ TEST(PhaseOfTest, PendingAndRunningJobsAreAliveCompletingIsEnding) {
   EXPECT_EQ(PhaseOf("TIMEOUT"), JobPhase::kEnded);
   EXPECT_EQ(PhaseOf("NODE_FAIL"), JobPhase::kEnded);
   EXPECT_EQ(PhaseOf("COMPLETED"), JobPhase::kEnded);
+}
+
+TEST(SlurmDurationTest, ReadsEveryFormOfASlurmTimeLimit) {
+  using std::chrono::seconds;
+  EXPECT_EQ(SlurmDuration("1"), seconds(60));  // Minutes.
+  EXPECT_EQ(SlurmDuration("2:30"), seconds(150));
+  EXPECT_EQ(SlurmDuration("00:01:00"), seconds(60));
+  EXPECT_EQ(SlurmDuration("1:02:03"), seconds(3723));
+  EXPECT_EQ(SlurmDuration("2-0"), seconds(2 * 86400));
+  EXPECT_EQ(SlurmDuration("1-02:30"), seconds(86400 + 2 * 3600 + 30 * 60));
+  EXPECT_EQ(SlurmDuration("1-00:00:05"), seconds(86405));
+  EXPECT_EQ(SlurmDuration("UNLIMITED"), std::nullopt);
+  EXPECT_EQ(SlurmDuration("INFINITE"), std::nullopt);
+  EXPECT_EQ(SlurmDuration(""), std::nullopt);
+  EXPECT_EQ(SlurmDuration("1:2:3:4"), std::nullopt);
+  EXPECT_EQ(SlurmDuration("-5"), std::nullopt);
+}
+
+TEST(ExplainSubmitErrorTest, MaxSubmitJobsRefusalsSayWhatToDo) {
+  EXPECT_EQ(ExplainSubmitError("sbatch: error: invalid partition"),
+            "sbatch: error: invalid partition");
+  for (const char* refusal :
+       {"sbatch: error: QOSMaxSubmitJobPerUserLimit",
+        "sbatch: error: AssocMaxSubmitJobLimit",
+        "sbatch: error: Batch job submission failed: Job violates "
+        "accounting/QOS policy (job submit limit, user's size and/or time "
+        "limits)"}) {
+    const std::string explained = ExplainSubmitError(refusal);
+    EXPECT_EQ(explained.rfind(refusal, 0), 0u) << explained;
+    EXPECT_NE(explained.find("MaxSubmitJobs"), std::string::npos) << explained;
+    EXPECT_NE(explained.find("--slurm-allocation=per-lane"), std::string::npos);
+  }
 }
 
 TEST(RunSlurmTest, AFailingCommandGivesItsStderr) {

@@ -8,6 +8,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,9 +58,12 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
   void SetUp() override {
     ClusterTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
+    // A batch job per trial: tests/integration/slurm_allocation_test.cc
+    // has the allocations reused across trials.
     auto launcher = SlurmLauncher::Create(
         SlurmOptions{.sbatch = {.options = {"--ntasks-per-node=2"}},
-                     .state_poll_interval = std::chrono::milliseconds(200)});
+                     .state_poll_interval = std::chrono::milliseconds(200),
+                     .allocation = SlurmAllocation::kPerTrial});
     ASSERT_OK(launcher);
     launcher_ = *std::move(launcher);
 
@@ -388,7 +392,8 @@ TEST_F(SlurmLauncherTest, MappedGpuTypesPlaceEachReplicaOnItsType) {
   job_.worker.accelerator = {.count = 1, .type = "NVIDIA_TESLA_V100"};
   job_.parameter_server.count = 0;
   auto typed = SlurmLauncher::Create(SlurmOptions{
-      .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_V100", "v100"}}});
+      .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_V100", "v100"}},
+      .allocation = SlurmAllocation::kPerTrial});
   ASSERT_OK(typed);
   launcher_ = *std::move(typed);
   std::unique_ptr<Placement> placement;
@@ -447,7 +452,8 @@ TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
   auto launcher = SlurmLauncher::Create(
       SlurmOptions{.sbatch = {.partition = "no_such_partition",
                               .time = "1:00:00",
-                              .options = {"--nice=1"}}});
+                              .options = {"--nice=1"}},
+                   .allocation = SlurmAllocation::kPerTrial});
   ASSERT_OK(launcher);
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
@@ -602,6 +608,182 @@ TEST_F(SlurmLauncherTest, ContainerReplicasFormTheClusterOnTheNodes) {
   const Json exchange =
       Json::parse(ReadFile(root_ / "trials" / "1" / "model" / "exchange.json"));
   EXPECT_EQ(exchange["received"], Json({{"0", 10}, {"1", 20}}));
+}
+
+// The same cluster with allocations reused across trials (the default):
+// each trial's replicas are srun steps, children of this process, in an
+// allocation of the job.
+class SlurmPerLaneTest : public SlurmLauncherTest {
+ protected:
+  void SetUp() override {
+    SlurmLauncherTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    auto launcher = SlurmLauncher::Create(
+        SlurmOptions{.sbatch = {.options = {"--ntasks-per-node=2"}},
+                     .state_poll_interval = std::chrono::milliseconds(200)});
+    ASSERT_OK(launcher);
+    launcher_ = *std::move(launcher);
+    ASSERT_OK(launcher_->BeginJob(job_));
+  }
+  void TearDown() override {
+    if (launcher_) launcher_->EndJob(job_.job_id);
+  }
+
+  // Polls `run` until its allocation runs and its steps have started (as
+  // the job runner does); false at the deadline.
+  bool WaitUntilPlaced(TrialRun& run) {
+    auto deadline = std::chrono::steady_clock::now() + kDeadline;
+    while (run.Queued() && std::chrono::steady_clock::now() < deadline) {
+      if (!run.Poll().ok()) return false;
+      if (run.Queued()) std::this_thread::sleep_for(kPoll);
+    }
+    return !run.Queued();
+  }
+  std::string Allocation() const {
+    return SlurmLauncher::AllocationName(job_.job_id);
+  }
+  // The names of the allocation's steps squeue shows, once it shows
+  // `count` (or at the deadline).
+  std::set<std::string> Steps(const std::string& allocation, size_t count) {
+    std::set<std::string> steps;
+    auto deadline = std::chrono::steady_clock::now() + kDeadline;
+    for (bool first = true;
+         first ||
+         (steps.size() != count && std::chrono::steady_clock::now() < deadline);
+         first = false) {
+      steps.clear();
+      auto out = RunCapturingOutput(
+          {"squeue", "-h", "-s", "-j", allocation, "-o", "%j"});
+      std::stringstream in(out.ok() ? out->out : "");
+      for (std::string line; std::getline(in, line);) {
+        if (line != "batch" && line != "extern") steps.insert(line);
+      }
+      if (steps.size() != count) std::this_thread::sleep_for(kPoll);
+    }
+    return steps;
+  }
+};
+
+TEST_F(SlurmPerLaneTest, TrialsAreStepsOfOneAllocationThatTheJobsEndCancels) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch first =
+      MakeLaunch(1, &placement, {{"DUMP_SLEEP_MASTER", "forever"}});
+  auto run = launcher_->Start(first);
+  ASSERT_OK(run);
+  ASSERT_TRUE(WaitUntilPlaced(**run));
+  Json master = WaitForDump("master-0");
+  const std::string allocation = master["env"].value("SLURM_JOB_ID", "");
+  EXPECT_THAT(QueuedJobs(Allocation(), "%A"), ElementsAre(allocation));
+  WaitForExits(**run, 3);  // The workers and the ps are done.
+  // Each replica is a step named for its job, trial and replica.
+  const std::string prefix = "hptune." + job_.job_id + ".1.";
+  EXPECT_THAT(Steps(allocation, 1), ElementsAre(prefix + "master-0"));
+  // The steps are this process's children: the master's end will be a
+  // readable descriptor, not something to poll squeue for.
+  std::vector<int> fds = (*run)->ExitFds();
+  ASSERT_THAT(fds, SizeIs(1));
+  pollfd master_exit = {.fd = fds[0], .events = POLLIN};
+  EXPECT_EQ(::poll(&master_exit, 1, 0), 0);
+  kill(master["pid"].get<pid_t>(), SIGKILL);
+  EXPECT_EQ(::poll(&master_exit, 1, 30'000), 1);
+  auto ended = (*run)->Poll();
+  ASSERT_OK(ended);
+  ASSERT_THAT(*ended, SizeIs(1));
+  EXPECT_EQ((*ended)[0].signal, SIGKILL);
+  (*run)->Terminate(std::chrono::seconds(5));
+  EXPECT_THAT(Steps(allocation, 0), IsEmpty());
+
+  // The next trial runs in the same allocation, still held.
+  TrialLaunch second = MakeLaunch(2, &placement);
+  auto next = launcher_->Start(second);
+  ASSERT_OK(next);
+  std::map<int, ReplicaExit> exits = WaitForExits(**next, 4);
+  for (const auto& [replica, exit] : exits) {
+    EXPECT_TRUE(exit.succeeded()) << replica << " " << exit.exit_code;
+  }
+  for (const char* name : {"master-0", "worker-0", "worker-1", "ps-0"}) {
+    Json dump = WaitForDump(name, 2);
+    EXPECT_EQ(dump["env"].value("SLURM_JOB_ID", ""), allocation) << name;
+    EXPECT_EQ(dump["env"].value("CLOUD_ML_TRIAL_ID", ""), "2") << name;
+  }
+  (*next)->Terminate(std::chrono::seconds(1));
+  EXPECT_THAT(QueuedJobs(Allocation(), "%A"), ElementsAre(allocation));
+  launcher_->EndJob(job_.job_id);
+  EXPECT_THAT(QueuedJobs(Allocation()), IsEmpty());
+}
+
+TEST_F(SlurmPerLaneTest, AFailedReplicaRestartsAsANewStepInTheAllocation) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement,
+                                  {{"DUMP_FAIL_TIMES_WORKER_1", "1"},
+                                   {"DUMP_FAIL_CODE", "3"},
+                                   {"DUMP_SLEEP_MASTER", "forever"}});
+  auto run = launcher_->Start(launch);
+  ASSERT_OK(run);
+  std::map<int, ReplicaExit> exits = WaitForExits(**run, 3);
+  ASSERT_EQ(exits.count(2), 1u);
+  EXPECT_EQ(exits[2].exit_code, 3);
+  EXPECT_THAT((*run)->Restart(0),
+              StatusHasCode(absl::StatusCode::kFailedPrecondition));
+  ASSERT_OK((*run)->Restart(2));
+  Json second = WaitForDump("worker-1", 2);
+  EXPECT_TRUE(WaitForExits(**run, 1)[2].succeeded());
+  EXPECT_EQ(second["env"].value("SLURM_JOB_ID", ""),
+            WaitForDump("master-0")["env"].value("SLURM_JOB_ID", ""));
+  EXPECT_EQ(second["tf_config"]["cluster"],
+            WaitForDump("master-0")["tf_config"]["cluster"]);
+  (*run)->Terminate(std::chrono::seconds(1));
+}
+
+TEST_F(SlurmPerLaneTest, TerminateStopsEveryProcessAndKeepsTheAllocation) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(
+      1, &placement, {{"DUMP_SLEEP", "forever"}, {"DUMP_GRANDCHILD", "1"}});
+  auto run = launcher_->Start(launch);
+  ASSERT_OK(run);
+  ASSERT_TRUE(WaitUntilPlaced(**run));
+  std::vector<pid_t> pids;
+  for (const char* name : {"master-0", "worker-0", "worker-1", "ps-0"}) {
+    Json dump = WaitForDump(name);
+    pids.push_back(dump["pid"].get<pid_t>());
+    pids.push_back(dump["grandchild_pid"].get<pid_t>());
+  }
+  (*run)->Terminate(std::chrono::seconds(2));
+  auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  for (pid_t pid : pids) {
+    while (kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(kPoll);
+    }
+    EXPECT_NE(kill(pid, 0), 0) << "process " << pid << " is still alive";
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_FALSE((*run)->IsRunning(i));
+  EXPECT_THAT((*run)->ExitFds(), IsEmpty());
+  EXPECT_THAT(QueuedJobs(Allocation(), "%T"), ElementsAre("RUNNING"));
+}
+
+TEST_F(SlurmPerLaneTest, ReplicasKilledWithTheirAllocationAreReported) {
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement, {{"DUMP_SLEEP", "forever"}});
+  auto run = launcher_->Start(launch);
+  ASSERT_OK(run);
+  ASSERT_TRUE(WaitUntilPlaced(**run));
+  const std::string allocation =
+      WaitForDump("master-0")["env"].value("SLURM_JOB_ID", "");
+  // Someone else cancels it (or its time limit passes).
+  ASSERT_OK(RunCapturingOutput({"scancel", allocation}));
+  std::map<int, ReplicaExit> exits = WaitForExits(**run, 4);
+  EXPECT_FALSE(exits[0].succeeded());
+  EXPECT_THAT((*run)->Restart(0),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("is no longer running")));
+  (*run)->Terminate(std::chrono::seconds(1));
+  // The next trial gets an allocation of its own.
+  TrialLaunch next_launch = MakeLaunch(2, &placement);
+  auto next = launcher_->Start(next_launch);
+  ASSERT_OK(next);
+  WaitForExits(**next, 4);
+  EXPECT_NE(WaitForDump("master-0", 2)["env"].value("SLURM_JOB_ID", ""),
+            allocation);
 }
 
 }  // namespace
