@@ -62,7 +62,7 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
       flags.trials, "\n    maxParallelTrials: ", flags.parallel,
       "\n    enableTrialEarlyStopping: ", rule ? "true" : "false",
       rule ? absl::StrCat("\n    earlyStoppingRule: ",
-                          algorithms::RuleName(*rule))
+                          std::string(algorithms::RuleName(*rule)))
            : "",
       "\n"
       "    params:\n"

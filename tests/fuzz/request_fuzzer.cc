@@ -42,7 +42,6 @@ struct World {
         auth(""),
         access(store, {}),
         service(engine, auth, access,
-                hptune::algorithms::StoppingRule::kMedianAtStep,
                 hptune::server::kDefaultTrialLeaseSeconds) {
     hptune::v1::CreateStudyRequest create;
     create.set_name("fuzz");
