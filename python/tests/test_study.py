@@ -76,6 +76,9 @@ def test_importance_names_the_parameter_that_decides(client):
     study = client.create_study("importance",
                                 os.path.join(DATA, "study.yaml"))
     assert set(study.importance().values()) == {0.0}  # no results yet
+    few = study.importance_report()
+    assert few.trials == 0 and few.trials_needed == 30
+    assert "Too few trials" in few.note
     # 40 known results: only lr matters (best near 1e-2).
     for i in range(40):
         lr = 10 ** (-3 + 3 * ((i * 7) % 40 + 0.5) / 40)
@@ -87,6 +90,14 @@ def test_importance_names_the_parameter_that_decides(client):
     assert list(importance)[0] == "lr"
     assert set(importance) == {"lr", "layers", "width", "cell"}
     assert sum(importance.values()) == pytest.approx(1.0)
+    report = study.importance_report()
+    assert report.trials == 40 and report.note == ""
+    assert report.bootstrap_resamples > 0
+    assert [e.parameter for e in report.importances] == list(importance)
+    for entry in report.importances:
+        assert entry.lower <= entry.importance <= entry.upper
+    lr = report.importances[0]
+    assert lr.lower > max(e.upper for e in report.importances[1:])
     study.delete()
     with pytest.raises(hptune.NotFound, match="importance"):
         study.importance()

@@ -34,6 +34,8 @@ _CLIENT_NAMES = {
     "Measurement": "hptune.trials",
     "Job": "hptune.jobs",
     "JobTrial": "hptune.jobs",
+    "ImportanceReport": "hptune.importance",
+    "ParameterImportance": "hptune.importance",
 }
 _ERROR_NAMES = (
     "HptuneError", "Cancelled", "Unknown", "InvalidArgument",

@@ -24,6 +24,8 @@ from hptune.trials import (TRIAL_STATES, Metrics, ParameterValue, Trial,
                            measurement_proto, parameter_proto, to_datetime)
 from hptune.v1 import study_pb2, study_service_pb2
 
+from hptune.importance import ImportanceReport
+
 DEFAULT_METRIC_TAG = "training/hptuning/metric"
 
 
@@ -202,14 +204,21 @@ class Study:
 
     def importance(self) -> Dict[str, float]:
         """How much each parameter decides whether a trial is among the
-        study's best 10% (GetParameterImportance, PED-ANOVA): parameter ->
+        study's best trials (GetParameterImportance, PED-ANOVA): parameter ->
         importance, most important first, summing to 1 (all 0 while fewer
-        than 2 trials have a result)."""
+        than 2 trials have a result). importance_report() adds each one's
+        interval and the note on too few trials."""
+        return {entry.parameter: entry.importance
+                for entry in self.importance_report().importances}
+
+    def importance_report(self) -> ImportanceReport:
+        """The importances with their 90% bootstrap intervals, what they
+        rest on, and a note when there are too few trials to rank the
+        parameters (docs/designers.md, "Parameter importance")."""
         reply = self._connection.call(
             self._connection.studies.GetParameterImportance,
             study_service_pb2.GetParameterImportanceRequest(study=self.name))
-        return {entry.parameter: entry.importance
-                for entry in reply.importances}
+        return ImportanceReport.from_proto(reply)
 
     @property
     def best_trial(self) -> Trial:
