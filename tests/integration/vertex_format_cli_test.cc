@@ -1,6 +1,7 @@
 // `--format vertex` of the `hptune` binary: a job run with `hptune run --db`
-// printed as Vertex AI's HyperparameterTuningJob, and its trials by
-// `hptune trials list --db` as Vertex's Trial list. Real processes (the
+// printed as Vertex AI's HyperparameterTuningJob (by the run and by `hptune
+// jobs describe --db`), and its trials by `hptune trials list --db` as
+// Vertex's Trial list. Real processes (the
 // stdlib example's trainer) and a real SQLite file.
 #include <string>
 #include <vector>
@@ -74,6 +75,28 @@ TEST(VertexFormatCliTest, RunAndTrialsListPrintVertexShapes) {
                             "--db", dir + "/h.db", "--format", "vertex"});
   ASSERT_EQ(trials.exit_code, 0) << trials.err;
   EXPECT_EQ(nlohmann::json::parse(trials.out), job["trials"]);
+
+  // `jobs describe --db` reads the same job from the file, no server.
+  auto described = RunProcess({kHptune, "jobs", "describe", "stdlib", "--db",
+                               dir + "/h.db", "--format", "vertex"});
+  ASSERT_EQ(described.exit_code, 0) << described.err;
+  nlohmann::json again = nlohmann::json::parse(described.out);
+  nlohmann::json first = job;
+  for (nlohmann::json* j : {&again, &first}) j->erase("updateTime");
+  EXPECT_EQ(again, first);
+  auto table = RunProcess(
+      {kHptune, "jobs", "describe", "stdlib", "--db", dir + "/h.db"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("SUCCEEDED"));
+  auto json = RunProcess({kHptune, "jobs", "describe", "stdlib", "--db",
+                          dir + "/h.db", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["trainingOutput"]["trials"].size(),
+            2u);
+  auto missing =
+      RunProcess({kHptune, "jobs", "describe", "nope", "--db", dir + "/h.db"});
+  EXPECT_NE(missing.exit_code, 0) << missing.err;
+  EXPECT_THAT(missing.err, HasSubstr("nope"));
 
   // Only commands that print a job or its trials take it.
   auto studies = RunProcess({kHptune, "studies", "list", "--db", dir + "/h.db",

@@ -136,6 +136,14 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
     if (!window.ok()) return FailStatus(window.status(), err);
     invocation.reconnect_window = *window;
   }
+  // Only `describe` takes --db: it reads the file, not a server.
+  if (invocation.args.Has("db")) {
+    if (invocation.args.Has("server")) {
+      return UsageError(sub->name, "give --db FILE or --server ADDR, not both",
+                        sub->usage, err);
+    }
+    return sub->run(invocation, out, err);
+  }
   auto server = client::Connect(invocation.args, ProcessEnv());
   if (!server.ok()) return FailStatus(server.status(), err);
   invocation.server = *std::move(server);

@@ -1,20 +1,27 @@
+#include <filesystem>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
+#include "hptune/core/status.h"
 #include "src/api/conversion.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/study_reader.h"
 #include "src/cli/commands/jobs/subcommand.h"
+#include "src/store/sqlite_store.h"
 
 namespace hptune::cli::jobs {
 namespace {
 
 constexpr char kDescribeUsage[] =
     "usage: hptune jobs describe JOB [--format table|json|csv|vertex] "
-    "[flags]\n"
+    "[--db FILE | flags]\n"
     "\n"
-    "The job's state, trainer and machines, its trials and the best trial.\n"
+    "The job's state, trainer and machines, its trials and the best trial,\n"
+    "from the server, or with --db FILE from a database file that `hptune\n"
+    "run` or `hptune serve` wrote (read directly; no server needed).\n"
     "--format json prints AI Platform's Job: jobId, state, trainingInput and\n"
     "trainingOutput {completedTrialCount, trials [{trialId,\n"
     "hyperparameters, finalMetric {trainingStep, objectiveValue},\n"
@@ -43,31 +50,71 @@ JobRecord RecordOf(const v1::Job& job) {
   return record;
 }
 
+// A job and its study's trials, read from the server or from --db.
+struct DescribedJob {
+  v1::Job job;
+  std::vector<Trial> trials;  // Only read from a file; else asked for.
+};
+
+// The job as the server's GetJob describes it, from a database file.
+absl::StatusOr<DescribedJob> JobFromDatabase(const std::string& db,
+                                             const std::string& job_id) {
+  if (!std::filesystem::exists(db)) {
+    return absl::NotFoundError(
+        absl::StrCat("--db: no database at \"", db, "\""));
+  }
+  HPTUNE_ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(db));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store->GetJob(job_id));
+  DescribedJob described;
+  absl::StatusOr<StudyRecord> study = store->GetStudy(record.study_name);
+  if (absl::IsNotFound(study.status())) {
+    described.job = api::JobToProto(record, nullptr, {}, false);
+    return described;
+  }
+  HPTUNE_RETURN_IF_ERROR(study.status());
+  HPTUNE_ASSIGN_OR_RETURN(described.trials,
+                          store->ListTrials(record.study_name));
+  described.job = api::JobToProto(record, &study->spec, described.trials, true);
+  return described;
+}
+
 // The job as Vertex's HyperparameterTuningJob: its spec from the reply, its
-// trials, with typed values, from the StudyService (its study is its ID).
-int PrintVertexJob(const Invocation& c, const v1::Job& job, std::ostream& out,
-                   std::ostream& err) {
+// trials, with typed values, from the StudyService (its study is its ID)
+// unless they were read from a file.
+int PrintVertexJob(const Invocation& c, const DescribedJob& described,
+                   std::ostream& out, std::ostream& err) {
+  const v1::Job& job = described.job;
   absl::StatusOr<JobSpec> spec =
       api::JobSpecFromProto(job.training_input(), job.job_id());
   if (!spec.ok()) return FailStatus(spec.status(), err);
-  absl::StatusOr<std::vector<Trial>> trials =
-      client::ServerStudyReader(c.server)->ListTrials(job.job_id());
+  absl::StatusOr<std::vector<Trial>> trials = described.trials;
+  if (!c.args.Has("db")) {
+    trials = client::ServerStudyReader(c.server)->ListTrials(job.job_id());
+  }
   if (!trials.ok()) return FailStatus(trials.status(), err);
   out << VertexJobJson(*spec, RecordOf(job), *trials) << "\n";
   return kExitOk;
 }
 
 int RunDescribe(Invocation& c, std::ostream& out, std::ostream& err) {
-  v1::Job job;
-  grpc::Status status = GetJob(c, c.args.positional[0], false, job);
-  if (!status.ok()) return c.server.Fail(status, err);
+  DescribedJob described;
+  if (auto db = c.args.Get("db")) {
+    absl::StatusOr<DescribedJob> read =
+        JobFromDatabase(*db, c.args.positional[0]);
+    if (!read.ok()) return FailStatus(read.status(), err);
+    described = *std::move(read);
+  } else {
+    grpc::Status status = GetJob(c, c.args.positional[0], false, described.job);
+    if (!status.ok()) return c.server.Fail(status, err);
+  }
+  const v1::Job& job = described.job;
   const bool vertex =
       job.training_input().dialect() == v1::TrainingInput::VERTEX;
   switch (c.format) {
     case OutputFormat::kVertex:
-      return PrintVertexJob(c, job, out, err);
+      return PrintVertexJob(c, described, out, err);
     case OutputFormat::kJson:
-      if (vertex) return PrintVertexJob(c, job, out, err);
+      if (vertex) return PrintVertexJob(c, described, out, err);
       out << client::JobJson(job) << "\n";
       break;
     case OutputFormat::kCsv:
@@ -83,9 +130,12 @@ int RunDescribe(Invocation& c, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 Subcommand DescribeCommand() {
-  return {"describe", Usage(kDescribeUsage, kDescribeExample),
-          {"format"}, {},
-          true,       RunDescribe};
+  return {"describe",
+          Usage(kDescribeUsage, kDescribeExample),
+          {"format", "db"},
+          {},
+          true,
+          RunDescribe};
 }
 
 }  // namespace hptune::cli::jobs
