@@ -1,6 +1,7 @@
 """Leases of ask/tell trials (docs/python.md, "Leases"): a real `hptune
-serve` with a one-second lease, the package's renewal thread, and a real
-client process killed with SIGKILL."""
+serve` with a one-second lease (the server's --trial-lease, or the study's
+trialLeaseSeconds beside the server's default of 300 s), the package's
+renewal thread, and a real client process killed with SIGKILL."""
 
 import signal
 import subprocess
@@ -17,14 +18,19 @@ SPEC = {"goal": "MAXIMIZE", "maxTrials": 10, "maxParallelTrials": 1,
 LEASE = 1  # Seconds; the thread renews every third of it.
 
 
-@pytest.fixture
-def leased_server(server_factory):
-    return server_factory(["--trial-lease", str(LEASE)]).start()
+@pytest.fixture(params=["server", "study"])
+def leased(request, server_factory):
+    """A server and a study spec whose trials' lease is LEASE: set by the
+    server's flag, or by the study over the server's default."""
+    if request.param == "server":
+        return server_factory(["--trial-lease", str(LEASE)]).start(), SPEC
+    return server_factory([]).start(), dict(SPEC, trialLeaseSeconds=LEASE)
 
 
-def test_the_thread_renews_a_held_trial_until_it_is_told(leased_server):
+def test_the_thread_renews_a_held_trial_until_it_is_told(leased):
+    leased_server, spec = leased
     with leased_server.client() as client:
-        study = client.study("svc", SPEC)
+        study = client.study("svc", spec)
         keeper = client._connection.leases
         trial = study.suggest(1, client_id="worker")[0]
         assert keeper.held() == {("svc", "worker"): {trial.id}}
@@ -40,22 +46,25 @@ def test_the_thread_renews_a_held_trial_until_it_is_told(leased_server):
         assert trial.refresh().state == "SUCCEEDED"
 
 
-def test_a_trial_not_renewed_ends_failed_naming_its_client(leased_server):
+def test_a_trial_not_renewed_ends_failed_naming_its_client(leased):
+    leased_server, spec = leased
     with leased_server.client() as client:
-        study = client.study("svc", SPEC)
+        study = client.study("svc", spec)
         trial = study.suggest(1, client_id="quiet")[0]
         client._connection.leases.release("svc", trial.id)
         poll_until(lambda: trial.refresh().state == "FAILED", timeout=30,
                    what="the lease to lapse")
         assert 'no heartbeat from client "quiet"' in trial.reason
+        assert f"(its lease is {LEASE} s)" in trial.reason
 
 
-def test_a_killed_clients_trial_ends_and_frees_its_slot(leased_server):
+def test_a_killed_clients_trial_ends_and_frees_its_slot(leased):
+    leased_server, spec = leased
     child = textwrap.dedent(f"""
         import sys, time, hptune
         client = hptune.Client({leased_server.address!r},
                                token_file={leased_server.token_file!r})
-        trial = client.study("svc", {SPEC!r}).suggest(1, "victim")[0]
+        trial = client.study("svc", {spec!r}).suggest(1, "victim")[0]
         keeper = client._connection.leases
         print(trial.id, flush=True)
         deadline = time.monotonic() + 30
@@ -73,7 +82,7 @@ def test_a_killed_clients_trial_ends_and_frees_its_slot(leased_server):
         trial_id = int(process.stdout.readline())
         assert process.stdout.readline() == "renewed\n"
         with leased_server.client() as client:
-            study = client.study("svc", SPEC)
+            study = client.study("svc", spec)
             trial = study.trial(trial_id)
             assert trial.state == "ACTIVE"
             # Its slot (maxParallelTrials 1) is taken while it lives.

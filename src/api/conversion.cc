@@ -262,6 +262,9 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   if (!spec.early_stopping_rule.empty()) {
     proto.set_early_stopping_rule(spec.early_stopping_rule);
   }
+  if (spec.trial_lease_seconds) {
+    proto.set_trial_lease_seconds(*spec.trial_lease_seconds);
+  }
   if (!spec.resume_previous_job_id.empty()) {
     proto.set_resume_previous_job_id(spec.resume_previous_job_id);
   }

@@ -569,6 +569,10 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
   CheckBetween(field("maxFailedTrials"), spec.max_failed_trials, 0, kMaxTrials,
                check);
   CheckStoppingRule(field("earlyStoppingRule"), spec, check);
+  if (spec.trial_lease_seconds) {
+    CheckBetween(field("trialLeaseSeconds"), *spec.trial_lease_seconds, 0,
+                 kMaxTrialLeaseSeconds, check);
+  }
   if (!spec.resume_previous_job_id.empty()) {
     for (FieldError& error : ValidateJobId(spec.resume_previous_job_id,
                                            field("resumePreviousJobId"))) {

@@ -295,12 +295,14 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
   StudyLock lock(*study_locks_, study_name);
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  lease_seconds = study.spec.trial_lease_seconds.value_or(lease_seconds);
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           history_->Summaries(study_name));
   // Before counting pending trials: a lapsed lease frees its slot.
   HPTUNE_RETURN_IF_ERROR(EndLapsedLeases(study_name, trials, &lock));
 
   SuggestResponse response;
+  response.lease_seconds = lease_seconds;
   auto room = [&] { return count - static_cast<int>(response.trials.size()); };
   HPTUNE_RETURN_IF_ERROR(HandOutWaitingTrials(
       study_name, client_id, count, lease_seconds, trials, response.trials));

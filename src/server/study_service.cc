@@ -144,7 +144,7 @@ grpc::Status StudyService::SuggestTrials(
     }
     reply->set_study_completed(response.study_completed);
     reply->set_note(response.note);
-    reply->set_lease_seconds(trial_lease_seconds_);
+    reply->set_lease_seconds(response.lease_seconds);
     return absl::OkStatus();
   });
 }
@@ -161,7 +161,10 @@ grpc::Status StudyService::RenewTrialLeases(
         std::vector<Trial> renewed,
         engine_.RenewLeases(request->study(), request->client_id()));
     for (const Trial& trial : renewed) reply->add_trial_ids(trial.number);
-    reply->set_lease_seconds(trial_lease_seconds_);
+    // Each trial keeps the lease it was handed with (its study's, or the
+    // server's then).
+    reply->set_lease_seconds(renewed.empty() ? trial_lease_seconds_
+                                             : renewed.front().lease_seconds);
     return absl::OkStatus();
   });
 }
@@ -210,7 +213,8 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
     trial.client_id = in.client_id();
     trial.origin = "user";
     if (trial.state == TrialState::kActive) {
-      trial.lease_seconds = trial_lease_seconds_;
+      trial.lease_seconds =
+          study.spec.trial_lease_seconds.value_or(trial_lease_seconds_);
     }
     HPTUNE_ASSIGN_OR_RETURN(
         Trial created, engine_.CreateTrial(request->study(), std::move(trial)));

@@ -1032,6 +1032,18 @@ TEST(ConfigParserTest, AStoppingRuleNeedsANameAndEarlyStoppingOn) {
               ElementsAre(HasSubstr("earlyStoppingRule")));
 }
 
+TEST(ConfigParserTest, AStudysTrialLeaseIsReadCheckedAndRoundTrips) {
+  const JobSpec job = ParseOk(Study(kOneParam, "    trialLeaseSeconds: 30\n"));
+  EXPECT_EQ(job.study->trial_lease_seconds, 30);
+  ExpectRoundTrip(job);
+  EXPECT_EQ(ParseOk(Study(kOneParam)).study->trial_lease_seconds, std::nullopt);
+  EXPECT_THAT(Errors(Study(kOneParam, "    trialLeaseSeconds: 86401\n")),
+              ElementsAre("trainingInput.hyperparameters.trialLeaseSeconds: "
+                          "must be at most 86400, got 86401"));
+  EXPECT_THAT(Errors(Study(kOneParam, "    trialLeaseSeconds: -1\n")),
+              ElementsAre(HasSubstr("trialLeaseSeconds: must be at least 0")));
+}
+
 TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {
   EXPECT_EQ(
       TrainingInputToJson(ParseOk(Study(kOneParam))),

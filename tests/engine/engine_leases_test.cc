@@ -127,6 +127,33 @@ TEST_F(EngineLeasesTest, TrialsWithoutALeaseNeverLapse) {
   EXPECT_EQ(trials.front().state, TrialState::kActive);
 }
 
+// A study's own lease (StudySpec::trial_lease_seconds) is the one its
+// trials get, over the caller's; 0 means none.
+TEST_F(EngineLeasesTest, TheStudysOwnLeaseIsTheOneItsTrialsGet) {
+  StudySpec spec = RandomSpec(5);
+  spec.trial_lease_seconds = 5;
+  ASSERT_OK(engine_.CreateStudy("s", spec));
+  ASSERT_OK_AND_ASSIGN(SuggestResponse response,
+                       engine_.SuggestTrials("s", 1, "worker-a", kLease));
+  EXPECT_EQ(response.lease_seconds, 5);
+  ASSERT_THAT(response.trials, SizeIs(1));
+  const int64_t trial = response.trials.front().number;
+  clock_.Advance(seconds(6));
+  ASSERT_OK_AND_ASSIGN(Trial ended, engine_.GetTrial("s", trial));
+  EXPECT_EQ(ended.state, TrialState::kFailed);
+  EXPECT_THAT(ended.reason, HasSubstr("(its lease is 5 s)"));
+
+  spec.trial_lease_seconds = 0;
+  ASSERT_OK(engine_.CreateStudy("none", spec));
+  ASSERT_OK_AND_ASSIGN(response,
+                       engine_.SuggestTrials("none", 1, "worker-a", kLease));
+  EXPECT_EQ(response.lease_seconds, 0);
+  clock_.Advance(seconds(2 * kLease));
+  ASSERT_OK_AND_ASSIGN(
+      Trial held, engine_.GetTrial("none", response.trials.front().number));
+  EXPECT_EQ(held.state, TrialState::kActive);
+}
+
 TEST_F(EngineLeasesTest, ALeaseOutOfRangeIsRefusedNamingTheValue) {
   ASSERT_OK(engine_.CreateStudy("s", RandomSpec(5)));
   auto response = engine_.SuggestTrials("s", 1, "a", 90'000);

@@ -73,6 +73,9 @@ struct MetricSpec {
   bool operator==(const MetricSpec&) const = default;
 };
 
+// The longest lease of an ask/tell trial: a day.
+inline constexpr int kMaxTrialLeaseSeconds = 24 * 60 * 60;
+
 // The rule of a study whose early_stopping_rule is empty.
 inline constexpr char kDefaultStoppingRule[] = "median-at-step";
 
@@ -94,6 +97,10 @@ struct StudySpec {
   // or the rule `hptune run --early-stopping` gives. hptune's
   // `earlyStoppingRule`, or Vertex's automated stopping spec.
   std::string early_stopping_rule;
+  // The lease of the trials ask/tell clients are handed (docs/api.md,
+  // "Leases"): 0 to kMaxTrialLeaseSeconds, 0 for none; unset for the
+  // server's `--trial-lease`. hptune's `trialLeaseSeconds`.
+  std::optional<int> trial_lease_seconds;
   std::string resume_previous_job_id;
   Algorithm algorithm = Algorithm::kUnspecified;
   // The name of a designer an embedder registered with its engine

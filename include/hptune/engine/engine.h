@@ -75,10 +75,13 @@ struct SuggestResponse {
   bool study_completed = false;
   // Why fewer trials than asked came back ("" when all did).
   std::string note;
+  // The lease the trials carry: the study's trial_lease_seconds, else the
+  // caller's.
+  int lease_seconds = 0;
 };
 
 // The longest lease of an ask/tell trial (SuggestTrials): a day.
-inline constexpr int kMaxLeaseSeconds = 24 * 60 * 60;
+inline constexpr int kMaxLeaseSeconds = kMaxTrialLeaseSeconds;
 
 struct EngineOptions {
   // The designers studies may name (StudySpec::algorithm and

@@ -284,6 +284,10 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
                  ? absl::StrCat("on, ", study.EffectiveStoppingRule())
                  : std::string("off"),
              out);
+  if (study.trial_lease_seconds) {
+    PrintField("trial lease",
+               absl::StrCat(*study.trial_lease_seconds, " s (ask/tell)"), out);
+  }
   if (!study.resume_previous_job_id.empty()) {
     PrintField("resumes", study.resume_previous_job_id, out);
   }

@@ -20,7 +20,8 @@ const FieldSet& StudyFields() {
       .accepted = {"goal", "hyperparameterMetricTag", "metrics", "maxTrials",
                    "maxParallelTrials", "maxFailedTrials",
                    "enableTrialEarlyStopping", "earlyStoppingRule",
-                   "resumePreviousJobId", "algorithm", "params", "seed"},
+                   "trialLeaseSeconds", "resumePreviousJobId", "algorithm",
+                   "params", "seed"},
       .unsupported = {},
       .hints = {{"metric", "hyperparameterMetricTag"},
                 {"metricTag", "hyperparameterMetricTag"},
@@ -500,6 +501,11 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
     }
   });
   read("earlyStoppingRule", [&] { ReadEarlyStopping(reader, spec); });
+  read("trialLeaseSeconds", [&] {
+    if (auto n = reader.Integer("trialLeaseSeconds")) {
+      spec.trial_lease_seconds = static_cast<int>(*n);
+    }
+  });
   read("resumePreviousJobId", [&] {
     if (auto id = reader.String("resumePreviousJobId")) {
       spec.resume_previous_job_id = *id;

@@ -139,6 +139,9 @@ Json StudyToJson(const StudySpec& spec) {
   if (!spec.early_stopping_rule.empty()) {
     out["earlyStoppingRule"] = spec.early_stopping_rule;
   }
+  if (spec.trial_lease_seconds) {
+    out["trialLeaseSeconds"] = *spec.trial_lease_seconds;
+  }
   if (!spec.resume_previous_job_id.empty()) {
     out["resumePreviousJobId"] = spec.resume_previous_job_id;
   }
