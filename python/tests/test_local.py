@@ -74,6 +74,17 @@ def test_engine_dies_with_a_killed_process_and_its_dir_is_removed(tmp_path):
     assert removed == [directory] and not os.path.exists(directory)
 
 
+def test_a_relative_binary_path_is_found_from_the_engines_directory(
+        monkeypatch, tmp_path):
+    # The engine runs in its private directory: a path relative to this
+    # one must still name the binary there.
+    monkeypatch.chdir(os.path.dirname(HPTUNE))
+    monkeypatch.setenv("HPTUNE_BINARY", os.path.join(".",
+                                                     os.path.basename(HPTUNE)))
+    with hptune.Client.local(None) as client:
+        assert client.list_studies() == []
+
+
 def test_no_binary_says_where_it_looked(monkeypatch, tmp_path):
     monkeypatch.setenv("HPTUNE_BINARY", str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError, match="HPTUNE_BINARY=.*missing"):

@@ -43,15 +43,16 @@ _MAX_DB_PATH_CHARS = 4096
 def find_binary() -> str:
     """The hptune binary: $HPTUNE_BINARY, else PATH, else the source tree's
     build (a package installed from a checkout)."""
+    # Absolute: the engine runs in its private directory.
     explicit = os.environ.get("HPTUNE_BINARY")
     if explicit:
         if os.access(explicit, os.X_OK):
-            return explicit
+            return os.path.abspath(explicit)
         raise FileNotFoundError(
             f"HPTUNE_BINARY={explicit!r} is not an executable file")
     on_path = shutil.which("hptune")
     if on_path:
-        return on_path
+        return os.path.abspath(on_path)
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = [os.path.join(here, *[".."] * n, "build", "src", "cli",
                                "hptune") for n in (3, 4)]
