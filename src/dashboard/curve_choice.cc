@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "src/dashboard/objective.h"
 #include "src/dashboard/thinning.h"
 
 namespace hptune::dashboard {
@@ -41,12 +42,6 @@ absl::StatusOr<std::set<int64_t>> TrialNumbers(const std::string& text) {
   return numbers;
 }
 
-std::optional<double> Objective(const Trial& trial, const StudySpec& spec) {
-  std::optional<double> value = trial.FinalObjective(spec.metric_tag);
-  if (value && !std::isfinite(*value)) return std::nullopt;
-  return value;
-}
-
 bool Running(const Trial& trial) {
   return trial.state == TrialState::kActive ||
          trial.state == TrialState::kStopping;
@@ -60,7 +55,7 @@ CurvePick BestAndRunning(const StudySnapshot& snapshot, size_t max_trials) {
     if (trial == nullptr) continue;
     if (Running(*trial)) {
       pick.trials.push_back(trial.get());
-    } else if (IsTerminal(trial->state) && Objective(*trial, spec)) {
+    } else if (IsTerminal(trial->state) && FiniteObjective(*trial, spec)) {
       finished.push_back(trial.get());
     }
   }
@@ -68,8 +63,8 @@ CurvePick BestAndRunning(const StudySnapshot& snapshot, size_t max_trials) {
   const size_t keep = std::min(max_trials, finished.size());
   std::partial_sort(finished.begin(), finished.begin() + keep, finished.end(),
                     [&](const Trial* a, const Trial* b) {
-                      return spec.IsBetter(*Objective(*a, spec),
-                                           *Objective(*b, spec));
+                      return spec.IsBetter(*FiniteObjective(*a, spec),
+                                           *FiniteObjective(*b, spec));
                     });
   pick.trials.insert(pick.trials.end(), finished.begin(),
                      finished.begin() + keep);

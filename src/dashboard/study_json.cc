@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "src/dashboard/objective.h"
 #include "src/dashboard/thinning.h"
 #include "src/dashboard/trial_query.h"
 #include "src/dashboard/view_json.h"
@@ -31,15 +32,9 @@ Json Value(const ParameterValue& value) {
   return Number(value.AsDouble());
 }
 
-std::optional<double> Objective(const Trial& trial, const StudySpec& spec) {
-  std::optional<double> value = trial.FinalObjective(spec.metric_tag);
-  if (value && !std::isfinite(*value)) return std::nullopt;
-  return value;
-}
-
 // Finished with a value: what the history and the points plots show.
 bool HasResult(const Trial& trial, const StudySpec& spec) {
-  return IsTerminal(trial.state) && Objective(trial, spec).has_value();
+  return IsTerminal(trial.state) && FiniteObjective(trial, spec).has_value();
 }
 
 // What runs, as `hptune validate` says it (src/algorithms/registry.cc: an
@@ -70,7 +65,7 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
     const std::string state(ToString(trial.state));
     counts[state] = counts.value(state, int64_t{0}) + 1;
     if (trial.stopped_early) ++stopped_early;
-    std::optional<double> value = Objective(trial, spec);
+    std::optional<double> value = FiniteObjective(trial, spec);
     // Best among feasible results: a trial breaking a constraint is never
     // best (ListOptimalTrials' rule).
     if (value && IsFeasibleResult(spec, trial) &&
@@ -199,7 +194,7 @@ Json TrialRowJson(const Trial& trial, const StudySpec& spec) {
   std::optional<int> slot = TrialSlot(trial);
   Json row = {{"number", trial.number},
               {"state", std::string(ToString(trial.state))},
-              {"value", Number(Objective(trial, spec))},
+              {"value", Number(FiniteObjective(trial, spec))},
               {"params", std::move(params)},
               {"metrics", std::move(metrics)},
               {"stopped_early", trial.stopped_early},
@@ -232,7 +227,7 @@ Json HistoryJson(const StudySnapshot& snapshot, size_t max_points) {
       failed.push_back(trial.number);
     }
     if (!HasResult(trial, spec)) return;
-    const double value = *Objective(trial, spec);
+    const double value = *FiniteObjective(trial, spec);
     numbers.push_back(trial.number);
     values.push_back(value);
     stopped.push_back(trial.stopped_early);
@@ -262,7 +257,7 @@ Json PointsJson(const StudySnapshot& snapshot, size_t max_points) {
   ForEachTrial(snapshot, [&](const Trial& trial) {
     if (!HasResult(trial, spec)) return;
     trials.push_back(&trial);
-    values.push_back(*Objective(trial, spec));
+    values.push_back(*FiniteObjective(trial, spec));
   });
   Json names = Json::array();
   for (const ParameterSpec& p : spec.search_space.parameters()) {
@@ -394,7 +389,7 @@ std::string TrialsCsv(const std::vector<const Trial*>& trials,
   }
   absl::StrAppend(&csv, ",stopped_early,start_time,end_time\r\n");
   for (const Trial* trial : trials) {
-    std::optional<double> value = Objective(*trial, spec);
+    std::optional<double> value = FiniteObjective(*trial, spec);
     absl::StrAppend(&csv, trial->number, ",",
                     std::string(ToString(trial->state)), ",",
                     value ? Json(*value).dump() : "");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/dashboard/edf.h"
+#include "src/dashboard/objective.h"
 #include "src/dashboard/study_json.h"
 
 namespace hptune::dashboard {
@@ -16,9 +17,7 @@ namespace {
 std::optional<double> FinishedObjective(const Trial& trial,
                                         const StudySpec& spec) {
   if (!IsTerminal(trial.state)) return std::nullopt;
-  std::optional<double> value = trial.FinalObjective(spec.metric_tag);
-  if (!value || !std::isfinite(*value)) return std::nullopt;
-  return value;
+  return FiniteObjective(trial, spec);
 }
 
 std::vector<double> FinishedObjectives(const StudySnapshot& snapshot) {

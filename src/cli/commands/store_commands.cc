@@ -71,7 +71,7 @@ constexpr char kTrialsExample[] =
     "  hptune trials list --study mnist_1 --format csv > trials.csv\n"
     "  hptune trials describe 3 --study mnist_1 --format json\n";
 
-struct Context {
+struct StoreContext {
   ParsedArgs args;
   OutputFormat format = OutputFormat::kTable;
   std::unique_ptr<client::StudyReader> reader;
@@ -92,8 +92,8 @@ absl::StatusOr<ParsedArgs> ParseCommandArgs(
 
 // Reads --format and picks the source: the database named by --db (or
 // $HPTUNE_DB unless --server is given), else the server.
-absl::StatusOr<Context> Prepare(ParsedArgs args, bool vertex) {
-  Context context;
+absl::StatusOr<StoreContext> Prepare(ParsedArgs args, bool vertex) {
+  StoreContext context;
   context.args = std::move(args);
   if (auto format = context.args.Get("format")) {
     HPTUNE_ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format, vertex));
@@ -130,7 +130,7 @@ int UsageError(absl::string_view message, const std::string& usage,
 }
 
 // `help` only as the subcommand: elsewhere it may be a study's name.
-bool WantsHelp(const std::vector<std::string>& args) {
+bool WantsStoreHelp(const std::vector<std::string>& args) {
   if (args[0] == "help") return true;
   for (const auto& a : args) {
     if (a == "--help" || a == "-h") return true;
@@ -138,7 +138,7 @@ bool WantsHelp(const std::vector<std::string>& args) {
   return false;
 }
 
-absl::Status ListStudies(Context& c, std::ostream& out) {
+absl::Status ListStudies(StoreContext& c, std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(auto studies, c.reader->ListStudies());
   std::vector<std::vector<Trial>> trials;
   for (const auto& s : studies) {
@@ -149,7 +149,7 @@ absl::Status ListStudies(Context& c, std::ostream& out) {
   return absl::OkStatus();
 }
 
-absl::Status DescribeStudy(Context& c, const std::string& name,
+absl::Status DescribeStudy(StoreContext& c, const std::string& name,
                            std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
@@ -188,7 +188,7 @@ absl::Status DescribeStudy(Context& c, const std::string& name,
   return absl::OkStatus();
 }
 
-absl::Status StudyImportance(Context& c, const std::string& name,
+absl::Status StudyImportance(StoreContext& c, const std::string& name,
                              std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
@@ -200,7 +200,7 @@ absl::Status StudyImportance(Context& c, const std::string& name,
   return absl::OkStatus();
 }
 
-absl::Status ListTrials(Context& c, const std::string& study_name,
+absl::Status ListTrials(StoreContext& c, const std::string& study_name,
                         std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
@@ -222,7 +222,7 @@ absl::Status ListTrials(Context& c, const std::string& study_name,
   return absl::OkStatus();
 }
 
-absl::Status DescribeTrial(Context& c, const std::string& study_name,
+absl::Status DescribeTrial(StoreContext& c, const std::string& study_name,
                            const std::string& number_text, std::ostream& out) {
   int64_t number = 0;
   try {
@@ -272,11 +272,11 @@ absl::Status DescribeTrial(Context& c, const std::string& study_name,
 
 // One subcommand: its name, how many positional arguments it takes,
 // whether it needs --study, and what it does.
-struct Subcommand {
+struct StoreSubcommand {
   std::string name;
   size_t positional = 0;
   bool needs_study = false;
-  std::function<absl::Status(Context&, std::ostream&)> run;
+  std::function<absl::Status(StoreContext&, std::ostream&)> run;
   bool vertex_format = false;  // Takes --format vertex.
 };
 
@@ -284,10 +284,10 @@ struct Subcommand {
 // line, and only then opening the database and running the subcommand.
 int RunStoreCommand(const std::vector<std::string>& args,
                     const std::string& usage,
-                    const std::vector<Subcommand>& subcommands,
+                    const std::vector<StoreSubcommand>& subcommands,
                     std::ostream& out, std::ostream& err) {
   if (args.empty()) return UsageError("missing subcommand", usage, err);
-  if (WantsHelp(args)) {
+  if (WantsStoreHelp(args)) {
     out << usage;
     return kExitOk;
   }
@@ -329,15 +329,15 @@ int RunStoreCommand(const std::vector<std::string>& args,
 
 int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err) {
-  std::vector<Subcommand> subcommands = {
+  std::vector<StoreSubcommand> subcommands = {
       {"list", 0, false,
-       [](Context& c, std::ostream& o) { return ListStudies(c, o); }},
+       [](StoreContext& c, std::ostream& o) { return ListStudies(c, o); }},
       {"describe", 1, false,
-       [](Context& c, std::ostream& o) {
+       [](StoreContext& c, std::ostream& o) {
          return DescribeStudy(c, c.args.positional[0], o);
        }},
       {"importance", 1, false,
-       [](Context& c, std::ostream& o) {
+       [](StoreContext& c, std::ostream& o) {
          return StudyImportance(c, c.args.positional[0], o);
        }},
   };
@@ -347,14 +347,14 @@ int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
 
 int RunTrialsCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
-  std::vector<Subcommand> subcommands = {
+  std::vector<StoreSubcommand> subcommands = {
       {"list", 0, true,
-       [](Context& c, std::ostream& o) {
+       [](StoreContext& c, std::ostream& o) {
          return ListTrials(c, *c.args.Get("study"), o);
        },
        /*vertex_format=*/true},
       {"describe", 1, true,
-       [](Context& c, std::ostream& o) {
+       [](StoreContext& c, std::ostream& o) {
          return DescribeTrial(c, *c.args.Get("study"), c.args.positional[0], o);
        }},
   };
