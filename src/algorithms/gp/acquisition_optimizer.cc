@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <set>
 
 #include "src/algorithms/common/splitmix64.h"
 #include "src/algorithms/gp/lbfgs.h"
@@ -226,6 +225,29 @@ void ClimbDiscrete(const AcquisitionFunction& acquisition,
   }
 }
 
+// The points of finite score, each vector once: its first occurrence. By
+// sorting indices rather than building a set of copies: this runs on every
+// candidate of every suggestion.
+std::vector<ScoredPoint> FiniteWithoutRepeats(std::vector<ScoredPoint> points) {
+  std::vector<size_t> by_x;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (std::isfinite(points[i].score)) by_x.push_back(i);
+  }
+  // Stable: equal vectors stay in their order, so the first one leads.
+  std::stable_sort(by_x.begin(), by_x.end(), [&](size_t a, size_t b) {
+    return points[a].x < points[b].x;
+  });
+  std::vector<bool> keep(points.size(), false);
+  for (size_t k = 0; k < by_x.size(); ++k) {
+    keep[by_x[k]] = k == 0 || points[by_x[k]].x != points[by_x[k - 1]].x;
+  }
+  std::vector<ScoredPoint> unique;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (keep[i]) unique.push_back(std::move(points[i]));
+  }
+  return unique;
+}
+
 }  // namespace
 
 std::vector<ScoredPoint> MaximizeAcquisition(
@@ -360,13 +382,7 @@ std::vector<ScoredPoint> MaximizeAcquisition(
                    [](const ScoredPoint& a, const ScoredPoint& b) {
                      return a.score > b.score;
                    });
-  std::vector<ScoredPoint> unique;
-  std::set<std::vector<double>> seen;
-  for (auto& p : points) {
-    if (!std::isfinite(p.score)) continue;
-    if (seen.insert(p.x).second) unique.push_back(std::move(p));
-  }
-  return unique;
+  return FiniteWithoutRepeats(std::move(points));
 }
 
 }  // namespace hptune::algorithms::gp
