@@ -56,7 +56,7 @@ StudySpec Spec(int d, int k = 1) {
   spec.metric_tag = kMetric;
   spec.goal = Goal::kMinimize;
   spec.max_trials = 1'000'000;
-  spec.max_parallel_trials = 1'000'000;
+  spec.max_parallel_trials = kMaxParallelTrials;
   spec.algorithm = Algorithm::kUnspecified;
   spec.seed = 1;
   if (k > 1) {
@@ -135,7 +135,10 @@ void RunSuggest(benchmark::State& state, int count, bool objectives = false,
   store::MemoryStore store;
   engine::TuningEngine engine(
       store, engine::EngineOptions{.background_designer_work = background});
-  (void)engine.CreateStudy("s", Spec(d, k));
+  if (auto created = engine.CreateStudy("s", Spec(d, k)); !created.ok()) {
+    state.SkipWithError(std::string(created.status().message()).c_str());
+    return;
+  }
   AddHistory(engine, n, d, k);
   auto complete = [&](const std::vector<Trial>& trials) {
     for (const Trial& t : trials) {

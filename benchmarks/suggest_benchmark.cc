@@ -20,7 +20,7 @@ StudySpec SixDimensional(Algorithm algorithm) {
   spec.search_space = SearchSpace(params);
   spec.metric_tag = "m";
   spec.max_trials = 1'000'000;
-  spec.max_parallel_trials = 1'000'000;
+  spec.max_parallel_trials = kMaxParallelTrials;
   spec.algorithm = algorithm;
   spec.seed = 1;
   return spec;
@@ -30,7 +30,11 @@ void BM_Suggest(benchmark::State& state) {
   store::MemoryStore store;
   engine::TuningEngine engine(store);
   auto algorithm = static_cast<Algorithm>(state.range(0));
-  (void)engine.CreateStudy("s", SixDimensional(algorithm));
+  if (auto created = engine.CreateStudy("s", SixDimensional(algorithm));
+      !created.ok()) {
+    state.SkipWithError(std::string(created.status().message()).c_str());
+    return;
+  }
   for (int64_t i = 0; i < state.range(1); ++i) {
     auto t = engine.SuggestTrials("s", 1, "c")->trials.front();
     (void)engine.CompleteTrial("s", t.number,

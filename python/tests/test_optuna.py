@@ -10,7 +10,7 @@ optuna = pytest.importorskip("optuna")
 
 import hptune  # noqa: E402
 import hptune.optuna  # noqa: E402
-from hptune.optuna_space import Space  # noqa: E402
+from hptune.optuna_space import Space, UnionSpace  # noqa: E402
 from optuna.distributions import (CategoricalDistribution,  # noqa: E402
                                   FloatDistribution, IntDistribution)
 from conftest import HPTUNE, run_hptune  # noqa: E402
@@ -66,6 +66,27 @@ def test_distributions_map_to_hptune_specs_and_back():
     assert type(values["batch"]) is int and type(values["units"]) is int
     odd = Space({"a b": FloatDistribution(0, 1)})
     assert odd.specs()[0]["parameterName"] == "p0"
+
+
+def test_the_union_space_folds_each_trial_once_and_drops_clashes():
+    def trial(number, **distributions):
+        return optuna.trial.create_trial(
+            params={n: d.low if hasattr(d, "low") else d.choices[0]
+                    for n, d in distributions.items()},
+            distributions=distributions, value=0.0)
+
+    first = trial(0, x=FloatDistribution(0, 1), k=IntDistribution(1, 3))
+    first.number = 0
+    union = UnionSpace()
+    assert union.update([first]) == {"x": FloatDistribution(0, 1),
+                                     "k": IntDistribution(1, 3)}
+    clash = trial(1, x=FloatDistribution(0, 2), c=CategoricalDistribution(
+        ["a", "b"]))
+    clash.number = 1
+    # The first trial again (a later call sees every trial) changes nothing.
+    assert union.update([first, clash]) == {
+        "k": IntDistribution(1, 3), "c": CategoricalDistribution(["a", "b"])}
+    assert union.update([first, clash]) == union.update([])
 
 
 def test_gp_sampler_runs_optunas_study_and_keeps_types(client):

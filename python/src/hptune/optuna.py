@@ -109,6 +109,7 @@ class HptuneSampler(BaseSampler):
         self._constraints_func = constraints_func
         self._independent = independent_sampler or RandomSampler(seed=seed)
         self._intersections: Dict[Any, IntersectionSearchSpace] = {}
+        self._unions: Dict[Any, optuna_space.UnionSpace] = {}
         self._lock = threading.Lock()
         self._studies: Dict[Any, _SpaceStudy] = {}
         self._active: Dict[int, Any] = {}  # Optuna trial id -> hptune trial
@@ -170,10 +171,12 @@ class HptuneSampler(BaseSampler):
                 self._study_key(study),
                 IntersectionSearchSpace(include_pruned=True))
             calculated = intersection.calculate(study)  # not thread-safe
+            trials = study.get_trials(deepcopy=False, states=(
+                TrialState.COMPLETE, TrialState.PRUNED))
+            union = self._unions.setdefault(
+                self._study_key(study), optuna_space.UnionSpace()
+            ).update(trials)
         base = {n: d for n, d in calculated.items() if optuna_space.usable(d)}
-        trials = study.get_trials(deepcopy=False, states=(
-            TrialState.COMPLETE, TrialState.PRUNED))
-        union = optuna_space.union_space(trials)
         space = optuna_space.SearchSpace(base)
         space.conditions = optuna_space.infer_conditions(trials, base, union)
         space.update({c: union[c] for c in space.conditions})
