@@ -26,8 +26,15 @@ is f at the trial told the least, as the harness counts it.
 Runs under Debian's /usr/bin/python3 with python3-optuna 3.1
 (scripts/setup installs it). Progress goes to stderr.
 
+"hptune_gp" is hptune's own designer inside Optuna
+(hptune.optuna.GPSampler(seed=seed), each study on its own local engine):
+the same studies through Optuna's define-by-run interface, beside the
+native harness's "gp" on the same seeds. It needs a python that imports
+hptune (the tests' venv: build/tests/python/work/venv/bin/python, which
+sees Debian's Optuna) and $HPTUNE_BINARY (an absolute path).
+
 Usage:
-  /usr/bin/python3 benchmarks/optuna_compare.py [--samplers=tpe,random]
+  /usr/bin/python3 benchmarks/optuna_compare.py [--samplers=tpe,random,hptune_gp]
       [--functions=LIST] [--seeds=20] [--budgets=50,100]
       [--modes=sequential,parallel4] [--jobs=N]
   /usr/bin/python3 benchmarks/optuna_compare.py --check
@@ -399,8 +406,7 @@ def run_one(task):
     parameters, f, _ = FUNCTIONS[function]
     sd = noise_sd(function)
     workers = 1 if mode == "sequential" else int(mode[len("parallel"):])
-    sampler = (optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe"
-               else optuna.samplers.RandomSampler(seed=seed))
+    sampler = make_sampler(sampler_name, seed)
     start = time.monotonic()
     study = optuna.create_study(direction="minimize", sampler=sampler)
     trials = []  # (f, reported) in ask order.
@@ -422,7 +428,19 @@ def run_one(task):
         study.tell(trial, value)
         if len(trials) < budget:
             ask()
+    if hasattr(sampler, "close"):
+        sampler.close()  # GPSampler's local engine.
     return task, trials, time.monotonic() - start
+
+
+def make_sampler(name, seed):
+    import optuna
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    import hptune.optuna
+    return hptune.optuna.GPSampler(seed=seed)
 
 
 def _list(kind, allowed=None):
@@ -481,7 +499,8 @@ def parse_args(argv):
         description="Optuna's samplers on hptune's quality suite; prints CSV.")
     p.add_argument("--check", action="store_true",
                    help="only check the functions at their reference points")
-    p.add_argument("--samplers", type=_list("sampler", ["tpe", "random"]),
+    p.add_argument("--samplers",
+                   type=_list("sampler", ["tpe", "random", "hptune_gp"]),
                    default=["tpe", "random"])
     p.add_argument("--functions", type=_functions, default=list(SUITE),
                    help="names (default: the suite); holdout: the held-out "
@@ -550,6 +569,12 @@ def main(argv):
     if importlib.util.find_spec("optuna") is None:
         print("optuna_compare: no optuna for this python "
               f"({sys.executable}); run scripts/setup", file=sys.stderr)
+        return 2
+    if "hptune_gp" in args.samplers and (
+            importlib.util.find_spec("hptune") is None or
+            not os.path.isabs(os.environ.get("HPTUNE_BINARY", ""))):
+        print("optuna_compare: hptune_gp needs a python that imports hptune "
+              "and HPTUNE_BINARY as an absolute path", file=sys.stderr)
         return 2
     run_and_report(run_one, args, lambda f: FUNCTIONS[f][2], "optuna_compare")
     return 0
