@@ -22,6 +22,9 @@
 # (--flag=value works too.) --threads is both the harness's threads and
 # Optuna's processes (default: all CPUs). --csv-dir keeps the two CSVs.
 # Python: $PYTHON, default /usr/bin/python3 (Debian's, with python3-optuna).
+# --samplers hptune_gp adds hptune's GPSampler inside Optuna: set PYTHON to
+# one that imports hptune (build/tests/python/work/venv/bin/python) and
+# HPTUNE_BINARY to the absolute path of the hptune binary.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
