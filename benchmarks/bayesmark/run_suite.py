@@ -8,7 +8,8 @@ trials (hptune's GP one per budget, see below):
 hptune's default designer (GP) and RANDOM_SEARCH through `hptune serve` and
 the Python client's ask/tell (Study.suggest(count=N)), Optuna's TPE,
 multivariate TPE, CMA-ES (all-numeric spaces only) and random search by
-ask/tell. Runs are spread over --jobs processes. Prints a table per task and
+ask/tell, and optuna_hptune_gp: hptune's GP as Optuna's sampler
+(hptune.optuna.GPSampler on the same server), run like Optuna's. Runs are spread over --jobs processes. Prints a table per task and
 the mean normalised regret per method, budget and mode:
 
     regret = (best found - best known) / (random's expected best - best known)
@@ -75,7 +76,7 @@ sys.path.insert(0, HERE)
 import tasks  # noqa: E402
 
 METHODS = ("hptune_gp", "hptune_random", "optuna_tpe", "optuna_tpe_mv",
-           "optuna_cmaes", "optuna_random")
+           "optuna_cmaes", "optuna_random", "optuna_hptune_gp")
 BASELINES = os.path.join(HERE, "baselines.json")
 # Budgets whose random expected best baselines.json lists for reading; any
 # other budget is computed from the stored random values.
@@ -139,8 +140,12 @@ def _run_hptune(task, method, batch, seed, trials, server, token_file):
     return values
 
 
-def _sampler(method: str, seed: int):
+def _sampler(method: str, seed: int, server: str, token_file):
     import optuna
+    if method == "optuna_hptune_gp":   # hptune's GP inside Optuna
+        import hptune.optuna
+        return hptune.optuna.GPSampler(seed=seed,
+                                       client=_client(server, token_file))
     if method == "optuna_tpe":
         return optuna.samplers.TPESampler(seed=seed)
     if method == "optuna_tpe_mv":
@@ -150,12 +155,13 @@ def _sampler(method: str, seed: int):
     return optuna.samplers.RandomSampler(seed=seed)
 
 
-def _run_optuna(task, method, batch, seed, trials):
+def _run_optuna(task, method, batch, seed, trials, server, token_file):
     import optuna
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-    study = optuna.create_study(direction="minimize",
-                                sampler=_sampler(method, seed))
+    study = optuna.create_study(
+        direction="minimize",
+        sampler=_sampler(method, seed, server, token_file))
     values: List[float] = []
     while len(values) < trials:
         asked = [study.ask() for _ in range(min(batch, trials - len(values)))]
@@ -178,7 +184,8 @@ def run_one(job) -> Tuple[tuple, List[float], float]:
         values = _run_hptune(task, method, batch_size(mode), seed, trials,
                              server, token_file)
     else:
-        values = _run_optuna(task, method, batch_size(mode), seed, trials)
+        values = _run_optuna(task, method, batch_size(mode), seed, trials,
+                             server, token_file)
     # Only hptune stops short: when it has tried every point of the space.
     short = len(values) < trials and not method.startswith("hptune_")
     if (short or not values or len(values) > trials
