@@ -4,6 +4,10 @@
 // files as examples/vertex/Containerfile's) and two trials. Every trial's
 // chief, workers and parameter server are real containers; the job prints
 // itself in Vertex's shape, the default `--format json` of a Vertex spec.
+// examples/vertex/python_package_job.yaml likewise, its stock python image
+// swapped for the tests' python image (build_test_image.sh) and its
+// relative packageUris made absolute: the trainer's package directory and
+// the hypertune reporting package run from the source tree.
 // Needs root and podman: skips saying why elsewhere, unless HPTUNE_EXPECT
 // names "podman".
 #include <unistd.h>
@@ -27,39 +31,64 @@ constexpr char kHptune[] = HPTUNE_BINARY;
 const std::string kSource = HPTUNE_SOURCE_DIR;
 constexpr char kImage[] = "localhost/hptune-test/stdlib-trainer:1";
 constexpr char kExampleImage[] = "localhost/hptune-stdlib-trainer:latest";
+constexpr char kPythonImage[] = "localhost/hptune-test/python:1";
 constexpr char kPodman[] = "/usr/bin/podman";
 
-std::string WhyNoPodman() {
+std::string WhyNoPodman(const std::string& image,
+                        const std::string& build_flags) {
   if (geteuid() != 0) return "the container tests run as root";
   if (access(kPodman, X_OK) != 0) return "podman is not installed";
-  if (RunProcess({kPodman, "image", "exists", kImage}).exit_code != 0) {
-    return std::string("no image ") + kImage +
-           " (tests/testdata/containers/build_test_image.sh "
-           "--stdlib-trainer)";
+  if (RunProcess({kPodman, "image", "exists", image}).exit_code != 0) {
+    return "no image " + image +
+           " (tests/testdata/containers/build_test_image.sh" + build_flags +
+           ")";
   }
   return "";
 }
 
+// Every `from` in `text` replaced by `to`; how many there were.
+int ReplaceAll(std::string& text, const std::string& from,
+               const std::string& to) {
+  int replaced = 0;
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+    ++replaced;
+  }
+  return replaced;
+}
+
+std::string ReadExample(const std::string& name) {
+  std::stringstream text;
+  text << std::ifstream(kSource + "/examples/vertex/" + name).rdbuf();
+  return text.str();
+}
+
 // The example with its image swapped for the test's, written to `dir`.
 std::string CopyExample(const std::string& dir) {
-  std::stringstream text;
-  text
-      << std::ifstream(kSource + "/examples/vertex/container_job.yaml").rdbuf();
-  std::string spec = text.str();
-  int swapped = 0;
-  for (size_t at = spec.find(kExampleImage); at != std::string::npos;
-       at = spec.find(kExampleImage, at)) {
-    spec.replace(at, std::string(kExampleImage).size(), kImage);
-    ++swapped;
-  }
-  EXPECT_EQ(swapped, 3) << "the example's three pools name its image";
+  std::string spec = ReadExample("container_job.yaml");
+  EXPECT_EQ(ReplaceAll(spec, kExampleImage, kImage), 3)
+      << "the example's three pools name its image";
   const std::string path = dir + "/container_job.yaml";
   std::ofstream(path) << spec;
   return path;
 }
 
+// Each trial SUCCEEDED with a final `loss`.
+void ExpectTrialsSucceededWithLoss(const nlohmann::json& job, size_t count) {
+  ASSERT_EQ(job["trials"].size(), count) << job;
+  for (const auto& trial : job["trials"]) {
+    EXPECT_EQ(trial["state"], "SUCCEEDED") << trial;
+    bool has_loss = false;
+    for (const auto& m : trial["finalMeasurement"]["metrics"]) {
+      has_loss = has_loss || m["metricId"] == "loss";
+    }
+    EXPECT_TRUE(has_loss) << trial;
+  }
+}
+
 TEST(VertexExamplesTest, ContainerJobRunsEveryTrialToSuccess) {
-  const std::string why = WhyNoPodman();
+  const std::string why = WhyNoPodman(kImage, " --stdlib-trainer");
   HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
   const std::string dir = testing::MakeTempDir();
   auto run =
@@ -73,16 +102,35 @@ TEST(VertexExamplesTest, ContainerJobRunsEveryTrialToSuccess) {
   EXPECT_EQ(
       job["trialJobSpec"]["workerPoolSpecs"][1]["containerSpec"]["imageUri"],
       kImage);
-  ASSERT_EQ(job["trials"].size(), 2u) << job;
-  for (const auto& trial : job["trials"]) {
-    EXPECT_EQ(trial["state"], "SUCCEEDED") << trial;
-    const auto& metrics = trial["finalMeasurement"]["metrics"];
-    ASSERT_FALSE(metrics.empty()) << trial;
-    bool has_loss = false;
-    for (const auto& m : metrics)
-      has_loss = has_loss || m["metricId"] == "loss";
-    EXPECT_TRUE(has_loss) << trial;
-  }
+  ExpectTrialsSucceededWithLoss(job, 2);
+}
+
+TEST(VertexExamplesTest, PythonPackageJobRunsItsModuleFromThePackages) {
+  const std::string why = WhyNoPodman(kPythonImage, "");
+  HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+  const std::string dir = testing::MakeTempDir();
+  std::string spec = ReadExample("python_package_job.yaml");
+  EXPECT_EQ(ReplaceAll(spec, "executorImageUri: python:3.11-slim",
+                       std::string("executorImageUri: ") + kPythonImage),
+            1);
+  EXPECT_EQ(ReplaceAll(spec, "../stdlib_trainer/trainer",
+                       kSource + "/examples/stdlib_trainer/trainer"),
+            1);
+  EXPECT_EQ(ReplaceAll(spec, "../../python/src/hypertune",
+                       kSource + "/python/src/hypertune"),
+            1);
+  std::ofstream(dir + "/python_package_job.yaml") << spec;
+  auto run =
+      RunProcess({kHptune, "run", dir + "/python_package_job.yaml", "--job-id",
+                  "vertex_package", "--max-trials", "2", "--db", dir + "/h.db",
+                  "--runs-dir", dir + "/runs", "--quiet", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  const auto job = nlohmann::json::parse(run.out);
+  EXPECT_EQ(job["state"], "JOB_STATE_SUCCEEDED");
+  EXPECT_EQ(job["trialJobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]
+               ["pythonModule"],
+            "trainer.task");
+  ExpectTrialsSucceededWithLoss(job, 2);
 }
 
 }  // namespace

@@ -108,6 +108,24 @@ TEST(PodmanArgvTest, ACommandReplacesTheEntrypoint) {
               Contains(R"(--entrypoint=["python3","/app/task.py"])"));
 }
 
+TEST(PodmanArgvTest, APlainPackageDirectoryIsImportedWhereItIsBound) {
+  ReplicaLaunch replica = Worker();
+  replica.container->spec.python_module = "trainer.task";
+  replica.container->spec.package_uris = {"/src/trainer"};
+  const std::vector<std::string> argv = ArgvOrDie(replica, Options());
+  EXPECT_THAT(argv,
+              Contains("--volume=/src/trainer:/hptune/packages/trainer:ro"));
+  // In the container: pip only for what is no plain directory, and the
+  // bound directories on PYTHONPATH when one was.
+  EXPECT_THAT(
+      argv,
+      Contains(::testing::AllOf(
+          ::testing::HasSubstr("[ -d '/hptune/packages/trainer' ] && [ ! -f "
+                               "'/hptune/packages/trainer'/setup.py ]"),
+          ::testing::HasSubstr("then imported=1; else"),
+          ::testing::HasSubstr("export PYTHONPATH=/hptune/packages"))));
+}
+
 TEST(PodmanArgvTest, APythonPackageIsInstalledOfflineThenItsModuleRuns) {
   ReplicaLaunch replica = Worker();
   replica.container->spec.python_module = "trainer.task";

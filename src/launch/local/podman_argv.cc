@@ -7,7 +7,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "hptune/launch/replica_env.h"
 #include "nlohmann/json.hpp"
 #include "src/launch/local/replica_process.h"
@@ -48,11 +47,27 @@ std::string NamePart(std::string_view text) {
 
 // pythonPackageSpec: each package bound read-only under
 // kContainerPackageDir, installed without the network, then the module run
-// with the replica's argv ($0 is the module).
+// with the replica's argv ($0 is the module). A directory that is no pip
+// project (no setup.py, no pyproject.toml) is imported where it is bound:
+// kContainerPackageDir goes on PYTHONPATH, so a package directory of the
+// source tree runs unbuilt (Vertex itself takes only built packages).
+// The shell step for one bound package: a plain directory is imported
+// (sets $imported), anything else is pip-installed offline; a failed
+// install ends the replica with 125, podman's own "could not run".
+std::string PackageStep(const std::string& inside) {
+  const std::string quoted = absl::StrCat("'", inside, "'");
+  return absl::StrCat(
+      "if [ -d ", quoted, " ] && [ ! -f ", quoted, "/setup.py ] && [ ! -f ",
+      quoted,
+      "/pyproject.toml ]; then imported=1; else python3 -m pip install "
+      "--quiet --no-index --no-deps --disable-pip-version-check ",
+      quoted, " || exit 125; fi; ");
+}
+
 absl::Status AddPythonPackage(const ContainerSpec& spec,
                               std::vector<std::string>* argv) {
   std::set<std::string> names;
-  std::vector<std::string> installs;
+  std::string script;
   for (size_t i = 0; i < spec.package_uris.size(); ++i) {
     const std::filesystem::path path(spec.package_uris[i]);
     const std::string field = absl::StrCat("packageUris[", i, "]");
@@ -72,14 +87,11 @@ absl::Status AddPythonPackage(const ContainerSpec& spec,
     const std::string inside = absl::StrCat(kContainerPackageDir, "/", name);
     argv->push_back(
         absl::StrCat("--volume=", path.string(), ":", inside, ":ro"));
-    installs.push_back(absl::StrCat("'", inside, "'"));
+    absl::StrAppend(&script, PackageStep(inside));
   }
-  std::string script;
-  if (!installs.empty()) {
-    script = absl::StrCat(
-        "python3 -m pip install --quiet --no-index --no-deps "
-        "--disable-pip-version-check ",
-        absl::StrJoin(installs, " "), " || exit 125; ");
+  if (!script.empty()) {
+    absl::StrAppend(&script, "if [ -n \"$imported\" ]; then export PYTHONPATH=",
+                    kContainerPackageDir, "${PYTHONPATH:+:$PYTHONPATH}; fi; ");
   }
   absl::StrAppend(&script, "exec python3 -m \"$0\" \"$@\"");
   argv->push_back(absl::StrCat(
