@@ -70,15 +70,13 @@ absl::StatusOr<std::unique_ptr<StudyCache>> StudyCache::Create(
 absl::Status StudyCache::ReloadJobsLocked() {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
   jobs_by_study_.clear();
-  footprints_by_study_.clear();
   // A study run again by a later job shows the latest.
   for (JobRecord& job : jobs) {
-    ConfigParseResult parsed = ParseJobConfig(job.training_input_json,
-                                              ConfigFormat::kJson, job.job_id);
-    if (parsed.job) {
-      footprints_by_study_[job.study_name] = FootprintOf(*parsed.job);
-    } else {
-      footprints_by_study_.erase(job.study_name);
+    if (!footprints_by_job_.contains(job.job_id)) {
+      ConfigParseResult parsed = ParseJobConfig(
+          job.training_input_json, ConfigFormat::kJson, job.job_id);
+      footprints_by_job_[job.job_id] =
+          parsed.job ? std::optional(FootprintOf(*parsed.job)) : std::nullopt;
     }
     jobs_by_study_[job.study_name] = std::move(job);
   }
@@ -95,10 +93,8 @@ std::optional<JobRecord> StudyCache::JobOfLocked(
 
 void StudyCache::SetJobLocked(StudySnapshot& snapshot) const {
   snapshot.job = JobOfLocked(snapshot.study.name);
-  auto it = footprints_by_study_.find(snapshot.study.name);
-  snapshot.footprint = it == footprints_by_study_.end()
-                           ? std::nullopt
-                           : std::optional<TrialFootprint>(it->second);
+  snapshot.footprint =
+      snapshot.job ? footprints_by_job_.at(snapshot.job->job_id) : std::nullopt;
 }
 
 absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::LoadLocked(

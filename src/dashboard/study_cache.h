@@ -85,8 +85,10 @@ class StudyCache {
   std::map<std::string, std::shared_ptr<const StudySnapshot>, std::less<>>
       studies_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobRecord> jobs_by_study_ ABSL_GUARDED_BY(mu_);
-  // Parsed once a reload, not at every request.
-  std::map<std::string, TrialFootprint> footprints_by_study_
+  // Each job's, by job ID, parsed once: a job's trainingInput never changes
+  // once stored, and a reload comes with every job event. nullopt: it no
+  // longer parses.
+  std::map<std::string, std::optional<TrialFootprint>> footprints_by_job_
       ABSL_GUARDED_BY(mu_);
   bool jobs_loaded_ ABSL_GUARDED_BY(mu_) = false;
 };
