@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "hptune/core/config.h"
 #include "hptune/core/status.h"
 
 namespace hptune::dashboard {
@@ -70,7 +71,15 @@ absl::Status StudyCache::ReloadJobsLocked() {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
   jobs_by_study_.clear();
   // A study run again by a later job shows the latest.
-  for (JobRecord& job : jobs) jobs_by_study_[job.study_name] = std::move(job);
+  for (JobRecord& job : jobs) {
+    if (!footprints_by_job_.contains(job.job_id)) {
+      ConfigParseResult parsed = ParseJobConfig(
+          job.training_input_json, ConfigFormat::kJson, job.job_id);
+      footprints_by_job_[job.job_id] =
+          parsed.job ? std::optional(FootprintOf(*parsed.job)) : std::nullopt;
+    }
+    jobs_by_study_[job.study_name] = std::move(job);
+  }
   jobs_loaded_ = true;
   return absl::OkStatus();
 }
@@ -82,12 +91,18 @@ std::optional<JobRecord> StudyCache::JobOfLocked(
   return it->second;
 }
 
+void StudyCache::SetJobLocked(StudySnapshot& snapshot) const {
+  snapshot.job = JobOfLocked(snapshot.study.name);
+  snapshot.footprint =
+      snapshot.job ? footprints_by_job_.at(snapshot.job->job_id) : std::nullopt;
+}
+
 absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::LoadLocked(
     std::string_view name) {
   if (!jobs_loaded_) HPTUNE_RETURN_IF_ERROR(ReloadJobsLocked());
   auto snapshot = std::make_shared<StudySnapshot>();
   HPTUNE_ASSIGN_OR_RETURN(snapshot->study, store_.GetStudy(name));
-  snapshot->job = JobOfLocked(snapshot->study.name);
+  SetJobLocked(*snapshot);
   HPTUNE_ASSIGN_OR_RETURN(snapshot->trials, Summaries(store_, name));
   studies_[snapshot->study.name] = snapshot;
   return snapshot;
@@ -129,7 +144,7 @@ absl::StatusOr<Changes> StudyCache::Refresh() {
     const bool has_trials = trials != changed_trials.end();
     if (!study_changed && !has_trials && !jobs_changed) continue;
     auto next = std::make_shared<StudySnapshot>(*snapshot);
-    next->job = JobOfLocked(name);
+    SetJobLocked(*next);
     if (study_changed) {
       absl::StatusOr<StudyRecord> study = store_.GetStudy(name);
       if (absl::IsNotFound(study.status())) {

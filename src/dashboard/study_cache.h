@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/core/mutex.h"
+#include "hptune/core/savings.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/store/store.h"
@@ -31,6 +32,9 @@ namespace hptune::dashboard {
 struct StudySnapshot {
   StudyRecord study;
   std::optional<JobRecord> job;  // The job whose study this is, if any.
+  // The job's replicas and GPUs, for what early stopping saved; nullopt
+  // without a job or when its stored trainingInput no longer parses.
+  std::optional<TrialFootprint> footprint;
   std::vector<std::shared_ptr<const Trial>> trials;  // trials[i]: number i+1.
 };
 
@@ -69,6 +73,9 @@ class StudyCache {
   absl::Status ReloadJobsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<JobRecord> JobOfLocked(const std::string& study) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets the snapshot's job and footprint from the jobs loaded.
+  void SetJobLocked(StudySnapshot& snapshot) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   store::Store& store_;
   // Held across the store reads of an update, so that two updates never
@@ -78,6 +85,11 @@ class StudyCache {
   std::map<std::string, std::shared_ptr<const StudySnapshot>, std::less<>>
       studies_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobRecord> jobs_by_study_ ABSL_GUARDED_BY(mu_);
+  // Each job's, by job ID, parsed once: a job's trainingInput never changes
+  // once stored, and a reload comes with every job event. nullopt: it no
+  // longer parses.
+  std::map<std::string, std::optional<TrialFootprint>> footprints_by_job_
+      ABSL_GUARDED_BY(mu_);
   bool jobs_loaded_ ABSL_GUARDED_BY(mu_) = false;
 };
 

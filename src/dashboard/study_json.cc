@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "src/dashboard/objective.h"
+#include "src/dashboard/savings_json.h"
 #include "src/dashboard/thinning.h"
 #include "src/dashboard/trial_query.h"
 #include "src/dashboard/view_json.h"
@@ -99,6 +100,7 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
           {"best",
            best ? Json{{"trial", best->first}, {"value", Number(best->second)}}
                 : Json(nullptr)},
+          {"early_stopping_savings", SavingsJson(snapshot)},
           {"create_time", FormatRfc3339(study.create_time)}};
 }
 

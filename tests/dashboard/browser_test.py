@@ -18,6 +18,8 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
     another objective and a constraint with its threshold), sorted and
     filtered by the server and in the CSV; a hidden column stays hidden
     through the URL; a running trial shows its latest step and value;
+  - the study header's "Saved by stopping": the API's early_stopping_savings
+    (share of steps, steps, trials stopped; its summary on hover);
   - learning curves: each trial stopped early ends at its stop_step; all,
     stopped, running and the table's trials, as the API picks them;
   - history: stopped-early trials drawn apart, the summary counting every
@@ -45,6 +47,7 @@ import csv
 import http.client
 import io
 import json
+import math
 import os
 import queue
 import re
@@ -516,6 +519,7 @@ class DashboardTest:
             self.step("the job finishes", self.wait_job_done)
             self.step("the studies list shows the study", self.check_list)
             self.step("progress bars split by trial state, with a legend", self.check_progress)
+            self.step("the study header shows what early stopping saved", self.check_savings)
             self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
             self.step("trials tab: every metric a column, sorted and filtered by the server, hidden in the URL",
                       self.check_metric_columns)
@@ -1317,6 +1321,23 @@ class DashboardTest:
         check(any(x[2] == "%d stopped early" % expected["STOPPED_EARLY"] for x in legend),
               "the header's legend does not count the stopped trials: %s" % legend)
         b.console_errors("the progress bars")
+
+    def check_savings(self):
+        saved = self.api.study(self.job)["early_stopping_savings"]
+        check(saved and saved["trials_stopped"] >= 1, "the API's early_stopping_savings: %r" % (saved,))
+        b = self.open("#/study/%s" % self.job, "the study page")
+        text = wait_for("the header's Saved by stopping", lambda: b.text("#stopping-savings"))
+        if saved["steps_saved"] is None:
+            expected = ["unknown", "no trial ran to its end"]
+        else:
+            # As the page rounds (Math.round), not Python's round-half-even.
+            expected = ["%d%% of steps" % math.floor(saved["share_saved"] * 100 + 0.5),
+                        "%d steps" % math.floor(saved["steps_saved"] + 0.5), "replica time"]
+        expected.append("%d stopped" % saved["trials_stopped"])
+        check(all(e in text for e in expected), "the header says %r; expected %r in it" % (text, expected))
+        title = b.js("return document.getElementById('stopping-savings').title")
+        check(title == saved["summary"], "the fact's title %r is not the API's summary %r" % (title, saved["summary"]))
+        b.console_errors("the savings in the study header")
 
     def check_progress_cancelled(self):
         rows = wait_for("every trial of the cancelled job to end",

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "hptune/core/config.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "nlohmann/json.hpp"
@@ -757,6 +758,87 @@ TEST_F(DashboardServerTest, TheComparisonViewsAnswerFromTheStudy) {
   EXPECT_EQ(detail["progress"]["SUCCEEDED"], 3);
   EXPECT_EQ(detail["progress"]["finished"], 3);
   EXPECT_EQ(detail["progress"]["FAILED"], 0);
+}
+
+// A trial of study "stopped" that ran `seconds` to its last step `step`.
+Trial Ran(int64_t step, double seconds, bool stopped) {
+  Trial trial = Finished(0.01, 0.5);
+  trial.final_measurement->step = step;
+  trial.stopped_early = stopped;
+  trial.start_time = FromUnixMicros(1'700'000'000'000'000);
+  trial.end_time = *trial.start_time + std::chrono::microseconds(
+                                           static_cast<int64_t>(seconds * 1e6));
+  return trial;
+}
+
+// StudySummary's early_stopping_savings: ComputeStoppingSavings over the
+// stored trials, with the replicas and GPUs of the stored job's spec; null
+// for a study that stops nothing.
+TEST_F(DashboardServerTest, TheSummaryShowsWhatEarlyStoppingSaved) {
+  StudyRecord study = Study();
+  study.name = "stopped";
+  study.spec.enable_early_stopping = true;
+  ASSERT_OK(store_->CreateStudy(study));
+  // Three ran to step 100; two stopped at step 25 after 50 s, 2 s a step:
+  // 75 steps and 150 s each left unrun.
+  ASSERT_OK(store_
+                ->AddTrials(
+                    "stopped",
+                    {Ran(100, 10, false), Ran(100, 10, false),
+                     Ran(100, 10, false), Ran(25, 50, true), Ran(25, 50, true)},
+                    std::nullopt)
+                .status());
+  // A master with 2 GPUs and a worker without any: 2 replicas, 2 GPUs.
+  ConfigParseResult parsed = ParseJobConfig(
+      "trainingInput:\n"
+      "  scaleTier: CUSTOM\n"
+      "  masterType: n1-standard-4\n"
+      "  masterConfig: {acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}}\n"
+      "  workerType: n1-standard-4\n"
+      "  workerCount: 1\n"
+      "  command: [python3, train.py]\n"
+      "  hyperparameters:\n"
+      "    hyperparameterMetricTag: acc\n"
+      "    params:\n"
+      "    - {parameterName: lr, type: DOUBLE, minValue: 0.0001, maxValue: "
+      "1}\n");
+  ASSERT_TRUE(parsed.job) << parsed.errors.size();
+  JobRecord job;
+  job.job_id = "stopped";
+  job.study_name = "stopped";
+  job.training_input_json = TrainingInputToJson(*parsed.job);
+  ASSERT_OK(store_->CreateJob(job));
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+
+  auto detail = Client().Get("/api/studies/stopped", auth);
+  ASSERT_TRUE(detail);
+  ASSERT_EQ(detail->status, 200) << detail->body;
+  const Json saved = Json::parse(detail->body)["early_stopping_savings"];
+  EXPECT_EQ(saved["trials_stopped"], 2);
+  EXPECT_EQ(saved["trials_run_to_end"], 3);
+  EXPECT_EQ(saved["steps_run"], 350);
+  EXPECT_EQ(saved["full_trial_steps"], 100.0);
+  EXPECT_EQ(saved["steps_saved"], 150.0);
+  EXPECT_DOUBLE_EQ(saved["trial_seconds_saved"].get<double>(), 300);
+  EXPECT_DOUBLE_EQ(saved["replica_seconds_saved"].get<double>(), 600);
+  EXPECT_DOUBLE_EQ(saved["gpu_seconds_saved"].get<double>(), 600);
+  EXPECT_DOUBLE_EQ(saved["share_saved"].get<double>(), 0.3);
+  EXPECT_THAT(saved["summary"].get<std::string>(),
+              HasSubstr("2 of 5 trials stopped early; saved about 150 of 500 "
+                        "steps (30%), 600 replica-seconds, 600 GPU-seconds"));
+
+  // The studies list carries it too; job1 stops nothing: null.
+  auto list = Client().Get("/api/studies", auth);
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->status, 200) << list->body;
+  for (const Json& s : Json::parse(list->body)["studies"]) {
+    if (s["name"] == "job1") {
+      EXPECT_TRUE(s["early_stopping_savings"].is_null());
+    } else {
+      EXPECT_EQ(s["early_stopping_savings"]["steps_saved"], 150.0);
+    }
+  }
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "src/cli/progress.h"
 #include "src/cli/python_interpreter.h"
 #include "src/cli/runner_flags.h"
+#include "src/cli/savings_line.h"
 #include "src/cli/seeding_note.h"
 #include "src/cli/spec_overrides.h"
 #include "src/cli/trial_table.h"
@@ -367,26 +368,8 @@ absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
   return finished;
 }
 
-// The trial table, and in table format the best trial under it; the whole
-// job as Vertex's HyperparameterTuningJob for --format vertex, and for
-// --format json of a job written as Vertex.
-absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
-                          const JobRecord& finished, OutputFormat format,
-                          std::ostream& out) {
-  const StudySpec& study = *job.study;
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          engine.ListTrials(job.job_id));
-  if (format == OutputFormat::kVertex ||
-      (format == OutputFormat::kJson && job.dialect == SpecDialect::kVertex)) {
-    out << VertexJobJson(job, finished, trials) << "\n";
-    return absl::OkStatus();
-  }
-  PrintTrials(study, trials, format, out);
-  auto best = engine.BestTrial(job.job_id);
-  if (!best.ok() || !*best || format != OutputFormat::kTable) {
-    return absl::OkStatus();
-  }
-  const Trial& t = **best;
+// "best trial: 4, accuracy 0.98 at step 100; lr=0.01 hidden=50".
+void PrintBestTrial(const StudySpec& study, const Trial& t, std::ostream& out) {
   const Measurement& final = *t.final_measurement;
   out << "\nbest trial: " << t.number << ", " << study.metric_tag << " "
       << ForReading(ParameterValue::Double(final.metrics.at(study.metric_tag))
@@ -399,6 +382,30 @@ absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
     out << " " << p.name << "=" << ForReading(it->second.ToString());
   }
   out << "\n";
+}
+
+// The trial table, and in table format the best trial and what early
+// stopping saved under it; the whole job as Vertex's HyperparameterTuningJob
+// for --format vertex, and for --format json of a job written as Vertex.
+absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
+                          const JobRecord& finished, OutputFormat format,
+                          std::ostream& out) {
+  const StudySpec& study = *job.study;
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          engine.ListTrials(job.job_id));
+  if (format == OutputFormat::kVertex ||
+      (format == OutputFormat::kJson && job.dialect == SpecDialect::kVertex)) {
+    out << VertexJobJson(job, finished, trials) << "\n";
+    return absl::OkStatus();
+  }
+  PrintTrials(study, trials, format, out);
+  if (format != OutputFormat::kTable) return absl::OkStatus();
+  auto best = engine.BestTrial(job.job_id);
+  const bool has_best = best.ok() && *best;
+  if (has_best) PrintBestTrial(study, **best, out);
+  if (std::optional<StoppingSavings> saved = JobSavings(job, trials)) {
+    out << (has_best ? "" : "\n") << SavingsLine(*saved) << "\n";
+  }
   return absl::OkStatus();
 }
 

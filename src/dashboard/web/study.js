@@ -28,6 +28,26 @@
               el('div', {class: 'fact-value'}, ...value));
   }
 
+  // What early stopping saved (StudySummary's early_stopping_savings, an
+  // estimate the server computes): the share of steps, then the steps and
+  // the replica and GPU time; the whole sentence on hover.
+  function savingsFact(s) {
+    if (!s) return null;
+    const seconds = (x, what) => (x === null ? null : `${U.fmtDuration(x * 1000)} ${what}`);
+    const known = s.steps_saved !== null;
+    const parts = known ? [`${Math.round(s.steps_saved)} steps`,
+                           s.replica_seconds_saved !== null ? seconds(s.replica_seconds_saved, 'replica time')
+                                                            : seconds(s.trial_seconds_saved, 'trial time'),
+                           seconds(s.gpu_seconds_saved, 'GPU time')].filter((p) => p !== null)
+                        : ['no trial ran to its end'];
+    return el('div', {class: 'fact', id: 'stopping-savings', title: s.summary},
+              el('div', {class: 'fact-label', text: 'Saved by stopping'}),
+              el('div', {class: 'fact-value'},
+                 known ? el('span', {class: 'strong', text: `${Math.round((s.share_saved || 0) * 100)}% of steps`})
+                       : el('span', {class: 'muted', text: 'unknown'})),
+              el('div', {class: 'fact-sub', text: `${s.trials_stopped} stopped · ${parts.join(' · ')} (estimate)`}));
+  }
+
   class StudyPage {
     constructor(route) {
       this.study = route.study;
@@ -158,7 +178,8 @@
               el('div', {class: 'fact'}, el('div', {class: 'fact-label', text: 'Algorithm'}),
                  el('div', {class: 'fact-value', text: d.algorithm || '—'}),
                  el('div', {class: 'fact-sub', text: `${d.max_parallel_trials} in parallel` +
-                                                      (d.early_stopping ? ' · early stopping' : '')}))),
+                                                      (d.early_stopping ? ' · early stopping' : '')})),
+              savingsFact(d.early_stopping_savings)),
           job && job.error ? el('div', {class: 'error-box', text: job.error}) : null,
           el('div', {class: 'error-box', id: 'cancel-error', hidden: true, data: {testid: 'cancel-error'}}));
       if (this.cancelError) {

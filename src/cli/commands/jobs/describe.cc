@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/study_reader.h"
 #include "src/cli/commands/jobs/subcommand.h"
+#include "src/cli/savings_line.h"
 #include "src/store/sqlite_store.h"
 
 namespace hptune::cli::jobs {
@@ -25,7 +27,9 @@ constexpr char kDescribeUsage[] =
     "--format json prints AI Platform's Job: jobId, state, trainingInput and\n"
     "trainingOutput {completedTrialCount, trials [{trialId,\n"
     "hyperparameters, finalMetric {trainingStep, objectiveValue},\n"
-    "isTrialStoppedEarly, state, startTime, endTime}]}; csv the trial table;\n"
+    "isTrialStoppedEarly, state, startTime, endTime}]} and\n"
+    "earlyStoppingSavings (what early stopping saved, docs/cli.md); the table\n"
+    "ends in the same as an \"early stopping:\" line; csv the trial table;\n"
     "vertex (and json of a job written as Vertex) Vertex AI's\n"
     "HyperparameterTuningJob.\n";
 constexpr char kDescribeExample[] =
@@ -96,6 +100,22 @@ int PrintVertexJob(const Invocation& c, const DescribedJob& described,
   return kExitOk;
 }
 
+// What early stopping saved the job (savings_line.h), from its spec and its
+// trials: those read from the file, or the StudyService's (its study is its
+// ID). nullopt for a job without a study or early stopping.
+absl::StatusOr<std::optional<StoppingSavings>> SavingsOf(
+    const Invocation& c, const DescribedJob& described) {
+  const v1::Job& job = described.job;
+  if (!job.training_input().has_hyperparameters()) return std::nullopt;
+  HPTUNE_ASSIGN_OR_RETURN(
+      JobSpec spec, api::JobSpecFromProto(job.training_input(), job.job_id()));
+  if (c.args.Has("db")) return JobSavings(spec, described.trials);
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::vector<Trial> trials,
+      client::ServerStudyReader(c.server)->ListTrials(job.job_id()));
+  return JobSavings(spec, trials);
+}
+
 int RunDescribe(Invocation& c, std::ostream& out, std::ostream& err) {
   DescribedJob described;
   if (auto db = c.args.Get("db")) {
@@ -113,16 +133,25 @@ int RunDescribe(Invocation& c, std::ostream& out, std::ostream& err) {
   switch (c.format) {
     case OutputFormat::kVertex:
       return PrintVertexJob(c, described, out, err);
-    case OutputFormat::kJson:
+    case OutputFormat::kJson: {
       if (vertex) return PrintVertexJob(c, described, out, err);
-      out << client::JobJson(job) << "\n";
+      absl::StatusOr<std::optional<StoppingSavings>> saved =
+          SavingsOf(c, described);
+      if (!saved.ok()) return FailStatus(saved.status(), err);
+      out << WithSavingsJson(client::JobJson(job), *saved) << "\n";
       break;
+    }
     case OutputFormat::kCsv:
       PrintTable(client::JobTrialsTable(job), c.format, out);
       break;
-    case OutputFormat::kTable:
+    case OutputFormat::kTable: {
+      absl::StatusOr<std::optional<StoppingSavings>> saved =
+          SavingsOf(c, described);
+      if (!saved.ok()) return FailStatus(saved.status(), err);
       client::PrintJobSummary(job, out);
+      if (*saved) out << "\n" << SavingsLine(**saved) << "\n";
       break;
+    }
   }
   return kExitOk;
 }

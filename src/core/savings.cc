@@ -1,0 +1,134 @@
+#include "hptune/core/savings.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace hptune {
+namespace {
+
+// The step of a trial's last report: its final measurement's, else its
+// latest intermediate one's; nullopt when it reported none.
+std::optional<int64_t> LastStep(const Trial& trial) {
+  if (trial.final_measurement) return trial.final_measurement->step;
+  if (!trial.measurements.empty()) return trial.measurements.back().step;
+  return std::nullopt;
+}
+
+std::optional<double> Median(std::vector<int64_t> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  if (values.size() % 2 == 1) return static_cast<double>(values[mid]);
+  return (static_cast<double>(values[mid - 1]) + values[mid]) / 2;
+}
+
+// Its own measured pace: (end - start) / last step. nullopt without both
+// times or a step past 0.
+std::optional<double> SecondsPerStep(const Trial& trial, int64_t last_step) {
+  if (!trial.start_time || !trial.end_time || last_step <= 0) {
+    return std::nullopt;
+  }
+  const std::chrono::duration<double> ran = *trial.end_time - *trial.start_time;
+  return std::max(0.0, ran.count()) / static_cast<double>(last_step);
+}
+
+bool RanToEnd(const Trial& t) {
+  return t.state == TrialState::kSucceeded && !t.stopped_early;
+}
+bool Stopped(const Trial& t) {
+  return t.state == TrialState::kSucceeded && t.stopped_early;
+}
+
+// "1650", "27.5": whole numbers without a fraction.
+std::string Amount(double value) {
+  return absl::StrFormat("%.*f", value == static_cast<int64_t>(value) ? 0 : 1,
+                         value);
+}
+
+// "95 replica-seconds", "2.5 replica-hours".
+std::string Duration(double seconds, const char* unit) {
+  if (seconds < 3600) return absl::StrFormat("%.0f %s-seconds", seconds, unit);
+  return absl::StrFormat("%.1f %s-hours", seconds / 3600, unit);
+}
+
+}  // namespace
+
+TrialFootprint FootprintOf(const JobSpec& job) {
+  TrialFootprint footprint{.replicas = 0, .gpus = 0};
+  for (const TaskPool* pool :
+       {&job.master, &job.worker, &job.parameter_server, &job.evaluator}) {
+    footprint.replicas += pool->count;
+    footprint.gpus += pool->count * pool->accelerator.count;
+  }
+  return footprint;
+}
+
+StoppingSavings ComputeStoppingSavings(
+    const std::vector<const Trial*>& trials,
+    const std::optional<TrialFootprint>& footprint) {
+  StoppingSavings s;
+  std::vector<int64_t> full_lengths;
+  for (const Trial* t : trials) {
+    ++s.trials;
+    const std::optional<int64_t> last = LastStep(*t);
+    if (last) s.steps_run += std::max<int64_t>(0, *last);
+    if (Stopped(*t)) ++s.trials_stopped;
+    if (RanToEnd(*t) && last) full_lengths.push_back(*last);
+  }
+  s.trials_run_to_end = static_cast<int64_t>(full_lengths.size());
+  s.full_steps = Median(std::move(full_lengths));
+  // Nothing stopped, nothing saved, whether or not a trial ran to its end.
+  if (s.trials_stopped > 0 && !s.full_steps) return s;
+  double steps = 0, seconds = 0;
+  for (const Trial* t : trials) {
+    const std::optional<int64_t> last = LastStep(*t);
+    if (!Stopped(*t) || !last) continue;
+    const double saved =
+        std::max(0.0, *s.full_steps - std::max<int64_t>(0, *last));
+    steps += saved;
+    if (std::optional<double> pace = SecondsPerStep(*t, *last)) {
+      seconds += saved * *pace;
+    }
+  }
+  s.steps_saved = steps;
+  s.trial_seconds_saved = seconds;
+  if (footprint) {
+    s.replica_seconds_saved = seconds * footprint->replicas;
+    if (footprint->gpus > 0) s.gpu_seconds_saved = seconds * footprint->gpus;
+  }
+  if (s.steps_run + steps > 0) {
+    s.share_saved = steps / (static_cast<double>(s.steps_run) + steps);
+  }
+  return s;
+}
+
+std::string SavingsText(const StoppingSavings& s) {
+  std::string text =
+      absl::StrCat(s.trials_stopped, " of ", s.trials, " trials stopped early");
+  if (s.trials_stopped == 0) return text;
+  if (!s.steps_saved) {
+    return text +
+           "; saving unknown: no trial ran to its end to tell a full "
+           "trial's length";
+  }
+  absl::StrAppend(&text, "; saved about ", Amount(*s.steps_saved), " of ",
+                  Amount(*s.steps_saved + s.steps_run), " steps");
+  if (s.share_saved) {
+    absl::StrAppend(&text, absl::StrFormat(" (%.0f%%)", *s.share_saved * 100));
+  }
+  if (s.replica_seconds_saved) {
+    absl::StrAppend(&text, ", ", Duration(*s.replica_seconds_saved, "replica"));
+  } else if (s.trial_seconds_saved) {
+    absl::StrAppend(&text, ", ", Duration(*s.trial_seconds_saved, "trial"));
+  }
+  if (s.gpu_seconds_saved) {
+    absl::StrAppend(&text, ", ", Duration(*s.gpu_seconds_saved, "GPU"));
+  }
+  return text + " (an estimate: a full trial's length is the median of " +
+         absl::StrCat(s.trials_run_to_end) + " run to their end)";
+}
+
+}  // namespace hptune

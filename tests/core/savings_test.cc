@@ -1,0 +1,140 @@
+// What early stopping saved: ComputeStoppingSavings on hand-made trials.
+#include "hptune/core/savings.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+namespace hptune {
+namespace {
+
+using ::testing::DoubleEq;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::Optional;
+
+// A SUCCEEDED trial that ran `seconds` to its last step `step`.
+Trial Ended(int64_t number, int64_t step, double seconds,
+            bool stopped = false) {
+  Trial t;
+  t.number = number;
+  t.state = TrialState::kSucceeded;
+  t.stopped_early = stopped;
+  t.final_measurement = Measurement{.step = step, .metrics = {{"loss", 1.0}}};
+  t.start_time = FromUnixMicros(1'000'000'000);
+  t.end_time = *t.start_time +
+               std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+  return t;
+}
+
+std::vector<const Trial*> Pointers(const std::vector<Trial>& trials) {
+  std::vector<const Trial*> out;
+  for (const Trial& t : trials) out.push_back(&t);
+  return out;
+}
+
+TEST(StoppingSavingsTest, NothingStoppedSavesNothing) {
+  const std::vector<Trial> trials = {Ended(1, 100, 50), Ended(2, 100, 60)};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{2, 2});
+  EXPECT_EQ(s.trials, 2);
+  EXPECT_EQ(s.trials_stopped, 0);
+  EXPECT_EQ(s.steps_run, 200);
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(0)));
+  EXPECT_THAT(s.replica_seconds_saved, Optional(DoubleEq(0)));
+  EXPECT_THAT(s.share_saved, Optional(DoubleEq(0)));
+  EXPECT_EQ(SavingsText(s), "0 of 2 trials stopped early");
+}
+
+TEST(StoppingSavingsTest, StoppedTrialsSaveTheRestOfTheMedianLength) {
+  // Full lengths 80, 100, 120: median 100. Trial 4 stopped at step 25 after
+  // 50 s (2 s a step): 75 steps, 150 s saved; trial 5 at 50 after 25 s
+  // (0.5 s a step): 50 steps, 25 s.
+  const std::vector<Trial> trials = {Ended(1, 80, 1), Ended(2, 100, 1),
+                                     Ended(3, 120, 1), Ended(4, 25, 50, true),
+                                     Ended(5, 50, 25, true)};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{3, 0});
+  EXPECT_EQ(s.trials_stopped, 2);
+  EXPECT_EQ(s.trials_run_to_end, 3);
+  EXPECT_THAT(s.full_steps, Optional(DoubleEq(100)));
+  EXPECT_EQ(s.steps_run, 80 + 100 + 120 + 25 + 50);
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(125)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(175)));
+  EXPECT_THAT(s.replica_seconds_saved, Optional(DoubleEq(3 * 175)));
+  EXPECT_THAT(s.share_saved, Optional(DoubleEq(125.0 / (375 + 125))));
+  EXPECT_EQ(SavingsText(s),
+            "2 of 5 trials stopped early; saved about 125 of 500 steps (25%), "
+            "525 replica-seconds (an estimate: a full trial's length is the "
+            "median of 3 run to their end)");
+}
+
+TEST(StoppingSavingsTest, AllStoppedIsUnknown) {
+  const std::vector<Trial> trials = {Ended(1, 10, 5, true),
+                                     Ended(2, 20, 5, true)};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{1, 1});
+  EXPECT_EQ(s.trials_stopped, 2);
+  EXPECT_EQ(s.steps_run, 30);
+  EXPECT_EQ(s.full_steps, std::nullopt);
+  EXPECT_EQ(s.steps_saved, std::nullopt);
+  EXPECT_EQ(s.replica_seconds_saved, std::nullopt);
+  EXPECT_EQ(s.gpu_seconds_saved, std::nullopt);
+  EXPECT_EQ(s.share_saved, std::nullopt);
+  EXPECT_THAT(SavingsText(s), HasSubstr("saving unknown: no trial ran to its"));
+}
+
+TEST(StoppingSavingsTest, OnlySucceededUnstoppedTrialsAreTheYardstick) {
+  // A failed trial at step 1000 and a running one do not set the length.
+  std::vector<Trial> trials = {Ended(1, 100, 1), Ended(2, 1000, 1),
+                               Ended(3, 40, 40, true), Ended(4, 7, 1)};
+  trials[1].state = TrialState::kFailed;
+  trials[3].state = TrialState::kActive;
+  trials[3].end_time.reset();
+  const StoppingSavings s = ComputeStoppingSavings(Pointers(trials), {});
+  EXPECT_THAT(s.full_steps, Optional(DoubleEq(100)));
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(60)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(60)));
+  // No job, no footprint: trial-seconds only.
+  EXPECT_EQ(s.replica_seconds_saved, std::nullopt);
+  EXPECT_EQ(s.steps_run, 100 + 1000 + 40 + 7);
+  EXPECT_THAT(SavingsText(s), HasSubstr(", 60 trial-seconds"));
+}
+
+TEST(StoppingSavingsTest, GpuSecondsOnlyWhereGpusAreAllocated) {
+  const std::vector<Trial> trials = {Ended(1, 100, 1),
+                                     Ended(2, 10, 3600, true)};
+  // 90 steps at 360 s a step: 32400 s a replica.
+  const StoppingSavings without =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{4, 0});
+  EXPECT_THAT(without.replica_seconds_saved, Optional(DoubleEq(4 * 32400.0)));
+  EXPECT_EQ(without.gpu_seconds_saved, std::nullopt);
+  EXPECT_THAT(SavingsText(without), Not(HasSubstr("GPU")));
+
+  JobSpec job;
+  job.master = {.count = 1, .accelerator = {.count = 2, .type = "NVIDIA_A100"}};
+  job.worker = {.count = 2, .accelerator = {.count = 1, .type = "NVIDIA_A100"}};
+  job.parameter_server = {.count = 3};  // CPU only: no GPUs counted.
+  const TrialFootprint footprint = FootprintOf(job);
+  EXPECT_EQ(footprint.replicas, 6);
+  EXPECT_EQ(footprint.gpus, 4);
+  const StoppingSavings with =
+      ComputeStoppingSavings(Pointers(trials), footprint);
+  EXPECT_THAT(with.gpu_seconds_saved, Optional(DoubleEq(4 * 32400.0)));
+  EXPECT_THAT(SavingsText(with),
+              HasSubstr("54.0 replica-hours, 36.0 GPU-hours"));
+}
+
+TEST(StoppingSavingsTest, AStoppedTrialPastTheMedianSavesNothing) {
+  const std::vector<Trial> trials = {Ended(1, 10, 1), Ended(2, 30, 3, true)};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{1, 0});
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(0)));
+  EXPECT_THAT(s.replica_seconds_saved, Optional(DoubleEq(0)));
+}
+
+}  // namespace
+}  // namespace hptune
