@@ -217,6 +217,10 @@ class HptuneServer::Impl {
     return jobs_->Cancel(job_id);
   }
 
+  absl::Status DeleteStudy(std::string_view name) {
+    return engine_->DeleteStudy(name);
+  }
+
   // The drained job threads are parked for good: a drained server is never
   // destroyed (the process exits), and a server that was not drained
   // cancels its jobs in JobManager's destructor.
@@ -260,6 +264,10 @@ void HptuneServer::Wait() { impl_->Wait(); }
 store::Store& HptuneServer::store() { return impl_->store(); }
 absl::StatusOr<JobRecord> HptuneServer::CancelJob(std::string_view job_id) {
   return impl_->CancelJob(job_id);
+}
+
+absl::Status HptuneServer::DeleteStudy(std::string_view name) {
+  return impl_->DeleteStudy(name);
 }
 
 }  // namespace hptune::server

@@ -102,6 +102,9 @@ class HptuneServer {
   // is.
   store::Store& store();
   absl::StatusOr<JobRecord> CancelJob(std::string_view job_id);
+  // The engine's DeleteStudy (StudyService's): FailedPrecondition naming
+  // the job while the study's job has not ended.
+  absl::Status DeleteStudy(std::string_view name);
 
   class Impl;
 

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "hptune/engine/engine.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "nlohmann/json.hpp"
@@ -93,6 +94,7 @@ class DashboardServerTest : public ::testing::Test {
   }
   void TearDown() override {
     server_.reset();
+    engine_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
@@ -102,13 +104,18 @@ class DashboardServerTest : public ::testing::Test {
     options.address = "127.0.0.1:0";
     options.token = kToken;
     options.state_dir = dir_ / "runs";
-    options.cancel_job =
+    options.actions.cancel_job =
         [this](std::string_view job) -> absl::StatusOr<JobRecord> {
       cancelled_.push_back(std::string(job));
       JobRecord record;
       record.job_id = std::string(job);
       record.state = JobState::kCancelling;
       return record;
+    };
+    // The engine's DeleteStudy, as `hptune serve` gives it.
+    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    options.actions.delete_study = [this](std::string_view study) {
+      return engine_->DeleteStudy(study);
     };
     return options;
   }
@@ -135,6 +142,7 @@ class DashboardServerTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<DashboardServer> server_;
   std::vector<std::string> cancelled_;
 };
@@ -521,7 +529,7 @@ TEST_F(DashboardServerTest, CancellingWithTheCookieNeedsTheCsrfValue) {
 
 TEST_F(DashboardServerTest, AReadOnlyDashboardCancelsNothing) {
   DashboardOptions options = Options();
-  options.cancel_job = nullptr;
+  options.actions = {};
   Start(std::move(options));
   auto res = Client().Post("/api/jobs/job1/cancel",
                            {{"Authorization", std::string("Bearer ") + kToken}},
@@ -529,6 +537,93 @@ TEST_F(DashboardServerTest, AReadOnlyDashboardCancelsNothing) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 403);
   EXPECT_THAT(res->body, HasSubstr("read-only"));
+  ASSERT_OK(store_->UpdateJob("job1", [](JobRecord& job) {
+    job.state = JobState::kCancelled;
+    return absl::OkStatus();
+  }));
+  auto deleted = Client().Post(
+      "/api/studies/job1/delete",
+      {{"Authorization", std::string("Bearer ") + kToken}}, "", "text/plain");
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 403);
+  EXPECT_THAT(deleted->body, HasSubstr("read-only"));
+  EXPECT_OK(store_->GetStudy("job1").status());
+  auto session = Client().Get(
+      "/api/session", {{"Authorization", std::string("Bearer ") + kToken}});
+  ASSERT_TRUE(session);
+  EXPECT_EQ(Json::parse(session->body)["read_only"], true);
+}
+
+TEST_F(DashboardServerTest, AStudyWhoseJobHasNotEndedIsNotDeleted) {
+  Start(Options());
+  auto res = Client().Post("/api/studies/job1/delete",
+                           {{"Authorization", std::string("Bearer ") + kToken}},
+                           "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 409);
+  EXPECT_THAT(Json::parse(res->body)["error"].get<std::string>(),
+              AllOf(HasSubstr("\"job1\""), HasSubstr("QUEUED"),
+                    HasSubstr("cancel the job first")));
+  EXPECT_OK(store_->GetStudy("job1").status());
+}
+
+TEST_F(DashboardServerTest, DeletingAStudyNeedsTheCsrfValueAndEmptiesTheFile) {
+  StudyRecord spare = Study();
+  spare.name = "spare";
+  ASSERT_OK(store_->CreateStudy(spare));
+  ASSERT_OK(
+      store_->AddTrials("spare", {Finished(0.1, 0.5)}, std::nullopt).status());
+  Start(Options());
+  const std::string cookie = LogIn();
+  auto anonymous = Client().Post("/api/studies/spare/delete", "", "text/plain");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  auto no_csrf = Client().Post("/api/studies/spare/delete",
+                               {{"Cookie", cookie}}, "", "text/plain");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  EXPECT_OK(store_->GetStudy("spare").status());
+
+  auto session = Client().Get("/api/session", {{"Cookie", cookie}});
+  ASSERT_TRUE(session);
+  const std::string csrf = Json::parse(session->body)["csrf"];
+  auto deleted = Client().Post("/api/studies/spare/delete",
+                               {{"Cookie", cookie}, {"X-Hptune-Csrf", csrf}},
+                               "", "text/plain");
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 200) << deleted->body;
+  EXPECT_EQ(Json::parse(deleted->body)["study"], "spare");
+  // Gone from the answers at once, and from the file (opened afresh).
+  auto list = Client().Get("/api/studies", {{"Cookie", cookie}});
+  ASSERT_TRUE(list);
+  for (const Json& study : Json::parse(list->body)["studies"]) {
+    EXPECT_NE(study["name"], "spare");
+  }
+  auto gone = Client().Get("/api/studies/spare", {{"Cookie", cookie}});
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404);
+  auto reopened =
+      store::OpenSqliteStore((dir_ / "h.db").string(), SystemClock());
+  ASSERT_OK(reopened.status());
+  EXPECT_THAT((*reopened)->GetStudy("spare").status(),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  EXPECT_OK((*reopened)->GetStudy("job1").status());
+}
+
+TEST_F(DashboardServerTest, DeletingNamesAStudyOfAtMost128Bytes) {
+  Start(Options());
+  const std::string name(129, 'a');
+  auto res = Client().Post("/api/studies/" + name + "/delete",
+                           {{"Authorization", std::string("Bearer ") + kToken}},
+                           "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("1 to 128 bytes, got 129"));
+  auto missing = Client().Post(
+      "/api/studies/nothing/delete",
+      {{"Authorization", std::string("Bearer ") + kToken}}, "", "text/plain");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
 }
 
 // Slowloris: sockets that connect and send nothing or half a request line

@@ -1,0 +1,38 @@
+// The dashboard's write actions (docs/dashboard.md, "The HTTP API"):
+// POST /api/jobs/J/cancel and POST /api/studies/S/delete, each through the
+// function its owner gives (`hptune serve`: its job manager and its engine,
+// the paths the gRPC API takes). Without one the action answers 403: the
+// dashboard is read-only (`hptune dashboard`). The token and CSRF checks
+// are DashboardServer's guard, before any route. Used by DashboardServer.
+//
+// Thread-safety: the handlers run on the server's threads; the functions
+// must be thread-safe, and they and the ChangeStream must outlive the
+// server.
+#ifndef HPTUNE_SRC_DASHBOARD_ACTION_ROUTES_H_
+#define HPTUNE_SRC_DASHBOARD_ACTION_ROUTES_H_
+
+#include <functional>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/core/job.h"
+#include "src/dashboard/change_stream.h"
+#include "src/dashboard/http_api.h"
+
+namespace hptune::dashboard {
+
+struct DashboardActions {
+  // Cancels a job: the job as it is then, or NotFound / FailedPrecondition.
+  std::function<absl::StatusOr<JobRecord>(std::string_view job_id)> cancel_job;
+  // Deletes a study with its trials: FailedPrecondition naming the job and
+  // its state while the study's job has not ended.
+  std::function<absl::Status(std::string_view study)> delete_study;
+};
+
+void AddActionRoutes(ApiRoutes& routes, ChangeStream& changes,
+                     const DashboardActions& actions);
+
+}  // namespace hptune::dashboard
+
+#endif  // HPTUNE_SRC_DASHBOARD_ACTION_ROUTES_H_

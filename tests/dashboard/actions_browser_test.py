@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""The dashboard's write actions in a real headless Chromium, against a real
+`hptune serve` and a real `hptune dashboard` (read-only) on its SQLite file.
+
+    /usr/bin/python3 tests/dashboard/actions_browser_test.py --hptune BUILD/hptune --out OUTDIR
+
+Uses browser_test.py's servers, browser and job (its trainer). Checks:
+
+  - deleting a study whose job runs: the page's Delete study button, the
+    dialog naming the study, and the server's refusal shown on the page
+    (409, naming the job and its state); `hptune studies delete --server`
+    is refused the same way; the study stays in the API and the file;
+  - once the job is cancelled: a delete without the token is 401, with the
+    session cookie but without (or with a wrong) X-Hptune-Csrf 403, and the
+    study stays;
+  - deleting it from the page: the browser lands on the studies list, which
+    no longer has it; the API answers 404 and the SQLite file has neither
+    the study nor its trials;
+  - `hptune dashboard` on the same file is read-only: no Delete button, and
+    the delete API answers 403.
+
+Screenshots go to OUTDIR/*.png (docs/images/dashboard-delete-*.png are
+copies). Synchronisation is by polling conditions with deadlines.
+"""
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_test import (CHROMEDRIVER, CHROMIUM, Api, Browser, CheckFailed,  # noqa: E402
+                          DashboardTest, check, submit, wait_for)
+
+
+class ActionsTest(DashboardTest):
+    def run(self):
+        os.makedirs(self.out, exist_ok=True)
+        for old in os.listdir(self.out):
+            if old.endswith(".png"):
+                os.remove(os.path.join(self.out, old))
+        try:
+            self.db = os.path.join(self.tmp, "a.db")
+            self.a = self.start_server("server-a", [
+                "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                "--db", self.db, "--state-dir", os.path.join(self.tmp, "runs-a")])
+            with open(os.path.join(self.env["HPTUNE_CONFIG_DIR"], "token")) as f:
+                self.token = f.read().strip()
+            self.api = Api(self.a.url, self.token)
+            self.grpc = "127.0.0.1:%d" % self.a.grpc_port
+            self.browser = Browser(self.out)
+            self.job = "dash_delete"
+            if not self.step("log in through the form", self.check_login):
+                return False
+            if not self.step("submit a long job", self.submit_running_job):
+                return False
+            self.step("deleting a study whose job runs is refused, on the page and by the CLI",
+                      self.check_delete_refused_while_running)
+            if not self.step("cancel the job", self.cancel_job):
+                return False
+            self.step("a delete without the token or the CSRF value is refused", self.check_delete_needs_token_and_csrf)
+            self.step("delete the study from its page", self.check_delete_from_page)
+            self.step("hptune dashboard is read-only: no Delete button, 403", self.check_read_only)
+        except Exception as e:  # setup failed
+            self.failed.append(("setup", str(e)))
+            print("FAIL setup\n  %s" % e, flush=True)
+        finally:
+            self.cleanup()
+        return not self.failed
+
+    # ------------------------------------------------------------ helpers
+
+    def delete_path(self, study):
+        return "/api/studies/%s/delete" % urllib.parse.quote(study, safe="")
+
+    def in_file(self, study):
+        """(studies rows, trials rows) named `study` in the SQLite file."""
+        db = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True, timeout=30)
+        try:
+            studies = db.execute("SELECT count(*) FROM studies WHERE name = ?", (study,)).fetchone()[0]
+            trials = db.execute("SELECT count(*) FROM trials WHERE study = ?", (study,)).fetchone()[0]
+        finally:
+            db.close()
+        return studies, trials
+
+    def console_errors_but(self, b, where, expected):
+        """Fails on a SEVERE console entry since the last call, but for
+        one whose message contains `expected`, which must be there."""
+        entries = b.driver.get_log("browser")
+        b.console.extend((where, e) for e in entries)
+        severe = [e.get("message", "") for e in entries if e.get("level") == "SEVERE"]
+        check(any(expected in m for m in severe), "%s: the console lacks %r: %s" % (where, expected, severe))
+        others = [m for m in severe if expected not in m]
+        check(not others, "%s: the browser console has errors:\n  %s" % (where, "\n  ".join(others)))
+
+    def study_status(self, study):
+        status, _, _ = self.api.request("GET", "/api/studies/" + urllib.parse.quote(study, safe=""))
+        return status
+
+    # ------------------------------------------------------------ checks
+
+    def submit_running_job(self):
+        config = self.config("long", ["--steps=100000", "--step_seconds=0.3"], 4, 1)
+        submit(self.hptune, self.env, self.grpc, self.job, config)
+        wait_for("the job to run a trial", lambda: (lambda s: s["job"] and s["job"]["state"] == "RUNNING"
+                                                    and s["counts"].get("ACTIVE", 0) >= 1)(self.api.study(self.job)),
+                 interval=0.25)
+
+    def check_delete_refused_while_running(self):
+        b = self.open("#/study/%s" % self.job, "the running job's page")
+        b.click("#delete-study")
+        wait_for("the delete dialog", lambda: b.visible("#delete-dialog"))
+        text = b.text("#delete-text")
+        check(self.job in text, "the dialog does not name the study: %r" % text)
+        check(self.in_file(self.job)[0] == 1, "the dialog alone deleted the study")
+        b.click("#delete-confirm")
+        error = wait_for("the refusal on the page",
+                         lambda: b.visible("#delete-error") and b.text("#delete-error"))
+        check("409" in error and '"%s"' % self.job in error and "RUNNING" in error,
+              "the page's error does not say 409, the job and its state: %r" % error)
+        check(not b.visible("#delete-dialog"), "the dialog is still open")
+        b.shot("delete-refused.png")
+        check(self.study_status(self.job) == 200, "the API no longer has the study")
+        check(self.in_file(self.job)[0] == 1, "the refused delete removed the study from the file")
+        cli = subprocess.run([self.hptune, "studies", "delete", self.job, "--server", self.grpc],
+                             env=self.env, capture_output=True, text=True, timeout=60)
+        check(cli.returncode != 0 and "RUNNING" in cli.stderr and "cancel the job first" in cli.stderr,
+              "hptune studies delete --server on a running job: exit %d, %r" % (cli.returncode, cli.stderr))
+        check(self.in_file(self.job)[0] == 1, "the CLI's refused delete removed the study")
+        # The browser logs every answer of 400 or more; the 409 is expected.
+        self.console_errors_but(b, "a refused delete", "/delete - Failed to load resource: the server responded "
+                                "with a status of 409")
+
+    def cancel_job(self):
+        status, _, body = self.api.request("POST", "/api/jobs/%s/cancel" % self.job, body=b"{}",
+                                           headers={"Content-Type": "application/json"})
+        check(status == 200, "cancel: %d %s" % (status, body[:200]))
+        wait_for("the job to end CANCELLED", lambda: self.api.study(self.job)["job"]["state"] == "CANCELLED",
+                 interval=0.25)
+
+    def check_delete_needs_token_and_csrf(self):
+        anonymous = Api(self.a.url)
+        path = self.delete_path(self.job)
+        status, _, body = anonymous.request("POST", path, body=b"{}", headers={"Content-Type": "application/json"})
+        check(status == 401, "delete without a token: expected 401, got %d %s" % (status, body[:200]))
+        status, headers, _ = anonymous.request(
+            "POST", "/login", body=urllib.parse.urlencode({"token": self.token}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        cookie = (headers.get("Set-Cookie") or "").split(";")[0]
+        check(status == 303 and cookie, "POST /login: %d, cookie %r" % (status, cookie))
+        for csrf in (None, "not-the-csrf-value"):
+            h = {"Cookie": cookie, "Content-Type": "application/json"}
+            if csrf:
+                h["X-Hptune-Csrf"] = csrf
+            status, _, body = anonymous.request("POST", path, body=b"{}", headers=h)
+            check(status == 403 and b"X-Hptune-Csrf" in body,
+                  "delete with the cookie and CSRF %r: expected 403, got %d %s" % (csrf, status, body[:200]))
+        check(self.study_status(self.job) == 200, "a refused delete removed the study from the API")
+        check(self.in_file(self.job)[0] == 1, "a refused delete removed the study from the file")
+
+    def check_delete_from_page(self):
+        check(self.in_file(self.job)[1] > 0, "the study has no trials in the file to delete")
+        b = self.open("#/study/%s" % self.job, "the cancelled job's page")
+        check(not b.visible("#delete-error"), "an old error is shown")
+        b.click("#delete-study")
+        wait_for("the delete dialog", lambda: b.visible("#delete-dialog"))
+        b.shot("delete-dialog.png")
+        b.click("#delete-confirm")
+        wait_for("the studies list after the delete",
+                 lambda: b.js("return location.hash") in ("", "#/") and b.debug("studies") is not None
+                 and self.job not in b.debug("studies")["names"])
+        check(not b.finds("#studies-table tr[data-study=%s]" % self.job), "the list still has a row for the study")
+        b.shot("delete-done.png")
+        check(self.study_status(self.job) == 404, "the API still has the deleted study")
+        check(self.in_file(self.job) == (0, 0), "the file still has the study or its trials: %s" % (self.in_file(self.job),))
+        b.console_errors("deleting a study")
+
+    def check_read_only(self):
+        # A second study to look at: the read-only dashboard must keep it.
+        config = self.config("short", ["--steps=2", "--step_seconds=0.01"], 1, 1)
+        submit(self.hptune, self.env, self.grpc, "dash_kept", config)
+        wait_for("the short job to end", lambda: (lambda s: s["job"] and s["job"]["state"] == "SUCCEEDED")(
+            self.api.study("dash_kept")), interval=0.25)
+        proc = subprocess.Popen([self.hptune, "dashboard", "--db", self.db, "--http", "127.0.0.1:0"], env=self.env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        try:
+            printed = []
+            m = None
+            while m is None:
+                line = proc.stdout.readline()  # ends at the process's exit
+                check(line, "hptune dashboard exited printing %r" % printed)
+                printed.append(line)
+                m = re.search(r"hptune dashboard: (http://\S+?)/? ", line)
+            ro = Api(m.group(1), self.token)
+            check(ro.get("/api/session")["read_only"] is True, "hptune dashboard's session is not read_only")
+            status, _, body = ro.request("POST", self.delete_path("dash_kept"), body=b"{}",
+                                         headers={"Content-Type": "application/json"})
+            check(status == 403 and b"read-only" in body, "read-only delete: expected 403, got %d %s" % (status, body[:200]))
+            check(self.in_file("dash_kept")[0] == 1, "the read-only dashboard deleted the study")
+            b = self.browser
+            b.driver.get(m.group(1) + "/login?token=" + urllib.parse.quote(self.token))
+            b.driver.get(m.group(1) + "/#/study/dash_kept")
+            wait_for("the read-only study page", lambda: b.visible("#study-name") and b.visible("#readonly"))
+            check(not b.finds("#delete-study"), "the read-only page has a Delete study button")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hptune", required=True, help="the hptune binary")
+    parser.add_argument("--out", required=True, help="where screenshots and server logs go")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args()
+    for path in (args.hptune, CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            print("FAIL: %s is not an executable" % path)
+            return 2
+    started = time.monotonic()
+    test = ActionsTest(args.hptune, args.out, args.keep)
+    ok = test.run()
+    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
+          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
+    for name, detail in test.failed:
+        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
