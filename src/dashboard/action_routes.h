@@ -1,5 +1,6 @@
 // The dashboard's write actions (docs/dashboard.md, "The HTTP API"):
-// POST /api/jobs/J/cancel and POST /api/studies/S/delete, each through the
+// POST /api/jobs/J/cancel and POST /api/studies/S/delete here, and notes
+// (note_routes.h), each through the
 // function its owner gives (`hptune serve`: its job manager and its engine,
 // the paths the gRPC API takes). Without one the action answers 403: the
 // dashboard is read-only (`hptune dashboard`). The token and CSRF checks
@@ -17,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/store/store.h"
 #include "src/dashboard/change_stream.h"
 #include "src/dashboard/http_api.h"
 
@@ -28,6 +30,10 @@ struct DashboardActions {
   // Deletes a study with its trials: FailedPrecondition naming the job and
   // its state while the study's job has not ended.
   std::function<absl::Status(std::string_view study)> delete_study;
+  // Saves a note (Store::SetNote, note_routes.h).
+  std::function<absl::Status(std::string_view study, int64_t trial,
+                             std::string_view text, store::NoteEdit edit)>
+      set_note;
 };
 
 void AddActionRoutes(ApiRoutes& routes, ChangeStream& changes,

@@ -20,6 +20,7 @@
 #include "src/dashboard/http_address.h"
 #include "src/dashboard/http_api.h"
 #include "src/dashboard/http_guard.h"
+#include "src/dashboard/note_routes.h"
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_routes.h"
 #include "src/dashboard/trial_routes.h"
@@ -188,7 +189,19 @@ class DashboardServer::Impl {
 
  private:
   bool read_only() const {
-    return !options_.actions.cancel_job && !options_.actions.delete_study;
+    return !options_.actions.cancel_job && !options_.actions.delete_study &&
+           !options_.actions.set_note;
+  }
+
+  // Who sent a request, as the dashboard knows them: for a note's audit.
+  std::string Identify(const httplib::Request& req) const {
+    const Credential credential = guard_.Authenticate(
+        req.get_header_value("Authorization"), req.get_header_value("Cookie"));
+    std::string who =
+        credential == Credential::kBearer ? "bearer token" : "session cookie";
+    const std::string agent = req.get_header_value("User-Agent");
+    if (!agent.empty()) absl::StrAppend(&who, " (", agent.substr(0, 200), ")");
+    return who;
   }
 
   absl::Status Bind() {
@@ -260,6 +273,9 @@ class DashboardServer::Impl {
     AddViewRoutes(routes, changes_);
     changes_.AddRoutes(routes);
     AddActionRoutes(routes, changes_, options_.actions);
+    AddNoteRoutes(
+        routes, store_, options_.actions,
+        [this](const httplib::Request& req) { return Identify(req); });
     routes.Get(
         "/api/.*", [](const httplib::Request& req, httplib::Response& res) {
           SendError(res, 404,

@@ -17,7 +17,11 @@ Uses browser_test.py's servers, browser and job (its trainer). Checks:
     no longer has it; the API answers 404 and the SQLite file has neither
     the study nor its trials;
   - `hptune dashboard` on the same file is read-only: no Delete button, and
-    the delete API answers 403.
+    the delete API answers 403;
+  - a note on the study page and on a trial page: written, saved, there
+    after a reload, in the SQLite file with an audit row (the peer address,
+    the client); a note holding <script> and <img onerror> is shown as text,
+    nothing of it runs.
 
 Screenshots go to OUTDIR/*.png (docs/images/dashboard-delete-*.png are
 copies). Synchronisation is by polling conditions with deadlines.
@@ -59,6 +63,8 @@ class ActionsTest(DashboardTest):
                 return False
             if not self.step("submit a long job", self.submit_running_job):
                 return False
+            self.step("a note on the study: saved, kept through a reload, shown as text", self.check_study_note)
+            self.step("a note on a trial, with its audit row in the file", self.check_trial_note)
             self.step("deleting a study whose job runs is refused, on the page and by the CLI",
                       self.check_delete_refused_while_running)
             if not self.step("cancel the job", self.cancel_job):
@@ -87,6 +93,55 @@ class ActionsTest(DashboardTest):
         finally:
             db.close()
         return studies, trials
+
+    def note_in_file(self, study, trial):
+        """(the note's text or None, its audit rows [(peer, client, bytes)])."""
+        db = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True, timeout=30)
+        try:
+            row = db.execute("SELECT text FROM notes WHERE study = ? AND trial = ?", (study, trial)).fetchone()
+            edits = db.execute("SELECT peer, client, bytes FROM note_edits WHERE study = ? AND trial = ? ORDER BY id",
+                               (study, trial)).fetchall()
+        finally:
+            db.close()
+        return (row[0] if row else None), edits
+
+    def write_note(self, page, text, shot):
+        b = self.open(page, "the page with the note")
+        b.click("#note-edit")
+        box = wait_for("the note's text box", lambda: b.visible("#note-input"))
+        box.clear()
+        box.send_keys(text)
+        b.click("#note-save")
+        shown = lambda: b.js("var e = document.getElementById('note-text'); return e && e.textContent")  # noqa: E731
+        wait_for("the saved note on the page", lambda: shown() == text and not b.visible("#note-input"))
+        check(not b.visible("#note-error"), "the page shows an error: %s" % b.text("#note-error"))
+        b.shot(shot)
+        self.open(page, "the page again")
+        wait_for("the note after a reload", lambda: shown() == text)
+        check(b.js("return document.querySelectorAll('#note-text *').length") == 0,
+              "the note was rendered as HTML: %s" % b.js("return document.getElementById('note-text').innerHTML"))
+        check(b.js("return window.__noteXss === undefined"), "the note's markup ran")
+        check(b.visible("#note-meta") and "127.0.0.1:" in b.text("#note-meta"),
+              "the note's audit line is missing: %r" % b.text("#note-meta"))
+        b.console_errors("a note")
+
+    def check_study_note(self):
+        text = ("Plan: widen lr to 1e-5\n<script>window.__noteXss = 1</script>"
+                "<img src=x onerror=\"window.__noteXss = 2\">")
+        self.write_note("#/study/%s" % self.job, text, "note-study.png")
+        stored, edits = self.note_in_file(self.job, 0)
+        check(stored == text, "the file holds the note %r" % stored)
+        check(len(edits) == 1 and edits[0][0].startswith("127.0.0.1:") and edits[0][1].startswith("session cookie")
+              and edits[0][2] == len(text.encode()), "the note's audit rows: %r" % edits)
+        api = self.api.get("/api/studies/%s/note" % self.job)
+        check(api["text"] == text and api["edit_count"] == 1, "the API's note: %r" % api)
+
+    def check_trial_note(self):
+        text = "diverged at step 40 <b>not bold</b>"
+        self.write_note("#/study/%s/trial/1" % self.job, text, "note-trial.png")
+        stored, edits = self.note_in_file(self.job, 1)
+        check(stored == text and len(edits) == 1, "the file holds the trial's note %r, audit %r" % (stored, edits))
+        check(self.note_in_file(self.job, 0)[0] != text, "the trial's note overwrote the study's")
 
     def console_errors_but(self, b, where, expected):
         """Fails on a SEVERE console entry since the last call, but for

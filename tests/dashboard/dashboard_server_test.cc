@@ -117,6 +117,11 @@ class DashboardServerTest : public ::testing::Test {
     options.actions.delete_study = [this](std::string_view study) {
       return engine_->DeleteStudy(study);
     };
+    options.actions.set_note = [this](std::string_view study, int64_t trial,
+                                      std::string_view text,
+                                      store::NoteEdit edit) {
+      return store_->SetNote(study, trial, text, std::move(edit));
+    };
     return options;
   }
   void Start(DashboardOptions options) {
@@ -608,6 +613,86 @@ TEST_F(DashboardServerTest, DeletingAStudyNeedsTheCsrfValueAndEmptiesTheFile) {
   EXPECT_THAT((*reopened)->GetStudy("spare").status(),
               StatusIs(absl::StatusCode::kNotFound, ::testing::_));
   EXPECT_OK((*reopened)->GetStudy("job1").status());
+}
+
+TEST_F(DashboardServerTest, ANoteIsSavedWithItsAuditRowAndReadBack) {
+  Start(Options());
+  const std::string cookie = LogIn();
+  auto session = Client().Get("/api/session", {{"Cookie", cookie}});
+  ASSERT_TRUE(session);
+  const std::string csrf = Json::parse(session->body)["csrf"];
+  const httplib::Headers with_csrf = {
+      {"Cookie", cookie}, {"X-Hptune-Csrf", csrf}, {"User-Agent", "note-test"}};
+  const std::string text = "# lr sweep\n<script>alert(1)</script>";
+  auto saved = Client().Post("/api/studies/job1/trials/2/note", with_csrf,
+                             Json{{"text", text}}.dump(), "application/json");
+  ASSERT_TRUE(saved);
+  ASSERT_EQ(saved->status, 200) << saved->body;
+  const Json answer = Json::parse(saved->body);
+  EXPECT_EQ(answer["text"], text);
+  ASSERT_EQ(answer["edits"].size(), 1u);
+  EXPECT_THAT(answer["edits"][0]["peer"].get<std::string>(),
+              ::testing::StartsWith("127.0.0.1:"));
+  EXPECT_EQ(answer["edits"][0]["client"], "session cookie (note-test)");
+  EXPECT_EQ(answer["edits"][0]["bytes"], text.size());
+
+  auto read =
+      Client().Get("/api/studies/job1/trials/2/note", {{"Cookie", cookie}});
+  ASSERT_TRUE(read);
+  EXPECT_EQ(Json::parse(read->body)["text"], text);
+  auto study_note =
+      Client().Get("/api/studies/job1/note", {{"Cookie", cookie}});
+  ASSERT_TRUE(study_note);
+  EXPECT_EQ(Json::parse(study_note->body)["text"], "");
+  ASSERT_OK_AND_ASSIGN(store::Note stored, store_->GetNote("job1", 2));
+  EXPECT_EQ(stored.text, text);
+  EXPECT_EQ(stored.edits.size(), 1u);
+}
+
+TEST_F(DashboardServerTest, ANoteNeedsTheCsrfValueAWritableDashboardAndALimit) {
+  DashboardOptions options = Options();
+  Start(Options());
+  const std::string cookie = LogIn();
+  const std::string body = Json{{"text", "x"}}.dump();
+  auto no_csrf = Client().Post("/api/studies/job1/note", {{"Cookie", cookie}},
+                               body, "application/json");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  auto anonymous =
+      Client().Post("/api/studies/job1/note", body, "application/json");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  const httplib::Headers bearer = {
+      {"Authorization", std::string("Bearer ") + kToken}};
+  auto large = Client().Post(
+      "/api/studies/job1/note", bearer,
+      Json{{"text", std::string(store::kMaxNoteBytes + 1, 'x')}}.dump(),
+      "application/json");
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->status, 413);
+  EXPECT_THAT(large->body, HasSubstr("note: 32769 bytes, at most 32768"));
+  auto not_json =
+      Client().Post("/api/studies/job1/note", bearer, "text", "text/plain");
+  ASSERT_TRUE(not_json);
+  EXPECT_EQ(not_json->status, 400);
+  auto no_trial = Client().Post("/api/studies/job1/trials/99/note", bearer,
+                                body, "application/json");
+  ASSERT_TRUE(no_trial);
+  EXPECT_EQ(no_trial->status, 404);
+  ASSERT_OK_AND_ASSIGN(store::Note stored, store_->GetNote("job1", 0));
+  EXPECT_THAT(stored.edits, ::testing::IsEmpty());
+
+  server_.reset();
+  options.actions = {};
+  Start(std::move(options));
+  auto read_only =
+      Client().Post("/api/studies/job1/note", bearer, body, "application/json");
+  ASSERT_TRUE(read_only);
+  EXPECT_EQ(read_only->status, 403);
+  EXPECT_THAT(read_only->body, HasSubstr("read-only"));
+  auto read = Client().Get("/api/studies/job1/note", bearer);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
 }
 
 TEST_F(DashboardServerTest, DeletingNamesAStudyOfAtMost128Bytes) {

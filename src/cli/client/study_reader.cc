@@ -38,6 +38,10 @@ class StoreReader : public StudyReader {
   absl::Status DeleteStudy(const std::string& name) override {
     return engine::TuningEngine(*store_).DeleteStudy(name);
   }
+  absl::StatusOr<std::string> GetStudyNote(const std::string& name) override {
+    HPTUNE_ASSIGN_OR_RETURN(store::Note note, store_->GetNote(name, 0));
+    return note.text;
+  }
 
  private:
   std::unique_ptr<store::Store> store_;
@@ -112,6 +116,10 @@ class ServerReader : public StudyReader {
         stub_->DeleteStudy(server_.Context().get(), request, &reply);
     if (!status.ok()) return server_.ToStatus(status);
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> GetStudyNote(const std::string&) override {
+    return std::string();
   }
 
  private:

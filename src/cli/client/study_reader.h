@@ -34,6 +34,9 @@ class StudyReader {
   // Deletes the study and its trials (TuningEngine::DeleteStudy):
   // FailedPrecondition naming the job while the study's job has not ended.
   virtual absl::Status DeleteStudy(const std::string& name) = 0;
+  // The study's note (Store::GetNote), "" when none. The gRPC API has no
+  // notes yet: from a server, always "".
+  virtual absl::StatusOr<std::string> GetStudyNote(const std::string& name) = 0;
 };
 
 std::unique_ptr<StudyReader> StoreStudyReader(

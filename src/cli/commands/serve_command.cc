@@ -408,6 +408,11 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
   options.actions.delete_study = [&server](std::string_view study) {
     return server.DeleteStudy(study);
   };
+  options.actions.set_note = [&server](std::string_view study, int64_t trial,
+                                       std::string_view text,
+                                       store::NoteEdit edit) {
+    return server.store().SetNote(study, trial, text, std::move(edit));
+  };
   return dashboard::DashboardServer::Start(server.store(), std::move(options));
 }
 

@@ -157,6 +157,22 @@ absl::Status ListStudies(StoreContext& c, std::ostream& out) {
   return absl::OkStatus();
 }
 
+// A note as a terminal may show it: it is untrusted text, so control
+// characters (an escape sequence could rewrite the screen) become '?';
+// each line indented under "note:".
+std::string NoteForTerminal(std::string_view note) {
+  std::string out = "note:\n  ";
+  for (const char c : note) {
+    if (c == '\n') {
+      out += "\n  ";
+    } else {
+      const bool control = static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      out.push_back(control && c != '\t' ? '?' : c);
+    }
+  }
+  return out + "\n";
+}
+
 absl::Status DescribeStudy(StoreContext& c, const std::string& name,
                            std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
@@ -175,7 +191,10 @@ absl::Status DescribeStudy(StoreContext& c, const std::string& name,
       << MetricsText(study.spec) << "\n"
       << "budget:     " << trials.size() << "/" << study.TrialBudget()
       << " trials, " << study.spec.max_parallel_trials << " in parallel\n"
-      << "created:    " << FormatRfc3339(study.create_time) << "\n\n";
+      << "created:    " << FormatRfc3339(study.create_time) << "\n";
+  HPTUNE_ASSIGN_OR_RETURN(std::string note, c.reader->GetStudyNote(name));
+  if (!note.empty()) out << NoteForTerminal(note);
+  out << "\n";
   PrintTrials(study.spec, trials, c.format, out);
   if (study.spec.Objectives().size() > 1) {
     std::vector<std::string> numbers;

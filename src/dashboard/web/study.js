@@ -1,4 +1,4 @@
-// hptune dashboard: the study page (header, cancel, delete, and one tab per view).
+// hptune dashboard: the study page (header, cancel, delete, note, one tab per view).
 'use strict';
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
@@ -74,8 +74,9 @@
           this.renderHeader();
         },
       });
-      this.el = el('div', {class: 'page page-study'}, this.header, this.tabBar, this.panelBox, this.dialog,
-                   this.deleter.dialog);
+      this.note = new window.hptune.NoteEditor(this.base + '/note', 'study');
+      this.el = el('div', {class: 'page page-study'}, this.header, this.note.el, this.tabBar, this.panelBox,
+                   this.dialog, this.deleter.dialog);
 
       this.refresher = new U.Coalescer(() => this.refresh(), 500);
       this.unsubscribe = A.onChange((ev) => {
@@ -94,6 +95,7 @@
         document.getElementById('tab-pareto').hidden = this.objectives().length < 2;
         this.renderHeader();
         this.showTab(this.tab);
+        await this.note.load();
       } catch (e) {
         if (e instanceof A.ApiError) {
           U.replace(this.header, el('div', {class: 'error-box', id: 'study-error'},

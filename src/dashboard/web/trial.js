@@ -1,4 +1,4 @@
-// hptune dashboard: one trial (parameters, measurements, events, live logs).
+// hptune dashboard: one trial (parameters, measurements, events, live logs, its note).
 'use strict';
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
@@ -37,7 +37,8 @@
       this.replicaTabs = el('div', {class: 'replica-tabs', id: 'replica-tabs', data: {testid: 'replica-tabs'}});
       this.logInfo = el('span', {class: 'muted small', id: 'log-info'});
       this.logPre = el('pre', {class: 'log', id: 'trial-log', data: {testid: 'trial-log'}});
-      this.el = el('div', {class: 'page page-trial'}, this.header,
+      this.note = new window.hptune.NoteEditor(this.base + '/note', 'trial');
+      this.el = el('div', {class: 'page page-trial'}, this.header, this.note.el,
           el('div', {class: 'two-col'},
               el('section', {class: 'card'}, el('h3', {text: 'Parameters'}), this.paramsBox,
                  el('h3', {text: 'Final measurement'}), this.finalBox),
@@ -67,7 +68,7 @@
         this.studyDetail = study;
         this.detail = detail;
         this.render();
-        await this.followLog();
+        await Promise.all([this.note.load(), this.followLog()]);
       } catch (e) {
         if (e instanceof A.ApiError) {
           U.replace(this.header, el('div', {class: 'error-box', id: 'trial-error'},
