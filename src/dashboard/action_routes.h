@@ -18,6 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/core/measurement.h"
+#include "hptune/core/trial.h"
 #include "hptune/store/store.h"
 #include "src/dashboard/change_stream.h"
 #include "src/dashboard/http_api.h"
@@ -30,6 +32,14 @@ struct DashboardActions {
   // Deletes a study with its trials: FailedPrecondition naming the job and
   // its state while the study's job has not ended.
   std::function<absl::Status(std::string_view study)> delete_study;
+  // Ends an ACTIVE ask/tell trial (TuningEngine::CompleteTrial and
+  // MarkTrialInfeasible, trial_result_routes.h).
+  std::function<absl::StatusOr<Trial>(std::string_view study, int64_t trial,
+                                      Measurement final)>
+      complete_trial;
+  std::function<absl::StatusOr<Trial>(std::string_view study, int64_t trial,
+                                      std::string_view reason)>
+      mark_infeasible;
   // Saves a note (Store::SetNote, note_routes.h).
   std::function<absl::Status(std::string_view study, int64_t trial,
                              std::string_view text, store::NoteEdit edit)>

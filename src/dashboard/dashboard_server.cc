@@ -23,6 +23,7 @@
 #include "src/dashboard/note_routes.h"
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_routes.h"
+#include "src/dashboard/trial_result_routes.h"
 #include "src/dashboard/trial_routes.h"
 #include "src/dashboard/view_routes.h"
 
@@ -189,8 +190,9 @@ class DashboardServer::Impl {
 
  private:
   bool read_only() const {
-    return !options_.actions.cancel_job && !options_.actions.delete_study &&
-           !options_.actions.set_note;
+    const DashboardActions& a = options_.actions;
+    return !a.cancel_job && !a.delete_study && !a.set_note &&
+           !a.complete_trial && !a.mark_infeasible;
   }
 
   // Who sent a request, as the dashboard knows them: for a note's audit.
@@ -273,6 +275,7 @@ class DashboardServer::Impl {
     AddViewRoutes(routes, changes_);
     changes_.AddRoutes(routes);
     AddActionRoutes(routes, changes_, options_.actions);
+    AddTrialResultRoutes(routes, changes_, store_, options_.actions);
     AddNoteRoutes(
         routes, store_, options_.actions,
         [this](const httplib::Request& req) { return Identify(req); });

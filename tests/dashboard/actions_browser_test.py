@@ -21,7 +21,11 @@ Uses browser_test.py's servers, browser and job (its trainer). Checks:
   - a note on the study page and on a trial page: written, saved, there
     after a reload, in the SQLite file with an audit row (the peer address,
     the client); a note holding <script> and <img onerror> is shown as text,
-    nothing of it runs.
+    nothing of it runs;
+  - a manual tell: two trials asked for over gRPC through the Python
+    package; from its page one is completed with the study's metric, the
+    other marked infeasible with a reason, as the API then shows them; a
+    job's running trial offers no form, and the API refuses it (409).
 
 Screenshots go to OUTDIR/*.png (docs/images/dashboard-delete-*.png are
 copies). Synchronisation is by polling conditions with deadlines.
@@ -65,6 +69,9 @@ class ActionsTest(DashboardTest):
                 return False
             self.step("a note on the study: saved, kept through a reload, shown as text", self.check_study_note)
             self.step("a note on a trial, with its audit row in the file", self.check_trial_note)
+            self.step("a manual tell: an asked trial completed from its page, another marked infeasible",
+                      self.check_manual_tell)
+            self.step("a job's trial is not told by hand", self.check_job_trial_not_told)
             self.step("deleting a study whose job runs is refused, on the page and by the CLI",
                       self.check_delete_refused_while_running)
             if not self.step("cancel the job", self.cancel_job):
@@ -142,6 +149,53 @@ class ActionsTest(DashboardTest):
         stored, edits = self.note_in_file(self.job, 1)
         check(stored == text and len(edits) == 1, "the file holds the trial's note %r, audit %r" % (stored, edits))
         check(self.note_in_file(self.job, 0)[0] != text, "the trial's note overwrote the study's")
+
+    def ask(self, study, count):
+        """Creates `study` and asks for `count` trials over gRPC with the
+        Python package (the venv of tests/python); their numbers."""
+        script = (
+            "import sys, hptune\n"
+            "c = hptune.Client(sys.argv[1], token=sys.argv[2])\n"
+            "s = c.create_study(sys.argv[3], {'goal': 'MINIMIZE', 'hyperparameterMetricTag': 'loss',\n"
+            "    'maxTrials': 4, 'maxParallelTrials': 2, 'params': [{'parameterName': 'lr', 'type': 'DOUBLE',\n"
+            "    'minValue': 0.001, 'maxValue': 0.1}]})\n"
+            "print(' '.join(str(t.id) for t in s.suggest(int(sys.argv[4]))))\n")
+        run = subprocess.run([self.python, "-c", script, self.grpc, self.token, study, str(count)],
+                             env=self.env, capture_output=True, text=True, timeout=120)
+        check(run.returncode == 0, "asking over gRPC: exit %d\n%s" % (run.returncode, run.stderr))
+        return [int(n) for n in run.stdout.split()]
+
+    def check_manual_tell(self):
+        study = "dash_ask"
+        first, second = self.ask(study, 2)
+        trial = lambda n: self.api.get("/api/studies/%s/trials/%d" % (study, n))  # noqa: E731
+        check(trial(first)["state"] == "ACTIVE", "the asked trial is %s" % trial(first)["state"])
+        b = self.open("#/study/%s/trial/%d" % (study, first), "the asked trial's page")
+        box = wait_for("the result form", lambda: b.visible("#result-metric-loss"))
+        box.send_keys("0.125")
+        b.shot("tell-form.png")
+        b.click("#result-complete")
+        wait_for("the trial SUCCEEDED with loss 0.125",
+                 lambda: (lambda t: t["state"] == "SUCCEEDED" and t["value"] == 0.125)(trial(first)))
+        wait_for("the form to go once the trial ended", lambda: not b.visible("#trial-result"))
+        check(not b.visible("#result-error"), "the page shows an error: %s" % b.text("#result-error"))
+        b = self.open("#/study/%s/trial/%d" % (study, second), "the second asked trial's page")
+        box = wait_for("the reason box", lambda: b.visible("#result-reason"))
+        box.send_keys("ran out of memory")
+        b.click("#result-infeasible")
+        wait_for("the trial INFEASIBLE with the reason",
+                 lambda: (lambda t: t["state"] == "INFEASIBLE" and t["reason"] == "ran out of memory")(trial(second)))
+        b.console_errors("a manual tell")
+
+    def check_job_trial_not_told(self):
+        b = self.open("#/study/%s/trial/1" % self.job, "the job's running trial")
+        wait_for("the trial page", lambda: b.visible("#trial-title"))
+        check(not b.visible("#trial-result"), "a job's trial offers the result form")
+        status, _, body = self.api.request("POST", "/api/studies/%s/trials/1/complete" % self.job,
+                                           body=json.dumps({"metrics": {"loss": 1.0}}).encode(),
+                                           headers={"Content-Type": "application/json"})
+        check(status == 409 and b"is run by job" in body, "telling a job's trial: %d %s" % (status, body[:200]))
+        check(self.api.study(self.job)["counts"].get("ACTIVE", 0) >= 1, "the job's trial ended")
 
     def console_errors_but(self, b, where, expected):
         """Fails on a SEVERE console entry since the last call, but for
@@ -271,14 +325,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hptune", required=True, help="the hptune binary")
     parser.add_argument("--out", required=True, help="where screenshots and server logs go")
+    parser.add_argument("--python", required=True, help="a Python with the hptune package (tests/python's venv)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
-    for path in (args.hptune, CHROMIUM, CHROMEDRIVER):
+    for path in (args.hptune, args.python, CHROMIUM, CHROMEDRIVER):
         if not os.access(path, os.X_OK):
             print("FAIL: %s is not an executable" % path)
             return 2
     started = time.monotonic()
     test = ActionsTest(args.hptune, args.out, args.keep)
+    test.python = args.python
     ok = test.run()
     print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
           % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))

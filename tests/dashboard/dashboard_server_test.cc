@@ -117,6 +117,14 @@ class DashboardServerTest : public ::testing::Test {
     options.actions.delete_study = [this](std::string_view study) {
       return engine_->DeleteStudy(study);
     };
+    options.actions.complete_trial = [this](std::string_view study,
+                                            int64_t trial, Measurement final) {
+      return engine_->CompleteTrial(study, trial, std::move(final));
+    };
+    options.actions.mark_infeasible =
+        [this](std::string_view study, int64_t trial, std::string_view reason) {
+          return engine_->MarkTrialInfeasible(study, trial, reason);
+        };
     options.actions.set_note = [this](std::string_view study, int64_t trial,
                                       std::string_view text,
                                       store::NoteEdit edit) {
@@ -693,6 +701,93 @@ TEST_F(DashboardServerTest, ANoteNeedsTheCsrfValueAWritableDashboardAndALimit) {
   auto read = Client().Get("/api/studies/job1/note", bearer);
   ASSERT_TRUE(read);
   EXPECT_EQ(read->status, 200);
+}
+
+// An ask/tell study (no job) with two ACTIVE trials.
+void AddAskedStudy(store::Store& store) {
+  StudyRecord asked = Study();
+  asked.name = "asked";
+  ASSERT_OK(store.CreateStudy(asked));
+  Trial active;
+  active.state = TrialState::kActive;
+  active.parameters = {{"lr", ParameterValue::Double(0.01)},
+                       {"opt", ParameterValue::Categorical("sgd")}};
+  ASSERT_OK(store.AddTrials("asked", {active, active}, std::nullopt).status());
+}
+
+TEST_F(DashboardServerTest, AnAskedTrialIsToldThroughTheEnginesChecks) {
+  AddAskedStudy(*store_);
+  Start(Options());
+  const httplib::Headers bearer = {
+      {"Authorization", std::string("Bearer ") + kToken}};
+  auto post = [&](const std::string& path, const Json& body) {
+    return Client().Post(path, bearer, body.dump(), "application/json");
+  };
+  auto wrong_metric = post("/api/studies/asked/trials/1/complete",
+                           {{"metrics", {{"loss", 0.3}}}});
+  ASSERT_TRUE(wrong_metric);
+  EXPECT_EQ(wrong_metric->status, 400);
+  EXPECT_THAT(wrong_metric->body, HasSubstr("metric \\\"acc\\\""));
+  auto not_number = post("/api/studies/asked/trials/1/complete",
+                         {{"metrics", {{"acc", "high"}}}});
+  ASSERT_TRUE(not_number);
+  EXPECT_EQ(not_number->status, 400);
+  EXPECT_THAT(not_number->body, HasSubstr("is not a finite number"));
+  auto done = post("/api/studies/asked/trials/1/complete",
+                   {{"metrics", {{"acc", 0.8}}}});
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->status, 200) << done->body;
+  EXPECT_EQ(Json::parse(done->body)["state"], "SUCCEEDED");
+  ASSERT_OK_AND_ASSIGN(Trial told, store_->GetTrial("asked", 1));
+  EXPECT_EQ(told.state, TrialState::kSucceeded);
+  ASSERT_TRUE(told.final_measurement.has_value());
+  EXPECT_EQ(told.final_measurement->metrics.at("acc"), 0.8);
+  auto again = post("/api/studies/asked/trials/1/complete",
+                    {{"metrics", {{"acc", 0.9}}}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409) << again->body;
+
+  auto no_reason =
+      post("/api/studies/asked/trials/2/infeasible", Json::object());
+  ASSERT_TRUE(no_reason);
+  EXPECT_EQ(no_reason->status, 400);
+  auto infeasible = post("/api/studies/asked/trials/2/infeasible",
+                         {{"reason", "out of memory"}});
+  ASSERT_TRUE(infeasible);
+  ASSERT_EQ(infeasible->status, 200) << infeasible->body;
+  EXPECT_EQ(Json::parse(infeasible->body)["state"], "INFEASIBLE");
+  EXPECT_EQ(Json::parse(infeasible->body)["reason"], "out of memory");
+}
+
+TEST_F(DashboardServerTest, AJobsTrialIsNotToldAndATellNeedsTheCsrfValue) {
+  AddAskedStudy(*store_);
+  Start(Options());
+  auto job_trial = Client().Post(
+      "/api/studies/job1/trials/1/complete",
+      {{"Authorization", std::string("Bearer ") + kToken}},
+      Json{{"metrics", {{"acc", 0.5}}}}.dump(), "application/json");
+  ASSERT_TRUE(job_trial);
+  EXPECT_EQ(job_trial->status, 409);
+  EXPECT_THAT(job_trial->body, HasSubstr("is run by job \\\"job1\\\""));
+  const std::string cookie = LogIn();
+  auto no_csrf = Client().Post(
+      "/api/studies/asked/trials/1/complete", {{"Cookie", cookie}},
+      Json{{"metrics", {{"acc", 0.5}}}}.dump(), "application/json");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  ASSERT_OK_AND_ASSIGN(Trial untouched, store_->GetTrial("asked", 1));
+  EXPECT_EQ(untouched.state, TrialState::kActive);
+
+  server_.reset();
+  DashboardOptions read_only = Options();
+  read_only.actions = {};
+  Start(std::move(read_only));
+  auto refused =
+      Client().Post("/api/studies/asked/trials/1/infeasible",
+                    {{"Authorization", std::string("Bearer ") + kToken}},
+                    Json{{"reason", "x"}}.dump(), "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 403);
 }
 
 TEST_F(DashboardServerTest, DeletingNamesAStudyOfAtMost128Bytes) {

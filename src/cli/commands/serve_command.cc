@@ -408,6 +408,15 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
   options.actions.delete_study = [&server](std::string_view study) {
     return server.DeleteStudy(study);
   };
+  options.actions.complete_trial = [&server](std::string_view study,
+                                             int64_t trial, Measurement final) {
+    return server.CompleteTrial(study, trial, std::move(final));
+  };
+  options.actions.mark_infeasible = [&server](std::string_view study,
+                                              int64_t trial,
+                                              std::string_view reason) {
+    return server.MarkTrialInfeasible(study, trial, reason);
+  };
   options.actions.set_note = [&server](std::string_view study, int64_t trial,
                                        std::string_view text,
                                        store::NoteEdit edit) {

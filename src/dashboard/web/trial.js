@@ -1,4 +1,5 @@
-// hptune dashboard: one trial (parameters, measurements, events, live logs, its note).
+// hptune dashboard: one trial (parameters, measurements, events, live logs,
+// its note, and telling an ask/tell trial's result).
 'use strict';
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
@@ -38,7 +39,8 @@
       this.logInfo = el('span', {class: 'muted small', id: 'log-info'});
       this.logPre = el('pre', {class: 'log', id: 'trial-log', data: {testid: 'trial-log'}});
       this.note = new window.hptune.NoteEditor(this.base + '/note', 'trial');
-      this.el = el('div', {class: 'page page-trial'}, this.header, this.note.el,
+      this.result = new window.hptune.TrialResult(this.base, () => this.refresher.trigger());
+      this.el = el('div', {class: 'page page-trial'}, this.header, this.result.el, this.note.el,
           el('div', {class: 'two-col'},
               el('section', {class: 'card'}, el('h3', {text: 'Parameters'}), this.paramsBox,
                  el('h3', {text: 'Final measurement'}), this.finalBox),
@@ -67,6 +69,7 @@
         if (this.destroyed) return;
         this.studyDetail = study;
         this.detail = detail;
+        this.session = await A.session();
         this.render();
         await Promise.all([this.note.load(), this.followLog()]);
       } catch (e) {
@@ -97,6 +100,7 @@
 
     render() {
       const t = this.detail, s = this.studyDetail;
+      this.result.render(s, t, this.session);
       const metric = s.metric;
       const start = U.parseTime(t.start_time), end = U.parseTime(t.end_time);
       const ms = t.measurements || [];
