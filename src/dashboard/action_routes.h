@@ -1,10 +1,11 @@
 // The dashboard's write actions (docs/dashboard.md, "The HTTP API"):
-// POST /api/jobs/J/cancel and POST /api/studies/S/delete here, and notes
-// (note_routes.h), each through the
-// function its owner gives (`hptune serve`: its job manager and its engine,
-// the paths the gRPC API takes). Without one the action answers 403: the
-// dashboard is read-only (`hptune dashboard`). The token and CSRF checks
-// are DashboardServer's guard, before any route. Used by DashboardServer.
+// POST /api/jobs/J/cancel and POST /api/studies/S/delete here, notes
+// (note_routes.h) and a manual tell (trial_result_routes.h), each through
+// the function its owner gives in DashboardActions (`hptune serve`: its job
+// manager, its engine and its store, the paths the gRPC API takes). Without
+// one the action answers 403: the dashboard is read-only (`hptune
+// dashboard`). The token and CSRF checks are DashboardServer's guard,
+// before any route. Used by DashboardServer and those routes.
 //
 // Thread-safety: the handlers run on the server's threads; the functions
 // must be thread-safe, and they and the ChangeStream must outlive the
