@@ -13,14 +13,17 @@
 #include "absl/strings/str_format.h"
 #include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
+#include "src/dashboard/action_routes.h"
 #include "src/dashboard/assets.h"
 #include "src/dashboard/change_stream.h"
 #include "src/dashboard/elastic_pool.h"
 #include "src/dashboard/http_address.h"
 #include "src/dashboard/http_api.h"
 #include "src/dashboard/http_guard.h"
+#include "src/dashboard/note_routes.h"
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_routes.h"
+#include "src/dashboard/trial_result_routes.h"
 #include "src/dashboard/trial_routes.h"
 #include "src/dashboard/view_routes.h"
 
@@ -128,7 +131,7 @@ void AddSecurityHeaders(const httplib::Request&, httplib::Response& res) {
 
 // The composition: the listening socket, the guard before every route, and
 // the routing table; the routes themselves are in study_routes.h,
-// view_routes.h, trial_routes.h and change_stream.h.
+// view_routes.h, trial_routes.h, action_routes.h and change_stream.h.
 class DashboardServer::Impl {
  public:
   Impl(store::Store& store, DashboardOptions options, HttpGuard guard,
@@ -186,7 +189,22 @@ class DashboardServer::Impl {
   }
 
  private:
-  bool read_only() const { return !options_.cancel_job; }
+  bool read_only() const {
+    const DashboardActions& a = options_.actions;
+    return !a.cancel_job && !a.delete_study && !a.set_note &&
+           !a.complete_trial && !a.mark_infeasible;
+  }
+
+  // Who sent a request, as the dashboard knows them: for a note's audit.
+  std::string Identify(const httplib::Request& req) const {
+    const Credential credential = guard_.Authenticate(
+        req.get_header_value("Authorization"), req.get_header_value("Cookie"));
+    std::string who =
+        credential == Credential::kBearer ? "bearer token" : "session cookie";
+    const std::string agent = req.get_header_value("User-Agent");
+    if (!agent.empty()) absl::StrAppend(&who, " (", agent.substr(0, 200), ")");
+    return who;
+  }
 
   absl::Status Bind() {
     // httplib listens with a backlog of 5: a burst of connections would
@@ -256,10 +274,11 @@ class DashboardServer::Impl {
     AddTrialRoutes(routes, changes_, store_, options_.state_dir);
     AddViewRoutes(routes, changes_);
     changes_.AddRoutes(routes);
-    routes.Post(R"(/api/jobs/([^/]+)/cancel)",
-                [this](const httplib::Request& req, httplib::Response& res) {
-                  Cancel(req.matches[1].str(), res);
-                });
+    AddActionRoutes(routes, changes_, options_.actions);
+    AddTrialResultRoutes(routes, changes_, store_, options_.actions);
+    AddNoteRoutes(
+        routes, store_, options_.actions,
+        [this](const httplib::Request& req) { return Identify(req); });
     routes.Get(
         "/api/.*", [](const httplib::Request& req, httplib::Response& res) {
           SendError(res, 404,
@@ -312,20 +331,6 @@ class DashboardServer::Impl {
     res.set_header("Set-Cookie",
                    guard_.SessionCookie(!options_.tls_cert.empty()));
     res.set_redirect(SafeNext(next), 303);
-  }
-
-  void Cancel(const std::string& job_id, httplib::Response& res) {
-    if (read_only()) {
-      SendError(res, 403,
-                "this dashboard is read-only (hptune "
-                "dashboard); cancel through hptune serve");
-      return;
-    }
-    absl::StatusOr<JobRecord> job = options_.cancel_job(job_id);
-    if (!job.ok()) return SendStatus(res, job.status());
-    (void)changes_.Refresh();
-    SendJson(res, {{"job", job->job_id},
-                   {"state", std::string(ToString(job->state))}});
   }
 
   store::Store& store_;

@@ -1,10 +1,11 @@
 // DashboardServer: the web dashboard (docs/dashboard.md), an HTTP server
 // over a Store: the pages and the plot library embedded in the binary, a
-// JSON API for them, an event stream of changes, and cancelling a job when
-// the owner gives a way to. Every request is checked by HttpGuard; off
-// loopback it serves TLS only. `hptune serve` starts one beside its gRPC
-// services (sharing its store, cancelling through its job manager);
-// `hptune dashboard` starts one read-only on a database file.
+// JSON API for them, an event stream of changes, and the write actions
+// (cancelling a job, deleting a study) when the owner gives a way to. Every
+// request is checked by HttpGuard; off loopback it serves TLS only.
+// `hptune serve` starts one beside its gRPC services (sharing its store,
+// acting through its job manager and engine); `hptune dashboard` starts
+// one read-only on a database file.
 //
 // Thread-safety: Start, port, url and Stop may be called from any thread;
 // the store must outlive the server.
@@ -21,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/store/store.h"
+#include "src/dashboard/action_routes.h"
 
 namespace hptune::dashboard {
 
@@ -33,9 +35,8 @@ struct DashboardOptions {
   // Where replica logs are (<state_dir>/<job>/<trial>/<replica>.log); empty:
   // the trial page lists none.
   std::filesystem::path state_dir;
-  // Cancels a job (the server's job manager); empty: the dashboard is
-  // read-only.
-  std::function<absl::StatusOr<JobRecord>(std::string_view job_id)> cancel_job;
+  // The write actions (action_routes.h); none: the dashboard is read-only.
+  DashboardActions actions;
   // How often the event log is read for the pages' event streams.
   std::chrono::milliseconds poll_interval{250};
   int max_streams = 32;

@@ -23,6 +23,10 @@
 
 namespace hptune::dashboard {
 
+// A study name's longest, as the gRPC API accepts it
+// (src/server/request_limits.h): a longer one names no study.
+inline constexpr size_t kMaxStudyName = 128;
+
 // 400 InvalidArgument, 404 NotFound, 409 a conflict, 413, 503, else 500.
 int HttpStatus(const absl::Status& status);
 

@@ -11,10 +11,6 @@
 namespace hptune::dashboard {
 namespace {
 
-// A study name's longest, as the gRPC API accepts it
-// (src/server/request_limits.h): a longer one names no study.
-constexpr size_t kMaxStudyName = 128;
-
 using ViewJson = Json (*)(const StudySnapshot&, size_t);
 
 // GET /api/studies/S + `suffix`: `json` of S's snapshot, at most max_points

@@ -217,6 +217,12 @@ class HptuneServer::Impl {
     return jobs_->Cancel(job_id);
   }
 
+  absl::Status DeleteStudy(std::string_view name) {
+    return engine_->DeleteStudy(name);
+  }
+
+  engine::TuningEngine& engine() { return *engine_; }
+
   // The drained job threads are parked for good: a drained server is never
   // destroyed (the process exits), and a server that was not drained
   // cancels its jobs in JobManager's destructor.
@@ -260,6 +266,21 @@ void HptuneServer::Wait() { impl_->Wait(); }
 store::Store& HptuneServer::store() { return impl_->store(); }
 absl::StatusOr<JobRecord> HptuneServer::CancelJob(std::string_view job_id) {
   return impl_->CancelJob(job_id);
+}
+
+absl::Status HptuneServer::DeleteStudy(std::string_view name) {
+  return impl_->DeleteStudy(name);
+}
+
+absl::StatusOr<Trial> HptuneServer::CompleteTrial(std::string_view study,
+                                                  int64_t trial,
+                                                  Measurement final) {
+  return impl_->engine().CompleteTrial(study, trial, std::move(final));
+}
+
+absl::StatusOr<Trial> HptuneServer::MarkTrialInfeasible(
+    std::string_view study, int64_t trial, std::string_view reason) {
+  return impl_->engine().MarkTrialInfeasible(study, trial, reason);
 }
 
 }  // namespace hptune::server

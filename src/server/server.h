@@ -22,6 +22,8 @@
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/core/job.h"
+#include "hptune/core/measurement.h"
+#include "hptune/core/trial.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
@@ -102,6 +104,15 @@ class HptuneServer {
   // is.
   store::Store& store();
   absl::StatusOr<JobRecord> CancelJob(std::string_view job_id);
+  // The engine's DeleteStudy (StudyService's): FailedPrecondition naming
+  // the job while the study's job has not ended.
+  absl::Status DeleteStudy(std::string_view name);
+  // The engine's CompleteTrial and MarkTrialInfeasible (StudyService's).
+  absl::StatusOr<Trial> CompleteTrial(std::string_view study, int64_t trial,
+                                      Measurement final);
+  absl::StatusOr<Trial> MarkTrialInfeasible(std::string_view study,
+                                            int64_t trial,
+                                            std::string_view reason);
 
   class Impl;
 

@@ -298,4 +298,31 @@ absl::StatusOr<std::vector<Event>> MemoryStore::ListEvents(int64_t after_id,
       first, first + std::min<decltype(available)>(available, limit));
 }
 
+// --- Notes ---
+
+absl::StatusOr<Note*> MemoryStore::FindNote(std::string_view study,
+                                            int64_t trial) {
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  if (trial != 0) HPTUNE_RETURN_IF_ERROR(FindTrial(study, trial).status());
+  return &data->notes[trial];
+}
+
+absl::Status MemoryStore::SetNote(std::string_view study, int64_t trial,
+                                  std::string_view text, NoteEdit edit) {
+  HPTUNE_RETURN_IF_ERROR(internal::CheckNote(text));
+  MutexLock lock(&mu_);
+  HPTUNE_ASSIGN_OR_RETURN(Note * note, FindNote(study, trial));
+  note->text = std::string(text);
+  note->edits.push_back(
+      internal::StampNoteEdit(std::move(edit), text, clock_.Now()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Note> MemoryStore::GetNote(std::string_view study,
+                                          int64_t trial) {
+  MutexLock lock(&mu_);
+  HPTUNE_ASSIGN_OR_RETURN(Note * note, FindNote(study, trial));
+  return *note;
+}
+
 }  // namespace hptune::store

@@ -70,6 +70,11 @@ class MemoryStore : public Store {
   [[nodiscard]] absl::Status RecordReplicaEvent(
       std::string_view job_id, int64_t trial, std::string_view detail) override;
 
+  [[nodiscard]] absl::Status SetNote(std::string_view study, int64_t trial,
+                                     std::string_view text,
+                                     NoteEdit edit) override;
+  absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
+
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
 
@@ -79,6 +84,7 @@ class MemoryStore : public Store {
     StudyRecord record;
     std::vector<Trial> trials;  // trials[i].number == i + 1.
     std::string designer_state;
+    std::map<int64_t, Note> notes;  // By trial; 0: the study's.
   };
   struct JobData {
     int64_t order = 0;  // Creation order, for ListJobs.
@@ -88,6 +94,9 @@ class MemoryStore : public Store {
   absl::StatusOr<StudyData*> FindStudy(std::string_view name)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<Trial*> FindTrial(std::string_view study, int64_t number)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The note of `study` (trial 0) or of its trial `trial`, made when absent.
+  absl::StatusOr<Note*> FindNote(std::string_view study, int64_t trial)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendEvent(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -133,10 +133,31 @@ ALTER TABLE trials ADD COLUMN lease_seconds INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN heartbeat_time INTEGER;
 )sql";
 
+// 7 -> 8: notes on studies (trial 0) and trials (Store::SetNote), and an
+// audit row per save.
+constexpr char kNotes[] = R"sql(
+CREATE TABLE notes (
+  study TEXT NOT NULL REFERENCES studies(name) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,  -- 0: the study's own
+  text TEXT NOT NULL,
+  PRIMARY KEY (study, trial)
+) STRICT;
+CREATE TABLE note_edits (
+  id INTEGER PRIMARY KEY,
+  study TEXT NOT NULL REFERENCES studies(name) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  time INTEGER NOT NULL,
+  peer TEXT NOT NULL,
+  client TEXT NOT NULL,
+  bytes INTEGER NOT NULL
+) STRICT;
+CREATE INDEX note_edits_by_note ON note_edits (study, trial, id);
+)sql";
+
 const std::vector<std::string>& Migrations() {
   static const auto* const kMigrations = new std::vector<std::string>{
-      kInitialSchema, kJobSlurmOptions, kJobLabels,  kAttempts,
-      kJobOwners,     kCanonicalSpecs,  kTrialLeases};
+      kInitialSchema, kJobSlurmOptions, kJobLabels,   kAttempts,
+      kJobOwners,     kCanonicalSpecs,  kTrialLeases, kNotes};
   return *kMigrations;
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "hptune/core/status.h"
+#include "src/store/note_tables.h"
 #include "src/store/reader_pool.h"
 #include "src/store/schema.h"
 #include "src/store/sqlite_connection.h"
@@ -454,6 +455,43 @@ absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,
     return internal::InsertEvent(
         db, MakeEvent(clock_.Now(), internal::kReplica, job->study_name, job_id,
                       trial, std::string(detail)));
+  });
+}
+
+// --- Notes ---
+
+namespace {
+
+// NotFound unless `study` exists and, for a trial's note, has trial `trial`.
+absl::Status CheckNoteOwner(Connection& db, std::string_view study,
+                            int64_t trial) {
+  HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
+  if (!exists) return internal::StudyNotFound(study);
+  if (trial == 0) return absl::OkStatus();
+  HPTUNE_ASSIGN_OR_RETURN(int64_t last,
+                          internal::SelectLastTrialNumber(db, study));
+  if (trial < 1 || trial > last) return internal::TrialNotFound(study, trial);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SqliteStore::SetNote(std::string_view study, int64_t trial,
+                                  std::string_view text, NoteEdit edit) {
+  HPTUNE_RETURN_IF_ERROR(internal::CheckNote(text));
+  return Write([&](Connection& db) -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckNoteOwner(db, study, trial));
+    return internal::UpsertNote(
+        db, study, trial, text,
+        internal::StampNoteEdit(std::move(edit), text, clock_.Now()));
+  });
+}
+
+absl::StatusOr<Note> SqliteStore::GetNote(std::string_view study,
+                                          int64_t trial) {
+  return ReadValue<Note>([&](Connection& db) -> absl::StatusOr<Note> {
+    HPTUNE_RETURN_IF_ERROR(CheckNoteOwner(db, study, trial));
+    return internal::SelectNote(db, study, trial);
   });
 }
 

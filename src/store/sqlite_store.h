@@ -108,6 +108,11 @@ class SqliteStore : public Store {
   [[nodiscard]] absl::Status RecordReplicaEvent(
       std::string_view job_id, int64_t trial, std::string_view detail) override;
 
+  [[nodiscard]] absl::Status SetNote(std::string_view study, int64_t trial,
+                                     std::string_view text,
+                                     NoteEdit edit) override;
+  absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
+
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
 

@@ -246,6 +246,24 @@ absl::Status CheckEventLimit(int limit) {
       absl::StrCat("event limit must be positive, got ", limit));
 }
 
+absl::Status CheckNote(std::string_view text) {
+  if (text.size() <= kMaxNoteBytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("note: ", text.size(), " bytes, at most ", kMaxNoteBytes));
+}
+
+NoteEdit StampNoteEdit(NoteEdit edit, std::string_view text, Timestamp now) {
+  edit.time = FromUnixMicros(ToUnixMicros(now));
+  edit.bytes = static_cast<int64_t>(text.size());
+  if (edit.peer.size() > kMaxNoteIdentityBytes) {
+    edit.peer.resize(kMaxNoteIdentityBytes);
+  }
+  if (edit.client.size() > kMaxNoteIdentityBytes) {
+    edit.client.resize(kMaxNoteIdentityBytes);
+  }
+  return edit;
+}
+
 absl::Status CheckMeasurementSkip(int64_t skip) {
   if (skip >= 0) return absl::OkStatus();
   return absl::InvalidArgumentError(

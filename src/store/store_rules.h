@@ -88,6 +88,15 @@ inline constexpr std::string_view kReplica = "replica";
 // InvalidArgument unless limit > 0.
 [[nodiscard]] absl::Status CheckEventLimit(int limit);
 
+// InvalidArgument naming the note and its size above kMaxNoteBytes.
+[[nodiscard]] absl::Status CheckNote(std::string_view text);
+
+// `edit` as stored for a save of `text` at `now` (to the microsecond, as
+// SQLite keeps it): its time and size set, its peer and client cut to
+// kMaxNoteIdentityBytes.
+inline constexpr size_t kMaxNoteIdentityBytes = 256;
+NoteEdit StampNoteEdit(NoteEdit edit, std::string_view text, Timestamp now);
+
 // InvalidArgument unless skip >= 0.
 [[nodiscard]] absl::Status CheckMeasurementSkip(int64_t skip);
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hptune/core/config.h"
+#include "hptune/engine/engine.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "nlohmann/json.hpp"
@@ -94,6 +95,7 @@ class DashboardServerTest : public ::testing::Test {
   }
   void TearDown() override {
     server_.reset();
+    engine_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
@@ -103,13 +105,31 @@ class DashboardServerTest : public ::testing::Test {
     options.address = "127.0.0.1:0";
     options.token = kToken;
     options.state_dir = dir_ / "runs";
-    options.cancel_job =
+    options.actions.cancel_job =
         [this](std::string_view job) -> absl::StatusOr<JobRecord> {
       cancelled_.push_back(std::string(job));
       JobRecord record;
       record.job_id = std::string(job);
       record.state = JobState::kCancelling;
       return record;
+    };
+    // The engine's DeleteStudy, as `hptune serve` gives it.
+    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    options.actions.delete_study = [this](std::string_view study) {
+      return engine_->DeleteStudy(study);
+    };
+    options.actions.complete_trial = [this](std::string_view study,
+                                            int64_t trial, Measurement final) {
+      return engine_->CompleteTrial(study, trial, std::move(final));
+    };
+    options.actions.mark_infeasible =
+        [this](std::string_view study, int64_t trial, std::string_view reason) {
+          return engine_->MarkTrialInfeasible(study, trial, reason);
+        };
+    options.actions.set_note = [this](std::string_view study, int64_t trial,
+                                      std::string_view text,
+                                      store::NoteEdit edit) {
+      return store_->SetNote(study, trial, text, std::move(edit));
     };
     return options;
   }
@@ -136,6 +156,7 @@ class DashboardServerTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<DashboardServer> server_;
   std::vector<std::string> cancelled_;
 };
@@ -522,7 +543,7 @@ TEST_F(DashboardServerTest, CancellingWithTheCookieNeedsTheCsrfValue) {
 
 TEST_F(DashboardServerTest, AReadOnlyDashboardCancelsNothing) {
   DashboardOptions options = Options();
-  options.cancel_job = nullptr;
+  options.actions = {};
   Start(std::move(options));
   auto res = Client().Post("/api/jobs/job1/cancel",
                            {{"Authorization", std::string("Bearer ") + kToken}},
@@ -530,6 +551,260 @@ TEST_F(DashboardServerTest, AReadOnlyDashboardCancelsNothing) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 403);
   EXPECT_THAT(res->body, HasSubstr("read-only"));
+  ASSERT_OK(store_->UpdateJob("job1", [](JobRecord& job) {
+    job.state = JobState::kCancelled;
+    return absl::OkStatus();
+  }));
+  auto deleted = Client().Post(
+      "/api/studies/job1/delete",
+      {{"Authorization", std::string("Bearer ") + kToken}}, "", "text/plain");
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 403);
+  EXPECT_THAT(deleted->body, HasSubstr("read-only"));
+  EXPECT_OK(store_->GetStudy("job1").status());
+  auto session = Client().Get(
+      "/api/session", {{"Authorization", std::string("Bearer ") + kToken}});
+  ASSERT_TRUE(session);
+  EXPECT_EQ(Json::parse(session->body)["read_only"], true);
+}
+
+TEST_F(DashboardServerTest, AStudyWhoseJobHasNotEndedIsNotDeleted) {
+  Start(Options());
+  auto res = Client().Post("/api/studies/job1/delete",
+                           {{"Authorization", std::string("Bearer ") + kToken}},
+                           "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 409);
+  EXPECT_THAT(Json::parse(res->body)["error"].get<std::string>(),
+              AllOf(HasSubstr("\"job1\""), HasSubstr("QUEUED"),
+                    HasSubstr("cancel the job first")));
+  EXPECT_OK(store_->GetStudy("job1").status());
+}
+
+TEST_F(DashboardServerTest, DeletingAStudyNeedsTheCsrfValueAndEmptiesTheFile) {
+  StudyRecord spare = Study();
+  spare.name = "spare";
+  ASSERT_OK(store_->CreateStudy(spare));
+  ASSERT_OK(
+      store_->AddTrials("spare", {Finished(0.1, 0.5)}, std::nullopt).status());
+  Start(Options());
+  const std::string cookie = LogIn();
+  auto anonymous = Client().Post("/api/studies/spare/delete", "", "text/plain");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  auto no_csrf = Client().Post("/api/studies/spare/delete",
+                               {{"Cookie", cookie}}, "", "text/plain");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  EXPECT_OK(store_->GetStudy("spare").status());
+
+  auto session = Client().Get("/api/session", {{"Cookie", cookie}});
+  ASSERT_TRUE(session);
+  const std::string csrf = Json::parse(session->body)["csrf"];
+  auto deleted = Client().Post("/api/studies/spare/delete",
+                               {{"Cookie", cookie}, {"X-Hptune-Csrf", csrf}},
+                               "", "text/plain");
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 200) << deleted->body;
+  EXPECT_EQ(Json::parse(deleted->body)["study"], "spare");
+  // Gone from the answers at once, and from the file (opened afresh).
+  auto list = Client().Get("/api/studies", {{"Cookie", cookie}});
+  ASSERT_TRUE(list);
+  for (const Json& study : Json::parse(list->body)["studies"]) {
+    EXPECT_NE(study["name"], "spare");
+  }
+  auto gone = Client().Get("/api/studies/spare", {{"Cookie", cookie}});
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404);
+  auto reopened =
+      store::OpenSqliteStore((dir_ / "h.db").string(), SystemClock());
+  ASSERT_OK(reopened.status());
+  EXPECT_THAT((*reopened)->GetStudy("spare").status(),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  EXPECT_OK((*reopened)->GetStudy("job1").status());
+}
+
+TEST_F(DashboardServerTest, ANoteIsSavedWithItsAuditRowAndReadBack) {
+  Start(Options());
+  const std::string cookie = LogIn();
+  auto session = Client().Get("/api/session", {{"Cookie", cookie}});
+  ASSERT_TRUE(session);
+  const std::string csrf = Json::parse(session->body)["csrf"];
+  const httplib::Headers with_csrf = {
+      {"Cookie", cookie}, {"X-Hptune-Csrf", csrf}, {"User-Agent", "note-test"}};
+  const std::string text = "# lr sweep\n<script>alert(1)</script>";
+  auto saved = Client().Post("/api/studies/job1/trials/2/note", with_csrf,
+                             Json{{"text", text}}.dump(), "application/json");
+  ASSERT_TRUE(saved);
+  ASSERT_EQ(saved->status, 200) << saved->body;
+  const Json answer = Json::parse(saved->body);
+  EXPECT_EQ(answer["text"], text);
+  ASSERT_EQ(answer["edits"].size(), 1u);
+  EXPECT_THAT(answer["edits"][0]["peer"].get<std::string>(),
+              ::testing::StartsWith("127.0.0.1:"));
+  EXPECT_EQ(answer["edits"][0]["client"], "session cookie (note-test)");
+  EXPECT_EQ(answer["edits"][0]["bytes"], text.size());
+
+  auto read =
+      Client().Get("/api/studies/job1/trials/2/note", {{"Cookie", cookie}});
+  ASSERT_TRUE(read);
+  EXPECT_EQ(Json::parse(read->body)["text"], text);
+  auto study_note =
+      Client().Get("/api/studies/job1/note", {{"Cookie", cookie}});
+  ASSERT_TRUE(study_note);
+  EXPECT_EQ(Json::parse(study_note->body)["text"], "");
+  ASSERT_OK_AND_ASSIGN(store::Note stored, store_->GetNote("job1", 2));
+  EXPECT_EQ(stored.text, text);
+  EXPECT_EQ(stored.edits.size(), 1u);
+}
+
+TEST_F(DashboardServerTest, ANoteNeedsTheCsrfValueAWritableDashboardAndALimit) {
+  DashboardOptions options = Options();
+  Start(Options());
+  const std::string cookie = LogIn();
+  const std::string body = Json{{"text", "x"}}.dump();
+  auto no_csrf = Client().Post("/api/studies/job1/note", {{"Cookie", cookie}},
+                               body, "application/json");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  auto anonymous =
+      Client().Post("/api/studies/job1/note", body, "application/json");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  const httplib::Headers bearer = {
+      {"Authorization", std::string("Bearer ") + kToken}};
+  auto large = Client().Post(
+      "/api/studies/job1/note", bearer,
+      Json{{"text", std::string(store::kMaxNoteBytes + 1, 'x')}}.dump(),
+      "application/json");
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->status, 413);
+  EXPECT_THAT(large->body, HasSubstr("note: 32769 bytes, at most 32768"));
+  auto not_json =
+      Client().Post("/api/studies/job1/note", bearer, "text", "text/plain");
+  ASSERT_TRUE(not_json);
+  EXPECT_EQ(not_json->status, 400);
+  auto no_trial = Client().Post("/api/studies/job1/trials/99/note", bearer,
+                                body, "application/json");
+  ASSERT_TRUE(no_trial);
+  EXPECT_EQ(no_trial->status, 404);
+  ASSERT_OK_AND_ASSIGN(store::Note stored, store_->GetNote("job1", 0));
+  EXPECT_THAT(stored.edits, ::testing::IsEmpty());
+
+  server_.reset();
+  options.actions = {};
+  Start(std::move(options));
+  auto read_only =
+      Client().Post("/api/studies/job1/note", bearer, body, "application/json");
+  ASSERT_TRUE(read_only);
+  EXPECT_EQ(read_only->status, 403);
+  EXPECT_THAT(read_only->body, HasSubstr("read-only"));
+  auto read = Client().Get("/api/studies/job1/note", bearer);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
+}
+
+// An ask/tell study (no job) with two ACTIVE trials.
+void AddAskedStudy(store::Store& store) {
+  StudyRecord asked = Study();
+  asked.name = "asked";
+  ASSERT_OK(store.CreateStudy(asked));
+  Trial active;
+  active.state = TrialState::kActive;
+  active.parameters = {{"lr", ParameterValue::Double(0.01)},
+                       {"opt", ParameterValue::Categorical("sgd")}};
+  ASSERT_OK(store.AddTrials("asked", {active, active}, std::nullopt).status());
+}
+
+TEST_F(DashboardServerTest, AnAskedTrialIsToldThroughTheEnginesChecks) {
+  AddAskedStudy(*store_);
+  Start(Options());
+  const httplib::Headers bearer = {
+      {"Authorization", std::string("Bearer ") + kToken}};
+  auto post = [&](const std::string& path, const Json& body) {
+    return Client().Post(path, bearer, body.dump(), "application/json");
+  };
+  auto wrong_metric = post("/api/studies/asked/trials/1/complete",
+                           {{"metrics", {{"loss", 0.3}}}});
+  ASSERT_TRUE(wrong_metric);
+  EXPECT_EQ(wrong_metric->status, 400);
+  EXPECT_THAT(wrong_metric->body, HasSubstr("metric \\\"acc\\\""));
+  auto not_number = post("/api/studies/asked/trials/1/complete",
+                         {{"metrics", {{"acc", "high"}}}});
+  ASSERT_TRUE(not_number);
+  EXPECT_EQ(not_number->status, 400);
+  EXPECT_THAT(not_number->body, HasSubstr("is not a finite number"));
+  auto done = post("/api/studies/asked/trials/1/complete",
+                   {{"metrics", {{"acc", 0.8}}}});
+  ASSERT_TRUE(done);
+  ASSERT_EQ(done->status, 200) << done->body;
+  EXPECT_EQ(Json::parse(done->body)["state"], "SUCCEEDED");
+  ASSERT_OK_AND_ASSIGN(Trial told, store_->GetTrial("asked", 1));
+  EXPECT_EQ(told.state, TrialState::kSucceeded);
+  ASSERT_TRUE(told.final_measurement.has_value());
+  EXPECT_EQ(told.final_measurement->metrics.at("acc"), 0.8);
+  auto again = post("/api/studies/asked/trials/1/complete",
+                    {{"metrics", {{"acc", 0.9}}}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409) << again->body;
+
+  auto no_reason =
+      post("/api/studies/asked/trials/2/infeasible", Json::object());
+  ASSERT_TRUE(no_reason);
+  EXPECT_EQ(no_reason->status, 400);
+  auto infeasible = post("/api/studies/asked/trials/2/infeasible",
+                         {{"reason", "out of memory"}});
+  ASSERT_TRUE(infeasible);
+  ASSERT_EQ(infeasible->status, 200) << infeasible->body;
+  EXPECT_EQ(Json::parse(infeasible->body)["state"], "INFEASIBLE");
+  EXPECT_EQ(Json::parse(infeasible->body)["reason"], "out of memory");
+}
+
+TEST_F(DashboardServerTest, AJobsTrialIsNotToldAndATellNeedsTheCsrfValue) {
+  AddAskedStudy(*store_);
+  Start(Options());
+  auto job_trial = Client().Post(
+      "/api/studies/job1/trials/1/complete",
+      {{"Authorization", std::string("Bearer ") + kToken}},
+      Json{{"metrics", {{"acc", 0.5}}}}.dump(), "application/json");
+  ASSERT_TRUE(job_trial);
+  EXPECT_EQ(job_trial->status, 409);
+  EXPECT_THAT(job_trial->body, HasSubstr("is run by job \\\"job1\\\""));
+  const std::string cookie = LogIn();
+  auto no_csrf = Client().Post(
+      "/api/studies/asked/trials/1/complete", {{"Cookie", cookie}},
+      Json{{"metrics", {{"acc", 0.5}}}}.dump(), "application/json");
+  ASSERT_TRUE(no_csrf);
+  EXPECT_EQ(no_csrf->status, 403);
+  ASSERT_OK_AND_ASSIGN(Trial untouched, store_->GetTrial("asked", 1));
+  EXPECT_EQ(untouched.state, TrialState::kActive);
+
+  server_.reset();
+  DashboardOptions read_only = Options();
+  read_only.actions = {};
+  Start(std::move(read_only));
+  auto refused =
+      Client().Post("/api/studies/asked/trials/1/infeasible",
+                    {{"Authorization", std::string("Bearer ") + kToken}},
+                    Json{{"reason", "x"}}.dump(), "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 403);
+}
+
+TEST_F(DashboardServerTest, DeletingNamesAStudyOfAtMost128Bytes) {
+  Start(Options());
+  const std::string name(129, 'a');
+  auto res = Client().Post("/api/studies/" + name + "/delete",
+                           {{"Authorization", std::string("Bearer ") + kToken}},
+                           "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("1 to 128 bytes, got 129"));
+  auto missing = Client().Post(
+      "/api/studies/nothing/delete",
+      {{"Authorization", std::string("Bearer ") + kToken}}, "", "text/plain");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
 }
 
 // Slowloris: sockets that connect and send nothing or half a request line

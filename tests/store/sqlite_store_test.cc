@@ -113,7 +113,8 @@ TEST_F(SqliteStoreTest, EmptyFileIsMigratedToTheCurrentSchema) {
   EXPECT_THAT(raw.Query("SELECT name FROM sqlite_master WHERE type = 'table' "
                         "ORDER BY name"),
               ElementsAre("designer_state", "events", "jobs", "measurements",
-                          "sqlite_sequence", "studies", "trials"));
+                          "note_edits", "notes", "sqlite_sequence", "studies",
+                          "trials"));
 }
 
 // Every connection this process opens while `capturing` is set, recorded by
@@ -221,8 +222,12 @@ std::string LegacyMnistSpec(int max_trials, const std::string& resumed_from,
          R"("categoricalValues":["GRU","LSTM"],"scaleType":"NONE"}]})";
 }
 
+// Back to schema 7: no notes.
+const std::string kDropNotes = "DROP TABLE note_edits; DROP TABLE notes; ";
+
 // Back to schema 6's trials: no leases.
 const std::string kDropLeases =
+    kDropNotes +
     "ALTER TABLE trials DROP COLUMN lease_seconds; "
     "ALTER TABLE trials DROP COLUMN heartbeat_time; ";
 
@@ -534,6 +539,30 @@ TEST_F(SqliteStoreTest, LockedDatabaseIsUnavailableAfterTheDeadline) {
 
   other.Exec("ROLLBACK");
   EXPECT_OK(store->CreateStudy(MakeStudy("blocked")));
+}
+
+// A file of schema version 7 (no notes): opening it adds the tables, and
+// its study and trials take notes.
+TEST_F(SqliteStoreTest, VersionSevenFileIsMigratedAndTakesNotes) {
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+  }
+  RawDb(path_).Exec(kDropNotes + "PRAGMA user_version = 7;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"),
+              ElementsAre(std::to_string(internal::CurrentSchemaVersion())));
+  ASSERT_OK_AND_ASSIGN(Note none, store->GetNote("mnist", 1));
+  EXPECT_EQ(none.text, "");
+  ASSERT_OK(store->SetNote("mnist", 1, "kept", {.peer = "p", .client = "c"}));
+  EXPECT_THAT(RawDb(path_).Query("SELECT text FROM notes"),
+              ElementsAre("kept"));
+  EXPECT_THAT(RawDb(path_).Query("SELECT peer || ' ' || client || ' ' || "
+                                 "bytes FROM note_edits"),
+              ElementsAre("p c 4"));
 }
 
 }  // namespace

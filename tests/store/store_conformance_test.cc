@@ -955,6 +955,62 @@ TEST_P(StoreConformanceTest, DoublesAndTimestampsRoundTripExactly) {
   }
 }
 
+TEST_P(StoreConformanceTest, NotesKeepTheirTextAndAnAuditRowPerSave) {
+  CreateStudyWithTrial("notes", TrialState::kSucceeded);
+  EXPECT_THAT(store_->GetNote("notes", 0),
+              IsOkAndHolds(::testing::Field(&Note::text, IsEmpty())));
+  ASSERT_OK(store_->SetNote("notes", 0, "# Plan\nlr <b>",
+                            {.peer = "127.0.0.1:5000", .client = "alice"}));
+  clock_.Advance(std::chrono::seconds(1));
+  const std::string trial_note = "ü <script>alert(1)</script>";
+  ASSERT_OK(
+      store_->SetNote("notes", 1, "first", {.peer = "p1", .client = "c"}));
+  ASSERT_OK(store_->SetNote("notes", 1, trial_note,
+                            {.peer = std::string(300, 'p'), .client = "bob"}));
+
+  ASSERT_OK_AND_ASSIGN(Note study_note, store_->GetNote("notes", 0));
+  EXPECT_EQ(study_note.text, "# Plan\nlr <b>");
+  ASSERT_THAT(study_note.edits, SizeIs(1));
+  EXPECT_EQ(study_note.edits[0].peer, "127.0.0.1:5000");
+  EXPECT_EQ(study_note.edits[0].client, "alice");
+  EXPECT_EQ(study_note.edits[0].bytes, 13);
+  ASSERT_OK_AND_ASSIGN(Note on_trial, store_->GetNote("notes", 1));
+  EXPECT_EQ(on_trial.text, trial_note);
+  ASSERT_THAT(on_trial.edits, SizeIs(2));
+  EXPECT_EQ(on_trial.edits[0].bytes, 5);
+  EXPECT_EQ(on_trial.edits[1].client, "bob");
+  EXPECT_EQ(on_trial.edits[1].peer, std::string(256, 'p'));  // Cut.
+  EXPECT_EQ(on_trial.edits[1].bytes, static_cast<int64_t>(trial_note.size()));
+  EXPECT_EQ(on_trial.edits[1].time, clock_.Now());
+  EXPECT_GT(on_trial.edits[0].time, study_note.edits[0].time);
+}
+
+TEST_P(StoreConformanceTest, NotesAreLimitedAndBelongToAStudyOrTrial) {
+  CreateStudyWithTrial("notes", TrialState::kActive);
+  EXPECT_THAT(
+      store_->SetNote("notes", 0, std::string(kMaxNoteBytes + 1, 'x'), {}),
+      StatusIs(StatusCode::kInvalidArgument,
+               HasSubstr("note: 32769 bytes, at most 32768")));
+  EXPECT_OK(store_->SetNote("notes", 0, std::string(kMaxNoteBytes, 'x'), {}));
+  EXPECT_THAT(store_->SetNote("nope", 0, "x", {}),
+              StatusIs(StatusCode::kNotFound, HasSubstr("nope")));
+  EXPECT_THAT(store_->SetNote("notes", 2, "x", {}),
+              StatusIs(StatusCode::kNotFound, HasSubstr("trial 2")));
+  EXPECT_THAT(store_->GetNote("notes", 2),
+              StatusIs(StatusCode::kNotFound, HasSubstr("trial 2")));
+  ASSERT_OK_AND_ASSIGN(std::vector<Event> before, store_->ListEvents(0, 1000));
+  ASSERT_OK(store_->SetNote("notes", 1, "no event", {}));
+  EXPECT_THAT(store_->ListEvents(0, 1000), IsOkAndHolds(SizeIs(before.size())));
+  // Deleted with the study; a study made again under its name has none.
+  ASSERT_OK(store_->DeleteStudy("notes"));
+  EXPECT_THAT(store_->GetNote("notes", 0),
+              StatusIs(StatusCode::kNotFound, ::testing::_));
+  CreateStudyWithTrial("notes", TrialState::kActive);
+  ASSERT_OK_AND_ASSIGN(Note fresh, store_->GetNote("notes", 1));
+  EXPECT_EQ(fresh.text, "");
+  EXPECT_THAT(fresh.edits, IsEmpty());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllStores, StoreConformanceTest, ::testing::ValuesIn(Factories()),
     [](const ::testing::TestParamInfo<StoreFactory>& info) {

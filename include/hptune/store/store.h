@@ -56,6 +56,24 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
+// A person's note on a study, or on one of its trials: Markdown text
+// written from the dashboard. Untrusted: shown as text, never as HTML.
+inline constexpr size_t kMaxNoteBytes = 32 << 10;
+
+// One save of a note: its audit row.
+struct NoteEdit {
+  Timestamp time{};    // Stamped by the store.
+  std::string peer;    // Where it came from, "127.0.0.1:51234".
+  std::string client;  // Who, as the writer knew them ("dashboard session").
+  int64_t bytes = 0;   // The size of the text saved; set by the store.
+  bool operator==(const NoteEdit&) const = default;
+};
+
+struct Note {
+  std::string text;             // "" when none was written.
+  std::vector<NoteEdit> edits;  // Every save, oldest first.
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -162,6 +180,21 @@ class Store {
   // this is the record of restarts and re-runs. NotFound for an unknown job.
   [[nodiscard]] virtual absl::Status RecordReplicaEvent(
       std::string_view job_id, int64_t trial, std::string_view detail) = 0;
+
+  // --- Notes ---
+  // Not state changes: no event. Deleted with their study.
+  // Replaces the note of `study` (trial 0) or of its trial `trial`, and
+  // appends `edit` as its audit row (time and bytes stamped), in one
+  // transaction. NotFound naming the study or trial; InvalidArgument naming
+  // the note and its size above kMaxNoteBytes.
+  [[nodiscard]] virtual absl::Status SetNote(std::string_view study,
+                                             int64_t trial,
+                                             std::string_view text,
+                                             NoteEdit edit) = 0;
+  // The note with its audit rows; an empty Note when none was written.
+  // NotFound naming the study or trial.
+  virtual absl::StatusOr<Note> GetNote(std::string_view study,
+                                       int64_t trial) = 0;
 
   // --- Event log ---
   // Events with id > after_id, oldest first, at most `limit`.

@@ -35,6 +35,13 @@ class StoreReader : public StudyReader {
                                  int64_t number) override {
     return store_->GetTrial(study, number);
   }
+  absl::Status DeleteStudy(const std::string& name) override {
+    return engine::TuningEngine(*store_).DeleteStudy(name);
+  }
+  absl::StatusOr<std::string> GetStudyNote(const std::string& name) override {
+    HPTUNE_ASSIGN_OR_RETURN(store::Note note, store_->GetNote(name, 0));
+    return note.text;
+  }
 
  private:
   std::unique_ptr<store::Store> store_;
@@ -99,6 +106,20 @@ class ServerReader : public StudyReader {
         stub_->GetTrial(server_.Context().get(), request, &trial);
     if (!status.ok()) return server_.ToStatus(status);
     return TrialFromProto(trial);
+  }
+
+  absl::Status DeleteStudy(const std::string& name) override {
+    v1::DeleteStudyRequest request;
+    request.set_name(name);
+    google::protobuf::Empty reply;
+    grpc::Status status =
+        stub_->DeleteStudy(server_.Context().get(), request, &reply);
+    if (!status.ok()) return server_.ToStatus(status);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> GetStudyNote(const std::string&) override {
+    return std::string();
   }
 
  private:

@@ -1,6 +1,8 @@
 // Where `hptune studies` and `hptune trials` read from: a study database
 // (--db FILE, read directly) or an hptune server (StudyService). Both give
 // the same domain values, so the commands print the same tables either way.
+// Their one change, `hptune studies delete`, goes the same two ways: the
+// engine's DeleteStudy on the file, or StudyService.DeleteStudy.
 // Used only by src/cli. Not thread-safe: one command uses one reader.
 #ifndef HPTUNE_CLI_CLIENT_STUDY_READER_H_
 #define HPTUNE_CLI_CLIENT_STUDY_READER_H_
@@ -29,6 +31,12 @@ class StudyReader {
   // One trial with its measurements.
   virtual absl::StatusOr<Trial> GetTrial(const std::string& study,
                                          int64_t number) = 0;
+  // Deletes the study and its trials (TuningEngine::DeleteStudy):
+  // FailedPrecondition naming the job while the study's job has not ended.
+  virtual absl::Status DeleteStudy(const std::string& name) = 0;
+  // The study's note (Store::GetNote), "" when none. The gRPC API has no
+  // notes yet: from a server, always "".
+  virtual absl::StatusOr<std::string> GetStudyNote(const std::string& name) = 0;
 };
 
 std::unique_ptr<StudyReader> StoreStudyReader(

@@ -199,8 +199,8 @@ std::variant<ServeFlags, int> ParseCommandLine(
 struct ServeSetup {
   server::ServerOptions options;
   std::string token_file;  // Where the token was read, for the start line.
-  // The dashboard's, address "off" for none; cancel_job is set once the
-  // server it cancels through has started.
+  // The dashboard's, address "off" for none; its actions are set once the
+  // server they act through has started.
   dashboard::DashboardOptions dashboard;
   int log_fd = -1;  // --log-file, or -1: the job lines to stdout.
 };
@@ -399,11 +399,28 @@ void PrintStartLines(const StartLines& lines, int port, std::ostream& out) {
   }
 }
 
-// The dashboard beside the server, on its store, cancelling through it.
+// The dashboard beside the server, on its store, acting through it.
 absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
     server::HptuneServer& server, dashboard::DashboardOptions options) {
-  options.cancel_job = [&server](std::string_view job_id) {
+  options.actions.cancel_job = [&server](std::string_view job_id) {
     return server.CancelJob(job_id);
+  };
+  options.actions.delete_study = [&server](std::string_view study) {
+    return server.DeleteStudy(study);
+  };
+  options.actions.complete_trial = [&server](std::string_view study,
+                                             int64_t trial, Measurement final) {
+    return server.CompleteTrial(study, trial, std::move(final));
+  };
+  options.actions.mark_infeasible = [&server](std::string_view study,
+                                              int64_t trial,
+                                              std::string_view reason) {
+    return server.MarkTrialInfeasible(study, trial, reason);
+  };
+  options.actions.set_note = [&server](std::string_view study, int64_t trial,
+                                       std::string_view text,
+                                       store::NoteEdit edit) {
+    return server.store().SetNote(study, trial, text, std::move(edit));
   };
   return dashboard::DashboardServer::Start(server.store(), std::move(options));
 }

@@ -20,6 +20,7 @@
 #include "src/cli/importance_table.h"
 #include "src/cli/output.h"
 #include "src/cli/trial_table.h"
+#include "src/store/runner_lock.h"
 #include "src/store/sqlite_store.h"
 
 namespace hptune::cli {
@@ -37,12 +38,16 @@ constexpr char kStudiesUsage[] =
     "[--format ...]\n"
     "       hptune studies importance STUDY [--db FILE | --server ADDR] "
     "[--format ...]\n"
+    "       hptune studies delete STUDY [--db FILE | --server ADDR]\n"
     "\n"
     "list: one row per study (state, algorithm, goal, trials, best).\n"
     "describe: the study's settings, its trials and the best trial.\n"
     "importance: how much each parameter decides reaching the study's best\n"
     "10% of trials, at least 15 (PED-ANOVA; the importances sum to 1), each\n"
-    "with a 90% bootstrap interval; a note when there are too few trials.\n";
+    "with a 90% bootstrap interval; a note when there are too few trials.\n"
+    "delete: removes the study and its trials for good; refused while the\n"
+    "study's job has not ended (cancel it first), and on a file that\n"
+    "`hptune serve` holds (delete through the server).\n";
 constexpr char kTrialsUsage[] =
     "usage: hptune trials list --study STUDY [--db FILE | --server ADDR] "
     "[--format ...]\n"
@@ -64,7 +69,8 @@ constexpr char kStudiesExample[] =
     "Examples:\n"
     "  hptune studies list\n"
     "  hptune studies describe mnist_1 --db hptune.db\n"
-    "  hptune studies importance mnist_1 --db hptune.db\n";
+    "  hptune studies importance mnist_1 --db hptune.db\n"
+    "  hptune studies delete mnist_1 --db hptune.db\n";
 constexpr char kTrialsExample[] =
     "\n"
     "Examples:\n"
@@ -75,6 +81,7 @@ struct StoreContext {
   ParsedArgs args;
   OutputFormat format = OutputFormat::kTable;
   std::unique_ptr<client::StudyReader> reader;
+  std::string db_path;  // The database read; empty: the server.
 };
 
 std::string FullUsage(const char* usage, const char* example) {
@@ -115,6 +122,7 @@ absl::StatusOr<StoreContext> Prepare(ParsedArgs args, bool vertex) {
   }
   HPTUNE_ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(*db));
   context.reader = client::StoreStudyReader(std::move(store));
+  context.db_path = *db;
   return context;
 }
 
@@ -149,6 +157,22 @@ absl::Status ListStudies(StoreContext& c, std::ostream& out) {
   return absl::OkStatus();
 }
 
+// A note as a terminal may show it: it is untrusted text, so control
+// characters (an escape sequence could rewrite the screen) become '?';
+// each line indented under "note:".
+std::string NoteForTerminal(std::string_view note) {
+  std::string out = "note:\n  ";
+  for (const char c : note) {
+    if (c == '\n') {
+      out += "\n  ";
+    } else {
+      const bool control = static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      out.push_back(control && c != '\t' ? '?' : c);
+    }
+  }
+  return out + "\n";
+}
+
 absl::Status DescribeStudy(StoreContext& c, const std::string& name,
                            std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
@@ -167,7 +191,10 @@ absl::Status DescribeStudy(StoreContext& c, const std::string& name,
       << MetricsText(study.spec) << "\n"
       << "budget:     " << trials.size() << "/" << study.TrialBudget()
       << " trials, " << study.spec.max_parallel_trials << " in parallel\n"
-      << "created:    " << FormatRfc3339(study.create_time) << "\n\n";
+      << "created:    " << FormatRfc3339(study.create_time) << "\n";
+  HPTUNE_ASSIGN_OR_RETURN(std::string note, c.reader->GetStudyNote(name));
+  if (!note.empty()) out << NoteForTerminal(note);
+  out << "\n";
   PrintTrials(study.spec, trials, c.format, out);
   if (study.spec.Objectives().size() > 1) {
     std::vector<std::string> numbers;
@@ -197,6 +224,30 @@ absl::Status StudyImportance(StoreContext& c, const std::string& name,
   HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
                           algorithms::StudyImportance(study, trials, options));
   PrintImportance(name, report, options, c.format, out);
+  return absl::OkStatus();
+}
+
+// On a file, as a run does: beside other runs (whose running jobs the
+// engine's check names), never under a server, whose engine would keep the
+// deleted study's history.
+absl::Status DeleteStudy(StoreContext& c, const std::string& name,
+                         std::ostream& out) {
+  std::optional<store::RunnerLock> lock;
+  if (!c.db_path.empty()) {
+    absl::StatusOr<store::RunnerLock> held =
+        store::RunnerLock::Acquire(c.db_path, store::RunnerLock::Holder::kRun);
+    if (absl::IsUnavailable(held.status())) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("database \"", c.db_path,
+                       "\" is served by hptune serve: delete through it, with "
+                       "`hptune studies delete ",
+                       name, " --server ADDR`"));
+    }
+    if (!held.ok()) return held.status();
+    lock.emplace(*std::move(held));
+  }
+  HPTUNE_RETURN_IF_ERROR(c.reader->DeleteStudy(name));
+  out << "deleted study " << name << "\n";
   return absl::OkStatus();
 }
 
@@ -339,6 +390,10 @@ int RunStudiesCommand(const std::vector<std::string>& args, std::ostream& out,
       {"importance", 1, false,
        [](StoreContext& c, std::ostream& o) {
          return StudyImportance(c, c.args.positional[0], o);
+       }},
+      {"delete", 1, false,
+       [](StoreContext& c, std::ostream& o) {
+         return DeleteStudy(c, c.args.positional[0], o);
        }},
   };
   return RunStoreCommand(args, FullUsage(kStudiesUsage, kStudiesExample),

@@ -1,4 +1,4 @@
-// hptune dashboard: the study page (header, cancel, and one tab per view).
+// hptune dashboard: the study page (header, cancel, delete, note, one tab per view).
 'use strict';
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
@@ -87,7 +87,16 @@
                                      data: {testid: 'cancel-job'}, text: 'Cancel job',
                                      on: {click: () => this.openDialog()}});
       this.dialog = this.buildDialog();
-      this.el = el('div', {class: 'page page-study'}, this.header, this.tabBar, this.panelBox, this.dialog);
+      this.deleter = new window.hptune.StudyDelete(this.study, {
+        busy: (on) => { this.deleting = on; },
+        failed: (message) => {
+          this.deleteError = message;
+          this.renderHeader();
+        },
+      });
+      this.note = new window.hptune.NoteEditor(this.base + '/note', 'study');
+      this.el = el('div', {class: 'page page-study'}, this.header, this.note.el, this.tabBar, this.panelBox,
+                   this.dialog, this.deleter.dialog);
 
       this.refresher = new U.Coalescer(() => this.refresh(), 500);
       this.unsubscribe = A.onChange((ev) => {
@@ -106,6 +115,7 @@
         document.getElementById('tab-pareto').hidden = this.objectives().length < 2;
         this.renderHeader();
         this.showTab(this.tab);
+        await this.note.load();
       } catch (e) {
         if (e instanceof A.ApiError) {
           U.replace(this.header, el('div', {class: 'error-box', id: 'study-error'},
@@ -123,11 +133,12 @@
       this.destroyed = true;
       this.refresher.stop();
       this.unsubscribe();
+      this.deleter.close();
     }
 
     // ---- live refresh: the header and the visible tab; the others later.
     async refresh() {
-      if (this.destroyed || !this.detail) return;
+      if (this.destroyed || !this.detail || this.deleting) return;
       for (const [key] of TABS) if (key !== this.tab) this.stale[key] = true;
       const detail = await A.get(this.base, null, {quiet: true});
       if (this.destroyed) return;
@@ -140,7 +151,8 @@
     renderHeader() {
       const d = this.detail;
       // Events arrive for every measurement; redraw only what changed.
-      const signature = JSON.stringify([d, this.cancelError || null, !!(this.session && this.session.read_only)]);
+      const signature = JSON.stringify([d, this.cancelError || null, this.deleteError || null,
+                                        !!(this.session && this.session.read_only)]);
       if (signature === this.headerSignature) return;
       this.headerSignature = signature;
       const counts = d.counts || {};
@@ -153,6 +165,8 @@
             el('span', {class: 'count-n', text: String(counts[s])}), ' ' + s.toLowerCase()));
       }
       const cancelBtn = cancellable ? this.cancelBtn : null;
+      // Shown while the job runs too: the server's refusal says to cancel first.
+      const deleteBtn = this.session && !this.session.read_only ? this.deleter.button : null;
       const objectives = this.objectives();
       const several = objectives.length > 1;
       U.replace(this.header,
@@ -160,7 +174,7 @@
               el('h1', {id: 'study-name', text: d.name}), U.badge(d.state, d.reason || null),
               d.reason ? el('span', {class: 'muted small', text: d.reason}) : null,
               el('span', {class: 'spacer'}),
-              el('span', {class: 'muted small', text: 'created ' + U.fmtTime(d.create_time)}), cancelBtn),
+              el('span', {class: 'muted small', text: 'created ' + U.fmtTime(d.create_time)}), cancelBtn, deleteBtn),
           el('div', {class: 'facts'},
               several ? fact('Objectives', ...objectives.map((m, i) => [i ? ', ' : '', el('span', {class: 'strong', text: m.metric}),
                                                                         ' ' + (m.goal === 'MAXIMIZE' ? '↑' : '↓')]))
@@ -181,10 +195,12 @@
                                                       (d.early_stopping ? ' · early stopping' : '')})),
               savingsFact(d.early_stopping_savings)),
           job && job.error ? el('div', {class: 'error-box', text: job.error}) : null,
-          el('div', {class: 'error-box', id: 'cancel-error', hidden: true, data: {testid: 'cancel-error'}}));
-      if (this.cancelError) {
-        const box = this.header.querySelector('#cancel-error');
-        box.textContent = this.cancelError;
+          el('div', {class: 'error-box', id: 'cancel-error', hidden: true, data: {testid: 'cancel-error'}}),
+          el('div', {class: 'error-box', id: 'delete-error', hidden: true, data: {testid: 'delete-error'}}));
+      for (const [id, message] of [['#cancel-error', this.cancelError], ['#delete-error', this.deleteError]]) {
+        if (!message) continue;
+        const box = this.header.querySelector(id);
+        box.textContent = message;
         box.hidden = false;
       }
     }

@@ -1,4 +1,5 @@
-// hptune dashboard: one trial (parameters, measurements, events, live logs).
+// hptune dashboard: one trial (parameters, measurements, events, live logs,
+// its note, and telling an ask/tell trial's result).
 'use strict';
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
@@ -37,7 +38,9 @@
       this.replicaTabs = el('div', {class: 'replica-tabs', id: 'replica-tabs', data: {testid: 'replica-tabs'}});
       this.logInfo = el('span', {class: 'muted small', id: 'log-info'});
       this.logPre = el('pre', {class: 'log', id: 'trial-log', data: {testid: 'trial-log'}});
-      this.el = el('div', {class: 'page page-trial'}, this.header,
+      this.note = new window.hptune.NoteEditor(this.base + '/note', 'trial');
+      this.result = new window.hptune.TrialResult(this.base, () => this.refresher.trigger());
+      this.el = el('div', {class: 'page page-trial'}, this.header, this.result.el, this.note.el,
           el('div', {class: 'two-col'},
               el('section', {class: 'card'}, el('h3', {text: 'Parameters'}), this.paramsBox,
                  el('h3', {text: 'Final measurement'}), this.finalBox),
@@ -66,8 +69,9 @@
         if (this.destroyed) return;
         this.studyDetail = study;
         this.detail = detail;
+        this.session = await A.session();
         this.render();
-        await this.followLog();
+        await Promise.all([this.note.load(), this.followLog()]);
       } catch (e) {
         if (e instanceof A.ApiError) {
           U.replace(this.header, el('div', {class: 'error-box', id: 'trial-error'},
@@ -96,6 +100,7 @@
 
     render() {
       const t = this.detail, s = this.studyDetail;
+      this.result.render(s, t, this.session);
       const metric = s.metric;
       const start = U.parseTime(t.start_time), end = U.parseTime(t.end_time);
       const ms = t.measurements || [];
