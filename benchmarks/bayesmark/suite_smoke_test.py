@@ -30,7 +30,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TASKS = ("linear_iris_nll", "DT_breast_acc")
 METHODS = ("hptune_gp", "hptune_random", "optuna_tpe", "optuna_tpe_mv",
-           "optuna_cmaes", "optuna_random")
+           "optuna_cmaes", "optuna_random", "optuna_hptune_gp")
 MODES = ("sequential", "batch2")
 BUDGETS = (2, 4)
 
