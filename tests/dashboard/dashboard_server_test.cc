@@ -610,7 +610,8 @@ TEST_F(DashboardServerTest, DeletingAStudyNeedsTheCsrfValueAndEmptiesTheFile) {
   // Gone from the answers at once, and from the file (opened afresh).
   auto list = Client().Get("/api/studies", {{"Cookie", cookie}});
   ASSERT_TRUE(list);
-  for (const Json& study : Json::parse(list->body)["studies"]) {
+  const Json listed = Json::parse(list->body);
+  for (const Json& study : listed["studies"]) {
     EXPECT_NE(study["name"], "spare");
   }
   auto gone = Client().Get("/api/studies/spare", {{"Cookie", cookie}});
@@ -1107,7 +1108,8 @@ TEST_F(DashboardServerTest, TheSummaryShowsWhatEarlyStoppingSaved) {
   auto list = Client().Get("/api/studies", auth);
   ASSERT_TRUE(list);
   ASSERT_EQ(list->status, 200) << list->body;
-  for (const Json& s : Json::parse(list->body)["studies"]) {
+  const Json listed = Json::parse(list->body);
+  for (const Json& s : listed["studies"]) {
     if (s["name"] == "job1") {
       EXPECT_TRUE(s["early_stopping_savings"].is_null());
     } else {
