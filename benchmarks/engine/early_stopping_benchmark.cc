@@ -22,7 +22,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "hptune/algorithms/stopping_registry.h"
 #include "hptune/core/config.h"
 #include "hptune/engine/engine.h"
 #include "hptune/launch/local_launcher.h"
@@ -50,7 +49,7 @@ struct Outcome {
 
 absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
                                const std::string& job_id,
-                               std::optional<algorithms::StoppingRule> rule,
+                               const std::optional<std::string>& rule,
                                uint64_t seed, const Flags& flags) {
   const std::string yaml = absl::StrCat(
       "trainingInput:\n"
@@ -61,9 +60,7 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
       "    maxTrials: ",
       flags.trials, "\n    maxParallelTrials: ", flags.parallel,
       "\n    enableTrialEarlyStopping: ", rule ? "true" : "false",
-      rule ? absl::StrCat("\n    earlyStoppingRule: ",
-                          std::string(algorithms::RuleName(*rule)))
-           : "",
+      rule ? absl::StrCat("\n    earlyStoppingRule: ", *rule) : "",
       "\n"
       "    params:\n"
       "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n"
@@ -155,13 +152,13 @@ int main(int argc, char** argv) {
 
   struct Rule {
     std::string name;
-    std::optional<algorithms::StoppingRule> rule;
+    std::optional<std::string> rule;  // A registered rule's name.
   };
-  const std::vector<Rule> rules = {
-      {"none", std::nullopt},
-      {"median", algorithms::StoppingRule::kMedian},
-      {"median_at_step", algorithms::StoppingRule::kMedianAtStep},
-      {"asha", algorithms::StoppingRule::kAsha}};
+  const std::vector<Rule> rules = {{"none", std::nullopt},
+                                   {"median", "median"},
+                                   {"median_at_step", "median-at-step"},
+                                   {"asha", "asha"},
+                                   {"envelope", "envelope"}};
   std::map<std::string, std::vector<Outcome>> results;
   for (int seed = 1; seed <= flags.seeds; ++seed) {
     for (const Rule& rule : rules) {

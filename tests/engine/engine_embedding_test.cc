@@ -378,7 +378,7 @@ TEST_F(EngineEmbeddingTest, AStudyNamingAnUnregisteredRuleIsNotCreated) {
                   absl::StatusCode::kInvalidArgument,
                   "study.earlyStoppingRule: no early-stopping rule is "
                   "registered as \"nope\"; registered: asha, convex, "
-                  "decay-curve, median, median-at-step"));
+                  "decay-curve, envelope, median, median-at-step"));
   EXPECT_THAT(
       engine.GetStudy("s"),
       hptune_testing::StatusIs(absl::StatusCode::kNotFound, ::testing::_));
@@ -398,7 +398,7 @@ TEST_F(EngineEmbeddingTest, AnUnregisteredStoppingRuleIsRefusedByName) {
                   absl::StatusCode::kInvalidArgument,
                   HasSubstr("stopping rule \"nope\" is not registered with "
                             "this engine; registered: asha, convex, "
-                            "decay-curve, median, median-at-step")));
+                            "decay-curve, envelope, median, median-at-step")));
 }
 
 // Registering a built-in's name on a registry without the built-ins replaces

@@ -62,7 +62,7 @@ TEST(SharedFlagsCliTest, RunAndServeTakeFractionsOfASecond) {
   EXPECT_THAT(run.err,
               HasSubstr("--early-stopping: hptune has no early-stopping rule "
                         "\"never\"; its rules: asha, convex, decay-curve, "
-                        "median, median-at-step"));
+                        "envelope, median, median-at-step"));
   auto serve =
       ServeCommand({"--grace-seconds", "2.5", "--tls-cert", "cert.pem"});
   EXPECT_EQ(serve.exit_code, 64);

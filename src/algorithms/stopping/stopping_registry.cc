@@ -7,6 +7,7 @@
 #include "hptune/core/status.h"
 #include "src/algorithms/stopping/convex_stopping_policy.h"
 #include "src/algorithms/stopping/decay_curve_stopping_policy.h"
+#include "src/algorithms/stopping/envelope_stopping_policy.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -56,6 +57,9 @@ absl::Status StoppingRuleRegistry::RegisterBuiltins() {
   }
   HPTUNE_RETURN_IF_ERROR(Register("decay-curve", [] {
     return AsPolicy(DecayCurveStoppingPolicy::Create(DecayCurveOptions{}));
+  }));
+  HPTUNE_RETURN_IF_ERROR(Register("envelope", [] {
+    return AsPolicy(EnvelopeStoppingPolicy::Create(EnvelopeStoppingOptions{}));
   }));
   return Register("convex", [] {
     return AsPolicy(ConvexStoppingPolicy::Create(ConvexStoppingOptions{}));

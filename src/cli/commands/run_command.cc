@@ -85,6 +85,7 @@ constexpr char kRunUsage[] =
     "                            (Optuna's median rule; the default when the\n"
     "                            config enables early stopping), median\n"
     "                            (Vizier's, on running averages), asha,\n"
+    "                            envelope (learns from the study's curves),\n"
     "                            decay-curve or convex (Vertex's)\n"
     "  --max-restarts N          restarts of a failed replica (default 5)\n"
     "  --max-retries N           re-runs of a failed trial (default 3)\n"

@@ -31,8 +31,9 @@ StoppingRuleFactory KeepAllFactory() {
 
 TEST(StoppingRuleRegistryTest, TheBuiltinsAreKnownByTheirNames) {
   StoppingRuleRegistry registry = StoppingRuleRegistry::WithBuiltins();
-  EXPECT_THAT(registry.Names(), ElementsAre("asha", "convex", "decay-curve",
-                                            "median", "median-at-step"));
+  EXPECT_THAT(registry.Names(),
+              ElementsAre("asha", "convex", "decay-curve", "envelope", "median",
+                          "median-at-step"));
   for (const std::string& name : registry.Names()) {
     EXPECT_OK(registry.Create(name)) << name;
   }
