@@ -4,8 +4,8 @@ takes to show its trials table, and each plot tab to draw, in headless
 Chromium at 1280x800, against `hptune dashboard` on a study database written
 by `dashboard_benchmark --keep-db` (100,000 trials by default).
 
-Times are from the navigation (or the tab's click) until the page reports
-the table or chart drawn (window.hptuneDebug, which the pages set after
+Times are from the navigation (or the tab's, or a column header's, click)
+until the page reports the table or chart drawn (window.hptuneDebug, which the pages set after
 ECharts' setOption returns), so they include the HTTP requests, JSON parsing
 and drawing. "cold" is the first opening after the server started (it reads
 the study from the file); "warm" a later one.
@@ -29,6 +29,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tests", "dashboard"))
 from browser_test import Browser, wait_for  # noqa: E402
 
+# Columns of the trials table sorted in turn: the objective, a numeric
+# and a categorical parameter, the state, the start time, the trial number
+# again.
+SORTS = ["value", "param:x0", "param:opt", "state", "start_time", "number"]
 TABS = ["history", "edf", "rank", "parcoords", "slice", "contour", "curves",
         "importance", "timeline"]
 
@@ -74,6 +78,19 @@ def open_tab(browser, name):
     return time.monotonic() - start
 
 
+def sort_table(browser, key):
+    """Clicks the trials table's column `key` and waits for the server's
+    rows in that order."""
+    browser.find("#tab-trials").click()
+    before = browser.debug("trials") or {}
+    start = time.monotonic()
+    browser.find('#trials-table th[data-sort="%s"]' % key).click()
+    wait_for("the sort by %s" % key, lambda: (lambda d: d.get("sort") == key
+             and d is not before and d != before)(browser.debug("trials") or {}),
+             timeout=120, interval=0.01)
+    return time.monotonic() - start
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hptune", required=True)
@@ -92,6 +109,8 @@ def main():
                           open_study(browser, url, args.study))]
                 for tab in TABS:
                     times.append((tab, open_tab(browser, tab)))
+                for key in SORTS:
+                    times.append(("sort by " + key, sort_table(browser, key)))
                 print("%s: %s" % (round_name, "; ".join(
                     "%s %d ms" % (name, seconds * 1000)
                     for name, seconds in times)))

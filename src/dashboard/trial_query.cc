@@ -228,10 +228,20 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
 std::vector<const Trial*> SelectTrials(
     const std::vector<std::shared_ptr<const Trial>>& trials,
     const StudySpec& spec, const TrialQuery& query) {
+  // A parameter's sort key: a number, or (0, text) for a category.
+  using ParamKey = std::optional<std::pair<double, std::string>>;
   struct Row {
     const Trial* trial;
     std::optional<double> value;
     std::optional<double> metric;  // kMetric: the sorted metric's value.
+    ParamKey param;                // kParam: the sorted parameter's value.
+  };
+  // Keys are read once per trial, not at each of the sort's comparisons.
+  auto param_key = [&](const Trial& t) -> ParamKey {
+    auto it = t.parameters.find(query.sort_param);
+    if (it == t.parameters.end()) return std::nullopt;
+    if (it->second.is_string()) return std::pair(0.0, it->second.AsString());
+    return std::pair(it->second.AsDouble(), std::string());
   };
   std::vector<Row> rows;
   rows.reserve(trials.size());
@@ -245,7 +255,9 @@ std::vector<const Trial*> SelectTrials(
       metric = trial->FinalObjective(query.sort_metric);
       if (metric && !std::isfinite(*metric)) metric.reset();
     }
-    rows.push_back({trial.get(), value, metric});
+    ParamKey param;
+    if (query.sort == TrialSort::kParam) param = param_key(*trial);
+    rows.push_back({trial.get(), value, metric, std::move(param)});
   }
   const bool desc = query.descending;
   auto compare = [&](const Row& a, const Row& b) -> int {
@@ -257,27 +269,14 @@ std::vector<const Trial*> SelectTrials(
       case TrialSort::kMetric:
         return CompareOptional(a.metric, b.metric, desc);
       case TrialSort::kState:
-        return CompareOptional(
-            std::optional<std::string>(std::string(ToString(a.trial->state))),
-            std::optional<std::string>(std::string(ToString(b.trial->state))),
-            desc);
+        return CompareOptional(std::optional(ToString(a.trial->state)),
+                               std::optional(ToString(b.trial->state)), desc);
       case TrialSort::kStartTime:
         return CompareOptional(a.trial->start_time, b.trial->start_time, desc);
       case TrialSort::kEndTime:
         return CompareOptional(a.trial->end_time, b.trial->end_time, desc);
-      case TrialSort::kParam: {
-        auto pa = a.trial->parameters.find(query.sort_param);
-        auto pb = b.trial->parameters.find(query.sort_param);
-        using Key = std::optional<std::pair<double, std::string>>;
-        auto as_key = [&](auto it, const Trial& t) -> Key {
-          if (it == t.parameters.end()) return std::nullopt;
-          if (it->second.is_string())
-            return std::pair(0.0, it->second.AsString());
-          return std::pair(it->second.AsDouble(), std::string());
-        };
-        return CompareOptional(as_key(pa, *a.trial), as_key(pb, *b.trial),
-                               desc);
-      }
+      case TrialSort::kParam:
+        return CompareOptional(a.param, b.param, desc);
     }
     return 0;
   };

@@ -924,6 +924,23 @@ class DashboardTest:
         check(d["jitter"][0]["positions"] == d["jitter"][0]["points"],
               "optimizer: %d points on %d positions" % (d["jitter"][0]["points"], d["jitter"][0]["positions"]))
         b.shot("07-study-slice.png")
+        # thousands of points: one colour band a series, in large mode, every
+        # point kept, each band the trials of its stretch of the colour scale
+        bands = b.js("""
+            const P = window.hptune.plots;
+            const spec = [{name: 'a', type: 'DOUBLE', min: 0, max: 1}];
+            const trials = [];
+            for (let i = 1; i <= 5000; i++) trials.push({trial: i, value: i % 97, x: [(i * 0.618) % 1]});
+            const r = P.slice({params: ['a'], trials}, spec, {metric: 'm', goal: 'MINIMIZE'}, 1200);
+            const o = P.largeScatter(r.option, 'max');
+            const chart = window.hptuneCharts.slice;
+            chart.setOption(o, {notMerge: true});
+            return o.series.map((x) => [x.large, x.itemStyle.color, x.data.length,
+                                        Math.min(...x.data.map((d) => d[2])), Math.max(...x.data.map((d) => d[2]))]);""")
+        check(len(bands) == 16 and all(band[0] for band in bands), "5000 points in %d large series: %s" % (len(bands), bands))
+        check(sum(band[2] for band in bands) == 5000, "the bands hold %d of 5000 points" % sum(band[2] for band in bands))
+        check(all(bands[k][4] < bands[k + 1][3] for k in range(15)), "bands out of order: %s" % bands)
+        check(len({band[1] for band in bands}) == 16, "the bands' colours repeat: %s" % bands)
         b.console_errors("the slice tab")
 
     def check_contour(self):

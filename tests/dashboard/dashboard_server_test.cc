@@ -391,6 +391,24 @@ TEST_F(DashboardServerTest, InactiveConditionalParametersAreLeftEmpty) {
   }
 }
 
+// The importance is kept between requests for an unchanged study and
+// computed again once the study changes: a new trial is counted.
+TEST_F(DashboardServerTest, TheImportanceFollowsTheStudy) {
+  Start(Options());
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+  auto get = [&] {
+    auto answer = Client().Get("/api/studies/job1/importance", auth);
+    EXPECT_TRUE(answer && answer->status == 200);
+    return answer ? Json::parse(answer->body) : Json();
+  };
+  const Json first = get();
+  EXPECT_EQ(first, get());
+  const int trials = first["trials"].get<int>();
+  ASSERT_OK(
+      store_->AddTrials("job1", {Finished(0.5, 0.02)}, std::nullopt).status());
+  EXPECT_EQ(get()["trials"], trials + 1);
+}
+
 // A two-objective study with a constraint: /pareto marks the feasible
 // front, and a study of one metric answers with one objective.
 TEST_F(DashboardServerTest, TheParetoAnswerMarksTheFeasibleFront) {

@@ -72,6 +72,14 @@ TEST(TrialQueryTest, SortsByValueWithTrialsWithoutOneLast) {
   EXPECT_THAT(Select({{"sort", "param:lr"}}), ElementsAre(4, 2, 1, 5, 3));
 }
 
+// A category sorts by its text, ties by number; a state by its name.
+TEST(TrialQueryTest, SortsByACategoryAndByState) {
+  EXPECT_THAT(Select({{"sort", "param:opt"}}), ElementsAre(1, 3, 5, 2, 4));
+  EXPECT_THAT(Select({{"sort", "param:opt"}, {"order", "desc"}}),
+              ElementsAre(2, 4, 1, 3, 5));
+  EXPECT_THAT(Select({{"sort", "state"}}), ElementsAre(5, 3, 1, 2, 4));
+}
+
 TEST(TrialQueryTest, FiltersByStateRangeAndCategory) {
   EXPECT_THAT(Select({{"states", "SUCCEEDED,ACTIVE"}}),
               ElementsAre(1, 2, 4, 5));

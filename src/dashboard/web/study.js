@@ -808,6 +808,7 @@
       if (!pts) return;
       const width = this.sliceChart.clientWidth || 1200;
       const r = P.slice(pts, this.detail.params || [], {metric: this.detail.metric, goal: this.detail.goal}, width);
+      P.largeScatter(r.option, 'max');
       this.drawChart('slice', this.sliceChart, r, r.height);
     }
 

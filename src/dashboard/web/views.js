@@ -157,6 +157,7 @@
     if (!pts) return;
     const width = this.rankChart.clientWidth || 1200;
     const r = V.rankPlot(pts, this.detail.params || [], {metric: this.detail.metric, goal: this.detail.goal}, width);
+    P.largeScatter(r.option, 'min');
     this.rankSummary.textContent = `ranked among ${pts.total} finished trials with a value · ` +
         drawnText(pts.trials.length, pts.total, 'trials') +
         (pts.downsampled ? ' (the best 10% and an even sample of the rest)' : '');
