@@ -111,7 +111,8 @@ absl::Status CheckJobImages(const JobSpec& job, bool pull) {
       return absl::FailedPreconditionError(absl::StrCat(
           field, ": \"", pool.container.image_uri,
           "\" runs in a container, and podman is not installed: install it "
-          "(apt-get install podman runc; docs/operations.md, Containers)"));
+          "(apt-get install podman runc catatonit; docs/operations.md, "
+          "Containers)"));
     }
     HPTUNE_RETURN_IF_ERROR(CheckImage(field, pool.container.image_uri, pull));
   }
