@@ -46,6 +46,9 @@ from browser_test import (CHROMEDRIVER, CHROMIUM, Api, Browser, CheckFailed,  # 
                           DashboardTest, check, submit, wait_for)
 
 
+# The elements a note's Markdown may make (src/dashboard/web/markdown.js).
+MARKDOWN_TAGS = {"p", "br", "h4", "h5", "h6", "ul", "ol", "li", "pre", "code", "strong", "em", "a", "blockquote"}
+
 class ActionsTest(DashboardTest):
     def run(self):
         os.makedirs(self.out, exist_ok=True)
@@ -68,6 +71,7 @@ class ActionsTest(DashboardTest):
             if not self.step("submit a long job", self.submit_running_job):
                 return False
             self.step("a note on the study: saved, kept through a reload, shown as text", self.check_study_note)
+            self.step("a note's Markdown: headings, lists, code, safe links only", self.check_markdown_note)
             self.step("a note on a trial, with its audit row in the file", self.check_trial_note)
             self.step("a manual tell: an asked trial completed from its page, another marked infeasible",
                       self.check_manual_tell)
@@ -119,13 +123,15 @@ class ActionsTest(DashboardTest):
         box.clear()
         box.send_keys(text)
         b.click("#note-save")
-        shown = lambda: b.js("var e = document.getElementById('note-text'); return e && e.textContent")  # noqa: E731
+        shown = lambda: b.js("var e = document.getElementById('note-text'); return e && e.innerText")  # noqa: E731
         wait_for("the saved note on the page", lambda: shown() == text and not b.visible("#note-input"))
         check(not b.visible("#note-error"), "the page shows an error: %s" % b.text("#note-error"))
         b.shot(shot)
         self.open(page, "the page again")
         wait_for("the note after a reload", lambda: shown() == text)
-        check(b.js("return document.querySelectorAll('#note-text *').length") == 0,
+        # Markdown's elements only: the note's own markup stays text
+        tags = b.js("return Array.from(document.querySelectorAll('#note-text *'), (e) => e.tagName.toLowerCase())")
+        check(set(tags) <= MARKDOWN_TAGS,
               "the note was rendered as HTML: %s" % b.js("return document.getElementById('note-text').innerHTML"))
         check(b.js("return window.__noteXss === undefined"), "the note's markup ran")
         check(b.visible("#note-meta") and "127.0.0.1:" in b.text("#note-meta"),
@@ -142,6 +148,32 @@ class ActionsTest(DashboardTest):
               and edits[0][2] == len(text.encode()), "the note's audit rows: %r" % edits)
         api = self.api.get("/api/studies/%s/note" % self.job)
         check(api["text"] == text and api["edit_count"] == 1, "the API's note: %r" % api)
+
+    def check_markdown_note(self):
+        text = ("# Plan\n"
+                "- **widen** lr to `1e-5`\n"
+                "- see [the runbook](https://example.com/runbook) and [this](javascript:alert(1))\n"
+                "\n"
+                "```\nhptune run config.yaml\n```")
+        b = self.open("#/study/%s" % self.job, "the study page")
+        b.click("#note-edit")
+        box = wait_for("the note's text box", lambda: b.visible("#note-input"))
+        box.clear()
+        box.send_keys(text)
+        b.click("#note-save")
+        wait_for("the Markdown note", lambda: b.js("return document.querySelector('#note-text h4') !== null"))
+        got = b.js("""const v = document.getElementById('note-text');
+            const all = (css) => Array.from(v.querySelectorAll(css), (e) => e.textContent);
+            return {h4: all('h4'), li: all('li'), strong: all('strong'), code: all('code'), pre: all('pre'),
+                    links: Array.from(v.querySelectorAll('a'), (a) => [a.textContent, a.getAttribute('href'), a.rel])};""")
+        check(got["h4"] == ["Plan"] and len(got["li"]) == 2 and got["strong"] == ["widen"]
+              and got["code"] == ["1e-5", "hptune run config.yaml"] and got["pre"] == ["hptune run config.yaml"],
+              "the Markdown note's elements: %r" % got)
+        check(got["links"] == [["the runbook", "https://example.com/runbook", "noopener noreferrer"]],
+              "only the http(s) link is a link: %r" % got["links"])
+        check("[this](javascript:alert(1))" in got["li"][1], "the javascript: link is not text: %r" % got["li"])
+        b.shot("note-markdown.png")
+        b.console_errors("a Markdown note")
 
     def check_trial_note(self):
         text = "diverged at step 40 <b>not bold</b>"

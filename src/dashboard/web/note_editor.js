@@ -1,7 +1,7 @@
 // hptune dashboard: the note of a study or a trial (GET/POST .../note). A
-// note is untrusted input: it is shown as plain text (textContent, line
-// breaks kept), never as HTML. Editing (a textarea, Save with the CSRF
-// header: api.js) is offered unless the dashboard is read-only.
+// note is untrusted input: its Markdown is rendered by markdown.js, which
+// builds elements and never parses HTML. Editing (a textarea, Save with the
+// CSRF header: api.js) is offered unless the dashboard is read-only.
 'use strict';
 (function () {
   const {util: U, api: A} = window.hptune;
@@ -38,7 +38,8 @@
 
     show(note) {
       this.text = note.text || '';
-      this.view.textContent = this.text || 'No note yet.';
+      if (this.text) this.view.replaceChildren(...window.hptune.markdown.render(this.text));
+      else this.view.textContent = 'No note yet.';
       this.view.classList.toggle('muted', !this.text);
       const last = note.edits && note.edits[note.edits.length - 1];
       this.meta.textContent = last ? `saved ${U.fmtTime(last.time)} from ${last.peer} by ${last.client}` +
