@@ -35,7 +35,8 @@ class ChangeStream {
                std::chrono::milliseconds poll_interval, int max_streams);
   ~ChangeStream();  // Stops.
 
-  // Starts the thread that follows the event log.
+  // Starts the threads that read every study into the cache once and that
+  // follow the event log.
   void Start();
   // Ends every event stream and the thread.
   void Stop();
@@ -63,6 +64,7 @@ class ChangeStream {
   TrialEvents events_;
   ChangeFeed feed_;
   std::thread poller_;
+  std::thread warm_up_;  // Reads every study once, at Start.
   Mutex stop_mu_;
   CondVar stop_cv_;
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;

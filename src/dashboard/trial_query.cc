@@ -228,8 +228,9 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
 std::vector<const Trial*> SelectTrials(
     const std::vector<std::shared_ptr<const Trial>>& trials,
     const StudySpec& spec, const TrialQuery& query) {
-  // A parameter's sort key: a number, or (0, text) for a category.
-  using ParamKey = std::optional<std::pair<double, std::string>>;
+  // A parameter's sort key: a number, or (0, text) for a category; the
+  // text is the trial's own (the trials outlive the sort).
+  using ParamKey = std::optional<std::pair<double, std::string_view>>;
   struct Row {
     const Trial* trial;
     std::optional<double> value;
@@ -240,8 +241,10 @@ std::vector<const Trial*> SelectTrials(
   auto param_key = [&](const Trial& t) -> ParamKey {
     auto it = t.parameters.find(query.sort_param);
     if (it == t.parameters.end()) return std::nullopt;
-    if (it->second.is_string()) return std::pair(0.0, it->second.AsString());
-    return std::pair(it->second.AsDouble(), std::string());
+    if (it->second.is_string()) {
+      return std::pair(0.0, std::string_view(it->second.AsString()));
+    }
+    return std::pair(it->second.AsDouble(), std::string_view());
   };
   std::vector<Row> rows;
   rows.reserve(trials.size());

@@ -116,6 +116,12 @@
         this.renderHeader();
         this.showTab(this.tab);
         await this.note.load();
+        // The importance takes the server a few hundred ms at 100,000
+        // trials, and it keeps the answer until the study changes: asked
+        // for now, the contour and importance tabs find it ready.
+        if (!TAB_DATA[this.tab].includes('importance')) {
+          A.get(this.base + '/importance', null, {quiet: true}).catch(() => {});
+        }
       } catch (e) {
         if (e instanceof A.ApiError) {
           U.replace(this.header, el('div', {class: 'error-box', id: 'study-error'},
