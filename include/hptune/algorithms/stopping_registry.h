@@ -6,7 +6,8 @@
 // own under the names `hptune run --early-stopping` and the docs use:
 // "median" (Vizier's median rule on running averages, which is Vertex's
 // medianAutomatedStoppingSpec), "median-at-step" (the default), "asha",
-// "envelope" (learned from the study's own curves), "decay-curve" (Vertex's decayCurveStoppingSpec) and "convex" (Vertex's
+// "envelope" (learned from the study's own curves), "decay-curve"
+// (Vertex's decayCurveStoppingSpec) and "convex" (Vertex's
 // convexAutomatedStoppingSpec); docs/designers.md says what each does. An
 // embedder adds its own rule under a name of its choosing and asks the
 // engine to check a study with it by that name. Used by the engine, the
