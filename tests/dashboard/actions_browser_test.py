@@ -173,6 +173,17 @@ class ActionsTest(DashboardTest):
               "only the http(s) link is a link: %r" % got["links"])
         check("[this](javascript:alert(1))" in got["li"][1], "the javascript: link is not text: %r" % got["li"])
         b.shot("note-markdown.png")
+        # notes as large as a note may be, built to defeat a naive parser:
+        # 30,000 nested quotes, 8,000 unclosed links, 16,000 stars
+        worst = b.js("""
+            const render = window.hptune.markdown.render, out = [];
+            for (const text of ['>'.repeat(30000), '[a]('.repeat(8000), '*a'.repeat(16000)]) {
+              const t = performance.now();
+              const n = render(text).length;
+              out.push([n, performance.now() - t]);
+            }
+            return out;""")
+        check(all(n >= 1 and ms < 1000 for n, ms in worst), "large notes rendered as (elements, ms): %r" % worst)
         b.console_errors("a Markdown note")
 
     def check_trial_note(self):

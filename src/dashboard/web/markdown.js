@@ -15,7 +15,9 @@
     '\\*\\*([^*]+)\\*\\*',
     '(?<![\\w*])\\*([^*\\s](?:[^*]*[^*\\s])?)\\*(?![\\w*])',
     '(?<![\\w_])_([^_\\s](?:[^_]*[^_\\s])?)_(?![\\w_])',
-    '\\[([^\\]]+)\\]\\(([^)\\s]+)\\)'].join('|'));
+    // A link's text and address stop at the next bracket or parenthesis, so
+    // that a 32 KiB note is scanned in linear time.
+    '\\[([^\\[\\]]+)\\]\\(([^()\\s]+)\\)'].join('|'));
 
   function node(tag, children) {
     const e = document.createElement(tag);
@@ -54,8 +56,11 @@
 
   const LIST_ITEM = {ul: /^\s*[-*]\s+(.*)$/, ol: /^\s*\d+[.)]\s+(.*)$/};
 
+  // Quotes nest this deep at most; deeper '>' are text.
+  const MAX_DEPTH = 8;
+
   // The block starting at lines[i]: [element, the index after it].
-  function block(lines, i) {
+  function block(lines, i, depth) {
     const line = lines[i];
     if (line.startsWith('```')) {
       let j = i + 1;
@@ -75,15 +80,17 @@
       }
       return [node(tag, items), j];
     }
-    if (line.startsWith('>')) {
+    if (line.startsWith('>') && depth < MAX_DEPTH) {
       const quoted = [];
       let j = i;
       for (; j < lines.length && lines[j].startsWith('>'); j++) quoted.push(lines[j].replace(/^>\s?/, ''));
-      return [node('blockquote', render(quoted.join('\n'))), j];
+      return [node('blockquote', render(quoted.join('\n'), depth + 1)), j];
     }
     const para = [];
     let j = i;
-    for (; j < lines.length && lines[j].trim() && !startsBlock(lines[j]); j++) para.push(lines[j]);
+    for (; j < lines.length && lines[j].trim() && (j === i || !startsBlock(lines[j])); j++) {
+      para.push(lines[j]);
+    }
     const p = node('p', []);
     para.forEach((text, k) => {
       if (k) p.append(document.createElement('br'));
@@ -98,17 +105,17 @@
   }
 
   // The note's elements, in order.
-  function render(text) {
+  function render(text, depth = 0) {
     const lines = String(text).replace(/\r\n?/g, '\n').split('\n');
     const out = [];
     for (let i = 0; i < lines.length;) {
       if (!lines[i].trim()) { i++; continue; }
-      const [e, next] = block(lines, i);
+      const [e, next] = block(lines, i, depth);
       out.push(e);
       i = next;
     }
     return out;
   }
 
-  window.hptune.markdown = {render};
+  window.hptune.markdown = {render: (text) => render(text)};
 })();
