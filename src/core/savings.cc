@@ -131,4 +131,30 @@ std::string SavingsText(const StoppingSavings& s) {
          absl::StrCat(s.trials_run_to_end) + " run to their end)";
 }
 
+std::optional<StoppingSavings> ShownStoppingSavings(
+    const std::vector<const Trial*>& trials, bool early_stopping,
+    const std::optional<TrialFootprint>& footprint) {
+  const bool any_stopped =
+      std::any_of(trials.begin(), trials.end(),
+                  [](const Trial* t) { return t->stopped_early; });
+  if (!any_stopped && !early_stopping) return std::nullopt;
+  return ComputeStoppingSavings(trials, footprint);
+}
+
+std::vector<SavingsCount> SavingsCounts(const StoppingSavings& s) {
+  return {{"trialsStopped", "trials_stopped", s.trials_stopped},
+          {"trialsRunToEnd", "trials_run_to_end", s.trials_run_to_end},
+          {"stepsRun", "steps_run", s.steps_run}};
+}
+
+std::vector<SavingsField> SavingsEstimates(const StoppingSavings& s) {
+  return {
+      {"fullTrialSteps", "full_trial_steps", s.full_steps},
+      {"stepsSaved", "steps_saved", s.steps_saved},
+      {"trialSecondsSaved", "trial_seconds_saved", s.trial_seconds_saved},
+      {"replicaSecondsSaved", "replica_seconds_saved", s.replica_seconds_saved},
+      {"gpuSecondsSaved", "gpu_seconds_saved", s.gpu_seconds_saved},
+      {"shareSaved", "share_saved", s.share_saved}};
+}
+
 }  // namespace hptune

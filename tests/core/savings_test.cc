@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hptune {
@@ -34,6 +35,46 @@ std::vector<const Trial*> Pointers(const std::vector<Trial>& trials) {
   std::vector<const Trial*> out;
   for (const Trial& t : trials) out.push_back(&t);
   return out;
+}
+
+// A study shows savings when it stops trials early or a trial was stopped
+// (by a client); otherwise nothing.
+TEST(StoppingSavingsTest, AStudyWithoutStoppingShowsNone) {
+  const std::vector<Trial> ran = {Ended(1, 100, 50), Ended(2, 100, 60)};
+  EXPECT_EQ(ShownStoppingSavings(Pointers(ran), false, std::nullopt),
+            std::nullopt);
+  EXPECT_NE(ShownStoppingSavings(Pointers(ran), true, std::nullopt),
+            std::nullopt);
+  const std::vector<Trial> one_stopped = {Ended(1, 100, 50),
+                                          Ended(2, 40, 20, true)};
+  std::optional<StoppingSavings> s =
+      ShownStoppingSavings(Pointers(one_stopped), false, std::nullopt);
+  ASSERT_NE(s, std::nullopt);
+  EXPECT_EQ(s->trials_stopped, 1);
+}
+
+// Both JSON answers name every number, the counts first.
+TEST(StoppingSavingsTest, EveryNumberHasBothNames) {
+  const StoppingSavings s;
+  std::vector<std::string> camel, snake;
+  for (const SavingsCount& c : SavingsCounts(s)) {
+    camel.push_back(c.camel_name);
+    snake.push_back(c.snake_name);
+  }
+  for (const SavingsField& f : SavingsEstimates(s)) {
+    camel.push_back(f.camel_name);
+    snake.push_back(f.snake_name);
+  }
+  EXPECT_THAT(camel,
+              ::testing::ElementsAre("trialsStopped", "trialsRunToEnd",
+                                     "stepsRun", "fullTrialSteps", "stepsSaved",
+                                     "trialSecondsSaved", "replicaSecondsSaved",
+                                     "gpuSecondsSaved", "shareSaved"));
+  EXPECT_THAT(snake,
+              ::testing::ElementsAre(
+                  "trials_stopped", "trials_run_to_end", "steps_run",
+                  "full_trial_steps", "steps_saved", "trial_seconds_saved",
+                  "replica_seconds_saved", "gpu_seconds_saved", "share_saved"));
 }
 
 TEST(StoppingSavingsTest, NothingStoppedSavesNothing) {

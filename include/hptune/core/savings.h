@@ -56,6 +56,30 @@ StoppingSavings ComputeStoppingSavings(
     const std::vector<const Trial*>& trials,
     const std::optional<TrialFootprint>& footprint);
 
+// The savings a study shows: nullopt when it does not stop trials early
+// (`early_stopping`) and none of `trials` was stopped (a client can stop a
+// trial itself), so a study without stopping shows nothing.
+std::optional<StoppingSavings> ShownStoppingSavings(
+    const std::vector<const Trial*>& trials, bool early_stopping,
+    const std::optional<TrialFootprint>& footprint);
+
+// The numbers of StoppingSavings by the names the JSON answers give them:
+// the Job's `earlyStoppingSavings` (camelCase, docs/cli.md) and the
+// dashboard's `early_stopping_savings` (snake_case, docs/dashboard.md), in
+// the order both write them: the counts, then the estimates.
+struct SavingsCount {
+  const char* camel_name;
+  const char* snake_name;
+  int64_t value;
+};
+struct SavingsField {
+  const char* camel_name;
+  const char* snake_name;
+  std::optional<double> value;  // nullopt or not finite: unknown (null).
+};
+std::vector<SavingsCount> SavingsCounts(const StoppingSavings& savings);
+std::vector<SavingsField> SavingsEstimates(const StoppingSavings& savings);
+
 // One line for people, e.g. "3 of 12 trials stopped early; saved about 450
 // of 1650 steps (27%), 1.2 replica-hours, 2.5 GPU-hours (an estimate)"; it
 // says when the saving is unknown and why.

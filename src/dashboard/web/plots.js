@@ -297,7 +297,10 @@
   P.largeScatter = function (option, topEnd) {
     const vm = option.visualMap;
     const span = vm.max - vm.min || 1;
-    const band = (d) => Math.min(COLOR_BANDS - 1, Math.floor((d[vm.dimension] - vm.min) / span * COLOR_BANDS));
+    const band = (d) => {
+      const k = Math.floor((d[vm.dimension] - vm.min) / span * COLOR_BANDS);
+      return Number.isFinite(k) ? Math.min(COLOR_BANDS - 1, Math.max(0, k)) : 0;  // a missing value: the first band
+    };
     const order = [...Array(COLOR_BANDS).keys()];
     if (topEnd === 'min') order.reverse();
     const series = [];
