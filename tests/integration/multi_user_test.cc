@@ -285,14 +285,17 @@ TEST_F(MultiUserTest, ATrainersLinksNeverMakeRootReadForIt) {
   std::ofstream(secret) << "TOPSECRET\n";
   ASSERT_EQ(chmod(secret.c_str(), 0600), 0);
   const std::string trainer = dir_ + "/linking_trainer.py";
+  // The log's link comes first: the metric file's link may get the trial
+  // stopped at once, and a log removed but not yet replaced reads as empty.
   std::ofstream(trainer) << "import os\n"
                             "print('before the links', flush=True)\n"
-                            "os.symlink('"
-                         << secret
-                         << "', os.environ['CLOUD_ML_HP_METRIC_FILE'])\n"
                             "os.unlink('master-0.log')\n"
                             "os.symlink('"
-                         << secret << "', 'master-0.log')\n";
+                         << secret
+                         << "', 'master-0.log')\n"
+                            "os.symlink('"
+                         << secret
+                         << "', os.environ['CLOUD_ML_HP_METRIC_FILE'])\n";
   ASSERT_EQ(chmod(trainer.c_str(), 0755), 0);
   std::string config = testing::ReadFileOrEmpty(Config());
   config.replace(config.find(dir_ + "/whoami_trainer.py"),
