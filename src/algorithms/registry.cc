@@ -47,7 +47,7 @@ int GpSeedingTrials(const StudySpec& spec) {
   absl::StatusOr<FeatureEncoding> encoding =
       FeatureEncoding::Create(spec.search_space);
   if (!encoding.ok()) return 0;
-  return gp::InitialPoints(encoding->dimension(), spec.max_trials);
+  return gp::SeedingTrials(encoding->dimension(), spec);
 }
 
 absl::Status DesignerRegistry::RegisterBuiltins() {

@@ -265,6 +265,7 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   if (spec.trial_lease_seconds) {
     proto.set_trial_lease_seconds(*spec.trial_lease_seconds);
   }
+  if (spec.seeding_trials) proto.set_seeding_trials(*spec.seeding_trials);
   if (!spec.resume_previous_job_id.empty()) {
     proto.set_resume_previous_job_id(spec.resume_previous_job_id);
   }

@@ -573,6 +573,16 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
     CheckBetween(field("trialLeaseSeconds"), *spec.trial_lease_seconds, 0,
                  kMaxTrialLeaseSeconds, check);
   }
+  if (spec.seeding_trials) {
+    CheckBetween(field("seedingTrials"), *spec.seeding_trials, 1,
+                 kMaxSeedingTrials, check);
+    if (spec.algorithm != Algorithm::kUnspecified) {
+      check.Error(field("seedingTrials"),
+                  "only the GP (algorithm ALGORITHM_UNSPECIFIED) starts with "
+                  "seeding trials, got algorithm " +
+                      std::string(ToString(spec.algorithm)));
+    }
+  }
   if (!spec.resume_previous_job_id.empty()) {
     for (FieldError& error : ValidateJobId(spec.resume_previous_job_id,
                                            field("resumePreviousJobId"))) {

@@ -63,6 +63,18 @@ TEST(StudySpecConversionTest, RoundTripsEveryField) {
   EXPECT_EQ(*back, spec);
 }
 
+TEST(StudySpecConversionTest, TheGpsSeedingAndTheLeaseRoundTrip) {
+  StudySpec spec = *ParsedConfig().study;
+  spec.algorithm = Algorithm::kUnspecified;
+  spec.seeding_trials = 7;
+  spec.trial_lease_seconds = 30;
+  const v1::StudySpec proto = StudySpecToProto(spec);
+  EXPECT_EQ(proto.seeding_trials(), 7);
+  absl::StatusOr<StudySpec> back = StudySpecFromProto(proto, "spec");
+  ASSERT_OK(back);
+  EXPECT_EQ(*back, spec);
+}
+
 TEST(StudySpecConversionTest, ConditionalParametersRoundTripNested) {
   // Every kind of parent condition, nested to depth 2.
   constexpr char kTree[] = R"({"trainingInput": {"command": ["t"],

@@ -1044,6 +1044,24 @@ TEST(ConfigParserTest, AStudysTrialLeaseIsReadCheckedAndRoundTrips) {
               ElementsAre(HasSubstr("trialLeaseSeconds: must be at least 0")));
 }
 
+TEST(ConfigParserTest, AStudysSeedingTrialsAreReadCheckedAndRoundTrip) {
+  const JobSpec job = ParseOk(Study(kOneParam, "    seedingTrials: 10\n"));
+  EXPECT_EQ(job.study->seeding_trials, 10);
+  ExpectRoundTrip(job);
+  EXPECT_EQ(ParseOk(Study(kOneParam)).study->seeding_trials, std::nullopt);
+  EXPECT_THAT(Errors(Study(kOneParam, "    seedingTrials: 0\n")),
+              ElementsAre("trainingInput.hyperparameters.seedingTrials: "
+                          "must be at least 1, got 0"));
+  EXPECT_THAT(Errors(Study(kOneParam, "    seedingTrials: 1001\n")),
+              ElementsAre(HasSubstr("seedingTrials: must be at most 1000")));
+  EXPECT_THAT(
+      Errors(Study(kOneParam,
+                   "    seedingTrials: 5\n    algorithm: RANDOM_SEARCH\n")),
+      ElementsAre("trainingInput.hyperparameters.seedingTrials: only the GP "
+                  "(algorithm ALGORITHM_UNSPECIFIED) starts with seeding "
+                  "trials, got algorithm RANDOM_SEARCH"));
+}
+
 TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {
   EXPECT_EQ(
       TrainingInputToJson(ParseOk(Study(kOneParam))),

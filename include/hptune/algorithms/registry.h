@@ -42,10 +42,10 @@ std::string DesignerName(const StudySpec& spec);
 
 // How many of a study's first trials hptune's default designer (GP
 // Bayesian optimisation, ALGORITHM_UNSPECIFIED) chooses quasi-randomly
-// before its model takes over: min(clamp(2 (D + 1), 4, 20), max(4,
-// maxTrials / 4)) for D features of the search space (each parameter is
-// one, a categorical one too). 0 for every other designer, and for a space
-// the GP cannot encode.
+// before its model takes over: the study's seedingTrials, else the rule by
+// the number of features and maxTrials of docs/designers.md, "Seeding"
+// (gp::InitialPoints). 0 for every other designer, and for a space the GP
+// cannot encode.
 int GpSeedingTrials(const StudySpec& spec);
 
 class DesignerRegistry {

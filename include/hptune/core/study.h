@@ -75,6 +75,9 @@ struct MetricSpec {
 
 // The longest lease of an ask/tell trial: a day.
 inline constexpr int kMaxTrialLeaseSeconds = 24 * 60 * 60;
+// The most quasi-random trials the GP may be asked to start with
+// (StudySpec::seeding_trials).
+inline constexpr int kMaxSeedingTrials = 1000;
 
 // The rule of a study whose early_stopping_rule is empty.
 inline constexpr char kDefaultStoppingRule[] = "median-at-step";
@@ -101,6 +104,12 @@ struct StudySpec {
   // "Leases"): 0 to kMaxTrialLeaseSeconds, 0 for none; unset for the
   // server's `--trial-lease`. hptune's `trialLeaseSeconds`.
   std::optional<int> trial_lease_seconds;
+  // How many quasi-random trials the GP starts with before its model
+  // (docs/designers.md, "Seeding"): 1 to kMaxSeedingTrials; unset for the
+  // GP's own rule by the number of parameters and maxTrials. What Optuna's
+  // samplers call n_startup_trials; only the GP takes it. hptune's
+  // `seedingTrials`.
+  std::optional<int> seeding_trials;
   std::string resume_previous_job_id;
   Algorithm algorithm = Algorithm::kUnspecified;
   // The name of a designer an embedder registered with its engine

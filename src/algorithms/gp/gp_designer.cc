@@ -92,7 +92,7 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   deferred_rows_ = history_.observations.size();
   const bool multi_metric = history_.columns() > 1;
   const int dimension = encoding_.dimension();
-  const int initial_points = InitialPoints(dimension, spec_.max_trials);
+  const int initial_points = SeedingTrials(dimension, spec_);
   const auto total = static_cast<int>(history_.observations.size());
   const int feasible = history_.feasible_count();
   const bool values_differ = history_.values_differ();

@@ -87,7 +87,7 @@ class GpDesigner : public Designer {
   // Deferred refits (designer.h): a due hyperparameter refit of a model
   // that has hyperparameters already is handed over as deferred work (a
   // GpFit, gp_state.h) and the suggestion uses the saved ones. The first
-  // fit, on InitialPoints(D, T) observations, stays inline.
+  // fit, on SeedingTrials(D, spec) observations, stays inline.
   void DeferWork() override { defer_ = true; }
   std::optional<DeferredWork> TakeDeferredWork() override;
   // Keeps the fit's hyperparameters when it saw more observations than the

@@ -35,6 +35,11 @@ int InitialPoints(int dimension, int max_trials) {
   return std::min(space_filling, budget_share);
 }
 
+int SeedingTrials(int dimension, const StudySpec& spec) {
+  return spec.seeding_trials.value_or(
+      InitialPoints(dimension, spec.max_trials));
+}
+
 bool LeavesTiedBest(int tied_best, double draw) {
   return tied_best >= kTiedBestTrials && draw < kTiedBestExploration;
 }

@@ -11,7 +11,8 @@
 //     2 (D + 1) space-filling start, cut to a share of a small budget as
 //     Optuna's fixed n_startup_trials and Vizier's single seed are; below
 //     40 trials up to Optuna's 10 startup trials, a third of T at most),
-//     points of a scrambled Halton sequence ("gp:seeding(i of n)").
+//     points of a scrambled Halton sequence ("gp:seeding(i of n)"); the
+//     study's seedingTrials, when given, in place of InitialPoints.
 //  3. With no feasible observation yet, or all of them of one value (a
 //     plateau: a decision tree scores the same wherever every split is
 //     forbidden), the model has nothing to fit: quasi-random
@@ -77,6 +78,7 @@
 #include <string>
 
 #include "hptune/algorithms/designer.h"
+#include "hptune/core/study.h"
 #include "src/algorithms/encoding/assignment_set.h"
 #include "src/algorithms/encoding/gp_features.h"
 
@@ -106,6 +108,8 @@ inline constexpr int kBudgetPerInitialPoint = 4;
 inline constexpr int kStartupPoints = 10;
 inline constexpr int kBudgetPerStartupPoint = 3;
 int InitialPoints(int dimension, int max_trials);
+// The study's seeding_trials when set, else InitialPoints.
+int SeedingTrials(int dimension, const StudySpec& spec);
 
 // A tied best (step 4): how many observations must share the best value,
 // and the probability that a suggestion is then quasi-random.

@@ -20,8 +20,8 @@ const FieldSet& StudyFields() {
       .accepted = {"goal", "hyperparameterMetricTag", "metrics", "maxTrials",
                    "maxParallelTrials", "maxFailedTrials",
                    "enableTrialEarlyStopping", "earlyStoppingRule",
-                   "trialLeaseSeconds", "resumePreviousJobId", "algorithm",
-                   "params", "seed"},
+                   "trialLeaseSeconds", "seedingTrials", "resumePreviousJobId",
+                   "algorithm", "params", "seed"},
       .unsupported = {},
       .hints = {{"metric", "hyperparameterMetricTag"},
                 {"metricTag", "hyperparameterMetricTag"},
@@ -504,6 +504,11 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   read("trialLeaseSeconds", [&] {
     if (auto n = reader.Integer("trialLeaseSeconds")) {
       spec.trial_lease_seconds = static_cast<int>(*n);
+    }
+  });
+  read("seedingTrials", [&] {
+    if (auto n = reader.Integer("seedingTrials")) {
+      spec.seeding_trials = static_cast<int>(*n);
     }
   });
   read("resumePreviousJobId", [&] {

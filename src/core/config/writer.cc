@@ -142,6 +142,7 @@ Json StudyToJson(const StudySpec& spec) {
   if (spec.trial_lease_seconds) {
     out["trialLeaseSeconds"] = *spec.trial_lease_seconds;
   }
+  if (spec.seeding_trials) out["seedingTrials"] = *spec.seeding_trials;
   if (!spec.resume_previous_job_id.empty()) {
     out["resumePreviousJobId"] = spec.resume_previous_job_id;
   }

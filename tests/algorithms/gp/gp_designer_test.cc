@@ -240,6 +240,30 @@ TEST(GpDesignerTest, SeedingIsAShareOfASmallBudget) {
   }
 }
 
+// A study's seedingTrials replaces the rule, in either direction: 3 for 9
+// parameters where the rule gives 20, and 30 where it gives 16.
+TEST(GpDesignerTest, TheStudysSeedingTrialsReplaceTheRule) {
+  std::vector<ParameterSpec> params;
+  for (int i = 0; i < 9; ++i) {
+    params.push_back(DoubleParam("x" + std::to_string(i), 0, 1));
+  }
+  for (const auto& [max_trials, seeds] :
+       std::vector<std::pair<int, int>>{{1000000, 3}, {64, 30}}) {
+    SCOPED_TRACE(seeds);
+    StudySpec spec = Spec(SearchSpace(params));
+    spec.max_trials = max_trials;
+    spec.seeding_trials = seeds;
+    std::vector<std::string> origins;
+    RunStudy(
+        spec, 2, seeds + 1, 1,
+        [](const ParameterAssignment& a) { return a.at("x0").AsDouble(); },
+        &origins);
+    EXPECT_EQ(origins[seeds - 1],
+              absl::StrCat("gp:seeding(", seeds, " of ", seeds, ")"));
+    EXPECT_THAT(origins[seeds], StartsWith("gp-"));
+  }
+}
+
 // Where every result so far is equal (a decision tree that may not split),
 // the model has nothing to fit: quasi-random points until one differs.
 TEST(GpDesignerTest, APlateauStaysQuasiRandomUntilAResultDiffers) {
