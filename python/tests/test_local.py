@@ -85,6 +85,41 @@ def test_a_relative_binary_path_is_found_from_the_engines_directory(
         assert client.list_studies() == []
 
 
+# A stand-in for `hptune serve` that binds its socket, so the file exists,
+# but listens only when LISTEN is set: connections to it are refused.
+_BOUND_SERVER = textwrap.dedent("""\
+    #!{python}
+    import os, socket, sys, time
+    path = sys.argv[sys.argv.index("--listen") + 1][len("unix:"):]
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    if os.environ.get("LISTEN"):
+        server.listen()
+    while True:
+        time.sleep(60)  # until the engine stops it
+    """)
+
+
+@pytest.mark.parametrize("listens", [True, False])
+def test_the_engine_is_ready_when_its_socket_listens_not_when_it_exists(
+        monkeypatch, tmp_path, listens):
+    server = tmp_path / "bound_server"
+    server.write_text(_BOUND_SERVER.format(python=sys.executable))
+    server.chmod(0o755)
+    monkeypatch.setenv("HPTUNE_BINARY", str(server))
+    monkeypatch.setattr(local, "_START_TIMEOUT_SECONDS", 2.0)
+    if listens:
+        monkeypatch.setenv("LISTEN", "1")
+        engine = local.LocalEngine(None)
+        assert local._accepts(engine.socket)
+        engine.close()
+    else:
+        # A socket that exists but refuses connections is not a started
+        # engine: the first call would fail with "connection refused".
+        with pytest.raises(RuntimeError, match="did not start"):
+            local.LocalEngine(None)
+
+
 def test_no_binary_says_where_it_looked(monkeypatch, tmp_path):
     monkeypatch.setenv("HPTUNE_BINARY", str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError, match="HPTUNE_BINARY=.*missing"):

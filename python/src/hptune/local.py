@@ -27,6 +27,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -104,6 +105,19 @@ def remove_stale_dirs(base: str) -> List[str]:
     return removed
 
 
+def _accepts(path: str) -> bool:
+    """True once a server listens on the Unix socket at `path`: its file
+    appears at bind(), and connections are refused until listen()."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
 def _die_with_parent() -> None:
     """preexec_fn: SIGTERM to the server when its starting thread ends."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -176,7 +190,7 @@ class LocalEngine:
             self.close()
             raise self._start_error
         deadline = time.monotonic() + _START_TIMEOUT_SECONDS
-        while not os.path.exists(self.socket):
+        while not _accepts(self.socket):
             if self._process.poll() is not None or \
                     time.monotonic() > deadline:
                 message = self._failure("did not start")
