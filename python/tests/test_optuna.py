@@ -121,6 +121,32 @@ def test_gp_sampler_runs_optunas_study_and_keeps_types(client):
     assert study.best_value < 10
 
 
+@pytest.mark.parametrize("dims, options, seeds", [
+    (6, {}, 10),                         # Optuna's n_startup_trials
+    (2, {}, 6),                          # the GP's own 2 (D + 1), fewer
+    (2, {"n_startup_trials": 12}, 12),   # as given
+])
+def test_n_startup_trials_is_the_gps_quasi_random_start(client, dims,
+                                                         options, seeds):
+    sampler = hptune.optuna.GPSampler(seed=0, client=client, **options)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: sum(t.suggest_float(f"x{i}", 0, 1) ** 2
+                                 for i in range(dims)), n_trials=seeds + 2)
+    origins = [t.origin for t in hptune_trials(sampler)]
+    # The first trial is Optuna's (an empty space): it counts as a seed.
+    assert origins[0] == "user"
+    assert origins[1:seeds] == [f"gp:seeding({i} of {seeds})"
+                                for i in range(2, seeds + 1)]
+    assert origins[seeds].startswith("gp-")
+
+
+def test_n_startup_trials_out_of_range_or_not_for_the_gp_is_refused():
+    with pytest.raises(ValueError, match="n_startup_trials: 0 is not"):
+        hptune.optuna.GPSampler(n_startup_trials=0)
+    with pytest.raises(ValueError, match="only the \"gp\" algorithm"):
+        hptune.optuna.HptuneSampler("random", n_startup_trials=5)
+
+
 def test_a_changed_space_gets_a_new_hptune_study_with_the_history(client):
     sampler = hptune.optuna.GPSampler(seed=1, client=client)
     study = optuna.create_study(sampler=sampler)
@@ -259,6 +285,35 @@ def test_default_engine_is_private_and_goes_with_close(tmp_path):
     sampler.close()
     listed = run_hptune(["studies", "list", "--db", kept])
     assert listed.returncode == 0 and "optuna_" in listed.stdout, listed
+
+
+def _engine_flags(sampler):
+    with open(f"/proc/{sampler._client._engine._process.pid}/cmdline",
+              "rb") as f:
+        return f.read().split(b"\0")
+
+
+def test_a_seeded_sampler_gives_the_same_trials_each_run():
+    def run(seed):
+        sampler = hptune.optuna.GPSampler(seed=seed)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(lambda t: branin(t.suggest_float("x", -5, 10),
+                                        t.suggest_float("y", 0, 15)),
+                       n_trials=30)
+        flags = _engine_flags(sampler)
+        sampler.close()
+        return [t.params for t in study.trials], flags
+
+    first, flags = run(7)
+    # Its engine refits inside the suggestion due a refit, so no refit's
+    # timing can change a trial.
+    assert b"--inline-refits" in flags
+    assert run(7)[0] == first
+    unseeded = hptune.optuna.GPSampler()
+    optuna.create_study(sampler=unseeded).optimize(
+        lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    assert b"--inline-refits" not in _engine_flags(unseeded)
+    unseeded.close()
 
 
 def test_a_constraint_that_is_not_finite_is_refused(client):

@@ -91,7 +91,8 @@ class HptuneServer::Impl {
   absl::Status BuildServices() {
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     engine_ = std::make_unique<engine::TuningEngine>(
-        *store_, engine::EngineOptions{.background_designer_work = true});
+        *store_, engine::EngineOptions{.background_designer_work =
+                                              !options_.inline_refits});
     if (options_.launcher == nullptr) {
       options_.launcher =
           std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{

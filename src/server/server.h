@@ -64,6 +64,10 @@ struct ServerOptions {
   // The lease of trials handed to ask/tell clients (docs/api.md, "Leases"):
   // one ends FAILED after this long without a heartbeat. 0: no leases.
   int trial_lease_seconds = kDefaultTrialLeaseSeconds;
+  // The GP's refits inside the suggestion due one, so suggestions depend on
+  // the seed and the history alone (engine::EngineOptions::
+  // background_designer_work off); false: on the engine's worker.
+  bool inline_refits = false;
   // gRPC's limit on one request; larger ones get RESOURCE_EXHAUSTED.
   int max_request_bytes = 4 << 20;
   // Several users (job_access.h): a Unix socket served as well, with its

@@ -52,16 +52,19 @@ class Client:
 
     @classmethod
     def local(cls, db: Optional[str] = "hptune.db", *,
-              timeout: float = DEFAULT_TIMEOUT_SECONDS) -> "Client":
+              timeout: float = DEFAULT_TIMEOUT_SECONDS,
+              inline_refits: bool = False) -> "Client":
         """A Client of a private ``hptune serve`` on the SQLite file ``db``
         (the one the CLI and dashboard read; created when missing; None: a
         temporary one, removed when the engine stops), started
         now on a Unix socket only this user can open, and stopped by
         close(), at exit, or by the kernel when this process dies
-        (local.py). FileNotFoundError when the hptune binary is not found."""
+        (local.py). FileNotFoundError when the hptune binary is not found.
+        inline_refits: ``hptune serve --inline-refits``, so a study's
+        suggestions depend on its seed and history alone."""
         from hptune.local import LocalEngine
         try:
-            engine = LocalEngine(db)
+            engine = LocalEngine(db, inline_refits=inline_refits)
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
         client = cls(engine.address, token=engine.token, timeout=timeout)

@@ -130,13 +130,15 @@ class LocalEngine:
     gRPC target, ``token`` its token."""
 
     def __init__(self, db: Optional[str], *, binary: Optional[str] = None,
-                 state_dir: Optional[str] = None) -> None:
+                 state_dir: Optional[str] = None,
+                 inline_refits: bool = False) -> None:
         if db is not None and (not isinstance(db, (str, os.PathLike)) or
                                not str(db) or
                                len(str(db)) > _MAX_DB_PATH_CHARS):
             raise ValueError(f"db: {db!r} is not a path of 1 to "
                              f"{_MAX_DB_PATH_CHARS} characters")
         self.binary = binary or find_binary()
+        self._inline_refits = inline_refits
         self._lock = threading.Lock()
         self._owner = os.getpid()
         self._process: Optional[subprocess.Popen] = None
@@ -166,7 +168,8 @@ class LocalEngine:
     def _command(self) -> List[str]:
         return [self.binary, "serve", "--listen", self.address, "--http",
                 "off", "--db", self.db, "--state-dir", self.state_dir,
-                "--token-file", self.token_file]
+                "--token-file", self.token_file] + (
+                    ["--inline-refits"] if self._inline_refits else [])
 
     def _keep(self) -> None:
         try:

@@ -32,7 +32,10 @@ Optuna study maps onto hptune studies (docs/python.md, "From Optuna"):
 The engine is ``client`` when given, else a private local engine
 (hptune.local) on a temporary database, started at the first suggestion and
 stopped at exit; ``db=`` keeps the hptune studies in a file the CLI and
-dashboard read. Thread-safe: Optuna's ``n_jobs`` threads share a sampler.
+dashboard read. With a seed that engine refits the GP inside the
+suggestion due a refit (``hptune serve --inline-refits``), so a sequential
+study is reproducible, as Optuna's samplers are with a seed. Thread-safe:
+Optuna's ``n_jobs`` threads share a sampler.
 """
 
 import logging
@@ -64,7 +67,29 @@ ALGORITHMS = {
 TRIAL_ATTR = "hptune:trial"
 CONSTRAINTS_ATTR = "constraints"  # Optuna's own key (samplers/_base.py)
 _MAX_TRIALS = 1000000
+_OPTUNA_STARTUP_TRIALS = 10  # Optuna's samplers' default n_startup_trials
 _log = logging.getLogger("hptune")
+
+
+def _seeding_trials(n_startup_trials: Optional[int], dimension: int) -> int:
+    """The GP's quasi-random start for a space of `dimension` parameters:
+    n_startup_trials when given, else the GP's own 2 (D + 1) (at least 4;
+    docs/designers.md, "Seeding") capped at Optuna's 10, which is what the
+    GP's rule gives a small budget; an Optuna study tells no budget."""
+    if n_startup_trials is not None:
+        return n_startup_trials
+    return max(4, min(_OPTUNA_STARTUP_TRIALS, 2 * (dimension + 1)))
+
+
+def _check_startup_trials(algorithm: str, n: Optional[int]) -> None:
+    if n is None:
+        return
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+        raise ValueError(f"n_startup_trials: {n!r} is not an integer from 1 "
+                         "to 1000")
+    if algorithm != "gp":
+        raise ValueError(f"n_startup_trials: only the \"gp\" algorithm "
+                         f"starts with seeding trials, got {algorithm!r}")
 
 
 class _SpaceStudy:
@@ -90,18 +115,25 @@ class HptuneSampler(BaseSampler):
         when all are <= 0.
       independent_sampler: for parameters outside the relative space;
         default RandomSampler(seed).
+      n_startup_trials: "gp" only: how many quasi-random trials each space
+        starts with before the model (hptune's ``seedingTrials``, 1 to
+        1000); None: Optuna's 10, or 2 (D + 1) for D parameters when that
+        is fewer (at least 4).
     """
 
     def __init__(self, algorithm: str = "gp", *, seed: Optional[int] = None,
                  client: Any = None, db: Optional[str] = None,
                  constraints_func: Optional[
                      Callable[[FrozenTrial], Sequence[float]]] = None,
-                 independent_sampler: Optional[BaseSampler] = None) -> None:
+                 independent_sampler: Optional[BaseSampler] = None,
+                 n_startup_trials: Optional[int] = None) -> None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm: {algorithm!r} is not one of "
                              f"{', '.join(ALGORITHMS)}")
         if seed is not None and not (isinstance(seed, int) and seed >= 0):
             raise ValueError(f"seed: {seed!r} is not an integer >= 0")
+        _check_startup_trials(algorithm, n_startup_trials)
+        self._startup_trials = n_startup_trials
         self._algorithm = ALGORITHMS[algorithm]
         self._seed = seed
         self._client, self._db = client, db
@@ -122,7 +154,10 @@ class HptuneSampler(BaseSampler):
         with self._lock:
             if self._client is None:
                 from hptune.client import Client
-                self._client = Client.local(self._db)
+                # A seed makes a sequential study reproducible, as it
+                # does Optuna's samplers: refits inside the suggestion.
+                self._client = Client.local(
+                    self._db, inline_refits=self._seed is not None)
             return self._client
 
     @staticmethod
@@ -148,6 +183,9 @@ class HptuneSampler(BaseSampler):
                 "algorithm": self._algorithm, "params": space.specs()}
         if self._seed is not None:
             spec["seed"] = self._seed
+        if self._algorithm == ALGORITHMS["gp"]:
+            spec["seedingTrials"] = _seeding_trials(self._startup_trials,
+                                                    len(space.parameters))
         return spec
 
     def _space_study(self, study: OptunaStudy, search_space) -> _SpaceStudy:

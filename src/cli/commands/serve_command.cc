@@ -102,6 +102,10 @@ constexpr char kUsage[] =
     "                         FAILED after S seconds without a heartbeat\n"
     "                         from it (docs/api.md, \"Leases\"); default 300,\n"
     "                         0: never\n"
+    "  --inline-refits        the GP's refits run inside the suggestion due\n"
+    "                         one, which waits for it: suggestions depend on\n"
+    "                         the seed and the history alone (reproducible\n"
+    "                         studies); default: on a worker, at once\n"
     "  --grace-seconds S      SIGTERM to SIGKILL for replicas, 0 to 3600\n"
     "                         seconds, fractions allowed (default 5)\n"
     "  --max-restarts N       restarts of a failed replica per attempt\n"
@@ -178,7 +182,8 @@ std::variant<ServeFlags, int> ParseCommandLine(
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
   auto parsed =
-      ParseArgs(args, value_flags, {"help", "allow-root-trials", "share-jobs"});
+      ParseArgs(args, value_flags, {"help", "allow-root-trials", "share-jobs",
+                                    "inline-refits"});
   if (!parsed.ok()) {
     err << "hptune serve: " << parsed.status().message() << "\n" << kUsage;
     return kExitUsage;
@@ -221,6 +226,7 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
   options.users_file = args.Get("users-file").value_or("");
   options.allow_root_trials = args.Has("allow-root-trials");
   options.share_jobs = args.Has("share-jobs");
+  options.inline_refits = args.Has("inline-refits");
   if (args.Has("trial-lease")) {
     auto lease =
         IntegerFlag<int>(args, "trial-lease", 0, engine::kMaxLeaseSeconds,
