@@ -182,8 +182,8 @@ std::variant<ServeFlags, int> ParseCommandLine(
   value_flags.insert(std::begin(kBackendValueFlags),
                      std::end(kBackendValueFlags));
   auto parsed =
-      ParseArgs(args, value_flags, {"help", "allow-root-trials", "share-jobs",
-                                    "inline-refits"});
+      ParseArgs(args, value_flags,
+                {"help", "allow-root-trials", "share-jobs", "inline-refits"});
   if (!parsed.ok()) {
     err << "hptune serve: " << parsed.status().message() << "\n" << kUsage;
     return kExitUsage;
