@@ -206,7 +206,10 @@ def random_values(job) -> Tuple[str, List[float]]:
 # ---- the server -------------------------------------------------------------
 
 class Server:
-    """`hptune serve` on a free loopback port in a temporary directory."""
+    """`hptune serve` on a free loopback port in a temporary directory,
+    with --inline-refits: the GP's trials depend on the seed and the history
+    alone, not on when a refit ends, so a run gives the same figures on a
+    loaded machine and a quiet one."""
 
     def __init__(self, binary: str, directory: str) -> None:
         self.log = os.path.join(directory, "serve.log")
@@ -217,7 +220,8 @@ class Server:
                 [os.path.abspath(binary), "serve", "--listen", "127.0.0.1:0",
                  "--http", "127.0.0.1:0",
                  "--db", os.path.join(directory, "hptune.db"),
-                 "--state-dir", os.path.join(directory, "runs")],
+                 "--state-dir", os.path.join(directory, "runs"),
+                 "--inline-refits"],
                 stdout=log, stderr=subprocess.STDOUT, cwd=directory,
                 env=dict(os.environ, HPTUNE_CONFIG_DIR=config_dir))
         deadline = time.monotonic() + 60
