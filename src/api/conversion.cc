@@ -262,6 +262,19 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   if (!spec.early_stopping_rule.empty()) {
     proto.set_early_stopping_rule(spec.early_stopping_rule);
   }
+  if (!spec.convex_stopping.empty()) {
+    const ConvexStoppingSettings& convex = spec.convex_stopping;
+    v1::ConvexStoppingSettings& settings = *proto.mutable_convex_stopping();
+    if (convex.max_step_count) {
+      settings.set_max_step_count(*convex.max_step_count);
+    }
+    if (convex.min_step_count) {
+      settings.set_min_step_count(*convex.min_step_count);
+    }
+    if (convex.min_measurement_count) {
+      settings.set_min_measurement_count(*convex.min_measurement_count);
+    }
+  }
   if (spec.trial_lease_seconds) {
     proto.set_trial_lease_seconds(*spec.trial_lease_seconds);
   }

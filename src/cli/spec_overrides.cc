@@ -182,6 +182,8 @@ absl::Status ApplyStudyFlags(const ParsedArgs& args, JobSpec& job) {
     HPTUNE_RETURN_IF_ERROR(NeedsStudy(job, "early-stopping"));
     job.study->enable_early_stopping = true;
     job.study->early_stopping_rule = *rule;
+    // The config's convexStopping settings are the convex rule's alone.
+    if (*rule != "convex") job.study->convex_stopping = {};
   }
   return absl::OkStatus();
 }

@@ -401,6 +401,38 @@ void CheckStoppingRule(const std::string& field, const StudySpec& spec,
   }
 }
 
+// The convex rule's settings: in range, and only beside that rule.
+void CheckConvexStopping(const std::string& field, const StudySpec& spec,
+                         Checker& check) {
+  const ConvexStoppingSettings& settings = spec.convex_stopping;
+  if (settings.empty()) return;
+  if (spec.EffectiveStoppingRule() != "convex" || !spec.enable_early_stopping) {
+    check.Error(field, "settings of the convex rule, but the study's rule is " +
+                           Quote(spec.EffectiveStoppingRule()) +
+                           (spec.enable_early_stopping
+                                ? std::string()
+                                : std::string(" and early stopping is off")));
+  }
+  const auto between = [&](std::string_view name, int64_t value,
+                           int64_t minimum, int64_t maximum) {
+    if (value < minimum || value > maximum) {
+      check.Error(JoinPath(field, name), "must be " + std::to_string(minimum) +
+                                             " to " + std::to_string(maximum) +
+                                             ", got " + std::to_string(value));
+    }
+  };
+  if (settings.max_step_count) {
+    between("maxStepCount", *settings.max_step_count, 0, kMaxStoppingStepCount);
+  }
+  if (settings.min_step_count) {
+    between("minStepCount", *settings.min_step_count, 0, kMaxStoppingStepCount);
+  }
+  if (settings.min_measurement_count) {
+    between("minMeasurementCount", *settings.min_measurement_count,
+            kMinConvexMeasurements, kMaxConvexMeasurements);
+  }
+}
+
 // Vertex AI's `metrics` list (study.h's MetricSpec).
 void CheckMetrics(std::string_view prefix, const StudySpec& spec,
                   Checker& check) {
@@ -569,6 +601,7 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
   CheckBetween(field("maxFailedTrials"), spec.max_failed_trials, 0, kMaxTrials,
                check);
   CheckStoppingRule(field("earlyStoppingRule"), spec, check);
+  CheckConvexStopping(field("convexStopping"), spec, check);
   if (spec.trial_lease_seconds) {
     CheckBetween(field("trialLeaseSeconds"), *spec.trial_lease_seconds, 0,
                  kMaxTrialLeaseSeconds, check);

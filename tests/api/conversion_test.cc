@@ -75,6 +75,19 @@ TEST(StudySpecConversionTest, TheGpsSeedingAndTheLeaseRoundTrip) {
   EXPECT_EQ(*back, spec);
 }
 
+TEST(StudySpecConversionTest, TheConvexRulesSettingsRoundTrip) {
+  StudySpec spec = *ParsedConfig().study;
+  spec.early_stopping_rule = "convex";
+  spec.convex_stopping = {.max_step_count = 1'000'000'000'000,
+                          .min_measurement_count = 4};
+  const v1::StudySpec proto = StudySpecToProto(spec);
+  EXPECT_EQ(proto.convex_stopping().max_step_count(), 1'000'000'000'000);
+  EXPECT_FALSE(proto.convex_stopping().has_min_step_count());
+  absl::StatusOr<StudySpec> back = StudySpecFromProto(proto, "spec");
+  ASSERT_OK(back);
+  EXPECT_EQ(*back, spec);
+}
+
 TEST(StudySpecConversionTest, ConditionalParametersRoundTripNested) {
   // Every kind of parent condition, nested to depth 2.
   constexpr char kTree[] = R"({"trainingInput": {"command": ["t"],

@@ -105,6 +105,22 @@ TEST_F(SubmitFlagsTest, FlagsOverrideTheFileAndUserArgsAreAppended) {
   EXPECT_THAT(job.args, ElementsAre("--steps=300", "--epochs=2"));
 }
 
+// The convex rule's settings go with the rule a flag replaces.
+TEST_F(SubmitFlagsTest, AnotherRulesFlagDropsTheConvexRulesSettings) {
+  std::string text = kCustomConfig;
+  text.insert(text.find("    params:"),
+              "    earlyStoppingRule: convex\n"
+              "    convexStopping: {maxStepCount: 900}\n");
+  const std::string config = WriteConfig("c.yaml", text);
+  auto same = Build({"--config", config, "--early-stopping", "convex"});
+  ASSERT_OK(same);
+  EXPECT_EQ(same->job.study->convex_stopping.max_step_count, 900);
+  auto other = Build({"--config", config, "--early-stopping", "median"});
+  ASSERT_OK(other);
+  EXPECT_EQ(other->job.study->early_stopping_rule, "median");
+  EXPECT_TRUE(other->job.study->convex_stopping.empty());
+}
+
 TEST_F(SubmitFlagsTest, ResumeFromIsResumePreviousJobId) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission =

@@ -24,6 +24,7 @@ namespace {
 
 using ::hptune_testing::StatusHasCode;
 using ::hptune_testing::StatusIs;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -1060,6 +1061,30 @@ TEST(ConfigParserTest, AStudysSeedingTrialsAreReadCheckedAndRoundTrip) {
       ElementsAre("trainingInput.hyperparameters.seedingTrials: only the GP "
                   "(algorithm ALGORITHM_UNSPECIFIED) starts with seeding "
                   "trials, got algorithm RANDOM_SEARCH"));
+}
+
+TEST(ConfigParserTest, TheConvexRulesSettingsAreReadCheckedAndRoundTrip) {
+  const JobSpec job = ParseOk(Study(kOneParam,
+                                    "    earlyStoppingRule: convex\n"
+                                    "    convexStopping: {maxStepCount: '900',"
+                                    " minStepCount: 100}\n"));
+  EXPECT_EQ(job.study->convex_stopping.max_step_count, 900);
+  EXPECT_EQ(job.study->convex_stopping.min_step_count, 100);
+  EXPECT_EQ(job.study->convex_stopping.min_measurement_count, std::nullopt);
+  ExpectRoundTrip(job);
+  EXPECT_THAT(Errors(Study(kOneParam,
+                           "    earlyStoppingRule: convex\n"
+                           "    convexStopping: {minMeasurementCount: 1}\n")),
+              ElementsAre("trainingInput.hyperparameters.convexStopping."
+                          "minMeasurementCount: must be at least 2, got 1"));
+  EXPECT_THAT(Errors(Study(kOneParam,
+                           "    earlyStoppingRule: asha\n"
+                           "    convexStopping: {maxStepCount: 9}\n")),
+              ElementsAre("trainingInput.hyperparameters.convexStopping: "
+                          "settings of the convex rule, but the study's rule "
+                          "is \"asha\""));
+  EXPECT_THAT(Errors(Study(kOneParam, "    convexStopping: {maxSteps: 9}\n")),
+              Contains(HasSubstr("convexStopping.maxSteps")));
 }
 
 TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {

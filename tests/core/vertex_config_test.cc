@@ -324,15 +324,27 @@ std::vector<Case> StudyOptionCases() {
        "not supported: hptune compares trials at the same step, got true",
        nullptr},
       {"ConvexStopping",
-       {{"STUDY", "  convexAutomatedStoppingSpec: {maxStepCount: '100'}"}},
+       {{"STUDY",
+         "  convexAutomatedStoppingSpec: {maxStepCount: '100', "
+         "minStepCount: '10', minMeasurementCount: '3', "
+         "learningRateParameterName: lr}"}},
        "",
        [](auto& r) {
          EXPECT_TRUE(Study(r).enable_early_stopping);
          EXPECT_EQ(Study(r).early_stopping_rule, "convex");
+         EXPECT_EQ(Study(r).convex_stopping,
+                   (ConvexStoppingSettings{.max_step_count = 100,
+                                           .min_step_count = 10,
+                                           .min_measurement_count = 3}));
          EXPECT_THAT(r.ignored_fields,
                      ElementsAre("studySpec.convexAutomatedStoppingSpec."
-                                 "maxStepCount"));
+                                 "learningRateParameterName"));
        }},
+      {"ConvexSettingsErrorsNameVertexsField",
+       {{"STUDY", "  convexAutomatedStoppingSpec: {minMeasurementCount: 1}"}},
+       "studySpec.convexAutomatedStoppingSpec.minMeasurementCount: must be at "
+       "least 2, got 1",
+       nullptr},
       {"HptunesStoppingRule",
        {{"STUDY", "  earlyStoppingRule: asha"}},
        "",

@@ -13,8 +13,6 @@
 namespace hptune::algorithms {
 namespace {
 
-constexpr int64_t kMaxSteps = 1'000'000'000'000;
-
 struct Bound {
   double value = 0;
   std::string how;
@@ -47,6 +45,18 @@ std::optional<Bound> Overestimate(const LearningCurve& curve, Goal goal,
                .how = "not improving: its best value so far"};
 }
 
+// The policy's options with the study's own settings in their place.
+ConvexStoppingOptions WithStudySettings(ConvexStoppingOptions options,
+                                        const ConvexStoppingSettings& study) {
+  options.max_step_count =
+      study.max_step_count.value_or(options.max_step_count);
+  options.min_step_count =
+      study.min_step_count.value_or(options.min_step_count);
+  options.min_measurement_count =
+      study.min_measurement_count.value_or(options.min_measurement_count);
+  return options;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ConvexStoppingPolicy>>
@@ -55,14 +65,16 @@ ConvexStoppingPolicy::Create(ConvexStoppingOptions options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "convex stopping: ", field, " must be ", want, ", got ", value));
   };
-  if (options.max_step_count < 0 || options.max_step_count > kMaxSteps) {
+  if (options.max_step_count < 0 ||
+      options.max_step_count > kMaxStoppingStepCount) {
     return invalid("maxStepCount", options.max_step_count, "in [0, 1e12]");
   }
-  if (options.min_step_count < 0 || options.min_step_count > kMaxSteps) {
+  if (options.min_step_count < 0 ||
+      options.min_step_count > kMaxStoppingStepCount) {
     return invalid("minStepCount", options.min_step_count, "in [0, 1e12]");
   }
-  if (options.min_measurement_count < 2 ||
-      options.min_measurement_count > 1000) {
+  if (options.min_measurement_count < kMinConvexMeasurements ||
+      options.min_measurement_count > kMaxConvexMeasurements) {
     return invalid("minMeasurementCount", options.min_measurement_count,
                    "in [2, 1000]");
   }
@@ -78,19 +90,21 @@ ConvexStoppingPolicy::DecideOnCurves(const StudySpec& study,
     return absl::InvalidArgumentError(
         "convex stopping: the study has no metric tag");
   }
+  const ConvexStoppingOptions options =
+      WithStudySettings(options_, study.convex_stopping);
   const SplitCurves split = Split(trials);
   const int completed = static_cast<int>(split.completed.size());
-  const int needed = options_.min_measurement_count + 1;
+  const int needed = options.min_measurement_count + 1;
   std::vector<StoppingDecision> decisions;
   for (const LearningCurve* curve : split.active) {
     StoppingDecision decision{.trial = curve->trial()};
     const int64_t target =
-        std::max(options_.max_step_count > 0 ? options_.max_step_count
-                                             : LongestCurve(split.completed),
+        std::max(options.max_step_count > 0 ? options.max_step_count
+                                            : LongestCurve(split.completed),
                  curve->max_step());
     std::optional<Bound> bound;
-    if (auto pre = Prejudge(*curve, metric, options_.min_measurement_count,
-                            options_.min_step_count + 1)) {
+    if (auto pre = Prejudge(*curve, metric, options.min_measurement_count,
+                            options.min_step_count + 1)) {
       decision.stop = pre->stop;
       decision.reason = std::move(pre->reason);
     } else if (completed < needed) {

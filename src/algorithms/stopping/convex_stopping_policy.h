@@ -34,6 +34,9 @@
 // used: hptune neither models the learning rate nor rewrites stopped
 // trials' final measurements.
 //
+// The study's convex_stopping settings (StudySpec), where given, take the
+// place of the options the policy was created with.
+//
 // Pure and stateless, like MedianStoppingPolicy. Not thread-safe.
 #ifndef HPTUNE_ALGORITHMS_STOPPING_CONVEX_STOPPING_POLICY_H_
 #define HPTUNE_ALGORITHMS_STOPPING_CONVEX_STOPPING_POLICY_H_

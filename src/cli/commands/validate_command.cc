@@ -13,6 +13,8 @@
 #include <system_error>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
 #include "hptune/core/machine_types.h"
@@ -197,6 +199,28 @@ void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   PrintReplicas(job, out);
 }
 
+// "off", or "on, RULE", with the convex rule's settings where given.
+std::string StoppingText(const StudySpec& study) {
+  if (!study.enable_early_stopping) return "off";
+  std::string text = absl::StrCat("on, ", study.EffectiveStoppingRule());
+  const ConvexStoppingSettings& convex = study.convex_stopping;
+  std::vector<std::string> settings;
+  if (convex.max_step_count) {
+    settings.push_back(absl::StrCat("maxStepCount ", *convex.max_step_count));
+  }
+  if (convex.min_step_count) {
+    settings.push_back(absl::StrCat("minStepCount ", *convex.min_step_count));
+  }
+  if (convex.min_measurement_count) {
+    settings.push_back(
+        absl::StrCat("minMeasurementCount ", *convex.min_measurement_count));
+  }
+  if (!settings.empty()) {
+    absl::StrAppend(&text, " (", absl::StrJoin(settings, ", "), ")");
+  }
+  return text;
+}
+
 std::string AlgorithmText(Algorithm algorithm) {
   const std::string name(ToString(algorithm));
   switch (algorithm) {
@@ -279,11 +303,7 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
   if (const std::string seeding = SeedingNote(study); !seeding.empty()) {
     PrintField("seeding", seeding, out);
   }
-  PrintField("early stopping",
-             study.enable_early_stopping
-                 ? absl::StrCat("on, ", study.EffectiveStoppingRule())
-                 : std::string("off"),
-             out);
+  PrintField("early stopping", StoppingText(study), out);
   if (study.trial_lease_seconds) {
     PrintField("trial lease",
                absl::StrCat(*study.trial_lease_seconds, " s (ask/tell)"), out);

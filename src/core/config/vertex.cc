@@ -128,6 +128,7 @@ class Translator {
   }
 
   void TranslateStudy(const MapReader& root, ConfigNode& training_input);
+  void TranslateConvex(const MapReader& spec, int order, ConfigNode& out);
   void TranslateMetrics(MapReader& study, ConfigNode& out);
   void TranslateStopping(MapReader& study, ConfigNode& out);
   ConfigNode TranslateParameter(const ConfigNode& node,
@@ -327,10 +328,8 @@ void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
                  "true is not supported: hptune compares trials at the same "
                  "step, got true");
     }
-    for (const auto& field : node->fields) {
-      if (field.key != "useElapsedDuration") {
-        out_.ignored.push_back(spec.PathOf(field.key));
-      }
+    if (key == "convexAutomatedStoppingSpec") {
+      TranslateConvex(spec, node->order, out);
     }
   }
   if (chosen != nullptr && study.Has("earlyStoppingRule")) {
@@ -343,6 +342,20 @@ void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
   } else {
     Copy(study, "earlyStoppingRule", out, kStudy, "earlyStoppingRule");
   }
+}
+
+// The convex rule's settings become hptune's convexStopping; Vertex's
+// learning-rate model and rewriting of stopped trials are not hptune's.
+void Translator::TranslateConvex(const MapReader& spec, int order,
+                                 ConfigNode& out) {
+  const std::string path = JoinPath(kStudy, "convexStopping");
+  ConfigNode settings = MapAt(order);
+  for (const char* field :
+       {"maxStepCount", "minStepCount", "minMeasurementCount"}) {
+    Copy(spec, field, settings, path, field);
+  }
+  if (!settings.fields.empty()) Put(out, "convexStopping", std::move(settings));
+  Ignore(spec, {"learningRateParameterName", "updateAllStoppedTrials"});
 }
 
 ConfigNode Translator::TranslateParameter(const ConfigNode& node,

@@ -139,6 +139,19 @@ Json StudyToJson(const StudySpec& spec) {
   if (!spec.early_stopping_rule.empty()) {
     out["earlyStoppingRule"] = spec.early_stopping_rule;
   }
+  if (!spec.convex_stopping.empty()) {
+    const ConvexStoppingSettings& convex = spec.convex_stopping;
+    Json& settings = out["convexStopping"] = Json::object();
+    if (convex.max_step_count) {
+      settings["maxStepCount"] = *convex.max_step_count;
+    }
+    if (convex.min_step_count) {
+      settings["minStepCount"] = *convex.min_step_count;
+    }
+    if (convex.min_measurement_count) {
+      settings["minMeasurementCount"] = *convex.min_measurement_count;
+    }
+  }
   if (spec.trial_lease_seconds) {
     out["trialLeaseSeconds"] = *spec.trial_lease_seconds;
   }

@@ -79,6 +79,24 @@ TEST(ConvexStoppingPolicyTest, MaxStepCountSetsTheForecastStep) {
   EXPECT_TRUE(d.stop) << d.reason;  // 0.8 by step 600.
 }
 
+// The study's convexStopping settings (Vertex's spec) win over the
+// policy's options.
+TEST(ConvexStoppingPolicyTest, TheStudysSettingsTakeThePlaceOfTheOptions) {
+  std::vector<Trial> trials = Completed();
+  trials.push_back(CurveTrial(7, TrialState::kActive, Rising(0.2, 0.001, 500)));
+  auto policy = ConvexStoppingPolicy::Create({.max_step_count = 1000});
+  ASSERT_OK(policy);
+  StudySpec study = Study();
+  study.convex_stopping.max_step_count = 600;  // 0.8 by step 600.
+  auto decisions = (*policy)->Decide(study, trials);
+  ASSERT_OK(decisions);
+  EXPECT_TRUE(decisions->front().stop) << decisions->front().reason;
+  study.convex_stopping.min_step_count = 500;  // Its latest step is 500.
+  decisions = (*policy)->Decide(study, trials);
+  ASSERT_OK(decisions);
+  EXPECT_FALSE(decisions->front().stop) << decisions->front().reason;
+}
+
 TEST(ConvexStoppingPolicyTest, AFlatCurveGetsNoForecastAsVertexSays) {
   std::vector<Trial> trials = Completed();
   trials.push_back(
