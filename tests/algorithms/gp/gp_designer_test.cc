@@ -215,24 +215,35 @@ TEST(GpDesignerTest, FirstSuggestionsSeedTheSpaceQuasiRandomly) {
   EXPECT_EQ((*third)[0].origin, "gp:seeding(3 of 4)");
 }
 
-// A 9-feature space seeds 2 (D + 1) = 20 points when the budget allows, a
-// quarter of a smaller budget (but at least 4, and below 40 trials up to
-// 10 where that is a third or less) otherwise.
-TEST(GpDesignerTest, SeedingIsAShareOfASmallBudget) {
+// x0..x8 on [0, 1]: 9 features, so the rule's 2 (D + 1) is 20.
+SearchSpace NineUnitParameters() {
   std::vector<ParameterSpec> params;
   for (int i = 0; i < 9; ++i) {
     params.push_back(DoubleParam("x" + std::to_string(i), 0, 1));
   }
+  return SearchSpace(params);
+}
+
+// The origins of the first `count` trials of `spec`, one at a time on x0.
+std::vector<std::string> FirstOrigins(const StudySpec& spec, int count) {
+  std::vector<std::string> origins;
+  RunStudy(
+      spec, 2, count, 1,
+      [](const ParameterAssignment& a) { return a.at("x0").AsDouble(); },
+      &origins);
+  return origins;
+}
+
+// A 9-feature space seeds 2 (D + 1) = 20 points when the budget allows, a
+// quarter of a smaller budget (but at least 4, and below 40 trials up to
+// 10 where that is a third or less) otherwise.
+TEST(GpDesignerTest, SeedingIsAShareOfASmallBudget) {
   for (const auto& [max_trials, seeds] : std::vector<std::pair<int, int>>{
            {200, 20}, {64, 16}, {32, 10}, {16, 5}, {12, 4}}) {
     SCOPED_TRACE(max_trials);
-    StudySpec spec = Spec(SearchSpace(params));
+    StudySpec spec = Spec(NineUnitParameters());
     spec.max_trials = max_trials;
-    std::vector<std::string> origins;
-    RunStudy(
-        spec, 2, seeds + 1, 1,
-        [](const ParameterAssignment& a) { return a.at("x0").AsDouble(); },
-        &origins);
+    const std::vector<std::string> origins = FirstOrigins(spec, seeds + 1);
     EXPECT_EQ(origins.front(), absl::StrCat("gp:seeding(1 of ", seeds, ")"));
     EXPECT_EQ(origins[seeds - 1],
               absl::StrCat("gp:seeding(", seeds, " of ", seeds, ")"));
@@ -243,21 +254,13 @@ TEST(GpDesignerTest, SeedingIsAShareOfASmallBudget) {
 // A study's seedingTrials replaces the rule, in either direction: 3 for 9
 // parameters where the rule gives 20, and 30 where it gives 16.
 TEST(GpDesignerTest, TheStudysSeedingTrialsReplaceTheRule) {
-  std::vector<ParameterSpec> params;
-  for (int i = 0; i < 9; ++i) {
-    params.push_back(DoubleParam("x" + std::to_string(i), 0, 1));
-  }
   for (const auto& [max_trials, seeds] :
        std::vector<std::pair<int, int>>{{1000000, 3}, {64, 30}}) {
     SCOPED_TRACE(seeds);
-    StudySpec spec = Spec(SearchSpace(params));
+    StudySpec spec = Spec(NineUnitParameters());
     spec.max_trials = max_trials;
     spec.seeding_trials = seeds;
-    std::vector<std::string> origins;
-    RunStudy(
-        spec, 2, seeds + 1, 1,
-        [](const ParameterAssignment& a) { return a.at("x0").AsDouble(); },
-        &origins);
+    const std::vector<std::string> origins = FirstOrigins(spec, seeds + 1);
     EXPECT_EQ(origins[seeds - 1],
               absl::StrCat("gp:seeding(", seeds, " of ", seeds, ")"));
     EXPECT_THAT(origins[seeds], StartsWith("gp-"));
