@@ -61,6 +61,12 @@ ln -s "$version" "$root/usr/bin/python3"
 cp "$(readlink -f /bin/sh)" "$root/usr/bin/dash"
 ln -s dash "$root/usr/bin/sh"
 copy_with_libraries "$python" /bin/sh
+# glibc loads libgcc_s when a thread exits by unwinding (pthread_exit: a
+# daemon thread at the interpreter's exit); ldd does not list it, and
+# without it such a trainer aborts, as it would not in a real image.
+libgcc_s=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 / && !n++ {print $NF}')
+mkdir -p "$root$(dirname "$libgcc_s")"
+cp -L "$libgcc_s" "$root$libgcc_s"
 tar -C /usr/lib -c --exclude=__pycache__ --exclude="$version/test" \
   --exclude="$version/idlelib" --exclude="$version/tkinter" \
   --exclude="$version/lib2to3" --exclude="$version/ensurepip" \
