@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+import hptune.leases
+
 from conftest import poll_until
 
 SPEC = {"goal": "MAXIMIZE", "maxTrials": 10, "maxParallelTrials": 1,
@@ -44,6 +46,22 @@ def test_the_thread_renews_a_held_trial_until_it_is_told(leased):
         poll_until(lambda: not keeper.running(), timeout=30,
                    what="the renewing thread to end")
         assert trial.refresh().state == "SUCCEEDED"
+
+
+def test_a_sequential_loop_keeps_one_thread(leased, monkeypatch):
+    # Long enough that no loaded machine ends the thread between a told
+    # trial and the next suggestion.
+    monkeypatch.setattr(hptune.leases, "IDLE_SECONDS", 60.0)
+    leased_server, spec = leased
+    with leased_server.client() as client:
+        study = client.study("svc", spec)
+        keeper = client._connection.leases
+        for value in (0.1, 0.2, 0.3):
+            study.suggest(1, client_id="loop")[0].complete(value)
+        assert keeper.held() == {}
+        assert keeper.running()
+        assert keeper.threads_started == 1
+    assert not keeper.running()  # Closing the client ends it at once.
 
 
 def test_a_trial_not_renewed_ends_failed_naming_its_client(leased):

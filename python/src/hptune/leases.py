@@ -8,7 +8,9 @@ trials (Study.suggest, Study.optimize, hptune.optuna), a background thread
 of its Connection calls RenewTrialLeases every third of the lease for each
 (study, client id) that still holds one; telling a trial's result
 (complete, infeasible) or seeing it ended stops renewing it, and the thread
-ends when nothing is held.
+ends once nothing has been held for IDLE_SECONDS (a sequential loop tells a
+trial and asks for the next at once: starting a thread for each cost about
+2 ms a trial).
 
 Used by Connection (one LeaseKeeper each), Study and Trial. Thread-safe.
 """
@@ -23,6 +25,8 @@ from hptune.v1 import study_service_pb2
 # A lease is renewed this many times within its span: one lost or late
 # heartbeat does not end the trial.
 RENEWALS_PER_LEASE = 3
+# How long the thread waits for the next trial to hold before it ends.
+IDLE_SECONDS = 1.0
 
 Key = Tuple[str, str]  # (study, client id)
 
@@ -39,6 +43,7 @@ class LeaseKeeper:
         self._thread: Optional[threading.Thread] = None
         self._closed = False
         self.renewals = 0  # RenewTrialLeases calls answered so far.
+        self.threads_started = 0
 
     def hold(self, study: str, client_id: str, trial_ids: Iterable[int],
              lease_seconds: int) -> None:
@@ -58,6 +63,7 @@ class LeaseKeeper:
                 self._thread = threading.Thread(
                     target=self._run, name="hptune-leases", daemon=True)
                 self._thread.start()
+                self.threads_started += 1
             self._cond.notify_all()
 
     def release(self, study: str, trial_id: int) -> None:
@@ -75,7 +81,8 @@ class LeaseKeeper:
             return {key: set(ids) for key, ids in self._held.items()}
 
     def running(self) -> bool:
-        """Whether the renewing thread runs (it ends when nothing is held)."""
+        """Whether the renewing thread runs (it ends once nothing has been
+        held for IDLE_SECONDS)."""
         with self._cond:
             return self._thread is not None
 
@@ -95,11 +102,20 @@ class LeaseKeeper:
 
     def _next_due(self) -> Optional[Tuple[Key, Set[int], float]]:
         """Under the lock: waits for the next renewal that is due; None when
-        nothing is held (the thread then ends)."""
+        closed or once nothing has been held for IDLE_SECONDS (the thread
+        then ends)."""
+        idle_until = None
         while True:
+            if not self._closed and not self._held:
+                now = time.monotonic()
+                idle_until = idle_until or now + IDLE_SECONDS
+                if now < idle_until:
+                    self._cond.wait(idle_until - now)
+                    continue
             if self._closed or not self._held:
                 self._thread = None
                 return None
+            idle_until = None
             key = min(self._held, key=lambda k: self._due[k])
             wait = self._due[key] - time.monotonic()
             if wait <= 0:
