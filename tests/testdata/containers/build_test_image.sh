@@ -83,6 +83,13 @@ if $stdlib_trainer; then
   changes+=(--change 'ENV PYTHONPATH=/app')
 fi
 
+# The image this replaces, removed once the new one holds the tag, so that
+# rebuilding does not leave an untagged copy behind each time.
+old_id=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 tar -C "$root" -c . |
   podman import --quiet "${changes[@]}" - "$image" >/dev/null
+new_id=$(podman image inspect --format '{{.Id}}' "$image")
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then
+  podman rmi "$old_id" >/dev/null 2>&1 || true  # In use: kept.
+fi
 echo "built $image"
