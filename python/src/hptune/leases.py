@@ -9,8 +9,7 @@ of its Connection calls RenewTrialLeases every third of the lease for each
 (study, client id) that still holds one; telling a trial's result
 (complete, infeasible) or seeing it ended stops renewing it, and the thread
 ends once nothing has been held for IDLE_SECONDS (a sequential loop tells a
-trial and asks for the next at once: starting a thread for each cost about
-2 ms a trial).
+trial and asks for the next at once, and keeps one thread).
 
 Used by Connection (one LeaseKeeper each), Study and Trial. Thread-safe.
 """
@@ -105,16 +104,14 @@ class LeaseKeeper:
         closed or once nothing has been held for IDLE_SECONDS (the thread
         then ends)."""
         idle_until = None
-        while True:
-            if not self._closed and not self._held:
+        while not self._closed:
+            if not self._held:
                 now = time.monotonic()
                 idle_until = idle_until or now + IDLE_SECONDS
-                if now < idle_until:
-                    self._cond.wait(idle_until - now)
-                    continue
-            if self._closed or not self._held:
-                self._thread = None
-                return None
+                if now >= idle_until:
+                    break
+                self._cond.wait(idle_until - now)
+                continue
             idle_until = None
             key = min(self._held, key=lambda k: self._due[k])
             wait = self._due[key] - time.monotonic()
@@ -123,6 +120,8 @@ class LeaseKeeper:
                 self._due[key] = time.monotonic() + interval
                 return key, set(self._held[key]), interval
             self._cond.wait(wait)
+        self._thread = None
+        return None
 
     def _run(self) -> None:
         while True:
