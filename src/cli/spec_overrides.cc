@@ -245,9 +245,9 @@ const char kSpecOverrideHelp[] =
     "                            the new trials\n"
     "  --early-stopping RULE     stop trials early by RULE "
     "(earlyStoppingRule):\n"
-    "                            median-at-step, median, asha, envelope,\n"
-    "                            decay-curve, convex, or a rule the server\n"
-    "                            registered\n";
+    "                            median-at-step, median, asha, asha-resume,\n"
+    "                            envelope, decay-curve, convex, or a rule\n"
+    "                            the server registered\n";
 
 absl::Status ApplyOverrides(const ParsedArgs& args,
                             const std::filesystem::path& cwd, JobSpec& job) {

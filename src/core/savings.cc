@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hptune/core/trial_resume.h"
 
 namespace hptune {
 namespace {
@@ -25,14 +26,25 @@ std::optional<double> Median(std::vector<int64_t> values) {
   return (static_cast<double>(values[mid - 1]) + values[mid]) / 2;
 }
 
-// Its own measured pace: (end - start) / last step. nullopt without both
-// times or a step past 0.
+// The step a continuation took over from the trial it resumes: its last
+// measurement reported before it was created (copied); 0 for other trials.
+int64_t ResumedAtStep(const Trial& trial) {
+  int64_t step = 0;
+  for (const Measurement& m : trial.measurements) {
+    if (m.time < trial.create_time) step = std::max(step, m.step);
+  }
+  return step;
+}
+
+// Its own measured pace: (end - start) / the steps it ran. nullopt without
+// both times or a step run.
 std::optional<double> SecondsPerStep(const Trial& trial, int64_t last_step) {
-  if (!trial.start_time || !trial.end_time || last_step <= 0) {
+  const int64_t ran_steps = last_step - ResumedAtStep(trial);
+  if (!trial.start_time || !trial.end_time || ran_steps <= 0) {
     return std::nullopt;
   }
   const std::chrono::duration<double> ran = *trial.end_time - *trial.start_time;
-  return std::max(0.0, ran.count()) / static_cast<double>(last_step);
+  return std::max(0.0, ran.count()) / static_cast<double>(ran_steps);
 }
 
 bool RanToEnd(const Trial& t) {
@@ -67,8 +79,19 @@ TrialFootprint FootprintOf(const JobSpec& job) {
 }
 
 StoppingSavings ComputeStoppingSavings(
-    const std::vector<const Trial*>& trials,
+    const std::vector<const Trial*>& all_trials,
     const std::optional<TrialFootprint>& footprint) {
+  // A resumed trial's steps and stop are its continuation's now.
+  std::vector<int64_t> resumed;
+  for (const Trial* t : all_trials) {
+    if (std::optional<int64_t> n = ResumedTrial(*t)) resumed.push_back(*n);
+  }
+  std::vector<const Trial*> trials;
+  for (const Trial* t : all_trials) {
+    if (std::find(resumed.begin(), resumed.end(), t->number) == resumed.end()) {
+      trials.push_back(t);
+    }
+  }
   StoppingSavings s;
   std::vector<int64_t> full_lengths;
   for (const Trial* t : trials) {

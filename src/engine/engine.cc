@@ -11,9 +11,11 @@
 #include "hptune/core/check.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/trial_resume.h"
 #include "src/engine/background_work.h"
 #include "src/engine/curve_cache.h"
 #include "src/engine/leases.h"
+#include "src/engine/resumption.h"
 #include "src/engine/study_locks.h"
 #include "src/engine/trial_history.h"
 
@@ -21,6 +23,11 @@ namespace hptune::engine {
 namespace {
 
 bool IsPending(const Trial& t) { return !IsTerminal(t.state); }
+
+int PendingCount(const std::vector<Trial>& trials) {
+  return static_cast<int>(
+      std::count_if(trials.begin(), trials.end(), IsPending));
+}
 
 // A reported measurement as stored: stamped now when it has no time, then
 // checked.
@@ -315,14 +322,21 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   }
 
   const StudySpec& spec = study.spec;
-  const int total_trials = static_cast<int>(trials.size());
+  const auto budget_trials = static_cast<int>(TrialsAgainstBudget(trials));
+  int parallel_left = spec.max_parallel_trials - PendingCount(trials);
+  // Paused trials the rule promotes go before new ones (freeze-thaw).
+  HPTUNE_ASSIGN_OR_RETURN(
+      const int resumed,
+      ResumePausedTrials(store_, stopping_rules_, study,
+                         std::min(room(), parallel_left), client_id,
+                         lease_seconds, clock_.Now(), trials, response.trials));
+  parallel_left -= resumed;
+  if (resumed > 0 && room() == 0) return response;
   std::vector<Trial> completed, pending;
   for (Trial& t : trials) {
     (IsPending(t) ? pending : completed).push_back(std::move(t));
   }
-  int budget_left = study.TrialBudget() - total_trials;
-  int parallel_left =
-      spec.max_parallel_trials - static_cast<int>(pending.size());
+  int budget_left = study.TrialBudget() - budget_trials;
   int to_make = std::min({room(), budget_left, parallel_left});
   if (to_make < room()) {
     response.note =
@@ -347,7 +361,7 @@ absl::StatusOr<SuggestResponse> TuningEngine::SuggestTrials(
   HPTUNE_ASSIGN_OR_RETURN(
       response.study_completed,
       CompleteStudyIfDone(
-          lock, study, static_cast<int64_t>(tried.size()),
+          lock, study, static_cast<int64_t>(budget_trials + fresh.size()),
           static_cast<int64_t>(pending.size() + fresh.size()),
           [&] { return SpaceExhausted(spec.search_space, tried); }));
   for (Trial& t : fresh) response.trials.push_back(std::move(t));
@@ -453,7 +467,7 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
     }
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                             store_.ListTrialSummaries(study_name));
-    if (static_cast<int>(trials.size()) >= study.TrialBudget()) {
+    if (TrialsAgainstBudget(trials) >= study.TrialBudget()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "study ", Quoted(study_name), ": ", study.DescribeBudget(),
           " reached; a trial to run cannot be added"));
@@ -632,6 +646,7 @@ TuningEngine::CheckEarlyStopping(std::string_view study_name,
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                             store_.ListTrials(study_name));
+    trials = WithoutResumed(std::move(trials));
     std::unique_ptr<algorithms::StoppingPolicy> dominance;
     algorithms::StoppingPolicy* judge = &policy;
     if (several_objectives_by_dominance && study.spec.Objectives().size() > 1) {
@@ -783,10 +798,23 @@ void TuningEngine::CompleteStudyIfDoneAfterTrialEnded(
   // of a busy server's CPU (benchmarks/RESULTS.md).
   auto statuses = store_.ListTrialStatuses(study.name);
   if (!statuses.ok()) return;
-  const auto trials = static_cast<int64_t>(statuses->trials.size());
+  auto trials = static_cast<int64_t>(statuses->trials.size());
   const auto pending = static_cast<int64_t>(std::count_if(
       statuses->trials.begin(), statuses->trials.end(),
       [](const store::TrialStatus& t) { return !IsTerminal(t.state); }));
+  if (pending == 0) {
+    // A study that resumes paused trials is not done while one deserves it,
+    // and its continuations do not count against the budget.
+    auto resuming = ResumingPolicy(stopping_rules_, study.spec);
+    if (!resuming.ok()) return;
+    if (*resuming != nullptr) {
+      auto all = store_.ListTrials(study.name);
+      if (!all.ok()) return;
+      auto waiting = HasTrialToResume(**resuming, study.spec, *all);
+      if (!waiting.ok() || *waiting) return;
+      trials = TrialsAgainstBudget(*all);
+    }
+  }
   const SearchSpace& space = study.spec.search_space;
   auto space_exhausted = [&] {
     if (!MayBeExhausted(space, trials)) return false;

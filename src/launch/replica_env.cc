@@ -183,29 +183,42 @@ std::filesystem::path ForReplicas(const std::filesystem::path& path) {
   return ec ? path : absolute.lexically_normal();
 }
 
-std::filesystem::path TrialOutputBase(const TrialContext& context) {
-  const std::string trial = std::to_string(context.trial);
+// Where trial `trial` (its own hptune directory `trial_dir`) writes its
+// model/, checkpoints/ and logs/.
+std::filesystem::path OutputBaseOf(const TrialContext& context, int64_t trial,
+                                   const std::filesystem::path& trial_dir) {
+  const std::string number = std::to_string(trial);
   const std::string& vertex_base = context.job->base_output_directory;
   if (!vertex_base.empty()) {
-    return ForReplicas(std::filesystem::path(vertex_base) / trial);
+    return ForReplicas(std::filesystem::path(vertex_base) / number);
   }
-  return ForReplicas(context.job_dir.empty() ? context.trial_dir
-                                             : context.job_dir / trial);
+  return ForReplicas(context.job_dir.empty() ? trial_dir
+                                             : context.job_dir / number);
+}
+
+std::filesystem::path TrialOutputBase(const TrialContext& context) {
+  return OutputBaseOf(context, context.trial, context.trial_dir);
+}
+
+// A continuation's checkpoints are those of the trial it resumes.
+std::filesystem::path CheckpointBase(const TrialContext& context) {
+  if (context.checkpoint_trial == 0) return TrialOutputBase(context);
+  return OutputBaseOf(context, context.checkpoint_trial,
+                      context.checkpoint_trial_dir);
 }
 
 }  // namespace
 
 AipDirs TrialOutputDirs(const TrialContext& context) {
   const std::filesystem::path base = TrialOutputBase(context);
-  const bool url = IsUrl(base);
-  const std::string prefix = base.string();
-  auto under = [&prefix](const char* leaf) {
+  auto under = [](const std::filesystem::path& dir, const char* leaf) {
+    const std::string prefix = dir.string();
     return absl::StrCat(prefix, prefix.ends_with('/') ? "" : "/", leaf, "/");
   };
-  return {.model = under("model"),
-          .checkpoint = under("checkpoints"),
-          .tensorboard = under("logs"),
-          .local = !url};
+  return {.model = under(base, "model"),
+          .checkpoint = under(CheckpointBase(context), "checkpoints"),
+          .tensorboard = under(base, "logs"),
+          .local = !IsUrl(base)};
 }
 
 namespace {
@@ -486,6 +499,7 @@ std::vector<std::filesystem::path> ContainerMounts(
     mounts.push_back(dir);
   };
   add(TrialOutputBase(context));
+  add(CheckpointBase(context));
   if (!context.job_dir.empty()) {
     add(ForReplicas(context.job_dir / std::to_string(context.trial)));
   }

@@ -11,6 +11,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
+#include "hptune/core/trial_resume.h"
 #include "hptune/env/env.h"
 #include "hptune/env/users.h"
 #include "hptune/launch/replica_env.h"
@@ -21,6 +22,22 @@ namespace hptune::runner::internal {
 namespace {
 
 constexpr size_t kMaxWarnings = 10;
+
+// The first trial of the line `trial` continues (hptune/core/trial_resume.h),
+// whose checkpoints it resumes: `trial` itself when it continues none.
+absl::StatusOr<int64_t> FirstOfLine(store::Store& store,
+                                    const std::string& study,
+                                    const Trial& trial) {
+  std::optional<int64_t> resumed = ResumedTrial(trial);
+  int64_t first = trial.number;
+  // Each continuation has a lower number than the one before: this ends.
+  while (resumed && *resumed < first) {
+    first = *resumed;
+    HPTUNE_ASSIGN_OR_RETURN(Trial earlier, store.GetTrial(study, first));
+    resumed = ResumedTrial(earlier);
+  }
+  return first;
+}
 
 // Whom the job's replicas run as: its owner, when that is another user.
 std::optional<UserCredentials> RunAs(const JobOwner& owner) {
@@ -109,6 +126,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   env_.CreatePrivateDirectories(trial_dir).IgnoreError();
   // The trial's directory is its replicas' working directory: their user's.
   if (run_as_) GiveToUser(trial_dir, *run_as_).IgnoreError();
+  HPTUNE_ASSIGN_OR_RETURN(const int64_t checkpoint_trial,
+                          FirstOfLine(store_, study_.name, trial));
   const launch::TrialContext context{
       .job = &job_,
       .training_input_json = training_input_json_,
@@ -116,7 +135,11 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       .parameters = trial.parameters,
       .metric_tag = study_.spec.metric_tag,
       .job_dir = job_dir_,
-      .trial_dir = trial_dir};
+      .trial_dir = trial_dir,
+      .checkpoint_trial =
+          checkpoint_trial == trial.number ? 0 : checkpoint_trial,
+      .checkpoint_trial_dir = RunsLayout(options_.runs_dir)
+                                  .TrialDir(job_.job_id, checkpoint_trial)};
   HPTUNE_ASSIGN_OR_RETURN(
       launch::TrialLaunch launch,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));
@@ -142,6 +165,13 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       execution->Start(trial, slots_.TakeUnfinished(trial.number)));
   // Only replicas that kept running report again what is already stored;
   // a trial started afresh reports new measurements, even equal ones.
+  if (ResumedTrial(trial) && !execution->reattached()) {
+    HPTUNE_ASSIGN_OR_RETURN(Trial stored,
+                            store_.GetTrial(study_.name, trial.number));
+    if (!stored.measurements.empty()) {
+      resumed_at_[trial.number] = stored.measurements.back().step;
+    }
+  }
   if (execution->reattached()) {
     HPTUNE_ASSIGN_OR_RETURN(Trial stored,
                             store_.GetTrial(study_.name, trial.number));
@@ -156,6 +186,19 @@ absl::Status JobRun::Report(std::vector<Measurement> measurements,
   if (auto stored = stored_.find(trial); stored != stored_.end()) {
     measurements = stored->second.TakeUnstored(std::move(measurements));
   }
+  if (auto resumed = resumed_at_.find(trial);
+      resumed != resumed_at_.end() && !measurements.empty()) {
+    if (measurements.front().step <= resumed->second &&
+        warnings_.size() < kMaxWarnings) {
+      warnings_.push_back(absl::StrCat(
+          "trial ", trial, " resumes a stopped trial after step ",
+          resumed->second, ", but its trainer reported step ",
+          measurements.front().step,
+          ": it did not load its checkpoint from AIP_CHECKPOINT_DIR "
+          "(docs/trainer.md, \"Resuming from a checkpoint\")"));
+    }
+    resumed_at_.erase(resumed);
+  }
   for (Measurement& m : measurements) {
     HPTUNE_RETURN_IF_ERROR(
         engine_.AddMeasurement(study_.name, trial, std::move(m)));
@@ -165,7 +208,9 @@ absl::Status JobRun::Report(std::vector<Measurement> measurements,
 }
 
 void JobRun::Release(int slot) {
-  stored_.erase(slots_.running().at(slot)->trial());
+  const int64_t trial = slots_.running().at(slot)->trial();
+  stored_.erase(trial);
+  resumed_at_.erase(trial);
   slots_.Release(slot);
   blocked_ = false;
 }

@@ -109,6 +109,9 @@ class JobRun {
   // Of a reattached trial: what the dead runner stored, which its metric
   // files report again from their start.
   std::map<int64_t, launch::StoredReports> stored_;
+  // Running continuations (freeze-thaw) not yet checked: the step their
+  // copied curve ends at, which their trainer's first report must pass.
+  std::map<int64_t, int64_t> resumed_at_;
   bool exhausted_ = false;  // The engine will suggest nothing more.
   // The engine had nothing to hand out now (budget or parallelism); ask
   // again when a trial ends.

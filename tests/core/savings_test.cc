@@ -179,3 +179,43 @@ TEST(StoppingSavingsTest, AStoppedTrialPastTheMedianSavesNothing) {
 
 }  // namespace
 }  // namespace hptune
+
+namespace hptune {
+namespace {
+
+// Freeze-thaw: trial 2, stopped at step 20, was resumed as trial 3, which
+// reported steps 1..20 copied (before it was created) and ran on to 100 in
+// 40 s. Trial 2 counts no more: 100 + 100 steps run, nothing saved; trial
+// 3 stopped at 60 instead would save 40 steps at its own pace (40 steps in
+// 16 s): 16 s.
+TEST(StoppingSavingsTest, AResumedTrialCountsOnceAsItsContinuation) {
+  std::vector<Trial> trials = {Ended(1, 100, 50), Ended(2, 20, 10, true),
+                               Ended(3, 100, 40)};
+  trials[2].origin = "resume[2]";
+  trials[2].create_time = *trials[2].start_time;
+  for (int64_t step = 1; step <= 20; ++step) {
+    trials[2].measurements.push_back(
+        {.step = step, .time = FromUnixMicros(step)});
+  }
+  StoppingSavings s = ComputeStoppingSavings(Pointers(trials), std::nullopt);
+  EXPECT_EQ(s.trials, 2);
+  EXPECT_EQ(s.trials_stopped, 0);
+  EXPECT_EQ(s.steps_run, 200);
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(0)));
+
+  trials[2] = Ended(3, 60, 16, true);
+  trials[2].origin = "resume[2]";
+  trials[2].create_time = *trials[2].start_time;
+  for (int64_t step = 1; step <= 20; ++step) {
+    trials[2].measurements.push_back(
+        {.step = step, .time = FromUnixMicros(step)});
+  }
+  s = ComputeStoppingSavings(Pointers(trials), std::nullopt);
+  EXPECT_EQ(s.trials_stopped, 1);
+  EXPECT_EQ(s.steps_run, 160);
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(40)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(16)));
+}
+
+}  // namespace
+}  // namespace hptune

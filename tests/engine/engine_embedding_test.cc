@@ -377,8 +377,9 @@ TEST_F(EngineEmbeddingTest, AStudyNamingAnUnregisteredRuleIsNotCreated) {
               hptune_testing::StatusIs(
                   absl::StatusCode::kInvalidArgument,
                   "study.earlyStoppingRule: no early-stopping rule is "
-                  "registered as \"nope\"; registered: asha, convex, "
-                  "decay-curve, envelope, median, median-at-step"));
+                  "registered as \"nope\"; registered: asha, "
+                  "asha-resume, convex, decay-curve, envelope, median, "
+                  "median-at-step"));
   EXPECT_THAT(
       engine.GetStudy("s"),
       hptune_testing::StatusIs(absl::StatusCode::kNotFound, ::testing::_));
@@ -397,8 +398,9 @@ TEST_F(EngineEmbeddingTest, AnUnregisteredStoppingRuleIsRefusedByName) {
               hptune_testing::StatusIs(
                   absl::StatusCode::kInvalidArgument,
                   HasSubstr("stopping rule \"nope\" is not registered with "
-                            "this engine; registered: asha, convex, "
-                            "decay-curve, envelope, median, median-at-step")));
+                            "this engine; registered: asha, asha-resume, "
+                            "convex, decay-curve, envelope, median, "
+                            "median-at-step")));
 }
 
 // Registering a built-in's name on a registry without the built-ins replaces

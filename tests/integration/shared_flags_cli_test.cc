@@ -61,8 +61,8 @@ TEST(SharedFlagsCliTest, RunAndServeTakeFractionsOfASecond) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err,
               HasSubstr("--early-stopping: hptune has no early-stopping rule "
-                        "\"never\"; its rules: asha, convex, decay-curve, "
-                        "envelope, median, median-at-step"));
+                        "\"never\"; its rules: asha, asha-resume, convex, "
+                        "decay-curve, envelope, median, median-at-step"));
   auto serve =
       ServeCommand({"--grace-seconds", "2.5", "--tls-cert", "cert.pem"});
   EXPECT_EQ(serve.exit_code, 64);

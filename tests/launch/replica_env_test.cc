@@ -574,5 +574,37 @@ TEST(ReplicaEnvTest, AipDirsLieUnderTheBaseOutputDirectoryWhenGiven) {
                           "/data/jobs/mnist_1/7"));
 }
 
+// Freeze-thaw: trial 7 continues trial 3, so it loads and writes trial 3's
+// checkpoints; its model and logs stay its own.
+TEST(ReplicaEnvTest, AContinuationSharesTheCheckpointsOfTheTrialItResumes) {
+  JobSpec job = MakeJob();
+  TrialContext context = MakeContext(job);
+  context.checkpoint_trial = 3;
+  context.checkpoint_trial_dir = "/var/hptune/mnist_1/3";
+  TrialLaunch launch = BuildOrDie(context);
+  EXPECT_EQ(launch.replicas[0].env.at("AIP_CHECKPOINT_DIR"),
+            "/data/jobs/mnist_1/3/checkpoints/");
+  EXPECT_EQ(launch.replicas[0].env.at("AIP_MODEL_DIR"),
+            "/data/jobs/mnist_1/7/model/");
+  context.job_dir.clear();
+  launch = BuildOrDie(context);
+  EXPECT_EQ(launch.replicas[0].env.at("AIP_CHECKPOINT_DIR"),
+            "/var/hptune/mnist_1/3/checkpoints/");
+  EXPECT_EQ(launch.replicas[0].env.at("AIP_TENSORBOARD_LOG_DIR"),
+            "/var/hptune/mnist_1/7/logs/");
+  // In a container, the checkpoints' trial is mounted too.
+  job.base_output_directory = "/out/study";
+  job.master.container = {.image_uri = "trainer:1"};
+  context = MakeContext(job);
+  context.checkpoint_trial = 3;
+  context.checkpoint_trial_dir = "/var/hptune/mnist_1/3";
+  launch = BuildOrDie(context);
+  EXPECT_EQ(launch.replicas[0].env.at("AIP_CHECKPOINT_DIR"),
+            "/out/study/3/checkpoints/");
+  EXPECT_THAT(launch.replicas[0].container->mounts,
+              ElementsAre("/var/hptune/mnist_1/7", "/out/study/7",
+                          "/out/study/3", "/data/jobs/mnist_1/7"));
+}
+
 }  // namespace
 }  // namespace hptune::launch

@@ -23,7 +23,10 @@ printed with repr(), so file and stdout agree to the last digit.
 
 The steps it ran are the last global_step it reported: a trial stopped early
 by SIGTERM reported up to the step it reached, which is how tests count the
-steps early stopping saved. SIGTERM exits at once with status 143; a finished
+steps early stopping saved. With --checkpoint it saves the step it reached
+to $AIP_CHECKPOINT_DIR/state.json after each report (atomically) and, when
+it finds that file at the start, goes on from the step after it (the
+trainer contract's "Resuming from a checkpoint"). SIGTERM exits at once with status 143; a finished
 run exits 0. --x and --y must lie in [0, 1]; other --name=value arguments
 (extra hyperparameters, --job-dir) are accepted and ignored.
 
@@ -96,6 +99,7 @@ def parse_args(argv):
     parser.add_argument("--noise", type=float, default=0.01,
                         help="amplitude of the deterministic noise")
     parser.add_argument("--stdout_metrics", action="store_true")
+    parser.add_argument("--checkpoint", action="store_true")
     args, ignored = parser.parse_known_args(argv)
     for name in ("x", "y"):
         if not 0.0 <= getattr(args, name) <= 1.0:
@@ -119,7 +123,14 @@ def main(argv):
     path = os.environ.get("CLOUD_ML_HP_METRIC_FILE")
     trial = os.environ.get("CLOUD_ML_TRIAL_ID", "0")
     metric_file = MetricFile(path, trial) if path else None
-    for step in range(1, args.steps + 1):
+    state = None
+    first = 1
+    if args.checkpoint:
+        state = os.path.join(os.environ["AIP_CHECKPOINT_DIR"], "state.json")
+        if os.path.exists(state):
+            with open(state) as f:
+                first = json.load(f)["step"] + 1
+    for step in range(first, args.steps + 1):
         if args.step_seconds:
             time.sleep(args.step_seconds)
         if step % args.report_every and step != args.steps:
@@ -129,6 +140,11 @@ def main(argv):
             metric_file.report(args.metric_name, value, step)
         if args.stdout_metrics:
             print("%s=%r step=%d" % (args.metric_name, value, step), flush=True)
+        if state:
+            temporary = "%s.tmp-%d" % (state, os.getpid())
+            with open(temporary, "w") as f:
+                json.dump({"step": step}, f)
+            os.replace(temporary, state)
     return 0
 
 

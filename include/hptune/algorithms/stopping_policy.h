@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,21 @@ class StoppingPolicy {
   // the study's metric are ignored.
   virtual absl::StatusOr<std::vector<StoppingDecision>> Decide(
       const StudySpec& study, const std::vector<Trial>& trials) = 0;
+
+  // Freeze-thaw (hptune/core/trial_resume.h): whether this rule pauses
+  // trials rather than stops them, so that a stopped trial may be resumed
+  // from its checkpoint. The trainer must then load AIP_CHECKPOINT_DIR's
+  // checkpoint (docs/trainer.md), so only rules users choose for that do.
+  virtual bool ResumesStoppedTrials() const { return false; }
+  // The stopped trial (SUCCEEDED, stopped_early) of `trials` that now
+  // deserves the steps it was denied, or nullopt. `trials` as for Decide,
+  // without those already resumed (their continuations stand for them).
+  virtual absl::StatusOr<std::optional<int64_t>> TrialToResume(
+      const StudySpec& study, const std::vector<Trial>& trials) {
+    (void)study;
+    (void)trials;
+    return std::nullopt;
+  }
 };
 
 // A trial as a curve rule sees it; its number is curve->trial().

@@ -6,7 +6,8 @@
 // own under the names `hptune run --early-stopping` and the docs use:
 // "median" (Vizier's median rule on running averages, which is Vertex's
 // medianAutomatedStoppingSpec), "median-at-step" (the default), "asha",
-// "envelope" (learned from the study's own curves), "decay-curve"
+// "asha-resume" (ASHA whose stopped trials are resumed from their
+// checkpoints), "envelope" (learned from the study's own curves), "decay-curve"
 // (Vertex's decayCurveStoppingSpec) and "convex" (Vertex's
 // convexAutomatedStoppingSpec); docs/designers.md says what each does. An
 // embedder adds its own rule under a name of its choosing and asks the

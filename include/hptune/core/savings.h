@@ -28,7 +28,7 @@ struct TrialFootprint {
 TrialFootprint FootprintOf(const JobSpec& job);
 
 struct StoppingSavings {
-  int64_t trials = 0;          // Every trial looked at.
+  int64_t trials = 0;          // Every trial looked at (resumed ones not).
   int64_t trials_stopped = 0;  // Ended SUCCEEDED with stopped_early.
   int64_t trials_run_to_end =
       0;  // Ended SUCCEEDED, not stopped: the yardstick.
@@ -51,7 +51,9 @@ struct StoppingSavings {
 };
 
 // The savings over `trials` (one study's). `footprint`: the job's, nullopt
-// for a study without a job.
+// for a study without a job. A trial that a continuation of `trials`
+// resumes (hptune/core/trial_resume.h) is left out: its training counts
+// once, as its continuation's.
 StoppingSavings ComputeStoppingSavings(
     const std::vector<const Trial*>& trials,
     const std::optional<TrialFootprint>& footprint);

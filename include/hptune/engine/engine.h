@@ -90,8 +90,8 @@ struct EngineOptions {
   algorithms::DesignerRegistry designers =
       algorithms::DesignerRegistry::WithBuiltins();
   // The early-stopping rules CheckEarlyStopping may name. hptune's own by
-  // default ("median", "median-at-step", "asha", "envelope", "decay-curve",
-  // "convex");
+  // default ("median", "median-at-step", "asha", "asha-resume", "envelope",
+  // "decay-curve", "convex");
   // add yours with stopping_rules.Register(name, factory).
   algorithms::StoppingRuleRegistry stopping_rules =
       algorithms::StoppingRuleRegistry::WithBuiltins();

@@ -54,6 +54,11 @@ struct TrialContext {
   // hptune's own files for this trial: <type>-<index>.log and
   // <type>-<index>.metrics (CLOUD_ML_HP_METRIC_FILE).
   std::filesystem::path trial_dir;
+  // Freeze-thaw (hptune/core/trial_resume.h): the first trial of the line
+  // this one continues, whose checkpoints/ it loads and writes, and that
+  // trial's own directory (as trial_dir); 0 for a trial of its own.
+  int64_t checkpoint_trial = 0;
+  std::filesystem::path checkpoint_trial_dir;
   // The PYTHONPATH a `python3 -m module` trainer would inherit; the
   // package's parent directory goes in front of it. nullopt reads this
   // process's PYTHONPATH (what a local replica inherits); tests pin it.
@@ -65,7 +70,7 @@ struct TrialContext {
 // logs/ under <baseOutputDirectory>/<trial> for a Vertex job that names
 // one, else under <job_dir>/<trial> when the job has a jobDir, else under
 // the trial's own directory; absolute, each ending in '/', as Vertex AI's
-// do.
+// do. A continuation's checkpoints/ is its checkpoint_trial's.
 // `local` is false for a URL (gs://...), which hptune cannot create.
 struct AipDirs {
   std::string model;

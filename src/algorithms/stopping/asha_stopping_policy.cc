@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -59,9 +60,11 @@ std::string Ordinal(int n) {
   return absl::StrCat(n, suffix);
 }
 
-// Optuna's "auto": max(1, floor(L / 100)) from the first completed trial.
+// Optuna's "auto": max(1, floor(L / divisor)) from the first completed
+// trial.
 std::optional<int64_t> AutoMinResource(const std::vector<Trial>& trials,
-                                       const std::string& metric) {
+                                       const std::string& metric,
+                                       int64_t divisor) {
   const Trial* first = nullptr;
   auto end_of = [](const Trial& t) {
     return t.end_time.value_or(Timestamp::max());
@@ -75,7 +78,33 @@ std::optional<int64_t> AutoMinResource(const std::vector<Trial>& trials,
     }
   }
   if (first == nullptr) return std::nullopt;
-  return std::max<int64_t>(1, LearningCurve(*first, metric).max_step() / 100);
+  return std::max<int64_t>(1,
+                           LearningCurve(*first, metric).max_step() / divisor);
+}
+
+// Why a trial at `max_step` goes on: the rungs of `rungs` it `passed`
+// (empty: none judged yet), and the next rung.
+std::string GoesOnReason(int64_t max_step,
+                         const std::vector<std::string>& passed,
+                         const std::vector<int64_t>& rungs, int64_t first_rung,
+                         int eta) {
+  const int64_t next_rung = rungs.empty() ? first_rung
+                            : rungs.back() > kMaxStep / eta
+                                ? kMaxStep
+                                : rungs.back() * eta;
+  if (passed.empty()) {
+    return absl::StrCat("step ", max_step,
+                        " has not been judged at a rung; next rung at step ",
+                        next_rung);
+  }
+  return absl::StrCat("promoted at rungs ", absl::StrJoin(passed, ", "),
+                      "; next rung at step ", next_rung);
+}
+
+// Whether `t`'s values at the rungs count.
+bool Competes(const Trial& t) {
+  return t.state == TrialState::kSucceeded || t.state == TrialState::kActive ||
+         t.state == TrialState::kStopping;
 }
 
 // Whether `a` reached `step` before `b` did: by the time of the reaching
@@ -105,7 +134,18 @@ absl::StatusOr<std::unique_ptr<AshaStoppingPolicy>> AshaStoppingPolicy::Create(
         absl::StrCat("ASHA: min_early_stopping_rate must be at least 0, got ",
                      options.min_early_stopping_rate));
   }
+  if (options.auto_divisor < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ASHA: auto_divisor must be at least 1, got ", options.auto_divisor));
+  }
   return std::unique_ptr<AshaStoppingPolicy>(new AshaStoppingPolicy(options));
+}
+
+AshaOptions AshaResumeOptions() {
+  AshaOptions options;
+  options.auto_divisor = 2 * static_cast<int64_t>(options.reduction_factor);
+  options.resume = true;
+  return options;
 }
 
 absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
@@ -116,18 +156,19 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
   }
   const int eta = options_.reduction_factor;
   std::optional<int64_t> min_resource = options_.min_resource;
-  if (!min_resource) min_resource = AutoMinResource(trials, metric);
+  if (!min_resource) {
+    min_resource = AutoMinResource(trials, metric, options_.auto_divisor);
+  }
 
   // Every trial whose values at the rungs count, and the judged ones.
   std::vector<LearningCurve> competitors;
+  std::vector<const Trial*> trial_of;
   std::vector<size_t> judged;
   for (const Trial& t : trials) {
-    if (t.state != TrialState::kSucceeded && t.state != TrialState::kActive &&
-        t.state != TrialState::kStopping) {
-      continue;
-    }
+    if (!Competes(t)) continue;
     if (t.state == TrialState::kActive) judged.push_back(competitors.size());
     competitors.emplace_back(t, metric);
+    trial_of.push_back(&t);
   }
   std::sort(judged.begin(), judged.end(), [&](size_t a, size_t b) {
     return competitors[a].trial() < competitors[b].trial();
@@ -153,9 +194,12 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
     const std::vector<int64_t> rungs =
         RungsUpTo(first_rung, eta, curve.max_step());
     std::vector<std::string> passed;
+    const Trial& trial = *trial_of[index];
     for (int64_t rung : rungs) {
       std::optional<double> value = curve.ValueAtOrBefore(rung);
       if (!value) continue;
+      // A continuation's copied curve passed this rung before it existed.
+      if (*curve.ReachedAt(rung) < trial.create_time) continue;
       std::vector<double> values = {*value};
       for (size_t other = 0; other < competitors.size(); ++other) {
         const LearningCurve& c = competitors[other];
@@ -181,24 +225,70 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
                                     " within the top ", k, " of ", n, ")"));
     }
     if (!decision.stop) {
-      const int64_t next_rung = rungs.empty() ? first_rung
-                                : rungs.back() > kMaxStep / eta
-                                    ? kMaxStep
-                                    : rungs.back() * eta;
-      if (passed.empty()) {
-        decision.reason = absl::StrCat("step ", curve.max_step(),
-                                       " has not been judged at a rung; next "
-                                       "rung at step ",
-                                       next_rung);
-      } else {
-        decision.reason =
-            absl::StrCat("promoted at rungs ", absl::StrJoin(passed, ", "),
-                         "; next rung at step ", next_rung);
-      }
+      decision.reason =
+          GoesOnReason(curve.max_step(), passed, rungs, first_rung, eta);
     }
     decisions.push_back(std::move(decision));
   }
   return decisions;
+}
+
+absl::StatusOr<std::optional<int64_t>> AshaStoppingPolicy::TrialToResume(
+    const StudySpec& study, const std::vector<Trial>& trials) {
+  const std::string& metric = study.metric_tag;
+  if (!options_.resume || metric.empty()) return std::nullopt;
+  const int eta = options_.reduction_factor;
+  std::optional<int64_t> min_resource = options_.min_resource;
+  if (!min_resource) {
+    min_resource = AutoMinResource(trials, metric, options_.auto_divisor);
+  }
+  if (!min_resource) return std::nullopt;
+  const int64_t first_rung =
+      FirstRung(*min_resource, eta, options_.min_early_stopping_rate);
+  std::vector<LearningCurve> competitors;
+  for (const Trial& t : trials) {
+    if (Competes(t)) competitors.emplace_back(t, metric);
+  }
+  // Whether `value` is in the top floor(n / eta) of the values at `rung`.
+  auto promoted_at = [&](int64_t rung, double value) {
+    std::vector<double> values;
+    for (const LearningCurve& c : competitors) {
+      if (!c.ReachedAt(rung)) continue;
+      if (std::optional<double> v = c.ValueAtOrBefore(rung))
+        values.push_back(*v);
+    }
+    const size_t k = values.size() / eta;
+    if (k == 0) return false;
+    std::nth_element(values.begin(), values.begin() + (k - 1), values.end(),
+                     [&](double a, double b) { return study.IsBetter(a, b); });
+    return !study.IsBetter(values[k - 1], value);
+  };
+  // The candidate's highest rung, its value there, its number.
+  std::optional<std::tuple<int64_t, double, int64_t>> best;
+  for (const Trial& t : trials) {
+    if (t.state != TrialState::kSucceeded || !t.stopped_early) continue;
+    const LearningCurve curve(t, metric);
+    const std::vector<int64_t> rungs =
+        RungsUpTo(first_rung, eta, curve.empty() ? 0 : curve.max_step());
+    if (rungs.empty()) continue;  // Stopped before any rung: not by ASHA.
+    std::optional<double> value;
+    bool promoted = true;
+    for (int64_t rung : rungs) {
+      value = curve.ValueAtOrBefore(rung);
+      promoted = value && promoted_at(rung, *value);
+      if (!promoted) break;
+    }
+    if (!promoted) continue;
+    auto better = [&](const std::tuple<int64_t, double, int64_t>& other) {
+      const auto& [rung, v, number] = other;
+      if (rungs.back() != rung) return rungs.back() > rung;
+      if (*value != v) return study.IsBetter(*value, v);
+      return t.number < number;
+    };
+    if (!best || better(*best)) best.emplace(rungs.back(), *value, t.number);
+  }
+  if (!best) return std::nullopt;
+  return std::get<2>(*best);
 }
 
 }  // namespace hptune::algorithms

@@ -27,9 +27,20 @@
 // would make the outcome depend on when the runner polls.
 //
 // min_resource "auto" (unset, the default), as Optuna: r = max(1,
-// floor(L / 100)), L the last step of the first completed trial (SUCCEEDED,
-// not stopped early, with a value of the metric; first by end time, then
-// by trial number). Until such a trial exists every trial continues.
+// floor(L / auto_divisor)), L the last step of the first completed trial
+// (SUCCEEDED, not stopped early, with a value of the metric; first by end
+// time, then by trial number). Until such a trial exists every trial
+// continues.
+//
+// With `resume` (the rule "asha-resume"), a stop is a pause, as in the
+// paper's Algorithm 2, where a configuration waits at its rung until it is
+// promoted: TrialToResume names a stopped trial that is now in the top
+// floor(n / eta) (at least 1) of all n trials with a value at each rung it
+// reached, whenever they reached it; among several, the one that reached
+// the highest rung, then the best value there, then the lowest number. The
+// engine then resumes it from its checkpoint (hptune/core/trial_resume.h).
+// A continuation is not judged again at the rungs its copied curve reached
+// (those reached before the trial was created): it was promoted there.
 // The space is the metric's raw values and the steps as reported; only
 // intermediate measurements form a curve. Steps at 0 sit below every rung,
 // so curves without steps are never judged.
@@ -60,7 +71,19 @@ struct AshaOptions {
   int reduction_factor = 3;
   // s: the first rung is at r * eta^s. >= 0.
   int min_early_stopping_rate = 0;
+  // The L / auto_divisor of min_resource "auto". >= 1. 100 as Optuna.
+  int64_t auto_divisor = 100;
+  // Stops are pauses: stopped trials are resumed when promoted (above).
+  bool resume = false;
 };
+
+// "asha-resume": ASHA whose stopped trials are resumed from their
+// checkpoints when promoted, with the first rung at L / (2 eta) (a sixth of
+// a full curve), so that a trial is judged twice before its end (at L/6 and
+// L/2) and not before a sixth of its training, where the ranks of real
+// curves are still unreliable (benchmarks/RESULTS.md, "Resuming stopped
+// trials"). "asha" is the stopping form with Optuna's defaults.
+AshaOptions AshaResumeOptions();
 
 class AshaStoppingPolicy : public StoppingPolicy {
  public:
@@ -72,6 +95,10 @@ class AshaStoppingPolicy : public StoppingPolicy {
   // numbers, e.g. "value 0.41 at the rung at step 9 is not in the top 1/3 of
   // the 7 trials there: 2nd best is 0.62".
   absl::StatusOr<std::vector<StoppingDecision>> Decide(
+      const StudySpec& study, const std::vector<Trial>& trials) override;
+
+  bool ResumesStoppedTrials() const override { return options_.resume; }
+  absl::StatusOr<std::optional<int64_t>> TrialToResume(
       const StudySpec& study, const std::vector<Trial>& trials) override;
 
   const AshaOptions& options() const { return options_; }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hptune/core/status.h"
+#include "src/algorithms/stopping/asha_stopping_policy.h"
 #include "src/algorithms/stopping/convex_stopping_policy.h"
 #include "src/algorithms/stopping/decay_curve_stopping_policy.h"
 #include "src/algorithms/stopping/envelope_stopping_policy.h"
@@ -57,6 +58,9 @@ absl::Status StoppingRuleRegistry::RegisterBuiltins() {
   }
   HPTUNE_RETURN_IF_ERROR(Register("decay-curve", [] {
     return AsPolicy(DecayCurveStoppingPolicy::Create(DecayCurveOptions{}));
+  }));
+  HPTUNE_RETURN_IF_ERROR(Register("asha-resume", [] {
+    return AsPolicy(AshaStoppingPolicy::Create(AshaResumeOptions()));
   }));
   HPTUNE_RETURN_IF_ERROR(Register("envelope", [] {
     return AsPolicy(EnvelopeStoppingPolicy::Create(EnvelopeStoppingOptions{}));

@@ -32,8 +32,8 @@ StoppingRuleFactory KeepAllFactory() {
 TEST(StoppingRuleRegistryTest, TheBuiltinsAreKnownByTheirNames) {
   StoppingRuleRegistry registry = StoppingRuleRegistry::WithBuiltins();
   EXPECT_THAT(registry.Names(),
-              ElementsAre("asha", "convex", "decay-curve", "envelope", "median",
-                          "median-at-step"));
+              ElementsAre("asha", "asha-resume", "convex", "decay-curve",
+                          "envelope", "median", "median-at-step"));
   for (const std::string& name : registry.Names()) {
     EXPECT_OK(registry.Create(name)) << name;
   }

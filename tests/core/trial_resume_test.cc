@@ -1,0 +1,46 @@
+// Freeze-thaw continuations as trials say them: origin "resume[N]".
+#include "hptune/core/trial_resume.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace hptune {
+namespace {
+
+Trial WithOrigin(int64_t number, std::string origin) {
+  Trial t;
+  t.number = number;
+  t.origin = std::move(origin);
+  return t;
+}
+
+TEST(TrialResumeTest, AContinuationNamesTheTrialItResumes) {
+  EXPECT_EQ(ResumeOrigin(12), "resume[12]");
+  EXPECT_EQ(ResumedTrial(WithOrigin(13, ResumeOrigin(12))), 12);
+}
+
+TEST(TrialResumeTest, OtherOriginsResumeNothing) {
+  for (const char* origin : {"", "user", "grid[3]", "gp", "resume[]",
+                             "resume[x]", "resume[0]", "resume[-2]", "resume[3",
+                             "resume[3]x", "resume[99999999999999999999]"}) {
+    EXPECT_EQ(ResumedTrial(WithOrigin(5, origin)), std::nullopt) << origin;
+  }
+}
+
+TEST(TrialResumeTest, ResumedTrialsAreLeftOutAndNotCounted) {
+  const std::vector<Trial> trials = {
+      WithOrigin(1, "random"), WithOrigin(2, "random"),
+      WithOrigin(3, ResumeOrigin(2)), WithOrigin(4, ResumeOrigin(3)),
+      WithOrigin(5, "user")};
+  EXPECT_THAT(ResumedTrials(trials), ::testing::ElementsAre(2, 3));
+  std::vector<int64_t> left;
+  for (const Trial& t : WithoutResumed(trials)) left.push_back(t.number);
+  EXPECT_THAT(left, ::testing::ElementsAre(1, 4, 5));
+  EXPECT_EQ(TrialsAgainstBudget(trials), 3);
+}
+
+}  // namespace
+}  // namespace hptune
