@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/trial_resume.h"
 #include "hptune/engine/engine.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
@@ -21,6 +22,7 @@ struct Slot {
   int64_t trial = 0;
   int config = 0;
   int step = 0;
+  bool continuation = false;
 };
 
 // When a worker's current step ends; the earliest first, ties by worker.
@@ -85,6 +87,8 @@ absl::Status Simulation::CreateStudy() {
                         : static_cast<int>(std::ceil(budget_steps_)) + 1;
   spec.max_parallel_trials = options_.workers;
   spec.enable_early_stopping = options_.rule.has_value();
+  // The study's own rule too: the engine resumes trials by it.
+  if (options_.rule) spec.early_stopping_rule = *options_.rule;
   spec.algorithm = options_.algorithm;
   spec.seed = options_.seed;
   return engine_.CreateStudy(kStudy, spec).status();
@@ -97,7 +101,19 @@ absl::StatusOr<bool> Simulation::StartTrial(int w, double now) {
   const Trial& trial = response->trials.front();
   auto config = NearestConfiguration(table_, trial.parameters);
   if (!config.ok()) return config.status();
-  slots_[w] = Slot{trial.number, *config, 0};
+  int step = 0;
+  const std::optional<int64_t> resumed = ResumedTrial(trial);
+  if (resumed) {
+    ++result_.resumed;
+    --result_.stopped;  // Its trial's training goes on.
+    // Freeze-thaw: it goes on from the step the resumed trial stopped at.
+    auto stopped = engine_.GetTrial(kStudy, *resumed);
+    if (!stopped.ok()) return stopped.status();
+    if (!stopped->measurements.empty()) {
+      step = static_cast<int>(stopped->measurements.back().step);
+    }
+  }
+  slots_[w] = Slot{trial.number, *config, step, resumed.has_value()};
   Schedule(w, now);
   return true;
 }
@@ -109,7 +125,7 @@ absl::Status Simulation::EndTrial(const Slot& slot, bool stopped) {
   }
   auto t = engine_.CompleteTrial(kStudy, slot.trial, std::nullopt);
   if (!t.ok()) return t.status();
-  ++result_.trials;
+  result_.trials += !slot.continuation;
   result_.stopped += stopped;
   if (auto v = t->FinalObjective(table_.metric_name))
     best_ = std::min(best_, *v);

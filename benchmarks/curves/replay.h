@@ -41,8 +41,12 @@ struct ReplayOptions {
 };
 
 struct ReplayResult {
-  int trials = 0;          // Trials that ended (completed or stopped).
-  int stopped = 0;         // Of them, stopped early.
+  // Trials that ended (completed or stopped), continuations not counted.
+  int trials = 0;
+  int stopped = 0;  // Of them, stopped early and not resumed.
+  // Continuations of paused trials started (freeze-thaw, "asha-resume"):
+  // each trains on from the step its trial stopped at.
+  int resumed = 0;
   int64_t steps = 0;       // Steps trained, all trials together.
   double sim_seconds = 0;  // Simulated time from the start to the end.
   // The best result of the ended trials minus table.BestValue() (a trial's

@@ -1,7 +1,7 @@
 // The replay on the benchmark's own curves (data/sgd.*): early stopping,
 // through the real engine, trains far fewer steps than no stopping for the
-// same trials, at the same best result within a few validation samples, and
-// the envelope rule fewer than the default.
+// same trials, at the same best result within a few validation samples; the
+// envelope rule fewer than the default; asha-resume resumes paused trials.
 #include "benchmarks/curves/replay.h"
 
 #include <algorithm>
@@ -16,6 +16,7 @@ namespace {
 struct Totals {
   int64_t steps = 0;
   double median_regret = 0;
+  int resumed = 0;
 };
 
 Totals RunSeeds(const CurveTable& table, std::optional<std::string> rule) {
@@ -33,6 +34,7 @@ Totals RunSeeds(const CurveTable& table, std::optional<std::string> rule) {
     if (!r.ok()) return totals;
     EXPECT_EQ(r->trials, 40);
     totals.steps += r->steps;
+    totals.resumed += r->resumed;
     regrets.push_back(r->final_regret);
   }
   std::sort(regrets.begin(), regrets.end());
@@ -47,7 +49,8 @@ TEST(CurveReplayTest, StoppingRulesSaveStepsOnRealCurvesAtTheSameResult) {
   EXPECT_EQ(none.steps, 3 * 40 * table->steps);
   // One misclassified validation example of the 269.
   const double one_example = 1.0 / 269;
-  for (std::string rule : {"median-at-step", "asha", "envelope"}) {
+  for (std::string rule :
+       {"median-at-step", "asha", "envelope", "asha-resume"}) {
     const Totals stopped = RunSeeds(*table, rule);
     const double saved = 1.0 - static_cast<double>(stopped.steps) / none.steps;
     EXPECT_GT(saved, 0.15) << rule << " trained " << stopped.steps
@@ -68,6 +71,15 @@ TEST(CurveReplayTest, TheEnvelopeRuleSavesMoreThanTheDefault) {
   const Totals envelope = RunSeeds(*table, "envelope");
   EXPECT_LT(envelope.steps, median.steps);
   EXPECT_LE(envelope.median_regret, none.median_regret + 2.0 / 269);
+}
+
+// Freeze-thaw: ASHA whose stops are pauses resumes some paused trials from
+// where they stopped; the stopping form resumes none.
+TEST(CurveReplayTest, AshaResumeGoesOnWithPausedTrialsThatRankLater) {
+  auto table = LoadCurveTable(HPTUNE_CURVES_DATA, "sgd");
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_GT(RunSeeds(*table, "asha-resume").resumed, 0);
+  EXPECT_EQ(RunSeeds(*table, "asha").resumed, 0);
 }
 
 }  // namespace

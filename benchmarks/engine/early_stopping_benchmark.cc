@@ -6,7 +6,9 @@
 // 0.1 + 0.5((x-0.3)^2 + (y-0.7)^2) with a time constant that depends on x and
 // y, plus noise. Random search with a fixed seed proposes the same points
 // whatever the rule, so the rules are compared on the same trials. A trial's
-// steps are the last step it reported (a stopped trial stops reporting).
+// steps are the last step it reported (a stopped trial stops reporting); the
+// trainer keeps a checkpoint, so asha-resume's continuations go on from
+// their trial's step, and their steps count once (ComputeStoppingSavings).
 //
 //   early_stopping_benchmark [--trials N] [--parallel P] [--seeds S]
 //                            [--steps K] [--noise A]
@@ -23,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/savings.h"
 #include "hptune/engine/engine.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/runner/job_runner.h"
@@ -71,8 +74,10 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
   job.study->seed = seed;
   job.command = {"python3",
                  HPTUNE_SOURCE_DIR "/tests/testdata/curve_trainer.py",
-                 absl::StrCat("--steps=", flags.steps), "--step_seconds=0.005",
-                 "--noise=" + flags.noise};
+                 absl::StrCat("--steps=", flags.steps),
+                 "--step_seconds=0.005",
+                 "--noise=" + flags.noise,
+                 "--checkpoint"};
 
   auto store = store::SqliteStore::Open((dir / "bench.db").string());
   if (!store.ok()) return store.status();
@@ -97,10 +102,15 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
           .count();
   auto trials = (*store)->ListTrials(job_id);
   if (!trials.ok()) return trials.status();
+  // As the product counts them: a resumed trial's steps once, as its
+  // continuation's.
+  std::vector<const Trial*> pointers;
+  for (const Trial& t : *trials) pointers.push_back(&t);
+  const StoppingSavings counted = ComputeStoppingSavings(pointers, {});
+  outcome.steps = counted.steps_run;
+  outcome.stopped = static_cast<int>(counted.trials_stopped);
   outcome.best = 1e9;
   for (const Trial& t : *trials) {
-    if (!t.measurements.empty()) outcome.steps += t.measurements.back().step;
-    outcome.stopped += t.stopped_early;
     if (auto v = t.FinalObjective("loss")) {
       outcome.best = std::min(outcome.best, *v);
     }
@@ -158,6 +168,7 @@ int main(int argc, char** argv) {
                                    {"median", "median"},
                                    {"median_at_step", "median-at-step"},
                                    {"asha", "asha"},
+                                   {"asha_resume", "asha-resume"},
                                    {"envelope", "envelope"}};
   std::map<std::string, std::vector<Outcome>> results;
   for (int seed = 1; seed <= flags.seeds; ++seed) {
