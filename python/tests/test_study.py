@@ -254,3 +254,37 @@ def test_several_objectives_stop_a_dominated_trial(client):
     assert bad.should_stop() is True
     assert bad.refresh().state == "STOPPING" and bad.stopped_early
     assert good.should_stop() is False
+
+
+def test_a_paused_trial_comes_back_as_its_continuation(client):
+    """Under asha-resume, trial 2, paused behind trial 1 at the first rung,
+    comes back as trial 7 once four more are paused behind it."""
+    study = client.create_study("freeze_thaw", {
+        "goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
+        "maxTrials": 6, "maxParallelTrials": 1, "algorithm": "GRID_SEARCH",
+        "earlyStoppingRule": "asha-resume",
+        "params": [{"parameterName": "x", "type": "DISCRETE",
+                    "discreteValues": [1, 2, 3, 4, 5, 6]}]})
+
+    def train(trial, first, loss):
+        for step in range(first, 13):
+            trial.add_measurement(loss, step=step)
+            if trial.should_stop():
+                return trial.complete()
+        return trial.complete()
+
+    losses = {1: 0.5, 2: 0.6}
+    for number in range(1, 7):
+        (trial,) = study.suggest(client_id="me")
+        assert trial.resumes is None
+        done = train(trial, 1, losses.get(trial.parameters["x"], 0.9))
+        assert done.stopped_early == (number > 1)
+    (continuation,) = study.suggest(client_id="me")
+    assert (continuation.id, continuation.origin) == (7, "resume[2]")
+    assert continuation.resumes == 2
+    assert continuation.parameters == {"x": 2}
+    assert [m.step for m in continuation.refresh().measurements] == [1, 2]
+    assert train(continuation, 3, 0.3).stopped_early is False
+    assert study.best_trial.id == 7
+    assert not study.suggest(client_id="me")
+    assert study.refresh().state == "COMPLETED"

@@ -8,6 +8,7 @@
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/engine/engine.h"
 #include "src/store/memory_store.h"
+#include "tests/engine/stopping_study.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
@@ -16,21 +17,7 @@ namespace {
 using algorithms::StoppingDecision;
 using algorithms::StoppingRule;
 
-StudySpec Spec() {
-  StudySpec spec;
-  spec.search_space = SearchSpace({{.name = "lr",
-                                    .type = ParameterType::kDouble,
-                                    .min_value = 0,
-                                    .max_value = 1}});
-  spec.goal = Goal::kMaximize;
-  spec.metric_tag = "accuracy";
-  spec.max_trials = 50;
-  spec.max_parallel_trials = 50;
-  spec.algorithm = Algorithm::kRandomSearch;
-  spec.enable_early_stopping = true;
-  spec.seed = 1;
-  return spec;
-}
+StudySpec Spec() { return testing::StoppingStudy(50, 50); }
 
 class EngineEarlyStoppingTest : public ::testing::Test {
  protected:

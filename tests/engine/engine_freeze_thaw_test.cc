@@ -10,25 +10,15 @@
 #include "hptune/core/trial_resume.h"
 #include "hptune/engine/engine.h"
 #include "src/store/memory_store.h"
+#include "tests/engine/stopping_study.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::engine {
 namespace {
 
 StudySpec Spec(const std::string& rule) {
-  StudySpec spec;
-  spec.search_space = SearchSpace({{.name = "lr",
-                                    .type = ParameterType::kDouble,
-                                    .min_value = 0,
-                                    .max_value = 1}});
-  spec.goal = Goal::kMaximize;
-  spec.metric_tag = "accuracy";
-  spec.max_trials = 6;
-  spec.max_parallel_trials = 1;
-  spec.algorithm = Algorithm::kRandomSearch;
-  spec.enable_early_stopping = true;
+  StudySpec spec = testing::StoppingStudy(6, 1);
   spec.early_stopping_rule = rule;
-  spec.seed = 1;
   return spec;
 }
 

@@ -13,6 +13,7 @@ study may be used from several threads.
 import dataclasses
 import datetime
 import math
+import re
 import warnings
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Union
 
@@ -162,6 +163,14 @@ class Trial:
         self.create_time = to_datetime(proto.create_time)
         self.start_time = to_datetime(proto.start_time)
         self.end_time = to_datetime(proto.end_time)
+
+    @property
+    def resumes(self) -> Optional[int]:
+        """The stopped trial this one continues from its checkpoint (its
+        ``origin`` is ``resume[N]``, docs/designers.md "Resuming stopped
+        trials"), or None."""
+        match = re.fullmatch(r"resume\[([1-9][0-9]*)\]", self.origin)
+        return int(match.group(1)) if match else None
 
     @property
     def value(self) -> Optional[float]:
