@@ -171,6 +171,12 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
     if (!stored.measurements.empty()) {
       resumed_at_[trial.number] = stored.measurements.back().step;
     }
+    // The stopped trial's training runs again: it is neither done nor
+    // stopped (when this run counted it).
+    if (stopped_early_ > 0) {
+      --stopped_early_;
+      --succeeded_;
+    }
   }
   if (execution->reattached()) {
     HPTUNE_ASSIGN_OR_RETURN(Trial stored,

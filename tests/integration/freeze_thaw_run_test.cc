@@ -70,8 +70,12 @@ TEST(FreezeThawRunTest, APausedTrialResumesFromItsCheckpoint) {
   const std::string runs = dir + "/runs";
   const auto run = RunProcess({testing::HptuneBinary(), "run", WriteConfig(dir),
                                "--job-id", "ft", "--db", db, "--runs-dir", runs,
-                               "--grace-seconds", "1", "--quiet"});
+                               "--grace-seconds", "1"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // Trial 2's line counts once: done, not stopped, once trial 7 ended.
+  EXPECT_THAT(run.out + run.err,
+              HasSubstr("trials 6/6 done (4 stopped early), 0 running"));
+  EXPECT_THAT(run.out, HasSubstr("early stopping: 4 of 6 trials stopped"));
 
   auto store = store::SqliteStore::Open(db);
   ASSERT_TRUE(store.ok()) << store.status();
