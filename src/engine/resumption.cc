@@ -80,7 +80,9 @@ absl::StatusOr<int> ResumePausedTrials(
     trials.push_back(t);
     out.push_back(std::move(t));
   }
-  if (!resumed.empty()) trials = WithoutResumed(std::move(trials));
+  // Those resumed before this call too: the designer reads each training
+  // once, as it stands now.
+  trials = WithoutResumed(std::move(trials));
   return static_cast<int>(resumed.size());
 }
 

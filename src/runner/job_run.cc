@@ -23,20 +23,31 @@ namespace {
 
 constexpr size_t kMaxWarnings = 10;
 
-// The first trial of the line `trial` continues (hptune/core/trial_resume.h),
-// whose checkpoints it resumes: `trial` itself when it continues none.
-absl::StatusOr<int64_t> FirstOfLine(store::Store& store,
-                                    const std::string& study,
-                                    const Trial& trial) {
+// Where a continuation (hptune/core/trial_resume.h) takes over: the first
+// trial of its line, whose checkpoints it resumes, and the last step the
+// trial it resumes reported (0: none).
+struct TakeOver {
+  int64_t first_trial = 0;
+  int64_t after_step = 0;
+};
+
+// nullopt for a trial that continues none.
+absl::StatusOr<std::optional<TakeOver>> TakeOverOf(store::Store& store,
+                                                   const std::string& study,
+                                                   const Trial& trial) {
   std::optional<int64_t> resumed = ResumedTrial(trial);
-  int64_t first = trial.number;
+  if (!resumed) return std::nullopt;
+  TakeOver take_over{.first_trial = trial.number};
   // Each continuation has a lower number than the one before: this ends.
-  while (resumed && *resumed < first) {
-    first = *resumed;
-    HPTUNE_ASSIGN_OR_RETURN(Trial earlier, store.GetTrial(study, first));
+  while (resumed && *resumed < take_over.first_trial) {
+    take_over.first_trial = *resumed;
+    HPTUNE_ASSIGN_OR_RETURN(Trial earlier, store.GetTrial(study, *resumed));
+    if (take_over.after_step == 0 && !earlier.measurements.empty()) {
+      take_over.after_step = earlier.measurements.back().step;
+    }
     resumed = ResumedTrial(earlier);
   }
-  return first;
+  return take_over;
 }
 
 // Whom the job's replicas run as: its owner, when that is another user.
@@ -126,8 +137,9 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   env_.CreatePrivateDirectories(trial_dir).IgnoreError();
   // The trial's directory is its replicas' working directory: their user's.
   if (run_as_) GiveToUser(trial_dir, *run_as_).IgnoreError();
-  HPTUNE_ASSIGN_OR_RETURN(const int64_t checkpoint_trial,
-                          FirstOfLine(store_, study_.name, trial));
+  HPTUNE_ASSIGN_OR_RETURN(const std::optional<TakeOver> take_over,
+                          TakeOverOf(store_, study_.name, trial));
+  const int64_t checkpoint_trial = take_over ? take_over->first_trial : 0;
   const launch::TrialContext context{
       .job = &job_,
       .training_input_json = training_input_json_,
@@ -136,8 +148,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       .metric_tag = study_.spec.metric_tag,
       .job_dir = job_dir_,
       .trial_dir = trial_dir,
-      .checkpoint_trial =
-          checkpoint_trial == trial.number ? 0 : checkpoint_trial,
+      .checkpoint_trial = checkpoint_trial,
       .checkpoint_trial_dir = RunsLayout(options_.runs_dir)
                                   .TrialDir(job_.job_id, checkpoint_trial)};
   HPTUNE_ASSIGN_OR_RETURN(
@@ -163,14 +174,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       study_.spec.metric_tag, limits_, env_);
   HPTUNE_RETURN_IF_ERROR(
       execution->Start(trial, slots_.TakeUnfinished(trial.number)));
-  // Only replicas that kept running report again what is already stored;
-  // a trial started afresh reports new measurements, even equal ones.
-  if (ResumedTrial(trial) && !execution->reattached()) {
-    HPTUNE_ASSIGN_OR_RETURN(Trial stored,
-                            store_.GetTrial(study_.name, trial.number));
-    if (!stored.measurements.empty()) {
-      resumed_at_[trial.number] = stored.measurements.back().step;
-    }
+  if (take_over && !execution->reattached()) {
+    resumed_at_[trial.number] = take_over->after_step;
     // The stopped trial's training runs again: it is neither done nor
     // stopped (when this run counted it).
     if (stopped_early_ > 0) {
@@ -178,6 +183,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       --succeeded_;
     }
   }
+  // Only replicas that kept running report again what is already stored;
+  // a trial started afresh reports new measurements, even equal ones.
   if (execution->reattached()) {
     HPTUNE_ASSIGN_OR_RETURN(Trial stored,
                             store_.GetTrial(study_.name, trial.number));

@@ -3,10 +3,13 @@
 // promotes it, before new trials, past maxTrials, and completes only when
 // none is left to resume.
 #include <chrono>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/algorithms/designer.h"
 #include "hptune/core/trial_resume.h"
 #include "hptune/engine/engine.h"
 #include "src/store/memory_store.h"
@@ -16,9 +19,41 @@
 namespace hptune::engine {
 namespace {
 
+// The trial numbers the designer was last given as completed.
+struct Seen {
+  std::vector<int64_t> completed;
+};
+
+// Suggests lr = 0.1, 0.2, ... in turn, and notes what it was given.
+class RecordingDesigner : public algorithms::Designer {
+ public:
+  explicit RecordingDesigner(Seen& seen) : seen_(seen) {}
+  absl::Status Update(const std::vector<Trial>& completed,
+                      const std::vector<Trial>&) override {
+    seen_.completed.clear();
+    for (const Trial& t : completed) seen_.completed.push_back(t.number);
+    next_ = static_cast<int>(completed.size());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<algorithms::Suggestion>> Suggest(
+      int count) override {
+    std::vector<algorithms::Suggestion> out;
+    for (int i = 0; i < count; ++i) {
+      out.push_back({{{"lr", ParameterValue::Double(0.1 * ++next_)}}, "rec"});
+    }
+    return out;
+  }
+
+ private:
+  Seen& seen_;
+  int next_ = 0;
+};
+
 StudySpec Spec(const std::string& rule) {
   StudySpec spec = testing::StoppingStudy(6, 1);
   spec.early_stopping_rule = rule;
+  spec.algorithm = Algorithm::kUnspecified;
+  spec.custom_algorithm = "RECORD";
   return spec;
 }
 
@@ -59,9 +94,21 @@ class EngineFreezeThawTest : public ::testing::Test {
     for (int k = 3; k <= 6; ++k) EXPECT_TRUE(Train(Next().number, 1, 12, 0.1));
   }
 
+  EngineOptions Recording() {
+    EngineOptions options;
+    EXPECT_OK(options.designers.Register(
+        "RECORD",
+        [this](const StudySpec&, uint64_t)
+            -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
+          return std::make_unique<RecordingDesigner>(seen_);
+        }));
+    return options;
+  }
+
+  Seen seen_;
   FakeClock clock_;
   store::MemoryStore store_{clock_};
-  TuningEngine engine_{store_, clock_};
+  TuningEngine engine_{store_, Recording(), clock_};
 };
 
 TEST_F(EngineFreezeThawTest, APromotedPausedTrialIsContinuedPastMaxTrials) {
@@ -117,10 +164,12 @@ TEST_F(EngineFreezeThawTest, AContinuationDoesNotCountAgainstMaxTrials) {
   PauseTrialTwoBehindTrialOne();
   EXPECT_EQ(Next().origin, "resume[2]");
   EXPECT_FALSE(Train(7, 3, 12, 0.6));
-  // A seventh new trial still fits: the continuation was not one.
+  // A seventh new trial still fits: the continuation was not one. Its
+  // designer read trial 2's training once, as trial 7.
   const Trial seventh = Next();
   EXPECT_EQ(seventh.number, 8);
   EXPECT_EQ(ResumedTrial(seventh), std::nullopt);
+  EXPECT_THAT(seen_.completed, ::testing::ElementsAre(1, 3, 4, 5, 6, 7));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -249,19 +250,31 @@ absl::StatusOr<std::optional<int64_t>> AshaStoppingPolicy::TrialToResume(
   for (const Trial& t : trials) {
     if (Competes(t)) competitors.emplace_back(t, metric);
   }
-  // Whether `value` is in the top floor(n / eta) of the values at `rung`.
-  auto promoted_at = [&](int64_t rung, double value) {
+  // The floor(n / eta)-th best of the n values at each rung (nullopt when
+  // n < eta), worked out once per rung.
+  std::map<int64_t, std::optional<double>> bars;
+  auto bar_at = [&](int64_t rung) -> std::optional<double> {
+    if (auto known = bars.find(rung); known != bars.end()) return known->second;
     std::vector<double> values;
     for (const LearningCurve& c : competitors) {
       if (!c.ReachedAt(rung)) continue;
-      if (std::optional<double> v = c.ValueAtOrBefore(rung))
+      if (std::optional<double> v = c.ValueAtOrBefore(rung)) {
         values.push_back(*v);
+      }
     }
     const size_t k = values.size() / eta;
-    if (k == 0) return false;
-    std::nth_element(values.begin(), values.begin() + (k - 1), values.end(),
-                     [&](double a, double b) { return study.IsBetter(a, b); });
-    return !study.IsBetter(values[k - 1], value);
+    std::optional<double> bar;
+    if (k > 0) {
+      std::nth_element(
+          values.begin(), values.begin() + (k - 1), values.end(),
+          [&](double a, double b) { return study.IsBetter(a, b); });
+      bar = values[k - 1];
+    }
+    return bars[rung] = bar;
+  };
+  auto promoted_at = [&](int64_t rung, double value) {
+    const std::optional<double> bar = bar_at(rung);
+    return bar && !study.IsBetter(*bar, value);
   };
   // The candidate's highest rung, its value there, its number.
   std::optional<std::tuple<int64_t, double, int64_t>> best;
