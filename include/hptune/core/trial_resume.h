@@ -2,8 +2,9 @@
 // rule stopped, from that trial's checkpoint (docs/designers.md, "Resuming
 // stopped trials"). The continuation is a trial of its own, with the same
 // parameters, the stopped trial's measurements copied, and origin
-// "resume[N]", N the stopped trial; it shares N's AIP_CHECKPOINT_DIR and
-// does not count against maxTrials. The stopped trial stays as it ended; the
+// "resume[N]", N the stopped trial; it shares the AIP_CHECKPOINT_DIR of
+// the first trial of its line (N's, unless N continued another) and does
+// not count against maxTrials. The stopped trial stays as it ended; the
 // continuation stands for its training from then on.
 //
 // Used by the engine (which makes continuations), the runner (which gives
