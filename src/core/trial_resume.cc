@@ -52,6 +52,23 @@ std::vector<Trial> WithoutResumed(std::vector<Trial> trials) {
   return trials;
 }
 
+std::vector<Trial> WithoutSuperseded(std::vector<Trial> trials) {
+  std::vector<int64_t> superseded;
+  for (const Trial& t : trials) {
+    std::optional<int64_t> n = ResumedTrial(t);
+    if (n && t.state != TrialState::kFailed &&
+        t.state != TrialState::kCancelled) {
+      superseded.push_back(*n);
+    }
+  }
+  if (superseded.empty()) return trials;
+  std::sort(superseded.begin(), superseded.end());
+  std::erase_if(trials, [&](const Trial& t) {
+    return std::binary_search(superseded.begin(), superseded.end(), t.number);
+  });
+  return trials;
+}
+
 int64_t TrialsAgainstBudget(const std::vector<Trial>& trials) {
   return std::count_if(trials.begin(), trials.end(), [](const Trial& t) {
     return !ResumedTrial(t).has_value();

@@ -82,7 +82,7 @@ absl::StatusOr<int> ResumePausedTrials(
   }
   // Those resumed before this call too: the designer reads each training
   // once, as it stands now.
-  trials = WithoutResumed(std::move(trials));
+  trials = WithoutSuperseded(std::move(trials));
   return static_cast<int>(resumed.size());
 }
 

@@ -46,7 +46,8 @@ absl::StatusOr<std::vector<Trial>> ResumeStoppedTrials(
 // SuggestTrials' step: when the study's rule pauses (ResumingPolicy), up to
 // `count` continuations (ResumeStoppedTrials) for `client_id`, appended to
 // `out` and, as summaries, to `trials` (the study's summaries), which then
-// leaves out every trial a continuation resumes. Returns how many.
+// leaves out every trial a continuation stands for (WithoutSuperseded).
+// Returns how many.
 absl::StatusOr<int> ResumePausedTrials(
     store::Store& store, const algorithms::StoppingRuleRegistry& rules,
     const StudyRecord& study, int count, std::string_view client_id,

@@ -42,5 +42,23 @@ TEST(TrialResumeTest, ResumedTrialsAreLeftOutAndNotCounted) {
   EXPECT_EQ(TrialsAgainstBudget(trials), 3);
 }
 
+TEST(TrialResumeTest, AFailedContinuationLeavesItsTrialToTheDesigner) {
+  std::vector<Trial> trials = {WithOrigin(1, "random"),
+                               WithOrigin(2, ResumeOrigin(1))};
+  for (TrialState ended : {TrialState::kFailed, TrialState::kCancelled}) {
+    trials[1].state = ended;
+    EXPECT_EQ(WithoutSuperseded(trials).size(), 2u);
+    // Never resumed twice all the same.
+    EXPECT_EQ(WithoutResumed(trials).size(), 1u);
+  }
+  for (TrialState standing :
+       {TrialState::kActive, TrialState::kStopping, TrialState::kSucceeded,
+        TrialState::kInfeasible}) {
+    trials[1].state = standing;
+    ASSERT_EQ(WithoutSuperseded(trials).size(), 1u);
+    EXPECT_EQ(WithoutSuperseded(trials).front().number, 2);
+  }
+}
+
 }  // namespace
 }  // namespace hptune

@@ -172,5 +172,19 @@ TEST_F(EngineFreezeThawTest, AContinuationDoesNotCountAgainstMaxTrials) {
   EXPECT_THAT(seen_.completed, ::testing::ElementsAre(1, 3, 4, 5, 6, 7));
 }
 
+TEST_F(EngineFreezeThawTest, AFailedContinuationLeavesThePausedResult) {
+  StudySpec spec = Spec("asha-resume");
+  spec.max_trials = 7;
+  ASSERT_OK(engine_.CreateStudy("s", spec));
+  PauseTrialTwoBehindTrialOne();
+  EXPECT_EQ(Next().origin, "resume[2]");
+  ASSERT_OK(engine_.MarkTrialFailed("s", 7, "the checkpoint was corrupt"));
+  // Trial 2 is not resumed again; the designer reads its paused result.
+  const Trial next = Next();
+  EXPECT_EQ(next.number, 8);
+  EXPECT_EQ(ResumedTrial(next), std::nullopt);
+  EXPECT_THAT(seen_.completed, ::testing::ElementsAre(1, 2, 3, 4, 5, 6, 7));
+}
+
 }  // namespace
 }  // namespace hptune::engine

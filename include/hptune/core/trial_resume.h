@@ -36,6 +36,11 @@ std::vector<int64_t> ResumedTrials(const std::vector<Trial>& trials);
 // as it stands now.
 std::vector<Trial> WithoutResumed(std::vector<Trial> trials);
 
+// The same for a designer: a resumed trial stays when each of its
+// continuations ended FAILED or CANCELLED, which left no result of their
+// own in its place.
+std::vector<Trial> WithoutSuperseded(std::vector<Trial> trials);
+
 // How many of `trials` count against maxTrials: all but continuations.
 int64_t TrialsAgainstBudget(const std::vector<Trial>& trials);
 
