@@ -106,6 +106,16 @@ class EngineFreezeThawTest : public ::testing::Test {
   }
 
   Seen seen_;
+  // The same under asha-resume with maxTrials 7, up to trial 7, trial 2's
+  // continuation, handed out.
+  void ResumeTrialTwoWithRoomForOneMore() {
+    StudySpec spec = Spec("asha-resume");
+    spec.max_trials = 7;
+    ASSERT_OK(engine_.CreateStudy("s", spec));
+    PauseTrialTwoBehindTrialOne();
+    EXPECT_EQ(Next().origin, "resume[2]");
+  }
+
   FakeClock clock_;
   store::MemoryStore store_{clock_};
   TuningEngine engine_{store_, Recording(), clock_};
@@ -158,11 +168,7 @@ TEST_F(EngineFreezeThawTest, TheStoppingRuleEndsTheStudyWithTrialTwoStopped) {
 }
 
 TEST_F(EngineFreezeThawTest, AContinuationDoesNotCountAgainstMaxTrials) {
-  StudySpec spec = Spec("asha-resume");
-  spec.max_trials = 7;
-  ASSERT_OK(engine_.CreateStudy("s", spec));
-  PauseTrialTwoBehindTrialOne();
-  EXPECT_EQ(Next().origin, "resume[2]");
+  ResumeTrialTwoWithRoomForOneMore();
   EXPECT_FALSE(Train(7, 3, 12, 0.6));
   // A seventh new trial still fits: the continuation was not one. Its
   // designer read trial 2's training once, as trial 7.
@@ -173,11 +179,7 @@ TEST_F(EngineFreezeThawTest, AContinuationDoesNotCountAgainstMaxTrials) {
 }
 
 TEST_F(EngineFreezeThawTest, AFailedContinuationLeavesThePausedResult) {
-  StudySpec spec = Spec("asha-resume");
-  spec.max_trials = 7;
-  ASSERT_OK(engine_.CreateStudy("s", spec));
-  PauseTrialTwoBehindTrialOne();
-  EXPECT_EQ(Next().origin, "resume[2]");
+  ResumeTrialTwoWithRoomForOneMore();
   ASSERT_OK(engine_.MarkTrialFailed("s", 7, "the checkpoint was corrupt"));
   // Trial 2 is not resumed again; the designer reads its paused result.
   const Trial next = Next();
