@@ -26,16 +26,6 @@ std::optional<double> Median(std::vector<int64_t> values) {
   return (static_cast<double>(values[mid - 1]) + values[mid]) / 2;
 }
 
-// The step a continuation took over from the trial it resumes: its last
-// measurement reported before it was created (copied); 0 for other trials.
-int64_t ResumedAtStep(const Trial& trial) {
-  int64_t step = 0;
-  for (const Measurement& m : trial.measurements) {
-    if (m.time < trial.create_time) step = std::max(step, m.step);
-  }
-  return step;
-}
-
 // Its own measured pace: (end - start) / the steps it ran. nullopt without
 // both times or a step run.
 std::optional<double> SecondsPerStep(const Trial& trial, int64_t last_step) {

@@ -34,6 +34,15 @@ std::optional<int64_t> ResumedTrial(const Trial& trial) {
   return number;
 }
 
+int64_t ResumedAtStep(const Trial& trial) {
+  if (!ResumedTrial(trial)) return 0;
+  int64_t step = 0;
+  for (const Measurement& m : trial.measurements) {
+    if (m.time < trial.create_time) step = std::max(step, m.step);
+  }
+  return step;
+}
+
 std::vector<int64_t> ResumedTrials(const std::vector<Trial>& trials) {
   std::vector<int64_t> resumed;
   for (const Trial& t : trials) {

@@ -60,5 +60,21 @@ TEST(TrialResumeTest, AFailedContinuationLeavesItsTrialToTheDesigner) {
   }
 }
 
+// The copied measurements are those reported before the continuation was
+// created; an imported trial with old reports took over nothing.
+TEST(TrialResumeTest, AContinuationTookOverAtItsLastCopiedStep) {
+  Trial continuation = WithOrigin(7, ResumeOrigin(2));
+  continuation.create_time = FromUnixMicros(50);
+  for (int64_t step : {1, 2}) {
+    continuation.measurements.push_back(
+        {.step = step, .time = FromUnixMicros(10 * step)});
+  }
+  continuation.measurements.push_back({.step = 3, .time = FromUnixMicros(60)});
+  EXPECT_EQ(ResumedAtStep(continuation), 2);
+  Trial imported = continuation;
+  imported.origin = "user";
+  EXPECT_EQ(ResumedAtStep(imported), 0);
+}
+
 }  // namespace
 }  // namespace hptune

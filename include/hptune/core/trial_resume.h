@@ -28,6 +28,11 @@ std::string ResumeOrigin(int64_t resumed);
 // The trial `trial` continues, from its origin; nullopt for any other trial.
 std::optional<int64_t> ResumedTrial(const Trial& trial);
 
+// The step a continuation took over at: its last measurement reported
+// before it was created (those were copied from the trial it resumes); 0
+// for any other trial.
+int64_t ResumedAtStep(const Trial& trial);
+
 // The numbers of the trials of `trials` that a later trial of `trials`
 // continues: superseded by their continuation.
 std::vector<int64_t> ResumedTrials(const std::vector<Trial>& trials);

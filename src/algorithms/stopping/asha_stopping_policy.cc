@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hptune/algorithms/learning_curve.h"
+#include "hptune/core/trial_resume.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -195,12 +196,11 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
     const std::vector<int64_t> rungs =
         RungsUpTo(first_rung, eta, curve.max_step());
     std::vector<std::string> passed;
-    const Trial& trial = *trial_of[index];
+    // A continuation's copied curve passed these rungs before it existed.
+    const int64_t resumed_at = ResumedAtStep(*trial_of[index]);
     for (int64_t rung : rungs) {
       std::optional<double> value = curve.ValueAtOrBefore(rung);
-      if (!value) continue;
-      // A continuation's copied curve passed this rung before it existed.
-      if (*curve.ReachedAt(rung) < trial.create_time) continue;
+      if (!value || rung <= resumed_at) continue;
       std::vector<double> values = {*value};
       for (size_t other = 0; other < competitors.size(); ++other) {
         const LearningCurve& c = competitors[other];

@@ -111,6 +111,7 @@ TEST(AshaResumeTest, AContinuationIsNotJudgedAgainWhereItsCopyReached) {
   // before it was created at t=50; trial 1 reached rung 1 first, better.
   auto at = [](int64_t seconds) { return FromUnixMicros(seconds * 1'000'000); };
   Trial continuation = CurveTrial(3, TrialState::kActive, {{1, 0.5, 10}});
+  continuation.origin = "resume[2]";
   continuation.create_time = at(50);
   std::vector<Trial> trials = {
       CurveTrial(1, TrialState::kSucceeded, {{1, 0.9, 5}, {3, 0.9, 6}}),
