@@ -1,6 +1,7 @@
 #include "src/algorithms/gp/acquisition_optimizer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -225,35 +226,13 @@ void ClimbDiscrete(const AcquisitionFunction& acquisition,
   }
 }
 
-// The points of finite score, each vector once: its first occurrence. By
-// sorting indices rather than building a set of copies: this runs on every
-// candidate of every suggestion.
-std::vector<ScoredPoint> FiniteWithoutRepeats(std::vector<ScoredPoint> points) {
-  std::vector<size_t> by_x;
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (std::isfinite(points[i].score)) by_x.push_back(i);
-  }
-  // Stable: equal vectors stay in their order, so the first one leads.
-  std::stable_sort(by_x.begin(), by_x.end(), [&](size_t a, size_t b) {
-    return points[a].x < points[b].x;
-  });
-  std::vector<bool> keep(points.size(), false);
-  for (size_t k = 0; k < by_x.size(); ++k) {
-    keep[by_x[k]] = k == 0 || points[by_x[k]].x != points[by_x[k - 1]].x;
-  }
-  std::vector<ScoredPoint> unique;
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (keep[i]) unique.push_back(std::move(points[i]));
-  }
-  return unique;
-}
-
 }  // namespace
 
-std::vector<ScoredPoint> MaximizeAcquisition(
-    const AcquisitionFunction& acquisition, const FeatureEncoding& encoding,
-    std::span<const std::vector<double>> anchors, uint64_t seed,
-    const AcquisitionOptimizerOptions& options) {
+RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
+                                 const FeatureEncoding& encoding,
+                                 std::span<const std::vector<double>> anchors,
+                                 uint64_t seed,
+                                 const AcquisitionOptimizerOptions& options) {
   const int d = encoding.dimension();
   const auto& features = encoding.features();
   std::vector<int> continuous, discrete;
@@ -376,13 +355,58 @@ std::vector<ScoredPoint> MaximizeAcquisition(
     }
     points.push_back(std::move(p));
   }
-  for (size_t i : order)
-    points.push_back({std::move(candidates[i]), scores[i]});
   std::stable_sort(points.begin(), points.end(),
                    [](const ScoredPoint& a, const ScoredPoint& b) {
                      return a.score > b.score;
                    });
-  return FiniteWithoutRepeats(std::move(points));
+  std::vector<ScoredPoint> scored;
+  scored.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    scored.push_back({std::move(candidates[i]), scores[i]});
+  }
+  return RankedPoints(std::move(points), std::move(scored), std::move(order));
+}
+
+RankedPoints::RankedPoints(std::vector<ScoredPoint> refined,
+                           std::vector<ScoredPoint> candidates,
+                           std::vector<size_t> order)
+    : refined_(std::move(refined)),
+      candidates_(std::move(candidates)),
+      order_(std::move(order)) {}
+
+size_t RankedPoints::HashX::operator()(const std::vector<double>* x) const {
+  // FNV-1a over the bits; +0 and -0 compare equal, so they hash alike.
+  uint64_t h = 1469598103934665603ull;
+  for (double v : *x) {
+    h = (h ^ std::bit_cast<uint64_t>(v == 0 ? 0.0 : v)) * 1099511628211ull;
+  }
+  return static_cast<size_t>(h);
+}
+
+// A stable merge: on equal scores the refined point, listed first, leads.
+const ScoredPoint* RankedPoints::TakeBest() {
+  const bool refined_left = next_refined_ < refined_.size();
+  const bool candidates_left = next_candidate_ < order_.size();
+  if (!refined_left && !candidates_left) return nullptr;
+  if (refined_left &&
+      (!candidates_left || !(candidates_[order_[next_candidate_]].score >
+                             refined_[next_refined_].score))) {
+    return &refined_[next_refined_++];
+  }
+  return &candidates_[order_[next_candidate_++]];
+}
+
+const ScoredPoint* RankedPoints::Next() {
+  while (const ScoredPoint* p = TakeBest()) {
+    if (std::isfinite(p->score) && seen_.insert(&p->x).second) return p;
+  }
+  return nullptr;
+}
+
+std::vector<ScoredPoint> RankedPoints::Rest() {
+  std::vector<ScoredPoint> rest;
+  while (const ScoredPoint* p = Next()) rest.push_back(*p);
+  return rest;
 }
 
 }  // namespace hptune::algorithms::gp

@@ -32,15 +32,19 @@
 // DISCRETE parent is held like a categorical one, so the active set stays
 // fixed during the descent; step 3 may move it, and a point whose active
 // set step 3 changed is refined once more (kept when that scores higher).
-// The result lists the refined points and then the candidates, best score
-// first, without repeated vectors: the designer takes the first that
-// decodes to an unused assignment. Deterministic for a seed. Stateless;
-// thread-safe.
+// The result ranks the refined points and then the candidates, best score
+// first, without repeated vectors or non-finite scores, and is read lazily:
+// the designer takes the first that decodes to an unused assignment, so the
+// ~2,000 candidates are neither fully sorted nor compared for repeats on
+// each suggestion. Deterministic for a seed. MaximizeAcquisition is
+// stateless and thread-safe; a RankedPoints is for one thread.
 #ifndef HPTUNE_ALGORITHMS_GP_ACQUISITION_OPTIMIZER_H_
 #define HPTUNE_ALGORITHMS_GP_ACQUISITION_OPTIMIZER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <unordered_set>
 #include <vector>
 
 #include "src/algorithms/encoding/gp_features.h"
@@ -66,11 +70,49 @@ struct ScoredPoint {
   double score = 0;
 };
 
+// Points best score first, each vector once (its first occurrence), finite
+// scores only: the stable order of `refined` followed by the candidates in
+// `order`, both already sorted by descending score, merged on demand.
+class RankedPoints {
+ public:
+  RankedPoints(std::vector<ScoredPoint> refined,
+               std::vector<ScoredPoint> candidates, std::vector<size_t> order);
+  RankedPoints(RankedPoints&&) = default;
+  RankedPoints& operator=(RankedPoints&&) = default;
+
+  // The next point, or null when none is left; valid while this lives.
+  const ScoredPoint* Next();
+  // Every point not yet read, in order (tests and small spaces).
+  std::vector<ScoredPoint> Rest();
+
+ private:
+  struct HashX {
+    size_t operator()(const std::vector<double>* x) const;
+  };
+  struct EqualX {
+    bool operator()(const std::vector<double>* a,
+                    const std::vector<double>* b) const {
+      return *a == *b;
+    }
+  };
+  const ScoredPoint* TakeBest();
+
+  std::vector<ScoredPoint> refined_;
+  std::vector<ScoredPoint> candidates_;
+  std::vector<size_t> order_;  // Indices into candidates_, best first.
+  size_t next_refined_ = 0;
+  size_t next_candidate_ = 0;
+  // The vectors handed out; they point into refined_ and candidates_,
+  // whose buffers stay put when a RankedPoints moves.
+  std::unordered_set<const std::vector<double>*, HashX, EqualX> seen_;
+};
+
 // `anchors` are snapped feature vectors (may be empty).
-std::vector<ScoredPoint> MaximizeAcquisition(
-    const AcquisitionFunction& acquisition, const FeatureEncoding& encoding,
-    std::span<const std::vector<double>> anchors, uint64_t seed,
-    const AcquisitionOptimizerOptions& options);
+RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
+                                 const FeatureEncoding& encoding,
+                                 std::span<const std::vector<double>> anchors,
+                                 uint64_t seed,
+                                 const AcquisitionOptimizerOptions& options);
 
 }  // namespace hptune::algorithms::gp
 

@@ -99,11 +99,11 @@ std::optional<ParameterAssignment> FirstUnused(const Search& search,
                                                const FeatureEncoding& encoding,
                                                uint64_t seed, bool positive,
                                                AssignmentSet& used) {
-  for (const ScoredPoint& p :
-       MaximizeAcquisition(*search.acquisition, encoding, search.anchors, seed,
-                           search.options)) {
-    if (positive && !(p.score > 0)) break;  // Best first: none further.
-    ParameterAssignment a = encoding.Decode(p.x);
+  RankedPoints ranked = MaximizeAcquisition(
+      *search.acquisition, encoding, search.anchors, seed, search.options);
+  while (const ScoredPoint* p = ranked.Next()) {
+    if (positive && !(p->score > 0)) break;  // Best first: none further.
+    ParameterAssignment a = encoding.Decode(p->x);
     if (used.Insert(a)) return a;
   }
   return std::nullopt;

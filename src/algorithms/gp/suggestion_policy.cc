@@ -122,10 +122,11 @@ std::optional<Suggestion> SuggestFromModel(
     }
     auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
       std::optional<Suggestion> found;
-      for (const ScoredPoint& p : MaximizeAcquisition(
-               acquisition, encoding, anchors, acquisition_seed, o)) {
-        if (turn != nullptr && !turn->InBranch(p.x)) continue;
-        ParameterAssignment a = encoding.Decode(p.x);
+      RankedPoints ranked = MaximizeAcquisition(acquisition, encoding, anchors,
+                                                acquisition_seed, o);
+      while (const ScoredPoint* p = ranked.Next()) {
+        if (turn != nullptr && !turn->InBranch(p->x)) continue;
+        ParameterAssignment a = encoding.Decode(p->x);
         if (used.Insert(a)) {
           found = Suggestion{std::move(a), origin};
           break;

@@ -77,10 +77,16 @@ double ScrambledHalton::RadicalInverse(const Axis& axis, uint64_t index) {
   const double inverse_base = 1.0 / axis.base;
   double scale = inverse_base;
   double u = 0;
-  // All K digits, not only the non-zero ones: sigma(0) need not be 0.
+  // All K digits, not only the non-zero ones: sigma(0) need not be 0. Once
+  // the index is used up its digits are 0, which needs no division (most of
+  // the K digits of a small index).
   for (const auto& permutation : axis.permutations) {
-    u += permutation[index % base] * scale;
-    index /= base;
+    uint64_t digit = 0;
+    if (index != 0) {
+      digit = index % base;
+      index /= base;
+    }
+    u += permutation[digit] * scale;
     scale *= inverse_base;
   }
   // The digit sum is < 1 exactly but may round up to 1.0.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -106,8 +107,10 @@ TEST(AcquisitionOptimizerTest, FindsTheMaximumOfMixedFeatures) {
   // image is (8 - 0.5) / 10 = 0.75.
   const Bowl bowl({0.93, 0.04, 0.75, 0}, 3);
   const std::vector<std::vector<double>> anchors = {{0.2, 0.8, 0.15, 0}};
-  std::vector<ScoredPoint> points = MaximizeAcquisition(
-      bowl, encoding, anchors, 11, AcquisitionOptimizerOptions());
+  std::vector<ScoredPoint> points =
+      MaximizeAcquisition(bowl, encoding, anchors, 11,
+                          AcquisitionOptimizerOptions())
+          .Rest();
   ASSERT_FALSE(points.empty());
   const ParameterAssignment best = encoding.Decode(points[0].x);
   EXPECT_NEAR(best.at("x").AsDouble(), 0.93, 1e-4);
@@ -120,7 +123,8 @@ TEST(AcquisitionOptimizerTest, ReturnsSnappedDistinctPointsBestFirst) {
   const FeatureEncoding encoding = Encoding();
   const Bowl bowl({0.5, 0.5, 0.5, 0}, 3);
   std::vector<ScoredPoint> points =
-      MaximizeAcquisition(bowl, encoding, {}, 5, AcquisitionOptimizerOptions());
+      MaximizeAcquisition(bowl, encoding, {}, 5, AcquisitionOptimizerOptions())
+          .Rest();
   ASSERT_GT(points.size(), 100u);
   std::set<std::vector<double>> seen;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -138,9 +142,9 @@ TEST(AcquisitionOptimizerTest, IsDeterministicForASeed) {
   const FeatureEncoding encoding = Encoding();
   const Bowl bowl({0.3, 0.6, 0.2, 0}, 3);
   const std::vector<std::vector<double>> anchors = {{0.1, 0.1, 0.05, 1}};
-  auto a = MaximizeAcquisition(bowl, encoding, anchors, 9, {});
-  auto b = MaximizeAcquisition(bowl, encoding, anchors, 9, {});
-  auto c = MaximizeAcquisition(bowl, encoding, anchors, 10, {});
+  auto a = MaximizeAcquisition(bowl, encoding, anchors, 9, {}).Rest();
+  auto b = MaximizeAcquisition(bowl, encoding, anchors, 9, {}).Rest();
+  auto c = MaximizeAcquisition(bowl, encoding, anchors, 10, {}).Rest();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].x, b[i].x);
   EXPECT_NE(a.back().x, c.back().x);
@@ -151,7 +155,7 @@ TEST(AcquisitionOptimizerTest, WorksWithOnlyCategoricalFeatures) {
       SearchSpace({CategoricalParam("c", {"a", "b", "c"}),
                    CategoricalParam("d", {"x", "y"})}));
   const Bowl bowl({0, 0}, 0);
-  auto points = MaximizeAcquisition(bowl, encoding, {}, 1, {});
+  auto points = MaximizeAcquisition(bowl, encoding, {}, 1, {}).Rest();
   // Six combinations, each once.
   EXPECT_EQ(points.size(), 6u);
   EXPECT_EQ(encoding.Decode(points[0].x).at("c").AsString(), "c");
@@ -162,13 +166,14 @@ TEST(AcquisitionOptimizerTest, WithoutRandomCandidatesStaysNearTheAnchors) {
       SearchSpace({DoubleParam("x", 0, 1), DoubleParam("y", 0, 1)}));
   const TwoPeaks peaks({0.25, 0.3}, {0.85, 0.8});
   const std::vector<std::vector<double>> anchors = {{0.2, 0.35}};
-  ExpectBestAt(MaximizeAcquisition(peaks, encoding, anchors, 3, {}), 0.85, 0.8,
-               1e-3);
+  ExpectBestAt(MaximizeAcquisition(peaks, encoding, anchors, 3, {}).Rest(),
+               0.85, 0.8, 1e-3);
 
   AcquisitionOptimizerOptions local_only;
   local_only.random_candidates = 0;
-  ExpectBestAt(MaximizeAcquisition(peaks, encoding, anchors, 3, local_only),
-               0.25, 0.3, 1e-3);
+  ExpectBestAt(
+      MaximizeAcquisition(peaks, encoding, anchors, 3, local_only).Rest(), 0.25,
+      0.3, 1e-3);
 }
 
 TEST(AcquisitionOptimizerTest, LocalRadiusKeepsTheSearchNearTheAnchors) {
@@ -179,12 +184,13 @@ TEST(AcquisitionOptimizerTest, LocalRadiusKeepsTheSearchNearTheAnchors) {
   const std::vector<std::vector<double>> anchors = {{0.3, 0.3}, {0.5, 0.2}};
   AcquisitionOptimizerOptions options;
   options.random_candidates = 0;
-  ExpectBestAt(MaximizeAcquisition(corner, encoding, anchors, 4, options), 1, 1,
-               1e-6);
+  ExpectBestAt(
+      MaximizeAcquisition(corner, encoding, anchors, 4, options).Rest(), 1, 1,
+      1e-6);
 
   options.local_radius = 0.2;
   const std::vector<ScoredPoint> bounded =
-      MaximizeAcquisition(corner, encoding, anchors, 4, options);
+      MaximizeAcquisition(corner, encoding, anchors, 4, options).Rest();
   ASSERT_FALSE(bounded.empty());
   for (const ScoredPoint& p : bounded) {
     const bool in_a_box = std::any_of(
@@ -213,9 +219,36 @@ TEST(AcquisitionOptimizerTest, LocalRadiusStillReachesTheNextGridValue) {
   options.local_radius = 0.1;
   const std::vector<std::vector<double>> anchors = {anchor};
   const std::vector<ScoredPoint> points =
-      MaximizeAcquisition(right, encoding, anchors, 6, options);
+      MaximizeAcquisition(right, encoding, anchors, 6, options).Rest();
   ASSERT_FALSE(points.empty());
   EXPECT_EQ(encoding.Decode(points[0].x).at("d").AsDouble(), 2);
+}
+
+TEST(RankedPointsTest, MergesBestFirstWithRefinedPointsFirstOnTies) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // Candidates in their own order; `order` ranks them by score.
+  std::vector<ScoredPoint> candidates = {
+      {{0.1}, 0.5}, {{0.2}, 0.9}, {{0.3}, -inf}, {{0.4}, 0.7}, {{0.5}, 0.7}};
+  RankedPoints ranked({{{0.6}, 0.9}, {{0.7}, 0.6}}, std::move(candidates),
+                      {1, 3, 4, 0, 2});
+  std::vector<double> xs;
+  for (const ScoredPoint& p : ranked.Rest()) xs.push_back(p.x[0]);
+  EXPECT_EQ(xs, (std::vector<double>{0.6, 0.2, 0.4, 0.5, 0.7, 0.1}));
+}
+
+TEST(RankedPointsTest, KeepsEachVectorsFirstOccurrenceOnly) {
+  // -0 equals +0, as the vectors' operator== has it.
+  std::vector<ScoredPoint> candidates = {
+      {{0.0, 1}, 0.8}, {{0.5, 1}, 0.6}, {{-0.0, 1}, 0.4}, {{0.5, 1}, 0.3}};
+  RankedPoints ranked({{{0.5, 1}, 0.7}}, std::move(candidates), {0, 1, 2, 3});
+  const ScoredPoint* first = ranked.Next();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->score, 0.8);
+  const ScoredPoint* second = ranked.Next();
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->score, 0.7);  // The refined (0.5, 1), not the candidate.
+  EXPECT_EQ(ranked.Next(), nullptr);
+  EXPECT_TRUE(ranked.Rest().empty());
 }
 
 }  // namespace

@@ -377,7 +377,7 @@ TEST(ConditionalGpTest, AcquisitionOptimizerReturnsOnlyValidActiveSets) {
       options.restarts = 4;
       options.local_radius = radius;
       const std::vector<ScoredPoint> points =
-          MaximizeAcquisition(ei, encoding, anchors, seed, options);
+          MaximizeAcquisition(ei, encoding, anchors, seed, options).Rest();
       ASSERT_FALSE(points.empty());
       std::set<std::vector<bool>> active_sets;
       for (const ScoredPoint& p : points) {
