@@ -77,9 +77,9 @@ void FillActivated(const FeatureEncoding& encoding,
   }
 }
 
-double MaxDistance(const std::vector<double>& a, const std::vector<double>& b) {
+double MaxDistance(const double* a, const double* b, int d) {
   double distance = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
+  for (int i = 0; i < d; ++i) {
     distance = std::max(distance, std::fabs(a[i] - b[i]));
   }
   return distance;
@@ -123,18 +123,119 @@ RowMatrix ToMatrix(const std::vector<std::vector<double>>& points, int d) {
   return m;
 }
 
+// NaN would break the orderings below; such a point is never chosen.
 std::vector<double> Scores(const AcquisitionFunction& acquisition,
-                           const std::vector<std::vector<double>>& points,
-                           int d) {
-  if (points.empty()) return {};
+                           const RowMatrix& points) {
+  if (points.rows() == 0) return {};
   Eigen::VectorXd values;
-  acquisition.EvaluateBatch(ToMatrix(points, d), values);
+  acquisition.EvaluateBatch(points, values);
   std::vector<double> scores(values.data(), values.data() + values.size());
-  // NaN would break the orderings below; such a point is never chosen.
   for (double& s : scores) {
     if (std::isnan(s)) s = -std::numeric_limits<double>::infinity();
   }
   return scores;
+}
+
+std::vector<double> Scores(const AcquisitionFunction& acquisition,
+                           const std::vector<std::vector<double>>& points,
+                           int d) {
+  return Scores(acquisition, ToMatrix(points, d));
+}
+
+// Step 1's points, one snapped candidate a row: the global ones first.
+struct Candidates {
+  RowMatrix x;
+  std::vector<const Box*> box;  // Where its search must stay; null for none.
+};
+
+void AddGlobalCandidates(const FeatureEncoding& encoding, uint64_t seed,
+                         int count, Candidates& out) {
+  const auto& features = encoding.features();
+  const int d = encoding.dimension();
+  const ScrambledHalton halton(d, seed ^ kHaltonSalt);
+  std::vector<double> u(d);
+  for (int i = 0; i < count; ++i) {
+    halton.Point(static_cast<uint64_t>(i), u.data());
+    for (int j = 0; j < d; ++j) u[j] = Coordinate(features[j], u[j]);
+    encoding.Snap(u);
+    const auto row = static_cast<Eigen::Index>(out.box.size());
+    std::copy(u.begin(), u.end(), out.x.row(row).data());
+    out.box.push_back(nullptr);
+  }
+}
+
+// The anchors and where a search from each may go.
+struct Anchors {
+  std::span<const std::vector<double>> x;
+  std::vector<std::vector<bool>> active;
+  std::vector<Box> boxes;  // Empty without options.local_radius.
+};
+
+void AddLocalCandidates(const FeatureEncoding& encoding,
+                        const std::vector<int>& continuous,
+                        const Anchors& anchors, int count, SplitMix64& rng,
+                        Candidates& out) {
+  const int d = encoding.dimension();
+  std::vector<double> x;
+  for (int i = 0; i < count; ++i) {
+    // Half of them around the best anchor, the rest round-robin.
+    const size_t anchor = i % 2 == 0 ? 0 : (i / 2) % anchors.x.size();
+    x = anchors.x[anchor];
+    const std::vector<bool>& active = anchors.active[anchor];
+    const double scale = kScales[rng.NextBelow(std::size(kScales))];
+    if (rng.NextUnit() < 0.5) {
+      for (int j : continuous) {
+        if (active[j]) x[j] += scale * NextStandardNormal(rng);
+      }
+    } else {
+      // Only active features: an inactive one's move would change nothing.
+      std::vector<int> movable;
+      for (int j = 0; j < d; ++j) {
+        if (active[j]) movable.push_back(j);
+      }
+      const auto moves = movable.empty() ? 0 : 1 + rng.NextBelow(2);
+      for (uint64_t m = 0; m < moves; ++m) {
+        Perturb(encoding, movable[rng.NextBelow(movable.size())], scale, rng,
+                x);
+      }
+    }
+    if (encoding.conditional()) {
+      FillActivated(encoding, anchors.x, anchors.active, active, rng, x);
+    }
+    const Box* box = anchors.boxes.empty() ? nullptr : &anchors.boxes[anchor];
+    if (box != nullptr) {
+      for (int j : continuous)
+        x[j] = std::clamp(x[j], box->lower[j], box->upper[j]);
+    }
+    encoding.Snap(x);
+    const auto row = static_cast<Eigen::Index>(out.box.size());
+    std::copy(x.begin(), x.end(), out.x.row(row).data());
+    out.box.push_back(box);
+  }
+}
+
+// Step 2's start points (rows of `candidates`): the best distinct ones of
+// finite score in `order`, `global` ones (rows below `global_count`) or
+// local ones, at most `limit` more.
+void AddStarts(const RowMatrix& candidates, const std::vector<double>& scores,
+               const std::vector<size_t>& order, size_t global_count,
+               bool global, int limit, std::vector<size_t>& starts) {
+  const auto d = static_cast<int>(candidates.cols());
+  int added = 0;
+  for (size_t i : order) {
+    if (added >= limit) break;
+    if ((i < global_count) != global || !std::isfinite(scores[i])) continue;
+    const double* x = candidates.row(static_cast<Eigen::Index>(i)).data();
+    const bool distinct =
+        std::none_of(starts.begin(), starts.end(), [&](size_t s) {
+          return MaxDistance(
+                     candidates.row(static_cast<Eigen::Index>(s)).data(), x,
+                     d) < kDistinctStarts;
+        });
+    if (!distinct) continue;
+    starts.push_back(i);
+    ++added;
+  }
 }
 
 // Step 2: L-BFGS over the continuous features from `start`, then snapped.
@@ -241,67 +342,26 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
     if (features[j].discrete) discrete.push_back(j);
   }
   SplitMix64 rng(seed);
-  std::vector<std::vector<bool>> anchor_active;
+  Anchors anchor_set{anchors, {}, {}};
   for (const auto& anchor : anchors) {
-    anchor_active.push_back(encoding.ActiveFeatures(anchor));
+    anchor_set.active.push_back(encoding.ActiveFeatures(anchor));
   }
-
-  // 1. Candidates.
-  std::vector<std::vector<double>> candidates;
-  // The box each candidate's search must stay in; null for none.
-  std::vector<const Box*> box_of;
-  const ScrambledHalton halton(d, seed ^ kHaltonSalt);
-  for (int i = 0; i < options.random_candidates; ++i) {
-    std::vector<double> u = halton.Point(static_cast<uint64_t>(i));
-    for (int j = 0; j < d; ++j) u[j] = Coordinate(features[j], u[j]);
-    encoding.Snap(u);
-    candidates.push_back(std::move(u));
-    box_of.push_back(nullptr);
-  }
-  const int local = anchors.empty() ? 0 : options.local_candidates;
-  std::vector<Box> boxes;
   if (options.local_radius > 0) {
     for (size_t a = 0; a < anchors.size(); ++a) {
-      boxes.push_back(AnchorBox(encoding, continuous, anchors[a],
-                                anchor_active[a], options.local_radius));
+      anchor_set.boxes.push_back(AnchorBox(encoding, continuous, anchors[a],
+                                           anchor_set.active[a],
+                                           options.local_radius));
     }
   }
-  for (int i = 0; i < local; ++i) {
-    // Half of them around the best anchor, the rest round-robin.
-    const size_t anchor = i % 2 == 0 ? 0 : (i / 2) % anchors.size();
-    std::vector<double> x = anchors[anchor];
-    const std::vector<bool>& active = anchor_active[anchor];
-    const double scale = kScales[rng.NextBelow(std::size(kScales))];
-    if (rng.NextUnit() < 0.5) {
-      for (int j : continuous) {
-        if (active[j]) x[j] += scale * NextStandardNormal(rng);
-      }
-    } else {
-      // Only active features: an inactive one's move would change nothing.
-      std::vector<int> movable;
-      for (int j = 0; j < d; ++j) {
-        if (active[j]) movable.push_back(j);
-      }
-      const auto moves = movable.empty() ? 0 : 1 + rng.NextBelow(2);
-      for (uint64_t m = 0; m < moves; ++m) {
-        Perturb(encoding, movable[rng.NextBelow(movable.size())], scale, rng,
-                x);
-      }
-    }
-    if (encoding.conditional()) {
-      FillActivated(encoding, anchors, anchor_active, active, rng, x);
-    }
-    if (!boxes.empty()) {
-      for (int j : continuous) {
-        x[j] = std::clamp(x[j], boxes[anchor].lower[j], boxes[anchor].upper[j]);
-      }
-    }
-    encoding.Snap(x);
-    candidates.push_back(std::move(x));
-    box_of.push_back(boxes.empty() ? nullptr : &boxes[anchor]);
-  }
-  const std::vector<double> scores = Scores(acquisition, candidates, d);
-  std::vector<size_t> order(candidates.size());
+  const std::vector<std::vector<bool>>& anchor_active = anchor_set.active;
+
+  // 1. Candidates.
+  const int local = anchors.empty() ? 0 : options.local_candidates;
+  Candidates candidates{RowMatrix(options.random_candidates + local, d), {}};
+  AddGlobalCandidates(encoding, seed, options.random_candidates, candidates);
+  AddLocalCandidates(encoding, continuous, anchor_set, local, rng, candidates);
+  std::vector<double> scores = Scores(acquisition, candidates.x);
+  std::vector<size_t> order(scores.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return scores[a] > scores[b]; });
@@ -309,30 +369,18 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
   // 2. L-BFGS from the best distinct candidates, half of them global ones:
   // local candidates score highest near the incumbent, and refining only
   // those would never look at a better basin elsewhere.
-  std::vector<size_t> starts;  // Indices into candidates.
-  const auto random_count = static_cast<size_t>(options.random_candidates);
-  auto add_starts = [&](bool global, int limit) {
-    int added = 0;
-    for (size_t i : order) {
-      if (added >= limit) break;
-      if ((i < random_count) != global || !std::isfinite(scores[i])) continue;
-      const bool distinct =
-          std::none_of(starts.begin(), starts.end(), [&](size_t s) {
-            return MaxDistance(candidates[s], candidates[i]) < kDistinctStarts;
-          });
-      if (!distinct) continue;
-      starts.push_back(i);
-      ++added;
-    }
-  };
-  const int global_starts =
-      local == 0 ? options.restarts : options.restarts / 2;
-  add_starts(true, global_starts);
-  add_starts(false, options.restarts - static_cast<int>(starts.size()));
+  std::vector<size_t> starts;  // Rows of candidates.x.
+  const auto global_count = static_cast<size_t>(options.random_candidates);
+  AddStarts(candidates.x, scores, order, global_count, true,
+            local == 0 ? options.restarts : options.restarts / 2, starts);
+  AddStarts(candidates.x, scores, order, global_count, false,
+            options.restarts - static_cast<int>(starts.size()), starts);
   std::vector<std::vector<double>> refined;
   for (size_t i : starts) {
-    refined.push_back(Refine(acquisition, encoding, continuous, candidates[i],
-                             box_of[i], options));
+    const auto row = candidates.x.row(static_cast<Eigen::Index>(i));
+    refined.push_back(Refine(acquisition, encoding, continuous,
+                             std::vector<double>(row.data(), row.data() + d),
+                             candidates.box[i], options));
   }
   const std::vector<double> refined_scores = Scores(acquisition, refined, d);
 
@@ -347,8 +395,8 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
       // A parent's move activated children that step 2 never refined.
       if (encoding.ActiveFeatures(p.x) != before) {
         std::vector<std::vector<double>> again = {
-            Refine(acquisition, encoding, continuous, p.x, box_of[starts[i]],
-                   options)};
+            Refine(acquisition, encoding, continuous, p.x,
+                   candidates.box[starts[i]], options)};
         const double score = Scores(acquisition, again, d).front();
         if (score > p.score) p = {std::move(again.front()), score};
       }
@@ -359,28 +407,32 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
                    [](const ScoredPoint& a, const ScoredPoint& b) {
                      return a.score > b.score;
                    });
-  std::vector<ScoredPoint> scored;
-  scored.reserve(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    scored.push_back({std::move(candidates[i]), scores[i]});
-  }
-  return RankedPoints(std::move(points), std::move(scored), std::move(order));
+  return RankedPoints(std::move(points), std::move(candidates.x),
+                      std::move(scores), std::move(order));
 }
 
 RankedPoints::RankedPoints(std::vector<ScoredPoint> refined,
-                           std::vector<ScoredPoint> candidates,
+                           RowMatrix candidates, std::vector<double> scores,
                            std::vector<size_t> order)
     : refined_(std::move(refined)),
       candidates_(std::move(candidates)),
-      order_(std::move(order)) {}
+      scores_(std::move(scores)),
+      order_(std::move(order)),
+      seen_(0, HashX{static_cast<int>(candidates_.cols())},
+            EqualX{static_cast<int>(candidates_.cols())}) {}
 
-size_t RankedPoints::HashX::operator()(const std::vector<double>* x) const {
+size_t RankedPoints::HashX::operator()(const double* x) const {
   // FNV-1a over the bits; +0 and -0 compare equal, so they hash alike.
   uint64_t h = 1469598103934665603ull;
-  for (double v : *x) {
-    h = (h ^ std::bit_cast<uint64_t>(v == 0 ? 0.0 : v)) * 1099511628211ull;
+  for (int j = 0; j < d; ++j) {
+    h = (h ^ std::bit_cast<uint64_t>(x[j] == 0 ? 0.0 : x[j])) *
+        1099511628211ull;
   }
   return static_cast<size_t>(h);
+}
+
+bool RankedPoints::EqualX::operator()(const double* a, const double* b) const {
+  return std::equal(a, a + d, b);
 }
 
 // A stable merge: on equal scores the refined point, listed first, leads.
@@ -388,17 +440,28 @@ const ScoredPoint* RankedPoints::TakeBest() {
   const bool refined_left = next_refined_ < refined_.size();
   const bool candidates_left = next_candidate_ < order_.size();
   if (!refined_left && !candidates_left) return nullptr;
-  if (refined_left &&
-      (!candidates_left || !(candidates_[order_[next_candidate_]].score >
-                             refined_[next_refined_].score))) {
+  if (refined_left && (!candidates_left || !(scores_[order_[next_candidate_]] >
+                                             refined_[next_refined_].score))) {
     return &refined_[next_refined_++];
   }
-  return &candidates_[order_[next_candidate_++]];
+  const auto row =
+      candidates_.row(static_cast<Eigen::Index>(order_[next_candidate_]));
+  current_.x.assign(row.data(), row.data() + candidates_.cols());
+  current_.score = scores_[order_[next_candidate_++]];
+  return &current_;
 }
 
 const ScoredPoint* RankedPoints::Next() {
   while (const ScoredPoint* p = TakeBest()) {
-    if (std::isfinite(p->score) && seen_.insert(&p->x).second) return p;
+    // The key points at the point's storage, which stays put: a refined
+    // point's vector or the candidate's row.
+    const double* key =
+        p == &current_
+            ? candidates_
+                  .row(static_cast<Eigen::Index>(order_[next_candidate_ - 1]))
+                  .data()
+            : p->x.data();
+    if (std::isfinite(p->score) && seen_.insert(key).second) return p;
   }
   return nullptr;
 }

@@ -71,40 +71,43 @@ struct ScoredPoint {
 };
 
 // Points best score first, each vector once (its first occurrence), finite
-// scores only: the stable order of `refined` followed by the candidates in
-// `order`, both already sorted by descending score, merged on demand.
+// scores only: the stable order of `refined` followed by the rows of
+// `candidates` in `order`, both already sorted by descending score, merged
+// on demand.
 class RankedPoints {
  public:
-  RankedPoints(std::vector<ScoredPoint> refined,
-               std::vector<ScoredPoint> candidates, std::vector<size_t> order);
+  RankedPoints(std::vector<ScoredPoint> refined, RowMatrix candidates,
+               std::vector<double> scores, std::vector<size_t> order);
   RankedPoints(RankedPoints&&) = default;
   RankedPoints& operator=(RankedPoints&&) = default;
 
-  // The next point, or null when none is left; valid while this lives.
+  // The next point, or null when none is left; valid until the next call.
   const ScoredPoint* Next();
   // Every point not yet read, in order (tests and small spaces).
   std::vector<ScoredPoint> Rest();
 
  private:
+  // Over a point's d features, read in place.
   struct HashX {
-    size_t operator()(const std::vector<double>* x) const;
+    int d;
+    size_t operator()(const double* x) const;
   };
   struct EqualX {
-    bool operator()(const std::vector<double>* a,
-                    const std::vector<double>* b) const {
-      return *a == *b;
-    }
+    int d;
+    bool operator()(const double* a, const double* b) const;
   };
   const ScoredPoint* TakeBest();
 
   std::vector<ScoredPoint> refined_;
-  std::vector<ScoredPoint> candidates_;
-  std::vector<size_t> order_;  // Indices into candidates_, best first.
+  RowMatrix candidates_;
+  std::vector<double> scores_;  // Per row of candidates_.
+  std::vector<size_t> order_;   // Rows of candidates_, best first.
   size_t next_refined_ = 0;
   size_t next_candidate_ = 0;
-  // The vectors handed out; they point into refined_ and candidates_,
-  // whose buffers stay put when a RankedPoints moves.
-  std::unordered_set<const std::vector<double>*, HashX, EqualX> seen_;
+  ScoredPoint current_;  // The candidate last handed out.
+  // The points handed out, in the storage of refined_ and candidates_,
+  // which stays put when a RankedPoints moves.
+  std::unordered_set<const double*, HashX, EqualX> seen_;
 };
 
 // `anchors` are snapped feature vectors (may be empty).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -19,10 +18,13 @@ int DigitsFor(int base) {
   return digits;
 }
 
-std::vector<uint16_t> Identity(int base) {
-  std::vector<uint16_t> permutation(base);
-  std::iota(permutation.begin(), permutation.end(), 0);
-  return permutation;
+// `digits` identity permutations of {0, ..., base - 1}, one after another.
+std::vector<uint16_t> Identities(int base, int digits) {
+  std::vector<uint16_t> permutations(static_cast<size_t>(base) * digits);
+  for (size_t i = 0; i < permutations.size(); ++i) {
+    permutations[i] = static_cast<uint16_t>(i % base);
+  }
+  return permutations;
 }
 
 }  // namespace
@@ -48,16 +50,15 @@ ScrambledHalton::ScrambledHalton(int dimension, uint64_t seed) {
                absl::StrCat("ScrambledHalton(", dimension, ")"));
   SplitMix64 rng(seed);
   for (int base : FirstPrimes(dimension)) {
-    Axis axis{base, {}};
     const int digits = DigitsFor(base);
+    Axis axis{base, digits, Identities(base, digits)};
     for (int k = 0; k < digits; ++k) {
-      std::vector<uint16_t> permutation = Identity(base);
+      uint16_t* permutation = axis.permutations.data() + k * base;
       // Fisher-Yates: position i takes a uniform pick of [0, i].
       for (int i = base - 1; i > 0; --i) {
         auto j = static_cast<int>(rng.NextBelow(static_cast<uint64_t>(i) + 1));
         std::swap(permutation[i], permutation[j]);
       }
-      axis.permutations.push_back(std::move(permutation));
     }
     axes_.push_back(std::move(axis));
   }
@@ -66,8 +67,8 @@ ScrambledHalton::ScrambledHalton(int dimension, uint64_t seed) {
 ScrambledHalton ScrambledHalton::Unscrambled(int dimension) {
   std::vector<Axis> axes;
   for (int base : FirstPrimes(dimension)) {
-    axes.push_back({base, std::vector<std::vector<uint16_t>>(DigitsFor(base),
-                                                             Identity(base))});
+    const int digits = DigitsFor(base);
+    axes.push_back({base, digits, Identities(base, digits)});
   }
   return ScrambledHalton(std::move(axes));
 }
@@ -80,13 +81,13 @@ double ScrambledHalton::RadicalInverse(const Axis& axis, uint64_t index) {
   // All K digits, not only the non-zero ones: sigma(0) need not be 0. Once
   // the index is used up its digits are 0, which needs no division (most of
   // the K digits of a small index).
-  for (const auto& permutation : axis.permutations) {
+  for (int k = 0; k < axis.digits; ++k) {
     uint64_t digit = 0;
     if (index != 0) {
       digit = index % base;
       index /= base;
     }
-    u += permutation[digit] * scale;
+    u += axis.permutations[k * base + digit] * scale;
     scale *= inverse_base;
   }
   // The digit sum is < 1 exactly but may round up to 1.0.
@@ -94,10 +95,15 @@ double ScrambledHalton::RadicalInverse(const Axis& axis, uint64_t index) {
 }
 
 std::vector<double> ScrambledHalton::Point(uint64_t index) const {
-  std::vector<double> point;
-  point.reserve(axes_.size());
-  for (const Axis& axis : axes_) point.push_back(RadicalInverse(axis, index));
+  std::vector<double> point(axes_.size());
+  Point(index, point.data());
   return point;
+}
+
+void ScrambledHalton::Point(uint64_t index, double* out) const {
+  for (size_t j = 0; j < axes_.size(); ++j) {
+    out[j] = RadicalInverse(axes_[j], index);
+  }
 }
 
 }  // namespace hptune::algorithms

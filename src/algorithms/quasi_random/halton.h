@@ -47,6 +47,8 @@ class ScrambledHalton {
 
   // Point `index` (0, 1, 2, ...); every coordinate in [0, 1).
   std::vector<double> Point(uint64_t index) const;
+  // The same into out[0, dimension()), for callers filling a matrix.
+  void Point(uint64_t index, double* out) const;
 
   // The first `n` primes, 2, 3, 5, ...
   static std::vector<int> FirstPrimes(int n);
@@ -54,8 +56,10 @@ class ScrambledHalton {
  private:
   struct Axis {
     int base;
-    // permutations[k][digit]: sigma for digit position k, K_j of them.
-    std::vector<std::vector<uint16_t>> permutations;
+    int digits;  // K_j.
+    // permutations[k * base + digit]: sigma for digit position k, in one
+    // block (a suggestion builds these each time).
+    std::vector<uint16_t> permutations;
   };
   explicit ScrambledHalton(std::vector<Axis> axes) : axes_(std::move(axes)) {}
   static double RadicalInverse(const Axis& axis, uint64_t index);

@@ -224,13 +224,24 @@ TEST(AcquisitionOptimizerTest, LocalRadiusStillReachesTheNextGridValue) {
   EXPECT_EQ(encoding.Decode(points[0].x).at("d").AsDouble(), 2);
 }
 
+// Candidates as the rows of a matrix, with their scores.
+RowMatrix Rows(const std::vector<std::vector<double>>& xs) {
+  RowMatrix m(static_cast<Eigen::Index>(xs.size()),
+              static_cast<Eigen::Index>(xs.front().size()));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    for (size_t j = 0; j < xs[i].size(); ++j) {
+      m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = xs[i][j];
+    }
+  }
+  return m;
+}
+
 TEST(RankedPointsTest, MergesBestFirstWithRefinedPointsFirstOnTies) {
   const double inf = std::numeric_limits<double>::infinity();
-  // Candidates in their own order; `order` ranks them by score.
-  std::vector<ScoredPoint> candidates = {
-      {{0.1}, 0.5}, {{0.2}, 0.9}, {{0.3}, -inf}, {{0.4}, 0.7}, {{0.5}, 0.7}};
-  RankedPoints ranked({{{0.6}, 0.9}, {{0.7}, 0.6}}, std::move(candidates),
-                      {1, 3, 4, 0, 2});
+  // `order` ranks the candidate rows by score.
+  RankedPoints ranked({{{0.6}, 0.9}, {{0.7}, 0.6}},
+                      Rows({{0.1}, {0.2}, {0.3}, {0.4}, {0.5}}),
+                      {0.5, 0.9, -inf, 0.7, 0.7}, {1, 3, 4, 0, 2});
   std::vector<double> xs;
   for (const ScoredPoint& p : ranked.Rest()) xs.push_back(p.x[0]);
   EXPECT_EQ(xs, (std::vector<double>{0.6, 0.2, 0.4, 0.5, 0.7, 0.1}));
@@ -238,9 +249,9 @@ TEST(RankedPointsTest, MergesBestFirstWithRefinedPointsFirstOnTies) {
 
 TEST(RankedPointsTest, KeepsEachVectorsFirstOccurrenceOnly) {
   // -0 equals +0, as the vectors' operator== has it.
-  std::vector<ScoredPoint> candidates = {
-      {{0.0, 1}, 0.8}, {{0.5, 1}, 0.6}, {{-0.0, 1}, 0.4}, {{0.5, 1}, 0.3}};
-  RankedPoints ranked({{{0.5, 1}, 0.7}}, std::move(candidates), {0, 1, 2, 3});
+  RankedPoints ranked({{{0.5, 1}, 0.7}},
+                      Rows({{0.0, 1}, {0.5, 1}, {-0.0, 1}, {0.5, 1}}),
+                      {0.8, 0.6, 0.4, 0.3}, {0, 1, 2, 3});
   const ScoredPoint* first = ranked.Next();
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->score, 0.8);
