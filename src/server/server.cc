@@ -168,7 +168,8 @@ class HptuneServer::Impl {
     // (2 by default) are idle and starts another for the next call: under
     // 32 concurrent clients, a thread created and destroyed per call.
     builder.SetSyncServerOption(
-        grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, kIdleHandlerThreads);
+        grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+        kIdleHandlerThreads);
     builder.RegisterService(study_service_.get());
     builder.RegisterService(job_service_.get());
     server_ = builder.BuildAndStart();
