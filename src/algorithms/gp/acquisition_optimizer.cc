@@ -171,6 +171,24 @@ struct Anchors {
   std::vector<Box> boxes;  // Empty without options.local_radius.
 };
 
+// With `radius` positive, each anchor's box (AnchorBox).
+Anchors MakeAnchors(const FeatureEncoding& encoding,
+                    const std::vector<int>& continuous,
+                    std::span<const std::vector<double>> anchors,
+                    double radius) {
+  Anchors out{anchors, {}, {}};
+  for (const auto& anchor : anchors) {
+    out.active.push_back(encoding.ActiveFeatures(anchor));
+  }
+  if (radius > 0) {
+    for (size_t a = 0; a < anchors.size(); ++a) {
+      out.boxes.push_back(
+          AnchorBox(encoding, continuous, anchors[a], out.active[a], radius));
+    }
+  }
+  return out;
+}
+
 void AddLocalCandidates(const FeatureEncoding& encoding,
                         const std::vector<int>& continuous,
                         const Anchors& anchors, int count, SplitMix64& rng,
@@ -342,18 +360,8 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
     if (features[j].discrete) discrete.push_back(j);
   }
   SplitMix64 rng(seed);
-  Anchors anchor_set{anchors, {}, {}};
-  for (const auto& anchor : anchors) {
-    anchor_set.active.push_back(encoding.ActiveFeatures(anchor));
-  }
-  if (options.local_radius > 0) {
-    for (size_t a = 0; a < anchors.size(); ++a) {
-      anchor_set.boxes.push_back(AnchorBox(encoding, continuous, anchors[a],
-                                           anchor_set.active[a],
-                                           options.local_radius));
-    }
-  }
-  const std::vector<std::vector<bool>>& anchor_active = anchor_set.active;
+  const Anchors anchor_set =
+      MakeAnchors(encoding, continuous, anchors, options.local_radius);
 
   // 1. Candidates.
   const int local = anchors.empty() ? 0 : options.local_candidates;
@@ -391,7 +399,7 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
     if (!discrete.empty()) {
       const std::vector<bool> before = encoding.ActiveFeatures(p.x);
       ClimbDiscrete(acquisition, encoding, discrete, options.discrete_rounds,
-                    anchors, anchor_active, rng, p);
+                    anchors, anchor_set.active, rng, p);
       // A parent's move activated children that step 2 never refined.
       if (encoding.ActiveFeatures(p.x) != before) {
         std::vector<std::vector<double>> again = {

@@ -120,19 +120,16 @@ std::optional<Suggestion> SuggestFromModel(
       options.random_candidates = 0;
       options.local_radius = LogEiRadius(theta, encoding.kinds());
     }
-    auto first_unused = [&](const AcquisitionOptimizerOptions& o) {
-      std::optional<Suggestion> found;
+    auto first_unused =
+        [&](const AcquisitionOptimizerOptions& o) -> std::optional<Suggestion> {
       RankedPoints ranked = MaximizeAcquisition(acquisition, encoding, anchors,
                                                 acquisition_seed, o);
       while (const ScoredPoint* p = ranked.Next()) {
         if (turn != nullptr && !turn->InBranch(p->x)) continue;
         ParameterAssignment a = encoding.Decode(p->x);
-        if (used.Insert(a)) {
-          found = Suggestion{std::move(a), origin};
-          break;
-        }
+        if (used.Insert(a)) return Suggestion{std::move(a), origin};
       }
-      return found;
+      return std::nullopt;
     };
     std::optional<Suggestion> found = first_unused(options);
     if (!found.has_value() && options.random_candidates == 0) {
