@@ -53,3 +53,13 @@ function(hptune_test name)
       ENVIRONMENT "${HPTUNE_TEST_ENVIRONMENT}" ${fixtures}
     DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# hptune_uses_binary(TARGET)
+# A test (or test helper) that runs the `hptune` binary: its path and the
+# source tree as HPTUNE_BINARY and HPTUNE_SOURCE_DIR, the binary built first.
+function(hptune_uses_binary name)
+  target_compile_definitions(${name} PRIVATE
+    HPTUNE_BINARY="$<TARGET_FILE:hptune>"
+    HPTUNE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  add_dependencies(${name} hptune)
+endfunction()
