@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "src/algorithms/common/splitmix64.h"
 #include "src/algorithms/gp/lbfgs.h"
@@ -142,6 +141,18 @@ std::vector<double> Scores(const AcquisitionFunction& acquisition,
   return Scores(acquisition, ToMatrix(points, d));
 }
 
+// The candidates' scores as two orders: the first `global_count` rows (the
+// global candidates) and the rest (the local ones).
+std::vector<BestFirstOrder> SplitByKind(std::vector<double> scores,
+                                        int global_count) {
+  const auto split = scores.begin() + global_count;
+  std::vector<BestFirstOrder> parts;
+  parts.emplace_back(std::vector<double>(scores.begin(), split));
+  parts.emplace_back(std::vector<double>(split, scores.end()),
+                     static_cast<size_t>(global_count));
+  return parts;
+}
+
 // Step 1's points, one snapped candidate a row: the global ones first.
 struct Candidates {
   RowMatrix x;
@@ -232,17 +243,16 @@ void AddLocalCandidates(const FeatureEncoding& encoding,
   }
 }
 
-// Step 2's start points (rows of `candidates`): the best distinct ones of
-// finite score in `order`, `global` ones (rows below `global_count`) or
-// local ones, at most `limit` more.
-void AddStarts(const RowMatrix& candidates, const std::vector<double>& scores,
-               const std::vector<size_t>& order, size_t global_count,
-               bool global, int limit, std::vector<size_t>& starts) {
+// Step 2's start points (rows of `candidates`): the best ones of finite
+// score in `order`, distinct from each other and from earlier `starts`, at
+// most `limit` more.
+void AddStarts(const RowMatrix& candidates, BestFirstOrder& order, int limit,
+               std::vector<size_t>& starts) {
   const auto d = static_cast<int>(candidates.cols());
   int added = 0;
-  for (size_t i : order) {
-    if (added >= limit) break;
-    if ((i < global_count) != global || !std::isfinite(scores[i])) continue;
+  for (size_t k = 0; k < order.size() && added < limit; ++k) {
+    const size_t i = order[k];
+    if (!std::isfinite(order.score(i))) continue;
     const double* x = candidates.row(static_cast<Eigen::Index>(i)).data();
     const bool distinct =
         std::none_of(starts.begin(), starts.end(), [&](size_t s) {
@@ -368,20 +378,16 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
   Candidates candidates{RowMatrix(options.random_candidates + local, d), {}};
   AddGlobalCandidates(encoding, seed, options.random_candidates, candidates);
   AddLocalCandidates(encoding, continuous, anchor_set, local, rng, candidates);
-  std::vector<double> scores = Scores(acquisition, candidates.x);
-  std::vector<size_t> order(scores.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  std::vector<BestFirstOrder> parts =
+      SplitByKind(Scores(acquisition, candidates.x), options.random_candidates);
 
   // 2. L-BFGS from the best distinct candidates, half of them global ones:
   // local candidates score highest near the incumbent, and refining only
   // those would never look at a better basin elsewhere.
   std::vector<size_t> starts;  // Rows of candidates.x.
-  const auto global_count = static_cast<size_t>(options.random_candidates);
-  AddStarts(candidates.x, scores, order, global_count, true,
+  AddStarts(candidates.x, parts[0],
             local == 0 ? options.restarts : options.restarts / 2, starts);
-  AddStarts(candidates.x, scores, order, global_count, false,
+  AddStarts(candidates.x, parts[1],
             options.restarts - static_cast<int>(starts.size()), starts);
   std::vector<std::vector<double>> refined;
   for (size_t i : starts) {
@@ -416,16 +422,16 @@ RankedPoints MaximizeAcquisition(const AcquisitionFunction& acquisition,
                      return a.score > b.score;
                    });
   return RankedPoints(std::move(points), std::move(candidates.x),
-                      std::move(scores), std::move(order));
+                      std::move(parts));
 }
 
 RankedPoints::RankedPoints(std::vector<ScoredPoint> refined,
-                           RowMatrix candidates, std::vector<double> scores,
-                           std::vector<size_t> order)
+                           RowMatrix candidates,
+                           std::vector<BestFirstOrder> parts)
     : refined_(std::move(refined)),
       candidates_(std::move(candidates)),
-      scores_(std::move(scores)),
-      order_(std::move(order)),
+      parts_(std::move(parts)),
+      next_in_part_(parts_.size(), 0),
       seen_(0, HashX{static_cast<int>(candidates_.cols())},
             EqualX{static_cast<int>(candidates_.cols())}) {}
 
@@ -443,20 +449,29 @@ bool RankedPoints::EqualX::operator()(const double* a, const double* b) const {
   return std::equal(a, a + d, b);
 }
 
-// A stable merge: on equal scores the refined point, listed first, leads.
+// A stable merge: on equal scores the refined point, listed first, leads,
+// then the earlier part.
 const ScoredPoint* RankedPoints::TakeBest() {
+  size_t best = parts_.size();  // The part whose next row leads, if any.
+  for (size_t p = 0; p < parts_.size(); ++p) {
+    if (next_in_part_[p] == parts_[p].size()) continue;
+    if (best == parts_.size() || Head(p) > Head(best)) best = p;
+  }
   const bool refined_left = next_refined_ < refined_.size();
-  const bool candidates_left = next_candidate_ < order_.size();
-  if (!refined_left && !candidates_left) return nullptr;
-  if (refined_left && (!candidates_left || !(scores_[order_[next_candidate_]] >
-                                             refined_[next_refined_].score))) {
+  if (refined_left && (best == parts_.size() ||
+                       !(Head(best) > refined_[next_refined_].score))) {
     return &refined_[next_refined_++];
   }
-  const auto row =
-      candidates_.row(static_cast<Eigen::Index>(order_[next_candidate_]));
+  if (best == parts_.size()) return nullptr;
+  current_row_ = parts_[best][next_in_part_[best]++];
+  const auto row = candidates_.row(static_cast<Eigen::Index>(current_row_));
   current_.x.assign(row.data(), row.data() + candidates_.cols());
-  current_.score = scores_[order_[next_candidate_++]];
+  current_.score = parts_[best].score(current_row_);
   return &current_;
+}
+
+double RankedPoints::Head(size_t part) {
+  return parts_[part].score(parts_[part][next_in_part_[part]]);
 }
 
 const ScoredPoint* RankedPoints::Next() {
@@ -465,9 +480,7 @@ const ScoredPoint* RankedPoints::Next() {
     // point's vector or the candidate's row.
     const double* key =
         p == &current_
-            ? candidates_
-                  .row(static_cast<Eigen::Index>(order_[next_candidate_ - 1]))
-                  .data()
+            ? candidates_.row(static_cast<Eigen::Index>(current_row_)).data()
             : p->x.data();
     if (std::isfinite(p->score) && seen_.insert(key).second) return p;
   }

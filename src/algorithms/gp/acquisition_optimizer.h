@@ -49,6 +49,7 @@
 
 #include "src/algorithms/encoding/gp_features.h"
 #include "src/algorithms/gp/acquisition.h"
+#include "src/algorithms/gp/best_first_order.h"
 
 namespace hptune::algorithms::gp {
 
@@ -71,13 +72,14 @@ struct ScoredPoint {
 };
 
 // Points best score first, each vector once (its first occurrence), finite
-// scores only: the stable order of `refined` followed by the rows of
-// `candidates` in `order`, both already sorted by descending score, merged
-// on demand.
+// scores only: `refined`, already sorted by descending score, and the rows
+// of `candidates` in each of `parts` (disjoint sets of rows, best first, with
+// their scores), merged on demand; on equal scores the refined point leads,
+// then the earlier part.
 class RankedPoints {
  public:
   RankedPoints(std::vector<ScoredPoint> refined, RowMatrix candidates,
-               std::vector<double> scores, std::vector<size_t> order);
+               std::vector<BestFirstOrder> parts);
   RankedPoints(RankedPoints&&) = default;
   RankedPoints& operator=(RankedPoints&&) = default;
 
@@ -97,14 +99,15 @@ class RankedPoints {
     bool operator()(const double* a, const double* b) const;
   };
   const ScoredPoint* TakeBest();
+  double Head(size_t part);  // The score of the part's next row.
 
   std::vector<ScoredPoint> refined_;
   RowMatrix candidates_;
-  std::vector<double> scores_;  // Per row of candidates_.
-  std::vector<size_t> order_;   // Rows of candidates_, best first.
+  std::vector<BestFirstOrder> parts_;  // Rows of candidates_, best first.
   size_t next_refined_ = 0;
-  size_t next_candidate_ = 0;
+  std::vector<size_t> next_in_part_;
   ScoredPoint current_;  // The candidate last handed out.
+  size_t current_row_ = 0;
   // The points handed out, in the storage of refined_ and candidates_,
   // which stays put when a RankedPoints moves.
   std::unordered_set<const double*, HashX, EqualX> seen_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -236,22 +238,55 @@ RowMatrix Rows(const std::vector<std::vector<double>>& xs) {
   return m;
 }
 
+template <typename... Orders>
+std::vector<BestFirstOrder> Parts(Orders... orders) {
+  std::vector<BestFirstOrder> parts;
+  (parts.push_back(std::move(orders)), ...);
+  return parts;
+}
+
+TEST(BestFirstOrderTest, ReadsAsAStableSortByDescendingScore) {
+  // Few distinct values, so most scores tie; -inf stands for NaN.
+  std::mt19937_64 rng(7);
+  std::vector<double> scores(2000);
+  for (double& s : scores) {
+    const auto v = static_cast<int>(rng() % 9);
+    s = v == 0 ? -std::numeric_limits<double>::infinity() : v;
+  }
+  std::vector<size_t> expected(scores.size());
+  std::iota(expected.begin(), expected.end(), size_t{0});
+  std::stable_sort(expected.begin(), expected.end(),
+                   [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  // Read from the front, and with a jump well past the ordered prefix.
+  BestFirstOrder in_turn(scores), jumping(scores);
+  EXPECT_EQ(jumping[1500], expected[1500]);
+  for (size_t k = 0; k < scores.size(); ++k) {
+    ASSERT_EQ(in_turn[k], expected[k]) << "position " << k;
+    ASSERT_EQ(jumping[k], expected[k]) << "position " << k;
+  }
+  EXPECT_EQ(in_turn.score(expected[0]), 8);
+  // A slice of a longer list answers in the longer list's indices.
+  BestFirstOrder slice({3, 5}, 10);
+  EXPECT_EQ(slice[0], 11u);
+  EXPECT_EQ(slice.score(11), 5);
+}
+
 TEST(RankedPointsTest, MergesBestFirstWithRefinedPointsFirstOnTies) {
   const double inf = std::numeric_limits<double>::infinity();
-  // `order` ranks the candidate rows by score.
-  RankedPoints ranked({{{0.6}, 0.9}, {{0.7}, 0.6}},
-                      Rows({{0.1}, {0.2}, {0.3}, {0.4}, {0.5}}),
-                      {0.5, 0.9, -inf, 0.7, 0.7}, {1, 3, 4, 0, 2});
+  RankedPoints ranked(
+      {{{0.6}, 0.9}, {{0.7}, 0.6}}, Rows({{0.1}, {0.2}, {0.3}, {0.4}, {0.5}}),
+      Parts(BestFirstOrder({0.5, 0.9, -inf}), BestFirstOrder({0.7, 0.5}, 3)));
   std::vector<double> xs;
   for (const ScoredPoint& p : ranked.Rest()) xs.push_back(p.x[0]);
-  EXPECT_EQ(xs, (std::vector<double>{0.6, 0.2, 0.4, 0.5, 0.7, 0.1}));
+  // 0.9: the refined point first; 0.5: the first part's row first.
+  EXPECT_EQ(xs, (std::vector<double>{0.6, 0.2, 0.4, 0.7, 0.1, 0.5}));
 }
 
 TEST(RankedPointsTest, KeepsEachVectorsFirstOccurrenceOnly) {
   // -0 equals +0, as the vectors' operator== has it.
   RankedPoints ranked({{{0.5, 1}, 0.7}},
                       Rows({{0.0, 1}, {0.5, 1}, {-0.0, 1}, {0.5, 1}}),
-                      {0.8, 0.6, 0.4, 0.3}, {0, 1, 2, 3});
+                      Parts(BestFirstOrder({0.8, 0.6, 0.4, 0.3})));
   const ScoredPoint* first = ranked.Next();
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->score, 0.8);
