@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hptune.optuna.GPSampler beside Optuna's TPESampler on problems never tuned on.
+"""hptune.optuna.GPSampler beside Optuna's TPESampler on problems not tuned on.
 
 The GP's defaults were chosen on the quality harness's functions and the
 Bayesmark-style suite; these nine problems were added after, to see how
@@ -24,8 +24,10 @@ Per seed the best value after 16, 32 and --trials trials of one study per
 sampler (one trial at a time); then the median over seeds, and which
 sampler's median is lower.
 
-    HPTUNE_BINARY=$PWD/build/src/cli/hptune build/tests/python/work/venv/bin/python \\
-      benchmarks/python/sampler_unseen_compare.py --seeds 10 --trials 64 --jobs 2
+    HPTUNE_BINARY=$PWD/build/src/cli/hptune \\
+      build/tests/python/work/venv/bin/python \\
+      benchmarks/python/sampler_unseen_compare.py --seeds 10 --trials 64 \\
+      --jobs 2
 
 Prints a Markdown table for benchmarks/RESULTS.md. A benchmark, not a test.
 """
@@ -174,6 +176,10 @@ def main():
     parser.add_argument("--problems", default=",".join(PROBLEMS))
     args = parser.parse_args()
     problems = args.problems.split(",")
+    unknown = [p for p in problems if p not in PROBLEMS]
+    if unknown:
+        parser.error(f"--problems: unknown {', '.join(unknown)}; "
+                     f"known: {', '.join(PROBLEMS)}")
     tasks = [(p, s, seed, args.trials) for p in problems for s in ("tpe", "gp")
              for seed in range(1, args.seeds + 1)]
     with multiprocessing.Pool(args.jobs) as pool:
