@@ -4,13 +4,14 @@ scikit-learn tuning tasks (tasks.py), scored by normalised regret.
 
 For each task, seed and mode (sequential, or batchN: N trials asked, then
 evaluated and told, per round), each method runs a study of max(--budgets)
-trials (hptune's GP one per budget, see below):
-hptune's default designer (GP) and RANDOM_SEARCH through `hptune serve` and
-the Python client's ask/tell (Study.suggest(count=N)), Optuna's TPE,
-multivariate TPE, CMA-ES (all-numeric spaces only) and random search by
-ask/tell, and optuna_hptune_gp: hptune's GP as Optuna's sampler
-(hptune.optuna.GPSampler on the same server), run like Optuna's. Runs are spread over --jobs processes. Prints a table per task and
-the mean normalised regret per method, budget and mode:
+trials (hptune's GP one per budget, see below): hptune's default designer
+(GP) and RANDOM_SEARCH through `hptune serve` and the Python client's
+ask/tell (Study.suggest(count=N)), Optuna's TPE, multivariate TPE, CMA-ES
+(all-numeric spaces only) and random search by ask/tell, and
+optuna_hptune_gp: hptune's GP as Optuna's sampler (hptune.optuna.GPSampler
+on the same server), run like Optuna's. Runs are spread over --jobs
+processes. Prints a table per task and the mean normalised regret per
+method, budget and mode:
 
     regret = (best found - best known) / (random's expected best - best known)
 
@@ -18,9 +19,12 @@ the mean normalised regret per method, budget and mode:
 On a plateau task that expected best can lie within 1e-5 of the best known
 value, and one run there sways the mean; so the tables end with Bayesmark's
 own mean score too (bayesmark_score: a span fixed per task, random = 1),
-and, when both ran, hptune_gp's ratio to TPE by each measure with a 90%
-bootstrap interval over seeds (gp_over_tpe): at 10 seeds a ratio moves by
-about 0.1 with the seeds drawn, which a target of 0.7x should be read with.
+and, for each pair in COMPARED that ran (hptune's GP and its Optuna sampler
+against TPE, the sampler against the native GP), the ratio of their means by
+each measure with a 90% bootstrap interval over seeds, and on how many tasks
+the one's median regret over seeds is below, equal to or above the other's
+(compare_pair): at 10 seeds a ratio moves by about 0.1 with the seeds
+drawn, which a target of 0.7x should be read with.
 The best known value and random's expected best come from baselines.json
 (--make-baselines); a run that beats the stored best known value lowers it
 for the run's tables (and says so).
@@ -83,6 +87,9 @@ BASELINES = os.path.join(HERE, "baselines.json")
 LISTED_BUDGETS = (4, 8, 16, 32, 64)
 # Methods told the budget (maxTrials) that act on it: one run per budget.
 PLANS_BY_BUDGET = ("hptune_gp",)
+# The pairs whose ratio and per-task medians the tables end with.
+COMPARED = (("hptune_gp", "optuna_tpe"), ("optuna_hptune_gp", "optuna_tpe"),
+            ("optuna_hptune_gp", "hptune_gp"))
 
 
 def batch_size(mode: str) -> int:
@@ -364,18 +371,19 @@ def report(rows: List[dict], baselines: dict, methods, modes, budgets):
                                                       mode=mode, budget=b)))
                 for mode, b in columns]
         print(f"| {method} | " + " | ".join(f"{x:.3f}" for x in line) + " |")
-    if {"hptune_gp", "optuna_tpe"} <= set(methods) and known:
-        line = []
-        for mode, b in columns:
-            wins = sum(
-                _mean(r["regret"] for r in cells(dict(
-                    task=n, method="hptune_gp", mode=mode, budget=b))) <
-                _mean(r["regret"] for r in cells(dict(
-                    task=n, method="optuna_tpe", mode=mode, budget=b)))
-                for n in known)
-            line.append(f"{wins}/{len(known)}")
-        print("| tasks where hptune_gp < optuna_tpe | " + " | ".join(line)
-              + " |")
+    for ours, theirs in COMPARED:
+        if {ours, theirs} <= set(methods) and known:
+            line = []
+            for mode, b in columns:
+                wins = sum(
+                    _mean(r["regret"] for r in cells(dict(
+                        task=n, method=ours, mode=mode, budget=b))) <
+                    _mean(r["regret"] for r in cells(dict(
+                        task=n, method=theirs, mode=mode, budget=b)))
+                    for n in known)
+                line.append(f"{wins}/{len(known)}")
+            print(f"| tasks where {ours} < {theirs} | " + " | ".join(line)
+                  + " |")
     bayesmark_score(rows, baselines, known, methods, columns, header, rule)
     # A plateau task's random expected best can sit within 1e-5 of its best
     # known value, and then one method's regret there can sway the mean.
@@ -391,8 +399,10 @@ def report(rows: List[dict], baselines: dict, methods, modes, budgets):
             line.append(statistics.median(per_task) if per_task
                         else math.nan)
         print(f"| {method} | " + " | ".join(f"{x:.3f}" for x in line) + " |")
-    if {"hptune_gp", "optuna_tpe"} <= set(methods) and known:
-        gp_over_tpe(rows, baselines, known, columns, header, rule)
+    for ours, theirs in COMPARED:
+        if {ours, theirs} <= set(methods) and known:
+            compare_pair(rows, baselines, known, columns, header, rule,
+                         ours, theirs)
 
 
 def ratio_interval(ours: np.ndarray, theirs: np.ndarray, draws: int = 2000,
@@ -411,37 +421,55 @@ def ratio_interval(ours: np.ndarray, theirs: np.ndarray, draws: int = 2000,
     return float(ours.mean() / theirs.mean()), float(low), float(high)
 
 
-def gp_over_tpe(rows, baselines, known, columns, header, rule):
-    """hptune_gp's mean over TPE's, by Bayesmark score and by mean regret,
-    with how far the choice of seeds moves it (ratio_interval): a ratio
-    near a target says little without it."""
-    score, names, _ = score_of(baselines, known)
+def _paired(rows, names, methods, mode, budget, value):
+    """task x seed arrays of `value` for each of `methods`, over the seeds
+    every one of them ran on every task (empty when none)."""
     by_key = {(r["task"], r["method"], r["mode"], r["budget"], r["seed"]): r
               for r in rows}
+    seeds = sorted({r["seed"] for r in rows if r["mode"] == mode
+                    and r["budget"] == budget and r["method"] == methods[0]})
+    seeds = [s for s in seeds if all((n, m, mode, budget, s) in by_key
+                                     for n in names for m in methods)]
+    return [np.array([[value(by_key[n, m, mode, budget, s]) for s in seeds]
+                      for n in names]) for m in methods]
+
+
+def _median_counts(ours: np.ndarray, theirs: np.ndarray) -> str:
+    """Tasks (rows) where ours' median over seeds is below, equal to (a
+    plateau both reach) and above theirs'."""
+    a, b = np.median(ours, axis=1), np.median(theirs, axis=1)
+    return " / ".join(str(int(x.sum())) for x in (a < b, a == b, a > b))
+
+
+def compare_pair(rows, baselines, known, columns, header, rule, ours, theirs):
+    """ours' mean over theirs', by Bayesmark score and by mean regret, with
+    how far the choice of seeds moves it (ratio_interval): a ratio near a
+    target, or near 1 for "within noise", says little without it. Then the
+    per-task medians over seeds, counted."""
+    score, names, _ = score_of(baselines, known)
     measures = {"Bayesmark score": lambda r: score(r["task"], r["best"]),
                 "mean regret": lambda r: r["regret"]}
-    print("\nhptune_gp / optuna_tpe, over the tasks and seeds both ran "
+    print(f"\n{ours} / {theirs}, over the tasks and seeds both ran "
           "[90% bootstrap interval over seeds]")
     print(header.replace("| method |", "| measure |"))
     print(rule)
     for measure, value in measures.items():
         line = []
         for mode, b in columns:
-            seeds = sorted({r["seed"] for r in rows if r["mode"] == mode
-                            and r["budget"] == b
-                            and r["method"] == "hptune_gp"})
-            seeds = [s for s in seeds
-                     if all((n, m, mode, b, s) in by_key for n in names
-                            for m in ("hptune_gp", "optuna_tpe"))]
-            if not seeds or not names:
+            a, c = _paired(rows, names, (ours, theirs), mode, b, value)
+            if a.size == 0:
                 line.append("-")
                 continue
-            ours, theirs = (np.array([[value(by_key[n, m, mode, b, s])
-                                       for s in seeds] for n in names])
-                            for m in ("hptune_gp", "optuna_tpe"))
-            ratio, low, high = ratio_interval(ours, theirs)
+            ratio, low, high = ratio_interval(a, c)
             line.append(f"{ratio:.3f} [{low:.3f}, {high:.3f}]")
         print(f"| {measure} | " + " | ".join(line) + " |")
+    counts = []
+    for mode, b in columns:
+        a, c = _paired(rows, names, (ours, theirs), mode, b,
+                       lambda r: r["regret"])
+        counts.append(_median_counts(a, c) if a.size else "-")
+    print("| tasks whose median regret is below / equal / above | "
+          + " | ".join(counts) + " |")
 
 
 # ---- main -------------------------------------------------------------------

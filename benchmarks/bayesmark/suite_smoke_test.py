@@ -3,15 +3,16 @@
 sequential and batches of 2, every method, against a real `hptune serve`
 that run_suite.py starts (and stops) in a temporary directory.
 
-Checks the CSV has one finite best-so-far per task, method, mode, seed and
-budget (none missing: a method that silently produced nothing fails), that
-the mean regret and Bayesmark score tables have a
-finite row for every method, that the hptune_gp / optuna_tpe table gives
-each cell a ratio and its interval, that --first-seed runs other seeds,
-that an hptune run on a space smaller than its budget ends when every
-point is tried, and that --make-baselines lowers a stored best known
-value but never raises it. Exits 77 (ctest:
-skipped) when this Python lacks hptune's package, Optuna or scikit-learn.
+Checks the CSV has one finite best-so-far per task, method, mode, seed
+and budget (none missing: a method that silently produced nothing
+fails), that the mean regret and Bayesmark score tables have a finite
+row for every method, that each compared pair's table gives each cell a
+ratio and its interval and counts every task by its median, that
+--first-seed runs other seeds, that an hptune run on a space smaller
+than its budget ends when every point is tried, and that
+--make-baselines lowers a stored best known value but never raises it.
+Exits 77 (ctest: skipped) when this Python lacks hptune's package, Optuna or
+scikit-learn.
 
     build/tests/python/work/venv/bin/python \\
         benchmarks/bayesmark/suite_smoke_test.py build/src/cli/hptune
@@ -106,13 +107,20 @@ def main() -> None:
 
 
 def check_ratio_table(output: str) -> None:
-    """The hptune_gp / optuna_tpe table: a ratio and its bootstrap
-    interval per cell, for both measures; with this test's one seed the
-    interval is the ratio itself. ratio_interval on arrays whose ratio
-    is known: exact when every seed gives a half, and an interval strictly
-    around it when the seeds disagree."""
+    """The tables of each compared pair (hptune_gp / optuna_tpe,
+    optuna_hptune_gp / optuna_tpe and / hptune_gp): a ratio and its
+    bootstrap interval per cell, for both measures, with this test's one
+    seed the ratio itself; and per cell the tasks whose median regret is
+    below, equal to and above the other's, which add up to the tasks.
+    ratio_interval on arrays whose ratio is known: exact when every seed
+    gives a half, and an interval strictly around it when the seeds
+    disagree; _median_counts on tasks whose medians are known."""
     import numpy as np
-    from run_suite import ratio_interval
+    from run_suite import COMPARED, _median_counts, ratio_interval
+    counts = _median_counts(np.array([[1, 1, 9], [5, 5, 5], [3, 3, 0]]),
+                            np.array([[2, 2, 2], [0, 5, 9], [1, 1, 1]]))
+    if counts != "1 / 1 / 1":
+        fail(f"_median_counts of one task each way: {counts}")
     half = ratio_interval(np.full((3, 5), 0.2), np.full((3, 5), 0.4))
     if any(abs(x - 0.5) > 1e-12 for x in half):
         fail(f"ratio_interval of halves: {half}")
@@ -120,7 +128,12 @@ def check_ratio_table(output: str) -> None:
     ratio, low, high = ratio_interval(ours, np.full((2, 4), 0.5))
     if not (abs(ratio - 0.5) < 1e-12 and low < ratio < high):
         fail(f"ratio_interval of spread seeds: {(ratio, low, high)}")
-    title = "hptune_gp / optuna_tpe, over the tasks and seeds both ran"
+    for ours, theirs in COMPARED:
+        check_pair_table(output, f"{ours} / {theirs}")
+
+
+def check_pair_table(output: str, pair: str) -> None:
+    title = f"{pair}, over the tasks and seeds both ran"
     table = output.split(title, 1)
     if len(table) != 2:
         fail(f"no table \"{title}\"", output)
@@ -132,8 +145,17 @@ def check_ratio_table(output: str) -> None:
             fail(f"\"{title}\": no row of 4 intervals for {measure}", output)
         for ratio, low, high in re.findall(cell, row.group(1)):
             if not low == ratio == high:
-                fail(f"{measure}: one seed, yet [{low}, {high}] around "
-                     f"{ratio}", output)
+                fail(f"{pair}, {measure}: one seed, yet [{low}, {high}] "
+                     f"around {ratio}", output)
+    count = r" (\d+) / (\d+) / (\d+) \|"
+    row = re.search(rf"^\| tasks whose median regret is below / equal / "
+                    rf"above \|((?:{count}){{4}})$", table, re.M)
+    if not row:
+        fail(f"\"{title}\": no row of 4 median counts", output)
+    for cells in re.findall(count, row.group(1)):
+        if sum(map(int, cells)) != len(TASKS):
+            fail(f"{pair}: median counts {cells} of {len(TASKS)} tasks",
+                 output)
 
 
 def check_first_seed(binary: str, first_rows) -> None:
