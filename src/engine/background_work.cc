@@ -23,7 +23,7 @@ bool BackgroundWork::Submit(const std::string& key,
                             algorithms::Designer::DeferredWork work) {
   {
     MutexLock lock(&mutex_);
-    if (stopping_) return false;
+    if (stopping_ || running_ == key || results_.contains(key)) return false;
     auto it = queued_.find(key);
     if (it != queued_.end()) {
       it->second = std::move(work);

@@ -4,11 +4,14 @@
 //
 // One thread runs one piece of work at a time, keyed by study. Submitting
 // for a key replaces work queued and not yet started for it (the newest
-// history's fit supersedes an older one); at most `max_queued` keys wait,
-// beyond that a submission is refused (the designer offers the work again
-// at its next suggestion). A finished result waits for TakeResult, the
-// newest per key. The destructor cancels the running work (its
-// `cancelled` flag), drops the queue and joins the thread. Thread-safe.
+// history's fit supersedes an older one). It is refused while the key's
+// work runs or its result waits: that result comes first, and a fit queued
+// behind it would be one of nearly the same history; the designer offers
+// the work again at its next suggestion if it still needs it. At most
+// `max_queued` keys wait; beyond that a submission is refused too. A
+// finished result waits for TakeResult, the newest per key. The destructor
+// cancels the running work (its `cancelled` flag), drops the queue and
+// joins the thread. Thread-safe.
 #ifndef HPTUNE_SRC_ENGINE_BACKGROUND_WORK_H_
 #define HPTUNE_SRC_ENGINE_BACKGROUND_WORK_H_
 
@@ -38,7 +41,8 @@ class BackgroundWork {
   BackgroundWork(const BackgroundWork&) = delete;
   BackgroundWork& operator=(const BackgroundWork&) = delete;
 
-  // Queues `work` for `key`; false when max_queued other keys wait.
+  // Queues `work` for `key`; false while work for `key` runs or its result
+  // waits, or when max_queued other keys wait.
   bool Submit(const std::string& key, algorithms::Designer::DeferredWork work);
   // The newest finished result for `key`, once.
   std::optional<std::string> TakeResult(std::string_view key);

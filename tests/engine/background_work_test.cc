@@ -87,6 +87,26 @@ TEST(BackgroundWorkTest, NewerWorkReplacesQueuedWorkOfTheSameKey) {
   EXPECT_EQ(work.TakeResult("s"), "fit at 24");
 }
 
+TEST(BackgroundWorkTest, AKeyWhoseWorkRunsOrWhoseResultWaitsTakesNoMore) {
+  BackgroundWork work;
+  Gate gate;
+  ASSERT_TRUE(work.Submit("s", [&gate](const std::atomic<bool>&) {
+    gate.Arrive();
+    return std::string("fit at 22");
+  }));
+  ASSERT_TRUE(gate.WaitArrived());
+  EXPECT_FALSE(work.Submit("s", Returns("fit at 23"))) << "running";
+  EXPECT_TRUE(work.Submit("t", Returns("fit of t"))) << "another key";
+  gate.Open();
+  ASSERT_TRUE(work.WaitIdle(Deadline()));
+  EXPECT_FALSE(work.Submit("s", Returns("fit at 24"))) << "result waits";
+  EXPECT_EQ(work.TakeResult("s"), "fit at 22");
+  EXPECT_TRUE(work.Submit("s", Returns("fit at 25")));
+  ASSERT_TRUE(work.WaitIdle(Deadline()));
+  EXPECT_EQ(work.TakeResult("s"), "fit at 25");
+  EXPECT_EQ(work.TakeResult("t"), "fit of t");
+}
+
 TEST(BackgroundWorkTest, TheQueueIsBounded) {
   BackgroundWork work(/*max_queued=*/1);
   Gate gate;
