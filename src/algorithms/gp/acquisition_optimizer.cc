@@ -205,6 +205,14 @@ void AddLocalCandidates(const FeatureEncoding& encoding,
                         const Anchors& anchors, int count, SplitMix64& rng,
                         Candidates& out) {
   const int d = encoding.dimension();
+  // Each anchor's active features, the ones a move may touch (an inactive
+  // one's move would change nothing).
+  std::vector<std::vector<int>> movable(anchors.x.size());
+  for (size_t a = 0; a < anchors.x.size(); ++a) {
+    for (int j = 0; j < d; ++j) {
+      if (anchors.active[a][j]) movable[a].push_back(j);
+    }
+  }
   std::vector<double> x;
   for (int i = 0; i < count; ++i) {
     // Half of them around the best anchor, the rest round-robin.
@@ -217,14 +225,10 @@ void AddLocalCandidates(const FeatureEncoding& encoding,
         if (active[j]) x[j] += scale * NextStandardNormal(rng);
       }
     } else {
-      // Only active features: an inactive one's move would change nothing.
-      std::vector<int> movable;
-      for (int j = 0; j < d; ++j) {
-        if (active[j]) movable.push_back(j);
-      }
-      const auto moves = movable.empty() ? 0 : 1 + rng.NextBelow(2);
+      const std::vector<int>& features = movable[anchor];
+      const auto moves = features.empty() ? 0 : 1 + rng.NextBelow(2);
       for (uint64_t m = 0; m < moves; ++m) {
-        Perturb(encoding, movable[rng.NextBelow(movable.size())], scale, rng,
+        Perturb(encoding, features[rng.NextBelow(features.size())], scale, rng,
                 x);
       }
     }
