@@ -16,6 +16,11 @@ bool Unchanged(const Trial& kept, const store::TrialStatus& now) {
   return kept.state == now.state && kept.end_time == now.end_time;
 }
 
+// Read's test again: a trial it did not read anew is the kept one.
+bool Unchanged(const Trial& kept, const Trial& now) {
+  return kept.state == now.state && kept.end_time == now.end_time;
+}
+
 }  // namespace
 
 TrialHistory::TrialHistory(store::Store& store, size_t max_trials)
@@ -75,7 +80,7 @@ void TrialHistory::Keep(StudyTrials& kept, const std::vector<Trial>& trials) {
     if (!IsTerminal(trial.state)) continue;
     auto [it, added] = kept.ended.try_emplace(trial.number, trial);
     if (!added) {
-      it->second = trial;
+      if (!Unchanged(it->second, trial)) it->second = trial;
     } else if (++kept_trials_ > max_trials_) {
       Drop(kept);
       return;
