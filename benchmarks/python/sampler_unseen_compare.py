@@ -175,6 +175,11 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--problems", default=",".join(PROBLEMS))
     args = parser.parse_args()
+    if args.seeds < 1:
+        parser.error(f"--seeds: {args.seeds} is not at least 1")
+    if args.trials <= CHECKPOINTS[-1]:
+        parser.error(f"--trials: {args.trials} is not above the last "
+                     f"checkpoint, {CHECKPOINTS[-1]}")
     problems = args.problems.split(",")
     unknown = [p for p in problems if p not in PROBLEMS]
     if unknown:

@@ -12,12 +12,10 @@ namespace {
 // one ListTrialSummaries is cheaper than a read per trial.
 constexpr size_t kReadOneByOneUpTo = 32;
 
-bool Unchanged(const Trial& kept, const store::TrialStatus& now) {
-  return kept.state == now.state && kept.end_time == now.end_time;
-}
-
-// Read's test again: a trial it did not read anew is the kept one.
-bool Unchanged(const Trial& kept, const Trial& now) {
+// `now`: a store::TrialStatus (Read's test) or a Trial (Keep's: one Read
+// did not read anew is the kept one).
+template <typename Now>
+bool Unchanged(const Trial& kept, const Now& now) {
   return kept.state == now.state && kept.end_time == now.end_time;
 }
 
