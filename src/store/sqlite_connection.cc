@@ -309,19 +309,20 @@ absl::Status SqliteConnection::RetryWhileBusy(
   }
 }
 
+// Cached statements rather than sqlite3_exec, which parses the SQL again on
+// every call: a tenth of a small write transaction's cost.
+absl::Status SqliteConnection::Run(const char* sql) {
+  HPTUNE_ASSIGN_OR_RETURN(Statement statement, Prepare(sql));
+  return statement.Run();
+}
+
 absl::Status SqliteConnection::InTransaction(
     TransactionMode mode, absl::FunctionRef<absl::Status()> body) {
-  // Cached statements rather than sqlite3_exec, which parses the SQL again
-  // on every call: a tenth of a small write transaction's cost.
-  auto run = [&](const char* sql) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(Statement statement, Prepare(sql));
-    return statement.Run();
-  };
   return RetryWhileBusy([&]() -> absl::Status {
     HPTUNE_RETURN_IF_ERROR(
-        run(mode == TransactionMode::kWrite ? "BEGIN IMMEDIATE" : "BEGIN"));
+        Run(mode == TransactionMode::kWrite ? "BEGIN IMMEDIATE" : "BEGIN"));
     absl::Status status = body();
-    if (status.ok()) status = run("COMMIT");
+    if (status.ok()) status = Run("COMMIT");
     // A failed COMMIT can leave the transaction open; roll back in any case
     // so a retry or the next call starts clean.
     if (!sqlite3_get_autocommit(db_)) {
@@ -329,6 +330,21 @@ absl::Status SqliteConnection::InTransaction(
     }
     return status;
   });
+}
+
+absl::Status SqliteConnection::InSavepoint(
+    absl::FunctionRef<absl::Status()> body, absl::Status* body_status) {
+  HPTUNE_RETURN_IF_ERROR(Run("SAVEPOINT write_body"));
+  *body_status = body();
+  if (IsBusy(*body_status)) return *body_status;
+  if (sqlite3_get_autocommit(db_)) {
+    return body_status->ok() ? absl::InternalError(absl::StrCat(
+                                   "sqlite store \"", path_,
+                                   "\": the transaction ended inside a write"))
+                             : *body_status;
+  }
+  if (!body_status->ok()) HPTUNE_RETURN_IF_ERROR(Run("ROLLBACK TO write_body"));
+  return Run("RELEASE write_body");
 }
 
 }  // namespace hptune::store::internal

@@ -97,6 +97,14 @@ class SqliteConnection {
   // hands out. Unavailable naming the file after the busy deadline.
   [[nodiscard]] absl::Status InTransaction(
       TransactionMode mode, absl::FunctionRef<absl::Status()> body);
+  // Inside a write transaction: runs `body` in a savepoint, so that when it
+  // fails only its own changes are undone and the transaction goes on.
+  // `*body_status` is the body's result. The returned status fails when the
+  // transaction cannot go on: the body was busy (the caller runs the whole
+  // transaction again), SQLite ended the transaction under it (a full disk
+  // or an I/O error rolls back everything), or the savepoint itself failed.
+  [[nodiscard]] absl::Status InSavepoint(absl::FunctionRef<absl::Status()> body,
+                                         absl::Status* body_status);
   // Retries `op` while it fails with busy/locked, for statements that cannot
   // run inside a transaction (journal mode).
   [[nodiscard]] absl::Status RetryWhileBusy(
@@ -122,6 +130,8 @@ class SqliteConnection {
   SqliteConnection(std::string path, sqlite3* db,
                    std::chrono::milliseconds busy_deadline);
   static int BusyHandler(void* self, int attempts);
+  // Runs a cached statement that returns no rows.
+  [[nodiscard]] absl::Status Run(const char* sql);
   static int WalHook(void* self, sqlite3* db, const char* schema, int pages);
 
   std::string path_;

@@ -15,19 +15,23 @@
 // (src/store/wal_checkpointer.h).
 //
 // Thread-safety: all methods are thread-safe (one connection for writes,
-// serialised by a mutex, and a pool of connections for reads). Several
+// whose transactions carry every write queued meanwhile, and a pool of
+// connections for reads). Several
 // stores and several processes may use the same file: writers take the lock
 // up front (BEGIN IMMEDIATE) and a busy database is waited out, re-running
 // the whole transaction with backoff, up to
 // SqliteStoreOptions::busy_deadline; only then does a call fail, with
-// Unavailable naming the file. Because of those retries the `mutate`
-// callbacks of UpdateTrial and UpdateJob may run more than once; they must
-// only change the record they are given and must not call the store.
+// Unavailable naming the file. Because of those retries, and because one
+// caller's transaction runs the writes queued behind it, the `mutate`
+// callbacks of UpdateTrial and UpdateJob may run more than once and on
+// another caller's thread; they must only change the record they are given,
+// and must neither take locks nor call the store.
 #ifndef HPTUNE_SRC_STORE_SQLITE_STORE_H_
 #define HPTUNE_SRC_STORE_SQLITE_STORE_H_
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -116,6 +120,10 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
 
+  // How many writes are queued for a commit now, the one running included
+  // (group commit, below): for tests and monitoring.
+  size_t WritesWaiting();
+
  private:
   SqliteStore(std::string path, Clock& clock,
               std::unique_ptr<internal::SqliteConnection> connection,
@@ -123,8 +131,8 @@ class SqliteStore : public Store {
               std::unique_ptr<internal::WalCheckpointer> checkpointer);
 
   // Run `body` in a read (snapshot, on a connection of readers_) or write
-  // (BEGIN IMMEDIATE, on connection_ under mu_) transaction, retrying it
-  // while the database is busy.
+  // (BEGIN IMMEDIATE, on connection_; group commit, below) transaction,
+  // retrying it while the database is busy.
   [[nodiscard]] absl::Status Read(
       absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
   [[nodiscard]] absl::Status Write(
@@ -145,6 +153,17 @@ class SqliteStore : public Store {
                                      absl::StatusOr<std::optional<Trial>> (
                                          *select)(internal::SqliteConnection&,
                                                   std::string_view, int64_t));
+
+  // One Write waiting for its transaction (group commit, below).
+  struct QueuedWrite {
+    const absl::FunctionRef<absl::Status(internal::SqliteConnection&)>* body;
+    absl::Status status;  // Set by the commit that carries it.
+    bool done = false;    // Under writes_mu_.
+    CondVar turn;         // Signalled when done or first in the queue.
+  };
+  // Runs `batch` in one write transaction, each body in a savepoint of its
+  // own when there are several, and sets each one's status.
+  void CommitWrites(const std::vector<QueuedWrite*>& batch);
 
   // One measurement waiting for its commit (group commit, below).
   struct QueuedMeasurement {
@@ -171,6 +190,15 @@ class SqliteStore : public Store {
   Mutex queue_mu_;
   std::vector<QueuedMeasurement> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool committing_ ABSL_GUARDED_BY(queue_mu_) = false;
+  // Group commit of writes: each Write queues; the first in the queue runs
+  // everything queued (up to kWritesPerCommit) in one transaction, answers
+  // each, and hands the queue to the next. Under many clients the writer's
+  // connection then changes hands once per commit instead of once per
+  // write, and a caller preempted while committing holds up one commit
+  // instead of a convoy of them.
+  static constexpr size_t kWritesPerCommit = 64;
+  Mutex writes_mu_;
+  std::deque<QueuedWrite*> writes_ ABSL_GUARDED_BY(writes_mu_);
   // Declared first so that it outlives connection_, whose commits call it.
   std::unique_ptr<internal::WalCheckpointer> checkpointer_;
   Mutex mu_;  // Serialises use of connection_, the writer.

@@ -135,6 +135,10 @@ class Store {
   // transaction; an error from `mutate` changes nothing and is returned. The
   // number and the measurements cannot be changed this way (AddMeasurement).
   // A state change must be legal (CheckTrialTransition) and is logged.
+  // `mutate` may run more than once (a busy database is retried) and on
+  // another caller's thread (SqliteStore's group commit): it must only
+  // change the record it is given, and must neither take locks nor call
+  // the store.
   virtual absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) = 0;
