@@ -9,6 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import regret_targets  # noqa: E402
+from halving_bound_test import check  # noqa: E402
 
 # The table's best value, 0.125, is curve 3's step 2; it ends at 0.375.
 # Binary fractions, so that a regret equal to the threshold is exact.
@@ -16,13 +17,6 @@ CURVES = [[0.75, 0.625, 0.5],
           [0.875, 0.75, 0.25],
           [1.0, 0.875, 0.875],
           [0.5, 0.125, 0.375]]
-
-
-def check(name, got, want):
-    if got != want:
-        print("%s: got %r, want %r" % (name, got, want))
-        return 1
-    return 0
 
 
 def main():
