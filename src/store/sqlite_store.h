@@ -16,11 +16,10 @@
 //
 // Thread-safety: all methods are thread-safe (one connection for writes,
 // whose transactions carry every write queued meanwhile, and a pool of
-// connections for reads). Several
-// stores and several processes may use the same file: writers take the lock
-// up front (BEGIN IMMEDIATE) and a busy database is waited out, re-running
-// the whole transaction with backoff, up to
-// SqliteStoreOptions::busy_deadline; only then does a call fail, with
+// connections for reads). Several stores and several processes may use the
+// same file: writers take the lock up front (BEGIN IMMEDIATE) and a busy
+// database is waited out, re-running the whole transaction with backoff, up
+// to SqliteStoreOptions::busy_deadline; only then does a call fail, with
 // Unavailable naming the file. Because of those retries, and because one
 // caller's transaction runs the writes queued behind it, the `mutate`
 // callbacks of UpdateTrial and UpdateJob may run more than once and on
@@ -163,7 +162,8 @@ class SqliteStore : public Store {
   };
   // Runs `batch` in one write transaction, each body in a savepoint of its
   // own when there are several, and sets each one's status.
-  void CommitWrites(const std::vector<QueuedWrite*>& batch);
+  void CommitWrites(const std::vector<QueuedWrite*>& batch)
+      ABSL_LOCKS_EXCLUDED(writes_mu_);
 
   // One measurement waiting for its commit (group commit, below).
   struct QueuedMeasurement {
