@@ -139,10 +139,6 @@ void ExpectStepsOneToNAndNothingForTheEndedTrial(Store& store, int active,
   EXPECT_THAT(trial.measurements, SizeIs(0));
 }
 
-// Concurrent AddMeasurement calls share commits; each one must still get its
-// own answer: the measurements of ACTIVE trials are all stored, once, in
-// each caller's order, while those for an ended trial are refused, without
-// failing the others committed with them.
 // Waits until `store` has `count` writes queued, or fails after 60 s.
 void WaitForQueuedWrites(SqliteStore& store, size_t count) {
   const auto deadline =
@@ -240,6 +236,10 @@ TEST(SqliteConcurrencyTest, WritesQueuedBehindACommitEachGetTheirOwnAnswer) {
   EXPECT_THAT(store->ListEvents(0, 100), IsOkAndHolds(SizeIs(4)));
 }
 
+// Concurrent AddMeasurement calls share commits; each one must still get its
+// own answer: the measurements of ACTIVE trials are all stored, once, in
+// each caller's order, while those for an ended trial are refused, without
+// failing the others committed with them.
 TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
   TempDir dir;
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
