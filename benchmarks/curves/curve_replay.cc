@@ -8,9 +8,11 @@
 //                [--rules=none,median,median_at_step,asha] [--seeds=N]
 //                (also decay-curve, convex: any built-in rule name)
 //                [--first_seed=K] [--workers=W] [--budget=B]
-//                [--checkpoints=20,50] [--max_trials=N]
+//                [--checkpoints=20,50] [--max_trials=N] [--configs=N]
 //
 // Budgets and checkpoints are in full trainings of a task (its steps).
+// --configs=N offers only a table's first N configurations (the table of N
+// that generate_curves.py makes with the same seed); 0, all of them.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -39,6 +41,7 @@ struct Flags {
   double budget = 50;
   std::vector<double> checkpoints = {20, 50};
   int max_trials = 0;
+  int configs = 0;
 };
 
 bool ParseNumber(const std::string& name, const std::string& text, double& out,
@@ -83,6 +86,8 @@ bool ParseFlag(const std::string& name, const std::string& value, Flags& f) {
     return ParseInt(name, value, f.workers, 1);
   else if (name == "max_trials")
     return ParseInt(name, value, f.max_trials, 0);
+  else if (name == "configs")
+    return ParseInt(name, value, f.configs, 0);
   else if (name == "budget")
     return ParseNumber(name, value, f.budget, 1e-3);
   else if (name == "checkpoints") {
@@ -127,8 +132,8 @@ std::optional<std::string> RuleOf(const std::string& name, bool& ok) {
 
 std::string Header(const Flags& flags) {
   std::string h =
-      "side\ttask\tdesigner\trule\tseed\tworkers\ttrials\tstopped\tsteps\t"
-      "full_steps\tsim_seconds\tfinal_regret";
+      "side\ttask\tconfigs\tdesigner\trule\tseed\tworkers\ttrials\tstopped\t"
+      "steps\tfull_steps\tsim_seconds\tfinal_regret";
   for (double c : flags.checkpoints) absl::StrAppend(&h, "\tregret@", c);
   return h;
 }
@@ -159,9 +164,9 @@ bool RunOne(const curves::CurveTable& table, const std::string& designer,
     return false;
   }
   std::string row = absl::StrCat(
-      "hptune\t", table.task, "\t", designer, "\t", rule, "\t", seed, "\t",
-      flags.workers, "\t", r->trials, "\t", r->stopped, "\t", r->steps, "\t",
-      table.steps, "\t",
+      "hptune\t", table.task, "\t", table.configs.size(), "\t", designer, "\t",
+      rule, "\t", seed, "\t", flags.workers, "\t", r->trials, "\t", r->stopped,
+      "\t", r->steps, "\t", table.steps, "\t",
       absl::StrFormat("%.3f\t%.6g", r->sim_seconds, r->final_regret));
   for (double v : r->regret_at)
     absl::StrAppend(&row, "\t", absl::StrFormat("%.6g", v));
@@ -178,9 +183,12 @@ int main(int argc, char** argv) {
   std::printf("%s\n", Header(flags).c_str());
   for (const std::string& task : flags.tasks) {
     auto table = curves::LoadCurveTable(flags.data, task);
-    if (!table.ok()) {
-      std::fprintf(stderr, "%s\n",
-                   std::string(table.status().message()).c_str());
+    absl::Status kept = table.status();
+    if (kept.ok() && flags.configs > 0) {
+      kept = curves::KeepFirstConfigurations(flags.configs, *table);
+    }
+    if (!kept.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(kept.message()).c_str());
       return 1;
     }
     for (const std::string& designer : flags.designers) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "src/algorithms/encoding/unit_cube.h"
+#include "zlib.h"
 
 namespace hptune::curves {
 namespace {
@@ -19,6 +21,7 @@ namespace {
 constexpr int kMaxSteps = 10'000;
 constexpr int kMaxConfigs = 1'000'000;
 constexpr int kMaxParameters = 64;
+constexpr size_t kMaxTableBytes = size_t{1} << 30;  // Uncompressed.
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -26,6 +29,33 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// A gzip file's uncompressed text.
+absl::StatusOr<std::string> ReadGzipFile(const std::string& path) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (in == nullptr) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(in, buffer, sizeof buffer)) > 0 &&
+         text.size() <= kMaxTableBytes) {
+    text.append(buffer, n);
+  }
+  // A stream cut short reads as its end, with Z_BUF_ERROR left to ask for.
+  int error = Z_OK;
+  const std::string message = gzerror(in, &error);
+  gzclose(in);
+  if (n < 0 || error != Z_OK) {
+    return absl::DataLossError(absl::StrCat(path, ": ", message));
+  }
+  if (text.size() > kMaxTableBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": more than ", kMaxTableBytes, " bytes"));
+  }
+  return text;
 }
 
 absl::StatusOr<ParameterSpec> ParseParameter(const nlohmann::json& p,
@@ -131,7 +161,7 @@ absl::Status ParseRow(const std::vector<std::string>& cells, CurveTable& t) {
 }
 
 absl::Status ParseCsv(const std::string& path, CurveTable& table) {
-  auto text = ReadFile(path);
+  auto text = path.ends_with(".gz") ? ReadGzipFile(path) : ReadFile(path);
   if (!text.ok()) return text.status();
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
@@ -169,8 +199,26 @@ absl::StatusOr<CurveTable> LoadCurveTable(const std::string& dir,
   CurveTable table;
   const std::string base = absl::StrCat(dir, "/", task);
   if (auto s = ParseManifest(base + ".manifest.json", table); !s.ok()) return s;
-  if (auto s = ParseCsv(base + ".csv", table); !s.ok()) return s;
+  // <task>.csv.gz as generate_curves.py writes it; a plain .csv where only
+  // it exists.
+  const bool plain = !std::filesystem::exists(base + ".csv.gz") &&
+                     std::filesystem::exists(base + ".csv");
+  if (auto s = ParseCsv(base + (plain ? ".csv" : ".csv.gz"), table); !s.ok()) {
+    return s;
+  }
   return table;
+}
+
+absl::Status KeepFirstConfigurations(int n, CurveTable& table) {
+  if (n < 1 || static_cast<size_t>(n) > table.configs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("configurations: ", n, " is not in [1, ",
+                     table.configs.size(), "] (table ", table.task, ")"));
+  }
+  table.configs.resize(n);
+  table.metric.resize(n);
+  table.cost.resize(n);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int> NearestConfiguration(const CurveTable& table,

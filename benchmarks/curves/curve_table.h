@@ -1,4 +1,4 @@
-// The learning-curve benchmark's tables (benchmarks/curves/data/<task>.csv
+// The learning-curve benchmark's tables (benchmarks/curves/data/<task>.csv.gz
 // and <task>.manifest.json, made by generate_curves.py): per tabulated
 // configuration, the held-out metric (lower is better) and the CPU seconds
 // of each training step; and the map from any point of the task's search
@@ -35,10 +35,17 @@ struct CurveTable {
   double BestValue() const;
 };
 
-// Reads <dir>/<task>.manifest.json and <dir>/<task>.csv. Every error names
-// the file, and the line and column where there is one.
+// Reads <dir>/<task>.manifest.json and <dir>/<task>.csv.gz (gzip; a plain
+// <task>.csv where only it exists). Every error names the file, and the
+// line and column where there is one.
 absl::StatusOr<CurveTable> LoadCurveTable(const std::string& dir,
                                           const std::string& task);
+
+// Keeps the table's first n configurations: a table's configurations are a
+// Sobol sequence's first points, so its first n are the table of n that
+// generate_curves.py makes with the same seed. InvalidArgument when n is
+// not in [1, the table's configurations].
+absl::Status KeepFirstConfigurations(int n, CurveTable& table);
 
 // The index of the configuration nearest to `point`: the smallest sum over
 // the parameters of the squared difference of their unit-cube coordinates

@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "zlib.h"
 
 namespace hptune::curves {
 namespace {
@@ -104,6 +105,56 @@ TEST(LoadCurveTableTest, ReadsATableAndNamesTheLineOfABadOne) {
                                   "0,0.01,a,0.9,nan,0.1,0.2\n";
   EXPECT_THAT(LoadCurveTable(dir.string(), "t").status().message(),
               HasSubstr("t.csv:2: column 5: not a finite number: \"nan\""));
+  std::filesystem::remove_all(dir);
+}
+
+// A scratch directory holding t.manifest.json (lr, 2 steps) and, as gzip,
+// t.csv.gz with `rows`.
+std::filesystem::path GzipTable(const std::string& name,
+                                const std::string& rows) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (name + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "t.manifest.json")
+      << R"({"task": "t", "metric": "loss", "steps": 2, "parameters": [
+           {"name": "lr", "type": "double", "low": 0.001, "high": 1,
+            "scale": "log"}]})";
+  gzFile out = gzopen((dir / "t.csv.gz").c_str(), "wb");
+  const std::string text = "id,lr,m0,m1,c0,c1\n" + rows;
+  gzwrite(out, text.data(), text.size());
+  gzclose(out);
+  return dir;
+}
+
+TEST(LoadCurveTableTest, ReadsAGzipTableBeforeAPlainOne) {
+  const auto dir = GzipTable("curve_table_gz_",
+                             "0,0.01,0.9,0.5,0.1,0.2\n"
+                             "1,0.1,0.8,0.3,0.1,0.1\n"
+                             "2,0.5,0.7,0.6,0.1,0.1\n");
+  std::ofstream(dir / "t.csv") << "id,lr,m0,m1,c0,c1\n0,0.01,1,1,1,1\n";
+  auto t = LoadCurveTable(dir.string(), "t");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->configs.size(), 3u);
+  EXPECT_EQ(t->metric[1][1], 0.3);
+
+  // The first two are the table of two: its best is theirs.
+  ASSERT_TRUE(KeepFirstConfigurations(2, *t).ok());
+  EXPECT_EQ(t->configs.size(), 2u);
+  EXPECT_EQ(t->cost.size(), 2u);
+  EXPECT_EQ(t->BestValue(), 0.3);
+  EXPECT_THAT(KeepFirstConfigurations(3, *t).message(),
+              HasSubstr("configurations: 3 is not in [1, 2]"));
+  EXPECT_FALSE(KeepFirstConfigurations(0, *t).ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LoadCurveTableTest, ACutGzipTableIsRefusedNamingTheFile) {
+  const auto dir = GzipTable("curve_table_cut_", "0,0.01,0.9,0.5,0.1,0.2\n");
+  const auto path = dir / "t.csv.gz";
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 12);
+  const absl::Status status = LoadCurveTable(dir.string(), "t").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(status.message(), HasSubstr("t.csv.gz"));
   std::filesystem::remove_all(dir);
 }
 

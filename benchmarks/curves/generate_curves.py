@@ -14,17 +14,22 @@ docs/designers.md ("The learning-curve benchmark") describes them.
 Seeded (--seed, per configuration seed + id) and resumable: finished
 configurations are appended to <out>/<task>.partial.<K>.jsonl, and a rerun
 skips them; --shard K/N trains only configurations i with i % N == K, so N
-processes can share a task. When a task is complete, <task>.csv and
-<task>.manifest.json are written atomically and the partial files removed. Single-threaded
-(OMP_NUM_THREADS=1, torch.set_num_threads(1)) so that costs are comparable
-and a shared machine stays usable.
+processes can share a task. A finished table of the same seed keeps its
+rows when --configs grows: its configurations are the first ones of the
+larger Sobol set. When a task is complete, <task>.csv.gz (gzip) and
+<task>.manifest.json are written atomically and the partial files removed.
+Single-threaded (OMP_NUM_THREADS=1, torch.set_num_threads(1)) so that
+costs are comparable and a shared machine stays usable.
 
 Non-finite metrics (a diverged run) are recorded as the task's cap
 (manifest "metric_cap"), so every curve is a number at every step.
 """
 
 import argparse
+import csv
 import glob
+import gzip
+import io
 import json
 import math
 import os
@@ -37,6 +42,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from curve_files import open_table  # noqa: E402
 import sklearn  # noqa: E402
 from scipy.stats import qmc  # noqa: E402
 
@@ -237,10 +243,11 @@ def configurations(task, n, seed):
     return [decode(params, u) for u in sobol.random(n)]
 
 
-def progress(task, done, total, started):
+def progress(task, done, total, started, trained):
+    """A progress bar; `trained`: configurations this process trained."""
     width = 30
     filled = int(width * done / max(total, 1))
-    rate = (time.time() - started) / max(done, 1)
+    rate = (time.time() - started) / max(trained, 1)
     sys.stderr.write("\r%-4s [%s%s] %d/%d  %.2fs/config " % (
         task, "#" * filled, "." * (width - filled), done, total, rate))
     sys.stderr.flush()
@@ -259,9 +266,37 @@ def read_partial(paths):
     return done
 
 
+def read_table(out, task, seed):
+    """The rows of a finished table of the same seed, by id.
+
+    Its configurations are the first ones of any larger Sobol set of that
+    seed (the sequence's prefix), each trained with its own seed, so a
+    larger table keeps them and trains only the rest.
+    """
+    try:
+        with open(os.path.join(out, task + ".manifest.json")) as f:
+            if json.load(f)["seed"] != seed:
+                return {}
+        with open_table(out, task) as f:
+            reader = csv.reader(f)
+            head = next(reader)
+            rows = list(reader)
+    except FileNotFoundError:
+        return {}
+    m = [i for i, c in enumerate(head) if c[0] == "m" and c[1:].isdigit()]
+    c = [i for i, h in enumerate(head) if h[0] == "c" and h[1:].isdigit()]
+    return {int(r[0]): {"id": int(r[0]), "metric": [float(r[i]) for i in m],
+                        "cost": [float(r[i]) for i in c]} for r in rows}
+
+
 def write_atomically(path, text):
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    if path.endswith(".gz"):
+        data = io.BytesIO()  # mtime 0: the same table, the same bytes.
+        with gzip.GzipFile(fileobj=data, mode="wb", mtime=0) as z:
+            z.write(text.encode())
+        text = data.getvalue()
+    with open(tmp, "wb" if isinstance(text, bytes) else "w") as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
@@ -330,10 +365,12 @@ def generate(task, args):
     partial = os.path.join(args.out, "%s.partial.%d.jsonl" % (task, shard))
     partials = os.path.join(args.out, task + ".partial.*.jsonl")
     configs = configurations(task, args.configs, args.seed)
-    done = read_partial(glob.glob(partials))
+    kept = {i: row for i, row in read_table(args.out, task, args.seed).items()
+            if i < args.configs}
+    done = {**kept, **read_partial(glob.glob(partials))}
     data = spec["data"](args.seed)
-    started = time.time()
-    progress(task, len(done), len(configs), started)
+    started, trained = time.time(), 0
+    progress(task, len(done), len(configs), started, trained)
     with open(partial, "a") as f:
         for i, cfg in enumerate(configs):
             if i in done or i % shards != shard:
@@ -343,17 +380,18 @@ def generate(task, args):
             done[i] = {"id": i, "metric": metric, "cost": cost}
             f.write(json.dumps(done[i]) + "\n")
             f.flush()
-            progress(task, len(done), len(configs), started)
+            trained += 1
+            progress(task, len(done), len(configs), started, trained)
     sys.stderr.write("\n")
-    done = read_partial(glob.glob(partials))
-    if len(done) < len(configs):
+    done = {**kept, **read_partial(glob.glob(partials))}
+    if any(i not in done for i in range(len(configs))):
         return  # Other shards are still at work; the last one assembles.
-    seconds = sum(sum(r["cost"]) for r in done.values())
-    write_atomically(os.path.join(args.out, task + ".csv"),
-                     table(task, configs, done))
+    seconds = sum(sum(done[i]["cost"]) for i in range(len(configs)))
+    plain = os.path.join(args.out, task + ".csv")
+    write_atomically(plain + ".gz", table(task, configs, done))
     write_atomically(os.path.join(args.out, task + ".manifest.json"),
                      manifest(task, args, seconds))
-    for path in glob.glob(partials):
+    for path in glob.glob(partials) + [plain]:
         try:
             os.remove(path)
         except FileNotFoundError:
@@ -364,7 +402,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--task", default="all",
                         choices=["all"] + sorted(TASKS))
-    parser.add_argument("--configs", type=int, default=512)
+    parser.add_argument("--configs", type=int, default=4096)
     parser.add_argument("--seed", type=int, default=64)
     parser.add_argument("--shard", default="0/1",
                         type=lambda s: tuple(int(x) for x in s.split("/")),

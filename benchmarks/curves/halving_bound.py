@@ -3,6 +3,7 @@
 its rungs were chosen with hindsight, per task.
 
   halving_bound.py [--data DIR] [--seeds 20] [--trials 64] [--worst 5]
+                   [--configs N]
 
 For each seed, `--trials` configurations drawn at random from the task's
 table (random.Random(seed)) are trained the synchronous way: at each rung
@@ -22,22 +23,17 @@ Standard library only.
 """
 
 import argparse
-import csv
 import itertools
 import os
 import random
-import re
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from curve_files import read_curves  # noqa: E402
 
 RUNG_STEPS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18]
 KEEP = [1 / 2, 1 / 3, 1 / 4, 1 / 6]
-
-
-def read_curves(data, task):
-    with open(os.path.join(data, task + ".csv")) as f:
-        rows = list(csv.DictReader(f))
-    steps = sorted(int(k[1:]) for k in rows[0] if re.fullmatch(r"m\d+", k))
-    return [[float(r["m%d" % s]) for s in steps] for r in rows]
 
 
 def run(schedule, best_so_far, finals, chosen, length):
@@ -108,13 +104,15 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--trials", type=int, default=64)
     parser.add_argument("--worst", type=float, default=5.0)
+    parser.add_argument("--configs", type=int, default=0,
+                        help="the table's first N configurations (0: all)")
     args = parser.parse_args()
     print("| task | steps | most saved | worst change | rungs (step, kept) "
           "| rank of the best at steps 1, 2, 4, 8: median, max |")
     print("|---|---|---|---|---|---|")
     feasible = {}
     for task in args.tasks.split(","):
-        curves = read_curves(args.data, task)
+        curves = read_curves(args.data, task, args.configs)
         seeds = [random.Random(s).sample(range(len(curves)), args.trials)
                  for s in range(1, args.seeds + 1)]
         feasible[task] = feasible_schedules(curves, seeds, args.worst)

@@ -15,6 +15,7 @@ value of the whole table. Rows are curve_replay's (side "optuna").
       [--tasks gbm,mlp,sgd] [--samplers tpe,random]
       [--pruners none,median,sha,hyperband] [--seeds 5] [--first-seed 1]
       [--workers 4] [--budget 50] [--checkpoints 20,50] [--max-trials 0]
+      [--configs N]
 
 Pruners are Optuna 3.1's defaults: MedianPruner(), SuccessiveHalvingPruner()
 and HyperbandPruner(min_resource=1, max_resource=S); samplers
@@ -29,17 +30,23 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from curve_files import open_table  # noqa: E402
 
-def load_table(data, task):
+
+def load_table(data, task, first=0):
+    """The task's table; only its first `first` configurations unless 0."""
     with open(os.path.join(data, task + ".manifest.json")) as f:
         manifest = json.load(f)
     steps = manifest["steps"]
     params = manifest["parameters"]
     configs, metric, cost = [], [], []
-    with open(os.path.join(data, task + ".csv")) as f:
+    with open_table(data, task) as f:
         reader = csv.reader(f)
         next(reader)
         for row in reader:
+            if first and len(configs) == first:
+                break
             cfg = {}
             for i, p in enumerate(params):
                 cell = row[1 + i]
@@ -50,6 +57,9 @@ def load_table(data, task):
             configs.append(cfg)
             metric.append([float(v) for v in row[base:base + steps]])
             cost.append([float(v) for v in row[base + steps:base + 2 * steps]])
+    if first and len(configs) < first:
+        sys.exit("%s: configurations %d is not in [1, %d]" %
+                 (task, first, len(configs)))
     best = min(min(curve) for curve in metric)
     return dict(task=task, steps=steps, params=params, configs=configs,
                 metric=metric, cost=cost, best=best)
@@ -188,8 +198,8 @@ class Replay:
 
 
 def row(table, sampler, pruner, seed, args, r, final):
-    cells = ["optuna", table["task"], sampler, pruner, seed, args.workers,
-             r.trials, r.stopped, r.steps, table["steps"],
+    cells = ["optuna", table["task"], len(table["configs"]), sampler, pruner,
+             seed, args.workers, r.trials, r.stopped, r.steps, table["steps"],
              "%.3f" % r.now, "%.6g" % final]
     cells += ["%.6g" % v for v in r.regret_at]
     return "\t".join(str(c) for c in cells)
@@ -208,16 +218,18 @@ def main():
     parser.add_argument("--budget", type=float, default=50)
     parser.add_argument("--checkpoints", default="20,50")
     parser.add_argument("--max-trials", type=int, default=0)
+    parser.add_argument("--configs", type=int, default=0,
+                        help="the table's first N configurations (0: all)")
     args = parser.parse_args()
     args.checkpoints = [float(c) for c in args.checkpoints.split(",")]
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     print("\t".join(
-        ["side", "task", "designer", "rule", "seed", "workers", "trials",
-         "stopped", "steps", "full_steps", "sim_seconds", "final_regret"] +
+        ["side", "task", "configs", "designer", "rule", "seed", "workers",
+         "trials", "stopped", "steps", "full_steps", "sim_seconds", "final_regret"] +
         ["regret@%g" % c for c in args.checkpoints]))
     for task in args.tasks.split(","):
-        table = load_table(args.data, task)
+        table = load_table(args.data, task, args.configs)
         for sampler in args.samplers.split(","):
             for pruner in args.pruners.split(","):
                 for seed in range(args.first_seed,

@@ -2,7 +2,8 @@
 """How many of a task's tabulated configurations reach a given regret: what
 an anytime target ("a median regret of at most r") asks of a tuner.
 
-  regret_targets.py [--data DIR] --target TASK=R[,R...] [--target ...]
+  regret_targets.py [--data DIR] [--configs N] --target TASK=R[,R...]
+                    [--target ...]
 
 Regret is as curve_replay scores it: the value a trial reported last (at
 its final step, or at the step where it was stopped) minus the best value
@@ -18,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from halving_bound import read_curves  # noqa: E402
+from curve_files import read_curves  # noqa: E402
 
 
 def reach(curves, regret):
@@ -48,12 +49,14 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "data"))
     parser.add_argument("--target", type=parse_target, action="append",
                         required=True)
+    parser.add_argument("--configs", type=int, default=0,
+                        help="the table's first N configurations (0: all)")
     args = parser.parse_args()
     print("| task | regret at most | configurations that end within it "
           "| within it at some step | of |")
     print("|---|---|---|---|---|")
     for task, regrets in args.target:
-        curves = read_curves(args.data, task)
+        curves = read_curves(args.data, task, args.configs)
         for regret in regrets:
             at_end, at_some_step = reach(curves, regret)
             print("| %s | %.4g | %d | %d | %d |" %

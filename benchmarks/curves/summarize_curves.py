@@ -9,17 +9,21 @@ the median trials and stopped trials of a run, the steps of all seeds
 together and the share saved against the same side and designer without
 stopping ("rule none"), the median and worst final regret, the median and
 worst change of the best final value against the same seed without stopping
-(in percent; the value is the regret plus the table's lowest value, read
-from DIR/<task>.csv), and the median regret at each checkpoint (regret@B: the best result of the trials ended
-when B full trainings' worth of steps had been spent). Standard library
-only.
+(in percent; the value is the regret plus the lowest value of the
+configurations the rows' "configs" column says the run was offered, read
+from DIR/<task>.csv.gz), and the median regret at each checkpoint
+(regret@B: the best result of the trials ended when B full trainings'
+worth of steps had been spent). Standard library only.
 """
 
 import argparse
 import csv
 import os
-import re
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from curve_files import read_curves  # noqa: E402
 
 
 def read_rows(paths):
@@ -30,13 +34,10 @@ def read_rows(paths):
     return rows
 
 
-def lowest_value(data, task):
-    """The regret's reference: the lowest metric of the table."""
-    with open(os.path.join(data, task + ".csv")) as f:
-        reader = csv.reader(f)
-        head = next(reader)
-        cols = [i for i, c in enumerate(head) if re.fullmatch(r"m\d+", c)]
-        return min(float(row[i]) for row in reader for i in cols)
+def lowest_value(data, task, configs):
+    """The regret's reference: the lowest metric of the configurations
+    offered (the table's first `configs`; 0: all)."""
+    return min(min(c) for c in read_curves(data, task, configs))
 
 
 def changes(runs, base, reference):
@@ -54,12 +55,15 @@ def summarize(rows, data):
     checkpoints = [k for k in rows[0] if k.startswith("regret@")]
     groups = {}
     for r in rows:
-        key = (r["task"], r["side"], r["designer"], r["rule"])
+        # Rows without a "configs" column were offered the whole table.
+        task = (r["task"], int(r.get("configs") or 0))
+        key = (task, r["side"], r["designer"], r["rule"])
         groups.setdefault(key, []).append(r)
     out = []
     for task in sorted({k[0] for k in groups}):
-        reference = lowest_value(data, task)
-        out.append("\n**%s**\n" % task)
+        reference = lowest_value(data, *task)
+        out.append("\n**%s**%s\n" % (task[0], " (%d configurations)" % task[1]
+                                      if task[1] else ""))
         head = ["side", "designer", "rule", "seeds", "trials", "stopped",
                 "steps", "saved", "final regret", "worst", "best change",
                 "worst change"]
