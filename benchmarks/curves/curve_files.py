@@ -11,6 +11,9 @@ import gzip
 import os
 import re
 
+# The committed tables.
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
 
 def table_path(data, task):
     """The table's file: <task>.csv.gz, or <task>.csv where only it exists."""

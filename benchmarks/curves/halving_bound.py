@@ -30,7 +30,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from curve_files import read_curves  # noqa: E402
+from curve_files import DATA_DIR, read_curves  # noqa: E402
 
 RUNG_STEPS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18]
 KEEP = [1 / 2, 1 / 3, 1 / 4, 1 / 6]
@@ -98,8 +98,7 @@ def ranks_of_best(curves, seeds, steps):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "data"))
+    parser.add_argument("--data", default=DATA_DIR)
     parser.add_argument("--tasks", default="gbm,mlp,sgd")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--trials", type=int, default=64)

@@ -19,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from curve_files import read_curves  # noqa: E402
+from curve_files import DATA_DIR, read_curves  # noqa: E402
 
 
 def reach(curves, regret):
@@ -45,8 +45,7 @@ def parse_target(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "data"))
+    parser.add_argument("--data", default=DATA_DIR)
     parser.add_argument("--target", type=parse_target, action="append",
                         required=True)
     parser.add_argument("--configs", type=int, default=0,

@@ -24,7 +24,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from curve_files import read_curves  # noqa: E402
+from curve_files import DATA_DIR, read_curves  # noqa: E402
 
 SEED_STRIDE = 1000
 
@@ -74,8 +74,7 @@ def retrain(task, data_dir, top, seeds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "data"))
+    parser.add_argument("--data", default=DATA_DIR)
     parser.add_argument("--tasks", default="gbm,mlp,sgd")
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--seeds", type=int, default=10)

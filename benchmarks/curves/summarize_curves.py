@@ -23,7 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from curve_files import read_curves  # noqa: E402
+from curve_files import DATA_DIR, read_curves  # noqa: E402
 
 
 def read_rows(paths):
@@ -96,8 +96,7 @@ def summarize(rows, data):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "data"))
+    parser.add_argument("--data", default=DATA_DIR)
     parser.add_argument("rows", nargs="+")
     args = parser.parse_args()
     print(summarize(read_rows(args.rows), args.data))
