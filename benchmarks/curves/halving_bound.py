@@ -111,7 +111,10 @@ def main():
     print("|---|---|---|---|---|---|")
     feasible = {}
     for task in args.tasks.split(","):
-        curves = read_curves(args.data, task, args.configs)
+        try:
+            curves = read_curves(args.data, task, args.configs)
+        except ValueError as e:
+            parser.error("--configs: %s" % e)
         seeds = [random.Random(s).sample(range(len(curves)), args.trials)
                  for s in range(1, args.seeds + 1)]
         feasible[task] = feasible_schedules(curves, seeds, args.worst)

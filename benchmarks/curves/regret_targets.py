@@ -55,7 +55,10 @@ def main():
           "| within it at some step | of |")
     print("|---|---|---|---|---|")
     for task, regrets in args.target:
-        curves = read_curves(args.data, task, args.configs)
+        try:
+            curves = read_curves(args.data, task, args.configs)
+        except ValueError as e:
+            parser.error("--configs: %s" % e)
         for regret in regrets:
             at_end, at_some_step = reach(curves, regret)
             print("| %s | %.4g | %d | %d | %d |" %
