@@ -1,5 +1,6 @@
-// Tests of port reservation: real free ports on 127.0.0.1, never the same
-// port to two live reservations of this process.
+// Tests of port reservation: real free ports on 127.0.0.1, outside the
+// kernel's ephemeral range, never the same port to two live reservations of
+// this process.
 #include "src/launch/local/port_reservation.h"
 
 #include <arpa/inet.h>
@@ -8,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -42,6 +44,22 @@ TEST(PortReservationTest, PortsAreDistinctAndFree) {
     EXPECT_GT(port, 0);
     EXPECT_LT(port, 65536);
     EXPECT_TRUE(CanListenOn(port)) << port;
+  }
+}
+
+// The kernel gives ports of net.ipv4.ip_local_port_range to sockets that do
+// not name one (srun's, outgoing connections): a reserved port from there
+// could be taken before the replica binds it.
+TEST(PortReservationTest, PortsLieOutsideTheKernelsEphemeralRange) {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0, high = 0;
+  ASSERT_TRUE(in >> low >> high);
+  auto reservation = PortReservation::Reserve(50);
+  ASSERT_OK(reservation);
+  for (int port : (*reservation)->ports()) {
+    EXPECT_TRUE(port < low || port > high)
+        << port << " is in the ephemeral range " << low << "-" << high;
+    EXPECT_GE(port, 1024);
   }
 }
 

@@ -5,8 +5,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <random>
 #include <set>
 
 #include "absl/base/thread_annotations.h"
@@ -16,15 +19,50 @@
 namespace hptune::launch {
 namespace {
 
-// Probes per wanted port before giving up; the kernel's ephemeral range is
-// thousands of ports wide, so hitting this means something is wrong.
+// Probes per wanted port before giving up; the range probed is thousands of
+// ports wide, so hitting this means something is wrong.
 constexpr int kTriesPerPort = 64;
 
-// The ports this process's reservations hold. Never destroyed, so a
-// reservation may still end while the process exits.
+// Ports [low, high], both included.
+struct PortRange {
+  int low = 0;
+  int high = -1;
+  int size() const { return high - low + 1; }
+};
+
+// The ports the kernel gives bind(port 0) and connect() on its own
+// (net.ipv4.ip_local_port_range); Linux's default where it cannot be read.
+PortRange EphemeralRange() {
+  PortRange range{32768, 60999};
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  PortRange read;
+  if (in >> read.low >> read.high && read.low <= read.high) range = read;
+  return range;
+}
+
+// Where reservations come from: the 16,384 ports below the ephemeral range
+// (or as many as lie above 1023), else those above it. The kernel gives
+// those to no socket that does not name them, so a reserved port stays free
+// between its reservation and the replica's bind: srun's sockets and
+// outgoing connections take ephemeral ports. Empty (then the kernel picks,
+// bind(port 0)) when neither side has 1,024 ports.
+PortRange ReservableRange() {
+  const PortRange ephemeral = EphemeralRange();
+  const PortRange below{std::max(1024, ephemeral.low - 16384),
+                        ephemeral.low - 1};
+  const PortRange above{ephemeral.high + 1, 65535};
+  if (below.size() >= 1024) return below;
+  if (above.size() >= 1024) return above;
+  return PortRange{};
+}
+
+// The ports this process's reservations hold, and the draws of ports to
+// probe. Never destroyed, so a reservation may still end while the process
+// exits.
 struct ReservedPorts {
   Mutex mutex;
   std::set<int> ports ABSL_GUARDED_BY(mutex);
+  std::minstd_rand draw ABSL_GUARDED_BY(mutex){std::random_device{}()};
 };
 ReservedPorts& Reserved() {
   static ReservedPorts* const reserved = new ReservedPorts();
@@ -46,10 +84,11 @@ class Socket {
   int fd_;
 };
 
-// Binds a new socket to port 0 on `address`; the kernel's choice, with the
-// socket kept open so the next probe gets another port.
+// Binds a new socket to `port` on `address` (0: the kernel's choice) and
+// keeps it open, so that a later probe of this reservation gets another
+// port. The port bound, or 0 when `port` is in use.
 absl::StatusOr<int> Probe(const in_addr& address, const std::string& host,
-                          std::vector<Socket>& open) {
+                          int port, std::vector<Socket>& open) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     return absl::UnavailableError(
@@ -59,10 +98,14 @@ absl::StatusOr<int> Probe(const in_addr& address, const std::string& host,
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr = address;
-  addr.sin_port = 0;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
   socklen_t length = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    if (port != 0 && (errno == EADDRINUSE || errno == EACCES)) return 0;
+    return absl::UnavailableError(
+        absl::StrCat("cannot reserve a port on ", host, ": ", strerror(errno)));
+  }
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot reserve a port on ", host, ": ", strerror(errno)));
   }
@@ -77,19 +120,22 @@ absl::StatusOr<std::unique_ptr<PortReservation>> PortReservation::Reserve(
   if (inet_pton(AF_INET, host.c_str(), &address) != 1) {
     address.s_addr = htonl(INADDR_ANY);
   }
+  static const PortRange range = ReservableRange();
   std::vector<Socket> open;
   std::vector<int> ports;
   ReservedPorts& reserved = Reserved();
   MutexLock lock(&reserved.mutex);
+  std::uniform_int_distribution<int> in_range(range.low, range.high);
   for (int tries = 0; static_cast<int>(ports.size()) < count; ++tries) {
     if (tries >= kTriesPerPort * count) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "cannot reserve ", count, " ports on ", host, ": ", tries,
-          " probes found only ", ports.size(), " not already reserved"));
+          " probes found only ", ports.size(), " free and not reserved"));
     }
-    absl::StatusOr<int> port = Probe(address, host, open);
+    const int wanted = range.size() > 0 ? in_range(reserved.draw) : 0;
+    absl::StatusOr<int> port = Probe(address, host, wanted, open);
     if (!port.ok()) return port.status();
-    if (reserved.ports.count(*port) > 0) continue;
+    if (*port == 0 || reserved.ports.count(*port) > 0) continue;
     bool duplicate = false;
     for (int p : ports) duplicate = duplicate || p == *port;
     if (!duplicate) ports.push_back(*port);

@@ -1,12 +1,16 @@
 // Free TCP ports for the replicas of a trial.
 //
-// LocalLauncher::Reserve takes one port per replica server. A port is free
-// when binding to it works; bind(port 0) lets the kernel pick one. The kernel
-// may hand the same port out again once the probing socket is closed, so a
-// process-wide set remembers the ports given to live reservations and they
-// are never given twice while a reservation holds them (another program can
-// still take one in between: the trainer's bind is the final word).
-// Thread-safe. Internal to the launch module.
+// LocalLauncher::Reserve and SlurmLauncher::Reserve take one port per
+// replica server. Ports are drawn at random from below the kernel's
+// ephemeral range (net.ipv4.ip_local_port_range; above it where below has
+// too few), and a port is free when binding to it works. The kernel hands
+// ports from there to no socket that does not ask for them by number, so
+// srun's sockets and outgoing connections cannot take a reserved port
+// before the replica binds it. A process-wide set remembers the ports given
+// to live reservations and they are never given twice while a reservation
+// holds them (another program can still bind one by number in between: the
+// trainer's bind is the final word). Thread-safe. Internal to the launch
+// module.
 #ifndef HPTUNE_SRC_LAUNCH_LOCAL_PORT_RESERVATION_H_
 #define HPTUNE_SRC_LAUNCH_LOCAL_PORT_RESERVATION_H_
 
