@@ -267,16 +267,20 @@ def read_partial(paths):
 
 
 def read_table(out, task, seed):
-    """The rows of a finished table of the same seed, by id.
+    """The rows of a finished table of the same seed, parameters and steps,
+    by id.
 
     Its configurations are the first ones of any larger Sobol set of that
     seed (the sequence's prefix), each trained with its own seed, so a
     larger table keeps them and trains only the rest.
     """
+    spec = TASKS[task]
     try:
         with open(os.path.join(out, task + ".manifest.json")) as f:
-            if json.load(f)["seed"] != seed:
-                return {}
+            old = json.load(f)
+        if (old["seed"], old["steps"], old["parameters"]) != (
+                seed, spec["steps"], manifest_parameters(spec)):
+            return {}
         with open_table(out, task) as f:
             reader = csv.reader(f)
             head = next(reader)
@@ -326,13 +330,8 @@ def table(task, configs, done):
     return "\n".join(lines) + "\n"
 
 
-def manifest(task, args, seconds):
-    spec = TASKS[task]
-    versions = {"python": platform.python_version(),
-                "numpy": np.__version__, "scikit-learn": sklearn.__version__}
-    if task == "mlp":
-        import torch
-        versions["torch"] = torch.__version__
+def manifest_parameters(spec):
+    """The task's parameters as its manifest lists them."""
     params = []
     for p in spec["params"]:
         if p[1] == "categorical":
@@ -341,6 +340,16 @@ def manifest(task, args, seconds):
         else:
             params.append({"name": p[0], "type": p[1], "low": p[2],
                            "high": p[3], "scale": p[4]})
+    return params
+
+
+def manifest(task, args, seconds):
+    spec = TASKS[task]
+    versions = {"python": platform.python_version(),
+                "numpy": np.__version__, "scikit-learn": sklearn.__version__}
+    if task == "mlp":
+        import torch
+        versions["torch"] = torch.__version__
     return json.dumps({
         "task": task, "about": spec["about"], "metric": spec["metric"],
         "goal": "minimize", "metric_cap": spec["cap"],
@@ -348,7 +357,8 @@ def manifest(task, args, seconds):
         "design": "scrambled Sobol (scipy.stats.qmc.Sobol, seed %d)" %
                   args.seed,
         "seed": args.seed, "cost": "CPU seconds (time.process_time), "
-        "one thread", "parameters": params, "versions": versions,
+        "one thread", "parameters": manifest_parameters(spec),
+        "versions": versions,
         "machine": platform.machine() + ", " + platform.node(),
         "cpu_seconds_total": round(seconds, 1),
         "command": "nice -n 19 /usr/bin/python3 "
