@@ -43,3 +43,19 @@ def read_curves(data, task, configs=0):
                              (task, configs, len(rows)))
         rows = rows[:configs]
     return [[float(r["m%d" % s]) for s in steps] for r in rows]
+
+
+def add_table_arguments(parser):
+    """--data and --configs, as the curve scripts take them."""
+    parser.add_argument("--data", default=DATA_DIR)
+    parser.add_argument("--configs", type=int, default=0,
+                        help="the table's first N configurations (0: all)")
+
+
+def curves_for(parser, args, task):
+    """read_curves for a command line: a --configs outside the table is a
+    usage error naming it."""
+    try:
+        return read_curves(args.data, task, args.configs)
+    except ValueError as e:
+        parser.error("--configs: %s" % e)

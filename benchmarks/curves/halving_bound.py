@@ -30,7 +30,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from curve_files import DATA_DIR, read_curves  # noqa: E402
+from curve_files import add_table_arguments, curves_for  # noqa: E402
 
 RUNG_STEPS = [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18]
 KEEP = [1 / 2, 1 / 3, 1 / 4, 1 / 6]
@@ -98,23 +98,18 @@ def ranks_of_best(curves, seeds, steps):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=DATA_DIR)
+    add_table_arguments(parser)
     parser.add_argument("--tasks", default="gbm,mlp,sgd")
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--trials", type=int, default=64)
     parser.add_argument("--worst", type=float, default=5.0)
-    parser.add_argument("--configs", type=int, default=0,
-                        help="the table's first N configurations (0: all)")
     args = parser.parse_args()
     print("| task | steps | most saved | worst change | rungs (step, kept) "
           "| rank of the best at steps 1, 2, 4, 8: median, max |")
     print("|---|---|---|---|---|---|")
     feasible = {}
     for task in args.tasks.split(","):
-        try:
-            curves = read_curves(args.data, task, args.configs)
-        except ValueError as e:
-            parser.error("--configs: %s" % e)
+        curves = curves_for(parser, args, task)
         seeds = [random.Random(s).sample(range(len(curves)), args.trials)
                  for s in range(1, args.seeds + 1)]
         feasible[task] = feasible_schedules(curves, seeds, args.worst)

@@ -19,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from curve_files import DATA_DIR, read_curves  # noqa: E402
+from curve_files import add_table_arguments, curves_for  # noqa: E402
 
 
 def reach(curves, regret):
@@ -45,20 +45,15 @@ def parse_target(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=DATA_DIR)
+    add_table_arguments(parser)
     parser.add_argument("--target", type=parse_target, action="append",
                         required=True)
-    parser.add_argument("--configs", type=int, default=0,
-                        help="the table's first N configurations (0: all)")
     args = parser.parse_args()
     print("| task | regret at most | configurations that end within it "
           "| within it at some step | of |")
     print("|---|---|---|---|---|")
     for task, regrets in args.target:
-        try:
-            curves = read_curves(args.data, task, args.configs)
-        except ValueError as e:
-            parser.error("--configs: %s" % e)
+        curves = curves_for(parser, args, task)
         for regret in regrets:
             at_end, at_some_step = reach(curves, regret)
             print("| %s | %.4g | %d | %d | %d |" %
