@@ -183,3 +183,30 @@ def test_no_server_is_unavailable_and_blocking_helpers_retry(server_factory,
     server.start()
     worker.join(120)
     assert result["studies"] == [] and len(attempts) >= 2
+
+
+def test_a_call_a_drain_cancelled_is_retried_and_other_errors_are_not():
+    """A drain cancels the calls it has not answered by its deadline
+    (CANCELLED, not UNAVAILABLE): retry_unavailable retries them as it
+    retries an unavailable server; an error of the call itself is raised
+    at once."""
+    answers = [hptune.Cancelled("drained", "JobService/GetJob"),
+               hptune.Unavailable("restarting", "JobService/GetJob"),
+               "the job"]
+
+    def attempt():
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert retry_unavailable(attempt, window=60) == "the job"
+    assert answers == []
+
+    def not_found():
+        answers.append(1)
+        raise hptune.NotFound("no job j", "JobService/GetJob")
+
+    with pytest.raises(hptune.NotFound):
+        retry_unavailable(not_found, window=60)
+    assert answers == [1]

@@ -265,15 +265,18 @@ def _method_name(method: Any) -> str:
 
 def retry_unavailable(attempt: Callable[[], T], window: float) -> T:
     """attempt(), retried with exponential back-off with jitter (0.1 s up to
-    5 s between tries) while it raises Unavailable, for up to ``window``
-    seconds; then the last Unavailable is raised. A server that restarts
-    (drain, crash, upgrade) comes back within the window."""
+    5 s between tries) while it raises Unavailable or Cancelled, for up to
+    ``window`` seconds; then the last of them is raised. A server that
+    restarts (drain, crash, upgrade) comes back within the window. A drain
+    cancels the calls it has not answered by its deadline, and this client
+    cancels no unary call of its own, so Cancelled here is the server
+    going away."""
     deadline = time.monotonic() + window
     delay = 0.1
     while True:
         try:
             return attempt()
-        except errors.Unavailable:
+        except (errors.Unavailable, errors.Cancelled):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise
