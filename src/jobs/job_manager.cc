@@ -141,15 +141,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
     const std::string message =
         absl::StrCat("the server could not run the job: ",
                      std::string(result.status().message()));
-    (void)store_
-        .UpdateJob(job.job_id,
-                   [&](JobRecord& j) {
-                     if (IsTerminal(j.state)) return absl::OkStatus();
-                     j.error_message = message;
-                     return j.TransitionTo(JobState::kFailed,
-                                           SystemClock().Now());
-                   })
-        .status();
+    FailJob(job.job_id, message);
     log.Ended(JobState::kFailed, message);
   } else {
     log.Ended(result->state, result->error_message);
@@ -162,17 +154,29 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
   Bump();
 }
 
+void JobManager::FailJob(const std::string& job_id,
+                         const std::string& message) {
+  absl::StatusOr<JobRecord> failed =
+      store_.UpdateJob(job_id, [&](JobRecord& j) {
+        if (IsTerminal(j.state)) return absl::OkStatus();
+        j.error_message = message;
+        return j.TransitionTo(JobState::kFailed, SystemClock().Now());
+      });
+  if (!failed.ok() || failed->state != JobState::kFailed) return;
+  // Nobody runs them any more: a trial left ACTIVE would stay so for good.
+  absl::StatusOr<std::vector<Trial>> trials =
+      store_.ListTrialSummaries(failed->study_name);
+  if (!trials.ok()) return;
+  for (const Trial& trial : *trials) {
+    if (IsTerminal(trial.state)) continue;
+    (void)engine_.MarkTrialFailed(failed->study_name, trial.number, message)
+        .status();
+  }
+}
+
 void JobManager::FailUnresumable(const std::string& job_id,
                                  const std::string& why) {
-  const std::string message = absl::StrCat("cannot resume: ", why);
-  (void)store_
-      .UpdateJob(job_id,
-                 [&](JobRecord& j) {
-                   j.error_message = message;
-                   return j.TransitionTo(JobState::kFailed,
-                                         SystemClock().Now());
-                 })
-      .status();
+  FailJob(job_id, absl::StrCat("cannot resume: ", why));
 }
 
 void JobManager::ResumeUnfinished(const Admission& admit) {

@@ -90,6 +90,9 @@ class JobManager {
   };
   void StartThread(const JobSpec& job);
   void RunJob(JobSpec job, RunningJob* running);
+  // Ends the job FAILED with `message` unless it has ended, and then its
+  // trials that have not ended too: no runner is left to end them.
+  void FailJob(const std::string& job_id, const std::string& message);
   // Ends a job that cannot be resumed FAILED, saying why.
   void FailUnresumable(const std::string& job_id, const std::string& why);
   void Bump();
