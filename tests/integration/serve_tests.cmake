@@ -14,3 +14,7 @@ hptune_test(multi_user_test SOURCES multi_user_test.cc
 target_compile_definitions(serve_study_test PRIVATE
   ASK_TELL_CLIENT="$<TARGET_FILE:ask_tell_client>")
 add_dependencies(serve_study_test ask_tell_client)
+# The CLI refuses a fake server of another user before it sends a token.
+hptune_test(client_peer_check_test SOURCES client_peer_check_test.cc
+  DEPS hptune_serve_fixture hptune_testing absl::strings
+  LABELS integration TIMEOUT 120)

@@ -15,6 +15,7 @@
 #include "hptune/core/status.h"
 #include "src/api/grpc_status.h"
 #include "src/cli/client/identity.h"
+#include "src/cli/client/peer_check.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/token_file.h"
 
@@ -65,20 +66,33 @@ void QuietGrpcLogging() {
 
 // This user's token from the identity socket beside a unix: address;
 // NotFound when the address has none.
-absl::StatusOr<std::string> AskIdentity(const std::string& address) {
+absl::StatusOr<std::string> AskIdentity(const std::string& address,
+                                        std::optional<uid_t> server_user) {
   if (!address.starts_with("unix:")) {
     return absl::NotFoundError("not a Unix socket");
   }
   std::string path = address.substr(5);
   if (path.starts_with("//")) path = path.substr(2);  // unix:///abs
-  return AskIdentitySocket(path);
+  return AskIdentitySocket(path, TrustedPeersOf(server_user));
+}
+
+// --server-user, else $HPTUNE_SERVER_USER, else none.
+absl::StatusOr<std::optional<uid_t>> ResolveServerUser(const ParsedArgs& args,
+                                                       const EnvLookup& env) {
+  if (auto user = args.Get("server-user")) {
+    return ParseServerUser(*user, "--server-user");
+  }
+  if (auto user = env("HPTUNE_SERVER_USER"); user && !user->empty()) {
+    return ParseServerUser(*user, "HPTUNE_SERVER_USER");
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 const std::set<std::string>& ConnectionFlags() {
-  static const auto* const kFlags =
-      new std::set<std::string>{"server", "token-file", "tls-ca", "timeout"};
+  static const auto* const kFlags = new std::set<std::string>{
+      "server", "token-file", "tls-ca", "timeout", "server-user"};
   return *kFlags;
 }
 
@@ -98,6 +112,9 @@ const char kConnectionHelp[] =
     "                            ~/.config/hptune/token)\n"
     "  --tls-ca FILE             PEM roots: talk TLS to a server started\n"
     "                            with --tls-cert; default $HPTUNE_TLS_CA\n"
+    "  --server-user USER        also trust USER's server with the token\n"
+    "                            (default $HPTUNE_SERVER_USER); root's and\n"
+    "                            this user's are trusted, others refused\n"
     "  --timeout SECONDS         deadline of each call (default 30); log\n"
     "                            streams and --wait have none\n";
 
@@ -114,6 +131,8 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     options.address = absl::StrCat("unix:", kSharedSocket);
   }
 
+  HPTUNE_ASSIGN_OR_RETURN(options.server_user, ResolveServerUser(args, env));
+
   if (auto path = args.Get("token-file")) {
     HPTUNE_ASSIGN_OR_RETURN(std::string token,
                             ReadWholeFile(*path, "--token-file"));
@@ -126,7 +145,8 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
   } else if (auto token = env("HPTUNE_TOKEN")) {
     options.token = std::string(absl::StripAsciiWhitespace(*token));
     options.token_source = "$HPTUNE_TOKEN";
-  } else if (absl::StatusOr<std::string> own = AskIdentity(options.address);
+  } else if (absl::StatusOr<std::string> own =
+                 AskIdentity(options.address, options.server_user);
              !absl::IsNotFound(own.status())) {
     if (!own.ok()) return own.status();
     options.token = *own;
@@ -227,11 +247,17 @@ absl::Status ServerConnection::ToStatus(const grpc::Status& status) const {
                       DescribeRpcError(status, target));
 }
 
+absl::Status CheckServer(const ConnectionOptions& options) {
+  return CheckServerPeer(options.address, !options.tls_ca_pem.empty(),
+                         TrustedPeersOf(options.server_user));
+}
+
 absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
                                          const EnvLookup& env) {
   ServerConnection connection;
   HPTUNE_ASSIGN_OR_RETURN(connection.options,
                           ResolveConnectionOptions(args, env));
+  HPTUNE_RETURN_IF_ERROR(CheckServer(connection.options));
   QuietGrpcLogging();
   connection.channel = CreateChannel(connection.options);
   return connection;

@@ -10,10 +10,14 @@
 //                     (identity.h); else the user's default token file
 //                     (src/cli/token_file.h)
 //   --tls-ca F        $HPTUNE_TLS_CA (a PEM file)
+//   --server-user U   $HPTUNE_SERVER_USER: a user trusted with the token
+//                     besides root and this one (peer_check.h)
 //   --timeout S       deadline of each unary call, default 30 seconds
 // Used only by src/cli. Value types and free functions; thread-compatible.
 #ifndef HPTUNE_CLI_CLIENT_CONNECTION_H_
 #define HPTUNE_CLI_CLIENT_CONNECTION_H_
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <functional>
@@ -46,6 +50,8 @@ struct ConnectionOptions {
   std::string token_source;
   std::string tls_ca_pem;   // Empty: plaintext.
   std::string tls_ca_path;  // Where tls_ca_pem came from, for messages.
+  // Besides root and this user, whom the client lets serve it.
+  std::optional<uid_t> server_user;
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 };
 
@@ -54,7 +60,8 @@ struct ConnectionOptions {
 // unreadable CA file, an empty address, a timeout that is not a positive
 // number of seconds. A default token file that is missing or unreadable is
 // not an error: the call goes without a token and the server's refusal
-// says what is missing.
+// says what is missing. FailedPrecondition when an identity socket's
+// listener is not trusted (peer_check.h).
 absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     const ParsedArgs& args, const EnvLookup& env);
 
@@ -82,7 +89,12 @@ struct ServerConnection {
   [[nodiscard]] absl::Status ToStatus(const grpc::Status& status) const;
 };
 
-// ResolveConnectionOptions and CreateChannel.
+// Whether the server at options.address may be sent the token
+// (CheckServerPeer): before the first call and before a call is made again
+// after the server went away.
+absl::Status CheckServer(const ConnectionOptions& options);
+
+// ResolveConnectionOptions, CheckServer and CreateChannel.
 absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
                                          const EnvLookup& env);
 

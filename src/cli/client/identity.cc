@@ -45,7 +45,8 @@ bool IsSocket(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode);
 }
 
-absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket) {
+absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket,
+                                              const TrustedPeers& trusted) {
   const std::string path = grpc_socket + ".identity";
   if (!IsSocket(path)) {
     return absl::NotFoundError(absl::StrCat("no identity socket ", path));
@@ -65,6 +66,10 @@ absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket) {
                      std::strerror(errno)));
     if (fd >= 0) ::close(fd);
     return error;
+  }
+  if (absl::Status peer = CheckUnixPeer(fd, path, trusted); !peer.ok()) {
+    ::close(fd);
+    return peer;
   }
   absl::StatusOr<std::string> answer = ReadAnswer(fd, path);
   ::close(fd);

@@ -63,6 +63,13 @@ bool Reconnector::Retry(grpc::Status& status) {
   }
   std::this_thread::sleep_for(delay_);
   delay_ = std::min(2 * delay_, kLongestRetryDelay);
+  // Whoever listens now gets the token with the call: during a restart it
+  // may be another user's process.
+  if (absl::Status peer = CheckServer(server_.options); !peer.ok()) {
+    status = grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          std::string(peer.message()));
+    return false;
+  }
   return true;
 }
 

@@ -8,7 +8,9 @@
 // has answered this command, a call that fails because the server went
 // away (UNAVAILABLE or CANCELLED) is made again, every 0.25 s to 5 s, until
 // the server answers or `window` has passed since the first failure in a
-// row. The loss and the reconnection are each said once on `notices`. A
+// row, each time after the listener is checked again (CheckServer: a process
+// of another user holding the port ends the command, FAILED_PRECONDITION).
+// The loss and the reconnection are each said once on `notices`. A
 // server that cannot be reached at all at the start is an error at once, as
 // is any other failure (NOT_FOUND, UNAUTHENTICATED, ...).
 // Not thread-safe.
