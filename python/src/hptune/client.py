@@ -19,6 +19,7 @@ from hptune import config as config_module
 from hptune import errors
 from hptune.connection import DEFAULT_TIMEOUT_SECONDS, Connection
 from hptune.jobs import JOB_STATES, Job
+from hptune.peer_check import PeerRefused
 from hptune.study import Study
 from hptune.v1 import job_pb2, job_service_pb2, study_service_pb2
 
@@ -35,17 +36,25 @@ class Client:
       tls_ca: PEM root certificates for a server started with
         ``--tls-cert``; default ``$HPTUNE_TLS_CA``; none: plaintext.
       timeout: deadline of each call in seconds (streams have none).
+      server_user: a user (name or uid) whose server may have the token,
+        besides root and this user; default ``$HPTUNE_SERVER_USER``. A
+        server of any other user is refused (FailedPrecondition) before
+        anything is sent to it.
     """
 
     def __init__(self, server: Optional[str] = None, *,
                  token: Optional[str] = None,
                  token_file: Optional[str] = None,
                  tls_ca: Optional[str] = None,
-                 timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 server_user: Optional[str] = None) -> None:
         try:
             self._connection = Connection(server, token=token,
                                           token_file=token_file,
-                                          tls_ca=tls_ca, timeout=timeout)
+                                          tls_ca=tls_ca, timeout=timeout,
+                                          server_user=server_user)
+        except PeerRefused as e:
+            raise errors.FailedPrecondition(str(e)) from None
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
         self._engine = None

@@ -17,6 +17,11 @@ before its environment variable before its default:
   none when that file does not exist. Sent as ``authorization: Bearer``.
 - tls_ca: a PEM file of root certificates (``$HPTUNE_TLS_CA``); without
   one the channel is plaintext, which a server only accepts on loopback.
+- server_user: a user (name or uid) trusted with the token besides root and
+  this one (``$HPTUNE_SERVER_USER``). Before the first call, and again
+  after a call found the server gone, the process at the address is checked
+  (peer_check.py); one of another user raises FailedPrecondition and is sent
+  nothing.
 
 A Connection is thread-safe (gRPC channels are); it must not cross a
 fork(): a worker process opens its own (Study.optimize does).
@@ -33,6 +38,8 @@ import grpc
 
 from hptune import errors
 from hptune.leases import LeaseKeeper
+from hptune.peer_check import (PeerRefused, TrustedPeers, check_server_peer,
+                               check_unix_peer, parse_server_user)
 from hptune.v1 import job_service_pb2_grpc, study_service_pb2_grpc
 
 DEFAULT_SERVER = "127.0.0.1:7460"
@@ -87,9 +94,13 @@ def _socket_path(server: str) -> Optional[str]:
     return path[2:] if path.startswith("//") else path
 
 
-def ask_identity_socket(grpc_socket: str) -> Optional[str]:
+def ask_identity_socket(grpc_socket: str,
+                        trusted: Optional[TrustedPeers] = None
+                        ) -> Optional[str]:
     """This user's token from the identity socket beside ``grpc_socket``
-    (src/server/identity_socket.h), or None when there is none."""
+    (src/server/identity_socket.h), or None when there is none. PeerRefused,
+    having read nothing, when the process listening there is not
+    ``trusted`` (its answer would choose whom this user's calls act as)."""
     path = grpc_socket + ".identity"
     if not _is_socket(path):
         return None
@@ -98,6 +109,7 @@ def ask_identity_socket(grpc_socket: str) -> Optional[str]:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(_IDENTITY_TIMEOUT_SECONDS)
             s.connect(path)
+            check_unix_peer(s, path, trusted or TrustedPeers())
             while len(answer) < 4096:
                 chunk = s.recv(512)
                 if not chunk:
@@ -115,7 +127,8 @@ def ask_identity_socket(grpc_socket: str) -> Optional[str]:
 
 def resolve_token(token: Optional[str],
                   token_file: Optional[str],
-                  server: str = DEFAULT_SERVER) -> Tuple[str, str]:
+                  server: str = DEFAULT_SERVER,
+                  trusted: Optional[TrustedPeers] = None) -> Tuple[str, str]:
     """(token, where it came from); token "" when there is none."""
     if token is not None and token_file is not None:
         raise ValueError("give token or token_file, not both")
@@ -130,7 +143,7 @@ def resolve_token(token: Optional[str],
         return os.environ["HPTUNE_TOKEN"].strip(), "$HPTUNE_TOKEN"
     grpc_socket = _socket_path(server)
     if grpc_socket is not None:
-        own = ask_identity_socket(grpc_socket)
+        own = ask_identity_socket(grpc_socket, trusted)
         if own is not None:
             return own, f"the identity socket of {server}"
     path = default_token_file()
@@ -156,7 +169,8 @@ class Connection:
                  token: Optional[str] = None,
                  token_file: Optional[str] = None,
                  tls_ca: Optional[str] = None,
-                 timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+                 timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 server_user: Optional[str] = None) -> None:
         if server is not None:
             self.server = _check_server(server, "server")
         elif os.environ.get("HPTUNE_SERVER"):
@@ -170,13 +184,25 @@ class Connection:
             raise ValueError(f"timeout: {timeout!r} is not in (0, 86400] "
                              "seconds")
         self.timeout = float(timeout)
-        self._token, self._token_source = resolve_token(token, token_file,
-                                                        self.server)
+        if server_user is not None:
+            self._trusted = TrustedPeers(
+                parse_server_user(str(server_user), "server_user"))
+        elif os.environ.get("HPTUNE_SERVER_USER"):
+            self._trusted = TrustedPeers(parse_server_user(
+                os.environ["HPTUNE_SERVER_USER"], "$HPTUNE_SERVER_USER"))
+        else:
+            self._trusted = TrustedPeers()
+        # Whether the process at self.server was found trusted since the
+        # last call that found the server gone.
+        self._peer_checked = False
+        self._token, self._token_source = resolve_token(
+            token, token_file, self.server, self._trusted)
         if tls_ca is None and os.environ.get("HPTUNE_TLS_CA"):
             tls_ca = os.environ["HPTUNE_TLS_CA"]
         self.tls = tls_ca is not None
         self._options = dict(token=token, token_file=token_file,
-                             tls_ca=tls_ca, timeout=timeout)
+                             tls_ca=tls_ca, timeout=timeout,
+                             server_user=server_user)
         channel_options = [
             ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
@@ -229,28 +255,48 @@ class Connection:
                     "plaintext: if the server uses --tls-cert, pass tls_ca)")
         return ""
 
+    def _check_peer(self, method: Any) -> None:
+        """Before a call carries the token: whoever listens at self.server
+        must be trusted (peer_check.py). Checked again after the server was
+        found gone, since another user's process may take its place."""
+        if self._peer_checked:
+            return
+        try:
+            self._peer_checked = check_server_peer(self.server, self.tls,
+                                                   self._trusted)
+        except PeerRefused as e:
+            raise errors.FailedPrecondition(str(e),
+                                            _method_name(method)) from None
+
+    def _failed(self, error: grpc.RpcError, method: Any) -> Exception:
+        if error.code() in (grpc.StatusCode.UNAVAILABLE,
+                            grpc.StatusCode.CANCELLED):
+            self._peer_checked = False
+        return errors.from_rpc_error(error, _method_name(method),
+                                     self._hint(error))
+
     def call(self, method: Callable[..., T], request: Any,
              timeout: Optional[float] = None) -> T:
         """Calls a unary method of self.studies or self.jobs."""
+        self._check_peer(method)
         try:
             return method(request, timeout=timeout or self.timeout,
                           metadata=self._metadata())
         except grpc.RpcError as e:
-            raise errors.from_rpc_error(e, _method_name(method),
-                                        self._hint(e)) from None
+            raise self._failed(e, method) from None
 
     def stream(self, method: Callable[..., Iterator[T]], request: Any,
                timeout: Optional[float] = None) -> Iterator[T]:
         """Calls a server-streaming method, with no deadline unless
         ``timeout``. Close the returned generator (or let it be collected)
         to cancel the call."""
+        self._check_peer(method)
         call = method(request, timeout=timeout, metadata=self._metadata())
         try:
             for item in call:
                 yield item
         except grpc.RpcError as e:
-            raise errors.from_rpc_error(e, _method_name(method),
-                                        self._hint(e)) from None
+            raise self._failed(e, method) from None
         finally:
             call.cancel()
 
