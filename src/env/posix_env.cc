@@ -148,6 +148,17 @@ absl::Status CheckPrivateDirectory(const std::filesystem::path& dir) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Whether this thread may execute `file`: judged by its file identity
+// (AT_EACCESS), so a root server acting as a user (ScopedFileIdentity)
+// asks with that user's rights; plain access() would ask as root.
+bool MayExecute(const std::string& file) {
+  return ::faccessat(AT_FDCWD, file.c_str(), X_OK, AT_EACCESS) == 0;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> FindOnPath(const std::string& program,
                                        bool search_working_dir) {
   if (program.find('/') != std::string::npos) return program;
@@ -162,7 +173,7 @@ absl::StatusOr<std::string> FindOnPath(const std::string& program,
     if (::stat(candidate.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
       continue;
     }
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (MayExecute(candidate)) return candidate;
     not_executable = true;
   }
   const std::string where = absl::StrCat("\"", program, "\" on PATH");
@@ -227,7 +238,7 @@ absl::Status CheckExecutable(const std::string& program,
     return absl::PermissionDeniedError(
         absl::StrCat(quoted, " is not a regular file"));
   }
-  if (::access(file.c_str(), X_OK) != 0) {
+  if (!MayExecute(file.string())) {
     return absl::PermissionDeniedError(absl::StrCat(
         quoted, " is not executable: make it so (chmod +x ", file.string(),
         ") or run it through its interpreter (command: [python3, ...])"));
@@ -246,7 +257,7 @@ absl::Status CheckExecutable(const std::string& program,
         absl::StrCat(quoted, " has a #! line that names no interpreter"));
   }
   const std::string where = absl::StrCat(" of the #! line of ", quoted);
-  if (::access(shebang->interpreter.c_str(), X_OK) != 0) {
+  if (!MayExecute(shebang->interpreter)) {
     return absl::NotFoundError(absl::StrCat(
         "the interpreter \"", shebang->interpreter, "\"", where,
         errno == ENOENT ? " does not exist" : " cannot be executed"));

@@ -195,6 +195,13 @@ std::string CommandPolicy::Refusal(const Rule& rule, const Trainer& trainer) {
 absl::Status CommandPolicy::Check(const JobSpec& job) const {
   if (rules_.empty()) return absl::OkStatus();
   HPTUNE_RETURN_IF_ERROR(CheckSlurmOptions(job.slurm));
+  HPTUNE_RETURN_IF_ERROR(pools_.Check(job));
+  // A job whose pools all run allowed images runs no trainer of its own.
+  if (!RunsHostTrainer(job)) return absl::OkStatus();
+  return CheckTrainer(job);
+}
+
+absl::Status CommandPolicy::CheckTrainer(const JobSpec& job) const {
   const Trainer trainer(job);
   std::string why = "no rule names this program";
   if (trainer.program) {
@@ -230,8 +237,17 @@ absl::Status CommandPolicy::Check(const JobSpec& job) const {
 }
 
 absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
-    const std::vector<std::string>& rules) {
+    const std::vector<std::string>& rules,
+    const std::vector<std::string>& allowed_env,
+    const std::vector<std::string>& allowed_images) {
+  if (rules.empty() && !(allowed_env.empty() && allowed_images.empty())) {
+    return absl::InvalidArgumentError(
+        "--allow-env and --allow-image widen --allow-command rules: without "
+        "a rule every command, variable and image is allowed already");
+  }
   CommandPolicy policy;
+  HPTUNE_ASSIGN_OR_RETURN(policy.pools_,
+                          PoolPolicy::Parse(allowed_env, allowed_images));
   for (const std::string& text : rules) {
     if (text.empty() || text[0] != '/') {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -13,12 +13,13 @@
 //                 -u), or `-m MODULE` / a `pythonModule` job whose package
 //                 is under DIR and holds the module.
 // Everything else that decides what code runs is inside the rules too:
+// each pool's env variables and images (PoolPolicy, --allow-env and
+// --allow-image);
 // packagePath goes on PYTHONPATH, so it must lie under the matching rule's
 // DIR (a PROGRAM rule names none, so it takes no packagePath); sbatch
 // options are limited to resource and accounting ones (an --export or
-// --chdir would choose the code). A job has no environment or working
-// directory of its own: replicas get the server's environment and start in
-// their trial's directory, which hptune owns.
+// --chdir would choose the code). A job has no working directory of its
+// own: replicas start in their trial's directory, which hptune owns.
 // Paths are absolute; programs and scripts are compared after resolving
 // PATH (the server's), symbolic links and "..", so a link out of DIR does
 // not pass. An interpreter named alone runs whatever it is given
@@ -35,15 +36,19 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "src/server/pool_policy.h"
 
 namespace hptune::server {
 
 class CommandPolicy {
  public:
   // InvalidArgument naming a rule that is not absolute or names nothing
-  // that exists.
+  // that exists, a bad --allow-env or --allow-image, or either of those
+  // without rules (they widen rules, and there are none to widen).
   static absl::StatusOr<CommandPolicy> Parse(
-      const std::vector<std::string>& rules);
+      const std::vector<std::string>& rules,
+      const std::vector<std::string>& allowed_env = {},
+      const std::vector<std::string>& allowed_images = {});
 
   bool allows_everything() const { return rules_.empty(); }
   // OK when `job`'s trainer matches a rule (or there are none).
@@ -61,7 +66,11 @@ class CommandPolicy {
   // "" when `rule` allows `trainer`, else why not.
   static std::string Refusal(const Rule& rule, const Trainer& trainer);
 
+  // The trainer's program: OK, or PERMISSION_DENIED saying why not.
+  absl::Status CheckTrainer(const JobSpec& job) const;
+
   std::vector<Rule> rules_;
+  PoolPolicy pools_;
 };
 
 }  // namespace hptune::server

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "hptune/env/env.h"
+#include "hptune/env/users.h"
 #include "hptune/launch/replica_env.h"
 #include "src/api/conversion.h"
 #include "src/server/call.h"
@@ -206,6 +208,23 @@ absl::Status JobService::CheckBackend(const std::string& asked) const {
       "`, or leave the backend out to take the server's)"));
 }
 
+absl::Status JobService::CheckTrainerAs(const JobSpec& spec,
+                                        const JobOwner& owner) const {
+  // As the user the replicas will run as: the files the checks open and the
+  // messages they give (a script's #! line, the modules of a directory)
+  // are what that user could see, never what only root may.
+  std::optional<ScopedFileIdentity> as_user;
+  if (owner.known()) {
+    as_user.emplace(LookUpUser(static_cast<uid_t>(owner.uid),
+                               static_cast<gid_t>(owner.gid)));
+  }
+  HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
+  // Trials run on this machine: a missing module or program is refused
+  // now, not found by every launch.
+  if (backend_ == "local") HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(spec));
+  return absl::OkStatus();
+}
+
 grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
                                    const v1::SubmitJobRequest* request,
                                    v1::Job* reply) {
@@ -231,17 +250,14 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
     for (auto& [key, value] : labels) spec.labels[key] = std::move(value);
     HPTUNE_RETURN_IF_ERROR(
         FieldErrorsToStatus(ValidateJobLabels(spec.labels, "labels")));
-    HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
     HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
     HPTUNE_ASSIGN_OR_RETURN(const JobOwner owner, access_.OwnerFor(caller));
+    HPTUNE_RETURN_IF_ERROR(CheckTrainerAs(spec, owner));
     // The earlier job's results are read into this one's study.
     if (const std::string& earlier = spec.study->resume_previous_job_id;
         !earlier.empty()) {
       HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, earlier).status());
     }
-    // Trials run on this machine: a missing module or program is refused
-    // now, not found by every launch.
-    if (backend_ == "local") HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(spec));
     if (request->has_slurm()) {
       HPTUNE_ASSIGN_OR_RETURN(spec.slurm,
                               SlurmOptionsFromProto(request->slurm()));

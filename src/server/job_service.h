@@ -76,6 +76,10 @@ class JobService final : public v1::JobService::Service {
  private:
   // OK when a job asking for backend `asked` ("" for any) may run here.
   [[nodiscard]] absl::Status CheckBackend(const std::string& asked) const;
+  // The server's rules and, on the local backend, that the trainer exists:
+  // judged with the file rights of the user its replicas will run as.
+  [[nodiscard]] absl::Status CheckTrainerAs(const JobSpec& spec,
+                                            const JobOwner& owner) const;
   // The job as a message, with its study's trials when `with_trials`.
   absl::StatusOr<v1::Job> DescribeJob(const JobRecord& job, bool with_trials);
 

@@ -119,8 +119,10 @@ class HptuneServer::Impl {
                                 .backend = options_.backend_name});
     study_service_ = std::make_unique<StudyService>(
         *engine_, auth_, *access_, options_.trial_lease_seconds);
-    HPTUNE_ASSIGN_OR_RETURN(CommandPolicy policy,
-                            CommandPolicy::Parse(options_.allowed_commands));
+    HPTUNE_ASSIGN_OR_RETURN(
+        CommandPolicy policy,
+        CommandPolicy::Parse(options_.allowed_commands, options_.allowed_env,
+                             options_.allowed_images));
     job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
                                                 options_.backend_name,
                                                 std::move(policy), *access_);

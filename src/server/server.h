@@ -58,6 +58,10 @@ struct ServerOptions {
   // Which programs submitted jobs may run (CommandPolicy's rules); empty:
   // any.
   std::vector<std::string> allowed_commands;
+  // What those rules let pools bring in besides (PoolPolicy): variables
+  // beyond the harmless ones, and images.
+  std::vector<std::string> allowed_env;
+  std::vector<std::string> allowed_images;
   // Per trial attempt, and re-runs per trial (runner::JobRunnerOptions).
   int max_replica_restarts = 5;
   int max_trial_retries = 3;

@@ -223,6 +223,41 @@ TEST_F(MultiUserTest, NoUserReachesAnothersJob) {
   EXPECT_THAT(resume.err, HasSubstr("job \"alices\" is another user's"));
 }
 
+// SubmitJob's checks of the trainer are no file oracle: they run with the
+// submitter's rights, so a root-only directory's modules and a root-only
+// script's #! line stay unsaid.
+TEST_F(MultiUserTest, SubmittingTellsAUserOnlyWhatTheyCouldSee) {
+  StartServer();
+  namespace fs = std::filesystem;
+  const std::string secret = dir_ + "/secret";
+  fs::create_directories(secret + "/pkg");
+  ASSERT_EQ(chmod(secret.c_str(), 0700), 0);
+  std::ofstream(secret + "/pkg/hidden_module.py") << "print(1)\n";
+  std::ofstream(secret + "/run.sh") << "#!/opt/hidden-interpreter\n";
+  ASSERT_EQ(chmod((secret + "/run.sh").c_str(), 0755), 0);
+  std::string config = testing::ReadFileOrEmpty(Config());
+  const size_t command = config.find("  command:");
+  const std::string module_config = std::string(config).replace(
+      command, config.find('\n', command) - command + 1,
+      "  packagePath: " + secret + "/pkg\n  pythonModule: pkg.task\n");
+  std::ofstream(dir_ + "/module.yaml") << module_config;
+  const std::string script_config = std::string(config).replace(
+      command, config.find('\n', command) - command + 1,
+      "  command: [" + secret + "/run.sh]\n");
+  std::ofstream(dir_ + "/script.yaml") << script_config;
+  for (const char* name : {"module", "script"}) {
+    SCOPED_TRACE(name);
+    const std::string file = dir_ + "/" + name + ".yaml";
+    ASSERT_EQ(chmod(file.c_str(), 0644), 0);
+    ProcessResult alice =
+        As(kAlice, {"jobs", "submit", name, "--config", file});
+    EXPECT_NE(alice.exit_code, 0);
+    EXPECT_THAT(alice.err, HasSubstr(secret));
+    EXPECT_THAT(alice.err, Not(HasSubstr("hidden_module")));
+    EXPECT_THAT(alice.err, Not(HasSubstr("hidden-interpreter")));
+  }
+}
+
 // --share-jobs: every user reaches every job.
 TEST_F(MultiUserTest, ASharingServerLetsUsersReachEachOthersJobs) {
   StartServer({"--share-jobs"});

@@ -220,6 +220,35 @@ TEST(ServeTrustTest, AllowCommandJudgesThePackagePathToo) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// The attack on the policy through a pool's environment: the allowed
+// interpreter and script, with PYTHONPATH naming a directory whose
+// sitecustomize.py Python runs before the script.
+TEST(ServeTrustTest, AllowCommandJudgesThePoolsEnvironmentToo) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string trainers = testing::SourceDir() + "/tests/testdata/";
+  ServeProcess server(dir, {"--allow-command=/usr/bin/python3:" + trainers});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  const std::string marker = dir + "/ran";
+  std::filesystem::create_directories(dir + "/evil");
+  std::ofstream(dir + "/evil/sitecustomize.py")
+      << "open('" << marker << "', 'w')\n";
+  const std::string config = WriteConfig(
+      dir + "/evil.yaml", "  command: [/usr/bin/python3, " + trainers +
+                              "curve_trainer.py]\n"
+                              "  masterConfig:\n"
+                              "    env: [{name: PYTHONPATH, value: " +
+                              dir + "/evil}]\n");
+  testing::ProcessResult refused = testing::RunProcess(
+      {testing::HptuneBinary(), "jobs", "submit", "evil", "--config", config,
+       "--wait", "--server", server.address()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err,
+              HasSubstr("masterConfig.env[0].name: \"PYTHONPATH\" is not "
+                        "allowed on a server with --allow-command rules"));
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
 // Rules given at start-up hold for the jobs already in the database: a job
 // a server without rules accepted is not resumed by one whose rules refuse
 // it, and what the dead server left running of it is stopped.

@@ -211,6 +211,78 @@ TEST_F(CommandPolicyTest, OnlyResourceSbatchOptionsPass) {
   EXPECT_OK(Policy({}).Check(job));
 }
 
+// The attack: an allowed interpreter and script, with a pool variable that
+// makes it load the submitter's code first.
+TEST_F(CommandPolicyTest, PoolVariablesThatChooseCodeAreRefused) {
+  CommandPolicy policy =
+      Policy({python_.string() + ":" + trainers_.string() + "/"});
+  JobSpec job = Command({python_.string(), (trainers_ / "train.py").string()});
+  job.master.env = {{"OMP_NUM_THREADS", "4"}, {"PYTHONUNBUFFERED", "1"}};
+  EXPECT_OK(policy.Check(job));
+  for (const char* name : {"PYTHONPATH", "LD_PRELOAD", "BASH_ENV", "ENV",
+                           "PERL5OPT", "NODE_OPTIONS", "PYTHONWARNINGS"}) {
+    job.master.env = {{"OMP_NUM_THREADS", "4"}, {name, "/tmp/evil"}};
+    EXPECT_THAT(policy.Check(job),
+                StatusIs(absl::StatusCode::kPermissionDenied,
+                         HasSubstr(std::string("masterConfig.env[1].name: \"") +
+                                   name + "\" is not allowed")))
+        << name;
+  }
+  // Every pool that runs, named as the job's dialect names it; a pool of
+  // no replicas runs nothing.
+  job.master.env.clear();
+  job.evaluator.env = {{"LD_PRELOAD", "/tmp/evil.so"}};
+  EXPECT_OK(policy.Check(job));
+  job.evaluator.count = 1;
+  EXPECT_THAT(policy.Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("evaluatorConfig.env[0].name")));
+  job.dialect = SpecDialect::kVertex;
+  EXPECT_THAT(policy.Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("trialJobSpec.workerPoolSpecs[3]."
+                                 "containerSpec.env[0].name")));
+  // --allow-env names what the administrator vouches for; without rules a
+  // job's variables are its token holder's to choose.
+  absl::StatusOr<CommandPolicy> widened = CommandPolicy::Parse(
+      {python_.string() + ":" + trainers_.string() + "/"}, {"LD_PRELOAD"});
+  ASSERT_OK(widened);
+  EXPECT_OK(widened->Check(job));
+  EXPECT_OK(Policy({}).Check(job));
+}
+
+TEST_F(CommandPolicyTest, AnImageRunsOnlyWhenAllowedAndWithItsEntrypoint) {
+  JobSpec job;
+  job.master.container.image_uri = "localhost/trainer:1";
+  job.master.container.args = {"--epochs=2"};
+  // A PROGRAM rule for the Python a container job would have named does
+  // not let an image through.
+  EXPECT_THAT(Policy({python_.string()}).Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("masterConfig.imageUri: "
+                                 "\"localhost/trainer:1\" is not allowed")));
+  absl::StatusOr<CommandPolicy> images = CommandPolicy::Parse(
+      {trainers_.string() + "/"}, {}, {"localhost/trainer:1"});
+  ASSERT_OK(images);
+  EXPECT_OK(images->Check(job));
+  job.master.container.command = {"sh", "-c", "id"};
+  EXPECT_THAT(images->Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("masterConfig.containerCommand: \"sh -c "
+                                 "id\" is not allowed")));
+  job.master.container.command.clear();
+  job.master.container.python_module = "evil.task";
+  EXPECT_THAT(images->Check(job),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("masterConfig.pythonModule")));
+  // A pool on the host still runs the trainer, which the rules judge.
+  job.master.container.python_module.clear();
+  job.worker.count = 1;
+  job.command = {"/bin/sh", "-c", "id"};
+  EXPECT_THAT(images->Check(job), StatusIs(absl::StatusCode::kPermissionDenied,
+                                           HasSubstr("command: \"/bin/sh\"")));
+}
+
 TEST_F(CommandPolicyTest, RulesMustBeAbsoluteAndExist) {
   EXPECT_THAT(CommandPolicy::Parse({"trainers/"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -225,6 +297,13 @@ TEST_F(CommandPolicyTest, RulesMustBeAbsoluteAndExist) {
   EXPECT_THAT(CommandPolicy::Parse({python_.string() + ":relative/"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("expected an absolute DIR/")));
+  EXPECT_THAT(CommandPolicy::Parse({}, {"LD_PRELOAD"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--allow-env and --allow-image widen")));
+  EXPECT_THAT(CommandPolicy::Parse({"/bin/true"}, {"A=B"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--allow-env \"A=B\": expected a "
+                                 "variable's name")));
 }
 
 }  // namespace

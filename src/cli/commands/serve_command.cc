@@ -115,7 +115,14 @@ constexpr char kUsage[] =
     "  --allow-command RULE   only jobs whose trainer a rule allows (repeat\n"
     "                         for more): DIR/ (programs under it), PROGRAM,\n"
     "                         or PROGRAM:DIR/ (an interpreter with a script\n"
-    "                         or package under DIR); default: any\n"
+    "                         or package under DIR); default: any. With\n"
+    "                         rules, a pool's env may set only variables\n"
+    "                         that choose no code (docs/operations.md) and\n"
+    "                         a pool may run no image\n"
+    "  --allow-env NAME       with rules: pools may also set NAME\n"
+    "                         (repeatable)\n"
+    "  --allow-image IMAGE    with rules: pools may run IMAGE, as named, with\n"
+    "                         its own entrypoint (repeatable)\n"
     "  --backend local|slurm  where every job's trials run (default local);\n"
     "                         a job whose config names the other is refused\n"
     "  --slurm-partition P --slurm-account A --slurm-time T\n"
@@ -162,6 +169,8 @@ struct ServeFlags {
   ParsedArgs args;
   RepeatedSlurmFlags slurm;
   std::vector<std::string> allowed_commands;  // --allow-command
+  std::vector<std::string> allowed_env;       // --allow-env
+  std::vector<std::string> allowed_images;    // --allow-image
 };
 
 // The flags; the exit code instead when there is nothing to serve (--help,
@@ -173,6 +182,8 @@ std::variant<ServeFlags, int> ParseCommandLine(
   ServeFlags flags;
   flags.slurm = TakeRepeatedSlurmFlags(args);
   flags.allowed_commands = TakeRepeatedFlag(args, "--allow-command");
+  flags.allowed_env = TakeRepeatedFlag(args, "--allow-env");
+  flags.allowed_images = TakeRepeatedFlag(args, "--allow-image");
   std::set<std::string> value_flags = {"listen",     "db",         "state-dir",
                                        "token-file", "http",       "tls-cert",
                                        "tls-key",    "log-file",   "socket",
@@ -222,6 +233,8 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
     return Fail(s, kExitUsage, err);
   }
   options.allowed_commands = flags.allowed_commands;
+  options.allowed_env = flags.allowed_env;
+  options.allowed_images = flags.allowed_images;
   options.socket_path = args.Get("socket").value_or("");
   options.users_file = args.Get("users-file").value_or("");
   options.allow_root_trials = args.Has("allow-root-trials");
