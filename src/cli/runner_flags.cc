@@ -17,6 +17,29 @@ std::filesystem::path StateDirFlag(const ParsedArgs& args,
   return args.Get(name).value_or(kDefaultStateDir);
 }
 
+absl::Status CheckPathFlag(std::string_view flag,
+                           const std::filesystem::path& path, PathKind kind) {
+  absl::Status status = CheckPrivatePath(path, kind);
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(std::string(flag), ": ", status.message()));
+}
+
+absl::Status CheckRunnerPaths(const ParsedArgs& args, const EnvLookup& env,
+                              const std::string& state_flag) {
+  const std::string db = DatabaseFlag(args, env);
+  const std::string db_flag =
+      !args.Has("db") && env("HPTUNE_DB") ? "$HPTUNE_DB" : "--db";
+  // SQLite opens its companions by name, following links: a planted one
+  // would take the database's writes.
+  for (const char* suffix : {"", "-wal", "-shm", "-journal", ".serve-lock"}) {
+    HPTUNE_RETURN_IF_ERROR(
+        CheckPathFlag(db_flag, db + suffix, PathKind::kFile));
+  }
+  return CheckPathFlag(absl::StrCat("--", state_flag),
+                       StateDirFlag(args, state_flag), PathKind::kDirectory);
+}
+
 absl::StatusOr<launch::GpuInventory> GpusFlag(const ParsedArgs& args,
                                               const EnvLookup& env) {
   std::string source = "--gpus";

@@ -14,10 +14,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "src/cli/flags.h"
 
@@ -39,6 +41,21 @@ std::string DatabaseFlag(const ParsedArgs& args, const EnvLookup& env);
 // "runs-dir", serve's and dashboard's "state-dir"), else ./hptune-runs.
 std::filesystem::path StateDirFlag(const ParsedArgs& args,
                                    const std::string& name);
+
+// The paths `serve` and `run` trust, by CheckPrivatePath's rule: the
+// database (--db, else $HPTUNE_DB, else ./hptune.db) with the files
+// SQLite and hptune keep beside it (-wal, -shm, -journal, .serve-lock), and
+// the state directory of flag `state_flag` ("state-dir", "runs-dir").
+// FailedPrecondition naming the flag, the path, its owner and mode.
+[[nodiscard]] absl::Status CheckRunnerPaths(const ParsedArgs& args,
+                                            const EnvLookup& env,
+                                            const std::string& state_flag);
+
+// CheckPrivatePath with the flag that gave `path` before its message:
+// "--log-file: file /var/log/h.log is a symbolic link to ...".
+[[nodiscard]] absl::Status CheckPathFlag(std::string_view flag,
+                                         const std::filesystem::path& path,
+                                         PathKind kind);
 
 // The local machine's GPUs: --gpus, else $HPTUNE_GPUS, else what nvidia-smi
 // reports. InvalidArgument naming where a bad spec came from ("--gpus: GPU

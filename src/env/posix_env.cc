@@ -98,14 +98,26 @@ absl::Status CreatePrivateDirectories(const std::filesystem::path& dir) {
 
 namespace {
 
-// Why `dir` (resolved) lets a user other than `uid` change its entries, or
-// "" when it does not. `self`: `dir` is the directory asked for, which must
-// be `uid`'s own; an ancestor may be root's too.
-std::string OthersCanWrite(const std::filesystem::path& dir, uid_t uid,
-                           bool self) {
+// Why the object at `at` (unfollowed) lets a user other than `uid` or root
+// choose what it holds or names, or "" when it does not (or is missing).
+// `self`: `at` is the path asked for; otherwise a directory or link above
+// it, where a sticky directory (/tmp) is fine.
+std::string OthersCanChange(const std::filesystem::path& at, uid_t uid,
+                            bool self) {
   struct stat info;
-  if (::lstat(dir.c_str(), &info) != 0) return std::strerror(errno);
-  const bool owner_ok = info.st_uid == uid || (!self && info.st_uid == 0);
+  if (::lstat(at.c_str(), &info) != 0) {
+    return errno == ENOENT ? "" : std::strerror(errno);
+  }
+  const bool owner_ok = info.st_uid == uid || info.st_uid == 0;
+  if (S_ISLNK(info.st_mode)) {
+    // Whoever owns a link chose where it points; replacing it is a matter
+    // of its directory, checked as an ancestor.
+    if (owner_ok && !self) return "";
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::read_symlink(at, ec);
+    return absl::StrFormat("a symbolic link to %s, owned by uid %d",
+                           target.string(), info.st_uid);
+  }
   const bool sticky = !self && (info.st_mode & S_ISVTX) != 0;
   const bool shared = (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky;
   if (owner_ok && !shared) return "";
@@ -113,39 +125,76 @@ std::string OthersCanWrite(const std::filesystem::path& dir, uid_t uid,
                          info.st_mode & 07777);
 }
 
+// `path` itself: no link, of its kind, and this user's or root's alone.
+absl::Status CheckPathItself(const std::filesystem::path& written,
+                             const std::string& what, PathKind kind,
+                             const std::string& risk) {
+  const uid_t uid = ::geteuid();
+  const std::string why = OthersCanChange(written, uid, /*self=*/true);
+  if (!why.empty()) {
+    const bool link = why.starts_with("a symbolic link");
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " is ", why, risk,
+        link ? "give the path of what it names, if that is yours, or "
+               "choose another"
+             : absl::StrCat("chown it to uid ", uid, " and chmod ",
+                            kind == PathKind::kDirectory ? "700" : "600",
+                            " it, or choose another")));
+  }
+  struct stat info;
+  if (::lstat(written.c_str(), &info) != 0) return absl::OkStatus();
+  if (kind == PathKind::kDirectory && !S_ISDIR(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " is not a directory"));
+  }
+  if (kind == PathKind::kFile && !S_ISREG(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " is not a regular file"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::Status CheckPrivateDirectory(const std::filesystem::path& dir) {
-  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
-  std::error_code ec;
-  const std::filesystem::path resolved = std::filesystem::canonical(dir, ec);
-  if (ec) return ErrnoError("cannot resolve", dir, ec.value());
+absl::Status CheckPrivatePath(const std::filesystem::path& path,
+                              PathKind kind) {
+  std::filesystem::path written =
+      std::filesystem::absolute(path).lexically_normal();
+  if (!written.has_filename()) written = written.parent_path();  // "dir/"
+  const std::string what = absl::StrCat(
+      kind == PathKind::kDirectory ? "directory " : "file ", path.string());
   const uid_t uid = ::geteuid();
-  std::filesystem::path at = resolved;
   const std::string risk = absl::StrCat(
       ": another user could plant links or files there that this process "
       "(uid ",
       uid, ") would trust; ");
-  for (bool self = true;; self = false) {
-    const std::string why = OthersCanWrite(at, uid, self);
-    if (!why.empty() && self) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("directory ", dir.string(), " is ", why, risk,
-                       "chown it to uid ", uid,
-                       " and chmod 700 it, or "
-                       "choose another"));
+  HPTUNE_RETURN_IF_ERROR(CheckPathItself(written, what, kind, risk));
+  // The directories above it as written (a link on the way is one more
+  // thing another user could change) and as they resolve.
+  std::error_code ec;
+  const std::filesystem::path resolved =
+      std::filesystem::weakly_canonical(written.parent_path(), ec);
+  if (ec) return ErrnoError("cannot resolve", path, ec.value());
+  for (const std::filesystem::path& chain : {written.parent_path(), resolved}) {
+    for (std::filesystem::path at = chain;; at = at.parent_path()) {
+      const std::string why = OthersCanChange(at, uid, /*self=*/false);
+      if (!why.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            what, " lies in ", at.string(), ", which is ", why, risk,
+            "choose a path whose parents only root or you can write"));
+      }
+      if (at == at.root_path() || at.empty()) break;
     }
-    if (!why.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("directory ", dir.string(), " lies in ", at.string(),
-                       ", which is ", why, risk,
-                       "choose a directory whose parents only root or you can "
-                       "write"));
-    }
-    if (at == at.root_path()) break;
-    at = at.parent_path();
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckPrivateDirectory(const std::filesystem::path& dir) {
+  // Checked before it is made, so nothing is made where it may not be,
+  // and after: a directory that existed keeps its mode.
+  HPTUNE_RETURN_IF_ERROR(CheckPrivatePath(dir, PathKind::kDirectory));
+  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
+  return CheckPrivatePath(dir, PathKind::kDirectory);
 }
 
 namespace {

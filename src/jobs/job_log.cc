@@ -1,5 +1,6 @@
 #include "src/jobs/job_log.h"
 
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,8 +16,32 @@ JobLog::JobLog(std::string job_id, std::string metric, Sink sink,
       sink_(std::move(sink)),
       lookup_(std::move(lookup)) {}
 
+std::string JobLog::Escape(std::string_view text) {
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      escaped += "\\\\";
+    } else if (c == '\n') {
+      escaped += "\\n";
+    } else if (c == '\r') {
+      escaped += "\\r";
+    } else if (c == '\t') {
+      escaped += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      absl::StrAppendFormat(&escaped, "\\x%02x", byte);
+    } else {
+      escaped += c;  // UTF-8 stays readable.
+    }
+  }
+  return escaped;
+}
+
 void JobLog::Line(const std::string& text) const {
-  if (sink_) sink_(absl::StrCat("job ", job_id_, ": ", text));
+  // Trainer output, metric names and error messages reach the line: one
+  // record is one line whatever they hold, so none forges another.
+  if (sink_) sink_(Escape(absl::StrCat("job ", job_id_, ": ", text)));
 }
 
 void JobLog::Started() { Line("running"); }

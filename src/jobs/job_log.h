@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "hptune/core/job.h"
 #include "hptune/core/trial.h"
@@ -40,6 +41,11 @@ class JobLog {
   // "trial 3 SUCCEEDED, accuracy 0.9412 at step 300", "trial 4 FAILED:
   // <reason>": a trial that ended, as the log and `hptune run` say it.
   static std::string DescribeEnd(const Trial& trial, const std::string& metric);
+
+  // `text` with a backslash, newline, carriage return and tab written as
+  // \\, \n, \r and \t and other control characters as \xNN: what every
+  // line passes through, so a line never holds a line break.
+  static std::string Escape(std::string_view text);
 
  private:
   void Line(const std::string& text) const;

@@ -196,7 +196,8 @@ void JobManager::ResumeUnfinished(const Admission& admit) {
     }
     parsed.job->labels = record.labels;
     parsed.job->slurm = record.slurm;
-    if (absl::Status allowed = admit ? admit(*parsed.job) : absl::OkStatus();
+    if (absl::Status allowed =
+            admit ? admit(record, *parsed.job) : absl::OkStatus();
         !allowed.ok()) {
       StopLeftovers(launcher_, options_.runs_dir, record.job_id);
       FailUnresumable(record.job_id, std::string(allowed.message()));

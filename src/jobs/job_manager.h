@@ -54,8 +54,10 @@ class JobManager {
   // `owner`.
   absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {});
 
-  // Whether a job may run here (the server's --allow-command rules).
-  using Admission = std::function<absl::Status(const JobSpec&)>;
+  // Whether a stored job may run here (the server's --allow-command rules,
+  // and whom it would run as).
+  using Admission =
+      std::function<absl::Status(const JobRecord&, const JobSpec&)>;
   // Start-up: resumes every job of the store that has not ended and that
   // `admit` (when set) allows; one it refuses ends FAILED with its reason,
   // whatever its dead runner left running stopped. Errors of one job are

@@ -27,6 +27,24 @@ absl::StatusOr<JobOwner> JobAccess::OwnerFor(const Caller& caller) const {
   return JobOwner{.uid = caller.uid, .gid = caller.gid};
 }
 
+absl::Status JobAccess::MayResume(const JobRecord& job) const {
+  if (::geteuid() != 0) return absl::OkStatus();
+  if (!job.owner.known() || job.owner.uid == 0) {
+    if (rules_.allow_root_trials) return absl::OkStatus();
+    return absl::PermissionDeniedError(absl::StrCat(
+        "this server runs as root and does not run jobs as root: the job ",
+        job.owner.known() ? "is root's" : "has no known owner (uid -1)",
+        ", so its trials would run as root; start the server with "
+        "--allow-root-trials to resume it"));
+  }
+  if (rules_.backend != "local") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "this root server runs trials on ", rules_.backend,
+        ", where it cannot run them as ", DescribeUser(job.owner.uid)));
+  }
+  return absl::OkStatus();
+}
+
 bool JobAccess::MaySee(const Caller& caller, const JobRecord& job) const {
   if (caller.admin || rules_.share_jobs) return true;
   const int64_t owner =

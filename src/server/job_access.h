@@ -41,6 +41,11 @@ class JobAccess {
   // a root server that does not allow them; FailedPrecondition for another
   // user's on a root server's Slurm backend.
   absl::StatusOr<JobOwner> OwnerFor(const Caller& caller) const;
+  // Whether this server may resume `job`, stored by an earlier server (or
+  // written by anyone who could write the database): OwnerFor's rules for
+  // the owner it records. On a root server, a job of no known owner or of
+  // root would run as root: PermissionDenied without allow_root_trials.
+  [[nodiscard]] absl::Status MayResume(const JobRecord& job) const;
   bool MaySee(const Caller& caller, const JobRecord& job) const;
   // The job `job_id` when `caller` may see it; PermissionDenied otherwise.
   absl::StatusOr<JobRecord> FindJob(const Caller& caller,

@@ -59,10 +59,13 @@ class HptuneServer::Impl {
     HPTUNE_RETURN_IF_ERROR(ServeSocket());
     // Resumed after the port is bound, so a second server on a busy port
     // never touches the first one's jobs.
-    // The rules hold for the jobs already in the database as for new ones.
-    jobs_->ResumeUnfinished([this](const JobSpec& job) {
-      return job_service_->policy().Check(job);
-    });
+    // The rules hold for the jobs already in the database as for new ones,
+    // whose owner a crafted or older database may leave unknown (root).
+    jobs_->ResumeUnfinished(
+        [this](const JobRecord& record, const JobSpec& job) {
+          HPTUNE_RETURN_IF_ERROR(access_->MayResume(record));
+          return job_service_->policy().Check(job);
+        });
     return absl::OkStatus();
   }
 

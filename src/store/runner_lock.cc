@@ -17,7 +17,8 @@ namespace hptune::store {
 absl::StatusOr<RunnerLock> RunnerLock::Acquire(const std::string& db_path,
                                                Holder holder) {
   const std::string path = db_path + ".serve-lock";
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  const int fd =
+      open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot create lock file \"", path, "\": ", strerror(errno)));

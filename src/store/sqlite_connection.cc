@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -152,14 +153,38 @@ std::optional<int64_t> Statement::ColumnOptionalInt(int column) const {
 
 // --- SqliteConnection ---
 
+namespace {
+
+// Creates the database file `path`, mode 0600 whatever the umask, unless
+// something is there. Never through a link: O_EXCL fails on a dangling
+// one, which SQLite would then follow to create its target.
+absl::Status CreatePrivateFile(const std::string& path) {
+  const int fd = ::open(
+      path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) {
+    ::fchmod(fd, 0600);
+    ::close(fd);
+    return absl::OkStatus();
+  }
+  struct stat info;
+  if (errno == EEXIST && ::lstat(path.c_str(), &info) == 0 &&
+      S_ISLNK(info.st_mode) && ::stat(path.c_str(), &info) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "sqlite store \"", path,
+        "\": is a symbolic link to a missing file; a database is created "
+        "only at a path that is no link"));
+  }
+  return absl::OkStatus();  // SQLite says what else is wrong.
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
     const std::string& path, std::chrono::milliseconds busy_deadline) {
   // A new database is its owner's alone (SQLite would create it with the
   // umask's 0644); SQLite gives the -wal and -shm files the database's mode.
   if (path != ":memory:") {
-    const int fd =
-        ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) ::close(fd);
+    HPTUNE_RETURN_IF_ERROR(CreatePrivateFile(path));
   }
   sqlite3* db = nullptr;
   // NOMUTEX: the owner serialises calls, SQLite need not lock again.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "hptune/env/env.h"
@@ -64,6 +65,53 @@ TEST(CheckPrivateDirectoryTest, ADirectoryAnotherUserOwnsIsRefused) {
   EXPECT_THAT(CheckPrivateDirectory(dir),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("owned by uid 65534")));
+}
+
+// The same rule for a file (a database, a log): a link is refused even to
+// a private file, as is a file others can write; a missing one passes.
+TEST(CheckPrivatePathTest, AFileLinkOrAFileOthersCanWriteIsRefused) {
+  const fs::path dir = fs::path(testing::MakeTempDir());
+  const fs::path file = dir / "h.db";
+  EXPECT_OK(CheckPrivatePath(file, PathKind::kFile));
+  std::ofstream(file).close();
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  EXPECT_OK(CheckPrivatePath(file, PathKind::kFile));
+  ASSERT_EQ(chmod(file.c_str(), 0620), 0);
+  EXPECT_THAT(
+      CheckPrivatePath(file, PathKind::kFile),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               HasSubstr("file " + file.string() + " is owned by uid " +
+                         std::to_string(geteuid()) + " with mode 0620")));
+  const fs::path link = dir / "link.db";
+  fs::create_symlink(file, link);
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  EXPECT_THAT(CheckPrivatePath(link, PathKind::kFile),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("file " + link.string() +
+                                 " is a symbolic link to " + file.string())));
+  EXPECT_THAT(CheckPrivatePath(dir, PathKind::kFile),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("is not a regular file")));
+}
+
+// A directory on the way that is a link another user owns: they choose
+// where the path leads, whatever the directories it leads to.
+TEST(CheckPrivatePathTest, ALinkOfAnotherUserOnTheWayIsRefused) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "giving a link to another user needs root";
+  }
+  const fs::path dir = fs::path(testing::MakeTempDir());
+  fs::create_directory(dir / "real");
+  const fs::path via = dir / "via";
+  fs::create_directory_symlink(dir / "real", via);
+  EXPECT_OK(CheckPrivatePath(via / "h.db", PathKind::kFile));
+  ASSERT_EQ(lchown(via.c_str(), 65534, 65534), 0);
+  EXPECT_THAT(
+      CheckPrivatePath(via / "h.db", PathKind::kFile),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               HasSubstr("lies in " + via.string() +
+                         ", which is a symbolic link to " +
+                         (dir / "real").string() + ", owned by uid 65534")));
 }
 
 }  // namespace

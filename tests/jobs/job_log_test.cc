@@ -86,5 +86,24 @@ TEST(JobLogTest, DescribeEndSaysStoppedEarly) {
             "trial 2 SUCCEEDED (stopped early), loss 2 at step 10");
 }
 
+// A trial's reason holds what a trainer wrote (here a metric name): a
+// newline in it would start a line of the trainer's choosing in the
+// server's log (a crontab line, say). Every line is escaped instead.
+TEST(JobLogTest, TrainerTextNeverStartsALineOfItsOwn) {
+  Logged logged;
+  JobLog log = logged.Make();
+  log.Progress(Launched({1}));
+  Trial trial;
+  trial.number = 1;
+  trial.state = TrialState::kFailed;
+  trial.reason = "reported x\n* * * * * root evil\r\x1b[2K\\n \xc3\xa9";
+  logged.trials[1] = trial;
+  log.Progress(Launched({}));
+  EXPECT_THAT(logged.lines,
+              ElementsAre("job mnist_1: trial 1 started",
+                          "job mnist_1: trial 1 FAILED: reported x\\n* * * * "
+                          "* root evil\\r\\x1b[2K\\\\n \xc3\xa9"));
+}
+
 }  // namespace
 }  // namespace hptune::jobs

@@ -140,12 +140,30 @@ Env& DefaultEnv();
 [[nodiscard]] absl::Status CreatePrivateDirectories(
     const std::filesystem::path& dir);
 
-// Creates `dir` as CreatePrivateDirectories does, then checks that no other
-// user can change what is in it, which hptune trusts (logs it appends to,
-// metric files, cgroup records): `dir` is owned by this process's user and
-// not writable by group or others, and each directory above it is owned by
-// that user or root and writable by no one else, unless sticky (/tmp).
-// FailedPrecondition naming the directory, its owner and mode, and the fix.
+// What a path given to CheckPrivatePath names.
+enum class PathKind { kDirectory, kFile };
+
+// The one rule for every path an administrator gives `hptune serve` or
+// `hptune run` (the state directory, the database and the files beside it,
+// the log file), since hptune trusts what is there: no other user may
+// choose or change it. `path`, when it exists, is no symbolic link, is a
+// directory or a regular file as `kind` says, and is owned by this
+// process's user or root and writable by neither group nor others; every
+// directory above it, as written and as resolved, is owned by that user or
+// root and writable by no one else unless sticky (/tmp), and a link on the
+// way is that user's or root's. A missing `path` passes: whoever creates
+// it makes it private. FailedPrecondition naming the path, the owner and
+// mode, and the fix, e.g.
+//   file /srv/h.db is owned by uid 65534 with mode 0644: another user ...
+//   file /srv/h.db is a symbolic link to /root/x, owned by uid 65534: ...
+//   directory runs lies in /srv/shared, which is owned by uid 0 with mode
+//   0777: ...
+[[nodiscard]] absl::Status CheckPrivatePath(const std::filesystem::path& path,
+                                            PathKind kind);
+
+// CheckPrivatePath for a directory, which is then created as
+// CreatePrivateDirectories does when missing: what hptune keeps there
+// (logs it appends to, metric files, cgroup records) is trusted.
 [[nodiscard]] absl::Status CheckPrivateDirectory(
     const std::filesystem::path& dir);
 

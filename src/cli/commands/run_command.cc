@@ -249,6 +249,7 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
       ChoosePythonInterpreter(loaded.job, std::getenv("VIRTUAL_ENV"));
   HPTUNE_ASSIGN_OR_RETURN(runner::JobRunnerOptions options,
                           RunnerOptions(args));
+  HPTUNE_RETURN_IF_ERROR(CheckRunnerPaths(args, ProcessEnv(), "runs-dir"));
   HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options.runs_dir));
   // The config's backend block with the command line's flags over it.
   HPTUNE_RETURN_IF_ERROR(ApplyBackendFlags(

@@ -229,6 +229,10 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
   server::ServerOptions& options = setup.options;
   options.db_path = DatabaseFlag(args, ProcessEnv());
   options.state_dir = StateDirFlag(args, "state-dir");
+  if (absl::Status s = CheckRunnerPaths(args, ProcessEnv(), "state-dir");
+      !s.ok()) {
+    return Fail(s, kExitInvalid, err);
+  }
   if (absl::Status s = ApplyReplicaFlags(args, options); !s.ok()) {
     return Fail(s, kExitUsage, err);
   }
@@ -326,8 +330,13 @@ int ReadBackendFlags(const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
 int OpenLogFile(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   std::optional<std::string> log_file = args.Get("log-file");
   if (!log_file) return kExitOk;
-  setup.log_fd = ::open(log_file->c_str(),
-                        O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (absl::Status s = CheckPathFlag("--log-file", *log_file, PathKind::kFile);
+      !s.ok()) {
+    return Fail(s, kExitInvalid, err);
+  }
+  setup.log_fd =
+      ::open(log_file->c_str(),
+             O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (setup.log_fd < 0) {
     return Fail(absl::InvalidArgumentError(
                     absl::StrCat("--log-file: cannot open \"", *log_file,
