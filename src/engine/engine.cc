@@ -196,23 +196,40 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
 
 TuningEngine::~TuningEngine() = default;
 
-absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
-                                                      const StudySpec& spec,
-                                                      int resumed_trials) {
+namespace {
+
+// What a study that CreateStudy would write holds.
+StudyRecord NewStudy(std::string_view name, const StudySpec& spec,
+                     uint64_t seed, Timestamp now, int resumed_trials) {
+  return StudyRecord{.name = std::string(name),
+                     .spec = spec,
+                     .state = StudyState::kActive,
+                     .reason = "",
+                     .seed = spec.seed.value_or(seed),
+                     .create_time = now,
+                     .resumed_trials = resumed_trials};
+}
+
+}  // namespace
+
+absl::Status TuningEngine::CheckNewStudy(std::string_view name,
+                                         const StudySpec& spec) {
   std::vector<FieldError> errors = ValidateJobId(name, "study name");
   for (auto& e : ValidateStudySpec(spec, "study")) errors.push_back(e);
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
   // The designer must accept the space (GRID_SEARCH rejects DOUBLE).
-  StudyRecord study{.name = std::string(name),
-                    .spec = spec,
-                    .state = StudyState::kActive,
-                    .reason = "",
-                    .seed = spec.seed.value_or(DrawSeed()),
-                    .create_time = clock_.Now(),
-                    .resumed_trials = resumed_trials};
+  const StudyRecord study = NewStudy(name, spec, 0, clock_.Now(), 0);
   HPTUNE_RETURN_IF_ERROR(
       designers_.Create(DesignerSpec(study), study.seed).status());
-  HPTUNE_RETURN_IF_ERROR(CheckStoppingRule(spec));
+  return CheckStoppingRule(spec);
+}
+
+absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
+                                                      const StudySpec& spec,
+                                                      int resumed_trials) {
+  HPTUNE_RETURN_IF_ERROR(CheckNewStudy(name, spec));
+  StudyRecord study =
+      NewStudy(name, spec, DrawSeed(), clock_.Now(), resumed_trials);
   HPTUNE_RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }

@@ -38,27 +38,53 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
         absl::StrCat("job \"", job.job_id, "\" already exists"));
   }
   const StudySpec& spec = *job.study;
+  HPTUNE_RETURN_IF_ERROR(engine_.CheckNewStudy(job.job_id, spec));
+  if (store_.GetStudy(job.job_id).ok()) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("job \"", job.job_id, "\": a study of that name exists, ",
+                     "and a job's study takes the job's ID: choose another"));
+  }
   std::vector<Trial> resumed;
   if (!spec.resume_previous_job_id.empty()) {
     HPTUNE_ASSIGN_OR_RETURN(resumed, internal::PreviousResults(
                                          store_, spec.resume_previous_job_id));
   }
+  // The job first: its study is its owner's from its first row, so no
+  // other user reaches the trials it copies in, nor adds one meanwhile
+  // (server::JobAccess::CheckStudy finds a study's job by its name).
+  HPTUNE_RETURN_IF_ERROR(
+      store_.CreateJob({.job_id = job.job_id,
+                        .training_input_json = TrainingInputToJson(job),
+                        .study_name = job.job_id,
+                        .labels = job.labels,
+                        .slurm = job.slurm,
+                        .owner = owner,
+                        .state = JobState::kQueued}));
+  if (absl::Status made = CreateStudyOf(job, std::move(resumed)); !made.ok()) {
+    HPTUNE_RETURN_IF_ERROR(
+        store_
+            .UpdateJob(job.job_id,
+                       [&](JobRecord& j) {
+                         j.error_message = absl::StrCat(
+                             "its study could not be made: ", made.message());
+                         return j.TransitionTo(JobState::kFailed, env_.Now());
+                       })
+            .status());
+    return made;
+  }
+  return store_.GetJob(job.job_id);
+}
+
+absl::Status JobRunner::CreateStudyOf(const JobSpec& job,
+                                      std::vector<Trial> resumed) {
   HPTUNE_ASSIGN_OR_RETURN(
-      StudyRecord study,
-      engine_.CreateStudy(job.job_id, spec, static_cast<int>(resumed.size())));
+      StudyRecord study, engine_.CreateStudy(job.job_id, *job.study,
+                                             static_cast<int>(resumed.size())));
   for (Trial& t : resumed) {
     HPTUNE_RETURN_IF_ERROR(
         engine_.CreateTrial(study.name, std::move(t)).status());
   }
-  JobRecord record{.job_id = job.job_id,
-                   .training_input_json = TrainingInputToJson(job),
-                   .study_name = study.name,
-                   .labels = job.labels,
-                   .slurm = job.slurm,
-                   .owner = owner,
-                   .state = JobState::kQueued};
-  HPTUNE_RETURN_IF_ERROR(store_.CreateJob(record));
-  return store_.GetJob(job.job_id);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {

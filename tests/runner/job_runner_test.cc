@@ -450,6 +450,37 @@ TEST_F(JobRunnerTest, ResumedJobContinuesFromThePreviousResults) {
   EXPECT_THAT((*trials)[0].origin, HasSubstr("resumed from first trial 1"));
 }
 
+// A job owns its study from the study's first row: the server finds a
+// study's job by its name, so a job recorded after the copy left a window
+// where the copied trials belonged to no job, and any user could read them
+// or add a trial that became the job's best.
+TEST_F(JobRunnerTest, AResumingJobIsRecordedBeforeItsStudyAndItsCopies) {
+  setenv("DUMP_METRIC_PARAM", "lr", 1);
+  ASSERT_OK(SubmitAndRun(MakeJob("first", 0, 0, 2, 1)));
+  auto before = store_->ListEvents(0, 1000);
+  ASSERT_OK(before);
+  const int64_t after_id = before->empty() ? 0 : before->back().id;
+  JobSpec second = MakeJob("second", 0, 0, 1, 1);
+  second.study->resume_previous_job_id = "first";
+  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  ASSERT_OK(runner.Submit(second));
+  auto events = store_->ListEvents(after_id, 1000);
+  ASSERT_OK(events);
+  std::vector<std::string> kinds;
+  for (const store::Event& event : *events) kinds.push_back(event.kind);
+  EXPECT_THAT(kinds, ElementsAre("job_created", "study_created",
+                                 "trial_created", "trial_created"));
+  // A study that holds the name already is refused before anything is
+  // written: no job of that name is left behind.
+  ASSERT_OK(engine_->CreateStudy("taken", *second.study));
+  JobSpec taken = MakeJob("taken", 0, 0, 1, 1);
+  EXPECT_THAT(runner.Submit(taken),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       HasSubstr("a study of that name exists")));
+  EXPECT_THAT(store_->GetJob("taken"),
+              StatusHasCode(absl::StatusCode::kNotFound));
+}
+
 class EarlyStoppingTest
     : public JobRunnerTest,
       public ::testing::WithParamInterface<algorithms::StoppingRule> {};

@@ -128,6 +128,12 @@ class TuningEngine {
   absl::StatusOr<StudyRecord> CreateStudy(std::string_view name,
                                           const StudySpec& spec,
                                           int resumed_trials = 0);
+  // What CreateStudy checks before it writes (the name, the spec, that the
+  // designer accepts the space, the stopping rule), writing nothing: a
+  // caller that must record something first (a job, which owns its study
+  // from its first row) refuses a bad spec before that.
+  [[nodiscard]] absl::Status CheckNewStudy(std::string_view name,
+                                           const StudySpec& spec);
   // The existing study `name` when its spec equals `spec` (ignoring an unset
   // seed), or a new one. FailedPrecondition when it exists with another spec.
   absl::StatusOr<StudyRecord> OpenOrCreateStudy(std::string_view name,

@@ -108,8 +108,11 @@ class JobRunner {
   // Checks that `job` can run here (a trainer command, hyperparameters, GPUs
   // the launcher can ever provide) and records it QUEUED with its study
   // (named after the job). InvalidArgument or FailedPrecondition naming the
-  // field and value; AlreadyExists for a job ID in use. `owner`: whom its
-  // replicas run as (JobOwner; unknown: this process's user).
+  // field and value; AlreadyExists for a job ID in use, or the name of a
+  // study. The job is recorded before its study, which it owns from its
+  // first row; a study that then cannot be made leaves the job FAILED.
+  // `owner`: whom its replicas run as (JobOwner; unknown: this process's
+  // user).
   absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {});
 
   // Runs the submitted job `job` until it ends and returns its final record.
@@ -118,6 +121,10 @@ class JobRunner {
   absl::StatusOr<JobRecord> Run(const JobSpec& job);
 
  private:
+  // The job's study, with the trials of the job it resumes.
+  [[nodiscard]] absl::Status CreateStudyOf(const JobSpec& job,
+                                           std::vector<Trial> resumed);
+
   store::Store& store_;
   engine::TuningEngine& engine_;
   launch::Launcher& launcher_;
