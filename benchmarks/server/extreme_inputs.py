@@ -11,7 +11,7 @@ answers, and every refusal names a field. The server's peak resident memory
 (VmHWM) and its resident memory at the end are reported.
 
     extreme_inputs.py --hptune build/src/cli/hptune [--quick] [--seed N]
-        [--max-rss-mb 512] [--json out.json]
+        [--max-rss-mb 512] [--json out.json] [--allow-command RULE]
 
 Runs with the interpreter of the Python package's test venv
 (build/tests/python/work/venv/bin/python), which has grpc and hptune's
@@ -123,11 +123,53 @@ def config_cases(quick, rng):
             config = copy.deepcopy(BASE)
             put(config, path, value)
             cases.append((f"{name} of {size} bytes", json.dumps(config)))
+        cases += pool_size_cases(size)
+    return cases + pool_name_cases()
+
+
+# What a pool brings into its replicas besides the trainer: its environment
+# and its container's command and args (an image no storage holds, so an
+# accepted case never runs).
+POOL_IMAGE = {"imageUri": "localhost/hptune-fuzz/none:1"}
+
+
+def pool_case(name, pool):
+    config = copy.deepcopy(BASE)
+    config["trainingInput"]["masterConfig"] = pool
+    return (name, json.dumps(config))
+
+
+def pool_size_cases(size):
+    return [
+        pool_case(f"env value of {size} bytes",
+                  {"env": [{"name": "OMP_NUM_THREADS", "value": "v" * size}]}),
+        pool_case(f"env of {size // 64} variables",
+                  {"env": [{"name": f"E{i}", "value": "v"}
+                           for i in range(size // 64)]}),
+        pool_case(f"containerArgs of {size} bytes",
+                  dict(POOL_IMAGE, containerArgs=["a" * size])),
+        pool_case(f"containerCommand of {size} bytes",
+                  dict(POOL_IMAGE, containerCommand=["c" * size])),
+        pool_case(f"containerArgs of {size // 8} elements",
+                  dict(POOL_IMAGE, containerArgs=["a"] * (size // 8)))]
+
+
+def pool_name_cases():
+    names = ["", "1X", "A=B", "A B", "\u00c9", "x" * 300, "LD_PRELOAD",
+             "PYTHONPATH", "BASH_ENV", "TF_CONFIG", "OMP_NUM_THREADS"]
+    cases = [pool_case(f"env name {name[:20]!r}",
+                       {"env": [{"name": name, "value": "1"}]})
+             for name in names]
+    # No pool has a working directory of its own: the field is unknown.
+    cases.append(pool_case("workingDir", {"workingDir": "/etc"}))
+    cases.append(pool_case("containerCommand with an image",
+                           dict(POOL_IMAGE, containerCommand=["sh", "-c",
+                                                              "id"])))
     return cases
 
 
 class Server:
-    def __init__(self, hptune, directory):
+    def __init__(self, hptune, directory, rules):
         self.hptune = hptune
         self.dir = directory
         self.env = dict(os.environ, HPTUNE_CONFIG_DIR=directory + "/config")
@@ -136,7 +178,8 @@ class Server:
         self.process = subprocess.Popen(
             [hptune, "serve", "--listen", "127.0.0.1:0", "--http", "off",
              "--gpus", "0", "--allow-root-trials", "--db",
-             directory + "/hptune.db", "--state-dir", directory + "/runs"],
+             directory + "/hptune.db", "--state-dir", directory + "/runs"]
+            + [f"--allow-command={rule}" for rule in rules],
             stdout=self.log, stderr=subprocess.STDOUT, env=self.env)
         deadline = time.monotonic() + 60
         self.port = None
@@ -288,10 +331,14 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-rss-mb", type=float, default=512)
     parser.add_argument("--json")
+    parser.add_argument("--allow-command", action="append", default=[],
+                        help="start the server with this rule (repeatable), "
+                        "so that pools' env and images are judged too")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     directory = tempfile.mkdtemp(prefix="hptune-fuzz-")
-    server = Server(os.path.abspath(args.hptune), directory)
+    server = Server(os.path.abspath(args.hptune), directory,
+                    args.allow_command)
     started = time.monotonic()
     idle_rss = server.memory_kib("VmRSS")
     failures = []
