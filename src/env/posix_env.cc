@@ -244,7 +244,8 @@ struct Shebang {
 std::optional<Shebang> ReadShebang(const std::filesystem::path& file,
                                    bool* is_binary) {
   char head[256];
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO put in the file's place meanwhile reads as empty.
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   const ssize_t n = read(fd, head, sizeof(head));
   close(fd);

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 
 namespace hptune::internal {
 namespace {
@@ -76,33 +77,14 @@ absl::Status ErrnoError(std::string_view what,
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
     const std::filesystem::path& path, std::string_view what) {
-  const std::string named =
-      absl::StrCat(std::string(what), " \"", path.string(), "\"");
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0 && errno == ELOOP) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(named, " is a link, which is not followed"));
-  }
-  if (fd < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", named));
-  }
+  HPTUNE_ASSIGN_OR_RETURN(const int fd, OpenRegularFile(path, O_RDONLY, what));
   struct stat info;
-  absl::Status refused;
   if (::fstat(fd, &info) != 0) {
-    refused = absl::ErrnoToStatus(errno, absl::StrCat("cannot stat ", named));
-  } else if (!S_ISREG(info.st_mode)) {
-    refused = absl::FailedPreconditionError(
-        absl::StrCat(named, " is not a regular file"));
-  } else if (info.st_nlink > 1) {
-    refused =
-        absl::FailedPreconditionError(absl::StrCat(named, " has other links"));
-  }
-  if (!refused.ok()) {
+    const int error = errno;
     ::close(fd);
-    return refused;
+    return absl::ErrnoToStatus(
+        error, absl::StrCat("cannot stat ", std::string(what), " \"",
+                            path.string(), "\""));
   }
   return std::make_unique<PosixRandomAccessFile>(
       fd, static_cast<uint64_t>(info.st_size), path.string());
@@ -204,3 +186,50 @@ absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
 }
 
 }  // namespace hptune::internal
+
+namespace hptune {
+
+absl::StatusOr<int> OpenRegularFile(const std::filesystem::path& path,
+                                    int flags, std::string_view what,
+                                    int mode) {
+  const std::string named =
+      absl::StrCat(std::string(what), " \"", path.string(), "\"");
+  int fd;
+  do {
+    fd =
+        ::open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, mode);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0 && errno == ELOOP) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(named, " is a link, which is not followed"));
+  }
+  if (fd < 0 && errno == ENXIO) {  // A FIFO without a reader, to write.
+    return absl::FailedPreconditionError(
+        absl::StrCat(named, " is not a regular file"));
+  }
+  if (fd < 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", named));
+  }
+  struct stat info;
+  absl::Status refused;
+  if (::fstat(fd, &info) != 0) {
+    refused = absl::ErrnoToStatus(errno, absl::StrCat("cannot stat ", named));
+  } else if (!S_ISREG(info.st_mode)) {
+    refused = absl::FailedPreconditionError(
+        absl::StrCat(named, " is not a regular file"));
+  } else if (info.st_nlink > 1) {
+    refused =
+        absl::FailedPreconditionError(absl::StrCat(named, " has other links"));
+  } else if (const int status = ::fcntl(fd, F_GETFL);
+             status < 0 || ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK) != 0) {
+    // A log's descriptor becomes a replica's stdout, which must block.
+    refused = absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", named));
+  }
+  if (!refused.ok()) {
+    ::close(fd);
+    return refused;
+  }
+  return fd;
+}
+
+}  // namespace hptune

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "src/launch/child_processes.h"
 
 extern char** environ;
 
@@ -46,7 +47,12 @@ absl::StatusOr<CapturedOutput> RunCapturingOutput(
     args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc;
+  {
+    ChildStart start;
+    rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    if (rc == 0) start.Own(pid);
+  }
   posix_spawn_file_actions_destroy(&actions);
   CloseIfOpen(out_pipe[1]);
   CloseIfOpen(err_pipe[1]);
@@ -84,6 +90,7 @@ absl::StatusOr<CapturedOutput> RunCapturingOutput(
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  Disown(pid);
   if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
   } else {

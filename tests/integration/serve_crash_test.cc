@@ -8,6 +8,8 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -267,6 +269,49 @@ TEST(ServeCrashTest, ADrainEndsTheDaemonsTrainersStarted) {
 
   EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Output();
   EXPECT_THAT(testing::ProcessesMentioning(tag), ::testing::IsEmpty());
+}
+
+// A trial's directory may be its job owner's, who can put a FIFO in place
+// of the cgroup record the server reads back at start-up: the restarted
+// server must refuse it without blocking, come up and go on serving.
+TEST(ServeCrashTest, AFifoInPlaceOfTheCgroupRecordDoesNotWedgeARestart) {
+  const std::string dir = testing::MakeTempDir();
+  testing::KillProcessesMentioning cleanup(dir);
+  ServeProcess server(dir);
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::TrainingInput input = CrashJob(dir + "/ledger.txt");
+  input.set_args(0, "--steps=1000");  // Runs until cancelled.
+  ASSERT_NO_FATAL_FAILURE(SubmitCrashJob(server, input));
+  ASSERT_TRUE(FirstTrialReported(server, 1)) << server.Output();
+  server.Stop(SIGKILL);
+
+  const std::string record = server.runs_dir() + "/crashy/1/replicas.cgroup";
+  ::unlink(record.c_str());
+  ASSERT_EQ(::mkfifo(record.c_str(), 0600), 0) << std::strerror(errno);
+  // Start waits for the port, which comes after leftovers were stopped.
+  ASSERT_TRUE(server.Start(&error, std::chrono::seconds(30))) << error;
+  v1::ListJobsRequest list;
+  v1::ListJobsResponse jobs;
+  grpc::Status status =
+      server.JobStub()->ListJobs(Context().get(), list, &jobs);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(jobs.jobs_size(), 1);
+  EXPECT_EQ(jobs.jobs(0).job_id(), "crashy");
+  // The job was taken over: this server runs it, and can cancel it.
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id("crashy");
+  v1::Job job;
+  status = server.JobStub()->CancelJob(Context().get(), cancel, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << server.Output();
+  EXPECT_TRUE(
+      testing::PollUntil([&] { return JobState(server) == v1::Job::CANCELLED; },
+                         std::chrono::seconds(60)))
+      << "job state " << JobState(server) << "\n"
+      << server.Output();
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return testing::ReplicasUnder(server.runs_dir()).empty(); },
+      std::chrono::seconds(10)));
 }
 
 }  // namespace

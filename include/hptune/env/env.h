@@ -167,6 +167,21 @@ enum class PathKind { kDirectory, kFile };
 [[nodiscard]] absl::Status CheckPrivateDirectory(
     const std::filesystem::path& dir);
 
+// Opens a file in a directory a trainer's user may change (a trial's: its
+// logs, metric files, cgroup record) as Env::OpenForReading does, for any
+// `flags` of open(2): O_RDONLY, or O_WRONLY | O_CREAT | O_APPEND to append
+// to a log made with `mode`. No link is followed, the open never waits (a
+// FIFO or a device planted under the name would block it: O_NONBLOCK, cleared
+// once the file is known to be regular), and the file is refused unless it
+// is regular with no other hard links. The descriptor is close-on-exec; the
+// caller closes it and reads a bounded amount. NotFound when absent;
+// FailedPrecondition for a link or what is not a regular file; the system's
+// reason otherwise. Messages name `what` and the path:
+//   log file "/runs/j/1/master-0.log" is not a regular file
+absl::StatusOr<int> OpenRegularFile(const std::filesystem::path& path,
+                                    int flags, std::string_view what = "file",
+                                    int mode = 0600);
+
 // The file exec would run for `program`, searched as execvp does: a name
 // with a slash is returned as it is; otherwise the first executable regular
 // file of that name in a directory of this process's PATH ("/bin:/usr/bin"

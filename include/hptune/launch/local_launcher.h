@@ -8,8 +8,8 @@
 // the TrialRun's destructor signal and wait for every process group the run
 // ever had. Orphaned grandchildren that outlive their replica are collected
 // by init, or by this process when it is a child subreaper
-// (prctl(PR_SET_CHILD_SUBREAPER)); a process that leaves its group (setsid)
-// is beyond a process-group launcher's reach.
+// (BecomeChildSubreaper, below, collects them also when they left their
+// group with setsid, which a process-group launcher cannot signal).
 //
 // The process must not ignore SIGCHLD or collect children it did not start
 // (waitpid(-1)): replica exits would be lost.
@@ -115,6 +115,15 @@ int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
 // cgroups cannot be used)": then a process that leaves its process group
 // and session can outlive its trial.
 std::string ReplicaContainment();
+
+// Makes this process a child subreaper (prctl(PR_SET_CHILD_SUBREAPER)): what
+// a replica leaves behind, also in a session of its own (setsid), becomes
+// this process's child when its parent ends, instead of init's. A thread
+// started here collects each such orphan once it ends, so none stays a
+// zombie holding its pid; the children the launchers started are left to
+// them. For a process that waits for no children of its own by pid, as
+// `hptune serve` and `hptune run`; once is enough, later calls do nothing.
+void BecomeChildSubreaper();
 
 }  // namespace hptune::launch
 

@@ -361,8 +361,8 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
 absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
                                               const JobSpec& job) {
   // Grandchildren a replica leaves behind are re-parented to this process
-  // and collected with their group, not left as zombies for init.
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // and collected when they end (also those in a session of their own).
+  launch::BecomeChildSubreaper();
   g_cancel.store(false);
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);

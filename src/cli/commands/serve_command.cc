@@ -492,7 +492,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   // runners') must have them blocked: block before any thread exists.
   const sigset_t stop_signals = BlockStopSignals();
   // Orphaned grandchildren of replicas become ours, so they are collected.
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  launch::BecomeChildSubreaper();
 
   ServeOutput output(out, setup.log_fd);
   setup.options.job_log = JobLogger(output);

@@ -1,8 +1,11 @@
 #include "hptune/launch/local_launcher.h"
 
+#include <sys/prctl.h>
+
 #include <utility>
 
 #include "hptune/core/status.h"
+#include "src/launch/child_processes.h"
 #include "src/launch/local/container_replicas.h"
 #include "src/launch/local/container_trial_run.h"
 #include "src/launch/local/local_trial_run.h"
@@ -128,5 +131,10 @@ int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
 }
 
 std::string ReplicaContainment() { return DetectCgroupSupport().description; }
+
+void BecomeChildSubreaper() {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  StartOrphanCollector();
+}
 
 }  // namespace hptune::launch

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "src/launch/child_processes.h"
 #include "src/launch/local/replica_process.h"
 
 namespace hptune::launch {
@@ -53,6 +54,9 @@ LocalTrialRun::~LocalTrialRun() {
 }
 
 void LocalTrialRun::Ended(Replica& replica) {
+  // Collected, or left to the orphan collector by a destructor that could
+  // not wait for it.
+  if (replica.running) Disown(replica.pid);
   replica.running = false;
   if (replica.pidfd >= 0) close(replica.pidfd);
   replica.pidfd = -1;

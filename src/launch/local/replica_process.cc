@@ -23,9 +23,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "hptune/env/user_environment.h"
 #include "hptune/env/users.h"
+#include "src/launch/child_processes.h"
 #include "src/launch/local/spawn_in_cgroup.h"
 
 extern char** environ;
@@ -147,21 +149,28 @@ absl::Status CannotStart(const std::string& name, const ReplicaLaunch& replica,
   }
 }
 
-// The replica's log, opened for appending (its directory made first); -1
-// with errno set when it cannot be. The log is its owner's alone: a trainer
-// may print what others should not read. A link planted in its place is not
-// followed, and a replica run as another user has its log opened and made
-// with that user's rights, so a name the user controls never makes this
-// process write where the user could not.
-int OpenLog(const ReplicaLaunch& replica) {
+// The replica's log, opened for appending (its directory made first). The
+// log is its owner's alone: a trainer may print what others should not
+// read. A link, FIFO or hard link planted in its place is refused, and a
+// replica run as another user has its log opened and made with that user's
+// rights, so a name the user controls never makes this process write where
+// the user could not, nor wait.
+// Errors start with `name`, the replica's.
+absl::StatusOr<int> OpenLog(const ReplicaLaunch& replica,
+                            const std::string& name) {
   std::optional<ScopedFileIdentity> as_user;
   if (replica.run_as) as_user.emplace(*replica.run_as);
   if (replica.log_path.has_parent_path()) {
     // A failure shows as the log file that cannot be opened.
     CreatePrivateDirectories(replica.log_path.parent_path()).IgnoreError();
   }
-  return open(replica.log_path.c_str(),
-              O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  absl::StatusOr<int> log = OpenRegularFile(
+      replica.log_path, O_WRONLY | O_CREAT | O_APPEND, "log file", 0600);
+  if (!log.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name, ": ", log.status().message()));
+  }
+  return log;
 }
 
 }  // namespace
@@ -187,12 +196,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   if (replica.log_path.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": no log path"));
   }
-  int log = OpenLog(replica);
-  if (log < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(name, ": cannot open log file \"",
-                     replica.log_path.string(), "\": ", strerror(errno)));
-  }
+  HPTUNE_ASSIGN_OR_RETURN(const int log, OpenLog(replica, name));
 
   SpawnSetup setup;
   posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY,
@@ -223,6 +227,8 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
   int rc = 0;
+  // The caller collects the replica; Disown when it has.
+  ChildStart start;
   if (cgroup_fd >= 0 || replica.run_as) {
     // posix_spawnp's lookup, which the cgroup spawn does not have.
     const absl::StatusOr<std::string> found = FindOnPath(program);
@@ -246,6 +252,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   }
   close(log);
   if (rc != 0) return CannotStart(name, replica, rc);
+  start.Own(pid);
   return pid;
 }
 

@@ -30,7 +30,9 @@ std::string DescribeReplica(const ReplicaLaunch& replica);
 // directories created); no other descriptor is inherited; every signal has
 // its default action and none is blocked; the environment is this process's
 // with replica.env overriding it. With a `cgroup_fd` (trial_cgroup.h) the
-// process starts in that cgroup. Errors name the replica and what failed:
+// process starts in that cgroup. The caller owns the child
+// (child_processes.h): it calls Disown(pid) once it has collected it.
+// Errors name the replica and what failed:
 //   master 0: cannot start "/no/such": No such file or directory
 absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
                                    int cgroup_fd = -1);

@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
+#include "src/launch/child_processes.h"
 #include "src/launch/local/spawn_in_cgroup.h"
 
 namespace hptune::launch {
@@ -65,17 +66,18 @@ std::string ReadSmallFile(const fs::path& path) {
 // The record's text when this process's user wrote it; empty otherwise.
 // The trial directory may be its job owner's (a root server's job of
 // another user), who must not name a cgroup for this process to kill.
+// A FIFO or a link planted in its place is refused without blocking.
 std::string ReadOwnRecord(const fs::path& record) {
-  const int fd = open(record.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return "";
+  const absl::StatusOr<int> fd =
+      OpenRegularFile(record, O_RDONLY, "cgroup record");
+  if (!fd.ok()) return "";
   struct stat info;
   char text[4096];
   ssize_t n = -1;
-  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-      info.st_uid == geteuid()) {
-    n = read(fd, text, sizeof(text));
+  if (fstat(*fd, &info) == 0 && info.st_uid == geteuid()) {
+    n = read(*fd, text, sizeof(text));
   }
-  close(fd);
+  close(*fd);
   return n > 0 ? std::string(text, static_cast<size_t>(n)) : "";
 }
 
@@ -180,8 +182,13 @@ absl::Status Probe(const fs::path& parent) {
         "the kernel has no cgroup.kill (Linux 5.14 or later has)");
   } else {
     int fd = open(probe.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-    pid_t pid = fd < 0 ? -1 : CloneIntoCgroup(fd);
-    if (pid == 0) _exit(0);
+    pid_t pid = -1;
+    {
+      ChildStart start;
+      pid = fd < 0 ? -1 : CloneIntoCgroup(fd);
+      if (pid == 0) _exit(0);
+      start.Own(pid);
+    }
     if (pid < 0) {
       status = absl::PermissionDeniedError(
           absl::StrCat("cannot start a process in a cgroup under ",
@@ -189,6 +196,7 @@ absl::Status Probe(const fs::path& parent) {
     } else {
       while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
       }
+      Disown(pid);
     }
     if (fd >= 0) close(fd);
   }

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hptune/core/status.h"
+#include "src/launch/child_processes.h"
 #include "src/launch/local/replica_process.h"
 #include "src/launch/slurm/slurm_commands.h"
 
@@ -159,6 +160,7 @@ absl::Status StepTrialRun::Spawn(int k) {
 }
 
 void StepTrialRun::Reaped(Replica& replica) {
+  Disown(replica.pid);  // SpawnReplica's child; none when -1.
   replica.running = false;
   replica.pid = -1;
   if (replica.pidfd >= 0) close(replica.pidfd);
