@@ -186,6 +186,7 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
       clock_(clock),
       designers_(std::move(options.designers)),
       stopping_rules_(std::move(options.stopping_rules)),
+      admit_measurement_(std::move(options.admit_measurement)),
       study_locks_(std::make_unique<StudyLocks>()),
       curves_(std::make_unique<CurveCache>(store, kMaxCachedCurvePoints)),
       history_(std::make_unique<TrialHistory>(store, kMaxKeptTrials)) {
@@ -200,14 +201,16 @@ namespace {
 
 // What a study that CreateStudy would write holds.
 StudyRecord NewStudy(std::string_view name, const StudySpec& spec,
-                     uint64_t seed, Timestamp now, int resumed_trials) {
+                     uint64_t seed, Timestamp now, int resumed_trials,
+                     int64_t owner_uid = -1) {
   return StudyRecord{.name = std::string(name),
                      .spec = spec,
                      .state = StudyState::kActive,
                      .reason = "",
                      .seed = spec.seed.value_or(seed),
                      .create_time = now,
-                     .resumed_trials = resumed_trials};
+                     .resumed_trials = resumed_trials,
+                     .owner_uid = owner_uid};
 }
 
 }  // namespace
@@ -226,10 +229,11 @@ absl::Status TuningEngine::CheckNewStudy(std::string_view name,
 
 absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                                                       const StudySpec& spec,
-                                                      int resumed_trials) {
+                                                      int resumed_trials,
+                                                      int64_t owner_uid) {
   HPTUNE_RETURN_IF_ERROR(CheckNewStudy(name, spec));
   StudyRecord study =
-      NewStudy(name, spec, DrawSeed(), clock_.Now(), resumed_trials);
+      NewStudy(name, spec, DrawSeed(), clock_.Now(), resumed_trials, owner_uid);
   HPTUNE_RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }
@@ -509,13 +513,20 @@ absl::StatusOr<Trial> TuningEngine::CreateTrial(std::string_view study_name,
 absl::Status TuningEngine::AddMeasurement(std::string_view study, int64_t trial,
                                           Measurement measurement) {
   HPTUNE_RETURN_IF_ERROR(StampAndValidate(clock_, measurement));
+  if (admit_measurement_) {
+    HPTUNE_RETURN_IF_ERROR(admit_measurement_(study, measurement));
+  }
   return store_.AddMeasurement(study, trial, measurement);
 }
 
 void TuningEngine::AddMeasurementAsync(std::string_view study, int64_t trial,
                                        Measurement measurement,
                                        std::function<void(absl::Status)> done) {
-  if (absl::Status valid = StampAndValidate(clock_, measurement); !valid.ok()) {
+  absl::Status valid = StampAndValidate(clock_, measurement);
+  if (valid.ok() && admit_measurement_) {
+    valid = admit_measurement_(study, measurement);
+  }
+  if (!valid.ok()) {
     done(valid);
     return;
   }

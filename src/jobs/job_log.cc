@@ -72,6 +72,11 @@ void JobLog::Progress(const runner::JobProgress& progress) {
     Line(trial ? DescribeEnd(*trial, metric_)
                : absl::StrCat("trial ", number, " ended"));
   }
+  // Each warning once (a report a quota refused, ...): every snapshot
+  // carries them all.
+  for (; warned_ < progress.warnings.size(); ++warned_) {
+    Line(absl::StrCat("warning: ", progress.warnings[warned_]));
+  }
   launched_ = now;
 }
 

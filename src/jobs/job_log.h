@@ -3,6 +3,7 @@
 //   job mnist_1: trial 3 started
 //   job mnist_1: trial 3 SUCCEEDED, accuracy 0.9412 at step 300
 //   job mnist_1: trial 4 FAILED: master-0 exited with code 1: ...
+//   job mnist_1: warning: trial 5: reports not stored from here on: ...
 // Built from the runner's progress snapshots. Used by JobManager, one per
 // job, from that job's thread; not thread-safe.
 #ifndef HPTUNE_SRC_JOBS_JOB_LOG_H_
@@ -55,6 +56,7 @@ class JobLog {
   const Sink sink_;
   const TrialLookup lookup_;
   std::set<int64_t> launched_;
+  size_t warned_ = 0;  // JobProgress::warnings already logged.
 };
 
 }  // namespace hptune::jobs

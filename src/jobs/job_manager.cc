@@ -94,10 +94,11 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
   return waiting;
 }
 
-absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job,
-                                             JobOwner owner) {
+absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job, JobOwner owner,
+                                             int64_t study_owner) {
   runner::JobRunner runner(store_, engine_, launcher_, options_);
-  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, runner.Submit(job, owner));
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record,
+                          runner.Submit(job, owner, study_owner));
   StartThread(job);
   Bump();
   return record;

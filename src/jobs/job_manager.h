@@ -51,8 +51,9 @@ class JobManager {
   ~JobManager();
 
   // Validates and records the job (JobRunner::Submit), then runs it as
-  // `owner`.
-  absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {});
+  // `owner`; its study is `study_owner`'s (JobRunner::Submit).
+  absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {},
+                                   int64_t study_owner = -1);
 
   // Whether a stored job may run here (the server's --allow-command rules,
   // and whom it would run as).

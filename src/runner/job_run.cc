@@ -213,8 +213,20 @@ absl::Status JobRun::Report(std::vector<Measurement> measurements,
     resumed_at_.erase(resumed);
   }
   for (Measurement& m : measurements) {
-    HPTUNE_RETURN_IF_ERROR(
-        engine_.AddMeasurement(study_.name, trial, std::move(m)));
+    absl::Status added =
+        engine_.AddMeasurement(study_.name, trial, std::move(m));
+    // A quota (the server's on its owner's stored bytes) refuses the
+    // report, not the trial, which runs on; the job's log says so once.
+    if (absl::IsResourceExhausted(added)) {
+      if (!quota_warned_ && warnings_.size() < kMaxWarnings) {
+        warnings_.push_back(absl::StrCat(
+            "trial ", trial,
+            ": reports not stored from here on: ", added.message()));
+      }
+      quota_warned_ = true;
+      continue;
+    }
+    HPTUNE_RETURN_IF_ERROR(added);
     new_measurements_ = true;
   }
   return absl::OkStatus();
@@ -248,8 +260,10 @@ absl::StatusOr<bool> JobRun::PollTrials() {
           engine_.MarkTrialStarted(study_.name, execution.trial(), env_.Now())
               .status());
     }
+    const size_t warned = warnings_.size();
     HPTUNE_RETURN_IF_ERROR(
         Report(std::move(poll.measurements), execution.trial()));
+    changed |= warnings_.size() != warned;
     if (!poll.warning.empty() && warnings_.size() < kMaxWarnings) {
       warnings_.push_back(poll.warning);
       changed = true;

@@ -126,6 +126,8 @@ class JobRun {
   // failure message, with the log's last lines.
   std::optional<std::string> permanent_failure_;
   std::vector<std::string> warnings_;  // JobProgress::warnings.
+  // A report was refused by a quota: warned of once.
+  bool quota_warned_ = false;
 };
 
 }  // namespace hptune::runner::internal

@@ -27,8 +27,8 @@ JobRunner::JobRunner(store::Store& store, engine::TuningEngine& engine,
       options_(std::move(options)),
       env_(env) {}
 
-absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
-                                            JobOwner owner) {
+absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job, JobOwner owner,
+                                            int64_t study_owner) {
   std::vector<FieldError> errors = ValidateJobId(job.job_id, "job ID");
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
   HPTUNE_RETURN_IF_ERROR(internal::CheckRunnable(job));
@@ -60,7 +60,9 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
                         .slurm = job.slurm,
                         .owner = owner,
                         .state = JobState::kQueued}));
-  if (absl::Status made = CreateStudyOf(job, std::move(resumed)); !made.ok()) {
+  if (absl::Status made = CreateStudyOf(
+          job, std::move(resumed), study_owner >= 0 ? study_owner : owner.uid);
+      !made.ok()) {
     HPTUNE_RETURN_IF_ERROR(
         store_
             .UpdateJob(job.job_id,
@@ -76,10 +78,12 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job,
 }
 
 absl::Status JobRunner::CreateStudyOf(const JobSpec& job,
-                                      std::vector<Trial> resumed) {
+                                      std::vector<Trial> resumed,
+                                      int64_t owner_uid) {
   HPTUNE_ASSIGN_OR_RETURN(
-      StudyRecord study, engine_.CreateStudy(job.job_id, *job.study,
-                                             static_cast<int>(resumed.size())));
+      StudyRecord study,
+      engine_.CreateStudy(job.job_id, *job.study,
+                          static_cast<int>(resumed.size()), owner_uid));
   for (Trial& t : resumed) {
     HPTUNE_RETURN_IF_ERROR(
         engine_.CreateTrial(study.name, std::move(t)).status());

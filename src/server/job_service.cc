@@ -270,8 +270,12 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
             "slurm options out)"));
       }
     }
-    HPTUNE_ASSIGN_OR_RETURN(JobRecord job, jobs_.Submit(spec, owner));
-    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(job, /*with_trials=*/false));
+    std::optional<JobRecord> job;
+    HPTUNE_RETURN_IF_ERROR(quotas_.CreateStudy(caller, [&]() -> absl::Status {
+      HPTUNE_ASSIGN_OR_RETURN(job, jobs_.Submit(spec, owner, caller.uid));
+      return absl::OkStatus();
+    }));
+    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(*job, /*with_trials=*/false));
     return absl::OkStatus();
   });
 }

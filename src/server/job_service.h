@@ -27,6 +27,7 @@
 #include "src/server/auth.h"
 #include "src/server/command_policy.h"
 #include "src/server/job_access.h"
+#include "src/server/user_quotas.h"
 
 namespace hptune::server {
 
@@ -37,7 +38,7 @@ class JobService final : public v1::JobService::Service {
   // and streams wait, through it.
   JobService(store::Store& store, jobs::JobManager& jobs,
              const TokenAuthenticator& auth, std::string backend,
-             CommandPolicy policy, const JobAccess& access,
+             CommandPolicy policy, const JobAccess& access, UserQuotas& quotas,
              Env& env = DefaultEnv())
       : env_(env),
         store_(store),
@@ -45,7 +46,8 @@ class JobService final : public v1::JobService::Service {
         auth_(auth),
         backend_(std::move(backend)),
         policy_(std::move(policy)),
-        access_(access) {}
+        access_(access),
+        quotas_(quotas) {}
 
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const v1::SubmitJobRequest* request,
@@ -90,6 +92,7 @@ class JobService final : public v1::JobService::Service {
   const std::string backend_;
   const CommandPolicy policy_;
   const JobAccess& access_;
+  UserQuotas& quotas_;  // A job's study counts against its submitter.
 };
 
 }  // namespace hptune::server

@@ -99,9 +99,12 @@ class HptuneServer::Impl {
   // on them.
   absl::Status BuildServices() {
     HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
+    quotas_ = std::make_unique<UserQuotas>(*store_, options_.quotas,
+                                           static_cast<int64_t>(::geteuid()));
     engine_ = std::make_unique<engine::TuningEngine>(
-        *store_, engine::EngineOptions{.background_designer_work =
-                                              !options_.inline_refits});
+        *store_, engine::EngineOptions{
+                     .background_designer_work = !options_.inline_refits,
+                     .admit_measurement = QuotaCheck()});
     if (options_.launcher == nullptr) {
       options_.launcher =
           std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
@@ -121,15 +124,24 @@ class HptuneServer::Impl {
                                 .allow_root_trials = options_.allow_root_trials,
                                 .backend = options_.backend_name});
     study_service_ = std::make_unique<StudyService>(
-        *engine_, auth_, *access_, options_.trial_lease_seconds);
+        *engine_, auth_, *access_, options_.trial_lease_seconds, quotas_.get());
     HPTUNE_ASSIGN_OR_RETURN(
         CommandPolicy policy,
         CommandPolicy::Parse(options_.allowed_commands, options_.allowed_env,
                              options_.allowed_images));
-    job_service_ = std::make_unique<JobService>(*store_, *jobs_, auth_,
-                                                options_.backend_name,
-                                                std::move(policy), *access_);
+    job_service_ = std::make_unique<JobService>(
+        *store_, *jobs_, auth_, options_.backend_name, std::move(policy),
+        *access_, *quotas_);
     return absl::OkStatus();
+  }
+
+  // The engine's check before a measurement is stored: every path to the
+  // store (ask/tell calls, jobs' reports) passes it.
+  std::function<absl::Status(std::string_view, const Measurement&)>
+  QuotaCheck() {
+    return [this](std::string_view study, const Measurement& m) {
+      return quotas_->AdmitMeasurement(study, m);
+    };
   }
 
   // The gRPC server on the listen address (and the socket), with health
@@ -252,6 +264,7 @@ class HptuneServer::Impl {
   ServerOptions options_;
   TokenAuthenticator auth_;
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<UserQuotas> quotas_;
   std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<jobs::DrainingLauncher> launcher_;
   std::unique_ptr<jobs::JobManager> jobs_;

@@ -27,6 +27,7 @@
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
+#include "src/server/user_quotas.h"
 
 namespace hptune::server {
 
@@ -81,6 +82,8 @@ struct ServerOptions {
   std::filesystem::path users_file;
   bool allow_root_trials = false;  // JobAccessRules.
   bool share_jobs = false;
+  // Per-user limits on studies and stored measurement bytes (UserQuotas).
+  QuotaLimits quotas;
   // Gets a line per job and trial start and end (jobs::JobLog), from the
   // jobs' threads; none when empty.
   std::function<void(const std::string&)> job_log;

@@ -61,10 +61,16 @@ grpc::Status StudyService::CreateStudy(grpc::ServerContext* context,
     HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->name()));
     HPTUNE_ASSIGN_OR_RETURN(StudySpec spec,
                             StudySpecFromProto(request->spec(), "spec"));
-    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
-                            engine_.CreateStudy(request->name(), spec));
-    *reply = StudyToProto(study);
-    return absl::OkStatus();
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    // The study is its maker's, for the quotas (user_quotas.h).
+    auto create = [&]() -> absl::Status {
+      HPTUNE_ASSIGN_OR_RETURN(
+          StudyRecord study,
+          engine_.CreateStudy(request->name(), spec, 0, caller.uid));
+      *reply = StudyToProto(study);
+      return absl::OkStatus();
+    };
+    return quotas_ ? quotas_->CreateStudy(caller, create) : create();
   });
 }
 

@@ -16,6 +16,7 @@
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/auth.h"
 #include "src/server/job_access.h"
+#include "src/server/user_quotas.h"
 
 namespace hptune::server {
 
@@ -34,12 +35,15 @@ using StudyServiceBase = v1::StudyService::WithCallbackMethod_GetStudy<
 
 class StudyService final : public StudyServiceBase {
  public:
+  // `quotas`: the per-user limits on new studies; none when null.
   StudyService(engine::TuningEngine& engine, const TokenAuthenticator& auth,
-               const JobAccess& access, int trial_lease_seconds)
+               const JobAccess& access, int trial_lease_seconds,
+               UserQuotas* quotas = nullptr)
       : engine_(engine),
         auth_(auth),
         access_(access),
-        trial_lease_seconds_(trial_lease_seconds) {}
+        trial_lease_seconds_(trial_lease_seconds),
+        quotas_(quotas) {}
 
   grpc::Status CreateStudy(grpc::ServerContext* context,
                            const v1::CreateStudyRequest* request,
@@ -120,6 +124,7 @@ class StudyService final : public StudyServiceBase {
   const JobAccess& access_;
   // The lease of trials handed to clients (ServerOptions); 0: none.
   const int trial_lease_seconds_;
+  UserQuotas* const quotas_;
 };
 
 }  // namespace hptune::server

@@ -4,11 +4,23 @@
 #include <utility>
 
 #include "hptune/core/status.h"
+#include "src/store/record_codec.h"
 #include "src/store/store_rules.h"
 
 namespace hptune::store {
 
 using internal::MakeEvent;
+
+namespace {
+
+// What SqliteStore adds to its study's measurement_bytes for the row.
+int64_t MemoryMeasurementBytes(const Measurement& m) {
+  absl::StatusOr<std::string> metrics = internal::EncodeMetrics(m.metrics);
+  return kMeasurementRowBytes +
+         (metrics.ok() ? static_cast<int64_t>(metrics->size()) : 0);
+}
+
+}  // namespace
 
 MemoryStore::MemoryStore(Clock& clock) : clock_(clock) {}
 
@@ -107,6 +119,9 @@ absl::StatusOr<std::vector<Trial>> MemoryStore::AddTrials(
   HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
   for (Trial& trial : trials) {
     trial.number = static_cast<int64_t>(data->trials.size()) + 1;
+    for (const Measurement& m : trial.measurements) {
+      data->measurement_bytes += MemoryMeasurementBytes(m);
+    }
     data->trials.push_back(trial);
     AppendEvent(MakeEvent(now, internal::kTrialCreated, study, "", trial.number,
                           std::string(ToString(trial.state))));
@@ -198,8 +213,34 @@ absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
       internal::CheckAcceptsMeasurements(study, number, trial->state));
   AppendEvent(MakeEvent(now, internal::kMeasurement, study, "", number,
                         internal::MeasurementDetail(m)));
+  studies_.find(study)->second.measurement_bytes += MemoryMeasurementBytes(m);
   trial->measurements.push_back(std::move(m));
   return absl::OkStatus();
+}
+
+// --- Usage ---
+
+UserUsage MemoryStore::UsageOf(int64_t uid) {
+  UserUsage usage{.uid = uid};
+  for (const auto& [name, data] : studies_) {
+    if (data.record.owner_uid != uid) continue;
+    ++usage.studies;
+    usage.measurement_bytes += data.measurement_bytes;
+  }
+  return usage;
+}
+
+absl::StatusOr<UserUsage> MemoryStore::GetUserUsage(int64_t uid) {
+  MutexLock lock(&mu_);
+  return UsageOf(uid);
+}
+
+absl::StatusOr<UserUsage> MemoryStore::GetStudyOwnerUsage(
+    std::string_view study) {
+  MutexLock lock(&mu_);
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  if (data->record.owner_uid < 0) return UserUsage{};
+  return UsageOf(data->record.owner_uid);
 }
 
 // --- Designer state ---

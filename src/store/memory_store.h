@@ -38,6 +38,9 @@ class MemoryStore : public Store {
                                            StudyState state,
                                            std::string_view reason) override;
 
+  absl::StatusOr<UserUsage> GetUserUsage(int64_t uid) override;
+  absl::StatusOr<UserUsage> GetStudyOwnerUsage(std::string_view study) override;
+
   absl::StatusOr<std::vector<Trial>> AddTrials(
       std::string_view study, std::vector<Trial> trials,
       const std::optional<std::string>& designer_state) override;
@@ -85,6 +88,7 @@ class MemoryStore : public Store {
     std::vector<Trial> trials;  // trials[i].number == i + 1.
     std::string designer_state;
     std::map<int64_t, Note> notes;  // By trial; 0: the study's.
+    int64_t measurement_bytes = 0;  // UserUsage's, kept as SqliteStore's.
   };
   struct JobData {
     int64_t order = 0;  // Creation order, for ListJobs.
@@ -99,6 +103,7 @@ class MemoryStore : public Store {
   absl::StatusOr<Note*> FindNote(std::string_view study, int64_t trial)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendEvent(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  UserUsage UsageOf(int64_t uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Clock& clock_;
   Mutex mu_;

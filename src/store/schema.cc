@@ -154,10 +154,26 @@ CREATE TABLE note_edits (
 CREATE INDEX note_edits_by_note ON note_edits (study, trial, id);
 )sql";
 
+// 8 -> 9: who made each study (StudyRecord::owner_uid: its job's owner
+// where a job names it, else none) and the bytes of its measurements
+// (Store::GetUserUsage), counted once here and kept as rows are added.
+constexpr char kStudyOwners[] = R"sql(
+ALTER TABLE studies ADD COLUMN owner_uid INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE studies ADD COLUMN measurement_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE studies SET owner_uid = COALESCE(
+  (SELECT owner_uid FROM jobs WHERE jobs.study_name = studies.name
+   ORDER BY jobs.id DESC LIMIT 1), -1);
+UPDATE studies SET measurement_bytes = (
+  SELECT COALESCE(SUM(32 + length(CAST(metrics_json AS BLOB))), 0)
+  FROM measurements WHERE measurements.study = studies.name);
+CREATE INDEX studies_by_owner ON studies (owner_uid);
+)sql";
+static_assert(kMeasurementRowBytes == 32, "kStudyOwners counts 32 a row");
+
 const std::vector<std::string>& Migrations() {
   static const auto* const kMigrations = new std::vector<std::string>{
-      kInitialSchema, kJobSlurmOptions, kJobLabels,   kAttempts,
-      kJobOwners,     kCanonicalSpecs,  kTrialLeases, kNotes};
+      kInitialSchema,  kJobSlurmOptions, kJobLabels, kAttempts,   kJobOwners,
+      kCanonicalSpecs, kTrialLeases,     kNotes,     kStudyOwners};
   return *kMigrations;
 }
 

@@ -428,6 +428,24 @@ void SqliteStore::CommitMeasurements(std::vector<QueuedMeasurement>& batch) {
   }
 }
 
+// --- Usage ---
+
+absl::StatusOr<UserUsage> SqliteStore::GetUserUsage(int64_t uid) {
+  return ReadValue<UserUsage>(
+      [&](Connection& db) { return internal::SelectUserUsage(db, uid); });
+}
+
+absl::StatusOr<UserUsage> SqliteStore::GetStudyOwnerUsage(
+    std::string_view study) {
+  return ReadValue<UserUsage>([&](Connection& db) -> absl::StatusOr<UserUsage> {
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<int64_t> owner,
+                            internal::SelectStudyOwner(db, study));
+    if (!owner) return internal::StudyNotFound(study);
+    if (*owner < 0) return UserUsage{};
+    return internal::SelectUserUsage(db, *owner);
+  });
+}
+
 // --- Designer state ---
 
 absl::StatusOr<std::string> SqliteStore::GetDesignerState(

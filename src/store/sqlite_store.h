@@ -74,6 +74,9 @@ class SqliteStore : public Store {
                                            StudyState state,
                                            std::string_view reason) override;
 
+  absl::StatusOr<UserUsage> GetUserUsage(int64_t uid) override;
+  absl::StatusOr<UserUsage> GetStudyOwnerUsage(std::string_view study) override;
+
   absl::StatusOr<std::vector<Trial>> AddTrials(
       std::string_view study, std::vector<Trial> trials,
       const std::optional<std::string>& designer_state) override;

@@ -66,7 +66,7 @@ std::optional<Timestamp> OptionalTime(std::optional<int64_t> micros) {
 
 constexpr char kStudyColumns[] =
     "name, spec_json, state, reason, seed, create_time, custom_algorithm, "
-    "resumed_trials";
+    "resumed_trials, owner_uid";
 
 // The spec a spec_json column holds (StudySpecToJson's form); DataLoss when
 // it does not read back. GetStudy, SuggestTrials and CompleteTrial each read
@@ -104,6 +104,7 @@ absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
   study.spec = *std::move(spec);
   study.spec.custom_algorithm = row.ColumnText(6);
   study.resumed_trials = static_cast<int>(row.ColumnInt(7));
+  study.owner_uid = row.ColumnInt(8);
   const std::string state = row.ColumnText(2);
   HPTUNE_ASSIGN_OR_RETURN(study.state,
                           ParseState(ParseStudyState(state), state, label));
@@ -194,7 +195,15 @@ absl::Status InsertMeasurementRow(SqliteConnection& db, std::string_view study,
       .BindInt(5, ToUnixMicros(m.time))
       .BindText(6, *metrics)
       .BindInt(7, m.attempt);
-  return insert.Run();
+  HPTUNE_RETURN_IF_ERROR(insert.Run());
+  // The owner's usage (Store::GetUserUsage), in the row's transaction.
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement count,
+      db.Prepare("UPDATE studies SET measurement_bytes = measurement_bytes + "
+                 "?2 WHERE name = ?1"));
+  count.BindText(1, study).BindInt(
+      2, kMeasurementRowBytes + static_cast<int64_t>(metrics->size()));
+  return count.Run();
 }
 
 absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
@@ -312,7 +321,7 @@ absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db) {
 absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study) {
   static const std::string kSql =
       absl::StrCat("INSERT INTO studies (", kStudyColumns,
-                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+                   ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
   insert.BindText(1, study.name)
       .BindText(2, StudySpecToJson(study.spec))
@@ -321,8 +330,35 @@ absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study) {
       .BindInt(5, static_cast<int64_t>(study.seed))
       .BindInt(6, ToUnixMicros(study.create_time))
       .BindText(7, study.spec.custom_algorithm)
-      .BindInt(8, study.resumed_trials);
+      .BindInt(8, study.resumed_trials)
+      .BindInt(9, study.owner_uid);
   return insert.Run();
+}
+
+absl::StatusOr<UserUsage> SelectUserUsage(SqliteConnection& db, int64_t uid) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement select,
+      db.Prepare("SELECT count(*), COALESCE(SUM(measurement_bytes), 0) "
+                 "FROM studies WHERE owner_uid = ?1"));
+  select.BindInt(1, uid);
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
+  UserUsage usage{.uid = uid};
+  if (row) {
+    usage.studies = select.ColumnInt(0);
+    usage.measurement_bytes = select.ColumnInt(1);
+  }
+  return usage;
+}
+
+absl::StatusOr<std::optional<int64_t>> SelectStudyOwner(SqliteConnection& db,
+                                                        std::string_view name) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      Statement select,
+      db.Prepare("SELECT owner_uid FROM studies WHERE name = ?1"));
+  select.BindText(1, name);
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return std::nullopt;
+  return select.ColumnInt(0);
 }
 
 absl::Status UpdateStudyState(SqliteConnection& db, std::string_view name,

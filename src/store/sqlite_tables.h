@@ -35,6 +35,11 @@ absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
 absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db);
 [[nodiscard]] absl::Status InsertStudy(SqliteConnection& db,
                                        const StudyRecord& study);
+// The studies of owner `uid` and their measurement bytes.
+absl::StatusOr<UserUsage> SelectUserUsage(SqliteConnection& db, int64_t uid);
+// The study's owner_uid; nullopt when there is no such study.
+absl::StatusOr<std::optional<int64_t>> SelectStudyOwner(SqliteConnection& db,
+                                                        std::string_view name);
 [[nodiscard]] absl::Status UpdateStudyState(SqliteConnection& db,
                                             std::string_view name,
                                             StudyState state,
@@ -79,7 +84,8 @@ absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
 // All of the study's trials by number, each with its measurements.
 absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
                                                 std::string_view study);
-// Appends after the trial's last measurement.
+// Appends after the trial's last measurement, and adds its bytes to its
+// study's measurement_bytes (as InsertTrial does for a trial's).
 [[nodiscard]] absl::Status AppendMeasurement(SqliteConnection& db,
                                              std::string_view study,
                                              int64_t number,

@@ -222,8 +222,15 @@ std::string LegacyMnistSpec(int max_trials, const std::string& resumed_from,
          R"("categoricalValues":["GRU","LSTM"],"scaleType":"NONE"}]})";
 }
 
+// Back to schema 8: studies without owners or measurement bytes.
+const std::string kDropStudyOwners =
+    "DROP INDEX studies_by_owner; "
+    "ALTER TABLE studies DROP COLUMN owner_uid; "
+    "ALTER TABLE studies DROP COLUMN measurement_bytes; ";
+
 // Back to schema 7: no notes.
-const std::string kDropNotes = "DROP TABLE note_edits; DROP TABLE notes; ";
+const std::string kDropNotes =
+    kDropStudyOwners + "DROP TABLE note_edits; DROP TABLE notes; ";
 
 // Back to schema 6's trials: no leases.
 const std::string kDropLeases =
@@ -563,6 +570,42 @@ TEST_F(SqliteStoreTest, VersionSevenFileIsMigratedAndTakesNotes) {
   EXPECT_THAT(RawDb(path_).Query("SELECT peer || ' ' || client || ' ' || "
                                  "bytes FROM note_edits"),
               ElementsAre("p c 4"));
+}
+
+// A file of schema version 8 (issue 84): a job's study becomes its job's
+// owner's, an ask/tell study no one's, and each study's measurement bytes
+// are counted once from its rows, as the store keeps them afterwards.
+TEST_F(SqliteStoreTest, VersionEightFileIsMigratedAndCountsOwnersAndBytes) {
+  std::string kept_bytes;
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+    ASSERT_OK(store->UpdateJob("mnist", [](JobRecord& j) {
+      j.owner = {.uid = 1234, .gid = 56};
+      return absl::OkStatus();
+    }));
+    ASSERT_OK(store->CreateStudy(MakeStudy("asktell")));
+    kept_bytes = RawDb(path_).Query(
+        "SELECT measurement_bytes FROM studies WHERE name = 'mnist'")[0];
+  }
+  ASSERT_NE(kept_bytes, "0");
+  RawDb(path_).Exec(kDropStudyOwners + "PRAGMA user_version = 8;");
+
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RawDb(path_).Query("PRAGMA user_version"),
+              ElementsAre(std::to_string(internal::CurrentSchemaVersion())));
+  EXPECT_THAT(store->GetStudy("mnist"),
+              IsOkAndHolds(::testing::Field(&StudyRecord::owner_uid, 1234)));
+  EXPECT_THAT(store->GetStudy("asktell"),
+              IsOkAndHolds(::testing::Field(&StudyRecord::owner_uid, -1)));
+  EXPECT_THAT(
+      store->GetUserUsage(1234),
+      IsOkAndHolds(UserUsage{.uid = 1234,
+                             .studies = 1,
+                             .measurement_bytes = std::stoll(kept_bytes)}));
+  EXPECT_THAT(store->GetStudyOwnerUsage("asktell"), IsOkAndHolds(UserUsage{}));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
+#include "src/store/record_codec.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testing/status_matchers.h"
 
@@ -239,6 +240,65 @@ TEST_P(StoreConformanceTest, DeleteStudyRemovesTrialsAndDesignerState) {
   EXPECT_EQ(added[0].number, 1);  // Numbering starts again.
   ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
   EXPECT_THAT(trial.measurements, IsEmpty());
+}
+
+// --- Usage (issue 84: per-user quotas) ---
+
+StudyRecord OwnedStudy(const std::string& name, int64_t owner_uid) {
+  StudyRecord study = MakeStudy(name);
+  study.owner_uid = owner_uid;
+  return study;
+}
+
+TEST_P(StoreConformanceTest, AStudyKeepsItsOwnerAndCountsAgainstThem) {
+  ASSERT_OK(store_->CreateStudy(OwnedStudy("a1", 1001)));
+  ASSERT_OK(store_->CreateStudy(OwnedStudy("a2", 1001)));
+  ASSERT_OK(store_->CreateStudy(OwnedStudy("b1", 1002)));
+  ASSERT_OK(store_->CreateStudy(MakeStudy("nobody")));
+
+  EXPECT_THAT(store_->GetStudy("a1"),
+              IsOkAndHolds(::testing::Field(&StudyRecord::owner_uid, 1001)));
+  EXPECT_THAT(store_->GetStudy("nobody"),
+              IsOkAndHolds(::testing::Field(&StudyRecord::owner_uid, -1)));
+  EXPECT_THAT(store_->GetUserUsage(1001),
+              IsOkAndHolds(UserUsage{.uid = 1001, .studies = 2}));
+  EXPECT_THAT(store_->GetUserUsage(1003),
+              IsOkAndHolds(UserUsage{.uid = 1003, .studies = 0}));
+  EXPECT_THAT(store_->GetStudyOwnerUsage("b1"),
+              IsOkAndHolds(UserUsage{.uid = 1002, .studies = 1}));
+  EXPECT_THAT(store_->GetStudyOwnerUsage("nobody"), IsOkAndHolds(UserUsage{}));
+  EXPECT_THAT(store_->GetStudyOwnerUsage("missing"),
+              StatusIs(StatusCode::kNotFound, "study \"missing\" not found"));
+
+  ASSERT_OK(store_->DeleteStudy("a2"));
+  EXPECT_THAT(store_->GetUserUsage(1001),
+              IsOkAndHolds(UserUsage{.uid = 1001, .studies = 1}));
+}
+
+TEST_P(StoreConformanceTest, MeasurementBytesAreKeptPerOwnerAsRowsAreAdded) {
+  ASSERT_OK(store_->CreateStudy(OwnedStudy("mine", 1001)));
+  ASSERT_OK(store_->AddTrials("mine", {MakeTrial(0.01)}, std::nullopt));
+  ASSERT_OK(store_->UpdateTrial("mine", 1, [&](Trial& t) {
+    return t.TransitionTo(TrialState::kActive, clock_.Now());
+  }));
+  CreateStudyWithTrial("theirs", TrialState::kActive);
+  const Measurement m = MakeMeasurement(1, 0.5);
+  ASSERT_OK_AND_ASSIGN(std::string metrics, internal::EncodeMetrics(m.metrics));
+  const int64_t row =
+      kMeasurementRowBytes + static_cast<int64_t>(metrics.size());
+
+  ASSERT_OK(store_->AddMeasurement("mine", 1, m));
+  ASSERT_OK(store_->AddMeasurement("mine", 1, m));
+  ASSERT_OK(store_->AddMeasurement("theirs", 1, m));
+  // Refused measurements count nothing.
+  EXPECT_FALSE(store_->AddMeasurement("mine", 7, m).ok());
+
+  const UserUsage mine{.uid = 1001, .studies = 1, .measurement_bytes = 2 * row};
+  EXPECT_THAT(store_->GetUserUsage(1001), IsOkAndHolds(mine));
+  EXPECT_THAT(store_->GetStudyOwnerUsage("mine"), IsOkAndHolds(mine));
+  EXPECT_THAT(store_->GetStudyOwnerUsage("theirs"), IsOkAndHolds(UserUsage{}));
+  ASSERT_OK(store_->DeleteStudy("mine"));
+  EXPECT_THAT(store_->GetUserUsage(1001), IsOkAndHolds(UserUsage{.uid = 1001}));
 }
 
 // --- Trials ---

@@ -193,6 +193,10 @@ struct StudyRecord {
   // history on top of maxTrials, which counts the trials this study runs,
   // as in AI Platform.
   int resumed_trials = 0;
+  // The uid of the user who made it (a job's study: the job's owner), whose
+  // quotas it counts against (docs/operations.md, "Quotas"); -1: none
+  // known (made before hptune recorded it, or by the runner's own user).
+  int64_t owner_uid = -1;
 
   // How many trials the study holds when its budget is spent.
   int TrialBudget() const { return spec.max_trials + resumed_trials; }

@@ -103,6 +103,13 @@ struct EngineOptions {
   // harness, reproducible runs); the hptune server and `hptune run` turn
   // it on.
   bool background_designer_work = false;
+  // Asked before each intermediate measurement is stored (AddMeasurement,
+  // AddMeasurementAsync, a job's reports): an error refuses it and is the
+  // caller's answer. The server's per-user quota on stored bytes
+  // (src/server/user_quotas.h); none when empty. Called on the caller's
+  // thread; must be thread-safe.
+  std::function<absl::Status(std::string_view study, const Measurement&)>
+      admit_measurement;
 };
 
 // `study` as users are shown it, wherever they look (gRPC API, CLI,
@@ -124,10 +131,12 @@ class TuningEngine {
   // turns early stopping on with a rule EngineOptions::stopping_rules lacks.
   // Without spec.seed a seed is drawn and recorded in the study.
   // `resumed_trials`: the trials a job resumes, which the caller adds next
-  // (StudyRecord::resumed_trials).
+  // (StudyRecord::resumed_trials); `owner_uid`: who makes it
+  // (StudyRecord::owner_uid).
   absl::StatusOr<StudyRecord> CreateStudy(std::string_view name,
                                           const StudySpec& spec,
-                                          int resumed_trials = 0);
+                                          int resumed_trials = 0,
+                                          int64_t owner_uid = -1);
   // What CreateStudy checks before it writes (the name, the spec, that the
   // designer accepts the space, the stopping rule), writing nothing: a
   // caller that must record something first (a job, which owns its study
@@ -311,6 +320,8 @@ class TuningEngine {
   Clock& clock_;
   const algorithms::DesignerRegistry designers_;
   const algorithms::StoppingRuleRegistry stopping_rules_;
+  const std::function<absl::Status(std::string_view, const Measurement&)>
+      admit_measurement_;
   // Serialises each study's suggestions and new trials, so concurrent
   // clients never get the same point (src/engine/study_locks.h).
   std::unique_ptr<StudyLocks> study_locks_;

@@ -112,8 +112,10 @@ class JobRunner {
   // study. The job is recorded before its study, which it owns from its
   // first row; a study that then cannot be made leaves the job FAILED.
   // `owner`: whom its replicas run as (JobOwner; unknown: this process's
-  // user).
-  absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {});
+  // user). `study_owner`: whose quotas its study counts against
+  // (StudyRecord::owner_uid); -1: the owner's.
+  absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {},
+                                   int64_t study_owner = -1);
 
   // Runs the submitted job `job` until it ends and returns its final record.
   // An error means the runner itself could not go on (e.g. the store failed);
@@ -121,9 +123,10 @@ class JobRunner {
   absl::StatusOr<JobRecord> Run(const JobSpec& job);
 
  private:
-  // The job's study, with the trials of the job it resumes.
+  // The job's study, with the trials of the job it resumes, its owner's.
   [[nodiscard]] absl::Status CreateStudyOf(const JobSpec& job,
-                                           std::vector<Trial> resumed);
+                                           std::vector<Trial> resumed,
+                                           int64_t owner_uid);
 
   store::Store& store_;
   engine::TuningEngine& engine_;

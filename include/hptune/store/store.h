@@ -74,6 +74,21 @@ struct Note {
   std::vector<NoteEdit> edits;  // Every save, oldest first.
 };
 
+// What one user's studies hold: what the server's per-user quotas count
+// (docs/operations.md, "Quotas").
+struct UserUsage {
+  int64_t uid = -1;  // StudyRecord::owner_uid; -1: no owner.
+  int64_t studies = 0;
+  // kMeasurementRowBytes plus the metrics' stored JSON text, summed over
+  // every intermediate measurement of those studies (deleted studies'
+  // not).
+  int64_t measurement_bytes = 0;
+  bool operator==(const UserUsage&) const = default;
+};
+// What a measurement row costs its study's owner beside its metrics' JSON:
+// the study, trial, sequence, step, time and attempt columns.
+inline constexpr int64_t kMeasurementRowBytes = 32;
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -90,6 +105,17 @@ class Store {
   [[nodiscard]] virtual absl::Status SetStudyState(std::string_view name,
                                                    StudyState state,
                                                    std::string_view reason) = 0;
+
+  // --- Usage (per-user quotas) ---
+  // The studies whose owner_uid is `uid` (>= 0), and their measurement
+  // bytes, kept as measurements are stored: a read that does not grow with
+  // the measurements.
+  virtual absl::StatusOr<UserUsage> GetUserUsage(int64_t uid) = 0;
+  // The usage of `study`'s owner (GetUserUsage), in one read: the check
+  // before a measurement. For a study of no owner, uid -1 and zeros.
+  // NotFound naming the study.
+  virtual absl::StatusOr<UserUsage> GetStudyOwnerUsage(
+      std::string_view study) = 0;
 
   // --- Trials ---
   // Appends `trials` numbered after the study's last trial (dense from 1),

@@ -102,6 +102,12 @@ constexpr char kUsage[] =
     "                         FAILED after S seconds without a heartbeat\n"
     "                         from it (docs/api.md, \"Leases\"); default 300,\n"
     "                         0: never\n"
+    "  --max-studies-per-user N   studies one user may hold, their jobs'\n"
+    "                         included (root and the server's token: no\n"
+    "                         limit); default 1000, 0: no limit\n"
+    "  --max-measurement-bytes-per-user BYTES   measurements one user's\n"
+    "                         studies may store; default 1073741824 (1 GiB),\n"
+    "                         0: no limit\n"
     "  --inline-refits        the GP's refits run inside the suggestion due\n"
     "                         one, which waits for it: suggestions depend on\n"
     "                         the seed and the history alone (reproducible\n"
@@ -184,10 +190,19 @@ std::variant<ServeFlags, int> ParseCommandLine(
   flags.allowed_commands = TakeRepeatedFlag(args, "--allow-command");
   flags.allowed_env = TakeRepeatedFlag(args, "--allow-env");
   flags.allowed_images = TakeRepeatedFlag(args, "--allow-image");
-  std::set<std::string> value_flags = {"listen",     "db",         "state-dir",
-                                       "token-file", "http",       "tls-cert",
-                                       "tls-key",    "log-file",   "socket",
-                                       "users-file", "trial-lease"};
+  std::set<std::string> value_flags = {"listen",
+                                       "db",
+                                       "state-dir",
+                                       "token-file",
+                                       "http",
+                                       "tls-cert",
+                                       "tls-key",
+                                       "log-file",
+                                       "socket",
+                                       "users-file",
+                                       "trial-lease",
+                                       "max-studies-per-user",
+                                       "max-measurement-bytes-per-user"};
   value_flags.insert(std::begin(kReplicaValueFlags),
                      std::end(kReplicaValueFlags));
   value_flags.insert(std::begin(kBackendValueFlags),
@@ -221,6 +236,25 @@ struct ServeSetup {
   int log_fd = -1;  // --log-file, or -1: the job lines to stdout.
 };
 
+// The per-user quotas (docs/operations.md, "Quotas").
+int ReadQuotaFlags(const ParsedArgs& args, server::QuotaLimits& quotas,
+                   std::ostream& err) {
+  constexpr int64_t kMaxStudies = 1'000'000'000;
+  constexpr int64_t kMaxBytes = int64_t{1} << 50;  // 1 PiB.
+  if (args.Has("max-studies-per-user")) {
+    auto n = IntegerFlag<int64_t>(args, "max-studies-per-user", 0, kMaxStudies);
+    if (!n.ok()) return Fail(n.status(), kExitUsage, err);
+    quotas.max_studies_per_user = *n;
+  }
+  if (args.Has("max-measurement-bytes-per-user")) {
+    auto n = IntegerFlag<int64_t>(args, "max-measurement-bytes-per-user", 0,
+                                  kMaxBytes, "a number of bytes");
+    if (!n.ok()) return Fail(n.status(), kExitUsage, err);
+    quotas.max_measurement_bytes_per_user = *n;
+  }
+  return kExitOk;
+}
+
 // How jobs run, and whose: the database, the state directory, what becomes
 // of failing and stopped replicas, and the users' rules.
 int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
@@ -251,7 +285,7 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
     if (!lease.ok()) return Fail(lease.status(), kExitUsage, err);
     options.trial_lease_seconds = *lease;
   }
-  return kExitOk;
+  return ReadQuotaFlags(args, options.quotas, err);
 }
 
 // The addresses (gRPC, the dashboard's), the TLS pair and the token.
