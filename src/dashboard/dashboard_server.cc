@@ -4,6 +4,7 @@
 #include <openssl/pem.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -44,11 +45,14 @@ constexpr char kSecurityPolicy[] =
 
 // Only a path of this site (not "//host") may follow a login.
 std::string SafeNext(const std::string& next) {
-  if (next.starts_with("#")) return "/" + next;
-  if (next.starts_with("/") && !next.starts_with("//") &&
-      next.find('\\') == std::string::npos) {
-    return next;
-  }
+  const std::string path = next.starts_with("#") ? "/" + next : next;
+  // Browsers drop tabs and newlines from a URL and read a backslash as a
+  // slash, so "/\t/host" or "/\\host" would lead off this origin.
+  const bool odd = std::any_of(path.begin(), path.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7f || c == '\\';
+  });
+  if (path.starts_with("/") && !path.starts_with("//") && !odd) return path;
   return "/";
 }
 
