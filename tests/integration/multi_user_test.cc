@@ -258,6 +258,96 @@ TEST_F(MultiUserTest, SubmittingTellsAUserOnlyWhatTheyCouldSee) {
   }
 }
 
+constexpr char kImage[] = "localhost/hptune-test/python:1";
+
+// Why a container job cannot run here, or "".
+std::string WhyNoContainers() {
+  if (access("/usr/bin/podman", X_OK) != 0) return "podman is not installed";
+  if (testing::RunProcess({"/usr/bin/podman", "image", "exists", kImage})
+          .exit_code != 0) {
+    return std::string("no image ") + kImage +
+           " (tests/testdata/containers/build_test_image.sh)";
+  }
+  return "";
+}
+
+// A one-trial job whose master runs in the test image and says who it is
+// and what its pool's variable holds; `extra` is more trainingInput YAML.
+std::string ContainerConfig(const std::string& extra) {
+  return std::string(
+             "trainingInput:\n"
+             "  scaleTier: CUSTOM\n"
+             "  masterType: n1-standard-4\n"
+             "  masterConfig:\n"
+             "    imageUri: ") +
+         kImage +
+         "\n"
+         "    containerCommand: [python3, -c, \"import json, os, time; "
+         "print(json.dumps({'uid': os.getuid(), 'gid': os.getgid(), "
+         "'greeting': os.environ.get('GREETING'), "
+         "'preload': os.environ.get('LD_PRELOAD')}), flush=True); "
+         "open(os.environ['CLOUD_ML_HP_METRIC_FILE'], 'w').write("
+         "json.dumps({'loss': 1.0, 'global_step': '1', "
+         "'timestamp': time.time()}) + chr(10))\"]\n"
+         "    env: [{name: GREETING, value: hello}]\n" +
+         extra +
+         "  hyperparameters:\n"
+         "    goal: MINIMIZE\n"
+         "    hyperparameterMetricTag: loss\n"
+         "    maxTrials: 1\n"
+         "    params:\n"
+         "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
+}
+
+// On a root server, another user's container job runs under root's podman
+// (root's image storage) as that user: its processes are the user's, with
+// the pool's variables and nothing of root's, and its files are the user's.
+TEST_F(MultiUserTest, ContainerJobsOfTwoUsersRunAsTheirUsers) {
+  const std::string why = WhyNoContainers();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+  StartServer();
+  std::ofstream(dir_ + "/box.yaml") << ContainerConfig("");
+  ASSERT_EQ(chmod((dir_ + "/box.yaml").c_str(), 0644), 0);
+  for (const auto& [job, uid] :
+       {std::pair{"alices_box", kAlice}, {"bobs_box", kBob}}) {
+    SCOPED_TRACE(job);
+    ProcessResult run = As(
+        uid, {"jobs", "submit", job, "--config", dir_ + "/box.yaml", "--wait"});
+    ASSERT_EQ(run.exit_code, 0) << run.err << server_->Output();
+    const nlohmann::json me = Whoami(job);
+    EXPECT_EQ(me.value("uid", -1), static_cast<int>(uid)) << me.dump();
+    EXPECT_EQ(me.value("gid", -1), static_cast<int>(uid));
+    EXPECT_EQ(me["greeting"], "hello");
+    EXPECT_TRUE(me["preload"].is_null());
+    EXPECT_EQ(OwnerOf(TrialDir(job)), uid);
+    EXPECT_EQ(OwnerOf(TrialDir(job) + "/master-0.log"), uid);
+    // The variables root's podman gave the container: root's, 0600, in the
+    // job's directory that stays root's.
+    const std::string env_file =
+        server_->runs_dir() + "/" + job + "/.1-master-0.env";
+    EXPECT_EQ(OwnerOf(env_file), 0u);
+    EXPECT_EQ(ModeOf(env_file), 0600);
+  }
+}
+
+// A container job's jobDir makes nothing where its user could not: the
+// <jobDir>/<N> a container is given is made with the user's rights.
+TEST_F(MultiUserTest, AContainerJobDirIsMadeWithItsUsersRights) {
+  const std::string why = WhyNoContainers();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+  StartServer();
+  const std::string root_only = dir_ + "/root-only";
+  std::filesystem::create_directory(root_only);
+  ASSERT_EQ(chmod(root_only.c_str(), 0700), 0);
+  std::ofstream(dir_ + "/jobdir.yaml")
+      << ContainerConfig("  jobDir: " + root_only + "/out\n");
+  ASSERT_EQ(chmod((dir_ + "/jobdir.yaml").c_str(), 0644), 0);
+  ProcessResult run = As(kAlice, {"jobs", "submit", "alices_dir", "--config",
+                                  dir_ + "/jobdir.yaml", "--wait"});
+  EXPECT_NE(run.exit_code, 0) << server_->Output();
+  EXPECT_FALSE(std::filesystem::exists(root_only + "/out"));
+}
+
 // --share-jobs: every user reaches every job.
 TEST_F(MultiUserTest, ASharingServerLetsUsersReachEachOthersJobs) {
   StartServer({"--share-jobs"});

@@ -10,7 +10,7 @@ endforeach()
 # Several users on one root server: setpriv'd clients of its Unix socket.
 hptune_test(multi_user_test SOURCES multi_user_test.cc
   DEPS hptune_serve_fixture hptune_testing nlohmann_json::nlohmann_json
-  LABELS integration TIMEOUT 180)
+  LABELS integration TIMEOUT 180 FIXTURES container_image)
 target_compile_definitions(serve_study_test PRIVATE
   ASK_TELL_CLIENT="$<TARGET_FILE:ask_tell_client>")
 add_dependencies(serve_study_test ask_tell_client)

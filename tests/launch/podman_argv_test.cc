@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,26 @@ TEST(PodmanArgvTest, RunsInTheForegroundOnTheHostNetworkWithItsEnvAndMounts) {
   PodmanOptions split = Options();
   split.split_cgroups = true;
   EXPECT_THAT(ArgvOrDie(Worker(), split), Contains("--cgroups=split"));
+}
+
+// Another user's replica runs under root's podman as that user, with the
+// user's groups and nothing more; root's own runs as the image says.
+TEST(PodmanArgvTest, AnotherUsersReplicaRunsAsThatUserAndGainsNothing) {
+  EXPECT_THAT(ArgvOrDie(Worker(), Options()),
+              Not(Contains(::testing::StartsWith("--user"))));
+  ReplicaLaunch alices = Worker();
+  alices.run_as =
+      UserCredentials{.uid = 64001, .gid = 64010, .groups = {64010, 44}};
+  const std::vector<std::string> argv = ArgvOrDie(alices, Options());
+  for (const char* flag :
+       {"--user=64001:64010", "--group-add=44", "--cap-drop=all",
+        "--security-opt=no-new-privileges"}) {
+    EXPECT_THAT(argv, Contains(flag));
+  }
+  EXPECT_THAT(argv, Not(Contains("--group-add=64010")));
+  // Before the image: podman's options, not the trainer's arguments.
+  const auto image = std::find(argv.begin(), argv.end(), "trainer:1");
+  EXPECT_LT(std::find(argv.begin(), argv.end(), "--user=64001:64010"), image);
 }
 
 TEST(PodmanArgvTest, ACommandReplacesTheEntrypoint) {

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,10 @@
 #include "absl/strings/strip.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
+#include "hptune/env/users.h"
 #include "src/launch/capture_output.h"
+#include "src/launch/local/podman_argv.h"
+#include "src/launch/local/replica_process.h"
 
 namespace hptune::launch {
 namespace {
@@ -119,17 +123,49 @@ absl::Status CheckJobImages(const JobSpec& job, bool pull) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Another user's replica's variables, for root's podman's --env-file:
+// written afresh by root in the job's directory, which is root's, mode
+// 0600. podman's file holds one NAME=VALUE a line, so a value with a
+// newline, which would cut it, is refused.
+absl::Status WriteContainerEnvFile(const ReplicaLaunch& replica) {
+  std::string text;
+  for (const auto& [name, value] : replica.env) {
+    if (value.find('\n') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DescribeReplica(replica), ": env: the value of ", name,
+          " holds a newline, which a container of another user's job "
+          "cannot be given"));
+    }
+    absl::StrAppend(&text, name, "=", value, "\n");
+  }
+  // Unsynced: a lost file is written again at the replica's next start.
+  return DefaultEnv().WriteFileAtomically(ContainerEnvFile(replica), text, 0600,
+                                          Durability::kUnsynced);
+}
+
+}  // namespace
+
 absl::Status WrapContainerReplicas(const PodmanOptions& options,
                                    TrialLaunch* launch) {
   for (ReplicaLaunch& replica : launch->replicas) {
     if (!replica.container.has_value()) continue;
     // A bind mount needs its source: a local <jobDir>/<N> that the trainer
-    // would have made is made here.
+    // would have made is made here, by the replica's user as the trainer
+    // would, so a job's jobDir never makes root create anything (under
+    // /etc, in another user's home) or follow a link for it.
     for (const std::filesystem::path& mount : replica.container->mounts) {
-      std::error_code ec;
-      std::filesystem::create_directories(mount, ec);
+      std::optional<ScopedFileIdentity> as_user;
+      if (replica.run_as) as_user.emplace(*replica.run_as);
+      CreatePrivateDirectories(mount).IgnoreError();
     }
     HPTUNE_ASSIGN_OR_RETURN(replica.argv, PodmanRunArgv(replica, options));
+    if (replica.run_as) {
+      HPTUNE_RETURN_IF_ERROR(WriteContainerEnvFile(replica));
+      // podman itself runs as root, in root's environment.
+      replica.env.clear();
+    }
   }
   return absl::OkStatus();
 }

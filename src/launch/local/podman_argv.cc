@@ -113,6 +113,19 @@ void AddGpus(const ReplicaContainer& container, const PodmanOptions& options,
   }
 }
 
+// Another user's replica under root's podman (root's image storage, no
+// user namespace): the container's processes are the user's, with the
+// user's groups (a GPU device's `video`), and can never gain more: no
+// capability, and no set-user-ID program of the image takes effect.
+void AddUser(const UserCredentials& user, std::vector<std::string>* argv) {
+  argv->push_back(absl::StrCat("--user=", user.uid, ":", user.gid));
+  for (gid_t group : user.groups) {
+    if (group != user.gid) argv->push_back(absl::StrCat("--group-add=", group));
+  }
+  argv->push_back("--cap-drop=all");
+  argv->push_back("--security-opt=no-new-privileges");
+}
+
 }  // namespace
 
 std::string ContainerName(const ReplicaLaunch& replica) {
@@ -123,6 +136,14 @@ std::string ContainerName(const ReplicaLaunch& replica) {
                          NamePart(trial_dir.filename().string()),
                          ReplicaName(replica.type, replica.index),
                          Fnv1a(JobRunsDir(replica).string()));
+}
+
+std::filesystem::path ContainerEnvFile(const ReplicaLaunch& replica) {
+  const std::filesystem::path trial_dir =
+      std::filesystem::path(ReplicaMarker(replica)).parent_path();
+  return JobRunsDir(replica) /
+         absl::StrCat(".", trial_dir.filename().string(), "-",
+                      ReplicaName(replica.type, replica.index), ".env");
 }
 
 std::string ContainerJobLabel(const std::filesystem::path& job_runs_dir) {
@@ -151,21 +172,34 @@ absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
                       options.nproc.hard)};
   if (options.split_cgroups) argv.push_back("--cgroups=split");
   if (replica.run_as.has_value()) {
-    argv.push_back(
-        absl::StrCat("--user=", replica.run_as->uid, ":", replica.run_as->gid));
+    AddUser(*replica.run_as, &argv);
   }
   for (const std::filesystem::path& mount : container.mounts) {
+    if (mount.string().find(':') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DescribeReplica(replica), ": jobDir: \"", mount.string(),
+          "\" holds ':', which podman's --volume reads as a separator"));
+    }
     argv.push_back(
         absl::StrCat("--volume=", mount.string(), ":", mount.string()));
   }
   AddGpus(container, options, &argv);
-  // By name only: podman passes each from its own environment, which is
-  // the replica's, so no value shows on a command line (`ps`), and a
-  // backend that rewrites the environment (Slurm's node addresses) reaches
-  // the container too. The marker is how a later hptune finds what is left.
-  for (const auto& [name, value] : replica.env) {
-    argv.push_back(absl::StrCat("--env=", name));
+  if (replica.run_as.has_value()) {
+    // Root's podman must not take another user's variables into its own
+    // environment (LD_PRELOAD, CONTAINERS_CONF would be root's): they are
+    // in a file of root's that only the container sees.
+    argv.push_back(
+        absl::StrCat("--env-file=", ContainerEnvFile(replica).string()));
+  } else {
+    // By name only: podman passes each from its own environment, which is
+    // the replica's, so no value shows on a command line (`ps`), and a
+    // backend that rewrites the environment (Slurm's node addresses)
+    // reaches the container too.
+    for (const auto& [name, value] : replica.env) {
+      argv.push_back(absl::StrCat("--env=", name));
+    }
   }
+  // The marker is how a later hptune finds what is left.
   argv.push_back(absl::StrCat("--env=", kReplicaMarkerVariable));
   if (!container.spec.python_module.empty()) {
     absl::Status packages = AddPythonPackage(container.spec, &argv);

@@ -57,14 +57,20 @@ std::string ContainerJobLabel(const std::filesystem::path& job_runs_dir);
 // Where pythonPackageSpec's packages are bound in the container.
 inline constexpr char kContainerPackageDir[] = "/hptune/packages";
 
+// Where another user's replica's variables are given to root's podman:
+// <runs_dir>/<job>/.<trial>-<replica>.env, in the job's directory, which
+// stays root's (docs/operations.md, "Several users on one server").
+std::filesystem::path ContainerEnvFile(const ReplicaLaunch& replica);
+
 // The argv that runs `replica` (which has a container) in the foreground:
 // --rm, --init, --replace, its name and labels, the host's network,
 // --pull=never, the names of its environment's variables as --env (the
-// values are podman's own environment: the replica's), its mounts at the
-// same paths,
-// only its GPUs, then the image, the entrypoint and replica.argv.
-// InvalidArgument naming the field when the image is empty or a package
-// path is not absolute or two share a file name.
+// values are podman's own environment: the replica's) or, for a replica of
+// another user (run_as), --env-file=ContainerEnvFile and that user's
+// identity, its mounts at the same paths, only its GPUs, then the image,
+// the entrypoint and replica.argv. InvalidArgument naming the field when
+// the image is empty, a mount's path holds ':' (podman's separator), or a
+// package path is not absolute or two share a file name.
 absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
     const ReplicaLaunch& replica, const PodmanOptions& options);
 

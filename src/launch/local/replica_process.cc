@@ -58,16 +58,23 @@ std::vector<std::string> MergedEnvironment(
   return result;
 }
 
+// Whom the replica's process runs as: another user's host replica as that
+// user; a container replica's podman as this process's user (root), the
+// user being only inside the container (podman_argv.h).
+const UserCredentials* ProcessUser(const ReplicaLaunch& replica) {
+  if (!replica.run_as || replica.container) return nullptr;
+  return &*replica.run_as;
+}
+
 // The replica's whole environment: this process's, the replica's own
 // variables over it with its marker, and for another user's replica that
 // user's identity under the replica's variables (which a config may set).
 std::vector<std::string> ReplicaEnvironment(const ReplicaLaunch& replica) {
   std::map<std::string, std::string> env = replica.env;
   env[kReplicaMarkerVariable] = ReplicaMarker(replica);
-  if (replica.run_as) {
-    env.merge(UserEnvironment(replica.run_as->uid, replica.working_dir));
-  }
-  return MergedEnvironment(env, replica.run_as.has_value());
+  const UserCredentials* user = ProcessUser(replica);
+  if (user) env.merge(UserEnvironment(user->uid, replica.working_dir));
+  return MergedEnvironment(env, user != nullptr);
 }
 
 std::vector<char*> Pointers(const std::vector<std::string>& strings) {
@@ -229,7 +236,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   int rc = 0;
   // The caller collects the replica; Disown when it has.
   ChildStart start;
-  if (cgroup_fd >= 0 || replica.run_as) {
+  if (cgroup_fd >= 0 || ProcessUser(replica)) {
     // posix_spawnp's lookup, which the cgroup spawn does not have.
     const absl::StatusOr<std::string> found = FindOnPath(program);
     if (!found.ok()) {
@@ -242,7 +249,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
                            .working_dir = replica.working_dir.empty()
                                               ? nullptr
                                               : replica.working_dir.c_str(),
-                           .user = replica.run_as ? &*replica.run_as : nullptr},
+                           .user = ProcessUser(replica)},
                           cgroup_fd);
       rc = pid < 0 ? errno : 0;
     }
