@@ -6,21 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "src/core/csv.h"
 
 namespace hptune::cli {
-namespace {
-
-std::string CsvField(const std::string& field) {
-  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
-  std::string quoted = "\"";
-  for (char c : field) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-}  // namespace
 
 Table WithoutEmptyColumns(const Table& table,
                           const std::set<std::string>& optional) {
@@ -113,7 +101,7 @@ void PrintTable(const Table& table, OutputFormat format, std::ostream& out) {
     case OutputFormat::kCsv: {
       auto print_row = [&](const std::vector<std::string>& row) {
         for (size_t c = 0; c < row.size(); ++c) {
-          out << (c ? "," : "") << CsvField(row[c]);
+          out << (c ? "," : "") << CsvCell(row[c]);
         }
         out << "\r\n";
       };

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "src/core/csv.h"
 #include "src/dashboard/objective.h"
 #include "src/dashboard/savings_json.h"
 #include "src/dashboard/thinning.h"
@@ -377,17 +378,12 @@ Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
 std::string TrialsCsv(const std::vector<const Trial*>& trials,
                       const StudySpec& spec,
                       const std::vector<std::string>& metrics) {
-  auto field = [](std::string text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\"\""}}),
-                        "\"");
-  };
   std::string csv = "number,state,value";
   for (const ParameterSpec& p : spec.search_space.parameters()) {
-    absl::StrAppend(&csv, ",", field(p.name));
+    absl::StrAppend(&csv, ",", CsvCell(p.name));
   }
   for (const std::string& metric : metrics) {
-    absl::StrAppend(&csv, ",", field(metric));
+    absl::StrAppend(&csv, ",", CsvCell(metric));
   }
   absl::StrAppend(&csv, ",stopped_early,start_time,end_time\r\n");
   for (const Trial* trial : trials) {
@@ -402,7 +398,7 @@ std::string TrialsCsv(const std::vector<const Trial*>& trials,
         cell = it->second.is_string() ? it->second.AsString()
                                       : Value(it->second).dump();
       }
-      absl::StrAppend(&csv, ",", field(cell));
+      absl::StrAppend(&csv, ",", CsvCell(cell));
     }
     for (const std::string& metric : metrics) {
       std::optional<double> x = trial->FinalObjective(metric);
