@@ -2,7 +2,7 @@
 # Included from tests/integration/CMakeLists.txt.
 add_subdirectory(testdata)
 foreach(name serve_study_test serve_auth_test serve_trust_test serve_limits_test
-             serve_job_test serve_crash_test serve_zombie_test)
+             serve_job_test serve_crash_test serve_zombie_test serve_quota_test)
   hptune_test(${name} SOURCES ${name}.cc
     DEPS hptune_serve_fixture hptune_store hptune_testing
     LABELS integration TIMEOUT 180)
