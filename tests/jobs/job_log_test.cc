@@ -54,6 +54,21 @@ TEST(JobLogTest, ALinePerTrialStartAndEnd) {
                   "at step 300"));
 }
 
+TEST(JobLogTest, EachWarningIsLoggedOnce) {
+  Logged logged;
+  JobLog log = logged.Make();
+  runner::JobProgress progress;
+  progress.warnings = {"trial 1: reports not stored from here on: quota"};
+  log.Progress(progress);
+  log.Progress(progress);  // Every snapshot carries it again.
+  progress.warnings.push_back("another");
+  log.Progress(progress);
+  EXPECT_THAT(logged.lines,
+              ElementsAre("job mnist_1: warning: trial 1: reports not stored "
+                          "from here on: quota",
+                          "job mnist_1: warning: another"));
+}
+
 TEST(JobLogTest, TheJobsEndEndsTheTrialsItStopped) {
   Logged logged;
   JobLog log = logged.Make();

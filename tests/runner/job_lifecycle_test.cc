@@ -148,6 +148,39 @@ TEST_F(JobLifecycleTest, AFailedReplicaIsRestartedAndTheMasterDecides) {
             3500ms + options_.max_poll_interval);
 }
 
+// Issue 84: a quota that refuses a job's reports (the server's on its
+// owner's stored bytes) refuses the reports, not the trials: the job ends
+// as it would have, and its progress warns once.
+TEST_F(JobLifecycleTest, ReportsAQuotaRefusesAreDroppedAndWarnedOfOnce) {
+  int admitted = 0;
+  engine::EngineOptions quota;
+  quota.admit_measurement = [&](std::string_view,
+                                const Measurement&) -> absl::Status {
+    if (admitted == 2) return absl::ResourceExhaustedError("over the quota");
+    ++admitted;
+    return absl::OkStatus();
+  };
+  engine_ = std::make_unique<engine::TuningEngine>(*store_, std::move(quota),
+                                                   env_.fake_clock());
+  std::vector<std::string> warnings;
+  options_.on_progress = [&](const JobProgress& p) { warnings = p.warnings; };
+  Script([](const FakeStart& s) {
+    if (s.name == "master-0") return Curve(0.9, 3);
+    return RunsUntilStopped();
+  });
+  auto record = SubmitAndRun(MakeJob("quota", 0, 2, 1));
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  ASSERT_OK_AND_ASSIGN(Trial first, store_->GetTrial("quota", 1));
+  EXPECT_EQ(first.state, TrialState::kSucceeded);
+  EXPECT_EQ(first.measurements.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(Trial second, store_->GetTrial("quota", 2));
+  EXPECT_TRUE(second.measurements.empty());
+  EXPECT_THAT(warnings,
+              ElementsAre("trial 1: reports not stored from here on: over "
+                          "the quota"));
+}
+
 // The runner reaches files only through its Env: the reports it stored came
 // from FakeEnv's in-memory hypertune file, and nothing reached the disk.
 TEST_F(JobLifecycleTest, ARunReadsAndWritesFilesOnlyThroughItsEnv) {
