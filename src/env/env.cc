@@ -13,13 +13,16 @@ absl::StatusOr<FileChunk> Env::ReadFileChunk(const std::filesystem::path& path,
                                              std::string_view what) {
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                           OpenForReading(path, what));
-  FileChunk chunk{.size = static_cast<int64_t>(file->size())};
+  FileChunk chunk{.size = static_cast<int64_t>(file->size()), .offset = offset};
   if (offset >= chunk.size || max_bytes <= 0) return chunk;
-  chunk.data.resize(
-      static_cast<size_t>(std::min(max_bytes, chunk.size - offset)));
+  // A capped log's punched hole reads as zeros: no reader wants them.
+  const auto [begin, end] = file->DataAt(static_cast<uint64_t>(offset));
+  chunk.offset = static_cast<int64_t>(begin);
+  const int64_t available = static_cast<int64_t>(end) - chunk.offset;
+  if (available <= 0) return chunk;
+  chunk.data.resize(static_cast<size_t>(std::min(max_bytes, available)));
   HPTUNE_ASSIGN_OR_RETURN(
-      size_t n, file->ReadAt(static_cast<uint64_t>(offset), chunk.data.data(),
-                             chunk.data.size()));
+      size_t n, file->ReadAt(begin, chunk.data.data(), chunk.data.size()));
   chunk.data.resize(n);
   return chunk;
 }

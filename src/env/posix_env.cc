@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
+#include "src/env/log_cap.h"
 #include "src/env/posix_files.h"
 
 namespace hptune {
@@ -71,6 +72,10 @@ class PosixEnv : public Env {
   absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) override {
     return hptune::CreatePrivateDirectories(dir);
+  }
+  absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
+                                int64_t max_bytes) override {
+    return internal::CapPosixLog(path, max_bytes);
   }
 };
 

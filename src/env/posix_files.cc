@@ -49,6 +49,17 @@ class PosixRandomAccessFile : public RandomAccessFile {
     return static_cast<size_t>(n);
   }
 
+  std::pair<uint64_t, uint64_t> DataAt(uint64_t offset) override {
+    if (offset >= size_) return {size_, size_};
+    off_t begin = ::lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
+    // ENXIO: only a hole is left; another error: no holes can be told.
+    if (begin < 0) return {errno == ENXIO ? size_ : offset, size_};
+    const off_t end = ::lseek(fd_, begin, SEEK_HOLE);
+    const uint64_t stop =
+        end < 0 ? size_ : std::min(size_, static_cast<uint64_t>(end));
+    return {std::min(size_, static_cast<uint64_t>(begin)), stop};
+  }
+
  private:
   const int fd_;
   const uint64_t size_;

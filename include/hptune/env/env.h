@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -45,6 +46,12 @@ class RandomAccessFile {
   // of the file, 0 past it.
   virtual absl::StatusOr<size_t> ReadAt(uint64_t offset, char* buffer,
                                         size_t length) = 0;
+  // The data at or after `offset` as [begin, end): past a hole that
+  // Env::CapLog punched, up to the next hole or the size. A file without
+  // holes, or a file system that cannot tell: [offset, size()).
+  virtual std::pair<uint64_t, uint64_t> DataAt(uint64_t offset) {
+    return {offset, size()};
+  }
 };
 
 // What a name in a directory is; a link is not followed.
@@ -60,6 +67,25 @@ struct DirectoryEntry {
 struct FileChunk {
   std::string data;
   int64_t size = 0;
+  // Where `data` begins: the offset asked for, or past a hole of a capped
+  // log (Env::CapLog) that it fell in.
+  int64_t offset = 0;
+};
+
+// What Env::CapLog did to a log. Its first `head` bytes stay, the last
+// kLogCutLineBytes of them a line saying how many bytes were removed after
+// it; a cut removed `length` bytes at `offset` (>= head).
+inline constexpr int64_t kLogCutLineBytes = 128;
+struct LogCut {
+  int64_t head = 0;
+  int64_t offset = 0;
+  int64_t length = 0;          // 0: the log was under its cap.
+  int64_t removed_in_all = 0;  // What the line says: every cut's, so far.
+  // true: the range is gone and what followed moved up by `length`
+  // (FALLOC_FL_COLLAPSE_RANGE); false: it reads as zeros, its disk space
+  // freed, and the size stays (FALLOC_FL_PUNCH_HOLE, where the file
+  // system cannot collapse: tmpfs).
+  bool collapsed = true;
 };
 
 // What a completed WriteFileAtomically promises beyond atomicity.
@@ -119,10 +145,22 @@ class Env {
   // As the free CreatePrivateDirectories below.
   [[nodiscard]] virtual absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) = 0;
+  // Keeps the log at `path`, which a replica appends to, near `max_bytes`
+  // (docs/operations.md, "What lives where"): past it, removes a middle
+  // range so that the first quarter of the cap and the last half remain,
+  // and writes a line at the cut. Opened as OpenForReading opens a file.
+  // An Env whose files cannot be cut (FakeEnv) removes nothing.
+  virtual absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
+                                        int64_t max_bytes) {
+    (void)path;
+    (void)max_bytes;
+    return LogCut{};
+  }
 
   // Up to `max_bytes` of the file at `path` from `offset` (less at its end),
   // and its size, as OpenForReading opens it: a replica's log read while
-  // the replica writes it.
+  // the replica writes it. A hole CapLog punched is skipped: the data
+  // begins at the chunk's `offset` and stops before the next hole.
   absl::StatusOr<FileChunk> ReadFileChunk(const std::filesystem::path& path,
                                           int64_t offset, int64_t max_bytes,
                                           std::string_view what = "file");
