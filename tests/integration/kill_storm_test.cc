@@ -6,10 +6,15 @@
 // order without a repeat; no process of the job is left; the database
 // passes SQLite's integrity_check. The moments are "after the next k
 // reports" (k drawn from 1..12), so kills land mid-trial, right after a
-// report, between trials and in the last trials alike. Labelled slow.
+// report, between trials and in the last trials alike. The serve storm runs
+// a second time on a root server with two users' jobs of 8 trials through
+// its socket, and then no zombie child is left. Labelled slow.
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
@@ -21,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "tests/integration/run_crash_fixture.h"
 #include "tests/integration/testdata/ledger.h"
+#include "tests/testing/expected.h"
 
 namespace hptune {
 namespace {
@@ -64,19 +70,28 @@ class KillStormTest : public testing::RunCrashFixture {
     std::function<void(pid_t)> kill;
     std::function<bool(pid_t)> ended;
   };
-  void KillRepeatedly(const Runner& runner) {
+  // `ledgers`: whose reports count towards the next kill (ledger_ when
+  // empty).
+  void KillRepeatedly(const Runner& runner,
+                      std::vector<std::string> ledgers = {}) {
+    if (ledgers.empty()) ledgers = {ledger_};
+    auto reports = [&] {
+      size_t count = 0;
+      for (const std::string& l : ledgers)
+        count += testing::ReadLedger(l).size();
+      return count;
+    };
     std::mt19937 random(kSeed);
     std::uniform_int_distribution<int> reports_before_kill(1, 12);
     int kills = 0;
     while (kills < kKills) {
-      const size_t kill_at =
-          testing::ReadLedger(ledger_).size() + reports_before_kill(random);
+      const size_t kill_at = reports() + reports_before_kill(random);
       const pid_t pid = runner.start();
       ASSERT_GT(pid, 0);
       bool ended = false;
       ASSERT_TRUE(testing::PollUntil(
           [&] {
-            if (testing::ReadLedger(ledger_).size() >= kill_at) return true;
+            if (reports() >= kill_at) return true;
             return ended = runner.ended(pid);
           },
           std::chrono::seconds(120)))
@@ -88,20 +103,24 @@ class KillStormTest : public testing::RunCrashFixture {
     EXPECT_EQ(kills, kKills) << "the job ended first";
   }
 
-  // What the job must look like once it has ended.
-  void ExpectTheWholeJobOnce(const std::string& db,
-                             const std::string& runs_dir) {
+  // What the job must look like once it has ended: `job`, of `count`
+  // trials, whose trainers kept `ledger`.
+  void ExpectTheWholeJobOnce(const std::string& db, const std::string& runs_dir,
+                             const std::string& job = "crashy",
+                             const std::string& ledger = "",
+                             int count = kTrials) {
     auto store = store::SqliteStore::Open(db);
     ASSERT_TRUE(store.ok()) << store.status();
-    auto listed = (*store)->ListTrials("crashy");
+    auto listed = (*store)->ListTrials(job);
     ASSERT_TRUE(listed.ok()) << listed.status();
     const std::vector<Trial>& trials = *listed;
-    ASSERT_EQ(trials.size(), static_cast<size_t>(kTrials));
+    ASSERT_EQ(trials.size(), static_cast<size_t>(count));
     std::map<std::tuple<int64_t, int64_t, double>, int> reported, stored;
-    for (const testing::LedgerReport& r : testing::ReadLedger(ledger_)) {
+    for (const testing::LedgerReport& r :
+         testing::ReadLedger(ledger.empty() ? ledger_ : ledger)) {
       ++reported[{r.trial, r.step, r.value}];
     }
-    for (int i = 0; i < kTrials; ++i) {
+    for (int i = 0; i < count; ++i) {
       const Trial& trial = trials[i];
       EXPECT_EQ(trial.number, i + 1);
       EXPECT_EQ(trial.state, TrialState::kSucceeded) << trial.reason;
@@ -124,7 +143,8 @@ class KillStormTest : public testing::RunCrashFixture {
     }
     EXPECT_EQ(stored, reported);
     EXPECT_TRUE(testing::ReplicasUnder(runs_dir).empty());
-    EXPECT_THAT(testing::ProcessesMentioning(ledger_), ::testing::IsEmpty());
+    EXPECT_THAT(testing::ProcessesMentioning(ledger.empty() ? ledger_ : ledger),
+                ::testing::IsEmpty());
     EXPECT_EQ(IntegrityCheck(db), "ok");
   }
 };
@@ -182,6 +202,101 @@ TEST_F(KillStormTest, AServerKilledTwentyTimesLosesNothingAndLeavesNothing) {
                          std::chrono::seconds(120)))
       << server.Output();
   ExpectTheWholeJobOnce(server.db(), server.runs_dir());
+}
+
+// The serve storm on a root server of two users: each user's job, submitted
+// through the server's socket, runs as that user while the server is
+// SIGKILLed twenty times; both end whole, nothing of them is left running,
+// and the last server has collected every child (no zombie).
+TEST_F(KillStormTest, AServerOfTwoUsersKilledTwentyTimesLosesNothing) {
+  HPTUNE_SKIP_UNLESS_AVAILABLE(geteuid() == 0, "root",
+                               "only root runs trials as other users");
+  namespace fs = std::filesystem;
+  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  // Where the users' hptune runs from: the build tree may lie under a
+  // directory only root enters.
+  const std::string hptune = dir_ + "/hptune";
+  fs::copy_file(testing::HptuneBinary(), hptune);
+  ASSERT_EQ(chmod(hptune.c_str(), 0755), 0);
+  struct User {
+    uid_t uid;
+    std::string job, ledger, config;
+  };
+  std::vector<User> users = {{64001, "alices"}, {64002, "bobs"}};
+  constexpr int kUserTrials = 8;
+  for (User& user : users) {
+    const std::string home = dir_ + "/" + user.job;
+    fs::create_directory(home);
+    ASSERT_EQ(chown(home.c_str(), user.uid, user.uid), 0);
+    user.ledger = home + "/ledger.txt";
+    user.config = dir_ + "/" + user.job + ".yaml";
+    WriteConfig({.more_args = ", --step_seconds=0.05",
+                 .max_trials = kUserTrials,
+                 .parallel = 2,
+                 .workers = 1,
+                 .path = user.config,
+                 .ledger = user.ledger,
+                 .python = "/usr/bin/python3"});
+    ASSERT_EQ(chmod(user.config.c_str(), 0644), 0);
+  }
+  const std::string socket = dir_ + "/hptune.sock";
+  testing::ServeProcess server(
+      dir_ + "/server",
+      {"--socket", socket, "--max-retries", kRetries, "--grace-seconds", "1"});
+  fs::create_directory(dir_ + "/server");
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  for (const User& user : users) {
+    testing::ProcessResult submit = testing::RunProcessWithEnv(
+        {"/usr/bin/setpriv", "--reuid=" + std::to_string(user.uid),
+         "--regid=" + std::to_string(user.uid), "--clear-groups", hptune,
+         "jobs", "submit", user.job, "--config", user.config, "--server",
+         "unix:" + socket},
+        {"HOME=" + dir_, "HPTUNE_CONFIG_DIR", "HPTUNE_TOKEN"});
+    ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  }
+  auto all_succeeded = [&] {
+    auto store = store::SqliteStore::Open(server.db());
+    if (!store.ok()) return false;
+    for (const User& user : users) {
+      auto job = (*store)->GetJob(user.job);
+      if (!job.ok() || job->state != JobState::kSucceeded) return false;
+    }
+    return true;
+  };
+  ASSERT_NO_FATAL_FAILURE(KillRepeatedly(
+      {.start =
+           [&] {
+             if (server.pid() > 0) return server.pid();
+             return server.Start(&error) ? server.pid() : pid_t{-1};
+           },
+       .kill = [&](pid_t) { server.Stop(SIGKILL); },
+       .ended = [&](pid_t) { return all_succeeded(); }},
+      {users[0].ledger, users[1].ledger}))
+      << error;
+  if (server.pid() <= 0) {  // The last kill's.
+    ASSERT_TRUE(server.Start(&error)) << error;
+  }
+  ASSERT_TRUE(testing::PollUntil(all_succeeded, std::chrono::seconds(180)))
+      << server.Output();
+  for (const User& user : users) {
+    SCOPED_TRACE(user.job);
+    ExpectTheWholeJobOnce(server.db(), server.runs_dir(), user.job, user.ledger,
+                          kUserTrials);
+    // Its trials ran as its user.
+    struct stat info {};
+    ASSERT_EQ(stat((server.runs_dir() + "/" + user.job + "/1").c_str(), &info),
+              0);
+    EXPECT_EQ(info.st_uid, user.uid);
+  }
+  std::vector<pid_t> zombies;
+  EXPECT_TRUE(testing::PollUntil(
+      [&] {
+        zombies = testing::ZombieChildrenOf(server.pid());
+        return zombies.empty();
+      },
+      std::chrono::seconds(30)))
+      << zombies.size() << " zombie children of the server";
 }
 
 }  // namespace

@@ -29,7 +29,12 @@ class RunCrashFixture : public ::testing::Test {
     std::string more_args;  // To the trainer: ", --a=b".
     int max_trials = kMaxTrials;
     int parallel = 2;
-    int workers = 0;  // Each one more replica (scaleTier CUSTOM).
+    int workers = 0;     // Each one more replica (scaleTier CUSTOM).
+    std::string path;    // Where the config goes; "": config_.
+    std::string ledger;  // The trainer's ledger; "": ledger_.
+    // Another user's trainer needs a Python every user may run, not one
+    // found on root's PATH.
+    std::string python = "python3";
   };
 
   void SetUp() override {
@@ -40,17 +45,17 @@ class RunCrashFixture : public ::testing::Test {
   }
 
   void WriteConfig(const JobShape& shape) {
-    std::ofstream config(config_);
+    std::ofstream config(shape.path.empty() ? config_ : shape.path);
     config << "trainingInput:\n";
     if (shape.workers > 0) {
       config << "  scaleTier: CUSTOM\n  masterType: n1-standard-4\n"
              << "  workerType: n1-standard-4\n  workerCount: " << shape.workers
              << "\n";
     }
-    config << "  command: [python3, " << SourceDir()
+    config << "  command: [" << shape.python << ", " << SourceDir()
            << "/tests/integration/testdata/crash_trainer.py]\n"
               "  args: [--steps=8, --step_seconds=0.1, --ledger="
-           << ledger_ << shape.more_args
+           << (shape.ledger.empty() ? ledger_ : shape.ledger) << shape.more_args
            << "]\n"
               "  hyperparameters:\n"
               "    goal: MINIMIZE\n"

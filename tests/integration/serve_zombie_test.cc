@@ -8,8 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -26,27 +24,6 @@ using testing::Context;
 using testing::ServeProcess;
 
 constexpr int kChildren = 50;
-
-// Zombies whose parent is `parent`, from /proc/<pid>/stat.
-std::vector<pid_t> ZombieChildrenOf(pid_t parent) {
-  std::vector<pid_t> zombies;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
-    const std::string stat =
-        testing::ReadFileOrEmpty(entry.path().string() + "/stat");
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
-        state == 'Z' && ppid == parent) {
-      zombies.push_back(std::stoi(name));
-    }
-  }
-  return zombies;
-}
 
 v1::TrainingInput SetsidJob(const std::string& started, bool hang) {
   const std::string trainer =
@@ -91,7 +68,7 @@ void ExpectNoZombiesLeft(const ServeProcess& server) {
   std::vector<pid_t> zombies;
   const bool none = testing::PollUntil(
       [&] {
-        zombies = ZombieChildrenOf(server.pid());
+        zombies = testing::ZombieChildrenOf(server.pid());
         return zombies.empty();
       },
       std::chrono::seconds(30));

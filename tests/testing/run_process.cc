@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,29 @@ std::vector<std::string> ProcessesMentioning(const std::string& text) {
     }
   }
   return found;
+}
+
+std::vector<pid_t> ZombieChildrenOf(pid_t parent) {
+  std::vector<pid_t> zombies;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] < '1' || name[0] > '9') continue;
+    std::ifstream in(entry.path() / "stat");
+    std::stringstream contents;
+    contents << in.rdbuf();
+    const std::string stat = contents.str();
+    // The command name in parentheses may hold anything: read after it.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
+        state == 'Z' && ppid == parent) {
+      zombies.push_back(std::stoi(name));
+    }
+  }
+  return zombies;
 }
 
 KillProcessesMentioning::~KillProcessesMentioning() {

@@ -64,6 +64,10 @@ std::string MakeTempDir();
 // string in its arguments (a test's temp dir).
 std::vector<std::string> ProcessesMentioning(const std::string& text);
 
+// The zombies whose parent is `parent` (/proc/<pid>/stat): children it
+// has not collected.
+std::vector<pid_t> ZombieChildrenOf(pid_t parent);
+
 // SIGKILLs every process ProcessesMentioning(text) finds when it goes out
 // of scope: a test's cleanup of what it started, however the test ends.
 class KillProcessesMentioning {
