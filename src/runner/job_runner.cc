@@ -12,6 +12,7 @@
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
+#include "hptune/env/users.h"
 #include "hptune/launch/replica_env.h"
 #include "src/runner/job_run.h"
 #include "src/runner/job_submission.h"
@@ -39,10 +40,20 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job, JobOwner owner,
   }
   const StudySpec& spec = *job.study;
   HPTUNE_RETURN_IF_ERROR(engine_.CheckNewStudy(job.job_id, spec));
-  if (store_.GetStudy(job.job_id).ok()) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("job \"", job.job_id, "\": a study of that name exists, ",
-                     "and a job's study takes the job's ID: choose another"));
+  if (auto taken = store_.GetStudy(job.job_id); taken.ok()) {
+    // Job IDs and ask/tell studies share one namespace: say whose study
+    // holds the name, so a squatted name is settled by its owner or the
+    // administrator, not guessed at.
+    const std::string whose =
+        taken->owner_uid >= 0
+            ? absl::StrCat(" (made by ",
+                           DescribeUser(static_cast<uid_t>(taken->owner_uid)),
+                           ")")
+            : "";
+    return absl::AlreadyExistsError(absl::StrCat(
+        "job \"", job.job_id, "\": a study of that name exists", whose,
+        ", and a job's study takes the job's ID: choose another, or have "
+        "the study deleted (hptune studies delete)"));
   }
   std::vector<Trial> resumed;
   if (!spec.resume_previous_job_id.empty()) {

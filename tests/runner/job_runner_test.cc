@@ -472,11 +472,13 @@ TEST_F(JobRunnerTest, AResumingJobIsRecordedBeforeItsStudyAndItsCopies) {
                                  "trial_created", "trial_created"));
   // A study that holds the name already is refused before anything is
   // written: no job of that name is left behind.
-  ASSERT_OK(engine_->CreateStudy("taken", *second.study));
+  // Its message names whose study holds the name (a squatter's, say).
+  ASSERT_OK(engine_->CreateStudy("taken", *second.study, 0, 64002));
   JobSpec taken = MakeJob("taken", 0, 0, 1, 1);
   EXPECT_THAT(runner.Submit(taken),
               StatusIs(absl::StatusCode::kAlreadyExists,
-                       HasSubstr("a study of that name exists")));
+                       HasSubstr("a study of that name exists (made by uid "
+                                 "64002)")));
   EXPECT_THAT(store_->GetJob("taken"),
               StatusHasCode(absl::StatusCode::kNotFound));
 }
