@@ -83,7 +83,8 @@ JobRun::JobRun(store::Store& store, engine::TuningEngine& engine,
       run_as_(RunAs(record.owner)),
       limits_{.max_replica_restarts = options.max_replica_restarts,
               .max_trial_retries = options.max_trial_retries,
-              .termination_grace = options.termination_grace},
+              .termination_grace = options.termination_grace,
+              .max_log_bytes = options.max_log_bytes},
       slots_(job.job_id, study_.spec.max_parallel_trials) {}
 
 bool JobRun::Cancelled() const {

@@ -52,7 +52,8 @@ TrialExecution::TrialExecution(store::Store& store, std::string study,
       metric_(metric),
       hypertune_(launch_.replicas.front().metrics_path, metric, env),
       stdout_(launch_.replicas.front().log_path, metric, env),
-      restarts_(launch_.replicas.size(), 0) {}
+      restarts_(launch_.replicas.size(), 0),
+      log_noted_(launch_.replicas.size(), false) {}
 
 TrialExecution::~TrialExecution() {
   if (run_) run_->Terminate(limits_.termination_grace);
@@ -60,6 +61,37 @@ TrialExecution::~TrialExecution() {
 
 absl::Status TrialExecution::Record(const std::string& detail) {
   return store_.RecordReplicaEvent(launch_.job_id, launch_.trial, detail);
+}
+
+absl::Status TrialExecution::CapLogs(bool now) {
+  const int64_t cap = limits_.max_log_bytes;
+  if (cap <= 0 || (!now && env_.Now() < next_log_check_)) {
+    return absl::OkStatus();
+  }
+  next_log_check_ = env_.Now() + std::chrono::seconds(1);
+  for (size_t i = 0; i < launch_.replicas.size(); ++i) {
+    const std::filesystem::path& log = launch_.replicas[i].log_path;
+    absl::StatusOr<LogCut> cut = env_.CapLog(log, cap);
+    if (absl::IsNotFound(cut.status())) continue;  // Nothing written yet.
+    if (cut.ok() && cut->length == 0) continue;
+    // The master's stdout lines are read by offset.
+    if (cut.ok() && i == 0) stdout_.SkipCut(*cut);
+    if (log_noted_[i]) continue;
+    log_noted_[i] = true;
+    const std::string name = ReplicaLabel(launch_.replicas[i]);
+    HPTUNE_RETURN_IF_ERROR(Record(
+        !cut.ok()
+            ? absl::StrCat(name, "'s log cannot be capped at --max-log-bytes ",
+                           cap, ": ", cut.status().message())
+            : absl::StrCat(name, "'s log passed --max-log-bytes ", cap, ": ",
+                           cut->removed_in_all,
+                           " bytes removed after its first ", cut->head,
+                           cut->collapsed
+                               ? ""
+                               : " (a hole: its file system cannot "
+                                 "collapse a range, so its size stays)")));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status TrialExecution::SaveAttempts() {
@@ -315,6 +347,7 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
     }
     return poll;
   }
+  HPTUNE_RETURN_IF_ERROR(CapLogs());
   HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads reads, ReadMetrics());
   HPTUNE_RETURN_IF_ERROR(TakeReads(std::move(reads), poll));
   if (!run_) return poll;
@@ -328,6 +361,7 @@ absl::StatusOr<TrialPoll> TrialExecution::Poll() {
       run_->Terminate(limits_.termination_grace);
       run_.reset();
       poll.outcome = TrialPoll::Outcome::kSucceeded;
+      HPTUNE_RETURN_IF_ERROR(CapLogs(/*now=*/true));
       HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());
       HPTUNE_RETURN_IF_ERROR(TakeReads(std::move(last), poll));
       if (poll.outcome == TrialPoll::Outcome::kSucceeded &&
@@ -377,6 +411,7 @@ absl::StatusOr<std::vector<Measurement>> TrialExecution::Stop() {
     run_->Terminate(limits_.termination_grace);
     run_.reset();
   }
+  HPTUNE_RETURN_IF_ERROR(CapLogs(/*now=*/true));
   // The trial is ending as the runner decided; a non-finite last value is
   // left out like any value that is no result.
   HPTUNE_ASSIGN_OR_RETURN(launch::MetricReads last, ReadMetrics());

@@ -34,6 +34,7 @@ struct TrialExecutionLimits {
   int max_replica_restarts = 5;
   int max_trial_retries = 3;
   std::chrono::milliseconds termination_grace{5000};
+  int64_t max_log_bytes = 0;  // JobRunnerOptions::max_log_bytes.
 };
 
 // What one Poll() saw.
@@ -105,6 +106,11 @@ class TrialExecution {
   [[nodiscard]] absl::Status TakeReads(launch::MetricReads reads,
                                        TrialPoll& poll);
   [[nodiscard]] absl::Status Record(const std::string& detail);
+  // At most once a second (`now`: at once, when the replicas have
+  // stopped): cuts each replica's log past max_log_bytes (Env::CapLog), so
+  // a trainer passes the cap by about a second of its output at most. The
+  // first cut of each log, or why it cannot be cut, is an event.
+  [[nodiscard]] absl::Status CapLogs(bool now = false);
   // Stores attempt_ and drained_ with the trial.
   [[nodiscard]] absl::Status SaveAttempts();
   // 1 + max_trial_retries, and one more for each drained attempt.
@@ -150,6 +156,9 @@ class TrialExecution {
   int attempt_ = 0;  // 1-based number of the current attempt, across runners.
   int drained_ = 0;  // Attempts a server's drain ended.
   std::vector<int> restarts_;     // Per replica, in the current attempt.
+  // When CapLogs looks next; the replicas whose log has an event of it.
+  Timestamp next_log_check_;
+  std::vector<bool> log_noted_;
   int64_t unreadable_lines_ = 0;  // In the master's metric file, all told.
   std::string last_unreadable_line_;
   bool noted_untimed_ = false;  // Reports without a timestamp were recorded.

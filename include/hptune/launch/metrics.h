@@ -159,6 +159,9 @@ class StdoutMetricReader {
   // lines that carried the metric (1, 2, 3...). An unreadable file is an
   // error naming the path.
   absl::StatusOr<MetricReads> ReadNew();
+  // The log was cut (Env::CapLog) since the last call: what was read stays
+  // read, and reading goes on after the cut, from the next line's start.
+  void SkipCut(const LogCut& cut);
 
  private:
   Env& env_;

@@ -87,6 +87,10 @@ struct JobRunnerOptions {
   int max_trial_retries = 3;
   // Between SIGTERM and SIGKILL when replicas are stopped.
   std::chrono::milliseconds termination_grace{5000};
+  // The cap on each replica's log, checked about once a second while it
+  // runs (Env::CapLog: its head and its latest output stay, with a line at
+  // the cut); 0: none. 64 MiB.
+  int64_t max_log_bytes = int64_t{64} << 20;
   // Between steps the runner waits for a replica to exit (pidfds, at once)
   // or for this long at most, backing off to it from 0.5 ms while nothing
   // happens: how late a new report or the cancel flag can be seen.

@@ -39,4 +39,20 @@ absl::StatusOr<MetricReads> StdoutMetricReader::ReadNew() {
   return reads;
 }
 
+void StdoutMetricReader::SkipCut(const LogCut& cut) {
+  if (cut.length <= 0) return;
+  const uint64_t line_start =
+      static_cast<uint64_t>(cut.head - kLogCutLineBytes);
+  const uint64_t end = static_cast<uint64_t>(cut.offset + cut.length);
+  if (cursor_.offset >= end) {
+    // What follows the range moved up by it; a punched one stays in place.
+    if (cut.collapsed) cursor_.offset -= static_cast<uint64_t>(cut.length);
+  } else if (cursor_.offset >= line_start) {
+    // Inside what is gone: resume after it, where a line may be half cut.
+    cursor_ = LineCursor{
+        .offset = cut.collapsed ? static_cast<uint64_t>(cut.head) : end,
+        .in_overlong_line = true};
+  }
+}
+
 }  // namespace hptune::launch
