@@ -106,7 +106,8 @@ absl::StatusOr<Json> LogChunk(ChangeStream& changes,
   }
   HPTUNE_RETURN_IF_ERROR(read.status());
   const int64_t size = read->size;
-  offset = std::min(offset, size);
+  // Past a hole a capped log's cut punched (Env::ReadFileChunk).
+  offset = std::min(std::max(offset, read->offset), size);
   std::string text = std::move(read->data);
   return Json{{"replica", replica},
               {"offset", offset},

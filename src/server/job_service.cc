@@ -137,7 +137,9 @@ absl::StatusOr<v1::LogChunk> ReadChunk(Env& env, const LogRequest& log,
   if (absl::IsNotFound(read.status())) return chunk;
   HPTUNE_RETURN_IF_ERROR(read.status());
   std::string data = std::move(read->data);
-  chunk.set_next_offset(offset + static_cast<int64_t>(data.size()));
+  // Past a hole a capped log's cut punched (Env::ReadFileChunk).
+  chunk.set_offset(std::max(offset, read->offset));
+  chunk.set_next_offset(chunk.offset() + static_cast<int64_t>(data.size()));
   chunk.set_data(std::move(data));
   return chunk;
 }
