@@ -86,6 +86,17 @@ absl::StatusOr<ReplicaFlags> ReadReplicaFlags(const ParsedArgs& args) {
   if (auto grace = args.Get("grace-seconds")) {
     HPTUNE_ASSIGN_OR_RETURN(flags.grace, ParseGraceSeconds(*grace));
   }
+  if (auto text = args.Get("max-log-bytes")) {
+    int64_t bytes = 0;
+    if (!absl::SimpleAtoi(*text, &bytes) || bytes < 0 ||
+        (bytes > 0 && bytes < kMinMaxLogBytes) || bytes > kMaxMaxLogBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--max-log-bytes: expected 0 (no cap) or a number of bytes from ",
+          kMinMaxLogBytes, " to ", kMaxMaxLogBytes, ", got \"",
+          text->substr(0, 100), "\""));
+    }
+    flags.max_log_bytes = bytes;
+  }
   return flags;
 }
 

@@ -2,7 +2,8 @@
 // serve` and `hptune dashboard`: the database (--db), the directory of the
 // replicas' logs (run's --runs-dir, the others' --state-dir), the local
 // machine's GPUs (--gpus) and what a runner does with a failing or stopped
-// replica (--max-restarts, --max-retries, --grace-seconds). One reading of
+// replica (--max-restarts, --max-retries, --grace-seconds) and the cap on
+// its log (--max-log-bytes). One reading of
 // each, so a flag takes the same values and refuses a bad one with the same
 // message in every command. Used by those commands only.
 //
@@ -27,12 +28,17 @@ namespace hptune::cli {
 
 // The value flags ReadReplicaFlags and GpusFlag read, for ParseArgs.
 inline constexpr const char* kReplicaValueFlags[] = {
-    "gpus", "max-restarts", "max-retries", "grace-seconds"};
+    "gpus", "max-restarts", "max-retries", "grace-seconds", "max-log-bytes"};
 
 inline constexpr char kDefaultDatabase[] = "hptune.db";
 inline constexpr char kDefaultStateDir[] = "hptune-runs";
 // The longest --grace-seconds: a replica that takes longer to stop is killed.
 inline constexpr double kMaxGraceSeconds = 3600;
+// --max-log-bytes: 0 (no cap), or at least 16 blocks of any file system's
+// (Env::CapLog keeps a quarter of it, in whole blocks, as the head), and at
+// most 1 PiB.
+inline constexpr int64_t kMinMaxLogBytes = int64_t{1} << 20;
+inline constexpr int64_t kMaxMaxLogBytes = int64_t{1} << 50;
 
 // --db, else $HPTUNE_DB, else ./hptune.db.
 std::string DatabaseFlag(const ParsedArgs& args, const EnvLookup& env);
@@ -74,6 +80,7 @@ struct ReplicaFlags {
   std::optional<int> max_restarts;                 // --max-restarts N>=0
   std::optional<int> max_retries;                  // --max-retries N>=0
   std::optional<std::chrono::milliseconds> grace;  // --grace-seconds S
+  std::optional<int64_t> max_log_bytes;            // --max-log-bytes BYTES
 };
 
 // InvalidArgument naming the first bad flag and its value.
@@ -81,7 +88,8 @@ absl::StatusOr<ReplicaFlags> ReadReplicaFlags(const ParsedArgs& args);
 
 // Sets what the flags give on `options`, an runner::JobRunnerOptions or a
 // server::ServerOptions (both name the fields alike); the rest keep their
-// defaults. ReadReplicaFlags' errors.
+// defaults. ReadReplicaFlags' errors; InvalidArgument for --max-log-bytes
+// on options without max_log_bytes, whose runner keeps its default cap.
 template <typename Options>
 [[nodiscard]] absl::Status ApplyReplicaFlags(const ParsedArgs& args,
                                              Options& options) {
@@ -89,6 +97,13 @@ template <typename Options>
   if (flags.max_restarts) options.max_replica_restarts = *flags.max_restarts;
   if (flags.max_retries) options.max_trial_retries = *flags.max_retries;
   if (flags.grace) options.termination_grace = *flags.grace;
+  if constexpr (requires { options.max_log_bytes = int64_t{0}; }) {
+    if (flags.max_log_bytes) options.max_log_bytes = *flags.max_log_bytes;
+  } else if (flags.max_log_bytes) {
+    return absl::InvalidArgumentError(
+        "--max-log-bytes: this command cannot pass it on to its runner yet; "
+        "its replicas' logs keep the default cap of 67108864 bytes");
+  }
   return absl::OkStatus();
 }
 

@@ -73,6 +73,36 @@ TEST(RunnerFlagsTest, ReplicaFlagsSetOnlyWhatIsGiven) {
             "--max-restarts: expected an integer >= 0, got \"-1\"");
 }
 
+TEST(RunnerFlagsTest, MaxLogBytesIsZeroOrAtLeastOneMebibyte) {
+  runner::JobRunnerOptions options;
+  EXPECT_EQ(options.max_log_bytes, int64_t{64} << 20);
+  ASSERT_TRUE(
+      ApplyReplicaFlags(Flags({{"max-log-bytes", "4194304"}}), options).ok());
+  EXPECT_EQ(options.max_log_bytes, 4194304);
+  ASSERT_TRUE(ApplyReplicaFlags(Flags({{"max-log-bytes", "0"}}), options).ok());
+  EXPECT_EQ(options.max_log_bytes, 0);
+  for (const std::string bad :
+       {"-1", "4096", "1048575", "1e9", "x", "1125899906842625"}) {
+    EXPECT_EQ(
+        ApplyReplicaFlags(Flags({{"max-log-bytes", bad}}), options).message(),
+        absl::StrCat("--max-log-bytes: expected 0 (no cap) or a number of "
+                     "bytes from 1048576 to 1125899906842624, got \"",
+                     bad, "\""));
+  }
+}
+
+TEST(RunnerFlagsTest, OptionsWithoutALogCapRefuseTheFlag) {
+  struct NoCap {
+    int max_replica_restarts = 5;
+    int max_trial_retries = 3;
+    milliseconds termination_grace{5000};
+  } options;
+  EXPECT_TRUE(ApplyReplicaFlags(Flags({}), options).ok());
+  EXPECT_THAT(
+      ApplyReplicaFlags(Flags({{"max-log-bytes", "0"}}), options).message(),
+      HasSubstr("--max-log-bytes: this command cannot pass it on"));
+}
+
 TEST(RunnerFlagsTest, AGpuSpecErrorNamesWhereTheSpecCameFrom) {
   auto flag = GpusFlag(Flags({{"gpus", "T4:x"}}), Env({}));
   EXPECT_THAT(flag.status().message(), HasSubstr("--gpus: GPU spec \"T4:x\""));
