@@ -88,8 +88,7 @@ absl::StatusOr<ReplicaFlags> ReadReplicaFlags(const ParsedArgs& args);
 
 // Sets what the flags give on `options`, an runner::JobRunnerOptions or a
 // server::ServerOptions (both name the fields alike); the rest keep their
-// defaults. ReadReplicaFlags' errors; InvalidArgument for --max-log-bytes
-// on options without max_log_bytes, whose runner keeps its default cap.
+// defaults. ReadReplicaFlags' errors.
 template <typename Options>
 [[nodiscard]] absl::Status ApplyReplicaFlags(const ParsedArgs& args,
                                              Options& options) {
@@ -97,13 +96,7 @@ template <typename Options>
   if (flags.max_restarts) options.max_replica_restarts = *flags.max_restarts;
   if (flags.max_retries) options.max_trial_retries = *flags.max_retries;
   if (flags.grace) options.termination_grace = *flags.grace;
-  if constexpr (requires { options.max_log_bytes = int64_t{0}; }) {
-    if (flags.max_log_bytes) options.max_log_bytes = *flags.max_log_bytes;
-  } else if (flags.max_log_bytes) {
-    return absl::InvalidArgumentError(
-        "--max-log-bytes: this command cannot pass it on to its runner yet; "
-        "its replicas' logs keep the default cap of 67108864 bytes");
-  }
+  if (flags.max_log_bytes) options.max_log_bytes = *flags.max_log_bytes;
   return absl::OkStatus();
 }
 

@@ -117,6 +117,7 @@ class HptuneServer::Impl {
     runner.termination_grace = options_.termination_grace;
     runner.max_replica_restarts = options_.max_replica_restarts;
     runner.max_trial_retries = options_.max_trial_retries;
+    runner.max_log_bytes = options_.max_log_bytes;
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
                                                runner, options_.job_log);
     access_ = std::make_unique<JobAccess>(

@@ -66,6 +66,8 @@ struct ServerOptions {
   // Per trial attempt, and re-runs per trial (runner::JobRunnerOptions).
   int max_replica_restarts = 5;
   int max_trial_retries = 3;
+  // The cap on each replica's log (runner::JobRunnerOptions::max_log_bytes).
+  int64_t max_log_bytes = int64_t{64} << 20;
   // The lease of trials handed to ask/tell clients (docs/api.md, "Leases"):
   // one ends FAILED after this long without a heartbeat. 0: no leases.
   int trial_lease_seconds = kDefaultTrialLeaseSeconds;

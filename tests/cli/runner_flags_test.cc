@@ -91,18 +91,6 @@ TEST(RunnerFlagsTest, MaxLogBytesIsZeroOrAtLeastOneMebibyte) {
   }
 }
 
-TEST(RunnerFlagsTest, OptionsWithoutALogCapRefuseTheFlag) {
-  struct NoCap {
-    int max_replica_restarts = 5;
-    int max_trial_retries = 3;
-    milliseconds termination_grace{5000};
-  } options;
-  EXPECT_TRUE(ApplyReplicaFlags(Flags({}), options).ok());
-  EXPECT_THAT(
-      ApplyReplicaFlags(Flags({{"max-log-bytes", "0"}}), options).message(),
-      HasSubstr("--max-log-bytes: this command cannot pass it on"));
-}
-
 TEST(RunnerFlagsTest, AGpuSpecErrorNamesWhereTheSpecCameFrom) {
   auto flag = GpusFlag(Flags({{"gpus", "T4:x"}}), Env({}));
   EXPECT_THAT(flag.status().message(), HasSubstr("--gpus: GPU spec \"T4:x\""));

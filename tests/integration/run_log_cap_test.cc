@@ -1,6 +1,6 @@
-// `hptune run --max-log-bytes`, the binary, with a trainer that writes 50 MB
-// of log at once: while it runs, its log is cut back near the cap, keeping
-// its first and last lines and a line saying what was removed, and its
+// `hptune run --max-log-bytes` (and serve's), the binary, with a trainer that
+// writes 50 MB of log at once: while it runs, its log is cut back near the cap,
+// keeping its first and last lines and a line saying what was removed, and its
 // stdout metrics on both sides of the cut are read once each.
 #include <sys/stat.h>
 
@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/store/sqlite_store.h"
+#include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -133,6 +134,29 @@ TEST(RunLogCapTest, ALogPastItsCapKeepsItsHeadAndTailAndSaysWhatWasCut) {
     }
   }
   EXPECT_TRUE(noted);
+}
+
+// `hptune serve --max-log-bytes` passes the cap on to the jobs it runs.
+TEST(RunLogCapTest, AServerCapsItsJobsLogsAtItsFlag) {
+  const std::string dir = testing::MakeTempDir();
+  testing::ServeProcess server(dir, {"--max-log-bytes", std::to_string(kCap)});
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  testing::ProcessResult submit =
+      RunProcess({kHptune, "jobs", "submit", "loud", "--config", WriteJob(dir),
+                  "--wait", "--server", server.address()});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
+  std::string text;
+  {
+    std::ifstream in(server.runs_dir() + "/loud/1/master-0.log",
+                     std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::erase(text, '\0');
+  EXPECT_LE(static_cast<int64_t>(text.size()), kCap + (1 << 20));
+  EXPECT_THAT(text, HasSubstr(" bytes of this log removed here: "
+                              "--max-log-bytes 4194304]"));
+  EXPECT_THAT(text, EndsWith("last line of the log\n"));
 }
 
 TEST(RunLogCapTest, ABadCapIsAUsageErrorNamingTheFlagAndValue) {
