@@ -17,7 +17,7 @@ RUN_FLAGS = -DHPTUNE_BUILD_TESTS=OFF -DHPTUNE_BUILD_BENCHMARKS=OFF
 RUN_TARGETS = hptune tune_logistic_regression
 
 .PHONY: setup setup-run build build-run test test-sanitize check-thread-safety \
-  run bench format clean
+  test-mutations run bench format clean
 
 setup:
 	bash scripts/setup test
@@ -43,6 +43,22 @@ build-run: setup-run
 # The whole suite (unit, integration, slow) through ctest.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The mutation catalogue (tests/mutations/), then the generator's random
+# mutations scored per folder (docs/testing.md, "Mutations"), each in a
+# scratch worktree of HEAD (build-mutations/tree) built with the flags of
+# `make build` and sharing its ccache. MUTATIONS: options of
+# `scripts/mutations.py run` (--only REGEX, --slice K/N, --rotate SEED,
+# --list); GENERATE: options of `generate`, empty to skip it.
+MUTATIONS ?= --keep-going
+GENERATE ?= --seed 1 --per-folder 6
+test-mutations: setup
+	status=0; \
+	/usr/bin/python3 scripts/mutations.py run $(MUTATIONS) -- \
+	  $(CMAKE_FLAGS) $(ALL_FLAGS) || status=$$?; \
+	$(if $(GENERATE),/usr/bin/python3 scripts/mutations.py generate \
+	  $(GENERATE) -- $(CMAKE_FLAGS) $(ALL_FLAGS) || status=$$?;) \
+	exit $$status
 
 # The unit and integration tests under AddressSanitizer and UBSan. -O1, as
 # the sanitizers advise, and -g1: their reports use line tables only, and

@@ -1,0 +1,677 @@
+#!/usr/bin/env python3
+"""Mutation testing without a mutation tool: break the product on purpose,
+rebuild, and check that the tests that should notice do fail.
+
+Two sources of mutations (docs/testing.md, "Mutations"):
+
+  * the catalogue, tests/mutations/*.tsv (format in tests/mutations/README.md):
+    each row names a file, a pattern that must occur exactly once in it, its
+    replacement, the ctest names that must fail, and the guarantee attacked;
+  * the generator: lines picked at random (seeded) in the .cc files of
+    src/core, src/store, src/runner, src/server and src/launch, each broken by
+    one operator (a flipped comparison, a dropped error return, an
+    off-by-one bound, two arguments swapped).
+
+Each mutation is applied in a scratch git worktree of HEAD
+(build-mutations/tree, reused between runs) with its own build folder
+(build-mutations/tree/build, configured with the flags given after `--`,
+sharing ccache with the main build), only the test executables its tests
+need (and `hptune` for an integration test) are rebuilt, the tests run with
+`ctest -R`, and the file is restored. The catalogue is read from this tree,
+the code it mutates is HEAD's.
+
+    scripts/mutations.py run [--only REGEX] [--slice K/N]
+                             [--rotate SEED --count 8] [--list]
+                             [--keep-going] [-- CMAKE FLAGS...]
+    scripts/mutations.py check        # every pattern matches exactly once
+    scripts/mutations.py generate [--seed 1] [--per-folder 6]
+                                  [--timeout 300] [-- CMAKE FLAGS...]
+
+`run` prints each mutation as caught / NOT CAUGHT / does not compile /
+stale with its build and test times, then a summary line; it exits 1 when
+one is not caught, does not compile (unless marked compile-error-ok) or is
+stale. `generate` prints each folder's score (caught / compiled) and the
+survivors. `make test-mutations` runs both. Python 3 standard library only.
+"""
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import pathlib
+import random
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CATALOGUE_DIR = ROOT / "tests" / "mutations"
+COLUMNS = ("id", "file", "pattern", "replacement", "tests", "flags",
+           "guarantee")
+FLAGS = {"compile-error-ok"}
+PLAIN_NAME = re.compile(r"^[\w.:/-]+$")
+ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+GENERATOR_FOLDERS = ("src/core", "src/store", "src/runner", "src/server",
+                     "src/launch")
+
+
+class CatalogueError(Exception):
+    """A catalogue row that cannot be used, naming the row."""
+
+
+# --- The catalogue -----------------------------------------------------------
+
+
+def unescape(text, where):
+    """The field with \\n, \\t and \\\\ turned into what they stand for."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\":
+            if i + 1 >= len(text) or text[i + 1] not in ESCAPES:
+                raise CatalogueError(f"{where}: a lone backslash; write \\\\")
+            out.append(ESCAPES[text[i + 1]])
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def parse_row(fields, where):
+    """One mutation (a dict) from the fields of a TSV row."""
+    if len(fields) != len(COLUMNS):
+        raise CatalogueError(
+            f"{where}: {len(fields)} fields, expected {len(COLUMNS)} "
+            f"({', '.join(COLUMNS)})")
+    row = dict(zip(COLUMNS, fields))
+    mid = row["id"]
+    where = f"{where} ({mid})"
+    if not re.fullmatch(r"[\w.-]+", mid):
+        raise CatalogueError(f"{where}: an id is letters, digits, . _ -")
+    for column in ("file", "pattern", "tests", "guarantee"):
+        if not row[column].strip():
+            raise CatalogueError(f"{where}: empty {column}")
+    row["pattern"] = unescape(row["pattern"], where)
+    row["replacement"] = unescape(row["replacement"], where)
+    if row["pattern"] == row["replacement"]:
+        raise CatalogueError(f"{where}: the replacement is the pattern")
+    row["tests"] = [t.strip() for t in row["tests"].split(",") if t.strip()]
+    flags = set() if row["flags"] in ("", "-") else set(row["flags"].split(","))
+    if flags - FLAGS:
+        raise CatalogueError(f"{where}: unknown flags {sorted(flags - FLAGS)}")
+    row["flags"] = flags
+    row["where"] = where
+    return row
+
+
+def parse_catalogue_text(text, name):
+    """The mutations of one TSV file: a header row, then one per line;
+    blank lines and lines starting with # are skipped."""
+    rows, header_seen = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if not header_seen:
+            if tuple(fields) != COLUMNS:
+                raise CatalogueError(
+                    f"{name}:{number}: the header must be "
+                    f"{chr(9).join(COLUMNS)!r}")
+            header_seen = True
+            continue
+        rows.append(parse_row(fields, f"{name}:{number}"))
+    return rows
+
+
+def load_catalogue(directory=CATALOGUE_DIR):
+    """Every mutation of directory/*.tsv, ids unique across files."""
+    rows, seen = [], {}
+    for path in sorted(pathlib.Path(directory).glob("*.tsv")):
+        for row in parse_catalogue_text(path.read_text(), path.name):
+            if row["id"] in seen:
+                raise CatalogueError(
+                    f"{row['where']}: id also used at {seen[row['id']]}")
+            seen[row["id"]] = row["where"]
+            rows.append(row)
+    return rows
+
+
+def locate(row, source_root):
+    """The file's text and the pattern's offset; CatalogueError (stale)
+    unless the pattern occurs exactly once."""
+    path = pathlib.Path(source_root) / row["file"]
+    if not path.is_file():
+        raise CatalogueError(f"{row['where']}: stale: {row['file']} is gone")
+    text = path.read_text()
+    count = text.count(row["pattern"])
+    if count != 1:
+        raise CatalogueError(
+            f"{row['where']}: stale: the pattern occurs {count} times in "
+            f"{row['file']}, not once: {row['pattern'][:80]!r}")
+    return text, text.index(row["pattern"])
+
+
+def line_of(text, offset):
+    return text.count("\n", 0, offset) + 1
+
+
+def check_catalogue(rows, source_root):
+    """The stale rows' errors, as strings (empty: all match once)."""
+    errors = []
+    for row in rows:
+        try:
+            locate(row, source_root)
+        except CatalogueError as error:
+            errors.append(str(error))
+    return errors
+
+
+def tests_regex(names):
+    """One ctest -R regex: a plain name matches as a whole ctest name or
+    between the slashes of a TEST_P's Prefix/Suite.Name/Param; anything else
+    is taken as a regex."""
+    parts = []
+    for name in names:
+        if PLAIN_NAME.match(name):
+            parts.append("(^|/)" + re.escape(name) + "(/|$)")
+        else:
+            parts.append(name)
+    return "|".join(parts)
+
+
+def select(rows, only=None, slice_=None, rotate=None, count=None):
+    """The rows --only, --slice K/N or --rotate SEED --count N pick."""
+    if only:
+        pattern = re.compile(only)
+        rows = [r for r in rows if pattern.search(r["id"])
+                or pattern.search(r["file"])]
+    if slice_:
+        k, n = (int(x) for x in slice_.split("/"))
+        if not 1 <= k <= n:
+            raise SystemExit(f"--slice {slice_}: K must be 1 to N")
+        rows = [r for i, r in enumerate(rows) if i % n == k - 1]
+    if rotate is not None:
+        def rank(row):
+            return hashlib.sha256(f"{rotate}:{row['id']}".encode()).digest()
+        chosen = {r["id"] for r in sorted(rows, key=rank)[:count or 8]}
+        rows = [r for r in rows if r["id"] in chosen]
+    return rows
+
+
+# --- The worktree and its build ----------------------------------------------
+
+
+def sh(argv, cwd=None, timeout=None, log=None, env=None):
+    """Runs argv; (exit status, seconds, output). Status 124 on timeout."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(argv, cwd=cwd, timeout=timeout, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, errors="replace",
+                              start_new_session=True)
+        status, output = proc.returncode, proc.stdout
+    except subprocess.TimeoutExpired as expired:
+        out = expired.stdout or ""
+        output = out if isinstance(out, str) else out.decode(errors="replace")
+        status, output = 124, output + f"\n[timed out after {timeout} s]\n"
+    if log is not None:
+        log.write(f"$ {shlex.join(argv)}\n{output}\n")
+    return status, time.monotonic() - start, output
+
+
+class Worktree:
+    """build-mutations/tree: a detached worktree of HEAD and its build."""
+
+    def __init__(self, root, cmake_flags, log):
+        self.dir = root / "build-mutations" / "tree"
+        self.build = self.dir / "build"
+        self.cmake_flags = cmake_flags
+        self.log = log
+        self.ninja_outputs = None
+
+    def prepare(self):
+        """The worktree at HEAD, clean, and its build configured."""
+        head = subprocess.check_output(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], text=True).strip()
+        if not (self.dir / ".git").exists():
+            self.dir.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"],
+                           check=True)
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add",
+                            "--detach", str(self.dir), head], check=True,
+                           stdout=subprocess.DEVNULL)
+        else:
+            subprocess.run(["git", "-C", str(self.dir), "checkout", "--quiet",
+                            "--force", "--detach", head], check=True)
+        status, _, output = sh(["cmake", "-S", str(self.dir), "-B",
+                                str(self.build)] + self.cmake_flags,
+                               log=self.log)
+        if status != 0:
+            raise SystemExit(f"cmake configure failed:\n{output[-3000:]}")
+        return head
+
+    def build_targets(self, targets, timeout=None):
+        """(ok, seconds, output) of building targets at nice 10."""
+        argv = ["nice", "-n", "10", "cmake", "--build", str(self.build),
+                "-j", str(os.cpu_count() or 2)]
+        for target in sorted(set(targets)):
+            argv += ["--target", target]
+        status, seconds, output = sh(argv, timeout=timeout, log=self.log)
+        self.ninja_outputs = None if status == 0 else self.ninja_outputs
+        return status == 0, seconds, output
+
+    def tests(self):
+        """ctest's tests in the worktree build: name -> its JSON entry."""
+        output = subprocess.check_output(
+            ["ctest", "--test-dir", str(self.build), "--show-only=json-v1"],
+            text=True)
+        return {t["name"]: t for t in json.loads(output)["tests"]}
+
+    def outputs(self):
+        """Every file ninja can build, relative to the build folder."""
+        if self.ninja_outputs is None:
+            listing = subprocess.check_output(
+                ["ninja", "-C", str(self.build), "-t", "targets", "all"],
+                text=True)
+            self.ninja_outputs = {line.rsplit(": ", 1)[0]
+                                  for line in listing.splitlines()}
+        return self.ninja_outputs
+
+    def targets_of(self, test):
+        """The ninja targets a test needs: its executable when the build
+        makes it, and hptune for an integration test or one that names
+        the binary."""
+        targets = set()
+        command = test.get("command") or []
+        if command:
+            try:
+                rel = os.path.relpath(command[0], self.build)
+            except ValueError:
+                rel = ""
+            if not rel.startswith("..") and rel in self.outputs():
+                targets.add(rel)
+        properties = {p["name"]: p["value"]
+                      for p in test.get("properties", [])}
+        labels = properties.get("LABELS", [])
+        text = json.dumps(command) + json.dumps(
+            properties.get("ENVIRONMENT", []))
+        if "integration" in labels or "src/cli/hptune" in text:
+            targets.add("hptune")
+        return targets
+
+
+def resolve(row_tests, tests):
+    """(regex, matching test names) for a row's tests."""
+    regex = tests_regex(row_tests)
+    compiled = re.compile(regex)
+    return regex, sorted(n for n in tests if compiled.search(n))
+
+
+FAILED_LINE = re.compile(r"^\s*\d+ - (\S+) \((Failed|Timeout|[^)]*)\)",
+                         re.MULTILINE)
+
+
+def run_tests(worktree, regex, timeout):
+    """(status, seconds, names that failed) of ctest -R regex."""
+    argv = ["ctest", "--test-dir", str(worktree.build), "-R", regex,
+            "--output-on-failure", "--no-tests=error", "--stop-on-failure",
+            "-j", str(os.cpu_count() or 2)]
+    status, seconds, output = sh(argv, timeout=timeout, log=worktree.log)
+    failed = FAILED_LINE.findall(output.split("tests FAILED:")[-1]) \
+        if "tests FAILED:" in output else []
+    return status, seconds, [f"{name} ({why})" for name, why in failed]
+
+
+class Applied:
+    """A file of the worktree with one replacement, restored on exit."""
+
+    def __init__(self, path, text, offset, pattern, replacement):
+        self.path, self.text = path, text
+        self.mutated = (text[:offset] + replacement
+                        + text[offset + len(pattern):])
+
+    def __enter__(self):
+        self.path.write_text(self.mutated)
+        return self
+
+    def __exit__(self, *exc):
+        self.path.write_text(self.text)
+
+
+def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
+                 test_names, timeout):
+    """One mutation applied, built and tested: a dict of its outcome,
+    'outcome' one of caught, not-caught, no-compile, no-tests."""
+    regex, names = resolve(test_names, tests)
+    if not names:
+        return {"outcome": "no-tests", "regex": regex, "build_s": 0,
+                "test_s": 0, "failed": []}
+    targets = set()
+    for name in names:
+        targets |= worktree.targets_of(tests[name])
+    with Applied(path, text, offset, pattern, replacement):
+        built, build_s, output = worktree.build_targets(targets, timeout)
+        result = {"regex": regex, "build_s": build_s, "test_s": 0.0,
+                  "failed": [], "tests": len(names)}
+        if not built:
+            result["outcome"] = "no-compile"
+            result["error"] = first_error(output)
+            return result
+        status, test_s, failed = run_tests(worktree, regex, timeout)
+        result["test_s"] = test_s
+        result["failed"] = failed or (["(timed out)"] if status == 124 else [])
+        result["outcome"] = "caught" if status != 0 else "not-caught"
+    return result
+
+
+def first_error(output):
+    for line in output.splitlines():
+        if "error:" in line:
+            return line.strip()[:200]
+    return output.strip().splitlines()[-1][:200] if output.strip() else ""
+
+
+# --- Reports -------------------------------------------------------------------
+
+
+def minutes(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 \
+        else f"{seconds} s"
+
+
+def verdict(row, result):
+    """caught / NOT CAUGHT / does not compile / no tests, per the row."""
+    outcome = result["outcome"]
+    if outcome == "no-compile":
+        return ("caught (does not compile)" if "compile-error-ok" in
+                row.get("flags", ()) else "does not compile")
+    return {"caught": "caught", "not-caught": "NOT CAUGHT",
+            "no-tests": "selects no test"}[outcome]
+
+
+def print_result(prefix, label, result):
+    detail = ""
+    if result["outcome"] == "caught" and result["failed"]:
+        shown = result["failed"][:2]
+        detail = "  failed: " + ", ".join(shown)
+    elif result["outcome"] == "no-compile":
+        detail = "  " + result.get("error", "")
+    elif result["outcome"] == "no-tests":
+        detail = f"  -R {result['regex']}"
+    print(f"{prefix} {label:<26} build {result['build_s']:6.1f} s  "
+          f"tests {result['test_s']:6.1f} s{detail}", flush=True)
+
+
+# --- run -------------------------------------------------------------------------
+
+
+def lock(root):
+    """One mutation run at a time on the worktree (held until exit)."""
+    path = root / "build-mutations" / "lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another mutation run holds {path}")
+    return handle
+
+
+def baseline(worktree, rows_tests):
+    """Builds what the selected rows' tests need, unmutated; their tests.
+    gtest_discover_tests lists a test only once its executable is built, so
+    an unknown name builds every test executable once."""
+    tests = worktree.tests()
+    targets, unresolved = {"hptune"}, False
+    for names in rows_tests:
+        _, matched = resolve(names, tests)
+        unresolved |= not matched
+        for name in matched:
+            targets |= worktree.targets_of(tests[name])
+    if unresolved:
+        targets = {"all"}
+    ok, seconds, output = worktree.build_targets(targets)
+    if not ok:
+        raise SystemExit(f"HEAD does not build in {worktree.build}:\n"
+                         f"{output[-3000:]}")
+    print(f"baseline build ({len(targets)} targets): {minutes(seconds)}",
+          flush=True)
+    return worktree.tests()
+
+
+def command_run(args, cmake_flags):
+    rows = select(load_catalogue(), args.only, args.slice, args.rotate,
+                  args.count)
+    if args.list:
+        for row in rows:
+            print(f"{row['id']}\t{row['file']}\t{','.join(row['tests'])}\t"
+                  f"{row['guarantee']}")
+        return 0
+    handle = lock(ROOT)
+    log_path = ROOT / "build-mutations" / "last-run.log"
+    with open(log_path, "w") as log:
+        worktree = Worktree(ROOT, cmake_flags, log)
+        head = worktree.prepare()
+        print(f"{len(rows)} mutations of tests/mutations on {head[:12]} in "
+              f"{worktree.dir} (log: {log_path})", flush=True)
+        stale = check_catalogue(rows, worktree.dir)
+        for error in stale:
+            print(f"STALE {error}", flush=True)
+        if stale and not args.keep_going:
+            print(f"{len(stale)} stale: nothing run (--keep-going runs the "
+                  "rest)")
+            return 1
+        stale_ids = {r["id"] for r in rows if any(
+            e.startswith(r["where"] + ":") for e in stale)}
+        live = [r for r in rows if r["id"] not in stale_ids]
+        start = time.monotonic()
+        tests = baseline(worktree, [r["tests"] for r in live])
+        counts, missed = {}, []
+        for i, row in enumerate(live, 1):
+            text, offset = locate(row, worktree.dir)
+            result = try_mutation(worktree, tests, worktree.dir / row["file"],
+                                  text, offset, row["pattern"],
+                                  row["replacement"], row["tests"],
+                                  args.timeout)
+            label = verdict(row, result)
+            counts[label] = counts.get(label, 0) + 1
+            print_result(f"[{i}/{len(live)}] {row['id']:<36}", label, result)
+            if not label.startswith("caught"):
+                missed.append(f"{row['id']} ({label})")
+                if not args.keep_going:
+                    break
+        elapsed = time.monotonic() - start
+    handle.close()
+    caught = sum(n for k, n in counts.items() if k.startswith("caught"))
+    print(f"mutations: {caught}/{len(rows)} caught, "
+          f"{len(missed)} not ({', '.join(missed) or 'none'}), "
+          f"{len(stale)} stale, in {minutes(elapsed)}")
+    return 1 if missed or stale else 0
+
+
+def command_check(args, cmake_flags):
+    """Every row parses and its pattern occurs once in this tree."""
+    rows = load_catalogue()
+    errors = check_catalogue(rows, ROOT)
+    for error in errors:
+        print(error)
+    print(f"{len(rows)} mutations, {len(errors)} stale")
+    return 1 if errors else 0
+
+
+# --- generate --------------------------------------------------------------------
+
+COMMENT_OR_DIRECTIVE = re.compile(r"^\s*(//|/\*|\*|#)")
+SWAP = re.compile(r"\((\w+), (\w+)\)")
+OPERATORS = (
+    # name, regex on the line, replacement
+    ("< to >=", re.compile(r"(?<=[\w)\]]) < (?=[\w(!-])"), " >= "),
+    (">= to <", re.compile(r"(?<=[\w)\]]) >= (?=[\w(!-])"), " < "),
+    ("> to <=", re.compile(r"(?<=[\w)\]]) > (?=[\w(!-])"), " <= "),
+    ("<= to >", re.compile(r"(?<=[\w)\]]) <= (?=[\w(!-])"), " > "),
+    ("== to !=", re.compile(r" == "), " != "),
+    ("!= to ==", re.compile(r" != "), " == "),
+    ("< to <=", re.compile(r"(?<=[\w)\]]) < (?=[\w(!-])"), " <= "),
+    ("+ 1 dropped", re.compile(r" \+ 1\b"), ""),
+    ("- 1 dropped", re.compile(r" - 1\b"), ""),
+    ("&& to ||", re.compile(r" && "), " || "),
+    ("error return dropped",
+     re.compile(r"\breturn (absl::\w+Error\()"), r"(void)\1"),
+    ("! dropped", re.compile(r"\bif \(!(?=[\w(])"), "if ("),
+)
+
+
+def code_lines(text):
+    """(line number, line) of the lines that are code: no comment, no
+    preprocessor directive, no string-only line."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if COMMENT_OR_DIRECTIVE.match(line) or line.strip().startswith('"'):
+            continue
+        code = line.split("//", 1)[0]
+        if code.count('"') % 2:
+            continue
+        yield number, code
+
+
+def candidates(path, root):
+    """Every (file, line, operator name, original, mutated) in a file."""
+    text = (root / path).read_text()
+    lines = text.splitlines()
+    out = []
+    for number, code in code_lines(text):
+        for name, regex, replacement in OPERATORS:
+            for match in regex.finditer(code):
+                if in_string(code, match.start()) or "<<" in code[
+                        max(0, match.start() - 2):match.end() + 2]:
+                    continue
+                mutated = (lines[number - 1][:match.start()]
+                           + match.expand(replacement)
+                           + lines[number - 1][match.end():])
+                out.append((path, number, name, lines[number - 1], mutated))
+        swap = SWAP.search(code)
+        if swap and swap.group(1) != swap.group(2) and not in_string(
+                code, swap.start()):
+            line = lines[number - 1]
+            mutated = (line[:swap.start()] + f"({swap.group(2)}, "
+                       f"{swap.group(1)})" + line[swap.end():])
+            out.append((path, number, "arguments swapped", line, mutated))
+    return out
+
+
+def in_string(code, index):
+    return code[:index].count('"') % 2 == 1
+
+
+def folder_tests(tests, worktree, folder):
+    """The tests of tests/<folder>/ (src/core -> tests/core), not slow."""
+    prefix = str(worktree.build / "tests" / folder.split("/", 1)[1]) + "/"
+    names = []
+    for name, test in tests.items():
+        command = test.get("command") or [""]
+        labels = {p["name"]: p["value"] for p in
+                  test.get("properties", [])}.get("LABELS", [])
+        if command[0].startswith(prefix) and "slow" not in labels:
+            names.append(name)
+    return names
+
+
+def command_generate(args, cmake_flags):
+    handle = lock(ROOT)
+    rng = random.Random(args.seed)
+    folders = args.folders.split(",")
+    log_path = ROOT / "build-mutations" / "last-generate.log"
+    with open(log_path, "w") as log:
+        worktree = Worktree(ROOT, cmake_flags, log)
+        head = worktree.prepare()
+        print(f"generated mutations, seed {args.seed}, {args.per_folder} per "
+              f"folder, on {head[:12]} (log: {log_path})", flush=True)
+        tests = worktree.tests()
+        plans = {}
+        for folder in folders:
+            files = sorted(p.relative_to(worktree.dir).as_posix() for p in
+                           (worktree.dir / folder).rglob("*.cc"))
+            pool = [c for f in files for c in candidates(f, worktree.dir)]
+            plans[folder] = rng.sample(pool, min(args.per_folder, len(pool)))
+        needed = {}
+        for folder in folders:
+            needed[folder] = folder_tests(tests, worktree, folder)
+        start = time.monotonic()
+        scores = {}
+        for folder in folders:
+            regex_names = [re.escape(n) for n in needed[folder]]
+            caught = compiled = 0
+            survivors = []
+            for path, number, name, original, mutated in plans[folder]:
+                text = (worktree.dir / path).read_text()
+                lines = text.split("\n")
+                offset = sum(len(l) + 1 for l in lines[:number - 1])
+                result = try_mutation(
+                    worktree, tests, worktree.dir / path, text, offset,
+                    original, mutated, ["^(" + "|".join(regex_names) + ")$"],
+                    args.timeout)
+                label = {"caught": "caught", "not-caught": "SURVIVED",
+                         "no-compile": "does not compile",
+                         "no-tests": "no tests"}[result["outcome"]]
+                if result["outcome"] != "no-compile":
+                    compiled += 1
+                caught += result["outcome"] == "caught"
+                if result["outcome"] == "not-caught":
+                    survivors.append(f"{path}:{number} {name}: "
+                                     f"{mutated.strip()}")
+                print_result(f"  {path}:{number} {name:<20}", label, result)
+            scores[folder] = (caught, compiled, survivors)
+            print(f"{folder}: {caught}/{compiled} caught", flush=True)
+        elapsed = time.monotonic() - start
+    handle.close()
+    print(f"\nscore per folder (caught / compiled), {minutes(elapsed)}:")
+    for folder, (caught, compiled, survivors) in scores.items():
+        share = f"{100 * caught / compiled:.0f}%" if compiled else "-"
+        print(f"  {folder:<12} {caught}/{compiled} {share}")
+        for survivor in survivors:
+            print(f"    survivor: {survivor}")
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    cmake_flags = []
+    if "--" in argv:
+        cmake_flags = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="the catalogue")
+    run.add_argument("--only", help="ids or files matching this regex")
+    run.add_argument("--slice", help="K/N: every Nth mutation from the Kth")
+    run.add_argument("--rotate", help="a seed (the commit hash): --count "
+                     "mutations picked by it")
+    run.add_argument("--count", type=int, default=8)
+    run.add_argument("--list", action="store_true", help="list, run nothing")
+    run.add_argument("--keep-going", action="store_true",
+                     help="go on past a mutation not caught or stale")
+    run.add_argument("--timeout", type=int, default=900,
+                     help="seconds a build or a test run may take")
+    sub.add_parser("check", help="every pattern occurs exactly once")
+    gen = sub.add_parser("generate", help="random mutations, scored")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--per-folder", type=int, default=6)
+    gen.add_argument("--folders", default=",".join(GENERATOR_FOLDERS))
+    gen.add_argument("--timeout", type=int, default=300,
+                     help="seconds a build or a test run may take")
+    args = parser.parse_args(argv)
+    command = {"run": command_run, "check": command_check,
+               "generate": command_generate}[args.command]
+    try:
+        return command(args, cmake_flags)
+    except CatalogueError as error:
+        print(f"catalogue: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
