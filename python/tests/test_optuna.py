@@ -242,6 +242,57 @@ def test_pruned_and_failed_trials_end_as_optuna_ended_them(client):
         assert by_number[n].value == pytest.approx(steps[max(steps)])
 
 
+class LatePruner(optuna.pruners.BasePruner):
+    """Prunes the odd-numbered trials at their fourth report, never before."""
+
+    def prune(self, study, trial):
+        return trial.number % 2 == 1 and len(trial.intermediate_values) >= 4
+
+
+def test_a_trial_pruned_late_ends_with_its_last_report(client):
+    sampler = hptune.optuna.GPSampler(seed=5, client=client)
+    study = optuna.create_study(sampler=sampler, pruner=LatePruner())
+
+    def objective(trial, with_y=True):
+        x = trial.suggest_float("x", 0, 1)
+        if with_y:
+            x += trial.suggest_float("y", 0, 1)
+        for step in range(6):
+            trial.report((1 + x) / (step + 1), step)  # Falls at each step.
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+        return (1 + x) / 6
+
+    study.optimize(objective, n_trials=5)
+    pruned = [t for t in study.trials
+              if t.state == optuna.trial.TrialState.PRUNED]
+    assert [t.number for t in pruned] == [1, 3]
+    by_number = {int(t.client_id.split("-")[1]): t
+                 for t in hptune_trials(sampler) if t.client_id}
+    for t in pruned:
+        last = max(t.intermediate_values)
+        assert last == 3 and len(t.intermediate_values) == 4
+        told = by_number[t.number]
+        assert told.stopped_early, told
+        # The value the trial ended with is its last report, at its step,
+        # not its first (a different number: the curve falls).
+        assert told.value == pytest.approx(t.intermediate_values[last])
+        assert told.value != pytest.approx(t.intermediate_values[0])
+        assert told.final_measurement.step == last
+
+    # The same for Optuna's history told to a new hptune study (y is gone,
+    # the space changed): its pruned trials come with their last report.
+    study.optimize(lambda t: objective(t, with_y=False), n_trials=2)
+    history = hptune_trials(sampler, 1)[:5]
+    assert [t.origin for t in history] == ["user"] * 5
+    for t in pruned:
+        added = history[t.number]
+        assert added.parameters["x"] == pytest.approx(t.params["x"])
+        assert added.value == pytest.approx(t.intermediate_values[3])
+        assert added.value != pytest.approx(t.intermediate_values[0])
+        assert added.final_measurement.step == 3
+
+
 def test_several_objectives_and_constraints(client):
     def constraints(trial):
         return [trial.params["x"] - 0.8]
