@@ -193,6 +193,26 @@ TEST(ServeTrustTest, AllowCommandRefusesTrainersItDoesNotName) {
   EXPECT_THAT(allowed.err, HasSubstr("job curve SUCCEEDED"));
 }
 
+// Submits to `server`, whose rules allow python3 with `trainers`' scripts,
+// the allowed script with `extra` trainingInput lines that put
+// <dir>/evil on PYTHONPATH, where a sitecustomize.py writes `marker` before
+// the script runs.
+testing::ProcessResult SubmitBehindSitecustomize(const ServeProcess& server,
+                                                 const std::string& dir,
+                                                 const std::string& trainers,
+                                                 const std::string& marker,
+                                                 const std::string& extra) {
+  std::filesystem::create_directories(dir + "/evil/evilpkg");
+  std::ofstream(dir + "/evil/sitecustomize.py")
+      << "open('" << marker << "', 'w')\n";
+  const std::string config = WriteConfig(
+      dir + "/evil.yaml", "  command: [/usr/bin/python3, " + trainers +
+                              "curve_trainer.py]\n" + extra);
+  return testing::RunProcess({testing::HptuneBinary(), "jobs", "submit", "evil",
+                              "--config", config, "--wait", "--server",
+                              server.address()});
+}
+
 // The attack on the policy above: an allowed interpreter and script, with a
 // packagePath elsewhere. Its parent went in front of PYTHONPATH, where the
 // attacker's sitecustomize.py ran before the script.
@@ -203,16 +223,9 @@ TEST(ServeTrustTest, AllowCommandJudgesThePackagePathToo) {
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
   const std::string marker = dir + "/ran";
-  std::filesystem::create_directories(dir + "/evil/evilpkg");
-  std::ofstream(dir + "/evil/sitecustomize.py")
-      << "open('" << marker << "', 'w')\n";
-  const std::string config = WriteConfig(
-      dir + "/evil.yaml", "  command: [/usr/bin/python3, " + trainers +
-                              "curve_trainer.py]\n  packagePath: " + dir +
-                              "/evil/evilpkg\n");
-  testing::ProcessResult refused = testing::RunProcess(
-      {testing::HptuneBinary(), "jobs", "submit", "evil", "--config", config,
-       "--wait", "--server", server.address()});
+  testing::ProcessResult refused =
+      SubmitBehindSitecustomize(server, dir, trainers, marker,
+                                "  packagePath: " + dir + "/evil/evilpkg\n");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err,
               HasSubstr("packagePath \"" + dir +
@@ -221,8 +234,7 @@ TEST(ServeTrustTest, AllowCommandJudgesThePackagePathToo) {
 }
 
 // The attack on the policy through a pool's environment: the allowed
-// interpreter and script, with PYTHONPATH naming a directory whose
-// sitecustomize.py Python runs before the script.
+// interpreter and script, with PYTHONPATH naming the directory.
 TEST(ServeTrustTest, AllowCommandJudgesThePoolsEnvironmentToo) {
   const std::string dir = testing::MakeTempDir();
   const std::string trainers = testing::SourceDir() + "/tests/testdata/";
@@ -230,18 +242,10 @@ TEST(ServeTrustTest, AllowCommandJudgesThePoolsEnvironmentToo) {
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
   const std::string marker = dir + "/ran";
-  std::filesystem::create_directories(dir + "/evil");
-  std::ofstream(dir + "/evil/sitecustomize.py")
-      << "open('" << marker << "', 'w')\n";
-  const std::string config = WriteConfig(
-      dir + "/evil.yaml", "  command: [/usr/bin/python3, " + trainers +
-                              "curve_trainer.py]\n"
-                              "  masterConfig:\n"
-                              "    env: [{name: PYTHONPATH, value: " +
-                              dir + "/evil}]\n");
-  testing::ProcessResult refused = testing::RunProcess(
-      {testing::HptuneBinary(), "jobs", "submit", "evil", "--config", config,
-       "--wait", "--server", server.address()});
+  testing::ProcessResult refused = SubmitBehindSitecustomize(
+      server, dir, trainers, marker,
+      "  masterConfig:\n    env: [{name: PYTHONPATH, value: " + dir +
+          "/evil}]\n");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err,
               HasSubstr("masterConfig.env[0].name: \"PYTHONPATH\" is not "
