@@ -24,7 +24,7 @@ the code it mutates is HEAD's.
                              [--rotate SEED --count 8] [--list]
                              [--keep-going] [-- CMAKE FLAGS...]
     scripts/mutations.py check        # every pattern matches exactly once
-    scripts/mutations.py generate [--seed 1] [--per-folder 6]
+    scripts/mutations.py generate [--seed 1] [--per-folder 4]
                                   [--timeout 300] [-- CMAKE FLAGS...]
 
 `run` prints each mutation as caught / NOT CAUGHT / does not compile /
@@ -525,11 +525,24 @@ OPERATORS = (
 )
 
 
+RAW_STRING_START = re.compile(r'R"([^(\s]*)\(')
+
+
 def code_lines(text):
     """(line number, line) of the lines that are code: no comment, no
-    preprocessor directive, no string-only line."""
+    preprocessor directive, no string-only line, nothing of a raw string."""
+    raw_end = None
     for number, line in enumerate(text.splitlines(), 1):
-        if COMMENT_OR_DIRECTIVE.match(line) or line.strip().startswith('"'):
+        if raw_end is not None:
+            if raw_end in line:
+                raw_end = None
+            continue
+        start = RAW_STRING_START.search(line)
+        if start and f"){start.group(1)}\"" not in line[start.end():]:
+            raw_end = f"){start.group(1)}\""
+            continue
+        if start or COMMENT_OR_DIRECTIVE.match(line) or \
+                line.strip().startswith('"'):
             continue
         code = line.split("//", 1)[0]
         if code.count('"') % 2:
@@ -567,16 +580,56 @@ def in_string(code, index):
 
 
 def folder_tests(tests, worktree, folder):
-    """The tests of tests/<folder>/ (src/core -> tests/core), not slow."""
+    """ctest -R regexes for the tests of tests/<folder>/ (src/core ->
+    tests/core), not slow: one per GoogleTest suite, or the whole name."""
     prefix = str(worktree.build / "tests" / folder.split("/", 1)[1]) + "/"
-    names = []
+    regexes = set()
     for name, test in tests.items():
         command = test.get("command") or [""]
         labels = {p["name"]: p["value"] for p in
                   test.get("properties", [])}.get("LABELS", [])
-        if command[0].startswith(prefix) and "slow" not in labels:
-            names.append(name)
-    return names
+        if not command[0].startswith(prefix) or "slow" in labels:
+            continue
+        bare = name.split("  #", 1)[0]
+        parts = bare.split("/")
+        suite_name = parts[1] if len(parts) == 3 else bare
+        if "." in suite_name:
+            regexes.add("(^|/)" + re.escape(suite_name.split(".")[0]) + r"\.")
+        else:
+            regexes.add("^" + re.escape(bare) + "$")
+    return sorted(regexes)
+
+
+def generated(worktree, folder, count, rng):
+    """count (file, line, operator, original, mutated) drawn from the
+    candidates of folder's .cc files."""
+    files = sorted(p.relative_to(worktree.dir).as_posix() for p in
+                   (worktree.dir / folder).rglob("*.cc"))
+    pool = [c for f in files for c in candidates(f, worktree.dir)]
+    return rng.sample(pool, min(count, len(pool)))
+
+
+def score_folder(worktree, tests, folder, plan, timeout):
+    """(caught, compiled, survivors) of one folder's mutations, printed."""
+    regexes = folder_tests(tests, worktree, folder)
+    caught = compiled = 0
+    survivors = []
+    for path, number, name, original, mutated in plan:
+        text = (worktree.dir / path).read_text()
+        offset = sum(len(line) + 1 for line in text.split("\n")[:number - 1])
+        result = try_mutation(worktree, tests, worktree.dir / path, text,
+                              offset, original, mutated, regexes, timeout)
+        label = {"caught": "caught", "not-caught": "SURVIVED",
+                 "no-compile": "does not compile",
+                 "no-tests": "no tests"}[result["outcome"]]
+        if result["outcome"] in ("caught", "not-caught"):
+            compiled += 1
+        caught += result["outcome"] == "caught"
+        if result["outcome"] == "not-caught":
+            survivors.append(f"{path}:{number} {name}: {mutated.strip()}")
+        print_result(f"  {path}:{number} {name:<20}", label, result)
+    print(f"{folder}: {caught}/{compiled} caught", flush=True)
+    return caught, compiled, survivors
 
 
 def command_generate(args, cmake_flags):
@@ -589,45 +642,20 @@ def command_generate(args, cmake_flags):
         head = worktree.prepare()
         print(f"generated mutations, seed {args.seed}, {args.per_folder} per "
               f"folder, on {head[:12]} (log: {log_path})", flush=True)
-        tests = worktree.tests()
-        plans = {}
-        for folder in folders:
-            files = sorted(p.relative_to(worktree.dir).as_posix() for p in
-                           (worktree.dir / folder).rglob("*.cc"))
-            pool = [c for f in files for c in candidates(f, worktree.dir)]
-            plans[folder] = rng.sample(pool, min(args.per_folder, len(pool)))
-        needed = {}
-        for folder in folders:
-            needed[folder] = folder_tests(tests, worktree, folder)
         start = time.monotonic()
-        scores = {}
-        for folder in folders:
-            regex_names = [re.escape(n) for n in needed[folder]]
-            caught = compiled = 0
-            survivors = []
-            for path, number, name, original, mutated in plans[folder]:
-                text = (worktree.dir / path).read_text()
-                lines = text.split("\n")
-                offset = sum(len(l) + 1 for l in lines[:number - 1])
-                result = try_mutation(
-                    worktree, tests, worktree.dir / path, text, offset,
-                    original, mutated, ["^(" + "|".join(regex_names) + ")$"],
-                    args.timeout)
-                label = {"caught": "caught", "not-caught": "SURVIVED",
-                         "no-compile": "does not compile",
-                         "no-tests": "no tests"}[result["outcome"]]
-                if result["outcome"] != "no-compile":
-                    compiled += 1
-                caught += result["outcome"] == "caught"
-                if result["outcome"] == "not-caught":
-                    survivors.append(f"{path}:{number} {name}: "
-                                     f"{mutated.strip()}")
-                print_result(f"  {path}:{number} {name:<20}", label, result)
-            scores[folder] = (caught, compiled, survivors)
-            print(f"{folder}: {caught}/{compiled} caught", flush=True)
+        ok, seconds, output = worktree.build_targets(["all"])
+        if not ok:
+            raise SystemExit(f"HEAD does not build:\n{output[-3000:]}")
+        print(f"baseline build: {minutes(seconds)}", flush=True)
+        tests = worktree.tests()
+        plans = {f: generated(worktree, f, args.per_folder, rng)
+                 for f in folders}
+        scores = {f: score_folder(worktree, tests, f, plans[f], args.timeout)
+                  for f in folders}
         elapsed = time.monotonic() - start
     handle.close()
-    print(f"\nscore per folder (caught / compiled), {minutes(elapsed)}:")
+    print(f"\nscore per folder (caught / compiled), seed {args.seed}, "
+          f"{minutes(elapsed)}:")
     for folder, (caught, compiled, survivors) in scores.items():
         share = f"{100 * caught / compiled:.0f}%" if compiled else "-"
         print(f"  {folder:<12} {caught}/{compiled} {share}")
@@ -659,7 +687,7 @@ def main(argv=None):
     sub.add_parser("check", help="every pattern occurs exactly once")
     gen = sub.add_parser("generate", help="random mutations, scored")
     gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--per-folder", type=int, default=6)
+    gen.add_argument("--per-folder", type=int, default=4)
     gen.add_argument("--folders", default=",".join(GENERATOR_FOLDERS))
     gen.add_argument("--timeout", type=int, default=300,
                      help="seconds a build or a test run may take")

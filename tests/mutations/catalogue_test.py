@@ -142,10 +142,13 @@ class GeneratorTest(unittest.TestCase):
                 "// if (a < b)\n"
                 "  x = \"a < b\";\n"
                 "  os << a;\n"
+                "  const char kScript[] = R\"SH(\n"
+                "  for ((k = 0; k < R; k++)); do\n"
+                ")SH\";\n"
                 "  if (a < b) return absl::InternalError(\"e\");\n")
             found = mutations.candidates("g.cc", pathlib.Path(tmp))
         self.assertTrue(found)
-        self.assertTrue(all(number == 4 for _, number, *_ in found))
+        self.assertTrue(all(number == 7 for _, number, *_ in found))
         names = {name for _, _, name, _, _ in found}
         self.assertIn("< to >=", names)
         self.assertIn("error return dropped", names)
