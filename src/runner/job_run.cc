@@ -77,6 +77,7 @@ JobRun::JobRun(store::Store& store, engine::TuningEngine& engine,
       submitted_(record.create_time),
       started_(record.start_time),
       study_(std::move(study)),
+      user_(study_.owner_uid >= 0 ? study_.owner_uid : record.owner.uid),
       requests_(launch::ReplicaRequests(job)),
       training_input_json_(TrainingInputToJson(job)),
       job_dir_(job.job_dir),
@@ -92,6 +93,11 @@ bool JobRun::Cancelled() const {
          options_.cancel->load(std::memory_order_relaxed);
 }
 
+std::optional<TrialAdmission::Ticket> JobRun::Admit() {
+  if (options_.admission == nullptr) return TrialAdmission::Ticket();
+  return options_.admission->TryAdmit(user_);
+}
+
 absl::Status JobRun::Begin() {
   HPTUNE_RETURN_IF_ERROR(launcher_.BeginJob(job_));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
@@ -105,6 +111,9 @@ absl::StatusOr<bool> JobRun::StartTrials() {
   bool started = false;
   waiting_for_gpus_ = false;
   while (!exhausted_ && !blocked_ && slots_.HasFree()) {
+    // Refused, the trial waits as for GPUs: the next step asks again.
+    std::optional<TrialAdmission::Ticket> ticket = Admit();
+    if (!ticket) break;
     auto placement = launcher_.Reserve(requests_);
     if (absl::IsResourceExhausted(placement.status())) {
       waiting_for_gpus_ = true;
@@ -124,6 +133,7 @@ absl::StatusOr<bool> JobRun::StartTrials() {
     }
     HPTUNE_RETURN_IF_ERROR(
         StartTrial(slot, response.trials.front(), *std::move(placement)));
+    admitted_.insert_or_assign(slot, *std::move(ticket));
     started = true;
   }
   slots_.Trim();
@@ -238,6 +248,7 @@ void JobRun::Release(int slot) {
   stored_.erase(trial);
   resumed_at_.erase(trial);
   slots_.Release(slot);
+  admitted_.erase(slot);
   blocked_ = false;
 }
 

@@ -70,6 +70,9 @@ class JobRun {
 
  private:
   bool Cancelled() const;
+  // A place for one more running trial of the job's user; nullopt while
+  // the user runs as many as the server allows.
+  std::optional<TrialAdmission::Ticket> Admit();
   absl::StatusOr<bool> StartTrials();
   [[nodiscard]] absl::Status StartTrial(
       int slot, const Trial& trial,
@@ -97,6 +100,8 @@ class JobRun {
   const Timestamp submitted_;
   std::optional<Timestamp> started_;  // When the job entered RUNNING.
   const StudyRecord study_;
+  // Whose running trials the job's count against (TrialAdmission).
+  const int64_t user_;
   const std::vector<launch::ReplicaRequest> requests_;
   const std::string training_input_json_;
   const std::filesystem::path job_dir_;
@@ -104,6 +109,9 @@ class JobRun {
   const std::optional<UserCredentials> run_as_;
   const TrialExecutionLimits limits_;
 
+  // Each running trial's place among its user's (by slot), given back
+  // after the slot's execution has ended: declared before slots_.
+  std::map<int, TrialAdmission::Ticket> admitted_;
   JobSlots slots_;
   BackendQueue queue_;
   // Of a reattached trial: what the dead runner stored, which its metric

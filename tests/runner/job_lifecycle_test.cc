@@ -2,6 +2,7 @@
 // scripts every replica start and a FakeEnv moves time only while the runner
 // waits, so each case runs minutes of a job in milliseconds, the same way
 // every time. The same rules with real processes are in job_runner_test.cc.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
 #include "hptune/runner/job_runner.h"
+#include "hptune/runner/trial_admission.h"
 #include "src/store/memory_store.h"
 #include "tests/testing/fake_env.h"
 #include "tests/testing/fake_launcher.h"
@@ -503,6 +506,139 @@ TEST_F(JobLifecycleTest, EachReportCarriesTheAttemptThatMadeIt) {
               ElementsAre(std::pair(1, 1), std::pair(2, 1), std::pair(2, 2)));
   ASSERT_TRUE(trial->final_measurement.has_value());
   EXPECT_EQ(trial->final_measurement->attempt, 2);
+}
+
+// A user of a server's (--max-running-trials-per-user, TrialAdmission).
+constexpr int64_t kAlice = 64101;
+constexpr int64_t kBob = 64102;
+
+// The most trials of `studies` whose [start, end) overlapped.
+int MostAtOnce(store::Store& store, const std::vector<std::string>& studies) {
+  std::vector<std::pair<Timestamp, int>> edges;  // Ends sort before starts.
+  for (const std::string& study : studies) {
+    auto trials = store.ListTrials(study);
+    EXPECT_OK(trials);
+    if (!trials.ok()) return -1;
+    for (const Trial& t : *trials) {
+      EXPECT_TRUE(t.start_time && t.end_time) << study << " " << t.number;
+      if (!t.start_time || !t.end_time) return -1;
+      edges.emplace_back(*t.start_time, 1);
+      edges.emplace_back(*t.end_time, -1);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  int now = 0, most = 0;
+  for (const auto& [at, change] : edges) most = std::max(most, now += change);
+  return most;
+}
+
+int CountSucceeded(store::Store& store, const std::string& study) {
+  auto trials = store.ListTrials(study);
+  EXPECT_OK(trials);
+  if (!trials.ok()) return -1;
+  return static_cast<int>(std::count_if(
+      trials->begin(), trials->end(),
+      [](const Trial& t) { return t.state == TrialState::kSucceeded; }));
+}
+
+// Two jobs of one user, each of maxParallelTrials 2, on a server that lets
+// a user run 2 trials: their runners, on threads of their own as a
+// server's, share the 2 places, and both jobs finish.
+TEST_F(JobLifecycleTest, TwoJobsOfOneUserNeverRunMoreTrialsThanItsLimit) {
+  runner::TrialAdmission admission(2);
+  options_.admission = &admission;
+  auto script = [](const FakeStart&) { return Curve(0.5, 30); };
+  testing::FakeLauncher launcher_a(env_, script, "accuracy");
+  testing::FakeLauncher launcher_b(env_, script, "accuracy");
+  const JobSpec a = MakeJob("alices_a", 0, 4, 2);
+  const JobSpec b = MakeJob("alices_b", 0, 4, 2);
+  JobRunner runner_a(*store_, *engine_, launcher_a, options_, env_);
+  JobRunner runner_b(*store_, *engine_, launcher_b, options_, env_);
+  // Their studies are Alice's, as a server records its users' jobs.
+  ASSERT_OK(runner_a.Submit(a, JobOwner{}, kAlice));
+  ASSERT_OK(runner_b.Submit(b, JobOwner{}, kAlice));
+
+  absl::StatusOr<JobRecord> ended_b = absl::UnknownError("not run");
+  std::thread other([&] { ended_b = runner_b.Run(b); });
+  absl::StatusOr<JobRecord> ended_a = runner_a.Run(a);
+  other.join();
+
+  for (const absl::StatusOr<JobRecord>* ended : {&ended_a, &ended_b}) {
+    ASSERT_OK(*ended);
+    EXPECT_EQ((*ended)->state, JobState::kSucceeded)
+        << (*ended)->job_id << ": " << (*ended)->error_message;
+    EXPECT_EQ(CountSucceeded(*store_, (*ended)->job_id), 4);
+  }
+  EXPECT_EQ(MostAtOnce(*store_, {"alices_a", "alices_b"}), 2);
+  EXPECT_EQ(admission.Running(kAlice), 0);
+}
+
+// While Alice runs as many trials as she may, Bob's job runs as usual and
+// Alice's new job waits PREPARING until its maxWaitTime cancels it.
+TEST_F(JobLifecycleTest, AUserAtTheLimitWaitsAndAnotherIsNotHeldBack) {
+  Script([](const FakeStart&) { return Curve(0.5, 3); });
+  runner::TrialAdmission admission(2);
+  options_.admission = &admission;
+  // Her other jobs' two trials.
+  std::optional<runner::TrialAdmission::Ticket> held_1 =
+      admission.TryAdmit(kAlice);
+  std::optional<runner::TrialAdmission::Ticket> held_2 =
+      admission.TryAdmit(kAlice);
+  ASSERT_TRUE(held_1 && held_2);
+
+  const JobSpec bobs = MakeJob("bobs", 0, 4, 2);
+  JobRunner bob(*store_, *engine_, *launcher_, options_, env_);
+  ASSERT_OK(bob.Submit(bobs, JobOwner{}, kBob));
+  auto bobs_record = bob.Run(bobs);
+  ASSERT_OK(bobs_record);
+  EXPECT_EQ(bobs_record->state, JobState::kSucceeded)
+      << bobs_record->error_message;
+  EXPECT_EQ(MostAtOnce(*store_, {"bobs"}), 2);
+
+  const JobSpec alices =
+      MakeJob("alices", 0, 2, 2, "  scheduling: {maxWaitTime: 10s}\n");
+  JobRunner alice(*store_, *engine_, *launcher_, options_, env_);
+  ASSERT_OK(alice.Submit(alices, JobOwner{}, kAlice));
+  auto alices_record = alice.Run(alices);
+  ASSERT_OK(alices_record);
+  EXPECT_EQ(alices_record->state, JobState::kCancelled);
+  EXPECT_THAT(alices_record->error_message, HasSubstr("maxWaitTime (10s)"));
+  auto trials = store_->ListTrials("alices");
+  ASSERT_OK(trials);
+  EXPECT_TRUE(trials->empty());
+  EXPECT_THAT(JobStates("alices"),
+              ElementsAre("QUEUED -> PREPARING", "PREPARING -> CANCELLING",
+                          "CANCELLING -> CANCELLED"));
+}
+
+// A trial that waits for its user's place starts once another of the
+// user's trials ends (here 5 s into the wait), as one waiting for GPUs.
+TEST_F(JobLifecycleTest, AWaitingTrialStartsWhenAnotherOfItsUsersEnds) {
+  Script([](const FakeStart&) { return Curve(0.5, 2); });
+  runner::TrialAdmission admission(2);
+  options_.admission = &admission;
+  std::optional<runner::TrialAdmission::Ticket> held_1 =
+      admission.TryAdmit(kAlice);
+  std::optional<runner::TrialAdmission::Ticket> held_2 =
+      admission.TryAdmit(kAlice);
+  ASSERT_TRUE(held_1 && held_2);
+  const Timestamp free_at = env_.Now() + 5s;
+  env_.on_wait = [&] {
+    if (env_.Now() >= free_at) held_1.reset();
+  };
+  const JobSpec job =
+      MakeJob("waited", 0, 3, 2, "  scheduling: {maxWaitTime: 60s}\n");
+  JobRunner runner(*store_, *engine_, *launcher_, options_, env_);
+  ASSERT_OK(runner.Submit(job, JobOwner{}, kAlice));
+  auto record = runner.Run(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  ASSERT_TRUE(record->start_time.has_value());
+  EXPECT_GE(*record->start_time, free_at);
+  // One place was still held: its trials ran one at a time.
+  EXPECT_EQ(MostAtOnce(*store_, {"waited"}), 1);
+  EXPECT_EQ(CountSucceeded(*store_, "waited"), 3);
+  EXPECT_EQ(admission.Running(kAlice), 1);
 }
 
 // What a runner that died during attempt `attempt` of trial 1 left: the

@@ -48,6 +48,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
+#include "hptune/runner/trial_admission.h"
 #include "hptune/store/store.h"
 
 namespace hptune::runner {
@@ -97,6 +98,12 @@ struct JobRunnerOptions {
   std::chrono::milliseconds max_poll_interval{100};
   // Set to true (from any thread or a signal handler) to cancel the job.
   const std::atomic<bool>* cancel = nullptr;
+  // The running trials per user a server allows, shared by its runners: a
+  // trial of a user at the limit waits to start (its job stays PREPARING
+  // until one runs), and is seen admitted within max_poll_interval of a
+  // place freeing. The job's user is its study's owner, else its owner.
+  // Null: none. Outlives the runner.
+  TrialAdmission* admission = nullptr;
   // Called from Run()'s thread after each change.
   std::function<void(const JobProgress&)> on_progress;
 };
