@@ -54,6 +54,12 @@ COLUMNS = ("id", "file", "pattern", "replacement", "tests", "flags",
 FLAGS = {"compile-error-ok"}
 PLAIN_NAME = re.compile(r"^[\w.:/-]+$")
 ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+# `make build`'s CMAKE_FLAGS and ALL_FLAGS, for a run without `-- FLAGS`.
+DEFAULT_CMAKE_FLAGS = [
+    "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG",
+    "-DHPTUNE_BUILD_TESTS=ON", "-DHPTUNE_BUILD_BENCHMARKS=ON",
+    "-DHPTUNE_WERROR=ON"]
 GENERATOR_FOLDERS = ("src/core", "src/store", "src/runner", "src/server",
                      "src/launch")
 
@@ -228,7 +234,7 @@ class Worktree:
     def __init__(self, root, cmake_flags, log):
         self.dir = root / "build-mutations" / "tree"
         self.build = self.dir / "build"
-        self.cmake_flags = cmake_flags
+        self.cmake_flags = cmake_flags or DEFAULT_CMAKE_FLAGS
         self.log = log
         self.ninja_outputs = None
 
