@@ -63,5 +63,25 @@ TEST(SavingsLineTest, TheJobJsonKeepsItsKeysAndGainsTheSavings) {
               StartsWith("1 of 1 trials stopped early; saving unknown"));
 }
 
+// Four trials ran to their end, of 45, 10, 30 and 20 steps: a full trial
+// is 25 steps, the mean of the middle two (not the lower 20, the upper 30
+// nor the mean of all, 26.25). The one stopped at step 5 left 20 unrun.
+TEST(SavingsLineTest, AnEvenCountOfFullLengthsTakesTheMiddleTwosMean) {
+  JobSpec job;
+  job.study = StudySpec{};
+  job.study->enable_early_stopping = true;
+  const std::optional<StoppingSavings> saved = JobSavings(
+      job, {Succeeded(45, false), Succeeded(10, false), Succeeded(30, false),
+            Succeeded(20, false), Succeeded(5, true)});
+  ASSERT_TRUE(saved.has_value());
+  EXPECT_THAT(SavingsLine(*saved),
+              StartsWith("early stopping: 1 of 5 trials stopped early; saved "
+                         "about 20 of 130 steps (15%)"));
+  const nlohmann::json json = nlohmann::json::parse(
+      WithSavingsJson(R"({"jobId": "j"})", saved))["earlyStoppingSavings"];
+  EXPECT_EQ(json["fullTrialSteps"], 25.0);
+  EXPECT_EQ(json["stepsSaved"], 20.0);
+}
+
 }  // namespace
 }  // namespace hptune::cli

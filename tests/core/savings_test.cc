@@ -113,6 +113,34 @@ TEST(StoppingSavingsTest, StoppedTrialsSaveTheRestOfTheMedianLength) {
             "median of 3 run to their end)");
 }
 
+// An even count of trials run to their end: the full length is the mean
+// of the two middle lengths. Lengths 140, 60, 100, 80 (unsorted): the
+// lower middle is 80, the upper 100, their mean 90, the mean of all 95,
+// so each wrong choice gives another saving for trial 5, stopped at step
+// 30 after 60 s (2 s a step).
+TEST(StoppingSavingsTest, AnEvenCountsFullLengthIsTheMeanOfTheTwoMiddleOnes) {
+  const std::vector<Trial> trials = {Ended(1, 140, 1), Ended(2, 60, 1),
+                                     Ended(3, 100, 1), Ended(4, 80, 1),
+                                     Ended(5, 30, 60, true)};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{1, 0});
+  EXPECT_EQ(s.trials_run_to_end, 4);
+  EXPECT_THAT(s.full_steps, Optional(DoubleEq(90)));
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(60)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(120)));
+  EXPECT_THAT(SavingsText(s), HasSubstr("saved about 60 of 470 steps"));
+
+  // Two run to their end, 10 and 15: a full length of 12.5, saving 10.5
+  // steps of trial 3, stopped at step 2.
+  const std::vector<Trial> two = {Ended(1, 15, 1), Ended(2, 10, 1),
+                                  Ended(3, 2, 2, true)};
+  const StoppingSavings t =
+      ComputeStoppingSavings(Pointers(two), TrialFootprint{1, 0});
+  EXPECT_THAT(t.full_steps, Optional(DoubleEq(12.5)));
+  EXPECT_THAT(t.steps_saved, Optional(DoubleEq(10.5)));
+  EXPECT_THAT(SavingsText(t), HasSubstr("saved about 10.5 of 37.5 steps"));
+}
+
 TEST(StoppingSavingsTest, AllStoppedIsUnknown) {
   const std::vector<Trial> trials = {Ended(1, 10, 5, true),
                                      Ended(2, 20, 5, true)};

@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "hptune/core/config.h"
@@ -832,6 +833,45 @@ TEST_F(DashboardServerTest, AJobsTrialIsNotToldAndATellNeedsTheCsrfValue) {
   EXPECT_EQ(refused->status, 403);
 }
 
+// Every route that ends a trial refuses a job's running trial, which its
+// runner ends: job "nightly" runs study "tuned" (named apart), whose trial
+// 1 is ACTIVE and would accept either result from an ask/tell client.
+TEST_F(DashboardServerTest, NoTrialResultRouteEndsAJobsRunningTrial) {
+  StudyRecord tuned = Study();
+  tuned.name = "tuned";
+  ASSERT_OK(store_->CreateStudy(tuned));
+  Trial active;
+  active.state = TrialState::kActive;
+  active.parameters = {{"lr", ParameterValue::Double(0.01)},
+                       {"opt", ParameterValue::Categorical("sgd")}};
+  ASSERT_OK(store_->AddTrials("tuned", {active}, std::nullopt).status());
+  JobRecord job;
+  job.job_id = "nightly";
+  job.study_name = "tuned";
+  job.training_input_json = R"({"hyperparameters": {}})";
+  job.state = JobState::kRunning;
+  ASSERT_OK(store_->CreateJob(job));
+  Start(Options());
+  const std::vector<std::pair<std::string, Json>> routes = {
+      {"complete", {{"metrics", {{"acc", 0.5}}}}},
+      {"infeasible", {{"reason", "out of memory"}}}};
+  for (const auto& [route, body] : routes) {
+    auto res =
+        Client().Post("/api/studies/tuned/trials/1/" + route,
+                      {{"Authorization", std::string("Bearer ") + kToken}},
+                      body.dump(), "application/json");
+    ASSERT_TRUE(res) << route;
+    EXPECT_EQ(res->status, 409) << route << ": " << res->body;
+    EXPECT_THAT(res->body, HasSubstr("study \\\"tuned\\\" is run by job "
+                                     "\\\"nightly\\\""))
+        << route;
+    ASSERT_OK_AND_ASSIGN(Trial untouched, store_->GetTrial("tuned", 1));
+    EXPECT_EQ(untouched.state, TrialState::kActive) << route;
+    EXPECT_FALSE(untouched.final_measurement.has_value()) << route;
+    EXPECT_EQ(untouched.reason, "") << route;
+  }
+}
+
 TEST_F(DashboardServerTest, DeletingNamesAStudyOfAtMost128Bytes) {
   Start(Options());
   const std::string name(129, 'a');
@@ -1095,14 +1135,16 @@ TEST_F(DashboardServerTest, TheSummaryShowsWhatEarlyStoppingSaved) {
   study.name = "stopped";
   study.spec.enable_early_stopping = true;
   ASSERT_OK(store_->CreateStudy(study));
-  // Three ran to step 100; two stopped at step 25 after 50 s, 2 s a step:
+  // Four ran to their end, at steps 70, 150, 90 and 110: a full trial is
+  // 100 steps, the mean of the middle two (the lower is 90, the upper 110,
+  // the mean of all 105). Two stopped at step 25 after 50 s, 2 s a step:
   // 75 steps and 150 s each left unrun.
   ASSERT_OK(store_
-                ->AddTrials(
-                    "stopped",
-                    {Ran(100, 10, false), Ran(100, 10, false),
-                     Ran(100, 10, false), Ran(25, 50, true), Ran(25, 50, true)},
-                    std::nullopt)
+                ->AddTrials("stopped",
+                            {Ran(70, 10, false), Ran(150, 10, false),
+                             Ran(90, 10, false), Ran(110, 10, false),
+                             Ran(25, 50, true), Ran(25, 50, true)},
+                            std::nullopt)
                 .status());
   // A master with 2 GPUs and a worker without any: 2 replicas, 2 GPUs.
   ConfigParseResult parsed = ParseJobConfig(
@@ -1132,17 +1174,17 @@ TEST_F(DashboardServerTest, TheSummaryShowsWhatEarlyStoppingSaved) {
   ASSERT_EQ(detail->status, 200) << detail->body;
   const Json saved = Json::parse(detail->body)["early_stopping_savings"];
   EXPECT_EQ(saved["trials_stopped"], 2);
-  EXPECT_EQ(saved["trials_run_to_end"], 3);
-  EXPECT_EQ(saved["steps_run"], 350);
+  EXPECT_EQ(saved["trials_run_to_end"], 4);
+  EXPECT_EQ(saved["steps_run"], 470);
   EXPECT_EQ(saved["full_trial_steps"], 100.0);
   EXPECT_EQ(saved["steps_saved"], 150.0);
   EXPECT_DOUBLE_EQ(saved["trial_seconds_saved"].get<double>(), 300);
   EXPECT_DOUBLE_EQ(saved["replica_seconds_saved"].get<double>(), 600);
   EXPECT_DOUBLE_EQ(saved["gpu_seconds_saved"].get<double>(), 600);
-  EXPECT_DOUBLE_EQ(saved["share_saved"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(saved["share_saved"].get<double>(), 150.0 / 620);
   EXPECT_THAT(saved["summary"].get<std::string>(),
-              HasSubstr("2 of 5 trials stopped early; saved about 150 of 500 "
-                        "steps (30%), 600 replica-seconds, 600 GPU-seconds"));
+              HasSubstr("2 of 6 trials stopped early; saved about 150 of 620 "
+                        "steps (24%), 600 replica-seconds, 600 GPU-seconds"));
 
   // The studies list carries it too; job1 stops nothing: null.
   auto list = Client().Get("/api/studies", auth);
