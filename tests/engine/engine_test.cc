@@ -414,6 +414,24 @@ TEST_F(EngineTest, DeleteStudyWaitsForItsJobToFinish) {
   EXPECT_TRUE(absl::IsNotFound(engine_.DeleteStudy("job1")));
 }
 
+// A job's study need not share its name: job "nightly" tunes study
+// "tuned", and a study named "nightly" belongs to no job. The job holds
+// its study, found by the job's study_name, never by its ID.
+TEST_F(EngineTest, DeleteStudyFindsTheJobByItsStudyNotItsId) {
+  ASSERT_OK(engine_.CreateStudy("tuned", GridSpec(5)));
+  ASSERT_OK(engine_.CreateStudy("nightly", GridSpec(5)));
+  ASSERT_OK(store_.CreateJob({.job_id = "nightly", .study_name = "tuned"}));
+
+  absl::Status refused = engine_.DeleteStudy("tuned");
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+  EXPECT_THAT(std::string(refused.message()),
+              HasSubstr("study \"tuned\" belongs to job \"nightly\""));
+  EXPECT_OK(engine_.GetStudy("tuned").status());
+  // The study named like the job is nobody's job's: it goes.
+  EXPECT_OK(engine_.DeleteStudy("nightly"));
+  EXPECT_TRUE(absl::IsNotFound(engine_.GetStudy("nightly").status()));
+}
+
 TEST_F(EngineTest, TrialSummariesLeaveOutTheMeasurements) {
   ASSERT_OK(engine_.CreateStudy("s", GridSpec(5)));
   auto response = engine_.SuggestTrials("s", 1, "a");

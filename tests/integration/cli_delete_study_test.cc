@@ -36,7 +36,9 @@ class CliDeleteStudyTest : public ::testing::Test {
     dir_ = testing::MakeTempDir();
     auto store = store::OpenSqliteStore(Db());
     ASSERT_TRUE(store.ok()) << store.status();
-    for (const char* name : {"spare", "running"}) {
+    // Job "nightly" tunes study "running"; the study "nightly" is no
+    // job's, so a check by job ID instead of study would mix them up.
+    for (const char* name : {"spare", "running", "nightly"}) {
       ASSERT_TRUE((*store)->CreateStudy(Study(name)).ok());
       Trial trial;
       trial.state = TrialState::kSucceeded;
@@ -46,7 +48,7 @@ class CliDeleteStudyTest : public ::testing::Test {
       ASSERT_TRUE((*store)->AddTrials(name, {trial}, std::nullopt).ok());
     }
     JobRecord job;
-    job.job_id = "running";
+    job.job_id = "nightly";
     job.study_name = "running";
     job.training_input_json = R"({"hyperparameters": {}})";
     job.state = JobState::kRunning;
@@ -85,8 +87,17 @@ TEST_F(CliDeleteStudyTest, AStudyWhoseJobRunsIsKeptAndTheJobNamed) {
   auto r =
       RunProcess({HPTUNE_BINARY, "studies", "delete", "running", "--db", Db()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("job \"running\", which is RUNNING"));
+  EXPECT_THAT(r.err, HasSubstr("study \"running\" belongs to job "
+                               "\"nightly\", which is RUNNING"));
   EXPECT_THAT(r.err, HasSubstr("cancel the job first"));
+  EXPECT_TRUE(Has("running"));
+}
+
+TEST_F(CliDeleteStudyTest, AStudyNamedLikeARunningJobButNotItsIsDeleted) {
+  auto r =
+      RunProcess({HPTUNE_BINARY, "studies", "delete", "nightly", "--db", Db()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(Has("nightly"));
   EXPECT_TRUE(Has("running"));
 }
 
