@@ -12,6 +12,7 @@
 #include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -60,6 +61,63 @@ TEST(PortReservationTest, PortsLieOutsideTheKernelsEphemeralRange) {
     EXPECT_TRUE(port < low || port > high)
         << port << " is in the ephemeral range " << low << "-" << high;
     EXPECT_GE(port, 1024);
+  }
+}
+
+// The range's edges, from ip_local_port_range's text: the port just below
+// the first ephemeral one is reservable, the first ephemeral one never.
+TEST(PortReservationTest, TheRangeEndsJustBelowTheFirstEphemeralPort) {
+  const PortRange linux_default = ReservableRange("32768\t60999\n");
+  EXPECT_EQ(linux_default.low, 32768 - 16384);
+  EXPECT_EQ(linux_default.high, 32767);
+  EXPECT_EQ(linux_default.size(), 16384);
+  // Another range moves both edges with it; port 1024 is the floor.
+  const PortRange moved = ReservableRange("20000 30000");
+  EXPECT_EQ(moved.low, 3616);
+  EXPECT_EQ(moved.high, 19999);
+  const PortRange floored = ReservableRange("10000 60999");
+  EXPECT_EQ(floored.low, 1024);
+  EXPECT_EQ(floored.high, 9999);
+  // Exactly 1,024 ports below (1024..2047) is still enough.
+  const PortRange just_enough = ReservableRange("2048 60999");
+  EXPECT_EQ(just_enough.low, 1024);
+  EXPECT_EQ(just_enough.high, 2047);
+}
+
+// Below the range has 1,023 ports (1024..2046): the range above it is
+// used, from the port after the last ephemeral one.
+TEST(PortReservationTest, AboveTheRangeWhereBelowHasTooFew) {
+  const PortRange above = ReservableRange("2047 60999");
+  EXPECT_EQ(above.low, 61000);
+  EXPECT_EQ(above.high, 65535);
+  const PortRange narrow = ReservableRange("1100 64511");
+  EXPECT_EQ(narrow.low, 64512);
+  EXPECT_EQ(narrow.high, 65535);
+  // 1,023 on either side: none; the kernel picks.
+  EXPECT_EQ(ReservableRange("2047 64512").size(), 0);
+}
+
+// Text that is not two ordered numbers stands for Linux's default range.
+TEST(PortReservationTest, AnUnreadableRangeIsLinuxsDefault) {
+  for (const char* text : {"", "60999 32768", "abc", "32768"}) {
+    const PortRange range = ReservableRange(text);
+    EXPECT_EQ(range.low, 16384) << text;
+    EXPECT_EQ(range.high, 32767) << text;
+  }
+}
+
+// What Reserve draws lies in the range this machine's file gives.
+TEST(PortReservationTest, ReservedPortsComeFromTheReservableRange) {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  std::stringstream text;
+  text << in.rdbuf();
+  const PortRange range = ReservableRange(text.str());
+  ASSERT_GT(range.size(), 0) << text.str();
+  auto reservation = PortReservation::Reserve(20);
+  ASSERT_OK(reservation);
+  for (int port : (*reservation)->ports()) {
+    EXPECT_GE(port, range.low);
+    EXPECT_LE(port, range.high);
   }
 }
 

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -23,37 +25,23 @@ namespace {
 // ports wide, so hitting this means something is wrong.
 constexpr int kTriesPerPort = 64;
 
-// Ports [low, high], both included.
-struct PortRange {
-  int low = 0;
-  int high = -1;
-  int size() const { return high - low + 1; }
-};
-
 // The ports the kernel gives bind(port 0) and connect() on its own
-// (net.ipv4.ip_local_port_range); Linux's default where it cannot be read.
-PortRange EphemeralRange() {
+// (net.ipv4.ip_local_port_range); Linux's default where `text` is not two
+// ordered numbers.
+PortRange EphemeralRange(std::string_view text) {
   PortRange range{32768, 60999};
-  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  std::istringstream in{std::string(text)};
   PortRange read;
   if (in >> read.low >> read.high && read.low <= read.high) range = read;
   return range;
 }
 
-// Where reservations come from: the 16,384 ports below the ephemeral range
-// (or as many as lie above 1023), else those above it. The kernel gives
-// those to no socket that does not name them, so a reserved port stays free
-// between its reservation and the replica's bind: srun's sockets and
-// outgoing connections take ephemeral ports. Empty (then the kernel picks,
-// bind(port 0)) when neither side has 1,024 ports.
-PortRange ReservableRange() {
-  const PortRange ephemeral = EphemeralRange();
-  const PortRange below{std::max(1024, ephemeral.low - 16384),
-                        ephemeral.low - 1};
-  const PortRange above{ephemeral.high + 1, 65535};
-  if (below.size() >= 1024) return below;
-  if (above.size() >= 1024) return above;
-  return PortRange{};
+// The text of the machine's ip_local_port_range, empty where unreadable.
+std::string ReadEphemeralRange() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 // The ports this process's reservations hold, and the draws of ports to
@@ -114,13 +102,27 @@ absl::StatusOr<int> Probe(const in_addr& address, const std::string& host,
 
 }  // namespace
 
+// The kernel gives the ports outside its ephemeral range to no socket that
+// does not name them, so a reserved port stays free between its
+// reservation and the replica's bind: srun's sockets and outgoing
+// connections take ephemeral ports.
+PortRange ReservableRange(std::string_view ip_local_port_range) {
+  const PortRange ephemeral = EphemeralRange(ip_local_port_range);
+  const PortRange below{std::max(1024, ephemeral.low - 16384),
+                        ephemeral.low - 1};
+  const PortRange above{ephemeral.high + 1, 65535};
+  if (below.size() >= 1024) return below;
+  if (above.size() >= 1024) return above;
+  return PortRange{};
+}
+
 absl::StatusOr<std::unique_ptr<PortReservation>> PortReservation::Reserve(
     int count, const std::string& host) {
   in_addr address{};
   if (inet_pton(AF_INET, host.c_str(), &address) != 1) {
     address.s_addr = htonl(INADDR_ANY);
   }
-  static const PortRange range = ReservableRange();
+  static const PortRange range = ReservableRange(ReadEphemeralRange());
   std::vector<Socket> open;
   std::vector<int> ports;
   ReservedPorts& reserved = Reserved();

@@ -16,11 +16,27 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace hptune::launch {
+
+// Ports [low, high], both included; empty when high < low.
+struct PortRange {
+  int low = 0;
+  int high = -1;
+  int size() const { return high - low + 1; }
+};
+
+// Where reservations come from, given the text of
+// /proc/sys/net/ipv4/ip_local_port_range ("32768\t60999\n"; Linux's
+// default where it is not two ordered numbers): the 16,384 ports below the
+// ephemeral range (or as many as lie above 1023), else those above it, never
+// a port of the range itself. Empty (the kernel picks, bind(port 0)) when
+// neither side has 1,024 ports.
+PortRange ReservableRange(std::string_view ip_local_port_range);
 
 class PortReservation {
  public:
