@@ -33,14 +33,19 @@ using testing::ReadFileOrEmpty;
 using testing::RunProcess;
 
 constexpr char kImage[] = "localhost/hptune-test/python:1";
+// The same files under another name, whose HPTUNE_TEST_IMAGE says so
+// (the containers.second_test_image fixture).
+constexpr char kSecondImage[] = "localhost/hptune-test/python-b:1";
 constexpr char kPodman[] = "/usr/bin/podman";
 
 std::string WhyNoPodman() {
   if (geteuid() != 0) return "the container tests run as root";
   if (access(kPodman, X_OK) != 0) return "podman is not installed";
-  if (RunProcess({kPodman, "image", "exists", kImage}).exit_code != 0) {
-    return std::string("no image ") + kImage +
-           " (tests/testdata/containers/build_test_image.sh)";
+  for (const char* image : {kImage, kSecondImage}) {
+    if (RunProcess({kPodman, "image", "exists", image}).exit_code != 0) {
+      return std::string("no image ") + image +
+             " (tests/testdata/containers/build_test_image.sh)";
+    }
   }
   return "";
 }
@@ -145,6 +150,54 @@ TEST_F(ContainerRunTest, ThreeTrialsOfAContainerClusterSucceed) {
     EXPECT_EQ(trial["state"], "SUCCEEDED") << trial.dump();
   }
   EXPECT_TRUE(Containers().empty());
+}
+
+// A pool's container: its image, entrypoint, args and env, which each
+// replica names from inside its container in its log.
+std::string PoolConfig(const std::string& pool, const std::string& image) {
+  return "  " + pool + "Config:\n    imageUri: " + image +
+         "\n    containerCommand: [/bin/sh, -c, 'echo \"" + pool +
+         " entrypoint: image=$HPTUNE_TEST_IMAGE pool=$POOL_NAME args=$*\"; "
+         "exec python3 /app/cluster_trainer.py \"$@\"', " +
+         pool + "]\n    containerArgs: [--pool_arg=" + pool +
+         "]\n    env: [{name: POOL_NAME, value: " + pool + "-env}]\n";
+}
+
+// The master and the workers run different images, entrypoints, args and
+// env: each replica runs its own pool's, never the master's.
+TEST_F(ContainerRunTest, EachPoolRunsItsOwnImageCommandArgsAndEnv) {
+  std::ofstream(Config()) << "trainingInput:\n"
+                             "  scaleTier: CUSTOM\n"
+                             "  masterType: n1-standard-4\n"
+                          << PoolConfig("master", kImage)
+                          << "  workerType: n1-standard-4\n"
+                             "  workerCount: 2\n"
+                          << PoolConfig("worker", kSecondImage)
+                          << "  hyperparameters:\n"
+                             "    goal: MINIMIZE\n"
+                             "    hyperparameterMetricTag: loss\n"
+                             "    maxTrials: 1\n"
+                             "    params:\n"
+                             "    - {parameterName: x, type: DOUBLE, "
+                             "minValue: 0, maxValue: 1}\n";
+  testing::ProcessResult run = RunProcess(Run());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string trial_dir = Runs() + "/boxed/1";
+  EXPECT_THAT(ReadFileOrEmpty(trial_dir + "/master-0.log"),
+              HasSubstr(std::string("master entrypoint: image=") + kImage +
+                        " pool=master-env args=--pool_arg=master --x="));
+  for (const char* worker : {"worker-0", "worker-1"}) {
+    const std::string log =
+        ReadFileOrEmpty(trial_dir + "/" + std::string(worker) + ".log");
+    EXPECT_THAT(
+        log, HasSubstr(std::string("worker entrypoint: image=") + kSecondImage +
+                       " pool=worker-env args=--pool_arg=worker --x="))
+        << worker;
+  }
+  // And they formed their cluster.
+  const nlohmann::json exchange = nlohmann::json::parse(
+      ReadFileOrEmpty(trial_dir + "/model/exchange.json"));
+  EXPECT_EQ(exchange["received"], nlohmann::json({{"0", 10}, {"1", 20}}));
 }
 
 TEST_F(ContainerRunTest, AMissingImageFailsTheJobBeforeAnyTrial) {

@@ -522,6 +522,66 @@ TEST(ReplicaEnvTest, ContainerPoolsGetTheirArgsThenParametersAndTheirMounts) {
   EXPECT_EQ(launch.replicas[3].argv.front(), "python3");
 }
 
+// Each pool runs its own image, entrypoint, args and env: a replica gets
+// its pool's containerSpec, never the chief's (nor another pool's).
+TEST(ReplicaEnvTest, EachReplicaRunsItsOwnPoolsContainerSpecAndEnv) {
+  JobSpec job = MakeJob();
+  job.master.container = {.image_uri = "chief:1",
+                          .command = {"python3", "/app/chief.py"},
+                          .args = {"--role=chief"}};
+  job.worker.container = {.image_uri = "worker:2",
+                          .command = {"/usr/bin/env", "python3", "/w.py"},
+                          .args = {"--role=worker", "--shard=auto"}};
+  job.parameter_server.container = {.image_uri = "ps:3",
+                                    .python_module = "ps.server",
+                                    .package_uris = {"/pkgs/ps.tar.gz"}};
+  job.evaluator.container = {.image_uri = "eval:4", .args = {"--eval"}};
+  job.master.env = {{"POOL", "chief"}};
+  job.worker.env = {{"POOL", "worker"}, {"SHARDS", "2"}};
+  job.parameter_server.env = {{"POOL", "ps"}};
+  const TrialLaunch launch = BuildOrDie(MakeContext(job));
+  ASSERT_EQ(launch.replicas.size(), 5u);
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    const TaskPool& pool = job.pool(replica.type);
+    SCOPED_TRACE(ReplicaName(replica.type, replica.index));
+    ASSERT_TRUE(replica.container.has_value());
+    const ContainerSpec& spec = replica.container->spec;
+    EXPECT_EQ(spec.image_uri, pool.container.image_uri);
+    EXPECT_EQ(spec.command, pool.container.command);
+    EXPECT_EQ(spec.args, pool.container.args);
+    EXPECT_EQ(spec.python_module, pool.container.python_module);
+    EXPECT_EQ(spec.package_uris, pool.container.package_uris);
+  }
+  const ReplicaLaunch& chief = launch.replicas[0];
+  const ReplicaLaunch& worker = launch.replicas[2];
+  const ReplicaLaunch& ps = launch.replicas[3];
+  const ReplicaLaunch& evaluator = launch.replicas[4];
+  EXPECT_EQ(chief.container->spec.image_uri, "chief:1");
+  EXPECT_EQ(worker.container->spec.image_uri, "worker:2");
+  EXPECT_THAT(worker.container->spec.command,
+              ElementsAre("/usr/bin/env", "python3", "/w.py"));
+  EXPECT_EQ(ps.container->spec.image_uri, "ps:3");
+  EXPECT_EQ(evaluator.container->spec.image_uri, "eval:4");
+  EXPECT_THAT(evaluator.container->spec.command, IsEmpty());
+  // Each argv opens with its pool's args (the module first for a package).
+  EXPECT_EQ(chief.argv.front(), "--role=chief");
+  EXPECT_THAT(
+      std::vector<std::string>(worker.argv.begin(), worker.argv.begin() + 3),
+      ElementsAre("--role=worker", "--shard=auto", "--epochs=10"));
+  EXPECT_THAT(std::vector<std::string>(ps.argv.begin(), ps.argv.begin() + 2),
+              ElementsAre("ps.server", "--epochs=10"));
+  EXPECT_THAT(std::vector<std::string>(evaluator.argv.begin(),
+                                       evaluator.argv.begin() + 2),
+              ElementsAre("--eval", "--epochs=10"));
+  // Each its pool's env, no other pool's.
+  EXPECT_EQ(chief.env.at("POOL"), "chief");
+  EXPECT_FALSE(chief.env.contains("SHARDS"));
+  EXPECT_EQ(worker.env.at("POOL"), "worker");
+  EXPECT_EQ(worker.env.at("SHARDS"), "2");
+  EXPECT_EQ(ps.env.at("POOL"), "ps");
+  EXPECT_FALSE(evaluator.env.contains("POOL"));
+}
+
 TEST(ReplicaEnvTest, AJobOfImagesOnlyNeedsNoHostTrainer) {
   JobSpec job = MakeJob();
   job.command.clear();

@@ -75,7 +75,10 @@ tar -C /usr/lib -c --exclude=__pycache__ --exclude="$version/test" \
 copy_with_libraries "$root/usr/lib/$version"/lib-dynload/*.so
 cp "$here/cluster_trainer.py" "$root/app/"
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-changes=(--change 'WORKDIR /app' --change 'ENV PYTHONUNBUFFERED=1')
+# HPTUNE_TEST_IMAGE names the image a container runs, so that a test tells
+# which of two images (built from the same files) a replica ran.
+changes=(--change 'WORKDIR /app' --change 'ENV PYTHONUNBUFFERED=1'
+  --change "ENV HPTUNE_TEST_IMAGE=$image")
 if $stdlib_trainer; then
   cp -r "$source_dir/examples/stdlib_trainer/trainer" "$root/app/trainer"
   cp -r "$source_dir/python/src/hypertune" "$root/app/hypertune"
