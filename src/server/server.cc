@@ -21,6 +21,7 @@
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/runner/job_runner.h"
+#include "hptune/runner/trial_admission.h"
 #include "src/jobs/draining_launcher.h"
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
@@ -118,6 +119,10 @@ class HptuneServer::Impl {
     runner.max_replica_restarts = options_.max_replica_restarts;
     runner.max_trial_retries = options_.max_trial_retries;
     runner.max_log_bytes = options_.max_log_bytes;
+    admission_ = std::make_unique<runner::TrialAdmission>(
+        options_.quotas.max_running_trials_per_user,
+        static_cast<int64_t>(::geteuid()));
+    runner.admission = admission_.get();
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
                                                runner, options_.job_log);
     access_ = std::make_unique<JobAccess>(
@@ -268,6 +273,8 @@ class HptuneServer::Impl {
   std::unique_ptr<UserQuotas> quotas_;
   std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<jobs::DrainingLauncher> launcher_;
+  // Shared by every job's runner: outlives jobs_.
+  std::unique_ptr<runner::TrialAdmission> admission_;
   std::unique_ptr<jobs::JobManager> jobs_;
   std::unique_ptr<JobAccess> access_;
   std::unique_ptr<StudyService> study_service_;

@@ -4,7 +4,8 @@
 // measurements those studies store. Past a limit a call is
 // RESOURCE_EXHAUSTED naming the quota, the user, the count and the flag
 // that raises it. Root and the server's own user (its administrator token)
-// are not limited.
+// are not limited. QuotaLimits also carries the third quota, running
+// trials per user, which the job runners keep (runner::TrialAdmission).
 //
 // Used by StudyService::CreateStudy and JobService::SubmitJob (studies) and
 // by the engine before each measurement (EngineOptions::admit_measurement,
@@ -32,11 +33,15 @@ namespace hptune::server {
 // below what fills a disk or the store's listings.
 inline constexpr int64_t kDefaultMaxStudiesPerUser = 1000;
 inline constexpr int64_t kDefaultMaxMeasurementBytesPerUser = int64_t{1} << 30;
+inline constexpr int64_t kDefaultMaxRunningTrialsPerUser = 32;
 
 struct QuotaLimits {
   int64_t max_studies_per_user = kDefaultMaxStudiesPerUser;  // 0: none.
   int64_t max_measurement_bytes_per_user =
       kDefaultMaxMeasurementBytesPerUser;  // 0: none.
+  // Across the user's jobs; kept by runner::TrialAdmission, not UserQuotas.
+  int64_t max_running_trials_per_user =
+      kDefaultMaxRunningTrialsPerUser;  // 0: none.
 };
 
 class UserQuotas {

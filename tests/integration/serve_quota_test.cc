@@ -2,16 +2,24 @@
 // issue 84): a user past --max-studies-per-user or
 // --max-measurement-bytes-per-user gets RESOURCE_EXHAUSTED naming the
 // quota, the user, the count and the flag, while other users and the
-// server's own token go on. Users are tokens of a --users-file, which act
-// for their uids as the identity socket's do.
+// server's own token go on; a user's jobs together run at most
+// --max-running-trials-per-user trials at once. Users are tokens of a
+// --users-file, which act for their uids as the identity socket's do.
+#include <dirent.h>
 #include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/integration/testdata/serve_fixture.h"
@@ -33,7 +41,8 @@ const std::string kBobToken(40, 'b');
 class ServeQuotaTest : public ::testing::Test {
  protected:
   void StartServer(std::vector<std::string> quotas) {
-    const std::string dir = testing::MakeTempDir();
+    dir_ = testing::MakeTempDir();
+    const std::string& dir = dir_;
     const std::string users = dir + "/users";
     std::ofstream(users) << kAlice << " " << kAliceToken << "\n"
                          << kBob << " " << kBobToken << "\n";
@@ -94,6 +103,7 @@ class ServeQuotaTest : public ::testing::Test {
                                                 &added);
   }
 
+  std::string dir_;
   std::unique_ptr<ServeProcess> server_;
 };
 
@@ -150,6 +160,131 @@ TEST_F(ServeQuotaTest, MeasurementsPastTheBytesLimitAreRefusedNamingIt) {
   }
 }
 
+// A trainer that says when it ran: at its end, LEDGER/<job>.<trial> holds
+// "START END" in CLOCK_MONOTONIC nanoseconds, written whole (a rename).
+// Its arguments: LEDGER, then how many seconds it trains.
+constexpr char kLedgerTrainer[] = R"(import os, sys, time
+start = time.monotonic_ns()
+time.sleep(float(sys.argv[2]))
+print("loss=0.5 step=1", flush=True)
+end = time.monotonic_ns()
+name = os.environ["CLOUD_ML_JOB_ID"] + "." + os.environ["CLOUD_ML_TRIAL_ID"]
+tmp = os.path.join(sys.argv[1], "." + name)
+with open(tmp, "w") as f:
+    f.write("%d %d\n" % (start, end))
+os.rename(tmp, os.path.join(sys.argv[1], name))
+)";
+
+v1::TrainingInput LedgerJob(const std::string& trainer,
+                            const std::string& ledger, int max_trials) {
+  const std::string json = R"({"scaleTier": "BASIC",
+      "command": ["/usr/bin/python3", ")" +
+                           trainer + R"("],
+      "args": [")" + ledger +
+                           R"(", "1.5"],
+      "hyperparameters": {
+        "goal": "MINIMIZE", "hyperparameterMetricTag": "loss",
+        "maxTrials": )" + std::to_string(max_trials) +
+                           R"(, "maxParallelTrials": 2,
+        "algorithm": "RANDOM_SEARCH",
+        "params": [{"parameterName": "x", "type": "DOUBLE",
+                    "minValue": 0, "maxValue": 1}]}})";
+  v1::TrainingInput input;
+  auto parsed = google::protobuf::util::JsonStringToMessage(json, &input);
+  EXPECT_TRUE(parsed.ok()) << parsed.ToString();
+  return input;
+}
+
+// When each trial of `jobs` ran, from the ledger: (start, end) pairs.
+std::vector<std::pair<int64_t, int64_t>> RanIntervals(
+    const std::string& ledger, const std::vector<std::string>& jobs) {
+  std::vector<std::pair<int64_t, int64_t>> ran;
+  DIR* dir = opendir(ledger.c_str());
+  if (dir == nullptr) return ran;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    const size_t dot = name.rfind('.');
+    if (dot == 0 || dot == std::string::npos ||
+        std::find(jobs.begin(), jobs.end(), name.substr(0, dot)) ==
+            jobs.end()) {
+      continue;
+    }
+    std::istringstream line(testing::ReadFileOrEmpty(ledger + "/" + name));
+    int64_t start = 0, end = 0;
+    if (line >> start >> end) ran.emplace_back(start, end);
+  }
+  closedir(dir);
+  return ran;
+}
+
+// The most intervals that overlapped at one moment.
+int MostAtOnce(const std::vector<std::pair<int64_t, int64_t>>& ran) {
+  std::vector<std::pair<int64_t, int>> edges;  // Ends sort before starts.
+  for (const auto& [start, end] : ran) {
+    edges.emplace_back(start, 1);
+    edges.emplace_back(end, -1);
+  }
+  std::sort(edges.begin(), edges.end());
+  int now = 0, most = 0;
+  for (const auto& [at, change] : edges) most = std::max(most, now += change);
+  return most;
+}
+
+// Alice's two jobs of maxParallelTrials 2 share her 2 places and both
+// finish; Bob's job beside them runs its 2 trials at once all the same.
+TEST_F(ServeQuotaTest, AUsersJobsTogetherNeverRunMoreTrialsThanTheLimit) {
+  StartServer({"--max-running-trials-per-user", "2"});
+  // On a root server the trainers run as the users: they read the trainer
+  // and write the ledger here.
+  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  const std::string ledger = dir_ + "/ledger";
+  ASSERT_EQ(mkdir(ledger.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(ledger.c_str(), 0777), 0);
+  const std::string trainer = dir_ + "/ledger_trainer.py";
+  std::ofstream(trainer) << kLedgerTrainer;
+  ASSERT_EQ(chmod(trainer.c_str(), 0644), 0);
+
+  const std::vector<std::pair<std::string, std::string>> jobs = {
+      {"alice_a", kAliceToken}, {"alice_b", kAliceToken}, {"bob_a", kBobToken}};
+  for (const auto& [id, token] : jobs) {
+    v1::SubmitJobRequest submit;
+    submit.set_job_id(id);
+    *submit.mutable_training_input() =
+        LedgerJob(trainer, ledger, id == "bob_a" ? 2 : 4);
+    v1::Job job;
+    grpc::Status submitted =
+        server_->JobStub()->SubmitJob(Context(token).get(), submit, &job);
+    ASSERT_TRUE(submitted.ok()) << id << ": " << submitted.error_message();
+  }
+  auto ended = [&] {
+    for (const auto& [id, token] : jobs) {
+      v1::GetJobRequest get;
+      get.set_job_id(id);
+      get.set_omit_trials(true);
+      v1::Job job;
+      grpc::Status got =
+          server_->JobStub()->GetJob(Context(token).get(), get, &job);
+      if (!got.ok() || (job.state() != v1::Job::SUCCEEDED &&
+                        job.state() != v1::Job::FAILED &&
+                        job.state() != v1::Job::CANCELLED)) {
+        return false;
+      }
+      EXPECT_EQ(job.state(), v1::Job::SUCCEEDED)
+          << id << ": " << job.error_message() << server_->Output();
+    }
+    return true;
+  };
+  ASSERT_TRUE(testing::PollUntil(ended, std::chrono::seconds(120)))
+      << server_->Output();
+
+  const auto alices = RanIntervals(ledger, {"alice_a", "alice_b"});
+  ASSERT_EQ(alices.size(), 8u);
+  EXPECT_EQ(MostAtOnce(alices), 2);
+  const auto everyones = RanIntervals(ledger, {"alice_a", "alice_b", "bob_a"});
+  ASSERT_EQ(everyones.size(), 10u);
+  EXPECT_GE(MostAtOnce(everyones), 3);
+}
+
 TEST_F(ServeQuotaTest, AQuotaOutOfRangeIsAUsageErrorNamingFlagAndValue) {
   testing::ProcessResult negative = testing::RunProcess(
       {testing::HptuneBinary(), "serve", "--max-studies-per-user", "-1"});
@@ -162,6 +297,12 @@ TEST_F(ServeQuotaTest, AQuotaOutOfRangeIsAUsageErrorNamingFlagAndValue) {
   EXPECT_EQ(words.exit_code, 64);
   EXPECT_THAT(words.err, HasSubstr("--max-measurement-bytes-per-user"));
   EXPECT_THAT(words.err, HasSubstr("\"lots\""));
+  testing::ProcessResult running =
+      testing::RunProcess({testing::HptuneBinary(), "serve",
+                           "--max-running-trials-per-user", "1000001"});
+  EXPECT_EQ(running.exit_code, 64);
+  EXPECT_THAT(running.err, HasSubstr("--max-running-trials-per-user"));
+  EXPECT_THAT(running.err, HasSubstr("\"1000001\""));
 }
 
 }  // namespace

@@ -108,6 +108,10 @@ constexpr char kUsage[] =
     "  --max-measurement-bytes-per-user BYTES   measurements one user's\n"
     "                         studies may store; default 1073741824 (1 GiB),\n"
     "                         0: no limit\n"
+    "  --max-running-trials-per-user N   trials one user's jobs run at\n"
+    "                         once, all together; the next waits for one to\n"
+    "                         end (root and the server's token: no limit);\n"
+    "                         default 32, 0: no limit\n"
     "  --inline-refits        the GP's refits run inside the suggestion due\n"
     "                         one, which waits for it: suggestions depend on\n"
     "                         the seed and the history alone (reproducible\n"
@@ -205,7 +209,8 @@ std::variant<ServeFlags, int> ParseCommandLine(
                                        "users-file",
                                        "trial-lease",
                                        "max-studies-per-user",
-                                       "max-measurement-bytes-per-user"};
+                                       "max-measurement-bytes-per-user",
+                                       "max-running-trials-per-user"};
   value_flags.insert(std::begin(kReplicaValueFlags),
                      std::end(kReplicaValueFlags));
   value_flags.insert(std::begin(kBackendValueFlags),
@@ -244,6 +249,7 @@ int ReadQuotaFlags(const ParsedArgs& args, server::QuotaLimits& quotas,
                    std::ostream& err) {
   constexpr int64_t kMaxStudies = 1'000'000'000;
   constexpr int64_t kMaxBytes = int64_t{1} << 50;  // 1 PiB.
+  constexpr int64_t kMaxRunningTrials = 1'000'000;
   if (args.Has("max-studies-per-user")) {
     auto n = IntegerFlag<int64_t>(args, "max-studies-per-user", 0, kMaxStudies);
     if (!n.ok()) return Fail(n.status(), kExitUsage, err);
@@ -254,6 +260,12 @@ int ReadQuotaFlags(const ParsedArgs& args, server::QuotaLimits& quotas,
                                   kMaxBytes, "a number of bytes");
     if (!n.ok()) return Fail(n.status(), kExitUsage, err);
     quotas.max_measurement_bytes_per_user = *n;
+  }
+  if (args.Has("max-running-trials-per-user")) {
+    auto n = IntegerFlag<int64_t>(args, "max-running-trials-per-user", 0,
+                                  kMaxRunningTrials);
+    if (!n.ok()) return Fail(n.status(), kExitUsage, err);
+    quotas.max_running_trials_per_user = *n;
   }
   return kExitOk;
 }
