@@ -26,13 +26,22 @@ add_test name such as `layering.include_arrows`, or a pytest node
                                    # rows whose sentence is gone
 
 --root DIR names the repository (default: the parent of this script's
-directory). Python 3 standard library only; ctest runs the check as
-docs.promises_have_tests (tests/CMakeLists.txt).
+directory). --build-dir DIR checks GoogleTest and add_test names against
+what ctest lists there (`ctest --show-only=json-v1`): a test under `#if 0`,
+or in a test executable not built, is not there. Without it they are found
+in the sources' text, which cannot tell. A pytest node is found by parsing
+its file: a `def test_*` at the top level of the module or of a class
+`Test*`, not one under an `if` or in a string. Python 3 standard library
+only; ctest runs the check as docs.promises_have_tests with its build
+directory (tests/CMakeLists.txt).
 """
 
 import argparse
+import ast
+import json
 import pathlib
 import re
+import subprocess
 import sys
 
 KEY_LENGTH = 60
@@ -51,7 +60,6 @@ GTEST = re.compile(
     r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST)\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 ADD_TEST = re.compile(r"\badd_test\(\s*NAME\s+([^\s)]+)")
 CMAKE_VARIABLE = re.compile(r"\\\$\\\{\w+\\\}")
-PYTEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)", re.MULTILINE)
 TEST_DIRS = ("tests", "benchmarks", "python/tests")
 SOURCE_SUFFIXES = {".cc", ".cpp", ".h", ".txt", ".cmake", ".py"}
 
@@ -182,10 +190,47 @@ def known_tests(root):
     return names, patterns
 
 
+def ctest_tests(build_dir, ctest="ctest"):
+    """(names, []): every test ctest lists in `build_dir`, a parameterised
+    one also as its Suite.Name; a test executable that is not built is
+    listed as <target>_NOT_BUILT, without its tests."""
+    listed = subprocess.run(
+        [ctest, "--show-only=json-v1", "--test-dir", str(build_dir)],
+        capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        raise SystemExit(f"promises: ctest --show-only in {build_dir} "
+                         f"failed: {listed.stderr.strip()}")
+    names = set()
+    for test in json.loads(listed.stdout).get("tests", []):
+        name = test["name"]
+        names.add(name)
+        names.add(gtest_core(name))
+    return names, []
+
+
+def not_built(known):
+    return sorted(n.removesuffix("_NOT_BUILT") for n in known[0]
+                  if n.endswith("_NOT_BUILT"))
+
+
 def gtest_core(name):
     """Suite.Name of a ctest name Prefix/Suite.Name/Param."""
     parts = name.split("/")
-    return parts[1] if len(parts) == 3 else name
+    return parts[1] if len(parts) >= 3 else name
+
+
+def pytest_functions(tree):
+    """The test functions pytest collects from a module's syntax tree:
+    `def test_*` at its top level and in its top-level classes `Test*`."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in tree.body:
+        if isinstance(node, functions) and node.name.startswith("test"):
+            yield node.name
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for item in node.body:
+                if isinstance(item, functions) and \
+                        item.name.startswith("test"):
+                    yield f"{node.name}::{item.name}"
 
 
 def pytest_exists(root, node):
@@ -193,8 +238,11 @@ def pytest_exists(root, node):
     path = root / file
     if not path.is_file():
         return False
-    defined = PYTEST_DEF.findall(path.read_text(encoding="utf-8"))
-    return function.split("::")[-1].split("[")[0] in defined
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except SyntaxError:
+        return False
+    return function.split("[")[0] in set(pytest_functions(tree))
 
 
 def test_exists(root, name, known):
@@ -212,7 +260,15 @@ def where(doc, key):
     return f'{doc}: "{key}"'
 
 
-def row_problems(root, row, promises, known):
+def missing_test(doc, key, test, build_dir):
+    if build_dir is None or "::" in test:
+        where_from = ", ".join(TEST_DIRS)
+        return f"{where(doc, key)}: test {test} is not defined in {where_from}"
+    return (f"{where(doc, key)}: test {test} is not among the tests ctest "
+            f"lists in {build_dir}")
+
+
+def row_problems(root, row, promises, known, build_dir=None):
     doc, key, tests = row
     problems = []
     if (doc, key) not in promises:
@@ -223,8 +279,7 @@ def row_problems(root, row, promises, known):
         problems.append(f"{where(doc, key)}: {UNTESTED} must come first")
     for test in named_tests(tests):
         if not test_exists(root, test, known):
-            problems.append(f"{where(doc, key)}: test {test} is not defined "
-                            f"in {', '.join(TEST_DIRS)}")
+            problems.append(missing_test(doc, key, test, build_dir))
     return problems
 
 
@@ -234,21 +289,27 @@ def untested_line(doc, key, tests):
         f" (partly: {', '.join(partly)})" if partly else "")
 
 
-def check(root, allow_untested):
+def check(root, allow_untested, build_dir=None, ctest="ctest"):
     promises, rows = all_promises(root), read_rows(root)
-    known = known_tests(root)
+    known = (known_tests(root) if build_dir is None
+             else ctest_tests(build_dir, ctest))
     problems, untested, seen = [], [], set()
     for row in rows:
         doc, key, tests = row
         if (doc, key) in seen:
             problems.append(f"{where(doc, key)}: more than one row")
         seen.add((doc, key))
-        problems += row_problems(root, row, promises, known)
+        problems += row_problems(root, row, promises, known, build_dir)
         if is_untested(tests):
             untested.append(untested_line(doc, key, tests))
     tsv = tsv_path(root).relative_to(root)
     problems += [f"{where(doc, key)}: promise has no row in {tsv}"
                  for doc, key in promises if (doc, key) not in seen]
+    unbuilt = not_built(known)
+    if unbuilt and any("ctest lists" in p for p in problems):
+        problems.append(f"test executables not built in {build_dir} "
+                        f"(ctest lists none of their tests): "
+                        f"{', '.join(unbuilt)}")
     return report(len(promises), rows, problems, untested, allow_untested)
 
 
@@ -324,6 +385,12 @@ def parse_args(argv):
     parser.add_argument("--allow-untested", action="store_true",
                         help="with --check: list untested promises, "
                              "do not fail on them")
+    parser.add_argument("--build-dir", type=pathlib.Path,
+                        help="with --check: find C++ and add_test names "
+                             "among the tests ctest lists in this build "
+                             "directory, not in the sources' text")
+    parser.add_argument("--ctest", default="ctest",
+                        help="the ctest that lists them (default: ctest)")
     parser.add_argument("--root", type=pathlib.Path,
                         default=pathlib.Path(__file__).resolve().parent.parent,
                         help="the repository (default: %(default)s)")
@@ -336,7 +403,7 @@ def main(argv):
     if args.table:
         return table(root)
     if args.check:
-        return check(root, args.allow_untested)
+        return check(root, args.allow_untested, args.build_dir, args.ctest)
     return update(root)
 
 
