@@ -86,16 +86,12 @@ JobRun::JobRun(store::Store& store, engine::TuningEngine& engine,
               .max_trial_retries = options.max_trial_retries,
               .termination_grace = options.termination_grace,
               .max_log_bytes = options.max_log_bytes},
+      waiter_(options.admission, user_),
       slots_(job.job_id, study_.spec.max_parallel_trials) {}
 
 bool JobRun::Cancelled() const {
   return options_.cancel != nullptr &&
          options_.cancel->load(std::memory_order_relaxed);
-}
-
-std::optional<TrialAdmission::Ticket> JobRun::Admit() {
-  if (options_.admission == nullptr) return TrialAdmission::Ticket();
-  return options_.admission->TryAdmit(user_);
 }
 
 absl::Status JobRun::Begin() {
@@ -112,7 +108,7 @@ absl::StatusOr<bool> JobRun::StartTrials() {
   waiting_for_gpus_ = false;
   while (!exhausted_ && !blocked_ && slots_.HasFree()) {
     // Refused, the trial waits as for GPUs: the next step asks again.
-    std::optional<TrialAdmission::Ticket> ticket = Admit();
+    std::optional<TrialAdmission::Ticket> ticket = waiter_.TryAdmit();
     if (!ticket) break;
     auto placement = launcher_.Reserve(requests_);
     if (absl::IsResourceExhausted(placement.status())) {

@@ -70,9 +70,6 @@ class JobRun {
 
  private:
   bool Cancelled() const;
-  // A place for one more running trial of the job's user; nullopt while
-  // the user runs as many as the server allows.
-  std::optional<TrialAdmission::Ticket> Admit();
   absl::StatusOr<bool> StartTrials();
   [[nodiscard]] absl::Status StartTrial(
       int slot, const Trial& trial,
@@ -109,6 +106,8 @@ class JobRun {
   const std::optional<UserCredentials> run_as_;
   const TrialExecutionLimits limits_;
 
+  // The job's turn among its user's runners waiting for a place.
+  TrialAdmission::Waiter waiter_;
   // Each running trial's place among its user's (by slot), given back
   // after the slot's execution has ended: declared before slots_.
   std::map<int, TrialAdmission::Ticket> admitted_;

@@ -532,6 +532,27 @@ int MostAtOnce(store::Store& store, const std::vector<std::string>& studies) {
   return most;
 }
 
+// The earliest and the latest start of a trial of `study`.
+std::pair<Timestamp, Timestamp> StartRange(store::Store& store,
+                                           const std::string& study) {
+  auto trials = store.ListTrials(study);
+  EXPECT_OK(trials);
+  std::pair<Timestamp, Timestamp> range{Timestamp::max(), Timestamp::min()};
+  if (!trials.ok()) return range;
+  for (const Trial& t : *trials) {
+    if (!t.start_time) continue;
+    range.first = std::min(range.first, *t.start_time);
+    range.second = std::max(range.second, *t.start_time);
+  }
+  return range;
+}
+Timestamp FirstStart(store::Store& store, const std::string& study) {
+  return StartRange(store, study).first;
+}
+Timestamp LastStart(store::Store& store, const std::string& study) {
+  return StartRange(store, study).second;
+}
+
 int CountSucceeded(store::Store& store, const std::string& study) {
   auto trials = store.ListTrials(study);
   EXPECT_OK(trials);
@@ -571,6 +592,10 @@ TEST_F(JobLifecycleTest, TwoJobsOfOneUserNeverRunMoreTrialsThanItsLimit) {
   }
   EXPECT_EQ(MostAtOnce(*store_, {"alices_a", "alices_b"}), 2);
   EXPECT_EQ(admission.Running(kAlice), 0);
+  // The places freed went to the job that waited: neither waited for the
+  // other to start its last trial.
+  EXPECT_LT(FirstStart(*store_, "alices_b"), LastStart(*store_, "alices_a"));
+  EXPECT_LT(FirstStart(*store_, "alices_a"), LastStart(*store_, "alices_b"));
 }
 
 // While Alice runs as many trials as she may, Bob's job runs as usual and

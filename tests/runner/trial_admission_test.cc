@@ -73,6 +73,60 @@ TEST(TrialAdmissionTest, AReleasedPlaceAdmitsTheNextTrialOnce) {
   EXPECT_FALSE(admission.TryAdmit(kAlice));
 }
 
+// A place that frees goes to the runner that waited longest, not back to
+// the one whose trial ended; the line does not hold back places it is not
+// owed, and a runner that leaves gives up its turn.
+TEST(TrialAdmissionTest, AFreedPlaceGoesToTheRunnerWaitingLongest) {
+  TrialAdmission admission(2);
+  TrialAdmission::Waiter first_job(&admission, kAlice);
+  TrialAdmission::Waiter second_job(&admission, kAlice);
+  std::optional<TrialAdmission::Ticket> a1 = first_job.TryAdmit();
+  std::optional<TrialAdmission::Ticket> a2 = first_job.TryAdmit();
+  ASSERT_TRUE(a1 && a2);
+  EXPECT_FALSE(second_job.TryAdmit());  // Now in line.
+  EXPECT_EQ(admission.Waiting(kAlice), 1);
+
+  a1.reset();
+  EXPECT_FALSE(first_job.TryAdmit());  // Owed to second_job.
+  EXPECT_FALSE(admission.TryAdmit(kAlice));
+  std::optional<TrialAdmission::Ticket> b1 = second_job.TryAdmit();
+  ASSERT_TRUE(b1);
+  // first_job waits in line now, behind no one.
+  a2.reset();
+  {
+    TrialAdmission::Waiter third_job(&admission, kAlice);
+    EXPECT_FALSE(third_job.TryAdmit());
+    EXPECT_EQ(admission.Waiting(kAlice), 2);
+  }
+  EXPECT_EQ(admission.Waiting(kAlice), 1);
+  std::optional<TrialAdmission::Ticket> a3 = first_job.TryAdmit();
+  EXPECT_TRUE(a3);
+  EXPECT_EQ(admission.Waiting(kAlice), 0);
+  EXPECT_EQ(admission.Running(kAlice), 2);
+}
+
+// Two places free and two runners in line: the second need not wait for
+// the first to take its place.
+TEST(TrialAdmissionTest, TheLineHoldsBackOnlyThePlacesItIsOwed) {
+  TrialAdmission admission(2);
+  std::optional<TrialAdmission::Ticket> h1 = admission.TryAdmit(kAlice);
+  std::optional<TrialAdmission::Ticket> h2 = admission.TryAdmit(kAlice);
+  TrialAdmission::Waiter first(&admission, kAlice);
+  TrialAdmission::Waiter second(&admission, kAlice);
+  EXPECT_FALSE(first.TryAdmit());
+  EXPECT_FALSE(second.TryAdmit());
+  h1.reset();
+  h2.reset();
+  std::optional<TrialAdmission::Ticket> s = second.TryAdmit();
+  EXPECT_TRUE(s);
+  EXPECT_FALSE(admission.TryAdmit(kAlice));  // The other is first's.
+  std::optional<TrialAdmission::Ticket> f = first.TryAdmit();
+  EXPECT_TRUE(f);
+  // Without an admission, a waiter admits everything.
+  TrialAdmission::Waiter unlimited(nullptr, kAlice);
+  EXPECT_TRUE(unlimited.TryAdmit());
+}
+
 // Runners on several threads, as a server's: a place another thread gives
 // back lets a waiting one in, and no moment sees more than the limit.
 TEST(TrialAdmissionTest, ThreadsNeverHoldMoreThanTheLimitAndAllGetIn) {
@@ -86,10 +140,10 @@ TEST(TrialAdmissionTest, ThreadsNeverHoldMoreThanTheLimitAndAllGetIn) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
+      TrialAdmission::Waiter waiter(&admission, kAlice);
       for (int trial = 0; trial < kTrialsEach; ++trial) {
         std::optional<TrialAdmission::Ticket> ticket;
-        while (!(ticket = admission.TryAdmit(kAlice)))
-          std::this_thread::yield();
+        while (!(ticket = waiter.TryAdmit())) std::this_thread::yield();
         const int now = inside.fetch_add(1) + 1;
         int seen = most.load();
         while (now > seen && !most.compare_exchange_weak(seen, now)) {
@@ -106,6 +160,7 @@ TEST(TrialAdmissionTest, ThreadsNeverHoldMoreThanTheLimitAndAllGetIn) {
   EXPECT_LE(most.load(), kLimit);
   EXPECT_GE(most.load(), 1);
   EXPECT_EQ(admission.Running(kAlice), 0);
+  EXPECT_EQ(admission.Waiting(kAlice), 0);
 }
 
 }  // namespace
