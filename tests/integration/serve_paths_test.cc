@@ -90,6 +90,26 @@ TEST(ServePathsTest, ADatabaseAnotherUserOwnsIsRefused) {
   EXPECT_FALSE(fs::exists(dir + "/runs"));
 }
 
+// `hptune dashboard` opens the same database and state directory, by the
+// same rule.
+TEST(ServePathsTest, TheDashboardRefusesADatabaseAnotherUserOwns) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a file away needs root";
+  const std::string dir = testing::MakeTempDir();
+  const std::string db = dir + "/h.db";
+  std::ofstream(db).close();
+  ASSERT_EQ(chmod(db.c_str(), 0600), 0);
+  GiveToNobody(db);
+  const pid_t pid = testing::StartProcess(
+      {testing::HptuneBinary(), "dashboard", "--db", db, "--state-dir",
+       dir + "/runs", "--http", "127.0.0.1:0"},
+      dir + "/out", dir + "/err");
+  // Still serving after a while: it took the database (then killed).
+  EXPECT_EQ(testing::WaitForExit(pid, std::chrono::seconds(15)), 2);
+  EXPECT_THAT(
+      testing::ReadFileOrEmpty(dir + "/err"),
+      HasSubstr("--db: file " + db + " is owned by uid 65534 with mode 0600"));
+}
+
 // The database given as the attacker's link: SQLite followed it, creating
 // the file it names with the umask's mode, or opening a file the attacker
 // chose. Refused; a database at a plain path is made 0600 whatever the

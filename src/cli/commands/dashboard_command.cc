@@ -69,6 +69,12 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
                     absl::StrCat("--db \"", db, "\": no such database file")),
                 kExitNotFound, err);
   }
+  // The same rule as serve's: the database names what the dashboard shows
+  // and deletes, the state directory the logs it reads.
+  if (absl::Status s = CheckRunnerPaths(*parsed, ProcessEnv(), "state-dir");
+      !s.ok()) {
+    return Fail(s, kExitInvalid, err);
+  }
   dashboard::DashboardOptions options;
   options.address =
       parsed->Get("http").value_or(dashboard::kDefaultHttpAddress);
