@@ -231,8 +231,8 @@ def sh(argv, cwd=None, timeout=None, log=None, env=None):
 class Worktree:
     """build-mutations/tree: a detached worktree of HEAD and its build."""
 
-    def __init__(self, root, cmake_flags, log):
-        self.dir = root / "build-mutations" / "tree"
+    def __init__(self, directory, cmake_flags, log):
+        self.dir = pathlib.Path(directory).resolve()
         self.build = self.dir / "build"
         self.cmake_flags = cmake_flags or DEFAULT_CMAKE_FLAGS
         self.log = log
@@ -316,7 +316,7 @@ def resolve(row_tests, tests):
     return regex, sorted(n for n in tests if compiled.search(n))
 
 
-FAILED_LINE = re.compile(r"^\s*\d+ - (\S+) \((Failed|Timeout|[^)]*)\)",
+FAILED_LINE = re.compile(r"^\s*\d+ - (\S+).*? \((\w[\w ]*)\)\s*$",
                          re.MULTILINE)
 
 
@@ -415,9 +415,16 @@ def print_result(prefix, label, result):
 # --- run -------------------------------------------------------------------------
 
 
-def lock(root):
-    """One mutation run at a time on the worktree (held until exit)."""
-    path = root / "build-mutations" / "lock"
+def log_file(worktree, command):
+    """Beside the worktree: build-mutations/tree.run.log and so on."""
+    worktree = pathlib.Path(worktree).resolve()
+    return worktree.parent / f"{worktree.name}.{command}.log"
+
+
+def lock(worktree):
+    """One mutation run at a time on a worktree (held until exit)."""
+    worktree = pathlib.Path(worktree).resolve()
+    path = worktree.parent / (worktree.name + ".lock")
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "w")
     try:
@@ -457,10 +464,10 @@ def command_run(args, cmake_flags):
             print(f"{row['id']}\t{row['file']}\t{','.join(row['tests'])}\t"
                   f"{row['guarantee']}")
         return 0
-    handle = lock(ROOT)
-    log_path = ROOT / "build-mutations" / "last-run.log"
+    handle = lock(args.worktree)
+    log_path = log_file(args.worktree, "run")
     with open(log_path, "w") as log:
-        worktree = Worktree(ROOT, cmake_flags, log)
+        worktree = Worktree(args.worktree, cmake_flags, log)
         head = worktree.prepare()
         print(f"{len(rows)} mutations of tests/mutations on {head[:12]} in "
               f"{worktree.dir} (log: {log_path})", flush=True)
@@ -639,12 +646,12 @@ def score_folder(worktree, tests, folder, plan, timeout):
 
 
 def command_generate(args, cmake_flags):
-    handle = lock(ROOT)
+    handle = lock(args.worktree)
     rng = random.Random(args.seed)
     folders = args.folders.split(",")
-    log_path = ROOT / "build-mutations" / "last-generate.log"
+    log_path = log_file(args.worktree, "generate")
     with open(log_path, "w") as log:
-        worktree = Worktree(ROOT, cmake_flags, log)
+        worktree = Worktree(args.worktree, cmake_flags, log)
         head = worktree.prepare()
         print(f"generated mutations, seed {args.seed}, {args.per_folder} per "
               f"folder, on {head[:12]} (log: {log_path})", flush=True)
@@ -697,6 +704,10 @@ def main(argv=None):
     gen.add_argument("--folders", default=",".join(GENERATOR_FOLDERS))
     gen.add_argument("--timeout", type=int, default=300,
                      help="seconds a build or a test run may take")
+    for command in (run, gen):
+        command.add_argument(
+            "--worktree", default=str(ROOT / "build-mutations" / "tree"),
+            help="the scratch worktree (its build is WORKTREE/build)")
     args = parser.parse_args(argv)
     command = {"run": command_run, "check": command_check,
                "generate": command_generate}[args.command]
