@@ -5,8 +5,18 @@ The hptune binary is $HPTUNE_BINARY (ctest sets it), else the source tree's
 build/src/cli/hptune. Each server gets its own directory, database, state
 directory and default token file ($HPTUNE_CONFIG_DIR), and is drained with
 SIGTERM (SIGKILL after 30 s) at the end of its test.
+
+A module this machine may lack (optuna) is imported with
+import_or_skip(module, capability): it skips where the module is missing,
+but fails where HPTUNE_EXPECT (comma-separated, .ci/run sets it) names the
+capability, as tests/testing/expected.h does for the C++ tests. A run in
+which every test skipped exits SKIPPED_EXIT_CODE (77), which ctest's
+SKIP_RETURN_CODE shows as Skipped (tests/python/CMakeLists.txt), not as
+Passed.
 """
 
+import collections
+import importlib
 import os
 import re
 import signal
@@ -24,6 +34,50 @@ SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..",
 HPTUNE = os.environ.get("HPTUNE_BINARY") or os.path.join(
     SOURCE_DIR, "build", "src", "cli", "hptune")
 DATA = os.path.join(os.path.dirname(__file__), "data")
+SKIPPED_EXIT_CODE = 77
+
+
+def expected(capability: str) -> bool:
+    """Whether HPTUNE_EXPECT says this machine has `capability`."""
+    return capability in os.environ.get("HPTUNE_EXPECT", "").split(",")
+
+
+def import_or_skip(module: str, capability: Optional[str] = None):
+    """The module; skips without it, unless HPTUNE_EXPECT names
+    `capability` (default: the module's name): then the test fails."""
+    capability = capability or module
+    if not expected(capability):
+        return pytest.importorskip(
+            module, reason=f"{module} cannot be imported here (HPTUNE_EXPECT "
+                           f"does not name {capability})")
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        pytest.fail(f"HPTUNE_EXPECT names {capability}, but {module} cannot "
+                    f"be imported: {e}", pytrace=False)
+
+
+# Outcomes of this run's tests, a module skipped whole counting as skipped.
+_outcomes: collections.Counter = collections.Counter()
+
+
+def pytest_collectreport(report):
+    if report.skipped:
+        _outcomes["skipped"] += 1
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        _outcomes[report.outcome] += 1
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Every test skipped: exit 77, so ctest says Skipped, not Passed."""
+    if exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) \
+            and _outcomes["skipped"] and not _outcomes["passed"] \
+            and not _outcomes["failed"]:
+        print(f"\nconftest: every test skipped: exit {SKIPPED_EXIT_CODE}")
+        session.exitstatus = SKIPPED_EXIT_CODE
 
 
 def poll_until(done: Callable[[], bool], timeout: float = 60.0,

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import HPTUNE, SOURCE_DIR
+from conftest import HPTUNE, SOURCE_DIR, import_or_skip
 
 README = os.path.join(SOURCE_DIR, "README.md")
 
@@ -29,7 +29,7 @@ def test_the_section_has_its_snippets():
 
 @pytest.mark.parametrize("index", range(len(python_blocks())))
 def test_a_snippet_runs_as_written(index, tmp_path):
-    pytest.importorskip("sklearn" if index == 0 else "optuna")
+    import_or_skip("sklearn" if index == 0 else "optuna")
     script = tmp_path / "snippet.py"
     script.write_text(python_blocks()[index])
     done = subprocess.run(

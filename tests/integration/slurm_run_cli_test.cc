@@ -22,6 +22,7 @@
 #include "nlohmann/json.hpp"
 #include "src/launch/capture_output.h"
 #include "tests/launch/slurm/slurm_cluster.h"
+#include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 
 extern char** environ;
@@ -331,9 +332,8 @@ TEST_F(SlurmRunCliTest, GpuTypesMappedByFlagPickTheNodes) {
 
 // Without a cluster: the errors a user sees.
 TEST(SlurmRunCliErrorsTest, AnUnreachableControllerExitsUnavailable) {
-  if (!testing_slurm::SlurmCommandsInstalled()) {
-    GTEST_SKIP() << "Slurm's commands are not installed";
-  }
+  HPTUNE_SKIP_UNLESS_AVAILABLE(testing_slurm::SlurmCommandsInstalled(), "slurm",
+                               "Slurm's commands are not installed");
   const std::string dir = testing::MakeTempDir();
   testing_slurm::ExpectUnreachableControllerExits69(
       dir,

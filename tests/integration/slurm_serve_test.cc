@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/launch/slurm/slurm_cluster.h"
+#include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune {
@@ -362,9 +363,8 @@ TEST(SlurmServeErrorsTest, BackendFlagsAreCheckedBeforeServing) {
 }
 
 TEST(SlurmServeErrorsTest, AnUnreachableControllerExitsUnavailable) {
-  if (!testing_slurm::SlurmCommandsInstalled()) {
-    GTEST_SKIP() << "Slurm's commands are not installed";
-  }
+  HPTUNE_SKIP_UNLESS_AVAILABLE(testing_slurm::SlurmCommandsInstalled(), "slurm",
+                               "Slurm's commands are not installed");
   const std::string dir = testing::MakeTempDir();
   testing_slurm::ExpectUnreachableControllerExits69(
       dir,

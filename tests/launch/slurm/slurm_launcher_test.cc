@@ -545,9 +545,8 @@ TEST(SlurmLauncherCreateTest, MissingCommandsAreNamed) {
 }
 
 TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
-  if (!testing_slurm::SlurmCommandsInstalled()) {
-    GTEST_SKIP() << "Slurm's commands are not installed";
-  }
+  HPTUNE_SKIP_UNLESS_AVAILABLE(testing_slurm::SlurmCommandsInstalled(), "slurm",
+                               "Slurm's commands are not installed");
   std::string bogus;
   absl::StatusOr<std::unique_ptr<SlurmLauncher>> launcher;
   {
