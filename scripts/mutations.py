@@ -309,6 +309,24 @@ class Worktree:
         return targets
 
 
+    def compiled_from(self, path):
+        """The executables a mutated file under tests/ is compiled into:
+        rebuilt, their ctest list shows what the file now defines."""
+        rel = pathlib.Path(path).resolve().relative_to(self.dir)
+        if rel.parts[0] != "tests":
+            return set()
+        folder = rel.parent.as_posix()
+        suffix = f"/{rel.name}.o"
+        targets = set()
+        for output in self.outputs():
+            if output.startswith(folder + "/CMakeFiles/") and \
+                    output.endswith(suffix) and ".dir/" in output:
+                target = output.split("/CMakeFiles/")[1].split(".dir/")[0]
+                if f"{folder}/{target}" in self.outputs():
+                    targets.add(f"{folder}/{target}")
+        return targets
+
+
 def resolve(row_tests, tests):
     """(regex, matching test names) for a row's tests."""
     regex = tests_regex(row_tests)
@@ -355,7 +373,7 @@ def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
     if not names:
         return {"outcome": "no-tests", "regex": regex, "build_s": 0,
                 "test_s": 0, "failed": []}
-    targets = set()
+    targets = worktree.compiled_from(path)
     for name in names:
         targets |= worktree.targets_of(tests[name])
     with Applied(path, text, offset, pattern, replacement):
