@@ -51,7 +51,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOGUE_DIR = ROOT / "tests" / "mutations"
 COLUMNS = ("id", "file", "pattern", "replacement", "tests", "flags",
            "guarantee")
-FLAGS = {"compile-error-ok"}
+FLAGS = {"compile-error-ok", "build-all"}
 PLAIN_NAME = re.compile(r"^[\w.:/-]+$")
 ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 # `make build`'s CMAKE_FLAGS and ALL_FLAGS, for a run without `-- FLAGS`.
@@ -388,6 +388,9 @@ def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
         result["test_s"] = test_s
         result["failed"] = failed or (["(timed out)"] if status == 124 else [])
         result["outcome"] = "caught" if status != 0 else "not-caught"
+    restored = worktree.compiled_from(path)
+    if restored:  # Its ctest list as HEAD's again, for the next mutation.
+        worktree.build_targets(restored, timeout)
     return result
 
 
@@ -452,15 +455,16 @@ def lock(worktree):
     return handle
 
 
-def baseline(worktree, rows_tests):
+def baseline(worktree, rows):
     """Builds what the selected rows' tests need, unmutated; their tests.
     gtest_discover_tests lists a test only once its executable is built, so
-    an unknown name builds every test executable once."""
+    an unknown name builds everything once, as does a build-all row (its
+    test reads ctest's whole list)."""
     tests = worktree.tests()
     targets, unresolved = {"hptune"}, False
-    for names in rows_tests:
-        _, matched = resolve(names, tests)
-        unresolved |= not matched
+    for row in rows:
+        _, matched = resolve(row["tests"], tests)
+        unresolved |= not matched or "build-all" in row["flags"]
         for name in matched:
             targets |= worktree.targets_of(tests[name])
     if unresolved:
@@ -472,6 +476,33 @@ def baseline(worktree, rows_tests):
     print(f"baseline build ({len(targets)} targets): {minutes(seconds)}",
           flush=True)
     return worktree.tests()
+
+
+def check_head(worktree, tests, rows):
+    """{row id: the tests that fail at HEAD, unmutated}: such a row would
+    count as caught whatever it broke. One ctest run of the union, by test
+    number (-I), since one regex of every name would be too long for ctest."""
+    numbers = {name: i for i, name in enumerate(tests, 1)}
+    wanted = set()
+    for row in rows:
+        wanted |= set(resolve(row["tests"], tests)[1])
+    listed = ",".join(str(numbers[n]) for n in sorted(wanted,
+                                                       key=numbers.get))
+    argv = ["ctest", "--test-dir", str(worktree.build), "-I", f"0,0,0,{listed}",
+            "-j", str(os.cpu_count() or 2)]
+    status, seconds, output = sh(argv, log=worktree.log)
+    failed = {name for name, _ in FAILED_LINE.findall(
+        output.split("tests FAILED:")[-1])} if status != 0 else set()
+    print(f"HEAD: {len(wanted)} tests run unmutated in {minutes(seconds)}, "
+          f"{len(failed)} fail{': ' + ', '.join(sorted(failed)) if failed else ''}",
+          flush=True)
+    failing = {}
+    for row in rows:
+        bad = [n for n in resolve(row["tests"], tests)[1]
+               if n.split("  #")[0] in failed]
+        if bad:
+            failing[row["id"]] = ", ".join(bad)
+    return failing
 
 
 def command_run(args, cmake_flags):
@@ -500,9 +531,17 @@ def command_run(args, cmake_flags):
             e.startswith(r["where"] + ":") for e in stale)}
         live = [r for r in rows if r["id"] not in stale_ids]
         start = time.monotonic()
-        tests = baseline(worktree, [r["tests"] for r in live])
+        tests = baseline(worktree, live)
+        failing = check_head(worktree, tests, live) if args.check_head \
+            else {}
         counts, missed = {}, []
         for i, row in enumerate(live, 1):
+            if row["id"] in failing:
+                label = "tests fail without it"
+                missed.append(f"{row['id']} ({label}: {failing[row['id']]})")
+                print(f"[{i}/{len(live)}] {row['id']:<36} {label}: "
+                      f"{failing[row['id']]}", flush=True)
+                continue
             text, offset = locate(row, worktree.dir)
             result = try_mutation(worktree, tests, worktree.dir / row["file"],
                                   text, offset, row["pattern"],
@@ -713,6 +752,9 @@ def main(argv=None):
     run.add_argument("--list", action="store_true", help="list, run nothing")
     run.add_argument("--keep-going", action="store_true",
                      help="go on past a mutation not caught or stale")
+    run.add_argument("--check-head", action="store_true",
+                     help="run the tests unmutated first; a row whose tests "
+                     "already fail is reported, not counted as caught")
     run.add_argument("--timeout", type=int, default=900,
                      help="seconds a build or a test run may take")
     sub.add_parser("check", help="every pattern occurs exactly once")
