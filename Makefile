@@ -49,8 +49,8 @@ test: build
 # scratch worktree of HEAD (build-mutations/tree) built with the flags of
 # `make build` and sharing its ccache. MUTATIONS: options of
 # `scripts/mutations.py run` (--only REGEX, --slice K/N, --rotate SEED,
-# --list); GENERATE: options of `generate`, empty to skip it.
-MUTATIONS ?= --keep-going
+# --list, --check-head); GENERATE: options of `generate`, empty to skip it.
+MUTATIONS ?= --keep-going --check-head
 GENERATE ?= --seed 1 --per-folder 4
 test-mutations: setup
 	status=0; \

@@ -338,15 +338,33 @@ FAILED_LINE = re.compile(r"^\s*\d+ - (\S+).*? \((\w[\w ]*)\)\s*$",
                          re.MULTILINE)
 
 
-def run_tests(worktree, regex, timeout):
-    """(status, seconds, names that failed) of ctest -R regex."""
-    argv = ["ctest", "--test-dir", str(worktree.build), "-R", regex,
-            "--output-on-failure", "--no-tests=error", "--stop-on-failure",
+def by_number(worktree, names):
+    """ctest -I's value selecting `names` by their numbers in the build's
+    list as it is now: no -R regex (ctest's allows 9 groups at most)."""
+    numbers = {name: i for i, name in enumerate(worktree.tests(), 1)}
+    listed = sorted(numbers[n] for n in names if n in numbers)
+    return "0,0,0," + ",".join(map(str, listed)) if listed else None
+
+
+def run_tests(worktree, names, timeout):
+    """(outcome, seconds, failed) of ctest on `names`: outcome caught (a
+    test failed or timed out), not-caught, no-tests, or error (ctest itself
+    failed; its last line in failed)."""
+    selection = by_number(worktree, names)
+    if selection is None:
+        return "no-tests", 0.0, []
+    argv = ["ctest", "--test-dir", str(worktree.build), "-I", selection,
+            "--output-on-failure", "--stop-on-failure",
             "-j", str(os.cpu_count() or 2)]
     status, seconds, output = sh(argv, timeout=timeout, log=worktree.log)
     failed = FAILED_LINE.findall(output.split("tests FAILED:")[-1]) \
         if "tests FAILED:" in output else []
-    return status, seconds, [f"{name} ({why})" for name, why in failed]
+    if status == 124:
+        return "caught", seconds, ["(timed out)"]
+    if status != 0 and not failed:
+        return "error", seconds, [first_error(output)]
+    return ("caught" if failed else "not-caught"), seconds, [
+        f"{name} ({why})" for name, why in failed]
 
 
 class Applied:
@@ -384,10 +402,8 @@ def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
             result["outcome"] = "no-compile"
             result["error"] = first_error(output)
             return result
-        status, test_s, failed = run_tests(worktree, regex, timeout)
-        result["test_s"] = test_s
-        result["failed"] = failed or (["(timed out)"] if status == 124 else [])
-        result["outcome"] = "caught" if status != 0 else "not-caught"
+        outcome, test_s, failed = run_tests(worktree, names, timeout)
+        result.update(outcome=outcome, test_s=test_s, failed=failed)
     restored = worktree.compiled_from(path)
     if restored:  # Its ctest list as HEAD's again, for the next mutation.
         worktree.build_targets(restored, timeout)
@@ -417,7 +433,7 @@ def verdict(row, result):
         return ("caught (does not compile)" if "compile-error-ok" in
                 row.get("flags", ()) else "does not compile")
     return {"caught": "caught", "not-caught": "NOT CAUGHT",
-            "no-tests": "selects no test"}[outcome]
+            "no-tests": "selects no test", "error": "ctest error"}[outcome]
 
 
 def print_result(prefix, label, result):
@@ -427,6 +443,8 @@ def print_result(prefix, label, result):
         detail = "  failed: " + ", ".join(shown)
     elif result["outcome"] == "no-compile":
         detail = "  " + result.get("error", "")
+    elif result["outcome"] == "error":
+        detail = "  " + "".join(result["failed"])
     elif result["outcome"] == "no-tests":
         detail = f"  -R {result['regex']}"
     print(f"{prefix} {label:<26} build {result['build_s']:6.1f} s  "
@@ -690,8 +708,8 @@ def score_folder(worktree, tests, folder, plan, timeout):
         result = try_mutation(worktree, tests, worktree.dir / path, text,
                               offset, original, mutated, regexes, timeout)
         label = {"caught": "caught", "not-caught": "SURVIVED",
-                 "no-compile": "does not compile",
-                 "no-tests": "no tests"}[result["outcome"]]
+                 "no-compile": "does not compile", "no-tests": "no tests",
+                 "error": "ctest error"}[result["outcome"]]
         if result["outcome"] in ("caught", "not-caught"):
             compiled += 1
         caught += result["outcome"] == "caught"
