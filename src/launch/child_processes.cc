@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,7 +90,8 @@ Children& TheChildren() {
 
 // Whether /proc/<name>/stat shows a zombie whose parent is `parent`.
 bool IsZombieChildOf(const char* name, pid_t parent) {
-  char path[64];
+  // Room for any directory entry's name (NAME_MAX), so nothing is cut.
+  char path[sizeof("/proc/") + NAME_MAX + sizeof("/stat")];
   std::snprintf(path, sizeof(path), "/proc/%s/stat", name);
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
