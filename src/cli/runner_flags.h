@@ -40,7 +40,8 @@ inline constexpr double kMaxGraceSeconds = 3600;
 inline constexpr int64_t kMinMaxLogBytes = int64_t{1} << 20;
 inline constexpr int64_t kMaxMaxLogBytes = int64_t{1} << 50;
 
-// --db, else $HPTUNE_DB, else ./hptune.db.
+// --db, else $HPTUNE_DB, else ./hptune.db: a path or a store URL
+// (hptune/store/open_store.h: sqlite:PATH, memory:).
 std::string DatabaseFlag(const ParsedArgs& args, const EnvLookup& env);
 
 // The directory of replica logs and metric files: flag `name` (run's
@@ -49,10 +50,12 @@ std::filesystem::path StateDirFlag(const ParsedArgs& args,
                                    const std::string& name);
 
 // The paths `serve` and `run` trust, by CheckPrivatePath's rule: the
-// database (--db, else $HPTUNE_DB, else ./hptune.db) with the files
-// SQLite and hptune keep beside it (-wal, -shm, -journal, .serve-lock), and
-// the state directory of flag `state_flag` ("state-dir", "runs-dir").
-// FailedPrecondition naming the flag, the path, its owner and mode.
+// SQLite file of the database (--db, else $HPTUNE_DB, else ./hptune.db; a
+// plain path or sqlite:PATH, never a memory: store) with the files SQLite
+// and hptune keep beside it (-wal, -shm, -journal, .serve-lock), and the
+// state directory of flag `state_flag` ("state-dir", "runs-dir").
+// FailedPrecondition naming the flag, the path, its owner and mode;
+// InvalidArgument naming the flag for a URL ParseStoreUrl refuses.
 [[nodiscard]] absl::Status CheckRunnerPaths(const ParsedArgs& args,
                                             const EnvLookup& env,
                                             const std::string& state_flag);

@@ -22,6 +22,7 @@
 #include "hptune/launch/local_launcher.h"
 #include "hptune/runner/job_runner.h"
 #include "hptune/runner/trial_admission.h"
+#include "hptune/store/open_store.h"
 #include "src/jobs/draining_launcher.h"
 #include "src/jobs/job_manager.h"
 #include "src/server/auth.h"
@@ -31,8 +32,6 @@
 #include "src/server/listen_policy.h"
 #include "src/server/memory_release.h"
 #include "src/server/study_service.h"
-#include "src/store/runner_lock.h"
-#include "src/store/sqlite_store.h"
 
 namespace hptune::server {
 namespace {
@@ -54,7 +53,7 @@ class HptuneServer::Impl {
     // builds and the tests, not in production.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
     HPTUNE_RETURN_IF_ERROR(PrepareAccess());
-    HPTUNE_RETURN_IF_ERROR(LockDatabase());
+    HPTUNE_RETURN_IF_ERROR(OpenDatabase());
     HPTUNE_RETURN_IF_ERROR(BuildServices());
     HPTUNE_RETURN_IF_ERROR(Listen());
     HPTUNE_RETURN_IF_ERROR(ServeSocket());
@@ -96,10 +95,9 @@ class HptuneServer::Impl {
     return absl::OkStatus();
   }
 
-  // The store, the engine, the launcher, the job manager and the services
-  // on them.
+  // The engine, the launcher, the job manager and the services on the
+  // store.
   absl::Status BuildServices() {
-    HPTUNE_ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(options_.db_path));
     quotas_ = std::make_unique<UserQuotas>(*store_, options_.quotas,
                                            static_cast<int64_t>(::geteuid()));
     engine_ = std::make_unique<engine::TuningEngine>(
@@ -232,12 +230,13 @@ class HptuneServer::Impl {
     return absl::OkStatus();
   }
 
-  // One server per database, and no `hptune run` beside it: both would
-  // resume the same jobs (src/store/runner_lock.h).
-  absl::Status LockDatabase() {
+  // The store named by the path or URL, with its runner lease: one server
+  // per database, and no `hptune run` beside it, since both would resume
+  // the same jobs (Store::AcquireRunnerLease).
+  absl::Status OpenDatabase() {
+    HPTUNE_ASSIGN_OR_RETURN(store_, store::OpenStore(options_.db_path));
     HPTUNE_ASSIGN_OR_RETURN(
-        lock_, store::RunnerLock::Acquire(options_.db_path,
-                                          store::RunnerLock::Holder::kServer));
+        lease_, store_->AcquireRunnerLease(store::RunnerHolder::kServer, ""));
     return absl::OkStatus();
   }
 
@@ -269,7 +268,7 @@ class HptuneServer::Impl {
  private:
   ServerOptions options_;
   TokenAuthenticator auth_;
-  std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<store::Store> store_;
   std::unique_ptr<UserQuotas> quotas_;
   std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<jobs::DrainingLauncher> launcher_;
@@ -282,7 +281,7 @@ class HptuneServer::Impl {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<IdentitySocket> identity_;
   int port_ = 0;
-  std::optional<store::RunnerLock> lock_;  // Held while serving.
+  std::unique_ptr<store::RunnerLease> lease_;  // Held while serving.
 };
 
 HptuneServer::HptuneServer(std::unique_ptr<Impl> impl)

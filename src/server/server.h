@@ -38,6 +38,7 @@ inline constexpr int kDefaultTrialLeaseSeconds = 300;
 
 struct ServerOptions {
   std::string listen_address = "127.0.0.1:7460";  // Port 0: pick a free one.
+  // A path or a store URL (hptune/store/open_store.h).
   std::string db_path = "hptune.db";
   // Replica logs, metric files and default job dirs: <state_dir>/<job>/<N>/.
   std::filesystem::path state_dir = "hptune-runs";

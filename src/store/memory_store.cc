@@ -1,8 +1,11 @@
 #include "src/store/memory_store.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "src/store/record_codec.h"
 #include "src/store/store_rules.h"
@@ -326,6 +329,63 @@ absl::Status MemoryStore::RecordReplicaEvent(std::string_view job_id,
 }
 
 // --- Event log ---
+
+class MemoryStore::Lease : public RunnerLease {
+ public:
+  Lease(MemoryStore& store, RunnerHolder holder, std::string job_id)
+      : store_(store), holder_(holder), job_id_(std::move(job_id)) {}
+  ~Lease() override { store_.ReleaseRunnerLease(holder_, job_id_); }
+
+ private:
+  MemoryStore& store_;
+  const RunnerHolder holder_;
+  const std::string job_id_;
+};
+
+absl::StatusOr<std::unique_ptr<RunnerLease>> MemoryStore::AcquireRunnerLease(
+    RunnerHolder holder, std::string_view job_id) {
+  MutexLock lock(&mu_);
+  if (holder == RunnerHolder::kServer) {
+    if (!job_id.empty()) {
+      return absl::InvalidArgumentError("a server's runner lease holds no job");
+    }
+    if (served_) {
+      return absl::UnavailableError(
+          "database \"memory:\" is already served by another hptune serve");
+    }
+    if (runs_ > 0) {
+      return absl::UnavailableError(
+          "database \"memory:\" is in use by hptune run; serve it once those "
+          "runs end, or serve another --db");
+    }
+    served_ = true;
+    return std::make_unique<Lease>(*this, holder, "");
+  }
+  if (served_) {
+    return absl::UnavailableError(
+        "database \"memory:\" is served by hptune serve: submit the job to "
+        "the server with `hptune jobs submit`, or run it on another --db");
+  }
+  if (!job_id.empty() && !running_jobs_.emplace(job_id).second) {
+    return absl::UnavailableError(
+        absl::StrCat("job ", std::string(job_id),
+                     " is being run by a live runner of this process: wait "
+                     "for it, or cancel it there"));
+  }
+  ++runs_;
+  return std::make_unique<Lease>(*this, holder, std::string(job_id));
+}
+
+void MemoryStore::ReleaseRunnerLease(RunnerHolder holder,
+                                     const std::string& job_id) {
+  MutexLock lock(&mu_);
+  if (holder == RunnerHolder::kServer) {
+    served_ = false;
+    return;
+  }
+  --runs_;
+  if (!job_id.empty()) running_jobs_.erase(job_id);
+}
 
 absl::StatusOr<std::vector<Event>> MemoryStore::ListEvents(int64_t after_id,
                                                            int limit) {

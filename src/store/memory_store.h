@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +80,10 @@ class MemoryStore : public Store {
                                      NoteEdit edit) override;
   absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
 
+  // Held within this object: a second MemoryStore is another database.
+  absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
+      RunnerHolder holder, std::string_view job_id) override;
+
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
 
@@ -103,6 +109,10 @@ class MemoryStore : public Store {
   absl::StatusOr<Note*> FindNote(std::string_view study, int64_t trial)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendEvent(Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Gives back what a Lease held.
+  class Lease;
+  void ReleaseRunnerLease(RunnerHolder holder, const std::string& job_id)
+      ABSL_LOCKS_EXCLUDED(mu_);
   UserUsage UsageOf(int64_t uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Clock& clock_;
@@ -113,6 +123,10 @@ class MemoryStore : public Store {
   // Never reused, like SQLite's AUTOINCREMENT.
   int64_t next_event_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<Event> events_ ABSL_GUARDED_BY(mu_);  // By id.
+  // The runner leases held: a server, or runs and the jobs they run.
+  bool served_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t runs_ ABSL_GUARDED_BY(mu_) = 0;
+  std::set<std::string, std::less<>> running_jobs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hptune::store

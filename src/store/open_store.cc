@@ -1,12 +1,45 @@
 #include "hptune/store/open_store.h"
 
+#include <string_view>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "src/store/memory_store.h"
 #include "src/store/sqlite_store.h"
 
 namespace hptune::store {
+namespace {
+
+constexpr char kKnownSchemes[] =
+    "known: sqlite:PATH (or a plain PATH), memory:";
+
+// The scheme `url` begins with (RFC 3986's form), or "" when it is a path.
+std::string_view SchemeOf(std::string_view url) {
+  const size_t colon = url.find(':');
+  if (colon == std::string_view::npos || colon == 0) return {};
+  if (!absl::ascii_isalpha(url[0])) return {};
+  for (const char c : url.substr(0, colon)) {
+    if (!absl::ascii_isalnum(c) && c != '+' && c != '-' && c != '.') return {};
+  }
+  return url.substr(0, colon);
+}
+
+// `url` for a message: a password ("user:secret@host") left out.
+std::string Printable(std::string_view url) {
+  const size_t authority = url.find("://");
+  const size_t at = url.find('@');
+  if (authority == std::string_view::npos || at == std::string_view::npos ||
+      at < authority) {
+    return std::string(url.substr(0, 200));
+  }
+  return absl::StrCat(std::string(url.substr(0, authority + 3)), "...",
+                      std::string(url.substr(at, 200)));
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
@@ -17,6 +50,52 @@ absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
 
 std::unique_ptr<Store> NewMemoryStore(Clock& clock) {
   return std::make_unique<MemoryStore>(clock);
+}
+
+absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url) {
+  const std::string_view scheme = SchemeOf(url);
+  if (scheme.empty()) {
+    if (url.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("store URL is empty (", kKnownSchemes, ")"));
+    }
+    return StoreUrl{.scheme = StoreUrl::Scheme::kSqlite, .path = url};
+  }
+  const std::string_view rest = std::string_view(url).substr(scheme.size() + 1);
+  const std::string lower = absl::AsciiStrToLower(std::string(scheme));
+  if (lower == "sqlite" && !rest.empty()) {
+    return StoreUrl{.scheme = StoreUrl::Scheme::kSqlite,
+                    .path = std::string(rest)};
+  }
+  if (lower == "memory" && rest.empty()) {
+    return StoreUrl{.scheme = StoreUrl::Scheme::kMemory, .path = ""};
+  }
+  if (lower == "postgresql" || lower == "postgres") {
+    // A connection string may hold a password: only its scheme is named.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "store URL \"", std::string(scheme),
+        ":...\": PostgreSQL stores are not built yet (", kKnownSchemes, ")"));
+  }
+  if (lower == "sqlite" || lower == "memory") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "store URL \"", Printable(url), "\": ",
+        lower == "sqlite" ? "sqlite: needs a file path, as in sqlite:hptune.db"
+                          : "memory: takes nothing after the colon",
+        " (", kKnownSchemes, ")"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "store URL \"", Printable(url), "\": unknown scheme \"",
+      std::string(scheme), ":\" (", kKnownSchemes,
+      "; postgresql: not built yet; a file whose name has a colon: ./",
+      Printable(url), ")"));
+}
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url,
+                                                 Clock& clock,
+                                                 SqliteStoreOptions sqlite) {
+  HPTUNE_ASSIGN_OR_RETURN(StoreUrl parsed, ParseStoreUrl(url));
+  if (parsed.scheme == StoreUrl::Scheme::kMemory) return NewMemoryStore(clock);
+  return OpenSqliteStore(parsed.path, clock, sqlite);
 }
 
 }  // namespace hptune::store

@@ -1,6 +1,7 @@
 // RunnerLock: which processes may run jobs on one database file. Used by
-// `hptune serve` (src/server/server.cc) and `hptune run`
-// (src/cli/commands/run_command.cc).
+// SqliteStore::AcquireRunnerLease, the runner lease of the Store interface
+// that `hptune serve`, `hptune run` and `hptune studies delete` ask for
+// (hptune/store/store.h); nothing else builds one (but tests).
 //
 // A server resumes every unfinished job of its database, so nothing else
 // may run jobs there: it holds the lock exclusively. Each `hptune run` runs
@@ -8,7 +9,7 @@
 // shared. Either refuses to start, with a message naming the file and what
 // holds it, when the other kind is there. The lock is an flock on
 // "<db>.serve-lock", which the kernel drops when the process dies, however
-// it dies. Move-only; released on destruction.
+// it dies. Move-only; released on destruction. Thread-compatible.
 #ifndef HPTUNE_SRC_STORE_RUNNER_LOCK_H_
 #define HPTUNE_SRC_STORE_RUNNER_LOCK_H_
 

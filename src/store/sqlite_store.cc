@@ -1,11 +1,15 @@
 #include "src/store/sqlite_store.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "hptune/core/status.h"
 #include "src/store/note_tables.h"
 #include "src/store/reader_pool.h"
+#include "src/store/runner_lock.h"
 #include "src/store/schema.h"
 #include "src/store/sqlite_connection.h"
 #include "src/store/sqlite_tables.h"
@@ -560,6 +564,40 @@ absl::StatusOr<Note> SqliteStore::GetNote(std::string_view study,
 }
 
 // --- Event log ---
+
+namespace {
+
+// The flocks a SqliteStore's runner lease holds.
+class FileRunnerLease : public RunnerLease {
+ public:
+  FileRunnerLease(RunnerLock runner, std::optional<JobLock> job)
+      : runner_(std::move(runner)), job_(std::move(job)) {}
+
+ private:
+  RunnerLock runner_;
+  std::optional<JobLock> job_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RunnerLease>> SqliteStore::AcquireRunnerLease(
+    RunnerHolder holder, std::string_view job_id) {
+  const bool server = holder == RunnerHolder::kServer;
+  if (server && !job_id.empty()) {
+    return absl::InvalidArgumentError("a server's runner lease holds no job");
+  }
+  HPTUNE_ASSIGN_OR_RETURN(
+      RunnerLock runner,
+      RunnerLock::Acquire(path_, server ? RunnerLock::Holder::kServer
+                                        : RunnerLock::Holder::kRun));
+  std::optional<JobLock> job;
+  if (!job_id.empty()) {
+    HPTUNE_ASSIGN_OR_RETURN(JobLock held,
+                            JobLock::Acquire(path_, std::string(job_id)));
+    job.emplace(std::move(held));
+  }
+  return std::make_unique<FileRunnerLease>(std::move(runner), std::move(job));
+}
 
 absl::StatusOr<std::vector<Event>> SqliteStore::ListEvents(int64_t after_id,
                                                            int limit) {

@@ -119,6 +119,11 @@ class SqliteStore : public Store {
                                      NoteEdit edit) override;
   absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
 
+  // Flocks beside the file (runner_lock.h): "<path>.serve-lock", and
+  // "<path>.job-<id>.lock" for a run's job.
+  absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
+      RunnerHolder holder, std::string_view job_id) override;
+
   absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
                                                 int limit) override;
 

@@ -11,6 +11,7 @@ namespace hptune {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::RunProcess;
 
 class CliStudiesTest : public ::testing::Test {
@@ -35,6 +36,26 @@ TEST_F(CliStudiesTest, ListsStudies) {
   EXPECT_THAT(r.out, HasSubstr("lr_study"));
   EXPECT_THAT(r.out, HasSubstr("COMPLETED"));
   EXPECT_THAT(r.out, HasSubstr("24/24"));
+}
+
+// --db takes a store URL as well as a path; a memory: store is empty.
+TEST_F(CliStudiesTest, ReadsTheDatabaseByUrl) {
+  auto r =
+      RunProcess({HPTUNE_BINARY, "studies", "list", "--db", "sqlite:" + Db()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("lr_study"));
+  auto memory =
+      RunProcess({HPTUNE_BINARY, "studies", "list", "--db", "memory:"});
+  EXPECT_EQ(memory.exit_code, 0) << memory.err;
+  EXPECT_THAT(memory.out, Not(HasSubstr("lr_study")));
+  auto missing = RunProcess(
+      {HPTUNE_BINARY, "studies", "list", "--db", "sqlite:" + *dir_ + "/no.db"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_THAT(missing.err, HasSubstr("no study database at"));
+  auto unknown =
+      RunProcess({HPTUNE_BINARY, "studies", "list", "--db", "nosuch:x"});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown scheme \"nosuch:\""));
 }
 
 TEST_F(CliStudiesTest, DescribesAStudyWithItsTrialsAndBest) {

@@ -251,7 +251,7 @@ TEST(RunCliTest, AJobPastItsMaxRunningTimeIsCancelledAndExits1) {
 
 // A server resumes every unfinished job of its database: `hptune run` must
 // not run jobs on a database a server holds, nor may a server start on one
-// where a run is going (src/store/runner_lock.h).
+// where a run is going (Store::AcquireRunnerLease).
 TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
   const std::string config = kSource + "/examples/stdlib_trainer/config.yaml";
   {
@@ -267,12 +267,13 @@ TEST(RunCliTest, RunsAndAServerNeverShareADatabase) {
                   "jobs submit`, or run it on another --db\n");
     EXPECT_EQ(server.Stop(SIGTERM), 0);
   }
-  // A lock file that cannot be made is a bad --db, not a busy database.
+  // A database that cannot be made is a bad --db, not a busy one: the
+  // store is opened before its runner lease is asked for.
   auto nowhere =
       RunProcess({kHptune, "run", config, "--db", "/nonexistent/dir/h.db"});
   EXPECT_EQ(nowhere.exit_code, 2);
-  EXPECT_THAT(nowhere.err, HasSubstr("cannot create lock file "
-                                     "\"/nonexistent/dir/h.db.serve-lock\""));
+  EXPECT_THAT(nowhere.err,
+              HasSubstr("store \"/nonexistent/dir/h.db\": cannot open"));
 
   // A run whose trainers sleep holds the database while the server tries.
   const std::string dir = testing::MakeTempDir();

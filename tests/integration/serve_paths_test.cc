@@ -142,6 +142,28 @@ TEST(ServePathsTest, ADatabaseLinkIsRefusedAndOneIsMadePrivateUnderAnyUmask) {
   }
 }
 
+// A sqlite: URL is checked as the file it names; a URL of no known scheme
+// is refused before anything is opened, naming the flag and the value.
+TEST(ServePathsTest, ASqliteUrlIsCheckedAsItsFileAndAnUnknownOneIsRefused) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string link = dir + "/h.db";
+  const std::string target = dir + "/made-through-the-link.db";
+  fs::create_symlink(target, link);
+  GiveToNobody(link);
+  Served linked =
+      Serve(dir, {"--db", "sqlite:" + link, "--state-dir", dir + "/runs"});
+  EXPECT_EQ(linked.exit_code, 2) << linked.err;
+  EXPECT_THAT(linked.err,
+              HasSubstr("--db: file " + link + " is a symbolic link to "));
+  EXPECT_FALSE(fs::exists(target));
+
+  Served unknown =
+      Serve(dir, {"--db", "nosuch:h.db", "--state-dir", dir + "/runs"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_THAT(unknown.err, HasSubstr("--db: store URL \"nosuch:h.db\""));
+  EXPECT_THAT(unknown.err, HasSubstr("memory:"));
+}
+
 // --log-file as a link to a file only root may write: the server appended
 // its lines there.
 TEST(ServePathsTest, ALogFileThatIsALinkIsRefused) {

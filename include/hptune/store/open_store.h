@@ -1,6 +1,11 @@
-// Opening a Store without naming its class: the factories of the two
-// implementations, for composition roots (the CLI, the server, a scheduler
-// that embeds the engine) that need only the Store interface.
+// Opening a Store without naming its class: the one door by URL (OpenStore,
+// what every `--db` and `$HPTUNE_DB` goes through) and the factories of the
+// two implementations, for composition roots (the CLI, the server, a
+// scheduler that embeds the engine) that need only the Store interface.
+//
+// URLs: "sqlite:PATH" or a plain PATH (no scheme: every `--db FILE` written
+// before URLs) for SqliteStore; "memory:" for a MemoryStore, whose contents
+// go with the process. A new store is one more scheme here.
 //
 // OpenSqliteStore is SqliteStore::Open (sqlite_store.h: the file, its
 // schema, durability and sharing between processes); NewMemoryStore is a
@@ -35,6 +40,29 @@ absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
 
 // An empty in-memory store. `clock` must outlive it.
 std::unique_ptr<Store> NewMemoryStore(Clock& clock = SystemClock());
+
+// A store URL, parsed.
+struct StoreUrl {
+  enum class Scheme { kSqlite, kMemory };
+  Scheme scheme = Scheme::kSqlite;
+  std::string path;  // kSqlite: the file; "" for kMemory.
+  bool operator==(const StoreUrl&) const = default;
+};
+
+// Parses `url`. A value that does not begin with a scheme (letters, then
+// letters, digits, "+", "-" or "."; then ":") is a path: "/a/b:c.db" and
+// "./x.db" are paths, "x:y.db" is scheme "x" (write "./x:y.db"). An
+// unknown scheme, an empty path or "memory:" with anything after it is
+// InvalidArgument naming the value (its password left out) and the schemes
+// known; "postgresql:" is named as not built yet.
+absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url);
+
+// Opens the store `url` names (ParseStoreUrl): OpenSqliteStore with
+// `sqlite` for a file, NewMemoryStore for "memory:". `clock` must outlive
+// the store.
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(
+    const std::string& url, Clock& clock = SystemClock(),
+    SqliteStoreOptions sqlite = {});
 
 }  // namespace hptune::store
 

@@ -6,12 +6,15 @@
 // same conformance suite. Every state change is one transaction that also
 // appends its event, so a crash never leaves a half-made change. Trial and job
 // state changes are checked against the state machines in core. All methods
-// are thread-safe; SqliteStore is also safe across processes.
+// are thread-safe; SqliteStore is also safe across processes. Composition
+// roots open one by URL (OpenStore in open_store.h), and ask it who may run
+// jobs on it (AcquireRunnerLease).
 #ifndef HPTUNE_STORE_STORE_H_
 #define HPTUNE_STORE_STORE_H_
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,6 +91,19 @@ struct UserUsage {
 // What a measurement row costs its study's owner beside its metrics' JSON:
 // the study, trial, sequence, step, time and attempt columns.
 inline constexpr int64_t kMeasurementRowBytes = 32;
+
+// Who asks to run jobs on a store (Store::AcquireRunnerLease).
+enum class RunnerHolder {
+  kServer,  // `hptune serve`: resumes every unfinished job, so runs alone.
+  kRun,     // `hptune run` (or a command that acts as one): beside others.
+};
+
+// A held runner lease: released when destroyed. It must not outlive the
+// store that gave it. Thread-compatible: one owner.
+class RunnerLease {
+ public:
+  virtual ~RunnerLease() = default;
+};
 
 class Store {
  public:
@@ -225,6 +241,23 @@ class Store {
   // NotFound naming the study or trial.
   virtual absl::StatusOr<Note> GetNote(std::string_view study,
                                        int64_t trial) = 0;
+
+  // --- Runner lease ---
+  // Who may run jobs on this store. A server (kServer) resumes every
+  // unfinished job, so it holds the lease alone: Unavailable while another
+  // server or any run holds one. A run (kRun) shares the store with other
+  // runs: Unavailable while a server holds it. A run with a non-empty
+  // `job_id` (a validated job ID) also holds that job, so that a second run
+  // of the same job takes it over only once the first runner is gone:
+  // Unavailable naming the holder while it holds it. A server passes ""
+  // (InvalidArgument otherwise). The messages name the database and what
+  // holds it. The lease is released when destroyed; SqliteStore's
+  // (flocks beside the file) is shared by every process on the file and is
+  // also released when its process dies, however it dies; MemoryStore's
+  // holds within that store object. FailedPrecondition when the lease
+  // cannot be recorded (a lock file that cannot be created).
+  virtual absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
+      RunnerHolder holder, std::string_view job_id) = 0;
 
   // --- Event log ---
   // Events with id > after_id, oldest first, at most `limit`.

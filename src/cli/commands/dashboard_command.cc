@@ -93,7 +93,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
 
   const sigset_t stop_signals = BlockStopSignals();
 
-  auto store = store::OpenSqliteStore(db, SystemClock());
+  auto store = store::OpenStore(db, SystemClock());
   if (!store.ok()) return Fail(store.status(), kExitFailure, err);
   auto server = dashboard::DashboardServer::Start(**store, std::move(options));
   if (!server.ok()) {

@@ -27,6 +27,7 @@
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/runner/job_runner.h"
+#include "hptune/store/open_store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/labels_flag.h"
@@ -39,8 +40,6 @@
 #include "src/cli/spec_overrides.h"
 #include "src/cli/trial_table.h"
 #include "src/jobs/take_over.h"
-#include "src/store/runner_lock.h"
-#include "src/store/sqlite_store.h"
 
 namespace hptune::cli {
 namespace {
@@ -290,24 +289,6 @@ int FailLauncher(const absl::Status& status, const BackendConfig& backend,
   return FailRun(status, err);
 }
 
-// Held until the job ends: no `hptune serve` may resume this job meanwhile,
-// and a second run of this job ID takes over only from a runner that died,
-// never from a live one. Unavailable while either is held.
-struct DatabaseLocks {
-  store::RunnerLock runner;
-  store::JobLock job;
-};
-
-absl::StatusOr<DatabaseLocks> LockDatabase(const std::string& db,
-                                           const std::string& job_id) {
-  HPTUNE_ASSIGN_OR_RETURN(
-      store::RunnerLock runner,
-      store::RunnerLock::Acquire(db, store::RunnerLock::Holder::kRun));
-  HPTUNE_ASSIGN_OR_RETURN(store::JobLock job,
-                          store::JobLock::Acquire(db, job_id));
-  return DatabaseLocks{.runner = std::move(runner), .job = std::move(job)};
-}
-
 int FailLock(const absl::Status& status, std::ostream& err) {
   if (absl::IsUnavailable(status)) {
     err << "hptune run: " << status.message() << "\n";
@@ -469,10 +450,14 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   auto launcher = MakeLauncher(backend, args);
   if (!launcher.ok()) return FailLauncher(launcher.status(), backend, err);
   const std::string db = DatabaseFlag(args, ProcessEnv());
-  absl::StatusOr<DatabaseLocks> locks = LockDatabase(db, job.job_id);
-  if (!locks.ok()) return FailLock(locks.status(), err);
-  auto store = store::SqliteStore::Open(db);
+  auto store = store::OpenStore(db);
   if (!store.ok()) return FailRun(store.status(), err);
+  // Held until the job ends: no `hptune serve` may resume this job
+  // meanwhile, and a second run of this job ID takes over only from a
+  // runner that died, never from a live one. Unavailable while either is.
+  absl::StatusOr<std::unique_ptr<store::RunnerLease>> lease =
+      (*store)->AcquireRunnerLease(store::RunnerHolder::kRun, job.job_id);
+  if (!lease.ok()) return FailLock(lease.status(), err);
   engine::TuningEngine engine(
       **store, engine::EngineOptions{.background_designer_work = true});
 

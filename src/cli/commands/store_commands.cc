@@ -13,6 +13,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
+#include "hptune/store/open_store.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"
@@ -20,8 +21,6 @@
 #include "src/cli/importance_table.h"
 #include "src/cli/output.h"
 #include "src/cli/trial_table.h"
-#include "src/store/runner_lock.h"
-#include "src/store/sqlite_store.h"
 
 namespace hptune::cli {
 namespace {
@@ -81,7 +80,8 @@ struct StoreContext {
   ParsedArgs args;
   OutputFormat format = OutputFormat::kTable;
   std::unique_ptr<client::StudyReader> reader;
-  std::string db_path;  // The database read; empty: the server.
+  std::string db_path;            // The database read; empty: the server.
+  store::Store* store = nullptr;  // Its store, owned by `reader`.
 };
 
 std::string FullUsage(const char* usage, const char* example) {
@@ -115,12 +115,16 @@ absl::StatusOr<StoreContext> Prepare(ParsedArgs args, bool vertex) {
     context.reader = client::ServerStudyReader(std::move(server));
     return context;
   }
-  if (!std::filesystem::exists(*db)) {
+  HPTUNE_ASSIGN_OR_RETURN(store::StoreUrl url, store::ParseStoreUrl(*db));
+  if (url.scheme == store::StoreUrl::Scheme::kSqlite &&
+      !std::filesystem::exists(url.path)) {
     return absl::NotFoundError(
-        absl::StrCat("no study database at \"", *db,
+        absl::StrCat("no study database at \"", url.path,
                      "\" (pass --db FILE or set HPTUNE_DB)"));
   }
-  HPTUNE_ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(*db));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
+                          store::OpenStore(*db));
+  context.store = store.get();
   context.reader = client::StoreStudyReader(std::move(store));
   context.db_path = *db;
   return context;
@@ -232,10 +236,10 @@ absl::Status StudyImportance(StoreContext& c, const std::string& name,
 // deleted study's history.
 absl::Status DeleteStudy(StoreContext& c, const std::string& name,
                          std::ostream& out) {
-  std::optional<store::RunnerLock> lock;
-  if (!c.db_path.empty()) {
-    absl::StatusOr<store::RunnerLock> held =
-        store::RunnerLock::Acquire(c.db_path, store::RunnerLock::Holder::kRun);
+  std::unique_ptr<store::RunnerLease> lease;
+  if (c.store != nullptr) {
+    absl::StatusOr<std::unique_ptr<store::RunnerLease>> held =
+        c.store->AcquireRunnerLease(store::RunnerHolder::kRun, "");
     if (absl::IsUnavailable(held.status())) {
       return absl::FailedPreconditionError(
           absl::StrCat("database \"", c.db_path,
@@ -244,7 +248,7 @@ absl::Status DeleteStudy(StoreContext& c, const std::string& name,
                        name, " --server ADDR`"));
     }
     if (!held.ok()) return held.status();
-    lock.emplace(*std::move(held));
+    lease = *std::move(held);
   }
   HPTUNE_RETURN_IF_ERROR(c.reader->DeleteStudy(name));
   out << "deleted study " << name << "\n";

@@ -7,12 +7,12 @@
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
 #include "hptune/core/status.h"
+#include "hptune/store/open_store.h"
 #include "src/api/conversion.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/study_reader.h"
 #include "src/cli/commands/jobs/subcommand.h"
 #include "src/cli/savings_line.h"
-#include "src/store/sqlite_store.h"
 
 namespace hptune::cli::jobs {
 namespace {
@@ -63,11 +63,13 @@ struct DescribedJob {
 // The job as the server's GetJob describes it, from a database file.
 absl::StatusOr<DescribedJob> JobFromDatabase(const std::string& db,
                                              const std::string& job_id) {
-  if (!std::filesystem::exists(db)) {
+  HPTUNE_ASSIGN_OR_RETURN(store::StoreUrl url, store::ParseStoreUrl(db));
+  if (url.scheme == store::StoreUrl::Scheme::kSqlite &&
+      !std::filesystem::exists(url.path)) {
     return absl::NotFoundError(
-        absl::StrCat("--db: no database at \"", db, "\""));
+        absl::StrCat("--db: no database at \"", url.path, "\""));
   }
-  HPTUNE_ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(db));
+  HPTUNE_ASSIGN_OR_RETURN(auto store, store::OpenStore(db));
   HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store->GetJob(job_id));
   DescribedJob described;
   absl::StatusOr<StudyRecord> study = store->GetStudy(record.study_name);

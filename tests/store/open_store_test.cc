@@ -1,0 +1,90 @@
+// OpenStore's URLs (hptune/store/open_store.h): the schemes, plain paths as
+// every --db FILE has them, and the refusals' messages.
+#include "hptune/store/open_store.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/store/store.h"
+#include "tests/store/store_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune::store {
+namespace {
+
+using ::absl::StatusCode;
+using ::hptune::store::test::TempDir;
+using ::hptune_testing::IsOkAndHolds;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+StoreUrl Sqlite(const std::string& path) {
+  return {.scheme = StoreUrl::Scheme::kSqlite, .path = path};
+}
+
+TEST(ParseStoreUrlTest, APlainPathIsASqliteFile) {
+  EXPECT_THAT(ParseStoreUrl("hptune.db"), IsOkAndHolds(Sqlite("hptune.db")));
+  EXPECT_THAT(ParseStoreUrl("/var/lib/h.db"),
+              IsOkAndHolds(Sqlite("/var/lib/h.db")));
+  // A colon after a slash is part of a file name, not a scheme.
+  EXPECT_THAT(ParseStoreUrl("./a:b.db"), IsOkAndHolds(Sqlite("./a:b.db")));
+  EXPECT_THAT(ParseStoreUrl("/x/y:z"), IsOkAndHolds(Sqlite("/x/y:z")));
+}
+
+TEST(ParseStoreUrlTest, SqliteAndMemorySchemes) {
+  EXPECT_THAT(ParseStoreUrl("sqlite:h.db"), IsOkAndHolds(Sqlite("h.db")));
+  EXPECT_THAT(ParseStoreUrl("sqlite:/abs/h.db"),
+              IsOkAndHolds(Sqlite("/abs/h.db")));
+  EXPECT_THAT(ParseStoreUrl("SQLite:h.db"), IsOkAndHolds(Sqlite("h.db")));
+  EXPECT_THAT(ParseStoreUrl("memory:"),
+              IsOkAndHolds(StoreUrl{.scheme = StoreUrl::Scheme::kMemory}));
+}
+
+TEST(ParseStoreUrlTest, RefusalsNameTheValueAndTheSchemesKnown) {
+  EXPECT_THAT(ParseStoreUrl("mysql:h"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("\"mysql:h\""),
+                             HasSubstr("unknown scheme \"mysql:\""),
+                             HasSubstr("sqlite:PATH"), HasSubstr("memory:"),
+                             HasSubstr("postgresql: not built yet"))));
+  EXPECT_THAT(ParseStoreUrl("sqlite:"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("sqlite: needs a file path")));
+  EXPECT_THAT(ParseStoreUrl("memory:x"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("memory: takes nothing")));
+  EXPECT_THAT(ParseStoreUrl(""), StatusHasCode(StatusCode::kInvalidArgument));
+}
+
+TEST(ParseStoreUrlTest, APasswordIsNeverInTheMessage) {
+  EXPECT_THAT(ParseStoreUrl("postgresql://u:secret@db.host/hptune"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("PostgreSQL stores are not built yet"),
+                             Not(HasSubstr("secret")))));
+  EXPECT_THAT(ParseStoreUrl("mysql://u:secret@db.host/hptune"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("mysql://...@db.host/hptune"),
+                             Not(HasSubstr("secret")))));
+}
+
+TEST(OpenStoreTest, OpensEachScheme) {
+  TempDir dir;
+  const std::string path = dir.File("h.db");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Store> file,
+                       OpenStore("sqlite:" + path));
+  EXPECT_TRUE(std::filesystem::exists(path));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Store> memory, OpenStore("memory:"));
+  EXPECT_THAT(memory->ListStudies(), IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(OpenStore("nosuch:x").status(),
+              StatusHasCode(StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace hptune::store

@@ -1,0 +1,117 @@
+// The runner lease of the Store contract (Store::AcquireRunnerLease), run
+// against every implementation: one server alone, runs beside each other, a
+// run per job, released on destruction. SqliteStore's leases are flocks,
+// which belong to an open file description, so two leases taken in one
+// process contend as two processes would. A new store adds its factory.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/env/clock.h"
+#include "hptune/store/open_store.h"
+#include "hptune/store/store.h"
+#include "tests/store/store_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune::store {
+namespace {
+
+using ::absl::StatusCode;
+using ::hptune::store::test::TempDir;
+using ::hptune_testing::StatusHasCode;
+using ::hptune_testing::StatusIs;
+using ::testing::HasSubstr;
+
+struct LeaseStoreFactory {
+  std::string name;
+  // The store's URL in `dir`.
+  std::function<std::string(const TempDir&)> url;
+};
+
+class RunnerLeaseConformanceTest
+    : public ::testing::TestWithParam<LeaseStoreFactory> {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Store>> store =
+        OpenStore(GetParam().url(dir_), clock_);
+    ASSERT_OK(store.status());
+    store_ = *std::move(store);
+  }
+
+  absl::StatusOr<std::unique_ptr<RunnerLease>> Server() {
+    return store_->AcquireRunnerLease(RunnerHolder::kServer, "");
+  }
+  absl::StatusOr<std::unique_ptr<RunnerLease>> Run(const std::string& job) {
+    return store_->AcquireRunnerLease(RunnerHolder::kRun, job);
+  }
+
+  TempDir dir_;
+  FakeClock clock_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(RunnerLeaseConformanceTest, OneServerAtATime) {
+  absl::StatusOr<std::unique_ptr<RunnerLease>> first = Server();
+  ASSERT_OK(first.status());
+  EXPECT_THAT(Server(), StatusIs(StatusCode::kUnavailable,
+                                 HasSubstr("already served by another")));
+  EXPECT_THAT(Run("job_1"), StatusIs(StatusCode::kUnavailable,
+                                     HasSubstr("is served by hptune serve")));
+  EXPECT_THAT(Run(""), StatusHasCode(StatusCode::kUnavailable));
+  first->reset();  // Released on destruction.
+  EXPECT_OK(Server().status());
+}
+
+TEST_P(RunnerLeaseConformanceTest, RunsShareTheStoreAndKeepTheServerOut) {
+  absl::StatusOr<std::unique_ptr<RunnerLease>> one = Run("job_1");
+  absl::StatusOr<std::unique_ptr<RunnerLease>> two = Run("job_2");
+  absl::StatusOr<std::unique_ptr<RunnerLease>> jobless = Run("");
+  ASSERT_OK(one.status());
+  ASSERT_OK(two.status());
+  ASSERT_OK(jobless.status());
+  EXPECT_THAT(Server(), StatusIs(StatusCode::kUnavailable,
+                                 HasSubstr("in use by hptune run")));
+  one->reset();
+  two->reset();
+  EXPECT_THAT(Server(), StatusHasCode(StatusCode::kUnavailable));
+  jobless->reset();
+  EXPECT_OK(Server().status());
+}
+
+TEST_P(RunnerLeaseConformanceTest, OneRunPerJobUntilItsLeaseIsGone) {
+  absl::StatusOr<std::unique_ptr<RunnerLease>> first = Run("job_1");
+  ASSERT_OK(first.status());
+  EXPECT_THAT(Run("job_1"), StatusIs(StatusCode::kUnavailable,
+                                     HasSubstr("job job_1 is being run")));
+  first->reset();
+  absl::StatusOr<std::unique_ptr<RunnerLease>> again = Run("job_1");
+  ASSERT_OK(again.status());
+  // A refused run leaves nothing held behind it.
+  EXPECT_THAT(Run("job_1"), StatusHasCode(StatusCode::kUnavailable));
+  again->reset();
+  EXPECT_OK(Server().status());
+}
+
+TEST_P(RunnerLeaseConformanceTest, AServerLeaseHoldsNoJob) {
+  EXPECT_THAT(store_->AcquireRunnerLease(RunnerHolder::kServer, "job_1"),
+              StatusHasCode(StatusCode::kInvalidArgument));
+  EXPECT_OK(Server().status());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stores, RunnerLeaseConformanceTest,
+    ::testing::Values(
+        LeaseStoreFactory{"Memory", [](const TempDir&) { return "memory:"; }},
+        LeaseStoreFactory{"Sqlite",
+                          [](const TempDir& dir) {
+                            return "sqlite:" + dir.File("hptune.db");
+                          }}),
+    [](const ::testing::TestParamInfo<LeaseStoreFactory>& info) {
+      return info.param.name;
+    });
+
+}  // namespace
+}  // namespace hptune::store
