@@ -51,7 +51,7 @@ test: build
 # `scripts/mutations.py run` (--only REGEX, --slice K/N, --rotate SEED,
 # --list, --check-head); GENERATE: options of `generate`, empty to skip it.
 MUTATIONS ?= --keep-going --check-head
-GENERATE ?= --seed 1 --per-folder 4
+GENERATE ?= --seed 1 --per-folder 8
 test-mutations: setup
 	status=0; \
 	/usr/bin/python3 scripts/mutations.py run $(MUTATIONS) -- \

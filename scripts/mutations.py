@@ -24,7 +24,7 @@ the code it mutates is HEAD's.
                              [--rotate SEED --count 8] [--list]
                              [--keep-going] [-- CMAKE FLAGS...]
     scripts/mutations.py check        # every pattern matches exactly once
-    scripts/mutations.py generate [--seed 1] [--per-folder 4]
+    scripts/mutations.py generate [--seed 1] [--per-folder 8]
                                   [--timeout 300] [-- CMAKE FLAGS...]
 
 `run` prints each mutation as caught / NOT CAUGHT / does not compile /
@@ -667,11 +667,22 @@ def in_string(code, index):
     return code[:index].count('"') % 2 == 1
 
 
+# Integration suites that drive a folder's code (the server's services are
+# tested through a real server), run with its own tests/<folder>/.
+FOLDER_INTEGRATION = {
+    "src/server": r"(^|/)(Serve(Auth|Job|Study|Trust|Paths|Quota)Test|"
+                  r"MultiUserTest|EmbeddedServerTest)\.",
+    "src/runner": r"(^|/)(RunCliTest|RunExitCodesTest|RunMistakesTest)\.",
+}
+
+
 def folder_tests(tests, worktree, folder):
     """ctest -R regexes for the tests of tests/<folder>/ (src/core ->
-    tests/core), not slow: one per GoogleTest suite, or the whole name."""
+    tests/core), not slow: one per GoogleTest suite, or the whole name;
+    and FOLDER_INTEGRATION's suites."""
     prefix = str(worktree.build / "tests" / folder.split("/", 1)[1]) + "/"
-    regexes = set()
+    regexes = {FOLDER_INTEGRATION[folder]} if folder in FOLDER_INTEGRATION \
+        else set()
     for name, test in tests.items():
         command = test.get("command") or [""]
         labels = {p["name"]: p["value"] for p in
@@ -778,7 +789,7 @@ def main(argv=None):
     sub.add_parser("check", help="every pattern occurs exactly once")
     gen = sub.add_parser("generate", help="random mutations, scored")
     gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--per-folder", type=int, default=4)
+    gen.add_argument("--per-folder", type=int, default=8)
     gen.add_argument("--folders", default=",".join(GENERATOR_FOLDERS))
     gen.add_argument("--timeout", type=int, default=300,
                      help="seconds a build or a test run may take")
