@@ -84,7 +84,8 @@ constexpr char kUsage[] =
     "                         --listen's host and port + 1 (127.0.0.1:7461;\n"
     "                         port 0 stays 0). Same token; off loopback, the\n"
     "                         same TLS certificate\n"
-    "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
+    "  --db FILE              default $HPTUNE_DB, else ./hptune.db; or a URL:\n"
+    "                         sqlite:PATH, memory: (nothing persists)\n"
     "  --state-dir DIR        replica logs, metric files, default job dirs;\n"
     "                         default ./hptune-runs\n"
     "  --log-file F           the line per job and trial start and end goes\n"
@@ -462,8 +463,8 @@ StartLines StartLinesOf(const ServeSetup& setup) {
 
 void PrintStartLines(const StartLines& lines, int port, std::ostream& out) {
   out << "hptune serve: listening on port " << port << " (db " << lines.db
-      << ", state " << lines.state_dir << ", backend " << lines.backend << ")"
-      << std::endl;
+      << (lines.db == "memory:" ? ", nothing persists" : "") << ", state "
+      << lines.state_dir << ", backend " << lines.backend << ")" << std::endl;
   out << "hptune serve: clients authenticate with the token in "
       << lines.token_file << std::endl;
   if (!lines.socket.empty()) {
