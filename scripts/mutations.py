@@ -473,11 +473,40 @@ def lock(worktree):
     return handle
 
 
-def baseline(worktree, rows):
+def reference_targets(worktree, reference, rows):
+    """The worktree targets of the rows' tests as another build of the
+    project lists them (make build's, which make test has just built in
+    CI): a fresh worktree build lists no GoogleTest test before its
+    executable is built. None where that build cannot tell them all."""
+    if reference is None or not (pathlib.Path(reference) /
+                                 "CTestTestfile.cmake").is_file():
+        return None
+    output = subprocess.run(
+        ["ctest", "--test-dir", str(reference), "--show-only=json-v1"],
+        capture_output=True, text=True).stdout
+    try:
+        listed = {t["name"]: t for t in json.loads(output)["tests"]}
+    except (ValueError, KeyError):
+        return None
+    targets = set()
+    for row in rows:
+        _, matched = resolve(row["tests"], listed)
+        if not matched or "build-all" in row["flags"]:
+            return None
+        for name in matched:
+            command = listed[name].get("command") or [""]
+            rel = os.path.relpath(command[0], reference)
+            if rel in worktree.outputs():
+                targets.add(rel)
+    return targets
+
+
+def baseline(worktree, rows, reference=None):
     """Builds what the selected rows' tests need, unmutated; their tests.
-    gtest_discover_tests lists a test only once its executable is built, so
-    an unknown name builds everything once, as does a build-all row (its
-    test reads ctest's whole list)."""
+    gtest_discover_tests lists a test only once its executable is built:
+    an unknown name is looked up in the reference build, else everything
+    is built once, as for a build-all row (its test reads ctest's whole
+    list)."""
     tests = worktree.tests()
     targets, unresolved = {"hptune"}, False
     for row in rows:
@@ -486,14 +515,26 @@ def baseline(worktree, rows):
         for name in matched:
             targets |= worktree.targets_of(tests[name])
     if unresolved:
-        targets = {"all"}
+        found = reference_targets(worktree, reference, rows)
+        targets = targets | found if found is not None else {"all"}
     ok, seconds, output = worktree.build_targets(targets)
     if not ok:
         raise SystemExit(f"HEAD does not build in {worktree.build}:\n"
                          f"{output[-3000:]}")
     print(f"baseline build ({len(targets)} targets): {minutes(seconds)}",
           flush=True)
-    return worktree.tests()
+    tests = worktree.tests()
+    if unresolved and "all" not in targets:
+        # What the reference build named, now built here: their targets
+        # (hptune for an integration test) too.
+        extra = set()
+        for row in rows:
+            for name in resolve(row["tests"], tests)[1]:
+                extra |= worktree.targets_of(tests[name])
+        if extra - targets:
+            worktree.build_targets(extra)
+            tests = worktree.tests()
+    return tests
 
 
 def check_head(worktree, tests, rows):
@@ -549,7 +590,7 @@ def command_run(args, cmake_flags):
             e.startswith(r["where"] + ":") for e in stale)}
         live = [r for r in rows if r["id"] not in stale_ids]
         start = time.monotonic()
-        tests = baseline(worktree, live)
+        tests = baseline(worktree, live, args.reference_build)
         failing = check_head(worktree, tests, live) if args.check_head \
             else {}
         counts, missed = {}, []
@@ -781,6 +822,10 @@ def main(argv=None):
     run.add_argument("--list", action="store_true", help="list, run nothing")
     run.add_argument("--keep-going", action="store_true",
                      help="go on past a mutation not caught or stale")
+    run.add_argument("--reference-build", default=str(ROOT / "build"),
+                     help="a build of the project whose ctest list tells a "
+                     "fresh worktree which executables to build (default: "
+                     "build/, make build's)")
     run.add_argument("--check-head", action="store_true",
                      help="run the tests unmutated first; a row whose tests "
                      "already fail is reported, not counted as caught")
