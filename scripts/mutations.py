@@ -338,19 +338,22 @@ FAILED_LINE = re.compile(r"^\s*\d+ - (\S+).*? \((\w[\w ]*)\)\s*$",
                          re.MULTILINE)
 
 
-def by_number(worktree, names):
-    """ctest -I's value selecting `names` by their numbers in the build's
-    list as it is now: no -R regex (ctest's allows 9 groups at most)."""
-    numbers = {name: i for i, name in enumerate(worktree.tests(), 1)}
-    listed = sorted(numbers[n] for n in names if n in numbers)
+def by_number(worktree, row_tests):
+    """ctest -I's value selecting the tests `row_tests` names, by their
+    numbers in the build's list as it is now (a TEST_P's name ends with
+    its parameter's bytes, which change with each link), or None; no -R
+    regex: ctest's allows 9 groups at most."""
+    tests = worktree.tests()
+    numbers = {name: i for i, name in enumerate(tests, 1)}
+    listed = sorted(numbers[n] for n in resolve(row_tests, tests)[1])
     return "0,0,0," + ",".join(map(str, listed)) if listed else None
 
 
-def run_tests(worktree, names, timeout):
-    """(outcome, seconds, failed) of ctest on `names`: outcome caught (a
-    test failed or timed out), not-caught, no-tests, or error (ctest itself
-    failed; its last line in failed)."""
-    selection = by_number(worktree, names)
+def run_tests(worktree, row_tests, timeout):
+    """(outcome, seconds, failed) of ctest on the tests `row_tests` names:
+    outcome caught (a test failed or timed out), not-caught, no-tests, or
+    error (ctest itself failed; its last line in failed)."""
+    selection = by_number(worktree, row_tests)
     if selection is None:
         return "no-tests", 0.0, []
     argv = ["ctest", "--test-dir", str(worktree.build), "-I", selection,
@@ -402,7 +405,7 @@ def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
             result["outcome"] = "no-compile"
             result["error"] = first_error(output)
             return result
-        outcome, test_s, failed = run_tests(worktree, names, timeout)
+        outcome, test_s, failed = run_tests(worktree, test_names, timeout)
         result.update(outcome=outcome, test_s=test_s, failed=failed)
     restored = worktree.compiled_from(path)
     if restored:  # Its ctest list as HEAD's again, for the next mutation.
