@@ -70,8 +70,19 @@ TEST_F(CheckExecutableTest, NotExecutableSaysHowToFixIt) {
   status = CheckExecutable(Write("plain.py", "print(1)\n", 0755));
   EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(status.message(), HasSubstr("#!/usr/bin/env python3"));
-  status = CheckExecutable(dir_);
-  EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
+}
+
+// A directory or a FIFO named as the program is said to be no regular file
+// (exec would refuse it), not mistaken for a script without its #! line.
+TEST_F(CheckExecutableTest, WhatIsNoRegularFileIsNamedSo) {
+  const std::string fifo = dir_ + "/trainer.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0755), 0);
+  for (const std::string& program : {dir_, fifo}) {
+    absl::Status status = CheckExecutable(program);
+    EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied) << program;
+    EXPECT_THAT(status.message(),
+                HasSubstr("\"" + program + "\" is not a regular file"));
+  }
 }
 
 }  // namespace
