@@ -30,7 +30,8 @@ the code it mutates is HEAD's.
 `run` prints each mutation as caught / NOT CAUGHT / does not compile /
 stale with its build and test times, then a summary line; it exits 1 when
 one is not caught, does not compile (unless marked compile-error-ok) or is
-stale. `generate` prints each folder's score (caught / compiled) and the
+stale. `--rotate` draws from the rows not marked `blind` (known blind spots
+not yet mended, which a full run still reports NOT CAUGHT). `generate` prints each folder's score (caught / compiled) and the
 survivors. `make test-mutations` runs both. Python 3 standard library only.
 """
 
@@ -51,7 +52,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOGUE_DIR = ROOT / "tests" / "mutations"
 COLUMNS = ("id", "file", "pattern", "replacement", "tests", "flags",
            "guarantee")
-FLAGS = {"compile-error-ok", "build-all"}
+FLAGS = {"compile-error-ok", "build-all", "blind"}
 PLAIN_NAME = re.compile(r"^[\w.:/-]+$")
 ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 # `make build`'s CMAKE_FLAGS and ALL_FLAGS, for a run without `-- FLAGS`.
@@ -200,6 +201,11 @@ def select(rows, only=None, slice_=None, rotate=None, count=None):
             raise SystemExit(f"--slice {slice_}: K must be 1 to N")
         rows = [r for i, r in enumerate(rows) if i % n == k - 1]
     if rotate is not None:
+        # CI's draw: only rows that must be caught now. A `blind` row, a
+        # known blind spot not yet mended, still runs (and fails) in a full
+        # run, which lists it.
+        rows = [r for r in rows if "blind" not in r.get("flags", ())]
+
         def rank(row):
             return hashlib.sha256(f"{rotate}:{row['id']}".encode()).digest()
         chosen = {r["id"] for r in sorted(rows, key=rank)[:count or 8]}

@@ -130,6 +130,13 @@ class SelectionTest(unittest.TestCase):
         self.assertNotEqual(a, mutations.select(self.ROWS, rotate="abd",
                                                 count=8))
 
+    def test_rotation_leaves_blind_rows_out(self):
+        rows = [dict(r, flags={"blind"} if i % 2 else set())
+                for i, r in enumerate(self.ROWS)]
+        drawn = mutations.select(rows, rotate="abc", count=len(rows))
+        self.assertTrue(drawn)
+        self.assertFalse([r for r in drawn if "blind" in r["flags"]])
+
     def test_only_matches_ids_or_files(self):
         self.assertEqual(len(mutations.select(self.ROWS, only="^m1$")), 1)
         self.assertEqual(len(mutations.select(self.ROWS, only="f0")), 7)
