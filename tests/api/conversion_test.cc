@@ -371,6 +371,21 @@ TEST(ParametersFromProtoTest, CoercesNumbersToTheParameterType) {
                 .message(),
             "trial.parameters[\"cell\"]: CATEGORICAL parameter needs "
             "string_value, got 1");
+  in["cell"].set_string_value("GRU");
+  in["layers"].set_string_value("2");
+  EXPECT_EQ(ParametersFromProto(in, spec.search_space, "trial.parameters")
+                .status()
+                .message(),
+            "trial.parameters[\"layers\"]: DISCRETE parameter needs a number, "
+            "got \"2\"");
+  in["layers"].set_int_value(2);
+  in["hidden"].set_string_value("64");
+  EXPECT_EQ(ParametersFromProto(in, spec.search_space, "trial.parameters")
+                .status()
+                .message(),
+            "trial.parameters[\"hidden\"]: INTEGER parameter needs a number, "
+            "got \"64\"");
+  in["hidden"].set_int_value(64);
   in.erase("cell");
   in["nope"].set_int_value(1);
   EXPECT_EQ(ParametersFromProto(in, spec.search_space, "trial.parameters")
@@ -397,6 +412,24 @@ TEST(MeasurementConversionTest, RejectsWhatMustNotReachADesigner) {
   EXPECT_EQ(out.elapsed_duration().seconds(), 0);
   EXPECT_EQ(out.elapsed_duration().nanos(), 123'456'000);
   EXPECT_EQ(out.metrics().at("loss"), 0.5);
+
+  // The last second of 9999-12-31 is a time; the next one is not.
+  constexpr int64_t kLastSecond = 253402300799;
+  m.mutable_time()->set_seconds(kLastSecond);
+  m.mutable_time()->set_nanos(999'999'999);
+  EXPECT_OK(MeasurementFromProto(m, "measurement"));
+  m.mutable_time()->set_seconds(kLastSecond + 1);
+  m.mutable_time()->set_nanos(0);
+  EXPECT_EQ(MeasurementFromProto(m, "measurement").status().message(),
+            "measurement.time: must be between 1970-01-01 and 9999-12-31, "
+            "got seconds=253402300800 nanos=0");
+  m.mutable_time()->set_seconds(-1);
+  EXPECT_THAT(MeasurementFromProto(m, "measurement"),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
+  m.mutable_time()->set_seconds(0);
+  m.mutable_time()->set_nanos(1'000'000'000);
+  EXPECT_THAT(MeasurementFromProto(m, "measurement"),
+              StatusHasCode(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(JobConversionTest, TrainingOutputCountsEndedTrialsAndNamesTheBest) {

@@ -598,6 +598,11 @@ TEST(ConfigParserTest, UnknownFieldsSuggestTheNearestAcceptedName) {
                           "trainingInput.moduleName: unknown field (did you "
                           "mean pythonModule?)",
                           "trainingInput.colour: unknown field"));
+  // Two accepted names in reach: workerCount (one edit) is suggested,
+  // not workerConfig (three), which comes after it in the field list.
+  EXPECT_THAT(Errors("trainingInput: {workerCont: 2}\n"),
+              ElementsAre("trainingInput.workerCont: unknown field (did you "
+                          "mean workerCount?)"));
   EXPECT_THAT(Errors(Study(kOneParam, "    maxTrial: 3\n")),
               ElementsAre("trainingInput.hyperparameters.maxTrial: unknown "
                           "field (did you mean maxTrials?)"));

@@ -157,19 +157,23 @@ TEST(StoppingSavingsTest, AllStoppedIsUnknown) {
 }
 
 TEST(StoppingSavingsTest, OnlySucceededUnstoppedTrialsAreTheYardstick) {
-  // A failed trial at step 1000 and a running one do not set the length.
-  std::vector<Trial> trials = {Ended(1, 100, 1), Ended(2, 1000, 1),
-                               Ended(3, 40, 40, true), Ended(4, 7, 1)};
+  // Failed (1000 steps), infeasible (900), cancelled (800) and running (7)
+  // trials do not set the length: counted, the median would be 800.
+  std::vector<Trial> trials = {Ended(1, 100, 1),       Ended(2, 1000, 1),
+                               Ended(3, 40, 40, true), Ended(4, 7, 1),
+                               Ended(5, 900, 1),       Ended(6, 800, 1)};
   trials[1].state = TrialState::kFailed;
   trials[3].state = TrialState::kActive;
   trials[3].end_time.reset();
+  trials[4].state = TrialState::kInfeasible;
+  trials[5].state = TrialState::kCancelled;
   const StoppingSavings s = ComputeStoppingSavings(Pointers(trials), {});
   EXPECT_THAT(s.full_steps, Optional(DoubleEq(100)));
   EXPECT_THAT(s.steps_saved, Optional(DoubleEq(60)));
   EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(60)));
   // No job, no footprint: trial-seconds only.
   EXPECT_EQ(s.replica_seconds_saved, std::nullopt);
-  EXPECT_EQ(s.steps_run, 100 + 1000 + 40 + 7);
+  EXPECT_EQ(s.steps_run, 100 + 1000 + 40 + 7 + 900 + 800);
   EXPECT_THAT(SavingsText(s), HasSubstr(", 60 trial-seconds"));
 }
 

@@ -440,6 +440,24 @@ std::vector<Case> JobCases() {
        "trialJobSpec.workerPoolSpecs[0].replicaCount: must be 1: workerpool 0 "
        "is the chief, got \"2\"",
        nullptr},
+      {"ChiefReplicaCountZeroIsRefused",
+       {{"POOL0", "    replicaCount: 0"}},
+       "trialJobSpec.workerPoolSpecs[0].replicaCount: must be 1: workerpool 0 "
+       "is the chief, got 0",
+       nullptr},
+      {"ContainerSpecNeedsItsImage",
+       {{"POOLS",
+         "  - machineSpec: {machineType: n1-standard-4}\n"
+         "    containerSpec: {command: [train]}"}},
+       "trialJobSpec.workerPoolSpecs[1].containerSpec.imageUri: required",
+       nullptr},
+      {"PackageSpecNeedsItsExecutorImage",
+       {{"POOLS",
+         "  - machineSpec: {machineType: n1-standard-4}\n"
+         "    pythonPackageSpec: {pythonModule: m, packageUris: [/p.tar.gz]}"}},
+       "trialJobSpec.workerPoolSpecs[1].pythonPackageSpec.executorImageUri: "
+       "required",
+       nullptr},
       {"MachineTypeMustBeKnown",
        {{"POOLS",
          "  - machineSpec: {machineType: n1-standrd-8}\n"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "hptune/env/env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
@@ -37,6 +38,14 @@ TEST(CheckPrivateDirectoryTest, ADirectoryOthersCanWriteIsRefused) {
       StatusIs(absl::StatusCode::kFailedPrecondition,
                HasSubstr("directory " + dir.string() + " is owned by uid " +
                          std::to_string(geteuid()) + " with mode 0777")));
+  // Writable by others but not by its group, and by its group alone: each
+  // lets another user replace what it holds.
+  for (const mode_t mode : {0757, 0775, 0703}) {
+    ASSERT_EQ(chmod(dir.c_str(), mode), 0);
+    EXPECT_THAT(CheckPrivateDirectory(dir),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         HasSubstr(absl::StrFormat("with mode %04o", mode))));
+  }
   ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
   EXPECT_OK(CheckPrivateDirectory(dir));
 }
