@@ -375,3 +375,23 @@ def test_a_constraint_that_is_not_finite_is_refused(client):
     study = optuna.create_study(sampler=sampler)
     with pytest.raises(ValueError, match=r"\(nan,\) of trial 0 are not all"):
         study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+
+
+def test_an_objective_that_is_not_finite_ends_infeasible(client):
+    sampler = hptune.optuna.GPSampler(seed=3, client=client)
+    study = optuna.create_study(sampler=sampler)
+
+    def objective(trial):
+        x = trial.suggest_float("x", 0, 1)
+        return math.inf if trial.number == 1 else x
+
+    study.optimize(objective, n_trials=3)
+    # Optuna keeps an infinite value as COMPLETE; hptune's GP must not see
+    # it as a measurement (it would wreck the model's scale).
+    assert study.trials[1].state == optuna.trial.TrialState.COMPLETE
+    by_number = {int(t.client_id.split("-")[1]): t
+                 for t in hptune_trials(sampler) if t.client_id}
+    told = by_number[1]
+    assert told.state == "INFEASIBLE", told
+    assert "are not finite" in told.reason
+    assert by_number[2].state == "SUCCEEDED"  # The next one runs on.

@@ -175,8 +175,19 @@ TEST_F(ServeStudyTest, BadRequestsGetTheirCodesAndTheServerStaysUp) {
   complete.set_study("bad_input");
   complete.set_trial_id(suggested.trials(0).id());
   complete.set_trial_infeasible(true);
-  complete.set_infeasible_reason("diverged");
   v1::Trial trial;
+  // Infeasible says why, and carries no result.
+  status = stub_->CompleteTrial(Context().get(), complete, &trial);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "infeasible_reason: required with trial_infeasible");
+  complete.set_infeasible_reason("diverged");
+  (*complete.mutable_final_measurement()->mutable_metrics())["loss"] = 0.5;
+  status = stub_->CompleteTrial(Context().get(), complete, &trial);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "final_measurement: must be unset with trial_infeasible");
+  complete.clear_final_measurement();
   ASSERT_TRUE(stub_->CompleteTrial(Context().get(), complete, &trial).ok());
   EXPECT_EQ(trial.state(), v1::Trial::INFEASIBLE);
   v1::AddMeasurementRequest add;

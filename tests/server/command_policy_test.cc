@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -129,6 +130,17 @@ TEST_F(CommandPolicyTest, AModuleJobNeedsItsPackageUnderTheDirectory) {
   EXPECT_THAT(timeit.message(), HasSubstr("module \"timeit\""));
   EXPECT_THAT(policy.Check(Module(root_, "elsewhere")),
               StatusHasCode(absl::StatusCode::kPermissionDenied));
+  // The package's name first, then no dotted name: a path out of it, or
+  // an empty part.
+  for (const char* module :
+       {"pkg./../../elsewhere", "pkg..task", "pkg.task "}) {
+    EXPECT_THAT(policy.Check(Module(trainers_ / "pkg", module)),
+                StatusIs(absl::StatusCode::kPermissionDenied,
+                         HasSubstr(absl::StrCat("module \"", module,
+                                                "\" is not in packagePath's "
+                                                "package"))))
+        << module;
+  }
 }
 
 // The attack: an allowed interpreter and script, with a package elsewhere

@@ -415,6 +415,12 @@ TEST_P(StoreConformanceTest, AddTrialsRejectsTrialsWithoutTheirResult) {
               StatusIs(StatusCode::kInvalidArgument,
                        "study \"mnist\": new trial 1 of 1: parameter \"lr\" "
                        "must be a finite number, got nan"));
+  for (const double infinite : {INFINITY, -INFINITY}) {
+    EXPECT_THAT(store_->AddTrials("mnist", {MakeTrial(infinite)}, std::nullopt),
+                StatusIs(StatusCode::kInvalidArgument,
+                         HasSubstr("parameter \"lr\" must be a finite "
+                                   "number, got ")));
+  }
   Trial bad_final = MakeTrial(0.1);
   bad_final.state = TrialState::kSucceeded;
   bad_final.final_measurement = MakeMeasurement(5, INFINITY);
