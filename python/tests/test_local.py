@@ -149,3 +149,30 @@ def test_a_forked_child_that_exits_leaves_the_server(tmp_path):
         assert os.waitpid(pid, 0)[1] == 0
         assert client._engine.alive() and os.path.isdir(client._engine.dir)
         assert client.study("after_fork", SPEC).name == "after_fork"
+
+
+def test_the_db_is_a_store_url_as_serve_takes_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # sqlite:PATH, relative: the file beside the caller, not in the engine's
+    # private directory; the CLI reads it by either name.
+    with hptune.Client.local("sqlite:rel.db") as client:
+        assert client._engine.db == "sqlite:" + str(tmp_path / "rel.db")
+        client.study("svc", SPEC).suggest()[0].complete(0.5)
+    assert (tmp_path / "rel.db").is_file()
+    assert (tmp_path / "hptune-runs").is_dir()
+    listed = run_hptune(["studies", "list", "--db", "sqlite:rel.db"],
+                        cwd=str(tmp_path))
+    assert listed.returncode == 0 and "svc" in listed.stdout, listed.stderr
+    # memory: nothing written beside the caller, runs in the private dir.
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with hptune.Client.local("memory:") as client:
+        study = client.study("m", SPEC)
+        study.suggest()[0].complete(0.1)
+        assert study.trials()[0].value == 0.1
+        assert client._engine.state_dir.startswith(client._engine.dir)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    # A URL the engine cannot open: its message, and no password in it.
+    with pytest.raises(RuntimeError, match="did not start") as refused:
+        hptune.Client.local("postgresql://ana:s3cret@db.example/hp")
+    assert "PostgreSQL" in str(refused.value)
+    assert "s3cret" not in str(refused.value)

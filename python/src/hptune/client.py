@@ -63,9 +63,10 @@ class Client:
     def local(cls, db: Optional[str] = "hptune.db", *,
               timeout: float = DEFAULT_TIMEOUT_SECONDS,
               inline_refits: bool = False) -> "Client":
-        """A Client of a private ``hptune serve`` on the SQLite file ``db``
-        (the one the CLI and dashboard read; created when missing; None: a
-        temporary one, removed when the engine stops), started
+        """A Client of a private ``hptune serve`` on the store ``db``: a
+        SQLite file's path or ``sqlite:PATH`` (the one the CLI and
+        dashboard read; created when missing), ``memory:``, or None (a
+        temporary file, removed when the engine stops), started
         now on a Unix socket only this user can open, and stopped by
         close(), at exit, or by the kernel when this process dies
         (local.py). FileNotFoundError when the hptune binary is not found.

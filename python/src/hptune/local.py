@@ -24,6 +24,7 @@ looked. Thread-safe: start and close are serialised.
 import atexit
 import ctypes
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -32,13 +33,41 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 _PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
 _DIR_PREFIX = "hptune-local-"
 _START_TIMEOUT_SECONDS = 120.0
 _STOP_TIMEOUT_SECONDS = 30.0
 _MAX_DB_PATH_CHARS = 4096
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def store_url(db: str) -> Tuple[str, Optional[str]]:
+    """(the --db the engine gets, the database file or None) for ``db``, a
+    store URL as ``hptune serve --db`` takes it (docs/operations.md): a
+    path or ``sqlite:PATH`` is made absolute (the engine runs in its
+    private directory); any other URL (``memory:``) goes as it is, and the
+    engine names what it cannot open."""
+    scheme = _SCHEME.match(db)
+    if scheme is None:
+        path = os.path.abspath(db)
+        return path, path
+    if scheme.group(1).lower() == "sqlite" and db[scheme.end():]:
+        path = os.path.abspath(db[scheme.end():])
+        return "sqlite:" + path, path
+    return db, None
+
+
+def printable_url(url: str) -> str:
+    """``url`` for a message: a password (``user:secret@host``) left
+    out, as the engine's own messages do."""
+    authority, at = url.find("://"), url.find("@")
+    if authority < 0 or at < authority:
+        return url
+    return url[:authority + 3] + "..." + url[at:]
 
 
 def find_binary() -> str:
@@ -125,8 +154,9 @@ def _die_with_parent() -> None:
 
 
 class LocalEngine:
-    """One private ``hptune serve`` on ``db`` (a SQLite file; created when
-    missing; None: a temporary one, removed by close()). ``address`` is its
+    """One private ``hptune serve`` on ``db`` (a store URL: a SQLite file's
+    path or ``sqlite:PATH``, created when missing, or ``memory:``; None: a
+    temporary file, removed by close()). ``address`` is its
     gRPC target, ``token`` its token."""
 
     def __init__(self, db: Optional[str], *, binary: Optional[str] = None,
@@ -149,10 +179,12 @@ class LocalEngine:
         self.dir = tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-",
                                     dir=base)  # mode 0700
         # No db: a temporary one in the private directory, gone at close.
-        self.db = os.path.abspath(str(db)) if db is not None else \
-            os.path.join(self.dir, "hptune.db")
+        self.db, file = store_url(os.path.join(self.dir, "hptune.db")
+                                  if db is None else str(db))
+        # Runs beside a database file; a store without one (memory:) keeps
+        # them in the private directory.
         self.state_dir = state_dir or os.path.join(
-            os.path.dirname(self.db), "hptune-runs")
+            os.path.dirname(file) if file else self.dir, "hptune-runs")
         self.socket = os.path.join(self.dir, "hptune.sock")
         self.address = "unix:" + self.socket
         self.token = secrets.token_hex(32)
@@ -208,7 +240,9 @@ class LocalEngine:
         except OSError:
             log = ""
         code = self._process.poll() if self._process else None
-        return (f"the local hptune engine ({' '.join(self._command())}) "
+        command = [printable_url(a) if a == self.db else a
+                   for a in self._command()]
+        return (f"the local hptune engine ({' '.join(command)}) "
                 f"{what}" + (f" (exit {code})" if code is not None else "") +
                 (f":\n{log}" if log else ""))
 
