@@ -31,8 +31,10 @@ the code it mutates is HEAD's.
 stale with its build and test times, then a summary line; it exits 1 when
 one is not caught, does not compile (unless marked compile-error-ok) or is
 stale. `--rotate` draws from the rows not marked `blind` (known blind spots
-not yet mended, which a full run still reports NOT CAUGHT). `generate` prints each folder's score (caught / compiled) and the
-survivors. `make test-mutations` runs both. Python 3 standard library only.
+not yet mended, which a full run still reports NOT CAUGHT). `generate` prints each folder's score (caught / compiled; a mutation
+the compiler turns into the very same code is equivalent and not counted),
+the survivors and the equivalent ones, and exits 1 when a folder scores
+under --min-score (80%). `make test-mutations` runs both. Python 3 standard library only.
 """
 
 import argparse
@@ -315,6 +317,43 @@ class Worktree:
         return targets
 
 
+    def objects_of(self, path):
+        """The object files compiled from a source file: CMake's
+        DIR/CMakeFiles/TARGET.dir/REST.o for the source DIR/REST, or the
+        unity file (Unity/unity_N_cxx.cxx) that includes it."""
+        source_path = pathlib.Path(path).resolve()
+        rel = source_path.relative_to(self.dir).as_posix()
+        included = f'#include "{source_path}"'
+        objects = []
+        for output in self.outputs():
+            if "/CMakeFiles/" not in output or ".dir/" not in output or \
+                    not output.endswith(".o"):
+                continue
+            folder, rest = output.split("/CMakeFiles/", 1)
+            source = rest.split(".dir/", 1)[1].removesuffix(".o")
+            if f"{folder}/{source}" == rel:
+                objects.append(self.build / output)
+            elif "/Unity/unity_" in output:
+                unity = self.build / output.removesuffix(".o")
+                if unity.is_file() and included in unity.read_text():
+                    objects.append(self.build / output)
+        return sorted(objects)
+
+    def code_digest(self, objects):
+        """A digest of the objects' code and data, debug information left
+        out (its line table moves with a mutation's columns), or None when
+        one is missing."""
+        digest = hashlib.sha256()
+        for obj in objects:
+            stripped = obj.with_name(obj.name + ".nodebug")
+            if subprocess.run(["objcopy", "--strip-debug", str(obj),
+                               str(stripped)],
+                              stderr=subprocess.DEVNULL).returncode != 0:
+                return None
+            digest.update(stripped.read_bytes())
+            stripped.unlink()
+        return digest.hexdigest()
+
     def compiled_from(self, path):
         """The executables a mutated file under tests/ is compiled into:
         rebuilt, their ctest list shows what the file now defines."""
@@ -393,9 +432,12 @@ class Applied:
 
 
 def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
-                 test_names, timeout):
+                 test_names, timeout, same_code_is_equivalent=False):
     """One mutation applied, built and tested: a dict of its outcome,
-    'outcome' one of caught, not-caught, no-compile, no-tests."""
+    'outcome' one of caught, not-caught, no-compile, no-tests, and with
+    same_code_is_equivalent, equivalent: the compiler made the very same
+    code of it (a branch of another platform's #if, or a change the
+    optimiser proves changes nothing), so no test could catch it."""
     regex, names = resolve(test_names, tests)
     if not names:
         return {"outcome": "no-tests", "regex": regex, "build_s": 0,
@@ -403,6 +445,8 @@ def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
     targets = worktree.compiled_from(path)
     for name in names:
         targets |= worktree.targets_of(tests[name])
+    objects = worktree.objects_of(path) if same_code_is_equivalent else []
+    before = worktree.code_digest(objects) if objects else None
     with Applied(path, text, offset, pattern, replacement):
         built, build_s, output = worktree.build_targets(targets, timeout)
         result = {"regex": regex, "build_s": build_s, "test_s": 0.0,
@@ -410,6 +454,9 @@ def try_mutation(worktree, tests, path, text, offset, pattern, replacement,
         if not built:
             result["outcome"] = "no-compile"
             result["error"] = first_error(output)
+            return result
+        if before is not None and worktree.code_digest(objects) == before:
+            result["outcome"] = "equivalent"
             return result
         outcome, test_s, failed = run_tests(worktree, test_names, timeout)
         result.update(outcome=outcome, test_s=test_s, failed=failed)
@@ -759,26 +806,32 @@ def generated(worktree, folder, count, rng):
 
 
 def score_folder(worktree, tests, folder, plan, timeout):
-    """(caught, compiled, survivors) of one folder's mutations, printed."""
+    """One folder's mutations run and printed: a dict of caught, compiled
+    (caught or survived), and the survivors' and equivalents' lines."""
     regexes = folder_tests(tests, worktree, folder)
-    caught = compiled = 0
-    survivors = []
+    score = {"caught": 0, "compiled": 0, "survivors": [], "equivalent": []}
     for path, number, name, original, mutated in plan:
         text = (worktree.dir / path).read_text()
         offset = sum(len(line) + 1 for line in text.split("\n")[:number - 1])
         result = try_mutation(worktree, tests, worktree.dir / path, text,
-                              offset, original, mutated, regexes, timeout)
+                              offset, original, mutated, regexes, timeout,
+                              same_code_is_equivalent=True)
+        outcome = result["outcome"]
         label = {"caught": "caught", "not-caught": "SURVIVED",
                  "no-compile": "does not compile", "no-tests": "no tests",
-                 "error": "ctest error"}[result["outcome"]]
-        if result["outcome"] in ("caught", "not-caught"):
-            compiled += 1
-        caught += result["outcome"] == "caught"
-        if result["outcome"] == "not-caught":
-            survivors.append(f"{path}:{number} {name}: {mutated.strip()}")
+                 "equivalent": "equivalent (same code)",
+                 "error": "ctest error"}[outcome]
+        score["compiled"] += outcome in ("caught", "not-caught")
+        score["caught"] += outcome == "caught"
+        where = f"{path}:{number} {name}: {mutated.strip()}"
+        if outcome == "not-caught":
+            score["survivors"].append(where)
+        elif outcome == "equivalent":
+            score["equivalent"].append(where)
         print_result(f"  {path}:{number} {name:<20}", label, result)
-    print(f"{folder}: {caught}/{compiled} caught", flush=True)
-    return caught, compiled, survivors
+    print(f"{folder}: {score['caught']}/{score['compiled']} caught",
+          flush=True)
+    return score
 
 
 def command_generate(args, cmake_flags):
@@ -805,11 +858,21 @@ def command_generate(args, cmake_flags):
     handle.close()
     print(f"\nscore per folder (caught / compiled), seed {args.seed}, "
           f"{minutes(elapsed)}:")
-    for folder, (caught, compiled, survivors) in scores.items():
-        share = f"{100 * caught / compiled:.0f}%" if compiled else "-"
-        print(f"  {folder:<12} {caught}/{compiled} {share}")
-        for survivor in survivors:
+    below = []
+    for folder, score in scores.items():
+        caught, compiled = score["caught"], score["compiled"]
+        share = 100 * caught / compiled if compiled else 100.0
+        print(f"  {folder:<12} {caught}/{compiled} {share:.0f}%"
+              f"  ({len(score['equivalent'])} equivalent)")
+        for survivor in score["survivors"]:
             print(f"    survivor: {survivor}")
+        for same in score["equivalent"]:
+            print(f"    equivalent: {same}")
+        if share < args.min_score:
+            below.append(folder)
+    if below:
+        print(f"below {args.min_score:.0f}%: {', '.join(below)}")
+        return 1
     return 0
 
 
@@ -845,6 +908,9 @@ def main(argv=None):
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("--per-folder", type=int, default=8)
     gen.add_argument("--folders", default=",".join(GENERATOR_FOLDERS))
+    gen.add_argument("--min-score", type=float, default=80.0,
+                     help="the share of compiled mutations each folder's "
+                          "tests must catch (percent); exit 1 below it")
     gen.add_argument("--timeout", type=int, default=300,
                      help="seconds a build or a test run may take")
     for command in (run, gen):
