@@ -31,10 +31,10 @@
 #include <vector>
 
 #include "hptune/engine/engine.h"
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/gp/gp_designer.h"
-#include "src/algorithms/gp/hyperparameter_fit.h"
-#include "src/algorithms/gp/hyperparameters.h"
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/hyperparameter_fit.h"
+#include "algorithms/gp/hyperparameters.h"
 #include "src/store/memory_store.h"
 
 namespace hptune {

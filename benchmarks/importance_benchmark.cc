@@ -1,5 +1,5 @@
 // Time for PED-ANOVA parameter importance
-// (src/algorithms/importance/ped_anova.h) over n finished trials of a
+// (algorithms/importance/ped_anova.h) over n finished trials of a
 // 20-parameter study: 14 linear and 2 log-scaled DOUBLE, 2 INTEGER (one
 // log-scaled), 2 CATEGORICAL. Only the computation is timed, from trials
 // already in memory (a store read is not).
@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
-#include "src/algorithms/importance/ped_anova.h"
+#include "algorithms/importance/ped_anova.h"
 
 namespace hptune {
 namespace {

@@ -18,7 +18,7 @@ and optimizer), and times on it:
 
 Prints a table (time, ratio to hptune, the three most important parameters)
 and, when Optuna has PED-ANOVA, how far its numbers are from hptune's. The
-two differ by design on categorical parameters (src/algorithms/importance/
+two differ by design on categorical parameters (algorithms/importance/
 ped_anova.h), so the check renormalises over the other parameters.
 
 Runs under Debian's /usr/bin/python3 with python3-optuna 3.1 (scripts/setup

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Finds the functions of hptune's product code that are over a line limit.
 
-Reads every .h and .cc under src/ and include/ (tests and
+Reads every .h and .cc under src/, algorithms/ and include/ (tests and
 benchmarks are not product code) and finds each function definition by
 brace matching on clang-formatted Google-style code: comments, string and
 character literals are blanked first, then a `{` outside any function body
@@ -27,7 +27,7 @@ import re
 import sys
 
 LIMIT = 80
-DIRS = ("src", "include")
+DIRS = ("src", "algorithms", "include")
 ALLOWED = os.path.join("scripts", "function_lengths_allowed.txt")
 
 _RAW_STRING = re.compile(r'R"([^()\\ ]{0,16})\(')

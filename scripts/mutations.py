@@ -775,9 +775,9 @@ FOLDER_INTEGRATION = {
 
 def folder_tests(tests, worktree, folder):
     """ctest -R regexes for the tests of tests/<folder>/ (src/core ->
-    tests/core), not slow: one per GoogleTest suite, or the whole name;
+    tests/core, algorithms -> tests/algorithms), not slow: one per GoogleTest suite, or the whole name;
     and FOLDER_INTEGRATION's suites."""
-    prefix = str(worktree.build / "tests" / folder.split("/", 1)[1]) + "/"
+    prefix = str(worktree.build / "tests" / folder.removeprefix("src/")) + "/"
     regexes = {FOLDER_INTEGRATION[folder]} if folder in FOLDER_INTEGRATION \
         else set()
     for name, test in tests.items():

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
-#include "src/algorithms/encoding/unit_cube.h"
+#include "algorithms/encoding/unit_cube.h"
 #include "zlib.h"
 
 namespace hptune::curves {

@@ -66,7 +66,7 @@ def load_table(data, task, first=0):
 
 
 def unit(p, x):
-    """src/algorithms/encoding/unit_cube.cc's Encode for DOUBLE and INTEGER:
+    """algorithms/encoding/unit_cube.cc's Encode for DOUBLE and INTEGER:
     an integer k owns [k - 1/2, k + 1/2)."""
     lo, hi = p["low"], p["high"]
     if p["type"] == "integer":

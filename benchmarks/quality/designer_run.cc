@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/registry.h"
 #include "hptune/core/status.h"
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/gp/normal_draw.h"
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/normal_draw.h"
 
 namespace hptune::quality {
 namespace {

@@ -65,7 +65,7 @@ struct RunTrial {
 // The standard normal draw behind trial `number`'s noise in the run with
 // `seed`: Box-Muller (gp/normal_draw.h) on outputs 2 number - 1 and
 // 2 number of the SplitMix64 stream of seed ^ kObservationNoiseSalt
-// (src/algorithms/common/splitmix64.h). A function of (seed, number) alone, so
+// (algorithms/common/splitmix64.h). A function of (seed, number) alone, so
 // every designer and mode of a seed meets the same noise (paired
 // comparisons stay paired) and benchmarks/optuna_compare.py draws the same.
 inline constexpr uint64_t kObservationNoiseSalt = 0x6e6f697365ull;  // "noise"

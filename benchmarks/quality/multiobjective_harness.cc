@@ -26,7 +26,7 @@
 #include "absl/strings/str_split.h"
 #include "benchmarks/quality/designer_run.h"
 #include "benchmarks/quality/multiobjective_problems.h"
-#include "src/algorithms/multiobjective/pareto.h"
+#include "algorithms/multiobjective/pareto.h"
 
 namespace hptune::quality {
 namespace {

@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "benchmarks/quality/test_functions.h"
-#include "src/algorithms/multiobjective/pareto.h"
+#include "algorithms/multiobjective/pareto.h"
 
 namespace hptune::quality {
 namespace {

@@ -1,5 +1,5 @@
 // What `hptune studies importance` prints: each parameter's PED-ANOVA
-// importance (src/algorithms/importance/ped_anova.h) with its bootstrap
+// importance (algorithms/importance/ped_anova.h) with its bootstrap
 // interval, most important first, as a table with a bar per parameter, as
 // CSV, or as one JSON document. Used only by src/cli. Pure functions;
 // thread-safe.

@@ -39,7 +39,7 @@ bool HasResult(const Trial& trial, const StudySpec& spec) {
   return IsTerminal(trial.state) && FiniteObjective(trial, spec).has_value();
 }
 
-// What runs, as `hptune validate` says it (src/algorithms/registry.cc: an
+// What runs, as `hptune validate` says it (algorithms/registry.cc: an
 // unspecified algorithm is Gaussian process BO).
 std::string AlgorithmName(Algorithm algorithm) {
   if (algorithm == Algorithm::kUnspecified) return "Gaussian process BO";

@@ -1,4 +1,4 @@
-#include "src/algorithms/common/counter_state.h"
+#include "algorithms/common/counter_state.h"
 
 #include <string>
 

@@ -17,8 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/registry.h"
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/encoding/finite_grid.h"
+#include "algorithms/encoding/assignment_set.h"
+#include "algorithms/encoding/finite_grid.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,4 +1,4 @@
-#include "src/algorithms/encoding/finite_grid.h"
+#include "algorithms/encoding/finite_grid.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "src/algorithms/grid/grid_designer.h"
+#include "algorithms/grid/grid_designer.h"
 
 #include <memory>
 #include <string>

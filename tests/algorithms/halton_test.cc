@@ -1,4 +1,4 @@
-#include "src/algorithms/quasi_random/halton.h"
+#include "algorithms/quasi_random/halton.h"
 
 #include <array>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/common/splitmix64.h"
+#include "algorithms/common/splitmix64.h"
 #include "tests/algorithms/star_discrepancy.h"
 
 namespace hptune::algorithms {

@@ -6,9 +6,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/sampling/sampling_designer.h"
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/encoding/assignment_set.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "tests/algorithms/star_discrepancy.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"

@@ -8,9 +8,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/encoding/finite_grid.h"
-#include "src/algorithms/sampling/sampling_designer.h"
+#include "algorithms/encoding/assignment_set.h"
+#include "algorithms/encoding/finite_grid.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "src/algorithms/gp/gp_designer.h"
-#include "src/algorithms/grid/grid_designer.h"
-#include "src/algorithms/sampling/sampling_designer.h"
+#include "algorithms/gp/gp_designer.h"
+#include "algorithms/grid/grid_designer.h"
+#include "algorithms/sampling/sampling_designer.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,4 +1,4 @@
-#include "src/algorithms/common/splitmix64.h"
+#include "algorithms/common/splitmix64.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "src/algorithms/encoding/unit_cube.h"
+#include "algorithms/encoding/unit_cube.h"
 
 #include <cmath>
 #include <map>

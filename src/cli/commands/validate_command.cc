@@ -225,7 +225,7 @@ std::string AlgorithmText(Algorithm algorithm) {
   const std::string name(ToString(algorithm));
   switch (algorithm) {
     case Algorithm::kUnspecified:
-      // Say what really runs (src/algorithms/registry.cc).
+      // Say what really runs (algorithms/registry.cc).
       return name + " (hptune's default: Gaussian process BO)";
     case Algorithm::kGridSearch:
       return name + " (every combination, in order)";

@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/acquisition_optimizer.h"
+#include "algorithms/gp/acquisition_optimizer.h"
 
 #include <algorithm>
 #include <cmath>

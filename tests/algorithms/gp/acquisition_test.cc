@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/acquisition.h"
+#include "algorithms/gp/acquisition.h"
 
 #include <cmath>
 #include <numbers>

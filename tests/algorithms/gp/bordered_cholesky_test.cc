@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/bordered_cholesky.h"
+#include "algorithms/gp/bordered_cholesky.h"
 
 #include <cmath>
 #include <cstring>

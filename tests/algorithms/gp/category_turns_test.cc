@@ -1,7 +1,7 @@
 // Category turns (category_turns.h): which categorical value is due a
 // turn for a history, the acquisition restricted to its branch, and the GP
 // designer giving an abandoned category its turn.
-#include "src/algorithms/gp/category_turns.h"
+#include "algorithms/gp/category_turns.h"
 
 #include <chrono>
 #include <cmath>
@@ -14,8 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/encoding/gp_features.h"
-#include "src/algorithms/gp/gp_designer.h"
+#include "algorithms/encoding/gp_features.h"
+#include "algorithms/gp/gp_designer.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -11,10 +11,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/gp/gp_designer.h"
-#include "src/algorithms/gp/gp_state.h"
-#include "src/algorithms/gp/hyperparameters.h"
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/gp_state.h"
+#include "algorithms/gp/hyperparameters.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

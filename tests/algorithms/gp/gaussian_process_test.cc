@@ -1,11 +1,11 @@
-#include "src/algorithms/gp/gaussian_process.h"
+#include "algorithms/gp/gaussian_process.h"
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "src/algorithms/gp/hyperparameters.h"
+#include "algorithms/gp/hyperparameters.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {

@@ -9,7 +9,7 @@
 
 #include "benchmarks/quality/test_functions.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/gp/gp_designer.h"
+#include "algorithms/gp/gp_designer.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {

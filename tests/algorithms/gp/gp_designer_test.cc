@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/gp_designer.h"
+#include "algorithms/gp/gp_designer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/encoding/assignment_set.h"
-#include "src/algorithms/gp/gp_state.h"
-#include "src/algorithms/gp/hyperparameters.h"
-#include "src/algorithms/gp/suggestion_policy.h"
+#include "algorithms/encoding/assignment_set.h"
+#include "algorithms/gp/gp_state.h"
+#include "algorithms/gp/hyperparameters.h"
+#include "algorithms/gp/suggestion_policy.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

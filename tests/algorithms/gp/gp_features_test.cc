@@ -1,4 +1,4 @@
-#include "src/algorithms/encoding/gp_features.h"
+#include "algorithms/encoding/gp_features.h"
 
 #include <cmath>
 #include <string>
@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/common/splitmix64.h"
-#include "src/algorithms/encoding/unit_cube.h"
+#include "algorithms/common/splitmix64.h"
+#include "algorithms/encoding/unit_cube.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/gp_state.h"
+#include "algorithms/gp/gp_state.h"
 
 #include <cmath>
 #include <string>

@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/hyperparameter_fit.h"
+#include "algorithms/gp/hyperparameter_fit.h"
 
 #include <cmath>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/lbfgs.h"
+#include "algorithms/gp/lbfgs.h"
 
 #include <cmath>
 #include <vector>

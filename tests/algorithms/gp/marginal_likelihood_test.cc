@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/marginal_likelihood.h"
+#include "algorithms/gp/marginal_likelihood.h"
 
 #include <cmath>
 #include <numbers>
@@ -8,8 +8,8 @@
 #include "Eigen/LU"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/gp/hyperparameters.h"
-#include "src/algorithms/gp/matern_kernel.h"
+#include "algorithms/gp/hyperparameters.h"
+#include "algorithms/gp/matern_kernel.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {

@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/matern_kernel.h"
+#include "algorithms/gp/matern_kernel.h"
 
 #include <cmath>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "src/algorithms/gp/output_warping.h"
+#include "algorithms/gp/output_warping.h"
 
 #include <algorithm>
 #include <cmath>

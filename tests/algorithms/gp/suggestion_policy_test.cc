@@ -1,9 +1,9 @@
-#include "src/algorithms/gp/suggestion_policy.h"
+#include "algorithms/gp/suggestion_policy.h"
 
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "src/algorithms/gp/gp_history.h"
+#include "algorithms/gp/gp_history.h"
 
 namespace hptune::algorithms::gp {
 namespace {

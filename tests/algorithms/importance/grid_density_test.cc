@@ -1,4 +1,4 @@
-#include "src/algorithms/importance/grid_density.h"
+#include "algorithms/importance/grid_density.h"
 
 #include <algorithm>
 #include <cmath>

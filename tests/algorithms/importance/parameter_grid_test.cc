@@ -1,4 +1,4 @@
-#include "src/algorithms/importance/parameter_grid.h"
+#include "algorithms/importance/parameter_grid.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

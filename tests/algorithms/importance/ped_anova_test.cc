@@ -1,4 +1,4 @@
-#include "src/algorithms/importance/ped_anova.h"
+#include "algorithms/importance/ped_anova.h"
 
 #include <cmath>
 #include <functional>

@@ -8,8 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/importance/bootstrap.h"
-#include "src/algorithms/importance/ped_anova.h"
+#include "algorithms/importance/bootstrap.h"
+#include "algorithms/importance/ped_anova.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,4 +1,4 @@
-#include "src/algorithms/multiobjective/pareto.h"
+#include "algorithms/multiobjective/pareto.h"
 
 #include <cmath>
 #include <limits>

@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/algorithms/stopping/asha_stopping_policy.h"
+#include "algorithms/stopping/asha_stopping_policy.h"
 #include "tests/algorithms/stopping/curves.h"
 #include "tests/testing/status_matchers.h"
 

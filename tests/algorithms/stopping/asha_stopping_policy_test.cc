@@ -1,4 +1,4 @@
-#include "src/algorithms/stopping/asha_stopping_policy.h"
+#include "algorithms/stopping/asha_stopping_policy.h"
 
 #include <algorithm>
 #include <cstdint>

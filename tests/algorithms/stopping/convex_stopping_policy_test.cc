@@ -1,4 +1,4 @@
-#include "src/algorithms/stopping/convex_stopping_policy.h"
+#include "algorithms/stopping/convex_stopping_policy.h"
 
 #include <limits>
 #include <memory>

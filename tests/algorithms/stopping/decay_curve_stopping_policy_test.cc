@@ -1,4 +1,4 @@
-#include "src/algorithms/stopping/decay_curve_stopping_policy.h"
+#include "algorithms/stopping/decay_curve_stopping_policy.h"
 
 #include <cmath>
 #include <limits>

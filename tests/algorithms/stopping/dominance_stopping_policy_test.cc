@@ -1,4 +1,4 @@
-#include "src/algorithms/stopping/dominance_stopping_policy.h"
+#include "algorithms/stopping/dominance_stopping_policy.h"
 
 #include <memory>
 #include <optional>

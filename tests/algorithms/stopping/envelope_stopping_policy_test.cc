@@ -1,4 +1,4 @@
-#include "src/algorithms/stopping/envelope_stopping_policy.h"
+#include "algorithms/stopping/envelope_stopping_policy.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "src/algorithms/stopping/median_stopping_policy.h"
+#include "algorithms/stopping/median_stopping_policy.h"
 
 #include <algorithm>
 #include <memory>

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "gtest/gtest.h"
-#include "src/algorithms/stopping/asha_stopping_policy.h"
-#include "src/algorithms/stopping/median_stopping_policy.h"
+#include "algorithms/stopping/asha_stopping_policy.h"
+#include "algorithms/stopping/median_stopping_policy.h"
 #include "tests/algorithms/stopping/curves.h"
 #include "tests/testing/status_matchers.h"
 

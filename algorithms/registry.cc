@@ -1,0 +1,129 @@
+#include "hptune/algorithms/registry.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hptune/core/status.h"
+#include "algorithms/encoding/gp_features.h"
+#include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/suggestion_policy.h"
+#include "algorithms/grid/grid_designer.h"
+#include "algorithms/sampling/sampling_designer.h"
+
+namespace hptune::algorithms {
+namespace {
+
+// Upcasts a factory's concrete designer.
+template <typename T>
+absl::StatusOr<std::unique_ptr<Designer>> AsDesigner(
+    absl::StatusOr<std::unique_ptr<T>> designer) {
+  if (!designer.ok()) return designer.status();
+  return std::unique_ptr<Designer>(*std::move(designer));
+}
+
+std::string Quoted(std::string_view s) {
+  return absl::StrCat("\"", std::string(s), "\"");
+}
+
+}  // namespace
+
+std::string DesignerName(const StudySpec& spec) {
+  return spec.custom_algorithm.empty() ? std::string(ToString(spec.algorithm))
+                                       : spec.custom_algorithm;
+}
+
+DesignerRegistry DesignerRegistry::WithBuiltins() {
+  DesignerRegistry registry;
+  registry.RegisterBuiltins().IgnoreError();  // An empty registry has room.
+  return registry;
+}
+
+int GpSeedingTrials(const StudySpec& spec) {
+  if (!spec.custom_algorithm.empty() ||
+      spec.algorithm != Algorithm::kUnspecified) {
+    return 0;
+  }
+  absl::StatusOr<FeatureEncoding> encoding =
+      FeatureEncoding::Create(spec.search_space);
+  if (!encoding.ok()) return 0;
+  return gp::SeedingTrials(encoding->dimension(), spec);
+}
+
+absl::Status DesignerRegistry::RegisterBuiltins() {
+  // ALGORITHM_UNSPECIFIED is Bayesian optimisation, as in AI Platform.
+  HPTUNE_RETURN_IF_ERROR(Register(ToString(Algorithm::kUnspecified),
+                                  [](const StudySpec& spec, uint64_t seed) {
+                                    return AsDesigner(
+                                        gp::GpDesigner::Create(spec, seed));
+                                  }));
+  HPTUNE_RETURN_IF_ERROR(Register(
+      ToString(Algorithm::kGridSearch), [](const StudySpec& spec, uint64_t) {
+        return AsDesigner(GridDesigner::Create(spec.search_space));
+      }));
+  HPTUNE_RETURN_IF_ERROR(Register(ToString(Algorithm::kRandomSearch),
+                                  [](const StudySpec& spec, uint64_t seed) {
+                                    return AsDesigner(CreateRandomDesigner(
+                                        spec.search_space, seed));
+                                  }));
+  return Register(
+      ToString(Algorithm::kQuasiRandomSearch),
+      [](const StudySpec& spec, uint64_t seed) {
+        return AsDesigner(CreateQuasiRandomDesigner(spec.search_space, seed));
+      });
+}
+
+absl::Status DesignerRegistry::Register(std::string_view name,
+                                        DesignerFactory factory) {
+  if (name.empty()) {
+    return absl::InvalidArgumentError("a designer needs a non-empty name");
+  }
+  if (!factory) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("designer ", Quoted(name), ": the factory is empty"));
+  }
+  if (!factories_.emplace(std::string(name), std::move(factory)).second) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("a designer is already registered as ", Quoted(name)));
+  }
+  return absl::OkStatus();
+}
+
+bool DesignerRegistry::Contains(std::string_view name) const {
+  return factories_.find(name) != factories_.end();
+}
+
+std::vector<std::string> DesignerRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : factories_) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::unique_ptr<Designer>> DesignerRegistry::Create(
+    const StudySpec& spec, uint64_t seed) const {
+  if (!spec.custom_algorithm.empty() &&
+      spec.algorithm != Algorithm::kUnspecified) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the study names two designers: custom algorithm ",
+        Quoted(spec.custom_algorithm), " and algorithm ",
+        std::string(ToString(spec.algorithm)), "; set one of them"));
+  }
+  const std::string name = DesignerName(spec);
+  auto it = factories_.find(name);
+  if (it == factories_.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "algorithm ", Quoted(name),
+        " is not registered with this engine; registered: ",
+        factories_.empty() ? "none" : absl::StrJoin(Names(), ", ")));
+  }
+  return it->second(spec, seed);
+}
+
+absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
+                                                         uint64_t seed) {
+  static const DesignerRegistry* const builtins =
+      new DesignerRegistry(DesignerRegistry::WithBuiltins());
+  return builtins->Create(spec, seed);
+}
+
+}  // namespace hptune::algorithms
