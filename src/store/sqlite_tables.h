@@ -1,5 +1,6 @@
 // Row access for SqliteStore: one function per read or write of a table,
-// turning rows into domain records and back (schema in schema.cc).
+// turning rows into domain records and back (schema in schema.cc); defined
+// in study_tables.cc, trial_tables.cc and job_tables.cc.
 //
 // Called only inside SqliteConnection::InTransaction by SqliteStore, which
 // decides what to check and in which transaction; these functions only move
