@@ -10,7 +10,7 @@
 namespace hptune {
 namespace {
 
-// What a Slurm launcher passes to sbatch itself (slurm_launcher.cc): the
+// What a Slurm launcher passes to sbatch itself (slurm_submission.cc): the
 // job's name, comment and output are how it finds and reads the job again,
 // the task counts and sizes come from the machine types, and the rest would
 // replace the batch script, block sbatch or hold the job.

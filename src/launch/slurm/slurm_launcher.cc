@@ -1,14 +1,9 @@
 #include "hptune/launch/slurm_launcher.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -17,29 +12,32 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/env.h"
-#include "nlohmann/json.hpp"
 #include "src/launch/local/container_replicas.h"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/slurm/slurm_allocations.h"
 #include "src/launch/slurm/slurm_commands.h"
 #include "src/launch/slurm/slurm_scripts.h"
 #include "src/launch/slurm/slurm_step_run.h"
+#include "src/launch/slurm/slurm_submission.h"
 #include "src/launch/slurm/slurm_trial_run.h"
 
 namespace hptune::launch {
 namespace {
 
+using slurm_internal::Components;
+using slurm_internal::ComponentsOf;
+using slurm_internal::FileText;
+using slurm_internal::JobOfLaunch;
+using slurm_internal::NewAllocationDir;
+using slurm_internal::NewAttemptDir;
 using slurm_internal::RunSlurm;
+using slurm_internal::SbatchResources;
 using slurm_internal::SlurmTrialRun;
-
-// Memory of a replica whose machine type the catalogue does not know (the
-// BASIC tiers name none): a step must ask for some, or it would take all
-// of its node's share of the job and block the other replicas there.
-constexpr int kDefaultMemoryMb = 2048;
+using slurm_internal::Submit;
+using slurm_internal::WriteAttemptFiles;
 
 class SlurmPlacement : public Placement {
  public:
@@ -55,107 +53,8 @@ class SlurmPlacement : public Placement {
   std::unique_ptr<PortReservation> ports_;
 };
 
-// What one replica asks Slurm for.
-struct Shape {
-  int cpus = 1;
-  int mem_per_cpu_mb = kDefaultMemoryMb;
-  int gpus = 0;
-  std::string gres_type;  // "": GPUs of any type.
-};
-
 std::string Describe(const ReplicaLaunch& replica) {
   return absl::StrCat(std::string(ToString(replica.type)), " ", replica.index);
-}
-
-// The job every replica sees in TF_CONFIG, as a JobSpec with its scale tier
-// resolved into pools.
-absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
-                                    const MachineCatalogue& catalogue) {
-  auto env = launch.replicas.front().env.find("TF_CONFIG");
-  if (env == launch.replicas.front().env.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial,
-                     ": master 0 has no TF_CONFIG to read its job from"));
-  }
-  auto tf_config = nlohmann::json::parse(env->second, nullptr, false);
-  if (!tf_config.is_object() || !tf_config.contains("job")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job \"", launch.job_id, "\" trial ", launch.trial,
-        ": TF_CONFIG has no \"job\": ", env->second.substr(0, 80)));
-  }
-  // TrainingInputToJson's form is {"trainingInput": {...}}; accept the bare
-  // object too.
-  nlohmann::json root = tf_config["job"];
-  if (!root.contains("trainingInput")) {
-    root = {{"trainingInput", tf_config["job"]}};
-  }
-  ConfigParseResult parsed =
-      ParseJobConfig(catalogue, root.dump(), ConfigFormat::kJson);
-  if (!parsed.job) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job \"", launch.job_id, "\": TF_CONFIG's job does not parse: ",
-        FieldErrorsToStatus(parsed.errors).message()));
-  }
-  return *std::move(parsed.job);
-}
-
-// `gpu_types` as in SlurmOptions; a GPU type it lacks (CheckFits refused
-// it) is asked for untyped.
-Shape ShapeOf(const JobSpec& job, TaskType type,
-              const MachineCatalogue& catalogue,
-              const std::map<std::string, std::string>& gpu_types) {
-  const TaskPool& pool = job.pool(type);
-  Shape shape;
-  if (const MachineType* machine = catalogue.Find(pool.machine_type)) {
-    shape.cpus = std::max(1, machine->vcpus);
-    shape.mem_per_cpu_mb =
-        static_cast<int>(std::ceil(machine->memory_gb * 1024.0 / shape.cpus));
-  }
-  const AcceleratorConfig gpus = catalogue.GpusPerReplica(pool);
-  shape.gpus = gpus.count;
-  if (auto it = gpu_types.find(gpus.type);
-      shape.gpus > 0 && it != gpu_types.end()) {
-    shape.gres_type = it->second;
-  }
-  return shape;
-}
-
-absl::Status WriteFile(const std::filesystem::path& path,
-                       const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    return absl::InternalError(
-        absl::StrCat("cannot write ", path.string(), ": ", strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
-std::string NulJoined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    out += item;
-    out += '\0';
-  }
-  return out;
-}
-
-// A fresh <trial dir>/slurm/<n> for this attempt.
-absl::StatusOr<std::filesystem::path> NewAttemptDir(
-    const std::filesystem::path& base) {
-  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(base));
-  std::error_code ec;
-  int last = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
-    int n = 0;
-    if (absl::SimpleAtoi(entry.path().filename().string(), &n)) {
-      last = std::max(last, n);
-    }
-  }
-  std::filesystem::path dir = base / std::to_string(last + 1);
-  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
-  return dir;
 }
 
 std::string SlurmConfDescription() {
@@ -164,188 +63,6 @@ std::string SlurmConfDescription() {
                          : std::string(
                                "SLURM_CONF is not set (Slurm reads "
                                "/etc/slurm/slurm.conf)");
-}
-
-// A trial's heterogeneous Slurm job: one component per distinct GPU count
-// and type, in order of first use, each with the most CPUs and memory any
-// of its replicas needs. Slurm puts components on different nodes, so fewer
-// components fit more clusters.
-struct Components {
-  std::vector<Shape> shapes;
-  std::vector<int> tasks;         // Replicas of each component.
-  std::vector<int> component_of;  // Each replica's component.
-};
-
-Components ComponentsOf(const TrialLaunch& launch, const JobSpec& job,
-                        const MachineCatalogue& catalogue,
-                        const std::map<std::string, std::string>& gpu_types) {
-  Components components;
-  std::vector<Shape>& shapes = components.shapes;
-  for (const ReplicaLaunch& replica : launch.replicas) {
-    const Shape shape = ShapeOf(job, replica.type, catalogue, gpu_types);
-    auto it = std::find_if(shapes.begin(), shapes.end(), [&](const Shape& c) {
-      return c.gpus == shape.gpus && c.gres_type == shape.gres_type;
-    });
-    const int g = static_cast<int>(it - shapes.begin());
-    if (it == shapes.end()) {
-      shapes.push_back(shape);
-      components.tasks.push_back(0);
-    } else {
-      const int64_t memory =
-          std::max(static_cast<int64_t>(it->cpus) * it->mem_per_cpu_mb,
-                   static_cast<int64_t>(shape.cpus) * shape.mem_per_cpu_mb);
-      it->cpus = std::max(it->cpus, shape.cpus);
-      it->mem_per_cpu_mb = static_cast<int>((memory + it->cpus - 1) / it->cpus);
-    }
-    ++components.tasks[g];
-    components.component_of.push_back(g);
-  }
-  return components;
-}
-
-// What the supervisor script reads in the attempt's directory: the
-// scripts, each replica's component and shape (layout), and each replica's
-// environment, argv, log path and working directory (r<k>.*).
-absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
-                               const TrialLaunch& launch,
-                               const Components& components) {
-  std::string layout;
-  for (int g : components.component_of) {
-    const Shape& shape = components.shapes[g];
-    absl::StrAppend(&layout, g, " ", shape.cpus, " ", shape.mem_per_cpu_mb, " ",
-                    shape.gpus,
-                    shape.gres_type.empty() ? "" : " " + shape.gres_type, "\n");
-  }
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "place.sh", slurm_internal::kPlacementScript));
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
-  HPTUNE_RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
-  HPTUNE_RETURN_IF_ERROR(WriteFile(
-      dir / "components", absl::StrCat(components.shapes.size(), "\n")));
-  std::error_code ec;
-  const std::filesystem::path cwd = std::filesystem::current_path(ec);
-  for (size_t k = 0; k < launch.replicas.size(); ++k) {
-    const ReplicaLaunch& replica = launch.replicas[k];
-    std::vector<std::string> env;
-    for (const auto& [key, value] : replica.env) {
-      // Slurm's gres plugin sets it for the GPUs the step really got.
-      if (key == "CUDA_VISIBLE_DEVICES" &&
-          components.shapes[components.component_of[k]].gpus > 0) {
-        continue;
-      }
-      env.push_back(absl::StrCat(key, "=", value));
-    }
-    const std::string prefix = absl::StrCat("r", k);
-    HPTUNE_RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
-    HPTUNE_RETURN_IF_ERROR(
-        WriteFile(dir / (prefix + ".argv"), NulJoined(replica.argv)));
-    HPTUNE_RETURN_IF_ERROR(
-        WriteFile(dir / (prefix + ".log"),
-                  std::filesystem::absolute(replica.log_path).string()));
-    HPTUNE_RETURN_IF_ERROR(WriteFile(
-        dir / (prefix + ".cwd"),
-        (replica.working_dir.empty() ? cwd : replica.working_dir).string()));
-  }
-  return absl::OkStatus();
-}
-
-// sbatch's resource options: the launcher's options, then the job's (sbatch
-// takes the last of a repeated option), then each component's resources.
-std::vector<std::string> SbatchResources(
-    const Components& components, const SlurmJobOptions& launcher_options,
-    const SlurmJobOptions& job_options) {
-  std::vector<std::string> argv;
-  for (const SlurmJobOptions* sbatch : {&launcher_options, &job_options}) {
-    if (!sbatch->partition.empty()) {
-      argv.push_back(absl::StrCat("--partition=", sbatch->partition));
-    }
-    if (!sbatch->account.empty()) {
-      argv.push_back(absl::StrCat("--account=", sbatch->account));
-    }
-    if (!sbatch->time.empty()) {
-      argv.push_back(absl::StrCat("--time=", sbatch->time));
-    }
-    argv.insert(argv.end(), sbatch->options.begin(), sbatch->options.end());
-  }
-  for (size_t g = 0; g < components.shapes.size(); ++g) {
-    if (g > 0) argv.push_back(":");
-    const Shape& shape = components.shapes[g];
-    argv.push_back(absl::StrCat("--ntasks=", components.tasks[g]));
-    argv.push_back(absl::StrCat("--cpus-per-task=", shape.cpus));
-    argv.push_back(absl::StrCat("--mem-per-cpu=", shape.mem_per_cpu_mb));
-    if (shape.gpus > 0) {
-      argv.push_back(absl::StrCat(
-          "--gpus-per-task=",
-          shape.gres_type.empty() ? "" : shape.gres_type + ":", shape.gpus));
-    }
-  }
-  return argv;
-}
-
-// Submits batch script `script` of directory `dir` (its comment, its output
-// in batch.out) as job `name`; Slurm's job ID.
-absl::StatusOr<std::string> Submit(const std::string& name,
-                                   const std::filesystem::path& dir,
-                                   const std::vector<std::string>& resources,
-                                   const std::string& script) {
-  std::vector<std::string> argv = {
-      "sbatch",
-      "--parsable",
-      absl::StrCat("--job-name=", name),
-      absl::StrCat("--comment=", dir.string()),
-      absl::StrCat("--output=", (dir / "batch.out").string()),
-      "--open-mode=append",
-      "--export=ALL"};
-  argv.insert(argv.end(), resources.begin(), resources.end());
-  argv.push_back((dir / script).string());
-  argv.push_back(dir.string());
-  auto submitted = RunSlurm(argv);
-  if (!submitted.ok()) {
-    return absl::Status(submitted.status().code(),
-                        slurm_internal::ExplainSubmitError(
-                            std::string(submitted.status().message())));
-  }
-  // --parsable prints "<id>" or "<id>;<cluster>".
-  std::string id(absl::StripAsciiWhitespace(*submitted));
-  id = id.substr(0, id.find(';'));
-  int64_t numeric = 0;
-  if (!absl::SimpleAtoi(id, &numeric)) {
-    return absl::InternalError(
-        absl::StrCat("sbatch printed no job ID: \"", *submitted, "\""));
-  }
-  return id;
-}
-
-// An allocation's directory under the job's runs directory, with what its
-// holder reads, copied from the attempt's directory `attempt`.
-absl::StatusOr<std::filesystem::path> NewAllocationDir(
-    const std::filesystem::path& attempt) {
-  // <runs dir>/<job>/<trial>/slurm/<n>
-  const std::filesystem::path job_runs_dir =
-      attempt.parent_path().parent_path().parent_path();
-  HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path dir,
-                          NewAttemptDir(job_runs_dir / "slurm-allocations"));
-  for (const char* file : {"place.sh", "layout", "components"}) {
-    std::error_code ec;
-    std::filesystem::copy_file(attempt / file, dir / file, ec);
-    if (ec) {
-      return absl::InternalError(absl::StrCat(
-          "cannot copy ", (attempt / file).string(), ": ", ec.message()));
-    }
-  }
-  HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "hold.sh", slurm_internal::kHolderScript));
-  return dir;
-}
-
-std::string FileText(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // FailedPrecondition when partition `name` ("": the default one) cannot
