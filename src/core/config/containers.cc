@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "src/core/config/text.h"
 
 namespace hptune::config_internal {
@@ -27,11 +28,6 @@ bool IsLowerAlnum(char c) {
 }
 bool IsAlnum(char c) { return IsLowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
 bool IsWord(char c) { return IsAlnum(c) || c == '_'; }
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-         (c >= 'A' && c <= 'F');
-}
-
 // path-component := [a-z0-9]+ ((\.|_|__|-+) [a-z0-9]+)*
 bool IsPathComponent(std::string_view text) {
   size_t i = 0;
@@ -88,7 +84,7 @@ bool IsDigest(std::string_view text) {
     }
   }
   for (char c : hex) {
-    if (!IsHex(c)) return false;
+    if (!absl::ascii_isxdigit(c)) return false;
   }
   return true;
 }
