@@ -12,23 +12,6 @@
 namespace hptune::algorithms {
 namespace {
 
-int64_t CardinalityOf(const ParameterSpec& spec) {
-  switch (spec.type) {
-    case ParameterType::kInteger:
-      // Bounds are exact integers within +-2^53 (ValidateForEncoding), so
-      // this cannot overflow.
-      return static_cast<int64_t>(spec.max_value) -
-             static_cast<int64_t>(spec.min_value) + 1;
-    case ParameterType::kDiscrete:
-      return static_cast<int64_t>(spec.discrete_values.size());
-    case ParameterType::kCategorical:
-      return static_cast<int64_t>(spec.categorical_values.size());
-    case ParameterType::kDouble:
-      break;
-  }
-  return 0;
-}
-
 // The indices in `parent`'s domain of the values that `condition` lists
 // (values outside the domain, which validation refuses, are left out).
 std::vector<int64_t> ValueIndices(const ParameterSpec& parent,
@@ -79,7 +62,7 @@ absl::StatusOr<FiniteGrid> FiniteGrid::Create(const SearchSpace& space) {
           absl::StrCat("parameter \"", params[i].name,
                        "\" is DOUBLE: a continuous range has no grid"));
     }
-    nodes[i].values = CardinalityOf(params[i]);
+    nodes[i].values = *params[i].Cardinality();
     std::map<int64_t, std::vector<int>> activated;  // value index -> children
     for (int child : space.ChildIndices(i)) {
       for (int64_t v : ValueIndices(params[i], *params[child].condition)) {
@@ -90,31 +73,13 @@ absl::StatusOr<FiniteGrid> FiniteGrid::Create(const SearchSpace& space) {
       nodes[i].branches.push_back({value_index, std::move(children), 1});
     }
   }
-  // Children come after their parents (ValidateForEncoding), so counting
-  // from the last parameter back sees every child's count first.
-  bool overflow = false;
-  const auto product = [&](const std::vector<int>& group) {
-    int64_t points = 1;
-    for (int c : group) {
-      if (__builtin_mul_overflow(points, nodes[c].count, &points)) {
-        overflow = true;
-      }
-    }
-    return points;
-  };
-  for (int i = n; i-- > 0;) {
-    Node& node = nodes[i];
-    node.count = node.values - static_cast<int64_t>(node.branches.size());
-    for (Branch& branch : node.branches) {
-      branch.points = product(branch.children);
-      if (__builtin_add_overflow(node.count, branch.points, &node.count)) {
-        overflow = true;
-      }
-    }
-  }
-  std::vector<int> roots = space.ChildIndices(-1);
-  const int64_t size = product(roots);
-  if (overflow) {
+  // The counts are the space's (SearchSpace::PointCount), saturated at the
+  // largest int64: a grid that reaches it cannot be enumerated. Below it, no
+  // subtree's count and no branch's product of them overflows either (every
+  // one is at most the size).
+  constexpr int64_t kMaxPoints = std::numeric_limits<int64_t>::max();
+  const int64_t size = *space.PointCount(-1, kMaxPoints);
+  if (size == kMaxPoints) {
     std::vector<std::string> counts;
     for (int i = 0; i < n; ++i) {
       counts.push_back(absl::StrCat("\"", params[i].name,
@@ -125,6 +90,13 @@ absl::StatusOr<FiniteGrid> FiniteGrid::Create(const SearchSpace& space) {
         " points and cannot be enumerated (", absl::StrJoin(counts, ", "),
         "); use fewer values or RANDOM_SEARCH"));
   }
+  for (int i = 0; i < n; ++i) nodes[i].count = *space.PointCount(i, kMaxPoints);
+  for (Node& node : nodes) {
+    for (Branch& branch : node.branches) {
+      for (int c : branch.children) branch.points *= nodes[c].count;
+    }
+  }
+  std::vector<int> roots = space.ChildIndices(-1);
   return FiniteGrid(space, std::move(nodes), std::move(roots), size);
 }
 

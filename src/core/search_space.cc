@@ -243,6 +243,64 @@ absl::Status CheckValue(const ParameterSpec& spec, const ParameterValue& v) {
 
 }  // namespace
 
+std::optional<int64_t> SearchSpace::PointCount(int i, int64_t cap) const {
+  const auto times = [cap](int64_t a, int64_t b) {
+    return b != 0 && a > cap / b ? cap : std::min(a * b, cap);
+  };
+  const std::vector<int> children = ChildIndices(i);
+  const auto product_of =
+      [&](const std::vector<int>& subtrees) -> std::optional<int64_t> {
+    int64_t product = 1;
+    for (int c : subtrees) {
+      std::optional<int64_t> n = PointCount(c, cap);
+      if (!n) return std::nullopt;
+      product = times(product, *n);
+    }
+    return product;
+  };
+  if (i < 0) return product_of(children);
+  const ParameterSpec& p = parameters_[i];
+  std::optional<int64_t> cardinality = p.Cardinality();
+  if (!cardinality) return std::nullopt;
+  if (children.empty()) return std::min(*cardinality, cap);
+  // The values some child's condition names; every other value counts 1.
+  // A value outside the parent's domain (ValidateStudySpec refuses it) is
+  // no point.
+  std::vector<ParameterValue> named;
+  for (int c : children) {
+    const ParentCondition& condition = *parameters_[c].condition;
+    for (const std::string& v : condition.categorical_values) {
+      named.push_back(ParameterValue::Categorical(v));
+    }
+    for (int64_t v : condition.int_values) {
+      named.push_back(ParameterValue::Integer(v));
+    }
+    for (double v : condition.discrete_values) {
+      named.push_back(ParameterValue::Double(v));
+    }
+  }
+  std::vector<ParameterValue> distinct;
+  for (ParameterValue& v : named) {
+    if (std::find(distinct.begin(), distinct.end(), v) == distinct.end() &&
+        CheckValue(p, v).ok()) {
+      distinct.push_back(std::move(v));
+    }
+  }
+  int64_t count = std::max<int64_t>(
+      *cardinality - static_cast<int64_t>(distinct.size()), 0);
+  for (const ParameterValue& v : distinct) {
+    std::vector<int> activated;
+    for (int c : children) {
+      if (parameters_[c].condition->Matches(v)) activated.push_back(c);
+    }
+    std::optional<int64_t> n = product_of(activated);
+    if (!n) return std::nullopt;
+    // count <= cap only once clamped: the sum saturates without overflow.
+    count = *n > cap - count ? cap : count + *n;
+  }
+  return std::min(count, cap);
+}
+
 absl::Status SearchSpace::CheckAssignment(
     const ParameterAssignment& assignment) const {
   const std::vector<bool> active = ActiveMask(assignment);

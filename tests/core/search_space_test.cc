@@ -1,6 +1,9 @@
 #include "hptune/core/search_space.h"
 
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -80,6 +83,81 @@ TEST(ParameterSpecTest, Cardinality) {
   EXPECT_EQ(space.Find("hidden")->Cardinality(), 361);
   EXPECT_EQ(space.Find("layers")->Cardinality(), 3);
   EXPECT_EQ(space.Find("cell")->Cardinality(), 2);
+}
+
+// optimizer: adam activates lr (3 values) and beta (2), sgd activates
+// momentum (4), rmsprop nothing: 3 * 2 + 4 + 1 points.
+SearchSpace ConditionalSpace() {
+  return SearchSpace({
+      {.name = "optimizer",
+       .type = ParameterType::kCategorical,
+       .categorical_values = {"adam", "sgd", "rmsprop"}},
+      {.name = "lr",
+       .type = ParameterType::kDiscrete,
+       .discrete_values = {0.1, 0.01, 0.001},
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"adam"}}},
+      {.name = "beta",
+       .type = ParameterType::kInteger,
+       .min_value = 1,
+       .max_value = 2,
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"adam"}}},
+      {.name = "momentum",
+       .type = ParameterType::kInteger,
+       .min_value = 0,
+       .max_value = 3,
+       .condition = ParentCondition{.parent = "optimizer",
+                                    .categorical_values = {"sgd"}}},
+  });
+}
+
+TEST(PointCountTest, IsTheProductOfTheParametersValues) {
+  SearchSpace space = ExampleSpace();
+  // Without the DOUBLE: 361 x 3 x 2.
+  SearchSpace finite(std::vector<ParameterSpec>(space.parameters().begin() + 1,
+                                                space.parameters().end()));
+  EXPECT_EQ(finite.PointCount(), 361 * 3 * 2);
+  EXPECT_EQ(finite.PointCount(1), 3);  // A subtree: one parameter's values.
+  EXPECT_EQ(SearchSpace().PointCount(), 1);
+}
+
+TEST(PointCountTest, IsNulloptWhereADoubleIs) {
+  SearchSpace space = ExampleSpace();
+  EXPECT_EQ(space.PointCount(), std::nullopt);
+  EXPECT_EQ(space.PointCount(0), std::nullopt);
+  EXPECT_EQ(space.PointCount(1), 361);
+}
+
+TEST(PointCountTest, CountsOnlyTheParametersAPointActivates) {
+  SearchSpace space = ConditionalSpace();
+  EXPECT_EQ(space.PointCount(), 3 * 2 + 4 + 1);
+  EXPECT_EQ(space.PointCount(0), 11);  // The root's subtree is the space.
+  EXPECT_EQ(space.PointCount(3), 4);
+}
+
+TEST(PointCountTest, AParentValueOutsideItsDomainIsNoPoint) {
+  SearchSpace space = ConditionalSpace();
+  std::vector<ParameterSpec> params = space.parameters();
+  // ValidateStudySpec refuses "nadam"; it adds no point.
+  params[3].condition->categorical_values.push_back("nadam");
+  EXPECT_EQ(SearchSpace(params).PointCount(), 11);
+}
+
+TEST(PointCountTest, SaturatesAtTheCapWithoutOverflow) {
+  SearchSpace space = ConditionalSpace();
+  EXPECT_EQ(space.PointCount(-1, 5), 5);
+  EXPECT_EQ(space.PointCount(-1, 11), 11);
+  EXPECT_EQ(space.PointCount(-1, 12), 11);
+  // 2^40 + 1 values three times: far beyond int64.
+  const auto wide = [](std::string name) {
+    return ParameterSpec{.name = std::move(name),
+                         .type = ParameterType::kInteger,
+                         .min_value = 0,
+                         .max_value = static_cast<double>(int64_t{1} << 40)};
+  };
+  EXPECT_EQ(SearchSpace({wide("a"), wide("b"), wide("c")}).PointCount(),
+            std::numeric_limits<int64_t>::max());
 }
 
 TEST(SearchSpaceTest, FindsParametersByName) {

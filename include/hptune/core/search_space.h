@@ -13,6 +13,7 @@
 #define HPTUNE_CORE_SEARCH_SPACE_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -139,6 +140,17 @@ class SearchSpace {
   // is always active; a child is active when its parent is active, has a
   // value in `assignment` and that value matches the child's condition.
   std::vector<bool> ActiveMask(const ParameterAssignment& assignment) const;
+
+  // How many distinct points (assignments) the subtree of parameter `i`
+  // (-1: the whole space) has, counting in a conditional space only the
+  // parameters a point activates: a value of a parent contributes the
+  // product of the subtrees it activates, every other value 1. The one
+  // count of a space's points: the grid designer enumerates this many, and
+  // the engine completes a study that has tried them all. Saturates at
+  // `cap`; nullopt when the subtree has a DOUBLE parameter (no end of
+  // points).
+  std::optional<int64_t> PointCount(
+      int i = -1, int64_t cap = std::numeric_limits<int64_t>::max()) const;
 
   // Where parameter `i` is written in the nested config, under `params`
   // (e.g. "params[0].conditionalParameterSpecs[1].parameterSpec").
