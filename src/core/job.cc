@@ -80,6 +80,17 @@ const TaskPool& JobSpec::pool(TaskType type) const {
   return master;
 }
 
+bool JobSpec::Runs(TaskType type) const {
+  return type == TaskType::kMaster || pool(type).count > 0;
+}
+
+bool JobSpec::RunsHostTrainer() const {
+  for (TaskType type : kTaskTypes) {
+    if (Runs(type) && pool(type).container.empty()) return true;
+  }
+  return false;
+}
+
 std::string_view ToString(JobState state) {
   for (const auto& [s, name] : kJobStates) {
     if (s == state) return name;

@@ -21,10 +21,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr TaskType kTaskTypes[] = {TaskType::kMaster, TaskType::kWorker,
-                                   TaskType::kParameterServer,
-                                   TaskType::kEvaluator};
-
 // The GPUs of one replica of `pool`: its acceleratorConfig, or the GPUs its
 // legacy machine type comes with (standard_gpu, complex_model_m_p100, ...).
 AcceleratorConfig GpusOf(const TaskPool& pool) {
@@ -452,16 +448,6 @@ std::map<std::string, std::string> ReplicaEnv(
   return env;
 }
 
-// Whether some replica runs on the host and so needs the job's trainer
-// (command or pythonModule); a job whose pools all run images has none.
-bool NeedsHostTrainer(const JobSpec& job,
-                      const std::vector<ReplicaRequest>& requests) {
-  return std::any_of(requests.begin(), requests.end(),
-                     [&job](const ReplicaRequest& request) {
-                       return job.pool(request.type).container.empty();
-                     });
-}
-
 // The pool's own variables (Vertex's containerSpec.env) under the ones
 // hptune sets: TF_CONFIG and the rest describe the trial and cannot be
 // replaced. A container gets no host PYTHONPATH.
@@ -521,7 +507,7 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
 
   std::vector<std::string> command;
   std::map<std::string, std::string> command_env;
-  if (NeedsHostTrainer(job, requests)) {
+  if (job.RunsHostTrainer()) {
     HPTUNE_RETURN_IF_ERROR(TrainerCommand(context, &command, &command_env));
   }
   HPTUNE_ASSIGN_OR_RETURN(std::vector<std::string> parameter_flags,

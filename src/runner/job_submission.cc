@@ -16,13 +16,7 @@ absl::Status CheckRunnable(const JobSpec& job) {
                      "runs hyperparameter tuning jobs"));
   }
   // A pool with an image runs its own command; only host pools need one.
-  bool host_pool = false;
-  for (TaskType type : {TaskType::kMaster, TaskType::kWorker,
-                        TaskType::kParameterServer, TaskType::kEvaluator}) {
-    const TaskPool& pool = job.pool(type);
-    if (pool.count > 0 && pool.container.empty()) host_pool = true;
-  }
-  if (host_pool && job.command.empty() && job.module_name.empty()) {
+  if (job.RunsHostTrainer() && job.command.empty() && job.module_name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "job \"", job.job_id,
         "\": no trainer to run; give --command (trainingInput.command) or "

@@ -197,7 +197,7 @@ absl::Status CommandPolicy::Check(const JobSpec& job) const {
   HPTUNE_RETURN_IF_ERROR(CheckSlurmOptions(job.slurm));
   HPTUNE_RETURN_IF_ERROR(pools_.Check(job));
   // A job whose pools all run allowed images runs no trainer of its own.
-  if (!RunsHostTrainer(job)) return absl::OkStatus();
+  if (!job.RunsHostTrainer()) return absl::OkStatus();
   return CheckTrainer(job);
 }
 

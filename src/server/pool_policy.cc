@@ -6,10 +6,6 @@
 namespace hptune::server {
 namespace {
 
-constexpr TaskType kPools[] = {TaskType::kMaster, TaskType::kWorker,
-                               TaskType::kParameterServer,
-                               TaskType::kEvaluator};
-
 // AI Platform's <pool>Config names, and the order of Vertex's
 // workerPoolSpecs (config/vertex_names.h).
 const char* AiPlatformPool(TaskType type) {
@@ -163,23 +159,13 @@ absl::Status PoolPolicy::CheckImage(const JobSpec& job, TaskType type) const {
 }
 
 absl::Status PoolPolicy::Check(const JobSpec& job) const {
-  for (TaskType type : kPools) {
-    const TaskPool& pool = job.pool(type);
-    if (type != TaskType::kMaster && pool.count == 0) continue;
+  for (TaskType type : kTaskTypes) {
+    if (!job.Runs(type)) continue;
     if (absl::Status s = CheckEnv(job, type); !s.ok()) return s;
-    if (pool.container.empty()) continue;
+    if (job.pool(type).container.empty()) continue;
     if (absl::Status s = CheckImage(job, type); !s.ok()) return s;
   }
   return absl::OkStatus();
-}
-
-bool RunsHostTrainer(const JobSpec& job) {
-  for (TaskType type : kPools) {
-    const TaskPool& pool = job.pool(type);
-    if (type != TaskType::kMaster && pool.count == 0) continue;
-    if (pool.container.empty()) return true;
-  }
-  return false;
 }
 
 }  // namespace hptune::server

@@ -46,10 +46,6 @@ class PoolPolicy {
   std::set<std::string> images_;
 };
 
-// Whether some replica of `job` runs on the host (a pool without an image),
-// and so runs the job's trainer.
-bool RunsHostTrainer(const JobSpec& job);
-
 }  // namespace hptune::server
 
 #endif  // HPTUNE_SRC_SERVER_POOL_POLICY_H_

@@ -203,6 +203,28 @@ TEST(ContainerConfigTest, AMasterInAContainerTakesNoHostTrainer) {
                   "[\"python3\", \"train.py\"]"));
 }
 
+// The pools a trial starts, and whether one of them needs the job's trainer
+// on the host: the master always runs; another pool only with replicas.
+TEST(ContainerConfigTest, OnlyAPoolThatRunsWithoutAnImageNeedsTheHostTrainer) {
+  JobSpec job;
+  EXPECT_TRUE(job.Runs(TaskType::kMaster));
+  EXPECT_FALSE(job.Runs(TaskType::kWorker));
+  EXPECT_TRUE(job.RunsHostTrainer());
+  job.master.container.image_uri = "trainer:1";
+  EXPECT_FALSE(job.RunsHostTrainer());
+  // Workers without an image, but none of them: nothing on the host.
+  job.worker.machine_type = "n1-standard-4";
+  EXPECT_FALSE(job.RunsHostTrainer());
+  job.worker.count = 2;
+  EXPECT_TRUE(job.Runs(TaskType::kWorker));
+  EXPECT_TRUE(job.RunsHostTrainer());
+  job.worker.container.image_uri = "trainer:1";
+  job.evaluator.count = 1;
+  EXPECT_TRUE(job.RunsHostTrainer());
+  job.evaluator.container.image_uri = "eval:1";
+  EXPECT_FALSE(job.RunsHostTrainer());
+}
+
 TEST(ContainerConfigTest, SizesOfEnvironmentsAndNamesAreLimited) {
   std::string many = "trainingInput:\n  masterConfig:\n    env:\n";
   for (int i = 0; i < 101; ++i) {

@@ -40,6 +40,11 @@ std::optional<ScaleTier> ParseScaleTier(std::string_view text);
 enum class TaskType { kMaster, kWorker, kParameterServer, kEvaluator };
 // The names TF_CONFIG uses: "master", "worker", "ps", "evaluator".
 std::string_view ToString(TaskType type);
+// Every task type, the chief's first: the order of TF_CONFIG's cluster and
+// of Vertex's workerPoolSpecs.
+inline constexpr TaskType kTaskTypes[] = {TaskType::kMaster, TaskType::kWorker,
+                                          TaskType::kParameterServer,
+                                          TaskType::kEvaluator};
 
 struct AcceleratorConfig {
   int count = 0;
@@ -162,6 +167,13 @@ struct JobSpec {
   SlurmJobOptions slurm;
 
   const TaskPool& pool(TaskType type) const;
+  // Whether a trial of the job starts replicas of the pool: the master's
+  // always, another's when it has replicas.
+  bool Runs(TaskType type) const;
+  // Whether some pool it runs has no image, so runs the job's trainer
+  // (command or pythonModule) on the host; a job whose pools all run
+  // images has none.
+  bool RunsHostTrainer() const;
 
   bool operator==(const JobSpec&) const = default;
 };

@@ -115,8 +115,7 @@ void PrintReplicas(const JobSpec& job, std::ostream& out) {
   const MachineCatalogue& catalogue = MachineCatalogue::Builtin();
   Table table{.header = {"TASK", "COUNT", "MACHINE TYPE", "VCPUS", "MEMORY",
                          "GPUS PER REPLICA"}};
-  for (TaskType task : {TaskType::kMaster, TaskType::kWorker,
-                        TaskType::kParameterServer, TaskType::kEvaluator}) {
+  for (TaskType task : kTaskTypes) {
     const TaskPool& pool = job.pool(task);
     if (pool.count == 0) continue;
     const MachineType* machine = catalogue.Find(pool.machine_type);

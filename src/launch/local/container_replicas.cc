@@ -20,10 +20,6 @@
 namespace hptune::launch {
 namespace {
 
-constexpr TaskType kPools[] = {TaskType::kMaster, TaskType::kWorker,
-                               TaskType::kParameterServer,
-                               TaskType::kEvaluator};
-
 // podman 4.3's own defaults (RLimitDefaultValue, and the RLIMIT_NPROC it
 // starts conmon with): above them runc's setrlimit fails with EPERM.
 constexpr uint64_t kPodmanNofile = 1048576;
@@ -107,9 +103,9 @@ PodmanOptions MachinePodmanOptions(bool split_cgroups) {
 }
 
 absl::Status CheckJobImages(const JobSpec& job, bool pull) {
-  for (TaskType type : kPools) {
+  for (TaskType type : kTaskTypes) {
     const TaskPool& pool = job.pool(type);
-    if (pool.count == 0 || pool.container.empty()) continue;
+    if (!job.Runs(type) || pool.container.empty()) continue;
     const std::string field = ImageField(job, type);
     if (!FindOnPath("podman", /*search_working_dir=*/false).ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
