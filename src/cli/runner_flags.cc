@@ -4,7 +4,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "hptune/store/open_store.h"
 
 namespace hptune::cli {
 
@@ -24,27 +23,6 @@ absl::Status CheckPathFlag(std::string_view flag,
   if (status.ok()) return status;
   return absl::Status(status.code(),
                       absl::StrCat(std::string(flag), ": ", status.message()));
-}
-
-absl::Status CheckRunnerPaths(const ParsedArgs& args, const EnvLookup& env,
-                              const std::string& state_flag) {
-  const std::string db_flag =
-      !args.Has("db") && env("HPTUNE_DB") ? "$HPTUNE_DB" : "--db";
-  absl::StatusOr<store::StoreUrl> url =
-      store::ParseStoreUrl(DatabaseFlag(args, env));
-  if (!url.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(db_flag, ": ", url.status().message()));
-  }
-  // SQLite opens its companions by name, following links: a planted one
-  // would take the database's writes. A memory: store has no file.
-  for (const char* suffix : {"", "-wal", "-shm", "-journal", ".serve-lock"}) {
-    if (url->scheme != store::StoreUrl::Scheme::kSqlite) break;
-    HPTUNE_RETURN_IF_ERROR(
-        CheckPathFlag(db_flag, url->path + suffix, PathKind::kFile));
-  }
-  return CheckPathFlag(absl::StrCat("--", state_flag),
-                       StateDirFlag(args, state_flag), PathKind::kDirectory);
 }
 
 absl::StatusOr<launch::GpuInventory> GpusFlag(const ParsedArgs& args,

@@ -49,17 +49,6 @@ std::string DatabaseFlag(const ParsedArgs& args, const EnvLookup& env);
 std::filesystem::path StateDirFlag(const ParsedArgs& args,
                                    const std::string& name);
 
-// The paths `serve` and `run` trust, by CheckPrivatePath's rule: the
-// SQLite file of the database (--db, else $HPTUNE_DB, else ./hptune.db; a
-// plain path or sqlite:PATH, never a memory: store) with the files SQLite
-// and hptune keep beside it (-wal, -shm, -journal, .serve-lock), and the
-// state directory of flag `state_flag` ("state-dir", "runs-dir").
-// FailedPrecondition naming the flag, the path, its owner and mode;
-// InvalidArgument naming the flag for a URL ParseStoreUrl refuses.
-[[nodiscard]] absl::Status CheckRunnerPaths(const ParsedArgs& args,
-                                            const EnvLookup& env,
-                                            const std::string& state_flag);
-
 // CheckPrivatePath with the flag that gave `path` before its message:
 // "--log-file: file /var/log/h.log is a symbolic link to ...".
 [[nodiscard]] absl::Status CheckPathFlag(std::string_view flag,

@@ -230,11 +230,16 @@ class HptuneServer::Impl {
     return absl::OkStatus();
   }
 
-  // The store named by the path or URL, with its runner lease: one server
-  // per database, and no `hptune run` beside it, since both would resume
-  // the same jobs (Store::AcquireRunnerLease).
+  // The store named by the path or URL, or the one handed over, with its
+  // runner lease: one server per database, and no `hptune run` beside it,
+  // since both would resume the same jobs (Store::AcquireRunnerLease).
   absl::Status OpenDatabase() {
-    HPTUNE_ASSIGN_OR_RETURN(store_, store::OpenStore(options_.db_path));
+    store_ = std::move(options_.store);
+    lease_ = std::move(options_.runner_lease);
+    if (store_ == nullptr) {
+      HPTUNE_ASSIGN_OR_RETURN(store_, store::OpenStore(options_.db_path));
+    }
+    if (lease_ != nullptr) return absl::OkStatus();
     HPTUNE_ASSIGN_OR_RETURN(
         lease_, store_->AcquireRunnerLease(store::RunnerHolder::kServer, ""));
     return absl::OkStatus();

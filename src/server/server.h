@@ -40,6 +40,12 @@ struct ServerOptions {
   std::string listen_address = "127.0.0.1:7460";  // Port 0: pick a free one.
   // A path or a store URL (hptune/store/open_store.h).
   std::string db_path = "hptune.db";
+  // The store already open (then db_path only names it), and its runner
+  // lease (RunnerHolder::kServer) when held: what `hptune serve`'s runtime
+  // hands over. The server opens db_path when the store is null, and takes
+  // the lease when it is null.
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<store::RunnerLease> runner_lease;
   // Replica logs, metric files and default job dirs: <state_dir>/<job>/<N>/.
   std::filesystem::path state_dir = "hptune-runs";
   // Every StudyService and JobService call must carry this bearer token.

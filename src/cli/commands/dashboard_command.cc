@@ -2,13 +2,11 @@
 
 #include <unistd.h>
 
-#include <filesystem>
+#include <optional>
+#include <variant>
 
-#include "absl/strings/str_cat.h"
-#include "hptune/env/clock.h"
-#include "hptune/store/open_store.h"
 #include "src/cli/flags.h"
-#include "src/cli/runner_flags.h"
+#include "src/cli/runtime.h"
 #include "src/cli/serving_flags.h"
 #include "src/cli/stop_signals.h"
 #include "src/dashboard/dashboard_server.h"
@@ -62,23 +60,19 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "hptune dashboard: takes no arguments\n" << kUsage;
     return kExitUsage;
   }
-  const std::string db = DatabaseFlag(*parsed, ProcessEnv());
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(db, error)) {
-    return Fail(absl::NotFoundError(
-                    absl::StrCat("--db \"", db, "\": no such database file")),
-                kExitNotFound, err);
-  }
-  // The same rule as serve's: the database names what the dashboard shows
-  // and deletes, the state directory the logs it reads.
-  if (absl::Status s = CheckRunnerPaths(*parsed, ProcessEnv(), "state-dir");
-      !s.ok()) {
-    return Fail(s, kExitInvalid, err);
+  // The database and the state directory are checked by serve's rule: the
+  // database names what the dashboard shows and deletes, the state
+  // directory the logs it reads.
+  RuntimeOptions runtime_options = RuntimeOptionsFromFlags(
+      StoreUse::kShow, *parsed, ProcessEnv(), "state-dir");
+  runtime_options.block_stop_signals = true;
+  if (std::optional<RuntimeError> e = CheckRuntimePaths(runtime_options)) {
+    return Fail(e->status, ExitCodeOf(*e), err);
   }
   dashboard::DashboardOptions options;
   options.address =
       parsed->Get("http").value_or(dashboard::kDefaultHttpAddress);
-  options.state_dir = StateDirFlag(*parsed, "state-dir");
+  options.state_dir = runtime_options.state_dir;
   ServingCredentials credentials;
   for (auto read : {ReadTlsFlags, ReadTokenFlag}) {
     if (int code = read(*parsed, "dashboard", credentials, err);
@@ -91,11 +85,13 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
   options.token = credentials.token;
   const std::string token = credentials.token;
 
-  const sigset_t stop_signals = BlockStopSignals();
-
-  auto store = store::OpenStore(db, SystemClock());
-  if (!store.ok()) return Fail(store.status(), kExitFailure, err);
-  auto server = dashboard::DashboardServer::Start(**store, std::move(options));
+  std::variant<Runtime, RuntimeError> made = MakeRuntime(runtime_options);
+  if (const RuntimeError* e = std::get_if<RuntimeError>(&made)) {
+    return Fail(e->status, ExitCodeOf(*e), err);
+  }
+  const Runtime& runtime = std::get<Runtime>(made);
+  auto server =
+      dashboard::DashboardServer::Start(*runtime.store, std::move(options));
   if (!server.ok()) {
     return Fail(
         server.status(),
@@ -103,13 +99,13 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
         err);
   }
   // The link holding the token only on a terminal: never into a log.
-  out << "hptune dashboard: " << (*server)->url() << " (db " << db
+  out << "hptune dashboard: " << (*server)->url() << " (db " << runtime.db
       << ", read-only; log in with the token"
       << (isatty(STDOUT_FILENO)
               ? ", or open " + (*server)->url() + "login?token=" + token
               : std::string())
       << ")" << std::endl;
-  WaitForStopSignal(stop_signals);
+  WaitForStopSignal(runtime.stop_signals);
   (*server)->Stop();
   out << "hptune dashboard: stopped" << std::endl;
   return kExitOk;

@@ -27,7 +27,6 @@
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/runner/job_runner.h"
-#include "hptune/store/open_store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/labels_flag.h"
@@ -35,6 +34,7 @@
 #include "src/cli/progress.h"
 #include "src/cli/python_interpreter.h"
 #include "src/cli/runner_flags.h"
+#include "src/cli/runtime.h"
 #include "src/cli/savings_line.h"
 #include "src/cli/seeding_note.h"
 #include "src/cli/spec_overrides.h"
@@ -236,6 +236,7 @@ std::variant<ParsedArgs, int> ParseCommandLine(
 struct PreparedJob {
   LoadedConfig config;
   runner::JobRunnerOptions options;
+  RuntimeOptions runtime;   // The database, the runs directory, the lease.
   std::string python_line;  // Which Python runs the trainer; "" for none.
 };
 
@@ -252,8 +253,13 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
       ChoosePythonInterpreter(loaded.job, std::getenv("VIRTUAL_ENV"));
   HPTUNE_ASSIGN_OR_RETURN(runner::JobRunnerOptions options,
                           RunnerOptions(args));
-  HPTUNE_RETURN_IF_ERROR(CheckRunnerPaths(args, ProcessEnv(), "runs-dir"));
-  HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options.runs_dir));
+  RuntimeOptions runtime = RuntimeOptionsFromFlags(StoreUse::kRunJobs, args,
+                                                   ProcessEnv(), "runs-dir");
+  runtime.job_id = loaded.job.job_id;
+  runtime.reap_orphans = true;
+  if (std::optional<RuntimeError> e = CheckRuntimePaths(runtime)) {
+    return e->status;
+  }
   // The config's backend block with the command line's flags over it.
   HPTUNE_RETURN_IF_ERROR(ApplyBackendFlags(
       args, std::move(slurm_flags), loaded.backend, BackendFlagsFor::kRun));
@@ -263,6 +269,7 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
   }
   return PreparedJob{.config = std::move(loaded),
                      .options = std::move(options),
+                     .runtime = std::move(runtime),
                      .python_line = std::move(python_line)};
 }
 
@@ -290,12 +297,14 @@ int FailLauncher(const absl::Status& status, const BackendConfig& backend,
   return FailRun(status, err);
 }
 
-int FailLock(const absl::Status& status, std::ostream& err) {
-  if (absl::IsUnavailable(status)) {
-    err << "hptune run: " << status.message() << "\n";
+// The runner lease is Unavailable while `hptune serve` serves the database
+// or a live run runs this job.
+int FailRuntime(const RuntimeError& error, std::ostream& err) {
+  if (error.step == RuntimeStep::kLease && absl::IsUnavailable(error.status)) {
+    err << "hptune run: " << error.status.message() << "\n";
     return kExitDatabaseBusy;
   }
-  return FailRun(status, err);
+  return FailRun(error.status, err);
 }
 
 // Submits the job, or takes it over when it is in the database and has not
@@ -345,9 +354,6 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
 // Runs the job to its end; Ctrl-C or SIGTERM cancels it (a second kills).
 absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
                                               const JobSpec& job) {
-  // Grandchildren a replica leaves behind are re-parented to this process
-  // and collected when they end (also those in a session of their own).
-  launch::BecomeChildSubreaper();
   g_cancel.store(false);
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
@@ -450,17 +456,15 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const BackendConfig& backend = prepared->config.backend;
   auto launcher = MakeLauncher(backend, args);
   if (!launcher.ok()) return FailLauncher(launcher.status(), backend, err);
-  const std::string db = DatabaseFlag(args, ProcessEnv());
-  auto store = store::OpenStore(db);
-  if (!store.ok()) return FailRun(store.status(), err);
-  // Held until the job ends: no `hptune serve` may resume this job
-  // meanwhile, and a second run of this job ID takes over only from a
-  // runner that died, never from a live one. Unavailable while either is.
-  absl::StatusOr<std::unique_ptr<store::RunnerLease>> lease =
-      (*store)->AcquireRunnerLease(store::RunnerHolder::kRun, job.job_id);
-  if (!lease.ok()) return FailLock(lease.status(), err);
+  std::variant<Runtime, RuntimeError> made = MakeRuntime(prepared->runtime);
+  if (const auto* e = std::get_if<RuntimeError>(&made)) {
+    return FailRuntime(*e, err);
+  }
+  const Runtime& runtime = std::get<Runtime>(made);
+  const std::string& db = runtime.db;
+  store::Store& store = *runtime.store;
   engine::TuningEngine engine(
-      **store, engine::EngineOptions{.background_designer_work = true});
+      store, engine::EngineOptions{.background_designer_work = true});
 
   // Submit refuses a job without hyperparameters; until then, no metric.
   ProgressPrinter progress(err, job.study ? job.study->metric_tag : "",
@@ -470,10 +474,10 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     progress.Update(p);
   };
   const std::filesystem::path runs_dir = prepared->options.runs_dir;
-  runner::JobRunner runner(**store, engine, **launcher,
+  runner::JobRunner runner(store, engine, **launcher,
                            std::move(prepared->options));
   if (std::optional<int> code = SubmitOrTakeOver(
-          **store, engine, **launcher, runner, runs_dir, job, db, err)) {
+          store, engine, **launcher, runner, runs_dir, job, db, err)) {
     return *code;
   }
   if (backend.backend != "slurm") {

@@ -30,6 +30,7 @@
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/runner_flags.h"
+#include "src/cli/runtime.h"
 #include "src/cli/serving_flags.h"
 #include "src/cli/stop_signals.h"
 #include "src/dashboard/dashboard_server.h"
@@ -238,7 +239,10 @@ std::variant<ServeFlags, int> ParseCommandLine(
 // Everything the flags decide, read and checked before anything starts.
 struct ServeSetup {
   server::ServerOptions options;
-  std::string token_file;  // Where the token was read, for the start line.
+  // The database, the state directory, the process's signals and orphans.
+  RuntimeOptions runtime;
+  sigset_t stop_signals{};  // Blocked, taken by sigwait.
+  std::string token_file;   // Where the token was read, for the start line.
   // The dashboard's, address "off" for none; its actions are set once the
   // server they act through has started.
   dashboard::DashboardOptions dashboard;
@@ -277,11 +281,15 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
                  std::ostream& err) {
   const ParsedArgs& args = flags.args;
   server::ServerOptions& options = setup.options;
-  options.db_path = DatabaseFlag(args, ProcessEnv());
-  options.state_dir = StateDirFlag(args, "state-dir");
-  if (absl::Status s = CheckRunnerPaths(args, ProcessEnv(), "state-dir");
-      !s.ok()) {
-    return Fail(s, kExitInvalid, err);
+  setup.runtime = RuntimeOptionsFromFlags(StoreUse::kRunJobs, args,
+                                          ProcessEnv(), "state-dir");
+  setup.runtime.holder = store::RunnerHolder::kServer;
+  setup.runtime.block_stop_signals = true;
+  setup.runtime.reap_orphans = true;
+  options.db_path = setup.runtime.db;
+  options.state_dir = setup.runtime.state_dir;
+  if (std::optional<RuntimeError> e = CheckRuntimePaths(setup.runtime)) {
+    return Fail(e->status, ExitCodeOf(*e), err);
   }
   if (absl::Status s = ApplyReplicaFlags(args, options); !s.ok()) {
     return Fail(s, kExitUsage, err);
@@ -421,6 +429,20 @@ int ReadServeFlags(ServeFlags& flags, ServeSetup& setup, std::ostream& err) {
   return kExitOk;
 }
 
+// The store and its lease, handed to the server; the stop signals are
+// blocked before the store or gRPC start a thread (runtime.h).
+int OpenRuntime(ServeSetup& setup, std::ostream& err) {
+  std::variant<Runtime, RuntimeError> made = MakeRuntime(setup.runtime);
+  if (const RuntimeError* e = std::get_if<RuntimeError>(&made)) {
+    return Fail(e->status, ExitCodeOf(*e), err);
+  }
+  Runtime& runtime = std::get<Runtime>(made);
+  setup.options.store = std::move(runtime.store);
+  setup.options.runner_lease = std::move(runtime.lease);
+  setup.stop_signals = runtime.stop_signals;
+  return kExitOk;
+}
+
 // Where the server's lines go. The job and trial lines come from the jobs'
 // threads: to the log file when there is one, else to `out` under `mu`,
 // which the start lines hold too.
@@ -538,12 +560,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       code != kExitOk) {
     return code;
   }
-  // Signals are taken by sigwait, so every thread (gRPC's, the job
-  // runners') must have them blocked: block before any thread exists.
-  const sigset_t stop_signals = BlockStopSignals();
-  // Orphaned grandchildren of replicas become ours, so they are collected.
-  launch::BecomeChildSubreaper();
-
+  if (int code = OpenRuntime(setup, err); code != kExitOk) return code;
   ServeOutput output(out, setup.log_fd);
   setup.options.job_log = JobLogger(output);
   const StartLines start_lines = StartLinesOf(setup);
@@ -576,7 +593,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
         << ")" << std::endl;
   }
   output.mu.Unlock();
-  DrainOnStopSignal(stop_signals, **server, web.get(), output, err);
+  DrainOnStopSignal(setup.stop_signals, **server, web.get(), output, err);
 }
 
 }  // namespace hptune::cli

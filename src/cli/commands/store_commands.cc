@@ -13,13 +13,13 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
-#include "hptune/store/open_store.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"
 #include "src/cli/flags.h"
 #include "src/cli/importance_table.h"
 #include "src/cli/output.h"
+#include "src/cli/runtime.h"
 #include "src/cli/trial_table.h"
 
 namespace hptune::cli {
@@ -105,28 +105,23 @@ absl::StatusOr<StoreContext> Prepare(ParsedArgs args, bool vertex) {
   if (auto format = context.args.Get("format")) {
     HPTUNE_ASSIGN_OR_RETURN(context.format, ParseOutputFormat(*format, vertex));
   }
-  std::optional<std::string> db = context.args.Get("db");
-  if (!db && !context.args.Has("server") && std::getenv("HPTUNE_DB")) {
-    db = std::getenv("HPTUNE_DB");
-  }
-  if (!db) {
+  const bool from_env = !context.args.Has("db") &&
+                        !context.args.Has("server") && std::getenv("HPTUNE_DB");
+  if (!context.args.Has("db") && !from_env) {
     HPTUNE_ASSIGN_OR_RETURN(client::ServerConnection server,
                             client::Connect(context.args, ProcessEnv()));
     context.reader = client::ServerStudyReader(std::move(server));
     return context;
   }
-  HPTUNE_ASSIGN_OR_RETURN(store::StoreUrl url, store::ParseStoreUrl(*db));
-  if (url.scheme == store::StoreUrl::Scheme::kSqlite &&
-      !std::filesystem::exists(url.path)) {
-    return absl::NotFoundError(
-        absl::StrCat("no study database at \"", url.path,
-                     "\" (pass --db FILE or set HPTUNE_DB)"));
+  std::variant<Runtime, RuntimeError> made = MakeRuntime(
+      RuntimeOptionsFromFlags(StoreUse::kRead, context.args, ProcessEnv()));
+  if (const RuntimeError* e = std::get_if<RuntimeError>(&made)) {
+    return e->status;
   }
-  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
-                          store::OpenStore(*db));
-  context.store = store.get();
-  context.reader = client::StoreStudyReader(std::move(store));
-  context.db_path = *db;
+  Runtime& runtime = std::get<Runtime>(made);
+  context.store = runtime.store.get();
+  context.reader = client::StoreStudyReader(std::move(runtime.store));
+  context.db_path = runtime.db;
   return context;
 }
 

@@ -1,17 +1,16 @@
-#include <filesystem>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
 #include "hptune/core/status.h"
-#include "hptune/store/open_store.h"
 #include "src/api/conversion.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/study_reader.h"
 #include "src/cli/commands/jobs/subcommand.h"
+#include "src/cli/runtime.h"
 #include "src/cli/savings_line.h"
 
 namespace hptune::cli::jobs {
@@ -63,13 +62,12 @@ struct DescribedJob {
 // The job as the server's GetJob describes it, from a database file.
 absl::StatusOr<DescribedJob> JobFromDatabase(const std::string& db,
                                              const std::string& job_id) {
-  HPTUNE_ASSIGN_OR_RETURN(store::StoreUrl url, store::ParseStoreUrl(db));
-  if (url.scheme == store::StoreUrl::Scheme::kSqlite &&
-      !std::filesystem::exists(url.path)) {
-    return absl::NotFoundError(
-        absl::StrCat("--db: no database at \"", url.path, "\""));
+  std::variant<Runtime, RuntimeError> made =
+      MakeRuntime({.use = StoreUse::kRead, .db = db});
+  if (const RuntimeError* e = std::get_if<RuntimeError>(&made)) {
+    return e->status;
   }
-  HPTUNE_ASSIGN_OR_RETURN(auto store, store::OpenStore(db));
+  const std::unique_ptr<store::Store>& store = std::get<Runtime>(made).store;
   HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store->GetJob(job_id));
   DescribedJob described;
   absl::StatusOr<StudyRecord> study = store->GetStudy(record.study_name);
