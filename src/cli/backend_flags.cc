@@ -56,6 +56,11 @@ absl::StatusOr<std::map<std::string, std::string>> ParseGpuTypes(
 
 }  // namespace
 
+RepeatedSlurmFlags RepeatedSlurmFlagsOf(const ParsedArgs& args) {
+  return {.options = args.GetAll("slurm-option"),
+          .gpu_types = args.GetAll("slurm-gpu-type")};
+}
+
 RepeatedSlurmFlags TakeRepeatedSlurmFlags(std::vector<std::string>& args) {
   return {.options = TakeRepeatedFlag(args, "--slurm-option"),
           .gpu_types = TakeRepeatedFlag(args, "--slurm-gpu-type")};

@@ -19,18 +19,16 @@
 
 namespace hptune::cli {
 
-// The value flags ApplyBackendFlags reads, for ParseArgs.
-inline constexpr const char* kBackendValueFlags[] = {
-    "backend", "slurm-partition", "slurm-account", "slurm-time",
-    "slurm-allocation"};
-
-// The flags that may be given many times, which ParseArgs (one value per
-// flag) does not keep.
+// The flags that may be given many times (rows of the flag table,
+// flag_table.h, with the others).
 struct RepeatedSlurmFlags {
   std::vector<std::string> options;    // --slurm-option=OPT
   std::vector<std::string> gpu_types;  // --slurm-gpu-type=TYPE=GRES_TYPE
 };
-// Removes them from `args` (up to a "--") and returns their values in order.
+// Their values, as ParseFlags keeps them.
+RepeatedSlurmFlags RepeatedSlurmFlagsOf(const ParsedArgs& args);
+// Removes them from `args` (up to a "--") and returns their values in order:
+// for `jobs submit`, whose flags ParseArgs reads.
 RepeatedSlurmFlags TakeRepeatedSlurmFlags(std::vector<std::string>& args);
 
 // What the backend flags configure.

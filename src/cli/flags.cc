@@ -13,6 +13,12 @@ std::optional<std::string> ParsedArgs::Get(const std::string& name) const {
   return it->second;
 }
 
+std::vector<std::string> ParsedArgs::GetAll(const std::string& name) const {
+  auto it = repeated.find(name);
+  if (it == repeated.end()) return {};
+  return it->second;
+}
+
 template <typename Int>
 absl::StatusOr<Int> IntegerFlag(const ParsedArgs& args, const std::string& name,
                                 Int min, std::optional<Int> max,
@@ -37,9 +43,11 @@ template absl::StatusOr<int64_t> IntegerFlag(const ParsedArgs&,
                                              std::optional<int64_t>,
                                              const char*);
 
-absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
-                                     const std::set<std::string>& value_flags,
-                                     const std::set<std::string>& bool_flags) {
+absl::StatusOr<ParsedArgs> ParseArgs(
+    const std::vector<std::string>& args,
+    const std::set<std::string>& value_flags,
+    const std::set<std::string>& bool_flags,
+    const std::set<std::string>& repeated_flags) {
   ParsedArgs parsed;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -65,7 +73,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       parsed.flags[name] = value.value_or("true");
       continue;
     }
-    if (!value_flags.contains(name)) {
+    const bool repeatable = repeated_flags.contains(name);
+    if (!value_flags.contains(name) && !repeatable) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (!value) {
@@ -75,7 +84,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       }
       value = args[++i];
     }
-    parsed.flags[name] = *value;
+    if (repeatable) {
+      parsed.repeated[name].push_back(*value);
+    } else {
+      parsed.flags[name] = *value;
+    }
   }
   return parsed;
 }

@@ -25,17 +25,24 @@ EnvLookup ProcessEnv();
 struct ParsedArgs {
   std::vector<std::string> positional;
   std::map<std::string, std::string> flags;  // name without "--" -> value
-  std::vector<std::string> after_dashes;     // after a bare "--"
+  // The flags that may be given many times: every value, in order.
+  std::map<std::string, std::vector<std::string>> repeated;
+  std::vector<std::string> after_dashes;  // after a bare "--"
 
   std::optional<std::string> Get(const std::string& name) const;
   bool Has(const std::string& name) const { return flags.contains(name); }
+  // A repeatable flag's values; none when it is not given.
+  std::vector<std::string> GetAll(const std::string& name) const;
 };
 
-// `value_flags` take a value; `bool_flags` take none. Any other flag is an
-// InvalidArgument naming it.
-absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
-                                     const std::set<std::string>& value_flags,
-                                     const std::set<std::string>& bool_flags);
+// `value_flags` take a value (a flag given twice keeps its last);
+// `bool_flags` take none; `repeated_flags` take a value each time they are
+// given, all kept. Any other flag is an InvalidArgument naming it.
+absl::StatusOr<ParsedArgs> ParseArgs(
+    const std::vector<std::string>& args,
+    const std::set<std::string>& value_flags,
+    const std::set<std::string>& bool_flags,
+    const std::set<std::string>& repeated_flags = {});
 
 // The value of flag `name`, which `args` must hold, as an Int within
 // [min, max] (no upper bound without max). Otherwise InvalidArgument naming

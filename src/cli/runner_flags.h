@@ -26,10 +26,6 @@
 
 namespace hptune::cli {
 
-// The value flags ReadReplicaFlags and GpusFlag read, for ParseArgs.
-inline constexpr const char* kReplicaValueFlags[] = {
-    "gpus", "max-restarts", "max-retries", "grace-seconds", "max-log-bytes"};
-
 inline constexpr char kDefaultDatabase[] = "hptune.db";
 inline constexpr char kDefaultStateDir[] = "hptune-runs";
 // The longest --grace-seconds: a replica that takes longer to stop is killed.

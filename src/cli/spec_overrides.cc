@@ -1,5 +1,7 @@
 #include "src/cli/spec_overrides.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -9,251 +11,274 @@
 #include "absl/strings/str_split.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
-#include "src/cli/backend_flags.h"
 #include "src/cli/labels_flag.h"
 
 namespace hptune::cli {
 namespace {
 
-// A task type's flags and the pool they set.
-struct PoolFlags {
-  std::string prefix;  // "master" -> --master-machine-type, ...
-  TaskPool JobSpec::*pool;
-  bool has_count;  // The master's is always 1.
-};
+using enum FlagArity;
+constexpr unsigned kRunAndSubmit = kRunCommand | kSubmitCommand;
+constexpr std::string_view kTrainer = "Trainer (over the config's):";
+constexpr std::string_view kMachines =
+    "Machines (over the config's; docs/config.md):";
+constexpr std::string_view kStudy =
+    "Study (over the config's hyperparameters):";
 
-const std::vector<PoolFlags>& Pools() {
-  static const auto* const kPools = new std::vector<PoolFlags>{
-      {"master", &JobSpec::master, false},
-      {"worker", &JobSpec::worker, true},
-      {"parameter-server", &JobSpec::parameter_server, true},
-      {"evaluator", &JobSpec::evaluator, true},
-  };
-  return *kPools;
+// The pools the machine flags set, by the flags' prefix.
+constexpr TaskPool JobSpec::*kMaster = &JobSpec::master;
+constexpr TaskPool JobSpec::*kWorker = &JobSpec::worker;
+constexpr TaskPool JobSpec::*kParameterServer = &JobSpec::parameter_server;
+constexpr TaskPool JobSpec::*kEvaluator = &JobSpec::evaluator;
+
+const std::string& ValueOf(const OverrideTarget& t) {
+  return t.args.flags.at(t.flag);
 }
 
-absl::StatusOr<bool> BoolFlag(const ParsedArgs& args, const std::string& name) {
-  const std::string text = *args.Get(name);
-  if (text == "true") return true;
-  if (text == "false") return false;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--", name, ": expected true or false, got \"", text, "\""));
-}
-
-absl::StatusOr<std::string> PathFlag(const ParsedArgs& args,
-                                     const std::string& name,
-                                     const std::filesystem::path& cwd) {
-  const std::string path = *args.Get(name);
-  if (path.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--", name, ": empty path"));
+absl::Status ApplyPath(const OverrideTarget& t, std::string& path) {
+  const std::string& text = ValueOf(t);
+  if (text.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", t.flag, ": empty path"));
   }
-  if (std::filesystem::path(path).is_absolute()) return path;
-  return (cwd / path).lexically_normal().string();
+  path = std::filesystem::path(text).is_absolute()
+             ? text
+             : (t.cwd / text).lexically_normal().string();
+  return absl::OkStatus();
 }
 
-absl::Status ApplyTierFlag(const ParsedArgs& args, JobSpec& job) {
-  const std::optional<std::string> text = args.Get("scale-tier");
-  if (!text) return absl::OkStatus();
+absl::Status ApplyCommand(const OverrideTarget& t) {
+  t.job.command = absl::StrSplit(ValueOf(t), ' ', absl::SkipEmpty());
+  if (t.job.command.empty()) {
+    return absl::InvalidArgumentError("--command: empty command");
+  }
+  t.job.module_name.clear();
+  t.job.package_path.clear();
+  return absl::OkStatus();
+}
+
+absl::Status ApplyModule(const OverrideTarget& t) {
+  t.job.module_name = ValueOf(t);
+  t.job.command.clear();
+  return absl::OkStatus();
+}
+
+absl::Status ApplyPackagePath(const OverrideTarget& t) {
+  return ApplyPath(t, t.job.package_path);
+}
+
+absl::Status ApplyJobDir(const OverrideTarget& t) {
+  return ApplyPath(t, t.job.job_dir);
+}
+
+absl::Status ApplyLabels(const OverrideTarget& t) {
+  return ApplyLabelsFlag(t.args, t.job.labels);
+}
+
+absl::Status ApplyTier(const OverrideTarget& t) {
+  const std::string& text = ValueOf(t);
   // "basic-gpu" and "BASIC_GPU" alike, as gcloud accepts both.
-  std::string name = absl::AsciiStrToUpper(*text);
-  for (char& c : name) {
-    if (c == '-') c = '_';
-  }
+  std::string name = absl::AsciiStrToUpper(text);
+  std::replace(name.begin(), name.end(), '-', '_');
   const std::optional<ScaleTier> tier = ParseScaleTier(name);
   if (!tier) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--scale-tier: expected BASIC, BASIC_GPU, BASIC_TPU, STANDARD_1, "
         "PREMIUM_1 or CUSTOM, got \"",
-        *text, "\""));
+        text, "\""));
   }
-  if (*tier != job.scale_tier) {
+  if (*tier != t.job.scale_tier) {
     // Another tier stands for its own pools: the file's no longer apply.
-    job.scale_tier = *tier;
-    for (const PoolFlags& pool : Pools()) job.*pool.pool = TaskPool{};
-    job.master.count = 1;
+    t.job.scale_tier = *tier;
+    for (auto pool : {kMaster, kWorker, kParameterServer, kEvaluator}) {
+      t.job.*pool = TaskPool{};
+    }
+    t.job.master.count = 1;
   }
   return absl::OkStatus();
 }
 
-// One task type's flags, read into `pool` (values checked before the tier,
-// so a malformed value is named first).
-absl::Status ApplyOnePool(const ParsedArgs& args, const PoolFlags& flags,
-                          ScaleTier tier, TaskPool& pool) {
-  const std::string type_flag = flags.prefix + "-machine-type";
-  const std::string accelerator_flag = flags.prefix + "-accelerator";
-  const std::string count_flag = flags.prefix + "-count";
-  TaskPool given = pool;
-  if (auto type = args.Get(type_flag)) {
-    if (type->empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", type_flag, ": empty machine type"));
-    }
-    given.machine_type = *type;
+// A machine flag's value is checked before the tier, so a malformed value
+// is named first.
+absl::Status NeedsCustomTier(const OverrideTarget& t) {
+  if (t.job.scale_tier == ScaleTier::kCustom) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", t.flag, ": only allowed with scaleTier CUSTOM, got ",
+                   "scaleTier ", std::string(ToString(t.job.scale_tier))));
+}
+
+template <TaskPool JobSpec::*kPool>
+absl::Status ApplyMachineType(const OverrideTarget& t) {
+  if (ValueOf(t).empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", t.flag, ": empty machine type"));
   }
-  if (auto accelerator = args.Get(accelerator_flag)) {
-    HPTUNE_ASSIGN_OR_RETURN(
-        given.accelerator,
-        ParseAcceleratorFlag(accelerator_flag, *accelerator));
-  }
-  if (flags.has_count && args.Has(count_flag)) {
-    HPTUNE_ASSIGN_OR_RETURN(given.count, IntegerFlag(args, count_flag, 0));
-  }
-  for (const std::string& flag : {type_flag, accelerator_flag, count_flag}) {
-    if (!args.Has(flag) || tier == ScaleTier::kCustom) continue;
+  HPTUNE_RETURN_IF_ERROR(NeedsCustomTier(t));
+  (t.job.*kPool).machine_type = ValueOf(t);
+  return absl::OkStatus();
+}
+
+template <TaskPool JobSpec::*kPool>
+absl::Status ApplyAccelerator(const OverrideTarget& t) {
+  HPTUNE_ASSIGN_OR_RETURN(AcceleratorConfig accelerator,
+                          ParseAcceleratorFlag(t.flag, ValueOf(t)));
+  HPTUNE_RETURN_IF_ERROR(NeedsCustomTier(t));
+  (t.job.*kPool).accelerator = accelerator;
+  return absl::OkStatus();
+}
+
+template <TaskPool JobSpec::*kPool>
+absl::Status ApplyCount(const OverrideTarget& t) {
+  HPTUNE_ASSIGN_OR_RETURN(int count, IntegerFlag(t.args, t.flag, 0));
+  HPTUNE_RETURN_IF_ERROR(NeedsCustomTier(t));
+  (t.job.*kPool).count = count;
+  return absl::OkStatus();
+}
+
+absl::Status ApplyUseChief(const OverrideTarget& t) {
+  const std::string& text = ValueOf(t);
+  if (text != "true" && text != "false") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--", flag, ": only allowed with scaleTier CUSTOM, got scaleTier ",
-        std::string(ToString(tier))));
+        "--", t.flag, ": expected true or false, got \"", text, "\""));
   }
-  pool = std::move(given);
+  t.job.use_chief_in_tf_config = text == "true";
   return absl::OkStatus();
 }
 
-absl::Status ApplyPoolFlags(const ParsedArgs& args, JobSpec& job) {
-  HPTUNE_RETURN_IF_ERROR(ApplyTierFlag(args, job));
-  for (const PoolFlags& pool : Pools()) {
-    HPTUNE_RETURN_IF_ERROR(
-        ApplyOnePool(args, pool, job.scale_tier, job.*pool.pool));
-  }
-  if (args.Has("use-chief-in-tf-config")) {
-    HPTUNE_ASSIGN_OR_RETURN(job.use_chief_in_tf_config,
-                            BoolFlag(args, "use-chief-in-tf-config"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ApplyTrainerFlags(const ParsedArgs& args,
-                               const std::filesystem::path& cwd, JobSpec& job) {
-  if (auto command = args.Get("command")) {
-    job.command = absl::StrSplit(*command, ' ', absl::SkipEmpty());
-    if (job.command.empty()) {
-      return absl::InvalidArgumentError("--command: empty command");
-    }
-    job.module_name.clear();
-    job.package_path.clear();
-  }
-  if (auto module = args.Get("module-name")) {
-    job.module_name = *module;
-    job.command.clear();
-  }
-  if (args.Has("package-path")) {
-    HPTUNE_ASSIGN_OR_RETURN(job.package_path,
-                            PathFlag(args, "package-path", cwd));
-  }
-  if (args.Has("job-dir")) {
-    HPTUNE_ASSIGN_OR_RETURN(job.job_dir, PathFlag(args, "job-dir", cwd));
-  }
-  for (const std::string& arg : args.after_dashes) job.args.push_back(arg);
-  return ApplyLabelsFlag(args, job.labels);
-}
-
-absl::Status NeedsStudy(const JobSpec& job, const std::string& flag) {
-  if (job.study) return absl::OkStatus();
+absl::Status NeedsStudy(const OverrideTarget& t) {
+  if (t.job.study) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "--", flag,
+      "--", t.flag,
       ": the job has no hyperparameters to tune (give a --config with "
       "trainingInput.hyperparameters)"));
 }
 
-absl::Status ApplyStudyFlags(const ParsedArgs& args, JobSpec& job) {
-  const std::vector<std::pair<const char*, int StudySpec::*>> kCounts = {
-      {"max-trials", &StudySpec::max_trials},
-      {"max-parallel-trials", &StudySpec::max_parallel_trials},
-      {"max-failed-trials", &StudySpec::max_failed_trials},
-  };
-  for (const auto& [flag, field] : kCounts) {
-    if (!args.Has(flag)) continue;
-    const int min = field == &StudySpec::max_failed_trials ? 0 : 1;
-    HPTUNE_ASSIGN_OR_RETURN(int value, IntegerFlag(args, flag, min));
-    HPTUNE_RETURN_IF_ERROR(NeedsStudy(job, flag));
-    (*job.study).*field = value;
-  }
-  if (auto from = args.Get("resume-from")) {
-    HPTUNE_RETURN_IF_ERROR(NeedsStudy(job, "resume-from"));
-    HPTUNE_RETURN_IF_ERROR(
-        FieldErrorsToStatus(ValidateJobId(*from, "--resume-from")));
-    if (*from == job.job_id) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--resume-from: \"", *from,
-          "\" is this job's own ID: a job resumes another, ended job"));
-    }
-    job.study->resume_previous_job_id = *from;
-  }
-  if (auto rule = args.Get("early-stopping")) {
-    HPTUNE_RETURN_IF_ERROR(NeedsStudy(job, "early-stopping"));
-    job.study->enable_early_stopping = true;
-    job.study->early_stopping_rule = *rule;
-    // The config's convexStopping settings are the convex rule's alone.
-    if (*rule != "convex") job.study->convex_stopping = {};
-  }
+template <int StudySpec::*kField, int kMin>
+absl::Status ApplyStudyCount(const OverrideTarget& t) {
+  HPTUNE_ASSIGN_OR_RETURN(int value, IntegerFlag(t.args, t.flag, kMin));
+  HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
+  (*t.job.study).*kField = value;
   return absl::OkStatus();
 }
 
-}  // namespace
-
-const std::set<std::string>& SpecOverrideFlags() {
-  static const auto* const kFlags = [] {
-    auto* flags = new std::set<std::string>{"command",
-                                            "module-name",
-                                            "package-path",
-                                            "job-dir",
-                                            "scale-tier",
-                                            "max-trials",
-                                            "max-parallel-trials",
-                                            "max-failed-trials",
-                                            "resume-from",
-                                            "early-stopping",
-                                            "use-chief-in-tf-config",
-                                            kLabelsFlag};
-    for (const PoolFlags& pool : Pools()) {
-      flags->insert(pool.prefix + "-machine-type");
-      flags->insert(pool.prefix + "-accelerator");
-      if (pool.has_count) flags->insert(pool.prefix + "-count");
-    }
-    return flags;
-  }();
-  return *kFlags;
+absl::Status ApplyResumeFrom(const OverrideTarget& t) {
+  const std::string& from = ValueOf(t);
+  HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
+  HPTUNE_RETURN_IF_ERROR(
+      FieldErrorsToStatus(ValidateJobId(from, "--resume-from")));
+  if (from == t.job.job_id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--resume-from: \"", from,
+        "\" is this job's own ID: a job resumes another, ended job"));
+  }
+  t.job.study->resume_previous_job_id = from;
+  return absl::OkStatus();
 }
 
-const char kSpecOverrideHelp[] =
-    "The trainer (overrides the config's):\n"
-    "  --command \"PROGRAM ARGS\"  any executable; split on spaces, no shell.\n"
-    "                            Give paths the server can see (absolute)\n"
-    "  --module-name MODULE      run `python3 -m MODULE`, with\n"
-    "  --package-path DIR        the package directory\n"
-    "  --job-dir DIR             each trial gets --job-dir=DIR/<trial>\n"
-    "  -- ARGS...                user args, appended to the config's args\n"
-    "Machines (override the config's; see docs/config.md):\n"
-    "  --scale-tier TIER         BASIC, BASIC_GPU, STANDARD_1, PREMIUM_1 or\n"
-    "                            CUSTOM; a tier other than CUSTOM replaces\n"
-    "                            the config's task pools\n"
-    "  --master-machine-type T   --master-accelerator count=N,type=T\n"
-    "  --worker-count N          --worker-machine-type T\n"
-    "  --worker-accelerator count=N,type=T\n"
-    "  --parameter-server-count N  --parameter-server-machine-type T\n"
-    "  --parameter-server-accelerator count=N,type=T\n"
-    "  --evaluator-count N       --evaluator-machine-type T\n"
-    "  --evaluator-accelerator count=N,type=T\n"
-    "                            (machine flags need scaleTier CUSTOM)\n"
-    "  --use-chief-in-tf-config true|false\n"
-    "Labels (over the config's labels:):\n"
-    "  --labels K=V[,K=V...]     the job's labels, e.g. team=vision,owner=ana\n"
-    "                            (a key given replaces the config's value)\n"
-    "Study (override the config's hyperparameters):\n"
-    "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
-    "  --resume-from JOB         start from an ended job's results\n"
-    "                            (resumePreviousJobId); --max-trials counts\n"
-    "                            the new trials\n"
-    "  --early-stopping RULE     stop trials early by RULE "
-    "(earlyStoppingRule):\n"
-    "                            median-at-step, median, asha, asha-resume,\n"
-    "                            envelope, decay-curve, convex, or a rule\n"
-    "                            the server registered\n";
+absl::Status ApplyEarlyStopping(const OverrideTarget& t) {
+  const std::string& rule = ValueOf(t);
+  HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
+  t.job.study->enable_early_stopping = true;
+  t.job.study->early_stopping_rule = rule;
+  // The config's convexStopping settings are the convex rule's alone.
+  if (rule != "convex") t.job.study->convex_stopping = {};
+  return absl::OkStatus();
+}
+
+constexpr char kMachineTypeHelp[] = "the machine type, CUSTOM tier only";
+constexpr char kAcceleratorHelp[] = "its GPUs, CUSTOM tier only";
+constexpr char kCountHelp[] = "how many, CUSTOM tier only";
+
+}  // namespace
+
+const std::vector<FlagSpec>& SpecOverrideRows() {
+  static const auto* const kRows = new std::vector<FlagSpec>{
+      {"command", kValue, "\"PROGRAM ARGS\"", kRunAndSubmit, kTrainer,
+       "any executable, split on spaces, no shell; drops the config's "
+       "pythonModule and packagePath (jobs submit: paths the server sees)",
+       0, "command", ApplyCommand},
+      {"module-name", kValue, "MODULE", kRunAndSubmit, kTrainer,
+       "run `python3 -m MODULE`; drops the config's command", 0, "pythonModule",
+       ApplyModule},
+      {"package-path", kValue, "DIR", kRunAndSubmit, kTrainer,
+       "the package directory (its parent goes on PYTHONPATH)", 0,
+       "packagePath", ApplyPackagePath},
+      {"job-dir", kValue, "DIR", kRunAndSubmit, kTrainer,
+       "each trial gets --job-dir=DIR/<trial>", 0, "jobDir", ApplyJobDir},
+
+      {"scale-tier", kValue, "TIER", kSubmitCommand, kMachines,
+       "BASIC, BASIC_GPU, STANDARD_1, PREMIUM_1 or CUSTOM; a tier other than "
+       "CUSTOM replaces the config's task pools",
+       0, "scaleTier", ApplyTier},
+      {"master-machine-type", kValue, "T", kSubmitCommand, kMachines,
+       kMachineTypeHelp, 0, "masterType", ApplyMachineType<kMaster>},
+      {"master-accelerator", kValue, "count=N,type=T", kSubmitCommand,
+       kMachines, kAcceleratorHelp, 0, "masterConfig.acceleratorConfig",
+       ApplyAccelerator<kMaster>},
+      {"worker-count", kValue, "N", kSubmitCommand, kMachines, kCountHelp, 0,
+       "workerCount", ApplyCount<kWorker>},
+      {"worker-machine-type", kValue, "T", kSubmitCommand, kMachines,
+       kMachineTypeHelp, 0, "workerType", ApplyMachineType<kWorker>},
+      {"worker-accelerator", kValue, "count=N,type=T", kSubmitCommand,
+       kMachines, kAcceleratorHelp, 0, "workerConfig.acceleratorConfig",
+       ApplyAccelerator<kWorker>},
+      {"parameter-server-count", kValue, "N", kSubmitCommand, kMachines,
+       kCountHelp, 0, "parameterServerCount", ApplyCount<kParameterServer>},
+      {"parameter-server-machine-type", kValue, "T", kSubmitCommand, kMachines,
+       kMachineTypeHelp, 0, "parameterServerType",
+       ApplyMachineType<kParameterServer>},
+      {"parameter-server-accelerator", kValue, "count=N,type=T", kSubmitCommand,
+       kMachines, kAcceleratorHelp, 0,
+       "parameterServerConfig.acceleratorConfig",
+       ApplyAccelerator<kParameterServer>},
+      {"evaluator-count", kValue, "N", kSubmitCommand, kMachines, kCountHelp, 0,
+       "evaluatorCount", ApplyCount<kEvaluator>},
+      {"evaluator-machine-type", kValue, "T", kSubmitCommand, kMachines,
+       kMachineTypeHelp, 0, "evaluatorType", ApplyMachineType<kEvaluator>},
+      {"evaluator-accelerator", kValue, "count=N,type=T", kSubmitCommand,
+       kMachines, kAcceleratorHelp, 0, "evaluatorConfig.acceleratorConfig",
+       ApplyAccelerator<kEvaluator>},
+      {"use-chief-in-tf-config", kValue, "true|false", kSubmitCommand,
+       kMachines, "name the master `chief` in TF_CONFIG", 0,
+       "useChiefInTfConfig", ApplyUseChief},
+
+      {kLabelsFlag, kValue, "K=V[,K=V...]", kRunAndSubmit, kJobSection,
+       "over the config's, e.g. team=vision,owner=ana; a key given replaces "
+       "its value",
+       0, "labels", ApplyLabels},
+
+      {"max-trials", kValue, "N", kRunAndSubmit, kStudy,
+       "the trials to run, N >= 1; with --resume-from, the new ones", 0,
+       "maxTrials", ApplyStudyCount<&StudySpec::max_trials, 1>},
+      {"max-parallel-trials", kValue, "N", kRunAndSubmit, kStudy,
+       "trials at once, N >= 1", 0, "maxParallelTrials",
+       ApplyStudyCount<&StudySpec::max_parallel_trials, 1>},
+      {"max-failed-trials", kValue, "N", kRunAndSubmit, kStudy,
+       "failed trials before the job fails, N >= 0", 0, "maxFailedTrials",
+       ApplyStudyCount<&StudySpec::max_failed_trials, 0>},
+      {"resume-from", kValue, "JOB", kRunAndSubmit, kStudy,
+       "start from an ended job's results (its succeeded and infeasible "
+       "trials)",
+       0, "resumePreviousJobId", ApplyResumeFrom},
+      {"early-stopping", kValue, "RULE", kRunAndSubmit, kStudy,
+       "stop trials early by RULE: median-at-step (Optuna's median rule, the "
+       "default when the config enables early stopping), median (Vizier's, "
+       "on running averages), asha, asha-resume (resumes paused trials from "
+       "their checkpoints), envelope (learns from the study's curves), "
+       "decay-curve or convex (Vertex's); a server may know more",
+       0, "earlyStoppingRule", ApplyEarlyStopping},
+  };
+  return *kRows;
+}
 
 absl::Status ApplyOverrides(const ParsedArgs& args,
                             const std::filesystem::path& cwd, JobSpec& job) {
-  HPTUNE_RETURN_IF_ERROR(ApplyTrainerFlags(args, cwd, job));
-  HPTUNE_RETURN_IF_ERROR(ApplyPoolFlags(args, job));
-  return ApplyStudyFlags(args, job);
+  for (const FlagSpec& flag : SpecOverrideRows()) {
+    const std::string name(flag.name);
+    if (!args.Has(name)) continue;
+    HPTUNE_RETURN_IF_ERROR(flag.apply({args, name, cwd, job}));
+  }
+  for (const std::string& arg : args.after_dashes) job.args.push_back(arg);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<JobSpec> CheckOverriddenJob(const JobSpec& job,

@@ -1,6 +1,8 @@
 // The command-line flags that override a config's job, for `hptune run` and
 // `hptune jobs submit` alike: one set of flags, one way of applying them,
-// the same message for the same bad value.
+// the same message for the same bad value. Each flag is a row of the flag
+// table (flag_table.h), with the config field it overrides and the
+// function that applies it: adding an override is adding a row.
 //
 // Precedence, as gcloud's: a flag overrides the same option in the file;
 // user args after `--` are appended to the file's args; --labels is laid
@@ -10,30 +12,30 @@
 // than CUSTOM replaces the file's task pools with the tier's. The job with
 // the flags applied is checked again by the config parser, through its
 // canonical JSON, so a flag's value meets the rules a config's does.
-// Used only by src/cli. Pure functions.
+// Used only by src/cli. Pure functions; the rows are constant.
 #ifndef HPTUNE_CLI_SPEC_OVERRIDES_H_
 #define HPTUNE_CLI_SPEC_OVERRIDES_H_
 
 #include <filesystem>
-#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
 
 namespace hptune::cli {
 
-// The value flags that override the config, for ParseArgs.
-const std::set<std::string>& SpecOverrideFlags();
-
-// The part of a command's --help that describes SpecOverrideFlags().
-extern const char kSpecOverrideHelp[];
+// The flag table's rows of the flags that override the config, in the
+// order ApplyOverrides applies them (the tier before the machines).
+const std::vector<FlagSpec>& SpecOverrideRows();
 
 // Applies the flags in `args` to `job` (whose job_id is set: --resume-from
-// must name another job). InvalidArgument naming the flag and its value
-// for a malformed flag.
+// must name another job), row by row, then appends the user args after
+// `--`. InvalidArgument naming the flag and its value for a malformed
+// flag.
 [[nodiscard]] absl::Status ApplyOverrides(const ParsedArgs& args,
                                           const std::filesystem::path& cwd,
                                           JobSpec& job);

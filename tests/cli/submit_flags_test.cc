@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "src/cli/backend_flags.h"
 #include "src/cli/client/proto_convert.h"
+#include "src/cli/flag_table.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -50,7 +51,7 @@ class SubmitFlagsTest : public ::testing::Test {
 
   // Parses `argv` as `jobs submit` does (the job ID already taken).
   ParsedArgs Args(const std::vector<std::string>& argv) {
-    std::set<std::string> flags = SubmitOverrideFlags();
+    std::set<std::string> flags = ValueFlagNames(kSubmitCommand);
     flags.insert("config");
     auto parsed = ParseArgs(argv, flags, {});
     EXPECT_OK(parsed);

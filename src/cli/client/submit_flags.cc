@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "nlohmann/json.hpp"
@@ -12,39 +11,12 @@
 namespace hptune::cli::client {
 namespace {
 
-const char kBackendOverrideHelp[] =
-    "Backend (override the config's backend: and slurm: block):\n"
-    "  --backend local|slurm     the backend the job asks for; without it\n"
-    "                            (and without backend: in the config) the\n"
-    "                            job takes the server's, and a server of the\n"
-    "                            other backend refuses the job\n"
-    "  --slurm-partition P       --slurm-account A  --slurm-time LIMIT\n"
-    "  --slurm-option=OPT        an extra sbatch option, repeatable, after\n"
-    "                            the config's and the server's own\n"
-    "                            (a Slurm server applies these over its\n"
-    "                            --slurm-* options)\n";
-
 // The object under the root of TrainingInputToJson's text.
 std::string TrainingInputObject(const std::string& training_input_json) {
   return nlohmann::json::parse(training_input_json)["trainingInput"].dump();
 }
 
 }  // namespace
-
-const std::set<std::string>& SubmitOverrideFlags() {
-  static const auto* const kFlags = [] {
-    auto* flags = new std::set<std::string>(SpecOverrideFlags());
-    flags->insert(std::begin(kBackendValueFlags), std::end(kBackendValueFlags));
-    return flags;
-  }();
-  return *kFlags;
-}
-
-const char* SubmitOverrideHelp() {
-  static const auto* const kHelp =
-      new std::string(absl::StrCat(kSpecOverrideHelp, kBackendOverrideHelp));
-  return kHelp->c_str();
-}
 
 absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,

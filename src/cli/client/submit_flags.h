@@ -16,7 +16,6 @@
 
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -27,13 +26,6 @@
 #include "src/cli/spec_overrides.h"
 
 namespace hptune::cli::client {
-
-// The value flags that override the config, for ParseArgs:
-// SpecOverrideFlags() and the backend's.
-const std::set<std::string>& SubmitOverrideFlags();
-
-// The part of `jobs submit --help` that describes SubmitOverrideFlags().
-const char* SubmitOverrideHelp();
 
 struct Submission {
   JobSpec job;  // Validated, flags applied.

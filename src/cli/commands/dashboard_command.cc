@@ -5,6 +5,8 @@
 #include <optional>
 #include <variant>
 
+#include "absl/strings/str_cat.h"
+#include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
 #include "src/cli/runtime.h"
 #include "src/cli/serving_flags.h"
@@ -15,7 +17,7 @@
 namespace hptune::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kUsageHead[] =
     "usage: hptune dashboard [--db FILE] [flags]\n"
     "\n"
     "Serves the web dashboard of a study database, read-only: studies,\n"
@@ -24,17 +26,16 @@ constexpr char kUsage[] =
     "dashboard beside its API, with cancelling.) Every page needs this\n"
     "user's token, as `hptune serve` does; on a terminal, the line printed\n"
     "at start holds a link that logs a browser in. See docs/dashboard.md.\n"
-    "\n"
-    "  --db FILE              default $HPTUNE_DB, else ./hptune.db\n"
-    "  --http ADDR            default 127.0.0.1:7461 (port 0: any free\n"
-    "                         port); any non-loopback address needs TLS\n"
-    "  --state-dir DIR        where the runs' replica logs are (hptune run's\n"
-    "                         --runs-dir); default ./hptune-runs\n"
-    "  --token-file F         default: the user's token file (as serve)\n"
-    "  --tls-cert F --tls-key F   serve HTTPS with this PEM pair\n"
+    "\n";
+constexpr char kUsageTail[] =
     "\n"
     "Exit codes: 0 stopped by SIGTERM or Ctrl-C, 1 failed (address in use),\n"
     "2 invalid flags or files, 3 no such database, 64 bad usage.\n";
+
+// The flags' part comes from the flag table (flag_table.h).
+std::string Usage() {
+  return absl::StrCat(kUsageHead, FlagUsage(kDashboardCommand), kUsageTail);
+}
 
 int Fail(const absl::Status& status, int code, std::ostream& err) {
   err << "hptune dashboard: " << status.message() << "\n";
@@ -45,19 +46,17 @@ int Fail(const absl::Status& status, int code, std::ostream& err) {
 
 int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
                         std::ostream& err) {
-  auto parsed = ParseArgs(
-      args, {"db", "http", "state-dir", "token-file", "tls-cert", "tls-key"},
-      {"help"});
+  auto parsed = ParseFlags(args, kDashboardCommand);
   if (!parsed.ok()) {
-    err << "hptune dashboard: " << parsed.status().message() << "\n" << kUsage;
+    err << "hptune dashboard: " << parsed.status().message() << "\n" << Usage();
     return kExitUsage;
   }
   if (parsed->Has("help")) {
-    out << kUsage;
+    out << Usage();
     return kExitOk;
   }
   if (!parsed->positional.empty() || !parsed->after_dashes.empty()) {
-    err << "hptune dashboard: takes no arguments\n" << kUsage;
+    err << "hptune dashboard: takes no arguments\n" << Usage();
     return kExitUsage;
   }
   // The database and the state directory are checked by serve's rule: the

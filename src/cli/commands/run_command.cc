@@ -8,10 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <optional>
-#include <set>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
@@ -28,8 +26,8 @@
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/runner/job_runner.h"
 #include "src/cli/backend_flags.h"
+#include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
-#include "src/cli/labels_flag.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/python_interpreter.h"
@@ -44,7 +42,7 @@
 namespace hptune::cli {
 namespace {
 
-constexpr char kRunUsage[] =
+constexpr char kUsageHead[] =
     "usage: hptune run CONFIG [flags] [-- USER_ARGS...]\n"
     "\n"
     "Runs a tuning job from here: each trial's replicas as local processes\n"
@@ -56,71 +54,20 @@ constexpr char kRunUsage[] =
     "not launched twice). To go on after a job ended (Ctrl-C, or more\n"
     "trials), run a new job that starts from its results: --job-id NEW\n"
     "--resume-from OLD (then --max-trials counts the new trials only).\n"
-    "\n"
-    "The trainer (one of):\n"
-    "  --command \"PROGRAM ARGS\"  any executable; split on spaces, no shell\n"
-    "  --module-name MODULE      run `python3 -m MODULE`, with\n"
-    "  --package-path DIR        the package directory (its parent goes on\n"
-    "                            PYTHONPATH)\n"
-    "Job:\n"
-    "  --job-id ID               default: the config's name and the time\n"
-    "  --job-dir DIR             each trial gets --job-dir=DIR/<trial>\n"
-    "  --max-trials N, --max-parallel-trials N, --max-failed-trials N\n"
-    "                            override the config's hyperparameters\n"
-    "  --labels K=V[,K=V...]     the job's labels, over the config's\n"
-    "  --resume-from JOB         start from an ended job's results (its\n"
-    "                            succeeded and infeasible trials), as\n"
-    "                            hyperparameters.resumePreviousJobId\n"
-    "Engine:\n"
-    "  --db FILE                 default $HPTUNE_DB, else ./hptune.db; or a\n"
-    "                            URL: sqlite:PATH, memory: (nothing persists)\n"
-    "  --runs-dir DIR            replica logs and metric files, default\n"
-    "                            ./hptune-runs\n"
-    "  --gpus SPEC               GPUs to use: a count (\"4\"), indices\n"
-    "                            (\"0,1\") or TYPE:COUNT; default "
-    "$HPTUNE_GPUS,\n"
-    "                            else what nvidia-smi reports\n"
-    "  --early-stopping RULE     stop trials early by RULE (over the\n"
-    "                            config's earlyStoppingRule): median-at-step\n"
-    "                            (Optuna's median rule; the default when the\n"
-    "                            config enables early stopping), median\n"
-    "                            (Vizier's, on running averages), asha,\n"
-    "                            asha-resume (resumes paused trials from\n"
-    "                            their checkpoints), envelope (learns from\n"
-    "                            the study's curves),\n"
-    "                            decay-curve or convex (Vertex's)\n"
-    "  --max-restarts N          restarts of a failed replica (default 5)\n"
-    "  --max-retries N           re-runs of a failed trial (default 3)\n"
-    "  --grace-seconds S         SIGTERM to SIGKILL, 0 to 3600 seconds,\n"
-    "                            fractions allowed (default 5)\n"
-    "  --max-log-bytes BYTES     the cap on each replica's log: past it, its\n"
-    "                            middle is cut, its head and latest output\n"
-    "                            kept (default 67108864, 64 MiB; 0: none)\n"
-    "  --format table|json|csv|vertex  the final trial table; vertex (json\n"
-    "                            of a Vertex spec): the job as Vertex's\n"
-    "                            HyperparameterTuningJob\n"
-    "  --quiet                   no progress lines (warnings still)\n"
-    "Backend (the config's backend:/slurm: blocks; flags override them):\n"
-    "  --backend local|slurm     where replicas run (default local)\n"
-    "  --slurm-partition P, --slurm-account A, --slurm-time T\n"
-    "                            sbatch --partition/--account/--time\n"
-    "  --slurm-allocation per-lane|per-trial\n"
-    "                            per-lane (default): each parallel lane\n"
-    "                            holds an allocation its trials reuse as\n"
-    "                            srun steps; per-trial: a batch job a trial\n"
-    "  --slurm-option=OPT        one more sbatch option, e.g.\n"
-    "                            --slurm-option=--qos=high; repeatable\n"
-    "  --slurm-gpu-type=T=G      GPUs of acceleratorConfig type T are the\n"
-    "                            cluster's gres type G, e.g.\n"
-    "                            NVIDIA_TESLA_T4=t4; repeatable. Without\n"
-    "                            it, GPUs of any type; with it, a type not\n"
-    "                            mapped is refused\n"
+    "USER_ARGS are appended to the config's args.\n"
+    "\n";
+constexpr char kUsageTail[] =
     "\n"
     "Exit codes: 0 job succeeded, 1 job failed (or cancelled by a\n"
     "trainingInput.scheduling time limit), 2 invalid config or flags,\n"
     "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
     "75 the database is held by hptune serve or the job by a live hptune\n"
     "run, 130 cancelled (Ctrl-C; the job is cancelled first).\n";
+
+// The flags' part comes from the flag table (flag_table.h).
+std::string Usage() {
+  return absl::StrCat(kUsageHead, FlagUsage(kRunCommand), kUsageTail);
+}
 
 // sysexits EX_UNAVAILABLE: the backend cannot be reached.
 constexpr int kExitUnavailable = 69;
@@ -204,28 +151,19 @@ absl::StatusOr<runner::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
 std::variant<ParsedArgs, int> ParseCommandLine(
     const std::vector<std::string>& args, std::ostream& out,
     std::ostream& err) {
-  std::set<std::string> value_flags = {
-      "command",     "module-name",         "package-path",      "job-id",
-      "job-dir",     kLabelsFlag,           "max-trials",        "db",
-      "runs-dir",    "max-parallel-trials", "max-failed-trials", "format",
-      "resume-from", "early-stopping"};
-  value_flags.insert(std::begin(kReplicaValueFlags),
-                     std::end(kReplicaValueFlags));
-  value_flags.insert(std::begin(kBackendValueFlags),
-                     std::end(kBackendValueFlags));
-  auto parsed = ParseArgs(args, value_flags, {"quiet", "pull-images", "help"});
+  auto parsed = ParseFlags(args, kRunCommand);
   if (!parsed.ok()) {
-    err << "hptune run: " << parsed.status().message() << "\n\n" << kRunUsage;
+    err << "hptune run: " << parsed.status().message() << "\n\n" << Usage();
     return kExitUsage;
   }
   if (parsed->Has("help")) {
-    out << kRunUsage;
+    out << Usage();
     return kExitOk;
   }
   if (parsed->positional.size() != 1) {
     err << "hptune run: expected one CONFIG file, got "
         << parsed->positional.size() << " arguments\n\n"
-        << kRunUsage;
+        << Usage();
     return kExitUsage;
   }
   return *std::move(parsed);
@@ -435,9 +373,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   // Replicas inherit this process's environment; a server's token there is
   // not theirs to see (`run` talks to no server).
   unsetenv("HPTUNE_TOKEN");
-  std::vector<std::string> arg_list = raw_args;
-  RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(arg_list);
-  std::variant<ParsedArgs, int> parsed = ParseCommandLine(arg_list, out, err);
+  std::variant<ParsedArgs, int> parsed = ParseCommandLine(raw_args, out, err);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
   const ParsedArgs& args = std::get<ParsedArgs>(parsed);
   absl::StatusOr<OutputFormat> format =
@@ -445,7 +381,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!format.ok()) return FailRun(format.status(), err);
 
   absl::StatusOr<PreparedJob> prepared =
-      PrepareJob(args, std::move(slurm_flags));
+      PrepareJob(args, RepeatedSlurmFlagsOf(args));
   if (!prepared.ok()) return FailRun(prepared.status(), err);
   if (const std::string note =
           IgnoredFieldsNote(prepared->config.ignored_fields);

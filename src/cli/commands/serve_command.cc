@@ -11,9 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <iterator>
 #include <optional>
-#include <set>
 #include <string_view>
 #include <variant>
 
@@ -28,6 +26,7 @@
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "src/cli/backend_flags.h"
+#include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
 #include "src/cli/runner_flags.h"
 #include "src/cli/runtime.h"
@@ -42,7 +41,7 @@
 namespace hptune::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kUsageHead[] =
     "usage: hptune serve [flags]\n"
     "\n"
     "Serves hptune's gRPC API (hptune.v1.StudyService, JobService, health,\n"
@@ -56,102 +55,20 @@ constexpr char kUsage[] =
     "\n"
     "Who may submit jobs: a job runs its programs as the user running this\n"
     "server, so every call needs this server's token. Without --token-file\n"
-    "the token is the one in this user's default token file\n"
-    "($HPTUNE_CONFIG_DIR/token, else $XDG_CONFIG_HOME/hptune/token, else\n"
-    "~/.config/hptune/token), created with mode 0600 on the first start;\n"
-    "this user's hptune commands find it there, other users cannot read\n"
-    "it. To let a group submit, give --token-file with a file that group\n"
-    "can read. Off loopback the server needs TLS.\n"
+    "the token is the one in this user's default token file, created with\n"
+    "mode 0600 on the first start; this user's hptune commands find it\n"
+    "there, other users cannot read it. To let a group submit, give\n"
+    "--token-file with a file that group can read. Off loopback the server\n"
+    "needs TLS.\n"
     "\n"
     "Several users: a root server runs each job's processes as the user who\n"
     "submitted it (docs/operations.md). Users reach it through --socket,\n"
     "where the kernel tells the server who they are, or with a token of\n"
     "--users-file; root's own jobs need --allow-root-trials.\n"
-    "  --socket PATH          also serve on this Unix socket (mode 0666;\n"
-    "                         e.g. /run/hptune/hptune.sock, where clients "
-    "look\n"
-    "                         first), and hand each local user a token of\n"
-    "                         their own on PATH.identity\n"
-    "  --users-file F         lines \"USER TOKEN\": calls with TOKEN act as\n"
-    "                         USER (F: this user's, mode 0600)\n"
-    "  --allow-root-trials    a root server runs root's jobs (its own\n"
-    "                         token's) as root; without it, it refuses them\n"
-    "  --share-jobs           every user may see, stream and cancel every job\n"
-    "                         (default: only their own)\n"
+    "\n";
+constexpr char kUsageTail[] =
     "\n"
-    "  --listen ADDR          default 127.0.0.1:7460 (port 0: any free port).\n"
-    "                         Any non-loopback address needs TLS\n"
-    "  --http ADDR|off        the web dashboard (docs/dashboard.md); default\n"
-    "                         --listen's host and port + 1 (127.0.0.1:7461;\n"
-    "                         port 0 stays 0). Same token; off loopback, the\n"
-    "                         same TLS certificate\n"
-    "  --db FILE              default $HPTUNE_DB, else ./hptune.db; or a URL:\n"
-    "                         sqlite:PATH, memory: (nothing persists)\n"
-    "  --state-dir DIR        replica logs, metric files, default job dirs;\n"
-    "                         default ./hptune-runs\n"
-    "  --log-file F           the line per job and trial start and end goes\n"
-    "                         to F (appended, 0600, each line timestamped)\n"
-    "                         instead of stdout\n"
-    "  --token-file F         clients must send `authorization: Bearer\n"
-    "                         <token>` with the token in F (default: the\n"
-    "                         user's default token file, see above)\n"
-    "  --tls-cert F --tls-key F   serve TLS with this PEM certificate and key\n"
-    "  --gpus SPEC            a count (\"4\"), indices (\"0,1\") or "
-    "TYPE:COUNT;\n"
-    "                         default $HPTUNE_GPUS, else what nvidia-smi "
-    "reports\n"
-    "  --trial-lease S        a trial handed to an ask/tell client ends\n"
-    "                         FAILED after S seconds without a heartbeat\n"
-    "                         from it (docs/api.md, \"Leases\"); default 300,\n"
-    "                         0: never\n"
-    "  --max-studies-per-user N   studies one user may hold, their jobs'\n"
-    "                         included (root and the server's token: no\n"
-    "                         limit); default 1000, 0: no limit\n"
-    "  --max-measurement-bytes-per-user BYTES   measurements one user's\n"
-    "                         studies may store; default 1073741824 (1 GiB),\n"
-    "                         0: no limit\n"
-    "  --max-running-trials-per-user N   trials one user's jobs run at\n"
-    "                         once, all together; the next waits for one to\n"
-    "                         end (root and the server's token: no limit);\n"
-    "                         default 32, 0: no limit\n"
-    "  --inline-refits        the GP's refits run inside the suggestion due\n"
-    "                         one, which waits for it: suggestions depend on\n"
-    "                         the seed and the history alone (reproducible\n"
-    "                         studies); default: on a worker, at once\n"
-    "  --grace-seconds S      SIGTERM to SIGKILL for replicas, 0 to 3600\n"
-    "                         seconds, fractions allowed (default 5)\n"
-    "  --max-restarts N       restarts of a failed replica per attempt\n"
-    "                         (default 5)\n"
-    "  --max-retries N        re-runs of a trial whose attempt failed or\n"
-    "                         died with the server (default 3)\n"
-    "  --max-log-bytes BYTES  the cap on each replica's log: past it, its\n"
-    "                         middle is cut, its head and latest output\n"
-    "                         kept (default 67108864, 64 MiB; 0: none)\n"
-    "  --allow-command RULE   only jobs whose trainer a rule allows (repeat\n"
-    "                         for more): DIR/ (programs under it), PROGRAM,\n"
-    "                         or PROGRAM:DIR/ (an interpreter with a script\n"
-    "                         or package under DIR); default: any. With\n"
-    "                         rules, a pool's env may set only variables\n"
-    "                         that choose no code (docs/operations.md) and\n"
-    "                         a pool may run no image\n"
-    "  --allow-env NAME       with rules: pools may also set NAME\n"
-    "                         (repeatable)\n"
-    "  --allow-image IMAGE    with rules: pools may run IMAGE, as named, with\n"
-    "                         its own entrypoint (repeatable)\n"
-    "  --backend local|slurm  where every job's trials run (default local);\n"
-    "                         a job whose config names the other is refused\n"
-    "  --slurm-partition P --slurm-account A --slurm-time T\n"
-    "  --slurm-option=OPT     sbatch options of every trial (repeatable);\n"
-    "                         --state-dir must be shared with the nodes\n"
-    "  --slurm-allocation per-lane|per-trial\n"
-    "                         per-lane (default): each parallel lane of a job\n"
-    "                         holds an allocation its trials reuse as srun\n"
-    "                         steps; per-trial: a batch job a trial\n"
-    "  --slurm-gpu-type=T=G   acceleratorConfig type T is the cluster's gres\n"
-    "                         type G, e.g. NVIDIA_TESLA_T4=t4 (repeatable);\n"
-    "                         then a job asking for a type not mapped is\n"
-    "                         refused\n"
-    "\n"
+    "With --backend slurm, --state-dir must be shared with the nodes.\n"
     "SIGTERM or Ctrl-C drains: new calls are refused, calls in flight get 5\n"
     "seconds, every replica is stopped, and the server exits 0 leaving its\n"
     "jobs unfinished; the next `hptune serve` on the same --db resumes them.\n"
@@ -159,6 +76,11 @@ constexpr char kUsage[] =
     "Exit codes: 0 drained, 1 failed (database, address in use), 2 invalid\n"
     "flags or files (e.g. a non-loopback --listen without TLS), 64\n"
     "bad usage, 69 Slurm unusable (commands missing, controller down).\n";
+
+// The flags' part comes from the flag table (flag_table.h).
+std::string Usage() {
+  return absl::StrCat(kUsageHead, FlagUsage(kServeCommand), kUsageTail);
+}
 
 constexpr int kExitSlurmUnavailable = 69;  // sysexits EX_UNAVAILABLE.
 
@@ -179,61 +101,25 @@ int Fail(const absl::Status& status, int code, std::ostream& err) {
   return code;
 }
 
-// The command line: what ParseArgs keeps and the repeatable flags.
-struct ServeFlags {
-  ParsedArgs args;
-  RepeatedSlurmFlags slurm;
-  std::vector<std::string> allowed_commands;  // --allow-command
-  std::vector<std::string> allowed_env;       // --allow-env
-  std::vector<std::string> allowed_images;    // --allow-image
-};
-
 // The flags; the exit code instead when there is nothing to serve (--help,
 // or a usage error, written to `err`).
-std::variant<ServeFlags, int> ParseCommandLine(
-    const std::vector<std::string>& raw_args, std::ostream& out,
+std::variant<ParsedArgs, int> ParseCommandLine(
+    const std::vector<std::string>& args, std::ostream& out,
     std::ostream& err) {
-  std::vector<std::string> args = raw_args;
-  ServeFlags flags;
-  flags.slurm = TakeRepeatedSlurmFlags(args);
-  flags.allowed_commands = TakeRepeatedFlag(args, "--allow-command");
-  flags.allowed_env = TakeRepeatedFlag(args, "--allow-env");
-  flags.allowed_images = TakeRepeatedFlag(args, "--allow-image");
-  std::set<std::string> value_flags = {"listen",
-                                       "db",
-                                       "state-dir",
-                                       "token-file",
-                                       "http",
-                                       "tls-cert",
-                                       "tls-key",
-                                       "log-file",
-                                       "socket",
-                                       "users-file",
-                                       "trial-lease",
-                                       "max-studies-per-user",
-                                       "max-measurement-bytes-per-user",
-                                       "max-running-trials-per-user"};
-  value_flags.insert(std::begin(kReplicaValueFlags),
-                     std::end(kReplicaValueFlags));
-  value_flags.insert(std::begin(kBackendValueFlags),
-                     std::end(kBackendValueFlags));
-  auto parsed =
-      ParseArgs(args, value_flags,
-                {"help", "allow-root-trials", "share-jobs", "inline-refits"});
+  absl::StatusOr<ParsedArgs> parsed = ParseFlags(args, kServeCommand);
   if (!parsed.ok()) {
-    err << "hptune serve: " << parsed.status().message() << "\n" << kUsage;
+    err << "hptune serve: " << parsed.status().message() << "\n" << Usage();
     return kExitUsage;
   }
   if (parsed->Has("help")) {
-    out << kUsage;
+    out << Usage();
     return kExitOk;
   }
   if (!parsed->positional.empty() || !parsed->after_dashes.empty()) {
-    err << "hptune serve: takes no arguments\n" << kUsage;
+    err << "hptune serve: takes no arguments\n" << Usage();
     return kExitUsage;
   }
-  flags.args = *std::move(parsed);
-  return flags;
+  return *std::move(parsed);
 }
 
 // Everything the flags decide, read and checked before anything starts.
@@ -277,9 +163,7 @@ int ReadQuotaFlags(const ParsedArgs& args, server::QuotaLimits& quotas,
 
 // How jobs run, and whose: the database, the state directory, what becomes
 // of failing and stopped replicas, and the users' rules.
-int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
-                 std::ostream& err) {
-  const ParsedArgs& args = flags.args;
+int ReadJobFlags(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   server::ServerOptions& options = setup.options;
   setup.runtime = RuntimeOptionsFromFlags(StoreUse::kRunJobs, args,
                                           ProcessEnv(), "state-dir");
@@ -294,9 +178,9 @@ int ReadJobFlags(const ServeFlags& flags, ServeSetup& setup,
   if (absl::Status s = ApplyReplicaFlags(args, options); !s.ok()) {
     return Fail(s, kExitUsage, err);
   }
-  options.allowed_commands = flags.allowed_commands;
-  options.allowed_env = flags.allowed_env;
-  options.allowed_images = flags.allowed_images;
+  options.allowed_commands = args.GetAll("allow-command");
+  options.allowed_env = args.GetAll("allow-env");
+  options.allowed_images = args.GetAll("allow-image");
   options.socket_path = args.Get("socket").value_or("");
   options.users_file = args.Get("users-file").value_or("");
   options.allow_root_trials = args.Has("allow-root-trials");
@@ -404,18 +288,18 @@ int OpenLogFile(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   return kExitOk;
 }
 
-int ReadServeFlags(ServeFlags& flags, ServeSetup& setup, std::ostream& err) {
-  const ParsedArgs& args = flags.args;
+int ReadServeFlags(const ParsedArgs& args, ServeSetup& setup,
+                   std::ostream& err) {
   // The flags that create nothing first: a mistake there leaves no token
   // file behind.
-  if (int code = ReadJobFlags(flags, setup, err); code != kExitOk) {
+  if (int code = ReadJobFlags(args, setup, err); code != kExitOk) {
     return code;
   }
   if (int code = ReadListenFlags(args, setup, err); code != kExitOk) {
     return code;
   }
-  if (int code =
-          ReadBackendFlags(args, std::move(flags.slurm), setup.options, err);
+  if (int code = ReadBackendFlags(args, RepeatedSlurmFlagsOf(args),
+                                  setup.options, err);
       code != kExitOk) {
     return code;
   }
@@ -553,10 +437,10 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   // Replicas inherit this process's environment; a client's token there is
   // not theirs to see (the server reads its own from a file).
   unsetenv("HPTUNE_TOKEN");
-  std::variant<ServeFlags, int> parsed = ParseCommandLine(raw_args, out, err);
+  std::variant<ParsedArgs, int> parsed = ParseCommandLine(raw_args, out, err);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
   ServeSetup setup;
-  if (int code = ReadServeFlags(std::get<ServeFlags>(parsed), setup, err);
+  if (int code = ReadServeFlags(std::get<ParsedArgs>(parsed), setup, err);
       code != kExitOk) {
     return code;
   }

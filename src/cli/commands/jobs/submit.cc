@@ -12,6 +12,7 @@
 #include "src/cli/client/submit_flags.h"
 #include "src/cli/commands/jobs/logs.h"
 #include "src/cli/commands/jobs/subcommand.h"
+#include "src/cli/flag_table.h"
 
 namespace hptune::cli::jobs {
 namespace {
@@ -57,7 +58,8 @@ constexpr char kSubmitUsage[] =
     "                            server goes away (a restart), try to reach\n"
     "                            it again for up to N seconds (default 300;\n"
     "                            0: fail at once)\n"
-    "  --format table|json|csv   the job (json: AI Platform's Job)\n";
+    "  --format table|json|csv   the job (json: AI Platform's Job)\n"
+    "  -- USER_ARGS...           appended to the config's args\n";
 constexpr char kSubmitExample[] =
     "\n"
     "Example:\n"
@@ -151,14 +153,16 @@ int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 Subcommand SubmitCommand() {
-  std::set<std::string> flags = client::SubmitOverrideFlags();
+  // The overrides and the backend flags from the flag table, then its own.
+  std::set<std::string> flags = ValueFlagNames(kSubmitCommand);
   flags.insert({"config", "format", "reconnect-seconds"});
-  return {"submit",
-          Usage(kSubmitUsage, kSubmitExample, client::SubmitOverrideHelp()),
-          flags,
-          {"wait", "stream-logs", "quiet"},
-          true,
-          RunSubmit};
+  return {
+      "submit",
+      Usage(kSubmitUsage, kSubmitExample, FlagUsage(kSubmitCommand).c_str()),
+      flags,
+      {"wait", "stream-logs", "quiet"},
+      true,
+      RunSubmit};
 }
 
 }  // namespace hptune::cli::jobs
