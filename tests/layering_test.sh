@@ -5,6 +5,8 @@
 #   implementations; the engine (ask/tell) never uses the runner
 #   algorithms ──► core (+ Eigen, NLopt); no I/O, clock, store or engine
 #   core ──► standard library + absl (+ yaml-cpp/nlohmann in config parsing)
+#   read (study answers) ──► core, algorithms' public headers, Store
+#   interface; engine, server, dashboard, cli ──► read
 #   api (wire conversion) ──► core, proto (+ store/engine public headers)
 #   cli ──► api, never server (but `hptune serve`'s composition)
 #   server, jobs ──► launch's public headers only
@@ -53,6 +55,9 @@ forbid "include/hptune/store src/store" 'hptune/(algorithms|engine|runner|launch
 forbid "include/hptune/engine src/engine include/hptune/runner src/runner" \
   'hptune/store/open_store|src/store/|src/cli/|src/server/|algorithms/(sampling|grid|quasi_random|gp|encoding|common)/|sqlite3|grpc' \
   "the engine and the runner see interfaces only; concrete parts are chosen in composition roots"
+forbid "include/hptune/read src/read" \
+  'hptune/(engine|runner|env|launch|server)/|hptune/store/open_store|src/(core|env|store|launch|engine|runner|jobs|api|server|dashboard|cli)/|algorithms/|sqlite3|grpc|google/protobuf' \
+  "the read side computes study answers from core, the algorithms' public headers and the Store interface"
 forbid "include/hptune/engine src/engine" 'hptune/runner/|src/runner/' \
   "the engine is ask/tell: the runner uses it, never the other way"
 forbid "include/hptune" 'src/|algorithms/|tests/' \
