@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/read/study_answers.h"
 #include "src/engine/background_work.h"
 #include "src/engine/curve_cache.h"
 #include "src/engine/engine_common.h"
@@ -115,26 +116,17 @@ absl::StatusOr<StudyRecord> TuningEngine::GetStudy(std::string_view name) {
   return store_.GetStudy(name);
 }
 
-absl::StatusOr<StudyRecord> StudyAsShown(store::Store& store,
-                                         StudyRecord study) {
-  // A job's study is named by its job ID.
-  absl::StatusOr<JobRecord> job = store.GetJob(study.name);
-  if (absl::IsNotFound(job.status())) return study;
-  HPTUNE_RETURN_IF_ERROR(job.status());
-  if (job->study_name != study.name) return study;
-  return WithJobOutcome(std::move(study), *job);
-}
-
 absl::StatusOr<StudyRecord> TuningEngine::GetStudyAsShown(
     std::string_view name) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(name));
-  return StudyAsShown(store_, std::move(study));
+  return read::StudyAsShown(store_, std::move(study));
 }
 
 absl::StatusOr<std::vector<StudyRecord>> TuningEngine::ListStudiesAsShown() {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<StudyRecord> studies, ListStudies());
   for (StudyRecord& study : studies) {
-    HPTUNE_ASSIGN_OR_RETURN(study, StudyAsShown(store_, std::move(study)));
+    HPTUNE_ASSIGN_OR_RETURN(study,
+                            read::StudyAsShown(store_, std::move(study)));
   }
   return studies;
 }
@@ -166,28 +158,26 @@ absl::Status TuningEngine::DeleteStudy(std::string_view name) {
   return absl::OkStatus();
 }
 
+// The answers users are shown come from the one read side
+// (hptune/read/study_answers.h), as the server's and the dashboard's do.
 absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(
-    std::string_view study_name) {
-  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          store_.ListTrialSummaries(study_name));
-  return hptune::BestTrial(study.spec, trials);
+    std::string_view study) {
+  return read::StoreStudyAnswers(store_).BestTrial(study);
 }
 
 absl::StatusOr<std::vector<Trial>> TuningEngine::OptimalTrials(
-    std::string_view study_name) {
-  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          store_.ListTrialSummaries(study_name));
-  return hptune::OptimalTrials(study.spec, trials);
+    std::string_view study) {
+  return read::StoreStudyAnswers(store_).OptimalTrials(study);
 }
 
 absl::StatusOr<algorithms::ImportanceReport> TuningEngine::ParameterImportance(
-    std::string_view study_name) {
-  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          store_.ListTrialSummaries(study_name));
-  return algorithms::StudyImportance(study, trials);
+    std::string_view study) {
+  return read::StoreStudyAnswers(store_).Importance(study);
+}
+
+absl::StatusOr<std::optional<StoppingSavings>>
+TuningEngine::EarlyStoppingSavings(std::string_view study) {
+  return read::StoreStudyAnswers(store_).Savings(study);
 }
 
 }  // namespace hptune::engine

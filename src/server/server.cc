@@ -20,6 +20,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
+#include "hptune/read/cached_study_answers.h"
 #include "hptune/runner/job_runner.h"
 #include "hptune/runner/trial_admission.h"
 #include "hptune/store/open_store.h"
@@ -127,8 +128,15 @@ class HptuneServer::Impl {
         *store_, JobAccessRules{.share_jobs = options_.share_jobs,
                                 .allow_root_trials = options_.allow_root_trials,
                                 .backend = options_.backend_name});
+    // The answers about studies are kept until a study changes: asking
+    // again for a finished study's importance costs a read of the log.
+    HPTUNE_ASSIGN_OR_RETURN(
+        answers_,
+        read::CachedStudyAnswers::Create(
+            *store_, std::make_unique<read::StoreStudyAnswers>(*store_)));
     study_service_ = std::make_unique<StudyService>(
-        *engine_, auth_, *access_, options_.trial_lease_seconds, quotas_.get());
+        *engine_, *answers_, auth_, *access_, options_.trial_lease_seconds,
+        quotas_.get());
     HPTUNE_ASSIGN_OR_RETURN(
         CommandPolicy policy,
         CommandPolicy::Parse(options_.allowed_commands, options_.allowed_env,
@@ -281,6 +289,7 @@ class HptuneServer::Impl {
   std::unique_ptr<runner::TrialAdmission> admission_;
   std::unique_ptr<jobs::JobManager> jobs_;
   std::unique_ptr<JobAccess> access_;
+  std::unique_ptr<read::CachedStudyAnswers> answers_;
   std::unique_ptr<StudyService> study_service_;
   std::unique_ptr<JobService> job_service_;
   std::unique_ptr<grpc::Server> server_;

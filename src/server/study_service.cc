@@ -8,6 +8,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "src/api/conversion.h"
+#include "src/api/savings_conversion.h"
 #include "src/server/call.h"
 #include "src/server/request_limits.h"
 
@@ -465,7 +466,7 @@ grpc::Status StudyService::ListOptimalTrials(
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
     HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
-                            engine_.OptimalTrials(request->study()));
+                            answers_.OptimalTrials(request->study()));
     for (const Trial& trial : optimal) {
       *reply->add_optimal_trials() = TrialToProto(request->study(), trial);
     }
@@ -481,13 +482,14 @@ grpc::Status StudyService::GetParameterImportance(
     HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
     HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
     HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
-                            engine_.ParameterImportance(request->study()));
+                            answers_.Importance(request->study()));
     for (const algorithms::ParameterImportance& entry : report.importances) {
       v1::ParameterImportance* out = reply->add_importances();
       out->set_parameter(entry.parameter);
       out->set_importance(entry.importance);
       out->set_lower(entry.lower);
       out->set_upper(entry.upper);
+      out->set_active_trials(entry.active_trials);
     }
     reply->set_trials(report.trials);
     reply->set_method("PED-ANOVA");
@@ -495,6 +497,20 @@ grpc::Status StudyService::GetParameterImportance(
     reply->set_trials_needed(report.trials_needed);
     reply->set_note(report.note);
     reply->set_bootstrap_resamples(report.bootstrap_resamples);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyService::GetStoppingSavings(
+    grpc::ServerContext* context, const v1::GetStoppingSavingsRequest* request,
+    v1::StoppingSavingsResponse* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<StoppingSavings> savings,
+                            answers_.Savings(request->study()));
+    if (savings)
+      *reply->mutable_savings() = api::StoppingSavingsToProto(*savings);
     return absl::OkStatus();
   });
 }

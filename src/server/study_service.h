@@ -3,7 +3,9 @@
 //
 // Created by the server's start-up; each handler authenticates, checks the
 // caller may use the study (job_access.h), checks the request's sizes, converts
-// it (src/api/conversion.h), calls the engine and converts the reply. Every
+// it (src/api/conversion.h), calls the engine and converts the reply. The
+// answers about a study (optimal trials, importance, what early stopping
+// saved) come from the read side it is given (hptune/read/). Every
 // engine call that changes state is one store transaction, so a reply of OK
 // means the change is durable. Thread-safe: gRPC calls handlers from many
 // threads; the engine serialises what must be.
@@ -12,6 +14,7 @@
 
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/engine/engine.h"
+#include "hptune/read/study_answers.h"
 #include "hptune/store/store.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/auth.h"
@@ -35,11 +38,13 @@ using StudyServiceBase = v1::StudyService::WithCallbackMethod_GetStudy<
 
 class StudyService final : public StudyServiceBase {
  public:
-  // `quotas`: the per-user limits on new studies; none when null.
-  StudyService(engine::TuningEngine& engine, const TokenAuthenticator& auth,
-               const JobAccess& access, int trial_lease_seconds,
-               UserQuotas* quotas = nullptr)
+  // `answers`: the read side of the engine's store. `quotas`: the per-user
+  // limits on new studies; none when null.
+  StudyService(engine::TuningEngine& engine, read::StudyAnswers& answers,
+               const TokenAuthenticator& auth, const JobAccess& access,
+               int trial_lease_seconds, UserQuotas* quotas = nullptr)
       : engine_(engine),
+        answers_(answers),
         auth_(auth),
         access_(access),
         trial_lease_seconds_(trial_lease_seconds),
@@ -113,9 +118,13 @@ class StudyService final : public StudyServiceBase {
       grpc::ServerContext* context,
       const v1::GetParameterImportanceRequest* request,
       v1::ParameterImportanceResponse* reply) override;
+  grpc::Status GetStoppingSavings(grpc::ServerContext* context,
+                                  const v1::GetStoppingSavingsRequest* request,
+                                  v1::StoppingSavingsResponse* reply) override;
 
  private:
   engine::TuningEngine& engine_;
+  read::StudyAnswers& answers_;
   // OK when the caller may use `study` (JobAccess::CheckStudy).
   [[nodiscard]] absl::Status MayUse(const grpc::ServerContextBase& context,
                                     std::string_view study) const;

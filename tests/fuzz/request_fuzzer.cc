@@ -19,6 +19,7 @@
 #include <string>
 
 #include "hptune/engine/engine.h"
+#include "hptune/read/study_answers.h"
 #include "hptune/v1/job_service.pb.h"
 #include "hptune/v1/study_service.pb.h"
 #include "src/api/conversion.h"
@@ -39,9 +40,10 @@ constexpr int kInputsPerWorld = 512;
 struct World {
   World()
       : engine(store),
+        answers(store),
         auth(""),
         access(store, {}),
-        service(engine, auth, access,
+        service(engine, answers, auth, access,
                 hptune::server::kDefaultTrialLeaseSeconds) {
     hptune::v1::CreateStudyRequest create;
     create.set_name("fuzz");
@@ -87,6 +89,7 @@ struct World {
 
   hptune::store::MemoryStore store;
   hptune::engine::TuningEngine engine;
+  hptune::read::StoreStudyAnswers answers;
   hptune::server::TokenAuthenticator auth;
   hptune::server::JobAccess access;
   StudyService service;

@@ -53,6 +53,7 @@
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/algorithms/stopping_registry.h"
 #include "hptune/core/measurement.h"
+#include "hptune/core/savings.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/env/clock.h"
@@ -112,12 +113,6 @@ struct EngineOptions {
       admit_measurement;
 };
 
-// `study` as users are shown it, wherever they look (gRPC API, CLI,
-// dashboard): WithJobOutcome (hptune/core/job.h) of the job that runs it,
-// read from `store`; the study as it is when no job runs it.
-absl::StatusOr<StudyRecord> StudyAsShown(store::Store& store,
-                                         StudyRecord study);
-
 class TuningEngine {
  public:
   // With hptune's designers (EngineOptions{}).
@@ -150,8 +145,8 @@ class TuningEngine {
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name);
   // Every study, by name.
   absl::StatusOr<std::vector<StudyRecord>> ListStudies();
-  // The same as users are shown them (StudyAsShown below): what the gRPC
-  // API answers.
+  // The same as users are shown them (read::StudyAsShown,
+  // hptune/read/study_answers.h): what the gRPC API answers.
   absl::StatusOr<StudyRecord> GetStudyAsShown(std::string_view name);
   absl::StatusOr<std::vector<StudyRecord>> ListStudiesAsShown();
   // Removes study `name` with its trials and designer state. NotFound when
@@ -269,6 +264,12 @@ class TuningEngine {
   // How much each parameter mattered for reaching the best trials
   // (algorithms::StudyImportance, PED-ANOVA), from the trials so far.
   absl::StatusOr<algorithms::ImportanceReport> ParameterImportance(
+      std::string_view study);
+  // What early stopping saved (core's ShownStoppingSavings, with the
+  // footprint of the study's job); nullopt when the study does not stop
+  // trials early and none was stopped. These four are the read side's
+  // answers (hptune/read/study_answers.h), computed at each call.
+  absl::StatusOr<std::optional<hptune::StoppingSavings>> EarlyStoppingSavings(
       std::string_view study);
 
  private:

@@ -2,6 +2,7 @@
 
 #include "hptune/core/status.h"
 #include "hptune/engine/engine.h"
+#include "hptune/read/study_answers.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/cli/client/proto_convert.h"
 
@@ -19,13 +20,13 @@ class StoreReader : public StudyReader {
                             store_->ListStudies());
     for (StudyRecord& study : studies) {
       HPTUNE_ASSIGN_OR_RETURN(study,
-                              engine::StudyAsShown(*store_, std::move(study)));
+                              read::StudyAsShown(*store_, std::move(study)));
     }
     return studies;
   }
   absl::StatusOr<StudyRecord> GetStudy(const std::string& name) override {
     HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_->GetStudy(name));
-    return engine::StudyAsShown(*store_, std::move(study));
+    return read::StudyAsShown(*store_, std::move(study));
   }
   absl::StatusOr<std::vector<Trial>> ListTrials(
       const std::string& study) override {
