@@ -13,7 +13,8 @@ namespace hptune::dashboard {
 
 using Json = nlohmann::json;
 
-Json ParetoJson(const StudySnapshot& snapshot, size_t max_points) {
+Json ParetoJson(const StudySnapshot& snapshot, size_t max_points,
+                const std::set<int64_t>& optimal_numbers) {
   const StudySpec& spec = snapshot.study.spec;
   const std::vector<MetricSpec> all = spec.AllMetrics();
   Json objectives = Json::array(), constraints = Json::array();
@@ -37,7 +38,6 @@ Json ParetoJson(const StudySnapshot& snapshot, size_t max_points) {
     bool feasible;
   };
   std::vector<Row> rows;
-  std::vector<const Trial*> with_values;
   for (const auto& trial : snapshot.trials) {
     if (trial == nullptr) continue;
     std::optional<std::vector<double>> values = FinalMetricValues(spec, *trial);
@@ -49,12 +49,12 @@ Json ParetoJson(const StudySnapshot& snapshot, size_t max_points) {
       row.values.push_back((*values)[c]);
     }
     if (!finite) continue;
-    with_values.push_back(trial.get());
     rows.push_back(std::move(row));
   }
-  // ListOptimalTrials' trials (core/study.h).
   std::vector<bool> optimal(rows.size(), false);
-  for (size_t i : OptimalTrialIndices(spec, with_values)) optimal[i] = true;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    optimal[i] = optimal_numbers.contains(rows[i].trial->number);
+  }
   // Every optimal trial, then the others evenly spread.
   std::vector<size_t> others;
   std::vector<size_t> kept;

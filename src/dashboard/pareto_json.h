@@ -1,12 +1,15 @@
 // The dashboard's Pareto answer (docs/dashboard.md: Pareto): every trial
 // with a final value of each metric, its objective values, whether it
 // meets the constraints and whether it is optimal (on the Pareto front of
-// the feasible results, as ListOptimalTrials), for the Pareto front plot.
-// Used by DashboardServer. Pure; thread-safe.
+// the feasible results: the read side's optimal trials, as
+// ListOptimalTrials gives them), for the Pareto front plot. Used by
+// DashboardServer. Pure; thread-safe.
 #ifndef HPTUNE_SRC_DASHBOARD_PARETO_JSON_H_
 #define HPTUNE_SRC_DASHBOARD_PARETO_JSON_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <set>
 
 #include "nlohmann/json.hpp"
 #include "src/dashboard/study_cache.h"
@@ -15,7 +18,9 @@ namespace hptune::dashboard {
 
 // At most `max_points` trials: every optimal one, then the others evenly
 // spread by trial number ("downsampled" says whether any was left out).
-nlohmann::json ParetoJson(const StudySnapshot& snapshot, size_t max_points);
+// `optimal`: the numbers of the study's optimal trials.
+nlohmann::json ParetoJson(const StudySnapshot& snapshot, size_t max_points,
+                          const std::set<int64_t>& optimal);
 
 }  // namespace hptune::dashboard
 

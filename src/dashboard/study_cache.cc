@@ -1,9 +1,7 @@
 #include "src/dashboard/study_cache.h"
 
-#include <limits>
-
-#include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/read/study_changes.h"
 
 namespace hptune::dashboard {
 namespace {
@@ -45,25 +43,9 @@ absl::StatusOr<std::vector<std::shared_ptr<const Trial>>> Summaries(
 
 }  // namespace
 
-absl::StatusOr<int64_t> LastEventId(store::Store& store) {
-  int64_t low = 0;  // An id at or below the last (0: none yet).
-  int64_t high = std::numeric_limits<int64_t>::max() / 2;  // Above the last.
-  while (high - low > 1) {
-    const int64_t mid = low + (high - low) / 2;
-    HPTUNE_ASSIGN_OR_RETURN(std::vector<store::Event> after,
-                            store.ListEvents(mid - 1, 1));
-    if (after.empty()) {
-      high = mid;
-    } else {
-      low = after.front().id;
-    }
-  }
-  return low;
-}
-
 absl::StatusOr<std::unique_ptr<StudyCache>> StudyCache::Create(
     store::Store& store) {
-  HPTUNE_ASSIGN_OR_RETURN(int64_t last, LastEventId(store));
+  HPTUNE_ASSIGN_OR_RETURN(int64_t last, read::LastEventId(store));
   return std::unique_ptr<StudyCache>(new StudyCache(store, last));
 }
 
@@ -71,15 +53,7 @@ absl::Status StudyCache::ReloadJobsLocked() {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.ListJobs());
   jobs_by_study_.clear();
   // A study run again by a later job shows the latest.
-  for (JobRecord& job : jobs) {
-    if (!footprints_by_job_.contains(job.job_id)) {
-      ConfigParseResult parsed = ParseJobConfig(
-          job.training_input_json, ConfigFormat::kJson, job.job_id);
-      footprints_by_job_[job.job_id] =
-          parsed.job ? std::optional(FootprintOf(*parsed.job)) : std::nullopt;
-    }
-    jobs_by_study_[job.study_name] = std::move(job);
-  }
+  for (JobRecord& job : jobs) jobs_by_study_[job.study_name] = std::move(job);
   jobs_loaded_ = true;
   return absl::OkStatus();
 }
@@ -93,8 +67,6 @@ std::optional<JobRecord> StudyCache::JobOfLocked(
 
 void StudyCache::SetJobLocked(StudySnapshot& snapshot) const {
   snapshot.job = JobOfLocked(snapshot.study.name);
-  snapshot.footprint =
-      snapshot.job ? footprints_by_job_.at(snapshot.job->job_id) : std::nullopt;
 }
 
 absl::StatusOr<std::shared_ptr<const StudySnapshot>> StudyCache::LoadLocked(

@@ -22,7 +22,6 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/core/mutex.h"
-#include "hptune/core/savings.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/store/store.h"
@@ -32,9 +31,6 @@ namespace hptune::dashboard {
 struct StudySnapshot {
   StudyRecord study;
   std::optional<JobRecord> job;  // The job whose study this is, if any.
-  // The job's replicas and GPUs, for what early stopping saved; nullopt
-  // without a job or when its stored trainingInput no longer parses.
-  std::optional<TrialFootprint> footprint;
   std::vector<std::shared_ptr<const Trial>> trials;  // trials[i]: number i+1.
 };
 
@@ -45,11 +41,6 @@ struct Changes {
   std::set<std::pair<std::string, int64_t>> trials;  // (study, number).
   bool empty() const { return studies.empty(); }
 };
-
-// The id of the store's last event (0 when none). The Store has no call for
-// it; ids increase, so a binary search over ListEvents(after, 1) finds it in
-// about 63 indexed reads.
-absl::StatusOr<int64_t> LastEventId(store::Store& store);
 
 class StudyCache {
  public:
@@ -73,7 +64,7 @@ class StudyCache {
   absl::Status ReloadJobsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<JobRecord> JobOfLocked(const std::string& study) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Sets the snapshot's job and footprint from the jobs loaded.
+  // Sets the snapshot's job from the jobs loaded.
   void SetJobLocked(StudySnapshot& snapshot) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -85,11 +76,6 @@ class StudyCache {
   std::map<std::string, std::shared_ptr<const StudySnapshot>, std::less<>>
       studies_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JobRecord> jobs_by_study_ ABSL_GUARDED_BY(mu_);
-  // Each job's, by job ID, parsed once: a job's trainingInput never changes
-  // once stored, and a reload comes with every job event. nullopt: it no
-  // longer parses.
-  std::map<std::string, std::optional<TrialFootprint>> footprints_by_job_
-      ABSL_GUARDED_BY(mu_);
   bool jobs_loaded_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -55,25 +55,18 @@ void ForEachTrial(const StudySnapshot& snapshot, Visit visit) {
 
 }  // namespace
 
-Json StudySummaryJson(const StudySnapshot& snapshot) {
+Json StudySummaryJson(const StudySnapshot& snapshot,
+                      const SummaryAnswers& answers) {
   const StudyRecord& study = snapshot.study;
   const StudySpec& spec = study.spec;
   Json counts = {{"REQUESTED", 0}, {"ACTIVE", 0},     {"STOPPING", 0},
                  {"SUCCEEDED", 0}, {"INFEASIBLE", 0}, {"FAILED", 0}};
-  std::optional<std::pair<int64_t, double>> best;
   int64_t stopped_early = 0;
   ForEachTrial(snapshot, [&](const Trial& trial) {
     // Every state counts, CANCELLED and those added later included.
     const std::string state(ToString(trial.state));
     counts[state] = counts.value(state, int64_t{0}) + 1;
     if (trial.stopped_early) ++stopped_early;
-    std::optional<double> value = FiniteObjective(trial, spec);
-    // Best among feasible results: a trial breaking a constraint is never
-    // best (ListOptimalTrials' rule).
-    if (value && IsFeasibleResult(spec, trial) &&
-        (!best || spec.IsBetter(*value, best->second))) {
-      best = std::pair(trial.number, *value);
-    }
   });
   counts["total"] = snapshot.trials.size();
   counts["stopped_early"] = stopped_early;
@@ -84,8 +77,8 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
            {"labels", snapshot.job->labels},
            {"error", snapshot.job->error_message}};
   }
-  // As the CLI and the API show it: a study its job left ACTIVE by failing
-  // or being cancelled says so.
+  // As the read side shows it (read::StudyAsShown, from the snapshot's
+  // job): a study its job left ACTIVE by failing or being cancelled says so.
   const StudyRecord shown =
       snapshot.job ? WithJobOutcome(study, *snapshot.job) : study;
   return {{"name", study.name},
@@ -98,10 +91,12 @@ Json StudySummaryJson(const StudySnapshot& snapshot) {
           {"max_parallel_trials", spec.max_parallel_trials},
           {"counts", counts},
           {"progress", ProgressJson(snapshot)},
-          {"best",
-           best ? Json{{"trial", best->first}, {"value", Number(best->second)}}
-                : Json(nullptr)},
-          {"early_stopping_savings", SavingsJson(snapshot)},
+          {"best", answers.best
+                       ? Json{{"trial", answers.best->number},
+                              {"value", Number(answers.best->FinalObjective(
+                                            spec.metric_tag))}}
+                       : Json(nullptr)},
+          {"early_stopping_savings", SavingsJson(answers.savings)},
           {"create_time", FormatRfc3339(study.create_time)}};
 }
 
@@ -130,8 +125,9 @@ std::vector<std::string> MetricColumns(const StudySpec& spec,
   return columns;
 }
 
-Json StudyDetailJson(const StudySnapshot& snapshot) {
-  Json detail = StudySummaryJson(snapshot);
+Json StudyDetailJson(const StudySnapshot& snapshot,
+                     const SummaryAnswers& answers) {
+  Json detail = StudySummaryJson(snapshot, answers);
   const StudySpec& spec = snapshot.study.spec;
   Json params = Json::array();
   for (const ParameterSpec& p : spec.search_space.parameters()) {

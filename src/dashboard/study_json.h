@@ -1,15 +1,17 @@
 // The dashboard's JSON answers about studies and trials (docs/dashboard.md:
 // StudySummary, StudyDetail, TrialRow, History, Points, Curves, Timeline,
-// TrialDetail), built from a StudySnapshot and what the store read. Values
-// that are not finite become null. Used by DashboardServer. Pure;
-// thread-safe.
+// TrialDetail), built from a StudySnapshot, what the store read and the
+// read side's answers (hptune/read/study_answers.h). Values that are not
+// finite become null. Used by DashboardServer. Pure; thread-safe.
 #ifndef HPTUNE_SRC_DASHBOARD_STUDY_JSON_H_
 #define HPTUNE_SRC_DASHBOARD_STUDY_JSON_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "hptune/core/savings.h"
 #include "hptune/core/time.h"
 #include "hptune/core/trial.h"
 #include "nlohmann/json.hpp"
@@ -19,7 +21,14 @@ namespace hptune::dashboard {
 
 using Json = nlohmann::json;
 
-Json StudySummaryJson(const StudySnapshot& snapshot);
+// What a study's summary shows of the read side's answers.
+struct SummaryAnswers {
+  std::optional<Trial> best;               // StudyAnswers::BestTrial
+  std::optional<StoppingSavings> savings;  // StudyAnswers::Savings
+};
+
+Json StudySummaryJson(const StudySnapshot& snapshot,
+                      const SummaryAnswers& answers);
 // The metrics a study's trials report beyond its spec's (a trainer's extra
 // metrics: "accuracy_std"), from their final measurements, by name.
 std::vector<std::string> ExtraMetrics(const StudySnapshot& snapshot);
@@ -27,7 +36,8 @@ std::vector<std::string> ExtraMetrics(const StudySnapshot& snapshot);
 // metrics (objectives, then constraints), then `extra`.
 std::vector<std::string> MetricColumns(const StudySpec& spec,
                                        const std::vector<std::string>& extra);
-Json StudyDetailJson(const StudySnapshot& snapshot);
+Json StudyDetailJson(const StudySnapshot& snapshot,
+                     const SummaryAnswers& answers);
 Json TrialRowJson(const Trial& trial, const StudySpec& spec);
 
 Json HistoryJson(const StudySnapshot& snapshot, size_t max_points);

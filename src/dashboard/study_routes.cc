@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/importance.h"
-#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "src/dashboard/curve_choice.h"
@@ -37,38 +36,47 @@ void StudyRoute(ApiRoutes& routes, ChangeStream& changes,
       });
 }
 
-absl::StatusOr<Json> StudiesJson(ChangeStream& changes) {
+absl::StatusOr<SummaryAnswers> SummaryAnswersOf(read::StudyAnswers& answers,
+                                                const std::string& study) {
+  SummaryAnswers summary;
+  HPTUNE_ASSIGN_OR_RETURN(summary.best, answers.BestTrial(study));
+  HPTUNE_ASSIGN_OR_RETURN(summary.savings, answers.Savings(study));
+  return summary;
+}
+
+absl::StatusOr<Json> StudiesJson(ChangeStream& changes,
+                                 read::StudyAnswers& answers) {
   HPTUNE_ASSIGN_OR_RETURN(Changes now, changes.Refresh());
   HPTUNE_ASSIGN_OR_RETURN(auto all, changes.cache().All());
   Json studies = Json::array();
   for (const auto& snapshot : all) {
-    studies.push_back(StudySummaryJson(*snapshot));
+    absl::StatusOr<SummaryAnswers> summary =
+        SummaryAnswersOf(answers, snapshot->study.name);
+    // Deleted since the list was read: left out, as a later list would.
+    if (absl::IsNotFound(summary.status())) continue;
+    HPTUNE_RETURN_IF_ERROR(summary.status());
+    studies.push_back(StudySummaryJson(*snapshot, *summary));
   }
   return Json{{"studies", std::move(studies)}, {"event_id", now.event_id}};
 }
 
-// For a study of several objectives: the trials on its Pareto front
-// (ListOptimalTrials' rule, as the Pareto answer marks them), by number.
-// Empty otherwise: one objective's best is in the header.
-std::set<int64_t> OptimalNumbers(const StudySnapshot& s) {
-  const StudySpec& spec = s.study.spec;
-  size_t objectives = 0;
-  for (const MetricSpec& m : spec.AllMetrics()) {
-    objectives += m.is_constraint() ? 0 : 1;
-  }
+// The numbers of the study's optimal trials (the read side's, as
+// ListOptimalTrials gives them).
+absl::StatusOr<std::set<int64_t>> OptimalNumbers(read::StudyAnswers& answers,
+                                                 const std::string& study) {
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
+                          answers.OptimalTrials(study));
   std::set<int64_t> numbers;
-  if (objectives < 2) return numbers;
-  std::vector<const Trial*> trials;
-  for (const auto& trial : s.trials) {
-    if (trial != nullptr) trials.push_back(trial.get());
-  }
-  for (size_t i : OptimalTrialIndices(spec, trials)) {
-    numbers.insert(trials[i]->number);
-  }
+  for (const Trial& trial : optimal) numbers.insert(trial.number);
   return numbers;
 }
 
-absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
+bool SeveralObjectives(const StudySpec& spec) {
+  return spec.Objectives().size() > 1;
+}
+
+absl::StatusOr<Json> TrialsPageJson(read::StudyAnswers& answers,
+                                    const StudySnapshot& s,
                                     const QueryParams& params) {
   HPTUNE_ASSIGN_OR_RETURN(TrialQuery query,
                           ParseTrialQuery(params, s.study.spec));
@@ -81,10 +89,15 @@ absl::StatusOr<Json> TrialsPageJson(const StudySnapshot& s,
        ++i) {
     rows.push_back(TrialRowJson(*selected[i], s.study.spec));
   }
-  // Several objectives: each row says whether its trial is optimal.
-  if (const std::set<int64_t> optimal = OptimalNumbers(s); !optimal.empty()) {
-    for (Json& row : rows) {
-      row["optimal"] = optimal.contains(row["number"].get<int64_t>());
+  // Several objectives: each row says whether its trial is optimal (one
+  // objective's best is in the header).
+  if (SeveralObjectives(s.study.spec)) {
+    HPTUNE_ASSIGN_OR_RETURN(std::set<int64_t> optimal,
+                            OptimalNumbers(answers, s.study.name));
+    if (!optimal.empty()) {
+      for (Json& row : rows) {
+        row["optimal"] = optimal.contains(row["number"].get<int64_t>());
+      }
     }
   }
   return Json{{"total", selected.size()},
@@ -115,20 +128,10 @@ absl::StatusOr<Json> CurvesJson(store::Store& store, const StudySnapshot& s,
               {"curves", std::move(curves)}};
 }
 
-absl::StatusOr<Json> ImportanceJson(const StudySnapshot& s) {
-  std::vector<Trial> trials;
-  trials.reserve(s.trials.size());
-  for (const auto& trial : s.trials) {
-    if (trial == nullptr || !IsTerminal(trial->state)) continue;
-    // What the importance reads, without the learning curve's copy.
-    Trial& copy = trials.emplace_back();
-    copy.number = trial->number;
-    copy.state = trial->state;
-    copy.parameters = trial->parameters;
-    copy.final_measurement = trial->final_measurement;
-  }
+absl::StatusOr<Json> ImportanceJson(read::StudyAnswers& answers,
+                                    const StudySnapshot& s) {
   HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
-                          algorithms::StudyImportance(s.study, trials));
+                          answers.Importance(s.study.name));
   const std::vector<algorithms::ParameterImportance>& importances =
       report.importances;
   Json list = Json::array();
@@ -153,34 +156,6 @@ absl::StatusOr<Json> ImportanceJson(const StudySnapshot& s) {
               {"note", report.note},
               {"importances", std::move(list)}};
 }
-
-// Each study's importance, kept for its latest snapshot: PED-ANOVA with its
-// bootstrap takes a few hundred milliseconds at 100,000 trials, and a
-// snapshot is replaced only when its study changes. Thread-safe.
-class ImportanceMemo {
- public:
-  absl::StatusOr<Json> Get(const std::shared_ptr<const StudySnapshot>& now) {
-    {
-      MutexLock lock(&mu_);
-      auto it = memo_.find(now->study.name);
-      if (it != memo_.end() && it->second.snapshot.lock() == now) {
-        return it->second.json;
-      }
-    }
-    HPTUNE_ASSIGN_OR_RETURN(Json json, ImportanceJson(*now));
-    MutexLock lock(&mu_);
-    memo_[now->study.name] = Entry{now, json};
-    return json;
-  }
-
- private:
-  struct Entry {
-    std::weak_ptr<const StudySnapshot> snapshot;  // Not kept alive here.
-    Json json;
-  };
-  Mutex mu_;
-  std::map<std::string, Entry> memo_ ABSL_GUARDED_BY(mu_);
-};
 
 absl::StatusOr<Json> TimelineWithRestartsJson(const TrialEvents& events,
                                               const StudySnapshot& s,
@@ -249,32 +224,40 @@ void ExportRoute(ApiRoutes& routes, ChangeStream& changes,
 }  // namespace
 
 void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
-                    store::Store& store) {
-  routes.Get("/api/studies",
-             [&changes](const httplib::Request&, httplib::Response& res) {
-               Answer(res, [&] { return StudiesJson(changes); });
+                    store::Store& store, read::StudyAnswers& answers) {
+  routes.Get("/api/studies", [&changes, &answers](const httplib::Request&,
+                                                  httplib::Response& res) {
+    Answer(res, [&] { return StudiesJson(changes, answers); });
+  });
+  StudyRoute(routes, changes, "",
+             [&answers](const StudySnapshot& s,
+                        const QueryParams&) -> absl::StatusOr<Json> {
+               HPTUNE_ASSIGN_OR_RETURN(SummaryAnswers summary,
+                                       SummaryAnswersOf(answers, s.study.name));
+               return StudyDetailJson(s, summary);
              });
-  StudyRoute(
-      routes, changes, "",
-      [](const StudySnapshot& s, const QueryParams&) -> absl::StatusOr<Json> {
-        return StudyDetailJson(s);
-      });
-  StudyRoute(routes, changes, "/trials", TrialsPageJson);
+  StudyRoute(routes, changes, "/trials",
+             [&answers](const StudySnapshot& s, const QueryParams& params) {
+               return TrialsPageJson(answers, s, params);
+             });
   StudyRoute(routes, changes, "/history", Thinned(HistoryJson));
   StudyRoute(routes, changes, "/points", Thinned(PointsJson));
-  StudyRoute(routes, changes, "/pareto", Thinned(ParetoJson));
+  StudyRoute(routes, changes, "/pareto",
+             [&answers](const StudySnapshot& s,
+                        const QueryParams& params) -> absl::StatusOr<Json> {
+               HPTUNE_ASSIGN_OR_RETURN(
+                   size_t max, SizeParam(params, "max_points", 5000, 100000));
+               HPTUNE_ASSIGN_OR_RETURN(std::set<int64_t> optimal,
+                                       OptimalNumbers(answers, s.study.name));
+               return ParetoJson(s, max, optimal);
+             });
   StudyRoute(routes, changes, "/curves",
              [&store](const StudySnapshot& s, const QueryParams& params) {
                return CurvesJson(store, s, params);
              });
-  routes.Get("/api/studies/([^/]+)/importance",
-             [&changes, memo = std::make_shared<ImportanceMemo>()](
-                 const httplib::Request& req, httplib::Response& res) {
-               Answer(res, [&]() -> absl::StatusOr<Json> {
-                 HPTUNE_ASSIGN_OR_RETURN(
-                     auto snapshot, changes.Snapshot(req.matches[1].str()));
-                 return memo->Get(snapshot);
-               });
+  StudyRoute(routes, changes, "/importance",
+             [&answers](const StudySnapshot& s, const QueryParams&) {
+               return ImportanceJson(answers, s);
              });
   StudyRoute(routes, changes, "/timeline",
              [&changes](const StudySnapshot& s, const QueryParams& params) {
