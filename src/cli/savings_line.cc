@@ -6,16 +6,6 @@
 
 namespace hptune::cli {
 
-std::optional<StoppingSavings> JobSavings(const JobSpec& job,
-                                          const std::vector<Trial>& trials) {
-  std::vector<const Trial*> pointers;
-  pointers.reserve(trials.size());
-  for (const Trial& t : trials) pointers.push_back(&t);
-  return ShownStoppingSavings(pointers,
-                              job.study && job.study->enable_early_stopping,
-                              FootprintOf(job));
-}
-
 std::string SavingsLine(const StoppingSavings& savings) {
   return "early stopping: " + SavingsText(savings);
 }

@@ -15,13 +15,6 @@ std::string FormatNumber(double v) {
   return std::string(buffer, result.ptr);
 }
 
-std::set<int64_t> OptimalNumbers(const StudySpec& spec,
-                                 const std::vector<Trial>& trials) {
-  std::set<int64_t> numbers;
-  for (const Trial& t : OptimalTrials(spec, trials)) numbers.insert(t.number);
-  return numbers;
-}
-
 }  // namespace
 
 std::string MetricsText(const StudySpec& spec) {
@@ -38,7 +31,8 @@ std::string MetricsText(const StudySpec& spec) {
   return text;
 }
 
-Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
+Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials,
+                  const std::set<int64_t>& optimal) {
   static const std::set<std::string> kFixed = {
       "trialId",      "state",  "objective", "step",
       "stoppedEarly", "origin", "reason"};
@@ -62,8 +56,6 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
   for (const char* column : {"step", "stoppedEarly", "origin", "reason"}) {
     table.header.push_back(column);
   }
-  const std::set<int64_t> optimal =
-      listed ? OptimalNumbers(spec, trials) : std::set<int64_t>{};
   for (const Trial& t : trials) {
     std::vector<std::string> row = {std::to_string(t.number),
                                     std::string(ToString(t.state))};
@@ -91,12 +83,10 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials) {
   return table;
 }
 
-std::string TrialsJson(const StudySpec& spec,
-                       const std::vector<Trial>& trials) {
+std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials,
+                       const std::set<int64_t>& optimal) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   const bool listed = !spec.metrics.empty();
-  const std::set<int64_t> optimal =
-      listed ? OptimalNumbers(spec, trials) : std::set<int64_t>{};
   for (const Trial& t : trials) {
     nlohmann::ordered_json trial;
     trial["trialId"] = std::to_string(t.number);
@@ -144,16 +134,17 @@ std::string TrialsJson(const StudySpec& spec,
 }
 
 void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
-                 OutputFormat format, std::ostream& out) {
+                 const std::set<int64_t>& optimal, OutputFormat format,
+                 std::ostream& out) {
   if (format == OutputFormat::kJson) {
-    out << TrialsJson(spec, trials) << "\n";
+    out << TrialsJson(spec, trials, optimal) << "\n";
     return;
   }
   if (format == OutputFormat::kVertex) {
     out << VertexTrialsJson(trials) << "\n";
     return;
   }
-  Table table = TrialsTable(spec, trials);
+  Table table = TrialsTable(spec, trials, optimal);
   // Scripts read CSV's fixed columns; a reader needs no empty ones.
   if (format == OutputFormat::kTable) {
     table = WithoutEmptyColumns(table, {"stoppedEarly", "reason"});
@@ -162,7 +153,8 @@ void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
 }
 
 Table StudiesTable(const std::vector<StudyRecord>& studies,
-                   const std::vector<std::vector<Trial>>& trials) {
+                   const std::vector<std::vector<Trial>>& trials,
+                   const std::vector<std::vector<Trial>>& optimal) {
   Table table;
   table.header = {"name",   "state",  "algorithm", "goal",
                   "metric", "trials", "best"};
@@ -173,12 +165,14 @@ Table StudiesTable(const std::vector<StudyRecord>& studies,
       goals += (goals.empty() ? "" : ",") + std::string(ToString(m.goal));
       metrics += (metrics.empty() ? "" : ",") + m.id;
     }
+    // With one objective, the one optimal trial is the best.
     if (s.spec.Objectives().size() > 1) {
-      const size_t n = OptimalTrials(s.spec, trials[i]).size();
+      const size_t n = optimal[i].size();
       if (n > 0) best_text = std::to_string(n) + " optimal";
-    } else if (auto best = BestTrial(s.spec, trials[i])) {
-      best_text = FormatNumber(*best->FinalObjective(s.spec.metric_tag)) +
-                  " (trial " + std::to_string(best->number) + ")";
+    } else if (!optimal[i].empty()) {
+      const Trial& best = optimal[i].front();
+      best_text = FormatNumber(*best.FinalObjective(s.spec.metric_tag)) +
+                  " (trial " + std::to_string(best.number) + ")";
     }
     table.rows.push_back({s.name, std::string(ToString(s.state)),
                           std::string(ToString(s.spec.algorithm)), goals,

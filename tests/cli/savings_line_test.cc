@@ -1,5 +1,6 @@
-// How run's summary and jobs describe show what early stopping saved:
-// when they show it, and the Job JSON with earlyStoppingSavings added.
+// How run's summary and jobs describe show what early stopping saved: the
+// line, and the Job JSON with earlyStoppingSavings added. When a study
+// shows savings at all is the read side's rule (tests/read/).
 #include "src/cli/savings_line.h"
 
 #include <gmock/gmock.h>
@@ -24,18 +25,15 @@ Trial Succeeded(int64_t step, bool stopped) {
   return t;
 }
 
-TEST(SavingsLineTest, ShownOnlyWhenTheStudyStopsEarlyOrATrialWasStopped) {
-  JobSpec job;
-  job.study = StudySpec{};
-  const std::vector<Trial> none = {Succeeded(10, false)};
-  EXPECT_FALSE(JobSavings(job, none).has_value());
-  // A client may stop its own trial without the study's rule.
-  EXPECT_TRUE(
-      JobSavings(job, {Succeeded(10, false), Succeeded(4, true)}).has_value());
-  job.study->enable_early_stopping = true;
-  std::optional<StoppingSavings> saved = JobSavings(job, none);
-  ASSERT_TRUE(saved.has_value());
-  EXPECT_THAT(SavingsLine(*saved),
+// What early stopping saved `trials`, one replica each.
+StoppingSavings Saved(const std::vector<Trial>& trials) {
+  std::vector<const Trial*> pointers;
+  for (const Trial& t : trials) pointers.push_back(&t);
+  return ComputeStoppingSavings(pointers, TrialFootprint{});
+}
+
+TEST(SavingsLineTest, TheLineSaysHowManyOfHowManyWereStopped) {
+  EXPECT_THAT(SavingsLine(Saved({Succeeded(10, false)})),
               StartsWith("early stopping: 0 of 1 trials stopped early"));
 }
 
@@ -48,12 +46,9 @@ TEST(SavingsLineTest, TheJobJsonKeepsItsKeysAndGainsTheSavings) {
   EXPECT_THAT(keys, ElementsAre("jobId", "state", "earlyStoppingSavings"));
   EXPECT_TRUE(without["earlyStoppingSavings"].is_null());
 
-  JobSpec spec;
-  spec.study = StudySpec{};
-  spec.study->enable_early_stopping = true;
   // Every trial stopped: the saving is unknown, and null says so.
-  const nlohmann::json with = nlohmann::json::parse(
-      WithSavingsJson(job, JobSavings(spec, {Succeeded(4, true)})));
+  const nlohmann::json with =
+      nlohmann::json::parse(WithSavingsJson(job, Saved({Succeeded(4, true)})));
   const nlohmann::json& saved = with["earlyStoppingSavings"];
   EXPECT_EQ(saved["trialsStopped"], 1);
   EXPECT_EQ(saved["stepsRun"], 4);
@@ -67,14 +62,10 @@ TEST(SavingsLineTest, TheJobJsonKeepsItsKeysAndGainsTheSavings) {
 // is 25 steps, the mean of the middle two (not the lower 20, the upper 30
 // nor the mean of all, 26.25). The one stopped at step 5 left 20 unrun.
 TEST(SavingsLineTest, AnEvenCountOfFullLengthsTakesTheMiddleTwosMean) {
-  JobSpec job;
-  job.study = StudySpec{};
-  job.study->enable_early_stopping = true;
-  const std::optional<StoppingSavings> saved = JobSavings(
-      job, {Succeeded(45, false), Succeeded(10, false), Succeeded(30, false),
-            Succeeded(20, false), Succeeded(5, true)});
-  ASSERT_TRUE(saved.has_value());
-  EXPECT_THAT(SavingsLine(*saved),
+  const StoppingSavings saved =
+      Saved({Succeeded(45, false), Succeeded(10, false), Succeeded(30, false),
+             Succeeded(20, false), Succeeded(5, true)});
+  EXPECT_THAT(SavingsLine(saved),
               StartsWith("early stopping: 1 of 5 trials stopped early; saved "
                          "about 20 of 130 steps (15%)"));
   const nlohmann::json json = nlohmann::json::parse(

@@ -33,7 +33,7 @@ Trial Finished() {
 }
 
 TEST(TrialsTableTest, AParameterNamedLikeAColumnDoesNotHideIt) {
-  Table table = TrialsTable(SpecWithParameterNamed("state"), {Finished()});
+  Table table = TrialsTable(SpecWithParameterNamed("state"), {Finished()}, {});
   EXPECT_THAT(
       table.header,
       ElementsAre("trialId", "state", "hyperparameters.state", "objective",
@@ -85,7 +85,7 @@ std::vector<Trial> ConditionalTrials() {
 }
 
 TEST(TrialsTableTest, InactiveConditionalParametersAreEmptyCells) {
-  Table table = TrialsTable(ConditionalSpec(), ConditionalTrials());
+  Table table = TrialsTable(ConditionalSpec(), ConditionalTrials(), {});
   EXPECT_THAT(table.header,
               ElementsAre("trialId", "state", "optimizer", "momentum", "layers",
                           "width", "objective", "step", "stoppedEarly",
@@ -96,14 +96,15 @@ TEST(TrialsTableTest, InactiveConditionalParametersAreEmptyCells) {
               ElementsAre("2", "SUCCEEDED", "adam", "", "2", "16", "0.25", "12",
                           "false", "grid[3]", ""));
   std::ostringstream csv;
-  PrintTrials(ConditionalSpec(), ConditionalTrials(), OutputFormat::kCsv, csv);
+  PrintTrials(ConditionalSpec(), ConditionalTrials(), {}, OutputFormat::kCsv,
+              csv);
   EXPECT_THAT(csv.str(),
               ::testing::HasSubstr("\r\n1,SUCCEEDED,sgd,0.5,,,0.25,12,"));
 }
 
 TEST(TrialsJsonTest, InactiveConditionalParametersAreAbsent) {
-  auto json =
-      nlohmann::json::parse(TrialsJson(ConditionalSpec(), ConditionalTrials()));
+  auto json = nlohmann::json::parse(
+      TrialsJson(ConditionalSpec(), ConditionalTrials(), {}));
   ASSERT_EQ(json.size(), 2u);
   EXPECT_EQ(json[0]["hyperparameters"],
             nlohmann::json({{"optimizer", "sgd"}, {"momentum", "0.5"}}));
@@ -148,8 +149,8 @@ TEST(TrialsJsonTest, FollowsAiPlatformsTrialShape) {
   Trial t = Finished();
   t.measurements = {
       Measurement{.step = 6, .time = {}, .metrics = {{"loss", 0.5}}}};
-  auto json =
-      nlohmann::json::parse(TrialsJson(SpecWithParameterNamed("state"), {t}));
+  auto json = nlohmann::json::parse(
+      TrialsJson(SpecWithParameterNamed("state"), {t}, {}));
   ASSERT_EQ(json.size(), 1u);
   EXPECT_EQ(json[0]["trialId"], "4");
   EXPECT_EQ(json[0]["state"], "SUCCEEDED");
@@ -165,8 +166,8 @@ TEST(TrialsJsonTest, ATrialWithoutAResultHasNoFinalMetric) {
   Trial t = Finished();
   t.final_measurement.reset();
   t.reason = "the trial reported no value of metric \"loss\"";
-  auto json =
-      nlohmann::json::parse(TrialsJson(SpecWithParameterNamed("state"), {t}));
+  auto json = nlohmann::json::parse(
+      TrialsJson(SpecWithParameterNamed("state"), {t}, {}));
   EXPECT_FALSE(json[0].contains("finalMetric"));
   EXPECT_EQ(json[0]["reason"], t.reason);
 }

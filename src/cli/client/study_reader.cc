@@ -4,6 +4,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/read/study_answers.h"
 #include "hptune/v1/study_service.grpc.pb.h"
+#include "src/api/savings_conversion.h"
 #include "src/cli/client/proto_convert.h"
 
 namespace hptune::cli::client {
@@ -12,7 +13,7 @@ namespace {
 class StoreReader : public StudyReader {
  public:
   explicit StoreReader(std::unique_ptr<store::Store> store)
-      : store_(std::move(store)) {}
+      : store_(std::move(store)), answers_(*store_) {}
 
   // As a server shows them: a study whose job failed says so.
   absl::StatusOr<std::vector<StudyRecord>> ListStudies() override {
@@ -25,8 +26,7 @@ class StoreReader : public StudyReader {
     return studies;
   }
   absl::StatusOr<StudyRecord> GetStudy(const std::string& name) override {
-    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_->GetStudy(name));
-    return read::StudyAsShown(*store_, std::move(study));
+    return answers_.Study(name);
   }
   absl::StatusOr<std::vector<Trial>> ListTrials(
       const std::string& study) override {
@@ -43,10 +43,43 @@ class StoreReader : public StudyReader {
     HPTUNE_ASSIGN_OR_RETURN(store::Note note, store_->GetNote(name, 0));
     return note.text;
   }
+  absl::StatusOr<std::vector<Trial>> OptimalTrials(
+      const std::string& study) override {
+    return answers_.OptimalTrials(study);
+  }
+  absl::StatusOr<algorithms::ImportanceReport> Importance(
+      const std::string& study) override {
+    return answers_.Importance(study);
+  }
+  absl::StatusOr<std::optional<StoppingSavings>> Savings(
+      const std::string& study) override {
+    return answers_.Savings(study);
+  }
 
  private:
   std::unique_ptr<store::Store> store_;
+  read::StoreStudyAnswers answers_;
 };
+
+// The reply as the read side's report; the CLI's options are the server's
+// (the defaults).
+algorithms::ImportanceReport ReportFromProto(
+    const v1::ParameterImportanceResponse& reply) {
+  algorithms::ImportanceReport report;
+  for (const v1::ParameterImportance& entry : reply.importances()) {
+    report.importances.push_back({.parameter = entry.parameter(),
+                                  .importance = entry.importance(),
+                                  .active_trials = entry.active_trials(),
+                                  .lower = entry.lower(),
+                                  .upper = entry.upper()});
+  }
+  report.trials = reply.trials();
+  report.top_trials = reply.top_trials();
+  report.trials_needed = reply.trials_needed();
+  report.bootstrap_resamples = reply.bootstrap_resamples();
+  report.note = reply.note();
+  return report;
+}
 
 class ServerReader : public StudyReader {
  public:
@@ -121,6 +154,45 @@ class ServerReader : public StudyReader {
 
   absl::StatusOr<std::string> GetStudyNote(const std::string&) override {
     return std::string();
+  }
+
+  absl::StatusOr<std::vector<Trial>> OptimalTrials(
+      const std::string& study) override {
+    v1::ListOptimalTrialsRequest request;
+    request.set_study(study);
+    v1::ListOptimalTrialsResponse response;
+    grpc::Status status =
+        stub_->ListOptimalTrials(server_.Context().get(), request, &response);
+    if (!status.ok()) return server_.ToStatus(status);
+    std::vector<Trial> trials;
+    for (const v1::Trial& trial : response.optimal_trials()) {
+      trials.push_back(TrialFromProto(trial));
+      trials.back().measurements.clear();
+    }
+    return trials;
+  }
+
+  absl::StatusOr<algorithms::ImportanceReport> Importance(
+      const std::string& study) override {
+    v1::GetParameterImportanceRequest request;
+    request.set_study(study);
+    v1::ParameterImportanceResponse response;
+    grpc::Status status = stub_->GetParameterImportance(server_.Context().get(),
+                                                        request, &response);
+    if (!status.ok()) return server_.ToStatus(status);
+    return ReportFromProto(response);
+  }
+
+  absl::StatusOr<std::optional<StoppingSavings>> Savings(
+      const std::string& study) override {
+    v1::GetStoppingSavingsRequest request;
+    request.set_study(study);
+    v1::StoppingSavingsResponse response;
+    grpc::Status status =
+        stub_->GetStoppingSavings(server_.Context().get(), request, &response);
+    if (!status.ok()) return server_.ToStatus(status);
+    if (!response.has_savings()) return std::nullopt;
+    return api::StoppingSavingsFromProto(response.savings());
   }
 
  private:

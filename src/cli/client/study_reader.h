@@ -1,18 +1,26 @@
-// Where `hptune studies` and `hptune trials` read from: a study database
-// (--db FILE, read directly) or an hptune server (StudyService). Both give
-// the same domain values, so the commands print the same tables either way.
-// Their one change, `hptune studies delete`, goes the same two ways: the
-// engine's DeleteStudy on the file, or StudyService.DeleteStudy.
+// Where `hptune studies`, `hptune trials` and `hptune jobs describe` read
+// from: a study database (--db FILE, read directly) or an hptune server
+// (StudyService). Both give the same domain values, so the commands print
+// the same tables either way. The answers about a study (optimal trials,
+// importance, what early stopping saved) are the read side's
+// (hptune/read/study_answers.h): computed on the file, or asked of the
+// server's (ListOptimalTrials, GetParameterImportance, GetStoppingSavings)
+// without downloading the trials. Their one change, `hptune studies
+// delete`, goes the same two ways: the engine's DeleteStudy on the file, or
+// StudyService.DeleteStudy.
 // Used only by src/cli. Not thread-safe: one command uses one reader.
 #ifndef HPTUNE_CLI_CLIENT_STUDY_READER_H_
 #define HPTUNE_CLI_CLIENT_STUDY_READER_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/algorithms/importance.h"
+#include "hptune/core/savings.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/store/store.h"
@@ -37,6 +45,16 @@ class StudyReader {
   // The study's note (Store::GetNote), "" when none. The gRPC API has no
   // notes yet: from a server, always "".
   virtual absl::StatusOr<std::string> GetStudyNote(const std::string& name) = 0;
+
+  // The read side's answers (read::StudyAnswers): the best trial, or with
+  // several objectives the feasible Pareto front, without measurements;
+  // PED-ANOVA with the default options; what early stopping saved.
+  virtual absl::StatusOr<std::vector<Trial>> OptimalTrials(
+      const std::string& study) = 0;
+  virtual absl::StatusOr<algorithms::ImportanceReport> Importance(
+      const std::string& study) = 0;
+  virtual absl::StatusOr<std::optional<StoppingSavings>> Savings(
+      const std::string& study) = 0;
 };
 
 std::unique_ptr<StudyReader> StoreStudyReader(

@@ -331,14 +331,20 @@ absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
     out << VertexJobJson(job, finished, trials) << "\n";
     return absl::OkStatus();
   }
-  PrintTrials(study, trials, format, out);
+  // The engine's answers are the read side's, as `hptune studies` and
+  // `hptune jobs describe` print them.
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
+                          engine.OptimalTrials(job.job_id));
+  std::set<int64_t> optimal_numbers;
+  for (const Trial& t : optimal) optimal_numbers.insert(t.number);
+  PrintTrials(study, trials, optimal_numbers, format, out);
   if (format != OutputFormat::kTable) return absl::OkStatus();
   auto best = engine.BestTrial(job.job_id);
   const bool has_best = best.ok() && *best;
   if (has_best) PrintBestTrial(study, **best, out);
-  if (std::optional<StoppingSavings> saved = JobSavings(job, trials)) {
-    out << (has_best ? "" : "\n") << SavingsLine(*saved) << "\n";
-  }
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<StoppingSavings> saved,
+                          engine.EarlyStoppingSavings(job.job_id));
+  if (saved) out << (has_best ? "" : "\n") << SavingsLine(*saved) << "\n";
   return absl::OkStatus();
 }
 

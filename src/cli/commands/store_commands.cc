@@ -147,13 +147,32 @@ bool WantsStoreHelp(const std::vector<std::string>& args) {
 
 absl::Status ListStudies(StoreContext& c, std::ostream& out) {
   HPTUNE_ASSIGN_OR_RETURN(auto studies, c.reader->ListStudies());
-  std::vector<std::vector<Trial>> trials;
+  std::vector<std::vector<Trial>> trials, optimal;
   for (const auto& s : studies) {
     HPTUNE_ASSIGN_OR_RETURN(auto t, c.reader->ListTrials(s.name));
     trials.push_back(std::move(t));
+    HPTUNE_ASSIGN_OR_RETURN(auto o, c.reader->OptimalTrials(s.name));
+    optimal.push_back(std::move(o));
   }
-  PrintTable(StudiesTable(studies, trials), c.format, out);
+  PrintTable(StudiesTable(studies, trials, optimal), c.format, out);
   return absl::OkStatus();
+}
+
+std::set<int64_t> NumbersOf(const std::vector<Trial>& trials) {
+  std::set<int64_t> numbers;
+  for (const Trial& t : trials) numbers.insert(t.number);
+  return numbers;
+}
+
+// The numbers of the study's optimal trials, for the trial tables, which
+// mark them only for a study with a `metrics` list: the read side is asked
+// only then.
+absl::StatusOr<std::set<int64_t>> MarkedOptimal(StoreContext& c,
+                                                const StudyRecord& study) {
+  if (study.spec.metrics.empty()) return std::set<int64_t>();
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
+                          c.reader->OptimalTrials(study.name));
+  return NumbersOf(optimal);
 }
 
 // A note as a terminal may show it: it is untrusted text, so control
@@ -177,8 +196,10 @@ absl::Status DescribeStudy(StoreContext& c, const std::string& name,
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           c.reader->ListTrials(name));
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
+                          c.reader->OptimalTrials(name));
   if (c.format != OutputFormat::kTable) {
-    PrintTrials(study.spec, trials, c.format, out);
+    PrintTrials(study.spec, trials, NumbersOf(optimal), c.format, out);
     return absl::OkStatus();
   }
   out << "study:      " << study.name << "\n"
@@ -194,35 +215,30 @@ absl::Status DescribeStudy(StoreContext& c, const std::string& name,
   HPTUNE_ASSIGN_OR_RETURN(std::string note, c.reader->GetStudyNote(name));
   if (!note.empty()) out << NoteForTerminal(note);
   out << "\n";
-  PrintTrials(study.spec, trials, c.format, out);
+  PrintTrials(study.spec, trials, NumbersOf(optimal), c.format, out);
+  // With one objective, the one optimal trial is the best.
   if (study.spec.Objectives().size() > 1) {
-    std::vector<std::string> numbers;
-    for (const Trial& t : OptimalTrials(study.spec, trials)) {
-      numbers.push_back(std::to_string(t.number));
-    }
-    if (!numbers.empty()) {
+    if (!optimal.empty()) {
       out << "\noptimal trials (the feasible Pareto front): "
-          << absl::StrJoin(numbers, ", ") << "\n";
+          << absl::StrJoin(NumbersOf(optimal), ", ") << "\n";
     }
-  } else if (auto best = BestTrial(study.spec, trials)) {
-    out << "\nbest trial: " << best->number << " with " << study.spec.metric_tag
+  } else if (!optimal.empty()) {
+    const Trial& best = optimal.front();
+    out << "\nbest trial: " << best.number << " with " << study.spec.metric_tag
         << " = "
-        << ParameterValue::Double(*best->FinalObjective(study.spec.metric_tag))
+        << ParameterValue::Double(*best.FinalObjective(study.spec.metric_tag))
                .ToString()
         << "\n";
   }
   return absl::OkStatus();
 }
 
+// The read side's report: with --server the server's, not computed here.
 absl::Status StudyImportance(StoreContext& c, const std::string& name,
                              std::ostream& out) {
-  HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(name));
-  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
-                          c.reader->ListTrials(name));
-  const algorithms::ImportanceOptions options;
   HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
-                          algorithms::StudyImportance(study, trials, options));
-  PrintImportance(name, report, options, c.format, out);
+                          c.reader->Importance(name));
+  PrintImportance(name, report, algorithms::ImportanceOptions(), c.format, out);
   return absl::OkStatus();
 }
 
@@ -255,12 +271,13 @@ absl::Status ListTrials(StoreContext& c, const std::string& study_name,
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           c.reader->ListTrials(study_name));
+  HPTUNE_ASSIGN_OR_RETURN(std::set<int64_t> optimal, MarkedOptimal(c, study));
   if (c.format != OutputFormat::kCsv) {
-    PrintTrials(study.spec, trials, c.format, out);
+    PrintTrials(study.spec, trials, optimal, c.format, out);
     return absl::OkStatus();
   }
   // An export: the times too, which the on-screen table leaves out.
-  Table table = TrialsTable(study.spec, trials);
+  Table table = TrialsTable(study.spec, trials, optimal);
   table.header.push_back("startTime");
   table.header.push_back("endTime");
   for (size_t i = 0; i < trials.size(); ++i) {
@@ -285,12 +302,13 @@ absl::Status DescribeTrial(StoreContext& c, const std::string& study_name,
   }
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, c.reader->GetStudy(study_name));
   HPTUNE_ASSIGN_OR_RETURN(Trial trial, c.reader->GetTrial(study_name, number));
+  HPTUNE_ASSIGN_OR_RETURN(std::set<int64_t> optimal, MarkedOptimal(c, study));
   if (c.format == OutputFormat::kJson) {  // One document, curve included.
-    PrintTrials(study.spec, {trial}, c.format, out);
+    PrintTrials(study.spec, {trial}, optimal, c.format, out);
     return absl::OkStatus();
   }
   if (c.format == OutputFormat::kTable) {
-    PrintTrials(study.spec, {trial}, c.format, out);
+    PrintTrials(study.spec, {trial}, optimal, c.format, out);
   }
   // Every attempt's reports, each with its attempt (the curve the stopping
   // rules judge is the last attempt's).

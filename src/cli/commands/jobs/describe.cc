@@ -6,6 +6,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
 #include "hptune/core/status.h"
+#include "hptune/read/study_answers.h"
 #include "src/api/conversion.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/study_reader.h"
@@ -57,6 +58,8 @@ JobRecord RecordOf(const v1::Job& job) {
 struct DescribedJob {
   v1::Job job;
   std::vector<Trial> trials;  // Only read from a file; else asked for.
+  // What early stopping saved, from the file's read side; else asked for.
+  std::optional<StoppingSavings> savings;
 };
 
 // The job as the server's GetJob describes it, from a database file.
@@ -79,6 +82,9 @@ absl::StatusOr<DescribedJob> JobFromDatabase(const std::string& db,
   HPTUNE_ASSIGN_OR_RETURN(described.trials,
                           store->ListTrials(record.study_name));
   described.job = api::JobToProto(record, &study->spec, described.trials, true);
+  HPTUNE_ASSIGN_OR_RETURN(
+      described.savings,
+      read::StoreStudyAnswers(*store).Savings(record.study_name));
   return described;
 }
 
@@ -100,20 +106,16 @@ int PrintVertexJob(const Invocation& c, const DescribedJob& described,
   return kExitOk;
 }
 
-// What early stopping saved the job (savings_line.h), from its spec and its
-// trials: those read from the file, or the StudyService's (its study is its
-// ID). nullopt for a job without a study or early stopping.
+// What early stopping saved the job (the read side's answer about its
+// study, named by its ID): read from the file, or asked of the server
+// (GetStoppingSavings). nullopt for a job without a study or early
+// stopping.
 absl::StatusOr<std::optional<StoppingSavings>> SavingsOf(
     const Invocation& c, const DescribedJob& described) {
   const v1::Job& job = described.job;
   if (!job.training_input().has_hyperparameters()) return std::nullopt;
-  HPTUNE_ASSIGN_OR_RETURN(
-      JobSpec spec, api::JobSpecFromProto(job.training_input(), job.job_id()));
-  if (c.args.Has("db")) return JobSavings(spec, described.trials);
-  HPTUNE_ASSIGN_OR_RETURN(
-      std::vector<Trial> trials,
-      client::ServerStudyReader(c.server)->ListTrials(job.job_id()));
-  return JobSavings(spec, trials);
+  if (c.args.Has("db")) return described.savings;
+  return client::ServerStudyReader(c.server)->Savings(job.job_id());
 }
 
 int RunDescribe(Invocation& c, std::ostream& out, std::ostream& err) {
