@@ -151,12 +151,21 @@ def test_a_forked_child_that_exits_leaves_the_server(tmp_path):
         assert client.study("after_fork", SPEC).name == "after_fork"
 
 
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def test_the_db_is_a_store_url_as_serve_takes_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     # sqlite:PATH, relative: the file beside the caller, not in the engine's
     # private directory; the CLI reads it by either name.
     with hptune.Client.local("sqlite:rel.db") as client:
         assert client._engine.db == "sqlite:" + str(tmp_path / "rel.db")
+        # A socket has no port: the start line names the socket.
+        line = f"listening on {client.server} (db sqlite:"
+        poll_until(lambda: line in _read(client._engine.log),
+                   what="the start line")
         client.study("svc", SPEC).suggest()[0].complete(0.5)
     assert (tmp_path / "rel.db").is_file()
     assert (tmp_path / "hptune-runs").is_dir()

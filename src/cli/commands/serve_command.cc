@@ -352,6 +352,7 @@ std::function<void(const std::string&)> JobLogger(ServeOutput& output) {
 
 // What the start lines say, kept before the options go to the server.
 struct StartLines {
+  std::string listen;
   std::string db;
   std::string state_dir;
   std::string backend;
@@ -360,7 +361,8 @@ struct StartLines {
 };
 
 StartLines StartLinesOf(const ServeSetup& setup) {
-  return {.db = setup.options.db_path,
+  return {.listen = setup.options.listen_address,
+          .db = setup.options.db_path,
           .state_dir = setup.options.state_dir.string(),
           .backend = setup.options.backend_name,
           .token_file = setup.token_file,
@@ -368,7 +370,11 @@ StartLines StartLinesOf(const ServeSetup& setup) {
 }
 
 void PrintStartLines(const StartLines& lines, int port, std::ostream& out) {
-  out << "hptune serve: listening on port " << port << " (db " << lines.db
+  // A Unix socket has no port: its path is where clients connect.
+  out << "hptune serve: listening on "
+      << (lines.listen.starts_with("unix:") ? lines.listen
+                                            : absl::StrCat("port ", port))
+      << " (db " << lines.db
       << (lines.db == "memory:" ? ", nothing persists" : "") << ", state "
       << lines.state_dir << ", backend " << lines.backend << ")" << std::endl;
   out << "hptune serve: clients authenticate with the token in "
