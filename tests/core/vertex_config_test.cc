@@ -262,6 +262,37 @@ std::vector<Case> StudyCases() {
        "parentCategoricalValues.values[0]: not one of the categoricalValues of "
        "the parent \"opt\", got \"rmsprop\"",
        nullptr},
+      // Only parentIntValues' int64 strings are numbers: categories that
+      // look like numbers stay strings.
+      {"ConditionalCategoricalParentValuesThatLookLikeNumbers",
+       {{"PARAMS",
+         "  - parameterId: batch\n"
+         "    categoricalValueSpec: {values: ['16', '32']}\n"
+         "    conditionalParameterSpecs:\n"
+         "    - parentCategoricalValues: {values: ['32']}\n"
+         "      parameterSpec: {parameterId: accumulate, integerValueSpec: "
+         "{minValue: '1', maxValue: '4'}}"}},
+       "",
+       [](auto& r) {
+         ASSERT_EQ(Study(r).search_space.parameters().size(), 3u);
+         ASSERT_TRUE(Param(r, 2).condition.has_value());
+         EXPECT_THAT(Param(r, 2).condition->categorical_values,
+                     ElementsAre("32"));
+       }},
+      {"ConditionalIntParentTakesInt64Strings",
+       {{"PARAMS",
+         "  - parameterId: layers\n"
+         "    integerValueSpec: {minValue: '1', maxValue: '4'}\n"
+         "    conditionalParameterSpecs:\n"
+         "    - parentIntValues: {values: ['3', '4']}\n"
+         "      parameterSpec: {parameterId: width, discreteValueSpec: "
+         "{values: [32, 64]}}"}},
+       "",
+       [](auto& r) {
+         ASSERT_EQ(Study(r).search_space.parameters().size(), 3u);
+         ASSERT_TRUE(Param(r, 2).condition.has_value());
+         EXPECT_THAT(Param(r, 2).condition->int_values, ElementsAre(3, 4));
+       }},
   };
 }
 
