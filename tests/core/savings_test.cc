@@ -201,6 +201,26 @@ TEST(StoppingSavingsTest, GpuSecondsOnlyWhereGpusAreAllocated) {
               HasSubstr("54.0 replica-hours, 36.0 GPU-hours"));
 }
 
+// A trial without a final measurement (failed, still running) ran to the
+// step of its latest intermediate report; one that reported nothing ran
+// none.
+TEST(StoppingSavingsTest, ATrialWithoutAFinalMeasurementRanToItsLastReport) {
+  Trial failed;
+  failed.number = 3;
+  failed.state = TrialState::kFailed;
+  failed.measurements = {{.step = 10}, {.step = 30}};
+  Trial pending;
+  pending.number = 4;
+  pending.state = TrialState::kRequested;
+  const std::vector<Trial> trials = {Ended(1, 100, 50), Ended(2, 40, 20, true),
+                                     failed, pending};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), std::nullopt);
+  EXPECT_EQ(s.trials, 4);
+  EXPECT_EQ(s.steps_run, 100 + 40 + 30);
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(60)));
+}
+
 TEST(StoppingSavingsTest, AStoppedTrialPastTheMedianSavesNothing) {
   const std::vector<Trial> trials = {Ended(1, 10, 1), Ended(2, 30, 3, true)};
   const StoppingSavings s =
