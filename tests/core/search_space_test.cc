@@ -160,6 +160,33 @@ TEST(PointCountTest, SaturatesAtTheCapWithoutOverflow) {
             std::numeric_limits<int64_t>::max());
 }
 
+// layers (DISCRETE 1, 2, 4): 2 and 4 activate dropout, 1 nothing.
+TEST(SearchSpaceTest, ADiscreteParentActivatesItsChildOnlyAtItsValues) {
+  const SearchSpace space({
+      {.name = "layers",
+       .type = ParameterType::kDiscrete,
+       .discrete_values = {1, 2, 4}},
+      {.name = "dropout",
+       .type = ParameterType::kDouble,
+       .min_value = 0,
+       .max_value = 0.5,
+       .condition =
+           ParentCondition{.parent = "layers", .discrete_values = {2, 4}}},
+  });
+  EXPECT_OK(space.CheckAssignment({{"layers", ParameterValue::Double(4)},
+                                   {"dropout", ParameterValue::Double(0.1)}}));
+  EXPECT_OK(space.CheckAssignment({{"layers", ParameterValue::Double(1)}}));
+  EXPECT_EQ(
+      space.CheckAssignment({{"layers", ParameterValue::Double(2)}}).message(),
+      "parameter \"dropout\" has no value");
+  EXPECT_EQ(space
+                .CheckAssignment({{"layers", ParameterValue::Double(1)},
+                                  {"dropout", ParameterValue::Double(0.1)}})
+                .message(),
+            "parameter \"dropout\" is not active (its parent \"layers\" is "
+            "1), got 0.1");
+}
+
 TEST(SearchSpaceTest, FindsParametersByName) {
   SearchSpace space = ExampleSpace();
   ASSERT_NE(space.Find("cell"), nullptr);
