@@ -4,6 +4,7 @@
 #include "src/store/sqlite_store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -169,6 +170,20 @@ TEST_F(SqliteStoreTest, WritesInWalModeWithSynchronousNormal) {
 TEST_F(SqliteStoreTest, MissingFileIsCreated) {
   ASSERT_NE(OpenStore(), nullptr);
   EXPECT_TRUE(std::ifstream(path_).good());
+}
+
+// A new database is 0600 whatever the umask: a umask that takes the owner's
+// write bit (0277 makes O_CREAT's 0600 a 0400) leaves it private and
+// writable.
+TEST_F(SqliteStoreTest, ANewFileIsPrivateAndWritableUnderAnyUmask) {
+  const mode_t umask_before = ::umask(0277);
+  auto store = SqliteStore::Open(path_, clock_);
+  ::umask(umask_before);
+  ASSERT_OK(store);
+  struct stat info;
+  ASSERT_EQ(::stat(path_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
+  EXPECT_OK((*store)->CreateStudy(MakeStudy("mnist")));
 }
 
 // A link to a missing file: SQLite would create the link's target, a file
