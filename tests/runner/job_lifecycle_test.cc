@@ -425,6 +425,28 @@ TEST_F(JobLifecycleTest, ATrialBelowTheMedianIsStoppedEarly) {
   }
 }
 
+// The run's counts keep a trial stopped early once later trials start: only
+// a continuation that runs a stopped trial's training again uncounts it.
+TEST_F(JobLifecycleTest, AStoppedTrialStaysCountedWhileLaterTrialsRun) {
+  // Five good trials, a bad sixth stopped early, then a good seventh.
+  Script(
+      [](const FakeStart& s) { return Curve(s.trial == 6 ? 0.1 : 0.9, 10); });
+  JobSpec job = MakeJob("counted", 0, 7, 1);
+  job.study->enable_early_stopping = true;
+  std::optional<JobProgress> last;
+  options_.on_progress = [&](const JobProgress& p) { last = p; };
+  auto record = SubmitAndRun(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto stopped = store_->GetTrial("counted", 6);
+  ASSERT_OK(stopped);
+  ASSERT_TRUE(stopped->stopped_early);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->succeeded, 7);
+  EXPECT_EQ(last->stopped_early, 1);
+  EXPECT_THAT(last->warnings, ::testing::IsEmpty());
+}
+
 TEST_F(JobLifecycleTest, CancellingStopsEveryReplicaAndRecordsTheTrials) {
   Script([](const FakeStart&) { return RunsUntilStopped(); });
   std::atomic<bool> cancel = false;

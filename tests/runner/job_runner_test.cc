@@ -450,6 +450,31 @@ TEST_F(JobRunnerTest, ResumedJobContinuesFromThePreviousResults) {
   EXPECT_THAT((*trials)[0].origin, HasSubstr("resumed from first trial 1"));
 }
 
+// A continuation takes the checkpoints of the first trial of its line, which
+// is earlier than it. An origin naming a later trial (only a damaged or
+// hand-made store holds one) makes the trial resume nothing of that one.
+TEST_F(JobRunnerTest, AnOriginNamingALaterTrialTakesNoneOfItsCheckpoints) {
+  setenv("DUMP_METRIC_PARAM", "lr", 1);
+  const JobSpec job = MakeJob("forward", 0, 0, 2, 1);
+  Launcher();
+  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  ASSERT_OK(runner.Submit(job));
+  for (const char* origin : {"resume[2]", ""}) {
+    Trial t{.parameters = {{"lr", ParameterValue::Double(0.05)},
+                           {"layers", ParameterValue::Integer(2)}},
+            .origin = origin};
+    ASSERT_OK(engine_->CreateTrial("forward", t));
+  }
+  auto record = runner.Run(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  const std::string runs = options_.runs_dir.string() + "/forward/";
+  EXPECT_EQ(Dump(1, "master-0")["env"]["AIP_CHECKPOINT_DIR"],
+            runs + "1/checkpoints/");
+  EXPECT_EQ(Dump(2, "master-0")["env"]["AIP_CHECKPOINT_DIR"],
+            runs + "2/checkpoints/");
+}
+
 // A job owns its study from the study's first row: the server finds a
 // study's job by its name, so a job recorded after the copy left a window
 // where the copied trials belonged to no job, and any user could read them
