@@ -688,6 +688,47 @@ TEST_F(JobLifecycleTest, AWaitingTrialStartsWhenAnotherOfItsUsersEnds) {
   EXPECT_EQ(admission.Running(kAlice), 1);
 }
 
+// Records when the runner looks at a replica's log to cap it.
+class LogCheckRecordingEnv : public testing::FakeEnv {
+ public:
+  absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
+                                int64_t max_bytes) override {
+    checks.push_back(Now());
+    return FakeEnv::CapLog(path, max_bytes);
+  }
+  std::vector<Timestamp> checks;
+};
+
+// --max-log-bytes: a running replica's log is looked at about once a second
+// (not at every poll: each look may cut the file), and once more when the
+// replica has ended, after its last output.
+TEST(JobLogCapTest, ALogIsCheckedOnceASecondAndWhenItsReplicaEnds) {
+  LogCheckRecordingEnv env;
+  store::MemoryStore store(env.fake_clock());
+  engine::TuningEngine engine(store, env.fake_clock());
+  testing::FakeLauncher launcher(
+      env, [](const FakeStart&) { return Curve(0.9, 10); }, "accuracy");
+  JobRunnerOptions options;
+  options.runs_dir = kRunsDir;
+  options.max_log_bytes = 1 << 20;
+  JobRunner runner(store, engine, launcher, options, env);
+  const JobSpec job = MakeJob("capped", 0, 1, 1);
+  ASSERT_OK(runner.Submit(job));
+  auto record = runner.Run(job);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->state, JobState::kSucceeded) << record->error_message;
+  auto trial = store.GetTrial("capped", 1);
+  ASSERT_OK(trial);
+  ASSERT_TRUE(trial->end_time.has_value());
+  // The master ran 10.5 s: 11 looks a second apart, then one at its end.
+  ASSERT_GE(env.checks.size(), 11u);
+  EXPECT_LE(env.checks.size(), 13u);
+  for (size_t i = 1; i + 1 < env.checks.size(); ++i) {
+    EXPECT_GE(env.checks[i] - env.checks[i - 1], 1s) << "look " << i;
+  }
+  EXPECT_EQ(env.checks.back(), *trial->end_time);
+}
+
 // What a runner that died during attempt `attempt` of trial 1 left: the
 // trial ACTIVE in its slot, that attempt stored.
 // Each of its attempts runs through; a trial has 2 attempts.
