@@ -1,0 +1,47 @@
+// The /proc scans behind stopping and collecting replicas, on a real
+// process started as a replica is: its group is live while it runs and not
+// once it has ended (a zombie only waits to be collected), and its marker
+// finds it, which is how a restarted server finds what an earlier one left.
+#include "src/launch/local/replica_process.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <string>
+
+#include "src/launch/child_processes.h"
+#include "tests/testing/run_process.h"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune::launch {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(ReplicaProcessTest, AReplicaIsFoundByItsMarkerAndLiveUntilItEnds) {
+  ReplicaLaunch replica{.argv = {"sleep", "60"},
+                        .log_path = testing::MakeTempDir() + "/master-0.log"};
+  absl::StatusOr<pid_t> pid = SpawnReplica(replica);
+  ASSERT_OK(pid);
+  EXPECT_TRUE(GroupHasLiveProcess(*pid));
+  EXPECT_THAT(FindMarkedProcesses(ReplicaMarker(replica)), ElementsAre(*pid));
+
+  ASSERT_EQ(kill(*pid, SIGKILL), 0);
+  // Ended and not collected yet: a zombie, which neither counts as live nor
+  // is found.
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, *pid, &info, WEXITED | WNOWAIT), 0);
+  EXPECT_FALSE(GroupIsGone(*pid));
+  EXPECT_FALSE(GroupHasLiveProcess(*pid));
+  EXPECT_THAT(FindMarkedProcesses(ReplicaMarker(replica)), IsEmpty());
+
+  ASSERT_EQ(waitpid(*pid, nullptr, 0), *pid);
+  Disown(*pid);
+  EXPECT_TRUE(GroupIsGone(*pid));
+}
+
+}  // namespace
+}  // namespace hptune::launch
