@@ -310,6 +310,45 @@ TEST_F(SlurmLauncherTest, TerminateCancelsTheJobAndNoProcessRemains) {
   EXPECT_THAT(*polled, SizeIs(0));
 }
 
+// Counts the files in `dir` whose names start with `prefix`.
+int CountFiles(const fs::path& dir, const std::string& prefix) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().starts_with(prefix)) ++count;
+  }
+  return count;
+}
+
+// On SIGTERM each replica takes 5 s to wind down (saving a checkpoint, say),
+// longer than the cluster's KillWait of 2 s: only a running job's replicas
+// signalled first, with the grace to exit, get to finish; cancelling the job
+// outright would SIGKILL them after KillWait.
+TEST_F(SlurmLauncherTest, TerminateGivesRunningReplicasTheGraceToFinish) {
+  job_.command = {"python3", "-c", R"(import os, signal, time
+asked = []
+signal.signal(signal.SIGTERM, lambda *_: asked.append(1))
+d, pid = os.environ["DUMP_DIR"], str(os.getpid())
+open(os.path.join(d, "ready." + pid), "w").close()
+while not asked:
+    time.sleep(0.05)
+time.sleep(5)
+open(os.path.join(d, "finished." + pid), "w").close()
+)"};
+  std::unique_ptr<Placement> placement;
+  TrialLaunch launch = MakeLaunch(1, &placement);
+  auto run = launcher_->Start(launch);
+  ASSERT_OK(run);
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (CountFiles(dump_dir_, "ready.") < 4 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kPoll);
+  }
+  ASSERT_EQ(CountFiles(dump_dir_, "ready."), 4);
+  (*run)->Terminate(std::chrono::seconds(20));
+  EXPECT_EQ(CountFiles(dump_dir_, "finished."), 4);
+  EXPECT_THAT(QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1)), SizeIs(0));
+}
+
 TEST_F(SlurmLauncherTest, ReattachFindsTheRunningJobInsteadOfADuplicate) {
   std::unique_ptr<Placement> placement;
   TrialLaunch launch =
