@@ -92,6 +92,27 @@ TEST_F(CommandPolicyTest, ADirectoryAllowsTheProgramsUnderIt) {
       StatusHasCode(absl::StatusCode::kPermissionDenied));
 }
 
+// A refusal names the program as the job gave it, and what the server
+// resolved it to where that differs, or why it resolved to nothing.
+TEST_F(CommandPolicyTest, ARefusalNamesTheProgramAndWhatItResolvedTo) {
+  CommandPolicy policy = Policy({trainers_.string() + "/"});
+  const std::string rules = " is not allowed by this server's --allow-command";
+  const std::string elsewhere = (root_ / "elsewhere.py").string();
+  EXPECT_THAT(policy.Check(Command({elsewhere})),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("command: \"" + elsewhere + "\"" + rules)));
+  EXPECT_THAT(policy.Check(Command({"python3", "-V"})),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("command: \"python3\" (" + python_.string() +
+                                 ") with \"-V\" first" + rules)));
+  EXPECT_THAT(
+      policy.Check(Command({"hptune-no-such-program"})),
+      StatusIs(absl::StatusCode::kPermissionDenied,
+               HasSubstr("command: \"hptune-no-such-program\" (not an "
+                         "absolute path or a program on the server's PATH)" +
+                         rules)));
+}
+
 TEST_F(CommandPolicyTest, AnInterpreterRunsOnlyScriptsUnderItsDirectory) {
   CommandPolicy policy = Policy(
       {"/usr/bin/env", python_.string() + ":" + trainers_.string() + "/"});
