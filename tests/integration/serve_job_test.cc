@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "src/store/sqlite_store.h"
@@ -284,6 +285,19 @@ TEST(ServeJobTest, AVertexJobIsReadByTheConfigParserAndNamesItsFields) {
               HasSubstr("vertex_job: cannot be used with training_input"));
 }
 
+TEST(ServeJobTest, ARequestWithoutAJobNamesBothWaysToGiveOne) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::SubmitJobRequest request;
+  request.set_job_id("no_job");
+  v1::Job job;
+  grpc::Status status =
+      server.JobStub()->SubmitJob(Context().get(), request, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "training_input: required (or vertex_job)");
+}
+
 TEST(ServeJobTest, AJobForAnotherBackendIsRefused) {
   ServeProcess server(testing::MakeTempDir());
   std::string error;
@@ -386,6 +400,44 @@ TEST(ServeJobTest, LabelsAreKeptAcrossARestartAndFilterTheJobList) {
   EXPECT_EQ(LabelsOf(GetJob(server, "vision_1")), vision);
   EXPECT_EQ(ListWithLabels(server, {{"owner", "ana"}}),
             std::vector<std::string>{"vision_1"});
+}
+
+// The IDs on one page of ListJobs, and its next_page_token.
+std::pair<std::vector<std::string>, std::string> ListPage(
+    const ServeProcess& server, int page_size, const std::string& token) {
+  v1::ListJobsRequest request;
+  request.set_page_size(page_size);
+  request.set_page_token(token);
+  v1::ListJobsResponse reply;
+  grpc::Status status =
+      server.JobStub()->ListJobs(Context().get(), request, &reply);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  std::vector<std::string> ids;
+  for (const v1::Job& job : reply.jobs()) ids.push_back(job.job_id());
+  return {ids, reply.next_page_token()};
+}
+
+TEST(ServeJobTest, AJobListPageHoldsPageSizeJobsAndItsTokenLeadsOn) {
+  ServeProcess server(testing::MakeTempDir());
+  std::string error;
+  ASSERT_TRUE(server.Start(&error)) << error;
+  v1::Job job;
+  for (const char* id : {"paged_1", "paged_2", "paged_3"}) {
+    grpc::Status status = Submit(server, id, CurveJob(1, 1, 0), &job);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  using Page = std::pair<std::vector<std::string>, std::string>;
+  // Newest first; the last page has no token.
+  const Page first = ListPage(server, 2, "");
+  EXPECT_EQ(first.first, (std::vector<std::string>{"paged_3", "paged_2"}));
+  ASSERT_FALSE(first.second.empty());
+  EXPECT_EQ(ListPage(server, 2, first.second), (Page{{"paged_1"}, ""}));
+  EXPECT_EQ(ListPage(server, 3, ""),
+            (Page{{"paged_3", "paged_2", "paged_1"}, ""}));
+  const Page one = ListPage(server, 1, "");
+  EXPECT_EQ(one.first, std::vector<std::string>{"paged_3"});
+  EXPECT_EQ(ListPage(server, 1, one.second).first,
+            std::vector<std::string>{"paged_2"});
 }
 
 grpc::Status UpdateLabels(const ServeProcess& server,
