@@ -296,6 +296,42 @@ TEST_F(ServeStudyTest, ParameterImportanceRanksTheParameterThatDecides) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+// CheckEarlyStopping answers for the study's own trials only: an id below 1
+// or one the study lacks is INVALID_ARGUMENT, named.
+TEST_F(ServeStudyTest, CheckEarlyStoppingRefusesIdsThatAreNoTrialOfTheStudy) {
+  CreateStudy("stopping", TwoParameterSpec(2, 1));
+  v1::SuggestTrialsRequest suggest;
+  suggest.set_study("stopping");
+  suggest.set_suggestion_count(1);
+  v1::SuggestTrialsResponse suggested;
+  ASSERT_TRUE(stub_->SuggestTrials(Context().get(), suggest, &suggested).ok());
+  ASSERT_EQ(suggested.trials_size(), 1);
+  const int64_t trial = suggested.trials(0).id();
+  auto check = [&](std::vector<int64_t> ids,
+                   v1::CheckEarlyStoppingResponse* reply) {
+    v1::CheckEarlyStoppingRequest request;
+    request.set_study("stopping");
+    for (int64_t id : ids) request.add_trial_ids(id);
+    return stub_->CheckEarlyStopping(Context().get(), request, reply);
+  };
+  v1::CheckEarlyStoppingResponse reply;
+  grpc::Status status = check({trial}, &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  for (const v1::EarlyStoppingDecision& d : reply.decisions()) {
+    EXPECT_EQ(d.trial_id(), trial);
+  }
+  for (int64_t id : {0, -1}) {
+    status = check({trial, id}, &reply);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(status.error_message(),
+              "trial_ids: each must be at least 1, got " + std::to_string(id));
+  }
+  status = check({trial, 99}, &reply);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(),
+            "trial_ids: study \"stopping\" has no trial 99");
+}
+
 // gRPC health checking, called without generated stubs: an empty
 // HealthCheckRequest (all services) answered by {status: SERVING}, which is
 // field 1 = 1 on the wire.
