@@ -5,8 +5,7 @@
 // among the unused points of a small space. A point holds only the
 // parameters it activates, so a conditional space (search_space.h) has
 // exactly its active combinations, SearchSpace::PointCount of them: with
-// n_p the values of parameter p and C(p, v) the children that value v
-// activates,
+// C(p, v) the children that value v of parameter p activates,
 //   count(p) = sum over v of prod over c in C(p, v) of count(c)
 //   size     = prod over the root parameters r of count(r).
 // Order: odometer order over the roots as declared, the last varying

@@ -29,7 +29,8 @@ def test_the_section_has_its_snippets():
 
 @pytest.mark.parametrize("index", range(len(python_blocks())))
 def test_a_snippet_runs_as_written(index, tmp_path):
-    import_or_skip("sklearn" if index == 0 else "optuna")
+    if index == 1:
+        import_or_skip("optuna")
     script = tmp_path / "snippet.py"
     script.write_text(python_blocks()[index])
     done = subprocess.run(
@@ -39,7 +40,7 @@ def test_a_snippet_runs_as_written(index, tmp_path):
                  XDG_RUNTIME_DIR=str(tmp_path)))
     assert done.returncode == 0, done.stderr
     best_value = float(done.stdout.split()[0])
-    assert (best_value > 0.9) if index == 0 else (best_value < 1.0), \
-        done.stdout
+    # (x - 2)^2 has its minimum 0 at x = 2; Branin's is 0.398.
+    assert best_value < (0.01 if index == 0 else 1.0), done.stdout
     assert not [n for n in os.listdir(tmp_path)
                 if n.startswith("hptune-local-")]  # nothing left behind
