@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hptune/core/config.h"
+#include "hptune/core/job_validation.h"
 #include "hptune/core/status.h"
 #include "src/cli/labels_flag.h"
 
@@ -283,17 +284,15 @@ absl::Status ApplyOverrides(const ParsedArgs& args,
 
 absl::StatusOr<JobSpec> CheckOverriddenJob(const JobSpec& job,
                                            bool from_config) {
-  ConfigParseResult parsed =
-      ParseJobConfig(TrainingInputToJson(job), ConfigFormat::kJson, job.job_id);
-  if (!parsed.errors.empty()) {
+  JobSpec checked = job;
+  CompleteJob(checked);
+  if (std::vector<FieldError> errors = ValidateJob(checked); !errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         from_config ? "the config with the command-line flags applied:\n"
                     : "the job given by the command-line flags:\n",
-        FieldErrorsToStatus(parsed.errors).message()));
+        FieldErrorsToStatus(errors).message()));
   }
-  parsed.job->labels = job.labels;
-  parsed.job->slurm = job.slurm;
-  return *std::move(parsed.job);
+  return checked;
 }
 
 absl::StatusOr<AcceleratorConfig> ParseAcceleratorFlag(

@@ -40,9 +40,9 @@ const std::vector<FlagSpec>& SpecOverrideRows();
                                           const std::filesystem::path& cwd,
                                           JobSpec& job);
 
-// `job` read back through its canonical trainingInput JSON by the config
-// parser (labels and Slurm options kept): InvalidArgument listing every
-// error with its field path, under "the config with the command-line flags
+// `job` completed (CompleteJob: a tier's machines, the master's image) and
+// checked by ValidateJob: InvalidArgument listing every error with its
+// field path, under "the config with the command-line flags
 // applied:" (or "the job given by the command-line flags:" when
 // !from_config).
 absl::StatusOr<JobSpec> CheckOverriddenJob(const JobSpec& job,

@@ -173,10 +173,10 @@ TEST(InputLimitsTest, AConfigPastExecsOrAPathsLimitIsInvalid) {
                 "  args: [" + std::string(128 * 1024, 'a') + "]\n" +
                     "  jobDir: /" + std::string(4095, 'd') + "\n");
   EXPECT_THAT(Messages(ParseJobConfig(config)),
-              ElementsAre("trainingInput.jobDir: must be at most 4095 bytes "
-                          "(a path's limit), got 4096",
-                          HasSubstr("trainingInput.args[0]: must be shorter "
-                                    "than 128 KiB")));
+              ElementsAre(HasSubstr("trainingInput.args[0]: must be shorter "
+                                    "than 128 KiB"),
+                          "trainingInput.jobDir: must be at most 4095 bytes "
+                          "(a path's limit), got 4096"));
 }
 
 }  // namespace

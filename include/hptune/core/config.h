@@ -5,7 +5,9 @@
 // errors of a file at once, each naming the field path and the bad value:
 //   trainingInput.hyperparameters.params[2].scaleType: UNIT_LOG_SCALE needs
 //   minValue > 0, got -1
-// Unknown fields are errors (typo protection). Pure functions; thread-safe.
+// Unknown fields are errors (typo protection). The rules on the values read
+// are ValidateJob's (hptune/core/job_validation.h), which a job built in
+// code is checked with. Pure functions; thread-safe.
 #ifndef HPTUNE_CORE_CONFIG_H_
 #define HPTUNE_CORE_CONFIG_H_
 

@@ -33,6 +33,7 @@ using config_internal::CollectPathOrders;
 using config_internal::ConfigNode;
 using config_internal::ErrorSink;
 using config_internal::FieldSet;
+using config_internal::IsUnderAny;
 using config_internal::MapReader;
 using config_internal::OrderOfPath;
 
@@ -56,17 +57,6 @@ bool IsBlank(std::string_view text) {
                      [](unsigned char c) { return std::isspace(c) != 0; });
 }
 
-bool IsUnder(const std::string& field, const std::vector<std::string>& roots) {
-  for (const std::string& root : roots) {
-    if (field.rfind(root, 0) != 0) continue;
-    if (field.size() == root.size() || field[root.size()] == '.' ||
-        field[root.size()] == '[') {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The hyperparameters block: its shape, then ValidateStudySpec's rules on
 // what was read, each error placed where its field is in the file.
 void ParseStudy(const ConfigNode& node, std::string_view job_id,
@@ -76,7 +66,7 @@ void ParseStudy(const ConfigNode& node, std::string_view job_id,
   std::map<std::string, int> orders;
   CollectPathOrders(node, kHyperparametersPath, &orders);
   for (FieldError& error : ValidateStudySpec(read.spec, kHyperparametersPath)) {
-    if (IsUnder(error.field, read.reported)) continue;
+    if (IsUnderAny(error.field, read.reported)) continue;
     const int order = OrderOfPath(orders, error.field, node.order);
     sink.Add(order, std::move(error.field), std::move(error.message));
   }
@@ -114,7 +104,7 @@ void ParseVertexTree(const ConfigNode& root, const MachineCatalogue& catalogue,
               [&](const std::string& field) -> std::optional<std::string> {
                 std::string mapped =
                     config_internal::ToVertexPath(translation.paths, field);
-                if (IsUnder(mapped, reported)) return std::nullopt;
+                if (IsUnderAny(mapped, reported)) return std::nullopt;
                 return mapped;
               });
   result->ignored_fields = std::move(translation.ignored);
@@ -213,7 +203,7 @@ absl::StatusOr<StudySpec> ParseStudySpecJson(std::string_view json) {
   config_internal::HyperparametersRead read =
       config_internal::ReadHyperparameters(*tree.root, kPath, sink);
   for (FieldError& error : ValidateStudySpec(read.spec, kPath)) {
-    if (IsUnder(error.field, read.reported)) continue;
+    if (IsUnderAny(error.field, read.reported)) continue;
     sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
   }
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(sink.Sorted()));

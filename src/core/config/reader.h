@@ -143,6 +143,11 @@ class MapReader {
 // placing errors found on the parsed values (ValidateStudySpec) in file order.
 void CollectPathOrders(const ConfigNode& node, const std::string& path,
                        std::map<std::string, int>* orders);
+// Whether `field` is one of `roots` or lies under one ("a.b" is under "a";
+// so are "a[0]" and "a.b.c").
+bool IsUnderAny(const std::string& field,
+                const std::vector<std::string>& roots);
+
 // The order of `field` or of its nearest ancestor in `orders`; `fallback`
 // when none is there.
 int OrderOfPath(const std::map<std::string, int>& orders, std::string field,

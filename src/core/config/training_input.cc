@@ -2,7 +2,6 @@
 #include "src/core/config/training_input.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,8 +9,10 @@
 #include <vector>
 
 #include "hptune/core/config.h"
+#include "hptune/core/job_validation.h"
 #include "src/core/config/containers.h"
 #include "src/core/config/job_extras.h"
+#include "src/core/config/job_rules.h"
 #include "src/core/config/scheduling.h"
 #include "src/core/config/text.h"
 
@@ -75,36 +76,6 @@ const FieldSet& AcceleratorFields() {
   return *kFields;
 }
 
-struct PoolKeys {
-  TaskType task;
-  std::string_view type;
-  std::string_view config;
-  std::string_view count;  // Empty for the master: there is always one.
-};
-
-constexpr PoolKeys kPools[] = {
-    {TaskType::kMaster, "masterType", "masterConfig", ""},
-    {TaskType::kWorker, "workerType", "workerConfig", "workerCount"},
-    {TaskType::kParameterServer, "parameterServerType", "parameterServerConfig",
-     "parameterServerCount"},
-    {TaskType::kEvaluator, "evaluatorType", "evaluatorConfig",
-     "evaluatorCount"},
-};
-
-TaskPool& PoolOf(TaskType task, JobSpec* job) {
-  switch (task) {
-    case TaskType::kMaster:
-      return job->master;
-    case TaskType::kWorker:
-      return job->worker;
-    case TaskType::kParameterServer:
-      return job->parameter_server;
-    case TaskType::kEvaluator:
-      return job->evaluator;
-  }
-  return job->master;
-}
-
 std::vector<std::string> ScaleTierNames() {
   std::vector<std::string> names;
   for (ScaleTier tier :
@@ -115,17 +86,15 @@ std::vector<std::string> ScaleTierNames() {
   return names;
 }
 
-// acceleratorConfig {count, type}. Returns the node when it read cleanly,
-// nullptr when absent; `ok` is false when an error was reported.
-const ConfigNode* ReadAcceleratorConfig(MapReader& config_reader,
-                                        AcceleratorConfig* accelerator,
-                                        bool* ok) {
+// acceleratorConfig {count, type}; `ok` is false when an error was reported.
+void ReadAcceleratorConfig(MapReader& config_reader,
+                           AcceleratorConfig* accelerator, bool* ok) {
   const ConfigNode* node = config_reader.Find("acceleratorConfig");
-  if (node == nullptr) return nullptr;
+  if (node == nullptr) return;
   const std::string path = config_reader.PathOf("acceleratorConfig");
   if (!ExpectMap(*node, path, config_reader.sink())) {
     *ok = false;
-    return node;
+    return;
   }
   MapReader reader(*node, path, AcceleratorFields(), config_reader.sink());
   // AcceleratorConfig.count is an int64 in AI Platform's API.
@@ -137,11 +106,10 @@ const ConfigNode* ReadAcceleratorConfig(MapReader& config_reader,
   if (!reader.Has("type")) reader.Error("type", "required");
   if (!count || !type) {
     *ok = false;
-    return node;
+    return;
   }
   accelerator->count = static_cast<int>(*count);
   accelerator->type = *type;
-  return node;
 }
 
 // The container fields of a ReplicaConfig; their rules are checked once the
@@ -174,10 +142,12 @@ void ReadReplicaContainer(MapReader& config_reader, TaskPool* pool) {
   }
 }
 
+// The pool's machines; their rules on values are ValidateJob's, left out
+// (`unread`) for a pool whose type or accelerator could not be read.
 void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
-              const MachineCatalogue& catalogue, JobSpec* job) {
+              JobSpec* job, std::vector<std::string>* unread) {
   ErrorSink& sink = reader.sink();
-  TaskPool& pool = PoolOf(keys.task, job);
+  TaskPool& pool = PoolOf(keys.task, *job);
   pool.count = keys.count.empty() ? 1 : 0;
   if (!keys.count.empty()) {
     // Replica counts are int64 in AI Platform's API, hence quoted numbers.
@@ -194,14 +164,12 @@ void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
   }
 
   bool accelerator_ok = true;
-  const ConfigNode* accelerator_node = nullptr;
   if (const ConfigNode* config = reader.Find(keys.config)) {
     const std::string config_path = reader.PathOf(keys.config);
     if (ExpectMap(*config, config_path, sink)) {
       MapReader config_reader(*config, config_path, ReplicaConfigFields(),
                               sink);
-      accelerator_node = ReadAcceleratorConfig(config_reader, &pool.accelerator,
-                                               &accelerator_ok);
+      ReadAcceleratorConfig(config_reader, &pool.accelerator, &accelerator_ok);
       ReadReplicaContainer(config_reader, &pool);
     } else {
       accelerator_ok = false;
@@ -222,17 +190,10 @@ void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
                          std::to_string(pool.count));
     }
   }
-  if (!type_ok || !accelerator_ok) return;
-  const std::string accelerator_path =
-      JoinPath(reader.PathOf(keys.config), "acceleratorConfig");
-  const ConfigNode* type_node = reader.Find(keys.type);
-  for (FieldError& error : catalogue.ValidatePool(reader.PathOf(keys.type),
-                                                  accelerator_path, pool)) {
-    const bool about_accelerator =
-        error.field.rfind(accelerator_path, 0) == 0 && accelerator_node;
-    const ConfigNode* anchor = about_accelerator ? accelerator_node : type_node;
-    sink.Add(anchor ? anchor->order : reader.node().order,
-             std::move(error.field), std::move(error.message));
+  if (!type_ok || !accelerator_ok) {
+    unread->push_back(reader.PathOf(keys.type));
+    unread->push_back(
+        JoinPath(reader.PathOf(keys.config), "acceleratorConfig"));
   }
 }
 
@@ -250,7 +211,7 @@ void ReadTierPool(MapReader& reader, const PoolKeys& keys, ScaleTier tier,
   }
   const ConfigNode* config = reader.Find(keys.config);
   if (config == nullptr) return;
-  TaskPool& pool = PoolOf(keys.task, job);
+  TaskPool& pool = PoolOf(keys.task, *job);
   if (pool.count == 0) {
     std::string_view pool_name = keys.type.substr(0, keys.type.size() - 4);
     reader.Error(keys.config,
@@ -266,44 +227,8 @@ void ReadTierPool(MapReader& reader, const PoolKeys& keys, ScaleTier tier,
   ReadReplicaContainer(config_reader, &pool);
 }
 
-// AI Platform's rule: a pool without an image of its own runs the master's.
-// Then each pool's container rules, and the job's trainer, which a master
-// in a container leaves nothing to run.
-void CheckContainers(MapReader& reader, JobSpec* job) {
-  for (TaskPool* pool :
-       {&job->worker, &job->parameter_server, &job->evaluator}) {
-    if (pool->count > 0 && pool->container.image_uri.empty()) {
-      pool->container.image_uri = job->master.container.image_uri;
-    }
-  }
-  std::vector<FieldError> errors;
-  for (const PoolKeys& keys : kPools) {
-    const std::string config = reader.PathOf(keys.config);
-    const TaskPool& pool = job->pool(keys.task);
-    for (FieldError& error : ValidateContainer(
-             pool, {.image_uri = JoinPath(config, "imageUri"),
-                   .command = JoinPath(config, "containerCommand"),
-                   .args = JoinPath(config, "containerArgs"),
-                   .python_module = JoinPath(config, "pythonModule"),
-                   .package_uris = JoinPath(config, "packageUris"),
-                   .env = JoinPath(config, "env")})) {
-      errors.push_back(std::move(error));
-    }
-  }
-  if (!job->master.container.empty()) {
-    for (std::string_view key : {"pythonModule", "packagePath", "command"}) {
-      if (!reader.Has(key)) continue;
-      errors.push_back(
-          {reader.PathOf(key),
-           "cannot be used with masterConfig.imageUri: the container runs "
-           "the trainer (give masterConfig.containerCommand or "
-           "pythonModule), got " +
-               Describe(*reader.Find(key))});
-    }
-  }
-  AddAtFields(reader, std::move(errors));
-}
-
+// The trainer's fields; ValidateJob judges their values. Here only what the
+// text tells: a field given empty, which the typed job reads as absent.
 void ReadTrainer(MapReader& reader, JobSpec* job) {
   if (auto module = reader.String("pythonModule")) {
     job->module_name = *module;
@@ -315,65 +240,44 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
   }
   if (auto command = reader.StringList("command")) {
     job->command = *command;
-    if (command->empty()) {
-      reader.Error("command", "must not be empty");
-    } else if (command->front().empty()) {
-      reader.Error("command", "the program (command[0]) must not be empty");
-    }
-  }
-  if (reader.Has("command") && reader.Has("pythonModule")) {
-    reader.Error("command", "cannot be used with pythonModule " +
-                                Describe(*reader.Find("pythonModule")) +
-                                ": give one trainer, got " +
-                                Describe(*reader.Find("command")));
-  }
-  if (reader.Has("packagePath") && !reader.Has("pythonModule") &&
-      !reader.Has("command")) {
-    reader.Error("packagePath",
-                 "needs pythonModule or command (what to run from it), got " +
-                     Describe(*reader.Find("packagePath")));
+    if (command->empty()) reader.Error("command", "must not be empty");
   }
   if (auto python = reader.String("pythonInterpreter")) {
     job->python_interpreter = *python;
-    if (!std::filesystem::path(*python).is_absolute()) {
+    if (python->empty()) {
       reader.Error("pythonInterpreter",
                    "must be an absolute path to a Python interpreter, such "
-                   "as /home/me/venv/bin/python3, got \"" +
-                       python->substr(0, 200) + "\"");
+                   "as /home/me/venv/bin/python3, got \"\"");
     }
   }
   if (auto args = reader.StringList("args")) job->args = *args;
   if (auto job_dir = reader.String("jobDir")) {
     job->job_dir = *job_dir;
     if (job_dir->empty()) reader.Error("jobDir", "must not be empty");
-    if (job_dir->size() > kMaxPathBytes) {
-      reader.Error("jobDir", "must be at most " +
-                                 std::to_string(kMaxPathBytes) +
-                                 " bytes (a path's limit), got " +
-                                 std::to_string(job_dir->size()));
-    }
-  }
-  // exec's limits, here so that `hptune validate` refuses what `run` would.
-  for (FieldError& error : ValidateTrainerCommandLine(*job, "")) {
-    reader.Error(error.field, std::move(error.message));
   }
 }
 
 // hptune's fields for what a Vertex spec says beside its pools: the job's
 // display name, its base output directory, and the dialect it was written in.
+// An empty name or directory is refused here: the typed job reads it as
+// absent, which ValidateJob passes.
 void ReadJobExtras(MapReader& reader, JobSpec* job) {
   if (auto name = reader.String("displayName")) {
     job->display_name = *name;
-    for (FieldError& error :
-         ValidateDisplayName(*name, reader.PathOf("displayName"))) {
-      reader.Error("displayName", std::move(error.message));
+    if (name->empty()) {
+      for (FieldError& error :
+           ValidateDisplayName(*name, reader.PathOf("displayName"))) {
+        reader.Error("displayName", std::move(error.message));
+      }
     }
   }
   if (auto directory = reader.String("baseOutputDirectory")) {
     job->base_output_directory = *directory;
-    for (FieldError& error : ValidateOutputDirectory(
-             *directory, reader.PathOf("baseOutputDirectory"))) {
-      reader.Error("baseOutputDirectory", std::move(error.message));
+    if (directory->empty()) {
+      for (FieldError& error : ValidateOutputDirectory(
+               *directory, reader.PathOf("baseOutputDirectory"))) {
+        reader.Error("baseOutputDirectory", std::move(error.message));
+      }
     }
   }
   if (auto dialect = reader.String("dialect")) {
@@ -386,34 +290,15 @@ void ReadJobExtras(MapReader& reader, JobSpec* job) {
   }
 }
 
-// The task pools a scale tier other than CUSTOM stands for, with the Compute
-// Engine machine types AI Platform documents for it.
-void ApplyScaleTier(ScaleTier tier, JobSpec* job) {
-  job->master = {.count = 1, .machine_type = "n1-standard-4"};
-  job->worker = {};
-  job->parameter_server = {};
-  job->evaluator = {};
-  switch (tier) {
-    case ScaleTier::kBasic:
-    case ScaleTier::kBasicTpu:
-    case ScaleTier::kCustom:
-      break;
-    case ScaleTier::kBasicGpu:
-      job->master = {.count = 1,
-                     .machine_type = "n1-standard-8",
-                     .accelerator = {.count = 1, .type = "NVIDIA_TESLA_K80"}};
-      break;
-    case ScaleTier::kStandard1:
-      job->master = {.count = 1, .machine_type = "n1-highcpu-8"};
-      job->worker = {.count = 4, .machine_type = "n1-highcpu-8"};
-      job->parameter_server = {.count = 3, .machine_type = "n1-standard-4"};
-      break;
-    case ScaleTier::kPremium1:
-      job->master = {.count = 1, .machine_type = "n1-highcpu-16"};
-      job->worker = {.count = 19, .machine_type = "n1-highcpu-16"};
-      job->parameter_server = {.count = 11, .machine_type = "n1-highmem-8"};
-      break;
+// ValidateJob's rules on the values read, each placed at its field, but for
+// those about a pool whose machines could not be read.
+void CheckValues(MapReader& reader, const MachineCatalogue& catalogue,
+                 const std::vector<std::string>& unread, const JobSpec& job) {
+  std::vector<FieldError> errors;
+  for (FieldError& error : ValidateTrainingInputValues(job, catalogue)) {
+    if (!IsUnderAny(error.field, unread)) errors.push_back(std::move(error));
   }
+  AddAtFields(reader, std::move(errors));
 }
 
 }  // namespace
@@ -431,21 +316,18 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
     tier = text ? ParseScaleTier(*text) : std::nullopt;
     if (text && !tier)
       reader.Error("scaleTier", MustBeOneOf(ScaleTierNames(), *text));
-    if (tier == ScaleTier::kBasicTpu) {
-      reader.Error("scaleTier",
-                   "BASIC_TPU is not supported: " + std::string(kNoTpus));
-    }
   }
   job->scale_tier = tier.value_or(ScaleTier::kCustom);
+  std::vector<std::string> unread;
   if (tier && *tier != ScaleTier::kCustom) {
-    ApplyScaleTier(*tier, job);
+    ApplyScaleTier(*tier, *job);
     for (const PoolKeys& keys : kPools) ReadTierPool(reader, keys, *tier, job);
   } else {
     for (const PoolKeys& keys : kPools) {
-      ReadPool(reader, keys, tier.has_value(), catalogue, job);
+      ReadPool(reader, keys, tier.has_value(), job, &unread);
     }
   }
-  CheckContainers(reader, job);
+  CompleteJob(*job);
 
   if (auto chief = reader.Bool("useChiefInTfConfig")) {
     job->use_chief_in_tf_config = *chief;
@@ -453,6 +335,7 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
   ReadTrainer(reader, job);
   ReadScheduling(reader, &job->scheduling);
   ReadJobExtras(reader, job);
+  CheckValues(reader, catalogue, unread, *job);
   // Accepted for AI Platform compatibility and ignored: a version names no
   // Python on this machine; pythonInterpreter (a path) does.
   for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {
