@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 #include "src/jobs/take_over.h"
 
 namespace hptune::jobs {
@@ -185,32 +186,31 @@ void JobManager::ResumeUnfinished(const Admission& admit) {
   if (!jobs.ok()) return;
   for (const JobRecord& record : *jobs) {
     if (IsTerminal(record.state)) continue;
-    ConfigParseResult parsed = ParseJobConfig(
-        record.training_input_json, ConfigFormat::kJson, record.job_id);
-    if (!parsed.job) {
+    absl::StatusOr<JobSpec> job =
+        DecodeStoredJob(record.training_input_json, record.job_id);
+    if (!job.ok()) {
       StopLeftovers(launcher_, options_.runs_dir, record.job_id);
       FailUnresumable(
           record.job_id,
           absl::StrCat("the stored trainingInput no longer parses: ",
-                       FieldErrorsToStatus(parsed.errors).message()));
+                       job.status().message()));
       continue;
     }
-    parsed.job->labels = record.labels;
-    parsed.job->slurm = record.slurm;
-    if (absl::Status allowed =
-            admit ? admit(record, *parsed.job) : absl::OkStatus();
+    job->labels = record.labels;
+    job->slurm = record.slurm;
+    if (absl::Status allowed = admit ? admit(record, *job) : absl::OkStatus();
         !allowed.ok()) {
       StopLeftovers(launcher_, options_.runs_dir, record.job_id);
       FailUnresumable(record.job_id, std::string(allowed.message()));
       continue;
     }
     absl::StatusOr<TakeOver> taken = TakeOverJob(
-        store_, engine_, launcher_, options_.runs_dir, record, *parsed.job);
+        store_, engine_, launcher_, options_.runs_dir, record, *job);
     if (!taken.ok()) {
       FailUnresumable(record.job_id, std::string(taken.status().message()));
       continue;
     }
-    if (*taken == TakeOver::kRun) StartThread(*parsed.job);
+    if (*taken == TakeOver::kRun) StartThread(*job);
   }
   Bump();
 }

@@ -5,6 +5,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/job.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 
 namespace hptune::read {
 namespace {
@@ -22,10 +23,10 @@ absl::StatusOr<std::optional<JobRecord>> JobOf(store::Store& store,
 // The job's replicas and GPUs from its stored trainingInput; nullopt when
 // it no longer parses.
 std::optional<TrialFootprint> FootprintOfJob(const JobRecord& job) {
-  ConfigParseResult parsed =
-      ParseJobConfig(job.training_input_json, ConfigFormat::kJson, job.job_id);
-  if (!parsed.job) return std::nullopt;
-  return FootprintOf(*parsed.job);
+  absl::StatusOr<JobSpec> spec =
+      DecodeStoredJob(job.training_input_json, job.job_id);
+  if (!spec.ok()) return std::nullopt;
+  return FootprintOf(*spec);
 }
 
 // The trials with the curves early stopping's savings read: a trial's steps

@@ -1,11 +1,14 @@
 #include "src/store/store_rules.h"
 
 #include <cmath>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 #include "hptune/core/trial_state.h"
 
 namespace hptune::store::internal {
@@ -116,29 +119,46 @@ absl::Status JobAlreadyExists(std::string_view job_id) {
       absl::StrCat("job \"", std::string(job_id), "\" already exists"));
 }
 
-absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
-  if (study.name.empty()) {
-    return absl::InvalidArgumentError("a study needs a name, got \"\"");
-  }
-  HPTUNE_RETURN_IF_ERROR(CheckStoredStudyState(study.name, study.state));
-  if (study.create_time == Timestamp{}) study.create_time = now;
-  absl::StatusOr<StudySpec> back =
-      ParseStudySpecJson(StudySpecToJson(study.spec));
+namespace {
+
+// A spec is kept in one form, its canonical JSON (StudySpecToJson): one
+// that would not decode as itself (a field its parameter type does not
+// take, a child before its parent) is refused, so that GetStudy returns
+// what was created.
+absl::Status CheckStoredFormKeepsSpec(const StudyRecord& study) {
+  const std::string stored = StudySpecToJson(study.spec);
+  absl::StatusOr<StudySpec> back = DecodeStoredStudySpec(stored);
   if (!back.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("study \"", study.name,
                      "\": cannot store its spec: ", back.status().message()));
   }
   back->custom_algorithm = study.spec.custom_algorithm;  // Kept beside it.
-  if (!(*back == study.spec)) {
+  if (*back == study.spec) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "study \"", study.name,
+      "\": its spec reads back changed from its stored form (a field its "
+      "parameter type does not take, or a conditional child listed before "
+      "its parent): ",
+      stored));
+}
+
+}  // namespace
+
+absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
+  if (study.name.empty()) {
+    return absl::InvalidArgumentError("a study needs a name, got \"\"");
+  }
+  HPTUNE_RETURN_IF_ERROR(CheckStoredStudyState(study.name, study.state));
+  if (study.create_time == Timestamp{}) study.create_time = now;
+  if (std::vector<FieldError> errors =
+          ValidateStudySpec(study.spec, "hyperparameters");
+      !errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "study \"", study.name,
-        "\": its spec reads back changed from its stored form (a field its "
-        "parameter type does not take, or a conditional child listed before "
-        "its parent): ",
-        StudySpecToJson(study.spec)));
+        "\": cannot store its spec: ", FieldErrorsToStatus(errors).message()));
   }
-  return absl::OkStatus();
+  return CheckStoredFormKeepsSpec(study);
 }
 
 absl::Status PrepareNewTrials(std::string_view study,

@@ -1,15 +1,12 @@
 // The studies and designer_state tables (sqlite_tables.h): a study's row
 // and the state its designer saved.
-#include <functional>
-#include <map>
 #include <string>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
-#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 #include "src/store/record_codec.h"
 #include "src/store/sqlite_tables.h"
 #include "src/store/table_rows.h"
@@ -22,29 +19,13 @@ constexpr char kStudyColumns[] =
     "resumed_trials, owner_uid";
 
 // The spec a spec_json column holds (StudySpecToJson's form); DataLoss when
-// it does not read back. GetStudy, SuggestTrials and CompleteTrial each read
-// their study's spec, and parsing costs more than the read
-// (throughput_benchmark --baseline, two GetStudy calls: 0.23 ms of CPU with
-// decodes kept, 0.32 ms without); a stored spec never changes, so the last
-// few texts' decodes are kept, keyed by the whole text.
-absl::StatusOr<StudySpec> ParseStoredSpec(std::string_view text) {
-  constexpr size_t kMemoEntries = 16;
-  static Mutex mutex;
-  static auto* memo ABSL_PT_GUARDED_BY(mutex) =
-      new std::map<std::string, StudySpec, std::less<>>();
-  {
-    MutexLock lock(&mutex);
-    auto it = memo->find(text);
-    if (it != memo->end()) return it->second;
-  }
-  absl::StatusOr<StudySpec> spec = ParseStudySpecJson(text);
+// it does not read back.
+absl::StatusOr<StudySpec> ReadStoredSpec(std::string_view text) {
+  absl::StatusOr<StudySpec> spec = DecodeStoredStudySpec(text);
   if (!spec.ok()) {
     return absl::DataLossError(absl::StrCat("cannot read stored study spec: ",
                                             spec.status().message()));
   }
-  MutexLock lock(&mutex);
-  if (memo->size() >= kMemoEntries) memo->clear();
-  memo->emplace(std::string(text), *spec);
   return spec;
 }
 
@@ -52,7 +33,7 @@ absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
   StudyRecord study;
   study.name = row.ColumnText(0);
   const std::string label = StudyLabel(study.name);
-  auto spec = ParseStoredSpec(row.ColumnText(1));
+  auto spec = ReadStoredSpec(row.ColumnText(1));
   HPTUNE_RETURN_IF_ERROR(InRecord(spec.status(), label));
   study.spec = *std::move(spec);
   study.spec.custom_algorithm = row.ColumnText(6);

@@ -157,9 +157,25 @@ TEST_P(StoreConformanceTest, ASpecItsStoredFormWouldChangeIsRefused) {
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("study \"empty\": cannot store its spec: "
                                  "hyperparameters.params: ")));
-  StudyRecord changed = MakeStudy("changed");
-  std::vector<ParameterSpec> params = changed.spec.search_space.parameters();
+  StudyRecord scaled = MakeStudy("scaled");
+  std::vector<ParameterSpec> params = scaled.spec.search_space.parameters();
   params.back().scale = ScaleType::kLog;  // "cell", a CATEGORICAL: no scale.
+  scaled.spec.search_space = SearchSpace(params);
+  EXPECT_THAT(store_->CreateStudy(scaled),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"scaled\": cannot store its spec: "
+                       "hyperparameters.params[3].scaleType: not allowed "
+                       "with type CATEGORICAL, got UNIT_LOG_SCALE"));
+  // Valid, but the stored form nests a child under its parent: a child
+  // listed after another root would come back in another order.
+  StudyRecord changed = MakeStudy("changed");
+  params = changed.spec.search_space.parameters();
+  ParameterSpec child{.name = "dropout",
+                      .type = ParameterType::kDouble,
+                      .min_value = 0,
+                      .max_value = 0.5};
+  child.condition = ParentCondition{.parent = "width", .discrete_values = {64}};
+  params.push_back(child);
   changed.spec.search_space = SearchSpace(params);
   EXPECT_THAT(store_->CreateStudy(changed),
               StatusIs(StatusCode::kInvalidArgument,

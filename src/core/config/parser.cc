@@ -17,6 +17,7 @@
 #include "hptune/core/config.h"
 #include "hptune/core/machine_types.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 #include "src/core/config/backend.h"
 #include "src/core/config/hyperparameters.h"
 #include "src/core/config/labels.h"
@@ -57,12 +58,17 @@ bool IsBlank(std::string_view text) {
                      [](unsigned char c) { return std::isspace(c) != 0; });
 }
 
-// The hyperparameters block: its shape, then ValidateStudySpec's rules on
-// what was read, each error placed where its field is in the file.
-void ParseStudy(const ConfigNode& node, std::string_view job_id,
+// The hyperparameters block: its shape, then (with `rules`)
+// ValidateStudySpec's rules on what was read, each error placed where its
+// field is in the file.
+void ParseStudy(const ConfigNode& node, std::string_view job_id, bool rules,
                 ErrorSink& sink, JobSpec* job) {
   config_internal::HyperparametersRead read =
       config_internal::ReadHyperparameters(node, kHyperparametersPath, sink);
+  if (!rules) {
+    job->study = std::move(read.spec);
+    return;
+  }
   std::map<std::string, int> orders;
   CollectPathOrders(node, kHyperparametersPath, &orders);
   for (FieldError& error : ValidateStudySpec(read.spec, kHyperparametersPath)) {
@@ -81,7 +87,8 @@ void ParseStudy(const ConfigNode& node, std::string_view job_id,
   job->study = std::move(read.spec);
 }
 
-void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
+// `catalogue` null: the shape alone, for text hptune wrote (DecodeStoredJob).
+void ParseTree(const ConfigNode& root, const MachineCatalogue* catalogue,
                std::string_view job_id, ErrorSink& sink, JobSpec* job,
                BackendConfig* backend);
 
@@ -96,7 +103,7 @@ void ParseVertexTree(const ConfigNode& root, const MachineCatalogue& catalogue,
   config_internal::VertexTranslation translation =
       config_internal::TranslateVertexSpec(root, shape);
   ErrorSink rules;
-  ParseTree(translation.config, catalogue, job_id, rules, job,
+  ParseTree(translation.config, &catalogue, job_id, rules, job,
             &result->backend);
   const std::vector<std::string> reported = shape.Fields();
   sink.Absorb(std::move(shape), [](const std::string& field) { return field; });
@@ -110,7 +117,7 @@ void ParseVertexTree(const ConfigNode& root, const MachineCatalogue& catalogue,
   result->ignored_fields = std::move(translation.ignored);
 }
 
-void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
+void ParseTree(const ConfigNode& root, const MachineCatalogue* catalogue,
                std::string_view job_id, ErrorSink& sink, JobSpec* job,
                BackendConfig* backend) {
   if (root.kind != ConfigNode::Kind::kMap) {
@@ -132,7 +139,7 @@ void ParseTree(const ConfigNode& root, const MachineCatalogue& catalogue,
       config_internal::ReadTrainingInput(*training_input, catalogue, sink, job);
   if (hyperparameters != nullptr &&
       ExpectMap(*hyperparameters, kHyperparametersPath, sink)) {
-    ParseStudy(*hyperparameters, job_id, sink, job);
+    ParseStudy(*hyperparameters, job_id, catalogue != nullptr, sink, job);
   }
 }
 
@@ -180,7 +187,8 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
         if (config_internal::IsVertexSpec(*tree.root)) {
           ParseVertexTree(*tree.root, catalogue, job_id, sink, &result, &job);
         } else {
-          ParseTree(*tree.root, catalogue, job_id, sink, &job, &result.backend);
+          ParseTree(*tree.root, &catalogue, job_id, sink, &job,
+                    &result.backend);
         }
       }
     }
@@ -208,6 +216,70 @@ absl::StatusOr<StudySpec> ParseStudySpecJson(std::string_view json) {
   }
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(sink.Sorted()));
   return std::move(read.spec);
+}
+
+namespace {
+
+// A JobSpec from a tree hptune wrote, its shape alone read.
+absl::StatusOr<JobSpec> DecodeJobTree(const ConfigNode& root,
+                                      std::string_view job_id) {
+  ErrorSink sink;
+  JobSpec job;
+  job.job_id = std::string(job_id);
+  BackendConfig backend;
+  ParseTree(root, /*catalogue=*/nullptr, job_id, sink, &job, &backend);
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(sink.Sorted()));
+  return job;
+}
+
+}  // namespace
+
+absl::StatusOr<JobSpec> DecodeStoredJob(std::string_view json,
+                                        std::string_view job_id) {
+  config_internal::TreeParseResult tree = config_internal::ParseJsonTree(json);
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(tree.errors));
+  if (!tree.root) {
+    return absl::InvalidArgumentError(
+        "trainingInput: required (the text is "
+        "empty)");
+  }
+  return DecodeJobTree(*tree.root, job_id);
+}
+
+absl::StatusOr<JobSpec> DecodeTfConfigJob(std::string_view tf_config) {
+  config_internal::TreeParseResult tree =
+      config_internal::ParseJsonTree(tf_config);
+  const ConfigNode* job = nullptr;
+  if (tree.errors.empty() && tree.root &&
+      tree.root->kind == ConfigNode::Kind::kMap) {
+    for (const config_internal::ConfigField& field : tree.root->fields) {
+      if (field.key == "job") job = &field.value;
+    }
+  }
+  if (job == nullptr || job->kind != ConfigNode::Kind::kMap) {
+    return absl::NotFoundError("TF_CONFIG has no \"job\" object");
+  }
+  for (const config_internal::ConfigField& field : job->fields) {
+    if (field.key == "trainingInput") return DecodeJobTree(*job, "");
+  }
+  ConfigNode root{.kind = ConfigNode::Kind::kMap};
+  root.fields.push_back({.key = "trainingInput", .value = *job});
+  return DecodeJobTree(root, "");
+}
+
+absl::StatusOr<StudySpec> DecodeStoredStudySpec(std::string_view json) {
+  constexpr char kPath[] = "hyperparameters";
+  config_internal::TreeParseResult tree = config_internal::ParseJsonTree(json);
+  HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(tree.errors));
+  ErrorSink sink;
+  if (!tree.root) {
+    sink.Add(kBeforeFile, kPath, "required (the text is empty)");
+  } else if (ExpectMap(*tree.root, kPath, sink)) {
+    config_internal::HyperparametersRead read =
+        config_internal::ReadHyperparameters(*tree.root, kPath, sink);
+    if (sink.size() == 0) return std::move(read.spec);
+  }
+  return FieldErrorsToStatus(sink.Sorted());
 }
 
 namespace {

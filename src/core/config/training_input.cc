@@ -304,7 +304,7 @@ void CheckValues(MapReader& reader, const MachineCatalogue& catalogue,
 }  // namespace
 
 const ConfigNode* ReadTrainingInput(const ConfigNode& node,
-                                    const MachineCatalogue& catalogue,
+                                    const MachineCatalogue* catalogue,
                                     ErrorSink& sink, JobSpec* job) {
   MapReader reader(node, "trainingInput", TrainingInputFields(), sink);
 
@@ -335,7 +335,7 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
   ReadTrainer(reader, job);
   ReadScheduling(reader, &job->scheduling);
   ReadJobExtras(reader, job);
-  CheckValues(reader, catalogue, unread, *job);
+  if (catalogue != nullptr) CheckValues(reader, *catalogue, unread, *job);
   // Accepted for AI Platform compatibility and ignored: a version names no
   // Python on this machine; pythonInterpreter (a path) does.
   for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {

@@ -20,8 +20,10 @@ inline constexpr int kMaxReplicaCount = 1000;
 
 // `node` must be a mapping, at path "trainingInput". Fills `job` and returns
 // the hyperparameters node (nullptr when absent), which the caller reads.
+// With a `catalogue`, ValidateJob's rules on the values are checked too;
+// without, the shape alone (text hptune wrote).
 const ConfigNode* ReadTrainingInput(const ConfigNode& node,
-                                    const MachineCatalogue& catalogue,
+                                    const MachineCatalogue* catalogue,
                                     ErrorSink& sink, JobSpec* job);
 
 }  // namespace hptune::config_internal

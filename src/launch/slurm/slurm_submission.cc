@@ -13,8 +13,8 @@
 #include "absl/strings/strip.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 #include "hptune/env/env.h"
-#include "nlohmann/json.hpp"
 #include "src/launch/slurm/slurm_commands.h"
 #include "src/launch/slurm/slurm_scripts.h"
 
@@ -65,34 +65,28 @@ std::string NulJoined(const std::vector<std::string>& items) {
 
 }  // namespace
 
+// The catalogue judged the job when it was accepted; decoding checks no
+// rules, so a machine type dropped from it since does not strand the job.
 absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
-                                    const MachineCatalogue& catalogue) {
+                                    const MachineCatalogue& /*catalogue*/) {
   auto env = launch.replicas.front().env.find("TF_CONFIG");
   if (env == launch.replicas.front().env.end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial,
                      ": master 0 has no TF_CONFIG to read its job from"));
   }
-  auto tf_config = nlohmann::json::parse(env->second, nullptr, false);
-  if (!tf_config.is_object() || !tf_config.contains("job")) {
+  absl::StatusOr<JobSpec> job = DecodeTfConfigJob(env->second);
+  if (absl::IsNotFound(job.status())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "job \"", launch.job_id, "\" trial ", launch.trial,
         ": TF_CONFIG has no \"job\": ", env->second.substr(0, 80)));
   }
-  // TrainingInputToJson's form is {"trainingInput": {...}}; accept the bare
-  // object too.
-  nlohmann::json root = tf_config["job"];
-  if (!root.contains("trainingInput")) {
-    root = {{"trainingInput", tf_config["job"]}};
-  }
-  ConfigParseResult parsed =
-      ParseJobConfig(catalogue, root.dump(), ConfigFormat::kJson);
-  if (!parsed.job) {
+  if (!job.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "job \"", launch.job_id, "\": TF_CONFIG's job does not parse: ",
-        FieldErrorsToStatus(parsed.errors).message()));
+        "job \"", launch.job_id,
+        "\": TF_CONFIG's job does not parse: ", job.status().message()));
   }
-  return *std::move(parsed.job);
+  return job;
 }
 
 absl::StatusOr<std::filesystem::path> NewAttemptDir(
