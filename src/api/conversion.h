@@ -10,7 +10,8 @@
 // errors name the request field ("spec.params[1].minValue: ..."). A job's
 // TrainingInput goes through protobuf's JSON mapping (lowerCamelCase, the
 // keys of a config file) into core's config parser, so a job submitted over
-// gRPC meets exactly the rules and messages of a config file. Pure
+// gRPC meets exactly the rules and messages of a config file; a JobSpec is
+// written into a TrainingInput field by field (JobSpecToProto). Pure
 // functions; thread-safe.
 #ifndef HPTUNE_SRC_API_CONVERSION_H_
 #define HPTUNE_SRC_API_CONVERSION_H_
@@ -79,6 +80,10 @@ absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
                                              std::string_view job_id);
 absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
                                          std::string_view job_id);
+// The job as a TrainingInput, field by field, with the fields its canonical
+// JSON has (TrainingInputToJson): a CUSTOM tier's machines, the rest of a
+// pool's config when set. Labels and Slurm options are the Job's.
+v1::TrainingInput JobSpecToProto(const JobSpec& job);
 // A job's own sbatch options; InvalidArgument listing every problem as
 // "slurm.<field>: ..." (ValidateSlurmJobOptions).
 absl::StatusOr<SlurmJobOptions> SlurmOptionsFromProto(
@@ -88,10 +93,6 @@ v1::SlurmOptions SlurmOptionsToProto(const SlurmJobOptions& slurm);
 // (ValidateJobLabels).
 absl::StatusOr<JobLabels> JobLabelsFromProto(
     const google::protobuf::Map<std::string, std::string>& proto);
-// A JobRecord's canonical JSON ({"trainingInput": {...}}) as a message
-// (unknown keys ignored).
-absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
-    const std::string& json);
 
 // A trial's state as AI Platform's job states: QUEUED for a trial that
 // `waits` in the backend's queue (a Slurm job PENDING), else its state's

@@ -1,14 +1,15 @@
 // hptune.v1's jobs: a TrainingInput or a Vertex job read into a JobSpec, a
 // stored job and its trials as a Job reply, Slurm options and labels
 // (conversion.h, "Jobs").
-#include <google/protobuf/util/json_util.h>
-
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
+#include "hptune/core/stored_spec.h"
 #include "nlohmann/json.hpp"
 #include "src/api/config_json.h"
 #include "src/api/conversion.h"
@@ -16,13 +17,68 @@
 namespace hptune::api {
 namespace {
 
-using google::protobuf::util::JsonParseOptions;
-
 v1::HyperparameterMetric Metric(const Measurement& m, double value) {
   v1::HyperparameterMetric metric;
   metric.set_training_step(m.step);
   metric.set_objective_value(value);
   return metric;
+}
+
+google::protobuf::Duration DurationToProto(std::chrono::microseconds time) {
+  google::protobuf::Duration proto;
+  proto.set_seconds(time.count() / 1'000'000);
+  proto.set_nanos(static_cast<int32_t>(time.count() % 1'000'000) * 1000);
+  return proto;
+}
+
+// A pool's config as TrainingInputToJson writes it: the accelerator on a
+// CUSTOM tier, the container and env when set.
+void PoolToProto(const TaskPool& pool, bool custom, v1::ReplicaConfig* config) {
+  const AcceleratorConfig& accelerator = pool.accelerator;
+  if (custom && (accelerator.count > 0 || !accelerator.type.empty())) {
+    config->mutable_accelerator_config()->set_count(accelerator.count);
+    config->mutable_accelerator_config()->set_type(accelerator.type);
+  }
+  const ContainerSpec& container = pool.container;
+  config->set_image_uri(container.image_uri);
+  config->mutable_container_command()->Add(container.command.begin(),
+                                           container.command.end());
+  config->mutable_container_args()->Add(container.args.begin(),
+                                        container.args.end());
+  config->set_python_module(container.python_module);
+  config->mutable_package_uris()->Add(container.package_uris.begin(),
+                                      container.package_uris.end());
+  for (const EnvVar& var : pool.env) {
+    v1::EnvVar* env = config->add_env();
+    env->set_name(var.name);
+    env->set_value(var.value);
+  }
+}
+
+void PoolsToProto(const JobSpec& job, v1::TrainingInput& proto) {
+  const bool custom = job.scale_tier == ScaleTier::kCustom;
+  const std::pair<const TaskPool*, v1::ReplicaConfig* (v1::TrainingInput::*)()>
+      pools[] = {
+          {&job.master, &v1::TrainingInput::mutable_master_config},
+          {&job.worker, &v1::TrainingInput::mutable_worker_config},
+          {&job.parameter_server,
+           &v1::TrainingInput::mutable_parameter_server_config},
+          {&job.evaluator, &v1::TrainingInput::mutable_evaluator_config},
+      };
+  for (const auto& [pool, mutable_config] : pools) {
+    v1::ReplicaConfig config;
+    PoolToProto(*pool, custom, &config);
+    // An empty config is left unset, as the canonical JSON leaves it out.
+    if (config.ByteSizeLong() > 0) *(proto.*mutable_config)() = config;
+  }
+  if (!custom) return;
+  proto.set_master_type(job.master.machine_type);
+  proto.set_worker_count(job.worker.count);
+  proto.set_worker_type(job.worker.machine_type);
+  proto.set_parameter_server_count(job.parameter_server.count);
+  proto.set_parameter_server_type(job.parameter_server.machine_type);
+  proto.set_evaluator_count(job.evaluator.count);
+  proto.set_evaluator_type(job.evaluator.machine_type);
 }
 
 }  // namespace
@@ -49,6 +105,38 @@ absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
   return *std::move(result.job);
 }
 
+v1::TrainingInput JobSpecToProto(const JobSpec& job) {
+  v1::TrainingInput proto;
+  v1::TrainingInput::ScaleTier tier = v1::TrainingInput::BASIC;
+  v1::TrainingInput::ScaleTier_Parse(std::string(ToString(job.scale_tier)),
+                                     &tier);
+  proto.set_scale_tier(tier);
+  PoolsToProto(job, proto);
+  proto.set_use_chief_in_tf_config(job.use_chief_in_tf_config);
+  proto.set_python_module(job.module_name);
+  proto.set_package_path(job.package_path);
+  proto.set_python_interpreter(job.python_interpreter);
+  proto.mutable_command()->Add(job.command.begin(), job.command.end());
+  proto.mutable_args()->Add(job.args.begin(), job.args.end());
+  proto.set_job_dir(job.job_dir);
+  if (job.scheduling.max_running_time) {
+    *proto.mutable_scheduling()->mutable_max_running_time() =
+        DurationToProto(*job.scheduling.max_running_time);
+  }
+  if (job.scheduling.max_wait_time) {
+    *proto.mutable_scheduling()->mutable_max_wait_time() =
+        DurationToProto(*job.scheduling.max_wait_time);
+  }
+  proto.set_display_name(job.display_name);
+  proto.set_base_output_directory(job.base_output_directory);
+  proto.set_dialect(job.dialect == SpecDialect::kVertex
+                        ? v1::TrainingInput::VERTEX
+                        : v1::TrainingInput::AI_PLATFORM);
+  if (job.study)
+    *proto.mutable_hyperparameters() = StudySpecToProto(*job.study);
+  return proto;
+}
+
 absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
                                              std::string_view job_id) {
   constexpr size_t kMaxVertexJobBytes = 4 << 20;
@@ -67,27 +155,6 @@ absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
         "trialJobSpec); send an AI Platform config as training_input");
   }
   return *std::move(result.job);
-}
-
-absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
-    const std::string& json) {
-  // The stored form is a config file's: {"trainingInput": {...}}.
-  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object() ||
-      !parsed.contains(kTrainingInput)) {
-    return absl::InternalError("stored trainingInput is not a JSON object");
-  }
-  v1::TrainingInput proto;
-  JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  auto status = google::protobuf::util::JsonStringToMessage(
-      parsed[std::string(kTrainingInput)].dump(), &proto, options);
-  if (!status.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "stored trainingInput does not read back: ",
-        std::string(status.message().data(), status.message().size())));
-  }
-  return proto;
 }
 
 v1::Job::State TrialOutputState(const Trial& trial, bool waits) {
@@ -163,8 +230,12 @@ v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
                    const std::set<int64_t>& waiting) {
   v1::Job proto;
   proto.set_job_id(job.job_id);
-  auto training_input = TrainingInputFromJson(job.training_input_json);
-  if (training_input.ok()) *proto.mutable_training_input() = *training_input;
+  // A stored job that does not decode is shown without its training input.
+  if (absl::StatusOr<JobSpec> spec =
+          DecodeStoredJob(job.training_input_json, job.job_id);
+      spec.ok()) {
+    *proto.mutable_training_input() = JobSpecToProto(*spec);
+  }
   proto.set_state(JobStateToProto(job.state));
   proto.set_error_message(job.error_message);
   *proto.mutable_create_time() = TimestampToProto(job.create_time);

@@ -192,13 +192,11 @@ TEST(TrainingInputConversionTest, GivesWhatTheConfigParserGives) {
   EXPECT_EQ(*job, ParsedConfig());
 }
 
-TEST(TrainingInputConversionTest, StoredJsonReadsBackToTheSameJob) {
+TEST(TrainingInputConversionTest, AJobsMessageReadsBackToTheSameJob) {
   const JobSpec job = ParsedConfig();
-  absl::StatusOr<v1::TrainingInput> proto =
-      TrainingInputFromJson(TrainingInputToJson(job));
-  ASSERT_OK(proto);
-  EXPECT_EQ(proto->worker_count(), 2);
-  absl::StatusOr<JobSpec> back = JobSpecFromProto(*proto, "j1");
+  const v1::TrainingInput proto = JobSpecToProto(job);
+  EXPECT_EQ(proto.worker_count(), 2);
+  absl::StatusOr<JobSpec> back = JobSpecFromProto(proto, "j1");
   ASSERT_OK(back);
   EXPECT_EQ(*back, job);
 }
@@ -222,8 +220,7 @@ TEST(TrainingInputConversionTest, ContainersAndVertexFieldsTravelBothWays) {
       "  dialect: VERTEX\n");
   ASSERT_TRUE(parsed.job.has_value());
   const JobSpec& job = *parsed.job;
-  ASSERT_OK_AND_ASSIGN(v1::TrainingInput proto,
-                       TrainingInputFromJson(TrainingInputToJson(job)));
+  v1::TrainingInput proto = JobSpecToProto(job);
   EXPECT_EQ(proto.master_config().image_uri(), "python:3.11");
   EXPECT_EQ(proto.master_config().env(1).name(), "EMPTY");
   EXPECT_EQ(proto.worker_config().python_module(), "m");

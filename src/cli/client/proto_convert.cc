@@ -20,21 +20,6 @@ Measurement MeasurementFromProto(const v1::Measurement& m) {
 
 }  // namespace
 
-absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
-    const std::string& json) {
-  v1::TrainingInput input;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
-  auto status =
-      google::protobuf::util::JsonStringToMessage(json, &input, options);
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("trainingInput does not fit the request message: ",
-                     std::string(status.message())));
-  }
-  return input;
-}
-
 std::string MessageToJson(const google::protobuf::Message& message,
                           bool pretty) {
   std::string json;

@@ -22,11 +22,6 @@
 
 namespace hptune::cli::client {
 
-// `json` is a trainingInput object (camelCase keys, no root). InvalidArgument
-// naming the problem when a key has no field in the message.
-absl::StatusOr<v1::TrainingInput> TrainingInputFromJson(
-    const std::string& json);
-
 // A message as proto3 JSON (camelCase names, enums by name), indented by 2
 // when `pretty`, else on one line.
 std::string MessageToJson(const google::protobuf::Message& message,

@@ -4,20 +4,11 @@
 
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
-#include "nlohmann/json.hpp"
+#include "src/api/conversion.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/spec_overrides.h"
 
 namespace hptune::cli::client {
-namespace {
-
-// The object under the root of TrainingInputToJson's text.
-std::string TrainingInputObject(const std::string& training_input_json) {
-  return nlohmann::json::parse(training_input_json)["trainingInput"].dump();
-}
-
-}  // namespace
-
 absl::StatusOr<Submission> BuildSubmission(
     const std::string& job_id, const std::optional<std::string>& config_path,
     const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
@@ -39,10 +30,10 @@ absl::StatusOr<Submission> BuildSubmission(
   job.slurm = std::move(backend.slurm);
   HPTUNE_ASSIGN_OR_RETURN(JobSpec checked,
                           CheckOverriddenJob(job, config_path.has_value()));
-  std::string training_input = TrainingInputToJson(checked);
+  v1::TrainingInput training_input = api::JobSpecToProto(checked);
   Submission submission{
       .job = std::move(checked),
-      .training_input_json = TrainingInputObject(training_input),
+      .training_input = std::move(training_input),
       .backend = backend.backend_named ? backend.backend : ""};
   return submission;
 }

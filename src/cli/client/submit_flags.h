@@ -1,7 +1,7 @@
 // `hptune jobs submit`: the job's trainingInput from a config file and the
 // command-line flags that override it (src/cli/spec_overrides.h, shared with
-// `hptune run`), validated here with the same parser the server uses, so a
-// bad value is reported before any round trip.
+// `hptune run`), validated here with the rules the server applies
+// (ValidateJob), so a bad value is reported before any round trip.
 //
 // Paths in the file are relative to the file, paths in flags to the current
 // directory; both are sent absolute, since the server has its own working
@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/v1/job.pb.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/spec_overrides.h"
@@ -29,9 +30,8 @@ namespace hptune::cli::client {
 
 struct Submission {
   JobSpec job;  // Validated, flags applied.
-  // The canonical trainingInput object (without the "trainingInput" root),
-  // what goes into the request.
-  std::string training_input_json;
+  // The job as the request's message (api::JobSpecToProto).
+  v1::TrainingInput training_input;
   // The config's `backend:` ("local" or "slurm"), "" when it names none.
   std::string backend;
 };

@@ -78,12 +78,9 @@ int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
                                             c.args, std::move(c.slurm_flags),
                                             std::filesystem::current_path());
   if (!submission.ok()) return FailStatus(submission.status(), err);
-  auto input = client::TrainingInputFromJson(submission->training_input_json);
-  if (!input.ok()) return FailStatus(input.status(), err);
-
   v1::SubmitJobRequest request;
   request.set_job_id(job_id);
-  *request.mutable_training_input() = *std::move(input);
+  *request.mutable_training_input() = std::move(submission->training_input);
   request.set_backend(submission->backend);
   request.mutable_labels()->insert(submission->job.labels.begin(),
                                    submission->job.labels.end());
