@@ -6,7 +6,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/core/config.h"
+#include "hptune/core/stored_spec.h"
 #include "nlohmann/json.hpp"
+#include "src/api/conversion.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/client/proto_convert.h"
 #include "src/cli/flag_table.h"
@@ -368,6 +370,34 @@ TEST(ParseAcceleratorFlagTest, RejectsUnknownKeysRepeatsAndBadCounts) {
               HasSubstr("type given twice"));
   EXPECT_THAT(ParseAcceleratorFlag("a", "type=T,count=0").status().message(),
               HasSubstr("count must be an integer >= 1, got \"0\""));
+}
+
+// The text a submitted job crosses, counted (docs/architecture.md, "A
+// field's way"): the user's YAML once on the client; the request's
+// TrainingInput once in the server, read through protobuf's JSON mapping
+// (JobSpecFromProto); the stored JSON once for each reader after that.
+TEST_F(SubmitFlagsTest, ASubmittedJobIsParsedFromTextOncePerHop) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  int64_t before = config_internal::TextParseCount();
+  auto submission = Build({"--config", config, "--max-parallel-trials", "4"});
+  ASSERT_OK(submission);
+  EXPECT_EQ(config_internal::TextParseCount() - before, 1);  // The YAML.
+  EXPECT_EQ(submission->training_input.hyperparameters().max_parallel_trials(),
+            4);
+
+  before = config_internal::TextParseCount();
+  absl::StatusOr<JobSpec> received =
+      api::JobSpecFromProto(submission->training_input, "job_1");
+  ASSERT_OK(received);
+  EXPECT_EQ(config_internal::TextParseCount() - before, 1);
+  EXPECT_EQ(*received, submission->job);
+
+  const std::string stored = TrainingInputToJson(*received);
+  before = config_internal::TextParseCount();
+  absl::StatusOr<JobSpec> run = DecodeStoredJob(stored, "job_1");
+  ASSERT_OK(run);
+  EXPECT_EQ(config_internal::TextParseCount() - before, 1);
+  EXPECT_EQ(run->study->max_parallel_trials, 4);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #ifndef HPTUNE_CORE_CONFIG_H_
 #define HPTUNE_CORE_CONFIG_H_
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -181,6 +182,14 @@ std::string VertexTrialsJson(const std::vector<Trial>& trials);
 // and validates it; InvalidArgument listing every error with its field path
 // under `hyperparameters`.
 absl::StatusOr<StudySpec> ParseStudySpecJson(std::string_view json);
+
+namespace config_internal {
+// How many texts the config readers have parsed in this process, YAML and
+// JSON alike (ParseJobConfig, ParseStudySpecJson, the Decode* functions of
+// hptune/core/stored_spec.h): for tests that count the text a request
+// crosses on its way.
+int64_t TextParseCount();
+}  // namespace config_internal
 
 }  // namespace hptune
 

@@ -5,6 +5,8 @@
 // reported; it also keeps numbers as written (`1e-5`, not `1e-05`) for
 // messages. Parse errors come back as values, never as exceptions.
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -154,7 +156,16 @@ class TreeBuilder : public nlohmann::json_sax<Json> {
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> text_parses{0};
+}  // namespace
+
+void CountTextParse() { text_parses.fetch_add(1, std::memory_order_relaxed); }
+
+int64_t TextParseCount() { return text_parses.load(std::memory_order_relaxed); }
+
 TreeParseResult ParseJsonTree(std::string_view text) {
+  CountTextParse();
   TreeParseResult result;
   TreeBuilder builder(text, &result.errors);
   try {

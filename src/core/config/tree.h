@@ -62,8 +62,11 @@ struct TreeParseResult {
   std::vector<FieldError> errors;  // Syntax errors: "line L, column C".
 };
 
+// Each call adds one to TextParseCount (hptune/core/config.h).
 TreeParseResult ParseYamlTree(std::string_view text);
 TreeParseResult ParseJsonTree(std::string_view text);
+// Adds one to TextParseCount; the tree parsers call it.
+void CountTextParse();
 
 }  // namespace hptune::config_internal
 

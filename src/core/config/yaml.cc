@@ -272,6 +272,7 @@ std::string MarkField(const YAML::Mark& mark) {
 }  // namespace
 
 TreeParseResult ParseYamlTree(std::string_view text) {
+  CountTextParse();
   TreeParseResult result;
   try {
     std::stringstream stream{std::string(text)};
