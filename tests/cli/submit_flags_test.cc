@@ -157,6 +157,29 @@ TEST_F(SubmitFlagsTest, AScaleTierFlagReplacesTheFilesTaskPools) {
   EXPECT_EQ(submission->job.parameter_server.count, 3);
 }
 
+// The flags are applied to the typed job, which is then completed and
+// judged as a config file would be (CompleteJob, ValidateJob).
+TEST_F(SubmitFlagsTest, AJobWithFlagsAppliedIsCompletedAndJudgedAsAFile) {
+  const std::string config =
+      WriteConfig("c.yaml",
+                  "trainingInput:\n"
+                  "  scaleTier: CUSTOM\n"
+                  "  masterType: n1-standard-4\n"
+                  "  masterConfig: {imageUri: 'gcr.io/p/trainer:1'}\n"
+                  "  workerType: n1-standard-4\n");
+  auto submission = Build({"--config", config, "--worker-count", "2"});
+  ASSERT_OK(submission);
+  EXPECT_EQ(submission->job.worker.container.image_uri, "gcr.io/p/trainer:1");
+
+  const std::string basic =
+      WriteConfig("b.yaml", "trainingInput: {command: [python3, train.py]}\n");
+  EXPECT_THAT(Build({"--config", basic, "--scale-tier", "CUSTOM"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "the config with the command-line flags applied:\n"
+                       "trainingInput.masterType: required with scaleTier "
+                       "CUSTOM"));
+}
+
 TEST_F(SubmitFlagsTest, MachineFlagsOnANonCustomTierNameTheFlag) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   auto submission = Build(
