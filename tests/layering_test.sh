@@ -13,7 +13,8 @@
 #   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
 #   frontends (server, jobs, dashboard, cli, api) ──► algorithms' public headers
 #   engine, runner, jobs, server, dashboard ──► files and time through Env only
-# and that every lock is an annotated hptune::Mutex.
+# and that every lock is an annotated hptune::Mutex and the config parser
+# reads only user text.
 # Prints each offending line and exits 1 when any arrow is broken.
 set -u
 root=${1:?usage: layering_test.sh SOURCE_DIR}
@@ -110,6 +111,19 @@ hits=$(grep -rnE '(std::(recursive_|timed_|recursive_timed_|shared_|shared_timed
   grep -vE '^include/hptune/core/mutex\.h:|^[^:]+:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then
   echo "layering: locks are hptune::Mutex, checked by clang's -Wthread-safety"
+  echo "$hits"
+  failed=1
+fi
+
+# The config parser reads user text: a file, `hptune validate`'s input, a
+# request (the API's conversions). What hptune wrote itself is decoded
+# (hptune/core/stored_spec.h), and a typed job is judged by ValidateJob,
+# never written out to be parsed back.
+hits=$(grep -rnE '\b(ParseJobConfig|ParseStudySpecJson)\(' src 2>/dev/null |
+  grep -vE '^src/core/config/parser\.cc:|^src/cli/commands/validate_command\.cc:|^src/api/(job|study)_conversion\.cc:' |
+  grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
+if [ -n "$hits" ]; then
+  echo "layering: the config parser reads user text only; decode what hptune wrote"
   echo "$hits"
   failed=1
 fi
