@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
   }
   std::cout << "wrote " << trials << " trials in " << Seconds(start) << " s\n";
   hptune::dashboard::DashboardOptions options;
+  options.env = &hptune::DefaultEnv();
   options.address = "127.0.0.1:0";
   options.token = "benchmark";
   auto server =

@@ -132,9 +132,10 @@ void RunSuggest(benchmark::State& state, int count, bool objectives = false,
   const int n = static_cast<int>(state.range(0));
   const int d = static_cast<int>(state.range(1));
   const int k = objectives ? static_cast<int>(state.range(2)) : 1;
-  store::MemoryStore store;
+  store::MemoryStore store{hptune::SystemClock()};
   engine::TuningEngine engine(
-      store, engine::EngineOptions{.background_designer_work = background});
+      store, engine::EngineOptions{.background_designer_work = background},
+      hptune::SystemClock());
   if (auto created = engine.CreateStudy("s", Spec(d, k)); !created.ok()) {
     state.SkipWithError(std::string(created.status().message()).c_str());
     return;

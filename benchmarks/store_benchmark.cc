@@ -26,10 +26,11 @@ StudyRecord BenchStudy() {
 }
 
 std::unique_ptr<store::Store> MakeStore(bool sqlite, std::string* dir) {
-  if (!sqlite) return std::make_unique<store::MemoryStore>();
+  if (!sqlite)
+    return std::make_unique<store::MemoryStore>(hptune::SystemClock());
   std::string pattern = "/tmp/hptune_bench_XXXXXX";
   *dir = mkdtemp(pattern.data());
-  return *store::SqliteStore::Open(*dir + "/bench.db");
+  return *store::SqliteStore::Open(*dir + "/bench.db", hptune::SystemClock());
 }
 
 // Adds trials ACTIVE trials to the bench study.

@@ -27,8 +27,8 @@ StudySpec SixDimensional(Algorithm algorithm) {
 }
 
 void BM_Suggest(benchmark::State& state) {
-  store::MemoryStore store;
-  engine::TuningEngine engine(store);
+  store::MemoryStore store{hptune::SystemClock()};
+  engine::TuningEngine engine(store, hptune::SystemClock());
   auto algorithm = static_cast<Algorithm>(state.range(0));
   if (auto created = engine.CreateStudy("s", SixDimensional(algorithm));
       !created.ok()) {

@@ -79,14 +79,17 @@ absl::StatusOr<Outcome> RunJob(const std::filesystem::path& dir,
                  "--noise=" + flags.noise,
                  "--checkpoint"};
 
-  auto store = store::SqliteStore::Open((dir / "bench.db").string());
+  auto store = store::SqliteStore::Open((dir / "bench.db").string(),
+                                        hptune::SystemClock());
   if (!store.ok()) return store.status();
-  engine::TuningEngine engine(**store);
-  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  engine::TuningEngine engine(**store, hptune::SystemClock());
+  launch::LocalLauncher launcher(
+      launch::LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   options.max_poll_interval = std::chrono::milliseconds(20);
-  runner::JobRunner runner(**store, engine, launcher, options);
+  runner::JobRunner runner(**store, engine, launcher, options,
+                           hptune::DefaultEnv());
   const auto start = std::chrono::steady_clock::now();
   if (auto s = runner.Submit(job); !s.ok()) return s.status();
   auto record = runner.Run(job);

@@ -78,8 +78,9 @@ JobSpec TrueJob(const std::string& id) {
 void RunJobs(benchmark::State& state, launch::Launcher& launcher,
              const std::string& job_prefix, int trials_per_job) {
   const std::filesystem::path dir = TempDir();
-  auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
-  engine::TuningEngine engine(*store);
+  auto store = *store::SqliteStore::Open((dir / "hptune.db").string(),
+                                         hptune::SystemClock());
+  engine::TuningEngine engine(*store, hptune::SystemClock());
   runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   int jobs = 0;
@@ -87,7 +88,8 @@ void RunJobs(benchmark::State& state, launch::Launcher& launcher,
   for (auto _ : state) {
     JobSpec job = TrueJob(absl::StrCat(job_prefix, ++jobs));
     if (trials_per_job > 0) job.study->max_trials = trials_per_job;
-    runner::JobRunner runner(*store, engine, launcher, options);
+    runner::JobRunner runner(*store, engine, launcher, options,
+                             hptune::DefaultEnv());
     if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
     auto record = runner.Run(job);
     if (!record.ok() || record->state != JobState::kSucceeded) {
@@ -103,7 +105,8 @@ void RunJobs(benchmark::State& state, launch::Launcher& launcher,
 }
 
 void BM_JobTrials(benchmark::State& state) {
-  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  launch::LocalLauncher launcher(
+      launch::LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   RunJobs(state, launcher, "job", 0);
 }
 BENCHMARK(BM_JobTrials)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -162,7 +165,8 @@ void LaunchOnly(benchmark::State& state, const JobSpec& job) {
   const std::filesystem::path dir = TempDir();
   // Replicas run in their trial's directory, which the job runner makes.
   std::filesystem::create_directories(dir / "trial");
-  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  launch::LocalLauncher launcher(
+      launch::LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   const auto requests = launch::ReplicaRequests(job);
   int64_t trials = 0;
   for (auto _ : state) {
@@ -253,9 +257,11 @@ long long ReadStamp(const std::filesystem::path& path) {
 
 void BM_TrialGap(benchmark::State& state) {
   const std::filesystem::path dir = TempDir();
-  auto store = *store::SqliteStore::Open((dir / "hptune.db").string());
-  engine::TuningEngine engine(*store);
-  launch::LocalLauncher launcher(launch::LocalLauncherOptions{});
+  auto store = *store::SqliteStore::Open((dir / "hptune.db").string(),
+                                         hptune::SystemClock());
+  engine::TuningEngine engine(*store, hptune::SystemClock());
+  launch::LocalLauncher launcher(
+      launch::LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   runner::JobRunnerOptions options;
   options.runs_dir = dir / "runs";
   std::vector<double> gaps_ms;
@@ -268,7 +274,8 @@ void BM_TrialGap(benchmark::State& state) {
                        .job;
     job.command = {HPTUNE_STAMP_TRAINER,
                    absl::StrCat("--stamp-dir=", stamps.string())};
-    runner::JobRunner runner(*store, engine, launcher, options);
+    runner::JobRunner runner(*store, engine, launcher, options,
+                             hptune::DefaultEnv());
     if (!runner.Submit(job).ok()) state.SkipWithError("submit failed");
     auto record = runner.Run(job);
     if (!record.ok() || record->state != JobState::kSucceeded) {

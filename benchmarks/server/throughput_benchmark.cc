@@ -405,6 +405,7 @@ int Main(int argc, char** argv) {
   const std::filesystem::path dir = dir_template;
 
   server::ServerOptions options;
+  options.env = &DefaultEnv();
   options.listen_address = "127.0.0.1:0";
   options.db_path = (dir / "hptune.db").string();
   options.state_dir = dir / "runs";

@@ -136,12 +136,12 @@ int main(int argc, char** argv) {
     return 64;
   }
   std::string study = argc == 3 ? argv[2] : "logistic_regression";
-  auto store = hptune::store::OpenSqliteStore(argv[1]);
+  auto store = hptune::store::OpenSqliteStore(argv[1], hptune::SystemClock());
   if (!store.ok()) {
     std::cerr << store.status().message() << "\n";
     return 1;
   }
-  hptune::engine::TuningEngine engine(**store);
+  hptune::engine::TuningEngine engine(**store, hptune::SystemClock());
   if (auto s = engine.OpenOrCreateStudy(study, MakeSpec()); !s.ok()) {
     std::cerr << s.status().message() << "\n";
     return 1;

@@ -131,7 +131,7 @@ absl::Status ApplyBackendFlags(const ParsedArgs& args,
 }
 
 absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
-    const BackendConfig& backend, const ParsedArgs& args) {
+    const BackendConfig& backend, const ParsedArgs& args, Env& env) {
   if (args.Has("gpus")) {
     return absl::InvalidArgumentError(
         "--gpus is for the local backend; Slurm allocates the GPUs");
@@ -141,7 +141,8 @@ absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
     HPTUNE_ASSIGN_OR_RETURN(allocation, launch::ParseSlurmAllocation(*value));
   }
   return launch::SlurmLauncher::Create(
-      launch::SlurmOptions{.sbatch = backend.slurm,
+      launch::SlurmOptions{.env = &env,
+                           .sbatch = backend.slurm,
                            .gpu_types = backend.slurm_gpu_types,
                            .allocation = allocation});
 }

@@ -56,9 +56,9 @@ enum class BackendFlagsFor {
 // The launcher of a slurm `backend`, with --slurm-allocation's mode
 // (per-lane when not given). InvalidArgument when `args` also
 // gives --gpus (Slurm allocates the GPUs); SlurmLauncher::Create's errors
-// (Slurm unusable) otherwise.
+// (Slurm unusable) otherwise. The launcher works on `env`.
 absl::StatusOr<std::unique_ptr<launch::SlurmLauncher>> CreateSlurmLauncher(
-    const BackendConfig& backend, const ParsedArgs& args);
+    const BackendConfig& backend, const ParsedArgs& args, Env& env);
 
 }  // namespace hptune::cli
 

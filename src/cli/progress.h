@@ -34,7 +34,7 @@ class ProgressPrinter {
  public:
   // `clock` gives the elapsed time, from this construction on.
   ProgressPrinter(std::ostream& out, std::string metric, bool live, bool quiet,
-                  Clock& clock = SystemClock());
+                  Clock& clock);
   void Update(const runner::JobProgress& progress);
   // Ends the live line.
   void Finish();

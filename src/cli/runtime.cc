@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/store/open_store.h"
 #include "src/cli/runner_flags.h"
@@ -48,6 +49,7 @@ RuntimeOptions RuntimeOptionsFromFlags(StoreUse use, const ParsedArgs& args,
   RuntimeOptions options;
   options.use = use;
   options.db = DatabaseFlag(args, env);
+  options.env = &DefaultEnv();
   options.db_source =
       !args.Has("db") && env("HPTUNE_DB") ? "$HPTUNE_DB" : "--db";
   if (!state_flag.empty()) {
@@ -90,6 +92,7 @@ std::optional<RuntimeError> CheckRuntimePaths(const RuntimeOptions& options) {
 }
 
 std::variant<Runtime, RuntimeError> MakeRuntime(const RuntimeOptions& options) {
+  HPTUNE_CHECK(options.env != nullptr, "RuntimeOptions::env is required");
   if (std::optional<RuntimeError> error = CheckRuntimePaths(options)) {
     return *std::move(error);
   }

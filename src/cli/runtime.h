@@ -66,13 +66,14 @@ struct RuntimeOptions {
   // run, serve: replicas' orphaned grandchildren become this process's
   // children, so they are collected (launch::BecomeChildSubreaper).
   bool reap_orphans = false;
-  // The machine; its clock stamps what the store records.
-  Env* env = &DefaultEnv();
+  // The machine; its clock stamps what the store records. Set by the
+  // command, the composition root (RuntimeOptionsFromFlags: DefaultEnv()).
+  Env* env = nullptr;
 };
 
 // The options of `use` from a command line: --db, else $HPTUNE_DB, else
 // ./hptune.db; the state directory of flag `state_flag` ("" for kRead),
-// else ./hptune-runs.
+// else ./hptune-runs; the real machine, DefaultEnv().
 RuntimeOptions RuntimeOptionsFromFlags(StoreUse use, const ParsedArgs& args,
                                        const EnvLookup& env,
                                        const std::string& state_flag = "");

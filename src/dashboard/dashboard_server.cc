@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hptune/core/check.h"
 #include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/read/cached_study_answers.h"
@@ -277,8 +278,8 @@ class DashboardServer::Impl {
   void Routes() {
     ApiRoutes routes(*http_);
     SessionRoutes(routes);
-    AddStudyRoutes(routes, changes_, store_, *answers_);
-    AddTrialRoutes(routes, changes_, store_, options_.state_dir);
+    AddStudyRoutes(routes, changes_, store_, *answers_, options_.env->clock());
+    AddTrialRoutes(routes, changes_, store_, *options_.env, options_.state_dir);
     AddViewRoutes(routes, changes_);
     changes_.AddRoutes(routes);
     AddActionRoutes(routes, changes_, options_.actions);
@@ -358,6 +359,7 @@ class DashboardServer::Impl {
 
 absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
     store::Store& store, DashboardOptions options) {
+  HPTUNE_CHECK(options.env != nullptr, "DashboardOptions::env is required");
   HPTUNE_ASSIGN_OR_RETURN(
       HttpAddress address,
       ParseHttpAddress(options.address_flag, options.address,

@@ -21,12 +21,17 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 #include "src/dashboard/action_routes.h"
 
 namespace hptune::dashboard {
 
 struct DashboardOptions {
+  // The machine: the clock and the replica logs. Required; set by the
+  // composition root (`hptune serve`, `hptune dashboard`); must outlive the
+  // server.
+  Env* env = nullptr;
   std::string address = "127.0.0.1:7461";  // Port 0: any free port.
   std::string address_flag = "http";       // Named in address errors.
   std::string token;                       // Required.

@@ -159,10 +159,11 @@ absl::StatusOr<Json> ImportanceJson(read::StudyAnswers& answers,
 
 absl::StatusOr<Json> TimelineWithRestartsJson(const TrialEvents& events,
                                               const StudySnapshot& s,
-                                              const QueryParams& params) {
+                                              const QueryParams& params,
+                                              Clock& clock) {
   HPTUNE_ASSIGN_OR_RETURN(size_t max,
                           SizeParam(params, "max_trials", 2000, 20000));
-  Json timeline = TimelineJson(s, max, SystemClock().Now());
+  Json timeline = TimelineJson(s, max, clock.Now());
   const std::map<int64_t, int> restarts = events.Restarts(s.study.name);
   for (Json& trial : timeline["trials"]) {
     auto it = restarts.find(trial["trial"].get<int64_t>());
@@ -224,7 +225,8 @@ void ExportRoute(ApiRoutes& routes, ChangeStream& changes,
 }  // namespace
 
 void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
-                    store::Store& store, read::StudyAnswers& answers) {
+                    store::Store& store, read::StudyAnswers& answers,
+                    Clock& clock) {
   routes.Get("/api/studies", [&changes, &answers](const httplib::Request&,
                                                   httplib::Response& res) {
     Answer(res, [&] { return StudiesJson(changes, answers); });
@@ -259,10 +261,11 @@ void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
              [&answers](const StudySnapshot& s, const QueryParams&) {
                return ImportanceJson(answers, s);
              });
-  StudyRoute(routes, changes, "/timeline",
-             [&changes](const StudySnapshot& s, const QueryParams& params) {
-               return TimelineWithRestartsJson(changes.events(), s, params);
-             });
+  StudyRoute(
+      routes, changes, "/timeline",
+      [&changes, &clock](const StudySnapshot& s, const QueryParams& params) {
+        return TimelineWithRestartsJson(changes.events(), s, params, clock);
+      });
   ExportRoute(routes, changes, "csv", "text/csv; charset=utf-8");
   ExportRoute(routes, changes, "json", "application/json");
 }

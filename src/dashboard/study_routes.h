@@ -12,6 +12,7 @@
 #ifndef HPTUNE_SRC_DASHBOARD_STUDY_ROUTES_H_
 #define HPTUNE_SRC_DASHBOARD_STUDY_ROUTES_H_
 
+#include "hptune/env/clock.h"
 #include "hptune/read/study_answers.h"
 #include "hptune/store/store.h"
 #include "src/dashboard/change_stream.h"
@@ -19,8 +20,10 @@
 
 namespace hptune::dashboard {
 
+// `clock` places the timeline's running trials; it must outlive the server.
 void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
-                    store::Store& store, read::StudyAnswers& answers);
+                    store::Store& store, read::StudyAnswers& answers,
+                    Clock& clock);
 
 }  // namespace hptune::dashboard
 

@@ -20,12 +20,11 @@ constexpr int64_t kMaxLogChunk = 64 << 10;
 
 // The regular files of the trial's directory that are replica logs; a link
 // is not followed, even for its target's size.
-Json ReplicaLogsJson(const std::filesystem::path& state_dir,
+Json ReplicaLogsJson(Env& env, const std::filesystem::path& state_dir,
                      const std::string& job_id, int64_t number) {
   Json logs = Json::array();
   absl::StatusOr<std::vector<DirectoryEntry>> entries =
-      DefaultEnv().ListDirectory(
-          RunsLayout(state_dir).TrialDir(job_id, number));
+      env.ListDirectory(RunsLayout(state_dir).TrialDir(job_id, number));
   if (!entries.ok()) return logs;
   for (const DirectoryEntry& entry : *entries) {
     const std::string replica = ReplicaOfLog(entry.name);
@@ -36,6 +35,7 @@ Json ReplicaLogsJson(const std::filesystem::path& state_dir,
 }
 
 absl::StatusOr<Json> TrialDetail(ChangeStream& changes, store::Store& store,
+                                 Env& env,
                                  const std::filesystem::path& state_dir,
                                  const httplib::Request& req) {
   const std::string study = req.matches[1].str();
@@ -56,7 +56,7 @@ absl::StatusOr<Json> TrialDetail(ChangeStream& changes, store::Store& store,
   detail["events_complete"] = changes.events().caught_up();
   detail["logs"] =
       snapshot->job && !state_dir.empty()
-          ? ReplicaLogsJson(state_dir, snapshot->job->job_id, number)
+          ? ReplicaLogsJson(env, state_dir, snapshot->job->job_id, number)
           : Json::array();
   return detail;
 }
@@ -83,7 +83,7 @@ absl::StatusOr<std::pair<std::string, int64_t>> LogParams(
   return std::make_pair(replica, offset);
 }
 
-absl::StatusOr<Json> LogChunk(ChangeStream& changes,
+absl::StatusOr<Json> LogChunk(ChangeStream& changes, Env& env,
                               const std::filesystem::path& state_dir,
                               const httplib::Request& req) {
   const std::string study = req.matches[1].str();
@@ -99,7 +99,7 @@ absl::StatusOr<Json> LogChunk(ChangeStream& changes,
   const std::filesystem::path path =
       RunsLayout(state_dir).ReplicaLog(snapshot->job->job_id, number, replica);
   absl::StatusOr<FileChunk> read =
-      DefaultEnv().ReadFileChunk(path, offset, kMaxLogChunk, "log");
+      env.ReadFileChunk(path, offset, kMaxLogChunk, "log");
   if (absl::IsNotFound(read.status())) {
     return absl::NotFoundError(
         absl::StrCat("trial ", number, ": no log \"", replica, ".log\""));
@@ -119,18 +119,20 @@ absl::StatusOr<Json> LogChunk(ChangeStream& changes,
 }  // namespace
 
 void AddTrialRoutes(ApiRoutes& routes, ChangeStream& changes,
-                    store::Store& store, std::filesystem::path state_dir) {
+                    store::Store& store, Env& env,
+                    std::filesystem::path state_dir) {
   routes.Get(R"(/api/studies/([^/]+)/trials/(\d+))",
-             [&changes, &store, state_dir](const httplib::Request& req,
-                                           httplib::Response& res) {
+             [&changes, &store, &env, state_dir](const httplib::Request& req,
+                                                 httplib::Response& res) {
                Answer(res, [&] {
-                 return TrialDetail(changes, store, state_dir, req);
+                 return TrialDetail(changes, store, env, state_dir, req);
                });
              });
   routes.Get(R"(/api/studies/([^/]+)/trials/(\d+)/log)",
-             [&changes, state_dir](const httplib::Request& req,
-                                   httplib::Response& res) {
-               Answer(res, [&] { return LogChunk(changes, state_dir, req); });
+             [&changes, &env, state_dir](const httplib::Request& req,
+                                         httplib::Response& res) {
+               Answer(res,
+                      [&] { return LogChunk(changes, env, state_dir, req); });
              });
 }
 

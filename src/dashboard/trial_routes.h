@@ -10,15 +10,18 @@
 
 #include <filesystem>
 
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 #include "src/dashboard/change_stream.h"
 #include "src/dashboard/http_api.h"
 
 namespace hptune::dashboard {
 
-// `state_dir` is where the replica logs are; empty: none are listed or read.
+// `state_dir` is where the replica logs are, read through `env`, which must
+// outlive the server; empty: none are listed or read.
 void AddTrialRoutes(ApiRoutes& routes, ChangeStream& changes,
-                    store::Store& store, std::filesystem::path state_dir);
+                    store::Store& store, Env& env,
+                    std::filesystem::path state_dir);
 
 }  // namespace hptune::dashboard
 

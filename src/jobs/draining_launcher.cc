@@ -65,7 +65,7 @@ class DrainingLauncher::Run : public launch::TrialRun {
     // the next runner must not count it against the trial's retries. A
     // marker that cannot be written only costs the trial one retry.
     if (!drained_marker_.empty()) {
-      DefaultEnv().WriteFileAtomically(drained_marker_, "").IgnoreError();
+      owner_.env_.WriteFileAtomically(drained_marker_, "").IgnoreError();
     }
     inner_->Terminate(grace);
   }

@@ -25,13 +25,16 @@
 
 #include "absl/base/thread_annotations.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::jobs {
 
 class DrainingLauncher : public launch::Launcher {
  public:
-  explicit DrainingLauncher(launch::Launcher& inner) : inner_(inner) {}
+  // A drained attempt's marker is written through `env`.
+  DrainingLauncher(launch::Launcher& inner, Env& env)
+      : inner_(inner), env_(env) {}
 
   [[nodiscard]] absl::Status CheckFits(
       const std::vector<launch::ReplicaRequest>& requests) const override;
@@ -64,6 +67,7 @@ class DrainingLauncher : public launch::Launcher {
   void BlockIfDraining();
 
   launch::Launcher& inner_;
+  Env& env_;
   Mutex mutex_;
   CondVar never_;
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;

@@ -22,11 +22,13 @@ std::string Quoted(std::string_view text) {
 
 JobManager::JobManager(store::Store& store, engine::TuningEngine& engine,
                        launch::Launcher& launcher,
-                       runner::JobRunnerOptions options, JobLog::Sink log)
+                       runner::JobRunnerOptions options, Env& env,
+                       JobLog::Sink log)
     : store_(store),
       engine_(engine),
       launcher_(launcher),
       options_(std::move(options)),
+      env_(env),
       log_(std::move(log)) {}
 
 JobManager::~JobManager() {
@@ -97,7 +99,7 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
 
 absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job, JobOwner owner,
                                              int64_t study_owner) {
-  runner::JobRunner runner(store_, engine_, launcher_, options_);
+  runner::JobRunner runner(store_, engine_, launcher_, options_, env_);
   HPTUNE_ASSIGN_OR_RETURN(JobRecord record,
                           runner.Submit(job, owner, study_owner));
   StartThread(job);
@@ -135,7 +137,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
     }
     Bump();
   };
-  runner::JobRunner runner(store_, engine_, launcher_, options);
+  runner::JobRunner runner(store_, engine_, launcher_, options, env_);
   absl::StatusOr<JobRecord> result = runner.Run(job);
   if (!result.ok()) {
     // The runner could not go on (e.g. the store failed): say so on the job
@@ -162,7 +164,7 @@ void JobManager::FailJob(const std::string& job_id,
       store_.UpdateJob(job_id, [&](JobRecord& j) {
         if (IsTerminal(j.state)) return absl::OkStatus();
         j.error_message = message;
-        return j.TransitionTo(JobState::kFailed, SystemClock().Now());
+        return j.TransitionTo(JobState::kFailed, env_.Now());
       });
   if (!failed.ok() || failed->state != JobState::kFailed) return;
   // Nobody runs them any more: a trial left ACTIVE would stay so for good.
@@ -205,7 +207,7 @@ void JobManager::ResumeUnfinished(const Admission& admit) {
       continue;
     }
     absl::StatusOr<TakeOver> taken = TakeOverJob(
-        store_, engine_, launcher_, options_.runs_dir, record, *job);
+        store_, engine_, launcher_, options_.runs_dir, record, *job, env_);
     if (!taken.ok()) {
       FailUnresumable(record.job_id, std::string(taken.status().message()));
       continue;

@@ -31,6 +31,7 @@
 #include "hptune/core/job.h"
 #include "hptune/core/mutex.h"
 #include "hptune/engine/engine.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/runner/job_runner.h"
 #include "hptune/store/store.h"
@@ -42,11 +43,12 @@ class JobManager {
  public:
   // `options.cancel` and `options.on_progress` are set per job; the rest
   // (runs_dir, limits, stopping rule) applies to every job.
-  // `log`, when set, gets JobLog's lines of every job, from the jobs'
-  // threads (it must be thread-safe).
+  // `env` is the runners' and take-over's machine; it must outlive the
+  // manager. `log`, when set, gets JobLog's lines of every job, from the
+  // jobs' threads (it must be thread-safe).
   JobManager(store::Store& store, engine::TuningEngine& engine,
              launch::Launcher& launcher, runner::JobRunnerOptions options,
-             JobLog::Sink log = nullptr);
+             Env& env, JobLog::Sink log = nullptr);
   // Cancels the jobs still running and waits for their threads.
   ~JobManager();
 
@@ -104,6 +106,7 @@ class JobManager {
   engine::TuningEngine& engine_;
   launch::Launcher& launcher_;
   const runner::JobRunnerOptions options_;
+  Env& env_;
   const JobLog::Sink log_;
 
   mutable Mutex mutex_;

@@ -4,7 +4,6 @@
 
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
-#include "hptune/env/clock.h"
 #include "hptune/launch/launcher.h"
 #include "src/jobs/trial_recovery.h"
 
@@ -15,7 +14,7 @@ namespace {
 constexpr std::chrono::milliseconds kLeftoverGrace{2000};
 
 absl::Status FinishCancelling(store::Store& store, engine::TuningEngine& engine,
-                              const JobRecord& job) {
+                              const JobRecord& job, Clock& clock) {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           store.ListTrialSummaries(job.study_name));
   for (const Trial& trial : trials) {
@@ -29,8 +28,7 @@ absl::Status FinishCancelling(store::Store& store, engine::TuningEngine& engine,
       .UpdateJob(job.job_id,
                  [&](JobRecord& j) {
                    if (IsTerminal(j.state)) return absl::OkStatus();
-                   return j.TransitionTo(JobState::kCancelled,
-                                         SystemClock().Now());
+                   return j.TransitionTo(JobState::kCancelled, clock.Now());
                  })
       .status();
 }
@@ -53,7 +51,8 @@ absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
   // before its trial is started again.
   StopLeftovers(launcher, runs_dir, record.job_id);
   if (record.state == JobState::kCancelling) {
-    HPTUNE_RETURN_IF_ERROR(FinishCancelling(store, engine, record));
+    HPTUNE_RETURN_IF_ERROR(
+        FinishCancelling(store, engine, record, env.clock()));
     return TakeOver::kEnded;
   }
   HPTUNE_RETURN_IF_ERROR(

@@ -39,10 +39,12 @@ enum class TakeOver {
 // `record` is the job as stored and not ended; `spec` its trainingInput (the
 // stored one, or the config `hptune run` was given again). Errors come from
 // the store or from reading the trials' files.
-absl::StatusOr<TakeOver> TakeOverJob(
-    store::Store& store, engine::TuningEngine& engine,
-    launch::Launcher& launcher, const std::filesystem::path& runs_dir,
-    const JobRecord& record, const JobSpec& spec, Env& env = DefaultEnv());
+absl::StatusOr<TakeOver> TakeOverJob(store::Store& store,
+                                     engine::TuningEngine& engine,
+                                     launch::Launcher& launcher,
+                                     const std::filesystem::path& runs_dir,
+                                     const JobRecord& record,
+                                     const JobSpec& spec, Env& env);
 
 // Stops what a dead runner left running of job `job_id` on `launcher`'s
 // backend (Launcher::StopLeftovers; the first step of TakeOverJob), for a

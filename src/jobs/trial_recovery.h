@@ -33,7 +33,7 @@ namespace hptune::jobs {
 // suffix .1, .2, ... Files are reached through `env`.
 [[nodiscard]] absl::Status RecoverTrialFiles(
     engine::TuningEngine& engine, const std::filesystem::path& runs_dir,
-    const JobRecord& job, const JobSpec& spec, Env& env = DefaultEnv());
+    const JobRecord& job, const JobSpec& spec, Env& env);
 
 }  // namespace hptune::jobs
 

@@ -77,7 +77,7 @@ TokenAuthenticator::TokenAuthenticator(std::string token)
       self_{.uid = ::geteuid(), .gid = ::getegid(), .admin = true} {}
 
 absl::Status TokenAuthenticator::LoadUsersFile(
-    const std::filesystem::path& path) {
+    const std::filesystem::path& path, Env& env) {
   const std::string where = absl::StrCat("users file ", path.string());
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) {
@@ -97,8 +97,7 @@ absl::Status TokenAuthenticator::LoadUsersFile(
                                                    " bytes, more than ",
                                                    kMaxUsersFileBytes));
   }
-  HPTUNE_ASSIGN_OR_RETURN(const std::string contents,
-                          DefaultEnv().ReadFile(path));
+  HPTUNE_ASSIGN_OR_RETURN(const std::string contents, env.ReadFile(path));
   std::map<std::string, Caller> users;
   int number = 0;
   for (absl::string_view line : absl::StrSplit(contents, '\n')) {

@@ -29,6 +29,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 
 namespace hptune::server {
 
@@ -52,8 +53,9 @@ class TokenAuthenticator {
   // Adds the users of a users file: lines "USER TOKEN" (USER a name or a
   // numeric uid; blank lines and lines starting with # skipped). The file
   // must be this process's user's and readable by no one else, as it holds
-  // everyone's tokens. Errors name the file and line.
-  [[nodiscard]] absl::Status LoadUsersFile(const std::filesystem::path& path);
+  // everyone's tokens. Read through `env`. Errors name the file and line.
+  [[nodiscard]] absl::Status LoadUsersFile(const std::filesystem::path& path,
+                                           Env& env);
 
   // The token of user `uid` (group `gid`), made on the first call: what the
   // identity socket hands that user. The same token for every call; the

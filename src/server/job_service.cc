@@ -45,8 +45,8 @@ std::string Quoted(std::string_view text) {
   return absl::StrCat("\"", std::string(text), "\"");
 }
 
-google::protobuf::Timestamp Now() {
-  return TimestampToProto(SystemClock().Now());
+google::protobuf::Timestamp Now(Env& env) {
+  return TimestampToProto(env.Now());
 }
 
 struct LogRequest {
@@ -416,14 +416,14 @@ grpc::Status JobService::WatchJob(grpc::ServerContext* context,
         it->second = state;
         if (first) continue;
         v1::JobEvent event;
-        *event.mutable_time() = Now();
+        *event.mutable_time() = Now(env_);
         *event.mutable_trial() = TrialToOutput(
             trial, study.ok() ? study->spec.metric_tag : std::string(), waits);
         if (!writer->Write(event)) return absl::OkStatus();
       }
       if (first || *sent_state != job.state) {
         v1::JobEvent event;
-        *event.mutable_time() = Now();
+        *event.mutable_time() = Now(env_);
         *event.mutable_job() = JobToProto(
             job, study.ok() ? &study->spec : nullptr, trials, false, waiting);
         if (!writer->Write(event)) return absl::OkStatus();

@@ -39,7 +39,7 @@ class JobService final : public v1::JobService::Service {
   JobService(store::Store& store, jobs::JobManager& jobs,
              const TokenAuthenticator& auth, std::string backend,
              CommandPolicy policy, const JobAccess& access, UserQuotas& quotas,
-             Env& env = DefaultEnv())
+             Env& env)
       : env_(env),
         store_(store),
         jobs_(jobs),

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 #include "hptune/engine/engine.h"
 #include "hptune/env/env.h"
@@ -84,7 +85,8 @@ class HptuneServer::Impl {
     // trusted: no other user may plant links or files in it.
     HPTUNE_RETURN_IF_ERROR(CheckPrivateDirectory(options_.state_dir));
     if (!options_.users_file.empty()) {
-      HPTUNE_RETURN_IF_ERROR(auth_.LoadUsersFile(options_.users_file));
+      HPTUNE_RETURN_IF_ERROR(
+          auth_.LoadUsersFile(options_.users_file, *options_.env));
     }
     // A root server that serves other users runs their trials in their
     // directories under the state directory: they may pass through it,
@@ -102,16 +104,20 @@ class HptuneServer::Impl {
     quotas_ = std::make_unique<UserQuotas>(*store_, options_.quotas,
                                            static_cast<int64_t>(::geteuid()));
     engine_ = std::make_unique<engine::TuningEngine>(
-        *store_, engine::EngineOptions{
-                     .background_designer_work = !options_.inline_refits,
-                     .admit_measurement = QuotaCheck()});
+        *store_,
+        engine::EngineOptions{
+            .background_designer_work = !options_.inline_refits,
+            .admit_measurement = QuotaCheck()},
+        options_.env->clock());
     if (options_.launcher == nullptr) {
       options_.launcher =
           std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
+              .env = options_.env,
               .gpus = options_.gpus,
               .reattach_grace = options_.termination_grace});
     }
-    launcher_ = std::make_unique<jobs::DrainingLauncher>(*options_.launcher);
+    launcher_ = std::make_unique<jobs::DrainingLauncher>(*options_.launcher,
+                                                         *options_.env);
     runner::JobRunnerOptions runner;
     runner.runs_dir = options_.state_dir;
     runner.termination_grace = options_.termination_grace;
@@ -122,8 +128,8 @@ class HptuneServer::Impl {
         options_.quotas.max_running_trials_per_user,
         static_cast<int64_t>(::geteuid()));
     runner.admission = admission_.get();
-    jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
-                                               runner, options_.job_log);
+    jobs_ = std::make_unique<jobs::JobManager>(
+        *store_, *engine_, *launcher_, runner, *options_.env, options_.job_log);
     access_ = std::make_unique<JobAccess>(
         *store_, JobAccessRules{.share_jobs = options_.share_jobs,
                                 .allow_root_trials = options_.allow_root_trials,
@@ -143,7 +149,7 @@ class HptuneServer::Impl {
                              options_.allowed_images));
     job_service_ = std::make_unique<JobService>(
         *store_, *jobs_, auth_, options_.backend_name, std::move(policy),
-        *access_, *quotas_);
+        *access_, *quotas_, *options_.env);
     return absl::OkStatus();
   }
 
@@ -216,7 +222,7 @@ class HptuneServer::Impl {
   absl::Status PrepareSocketDirectory() {
     std::filesystem::path dir = options_.socket_path.parent_path();
     if (dir.empty()) dir = ".";
-    if (!DefaultEnv().Exists(dir)) {
+    if (!options_.env->Exists(dir)) {
       HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
       ::chmod(dir.c_str(), 0755);
     }
@@ -245,7 +251,8 @@ class HptuneServer::Impl {
     store_ = std::move(options_.store);
     lease_ = std::move(options_.runner_lease);
     if (store_ == nullptr) {
-      HPTUNE_ASSIGN_OR_RETURN(store_, store::OpenStore(options_.db_path));
+      HPTUNE_ASSIGN_OR_RETURN(
+          store_, store::OpenStore(options_.db_path, options_.env->clock()));
     }
     if (lease_ != nullptr) return absl::OkStatus();
     HPTUNE_ASSIGN_OR_RETURN(
@@ -304,6 +311,7 @@ HptuneServer::~HptuneServer() = default;
 
 absl::StatusOr<std::unique_ptr<HptuneServer>> HptuneServer::Start(
     ServerOptions options) {
+  HPTUNE_CHECK(options.env != nullptr, "ServerOptions::env is required");
   LimitAllocatorArenas();  // Before gRPC's threads exist.
   auto impl = std::make_unique<Impl>(std::move(options));
   HPTUNE_RETURN_IF_ERROR(impl->Start());

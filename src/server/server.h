@@ -24,6 +24,7 @@
 #include "hptune/core/job.h"
 #include "hptune/core/measurement.h"
 #include "hptune/core/trial.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/launcher.h"
 #include "hptune/store/store.h"
@@ -37,6 +38,10 @@ namespace hptune::server {
 inline constexpr int kDefaultTrialLeaseSeconds = 300;
 
 struct ServerOptions {
+  // The machine: clock, files and waits for every part the server builds.
+  // Required; set by the composition root (`hptune serve`, an embedder);
+  // must outlive the server.
+  Env* env = nullptr;
   std::string listen_address = "127.0.0.1:7460";  // Port 0: pick a free one.
   // A path or a store URL (hptune/store/open_store.h).
   std::string db_path = "hptune.db";

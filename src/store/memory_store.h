@@ -30,7 +30,7 @@ namespace hptune::store {
 class MemoryStore : public Store {
  public:
   // `clock` stamps create times and events; it must outlive the store.
-  explicit MemoryStore(Clock& clock = SystemClock());
+  explicit MemoryStore(Clock& clock);
 
   [[nodiscard]] absl::Status CreateStudy(const StudyRecord& study) override;
   absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;

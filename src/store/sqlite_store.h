@@ -60,8 +60,7 @@ class SqliteStore : public Store {
   // database, or has a newer schema version (both versions named). `clock`
   // stamps create times and events; it must outlive the store.
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(
-      const std::string& path, Clock& clock = SystemClock(),
-      SqliteStoreOptions options = {});
+      const std::string& path, Clock& clock, SqliteStoreOptions options = {});
   ~SqliteStore() override;
 
   const std::string& path() const { return path_; }

@@ -105,7 +105,8 @@ TEST(ProgressPrinterTest, WarningsAndFailuresGetALineOfTheirOwnOnce) {
 
 TEST(ProgressPrinterTest, QuietStillPrintsWarnings) {
   std::ostringstream out;
-  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/true);
+  ProgressPrinter printer(out, "loss", /*live=*/false, /*quiet=*/true,
+                          hptune::SystemClock());
   runner::JobProgress progress = Progress();
   progress.warnings = {"trial 1 reported acc"};
   progress.last_failure = "trial 2: master-0 exited with code 1";

@@ -29,6 +29,7 @@ RuntimeOptions Options(StoreUse use, const std::string& db,
   options.db = db;
   options.state_dir = state_dir;
   options.state_flag = "state-dir";
+  options.env = &DefaultEnv();
   return options;
 }
 

@@ -103,6 +103,7 @@ class DashboardServerTest : public ::testing::Test {
 
   DashboardOptions Options() {
     DashboardOptions options;
+    options.env = &DefaultEnv();
     options.address = "127.0.0.1:0";
     options.token = kToken;
     options.state_dir = dir_ / "runs";
@@ -115,7 +116,8 @@ class DashboardServerTest : public ::testing::Test {
       return record;
     };
     // The engine's DeleteStudy, as `hptune serve` gives it.
-    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    engine_ =
+        std::make_unique<engine::TuningEngine>(*store_, hptune::SystemClock());
     options.actions.delete_study = [this](std::string_view study) {
       return engine_->DeleteStudy(study);
     };

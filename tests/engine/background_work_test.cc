@@ -155,8 +155,9 @@ TEST(BackgroundWorkTest, DestroyingCancelsRunningWork) {
 // defers refits: the saved state's fit_rows moves past the first fit only
 // when a background fit has come back.
 TEST(EngineBackgroundWorkTest, GpRefitsLandFromTheWorkerAndAreSaved) {
-  store::MemoryStore store;
-  TuningEngine engine(store, EngineOptions{.background_designer_work = true});
+  store::MemoryStore store{hptune::SystemClock()};
+  TuningEngine engine(store, EngineOptions{.background_designer_work = true},
+                      hptune::SystemClock());
   StudySpec spec;
   std::vector<ParameterSpec> params;
   for (const char* name : {"a", "b", "c"}) {

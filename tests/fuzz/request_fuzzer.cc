@@ -39,7 +39,7 @@ constexpr int kInputsPerWorld = 512;
 
 struct World {
   World()
-      : engine(store),
+      : engine(store, hptune::SystemClock()),
         answers(store),
         auth(""),
         access(store, {}),
@@ -87,7 +87,7 @@ struct World {
     }
   }
 
-  hptune::store::MemoryStore store;
+  hptune::store::MemoryStore store{hptune::SystemClock()};
   hptune::engine::TuningEngine engine;
   hptune::read::StoreStudyAnswers answers;
   hptune::server::TokenAuthenticator auth;

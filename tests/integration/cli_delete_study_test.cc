@@ -34,7 +34,7 @@ class CliDeleteStudyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::MakeTempDir();
-    auto store = store::OpenSqliteStore(Db());
+    auto store = store::OpenSqliteStore(Db(), hptune::SystemClock());
     ASSERT_TRUE(store.ok()) << store.status();
     // Job "nightly" tunes study "running"; the study "nightly" is no
     // job's, so a check by job ID instead of study would mix them up.
@@ -58,7 +58,7 @@ class CliDeleteStudyTest : public ::testing::Test {
 
   std::string Db() const { return dir_ + "/h.db"; }
   bool Has(const std::string& study) {
-    auto store = store::OpenSqliteStore(Db());
+    auto store = store::OpenSqliteStore(Db(), hptune::SystemClock());
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() && (*store)->GetStudy(study).ok();
   }
@@ -73,7 +73,7 @@ TEST_F(CliDeleteStudyTest, DeletesTheStudyAndItsTrialsFromTheFile) {
   EXPECT_THAT(r.out, HasSubstr("deleted study spare"));
   EXPECT_FALSE(Has("spare"));
   EXPECT_TRUE(Has("running"));
-  auto store = store::OpenSqliteStore(Db());
+  auto store = store::OpenSqliteStore(Db(), hptune::SystemClock());
   ASSERT_TRUE(store.ok());
   auto trials = (*store)->ListTrialSummaries("spare");
   EXPECT_FALSE(trials.ok() && !trials->empty());

@@ -22,9 +22,9 @@ using testing::RunProcess;
 // Random search over x1, x2, x3 in [0, 1] of 10 (x1 - 0.7)^2 +
 // 0.5 (x2 - 0.2)^2, x3 without effect: `count` results told to the engine.
 void MakeStudy(const std::string& db, const std::string& name, int count) {
-  auto store = store::OpenSqliteStore(db);
+  auto store = store::OpenSqliteStore(db, hptune::SystemClock());
   ASSERT_TRUE(store.ok()) << store.status();
-  engine::TuningEngine engine(**store);
+  engine::TuningEngine engine(**store, hptune::SystemClock());
   StudySpec spec;
   std::vector<ParameterSpec> parameters;
   for (const char* x : {"x1", "x2", "x3"}) {

@@ -144,10 +144,11 @@ class CliServerAnswersTest : public ::testing::Test {
   void SetUp() override {
     dir_ = testing::MakeTempDir();
     db_ = dir_ + "/hptune.db";
-    auto store = store::OpenSqliteStore(db_);
+    auto store = store::OpenSqliteStore(db_, hptune::SystemClock());
     ASSERT_OK(store.status());
     store_ = *std::move(store);
-    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    engine_ =
+        std::make_unique<engine::TuningEngine>(*store_, hptune::SystemClock());
     MakeStudy(*engine_, "thirty");
     MakeStoppedJob(*store_, *engine_, "stopjob");
     StartServer();
@@ -163,12 +164,12 @@ class CliServerAnswersTest : public ::testing::Test {
         *store_, std::make_unique<read::StoreStudyAnswers>(*store_));
     ASSERT_OK(answers.status());
     answers_ = *std::move(answers);
-    launcher_ =
-        std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{});
+    launcher_ = std::make_unique<launch::LocalLauncher>(
+        launch::LocalLauncherOptions{.env = &hptune::DefaultEnv()});
     runner::JobRunnerOptions runner;
     runner.runs_dir = dir_ + "/runs";
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
-                                               runner);
+                                               runner, hptune::DefaultEnv());
     access_ =
         std::make_unique<server::JobAccess>(*store_, server::JobAccessRules{});
     quotas_ = std::make_unique<server::UserQuotas>(
@@ -178,8 +179,8 @@ class CliServerAnswersTest : public ::testing::Test {
     auto policy = server::CommandPolicy::Parse({});
     ASSERT_OK(policy.status());
     job_service_ = std::make_unique<server::JobService>(
-        *store_, *jobs_, auth_, "local", *std::move(policy), *access_,
-        *quotas_);
+        *store_, *jobs_, auth_, "local", *std::move(policy), *access_, *quotas_,
+        hptune::DefaultEnv());
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                              &port_);

@@ -20,7 +20,7 @@ class CliStudyNoteTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::MakeTempDir();
-    auto store = store::OpenSqliteStore(Db());
+    auto store = store::OpenSqliteStore(Db(), hptune::SystemClock());
     ASSERT_TRUE(store.ok()) << store.status();
     StudyRecord study;
     study.name = "noted";
@@ -44,7 +44,7 @@ TEST_F(CliStudyNoteTest, DescribeShowsTheNoteWithoutItsControlCharacters) {
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_THAT(none.out, Not(HasSubstr("note:")));
   {
-    auto store = store::OpenSqliteStore(Db());
+    auto store = store::OpenSqliteStore(Db(), hptune::SystemClock());
     ASSERT_TRUE(store.ok());
     ASSERT_TRUE((*store)
                     ->SetNote("noted", 0, "# Plan\nwiden lr\x1b[2J <b>kept</b>",

@@ -103,7 +103,7 @@ TEST_P(ConditionalRunTest, TheTrainerGetsExactlyTheActiveParameters) {
        dir + "/h.db", "--runs-dir", dir + "/runs", "--quiet"});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
 
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   auto trials = (*store)->ListTrials("tree");
   ASSERT_OK(trials);

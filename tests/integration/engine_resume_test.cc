@@ -103,9 +103,9 @@ TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
   std::vector<ParameterAssignment> uninterrupted;
   std::string uninterrupted_state;
   {
-    auto store = store::OpenSqliteStore(dir + "/a.db");
+    auto store = store::OpenSqliteStore(dir + "/a.db", hptune::SystemClock());
     ASSERT_OK(store);
-    TuningEngine engine(**store);
+    TuningEngine engine(**store, hptune::SystemClock());
     ASSERT_OK(engine.CreateStudy("s", Spec(c.algorithm)));
     uninterrupted = Step(engine, c.before, c.batch);
     for (auto& p : Step(engine, c.after, c.batch)) uninterrupted.push_back(p);
@@ -113,16 +113,16 @@ TEST_P(ResumeTest, AReopenedStudyContinuesTheSameSequence) {
   }
   std::vector<ParameterAssignment> resumed;
   {
-    auto store = store::OpenSqliteStore(dir + "/b.db");
+    auto store = store::OpenSqliteStore(dir + "/b.db", hptune::SystemClock());
     ASSERT_OK(store);
-    TuningEngine engine(**store);
+    TuningEngine engine(**store, hptune::SystemClock());
     ASSERT_OK(engine.CreateStudy("s", Spec(c.algorithm)));
     resumed = Step(engine, c.before, c.batch);
   }
   {
-    auto store = store::OpenSqliteStore(dir + "/b.db");
+    auto store = store::OpenSqliteStore(dir + "/b.db", hptune::SystemClock());
     ASSERT_OK(store);
-    TuningEngine engine(**store);
+    TuningEngine engine(**store, hptune::SystemClock());
     for (auto& p : Step(engine, c.after, c.batch)) resumed.push_back(p);
     EXPECT_EQ(engine.ListTrials("s")->size(),
               static_cast<size_t>(c.before + c.after));
@@ -164,16 +164,16 @@ TEST(ResumeTest, AUserDesignersStudyReopensUnderItsName) {
   spec.custom_algorithm = "MINE";
   std::vector<ParameterAssignment> before;
   {
-    auto store = store::OpenSqliteStore(dir + "/a.db");
+    auto store = store::OpenSqliteStore(dir + "/a.db", hptune::SystemClock());
     ASSERT_OK(store);
-    TuningEngine engine(**store, WithMine());
+    TuningEngine engine(**store, WithMine(), hptune::SystemClock());
     ASSERT_OK(engine.CreateStudy("s", spec));
     before = Step(engine, 3, 3);
   }
   {
-    auto store = store::OpenSqliteStore(dir + "/a.db");
+    auto store = store::OpenSqliteStore(dir + "/a.db", hptune::SystemClock());
     ASSERT_OK(store);
-    TuningEngine engine(**store, WithMine());
+    TuningEngine engine(**store, WithMine(), hptune::SystemClock());
     EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "MINE");
     EXPECT_OK(engine.OpenOrCreateStudy("s", spec));
     auto response = engine.SuggestTrials("s", 1, "client");
@@ -182,9 +182,9 @@ TEST(ResumeTest, AUserDesignersStudyReopensUnderItsName) {
   }
   {
     // A process without the designer cannot go on with the study.
-    auto store = store::OpenSqliteStore(dir + "/a.db");
+    auto store = store::OpenSqliteStore(dir + "/a.db", hptune::SystemClock());
     ASSERT_OK(store);
-    TuningEngine engine(**store);
+    TuningEngine engine(**store, hptune::SystemClock());
     auto response = engine.SuggestTrials("s", 1, "other");
     EXPECT_TRUE(absl::IsInvalidArgument(response.status()));
     EXPECT_THAT(std::string(response.status().message()),

@@ -77,7 +77,7 @@ TEST(FreezeThawRunTest, APausedTrialResumesFromItsCheckpoint) {
               HasSubstr("trials 6/6 done (4 stopped early), 0 running"));
   EXPECT_THAT(run.out, HasSubstr("early stopping: 4 of 6 trials stopped"));
 
-  auto store = store::SqliteStore::Open(db);
+  auto store = store::SqliteStore::Open(db, hptune::SystemClock());
   ASSERT_TRUE(store.ok()) << store.status();
   auto trials = (*store)->ListTrials("ft");
   ASSERT_TRUE(trials.ok()) << trials.status();

@@ -109,7 +109,7 @@ class KillStormTest : public testing::RunCrashFixture {
                              const std::string& job = "crashy",
                              const std::string& ledger = "",
                              int count = kTrials) {
-    auto store = store::SqliteStore::Open(db);
+    auto store = store::SqliteStore::Open(db, hptune::SystemClock());
     ASSERT_TRUE(store.ok()) << store.status();
     auto listed = (*store)->ListTrials(job);
     ASSERT_TRUE(listed.ok()) << listed.status();
@@ -179,7 +179,7 @@ TEST_F(KillStormTest, AServerKilledTwentyTimesLosesNothingAndLeavesNothing) {
   ASSERT_EQ(submit.exit_code, 0) << submit.err;
 
   auto job_state = [&] {
-    auto store = store::SqliteStore::Open(server.db());
+    auto store = store::SqliteStore::Open(server.db(), hptune::SystemClock());
     if (!store.ok()) return JobState::kQueued;
     auto job = (*store)->GetJob("crashy");
     return job.ok() ? job->state : JobState::kQueued;
@@ -256,7 +256,7 @@ TEST_F(KillStormTest, AServerOfTwoUsersKilledTwentyTimesLosesNothing) {
     ASSERT_EQ(submit.exit_code, 0) << submit.err << server.Output();
   }
   auto all_succeeded = [&] {
-    auto store = store::SqliteStore::Open(server.db());
+    auto store = store::SqliteStore::Open(server.db(), hptune::SystemClock());
     if (!store.ok()) return false;
     for (const User& user : users) {
       auto job = (*store)->GetJob(user.job);

@@ -115,7 +115,7 @@ TEST(RunCliTest, SklearnExampleTunesARandomForest) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 3)
       << result.out;
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   for (int64_t number = 1; number <= 3; ++number) {
     auto trial = (*store)->GetTrial("rf", number);
@@ -138,7 +138,7 @@ TEST(RunCliTest, PytorchDdpExampleTrainsWithTwoRanks) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(testing::CountOccurrences(result.out, "SUCCEEDED"), 1)
       << result.out;
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   auto trial = (*store)->GetTrial("ddp", 1);
   ASSERT_OK(trial);
@@ -210,7 +210,7 @@ TEST(RunCliTest, InterruptCancelsTheJobAndStopsEveryReplica) {
     EXPECT_TRUE(kill(-pgid, 0) == -1 && errno == ESRCH)
         << dump["name"] << " left process group " << pgid;
   }
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   auto job = (*store)->GetJob("interrupted");
   ASSERT_OK(job);
@@ -235,7 +235,7 @@ TEST(RunCliTest, AJobPastItsMaxRunningTimeIsCancelledAndExits1) {
   EXPECT_THAT(result.err, HasSubstr("hptune run: job limited CANCELLED: "
                                     "maxRunningTime (2s) reached: the job "
                                     "has run since "));
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   auto job = (*store)->GetJob("limited");
   ASSERT_OK(job);

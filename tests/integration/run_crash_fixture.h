@@ -98,7 +98,7 @@ class RunCrashFixture : public ::testing::Test {
   }
 
   std::vector<Trial> Trials() const {
-    auto store = store::SqliteStore::Open(db());
+    auto store = store::SqliteStore::Open(db(), hptune::SystemClock());
     if (!store.ok()) return {};
     auto trials = (*store)->ListTrials("crashy");
     return trials.ok() ? *trials : std::vector<Trial>{};

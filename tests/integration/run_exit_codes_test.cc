@@ -73,7 +73,8 @@ pid_t StartRunWithAnActiveTrial(const std::string& dir,
       testing::StartProcess(RunArgs(dir, config), dir + "/out", dir + "/err");
   const bool active = testing::PollUntil(
       [&] {
-        auto store = store::SqliteStore::Open(dir + "/h.db");
+        auto store =
+            store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
         if (!store.ok()) return false;
         auto trials = (*store)->ListTrials("job");
         return trials.ok() && !trials->empty() &&
@@ -85,7 +86,7 @@ pid_t StartRunWithAnActiveTrial(const std::string& dir,
 }
 
 JobState StateOfTheJob(const std::string& dir) {
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   EXPECT_OK(store);
   if (!store.ok()) return JobState::kQueued;
   auto job = (*store)->GetJob("job");
@@ -135,7 +136,7 @@ TEST(RunExitCodesTest, AResumedJobThatWasBeingCancelledExits130) {
   kill(run, SIGKILL);
   ASSERT_EQ(testing::WaitForExit(run, std::chrono::seconds(30)), -1);
   {
-    auto store = store::SqliteStore::Open(dir + "/h.db");
+    auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
     ASSERT_OK(store);
     ASSERT_OK((*store)->UpdateJob("job", [](JobRecord& job) {
       job.state = JobState::kCancelling;
@@ -158,7 +159,8 @@ TEST(RunExitCodesTest, AResumedJobThatWasBeingCancelledExits130) {
 // it locked past the busy deadline (30 s).
 TEST(RunExitCodesTest, ARunnerThatCannotUseItsDatabaseExits1) {
   const std::string dir = testing::MakeTempDir();
-  ASSERT_OK(store::SqliteStore::Open(dir + "/h.db").status());
+  ASSERT_OK(
+      store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock()).status());
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open((dir + "/h.db").c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr),

@@ -111,7 +111,7 @@ TEST(RunLogCapTest, ALogPastItsCapKeepsItsHeadAndTailAndSaysWhatWasCut) {
   EXPECT_GE(seen, 0);
   EXPECT_LT(seen, 8'000'000);
 
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   auto trials = (*store)->ListTrials("loud");
   ASSERT_OK(trials);

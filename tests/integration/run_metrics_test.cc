@@ -64,7 +64,7 @@ TEST(RunMetricsTest, ADivergedObjectiveEndsItsTrialInfeasibleWithTheLine) {
        dir + "/h.db", "--runs-dir", dir + "/runs", "--quiet"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
 
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   auto trials = (*store)->ListTrials("diverge");
   ASSERT_OK(trials);
@@ -147,7 +147,7 @@ TEST(RunMetricsTest, AReportMadeDuringTheGracePeriodCounts) {
   ASSERT_EQ(kill(run, SIGINT), 0);
   EXPECT_EQ(testing::WaitForExit(run, std::chrono::seconds(120)), 130);
 
-  auto store = store::SqliteStore::Open(dir + "/h.db");
+  auto store = store::SqliteStore::Open(dir + "/h.db", hptune::SystemClock());
   ASSERT_OK(store);
   ASSERT_OK_AND_ASSIGN(Trial trial, (*store)->GetTrial("grace", 1));
   EXPECT_EQ(trial.state, TrialState::kCancelled);

@@ -637,7 +637,7 @@ TEST(ServeJobTest, SigtermDrainsAndTheNextServerFinishesTheJob) {
     // As the drain left it, before a server touches it again: the job and
     // its unfinished trials keep their states (the next server tells a
     // drained attempt from a failed one: AttemptsEndedByDrains... below).
-    auto store = store::SqliteStore::Open(server.db());
+    auto store = store::SqliteStore::Open(server.db(), hptune::SystemClock());
     ASSERT_TRUE(store.ok()) << store.status();
     auto left = (*store)->GetJob("drained");
     ASSERT_TRUE(left.ok()) << left.status();

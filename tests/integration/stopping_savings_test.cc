@@ -95,7 +95,7 @@ TEST(StoppingSavingsTest, RunSummaryAndDescribeShowWhatStoppingSaved) {
        "NVIDIA_TESLA_T4:0,1", "--grace-seconds", "1", "--quiet"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
 
-  auto store = store::SqliteStore::Open(server.db());
+  auto store = store::SqliteStore::Open(server.db(), hptune::SystemClock());
   ASSERT_TRUE(store.ok()) << store.status();
   auto trials = (*store)->ListTrials("curves");
   ASSERT_TRUE(trials.ok()) << trials.status();

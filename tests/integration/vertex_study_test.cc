@@ -68,10 +68,10 @@ std::vector<ParameterAssignment> RunStudy(const char* text,
   EXPECT_THAT(parsed.errors, ::testing::IsEmpty());
   if (!parsed.job || !parsed.job->study) return {};
   const StudySpec& spec = *parsed.job->study;
-  auto store = store::OpenSqliteStore(db);
+  auto store = store::OpenSqliteStore(db, hptune::SystemClock());
   EXPECT_OK(store);
   if (!store.ok()) return {};
-  TuningEngine engine(**store);
+  TuningEngine engine(**store, hptune::SystemClock());
   EXPECT_OK(engine.CreateStudy("s", spec));
   std::vector<ParameterAssignment> points;
   while (static_cast<int>(points.size()) < spec.max_trials) {

@@ -46,13 +46,13 @@ class BrokenAfterOneTrial : public testing::FakeLauncher {
 };
 
 TEST(JobManagerTest, AJobTheServerCannotRunEndsFailedWithItsTrials) {
-  store::MemoryStore store;
-  engine::TuningEngine engine(store);
+  store::MemoryStore store{hptune::SystemClock()};
+  engine::TuningEngine engine(store, hptune::SystemClock());
   testing::FakeEnv env;
   BrokenAfterOneTrial launcher(env);
   runner::JobRunnerOptions options;
   options.runs_dir = testing::MakeTempDir();
-  JobManager manager(store, engine, launcher, options);
+  JobManager manager(store, engine, launcher, options, hptune::DefaultEnv());
 
   const JobSpec job =
       testing::TestJob("broken", 0, 0, 4, 2, "", {"fake-trainer"});

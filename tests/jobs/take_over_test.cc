@@ -52,8 +52,8 @@ class TakeOverTest : public ::testing::Test {
     return job;
   }
 
-  store::MemoryStore store_;
-  engine::TuningEngine engine_{store_};
+  store::MemoryStore store_{hptune::SystemClock()};
+  engine::TuningEngine engine_{store_, hptune::SystemClock()};
   const std::string runs_ = testing::MakeTempDir();
   // A backend that only notes what it was asked to stop.
   struct StopRecorder : testing::FakeLauncher {
@@ -70,8 +70,9 @@ class TakeOverTest : public ::testing::Test {
 
 TEST_F(TakeOverTest, AJobLeftCancellingEndsCancelledWithItsTrials) {
   const JobRecord job = Job(JobState::kCancelling);
-  absl::StatusOr<TakeOver> taken = TakeOverJob(
-      store_, engine_, launcher_, runs_, job, JobSpec{.job_id = "job"});
+  absl::StatusOr<TakeOver> taken =
+      TakeOverJob(store_, engine_, launcher_, runs_, job,
+                  JobSpec{.job_id = "job"}, hptune::DefaultEnv());
   ASSERT_OK(taken.status());
   EXPECT_EQ(*taken, TakeOver::kEnded);
   absl::StatusOr<JobRecord> stored = store_.GetJob("job");
@@ -87,8 +88,9 @@ TEST_F(TakeOverTest, AJobLeftCancellingEndsCancelledWithItsTrials) {
 
 TEST_F(TakeOverTest, AJobLeftRunningIsHandedBackToRun) {
   const JobRecord job = Job(JobState::kRunning);
-  absl::StatusOr<TakeOver> taken = TakeOverJob(
-      store_, engine_, launcher_, runs_, job, JobSpec{.job_id = "job"});
+  absl::StatusOr<TakeOver> taken =
+      TakeOverJob(store_, engine_, launcher_, runs_, job,
+                  JobSpec{.job_id = "job"}, hptune::DefaultEnv());
   ASSERT_OK(taken.status());
   EXPECT_EQ(*taken, TakeOver::kRun);
   EXPECT_EQ(store_.GetJob("job")->state, JobState::kRunning);

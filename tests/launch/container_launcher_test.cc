@@ -130,7 +130,7 @@ class ContainerLauncherTest : public ::testing::Test {
 };
 
 TEST_F(ContainerLauncherTest, MasterAndWorkersFormAClusterAndReport) {
-  LocalLauncher launcher(LocalLauncherOptions{});
+  LocalLauncher launcher(LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   ASSERT_OK(launcher.BeginJob(job_));
   std::unique_ptr<Placement> placement;
   const TrialLaunch launch = Launch(launcher, 1, &placement);
@@ -160,7 +160,7 @@ TEST_F(ContainerLauncherTest, TerminateStopsTheContainers) {
   // (the trainer ignores the flag).
   const std::string mark = "--terminate-test=" + std::to_string(getpid());
   job_.args.push_back(mark);
-  LocalLauncher launcher(LocalLauncherOptions{});
+  LocalLauncher launcher(LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   const TrialLaunch launch = Launch(launcher, 1, &placement);
   absl::StatusOr<std::unique_ptr<TrialRun>> run = launcher.Start(launch);
@@ -183,7 +183,7 @@ TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
   const std::string mark = "--take-over-test=" + std::to_string(getpid());
   job_.args.push_back(mark);
   job_.worker.count = 0;
-  LocalLauncher launcher(LocalLauncherOptions{});
+  LocalLauncher launcher(LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = Launch(launcher, 1, &placement);
   // The podman command a runner would have started, started by the test so
@@ -219,7 +219,7 @@ TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
 
 TEST_F(ContainerLauncherTest, AMissingImageIsRefusedNamingHowToLoadIt) {
   job_.worker.container.image_uri = "localhost/hptune-test/absent:0";
-  LocalLauncher launcher(LocalLauncherOptions{});
+  LocalLauncher launcher(LocalLauncherOptions{.env = &hptune::DefaultEnv()});
   absl::Status begun = launcher.BeginJob(job_);
   EXPECT_THAT(begun, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(begun.message(),

@@ -344,7 +344,8 @@ TEST(GpuAllocatorTest, ConcurrentTrialsNeverShareAGpu) {
 }
 
 TEST(LocalLauncherGpuTest, CheckFitsAndReserveUseTheInventory) {
-  LocalLauncher launcher({.gpus = Inventory("NVIDIA_TESLA_T4:0,1,2,3")});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv(),
+                          .gpus = Inventory("NVIDIA_TESLA_T4:0,1,2,3")});
   EXPECT_EQ(launcher.gpus().Describe(), "4 x NVIDIA_TESLA_T4 (GPUs 0,1,2,3)");
   absl::Status status =
       launcher.CheckFits({Request(TaskType::kMaster, 0, 1, kT4),

@@ -138,7 +138,7 @@ class LocalLauncherTest : public ::testing::Test {
 };
 
 TEST_F(LocalLauncherTest, EveryReplicaSeesTheContractInItsOwnProcessGroup) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(launcher, 1, &placement);
   ASSERT_EQ(launch.replicas.size(), 4u);
@@ -215,7 +215,7 @@ TEST_F(LocalLauncherTest, EveryReplicaSeesTheContractInItsOwnProcessGroup) {
 }
 
 TEST_F(LocalLauncherTest, ExitsAreReportedWithCodesAndSignals) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch =
       MakeLaunch(launcher, 2, &placement,
@@ -240,7 +240,7 @@ TEST_F(LocalLauncherTest, ExitsAreReportedWithCodesAndSignals) {
 }
 
 TEST_F(LocalLauncherTest, RestartKeepsTheEnvironmentAndAddressAndAppendsLogs) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(launcher, 3, &placement,
                                   {{"DUMP_SLEEP", "forever"},
@@ -287,7 +287,7 @@ TEST_F(LocalLauncherTest, RestartKeepsTheEnvironmentAndAddressAndAppendsLogs) {
 }
 
 TEST_F(LocalLauncherTest, TerminateKillsWhatIgnoresSigtermAndGrandchildren) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(launcher, 4, &placement,
                                   {{"DUMP_SLEEP", "forever"},
@@ -322,7 +322,7 @@ TEST_F(LocalLauncherTest, TerminateKillsWhatIgnoresSigtermAndGrandchildren) {
 }
 
 TEST_F(LocalLauncherTest, TerminateReachesWhatAnEndedReplicaLeftBehind) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(launcher, 5, &placement,
                                   {{"DUMP_SLEEP", "forever"},
@@ -342,7 +342,7 @@ TEST_F(LocalLauncherTest, TerminateReachesWhatAnEndedReplicaLeftBehind) {
 }
 
 TEST_F(LocalLauncherTest, TerminateReachesADaemonInTheTrialsCgroup) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   HPTUNE_SKIP_UNLESS_AVAILABLE(
       ReplicaContainment().find("cgroup v2") != std::string::npos, "cgroups",
       ReplicaContainment());
@@ -372,7 +372,7 @@ TEST_F(LocalLauncherTest, TerminateReachesADaemonInTheTrialsCgroup) {
 }
 
 TEST_F(LocalLauncherTest, DestroyingTheRunTerminatesIt) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch =
       MakeLaunch(launcher, 6, &placement, {{"DUMP_SLEEP", "forever"}});
@@ -387,7 +387,7 @@ TEST_F(LocalLauncherTest, DestroyingTheRunTerminatesIt) {
 }
 
 TEST_F(LocalLauncherTest, SpawnFailureNamesTheReplicaAndLeavesNothingRunning) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch =
       MakeLaunch(launcher, 7, &placement, {{"DUMP_SLEEP", "forever"}});
@@ -413,7 +413,7 @@ TEST_F(LocalLauncherTest, SpawnFailureNamesTheReplicaAndLeavesNothingRunning) {
 }
 
 TEST_F(LocalLauncherTest, BadWorkingDirOrLogPathNamesTheReplica) {
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(launcher, 8, &placement);
   ASSERT_EQ(launch.replicas.size(), 4u);
@@ -443,7 +443,7 @@ TEST_F(LocalLauncherTest, ParallelPlacementsGetDisjointGpus) {
   absl::StatusOr<GpuInventory> gpus =
       GpuInventory::FromSpec("NVIDIA_TESLA_T4:0,1,2,3");
   ASSERT_OK(gpus);
-  LocalLauncher launcher({.gpus = *gpus});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv(), .gpus = *gpus});
   job_.master.accelerator = {.count = 1, .type = "NVIDIA_TESLA_T4"};
   job_.worker = {.count = 1,
                  .machine_type = "n1-standard-4",
@@ -506,6 +506,13 @@ TEST_F(LocalLauncherTest, ParallelPlacementsGetDisjointGpus) {
 
   for (int t : granted) placements[t].reset();
   EXPECT_OK(launcher.Reserve(ReplicaRequests(job_)));
+}
+
+// The Env is the composition root's to give: a launcher built without one
+// is a programmer's error, caught where it is built.
+TEST(LocalLauncherDeathTest, ALauncherWithoutAnEnvIsABrokenInvariant) {
+  EXPECT_DEATH(LocalLauncher launcher(LocalLauncherOptions{}),
+               "LocalLauncherOptions::env is required");
 }
 
 }  // namespace

@@ -81,7 +81,8 @@ Trial Finished(double acc) {
 class CachedStudyAnswersTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto store = store::OpenSqliteStore(testing::MakeTempDir() + "/h.db");
+    auto store = store::OpenSqliteStore(testing::MakeTempDir() + "/h.db",
+                                        hptune::SystemClock());
     ASSERT_OK(store.status());
     store_ = *std::move(store);
     for (const char* name : {"a", "b"}) {

@@ -240,10 +240,13 @@ INSTANTIATE_TEST_SUITE_P(
     Stores, StudyAnswersTest,
     ::testing::Values(StoreFactory([]() -> std::unique_ptr<store::Store> {
                         auto store = store::OpenSqliteStore(
-                            testing::MakeTempDir() + "/h.db");
+                            testing::MakeTempDir() + "/h.db",
+                            hptune::SystemClock());
                         return store.ok() ? *std::move(store) : nullptr;
                       }),
-                      StoreFactory([] { return store::NewMemoryStore(); })),
+                      StoreFactory([] {
+                        return store::NewMemoryStore(hptune::SystemClock());
+                      })),
     [](const ::testing::TestParamInfo<StoreFactory>& info) {
       return info.index == 0 ? std::string("Sqlite") : std::string("Memory");
     });

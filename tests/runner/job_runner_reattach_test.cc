@@ -55,7 +55,8 @@ class RecordingLauncher : public launch::Launcher {
   std::vector<int64_t> reattached;
 
  private:
-  launch::LocalLauncher local_{launch::LocalLauncherOptions{}};
+  launch::LocalLauncher local_{
+      launch::LocalLauncherOptions{.env = &hptune::DefaultEnv()}};
   const bool attach_;
 };
 
@@ -79,10 +80,12 @@ class JobRunnerReattachTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     dir_ = testing::MakeTempDir();
-    auto store = store::SqliteStore::Open(dir_ + "/h.db");
+    auto store =
+        store::SqliteStore::Open(dir_ + "/h.db", hptune::SystemClock());
     ASSERT_OK(store);
     store_ = *std::move(store);
-    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    engine_ =
+        std::make_unique<engine::TuningEngine>(*store_, hptune::SystemClock());
     ConfigParseResult parsed =
         ParseJobConfig(kConfig, ConfigFormat::kYaml, "resume");
     ASSERT_TRUE(parsed.job.has_value());
@@ -99,7 +102,8 @@ TEST_P(JobRunnerReattachTest, AHandedBackTrialIsReattachedBeforeStarting) {
   const bool attach = GetParam();
   RecordingLauncher launcher(attach);
   JobRunner runner(*store_, *engine_, launcher,
-                   JobRunnerOptions{.runs_dir = dir_ + "/runs"});
+                   JobRunnerOptions{.runs_dir = dir_ + "/runs"},
+                   hptune::DefaultEnv());
   ASSERT_OK(runner.Submit(job_));
   // A runner that died after handing trial 1 to its slot 0.
   auto handed = engine_->SuggestTrials("resume", 1, "resume/slot-0");

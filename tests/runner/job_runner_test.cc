@@ -83,10 +83,12 @@ class JobRunnerTest : public ::testing::Test {
     std::filesystem::create_directories(dumps_);
     setenv("DUMP_DIR", dumps_.c_str(), 1);
     setenv("DUMP_PER_TRIAL", "1", 1);
-    auto store = store::SqliteStore::Open(dir_ + "/hptune.db");
+    auto store =
+        store::SqliteStore::Open(dir_ + "/hptune.db", hptune::SystemClock());
     ASSERT_OK(store);
     store_ = *std::move(store);
-    engine_ = std::make_unique<engine::TuningEngine>(*store_);
+    engine_ =
+        std::make_unique<engine::TuningEngine>(*store_, hptune::SystemClock());
     options_.runs_dir = dir_ + "/runs";
     options_.termination_grace = std::chrono::milliseconds(2000);
     options_.max_poll_interval = std::chrono::milliseconds(20);
@@ -106,14 +108,16 @@ class JobRunnerTest : public ::testing::Test {
   launch::LocalLauncher& Launcher(const std::string& gpus = "") {
     launch::GpuInventory inventory;
     if (!gpus.empty()) inventory = *launch::GpuInventory::FromSpec(gpus);
-    launcher_ = std::make_unique<launch::LocalLauncher>(
-        launch::LocalLauncherOptions{.gpus = std::move(inventory)});
+    launcher_ =
+        std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
+            .env = &hptune::DefaultEnv(), .gpus = std::move(inventory)});
     return *launcher_;
   }
 
   absl::StatusOr<JobRecord> SubmitAndRun(const JobSpec& job) {
     if (!launcher_) Launcher();
-    JobRunner runner(*store_, *engine_, *launcher_, options_);
+    JobRunner runner(*store_, *engine_, *launcher_, options_,
+                     hptune::DefaultEnv());
     auto submitted = runner.Submit(job);
     if (!submitted.ok()) return submitted.status();
     return runner.Run(job);
@@ -417,7 +421,8 @@ TEST_F(JobRunnerTest, TrialThatReportsNothingFailsAndSaysWhy) {
 
 TEST_F(JobRunnerTest, SubmitRejectsJobsThatCannotRun) {
   Launcher("NVIDIA_TESLA_T4:2");
-  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  JobRunner runner(*store_, *engine_, *launcher_, options_,
+                   hptune::DefaultEnv());
   JobSpec no_command = MakeJob("no_command", 0, 0, 1, 1);
   no_command.command.clear();
   EXPECT_THAT(runner.Submit(no_command).status().message(),
@@ -457,7 +462,8 @@ TEST_F(JobRunnerTest, AnOriginNamingALaterTrialTakesNoneOfItsCheckpoints) {
   setenv("DUMP_METRIC_PARAM", "lr", 1);
   const JobSpec job = MakeJob("forward", 0, 0, 2, 1);
   Launcher();
-  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  JobRunner runner(*store_, *engine_, *launcher_, options_,
+                   hptune::DefaultEnv());
   ASSERT_OK(runner.Submit(job));
   for (const char* origin : {"resume[2]", ""}) {
     Trial t{.parameters = {{"lr", ParameterValue::Double(0.05)},
@@ -487,7 +493,8 @@ TEST_F(JobRunnerTest, AResumingJobIsRecordedBeforeItsStudyAndItsCopies) {
   const int64_t after_id = before->empty() ? 0 : before->back().id;
   JobSpec second = MakeJob("second", 0, 0, 1, 1);
   second.study->resume_previous_job_id = "first";
-  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  JobRunner runner(*store_, *engine_, *launcher_, options_,
+                   hptune::DefaultEnv());
   ASSERT_OK(runner.Submit(second));
   auto events = store_->ListEvents(after_id, 1000);
   ASSERT_OK(events);
@@ -534,7 +541,8 @@ TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
   job.command = {"python3", kCurveTrainer, "--steps=40", "--step_seconds=0.01",
                  "--noise=0"};
   Launcher();
-  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  JobRunner runner(*store_, *engine_, *launcher_, options_,
+                   hptune::DefaultEnv());
   ASSERT_OK(runner.Submit(job));
   const std::vector<std::pair<double, double>> points = {
       {0.3, 0.7}, {0.25, 0.75}, {0.35, 0.65}, {0.3, 0.8},
@@ -597,8 +605,8 @@ TEST_F(JobRunnerTest, TheRuleTheStudyNamesStopsItsTrials) {
     return absl::StatusOr<std::unique_ptr<algorithms::StoppingPolicy>>(
         std::make_unique<AfterThreeSteps>());
   }));
-  engine_ = std::make_unique<engine::TuningEngine>(*store_,
-                                                   std::move(engine_options));
+  engine_ = std::make_unique<engine::TuningEngine>(
+      *store_, std::move(engine_options), hptune::SystemClock());
   ConfigParseResult parsed = ParseJobConfig(
       "trainingInput:\n"
       "  hyperparameters:\n"
@@ -615,7 +623,8 @@ TEST_F(JobRunnerTest, TheRuleTheStudyNamesStopsItsTrials) {
   job.command = {"python3", kCurveTrainer, "--steps=400", "--step_seconds=0.01",
                  "--noise=0"};
   Launcher();
-  JobRunner runner(*store_, *engine_, *launcher_, options_);
+  JobRunner runner(*store_, *engine_, *launcher_, options_,
+                   hptune::DefaultEnv());
   ASSERT_OK(runner.Submit(job));
   auto record = runner.Run(job);
   ASSERT_OK(record);

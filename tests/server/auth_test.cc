@@ -53,7 +53,7 @@ const std::string kAliceToken(32, 'a');
 TEST(TokenAuthenticatorTest, UsersFileTokensActAsTheirUsers) {
   TokenAuthenticator auth("server-token");
   ASSERT_OK(auth.LoadUsersFile(
-      UsersFile("# who  token\n\n  1234 " + kAliceToken + "\n")));
+      UsersFile("# who  token\n\n  1234 " + kAliceToken + "\n"), DefaultEnv()));
   ASSERT_OK_AND_ASSIGN(Caller alice,
                        auth.IdentifyHeader("Bearer " + kAliceToken));
   EXPECT_EQ(alice.uid, 1234u);
@@ -71,7 +71,7 @@ TEST(TokenAuthenticatorTest, UsersFileMistakesNameTheFileAndLine) {
   using ::testing::HasSubstr;
   TokenAuthenticator auth("server-token");
   auto load = [&](const std::string& text, int mode = 0600) {
-    return auth.LoadUsersFile(UsersFile(text, mode));
+    return auth.LoadUsersFile(UsersFile(text, mode), DefaultEnv());
   };
   EXPECT_THAT(load("1234\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -17,6 +17,7 @@ namespace {
 
 ServerOptions Options(const std::string& dir) {
   ServerOptions options;
+  options.env = &DefaultEnv();
   options.listen_address = "127.0.0.1:0";
   options.db_path = dir + "/hptune.db";
   options.state_dir = dir + "/runs";

@@ -87,7 +87,8 @@ TEST(LocalLauncherReattachTest, StopsLeftoverReplicasAndReturnsNull) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 
-  LocalLauncher launcher({.reattach_grace = std::chrono::milliseconds(500)});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv(),
+                          .reattach_grace = std::chrono::milliseconds(500)});
   auto run = launcher.Reattach(launch);
   ASSERT_OK(run);
   EXPECT_EQ(*run, nullptr);
@@ -127,7 +128,7 @@ TEST(LocalLauncherReattachTest, NothingLeftIsFine) {
   launch.replicas.push_back({.type = TaskType::kMaster,
                              .argv = {"true"},
                              .log_path = dir + "/j/1/master-0.log"});
-  LocalLauncher launcher({});
+  LocalLauncher launcher({.env = &hptune::DefaultEnv()});
   auto run = launcher.Reattach(launch);
   ASSERT_OK(run);
   EXPECT_EQ(*run, nullptr);

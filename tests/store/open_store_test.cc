@@ -78,11 +78,12 @@ TEST(OpenStoreTest, OpensEachScheme) {
   TempDir dir;
   const std::string path = dir.File("h.db");
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Store> file,
-                       OpenStore("sqlite:" + path));
+                       OpenStore("sqlite:" + path, SystemClock()));
   EXPECT_TRUE(std::filesystem::exists(path));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Store> memory, OpenStore("memory:"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Store> memory,
+                       OpenStore("memory:", SystemClock()));
   EXPECT_THAT(memory->ListStudies(), IsOkAndHolds(IsEmpty()));
-  EXPECT_THAT(OpenStore("nosuch:x").status(),
+  EXPECT_THAT(OpenStore("nosuch:x", SystemClock()).status(),
               StatusHasCode(StatusCode::kInvalidArgument));
 }
 

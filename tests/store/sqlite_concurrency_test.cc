@@ -60,8 +60,9 @@ void ExpectCompleteHistory(Store& store, int threads) {
 
 TEST(SqliteConcurrencyTest, ThreadsShareOneStore) {
   TempDir dir;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(dir.File("hptune.db")));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> store,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
   ASSERT_OK(store->CreateStudy(MakeStudy("study")));
   RunThreads({store.get()}, 8);
   ExpectCompleteHistory(*store, 8);
@@ -69,10 +70,12 @@ TEST(SqliteConcurrencyTest, ThreadsShareOneStore) {
 
 TEST(SqliteConcurrencyTest, TwoStoresOnOneFile) {
   TempDir dir;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> first,
-                       SqliteStore::Open(dir.File("hptune.db")));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> second,
-                       SqliteStore::Open(dir.File("hptune.db")));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> first,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> second,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
   ASSERT_OK(first->CreateStudy(MakeStudy("study")));
   RunThreads({first.get(), second.get()}, 8);
   ExpectCompleteHistory(*first, 8);
@@ -81,10 +84,12 @@ TEST(SqliteConcurrencyTest, TwoStoresOnOneFile) {
 
 TEST(SqliteConcurrencyTest, ReadersSeeConsistentSnapshotsDuringWrites) {
   TempDir dir;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> writer,
-                       SqliteStore::Open(dir.File("hptune.db")));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> reader,
-                       SqliteStore::Open(dir.File("hptune.db")));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> writer,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> reader,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
   ASSERT_OK(writer->CreateStudy(MakeStudy("study")));
   std::atomic<bool> done = false;
   std::thread writes([&] {
@@ -155,8 +160,9 @@ void WaitForQueuedWrites(SqliteStore& store, size_t count) {
 // trace, and the others are kept.
 TEST(SqliteConcurrencyTest, WritesQueuedBehindACommitEachGetTheirOwnAnswer) {
   TempDir dir;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(dir.File("hptune.db")));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> store,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
   ASSERT_OK(store->CreateStudy(MakeStudy("study")));
   ASSERT_OK(store->AddTrials("study", {MakeTrial(0.1)}, std::nullopt).status());
   // A write that fails after its trial and event went in.
@@ -242,8 +248,9 @@ TEST(SqliteConcurrencyTest, WritesQueuedBehindACommitEachGetTheirOwnAnswer) {
 // failing the others committed with them.
 TEST(SqliteConcurrencyTest, ConcurrentMeasurementsEachGetTheirOwnAnswer) {
   TempDir dir;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(dir.File("hptune.db")));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<SqliteStore> store,
+      SqliteStore::Open(dir.File("hptune.db"), hptune::SystemClock()));
   constexpr int kActive = 12;
   constexpr int kSteps = 150;
   CreateStudyWithActiveTrialsAndAnEndedOne(*store, kActive);
@@ -292,7 +299,7 @@ TEST(SqliteConcurrencyTest, MeasurementsAddedWithoutWaitingAreAnsweredAndKept) {
   std::condition_variable answered;
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                         SqliteStore::Open(path));
+                         SqliteStore::Open(path, hptune::SystemClock()));
     CreateStudyWithActiveTrialsAndAnEndedOne(*store, kActive);
 
     auto answer = [&](absl::Status status) {
@@ -330,7 +337,7 @@ TEST(SqliteConcurrencyTest, MeasurementsAddedWithoutWaitingAreAnsweredAndKept) {
   EXPECT_EQ(other, 0);
 
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> reopened,
-                       SqliteStore::Open(path));
+                       SqliteStore::Open(path, hptune::SystemClock()));
   ExpectStepsOneToNAndNothingForTheEndedTrial(*reopened, kActive, kSteps);
 }
 
@@ -341,7 +348,7 @@ TEST(SqliteConcurrencyTest, TheWalIsCheckpointedWhileWritesGoOn) {
   TempDir dir;
   const std::string path = dir.File("hptune.db");
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(path));
+                       SqliteStore::Open(path, hptune::SystemClock()));
   ASSERT_OK(store->CreateStudy(MakeStudy("study")));
   Trial trial = MakeTrial(0.1);
   trial.state = TrialState::kActive;

@@ -145,7 +145,7 @@ TEST(StoreProcessTest, KilledWriterLosesNoReportedCommit) {
   const std::string path = dir.File("hptune.db");
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                         SqliteStore::Open(path));
+                         SqliteStore::Open(path, hptune::SystemClock()));
     ASSERT_OK(store->CreateStudy(MakeStudy("crash")));
     Trial trial;
     trial.state = TrialState::kActive;
@@ -178,7 +178,7 @@ TEST(StoreProcessTest, KilledWriterLosesNoReportedCommit) {
 
     EXPECT_THAT(RawDb(path).Query("PRAGMA integrity_check"), ElementsAre("ok"));
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                         SqliteStore::Open(path));
+                         SqliteStore::Open(path, hptune::SystemClock()));
     ASSERT_OK_AND_ASSIGN(Trial trial, store->GetTrial("crash", 1));
     std::set<int64_t> stored;
     for (size_t i = 0; i < trial.measurements.size(); ++i) {
@@ -214,7 +214,7 @@ TEST(StoreProcessTest, ConcurrentProcessesAndThreadsWriteOneStudy) {
   TempDir dir;
   const std::string path = dir.File("hptune.db");
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(path));
+                       SqliteStore::Open(path, hptune::SystemClock()));
   ASSERT_OK(store->CreateStudy(MakeStudy("shared")));
 
   std::vector<std::unique_ptr<Child>> children;
@@ -258,7 +258,7 @@ TEST(StoreProcessTest, ProcessesCreatingOneFileTogetherAllSucceed) {
   for (auto& child : children) ExpectWriterSucceeded(*child, deadline);
 
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<SqliteStore> store,
-                       SqliteStore::Open(path));
+                       SqliteStore::Open(path, hptune::SystemClock()));
   test::ExpectWorkloadHistory(*store, "fresh", kProcesses, kTrials, 1);
   EXPECT_THAT(store->ListStudies(), test::IsOkAndHolds(::testing::SizeIs(1)));
   EXPECT_THAT(RawDb(path).Query("PRAGMA integrity_check"), ElementsAre("ok"));

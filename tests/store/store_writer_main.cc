@@ -119,7 +119,7 @@ int Main(int argc, char** argv) {
                  "MEASUREMENTS\n");
     return 2;
   }
-  auto store = SqliteStore::Open(args[1]);
+  auto store = SqliteStore::Open(args[1], hptune::SystemClock());
   if (!store.ok()) return Fail(store.status());
   if (measure) return Measure(**store, args[2], numbers[0], numbers[1]);
   return Trials(**store, args[2], static_cast<int>(numbers[0]),

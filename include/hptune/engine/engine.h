@@ -116,9 +116,8 @@ struct EngineOptions {
 class TuningEngine {
  public:
   // With hptune's designers (EngineOptions{}).
-  explicit TuningEngine(store::Store& store, Clock& clock = SystemClock());
-  TuningEngine(store::Store& store, EngineOptions options,
-               Clock& clock = SystemClock());
+  explicit TuningEngine(store::Store& store, Clock& clock);
+  TuningEngine(store::Store& store, EngineOptions options, Clock& clock);
   ~TuningEngine();
 
   // Creates study `name` after validating `spec`; AlreadyExists if the name

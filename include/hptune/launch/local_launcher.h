@@ -28,12 +28,16 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/gpu_inventory.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
 
 struct LocalLauncherOptions {
+  // The machine: files the launcher writes (containers' env files).
+  // Required; set by the composition root; must outlive the launcher.
+  Env* env = nullptr;
   GpuInventory gpus;  // GpuInventory::Detect() or FromSpec(); none by default.
   // The address replicas listen on and find each other at.
   std::string host = "127.0.0.1";
@@ -94,6 +98,7 @@ class LocalLauncher : public Launcher {
   const GpuInventory& gpus() const { return gpus_.inventory(); }
 
  private:
+  Env& env_;
   GpuAllocator gpus_;
   std::string host_;
   std::chrono::milliseconds reattach_grace_;

@@ -81,8 +81,7 @@ struct MetricReads {
 class HypertuneFileReader {
  public:
   // Files are read through `env`.
-  HypertuneFileReader(std::filesystem::path path, std::string metric,
-                      Env& env = DefaultEnv());
+  HypertuneFileReader(std::filesystem::path path, std::string metric, Env& env);
   // What appeared since the last call. An unreadable file (not a regular
   // file, no permission) is an error naming the path.
   absl::StatusOr<MetricReads> ReadNew();
@@ -153,7 +152,7 @@ class StdoutMetricReader {
  public:
   // Files are read through `env`.
   StdoutMetricReader(std::filesystem::path log_path, std::string metric,
-                     Env& env = DefaultEnv());
+                     Env& env);
   // Measurements from complete lines appended since the last call, in file
   // order. A line without a step gets the ordinal of its line among all the
   // lines that carried the metric (1, 2, 3...). An unreadable file is an

@@ -97,6 +97,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/machine_types.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
@@ -112,6 +113,9 @@ std::string_view ToString(SlurmAllocation allocation);
 absl::StatusOr<SlurmAllocation> ParseSlurmAllocation(std::string_view value);
 
 struct SlurmOptions {
+  // The machine: the clock and sleeps of its waits, the attempt files.
+  // Required; set by the composition root; must outlive the launcher.
+  Env* env = nullptr;
   // The launcher's sbatch options (`--slurm-*` flags): partition, account,
   // time and more options. A job's own (JobSpec::slurm, taken by BeginJob)
   // apply over them.

@@ -113,8 +113,7 @@ class JobRunner {
   // `env` gives the runner its clock and its waits: DefaultEnv(), or a
   // FakeEnv in tests, whose clock moves only while the runner waits.
   JobRunner(store::Store& store, engine::TuningEngine& engine,
-            launch::Launcher& launcher, JobRunnerOptions options,
-            Env& env = DefaultEnv());
+            launch::Launcher& launcher, JobRunnerOptions options, Env& env);
 
   // Checks that `job` can run here (a trainer command, hyperparameters, GPUs
   // the launcher can ever provide) and records it QUEUED with its study

@@ -35,11 +35,10 @@ struct SqliteStoreOptions {
 // hptune database, or has a newer schema version. `clock` stamps create
 // times and events; it must outlive the store.
 absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
-    const std::string& path, Clock& clock = SystemClock(),
-    SqliteStoreOptions options = {});
+    const std::string& path, Clock& clock, SqliteStoreOptions options = {});
 
 // An empty in-memory store. `clock` must outlive it.
-std::unique_ptr<Store> NewMemoryStore(Clock& clock = SystemClock());
+std::unique_ptr<Store> NewMemoryStore(Clock& clock);
 
 // A store URL, parsed.
 struct StoreUrl {
@@ -61,8 +60,7 @@ absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url);
 // `sqlite` for a file, NewMemoryStore for "memory:". `clock` must outlive
 // the store.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(
-    const std::string& url, Clock& clock = SystemClock(),
-    SqliteStoreOptions sqlite = {});
+    const std::string& url, Clock& clock, SqliteStoreOptions sqlite = {});
 
 }  // namespace hptune::store
 

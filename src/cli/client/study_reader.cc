@@ -12,8 +12,8 @@ namespace {
 
 class StoreReader : public StudyReader {
  public:
-  explicit StoreReader(std::unique_ptr<store::Store> store)
-      : store_(std::move(store)), answers_(*store_) {}
+  StoreReader(std::unique_ptr<store::Store> store, Clock& clock)
+      : store_(std::move(store)), clock_(clock), answers_(*store_) {}
 
   // As a server shows them: a study whose job failed says so.
   absl::StatusOr<std::vector<StudyRecord>> ListStudies() override {
@@ -37,7 +37,7 @@ class StoreReader : public StudyReader {
     return store_->GetTrial(study, number);
   }
   absl::Status DeleteStudy(const std::string& name) override {
-    return engine::TuningEngine(*store_).DeleteStudy(name);
+    return engine::TuningEngine(*store_, clock_).DeleteStudy(name);
   }
   absl::StatusOr<std::string> GetStudyNote(const std::string& name) override {
     HPTUNE_ASSIGN_OR_RETURN(store::Note note, store_->GetNote(name, 0));
@@ -58,6 +58,7 @@ class StoreReader : public StudyReader {
 
  private:
   std::unique_ptr<store::Store> store_;
+  Clock& clock_;
   read::StoreStudyAnswers answers_;
 };
 
@@ -203,8 +204,8 @@ class ServerReader : public StudyReader {
 }  // namespace
 
 std::unique_ptr<StudyReader> StoreStudyReader(
-    std::unique_ptr<store::Store> store) {
-  return std::make_unique<StoreReader>(std::move(store));
+    std::unique_ptr<store::Store> store, Clock& clock) {
+  return std::make_unique<StoreReader>(std::move(store), clock);
 }
 
 std::unique_ptr<StudyReader> ServerStudyReader(ServerConnection server) {

@@ -23,6 +23,7 @@
 #include "hptune/core/savings.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
+#include "hptune/env/clock.h"
 #include "hptune/store/store.h"
 #include "src/cli/client/connection.h"
 
@@ -57,8 +58,9 @@ class StudyReader {
       const std::string& study) = 0;
 };
 
+// `clock` stamps a deletion; it must outlive the reader.
 std::unique_ptr<StudyReader> StoreStudyReader(
-    std::unique_ptr<store::Store> store);
+    std::unique_ptr<store::Store> store, Clock& clock);
 
 // Failed calls come back with their gRPC code and DescribeRpcError's
 // message (ExitCodeForStatus turns them into exit codes).

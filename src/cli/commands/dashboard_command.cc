@@ -72,6 +72,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
   options.address =
       parsed->Get("http").value_or(dashboard::kDefaultHttpAddress);
   options.state_dir = runtime_options.state_dir;
+  options.env = runtime_options.env;
   ServingCredentials credentials;
   for (auto read : {ReadTlsFlags, ReadTokenFlag}) {
     if (int code = read(*parsed, "dashboard", credentials, err);

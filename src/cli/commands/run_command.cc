@@ -182,7 +182,7 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
                                        RepeatedSlurmFlags slurm_flags) {
   const std::string& config = args.positional.front();
   const std::string job_id =
-      args.Get("job-id").value_or(DefaultJobId(config, SystemClock().Now()));
+      args.Get("job-id").value_or(DefaultJobId(config, DefaultEnv().Now()));
   HPTUNE_ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(config, job_id));
   ResolveConfigPaths(std::filesystem::absolute(config).parent_path(),
                      loaded.job);
@@ -212,17 +212,19 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
 }
 
 absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
-    const BackendConfig& backend, const ParsedArgs& args) {
+    const BackendConfig& backend, const ParsedArgs& args, Env& env) {
   if (backend.backend == "slurm") {
     HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<launch::SlurmLauncher> slurm,
-                            CreateSlurmLauncher(backend, args));
+                            CreateSlurmLauncher(backend, args, env));
     return std::unique_ptr<launch::Launcher>(std::move(slurm));
   }
   HPTUNE_ASSIGN_OR_RETURN(launch::GpuInventory gpus,
                           GpusFlag(args, ProcessEnv()));
   return std::unique_ptr<launch::Launcher>(
       std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
-          .gpus = std::move(gpus), .pull_images = args.Has("pull-images")}));
+          .env = &env,
+          .gpus = std::move(gpus),
+          .pull_images = args.Has("pull-images")}));
 }
 
 int FailLauncher(const absl::Status& status, const BackendConfig& backend,
@@ -251,7 +253,7 @@ int FailRuntime(const RuntimeError& error, std::ostream& err) {
 std::optional<int> SubmitOrTakeOver(store::Store& store,
                                     engine::TuningEngine& engine,
                                     launch::Launcher& launcher,
-                                    runner::JobRunner& runner,
+                                    runner::JobRunner& runner, Env& env,
                                     const std::filesystem::path& runs_dir,
                                     const JobSpec& job, const std::string& db,
                                     std::ostream& err) {
@@ -262,8 +264,8 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
         << ToString(existing->state) << "), study database " << db << "\n";
     // As `hptune serve` does at start-up: the dead runner's replicas are
     // stopped and the reports it had not read are stored, once.
-    auto taken =
-        jobs::TakeOverJob(store, engine, launcher, runs_dir, *existing, job);
+    auto taken = jobs::TakeOverJob(store, engine, launcher, runs_dir, *existing,
+                                   job, env);
     if (!taken.ok()) return FailRun(taken.status(), err);
     if (*taken == jobs::TakeOver::kEnded) {
       err << "hptune run: job " << job_id
@@ -396,7 +398,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   const JobSpec& job = prepared->config.job;
   const BackendConfig& backend = prepared->config.backend;
-  auto launcher = MakeLauncher(backend, args);
+  auto launcher = MakeLauncher(backend, args, *prepared->runtime.env);
   if (!launcher.ok()) return FailLauncher(launcher.status(), backend, err);
   std::variant<Runtime, RuntimeError> made = MakeRuntime(prepared->runtime);
   if (const auto* e = std::get_if<RuntimeError>(&made)) {
@@ -406,20 +408,22 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::string& db = runtime.db;
   store::Store& store = *runtime.store;
   engine::TuningEngine engine(
-      store, engine::EngineOptions{.background_designer_work = true});
+      store, engine::EngineOptions{.background_designer_work = true},
+      runtime.env->clock());
 
   // Submit refuses a job without hyperparameters; until then, no metric.
   ProgressPrinter progress(err, job.study ? job.study->metric_tag : "",
                            /*live=*/!args.Has("quiet") && isatty(2),
-                           /*quiet=*/args.Has("quiet"));
+                           /*quiet=*/args.Has("quiet"), runtime.env->clock());
   prepared->options.on_progress = [&](const runner::JobProgress& p) {
     progress.Update(p);
   };
   const std::filesystem::path runs_dir = prepared->options.runs_dir;
   runner::JobRunner runner(store, engine, **launcher,
-                           std::move(prepared->options));
-  if (std::optional<int> code = SubmitOrTakeOver(
-          store, engine, **launcher, runner, runs_dir, job, db, err)) {
+                           std::move(prepared->options), *runtime.env);
+  if (std::optional<int> code =
+          SubmitOrTakeOver(store, engine, **launcher, runner, *runtime.env,
+                           runs_dir, job, db, err)) {
     return *code;
   }
   if (backend.backend != "slurm") {

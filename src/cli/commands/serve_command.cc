@@ -168,6 +168,7 @@ int ReadJobFlags(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   setup.runtime = RuntimeOptionsFromFlags(StoreUse::kRunJobs, args,
                                           ProcessEnv(), "state-dir");
   setup.runtime.holder = store::RunnerHolder::kServer;
+  options.env = setup.runtime.env;
   setup.runtime.block_stop_signals = true;
   setup.runtime.reap_orphans = true;
   options.db_path = setup.runtime.db;
@@ -249,7 +250,7 @@ int ReadBackendFlags(const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
     return Fail(s, kExitUsage, err);
   }
   if (backend.backend == "slurm") {
-    auto slurm = CreateSlurmLauncher(backend, args);
+    auto slurm = CreateSlurmLauncher(backend, args, *options.env);
     if (!slurm.ok()) {
       return Fail(slurm.status(),
                   absl::IsInvalidArgument(slurm.status())
@@ -310,6 +311,7 @@ int ReadServeFlags(const ParsedArgs& args, ServeSetup& setup,
   setup.dashboard.tls_cert = setup.options.tls_cert;
   setup.dashboard.tls_key = setup.options.tls_key;
   setup.dashboard.state_dir = setup.options.state_dir;
+  setup.dashboard.env = setup.runtime.env;
   return kExitOk;
 }
 
@@ -340,7 +342,7 @@ struct ServeOutput {
 std::function<void(const std::string&)> JobLogger(ServeOutput& output) {
   return [&output](const std::string& line) {
     if (output.log_fd >= 0) {
-      const std::string text = absl::StrCat(FormatRfc3339(SystemClock().Now()),
+      const std::string text = absl::StrCat(FormatRfc3339(DefaultEnv().Now()),
                                             " hptune serve: ", line, "\n");
       (void)!::write(output.log_fd, text.data(), text.size());
       return;

@@ -120,7 +120,8 @@ absl::StatusOr<StoreContext> Prepare(ParsedArgs args, bool vertex) {
   }
   Runtime& runtime = std::get<Runtime>(made);
   context.store = runtime.store.get();
-  context.reader = client::StoreStudyReader(std::move(runtime.store));
+  context.reader =
+      client::StoreStudyReader(std::move(runtime.store), runtime.env->clock());
   context.db_path = runtime.db;
   return context;
 }

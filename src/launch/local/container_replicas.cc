@@ -125,7 +125,7 @@ namespace {
 // written afresh by root in the job's directory, which is root's, mode
 // 0600. podman's file holds one NAME=VALUE a line, so a value with a
 // newline, which would cut it, is refused.
-absl::Status WriteContainerEnvFile(const ReplicaLaunch& replica) {
+absl::Status WriteContainerEnvFile(Env& env, const ReplicaLaunch& replica) {
   std::string text;
   for (const auto& [name, value] : replica.env) {
     if (value.find('\n') != std::string::npos) {
@@ -137,13 +137,13 @@ absl::Status WriteContainerEnvFile(const ReplicaLaunch& replica) {
     absl::StrAppend(&text, name, "=", value, "\n");
   }
   // Unsynced: a lost file is written again at the replica's next start.
-  return DefaultEnv().WriteFileAtomically(ContainerEnvFile(replica), text, 0600,
-                                          Durability::kUnsynced);
+  return env.WriteFileAtomically(ContainerEnvFile(replica), text, 0600,
+                                 Durability::kUnsynced);
 }
 
 }  // namespace
 
-absl::Status WrapContainerReplicas(const PodmanOptions& options,
+absl::Status WrapContainerReplicas(const PodmanOptions& options, Env& env,
                                    TrialLaunch* launch) {
   for (ReplicaLaunch& replica : launch->replicas) {
     if (!replica.container.has_value()) continue;
@@ -158,7 +158,7 @@ absl::Status WrapContainerReplicas(const PodmanOptions& options,
     }
     HPTUNE_ASSIGN_OR_RETURN(replica.argv, PodmanRunArgv(replica, options));
     if (replica.run_as) {
-      HPTUNE_RETURN_IF_ERROR(WriteContainerEnvFile(replica));
+      HPTUNE_RETURN_IF_ERROR(WriteContainerEnvFile(env, replica));
       // podman itself runs as root, in root's environment.
       replica.env.clear();
     }

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "hptune/core/job.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "src/launch/local/podman_argv.h"
 
@@ -34,9 +35,10 @@ PodmanOptions MachinePodmanOptions(bool split_cgroups);
 [[nodiscard]] absl::Status CheckJobImages(const JobSpec& job, bool pull);
 
 // Replaces the argv of each container replica of `launch` by its podman
-// command line; host replicas are left as they are.
+// command line; host replicas are left as they are. Another user's
+// container gets its env file written through `env`.
 [[nodiscard]] absl::Status WrapContainerReplicas(const PodmanOptions& options,
-                                                 TrialLaunch* launch);
+                                                 Env& env, TrialLaunch* launch);
 
 // podman rm --force --time=0 --ignore of `containers` (names or ids),
 // tried again (up to 3 times) while podman fails; nothing when

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 #include "src/launch/child_processes.h"
 #include "src/launch/local/container_replicas.h"
@@ -36,10 +37,16 @@ class LocalPlacement : public Placement {
   std::unique_ptr<PortReservation> ports_;
 };
 
+Env& RequiredEnv(Env* env) {
+  HPTUNE_CHECK(env != nullptr, "LocalLauncherOptions::env is required");
+  return *env;
+}
+
 }  // namespace
 
 LocalLauncher::LocalLauncher(LocalLauncherOptions options)
-    : gpus_(std::move(options.gpus)),
+    : env_(RequiredEnv(options.env)),
+      gpus_(std::move(options.gpus)),
       host_(std::move(options.host)),
       reattach_grace_(options.reattach_grace),
       pull_images_(options.pull_images) {}
@@ -84,7 +91,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
   // In a replica cgroup of its own, podman puts conmon and the container in
   // sub-cgroups of it, so the replica's cgroup kill reaches them.
   HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
-      MachinePodmanOptions(DetectCgroupSupport().usable), &wrapped));
+      MachinePodmanOptions(DetectCgroupSupport().usable), env_, &wrapped));
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
                           LocalTrialRun::Start(wrapped));
   if (ContainerNames(launch).empty()) {

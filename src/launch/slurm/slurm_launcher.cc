@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/env.h"
@@ -124,6 +125,7 @@ SlurmLauncher::~SlurmLauncher() = default;
 
 absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
     SlurmOptions options) {
+  HPTUNE_CHECK(options.env != nullptr, "SlurmOptions::env is required");
   for (const char* command :
        {"sbatch", "squeue", "scancel", "scontrol", "sinfo"}) {
     if (!slurm_internal::OnPath(command)) {
@@ -277,7 +279,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
   // script's environment, node addresses in place, is what podman passes.
   TrialLaunch wrapped = launch;
   HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
-      MachinePodmanOptions(/*split_cgroups=*/false), &wrapped));
+      MachinePodmanOptions(/*split_cgroups=*/false), *options_.env, &wrapped));
   HPTUNE_RETURN_IF_ERROR(WriteAttemptFiles(dir, wrapped, components));
   const std::vector<std::string> resources =
       SbatchResources(components, options_.sbatch, JobOptions(launch.job_id));

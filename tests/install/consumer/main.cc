@@ -90,7 +90,7 @@ int RunTrials(hptune::engine::TuningEngine& engine, const std::string& study,
 }
 
 bool GridStudy(hptune::store::Store& store) {
-  hptune::engine::TuningEngine engine(store);
+  hptune::engine::TuningEngine engine(store, hptune::SystemClock());
   hptune::StudySpec spec;
   spec.search_space =
       hptune::SearchSpace({{.name = "units",
@@ -143,9 +143,9 @@ double CountdownLoss(const hptune::Trial& t) {
 bool UserDesignerStudy(const std::string& db) {
   {
     // An engine without the registration refuses the study by name.
-    auto store = hptune::store::OpenSqliteStore(db);
+    auto store = hptune::store::OpenSqliteStore(db, hptune::SystemClock());
     if (!store.ok()) return Fail(store.status().ToString());
-    hptune::engine::TuningEngine plain(**store);
+    hptune::engine::TuningEngine plain(**store, hptune::SystemClock());
     auto refused = plain.CreateStudy("scan", CountdownSpec());
     if (refused.ok() ||
         refused.status().message().find("countdown") == std::string::npos) {
@@ -153,9 +153,10 @@ bool UserDesignerStudy(const std::string& db) {
     }
   }
   {
-    auto store = hptune::store::OpenSqliteStore(db);
+    auto store = hptune::store::OpenSqliteStore(db, hptune::SystemClock());
     if (!store.ok()) return Fail(store.status().ToString());
-    hptune::engine::TuningEngine engine(**store, WithCountdown());
+    hptune::engine::TuningEngine engine(**store, WithCountdown(),
+                                        hptune::SystemClock());
     if (auto s = engine.CreateStudy("scan", CountdownSpec()); !s.ok()) {
       return Fail(s.status().ToString());
     }
@@ -165,9 +166,10 @@ bool UserDesignerStudy(const std::string& db) {
   }
   // A new store and engine on the same file: the designer's saved cursor
   // continues the scan at 5, and the budget of 6 trials ends it at 3.
-  auto store = hptune::store::OpenSqliteStore(db);
+  auto store = hptune::store::OpenSqliteStore(db, hptune::SystemClock());
   if (!store.ok()) return Fail(store.status().ToString());
-  hptune::engine::TuningEngine engine(**store, WithCountdown());
+  hptune::engine::TuningEngine engine(**store, WithCountdown(),
+                                      hptune::SystemClock());
   if (RunTrials(engine, "scan", 100, CountdownLoss) != 3) {
     return Fail("second engine did not run the 3 remaining trials");
   }
@@ -215,7 +217,8 @@ bool UserStoppingRule(hptune::store::Store& store) {
         std::make_unique<LossCapPolicy>());
   });
   if (!registered.ok()) return Fail(registered.ToString());
-  hptune::engine::TuningEngine engine(store, std::move(options));
+  hptune::engine::TuningEngine engine(store, std::move(options),
+                                      hptune::SystemClock());
   hptune::StudySpec spec = CountdownSpec();
   spec.custom_algorithm.clear();
   spec.algorithm = hptune::Algorithm::kGridSearch;
@@ -252,7 +255,7 @@ bool UserStoppingRule(hptune::store::Store& store) {
 
 int main(int argc, char** argv) {
   if (argc != 2) return Fail("usage: consumer DB_FILE"), 64;
-  auto memory = hptune::store::NewMemoryStore();
+  auto memory = hptune::store::NewMemoryStore(hptune::SystemClock());
   if (!GridStudy(*memory) || !UserDesignerStudy(argv[1]) ||
       !UserStoppingRule(*memory)) {
     return 1;

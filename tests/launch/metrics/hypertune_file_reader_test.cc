@@ -62,7 +62,7 @@ TEST_F(HypertuneFileReaderTest, ReportBecomesAMeasurement) {
             "{\"accuracy\": \"0.987\", \"checkpoint_path\": \"\", "
             "\"global_step\": \"1000\", \"loss\": \"0.25\", "
             "\"timestamp\": 1525851440.123456, \"trial\": \"3\"}\n");
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   std::vector<Measurement> read = Read(reader);
   ASSERT_EQ(read.size(), 1u);
   EXPECT_EQ(read[0].step, 1000);
@@ -72,7 +72,7 @@ TEST_F(HypertuneFileReaderTest, ReportBecomesAMeasurement) {
 }
 
 TEST_F(HypertuneFileReaderTest, MissingFileIsNothingYetThenReportsCome) {
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   EXPECT_THAT(Read(reader), IsEmpty());
   WriteFile(path_, Report(kStart, 10, 0.5));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
@@ -81,7 +81,7 @@ TEST_F(HypertuneFileReaderTest, MissingFileIsNothingYetThenReportsCome) {
 TEST_F(HypertuneFileReaderTest, TornLastLineWaitsUntilComplete) {
   std::string second = Report(kStart + 2, 20, 0.6);
   WriteFile(path_, Report(kStart + 1, 10, 0.5) + second.substr(0, 30));
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
   // The complete line, but still without its newline: not yet.
   WriteFile(path_,
@@ -92,7 +92,7 @@ TEST_F(HypertuneFileReaderTest, TornLastLineWaitsUntilComplete) {
 }
 
 TEST_F(HypertuneFileReaderTest, RewrittenFileYieldsOnlyNewLines) {
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   WriteFile(path_,
             Lines({Report(kStart + 1, 10, 0.5), Report(kStart + 2, 20, 0.6)}));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
@@ -106,7 +106,7 @@ TEST_F(HypertuneFileReaderTest, RewrittenFileYieldsOnlyNewLines) {
 TEST_F(HypertuneFileReaderTest, LinesDroppedFromTheLast100AreNotReportedAgain) {
   // cloudml-hypertune: a deque of the last 100 reports, the whole file
   // rewritten on each. 250 reports, read after every 7th.
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   std::deque<std::string> kept;
   std::vector<int64_t> read_steps;
   for (int i = 1; i <= 250; ++i) {
@@ -123,7 +123,7 @@ TEST_F(HypertuneFileReaderTest, LinesDroppedFromTheLast100AreNotReportedAgain) {
 }
 
 TEST_F(HypertuneFileReaderTest, RestartedTrainerLinesAreNew) {
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   WriteFile(path_, Lines({Report(kStart + 1, 100, 0.5),
                           Report(kStart + 2, 200, 0.6)}));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(100, 200));
@@ -148,7 +148,7 @@ TEST_F(HypertuneFileReaderTest, LinesThatAreNotReportsAreSkipped) {
                           "{\"accuracy\": \"0.9\", \"global_step\": \"2.5\", "
                           "\"timestamp\": 1700000000}\n",
                           "\n", Report(kStart + 1, 10, 0.5)}));
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
 }
 
@@ -156,7 +156,7 @@ TEST_F(HypertuneFileReaderTest, AReportWithoutTimestampTakesTheTimeItWasRead) {
   const std::string untimed =
       "{\"accuracy\": \"0.29\", \"global_step\": \"1\"}";
   WriteFile(path_, untimed + "\n");
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   const Timestamp before = SystemClock().Now();
   auto first = reader.ReadNew();
   ASSERT_OK(first);
@@ -176,7 +176,7 @@ TEST_F(HypertuneFileReaderTest, AReportWithoutTimestampTakesTheTimeItWasRead) {
 
 TEST_F(HypertuneFileReaderTest, ABrokenLineIsReturnedOnceItIsWhole) {
   std::string middle = Report(kStart + 2, 20, 0.6);
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   WriteFile(path_,
             Lines({Report(kStart + 1, 10, 0.5), middle.substr(0, 20) + "\n",
                    Report(kStart + 3, 30, 0.7)}));
@@ -197,7 +197,7 @@ TEST_F(HypertuneFileReaderTest, NonFiniteAndUnparsableValuesAreLeftOut) {
                    "{\"accuracy\": 0.75, \"global_step\": 4, "
                    "\"timestamp\": 1700000004}\n"}));
   // accuracy is not the objective here: its non-finite values are dropped.
-  HypertuneFileReader reader(path_, "loss");
+  HypertuneFileReader reader(path_, "loss", hptune::DefaultEnv());
   std::vector<Measurement> read = Read(reader);
   ASSERT_EQ(read.size(), 2u);
   EXPECT_EQ(read[0].step, 1);
@@ -213,7 +213,7 @@ TEST_F(HypertuneFileReaderTest, MissingGlobalStepIsStepZero) {
                           "1700000001.5, \"trial\": \"1\"}\n",
                           "{\"accuracy\": \"0.6\", \"global_step\": \"0\", "
                           "\"timestamp\": 1700000002.5}\n"}));
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   std::vector<Measurement> read = Read(reader);
   ASSERT_EQ(read.size(), 2u);
   EXPECT_EQ(read[0].step, 0);
@@ -225,7 +225,7 @@ TEST_F(HypertuneFileReaderTest, FileTruncatedAndBeingRewrittenInPlace) {
   std::string first = Report(kStart + 1, 10, 0.5);
   std::string second = Report(kStart + 2, 20, 0.6);
   std::string third = Report(kStart + 3, 30, 0.7);
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   WriteFile(path_, first + second);
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10, 20));
   // Caught between open(path, 'w') and the end of the rewrite.
@@ -238,7 +238,7 @@ TEST_F(HypertuneFileReaderTest, FileTruncatedAndBeingRewrittenInPlace) {
 }
 
 TEST_F(HypertuneFileReaderTest, FileReplacedByRename) {
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   WriteFile(path_, Report(kStart + 1, 10, 0.5));
   EXPECT_THAT(Steps(Read(reader)), ElementsAre(10));
   std::filesystem::path temp = dir_ / "output.metrics.tmp";
@@ -254,7 +254,7 @@ TEST_F(HypertuneFileReaderTest, ANonFiniteObjectiveIsReportedWithItsLine) {
   WriteFile(path_, Lines({Report(kStart + 1, 1, 0.5), diverged + "\n",
                           "{\"accuracy\": \"1e400\", \"global_step\": \"3\", "
                           "\"timestamp\": 1700000003}\n"}));
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   auto read = reader.ReadNew();
   ASSERT_OK(read);
   EXPECT_THAT(Steps(read->measurements), ElementsAre(1));
@@ -265,7 +265,7 @@ TEST_F(HypertuneFileReaderTest, ANonFiniteObjectiveIsReportedWithItsLine) {
 
 TEST_F(HypertuneFileReaderTest, LinesThatAreNoReportAreCountedOnce) {
   WriteFile(path_, Lines({"not json\n", "\n", Report(kStart + 1, 1, 0.5)}));
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   auto first = reader.ReadNew();
   ASSERT_OK(first);
   EXPECT_EQ(first->unreadable_lines, 1);
@@ -290,7 +290,7 @@ TEST_F(HypertuneFileReaderTest, EveryLineOfAHugeAppendedFileIsReadOnce) {
   for (int i = 1; i <= 60000; ++i) text += Report(kStart + i, i, 0.5);
   ASSERT_GT(text.size(), 4u << 20);
   WriteFile(path_, text);
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   std::vector<int64_t> steps = Steps(Read(reader));
   ASSERT_EQ(steps.size(), 60000u);
   text += std::string(100 << 10, 'x') + "\n";
@@ -308,7 +308,7 @@ TEST_F(HypertuneFileReaderTest, EveryLineOfAHugeAppendedFileIsReadOnce) {
 
 TEST_F(HypertuneFileReaderTest, DirectoryIsAnError) {
   std::filesystem::create_directory(path_);
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read, StatusIs(absl::StatusCode::kFailedPrecondition,
@@ -318,7 +318,8 @@ TEST_F(HypertuneFileReaderTest, DirectoryIsAnError) {
 
 TEST_F(HypertuneFileReaderTest, PathThatCannotBeOpenedIsAnError) {
   WriteFile(dir_ / "plain", "");
-  HypertuneFileReader reader(dir_ / "plain" / "output.metrics", "accuracy");
+  HypertuneFileReader reader(dir_ / "plain" / "output.metrics", "accuracy",
+                             hptune::DefaultEnv());
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(
@@ -331,7 +332,7 @@ TEST_F(HypertuneFileReaderTest, UnreadableFileIsAnError) {
   if (geteuid() == 0) GTEST_SKIP() << "root reads files without permission";
   WriteFile(path_, Report(kStart + 1, 10, 0.5));
   std::filesystem::permissions(path_, std::filesystem::perms::none);
-  HypertuneFileReader reader(path_, "accuracy");
+  HypertuneFileReader reader(path_, "accuracy", hptune::DefaultEnv());
   auto read = reader.ReadNew();
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(

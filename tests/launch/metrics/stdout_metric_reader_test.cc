@@ -39,7 +39,7 @@ class StdoutMetricReaderTest : public ::testing::Test {
  protected:
   std::filesystem::path dir_ = hptune::testing::MakeTempDir();
   std::filesystem::path path_ = dir_ / "master-0.log";
-  StdoutMetricReader reader_{path_, "accuracy"};
+  StdoutMetricReader reader_{path_, "accuracy", hptune::DefaultEnv()};
 };
 
 TEST_F(StdoutMetricReaderTest, AbsentFileThenPresent) {

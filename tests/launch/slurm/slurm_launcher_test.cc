@@ -61,7 +61,8 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
     // A batch job per trial: tests/integration/slurm_allocation_test.cc
     // has the allocations reused across trials.
     auto launcher = SlurmLauncher::Create(
-        SlurmOptions{.sbatch = {.options = {"--ntasks-per-node=2"}},
+        SlurmOptions{.env = &DefaultEnv(),
+                     .sbatch = {.options = {"--ntasks-per-node=2"}},
                      .state_poll_interval = std::chrono::milliseconds(200),
                      .allocation = SlurmAllocation::kPerTrial});
     ASSERT_OK(launcher);
@@ -226,7 +227,7 @@ TEST_F(SlurmLauncherTest, GpusComeFromSlurmGresPerReplica) {
   ASSERT_THAT(launch.replicas, SizeIs(3));
   // Without --ntasks-per-node=2, which the master's one-task component
   // cannot satisfy.
-  auto plain = SlurmLauncher::Create({});
+  auto plain = SlurmLauncher::Create({.env = &DefaultEnv()});
   ASSERT_OK(plain);
   auto run = (*plain)->Start(launch);
   ASSERT_OK(run);
@@ -431,6 +432,7 @@ TEST_F(SlurmLauncherTest, MappedGpuTypesPlaceEachReplicaOnItsType) {
   job_.worker.accelerator = {.count = 1, .type = "NVIDIA_TESLA_V100"};
   job_.parameter_server.count = 0;
   auto typed = SlurmLauncher::Create(SlurmOptions{
+      .env = &DefaultEnv(),
       .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_V100", "v100"}},
       .allocation = SlurmAllocation::kPerTrial});
   ASSERT_OK(typed);
@@ -457,6 +459,7 @@ TEST_F(SlurmLauncherTest, MappedGpuTypesPlaceEachReplicaOnItsType) {
 
 TEST_F(SlurmLauncherTest, GpuTypesTheMapOrTheClusterLackNeverFit) {
   auto typed = SlurmLauncher::Create(SlurmOptions{
+      .env = &DefaultEnv(),
       .gpu_types = {{"NVIDIA_TESLA_T4", "t4"}, {"NVIDIA_TESLA_A100", "a100"}}});
   ASSERT_OK(typed);
   auto fits = [&](int count, const std::string& type) {
@@ -489,7 +492,8 @@ TEST_F(SlurmLauncherTest, GpuTypesTheMapOrTheClusterLackNeverFit) {
 TEST_F(SlurmLauncherTest, AJobsOwnOptionsApplyOverTheLaunchers) {
   // The launcher's partition does not exist: only the job's makes it run.
   auto launcher = SlurmLauncher::Create(
-      SlurmOptions{.sbatch = {.partition = "no_such_partition",
+      SlurmOptions{.env = &DefaultEnv(),
+                   .sbatch = {.partition = "no_such_partition",
                               .time = "1:00:00",
                               .options = {"--nice=1"}},
                    .allocation = SlurmAllocation::kPerTrial});
@@ -553,8 +557,8 @@ TEST_F(SlurmLauncherTest, TerminatingAJobStillInTheQueueCancelsItAtOnce) {
 }
 
 TEST_F(SlurmLauncherTest, SubmissionErrorsSaySbatchsReason) {
-  auto launcher = SlurmLauncher::Create(
-      SlurmOptions{.sbatch = {.partition = "no_such_partition"}});
+  auto launcher = SlurmLauncher::Create(SlurmOptions{
+      .env = &DefaultEnv(), .sbatch = {.partition = "no_such_partition"}});
   ASSERT_OK(launcher);
   std::unique_ptr<Placement> placement;
   TrialLaunch launch = MakeLaunch(1, &placement);
@@ -572,7 +576,7 @@ TEST(SlurmLauncherCreateTest, MissingCommandsAreNamed) {
   const std::string saved = path ? path : "";
   const std::string empty = hptune::testing::MakeTempDir();
   setenv("PATH", empty.c_str(), 1);
-  auto launcher = SlurmLauncher::Create({});
+  auto launcher = SlurmLauncher::Create({.env = &DefaultEnv()});
   setenv("PATH", saved.c_str(), 1);
   ASSERT_FALSE(launcher.ok());
   EXPECT_THAT(
@@ -592,7 +596,7 @@ TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
     testing_slurm::UnreachableController controller(
         hptune::testing::MakeTempDir());
     bogus = controller.config();
-    launcher = SlurmLauncher::Create({});
+    launcher = SlurmLauncher::Create({.env = &DefaultEnv()});
   }
   ASSERT_FALSE(launcher.ok());
   EXPECT_THAT(
@@ -657,7 +661,8 @@ class SlurmPerLaneTest : public SlurmLauncherTest {
     SlurmLauncherTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     auto launcher = SlurmLauncher::Create(
-        SlurmOptions{.sbatch = {.options = {"--ntasks-per-node=2"}},
+        SlurmOptions{.env = &DefaultEnv(),
+                     .sbatch = {.options = {"--ntasks-per-node=2"}},
                      .state_poll_interval = std::chrono::milliseconds(200)});
     ASSERT_OK(launcher);
     launcher_ = *std::move(launcher);

@@ -66,7 +66,7 @@ struct DescribedJob {
 absl::StatusOr<DescribedJob> JobFromDatabase(const std::string& db,
                                              const std::string& job_id) {
   std::variant<Runtime, RuntimeError> made =
-      MakeRuntime({.use = StoreUse::kRead, .db = db});
+      MakeRuntime({.use = StoreUse::kRead, .db = db, .env = &DefaultEnv()});
   if (const RuntimeError* e = std::get_if<RuntimeError>(&made)) {
     return e->status;
   }
