@@ -1,0 +1,95 @@
+// EnvWrapper: an Env that hands every call to another Env, after leveldb's
+// EnvWrapper. A test derives from it and overrides the one call it means
+// to break (a rename failing with ENOSPC, a read returning EIO), so a real
+// component runs on the real machine, or on FakeEnv, except where the fault
+// is injected:
+//
+//   class FullDisk : public EnvWrapper {
+//    public:
+//     using EnvWrapper::EnvWrapper;
+//     absl::Status Rename(const std::filesystem::path& from,
+//                         const std::filesystem::path& to) override {
+//       return absl::ErrnoToStatus(ENOSPC, "cannot rename");
+//     }
+//   };
+//
+// Used by tests; an embedder may use it to watch or limit what hptune does
+// with files. Thread-safety: as the target's; the target must outlive the
+// wrapper.
+#ifndef HPTUNE_ENV_ENV_WRAPPER_H_
+#define HPTUNE_ENV_ENV_WRAPPER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hptune/env/clock.h"
+#include "hptune/env/env.h"
+
+namespace hptune {
+
+class EnvWrapper : public Env {
+ public:
+  explicit EnvWrapper(Env& target) : target_(target) {}
+
+  Env& target() const { return target_; }
+
+  Clock& clock() override { return target_.clock(); }
+  void SleepFor(std::chrono::microseconds duration) override {
+    target_.SleepFor(duration);
+  }
+  void WaitForReadable(std::span<const int> fds,
+                       std::chrono::microseconds timeout) override {
+    target_.WaitForReadable(fds, timeout);
+  }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenForReading(
+      const std::filesystem::path& path,
+      std::string_view what = "file") override {
+    return target_.OpenForReading(path, what);
+  }
+  absl::StatusOr<std::string> ReadFile(
+      const std::filesystem::path& path) override {
+    return target_.ReadFile(path);
+  }
+  [[nodiscard]] absl::Status WriteFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode = 0600, Durability durability = Durability::kSynced) override {
+    return target_.WriteFileAtomically(path, contents, mode, durability);
+  }
+  [[nodiscard]] absl::Status Rename(const std::filesystem::path& from,
+                                    const std::filesystem::path& to) override {
+    return target_.Rename(from, to);
+  }
+  absl::StatusOr<bool> Remove(const std::filesystem::path& path) override {
+    return target_.Remove(path);
+  }
+  absl::StatusOr<FileType> TypeOf(const std::filesystem::path& path) override {
+    return target_.TypeOf(path);
+  }
+  absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
+      const std::filesystem::path& dir) override {
+    return target_.ListDirectory(dir);
+  }
+  [[nodiscard]] absl::Status CreatePrivateDirectories(
+      const std::filesystem::path& dir) override {
+    return target_.CreatePrivateDirectories(dir);
+  }
+  absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
+                                int64_t max_bytes) override {
+    return target_.CapLog(path, max_bytes);
+  }
+
+ private:
+  Env& target_;
+};
+
+}  // namespace hptune
+
+#endif  // HPTUNE_ENV_ENV_WRAPPER_H_
