@@ -73,6 +73,14 @@ class PosixEnv : public Env {
       const std::filesystem::path& dir) override {
     return hptune::CreatePrivateDirectories(dir);
   }
+  absl::Status SetPermissions(const std::filesystem::path& path,
+                              int mode) override {
+    if (::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) {
+      return ErrnoError("cannot change the mode of", path, errno);
+    }
+    return absl::OkStatus();
+  }
+  uint32_t EffectiveUserId() override { return ::geteuid(); }
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return internal::CapPosixLog(path, max_bytes);

@@ -1,6 +1,6 @@
 #include "src/runner/job_run.h"
 
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <optional>
@@ -51,16 +51,17 @@ absl::StatusOr<std::optional<TakeOver>> TakeOverOf(store::Store& store,
 }
 
 // Whom the job's replicas run as: its owner, when that is another user.
-std::optional<UserCredentials> RunAs(const JobOwner& owner) {
-  if (!RunsAsAnotherUser(owner)) return std::nullopt;
+std::optional<UserCredentials> RunAs(const JobOwner& owner, Env& env) {
+  if (!RunsAsAnotherUser(owner, env)) return std::nullopt;
   return LookUpUser(static_cast<uid_t>(owner.uid),
                     static_cast<gid_t>(owner.gid));
 }
 
 }  // namespace
 
-bool RunsAsAnotherUser(const JobOwner& owner) {
-  return owner.known() && owner.uid != static_cast<int64_t>(::geteuid());
+bool RunsAsAnotherUser(const JobOwner& owner, Env& env) {
+  return owner.known() &&
+         owner.uid != static_cast<int64_t>(env.EffectiveUserId());
 }
 
 JobRun::JobRun(store::Store& store, engine::TuningEngine& engine,
@@ -81,7 +82,7 @@ JobRun::JobRun(store::Store& store, engine::TuningEngine& engine,
       requests_(launch::ReplicaRequests(job)),
       training_input_json_(TrainingInputToJson(job)),
       job_dir_(job.job_dir),
-      run_as_(RunAs(record.owner)),
+      run_as_(RunAs(record.owner, env)),
       limits_{.max_replica_restarts = options.max_replica_restarts,
               .max_trial_retries = options.max_trial_retries,
               .termination_grace = options.termination_grace,

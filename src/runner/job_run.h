@@ -43,9 +43,9 @@ struct JobOutcome {
   std::string message;
 };
 
-// Whether a job of `owner` runs as another user than this process's: a
-// root server's job of another user (JobOwner).
-bool RunsAsAnotherUser(const JobOwner& owner);
+// Whether a job of `owner` runs as another user than the one `env`'s
+// process acts as: a root server's job of another user (JobOwner).
+bool RunsAsAnotherUser(const JobOwner& owner, Env& env);
 
 class JobRun {
  public:

@@ -1,6 +1,6 @@
 #include "hptune/runner/job_runner.h"
 
-#include <sys/stat.h>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <system_error>
@@ -130,8 +130,8 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
   // Another user's job: this process keeps the job's directory, so that
   // no trial directory can be swapped for a link; its user may pass
   // through to the trial directories, which are that user's.
-  if (internal::RunsAsAnotherUser(record.owner)) {
-    ::chmod(job_dir.c_str(), 0711);
+  if (internal::RunsAsAnotherUser(record.owner, env_)) {
+    env_.SetPermissions(job_dir, 0711).IgnoreError();
   }
   // Declared before `run`: the launcher releases what it held for the job
   // after `run` has terminated every trial of it, whichever way Run returns

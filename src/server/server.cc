@@ -5,11 +5,7 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <utility>
@@ -91,9 +87,9 @@ class HptuneServer::Impl {
     // A root server that serves other users runs their trials in their
     // directories under the state directory: they may pass through it,
     // though not list or change it.
-    if (::geteuid() == 0 &&
+    if (options_.env->EffectiveUserId() == 0 &&
         !(options_.socket_path.empty() && options_.users_file.empty())) {
-      ::chmod(options_.state_dir.c_str(), 0711);
+      options_.env->SetPermissions(options_.state_dir, 0711).IgnoreError();
     }
     return absl::OkStatus();
   }
@@ -101,8 +97,9 @@ class HptuneServer::Impl {
   // The engine, the launcher, the job manager and the services on the
   // store.
   absl::Status BuildServices() {
-    quotas_ = std::make_unique<UserQuotas>(*store_, options_.quotas,
-                                           static_cast<int64_t>(::geteuid()));
+    quotas_ = std::make_unique<UserQuotas>(
+        *store_, options_.quotas,
+        static_cast<int64_t>(options_.env->EffectiveUserId()));
     engine_ = std::make_unique<engine::TuningEngine>(
         *store_,
         engine::EngineOptions{
@@ -126,7 +123,7 @@ class HptuneServer::Impl {
     runner.max_log_bytes = options_.max_log_bytes;
     admission_ = std::make_unique<runner::TrialAdmission>(
         options_.quotas.max_running_trials_per_user,
-        static_cast<int64_t>(::geteuid()));
+        static_cast<int64_t>(options_.env->EffectiveUserId()));
     runner.admission = admission_.get();
     jobs_ = std::make_unique<jobs::JobManager>(
         *store_, *engine_, *launcher_, runner, *options_.env, options_.job_log);
@@ -224,7 +221,7 @@ class HptuneServer::Impl {
     if (dir.empty()) dir = ".";
     if (!options_.env->Exists(dir)) {
       HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
-      ::chmod(dir.c_str(), 0755);
+      options_.env->SetPermissions(dir, 0755).IgnoreError();
     }
     return CheckPrivateDirectory(dir);
   }
@@ -233,10 +230,11 @@ class HptuneServer::Impl {
   // call may do), and learns their token beside it.
   absl::Status ServeSocket() {
     if (options_.socket_path.empty()) return absl::OkStatus();
-    if (::chmod(options_.socket_path.c_str(), 0666) != 0) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot open socket ", options_.socket_path.string(),
-                       " to other users: ", std::strerror(errno)));
+    if (absl::Status opened =
+            options_.env->SetPermissions(options_.socket_path, 0666);
+        !opened.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot open the socket to other users: ", opened.message()));
     }
     HPTUNE_ASSIGN_OR_RETURN(
         identity_,
@@ -261,7 +259,8 @@ class HptuneServer::Impl {
   }
 
   void Drain(std::chrono::milliseconds deadline) {
-    server_->Shutdown(std::chrono::system_clock::now() + deadline);
+    server_->Shutdown(
+        std::chrono::system_clock::time_point(options_.env->Now() + deadline));
     launcher_->Drain(options_.termination_grace);
   }
 

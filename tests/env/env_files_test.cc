@@ -1,6 +1,8 @@
 // Env's files, the same checks on the real one (DefaultEnv in a temporary
 // directory) and on FakeEnv's in-memory file system, so tests that run the
 // job runner on FakeEnv see the files behave as on a disk.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -107,6 +109,22 @@ TEST_P(EnvFilesTest, RenameRemoveAndListSeeTheSameTree) {
               StatusHasCode(absl::StatusCode::kNotFound));
   EXPECT_THAT(env().ListDirectory(dir_ / "absent"),
               StatusHasCode(absl::StatusCode::kNotFound));
+}
+
+TEST_P(EnvFilesTest, PermissionsChangeWhatIsThereAndTheUserIsOurs) {
+  ASSERT_OK(env().WriteFileAtomically(dir_ / "f", "x", 0600));
+  ASSERT_OK(env().SetPermissions(dir_ / "f", 0640));
+  ASSERT_OK(env().SetPermissions(dir_ / "sub", 0711));
+  if (!GetParam()) {  // FakeEnv keeps no modes.
+    using std::filesystem::perms;
+    EXPECT_EQ(std::filesystem::status(dir_ / "f").permissions(),
+              perms::owner_read | perms::owner_write | perms::group_read);
+    EXPECT_EQ(std::filesystem::status(dir_ / "sub").permissions(),
+              perms::owner_all | perms::group_exec | perms::others_exec);
+  }
+  EXPECT_THAT(env().SetPermissions(dir_ / "absent", 0600),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("absent")));
+  EXPECT_EQ(env().EffectiveUserId(), ::geteuid());
 }
 
 INSTANTIATE_TEST_SUITE_P(RealAndFake, EnvFilesTest, ::testing::Bool(),

@@ -151,6 +151,12 @@ absl::StatusOr<std::vector<DirectoryEntry>> FakeEnv::ListDirectory(
   return entries;
 }
 
+absl::Status FakeEnv::SetPermissions(const std::filesystem::path& path,
+                                     int mode) {
+  (void)mode;
+  return TypeOf(path).status();
+}
+
 absl::Status FakeEnv::CreatePrivateDirectories(
     const std::filesystem::path& dir) {
   const std::string key = Key(dir);

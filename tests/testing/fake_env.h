@@ -11,6 +11,8 @@
 #ifndef HPTUNE_TESTS_TESTING_FAKE_ENV_H_
 #define HPTUNE_TESTS_TESTING_FAKE_ENV_H_
 
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -61,6 +63,12 @@ class FakeEnv : public Env {
       const std::filesystem::path& dir) override;
   [[nodiscard]] absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) override;
+  // Modes are not modelled: OK when something is at `path`.
+  [[nodiscard]] absl::Status SetPermissions(const std::filesystem::path& path,
+                                            int mode) override;
+  // This process's, unless a test sets `uid`.
+  uint32_t EffectiveUserId() override { return uid; }
+  uint32_t uid = ::geteuid();
 
   // Every file's path, sorted: what a test checks was left behind.
   std::vector<std::string> Files() const;

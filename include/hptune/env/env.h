@@ -1,5 +1,6 @@
 // Env: the operating system as hptune sees it -- the time, waiting for
-// something to happen, and files -- behind one interface, after leveldb's
+// something to happen, files and their permissions, and the user it runs
+// as -- behind one interface, after leveldb's
 // Env, so the job runner can be driven on a simulated clock and an
 // in-memory file system.
 //
@@ -145,6 +146,13 @@ class Env {
   // As the free CreatePrivateDirectories below.
   [[nodiscard]] virtual absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) = 0;
+  // Sets the permission bits of `path` (chmod(2): a link is followed). The
+  // system's reason, naming the path, on failure.
+  [[nodiscard]] virtual absl::Status SetPermissions(
+      const std::filesystem::path& path, int mode) = 0;
+  // The user this process acts as (its effective uid): 0 for a root
+  // server, which runs other users' jobs as them.
+  virtual uint32_t EffectiveUserId() = 0;
   // Keeps the log at `path`, which a replica appends to, near `max_bytes`
   // (docs/operations.md, "What lives where"): past it, removes a middle
   // range so that the first quarter of the cap and the last half remain,

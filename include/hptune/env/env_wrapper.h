@@ -81,6 +81,11 @@ class EnvWrapper : public Env {
       const std::filesystem::path& dir) override {
     return target_.CreatePrivateDirectories(dir);
   }
+  [[nodiscard]] absl::Status SetPermissions(const std::filesystem::path& path,
+                                            int mode) override {
+    return target_.SetPermissions(path, mode);
+  }
+  uint32_t EffectiveUserId() override { return target_.EffectiveUserId(); }
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return target_.CapLog(path, max_bytes);
