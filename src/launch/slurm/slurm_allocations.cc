@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_join.h"
@@ -17,7 +16,7 @@ AllocationPool::~AllocationPool() {
     for (const Held& held : held_) jobs.push_back(held.allocation->slurm_job);
     held_.clear();
   }
-  Cancel(jobs);
+  Cancel(env_, jobs);
 }
 
 absl::StatusOr<std::shared_ptr<const Allocation>> AllocationPool::Take(
@@ -55,7 +54,7 @@ void AllocationPool::GiveBack(
     }
     held_.erase(it);
   }
-  Cancel({allocation->slurm_job});
+  Cancel(env_, {allocation->slurm_job});
 }
 
 void AllocationPool::EndJob(const std::string& job_id) {
@@ -71,22 +70,22 @@ void AllocationPool::EndJob(const std::string& job_id) {
       return held.allocation->job_id == job_id && !held.busy;
     });
   }
-  Cancel(idle);
+  Cancel(env_, idle);
 }
 
-void AllocationPool::Cancel(const std::vector<std::string>& slurm_jobs) {
+void AllocationPool::Cancel(Env& env,
+                            const std::vector<std::string>& slurm_jobs) {
   if (slurm_jobs.empty()) return;
   std::vector<std::string> argv = {"scancel", "--quiet"};
   argv.insert(argv.end(), slurm_jobs.begin(), slurm_jobs.end());
   (void)RunSlurm(argv);
   // Long enough for Slurm's KillWait and the epilog of a loaded controller.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const Timestamp deadline = env.Now() + std::chrono::seconds(60);
   auto wait = std::chrono::milliseconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (env.Now() < deadline) {
     auto state = QueryJob(absl::StrJoin(slurm_jobs, ","));
     if (state.ok() && state->phase == JobPhase::kEnded) return;
-    std::this_thread::sleep_for(wait);
+    env.SleepFor(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(200));
   }
 }

@@ -17,6 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 
 namespace hptune::launch::slurm_internal {
 
@@ -31,7 +32,8 @@ struct Allocation {
 
 class AllocationPool {
  public:
-  AllocationPool() = default;
+  // Waits for cancellations on `env`'s clock; it must outlive the pool.
+  explicit AllocationPool(Env& env) : env_(env) {}
   // Cancels every allocation still held (Release).
   ~AllocationPool();
   AllocationPool(const AllocationPool&) = delete;
@@ -51,9 +53,9 @@ class AllocationPool {
   // cancelled when given back. Returns once squeue shows none of them alive.
   void EndJob(const std::string& job_id);
 
-  // `scancel` of `slurm_jobs`, then waits (up to a minute) until squeue
-  // shows none of them running or completing.
-  static void Cancel(const std::vector<std::string>& slurm_jobs);
+  // `scancel` of `slurm_jobs`, then waits (up to a minute on `env`'s
+  // clock) until squeue shows none of them running or completing.
+  static void Cancel(Env& env, const std::vector<std::string>& slurm_jobs);
 
  private:
   struct Held {
@@ -61,6 +63,7 @@ class AllocationPool {
     bool busy = true;
     bool job_ended = false;  // EndJob came while it was busy.
   };
+  Env& env_;
   Mutex mutex_;
   std::vector<Held> held_ ABSL_GUARDED_BY(mutex_);
 };

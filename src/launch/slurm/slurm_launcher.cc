@@ -119,7 +119,7 @@ std::string SlurmLauncher::HostPlaceholder(int replica) {
 SlurmLauncher::SlurmLauncher(SlurmOptions options, NodeGpus node_gpus)
     : options_(std::move(options)),
       node_gpus_(std::move(node_gpus)),
-      pool_(std::make_shared<slurm_internal::AllocationPool>()) {}
+      pool_(std::make_shared<slurm_internal::AllocationPool>(*options_.env)) {}
 
 SlurmLauncher::~SlurmLauncher() = default;
 
@@ -304,7 +304,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::SubmitTrial(
       std::string id,
       Submit(JobName(launch.job_id, launch.trial), dir, resources, "job.sh"));
   return std::make_unique<SlurmTrialRun>(
-      id, dir, static_cast<int>(launch.replicas.size()),
+      *options_.env, id, dir, static_cast<int>(launch.replicas.size()),
       options_.state_poll_interval);
 }
 
@@ -329,8 +329,9 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::StartInAllocation(
   HPTUNE_ASSIGN_OR_RETURN(
       std::shared_ptr<const slurm_internal::Allocation> allocation,
       pool_->Take(launch.job_id, shape, submit));
-  auto run = slurm_internal::StepTrialRun::Start(
-      launch, dir, pool_, std::move(allocation), options_.state_poll_interval);
+  auto run = slurm_internal::StepTrialRun::Start(*options_.env, launch, dir,
+                                                 pool_, std::move(allocation),
+                                                 options_.state_poll_interval);
   if (!run.ok()) return run.status();
   return std::unique_ptr<TrialRun>(*std::move(run));
 }
@@ -358,6 +359,7 @@ void SlurmLauncher::StopLeftovers(const std::filesystem::path& job_runs_dir,
     }
   }
   slurm_internal::AllocationPool::Cancel(
+      *options_.env,
       std::vector<std::string>(leftovers.begin(), leftovers.end()));
 }
 
@@ -385,14 +387,13 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Reattach(
     (void)RunSlurm({"scancel", "--quiet", std::to_string(it->first)});
   }
   std::filesystem::path dir = newest->second;
-  std::error_code ec;
-  if (!std::filesystem::exists(dir / "layout", ec)) {
+  if (!options_.env->Exists(dir / "layout")) {
     // Not ours, or its files are gone: it cannot be watched, so it goes.
     (void)RunSlurm({"scancel", "--quiet", std::to_string(newest->first)});
     return nullptr;
   }
   return std::unique_ptr<TrialRun>(SlurmTrialRun::Attach(
-      std::to_string(newest->first), dir,
+      *options_.env, std::to_string(newest->first), dir,
       static_cast<int>(launch.replicas.size()), options_.state_poll_interval));
 }
 

@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <fstream>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -23,19 +21,10 @@
 namespace hptune::launch::slurm_internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr std::chrono::milliseconds kChildWaitStep{5};
 // How long an srun whose task has written its exit may take to end before
 // its step is signalled like a running one.
 constexpr std::chrono::milliseconds kSrunEndWait{2000};
-
-std::vector<std::string> FileLines(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // waitpid without blocking, EINTR retried: the pid when it ended.
 pid_t Reap(pid_t pid, int* status) {
@@ -48,17 +37,19 @@ pid_t Reap(pid_t pid, int* status) {
 
 }  // namespace
 
-StepTrialRun::StepTrialRun(const TrialLaunch& launch, std::filesystem::path dir,
+StepTrialRun::StepTrialRun(Env& env, const TrialLaunch& launch,
+                           std::filesystem::path dir,
                            std::shared_ptr<AllocationPool> pool,
                            std::shared_ptr<const Allocation> allocation,
                            std::chrono::milliseconds state_poll_interval)
-    : dir_(std::move(dir)),
+    : env_(env),
+      dir_(std::move(dir)),
       step_prefix_(
           absl::StrCat("hptune.", launch.job_id, ".", launch.trial, ".")),
       pool_(std::move(pool)),
       allocation_(std::move(allocation)),
       state_poll_interval_(state_poll_interval),
-      last_state_check_(Clock::now()) {
+      last_state_check_(env.Now()) {
   for (const ReplicaLaunch& replica : launch.replicas) {
     replicas_.push_back(
         Replica{.name = absl::StrCat(std::string(ToString(replica.type)), "-",
@@ -67,17 +58,19 @@ StepTrialRun::StepTrialRun(const TrialLaunch& launch, std::filesystem::path dir,
 }
 
 absl::StatusOr<std::unique_ptr<StepTrialRun>> StepTrialRun::Start(
-    const TrialLaunch& launch, std::filesystem::path dir,
+    Env& env, const TrialLaunch& launch, std::filesystem::path dir,
     std::shared_ptr<AllocationPool> pool,
     std::shared_ptr<const Allocation> allocation,
     std::chrono::milliseconds state_poll_interval) {
   std::unique_ptr<StepTrialRun> run(
-      new StepTrialRun(launch, std::move(dir), std::move(pool),
+      new StepTrialRun(env, launch, std::move(dir), std::move(pool),
                        std::move(allocation), state_poll_interval));
   // Which allocation ran the attempt, for whoever reads its directory.
-  std::ofstream(run->dir_ / "allocation")
-      << run->allocation_->slurm_job << " " << run->allocation_->dir.string()
-      << "\n";
+  env.WriteFileAtomically(run->dir_ / "allocation",
+                          absl::StrCat(run->allocation_->slurm_job, " ",
+                                       run->allocation_->dir.string(), "\n"),
+                          0644, Durability::kUnsynced)
+      .IgnoreError();
   absl::StatusOr<bool> placed = run->TryPlace();
   if (!placed.ok()) {
     run->Terminate(std::chrono::milliseconds(0));
@@ -90,14 +83,22 @@ StepTrialRun::~StepTrialRun() {
   if (!terminated_) Terminate(kDestructorGrace);
 }
 
+std::vector<std::string> StepTrialRun::FileLines(
+    const std::filesystem::path& path) const {
+  std::istringstream in(env_.ReadFile(path).value_or(""));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 absl::StatusOr<bool> StepTrialRun::TryPlace() {
   if (placed_) return true;
-  std::error_code ec;
   const std::filesystem::path& from = allocation_->dir;
-  if (!std::filesystem::exists(from / "nodes", ec)) return false;
+  if (!env_.Exists(from / "nodes")) return false;
   layout_ = FileLines(from / "layout");
   nodes_ = FileLines(from / "nodes");
-  std::ifstream components(from / "components");
+  std::istringstream components(
+      env_.ReadFile(from / "components").value_or(""));
   int count = 1;
   components >> count;
   het_ = count > 1;
@@ -106,12 +107,15 @@ absl::StatusOr<bool> StepTrialRun::TryPlace() {
         "Slurm allocation ", allocation_->slurm_job, " in ", from.string(),
         " places ", nodes_.size(), " replicas, not ", replicas_.size()));
   }
-  std::filesystem::copy_file(from / "hosts", dir_ / "hosts",
-                             std::filesystem::copy_options::overwrite_existing,
-                             ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot copy ", from.string(), "/hosts: ", ec.message()));
+  absl::StatusOr<std::string> hosts = env_.ReadFile(from / "hosts");
+  absl::Status copied = hosts.status();
+  if (copied.ok()) {
+    copied = env_.WriteFileAtomically(dir_ / "hosts", *hosts, 0644,
+                                      Durability::kUnsynced);
+  }
+  if (!copied.ok()) {
+    return absl::InternalError(absl::StrCat("cannot copy ", from.string(),
+                                            "/hosts: ", copied.message()));
   }
   placed_ = true;
   for (int k = 0; k < static_cast<int>(replicas_.size()); ++k) {
@@ -169,7 +173,9 @@ void StepTrialRun::Reaped(Replica& replica) {
 
 ReplicaExit StepTrialRun::ExitOf(int k, int wait_status) {
   ReplicaExit exit{.replica = k};
-  std::ifstream in(dir_ / absl::StrCat("r", k, ".exit.", replicas_[k].run));
+  std::istringstream in(
+      env_.ReadFile(dir_ / absl::StrCat("r", k, ".exit.", replicas_[k].run))
+          .value_or(""));
   if (in >> exit.exit_code >> exit.signal) return exit;
   // The wrapper wrote nothing: the step never ran it, or was killed with
   // the allocation (scancel, time limit, node failure).
@@ -186,7 +192,7 @@ ReplicaExit StepTrialRun::ExitOf(int k, int wait_status) {
 
 void StepTrialRun::RefreshAllocationState(bool force) {
   if (allocation_ended_) return;
-  const auto now = Clock::now();
+  const Timestamp now = env_.Now();
   if (!force && now - last_state_check_ < state_poll_interval_) return;
   last_state_check_ = now;
   auto state = QueryJob(allocation_->slurm_job);
@@ -266,19 +272,17 @@ bool StepTrialRun::AnyChild() const {
 }
 
 bool StepTrialRun::TasksEnded() const {
-  std::error_code ec;
   for (int k = 0; k < static_cast<int>(replicas_.size()); ++k) {
     const Replica& replica = replicas_[k];
     if (replica.running && replica.pid >= 0 &&
-        !std::filesystem::exists(
-            dir_ / absl::StrCat("r", k, ".exit.", replica.run), ec)) {
+        !env_.Exists(dir_ / absl::StrCat("r", k, ".exit.", replica.run))) {
       return false;
     }
   }
   return true;
 }
 
-bool StepTrialRun::WaitForChildren(Clock::time_point until) {
+bool StepTrialRun::WaitForChildren(Timestamp until) {
   while (true) {
     for (Replica& replica : replicas_) {
       int status = 0;
@@ -288,15 +292,15 @@ bool StepTrialRun::WaitForChildren(Clock::time_point until) {
       }
     }
     if (!AnyChild()) return true;
-    if (Clock::now() >= until) return false;
-    std::this_thread::sleep_for(kChildWaitStep);
+    if (env_.Now() >= until) return false;
+    env_.SleepFor(kChildWaitStep);
   }
 }
 
 bool StepTrialRun::StepsEnded() const {
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  const Timestamp deadline = env_.Now() + std::chrono::seconds(60);
   auto wait = std::chrono::milliseconds(10);
-  while (Clock::now() < deadline) {
+  while (env_.Now() < deadline) {
     auto steps = RunSlurm(
         {"squeue", "-h", "-s", "-j", allocation_->slurm_job, "-o", "%i"});
     if (!steps.ok()) return false;
@@ -308,7 +312,7 @@ bool StepTrialRun::StepsEnded() const {
                        absl::EndsWith(step, ".extern"));
     }
     if (!left) return true;
-    std::this_thread::sleep_for(wait);
+    env_.SleepFor(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(200));
   }
   return false;
@@ -320,19 +324,19 @@ void StepTrialRun::Terminate(std::chrono::milliseconds grace) {
   bool broken = allocation_ended_;
   // Replicas that ended on their own need no signal: their sruns only
   // have the step's end to report.
-  if (!WaitForChildren(Clock::now()) &&
-      !(TasksEnded() && WaitForChildren(Clock::now() + kSrunEndWait))) {
+  if (!WaitForChildren(env_.Now()) &&
+      !(TasksEnded() && WaitForChildren(env_.Now() + kSrunEndWait))) {
     // The allocation runs this trial's steps only: every step's tasks get
     // SIGTERM (the holder's batch step does not).
     (void)RunSlurm(
         {"scancel", "--quiet", "--signal=TERM", allocation_->slurm_job});
-    if (!WaitForChildren(Clock::now() + grace)) {
+    if (!WaitForChildren(env_.Now() + grace)) {
       for (Replica& replica : replicas_) {
         if (replica.running && replica.pid >= 0) {
           SignalGroup(replica.pid, SIGKILL);
         }
       }
-      WaitForChildren(Clock::time_point::max());
+      WaitForChildren(Timestamp::max());
       broken = broken || !StepsEnded();
     }
   }

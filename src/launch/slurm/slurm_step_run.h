@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/core/time.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "src/launch/slurm/slurm_allocations.h"
 
@@ -33,9 +35,10 @@ class StepTrialRun : public TrialRun {
   // The replicas of `launch`, whose files are in `dir` (its attempt
   // directory: r<k>.* and task.sh), run in `allocation`, which goes back to
   // `pool` when the run is terminated. Starts them if the allocation is
-  // placed, else once it is (Poll).
+  // placed, else once it is (Poll). Its files, clock and waits are `env`'s,
+  // which must outlive it.
   static absl::StatusOr<std::unique_ptr<StepTrialRun>> Start(
-      const TrialLaunch& launch, std::filesystem::path dir,
+      Env& env, const TrialLaunch& launch, std::filesystem::path dir,
       std::shared_ptr<AllocationPool> pool,
       std::shared_ptr<const Allocation> allocation,
       std::chrono::milliseconds state_poll_interval);
@@ -63,7 +66,7 @@ class StepTrialRun : public TrialRun {
     pid_t pid = -1;  // The srun of the current run; -1 before placement.
     int pidfd = -1;
   };
-  StepTrialRun(const TrialLaunch& launch, std::filesystem::path dir,
+  StepTrialRun(Env& env, const TrialLaunch& launch, std::filesystem::path dir,
                std::shared_ptr<AllocationPool> pool,
                std::shared_ptr<const Allocation> allocation,
                std::chrono::milliseconds state_poll_interval);
@@ -82,11 +85,15 @@ class StepTrialRun : public TrialRun {
   // Whether every replica whose srun runs has written its exit file.
   bool TasksEnded() const;
   // Waits up to `until` for the running sruns to end; true when they did.
-  bool WaitForChildren(std::chrono::steady_clock::time_point until);
+  bool WaitForChildren(Timestamp until);
   // Whether the allocation has no step but its batch step left, waiting up
   // to a minute for those a killed srun leaves to end.
   bool StepsEnded() const;
 
+  // The lines of a file of the allocation's; none when it cannot be read.
+  std::vector<std::string> FileLines(const std::filesystem::path& path) const;
+
+  Env& env_;
   const std::filesystem::path dir_;
   const std::string step_prefix_;  // "hptune.<job>.<trial>."
   const std::shared_ptr<AllocationPool> pool_;
@@ -99,7 +106,7 @@ class StepTrialRun : public TrialRun {
   bool placed_ = false;
   bool allocation_ended_ = false;
   bool terminated_ = false;
-  std::chrono::steady_clock::time_point last_state_check_{};
+  Timestamp last_state_check_{};
 };
 
 }  // namespace hptune::launch::slurm_internal

@@ -1,9 +1,7 @@
 #include "src/launch/slurm/slurm_trial_run.h"
 
 #include <csignal>
-#include <fstream>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,36 +10,32 @@
 namespace hptune::launch::slurm_internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Long enough for Slurm's KillWait and the epilog of a loaded controller;
 // the job is cancelled by then, this only bounds how long we watch it go.
 constexpr std::chrono::seconds kCancelDeadline{60};
 constexpr std::chrono::milliseconds kWaitStep{20};
 
-void Touch(const std::filesystem::path& path) { std::ofstream(path).flush(); }
-
 }  // namespace
 
-SlurmTrialRun::SlurmTrialRun(std::string slurm_job, std::filesystem::path dir,
-                             int replicas,
+SlurmTrialRun::SlurmTrialRun(Env& env, std::string slurm_job,
+                             std::filesystem::path dir, int replicas,
                              std::chrono::milliseconds state_poll_interval)
-    : slurm_job_(std::move(slurm_job)),
+    : env_(env),
+      slurm_job_(std::move(slurm_job)),
       dir_(std::move(dir)),
       state_poll_interval_(state_poll_interval),
       replicas_(replicas),
-      last_state_check_(Clock::now()) {}
+      last_state_check_(env.Now()) {}
 
 std::unique_ptr<SlurmTrialRun> SlurmTrialRun::Attach(
-    std::string slurm_job, std::filesystem::path dir, int replicas,
+    Env& env, std::string slurm_job, std::filesystem::path dir, int replicas,
     std::chrono::milliseconds state_poll_interval) {
   auto run = std::make_unique<SlurmTrialRun>(
-      std::move(slurm_job), std::move(dir), replicas, state_poll_interval);
+      env, std::move(slurm_job), std::move(dir), replicas, state_poll_interval);
   for (int k = 0; k < replicas; ++k) {
     Replica& replica = run->replicas_[k];
-    std::error_code ec;
-    while (std::filesystem::exists(
-        run->dir_ / absl::StrCat("r", k, ".restart.", replica.run + 1), ec)) {
+    while (env.Exists(run->dir_ /
+                      absl::StrCat("r", k, ".restart.", replica.run + 1))) {
       ++replica.run;
     }
     // An exit the dead process may not have seen: Poll() reports it.
@@ -58,9 +52,16 @@ std::filesystem::path SlurmTrialRun::ExitFile(int replica, int run) const {
   return dir_ / absl::StrCat("r", replica, ".exit.", run);
 }
 
+void SlurmTrialRun::Touch(const std::filesystem::path& path) {
+  // Unsynced and readable by the node's side, as an ofstream's file was.
+  env_.WriteFileAtomically(path, "", 0644, Durability::kUnsynced).IgnoreError();
+}
+
 std::optional<ReplicaExit> SlurmTrialRun::ReadExit(int replica) const {
-  std::ifstream in(ExitFile(replica, replicas_[replica].run));
-  if (!in) return std::nullopt;
+  absl::StatusOr<std::string> text =
+      env_.ReadFile(ExitFile(replica, replicas_[replica].run));
+  if (!text.ok()) return std::nullopt;
+  std::istringstream in(*text);
   ReplicaExit exit{.replica = replica};
   if (!(in >> exit.exit_code >> exit.signal)) {
     // Written by rename, so never half-written; unreadable means the file
@@ -72,7 +73,7 @@ std::optional<ReplicaExit> SlurmTrialRun::ReadExit(int replica) const {
 
 void SlurmTrialRun::RefreshJobState(bool force) {
   if (job_ended_) return;
-  const auto now = Clock::now();
+  const Timestamp now = env_.Now();
   if (!force && now - last_state_check_ < state_poll_interval_) return;
   last_state_check_ = now;
   auto state = QueryJob(slurm_job_);
@@ -138,8 +139,7 @@ absl::Status SlurmTrialRun::Restart(int replica) {
 
 bool SlurmTrialRun::Queued() const {
   if (placed_ || job_ended_ || terminated_) return false;
-  std::error_code ec;
-  placed_ = std::filesystem::exists(dir_ / "hosts", ec);
+  placed_ = env_.Exists(dir_ / "hosts");
   return !placed_;
 }
 
@@ -161,28 +161,28 @@ void SlurmTrialRun::Terminate(std::chrono::milliseconds grace) {
     // SIGTERM to every step (not the supervisor), then the grace period for
     // the replicas to write their exit files, then the job goes.
     (void)RunSlurm({"scancel", "--quiet", "--signal=TERM", slurm_job_});
-    const auto deadline = Clock::now() + grace;
+    const Timestamp deadline = env_.Now() + grace;
     auto all_exited = [&] {
       for (int k = 0; k < static_cast<int>(replicas_.size()); ++k) {
         if (replicas_[k].running && !ReadExit(k)) return false;
       }
       return true;
     };
-    while (Clock::now() < deadline && !all_exited()) {
-      std::this_thread::sleep_for(kWaitStep);
+    while (env_.Now() < deadline && !all_exited()) {
+      env_.SleepFor(kWaitStep);
     }
   }
   if (!job_ended_) (void)RunSlurm({"scancel", "--quiet", slurm_job_});
   // Returns when squeue shows nothing of the job running or completing.
-  const auto deadline = Clock::now() + kCancelDeadline;
+  const Timestamp deadline = env_.Now() + kCancelDeadline;
   auto wait = std::chrono::milliseconds(10);
-  while (Clock::now() < deadline) {
+  while (env_.Now() < deadline) {
     auto state = QueryJob(slurm_job_);
     if (state.ok() && state->phase == JobPhase::kEnded) {
       job_state_ = state->state;
       break;
     }
-    std::this_thread::sleep_for(wait);
+    env_.SleepFor(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(200));
   }
   job_ended_ = true;

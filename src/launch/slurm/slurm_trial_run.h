@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/core/time.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch::slurm_internal {
@@ -22,14 +24,15 @@ class SlurmTrialRun : public TrialRun {
   static constexpr std::chrono::milliseconds kDestructorGrace{5000};
 
   // A run of Slurm job `slurm_job` whose files are in `dir`, with `replicas`
-  // replicas, each at its first run.
-  SlurmTrialRun(std::string slurm_job, std::filesystem::path dir, int replicas,
-                std::chrono::milliseconds state_poll_interval);
+  // replicas, each at its first run. Its files, clock and waits are `env`'s,
+  // which must outlive it.
+  SlurmTrialRun(Env& env, std::string slurm_job, std::filesystem::path dir,
+                int replicas, std::chrono::milliseconds state_poll_interval);
   // The same for a job an earlier process submitted: each replica's current
   // run is the last one asked for in `dir`, and it is running unless that
   // run's exit file is there (Poll() then reports it).
   static std::unique_ptr<SlurmTrialRun> Attach(
-      std::string slurm_job, std::filesystem::path dir, int replicas,
+      Env& env, std::string slurm_job, std::filesystem::path dir, int replicas,
       std::chrono::milliseconds state_poll_interval);
   ~SlurmTrialRun() override;
 
@@ -59,11 +62,16 @@ class SlurmTrialRun : public TrialRun {
   void RefreshJobState(bool force);
   bool AnyRunning() const;
 
+  // Touches a marker file the batch script polls for (empty, as the
+  // script's own `touch` would leave it).
+  void Touch(const std::filesystem::path& path);
+
+  Env& env_;
   const std::string slurm_job_;
   const std::filesystem::path dir_;
   const std::chrono::milliseconds state_poll_interval_;
   std::vector<Replica> replicas_;
-  std::chrono::steady_clock::time_point last_state_check_{};
+  Timestamp last_state_check_{};
   bool job_ended_ = false;
   std::string job_state_ = "PENDING";
   bool terminated_ = false;
