@@ -1,7 +1,5 @@
 #include "src/server/job_access.h"
 
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "hptune/env/users.h"
@@ -9,7 +7,7 @@
 namespace hptune::server {
 
 absl::StatusOr<JobOwner> JobAccess::OwnerFor(const Caller& caller) const {
-  if (::geteuid() != 0) return JobOwner{};
+  if (env_.EffectiveUserId() != 0) return JobOwner{};
   if (caller.uid == 0) {
     if (rules_.allow_root_trials) return JobOwner{};
     return absl::PermissionDeniedError(
@@ -28,7 +26,7 @@ absl::StatusOr<JobOwner> JobAccess::OwnerFor(const Caller& caller) const {
 }
 
 absl::Status JobAccess::MayResume(const JobRecord& job) const {
-  if (::geteuid() != 0) return absl::OkStatus();
+  if (env_.EffectiveUserId() != 0) return absl::OkStatus();
   if (!job.owner.known() || job.owner.uid == 0) {
     if (rules_.allow_root_trials) return absl::OkStatus();
     return absl::PermissionDeniedError(absl::StrCat(
@@ -47,8 +45,9 @@ absl::Status JobAccess::MayResume(const JobRecord& job) const {
 
 bool JobAccess::MaySee(const Caller& caller, const JobRecord& job) const {
   if (caller.admin || rules_.share_jobs) return true;
-  const int64_t owner =
-      job.owner.known() ? job.owner.uid : static_cast<int64_t>(::geteuid());
+  const int64_t owner = job.owner.known()
+                            ? job.owner.uid
+                            : static_cast<int64_t>(env_.EffectiveUserId());
   return owner == static_cast<int64_t>(caller.uid);
 }
 

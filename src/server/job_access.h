@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 #include "src/server/auth.h"
 
@@ -34,8 +35,9 @@ struct JobAccessRules {
 
 class JobAccess {
  public:
-  JobAccess(store::Store& store, JobAccessRules rules)
-      : store_(store), rules_(std::move(rules)) {}
+  // `env` says whom the server runs as (root or not); it must outlive this.
+  JobAccess(store::Store& store, JobAccessRules rules, Env& env)
+      : store_(store), rules_(std::move(rules)), env_(env) {}
 
   // Whom a job `caller` submits runs as. PermissionDenied for root's job on
   // a root server that does not allow them; FailedPrecondition for another
@@ -57,6 +59,7 @@ class JobAccess {
  private:
   store::Store& store_;
   const JobAccessRules rules_;
+  Env& env_;
 };
 
 }  // namespace hptune::server

@@ -128,9 +128,11 @@ class HptuneServer::Impl {
     jobs_ = std::make_unique<jobs::JobManager>(
         *store_, *engine_, *launcher_, runner, *options_.env, options_.job_log);
     access_ = std::make_unique<JobAccess>(
-        *store_, JobAccessRules{.share_jobs = options_.share_jobs,
-                                .allow_root_trials = options_.allow_root_trials,
-                                .backend = options_.backend_name});
+        *store_,
+        JobAccessRules{.share_jobs = options_.share_jobs,
+                       .allow_root_trials = options_.allow_root_trials,
+                       .backend = options_.backend_name},
+        *options_.env);
     // The answers about studies are kept until a study changes: asking
     // again for a finished study's importance costs a read of the log.
     HPTUNE_ASSIGN_OR_RETURN(

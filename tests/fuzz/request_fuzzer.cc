@@ -42,7 +42,7 @@ struct World {
       : engine(store, hptune::SystemClock()),
         answers(store),
         auth(""),
-        access(store, {}),
+        access(store, {}, hptune::DefaultEnv()),
         service(engine, answers, auth, access,
                 hptune::server::kDefaultTrialLeaseSeconds) {
     hptune::v1::CreateStudyRequest create;

@@ -170,8 +170,8 @@ class CliServerAnswersTest : public ::testing::Test {
     runner.runs_dir = dir_ + "/runs";
     jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
                                                runner, hptune::DefaultEnv());
-    access_ =
-        std::make_unique<server::JobAccess>(*store_, server::JobAccessRules{});
+    access_ = std::make_unique<server::JobAccess>(
+        *store_, server::JobAccessRules{}, hptune::DefaultEnv());
     quotas_ = std::make_unique<server::UserQuotas>(
         *store_, server::QuotaLimits{}, static_cast<int64_t>(::geteuid()));
     studies_ = std::make_unique<server::StudyService>(
