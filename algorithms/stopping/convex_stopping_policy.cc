@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/algorithms/learning_curve.h"
 #include "algorithms/stopping/forecast.h"
+#include "algorithms/stopping/settings_decoder.h"
+#include "hptune/algorithms/learning_curve.h"
+#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -45,19 +47,21 @@ std::optional<Bound> Overestimate(const LearningCurve& curve, Goal goal,
                .how = "not improving: its best value so far"};
 }
 
-// The policy's options with the study's own settings in their place.
-ConvexStoppingOptions WithStudySettings(ConvexStoppingOptions options,
-                                        const ConvexStoppingSettings& study) {
-  options.max_step_count =
-      study.max_step_count.value_or(options.max_step_count);
-  options.min_step_count =
-      study.min_step_count.value_or(options.min_step_count);
-  options.min_measurement_count =
-      study.min_measurement_count.value_or(options.min_measurement_count);
+}  // namespace
+
+absl::StatusOr<ConvexStoppingOptions> ConvexOptionsFromSettings(
+    const StoppingSettings& settings) {
+  ConvexStoppingOptions options;
+  SettingsDecoder decoder(settings);
+  decoder.Integer("maxStepCount", int64_t{0}, kMaxStoppingStepCount,
+                  &options.max_step_count);
+  decoder.Integer("minStepCount", int64_t{0}, kMaxStoppingStepCount,
+                  &options.min_step_count);
+  decoder.Integer("minMeasurementCount", kMinConvexMeasurements,
+                  kMaxConvexMeasurements, &options.min_measurement_count);
+  HPTUNE_RETURN_IF_ERROR(decoder.Finish());
   return options;
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ConvexStoppingPolicy>>
 ConvexStoppingPolicy::Create(ConvexStoppingOptions options) {
@@ -90,8 +94,7 @@ ConvexStoppingPolicy::DecideOnCurves(const StudySpec& study,
     return absl::InvalidArgumentError(
         "convex stopping: the study has no metric tag");
   }
-  const ConvexStoppingOptions options =
-      WithStudySettings(options_, study.convex_stopping);
+  const ConvexStoppingOptions& options = options_;
   const SplitCurves split = Split(trials);
   const int completed = static_cast<int>(split.completed.size());
   const int needed = options.min_measurement_count + 1;

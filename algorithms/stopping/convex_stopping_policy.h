@@ -34,8 +34,8 @@
 // used: hptune neither models the learning rate nor rewrites stopped
 // trials' final measurements.
 //
-// The study's convex_stopping settings (StudySpec), where given, take the
-// place of the options the policy was created with.
+// A study's settings block (`convexStopping:`, StudySpec::stopping_settings)
+// names the options in Vertex's spelling; ConvexOptionsFromSettings reads it.
 //
 // Pure and stateless, like MedianStoppingPolicy. Not thread-safe.
 #ifndef HPTUNE_ALGORITHMS_STOPPING_CONVEX_STOPPING_POLICY_H_
@@ -48,9 +48,14 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/stopping_policy.h"
+#include "hptune/core/stopping_settings.h"
 #include "hptune/core/study.h"
 
 namespace hptune::algorithms {
+
+inline constexpr int64_t kMaxStoppingStepCount = 1'000'000'000'000;
+inline constexpr int kMinConvexMeasurements = 2;
+inline constexpr int kMaxConvexMeasurements = 1000;
 
 // Vertex's field names, in C++ spelling.
 struct ConvexStoppingOptions {
@@ -63,6 +68,12 @@ struct ConvexStoppingOptions {
   // completed trials needed. In [2, 1000].
   int min_measurement_count = 5;
 };
+
+// The defaults with a study's settings (maxStepCount, minStepCount,
+// minMeasurementCount) in their place; InvalidArgument "NAME: PROBLEM" for a
+// value out of range or a name the rule lacks (settings_decoder.h).
+absl::StatusOr<ConvexStoppingOptions> ConvexOptionsFromSettings(
+    const StoppingSettings& settings);
 
 class ConvexStoppingPolicy : public CurveStoppingPolicy {
  public:

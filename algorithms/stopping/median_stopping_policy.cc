@@ -8,10 +8,21 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/algorithms/learning_curve.h"
+#include "algorithms/stopping/settings_decoder.h"
 #include "algorithms/stopping/warm_up.h"
+#include "hptune/algorithms/learning_curve.h"
+#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
+
+absl::StatusOr<MedianStoppingOptions> MedianOptionsFromSettings(
+    MedianStoppingOptions::Reference reference,
+    const StoppingSettings& settings) {
+  MedianStoppingOptions options{.reference = reference};
+  SettingsDecoder decoder(settings);
+  HPTUNE_RETURN_IF_ERROR(decoder.Finish());
+  return options;
+}
 
 absl::StatusOr<std::unique_ptr<MedianStoppingPolicy>>
 MedianStoppingPolicy::Create(MedianStoppingOptions options) {

@@ -51,6 +51,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/algorithms/stopping_policy.h"
+#include "hptune/core/stopping_settings.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 
@@ -73,6 +74,15 @@ struct MedianStoppingOptions {
   // >= 1; the default leaves the decision to min_step_fraction.
   int min_measurements = 1;
 };
+
+// The options of the median rule by `reference` with a study's settings
+// block (StudySpec::stopping_settings) in their place: what the registry's
+// "median" and "median-at-step" factories create. InvalidArgument
+// "NAME: PROBLEM" for a bad value or a name the rule lacks
+// (settings_decoder.h).
+absl::StatusOr<MedianStoppingOptions> MedianOptionsFromSettings(
+    MedianStoppingOptions::Reference reference,
+    const StoppingSettings& settings);
 
 class MedianStoppingPolicy : public CurveStoppingPolicy {
  public:

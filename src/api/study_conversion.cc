@@ -2,8 +2,10 @@
 // (conversion.h, "Studies and trials").
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
@@ -53,6 +55,44 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
 }
 
 namespace {
+
+// The convex rule's block as the wire's message, its integer settings under
+// Vertex's names; false, leaving `out` partly set, when the block holds what
+// the message cannot carry (which the rule then refuses, so it must arrive).
+bool ConvexSettingsToProto(const StoppingSettings& settings,
+                           v1::ConvexStoppingSettings& out) {
+  for (const auto& [name, value] : settings.values) {
+    const int64_t* n = std::get_if<int64_t>(&value);
+    if (n == nullptr) return false;
+    if (name == "maxStepCount") {
+      out.set_max_step_count(*n);
+    } else if (name == "minStepCount") {
+      out.set_min_step_count(*n);
+    } else if (name == "minMeasurementCount" && *n == int32_t(*n)) {
+      out.set_min_measurement_count(static_cast<int32_t>(*n));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A rule's settings block as a Struct, each value of its own kind.
+void SettingsToProto(const StoppingSettings& settings,
+                     google::protobuf::Struct& out) {
+  for (const auto& [name, value] : settings.values) {
+    google::protobuf::Value& field = (*out.mutable_fields())[name];
+    if (const int64_t* n = std::get_if<int64_t>(&value)) {
+      field.set_number_value(static_cast<double>(*n));
+    } else if (const double* x = std::get_if<double>(&value)) {
+      field.set_number_value(*x);
+    } else if (const bool* b = std::get_if<bool>(&value)) {
+      field.set_bool_value(*b);
+    } else {
+      field.set_string_value(std::get<std::string>(value));
+    }
+  }
+}
 
 // Parameter `index` of `space` and, nested, its conditional children.
 void ParameterSpecToProto(const SearchSpace& space, int index,
@@ -141,18 +181,14 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
   if (!spec.early_stopping_rule.empty()) {
     proto.set_early_stopping_rule(spec.early_stopping_rule);
   }
-  if (!spec.convex_stopping.empty()) {
-    const ConvexStoppingSettings& convex = spec.convex_stopping;
-    v1::ConvexStoppingSettings& settings = *proto.mutable_convex_stopping();
-    if (convex.max_step_count) {
-      settings.set_max_step_count(*convex.max_step_count);
-    }
-    if (convex.min_step_count) {
-      settings.set_min_step_count(*convex.min_step_count);
-    }
-    if (convex.min_measurement_count) {
-      settings.set_min_measurement_count(*convex.min_measurement_count);
-    }
+  // The convex rule's block travels in its own message, which Vertex's
+  // clients know; what that cannot carry, as any other rule's, in the Struct.
+  const StoppingSettings& settings = spec.stopping_settings;
+  if (!settings.empty() &&
+      (settings.rule != kConvexStoppingRule ||
+       !ConvexSettingsToProto(settings, *proto.mutable_convex_stopping()))) {
+    proto.clear_convex_stopping();
+    SettingsToProto(settings, *proto.mutable_early_stopping_settings());
   }
   if (spec.trial_lease_seconds) {
     proto.set_trial_lease_seconds(*spec.trial_lease_seconds);

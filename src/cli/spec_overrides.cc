@@ -13,6 +13,7 @@
 #include "hptune/core/job_validation.h"
 #include "hptune/core/status.h"
 #include "src/cli/labels_flag.h"
+#include "src/cli/stopping_rules.h"
 
 namespace hptune::cli {
 namespace {
@@ -178,10 +179,14 @@ absl::Status ApplyResumeFrom(const OverrideTarget& t) {
 absl::Status ApplyEarlyStopping(const OverrideTarget& t) {
   const std::string& rule = ValueOf(t);
   HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
+  const std::string previous = t.job.study->EffectiveStoppingRule();
   t.job.study->enable_early_stopping = true;
   t.job.study->early_stopping_rule = rule;
-  // The config's convexStopping settings are the convex rule's alone.
-  if (rule != "convex") t.job.study->convex_stopping = {};
+  // The config's settings are the rule's they were written for alone.
+  StoppingSettings& settings = t.job.study->stopping_settings;
+  const std::string& written_for =
+      settings.rule.empty() ? previous : settings.rule;
+  if (rule != written_for) settings = {};
   return absl::OkStatus();
 }
 
@@ -261,12 +266,7 @@ const std::vector<FlagSpec>& SpecOverrideRows() {
        "trials)",
        0, "resumePreviousJobId", ApplyResumeFrom},
       {"early-stopping", kValue, "RULE", kRunAndSubmit, kStudy,
-       "stop trials early by RULE: median-at-step (Optuna's median rule, the "
-       "default when the config enables early stopping), median (Vizier's, "
-       "on running averages), asha, asha-resume (resumes paused trials from "
-       "their checkpoints), envelope (learns from the study's curves), "
-       "decay-curve or convex (Vertex's); a server may know more",
-       0, "earlyStoppingRule", ApplyEarlyStopping},
+       EarlyStoppingHelp(), 0, "earlyStoppingRule", ApplyEarlyStopping},
   };
   return *kRows;
 }
@@ -286,7 +286,10 @@ absl::StatusOr<JobSpec> CheckOverriddenJob(const JobSpec& job,
                                            bool from_config) {
   JobSpec checked = job;
   CompleteJob(checked);
-  if (std::vector<FieldError> errors = ValidateJob(checked); !errors.empty()) {
+  std::vector<FieldError> errors = ValidateJob(checked);
+  // ValidateJob knows no rule: hptune's own rules check their settings.
+  if (errors.empty()) errors = StoppingSettingsErrors(checked);
+  if (!errors.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         from_config ? "the config with the command-line flags applied:\n"
                     : "the job given by the command-line flags:\n",

@@ -41,7 +41,8 @@ const std::vector<FlagSpec>& SpecOverrideRows();
                                           JobSpec& job);
 
 // `job` completed (CompleteJob: a tier's machines, the master's image) and
-// checked by ValidateJob: InvalidArgument listing every error with its
+// checked by ValidateJob, its early-stopping settings by hptune's rule
+// (stopping_rules.h): InvalidArgument listing every error with its
 // field path, under "the config with the command-line flags
 // applied:" (or "the job given by the command-line flags:" when
 // !from_config).

@@ -72,36 +72,25 @@ void CheckStoppingRule(const std::string& field, const StudySpec& spec,
   }
 }
 
-// The convex rule's settings: in range, and only beside that rule.
-void CheckConvexStopping(const std::string& field, const StudySpec& spec,
-                         Checker& check) {
-  const ConvexStoppingSettings& settings = spec.convex_stopping;
+// A rule's settings block: only beside its rule, with early stopping on.
+// What the settings say is the rule's factory's to check
+// (StoppingRuleRegistry): core knows no rule.
+void CheckStoppingSettings(std::string_view prefix, const StudySpec& spec,
+                           Checker& check) {
+  const StoppingSettings& settings = spec.stopping_settings;
   if (settings.empty()) return;
-  if (spec.EffectiveStoppingRule() != "convex" || !spec.enable_early_stopping) {
-    check.Error(field, "settings of the convex rule, but the study's rule is " +
-                           Quote(spec.EffectiveStoppingRule()) +
-                           (spec.enable_early_stopping
-                                ? std::string()
-                                : std::string(" and early stopping is off")));
+  const std::string& rule = spec.EffectiveStoppingRule();
+  if (spec.enable_early_stopping &&
+      (settings.rule.empty() || settings.rule == rule)) {
+    return;
   }
-  const auto between = [&](std::string_view name, int64_t value,
-                           int64_t minimum, int64_t maximum) {
-    if (value < minimum || value > maximum) {
-      check.Error(JoinPath(field, name), "must be " + std::to_string(minimum) +
-                                             " to " + std::to_string(maximum) +
-                                             ", got " + std::to_string(value));
-    }
-  };
-  if (settings.max_step_count) {
-    between("maxStepCount", *settings.max_step_count, 0, kMaxStoppingStepCount);
-  }
-  if (settings.min_step_count) {
-    between("minStepCount", *settings.min_step_count, 0, kMaxStoppingStepCount);
-  }
-  if (settings.min_measurement_count) {
-    between("minMeasurementCount", *settings.min_measurement_count,
-            kMinConvexMeasurements, kMaxConvexMeasurements);
-  }
+  check.Error(JoinPath(prefix, settings.Field()),
+              "settings of the " +
+                  (settings.rule.empty() ? rule : settings.rule) +
+                  " rule, but the study's rule is " + Quote(rule) +
+                  (spec.enable_early_stopping
+                       ? std::string()
+                       : std::string(" and early stopping is off")));
 }
 
 // Vertex AI's `metrics` list (study.h's MetricSpec).
@@ -272,7 +261,7 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
   CheckBetween(field("maxFailedTrials"), spec.max_failed_trials, 0, kMaxTrials,
                check);
   CheckStoppingRule(field("earlyStoppingRule"), spec, check);
-  CheckConvexStopping(field("convexStopping"), spec, check);
+  CheckStoppingSettings(prefix, spec, check);
   if (spec.trial_lease_seconds) {
     CheckBetween(field("trialLeaseSeconds"), *spec.trial_lease_seconds, 0,
                  kMaxTrialLeaseSeconds, check);

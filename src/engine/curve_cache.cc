@@ -52,11 +52,22 @@ absl::Status CurveCache::WithCurves(
     absl::FunctionRef<absl::Status(const StudySpec&,
                                    std::span<const algorithms::TrialCurve>)>
         use) {
+  return WithCurves(
+      study, only, [](const StudySpec&) { return true; }, use);
+}
+
+absl::Status CurveCache::WithCurves(
+    std::string_view study, const std::set<int64_t>& only,
+    absl::FunctionRef<bool(const StudySpec&)> wants,
+    absl::FunctionRef<absl::Status(const StudySpec&,
+                                   std::span<const algorithms::TrialCurve>)>
+        use) {
   HPTUNE_ASSIGN_OR_RETURN(store::TrialStatuses statuses,
                           store_.ListTrialStatuses(study));
   MutexLock lock(&mutex_);
   HPTUNE_ASSIGN_OR_RETURN(StudyCurves * curves,
                           CurvesOf(study, statuses.study_create_time));
+  if (!wants(*curves->spec)) return absl::OkStatus();
   const std::string& metric = curves->spec->metric_tag;
   std::vector<algorithms::TrialCurve> lent;
   for (const store::TrialStatus& status : statuses.trials) {

@@ -55,6 +55,16 @@ class CurveCache {
       absl::FunctionRef<absl::Status(const StudySpec&,
                                      std::span<const algorithms::TrialCurve>)>
           use);
+  // The same, first asking `wants` with the study's spec (from the cache,
+  // with no curve read) whether to read the curves; when it says no, `use`
+  // is not called. The engine builds the study's policy there, and only a
+  // curve rule needs the curves.
+  [[nodiscard]] absl::Status WithCurves(
+      std::string_view study, const std::set<int64_t>& only,
+      absl::FunctionRef<bool(const StudySpec&)> wants,
+      absl::FunctionRef<absl::Status(const StudySpec&,
+                                     std::span<const algorithms::TrialCurve>)>
+          use);
 
  private:
   struct Curve {

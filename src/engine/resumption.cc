@@ -15,8 +15,9 @@ absl::StatusOr<std::unique_ptr<algorithms::StoppingPolicy>> ResumingPolicy(
   // A study of several objectives is judged by the dominance rule, which
   // does not pause.
   if (!spec.enable_early_stopping || spec.Objectives().size() > 1) return none;
-  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<algorithms::StoppingPolicy> policy,
-                          rules.Create(spec.EffectiveStoppingRule()));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<algorithms::StoppingPolicy> policy,
+      rules.Create(spec.EffectiveStoppingRule(), spec.stopping_settings));
   if (!policy->ResumesStoppedTrials()) return none;
   return policy;
 }

@@ -75,11 +75,46 @@ TEST(StudySpecConversionTest, TheGpsSeedingAndTheLeaseRoundTrip) {
   EXPECT_EQ(*back, spec);
 }
 
+// Another rule's settings travel as a Struct and come back as written.
+TEST(StudySpecConversionTest, TheRulesSettingsRoundTrip) {
+  StudySpec spec = *ParsedConfig().study;
+  spec.enable_early_stopping = true;
+  spec.early_stopping_rule = "median-at-step";
+  spec.stopping_settings = {.values = {{"warmupSteps", int64_t{100}},
+                                       {"fraction", 0.5},
+                                       {"strict", true},
+                                       {"name", std::string("slow")}}};
+  const v1::StudySpec proto = StudySpecToProto(spec);
+  EXPECT_EQ(proto.early_stopping_settings().fields().size(), 4u);
+  EXPECT_FALSE(proto.has_convex_stopping());
+  absl::StatusOr<StudySpec> back = StudySpecFromProto(proto, "spec");
+  ASSERT_OK(back);
+  EXPECT_EQ(back->stopping_settings.Find("warmupSteps") != nullptr, true);
+  EXPECT_EQ(*back->stopping_settings.Find("warmupSteps"),
+            StoppingSettingValue(int64_t{100}));
+  EXPECT_EQ(*back->stopping_settings.Find("fraction"),
+            StoppingSettingValue(0.5));
+  EXPECT_EQ(*back->stopping_settings.Find("strict"),
+            StoppingSettingValue(true));
+  EXPECT_EQ(*back->stopping_settings.Find("name"),
+            StoppingSettingValue(std::string("slow")));
+  // A convex block the convex message cannot carry travels whole, for the
+  // rule to refuse.
+  spec.early_stopping_rule = "convex";
+  spec.stopping_settings = {.rule = "convex",
+                            .values = {{"maxSteps", int64_t{9}}}};
+  const v1::StudySpec misspelt = StudySpecToProto(spec);
+  EXPECT_FALSE(misspelt.has_convex_stopping());
+  EXPECT_EQ(misspelt.early_stopping_settings().fields().size(), 1u);
+}
+
 TEST(StudySpecConversionTest, TheConvexRulesSettingsRoundTrip) {
   StudySpec spec = *ParsedConfig().study;
   spec.early_stopping_rule = "convex";
-  spec.convex_stopping = {.max_step_count = 1'000'000'000'000,
-                          .min_measurement_count = 4};
+  spec.stopping_settings = {
+      .rule = "convex",
+      .values = {{"maxStepCount", int64_t{1'000'000'000'000}},
+                 {"minMeasurementCount", int64_t{4}}}};
   const v1::StudySpec proto = StudySpecToProto(spec);
   EXPECT_EQ(proto.convex_stopping().max_step_count(), 1'000'000'000'000);
   EXPECT_FALSE(proto.convex_stopping().has_min_step_count());

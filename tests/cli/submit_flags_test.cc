@@ -117,11 +117,27 @@ TEST_F(SubmitFlagsTest, AnotherRulesFlagDropsTheConvexRulesSettings) {
   const std::string config = WriteConfig("c.yaml", text);
   auto same = Build({"--config", config, "--early-stopping", "convex"});
   ASSERT_OK(same);
-  EXPECT_EQ(same->job.study->convex_stopping.max_step_count, 900);
+  EXPECT_EQ(same->job.study->stopping_settings.values.size(), 1u);
   auto other = Build({"--config", config, "--early-stopping", "median"});
   ASSERT_OK(other);
   EXPECT_EQ(other->job.study->early_stopping_rule, "median");
-  EXPECT_TRUE(other->job.study->convex_stopping.empty());
+  EXPECT_TRUE(other->job.study->stopping_settings.empty());
+}
+
+// The rule checks its settings before anything is sent.
+TEST_F(SubmitFlagsTest, ABadRuleSettingIsRefusedNamingItsField) {
+  std::string text = kCustomConfig;
+  text.insert(text.find("    params:"),
+              "    earlyStoppingRule: convex\n"
+              "    convexStopping: {minMeasurementCount: 1}\n");
+  const std::string config = WriteConfig("c.yaml", text);
+  EXPECT_THAT(
+      Build({"--config", config}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("trainingInput.hyperparameters.convexStopping."
+                         "minMeasurementCount: must be 2 to 1000, got 1")));
+  // Another rule by flag drops them, and the job is good.
+  EXPECT_OK(Build({"--config", config, "--early-stopping", "median"}));
 }
 
 TEST_F(SubmitFlagsTest, ResumeFromIsResumePreviousJobId) {

@@ -363,19 +363,16 @@ std::vector<Case> StudyOptionCases() {
        [](auto& r) {
          EXPECT_TRUE(Study(r).enable_early_stopping);
          EXPECT_EQ(Study(r).early_stopping_rule, "convex");
-         EXPECT_EQ(Study(r).convex_stopping,
-                   (ConvexStoppingSettings{.max_step_count = 100,
-                                           .min_step_count = 10,
-                                           .min_measurement_count = 3}));
+         EXPECT_EQ(Study(r).stopping_settings,
+                   (StoppingSettings{
+                       .rule = "convex",
+                       .values = {{"maxStepCount", int64_t{100}},
+                                  {"minStepCount", int64_t{10}},
+                                  {"minMeasurementCount", int64_t{3}}}}));
          EXPECT_THAT(r.ignored_fields,
                      ElementsAre("studySpec.convexAutomatedStoppingSpec."
                                  "learningRateParameterName"));
        }},
-      {"ConvexSettingsErrorsNameVertexsField",
-       {{"STUDY", "  convexAutomatedStoppingSpec: {minMeasurementCount: 1}"}},
-       "studySpec.convexAutomatedStoppingSpec.minMeasurementCount: must be at "
-       "least 2, got 1",
-       nullptr},
       {"HptunesStoppingRule",
        {{"STUDY", "  earlyStoppingRule: asha"}},
        "",

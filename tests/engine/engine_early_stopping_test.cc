@@ -4,6 +4,7 @@
 // judges with a stale curve.
 #include <set>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/stopping_policy.h"
 #include "hptune/engine/engine.h"
@@ -15,7 +16,6 @@ namespace hptune::engine {
 namespace {
 
 using algorithms::StoppingDecision;
-using algorithms::StoppingRule;
 
 StudySpec Spec() { return testing::StoppingStudy(50, 50); }
 
@@ -61,9 +61,8 @@ TEST_F(EngineEarlyStoppingTest,
   const int64_t bad = ActiveTrial("s", "a", 0.2, 10);
   const int64_t good = ActiveTrial("s", "b", 0.5, 10);
   ActiveTrial("s", "c", 0.3, 10);
-  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
-                            StoppingRule::kAsha}) {
-    SCOPED_TRACE(std::string(algorithms::ToString(rule)));
+  for (const char* rule : {"median", "median-at-step", "asha"}) {
+    SCOPED_TRACE(rule);
     auto all = engine_.CheckEarlyStopping("s", rule);
     ASSERT_OK(all);
     ASSERT_EQ(all->size(), 3u);
@@ -76,7 +75,7 @@ TEST_F(EngineEarlyStoppingTest,
       EXPECT_EQ((*some)[1], (*all)[1]);
     }
   }
-  auto median = engine_.CheckEarlyStopping("s", StoppingRule::kMedian, {bad});
+  auto median = engine_.CheckEarlyStopping("s", "median", {bad});
   ASSERT_OK(median);
   ASSERT_EQ(median->size(), 1u);
   EXPECT_TRUE((*median)[0].stop) << (*median)[0].reason;
@@ -89,7 +88,7 @@ TEST_F(EngineEarlyStoppingTest, AStudyCreatedAgainUnderItsNameIsJudgedAfresh) {
   clock_.Advance(std::chrono::seconds(2));
   CompletedTrials("s", 5, 0.9);
   const int64_t judged = ActiveTrial("s", "a", 0.5, 10);
-  auto first = engine_.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
+  auto first = engine_.CheckEarlyStopping("s", "median", {judged});
   ASSERT_OK(first);
   ASSERT_EQ(first->size(), 1u);
   EXPECT_TRUE((*first)[0].stop) << (*first)[0].reason;
@@ -100,8 +99,7 @@ TEST_F(EngineEarlyStoppingTest, AStudyCreatedAgainUnderItsNameIsJudgedAfresh) {
   clock_.Advance(std::chrono::seconds(1));
   CompletedTrials("s", 5, 0.1);
   ASSERT_EQ(ActiveTrial("s", "a", 0.5, 10), judged);
-  auto second =
-      engine_.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
+  auto second = engine_.CheckEarlyStopping("s", "median", {judged});
   ASSERT_OK(second);
   ASSERT_EQ(second->size(), 1u);
   EXPECT_FALSE((*second)[0].stop) << (*second)[0].reason;
@@ -150,7 +148,7 @@ TEST(EngineEarlyStoppingCurvesTest, ACurveAndItsSpecAreReadOnceAndJudgedWhole) {
   }
   const int64_t judged = trial_reporting(0.2, 5);
   auto check = [&](TuningEngine& e) {
-    auto decisions = e.CheckEarlyStopping("s", StoppingRule::kMedian, {judged});
+    auto decisions = e.CheckEarlyStopping("s", "median", {judged});
     EXPECT_OK(decisions);
     return decisions.ok() && decisions->size() == 1 ? (*decisions)[0]
                                                     : StoppingDecision{};
@@ -179,8 +177,28 @@ TEST(EngineEarlyStoppingCurvesTest, ACurveAndItsSpecAreReadOnceAndJudgedWhole) {
   EXPECT_EQ(check(fresh), later);
 }
 
+// The rule's factory checks a study's settings when the study is created.
+TEST(EngineStoppingSettingsTest, ABadSettingIsRefusedWhenTheStudyIsCreated) {
+  FakeClock clock;
+  store::MemoryStore store(clock);
+  TuningEngine engine(store, clock);
+  StudySpec spec = Spec();
+  spec.enable_early_stopping = true;
+  spec.early_stopping_rule = "convex";
+  spec.stopping_settings = {.rule = "convex",
+                            .values = {{"minMeasurementCount", int64_t{1}}}};
+  EXPECT_THAT(engine.CreateStudy("s", spec),
+              hptune_testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("study.convexStopping."
+                                       "minMeasurementCount: must be 2 to "
+                                       "1000, got 1")));
+  spec.stopping_settings.values = {{"minMeasurementCount", int64_t{3}}};
+  EXPECT_OK(engine.CreateStudy("s", spec));
+}
+
 TEST_F(EngineEarlyStoppingTest, AnUnknownStudyIsNotFound) {
-  auto decisions = engine_.CheckEarlyStopping("nope", StoppingRule::kMedian);
+  auto decisions = engine_.CheckEarlyStopping("nope", "median");
   EXPECT_TRUE(absl::IsNotFound(decisions.status())) << decisions.status();
 }
 

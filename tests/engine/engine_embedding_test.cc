@@ -419,13 +419,12 @@ TEST_F(EngineEmbeddingTest, ARegistryWithoutTheBuiltinsCanReplaceARule) {
     ASSERT_OK(engine.AddMeasurement(
         "s", 1, Measurement{.step = step, .metrics = {{"m", 0.5}}}));
   }
-  auto decisions =
-      engine.CheckEarlyStopping("s", algorithms::StoppingRule::kMedianAtStep);
+  auto decisions = engine.CheckEarlyStopping("s", "median-at-step");
   ASSERT_OK(decisions);
   EXPECT_THAT(*decisions,
               ElementsAre(algorithms::StoppingDecision{
                   .trial = 1, .stop = true, .reason = "two points"}));
-  EXPECT_THAT(engine.CheckEarlyStopping("s", algorithms::StoppingRule::kAsha),
+  EXPECT_THAT(engine.CheckEarlyStopping("s", "asha"),
               hptune_testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                        ::testing::_));
 }

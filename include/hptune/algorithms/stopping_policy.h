@@ -14,7 +14,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -79,25 +78,6 @@ class CurveStoppingPolicy : public StoppingPolicy {
   absl::StatusOr<std::vector<StoppingDecision>> Decide(
       const StudySpec& study, const std::vector<Trial>& trials) final;
 };
-
-// kMedian: Vizier's median rule on running averages; kMedianAtStep: the
-// median rule on values at the same step (Optuna's MedianPruner); kAsha:
-// asynchronous successive halving. See algorithms/stopping/.
-enum class StoppingRule { kMedian, kMedianAtStep, kAsha };
-std::string_view ToString(StoppingRule rule);
-
-// The policy for `rule` with its documented default options.
-std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(StoppingRule rule);
-// The policy for a study: with several objectives the dominance rule
-// (algorithms/stopping/dominance_stopping_policy.h), whatever `rule` (which
-// judges one metric); otherwise CreateStoppingPolicy(rule).
-std::unique_ptr<StoppingPolicy> CreateStoppingPolicy(const StudySpec& spec,
-                                                     StoppingRule rule);
-// The same for a rule that is a CurveStoppingPolicy (the median rules);
-// nullptr for the others (ASHA ranks trials by when they reached a rung and
-// reads every trial).
-std::unique_ptr<CurveStoppingPolicy> CreateCurveStoppingPolicy(
-    StoppingRule rule);
 
 }  // namespace hptune::algorithms
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hptune/core/search_space.h"
+#include "hptune/core/stopping_settings.h"
 #include "hptune/core/time.h"
 #include "hptune/core/trial.h"
 
@@ -82,30 +83,6 @@ inline constexpr int kMaxSeedingTrials = 1000;
 // The rule of a study whose early_stopping_rule is empty.
 inline constexpr char kDefaultStoppingRule[] = "median-at-step";
 
-// The settings of the `convex` stopping rule: Vertex AI's
-// convexAutomatedStoppingSpec's fields (docs/designers.md, "Early
-// stopping"). Unset: the rule's defaults. hptune's `convexStopping`.
-inline constexpr int64_t kMaxStoppingStepCount = 1'000'000'000'000;
-inline constexpr int kMinConvexMeasurements = 2;
-inline constexpr int kMaxConvexMeasurements = 1000;
-struct ConvexStoppingSettings {
-  // The step a trial is forecast at, 0 to kMaxStoppingStepCount; 0: the
-  // longest completed curve.
-  std::optional<int64_t> max_step_count;
-  // A trial is judged once its latest step is above this, 0 to
-  // kMaxStoppingStepCount.
-  std::optional<int64_t> min_step_count;
-  // Values a trial needs before it is judged, and one less than the
-  // completed trials needed; kMinConvexMeasurements to
-  // kMaxConvexMeasurements.
-  std::optional<int> min_measurement_count;
-
-  bool empty() const {
-    return !max_step_count && !min_step_count && !min_measurement_count;
-  }
-  bool operator==(const ConvexStoppingSettings&) const = default;
-};
-
 struct StudySpec {
   SearchSpace search_space;
   // The single objective; with `metrics`, a copy of the first objective's
@@ -124,8 +101,10 @@ struct StudySpec {
   // or the rule `hptune run --early-stopping` gives. hptune's
   // `earlyStoppingRule`, or Vertex's automated stopping spec.
   std::string early_stopping_rule;
-  // Only with early_stopping_rule "convex".
-  ConvexStoppingSettings convex_stopping;
+  // The settings of the study's rule, decoded by the rule's factory
+  // (stopping_settings.h); empty for the rule's defaults. hptune's
+  // `earlyStoppingSettings` or `convexStopping`.
+  StoppingSettings stopping_settings;
   // The lease of the trials ask/tell clients are handed (docs/api.md,
   // "Leases"): 0 to kMaxTrialLeaseSeconds, 0 for none; unset for the
   // server's `--trial-lease`. hptune's `trialLeaseSeconds`.

@@ -91,9 +91,8 @@ struct EngineOptions {
   algorithms::DesignerRegistry designers =
       algorithms::DesignerRegistry::WithBuiltins();
   // The early-stopping rules CheckEarlyStopping may name. hptune's own by
-  // default ("median", "median-at-step", "asha", "asha-resume", "envelope",
-  // "decay-curve", "convex");
-  // add yours with stopping_rules.Register(name, factory).
+  // default (StoppingRuleRegistry::RegisterBuiltins); add yours with
+  // stopping_rules.Register(name, factory).
   algorithms::StoppingRuleRegistry stopping_rules =
       algorithms::StoppingRuleRegistry::WithBuiltins();
   // Designers defer what only improves later suggestions (the GP's
@@ -219,9 +218,10 @@ class TuningEngine {
                                            std::string_view reason);
 
   // Early stopping. CheckEarlyStopping asks the policy of the rule
-  // registered as `rule` (EngineOptions::stopping_rules; for a study of
-  // several objectives, the dominance rule: CreateStoppingPolicy(spec,
-  // rule)) about every ACTIVE trial of the study, or only those in `only` when
+  // registered as `rule` (EngineOptions::stopping_rules), with the study's
+  // settings when it is the study's own rule, or for a study of several
+  // objectives of the dominance rule (StoppingRuleRegistry::CreateForStudy),
+  // about every ACTIVE trial of the study, or only those in `only` when
   // it is not empty (other trials are left out of the reply); StopTrial moves
   // one ACTIVE trial to STOPPING with stopped_early set and the reason. Its
   // runner then ends it with CompleteTrial, whose final measurement is its last
@@ -236,10 +236,6 @@ class TuningEngine {
   // what runners and the API use.
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
       std::string_view study, const std::set<int64_t>& only = {});
-  // The same for a built-in rule, by its registry name (RuleName(rule)).
-  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
-      std::string_view study, algorithms::StoppingRule rule,
-      const std::set<int64_t>& only = {});
   // The same with a policy of the caller's, e.g. its own rule. A
   // CurveStoppingPolicy gets the cached curves; any other policy every trial
   // of the study with its measurements. `policy` is used during the call
@@ -272,11 +268,13 @@ class TuningEngine {
       std::string_view study);
 
  private:
-  // The public overloads: with `several_objectives_by_dominance`, a study of
-  // several objectives is judged by the dominance rule instead of `policy`.
-  absl::StatusOr<std::vector<algorithms::StoppingDecision>> CheckEarlyStopping(
-      std::string_view study, algorithms::StoppingPolicy& policy,
-      const std::set<int64_t>& only, bool several_objectives_by_dominance);
+  // CheckEarlyStopping by `rule`, or the study's own rule when nullopt: the
+  // policy is built from the spec the curve cache holds, so a check by a
+  // curve rule reads no spec from the store.
+  absl::StatusOr<std::vector<algorithms::StoppingDecision>>
+  CheckEarlyStoppingBy(std::string_view study,
+                       std::optional<std::string_view> rule,
+                       const std::set<int64_t>& only);
   absl::StatusOr<Trial> EndTrial(std::string_view study, int64_t trial,
                                  TrialState state, std::string_view reason);
   // Ends `trials`' lapsed leases (see RenewLeases) in the store and in
@@ -313,7 +311,8 @@ class TuningEngine {
   // (the parameters only when a finite space could be covered); never fails
   // the caller (see the definition).
   void CompleteStudyIfDoneAfterTrialEnded(const StudyRecord& study);
-  // OK unless `spec` stops early by a rule that is not registered.
+  // OK unless `spec` stops early by a rule that is not registered, or gives
+  // it settings its factory refuses.
   absl::Status CheckStoppingRule(const StudySpec& spec) const;
 
   store::Store& store_;

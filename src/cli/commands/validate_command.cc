@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +27,7 @@
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 #include "src/cli/seeding_note.h"
+#include "src/cli/stopping_rules.h"
 
 namespace hptune::cli {
 namespace {
@@ -198,21 +201,22 @@ void PrintJob(const std::string& path, const JobSpec& job, std::ostream& out) {
   PrintReplicas(job, out);
 }
 
-// "off", or "on, RULE", with the convex rule's settings where given.
+// "off", or "on, RULE", with the rule's settings where given.
 std::string StoppingText(const StudySpec& study) {
   if (!study.enable_early_stopping) return "off";
   std::string text = absl::StrCat("on, ", study.EffectiveStoppingRule());
-  const ConvexStoppingSettings& convex = study.convex_stopping;
   std::vector<std::string> settings;
-  if (convex.max_step_count) {
-    settings.push_back(absl::StrCat("maxStepCount ", *convex.max_step_count));
-  }
-  if (convex.min_step_count) {
-    settings.push_back(absl::StrCat("minStepCount ", *convex.min_step_count));
-  }
-  if (convex.min_measurement_count) {
-    settings.push_back(
-        absl::StrCat("minMeasurementCount ", *convex.min_measurement_count));
+  for (const auto& [name, value] : study.stopping_settings.values) {
+    std::string shown = std::visit(
+        [](const auto& v) -> std::string {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, bool>) {
+            return v ? "true" : "false";
+          } else {
+            return absl::StrCat(v);
+          }
+        },
+        value);
+    settings.push_back(absl::StrCat(name, " ", shown));
   }
   if (!settings.empty()) {
     absl::StrAppend(&text, " (", absl::StrJoin(settings, ", "), ")");
@@ -373,6 +377,9 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
   const ConfigFormat format =
       EndsWith(path, ".json") ? ConfigFormat::kJson : ConfigFormat::kYaml;
   ConfigParseResult result = ParseJobConfig(text, format, job_id);
+  if (result.errors.empty() && result.job) {
+    result.errors = StoppingSettingsErrors(*result.job);
+  }
   if (!result.errors.empty()) {
     for (const FieldError& error : result.errors)
       err << error.ToString() << "\n";

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "hptune/core/search_space.h"
+#include "src/core/config/stopping_block.h"
 #include "src/core/config/text.h"
 
 namespace hptune::config_internal {
@@ -20,8 +21,9 @@ const FieldSet& StudyFields() {
       .accepted = {"goal", "hyperparameterMetricTag", "metrics", "maxTrials",
                    "maxParallelTrials", "maxFailedTrials",
                    "enableTrialEarlyStopping", "earlyStoppingRule",
-                   "convexStopping", "trialLeaseSeconds", "seedingTrials",
-                   "resumePreviousJobId", "algorithm", "params", "seed"},
+                   "convexStopping", "earlyStoppingSettings",
+                   "trialLeaseSeconds", "seedingTrials", "resumePreviousJobId",
+                   "algorithm", "params", "seed"},
       .unsupported = {},
       .hints = {{"metric", "hyperparameterMetricTag"},
                 {"metricTag", "hyperparameterMetricTag"},
@@ -463,25 +465,6 @@ void ReadEarlyStopping(MapReader& reader, StudySpec& spec) {
   }
 }
 
-// Vertex's int64 fields come as decimal strings in proto3 JSON.
-void ReadConvexStopping(MapReader& reader, StudySpec& spec) {
-  const ConfigNode* node = reader.Find("convexStopping");
-  const std::string path = reader.PathOf("convexStopping");
-  if (node == nullptr || !ExpectMap(*node, path, reader.sink())) return;
-  static const FieldSet kFields = {
-      .accepted = {"maxStepCount", "minStepCount", "minMeasurementCount"}};
-  MapReader settings(*node, path, kFields, reader.sink());
-  ConvexStoppingSettings& out = spec.convex_stopping;
-  out.max_step_count =
-      settings.Integer("maxStepCount", 0, kMaxStoppingStepCount, true);
-  out.min_step_count =
-      settings.Integer("minStepCount", 0, kMaxStoppingStepCount, true);
-  if (auto n = settings.Integer("minMeasurementCount", kMinConvexMeasurements,
-                                kMaxConvexMeasurements, true)) {
-    out.min_measurement_count = static_cast<int>(*n);
-  }
-}
-
 }  // namespace
 
 HyperparametersRead ReadHyperparameters(const ConfigNode& node,
@@ -520,7 +503,12 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
     }
   });
   read("earlyStoppingRule", [&] { ReadEarlyStopping(reader, spec); });
-  read("convexStopping", [&] { ReadConvexStopping(reader, spec); });
+  read("convexStopping", [&] {
+    ReadStoppingSettings(reader, kConvexStoppingField, kConvexStoppingRule,
+                         spec);
+  });
+  read("earlyStoppingSettings",
+       [&] { ReadStoppingSettings(reader, kStoppingSettingsField, "", spec); });
   read("trialLeaseSeconds", [&] {
     if (auto n = reader.Integer("trialLeaseSeconds")) {
       spec.trial_lease_seconds = static_cast<int>(*n);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 
 #include "hptune/core/config.h"
 #include "hptune/core/search_space.h"
@@ -124,6 +125,15 @@ Json MetricsToJson(const std::vector<MetricSpec>& metrics) {
   return list;
 }
 
+// A rule's settings block, each value of its own JSON type.
+Json StoppingSettingsToJson(const StoppingSettings& settings) {
+  Json out = Json::object();
+  for (const auto& [name, value] : settings.values) {
+    std::visit([&, &name = name](const auto& v) { out[name] = v; }, value);
+  }
+  return out;
+}
+
 Json StudyToJson(const StudySpec& spec) {
   Json out;
   if (spec.metrics.empty()) {
@@ -139,18 +149,9 @@ Json StudyToJson(const StudySpec& spec) {
   if (!spec.early_stopping_rule.empty()) {
     out["earlyStoppingRule"] = spec.early_stopping_rule;
   }
-  if (!spec.convex_stopping.empty()) {
-    const ConvexStoppingSettings& convex = spec.convex_stopping;
-    Json& settings = out["convexStopping"] = Json::object();
-    if (convex.max_step_count) {
-      settings["maxStepCount"] = *convex.max_step_count;
-    }
-    if (convex.min_step_count) {
-      settings["minStepCount"] = *convex.min_step_count;
-    }
-    if (convex.min_measurement_count) {
-      settings["minMeasurementCount"] = *convex.min_measurement_count;
-    }
+  if (!spec.stopping_settings.empty()) {
+    out[std::string(spec.stopping_settings.Field())] =
+        StoppingSettingsToJson(spec.stopping_settings);
   }
   if (spec.trial_lease_seconds) {
     out["trialLeaseSeconds"] = *spec.trial_lease_seconds;

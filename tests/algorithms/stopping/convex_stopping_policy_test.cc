@@ -79,22 +79,28 @@ TEST(ConvexStoppingPolicyTest, MaxStepCountSetsTheForecastStep) {
   EXPECT_TRUE(d.stop) << d.reason;  // 0.8 by step 600.
 }
 
-// The study's convexStopping settings (Vertex's spec) win over the
-// policy's options.
-TEST(ConvexStoppingPolicyTest, TheStudysSettingsTakeThePlaceOfTheOptions) {
+// A study's convexStopping block (Vertex's spec) is read into the options.
+TEST(ConvexStoppingPolicyTest, TheStudysSettingsBecomeTheOptions) {
   std::vector<Trial> trials = Completed();
   trials.push_back(CurveTrial(7, TrialState::kActive, Rising(0.2, 0.001, 500)));
-  auto policy = ConvexStoppingPolicy::Create({.max_step_count = 1000});
-  ASSERT_OK(policy);
-  StudySpec study = Study();
-  study.convex_stopping.max_step_count = 600;  // 0.8 by step 600.
-  auto decisions = (*policy)->Decide(study, trials);
-  ASSERT_OK(decisions);
-  EXPECT_TRUE(decisions->front().stop) << decisions->front().reason;
-  study.convex_stopping.min_step_count = 500;  // Its latest step is 500.
-  decisions = (*policy)->Decide(study, trials);
-  ASSERT_OK(decisions);
-  EXPECT_FALSE(decisions->front().stop) << decisions->front().reason;
+  StoppingSettings settings{.rule = "convex"};
+  settings.Set("maxStepCount", int64_t{600});  // 0.8 by step 600.
+  const auto decide = [&]() -> bool {
+    auto options = ConvexOptionsFromSettings(settings);
+    EXPECT_OK(options);
+    auto policy = ConvexStoppingPolicy::Create(*options);
+    EXPECT_OK(policy);
+    auto decisions = (*policy)->Decide(Study(), trials);
+    EXPECT_OK(decisions);
+    return decisions->front().stop;
+  };
+  EXPECT_TRUE(decide());
+  settings.Set("minStepCount", int64_t{500});  // Its latest step is 500.
+  EXPECT_FALSE(decide());
+  settings.Set("minMeasurementCount", int64_t{1});
+  EXPECT_THAT(ConvexOptionsFromSettings(settings),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "minMeasurementCount: must be 2 to 1000, got 1"));
 }
 
 TEST(ConvexStoppingPolicyTest, AFlatCurveGetsNoForecastAsVertexSays) {

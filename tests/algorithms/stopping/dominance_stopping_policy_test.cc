@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "hptune/algorithms/stopping_policy.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms {
@@ -142,16 +142,18 @@ TEST(DominanceStoppingPolicyTest, BadOptionsAreRefusedNamingThem) {
 // A study of several objectives gets the dominance rule whatever rule the
 // runner names; one objective keeps the named rule.
 TEST(DominanceStoppingPolicyTest, ChosenForStudiesOfSeveralObjectives) {
-  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
-                            StoppingRule::kAsha}) {
-    std::unique_ptr<StoppingPolicy> several =
-        CreateStoppingPolicy(TwoObjectives(), rule);
-    EXPECT_NE(dynamic_cast<DominanceStoppingPolicy*>(several.get()), nullptr);
+  const StoppingRuleRegistry rules = StoppingRuleRegistry::WithBuiltins();
+  for (const char* rule : {"median", "median-at-step", "asha"}) {
+    auto several = rules.CreateForStudy(TwoObjectives(), rule);
+    ASSERT_OK(several);
+    EXPECT_NE(dynamic_cast<DominanceStoppingPolicy*>(several->get()), nullptr);
     StudySpec one;
     one.metric_tag = "loss";
-    std::unique_ptr<StoppingPolicy> single = CreateStoppingPolicy(one, rule);
-    EXPECT_EQ(dynamic_cast<DominanceStoppingPolicy*>(single.get()), nullptr);
+    auto single = rules.CreateForStudy(one, rule);
+    ASSERT_OK(single);
+    EXPECT_EQ(dynamic_cast<DominanceStoppingPolicy*>(single->get()), nullptr);
   }
+  EXPECT_FALSE(rules.CreateForStudy(TwoObjectives(), "nope").ok());
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "hptune/algorithms/stopping_policy.h"
 
 #include <memory>
+#include <string_view>
+#include <utility>
 
-#include "gtest/gtest.h"
 #include "algorithms/stopping/asha_stopping_policy.h"
 #include "algorithms/stopping/median_stopping_policy.h"
+#include "gtest/gtest.h"
+#include "hptune/algorithms/stopping_registry.h"
 #include "tests/algorithms/stopping/curves.h"
 #include "tests/testing/status_matchers.h"
 
@@ -16,15 +19,25 @@ using ::hptune::algorithms::testing::Flat;
 using ::hptune::algorithms::testing::Hundreds;
 using ::hptune::algorithms::testing::Study;
 
-TEST(StoppingPolicyTest, RulesHaveNames) {
-  EXPECT_EQ(ToString(StoppingRule::kMedian), "MEDIAN");
-  EXPECT_EQ(ToString(StoppingRule::kMedianAtStep), "MEDIAN_AT_STEP");
-  EXPECT_EQ(ToString(StoppingRule::kAsha), "ASHA");
+// hptune's rule `name` with its defaults.
+std::unique_ptr<StoppingPolicy> Rule(std::string_view name) {
+  auto policy = StoppingRuleRegistry::WithBuiltins().Create(name);
+  EXPECT_OK(policy);
+  return policy.ok() ? *std::move(policy) : nullptr;
+}
+
+// The same when it is a curve rule; nullptr otherwise.
+std::unique_ptr<CurveStoppingPolicy> CurveRule(std::string_view name) {
+  std::unique_ptr<StoppingPolicy> policy = Rule(name);
+  if (dynamic_cast<CurveStoppingPolicy*>(policy.get()) == nullptr) {
+    return nullptr;
+  }
+  return std::unique_ptr<CurveStoppingPolicy>(
+      static_cast<CurveStoppingPolicy*>(policy.release()));
 }
 
 TEST(StoppingPolicyTest, MedianAtStepRuleComparesValuesAtTheStep) {
-  std::unique_ptr<StoppingPolicy> policy =
-      CreateStoppingPolicy(StoppingRule::kMedianAtStep);
+  std::unique_ptr<StoppingPolicy> policy = Rule("median-at-step");
   auto* median = dynamic_cast<MedianStoppingPolicy*>(policy.get());
   ASSERT_NE(median, nullptr);
   EXPECT_EQ(median->options().reference,
@@ -33,8 +46,7 @@ TEST(StoppingPolicyTest, MedianAtStepRuleComparesValuesAtTheStep) {
 }
 
 TEST(StoppingPolicyTest, MedianRuleGivesTheMedianPolicyWithDefaults) {
-  std::unique_ptr<StoppingPolicy> policy =
-      CreateStoppingPolicy(StoppingRule::kMedian);
+  std::unique_ptr<StoppingPolicy> policy = Rule("median");
   auto* median = dynamic_cast<MedianStoppingPolicy*>(policy.get());
   ASSERT_NE(median, nullptr);
   EXPECT_EQ(median->options().min_completed_trials, 5);
@@ -43,8 +55,7 @@ TEST(StoppingPolicyTest, MedianRuleGivesTheMedianPolicyWithDefaults) {
 }
 
 TEST(StoppingPolicyTest, AshaRuleGivesTheAshaPolicyWithDefaults) {
-  std::unique_ptr<StoppingPolicy> policy =
-      CreateStoppingPolicy(StoppingRule::kAsha);
+  std::unique_ptr<StoppingPolicy> policy = Rule("asha");
   auto* asha = dynamic_cast<AshaStoppingPolicy*>(policy.get());
   ASSERT_NE(asha, nullptr);
   EXPECT_FALSE(asha->options().min_resource.has_value());
@@ -63,13 +74,11 @@ TEST(StoppingPolicyTest, BothDefaultsStopAClearlyBadTrial) {
   }
   std::vector<int64_t> steps = {10, 30, 90, 270, 300, 400, 500};
   trials.push_back(CurveTrial(11, TrialState::kActive, Flat(0.1, steps)));
-  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
-                            StoppingRule::kAsha}) {
-    auto decisions = CreateStoppingPolicy(rule)->Decide(Study(), trials);
+  for (std::string_view rule : {"median", "median-at-step", "asha"}) {
+    auto decisions = Rule(rule)->Decide(Study(), trials);
     ASSERT_OK(decisions);
     ASSERT_EQ(decisions->size(), 1u);
-    EXPECT_TRUE((*decisions)[0].stop)
-        << ToString(rule) << ": " << (*decisions)[0].reason;
+    EXPECT_TRUE((*decisions)[0].stop) << rule << ": " << (*decisions)[0].reason;
   }
 }
 
@@ -78,9 +87,8 @@ TEST(StoppingPolicyTest, BothDefaultsStopAClearlyBadTrial) {
 // have values by its step and its step is a quarter of the way along the
 // longest completed curve; then it is stopped.
 TEST(StoppingPolicyTest, TheMedianRulesWaitForFiveCompletedAndAQuarterCurve) {
-  for (StoppingRule rule :
-       {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
-    std::unique_ptr<StoppingPolicy> policy = CreateStoppingPolicy(rule);
+  for (std::string_view rule : {"median", "median-at-step"}) {
+    std::unique_ptr<StoppingPolicy> policy = Rule(rule);
     auto stops = [&](int completed, std::vector<int64_t> steps) {
       std::vector<Trial> trials;
       for (int i = 1; i <= completed; ++i) {
@@ -92,9 +100,9 @@ TEST(StoppingPolicyTest, TheMedianRulesWaitForFiveCompletedAndAQuarterCurve) {
       EXPECT_OK(decisions);
       return decisions.ok() && decisions->size() == 1 && (*decisions)[0].stop;
     };
-    EXPECT_FALSE(stops(4, {100, 200, 300, 400, 500})) << ToString(rule);
-    EXPECT_FALSE(stops(10, {100, 200})) << ToString(rule);
-    EXPECT_TRUE(stops(5, {100, 200, 300})) << ToString(rule);
+    EXPECT_FALSE(stops(4, {100, 200, 300, 400, 500})) << rule;
+    EXPECT_FALSE(stops(10, {100, 200})) << rule;
+    EXPECT_TRUE(stops(5, {100, 200, 300})) << rule;
   }
 }
 
@@ -108,29 +116,25 @@ TEST(StoppingPolicyTest, NoRuleStopsATrialWhoseReportsHaveNoSteps) {
   }
   trials.push_back(
       CurveTrial(11, TrialState::kActive, Flat(0.1, {0, 0, 0, 0, 0, 0})));
-  for (StoppingRule rule : {StoppingRule::kMedian, StoppingRule::kMedianAtStep,
-                            StoppingRule::kAsha}) {
-    auto decisions = CreateStoppingPolicy(rule)->Decide(Study(), trials);
+  for (std::string_view rule : {"median", "median-at-step", "asha"}) {
+    auto decisions = Rule(rule)->Decide(Study(), trials);
     ASSERT_OK(decisions);
     for (const StoppingDecision& decision : *decisions) {
-      EXPECT_FALSE(decision.stop) << ToString(rule) << ": " << decision.reason;
+      EXPECT_FALSE(decision.stop) << rule << ": " << decision.reason;
     }
   }
 }
 
 TEST(StoppingPolicyTest, OnlyTheMedianRulesAreCurvePolicies) {
-  for (StoppingRule rule :
-       {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
-    std::unique_ptr<CurveStoppingPolicy> policy =
-        CreateCurveStoppingPolicy(rule);
-    ASSERT_NE(policy, nullptr) << ToString(rule);
+  for (std::string_view rule : {"median", "median-at-step"}) {
+    std::unique_ptr<CurveStoppingPolicy> policy = CurveRule(rule);
+    ASSERT_NE(policy, nullptr) << rule;
     EXPECT_EQ(
         dynamic_cast<MedianStoppingPolicy*>(policy.get())->options().reference,
-        rule == StoppingRule::kMedian
-            ? MedianStoppingOptions::Reference::kRunningAverage
-            : MedianStoppingOptions::Reference::kValueAtStep);
+        rule == "median" ? MedianStoppingOptions::Reference::kRunningAverage
+                         : MedianStoppingOptions::Reference::kValueAtStep);
   }
-  EXPECT_EQ(CreateCurveStoppingPolicy(StoppingRule::kAsha), nullptr);
+  EXPECT_EQ(CurveRule("asha"), nullptr);
 }
 
 TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
@@ -149,10 +153,8 @@ TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
   for (const Trial& t : trials) kept.emplace_back(t, Study().metric_tag);
   int stops = 0;
   int keeps = 0;
-  for (StoppingRule rule :
-       {StoppingRule::kMedian, StoppingRule::kMedianAtStep}) {
-    std::unique_ptr<CurveStoppingPolicy> policy =
-        CreateCurveStoppingPolicy(rule);
+  for (std::string_view rule : {"median", "median-at-step"}) {
+    std::unique_ptr<CurveStoppingPolicy> policy = CurveRule(rule);
     for (int64_t step = 100; step <= 1000; step += 100) {
       for (size_t t : {size_t{6}, size_t{7}}) {
         // Trial 7 climbs past the median; trial 8 stays low.
@@ -170,7 +172,7 @@ TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
       auto from_trials = policy->Decide(Study(), trials);
       ASSERT_OK(from_curves);
       ASSERT_OK(from_trials);
-      EXPECT_EQ(*from_curves, *from_trials) << ToString(rule) << " " << step;
+      EXPECT_EQ(*from_curves, *from_trials) << rule << " " << step;
       ASSERT_EQ(from_curves->size(), 2u);
       for (const StoppingDecision& d : *from_curves) ++(d.stop ? stops : keeps);
     }

@@ -1,5 +1,6 @@
 #include "hptune/algorithms/stopping_registry.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +24,7 @@ class KeepAll : public StoppingPolicy {
   }
 };
 
-StoppingRuleFactory KeepAllFactory() {
+PlainStoppingRuleFactory KeepAllFactory() {
   return []() -> absl::StatusOr<std::unique_ptr<StoppingPolicy>> {
     return std::make_unique<KeepAll>();
   };
@@ -36,8 +37,43 @@ TEST(StoppingRuleRegistryTest, TheBuiltinsAreKnownByTheirNames) {
                           "envelope", "median", "median-at-step"));
   for (const std::string& name : registry.Names()) {
     EXPECT_OK(registry.Create(name)) << name;
+    EXPECT_FALSE(registry.Description(name).empty()) << name;
   }
-  EXPECT_EQ(RuleName(StoppingRule::kMedianAtStep), "median-at-step");
+}
+
+// Each rule's factory reads its own settings: the convex rule its three,
+// named as Vertex names them; a rule without settings refuses any.
+TEST(StoppingRuleRegistryTest, EachFactoryDecodesAndChecksItsOwnSettings) {
+  StoppingRuleRegistry registry = StoppingRuleRegistry::WithBuiltins();
+  StoppingSettings convex{.rule = "convex"};
+  convex.Set("maxStepCount", int64_t{900});
+  convex.Set("minMeasurementCount", int64_t{3});
+  EXPECT_OK(registry.CheckSettings("convex", convex));
+  EXPECT_OK(registry.Create("convex", convex));
+  convex.Set("minMeasurementCount", int64_t{1});
+  EXPECT_THAT(registry.CheckSettings("convex", convex),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "minMeasurementCount: must be 2 to 1000, got 1"));
+  StoppingSettings misspelt;
+  misspelt.Set("maxSteps", int64_t{9});
+  EXPECT_THAT(registry.CheckSettings("convex", misspelt),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("maxSteps: not a setting of this rule")));
+  EXPECT_THAT(registry.CheckSettings("asha", misspelt),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "maxSteps: not a setting of this rule; its settings: "
+                       "none"));
+  StoppingSettings text;
+  text.Set("maxStepCount", std::string("many"));
+  EXPECT_THAT(registry.CheckSettings("convex", text),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "maxStepCount: must be an integer, got \"many\""));
+  ASSERT_OK(registry.Register("keep-all", KeepAllFactory()));
+  EXPECT_THAT(registry.Create("keep-all", misspelt),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("\"keep-all\": maxSteps: not a setting")));
+  EXPECT_THAT(registry.CheckSettings("nope", {}),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::_));
 }
 
 TEST(StoppingRuleRegistryTest, AUserRuleIsCreatedByItsName) {
