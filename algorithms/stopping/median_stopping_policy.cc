@@ -14,6 +14,27 @@
 #include "hptune/core/status.h"
 
 namespace hptune::algorithms {
+namespace {
+
+// Why `curve` is not judged yet (the header's warm-ups), or nullopt:
+// `first_step` is the fraction's step of the `longest` completed curve.
+std::optional<std::string> WarmingUp(const MedianStoppingOptions& options,
+                                     const LearningCurve& curve,
+                                     const std::string& metric,
+                                     int64_t first_step, int64_t longest) {
+  const int reported = static_cast<int>(curve.points().size());
+  if (reported < options.min_measurements) {
+    return absl::StrCat(reported, " values of ", metric, " reported, ",
+                        options.min_measurements, " needed before judging");
+  }
+  const int64_t step = curve.max_step();
+  if (step < first_step) {
+    return TooEarlyReason(step, first_step, options.min_step_fraction, longest);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 absl::StatusOr<MedianStoppingOptions> MedianOptionsFromSettings(
     MedianStoppingOptions::Reference reference,
@@ -88,17 +109,9 @@ MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
     }
     const int64_t step = curve.max_step();
     const double best = *curve.Best(study.goal);
-    const int reported = static_cast<int>(curve.points().size());
-    if (reported < options_.min_measurements) {
-      decision.reason =
-          absl::StrCat(reported, " values of ", metric, " reported, ",
-                       options_.min_measurements, " needed before judging");
-      decisions.push_back(std::move(decision));
-      continue;
-    }
-    if (step < first_step) {
-      decision.reason =
-          TooEarlyReason(step, first_step, options_.min_step_fraction, longest);
+    if (std::optional<std::string> why =
+            WarmingUp(options_, curve, metric, first_step, longest)) {
+      decision.reason = *std::move(why);
       decisions.push_back(std::move(decision));
       continue;
     }
