@@ -28,6 +28,10 @@ std::optional<std::string> WarmingUp(const MedianStoppingOptions& options,
                         options.min_measurements, " needed before judging");
   }
   const int64_t step = curve.max_step();
+  if (step < options.warmup_steps) {
+    return absl::StrCat("step ", step, " is before the warm-up's step ",
+                        options.warmup_steps);
+  }
   if (step < first_step) {
     return TooEarlyReason(step, first_step, options.min_step_fraction, longest);
   }
@@ -41,6 +45,8 @@ absl::StatusOr<MedianStoppingOptions> MedianOptionsFromSettings(
     const StoppingSettings& settings) {
   MedianStoppingOptions options{.reference = reference};
   SettingsDecoder decoder(settings);
+  decoder.Integer("warmupSteps", int64_t{0}, kMaxMedianWarmupSteps,
+                  &options.warmup_steps);
   HPTUNE_RETURN_IF_ERROR(decoder.Finish());
   return options;
 }
@@ -58,6 +64,13 @@ MedianStoppingPolicy::Create(MedianStoppingOptions options) {
         absl::StrCat("median stopping: min_step_fraction must be in [0, 1], "
                      "got ",
                      options.min_step_fraction));
+  }
+  if (options.warmup_steps < 0 ||
+      options.warmup_steps > kMaxMedianWarmupSteps) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("median stopping: warmup_steps must be in [0, 1e12], "
+                     "got ",
+                     options.warmup_steps));
   }
   if (options.min_measurements < 1) {
     return absl::InvalidArgumentError(

@@ -24,7 +24,9 @@
 //  - s >= min_step_fraction * L, with L the largest step any reference trial
 //    reported, and s >= 1: step 0 carries no progress (cloudml-hypertune
 //    writes global_step "0" when the program gives none), so curves without
-//    steps are never compared.
+//    steps are never compared;
+//  - s >= warmup_steps (Optuna MedianPruner's n_warmup_steps: a fixed step
+//    for curves whose early values mislead, whatever the longest curve).
 // Only intermediate measurements form a curve; the final measurement of a
 // completed trial is not added to it.
 //
@@ -45,6 +47,7 @@
 #ifndef HPTUNE_ALGORITHMS_STOPPING_MEDIAN_STOPPING_POLICY_H_
 #define HPTUNE_ALGORITHMS_STOPPING_MEDIAN_STOPPING_POLICY_H_
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -56,6 +59,8 @@
 #include "hptune/core/trial.h"
 
 namespace hptune::algorithms {
+
+inline constexpr int64_t kMaxMedianWarmupSteps = 1'000'000'000'000;
 
 struct MedianStoppingOptions {
   enum class Reference {
@@ -73,11 +78,15 @@ struct MedianStoppingOptions {
   // Values of the metric a trial must have reported before it is judged.
   // >= 1; the default leaves the decision to min_step_fraction.
   int min_measurements = 1;
+  // The step a trial's latest step must reach before it is judged; the
+  // study's `warmupSteps`. In [0, kMaxMedianWarmupSteps]; 0: none.
+  int64_t warmup_steps = 0;
 };
 
 // The options of the median rule by `reference` with a study's settings
 // block (StudySpec::stopping_settings) in their place: what the registry's
-// "median" and "median-at-step" factories create. InvalidArgument
+// "median" and "median-at-step" factories create. Settings: warmupSteps
+// (warmup_steps). InvalidArgument
 // "NAME: PROBLEM" for a bad value or a name the rule lacks
 // (settings_decoder.h).
 absl::StatusOr<MedianStoppingOptions> MedianOptionsFromSettings(

@@ -3,10 +3,12 @@
 // pin that it still decides as a policy given every trial would, and never
 // judges with a stale curve.
 #include <set>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hptune/algorithms/stopping_policy.h"
+#include "hptune/core/config.h"
 #include "hptune/engine/engine.h"
 #include "src/store/memory_store.h"
 #include "tests/engine/stopping_study.h"
@@ -175,6 +177,60 @@ TEST(EngineEarlyStoppingCurvesTest, ACurveAndItsSpecAreReadOnceAndJudgedWhole) {
       << "the spec is read once";
   TuningEngine fresh(store, clock);
   EXPECT_EQ(check(fresh), later);
+}
+
+// A study's spec read by the config parser, its hyperparameters block
+// with `stopping` (the early-stopping lines).
+StudySpec ParsedSpec(const std::string& stopping) {
+  ConfigParseResult result = ParseJobConfig(
+      "trainingInput:\n"
+      "  hyperparameters:\n"
+      "    goal: MAXIMIZE\n"
+      "    hyperparameterMetricTag: accuracy\n"
+      "    maxTrials: 50\n"
+      "    maxParallelTrials: 50\n"
+      "    earlyStoppingRule: median-at-step\n" +
+          stopping +
+          "    params:\n"
+          "    - {parameterName: lr, type: DOUBLE, minValue: 0.01, "
+          "maxValue: 1}\n",
+      ConfigFormat::kYaml);
+  EXPECT_TRUE(result.errors.empty()) << result.errors.front().ToString();
+  return result.job && result.job->study ? *result.job->study : StudySpec{};
+}
+
+// median-at-step's warmupSteps (Optuna's n_warmup_steps), from the config
+// to the engine's check: a hopeless trial is kept until its step reaches it.
+TEST_F(EngineEarlyStoppingTest, WarmupStepsKeepATrialUntilThatStep) {
+  ASSERT_OK(engine_.CreateStudy("cold", ParsedSpec("")));
+  ASSERT_OK(engine_.CreateStudy(
+      "warm", ParsedSpec("    earlyStoppingSettings: {warmupSteps: 8}\n")));
+  int64_t hopeless = 0;
+  for (const char* study : {"cold", "warm"}) {
+    CompletedTrials(study, 6, 0.9);
+    hopeless = ActiveTrial(study, "a", 0.1, 5);
+  }
+  auto cold = engine_.CheckEarlyStopping("cold");
+  ASSERT_OK(cold);
+  EXPECT_TRUE(cold->front().stop) << cold->front().reason;
+  auto warm = engine_.CheckEarlyStopping("warm");
+  ASSERT_OK(warm);
+  EXPECT_FALSE(warm->front().stop);
+  EXPECT_EQ(warm->front().reason, "step 5 is before the warm-up's step 8");
+  for (int step = 6; step <= 8; ++step) {
+    ASSERT_OK(engine_.AddMeasurement(
+        "warm", hopeless, {.step = step, .metrics = {{"accuracy", 0.1}}}));
+  }
+  warm = engine_.CheckEarlyStopping("warm");
+  ASSERT_OK(warm);
+  EXPECT_TRUE(warm->front().stop) << warm->front().reason;
+  EXPECT_THAT(
+      engine_.CreateStudy(
+          "bad", ParsedSpec("    earlyStoppingSettings: {warmupSteps: -1}\n")),
+      hptune_testing::StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          ::testing::HasSubstr("study.earlyStoppingSettings.warmupSteps: "
+                               "must be 0 to 1000000000000, got -1")));
 }
 
 // The rule's factory checks a study's settings when the study is created.
