@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "hptune/engine/engine.h"
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/hyperparameter_fit.h"
 #include "algorithms/gp/hyperparameters.h"
+#include "hptune/engine/engine.h"
 #include "src/store/memory_store.h"
 
 namespace hptune {

@@ -19,9 +19,9 @@
 namespace hptune::read {
 namespace {
 
+using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::Field;
-using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
 StudyRecord Study(const std::string& name) {
