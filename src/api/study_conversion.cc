@@ -8,52 +8,10 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/core/config.h"
 #include "hptune/core/status.h"
-#include "nlohmann/json.hpp"
-#include "src/api/config_json.h"
 #include "src/api/conversion.h"
 
 namespace hptune::api {
-namespace {
-
-constexpr std::string_view kHyperparameters = "trainingInput.hyperparameters";
-
-// "trainingInput.hyperparameters.params[0]..." -> "<field>.params[0]...".
-std::string Rebase(const std::string& path, std::string_view from,
-                   std::string_view to) {
-  if (!path.starts_with(from)) return path;
-  return absl::StrCat(std::string(to), path.substr(from.size()));
-}
-
-absl::Status ErrorsToStatus(std::vector<FieldError> errors,
-                            std::string_view from, std::string_view to) {
-  for (FieldError& error : errors) error.field = Rebase(error.field, from, to);
-  return FieldErrorsToStatus(errors);
-}
-
-}  // namespace
-
-absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
-                                             std::string_view field) {
-  // The spec is read by the config parser as the hyperparameters block of a
-  // job, so a study over gRPC meets the rules of a config file. The
-  // command is a placeholder the parser needs; it never runs.
-  HPTUNE_ASSIGN_OR_RETURN(nlohmann::json hyperparameters, ToConfigJson(proto));
-  SeedToNumber(hyperparameters);
-  nlohmann::json config = {
-      {std::string(kTrainingInput),
-       {{"command", {"hptune-study"}}, {"hyperparameters", hyperparameters}}}};
-  ConfigParseResult result = ParseJobConfig(config.dump(), ConfigFormat::kJson);
-  if (!result.errors.empty()) {
-    return ErrorsToStatus(std::move(result.errors), kHyperparameters, field);
-  }
-  if (!result.job->study.has_value()) {
-    return absl::InternalError("config parser returned no study");
-  }
-  return *std::move(result.job->study);
-}
-
 namespace {
 
 // The convex rule's block as the wire's message, its integer settings under

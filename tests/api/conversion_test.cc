@@ -198,6 +198,42 @@ TEST(StudySpecConversionTest, ErrorsNameTheRequestField) {
   EXPECT_EQ(message.find("trainingInput"), std::string::npos) << message;
 }
 
+TEST(StudySpecConversionTest, WhatOnlyAMessageCanGetWrongIsToldAsInAFile) {
+  v1::StudySpec proto = StudySpecToProto(*ParsedConfig().study);
+  proto.set_goal(v1::StudySpec::GOAL_TYPE_UNSPECIFIED);
+  proto.set_algorithm(static_cast<v1::StudySpec::Algorithm>(9));
+  proto.mutable_params(0)->clear_max_value();
+  proto.mutable_params(2)->set_min_value(0.5);
+  proto.add_params();
+  const absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto, "spec");
+  EXPECT_THAT(
+      spec,
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "spec.algorithm: must be a string, got 9 (quote it: \"9\")\n"
+               "spec.goal: must be one of MAXIMIZE, MINIMIZE, got "
+               "\"GOAL_TYPE_UNSPECIFIED\"\n"
+               "spec.params[0].maxValue: required with type INTEGER\n"
+               "spec.params[2].minValue: not allowed with type CATEGORICAL, "
+               "got 0.5\n"
+               "spec.params[3].parameterName: required\n"
+               "spec.params[3].type: required"));
+}
+
+TEST(StudySpecConversionTest, RulesNameTheRequestFieldInTheirMessages) {
+  v1::StudySpec proto = StudySpecToProto(*ParsedConfig().study);
+  for (int i = 0; i < 2; ++i) {
+    v1::MetricSpec* metric = proto.add_metrics();
+    metric->set_metric_id("loss");
+    metric->set_goal(v1::StudySpec::MINIMIZE);
+  }
+  proto.clear_goal();
+  proto.clear_hyperparameter_metric_tag();
+  EXPECT_THAT(StudySpecFromProto(proto, "spec"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.metrics[1].metricId: duplicate metric "
+                                 "\"loss\" (also spec.metrics[0])")));
+}
+
 TEST(StudySpecConversionTest, UnsetFieldsTakeTheDocumentedDefaults) {
   v1::StudySpec proto;
   v1::ParameterSpec* p = proto.add_params();
