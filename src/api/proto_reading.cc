@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 #include <variant>
 
@@ -38,59 +37,7 @@ std::vector<PathStep> Steps(const std::string& path) {
   return steps;
 }
 
-bool IsUnderAny(const std::string& field,
-                const std::vector<std::string>& roots) {
-  for (const std::string& root : roots) {
-    if (field.rfind(root, 0) != 0) continue;
-    if (field.size() == root.size() || field[root.size()] == '.' ||
-        field[root.size()] == '[') {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
-
-std::string Quote(std::string_view text) {
-  constexpr size_t kMaxQuoted = 256;
-  const size_t total = text.size();
-  if (total > kMaxQuoted) text = text.substr(0, kMaxQuoted);
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof(buffer), "\\u%04x",
-                        static_cast<unsigned>(c));
-          out += buffer;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out += "\"";
-  if (total > kMaxQuoted) {
-    out += "... (" + std::to_string(total) + " bytes)";
-  }
-  return out;
-}
 
 std::string DescribeNumber(double value) {
   if (std::isnan(value)) return Quote("NaN");
@@ -116,15 +63,6 @@ std::string MustBeOneOf(const std::vector<std::string>& allowed,
   return out + ", got " + Quote(got);
 }
 
-std::string IndexPath(std::string_view path, size_t index) {
-  return std::string(path) + "[" + std::to_string(index) + "]";
-}
-
-std::string JoinPath(std::string_view prefix, std::string_view field) {
-  if (prefix.empty()) return std::string(field);
-  return std::string(prefix) + "." + std::string(field);
-}
-
 void ProtoErrors::Add(std::string field, std::string message) {
   errors_.push_back({.error = {std::move(field), std::move(message)}});
 }
@@ -136,7 +74,8 @@ void ProtoErrors::AddMissing(std::string field, std::string message) {
 
 void ProtoErrors::AddRules(std::vector<FieldError> rules) {
   for (FieldError& error : rules) {
-    if (!IsUnderAny(error.field, reported_)) Add(error.field, error.message);
+    if (!field_text::IsUnderAny(error.field, reported_))
+      Add(error.field, error.message);
   }
 }
 

@@ -15,12 +15,13 @@
 
 #include "absl/status/status.h"
 #include "hptune/core/config.h"
+#include "hptune/core/field_text.h"
 
 namespace hptune::api::proto_internal {
 
-// A string as a JSON string literal, cut after 256 bytes as core's messages
-// cut it.
-std::string Quote(std::string_view text);
+using field_text::IndexPath;  // hptune/core/field_text.h
+using field_text::JoinPath;
+using field_text::Quote;
 // The shortest text that reads back to the same double, as a JSON number
 // (1, 0.1, 1e+30); NaN and the infinities as protobuf's JSON names them.
 std::string DescribeNumber(double value);
@@ -30,9 +31,6 @@ std::string UnknownEnum(int value);
 // `must be one of A, B, got "X"`.
 std::string MustBeOneOf(const std::vector<std::string>& allowed,
                         std::string_view got);
-// "x.params" + 2 -> "x.params[2]"; "x" + "goal" -> "x.goal".
-std::string IndexPath(std::string_view path, size_t index);
-std::string JoinPath(std::string_view prefix, std::string_view field);
 
 // The problems found in a message, and the fields whose problems are
 // already told, so that a rule checked later on the typed value says

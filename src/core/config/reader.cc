@@ -336,16 +336,4 @@ int OrderOfPath(const std::map<std::string, int>& orders, std::string field,
   return fallback;
 }
 
-bool IsUnderAny(const std::string& field,
-                const std::vector<std::string>& roots) {
-  for (const std::string& root : roots) {
-    if (field.rfind(root, 0) != 0) continue;
-    if (field.size() == root.size() || field[root.size()] == '.' ||
-        field[root.size()] == '[') {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace hptune::config_internal

@@ -143,10 +143,7 @@ class MapReader {
 // placing errors found on the parsed values (ValidateStudySpec) in file order.
 void CollectPathOrders(const ConfigNode& node, const std::string& path,
                        std::map<std::string, int>* orders);
-// Whether `field` is one of `roots` or lies under one ("a.b" is under "a";
-// so are "a[0]" and "a.b.c").
-bool IsUnderAny(const std::string& field,
-                const std::vector<std::string>& roots);
+using field_text::IsUnderAny;  // hptune/core/field_text.h
 
 // The order of `field` or of its nearest ancestor in `orders`; `fallback`
 // when none is there.

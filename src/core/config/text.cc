@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 namespace hptune::config_internal {
 namespace {
@@ -44,65 +43,12 @@ std::string PositionField(int line, int column) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-std::string Quote(std::string_view text) {
-  // An error that quotes a megabyte is unreadable and may not travel.
-  constexpr size_t kMaxQuoted = 256;
-  const size_t total = text.size();
-  if (total > kMaxQuoted) text = text.substr(0, kMaxQuoted);
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof(buffer), "\\u%04x",
-                        static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buffer;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-  if (total > kMaxQuoted) {
-    out += "... (" + std::to_string(total) + " bytes)";
-  }
-  return out;
-}
-
 std::string FormatNumber(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char buffer[64];
   auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
   return std::string(buffer, ptr);
-}
-
-std::string JoinPath(std::string_view prefix, std::string_view field) {
-  if (prefix.empty()) return std::string(field);
-  std::string out(prefix);
-  out.push_back('.');
-  out.append(field);
-  return out;
-}
-
-std::string IndexPath(std::string_view path, size_t index) {
-  return std::string(path) + "[" + std::to_string(index) + "]";
 }
 
 std::optional<std::string> Suggest(std::string_view input,

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hptune/core/field_text.h"
+
 namespace hptune::config_internal {
 
 // PATH_MAX less its terminator: the longest path a config may name.
@@ -22,19 +24,13 @@ inline constexpr char kNoTpus[] = "hptune runs no TPUs";
 // "line 3, column 7": the field of an error that has no field path yet.
 std::string PositionField(int line, int column);
 
-// A string as a JSON string literal: "GRU", "a \"b\"". Past 256 bytes, the
-// first 256 and the length: "aaa..."... (3000000 bytes).
-std::string Quote(std::string_view text);
+using field_text::IndexPath;  // hptune/core/field_text.h
+using field_text::JoinPath;
+using field_text::Quote;
 
 // The shortest text that reads back to the same double: 1e-05, 0.1, -1,
 // inf, nan.
 std::string FormatNumber(double value);
-
-// "trainingInput" + "hyperparameters" -> "trainingInput.hyperparameters";
-// an empty prefix gives the field alone.
-std::string JoinPath(std::string_view prefix, std::string_view field);
-// "x.params" + 2 -> "x.params[2]".
-std::string IndexPath(std::string_view path, size_t index);
 
 // The candidate closest to `input` ignoring case, '_' and '-' (so
 // "worker_count" finds workerCount and "n1_standard_8" n1-standard-8), when

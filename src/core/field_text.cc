@@ -1,0 +1,76 @@
+// Field paths and quoted values in messages (hptune/core/field_text.h).
+#include "hptune/core/field_text.h"
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hptune::field_text {
+
+std::string Quote(std::string_view text) {
+  // An error that quotes a megabyte is unreadable and may not travel.
+  constexpr size_t kMaxQuoted = 256;
+  const size_t total = text.size();
+  if (total > kMaxQuoted) text = text.substr(0, kMaxQuoted);
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof(buffer), "\\u%04x",
+                        static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buffer;
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+  if (total > kMaxQuoted) {
+    out += "... (" + std::to_string(total) + " bytes)";
+  }
+  return out;
+}
+
+std::string JoinPath(std::string_view prefix, std::string_view field) {
+  if (prefix.empty()) return std::string(field);
+  std::string out(prefix);
+  out.push_back('.');
+  out.append(field);
+  return out;
+}
+
+std::string IndexPath(std::string_view path, size_t index) {
+  return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+bool IsUnderAny(const std::string& field,
+                const std::vector<std::string>& roots) {
+  for (const std::string& root : roots) {
+    if (field.rfind(root, 0) != 0) continue;
+    if (field.size() == root.size() || field[root.size()] == '.' ||
+        field[root.size()] == '[') {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace hptune::field_text
