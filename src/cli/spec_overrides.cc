@@ -154,7 +154,8 @@ absl::Status NeedsStudy(const OverrideTarget& t) {
       "trainingInput.hyperparameters)"));
 }
 
-template <int StudySpec::*kField, int kMin>
+// A count of the study's Budget.
+template <int Budget::*kField, int kMin>
 absl::Status ApplyStudyCount(const OverrideTarget& t) {
   HPTUNE_ASSIGN_OR_RETURN(int value, IntegerFlag(t.args, t.flag, kMin));
   HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
@@ -254,13 +255,13 @@ const std::vector<FlagSpec>& SpecOverrideRows() {
 
       {"max-trials", kValue, "N", kRunAndSubmit, kStudy,
        "the trials to run, N >= 1; with --resume-from, the new ones", 0,
-       "maxTrials", ApplyStudyCount<&StudySpec::max_trials, 1>},
+       "maxTrials", ApplyStudyCount<&Budget::max_trials, 1>},
       {"max-parallel-trials", kValue, "N", kRunAndSubmit, kStudy,
        "trials at once, N >= 1", 0, "maxParallelTrials",
-       ApplyStudyCount<&StudySpec::max_parallel_trials, 1>},
+       ApplyStudyCount<&Budget::max_parallel_trials, 1>},
       {"max-failed-trials", kValue, "N", kRunAndSubmit, kStudy,
        "failed trials before the job fails, N >= 0", 0, "maxFailedTrials",
-       ApplyStudyCount<&StudySpec::max_failed_trials, 0>},
+       ApplyStudyCount<&Budget::max_failed_trials, 0>},
       {"resume-from", kValue, "JOB", kRunAndSubmit, kStudy,
        "start from an ended job's results (its succeeded and infeasible "
        "trials)",

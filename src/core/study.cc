@@ -75,13 +75,13 @@ std::string StudyRecord::DescribeBudget() const {
   return text + ")";
 }
 
-const std::string& StudySpec::EffectiveStoppingRule() const {
+const std::string& EarlyStoppingSettings::EffectiveStoppingRule() const {
   static const std::string* const kDefault =
       new std::string(kDefaultStoppingRule);
   return early_stopping_rule.empty() ? *kDefault : early_stopping_rule;
 }
 
-int StudySpec::EffectiveMaxFailedTrials() const {
+int Budget::EffectiveMaxFailedTrials() const {
   if (max_failed_trials > 0) return max_failed_trials;
   // In 64 bits: an unvalidated spec's max_trials may be near INT_MAX.
   const int64_t quarter = (static_cast<int64_t>(max_trials) + 3) / 4;
@@ -95,7 +95,7 @@ bool MetricSpec::IsSafe(double value) const {
                                  : value <= *safety_threshold;
 }
 
-void StudySpec::SetMetrics(std::vector<MetricSpec> list) {
+void Problem::SetMetrics(std::vector<MetricSpec> list) {
   metrics = std::move(list);
   for (const MetricSpec& m : metrics) {
     if (m.is_constraint()) continue;
@@ -105,12 +105,12 @@ void StudySpec::SetMetrics(std::vector<MetricSpec> list) {
   }
 }
 
-std::vector<MetricSpec> StudySpec::AllMetrics() const {
+std::vector<MetricSpec> Problem::AllMetrics() const {
   if (!metrics.empty()) return metrics;
   return {MetricSpec{.id = metric_tag, .goal = goal}};
 }
 
-std::vector<MetricSpec> StudySpec::Objectives() const {
+std::vector<MetricSpec> Problem::Objectives() const {
   std::vector<MetricSpec> out;
   for (MetricSpec& m : AllMetrics()) {
     if (!m.is_constraint()) out.push_back(std::move(m));
@@ -118,7 +118,7 @@ std::vector<MetricSpec> StudySpec::Objectives() const {
   return out;
 }
 
-std::vector<MetricSpec> StudySpec::Constraints() const {
+std::vector<MetricSpec> Problem::Constraints() const {
   std::vector<MetricSpec> out;
   for (const MetricSpec& m : metrics) {
     if (m.is_constraint()) out.push_back(m);
@@ -126,11 +126,11 @@ std::vector<MetricSpec> StudySpec::Constraints() const {
   return out;
 }
 
-std::optional<std::vector<double>> FinalMetricValues(const StudySpec& spec,
+std::optional<std::vector<double>> FinalMetricValues(const Problem& problem,
                                                      const Trial& trial) {
   if (trial.state != TrialState::kSucceeded) return std::nullopt;
   std::vector<double> values;
-  for (const MetricSpec& m : spec.AllMetrics()) {
+  for (const MetricSpec& m : problem.AllMetrics()) {
     std::optional<double> value = trial.FinalObjective(m.id);
     if (!value) return std::nullopt;
     values.push_back(*value);
@@ -138,10 +138,10 @@ std::optional<std::vector<double>> FinalMetricValues(const StudySpec& spec,
   return values;
 }
 
-bool IsFeasibleResult(const StudySpec& spec, const Trial& trial) {
-  std::optional<std::vector<double>> values = FinalMetricValues(spec, trial);
+bool IsFeasibleResult(const Problem& problem, const Trial& trial) {
+  std::optional<std::vector<double>> values = FinalMetricValues(problem, trial);
   if (!values) return false;
-  const std::vector<MetricSpec> metrics = spec.AllMetrics();
+  const std::vector<MetricSpec> metrics = problem.AllMetrics();
   for (size_t i = 0; i < metrics.size(); ++i) {
     if (!std::isfinite((*values)[i]) || !metrics[i].IsSafe((*values)[i])) {
       return false;
@@ -153,14 +153,14 @@ bool IsFeasibleResult(const StudySpec& spec, const Trial& trial) {
 namespace {
 
 // The index of BestTrial's trial in `trials`.
-std::optional<size_t> BestIndex(const StudySpec& spec,
+std::optional<size_t> BestIndex(const Problem& problem,
                                 const std::vector<const Trial*>& trials) {
   std::optional<size_t> best;
   std::optional<double> best_value;
   for (size_t i = 0; i < trials.size(); ++i) {
-    if (!IsFeasibleResult(spec, *trials[i])) continue;
-    std::optional<double> value = trials[i]->FinalObjective(spec.metric_tag);
-    if (value && (!best || spec.IsBetter(*value, *best_value))) {
+    if (!IsFeasibleResult(problem, *trials[i])) continue;
+    std::optional<double> value = trials[i]->FinalObjective(problem.metric_tag);
+    if (value && (!best || problem.IsBetter(*value, *best_value))) {
       best = i;
       best_value = value;
     }
@@ -177,25 +177,25 @@ std::vector<const Trial*> Pointers(const std::vector<Trial>& trials) {
 
 }  // namespace
 
-std::optional<Trial> BestTrial(const StudySpec& spec,
+std::optional<Trial> BestTrial(const Problem& problem,
                                const std::vector<Trial>& trials) {
-  std::optional<size_t> best = BestIndex(spec, Pointers(trials));
+  std::optional<size_t> best = BestIndex(problem, Pointers(trials));
   if (!best) return std::nullopt;
   return trials[*best];
 }
 
 std::vector<size_t> OptimalTrialIndices(
-    const StudySpec& spec, const std::vector<const Trial*>& trials) {
-  const std::vector<MetricSpec> objectives = spec.Objectives();
+    const Problem& problem, const std::vector<const Trial*>& trials) {
+  const std::vector<MetricSpec> objectives = problem.Objectives();
   if (objectives.size() <= 1) {
-    std::optional<size_t> best = BestIndex(spec, trials);
+    std::optional<size_t> best = BestIndex(problem, trials);
     if (!best) return {};
     return {*best};
   }
   std::vector<size_t> feasible;
   std::vector<std::vector<double>> points;  // Maximised.
   for (size_t i = 0; i < trials.size(); ++i) {
-    if (!IsFeasibleResult(spec, *trials[i])) continue;
+    if (!IsFeasibleResult(problem, *trials[i])) continue;
     std::vector<double> point;
     for (const MetricSpec& m : objectives) {
       const double value = *trials[i]->FinalObjective(m.id);
@@ -212,10 +212,10 @@ std::vector<size_t> OptimalTrialIndices(
   return optimal;
 }
 
-std::vector<Trial> OptimalTrials(const StudySpec& spec,
+std::vector<Trial> OptimalTrials(const Problem& problem,
                                  const std::vector<Trial>& trials) {
   std::vector<Trial> optimal;
-  for (size_t i : OptimalTrialIndices(spec, Pointers(trials))) {
+  for (size_t i : OptimalTrialIndices(problem, Pointers(trials))) {
     optimal.push_back(trials[i]);
   }
   return optimal;

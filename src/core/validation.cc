@@ -143,7 +143,7 @@ void CheckMetrics(std::string_view prefix, const StudySpec& spec,
                            "got " +
                            std::to_string(objectives));
   }
-  // StudySpec::SetMetrics keeps these; a C++ caller that set `metrics`
+  // Problem::SetMetrics keeps these; a C++ caller that set `metrics`
   // directly may not have.
   const std::vector<MetricSpec> objective_list = spec.Objectives();
   if (!objective_list.empty() &&
