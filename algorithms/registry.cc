@@ -28,9 +28,10 @@ std::string Quoted(std::string_view s) {
 
 }  // namespace
 
-std::string DesignerName(const StudySpec& spec) {
-  return spec.custom_algorithm.empty() ? std::string(ToString(spec.algorithm))
-                                       : spec.custom_algorithm;
+std::string DesignerName(const DesignerSettings& settings) {
+  return settings.custom_algorithm.empty()
+             ? std::string(ToString(settings.algorithm))
+             : settings.custom_algorithm;
 }
 
 DesignerRegistry DesignerRegistry::WithBuiltins() {
@@ -47,29 +48,35 @@ int GpSeedingTrials(const StudySpec& spec) {
   absl::StatusOr<FeatureEncoding> encoding =
       FeatureEncoding::Create(spec.search_space);
   if (!encoding.ok()) return 0;
-  return gp::SeedingTrials(encoding->dimension(), spec);
+  return gp::SeedingTrials(
+      encoding->dimension(),
+      DesignerOptions{.seeding_trials = spec.seeding_trials,
+                      .trial_budget = spec.max_trials});
 }
 
 absl::Status DesignerRegistry::RegisterBuiltins() {
   // ALGORITHM_UNSPECIFIED is Bayesian optimisation, as in AI Platform.
-  HPTUNE_RETURN_IF_ERROR(Register(ToString(Algorithm::kUnspecified),
-                                  [](const StudySpec& spec, uint64_t seed) {
-                                    return AsDesigner(
-                                        gp::GpDesigner::Create(spec, seed));
-                                  }));
   HPTUNE_RETURN_IF_ERROR(Register(
-      ToString(Algorithm::kGridSearch), [](const StudySpec& spec, uint64_t) {
-        return AsDesigner(GridDesigner::Create(spec.search_space));
+      ToString(Algorithm::kUnspecified),
+      [](const Problem& problem, const DesignerOptions& options,
+         uint64_t seed) {
+        return AsDesigner(gp::GpDesigner::Create(problem, options, seed));
       }));
-  HPTUNE_RETURN_IF_ERROR(Register(ToString(Algorithm::kRandomSearch),
-                                  [](const StudySpec& spec, uint64_t seed) {
-                                    return AsDesigner(CreateRandomDesigner(
-                                        spec.search_space, seed));
-                                  }));
+  HPTUNE_RETURN_IF_ERROR(
+      Register(ToString(Algorithm::kGridSearch),
+               [](const Problem& problem, const DesignerOptions&, uint64_t) {
+                 return AsDesigner(GridDesigner::Create(problem.search_space));
+               }));
+  HPTUNE_RETURN_IF_ERROR(Register(
+      ToString(Algorithm::kRandomSearch),
+      [](const Problem& problem, const DesignerOptions&, uint64_t seed) {
+        return AsDesigner(CreateRandomDesigner(problem.search_space, seed));
+      }));
   return Register(
       ToString(Algorithm::kQuasiRandomSearch),
-      [](const StudySpec& spec, uint64_t seed) {
-        return AsDesigner(CreateQuasiRandomDesigner(spec.search_space, seed));
+      [](const Problem& problem, const DesignerOptions&, uint64_t seed) {
+        return AsDesigner(
+            CreateQuasiRandomDesigner(problem.search_space, seed));
       });
 }
 
@@ -100,15 +107,16 @@ std::vector<std::string> DesignerRegistry::Names() const {
 }
 
 absl::StatusOr<std::unique_ptr<Designer>> DesignerRegistry::Create(
-    const StudySpec& spec, uint64_t seed) const {
-  if (!spec.custom_algorithm.empty() &&
-      spec.algorithm != Algorithm::kUnspecified) {
+    const Problem& problem, const DesignerSettings& settings, int trial_budget,
+    uint64_t seed) const {
+  if (!settings.custom_algorithm.empty() &&
+      settings.algorithm != Algorithm::kUnspecified) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the study names two designers: custom algorithm ",
-        Quoted(spec.custom_algorithm), " and algorithm ",
-        std::string(ToString(spec.algorithm)), "; set one of them"));
+        Quoted(settings.custom_algorithm), " and algorithm ",
+        std::string(ToString(settings.algorithm)), "; set one of them"));
   }
-  const std::string name = DesignerName(spec);
+  const std::string name = DesignerName(settings);
   auto it = factories_.find(name);
   if (it == factories_.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -116,14 +124,17 @@ absl::StatusOr<std::unique_ptr<Designer>> DesignerRegistry::Create(
         " is not registered with this engine; registered: ",
         factories_.empty() ? "none" : absl::StrJoin(Names(), ", ")));
   }
-  return it->second(spec, seed);
+  return it->second(problem,
+                    DesignerOptions{.seeding_trials = settings.seeding_trials,
+                                    .trial_budget = trial_budget},
+                    seed);
 }
 
 absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
                                                          uint64_t seed) {
   static const DesignerRegistry* const builtins =
       new DesignerRegistry(DesignerRegistry::WithBuiltins());
-  return builtins->Create(spec, seed);
+  return builtins->Create(spec, spec, spec.max_trials, seed);
 }
 
 }  // namespace hptune::algorithms

@@ -12,9 +12,11 @@
 
 namespace hptune::algorithms::gp {
 
-GpDesigner::GpDesigner(StudySpec spec, uint64_t seed, FeatureEncoding encoding,
-                       ScrambledHalton halton, std::optional<FiniteGrid> grid)
-    : spec_(std::move(spec)),
+GpDesigner::GpDesigner(Problem problem, DesignerOptions options, uint64_t seed,
+                       FeatureEncoding encoding, ScrambledHalton halton,
+                       std::optional<FiniteGrid> grid)
+    : problem_(std::move(problem)),
+      options_(options),
       seed_(seed),
       encoding_(std::move(encoding)),
       halton_(std::move(halton)),
@@ -33,10 +35,10 @@ bool GpDesigner::last_model_extended() const {
 }
 
 absl::StatusOr<std::unique_ptr<GpDesigner>> GpDesigner::Create(
-    const StudySpec& spec, uint64_t seed) {
+    const Problem& problem, const DesignerOptions& options, uint64_t seed) {
   HPTUNE_ASSIGN_OR_RETURN(FeatureEncoding encoding,
-                          FeatureEncoding::Create(spec.search_space));
-  const size_t parameters = spec.search_space.parameters().size();
+                          FeatureEncoding::Create(problem.search_space));
+  const size_t parameters = problem.search_space.parameters().size();
   if (parameters > ScrambledHalton::kMaxDimension) {
     return absl::InvalidArgumentError(
         absl::StrCat("Bayesian optimisation supports at most ",
@@ -45,13 +47,13 @@ absl::StatusOr<std::unique_ptr<GpDesigner>> GpDesigner::Create(
   }
   ScrambledHalton halton(static_cast<int>(parameters), seed);
   return std::unique_ptr<GpDesigner>(
-      new GpDesigner(spec, seed, std::move(encoding), std::move(halton),
-                     EnumerableGrid(spec.search_space)));
+      new GpDesigner(problem, options, seed, std::move(encoding),
+                     std::move(halton), EnumerableGrid(problem.search_space)));
 }
 
 absl::Status GpDesigner::Update(const std::vector<Trial>& completed,
                                 const std::vector<Trial>& active) {
-  history_ = ReadHistory(spec_, encoding_, completed, active);
+  history_ = ReadHistory(problem_, encoding_, completed, active);
   return absl::OkStatus();
 }
 
@@ -63,7 +65,7 @@ std::optional<Suggestion> GpDesigner::QuasiRandom(const std::string& origin,
     return point;
   };
   std::vector<Suggestion> s =
-      SampleUnique(spec_.search_space, grid_, used, 1, next_point);
+      SampleUnique(problem_.search_space, grid_, used, 1, next_point);
   if (s.empty()) return std::nullopt;
   used.Insert(s.front().parameters);
   return std::move(s.front());
@@ -92,7 +94,7 @@ absl::StatusOr<std::vector<Suggestion>> GpDesigner::Suggest(int count) {
   deferred_rows_ = history_.observations.size();
   const bool multi_metric = history_.columns() > 1;
   const int dimension = encoding_.dimension();
-  const int initial_points = SeedingTrials(dimension, spec_);
+  const int initial_points = SeedingTrials(dimension, options_);
   const auto total = static_cast<int>(history_.observations.size());
   const int feasible = history_.feasible_count();
   const bool values_differ = history_.values_differ();

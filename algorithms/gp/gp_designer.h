@@ -75,7 +75,7 @@ class GpDesigner : public Designer {
   // InvalidArgument when the space fails ValidateForEncoding or has more
   // than ScrambledHalton::kMaxDimension parameters.
   static absl::StatusOr<std::unique_ptr<GpDesigner>> Create(
-      const StudySpec& spec, uint64_t seed);
+      const Problem& problem, const DesignerOptions& options, uint64_t seed);
   ~GpDesigner() override;
 
   [[nodiscard]] absl::Status Update(const std::vector<Trial>& completed,
@@ -87,7 +87,7 @@ class GpDesigner : public Designer {
   // Deferred refits (designer.h): a due hyperparameter refit of a model
   // that has hyperparameters already is handed over as deferred work (a
   // GpFit, gp_state.h) and the suggestion uses the saved ones. The first
-  // fit, on SeedingTrials(D, spec) observations, stays inline.
+  // fit, on SeedingTrials(D, options) observations, stays inline.
   void DeferWork() override { defer_ = true; }
   std::optional<DeferredWork> TakeDeferredWork() override;
   // Keeps the fit's hyperparameters when it saw more observations than the
@@ -109,8 +109,9 @@ class GpDesigner : public Designer {
   bool last_model_extended() const;
 
  private:
-  GpDesigner(StudySpec spec, uint64_t seed, FeatureEncoding encoding,
-             ScrambledHalton halton, std::optional<FiniteGrid> grid);
+  GpDesigner(Problem problem, DesignerOptions options, uint64_t seed,
+             FeatureEncoding encoding, ScrambledHalton halton,
+             std::optional<FiniteGrid> grid);
 
   // A quasi-random suggestion labelled `origin`, or nullopt when the space
   // is exhausted.
@@ -119,7 +120,8 @@ class GpDesigner : public Designer {
   // The model of a one-metric study, or why there is none.
   absl::StatusOr<std::unique_ptr<GpModel>> BuildModel();
 
-  StudySpec spec_;
+  Problem problem_;
+  DesignerOptions options_;
   uint64_t seed_;
   FeatureEncoding encoding_;
   ScrambledHalton halton_;

@@ -72,7 +72,7 @@ int GpHistory::safe_count() const {
                     [](const Observation& o) { return o.safe; }));
 }
 
-GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
+GpHistory ReadHistory(const Problem& problem, const FeatureEncoding& encoding,
                       const std::vector<Trial>& completed,
                       const std::vector<Trial>& active) {
   GpHistory history;
@@ -83,9 +83,9 @@ GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
     Observation observation;
   };
   std::vector<Keyed> keyed;
-  std::vector<MetricSpec> columns = spec.Objectives();
+  std::vector<MetricSpec> columns = problem.Objectives();
   history.objectives = static_cast<int>(columns.size());
-  for (const MetricSpec& c : spec.Constraints()) {
+  for (const MetricSpec& c : problem.Constraints()) {
     history.thresholds.push_back(Oriented(c, *c.safety_threshold));
     history.desired_safe_fraction =
         std::max(history.desired_safe_fraction,

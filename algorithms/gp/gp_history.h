@@ -15,7 +15,7 @@
 // take the lowest warped value (one below it when all are equal); then all
 // are standardised to mean 0 and variance 1.
 // Several metrics. An observation holds one value per model column: the
-// study's objectives, then its constraints (StudySpec::Objectives(),
+// study's objectives, then its constraints (Problem::Objectives(),
 // Constraints()), each oriented so that higher is better; it is feasible
 // when the trial reported all of them, and safe when every constraint is
 // met as well. A constraint's targets are standardised without warping, so
@@ -81,7 +81,7 @@ struct GpHistory {
 };
 
 // The history of `completed` (terminal) and `active` (pending) trials.
-GpHistory ReadHistory(const StudySpec& spec, const FeatureEncoding& encoding,
+GpHistory ReadHistory(const Problem& problem, const FeatureEncoding& encoding,
                       const std::vector<Trial>& completed,
                       const std::vector<Trial>& active);
 

@@ -35,9 +35,9 @@ int InitialPoints(int dimension, int max_trials) {
   return std::min(space_filling, budget_share);
 }
 
-int SeedingTrials(int dimension, const StudySpec& spec) {
-  return spec.seeding_trials.value_or(
-      InitialPoints(dimension, spec.max_trials));
+int SeedingTrials(int dimension, const DesignerOptions& options) {
+  return options.seeding_trials.value_or(
+      InitialPoints(dimension, options.trial_budget));
 }
 
 bool LeavesTiedBest(int tied_best, double draw) {

@@ -108,8 +108,9 @@ inline constexpr int kBudgetPerInitialPoint = 4;
 inline constexpr int kStartupPoints = 10;
 inline constexpr int kBudgetPerStartupPoint = 3;
 int InitialPoints(int dimension, int max_trials);
-// The study's seeding_trials when set, else InitialPoints.
-int SeedingTrials(int dimension, const StudySpec& spec);
+// The study's seeding_trials when set, else InitialPoints of its trial
+// budget.
+int SeedingTrials(int dimension, const DesignerOptions& options);
 
 // A tied best (step 4): how many observations must share the best value,
 // and the probability that a suggestion is then quasi-random.

@@ -66,21 +66,21 @@ double PedAnovaShare(const Counts& counts, double n, double n_top,
 
 }  // namespace
 
-Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
+Observations Observe(const Problem& problem, const std::vector<Trial>& trials,
                      const std::vector<ParameterGrid>& grids) {
   Observations seen;
-  seen.parameters = spec.search_space.parameters().size();
+  seen.parameters = problem.search_space.parameters().size();
   seen.points.reserve(trials.size() * seen.parameters);
   seen.losses.reserve(trials.size());
   for (const Trial& trial : trials) {
     if (trial.state != TrialState::kSucceeded) continue;
     const std::optional<double> objective =
-        trial.FinalObjective(spec.metric_tag);
+        trial.FinalObjective(problem.metric_tag);
     if (!objective || !std::isfinite(*objective)) continue;
     // The store checks assignments, so a misfit is a trial from elsewhere.
-    if (!AppendPoints(spec.search_space, trial, grids, seen)) continue;
-    seen.losses.push_back(spec.goal == Goal::kMinimize ? *objective
-                                                       : -*objective);
+    if (!AppendPoints(problem.search_space, trial, grids, seen)) continue;
+    seen.losses.push_back(problem.goal == Goal::kMinimize ? *objective
+                                                          : -*objective);
   }
   seen.by_loss.resize(seen.size());
   for (size_t i = 0; i < seen.size(); ++i) seen.by_loss[i] = i;

@@ -36,7 +36,7 @@ struct Observations {
 };
 
 // The trials of `trials` that PED-ANOVA uses (importance.h says which).
-Observations Observe(const StudySpec& spec, const std::vector<Trial>& trials,
+Observations Observe(const Problem& problem, const std::vector<Trial>& trials,
                      const std::vector<ParameterGrid>& grids);
 
 // A sample of the trials: weights[i] copies of trial i (all 1 for the

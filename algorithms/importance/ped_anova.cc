@@ -89,11 +89,11 @@ void Estimate(const Observations& seen, const std::vector<ParameterGrid>& grids,
 }  // namespace
 
 absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
-    const StudySpec& spec, const std::vector<Trial>& trials,
+    const Problem& problem, const std::vector<Trial>& trials,
     const ImportanceOptions& options) {
   HPTUNE_RETURN_IF_ERROR(ValidateOptions(options));
-  HPTUNE_RETURN_IF_ERROR(ValidateForEncoding(spec.search_space));
-  const auto& parameters = spec.search_space.parameters();
+  HPTUNE_RETURN_IF_ERROR(ValidateForEncoding(problem.search_space));
+  const auto& parameters = problem.search_space.parameters();
   ImportanceReport report;
   std::vector<ParameterImportance>& result = report.importances;
   std::vector<ParameterGrid> grids;
@@ -102,7 +102,7 @@ absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
     grids.emplace_back(parameter, options.grid_points);
   }
 
-  const Observations seen = Observe(spec, trials, grids);
+  const Observations seen = Observe(problem, trials, grids);
   report.trials = static_cast<int64_t>(seen.size());
   report.trials_needed = 2 * static_cast<int64_t>(options.min_top_trials);
   report.note = TooFewNote(report.trials, report.trials_needed);
@@ -124,10 +124,10 @@ absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
 }
 
 absl::StatusOr<std::vector<ParameterImportance>> PedAnovaImportance(
-    const StudySpec& spec, const std::vector<Trial>& trials,
+    const Problem& problem, const std::vector<Trial>& trials,
     const ImportanceOptions& options) {
   HPTUNE_ASSIGN_OR_RETURN(ImportanceReport report,
-                          PedAnovaImportanceReport(spec, trials, options));
+                          PedAnovaImportanceReport(problem, trials, options));
   return std::move(report.importances);
 }
 

@@ -151,8 +151,8 @@ AshaOptions AshaResumeOptions() {
 }
 
 absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
-    const StudySpec& study, const std::vector<Trial>& trials) {
-  const std::string& metric = study.metric_tag;
+    const Problem& problem, const std::vector<Trial>& trials) {
+  const std::string& metric = problem.metric_tag;
   if (metric.empty()) {
     return absl::InvalidArgumentError("ASHA: the study has no metric tag");
   }
@@ -210,11 +210,11 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
       }
       // Best first; the k-th best is the bar for the top 1/eta.
       std::sort(values.begin(), values.end(),
-                [&](double a, double b) { return study.IsBetter(a, b); });
+                [&](double a, double b) { return problem.IsBetter(a, b); });
       const int n = static_cast<int>(values.size());
       const int k = std::max(1, n / eta);
       const double bar = values[k - 1];
-      if (study.IsBetter(bar, *value)) {
+      if (problem.IsBetter(bar, *value)) {
         decision.stop = true;
         decision.reason =
             absl::StrCat("value ", *value, " at the rung at step ", rung,
@@ -235,8 +235,8 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
 }
 
 absl::StatusOr<std::optional<int64_t>> AshaStoppingPolicy::TrialToResume(
-    const StudySpec& study, const std::vector<Trial>& trials) {
-  const std::string& metric = study.metric_tag;
+    const Problem& problem, const std::vector<Trial>& trials) {
+  const std::string& metric = problem.metric_tag;
   if (!options_.resume || metric.empty()) return std::nullopt;
   const int eta = options_.reduction_factor;
   std::optional<int64_t> min_resource = options_.min_resource;
@@ -267,14 +267,14 @@ absl::StatusOr<std::optional<int64_t>> AshaStoppingPolicy::TrialToResume(
     if (k > 0) {
       std::nth_element(
           values.begin(), values.begin() + (k - 1), values.end(),
-          [&](double a, double b) { return study.IsBetter(a, b); });
+          [&](double a, double b) { return problem.IsBetter(a, b); });
       bar = values[k - 1];
     }
     return bars[rung] = bar;
   };
   auto promoted_at = [&](int64_t rung, double value) {
     const std::optional<double> bar = bar_at(rung);
-    return bar && !study.IsBetter(*bar, value);
+    return bar && !problem.IsBetter(*bar, value);
   };
   // The candidate's highest rung, its value there, its number.
   std::optional<std::tuple<int64_t, double, int64_t>> best;
@@ -295,7 +295,7 @@ absl::StatusOr<std::optional<int64_t>> AshaStoppingPolicy::TrialToResume(
     auto better = [&](const std::tuple<int64_t, double, int64_t>& other) {
       const auto& [rung, v, number] = other;
       if (rungs.back() != rung) return rungs.back() > rung;
-      if (*value != v) return study.IsBetter(*value, v);
+      if (*value != v) return problem.IsBetter(*value, v);
       return t.number < number;
     };
     if (!best || better(*best)) best.emplace(rungs.back(), *value, t.number);

@@ -95,11 +95,11 @@ class AshaStoppingPolicy : public StoppingPolicy {
   // numbers, e.g. "value 0.41 at the rung at step 9 is not in the top 1/3 of
   // the 7 trials there: 2nd best is 0.62".
   absl::StatusOr<std::vector<StoppingDecision>> Decide(
-      const StudySpec& study, const std::vector<Trial>& trials) override;
+      const Problem& problem, const std::vector<Trial>& trials) override;
 
   bool ResumesStoppedTrials() const override { return options_.resume; }
   absl::StatusOr<std::optional<int64_t>> TrialToResume(
-      const StudySpec& study, const std::vector<Trial>& trials) override;
+      const Problem& problem, const std::vector<Trial>& trials) override;
 
   const AshaOptions& options() const { return options_; }
 

@@ -87,9 +87,9 @@ ConvexStoppingPolicy::Create(ConvexStoppingOptions options) {
 }
 
 absl::StatusOr<std::vector<StoppingDecision>>
-ConvexStoppingPolicy::DecideOnCurves(const StudySpec& study,
+ConvexStoppingPolicy::DecideOnCurves(const Problem& problem,
                                      std::span<const TrialCurve> trials) {
-  const std::string& metric = study.metric_tag;
+  const std::string& metric = problem.metric_tag;
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "convex stopping: the study has no metric tag");
@@ -113,11 +113,11 @@ ConvexStoppingPolicy::DecideOnCurves(const StudySpec& study,
     } else if (completed < needed) {
       decision.reason = absl::StrCat(completed, " completed trials, ", needed,
                                      " needed before judging");
-    } else if (!(bound = Overestimate(*curve, study.goal, target))) {
+    } else if (!(bound = Overestimate(*curve, problem.goal, target))) {
       decision.reason = "the latest values are flat: no forecast";
     } else {
-      const double best = *BestFinalValue(study.goal, split.completed);
-      decision.stop = study.IsBetter(best, bound->value);
+      const double best = *BestFinalValue(problem.goal, split.completed);
+      decision.stop = problem.IsBetter(best, bound->value);
       decision.reason =
           ForecastReason(decision.stop, bound->value, target, bound->how, best);
     }

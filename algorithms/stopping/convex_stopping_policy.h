@@ -83,7 +83,7 @@ class ConvexStoppingPolicy : public CurveStoppingPolicy {
 
   // InvalidArgument when the study has no metric tag.
   absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
-      const StudySpec& study, std::span<const TrialCurve> trials) override;
+      const Problem& problem, std::span<const TrialCurve> trials) override;
 
  private:
   explicit ConvexStoppingPolicy(ConvexStoppingOptions options)

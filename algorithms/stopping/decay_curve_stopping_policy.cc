@@ -85,9 +85,9 @@ DecayCurveStoppingPolicy::Create(DecayCurveOptions options) {
 }
 
 absl::StatusOr<std::vector<StoppingDecision>>
-DecayCurveStoppingPolicy::DecideOnCurves(const StudySpec& study,
+DecayCurveStoppingPolicy::DecideOnCurves(const Problem& problem,
                                          std::span<const TrialCurve> trials) {
-  const std::string& metric = study.metric_tag;
+  const std::string& metric = problem.metric_tag;
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "decay-curve stopping: the study has no metric tag");
@@ -109,11 +109,11 @@ DecayCurveStoppingPolicy::DecideOnCurves(const StudySpec& study,
           absl::StrCat(completed, " completed trials, ",
                        options_.min_completed_trials, " needed before judging");
     } else {
-      const double best = *BestFinalValue(study.goal, split.completed);
+      const double best = *BestFinalValue(problem.goal, split.completed);
       const int64_t target = std::max(longest, curve->max_step());
       Forecast f =
-          ForecastDecay(*curve, study.goal, target, options_.optimism_sigmas);
-      decision.stop = study.IsBetter(best, f.optimistic);
+          ForecastDecay(*curve, problem.goal, target, options_.optimism_sigmas);
+      decision.stop = problem.IsBetter(best, f.optimistic);
       decision.reason =
           ForecastReason(decision.stop, f.value, target, f.how, best);
     }

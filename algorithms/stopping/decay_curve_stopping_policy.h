@@ -62,7 +62,7 @@ class DecayCurveStoppingPolicy : public CurveStoppingPolicy {
 
   // InvalidArgument when the study has no metric tag.
   absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
-      const StudySpec& study, std::span<const TrialCurve> trials) override;
+      const Problem& problem, std::span<const TrialCurve> trials) override;
 
  private:
   explicit DecayCurveStoppingPolicy(DecayCurveOptions options)

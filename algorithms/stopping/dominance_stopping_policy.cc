@@ -75,8 +75,8 @@ DominanceStoppingPolicy::Create(DominanceStoppingOptions options) {
 }
 
 absl::StatusOr<std::vector<StoppingDecision>> DominanceStoppingPolicy::Decide(
-    const StudySpec& study, const std::vector<Trial>& trials) {
-  const std::vector<MetricSpec> objectives = study.Objectives();
+    const Problem& problem, const std::vector<Trial>& trials) {
+  const std::vector<MetricSpec> objectives = problem.Objectives();
   if (objectives.empty()) {
     return absl::InvalidArgumentError(
         "dominance stopping: the study has no objective");
@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<StoppingDecision>> DominanceStoppingPolicy::Decide(
   std::vector<Reference> references;
   int64_t longest = 0;
   for (const Trial& t : trials) {
-    if (t.state != TrialState::kSucceeded || !IsFeasibleResult(study, t)) {
+    if (t.state != TrialState::kSucceeded || !IsFeasibleResult(problem, t)) {
       continue;
     }
     Reference r{t.number, Points(t, objectives)};

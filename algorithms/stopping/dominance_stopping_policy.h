@@ -52,7 +52,7 @@ class DominanceStoppingPolicy : public StoppingPolicy {
   // 30 (loss 0.9, latency_ms 40) is dominated by trial 3 (loss 0.5,
   // latency_ms 20)".
   absl::StatusOr<std::vector<StoppingDecision>> Decide(
-      const StudySpec& study, const std::vector<Trial>& trials) override;
+      const Problem& problem, const std::vector<Trial>& trials) override;
 
  private:
   explicit DominanceStoppingPolicy(DominanceStoppingOptions options)

@@ -78,9 +78,9 @@ EnvelopeStoppingPolicy::Create(EnvelopeStoppingOptions options) {
 }
 
 absl::StatusOr<std::vector<StoppingDecision>>
-EnvelopeStoppingPolicy::DecideOnCurves(const StudySpec& study,
+EnvelopeStoppingPolicy::DecideOnCurves(const Problem& problem,
                                        std::span<const TrialCurve> trials) {
-  const std::string& metric = study.metric_tag;
+  const std::string& metric = problem.metric_tag;
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "envelope stopping: the study has no metric tag");
@@ -99,7 +99,7 @@ EnvelopeStoppingPolicy::DecideOnCurves(const StudySpec& study,
           absl::StrCat(full, " trials ran to the longest step, ",
                        options_.min_full_curves, " needed before judging");
     } else {
-      decisions.push_back(Judge(study, *curve, split.completed, longest));
+      decisions.push_back(Judge(problem, *curve, split.completed, longest));
       continue;
     }
     decisions.push_back(std::move(decision));
@@ -108,21 +108,22 @@ EnvelopeStoppingPolicy::DecideOnCurves(const StudySpec& study,
 }
 
 StoppingDecision EnvelopeStoppingPolicy::Judge(
-    const StudySpec& study, const LearningCurve& curve,
+    const Problem& problem, const LearningCurve& curve,
     std::span<const LearningCurve* const> ended, int64_t longest) const {
   const int64_t step = curve.max_step();
   const double latest = LastValue(curve);
   const double recovery =
-      LargestRecovery(study.goal, ended, step).value_or(0.0);
-  const double slope = RecentSlope(study.goal, curve, options_.slope_intervals);
+      LargestRecovery(problem.goal, ended, step).value_or(0.0);
+  const double slope =
+      RecentSlope(problem.goal, curve, options_.slope_intervals);
   const int64_t remaining = std::max<int64_t>(0, longest - step);
   const double headroom =
       std::max({0.0, recovery, slope * static_cast<double>(remaining)});
   const double bound =
-      study.goal == Goal::kMaximize ? latest + headroom : latest - headroom;
-  const double best = *BestFinalValue(study.goal, ended);
+      problem.goal == Goal::kMaximize ? latest + headroom : latest - headroom;
+  const double best = *BestFinalValue(problem.goal, ended);
   StoppingDecision decision{.trial = curve.trial()};
-  decision.stop = study.IsBetter(best, bound);
+  decision.stop = problem.IsBetter(best, bound);
   decision.reason = ForecastReason(
       decision.stop, bound, std::max(longest, step),
       absl::StrCat("latest ", latest, " improved by at most ", headroom,

@@ -71,14 +71,14 @@ class EnvelopeStoppingPolicy : public CurveStoppingPolicy {
   // numbers, e.g. "forecast 0.52 at step 24 (latest 0.61 improved by at most
   // 0.09: ...) is worse than the best completed final value 0.40".
   absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
-      const StudySpec& study, std::span<const TrialCurve> trials) override;
+      const Problem& problem, std::span<const TrialCurve> trials) override;
 
  private:
   explicit EnvelopeStoppingPolicy(EnvelopeStoppingOptions options)
       : options_(options) {}
 
   // The bound of the header for one trial past its warm-up.
-  StoppingDecision Judge(const StudySpec& study, const LearningCurve& curve,
+  StoppingDecision Judge(const Problem& problem, const LearningCurve& curve,
                          std::span<const LearningCurve* const> ended,
                          int64_t longest) const;
 

@@ -83,9 +83,9 @@ MedianStoppingPolicy::Create(MedianStoppingOptions options) {
 }
 
 absl::StatusOr<std::vector<StoppingDecision>>
-MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
+MedianStoppingPolicy::DecideOnCurves(const Problem& problem,
                                      std::span<const TrialCurve> trials) {
-  const std::string& metric = study.metric_tag;
+  const std::string& metric = problem.metric_tag;
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "median stopping: the study has no metric tag");
@@ -121,7 +121,7 @@ MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
       continue;
     }
     const int64_t step = curve.max_step();
-    const double best = *curve.Best(study.goal);
+    const double best = *curve.Best(problem.goal);
     if (std::optional<std::string> why =
             WarmingUp(options_, curve, metric, first_step, longest)) {
       decision.reason = *std::move(why);
@@ -149,7 +149,7 @@ MedianStoppingPolicy::DecideOnCurves(const StudySpec& study,
       continue;
     }
     const double median = Median(std::move(averages));
-    decision.stop = study.IsBetter(median, best);
+    decision.stop = problem.IsBetter(median, best);
     decision.reason = absl::StrCat(
         "best ", best, " by step ", step, decision.stop ? " is" : " is not",
         " worse than the median ", median,

@@ -103,7 +103,7 @@ class MedianStoppingPolicy : public CurveStoppingPolicy {
   // numbers, e.g. "best 0.41 by step 300 is worse than the median 0.62 of
   // the running averages of 5 completed trials up to step 300".
   absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
-      const StudySpec& study, std::span<const TrialCurve> trials) override;
+      const Problem& problem, std::span<const TrialCurve> trials) override;
 
   const MedianStoppingOptions& options() const { return options_; }
 

@@ -187,13 +187,14 @@ absl::Status StoppingRuleRegistry::CheckSettings(
 }
 
 absl::StatusOr<std::unique_ptr<StoppingPolicy>>
-StoppingRuleRegistry::CreateForStudy(const StudySpec& study,
+StoppingRuleRegistry::CreateForStudy(const Problem& problem,
+                                     const EarlyStoppingSettings& settings,
                                      std::string_view rule) const {
-  const bool own = rule == study.EffectiveStoppingRule();
+  const bool own = rule == settings.EffectiveStoppingRule();
   HPTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<StoppingPolicy> policy,
-      Create(rule, own ? study.stopping_settings : StoppingSettings{}));
-  if (study.Objectives().size() <= 1) return policy;
+      Create(rule, own ? settings.stopping_settings : StoppingSettings{}));
+  if (problem.Objectives().size() <= 1) return policy;
   return AsPolicy(DominanceStoppingPolicy::Create(DominanceStoppingOptions{}));
 }
 

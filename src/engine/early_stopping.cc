@@ -54,7 +54,7 @@ TuningEngine::CheckEarlyStoppingBy(std::string_view study_name,
       study_name, only,
       [&](const StudySpec& spec) {
         policy = stopping_rules_.CreateForStudy(
-            spec, rule.value_or(spec.EffectiveStoppingRule()));
+            spec, spec, rule.value_or(spec.EffectiveStoppingRule()));
         if (policy.ok()) {
           curve_policy =
               dynamic_cast<algorithms::CurveStoppingPolicy*>(policy->get());

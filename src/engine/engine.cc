@@ -81,7 +81,8 @@ absl::Status TuningEngine::CheckNewStudy(std::string_view name,
   // The designer must accept the space (GRID_SEARCH rejects DOUBLE).
   const StudyRecord study = NewStudy(name, spec, 0, clock_.Now(), 0);
   HPTUNE_RETURN_IF_ERROR(
-      designers_.Create(DesignerSpec(study), study.seed).status());
+      designers_.Create(study.spec, study.spec, study.TrialBudget(), study.seed)
+          .status());
   return CheckStoppingRule(spec);
 }
 

@@ -152,8 +152,11 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
     const std::vector<Trial>& pending, int count, std::string_view client_id,
     int lease_seconds) {
   const std::string& study_name = study.name;
+  // The designer plans for every trial of the study, the resumed ones
+  // included, which count towards the GP's seeding.
   HPTUNE_ASSIGN_OR_RETURN(auto designer,
-                          designers_.Create(DesignerSpec(study), study.seed));
+                          designers_.Create(study.spec, study.spec,
+                                            study.TrialBudget(), study.seed));
   HPTUNE_ASSIGN_OR_RETURN(std::string state,
                           store_.GetDesignerState(study_name));
   HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));

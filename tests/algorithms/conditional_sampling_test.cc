@@ -180,7 +180,8 @@ class ConditionalDesignerTest : public ::testing::TestWithParam<std::string> {
     std::vector<Trial> completed;
     std::string state;
     for (int round = 0; round < rounds; ++round) {
-      auto designer = DesignerRegistry::WithBuiltins().Create(spec, seed);
+      auto designer = DesignerRegistry::WithBuiltins().Create(
+          spec, spec, spec.max_trials, seed);
       EXPECT_OK(designer);
       if (!designer.ok()) return all;
       EXPECT_OK((*designer)->RestoreState(state));

@@ -110,7 +110,8 @@ class DesignerConformanceTest : public ::testing::TestWithParam<std::string> {
 
   std::unique_ptr<Designer> Make(const SearchSpace& space,
                                  uint64_t seed) const {
-    auto designer = registry_.Create(Spec(space), seed);
+    const StudySpec spec = Spec(space);
+    auto designer = registry_.Create(spec, spec, spec.max_trials, seed);
     EXPECT_OK(designer);
     return designer.ok() ? *std::move(designer) : nullptr;
   }

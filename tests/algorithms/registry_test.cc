@@ -113,8 +113,11 @@ TEST(RegistryTest, BuiltinsAreRegisteredUnderAiPlatformsNames) {
 
 TEST(RegistryTest, RegisterRefusesAnEmptyNameAnEmptyFactoryAndATakenName) {
   DesignerRegistry registry = DesignerRegistry::WithBuiltins();
-  DesignerFactory grid = [](const StudySpec& spec, uint64_t seed) {
-    return CreateDesigner(spec, seed);
+  DesignerFactory grid = [](const Problem& problem,
+                            const DesignerOptions& options, uint64_t seed) {
+    return DesignerRegistry::WithBuiltins().Create(
+        problem, DesignerSettings{.algorithm = Algorithm::kGridSearch},
+        options.trial_budget, seed);
   };
   EXPECT_TRUE(absl::IsInvalidArgument(registry.Register("", grid)));
   EXPECT_TRUE(absl::IsInvalidArgument(registry.Register("MINE", nullptr)));
@@ -127,24 +130,30 @@ TEST(RegistryTest, RegisterRefusesAnEmptyNameAnEmptyFactoryAndATakenName) {
 TEST(RegistryTest, ACustomAlgorithmIsLookedUpByItsName) {
   DesignerRegistry registry;
   uint64_t seen_seed = 0;
-  ASSERT_OK(
-      registry.Register("MINE", [&](const StudySpec& spec, uint64_t seed) {
+  DesignerOptions seen_options;
+  ASSERT_OK(registry.Register(
+      "MINE", [&](const Problem& problem, const DesignerOptions& options,
+                  uint64_t seed) {
         seen_seed = seed;
-        StudySpec random = spec;
-        random.custom_algorithm.clear();
-        random.algorithm = Algorithm::kRandomSearch;
-        return CreateDesigner(random, seed);
+        seen_options = options;
+        return DesignerRegistry::WithBuiltins().Create(
+            problem, DesignerSettings{.algorithm = Algorithm::kRandomSearch},
+            options.trial_budget, seed);
       }));
   StudySpec spec = Study(Algorithm::kUnspecified, FiniteSpace());
   spec.custom_algorithm = "MINE";
+  spec.seeding_trials = 4;
   EXPECT_EQ(DesignerName(spec), "MINE");
-  auto designer = registry.Create(spec, 9);
+  auto designer = registry.Create(spec, spec, 12, 9);
   ASSERT_OK(designer);
   EXPECT_EQ(seen_seed, 9u);
+  // The designer is told its settings and the study's trial budget.
+  EXPECT_EQ(seen_options.seeding_trials, 4);
+  EXPECT_EQ(seen_options.trial_budget, 12);
 
   spec.custom_algorithm.clear();
   EXPECT_EQ(DesignerName(spec), "ALGORITHM_UNSPECIFIED");
-  auto missing = registry.Create(spec, 9);
+  auto missing = registry.Create(spec, spec, 12, 9);
   EXPECT_TRUE(absl::IsInvalidArgument(missing.status()));
   EXPECT_EQ(std::string(missing.status().message()),
             "algorithm \"ALGORITHM_UNSPECIFIED\" is not registered with "

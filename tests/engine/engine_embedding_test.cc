@@ -61,7 +61,7 @@ class SweepDesigner : public algorithms::Designer {
 };
 
 algorithms::DesignerFactory SweepFactory(SweepLog& log) {
-  return [&log](const StudySpec&, uint64_t)
+  return [&log](const Problem&, const algorithms::DesignerOptions&, uint64_t)
              -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
     ++log.created;
     return std::make_unique<SweepDesigner>(log);
@@ -222,7 +222,7 @@ TEST_F(EngineEmbeddingTest, SuggestionsOfDifferentStudiesRunAtOnce) {
   EngineOptions options;
   ASSERT_OK(options.designers.Register(
       "MEETING",
-      [&meeting](const StudySpec&, uint64_t)
+      [&meeting](const Problem&, const algorithms::DesignerOptions&, uint64_t)
           -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
         return std::make_unique<MeetingDesigner>(meeting);
       }));
@@ -243,7 +243,7 @@ TEST_F(EngineEmbeddingTest, SuggestionsOfDifferentStudiesRunAtOnce) {
 class OddTrialsPolicy : public algorithms::StoppingPolicy {
  public:
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> Decide(
-      const StudySpec&, const std::vector<Trial>& trials) override {
+      const Problem&, const std::vector<Trial>& trials) override {
     seen = trials.size();
     std::vector<algorithms::StoppingDecision> decisions;
     for (const Trial& t : trials) {
@@ -283,8 +283,7 @@ TEST_F(EngineEmbeddingTest, AUserStoppingPolicyDecidesOnTheStudysTrials) {
 class LongCurvesPolicy : public algorithms::CurveStoppingPolicy {
  public:
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> DecideOnCurves(
-      const StudySpec&,
-      std::span<const algorithms::TrialCurve> trials) override {
+      const Problem&, std::span<const algorithms::TrialCurve> trials) override {
     std::vector<algorithms::StoppingDecision> decisions;
     for (const algorithms::TrialCurve& t : trials) {
       if (t.state != TrialState::kActive) continue;

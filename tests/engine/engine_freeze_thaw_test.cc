@@ -98,7 +98,7 @@ class EngineFreezeThawTest : public ::testing::Test {
     EngineOptions options;
     EXPECT_OK(options.designers.Register(
         "RECORD",
-        [this](const StudySpec&, uint64_t)
+        [this](const Problem&, const algorithms::DesignerOptions&, uint64_t)
             -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
           return std::make_unique<RecordingDesigner>(seen_);
         }));

@@ -149,11 +149,12 @@ INSTANTIATE_TEST_SUITE_P(Designers, ResumeTest, ::testing::ValuesIn(kCases),
 EngineOptions WithMine() {
   EngineOptions options;
   EXPECT_OK(options.designers.Register(
-      "MINE", [](const StudySpec& spec, uint64_t seed) {
-        StudySpec random = spec;
-        random.custom_algorithm.clear();
-        random.algorithm = Algorithm::kRandomSearch;
-        return algorithms::CreateDesigner(random, seed);
+      "MINE",
+      [](const Problem& problem,
+         const algorithms::DesignerOptions& designer_options, uint64_t seed) {
+        return algorithms::DesignerRegistry::WithBuiltins().Create(
+            problem, DesignerSettings{.algorithm = Algorithm::kRandomSearch},
+            designer_options.trial_budget, seed);
       }));
   return options;
 }

@@ -585,7 +585,7 @@ TEST_P(EarlyStoppingTest, StopsTheTrialsWhoseCurvesAreBad) {
 class AfterThreeSteps : public algorithms::StoppingPolicy {
  public:
   absl::StatusOr<std::vector<algorithms::StoppingDecision>> Decide(
-      const StudySpec&, const std::vector<Trial>& trials) override {
+      const Problem&, const std::vector<Trial>& trials) override {
     std::vector<algorithms::StoppingDecision> decisions;
     for (const Trial& t : trials) {
       if (t.state != TrialState::kActive) continue;

@@ -31,6 +31,17 @@
 
 namespace hptune::algorithms {
 
+// What a designer is told besides its Problem: the settings designers read
+// (DesignerSettings::seeding_trials) and the number of trials the study
+// will hold, which the GP's seeding rule reads (docs/designers.md,
+// "Seeding").
+struct DesignerOptions {
+  std::optional<int> seeding_trials;
+  // maxTrials, plus the trials a study resumed from an earlier job
+  // (StudyRecord::TrialBudget()).
+  int trial_budget = 1;
+};
+
 struct Suggestion {
   ParameterAssignment parameters;
   // How it was made ("grid[12]", "halton[3]", "random"); stored on the trial.

@@ -61,19 +61,18 @@ struct ImportanceOptions {
 
 inline constexpr int kMaxBootstrapResamples = 10'000;
 
-// Importance of each parameter of spec.search_space for spec.metric_tag and
-// spec.goal, from the trials that have a final objective
-// (Trial::FinalObjective(spec.metric_tag); SUCCEEDED trials, and trials
-// stopped early that have a final measurement). Trials with a non-finite
-// objective or with parameters that do not fit the space (outside it,
-// missing an active one, or with one the trial's values leave inactive) are
-// left out too. Most important first (ties by parameter order in the spec).
-// Fewer than 2 usable
-// trials: every parameter with importance 0. InvalidArgument, naming the
-// field and value, for a bad option (e.g. top_quantile outside (0, 1]) or a
-// search space that cannot be encoded.
+// Importance of each parameter of problem.search_space for
+// problem.metric_tag and problem.goal, from the trials that have a final
+// objective (Trial::FinalObjective(problem.metric_tag); SUCCEEDED trials,
+// and trials stopped early that have a final measurement). Trials with a
+// non-finite objective or with parameters that do not fit the space
+// (outside it, missing an active one, or with one the trial's values leave
+// inactive) are left out too. Most important first (ties by parameter order
+// in the space). Fewer than 2 usable trials: every parameter with importance 0.
+// InvalidArgument, naming the field and value, for a bad option (e.g.
+// top_quantile outside (0, 1]) or a search space that cannot be encoded.
 absl::StatusOr<std::vector<ParameterImportance>> PedAnovaImportance(
-    const StudySpec& spec, const std::vector<Trial>& trials,
+    const Problem& problem, const std::vector<Trial>& trials,
     const ImportanceOptions& options = {});
 
 // The same, with how many trials it rests on, for callers that show it.
@@ -90,7 +89,7 @@ struct ImportanceReport {
   std::string note;
 };
 absl::StatusOr<ImportanceReport> PedAnovaImportanceReport(
-    const StudySpec& spec, const std::vector<Trial>& trials,
+    const Problem& problem, const std::vector<Trial>& trials,
     const ImportanceOptions& options = {});
 
 // The report every frontend shows for a stored study (TuningEngine::

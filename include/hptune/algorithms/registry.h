@@ -6,8 +6,10 @@
 // under AI Platform's names (ALGORITHM_UNSPECIFIED: GP Bayesian
 // optimisation; GRID_SEARCH; RANDOM_SEARCH; QUASI_RANDOM_SEARCH); an
 // embedder adds its own under names of its choosing, which its studies
-// name in StudySpec::custom_algorithm (see engine.h for why that is a field
-// of its own). Used by the engine, the quality harness and tests.
+// name in DesignerSettings::custom_algorithm (see engine.h for why that is a
+// field of its own). A designer sees the study's Problem and the
+// DesignerOptions, never its budget or other settings. Used by the engine,
+// the quality harness and tests.
 //
 // Thread-safety: Register and RegisterBuiltins must not run concurrently
 // with anything else on the same registry; the const methods are
@@ -31,14 +33,15 @@
 
 namespace hptune::algorithms {
 
-// A fresh designer for `spec`, seeded with `seed`; InvalidArgument when it
-// cannot handle the spec (e.g. GRID_SEARCH with a DOUBLE parameter).
+// A fresh designer for `problem` with `options`, seeded with `seed`;
+// InvalidArgument when it cannot handle the problem (e.g. GRID_SEARCH with
+// a DOUBLE parameter).
 using DesignerFactory = std::function<absl::StatusOr<std::unique_ptr<Designer>>(
-    const StudySpec& spec, uint64_t seed)>;
+    const Problem& problem, const DesignerOptions& options, uint64_t seed)>;
 
-// The name a study's designer is registered under: spec.custom_algorithm
-// when set, else the name of spec.algorithm ("GRID_SEARCH", ...).
-std::string DesignerName(const StudySpec& spec);
+// The name a study's designer is registered under: custom_algorithm when
+// set, else the name of `algorithm` ("GRID_SEARCH", ...).
+std::string DesignerName(const DesignerSettings& settings);
 
 // How many of a study's first trials hptune's default designer (GP
 // Bayesian optimisation, ALGORITHM_UNSPECIFIED) chooses quasi-randomly
@@ -69,20 +72,26 @@ class DesignerRegistry {
   // The registered names, sorted.
   std::vector<std::string> Names() const;
 
-  // A fresh designer for `spec` from the factory registered under
-  // DesignerName(spec). InvalidArgument when the name is not registered
-  // (naming the registered ones), when spec sets both custom_algorithm and
-  // an `algorithm` other than ALGORITHM_UNSPECIFIED, or when the factory
-  // refuses the spec.
-  absl::StatusOr<std::unique_ptr<Designer>> Create(const StudySpec& spec,
-                                                   uint64_t seed) const;
+  // A fresh designer for `problem` from the factory registered under
+  // DesignerName(settings), given settings.seeding_trials and
+  // `trial_budget` (DesignerOptions). InvalidArgument when the name is not
+  // registered (naming the registered ones), when `settings` sets both
+  // custom_algorithm and an `algorithm` other than ALGORITHM_UNSPECIFIED,
+  // or when the factory refuses the problem. A StudySpec is both a Problem
+  // and DesignerSettings: Create(spec, spec, spec.max_trials, seed).
+  absl::StatusOr<std::unique_ptr<Designer>> Create(
+      const Problem& problem, const DesignerSettings& settings,
+      int trial_budget, uint64_t seed) const;
 
  private:
   std::map<std::string, DesignerFactory, std::less<>> factories_;
 };
 
-// A fresh designer of hptune's own for `spec` (no custom_algorithm), seeded
-// with `seed`: DesignerRegistry::WithBuiltins().Create(spec, seed).
+// A fresh designer of hptune's own for a study of `spec` alone (no
+// custom_algorithm, no resumed trials), seeded with `seed`:
+// DesignerRegistry::WithBuiltins().Create(spec, spec, spec.max_trials,
+// seed). For tests, benchmarks and embedders that drive a designer
+// themselves.
 absl::StatusOr<std::unique_ptr<Designer>> CreateDesigner(const StudySpec& spec,
                                                          uint64_t seed);
 

@@ -4,8 +4,11 @@
 // trials with their learning curves whenever new measurements arrive; the
 // policy says, for each ACTIVE trial, whether to stop it and why. A stopped
 // trial ends SUCCEEDED with stopped_early set, and its last measurement is its
-// result. Implementations live under algorithms/stopping: pure computation,
-// no I/O or clock, deterministic for a given history. Not thread-safe.
+// result. A policy sees the study's Problem (its metric and goal) at each
+// check; its rule's settings are given once, to its factory
+// (stopping_registry.h). Implementations live under algorithms/stopping:
+// pure computation, no I/O or clock, deterministic for a given history. Not
+// thread-safe.
 #ifndef HPTUNE_ALGORITHMS_STOPPING_POLICY_H_
 #define HPTUNE_ALGORITHMS_STOPPING_POLICY_H_
 
@@ -38,7 +41,7 @@ class StoppingPolicy {
   // their intermediate measurements), in trial order. Measurements lacking
   // the study's metric are ignored.
   virtual absl::StatusOr<std::vector<StoppingDecision>> Decide(
-      const StudySpec& study, const std::vector<Trial>& trials) = 0;
+      const Problem& problem, const std::vector<Trial>& trials) = 0;
 
   // Freeze-thaw (hptune/core/trial_resume.h): whether this rule pauses
   // trials rather than stops them, so that a stopped trial may be resumed
@@ -49,8 +52,8 @@ class StoppingPolicy {
   // deserves the steps it was denied, or nullopt. `trials` as for Decide,
   // without those already resumed (their continuations stand for them).
   virtual absl::StatusOr<std::optional<int64_t>> TrialToResume(
-      const StudySpec& study, const std::vector<Trial>& trials) {
-    (void)study;
+      const Problem& problem, const std::vector<Trial>& trials) {
+    (void)problem;
     (void)trials;
     return std::nullopt;
   }
@@ -72,11 +75,11 @@ class CurveStoppingPolicy : public StoppingPolicy {
   // One decision per ACTIVE entry of `trials`, in trial order. Each curve is
   // of the study's metric.
   virtual absl::StatusOr<std::vector<StoppingDecision>> DecideOnCurves(
-      const StudySpec& study, std::span<const TrialCurve> trials) = 0;
+      const Problem& problem, std::span<const TrialCurve> trials) = 0;
 
   // Extracts the curves of `trials` and decides on them.
   absl::StatusOr<std::vector<StoppingDecision>> Decide(
-      const StudySpec& study, const std::vector<Trial>& trials) final;
+      const Problem& problem, const std::vector<Trial>& trials) final;
 };
 
 }  // namespace hptune::algorithms

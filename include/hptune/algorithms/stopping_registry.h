@@ -83,13 +83,16 @@ class StoppingRuleRegistry {
   // unregistered rule.
   absl::Status CheckSettings(std::string_view name,
                              const StoppingSettings& settings) const;
-  // The policy that judges `study`'s trials by `rule` (with the study's
-  // settings when it is the study's own rule, else the rule's defaults).
-  // The one place several objectives are decided: such a study is judged
-  // by the dominance rule (algorithms/stopping/dominance_stopping_policy.h),
-  // as `rule` judges one metric; `rule` must still be registered.
+  // The policy that judges the trials of a study of `problem` by `rule`
+  // (with settings.stopping_settings when it is the study's own rule,
+  // settings.EffectiveStoppingRule(), else the rule's defaults). The one
+  // place several objectives are decided: such a study is judged by the
+  // dominance rule (algorithms/stopping/dominance_stopping_policy.h), as
+  // `rule` judges one metric; `rule` must still be registered. A StudySpec
+  // is both: CreateForStudy(spec, spec, rule).
   absl::StatusOr<std::unique_ptr<StoppingPolicy>> CreateForStudy(
-      const StudySpec& study, std::string_view rule) const;
+      const Problem& problem, const EarlyStoppingSettings& settings,
+      std::string_view rule) const;
 
  private:
   struct Entry {

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "algorithms/encoding/gp_features.h"
 #include "algorithms/gp/gp_designer.h"
+#include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -53,7 +54,7 @@ StudySpec Minimize(SearchSpace space) {
 absl::StatusOr<Suggestion> SuggestOne(const StudySpec& spec, uint64_t seed,
                                       const std::vector<Trial>& completed) {
   absl::StatusOr<std::unique_ptr<GpDesigner>> designer =
-      GpDesigner::Create(spec, seed);
+      GpDesigner::Create(spec, OptionsOf(spec), seed);
   if (!designer.ok()) return designer.status();
   if (absl::Status s = (*designer)->Update(completed, {}); !s.ok()) return s;
   absl::StatusOr<std::vector<Suggestion>> suggestions = (*designer)->Suggest(1);

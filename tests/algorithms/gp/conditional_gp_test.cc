@@ -28,6 +28,7 @@
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/matern_kernel.h"
 #include "algorithms/gp/suggestion_policy.h"
+#include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -434,7 +435,7 @@ void RunValidityStudy(const StudySpec& spec, uint64_t seed, int rounds,
   AssignmentSet seen;
   int64_t number = 0;
   for (int r = 0; r < rounds; ++r) {
-    auto designer = GpDesigner::Create(spec, seed);
+    auto designer = GpDesigner::Create(spec, OptionsOf(spec), seed);
     ASSERT_OK(designer);
     ASSERT_OK((*designer)->RestoreState(state));
     if (defer) {
@@ -513,7 +514,7 @@ TEST(ConditionalGpTest, ExhaustsASmallConditionalSpace) {
   std::vector<Trial> completed;
   AssignmentSet seen;
   for (int round = 0; round < 4; ++round) {
-    auto designer = GpDesigner::Create(spec, 5);
+    auto designer = GpDesigner::Create(spec, OptionsOf(spec), 5);
     ASSERT_OK(designer);
     ASSERT_OK((*designer)->Update(completed, {}));
     auto suggestions = (*designer)->Suggest(2);
@@ -571,7 +572,7 @@ TEST(ConditionalGpTest, FindsTheBestBranchFasterThanRandomSearch) {
     std::string state;
     double gp_best = std::numeric_limits<double>::infinity();
     for (int i = 0; i < kBudget; ++i) {
-      auto designer = GpDesigner::Create(spec, seed);
+      auto designer = GpDesigner::Create(spec, OptionsOf(spec), seed);
       ASSERT_OK(designer);
       ASSERT_OK((*designer)->RestoreState(state));
       ASSERT_OK((*designer)->Update(completed, {}));

@@ -15,6 +15,7 @@
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
+#include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -80,7 +81,7 @@ struct Round {
 
 Round Suggest(const StudySpec& spec, const std::string& state, int n,
               bool defer, const std::string& result = "") {
-  auto designer = GpDesigner::Create(spec, /*seed=*/3);
+  auto designer = GpDesigner::Create(spec, OptionsOf(spec), /*seed=*/3);
   EXPECT_OK(designer);
   EXPECT_OK((*designer)->RestoreState(state));
   if (defer) (*designer)->DeferWork();
@@ -130,7 +131,7 @@ void ExpectDeferredRefitIsTheInlineOne(int objectives) {
   ASSERT_EQ(fit->thetas.size(), static_cast<size_t>(objectives));
 
   // The next designer, given the result, holds the inline round's state.
-  auto next = GpDesigner::Create(spec, 3);
+  auto next = GpDesigner::Create(spec, OptionsOf(spec), 3);
   ASSERT_OK(next);
   ASSERT_OK((*next)->RestoreState(deferred.designer->SaveState()));
   ASSERT_OK((*next)->AcceptDeferredResult(result));
@@ -203,7 +204,7 @@ TEST(DeferredRefitTest, AnOlderFitIsIgnored) {
   // A fit of the first 20 rows arrives after the inline refit at 22.
   GpFit older{.rows = kFirstFit,
               .thetas = {std::vector<double>(PackedSize(kDimension), 0.25)}};
-  auto designer = GpDesigner::Create(spec, 3);
+  auto designer = GpDesigner::Create(spec, OptionsOf(spec), 3);
   ASSERT_OK(designer);
   ASSERT_OK((*designer)->RestoreState(refitted));
   ASSERT_OK((*designer)->AcceptDeferredResult(FormatGpFit(older)));
@@ -211,7 +212,7 @@ TEST(DeferredRefitTest, AnOlderFitIsIgnored) {
 }
 
 TEST(DeferredRefitTest, AForeignResultIsRefusedWithTheExpectedForm) {
-  auto designer = GpDesigner::Create(Spec(), 3);
+  auto designer = GpDesigner::Create(Spec(), OptionsOf(Spec()), 3);
   ASSERT_OK(designer);
   EXPECT_OK((*designer)->AcceptDeferredResult(""));
   EXPECT_THAT((*designer)->AcceptDeferredResult("halton:index=3"),

@@ -10,6 +10,7 @@
 #include "benchmarks/quality/test_functions.h"
 #include "gtest/gtest.h"
 #include "algorithms/gp/gp_designer.h"
+#include "tests/algorithms/gp/designer_options.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
@@ -28,7 +29,7 @@ double Regret(const TestFunction& f, uint64_t seed, int budget) {
   std::string state;
   double best = INFINITY;
   for (int i = 0; i < budget; ++i) {
-    auto designer = GpDesigner::Create(spec, seed);
+    auto designer = GpDesigner::Create(spec, OptionsOf(spec), seed);
     EXPECT_OK(designer);
     EXPECT_OK((*designer)->RestoreState(state));
     EXPECT_OK((*designer)->Update(completed, {}));

@@ -15,6 +15,7 @@
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/suggestion_policy.h"
+#include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -42,7 +43,7 @@ StudySpec Spec(SearchSpace space, Goal goal = Goal::kMinimize) {
 }
 
 std::unique_ptr<GpDesigner> Make(const StudySpec& spec, uint64_t seed = 1) {
-  auto designer = GpDesigner::Create(spec, seed);
+  auto designer = GpDesigner::Create(spec, OptionsOf(spec), seed);
   EXPECT_OK(designer);
   return designer.ok() ? *std::move(designer) : nullptr;
 }
@@ -750,7 +751,7 @@ TEST(GpDesignerTest, ForeignStateIsRefused) {
 
 TEST(GpDesignerTest, InvalidSpaceIsRefused) {
   auto designer =
-      GpDesigner::Create(Spec(SearchSpace({DoubleParam("x", 1, 1)})), 1);
+      GpDesigner::Create(Spec(SearchSpace({DoubleParam("x", 1, 1)})), {}, 1);
   EXPECT_THAT(
       designer,
       StatusIs(absl::StatusCode::kInvalidArgument,

@@ -16,6 +16,7 @@
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/multi_metric_acquisition.h"
 #include "algorithms/gp/multi_metric_policy.h"
+#include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -209,7 +210,7 @@ std::vector<Trial> RunStudy(const StudySpec& spec, uint64_t seed, int rounds,
   std::vector<Trial> completed;
   std::string state;
   for (int r = 0; r < rounds; ++r) {
-    auto designer = GpDesigner::Create(spec, seed);
+    auto designer = GpDesigner::Create(spec, OptionsOf(spec), seed);
     EXPECT_OK(designer);
     EXPECT_OK((*designer)->RestoreState(state));
     EXPECT_OK((*designer)->Update(completed, {}));
@@ -257,7 +258,7 @@ TEST(MultiMetricDesignerTest, DeterministicForASeed) {
 TEST(MultiMetricDesignerTest, StateKeepsOneModelPerMetric) {
   const StudySpec spec = TwoObjectiveSpec(true);
   std::vector<Trial> trials = RunStudy(spec, 5, 8, 1);
-  auto designer = GpDesigner::Create(spec, 5);
+  auto designer = GpDesigner::Create(spec, OptionsOf(spec), 5);
   ASSERT_OK(designer);
   ASSERT_OK((*designer)->Update(trials, {}));
   ASSERT_OK((*designer)->Suggest(1));

@@ -143,17 +143,18 @@ TEST(DominanceStoppingPolicyTest, BadOptionsAreRefusedNamingThem) {
 // runner names; one objective keeps the named rule.
 TEST(DominanceStoppingPolicyTest, ChosenForStudiesOfSeveralObjectives) {
   const StoppingRuleRegistry rules = StoppingRuleRegistry::WithBuiltins();
+  const StudySpec two = TwoObjectives();
   for (const char* rule : {"median", "median-at-step", "asha"}) {
-    auto several = rules.CreateForStudy(TwoObjectives(), rule);
+    auto several = rules.CreateForStudy(two, two, rule);
     ASSERT_OK(several);
     EXPECT_NE(dynamic_cast<DominanceStoppingPolicy*>(several->get()), nullptr);
     StudySpec one;
     one.metric_tag = "loss";
-    auto single = rules.CreateForStudy(one, rule);
+    auto single = rules.CreateForStudy(one, one, rule);
     ASSERT_OK(single);
     EXPECT_EQ(dynamic_cast<DominanceStoppingPolicy*>(single->get()), nullptr);
   }
-  EXPECT_FALSE(rules.CreateForStudy(TwoObjectives(), "nope").ok());
+  EXPECT_FALSE(rules.CreateForStudy(two, two, "nope").ok());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 class KeepAll : public StoppingPolicy {
  public:
   absl::StatusOr<std::vector<StoppingDecision>> Decide(
-      const StudySpec&, const std::vector<Trial>&) override {
+      const Problem&, const std::vector<Trial>&) override {
     return std::vector<StoppingDecision>{};
   }
 };

@@ -61,10 +61,11 @@ class CountdownDesigner : public hptune::algorithms::Designer {
 hptune::engine::EngineOptions WithCountdown() {
   hptune::engine::EngineOptions options;
   auto registered = options.designers.Register(
-      "countdown", [](const hptune::StudySpec& spec, uint64_t) {
+      "countdown", [](const hptune::Problem& problem,
+                      const hptune::algorithms::DesignerOptions&, uint64_t) {
         return absl::StatusOr<std::unique_ptr<hptune::algorithms::Designer>>(
             std::make_unique<CountdownDesigner>(static_cast<int64_t>(
-                spec.search_space.parameters().front().max_value)));
+                problem.search_space.parameters().front().max_value)));
       });
   if (!registered.ok()) std::cerr << registered << "\n";
   return options;
@@ -196,7 +197,7 @@ class LossCapPolicy : public hptune::algorithms::CurveStoppingPolicy {
  public:
   absl::StatusOr<std::vector<hptune::algorithms::StoppingDecision>>
   DecideOnCurves(
-      const hptune::StudySpec&,
+      const hptune::Problem&,
       std::span<const hptune::algorithms::TrialCurve> trials) override {
     std::vector<hptune::algorithms::StoppingDecision> decisions;
     for (const auto& t : trials) {
