@@ -27,6 +27,9 @@ struct SweepLog {
   int created = 0;
   size_t last_completed = 0;
   size_t last_pending = 0;
+  // What the factory was last given.
+  algorithms::DesignerOptions last_options;
+  uint64_t last_seed = 0;
 };
 
 // Walks x = 0, 0.1, 0.2, ...; its state is the next index.
@@ -61,9 +64,12 @@ class SweepDesigner : public algorithms::Designer {
 };
 
 algorithms::DesignerFactory SweepFactory(SweepLog& log) {
-  return [&log](const Problem&, const algorithms::DesignerOptions&, uint64_t)
+  return [&log](const Problem&, const algorithms::DesignerOptions& options,
+                uint64_t seed)
              -> absl::StatusOr<std::unique_ptr<algorithms::Designer>> {
     ++log.created;
+    log.last_options = options;
+    log.last_seed = seed;
     return std::make_unique<SweepDesigner>(log);
   };
 }
@@ -121,6 +127,19 @@ TEST_F(EngineEmbeddingTest, AStudyNamingAUserDesignerGetsItsSuggestions) {
   EXPECT_EQ(log_.last_pending, 1u);
   EXPECT_EQ(*store_.GetDesignerState("s"), "4");
   EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "SWEEP");
+}
+
+// A designer plans for every trial its study will hold, the trials resumed
+// from an earlier job included (the GP seeds by that budget).
+TEST_F(EngineEmbeddingTest, AUserDesignerIsGivenItsSettingsAndTheWholeBudget) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  StudySpec spec = SweepSpec();
+  spec.seeding_trials = 6;
+  ASSERT_OK(engine.CreateStudy("s", spec, /*resumed_trials=*/7));
+  ASSERT_OK(engine.SuggestTrials("s", 1, "a"));
+  EXPECT_EQ(log_.last_options.trial_budget, 20 + 7);
+  EXPECT_EQ(log_.last_options.seeding_trials, 6);
+  EXPECT_EQ(log_.last_seed, 3u);
 }
 
 TEST_F(EngineEmbeddingTest, TheBuiltinsStayBesideUserDesigners) {

@@ -7,9 +7,9 @@
 // optimisation; GRID_SEARCH; RANDOM_SEARCH; QUASI_RANDOM_SEARCH); an
 // embedder adds its own under names of its choosing, which its studies
 // name in DesignerSettings::custom_algorithm (see engine.h for why that is a
-// field of its own). A designer sees the study's Problem and the
-// DesignerOptions, never its budget or other settings. Used by the engine,
-// the quality harness and tests.
+// field of its own). A designer sees the study's Problem, the
+// DesignerOptions and the seed, never the rest of the spec. Used by the
+// engine, the quality harness and tests.
 //
 // Thread-safety: Register and RegisterBuiltins must not run concurrently
 // with anything else on the same registry; the const methods are
