@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/core/config/text.h"
+
 namespace hptune::field_text {
 
 std::string Quote(std::string_view text) {
@@ -59,6 +61,17 @@ std::string JoinPath(std::string_view prefix, std::string_view field) {
 
 std::string IndexPath(std::string_view path, size_t index) {
   return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+std::string MustBeOneOf(const std::vector<std::string>& allowed,
+                        std::string_view got) {
+  std::string out = "must be one of ";
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += allowed[i];
+  }
+  return out + ", got " + Quote(got) +
+         config_internal::DidYouMean(got, allowed);
 }
 
 bool IsUnderAny(const std::string& field,

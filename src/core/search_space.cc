@@ -51,6 +51,32 @@ std::optional<ParameterType> ParseParameterType(std::string_view text) {
   return std::nullopt;
 }
 
+bool ParameterTypeTakesField(ParameterType type, std::string_view key) {
+  switch (type) {
+    case ParameterType::kDouble:
+    case ParameterType::kInteger:
+      return key == "minValue" || key == "maxValue" || key == "scaleType";
+    case ParameterType::kDiscrete:
+      return key == "discreteValues" || key == "scaleType";
+    case ParameterType::kCategorical:
+      return key == "categoricalValues";
+  }
+  return false;
+}
+
+std::vector<std::string_view> ParameterTypeRequiredFields(ParameterType type) {
+  switch (type) {
+    case ParameterType::kDouble:
+    case ParameterType::kInteger:
+      return {"minValue", "maxValue"};
+    case ParameterType::kDiscrete:
+      return {"discreteValues"};
+    case ParameterType::kCategorical:
+      return {"categoricalValues"};
+  }
+  return {};
+}
+
 std::string_view ToString(ScaleType scale) {
   for (const auto& s : kScaleNames) {
     if (s.scale == scale) return s.name;

@@ -1,6 +1,6 @@
 // Field paths and quoted values in error messages: how every message of a
 // config file or a request shows where it is ("spec.params[2].minValue") and
-// what it got ("\"GRU\"").
+// what it got ("\"GRU\"") and what it takes.
 //
 // Used by core's config reading and validation and by src/api's reading of
 // request messages, so that a file and a request name a problem alike.
@@ -24,6 +24,11 @@ std::string Quote(std::string_view text);
 std::string JoinPath(std::string_view prefix, std::string_view field);
 // "x.params" + 2 -> "x.params[2]".
 std::string IndexPath(std::string_view path, size_t index);
+
+// `must be one of A, B, C, got "X"`, with " (did you mean B?)" when X is
+// close to one of them (a typo, another case, '_' for '-').
+std::string MustBeOneOf(const std::vector<std::string>& allowed,
+                        std::string_view got);
 
 // Whether `field` is one of `roots` or lies under one ("a.b" is under "a";
 // so are "a[0]" and "a.b.c").

@@ -32,6 +32,12 @@ enum class ScaleType { kNone, kLinear, kLog, kReverseLog };
 // "DOUBLE", "INTEGER", "DISCRETE", "CATEGORICAL".
 std::string_view ToString(ParameterType type);
 std::optional<ParameterType> ParseParameterType(std::string_view text);
+// Which of a parameter's type-specific fields (the config keys "minValue",
+// "maxValue", "discreteValues", "categoricalValues", "scaleType") `type`
+// takes, and which of them it requires: what a config file's reader and a
+// request's reader both check.
+bool ParameterTypeTakesField(ParameterType type, std::string_view key);
+std::vector<std::string_view> ParameterTypeRequiredFields(ParameterType type);
 // "NONE", "UNIT_LINEAR_SCALE", "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE".
 std::string_view ToString(ScaleType scale);
 std::optional<ScaleType> ParseScaleType(std::string_view text);

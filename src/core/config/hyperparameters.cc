@@ -139,33 +139,6 @@ std::optional<uint64_t> ReadSeed(MapReader& reader) {
   return std::nullopt;
 }
 
-// Which of the type-specific fields a parameter type takes.
-bool TakesField(ParameterType type, std::string_view key) {
-  switch (type) {
-    case ParameterType::kDouble:
-    case ParameterType::kInteger:
-      return key == "minValue" || key == "maxValue" || key == "scaleType";
-    case ParameterType::kDiscrete:
-      return key == "discreteValues" || key == "scaleType";
-    case ParameterType::kCategorical:
-      return key == "categoricalValues";
-  }
-  return false;
-}
-
-std::vector<std::string_view> RequiredFields(ParameterType type) {
-  switch (type) {
-    case ParameterType::kDouble:
-    case ParameterType::kInteger:
-      return {"minValue", "maxValue"};
-    case ParameterType::kDiscrete:
-      return {"discreteValues"};
-    case ParameterType::kCategorical:
-      return {"categoricalValues"};
-  }
-  return {};
-}
-
 // Sets `*defaulted` when an error left a field of the spec at its default
 // (a bad value, a missing field); fields of another type are reported but
 // never read, so they leave the rest of the spec valid for checking.
@@ -191,7 +164,7 @@ ParameterSpec ReadParameter(MapReader& reader, bool* defaulted) {
     for (std::string_view key : kTypeFields) {
       // Reported and left out of the spec, so ValidateStudySpec does not
       // report it again.
-      if (reader.Has(key) && !TakesField(*type, key)) {
+      if (reader.Has(key) && !ParameterTypeTakesField(*type, key)) {
         reader.Error(key, "not allowed with type " + type_name + ", got " +
                               Describe(*reader.Find(key)));
       }
@@ -200,14 +173,14 @@ ParameterSpec ReadParameter(MapReader& reader, bool* defaulted) {
   const size_t before_values = sink.size();
   if (type) {
     const std::string type_name(ToString(*type));
-    for (std::string_view key : RequiredFields(*type)) {
+    for (std::string_view key : ParameterTypeRequiredFields(*type)) {
       if (!reader.Has(key))
         reader.Error(key, "required with type " + type_name);
     }
   }
   // Without a valid type every field is still read, for its own errors.
   const auto wanted = [&type, &reader](std::string_view key) {
-    return reader.Has(key) && (!type || TakesField(*type, key));
+    return reader.Has(key) && (!type || ParameterTypeTakesField(*type, key));
   };
   if (wanted("minValue")) p.min_value = reader.Number("minValue").value_or(0);
   if (wanted("maxValue")) p.max_value = reader.Number("maxValue").value_or(0);

@@ -86,14 +86,4 @@ std::string JoinWords(const std::vector<std::string>& words,
   return out;
 }
 
-std::string MustBeOneOf(const std::vector<std::string>& allowed,
-                        std::string_view got) {
-  std::string out = "must be one of ";
-  for (size_t i = 0; i < allowed.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += allowed[i];
-  }
-  return out + ", got " + Quote(got) + DidYouMean(got, allowed);
-}
-
 }  // namespace hptune::config_internal

@@ -45,9 +45,7 @@ std::string DidYouMean(std::string_view input,
 std::string JoinWords(const std::vector<std::string>& words,
                       std::string_view last = " or ");
 
-// `must be one of A, B, C, got "X" (did you mean B?)`.
-std::string MustBeOneOf(const std::vector<std::string>& allowed,
-                        std::string_view got);
+using field_text::MustBeOneOf;  // hptune/core/field_text.h
 
 }  // namespace hptune::config_internal
 

@@ -20,9 +20,6 @@ namespace hptune::config_internal {
 namespace {
 
 constexpr char kOwnMachines[] = "hptune runs trials on its own machines";
-// The most GPUs any machine type takes is 16 (a2-megagpu-16g); a bound well
-// above that keeps counts in int range without limiting user-added types.
-constexpr int64_t kMaxAcceleratorCount = 64;
 
 const FieldSet& TrainingInputFields() {
   static const FieldSet* const kFields = new FieldSet{

@@ -14,10 +14,6 @@
 
 namespace hptune::config_internal {
 
-// Upper bound on any replica count: far above any real job, low enough to
-// catch a typo before it asks a launcher for a million processes.
-inline constexpr int kMaxReplicaCount = 1000;
-
 // `node` must be a mapping, at path "trainingInput". Fills `job` and returns
 // the hyperparameters node (nullptr when absent), which the caller reads.
 // With a `catalogue`, ValidateJob's rules on the values are checked too;
