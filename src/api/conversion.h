@@ -72,14 +72,16 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
                        bool with_measurements = true);
 
 // --- Jobs ---
-// Parses a TrainingInput with core's config parser (through its JSON form).
-// InvalidArgument listing every problem as "trainingInput.<path>: ...".
 // A SubmitJobRequest's vertex_job: the text of a Vertex AI
 // HyperparameterTuningJob (JSON or YAML), read by the config parser, which
 // must find it a Vertex spec; InvalidArgument naming fields under
 // "vertex_job." otherwise.
 absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
                                              std::string_view job_id);
+// A TrainingInput read field by field (no text in between), then completed
+// and judged by CompleteJob and ValidateJob: InvalidArgument listing every
+// problem as "trainingInput.<path>: ...", the list ParseJobConfig gives for
+// the job's canonical JSON, in its order.
 absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
                                          std::string_view job_id);
 // The job as a TrainingInput, field by field, with the fields its canonical

@@ -1,17 +1,15 @@
-// hptune.v1's jobs: a TrainingInput or a Vertex job read into a JobSpec, a
-// stored job and its trials as a Job reply, Slurm options and labels
-// (conversion.h, "Jobs").
+// hptune.v1's jobs: a JobSpec as a TrainingInput, a stored job and its
+// trials as a Job reply, Slurm options and labels (conversion.h, "Jobs").
+// Reading a TrainingInput is job_from_proto.cc's, a Vertex job's text
+// vertex_job_reading.cc's.
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/core/stored_spec.h"
-#include "nlohmann/json.hpp"
-#include "src/api/config_json.h"
 #include "src/api/conversion.h"
 
 namespace hptune::api {
@@ -83,28 +81,6 @@ void PoolsToProto(const JobSpec& job, v1::TrainingInput& proto) {
 
 }  // namespace
 
-absl::StatusOr<JobSpec> JobSpecFromProto(const v1::TrainingInput& proto,
-                                         std::string_view job_id) {
-  absl::StatusOr<nlohmann::json> json = ToConfigJson(proto);
-  if (!json.ok()) {
-    // protobuf refuses to write a value outside its own range, such as a
-    // Duration of more than 10,000 years: the request's fault.
-    return absl::InvalidArgumentError(
-        absl::StrCat("trainingInput: ", json.status().message()));
-  }
-  nlohmann::json training_input = *std::move(json);
-  if (training_input.contains("hyperparameters")) {
-    SeedToNumber(training_input["hyperparameters"]);
-  }
-  nlohmann::json config = {{std::string(kTrainingInput), training_input}};
-  ConfigParseResult result =
-      ParseJobConfig(config.dump(), ConfigFormat::kJson, job_id);
-  if (!result.errors.empty()) {
-    return FieldErrorsToStatus(result.errors);
-  }
-  return *std::move(result.job);
-}
-
 v1::TrainingInput JobSpecToProto(const JobSpec& job) {
   v1::TrainingInput proto;
   v1::TrainingInput::ScaleTier tier = v1::TrainingInput::BASIC;
@@ -135,26 +111,6 @@ v1::TrainingInput JobSpecToProto(const JobSpec& job) {
   if (job.study)
     *proto.mutable_hyperparameters() = StudySpecToProto(*job.study);
   return proto;
-}
-
-absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
-                                             std::string_view job_id) {
-  constexpr size_t kMaxVertexJobBytes = 4 << 20;
-  if (text.size() > kMaxVertexJobBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "vertex_job: must be at most 4 MiB, got ", text.size(), " bytes"));
-  }
-  ConfigParseResult result = ParseJobConfig(text, ConfigFormat::kAuto, job_id);
-  for (FieldError& error : result.errors) {
-    if (error.field != "jobId") error.field = "vertex_job." + error.field;
-  }
-  if (!result.errors.empty()) return FieldErrorsToStatus(result.errors);
-  if (result.job->dialect != SpecDialect::kVertex) {
-    return absl::InvalidArgumentError(
-        "vertex_job: must be a HyperparameterTuningJob (with studySpec and "
-        "trialJobSpec); send an AI Platform config as training_input");
-  }
-  return *std::move(result.job);
 }
 
 v1::Job::State TrialOutputState(const Trial& trial, bool waits) {

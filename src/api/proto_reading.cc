@@ -1,5 +1,7 @@
 #include "src/api/proto_reading.h"
 
+#include <google/protobuf/descriptor.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -37,6 +39,40 @@ std::vector<PathStep> Steps(const std::string& path) {
   return steps;
 }
 
+// The fields `message` sets, as its canonical JSON has them: each field and
+// list item, under `path`. A map is one field (its keys are the user's).
+void CollectSetFields(const google::protobuf::Message& message,
+                      const std::string& path, std::set<std::string>& out) {
+  using google::protobuf::FieldDescriptor;
+  out.insert(path);
+  const google::protobuf::Reflection& reflection = *message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection.ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const std::string field_path = JoinPath(path, field->json_name());
+    const bool nested = field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
+                        !field->is_map();
+    out.insert(field_path);
+    if (!field->is_repeated()) {
+      if (nested) {
+        CollectSetFields(reflection.GetMessage(message, field), field_path,
+                         out);
+      }
+      continue;
+    }
+    if (field->is_map()) continue;
+    for (int i = 0; i < reflection.FieldSize(message, field); ++i) {
+      const std::string item = IndexPath(field_path, i);
+      if (nested) {
+        CollectSetFields(reflection.GetRepeatedMessage(message, field, i), item,
+                         out);
+      } else {
+        out.insert(item);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string DescribeNumber(double value) {
@@ -53,36 +89,58 @@ std::string UnknownEnum(int value) {
   return "must be a string, got " + text + " (quote it: " + Quote(text) + ")";
 }
 
-std::string MustBeOneOf(const std::vector<std::string>& allowed,
-                        std::string_view got) {
-  std::string out = "must be one of ";
-  for (size_t i = 0; i < allowed.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += allowed[i];
-  }
-  return out + ", got " + Quote(got);
-}
-
 void ProtoErrors::Add(std::string field, std::string message) {
-  errors_.push_back({.error = {std::move(field), std::move(message)}});
+  std::string place = field;
+  errors_.push_back(
+      {.error = {std::move(field), std::move(message)}, .place = place});
 }
 
 void ProtoErrors::AddMissing(std::string field, std::string message) {
-  errors_.push_back(
-      {.error = {std::move(field), std::move(message)}, .missing = true});
+  std::string place = field;
+  errors_.push_back({.error = {std::move(field), std::move(message)},
+                     .place = place,
+                     .missing = true});
+}
+
+void ProtoErrors::AddAt(std::string anchor, std::string field,
+                        std::string message) {
+  errors_.push_back({.error = {std::move(field), std::move(message)},
+                     .place = std::move(anchor)});
+}
+
+void ProtoErrors::PlaceRulesIn(const google::protobuf::Message& message,
+                               const std::string& path) {
+  root_ = path;
+  CollectSetFields(message, path, set_fields_);
+}
+
+std::string ProtoErrors::PlaceOfRule(std::string field) const {
+  if (set_fields_.empty()) return field;
+  while (!field.empty()) {
+    if (set_fields_.contains(field)) return field;
+    const size_t cut = field.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    field.resize(cut);
+  }
+  return root_;
 }
 
 void ProtoErrors::AddRules(std::vector<FieldError> rules) {
   for (FieldError& error : rules) {
-    if (!field_text::IsUnderAny(error.field, reported_))
-      Add(error.field, error.message);
+    if (field_text::IsUnderAny(error.field, reported_)) continue;
+    const bool told = std::any_of(
+        errors_.begin(), errors_.end(),
+        [&error](const Entry& entry) { return entry.error == error; });
+    if (told) continue;
+    std::string place = PlaceOfRule(error.field);
+    errors_.push_back({.error = std::move(error), .place = std::move(place)});
   }
 }
 
 absl::Status ProtoErrors::ToStatus() const {
   std::vector<std::pair<std::vector<PathStep>, const FieldError*>> keyed;
   for (const Entry& entry : errors_) {
-    std::vector<PathStep> key = Steps(entry.error.field);
+    std::vector<PathStep> key = Steps(entry.place);
     if (entry.missing && !key.empty()) key.back() = End{};
     keyed.emplace_back(std::move(key), &entry.error);
   }

@@ -1,5 +1,7 @@
 // Reading a v1::StudySpec into a StudySpec (conversion.h, "Studies and
 // trials"): its typed fields, then ValidateStudySpec's rules.
+#include "src/api/study_from_proto.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,8 +23,8 @@ using proto_internal::IndexPath;
 using proto_internal::JoinPath;
 using proto_internal::MustBeOneOf;
 using proto_internal::ProtoErrors;
-using proto_internal::ReadStoppingSettings;
 using proto_internal::Quote;
+using proto_internal::ReadStoppingSettings;
 using proto_internal::UnknownEnum;
 
 // How a config file's reader shows a list: short lists of scalars as
@@ -145,32 +147,6 @@ std::vector<std::pair<std::string_view, std::string>> TypeFields(
   return fields;
 }
 
-bool TakesField(ParameterType type, std::string_view key) {
-  switch (type) {
-    case ParameterType::kDouble:
-    case ParameterType::kInteger:
-      return key == "minValue" || key == "maxValue" || key == "scaleType";
-    case ParameterType::kDiscrete:
-      return key == "discreteValues" || key == "scaleType";
-    case ParameterType::kCategorical:
-      return key == "categoricalValues";
-  }
-  return false;
-}
-
-std::vector<std::string_view> RequiredFields(ParameterType type) {
-  switch (type) {
-    case ParameterType::kDouble:
-    case ParameterType::kInteger:
-      return {"minValue", "maxValue"};
-    case ParameterType::kDiscrete:
-      return {"discreteValues"};
-    case ParameterType::kCategorical:
-      return {"categoricalValues"};
-  }
-  return {};
-}
-
 using TypeFieldList = std::vector<std::pair<std::string_view, std::string>>;
 
 // Fields of another type than the parameter's: reported and left out of the
@@ -179,7 +155,7 @@ void ReportForeignFields(const TypeFieldList& fields, ParameterType type,
                          const std::string& path, ProtoErrors& errors) {
   const std::string type_name(ToString(type));
   for (const auto& [key, shown] : fields) {
-    if (TakesField(type, key)) continue;
+    if (ParameterTypeTakesField(type, key)) continue;
     errors.Add(JoinPath(path, key),
                "not allowed with type " + type_name + ", got " + shown);
   }
@@ -197,14 +173,14 @@ void ReadValues(const v1::ParameterSpec& proto, const TypeFieldList& fields,
     return false;
   };
   if (type) {
-    for (std::string_view key : RequiredFields(*type)) {
+    for (std::string_view key : ParameterTypeRequiredFields(*type)) {
       if (has(key)) continue;
       errors.AddMissing(JoinPath(path, key),
                         "required with type " + std::string(ToString(*type)));
     }
   }
   const auto wanted = [&](std::string_view key) {
-    return has(key) && (!type || TakesField(*type, key));
+    return has(key) && (!type || ParameterTypeTakesField(*type, key));
   };
   if (wanted("minValue")) {
     p.min_value =
@@ -479,7 +455,10 @@ void ReadResumeAndAlgorithm(const v1::StudySpec& proto, const std::string& path,
   }
 }
 
-// The spec's fields without its rules.
+}  // namespace
+
+namespace proto_internal {
+
 StudySpec ReadStudySpec(const v1::StudySpec& proto, const std::string& path,
                         ProtoErrors& errors) {
   StudySpec spec;
@@ -515,13 +494,13 @@ StudySpec ReadStudySpec(const v1::StudySpec& proto, const std::string& path,
   return spec;
 }
 
-}  // namespace
+}  // namespace proto_internal
 
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
                                              std::string_view field) {
   const std::string path(field);
   ProtoErrors errors;
-  StudySpec spec = ReadStudySpec(proto, path, errors);
+  StudySpec spec = proto_internal::ReadStudySpec(proto, path, errors);
   errors.AddRules(ValidateStudySpec(spec, path));
   HPTUNE_RETURN_IF_ERROR(errors.ToStatus());
   return spec;

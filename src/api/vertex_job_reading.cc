@@ -1,0 +1,34 @@
+// A SubmitJobRequest's vertex_job, user text, read by the config parser
+// (conversion.h, "Jobs"). The one place in src/api that parses text.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "hptune/core/config.h"
+#include "src/api/conversion.h"
+
+namespace hptune::api {
+
+absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
+                                             std::string_view job_id) {
+  constexpr size_t kMaxVertexJobBytes = 4 << 20;
+  if (text.size() > kMaxVertexJobBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "vertex_job: must be at most 4 MiB, got ", text.size(), " bytes"));
+  }
+  ConfigParseResult result = ParseJobConfig(text, ConfigFormat::kAuto, job_id);
+  for (FieldError& error : result.errors) {
+    if (error.field != "jobId") error.field = "vertex_job." + error.field;
+  }
+  if (!result.errors.empty()) return FieldErrorsToStatus(result.errors);
+  if (result.job->dialect != SpecDialect::kVertex) {
+    return absl::InvalidArgumentError(
+        "vertex_job: must be a HyperparameterTuningJob (with studySpec and "
+        "trialJobSpec); send an AI Platform config as training_input");
+  }
+  return *std::move(result.job);
+}
+
+}  // namespace hptune::api
