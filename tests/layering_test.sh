@@ -116,11 +116,12 @@ if [ -n "$hits" ]; then
 fi
 
 # The config parser reads user text: a file, `hptune validate`'s input, a
-# request (the API's conversions). What hptune wrote itself is decoded
-# (hptune/core/stored_spec.h), and a typed job is judged by ValidateJob,
-# never written out to be parsed back.
+# SubmitJobRequest's vertex_job (src/api/vertex_job_reading.cc, whose one
+# job that is). A request's messages are read field by field; what hptune
+# wrote itself is decoded (hptune/core/stored_spec.h); a typed job is judged
+# by ValidateJob, never written out to be parsed back.
 hits=$(grep -rnE '\b(ParseJobConfig|ParseStudySpecJson)\(' src 2>/dev/null |
-  grep -vE '^src/core/config/parser\.cc:|^src/cli/commands/validate_command\.cc:|^src/api/job_conversion\.cc:' |
+  grep -vE '^src/core/config/parser\.cc:|^src/cli/commands/validate_command\.cc:|^src/api/vertex_job_reading\.cc:' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then
   echo "layering: the config parser reads user text only; decode what hptune wrote"
