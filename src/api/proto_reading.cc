@@ -115,7 +115,10 @@ void ProtoErrors::PlaceRulesIn(const google::protobuf::Message& message,
 }
 
 std::string ProtoErrors::PlaceOfRule(std::string field) const {
-  if (set_fields_.empty()) return field;
+  // A field outside the message (the job ID) is told at itself.
+  if (set_fields_.empty() || !field_text::IsUnderAny(field, {root_})) {
+    return field;
+  }
   while (!field.empty()) {
     if (set_fields_.contains(field)) return field;
     const size_t cut = field.find_last_of(".[");
