@@ -5,16 +5,18 @@
 // the CLI's client commands (src/cli/client), which read the study specs and
 // times of the server's replies with it and build a submission's
 // SlurmOptions; the rest of reading a Study or Trial reply, which only a
-// client needs, is src/cli/client/proto_convert.h. Study specs are read
-// field by field, never through text: what only a message can get wrong
-// (an enum value outside the known set, a required field unset) is told
-// with a config file's messages, then core's ValidateStudySpec checks the
-// rules, so errors name the request field ("spec.params[1].minValue: ..."),
-// as a file's name its keys. A job's TrainingInput goes through protobuf's
-// JSON mapping (lowerCamelCase, the keys of a config file) into core's
-// config parser, so a job submitted over gRPC meets exactly the rules and
-// messages of a config file; a JobSpec is written into a TrainingInput
-// field by field (JobSpecToProto). Pure functions; thread-safe.
+// client needs, is src/cli/client/proto_convert.h. Study specs and a job's
+// TrainingInput are read field by field, never through text: what only a
+// message can get wrong (an enum value outside the known set, a required
+// field unset, a count past its bound) is told with a config file's
+// messages, then core's ValidateStudySpec or ValidateJob checks the rules,
+// so errors name the request field ("spec.params[1].minValue: ...",
+// "trainingInput.workerCount: ...") as a file's name its keys, and a job
+// submitted over gRPC meets exactly the rules and messages of a config
+// file. A JobSpec is written into a TrainingInput field by field
+// (JobSpecToProto). The one text read here is a SubmitJobRequest's
+// vertex_job (JobSpecFromVertexJob), user text. Pure functions;
+// thread-safe.
 #ifndef HPTUNE_SRC_API_CONVERSION_H_
 #define HPTUNE_SRC_API_CONVERSION_H_
 
