@@ -155,6 +155,7 @@ void ReadCustomPool(const PoolMessage& m, bool custom, const std::string& path,
                        std::to_string(pool.count));
     }
   }
+  // ValidateJob sees a tier not known as CUSTOM and would ask for the type.
   if (!custom && m.type.empty()) errors.Report(type_path);
   if (!accelerator_read) {
     errors.Report(type_path);
