@@ -33,7 +33,9 @@ constexpr int32_t kNanosPerSecond = 1'000'000'000;
 std::string DurationText(const google::protobuf::Duration& d) {
   const bool negative = d.seconds() < 0 || d.nanos() < 0;
   std::string text = negative ? "-" : "";
-  text += std::to_string(d.seconds() < 0 ? -d.seconds() : d.seconds());
+  // Negated as unsigned: the most negative int64 has no positive.
+  const uint64_t seconds = static_cast<uint64_t>(d.seconds());
+  text += std::to_string(d.seconds() < 0 ? 0 - seconds : seconds);
   const int32_t nanos = d.nanos() < 0 ? -d.nanos() : d.nanos();
   if (nanos != 0) {
     std::string digits = std::to_string(kNanosPerSecond + nanos).substr(1);

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ namespace hptune::api {
 namespace {
 
 using ::hptune_testing::StatusIs;
+using ::testing::HasSubstr;
 
 const std::string kSource = HPTUNE_SOURCE_DIR;
 
@@ -299,6 +301,15 @@ TEST(JobFromProtoTest, DurationsOutOfProtobufsRangeAreRefused) {
                "\"7200s\" or \"1.5s\"), got a Duration of 3 seconds and -1 "
                "nanoseconds\ntrainingInput.scheduling.maxWaitTime: must be "
                "at most 315576000000s, got \"400000000000s\""));
+  proto.clear_scheduling();
+  proto.mutable_scheduling()->mutable_max_wait_time()->set_seconds(
+      std::numeric_limits<int64_t>::min());
+  EXPECT_THAT(JobSpecFromProto(proto, "j1"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("maxWaitTime: must be a duration in seconds "
+                                 "ending in s, as AI Platform writes it (e.g. "
+                                 "\"7200s\" or \"1.5s\"), got "
+                                 "\"-9223372036854775808s\"")));
 }
 
 }  // namespace
