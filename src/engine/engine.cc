@@ -5,7 +5,6 @@
 #include "hptune/engine/engine.h"
 
 #include <algorithm>
-#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
@@ -28,9 +27,11 @@ constexpr size_t kMaxCachedCurvePoints = 1'000'000;
 // few parameters: 50 MB); a study above it is read whole, as without it.
 constexpr size_t kMaxKeptTrials = 100'000;
 
-uint64_t DrawSeed() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) | device();
+// splitmix64's finaliser: nearby inputs give unrelated seeds.
+uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -42,6 +43,7 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
                            Clock& clock)
     : store_(store),
       clock_(clock),
+      env_(options.env),
       designers_(std::move(options.designers)),
       stopping_rules_(std::move(options.stopping_rules)),
       admit_measurement_(std::move(options.admit_measurement)),
@@ -54,6 +56,12 @@ TuningEngine::TuningEngine(store::Store& store, EngineOptions options,
 }
 
 TuningEngine::~TuningEngine() = default;
+
+uint64_t TuningEngine::DrawSeed() {
+  if (env_ != nullptr) return env_->RandomSeed();
+  const uint64_t micros = static_cast<uint64_t>(ToUnixMicros(clock_.Now()));
+  return Mix(micros + (seeds_drawn_.fetch_add(1) + 1) * 0x9e3779b97f4a7c15ULL);
+}
 
 namespace {
 
@@ -91,8 +99,8 @@ absl::StatusOr<StudyRecord> TuningEngine::CreateStudy(std::string_view name,
                                                       int resumed_trials,
                                                       int64_t owner_uid) {
   HPTUNE_RETURN_IF_ERROR(CheckNewStudy(name, spec));
-  StudyRecord study =
-      NewStudy(name, spec, DrawSeed(), clock_.Now(), resumed_trials, owner_uid);
+  StudyRecord study = NewStudy(name, spec, spec.seed ? *spec.seed : DrawSeed(),
+                               clock_.Now(), resumed_trials, owner_uid);
   HPTUNE_RETURN_IF_ERROR(store_.CreateStudy(study));
   return study;
 }

@@ -8,6 +8,11 @@
 
 namespace hptune {
 
+absl::StatusOr<FileType> Env::TypeOf(const std::filesystem::path& path) {
+  HPTUNE_ASSIGN_OR_RETURN(FileInfo info, InfoOf(path, Links::kNotFollowed));
+  return info.type;
+}
+
 absl::StatusOr<FileChunk> Env::ReadFileChunk(const std::filesystem::path& path,
                                              int64_t offset, int64_t max_bytes,
                                              std::string_view what) {

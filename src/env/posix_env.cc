@@ -1,6 +1,7 @@
 // DefaultEnv(): the real clock, poll(2) and POSIX files.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -27,6 +29,9 @@ using internal::ErrnoError;
 class PosixEnv : public Env {
  public:
   Clock& clock() override { return SystemClock(); }
+  MonotonicTime MonotonicNow() override {
+    return std::chrono::steady_clock::now();
+  }
 
   void SleepFor(std::chrono::microseconds duration) override {
     std::this_thread::sleep_for(duration);
@@ -55,6 +60,11 @@ class PosixEnv : public Env {
                                    Durability durability) override {
     return internal::WritePosixFileAtomically(path, contents, mode, durability);
   }
+  absl::Status CreateFileAtomically(const std::filesystem::path& path,
+                                    std::string_view contents,
+                                    int mode) override {
+    return internal::CreatePosixFileAtomically(path, contents, mode);
+  }
   absl::Status Rename(const std::filesystem::path& from,
                       const std::filesystem::path& to) override {
     return internal::RenamePosix(from, to);
@@ -62,8 +72,9 @@ class PosixEnv : public Env {
   absl::StatusOr<bool> Remove(const std::filesystem::path& path) override {
     return internal::RemovePosix(path);
   }
-  absl::StatusOr<FileType> TypeOf(const std::filesystem::path& path) override {
-    return internal::PosixTypeOf(path);
+  absl::StatusOr<FileInfo> InfoOf(const std::filesystem::path& path,
+                                  Links links) override {
+    return internal::PosixInfoOf(path, links);
   }
   absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
       const std::filesystem::path& dir) override {
@@ -81,6 +92,22 @@ class PosixEnv : public Env {
     return absl::OkStatus();
   }
   uint32_t EffectiveUserId() override { return ::geteuid(); }
+  uint64_t RandomSeed() override {
+    uint64_t seed = 0;
+    auto* bytes = reinterpret_cast<unsigned char*>(&seed);
+    size_t got = 0;
+    while (got < sizeof(seed)) {
+      // Blocks only before the kernel's pool is first initialised.
+      const ssize_t n = ::getrandom(bytes + got, sizeof(seed) - got, 0);
+      if (n > 0) got += static_cast<size_t>(n);
+      if (n < 0 && errno != EINTR) break;  // No getrandom: a kernel < 3.17.
+    }
+    if (got < sizeof(seed)) {
+      std::random_device device;
+      seed ^= (static_cast<uint64_t>(device()) << 32) | device();
+    }
+    return seed;
+  }
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return internal::CapPosixLog(path, max_bytes);

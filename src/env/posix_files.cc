@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -70,6 +71,7 @@ FileType TypeOfMode(mode_t mode) {
   if (S_ISREG(mode)) return FileType::kRegular;
   if (S_ISDIR(mode)) return FileType::kDirectory;
   if (S_ISLNK(mode)) return FileType::kLink;
+  if (S_ISSOCK(mode)) return FileType::kSocket;
   return FileType::kOther;
 }
 
@@ -164,12 +166,43 @@ absl::StatusOr<bool> RemovePosix(const std::filesystem::path& path) {
   return ErrnoError("cannot remove", path, errno);
 }
 
-absl::StatusOr<FileType> PosixTypeOf(const std::filesystem::path& path) {
-  struct stat info;
-  if (::lstat(path.c_str(), &info) != 0) {
-    return ErrnoError("cannot stat", path, errno);
+absl::Status CreatePosixFileAtomically(const std::filesystem::path& path,
+                                       std::string_view contents, int mode) {
+  // This call's own name: racing creators, in this process or another,
+  // never share one.
+  static std::atomic<uint64_t> calls{0};
+  std::filesystem::path temporary = path;
+  temporary += absl::StrCat(".tmp.", ::getpid(), ".", calls.fetch_add(1));
+  ::unlink(temporary.c_str());
+  int fd = ::open(temporary.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return ErrnoError("cannot create", temporary, errno);
+  const bool written = WriteAll(fd, contents) && ::fsync(fd) == 0;
+  const int write_errno = errno;
+  ::close(fd);
+  // link(2), unlike rename(2), fails when the name exists.
+  const bool linked = written && ::link(temporary.c_str(), path.c_str()) == 0;
+  const int link_errno = errno;
+  ::unlink(temporary.c_str());
+  if (!written) return ErrnoError("cannot write", temporary, write_errno);
+  if (!linked && link_errno == EEXIST) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("cannot create ", path.string(), ": File exists"));
   }
-  return TypeOfMode(info.st_mode);
+  if (!linked) return ErrnoError("cannot link into", path, link_errno);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FileInfo> PosixInfoOf(const std::filesystem::path& path,
+                                     Links links) {
+  struct stat info;
+  const int failed = links == Links::kFollow ? ::stat(path.c_str(), &info)
+                                             : ::lstat(path.c_str(), &info);
+  if (failed != 0) return ErrnoError("cannot stat", path, errno);
+  return FileInfo{.type = TypeOfMode(info.st_mode),
+                  .size = static_cast<int64_t>(info.st_size),
+                  .mode = static_cast<int>(info.st_mode & 07777),
+                  .owner = info.st_uid};
 }
 
 absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(

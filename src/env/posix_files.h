@@ -29,7 +29,10 @@ absl::Status WritePosixFileAtomically(const std::filesystem::path& path,
 absl::Status RenamePosix(const std::filesystem::path& from,
                          const std::filesystem::path& to);
 absl::StatusOr<bool> RemovePosix(const std::filesystem::path& path);
-absl::StatusOr<FileType> PosixTypeOf(const std::filesystem::path& path);
+absl::Status CreatePosixFileAtomically(const std::filesystem::path& path,
+                                       std::string_view contents, int mode);
+absl::StatusOr<FileInfo> PosixInfoOf(const std::filesystem::path& path,
+                                     Links links);
 absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
     const std::filesystem::path& dir);
 

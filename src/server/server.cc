@@ -104,7 +104,8 @@ class HptuneServer::Impl {
         *store_,
         engine::EngineOptions{
             .background_designer_work = !options_.inline_refits,
-            .admit_measurement = QuotaCheck()},
+            .admit_measurement = QuotaCheck(),
+            .env = options_.env},
         options_.env->clock());
     if (options_.launcher == nullptr) {
       options_.launcher =

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/env/env_wrapper.h"
 #include "src/store/memory_store.h"
 #include "tests/testing/status_matchers.h"
 
@@ -66,6 +67,42 @@ TEST_F(EngineTest, CreateStudyRejectsABadNameAndADuplicate) {
   ASSERT_OK(engine_.CreateStudy("s", GridSpec(5)));
   EXPECT_TRUE(
       absl::IsAlreadyExists(engine_.CreateStudy("s", GridSpec(5)).status()));
+}
+
+// The real machine but for the seeds it hands out, which count up.
+class CountedSeeds : public EnvWrapper {
+ public:
+  CountedSeeds() : EnvWrapper(DefaultEnv()) {}
+  uint64_t RandomSeed() override { return next++; }
+  uint64_t next = 1234;
+};
+
+TEST(EngineSeedTest, AStudyWithoutASeedGetsOneFromTheEnv) {
+  FakeClock clock;
+  store::MemoryStore store(clock);
+  CountedSeeds env;
+  TuningEngine engine(store, EngineOptions{.env = &env}, clock);
+  StudySpec unseeded = GridSpec(5);
+  unseeded.seed.reset();
+  ASSERT_OK_AND_ASSIGN(StudyRecord first, engine.CreateStudy("a", unseeded));
+  ASSERT_OK_AND_ASSIGN(StudyRecord seeded,
+                       engine.CreateStudy("b", GridSpec(5)));
+  ASSERT_OK_AND_ASSIGN(StudyRecord second, engine.CreateStudy("c", unseeded));
+  EXPECT_EQ(first.seed, 1234u);
+  EXPECT_EQ(seeded.seed, 1u);
+  EXPECT_EQ(second.seed, 1235u);
+}
+
+TEST_F(EngineTest, WithoutAnEnvUnseededStudiesStillGetDistinctSeeds) {
+  StudySpec unseeded = GridSpec(5);
+  unseeded.seed.reset();
+  std::set<uint64_t> seeds;
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_OK_AND_ASSIGN(StudyRecord study,
+                         engine_.CreateStudy(name, unseeded));
+    seeds.insert(study.seed);
+  }
+  EXPECT_EQ(seeds.size(), 3u);
 }
 
 TEST_F(EngineTest, OpenOrCreateReopensOnlyTheSameSpec) {

@@ -72,7 +72,7 @@ absl::StatusOr<std::string> FakeEnv::ReadFile(
 }
 
 absl::Status FakeEnv::WriteFileAtomically(const std::filesystem::path& path,
-                                          std::string_view contents, int,
+                                          std::string_view contents, int mode,
                                           Durability) {
   const std::string key = Key(path);
   MutexLock lock(&mu_);
@@ -82,6 +82,22 @@ absl::Status FakeEnv::WriteFileAtomically(const std::filesystem::path& path,
         absl::StrCat("cannot rename into ", key, ": Is a directory"));
   }
   files_[key] = std::string(contents);
+  modes_[key] = mode;
+  return absl::OkStatus();
+}
+
+absl::Status FakeEnv::CreateFileAtomically(const std::filesystem::path& path,
+                                           std::string_view contents,
+                                           int mode) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (!dirs_.contains(Parent(key))) return NotFound("cannot create in", key);
+  if (dirs_.contains(key) || files_.contains(key)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("cannot create ", key, ": File exists"));
+  }
+  files_[key] = std::string(contents);
+  modes_[key] = mode;
   return absl::OkStatus();
 }
 
@@ -97,12 +113,15 @@ absl::Status FakeEnv::Rename(const std::filesystem::path& from,
   std::string contents = std::move(it->second);
   files_.erase(it);
   files_[target] = std::move(contents);
+  modes_[target] = modes_[source];
+  modes_.erase(source);
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> FakeEnv::Remove(const std::filesystem::path& path) {
   const std::string key = Key(path);
   MutexLock lock(&mu_);
+  modes_.erase(key);
   if (files_.erase(key) > 0) return true;
   if (!dirs_.contains(key)) return false;
   const std::string prefix = key + "/";
@@ -119,12 +138,19 @@ absl::StatusOr<bool> FakeEnv::Remove(const std::filesystem::path& path) {
   return true;
 }
 
-absl::StatusOr<FileType> FakeEnv::TypeOf(const std::filesystem::path& path) {
+absl::StatusOr<FileInfo> FakeEnv::InfoOf(const std::filesystem::path& path,
+                                         Links) {
   const std::string key = Key(path);
   MutexLock lock(&mu_);
-  if (dirs_.contains(key)) return FileType::kDirectory;
-  if (files_.contains(key)) return FileType::kRegular;
-  return NotFound("cannot stat", key);
+  if (dirs_.contains(key)) {
+    return FileInfo{.type = FileType::kDirectory, .mode = 0700, .owner = uid};
+  }
+  auto it = files_.find(key);
+  if (it == files_.end()) return NotFound("cannot stat", key);
+  return FileInfo{.type = FileType::kRegular,
+                  .size = static_cast<int64_t>(it->second.size()),
+                  .mode = modes_[key],
+                  .owner = uid};
 }
 
 absl::StatusOr<std::vector<DirectoryEntry>> FakeEnv::ListDirectory(
@@ -153,8 +179,14 @@ absl::StatusOr<std::vector<DirectoryEntry>> FakeEnv::ListDirectory(
 
 absl::Status FakeEnv::SetPermissions(const std::filesystem::path& path,
                                      int mode) {
-  (void)mode;
-  return TypeOf(path).status();
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (files_.contains(key)) {
+    modes_[key] = mode;
+    return absl::OkStatus();
+  }
+  if (dirs_.contains(key)) return absl::OkStatus();
+  return NotFound("cannot change the mode of", key);
 }
 
 absl::Status FakeEnv::CreatePrivateDirectories(
@@ -179,6 +211,13 @@ std::vector<std::string> FakeEnv::Files() const {
   std::vector<std::string> names;
   for (const auto& [name, contents] : files_) names.push_back(name);
   return names;
+}
+
+uint64_t FakeEnv::RandomSeed() {
+  uint64_t z = (seeds_drawn_.fetch_add(1) + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
 }
 
 }  // namespace hptune::testing

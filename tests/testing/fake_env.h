@@ -1,19 +1,25 @@
-// FakeEnv: an Env whose clock moves only when the code under test sleeps or
-// waits, by exactly the time it asked for, and whose files live in memory.
+// FakeEnv: an Env whose clocks move only when the code under test sleeps or
+// waits, by exactly the time it asked for, whose files live in memory and
+// whose seeds are a fixed sequence.
 // With FakeLauncher, a job runner then runs a job of simulated minutes in
 // milliseconds, deterministically, without touching the disk.
 //
 // The file system is a map from normalised absolute path to contents, plus
 // the set of directories; a write needs its directory, as on a real file
-// system. Links and modes are not modelled: every file is a regular file of
-// its own. Thread-safe: a test's thread may read files while a runner
-// writes them.
+// system. Links are not modelled: every file is a regular file of its own,
+// owned by `uid`, with the mode it was written or set with. The wall clock
+// (fake_clock()) and the monotonic one move together when time passes (a wait,
+// a sleep, Advance); a test moves the wall clock alone (fake_clock().Advance)
+// to set it back or forth, which no deadline may notice. Thread-safe: a test's
+// thread may read files while a runner writes them.
 #ifndef HPTUNE_TESTS_TESTING_FAKE_ENV_H_
 #define HPTUNE_TESTS_TESTING_FAKE_ENV_H_
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -37,13 +43,22 @@ class FakeEnv : public Env {
 
   FakeClock& fake_clock() { return clock_; }
   Clock& clock() override { return clock_; }
-  void SleepFor(std::chrono::microseconds duration) override {
+  // Starts at an arbitrary point, as a real monotonic clock does.
+  MonotonicTime MonotonicNow() override {
+    return MonotonicTime(std::chrono::microseconds(monotonic_micros_.load()));
+  }
+  // Time passes: both clocks move by `duration`.
+  void Advance(std::chrono::microseconds duration) {
     clock_.Advance(duration);
+    monotonic_micros_ += duration.count();
+  }
+  void SleepFor(std::chrono::microseconds duration) override {
+    Advance(duration);
   }
   // No descriptor of a fake run is ever readable: the whole timeout passes.
   void WaitForReadable(std::span<const int>,
                        std::chrono::microseconds timeout) override {
-    clock_.Advance(timeout);
+    Advance(timeout);
     if (on_wait) on_wait();
   }
 
@@ -58,17 +73,25 @@ class FakeEnv : public Env {
   [[nodiscard]] absl::Status Rename(const std::filesystem::path& from,
                                     const std::filesystem::path& to) override;
   absl::StatusOr<bool> Remove(const std::filesystem::path& path) override;
-  absl::StatusOr<FileType> TypeOf(const std::filesystem::path& path) override;
+  [[nodiscard]] absl::Status CreateFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode = 0600) override;
+  // Directories have mode 0700; `links` changes nothing.
+  absl::StatusOr<FileInfo> InfoOf(const std::filesystem::path& path,
+                                  Links links) override;
   absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
       const std::filesystem::path& dir) override;
   [[nodiscard]] absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) override;
-  // Modes are not modelled: OK when something is at `path`.
+  // A directory's mode stays 0700.
   [[nodiscard]] absl::Status SetPermissions(const std::filesystem::path& path,
                                             int mode) override;
   // This process's, unless a test sets `uid`.
   uint32_t EffectiveUserId() override { return uid; }
   uint32_t uid = ::geteuid();
+  // The same sequence in every FakeEnv (splitmix64 of a count), so a test
+  // of what is seeded is reproducible.
+  uint64_t RandomSeed() override;
 
   // Every file's path, sorted: what a test checks was left behind.
   std::vector<std::string> Files() const;
@@ -79,8 +102,11 @@ class FakeEnv : public Env {
 
  private:
   FakeClock clock_;
+  std::atomic<int64_t> monotonic_micros_{1'000'000'000};
+  std::atomic<uint64_t> seeds_drawn_{0};
   mutable Mutex mu_;
   std::map<std::string, std::string> files_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> modes_ ABSL_GUARDED_BY(mu_);  // Of files_.
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_) = {"/"};
 };
 

@@ -34,6 +34,7 @@
 #ifndef HPTUNE_ENGINE_ENGINE_H_
 #define HPTUNE_ENGINE_ENGINE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -57,6 +58,7 @@
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 
 namespace hptune::engine {
@@ -110,6 +112,12 @@ struct EngineOptions {
   // thread; must be thread-safe.
   std::function<absl::Status(std::string_view study, const Measurement&)>
       admit_measurement;
+  // Seeds a study created without spec.seed (Env::RandomSeed): the
+  // server's and `hptune run`'s Env. Without one, such a seed is the
+  // engine's clock in microseconds mixed with a count of this engine's
+  // draws: distinct within the engine, but predictable, for tests and
+  // embedders that seed their studies. Must outlive the engine.
+  Env* env = nullptr;
 };
 
 class TuningEngine {
@@ -315,8 +323,13 @@ class TuningEngine {
   // it settings its factory refuses.
   absl::Status CheckStoppingRule(const StudySpec& spec) const;
 
+  // A seed for a study created without one (EngineOptions::env).
+  uint64_t DrawSeed();
+
   store::Store& store_;
   Clock& clock_;
+  Env* const env_;
+  std::atomic<uint64_t> seeds_drawn_{0};
   const algorithms::DesignerRegistry designers_;
   const algorithms::StoppingRuleRegistry stopping_rules_;
   const std::function<absl::Status(std::string_view, const Measurement&)>

@@ -1,17 +1,26 @@
-// Env: the operating system as hptune sees it -- the time, waiting for
-// something to happen, files and their permissions, and the user it runs
-// as -- behind one interface, after leveldb's
-// Env, so the job runner can be driven on a simulated clock and an
-// in-memory file system.
+// Env: the operating system as hptune sees it, behind one interface, after
+// leveldb's Env, grouped by what it is:
+//   time      the wall clock (clock(), Now()) for what is recorded and
+//             shown, and a monotonic clock (MonotonicNow()) for every
+//             deadline and timeout, which a set wall clock must not move;
+//   waiting   SleepFor, and WaitForReadable on descriptors (a replica's
+//             pidfd becomes readable when it exits);
+//   files     reading, atomic writes, rename, remove, type, listing,
+//             private directories and permissions;
+//   identity  the user the process acts as (EffectiveUserId);
+//   entropy   seeds nobody chose (RandomSeed: a study's without spec.seed).
 //
-// The engine, the job runner, take-over, the server and the dashboard reach
-// files and time only through an Env (a layering rule holds them to it);
+// The engine, the job runner, take-over, the server, the dashboard and the
+// Slurm launcher reach files and time only through an Env (a layering rule
+// holds them to it, tests/env_door_test.sh counts what is left outside);
 // DefaultEnv() is the real one. Processes are the Launcher's
 // (hptune/launch/launcher.h): a trial's replicas are started and watched
 // through it, and a TrialRun hands the runner the descriptors that become
 // readable when a replica exits (TrialRun::ExitFds), which is what the
-// runner waits on. Tests use FakeEnv (tests/testing/fake_env.h): its clock
-// moves only when the runner waits or sleeps, and its files live in memory.
+// runner waits on. Tests use FakeEnv (tests/testing/fake_env.h): both its
+// clocks move only when the code under test waits or sleeps, its files live
+// in memory and its seeds are a fixed sequence; EnvWrapper
+// (hptune/env/env_wrapper.h) injects a fault into one call.
 //
 // Thread-safety: DefaultEnv() is thread-safe; an Env implementation must be
 // safe to call from the threads of every runner that shares it. A
@@ -56,7 +65,18 @@ class RandomAccessFile {
 };
 
 // What a name in a directory is; a link is not followed.
-enum class FileType { kRegular, kDirectory, kLink, kOther };
+enum class FileType { kRegular, kDirectory, kLink, kSocket, kOther };
+
+// Whether Env::InfoOf describes a link or what it points at.
+enum class Links { kFollow, kNotFollowed };
+
+// What Env::InfoOf finds at a path.
+struct FileInfo {
+  FileType type = FileType::kOther;
+  int64_t size = 0;    // A regular file's, in bytes.
+  int mode = 0;        // The permission bits (07777).
+  uint32_t owner = 0;  // The owner's uid.
+};
 
 struct DirectoryEntry {
   std::string name;  // Without the directory.
@@ -95,13 +115,22 @@ enum class Durability {
   kUnsynced,  // Survives a crash of any process, not a power loss.
 };
 
+// A reading of Env::MonotonicNow(): comparable only with another of the same
+// Env, never stored or shown.
+using MonotonicTime = std::chrono::steady_clock::time_point;
+
 class Env {
  public:
   virtual ~Env() = default;
 
-  // The clock the runner reads: job and trial times, scheduling limits.
+  // The wall clock the runner reads: job and trial times, which are stored
+  // and shown, and scheduling limits kept across restarts.
   virtual Clock& clock() = 0;
   Timestamp Now() { return clock().Now(); }
+  // A clock that only moves forward, at a steady rate (CLOCK_MONOTONIC):
+  // what every deadline and timeout within a process is measured on, since
+  // the wall clock may be set back or forth under it.
+  virtual MonotonicTime MonotonicNow() = 0;
 
   // Blocks for `duration`.
   virtual void SleepFor(std::chrono::microseconds duration) = 0;
@@ -131,15 +160,25 @@ class Env {
   [[nodiscard]] virtual absl::Status WriteFileAtomically(
       const std::filesystem::path& path, std::string_view contents,
       int mode = 0600, Durability durability = Durability::kSynced) = 0;
+  // As WriteFileAtomically (synced), but only where nothing is at `path`:
+  // the new file is linked into place (link(2)), so of writers racing to
+  // create it the first wins and the others get AlreadyExists. Nothing is
+  // left behind on failure; the error names the path and the reason.
+  [[nodiscard]] virtual absl::Status CreateFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode = 0600) = 0;
   // Renames `from` to `to`, replacing a file there.
   [[nodiscard]] virtual absl::Status Rename(
       const std::filesystem::path& from, const std::filesystem::path& to) = 0;
   // Removes the file (or empty directory) at `path`: true when it was
   // there, false when there was nothing.
   virtual absl::StatusOr<bool> Remove(const std::filesystem::path& path) = 0;
+  // What is at `path` (stat(2)): a link is followed unless `links` says
+  // not, when it is described itself. NotFound when nothing is there.
+  virtual absl::StatusOr<FileInfo> InfoOf(const std::filesystem::path& path,
+                                          Links links) = 0;
   // What is at `path`, without following a link; NotFound when nothing.
-  virtual absl::StatusOr<FileType> TypeOf(
-      const std::filesystem::path& path) = 0;
+  absl::StatusOr<FileType> TypeOf(const std::filesystem::path& path);
   // The entries of `dir`, sorted by name, without "." and "..".
   virtual absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
       const std::filesystem::path& dir) = 0;
@@ -153,6 +192,10 @@ class Env {
   // The user this process acts as (its effective uid): 0 for a root
   // server, which runs other users' jobs as them.
   virtual uint32_t EffectiveUserId() = 0;
+
+  // 64 bits no one can predict (the system's entropy source): the seed of
+  // a study created without one.
+  virtual uint64_t RandomSeed() = 0;
   // Keeps the log at `path`, which a replica appends to, near `max_bytes`
   // (docs/operations.md, "What lives where"): past it, removes a middle
   // range so that the first quarter of the cap and the last half remain,

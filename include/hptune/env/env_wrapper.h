@@ -42,6 +42,7 @@ class EnvWrapper : public Env {
   Env& target() const { return target_; }
 
   Clock& clock() override { return target_.clock(); }
+  MonotonicTime MonotonicNow() override { return target_.MonotonicNow(); }
   void SleepFor(std::chrono::microseconds duration) override {
     target_.SleepFor(duration);
   }
@@ -63,6 +64,11 @@ class EnvWrapper : public Env {
       int mode = 0600, Durability durability = Durability::kSynced) override {
     return target_.WriteFileAtomically(path, contents, mode, durability);
   }
+  [[nodiscard]] absl::Status CreateFileAtomically(
+      const std::filesystem::path& path, std::string_view contents,
+      int mode = 0600) override {
+    return target_.CreateFileAtomically(path, contents, mode);
+  }
   [[nodiscard]] absl::Status Rename(const std::filesystem::path& from,
                                     const std::filesystem::path& to) override {
     return target_.Rename(from, to);
@@ -70,8 +76,9 @@ class EnvWrapper : public Env {
   absl::StatusOr<bool> Remove(const std::filesystem::path& path) override {
     return target_.Remove(path);
   }
-  absl::StatusOr<FileType> TypeOf(const std::filesystem::path& path) override {
-    return target_.TypeOf(path);
+  absl::StatusOr<FileInfo> InfoOf(const std::filesystem::path& path,
+                                  Links links) override {
+    return target_.InfoOf(path, links);
   }
   absl::StatusOr<std::vector<DirectoryEntry>> ListDirectory(
       const std::filesystem::path& dir) override {
@@ -86,6 +93,7 @@ class EnvWrapper : public Env {
     return target_.SetPermissions(path, mode);
   }
   uint32_t EffectiveUserId() override { return target_.EffectiveUserId(); }
+  uint64_t RandomSeed() override { return target_.RandomSeed(); }
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return target_.CapLog(path, max_bytes);

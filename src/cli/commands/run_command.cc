@@ -408,7 +408,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   const std::string& db = runtime.db;
   store::Store& store = *runtime.store;
   engine::TuningEngine engine(
-      store, engine::EngineOptions{.background_designer_work = true},
+      store,
+      engine::EngineOptions{.background_designer_work = true,
+                            .env = runtime.env},
       runtime.env->clock());
 
   // Submit refuses a job without hyperparameters; until then, no metric.
