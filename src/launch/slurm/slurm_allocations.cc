@@ -80,9 +80,9 @@ void AllocationPool::Cancel(Env& env,
   argv.insert(argv.end(), slurm_jobs.begin(), slurm_jobs.end());
   (void)RunSlurm(argv);
   // Long enough for Slurm's KillWait and the epilog of a loaded controller.
-  const Timestamp deadline = env.Now() + std::chrono::seconds(60);
+  const MonotonicTime deadline = env.MonotonicNow() + std::chrono::seconds(60);
   auto wait = std::chrono::milliseconds(10);
-  while (env.Now() < deadline) {
+  while (env.MonotonicNow() < deadline) {
     auto state = QueryJob(absl::StrJoin(slurm_jobs, ","));
     if (state.ok() && state->phase == JobPhase::kEnded) return;
     env.SleepFor(wait);

@@ -49,7 +49,7 @@ StepTrialRun::StepTrialRun(Env& env, const TrialLaunch& launch,
       pool_(std::move(pool)),
       allocation_(std::move(allocation)),
       state_poll_interval_(state_poll_interval),
-      last_state_check_(env.Now()) {
+      last_state_check_(env.MonotonicNow()) {
   for (const ReplicaLaunch& replica : launch.replicas) {
     replicas_.push_back(
         Replica{.name = absl::StrCat(std::string(ToString(replica.type)), "-",
@@ -192,7 +192,7 @@ ReplicaExit StepTrialRun::ExitOf(int k, int wait_status) {
 
 void StepTrialRun::RefreshAllocationState(bool force) {
   if (allocation_ended_) return;
-  const Timestamp now = env_.Now();
+  const MonotonicTime now = env_.MonotonicNow();
   if (!force && now - last_state_check_ < state_poll_interval_) return;
   last_state_check_ = now;
   auto state = QueryJob(allocation_->slurm_job);
@@ -282,7 +282,7 @@ bool StepTrialRun::TasksEnded() const {
   return true;
 }
 
-bool StepTrialRun::WaitForChildren(Timestamp until) {
+bool StepTrialRun::WaitForChildren(MonotonicTime until) {
   while (true) {
     for (Replica& replica : replicas_) {
       int status = 0;
@@ -292,15 +292,15 @@ bool StepTrialRun::WaitForChildren(Timestamp until) {
       }
     }
     if (!AnyChild()) return true;
-    if (env_.Now() >= until) return false;
+    if (env_.MonotonicNow() >= until) return false;
     env_.SleepFor(kChildWaitStep);
   }
 }
 
 bool StepTrialRun::StepsEnded() const {
-  const Timestamp deadline = env_.Now() + std::chrono::seconds(60);
+  const MonotonicTime deadline = env_.MonotonicNow() + std::chrono::seconds(60);
   auto wait = std::chrono::milliseconds(10);
-  while (env_.Now() < deadline) {
+  while (env_.MonotonicNow() < deadline) {
     auto steps = RunSlurm(
         {"squeue", "-h", "-s", "-j", allocation_->slurm_job, "-o", "%i"});
     if (!steps.ok()) return false;
@@ -324,19 +324,19 @@ void StepTrialRun::Terminate(std::chrono::milliseconds grace) {
   bool broken = allocation_ended_;
   // Replicas that ended on their own need no signal: their sruns only
   // have the step's end to report.
-  if (!WaitForChildren(env_.Now()) &&
-      !(TasksEnded() && WaitForChildren(env_.Now() + kSrunEndWait))) {
+  if (!WaitForChildren(env_.MonotonicNow()) &&
+      !(TasksEnded() && WaitForChildren(env_.MonotonicNow() + kSrunEndWait))) {
     // The allocation runs this trial's steps only: every step's tasks get
     // SIGTERM (the holder's batch step does not).
     (void)RunSlurm(
         {"scancel", "--quiet", "--signal=TERM", allocation_->slurm_job});
-    if (!WaitForChildren(env_.Now() + grace)) {
+    if (!WaitForChildren(env_.MonotonicNow() + grace)) {
       for (Replica& replica : replicas_) {
         if (replica.running && replica.pid >= 0) {
           SignalGroup(replica.pid, SIGKILL);
         }
       }
-      WaitForChildren(Timestamp::max());
+      WaitForChildren(MonotonicTime::max());
       broken = broken || !StepsEnded();
     }
   }

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "hptune/core/time.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 #include "src/launch/slurm/slurm_allocations.h"
@@ -85,7 +84,7 @@ class StepTrialRun : public TrialRun {
   // Whether every replica whose srun runs has written its exit file.
   bool TasksEnded() const;
   // Waits up to `until` for the running sruns to end; true when they did.
-  bool WaitForChildren(Timestamp until);
+  bool WaitForChildren(MonotonicTime until);
   // Whether the allocation has no step but its batch step left, waiting up
   // to a minute for those a killed srun leaves to end.
   bool StepsEnded() const;
@@ -106,7 +105,7 @@ class StepTrialRun : public TrialRun {
   bool placed_ = false;
   bool allocation_ended_ = false;
   bool terminated_ = false;
-  Timestamp last_state_check_{};
+  MonotonicTime last_state_check_{};
 };
 
 }  // namespace hptune::launch::slurm_internal

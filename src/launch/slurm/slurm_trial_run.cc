@@ -25,7 +25,7 @@ SlurmTrialRun::SlurmTrialRun(Env& env, std::string slurm_job,
       dir_(std::move(dir)),
       state_poll_interval_(state_poll_interval),
       replicas_(replicas),
-      last_state_check_(env.Now()) {}
+      last_state_check_(env.MonotonicNow()) {}
 
 std::unique_ptr<SlurmTrialRun> SlurmTrialRun::Attach(
     Env& env, std::string slurm_job, std::filesystem::path dir, int replicas,
@@ -73,7 +73,7 @@ std::optional<ReplicaExit> SlurmTrialRun::ReadExit(int replica) const {
 
 void SlurmTrialRun::RefreshJobState(bool force) {
   if (job_ended_) return;
-  const Timestamp now = env_.Now();
+  const MonotonicTime now = env_.MonotonicNow();
   if (!force && now - last_state_check_ < state_poll_interval_) return;
   last_state_check_ = now;
   auto state = QueryJob(slurm_job_);
@@ -161,22 +161,22 @@ void SlurmTrialRun::Terminate(std::chrono::milliseconds grace) {
     // SIGTERM to every step (not the supervisor), then the grace period for
     // the replicas to write their exit files, then the job goes.
     (void)RunSlurm({"scancel", "--quiet", "--signal=TERM", slurm_job_});
-    const Timestamp deadline = env_.Now() + grace;
+    const MonotonicTime deadline = env_.MonotonicNow() + grace;
     auto all_exited = [&] {
       for (int k = 0; k < static_cast<int>(replicas_.size()); ++k) {
         if (replicas_[k].running && !ReadExit(k)) return false;
       }
       return true;
     };
-    while (env_.Now() < deadline && !all_exited()) {
+    while (env_.MonotonicNow() < deadline && !all_exited()) {
       env_.SleepFor(kWaitStep);
     }
   }
   if (!job_ended_) (void)RunSlurm({"scancel", "--quiet", slurm_job_});
   // Returns when squeue shows nothing of the job running or completing.
-  const Timestamp deadline = env_.Now() + kCancelDeadline;
+  const MonotonicTime deadline = env_.MonotonicNow() + kCancelDeadline;
   auto wait = std::chrono::milliseconds(10);
-  while (env_.Now() < deadline) {
+  while (env_.MonotonicNow() < deadline) {
     auto state = QueryJob(slurm_job_);
     if (state.ok() && state->phase == JobPhase::kEnded) {
       job_state_ = state->state;

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "hptune/core/time.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
@@ -71,7 +70,7 @@ class SlurmTrialRun : public TrialRun {
   const std::filesystem::path dir_;
   const std::chrono::milliseconds state_poll_interval_;
   std::vector<Replica> replicas_;
-  Timestamp last_state_check_{};
+  MonotonicTime last_state_check_{};
   bool job_ended_ = false;
   std::string job_state_ = "PENDING";
   bool terminated_ = false;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hptune/core/time.h"
+#include "hptune/env/env_wrapper.h"
 #include "tests/testing/fake_env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
@@ -112,6 +113,35 @@ TEST_F(SlurmTrialRunTest, TerminateGivesUpAfterAMinuteOfTheEnvsClock) {
   EXPECT_LT(SqueueCalls(), 320);
   EXPECT_FALSE(run.IsRunning(0));
   EXPECT_FALSE(run.IsRunning(1));
+}
+
+// The wall clock set an hour forward while Terminate waits: the minute is
+// measured on the monotonic clock, so the wait is neither cut short nor
+// stretched.
+TEST_F(SlurmTrialRunTest, AWallClockSetForwardDoesNotEndTheWaitEarly) {
+  // Sets the wall clock an hour forward at the first sleep.
+  class WallClockJump : public EnvWrapper {
+   public:
+    explicit WallClockJump(testing::FakeEnv& fake)
+        : EnvWrapper(fake), fake_(fake) {}
+    void SleepFor(std::chrono::microseconds duration) override {
+      if (!jumped_) fake_.fake_clock().Advance(std::chrono::hours(1));
+      jumped_ = true;
+      EnvWrapper::SleepFor(duration);
+    }
+
+   private:
+    testing::FakeEnv& fake_;
+    bool jumped_ = false;
+  };
+  WallClockJump env(env_);
+  SlurmTrialRun run(env, "4242", dir_, 2, std::chrono::seconds(1));
+  const MonotonicTime start = env_.MonotonicNow();
+  run.Terminate(std::chrono::seconds(5));
+  const auto waited = env_.MonotonicNow() - start;
+  EXPECT_GE(waited, std::chrono::seconds(60));
+  EXPECT_LT(waited, std::chrono::seconds(61));
+  EXPECT_GT(SqueueCalls(), 250);
 }
 
 }  // namespace
