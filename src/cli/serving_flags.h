@@ -1,14 +1,15 @@
 // The flags that the two serving commands, `hptune serve` and
 // `hptune dashboard`, share: the token clients must send (--token-file, else
 // the user's default token file, created on the first start) and the TLS
-// pair (--tls-cert, --tls-key). Used by those commands only. Free
-// functions; thread-safe.
+// pair (--tls-cert, --tls-key), read through the Env given. Used by those
+// commands only. Free functions; thread-safe.
 #ifndef HPTUNE_CLI_SERVING_FLAGS_H_
 #define HPTUNE_CLI_SERVING_FLAGS_H_
 
 #include <ostream>
 #include <string>
 
+#include "hptune/env/env.h"
 #include "src/cli/flags.h"
 
 namespace hptune::cli {
@@ -31,14 +32,14 @@ inline constexpr std::streamsize kMaxPemBytes = 1 << 20;
 //
 // The TLS pair: kExitUsage when only one of --tls-cert and --tls-key is
 // given, kExitInvalid for a file that cannot be read or is too large.
-[[nodiscard]] int ReadTlsFlags(const ParsedArgs& parsed,
+[[nodiscard]] int ReadTlsFlags(Env& env, const ParsedArgs& parsed,
                                const std::string& command,
                                ServingCredentials& credentials,
                                std::ostream& err);
 // The token: kExitInvalid for a --token-file that cannot be read or holds
 // no token, kExitFailure when the default token file cannot be created.
 // Warnings (a token file other users can read) go to `err` too.
-[[nodiscard]] int ReadTokenFlag(const ParsedArgs& parsed,
+[[nodiscard]] int ReadTokenFlag(Env& env, const ParsedArgs& parsed,
                                 const std::string& command,
                                 ServingCredentials& credentials,
                                 std::ostream& err);

@@ -11,7 +11,8 @@
 //   $HPTUNE_CONFIG_DIR/token, else $XDG_CONFIG_HOME/hptune/token,
 //   else $HOME/.config/hptune/token.
 // Used by the serve command and by the client commands' connection options
-// (src/cli/client/connection.h). Free functions; thread-safe.
+// (src/cli/client/connection.h), on the Env they are given. Free functions;
+// thread-safe.
 #ifndef HPTUNE_CLI_TOKEN_FILE_H_
 #define HPTUNE_CLI_TOKEN_FILE_H_
 
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 #include "src/cli/flags.h"
 
 namespace hptune::cli {
@@ -32,15 +34,16 @@ absl::StatusOr<std::string> DefaultTokenFile(const EnvLookup& env);
 // NotFound when the file cannot be read; InvalidArgument when it holds no
 // token or more than 4 KiB. A file that other users can read gets a warning
 // on `warnings` naming its mode: they could submit jobs too.
-absl::StatusOr<std::string> ReadTokenFile(const std::string& path,
+absl::StatusOr<std::string> ReadTokenFile(Env& env, const std::string& path,
                                           std::ostream& warnings);
 
 // The token of the default file at `path`, created first when missing:
-// 64 hexadecimal digits from getrandom(2), written to a temporary file of
-// mode 0600 and linked into place, so two servers starting at once agree on
-// one token. The directory is created with mode 0700. FailedPrecondition,
-// naming the path, when it cannot be created or read.
-absl::StatusOr<std::string> LoadOrCreateTokenFile(const std::string& path,
+// 64 hexadecimal digits of Env::RandomSeed, written with mode 0600 by
+// Env::CreateFileAtomically, so two servers starting at once agree on one
+// token. The directory is created with mode 0700. FailedPrecondition,
+// naming the path and the reason, when it cannot be created or read.
+absl::StatusOr<std::string> LoadOrCreateTokenFile(Env& env,
+                                                  const std::string& path,
                                                   std::ostream& warnings);
 
 }  // namespace hptune::cli

@@ -40,7 +40,7 @@ constexpr char kPem[] =
     "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 
 TEST(ConnectionOptionsTest, DefaultsToLoopbackWithoutTokenOrTls) {
-  auto options = ResolveConnectionOptions(Args({}), FakeEnv({}));
+  auto options = ResolveConnectionOptions(DefaultEnv(), Args({}), FakeEnv({}));
   ASSERT_OK(options);
   EXPECT_EQ(options->address, "127.0.0.1:7460");
   EXPECT_TRUE(options->token.empty());
@@ -51,9 +51,10 @@ TEST(ConnectionOptionsTest, DefaultsToLoopbackWithoutTokenOrTls) {
 TEST(ConnectionOptionsTest, EnvironmentIsUsedWhenNoFlagIsGiven) {
   const std::string ca = WriteFile("ca.pem", kPem);
   auto options =
-      ResolveConnectionOptions(Args({}), FakeEnv({{"HPTUNE_SERVER", "host:1"},
-                                                  {"HPTUNE_TOKEN", " s3cret\n"},
-                                                  {"HPTUNE_TLS_CA", ca}}));
+      ResolveConnectionOptions(DefaultEnv(), Args({}),
+                               FakeEnv({{"HPTUNE_SERVER", "host:1"},
+                                        {"HPTUNE_TOKEN", " s3cret\n"},
+                                        {"HPTUNE_TLS_CA", ca}}));
   ASSERT_OK(options);
   EXPECT_EQ(options->address, "host:1");
   EXPECT_EQ(options->token, "s3cret");
@@ -63,6 +64,7 @@ TEST(ConnectionOptionsTest, EnvironmentIsUsedWhenNoFlagIsGiven) {
 TEST(ConnectionOptionsTest, FlagsWinOverTheEnvironment) {
   const std::string token = WriteFile("token", "from-file\n");
   auto options = ResolveConnectionOptions(
+      DefaultEnv(),
       Args({"--server", "other:2", "--token-file", token, "--timeout", "1.5"}),
       FakeEnv({{"HPTUNE_SERVER", "host:1"}, {"HPTUNE_TOKEN", "from-env"}}));
   ASSERT_OK(options);
@@ -98,7 +100,8 @@ TEST(ConnectionOptionsTest, BadValuesNameTheFlagAndValue) {
        "--timeout: expected seconds in (0, 86400], got \"soon\""},
   };
   for (const Case& c : cases) {
-    auto options = ResolveConnectionOptions(Args(c.argv), FakeEnv({}));
+    auto options =
+        ResolveConnectionOptions(DefaultEnv(), Args(c.argv), FakeEnv({}));
     ASSERT_FALSE(options.ok()) << c.argv[0];
     EXPECT_THAT(options,
                 StatusIs(absl::StatusCode::kInvalidArgument, c.message));
@@ -106,15 +109,15 @@ TEST(ConnectionOptionsTest, BadValuesNameTheFlagAndValue) {
 }
 
 TEST(ConnectionOptionsTest, GrpcTargetUrisArePassedOn) {
-  auto options =
-      ResolveConnectionOptions(Args({"--server", "unix:/tmp/s"}), FakeEnv({}));
+  auto options = ResolveConnectionOptions(
+      DefaultEnv(), Args({"--server", "unix:/tmp/s"}), FakeEnv({}));
   ASSERT_OK(options);
   EXPECT_EQ(options->address, "unix:/tmp/s");
 }
 
 TEST(ConnectionOptionsTest, ABadServerFromTheEnvironmentNamesTheVariable) {
   auto options = ResolveConnectionOptions(
-      Args({}), FakeEnv({{"HPTUNE_SERVER", "nohost"}}));
+      DefaultEnv(), Args({}), FakeEnv({{"HPTUNE_SERVER", "nohost"}}));
   ASSERT_FALSE(options.ok());
   EXPECT_EQ(options.status().message(),
             "HPTUNE_SERVER: expected HOST:PORT, got \"nohost\"");
@@ -122,7 +125,8 @@ TEST(ConnectionOptionsTest, ABadServerFromTheEnvironmentNamesTheVariable) {
 
 TEST(ConnectionOptionsTest, AnUnreadableCaFromTheEnvironmentNamesTheVariable) {
   auto options = ResolveConnectionOptions(
-      Args({}), FakeEnv({{"HPTUNE_TLS_CA", "/nonexistent/ca.pem"}}));
+      DefaultEnv(), Args({}),
+      FakeEnv({{"HPTUNE_TLS_CA", "/nonexistent/ca.pem"}}));
   ASSERT_FALSE(options.ok());
   EXPECT_EQ(options.status().message(),
             "HPTUNE_TLS_CA: cannot read \"/nonexistent/ca.pem\"");

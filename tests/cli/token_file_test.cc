@@ -15,6 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "hptune/env/env.h"
+#include "hptune/env/env_wrapper.h"
+#include "tests/testing/fake_env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -58,18 +62,19 @@ TEST(LoadOrCreateTokenFileTest, CreatesAPrivateRandomTokenOnceAndKeepsIt) {
   const std::string dir = testing::MakeTempDir() + "/config/hptune";
   const std::string path = dir + "/token";
   std::ostringstream warnings;
-  auto first = LoadOrCreateTokenFile(path, warnings);
+  auto first = LoadOrCreateTokenFile(DefaultEnv(), path, warnings);
   ASSERT_OK(first);
   EXPECT_THAT(*first, MatchesRegex("[0-9a-f]{64}"));
   EXPECT_EQ(ModeOf(path), 0600);
   EXPECT_EQ(ModeOf(dir), 0700);
   EXPECT_EQ(ModeOf(std::filesystem::path(dir).parent_path()), 0700);
-  auto again = LoadOrCreateTokenFile(path, warnings);
+  auto again = LoadOrCreateTokenFile(DefaultEnv(), path, warnings);
   ASSERT_OK(again);
   EXPECT_EQ(*again, *first);
   EXPECT_EQ(warnings.str(), "");
   // Another user's file would hold another token: tokens are not constant.
-  auto other = LoadOrCreateTokenFile(testing::MakeTempDir() + "/t", warnings);
+  auto other = LoadOrCreateTokenFile(DefaultEnv(),
+                                     testing::MakeTempDir() + "/t", warnings);
   ASSERT_OK(other);
   EXPECT_NE(*other, *first);
 }
@@ -81,7 +86,7 @@ TEST(LoadOrCreateTokenFileTest, ServersStartingAtOnceAgreeOnOneToken) {
   for (std::string& token : tokens) {
     servers.emplace_back([&path, &token] {
       std::ostringstream warnings;
-      auto got = LoadOrCreateTokenFile(path, warnings);
+      auto got = LoadOrCreateTokenFile(DefaultEnv(), path, warnings);
       token = got.ok() ? *got : got.status().ToString();
     });
   }
@@ -104,16 +109,16 @@ TEST(ReadTokenFileTest, TrimsWhitespaceAndRejectsEmptyHugeOrMissing) {
   std::filesystem::permissions(
       dir + "/t",
       std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-  EXPECT_EQ(*ReadTokenFile(dir + "/t", warnings), "secret");
+  EXPECT_EQ(*ReadTokenFile(DefaultEnv(), dir + "/t", warnings), "secret");
   std::ofstream(dir + "/empty") << "\n\n";
-  EXPECT_THAT(ReadTokenFile(dir + "/empty", warnings),
+  EXPECT_THAT(ReadTokenFile(DefaultEnv(), dir + "/empty", warnings),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "token file \"" + dir + "/empty\": holds no token"));
   std::ofstream(dir + "/huge") << std::string(5000, 'a');
-  EXPECT_THAT(ReadTokenFile(dir + "/huge", warnings),
+  EXPECT_THAT(ReadTokenFile(DefaultEnv(), dir + "/huge", warnings),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("more than 4096 bytes")));
-  EXPECT_THAT(ReadTokenFile(dir + "/none", warnings),
+  EXPECT_THAT(ReadTokenFile(DefaultEnv(), dir + "/none", warnings),
               StatusIs(absl::StatusCode::kNotFound,
                        "token file \"" + dir + "/none\": cannot be read"));
 }
@@ -123,7 +128,7 @@ TEST(ReadTokenFileTest, WarnsWhenOthersCanReadTheToken) {
   std::ofstream(path) << "secret\n";
   chmod(path.c_str(), 0644);
   std::ostringstream world;
-  EXPECT_EQ(*ReadTokenFile(path, world), "secret");
+  EXPECT_EQ(*ReadTokenFile(DefaultEnv(), path, world), "secret");
   EXPECT_EQ(world.str(), "hptune: warning: token file \"" + path +
                              "\" has mode 0644: every user of this machine "
                              "can read it and submit jobs as this server's "
@@ -131,12 +136,67 @@ TEST(ReadTokenFileTest, WarnsWhenOthersCanReadTheToken) {
                              path + "\")\n");
   chmod(path.c_str(), 0640);
   std::ostringstream group;
-  EXPECT_EQ(*ReadTokenFile(path, group), "secret");
+  EXPECT_EQ(*ReadTokenFile(DefaultEnv(), path, group), "secret");
   EXPECT_THAT(group.str(), HasSubstr("mode 0640: its group can read it"));
   chmod(path.c_str(), 0600);
   std::ostringstream none;
-  EXPECT_EQ(*ReadTokenFile(path, none), "secret");
+  EXPECT_EQ(*ReadTokenFile(DefaultEnv(), path, none), "secret");
   EXPECT_EQ(none.str(), "");
+}
+
+// A disk that fills up as the token file is created: the error names the
+// file and the reason, no part of the file is left, and the next start,
+// with room, creates it.
+TEST(LoadOrCreateTokenFileTest, AFullDiskSaysSoAndLeavesNothing) {
+  class FullDisk : public EnvWrapper {
+   public:
+    using EnvWrapper::EnvWrapper;
+    absl::Status CreateFileAtomically(const std::filesystem::path& path,
+                                      std::string_view, int) override {
+      return absl::InternalError(absl::StrCat("cannot write ", path.string(),
+                                              ": No space left on device"));
+    }
+  };
+  testing::FakeEnv fake;
+  FullDisk full(fake);
+  std::ostringstream warnings;
+  EXPECT_THAT(
+      LoadOrCreateTokenFile(full, "/home/u/.config/hptune/token", warnings),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               "token file \"/home/u/.config/hptune/token\": cannot "
+               "write /home/u/.config/hptune/token: No space left on "
+               "device"));
+  EXPECT_THAT(fake.Files(), ::testing::IsEmpty());
+  ASSERT_OK_AND_ASSIGN(
+      std::string token,
+      LoadOrCreateTokenFile(fake, "/home/u/.config/hptune/token", warnings));
+  EXPECT_THAT(token, MatchesRegex("[0-9a-f]{64}"));
+  ASSERT_OK_AND_ASSIGN(
+      FileInfo info,
+      fake.InfoOf("/home/u/.config/hptune/token", Links::kFollow));
+  EXPECT_EQ(info.mode, 0600);
+}
+
+// A token file that is there is read, never written: a full disk, or a
+// server started by mistake, cannot replace the token clients hold.
+TEST(LoadOrCreateTokenFileTest, AnExistingFileIsKeptAsItIs) {
+  testing::FakeEnv fake;
+  ASSERT_OK(fake.CreatePrivateDirectories("/c"));
+  ASSERT_OK(fake.WriteFileAtomically("/c/token", "old\n", 0600));
+  class NoWrites : public EnvWrapper {
+   public:
+    using EnvWrapper::EnvWrapper;
+    absl::Status CreateFileAtomically(const std::filesystem::path&,
+                                      std::string_view, int) override {
+      ADD_FAILURE() << "the token file was written";
+      return absl::OkStatus();
+    }
+  };
+  NoWrites env(fake);
+  std::ostringstream warnings;
+  EXPECT_THAT(LoadOrCreateTokenFile(env, "/c/token", warnings),
+              ::hptune_testing::IsOkAndHolds(std::string("old")));
+  EXPECT_EQ(*fake.ReadFile("/c/token"), "old\n");
 }
 
 }  // namespace

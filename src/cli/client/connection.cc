@@ -2,8 +2,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -26,16 +24,14 @@ namespace {
 constexpr int kMaxReceiveBytes = 64 << 20;
 constexpr int kMaxReconnectBackoffMs = 5000;
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+absl::StatusOr<std::string> ReadWholeFile(Env& os, const std::string& path,
                                           const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  absl::StatusOr<std::string> text = os.ReadFile(path);
+  if (!text.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": cannot read \"", path, "\""));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return text;
 }
 
 // HOST:PORT with a port in 1..65535; gRPC target URIs ("unix:/path",
@@ -66,14 +62,14 @@ void QuietGrpcLogging() {
 
 // This user's token from the identity socket beside a unix: address;
 // NotFound when the address has none.
-absl::StatusOr<std::string> AskIdentity(const std::string& address,
+absl::StatusOr<std::string> AskIdentity(Env& os, const std::string& address,
                                         std::optional<uid_t> server_user) {
   if (!address.starts_with("unix:")) {
     return absl::NotFoundError("not a Unix socket");
   }
   std::string path = address.substr(5);
   if (path.starts_with("//")) path = path.substr(2);  // unix:///abs
-  return AskIdentitySocket(path, TrustedPeersOf(server_user));
+  return AskIdentitySocket(os, path, TrustedPeersOf(server_user));
 }
 
 // --server-user, else $HPTUNE_SERVER_USER, else none.
@@ -119,7 +115,7 @@ const char kConnectionHelp[] =
     "                            streams and --wait have none\n";
 
 absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
-    const ParsedArgs& args, const EnvLookup& env) {
+    Env& os, const ParsedArgs& args, const EnvLookup& env) {
   ConnectionOptions options;
   if (auto server = args.Get("server")) {
     HPTUNE_RETURN_IF_ERROR(CheckAddress("--server", *server));
@@ -127,7 +123,9 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
   } else if (auto server = env("HPTUNE_SERVER"); server && !server->empty()) {
     HPTUNE_RETURN_IF_ERROR(CheckAddress("HPTUNE_SERVER", *server));
     options.address = *server;
-  } else if (IsSocket(kSharedSocket)) {
+  } else if (absl::StatusOr<FileInfo> shared =
+                 os.InfoOf(kSharedSocket, Links::kFollow);
+             shared.ok() && shared->type == FileType::kSocket) {
     options.address = absl::StrCat("unix:", kSharedSocket);
   }
 
@@ -135,7 +133,7 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
 
   if (auto path = args.Get("token-file")) {
     HPTUNE_ASSIGN_OR_RETURN(std::string token,
-                            ReadWholeFile(*path, "--token-file"));
+                            ReadWholeFile(os, *path, "--token-file"));
     options.token = std::string(absl::StripAsciiWhitespace(token));
     if (options.token.empty()) {
       return absl::InvalidArgumentError(
@@ -146,7 +144,7 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     options.token = std::string(absl::StripAsciiWhitespace(*token));
     options.token_source = "$HPTUNE_TOKEN";
   } else if (absl::StatusOr<std::string> own =
-                 AskIdentity(options.address, options.server_user);
+                 AskIdentity(os, options.address, options.server_user);
              !absl::IsNotFound(own.status())) {
     if (!own.ok()) return own.status();
     options.token = *own;
@@ -154,7 +152,7 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
         absl::StrCat("the identity socket of ", options.address);
   } else if (auto path = DefaultTokenFile(env); path.ok()) {
     std::ostringstream ignored;  // Its mode is the server's to warn about.
-    auto token = ReadTokenFile(*path, ignored);
+    auto token = ReadTokenFile(os, *path, ignored);
     if (token.ok()) {
       options.token = *token;
       options.token_source =
@@ -173,7 +171,8 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     ca_source = "HPTUNE_TLS_CA";
   }
   if (ca) {
-    HPTUNE_ASSIGN_OR_RETURN(options.tls_ca_pem, ReadWholeFile(*ca, ca_source));
+    HPTUNE_ASSIGN_OR_RETURN(options.tls_ca_pem,
+                            ReadWholeFile(os, *ca, ca_source));
     options.tls_ca_path = *ca;
     if (options.tls_ca_pem.find("-----BEGIN CERTIFICATE-----") ==
         std::string::npos) {
@@ -252,11 +251,11 @@ absl::Status CheckServer(const ConnectionOptions& options) {
                          TrustedPeersOf(options.server_user));
 }
 
-absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
+absl::StatusOr<ServerConnection> Connect(Env& os, const ParsedArgs& args,
                                          const EnvLookup& env) {
   ServerConnection connection;
   HPTUNE_ASSIGN_OR_RETURN(connection.options,
-                          ResolveConnectionOptions(args, env));
+                          ResolveConnectionOptions(os, args, env));
   HPTUNE_RETURN_IF_ERROR(CheckServer(connection.options));
   QuietGrpcLogging();
   connection.channel = CreateChannel(connection.options);

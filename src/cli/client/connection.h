@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "hptune/env/env.h"
 #include "src/cli/flags.h"
 
 namespace hptune::cli::client {
@@ -55,7 +56,8 @@ struct ConnectionOptions {
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 };
 
-// The options from `args` (ConnectionFlags) and `env`. InvalidArgument naming
+// The options from `args` (ConnectionFlags) and `env`, the files they name
+// read through `os`. InvalidArgument naming
 // the flag (or variable) and the value: an unreadable or empty token file, an
 // unreadable CA file, an empty address, a timeout that is not a positive
 // number of seconds. A default token file that is missing or unreadable is
@@ -63,7 +65,7 @@ struct ConnectionOptions {
 // says what is missing. FailedPrecondition when an identity socket's
 // listener is not trusted (peer_check.h).
 absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
-    const ParsedArgs& args, const EnvLookup& env);
+    Env& os, const ParsedArgs& args, const EnvLookup& env);
 
 // A channel to options.address: TLS with options.tls_ca_pem as the roots when
 // set, plaintext otherwise. Connects lazily, on the first call.
@@ -95,7 +97,7 @@ struct ServerConnection {
 absl::Status CheckServer(const ConnectionOptions& options);
 
 // ResolveConnectionOptions, CheckServer and CreateChannel.
-absl::StatusOr<ServerConnection> Connect(const ParsedArgs& args,
+absl::StatusOr<ServerConnection> Connect(Env& os, const ParsedArgs& args,
                                          const EnvLookup& env);
 
 }  // namespace hptune::cli::client

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -40,15 +39,12 @@ absl::StatusOr<std::string> ReadAnswer(int fd, const std::string& path) {
 
 }  // namespace
 
-bool IsSocket(const std::string& path) {
-  struct stat info;
-  return ::stat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode);
-}
-
-absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket,
+absl::StatusOr<std::string> AskIdentitySocket(Env& os,
+                                              const std::string& grpc_socket,
                                               const TrustedPeers& trusted) {
   const std::string path = grpc_socket + ".identity";
-  if (!IsSocket(path)) {
+  absl::StatusOr<FileInfo> info = os.InfoOf(path, Links::kFollow);
+  if (!info.ok() || info->type != FileType::kSocket) {
     return absl::NotFoundError(absl::StrCat("no identity socket ", path));
   }
   sockaddr_un address{};

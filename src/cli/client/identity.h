@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 #include "src/cli/client/peer_check.h"
 
 namespace hptune::cli::client {
@@ -15,15 +16,13 @@ namespace hptune::cli::client {
 // given no --server or $HPTUNE_SERVER and it exists.
 inline constexpr char kSharedSocket[] = "/run/hptune/hptune.sock";
 
-// Whether `path` is a Unix socket.
-bool IsSocket(const std::string& path);
-
 // This user's token from the identity socket beside the gRPC socket at
-// `grpc_socket`: NotFound when there is none; Unavailable when it does not
-// answer within 10 seconds; PermissionDenied with the server's reason;
+// `grpc_socket`: NotFound when `os` shows no socket there; Unavailable when it
+// does not answer within 10 seconds; PermissionDenied with the server's reason;
 // FailedPrecondition, having read nothing, when the process listening there
 // is not `trusted` (its answer would choose whom this user's calls act as).
-absl::StatusOr<std::string> AskIdentitySocket(const std::string& grpc_socket,
+absl::StatusOr<std::string> AskIdentitySocket(Env& os,
+                                              const std::string& grpc_socket,
                                               const TrustedPeers& trusted);
 
 }  // namespace hptune::cli::client

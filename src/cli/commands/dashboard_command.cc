@@ -75,7 +75,7 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
   options.env = runtime_options.env;
   ServingCredentials credentials;
   for (auto read : {ReadTlsFlags, ReadTokenFlag}) {
-    if (int code = read(*parsed, "dashboard", credentials, err);
+    if (int code = read(*options.env, *parsed, "dashboard", credentials, err);
         code != kExitOk) {
       return code;
     }

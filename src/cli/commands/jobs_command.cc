@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/commands/jobs/subcommand.h"
@@ -144,7 +145,7 @@ int RunJobsCommand(const std::vector<std::string>& args, std::ostream& out,
     }
     return sub->run(invocation, out, err);
   }
-  auto server = client::Connect(invocation.args, ProcessEnv());
+  auto server = client::Connect(DefaultEnv(), invocation.args, ProcessEnv());
   if (!server.ok()) return FailStatus(server.status(), err);
   invocation.server = *std::move(server);
   invocation.stub = v1::JobService::NewStub(invocation.server.channel);

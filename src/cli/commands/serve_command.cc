@@ -204,7 +204,8 @@ int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
   options.listen_address =
       args.Get("listen").value_or(server::kDefaultListenAddress);
   ServingCredentials credentials;
-  if (int code = ReadTlsFlags(args, "serve", credentials, err);
+  if (int code =
+          ReadTlsFlags(*setup.runtime.env, args, "serve", credentials, err);
       code != kExitOk) {
     return code;
   }
@@ -230,7 +231,8 @@ int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
         dashboard::ParseHttpAddress("http", setup.dashboard.address, tls);
     if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
   }
-  if (int code = ReadTokenFlag(args, "serve", credentials, err);
+  if (int code =
+          ReadTokenFlag(*setup.runtime.env, args, "serve", credentials, err);
       code != kExitOk) {
     return code;
   }

@@ -13,6 +13,7 @@
 #include "hptune/algorithms/importance.h"
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
+#include "hptune/env/env.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"
@@ -108,8 +109,9 @@ absl::StatusOr<StoreContext> Prepare(ParsedArgs args, bool vertex) {
   const bool from_env = !context.args.Has("db") &&
                         !context.args.Has("server") && std::getenv("HPTUNE_DB");
   if (!context.args.Has("db") && !from_env) {
-    HPTUNE_ASSIGN_OR_RETURN(client::ServerConnection server,
-                            client::Connect(context.args, ProcessEnv()));
+    HPTUNE_ASSIGN_OR_RETURN(
+        client::ServerConnection server,
+        client::Connect(DefaultEnv(), context.args, ProcessEnv()));
     context.reader = client::ServerStudyReader(std::move(server));
     return context;
   }
