@@ -92,6 +92,7 @@ class PosixEnv : public Env {
     return absl::OkStatus();
   }
   uint32_t EffectiveUserId() override { return ::geteuid(); }
+  uint32_t EffectiveGroupId() override { return ::getegid(); }
   uint64_t RandomSeed() override {
     uint64_t seed = 0;
     auto* bytes = reinterpret_cast<unsigned char*>(&seed);

@@ -2,11 +2,8 @@
 
 #include <openssl/rand.h>
 #include <pwd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -72,30 +69,32 @@ absl::StatusOr<Caller> ParseUser(std::string_view user) {
 
 }  // namespace
 
-TokenAuthenticator::TokenAuthenticator(std::string token)
+TokenAuthenticator::TokenAuthenticator(std::string token, Env& env)
     : token_(std::move(token)),
-      self_{.uid = ::geteuid(), .gid = ::getegid(), .admin = true} {}
+      self_{.uid = env.EffectiveUserId(),
+            .gid = env.EffectiveGroupId(),
+            .admin = true} {}
 
 absl::Status TokenAuthenticator::LoadUsersFile(
     const std::filesystem::path& path, Env& env) {
   const std::string where = absl::StrCat("users file ", path.string());
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0) {
+  absl::StatusOr<FileInfo> info = env.InfoOf(path, Links::kFollow);
+  if (!info.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where, ": ", std::strerror(errno)));
+        absl::StrCat(where, ": ", info.status().message()));
   }
-  if (info.st_uid != ::geteuid() || (info.st_mode & 077) != 0) {
+  const uint32_t self = env.EffectiveUserId();
+  if (info->owner != self || (info->mode & 077) != 0) {
     return absl::FailedPreconditionError(
-        absl::StrCat(where, " is owned by uid ", info.st_uid, " with mode ",
-                     absl::StrFormat("%04o", info.st_mode & 0777),
+        absl::StrCat(where, " is owned by uid ", info->owner, " with mode ",
+                     absl::StrFormat("%04o", info->mode & 0777),
                      ": it holds every user's token, so it "
                      "must be this server's user's (uid ",
-                     ::geteuid(), ") and readable by no one else (chmod 600)"));
+                     self, ") and readable by no one else (chmod 600)"));
   }
-  if (info.st_size > kMaxUsersFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(where, " has ", info.st_size,
-                                                   " bytes, more than ",
-                                                   kMaxUsersFileBytes));
+  if (info->size > kMaxUsersFileBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " has ", info->size, " bytes, more than ", kMaxUsersFileBytes));
   }
   HPTUNE_ASSIGN_OR_RETURN(const std::string contents, env.ReadFile(path));
   std::map<std::string, Caller> users;

@@ -43,10 +43,10 @@ struct Caller {
 
 class TokenAuthenticator {
  public:
-  // `token`: the server's own. An empty one accepts every call as the
-  // server's user (an embedder's explicit choice:
-  // ServerOptions::allow_unauthenticated).
-  explicit TokenAuthenticator(std::string token);
+  // `token`: the server's own, which acts as `env`'s user and group. An
+  // empty one accepts every call as the server's user (an embedder's
+  // explicit choice: ServerOptions::allow_unauthenticated).
+  TokenAuthenticator(std::string token, Env& env);
 
   bool enabled() const { return !token_.empty(); }
 

@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -39,7 +38,7 @@ std::filesystem::path IdentitySocketPath(
 }
 
 absl::StatusOr<std::unique_ptr<IdentitySocket>> IdentitySocket::Start(
-    const std::filesystem::path& path, TokenAuthenticator& auth) {
+    const std::filesystem::path& path, TokenAuthenticator& auth, Env& env) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.string().size() >= sizeof(address.sun_path)) {
@@ -51,13 +50,13 @@ absl::StatusOr<std::unique_ptr<IdentitySocket>> IdentitySocket::Start(
   const int fd =
       ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return SocketError(path, "cannot create");
-  struct stat info;
-  if (::lstat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode)) {
-    ::unlink(path.c_str());
+  if (absl::StatusOr<FileType> type = env.TypeOf(path);
+      type.ok() && *type == FileType::kSocket) {
+    (void)env.Remove(path);
   }
   // Anyone may connect: the kernel says who did.
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::chmod(path.c_str(), 0666) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+      !env.SetPermissions(path, 0666).ok() || ::listen(fd, SOMAXCONN) != 0) {
     absl::Status error = SocketError(path, "cannot listen");
     ::close(fd);
     return error;
@@ -69,15 +68,17 @@ absl::StatusOr<std::unique_ptr<IdentitySocket>> IdentitySocket::Start(
     return error;
   }
   return std::unique_ptr<IdentitySocket>(
-      new IdentitySocket(path, fd, stop, auth));
+      new IdentitySocket(path, fd, stop, auth, env));
 }
 
 IdentitySocket::IdentitySocket(std::filesystem::path path, int listen_fd,
-                               int stop_fd, TokenAuthenticator& auth)
+                               int stop_fd, TokenAuthenticator& auth, Env& env)
     : path_(std::move(path)),
       listen_fd_(listen_fd),
       stop_fd_(stop_fd),
       auth_(auth),
+      env_(env),
+      server_uid_(env.EffectiveUserId()),
       thread_([this] { Serve(); }) {}
 
 IdentitySocket::~IdentitySocket() {
@@ -86,7 +87,7 @@ IdentitySocket::~IdentitySocket() {
   thread_.join();
   ::close(listen_fd_);
   ::close(stop_fd_);
-  ::unlink(path_.c_str());
+  (void)env_.Remove(path_);
 }
 
 void IdentitySocket::Serve() {
@@ -112,9 +113,9 @@ void IdentitySocket::Answer(int connection) {
   }
   // A server that is not root runs every job as itself: only its own user
   // may use it.
-  if (::geteuid() != 0 && peer.uid != ::geteuid()) {
+  if (server_uid_ != 0 && peer.uid != server_uid_) {
     SendLine(connection, absl::StrCat("error this server runs as ",
-                                      DescribeUser(::geteuid()),
+                                      DescribeUser(server_uid_),
                                       " and serves that user only\n"));
     return;
   }

@@ -14,11 +14,13 @@
 #ifndef HPTUNE_SRC_SERVER_IDENTITY_SOCKET_H_
 #define HPTUNE_SRC_SERVER_IDENTITY_SOCKET_H_
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 #include "src/server/auth.h"
 
 namespace hptune::server {
@@ -30,15 +32,16 @@ std::filesystem::path IdentitySocketPath(
 class IdentitySocket {
  public:
   // Listens on `path`, replacing a socket file left there (the server's
-  // lock on its database says no other server of it lives). Errors name the
-  // path.
+  // lock on its database says no other server of it lives). The socket's
+  // file and the server's user are `env`'s, which must outlive the socket.
+  // Errors name the path.
   static absl::StatusOr<std::unique_ptr<IdentitySocket>> Start(
-      const std::filesystem::path& path, TokenAuthenticator& auth);
+      const std::filesystem::path& path, TokenAuthenticator& auth, Env& env);
   ~IdentitySocket();
 
  private:
   IdentitySocket(std::filesystem::path path, int listen_fd, int stop_fd,
-                 TokenAuthenticator& auth);
+                 TokenAuthenticator& auth, Env& env);
   void Serve();
   void Answer(int connection);
 
@@ -46,6 +49,8 @@ class IdentitySocket {
   const int listen_fd_;
   const int stop_fd_;  // An eventfd: readable once destruction begins.
   TokenAuthenticator& auth_;
+  Env& env_;
+  const uint32_t server_uid_;  // Env::EffectiveUserId.
   std::thread thread_;
 };
 

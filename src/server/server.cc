@@ -42,7 +42,7 @@ constexpr int kIdleHandlerThreads = 32;
 class HptuneServer::Impl {
  public:
   explicit Impl(ServerOptions options)
-      : options_(std::move(options)), auth_(options_.token) {}
+      : options_(std::move(options)), auth_(options_.token, *options_.env) {}
 
   absl::Status Start() {
     // Debian builds Abseil without NDEBUG, so every absl::Mutex that gRPC
@@ -241,7 +241,8 @@ class HptuneServer::Impl {
     }
     HPTUNE_ASSIGN_OR_RETURN(
         identity_,
-        IdentitySocket::Start(IdentitySocketPath(options_.socket_path), auth_));
+        IdentitySocket::Start(IdentitySocketPath(options_.socket_path), auth_,
+                              *options_.env));
     return absl::OkStatus();
   }
 

@@ -41,7 +41,7 @@ struct World {
   World()
       : engine(store, hptune::SystemClock()),
         answers(store),
-        auth(""),
+        auth("", hptune::DefaultEnv()),
         access(store, {}, hptune::DefaultEnv()),
         service(engine, answers, auth, access,
                 hptune::server::kDefaultTrialLeaseSeconds) {

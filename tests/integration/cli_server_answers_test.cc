@@ -219,7 +219,7 @@ class CliServerAnswersTest : public ::testing::Test {
   std::unique_ptr<read::CachedStudyAnswers> answers_;
   std::unique_ptr<launch::LocalLauncher> launcher_;
   std::unique_ptr<jobs::JobManager> jobs_;
-  server::TokenAuthenticator auth_{kToken};
+  server::TokenAuthenticator auth_{kToken, DefaultEnv()};
   std::unique_ptr<server::JobAccess> access_;
   std::unique_ptr<server::UserQuotas> quotas_;
   std::unique_ptr<server::StudyService> studies_;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "hptune/env/env_wrapper.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -18,13 +19,13 @@ using ::hptune_testing::IsOkAndHolds;
 using ::hptune_testing::StatusIs;
 
 TEST(TokenAuthenticatorTest, WithoutTokenEverythingPasses) {
-  TokenAuthenticator auth("");
+  TokenAuthenticator auth("", DefaultEnv());
   EXPECT_FALSE(auth.enabled());
   EXPECT_TRUE(auth.CheckHeader("").ok());
 }
 
 TEST(TokenAuthenticatorTest, ChecksTheBearerToken) {
-  TokenAuthenticator auth("abc123");
+  TokenAuthenticator auth("abc123", DefaultEnv());
   EXPECT_TRUE(auth.CheckHeader("Bearer abc123").ok());
   grpc::Status missing = auth.CheckHeader("");
   EXPECT_EQ(missing.error_code(), grpc::StatusCode::UNAUTHENTICATED);
@@ -51,7 +52,7 @@ std::string UsersFile(const std::string& text, int mode = 0600) {
 const std::string kAliceToken(32, 'a');
 
 TEST(TokenAuthenticatorTest, UsersFileTokensActAsTheirUsers) {
-  TokenAuthenticator auth("server-token");
+  TokenAuthenticator auth("server-token", DefaultEnv());
   ASSERT_OK(auth.LoadUsersFile(
       UsersFile("# who  token\n\n  1234 " + kAliceToken + "\n"), DefaultEnv()));
   ASSERT_OK_AND_ASSIGN(Caller alice,
@@ -69,7 +70,7 @@ TEST(TokenAuthenticatorTest, UsersFileTokensActAsTheirUsers) {
 
 TEST(TokenAuthenticatorTest, UsersFileMistakesNameTheFileAndLine) {
   using ::testing::HasSubstr;
-  TokenAuthenticator auth("server-token");
+  TokenAuthenticator auth("server-token", DefaultEnv());
   auto load = [&](const std::string& text, int mode = 0600) {
     return auth.LoadUsersFile(UsersFile(text, mode), DefaultEnv());
   };
@@ -96,7 +97,7 @@ TEST(TokenAuthenticatorTest, UsersFileMistakesNameTheFileAndLine) {
 }
 
 TEST(TokenAuthenticatorTest, TokenForGivesEachUserOneTokenOfTheirOwn) {
-  TokenAuthenticator auth("server-token");
+  TokenAuthenticator auth("server-token", DefaultEnv());
   ASSERT_OK_AND_ASSIGN(std::string first, auth.TokenFor(4321, 99));
   ASSERT_OK_AND_ASSIGN(std::string again, auth.TokenFor(4321, 99));
   ASSERT_OK_AND_ASSIGN(std::string other, auth.TokenFor(4322, 99));
@@ -109,6 +110,30 @@ TEST(TokenAuthenticatorTest, TokenForGivesEachUserOneTokenOfTheirOwn) {
   EXPECT_FALSE(caller.admin);
   // The server's own user could read its token file anyway.
   EXPECT_THAT(auth.TokenFor(geteuid(), getegid()),
+              IsOkAndHolds(std::string("server-token")));
+}
+
+// A server whose user the Env names (here not the one that owns the file):
+// the users file is refused as another user's, and the server's own token
+// acts as that user and group.
+TEST(TokenAuthenticatorTest, TheServersUserIsTheEnvs) {
+  class AnotherUser : public EnvWrapper {
+   public:
+    AnotherUser() : EnvWrapper(DefaultEnv()) {}
+    uint32_t EffectiveUserId() override { return 4242; }
+    uint32_t EffectiveGroupId() override { return 4343; }
+  };
+  AnotherUser env;
+  TokenAuthenticator auth("server-token", env);
+  EXPECT_THAT(auth.LoadUsersFile(UsersFile("1234 " + kAliceToken + "\n"), env),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       ::testing::HasSubstr(
+                           "must be this server's user's (uid 4242)")));
+  ASSERT_OK_AND_ASSIGN(Caller admin,
+                       auth.IdentifyHeader("Bearer server-token"));
+  EXPECT_EQ(admin.uid, 4242u);
+  EXPECT_EQ(admin.gid, 4343u);
+  EXPECT_THAT(auth.TokenFor(4242, 4343),
               IsOkAndHolds(std::string("server-token")));
 }
 

@@ -86,9 +86,11 @@ class FakeEnv : public Env {
   // A directory's mode stays 0700.
   [[nodiscard]] absl::Status SetPermissions(const std::filesystem::path& path,
                                             int mode) override;
-  // This process's, unless a test sets `uid`.
+  // This process's, unless a test sets `uid` or `gid`.
   uint32_t EffectiveUserId() override { return uid; }
+  uint32_t EffectiveGroupId() override { return gid; }
   uint32_t uid = ::geteuid();
+  uint32_t gid = ::getegid();
   // The same sequence in every FakeEnv (splitmix64 of a count), so a test
   // of what is seeded is reproducible.
   uint64_t RandomSeed() override;

@@ -192,6 +192,8 @@ class Env {
   // The user this process acts as (its effective uid): 0 for a root
   // server, which runs other users' jobs as them.
   virtual uint32_t EffectiveUserId() = 0;
+  // Its effective gid: the group of what the server's own token acts as.
+  virtual uint32_t EffectiveGroupId() = 0;
 
   // 64 bits no one can predict (the system's entropy source): the seed of
   // a study created without one.

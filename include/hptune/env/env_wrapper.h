@@ -93,6 +93,7 @@ class EnvWrapper : public Env {
     return target_.SetPermissions(path, mode);
   }
   uint32_t EffectiveUserId() override { return target_.EffectiveUserId(); }
+  uint32_t EffectiveGroupId() override { return target_.EffectiveGroupId(); }
   uint64_t RandomSeed() override { return target_.RandomSeed(); }
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
