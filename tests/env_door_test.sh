@@ -24,11 +24,12 @@ code_only() { grep -vE '^[^:]+:[0-9]+:[[:space:]]*(//|\*)'; }
 
 # A direct call: the clock, a sleep, a file or directory operation (POSIX
 # or std::filesystem, streams on files), permissions, process and user ids,
-# entropy. Method calls (x.open(), p->read()) and names that merely end so
-# (Thread(), ReadNew()) do not match.
+# entropy. A local alias of a std::chrono clock counts as a call: it is
+# there to call now(). Method calls (x.open(), p->read()) and names that
+# merely end so (Thread(), ReadNew()) do not match.
 posix='open|openat|close|pread|pwrite|stat|fstat|lstat|fstatat|statx|statfs|fstatfs|rename|renameat|link|linkat|symlink|symlinkat|unlink|unlinkat|mkdir|mkdirat|rmdir|chmod|fchmod|chown|fchown|lchown|fsync|fdatasync|truncate|ftruncate|access|faccessat|readlink|realpath|opendir|fopen|mkstemp|mkdtemp|poll|ppoll|epoll_wait|getpid|getppid|getuid|geteuid|getgid|getegid|getrandom|arc4random|rand|srand|time|clock_gettime|gettimeofday|nanosleep|usleep|sleep'
 fsops='exists|remove|remove_all|rename|create_directory|create_directories|file_size|is_[a-z_]+|status|symlink_status|canonical|weakly_canonical|absolute|permissions|directory_iterator|recursive_directory_iterator|last_write_time|temp_directory_path|current_path|copy|copy_file|resize_file|space|read_symlink'
-pattern="(system|steady|high_resolution|utc|tai|gps|file)_clock::now|sleep_for|sleep_until|random_device|std::[io]?fstream|std::filesystem::($fsops)\b|(^|[^A-Za-z0-9_.>:])(::)?($posix)\(|::($posix)\(|(^|[^A-Za-z0-9_.>:])(::)?(read|write)\([^\"*]"
+pattern="(system|steady|high_resolution|utc|tai|gps|file)_clock::now|using [A-Za-z_]+ = std::chrono::[a-z_]+_clock\\b|sleep_for|sleep_until|random_device|std::[io]?fstream|std::filesystem::($fsops)\b|(^|[^A-Za-z0-9_.>:])(::)?($posix)\(|::($posix)\(|(^|[^A-Za-z0-9_.>:])(::)?(read|write)\([^\"*]"
 counts=$(grep -rnE "$pattern" src include --include='*.cc' --include='*.h' |
   grep -vE '^(src/env/|include/hptune/env/)' | code_only |
   cut -d: -f1 | sort | uniq -c | awk '{print $2, $1}')

@@ -10,6 +10,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 #include "src/api/grpc_status.h"
 #include "src/cli/client/identity.h"
@@ -69,7 +70,7 @@ absl::StatusOr<std::string> AskIdentity(Env& os, const std::string& address,
   }
   std::string path = address.substr(5);
   if (path.starts_with("//")) path = path.substr(2);  // unix:///abs
-  return AskIdentitySocket(os, path, TrustedPeersOf(server_user));
+  return AskIdentitySocket(os, path, TrustedPeersOf(os, server_user));
 }
 
 // --server-user, else $HPTUNE_SERVER_USER, else none.
@@ -117,6 +118,7 @@ const char kConnectionHelp[] =
 absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
     Env& os, const ParsedArgs& args, const EnvLookup& env) {
   ConnectionOptions options;
+  options.env = &os;
   if (auto server = args.Get("server")) {
     HPTUNE_RETURN_IF_ERROR(CheckAddress("--server", *server));
     options.address = *server;
@@ -247,8 +249,11 @@ absl::Status ServerConnection::ToStatus(const grpc::Status& status) const {
 }
 
 absl::Status CheckServer(const ConnectionOptions& options) {
-  return CheckServerPeer(options.address, !options.tls_ca_pem.empty(),
-                         TrustedPeersOf(options.server_user));
+  HPTUNE_CHECK(options.env != nullptr,
+               "ConnectionOptions::env is set by ResolveConnectionOptions");
+  return CheckServerPeer(*options.env, options.address,
+                         !options.tls_ca_pem.empty(),
+                         TrustedPeersOf(*options.env, options.server_user));
 }
 
 absl::StatusOr<ServerConnection> Connect(Env& os, const ParsedArgs& args,

@@ -54,6 +54,9 @@ struct ConnectionOptions {
   // Besides root and this user, whom the client lets serve it.
   std::optional<uid_t> server_user;
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
+  // What the checks of the server and the waits between reconnections go
+  // through: the Env given to ResolveConnectionOptions.
+  Env* env = nullptr;
 };
 
 // The options from `args` (ConnectionFlags) and `env`, the files they name

@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -12,7 +11,6 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -47,30 +45,30 @@ absl::Status Refusal(const std::string& where, const std::string& holder,
 
 // The owner of the socket file at `path` (of its target when a link),
 // which must be trusted; OK when there is no file.
-absl::Status CheckSocketFileOwner(const std::string& path,
+absl::Status CheckSocketFileOwner(Env& os, const std::string& path,
                                   const TrustedPeers& trusted) {
-  struct stat info {};
+  absl::StatusOr<FileInfo> info = os.InfoOf(path, Links::kNotFollowed);
+  if (!info.ok()) return absl::OkStatus();
   std::string file = path;
-  if (::lstat(file.c_str(), &info) != 0) return absl::OkStatus();
-  if (S_ISLNK(info.st_mode)) {
+  if (info->type == FileType::kLink) {
+    info = os.InfoOf(path, Links::kFollow);
+    if (!info.ok()) return absl::OkStatus();  // Dangling: nothing to talk to.
+    // Named as resolved in the refusal: the file whose owner is refused.
     char target[PATH_MAX];
-    if (::realpath(path.c_str(), target) == nullptr ||
-        ::lstat(target, &info) != 0) {
-      return absl::OkStatus();  // A dangling link: nothing to talk to.
-    }
-    file = target;
+    if (::realpath(path.c_str(), target) != nullptr) file = target;
   }
-  if (trusted.Trusts(info.st_uid)) return absl::OkStatus();
+  if (trusted.Trusts(info->owner)) return absl::OkStatus();
   return Refusal(absl::StrCat("unix:", path),
                  absl::StrCat("the socket file ", file, " belongs to"),
-                 info.st_uid, trusted);
+                 info->owner, trusted);
 }
 
 // The socket file's owner, then the listener's credentials on a probe
 // connection. Nothing listening: OK.
-absl::Status CheckUnixServer(const std::string& path,
+absl::Status CheckUnixServer(Env& os, const std::string& path,
                              const TrustedPeers& trusted) {
-  if (absl::Status owner = CheckSocketFileOwner(path, trusted); !owner.ok()) {
+  if (absl::Status owner = CheckSocketFileOwner(os, path, trusted);
+      !owner.ok()) {
     return owner;
   }
   sockaddr_un address{};
@@ -136,10 +134,11 @@ constexpr char kListenState[] = "0A";
 
 // The owners of the sockets listening on `port` that a loopback connection
 // reaches, from `table` (/proc/net/tcp's format). False when unreadable.
-bool AppendListenerUids(const std::string& table, int port,
+bool AppendListenerUids(Env& os, const std::string& table, int port,
                         std::vector<uid_t>* uids) {
-  std::ifstream in(table);
-  if (!in) return false;
+  absl::StatusOr<std::string> text = os.ReadFile(table);
+  if (!text.ok()) return false;
+  std::istringstream in(*text);
   std::string line;
   std::getline(in, line);  // The header.
   while (std::getline(in, line)) {
@@ -162,16 +161,17 @@ bool AppendListenerUids(const std::string& table, int port,
   return true;
 }
 
-absl::Status CheckLoopbackListener(const std::string& address, int port,
-                                   const TrustedPeers& trusted) {
+absl::Status CheckLoopbackListener(Env& os, const std::string& address,
+                                   int port, const TrustedPeers& trusted) {
   std::vector<uid_t> uids;
-  if (!AppendListenerUids("/proc/net/tcp", port, &uids)) {
+  if (!AppendListenerUids(os, "/proc/net/tcp", port, &uids)) {
     return absl::FailedPreconditionError(
         absl::StrCat("refusing to send a token to ", address,
                      ": cannot tell who listens on port ", port,
                      " (/proc/net/tcp is unreadable); talk TLS with --tls-ca"));
   }
-  AppendListenerUids("/proc/net/tcp6", port, &uids);  // Absent without IPv6.
+  AppendListenerUids(os, "/proc/net/tcp6", port,
+                     &uids);  // Absent without IPv6.
   for (uid_t uid : uids) {
     if (!trusted.Trusts(uid)) {
       return Refusal(address, absl::StrCat("port ", port, " is listened on by"),
@@ -197,8 +197,8 @@ std::string TrustedPeers::Describe() const {
   return text;
 }
 
-TrustedPeers TrustedPeersOf(std::optional<uid_t> server_user) {
-  return TrustedPeers{.self = ::geteuid(), .server_user = server_user};
+TrustedPeers TrustedPeersOf(Env& os, std::optional<uid_t> server_user) {
+  return TrustedPeers{.self = os.EffectiveUserId(), .server_user = server_user};
 }
 
 std::string DescribeUid(uid_t uid) {
@@ -240,16 +240,16 @@ absl::Status CheckUnixPeer(int fd, const std::string& path,
       peer.uid, trusted);
 }
 
-absl::Status CheckServerPeer(const std::string& address, bool tls,
+absl::Status CheckServerPeer(Env& os, const std::string& address, bool tls,
                              const TrustedPeers& trusted) {
   if (address.starts_with("unix:")) {
     std::string path = address.substr(5);
     if (path.starts_with("//")) path = path.substr(2);  // unix:///abs
-    return CheckUnixServer(path, trusted);
+    return CheckUnixServer(os, path, trusted);
   }
   int port = 0;
   if (tls || !LoopbackPort(address, &port)) return absl::OkStatus();
-  return CheckLoopbackListener(address, port, trusted);
+  return CheckLoopbackListener(os, address, port, trusted);
 }
 
 }  // namespace hptune::cli::client

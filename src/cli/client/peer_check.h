@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 
 namespace hptune::cli::client {
 
@@ -33,8 +34,8 @@ struct TrustedPeers {
   std::string Describe() const;
 };
 
-// This process's user, and server_user.
-TrustedPeers TrustedPeersOf(std::optional<uid_t> server_user);
+// `os`'s user, and server_user.
+TrustedPeers TrustedPeersOf(Env& os, std::optional<uid_t> server_user);
 
 // A user name or uid, for --server-user; InvalidArgument naming `source`
 // when it is neither.
@@ -53,7 +54,9 @@ absl::Status CheckUnixPeer(int fd, const std::string& path,
 // nothing listens there (the call then fails on its own, and is checked
 // again before a retry); FailedPrecondition naming the address and who holds
 // it otherwise.
-absl::Status CheckServerPeer(const std::string& address, bool tls,
+// The socket file's owner and the tables of listeners are read through
+// `os`.
+absl::Status CheckServerPeer(Env& os, const std::string& address, bool tls,
                              const TrustedPeers& trusted);
 
 }  // namespace hptune::cli::client

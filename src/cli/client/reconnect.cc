@@ -1,7 +1,6 @@
 #include "src/cli/client/reconnect.h"
 
 #include <algorithm>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -45,7 +44,7 @@ bool Reconnector::Retry(grpc::Status& status) {
   }
   const std::string why = absl::StrCat(StatusCodeName(status.error_code()),
                                        ": ", status.error_message());
-  const Clock::time_point now = Clock::now();
+  const MonotonicTime now = server_.options.env->MonotonicNow();
   if (!lost_) {
     lost_ = true;
     lost_since_ = now;
@@ -61,7 +60,7 @@ bool Reconnector::Retry(grpc::Status& status) {
                      " s (--reconnect-seconds); last error: ", why));
     return false;
   }
-  std::this_thread::sleep_for(delay_);
+  server_.options.env->SleepFor(delay_);
   delay_ = std::min(2 * delay_, kLongestRetryDelay);
   // Whoever listens now gets the token with the call: during a restart it
   // may be another user's process.

@@ -47,15 +47,13 @@ class Reconnector {
   bool Retry(grpc::Status& status);
 
  private:
-  using Clock = std::chrono::steady_clock;
-
   const ServerConnection& server_;
   std::chrono::seconds window_;
   std::ostream& notices_;
   std::string what_;
   bool answered_ = false;  // The server has answered this command.
   bool lost_ = false;
-  Clock::time_point lost_since_;
+  MonotonicTime lost_since_;  // On the connection's Env.
   std::chrono::milliseconds delay_;
 };
 
