@@ -13,6 +13,13 @@ absl::StatusOr<FileType> Env::TypeOf(const std::filesystem::path& path) {
   return info.type;
 }
 
+absl::StatusOr<std::filesystem::path> Env::Absolute(
+    const std::filesystem::path& path) {
+  if (path.is_absolute()) return path;
+  HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path dir, WorkingDirectory());
+  return dir / path;
+}
+
 absl::StatusOr<FileChunk> Env::ReadFileChunk(const std::filesystem::path& path,
                                              int64_t offset, int64_t max_bytes,
                                              std::string_view what) {

@@ -84,6 +84,15 @@ class PosixEnv : public Env {
       const std::filesystem::path& dir) override {
     return hptune::CreatePrivateDirectories(dir);
   }
+  absl::StatusOr<std::filesystem::path> WorkingDirectory() override {
+    std::error_code error;
+    std::filesystem::path dir = std::filesystem::current_path(error);
+    if (error) {
+      return internal::ErrnoError("cannot tell the working directory", ".",
+                                  error.value());
+    }
+    return dir;
+  }
   absl::Status SetPermissions(const std::filesystem::path& path,
                               int mode) override {
     if (::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) {

@@ -150,5 +150,16 @@ TEST(DefaultEnvFilesTest, LinksAreNeitherFollowedNorRead) {
               IsOkAndHolds(FileType::kLink));
 }
 
+TEST(EnvWorkingDirectoryTest, RelativePathsAreTakenFromIt) {
+  testing::FakeEnv fake;
+  fake.working_directory = "/home/u";
+  EXPECT_THAT(fake.Absolute("runs/a"),
+              IsOkAndHolds(std::filesystem::path("/home/u/runs/a")));
+  EXPECT_THAT(fake.Absolute("/srv/b"),
+              IsOkAndHolds(std::filesystem::path("/srv/b")));
+  EXPECT_THAT(DefaultEnv().Absolute("c"),
+              IsOkAndHolds(std::filesystem::current_path() / "c"));
+}
+
 }  // namespace
 }  // namespace hptune

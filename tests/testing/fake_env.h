@@ -83,6 +83,11 @@ class FakeEnv : public Env {
       const std::filesystem::path& dir) override;
   [[nodiscard]] absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) override;
+  // `working_directory`, which a test may set.
+  absl::StatusOr<std::filesystem::path> WorkingDirectory() override {
+    return working_directory;
+  }
+  std::filesystem::path working_directory = "/";
   // A directory's mode stays 0700.
   [[nodiscard]] absl::Status SetPermissions(const std::filesystem::path& path,
                                             int mode) override;

@@ -185,6 +185,13 @@ class Env {
   // As the free CreatePrivateDirectories below.
   [[nodiscard]] virtual absl::Status CreatePrivateDirectories(
       const std::filesystem::path& dir) = 0;
+  // The directory relative paths are taken from (getcwd(3)); the system's
+  // reason when it is gone.
+  virtual absl::StatusOr<std::filesystem::path> WorkingDirectory() = 0;
+  // `path` made absolute against WorkingDirectory(), as
+  // std::filesystem::absolute does: neither normalised nor resolved.
+  absl::StatusOr<std::filesystem::path> Absolute(
+      const std::filesystem::path& path);
   // Sets the permission bits of `path` (chmod(2): a link is followed). The
   // system's reason, naming the path, on failure.
   [[nodiscard]] virtual absl::Status SetPermissions(

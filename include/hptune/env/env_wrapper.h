@@ -88,6 +88,9 @@ class EnvWrapper : public Env {
       const std::filesystem::path& dir) override {
     return target_.CreatePrivateDirectories(dir);
   }
+  absl::StatusOr<std::filesystem::path> WorkingDirectory() override {
+    return target_.WorkingDirectory();
+  }
   [[nodiscard]] absl::Status SetPermissions(const std::filesystem::path& path,
                                             int mode) override {
     return target_.SetPermissions(path, mode);

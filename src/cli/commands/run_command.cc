@@ -132,8 +132,9 @@ absl::Status CheckStoppingRuleKnown(const JobSpec& job, bool from_flag) {
 // Applies the flags that override the config, as `jobs submit` does, and
 // checks the result as a config.
 absl::Status ApplyFlags(const ParsedArgs& args, JobSpec& job) {
-  HPTUNE_RETURN_IF_ERROR(
-      ApplyOverrides(args, std::filesystem::current_path(), job));
+  HPTUNE_ASSIGN_OR_RETURN(const std::filesystem::path working_dir,
+                          DefaultEnv().WorkingDirectory());
+  HPTUNE_RETURN_IF_ERROR(ApplyOverrides(args, working_dir, job));
   HPTUNE_ASSIGN_OR_RETURN(job, CheckOverriddenJob(job, /*from_config=*/true));
   return CheckStoppingRuleKnown(job, args.Has("early-stopping"));
 }
@@ -184,8 +185,9 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
   const std::string job_id =
       args.Get("job-id").value_or(DefaultJobId(config, DefaultEnv().Now()));
   HPTUNE_ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(config, job_id));
-  ResolveConfigPaths(std::filesystem::absolute(config).parent_path(),
-                     loaded.job);
+  HPTUNE_ASSIGN_OR_RETURN(const std::filesystem::path config_path,
+                          DefaultEnv().Absolute(config));
+  ResolveConfigPaths(config_path.parent_path(), loaded.job);
   HPTUNE_RETURN_IF_ERROR(ApplyFlags(args, loaded.job));
   std::string python_line =
       ChoosePythonInterpreter(loaded.job, std::getenv("VIRTUAL_ENV"));

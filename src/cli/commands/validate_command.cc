@@ -23,6 +23,7 @@
 #include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
 #include "hptune/core/time.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
@@ -387,7 +388,8 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
         << (result.errors.size() == 1 ? " error" : " errors") << "\n";
     return kExitInvalid;
   }
-  ResolveConfigPaths(std::filesystem::absolute(path).parent_path(),
+  // Without a working directory the paths stay as written.
+  ResolveConfigPaths(DefaultEnv().Absolute(path).value_or(path).parent_path(),
                      *result.job);
   // What `hptune run` would refuse on this machine before launching.
   // A master in a container has no host trainer to check.

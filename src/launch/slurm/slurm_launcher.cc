@@ -272,9 +272,10 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
       ComponentsOf(launch, job, options_.catalogue, options_.gpu_types);
   const std::filesystem::path trial_dir =
       launch.replicas.front().log_path.parent_path();
-  HPTUNE_ASSIGN_OR_RETURN(
-      std::filesystem::path dir,
-      NewAttemptDir(std::filesystem::absolute(trial_dir) / "slurm"));
+  HPTUNE_ASSIGN_OR_RETURN(const std::filesystem::path absolute_trial_dir,
+                          options_.env->Absolute(trial_dir));
+  HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path dir,
+                          NewAttemptDir(absolute_trial_dir / "slurm"));
   // A container replica's step runs `podman run` on its node; the task
   // script's environment, node addresses in place, is what podman passes.
   TrialLaunch wrapped = launch;
@@ -341,8 +342,10 @@ void SlurmLauncher::EndJob(const std::string& job_id) { pool_->EndJob(job_id); }
 void SlurmLauncher::StopLeftovers(const std::filesystem::path& job_runs_dir,
                                   std::chrono::milliseconds grace) {
   (void)grace;
-  std::filesystem::path dir =
-      std::filesystem::absolute(job_runs_dir).lexically_normal();
+  absl::StatusOr<std::filesystem::path> absolute =
+      options_.env->Absolute(job_runs_dir);
+  if (!absolute.ok()) return;  // No working directory: no runs to find.
+  std::filesystem::path dir = absolute->lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
   auto out = RunSlurm(
       {"squeue", "-h",

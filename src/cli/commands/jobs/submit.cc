@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "hptune/env/env.h"
 #include "src/api/conversion.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/proto_convert.h"
@@ -74,9 +75,12 @@ constexpr char kSubmitExample[] =
 
 int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
-  auto submission = client::BuildSubmission(job_id, c.args.Get("config"),
-                                            c.args, std::move(c.slurm_flags),
-                                            std::filesystem::current_path());
+  absl::StatusOr<std::filesystem::path> working_dir =
+      DefaultEnv().WorkingDirectory();
+  if (!working_dir.ok()) return FailStatus(working_dir.status(), err);
+  auto submission =
+      client::BuildSubmission(job_id, c.args.Get("config"), c.args,
+                              std::move(c.slurm_flags), *working_dir);
   if (!submission.ok()) return FailStatus(submission.status(), err);
   v1::SubmitJobRequest request;
   request.set_job_id(job_id);
