@@ -5,9 +5,10 @@
 //             deadline and timeout, which a set wall clock must not move;
 //   waiting   SleepFor, and WaitForReadable on descriptors (a replica's
 //             pidfd becomes readable when it exits);
-//   files     reading, atomic writes, rename, remove, type, listing,
-//             private directories and permissions;
-//   identity  the user the process acts as (EffectiveUserId);
+//   files     reading, atomic writes, rename, remove, type and owner,
+//             listing, private directories, permissions, and the working
+//             directory relative paths are taken from;
+//   identity  the user and group the process acts as;
 //   entropy   seeds nobody chose (RandomSeed: a study's without spec.seed).
 //
 // The engine, the job runner, take-over, the server, the dashboard and the
