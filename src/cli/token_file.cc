@@ -61,7 +61,8 @@ absl::StatusOr<std::string> ReadTokenFile(Env& env, const std::string& path,
     return too_big;
   }
   // A pipe (--token-file <(...)) has no size to check first.
-  absl::StatusOr<std::string> text = env.ReadFile(path);
+  absl::StatusOr<std::string> text =
+      env.ReadFileHead(path, kMaxTokenFileBytes + 1);
   if (!text.ok()) {
     return absl::NotFoundError(
         absl::StrCat("token file \"", path, "\": cannot be read"));

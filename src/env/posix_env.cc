@@ -55,6 +55,10 @@ class PosixEnv : public Env {
       const std::filesystem::path& path) override {
     return internal::ReadPosixFile(path);
   }
+  absl::StatusOr<std::string> ReadFileHead(const std::filesystem::path& path,
+                                           int64_t max_bytes) override {
+    return internal::ReadPosixFile(path, max_bytes);
+  }
   absl::Status WriteFileAtomically(const std::filesystem::path& path,
                                    std::string_view contents, int mode,
                                    Durability durability) override {

@@ -103,13 +103,16 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
       fd, static_cast<uint64_t>(info.st_size), path.string());
 }
 
-absl::StatusOr<std::string> ReadPosixFile(const std::filesystem::path& path) {
+absl::StatusOr<std::string> ReadPosixFile(const std::filesystem::path& path,
+                                          int64_t max_bytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoError("cannot open", path, errno);
   std::string contents;
   char buffer[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+  while (static_cast<int64_t>(contents.size()) < max_bytes) {
+    const size_t want = static_cast<size_t>(std::min<int64_t>(
+        sizeof(buffer), max_bytes - static_cast<int64_t>(contents.size())));
+    ssize_t n = ::read(fd, buffer, want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int read_errno = errno;

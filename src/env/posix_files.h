@@ -4,7 +4,9 @@
 #ifndef HPTUNE_SRC_ENV_POSIX_FILES_H_
 #define HPTUNE_SRC_ENV_POSIX_FILES_H_
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -22,7 +24,10 @@ absl::Status ErrnoError(std::string_view what,
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenPosixFile(
     const std::filesystem::path& path, std::string_view what);
-absl::StatusOr<std::string> ReadPosixFile(const std::filesystem::path& path);
+// The whole file, or its first `max_bytes` bytes when it is longer.
+absl::StatusOr<std::string> ReadPosixFile(
+    const std::filesystem::path& path,
+    int64_t max_bytes = std::numeric_limits<int64_t>::max());
 absl::Status WritePosixFileAtomically(const std::filesystem::path& path,
                                       std::string_view contents, int mode,
                                       Durability durability);

@@ -123,6 +123,34 @@ TEST(ReadTokenFileTest, TrimsWhitespaceAndRejectsEmptyHugeOrMissing) {
                        "token file \"" + dir + "/none\": cannot be read"));
 }
 
+// A device or a pipe has no size to check first: it is read only as far
+// as the limit, so an endless one is refused, not read forever.
+TEST(ReadTokenFileTest, AnEndlessFileIsRefusedAtTheLimit) {
+  // Reading a file whole is the bug this catches; it must not run the
+  // machine out of memory when it is there, so it reads a bounded stand-in.
+  class BoundedReads : public EnvWrapper {
+   public:
+    using EnvWrapper::EnvWrapper;
+    absl::StatusOr<std::string> ReadFile(
+        const std::filesystem::path& path) override {
+      ADD_FAILURE() << path << " read whole";
+      return std::string(5000, '\0');
+    }
+    absl::StatusOr<std::string> ReadFileHead(const std::filesystem::path& path,
+                                             int64_t max_bytes) override {
+      asked = max_bytes;
+      return EnvWrapper::ReadFileHead(path, max_bytes);
+    }
+    int64_t asked = -1;
+  };
+  BoundedReads env(DefaultEnv());
+  std::ostringstream warnings;
+  EXPECT_THAT(ReadTokenFile(env, "/dev/zero", warnings),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("more than 4096 bytes")));
+  EXPECT_EQ(env.asked, 4097);
+}
+
 TEST(ReadTokenFileTest, WarnsWhenOthersCanReadTheToken) {
   const std::string path = testing::MakeTempDir() + "/t";
   std::ofstream(path) << "secret\n";

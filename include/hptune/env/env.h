@@ -154,6 +154,17 @@ class Env {
   // such as a token or users file); NotFound when it does not exist.
   virtual absl::StatusOr<std::string> ReadFile(
       const std::filesystem::path& path) = 0;
+  // The file's first `max_bytes` bytes at most: for a file a user names,
+  // which may be a pipe or a device with no size to check first (a token
+  // file given as /dev/zero must not be read forever).
+  virtual absl::StatusOr<std::string> ReadFileHead(
+      const std::filesystem::path& path, int64_t max_bytes) {
+    absl::StatusOr<std::string> whole = ReadFile(path);
+    if (whole.ok() && static_cast<int64_t>(whole->size()) > max_bytes) {
+      whole->resize(static_cast<size_t>(max_bytes));
+    }
+    return whole;
+  }
   // Writes `contents` to `path` so that a reader sees the old file or the
   // new one, never a mix: a temporary file in the same directory, made
   // afresh (a planted name is not written through), then a rename. The

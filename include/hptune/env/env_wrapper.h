@@ -59,6 +59,10 @@ class EnvWrapper : public Env {
       const std::filesystem::path& path) override {
     return target_.ReadFile(path);
   }
+  absl::StatusOr<std::string> ReadFileHead(const std::filesystem::path& path,
+                                           int64_t max_bytes) override {
+    return target_.ReadFileHead(path, max_bytes);
+  }
   [[nodiscard]] absl::Status WriteFileAtomically(
       const std::filesystem::path& path, std::string_view contents,
       int mode = 0600, Durability durability = Durability::kSynced) override {
