@@ -166,36 +166,34 @@ void CheckCategorical(const std::string& path, const ParameterSpec& p,
   }
 }
 
-// Fields of another type: the API edge can set them; config parsing reports
-// them where they are written and never copies them into the spec.
+// Fields of another type (ParameterTypeTakesField): a typed caller can set
+// them; config parsing reports them where they are written and never copies
+// them into the spec. The stored form writes only the fields a type takes.
 void CheckForeignFields(const std::string& path, const ParameterSpec& p,
                         Checker& check) {
-  const std::string type(ToString(p.type));
-  const bool ranged =
-      p.type == ParameterType::kDouble || p.type == ParameterType::kInteger;
-  const std::string not_allowed = "not allowed with type " + type + ", got ";
-  if (!ranged && p.min_value != 0) {
-    check.Error(JoinPath(path, "minValue"),
-                not_allowed + FormatNumber(p.min_value));
-  }
-  if (!ranged && p.max_value != 0) {
-    check.Error(JoinPath(path, "maxValue"),
-                not_allowed + FormatNumber(p.max_value));
-  }
-  if (p.type != ParameterType::kDiscrete && !p.discrete_values.empty()) {
-    check.Error(
-        JoinPath(path, "discreteValues"),
-        not_allowed + std::to_string(p.discrete_values.size()) + " values");
-  }
-  if (p.type != ParameterType::kCategorical && !p.categorical_values.empty()) {
-    check.Error(
-        JoinPath(path, "categoricalValues"),
-        not_allowed + std::to_string(p.categorical_values.size()) + " values");
-  }
-  if (p.type == ParameterType::kCategorical && p.scale != ScaleType::kNone) {
-    check.Error(JoinPath(path, "scaleType"),
-                not_allowed + std::string(ToString(p.scale)));
-  }
+  const std::string not_allowed =
+      "not allowed with type " + std::string(ToString(p.type)) + ", got ";
+  const auto refuse = [&](std::string_view key, bool set,
+                          const std::string& got) {
+    if (set && !ParameterTypeTakesField(p.type, key)) {
+      check.Error(JoinPath(path, key), not_allowed + got);
+    }
+  };
+  refuse("minValue", p.min_value != 0, FormatNumber(p.min_value));
+  refuse("maxValue", p.max_value != 0, FormatNumber(p.max_value));
+  refuse("discreteValues", !p.discrete_values.empty(),
+         std::to_string(p.discrete_values.size()) + " values");
+  refuse("categoricalValues", !p.categorical_values.empty(),
+         std::to_string(p.categorical_values.size()) + " values");
+  refuse("scaleType", p.scale != ScaleType::kNone,
+         std::string(ToString(p.scale)));
+}
+
+// Parameter `i` (-1: the roots) and then each child's subtree, in list
+// order: the order in which the nested form is read back.
+void AppendSubtree(const SearchSpace& space, int i, std::vector<int>& order) {
+  if (i >= 0) order.push_back(i);
+  for (int child : space.ChildIndices(i)) AppendSubtree(space, child, order);
 }
 
 // The path of the conditionalParameterSpecs entry that holds the child at
@@ -330,6 +328,26 @@ void CheckCondition(const SearchSpace& space, int i,
                         parent.categorical_values, parent, "categoricalValues",
                         Quote, check);
       return;
+  }
+}
+
+void CheckTreeOrder(const SearchSpace& space, std::string_view prefix,
+                    Checker& check) {
+  const std::vector<ParameterSpec>& params = space.parameters();
+  std::vector<int> order;
+  AppendSubtree(space, -1, order);
+  for (size_t k = 0; k < order.size() && k < params.size(); ++k) {
+    const auto m = static_cast<size_t>(order[k]);
+    if (m == k || !params[m].condition) continue;
+    const std::string& parent = params[m].condition->parent;
+    check.Error(JoinPath(prefix, space.ConfigPath(order[k], "params")),
+                "the child " + Quote(params[m].name) +
+                    " must be listed right after its parent " + Quote(parent) +
+                    " and that parent's earlier children, before " +
+                    Quote(params[k].name) + " (index " + std::to_string(k) +
+                    "), as its nested form reads back; it is at index " +
+                    std::to_string(m));
+    return;
   }
 }
 

@@ -6,6 +6,7 @@
 #define HPTUNE_SRC_CORE_PARAMETER_CHECKS_H_
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,13 @@ void CheckParameter(const std::string& path, const ParameterSpec& p,
 // its domain.
 void CheckCondition(const SearchSpace& space, int i,
                     const std::string& child_path, Checker& check);
+
+// In a space whose children all follow their parents and whose names are
+// unique: the flat list is in the order its nested form (config, request,
+// stored JSON) reads back, each parameter followed by its children's
+// subtrees; else the first child listed out of that order is reported.
+void CheckTreeOrder(const SearchSpace& space, std::string_view prefix,
+                    Checker& check);
 
 }  // namespace hptune::validation_internal
 

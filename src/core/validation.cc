@@ -242,6 +242,54 @@ std::vector<FieldError> ValidateJobId(std::string_view job_id,
   return errors;
 }
 
+namespace {
+
+// Each parameter, its condition, unique names, and the list's order.
+void CheckParams(std::string_view prefix, const StudySpec& spec,
+                 Checker& check) {
+  const std::vector<ParameterSpec>& params = spec.search_space.parameters();
+  const std::string params_field = JoinPath(prefix, "params");
+  if (params.empty()) {
+    check.Error(params_field, "must not be empty");
+  } else if (params.size() > kMaxParameters) {
+    check.Error(params_field,
+                "must have at most " + std::to_string(kMaxParameters) +
+                    " parameters (conditional ones included), got " +
+                    std::to_string(params.size()));
+  }
+  // Names are unique across the whole tree: a trainer gets one flag each.
+  std::map<std::string_view, size_t> first_index;
+  const SearchSpace& space = spec.search_space;
+  bool tree_ok = true;  // Parents first, names unique: the order is defined.
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string path = space.ConfigPath(static_cast<int>(i), "params");
+    const std::string full_path = JoinPath(prefix, path);
+    validation_internal::CheckParameter(full_path, params[i], spec.algorithm,
+                                        check);
+    if (params[i].condition) {
+      validation_internal::CheckCondition(space, static_cast<int>(i), full_path,
+                                          check);
+      const int parent = space.ParentIndex(static_cast<int>(i));
+      if (parent < 0 || parent >= static_cast<int>(i)) tree_ok = false;
+    }
+    if (params[i].name.empty()) {
+      tree_ok = false;
+      continue;
+    }
+    auto [it, inserted] = first_index.emplace(params[i].name, i);
+    if (!inserted) {
+      tree_ok = false;
+      check.Error(
+          JoinPath(full_path, "parameterName"),
+          "duplicate parameter name " + Quote(params[i].name) + " (also " +
+              space.ConfigPath(static_cast<int>(it->second), "params") + ")");
+    }
+  }
+  if (tree_ok) validation_internal::CheckTreeOrder(space, prefix, check);
+}
+
+}  // namespace
+
 std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
                                           std::string_view prefix) {
   std::vector<FieldError> errors;
@@ -283,37 +331,7 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
     }
   }
 
-  const std::vector<ParameterSpec>& params = spec.search_space.parameters();
-  const std::string params_field = field("params");
-  if (params.empty()) {
-    check.Error(params_field, "must not be empty");
-  } else if (params.size() > kMaxParameters) {
-    check.Error(params_field,
-                "must have at most " + std::to_string(kMaxParameters) +
-                    " parameters (conditional ones included), got " +
-                    std::to_string(params.size()));
-  }
-  // Names are unique across the whole tree: a trainer gets one flag each.
-  std::map<std::string_view, size_t> first_index;
-  const SearchSpace& space = spec.search_space;
-  for (size_t i = 0; i < params.size(); ++i) {
-    const std::string path = space.ConfigPath(static_cast<int>(i), "params");
-    const std::string full_path = JoinPath(prefix, path);
-    validation_internal::CheckParameter(full_path, params[i], spec.algorithm,
-                                        check);
-    if (params[i].condition) {
-      validation_internal::CheckCondition(space, static_cast<int>(i), full_path,
-                                          check);
-    }
-    if (params[i].name.empty()) continue;
-    auto [it, inserted] = first_index.emplace(params[i].name, i);
-    if (!inserted) {
-      check.Error(
-          JoinPath(full_path, "parameterName"),
-          "duplicate parameter name " + Quote(params[i].name) + " (also " +
-              space.ConfigPath(static_cast<int>(it->second), "params") + ")");
-    }
-  }
+  CheckParams(prefix, spec, check);
   return errors;
 }
 

@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
-#include "hptune/core/stored_spec.h"
 #include "hptune/core/trial_state.h"
 
 namespace hptune::store::internal {
@@ -119,32 +118,6 @@ absl::Status JobAlreadyExists(std::string_view job_id) {
       absl::StrCat("job \"", std::string(job_id), "\" already exists"));
 }
 
-namespace {
-
-// A spec is kept in one form, its canonical JSON (StudySpecToJson): one
-// that would not decode as itself (a field its parameter type does not
-// take, a child before its parent) is refused, so that GetStudy returns
-// what was created.
-absl::Status CheckStoredFormKeepsSpec(const StudyRecord& study) {
-  const std::string stored = StudySpecToJson(study.spec);
-  absl::StatusOr<StudySpec> back = DecodeStoredStudySpec(stored);
-  if (!back.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("study \"", study.name,
-                     "\": cannot store its spec: ", back.status().message()));
-  }
-  back->custom_algorithm = study.spec.custom_algorithm;  // Kept beside it.
-  if (*back == study.spec) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "study \"", study.name,
-      "\": its spec reads back changed from its stored form (a field its "
-      "parameter type does not take, or a conditional child listed before "
-      "its parent): ",
-      stored));
-}
-
-}  // namespace
-
 absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
   if (study.name.empty()) {
     return absl::InvalidArgumentError("a study needs a name, got \"\"");
@@ -158,7 +131,9 @@ absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
         "study \"", study.name,
         "\": cannot store its spec: ", FieldErrorsToStatus(errors).message()));
   }
-  return CheckStoredFormKeepsSpec(study);
+  // ValidateStudySpec refuses what its stored form (StudySpecToJson) would
+  // not read back as itself, so GetStudy returns what was created.
+  return absl::OkStatus();
 }
 
 absl::Status PrepareNewTrials(std::string_view study,

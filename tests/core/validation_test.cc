@@ -281,6 +281,36 @@ TEST(ValidateStudySpecTest, FieldsOfAnotherTypeAreErrors) {
                           "type DOUBLE, got 1 values"));
 }
 
+// The flat list is in the order its nested form reads back: a child right
+// after its parent and that parent's earlier children's subtrees.
+TEST(ValidateStudySpecTest, AChildIsListedInItsNestedFormsOrder) {
+  ParameterSpec child = Double("dropout", 0, 0.5);
+  child.condition =
+      ParentCondition{.parent = "cell", .categorical_values = {"GRU"}};
+  const ParameterSpec cell = Categorical("cell", {"GRU", "LSTM"});
+  const ParameterSpec lr = Double("lr", 0, 1);
+  EXPECT_THAT(Errors(Spec({cell, child, lr})), IsEmpty());
+  EXPECT_THAT(
+      Errors(Spec({cell, lr, child})),
+      ElementsAre("study.params[0].conditionalParameterSpecs[0]."
+                  "parameterSpec: the child \"dropout\" must be listed right "
+                  "after its parent \"cell\" and that parent's earlier "
+                  "children, before \"lr\" (index 1), as its nested form "
+                  "reads back; it is at index 2"));
+  // A child before its parent is told by its condition alone.
+  EXPECT_THAT(Errors(Spec({child, cell})),
+              ElementsAre("study.params[0].parent: the parent \"cell\" must "
+                          "come before its child \"dropout\" (no cycles)"));
+}
+
+TEST(ValidateStudySpecTest, DiscreteTakesNoRange) {
+  ParameterSpec discrete = Discrete("d", {1, 2});
+  discrete.max_value = 3;
+  EXPECT_THAT(Errors(discrete),
+              ElementsAre("study.params[0].maxValue: not allowed with type "
+                          "DISCRETE, got 3"));
+}
+
 TEST(ValidateStudySpecTest, GridSearchTakesNoDoubleParameters) {
   StudySpec spec = Spec({Integer("n", 1, 3), Double("lr", 0, 1),
                          Discrete("d", {1, 2}), Categorical("c", {"a"})});

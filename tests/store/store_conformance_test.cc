@@ -177,11 +177,33 @@ TEST_P(StoreConformanceTest, ASpecItsStoredFormWouldChangeIsRefused) {
   child.condition = ParentCondition{.parent = "width", .discrete_values = {64}};
   params.push_back(child);
   changed.spec.search_space = SearchSpace(params);
-  EXPECT_THAT(store_->CreateStudy(changed),
-              StatusIs(StatusCode::kInvalidArgument,
-                       HasSubstr("study \"changed\": its spec reads back "
-                                 "changed")));
+  EXPECT_THAT(
+      store_->CreateStudy(changed),
+      StatusIs(StatusCode::kInvalidArgument,
+               "study \"changed\": cannot store its spec: "
+               "hyperparameters.params[2].conditionalParameterSpecs[0]."
+               "parameterSpec: the child \"dropout\" must be listed right "
+               "after its parent \"width\" and that parent's earlier "
+               "children, before \"cell\" (index 3), as its nested form "
+               "reads back; it is at index 4"));
   EXPECT_THAT(store_->ListStudies(), IsOkAndHolds(IsEmpty()));
+}
+
+// Listed where its nested form puts it, the child is kept, and GetStudy
+// returns exactly the spec created.
+TEST_P(StoreConformanceTest, AChildListedAfterItsParentComesBackAsCreated) {
+  StudyRecord study = MakeStudy("nested");
+  std::vector<ParameterSpec> params = study.spec.search_space.parameters();
+  ParameterSpec child{.name = "dropout",
+                      .type = ParameterType::kDouble,
+                      .min_value = 0,
+                      .max_value = 0.5};
+  child.condition = ParentCondition{.parent = "width", .discrete_values = {64}};
+  params.insert(params.begin() + 3, child);  // Right after "width".
+  study.spec.search_space = SearchSpace(params);
+  ASSERT_OK(store_->CreateStudy(study));
+  ASSERT_OK_AND_ASSIGN(StudyRecord back, store_->GetStudy("nested"));
+  EXPECT_EQ(back.spec, study.spec);
 }
 
 TEST_P(StoreConformanceTest, EveryCallOnAMissingStudyIsNotFound) {
