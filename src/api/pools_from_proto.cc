@@ -75,8 +75,8 @@ bool ReadAccelerator(const v1::ReplicaConfig& config,
   const v1::AcceleratorConfig& proto = config.accelerator_config();
   std::optional<int> count;
   if (proto.has_count()) {
-    count = ReadCount(proto.count(), JoinPath(path, "count"), 1,
-                      kMaxAcceleratorCount, errors);
+    count = ReadCount(proto.count(), JoinPath(path, "count"), 1, kMaxIntCount,
+                      errors);
   } else {
     errors.AddMissing(JoinPath(path, "count"), "required");
   }
@@ -131,7 +131,7 @@ void ReadCustomPool(const PoolMessage& m, bool custom, const std::string& path,
   pool.count = m.count_key.empty() ? 1 : 0;
   if (m.count) {
     pool.count = ReadCount(*m.count, JoinPath(path, m.count_key), 0,
-                           kMaxReplicaCount, errors)
+                           kMaxIntCount, errors)
                      .value_or(0);
   }
   pool.machine_type = std::string(m.type);

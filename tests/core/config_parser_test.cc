@@ -270,6 +270,8 @@ TEST(ConfigParserTest, ReplicaCountsAreNonNegativeIntegersWithABound) {
       ElementsAre(
           "trainingInput.workerCount: must be an integer, got 2.5",
           "trainingInput.parameterServerCount: must be at least 0, got -1",
+          // Read, then bounded by ValidateJob: a type is wanted either way.
+          "trainingInput.evaluatorType: required when evaluatorCount is 1001",
           "trainingInput.evaluatorCount: must be at most 1000, got 1001"));
 }
 

@@ -86,6 +86,13 @@ TEST(JobValidationTest, EachRuleIsReportedAsTheParserReportsItsJson) {
       [](JobSpec& j) { j.study->max_trials = 0; },
       [](JobSpec& j) { j.study->resume_previous_job_id = "j1"; },
       [](JobSpec& j) { j.job_id = "1j"; },
+      [](JobSpec& j) {
+        j.worker = {.count = 5000, .machine_type = "n1-standard-4"};
+      },
+      [](JobSpec& j) {
+        j.master.machine_type = "a2-highgpu-1g";
+        j.master.accelerator = {.count = 65, .type = "NVIDIA_TESLA_A100"};
+      },
   };
   for (size_t i = 0; i < breaks.size(); ++i) {
     JobSpec job = ValidJob();
@@ -95,6 +102,30 @@ TEST(JobValidationTest, EachRuleIsReportedAsTheParserReportsItsJson) {
     EXPECT_THAT(Strings(ValidateJob(job)), UnorderedElementsAreArray(parsed))
         << "break " << i;
   }
+}
+
+// A job built in code is bounded as a config is: replicas and GPUs per
+// replica, each count once at its field.
+TEST(JobValidationTest, CountsPastTheirBoundsAreRefused) {
+  JobSpec job = ValidJob();
+  job.worker = {.count = kMaxReplicaCount + 4000,
+                .machine_type = "n1-standard-4"};
+  job.parameter_server = {.count = -1, .machine_type = "n1-standard-4"};
+  job.evaluator = {.count = 1,
+                   .machine_type = "n1-standard-4",
+                   .accelerator = {.count = kMaxAcceleratorCount + 1,
+                                   .type = "NVIDIA_TESLA_T4"}};
+  EXPECT_THAT(
+      Strings(ValidateJob(job)),
+      ElementsAre(
+          "trainingInput.workerCount: must be at most 1000, got 5000",
+          "trainingInput.parameterServerCount: must be at least 0, got -1",
+          "trainingInput.evaluatorConfig.acceleratorConfig.count: must be at "
+          "most 64, got 65"));
+  job.worker.count = kMaxReplicaCount;
+  job.parameter_server.count = 0;
+  job.evaluator.accelerator.count = 1;
+  EXPECT_THAT(ValidateJob(job), IsEmpty());
 }
 
 TEST(JobValidationTest, CompleteJobGivesATiersMachinesAndTheMastersImage) {

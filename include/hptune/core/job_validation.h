@@ -12,6 +12,8 @@
 #ifndef HPTUNE_CORE_JOB_VALIDATION_H_
 #define HPTUNE_CORE_JOB_VALIDATION_H_
 
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "hptune/core/config.h"
@@ -21,15 +23,17 @@ namespace hptune {
 
 class MachineCatalogue;  // hptune/core/machine_types.h
 
-// The bounds a job's reader puts on counts before the typed job exists (a
-// count past them is refused where it is written, as AI Platform's int64
-// fields can hold anything). A replica count: far above any real job, low
-// enough to catch a typo before a launcher is asked for a million processes.
+// ValidateJob's bounds on counts (a reader refuses only what an int cannot
+// hold, kMaxIntCount, as AI Platform's int64 fields can hold anything). A
+// replica count: far above any real job, low enough to catch a typo before
+// a launcher is asked for a million processes.
 inline constexpr int kMaxReplicaCount = 1000;
 // GPUs per replica: the most any machine type takes is 16 (a2-megagpu-16g);
 // a bound well above that keeps counts in int range without limiting
 // user-added types.
 inline constexpr int kMaxAcceleratorCount = 64;
+// The largest count a JobSpec holds, the readers' bound on an int64.
+inline constexpr int64_t kMaxIntCount = std::numeric_limits<int>::max();
 
 // Every error of `job`, in the order of its canonical JSON's fields: the job
 // ID (when set), the task pools (machine types and accelerators from

@@ -36,6 +36,34 @@ bool HasConfig(const TaskPool& pool, bool custom) {
          !pool.env.empty();
 }
 
+// `value` in [min, max], else an error at `field`.
+void CheckBound(const std::string& field, int value, int min, int max,
+                std::vector<FieldError>& errors) {
+  if (value < min) {
+    errors.push_back({field, "must be at least " + std::to_string(min) +
+                                 ", got " + std::to_string(value)});
+  } else if (value > max) {
+    errors.push_back({field, "must be at most " + std::to_string(max) +
+                                 ", got " + std::to_string(value)});
+  }
+}
+
+// The catalogue's rules on a CUSTOM pool, but for its accelerator count's
+// when that count is past the bound already told.
+void CheckMachines(const TaskPool& pool, const PoolKeys& keys,
+                   const MachineCatalogue& catalogue, bool accelerator_in_bound,
+                   std::vector<FieldError>& errors) {
+  const std::string accelerator =
+      JoinPath(Path(keys.config), "acceleratorConfig");
+  const std::string count = JoinPath(accelerator, "count");
+  for (FieldError& error :
+       catalogue.ValidatePool(Path(keys.type), accelerator, pool)) {
+    if (accelerator_in_bound || error.field != count) {
+      errors.push_back(std::move(error));
+    }
+  }
+}
+
 void CheckPools(const JobSpec& job, const MachineCatalogue& catalogue,
                 std::vector<FieldError>& errors) {
   if (job.scale_tier == ScaleTier::kBasicTpu) {
@@ -45,11 +73,18 @@ void CheckPools(const JobSpec& job, const MachineCatalogue& catalogue,
   for (const PoolKeys& keys : kPools) {
     const TaskPool& pool = job.pool(keys.task);
     const std::string config = Path(keys.config);
+    if (!keys.count.empty()) {
+      CheckBound(Path(keys.count), pool.count, 0, kMaxReplicaCount, errors);
+    }
+    // Below 1, the count is the catalogue's to tell, with the machine's.
+    const bool accelerator_in_bound =
+        pool.accelerator.count <= kMaxAcceleratorCount;
+    if (!accelerator_in_bound) {
+      CheckBound(JoinPath(config, "acceleratorConfig.count"),
+                 pool.accelerator.count, 1, kMaxAcceleratorCount, errors);
+    }
     if (job.scale_tier == ScaleTier::kCustom) {
-      for (FieldError& error : catalogue.ValidatePool(
-               Path(keys.type), JoinPath(config, "acceleratorConfig"), pool)) {
-        errors.push_back(std::move(error));
-      }
+      CheckMachines(pool, keys, catalogue, accelerator_in_bound, errors);
     }
     for (FieldError& error : ValidateContainer(
              pool, {.image_uri = JoinPath(config, "imageUri"),

@@ -95,9 +95,8 @@ void ReadAcceleratorConfig(MapReader& config_reader,
   }
   MapReader reader(*node, path, AcceleratorFields(), config_reader.sink());
   // AcceleratorConfig.count is an int64 in AI Platform's API.
-  std::optional<int64_t> count =
-      reader.Integer("count", 1, kMaxAcceleratorCount,
-                     /*allow_decimal_string=*/true);
+  std::optional<int64_t> count = reader.Integer("count", 1, kMaxIntCount,
+                                                /*allow_decimal_string=*/true);
   std::optional<std::string> type = reader.String("type");
   if (!reader.Has("count")) reader.Error("count", "required");
   if (!reader.Has("type")) reader.Error("type", "required");
@@ -148,7 +147,7 @@ void ReadPool(MapReader& reader, const PoolKeys& keys, bool custom,
   pool.count = keys.count.empty() ? 1 : 0;
   if (!keys.count.empty()) {
     // Replica counts are int64 in AI Platform's API, hence quoted numbers.
-    if (auto count = reader.Integer(keys.count, 0, kMaxReplicaCount,
+    if (auto count = reader.Integer(keys.count, 0, kMaxIntCount,
                                     /*allow_decimal_string=*/true)) {
       pool.count = static_cast<int>(*count);
     }
