@@ -91,6 +91,7 @@ bench: build
 	$(BUILD)/benchmarks/store_benchmark
 	$(BUILD)/benchmarks/suggest_benchmark
 	$(BUILD)/benchmarks/gp_benchmark
+	$(BUILD)/benchmarks/request_reading_benchmark
 	bash benchmarks/importance_compare.sh $(BUILD) --evaluators mdi,ped-anova
 	rm -f $(BUILD)/dashboard-100k.db*
 	$(BUILD)/benchmarks/dashboard_benchmark --keep-db=$(BUILD)/dashboard-100k.db
