@@ -415,6 +415,8 @@ TEST(ParseAcceleratorFlagTest, RejectsUnknownKeysRepeatsAndBadCounts) {
 // field's way"): the user's YAML once on the client; none in the server,
 // which reads the request's TrainingInput field by field
 // (JobSpecFromProto); the stored JSON once for each reader after that.
+// The conversions are called here directly; SubmissionParseCountTest
+// (tests/integration) counts the same job through a real server.
 TEST_F(SubmitFlagsTest, ASubmittedJobIsParsedFromTextOncePerHop) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   int64_t before = config_internal::TextParseCount();
