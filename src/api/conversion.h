@@ -8,7 +8,7 @@
 // client needs, is src/cli/client/proto_convert.h. Study specs and a job's
 // TrainingInput are read field by field, never through text: what only a
 // message can get wrong (an enum value outside the known set, a required
-// field unset, a count past its bound) is told with a config file's
+// field unset, an int64 count no int holds) is told with a config file's
 // messages, then core's ValidateStudySpec or ValidateJob checks the rules,
 // so errors name the request field ("spec.params[1].minValue: ...",
 // "trainingInput.workerCount: ...") as a file's name its keys, and a job
