@@ -506,6 +506,15 @@ TEST(ConfigParserTest, AiPlatformOnlyFieldsAreAcceptedAndIgnored) {
                           "2.11 (quote it: \"2.11\")"));
 }
 
+// gcloud's `ai-platform jobs submit training` sends it with every job.
+TEST(ConfigParserTest, EnableWebAccessFalseIsAcceptedTrueRefused) {
+  EXPECT_EQ(ParseOk("trainingInput: {enableWebAccess: false}\n"),
+            ParseOk("trainingInput: {}\n"));
+  EXPECT_THAT(Errors("trainingInput: {enableWebAccess: true}\n"),
+              ElementsAre("trainingInput.enableWebAccess: only false is "
+                          "supported: hptune gives trials no web shell"));
+}
+
 TEST(ConfigParserTest, CloudOnlyFieldsAreRejectedWithTheReason) {
   EXPECT_THAT(Errors("trainingInput:\n"
                      "  packageUris: [gs://b/t.tar.gz]\n"

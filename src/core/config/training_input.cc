@@ -30,7 +30,7 @@ const FieldSet& TrainingInputFields() {
                    "useChiefInTfConfig", "pythonModule", "packagePath",
                    "pythonInterpreter", "command", "args", "jobDir", "region",
                    "runtimeVersion", "pythonVersion", "hyperparameters",
-                   "scheduling",
+                   "scheduling", "enableWebAccess",
                    // hptune's, for a job read from a Vertex spec.
                    "displayName", "baseOutputDirectory", "dialect"},
       .unsupported = {{"packageUris",
@@ -38,8 +38,7 @@ const FieldSet& TrainingInputFields() {
                        "use packagePath with a local directory"},
                       {"network", kOwnMachines},
                       {"serviceAccount", kOwnMachines},
-                      {"encryptionConfig", kOwnMachines},
-                      {"enableWebAccess", kOwnMachines}},
+                      {"encryptionConfig", kOwnMachines}},
       // Study fields written one level too high.
       .hints = {{"moduleName", "pythonModule"},
                 {"module", "pythonModule"},
@@ -336,6 +335,11 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
   // Python on this machine; pythonInterpreter (a path) does.
   for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {
     reader.String(key);
+  }
+  // gcloud sends `false` with every job; hptune has no web shell to give.
+  if (auto web = reader.Bool("enableWebAccess"); web && *web) {
+    reader.Error("enableWebAccess",
+                 "only false is supported: hptune gives trials no web shell");
   }
   return reader.Find("hyperparameters");
 }
