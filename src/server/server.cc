@@ -281,6 +281,10 @@ class HptuneServer::Impl {
 
   engine::TuningEngine& engine() { return *engine_; }
 
+  std::shared_ptr<grpc::Channel> InProcessChannel() {
+    return server_->InProcessChannel(grpc::ChannelArguments());
+  }
+
   // The drained job threads are parked for good: a drained server is never
   // destroyed (the process exits), and a server that was not drained
   // cancels its jobs in JobManager's destructor.
@@ -327,6 +331,9 @@ void HptuneServer::Drain(std::chrono::milliseconds deadline) {
 }
 void HptuneServer::Wait() { impl_->Wait(); }
 store::Store& HptuneServer::store() { return impl_->store(); }
+std::shared_ptr<grpc::Channel> HptuneServer::InProcessChannel() {
+  return impl_->InProcessChannel();
+}
 absl::StatusOr<JobRecord> HptuneServer::CancelJob(std::string_view job_id) {
   return impl_->CancelJob(job_id);
 }

@@ -30,6 +30,10 @@
 #include "hptune/store/store.h"
 #include "src/server/user_quotas.h"
 
+namespace grpc {
+class Channel;
+}  // namespace grpc
+
 namespace hptune::server {
 
 // Five minutes: a client's heartbeat comes every third of it, so a lease
@@ -128,6 +132,10 @@ class HptuneServer {
   // starts beside it (src/dashboard): thread-safe, alive while the server
   // is.
   store::Store& store();
+  // A channel to the gRPC services inside this process, for the REST
+  // gateway (src/rest): its calls meet the same authentication, per-user
+  // rules and limits as any client's. Alive while the server is.
+  std::shared_ptr<grpc::Channel> InProcessChannel();
   absl::StatusOr<JobRecord> CancelJob(std::string_view job_id);
   // The engine's DeleteStudy (StudyService's): FailedPrecondition naming
   // the job while the study's job has not ended.
