@@ -11,6 +11,7 @@
 #   cli ──► api, never server (but `hptune serve`'s composition)
 #   server, jobs ──► launch's public headers only
 #   dashboard ──► store interface, core, algorithms; no server, engine, gRPC
+#   rest (AI Platform's REST API) ──► api, proto, gRPC; no server internals
 #   frontends (server, jobs, dashboard, cli, api) ──► algorithms' public headers
 #   engine, runner, jobs, server, dashboard ──► files and time through Env only
 # and that every lock is an annotated hptune::Mutex and the config parser
@@ -66,6 +67,12 @@ forbid "include/hptune" 'src/|algorithms/|tests/' \
 forbid "src/api" \
   'src/(core|env|store|launch|engine|runner|server|cli)/|algorithms/|hptune/(algorithms|env|launch|runner)/' \
   "api converts between the wire and core: no server, CLI or private parts"
+forbid "src/rest" \
+  'src/(core|env|store|launch|engine|runner|jobs|server|dashboard|cli)/|algorithms/|hptune/(algorithms|engine|env|launch|runner|store)/|sqlite3' \
+  "the REST gateway reaches the server through gRPC and src/api only: one code path behind both"
+forbid "src/cli" 'src/rest/' \
+  "only serve composes the REST gateway" \
+  'serve_command.*'
 forbid "src/cli" 'src/server/' \
   "the CLI's commands reach a server through src/api; only serve composes it" \
   'serve_command.*'
@@ -117,11 +124,12 @@ fi
 
 # The config parser reads user text: a file, `hptune validate`'s input, a
 # SubmitJobRequest's vertex_job (src/api/vertex_job_reading.cc, whose one
-# job that is). A request's messages are read field by field; what hptune
+# job that is), a REST create's body (src/rest/job_body_reading.cc). A
+# request's messages are read field by field; what hptune
 # wrote itself is decoded (hptune/core/stored_spec.h); a typed job is judged
 # by ValidateJob, never written out to be parsed back.
 hits=$(grep -rnE '\b(ParseJobConfig|ParseStudySpecJson)\(' src 2>/dev/null |
-  grep -vE '^src/core/config/parser\.cc:|^src/cli/commands/validate_command\.cc:|^src/api/vertex_job_reading\.cc:' |
+  grep -vE '^src/core/config/parser\.cc:|^src/cli/commands/validate_command\.cc:|^src/api/vertex_job_reading\.cc:|^src/rest/job_body_reading\.cc:' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then
   echo "layering: the config parser reads user text only; decode what hptune wrote"

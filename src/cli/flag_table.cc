@@ -56,6 +56,9 @@ const FlagSpec kRows[] = {
      "the web dashboard (docs/dashboard.md); default 127.0.0.1:7461 (serve: "
      "--listen's host, its port + 1, port 0 staying 0; off: none); off "
      "loopback it needs TLS"},
+    {"rest", kValue, "ADDR", kServeCommand, kServingSection,
+     "AI Platform Training's REST API for jobs (docs/rest.md), for gcloud "
+     "ai-platform jobs; default off; loopback only (plain HTTP)"},
     {"token-file", kValue, "F", kServing, kServingSection,
      "every call and page needs the token in F; default: this user's token "
      "file ($HPTUNE_CONFIG_DIR/token, else $XDG_CONFIG_HOME/hptune/token, "

@@ -34,6 +34,7 @@
 #include "src/cli/stop_signals.h"
 #include "src/dashboard/dashboard_server.h"
 #include "src/dashboard/http_address.h"
+#include "src/rest/rest_gateway.h"
 #include "src/server/listen_policy.h"
 #include "src/server/server.h"
 #include "src/server/tls_files.h"
@@ -132,6 +133,8 @@ struct ServeSetup {
   // The dashboard's, address "off" for none; its actions are set once the
   // server they act through has started.
   dashboard::DashboardOptions dashboard;
+  // --rest's, when given: AI Platform's REST API (src/rest).
+  std::optional<dashboard::HttpAddress> rest;
   int log_fd = -1;  // --log-file, or -1: the job lines to stdout.
 };
 
@@ -230,6 +233,13 @@ int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
     absl::StatusOr<dashboard::HttpAddress> address =
         dashboard::ParseHttpAddress("http", setup.dashboard.address, tls);
     if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
+  }
+  if (std::optional<std::string> rest = args.Get("rest");
+      rest && *rest != "off") {
+    // Plain HTTP only so far: the token never leaves loopback in the clear.
+    auto address = dashboard::ParseHttpAddress("rest", *rest, /*tls=*/false);
+    if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
+    setup.rest = *address;
   }
   if (int code =
           ReadTokenFlag(*setup.runtime.env, args, "serve", credentials, err);
@@ -419,12 +429,21 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
   return dashboard::DashboardServer::Start(server.store(), std::move(options));
 }
 
+// AI Platform's REST API in front of the server's gRPC services.
+absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
+    server::HptuneServer& server, const dashboard::HttpAddress& address) {
+  return rest::RestGateway::Start({.host = address.host,
+                                   .port = address.port,
+                                   .channel = server.InProcessChannel()});
+}
+
 // Waits for SIGTERM or SIGINT, then drains and ends the process: job
 // runner threads are parked inside the drained launcher, so it ends
 // without unwinding them (the store is consistent after every call).
 [[noreturn]] void DrainOnStopSignal(const sigset_t& stop_signals,
                                     server::HptuneServer& server,
                                     dashboard::DashboardServer* web,
+                                    rest::RestGateway* rest,
                                     ServeOutput& output, std::ostream& err) {
   const int signal = WaitForStopSignal(stop_signals);
   {
@@ -433,6 +452,7 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
                << ": draining (jobs stay resumable)" << std::endl;
   }
   if (web != nullptr) web->Stop();
+  if (rest != nullptr) rest->Stop();
   server.Drain(std::chrono::seconds(5));
   MutexLock lock(&output.mu);
   output.out << "hptune serve: drained" << std::endl;
@@ -486,8 +506,23 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
                 : std::string())
         << ")" << std::endl;
   }
+  std::unique_ptr<rest::RestGateway> rest;
+  if (setup.rest) {
+    auto started = StartRest(**server, *setup.rest);
+    if (!started.ok()) {
+      output.mu.Unlock();
+      (*server)->Drain(std::chrono::seconds(1));
+      err << "hptune serve: " << started.status().message() << "\n";
+      err.flush();
+      std::_Exit(kExitFailure);
+    }
+    rest = *std::move(started);
+    out << "hptune serve: AI Platform REST API on http://" << setup.rest->host
+        << ":" << rest->port() << "/v1/" << std::endl;
+  }
   output.mu.Unlock();
-  DrainOnStopSignal(setup.stop_signals, **server, web.get(), output, err);
+  DrainOnStopSignal(setup.stop_signals, **server, web.get(), rest.get(), output,
+                    err);
 }
 
 }  // namespace hptune::cli

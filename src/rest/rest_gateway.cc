@@ -1,0 +1,140 @@
+#include "src/rest/rest_gateway.h"
+
+#include <httplib.h>
+
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/rest/job_routes.h"
+
+namespace hptune::rest {
+namespace {
+
+// The job ID and the project: AI Platform's resource paths.
+constexpr char kJobsPath[] = R"(/v1/projects/([^/:]+)/jobs)";
+constexpr char kJobPath[] = R"(/v1/projects/([^/:]+)/jobs/([^/:]+))";
+constexpr char kCancelPath[] = R"(/v1/projects/([^/:]+)/jobs/([^/:]+):cancel)";
+
+void Send(const RestReply& reply, httplib::Response& res) {
+  res.status = reply.http_status;
+  res.set_content(reply.json, "application/json; charset=UTF-8");
+}
+
+std::string QueryValue(const httplib::Request& req, const char* name) {
+  return req.has_param(name) ? req.get_param_value(name) : std::string();
+}
+
+void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch) {
+  auto call_of = [ch](const httplib::Request& req) {
+    return RestCall{.channel = ch,
+                    .authorization = req.get_header_value("Authorization")};
+  };
+  http.Post(kJobsPath,
+            [call_of](const httplib::Request& req, httplib::Response& res) {
+              Send(CreateJob(call_of(req), req.body), res);
+            });
+  http.Get(kJobsPath, [call_of](const httplib::Request& req,
+                                httplib::Response& res) {
+    Send(ListJobs(call_of(req), QueryValue(req, "filter"),
+                  QueryValue(req, "pageSize"), QueryValue(req, "pageToken")),
+         res);
+  });
+  http.Get(kJobPath,
+           [call_of](const httplib::Request& req, httplib::Response& res) {
+             Send(GetJob(call_of(req), req.matches[2].str()), res);
+           });
+  http.Patch(kJobPath,
+             [call_of](const httplib::Request& req, httplib::Response& res) {
+               Send(PatchJob(call_of(req), req.matches[2].str(), req.body,
+                             QueryValue(req, "updateMask")),
+                    res);
+             });
+  http.Post(kCancelPath,
+            [call_of](const httplib::Request& req, httplib::Response& res) {
+              Send(CancelJob(call_of(req), req.matches[2].str()), res);
+            });
+}
+
+// What httplib answers itself (no route, a body over the limit, a request
+// it cannot read) in Google's error shape.
+void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
+  http.set_error_handler(httplib::Server::HandlerWithResponse(
+      [max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+        // A route's own error already has its body.
+        if (res.has_header("Content-Type")) {
+          return httplib::Server::HandlerResponse::Unhandled;
+        }
+        if (res.status == 413) {
+          Send(ErrorReply(absl::ResourceExhaustedError(
+                   absl::StrCat("the request body is larger than ",
+                                max_body_bytes, " bytes"))),
+               res);
+          res.status = 413;
+        } else if (res.status == 404) {
+          Send(ErrorReply(absl::NotFoundError(absl::StrCat(
+                   "no method ", req.method, " ", req.path,
+                   " (hptune serves AI Platform's projects.jobs)"))),
+               res);
+        } else {
+          const int status = res.status;
+          Send(ErrorReply(
+                   absl::InvalidArgumentError("the request could not be read")),
+               res);
+          res.status = status;
+        }
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+}
+
+}  // namespace
+
+class RestGateway::Impl {
+ public:
+  explicit Impl(RestOptions options) : options_(std::move(options)) {}
+  ~Impl() { Stop(); }
+
+  absl::Status Start() {
+    http_.set_payload_max_length(options_.max_body_bytes);
+    AddJobRoutes(http_, options_.channel);
+    AddErrorReplies(http_, options_.max_body_bytes);
+    port_ =
+        options_.port == 0
+            ? http_.bind_to_any_port(options_.host)
+            : (http_.bind_to_port(options_.host, options_.port) ? options_.port
+                                                                : -1);
+    if (port_ <= 0) {
+      return absl::UnavailableError(absl::StrCat(
+          "--rest: cannot listen on ", options_.host, ":", options_.port));
+    }
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    return absl::OkStatus();
+  }
+
+  int port() const { return port_; }
+
+  void Stop() {
+    http_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  const RestOptions options_;
+  httplib::Server http_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+absl::StatusOr<std::unique_ptr<RestGateway>> RestGateway::Start(
+    RestOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(options));
+  if (absl::Status s = impl->Start(); !s.ok()) return s;
+  return std::unique_ptr<RestGateway>(new RestGateway(std::move(impl)));
+}
+
+RestGateway::RestGateway(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RestGateway::~RestGateway() = default;
+int RestGateway::port() const { return impl_->port(); }
+void RestGateway::Stop() { impl_->Stop(); }
+
+}  // namespace hptune::rest

@@ -1,0 +1,53 @@
+// RestGateway: the HTTP server of `hptune serve --rest`, AI Platform
+// Training v1's REST API for jobs (docs/rest.md): POST
+// /v1/projects/P/jobs, GET /v1/projects/P/jobs[/ID], POST
+// /v1/projects/P/jobs/ID:cancel, PATCH /v1/projects/P/jobs/ID, answered by
+// job_routes.h through the gRPC server's in-process channel, so `gcloud
+// ai-platform jobs` pointed here (api_endpoint_overrides/ml) reaches the
+// same service, rules and limits as `hptune jobs`. Plain HTTP, so loopback
+// only (the caller checks the address). The project in the path is not
+// checked: one server is one project.
+//
+// Thread-safety: Start, port and Stop may be called from any thread.
+#ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_
+#define HPTUNE_SRC_REST_REST_GATEWAY_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/channel.h"
+
+namespace hptune::rest {
+
+struct RestOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: any free port.
+  // The gRPC server's in-process channel (HptuneServer::InProcessChannel).
+  std::shared_ptr<grpc::Channel> channel;
+  // Larger bodies get 413 with Google's error JSON; the gRPC server's own
+  // request limit (4 MiB) applies after.
+  size_t max_body_bytes = size_t{4} << 20;
+};
+
+class RestGateway {
+ public:
+  // Unavailable naming the address when it cannot be bound.
+  static absl::StatusOr<std::unique_ptr<RestGateway>> Start(
+      RestOptions options);
+  ~RestGateway();  // Stops.
+
+  int port() const;
+  void Stop();
+
+  class Impl;
+
+ private:
+  explicit RestGateway(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hptune::rest
+
+#endif  // HPTUNE_SRC_REST_REST_GATEWAY_H_
