@@ -1,0 +1,277 @@
+// AI Platform's REST API on `hptune serve --rest`, driven by the real
+// gcloud (google-cloud-cli) with a configuration of its own pointed at the
+// server (api_endpoint_overrides/ml, the server's token as its access
+// token): describe shows the trials the server stored, list finds the
+// job, cancel cancels it, and errors come back as Google's JSON with the
+// server's own messages. Jobs gcloud cannot submit for a host trainer
+// (it demands packages on Cloud Storage or a container image) are created
+// with the same request body gcloud sends. Skips, saying why, without
+// gcloud.
+#include <httplib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::PollUntil;
+using testing::ProcessResult;
+using testing::ServeProcess;
+using Json = nlohmann::json;
+
+// gcloud's path on $PATH, or "" when it is not installed.
+std::string FindGcloud() {
+  const char* path = std::getenv("PATH");
+  for (absl::string_view dir :
+       absl::StrSplit(path == nullptr ? "" : path, ':', absl::SkipEmpty())) {
+    const std::string candidate = std::string(dir) + "/gcloud";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+// The REST port from serve's "AI Platform REST API on http://H:P/v1/".
+int RestPort(const ServeProcess& server) {
+  const std::string marker = "REST API on http://127.0.0.1:";
+  int port = 0;
+  PollUntil(
+      [&] {
+        const std::string out = server.Output();
+        const size_t at = out.find(marker);
+        if (at == std::string::npos) return false;
+        port = std::stoi(out.substr(at + marker.size()));
+        return true;
+      },
+      std::chrono::seconds(30));
+  return port;
+}
+
+// gcloud with a configuration directory of its own.
+class Gcloud {
+ public:
+  Gcloud(const std::string& dir, int port) : config_dir_(dir + "/gcloud") {
+    std::ofstream(dir + "/access_token") << testing::DefaultToken();
+    for (const std::vector<std::string>& setting :
+         std::vector<std::vector<std::string>>{
+             {"core/project", "p1"},
+             {"api_endpoint_overrides/ml",
+              "http://127.0.0.1:" + std::to_string(port) + "/"},
+             {"auth/access_token_file", dir + "/access_token"},
+             {"core/disable_usage_reporting", "true"},
+             {"component_manager/disable_update_check", "true"}}) {
+      ProcessResult set = Run({"config", "set", setting[0], setting[1]});
+      EXPECT_EQ(set.exit_code, 0) << set.err;
+    }
+  }
+
+  ProcessResult Run(std::vector<std::string> args) const {
+    args.insert(args.begin(), FindGcloud());
+    args.push_back("--quiet");
+    return testing::RunProcessWithEnv(
+        args, {"CLOUDSDK_CONFIG=" + config_dir_, "CLOUDSDK_CORE_PROJECT=p1"});
+  }
+
+  // `gcloud ai-platform jobs ARGS --format=json`, parsed.
+  Json Jobs(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"ai-platform", "jobs"});
+    args.push_back("--format=json");
+    ProcessResult result = Run(args);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return Json::parse(result.out, nullptr, false);
+  }
+
+ private:
+  std::string config_dir_;
+};
+
+// The body gcloud's `jobs submit training` sends, for a host trainer.
+std::string CreateBody(const std::string& id, int steps, double seconds) {
+  const std::string trainer =
+      testing::SourceDir() + "/tests/testdata/curve_trainer.py";
+  Json input = {
+      {"enableWebAccess", false},
+      {"region", "us-central1"},
+      {"command", {trainer}},
+      {"args",
+       {"--steps=" + std::to_string(steps),
+        "--step_seconds=" + std::to_string(seconds), "--stdout_metrics"}},
+      {"hyperparameters",
+       {{"goal", "MINIMIZE"},
+        {"hyperparameterMetricTag", "loss"},
+        {"maxTrials", 2},
+        {"maxParallelTrials", 2},
+        {"algorithm", "RANDOM_SEARCH"},
+        {"params",
+         {{{"parameterName", "x"},
+           {"type", "DOUBLE"},
+           {"minValue", 0},
+           {"maxValue", 1}},
+          {{"parameterName", "y"},
+           {"type", "DOUBLE"},
+           {"minValue", 0},
+           {"maxValue", 1}}}}}}};
+  return Json{{"jobId", id}, {"trainingInput", input}}.dump();
+}
+
+httplib::Result Post(int port, const std::string& path, const std::string& body,
+                     const std::string& token) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(std::chrono::seconds(60));
+  httplib::Headers headers;
+  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+  return client.Post(path, headers, body, "application/json");
+}
+
+class RestGcloudTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (FindGcloud().empty())
+      GTEST_SKIP() << "gcloud (google-cloud-cli) not found";
+    server_.emplace(
+        testing::MakeTempDir(),
+        std::vector<std::string>{"--rest", "127.0.0.1:0", "--allow-command",
+                                 testing::SourceDir() + "/tests/testdata/"});
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error;
+    port_ = RestPort(*server_);
+    ASSERT_GT(port_, 0) << server_->Output();
+    gcloud_.emplace(server_->dir(), port_);
+  }
+
+  std::optional<ServeProcess> server_;
+  std::optional<Gcloud> gcloud_;
+  int port_ = 0;
+};
+
+TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
+  httplib::Result created =
+      Post(port_, "/v1/projects/p1/jobs?alt=json", CreateBody("j1", 3, 0.0),
+           testing::DefaultToken());
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200) << created->body;
+  EXPECT_EQ(Json::parse(created->body)["jobId"], "j1");
+
+  Json job;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        job = gcloud_->Jobs({"describe", "j1"});
+        return job.value("state", "") == "SUCCEEDED";
+      },
+      std::chrono::seconds(120)))
+      << job.dump() << server_->Output();
+  const Json& output = job["trainingOutput"];
+  EXPECT_EQ(output["completedTrialCount"], "2");
+  EXPECT_EQ(output["hyperparameterMetricTag"], "loss");
+  EXPECT_EQ(output["isHyperparameterTuningJob"], true);
+  ASSERT_EQ(output["trials"].size(), 2u);
+
+  v1::GetJobRequest get;
+  get.set_job_id("j1");
+  v1::Job stored;
+  ASSERT_TRUE(
+      server_->JobStub()->GetJob(testing::Context().get(), get, &stored).ok());
+  for (size_t i = 0; i < 2; ++i) {
+    const Json& shown = output["trials"][i];
+    const v1::HyperparameterOutput& trial =
+        stored.training_output().trials(static_cast<int>(i));
+    EXPECT_EQ(shown["trialId"], trial.trial_id());
+    EXPECT_EQ(shown["state"], "SUCCEEDED");
+    EXPECT_EQ(shown["hyperparameters"]["x"], trial.hyperparameters().at("x"));
+    EXPECT_EQ(shown["finalMetric"]["trainingStep"], "3");
+    EXPECT_DOUBLE_EQ(shown["finalMetric"]["objectiveValue"].get<double>(),
+                     trial.final_metric().objective_value());
+    EXPECT_EQ(shown["allMetrics"].size(), 3u);
+    EXPECT_TRUE(shown.contains("startTime") && shown.contains("endTime"));
+  }
+  EXPECT_TRUE(job.contains("createTime") && job.contains("endTime"));
+
+  Json list = gcloud_->Jobs({"list"});
+  ASSERT_TRUE(list.is_array()) << list.dump();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["jobId"], "j1");
+  EXPECT_EQ(list[0]["state"], "SUCCEEDED");
+}
+
+TEST_F(RestGcloudTest, CancelStopsARunningJob) {
+  httplib::Result created =
+      Post(port_, "/v1/projects/p1/jobs", CreateBody("long", 100000, 0.05),
+           testing::DefaultToken());
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200) << created->body;
+  ProcessResult cancel =
+      gcloud_->Run({"ai-platform", "jobs", "cancel", "long"});
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+  Json job;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        job = gcloud_->Jobs({"describe", "long"});
+        return job.value("state", "") == "CANCELLED";
+      },
+      std::chrono::seconds(60)))
+      << job.dump();
+}
+
+TEST_F(RestGcloudTest, ErrorsAreGooglesWithTheServersMessages) {
+  ProcessResult missing =
+      gcloud_->Run({"ai-platform", "jobs", "describe", "nope"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_THAT(missing.err, HasSubstr("nope"));
+
+  // gcloud's own submission of a container job meets the server's policy:
+  // no --allow-image was given.
+  const std::string config = server_->dir() + "/c.yaml";
+  std::ofstream(config) << "trainingInput:\n"
+                           "  hyperparameters:\n"
+                           "    goal: MINIMIZE\n"
+                           "    hyperparameterMetricTag: loss\n"
+                           "    maxTrials: 2\n"
+                           "    params:\n"
+                           "    - {parameterName: x, type: DOUBLE, "
+                           "minValue: 0, maxValue: 1}\n";
+  ProcessResult image = gcloud_->Run(
+      {"ai-platform", "jobs", "submit", "training", "img1", "--config", config,
+       "--region", "us-central1", "--master-image-uri", "python:3.11-slim"});
+  EXPECT_NE(image.exit_code, 0) << image.out;
+  EXPECT_THAT(image.err, HasSubstr("python:3.11-slim")) << image.err;
+
+  httplib::Result anonymous = Post(port_, "/v1/projects/p1/jobs",
+                                   CreateBody("j2", 1, 0.0), /*token=*/"");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  Json error = Json::parse(anonymous->body)["error"];
+  EXPECT_EQ(error["code"], 401);
+  EXPECT_EQ(error["status"], "UNAUTHENTICATED");
+
+  httplib::Result web =
+      Post(port_, "/v1/projects/p1/jobs",
+           Json{{"jobId", "j3"}, {"trainingInput", {{"enableWebAccess", true}}}}
+               .dump(),
+           testing::DefaultToken());
+  ASSERT_TRUE(web);
+  EXPECT_EQ(web->status, 400);
+  EXPECT_THAT(web->body, HasSubstr("trainingInput.enableWebAccess"));
+
+  httplib::Result large =
+      Post(port_, "/v1/projects/p1/jobs", std::string(5 << 20, ' '),
+           testing::DefaultToken());
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->status, 413);
+  EXPECT_EQ(Json::parse(large->body)["error"]["status"], "RESOURCE_EXHAUSTED");
+}
+
+}  // namespace
+}  // namespace hptune
