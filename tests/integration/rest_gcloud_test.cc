@@ -2,10 +2,10 @@
 // gcloud (google-cloud-cli) with a configuration of its own pointed at the
 // server (api_endpoint_overrides/ml, the server's token as its access
 // token): describe shows the trials the server stored, list finds the
-// job, cancel cancels it, and errors come back as Google's JSON with the
-// server's own messages. Jobs gcloud cannot submit for a host trainer
-// (it demands packages on Cloud Storage or a container image) are created
-// with the same request body gcloud sends. Skips, saying why, without
+// job, update sets its labels, cancel cancels it, and errors come back as
+// Google's JSON with the server's own messages. Jobs gcloud cannot submit for a
+// host trainer (it demands packages on Cloud Storage or a container image) are
+// created with the same request body gcloud sends. Skips, saying why, without
 // gcloud.
 #include <httplib.h>
 #include <unistd.h>
@@ -204,6 +204,12 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0]["jobId"], "j1");
   EXPECT_EQ(list[0]["state"], "SUCCEEDED");
+
+  // `jobs update` reads the job, then patches its labels.
+  ProcessResult update = gcloud_->Run({"ai-platform", "jobs", "update", "j1",
+                                       "--update-labels", "team=vision"});
+  EXPECT_EQ(update.exit_code, 0) << update.err;
+  EXPECT_EQ(gcloud_->Jobs({"describe", "j1"})["labels"]["team"], "vision");
 }
 
 TEST_F(RestGcloudTest, CancelStopsARunningJob) {
