@@ -198,6 +198,15 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
     EXPECT_TRUE(shown.contains("startTime") && shown.contains("endTime"));
   }
   EXPECT_TRUE(job.contains("createTime") && job.contains("endTime"));
+  // gcloud's own tables of the trials.
+  ProcessResult summary =
+      gcloud_->Run({"ai-platform", "jobs", "describe", "j1", "--summarize"});
+  EXPECT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_THAT(summary.out, HasSubstr("Training Output Trials"));
+  EXPECT_THAT(
+      summary.out,
+      HasSubstr("x=" +
+                stored.training_output().trials(0).hyperparameters().at("x")));
 
   Json list = gcloud_->Jobs({"list"});
   ASSERT_TRUE(list.is_array()) << list.dump();
@@ -277,6 +286,17 @@ TEST_F(RestGcloudTest, ErrorsAreGooglesWithTheServersMessages) {
   ASSERT_TRUE(large);
   EXPECT_EQ(large->status, 413);
   EXPECT_EQ(Json::parse(large->body)["error"]["status"], "RESOURCE_EXHAUSTED");
+}
+
+// Plain HTTP carries bearer tokens: off loopback is refused before
+// anything starts (no gcloud needed).
+TEST(RestFlagTest, RestOffLoopbackIsRefused) {
+  const std::string dir = testing::MakeTempDir();
+  ProcessResult serve = testing::RunProcess(
+      {testing::HptuneBinary(), "serve", "--db", dir + "/hptune.db",
+       "--state-dir", dir + "/runs", "--rest", "0.0.0.0:0"});
+  EXPECT_EQ(serve.exit_code, 2) << serve.out;
+  EXPECT_THAT(serve.err, HasSubstr("serves on loopback only"));
 }
 
 }  // namespace

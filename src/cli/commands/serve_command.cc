@@ -200,6 +200,25 @@ int ReadJobFlags(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   return ReadQuotaFlags(args, options.quotas, err);
 }
 
+// --rest: AI Platform's REST API (src/rest), when given and not "off".
+int ReadRestFlag(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
+  std::optional<std::string> rest = args.Get("rest");
+  if (!rest || *rest == "off") return kExitOk;
+  // Plain HTTP only so far: the token never leaves loopback in the clear.
+  auto address = dashboard::ParseHttpAddress("rest", *rest, /*tls=*/true);
+  if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
+  if (!address->loopback) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+                    "--rest \"", *rest,
+                    "\": the REST API is plain HTTP, so it serves on "
+                    "loopback only (e.g. 127.0.0.1:7462): bearer tokens "
+                    "would cross the network in the clear")),
+                kExitInvalid, err);
+  }
+  setup.rest = *address;
+  return kExitOk;
+}
+
 // The addresses (gRPC, the dashboard's), the TLS pair and the token.
 int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
                     std::ostream& err) {
@@ -234,12 +253,8 @@ int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
         dashboard::ParseHttpAddress("http", setup.dashboard.address, tls);
     if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
   }
-  if (std::optional<std::string> rest = args.Get("rest");
-      rest && *rest != "off") {
-    // Plain HTTP only so far: the token never leaves loopback in the clear.
-    auto address = dashboard::ParseHttpAddress("rest", *rest, /*tls=*/false);
-    if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
-    setup.rest = *address;
+  if (int code = ReadRestFlag(args, setup, err); code != kExitOk) {
+    return code;
   }
   if (int code =
           ReadTokenFlag(*setup.runtime.env, args, "serve", credentials, err);
