@@ -37,4 +37,8 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(ToGrpcCode(status.code()), message);
 }
 
+std::string GrpcCodeName(grpc::StatusCode code) {
+  return absl::StatusCodeToString(FromGrpcCode(code));
+}
+
 }  // namespace hptune::api

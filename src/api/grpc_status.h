@@ -13,6 +13,7 @@
 #include <grpcpp/support/status.h>
 
 #include <cstddef>
+#include <string>
 
 #include "absl/status/status.h"
 
@@ -27,6 +28,10 @@ absl::StatusCode FromGrpcCode(grpc::StatusCode code);
 inline constexpr size_t kMaxMessageBytes = 2048;
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// The code's name as gRPC and Google's APIs print it ("INVALID_ARGUMENT");
+// UNKNOWN for one outside 0..16.
+std::string GrpcCodeName(grpc::StatusCode code);
 
 }  // namespace hptune::api
 

@@ -1,6 +1,7 @@
 #include "src/rest/google_error.h"
 
 #include "nlohmann/json.hpp"
+#include "src/api/grpc_status.h"
 
 namespace hptune::rest {
 
@@ -36,50 +37,11 @@ int HttpCodeOf(grpc::StatusCode code) {
   }
 }
 
-std::string_view StatusNameOf(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED:
-      return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS:
-      return "DATA_LOSS";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    default:
-      return "UNKNOWN";
-  }
-}
-
 std::string GoogleErrorJson(grpc::StatusCode code, std::string_view message) {
   nlohmann::ordered_json error;
   error["code"] = HttpCodeOf(code);
   error["message"] = std::string(message);
-  error["status"] = std::string(StatusNameOf(code));
+  error["status"] = api::GrpcCodeName(code);
   nlohmann::ordered_json body;
   body["error"] = std::move(error);
   // Invalid UTF-8 in a message (a user's bytes echoed back) is replaced.

@@ -19,10 +19,7 @@ namespace hptune::rest {
 // 500.
 int HttpCodeOf(grpc::StatusCode code);
 
-// "INVALID_ARGUMENT", "NOT_FOUND", ...
-std::string_view StatusNameOf(grpc::StatusCode code);
-
-// The JSON body for a failed call.
+// The JSON body for a failed call; its status is api::GrpcCodeName's.
 std::string GoogleErrorJson(grpc::StatusCode code, std::string_view message);
 
 }  // namespace hptune::rest

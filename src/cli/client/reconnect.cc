@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/api/grpc_status.h"
 #include "src/cli/client/rpc_errors.h"
 
 namespace hptune::cli::client {
@@ -42,7 +43,7 @@ bool Reconnector::Retry(grpc::Status& status) {
   if (!answered_ || !ServerWentAway(status) || window_.count() == 0) {
     return false;
   }
-  const std::string why = absl::StrCat(StatusCodeName(status.error_code()),
+  const std::string why = absl::StrCat(api::GrpcCodeName(status.error_code()),
                                        ": ", status.error_message());
   const MonotonicTime now = server_.options.env->MonotonicNow();
   if (!lost_) {

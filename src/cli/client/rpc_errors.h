@@ -44,9 +44,6 @@ struct RpcTarget {
 std::string DescribeRpcError(const grpc::Status& status,
                              const RpcTarget& target);
 
-// "Ok" for OK, else the upper-case name ("NOT_FOUND").
-std::string StatusCodeName(grpc::StatusCode code);
-
 }  // namespace hptune::cli::client
 
 #endif  // HPTUNE_CLI_CLIENT_RPC_ERRORS_H_
