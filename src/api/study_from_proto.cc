@@ -43,19 +43,6 @@ std::string DescribeList(const google::protobuf::RepeatedField<T>& list,
          (list.size() == 1 ? " item" : " items");
 }
 
-std::string DescribeStrings(
-    const google::protobuf::RepeatedPtrField<std::string>& list) {
-  constexpr size_t kMaxShown = 60;
-  std::string shown = "[";
-  for (const std::string& item : list) {
-    if (shown.size() > 1) shown += ", ";
-    shown += Quote(item);
-  }
-  if (shown.size() < kMaxShown) return shown + "]";
-  return "a list of " + std::to_string(list.size()) +
-         (list.size() == 1 ? " item" : " items");
-}
-
 std::optional<Goal> ReadGoal(int goal, const std::string& path,
                              ProtoErrors& errors) {
   switch (goal) {
@@ -133,8 +120,10 @@ std::vector<std::pair<std::string_view, std::string>> TypeFields(
                         DescribeList(proto.discrete_values(), DescribeNumber));
   }
   if (proto.categorical_values_size() > 0) {
-    fields.emplace_back("categoricalValues",
-                        DescribeStrings(proto.categorical_values()));
+    fields.emplace_back(
+        "categoricalValues",
+        field_text::DescribeStrings({proto.categorical_values().begin(),
+                                     proto.categorical_values().end()}));
   }
   if (proto.has_scale_type()) {
     const int scale = proto.scale_type();

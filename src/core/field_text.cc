@@ -86,4 +86,17 @@ bool IsUnderAny(const std::string& field,
   return false;
 }
 
+std::string DescribeStrings(const std::vector<std::string>& list) {
+  // Describe's rule for a list node (src/core/config/reader.h).
+  constexpr size_t kMaxShown = 60;
+  std::string shown = "[";
+  for (const std::string& item : list) {
+    if (shown.size() > 1) shown += ", ";
+    shown += Quote(item);
+  }
+  if (shown.size() < kMaxShown) return shown + "]";
+  return "a list of " + std::to_string(list.size()) +
+         (list.size() == 1 ? " item" : " items");
+}
+
 }  // namespace hptune::field_text

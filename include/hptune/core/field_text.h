@@ -30,6 +30,10 @@ std::string IndexPath(std::string_view path, size_t index);
 std::string MustBeOneOf(const std::vector<std::string>& allowed,
                         std::string_view got);
 
+// A list of strings as an error message shows it: short lists as written
+// (["a", "b"]), longer ones by their size ("a list of 40 items").
+std::string DescribeStrings(const std::vector<std::string>& list);
+
 // Whether `field` is one of `roots` or lies under one ("a.b" is under "a";
 // so are "a[0]" and "a.b.c").
 bool IsUnderAny(const std::string& field,

@@ -475,6 +475,18 @@ absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
   std::_Exit(kExitOk);
 }
 
+// A front beside the gRPC server (the dashboard, the REST API) could not
+// start: the server drains what it began and the process ends with the
+// reason.
+[[noreturn]] void ExitAsAFrontFailed(server::HptuneServer& server,
+                                     const absl::Status& status,
+                                     std::ostream& err) {
+  server.Drain(std::chrono::seconds(1));
+  err << "hptune serve: " << status.message() << "\n";
+  err.flush();
+  std::_Exit(kExitFailure);
+}
+
 }  // namespace
 
 int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
@@ -507,10 +519,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     auto started = StartDashboard(**server, std::move(setup.dashboard));
     if (!started.ok()) {
       output.mu.Unlock();
-      (*server)->Drain(std::chrono::seconds(1));
-      err << "hptune serve: " << started.status().message() << "\n";
-      err.flush();
-      std::_Exit(kExitFailure);
+      ExitAsAFrontFailed(**server, started.status(), err);
     }
     web = *std::move(started);
     // The link holding the token only on a terminal: never into a log.
@@ -526,10 +535,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     auto started = StartRest(**server, *setup.rest);
     if (!started.ok()) {
       output.mu.Unlock();
-      (*server)->Drain(std::chrono::seconds(1));
-      err << "hptune serve: " << started.status().message() << "\n";
-      err.flush();
-      std::_Exit(kExitFailure);
+      ExitAsAFrontFailed(**server, started.status(), err);
     }
     rest = *std::move(started);
     out << "hptune serve: AI Platform REST API on http://" << setup.rest->host

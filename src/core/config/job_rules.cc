@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hptune/core/job_validation.h"
+#include "hptune/core/field_text.h"
 #include "hptune/core/machine_types.h"
 #include "src/core/config/containers.h"
 #include "src/core/config/job_extras.h"
@@ -105,7 +106,8 @@ void CheckContainerTrainer(const JobSpec& job,
   const std::pair<std::string_view, std::string> trainers[] = {
       {"pythonModule", job.module_name.empty() ? "" : Quote(job.module_name)},
       {"packagePath", job.package_path.empty() ? "" : Quote(job.package_path)},
-      {"command", job.command.empty() ? "" : DescribeStrings(job.command)},
+      {"command",
+       job.command.empty() ? "" : field_text::DescribeStrings(job.command)},
   };
   for (const auto& [key, shown] : trainers) {
     if (shown.empty()) continue;
@@ -124,10 +126,10 @@ void CheckTrainer(const JobSpec& job, std::vector<FieldError>& errors) {
         {Path("command"), "the program (command[0]) must not be empty"});
   }
   if (!job.command.empty() && !job.module_name.empty()) {
-    errors.push_back({Path("command"), "cannot be used with pythonModule " +
-                                           Quote(job.module_name) +
-                                           ": give one trainer, got " +
-                                           DescribeStrings(job.command)});
+    errors.push_back({Path("command"),
+                      "cannot be used with pythonModule " +
+                          Quote(job.module_name) + ": give one trainer, got " +
+                          field_text::DescribeStrings(job.command)});
   }
   if (!job.package_path.empty() && job.module_name.empty() &&
       job.command.empty()) {
@@ -274,19 +276,6 @@ std::vector<FieldError> ValidateTrainingInputPresence(const JobSpec& job) {
     }
   }
   return errors;
-}
-
-std::string DescribeStrings(const std::vector<std::string>& list) {
-  // Describe's rule for a list node: short lists as written, others by size.
-  constexpr size_t kMaxShown = 60;
-  std::string shown = "[";
-  for (const std::string& item : list) {
-    if (shown.size() > 1) shown += ", ";
-    shown += Quote(item);
-  }
-  if (shown.size() < kMaxShown) return shown + "]";
-  return "a list of " + std::to_string(list.size()) +
-         (list.size() == 1 ? " item" : " items");
 }
 
 }  // namespace config_internal

@@ -48,9 +48,6 @@ std::vector<FieldError> ValidateTrainingInputValues(
 // a pool the tier has not.
 std::vector<FieldError> ValidateTrainingInputPresence(const JobSpec& job);
 
-// A list of strings as Describe (reader.h) shows the list node.
-std::string DescribeStrings(const std::vector<std::string>& list);
-
 }  // namespace hptune::config_internal
 
 #endif  // HPTUNE_SRC_CORE_CONFIG_JOB_RULES_H_
