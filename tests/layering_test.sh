@@ -128,7 +128,7 @@ fi
 # request's messages are read field by field; what hptune
 # wrote itself is decoded (hptune/core/stored_spec.h); a typed job is judged
 # by ValidateJob, never written out to be parsed back.
-hits=$(grep -rnE '\b(ParseJobConfig|ParseStudySpecJson)\(' src 2>/dev/null |
+hits=$(grep -rnE '\b(ParseJobConfig|ParseJobResource|ParseStudySpecJson)\(' src 2>/dev/null |
   grep -vE '^src/core/config/parser\.cc:|^src/cli/commands/validate_command\.cc:|^src/api/vertex_job_reading\.cc:|^src/rest/job_body_reading\.cc:' |
   grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')
 if [ -n "$hits" ]; then

@@ -46,46 +46,17 @@ absl::Status ReadLabels(const Json& job,
   return absl::OkStatus();
 }
 
-// Output-only fields of Job a client may echo back (gcloud does not).
-bool IsOutputOnly(const std::string& key) {
-  static const auto* const kFields = new std::vector<std::string>{
-      "createTime",   "startTime",      "endTime", "state",
-      "errorMessage", "trainingOutput", "etag"};
-  return std::find(kFields->begin(), kFields->end(), key) != kFields->end();
-}
-
 }  // namespace
 
 absl::StatusOr<v1::SubmitJobRequest> ReadCreateJobBody(std::string_view body) {
-  absl::StatusOr<Json> job = ParseObject(body);
-  if (!job.ok()) return job.status();
-  for (const auto& [key, value] : job->items()) {
-    if (key == "jobId" || key == "trainingInput" || key == "labels" ||
-        IsOutputOnly(key)) {
-      continue;
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        key, ": not supported: hptune runs training jobs (trainingInput)"));
-  }
-  auto id = job->find("jobId");
-  if (id == job->end() || !id->is_string() || id->get<std::string>().empty()) {
-    return absl::InvalidArgumentError("jobId: required, a string");
-  }
-  auto input = job->find("trainingInput");
-  if (input == job->end()) {
-    return absl::InvalidArgumentError("trainingInput: required");
-  }
-  v1::SubmitJobRequest request;
-  request.set_job_id(id->get<std::string>());
-  if (absl::Status s = ReadLabels(*job, *request.mutable_labels()); !s.ok()) {
-    return s;
-  }
-  // The config parser reads what a config file's `trainingInput` would say:
-  // the same fields, rules and messages as `hptune jobs submit --config`.
-  const std::string config = Json{{"trainingInput", *input}}.dump();
-  ConfigParseResult parsed =
-      ParseJobConfig(config, ConfigFormat::kJson, request.job_id());
+  // Read once, as a config file is: the same fields, rules and messages as
+  // `hptune jobs submit --config`.
+  ConfigParseResult parsed = ParseJobResource(body);
   if (!parsed.errors.empty()) return FieldErrorsToStatus(parsed.errors);
+  v1::SubmitJobRequest request;
+  request.set_job_id(parsed.job->job_id);
+  request.mutable_labels()->insert(parsed.job->labels.begin(),
+                                   parsed.job->labels.end());
   *request.mutable_training_input() = api::JobSpecToProto(*parsed.job);
   return request;
 }

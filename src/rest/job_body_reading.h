@@ -1,8 +1,7 @@
 // The bodies of AI Platform's projects.jobs requests (user text, read at
-// the edge): create's Job {jobId, trainingInput, labels}, whose
-// trainingInput goes through the config parser (docs/config.md) exactly as
-// a config file's does, and patch's {labels}. The one file of src/rest that
-// parses a job. Used by the REST gateway's routes. Pure functions;
+// the edge, once): create's Job {jobId, trainingInput, labels}, read by the
+// config reader's ParseJobResource (docs/config.md) as a config file is,
+// and patch's {labels}. The one file of src/rest that parses a job. Used by the REST gateway's routes. Pure functions;
 // thread-safe.
 #ifndef HPTUNE_SRC_REST_JOB_BODY_READING_H_
 #define HPTUNE_SRC_REST_JOB_BODY_READING_H_
@@ -16,7 +15,7 @@ namespace hptune::rest {
 
 // projects.jobs.create's body. InvalidArgument naming the field for a body
 // that is not a JSON object, a field the API has and hptune does not take,
-// or every error the config parser finds under `trainingInput`.
+// or every error the config reader finds.
 absl::StatusOr<v1::SubmitJobRequest> ReadCreateJobBody(std::string_view body);
 
 // projects.jobs.patch's body and its updateMask: only "labels" (with

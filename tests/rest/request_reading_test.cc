@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/support/status.h"
 #include "gtest/gtest.h"
+#include "hptune/core/config.h"
 #include "nlohmann/json.hpp"
 #include "src/rest/google_error.h"
 #include "src/rest/job_body_reading.h"
@@ -48,7 +49,7 @@ TEST(RestRequestTest, CreateRefusalsNameTheField) {
   EXPECT_THAT(ReadCreateJobBody("[1]").status().message(),
               HasSubstr("must be a JSON object"));
   EXPECT_THAT(ReadCreateJobBody("{").status().message(),
-              HasSubstr("not valid JSON"));
+              HasSubstr("line 1, column 1: invalid JSON"));
   EXPECT_THAT(ReadCreateJobBody(R"({"trainingInput": {}})").status().message(),
               HasSubstr("jobId: required"));
   EXPECT_THAT(ReadCreateJobBody(R"({"jobId": "j", "predictionInput": {}})")
@@ -65,6 +66,28 @@ TEST(RestRequestTest, CreateRefusalsNameTheField) {
                   .status()
                   .message(),
               HasSubstr("labels.a: must be a string"));
+}
+
+TEST(RestRequestTest, CreateReadsTheBodyFromTextOnce) {
+  const int64_t before = config_internal::TextParseCount();
+  ASSERT_TRUE(ReadCreateJobBody(kGcloudBody).ok());
+  EXPECT_EQ(config_internal::TextParseCount() - before, 1);
+}
+
+TEST(RestRequestTest, CreateRefusesWhatOnlyTheServerChooses) {
+  EXPECT_THAT(ReadCreateJobBody(R"({"jobId": "j", "trainingInput": {},
+                                   "backend": {"type": "slurm"}})")
+                  .status()
+                  .message(),
+              HasSubstr("backend: not supported: the server chooses"));
+  EXPECT_THAT(ReadCreateJobBody(R"({"jobId": "a b", "trainingInput": {}})")
+                  .status()
+                  .message(),
+              HasSubstr("jobId: "));
+  EXPECT_THAT(ReadCreateJobBody(R"({"jobId": "j", "trainingInpt": {}})")
+                  .status()
+                  .message(),
+              HasSubstr("did you mean trainingInput"));
 }
 
 TEST(RestRequestTest, PatchReplacesTheLabelsAndTakesOnlyTheirMask) {

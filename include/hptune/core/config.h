@@ -126,6 +126,14 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
                                  ConfigFormat format = ConfigFormat::kAuto,
                                  std::string_view job_id = "");
 
+// AI Platform's Job resource, as projects.jobs.create's body carries it
+// (JSON): `jobId` (required), `labels` and `trainingInput`, read once by the
+// reader and rules of a config file, so errors are the same and placed the
+// same. Output-only fields a client may echo (state, createTime,
+// trainingOutput, ...) are ignored; hptune's `backend` and `slurm` blocks
+// are refused (the server chooses where trials run).
+ConfigParseResult ParseJobResource(std::string_view json);
+
 // Reads `path` and parses it (format from the extension: .json or YAML).
 // NotFound when it cannot be read; InvalidArgument with every error otherwise.
 absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,

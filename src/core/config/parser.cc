@@ -53,6 +53,22 @@ const FieldSet& RootFields() {
   return *kFields;
 }
 
+// The Job resource of AI Platform's REST API (ParseJobResource).
+const FieldSet& JobResourceFields() {
+  static const FieldSet* const kFields = new FieldSet{
+      .accepted = {"jobId", "trainingInput", "labels", "createTime",
+                   "startTime", "endTime", "state", "errorMessage",
+                   "trainingOutput", "etag"},
+      .unsupported =
+          {{"predictionInput", "hptune runs training jobs (trainingInput)"},
+           {"predictionOutput", "hptune runs training jobs (trainingInput)"},
+           {"backend", "the server chooses where trials run; not in a request"},
+           {"slurm", "the server chooses where trials run; not in a request"}},
+      .hints = {},
+  };
+  return *kFields;
+}
+
 bool IsBlank(std::string_view text) {
   return std::all_of(text.begin(), text.end(),
                      [](unsigned char c) { return std::isspace(c) != 0; });
@@ -86,6 +102,11 @@ void ParseStudy(const ConfigNode& node, std::string_view job_id, bool rules,
   }
   job->study = std::move(read.spec);
 }
+
+// The fields of a job's root (labels, backend, trainingInput) from `reader`.
+void ReadJobFields(MapReader& reader, const MachineCatalogue* catalogue,
+                   std::string_view job_id, ErrorSink& sink, JobSpec* job,
+                   BackendConfig* backend);
 
 // `catalogue` null: the shape alone, for text hptune wrote (DecodeStoredJob).
 void ParseTree(const ConfigNode& root, const MachineCatalogue* catalogue,
@@ -127,6 +148,12 @@ void ParseTree(const ConfigNode& root, const MachineCatalogue* catalogue,
     return;
   }
   MapReader reader(root, "", RootFields(), sink);
+  ReadJobFields(reader, catalogue, job_id, sink, job, backend);
+}
+
+void ReadJobFields(MapReader& reader, const MachineCatalogue* catalogue,
+                   std::string_view job_id, ErrorSink& sink, JobSpec* job,
+                   BackendConfig* backend) {
   config_internal::ReadLabels(reader, &job->labels);
   config_internal::ReadBackend(reader, backend);
   const ConfigNode* training_input = reader.Find("trainingInput");
@@ -143,7 +170,76 @@ void ParseTree(const ConfigNode& root, const MachineCatalogue* catalogue,
   }
 }
 
+// The text's tree; nullopt with the reason in `sink` for a text too large,
+// empty, or not JSON/YAML.
+std::optional<ConfigNode> ReadTextTree(std::string_view text,
+                                       ConfigFormat format, ErrorSink& sink) {
+  if (text.size() > config_internal::kMaxConfigBytes) {
+    sink.Add(
+        kBeforeFile, "(config)",
+        "must be at most 4 MiB, got " + std::to_string(text.size()) + " bytes");
+    return std::nullopt;
+  }
+  if (IsBlank(text)) {
+    sink.Add(kBeforeFile, "trainingInput", "required (the config is empty)");
+    return std::nullopt;
+  }
+  if (format == ConfigFormat::kAuto) {
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    format = text[first] == '{' ? ConfigFormat::kJson : ConfigFormat::kYaml;
+  }
+  config_internal::TreeParseResult tree =
+      format == ConfigFormat::kJson ? config_internal::ParseJsonTree(text)
+                                    : config_internal::ParseYamlTree(text);
+  for (FieldError& error : tree.errors) {
+    sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
+  }
+  if (!tree.errors.empty()) return std::nullopt;
+  if (!tree.root || tree.root->kind == ConfigNode::Kind::kNull) {
+    sink.Add(kBeforeFile, "trainingInput", "required (the config is empty)");
+    return std::nullopt;
+  }
+  return std::move(tree.root);
+}
+
+// A Job resource's jobId, checked, into `job`.
+void ReadJobId(MapReader& reader, ErrorSink& sink, JobSpec* job) {
+  const ConfigNode* node = reader.Find("jobId");
+  if (node == nullptr) {
+    reader.Error("jobId", "required");
+    return;
+  }
+  std::optional<std::string> id = reader.String("jobId");
+  if (!id) return;
+  job->job_id = *id;
+  for (FieldError& error : ValidateJobId(*id, "jobId")) {
+    sink.Add(*node, std::move(error.field), std::move(error.message));
+  }
+}
+
 }  // namespace
+
+ConfigParseResult ParseJobResource(std::string_view json) {
+  ConfigParseResult result;
+  ErrorSink sink;
+  JobSpec job;
+  if (std::optional<ConfigNode> root =
+          ReadTextTree(json, ConfigFormat::kJson, sink)) {
+    if (root->kind != ConfigNode::Kind::kMap) {
+      sink.Add(*root, "(root)",
+               "must be a JSON object (a Job), got " +
+                   config_internal::Describe(*root));
+    } else {
+      MapReader reader(*root, "", JobResourceFields(), sink);
+      ReadJobId(reader, sink, &job);
+      ReadJobFields(reader, &MachineCatalogue::Builtin(), job.job_id, sink,
+                    &job, &result.backend);
+    }
+  }
+  result.errors = sink.Sorted();
+  if (result.errors.empty()) result.job = std::move(job);
+  return result;
+}
 
 ConfigParseResult ParseJobConfig(std::string_view text, ConfigFormat format,
                                  std::string_view job_id) {
@@ -162,35 +258,11 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
       sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
     }
   }
-  if (text.size() > config_internal::kMaxConfigBytes) {
-    sink.Add(
-        kBeforeFile, "(config)",
-        "must be at most 4 MiB, got " + std::to_string(text.size()) + " bytes");
-  } else if (IsBlank(text)) {
-    sink.Add(kBeforeFile, "trainingInput", "required (the config is empty)");
-  } else {
-    if (format == ConfigFormat::kAuto) {
-      const size_t first = text.find_first_not_of(" \t\r\n");
-      format = text[first] == '{' ? ConfigFormat::kJson : ConfigFormat::kYaml;
-    }
-    config_internal::TreeParseResult tree =
-        format == ConfigFormat::kJson ? config_internal::ParseJsonTree(text)
-                                      : config_internal::ParseYamlTree(text);
-    for (FieldError& error : tree.errors) {
-      sink.Add(kBeforeFile, std::move(error.field), std::move(error.message));
-    }
-    if (tree.errors.empty()) {
-      if (!tree.root || tree.root->kind == ConfigNode::Kind::kNull) {
-        sink.Add(kBeforeFile, "trainingInput",
-                 "required (the config is empty)");
-      } else {
-        if (config_internal::IsVertexSpec(*tree.root)) {
-          ParseVertexTree(*tree.root, catalogue, job_id, sink, &result, &job);
-        } else {
-          ParseTree(*tree.root, &catalogue, job_id, sink, &job,
-                    &result.backend);
-        }
-      }
+  if (std::optional<ConfigNode> root = ReadTextTree(text, format, sink)) {
+    if (config_internal::IsVertexSpec(*root)) {
+      ParseVertexTree(*root, catalogue, job_id, sink, &result, &job);
+    } else {
+      ParseTree(*root, &catalogue, job_id, sink, &job, &result.backend);
     }
   }
   result.errors = sink.Sorted();
