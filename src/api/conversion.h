@@ -115,6 +115,13 @@ v1::HyperparameterOutput TrialToOutput(const Trial& trial,
 v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
                    const std::vector<Trial>& trials, bool with_trials,
                    const std::set<int64_t>& waiting = {});
+// The same for a job whose trainingInput is in hand (`decoded`, as
+// DecodeStoredJob of job.training_input_json would give it; null: none):
+// SubmitJob's reply describes the JobSpec it just stored without reading it
+// back.
+v1::Job JobToProto(const JobRecord& job, const JobSpec* decoded,
+                   const StudySpec* spec, const std::vector<Trial>& trials,
+                   bool with_trials, const std::set<int64_t>& waiting = {});
 
 // Timestamps.
 google::protobuf::Timestamp TimestampToProto(Timestamp t);

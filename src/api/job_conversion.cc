@@ -184,13 +184,20 @@ absl::StatusOr<JobLabels> JobLabelsFromProto(
 v1::Job JobToProto(const JobRecord& job, const StudySpec* spec,
                    const std::vector<Trial>& trials, bool with_trials,
                    const std::set<int64_t>& waiting) {
+  // A stored job that does not decode is shown without its training input.
+  absl::StatusOr<JobSpec> decoded =
+      DecodeStoredJob(job.training_input_json, job.job_id);
+  return JobToProto(job, decoded.ok() ? &*decoded : nullptr, spec, trials,
+                    with_trials, waiting);
+}
+
+v1::Job JobToProto(const JobRecord& job, const JobSpec* decoded,
+                   const StudySpec* spec, const std::vector<Trial>& trials,
+                   bool with_trials, const std::set<int64_t>& waiting) {
   v1::Job proto;
   proto.set_job_id(job.job_id);
-  // A stored job that does not decode is shown without its training input.
-  if (absl::StatusOr<JobSpec> spec =
-          DecodeStoredJob(job.training_input_json, job.job_id);
-      spec.ok()) {
-    *proto.mutable_training_input() = JobSpecToProto(*spec);
+  if (decoded != nullptr) {
+    *proto.mutable_training_input() = JobSpecToProto(*decoded);
   }
   proto.set_state(JobStateToProto(job.state));
   proto.set_error_message(job.error_message);

@@ -277,7 +277,11 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
       HPTUNE_ASSIGN_OR_RETURN(job, jobs_.Submit(spec, owner, caller.uid));
       return absl::OkStatus();
     }));
-    HPTUNE_ASSIGN_OR_RETURN(*reply, DescribeJob(*job, /*with_trials=*/false));
+    // The job just stored is the spec in hand: described without a decode.
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                            store_.ListTrialSummaries(job->study_name));
+    *reply = JobToProto(*job, &spec, spec.study ? &*spec.study : nullptr,
+                        trials, false);
     return absl::OkStatus();
   });
 }

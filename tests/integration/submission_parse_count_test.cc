@@ -139,10 +139,9 @@ TEST(SubmissionParseCountTest, TheServerParsesNoTextOfASubmittedJob) {
       Call(&v1::JobService::Stub::SubmitJob, stub, request, &submitted);
   ASSERT_TRUE(status.ok()) << status.error_message();
   const int64_t submit_parses = config_internal::TextParseCount() - before;
-  // Nothing is read from text until the job is stored; the reply describes
-  // the stored job: its study's spec (DecodeStoredStudySpec) and its
-  // trainingInput (DecodeStoredJob), one parse each.
-  EXPECT_EQ(submit_parses, 2);
+  // Nothing is read from text: the request is read field by field, and the
+  // reply describes the JobSpec just stored without reading it back.
+  EXPECT_EQ(submit_parses, 0);
   EXPECT_EQ(submitted.training_input().hyperparameters().max_parallel_trials(),
             4);
 
@@ -155,6 +154,11 @@ TEST(SubmissionParseCountTest, TheServerParsesNoTextOfASubmittedJob) {
   EXPECT_EQ(config_internal::TextParseCount() - before, 2);  // The same two.
   EXPECT_EQ(got.training_input().SerializeAsString(),
             submission->training_input.SerializeAsString());
+  // The reply from the spec in hand is what the stored job reads back as.
+  EXPECT_EQ(submitted.training_input().SerializeAsString(),
+            got.training_input().SerializeAsString());
+  EXPECT_EQ(submitted.training_output().hyperparameter_metric_tag(),
+            got.training_output().hyperparameter_metric_tag());
   // Each count was taken while the job's thread waited at its first line.
   EXPECT_EQ(gate.held(), 1);
 }
