@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "src/cli/gcloud_flags.h"
 #include "src/cli/spec_overrides.h"
 
 namespace hptune::cli {
@@ -25,6 +26,9 @@ using enum FlagArity;
 
 // Every flag but the config's overrides (spec_overrides.cc), by section.
 const FlagSpec kRows[] = {
+    {"config", kValue, "FILE", kRunCommand, kJobSection,
+     "the config instead of CONFIG, as gcloud's --config; a first argument is "
+     "then the job's ID (gcloud's JOB)"},
     {"job-id", kValue, "ID", kRunCommand, kJobSection,
      "the job's ID and its study's name; default: the config's name and the "
      "time (config_20261121_103000)"},
@@ -193,6 +197,8 @@ const std::vector<FlagSpec>& AllFlags() {
   static const auto* const kAll = [] {
     auto* all = new std::vector<FlagSpec>(SpecOverrideRows());
     all->insert(all->end(), std::begin(kRows), std::end(kRows));
+    all->insert(all->end(), IgnoredGcloudRows().begin(),
+                IgnoredGcloudRows().end());
     return all;
   }();
   return *kAll;
@@ -224,6 +230,14 @@ std::set<std::string> ValueFlagNames(FlagCommand command) {
   std::set<std::string> names;
   for (const FlagSpec* flag : FlagsOf(command)) {
     if (flag->arity == kValue) names.insert(std::string(flag->name));
+  }
+  return names;
+}
+
+std::set<std::string> SwitchFlagNames(FlagCommand command) {
+  std::set<std::string> names;
+  for (const FlagSpec* flag : FlagsOf(command)) {
+    if (flag->arity == kSwitch) names.insert(std::string(flag->name));
   }
   return names;
 }

@@ -5,8 +5,9 @@
 // from it (ParseFlags), each command's --help lists it (FlagUsage), and
 // the config's overrides are applied from it (ApplyOverrides in
 // spec_overrides.h): adding a flag is adding a row. Rows live beside the
-// code that reads their values: the overrides' in spec_overrides.cc, the
-// rest in flag_table.cc; AllFlags() is both.
+// code that reads their values: the overrides' in spec_overrides.cc,
+// gcloud's that hptune ignores in gcloud_flags.cc, the rest in
+// flag_table.cc; AllFlags() is all three.
 //
 // In the table: `run`, `serve`, `dashboard`, and the overrides and backend
 // flags of `jobs submit`, whose other flags, like those of the other
@@ -42,6 +43,7 @@ enum FlagCommand : unsigned {
   kDashboardCommand = 1u << 2,
   kSubmitCommand = 1u << 3,  // `jobs submit`: its overrides and backend.
 };
+inline constexpr unsigned kRunAndSubmit = kRunCommand | kSubmitCommand;
 
 // Where a flag that overrides the config applies its value.
 struct OverrideTarget {
@@ -71,6 +73,9 @@ struct FlagSpec {
   // name), and how.
   std::string_view field = {};
   ApplyOverride apply = nullptr;
+  // gcloud's name of an hptune flag (--max-trial-count is --max-trials):
+  // the hptune flag's name. The two are one flag: giving both is an error.
+  std::string_view same_as = {};
 };
 
 // Every row: the overrides' (SpecOverrideRows), then the rest.
@@ -88,6 +93,9 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args,
 // The names of `command`'s flags that take one value, for a command that
 // adds flags of its own to ParseArgs (`jobs submit`).
 std::set<std::string> ValueFlagNames(FlagCommand command);
+
+// The names of `command`'s switches, for `jobs submit`, as above.
+std::set<std::string> SwitchFlagNames(FlagCommand command);
 
 // `command`'s flags as its --help lists them: under each section's heading
 // (in the order sections first appear), "  --name VALUE" and the help, led

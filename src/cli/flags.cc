@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hptune/core/field_text.h"
 
 namespace hptune::cli {
 
@@ -43,6 +44,22 @@ template absl::StatusOr<int64_t> IntegerFlag(const ParsedArgs&,
                                              std::optional<int64_t>,
                                              const char*);
 
+namespace {
+
+// " (did you mean --max-trials?)" for a near miss among the known flags.
+std::string UnknownFlagHint(const std::string& name,
+                            const std::set<std::string>& value_flags,
+                            const std::set<std::string>& bool_flags,
+                            const std::set<std::string>& repeated_flags) {
+  std::vector<std::string> known;
+  for (const auto* names : {&value_flags, &bool_flags, &repeated_flags}) {
+    for (const std::string& flag : *names) known.push_back("--" + flag);
+  }
+  return field_text::DidYouMean("--" + name, known);
+}
+
+}  // namespace
+
 absl::StatusOr<ParsedArgs> ParseArgs(
     const std::vector<std::string>& args,
     const std::set<std::string>& value_flags,
@@ -75,7 +92,9 @@ absl::StatusOr<ParsedArgs> ParseArgs(
     }
     const bool repeatable = repeated_flags.contains(name);
     if (!value_flags.contains(name) && !repeatable) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown flag --", name,
+          UnknownFlagHint(name, value_flags, bool_flags, repeated_flags)));
     }
     if (!value) {
       if (i + 1 == args.size()) {

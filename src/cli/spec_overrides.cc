@@ -19,7 +19,6 @@ namespace hptune::cli {
 namespace {
 
 using enum FlagArity;
-constexpr unsigned kRunAndSubmit = kRunCommand | kSubmitCommand;
 constexpr std::string_view kTrainer = "Trainer (over the config's):";
 constexpr std::string_view kMachines =
     "Machines (over the config's; docs/config.md):";
@@ -191,6 +190,38 @@ absl::Status ApplyEarlyStopping(const OverrideTarget& t) {
   return absl::OkStatus();
 }
 
+absl::Status ApplyDisplayName(const OverrideTarget& t) {
+  t.job.display_name = ValueOf(t);
+  return absl::OkStatus();
+}
+
+// gcloud's "grid-search" and the API's GRID_SEARCH alike.
+absl::Status ApplyAlgorithm(const OverrideTarget& t) {
+  const std::string& text = ValueOf(t);
+  std::string name = absl::AsciiStrToUpper(text);
+  std::replace(name.begin(), name.end(), '-', '_');
+  const std::optional<Algorithm> algorithm = ParseAlgorithm(name);
+  if (!algorithm) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--algorithm: expected algorithm-unspecified, grid-search, "
+        "random-search or quasi-random-search, got \"",
+        text, "\""));
+  }
+  HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
+  t.job.study->algorithm = *algorithm;
+  t.job.study->custom_algorithm.clear();
+  return absl::OkStatus();
+}
+
+template <TaskPool JobSpec::*kPool>
+absl::Status ApplyImage(const OverrideTarget& t) {
+  (t.job.*kPool).container.image_uri = ValueOf(t);
+  return absl::OkStatus();
+}
+
+constexpr std::string_view kGcloudNames =
+    "gcloud's (ai-platform jobs submit training, ai hp-tuning-jobs create):";
+
 constexpr char kMachineTypeHelp[] = "the machine type, CUSTOM tier only";
 constexpr char kAcceleratorHelp[] = "its GPUs, CUSTOM tier only";
 constexpr char kCountHelp[] = "how many, CUSTOM tier only";
@@ -212,41 +243,41 @@ const std::vector<FlagSpec>& SpecOverrideRows() {
       {"job-dir", kValue, "DIR", kRunAndSubmit, kTrainer,
        "each trial gets --job-dir=DIR/<trial>", 0, "jobDir", ApplyJobDir},
 
-      {"scale-tier", kValue, "TIER", kSubmitCommand, kMachines,
+      {"scale-tier", kValue, "TIER", kRunAndSubmit, kMachines,
        "BASIC, BASIC_GPU, STANDARD_1, PREMIUM_1 or CUSTOM; a tier other than "
        "CUSTOM replaces the config's task pools",
        0, "scaleTier", ApplyTier},
-      {"master-machine-type", kValue, "T", kSubmitCommand, kMachines,
+      {"master-machine-type", kValue, "T", kRunAndSubmit, kMachines,
        kMachineTypeHelp, 0, "masterType", ApplyMachineType<kMaster>},
-      {"master-accelerator", kValue, "count=N,type=T", kSubmitCommand,
-       kMachines, kAcceleratorHelp, 0, "masterConfig.acceleratorConfig",
+      {"master-accelerator", kValue, "count=N,type=T", kRunAndSubmit, kMachines,
+       kAcceleratorHelp, 0, "masterConfig.acceleratorConfig",
        ApplyAccelerator<kMaster>},
-      {"worker-count", kValue, "N", kSubmitCommand, kMachines, kCountHelp, 0,
+      {"worker-count", kValue, "N", kRunAndSubmit, kMachines, kCountHelp, 0,
        "workerCount", ApplyCount<kWorker>},
-      {"worker-machine-type", kValue, "T", kSubmitCommand, kMachines,
+      {"worker-machine-type", kValue, "T", kRunAndSubmit, kMachines,
        kMachineTypeHelp, 0, "workerType", ApplyMachineType<kWorker>},
-      {"worker-accelerator", kValue, "count=N,type=T", kSubmitCommand,
-       kMachines, kAcceleratorHelp, 0, "workerConfig.acceleratorConfig",
+      {"worker-accelerator", kValue, "count=N,type=T", kRunAndSubmit, kMachines,
+       kAcceleratorHelp, 0, "workerConfig.acceleratorConfig",
        ApplyAccelerator<kWorker>},
-      {"parameter-server-count", kValue, "N", kSubmitCommand, kMachines,
+      {"parameter-server-count", kValue, "N", kRunAndSubmit, kMachines,
        kCountHelp, 0, "parameterServerCount", ApplyCount<kParameterServer>},
-      {"parameter-server-machine-type", kValue, "T", kSubmitCommand, kMachines,
+      {"parameter-server-machine-type", kValue, "T", kRunAndSubmit, kMachines,
        kMachineTypeHelp, 0, "parameterServerType",
        ApplyMachineType<kParameterServer>},
-      {"parameter-server-accelerator", kValue, "count=N,type=T", kSubmitCommand,
+      {"parameter-server-accelerator", kValue, "count=N,type=T", kRunAndSubmit,
        kMachines, kAcceleratorHelp, 0,
        "parameterServerConfig.acceleratorConfig",
        ApplyAccelerator<kParameterServer>},
-      {"evaluator-count", kValue, "N", kSubmitCommand, kMachines, kCountHelp, 0,
+      {"evaluator-count", kValue, "N", kRunAndSubmit, kMachines, kCountHelp, 0,
        "evaluatorCount", ApplyCount<kEvaluator>},
-      {"evaluator-machine-type", kValue, "T", kSubmitCommand, kMachines,
+      {"evaluator-machine-type", kValue, "T", kRunAndSubmit, kMachines,
        kMachineTypeHelp, 0, "evaluatorType", ApplyMachineType<kEvaluator>},
-      {"evaluator-accelerator", kValue, "count=N,type=T", kSubmitCommand,
+      {"evaluator-accelerator", kValue, "count=N,type=T", kRunAndSubmit,
        kMachines, kAcceleratorHelp, 0, "evaluatorConfig.acceleratorConfig",
        ApplyAccelerator<kEvaluator>},
-      {"use-chief-in-tf-config", kValue, "true|false", kSubmitCommand,
-       kMachines, "name the master `chief` in TF_CONFIG", 0,
-       "useChiefInTfConfig", ApplyUseChief},
+      {"use-chief-in-tf-config", kValue, "true|false", kRunAndSubmit, kMachines,
+       "name the master `chief` in TF_CONFIG", 0, "useChiefInTfConfig",
+       ApplyUseChief},
 
       {kLabelsFlag, kValue, "K=V[,K=V...]", kRunAndSubmit, kJobSection,
        "over the config's, e.g. team=vision,owner=ana; a key given replaces "
@@ -268,6 +299,32 @@ const std::vector<FlagSpec>& SpecOverrideRows() {
        0, "resumePreviousJobId", ApplyResumeFrom},
       {"early-stopping", kValue, "RULE", kRunAndSubmit, kStudy,
        EarlyStoppingHelp(), 0, "earlyStoppingRule", ApplyEarlyStopping},
+
+      {"display-name", kValue, "NAME", kRunAndSubmit, kGcloudNames,
+       "the job's name to show, apart from its ID (Vertex's)", 0, "displayName",
+       ApplyDisplayName},
+      {"algorithm", kValue, "ALGORITHM", kRunAndSubmit, kGcloudNames,
+       "algorithm-unspecified (hptune's GP), grid-search, random-search or "
+       "quasi-random-search",
+       0, "hyperparameters.algorithm", ApplyAlgorithm},
+      {"master-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
+       "the master's container image", 0, "masterConfig.imageUri",
+       ApplyImage<kMaster>},
+      {"worker-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
+       "the workers' container image", 0, "workerConfig.imageUri",
+       ApplyImage<kWorker>},
+      {"parameter-server-image-uri", kValue, "IMAGE", kRunAndSubmit,
+       kGcloudNames, "the parameter servers' container image", 0,
+       "parameterServerConfig.imageUri", ApplyImage<kParameterServer>},
+      {"max-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
+       "as --max-trials", 0, "maxTrials",
+       ApplyStudyCount<&Budget::max_trials, 1>, "max-trials"},
+      {"parallel-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
+       "as --max-parallel-trials", 0, "maxParallelTrials",
+       ApplyStudyCount<&Budget::max_parallel_trials, 1>, "max-parallel-trials"},
+      {"max-failed-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
+       "as --max-failed-trials", 0, "maxFailedTrials",
+       ApplyStudyCount<&Budget::max_failed_trials, 0>, "max-failed-trials"},
   };
   return *kRows;
 }
@@ -277,6 +334,11 @@ absl::Status ApplyOverrides(const ParsedArgs& args,
   for (const FlagSpec& flag : SpecOverrideRows()) {
     const std::string name(flag.name);
     if (!args.Has(name)) continue;
+    if (!flag.same_as.empty() && args.Has(std::string(flag.same_as))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " and --", std::string(flag.same_as),
+                       " are one flag (gcloud's name and hptune's): give one"));
+    }
     HPTUNE_RETURN_IF_ERROR(flag.apply({args, name, cwd, job}));
   }
   for (const std::string& arg : args.after_dashes) job.args.push_back(arg);

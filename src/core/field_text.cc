@@ -74,6 +74,11 @@ std::string MustBeOneOf(const std::vector<std::string>& allowed,
          config_internal::DidYouMean(got, allowed);
 }
 
+std::string DidYouMean(std::string_view got,
+                       const std::vector<std::string>& candidates) {
+  return config_internal::DidYouMean(got, candidates);
+}
+
 bool IsUnderAny(const std::string& field,
                 const std::vector<std::string>& roots) {
   for (const std::string& root : roots) {

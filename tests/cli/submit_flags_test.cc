@@ -108,6 +108,46 @@ TEST_F(SubmitFlagsTest, FlagsOverrideTheFileAndUserArgsAreAppended) {
   EXPECT_THAT(job.args, ElementsAre("--steps=300", "--epochs=2"));
 }
 
+// gcloud's flags of `ai-platform jobs submit training` and `ai
+// hp-tuning-jobs create` set what they name there.
+TEST_F(SubmitFlagsTest, GcloudsFlagsSetWhatTheyNameInGcloud) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission =
+      Build({"--config", config, "--max-trial-count", "5",
+             "--parallel-trial-count", "2", "--max-failed-trial-count", "0",
+             "--algorithm", "random-search", "--display-name", "mnist tuning"});
+  ASSERT_OK(submission);
+  const JobSpec& job = submission->job;
+  EXPECT_EQ(job.study->max_trials, 5);
+  EXPECT_EQ(job.study->max_parallel_trials, 2);
+  EXPECT_EQ(job.study->max_failed_trials, 0);
+  EXPECT_EQ(job.study->algorithm, Algorithm::kRandomSearch);
+  EXPECT_EQ(job.display_name, "mnist tuning");
+
+  const std::string containers = WriteConfig(
+      "k.yaml",
+      "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n"
+      "  workerCount: 1\n  workerType: n1-standard-4\n"
+      "  masterConfig: {imageUri: old:1}\n  workerConfig: {imageUri: old:2}\n");
+  auto images = Build({"--config", containers, "--master-image-uri", "img:1",
+                       "--worker-image-uri", "img:2"});
+  ASSERT_OK(images);
+  EXPECT_EQ(images->job.master.container.image_uri, "img:1");
+  EXPECT_EQ(images->job.worker.container.image_uri, "img:2");
+}
+
+TEST_F(SubmitFlagsTest, GcloudsNameAndHptunesTogetherAreRefused) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  EXPECT_THAT(
+      Build({"--config", config, "--max-trial-count", "5", "--max-trials", "4"})
+          .status()
+          .message(),
+      HasSubstr("--max-trial-count and --max-trials are one flag"));
+  EXPECT_THAT(
+      Build({"--config", config, "--algorithm", "bayes"}).status().message(),
+      HasSubstr("--algorithm: expected algorithm-unspecified"));
+}
+
 // The convex rule's settings go with the rule a flag replaces.
 TEST_F(SubmitFlagsTest, AnotherRulesFlagDropsTheConvexRulesSettings) {
   std::string text = kCustomConfig;

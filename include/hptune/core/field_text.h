@@ -30,6 +30,11 @@ std::string IndexPath(std::string_view path, size_t index);
 std::string MustBeOneOf(const std::vector<std::string>& allowed,
                         std::string_view got);
 
+// " (did you mean X?)" when `got` is close to one of `candidates` (a
+// typo, another case, '_' for '-'), else "".
+std::string DidYouMean(std::string_view got,
+                       const std::vector<std::string>& candidates);
+
 // A list of strings as an error message shows it: short lists as written
 // (["a", "b"]), longer ones by their size ("a list of 40 items").
 std::string DescribeStrings(const std::vector<std::string>& list);

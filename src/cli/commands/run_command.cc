@@ -27,6 +27,7 @@
 #include "hptune/runner/job_runner.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flag_table.h"
+#include "src/cli/gcloud_flags.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
@@ -42,8 +43,10 @@
 namespace hptune::cli {
 namespace {
 
-constexpr char kUsageHead[] =
+constexpr char kUsageLine[] =
     "usage: hptune run CONFIG [flags] [-- USER_ARGS...]\n"
+    "       hptune run [JOB] --config CONFIG [flags] [-- USER_ARGS...]\n";
+constexpr char kUsageHead[] =
     "\n"
     "Runs a tuning job from here: each trial's replicas as local processes\n"
     "(or as tasks of a Slurm job), every result in a SQLite file. Shows\n"
@@ -66,7 +69,35 @@ constexpr char kUsageTail[] =
 
 // The flags' part comes from the flag table (flag_table.h).
 std::string Usage() {
-  return absl::StrCat(kUsageHead, FlagUsage(kRunCommand), kUsageTail);
+  return absl::StrCat(kUsageLine, kUsageHead, FlagUsage(kRunCommand),
+                      kUsageTail);
+}
+
+// A usage error: the message and how to see the flags, not all of them.
+int RunUsageError(const std::string& message, std::ostream& err) {
+  err << "hptune run: " << message << "\n"
+      << kUsageLine << "`hptune run --help` lists every flag\n";
+  return kExitUsage;
+}
+
+// gcloud's form, `JOB --config FILE`, as the form hptune's own commands
+// read on: CONFIG first, the ID in --job-id. A usage error's message when
+// the two forms are mixed.
+std::optional<std::string> TakeGcloudForm(ParsedArgs& args) {
+  const std::optional<std::string> config = args.Get("config");
+  if (!config) return std::nullopt;
+  if (args.positional.size() > 1) {
+    return absl::StrCat("with --config, expected at most one JOB, got ",
+                        args.positional.size(), " arguments");
+  }
+  if (args.positional.size() == 1) {
+    if (args.Has("job-id")) {
+      return "the job's ID given twice: as JOB and as --job-id";
+    }
+    args.flags["job-id"] = args.positional.front();
+  }
+  args.positional = {*config};
+  return std::nullopt;
 }
 
 // sysexits EX_UNAVAILABLE: the backend cannot be reached.
@@ -153,19 +184,23 @@ std::variant<ParsedArgs, int> ParseCommandLine(
     const std::vector<std::string>& args, std::ostream& out,
     std::ostream& err) {
   auto parsed = ParseFlags(args, kRunCommand);
-  if (!parsed.ok()) {
-    err << "hptune run: " << parsed.status().message() << "\n\n" << Usage();
-    return kExitUsage;
-  }
+  if (!parsed.ok())
+    return RunUsageError(std::string(parsed.status().message()), err);
   if (parsed->Has("help")) {
     out << Usage();
     return kExitOk;
   }
+  if (std::optional<std::string> mixed = TakeGcloudForm(*parsed)) {
+    return RunUsageError(*mixed, err);
+  }
   if (parsed->positional.size() != 1) {
-    err << "hptune run: expected one CONFIG file, got "
-        << parsed->positional.size() << " arguments\n\n"
-        << Usage();
-    return kExitUsage;
+    return RunUsageError(absl::StrCat("expected one CONFIG file, got ",
+                                   parsed->positional.size(), " arguments"),
+                      err);
+  }
+  if (std::string note = IgnoredGcloudFlagsNote(*parsed, kRunCommand);
+      !note.empty()) {
+    err << "hptune run: " << note << "\n";
   }
   return *std::move(parsed);
 }

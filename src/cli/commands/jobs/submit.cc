@@ -14,6 +14,7 @@
 #include "src/cli/commands/jobs/logs.h"
 #include "src/cli/commands/jobs/subcommand.h"
 #include "src/cli/flag_table.h"
+#include "src/cli/gcloud_flags.h"
 
 namespace hptune::cli::jobs {
 namespace {
@@ -75,6 +76,10 @@ constexpr char kSubmitExample[] =
 
 int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
+  if (std::string note = IgnoredGcloudFlagsNote(c.args, kSubmitCommand);
+      !note.empty()) {
+    err << "hptune: " << note << "\n";
+  }
   absl::StatusOr<std::filesystem::path> working_dir =
       DefaultEnv().WorkingDirectory();
   if (!working_dir.ok()) return FailStatus(working_dir.status(), err);
@@ -157,11 +162,13 @@ Subcommand SubmitCommand() {
   // The overrides and the backend flags from the flag table, then its own.
   std::set<std::string> flags = ValueFlagNames(kSubmitCommand);
   flags.insert({"config", "format", "reconnect-seconds"});
+  std::set<std::string> switches = SwitchFlagNames(kSubmitCommand);
+  switches.insert({"wait", "stream-logs", "quiet"});
   return {
       "submit",
       Usage(kSubmitUsage, kSubmitExample, FlagUsage(kSubmitCommand).c_str()),
       flags,
-      {"wait", "stream-logs", "quiet"},
+      switches,
       true,
       RunSubmit};
 }
