@@ -12,18 +12,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "src/env/scoped_fd.h"
 
 namespace hptune::internal {
 namespace {
 
 constexpr char kLinePrefix[] = "\n[hptune: ";
 constexpr char kLineMiddle[] = " bytes of this log removed here: ";
-
-// Closes a descriptor when it goes out of scope.
-struct ScopedFd {
-  int fd;
-  ~ScopedFd() { ::close(fd); }
-};
 
 absl::Status LogError(std::string_view what, const std::filesystem::path& path,
                       int err) {
@@ -103,7 +98,7 @@ std::optional<int64_t> ParseLogCutLine(std::string_view bytes) {
 absl::StatusOr<LogCut> CapPosixLog(const std::filesystem::path& path,
                                    int64_t max_bytes) {
   HPTUNE_ASSIGN_OR_RETURN(const int fd, OpenRegularFile(path, O_RDWR, "log"));
-  ScopedFd closer{fd};
+  const ScopedFd closer(fd);
   struct stat info;
   struct statfs fs;
   if (::fstat(fd, &info) != 0 || ::fstatfs(fd, &fs) != 0) {

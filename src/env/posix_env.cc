@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -125,6 +126,25 @@ class PosixEnv : public Env {
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return internal::CapPosixLog(path, max_bytes);
+  }
+
+  // Locks, waits on a condition, resolved paths.
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::filesystem::path& path, LockMode mode,
+      LockFileUse use) override {
+    return internal::LockPosixFile(path, mode, use);
+  }
+  bool WaitUntil(CondVar* cv, Mutex* mu, MonotonicTime deadline) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return cv->WaitUntil(mu, deadline);
+  }
+  absl::StatusOr<std::filesystem::path> RealPath(
+      const std::filesystem::path& path) override {
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved) == nullptr) {
+      return ErrnoError("cannot resolve", path, errno);
+    }
+    return std::filesystem::path(resolved);
   }
 };
 

@@ -41,6 +41,10 @@ absl::StatusOr<FileInfo> PosixInfoOf(const std::filesystem::path& path,
 absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
     const std::filesystem::path& dir);
 
+// Env::LockFile (posix_lock.cc).
+absl::StatusOr<std::unique_ptr<FileLock>> LockPosixFile(
+    const std::filesystem::path& path, LockMode mode, LockFileUse use);
+
 }  // namespace hptune::internal
 
 #endif  // HPTUNE_SRC_ENV_POSIX_FILES_H_

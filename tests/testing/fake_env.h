@@ -47,11 +47,9 @@ class FakeEnv : public Env {
   MonotonicTime MonotonicNow() override {
     return MonotonicTime(std::chrono::microseconds(monotonic_micros_.load()));
   }
-  // Time passes: both clocks move by `duration`.
-  void Advance(std::chrono::microseconds duration) {
-    clock_.Advance(duration);
-    monotonic_micros_ += duration.count();
-  }
+  // Time passes: both clocks move by `duration`, and the waits on a
+  // condition whose deadline that reaches end (WaitUntil).
+  void Advance(std::chrono::microseconds duration);
   void SleepFor(std::chrono::microseconds duration) override {
     Advance(duration);
   }
@@ -100,6 +98,31 @@ class FakeEnv : public Env {
   // of what is seeded is reproducible.
   uint64_t RandomSeed() override;
 
+  // Locks, waits on a condition, resolved paths.
+  //
+  // A lock table in memory: the locks of one FakeEnv conflict as flocks
+  // do, with the messages PosixEnv gives. The lock file is made as a write
+  // makes one (its directory must exist); kHolderPid writes `pid` into it
+  // and removes it on release. The FakeEnv must outlive its locks.
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::filesystem::path& path, LockMode mode,
+      LockFileUse use) override;
+  int pid = ::getpid();
+  // Waits for a signal in real time, 5 ms at most: one that no signal
+  // ends moves both clocks by what it waited (to the deadline at most).
+  // False once the monotonic clock is at `deadline`, true before (a
+  // signal, or a spurious return the caller's loop waits again after).
+  // So a wait nobody ends lasts about as long as on the real machine (the
+  // threads that would signal it are real), and another thread's sleep or
+  // wait, or a test's Advance, that moves the clock to its deadline ends
+  // it at once.
+  bool WaitUntil(CondVar* cv, Mutex* mu, MonotonicTime deadline) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  // Links are not modelled: the normalised absolute path, when a file or
+  // directory is there; NotFound otherwise.
+  absl::StatusOr<std::filesystem::path> RealPath(
+      const std::filesystem::path& path) override;
+
   // Every file's path, sorted: what a test checks was left behind.
   std::vector<std::string> Files() const;
 
@@ -115,6 +138,23 @@ class FakeEnv : public Env {
   std::map<std::string, std::string> files_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> modes_ ABSL_GUARDED_BY(mu_);  // Of files_.
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_) = {"/"};
+
+  // The lock table: who holds each lock file.
+  struct LockHolders {
+    int shared = 0;
+    bool exclusive = false;
+  };
+  class FakeFileLock;
+  void Unlock(const std::string& key, LockMode mode, LockFileUse use);
+  std::map<std::string, LockHolders> locks_ ABSL_GUARDED_BY(mu_);
+
+  // The waits on a condition in progress, which Advance ends when due.
+  struct Waiter {
+    CondVar* cv;
+    MonotonicTime deadline;
+  };
+  Mutex waiters_mu_;
+  std::vector<Waiter*> waiters_ ABSL_GUARDED_BY(waiters_mu_);
 };
 
 }  // namespace hptune::testing

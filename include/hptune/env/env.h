@@ -9,7 +9,10 @@
 //             listing, private directories, permissions, and the working
 //             directory relative paths are taken from;
 //   identity  the user and group the process acts as;
-//   entropy   seeds nobody chose (RandomSeed: a study's without spec.seed).
+//   entropy   seeds nobody chose (RandomSeed: a study's without spec.seed);
+//   locks     file locks (LockFile: the runner lease beside a database),
+//             waits on a condition with a monotonic deadline (WaitUntil),
+//             and paths with their links resolved (RealPath).
 //
 // The engine, the job runner, take-over, the server, the dashboard and the
 // Slurm launcher reach files and time only through an Env (a layering rule
@@ -39,8 +42,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
 
@@ -119,6 +124,31 @@ enum class Durability {
 // A reading of Env::MonotonicNow(): comparable only with another of the same
 // Env, never stored or shown.
 using MonotonicTime = std::chrono::steady_clock::time_point;
+
+// A lock Env::LockFile took, held until the object is destroyed.
+class FileLock {
+ public:
+  FileLock() = default;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  virtual ~FileLock() = default;
+};
+
+// How Env::LockFile holds a file.
+enum class LockMode {
+  kExclusive,  // One holder.
+  kShared,     // Any number of kShared holders, and no kExclusive one.
+};
+
+// What a lock file holds, and what becomes of it on release.
+enum class LockFileUse {
+  // Nothing; it stays for the next holder (a database's serve-lock).
+  kKept,
+  // The holder's process id while held (for the message of whoever is
+  // refused: read it with ReadFileHead); removed on release, before the
+  // lock drops, and a locker that got the removed file locks the new one.
+  kHolderPid,
+};
 
 class Env {
  public:
@@ -238,6 +268,29 @@ class Env {
                                           std::string_view what = "file");
   // Whether anything is at `path` (a link counts, unfollowed).
   bool Exists(const std::filesystem::path& path) { return TypeOf(path).ok(); }
+
+  // --- Locks, waits on a condition, resolved paths ---
+
+  // Locks the file at `path` without waiting, creating it (mode 0600, a
+  // link not followed) when missing: an flock(2), which the kernel drops
+  // when its holder dies, however it dies. Held until the FileLock is
+  // destroyed; two locks of one process conflict as two processes' do.
+  // Unavailable, naming the path, when another holder's lock conflicts;
+  // FailedPrecondition when the file cannot be opened:
+  //   cannot create lock file "/srv/h.db.serve-lock": Permission denied
+  virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::filesystem::path& path, LockMode mode, LockFileUse use) = 0;
+  // Waits on `cv`, `mu` held (released while waiting, held again on
+  // return), until it is signalled or MonotonicNow() reaches `deadline`:
+  // CondVar::WaitUntil on this Env's monotonic clock. False when the
+  // deadline has passed, true when woken before it (perhaps spuriously:
+  // wait in a loop on the guarded state).
+  virtual bool WaitUntil(CondVar* cv, Mutex* mu, MonotonicTime deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) = 0;
+  // `path` made absolute with every link and "." or ".." resolved
+  // (realpath(3)); NotFound when part of it is missing.
+  virtual absl::StatusOr<std::filesystem::path> RealPath(
+      const std::filesystem::path& path) = 0;
 };
 
 // The real machine: the system clock, poll(2), POSIX files.

@@ -28,8 +28,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/core/mutex.h"
 #include "hptune/env/clock.h"
 #include "hptune/env/env.h"
 
@@ -105,6 +107,21 @@ class EnvWrapper : public Env {
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return target_.CapLog(path, max_bytes);
+  }
+
+  // Locks, waits on a condition, resolved paths.
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(
+      const std::filesystem::path& path, LockMode mode,
+      LockFileUse use) override {
+    return target_.LockFile(path, mode, use);
+  }
+  bool WaitUntil(CondVar* cv, Mutex* mu, MonotonicTime deadline) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return target_.WaitUntil(cv, mu, deadline);
+  }
+  absl::StatusOr<std::filesystem::path> RealPath(
+      const std::filesystem::path& path) override {
+    return target_.RealPath(path);
   }
 
  private:
