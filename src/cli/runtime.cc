@@ -110,7 +110,7 @@ std::variant<Runtime, RuntimeError> MakeRuntime(const RuntimeOptions& options) {
   if (options.block_stop_signals) runtime.stop_signals = BlockStopSignals();
   if (options.reap_orphans) launch::BecomeChildSubreaper();
   absl::StatusOr<std::unique_ptr<store::Store>> store =
-      store::OpenStore(options.db, options.env->clock());
+      store::OpenStore(options.db, options.env->clock(), {.env = options.env});
   if (!store.ok()) return Failed(RuntimeStep::kOpen, store.status());
   runtime.store = *std::move(store);
   if (options.use != StoreUse::kRunJobs) return runtime;

@@ -254,7 +254,8 @@ class HptuneServer::Impl {
     lease_ = std::move(options_.runner_lease);
     if (store_ == nullptr) {
       HPTUNE_ASSIGN_OR_RETURN(
-          store_, store::OpenStore(options_.db_path, options_.env->clock()));
+          store_, store::OpenStore(options_.db_path, options_.env->clock(),
+                                   {.env = options_.env}));
     }
     if (lease_ != nullptr) return absl::OkStatus();
     HPTUNE_ASSIGN_OR_RETURN(

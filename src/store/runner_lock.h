@@ -7,16 +7,18 @@
 // may run jobs there: it holds the lock exclusively. Each `hptune run` runs
 // its own job and may share the file with other runs: it holds the lock
 // shared. Either refuses to start, with a message naming the file and what
-// holds it, when the other kind is there. The lock is an flock on
-// "<db>.serve-lock", which the kernel drops when the process dies, however
-// it dies. Move-only; released on destruction. Thread-compatible.
+// holds it, when the other kind is there. The lock is Env::LockFile's on
+// "<db>.serve-lock" (an flock on the real machine, which the kernel drops
+// when the process dies, however it dies). Move-only; released on
+// destruction. Thread-compatible.
 #ifndef HPTUNE_SRC_STORE_RUNNER_LOCK_H_
 #define HPTUNE_SRC_STORE_RUNNER_LOCK_H_
 
+#include <memory>
 #include <string>
-#include <utility>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 
 namespace hptune::store {
 
@@ -29,18 +31,15 @@ class RunnerLock {
 
   // Unavailable when the lock is held by the other kind (or, for a server,
   // by another server); FailedPrecondition when the file cannot be created.
-  static absl::StatusOr<RunnerLock> Acquire(const std::string& db_path,
+  // The lock is taken through `env`.
+  static absl::StatusOr<RunnerLock> Acquire(Env& env,
+                                            const std::string& db_path,
                                             Holder holder);
 
-  RunnerLock(RunnerLock&& other) noexcept;
-  RunnerLock& operator=(RunnerLock&& other) noexcept;
-  RunnerLock(const RunnerLock&) = delete;
-  RunnerLock& operator=(const RunnerLock&) = delete;
-  ~RunnerLock();
-
  private:
-  explicit RunnerLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  explicit RunnerLock(std::unique_ptr<FileLock> lock)
+      : lock_(std::move(lock)) {}
+  std::unique_ptr<FileLock> lock_;
 };
 
 // JobLock: the live runner of one job of a database. `hptune run` holds it
@@ -48,27 +47,19 @@ class RunnerLock {
 // X only when X's runner is dead (the kernel drops the lock with its
 // holder, however it dies) and refuses while it lives. A server needs none:
 // its exclusive RunnerLock keeps every run out of its database. The lock is
-// an flock on "<db>.job-<id>.lock" holding the holder's pid, removed on
-// release. Move-only; released on destruction.
+// Env::LockFile's on "<db>.job-<id>.lock" holding the holder's pid, removed
+// on release (LockFileUse::kHolderPid). Move-only; released on destruction.
 class JobLock {
  public:
   // Unavailable, naming the holder's pid, while a live process holds it;
   // FailedPrecondition when the file cannot be created. `job_id` is a
   // validated job ID (letters, digits, underscores).
-  static absl::StatusOr<JobLock> Acquire(const std::string& db_path,
+  static absl::StatusOr<JobLock> Acquire(Env& env, const std::string& db_path,
                                          const std::string& job_id);
 
-  JobLock(JobLock&& other) noexcept;
-  JobLock& operator=(JobLock&& other) noexcept;
-  JobLock(const JobLock&) = delete;
-  JobLock& operator=(const JobLock&) = delete;
-  ~JobLock();
-
  private:
-  JobLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  void Release();
-  int fd_ = -1;
-  std::string path_;
+  explicit JobLock(std::unique_ptr<FileLock> lock) : lock_(std::move(lock)) {}
+  std::unique_ptr<FileLock> lock_;
 };
 
 }  // namespace hptune::store

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
 #include "src/store/note_tables.h"
 #include "src/store/reader_pool.h"
@@ -46,9 +47,11 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
   HPTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<internal::WalCheckpointer> checkpointer,
       internal::WalCheckpointer::Start(path));
-  return std::unique_ptr<SqliteStore>(
+  std::unique_ptr<SqliteStore> store(
       new SqliteStore(path, clock, std::move(connection), std::move(readers),
                       std::move(checkpointer)));
+  store->env_ = options.env;
+  return store;
 }
 
 SqliteStore::SqliteStore(
@@ -355,14 +358,18 @@ absl::StatusOr<std::unique_ptr<RunnerLease>> SqliteStore::AcquireRunnerLease(
   if (server && !job_id.empty()) {
     return absl::InvalidArgumentError("a server's runner lease holds no job");
   }
+  HPTUNE_CHECK(env_ != nullptr,
+               "a SqliteStore asked for the runner lease needs "
+               "SqliteStoreOptions::env");
   HPTUNE_ASSIGN_OR_RETURN(
       RunnerLock runner,
-      RunnerLock::Acquire(path_, server ? RunnerLock::Holder::kServer
-                                        : RunnerLock::Holder::kRun));
+      RunnerLock::Acquire(
+          *env_, path_,
+          server ? RunnerLock::Holder::kServer : RunnerLock::Holder::kRun));
   std::optional<JobLock> job;
   if (!job_id.empty()) {
-    HPTUNE_ASSIGN_OR_RETURN(JobLock held,
-                            JobLock::Acquire(path_, std::string(job_id)));
+    HPTUNE_ASSIGN_OR_RETURN(
+        JobLock held, JobLock::Acquire(*env_, path_, std::string(job_id)));
     job.emplace(std::move(held));
   }
   return std::make_unique<FileRunnerLease>(std::move(runner), std::move(job));

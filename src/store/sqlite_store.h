@@ -42,6 +42,7 @@
 #include "absl/functional/function_ref.h"
 #include "hptune/core/mutex.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 
@@ -118,8 +119,9 @@ class SqliteStore : public Store {
                                      NoteEdit edit) override;
   absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
 
-  // Flocks beside the file (runner_lock.h): "<path>.serve-lock", and
-  // "<path>.job-<id>.lock" for a run's job.
+  // Flocks beside the file (runner_lock.h), taken through
+  // SqliteStoreOptions::env: "<path>.serve-lock", and "<path>.job-<id>.lock"
+  // for a run's job.
   absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
       RunnerHolder holder, std::string_view job_id) override;
 
@@ -188,6 +190,7 @@ class SqliteStore : public Store {
 
   const std::string path_;
   Clock& clock_;
+  Env* env_ = nullptr;  // SqliteStoreOptions::env: the runner lease's.
   // Group commit of measurements: calls queue here; the one that finds no
   // commit running commits everything queued in one transaction, answers
   // each, and goes on while more arrived meanwhile. The others return at

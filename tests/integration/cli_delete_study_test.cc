@@ -102,8 +102,8 @@ TEST_F(CliDeleteStudyTest, AStudyNamedLikeARunningJobButNotItsIsDeleted) {
 }
 
 TEST_F(CliDeleteStudyTest, AFileAServerHoldsIsRefused) {
-  auto lock =
-      store::RunnerLock::Acquire(Db(), store::RunnerLock::Holder::kServer);
+  auto lock = store::RunnerLock::Acquire(DefaultEnv(), Db(),
+                                         store::RunnerLock::Holder::kServer);
   ASSERT_TRUE(lock.ok()) << lock.status();
   auto r =
       RunProcess({HPTUNE_BINARY, "studies", "delete", "spare", "--db", Db()});

@@ -36,7 +36,7 @@ class RunnerLeaseConformanceTest
  protected:
   void SetUp() override {
     absl::StatusOr<std::unique_ptr<Store>> store =
-        OpenStore(GetParam().url(dir_), clock_);
+        OpenStore(GetParam().url(dir_), clock_, {.env = &DefaultEnv()});
     ASSERT_OK(store.status());
     store_ = *std::move(store);
   }

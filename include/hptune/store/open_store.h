@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 
 namespace hptune::store {
@@ -28,6 +29,10 @@ namespace hptune::store {
 struct SqliteStoreOptions {
   // How long one call may wait for other writers before it gives up.
   std::chrono::milliseconds busy_deadline{30'000};
+  // Where the runner lease's lock files are taken (Env::LockFile): needed
+  // by a store that is asked for the lease (a broken invariant without),
+  // none otherwise. It must outlive the store.
+  Env* env = nullptr;
 };
 
 // Opens the SQLite store at `path`, creating the file and its schema when
