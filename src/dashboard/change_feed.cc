@@ -19,10 +19,10 @@ uint64_t ChangeFeed::Head() const {
 
 bool ChangeFeed::Wait(uint64_t* seen, std::chrono::milliseconds timeout,
                       std::vector<std::string>* out) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const MonotonicTime deadline = env_.MonotonicNow() + timeout;
   MutexLock lock(&mu_);
   while (!closed_ && seq_ <= *seen) {
-    if (!changed_.WaitUntil(&mu_, deadline)) break;
+    if (!env_.WaitUntil(&changed_, &mu_, deadline)) break;
   }
   if (closed_) return false;
   if (seq_ > *seen) {

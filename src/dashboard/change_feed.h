@@ -2,7 +2,8 @@
 // publisher appends messages; each stream waits for the ones after the last
 // it sent. A stream that falls more than the kept messages behind gets the
 // newest only (a page refetches what it shows anyway). Used by
-// DashboardServer. Thread-safe.
+// DashboardServer; its waits are timed on the Env's monotonic clock.
+// Thread-safe.
 #ifndef HPTUNE_SRC_DASHBOARD_CHANGE_FEED_H_
 #define HPTUNE_SRC_DASHBOARD_CHANGE_FEED_H_
 
@@ -14,12 +15,15 @@
 
 #include "absl/base/thread_annotations.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 
 namespace hptune::dashboard {
 
 class ChangeFeed {
  public:
-  explicit ChangeFeed(int max_streams) : max_streams_(max_streams) {}
+  // `env` must outlive the feed.
+  ChangeFeed(int max_streams, Env& env)
+      : max_streams_(max_streams), env_(env) {}
 
   void Publish(std::string message);
   // The sequence number a new stream starts after (it sees later messages).
@@ -39,6 +43,7 @@ class ChangeFeed {
  private:
   static constexpr size_t kKept = 64;
   const int max_streams_;
+  Env& env_;
   mutable Mutex mu_;
   CondVar changed_;
   // The last kKept; the last is seq_.

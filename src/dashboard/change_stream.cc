@@ -20,11 +20,12 @@ constexpr size_t kMaxTrialsPerMessage = 500;
 ChangeStream::ChangeStream(store::Store& store,
                            std::unique_ptr<StudyCache> cache,
                            std::chrono::milliseconds poll_interval,
-                           int max_streams)
+                           int max_streams, Env& env)
     : store_(store),
       cache_(std::move(cache)),
       poll_interval_(poll_interval),
-      feed_(max_streams) {}
+      env_(env),
+      feed_(max_streams, env) {}
 
 ChangeStream::~ChangeStream() { Stop(); }
 
@@ -114,10 +115,10 @@ void ChangeStream::Poll() {
     // next poll reads on.
     (void)Refresh();
     (void)events_.Advance(store_, kEventPagesPerPoll);
-    const auto next = std::chrono::steady_clock::now() + poll_interval_;
+    const MonotonicTime next = env_.MonotonicNow() + poll_interval_;
     MutexLock lock(&stop_mu_);
     while (!stopping_) {
-      if (!stop_cv_.WaitUntil(&stop_mu_, next)) break;
+      if (!env_.WaitUntil(&stop_cv_, &stop_mu_, next)) break;
     }
   }
 }

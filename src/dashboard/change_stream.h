@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 #include "hptune/store/store.h"
 #include "src/dashboard/change_feed.h"
 #include "src/dashboard/http_api.h"
@@ -30,9 +31,11 @@ namespace hptune::dashboard {
 
 class ChangeStream {
  public:
-  // `store` must outlive this.
+  // `store` and `env` (whose monotonic clock times the polls) must outlive
+  // this.
   ChangeStream(store::Store& store, std::unique_ptr<StudyCache> cache,
-               std::chrono::milliseconds poll_interval, int max_streams);
+               std::chrono::milliseconds poll_interval, int max_streams,
+               Env& env);
   ~ChangeStream();  // Stops.
 
   // Starts the threads that read every study into the cache once and that
@@ -61,6 +64,7 @@ class ChangeStream {
   store::Store& store_;
   std::unique_ptr<StudyCache> cache_;
   const std::chrono::milliseconds poll_interval_;
+  Env& env_;
   TrialEvents events_;
   ChangeFeed feed_;
   std::thread poller_;

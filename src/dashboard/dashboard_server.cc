@@ -150,14 +150,15 @@ class DashboardServer::Impl {
         guard_(std::move(guard)),
         address_(std::move(address)),
         changes_(store, std::move(cache), options_.poll_interval,
-                 options_.max_streams),
+                 options_.max_streams, *options_.env),
         http_(std::move(http)) {}
 
   ~Impl() { Stop(); }
 
   absl::Status Start() {
-    http_->new_task_queue = [] {
-      return new ElasticPool(kCoreThreads, kMaxThreads, kThreadLinger);
+    http_->new_task_queue = [this] {
+      return new ElasticPool(kCoreThreads, kMaxThreads, kThreadLinger,
+                             *options_.env);
     };
     http_->set_payload_max_length(kMaxBody);
     http_->set_pre_routing_handler(

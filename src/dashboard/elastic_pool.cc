@@ -5,8 +5,8 @@
 namespace hptune::dashboard {
 
 ElasticPool::ElasticPool(size_t core, size_t max,
-                         std::chrono::milliseconds linger)
-    : core_(core), max_(max < core ? core : max), linger_(linger) {
+                         std::chrono::milliseconds linger, Env& env)
+    : core_(core), max_(max < core ? core : max), linger_(linger), env_(env) {
   MutexLock lock(&mutex_);
   for (size_t i = 0; i < core_; ++i) Spawn(/*core=*/true);
 }
@@ -49,12 +49,12 @@ void ElasticPool::JoinEnded() {
 }
 
 bool ElasticPool::WaitForJob(bool core) {
-  const auto deadline = std::chrono::steady_clock::now() + linger_;
+  const MonotonicTime deadline = env_.MonotonicNow() + linger_;
   ++idle_;
   while (jobs_.empty() && !shutdown_) {
     if (core) {
       work_.Wait(&mutex_);
-    } else if (!work_.WaitUntil(&mutex_, deadline)) {
+    } else if (!env_.WaitUntil(&work_, &mutex_, deadline)) {
       break;
     }
   }

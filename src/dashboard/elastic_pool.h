@@ -4,7 +4,8 @@
 // denied to everyone by whoever opens as many idle sockets. This pool keeps
 // `core` threads and starts another, up to `max`, whenever a connection
 // arrives and none is idle; a thread beyond `core` ends after `linger`
-// without work. Past `max`, connections wait in the queue.
+// without work (on the Env's monotonic clock). Past `max`, connections wait
+// in the queue.
 // Thread-safe: httplib's accept thread enqueues, the pool's threads run.
 #ifndef HPTUNE_SRC_DASHBOARD_ELASTIC_POOL_H_
 #define HPTUNE_SRC_DASHBOARD_ELASTIC_POOL_H_
@@ -19,13 +20,16 @@
 
 #include "absl/base/thread_annotations.h"
 #include "hptune/core/mutex.h"
+#include "hptune/env/env.h"
 #include "httplib.h"
 
 namespace hptune::dashboard {
 
 class ElasticPool : public httplib::TaskQueue {
  public:
-  ElasticPool(size_t core, size_t max, std::chrono::milliseconds linger);
+  // `env` must outlive the pool.
+  ElasticPool(size_t core, size_t max, std::chrono::milliseconds linger,
+              Env& env);
   // Shuts down (runs what is queued, then waits for every thread).
   ~ElasticPool() override;
 
@@ -44,6 +48,7 @@ class ElasticPool : public httplib::TaskQueue {
   const size_t core_;
   const size_t max_;
   const std::chrono::milliseconds linger_;
+  Env& env_;
   Mutex mutex_;
   CondVar work_;  // A job queued, or shutting down.
   std::deque<std::function<void()>> jobs_ ABSL_GUARDED_BY(mutex_);

@@ -61,10 +61,10 @@ uint64_t JobManager::version() const {
 
 uint64_t JobManager::WaitForChange(uint64_t seen,
                                    std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const MonotonicTime deadline = env_.MonotonicNow() + timeout;
   MutexLock lock(&mutex_);
   while (version_ == seen) {
-    if (!changed_.WaitUntil(&mutex_, deadline)) break;
+    if (!env_.WaitUntil(&changed_, &mutex_, deadline)) break;
   }
   return version_;
 }
@@ -238,10 +238,9 @@ absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
   Bump();
   // The runner records CANCELLING at its next poll; give it a moment so the
   // reply shows it.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  const MonotonicTime deadline = env_.MonotonicNow() + std::chrono::seconds(2);
   uint64_t seen = version();
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (env_.MonotonicNow() < deadline) {
     HPTUNE_ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
     if (job.state == JobState::kCancelling || IsTerminal(job.state)) break;
     seen = WaitForChange(seen, std::chrono::milliseconds(50));
