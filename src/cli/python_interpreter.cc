@@ -1,14 +1,13 @@
 #include "src/cli/python_interpreter.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 
 namespace hptune::cli {
 
-std::string ChoosePythonInterpreter(JobSpec& job, const char* virtual_env) {
+std::string ChoosePythonInterpreter(Env& env, JobSpec& job,
+                                    const char* virtual_env) {
   if (!RunsPathPython(job)) return "";
   if (!job.python_interpreter.empty()) {
     return absl::StrCat("trainer's Python: ", job.python_interpreter,
@@ -20,7 +19,9 @@ std::string ChoosePythonInterpreter(JobSpec& job, const char* virtual_env) {
   if (virtual_env == nullptr || *virtual_env == '\0') return on_path;
   const std::string venv_python =
       (std::filesystem::path(virtual_env) / "bin" / "python3").string();
-  if (::access(venv_python.c_str(), X_OK) != 0) {
+  if (absl::StatusOr<FileInfo> info = env.InfoOf(venv_python, Links::kFollow);
+      !info.ok() || info->type != FileType::kRegular ||
+      (info->mode & 0111) == 0) {
     return absl::StrCat("trainer's Python: ", TrainerProgram(job),
                         " on PATH ($VIRTUAL_ENV ", virtual_env,
                         " has no executable bin/python3)");

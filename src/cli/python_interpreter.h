@@ -1,7 +1,7 @@
 // Which Python `hptune run` gives a job whose trainer is Python from PATH
 // (docs/trainer.md, "Which Python"). Used by the run command before the
-// trainer is checked; a pure function of its arguments and the file system,
-// thread-safe.
+// trainer is checked; a pure function of its arguments and the file system
+// (read through the Env given), thread-safe.
 //
 // Why: a trainer whose packages live in a venv failed until that venv was
 // activated, since replicas ran `python3` from PATH. In order: the
@@ -13,15 +13,17 @@
 #include <string>
 
 #include "hptune/core/job.h"
+#include "hptune/env/env.h"
 
 namespace hptune::cli {
 
 // Sets job.python_interpreter to `virtual_env`/bin/python3 when the job runs
-// Python from PATH (RunsPathPython), names none, and that file is
-// executable. Returns the start-up line saying which Python runs the
-// trainer and why, "" for a job that runs no Python from PATH.
-// `virtual_env`: $VIRTUAL_ENV, or nullptr.
-std::string ChoosePythonInterpreter(JobSpec& job, const char* virtual_env);
+// Python from PATH (RunsPathPython), names none, and that file (a link
+// followed) is a regular file with an execute bit. Returns the start-up
+// line saying which Python runs the trainer and why, "" for a job that
+// runs no Python from PATH. `virtual_env`: $VIRTUAL_ENV, or nullptr.
+std::string ChoosePythonInterpreter(Env& env, JobSpec& job,
+                                    const char* virtual_env);
 
 }  // namespace hptune::cli
 

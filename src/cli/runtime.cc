@@ -33,12 +33,12 @@ absl::Status CheckPrivatePaths(const RuntimeOptions& options,
 }
 
 // kShow needs a file to show; kRead reads a memory: store too (empty).
-bool DatabaseExists(StoreUse use, const store::StoreUrl& url) {
+bool DatabaseExists(Env& env, StoreUse use, const store::StoreUrl& url) {
   if (url.scheme == store::StoreUrl::Scheme::kMemory) {
     return use == StoreUse::kRead;
   }
-  std::error_code error;
-  return std::filesystem::is_regular_file(url.path, error);
+  absl::StatusOr<FileInfo> info = env.InfoOf(url.path, Links::kFollow);
+  return info.ok() && info->type == FileType::kRegular;
 }
 
 }  // namespace
@@ -77,7 +77,8 @@ std::optional<RuntimeError> CheckRuntimePaths(const RuntimeOptions& options) {
                   absl::InvalidArgumentError(absl::StrCat(
                       options.db_source, ": ", url.status().message())));
   }
-  if (options.use != StoreUse::kRunJobs && !DatabaseExists(options.use, *url)) {
+  if (options.use != StoreUse::kRunJobs &&
+      !DatabaseExists(*options.env, options.use, *url)) {
     const std::string where = url->path.empty() ? options.db : url->path;
     return Failed(
         RuntimeStep::kMissing,

@@ -57,7 +57,7 @@ RestReply Call(const RestCall& call, Method method, const Request& request) {
   }
   auto stub = v1::JobService::NewStub(call.channel);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
+  context.set_deadline(call.received + kCallDeadline);
   if (!call.authorization.empty()) {
     context.AddMetadata("authorization", call.authorization);
   }

@@ -10,6 +10,7 @@
 #ifndef HPTUNE_SRC_REST_JOB_ROUTES_H_
 #define HPTUNE_SRC_REST_JOB_ROUTES_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ struct RestReply {
 struct RestCall {
   std::shared_ptr<grpc::Channel> channel;
   std::string authorization;  // The `Authorization` header, maybe empty.
+  // When the request came, on the server's wall clock (RestOptions::now):
+  // gRPC's deadlines are on the wall clock.
+  std::chrono::system_clock::time_point received;
 };
 
 RestReply CreateJob(const RestCall& call, std::string_view body);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/check.h"
 #include "src/rest/job_routes.h"
 
 namespace hptune::rest {
@@ -25,10 +26,12 @@ std::string QueryValue(const httplib::Request& req, const char* name) {
   return req.has_param(name) ? req.get_param_value(name) : std::string();
 }
 
-void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch) {
-  auto call_of = [ch](const httplib::Request& req) {
+void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
+                  std::function<std::chrono::system_clock::time_point()> now) {
+  auto call_of = [ch, now](const httplib::Request& req) {
     return RestCall{.channel = ch,
-                    .authorization = req.get_header_value("Authorization")};
+                    .authorization = req.get_header_value("Authorization"),
+                    .received = now()};
   };
   http.Post(kJobsPath,
             [call_of](const httplib::Request& req, httplib::Response& res) {
@@ -96,7 +99,7 @@ class RestGateway::Impl {
 
   absl::Status Start() {
     http_.set_payload_max_length(options_.max_body_bytes);
-    AddJobRoutes(http_, options_.channel);
+    AddJobRoutes(http_, options_.channel, options_.now);
     AddErrorReplies(http_, options_.max_body_bytes);
     port_ =
         options_.port == 0
@@ -127,6 +130,7 @@ class RestGateway::Impl {
 
 absl::StatusOr<std::unique_ptr<RestGateway>> RestGateway::Start(
     RestOptions options) {
+  HPTUNE_CHECK(options.now != nullptr, "RestOptions::now is required");
   auto impl = std::make_unique<Impl>(std::move(options));
   if (absl::Status s = impl->Start(); !s.ok()) return s;
   return std::unique_ptr<RestGateway>(new RestGateway(std::move(impl)));

@@ -12,7 +12,9 @@
 #ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_
 #define HPTUNE_SRC_REST_REST_GATEWAY_H_
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,6 +28,9 @@ struct RestOptions {
   int port = 0;  // 0: any free port.
   // The gRPC server's in-process channel (HptuneServer::InProcessChannel).
   std::shared_ptr<grpc::Channel> channel;
+  // The server's wall clock (its Env's), which the calls' deadlines count
+  // from. Required.
+  std::function<std::chrono::system_clock::time_point()> now;
   // Larger bodies get 413 with Google's error JSON; the gRPC server's own
   // request limit (4 MiB) applies after.
   size_t max_body_bytes = size_t{4} << 20;

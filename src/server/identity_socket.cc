@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/env/users.h"
@@ -47,35 +48,31 @@ absl::StatusOr<std::unique_ptr<IdentitySocket>> IdentitySocket::Start(
                      sizeof(address.sun_path) - 1, " bytes"));
   }
   std::strcpy(address.sun_path, path.c_str());
-  const int fd =
-      ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return SocketError(path, "cannot create");
+  ScopedFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return SocketError(path, "cannot create");
   if (absl::StatusOr<FileType> type = env.TypeOf(path);
       type.ok() && *type == FileType::kSocket) {
     (void)env.Remove(path);
   }
   // Anyone may connect: the kernel says who did.
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      !env.SetPermissions(path, 0666).ok() || ::listen(fd, SOMAXCONN) != 0) {
-    absl::Status error = SocketError(path, "cannot listen");
-    ::close(fd);
-    return error;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address),
+             sizeof(address)) != 0 ||
+      !env.SetPermissions(path, 0666).ok() ||
+      ::listen(fd.get(), SOMAXCONN) != 0) {
+    return SocketError(path, "cannot listen");
   }
-  const int stop = ::eventfd(0, EFD_CLOEXEC);
-  if (stop < 0) {
-    absl::Status error = SocketError(path, "eventfd");
-    ::close(fd);
-    return error;
-  }
+  ScopedFd stop(::eventfd(0, EFD_CLOEXEC));
+  if (!stop.valid()) return SocketError(path, "eventfd");
   return std::unique_ptr<IdentitySocket>(
-      new IdentitySocket(path, fd, stop, auth, env));
+      new IdentitySocket(path, std::move(fd), std::move(stop), auth, env));
 }
 
-IdentitySocket::IdentitySocket(std::filesystem::path path, int listen_fd,
-                               int stop_fd, TokenAuthenticator& auth, Env& env)
+IdentitySocket::IdentitySocket(std::filesystem::path path, ScopedFd listen_fd,
+                               ScopedFd stop_fd, TokenAuthenticator& auth,
+                               Env& env)
     : path_(std::move(path)),
-      listen_fd_(listen_fd),
-      stop_fd_(stop_fd),
+      listen_fd_(std::move(listen_fd)),
+      stop_fd_(std::move(stop_fd)),
       auth_(auth),
       env_(env),
       server_uid_(env.EffectiveUserId()),
@@ -83,24 +80,21 @@ IdentitySocket::IdentitySocket(std::filesystem::path path, int listen_fd,
 
 IdentitySocket::~IdentitySocket() {
   const uint64_t one = 1;
-  (void)!::write(stop_fd_, &one, sizeof(one));
+  (void)!::write(stop_fd_.get(), &one, sizeof(one));
   thread_.join();
-  ::close(listen_fd_);
-  ::close(stop_fd_);
   (void)env_.Remove(path_);
 }
 
 void IdentitySocket::Serve() {
   while (true) {
-    pollfd fds[2] = {{.fd = listen_fd_, .events = POLLIN, .revents = 0},
-                     {.fd = stop_fd_, .events = POLLIN, .revents = 0}};
+    pollfd fds[2] = {{.fd = listen_fd_.get(), .events = POLLIN, .revents = 0},
+                     {.fd = stop_fd_.get(), .events = POLLIN, .revents = 0}};
     if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
     if (fds[1].revents != 0) return;
-    const int connection =
-        ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (connection < 0) continue;  // Gone meanwhile, or out of descriptors.
-    Answer(connection);
-    ::close(connection);
+    const ScopedFd connection(::accept4(listen_fd_.get(), nullptr, nullptr,
+                                        SOCK_CLOEXEC | SOCK_NONBLOCK));
+    // Gone meanwhile, or out of descriptors.
+    if (connection.valid()) Answer(connection.get());
   }
 }
 

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/env/env.h"
+#include "src/env/scoped_fd.h"
 #include "src/server/auth.h"
 
 namespace hptune::server {
@@ -40,14 +41,14 @@ class IdentitySocket {
   ~IdentitySocket();
 
  private:
-  IdentitySocket(std::filesystem::path path, int listen_fd, int stop_fd,
-                 TokenAuthenticator& auth, Env& env);
+  IdentitySocket(std::filesystem::path path, ScopedFd listen_fd,
+                 ScopedFd stop_fd, TokenAuthenticator& auth, Env& env);
   void Serve();
   void Answer(int connection);
 
   const std::filesystem::path path_;
-  const int listen_fd_;
-  const int stop_fd_;  // An eventfd: readable once destruction begins.
+  const ScopedFd listen_fd_;
+  const ScopedFd stop_fd_;  // An eventfd: readable once destruction begins.
   TokenAuthenticator& auth_;
   Env& env_;
   const uint32_t server_uid_;  // Env::EffectiveUserId.

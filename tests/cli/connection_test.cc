@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/cli/client/rpc_errors.h"
+#include "tests/testing/fake_env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -133,13 +134,14 @@ TEST(ConnectionOptionsTest, AnUnreadableCaFromTheEnvironmentNamesTheVariable) {
 }
 
 TEST(PrepareContextTest, UnaryCallsGetTheTimeoutAndStreamsNone) {
+  testing::FakeEnv env;
   ConnectionOptions options;
+  options.env = &env;
   options.timeout = std::chrono::seconds(2);
   grpc::ClientContext unary;
   PrepareContext(options, /*streaming=*/false, unary);
-  const auto left = unary.deadline() - std::chrono::system_clock::now();
-  EXPECT_LE(left, std::chrono::seconds(2));
-  EXPECT_GT(left, std::chrono::seconds(1));
+  EXPECT_EQ(unary.deadline(), std::chrono::system_clock::time_point(
+                                  env.Now() + std::chrono::seconds(2)));
   grpc::ClientContext stream;
   PrepareContext(options, /*streaming=*/true, stream);
   EXPECT_EQ(stream.deadline(), std::chrono::system_clock::time_point::max());

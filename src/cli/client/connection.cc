@@ -220,7 +220,9 @@ void PrepareContext(const ConnectionOptions& options, bool streaming,
     context.AddMetadata("authorization", "Bearer " + options.token);
   }
   if (!streaming) {
-    context.set_deadline(std::chrono::system_clock::now() + options.timeout);
+    // gRPC's deadlines are on the wall clock: the Env's.
+    context.set_deadline(std::chrono::system_clock::time_point(
+        options.env->Now() + options.timeout));
   }
 }
 

@@ -54,8 +54,8 @@ struct ConnectionOptions {
   // Besides root and this user, whom the client lets serve it.
   std::optional<uid_t> server_user;
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
-  // What the checks of the server and the waits between reconnections go
-  // through: the Env given to ResolveConnectionOptions.
+  // What the checks of the server, the waits between reconnections and the
+  // calls' deadlines go through: the Env given to ResolveConnectionOptions.
   Env* env = nullptr;
 };
 
@@ -75,7 +75,8 @@ absl::StatusOr<ConnectionOptions> ResolveConnectionOptions(
 std::shared_ptr<grpc::Channel> CreateChannel(const ConnectionOptions& options);
 
 // Puts the bearer token into `context`'s metadata ("authorization: Bearer
-// T") and, unless `streaming`, sets the deadline from options.timeout. A
+// T") and, unless `streaming`, sets the deadline from options.timeout on
+// options.env's wall clock (gRPC's deadlines are on the wall clock). A
 // stream that follows a job has no deadline: it ends with the job.
 void PrepareContext(const ConnectionOptions& options, bool streaming,
                     grpc::ClientContext& context);

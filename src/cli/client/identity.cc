@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "src/env/scoped_fd.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -54,21 +55,17 @@ absl::StatusOr<std::string> AskIdentitySocket(Env& os,
         absl::StrCat("identity socket ", path, ": path too long"));
   }
   std::memcpy(address.sun_path, path.data(), path.size());
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address),
-                          sizeof(address)) != 0) {
-    absl::Status error = absl::UnavailableError(
+  const ScopedFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid() || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address),
+                               sizeof(address)) != 0) {
+    return absl::UnavailableError(
         absl::StrCat("cannot connect to identity socket ", path, ": ",
                      std::strerror(errno)));
-    if (fd >= 0) ::close(fd);
-    return error;
   }
-  if (absl::Status peer = CheckUnixPeer(fd, path, trusted); !peer.ok()) {
-    ::close(fd);
+  if (absl::Status peer = CheckUnixPeer(fd.get(), path, trusted); !peer.ok()) {
     return peer;
   }
-  absl::StatusOr<std::string> answer = ReadAnswer(fd, path);
-  ::close(fd);
+  absl::StatusOr<std::string> answer = ReadAnswer(fd.get(), path);
   if (!answer.ok()) return answer.status();
   const std::string line(absl::StripAsciiWhitespace(*answer));
   if (line.starts_with("token ")) return line.substr(6);

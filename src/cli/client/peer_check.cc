@@ -8,14 +8,15 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "src/env/scoped_fd.h"
 
 namespace hptune::cli::client {
 namespace {
@@ -54,8 +55,10 @@ absl::Status CheckSocketFileOwner(Env& os, const std::string& path,
     info = os.InfoOf(path, Links::kFollow);
     if (!info.ok()) return absl::OkStatus();  // Dangling: nothing to talk to.
     // Named as resolved in the refusal: the file whose owner is refused.
-    char target[PATH_MAX];
-    if (::realpath(path.c_str(), target) != nullptr) file = target;
+    if (absl::StatusOr<std::filesystem::path> target = os.RealPath(path);
+        target.ok()) {
+      file = target->string();
+    }
   }
   if (trusted.Trusts(info->owner)) return absl::OkStatus();
   return Refusal(absl::StrCat("unix:", path),
@@ -75,15 +78,12 @@ absl::Status CheckUnixServer(Env& os, const std::string& path,
   address.sun_family = AF_UNIX;
   if (path.size() >= sizeof(address.sun_path)) return absl::OkStatus();
   std::memcpy(address.sun_path, path.data(), path.size());
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::OkStatus();
-  absl::Status status = absl::OkStatus();
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ==
-      0) {
-    status = CheckUnixPeer(fd, path, trusted);
+  const ScopedFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid() || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address),
+                               sizeof(address)) != 0) {
+    return absl::OkStatus();
   }
-  ::close(fd);
-  return status;
+  return CheckUnixPeer(fd.get(), path, trusted);
 }
 
 // HOST and PORT of a loopback HOST:PORT (also "[::1]:P", "ipv4:", "ipv6:"

@@ -224,8 +224,8 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
                           DefaultEnv().Absolute(config));
   ResolveConfigPaths(config_path.parent_path(), loaded.job);
   HPTUNE_RETURN_IF_ERROR(ApplyFlags(args, loaded.job));
-  std::string python_line =
-      ChoosePythonInterpreter(loaded.job, std::getenv("VIRTUAL_ENV"));
+  std::string python_line = ChoosePythonInterpreter(DefaultEnv(), loaded.job,
+                                                    std::getenv("VIRTUAL_ENV"));
   HPTUNE_ASSIGN_OR_RETURN(runner::JobRunnerOptions options,
                           RunnerOptions(args));
   RuntimeOptions runtime = RuntimeOptionsFromFlags(StoreUse::kRunJobs, args,

@@ -446,10 +446,15 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
 
 // AI Platform's REST API in front of the server's gRPC services.
 absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
-    server::HptuneServer& server, const dashboard::HttpAddress& address) {
-  return rest::RestGateway::Start({.host = address.host,
-                                   .port = address.port,
-                                   .channel = server.InProcessChannel()});
+    server::HptuneServer& server, const dashboard::HttpAddress& address,
+    Env& env) {
+  return rest::RestGateway::Start(
+      {.host = address.host,
+       .port = address.port,
+       .channel = server.InProcessChannel(),
+       .now = [&env] {
+         return std::chrono::system_clock::time_point(env.Now());
+       }});
 }
 
 // Waits for SIGTERM or SIGINT, then drains and ends the process: job
@@ -532,7 +537,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   std::unique_ptr<rest::RestGateway> rest;
   if (setup.rest) {
-    auto started = StartRest(**server, *setup.rest);
+    auto started = StartRest(**server, *setup.rest, *setup.runtime.env);
     if (!started.ok()) {
       output.mu.Unlock();
       ExitAsAFrontFailed(**server, started.status(), err);

@@ -389,7 +389,7 @@ int RunStoreCommand(const std::vector<std::string>& args,
   // Before the server path, these commands read ./hptune.db by default:
   // point there when no server answers.
   if (absl::IsUnavailable(status) && !context->args.Has("server") &&
-      std::filesystem::exists("hptune.db")) {
+      DefaultEnv().Exists("hptune.db")) {
     status = absl::UnavailableError(absl::StrCat(
         status.message(), "\n  (or read ./hptune.db with --db hptune.db)"));
   }

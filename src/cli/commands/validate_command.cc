@@ -3,14 +3,11 @@
 #include "src/cli/commands/validate_command.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -50,21 +47,24 @@ int UsageError(const std::string& message, std::ostream& err) {
   return kExitUsage;
 }
 
-// The file's text, or an error message.
-bool ReadFile(const std::string& path, std::string* text, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+// The file's text, read through `env`, or an error message.
+bool ReadFile(Env& env, const std::string& path, std::string* text,
+              std::string* error) {
+  if (absl::StatusOr<FileInfo> info = env.InfoOf(path, Links::kFollow);
+      info.ok() && info->type == FileType::kDirectory) {
     *error = "cannot read " + path + ": it is a directory";
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
+  absl::StatusOr<std::string> read = env.ReadFile(path);
+  if (!read.ok()) {
+    // The reason alone, after Env's "cannot open PATH: ".
+    std::string reason(read.status().message());
+    const std::string said = "cannot open " + path + ": ";
+    if (reason.starts_with(said)) reason.erase(0, said.size());
+    *error = absl::StrCat("cannot read ", path, ": ", reason);
     return false;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *text = buffer.str();
+  *text = *std::move(read);
   return true;
 }
 
@@ -371,7 +371,7 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
 
   std::string text;
   std::string read_error;
-  if (!ReadFile(path, &text, &read_error)) {
+  if (!ReadFile(DefaultEnv(), path, &text, &read_error)) {
     err << "hptune validate: " << read_error << "\n";
     return kExitInvalid;
   }

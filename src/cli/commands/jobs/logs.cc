@@ -1,7 +1,6 @@
 #include "src/cli/commands/jobs/logs.h"
 
 #include <chrono>
-#include <thread>
 
 #include "src/cli/client/job_watch.h"
 
@@ -55,7 +54,7 @@ grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
       final_state = job.state();
       if (job.training_output().trials_size() >= n) break;
       if (!follow || client::IsTerminal(job.state())) return grpc::Status::OK;
-      std::this_thread::sleep_for(kLogPollInterval);
+      c.server.options.env->SleepFor(kLogPollInterval);
     }
     out << (n > 1 ? "\n" : "") << "==> trial " << n << " " << replica
         << " <==\n";
@@ -73,7 +72,7 @@ grpc::Status StreamJobLogs(const Invocation& c, const std::string& job_id,
         out << "(no log: " << s.error_message() << ")\n";
         break;
       }
-      std::this_thread::sleep_for(kLogPollInterval);
+      c.server.options.env->SleepFor(kLogPollInterval);
       if (grpc::Status g = get_job(job); !g.ok()) return g;
       final_state = job.state();
     }
