@@ -146,6 +146,12 @@ class PosixEnv : public Env {
     }
     return std::filesystem::path(resolved);
   }
+  // Directory handles and the process id.
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> OpenDirectory(
+      const std::filesystem::path& path) override {
+    return internal::OpenPosixDirectory(path);
+  }
+  int ProcessId() override { return ::getpid(); }
 };
 
 }  // namespace

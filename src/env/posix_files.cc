@@ -18,17 +18,6 @@
 namespace hptune::internal {
 namespace {
 
-// Writes all of `data` to `fd`, through short writes and EINTR.
-bool WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
 class PosixRandomAccessFile : public RandomAccessFile {
  public:
   PosixRandomAccessFile(int fd, uint64_t size, std::string path)
@@ -67,7 +56,20 @@ class PosixRandomAccessFile : public RandomAccessFile {
   const std::string path_;
 };
 
-FileType TypeOfMode(mode_t mode) {
+}  // namespace
+
+// Writes all of `data` to `fd`, through short writes and EINTR.
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+FileType TypeOfMode(unsigned mode) {
   if (S_ISREG(mode)) return FileType::kRegular;
   if (S_ISDIR(mode)) return FileType::kDirectory;
   if (S_ISLNK(mode)) return FileType::kLink;
@@ -75,7 +77,25 @@ FileType TypeOfMode(mode_t mode) {
   return FileType::kOther;
 }
 
-}  // namespace
+std::vector<DirectoryEntry> ReadDirectoryEntries(DIR* opened) {
+  std::vector<DirectoryEntry> entries;
+  while (const dirent* entry = ::readdir(opened)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat info;
+    const bool known = ::fstatat(::dirfd(opened), entry->d_name, &info,
+                                 AT_SYMLINK_NOFOLLOW) == 0;
+    entries.push_back(
+        {.name = name,
+         .type = known ? TypeOfMode(info.st_mode) : FileType::kOther,
+         .size = known ? static_cast<int64_t>(info.st_size) : 0});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const DirectoryEntry& a, const DirectoryEntry& b) {
+              return a.name < b.name;
+            });
+  return entries;
+}
 
 absl::Status ErrnoError(std::string_view what,
                         const std::filesystem::path& path, int err) {
@@ -212,23 +232,8 @@ absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
     const std::filesystem::path& dir) {
   DIR* opened = ::opendir(dir.c_str());
   if (opened == nullptr) return ErrnoError("cannot list", dir, errno);
-  std::vector<DirectoryEntry> entries;
-  while (const dirent* entry = ::readdir(opened)) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    struct stat info;
-    const bool known = ::fstatat(::dirfd(opened), entry->d_name, &info,
-                                 AT_SYMLINK_NOFOLLOW) == 0;
-    entries.push_back(
-        {.name = name,
-         .type = known ? TypeOfMode(info.st_mode) : FileType::kOther,
-         .size = known ? static_cast<int64_t>(info.st_size) : 0});
-  }
+  std::vector<DirectoryEntry> entries = ReadDirectoryEntries(opened);
   ::closedir(opened);
-  std::sort(entries.begin(), entries.end(),
-            [](const DirectoryEntry& a, const DirectoryEntry& b) {
-              return a.name < b.name;
-            });
   return entries;
 }
 

@@ -4,6 +4,8 @@
 #ifndef HPTUNE_SRC_ENV_POSIX_FILES_H_
 #define HPTUNE_SRC_ENV_POSIX_FILES_H_
 
+#include <dirent.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -40,6 +42,17 @@ absl::StatusOr<FileInfo> PosixInfoOf(const std::filesystem::path& path,
                                      Links links);
 absl::StatusOr<std::vector<DirectoryEntry>> ListPosixDirectory(
     const std::filesystem::path& dir);
+// Env::OpenDirectory's (posix_directory.cc).
+absl::StatusOr<std::unique_ptr<DirectoryHandle>> OpenPosixDirectory(
+    const std::filesystem::path& path);
+
+// Writes all of `data` to `fd`, through short writes and EINTR.
+bool WriteAll(int fd, std::string_view data);
+// The type a stat(2) mode says.
+FileType TypeOfMode(unsigned mode);
+// The entries of an opened directory from where it stands, sorted by name,
+// without "." and "..".
+std::vector<DirectoryEntry> ReadDirectoryEntries(DIR* opened);
 
 // Env::LockFile (posix_lock.cc).
 absl::StatusOr<std::unique_ptr<FileLock>> LockPosixFile(

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tests/testing/fake_directory.h"
 
 namespace hptune::testing {
 namespace {
@@ -115,6 +116,10 @@ absl::Status FakeEnv::Rename(const std::filesystem::path& from,
   files_[target] = std::move(contents);
   modes_[target] = modes_[source];
   modes_.erase(source);
+  owners_.erase(target);
+  if (auto owner = owners_.extract(source)) {
+    owners_[target] = owner.mapped();
+  }
   return absl::OkStatus();
 }
 
@@ -122,7 +127,10 @@ absl::StatusOr<bool> FakeEnv::Remove(const std::filesystem::path& path) {
   const std::string key = Key(path);
   MutexLock lock(&mu_);
   modes_.erase(key);
-  if (files_.erase(key) > 0) return true;
+  if (files_.erase(key) > 0) {
+    owners_.erase(key);
+    return true;
+  }
   if (!dirs_.contains(key)) return false;
   const std::string prefix = key + "/";
   auto below = [&](const std::string& name) {
@@ -135,6 +143,7 @@ absl::StatusOr<bool> FakeEnv::Remove(const std::filesystem::path& path) {
         absl::StrCat("cannot remove ", key, ": Directory not empty"));
   }
   dirs_.erase(key);
+  owners_.erase(key);
   return true;
 }
 
@@ -142,15 +151,18 @@ absl::StatusOr<FileInfo> FakeEnv::InfoOf(const std::filesystem::path& path,
                                          Links) {
   const std::string key = Key(path);
   MutexLock lock(&mu_);
+  auto owner = owners_.find(key);
+  const uint32_t owned_by = owner == owners_.end() ? uid : owner->second;
   if (dirs_.contains(key)) {
-    return FileInfo{.type = FileType::kDirectory, .mode = 0700, .owner = uid};
+    return FileInfo{
+        .type = FileType::kDirectory, .mode = 0700, .owner = owned_by};
   }
   auto it = files_.find(key);
   if (it == files_.end()) return NotFound("cannot stat", key);
   return FileInfo{.type = FileType::kRegular,
                   .size = static_cast<int64_t>(it->second.size()),
                   .mode = modes_[key],
-                  .owner = uid};
+                  .owner = owned_by};
 }
 
 absl::StatusOr<std::vector<DirectoryEntry>> FakeEnv::ListDirectory(
@@ -204,6 +216,16 @@ absl::Status FakeEnv::CreatePrivateDirectories(
     dirs_.insert(name);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<DirectoryHandle>> FakeEnv::OpenDirectory(
+    const std::filesystem::path& path) {
+  return OpenFakeDirectory(*this, path);
+}
+
+void FakeEnv::SetOwner(const std::filesystem::path& path, uint32_t owner) {
+  MutexLock lock(&mu_);
+  owners_[Key(path)] = owner;
 }
 
 std::vector<std::string> FakeEnv::Files() const {

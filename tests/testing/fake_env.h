@@ -7,11 +7,12 @@
 // The file system is a map from normalised absolute path to contents, plus
 // the set of directories; a write needs its directory, as on a real file
 // system. Links are not modelled: every file is a regular file of its own,
-// owned by `uid`, with the mode it was written or set with. The wall clock
-// (fake_clock()) and the monotonic one move together when time passes (a wait,
-// a sleep, Advance); a test moves the wall clock alone (fake_clock().Advance)
-// to set it back or forth, which no deadline may notice. Thread-safe: a test's
-// thread may read files while a runner writes them.
+// owned by `uid` (unless SetOwner says otherwise), with the mode it was written
+// or set with. The wall clock (fake_clock()) and the monotonic one move
+// together when time passes (a wait, a sleep, Advance); a test moves the wall
+// clock alone (fake_clock().Advance) to set it back or forth, which no deadline
+// may notice. Thread-safe: a test's thread may read files while a runner writes
+// them.
 #ifndef HPTUNE_TESTS_TESTING_FAKE_ENV_H_
 #define HPTUNE_TESTS_TESTING_FAKE_ENV_H_
 
@@ -122,6 +123,15 @@ class FakeEnv : public Env {
   // directory is there; NotFound otherwise.
   absl::StatusOr<std::filesystem::path> RealPath(
       const std::filesystem::path& path) override;
+  // Directory handles (tests/testing/fake_directory.h) and the process id,
+  // this process's unless a test sets `pid`.
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> OpenDirectory(
+      const std::filesystem::path& path) override;
+  int ProcessId() override { return pid; }
+  // Makes the file or directory at `path` another user's, as InfoOf and a
+  // handle then report it (every name is `uid`'s until then); the owner
+  // stays with the name, through writes and a rename, until it is removed.
+  void SetOwner(const std::filesystem::path& path, uint32_t owner);
 
   // Every file's path, sorted: what a test checks was left behind.
   std::vector<std::string> Files() const;
@@ -137,6 +147,8 @@ class FakeEnv : public Env {
   mutable Mutex mu_;
   std::map<std::string, std::string> files_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> modes_ ABSL_GUARDED_BY(mu_);  // Of files_.
+  // Names SetOwner gave another user.
+  std::map<std::string, uint32_t> owners_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_) = {"/"};
 
   // The lock table: who holds each lock file.

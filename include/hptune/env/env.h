@@ -6,9 +6,11 @@
 //   waiting   SleepFor, and WaitForReadable on descriptors (a replica's
 //             pidfd becomes readable when it exits);
 //   files     reading, atomic writes, rename, remove, type and owner,
-//             listing, private directories, permissions, and the working
-//             directory relative paths are taken from;
-//   identity  the user and group the process acts as;
+//             listing, private directories, permissions, the working
+//             directory relative paths are taken from, and directory
+//             handles (hptune/env/directory_handle.h) that check and use
+//             the same opened directory;
+//   identity  the user and group the process acts as, and its process id;
 //   entropy   seeds nobody chose (RandomSeed: a study's without spec.seed);
 //   locks     file locks (LockFile: the runner lease beside a database),
 //             waits on a condition with a monotonic deadline (WaitUntil),
@@ -48,6 +50,7 @@
 #include "hptune/core/mutex.h"
 #include "hptune/core/time.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/directory_handle.h"
 
 namespace hptune {
 
@@ -70,25 +73,8 @@ class RandomAccessFile {
   }
 };
 
-// What a name in a directory is; a link is not followed.
-enum class FileType { kRegular, kDirectory, kLink, kSocket, kOther };
-
 // Whether Env::InfoOf describes a link or what it points at.
 enum class Links { kFollow, kNotFollowed };
-
-// What Env::InfoOf finds at a path.
-struct FileInfo {
-  FileType type = FileType::kOther;
-  int64_t size = 0;    // A regular file's, in bytes.
-  int mode = 0;        // The permission bits (07777).
-  uint32_t owner = 0;  // The owner's uid.
-};
-
-struct DirectoryEntry {
-  std::string name;  // Without the directory.
-  FileType type = FileType::kOther;
-  int64_t size = 0;  // A regular file's, in bytes.
-};
 
 // Up to `max_bytes` of a file from an offset, and the whole file's size.
 struct FileChunk {
@@ -291,6 +277,16 @@ class Env {
   // (realpath(3)); NotFound when part of it is missing.
   virtual absl::StatusOr<std::filesystem::path> RealPath(
       const std::filesystem::path& path) = 0;
+  // --- Directory handles and the process id: the local launcher's cgroup
+  // tree and trial records (hptune/env/directory_handle.h). ---
+
+  // Opens the directory at `path` (O_DIRECTORY; the last component is not
+  // followed when a link: FailedPrecondition). NotFound when absent.
+  virtual absl::StatusOr<std::unique_ptr<DirectoryHandle>> OpenDirectory(
+      const std::filesystem::path& path) = 0;
+  // This process's id (getpid(2)): what names the files and cgroups it
+  // makes afresh, so that another hptune process never takes them.
+  virtual int ProcessId() = 0;
 };
 
 // The real machine: the system clock, poll(2), POSIX files.

@@ -123,6 +123,12 @@ class EnvWrapper : public Env {
       const std::filesystem::path& path) override {
     return target_.RealPath(path);
   }
+  // Directory handles and the process id.
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> OpenDirectory(
+      const std::filesystem::path& path) override {
+    return target_.OpenDirectory(path);
+  }
+  int ProcessId() override { return target_.ProcessId(); }
 
  private:
   Env& target_;
