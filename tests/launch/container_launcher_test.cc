@@ -99,7 +99,8 @@ class ContainerLauncherTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (!runs_.empty()) StopLeftoverReplicas(runs_ / job_.job_id, {});
+    if (!runs_.empty())
+      StopLeftoverReplicas(DefaultEnv(), runs_ / job_.job_id, {});
   }
 
   // The trial's launch, its directories made as the job runner makes them.
@@ -210,7 +211,8 @@ TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
   ASSERT_EQ(ContainersLabelled(JobLabel()).size(), 1u);
   ASSERT_FALSE(hptune::testing::ProcessesMentioning(mark).empty());
 
-  EXPECT_GE(StopLeftoverReplicas(runs_ / job_.job_id, std::chrono::seconds(5)),
+  EXPECT_GE(StopLeftoverReplicas(DefaultEnv(), runs_ / job_.job_id,
+                                 std::chrono::seconds(5)),
             1);
   EXPECT_TRUE(ContainersLabelled(JobLabel()).empty());
   EXPECT_TRUE(PollUntil(

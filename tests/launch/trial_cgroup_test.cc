@@ -53,7 +53,8 @@ class TrialCgroupTest : public ::testing::Test {
 };
 
 TEST_F(TrialCgroupTest, AReplicaRunsInItsOwnCgroupUntilItIsKilled) {
-  auto cgroup = TrialCgroup::Create(trial_dir_, {"master-0", "worker-0"});
+  auto cgroup =
+      TrialCgroup::Create(DefaultEnv(), trial_dir_, {"master-0", "worker-0"});
   ASSERT_OK(cgroup.status());
   ASSERT_NE(*cgroup, nullptr);
   // The record names the trial's cgroup before anything starts in it.
@@ -86,7 +87,7 @@ TEST_F(TrialCgroupTest, AReplicaRunsInItsOwnCgroupUntilItIsKilled) {
 }
 
 TEST_F(TrialCgroupTest, AProgramThatCannotStartIsAnErrorAndLeavesNoChild) {
-  auto cgroup = TrialCgroup::Create(trial_dir_, {"master-0"});
+  auto cgroup = TrialCgroup::Create(DefaultEnv(), trial_dir_, {"master-0"});
   ASSERT_OK(cgroup.status());
   absl::StatusOr<int> fd = (*cgroup)->NextReplicaCgroup(0);
   ASSERT_OK(fd.status());

@@ -114,7 +114,8 @@ TEST(LocalLauncherReattachTest, StopLeftoverReplicasKeepsToItsJob) {
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  EXPECT_EQ(StopLeftoverReplicas(dir + "/a", std::chrono::milliseconds(500)),
+  EXPECT_EQ(StopLeftoverReplicas(DefaultEnv(), dir + "/a",
+                                 std::chrono::milliseconds(500)),
             1);
   EXPECT_TRUE(Exited(mine, std::chrono::seconds(5)));
   EXPECT_FALSE(Exited(other, std::chrono::seconds(1)));

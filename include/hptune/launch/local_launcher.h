@@ -110,8 +110,9 @@ class LocalLauncher : public Launcher {
 // by the HPTUNE_REPLICA marker as Reattach finds one trial's: SIGTERM to
 // their process groups, `grace`, SIGKILL; then every process left in the
 // cgroups its trials recorded; then the job's containers podman still
-// lists. Returns how many were found.
-int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
+// lists. Returns how many were found. The job's files are read through
+// `env`.
+int StopLeftoverReplicas(Env& env, const std::filesystem::path& job_runs_dir,
                          std::chrono::milliseconds grace);
 
 // How local replicas are contained on this machine, for a start-up line:

@@ -93,7 +93,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
   HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
       MachinePodmanOptions(DetectCgroupSupport().usable), env_, &wrapped));
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
-                          LocalTrialRun::Start(wrapped));
+                          LocalTrialRun::Start(env_, wrapped));
   if (ContainerNames(launch).empty()) {
     return std::unique_ptr<TrialRun>(std::move(run));
   }
@@ -107,7 +107,7 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
     StopMarkedProcesses(ReplicaMarker(replica), reattach_grace_);
   }
   if (!launch.replicas.empty()) {
-    KillRecordedCgroup(launch.replicas.front().log_path.parent_path(),
+    KillRecordedCgroup(env_, launch.replicas.front().log_path.parent_path(),
                        reattach_grace_);
   }
   return std::unique_ptr<TrialRun>();
@@ -115,21 +115,20 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
 
 void LocalLauncher::StopLeftovers(const std::filesystem::path& job_runs_dir,
                                   std::chrono::milliseconds grace) {
-  StopLeftoverReplicas(job_runs_dir, grace);
+  StopLeftoverReplicas(env_, job_runs_dir, grace);
 }
 
-int StopLeftoverReplicas(const std::filesystem::path& job_runs_dir,
+int StopLeftoverReplicas(Env& env, const std::filesystem::path& job_runs_dir,
                          std::chrono::milliseconds grace) {
-  std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::absolute(job_runs_dir, ec);
-  if (ec) return 0;
+  absl::StatusOr<std::filesystem::path> absolute = env.Absolute(job_runs_dir);
+  if (!absolute.ok()) return 0;
+  const std::filesystem::path dir = absolute->lexically_normal();
   // The trailing slash keeps job "a" from matching job "ab".
-  int stopped =
-      StopMarkedProcessesUnder(dir.lexically_normal().string() + "/", grace);
-  for (const std::filesystem::directory_entry& trial :
-       std::filesystem::directory_iterator(dir, ec)) {
-    if (trial.is_directory(ec)) {
-      stopped += KillRecordedCgroup(trial.path(), grace);
+  int stopped = StopMarkedProcessesUnder(dir.string() + "/", grace);
+  for (const DirectoryEntry& trial :
+       env.ListDirectory(dir).value_or(std::vector<DirectoryEntry>())) {
+    if (trial.type == FileType::kDirectory) {
+      stopped += KillRecordedCgroup(env, dir / trial.name, grace);
     }
   }
   // Their processes are gone; podman still lists them (running, for a

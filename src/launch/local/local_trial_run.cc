@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
@@ -15,8 +14,6 @@
 
 namespace hptune::launch {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // How long Terminate waits for SIGKILLed processes to vanish. Only a process
 // stuck in the kernel (uninterruptible I/O) takes longer; Terminate then
@@ -35,7 +32,7 @@ ReplicaExit Decode(int replica, int wait_status) {
 
 }  // namespace
 
-LocalTrialRun::LocalTrialRun(const TrialLaunch& launch) {
+LocalTrialRun::LocalTrialRun(Env& env, const TrialLaunch& launch) : env_(env) {
   replicas_.reserve(launch.replicas.size());
   for (const ReplicaLaunch& spec : launch.replicas) {
     replicas_.push_back(
@@ -71,8 +68,8 @@ std::vector<int> LocalTrialRun::ExitFds() const {
 }
 
 absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
-    const TrialLaunch& launch) {
-  std::unique_ptr<LocalTrialRun> run(new LocalTrialRun(launch));
+    Env& env, const TrialLaunch& launch) {
+  std::unique_ptr<LocalTrialRun> run(new LocalTrialRun(env, launch));
   if (!launch.replicas.empty()) {
     std::vector<std::string> names;
     for (const ReplicaLaunch& replica : launch.replicas) {
@@ -80,7 +77,7 @@ absl::StatusOr<std::unique_ptr<LocalTrialRun>> LocalTrialRun::Start(
     }
     HPTUNE_ASSIGN_OR_RETURN(
         run->cgroup_,
-        TrialCgroup::Create(launch.replicas.front().log_path.parent_path(),
+        TrialCgroup::Create(env, launch.replicas.front().log_path.parent_path(),
                             names));
   }
   for (Replica& replica : run->replicas_) {
@@ -155,7 +152,7 @@ bool LocalTrialRun::HasLiveProcess(const Replica& replica) const {
   return false;
 }
 
-bool LocalTrialRun::WaitUntilGone(Clock::time_point deadline, int only) {
+bool LocalTrialRun::WaitUntilGone(MonotonicTime deadline, int only) {
   auto pause = std::chrono::milliseconds(1);
   for (;;) {
     Collect(nullptr).IgnoreError();
@@ -174,9 +171,10 @@ bool LocalTrialRun::WaitUntilGone(Clock::time_point deadline, int only) {
       }
       return true;
     }
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(
-        std::min<Clock::duration>(pause, deadline - Clock::now()));
+    const MonotonicTime now = env_.MonotonicNow();
+    if (now >= deadline) return false;
+    env_.SleepFor(std::chrono::duration_cast<std::chrono::microseconds>(
+        std::min<MonotonicTime::duration>(pause, deadline - now)));
     pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
 }
@@ -199,7 +197,7 @@ absl::Status LocalTrialRun::Restart(int replica) {
   }
   for (pid_t group : r.groups) SignalGroup(group, SIGKILL);
   if (cgroup_) cgroup_->KillReplica(replica);
-  if (!WaitUntilGone(Clock::now() + kKillWait, replica)) {
+  if (!WaitUntilGone(env_.MonotonicNow() + kKillWait, replica)) {
     return absl::DeadlineExceededError(
         absl::StrCat(DescribeReplica(r.spec),
                      ": processes of its previous run survive "
@@ -228,11 +226,11 @@ void LocalTrialRun::Terminate(std::chrono::milliseconds grace) {
   Collect(nullptr).IgnoreError();
   if (grace.count() > 0) {
     signal_all(SIGTERM);
-    if (WaitUntilGone(Clock::now() + grace)) return;
+    if (WaitUntilGone(env_.MonotonicNow() + grace)) return;
   }
   signal_all(SIGKILL);
   if (cgroup_) cgroup_->KillAll();
-  WaitUntilGone(Clock::now() + kKillWait);
+  WaitUntilGone(env_.MonotonicNow() + kKillWait);
 }
 
 }  // namespace hptune::launch

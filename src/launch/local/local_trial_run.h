@@ -30,8 +30,10 @@ class LocalTrialRun : public TrialRun {
 
   // Spawns every replica; when one cannot start, kills those already started
   // and returns that replica's error.
+  // Waits and the trial's cgroups go through `env`, which must outlive the
+  // run.
   static absl::StatusOr<std::unique_ptr<LocalTrialRun>> Start(
-      const TrialLaunch& launch);
+      Env& env, const TrialLaunch& launch);
   ~LocalTrialRun() override;
 
   absl::StatusOr<std::vector<ReplicaExit>> Poll() override;
@@ -55,7 +57,7 @@ class LocalTrialRun : public TrialRun {
     std::vector<pid_t> groups;
   };
 
-  explicit LocalTrialRun(const TrialLaunch& launch);
+  LocalTrialRun(Env& env, const TrialLaunch& launch);
   [[nodiscard]] absl::Status StartReplica(Replica& replica);
   // The replica's process was collected.
   static void Ended(Replica& replica);
@@ -65,9 +67,9 @@ class LocalTrialRun : public TrialRun {
   bool HasLiveProcess(const Replica& replica) const;
   // Polls until no process of replica `only` (of every replica when -1) is
   // alive, then forgets its groups; false when `deadline` passes first.
-  bool WaitUntilGone(std::chrono::steady_clock::time_point deadline,
-                     int only = -1);
+  bool WaitUntilGone(MonotonicTime deadline, int only = -1);
 
+  Env& env_;
   std::vector<Replica> replicas_;
   std::unique_ptr<TrialCgroup> cgroup_;  // Null where cgroups are not used.
 };

@@ -1,23 +1,19 @@
 #include "src/launch/local/trial_cgroup.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <thread>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hptune/core/status.h"
-#include "hptune/env/env.h"
 #include "src/launch/child_processes.h"
 #include "src/launch/local/spawn_in_cgroup.h"
 
@@ -26,125 +22,95 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes the record whole (a temporary file renamed over it) but without
-// fsync: it names a cgroup, which no reboot outlives, so only a killed
-// hptune must find it complete, and the page cache survives that. An fsync
-// here cost a millisecond or more per trial start.
-absl::Status WriteRecord(const fs::path& record, const std::string& cgroup) {
-  fs::path temporary = record;
-  temporary += absl::StrCat(".tmp.", getpid());
-  // Made afresh (O_EXCL): the trial directory may be its job owner's, who
-  // could have planted a link or a hard link under that name.
-  unlink(temporary.c_str());
-  const int fd =
-      open(temporary.c_str(),
-           O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot create ", temporary.string(), ": ", strerror(errno)));
-  }
-  const bool written = write(fd, cgroup.data(), cgroup.size()) ==
-                       static_cast<ssize_t>(cgroup.size());
-  const int write_errno = errno;
-  close(fd);
-  if (!written || rename(temporary.c_str(), record.c_str()) != 0) {
-    const int error = written ? errno : write_errno;
-    unlink(temporary.c_str());
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot write ", record.string(), ": ", strerror(error)));
-  }
-  return absl::OkStatus();
+// Enough for any cgroup file hptune reads (cgroup.procs of a trial).
+constexpr int64_t kMaxControlBytes = 1 << 20;
+
+// The system's reason that ends an Env error ("cannot create directory
+// /x: Permission denied"), for a message that names the cgroup itself.
+absl::string_view Reason(const absl::Status& status) {
+  absl::string_view message = status.message();
+  const size_t colon = message.rfind(": ");
+  return colon == absl::string_view::npos ? message : message.substr(colon + 2);
 }
-using Clock = std::chrono::steady_clock;
 
 // A cgroup file's text; empty when it cannot be read (a cgroup being
 // removed fails reads with ENODEV).
-std::string ReadSmallFile(const fs::path& path) {
-  return DefaultEnv().ReadFile(path).value_or("");
+std::string ReadControl(DirectoryHandle& cgroup, std::string_view name) {
+  absl::StatusOr<FileContents> read = cgroup.ReadAt(name, kMaxControlBytes);
+  return read.ok() ? std::move(read->text) : "";
 }
 
-// The record's text when this process's user wrote it; empty otherwise.
-// The trial directory may be its job owner's (a root server's job of
-// another user), who must not name a cgroup for this process to kill.
-// A FIFO or a link planted in its place is refused without blocking.
-std::string ReadOwnRecord(const fs::path& record) {
-  const absl::StatusOr<int> fd =
-      OpenRegularFile(record, O_RDONLY, "cgroup record");
-  if (!fd.ok()) return "";
-  struct stat info;
-  char text[4096];
-  ssize_t n = -1;
-  if (fstat(*fd, &info) == 0 && info.st_uid == geteuid()) {
-    n = read(*fd, text, sizeof(text));
-  }
-  close(*fd);
-  return n > 0 ? std::string(text, static_cast<size_t>(n)) : "";
-}
-
-bool WriteControl(const fs::path& file, const char* value) {
-  int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const ssize_t n = write(fd, value, strlen(value));
-  close(fd);
-  return n == static_cast<ssize_t>(strlen(value));
-}
-
-bool Populated(const fs::path& dir) {
+bool Populated(DirectoryHandle& cgroup) {
   // cgroup.events: "populated 1\nfrozen 0\n". Unreadable: the cgroup is gone.
-  const std::string events = ReadSmallFile(dir / "cgroup.events");
-  return events.find("populated 1") != std::string::npos;
+  return ReadControl(cgroup, "cgroup.events").find("populated 1") !=
+         std::string::npos;
 }
 
-// The processes in `dir` and its descendants.
-int CountProcesses(const fs::path& dir) {
+// Whether `dir` has cgroup.kill (Linux 5.14 or later): a cgroup v2 that
+// hptune can empty. cgroup.kill is write-only, so it is looked for.
+bool HasKill(DirectoryHandle& dir) {
+  absl::StatusOr<std::vector<DirectoryEntry>> entries = dir.List();
+  if (!entries.ok()) return false;
+  for (const DirectoryEntry& entry : *entries) {
+    if (entry.name == "cgroup.kill") return true;
+  }
+  return false;
+}
+
+// The processes in `cgroup` and its descendants.
+int CountProcesses(DirectoryHandle& cgroup) {
   int count = 0;
-  auto count_in = [&count](const fs::path& cgroup) {
-    for (absl::string_view line :
-         absl::StrSplit(ReadSmallFile(cgroup / "cgroup.procs"), '\n')) {
-      if (!line.empty()) ++count;
-    }
-  };
-  count_in(dir);
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (it->is_directory(ec)) count_in(it->path());
+  for (absl::string_view line :
+       absl::StrSplit(ReadControl(cgroup, "cgroup.procs"), '\n')) {
+    if (!line.empty()) ++count;
+  }
+  for (const DirectoryEntry& entry :
+       cgroup.List().value_or(std::vector<DirectoryEntry>())) {
+    if (entry.type != FileType::kDirectory) continue;
+    absl::StatusOr<std::unique_ptr<DirectoryHandle>> child =
+        cgroup.OpenSubdirectory(entry.name);
+    if (child.ok()) count += CountProcesses(**child);
   }
   return count;
 }
 
 // cgroup.kill reaches the cgroup and every descendant. Then waits, with a
 // short back-off, for the kernel to empty it.
-bool KillAndWait(const fs::path& dir, Clock::time_point deadline) {
-  WriteControl(dir / "cgroup.kill", "1");
+bool KillAndWait(Env& env, DirectoryHandle& cgroup, MonotonicTime deadline) {
+  cgroup.WriteAt("cgroup.kill", "1").IgnoreError();  // Gone: nothing to kill.
   auto pause = std::chrono::milliseconds(1);
-  while (Populated(dir)) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(pause);
+  while (Populated(cgroup)) {
+    if (env.MonotonicNow() >= deadline) return false;
+    env.SleepFor(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
   return true;
 }
 
-// Removes `dir` and its child cgroups (cgroups are removed with rmdir, leaves
-// first; the interface files go with them).
-void RemoveCgroupTree(const fs::path& dir) {
-  std::error_code ec;
-  std::vector<fs::path> children;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_directory(ec)) children.push_back(entry.path());
+// Removes the cgroup `name` in `parent` and its child cgroups (cgroups are
+// removed with rmdir, leaves first; the interface files go with them).
+// Whether it is gone: a busy one stays.
+bool RemoveCgroupTree(DirectoryHandle& parent, const std::string& name) {
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> dir =
+      parent.OpenSubdirectory(name);
+  if (!dir.ok()) return absl::IsNotFound(dir.status());
+  for (const DirectoryEntry& entry :
+       (*dir)->List().value_or(std::vector<DirectoryEntry>())) {
+    if (entry.type == FileType::kDirectory) {
+      RemoveCgroupTree(**dir, entry.name);
+    }
   }
-  for (const fs::path& child : children) RemoveCgroupTree(child);
-  rmdir(dir.c_str());
+  const absl::Status removed = parent.RemoveSubdirectory(name);
+  return removed.ok() || absl::IsNotFound(removed);
 }
 
 // The cgroup v2 directory of this process: the "0::<path>" line of
 // /proc/self/cgroup under the cgroup2 mount of /proc/self/mountinfo.
-absl::StatusOr<fs::path> OwnCgroupDir() {
+absl::StatusOr<fs::path> OwnCgroupDir(Env& env) {
   std::string relative;
   bool found = false;
   for (absl::string_view line :
-       absl::StrSplit(ReadSmallFile("/proc/self/cgroup"), '\n')) {
+       absl::StrSplit(env.ReadFile("/proc/self/cgroup").value_or(""), '\n')) {
     if (absl::ConsumePrefix(&line, "0::")) {
       relative = std::string(line);
       found = true;
@@ -152,8 +118,8 @@ absl::StatusOr<fs::path> OwnCgroupDir() {
   }
   if (!found) return absl::NotFoundError("this process is in no cgroup v2");
   // mountinfo: "36 25 0:31 <root> <mount point> <options> ... - cgroup2 ...".
-  for (absl::string_view line :
-       absl::StrSplit(ReadSmallFile("/proc/self/mountinfo"), '\n')) {
+  for (absl::string_view line : absl::StrSplit(
+           env.ReadFile("/proc/self/mountinfo").value_or(""), '\n')) {
     const size_t dash = line.find(" - cgroup2 ");
     if (dash == absl::string_view::npos) continue;
     std::vector<absl::string_view> fields =
@@ -168,187 +134,253 @@ absl::StatusOr<fs::path> OwnCgroupDir() {
   return absl::NotFoundError("no cgroup2 file system is mounted");
 }
 
-// Creates a probe cgroup under `parent` and starts a process in it.
-absl::Status Probe(const fs::path& parent) {
-  const fs::path probe = parent / absl::StrCat("hptune-probe-", getpid());
-  if (mkdir(probe.c_str(), 0700) != 0 && errno != EEXIST) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot create a cgroup under ", parent.string(), ": ",
-                     strerror(errno)));
+// Starts a process in `probe` and reaps it.
+absl::Status StartProbeProcess(DirectoryHandle& probe, const fs::path& parent) {
+  pid_t pid = -1;
+  {
+    ChildStart start;
+    pid = CloneIntoCgroup(probe.descriptor());
+    if (pid == 0) _exit(0);
+    start.Own(pid);
   }
-  absl::Status status;
-  if (!fs::exists(probe / "cgroup.kill")) {
+  if (pid < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot start a process in a cgroup under ",
+                     parent.string(), ": ", strerror(errno)));
+  }
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  Disown(pid);
+  return absl::OkStatus();
+}
+
+// Creates a probe cgroup in `parent` and starts a process in it.
+absl::Status Probe(Env& env, DirectoryHandle& parent) {
+  const std::string name = absl::StrCat("hptune-probe-", env.ProcessId());
+  const absl::Status made = parent.CreateSubdirectory(name);
+  if (!made.ok() && !absl::IsAlreadyExists(made)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create a cgroup under ", parent.path().string(),
+                     ": ", Reason(made)));
+  }
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> probe =
+      parent.OpenSubdirectory(name);
+  absl::Status status = probe.status();
+  if (status.ok() && !HasKill(**probe)) {
     status = absl::FailedPreconditionError(
         "the kernel has no cgroup.kill (Linux 5.14 or later has)");
-  } else {
-    int fd = open(probe.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-    pid_t pid = -1;
-    {
-      ChildStart start;
-      pid = fd < 0 ? -1 : CloneIntoCgroup(fd);
-      if (pid == 0) _exit(0);
-      start.Own(pid);
-    }
-    if (pid < 0) {
-      status = absl::PermissionDeniedError(
-          absl::StrCat("cannot start a process in a cgroup under ",
-                       parent.string(), ": ", strerror(errno)));
-    } else {
-      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-      Disown(pid);
-    }
-    if (fd >= 0) close(fd);
+  } else if (status.ok()) {
+    status = StartProbeProcess(**probe, parent.path());
   }
+  probe = nullptr;
   // The reaped child leaves the cgroup a moment later (EBUSY until then).
-  const auto deadline = Clock::now() + std::chrono::seconds(1);
-  while (rmdir(probe.c_str()) != 0 && errno == EBUSY &&
-         Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const MonotonicTime deadline = env.MonotonicNow() + std::chrono::seconds(1);
+  while (absl::IsUnavailable(parent.RemoveSubdirectory(name)) &&
+         env.MonotonicNow() < deadline) {
+    env.SleepFor(std::chrono::milliseconds(1));
   }
   return status;
 }
 
-// Removes the empty trial cgroups under `parent` whose hptune process
+// Removes the empty trial cgroups in `parent` whose hptune process
 // ("hptune-<pid>-<n>", or its probe "hptune-probe-<pid>") has ended: a killed
 // runner leaves its cgroups behind, and the one that takes its jobs over
 // removes only those of those jobs. Populated ones stay for that take-over
 // (KillRecordedCgroup).
-void RemoveAbandonedCgroups(const fs::path& parent) {
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
-    const std::string filename = entry.path().filename().string();
-    absl::string_view name = filename;
-    if (!absl::ConsumePrefix(&name, "hptune-")) continue;
+void RemoveAbandonedCgroups(DirectoryHandle& parent) {
+  for (const DirectoryEntry& entry :
+       parent.List().value_or(std::vector<DirectoryEntry>())) {
+    absl::string_view name = entry.name;
+    if (entry.type != FileType::kDirectory ||
+        !absl::ConsumePrefix(&name, "hptune-")) {
+      continue;
+    }
     absl::ConsumePrefix(&name, "probe-");  // A probe a killed hptune left.
     int pid = 0;
     if (!absl::SimpleAtoi(name.substr(0, name.find('-')), &pid) || pid <= 0 ||
-        kill(pid, 0) == 0 || errno != ESRCH || Populated(entry.path())) {
+        kill(pid, 0) == 0 || errno != ESRCH) {
       continue;
     }
-    RemoveCgroupTree(entry.path());
+    absl::StatusOr<std::unique_ptr<DirectoryHandle>> cgroup =
+        parent.OpenSubdirectory(entry.name);
+    if (cgroup.ok() && !Populated(**cgroup)) {
+      RemoveCgroupTree(parent, entry.name);
+    }
   }
 }
 
-CgroupSupport Detect() {
-  absl::StatusOr<fs::path> parent = OwnCgroupDir();
-  absl::Status usable = parent.status();
-  if (usable.ok()) usable = Probe(*parent);
+CgroupSupport Detect(Env& env) {
+  absl::StatusOr<fs::path> parent = OwnCgroupDir(env);
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> opened =
+      parent.ok() ? env.OpenDirectory(*parent) : parent.status();
+  absl::Status usable = opened.status();
+  if (usable.ok()) usable = Probe(env, **opened);
   if (!usable.ok()) {
     return {
         .usable = false,
         .description = absl::StrCat("process groups (", usable.message(), ")")};
   }
-  RemoveAbandonedCgroups(*parent);
+  RemoveAbandonedCgroups(**opened);
   return {.usable = true,
           .parent = *parent,
           .description = absl::StrCat("cgroup v2 (", parent->string(), ")")};
 }
 
+// The record's text when this process's user wrote it; empty otherwise.
+// The trial directory may be its job owner's (a root server's job of
+// another user), who must not name a cgroup for this process to kill: the
+// owner is the opened file's, and a FIFO or a link planted in its place is
+// refused without blocking.
+std::string ReadOwnRecord(Env& env, const fs::path& trial_dir) {
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> dir =
+      env.OpenDirectory(trial_dir);
+  if (!dir.ok()) return "";
+  absl::StatusOr<FileContents> record = (*dir)->ReadAt(kCgroupRecordFile, 4096);
+  if (!record.ok() || record->info.owner != env.EffectiveUserId()) return "";
+  return record->text;
+}
+
 }  // namespace
 
 const CgroupSupport& DetectCgroupSupport() {
-  static const CgroupSupport* support = new CgroupSupport(Detect());
+  // Once per process, on the real machine: what the kernel lets this
+  // process do does not change, and no test can play it.
+  static const CgroupSupport* support = new CgroupSupport(Detect(DefaultEnv()));
   return *support;
 }
 
 absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
-    const fs::path& trial_dir, const std::vector<std::string>& replicas) {
-  const CgroupSupport& support = DetectCgroupSupport();
+    Env& env, const fs::path& trial_dir,
+    const std::vector<std::string>& replicas) {
+  return Create(env, DetectCgroupSupport(), trial_dir, replicas);
+}
+
+absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
+    Env& env, const CgroupSupport& support, const fs::path& trial_dir,
+    const std::vector<std::string>& replicas) {
   if (!support.usable) return std::unique_ptr<TrialCgroup>();
   // What an earlier, killed hptune left for this trial goes first.
-  KillRecordedCgroup(trial_dir, std::chrono::seconds(30));
+  KillRecordedCgroup(env, trial_dir, std::chrono::seconds(30));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<DirectoryHandle> parent,
+                          env.OpenDirectory(support.parent));
   // A killed hptune whose pid this process has now may have left its
   // cgroups behind: a name in use is skipped, not an error.
   static std::atomic<int> next{0};
-  fs::path dir;
-  int made;
+  std::string name;
+  absl::Status made;
   do {
-    dir = support.parent / absl::StrCat("hptune-", getpid(), "-", next++);
-    made = mkdir(dir.c_str(), 0700);
-  } while (made != 0 && errno == EEXIST);
-  if (made != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot create cgroup ", dir.string(), ": ", strerror(errno)));
+    name = absl::StrCat("hptune-", env.ProcessId(), "-", next++);
+    made = parent->CreateSubdirectory(name);
+  } while (absl::IsAlreadyExists(made));
+  if (!made.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create cgroup ", (support.parent / name).string(),
+                     ": ", Reason(made)));
   }
-  std::unique_ptr<TrialCgroup> cgroup(
-      new TrialCgroup(dir, trial_dir / kCgroupRecordFile));
-  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(trial_dir));
-  HPTUNE_RETURN_IF_ERROR(WriteRecord(cgroup->record_, dir.string()));
-  for (const std::string& name : replicas) {
-    cgroup->replicas_.push_back({.name = name});
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> dir =
+      parent->OpenSubdirectory(name);
+  if (!dir.ok()) {
+    RemoveCgroupTree(*parent, name);
+    return dir.status();
+  }
+  std::unique_ptr<TrialCgroup> cgroup(new TrialCgroup(
+      env, std::move(parent), std::move(*dir), trial_dir / kCgroupRecordFile));
+  HPTUNE_RETURN_IF_ERROR(env.CreatePrivateDirectories(trial_dir));
+  HPTUNE_RETURN_IF_ERROR(cgroup->WriteRecord());
+  for (const std::string& replica : replicas) {
+    cgroup->replicas_.push_back({.name = replica});
   }
   return cgroup;
+}
+
+// Written whole (a temporary file renamed over it) but without fsync: it
+// names a cgroup, which no reboot outlives, so only a killed hptune must
+// find it complete, and the page cache survives that. An fsync here cost a
+// millisecond or more per trial start.
+absl::Status TrialCgroup::WriteRecord() {
+  const absl::Status written = env_.WriteFileAtomically(
+      record_, dir_->path().string(), 0600, Durability::kUnsynced);
+  if (written.ok()) return written;
+  return absl::FailedPreconditionError(
+      absl::StrCat("cannot write ", record_.string(), ": ", written.message()));
 }
 
 absl::StatusOr<int> TrialCgroup::NextReplicaCgroup(int replica) {
   Replica& r = replicas_[replica];
   // A replica run by podman leaves sub-cgroups (conmon's, the
-  // container's): removed with it.
-  std::erase_if(r.dirs, [](const fs::path& dir) {
-    RemoveCgroupTree(dir);
-    std::error_code ec;
-    return !fs::exists(dir, ec);  // Busy: kept.
+  // container's): removed with it. Busy ones are kept.
+  std::erase_if(r.cgroups, [this](const ReplicaCgroup& cgroup) {
+    return RemoveCgroupTree(*dir_, cgroup.name);
   });
-  if (r.fd >= 0) close(r.fd);
-  r.fd = -1;
-  const fs::path dir = dir_ / absl::StrCat(r.name, ".", next_start_++);
-  if (mkdir(dir.c_str(), 0700) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot create cgroup ", dir.string(), ": ", strerror(errno)));
+  const std::string name = absl::StrCat(r.name, ".", next_start_++);
+  const absl::Status made = dir_->CreateSubdirectory(name);
+  if (!made.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create cgroup ", (dir_->path() / name).string(),
+                     ": ", Reason(made)));
   }
-  r.dirs.push_back(dir);
-  r.fd = open(dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  if (r.fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot open cgroup ", dir.string(), ": ", strerror(errno)));
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> opened =
+      dir_->OpenSubdirectory(name);
+  if (!opened.ok()) {
+    RemoveCgroupTree(*dir_, name);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open cgroup ", (dir_->path() / name).string(),
+                     ": ", Reason(opened.status())));
   }
-  return r.fd;
+  r.cgroups.push_back({.name = name, .dir = std::move(*opened)});
+  return r.cgroups.back().dir->descriptor();
 }
 
 TrialCgroup::~TrialCgroup() {
-  for (const Replica& replica : replicas_) {
-    if (replica.fd >= 0) close(replica.fd);
-  }
-  KillAndWait(dir_, Clock::now() + std::chrono::seconds(30));
-  RemoveCgroupTree(dir_);
-  std::error_code ec;
-  fs::remove(record_, ec);
+  for (Replica& replica : replicas_) replica.cgroups.clear();
+  KillAndWait(env_, *dir_, env_.MonotonicNow() + std::chrono::seconds(30));
+  const std::string name = dir_->path().filename().string();
+  dir_ = nullptr;
+  RemoveCgroupTree(*parent_, name);
+  env_.Remove(record_).IgnoreError();
 }
 
 void TrialCgroup::KillReplica(int replica) const {
-  for (const fs::path& dir : replicas_[replica].dirs) {
-    WriteControl(dir / "cgroup.kill", "1");
+  for (const ReplicaCgroup& cgroup : replicas_[replica].cgroups) {
+    cgroup.dir->WriteAt("cgroup.kill", "1").IgnoreError();
   }
 }
 
-void TrialCgroup::KillAll() const { WriteControl(dir_ / "cgroup.kill", "1"); }
+void TrialCgroup::KillAll() const {
+  dir_->WriteAt("cgroup.kill", "1").IgnoreError();
+}
 
 bool TrialCgroup::ReplicaPopulated(int replica) const {
-  for (const fs::path& dir : replicas_[replica].dirs) {
-    if (Populated(dir)) return true;
+  for (const ReplicaCgroup& cgroup : replicas_[replica].cgroups) {
+    if (Populated(*cgroup.dir)) return true;
   }
   return false;
 }
 
-int KillRecordedCgroup(const fs::path& trial_dir,
+int KillRecordedCgroup(Env& env, const fs::path& trial_dir,
                        std::chrono::milliseconds wait) {
-  const fs::path record = trial_dir / kCgroupRecordFile;
-  std::string recorded = ReadOwnRecord(record);
+  const std::string recorded = ReadOwnRecord(env, trial_dir);
   if (recorded.empty()) return 0;
   const fs::path dir(recorded);
-  // Only a trial cgroup is ever killed: a record that names anything else
-  // was not written by hptune.
+  // Only a trial cgroup of this process's user is ever killed: a record
+  // that names anything else was not written by hptune.
   const std::string name = dir.filename().string();
   int killed = 0;
-  if (dir.is_absolute() && name.rfind("hptune-", 0) == 0 &&
-      fs::exists(dir / "cgroup.kill")) {
-    killed = CountProcesses(dir);
-    KillAndWait(dir, Clock::now() + wait);
-    RemoveCgroupTree(dir);
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> parent =
+      dir.is_absolute() && name.rfind("hptune-", 0) == 0
+          ? env.OpenDirectory(dir.parent_path())
+          : absl::NotFoundError("no trial cgroup");
+  absl::StatusOr<std::unique_ptr<DirectoryHandle>> cgroup =
+      parent.ok() ? (*parent)->OpenSubdirectory(name) : parent.status();
+  absl::StatusOr<FileInfo> info =
+      cgroup.ok() ? (*cgroup)->Info() : cgroup.status();
+  if (info.ok() && info->owner == env.EffectiveUserId() && HasKill(**cgroup)) {
+    killed = CountProcesses(**cgroup);
+    KillAndWait(env, **cgroup, env.MonotonicNow() + wait);
+    *cgroup = nullptr;
+    RemoveCgroupTree(**parent, name);
   }
-  std::error_code ec;
-  fs::remove(record, ec);
+  env.Remove(trial_dir / kCgroupRecordFile).IgnoreError();
   return killed;
 }
 

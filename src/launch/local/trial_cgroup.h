@@ -27,9 +27,11 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 
 namespace hptune::launch {
 
@@ -52,8 +54,15 @@ class TrialCgroup {
   // Creates the trial's cgroup for replicas named `replicas` ("master-0")
   // and records its path in `trial_dir` (written atomically, before any
   // process is started in it). nullptr when DetectCgroupSupport() found none
-  // usable.
+  // usable. The cgroups are worked in through `env`'s directory handles,
+  // and `env` must outlive the TrialCgroup.
   static absl::StatusOr<std::unique_ptr<TrialCgroup>> Create(
+      Env& env, const std::filesystem::path& trial_dir,
+      const std::vector<std::string>& replicas);
+  // As above, under `support.parent` when `support.usable`: what a test on
+  // FakeEnv names.
+  static absl::StatusOr<std::unique_ptr<TrialCgroup>> Create(
+      Env& env, const CgroupSupport& support,
       const std::filesystem::path& trial_dir,
       const std::vector<std::string>& replicas);
   // Kills whatever is left, removes the cgroups and the record.
@@ -74,16 +83,29 @@ class TrialCgroup {
   bool ReplicaPopulated(int replica) const;
 
  private:
-  TrialCgroup(std::filesystem::path dir, std::filesystem::path record)
-      : dir_(std::move(dir)), record_(std::move(record)) {}
+  TrialCgroup(Env& env, std::unique_ptr<DirectoryHandle> parent,
+              std::unique_ptr<DirectoryHandle> dir,
+              std::filesystem::path record)
+      : env_(env),
+        parent_(std::move(parent)),
+        dir_(std::move(dir)),
+        record_(std::move(record)) {}
+  [[nodiscard]] absl::Status WriteRecord();
 
+  struct ReplicaCgroup {
+    std::string name;  // "worker-1.0", in the trial's cgroup.
+    std::unique_ptr<DirectoryHandle> dir;
+  };
   struct Replica {
     std::string name;
-    std::vector<std::filesystem::path> dirs;  // One per start, oldest first.
-    int fd = -1;                              // Of dirs.back().
+    // One per start, oldest first; the last one's descriptor is what the
+    // replica's process was started in.
+    std::vector<ReplicaCgroup> cgroups;
   };
 
-  std::filesystem::path dir_;
+  Env& env_;
+  std::unique_ptr<DirectoryHandle> parent_;  // Where the trial's cgroup is.
+  std::unique_ptr<DirectoryHandle> dir_;     // The trial's cgroup.
   std::filesystem::path record_;
   std::vector<Replica> replicas_;
   int next_start_ = 0;  // Numbers the replica cgroups.
@@ -92,8 +114,10 @@ class TrialCgroup {
 // Kills every process in the cgroup that `trial_dir` records (a trial of an
 // hptune process that was killed), waits up to `wait` for it to empty, and
 // removes it and the record. Returns how many processes it held; 0 when
-// nothing is recorded.
-int KillRecordedCgroup(const std::filesystem::path& trial_dir,
+// nothing is recorded. A record, or a cgroup it names, that another user
+// owns is not followed (a trial directory may be its job owner's), nor is
+// a link in place of either.
+int KillRecordedCgroup(Env& env, const std::filesystem::path& trial_dir,
                        std::chrono::milliseconds wait);
 
 }  // namespace hptune::launch
