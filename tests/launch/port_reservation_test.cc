@@ -36,7 +36,7 @@ bool CanListenOn(int port) {
 }
 
 TEST(PortReservationTest, PortsAreDistinctAndFree) {
-  auto reservation = PortReservation::Reserve(5);
+  auto reservation = PortReservation::Reserve(DefaultEnv(), 5);
   ASSERT_OK(reservation);
   const std::vector<int>& ports = (*reservation)->ports();
   ASSERT_EQ(ports.size(), 5u);
@@ -55,7 +55,7 @@ TEST(PortReservationTest, PortsLieOutsideTheKernelsEphemeralRange) {
   std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
   int low = 0, high = 0;
   ASSERT_TRUE(in >> low >> high);
-  auto reservation = PortReservation::Reserve(50);
+  auto reservation = PortReservation::Reserve(DefaultEnv(), 50);
   ASSERT_OK(reservation);
   for (int port : (*reservation)->ports()) {
     EXPECT_TRUE(port < low || port > high)
@@ -113,7 +113,7 @@ TEST(PortReservationTest, ReservedPortsComeFromTheReservableRange) {
   text << in.rdbuf();
   const PortRange range = ReservableRange(text.str());
   ASSERT_GT(range.size(), 0) << text.str();
-  auto reservation = PortReservation::Reserve(20);
+  auto reservation = PortReservation::Reserve(DefaultEnv(), 20);
   ASSERT_OK(reservation);
   for (int port : (*reservation)->ports()) {
     EXPECT_GE(port, range.low);
@@ -129,7 +129,7 @@ TEST(PortReservationTest, LiveReservationsNeverShareAPortAndReleaseOnDestroy) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 25; ++i) {
-        auto reservation = PortReservation::Reserve(3);
+        auto reservation = PortReservation::Reserve(DefaultEnv(), 3);
         ASSERT_OK(reservation);
         std::lock_guard<std::mutex> lock(mutex);
         live.push_back(*std::move(reservation));
@@ -148,14 +148,14 @@ TEST(PortReservationTest, LiveReservationsNeverShareAPortAndReleaseOnDestroy) {
 }
 
 TEST(PortReservationTest, ZeroPortsIsAnEmptyReservation) {
-  auto reservation = PortReservation::Reserve(0);
+  auto reservation = PortReservation::Reserve(DefaultEnv(), 0);
   ASSERT_OK(reservation);
   EXPECT_TRUE((*reservation)->ports().empty());
 }
 
 TEST(PortReservationTest, UnbindableAddressIsUnavailable) {
   // 192.0.2.1 (TEST-NET-1) is no address of this machine.
-  auto reservation = PortReservation::Reserve(1, "192.0.2.1");
+  auto reservation = PortReservation::Reserve(DefaultEnv(), 1, "192.0.2.1");
   ASSERT_THAT(reservation, StatusHasCode(absl::StatusCode::kUnavailable));
   EXPECT_EQ(reservation.status().message(),
             "cannot reserve a port on 192.0.2.1: Cannot assign requested "

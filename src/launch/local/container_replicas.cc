@@ -34,9 +34,9 @@ Rlimit OwnLimit(int resource, uint64_t cap) {
   return {capped(limit.rlim_cur), capped(limit.rlim_max)};
 }
 
-bool Exists(const char* path) {
-  std::error_code ec;
-  return std::filesystem::exists(path, ec);
+// Whether something is at `path`, a link followed (a CDI spec may be one).
+bool Exists(Env& env, const char* path) {
+  return env.InfoOf(path, Links::kFollow).ok();
 }
 
 // How a config names a pool's image, for messages.
@@ -86,18 +86,18 @@ absl::Status CheckImage(const std::string& field, const std::string& image,
 
 }  // namespace
 
-PodmanOptions MachinePodmanOptions(bool split_cgroups) {
+PodmanOptions MachinePodmanOptions(Env& env, bool split_cgroups) {
   PodmanOptions options{.split_cgroups = split_cgroups};
   options.nofile = OwnLimit(RLIMIT_NOFILE, kPodmanNofile);
   options.nproc = OwnLimit(RLIMIT_NPROC, kPodmanNproc);
   for (const char* spec :
        {"/etc/cdi/nvidia.yaml", "/etc/cdi/nvidia.json",
         "/var/run/cdi/nvidia.yaml", "/var/run/cdi/nvidia.json"}) {
-    if (Exists(spec)) options.cdi_gpus = true;
+    if (Exists(env, spec)) options.cdi_gpus = true;
   }
   for (const char* device : {"/dev/nvidiactl", "/dev/nvidia-uvm",
                              "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
-    if (Exists(device)) options.control_devices.push_back(device);
+    if (Exists(env, device)) options.control_devices.push_back(device);
   }
   return options;
 }
@@ -166,11 +166,11 @@ absl::Status WrapContainerReplicas(const PodmanOptions& options, Env& env,
   return absl::OkStatus();
 }
 
-int RemoveLeftoverContainers(const std::filesystem::path& job_runs_dir) {
+int RemoveLeftoverContainers(Env& env,
+                             const std::filesystem::path& job_runs_dir) {
   if (!FindOnPath("podman", /*search_working_dir=*/false).ok()) return 0;
-  std::error_code ec;
   const std::filesystem::path dir =
-      std::filesystem::absolute(job_runs_dir, ec).lexically_normal();
+      env.Absolute(job_runs_dir).value_or(job_runs_dir).lexically_normal();
   absl::StatusOr<CapturedOutput> listed = RunCapturingOutput(
       {"podman", "ps", "--all", "--quiet", "--no-trunc",
        absl::StrCat("--filter=label=", ContainerJobLabel(dir))});

@@ -21,7 +21,7 @@ namespace hptune::launch {
 // RLIMIT_NPROC (within podman's defaults), the NVIDIA control nodes that
 // exist, CDI when /etc/cdi or /var/run/cdi has an nvidia spec, and
 // `split_cgroups` as given.
-PodmanOptions MachinePodmanOptions(bool split_cgroups);
+PodmanOptions MachinePodmanOptions(Env& env, bool split_cgroups);
 
 // Every image the job's pools name is in podman's local storage, or is
 // pulled first when `pull` is set. FailedPrecondition naming the field, the
@@ -48,7 +48,8 @@ void RemoveContainers(const std::vector<std::string>& containers);
 // Removes (podman rm -f) every container labelled with `job_runs_dir`
 // (ContainerJobLabel), running or not: what a killed hptune left. Returns
 // how many; 0 where podman is not installed.
-int RemoveLeftoverContainers(const std::filesystem::path& job_runs_dir);
+int RemoveLeftoverContainers(Env& env,
+                             const std::filesystem::path& job_runs_dir);
 
 }  // namespace hptune::launch
 

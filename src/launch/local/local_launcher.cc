@@ -71,7 +71,7 @@ absl::StatusOr<std::unique_ptr<Placement>> LocalLauncher::Reserve(
     if (request.type != TaskType::kEvaluator) ++servers;
   }
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
-                          PortReservation::Reserve(servers, host_));
+                          PortReservation::Reserve(env_, servers, host_));
   std::vector<ReplicaPlacement> replicas;
   size_t next_port = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -91,7 +91,8 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
   // In a replica cgroup of its own, podman puts conmon and the container in
   // sub-cgroups of it, so the replica's cgroup kill reaches them.
   HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
-      MachinePodmanOptions(DetectCgroupSupport().usable), env_, &wrapped));
+      MachinePodmanOptions(env_, DetectCgroupSupport().usable), env_,
+      &wrapped));
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
                           LocalTrialRun::Start(env_, wrapped));
   if (ContainerNames(launch).empty()) {
@@ -133,7 +134,7 @@ int StopLeftoverReplicas(Env& env, const std::filesystem::path& job_runs_dir,
   }
   // Their processes are gone; podman still lists them (running, for a
   // killed conmon) until they are removed.
-  return stopped + RemoveLeftoverContainers(dir);
+  return stopped + RemoveLeftoverContainers(env, dir);
 }
 
 std::string ReplicaContainment() { return DetectCgroupSupport().description; }

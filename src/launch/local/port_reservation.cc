@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -36,21 +35,14 @@ PortRange EphemeralRange(std::string_view text) {
   return range;
 }
 
-// The text of the machine's ip_local_port_range, empty where unreadable.
-std::string ReadEphemeralRange() {
-  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The ports this process's reservations hold, and the draws of ports to
-// probe. Never destroyed, so a reservation may still end while the process
-// exits.
+// probe, seeded by the first reservation's Env. Never destroyed, so a
+// reservation may still end while the process exits.
 struct ReservedPorts {
   Mutex mutex;
   std::set<int> ports ABSL_GUARDED_BY(mutex);
-  std::minstd_rand draw ABSL_GUARDED_BY(mutex){std::random_device{}()};
+  std::minstd_rand draw ABSL_GUARDED_BY(mutex);
+  bool seeded ABSL_GUARDED_BY(mutex) = false;
 };
 ReservedPorts& Reserved() {
   static ReservedPorts* const reserved = new ReservedPorts();
@@ -117,16 +109,23 @@ PortRange ReservableRange(std::string_view ip_local_port_range) {
 }
 
 absl::StatusOr<std::unique_ptr<PortReservation>> PortReservation::Reserve(
-    int count, const std::string& host) {
+    Env& env, int count, const std::string& host) {
   in_addr address{};
   if (inet_pton(AF_INET, host.c_str(), &address) != 1) {
     address.s_addr = htonl(INADDR_ANY);
   }
-  static const PortRange range = ReservableRange(ReadEphemeralRange());
+  // The machine's range, read once: unreadable, Linux's default.
+  static const PortRange range = ReservableRange(
+      env.ReadFile("/proc/sys/net/ipv4/ip_local_port_range").value_or(""));
   std::vector<Socket> open;
   std::vector<int> ports;
   ReservedPorts& reserved = Reserved();
   MutexLock lock(&reserved.mutex);
+  if (!reserved.seeded) {
+    reserved.draw.seed(static_cast<std::minstd_rand::result_type>(
+        env.RandomSeed() % std::minstd_rand::modulus));
+    reserved.seeded = true;
+  }
   std::uniform_int_distribution<int> in_range(range.low, range.high);
   for (int tries = 0; static_cast<int>(ports.size()) < count; ++tries) {
     if (tries >= kTriesPerPort * count) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 
 namespace hptune::launch {
 
@@ -43,9 +44,10 @@ class PortReservation {
   // `count` distinct free ports on `host` (an IPv4 address; another host
   // name probes the wildcard address). ResourceExhausted when the kernel
   // keeps offering ports that are already reserved; Unavailable when no
-  // socket can be bound.
+  // socket can be bound. The machine's ephemeral range is read, and the
+  // draw of ports to probe seeded, through the first call's `env`.
   static absl::StatusOr<std::unique_ptr<PortReservation>> Reserve(
-      int count, const std::string& host = "127.0.0.1");
+      Env& env, int count, const std::string& host = "127.0.0.1");
   ~PortReservation();
   PortReservation(const PortReservation&) = delete;
   PortReservation& operator=(const PortReservation&) = delete;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "hptune/env/env.h"
 #include "src/launch/capture_output.h"
 
 namespace hptune::launch::slurm_internal {
@@ -32,14 +33,7 @@ absl::StatusOr<std::string> RunSlurm(const std::vector<std::string>& argv) {
 }
 
 bool OnPath(std::string_view name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
-    std::filesystem::path candidate =
-        std::filesystem::path(std::string(dir)) / std::string(name);
-    if (access(candidate.c_str(), X_OK) == 0) return true;
-  }
-  return false;
+  return FindOnPath(std::string(name), /*search_working_dir=*/false).ok();
 }
 
 JobPhase PhaseOf(std::string_view state) {

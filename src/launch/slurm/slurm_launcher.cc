@@ -30,7 +30,6 @@ namespace {
 
 using slurm_internal::Components;
 using slurm_internal::ComponentsOf;
-using slurm_internal::FileText;
 using slurm_internal::JobOfLaunch;
 using slurm_internal::NewAllocationDir;
 using slurm_internal::NewAttemptDir;
@@ -230,7 +229,7 @@ absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
     if (r.type != TaskType::kEvaluator) ++servers;
   }
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PortReservation> ports,
-                          PortReservation::Reserve(servers));
+                          PortReservation::Reserve(*options_.env, servers));
   std::vector<ReplicaPlacement> replicas;
   int next_port = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -274,14 +273,17 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Start(
       launch.replicas.front().log_path.parent_path();
   HPTUNE_ASSIGN_OR_RETURN(const std::filesystem::path absolute_trial_dir,
                           options_.env->Absolute(trial_dir));
-  HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path dir,
-                          NewAttemptDir(absolute_trial_dir / "slurm"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::filesystem::path dir,
+      NewAttemptDir(*options_.env, absolute_trial_dir / "slurm"));
   // A container replica's step runs `podman run` on its node; the task
   // script's environment, node addresses in place, is what podman passes.
   TrialLaunch wrapped = launch;
   HPTUNE_RETURN_IF_ERROR(WrapContainerReplicas(
-      MachinePodmanOptions(/*split_cgroups=*/false), *options_.env, &wrapped));
-  HPTUNE_RETURN_IF_ERROR(WriteAttemptFiles(dir, wrapped, components));
+      MachinePodmanOptions(*options_.env, /*split_cgroups=*/false),
+      *options_.env, &wrapped));
+  HPTUNE_RETURN_IF_ERROR(
+      WriteAttemptFiles(*options_.env, dir, wrapped, components));
   const std::vector<std::string> resources =
       SbatchResources(components, options_.sbatch, JobOptions(launch.job_id));
   auto run = options_.allocation == SlurmAllocation::kPerTrial
@@ -314,11 +316,12 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::StartInAllocation(
     const std::vector<std::string>& resources) {
   // Trials of the job with the same replicas and options share allocations.
   const std::string shape =
-      absl::StrCat(FileText(dir / "layout"), FileText(dir / "components"),
+      absl::StrCat(options_.env->ReadFile(dir / "layout").value_or(""),
+                   options_.env->ReadFile(dir / "components").value_or(""),
                    absl::StrJoin(resources, "\n"));
   auto submit = [&]() -> absl::StatusOr<slurm_internal::Allocation> {
     HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path allocation_dir,
-                            NewAllocationDir(dir));
+                            NewAllocationDir(*options_.env, dir));
     HPTUNE_ASSIGN_OR_RETURN(
         std::string id, Submit(AllocationName(launch.job_id), allocation_dir,
                                resources, "hold.sh"));

@@ -4,8 +4,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -42,16 +40,12 @@ Shape ShapeOf(const JobSpec& job, TaskType type,
   return shape;
 }
 
-absl::Status WriteFile(const std::filesystem::path& path,
+// An attempt's file, written whole (its readers are the scripts of a job
+// that may already be running); rewritten only by the next attempt's
+// directory, so not synced.
+absl::Status WriteFile(Env& env, const std::filesystem::path& path,
                        const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    return absl::InternalError(
-        absl::StrCat("cannot write ", path.string(), ": ", strerror(errno)));
-  }
-  return absl::OkStatus();
+  return env.WriteFileAtomically(path, text, 0644, Durability::kUnsynced);
 }
 
 std::string NulJoined(const std::vector<std::string>& items) {
@@ -90,18 +84,16 @@ absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
 }
 
 absl::StatusOr<std::filesystem::path> NewAttemptDir(
-    const std::filesystem::path& base) {
-  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(base));
-  std::error_code ec;
+    Env& env, const std::filesystem::path& base) {
+  HPTUNE_RETURN_IF_ERROR(env.CreatePrivateDirectories(base));
   int last = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+  for (const DirectoryEntry& entry :
+       env.ListDirectory(base).value_or(std::vector<DirectoryEntry>())) {
     int n = 0;
-    if (absl::SimpleAtoi(entry.path().filename().string(), &n)) {
-      last = std::max(last, n);
-    }
+    if (absl::SimpleAtoi(entry.name, &n)) last = std::max(last, n);
   }
   std::filesystem::path dir = base / std::to_string(last + 1);
-  HPTUNE_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
+  HPTUNE_RETURN_IF_ERROR(env.CreatePrivateDirectories(dir));
   return dir;
 }
 
@@ -132,7 +124,7 @@ Components ComponentsOf(const TrialLaunch& launch, const JobSpec& job,
   return components;
 }
 
-absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
+absl::Status WriteAttemptFiles(Env& env, const std::filesystem::path& dir,
                                const TrialLaunch& launch,
                                const Components& components) {
   std::string layout;
@@ -143,36 +135,37 @@ absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
                     shape.gres_type.empty() ? "" : " " + shape.gres_type, "\n");
   }
   HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "place.sh", slurm_internal::kPlacementScript));
+      WriteFile(env, dir / "place.sh", slurm_internal::kPlacementScript));
   HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "job.sh", slurm_internal::kSupervisorScript));
+      WriteFile(env, dir / "job.sh", slurm_internal::kSupervisorScript));
   HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "task.sh", slurm_internal::kTaskScript));
-  HPTUNE_RETURN_IF_ERROR(WriteFile(dir / "layout", layout));
+      WriteFile(env, dir / "task.sh", slurm_internal::kTaskScript));
+  HPTUNE_RETURN_IF_ERROR(WriteFile(env, dir / "layout", layout));
   HPTUNE_RETURN_IF_ERROR(WriteFile(
-      dir / "components", absl::StrCat(components.shapes.size(), "\n")));
-  std::error_code ec;
-  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+      env, dir / "components", absl::StrCat(components.shapes.size(), "\n")));
+  const std::filesystem::path cwd =
+      env.WorkingDirectory().value_or(std::filesystem::path());
   for (size_t k = 0; k < launch.replicas.size(); ++k) {
     const ReplicaLaunch& replica = launch.replicas[k];
-    std::vector<std::string> env;
+    std::vector<std::string> variables;
     for (const auto& [key, value] : replica.env) {
       // Slurm's gres plugin sets it for the GPUs the step really got.
       if (key == "CUDA_VISIBLE_DEVICES" &&
           components.shapes[components.component_of[k]].gpus > 0) {
         continue;
       }
-      env.push_back(absl::StrCat(key, "=", value));
+      variables.push_back(absl::StrCat(key, "=", value));
     }
     const std::string prefix = absl::StrCat("r", k);
-    HPTUNE_RETURN_IF_ERROR(WriteFile(dir / (prefix + ".env"), NulJoined(env)));
     HPTUNE_RETURN_IF_ERROR(
-        WriteFile(dir / (prefix + ".argv"), NulJoined(replica.argv)));
+        WriteFile(env, dir / (prefix + ".env"), NulJoined(variables)));
     HPTUNE_RETURN_IF_ERROR(
-        WriteFile(dir / (prefix + ".log"),
-                  std::filesystem::absolute(replica.log_path).string()));
+        WriteFile(env, dir / (prefix + ".argv"), NulJoined(replica.argv)));
     HPTUNE_RETURN_IF_ERROR(WriteFile(
-        dir / (prefix + ".cwd"),
+        env, dir / (prefix + ".log"),
+        env.Absolute(replica.log_path).value_or(replica.log_path).string()));
+    HPTUNE_RETURN_IF_ERROR(WriteFile(
+        env, dir / (prefix + ".cwd"),
         (replica.working_dir.empty() ? cwd : replica.working_dir).string()));
   }
   return absl::OkStatus();
@@ -242,30 +235,25 @@ absl::StatusOr<std::string> Submit(const std::string& name,
 }
 
 absl::StatusOr<std::filesystem::path> NewAllocationDir(
-    const std::filesystem::path& attempt) {
+    Env& env, const std::filesystem::path& attempt) {
   // <runs dir>/<job>/<trial>/slurm/<n>
   const std::filesystem::path job_runs_dir =
       attempt.parent_path().parent_path().parent_path();
-  HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path dir,
-                          NewAttemptDir(job_runs_dir / "slurm-allocations"));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::filesystem::path dir,
+      NewAttemptDir(env, job_runs_dir / "slurm-allocations"));
   for (const char* file : {"place.sh", "layout", "components"}) {
-    std::error_code ec;
-    std::filesystem::copy_file(attempt / file, dir / file, ec);
-    if (ec) {
+    absl::StatusOr<std::string> text = env.ReadFile(attempt / file);
+    absl::Status copied = text.status();
+    if (copied.ok()) copied = WriteFile(env, dir / file, *text);
+    if (!copied.ok()) {
       return absl::InternalError(absl::StrCat(
-          "cannot copy ", (attempt / file).string(), ": ", ec.message()));
+          "cannot copy ", (attempt / file).string(), ": ", copied.message()));
     }
   }
   HPTUNE_RETURN_IF_ERROR(
-      WriteFile(dir / "hold.sh", slurm_internal::kHolderScript));
+      WriteFile(env, dir / "hold.sh", slurm_internal::kHolderScript));
   return dir;
-}
-
-std::string FileText(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace hptune::launch::slurm_internal

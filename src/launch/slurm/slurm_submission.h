@@ -55,12 +55,13 @@ Components ComponentsOf(const TrialLaunch& launch, const JobSpec& job,
 
 // A fresh <trial dir>/slurm/<n> for this attempt.
 absl::StatusOr<std::filesystem::path> NewAttemptDir(
-    const std::filesystem::path& base);
+    Env& env, const std::filesystem::path& base);
 
 // What the supervisor script reads in the attempt's directory: the
 // scripts, each replica's component and shape (layout), and each replica's
-// environment, argv, log path and working directory (r<k>.*).
-absl::Status WriteAttemptFiles(const std::filesystem::path& dir,
+// environment, argv, log path and working directory (r<k>.*), each written
+// whole through `env`.
+absl::Status WriteAttemptFiles(Env& env, const std::filesystem::path& dir,
                                const TrialLaunch& launch,
                                const Components& components);
 
@@ -80,10 +81,7 @@ absl::StatusOr<std::string> Submit(const std::string& name,
 // An allocation's directory under the job's runs directory, with what its
 // holder reads, copied from the attempt's directory `attempt`.
 absl::StatusOr<std::filesystem::path> NewAllocationDir(
-    const std::filesystem::path& attempt);
-
-// The text of the file at `path`; "" when it cannot be read.
-std::string FileText(const std::filesystem::path& path);
+    Env& env, const std::filesystem::path& attempt);
 
 }  // namespace hptune::launch::slurm_internal
 
