@@ -95,6 +95,7 @@ v1::TrainingInput JobSpecToProto(const JobSpec& job) {
   proto.mutable_command()->Add(job.command.begin(), job.command.end());
   proto.mutable_args()->Add(job.args.begin(), job.args.end());
   proto.set_job_dir(job.job_dir);
+  proto.set_region(job.region);
   if (job.scheduling.max_running_time) {
     *proto.mutable_scheduling()->mutable_max_running_time() =
         DurationToProto(*job.scheduling.max_running_time);

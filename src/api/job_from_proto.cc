@@ -125,7 +125,8 @@ void ReadTrainer(const v1::TrainingInput& proto, JobSpec& job) {
   job.command.assign(proto.command().begin(), proto.command().end());
   job.args.assign(proto.args().begin(), proto.args().end());
   job.job_dir = proto.job_dir();
-  // region, runtimeVersion and pythonVersion are accepted and ignored.
+  job.region = proto.region();
+  // runtimeVersion and pythonVersion are accepted and ignored.
 }
 
 void ReadExtras(const v1::TrainingInput& proto, const std::string& path,

@@ -497,10 +497,13 @@ TEST(ConfigParserTest, ArgsAreStringsAndYamlNumbersMustBeQuoted) {
                           "(quote it: \"10\")"));
 }
 
-TEST(ConfigParserTest, AiPlatformOnlyFieldsAreAcceptedAndIgnored) {
-  EXPECT_EQ(ParseOk("trainingInput: {region: us-central1, runtimeVersion: "
-                    "'2.11', pythonVersion: '3.7'}\n"),
-            ParseOk("trainingInput: {}\n"));
+TEST(ConfigParserTest, RegionIsKeptVersionsAreAcceptedAndIgnored) {
+  JobSpec job = ParseOk(
+      "trainingInput: {region: us-central1, runtimeVersion: "
+      "'2.11', pythonVersion: '3.7'}\n");
+  EXPECT_EQ(job.region, "us-central1");
+  job.region.clear();
+  EXPECT_EQ(job, ParseOk("trainingInput: {}\n"));
   EXPECT_THAT(Errors("trainingInput: {runtimeVersion: 2.11}\n"),
               ElementsAre("trainingInput.runtimeVersion: must be a string, got "
                           "2.11 (quote it: \"2.11\")"));

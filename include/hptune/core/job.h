@@ -149,6 +149,9 @@ struct JobSpec {
   std::string python_interpreter;
   std::vector<std::string> args;  // User args, before --job-dir and params.
   std::string job_dir;
+  // trainingInput.region: kept and shown, never acted on (one machine is
+  // one region); the location of a job made by Vertex's REST API.
+  std::string region;
   SchedulingSpec scheduling;
 
   // Vertex's displayName, and baseOutputDirectory.outputUriPrefix (a local

@@ -331,9 +331,11 @@ const ConfigNode* ReadTrainingInput(const ConfigNode& node,
   ReadScheduling(reader, &job->scheduling);
   ReadJobExtras(reader, job);
   if (catalogue != nullptr) CheckValues(reader, *catalogue, unread, *job);
+  // Kept and shown, never acted on: one machine is one region.
+  if (auto region = reader.String("region")) job->region = *region;
   // Accepted for AI Platform compatibility and ignored: a version names no
   // Python on this machine; pythonInterpreter (a path) does.
-  for (std::string_view key : {"region", "runtimeVersion", "pythonVersion"}) {
+  for (std::string_view key : {"runtimeVersion", "pythonVersion"}) {
     reader.String(key);
   }
   // gcloud sends `false` with every job; hptune has no web shell to give.

@@ -198,6 +198,7 @@ std::string TrainingInputToJson(const JobSpec& job) {
   if (!job.command.empty()) out["command"] = job.command;
   out["args"] = job.args;
   if (!job.job_dir.empty()) out["jobDir"] = job.job_dir;
+  if (!job.region.empty()) out["region"] = job.region;
   if (job.scheduling.max_running_time || job.scheduling.max_wait_time) {
     Json scheduling = Json::object();
     if (job.scheduling.max_running_time) {
