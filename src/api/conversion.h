@@ -78,8 +78,11 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
 // HyperparameterTuningJob (JSON or YAML), read by the config parser, which
 // must find it a Vertex spec; InvalidArgument naming fields under
 // "vertex_job." otherwise.
-absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
-                                             std::string_view job_id);
+// `field` names the text in errors ("vertex_job.studySpec..."); empty, the
+// errors name the Vertex fields alone, as REST's create body has them.
+absl::StatusOr<JobSpec> JobSpecFromVertexJob(
+    std::string_view text, std::string_view job_id,
+    std::string_view field = "vertex_job");
 // A TrainingInput read field by field (no text in between), then completed
 // and judged by CompleteJob and ValidateJob: InvalidArgument listing every
 // problem as "trainingInput.<path>: ...", the list ParseJobConfig gives for
@@ -126,6 +129,17 @@ v1::Job JobToProto(const JobRecord& job, const JobSpec* decoded,
 // Timestamps.
 google::protobuf::Timestamp TimestampToProto(Timestamp t);
 Timestamp TimestampFromProto(const google::protobuf::Timestamp& t);
+// nullopt for an unset (all-zero) Timestamp.
+std::optional<Timestamp> OptionalTimestampFromProto(
+    const google::protobuf::Timestamp& t);
+
+// --- Replies --- (reply_reading.cc)
+// What a server wrote, read back by its clients (the CLI, the REST
+// gateway) without checks: a Trial with typed values, its measurements
+// and times; a Job's record (ID, state, error, labels, times) as the store
+// keeps it, what VertexJobJson reads.
+Trial TrialFromProto(const v1::Trial& trial);
+JobRecord JobRecordFromProto(const v1::Job& job);
 
 }  // namespace hptune::api
 

@@ -1,5 +1,6 @@
-// A SubmitJobRequest's vertex_job, user text, read by the config parser
-// (conversion.h, "Jobs"). The one place in src/api that parses text.
+// A SubmitJobRequest's vertex_job, or REST's create body, user text read
+// by the config parser (conversion.h, "Jobs"). The one place in src/api
+// that parses text.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -12,21 +13,28 @@
 namespace hptune::api {
 
 absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
-                                             std::string_view job_id) {
+                                             std::string_view job_id,
+                                             std::string_view field) {
+  const std::string whole =
+      field.empty() ? std::string("the body") : std::string(field);
   constexpr size_t kMaxVertexJobBytes = 4 << 20;
   if (text.size() > kMaxVertexJobBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "vertex_job: must be at most 4 MiB, got ", text.size(), " bytes"));
+        whole, ": must be at most 4 MiB, got ", text.size(), " bytes"));
   }
   ConfigParseResult result = ParseJobConfig(text, ConfigFormat::kAuto, job_id);
   for (FieldError& error : result.errors) {
-    if (error.field != "jobId") error.field = "vertex_job." + error.field;
+    if (error.field != "jobId" && !field.empty()) {
+      error.field = absl::StrCat(std::string(field), ".", error.field);
+    }
   }
   if (!result.errors.empty()) return FieldErrorsToStatus(result.errors);
   if (result.job->dialect != SpecDialect::kVertex) {
-    return absl::InvalidArgumentError(
-        "vertex_job: must be a HyperparameterTuningJob (with studySpec and "
-        "trialJobSpec); send an AI Platform config as training_input");
+    return absl::InvalidArgumentError(absl::StrCat(
+        whole,
+        ": must be a HyperparameterTuningJob (with studySpec and "
+        "trialJobSpec)",
+        field.empty() ? "" : "; send an AI Platform config as training_input"));
   }
   return *std::move(result.job);
 }

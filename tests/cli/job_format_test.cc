@@ -377,50 +377,6 @@ TEST(ApplyJobsFilterTest, BadLabelTermsNameTheFlagAndTerm) {
               HasSubstr("label \"team\" given twice"));
 }
 
-TEST(ProtoConvertTest, TrialFromProtoKeepsEveryField) {
-  v1::Trial proto = Parse<v1::Trial>(R"pb(
-    id: 3
-    parameters {
-      key: "lr"
-      value { double_value: 0.5 }
-    }
-    parameters {
-      key: "layers"
-      value { int_value: 4 }
-    }
-    parameters {
-      key: "cell"
-      value { string_value: "GRU" }
-    }
-    state: SUCCEEDED
-    measurements {
-      step: 1
-      metrics { key: "loss" value: 0.9 }
-    }
-    final_measurement {
-      step: 2
-      metrics { key: "loss" value: 0.5 }
-    }
-    stopped_early: true
-    reason: "median rule"
-    origin: "random"
-    start_time { seconds: 10 nanos: 5000 }
-  )pb");
-  Trial trial = TrialFromProto(proto);
-  EXPECT_EQ(trial.number, 3);
-  EXPECT_EQ(trial.parameters.at("lr"), ParameterValue::Double(0.5));
-  EXPECT_EQ(trial.parameters.at("layers"), ParameterValue::Integer(4));
-  EXPECT_EQ(trial.parameters.at("cell"), ParameterValue::Categorical("GRU"));
-  EXPECT_EQ(trial.state, TrialState::kSucceeded);
-  ASSERT_EQ(trial.measurements.size(), 1u);
-  EXPECT_EQ(trial.FinalObjective("loss"), 0.5);
-  EXPECT_TRUE(trial.stopped_early);
-  EXPECT_EQ(trial.reason, "median rule");
-  EXPECT_EQ(trial.origin, "random");
-  EXPECT_EQ(trial.start_time, FromUnixMicros(10'000'005));
-  EXPECT_FALSE(trial.end_time.has_value());
-}
-
 TEST(ProtoConvertTest, StudyFromProtoReadsTheSpecWithTheConfigParser) {
   v1::Study proto = Parse<v1::Study>(R"pb(
     name: "s"

@@ -26,7 +26,7 @@ namespace {
 std::string Number(double v) { return ParameterValue::Double(v).ToString(); }
 
 std::string Time(const google::protobuf::Timestamp& time) {
-  auto t = TimeFromProto(time);
+  auto t = api::OptionalTimestampFromProto(time);
   return t ? FormatRfc3339(*t) : "";
 }
 

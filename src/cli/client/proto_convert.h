@@ -1,8 +1,9 @@
 // The client's side of the wire: a validated trainingInput as the
-// TrainingInput message, and the server's Study and Trial messages as the
-// domain values the CLI's tables print (src/cli/trial_table.h), so `studies`
-// and `trials` look the same with --db and over the server. Study specs and
-// timestamps use src/api/conversion.h, the one proto <-> domain mapping;
+// TrainingInput message, and the server's Study messages as the domain
+// values the CLI's tables print (src/cli/trial_table.h), so `studies` and
+// `trials` look the same with --db and over the server. Study specs, Trial
+// replies and timestamps use src/api/conversion.h, the one proto <-> domain
+// mapping;
 // what is here is the direction only a client needs. Used only by src/cli.
 // Pure functions; thread-safe.
 #ifndef HPTUNE_CLI_CLIENT_PROTO_CONVERT_H_
@@ -29,11 +30,8 @@ std::string MessageToJson(const google::protobuf::Message& message,
 
 // InvalidArgument with the parser's messages when the server sent a spec
 // hptune's own parser refuses.
+// A Trial reply is api::TrialFromProto's.
 absl::StatusOr<StudyRecord> StudyFromProto(const v1::Study& study);
-Trial TrialFromProto(const v1::Trial& trial);
-
-// nullopt for an unset (all-zero) Timestamp.
-std::optional<Timestamp> TimeFromProto(const google::protobuf::Timestamp& time);
 
 }  // namespace hptune::cli::client
 

@@ -4,6 +4,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/read/study_answers.h"
 #include "hptune/v1/study_service.grpc.pb.h"
+#include "src/api/conversion.h"
 #include "src/api/savings_conversion.h"
 #include "src/cli/client/proto_convert.h"
 
@@ -126,7 +127,7 @@ class ServerReader : public StudyReader {
     if (!status.ok()) return server_.ToStatus(status);
     std::vector<Trial> trials;
     for (const v1::Trial& trial : response.trials()) {
-      trials.push_back(TrialFromProto(trial));
+      trials.push_back(api::TrialFromProto(trial));
     }
     return trials;
   }
@@ -140,7 +141,7 @@ class ServerReader : public StudyReader {
     grpc::Status status =
         stub_->GetTrial(server_.Context().get(), request, &trial);
     if (!status.ok()) return server_.ToStatus(status);
-    return TrialFromProto(trial);
+    return api::TrialFromProto(trial);
   }
 
   absl::Status DeleteStudy(const std::string& name) override {
@@ -167,7 +168,7 @@ class ServerReader : public StudyReader {
     if (!status.ok()) return server_.ToStatus(status);
     std::vector<Trial> trials;
     for (const v1::Trial& trial : response.optimal_trials()) {
-      trials.push_back(TrialFromProto(trial));
+      trials.push_back(api::TrialFromProto(trial));
       trials.back().measurements.clear();
     }
     return trials;

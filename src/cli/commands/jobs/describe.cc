@@ -37,23 +37,6 @@ constexpr char kDescribeExample[] =
     "Example:\n"
     "  hptune jobs describe mnist_1 --format json\n";
 
-// The reply's job as the store keeps it: what VertexJobJson reads.
-JobRecord RecordOf(const v1::Job& job) {
-  JobRecord record;
-  record.job_id = job.job_id();
-  record.state =
-      api::JobStateFromProto(job.state()).value_or(JobState::kQueued);
-  record.error_message = job.error_message();
-  record.labels = JobLabels(job.labels().begin(), job.labels().end());
-  record.create_time = api::TimestampFromProto(job.create_time());
-  if (job.has_start_time()) {
-    record.start_time = api::TimestampFromProto(job.start_time());
-  }
-  if (job.has_end_time())
-    record.end_time = api::TimestampFromProto(job.end_time());
-  return record;
-}
-
 // A job and its study's trials, read from the server or from --db.
 struct DescribedJob {
   v1::Job job;
@@ -102,7 +85,7 @@ int PrintVertexJob(const Invocation& c, const DescribedJob& described,
     trials = client::ServerStudyReader(c.server)->ListTrials(job.job_id());
   }
   if (!trials.ok()) return FailStatus(trials.status(), err);
-  out << VertexJobJson(*spec, RecordOf(job), *trials) << "\n";
+  out << VertexJobJson(*spec, api::JobRecordFromProto(job), *trials) << "\n";
   return kExitOk;
 }
 

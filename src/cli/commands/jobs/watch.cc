@@ -1,4 +1,5 @@
 #include "hptune/core/time.h"
+#include "src/api/conversion.h"
 #include "src/cli/client/job_format.h"
 #include "src/cli/client/proto_convert.h"
 #include "src/cli/commands/jobs/subcommand.h"
@@ -32,7 +33,7 @@ int RunWatch(Invocation& c, std::ostream& out, std::ostream& err) {
         if (event.has_job() && event.job().has_training_input()) {
           metric = client::MetricTag(event.job());
         }
-        auto time = client::TimeFromProto(event.time());
+        auto time = api::OptionalTimestampFromProto(event.time());
         out << (time ? FormatRfc3339(*time) + "  " : "")
             << client::DescribeJobEvent(event, metric) << "\n";
         out.flush();
