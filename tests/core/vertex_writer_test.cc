@@ -250,5 +250,77 @@ TEST(VertexJobJsonTest, StoppingRulesInVertexShape) {
   }
 }
 
+// The REST API's reply (docs/rest.md): a fixed job, named by its resource
+// name, its trial with its measurements, as one expected document.
+TEST(VertexJobJsonTest, RestReplyOfAFixedJob) {
+  const JobSpec job = Parse(R"(
+displayName: small
+maxTrialCount: 4
+parallelTrialCount: 2
+studySpec:
+  metrics: [{metricId: loss, goal: MINIMIZE}]
+  parameters:
+  - {parameterId: x, doubleValueSpec: {minValue: 0, maxValue: 1}}
+  - {parameterId: k, integerValueSpec: {minValue: "1", maxValue: "3"}}
+trialJobSpec:
+  workerPoolSpecs:
+  - machineSpec: {machineType: n1-standard-4}
+    replicaCount: "1"
+    containerSpec: {imageUri: "localhost/trainer:1"}
+)");
+  JobRecord record = Record(JobState::kRunning);
+  record.end_time.reset();
+  record.labels.clear();
+  Trial trial = Succeeded();
+  trial.parameters = {{"k", ParameterValue::Integer(2)},
+                      {"x", ParameterValue::Double(0.5)}};
+  trial.measurements = {Measurement{.step = 1, .metrics = {{"loss", 0.7}}},
+                        Measurement{.step = 2, .metrics = {{"loss", 0.4}}}};
+  trial.final_measurement = Measurement{.step = 2, .metrics = {{"loss", 0.4}}};
+  const std::string name =
+      "projects/p1/locations/us-central1/hyperparameterTuningJobs/hpt_1";
+  const Json out = Json::parse(VertexJobJson(
+      job, record, {trial}, {.name = name, .with_measurements = true}));
+  EXPECT_EQ(out, Json::parse(R"({
+    "name": "projects/p1/locations/us-central1/hyperparameterTuningJobs/hpt_1",
+    "displayName": "small",
+    "studySpec": {
+      "metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
+      "parameters": [
+        {"parameterId": "x",
+         "doubleValueSpec": {"minValue": 0.0, "maxValue": 1.0}},
+        {"parameterId": "k",
+         "integerValueSpec": {"minValue": "1", "maxValue": "3"}}],
+      "algorithm": "ALGORITHM_UNSPECIFIED",
+      "measurementSelectionType": "LAST_MEASUREMENT"},
+    "maxTrialCount": 4,
+    "parallelTrialCount": 2,
+    "maxFailedTrialCount": 0,
+    "trialJobSpec": {"workerPoolSpecs": [
+      {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+       "containerSpec": {"imageUri": "localhost/trainer:1"}}]},
+    "trials": [{
+      "id": "1", "state": "SUCCEEDED",
+      "parameters": [{"parameterId": "k", "value": 2},
+                     {"parameterId": "x", "value": 0.5}],
+      "finalMeasurement": {"stepCount": "2",
+                           "metrics": [{"metricId": "loss", "value": 0.4}]},
+      "measurements": [
+        {"stepCount": "1", "metrics": [{"metricId": "loss", "value": 0.7}]},
+        {"stepCount": "2", "metrics": [{"metricId": "loss", "value": 0.4}]}],
+      "startTime": "2027-01-15T08:00:10.000000Z",
+      "endTime": "2027-01-15T08:01:50.000000Z"}],
+    "state": "JOB_STATE_RUNNING",
+    "createTime": "2027-01-15T08:00:00.000000Z",
+    "startTime": "2027-01-15T08:00:05.000000Z",
+    "updateTime": "2027-01-15T08:01:50.000000Z"
+  })"))
+      << out.dump(2);
+  // A list's jobs leave their trials out.
+  EXPECT_FALSE(Json::parse(VertexJobJson(job, record, {trial},
+                                         {.name = name, .with_trials = false}))
+                   .contains("trials"));
+}
+
 }  // namespace
 }  // namespace hptune

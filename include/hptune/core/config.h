@@ -181,8 +181,17 @@ std::string StudySpecToJson(const StudySpec& spec);
 // FAILED), for a job written in either dialect; indented by 2. A FAILED or
 // CANCELLED trial is INFEASIBLE with its reason. docs/config.md, "Results in
 // Vertex's shape".
+// What VertexJobJson's readers differ in: the CLI names a job by its ID;
+// the REST API (docs/rest.md) by its resource name, with each trial's
+// measurements as Vertex's API gives them, and lists jobs without trials.
+struct VertexJobJsonOptions {
+  std::string name;                // Empty: the job ID.
+  bool with_trials = true;         // `trials`.
+  bool with_measurements = false;  // Each trial's `measurements`.
+};
 std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
-                          const std::vector<Trial>& trials);
+                          const std::vector<Trial>& trials,
+                          const VertexJobJsonOptions& options = {});
 
 // The `trials` array of VertexJobJson alone.
 std::string VertexTrialsJson(const std::vector<Trial>& trials);

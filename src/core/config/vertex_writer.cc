@@ -200,7 +200,7 @@ std::string_view TrialState(TrialState state) {
   }
 }
 
-Json TrialToJson(const Trial& t) {
+Json TrialToJson(const Trial& t, bool with_measurements) {
   Json out{{"id", Int64(t.number)}, {"state", TrialState(t.state)}};
   Json parameters = Json::array();
   for (const auto& [name, value] : t.parameters) {
@@ -213,6 +213,13 @@ Json TrialToJson(const Trial& t) {
   if (t.final_measurement) {
     out["finalMeasurement"] = MeasurementToJson(*t.final_measurement);
   }
+  if (with_measurements && !t.measurements.empty()) {
+    Json measurements = Json::array();
+    for (const Measurement& m : t.measurements) {
+      measurements.push_back(MeasurementToJson(m));
+    }
+    out["measurements"] = std::move(measurements);
+  }
   if (t.start_time) out["startTime"] = FormatRfc3339(*t.start_time);
   if (t.end_time) out["endTime"] = FormatRfc3339(*t.end_time);
   const bool infeasible = TrialState(t.state) == "INFEASIBLE";
@@ -223,9 +230,11 @@ Json TrialToJson(const Trial& t) {
   return out;
 }
 
-Json TrialsToJson(const std::vector<Trial>& trials) {
+Json TrialsToJson(const std::vector<Trial>& trials, bool with_measurements) {
   Json list = Json::array();
-  for (const Trial& t : trials) list.push_back(TrialToJson(t));
+  for (const Trial& t : trials) {
+    list.push_back(TrialToJson(t, with_measurements));
+  }
   return list;
 }
 
@@ -266,8 +275,9 @@ std::string DumpJson(const Json& json) {
 }  // namespace
 
 std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
-                          const std::vector<Trial>& trials) {
-  Json out{{"name", record.job_id},
+                          const std::vector<Trial>& trials,
+                          const VertexJobJsonOptions& options) {
+  Json out{{"name", options.name.empty() ? record.job_id : options.name},
            {"displayName",
             job.display_name.empty() ? record.job_id : job.display_name}};
   if (job.study) {
@@ -279,7 +289,9 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
     out[VertexName(names, "maxFailedTrials")] = job.study->max_failed_trials;
   }
   out["trialJobSpec"] = TrialJobSpecToJson(job);
-  out["trials"] = TrialsToJson(trials);
+  if (options.with_trials) {
+    out["trials"] = TrialsToJson(trials, options.with_measurements);
+  }
   out["state"] = JobStateName(record.state);
   PutTimes(record, trials, out);
   if (record.state == JobState::kFailed) {
@@ -291,7 +303,7 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
 }
 
 std::string VertexTrialsJson(const std::vector<Trial>& trials) {
-  return DumpJson(TrialsToJson(trials));
+  return DumpJson(TrialsToJson(trials, /*with_measurements=*/false));
 }
 
 }  // namespace hptune
