@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/check.h"
 #include "src/rest/job_routes.h"
+#include "src/rest/vertex_routes.h"
 
 namespace hptune::rest {
 namespace {
@@ -16,6 +17,13 @@ namespace {
 constexpr char kJobsPath[] = R"(/v1/projects/([^/:]+)/jobs)";
 constexpr char kJobPath[] = R"(/v1/projects/([^/:]+)/jobs/([^/:]+))";
 constexpr char kCancelPath[] = R"(/v1/projects/([^/:]+)/jobs/([^/:]+):cancel)";
+// Vertex AI's: the project, the location and the job ID.
+constexpr char kVertexJobsPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs)";
+constexpr char kVertexJobPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs/([^/:]+))";
+constexpr char kVertexCancelPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs/([^/:]+):cancel)";
 
 void Send(const RestReply& reply, httplib::Response& res) {
   res.status = reply.http_status;
@@ -27,7 +35,7 @@ std::string QueryValue(const httplib::Request& req, const char* name) {
 }
 
 void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
-                  std::function<std::chrono::system_clock::time_point()> now) {
+                  std::function<Timestamp()> now) {
   auto call_of = [ch, now](const httplib::Request& req) {
     return RestCall{.channel = ch,
                     .authorization = req.get_header_value("Authorization"),
@@ -59,6 +67,41 @@ void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
             });
 }
 
+VertexPlace PlaceOf(const httplib::Request& req) {
+  return {.project = req.matches[1].str(), .location = req.matches[2].str()};
+}
+
+void AddVertexRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
+                     std::function<Timestamp()> now, VertexJobIds* ids) {
+  auto call_of = [ch, now](const httplib::Request& req) {
+    return RestCall{.channel = ch,
+                    .authorization = req.get_header_value("Authorization"),
+                    .received = now()};
+  };
+  using Req = httplib::Request;
+  using Res = httplib::Response;
+  http.Post(kVertexJobsPath, [call_of, ids](const Req& req, Res& res) {
+    Send(CreateVertexJob(call_of(req), PlaceOf(req), req.body, *ids), res);
+  });
+  http.Get(kVertexJobsPath, [call_of](const Req& req, Res& res) {
+    Send(ListVertexJobs(call_of(req), PlaceOf(req), QueryValue(req, "filter"),
+                        QueryValue(req, "pageSize"),
+                        QueryValue(req, "pageToken")),
+         res);
+  });
+  http.Get(kVertexJobPath, [call_of](const Req& req, Res& res) {
+    Send(GetVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()), res);
+  });
+  http.Delete(kVertexJobPath, [call_of](const Req& req, Res& res) {
+    Send(DeleteVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()),
+         res);
+  });
+  http.Post(kVertexCancelPath, [call_of](const Req& req, Res& res) {
+    Send(CancelVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()),
+         res);
+  });
+}
+
 // What httplib answers itself (no route, a body over the limit, a request
 // it cannot read) in Google's error shape.
 void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
@@ -75,10 +118,12 @@ void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
                res);
           res.status = 413;
         } else if (res.status == 404) {
-          Send(ErrorReply(absl::NotFoundError(absl::StrCat(
-                   "no method ", req.method, " ", req.path,
-                   " (hptune serves AI Platform's projects.jobs)"))),
-               res);
+          Send(
+              ErrorReply(absl::NotFoundError(absl::StrCat(
+                  "no method ", req.method, " ", req.path,
+                  " (hptune serves AI Platform's projects.jobs and Vertex AI's "
+                  "projects.locations.hyperparameterTuningJobs)"))),
+              res);
         } else {
           const int status = res.status;
           Send(ErrorReply(
@@ -94,12 +139,14 @@ void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
 
 class RestGateway::Impl {
  public:
-  explicit Impl(RestOptions options) : options_(std::move(options)) {}
+  explicit Impl(RestOptions options)
+      : options_(std::move(options)), vertex_ids_(options_.now) {}
   ~Impl() { Stop(); }
 
   absl::Status Start() {
     http_.set_payload_max_length(options_.max_body_bytes);
     AddJobRoutes(http_, options_.channel, options_.now);
+    AddVertexRoutes(http_, options_.channel, options_.now, &vertex_ids_);
     AddErrorReplies(http_, options_.max_body_bytes);
     port_ =
         options_.port == 0
@@ -123,6 +170,7 @@ class RestGateway::Impl {
 
  private:
   const RestOptions options_;
+  VertexJobIds vertex_ids_;
   httplib::Server http_;
   int port_ = 0;
   std::thread thread_;

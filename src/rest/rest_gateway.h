@@ -2,11 +2,14 @@
 // Training v1's REST API for jobs (docs/rest.md): POST
 // /v1/projects/P/jobs, GET /v1/projects/P/jobs[/ID], POST
 // /v1/projects/P/jobs/ID:cancel, PATCH /v1/projects/P/jobs/ID, answered by
-// job_routes.h through the gRPC server's in-process channel, so `gcloud
-// ai-platform jobs` pointed here (api_endpoint_overrides/ml) reaches the
-// same service, rules and limits as `hptune jobs`. Plain HTTP, so loopback
-// only (the caller checks the address). The project in the path is not
-// checked: one server is one project.
+// job_routes.h; and Vertex AI's under
+// /v1/projects/P/locations/L/hyperparameterTuningJobs, answered by
+// vertex_routes.h. Both go through the gRPC server's in-process channel,
+// so `gcloud ai-platform jobs` and `gcloud ai hp-tuning-jobs` pointed here
+// (api_endpoint_overrides/ml, /aiplatform) reach the same service, rules
+// and limits as `hptune jobs`. Plain HTTP, so loopback only (the caller
+// checks the address). The project in the path is not checked: one server
+// is one project.
 //
 // Thread-safety: Start, port and Stop may be called from any thread.
 #ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_
@@ -20,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
+#include "hptune/core/time.h"
 
 namespace hptune::rest {
 
@@ -28,12 +32,12 @@ struct RestOptions {
   int port = 0;  // 0: any free port.
   // The gRPC server's in-process channel (HptuneServer::InProcessChannel).
   std::shared_ptr<grpc::Channel> channel;
-  // The server's wall clock (its Env's), which the calls' deadlines count
-  // from. Required.
-  std::function<std::chrono::system_clock::time_point()> now;
   // Larger bodies get 413 with Google's error JSON; the gRPC server's own
   // request limit (4 MiB) applies after.
   size_t max_body_bytes = size_t{4} << 20;
+  // The server's wall clock (its Env's), which the calls' deadlines count
+  // from and Vertex's new job IDs are taken from (VertexJobIds). Required.
+  std::function<Timestamp()> now;
 };
 
 class RestGateway {

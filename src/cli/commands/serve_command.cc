@@ -448,13 +448,10 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
 absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
     server::HptuneServer& server, const dashboard::HttpAddress& address,
     Env& env) {
-  return rest::RestGateway::Start(
-      {.host = address.host,
-       .port = address.port,
-       .channel = server.InProcessChannel(),
-       .now = [&env] {
-         return std::chrono::system_clock::time_point(env.Now());
-       }});
+  return rest::RestGateway::Start({.host = address.host,
+                                   .port = address.port,
+                                   .channel = server.InProcessChannel(),
+                                   .now = [&env] { return env.Now(); }});
 }
 
 // Waits for SIGTERM or SIGINT, then drains and ends the process: job

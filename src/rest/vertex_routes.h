@@ -1,0 +1,65 @@
+// Vertex AI's projects.locations.hyperparameterTuningJobs methods (create,
+// get, list, cancel, delete) as calls to hptune's gRPC services, so `gcloud
+// ai hp-tuning-jobs` pointed here (api_endpoint_overrides/aiplatform)
+// reaches the service, rules and limits `hptune jobs` does. Every hptune
+// job with a study is a HyperparameterTuningJob here, whichever dialect it
+// was written in; replies are core's VertexJobJson (docs/config.md,
+// "Results in Vertex's shape") named by their resource name, with each
+// trial's measurements. A create body is read by the Vertex reader
+// (api::JobSpecFromVertexJob), its errors naming Vertex's fields; the
+// location is kept as the job's trainingInput.region. HTTP-free, so a test
+// can call them on any channel. Used by RestGateway. Thread-safe.
+#ifndef HPTUNE_SRC_REST_VERTEX_ROUTES_H_
+#define HPTUNE_SRC_REST_VERTEX_ROUTES_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "hptune/core/time.h"
+#include "src/rest/rest_call.h"
+
+namespace hptune::rest {
+
+// The path's projects/P/locations/L. The project is not checked (one
+// server, one project); the location is any region.
+struct VertexPlace {
+  std::string project;
+  std::string location;
+};
+
+// IDs for created jobs: Vertex's are numbers; hptune's must start with a
+// letter, so "hpt_" and the milliseconds since 1970 of the clock given,
+// each larger than the one before (unique in the process, and after a
+// restart while the clock moves forward; a clash is retried).
+class VertexJobIds {
+ public:
+  explicit VertexJobIds(std::function<Timestamp()> now);
+  std::string Next();
+
+ private:
+  std::function<Timestamp()> now_;
+  std::atomic<int64_t> last_{0};
+};
+
+RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
+                          std::string_view body, VertexJobIds& ids);
+RestReply GetVertexJob(const RestCall& call, const VertexPlace& place,
+                       std::string_view job_id);
+// `page_size` and `page_token` as the query gives them (empty: absent).
+RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
+                         std::string_view filter, std::string_view page_size,
+                         std::string_view page_token);
+// Answers `{}`, as Vertex does.
+RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
+                          std::string_view job_id);
+// hptune keeps every job: 501 UNIMPLEMENTED for a job the caller may see
+// (404 for another).
+RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
+                          std::string_view job_id);
+
+}  // namespace hptune::rest
+
+#endif  // HPTUNE_SRC_REST_VERTEX_ROUTES_H_

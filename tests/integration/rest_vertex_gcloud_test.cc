@@ -1,0 +1,316 @@
+// Vertex AI's projects.locations.hyperparameterTuningJobs on `hptune serve
+// --rest`, driven by the real gcloud (`gcloud ai hp-tuning-jobs`, its
+// aiplatform endpoint pointed at the server): describe shows each trial
+// the server stored, list finds the job, cancel cancels, errors are
+// Google's with the server's messages naming Vertex's fields, and DELETE
+// (which gcloud lacks; sent by the test's own client) is refused as
+// UNIMPLEMENTED. gcloud sends only container or package jobs: the job of a
+// host trainer is created with AI Platform's body (any tuning job is a
+// HyperparameterTuningJob here), and gcloud's own create runs where root,
+// podman and the tests' image are (tests/testdata/containers). Skips,
+// saying why, without gcloud.
+#include <httplib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/testdata/gcloud_cli.h"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using testing::Gcloud;
+using ::testing::HasSubstr;
+using testing::PollUntil;
+using testing::ProcessResult;
+using testing::ServeProcess;
+using Json = nlohmann::json;
+
+constexpr char kJobs[] =
+    "/v1/projects/p1/locations/us-central1/hyperparameterTuningJobs";
+constexpr char kImage[] = "localhost/hptune-test/python:1";
+
+// AI Platform's create body for a host trainer: `steps` reports of `loss`.
+std::string HostJobBody(const std::string& id, int steps, double seconds) {
+  const std::string trainer =
+      testing::SourceDir() + "/tests/testdata/curve_trainer.py";
+  Json input = {
+      {"region", "us-central1"},
+      {"command", {trainer}},
+      {"args",
+       {"--y=0.5", "--steps=" + std::to_string(steps),
+        "--step_seconds=" + std::to_string(seconds), "--stdout_metrics"}},
+      {"hyperparameters",
+       {{"goal", "MINIMIZE"},
+        {"hyperparameterMetricTag", "loss"},
+        {"maxTrials", 2},
+        {"maxParallelTrials", 2},
+        {"algorithm", "RANDOM_SEARCH"},
+        {"params",
+         {{{"parameterName", "x"},
+           {"type", "DOUBLE"},
+           {"minValue", 0},
+           {"maxValue", 1}}}}}}};
+  return Json{{"jobId", id}, {"trainingInput", input}}.dump();
+}
+
+httplib::Result Send(int port, const std::string& method,
+                     const std::string& path, const std::string& body = "") {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(std::chrono::seconds(60));
+  const httplib::Headers headers = {
+      {"Authorization", "Bearer " + testing::DefaultToken()}};
+  if (method == "DELETE") return client.Delete(path, headers);
+  return client.Post(path, headers, body, "application/json");
+}
+
+// The trials the server stored for a job's study.
+std::vector<v1::Trial> StoredTrials(const ServeProcess& server,
+                                    const std::string& job_id) {
+  v1::ListTrialsRequest request;
+  request.set_study(job_id);
+  v1::ListTrialsResponse reply;
+  EXPECT_TRUE(server.StudyStub()
+                  ->ListTrials(testing::Context().get(), request, &reply)
+                  .ok());
+  return {reply.trials().begin(), reply.trials().end()};
+}
+
+// Each trial gcloud shows is the stored one: state, value, measurements.
+void ExpectStoredTrials(const Json& shown, const std::vector<v1::Trial>& stored,
+                        size_t steps) {
+  ASSERT_EQ(shown.size(), stored.size()) << shown.dump();
+  for (size_t i = 0; i < stored.size(); ++i) {
+    SCOPED_TRACE(i);
+    const Json& trial = shown[i];
+    const v1::Trial& want = stored[i];
+    EXPECT_EQ(trial["id"], std::to_string(want.id()));
+    EXPECT_EQ(trial["state"], "SUCCEEDED");
+    ASSERT_EQ(trial["parameters"].size(), 1u);
+    EXPECT_EQ(trial["parameters"][0]["parameterId"], "x");
+    EXPECT_DOUBLE_EQ(trial["parameters"][0]["value"].get<double>(),
+                     want.parameters().at("x").double_value());
+    const Json& final_measurement = trial["finalMeasurement"];
+    EXPECT_EQ(final_measurement["stepCount"],
+              std::to_string(want.final_measurement().step()));
+    EXPECT_EQ(final_measurement["metrics"][0]["metricId"], "loss");
+    EXPECT_DOUBLE_EQ(final_measurement["metrics"][0]["value"].get<double>(),
+                     want.final_measurement().metrics().at("loss"));
+    EXPECT_EQ(trial["measurements"].size(), steps);
+    EXPECT_TRUE(trial.contains("startTime") && trial.contains("endTime"));
+  }
+}
+
+class RestVertexGcloudTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::FindGcloud().empty()) {
+      GTEST_SKIP() << "gcloud (google-cloud-cli) not found";
+    }
+  }
+
+  // With `--allow-command` rules (the trainers of tests/testdata/ and no
+  // image), or with no rule: every command and image allowed.
+  void StartServer(bool with_rules = true) {
+    std::vector<std::string> flags = {"--rest", "127.0.0.1:0"};
+    if (with_rules) {
+      flags.insert(flags.end(), {"--allow-command",
+                                 testing::SourceDir() + "/tests/testdata/"});
+    }
+    server_.emplace(testing::MakeTempDir(), flags);
+    std::string error;
+    ASSERT_TRUE(server_->Start(&error)) << error;
+    port_ = testing::RestPort(*server_);
+    ASSERT_GT(port_, 0) << server_->Output();
+    gcloud_.emplace(server_->dir(), port_);
+  }
+
+  // `gcloud ai hp-tuning-jobs ARGS --region us-central1`, as JSON.
+  Json HpTuningJobs(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"ai", "hp-tuning-jobs"});
+    args.insert(args.end(), {"--region", "us-central1"});
+    return gcloud_->Json(args);
+  }
+
+  // Describes the job until it is in `state`; the last description.
+  Json DescribeUntil(const std::string& id, const std::string& state) const {
+    Json job;
+    EXPECT_TRUE(PollUntil(
+        [&] {
+          job = HpTuningJobs({"describe", id});
+          return job.value("state", "") == state;
+        },
+        std::chrono::seconds(120)))
+        << job.dump() << server_->Output();
+    return job;
+  }
+
+  std::optional<ServeProcess> server_;
+  std::optional<Gcloud> gcloud_;
+  int port_ = 0;
+};
+
+TEST_F(RestVertexGcloudTest, DescribeShowsTheStoredTrialsListFindsTheJob) {
+  StartServer();
+  httplib::Result created =
+      Send(port_, "POST", "/v1/projects/p1/jobs", HostJobBody("host1", 3, 0.0));
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200) << created->body;
+
+  const Json job = DescribeUntil("host1", "JOB_STATE_SUCCEEDED");
+  EXPECT_EQ(job["name"],
+            "projects/p1/locations/us-central1/hyperparameterTuningJobs/host1");
+  EXPECT_EQ(job["displayName"], "host1");
+  EXPECT_EQ(job["maxTrialCount"], 2);
+  EXPECT_EQ(job["studySpec"]["metrics"][0]["metricId"], "loss");
+  EXPECT_EQ(job["studySpec"]["algorithm"], "RANDOM_SEARCH");
+  EXPECT_TRUE(job.contains("createTime") && job.contains("endTime"));
+  ExpectStoredTrials(job["trials"], StoredTrials(*server_, "host1"), 3);
+
+  const Json list = HpTuningJobs({"list"});
+  ASSERT_TRUE(list.is_array()) << list.dump();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["name"], job["name"]);
+  EXPECT_EQ(list[0]["state"], "JOB_STATE_SUCCEEDED");
+
+  // Another location has no such job.
+  ProcessResult elsewhere = gcloud_->Run({"ai", "hp-tuning-jobs", "describe",
+                                          "host1", "--region", "europe-west4"});
+  EXPECT_NE(elsewhere.exit_code, 0);
+  EXPECT_THAT(elsewhere.err, HasSubstr("is in location \"us-central1\""));
+
+  // hptune keeps its jobs: DELETE says so, for a job that exists.
+  httplib::Result deleted =
+      Send(port_, "DELETE", std::string(kJobs) + "/host1");
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 501) << deleted->body;
+  EXPECT_EQ(Json::parse(deleted->body)["error"]["status"], "UNIMPLEMENTED");
+  httplib::Result missing = Send(port_, "DELETE", std::string(kJobs) + "/nope");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404) << missing->body;
+}
+
+TEST_F(RestVertexGcloudTest, CancelStopsARunningJob) {
+  StartServer();
+  httplib::Result created = Send(port_, "POST", "/v1/projects/p1/jobs",
+                                 HostJobBody("long", 100000, 0.05));
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200) << created->body;
+  ProcessResult cancel = gcloud_->Run(
+      {"ai", "hp-tuning-jobs", "cancel", "long", "--region", "us-central1"});
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
+  DescribeUntil("long", "JOB_STATE_CANCELLED");
+}
+
+// gcloud's create reaches the server's reader and policy: a field error
+// names the Vertex field, an image the server does not allow is named.
+TEST_F(RestVertexGcloudTest, CreateErrorsAreTheServersInVertexNames) {
+  StartServer();
+  const std::string config = server_->dir() + "/v.yaml";
+  std::ofstream(config)
+      << "studySpec:\n"
+         "  metrics: [{metricId: loss, goal: MINIMIZE}]\n"
+         "  parameters:\n"
+         "  - {parameterId: x, doubleValueSpec: {minValue: 1, maxValue: 0}}\n"
+         "trialJobSpec:\n"
+         "  workerPoolSpecs:\n"
+         "  - machineSpec: {machineType: n1-standard-4}\n"
+         "    replicaCount: 1\n"
+         "    containerSpec: {imageUri: 'python:3.11-slim'}\n";
+  ProcessResult bad =
+      gcloud_->Run({"ai", "hp-tuning-jobs", "create", "--config", config,
+                    "--region", "us-central1", "--display-name", "bad"});
+  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  EXPECT_THAT(bad.err, HasSubstr("studySpec.parameters[0]")) << bad.err;
+
+  std::ofstream(config)
+      << "studySpec:\n"
+         "  metrics: [{metricId: loss, goal: MINIMIZE}]\n"
+         "  parameters:\n"
+         "  - {parameterId: x, doubleValueSpec: {minValue: 0, maxValue: 1}}\n"
+         "trialJobSpec:\n"
+         "  workerPoolSpecs:\n"
+         "  - machineSpec: {machineType: n1-standard-4}\n"
+         "    replicaCount: 1\n"
+         "    containerSpec: {imageUri: 'python:3.11-slim'}\n";
+  ProcessResult image =
+      gcloud_->Run({"ai", "hp-tuning-jobs", "create", "--config", config,
+                    "--region", "us-central1", "--display-name", "img"});
+  EXPECT_NE(image.exit_code, 0) << image.out;
+  EXPECT_THAT(image.err, HasSubstr("python:3.11-slim")) << image.err;
+}
+
+std::string WhyNoContainers() {
+  if (geteuid() != 0) return "the container tests run as root";
+  if (::access("/usr/bin/podman", X_OK) != 0) return "podman is not installed";
+  if (testing::RunProcess({"/usr/bin/podman", "image", "exists", kImage})
+          .exit_code != 0) {
+    return std::string("no image ") + kImage +
+           " (tests/testdata/containers/build_test_image.sh)";
+  }
+  return "";
+}
+
+// gcloud's own create of a container job, run to the end: the server
+// names it, keeps the location and the display name apart from the ID.
+TEST_F(RestVertexGcloudTest, GcloudCreatesAJobThatRunsInContainers) {
+  const std::string why = WhyNoContainers();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+  StartServer(/*with_rules=*/false);
+  const std::string config = server_->dir() + "/v.yaml";
+  std::ofstream(config)
+      << "studySpec:\n"
+         "  metrics: [{metricId: loss, goal: MINIMIZE}]\n"
+         "  algorithm: RANDOM_SEARCH\n"
+         "  parameters:\n"
+         "  - {parameterId: x, doubleValueSpec: {minValue: "
+         "0, maxValue: 1}}\n"
+         "trialJobSpec:\n"
+         "  workerPoolSpecs:\n"
+         "  - machineSpec: {machineType: n1-standard-4}\n"
+         "    replicaCount: 1\n"
+         "    containerSpec:\n"
+         "      imageUri: "
+      << kImage
+      << "\n"
+         "      command: [python3, /app/cluster_trainer.py]\n";
+  ProcessResult created =
+      gcloud_->Run({"ai", "hp-tuning-jobs", "create", "--config", config,
+                    "--region", "us-central1", "--display-name", "my-job",
+                    "--max-trial-count", "4", "--parallel-trial-count", "2"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::smatch id;
+  const std::string said = created.out + created.err;
+  ASSERT_TRUE(std::regex_search(said, id, std::regex(R"(\[(hpt_[0-9]+)\])")))
+      << said;
+
+  const Json job = DescribeUntil(id[1], "JOB_STATE_SUCCEEDED");
+  EXPECT_EQ(job["name"],
+            "projects/p1/locations/us-central1/"
+            "hyperparameterTuningJobs/" +
+                id[1].str());
+  EXPECT_EQ(job["displayName"], "my-job");
+  EXPECT_EQ(job["maxTrialCount"], 4);
+  EXPECT_EQ(job["parallelTrialCount"], 2);
+  EXPECT_EQ(
+      job["trialJobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"],
+      kImage);
+  ExpectStoredTrials(job["trials"], StoredTrials(*server_, id[1]), 1);
+  const Json list = HpTuningJobs({"list"});
+  ASSERT_EQ(list.size(), 1u) << list.dump();
+  EXPECT_EQ(list[0]["displayName"], "my-job");
+}
+
+}  // namespace
+}  // namespace hptune

@@ -1,0 +1,42 @@
+// The real gcloud (google-cloud-cli) pointed at `hptune serve --rest`: a
+// configuration directory of its own whose endpoint overrides for AI
+// Platform (ml) and Vertex AI (aiplatform) name the server's REST port and
+// whose access token is the server's. Used by the REST gateway's tests
+// (rest_gcloud_test, rest_vertex_gcloud_test), which skip when FindGcloud
+// finds none. Not thread-safe (one per test).
+#ifndef HPTUNE_TESTS_INTEGRATION_TESTDATA_GCLOUD_CLI_H_
+#define HPTUNE_TESTS_INTEGRATION_TESTDATA_GCLOUD_CLI_H_
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune::testing {
+
+// gcloud's path on $PATH, or "" when it is not installed.
+std::string FindGcloud();
+
+// The REST port from serve's "REST API on http://127.0.0.1:P/v1/" line
+// (waits for it); 0 when it never comes.
+int RestPort(const ServeProcess& server);
+
+class Gcloud {
+ public:
+  // Its configuration under `dir`/gcloud, project p1.
+  Gcloud(const std::string& dir, int port);
+
+  // gcloud ARGS --quiet.
+  ProcessResult Run(std::vector<std::string> args) const;
+  // gcloud ARGS --format=json, parsed (discarded when it fails).
+  nlohmann::json Json(std::vector<std::string> args) const;
+
+ private:
+  std::string config_dir_;
+};
+
+}  // namespace hptune::testing
+
+#endif  // HPTUNE_TESTS_INTEGRATION_TESTDATA_GCLOUD_CLI_H_

@@ -1,0 +1,80 @@
+// What the Vertex routes decide before any call: the IDs of new jobs, a
+// create body's errors in Vertex's field paths, and list's filter in
+// Vertex's states.
+#include "src/rest/vertex_routes.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/core/config.h"
+#include "nlohmann/json.hpp"
+#include "src/rest/list_filter.h"
+
+namespace hptune::rest {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(VertexJobIdsTest, IdsAreHptuneJobIdsFromTheClockAndNeverRepeat) {
+  Timestamp now = FromUnixMicros(1'800'000'000'123'456);
+  VertexJobIds ids([&now] { return now; });
+  const std::string first = ids.Next();
+  EXPECT_EQ(first, "hpt_1800000000123");
+  EXPECT_TRUE(ValidateJobId(first, "jobId").empty());
+  // The same millisecond, and a clock set back: still new IDs.
+  EXPECT_EQ(ids.Next(), "hpt_1800000000124");
+  now = FromUnixMicros(1'700'000'000'000'000);
+  EXPECT_EQ(ids.Next(), "hpt_1800000000125");
+  now = FromUnixMicros(1'900'000'000'000'000);
+  EXPECT_EQ(ids.Next(), "hpt_1900000000000");
+}
+
+// A body's errors name the Vertex fields as written, before any call (no
+// channel is needed).
+TEST(VertexRoutesTest, CreateBodyErrorsNameVertexFields) {
+  VertexJobIds ids([] { return FromUnixMicros(0); });
+  const std::string body = R"({
+    "displayName": "my-job", "maxTrialCount": 4,
+    "studySpec": {
+      "metrics": [{"metricId": "loss", "goal": "LOWER"}],
+      "parameters": [{"parameterId": "x",
+                      "doubleValueSpec": {"minValue": 0, "maxValue": 1}}]},
+    "trialJobSpec": {"workerPoolSpecs": [{
+      "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+      "containerSpec": {"imageUri": "localhost/trainer:1"}}]}})";
+  RestReply reply = CreateVertexJob(
+      {}, {.project = "p1", .location = "us-central1"}, body, ids);
+  EXPECT_EQ(reply.http_status, 400);
+  const nlohmann::json error = nlohmann::json::parse(reply.json)["error"];
+  EXPECT_EQ(error["status"], "INVALID_ARGUMENT");
+  EXPECT_THAT(error["message"].get<std::string>(),
+              HasSubstr("studySpec.metrics[0].goal"));
+  EXPECT_THAT(error["message"].get<std::string>(),
+              Not(HasSubstr("vertex_job")));
+
+  reply = CreateVertexJob({}, {.project = "p1", .location = "us-central1"},
+                          R"({"trainingInput": {}})", ids);
+  EXPECT_EQ(reply.http_status, 400);
+  EXPECT_THAT(reply.json, HasSubstr("must be a HyperparameterTuningJob"));
+}
+
+TEST(VertexRoutesTest, ListFilterTakesVertexStates) {
+  v1::ListJobsRequest request;
+  ASSERT_TRUE(
+      ApplyVertexListFilter(
+          R"(state="JOB_STATE_PENDING" AND labels.team=vision)", request)
+          .ok());
+  EXPECT_THAT(request.states(), ElementsAre(v1::Job::PREPARING));
+  EXPECT_EQ(request.labels().at("team"), "vision");
+  EXPECT_THAT(ApplyVertexListFilter("state=RUNNING", request).message(),
+              HasSubstr("no job state \"RUNNING\""));
+  EXPECT_THAT(ReadPageSize("x").status().message(),
+              HasSubstr("pageSize: must be a number of jobs, got \"x\""));
+  EXPECT_EQ(*ReadPageSize(""), 0);
+}
+
+}  // namespace
+}  // namespace hptune::rest
