@@ -8,19 +8,17 @@
 // created with the same request body gcloud sends. Skips, saying why, without
 // gcloud.
 #include <httplib.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/integration/testdata/gcloud_cli.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
@@ -33,70 +31,11 @@ using testing::ProcessResult;
 using testing::ServeProcess;
 using Json = nlohmann::json;
 
-// gcloud's path on $PATH, or "" when it is not installed.
-std::string FindGcloud() {
-  const char* path = std::getenv("PATH");
-  for (absl::string_view dir :
-       absl::StrSplit(path == nullptr ? "" : path, ':', absl::SkipEmpty())) {
-    const std::string candidate = std::string(dir) + "/gcloud";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
+// `gcloud ai-platform jobs ARGS --format=json`, parsed.
+Json Jobs(const testing::Gcloud& gcloud, std::vector<std::string> args) {
+  args.insert(args.begin(), {"ai-platform", "jobs"});
+  return gcloud.Json(args);
 }
-
-// The REST port from serve's "AI Platform REST API on http://H:P/v1/".
-int RestPort(const ServeProcess& server) {
-  const std::string marker = "REST API on http://127.0.0.1:";
-  int port = 0;
-  PollUntil(
-      [&] {
-        const std::string out = server.Output();
-        const size_t at = out.find(marker);
-        if (at == std::string::npos) return false;
-        port = std::stoi(out.substr(at + marker.size()));
-        return true;
-      },
-      std::chrono::seconds(30));
-  return port;
-}
-
-// gcloud with a configuration directory of its own.
-class Gcloud {
- public:
-  Gcloud(const std::string& dir, int port) : config_dir_(dir + "/gcloud") {
-    std::ofstream(dir + "/access_token") << testing::DefaultToken();
-    for (const std::vector<std::string>& setting :
-         std::vector<std::vector<std::string>>{
-             {"core/project", "p1"},
-             {"api_endpoint_overrides/ml",
-              "http://127.0.0.1:" + std::to_string(port) + "/"},
-             {"auth/access_token_file", dir + "/access_token"},
-             {"core/disable_usage_reporting", "true"},
-             {"component_manager/disable_update_check", "true"}}) {
-      ProcessResult set = Run({"config", "set", setting[0], setting[1]});
-      EXPECT_EQ(set.exit_code, 0) << set.err;
-    }
-  }
-
-  ProcessResult Run(std::vector<std::string> args) const {
-    args.insert(args.begin(), FindGcloud());
-    args.push_back("--quiet");
-    return testing::RunProcessWithEnv(
-        args, {"CLOUDSDK_CONFIG=" + config_dir_, "CLOUDSDK_CORE_PROJECT=p1"});
-  }
-
-  // `gcloud ai-platform jobs ARGS --format=json`, parsed.
-  Json Jobs(std::vector<std::string> args) const {
-    args.insert(args.begin(), {"ai-platform", "jobs"});
-    args.push_back("--format=json");
-    ProcessResult result = Run(args);
-    EXPECT_EQ(result.exit_code, 0) << result.err;
-    return Json::parse(result.out, nullptr, false);
-  }
-
- private:
-  std::string config_dir_;
-};
 
 // The body gcloud's `jobs submit training` sends, for a host trainer.
 std::string CreateBody(const std::string& id, int steps, double seconds) {
@@ -139,7 +78,7 @@ httplib::Result Post(int port, const std::string& path, const std::string& body,
 class RestGcloudTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (FindGcloud().empty())
+    if (testing::FindGcloud().empty())
       GTEST_SKIP() << "gcloud (google-cloud-cli) not found";
     server_.emplace(
         testing::MakeTempDir(),
@@ -147,13 +86,13 @@ class RestGcloudTest : public ::testing::Test {
                                  testing::SourceDir() + "/tests/testdata/"});
     std::string error;
     ASSERT_TRUE(server_->Start(&error)) << error;
-    port_ = RestPort(*server_);
+    port_ = testing::RestPort(*server_);
     ASSERT_GT(port_, 0) << server_->Output();
     gcloud_.emplace(server_->dir(), port_);
   }
 
   std::optional<ServeProcess> server_;
-  std::optional<Gcloud> gcloud_;
+  std::optional<testing::Gcloud> gcloud_;
   int port_ = 0;
 };
 
@@ -168,7 +107,7 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
   Json job;
   ASSERT_TRUE(PollUntil(
       [&] {
-        job = gcloud_->Jobs({"describe", "j1"});
+        job = Jobs(*gcloud_, {"describe", "j1"});
         return job.value("state", "") == "SUCCEEDED";
       },
       std::chrono::seconds(120)))
@@ -208,7 +147,7 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
       HasSubstr("x=" +
                 stored.training_output().trials(0).hyperparameters().at("x")));
 
-  Json list = gcloud_->Jobs({"list"});
+  Json list = Jobs(*gcloud_, {"list"});
   ASSERT_TRUE(list.is_array()) << list.dump();
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0]["jobId"], "j1");
@@ -218,7 +157,7 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
   ProcessResult update = gcloud_->Run({"ai-platform", "jobs", "update", "j1",
                                        "--update-labels", "team=vision"});
   EXPECT_EQ(update.exit_code, 0) << update.err;
-  EXPECT_EQ(gcloud_->Jobs({"describe", "j1"})["labels"]["team"], "vision");
+  EXPECT_EQ(Jobs(*gcloud_, {"describe", "j1"})["labels"]["team"], "vision");
 }
 
 TEST_F(RestGcloudTest, CancelStopsARunningJob) {
@@ -233,7 +172,7 @@ TEST_F(RestGcloudTest, CancelStopsARunningJob) {
   Json job;
   ASSERT_TRUE(PollUntil(
       [&] {
-        job = gcloud_->Jobs({"describe", "long"});
+        job = Jobs(*gcloud_, {"describe", "long"});
         return job.value("state", "") == "CANCELLED";
       },
       std::chrono::seconds(60)))
