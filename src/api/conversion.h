@@ -79,7 +79,9 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
 // must find it a Vertex spec; InvalidArgument naming fields under
 // "vertex_job." otherwise.
 // `field` names the text in errors ("vertex_job.studySpec..."); empty, the
-// errors name the Vertex fields alone, as REST's create body has them.
+// text is a whole request (REST's create body): its errors name the Vertex
+// fields alone, and its `backend` and `slurm` blocks are refused (the
+// server chooses where trials run), as ParseJobResource refuses them.
 absl::StatusOr<JobSpec> JobSpecFromVertexJob(
     std::string_view text, std::string_view job_id,
     std::string_view field = "vertex_job");

@@ -36,6 +36,17 @@ absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
         "trialJobSpec)",
         field.empty() ? "" : "; send an AI Platform config as training_input"));
   }
+  // A whole request leaves where trials run to the server, as AI
+  // Platform's create body does (ParseJobResource).
+  for (const auto& [named, key] :
+       {std::pair{result.backend.backend_named, "backend"},
+        std::pair{!result.backend.slurm.empty() || !result.job->slurm.empty(),
+                  "slurm"}}) {
+    if (field.empty() && named) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          key, ": the server chooses where trials run; not in a request"));
+    }
+  }
   return *std::move(result.job);
 }
 

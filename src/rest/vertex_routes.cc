@@ -127,9 +127,6 @@ RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
   for (const auto& [key, value] : spec->labels) {
     (*request.mutable_labels())[key] = value;
   }
-  if (!spec->slurm.empty()) {
-    *request.mutable_slurm() = api::SlurmOptionsToProto(spec->slurm);
-  }
   v1::Job job;
   grpc::Status status;
   for (int attempt = 0; attempt < kIdAttempts; ++attempt) {

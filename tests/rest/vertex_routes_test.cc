@@ -59,6 +59,16 @@ TEST(VertexRoutesTest, CreateBodyErrorsNameVertexFields) {
                           R"({"trainingInput": {}})", ids);
   EXPECT_EQ(reply.http_status, 400);
   EXPECT_THAT(reply.json, HasSubstr("must be a HyperparameterTuningJob"));
+
+  // Where trials run is the server's to say.
+  nlohmann::json slurm = nlohmann::json::parse(body);
+  slurm["studySpec"]["metrics"][0]["goal"] = "MINIMIZE";
+  slurm["slurm"] = {{"partition", "gpu"}};
+  reply = CreateVertexJob({}, {.project = "p1", .location = "us-central1"},
+                          slurm.dump(), ids);
+  EXPECT_EQ(reply.http_status, 400);
+  EXPECT_THAT(reply.json,
+              HasSubstr("slurm: the server chooses where trials run"));
 }
 
 TEST(VertexRoutesTest, ListFilterTakesVertexStates) {
