@@ -91,6 +91,8 @@ v1::TrainingInput JobSpecToProto(const JobSpec& job) {
   proto.set_use_chief_in_tf_config(job.use_chief_in_tf_config);
   proto.set_python_module(job.module_name);
   proto.set_package_path(job.package_path);
+  proto.mutable_package_uris()->Add(job.package_uris.begin(),
+                                    job.package_uris.end());
   proto.set_python_interpreter(job.python_interpreter);
   proto.mutable_command()->Add(job.command.begin(), job.command.end());
   proto.mutable_args()->Add(job.args.begin(), job.args.end());

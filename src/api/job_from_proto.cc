@@ -121,6 +121,8 @@ void ReadTrainer(const v1::TrainingInput& proto, JobSpec& job) {
   }
   job.module_name = proto.python_module();
   job.package_path = proto.package_path();
+  job.package_uris.assign(proto.package_uris().begin(),
+                          proto.package_uris().end());
   job.python_interpreter = proto.python_interpreter();
   job.command.assign(proto.command().begin(), proto.command().end());
   job.args.assign(proto.args().begin(), proto.args().end());
@@ -131,11 +133,6 @@ void ReadTrainer(const v1::TrainingInput& proto, JobSpec& job) {
 
 void ReadExtras(const v1::TrainingInput& proto, const std::string& path,
                 ProtoErrors& errors, JobSpec& job) {
-  if (proto.package_uris_size() > 0) {
-    errors.Add(JoinPath(path, "packageUris"),
-               "not supported: hptune does not fetch packages from Cloud "
-               "Storage; use packagePath with a local directory");
-  }
   job.display_name = proto.display_name();
   job.base_output_directory = proto.base_output_directory();
   switch (proto.dialect()) {

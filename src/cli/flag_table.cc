@@ -49,6 +49,10 @@ const FlagSpec kRows[] = {
     {"state-dir", kValue, "DIR", kServing, kFiles,
      "replica logs, metric files and default job dirs (what `hptune run` "
      "calls --runs-dir); default ./hptune-runs"},
+    {"gcs-root", kValue, "DIR", kRunAndServe, kFiles,
+     "a job's gs://B/P paths (jobDir, baseOutputDirectory, packageUris) "
+     "are DIR/B/P, and serve --rest's storage upload writes there; "
+     "default: none, and a job naming gs:// is refused"},
     {"log-file", kValue, "F", kServeCommand, kFiles,
      "the line per job and trial start and end goes to F (appended, 0600, "
      "each line timestamped) instead of stdout"},

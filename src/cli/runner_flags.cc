@@ -58,6 +58,24 @@ absl::StatusOr<std::chrono::milliseconds> ParseGraceSeconds(
   return std::chrono::milliseconds(std::llround(seconds * 1000));
 }
 
+absl::StatusOr<std::string> GcsRootFlag(const ParsedArgs& args, Env& env) {
+  const std::optional<std::string> root = args.Get("gcs-root");
+  if (!root) return std::string();
+  absl::StatusOr<std::filesystem::path> absolute = env.Absolute(*root);
+  absl::StatusOr<FileInfo> info =
+      absolute.ok() ? env.InfoOf(*absolute, Links::kFollow)
+                    : absl::StatusOr<FileInfo>(absolute.status());
+  if (root->empty() || !info.ok() || info->type != FileType::kDirectory) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--gcs-root: expected a directory (gs://B/P is then DIR/B/P), got \"",
+        root->substr(0, 200), "\"",
+        info.ok() || root->empty()
+            ? ""
+            : absl::StrCat(": ", info.status().message())));
+  }
+  return absolute->lexically_normal().string();
+}
+
 absl::StatusOr<ReplicaFlags> ReadReplicaFlags(const ParsedArgs& args) {
   ReplicaFlags flags;
   if (args.Has("max-restarts")) {

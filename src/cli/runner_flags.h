@@ -63,6 +63,11 @@ absl::StatusOr<launch::GpuInventory> GpusFlag(const ParsedArgs& args,
 absl::StatusOr<std::chrono::milliseconds> ParseGraceSeconds(
     const std::string& text);
 
+// --gcs-root DIR, the local root of gs:// paths (hptune/core/
+// bucket_paths.h), made absolute; "" when not given. InvalidArgument
+// naming the flag when DIR is no directory.
+absl::StatusOr<std::string> GcsRootFlag(const ParsedArgs& args, Env& env);
+
 // What the replica flags give; unset where the flag is not given.
 struct ReplicaFlags {
   std::optional<int> max_restarts;                 // --max-restarts N>=0

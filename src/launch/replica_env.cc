@@ -15,6 +15,7 @@
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
+#include "src/launch/trainer_packages.h"
 
 namespace hptune::launch {
 namespace {
@@ -58,6 +59,8 @@ absl::Status TrainerCommand(const TrialContext& context,
   if (!job.command.empty()) {
     *argv = job.command;
     argv->front() = TrainerProgram(job);
+  } else if (!job.package_uris.empty()) {
+    *argv = PackageTrainerArgv(job, TrainerProgram(job));
   } else if (!job.module_name.empty()) {
     *argv = {TrainerProgram(job), "-m", job.module_name};
   } else {

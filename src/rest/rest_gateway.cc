@@ -2,9 +2,11 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <thread>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/check.h"
 #include "src/rest/job_routes.h"
@@ -102,6 +104,48 @@ void AddVertexRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
   });
 }
 
+void AddStorageRoutes(httplib::Server& http, const StorageOptions& storage) {
+  http.Post(kUploadPath, [&storage](const httplib::Request& req,
+                                    httplib::Response& res) {
+    Send(UploadObject(storage,
+                      {.bucket = req.matches[1].str(),
+                       .upload_type = QueryValue(req, "uploadType"),
+                       .name = QueryValue(req, "name"),
+                       .content_type = req.get_header_value("Content-Type"),
+                       .authorization = req.get_header_value("Authorization"),
+                       .body = req.body}),
+         res);
+  });
+}
+
+// An upload's body may be larger than a job's: httplib's limit is the
+// larger, and this checks each declared length against its path's.
+size_t UploadBodyLimit(const RestOptions& options) {
+  return options.storage.max_object_bytes + (size_t{1} << 20);
+}
+
+void AddBodyLimits(httplib::Server& http, const RestOptions& options) {
+  http.set_payload_max_length(
+      std::max(options.max_body_bytes, UploadBodyLimit(options)));
+  http.set_pre_routing_handler(
+      [&options](const httplib::Request& req, httplib::Response& res) {
+        const size_t limit = req.path.starts_with("/upload/")
+                                 ? UploadBodyLimit(options)
+                                 : options.max_body_bytes;
+        const std::string length = req.get_header_value("Content-Length");
+        size_t declared = 0;
+        if (length.empty() || !absl::SimpleAtoi(length, &declared) ||
+            declared <= limit) {
+          return httplib::Server::HandlerResponse::Unhandled;
+        }
+        Send(ErrorReply(absl::ResourceExhaustedError(absl::StrCat(
+                 "the request body is larger than ", limit, " bytes"))),
+             res);
+        res.status = 413;
+        return httplib::Server::HandlerResponse::Handled;
+      });
+}
+
 // What httplib answers itself (no route, a body over the limit, a request
 // it cannot read) in Google's error shape.
 void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
@@ -144,9 +188,10 @@ class RestGateway::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
-    http_.set_payload_max_length(options_.max_body_bytes);
+    AddBodyLimits(http_, options_);
     AddJobRoutes(http_, options_.channel, options_.now);
     AddVertexRoutes(http_, options_.channel, options_.now, &vertex_ids_);
+    AddStorageRoutes(http_, options_.storage);
     AddErrorReplies(http_, options_.max_body_bytes);
     port_ =
         options_.port == 0

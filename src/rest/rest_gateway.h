@@ -9,7 +9,7 @@
 // (api_endpoint_overrides/ml, /aiplatform) reach the same service, rules
 // and limits as `hptune jobs`. Plain HTTP, so loopback only (the caller
 // checks the address). The project in the path is not checked: one server
-// is one project.
+// is one project. Cloud Storage's upload is answered by storage_routes.h.
 //
 // Thread-safety: Start, port and Stop may be called from any thread.
 #ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_
@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
 #include "hptune/core/time.h"
+#include "src/rest/storage_routes.h"
 
 namespace hptune::rest {
 
@@ -38,6 +39,9 @@ struct RestOptions {
   // The server's wall clock (its Env's), which the calls' deadlines count
   // from and Vertex's new job IDs are taken from (VertexJobIds). Required.
   std::function<Timestamp()> now;
+  // Cloud Storage's upload method (storage_routes.h); its bodies may be up
+  // to storage.max_object_bytes and a little more.
+  StorageOptions storage;
 };
 
 class RestGateway {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/bucket_paths.h"
 #include "hptune/core/config.h"
 #include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
@@ -33,6 +34,7 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job, JobOwner owner,
   std::vector<FieldError> errors = ValidateJobId(job.job_id, "job ID");
   HPTUNE_RETURN_IF_ERROR(FieldErrorsToStatus(errors));
   HPTUNE_RETURN_IF_ERROR(internal::CheckRunnable(job));
+  HPTUNE_RETURN_IF_ERROR(ResolveJobBuckets(job, options_.gcs_root).status());
   HPTUNE_RETURN_IF_ERROR(launcher_.CheckFits(launch::ReplicaRequests(job)));
   if (store_.GetJob(job.job_id).ok()) {
     return absl::AlreadyExistsError(
@@ -102,8 +104,13 @@ absl::Status JobRunner::CreateStudyOf(const JobSpec& job,
   return absl::OkStatus();
 }
 
-absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& job) {
-  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store_.GetJob(job.job_id));
+absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& written) {
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord record, store_.GetJob(written.job_id));
+  // Trials read and write the local paths the job's gs:// URIs stand for.
+  const absl::StatusOr<JobSpec> resolved =
+      ResolveJobBuckets(written, options_.gcs_root);
+  if (!resolved.ok()) return resolved.status();
+  const JobSpec& job = *resolved;
   if (IsTerminal(record.state)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job \"", job.job_id, "\" has ended (",

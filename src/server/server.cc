@@ -118,6 +118,7 @@ class HptuneServer::Impl {
                                                          *options_.env);
     runner::JobRunnerOptions runner;
     runner.runs_dir = options_.state_dir;
+    runner.gcs_root = options_.gcs_root;
     runner.termination_grace = options_.termination_grace;
     runner.max_replica_restarts = options_.max_replica_restarts;
     runner.max_trial_retries = options_.max_trial_retries;
@@ -286,6 +287,15 @@ class HptuneServer::Impl {
     return server_->InProcessChannel(grpc::ChannelArguments());
   }
 
+  absl::Status AuthorizeAdmin(std::string_view authorization) const {
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller,
+                            auth_.IdentifyHeader(authorization));
+    if (caller.admin) return absl::OkStatus();
+    return absl::PermissionDeniedError(
+        "only the server's own token may write under --gcs-root: what is "
+        "there runs as every user's packages");
+  }
+
   // The drained job threads are parked for good: a drained server is never
   // destroyed (the process exits), and a server that was not drained
   // cancels its jobs in JobManager's destructor.
@@ -334,6 +344,10 @@ void HptuneServer::Wait() { impl_->Wait(); }
 store::Store& HptuneServer::store() { return impl_->store(); }
 std::shared_ptr<grpc::Channel> HptuneServer::InProcessChannel() {
   return impl_->InProcessChannel();
+}
+absl::Status HptuneServer::AuthorizeAdmin(
+    std::string_view authorization) const {
+  return impl_->AuthorizeAdmin(authorization);
 }
 absl::StatusOr<JobRecord> HptuneServer::CancelJob(std::string_view job_id) {
   return impl_->CancelJob(job_id);

@@ -57,6 +57,9 @@ struct ServerOptions {
   std::unique_ptr<store::RunnerLease> runner_lease;
   // Replica logs, metric files and default job dirs: <state_dir>/<job>/<N>/.
   std::filesystem::path state_dir = "hptune-runs";
+  // The local root of jobs' gs:// paths (runner::JobRunnerOptions::
+  // gcs_root); empty: none.
+  std::string gcs_root;
   // Every StudyService and JobService call must carry this bearer token.
   // Empty is refused unless allow_unauthenticated says otherwise.
   std::string token;
@@ -136,6 +139,11 @@ class HptuneServer {
   // gateway (src/rest): its calls meet the same authentication, per-user
   // rules and limits as any client's. Alive while the server is.
   std::shared_ptr<grpc::Channel> InProcessChannel();
+  // OK when an HTTP `Authorization` value carries the server's own token
+  // (its user, the administrator); UNAUTHENTICATED or PermissionDenied
+  // otherwise. For a REST route that calls no gRPC service (the storage
+  // upload, which writes under --gcs-root as the server's user).
+  absl::Status AuthorizeAdmin(std::string_view authorization) const;
   absl::StatusOr<JobRecord> CancelJob(std::string_view job_id);
   // The engine's DeleteStudy (StudyService's): FailedPrecondition naming
   // the job while the study's job has not ended.

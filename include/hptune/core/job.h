@@ -104,7 +104,8 @@ struct ContainerSpec {
   std::vector<std::string> command;  // The entrypoint; empty: the image's.
   std::vector<std::string> args;     // Before the hyperparameter flags.
   // pythonPackageSpec: `python3 -m python_module` after installing
-  // package_uris (local paths: hptune reads no gs://) in the container.
+  // package_uris (local paths, or gs:// under the bucket root) in the
+  // container.
   std::string python_module;
   std::vector<std::string> package_uris;
   bool empty() const { return image_uri.empty(); }
@@ -141,6 +142,10 @@ struct JobSpec {
   // The trainer: `python3 -m module_name` from package_path, or `command`.
   std::string package_path;
   std::string module_name;
+  // trainingInput.packageUris: built packages (sdists, wheels) that host
+  // replicas pip-install before `python3 -m module_name` (docs/trainer.md);
+  // local paths, or gs:// URIs under the runner's bucket root.
+  std::vector<std::string> package_uris;
   std::vector<std::string> command;
   // trainingInput.pythonInterpreter: the Python, an absolute path, that
   // runs a pythonModule job and a command whose program is `python3` or

@@ -84,6 +84,10 @@ struct JobRunnerOptions {
   // <runs_dir>/<J>/<N>/; so do its AIP_* output directories when the job
   // has no jobDir (launch::TrialOutputDirs).
   std::filesystem::path runs_dir = "hptune-runs";
+  // The local root of gs:// paths (hptune/core/bucket_paths.h): an
+  // absolute directory, or empty, when a job naming gs:// is refused at
+  // Submit. Jobs are stored as written; Run launches a resolved copy.
+  std::string gcs_root;
   int max_replica_restarts = 5;
   int max_trial_retries = 3;
   // Between SIGTERM and SIGKILL when replicas are stopped.

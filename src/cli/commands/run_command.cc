@@ -174,6 +174,7 @@ absl::StatusOr<runner::JobRunnerOptions> RunnerOptions(const ParsedArgs& args) {
   runner::JobRunnerOptions options;
   options.runs_dir = StateDirFlag(args, "runs-dir");
   HPTUNE_RETURN_IF_ERROR(ApplyReplicaFlags(args, options));
+  HPTUNE_ASSIGN_OR_RETURN(options.gcs_root, GcsRootFlag(args, DefaultEnv()));
   options.cancel = &g_cancel;
   return options;
 }

@@ -182,6 +182,9 @@ int ReadJobFlags(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   if (absl::Status s = ApplyReplicaFlags(args, options); !s.ok()) {
     return Fail(s, kExitUsage, err);
   }
+  absl::StatusOr<std::string> gcs_root = GcsRootFlag(args, *options.env);
+  if (!gcs_root.ok()) return Fail(gcs_root.status(), kExitUsage, err);
+  options.gcs_root = *gcs_root;
   options.allowed_commands = args.GetAll("allow-command");
   options.allowed_env = args.GetAll("allow-env");
   options.allowed_images = args.GetAll("allow-image");
@@ -444,14 +447,36 @@ absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
   return dashboard::DashboardServer::Start(server.store(), std::move(options));
 }
 
+// Cloud Storage's upload into --gcs-root, as the server's user, through
+// its Env.
+rest::StorageOptions StorageOf(server::HptuneServer& server, Env& env,
+                               std::string gcs_root) {
+  return {
+      .gcs_root = std::move(gcs_root),
+      .authorize =
+          [&server](std::string_view authorization) {
+            return server.AuthorizeAdmin(authorization);
+          },
+      .write = [&env](const std::string& path,
+                      std::string_view contents) -> absl::StatusOr<int64_t> {
+        const std::filesystem::path file(path);
+        HPTUNE_RETURN_IF_ERROR(
+            env.CreatePrivateDirectories(file.parent_path()));
+        HPTUNE_RETURN_IF_ERROR(env.WriteFileAtomically(file, contents));
+        return env.Now().time_since_epoch().count();
+      }};
+}
+
 // AI Platform's REST API in front of the server's gRPC services.
 absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
-    server::HptuneServer& server, const dashboard::HttpAddress& address,
-    Env& env) {
-  return rest::RestGateway::Start({.host = address.host,
-                                   .port = address.port,
-                                   .channel = server.InProcessChannel(),
-                                   .now = [&env] { return env.Now(); }});
+    server::HptuneServer& server, Env& env, std::string gcs_root,
+    const dashboard::HttpAddress& address) {
+  return rest::RestGateway::Start(
+      {.host = address.host,
+       .port = address.port,
+       .channel = server.InProcessChannel(),
+       .now = [&env] { return env.Now(); },
+       .storage = StorageOf(server, env, std::move(gcs_root))});
 }
 
 // Waits for SIGTERM or SIGINT, then drains and ends the process: job
@@ -508,6 +533,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   setup.options.job_log = JobLogger(output);
   const StartLines start_lines = StartLinesOf(setup);
   const std::string token = setup.options.token;
+  std::string gcs_root = setup.options.gcs_root;
   // The start lines come before any job's.
   output.mu.Lock();
   auto server = server::HptuneServer::Start(std::move(setup.options));
@@ -534,7 +560,8 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   std::unique_ptr<rest::RestGateway> rest;
   if (setup.rest) {
-    auto started = StartRest(**server, *setup.rest, *setup.runtime.env);
+    auto started = StartRest(**server, *setup.runtime.env, std::move(gcs_root),
+                             *setup.rest);
     if (!started.ok()) {
       output.mu.Unlock();
       ExitAsAFrontFailed(**server, started.status(), err);

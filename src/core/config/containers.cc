@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "hptune/core/bucket_paths.h"
 #include "src/core/config/text.h"
 
 namespace hptune::config_internal {
@@ -210,30 +211,6 @@ void CheckEnv(const std::string& field, const std::vector<EnvVar>& env,
   }
 }
 
-void CheckPackageUris(const std::string& field,
-                      const std::vector<std::string>& uris,
-                      std::vector<FieldError>* errors) {
-  if (uris.size() > kMaxPackageUris) {
-    errors->push_back(
-        {field, "must have at most " + std::to_string(kMaxPackageUris) +
-                    " packages, got " + std::to_string(uris.size())});
-    return;
-  }
-  for (size_t i = 0; i < uris.size(); ++i) {
-    const std::string& uri = uris[i];
-    if (uri.empty() || uri.size() > kMaxPathBytes) {
-      errors->push_back(
-          {IndexPath(field, i), "must be a path of 1 to 4095 bytes, got " +
-                                    std::to_string(uri.size()) + " bytes"});
-    } else if (uri.find("://") != std::string::npos) {
-      errors->push_back({IndexPath(field, i),
-                         "must be a local path: hptune fetches nothing from "
-                         "Cloud Storage or the web, got " +
-                             Quote(uri)});
-    }
-  }
-}
-
 void CheckPythonModule(const ContainerSpec& container,
                        const ContainerPaths& paths,
                        std::vector<FieldError>* errors) {
@@ -253,7 +230,10 @@ void CheckPythonModule(const ContainerSpec& container,
     errors->push_back({paths.package_uris,
                        "needs pythonModule (what to run from the packages)"});
   }
-  CheckPackageUris(paths.package_uris, container.package_uris, errors);
+  for (FieldError& error :
+       ValidatePackageUris(paths.package_uris, container.package_uris)) {
+    errors->push_back(std::move(error));
+  }
 }
 
 }  // namespace
@@ -285,6 +265,34 @@ std::optional<std::string> ImageReferenceProblem(std::string_view uri) {
     name = name.substr(0, colon);
   }
   return NameProblem(name);
+}
+
+std::vector<FieldError> ValidatePackageUris(
+    const std::string& field, const std::vector<std::string>& uris) {
+  if (uris.size() > kMaxPackageUris) {
+    return {{field, "must have at most " + std::to_string(kMaxPackageUris) +
+                        " packages, got " + std::to_string(uris.size())}};
+  }
+  std::vector<FieldError> errors;
+  for (size_t i = 0; i < uris.size(); ++i) {
+    const std::string& uri = uris[i];
+    const std::string at = IndexPath(field, i);
+    if (uri.empty() || uri.size() > kMaxPathBytes) {
+      errors.push_back({at, "must be a path of 1 to 4095 bytes, got " +
+                                std::to_string(uri.size()) + " bytes"});
+    } else if (IsGcsUri(uri)) {
+      for (FieldError& error : ValidateGcsUri(uri, at)) {
+        errors.push_back(std::move(error));
+      }
+    } else if (uri.find("://") != std::string::npos) {
+      errors.push_back({at,
+                        "must be a local path or a gs:// URI (under the "
+                        "runner's --gcs-root): hptune fetches nothing from "
+                        "the web, got " +
+                            Quote(uri)});
+    }
+  }
+  return errors;
 }
 
 std::vector<FieldError> ValidateContainer(const TaskPool& pool,

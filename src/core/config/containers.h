@@ -51,6 +51,11 @@ struct ContainerPaths {
 std::vector<FieldError> ValidateContainer(const TaskPool& pool,
                                           const ContainerPaths& paths);
 
+// A list of built packages (a pool's or the trainer's packageUris): at most
+// 100, each a local path or a gs:// URI whose names are sound.
+std::vector<FieldError> ValidatePackageUris(
+    const std::string& field, const std::vector<std::string>& uris);
+
 // `env: [{name: X, value: "..."}]`, Vertex's EnvVar list; nullopt (errors
 // reported) when malformed. ValidateContainer checks the names and sizes.
 std::optional<std::vector<EnvVar>> ReadEnv(const ConfigNode& node,

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "hptune/core/bucket_paths.h"
 #include "src/core/config/text.h"
 
 namespace hptune::config_internal {
@@ -29,11 +30,12 @@ std::vector<FieldError> ValidateOutputDirectory(std::string_view directory,
                                      std::to_string(directory.size()) +
                                      " bytes"}};
   }
+  if (IsGcsUri(directory)) return ValidateGcsUri(directory, field);
   if (directory.find("://") != std::string_view::npos ||
       directory.find('\0') != std::string_view::npos) {
     return {{std::string(field),
-             "must be a local directory: hptune writes nothing to Cloud "
-             "Storage, got " +
+             "must be a local directory or a gs:// URI (under the runner's "
+             "--gcs-root), got " +
                  Quote(directory)}};
   }
   return {};

@@ -20,7 +20,8 @@ inline constexpr size_t kMaxDisplayNameCharacters = 128;
 
 std::vector<FieldError> ValidateDisplayName(std::string_view name,
                                             std::string_view field);
-// A local directory (hptune writes no gs://): 1 to 4095 bytes, no "://".
+// A local directory or a gs:// URI with sound names (bucket_paths.h): 1
+// to 4095 bytes, no other "://".
 std::vector<FieldError> ValidateOutputDirectory(std::string_view directory,
                                                 std::string_view field);
 

@@ -7,8 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "hptune/core/job_validation.h"
+#include "hptune/core/bucket_paths.h"
 #include "hptune/core/field_text.h"
+#include "hptune/core/job_validation.h"
 #include "hptune/core/machine_types.h"
 #include "src/core/config/containers.h"
 #include "src/core/config/job_extras.h"
@@ -106,6 +107,9 @@ void CheckContainerTrainer(const JobSpec& job,
   const std::pair<std::string_view, std::string> trainers[] = {
       {"pythonModule", job.module_name.empty() ? "" : Quote(job.module_name)},
       {"packagePath", job.package_path.empty() ? "" : Quote(job.package_path)},
+      {"packageUris", job.package_uris.empty()
+                          ? ""
+                          : field_text::DescribeStrings(job.package_uris)},
       {"command",
        job.command.empty() ? "" : field_text::DescribeStrings(job.command)},
   };
@@ -117,6 +121,20 @@ void CheckContainerTrainer(const JobSpec& job,
          "the trainer (give masterConfig.containerCommand or "
          "pythonModule), got " +
              shown});
+  }
+}
+
+// trainingInput.packageUris: what gcloud's --package-path uploads, which
+// host replicas install before running pythonModule from them.
+void CheckTrainerPackages(const JobSpec& job, std::vector<FieldError>& errors) {
+  if (job.package_uris.empty()) return;
+  if (job.module_name.empty()) {
+    errors.push_back({Path("packageUris"),
+                      "needs pythonModule (what to run from the packages)"});
+  }
+  for (FieldError& error :
+       ValidatePackageUris(Path("packageUris"), job.package_uris)) {
+    errors.push_back(std::move(error));
   }
 }
 
@@ -151,6 +169,10 @@ void CheckTrainer(const JobSpec& job, std::vector<FieldError>& errors) {
                                           " bytes (a path's limit), got " +
                                           std::to_string(job.job_dir.size())});
   }
+  for (FieldError& error : ValidateGcsUri(job.job_dir, Path("jobDir"))) {
+    errors.push_back(std::move(error));
+  }
+  CheckTrainerPackages(job, errors);
   for (FieldError& error : ValidateTrainerCommandLine(job, kTrainingInput)) {
     errors.push_back(std::move(error));
   }

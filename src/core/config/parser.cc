@@ -429,6 +429,7 @@ void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job) {
   resolve(job.package_path);
   resolve(job.job_dir);
   resolve(job.base_output_directory);
+  for (std::string& uri : job.package_uris) resolve(uri);
   // Packages a container installs are read from this machine.
   for (TaskPool* pool :
        {&job.master, &job.worker, &job.parameter_server, &job.evaluator}) {

@@ -28,15 +28,12 @@ const FieldSet& TrainingInputFields() {
                    "parameterServerType", "parameterServerConfig",
                    "evaluatorCount", "evaluatorType", "evaluatorConfig",
                    "useChiefInTfConfig", "pythonModule", "packagePath",
-                   "pythonInterpreter", "command", "args", "jobDir", "region",
-                   "runtimeVersion", "pythonVersion", "hyperparameters",
-                   "scheduling", "enableWebAccess",
+                   "packageUris", "pythonInterpreter", "command", "args",
+                   "jobDir", "region", "runtimeVersion", "pythonVersion",
+                   "hyperparameters", "scheduling", "enableWebAccess",
                    // hptune's, for a job read from a Vertex spec.
                    "displayName", "baseOutputDirectory", "dialect"},
-      .unsupported = {{"packageUris",
-                       "hptune does not fetch packages from Cloud Storage; "
-                       "use packagePath with a local directory"},
-                      {"network", kOwnMachines},
+      .unsupported = {{"network", kOwnMachines},
                       {"serviceAccount", kOwnMachines},
                       {"encryptionConfig", kOwnMachines}},
       // Study fields written one level too high.
@@ -233,6 +230,7 @@ void ReadTrainer(MapReader& reader, JobSpec* job) {
     job->package_path = *package;
     if (package->empty()) reader.Error("packagePath", "must not be empty");
   }
+  if (auto uris = reader.StringList("packageUris")) job->package_uris = *uris;
   if (auto command = reader.StringList("command")) {
     job->command = *command;
     if (command->empty()) reader.Error("command", "must not be empty");

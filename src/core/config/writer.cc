@@ -192,6 +192,7 @@ std::string TrainingInputToJson(const JobSpec& job) {
   out["useChiefInTfConfig"] = job.use_chief_in_tf_config;
   if (!job.module_name.empty()) out["pythonModule"] = job.module_name;
   if (!job.package_path.empty()) out["packagePath"] = job.package_path;
+  if (!job.package_uris.empty()) out["packageUris"] = job.package_uris;
   if (!job.python_interpreter.empty()) {
     out["pythonInterpreter"] = job.python_interpreter;
   }
