@@ -62,8 +62,7 @@ bool IsGcsUri(std::string_view text) { return text.starts_with(kGcsScheme); }
 
 std::string BucketNameProblem(std::string_view bucket) {
   if (bucket.size() < 3 || bucket.size() > 63) {
-    return absl::StrCat("a bucket name must be 3 to 63 characters, got ",
-                        bucket.size());
+    return "a bucket name must be 3 to 63 characters";
   }
   for (char c : bucket) {
     if (!IsLowerAlnum(c) && c != '.' && c != '_' && c != '-') {
@@ -79,8 +78,7 @@ std::string BucketNameProblem(std::string_view bucket) {
 
 std::string ObjectNameProblem(std::string_view object) {
   if (object.size() > kMaxObjectBytes) {
-    return absl::StrCat("an object name must be at most 1024 bytes, got ",
-                        object.size());
+    return "an object name must be at most 1024 bytes";
   }
   if (object.find_first_of(std::string_view("\0\r\n", 3)) !=
       std::string_view::npos) {

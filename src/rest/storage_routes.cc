@@ -18,9 +18,11 @@ std::string_view BoundaryOf(std::string_view content_type) {
   const size_t at = content_type.find("boundary=");
   if (at == std::string_view::npos) return "";
   std::string_view value = content_type.substr(at + 9);
-  if (!value.empty() && value.front() == '"') {
+  // Quoted with " (RFC 2046) or, as gcloud's apitools writes it, with '.
+  if (!value.empty() && (value.front() == '"' || value.front() == '\'')) {
+    const char quote = value.front();
     value.remove_prefix(1);
-    return value.substr(0, value.find('"'));
+    return value.substr(0, value.find(quote));
   }
   return value.substr(0, value.find_first_of("; \t"));
 }

@@ -520,13 +520,40 @@ TEST(ConfigParserTest, EnableWebAccessFalseIsAcceptedTrueRefused) {
 
 TEST(ConfigParserTest, CloudOnlyFieldsAreRejectedWithTheReason) {
   EXPECT_THAT(Errors("trainingInput:\n"
-                     "  packageUris: [gs://b/t.tar.gz]\n"
+                     "  network: projects/p/global/networks/n\n"
                      "  serviceAccount: me@example.com\n"),
-              ElementsAre("trainingInput.packageUris: not supported: hptune "
-                          "does not fetch packages from Cloud Storage; use "
-                          "packagePath with a local directory",
+              ElementsAre("trainingInput.network: not supported: hptune "
+                          "runs trials on its own machines",
                           "trainingInput.serviceAccount: not supported: "
                           "hptune runs trials on its own machines"));
+}
+
+// gcloud's --package-path uploads the package and sends its gs:// URI;
+// the bucket's names are checked here, the root when the job runs.
+TEST(ConfigParserTest, TrainerPackageUrisAreReadAndTheirNamesChecked) {
+  JobSpec job = ParseOk(
+      "trainingInput:\n"
+      "  pythonModule: trainer.task\n"
+      "  packageUris: [gs://bkt/j/ab/trainer-0.0.0.tar.gz, /srv/t.whl]\n"
+      "  jobDir: gs://bkt/out\n");
+  EXPECT_THAT(job.package_uris,
+              ElementsAre("gs://bkt/j/ab/trainer-0.0.0.tar.gz", "/srv/t.whl"));
+  EXPECT_EQ(job.job_dir, "gs://bkt/out");
+  EXPECT_THAT(
+      Errors("trainingInput:\n"
+             "  packageUris: [gs://bkt/../t.tar.gz, https://x.org/t.whl]\n"
+             "  jobDir: gs://ab/out\n"),
+      ElementsAre(
+          "trainingInput.packageUris: needs pythonModule (what to run from "
+          "the packages)",
+          "trainingInput.packageUris[0]: an object name must not hold a "
+          "\".\" or \"..\" segment (it would leave its bucket), got "
+          "\"gs://bkt/../t.tar.gz\"",
+          "trainingInput.packageUris[1]: must be a local path or a gs:// URI "
+          "(under the runner's --gcs-root): hptune fetches nothing from the "
+          "web, got \"https://x.org/t.whl\"",
+          "trainingInput.jobDir: a bucket name must be 3 to 63 characters, "
+          "got \"gs://ab/out\""));
 }
 
 // --- scheduling

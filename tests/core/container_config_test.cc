@@ -187,9 +187,8 @@ TEST(ContainerConfigTest, EveryContainerErrorIsReportedAtOnce) {
           "other fields need it",
           "trainingInput.workerConfig.packageUris: needs pythonModule (what "
           "to run from the packages)",
-          "trainingInput.workerConfig.packageUris[0]: must be a local path: "
-          "hptune fetches nothing from Cloud Storage or the web, got "
-          "\"gs://b/p.tar.gz\""));
+          "trainingInput.workerConfig.packageUris[0]: a bucket name must be "
+          "3 to 63 characters, got \"gs://b/p.tar.gz\""));
 }
 
 TEST(ContainerConfigTest, AMasterInAContainerTakesNoHostTrainer) {
@@ -255,13 +254,13 @@ TEST(ContainerConfigTest, DisplayNameOutputDirectoryAndDialectAreChecked) {
              "  displayName: '" +
              std::string(129, 'x') +
              "'\n"
-             "  baseOutputDirectory: gs://bucket/out\n"
+             "  baseOutputDirectory: s3://bucket/out\n"
              "  dialect: VERTEX_AI\n"),
       ElementsAre("trainingInput.displayName: must be 1 to 128 characters, "
                   "got 129",
                   "trainingInput.baseOutputDirectory: must be a local "
-                  "directory: hptune writes nothing to Cloud Storage, got "
-                  "\"gs://bucket/out\"",
+                  "directory or a gs:// URI (under the runner's --gcs-root), "
+                  "got \"s3://bucket/out\"",
                   "trainingInput.dialect: must be one of AI_PLATFORM, VERTEX, "
                   "got \"VERTEX_AI\" (did you mean VERTEX?)"));
   // 128 characters of two bytes each are 128 characters.

@@ -82,7 +82,9 @@ TEST(JobValidationTest, EachRuleIsReportedAsTheParserReportsItsJson) {
         j.evaluator.container.image_uri = "gcr.io/p/i:1";
       },
       [](JobSpec& j) { j.display_name = std::string(129, 'n'); },
-      [](JobSpec& j) { j.base_output_directory = "gs://bucket/out"; },
+      [](JobSpec& j) { j.base_output_directory = "gs://b/out"; },
+      [](JobSpec& j) { j.job_dir = "gs://bucket/../out"; },
+      [](JobSpec& j) { j.package_uris = {"gs://bkt/p.tar.gz"}; },
       [](JobSpec& j) { j.study->max_trials = 0; },
       [](JobSpec& j) { j.study->resume_previous_job_id = "j1"; },
       [](JobSpec& j) { j.job_id = "1j"; },

@@ -561,11 +561,15 @@ std::vector<Case> JobSpecCases() {
        {{"JOB", "  baseOutputDirectory: {outputUriPrefix: /srv/out}"}},
        "",
        [](auto& r) { EXPECT_EQ(r.job->base_output_directory, "/srv/out"); }},
-      {"BaseOutputDirectoryIsLocal",
+      {"BaseOutputDirectoryIsLocalOrABucket",
        {{"JOB", "  baseOutputDirectory: {outputUriPrefix: gs://b/o}"}},
-       "trialJobSpec.baseOutputDirectory.outputUriPrefix: must be a local "
-       "directory: hptune writes nothing to Cloud Storage, got \"gs://b/o\"",
+       "trialJobSpec.baseOutputDirectory.outputUriPrefix: a bucket name must "
+       "be 3 to 63 characters, got \"gs://b/o\"",
        nullptr},
+      {"BaseOutputDirectoryInABucket",
+       {{"JOB", "  baseOutputDirectory: {outputUriPrefix: gs://bkt/o}"}},
+       "",
+       [](auto& r) { EXPECT_EQ(r.job->base_output_directory, "gs://bkt/o"); }},
       {"SchedulingTimeoutAndMaxWaitDuration",
        {{"JOB",
          "  scheduling: {timeout: 3600s, maxWaitDuration: 60s, "

@@ -25,9 +25,11 @@
 namespace hptune {
 namespace {
 
+using testing::Gcloud;
 using ::testing::HasSubstr;
 using testing::PollUntil;
 using testing::ProcessResult;
+using testing::RestPort;
 using testing::ServeProcess;
 using Json = nlohmann::json;
 

@@ -45,6 +45,7 @@ Gcloud::Gcloud(const std::string& dir, int port)
            {"core/project", "p1"},
            {"api_endpoint_overrides/ml", endpoint},
            {"api_endpoint_overrides/aiplatform", endpoint},
+           {"api_endpoint_overrides/storage", endpoint},
            {"auth/access_token_file", dir + "/access_token"},
            {"core/disable_usage_reporting", "true"},
            {"component_manager/disable_update_check", "true"}}) {
