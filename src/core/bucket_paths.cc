@@ -138,9 +138,6 @@ absl::StatusOr<JobSpec> ResolveJobBuckets(const JobSpec& job,
                    resolved.base_output_directory);
   }
   if (s.ok()) {
-    s = ResolveOne(root, "trainingInput.packagePath", resolved.package_path);
-  }
-  if (s.ok()) {
     s = ResolveList(root, PackagesField(""), resolved.package_uris);
   }
   const std::pair<TaskPool*, std::string_view> pools[] = {

@@ -50,8 +50,9 @@ absl::StatusOr<std::string> ResolveGcsUri(std::string_view root,
                                           std::string_view field);
 
 // `job` with its gs:// URIs resolved under `root`: jobDir,
-// baseOutputDirectory, packagePath, the trainer's and each pool's
-// packageUris. The first error, naming the field (trainingInput.*).
+// baseOutputDirectory, the trainer's and each pool's packageUris
+// (packagePath is a local directory: gcloud uploads it as a package).
+// The first error, naming the field (trainingInput.*).
 absl::StatusOr<JobSpec> ResolveJobBuckets(const JobSpec& job,
                                           std::string_view root);
 
