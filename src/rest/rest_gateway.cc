@@ -6,7 +6,6 @@
 #include <thread>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/check.h"
 #include "src/rest/job_routes.h"
@@ -36,17 +35,33 @@ std::string QueryValue(const httplib::Request& req, const char* name) {
   return req.has_param(name) ? req.get_param_value(name) : std::string();
 }
 
+// An upload's body may be larger than a job's (httplib's limit is the
+// upload's): a job route checks its own.
+size_t UploadBodyLimit(const RestOptions& options) {
+  return options.storage.max_object_bytes + (size_t{1} << 20);
+}
+
+bool TooLarge(const httplib::Request& req, size_t limit,
+              httplib::Response& res) {
+  if (req.body.size() <= limit) return false;
+  Send(ErrorReply(absl::ResourceExhaustedError(
+           absl::StrCat("the request body is larger than ", limit, " bytes"))),
+       res);
+  res.status = 413;
+  return true;
+}
+
 void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
-                  std::function<Timestamp()> now) {
+                  std::function<Timestamp()> now, size_t max) {
   auto call_of = [ch, now](const httplib::Request& req) {
     return RestCall{.channel = ch,
                     .authorization = req.get_header_value("Authorization"),
                     .received = now()};
   };
-  http.Post(kJobsPath,
-            [call_of](const httplib::Request& req, httplib::Response& res) {
-              Send(CreateJob(call_of(req), req.body), res);
-            });
+  http.Post(kJobsPath, [call_of, max](const httplib::Request& req,
+                                      httplib::Response& res) {
+    if (!TooLarge(req, max, res)) Send(CreateJob(call_of(req), req.body), res);
+  });
   http.Get(kJobsPath, [call_of](const httplib::Request& req,
                                 httplib::Response& res) {
     Send(ListJobs(call_of(req), QueryValue(req, "filter"),
@@ -57,12 +72,13 @@ void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
            [call_of](const httplib::Request& req, httplib::Response& res) {
              Send(GetJob(call_of(req), req.matches[2].str()), res);
            });
-  http.Patch(kJobPath,
-             [call_of](const httplib::Request& req, httplib::Response& res) {
-               Send(PatchJob(call_of(req), req.matches[2].str(), req.body,
-                             QueryValue(req, "updateMask")),
-                    res);
-             });
+  http.Patch(kJobPath, [call_of, max](const httplib::Request& req,
+                                      httplib::Response& res) {
+    if (TooLarge(req, max, res)) return;
+    Send(PatchJob(call_of(req), req.matches[2].str(), req.body,
+                  QueryValue(req, "updateMask")),
+         res);
+  });
   http.Post(kCancelPath,
             [call_of](const httplib::Request& req, httplib::Response& res) {
               Send(CancelJob(call_of(req), req.matches[2].str()), res);
@@ -74,7 +90,8 @@ VertexPlace PlaceOf(const httplib::Request& req) {
 }
 
 void AddVertexRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
-                     std::function<Timestamp()> now, VertexJobIds* ids) {
+                     std::function<Timestamp()> now, size_t max,
+                     VertexJobIds* ids) {
   auto call_of = [ch, now](const httplib::Request& req) {
     return RestCall{.channel = ch,
                     .authorization = req.get_header_value("Authorization"),
@@ -82,7 +99,8 @@ void AddVertexRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
   };
   using Req = httplib::Request;
   using Res = httplib::Response;
-  http.Post(kVertexJobsPath, [call_of, ids](const Req& req, Res& res) {
+  http.Post(kVertexJobsPath, [call_of, ids, max](const Req& req, Res& res) {
+    if (TooLarge(req, max, res)) return;
     Send(CreateVertexJob(call_of(req), PlaceOf(req), req.body, *ids), res);
   });
   http.Get(kVertexJobsPath, [call_of](const Req& req, Res& res) {
@@ -116,34 +134,6 @@ void AddStorageRoutes(httplib::Server& http, const StorageOptions& storage) {
                        .body = req.body}),
          res);
   });
-}
-
-// An upload's body may be larger than a job's: httplib's limit is the
-// larger, and this checks each declared length against its path's.
-size_t UploadBodyLimit(const RestOptions& options) {
-  return options.storage.max_object_bytes + (size_t{1} << 20);
-}
-
-void AddBodyLimits(httplib::Server& http, const RestOptions& options) {
-  http.set_payload_max_length(
-      std::max(options.max_body_bytes, UploadBodyLimit(options)));
-  http.set_pre_routing_handler(
-      [&options](const httplib::Request& req, httplib::Response& res) {
-        const size_t limit = req.path.starts_with("/upload/")
-                                 ? UploadBodyLimit(options)
-                                 : options.max_body_bytes;
-        const std::string length = req.get_header_value("Content-Length");
-        size_t declared = 0;
-        if (length.empty() || !absl::SimpleAtoi(length, &declared) ||
-            declared <= limit) {
-          return httplib::Server::HandlerResponse::Unhandled;
-        }
-        Send(ErrorReply(absl::ResourceExhaustedError(absl::StrCat(
-                 "the request body is larger than ", limit, " bytes"))),
-             res);
-        res.status = 413;
-        return httplib::Server::HandlerResponse::Handled;
-      });
 }
 
 // What httplib answers itself (no route, a body over the limit, a request
@@ -188,11 +178,15 @@ class RestGateway::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
-    AddBodyLimits(http_, options_);
-    AddJobRoutes(http_, options_.channel, options_.now);
-    AddVertexRoutes(http_, options_.channel, options_.now, &vertex_ids_);
+    const size_t largest =
+        std::max(options_.max_body_bytes, UploadBodyLimit(options_));
+    http_.set_payload_max_length(largest);
+    AddJobRoutes(http_, options_.channel, options_.now,
+                 options_.max_body_bytes);
+    AddVertexRoutes(http_, options_.channel, options_.now,
+                    options_.max_body_bytes, &vertex_ids_);
     AddStorageRoutes(http_, options_.storage);
-    AddErrorReplies(http_, options_.max_body_bytes);
+    AddErrorReplies(http_, largest);
     port_ =
         options_.port == 0
             ? http_.bind_to_any_port(options_.host)
