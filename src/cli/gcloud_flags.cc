@@ -59,4 +59,10 @@ std::string IgnoredGcloudFlagsNote(const ParsedArgs& args,
   return note;
 }
 
+void WriteIgnoredGcloudFlagsNote(const ParsedArgs& args, FlagCommand command,
+                                 std::string_view prefix, std::ostream& err) {
+  const std::string note = IgnoredGcloudFlagsNote(args, command);
+  if (!note.empty()) err << prefix << note << "\n";
+}
+
 }  // namespace hptune::cli

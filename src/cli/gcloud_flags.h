@@ -8,7 +8,9 @@
 #ifndef HPTUNE_SRC_CLI_GCLOUD_FLAGS_H_
 #define HPTUNE_SRC_CLI_GCLOUD_FLAGS_H_
 
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/cli/flag_table.h"
@@ -23,6 +25,10 @@ const std::vector<FlagSpec>& IgnoredGcloudRows();
 // "note: ignored here: --region us-central1 (...), ..." for the ignored
 // flags in `args` of `command`; "" when none is given.
 std::string IgnoredGcloudFlagsNote(const ParsedArgs& args, FlagCommand command);
+// That note, after `prefix` ("hptune run: "), as a line of `err`, when
+// there is one.
+void WriteIgnoredGcloudFlagsNote(const ParsedArgs& args, FlagCommand command,
+                                 std::string_view prefix, std::ostream& err);
 
 }  // namespace hptune::cli
 

@@ -226,10 +226,40 @@ constexpr char kMachineTypeHelp[] = "the machine type, CUSTOM tier only";
 constexpr char kAcceleratorHelp[] = "its GPUs, CUSTOM tier only";
 constexpr char kCountHelp[] = "how many, CUSTOM tier only";
 
-}  // namespace
+// gcloud's flags that set what they name there.
+std::vector<FlagSpec> GcloudNameRows() {
+  return {
+      {"display-name", kValue, "NAME", kRunAndSubmit, kGcloudNames,
+       "the job's name to show, apart from its ID (Vertex's)", 0, "displayName",
+       ApplyDisplayName},
+      {"algorithm", kValue, "ALGORITHM", kRunAndSubmit, kGcloudNames,
+       "algorithm-unspecified (hptune's GP), grid-search, random-search or "
+       "quasi-random-search",
+       0, "hyperparameters.algorithm", ApplyAlgorithm},
+      {"master-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
+       "the master's container image", 0, "masterConfig.imageUri",
+       ApplyImage<kMaster>},
+      {"worker-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
+       "the workers' container image", 0, "workerConfig.imageUri",
+       ApplyImage<kWorker>},
+      {"parameter-server-image-uri", kValue, "IMAGE", kRunAndSubmit,
+       kGcloudNames, "the parameter servers' container image", 0,
+       "parameterServerConfig.imageUri", ApplyImage<kParameterServer>},
+      {"max-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
+       "as --max-trials", 0, "maxTrials",
+       ApplyStudyCount<&Budget::max_trials, 1>, "max-trials"},
+      {"parallel-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
+       "as --max-parallel-trials", 0, "maxParallelTrials",
+       ApplyStudyCount<&Budget::max_parallel_trials, 1>, "max-parallel-trials"},
+      {"max-failed-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
+       "as --max-failed-trials", 0, "maxFailedTrials",
+       ApplyStudyCount<&Budget::max_failed_trials, 0>, "max-failed-trials"},
+  };
+}
 
-const std::vector<FlagSpec>& SpecOverrideRows() {
-  static const auto* const kRows = new std::vector<FlagSpec>{
+// hptune's own flags over the config.
+std::vector<FlagSpec> OwnRows() {
+  return {
       {"command", kValue, "\"PROGRAM ARGS\"", kRunAndSubmit, kTrainer,
        "any executable, split on spaces, no shell; drops the config's "
        "pythonModule and packagePath (jobs submit: paths the server sees)",
@@ -299,33 +329,17 @@ const std::vector<FlagSpec>& SpecOverrideRows() {
        0, "resumePreviousJobId", ApplyResumeFrom},
       {"early-stopping", kValue, "RULE", kRunAndSubmit, kStudy,
        EarlyStoppingHelp(), 0, "earlyStoppingRule", ApplyEarlyStopping},
-
-      {"display-name", kValue, "NAME", kRunAndSubmit, kGcloudNames,
-       "the job's name to show, apart from its ID (Vertex's)", 0, "displayName",
-       ApplyDisplayName},
-      {"algorithm", kValue, "ALGORITHM", kRunAndSubmit, kGcloudNames,
-       "algorithm-unspecified (hptune's GP), grid-search, random-search or "
-       "quasi-random-search",
-       0, "hyperparameters.algorithm", ApplyAlgorithm},
-      {"master-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
-       "the master's container image", 0, "masterConfig.imageUri",
-       ApplyImage<kMaster>},
-      {"worker-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
-       "the workers' container image", 0, "workerConfig.imageUri",
-       ApplyImage<kWorker>},
-      {"parameter-server-image-uri", kValue, "IMAGE", kRunAndSubmit,
-       kGcloudNames, "the parameter servers' container image", 0,
-       "parameterServerConfig.imageUri", ApplyImage<kParameterServer>},
-      {"max-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
-       "as --max-trials", 0, "maxTrials",
-       ApplyStudyCount<&Budget::max_trials, 1>, "max-trials"},
-      {"parallel-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
-       "as --max-parallel-trials", 0, "maxParallelTrials",
-       ApplyStudyCount<&Budget::max_parallel_trials, 1>, "max-parallel-trials"},
-      {"max-failed-trial-count", kValue, "N", kRunAndSubmit, kGcloudNames,
-       "as --max-failed-trials", 0, "maxFailedTrials",
-       ApplyStudyCount<&Budget::max_failed_trials, 0>, "max-failed-trials"},
   };
+}
+
+}  // namespace
+
+const std::vector<FlagSpec>& SpecOverrideRows() {
+  static const auto* const kRows = [] {
+    auto* rows = new std::vector<FlagSpec>(OwnRows());
+    for (FlagSpec& row : GcloudNameRows()) rows->push_back(row);
+    return rows;
+  }();
   return *kRows;
 }
 

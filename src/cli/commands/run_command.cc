@@ -196,13 +196,10 @@ std::variant<ParsedArgs, int> ParseCommandLine(
   }
   if (parsed->positional.size() != 1) {
     return RunUsageError(absl::StrCat("expected one CONFIG file, got ",
-                                   parsed->positional.size(), " arguments"),
-                      err);
+                                      parsed->positional.size(), " arguments"),
+                         err);
   }
-  if (std::string note = IgnoredGcloudFlagsNote(*parsed, kRunCommand);
-      !note.empty()) {
-    err << "hptune run: " << note << "\n";
-  }
+  WriteIgnoredGcloudFlagsNote(*parsed, kRunCommand, "hptune run: ", err);
   return *std::move(parsed);
 }
 

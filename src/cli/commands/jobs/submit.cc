@@ -76,10 +76,7 @@ constexpr char kSubmitExample[] =
 
 int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
   const std::string& job_id = c.args.positional[0];
-  if (std::string note = IgnoredGcloudFlagsNote(c.args, kSubmitCommand);
-      !note.empty()) {
-    err << "hptune: " << note << "\n";
-  }
+  WriteIgnoredGcloudFlagsNote(c.args, kSubmitCommand, "hptune: ", err);
   absl::StatusOr<std::filesystem::path> working_dir =
       DefaultEnv().WorkingDirectory();
   if (!working_dir.ok()) return FailStatus(working_dir.status(), err);
