@@ -75,12 +75,17 @@ absl::Status ApplyLabels(const OverrideTarget& t) {
   return ApplyLabelsFlag(t.args, t.job.labels);
 }
 
-absl::Status ApplyTier(const OverrideTarget& t) {
-  const std::string& text = ValueOf(t);
-  // "basic-gpu" and "BASIC_GPU" alike, as gcloud accepts both.
+// The API's name of an enum value gcloud spells its own way: "basic-gpu"
+// is BASIC_GPU, "grid-search" GRID_SEARCH; gcloud accepts both.
+std::string ApiEnumName(const std::string& text) {
   std::string name = absl::AsciiStrToUpper(text);
   std::replace(name.begin(), name.end(), '-', '_');
-  const std::optional<ScaleTier> tier = ParseScaleTier(name);
+  return name;
+}
+
+absl::Status ApplyTier(const OverrideTarget& t) {
+  const std::string& text = ValueOf(t);
+  const std::optional<ScaleTier> tier = ParseScaleTier(ApiEnumName(text));
   if (!tier) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--scale-tier: expected BASIC, BASIC_GPU, BASIC_TPU, STANDARD_1, "
@@ -195,12 +200,9 @@ absl::Status ApplyDisplayName(const OverrideTarget& t) {
   return absl::OkStatus();
 }
 
-// gcloud's "grid-search" and the API's GRID_SEARCH alike.
 absl::Status ApplyAlgorithm(const OverrideTarget& t) {
   const std::string& text = ValueOf(t);
-  std::string name = absl::AsciiStrToUpper(text);
-  std::replace(name.begin(), name.end(), '-', '_');
-  const std::optional<Algorithm> algorithm = ParseAlgorithm(name);
+  const std::optional<Algorithm> algorithm = ParseAlgorithm(ApiEnumName(text));
   if (!algorithm) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--algorithm: expected algorithm-unspecified, grid-search, "
