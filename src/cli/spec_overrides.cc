@@ -41,7 +41,10 @@ absl::Status ApplyPath(const OverrideTarget& t, std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat("--", t.flag, ": empty path"));
   }
-  path = std::filesystem::path(text).is_absolute()
+  // A bucket URL (gs://B/P) stays as written: --gcs-root gives it its
+  // local home, and the job's rules judge it.
+  const bool url = text.find("://") != std::string::npos;
+  path = url || std::filesystem::path(text).is_absolute()
              ? text
              : (t.cwd / text).lexically_normal().string();
   return absl::OkStatus();

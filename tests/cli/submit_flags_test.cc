@@ -136,6 +136,14 @@ TEST_F(SubmitFlagsTest, GcloudsFlagsSetWhatTheyNameInGcloud) {
   EXPECT_EQ(images->job.worker.container.image_uri, "img:2");
 }
 
+// gcloud's --job-dir gs://B/P is the bucket's path, not a local one.
+TEST_F(SubmitFlagsTest, ABucketJobDirFlagStaysABucketPath) {
+  const std::string config = WriteConfig("c.yaml", kCustomConfig);
+  auto submission = Build({"--config", config, "--job-dir", "gs://bkt/out"});
+  ASSERT_OK(submission);
+  EXPECT_EQ(submission->job.job_dir, "gs://bkt/out");
+}
+
 TEST_F(SubmitFlagsTest, GcloudsNameAndHptunesTogetherAreRefused) {
   const std::string config = WriteConfig("c.yaml", kCustomConfig);
   EXPECT_THAT(
