@@ -51,13 +51,20 @@ bool TooLarge(const httplib::Request& req, size_t limit,
   return true;
 }
 
-void AddJobRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
-                  std::function<Timestamp()> now, size_t max) {
-  auto call_of = [ch, now](const httplib::Request& req) {
+// A request's call of the services: the channel, the caller's
+// Authorization header, and when the request came.
+using CallOf = std::function<RestCall(const httplib::Request&)>;
+
+CallOf CallsOn(std::shared_ptr<grpc::Channel> ch,
+               std::function<Timestamp()> now) {
+  return [ch, now](const httplib::Request& req) {
     return RestCall{.channel = ch,
                     .authorization = req.get_header_value("Authorization"),
                     .received = now()};
   };
+}
+
+void AddJobRoutes(httplib::Server& http, const CallOf& call_of, size_t max) {
   http.Post(kJobsPath, [call_of, max](const httplib::Request& req,
                                       httplib::Response& res) {
     if (!TooLarge(req, max, res)) Send(CreateJob(call_of(req), req.body), res);
@@ -89,14 +96,8 @@ VertexPlace PlaceOf(const httplib::Request& req) {
   return {.project = req.matches[1].str(), .location = req.matches[2].str()};
 }
 
-void AddVertexRoutes(httplib::Server& http, std::shared_ptr<grpc::Channel> ch,
-                     std::function<Timestamp()> now, size_t max,
+void AddVertexRoutes(httplib::Server& http, const CallOf& call_of, size_t max,
                      VertexJobIds* ids) {
-  auto call_of = [ch, now](const httplib::Request& req) {
-    return RestCall{.channel = ch,
-                    .authorization = req.get_header_value("Authorization"),
-                    .received = now()};
-  };
   using Req = httplib::Request;
   using Res = httplib::Response;
   http.Post(kVertexJobsPath, [call_of, ids, max](const Req& req, Res& res) {
@@ -181,10 +182,9 @@ class RestGateway::Impl {
     const size_t largest =
         std::max(options_.max_body_bytes, UploadBodyLimit(options_));
     http_.set_payload_max_length(largest);
-    AddJobRoutes(http_, options_.channel, options_.now,
-                 options_.max_body_bytes);
-    AddVertexRoutes(http_, options_.channel, options_.now,
-                    options_.max_body_bytes, &vertex_ids_);
+    const CallOf call_of = CallsOn(options_.channel, options_.now);
+    AddJobRoutes(http_, call_of, options_.max_body_bytes);
+    AddVertexRoutes(http_, call_of, options_.max_body_bytes, &vertex_ids_);
     AddStorageRoutes(http_, options_.storage);
     AddErrorReplies(http_, largest);
     port_ =
