@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "hptune/env/env.h"
 #include "tests/testing/fake_env.h"
+#include "tests/testing/real_and_fake_env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -25,28 +26,19 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 
-class DirectoryHandleTest : public ::testing::TestWithParam<bool> {
+class DirectoryHandleTest : public testing::RealAndFakeEnvTest {
  protected:
   void SetUp() override {
-    if (GetParam()) {
-      fake_ = std::make_unique<testing::FakeEnv>();
-      dir_ = "/fake/dir";
-    } else {
-      dir_ = testing::MakeTempDir();
-    }
+    RealAndFakeEnvTest::SetUp();
     ASSERT_OK(env().CreatePrivateDirectories(dir_));
     ASSERT_OK(env().WriteFileAtomically(dir_ / "control", "0\n"));
   }
-  Env& env() { return fake_ ? *fake_ : DefaultEnv(); }
   std::unique_ptr<DirectoryHandle> Open(const fs::path& path) {
     absl::StatusOr<std::unique_ptr<DirectoryHandle>> handle =
         env().OpenDirectory(path);
     EXPECT_OK(handle.status());
     return handle.ok() ? std::move(*handle) : nullptr;
   }
-
-  std::unique_ptr<testing::FakeEnv> fake_;
-  fs::path dir_;
 };
 
 TEST_P(DirectoryHandleTest, TheOwnerAndTypeAreTheOpenedDirectorys) {

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "hptune/env/env.h"
 #include "tests/testing/fake_env.h"
+#include "tests/testing/real_and_fake_env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -25,25 +26,16 @@ using ::hptune_testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-class EnvFilesTest : public ::testing::TestWithParam<bool> {
+class EnvFilesTest : public testing::RealAndFakeEnvTest {
  protected:
   void SetUp() override {
-    if (GetParam()) {
-      fake_ = std::make_unique<testing::FakeEnv>();
-      dir_ = "/fake/dir";
-    } else {
-      dir_ = testing::MakeTempDir();
-    }
+    RealAndFakeEnvTest::SetUp();
     ASSERT_OK(env().CreatePrivateDirectories(dir_ / "sub"));
   }
-  Env& env() { return fake_ ? *fake_ : DefaultEnv(); }
   std::string Read(const std::filesystem::path& path) {
     absl::StatusOr<std::string> text = env().ReadFile(path);
     return text.ok() ? *text : "(" + std::string(text.status().message()) + ")";
   }
-
-  std::unique_ptr<testing::FakeEnv> fake_;
-  std::filesystem::path dir_;
 };
 
 TEST_P(EnvFilesTest, AWriteReplacesTheWholeFile) {

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "hptune/env/env.h"
 #include "tests/testing/fake_env.h"
+#include "tests/testing/real_and_fake_env.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -24,25 +25,16 @@ using ::hptune_testing::StatusHasCode;
 using ::hptune_testing::StatusIs;
 using ::testing::HasSubstr;
 
-class EnvLockTest : public ::testing::TestWithParam<bool> {
+class EnvLockTest : public testing::RealAndFakeEnvTest {
  protected:
   void SetUp() override {
-    if (GetParam()) {
-      fake_ = std::make_unique<testing::FakeEnv>();
-      dir_ = "/fake/dir";
-    } else {
-      dir_ = testing::MakeTempDir();
-    }
+    RealAndFakeEnvTest::SetUp();
     ASSERT_OK(env().CreatePrivateDirectories(dir_ / "sub"));
   }
-  Env& env() { return fake_ ? *fake_ : DefaultEnv(); }
   absl::StatusOr<std::unique_ptr<FileLock>> Lock(LockMode mode,
                                                  LockFileUse use) {
     return env().LockFile(dir_ / "db.lock", mode, use);
   }
-
-  std::unique_ptr<testing::FakeEnv> fake_;
-  std::filesystem::path dir_;
 };
 
 TEST_P(EnvLockTest, AnExclusiveHolderKeepsEveryOtherOut) {
