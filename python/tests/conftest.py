@@ -170,8 +170,18 @@ class Server:
 
 
 @pytest.fixture
-def server_factory(tmp_path):
+def server_factory(tmp_path, monkeypatch):
     servers: List[Server] = []
+    # Clients a test leaves open are closed before their servers stop: a
+    # drain waits up to 5 s for a client that still holds a connection.
+    clients: List[hptune.Client] = []
+    init = hptune.Client.__init__
+
+    def tracked_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        clients.append(self)
+
+    monkeypatch.setattr(hptune.Client, "__init__", tracked_init)
 
     def make(extra: Optional[List[str]] = None, name: str = "server",
              port: int = 0) -> Server:
@@ -182,6 +192,8 @@ def server_factory(tmp_path):
         return server
 
     yield make
+    for client in clients:
+        client.close()
     for server in servers:
         server.stop()
 

@@ -79,6 +79,8 @@ class Client:
             raise errors.InvalidArgument(str(e)) from None
         client = cls(engine.address, token=engine.token, timeout=timeout)
         client._engine = engine
+        # At exit too: a drain waits for connected clients (up to 5 s).
+        engine.on_close(client._connection.close)
         return client
 
     @property

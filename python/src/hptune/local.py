@@ -12,9 +12,12 @@ dashboard is opened. It lives as long as this process:
   waits on it, so the kernel stops the server when this process dies in any
   way (kill -9 included); PDEATHSIG follows the thread that started the
   child, which is why that thread lives as long as the server;
-- close() (also at interpreter exit) drains it with SIGTERM and removes the
-  private directory; a directory left by a process killed outright is
-  removed by the next LocalEngine of this user (its owner pid is gone).
+- close() (also at interpreter exit) first runs the callbacks given to
+  on_close (Client.local closes its gRPC channel there: the server's drain
+  waits up to 5 s for a client that still holds a connection), then drains
+  it with SIGTERM and removes the private directory; a directory left by a
+  process killed outright is removed by the next LocalEngine of this user
+  (its owner pid is gone).
 
 The ``hptune`` binary is ``$HPTUNE_BINARY``, else ``hptune`` on PATH, else
 the source tree's ``build/src/cli/hptune``; FileNotFoundError says where it
@@ -33,7 +36,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 _PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
 _DIR_PREFIX = "hptune-local-"
@@ -173,6 +176,7 @@ class LocalEngine:
         self._owner = os.getpid()
         self._process: Optional[subprocess.Popen] = None
         self._started = threading.Event()
+        self._on_close: List[Callable[[], None]] = []
         self._start_error: Optional[BaseException] = None
         base = _runtime_dir()
         remove_stale_dirs(base)
@@ -249,12 +253,20 @@ class LocalEngine:
     def alive(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Runs ``callback`` at the start of close(), before the drain."""
+        with self._lock:
+            self._on_close.append(callback)
+
     def close(self) -> None:
-        """Drains the server (SIGTERM; SIGKILL after 30 s) and removes the
-        private directory. Safe to call twice."""
+        """Closes what on_close named, drains the server (SIGTERM; SIGKILL
+        after 30 s) and removes the private directory. Safe to call twice."""
         if os.getpid() != self._owner:
             return  # A fork()ed child's exit leaves its parent's server.
         with self._lock:
+            callbacks, self._on_close = self._on_close, []
+            for callback in callbacks:
+                callback()
             process, self._process = self._process, None
             if process is not None and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
