@@ -6,6 +6,12 @@ protobuf-compiler and protobuf-compiler-grpc) on the first directory that
 holds hptune/v1/study.proto of: $HPTUNE_PROTO_DIR, ../proto (a source
 tree), the proto directory `cmake --install` puts under
 <prefix>/share/hptune/proto (/usr/local, /usr).
+
+The engine that Client.local and hptune.optuna start goes into the package
+as hptune/bin/hptune when the build finds one: $HPTUNE_BINARY, else the
+source tree's build/src/cli/hptune. The wheel is then platform-specific.
+Without one the package finds the engine at run time ($HPTUNE_BINARY, PATH;
+hptune/local.py), and says so when it cannot.
 """
 
 import glob
@@ -13,7 +19,9 @@ import os
 import shutil
 import subprocess
 
-from setuptools import setup
+from typing import Optional
+
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,11 +46,30 @@ def _tool(name: str, package: str) -> str:
     return path
 
 
+def _engine_binary() -> Optional[str]:
+    explicit = os.environ.get("HPTUNE_BINARY")
+    if explicit:
+        if not os.access(explicit, os.X_OK):
+            raise SystemExit(f"hptune: HPTUNE_BINARY={explicit!r} is not an "
+                             "executable file")
+        return explicit
+    built = os.path.join(HERE, os.pardir, "build", "src", "cli", "hptune")
+    return built if os.access(built, os.X_OK) else None
+
+
+class WithEngine(Distribution):
+    """A distribution that carries the native engine: a platform wheel."""
+
+    def has_ext_modules(self) -> bool:
+        return _engine_binary() is not None
+
+
 class BuildPyWithStubs(build_py):
-    """build_py, then the stubs into the build directory."""
+    """build_py, then the stubs and the engine into the build directory."""
 
     def run(self) -> None:
         super().run()
+        self._copy_engine()
         proto_dir = _proto_dir()
         protos = sorted(
             os.path.relpath(p, proto_dir)
@@ -59,5 +86,16 @@ class BuildPyWithStubs(build_py):
         with open(os.path.join(out, "hptune", "v1", "__init__.py"), "w") as f:
             f.write('"""Generated from hptune\'s proto/hptune/v1."""\n')
 
+    def _copy_engine(self) -> None:
+        binary = _engine_binary()
+        if binary is None:
+            print("hptune: no engine binary to bundle (set HPTUNE_BINARY); "
+                  "Client.local will look in $HPTUNE_BINARY and PATH")
+            return
+        target = os.path.join(self.build_lib, "hptune", "bin", "hptune")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(binary, target)
+        os.chmod(target, 0o755)
 
-setup(cmdclass={"build_py": BuildPyWithStubs})
+
+setup(cmdclass={"build_py": BuildPyWithStubs}, distclass=WithEngine)

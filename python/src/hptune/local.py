@@ -19,9 +19,10 @@ dashboard is opened. It lives as long as this process:
   process killed outright is removed by the next LocalEngine of this user
   (its owner pid is gone).
 
-The ``hptune`` binary is ``$HPTUNE_BINARY``, else ``hptune`` on PATH, else
-the source tree's ``build/src/cli/hptune``; FileNotFoundError says where it
-looked. Thread-safe: start and close are serialised.
+The ``hptune`` binary is ``$HPTUNE_BINARY``, else the one the package
+carries (``hptune/bin/hptune``, when it was built with one: setup.py), else
+``hptune`` on PATH, else the source tree's ``build/src/cli/hptune``;
+FileNotFoundError says where it looked and how to fix it. Thread-safe: start and close are serialised.
 """
 
 import atexit
@@ -73,9 +74,16 @@ def printable_url(url: str) -> str:
     return url[:authority + 3] + "..." + url[at:]
 
 
+def bundled_binary() -> str:
+    """Where a package built with an engine carries it (setup.py)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin",
+                        "hptune")
+
+
 def find_binary() -> str:
-    """The hptune binary: $HPTUNE_BINARY, else PATH, else the source tree's
-    build (a package installed from a checkout)."""
+    """The hptune binary: $HPTUNE_BINARY, else the one the package carries,
+    else PATH, else the source tree's build (a package installed from a
+    checkout)."""
     # Absolute: the engine runs in its private directory.
     explicit = os.environ.get("HPTUNE_BINARY")
     if explicit:
@@ -83,6 +91,8 @@ def find_binary() -> str:
             return os.path.abspath(explicit)
         raise FileNotFoundError(
             f"HPTUNE_BINARY={explicit!r} is not an executable file")
+    if os.access(bundled_binary(), os.X_OK):
+        return bundled_binary()
     on_path = shutil.which("hptune")
     if on_path:
         return os.path.abspath(on_path)
@@ -93,9 +103,12 @@ def find_binary() -> str:
         if os.access(candidate, os.X_OK):
             return os.path.normpath(candidate)
     raise FileNotFoundError(
-        "the local hptune engine needs the hptune binary: set HPTUNE_BINARY "
-        "to it, or put it on PATH (cmake --install, or the build's "
-        "src/cli/hptune); looked in $HPTUNE_BINARY, PATH and " +
+        "the local hptune engine (Client.local, hptune.optuna) needs the "
+        "hptune binary, and this package was built without one: set "
+        "HPTUNE_BINARY to it, put it on PATH (cmake --install, or the "
+        "build's src/cli/hptune), or reinstall the package with "
+        "HPTUNE_BINARY set so that it carries one; looked in "
+        "$HPTUNE_BINARY, " + bundled_binary() + ", PATH and " +
         ", ".join(os.path.normpath(c) for c in candidates))
 
 
