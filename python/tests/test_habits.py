@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -111,3 +112,67 @@ def test_a_changed_config_is_refused_naming_the_differences(client):
         in message and "load_as_is=True" in message
     loaded = client.study("changed", edited, load_as_is=True)
     assert loaded.goal == "MINIMIZE"
+
+
+# Client.local as an Optuna user writes it: no budget in the config.
+OPEN = {"goal": "MINIMIZE", "params": [
+    {"parameterName": "x", "type": "DOUBLE", "minValue": -5, "maxValue": 10}]}
+
+
+def quadratic(trial):
+    return (trial.suggest_float("x", -5, 10) - 2) ** 2
+
+
+@pytest.fixture
+def local_db(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    return str(tmp_path / "optuna.db")
+
+
+def test_local_n_trials_runs_that_many_more_and_a_rerun_continues(local_db):
+    with hptune.Client.local(local_db) as client:
+        study = client.study("quad", OPEN)
+        study.optimize(quadratic, n_trials=5)
+        assert len(study.trials()) == 5
+    with hptune.Client.local(local_db) as client:  # the script run again
+        study = client.study("quad", OPEN)
+        study.optimize(quadratic, n_trials=3)
+        assert len(study.trials()) == 8
+        assert study.best_params["x"] == min(
+            study.trials(), key=lambda t: t.value).params["x"]
+        with pytest.raises(hptune.FailedPrecondition, match="goal: config"):
+            client.study("quad", dict(OPEN, goal="MAXIMIZE"))
+
+
+def test_local_n_jobs_runs_that_many_at_once(local_db):
+    together = threading.Barrier(2, timeout=60)  # broken if serial
+
+    def objective(trial):
+        together.wait()
+        return quadratic(trial)
+
+    with hptune.Client.local(local_db) as client:
+        study = client.study("jobs", OPEN)
+        study.optimize(objective, n_trials=4, n_jobs=2)
+        assert [t.state for t in study.trials()] == ["SUCCEEDED"] * 4
+
+
+def test_report_and_should_prune_are_optunas_names(local_db):
+    with hptune.Client.local(local_db) as client:
+        trial = client.study("prune", OPEN).suggest()[0]
+        trial.report(0.5, 1)
+        assert not trial.should_prune()
+        trial.stop("asked to")
+        assert trial.should_prune()
+        assert trial.refresh().measurements[0].metrics == {
+            "training/hptuning/metric": 0.5}
+
+
+def test_a_budget_smaller_than_asked_for_is_said(client, caplog):
+    study = client.create_study("budget", dict(SPEC, maxTrials=2))
+    study.optimize(objective, n_trials=3, n_jobs=3)
+    assert len(study.trials()) == 2
+    said = caplog.text
+    assert "maxParallelTrials is 2, so 3 workers" in said
+    assert "maxTrials is 2 and 2 are left, so optimize(n_trials=3) runs 2" \
+        in said

@@ -23,6 +23,10 @@ from hptune.peer_check import PeerRefused
 from hptune.study import Study
 from hptune.v1 import job_pb2, job_service_pb2, study_service_pb2
 
+# Client.local's budgets for a config that sets none: the calls decide.
+OPEN_ENDED_MAX_TRIALS = 1000000
+OPEN_ENDED_PARALLEL_TRIALS = 1000
+
 
 class Client:
     """A connection to one hptune server, for studies and jobs.
@@ -58,6 +62,7 @@ class Client:
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
         self._engine = None
+        self._open_ended = False  # Client.local: Optuna's budgets (below)
 
     @classmethod
     def local(cls, db: Optional[str] = "hptune.db", *,
@@ -71,7 +76,12 @@ class Client:
         close(), at exit, or by the kernel when this process dies
         (local.py). FileNotFoundError when the hptune binary is not found.
         inline_refits: ``hptune serve --inline-refits``, so a study's
-        suggestions depend on its seed and history alone."""
+        suggestions depend on its seed and history alone.
+
+        A study this Client creates from a config without ``maxTrials`` or
+        ``maxParallelTrials`` is open-ended, as Optuna's studies are:
+        ``optimize(n_trials=N)`` runs N more trials and ``n_jobs=k`` k at
+        once, where AI Platform's defaults (1 and 1) would run one."""
         from hptune.local import LocalEngine
         try:
             engine = LocalEngine(db, inline_refits=inline_refits)
@@ -79,6 +89,7 @@ class Client:
             raise errors.InvalidArgument(str(e)) from None
         client = cls(engine.address, token=engine.token, timeout=timeout)
         client._engine = engine
+        client._open_ended = True
         # At exit too: a drain waits for connected clients (up to 5 s).
         engine.on_close(client._connection.close)
         return client
@@ -107,7 +118,7 @@ class Client:
         (its ``trainingInput.hyperparameters``, or that block itself).
         AlreadyExists when the name is taken; InvalidArgument naming the
         field and value for a config that breaks a rule."""
-        spec = config_module.study_spec(config)
+        spec = self._spec(config)
         return Study(self._connection, self._connection.call(
             self._connection.studies.CreateStudy,
             study_service_pb2.CreateStudyRequest(name=name, spec=spec)))
@@ -129,7 +140,7 @@ class Client:
         (then the stored study is used unchanged)."""
         if config is None:
             return self.load_study(name)
-        spec = config_module.study_spec(config)
+        spec = self._spec(config)
         try:
             return Study(self._connection, self._connection.call(
                 self._connection.studies.CreateStudy,
@@ -144,6 +155,15 @@ class Client:
                 "study(name, config, load_as_is=True) or load_study(name), "
                 "or give the new config another study name")
         return study
+
+    def _spec(self, config: config_module.ConfigSource):
+        spec = config_module.study_spec(config)
+        if self._open_ended:
+            if not spec.HasField("max_trials"):
+                spec.max_trials = OPEN_ENDED_MAX_TRIALS
+            if not spec.HasField("max_parallel_trials"):
+                spec.max_parallel_trials = OPEN_ENDED_PARALLEL_TRIALS
+        return spec
 
     def list_studies(self) -> List[Study]:
         studies: List[Study] = []

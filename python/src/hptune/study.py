@@ -13,6 +13,7 @@ Thread-safe: a Study may be shared by threads (each with its own client_id).
 """
 
 import datetime
+import logging
 import os
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping,
                     Optional, Sequence, Tuple, Type)
@@ -25,6 +26,8 @@ from hptune.trials import (TRIAL_STATES, Metrics, ParameterValue, Trial,
 from hptune.v1 import study_pb2, study_service_pb2
 
 from hptune.importance import ImportanceReport
+
+_log = logging.getLogger("hptune")
 
 DEFAULT_METRIC_TAG = "training/hptuning/metric"
 
@@ -283,6 +286,29 @@ class Study:
                               study_service_pb2.DeleteStudyRequest(
                                   name=self.name))
 
+    def _warn_budget(self, n_trials: Optional[int], workers: int) -> None:
+        """A warning when the study's maxTrials or maxParallelTrials will
+        run fewer trials, or fewer at once, than this call asks for: in
+        Optuna the call's n_trials and n_jobs are the whole budget."""
+        spec = self.proto.spec
+        parallel = spec.max_parallel_trials if spec.HasField(
+            "max_parallel_trials") else 1
+        if workers > parallel:
+            _log.warning("study %s: maxParallelTrials is %d, so %d workers "
+                         "run at most %d trials at once; set "
+                         "maxParallelTrials in its config", self.name,
+                         parallel, workers, parallel)
+        if n_trials is None:
+            return
+        left = self.max_trials - len(self.trials(measurements=False))
+        if n_trials > left:
+            _log.warning("study %s: maxTrials is %d and %d are left, so "
+                         "optimize(n_trials=%d) runs %d; raise maxTrials in "
+                         "its config (or leave it out with Client.local) "
+                         "and use a new study name", self.name,
+                         self.max_trials, max(left, 0), n_trials,
+                         max(left, 0))
+
     def optimize(self, objective: Callable[[Trial], Optional[Metrics]],
                  n_trials: Optional[int] = None, n_workers: int = 1, *,
                  n_jobs: Optional[int] = None,
@@ -304,6 +330,7 @@ class Study:
             if n_jobs == -1:
                 n_jobs = os.cpu_count() or 1
             n_workers, use_threads = n_jobs, True
+        self._warn_budget(n_trials, n_workers)
         run_optimize(self._connection, self.name, objective, n_trials,
                      n_workers, client_id=client_id, use_threads=use_threads,
                      catch=tuple(catch), reconnect_seconds=reconnect_seconds)

@@ -279,6 +279,16 @@ class Trial:
             return True
         return False
 
+    def report(self, value: float, step: int) -> None:
+        """Optuna's name: add_measurement(value, step), the study's metric
+        at ``step``, which its stopping policy reads."""
+        self.add_measurement(value, step)
+
+    def should_prune(self) -> bool:
+        """Optuna's name for should_stop(): the study's stopping policy
+        (``enableTrialEarlyStopping``) is its pruner."""
+        return self.should_stop()
+
     def stop(self, reason: str = "") -> "Trial":
         """Moves the ACTIVE trial to STOPPING, marked stopped early."""
         self._set(self._connection.call(
