@@ -2,10 +2,13 @@
 and a real SQLite file, started and stopped with the Python process."""
 
 import os
+import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -203,3 +206,35 @@ def test_a_program_that_never_calls_close_exits_at_once(tmp_path):
     exited = time.time()
     assert done.returncode == 0, done.stderr
     assert exited - float(done.stdout) < 2.5  # 5.4 s before the fix
+
+
+def test_a_second_program_on_the_file_is_told_how_to_share_it(tmp_path):
+    db = str(tmp_path / "shared.db")
+    with hptune.Client.local(db):
+        with pytest.raises(RuntimeError) as refused:
+            hptune.Client.local(db)
+    message = str(refused.value)
+    assert "already served" in message and "Several programs" in message
+
+
+def test_two_programs_optimise_one_study_through_one_server(server_factory):
+    directory = tempfile.mkdtemp(prefix="hptune-")  # a short socket path
+    path = os.path.join(directory, "s.sock")
+    server_factory(["--socket", path]).start()
+    script = textwrap.dedent(f"""
+        import hptune
+        config = dict({SPEC!r}, maxTrials=6, maxParallelTrials=2)
+        study = hptune.Client("unix:{path}").study("shared", config)
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "HPTUNE_TOKEN"}
+    programs = [subprocess.Popen([sys.executable, "-c", script], env=env,
+                                 stderr=subprocess.PIPE, text=True)
+                for _ in range(2)]
+    for program in programs:
+        assert program.wait(timeout=120) == 0, program.stderr.read()
+    with hptune.Client("unix:" + path) as client:
+        trials = client.load_study("shared").trials()
+    assert sorted(t.client_id.split("/")[0] for t in trials) == sorted(
+        [f"{socket.gethostname()}:{p.pid}" for p in programs] * 3)
+    shutil.rmtree(directory, ignore_errors=True)

@@ -46,6 +46,13 @@ _STOP_TIMEOUT_SECONDS = 30.0
 _MAX_DB_PATH_CHARS = 4096
 
 
+_SHARED_HINT = (
+    "\nAnother program (its Client.local, or an hptune serve) serves this "
+    "database, and one database has one server. For several programs on "
+    "one study, start `hptune serve --db FILE --socket PATH` once and give "
+    "each program Client(\"unix:PATH\") (docs/python.md, \"Several "
+    "programs, one study\"); within one program, optimize's n_jobs or "
+    "n_workers.")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
@@ -261,7 +268,8 @@ class LocalEngine:
                    for a in self._command()]
         return (f"the local hptune engine ({' '.join(command)}) "
                 f"{what}" + (f" (exit {code})" if code is not None else "") +
-                (f":\n{log}" if log else ""))
+                (f":\n{log}" if log else "") + (
+                    _SHARED_HINT if "already served" in log else ""))
 
     def alive(self) -> bool:
         return self._process is not None and self._process.poll() is None
