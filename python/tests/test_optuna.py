@@ -295,6 +295,38 @@ def test_a_trial_pruned_late_ends_with_its_last_report(client):
         assert added.final_measurement.step == 3
 
 
+def test_a_pruned_trial_never_ranks_above_the_completed_median(client):
+    # Optuna's xgboost pruning example: AUC reported, accuracy returned.
+    sampler = hptune.optuna.GPSampler(seed=1, client=client)
+    study = optuna.create_study(direction="maximize", sampler=sampler,
+                                pruner=LatePruner())
+
+    def objective(trial):
+        accuracy = 0.5 + 0.4 * trial.suggest_float("x", 0, 1)
+        for step in range(5):
+            trial.report(0.99, step)  # AUC: above every accuracy
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+        return accuracy
+
+    study.optimize(objective, n_trials=8)
+    by_number = {int(t.client_id.split("-")[1]): t
+                 for t in hptune_trials(sampler) if t.client_id}
+    pruned = [t for t in study.trials
+              if t.state == optuna.trial.TrialState.PRUNED]
+    assert [t.number for t in pruned] == [1, 3, 5, 7]
+    for t in pruned:
+        before = sorted(c.value for c in study.trials[:t.number]
+                        if c.state == optuna.trial.TrialState.COMPLETE)
+        median = (before[(len(before) - 1) // 2] +
+                  before[len(before) // 2]) / 2
+        assert by_number[t.number].stopped_early
+        assert by_number[t.number].value == pytest.approx(median)
+    best = max(by_number.values(), key=lambda t: t.value)
+    assert study.trials[int(best.client_id.split("-")[1])].state == \
+        optuna.trial.TrialState.COMPLETE
+
+
 def test_several_objectives_and_constraints(client):
     def constraints(trial):
         return [trial.params["x"] - 0.8]
@@ -395,3 +427,51 @@ def test_an_objective_that_is_not_finite_ends_infeasible(client):
     assert told.state == "INFEASIBLE", told
     assert "are not finite" in told.reason
     assert by_number[2].state == "SUCCEEDED"  # The next one runs on.
+
+
+def test_a_fallback_to_random_search_is_warned_once_naming_why(client,
+                                                               caplog):
+    sampler = hptune.optuna.GPSampler(seed=3, client=client)
+    study = optuna.create_study(sampler=sampler)
+
+    def objective(trial):
+        x = trial.suggest_float("x", 0, 1)
+        y = trial.suggest_float("y", 0, 1 + trial.number)  # a range per trial
+        if x > 0.5:  # a branch no parameter's value explains
+            y += trial.suggest_float("z", 0, 1)
+        return x + y
+
+    study.enqueue_trial({"x": 0.9, "y": 0.5, "z": 0.5})
+    study.optimize(objective, n_trials=6)
+    said = [r.getMessage() for r in caplog.records if r.name == "hptune"]
+    about_y = [m for m in said if "'y'" in m]
+    assert len(about_y) == 1 and "range or choices differ" in about_y[0]
+    assert "RandomSampler" in about_y[0]
+    about_z = [m for m in said if "'z'" in m]
+    assert len(about_z) <= 1 and all("some trials only" in m
+                                     for m in about_z)
+    assert not [m for m in said if "'x'" in m]
+
+
+def test_a_closed_sampler_says_so():
+    sampler = hptune.optuna.GPSampler(seed=0)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
+    sampler.close()
+    with pytest.raises(RuntimeError, match="sampler was closed"):
+        study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+
+
+def test_a_study_with_the_sampler_pickles_and_goes_on(tmp_path):
+    import pickle
+    study = optuna.create_study(sampler=hptune.optuna.GPSampler(seed=1))
+    study.optimize(lambda t: (t.suggest_float("x", 0, 1) - 0.3) ** 2,
+                   n_trials=3)
+    again = pickle.loads(pickle.dumps(study))
+    again.optimize(lambda t: (t.suggest_float("x", 0, 1) - 0.3) ** 2,
+                   n_trials=2)
+    assert len(again.trials) == 5
+    told = hptune_trials(again.sampler)
+    assert len(told) == 5 and [t.origin for t in told[:3]] == ["user"] * 3
+    study.sampler.close()
+    again.sampler.close()

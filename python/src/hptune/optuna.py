@@ -21,8 +21,9 @@ Optuna study maps onto hptune studies (docs/python.md, "From Optuna"):
   grown space, a resumed study or trials of other samplers all count.
 - A suggested trial is an ACTIVE hptune trial (client id
   ``optuna-<number>``); after_trial ends it: COMPLETE -> SUCCEEDED,
-  PRUNED -> stopped early with its last intermediate value (INFEASIBLE
-  without one), FAIL -> INFEASIBLE.
+  PRUNED -> stopped early with its last intermediate value capped at the
+  median of the COMPLETE trials (INFEASIBLE without either: _pruned_value
+  says why), FAIL -> INFEASIBLE.
 - Several objectives (up to 4) are hptune objectives (``objective_<i>``,
   the GP's Pareto designer); ``constraints_func`` (Optuna's: feasible when
   every value <= 0) is one constraint metric, their maximum, with safety
@@ -40,9 +41,10 @@ Optuna's ``n_jobs`` threads share a sampler.
 
 import logging
 import math
+import statistics
 import threading
 import uuid
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
@@ -142,16 +144,22 @@ class HptuneSampler(BaseSampler):
         self._independent = independent_sampler or RandomSampler(seed=seed)
         self._intersections: Dict[Any, IntersectionSearchSpace] = {}
         self._unions: Dict[Any, optuna_space.UnionSpace] = {}
+        self._modelled: Dict[Any, frozenset] = {}  # the last space's names
         self._lock = threading.Lock()
         self._studies: Dict[Any, _SpaceStudy] = {}
         self._active: Dict[int, Any] = {}  # Optuna trial id -> hptune trial
         self._prefix = "optuna_" + uuid.uuid4().hex[:12]
         self._warned: set = set()
+        self._closed = False
 
     # The engine and the hptune study of each space.
 
     def _engine(self):
         with self._lock:
+            if self._closed:
+                raise RuntimeError(
+                    "this hptune sampler was closed (sampler.close() stopped "
+                    "its engine); give the study a new sampler")
             if self._client is None:
                 from hptune.client import Client
                 # A seed makes a sequential study reproducible, as it
@@ -218,6 +226,8 @@ class HptuneSampler(BaseSampler):
         space = optuna_space.SearchSpace(base)
         space.conditions = optuna_space.infer_conditions(trials, base, union)
         space.update({c: union[c] for c in space.conditions})
+        with self._lock:
+            self._modelled[self._study_key(study)] = frozenset(space)
         if len(study.directions) > optuna_space.MAX_OBJECTIVES:
             self._warn_once("objectives", f"hptune optimises at most "
                             f"{optuna_space.MAX_OBJECTIVES} objectives; this "
@@ -253,6 +263,17 @@ class HptuneSampler(BaseSampler):
     def sample_independent(self, study: OptunaStudy, trial: FrozenTrial,
                            param_name: str,
                            param_distribution: BaseDistribution) -> Any:
+        with self._lock:
+            modelled = self._modelled.get(self._study_key(study), ())
+        # A modelled parameter comes here when its branch is new, or when
+        # the whole space was declined (warned once already).
+        reason = "" if param_name in modelled else _why_independent(
+            study, param_name, param_distribution)
+        if reason:
+            self._warn_once(f"independent {param_name}", (
+                f"parameter {param_name!r} is sampled by "
+                f"{type(self._independent).__name__}, not hptune's designer: "
+                f"{reason}"))
         return self._independent.sample_independent(
             study, trial, param_name, param_distribution)
 
@@ -279,24 +300,55 @@ class HptuneSampler(BaseSampler):
         if entry is None:
             return
         space_study, suggested = entry
+        median = completed_median(study) if state == TrialState.PRUNED \
+            else None
         with space_study.lock:
-            _end(suggested, trial, state, values, self._constraints_func)
+            _end(suggested, trial, state, values, self._constraints_func,
+                 median)
             space_study.told.add(trial.number)
 
     def reseed_rng(self) -> None:
         self._independent.reseed_rng()
 
     def close(self) -> None:
-        """Stops the local engine this sampler started (also at exit)."""
+        """Stops the local engine this sampler started (also at exit); the
+        sampler suggests no more (RuntimeError)."""
         with self._lock:
+            self._closed = True
             if self._owns_client and self._client is not None:
                 self._client.close()
                 self._client = None
+
+    # Pickling (pickle.dumps(study), joblib.dump): the engine, its studies
+    # and locks stay behind; an unpickled sampler starts an engine of its
+    # own (or connects as the given Client did) and tells it Optuna's
+    # history at its first suggestion.
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        client = state.pop("_client")
+        state["_connect"] = None if self._owns_client or client is None \
+            else client._connection.options()
+        for name in ("_lock", "_studies", "_active", "_intersections",
+                     "_unions", "_modelled"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        connect = state.pop("_connect")
+        self.__dict__.update(state)
+        from hptune.client import Client
+        self._client = Client(**connect) if connect else None
+        self._lock = threading.Lock()
+        self._studies, self._active = {}, {}
+        self._intersections, self._unions, self._modelled = {}, {}, {}
+        self._prefix = "optuna_" + uuid.uuid4().hex[:12]
 
     # History.
 
     def _tell_history(self, study: OptunaStudy, state: _SpaceStudy) -> None:
         """Adds the finished Optuna trials the hptune study lacks."""
+        median = completed_median(study)
         with state.lock:
             for t in study.get_trials(deepcopy=False, states=(
                     TrialState.COMPLETE, TrialState.PRUNED,
@@ -311,7 +363,7 @@ class HptuneSampler(BaseSampler):
                 if parameters is None:
                     continue
                 metrics, reason = _result(t, t.state, t.values,
-                                          self._constraints_func)
+                                          self._constraints_func, median)
                 if metrics is None:
                     state.study.add_trial(parameters,
                                           infeasible_reason=reason)
@@ -325,15 +377,74 @@ class HptuneSampler(BaseSampler):
             _log.warning(message)
 
 
+def _why_independent(study: OptunaStudy, name: str,
+                     distribution: BaseDistribution) -> str:
+    """Why a parameter is outside the relative space, or "" when that is
+    expected (no trial has finished yet, a single value)."""
+    if distribution.single():
+        return ""
+    finished = study.get_trials(deepcopy=False, states=(
+        TrialState.COMPLETE, TrialState.PRUNED))
+    if not finished:
+        return ""
+    drawn = {repr(t.distributions[name]) for t in finished
+             if name in t.distributions}
+    if len(drawn | {repr(distribution)}) > 1:
+        return "its range or choices differ between trials"
+    if not optuna_space.usable(distribution):
+        return f"hptune cannot model {type(distribution).__name__}"
+    if any(name not in t.distributions for t in finished):
+        return ("it is in some trials only, and no CATEGORICAL or INTEGER "
+                "parameter of every trial says when (a branch more than "
+                "one level deep, or a rule such as `if x > 0.5`)")
+    return "it is outside the space hptune models"
+
+
+def completed_median(study: OptunaStudy) -> Optional[Tuple[float, bool]]:
+    """(the median value of the study's COMPLETE trials, whether lower is
+    better), the most a pruned trial may claim; None without one, or with
+    several objectives."""
+    if len(study.directions) != 1:
+        return None
+    values = [t.values[0] for t in study.get_trials(
+        deepcopy=False, states=(TrialState.COMPLETE,))
+        if t.values and math.isfinite(t.values[0])]
+    if not values:
+        return None
+    return (statistics.median(values),
+            study.direction == StudyDirection.MINIMIZE)
+
+
+def _pruned_value(trial: FrozenTrial, median: Optional[Tuple[float, bool]]):
+    """((value, step), None) for a pruned trial, or (None, reason): its
+    last intermediate value, but never better than the completed median.
+    A pruner stops a trial it judges no better than the others (Optuna's
+    MedianPruner: worse than the median at its step), and the intermediate
+    value may be another metric than the objective (Optuna's xgboost
+    pruning example reports AUC and returns accuracy), so the GP never sees
+    a pruned trial rank above the median completed one."""
+    if not trial.intermediate_values:
+        return None, "pruned by Optuna before any intermediate value"
+    if median is None:
+        return None, ("pruned by Optuna before any trial completed (nothing "
+                      "to rank it against)")
+    step = max(trial.intermediate_values)
+    last, (middle, minimize) = trial.intermediate_values[step], median
+    return ((max(last, middle) if minimize else min(last, middle)),
+            step), None
+
+
 def _result(trial: FrozenTrial, state: TrialState,
-            values: Optional[Sequence[float]], constrained: Any):
-    """((metrics, step), None) for an hptune result, or (None, reason)."""
+            values: Optional[Sequence[float]], constrained: Any,
+            median: Optional[Tuple[float, bool]] = None):
+    """((metrics, step), None) for an hptune result, or (None, reason).
+    ``median``: completed_median(), for a pruned trial."""
     step = 0
     if state == TrialState.PRUNED:
-        if not trial.intermediate_values:
-            return None, "pruned by Optuna before any intermediate value"
-        step = max(trial.intermediate_values)
-        values = [trial.intermediate_values[step]]
+        pruned, reason = _pruned_value(trial, median)
+        if pruned is None:
+            return None, reason
+        values, step = [pruned[0]], pruned[1]
     elif state != TrialState.COMPLETE or values is None:
         return None, f"the Optuna trial ended {state.name}"
     if not all(math.isfinite(v) for v in values):
@@ -346,9 +457,10 @@ def _result(trial: FrozenTrial, state: TrialState,
 
 
 def _end(suggested: Any, trial: FrozenTrial, state: TrialState,
-         values: Optional[Sequence[float]], constrained: Any) -> None:
+         values: Optional[Sequence[float]], constrained: Any,
+         median: Optional[Tuple[float, bool]]) -> None:
     """Ends the hptune trial of an Optuna trial as Optuna ended it."""
-    result, reason = _result(trial, state, values, constrained)
+    result, reason = _result(trial, state, values, constrained, median)
     if result is None:
         suggested.infeasible(reason)
         return
