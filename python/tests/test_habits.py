@@ -176,3 +176,25 @@ def test_a_budget_smaller_than_asked_for_is_said(client, caplog):
     assert "maxParallelTrials is 2, so 3 workers" in said
     assert "maxTrials is 2 and 2 are left, so optimize(n_trials=3) runs 2" \
         in said
+
+
+def test_trials_dataframe_with_optunas_columns(local_db):
+    pytest.importorskip("pandas")
+    with hptune.Client.local(local_db) as client:
+        study = client.study("frame", OPEN)
+        study.optimize(quadratic, n_trials=2)
+        stopped = study.suggest()[0]
+        stopped.report(9.0, 1)
+        stopped.stop("pruned").complete()
+        frame = study.trials_dataframe(style="optuna")
+    assert list(frame.columns) == ["number", "value", "datetime_start",
+                                   "datetime_complete", "duration",
+                                   "params_x", "state"]
+    assert list(frame["number"]) == [1, 2, 3]
+    assert list(frame["state"]) == ["COMPLETE", "COMPLETE", "PRUNED"]
+    assert (frame["duration"] >= pandas_zero()).all()
+
+
+def pandas_zero():
+    import pandas
+    return pandas.Timedelta(0)

@@ -264,19 +264,29 @@ class Study:
             study_service_pb2.CheckEarlyStoppingRequest(study=self.name))
         return {d.trial_id: (d.should_stop, d.reason) for d in reply.decisions}
 
-    def trials_dataframe(self, states: Optional[Iterable[str]] = None):
+    def trials_dataframe(self, states: Optional[Iterable[str]] = None, *,
+                         style: str = "hptune"):
         """The trials as a pandas DataFrame, a row each: id, state, value,
         ``params.<name>``, step and ``metrics.<name>`` of the final
         measurement, stopped_early, reason, client_id, origin, times. A
         conditional parameter is NaN in the rows where it is inactive.
-        Needs pandas (Debian: python3-pandas)."""
+        ``style="optuna"``: Optuna's columns instead (number: the trial id,
+        value, datetime_start, datetime_complete, duration,
+        ``params_<name>``, state as Optuna names it). Needs pandas (Debian:
+        python3-pandas)."""
+        if style not in ("hptune", "optuna"):
+            raise errors.InvalidArgument(
+                f"style: {style!r} is not \"hptune\" or \"optuna\"")
         try:
             import pandas
         except ImportError:
             raise errors.FailedPrecondition(
                 "trials_dataframe needs pandas (Debian: python3-pandas); "
                 "Study.trials() gives the same as Trial objects") from None
-        rows = [t.to_dict() for t in self.trials(states, measurements=False)]
+        trials = self.trials(states, measurements=False)
+        if style == "optuna":
+            return pandas.DataFrame([t.to_optuna_row() for t in trials])
+        rows = [t.to_dict() for t in trials]
         return pandas.DataFrame(rows).set_index("id") if rows else \
             pandas.DataFrame()
 

@@ -28,6 +28,9 @@ Metrics = Union[float, Mapping[str, float]]
 TRIAL_STATES = tuple(name for name in study_pb2.Trial.State.keys()
                      if name != "STATE_UNSPECIFIED")
 ENDED_STATES = ("SUCCEEDED", "INFEASIBLE", "FAILED", "CANCELLED")
+# Optuna's TrialState names (others: FAIL).
+_OPTUNA_STATES = {"REQUESTED": "WAITING", "ACTIVE": "RUNNING",
+                  "STOPPING": "RUNNING", "SUCCEEDED": "COMPLETE"}
 
 
 def to_datetime(timestamp) -> Optional[datetime.datetime]:
@@ -323,6 +326,23 @@ class Trial:
                 study=self.study, trial_id=self.id, trial_infeasible=True,
                 infeasible_reason=reason)))
         return self
+
+    def to_optuna_row(self) -> Dict[str, Any]:
+        """One row of Study.trials_dataframe(style="optuna"): Optuna's
+        columns and state names (a trial stopped early is PRUNED)."""
+        state = _OPTUNA_STATES.get(self.state, "FAIL")
+        if state == "COMPLETE" and self.stopped_early:
+            state = "PRUNED"
+        duration = (self.end_time - self.start_time
+                    if self.end_time and self.start_time else None)
+        row: Dict[str, Any] = {
+            "number": self.id, "value": self.value,
+            "datetime_start": self.start_time,
+            "datetime_complete": self.end_time, "duration": duration}
+        for name, value in self.parameters.items():
+            row[f"params_{name}"] = value
+        row["state"] = state
+        return row
 
     def to_dict(self) -> Dict[str, Any]:
         """One row of Study.trials_dataframe()."""
