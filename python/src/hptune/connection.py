@@ -50,6 +50,7 @@ _MAX_TOKEN_BYTES = 4096
 _MAX_TLS_CA_BYTES = 1 << 20
 # Messages of a study's trials with measurements can be large.
 _MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+_MAX_RECONNECT_BACKOFF_MS = 1000
 
 T = TypeVar("T")
 
@@ -206,6 +207,9 @@ class Connection:
         channel_options = [
             ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
+            # A restarted server is seen within a second, as the retries
+            # of retry_unavailable expect (gRPC's backoff grows to 120 s).
+            ("grpc.max_reconnect_backoff_ms", _MAX_RECONNECT_BACKOFF_MS),
         ]
         if tls_ca is not None:
             try:
