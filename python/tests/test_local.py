@@ -238,3 +238,24 @@ def test_two_programs_optimise_one_study_through_one_server(server_factory):
     assert sorted(t.client_id.split("/")[0] for t in trials) == sorted(
         [f"{socket.gethostname()}:{p.pid}" for p in programs] * 3)
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_worker_processes_of_a_module_level_client_share_its_engine(
+        tmp_path):
+    # README's pattern with n_workers: each spawned worker re-imports the
+    # script, Client.local included.
+    (tmp_path / "script.py").write_text(textwrap.dedent(f"""
+        import hptune
+        study = hptune.Client.local("w.db").study("w", {SPEC!r})
+
+        def objective(trial):
+            return trial.suggest_float("x", 0, 1)
+
+        if __name__ == "__main__":
+            study.optimize(objective, n_trials=3, n_workers=2)
+            print(len(study.trials()))
+    """))
+    done = subprocess.run([sys.executable, "script.py"], cwd=tmp_path,
+                          text=True, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3"]

@@ -82,7 +82,12 @@ class Client:
         ``maxParallelTrials`` is open-ended, as Optuna's studies are:
         ``optimize(n_trials=N)`` runs N more trials and ``n_jobs=k`` k at
         once, where AI Platform's defaults (1 and 1) would run one."""
-        from hptune.local import LocalEngine
+        from hptune.local import LocalEngine, inherited_engine
+        shared = inherited_engine(db)
+        if shared is not None:  # A spawned worker: its parent's engine.
+            client = cls(shared[0], token_file=shared[1], timeout=timeout)
+            client._open_ended = True
+            return client
         try:
             engine = LocalEngine(db, inline_refits=inline_refits)
         except ValueError as e:

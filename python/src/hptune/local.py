@@ -12,6 +12,10 @@ dashboard is opened. It lives as long as this process:
   waits on it, so the kernel stops the server when this process dies in any
   way (kill -9 included); PDEATHSIG follows the thread that started the
   child, which is why that thread lives as long as the server;
+- its database file, address and token file are named in the environment
+  (``HPTUNE_LOCAL_ENGINES``), so that a spawned worker of optimize that
+  re-imports a script with Client.local at module level connects to it
+  (inherited_engine) instead of starting a second server on the file;
 - close() (also at interpreter exit) first runs the callbacks given to
   on_close (Client.local closes its gRPC channel there: the server's drain
   waits up to 5 s for a client that still holds a connection), then drains
@@ -27,6 +31,7 @@ FileNotFoundError says where it looked and how to fix it. Thread-safe: start and
 
 import atexit
 import ctypes
+import json
 import os
 import re
 import secrets
@@ -41,6 +46,9 @@ from typing import Callable, List, Optional, Tuple
 
 _PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
 _DIR_PREFIX = "hptune-local-"
+# {database file: [address, token file, owner pid]} of the engines this
+# process and its ancestors run, for their spawned children.
+_INHERITED = "HPTUNE_LOCAL_ENGINES"
 _START_TIMEOUT_SECONDS = 120.0
 _STOP_TIMEOUT_SECONDS = 30.0
 _MAX_DB_PATH_CHARS = 4096
@@ -117,6 +125,35 @@ def find_binary() -> str:
         "HPTUNE_BINARY set so that it carries one; looked in "
         "$HPTUNE_BINARY, " + bundled_binary() + ", PATH and " +
         ", ".join(os.path.normpath(c) for c in candidates))
+
+
+def inherited_engine(db: Optional[str]) -> Optional[Tuple[str, str]]:
+    """(address, token file) of the engine an ancestor process runs on the
+    database file ``db`` (a spawned worker of optimize that re-imports a
+    script with Client.local at module level), when it still listens."""
+    file = store_url(str(db))[1] if db is not None else None
+    try:
+        engines = json.loads(os.environ.get(_INHERITED, "{}"))
+        address, token_file, owner = engines[file]
+    except (KeyError, ValueError, TypeError):
+        return None
+    if owner == os.getpid() or not _accepts(address[len("unix:"):]):
+        return None
+    return address, token_file
+
+
+def _advertise(file: str, entry: Optional[list]) -> None:
+    """Names (or, with None, forgets) this process's engine on ``file`` in
+    the environment its children inherit."""
+    try:
+        engines = json.loads(os.environ.get(_INHERITED, "{}"))
+    except ValueError:
+        engines = {}
+    if entry is None:
+        engines.pop(file, None)
+    else:
+        engines[file] = entry
+    os.environ[_INHERITED] = json.dumps(engines)
 
 
 def _runtime_dir() -> str:
@@ -219,6 +256,10 @@ class LocalEngine:
             f.write(self.token + "\n")
         self.log = os.path.join(self.dir, "serve.log")
         self._start()
+        self._file = file if db is not None else None
+        if self._file:
+            _advertise(self._file, [self.address, self.token_file,
+                                    os.getpid()])
         atexit.register(self.close)
 
     def _command(self) -> List[str]:
@@ -285,6 +326,8 @@ class LocalEngine:
         if os.getpid() != self._owner:
             return  # A fork()ed child's exit leaves its parent's server.
         with self._lock:
+            if getattr(self, "_file", None):
+                _advertise(self._file, None)
             callbacks, self._on_close = self._on_close, []
             for callback in callbacks:
                 callback()
