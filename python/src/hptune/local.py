@@ -26,7 +26,8 @@ dashboard is opened. It lives as long as this process:
 The ``hptune`` binary is ``$HPTUNE_BINARY``, else the one the package
 carries (``hptune/bin/hptune``, when it was built with one: setup.py), else
 ``hptune`` on PATH, else the source tree's ``build/src/cli/hptune``;
-FileNotFoundError says where it looked and how to fix it. Thread-safe: start and close are serialised.
+FileNotFoundError says where it looked and how to fix it. Thread-safe:
+start and close are serialised.
 """
 
 import atexit
