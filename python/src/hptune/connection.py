@@ -207,8 +207,9 @@ class Connection:
         channel_options = [
             ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
-            # A restarted server is seen within a second, as the retries
-            # of retry_unavailable expect (gRPC's backoff grows to 120 s).
+            # A restarted server is seen within a second: gRPC's own
+            # reconnect backoff grows to 120 s, past retry_unavailable's
+            # 5 s between tries.
             ("grpc.max_reconnect_backoff_ms", _MAX_RECONNECT_BACKOFF_MS),
         ]
         if tls_ca is not None:
