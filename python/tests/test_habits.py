@@ -198,3 +198,10 @@ def test_trials_dataframe_with_optunas_columns(local_db):
 def pandas_zero():
     import pandas
     return pandas.Timedelta(0)
+
+
+def test_a_study_without_parameters_points_to_the_sampler(local_db):
+    with hptune.Client.local(local_db) as client:
+        with pytest.raises(hptune.InvalidArgument,
+                           match=r"params: required.*GPSampler\(\)"):
+            client.study("define_by_run", {"goal": "MINIMIZE"})

@@ -163,6 +163,13 @@ class Client:
 
     def _spec(self, config: config_module.ConfigSource):
         spec = config_module.study_spec(config)
+        if not spec.params:
+            raise errors.InvalidArgument(
+                "params: required (at least one parameter): an hptune study "
+                "declares its space in its config. For Optuna's "
+                "define-by-run, where suggest_* defines it, use Optuna's "
+                "study with hptune's sampler: optuna.create_study(sampler="
+                "hptune.optuna.GPSampler())")
         if self._open_ended:
             if not spec.HasField("max_trials"):
                 spec.max_trials = OPEN_ENDED_MAX_TRIALS
