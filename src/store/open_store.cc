@@ -2,10 +2,13 @@
 
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "hptune/core/status.h"
 #include "src/store/memory_store.h"
 #include "src/store/sqlite_store.h"
@@ -39,6 +42,47 @@ std::string Printable(std::string_view url) {
                       std::string(url.substr(at, 200)));
 }
 
+constexpr int64_t kMaxBusyTimeoutMs = 3'600'000;
+
+// Reads the options after "?" of a sqlite: URL into `url`: each NAME=VALUE,
+// joined by "&". Only busy_timeout_ms is known.
+absl::Status ReadSqliteOptions(const std::string& text, std::string_view whole,
+                               StoreUrl& url) {
+  for (const std::string& option :
+       std::vector<std::string>(absl::StrSplit(text, '&'))) {
+    const size_t equals = option.find('=');
+    const std::string name = option.substr(0, equals);
+    const std::string value =
+        equals == std::string::npos ? "" : option.substr(equals + 1);
+    int64_t ms = 0;
+    if (name != "busy_timeout_ms") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "store URL \"", Printable(whole), "\": unknown option \"", name,
+          "\" (known: busy_timeout_ms)"));
+    }
+    if (!absl::SimpleAtoi(value, &ms) || ms < 0 || ms > kMaxBusyTimeoutMs) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "store URL \"", Printable(whole), "\": busy_timeout_ms \"", value,
+          "\" is not a whole number of milliseconds from 0 to ",
+          kMaxBusyTimeoutMs));
+    }
+    url.busy_deadline = std::chrono::milliseconds(ms);
+  }
+  return absl::OkStatus();
+}
+
+// "sqlite:PATH[?OPTIONS]", the scheme already taken off.
+absl::StatusOr<StoreUrl> ReadSqliteUrl(std::string_view rest,
+                                       std::string_view whole) {
+  const size_t question = rest.find('?');
+  StoreUrl url{.scheme = StoreUrl::Scheme::kSqlite,
+               .path = std::string(rest.substr(0, question))};
+  if (question == std::string_view::npos) return url;
+  HPTUNE_RETURN_IF_ERROR(
+      ReadSqliteOptions(std::string(rest.substr(question + 1)), whole, url));
+  return url;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
@@ -63,9 +107,8 @@ absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url) {
   }
   const std::string_view rest = std::string_view(url).substr(scheme.size() + 1);
   const std::string lower = absl::AsciiStrToLower(std::string(scheme));
-  if (lower == "sqlite" && !rest.empty()) {
-    return StoreUrl{.scheme = StoreUrl::Scheme::kSqlite,
-                    .path = std::string(rest)};
+  if (lower == "sqlite" && !rest.empty() && rest[0] != '?') {
+    return ReadSqliteUrl(rest, url);
   }
   if (lower == "memory" && rest.empty()) {
     return StoreUrl{.scheme = StoreUrl::Scheme::kMemory, .path = ""};
@@ -95,6 +138,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url,
                                                  SqliteStoreOptions sqlite) {
   HPTUNE_ASSIGN_OR_RETURN(StoreUrl parsed, ParseStoreUrl(url));
   if (parsed.scheme == StoreUrl::Scheme::kMemory) return NewMemoryStore(clock);
+  if (parsed.busy_deadline) sqlite.busy_deadline = *parsed.busy_deadline;
   return OpenSqliteStore(parsed.path, clock, sqlite);
 }
 

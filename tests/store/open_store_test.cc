@@ -2,6 +2,7 @@
 // every --db FILE has them, and the refusals' messages.
 #include "hptune/store/open_store.h"
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -61,6 +62,27 @@ TEST(ParseStoreUrlTest, RefusalsNameTheValueAndTheSchemesKnown) {
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("memory: takes nothing")));
   EXPECT_THAT(ParseStoreUrl(""), StatusHasCode(StatusCode::kInvalidArgument));
+}
+
+TEST(ParseStoreUrlTest, ASqliteUrlTakesItsBusyTimeout) {
+  StoreUrl with_timeout = Sqlite("/d/h.db");
+  with_timeout.busy_deadline = std::chrono::milliseconds(250);
+  EXPECT_THAT(ParseStoreUrl("sqlite:/d/h.db?busy_timeout_ms=250"),
+              IsOkAndHolds(with_timeout));
+  // A plain path keeps its "?": the file is named so.
+  EXPECT_THAT(ParseStoreUrl("/d/h.db?busy_timeout_ms=250"),
+              IsOkAndHolds(Sqlite("/d/h.db?busy_timeout_ms=250")));
+  EXPECT_THAT(ParseStoreUrl("sqlite:h.db?busy_timeout_ms=-1"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("busy_timeout_ms \"-1\" is not a whole")));
+  EXPECT_THAT(ParseStoreUrl("sqlite:h.db?busy_timeout_ms=3600001"),
+              StatusHasCode(StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseStoreUrl("sqlite:h.db?mode=ro"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("unknown option \"mode\"")));
+  EXPECT_THAT(ParseStoreUrl("sqlite:?busy_timeout_ms=1"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("sqlite: needs a file path")));
 }
 
 TEST(ParseStoreUrlTest, APasswordIsNeverInTheMessage) {

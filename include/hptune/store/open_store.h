@@ -5,7 +5,10 @@
 //
 // URLs: "sqlite:PATH" or a plain PATH (no scheme: every `--db FILE` written
 // before URLs) for SqliteStore; "memory:" for a MemoryStore, whose contents
-// go with the process. A new store is one more scheme here.
+// go with the process. A new store is one more scheme here. The sqlite:
+// form takes options after "?", as SQLite's own URIs do:
+// "sqlite:PATH?busy_timeout_ms=N" (0 to 3,600,000; SqliteStoreOptions::
+// busy_deadline). A plain PATH keeps "?" as part of the file name.
 //
 // OpenSqliteStore is SqliteStore::Open (sqlite_store.h: the file, its
 // schema, durability and sharing between processes); NewMemoryStore is a
@@ -17,6 +20,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -50,6 +54,8 @@ struct StoreUrl {
   enum class Scheme { kSqlite, kMemory };
   Scheme scheme = Scheme::kSqlite;
   std::string path;  // kSqlite: the file; "" for kMemory.
+  // kSqlite: the URL's busy_timeout_ms, over SqliteStoreOptions'.
+  std::optional<std::chrono::milliseconds> busy_deadline;
   bool operator==(const StoreUrl&) const = default;
 };
 
@@ -62,7 +68,8 @@ struct StoreUrl {
 absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url);
 
 // Opens the store `url` names (ParseStoreUrl): OpenSqliteStore with
-// `sqlite` for a file, NewMemoryStore for "memory:". `clock` must outlive
+// `sqlite` (its busy_deadline replaced by the URL's, when it gives one) for
+// a file, NewMemoryStore for "memory:". `clock` must outlive
 // the store.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(
     const std::string& url, Clock& clock, SqliteStoreOptions sqlite = {});
