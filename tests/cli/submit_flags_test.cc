@@ -64,7 +64,7 @@ class SubmitFlagsTest : public ::testing::Test {
                                    const std::string& job_id = "job_1") {
     RepeatedSlurmFlags slurm_flags = TakeRepeatedSlurmFlags(argv);
     ParsedArgs args = Args(argv);
-    return BuildSubmission(job_id, args.Get("config"), args,
+    return BuildSubmission(DefaultEnv(), job_id, args.Get("config"), args,
                            std::move(slurm_flags), "/home/user");
   }
 

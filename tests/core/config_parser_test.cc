@@ -1,4 +1,4 @@
-// Tests for ParseJobConfig, LoadJobConfigFile and TrainingInputToJson: the
+// Tests for ParseJobConfig and TrainingInputToJson: the
 // config contract of docs/config.md, every error message, and that no
 // input makes the parser throw or crash.
 #include <gmock/gmock.h>
@@ -1166,41 +1166,7 @@ TEST(ConfigParserTest, CanonicalJsonFillsInDefaults) {
 // --- Files
 // ------------------------------------------------------------------------
 
-TEST(LoadJobConfigFileTest, ReadsYamlAndJsonByExtension) {
-  absl::StatusOr<JobSpec> yaml = LoadJobConfigFile(
-      SourcePath("examples/configs/mnist_custom.yaml"), "m_1");
-  ASSERT_OK(yaml);
-  EXPECT_EQ(yaml->job_id, "m_1");
-  absl::StatusOr<JobSpec> json =
-      LoadJobConfigFile(SourcePath("examples/configs/basic_grid.json"));
-  ASSERT_OK(json);
-  EXPECT_EQ(json->study->algorithm, Algorithm::kGridSearch);
-}
-
-TEST(LoadJobConfigFileTest, MissingFileIsNotFound) {
-  absl::StatusOr<JobSpec> job = LoadJobConfigFile("/nonexistent/config.yaml");
-  EXPECT_THAT(
-      job,
-      StatusIs(absl::StatusCode::kNotFound,
-               "cannot read config file \"/nonexistent/config.yaml\": No such "
-               "file or directory"));
-  EXPECT_EQ(
-      LoadJobConfigFile(SourcePath("examples")).status(),
-      absl::NotFoundError("cannot read config file \"" +
-                          SourcePath("examples") + "\": it is a directory"));
-}
-
-TEST(LoadJobConfigFileTest, InvalidFileListsEveryErrorOnePerLine) {
-  absl::StatusOr<JobSpec> job =
-      LoadJobConfigFile(SourcePath("tests/core/testdata/broken_machines.yaml"));
-  EXPECT_THAT(job, StatusHasCode(absl::StatusCode::kInvalidArgument));
-  std::string expected;
-  for (const std::string& line :
-       ReadLines("tests/core/testdata/broken_machines.errors")) {
-    expected += (expected.empty() ? "" : "\n") + line;
-  }
-  EXPECT_EQ(job.status().message(), expected);
-}
+// Reading a config from a file: tests/runner/config_file_test.cc.
 
 // --- labels
 // -----------------------------------------------------------------------

@@ -277,7 +277,8 @@ TEST(ContainerConfigTest, PackagesAndTheOutputDirectoryAreRelativeToTheConfig) {
       "  masterConfig: {imageUri: t, pythonModule: m, packageUris: "
       "[dist/p.tar.gz, /abs/q.tar.gz]}\n"
       "  baseOutputDirectory: out\n");
-  ResolveConfigPaths("/cfg", job);
+  ResolveConfigPaths(
+      "/cfg", [](const std::filesystem::path&) { return false; }, job);
   EXPECT_THAT(job.master.container.package_uris,
               ElementsAre("/cfg/dist/p.tar.gz", "/abs/q.tar.gz"));
   EXPECT_EQ(job.base_output_directory, "/cfg/out");

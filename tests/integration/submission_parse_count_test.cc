@@ -93,8 +93,8 @@ absl::StatusOr<cli::client::Submission> BuildAsTheCliDoes(
   flags.insert("config");
   absl::StatusOr<cli::ParsedArgs> args = cli::ParseArgs(argv, flags, {});
   if (!args.ok()) return args.status();
-  return cli::client::BuildSubmission(job_id, args->Get("config"), *args,
-                                      std::move(slurm_flags), "/");
+  return cli::client::BuildSubmission(DefaultEnv(), job_id, args->Get("config"),
+                                      *args, std::move(slurm_flags), "/");
 }
 
 grpc::Status Call(auto method, auto& stub, const auto& request, auto* reply) {

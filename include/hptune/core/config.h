@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -134,35 +135,32 @@ ConfigParseResult ParseJobConfig(const MachineCatalogue& catalogue,
 // are refused (the server chooses where trials run).
 ConfigParseResult ParseJobResource(std::string_view json);
 
-// Reads `path` and parses it (format from the extension: .json or YAML).
-// NotFound when it cannot be read; InvalidArgument with every error otherwise.
-absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
-                                          std::string_view job_id = "");
-absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
-                                          const std::string& path,
-                                          std::string_view job_id = "");
-
-// Config file `path` whole, read and parsed once: the job and the backend
-// block (defaults when it has none); errors as LoadJobConfigFile's.
+// A config file whole, parsed once: the job and the backend block (defaults
+// when it has none). runner::LoadConfigFile (hptune/runner/config_file.h)
+// reads one from a file.
 struct LoadedConfig {
   JobSpec job;
   BackendConfig backend;
   std::vector<std::string> ignored_fields;  // As ConfigParseResult's.
 };
 
+// The most a config's text may hold; a longer one is refused.
+inline constexpr size_t kMaxConfigTextBytes = 4 << 20;
+
 // "note: accepted and ignored here: a, b" for a config's
 // ignored_fields; empty when there are none.
 std::string IgnoredFieldsNote(const std::vector<std::string>& fields);
-absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
-                                            std::string_view job_id = "");
 
 // A config's paths are relative to the config, so that a job runs the same
 // from any directory: a relative packagePath, a local jobDir, a command[0]
 // with a '/', and a later command element that names a file in `config_dir`
-// (the script of [python3, train.py]) become `config_dir`/path (lexically
-// normal). Flags given on the command line stay relative to where the user
-// is.
-void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job);
+// (the script of [python3, train.py]; `is_file` tells) become
+// `config_dir`/path (lexically normal). Flags given on the command line stay
+// relative to where the user is.
+void ResolveConfigPaths(
+    const std::filesystem::path& config_dir,
+    const std::function<bool(const std::filesystem::path&)>& is_file,
+    JobSpec& job);
 
 // The canonical `trainingInput` JSON of a job (camelCase, defaults filled in),
 // as stored in JobRecord and put in TF_CONFIG's "job". Parsing it back with

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/env/env.h"
 #include "hptune/v1/job.pb.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flags.h"
@@ -36,16 +37,16 @@ struct Submission {
   std::string backend;
 };
 
-// Reads `config_path` (YAML or JSON; none: the flags alone describe the
-// job), applies the flags in `args` and the repeatable ones taken from the
-// command line (TakeRepeatedSlurmFlags), and validates the result for
+// Reads `config_path` through `env` (YAML or JSON; none: the flags alone
+// describe the job), applies the flags in `args` and the repeatable ones taken
+// from the command line (TakeRepeatedSlurmFlags), and validates the result for
 // `job_id`. NotFound when the file cannot be read; InvalidArgument naming
 // the flag and its value for a malformed flag, and listing every error of
 // the file, or of the file with the flags applied, each with its field path.
 absl::StatusOr<Submission> BuildSubmission(
-    const std::string& job_id, const std::optional<std::string>& config_path,
-    const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
-    const std::filesystem::path& cwd);
+    Env& env, const std::string& job_id,
+    const std::optional<std::string>& config_path, const ParsedArgs& args,
+    RepeatedSlurmFlags slurm_flags, const std::filesystem::path& cwd);
 
 }  // namespace hptune::cli::client
 

@@ -24,11 +24,12 @@
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/replica_env.h"
 #include "hptune/launch/slurm_launcher.h"
+#include "hptune/runner/config_file.h"
 #include "hptune/runner/job_runner.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flag_table.h"
-#include "src/cli/gcloud_flags.h"
 #include "src/cli/flags.h"
+#include "src/cli/gcloud_flags.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/python_interpreter.h"
@@ -217,10 +218,12 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
   const std::string& config = args.positional.front();
   const std::string job_id =
       args.Get("job-id").value_or(DefaultJobId(config, DefaultEnv().Now()));
-  HPTUNE_ASSIGN_OR_RETURN(LoadedConfig loaded, LoadConfigFile(config, job_id));
+  HPTUNE_ASSIGN_OR_RETURN(LoadedConfig loaded,
+                          runner::LoadConfigFile(DefaultEnv(), config, job_id));
   HPTUNE_ASSIGN_OR_RETURN(const std::filesystem::path config_path,
                           DefaultEnv().Absolute(config));
-  ResolveConfigPaths(config_path.parent_path(), loaded.job);
+  runner::ResolveConfigPaths(DefaultEnv(), config_path.parent_path(),
+                             loaded.job);
   HPTUNE_RETURN_IF_ERROR(ApplyFlags(args, loaded.job));
   std::string python_line = ChoosePythonInterpreter(DefaultEnv(), loaded.job,
                                                     std::getenv("VIRTUAL_ENV"));

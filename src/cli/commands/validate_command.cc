@@ -22,6 +22,7 @@
 #include "hptune/core/time.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/replica_env.h"
+#include "hptune/runner/config_file.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"
 #include "src/cli/seeding_note.h"
@@ -389,8 +390,9 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
     return kExitInvalid;
   }
   // Without a working directory the paths stay as written.
-  ResolveConfigPaths(DefaultEnv().Absolute(path).value_or(path).parent_path(),
-                     *result.job);
+  runner::ResolveConfigPaths(
+      DefaultEnv(), DefaultEnv().Absolute(path).value_or(path).parent_path(),
+      *result.job);
   // What `hptune run` would refuse on this machine before launching.
   // A master in a container has no host trainer to check.
   if (result.backend.backend == "local" &&

@@ -2,16 +2,12 @@
 // error of the file in file order.
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "hptune/core/config.h"
@@ -354,71 +350,10 @@ absl::StatusOr<StudySpec> DecodeStoredStudySpec(std::string_view json) {
   return FieldErrorsToStatus(sink.Sorted());
 }
 
-namespace {
-
-absl::StatusOr<ConfigParseResult> ParseConfigFile(
-    const MachineCatalogue& catalogue, const std::string& path,
-    std::string_view job_id) {
-  // A directory opens fine and reads as empty: rule it out first.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return absl::NotFoundError("cannot read config file " +
-                               config_internal::Quote(path) +
-                               ": it is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError("cannot read config file " +
-                               config_internal::Quote(path) + ": " +
-                               std::strerror(errno));
-  }
-  // One byte past the limit is enough to refuse a huge file without
-  // reading it all.
-  std::string text(config_internal::kMaxConfigBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.bad()) {
-    return absl::NotFoundError("cannot read config file " +
-                               config_internal::Quote(path) + ": " +
-                               std::strerror(errno));
-  }
-  std::string lower = path;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  const bool json =
-      lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".json") == 0;
-  ConfigParseResult parsed =
-      ParseJobConfig(catalogue, text,
-                     json ? ConfigFormat::kJson : ConfigFormat::kYaml, job_id);
-  if (!parsed.errors.empty()) return FieldErrorsToStatus(parsed.errors);
-  return parsed;
-}
-
-}  // namespace
-
-absl::StatusOr<JobSpec> LoadJobConfigFile(const std::string& path,
-                                          std::string_view job_id) {
-  return LoadJobConfigFile(MachineCatalogue::Builtin(), path, job_id);
-}
-
-absl::StatusOr<JobSpec> LoadJobConfigFile(const MachineCatalogue& catalogue,
-                                          const std::string& path,
-                                          std::string_view job_id) {
-  auto parsed = ParseConfigFile(catalogue, path, job_id);
-  if (!parsed.ok()) return parsed.status();
-  return std::move(*parsed->job);
-}
-
-absl::StatusOr<LoadedConfig> LoadConfigFile(const std::string& path,
-                                            std::string_view job_id) {
-  auto parsed = ParseConfigFile(MachineCatalogue::Builtin(), path, job_id);
-  if (!parsed.ok()) return parsed.status();
-  return LoadedConfig{.job = std::move(*parsed->job),
-                      .backend = std::move(parsed->backend),
-                      .ignored_fields = std::move(parsed->ignored_fields)};
-}
-
-void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job) {
+void ResolveConfigPaths(
+    const std::filesystem::path& config_dir,
+    const std::function<bool(const std::filesystem::path&)>& is_file,
+    JobSpec& job) {
   auto resolve = [&config_dir](std::string& path) {
     if (path.empty() || path.find("://") != std::string::npos ||
         std::filesystem::path(path).is_absolute()) {
@@ -444,9 +379,7 @@ void ResolveConfigPaths(const std::filesystem::path& config_dir, JobSpec& job) {
   // [python3, train.py] is found beside the config.
   for (size_t i = 1; i < job.command.size(); ++i) {
     std::string& arg = job.command[i];
-    std::error_code ec;
-    if (arg.empty() || arg.front() == '-' ||
-        !std::filesystem::is_regular_file(config_dir / arg, ec)) {
+    if (arg.empty() || arg.front() == '-' || !is_file(config_dir / arg)) {
       continue;
     }
     resolve(arg);

@@ -26,7 +26,7 @@ inline constexpr int kMaxConfigDepth = 64;
 // aliases can make a small file stand for billions ("billion laughs"), so
 // the YAML adapter stops counting copies at this bound instead of
 // expanding them until memory runs out.
-inline constexpr size_t kMaxConfigBytes = 4 << 20;
+inline constexpr size_t kMaxConfigBytes = kMaxConfigTextBytes;
 inline constexpr size_t kMaxConfigNodes = 250'000;
 
 struct ConfigField;

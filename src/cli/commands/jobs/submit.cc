@@ -81,7 +81,7 @@ int RunSubmit(Invocation& c, std::ostream& out, std::ostream& err) {
       DefaultEnv().WorkingDirectory();
   if (!working_dir.ok()) return FailStatus(working_dir.status(), err);
   auto submission =
-      client::BuildSubmission(job_id, c.args.Get("config"), c.args,
+      client::BuildSubmission(DefaultEnv(), job_id, c.args.Get("config"), c.args,
                               std::move(c.slurm_flags), *working_dir);
   if (!submission.ok()) return FailStatus(submission.status(), err);
   v1::SubmitJobRequest request;
