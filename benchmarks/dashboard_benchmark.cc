@@ -32,8 +32,7 @@ using Clock = std::chrono::steady_clock;
 hptune::StudyRecord Study() {
   hptune::StudyRecord study;
   study.name = "large";
-  study.spec.metric_tag = "loss";
-  study.spec.goal = hptune::Goal::kMinimize;
+  study.spec.SetSingleMetric("loss", hptune::Goal::kMinimize);
   study.spec.max_trials = 1000000;
   study.spec.max_parallel_trials = 8;
   std::vector<hptune::ParameterSpec> params;

@@ -53,8 +53,7 @@ StudySpec Spec(int d, int k = 1) {
                       .max_value = 1});
   }
   spec.search_space = SearchSpace(params);
-  spec.metric_tag = kMetric;
-  spec.goal = Goal::kMinimize;
+  spec.SetSingleMetric(kMetric, Goal::kMinimize);
   spec.max_trials = 1'000'000;
   spec.max_parallel_trials = kMaxParallelTrials;
   spec.algorithm = Algorithm::kUnspecified;

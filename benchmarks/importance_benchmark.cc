@@ -32,8 +32,8 @@
 #include <string_view>
 #include <vector>
 
-#include "nlohmann/json.hpp"
 #include "algorithms/importance/ped_anova.h"
+#include "nlohmann/json.hpp"
 
 namespace hptune {
 namespace {
@@ -69,8 +69,7 @@ StudySpec TwentyParameters() {
        .categorical_values = {"relu", "gelu", "tanh", "silu"}});
   StudySpec spec;
   spec.search_space = SearchSpace(std::move(parameters));
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   return spec;
 }
 
@@ -109,7 +108,7 @@ std::vector<Trial> RandomTrials(const StudySpec& spec, int64_t count) {
                         (x.at("optimizer").AsString() == "adam" ? 0 : 1) +
                         0.1 * uniform(random);
     trial.final_measurement =
-        Measurement{.step = 1, .metrics = {{spec.metric_tag, loss}}};
+        Measurement{.step = 1, .metrics = {{spec.metric_tag(), loss}}};
   }
   return trials;
 }
@@ -168,8 +167,8 @@ StudySpec SpecFromJson(const nlohmann::json& study) {
   }
   StudySpec spec;
   spec.search_space = SearchSpace(std::move(parameters));
-  spec.goal = study["goal"] == "MAXIMIZE" ? Goal::kMaximize : Goal::kMinimize;
-  spec.metric_tag = "value";
+  spec.SetSingleMetric(
+      "value", study["goal"] == "MAXIMIZE" ? Goal::kMaximize : Goal::kMinimize);
   return spec;
 }
 
@@ -188,7 +187,7 @@ std::vector<Trial> TrialsFromJson(const StudySpec& spec,
                                      : ParameterValue::Double(v.get<double>());
     }
     trial.final_measurement = Measurement{
-        .step = 1, .metrics = {{spec.metric_tag, t["value"].get<double>()}}};
+        .step = 1, .metrics = {{spec.metric_tag(), t["value"].get<double>()}}};
     trials.push_back(std::move(trial));
   }
   return trials;
@@ -263,8 +262,7 @@ int SmallN() {
       SearchSpace({Numeric("x1", ParameterType::kDouble, 0, 1),
                    Numeric("x2", ParameterType::kDouble, 0, 1),
                    Numeric("x3", ParameterType::kDouble, 0, 1)});
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   std::printf("%6s  %-12s  %11s  %11s  %7s  %12s  %15s  %8s\n", "trials",
               "top floor", "x3 >= x1", "x3 >= x2", "x3 max", "x1 > x3 90%",
               "x3 >= x1", "x3 max");

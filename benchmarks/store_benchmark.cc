@@ -20,7 +20,7 @@ StudyRecord BenchStudy() {
                                           .type = ParameterType::kDouble,
                                           .min_value = 0,
                                           .max_value = 1}});
-  study.spec.metric_tag = "m";
+  study.spec.SetSingleMetric("m");
   study.spec.max_trials = 1000000;
   return study;
 }

@@ -18,7 +18,7 @@ StudySpec SixDimensional(Algorithm algorithm) {
                       .max_value = 1});
   }
   spec.search_space = SearchSpace(params);
-  spec.metric_tag = "m";
+  spec.SetSingleMetric("m");
   spec.max_trials = 1'000'000;
   spec.max_parallel_trials = kMaxParallelTrials;
   spec.algorithm = algorithm;

@@ -75,12 +75,12 @@ Observations Observe(const Problem& problem, const std::vector<Trial>& trials,
   for (const Trial& trial : trials) {
     if (trial.state != TrialState::kSucceeded) continue;
     const std::optional<double> objective =
-        trial.FinalObjective(problem.metric_tag);
+        trial.FinalObjective(problem.metric_tag());
     if (!objective || !std::isfinite(*objective)) continue;
     // The store checks assignments, so a misfit is a trial from elsewhere.
     if (!AppendPoints(problem.search_space, trial, grids, seen)) continue;
-    seen.losses.push_back(problem.goal == Goal::kMinimize ? *objective
-                                                          : -*objective);
+    seen.losses.push_back(problem.goal() == Goal::kMinimize ? *objective
+                                                            : -*objective);
   }
   seen.by_loss.resize(seen.size());
   for (size_t i = 0; i < seen.size(); ++i) seen.by_loss[i] = i;

@@ -152,7 +152,7 @@ AshaOptions AshaResumeOptions() {
 
 absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
     const Problem& problem, const std::vector<Trial>& trials) {
-  const std::string& metric = problem.metric_tag;
+  const std::string& metric = problem.metric_tag();
   if (metric.empty()) {
     return absl::InvalidArgumentError("ASHA: the study has no metric tag");
   }
@@ -236,7 +236,7 @@ absl::StatusOr<std::vector<StoppingDecision>> AshaStoppingPolicy::Decide(
 
 absl::StatusOr<std::optional<int64_t>> AshaStoppingPolicy::TrialToResume(
     const Problem& problem, const std::vector<Trial>& trials) {
-  const std::string& metric = problem.metric_tag;
+  const std::string& metric = problem.metric_tag();
   if (!options_.resume || metric.empty()) return std::nullopt;
   const int eta = options_.reduction_factor;
   std::optional<int64_t> min_resource = options_.min_resource;

@@ -89,7 +89,7 @@ ConvexStoppingPolicy::Create(ConvexStoppingOptions options) {
 absl::StatusOr<std::vector<StoppingDecision>>
 ConvexStoppingPolicy::DecideOnCurves(const Problem& problem,
                                      std::span<const TrialCurve> trials) {
-  const std::string& metric = problem.metric_tag;
+  const std::string& metric = problem.metric_tag();
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "convex stopping: the study has no metric tag");
@@ -113,10 +113,10 @@ ConvexStoppingPolicy::DecideOnCurves(const Problem& problem,
     } else if (completed < needed) {
       decision.reason = absl::StrCat(completed, " completed trials, ", needed,
                                      " needed before judging");
-    } else if (!(bound = Overestimate(*curve, problem.goal, target))) {
+    } else if (!(bound = Overestimate(*curve, problem.goal(), target))) {
       decision.reason = "the latest values are flat: no forecast";
     } else {
-      const double best = *BestFinalValue(problem.goal, split.completed);
+      const double best = *BestFinalValue(problem.goal(), split.completed);
       decision.stop = problem.IsBetter(best, bound->value);
       decision.reason =
           ForecastReason(decision.stop, bound->value, target, bound->how, best);

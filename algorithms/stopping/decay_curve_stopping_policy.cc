@@ -8,9 +8,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/algorithms/learning_curve.h"
 #include "algorithms/stopping/forecast.h"
 #include "algorithms/stopping/warm_up.h"
+#include "hptune/algorithms/learning_curve.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -87,7 +87,7 @@ DecayCurveStoppingPolicy::Create(DecayCurveOptions options) {
 absl::StatusOr<std::vector<StoppingDecision>>
 DecayCurveStoppingPolicy::DecideOnCurves(const Problem& problem,
                                          std::span<const TrialCurve> trials) {
-  const std::string& metric = problem.metric_tag;
+  const std::string& metric = problem.metric_tag();
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "decay-curve stopping: the study has no metric tag");
@@ -109,10 +109,10 @@ DecayCurveStoppingPolicy::DecideOnCurves(const Problem& problem,
           absl::StrCat(completed, " completed trials, ",
                        options_.min_completed_trials, " needed before judging");
     } else {
-      const double best = *BestFinalValue(problem.goal, split.completed);
+      const double best = *BestFinalValue(problem.goal(), split.completed);
       const int64_t target = std::max(longest, curve->max_step());
-      Forecast f =
-          ForecastDecay(*curve, problem.goal, target, options_.optimism_sigmas);
+      Forecast f = ForecastDecay(*curve, problem.goal(), target,
+                                 options_.optimism_sigmas);
       decision.stop = problem.IsBetter(best, f.optimistic);
       decision.reason =
           ForecastReason(decision.stop, f.value, target, f.how, best);

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/algorithms/learning_curve.h"
 #include "algorithms/stopping/forecast.h"
+#include "hptune/algorithms/learning_curve.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -80,7 +80,7 @@ EnvelopeStoppingPolicy::Create(EnvelopeStoppingOptions options) {
 absl::StatusOr<std::vector<StoppingDecision>>
 EnvelopeStoppingPolicy::DecideOnCurves(const Problem& problem,
                                        std::span<const TrialCurve> trials) {
-  const std::string& metric = problem.metric_tag;
+  const std::string& metric = problem.metric_tag();
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "envelope stopping: the study has no metric tag");
@@ -113,15 +113,15 @@ StoppingDecision EnvelopeStoppingPolicy::Judge(
   const int64_t step = curve.max_step();
   const double latest = LastValue(curve);
   const double recovery =
-      LargestRecovery(problem.goal, ended, step).value_or(0.0);
+      LargestRecovery(problem.goal(), ended, step).value_or(0.0);
   const double slope =
-      RecentSlope(problem.goal, curve, options_.slope_intervals);
+      RecentSlope(problem.goal(), curve, options_.slope_intervals);
   const int64_t remaining = std::max<int64_t>(0, longest - step);
   const double headroom =
       std::max({0.0, recovery, slope * static_cast<double>(remaining)});
   const double bound =
-      problem.goal == Goal::kMaximize ? latest + headroom : latest - headroom;
-  const double best = *BestFinalValue(problem.goal, ended);
+      problem.goal() == Goal::kMaximize ? latest + headroom : latest - headroom;
+  const double best = *BestFinalValue(problem.goal(), ended);
   StoppingDecision decision{.trial = curve.trial()};
   decision.stop = problem.IsBetter(best, bound);
   decision.reason = ForecastReason(

@@ -85,7 +85,7 @@ MedianStoppingPolicy::Create(MedianStoppingOptions options) {
 absl::StatusOr<std::vector<StoppingDecision>>
 MedianStoppingPolicy::DecideOnCurves(const Problem& problem,
                                      std::span<const TrialCurve> trials) {
-  const std::string& metric = problem.metric_tag;
+  const std::string& metric = problem.metric_tag();
   if (metric.empty()) {
     return absl::InvalidArgumentError(
         "median stopping: the study has no metric tag");
@@ -121,7 +121,7 @@ MedianStoppingPolicy::DecideOnCurves(const Problem& problem,
       continue;
     }
     const int64_t step = curve.max_step();
-    const double best = *curve.Best(problem.goal);
+    const double best = *curve.Best(problem.goal());
     if (std::optional<std::string> why =
             WarmingUp(options_, curve, metric, first_step, longest)) {
       decision.reason = *std::move(why);

@@ -9,7 +9,7 @@ absl::StatusOr<std::vector<StoppingDecision>> CurveStoppingPolicy::Decide(
   std::vector<LearningCurve> curves;
   curves.reserve(trials.size());
   for (const Trial& trial : trials)
-    curves.emplace_back(trial, problem.metric_tag);
+    curves.emplace_back(trial, problem.metric_tag());
   std::vector<TrialCurve> views;
   views.reserve(trials.size());
   for (size_t i = 0; i < trials.size(); ++i) {

@@ -79,8 +79,7 @@ class Simulation {
 absl::Status Simulation::CreateStudy() {
   StudySpec spec;
   spec.search_space = table_.space;
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = table_.metric_name;
+  spec.SetSingleMetric(table_.metric_name, Goal::kMinimize);
   // Every trial trains at least one step, so the budget bounds the trials.
   spec.max_trials = options_.max_trials > 0
                         ? options_.max_trials

@@ -51,7 +51,7 @@ TEST(ConditionalSuiteTest, EverySpaceIsAValidConditionalStudy) {
           Algorithm::kQuasiRandomSearch}) {
       StudySpec spec;
       spec.search_space = f.space;
-      spec.goal = Goal::kMinimize;
+      spec.SetSingleMetric(spec.metric_tag(), Goal::kMinimize);
       spec.max_trials = 100;
       spec.algorithm = algorithm;
       std::vector<std::string> errors;

@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hptune/algorithms/registry.h"
-#include "hptune/core/status.h"
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/gp/normal_draw.h"
+#include "hptune/algorithms/registry.h"
+#include "hptune/core/status.h"
 
 namespace hptune::quality {
 namespace {
@@ -134,8 +134,7 @@ absl::StatusOr<std::vector<RunTrial>> RunDesignerTrials(
     const TestFunction& function, const DesignerRunOptions& options) {
   StudySpec spec;
   spec.search_space = function.space;
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = std::string(kObjectiveMetric);
+  spec.SetSingleMetric(std::string(kObjectiveMetric), Goal::kMinimize);
   spec.max_trials = options.budget;
   spec.max_parallel_trials = options.workers;
   spec.algorithm = options.algorithm;

@@ -115,7 +115,7 @@ DesignerRunOptions FakeRun(Log& log, int budget, int workers, int shortfall = 0,
       .workers = workers,
       .factory = [&log, shortfall, infeasible](const StudySpec& spec,
                                                uint64_t seed) {
-        EXPECT_EQ(spec.goal, Goal::kMinimize);
+        EXPECT_EQ(spec.goal(), Goal::kMinimize);
         return absl::StatusOr<std::unique_ptr<algorithms::Designer>>(
             std::make_unique<FakeDesigner>(log, seed, shortfall, infeasible));
       }};

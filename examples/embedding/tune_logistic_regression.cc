@@ -119,8 +119,7 @@ hptune::StudySpec MakeSpec() {
        .type = ParameterType::kCategorical,
        .categorical_values = {"sgd", "momentum"}},
   });
-  spec.goal = hptune::Goal::kMaximize;
-  spec.metric_tag = "accuracy";
+  spec.SetSingleMetric("accuracy", hptune::Goal::kMaximize);
   spec.max_trials = 24;
   spec.max_parallel_trials = 4;
   spec.algorithm = hptune::Algorithm::kRandomSearch;

@@ -216,7 +216,7 @@ v1::Job JobToProto(const JobRecord& job, const JobSpec* decoded,
   if (spec == nullptr) return proto;
   output->set_is_hyperparameter_tuning_job(
       !spec->search_space.parameters().empty());
-  output->set_hyperparameter_metric_tag(spec->metric_tag);
+  output->set_hyperparameter_metric_tag(spec->metric_tag());
   std::set<int64_t> optimal;
   for (const Trial& trial : OptimalTrials(*spec, trials)) {
     optimal.insert(trial.number);
@@ -227,14 +227,14 @@ v1::Job JobToProto(const JobRecord& job, const JobSpec* decoded,
     if (IsTerminal(trial.state)) ++completed;
     if (with_trials) {
       v1::HyperparameterOutput* out = output->add_trials();
-      *out = TrialToOutput(trial, spec->metric_tag,
+      *out = TrialToOutput(trial, spec->metric_tag(),
                            waiting.contains(trial.number));
       out->set_is_optimal(optimal.contains(trial.number));
     }
   }
   output->set_completed_trial_count(completed);
   if (std::optional<Trial> best = BestTrial(*spec, trials)) {
-    *output->mutable_best_trial() = TrialToOutput(*best, spec->metric_tag);
+    *output->mutable_best_trial() = TrialToOutput(*best, spec->metric_tag());
   }
   return proto;
 }

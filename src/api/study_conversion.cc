@@ -118,18 +118,21 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
     return goal == Goal::kMinimize ? v1::StudySpec::MINIMIZE
                                    : v1::StudySpec::MAXIMIZE;
   };
-  if (spec.metrics.empty()) {
-    proto.set_goal(goal(spec.goal));
-    proto.set_hyperparameter_metric_tag(spec.metric_tag);
-  }
-  for (const MetricSpec& m : spec.metrics) {
-    v1::MetricSpec* metric = proto.add_metrics();
-    metric->set_metric_id(m.id);
-    metric->set_goal(goal(m.goal));
-    if (m.safety_threshold) metric->set_safety_threshold(*m.safety_threshold);
-    if (m.desired_min_safe_trials_fraction) {
-      metric->set_desired_min_safe_trials_fraction(
-          *m.desired_min_safe_trials_fraction);
+  if (!spec.metrics_listed()) {
+    proto.set_goal(goal(spec.goal()));
+    proto.set_hyperparameter_metric_tag(spec.metric_tag());
+  } else {
+    for (const MetricSpec& m : spec.AllMetrics()) {
+      v1::MetricSpec* metric = proto.add_metrics();
+      metric->set_metric_id(m.id);
+      metric->set_goal(goal(m.goal));
+      if (m.safety_threshold) {
+        metric->set_safety_threshold(*m.safety_threshold);
+      }
+      if (m.desired_min_safe_trials_fraction) {
+        metric->set_desired_min_safe_trials_fraction(
+            *m.desired_min_safe_trials_fraction);
+      }
     }
   }
   proto.set_max_trials(spec.max_trials);

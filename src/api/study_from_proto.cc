@@ -454,12 +454,12 @@ StudySpec ReadStudySpec(const v1::StudySpec& proto, const std::string& path,
   if (proto.has_goal()) {
     ReadField("goal", path, errors, [&] {
       if (auto goal = ReadGoal(proto.goal(), JoinPath(path, "goal"), errors)) {
-        spec.goal = *goal;
+        spec.SetSingleMetric(spec.metric_tag(), *goal);
       }
     });
   }
   if (proto.has_hyperparameter_metric_tag()) {
-    spec.metric_tag = proto.hyperparameter_metric_tag();
+    spec.SetSingleMetric(proto.hyperparameter_metric_tag(), spec.goal());
   }
   ReadMetrics(proto, path, errors, spec);
   ReadField("earlyStoppingRule", path, errors,

@@ -42,11 +42,11 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials,
     table.header.push_back(kFixed.contains(p.name) ? "hyperparameters." + p.name
                                                    : p.name);
   }
-  const bool listed = !spec.metrics.empty();
+  const bool listed = spec.metrics_listed();
   std::set<std::string> taken = kFixed;
   for (const auto& p : spec.search_space.parameters()) taken.insert(p.name);
   if (listed) {
-    for (const MetricSpec& m : spec.metrics) {
+    for (const MetricSpec& m : spec.AllMetrics()) {
       table.header.push_back(taken.contains(m.id) ? "metrics." + m.id : m.id);
     }
     table.header.push_back("optimal");
@@ -64,13 +64,13 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials,
       row.push_back(it == t.parameters.end() ? "" : it->second.ToString());
     }
     if (listed) {
-      for (const MetricSpec& m : spec.metrics) {
+      for (const MetricSpec& m : spec.AllMetrics()) {
         auto value = t.FinalObjective(m.id);
         row.push_back(value ? FormatNumber(*value) : "");
       }
       row.push_back(optimal.contains(t.number) ? "*" : "");
     } else {
-      auto objective = t.FinalObjective(spec.metric_tag);
+      auto objective = t.FinalObjective(spec.metric_tag());
       row.push_back(objective ? FormatNumber(*objective) : "");
     }
     row.push_back(
@@ -86,7 +86,7 @@ Table TrialsTable(const StudySpec& spec, const std::vector<Trial>& trials,
 std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials,
                        const std::set<int64_t>& optimal) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  const bool listed = !spec.metrics.empty();
+  const bool listed = spec.metrics_listed();
   for (const Trial& t : trials) {
     nlohmann::ordered_json trial;
     trial["trialId"] = std::to_string(t.number);
@@ -98,14 +98,14 @@ std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials,
         hyperparameters[p.name] = it->second.ToString();
     }
     trial["hyperparameters"] = std::move(hyperparameters);
-    if (auto objective = t.FinalObjective(spec.metric_tag)) {
+    if (auto objective = t.FinalObjective(spec.metric_tag())) {
       trial["finalMetric"] = {
           {"trainingStep", std::to_string(t.final_measurement->step)},
           {"objectiveValue", *objective}};
     }
     if (listed) {
       nlohmann::ordered_json values = nlohmann::ordered_json::object();
-      for (const MetricSpec& m : spec.metrics) {
+      for (const MetricSpec& m : spec.AllMetrics()) {
         if (auto value = t.FinalObjective(m.id)) values[m.id] = *value;
       }
       if (!values.empty()) trial["finalMetrics"] = std::move(values);
@@ -171,7 +171,7 @@ Table StudiesTable(const std::vector<StudyRecord>& studies,
       if (n > 0) best_text = std::to_string(n) + " optimal";
     } else if (!optimal[i].empty()) {
       const Trial& best = optimal[i].front();
-      best_text = FormatNumber(*best.FinalObjective(s.spec.metric_tag)) +
+      best_text = FormatNumber(*best.FinalObjective(s.spec.metric_tag())) +
                   " (trial " + std::to_string(best.number) + ")";
     }
     table.rows.push_back({s.name, std::string(ToString(s.state)),

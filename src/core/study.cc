@@ -95,32 +95,36 @@ bool MetricSpec::IsSafe(double value) const {
                                  : value <= *safety_threshold;
 }
 
-void Problem::SetMetrics(std::vector<MetricSpec> list) {
-  metrics = std::move(list);
-  for (const MetricSpec& m : metrics) {
-    if (m.is_constraint()) continue;
-    metric_tag = m.id;
-    goal = m.goal;
-    break;
-  }
+void Problem::SetSingleMetric(std::string tag, Goal goal) {
+  metrics_ = {MetricSpec{.id = std::move(tag), .goal = goal}};
+  metrics_listed_ = false;
 }
 
-std::vector<MetricSpec> Problem::AllMetrics() const {
-  if (!metrics.empty()) return metrics;
-  return {MetricSpec{.id = metric_tag, .goal = goal}};
+void Problem::SetMetrics(std::vector<MetricSpec> list) {
+  metrics_ = std::move(list);
+  metrics_listed_ = true;
+}
+
+const MetricSpec& Problem::PrimaryMetric() const {
+  static const MetricSpec* const kDefault =
+      new MetricSpec{.id = std::string(kDefaultMetricTag)};
+  for (const MetricSpec& m : metrics_) {
+    if (!m.is_constraint()) return m;
+  }
+  return *kDefault;
 }
 
 std::vector<MetricSpec> Problem::Objectives() const {
   std::vector<MetricSpec> out;
-  for (MetricSpec& m : AllMetrics()) {
-    if (!m.is_constraint()) out.push_back(std::move(m));
+  for (const MetricSpec& m : metrics_) {
+    if (!m.is_constraint()) out.push_back(m);
   }
   return out;
 }
 
 std::vector<MetricSpec> Problem::Constraints() const {
   std::vector<MetricSpec> out;
-  for (const MetricSpec& m : metrics) {
+  for (const MetricSpec& m : metrics_) {
     if (m.is_constraint()) out.push_back(m);
   }
   return out;
@@ -159,7 +163,8 @@ std::optional<size_t> BestIndex(const Problem& problem,
   std::optional<double> best_value;
   for (size_t i = 0; i < trials.size(); ++i) {
     if (!IsFeasibleResult(problem, *trials[i])) continue;
-    std::optional<double> value = trials[i]->FinalObjective(problem.metric_tag);
+    std::optional<double> value =
+        trials[i]->FinalObjective(problem.metric_tag());
     if (value && (!best || problem.IsBetter(*value, *best_value))) {
       best = i;
       best_value = value;

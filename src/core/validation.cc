@@ -97,7 +97,7 @@ void CheckStoppingSettings(std::string_view prefix, const StudySpec& spec,
 void CheckMetrics(std::string_view prefix, const StudySpec& spec,
                   Checker& check) {
   const std::string field = JoinPath(prefix, "metrics");
-  const std::vector<MetricSpec>& metrics = spec.metrics;
+  const std::vector<MetricSpec>& metrics = spec.AllMetrics();
   if (metrics.size() > static_cast<size_t>(kMaxMetrics)) {
     check.Error(field, "must have at most " + std::to_string(kMaxMetrics) +
                            " metrics, got " + std::to_string(metrics.size()));
@@ -142,17 +142,6 @@ void CheckMetrics(std::string_view prefix, const StudySpec& spec,
                            " objectives (metrics without safetyThreshold), "
                            "got " +
                            std::to_string(objectives));
-  }
-  // Problem::SetMetrics keeps these; a C++ caller that set `metrics`
-  // directly may not have.
-  const std::vector<MetricSpec> objective_list = spec.Objectives();
-  if (!objective_list.empty() &&
-      (spec.metric_tag != objective_list.front().id ||
-       spec.goal != objective_list.front().goal)) {
-    check.Error(JoinPath(prefix, "hyperparameterMetricTag"),
-                "must not be given with metrics (the first objective, " +
-                    Quote(objective_list.front().id) +
-                    ", is the primary metric), got " + Quote(spec.metric_tag));
   }
 }
 
@@ -298,8 +287,8 @@ std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
     return JoinPath(prefix, name);
   };
 
-  if (spec.metrics.empty()) {
-    CheckMetricName(field("hyperparameterMetricTag"), spec.metric_tag, check);
+  if (!spec.metrics_listed()) {
+    CheckMetricName(field("hyperparameterMetricTag"), spec.metric_tag(), check);
   } else {
     CheckMetrics(prefix, spec, check);
   }

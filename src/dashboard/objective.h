@@ -15,7 +15,7 @@ namespace hptune::dashboard {
 
 inline std::optional<double> FiniteObjective(const Trial& trial,
                                              const StudySpec& spec) {
-  std::optional<double> value = trial.FinalObjective(spec.metric_tag);
+  std::optional<double> value = trial.FinalObjective(spec.metric_tag());
   if (value && !std::isfinite(*value)) return std::nullopt;
   return value;
 }

@@ -84,8 +84,8 @@ Json StudySummaryJson(const StudySnapshot& snapshot,
   return {{"name", study.name},
           {"state", std::string(ToString(shown.state))},
           {"state_reason", shown.reason},
-          {"metric", spec.metric_tag},
-          {"goal", std::string(ToString(spec.goal))},
+          {"metric", spec.metric_tag()},
+          {"goal", std::string(ToString(spec.goal()))},
           {"job", job},
           {"max_trials", study.TrialBudget()},
           {"max_parallel_trials", spec.max_parallel_trials},
@@ -94,7 +94,7 @@ Json StudySummaryJson(const StudySnapshot& snapshot,
           {"best", answers.best
                        ? Json{{"trial", answers.best->number},
                               {"value", Number(answers.best->FinalObjective(
-                                            spec.metric_tag))}}
+                                            spec.metric_tag()))}}
                        : Json(nullptr)},
           {"early_stopping_savings", SavingsJson(answers.savings)},
           {"create_time", FormatRfc3339(study.create_time)}};
@@ -105,7 +105,7 @@ std::vector<std::string> ExtraMetrics(const StudySnapshot& snapshot) {
   for (const MetricSpec& m : snapshot.study.spec.AllMetrics()) {
     known.insert(m.id);
   }
-  known.insert(snapshot.study.spec.metric_tag);
+  known.insert(snapshot.study.spec.metric_tag());
   ForEachTrial(snapshot, [&](const Trial& trial) {
     if (!trial.final_measurement) return;
     for (const auto& [tag, value] : trial.final_measurement->metrics) {
@@ -119,7 +119,7 @@ std::vector<std::string> MetricColumns(const StudySpec& spec,
                                        const std::vector<std::string>& extra) {
   std::vector<std::string> columns;
   for (const MetricSpec& m : spec.AllMetrics()) {
-    if (m.id != spec.metric_tag) columns.push_back(m.id);
+    if (m.id != spec.metric_tag()) columns.push_back(m.id);
   }
   columns.insert(columns.end(), extra.begin(), extra.end());
   return columns;
@@ -207,7 +207,7 @@ Json TrialRowJson(const Trial& trial, const StudySpec& spec) {
   if (!trial.measurements.empty()) {
     const Measurement& last = trial.measurements.back();
     row["last_step"] = last.step;
-    row["last_value"] = Number(last.Get(spec.metric_tag));
+    row["last_value"] = Number(last.Get(spec.metric_tag()));
   }
   return row;
 }
@@ -263,7 +263,7 @@ Json PointsJson(const StudySnapshot& snapshot, size_t max_points) {
     names.push_back(p.name);
   }
   const std::vector<size_t> kept =
-      SampleBestAndSpread(values, spec.goal == Goal::kMaximize, max_points);
+      SampleBestAndSpread(values, spec.goal() == Goal::kMaximize, max_points);
   Json rows = Json::array();
   for (size_t i : kept) {
     const Trial& trial = *trials[i];
@@ -294,7 +294,7 @@ Json CurveJson(const Trial& trial, const StudySpec& spec,
   }
   std::vector<std::pair<int64_t, double>> curve;
   for (const Measurement& m : measurements) {
-    std::optional<double> value = m.Get(spec.metric_tag);
+    std::optional<double> value = m.Get(spec.metric_tag());
     if (m.attempt == last_attempt && value && std::isfinite(*value)) {
       curve.emplace_back(m.step, *value);
     }

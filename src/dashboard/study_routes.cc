@@ -119,7 +119,7 @@ absl::StatusOr<Json> CurvesJson(store::Store& store, const StudySnapshot& s,
     curves.push_back(CurveJson(*trial, s.study.spec, measurements, max_points));
   }
   const bool best = choice.select == CurveSelect::kBest;
-  return Json{{"metric", s.study.spec.metric_tag},
+  return Json{{"metric", s.study.spec.metric_tag()},
               {"total", s.trials.size()},
               {"select", std::string(ToString(choice.select))},
               {"matching", pick.matching},

@@ -250,7 +250,7 @@ std::vector<const Trial*> SelectTrials(
   rows.reserve(trials.size());
   for (const auto& trial : trials) {
     if (trial == nullptr) continue;
-    std::optional<double> value = trial->FinalObjective(spec.metric_tag);
+    std::optional<double> value = trial->FinalObjective(spec.metric_tag());
     if (value && !std::isfinite(*value)) value.reset();
     if (!Matches(*trial, value, query)) continue;
     std::optional<double> metric;

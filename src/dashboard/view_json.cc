@@ -70,13 +70,13 @@ nlohmann::json ProgressJson(const StudySnapshot& snapshot) {
 nlohmann::json EdfJson(const StudySnapshot& snapshot, size_t max_points) {
   const StudySpec& spec = snapshot.study.spec;
   const Edf edf = EmpiricalDistribution(
-      FinishedObjectives(snapshot), spec.goal == Goal::kMaximize, max_points);
+      FinishedObjectives(snapshot), spec.goal() == Goal::kMaximize, max_points);
   nlohmann::json points = nlohmann::json::array();
   for (const EdfPoint& p : edf.points) {
     points.push_back({p.value, p.fraction});
   }
-  return {{"metric", spec.metric_tag},
-          {"goal", std::string(ToString(spec.goal))},
+  return {{"metric", spec.metric_tag()},
+          {"goal", std::string(ToString(spec.goal()))},
           {"total", edf.total},
           {"distinct", edf.distinct},
           {"downsampled", edf.points.size() < edf.distinct},
@@ -87,7 +87,7 @@ nlohmann::json RankJson(const StudySnapshot& snapshot, size_t max_points) {
   nlohmann::json points = PointsJson(snapshot, max_points);
   std::vector<double> sorted = FinishedObjectives(snapshot);
   std::sort(sorted.begin(), sorted.end());
-  const bool maximize = snapshot.study.spec.goal == Goal::kMaximize;
+  const bool maximize = snapshot.study.spec.goal() == Goal::kMaximize;
   for (nlohmann::json& trial : points["trials"]) {
     const double value = trial["value"].get<double>();
     // 1 + how many values are strictly better.

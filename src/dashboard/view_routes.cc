@@ -42,8 +42,8 @@ absl::StatusOr<Json> CompareJson(ChangeStream& changes,
     HPTUNE_ASSIGN_OR_RETURN(auto snapshot, changes.Snapshot(name));
     const StudySpec& spec = snapshot->study.spec;
     studies.push_back({{"name", name},
-                       {"metric", spec.metric_tag},
-                       {"goal", std::string(ToString(spec.goal))},
+                       {"metric", spec.metric_tag()},
+                       {"goal", std::string(ToString(spec.goal()))},
                        {"history", HistoryJson(*snapshot, max)},
                        {"edf", EdfJson(*snapshot, max)}});
   }

@@ -68,7 +68,7 @@ absl::Status CurveCache::WithCurves(
   HPTUNE_ASSIGN_OR_RETURN(StudyCurves * curves,
                           CurvesOf(study, statuses.study_create_time));
   if (!wants(*curves->spec)) return absl::OkStatus();
-  const std::string& metric = curves->spec->metric_tag;
+  const std::string& metric = curves->spec->metric_tag();
   std::vector<algorithms::TrialCurve> lent;
   for (const store::TrialStatus& status : statuses.trials) {
     if (status.state != TrialState::kSucceeded &&

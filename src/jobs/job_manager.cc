@@ -120,7 +120,7 @@ void JobManager::StartThread(const JobSpec& job) {
 void JobManager::RunJob(JobSpec job, RunningJob* running) {
   runner::JobRunnerOptions options = options_;
   options.cancel = &running->cancel;
-  JobLog log(job.job_id, job.study ? job.study->metric_tag : "", log_,
+  JobLog log(job.job_id, job.study ? job.study->metric_tag() : "", log_,
              [this, &job](int64_t number) -> std::optional<Trial> {
                absl::StatusOr<Trial> trial =
                    store_.GetTrial(job.job_id, number);

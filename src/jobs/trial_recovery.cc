@@ -87,7 +87,7 @@ absl::Status RecoverTrialFiles(engine::TuningEngine& engine,
         env, engine, job.study_name, trial,
         launch::ReplicaMetricsPath(dir, TaskType::kMaster, 0, chief),
         launch::ReplicaLogPath(dir, TaskType::kMaster, 0, chief),
-        study.spec.metric_tag));
+        study.spec.metric_tag()));
     HPTUNE_RETURN_IF_ERROR(MoveAside(env, dir));
   }
   return absl::OkStatus();

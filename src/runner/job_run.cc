@@ -153,7 +153,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       .training_input_json = training_input_json_,
       .trial = trial.number,
       .parameters = trial.parameters,
-      .metric_tag = study_.spec.metric_tag,
+      .metric_tag = study_.spec.metric_tag(),
       .job_dir = job_dir_,
       .trial_dir = trial_dir,
       .checkpoint_trial = checkpoint_trial,
@@ -179,7 +179,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   }
   auto execution = std::make_unique<TrialExecution>(
       store_, study_.name, launcher_, std::move(launch), std::move(placement),
-      study_.spec.metric_tag, limits_, env_);
+      study_.spec.metric_tag(), limits_, env_);
   HPTUNE_RETURN_IF_ERROR(
       execution->Start(trial, slots_.TakeUnfinished(trial.number)));
   if (take_over && !execution->reattached()) {

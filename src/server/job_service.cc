@@ -422,7 +422,8 @@ grpc::Status JobService::WatchJob(grpc::ServerContext* context,
         v1::JobEvent event;
         *event.mutable_time() = Now(env_);
         *event.mutable_trial() = TrialToOutput(
-            trial, study.ok() ? study->spec.metric_tag : std::string(), waits);
+            trial, study.ok() ? study->spec.metric_tag() : std::string(),
+            waits);
         if (!writer->Write(event)) return absl::OkStatus();
       }
       if (first || *sent_state != job.state) {

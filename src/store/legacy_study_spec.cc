@@ -62,8 +62,9 @@ StudySpec SpecFromJson(const Json& j) {
     params.push_back(ParameterSpecFromJson(p));
   }
   spec.search_space = SearchSpace(std::move(params));
-  spec.goal = ParseEnum(j.at("goal"), &ParseGoal, "goal");
-  spec.metric_tag = j.at("hyperparameterMetricTag").get<std::string>();
+  const Goal goal = ParseEnum(j.at("goal"), &ParseGoal, "goal");
+  spec.SetSingleMetric(j.at("hyperparameterMetricTag").get<std::string>(),
+                       goal);
   spec.max_trials = j.at("maxTrials").get<int>();
   spec.max_parallel_trials = j.at("maxParallelTrials").get<int>();
   spec.max_failed_trials = j.at("maxFailedTrials").get<int>();

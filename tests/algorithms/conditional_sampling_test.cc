@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
-#include "hptune/algorithms/registry.h"
 #include "algorithms/encoding/finite_grid.h"
 #include "algorithms/encoding/unit_cube.h"
+#include "gtest/gtest.h"
+#include "hptune/algorithms/registry.h"
 #include "tests/algorithms/random_trees.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
@@ -173,8 +173,7 @@ class ConditionalDesignerTest : public ::testing::TestWithParam<std::string> {
                                 int rounds, int batch) {
     StudySpec spec;
     spec.search_space = space;
-    spec.goal = Goal::kMinimize;
-    spec.metric_tag = "loss";
+    spec.SetSingleMetric("loss", Goal::kMinimize);
     spec.algorithm = *ParseAlgorithm(GetParam());
     std::vector<Suggestion> all;
     std::vector<Trial> completed;

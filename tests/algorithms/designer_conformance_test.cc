@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
-#include "hptune/algorithms/registry.h"
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/encoding/finite_grid.h"
+#include "gtest/gtest.h"
+#include "hptune/algorithms/registry.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -102,8 +102,7 @@ class DesignerConformanceTest : public ::testing::TestWithParam<std::string> {
   StudySpec Spec(const SearchSpace& space) const {
     StudySpec spec;
     spec.search_space = space;
-    spec.goal = Goal::kMinimize;
-    spec.metric_tag = "loss";
+    spec.SetSingleMetric("loss", Goal::kMinimize);
     spec.algorithm = *ParseAlgorithm(GetParam());
     return spec;
   }

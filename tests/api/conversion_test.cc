@@ -243,8 +243,8 @@ TEST(StudySpecConversionTest, UnsetFieldsTakeTheDocumentedDefaults) {
   p->set_max_value(1);
   absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto, "spec");
   ASSERT_OK(spec);
-  EXPECT_EQ(spec->goal, Goal::kMaximize);
-  EXPECT_EQ(spec->metric_tag, kDefaultMetricTag);
+  EXPECT_EQ(spec->goal(), Goal::kMaximize);
+  EXPECT_EQ(spec->metric_tag(), kDefaultMetricTag);
   EXPECT_EQ(spec->max_trials, 1);
   EXPECT_FALSE(spec->seed.has_value());
 }

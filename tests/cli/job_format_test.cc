@@ -397,7 +397,7 @@ TEST(ProtoConvertTest, StudyFromProtoReadsTheSpecWithTheConfigParser) {
   EXPECT_EQ(study->name, "s");
   EXPECT_EQ(study->state, StudyState::kCompleted);
   EXPECT_EQ(study->seed, 7u);
-  EXPECT_EQ(study->spec.goal, Goal::kMinimize);
+  EXPECT_EQ(study->spec.goal(), Goal::kMinimize);
   EXPECT_EQ(study->spec.algorithm, Algorithm::kRandomSearch);
   EXPECT_EQ(study->spec.max_trials, 5);
   // proto3 JSON writes a uint64 as a string; the spec still has its seed.

@@ -20,7 +20,7 @@ StudySpec Spec(int doubles, int max_trials,
                           .max_value = 1});
   }
   StudySpec spec;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss");
   spec.max_trials = max_trials;
   spec.algorithm = algorithm;
   spec.search_space = SearchSpace(std::move(parameters));

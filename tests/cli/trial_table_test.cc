@@ -13,7 +13,7 @@ using ::testing::ElementsAre;
 
 StudySpec SpecWithParameterNamed(const std::string& name) {
   StudySpec spec;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss");
   spec.search_space = SearchSpace({{.name = name,
                                     .type = ParameterType::kInteger,
                                     .min_value = 1,
@@ -45,7 +45,7 @@ TEST(TrialsTableTest, AParameterNamedLikeAColumnDoesNotHideIt) {
 // optimizer -> {momentum | layers -> width}: one trial per branch.
 StudySpec ConditionalSpec() {
   StudySpec spec;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss");
   spec.search_space = SearchSpace({
       {.name = "optimizer",
        .type = ParameterType::kCategorical,

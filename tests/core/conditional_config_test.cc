@@ -280,7 +280,7 @@ TEST(ConditionalConfigTest, GridSearchRefusesADoubleChild) {
 TEST(ConditionalConfigTest, AParentMustComeFirstInAFlatSpace) {
   // Only the C++ API can write the tree flat; the order still holds.
   StudySpec spec;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss");
   ParameterSpec child;
   child.name = "c";
   child.type = ParameterType::kDouble;

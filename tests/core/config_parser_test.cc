@@ -99,8 +99,8 @@ TEST(ConfigParserTest, ContractExampleParsesToTheJobItDescribes) {
   EXPECT_EQ(job.labels, (JobLabels{{"team", "vision"}, {"project", "mnist"}}));
   ASSERT_TRUE(job.study.has_value());
   const StudySpec& study = *job.study;
-  EXPECT_EQ(study.goal, Goal::kMaximize);
-  EXPECT_EQ(study.metric_tag, "accuracy");
+  EXPECT_EQ(study.goal(), Goal::kMaximize);
+  EXPECT_EQ(study.metric_tag(), "accuracy");
   EXPECT_EQ(study.max_trials, 30);
   EXPECT_EQ(study.max_parallel_trials, 2);
   EXPECT_EQ(study.max_failed_trials, 3);
@@ -133,7 +133,7 @@ TEST(ConfigParserTest, JsonGridExampleParses) {
   EXPECT_THAT(job.command, ElementsAre("python3", "trainer/task.py"));
   ASSERT_TRUE(job.study.has_value());
   EXPECT_EQ(job.study->algorithm, Algorithm::kGridSearch);
-  EXPECT_EQ(job.study->goal, Goal::kMinimize);
+  EXPECT_EQ(job.study->goal(), Goal::kMinimize);
   EXPECT_EQ(job.study->search_space.parameters().size(), 3u);
 }
 
@@ -153,8 +153,8 @@ TEST(ConfigParserTest, EmptyTrainingInputIsOneBasicMasterWithoutStudy) {
 TEST(ConfigParserTest, StudyDefaultsFollowAiPlatform) {
   JobSpec job = ParseOk(Study(kOneParam));
   ASSERT_TRUE(job.study.has_value());
-  EXPECT_EQ(job.study->goal, Goal::kMaximize);
-  EXPECT_EQ(job.study->metric_tag, "training/hptuning/metric");
+  EXPECT_EQ(job.study->goal(), Goal::kMaximize);
+  EXPECT_EQ(job.study->metric_tag(), "training/hptuning/metric");
   EXPECT_EQ(job.study->max_trials, 1);
   EXPECT_EQ(job.study->max_parallel_trials, 1);
   EXPECT_EQ(job.study->max_failed_trials, 0);

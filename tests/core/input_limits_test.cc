@@ -120,7 +120,7 @@ TEST(InputLimitsTest, AHugeLabelIsNamedNotEchoed) {
 
 TEST(InputLimitsTest, TheMetricTagHasALimit) {
   StudySpec spec;
-  spec.metric_tag = std::string(257, 'm');
+  spec.SetSingleMetric(std::string(257, 'm'));
   spec.search_space = SearchSpace(
       {{.name = "x", .type = ParameterType::kDouble, .max_value = 1}});
   EXPECT_THAT(ValidateStudySpec(spec, "s"),

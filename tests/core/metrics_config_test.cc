@@ -43,16 +43,16 @@ TEST(MetricsConfigTest, AListOfMetricsParsesWithTheFirstObjectivePrimary) {
   ConfigParseResult result = ParseJobConfig(Config(kTwoMetrics));
   ASSERT_THAT(result.errors, IsEmpty());
   const StudySpec& spec = *result.job->study;
-  ASSERT_EQ(spec.metrics.size(), 2u);
-  EXPECT_EQ(spec.metrics[0],
+  ASSERT_EQ(spec.AllMetrics().size(), 2u);
+  EXPECT_EQ(spec.AllMetrics()[0],
             (MetricSpec{.id = "accuracy", .goal = Goal::kMaximize}));
-  EXPECT_EQ(spec.metrics[1],
+  EXPECT_EQ(spec.AllMetrics()[1],
             (MetricSpec{.id = "latency_ms",
                         .goal = Goal::kMinimize,
                         .safety_threshold = 50,
                         .desired_min_safe_trials_fraction = 0.8}));
-  EXPECT_EQ(spec.metric_tag, "accuracy");
-  EXPECT_EQ(spec.goal, Goal::kMaximize);
+  EXPECT_EQ(spec.metric_tag(), "accuracy");
+  EXPECT_EQ(spec.goal(), Goal::kMaximize);
   EXPECT_EQ(spec.Objectives().size(), 1u);
   EXPECT_EQ(spec.Constraints().size(), 1u);
 }

@@ -104,8 +104,7 @@ TEST(OptimalTrialsTest, OneObjectiveWithAConstraintIsTheBestFeasibleTrial) {
 
 TEST(OptimalTrialsTest, ASingleMetricStudyKeepsItsBestTrial) {
   StudySpec spec;
-  spec.metric_tag = "m";
-  spec.goal = Goal::kMinimize;
+  spec.SetSingleMetric("m", Goal::kMinimize);
   const std::vector<Trial> trials = {Finished(1, {{"m", 0.5}}),
                                      Finished(2, {{"m", 0.2}}),
                                      Finished(3, {{"m", 0.2}})};

@@ -27,7 +27,7 @@ StudySpec AStudy() {
                      .categorical_values = {"GRU", "LSTM"}};
   StudySpec spec;
   spec.search_space = SearchSpace({lr, cell});
-  spec.metric_tag = "accuracy";
+  spec.SetSingleMetric("accuracy");
   spec.max_trials = 20;
   spec.max_parallel_trials = 2;
   spec.algorithm = Algorithm::kRandomSearch;

@@ -36,21 +36,52 @@ TEST(StudySpecTest, EffectiveMaxFailedTrialsFollowsTheDocumentedRule) {
   EXPECT_EQ(spec.EffectiveMaxFailedTrials(), 536870912);
 }
 
+// A study's metrics are one list; its primary metric, the tag and goal
+// early stopping and BestTrial read, is a view of the list's first
+// objective, and the list keeps the form it was set in.
+TEST(ProblemTest, MetricTagAndGoalAreViewsOfTheFirstObjective) {
+  Problem problem;
+  EXPECT_EQ(problem.metric_tag(), kDefaultMetricTag);
+  EXPECT_EQ(problem.goal(), Goal::kMaximize);
+  EXPECT_EQ(problem.AllMetrics().size(), 1u);
+  EXPECT_FALSE(problem.metrics_listed());
+
+  problem.SetMetrics(
+      {{.id = "ms", .goal = Goal::kMinimize, .safety_threshold = 50},
+       {.id = "loss", .goal = Goal::kMinimize},
+       {.id = "acc", .goal = Goal::kMaximize}});
+  EXPECT_TRUE(problem.metrics_listed());
+  EXPECT_EQ(problem.metric_tag(), "loss");
+  EXPECT_EQ(problem.goal(), Goal::kMinimize);
+  EXPECT_TRUE(problem.IsBetter(1.0, 2.0));
+  EXPECT_EQ(problem.Objectives().size(), 2u);
+  EXPECT_EQ(problem.Constraints().front().id, "ms");
+
+  problem.SetMetrics({{.id = "acc", .goal = Goal::kMaximize}});
+  EXPECT_TRUE(problem.metrics_listed()) << "a list of one is still a list";
+  EXPECT_EQ(problem.metric_tag(), "acc");
+
+  problem.SetSingleMetric("loss", Goal::kMinimize);
+  EXPECT_FALSE(problem.metrics_listed());
+  EXPECT_EQ(problem.AllMetrics(),
+            (std::vector<MetricSpec>{{.id = "loss", .goal = Goal::kMinimize}}));
+  EXPECT_EQ(problem.goal(), Goal::kMinimize);
+}
+
 TEST(BestTrialTest, FollowsTheGoalAndIgnoresUnfinishedTrials) {
   StudySpec spec;
-  spec.metric_tag = "m";
   std::vector<Trial> trials = {Finished(1, 0.5), Finished(2, 0.9),
                                Finished(3, 0.1),
                                Finished(4, 5.0, TrialState::kFailed)};
-  spec.goal = Goal::kMaximize;
+  spec.SetSingleMetric("m", Goal::kMaximize);
   EXPECT_EQ(BestTrial(spec, trials)->number, 2);
-  spec.goal = Goal::kMinimize;
+  spec.SetSingleMetric("m", Goal::kMinimize);
   EXPECT_EQ(BestTrial(spec, trials)->number, 3);
 }
 
 TEST(BestTrialTest, EarlierTrialWinsTiesAndNoneWithoutResults) {
   StudySpec spec;
-  spec.metric_tag = "m";
+  spec.SetSingleMetric("m");
   EXPECT_EQ(BestTrial(spec, {Finished(1, 0.5), Finished(2, 0.5)})->number, 1);
   Trial no_metric;
   no_metric.state = TrialState::kSucceeded;

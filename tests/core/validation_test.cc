@@ -128,18 +128,18 @@ TEST(ValidateStudySpecTest, BudgetUpperLimits) {
 
 TEST(ValidateStudySpecTest, MetricTagIsOneWordWithoutEquals) {
   StudySpec spec = Spec({Double("lr", 0, 1)});
-  spec.metric_tag = "";
+  spec.SetSingleMetric("");
   EXPECT_THAT(Errors(spec),
               ElementsAre("study.hyperparameterMetricTag: must not be empty"));
-  spec.metric_tag = "val loss";
+  spec.SetSingleMetric("val loss");
   EXPECT_THAT(Errors(spec),
               ElementsAre("study.hyperparameterMetricTag: must not contain "
                           "whitespace or '=', got \"val loss\""));
-  spec.metric_tag = "a=b";
+  spec.SetSingleMetric("a=b");
   EXPECT_THAT(Errors(spec),
               ElementsAre("study.hyperparameterMetricTag: must not contain "
                           "whitespace or '=', got \"a=b\""));
-  spec.metric_tag = "eval/top-1_accuracy";
+  spec.SetSingleMetric("eval/top-1_accuracy");
   EXPECT_THAT(Errors(spec), IsEmpty());
 }
 

@@ -127,9 +127,9 @@ std::vector<Case> StudyCases() {
        {},
        "",
        [](auto& r) {
-         EXPECT_EQ(Study(r).metric_tag, "accuracy");
-         EXPECT_EQ(Study(r).goal, Goal::kMaximize);
-         EXPECT_THAT(Study(r).metrics, IsEmpty());
+         EXPECT_EQ(Study(r).metric_tag(), "accuracy");
+         EXPECT_EQ(Study(r).goal(), Goal::kMaximize);
+         EXPECT_FALSE(Study(r).metrics_listed());
        }},
       {"MetricGoalMustBeAGoal",
        {{"METRICS", "  - {metricId: loss, goal: GOAL_TYPE_UNSPECIFIED}"}},
@@ -143,9 +143,10 @@ std::vector<Case> StudyCases() {
          "0.8}}"}},
        "",
        [](auto& r) {
-         ASSERT_EQ(Study(r).metrics.size(), 2u);
-         EXPECT_EQ(Study(r).metrics[1].safety_threshold, 25);
-         EXPECT_EQ(Study(r).metrics[1].desired_min_safe_trials_fraction, 0.8);
+         ASSERT_EQ(Study(r).AllMetrics().size(), 2u);
+         EXPECT_EQ(Study(r).AllMetrics()[1].safety_threshold, 25);
+         EXPECT_EQ(Study(r).AllMetrics()[1].desired_min_safe_trials_fraction,
+                   0.8);
        }},
       {"SafetyConfigUnknownField",
        {{"METRICS",

@@ -16,8 +16,7 @@ using ::testing::HasSubstr;
 // running, 10 requested (never started).
 StudySnapshot Snapshot() {
   StudySnapshot s;
-  s.study.spec.goal = Goal::kMinimize;
-  s.study.spec.metric_tag = "loss";
+  s.study.spec.SetSingleMetric("loss", Goal::kMinimize);
   for (int64_t n = 1; n <= 10; ++n) {
     Trial t;
     t.number = n;

@@ -42,8 +42,7 @@ constexpr char kToken[] = "test-token";
 StudyRecord Study() {
   StudyRecord study;
   study.name = "job1";
-  study.spec.goal = Goal::kMaximize;
-  study.spec.metric_tag = "acc";
+  study.spec.SetSingleMetric("acc", Goal::kMaximize);
   study.spec.max_trials = 10;
   study.spec.max_parallel_trials = 2;
   study.spec.search_space =

@@ -14,8 +14,7 @@ using ::testing::HasSubstr;
 
 StudySpec Spec() {
   StudySpec spec;
-  spec.goal = Goal::kMaximize;
-  spec.metric_tag = "acc";
+  spec.SetSingleMetric("acc", Goal::kMaximize);
   spec.search_space = SearchSpace({{.name = "lr",
                                     .type = ParameterType::kDouble,
                                     .min_value = 1e-4,

@@ -167,8 +167,7 @@ TEST(EngineBackgroundWorkTest, GpRefitsLandFromTheWorkerAndAreSaved) {
                       .max_value = 1});
   }
   spec.search_space = SearchSpace(params);
-  spec.metric_tag = "loss";
-  spec.goal = Goal::kMinimize;
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   spec.max_trials = 1000;
   spec.seed = 5;
   ASSERT_OK(engine.CreateStudy("s", spec));

@@ -80,7 +80,7 @@ StudySpec SweepSpec() {
                                     .type = ParameterType::kDouble,
                                     .min_value = 0,
                                     .max_value = 10}});
-  spec.metric_tag = "m";
+  spec.SetSingleMetric("m");
   spec.max_trials = 20;
   spec.max_parallel_trials = 5;
   spec.custom_algorithm = "SWEEP";

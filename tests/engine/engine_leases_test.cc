@@ -29,8 +29,7 @@ StudySpec RandomSpec(int max_parallel) {
                                     .type = ParameterType::kDouble,
                                     .min_value = 0.001,
                                     .max_value = 0.1}});
-  spec.goal = Goal::kMaximize;
-  spec.metric_tag = "accuracy";
+  spec.SetSingleMetric("accuracy", Goal::kMaximize);
   spec.max_trials = 20;
   spec.max_parallel_trials = max_parallel;
   spec.algorithm = Algorithm::kRandomSearch;

@@ -24,8 +24,7 @@ StudySpec GridSpec(int max_trials, int max_parallel = 10) {
                                    {.name = "cell",
                                     .type = ParameterType::kCategorical,
                                     .categorical_values = {"gru", "lstm"}}});
-  spec.goal = Goal::kMaximize;
-  spec.metric_tag = "accuracy";
+  spec.SetSingleMetric("accuracy", Goal::kMaximize);
   spec.max_trials = max_trials;
   spec.max_parallel_trials = max_parallel;
   spec.algorithm = Algorithm::kGridSearch;

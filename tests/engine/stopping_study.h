@@ -14,8 +14,7 @@ inline StudySpec StoppingStudy(int max_trials, int max_parallel_trials) {
                                     .type = ParameterType::kDouble,
                                     .min_value = 0,
                                     .max_value = 1}});
-  spec.goal = Goal::kMaximize;
-  spec.metric_tag = "accuracy";
+  spec.SetSingleMetric("accuracy", Goal::kMaximize);
   spec.max_trials = max_trials;
   spec.max_parallel_trials = max_parallel_trials;
   spec.algorithm = Algorithm::kRandomSearch;

@@ -41,7 +41,7 @@ StudyRecord Study(const std::string& name, Timestamp created) {
                                           .type = ParameterType::kDouble,
                                           .min_value = 0,
                                           .max_value = 1}});
-  study.spec.metric_tag = "loss";
+  study.spec.SetSingleMetric("loss");
   study.spec.max_trials = 100;
   study.spec.max_parallel_trials = 100;
   study.create_time = created;

@@ -20,8 +20,7 @@ using testing::RunProcess;
 StudyRecord Study(const std::string& name) {
   StudyRecord study;
   study.name = name;
-  study.spec.goal = Goal::kMinimize;
-  study.spec.metric_tag = "loss";
+  study.spec.SetSingleMetric("loss", Goal::kMinimize);
   study.spec.search_space = SearchSpace({{.name = "x",
                                           .type = ParameterType::kDouble,
                                           .min_value = 0,

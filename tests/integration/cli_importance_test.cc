@@ -35,8 +35,7 @@ void MakeStudy(const std::string& db, const std::string& name, int count) {
                           .scale = ScaleType::kLinear});
   }
   spec.search_space = SearchSpace(std::move(parameters));
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   spec.algorithm = Algorithm::kRandomSearch;
   ASSERT_TRUE(engine.OpenOrCreateStudy(name, spec).ok());
   std::mt19937 random(5);

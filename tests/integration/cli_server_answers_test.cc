@@ -74,8 +74,7 @@ void MakeStudy(engine::TuningEngine& engine, const std::string& name) {
                           .scale = ScaleType::kLinear});
   }
   spec.search_space = SearchSpace(std::move(parameters));
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   spec.algorithm = Algorithm::kRandomSearch;
   spec.max_trials = 30;
   ASSERT_OK(engine.OpenOrCreateStudy(name, spec).status());

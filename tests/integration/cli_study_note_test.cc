@@ -24,8 +24,7 @@ class CliStudyNoteTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     StudyRecord study;
     study.name = "noted";
-    study.spec.goal = Goal::kMinimize;
-    study.spec.metric_tag = "loss";
+    study.spec.SetSingleMetric("loss", Goal::kMinimize);
     study.spec.search_space = SearchSpace({{.name = "x",
                                             .type = ParameterType::kDouble,
                                             .min_value = 0,

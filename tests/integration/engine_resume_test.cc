@@ -34,7 +34,7 @@ StudySpec Spec(Algorithm algorithm) {
     spec.search_space = SearchSpace(
         {spec.search_space.parameters()[1], spec.search_space.parameters()[2]});
   }
-  spec.metric_tag = "m";
+  spec.SetSingleMetric("m");
   spec.max_trials = 100;
   spec.max_parallel_trials = 100;
   spec.algorithm = algorithm;

@@ -26,7 +26,7 @@ class TakeOverTest : public ::testing::Test {
  protected:
   void SetUp() override {
     StudySpec spec;
-    spec.metric_tag = "loss";
+    spec.SetSingleMetric("loss");
     spec.max_trials = 4;
     spec.max_parallel_trials = 2;
     spec.algorithm = Algorithm::kRandomSearch;

@@ -52,7 +52,7 @@ class TrialRecoveryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     StudySpec spec;
-    spec.metric_tag = "loss";
+    spec.SetSingleMetric("loss");
     spec.max_trials = 2;
     spec.algorithm = Algorithm::kRandomSearch;
     ParameterSpec x;

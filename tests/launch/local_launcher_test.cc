@@ -69,7 +69,7 @@ class LocalLauncherTest : public ::testing::Test {
     job_.args = {"--epochs=3", "a b"};
     job_.job_dir = (root_ / "job").string();
     StudySpec study;
-    study.metric_tag = "accuracy";
+    study.SetSingleMetric("accuracy");
     study.search_space = SearchSpace({
         {.name = "lr",
          .type = ParameterType::kDouble,

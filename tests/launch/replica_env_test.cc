@@ -38,7 +38,7 @@ JobSpec MakeJob() {
   job.args = {"--epochs=10", "two words"};
   job.job_dir = "/data/jobs/mnist_1";
   StudySpec study;
-  study.metric_tag = "accuracy";
+  study.SetSingleMetric("accuracy");
   study.search_space = SearchSpace({
       {.name = "lr",
        .type = ParameterType::kDouble,

@@ -59,7 +59,7 @@ class CountingAnswers final : public StudyAnswers {
 StudyRecord Study(const std::string& name) {
   StudyRecord study;
   study.name = name;
-  study.spec.metric_tag = "acc";
+  study.spec.SetSingleMetric("acc");
   study.spec.max_trials = 50;
   study.spec.enable_early_stopping = true;
   study.spec.search_space = SearchSpace({{.name = "lr",

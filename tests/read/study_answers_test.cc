@@ -27,8 +27,7 @@ using ::testing::HasSubstr;
 StudyRecord Study(const std::string& name) {
   StudyRecord study;
   study.name = name;
-  study.spec.goal = Goal::kMaximize;
-  study.spec.metric_tag = "acc";
+  study.spec.SetSingleMetric("acc", Goal::kMaximize);
   study.spec.max_trials = 20;
   study.spec.search_space = SearchSpace({{.name = "lr",
                                           .type = ParameterType::kDouble,
@@ -110,8 +109,8 @@ TEST_P(StudyAnswersTest, BestAndOptimalAreCoresOverTheStoredTrials) {
 
 TEST_P(StudyAnswersTest, SeveralObjectivesGiveTheFeasibleParetoFront) {
   StudyRecord study = Study("front");
-  study.spec.metrics = {{.id = "acc", .goal = Goal::kMaximize},
-                        {.id = "ms", .goal = Goal::kMinimize}};
+  study.spec.SetMetrics({{.id = "acc", .goal = Goal::kMaximize},
+                         {.id = "ms", .goal = Goal::kMinimize}});
   ASSERT_OK(store_->CreateStudy(study));
   std::vector<Trial> trials;
   for (auto [acc, ms] : {std::pair{0.9, 50.0}, {0.8, 10.0}, {0.7, 60.0}}) {

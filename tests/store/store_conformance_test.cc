@@ -999,7 +999,7 @@ TEST_P(StoreConformanceTest, DoublesAndTimestampsRoundTripExactly) {
   study.spec.max_failed_trials = 7;
   study.spec.enable_early_stopping = true;
   study.spec.resume_previous_job_id = "mnist_20261120";
-  study.spec.goal = Goal::kMinimize;
+  study.spec.SetSingleMetric(study.spec.metric_tag(), Goal::kMinimize);
   study.create_time = FromUnixMicros(-123'456'789);  // Before 1970.
   std::vector<ParameterSpec> params = study.spec.search_space.parameters();
   params[0].min_value = 1.0 / 3.0;

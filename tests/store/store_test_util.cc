@@ -111,8 +111,7 @@ StudyRecord MakeStudy(std::string name) {
   cell.type = ParameterType::kCategorical;
   cell.categorical_values = {"GRU", "LSTM"};
   study.spec.search_space = SearchSpace({lr, layers, width, cell});
-  study.spec.goal = Goal::kMaximize;
-  study.spec.metric_tag = "accuracy";
+  study.spec.SetSingleMetric("accuracy", Goal::kMaximize);
   study.spec.max_trials = 20;
   study.spec.max_parallel_trials = 2;
   study.spec.algorithm = Algorithm::kRandomSearch;

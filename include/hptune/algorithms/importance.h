@@ -62,8 +62,8 @@ struct ImportanceOptions {
 inline constexpr int kMaxBootstrapResamples = 10'000;
 
 // Importance of each parameter of problem.search_space for
-// problem.metric_tag and problem.goal, from the trials that have a final
-// objective (Trial::FinalObjective(problem.metric_tag); SUCCEEDED trials,
+// problem.metric_tag() and problem.goal(), from the trials that have a final
+// objective (Trial::FinalObjective(problem.metric_tag()); SUCCEEDED trials,
 // and trials stopped early that have a final measurement). Trials with a
 // non-finite objective or with parameters that do not fit the space
 // (outside it, missing an active one, or with one the trial's values leave

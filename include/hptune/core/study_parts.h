@@ -85,26 +85,34 @@ struct MetricSpec {
 // policies, importance and a study's answers (BestTrial, OptimalTrials) see
 // a study.
 //
-// The metrics are one list, AllMetrics(): `metrics` (Vertex AI's list) or,
-// when it is empty, the one metric of metric_tag and goal (AI Platform's
-// hyperparameterMetricTag and goal). Invariant: with `metrics`, metric_tag
-// and goal are the id and goal of its first objective. SetMetrics keeps it
-// (the config and wire readers set the list through it), and
-// ValidateStudySpec refuses a spec that breaks it. They stay fields rather
-// than accessors because some 80 files write them for a one-metric study;
-// early stopping, BestTrial and CLOUD_ML_HP_METRIC_TAG read them as the
-// first objective.
-struct Problem {
+// The metrics are one list, AllMetrics(); a study given none has AI
+// Platform's default metric, kDefaultMetricTag maximised. The
+// primary metric, which early stopping, BestTrial and
+// CLOUD_ML_HP_METRIC_TAG read, is the first objective: metric_tag() and
+// goal() are views of it, not copies. metrics_listed() keeps the form the
+// user gave, so writers write it back as written: AI Platform's
+// hyperparameterMetricTag and goal (SetSingleMetric) or Vertex AI's
+// `metrics` list (SetMetrics), even of one metric.
+class Problem {
+ public:
   SearchSpace search_space;
-  Goal goal = Goal::kMaximize;
-  std::string metric_tag = std::string(kDefaultMetricTag);
-  // Vertex AI's metric list; empty for a study of metric_tag alone.
-  std::vector<MetricSpec> metrics;
 
-  // Sets `metrics`, and metric_tag and goal from its first objective.
+  // A study of one metric, as AI Platform's hyperparameterMetricTag and
+  // goal give it.
+  void SetSingleMetric(std::string tag, Goal goal = Goal::kMaximize);
+  // Vertex AI's `metrics` list, as given (validation checks it: at least
+  // one objective, at most kMaxMetrics).
   void SetMetrics(std::vector<MetricSpec> list);
-  // Every metric: `metrics`, or the one of metric_tag and goal.
-  std::vector<MetricSpec> AllMetrics() const;
+
+  // Every metric, in the order given.
+  const std::vector<MetricSpec>& AllMetrics() const { return metrics_; }
+  // True when the metrics came as a list (SetMetrics), false for AI
+  // Platform's hyperparameterMetricTag and goal.
+  bool metrics_listed() const { return metrics_listed_; }
+  // The id and goal of the first objective (kDefaultMetricTag maximised
+  // for a list without one, which validation refuses).
+  const std::string& metric_tag() const { return PrimaryMetric().id; }
+  Goal goal() const { return PrimaryMetric().goal; }
   // The metrics without a safety threshold, in order.
   std::vector<MetricSpec> Objectives() const;
   // The metrics with one, in order.
@@ -112,10 +120,17 @@ struct Problem {
 
   // True when `a` is better than `b` for this study's goal.
   bool IsBetter(double a, double b) const {
-    return goal == Goal::kMaximize ? a > b : a < b;
+    return goal() == Goal::kMaximize ? a > b : a < b;
   }
 
   bool operator==(const Problem&) const = default;
+
+ private:
+  const MetricSpec& PrimaryMetric() const;
+
+  std::vector<MetricSpec> metrics_ = {
+      MetricSpec{.id = std::string(kDefaultMetricTag)}};
+  bool metrics_listed_ = false;
 };
 
 // What the service may spend on a study, and where it continues from. Read

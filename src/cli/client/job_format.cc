@@ -286,7 +286,7 @@ void PrintJobSummary(const v1::Job& job, std::ostream& out) {
     const v1::StudySpec& spec = input.hyperparameters();
     const absl::StatusOr<StudySpec> core =
         api::StudySpecFromProto(spec, "spec");
-    if (core.ok() && !core->metrics.empty()) {
+    if (core.ok() && core->metrics_listed()) {
       out << "metrics:    " << MetricsText(*core) << "\n";
     } else {
       out << "objective:  "

@@ -344,8 +344,8 @@ absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
 // "best trial: 4, accuracy 0.98 at step 100; lr=0.01 hidden=50".
 void PrintBestTrial(const StudySpec& study, const Trial& t, std::ostream& out) {
   const Measurement& final = *t.final_measurement;
-  out << "\nbest trial: " << t.number << ", " << study.metric_tag << " "
-      << ForReading(ParameterValue::Double(final.metrics.at(study.metric_tag))
+  out << "\nbest trial: " << t.number << ", " << study.metric_tag() << " "
+      << ForReading(ParameterValue::Double(final.metrics.at(study.metric_tag()))
                         .ToString())
       << " at step " << final.step << ";";
   // Only the trial's active parameters, in search-space order.
@@ -452,7 +452,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
       runtime.env->clock());
 
   // Submit refuses a job without hyperparameters; until then, no metric.
-  ProgressPrinter progress(err, job.study ? job.study->metric_tag : "",
+  ProgressPrinter progress(err, job.study ? job.study->metric_tag() : "",
                            /*live=*/!args.Has("quiet") && isatty(2),
                            /*quiet=*/args.Has("quiet"), runtime.env->clock());
   prepared->options.on_progress = [&](const runner::JobProgress& p) {

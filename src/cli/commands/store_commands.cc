@@ -172,7 +172,7 @@ std::set<int64_t> NumbersOf(const std::vector<Trial>& trials) {
 // only then.
 absl::StatusOr<std::set<int64_t>> MarkedOptimal(StoreContext& c,
                                                 const StudyRecord& study) {
-  if (study.spec.metrics.empty()) return std::set<int64_t>();
+  if (!study.spec.metrics_listed()) return std::set<int64_t>();
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
                           c.reader->OptimalTrials(study.name));
   return NumbersOf(optimal);
@@ -210,7 +210,7 @@ absl::Status DescribeStudy(StoreContext& c, const std::string& name,
       << (study.reason.empty() ? "" : " (" + study.reason + ")") << "\n"
       << "algorithm:  " << ToString(study.spec.algorithm) << " (seed "
       << study.seed << ")\n"
-      << (study.spec.metrics.empty() ? "objective:  " : "metrics:    ")
+      << (study.spec.metrics_listed() ? "metrics:    " : "objective:  ")
       << MetricsText(study.spec) << "\n"
       << "budget:     " << trials.size() << "/" << study.TrialBudget()
       << " trials, " << study.spec.max_parallel_trials << " in parallel\n"
@@ -227,9 +227,9 @@ absl::Status DescribeStudy(StoreContext& c, const std::string& name,
     }
   } else if (!optimal.empty()) {
     const Trial& best = optimal.front();
-    out << "\nbest trial: " << best.number << " with " << study.spec.metric_tag
-        << " = "
-        << ParameterValue::Double(*best.FinalObjective(study.spec.metric_tag))
+    out << "\nbest trial: " << best.number << " with "
+        << study.spec.metric_tag() << " = "
+        << ParameterValue::Double(*best.FinalObjective(study.spec.metric_tag()))
                .ToString()
         << "\n";
   }

@@ -296,7 +296,8 @@ void PrintStudy(const JobSpec& job, std::ostream& out) {
     return;
   }
   const StudySpec& study = *job.study;
-  PrintField("goal", std::string(ToString(study.goal)) + " " + study.metric_tag,
+  PrintField("goal",
+             std::string(ToString(study.goal())) + " " + study.metric_tag(),
              out);
   std::string budget =
       std::to_string(study.max_trials) + " trials, " +

@@ -454,11 +454,12 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   };
 
   read("goal", [&] {
-    if (auto goal = ReadGoal(reader)) spec.goal = *goal;
+    if (auto goal = ReadGoal(reader))
+      spec.SetSingleMetric(spec.metric_tag(), *goal);
   });
   read("hyperparameterMetricTag", [&] {
     if (auto tag = reader.String("hyperparameterMetricTag"))
-      spec.metric_tag = *tag;
+      spec.SetSingleMetric(*tag, spec.goal());
   });
   ReadMetrics(reader, sink, result);
   read("maxTrials", [&] {

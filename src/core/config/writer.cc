@@ -136,11 +136,11 @@ Json StoppingSettingsToJson(const StoppingSettings& settings) {
 
 Json StudyToJson(const StudySpec& spec) {
   Json out;
-  if (spec.metrics.empty()) {
-    out["goal"] = std::string(ToString(spec.goal));
-    out["hyperparameterMetricTag"] = spec.metric_tag;
+  if (!spec.metrics_listed()) {
+    out["goal"] = std::string(ToString(spec.goal()));
+    out["hyperparameterMetricTag"] = spec.metric_tag();
   } else {
-    out["metrics"] = MetricsToJson(spec.metrics);
+    out["metrics"] = MetricsToJson(spec.AllMetrics());
   }
   out["maxTrials"] = spec.max_trials;
   out["maxParallelTrials"] = spec.max_parallel_trials;

@@ -13,9 +13,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "gtest/gtest.h"
 #include "algorithms/encoding/gp_features.h"
 #include "algorithms/gp/gp_designer.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
@@ -45,8 +45,7 @@ void AddTrial(std::vector<Trial>& trials, ParameterAssignment parameters,
 StudySpec Minimize(SearchSpace space) {
   StudySpec spec;
   spec.search_space = std::move(space);
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   return spec;
 }
 

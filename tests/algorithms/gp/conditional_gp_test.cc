@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "Eigen/Eigenvalues"
-#include "gtest/gtest.h"
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/encoding/gp_features.h"
@@ -28,6 +27,7 @@
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/matern_kernel.h"
 #include "algorithms/gp/suggestion_policy.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
@@ -405,8 +405,7 @@ TEST(ConditionalGpTest, AcquisitionOptimizerReturnsOnlyValidActiveSets) {
 StudySpec Spec(SearchSpace space) {
   StudySpec spec;
   spec.search_space = std::move(space);
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = kMetric;
+  spec.SetSingleMetric(kMetric, Goal::kMinimize);
   return spec;
 }
 

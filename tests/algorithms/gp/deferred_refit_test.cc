@@ -9,12 +9,12 @@
 #include <thread>
 #include <vector>
 
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
@@ -41,8 +41,7 @@ StudySpec Spec(int objectives = 1) {
     params.push_back(DoubleParam("x" + std::to_string(i), 0, 1));
   }
   spec.search_space = SearchSpace(params);
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", Goal::kMinimize);
   if (objectives == 2) {
     spec.SetMetrics({{.id = "loss", .goal = Goal::kMinimize},
                      {.id = "cost", .goal = Goal::kMinimize}});

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/gp/gp_designer.h"
 #include "benchmarks/quality/test_functions.h"
 #include "gtest/gtest.h"
-#include "algorithms/gp/gp_designer.h"
 #include "tests/algorithms/gp/designer_options.h"
 #include "tests/testing/status_matchers.h"
 
@@ -23,8 +23,7 @@ using ::hptune::quality::TestFunction;
 double Regret(const TestFunction& f, uint64_t seed, int budget) {
   StudySpec spec;
   spec.search_space = f.space;
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = "f";
+  spec.SetSingleMetric("f", Goal::kMinimize);
   std::vector<Trial> completed;
   std::string state;
   double best = INFINITY;

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "algorithms/encoding/assignment_set.h"
 #include "algorithms/gp/gp_state.h"
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/suggestion_policy.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
@@ -37,8 +37,7 @@ constexpr char kMetric[] = "loss";
 StudySpec Spec(SearchSpace space, Goal goal = Goal::kMinimize) {
   StudySpec spec;
   spec.search_space = std::move(space);
-  spec.goal = goal;
-  spec.metric_tag = kMetric;
+  spec.SetSingleMetric(kMetric, goal);
   return spec;
 }
 

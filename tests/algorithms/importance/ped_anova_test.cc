@@ -31,8 +31,7 @@ StudySpec SpecOf(std::vector<ParameterSpec> parameters,
                  Goal goal = Goal::kMinimize) {
   StudySpec spec;
   spec.search_space = SearchSpace(std::move(parameters));
-  spec.goal = goal;
-  spec.metric_tag = kMetric;
+  spec.SetSingleMetric(kMetric, goal);
   return spec;
 }
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "algorithms/importance/bootstrap.h"
 #include "algorithms/importance/ped_anova.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -29,8 +29,7 @@ StudySpec ThreeParameters() {
   spec.search_space =
       SearchSpace({DoubleParam("x1", 0, 1), DoubleParam("x2", 0, 1),
                    DoubleParam("x3", 0, 1)});
-  spec.goal = Goal::kMinimize;
-  spec.metric_tag = kMetric;
+  spec.SetSingleMetric(kMetric, Goal::kMinimize);
   return spec;
 }
 

@@ -317,7 +317,7 @@ TEST(AshaStoppingPolicyTest, InvalidOptionsAreNamed) {
 
 TEST(AshaStoppingPolicyTest, StudyWithoutMetricTagIsAnError) {
   StudySpec study = Study();
-  study.metric_tag = "";
+  study.SetSingleMetric("", study.goal());
   auto policy = MakePolicy({});
   auto decisions = policy->Decide(study, EightCompleted());
   ASSERT_FALSE(decisions.ok());

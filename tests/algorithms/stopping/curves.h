@@ -16,8 +16,7 @@ inline constexpr char kMetric[] = "accuracy";
 
 inline StudySpec Study(Goal goal = Goal::kMaximize) {
   StudySpec spec;
-  spec.goal = goal;
-  spec.metric_tag = kMetric;
+  spec.SetSingleMetric(kMetric, goal);
   return spec;
 }
 

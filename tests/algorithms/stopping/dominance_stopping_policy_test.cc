@@ -149,7 +149,7 @@ TEST(DominanceStoppingPolicyTest, ChosenForStudiesOfSeveralObjectives) {
     ASSERT_OK(several);
     EXPECT_NE(dynamic_cast<DominanceStoppingPolicy*>(several->get()), nullptr);
     StudySpec one;
-    one.metric_tag = "loss";
+    one.SetSingleMetric("loss");
     auto single = rules.CreateForStudy(one, one, rule);
     ASSERT_OK(single);
     EXPECT_EQ(dynamic_cast<DominanceStoppingPolicy*>(single->get()), nullptr);

@@ -414,7 +414,7 @@ TEST(MedianStoppingPolicyTest, InvalidOptionsAreNamed) {
 
 TEST(MedianStoppingPolicyTest, StudyWithoutMetricTagIsAnError) {
   StudySpec study = Study();
-  study.metric_tag = "";
+  study.SetSingleMetric("", study.goal());
   auto policy = MakePolicy();
   auto decisions = policy->Decide(study, FlatCompleted(3));
   ASSERT_FALSE(decisions.ok());

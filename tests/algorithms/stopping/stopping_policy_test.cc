@@ -150,7 +150,7 @@ TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
   trials.push_back(CurveTrial(8, TrialState::kActive, {}));
   trials.push_back(CurveTrial(9, TrialState::kFailed, Flat(0.9, {100})));
   std::vector<LearningCurve> kept;
-  for (const Trial& t : trials) kept.emplace_back(t, Study().metric_tag);
+  for (const Trial& t : trials) kept.emplace_back(t, Study().metric_tag());
   int stops = 0;
   int keeps = 0;
   for (std::string_view rule : {"median", "median-at-step"}) {
@@ -162,7 +162,7 @@ TEST(StoppingPolicyTest, CurvesKeptAndExtendedDecideAsTheTrialsDo) {
         const Trial report =
             CurveTrial(trials[t].number, TrialState::kActive, {{step, value}});
         trials[t].measurements.push_back(report.measurements[0]);
-        kept[t].Extend(report.measurements, Study().metric_tag);
+        kept[t].Extend(report.measurements, Study().metric_tag());
       }
       std::vector<TrialCurve> curves;
       for (size_t t = 0; t < trials.size(); ++t) {

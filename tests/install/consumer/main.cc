@@ -101,8 +101,7 @@ bool GridStudy(hptune::store::Store& store) {
                            {.name = "cell",
                             .type = hptune::ParameterType::kCategorical,
                             .categorical_values = {"gru", "lstm", "rnn"}}});
-  spec.goal = hptune::Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", hptune::Goal::kMinimize);
   spec.max_trials = 100;
   spec.algorithm = hptune::Algorithm::kGridSearch;
   if (auto s = engine.CreateStudy("grid", spec); !s.ok()) {
@@ -129,8 +128,7 @@ hptune::StudySpec CountdownSpec() {
                             .type = hptune::ParameterType::kInteger,
                             .min_value = 1,
                             .max_value = 8}});
-  spec.goal = hptune::Goal::kMinimize;
-  spec.metric_tag = "loss";
+  spec.SetSingleMetric("loss", hptune::Goal::kMinimize);
   spec.max_trials = 6;
   spec.custom_algorithm = "countdown";
   return spec;

@@ -81,7 +81,7 @@ class SlurmLauncherTest : public testing_slurm::ClusterTest {
     job_.command = {"python3", kTrainer};
     job_.args = {"--epochs=3", "a b"};
     StudySpec study;
-    study.metric_tag = "accuracy";
+    study.SetSingleMetric("accuracy");
     study.search_space = SearchSpace({
         {.name = "lr",
          .type = ParameterType::kDouble,
