@@ -4,12 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "hptune/core/status.h"
 #include "algorithms/encoding/gp_features.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/suggestion_policy.h"
 #include "algorithms/grid/grid_designer.h"
 #include "algorithms/sampling/sampling_designer.h"
+#include "hptune/core/status.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -40,18 +40,19 @@ DesignerRegistry DesignerRegistry::WithBuiltins() {
   return registry;
 }
 
-int GpSeedingTrials(const StudySpec& spec) {
-  if (!spec.custom_algorithm.empty() ||
-      spec.algorithm != Algorithm::kUnspecified) {
+int GpSeedingTrials(const Problem& problem, const DesignerSettings& settings,
+                    int trial_budget) {
+  if (!settings.custom_algorithm.empty() ||
+      settings.algorithm != Algorithm::kUnspecified) {
     return 0;
   }
   absl::StatusOr<FeatureEncoding> encoding =
-      FeatureEncoding::Create(spec.search_space);
+      FeatureEncoding::Create(problem.search_space);
   if (!encoding.ok()) return 0;
   return gp::SeedingTrials(
       encoding->dimension(),
-      DesignerOptions{.seeding_trials = spec.seeding_trials,
-                      .trial_budget = spec.max_trials});
+      DesignerOptions{.seeding_trials = settings.seeding_trials,
+                      .trial_budget = trial_budget});
 }
 
 absl::Status DesignerRegistry::RegisterBuiltins() {

@@ -8,7 +8,7 @@
 namespace hptune::cli {
 
 std::string SeedingNote(const StudySpec& spec) {
-  const int seeding = algorithms::GpSeedingTrials(spec);
+  const int seeding = algorithms::GpSeedingTrials(spec, spec, spec.max_trials);
   if (seeding == 0) return "";
   if (spec.max_trials <= seeding) {
     return absl::StrCat("all ", spec.max_trials,
@@ -23,7 +23,7 @@ std::string SeedingNote(const StudySpec& spec) {
 }
 
 std::string SeedingWarning(const StudySpec& spec) {
-  const int seeding = algorithms::GpSeedingTrials(spec);
+  const int seeding = algorithms::GpSeedingTrials(spec, spec, spec.max_trials);
   if (seeding == 0) return "";
   const int modelled = std::max(0, spec.max_trials - seeding);
   if (modelled >= kFewGpTrials) return "";

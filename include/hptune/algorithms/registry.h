@@ -45,11 +45,14 @@ std::string DesignerName(const DesignerSettings& settings);
 
 // How many of a study's first trials hptune's default designer (GP
 // Bayesian optimisation, ALGORITHM_UNSPECIFIED) chooses quasi-randomly
-// before its model takes over: the study's seedingTrials, else the rule by
-// the number of features and maxTrials of docs/designers.md, "Seeding"
-// (gp::InitialPoints). 0 for every other designer, and for a space the GP
-// cannot encode.
-int GpSeedingTrials(const StudySpec& spec);
+// before its model takes over: settings.seeding_trials, else the rule by
+// the number of features of problem's space and `trial_budget` (maxTrials)
+// of docs/designers.md, "Seeding" (gp::InitialPoints). 0 for every other
+// designer, and for a space the GP cannot encode. Takes what the designer
+// sees, as Create does: Create(spec, spec, spec.max_trials, seed) has
+// GpSeedingTrials(spec, spec, spec.max_trials) seeding trials.
+int GpSeedingTrials(const Problem& problem, const DesignerSettings& settings,
+                    int trial_budget);
 
 class DesignerRegistry {
  public:
