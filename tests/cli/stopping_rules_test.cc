@@ -85,6 +85,15 @@ TEST(StoppingSettingsErrorsTest, NameTheConfigsField) {
                           "{minMeasurementCount: 1}\n")),
       ElementsAre("studySpec.convexAutomatedStoppingSpec.minMeasurementCount: "
                   "must be 2 to 1000, got 1"));
+  EXPECT_THAT(
+      Errors(VertexConfig("  medianAutomatedStoppingSpec: {}\n"
+                          "  earlyStoppingSettings: {warmupSteps: 8}\n")),
+      IsEmpty());
+  EXPECT_THAT(
+      Errors(VertexConfig("  medianAutomatedStoppingSpec: {}\n"
+                          "  earlyStoppingSettings: {warmupSteps: -1}\n")),
+      ElementsAre("studySpec.earlyStoppingSettings.warmupSteps: must be 0 to "
+                  "1000000000000, got -1"));
   // A rule hptune lacks may be a server's: its settings are the server's to
   // check.
   EXPECT_THAT(Errors(Config("    earlyStoppingRule: theirs\n"

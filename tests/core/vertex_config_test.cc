@@ -374,6 +374,21 @@ std::vector<Case> StudyOptionCases() {
                      ElementsAre("studySpec.convexAutomatedStoppingSpec."
                                  "learningRateParameterName"));
        }},
+      {"HptunesStoppingSettings",
+       {{"STUDY",
+         "  medianAutomatedStoppingSpec: {}\n"
+         "  earlyStoppingSettings: {warmupSteps: 8}"}},
+       "",
+       [](auto& r) {
+         EXPECT_EQ(Study(r).early_stopping_rule, "median");
+         EXPECT_EQ(Study(r).stopping_settings,
+                   (StoppingSettings{.values = {{"warmupSteps", int64_t{8}}}}));
+       }},
+      {"StoppingSettingsWithoutEarlyStoppingAreRefused",
+       {{"STUDY", "  earlyStoppingSettings: {warmupSteps: 8}"}},
+       "studySpec.earlyStoppingSettings: settings of the median-at-step rule, "
+       "but the study's rule is \"median-at-step\" and early stopping is off",
+       nullptr},
       {"HptunesStoppingRule",
        {{"STUDY", "  earlyStoppingRule: asha"}},
        "",

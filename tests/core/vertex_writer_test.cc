@@ -117,6 +117,25 @@ TEST(VertexJobJsonTest, SpecWrittenBackReadsAsTheSameJob) {
   EXPECT_EQ(Parse(text), job);
 }
 
+// A rule's settings go back where the reader took them from: hptune's
+// earlyStoppingSettings, or the convex spec's own fields.
+TEST(VertexJobJsonTest, StoppingSettingsWrittenBackReadAsTheSame) {
+  for (const char* stopping :
+       {"  medianAutomatedStoppingSpec: {}\n"
+        "  earlyStoppingSettings: {warmupSteps: 8}\n",
+        "  convexAutomatedStoppingSpec: {maxStepCount: '90', "
+        "minMeasurementCount: 3}\n"}) {
+    std::string text = kSpec;
+    text.replace(text.find("  medianAutomatedStoppingSpec: {}\n"),
+                 std::string("  medianAutomatedStoppingSpec: {}\n").size(),
+                 stopping);
+    const JobSpec job = Parse(text);
+    ASSERT_FALSE(job.study->stopping_settings.empty()) << stopping;
+    const std::string out = VertexJobJson(job, Record(JobState::kRunning), {});
+    EXPECT_EQ(Parse(out), job) << out;
+  }
+}
+
 TEST(VertexJobJsonTest, JobFieldsInVertexNames) {
   const JobSpec job = Parse(kSpec);
   const Json out = Json::parse(

@@ -15,7 +15,7 @@ void Translator::TranslateStudy(const MapReader& root,
       Fields({"metrics", "parameters", "algorithm", "observationNoise",
               "measurementSelectionType", "decayCurveStoppingSpec",
               "medianAutomatedStoppingSpec", "convexAutomatedStoppingSpec",
-              "earlyStoppingRule", "seed"},
+              "earlyStoppingRule", "earlyStoppingSettings", "seed"},
              {},
              {{"studyStoppingConfig",
                "hptune ends a study at maxTrialCount; leave it out"}});
@@ -127,7 +127,9 @@ void Translator::TranslateMetrics(MapReader& study, ConfigNode& out) {
 
 // Each of Vertex's three automated stopping specs turns on the study's
 // early stopping with the rule of that name (docs/config.md); hptune's
-// earlyStoppingRule names any registered rule instead.
+// earlyStoppingRule names any registered rule instead, and hptune's
+// earlyStoppingSettings is the rule's settings block, as in AI Platform's
+// form (the config's rules, errors naming the Vertex path).
 void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
   static const FieldSet kDecay = Fields({"useElapsedDuration"});
   static const FieldSet kConvex =
@@ -168,6 +170,7 @@ void Translator::TranslateStopping(MapReader& study, ConfigNode& out) {
   } else {
     Copy(study, "earlyStoppingRule", out, kStudy, "earlyStoppingRule");
   }
+  Copy(study, "earlyStoppingSettings", out, kStudy, "earlyStoppingSettings");
 }
 
 // The convex rule's settings become hptune's convexStopping; Vertex's

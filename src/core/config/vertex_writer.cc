@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "hptune/core/config.h"
@@ -75,17 +76,38 @@ Json VertexParameterJson(const SearchSpace& space, int index) {
   return out;
 }
 
+// A rule's settings block, each value of its own JSON type.
+Json StoppingSettingsJson(const StoppingSettings& settings) {
+  Json out = Json::object();
+  for (const auto& [name, value] : settings.values) {
+    std::visit([&, &name = name](const auto& v) { out[name] = v; }, value);
+  }
+  return out;
+}
+
 // Vertex's spec of the study's rule, or hptune's earlyStoppingRule for a
-// rule Vertex lacks (median-at-step, asha, an embedder's).
+// rule Vertex lacks (median-at-step, asha, an embedder's). The settings
+// go where the reader takes them from: convexStopping's into the convex
+// spec, earlyStoppingSettings as hptune's field of that name.
 void AddStoppingRule(const StudySpec& study, Json& out) {
   const std::string& rule = study.EffectiveStoppingRule();
+  const StoppingSettings& settings = study.stopping_settings;
+  const bool convex_block = settings.Field() == kConvexStoppingField;
+  std::string key = "earlyStoppingRule";
+  Json value = rule;
   for (const auto& [vertex, name] : config_internal::kVertexStoppingRules) {
     if (name == rule) {
-      out[std::string(vertex)] = Json::object();
-      return;
+      key = vertex;
+      value = convex_block && name == kConvexStoppingRule
+                  ? StoppingSettingsJson(settings)
+                  : Json::object();
+      break;
     }
   }
-  out["earlyStoppingRule"] = rule;
+  out[key] = std::move(value);
+  if (!settings.empty() && !convex_block) {
+    out["earlyStoppingSettings"] = StoppingSettingsJson(settings);
+  }
 }
 
 Json VertexStudySpec(const StudySpec& study) {
