@@ -68,6 +68,9 @@ ProcessResult RunProcessWithEnv(const std::vector<std::string>& argv,
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  // Descriptors the test inherited (a build's flock(1) lock) stay out of
+  // the child, which may outlive the test.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   std::vector<char*> args = ArgvPointers(argv);
   const std::vector<std::string> env_strings = EnvironmentWith(env);
   std::vector<char*> envp = ArgvPointers(env_strings);
@@ -115,6 +118,7 @@ pid_t StartProcess(const std::vector<std::string>& argv,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   std::vector<char*> args = ArgvPointers(argv);
   pid_t pid;
   int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
