@@ -34,8 +34,9 @@
 // used: hptune neither models the learning rate nor rewrites stopped
 // trials' final measurements.
 //
-// A study's settings block (`convexStopping:`, StudySpec::stopping_settings)
-// names the options in Vertex's spelling; ConvexOptionsFromSettings reads it.
+// A study's settings block (`convexStopping:`,
+// EarlyStoppingSettings::stopping_settings) names the options in Vertex's
+// spelling; ConvexOptionsFromSettings reads it.
 //
 // Pure and stateless, like MedianStoppingPolicy. Not thread-safe.
 #ifndef HPTUNE_ALGORITHMS_STOPPING_CONVEX_STOPPING_POLICY_H_

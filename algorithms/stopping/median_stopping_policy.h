@@ -84,11 +84,10 @@ struct MedianStoppingOptions {
 };
 
 // The options of the median rule by `reference` with a study's settings
-// block (StudySpec::stopping_settings) in their place: what the registry's
-// "median" and "median-at-step" factories create. Settings: warmupSteps
-// (warmup_steps). InvalidArgument
-// "NAME: PROBLEM" for a bad value or a name the rule lacks
-// (settings_decoder.h).
+// block (EarlyStoppingSettings::stopping_settings) in their place: what the
+// registry's "median" and "median-at-step" factories create. Settings:
+// warmupSteps (warmup_steps). InvalidArgument "NAME: PROBLEM" for a bad value
+// or a name the rule lacks (settings_decoder.h).
 absl::StatusOr<MedianStoppingOptions> MedianOptionsFromSettings(
     MedianStoppingOptions::Reference reference,
     const StoppingSettings& settings);

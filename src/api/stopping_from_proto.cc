@@ -1,4 +1,4 @@
-// StudySpec::stopping_settings read from a StudySpec message
+// EarlyStoppingSettings::stopping_settings read from a StudySpec message
 // (stopping_from_proto.h).
 #include "src/api/stopping_from_proto.h"
 
@@ -69,7 +69,7 @@ std::optional<StoppingSettingValue> ReadSettingValue(
 // convexStopping (the convex rule's block, its fields in the message's
 // order) or earlyStoppingSettings (the study's rule's, by name in sorted
 // order, since a Struct's map has none), as the config reader fills
-// StudySpec::stopping_settings.
+// EarlyStoppingSettings::stopping_settings.
 }  // namespace
 
 void ReadStoppingSettings(const v1::StudySpec& proto, const std::string& path,

@@ -1,5 +1,6 @@
 // Reading a study's early-stopping settings block (`earlyStoppingSettings`,
-// or the convex rule's `convexStopping`) into StudySpec::stopping_settings.
+// or the convex rule's `convexStopping`) into
+// EarlyStoppingSettings::stopping_settings.
 //
 // Private to config parsing (hyperparameters.cc). Core knows no rule, so
 // the block is read as written, any names with scalar values; the rule's
