@@ -1,7 +1,6 @@
 #include "src/dashboard/dashboard_server.h"
 
 #include <httplib.h>
-#include <openssl/pem.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -23,6 +22,7 @@
 #include "src/dashboard/http_address.h"
 #include "src/dashboard/http_api.h"
 #include "src/dashboard/http_guard.h"
+#include "src/dashboard/https_server.h"
 #include "src/dashboard/note_routes.h"
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_routes.h"
@@ -70,34 +70,6 @@ std::string QueryValue(std::string_view text) {
     }
   }
   return out;
-}
-
-absl::StatusOr<std::unique_ptr<httplib::Server>> MakeHttpServer(
-    const DashboardOptions& options) {
-  if (options.tls_cert.empty()) return std::make_unique<httplib::Server>();
-  std::unique_ptr<BIO, decltype(&BIO_free)> cert_bio(
-      BIO_new_mem_buf(options.tls_cert.data(),
-                      static_cast<int>(options.tls_cert.size())),
-      BIO_free);
-  std::unique_ptr<BIO, decltype(&BIO_free)> key_bio(
-      BIO_new_mem_buf(options.tls_key.data(),
-                      static_cast<int>(options.tls_key.size())),
-      BIO_free);
-  std::unique_ptr<X509, decltype(&X509_free)> cert(
-      PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr), X509_free);
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-      PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr),
-      EVP_PKEY_free);
-  if (cert == nullptr || key == nullptr) {
-    return absl::InvalidArgumentError(
-        "the dashboard's TLS certificate or key is not PEM");
-  }
-  auto server = std::make_unique<httplib::SSLServer>(cert.get(), key.get());
-  if (!server->is_valid()) {
-    return absl::InvalidArgumentError(
-        "the dashboard's TLS certificate and key do not go together");
-  }
-  return server;
 }
 
 bool ServeAsset(const std::string& name, httplib::Response& res) {
@@ -372,8 +344,9 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
       std::unique_ptr<read::StudyAnswers> answers,
       read::CachedStudyAnswers::Create(
           store, std::make_unique<read::StoreStudyAnswers>(store)));
-  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<httplib::Server> http,
-                          MakeHttpServer(options));
+  HPTUNE_ASSIGN_OR_RETURN(
+      std::unique_ptr<httplib::Server> http,
+      MakeHttpServer("the dashboard", options.tls_cert, options.tls_key));
   auto impl = std::make_unique<Impl>(
       store, std::move(options), std::move(guard), std::move(address),
       std::move(cache), std::move(answers), std::move(http));

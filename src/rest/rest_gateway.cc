@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/check.h"
+#include "hptune/core/status.h"
 #include "src/rest/job_routes.h"
 #include "src/rest/vertex_routes.h"
 
@@ -137,6 +138,23 @@ void AddStorageRoutes(httplib::Server& http, const StorageOptions& storage) {
   });
 }
 
+// A request naming another host (a page of another site that resolved its
+// name to this address) gets 403 before any route.
+void AddHostCheck(httplib::Server& http,
+                  std::function<bool(std::string_view)> host_allowed) {
+  if (host_allowed == nullptr) return;
+  http.set_pre_routing_handler(
+      [host_allowed](const httplib::Request& req, httplib::Response& res) {
+        if (host_allowed(req.get_header_value("Host"))) {
+          return httplib::Server::HandlerResponse::Unhandled;
+        }
+        Send(ErrorReply(absl::PermissionDeniedError(
+                 "this Host header does not name this server")),
+             res);
+        return httplib::Server::HandlerResponse::Handled;
+      });
+}
+
 // What httplib answers itself (no route, a body over the limit, a request
 // it cannot read) in Google's error shape.
 void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
@@ -179,38 +197,45 @@ class RestGateway::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
+    if (options_.make_http != nullptr) {
+      HPTUNE_ASSIGN_OR_RETURN(http_, options_.make_http());
+    } else {
+      http_ = std::make_unique<httplib::Server>();
+    }
+    httplib::Server& http = *http_;
     const size_t largest =
         std::max(options_.max_body_bytes, UploadBodyLimit(options_));
-    http_.set_payload_max_length(largest);
+    http.set_payload_max_length(largest);
+    AddHostCheck(http, options_.host_allowed);
     const CallOf call_of = CallsOn(options_.channel, options_.now);
-    AddJobRoutes(http_, call_of, options_.max_body_bytes);
-    AddVertexRoutes(http_, call_of, options_.max_body_bytes, &vertex_ids_);
-    AddStorageRoutes(http_, options_.storage);
-    AddErrorReplies(http_, largest);
+    AddJobRoutes(http, call_of, options_.max_body_bytes);
+    AddVertexRoutes(http, call_of, options_.max_body_bytes, &vertex_ids_);
+    AddStorageRoutes(http, options_.storage);
+    AddErrorReplies(http, largest);
     port_ =
         options_.port == 0
-            ? http_.bind_to_any_port(options_.host)
-            : (http_.bind_to_port(options_.host, options_.port) ? options_.port
-                                                                : -1);
+            ? http.bind_to_any_port(options_.host)
+            : (http.bind_to_port(options_.host, options_.port) ? options_.port
+                                                               : -1);
     if (port_ <= 0) {
       return absl::UnavailableError(absl::StrCat(
           "--rest: cannot listen on ", options_.host, ":", options_.port));
     }
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    thread_ = std::thread([this] { http_->listen_after_bind(); });
     return absl::OkStatus();
   }
 
   int port() const { return port_; }
 
   void Stop() {
-    http_.stop();
+    if (http_ != nullptr) http_->stop();
     if (thread_.joinable()) thread_.join();
   }
 
  private:
   const RestOptions options_;
   VertexJobIds vertex_ids_;
-  httplib::Server http_;
+  std::unique_ptr<httplib::Server> http_;
   int port_ = 0;
   std::thread thread_;
 };

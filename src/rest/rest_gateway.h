@@ -7,9 +7,11 @@
 // vertex_routes.h. Both go through the gRPC server's in-process channel,
 // so `gcloud ai-platform jobs` and `gcloud ai hp-tuning-jobs` pointed here
 // (api_endpoint_overrides/ml, /aiplatform) reach the same service, rules
-// and limits as `hptune jobs`. Plain HTTP, so loopback only (the caller
-// checks the address). The project in the path is not checked: one server
-// is one project. Cloud Storage's upload is answered by storage_routes.h.
+// and limits as `hptune jobs`. HTTP or HTTPS as RestOptions::make_http
+// makes it (the caller allows an address off loopback only with TLS); a
+// request whose Host header RestOptions::host_allowed refuses gets 403 (DNS
+// rebinding). The project in the path is not checked: one server is one
+// project. Cloud Storage's upload is answered by storage_routes.h.
 //
 // Thread-safety: Start, port and Stop may be called from any thread.
 #ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_
@@ -20,11 +22,16 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
 #include "hptune/core/time.h"
 #include "src/rest/storage_routes.h"
+
+namespace httplib {
+class Server;
+}  // namespace httplib
 
 namespace hptune::rest {
 
@@ -42,6 +49,12 @@ struct RestOptions {
   // Cloud Storage's upload method (storage_routes.h); its bodies may be up
   // to storage.max_object_bytes and a little more.
   StorageOptions storage;
+  // Makes the server: `hptune serve` passes the dashboard's maker with the
+  // gRPC port's certificate (HTTPS). Default: plain HTTP.
+  std::function<absl::StatusOr<std::unique_ptr<httplib::Server>>()> make_http;
+  // Whether a request's Host header names this server; `hptune serve`
+  // passes the dashboard's rule for the listening host. Default: any.
+  std::function<bool(std::string_view host_header)> host_allowed;
 };
 
 class RestGateway {

@@ -229,15 +229,16 @@ TEST_F(RestGcloudTest, ErrorsAreGooglesWithTheServersMessages) {
   EXPECT_EQ(Json::parse(large->body)["error"]["status"], "RESOURCE_EXHAUSTED");
 }
 
-// Plain HTTP carries bearer tokens: off loopback is refused before
-// anything starts (no gcloud needed).
+// Plain HTTP carries bearer tokens: off loopback without TLS is refused
+// before anything starts (no gcloud needed).
 TEST(RestFlagTest, RestOffLoopbackIsRefused) {
   const std::string dir = testing::MakeTempDir();
   ProcessResult serve = testing::RunProcess(
       {testing::HptuneBinary(), "serve", "--db", dir + "/hptune.db",
        "--state-dir", dir + "/runs", "--rest", "0.0.0.0:0"});
   EXPECT_EQ(serve.exit_code, 2) << serve.out;
-  EXPECT_THAT(serve.err, HasSubstr("serves on loopback only"));
+  EXPECT_THAT(serve.err, HasSubstr("--rest \"0.0.0.0:0\": refusing to serve "
+                                   "the REST API off loopback without TLS"));
 }
 
 }  // namespace

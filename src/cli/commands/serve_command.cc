@@ -1,6 +1,7 @@
 #include "src/cli/commands/serve_command.h"
 
 #include <fcntl.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -34,6 +35,8 @@
 #include "src/cli/stop_signals.h"
 #include "src/dashboard/dashboard_server.h"
 #include "src/dashboard/http_address.h"
+#include "src/dashboard/http_guard.h"
+#include "src/dashboard/https_server.h"
 #include "src/rest/rest_gateway.h"
 #include "src/server/listen_policy.h"
 #include "src/server/server.h"
@@ -133,8 +136,10 @@ struct ServeSetup {
   // The dashboard's, address "off" for none; its actions are set once the
   // server they act through has started.
   dashboard::DashboardOptions dashboard;
-  // --rest's, when given: AI Platform's REST API (src/rest).
+  // --rest's, when given: AI Platform's REST API (src/rest), over HTTPS
+  // with the gRPC port's pair when it has one.
   std::optional<dashboard::HttpAddress> rest;
+  std::string rest_cert, rest_key;
   int log_fd = -1;  // --log-file, or -1: the job lines to stdout.
 };
 
@@ -203,19 +208,21 @@ int ReadJobFlags(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   return ReadQuotaFlags(args, options.quotas, err);
 }
 
-// --rest: AI Platform's REST API (src/rest), when given and not "off".
-int ReadRestFlag(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
+// --rest: AI Platform's REST API (src/rest), when given and not "off";
+// off loopback only with TLS, as the dashboard (bearer tokens cross it).
+int ReadRestFlag(const ParsedArgs& args, bool tls, ServeSetup& setup,
+                 std::ostream& err) {
   std::optional<std::string> rest = args.Get("rest");
   if (!rest || *rest == "off") return kExitOk;
-  // Plain HTTP only so far: the token never leaves loopback in the clear.
   auto address = dashboard::ParseHttpAddress("rest", *rest, /*tls=*/true);
   if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
-  if (!address->loopback) {
+  if (!address->loopback && !tls) {
     return Fail(absl::InvalidArgumentError(absl::StrCat(
                     "--rest \"", *rest,
-                    "\": the REST API is plain HTTP, so it serves on "
-                    "loopback only (e.g. 127.0.0.1:7462): bearer tokens "
-                    "would cross the network in the clear")),
+                    "\": refusing to serve the REST API off loopback without "
+                    "TLS: bearer tokens would cross the network in the clear; "
+                    "give --tls-cert and --tls-key, or use a loopback address "
+                    "(e.g. 127.0.0.1:7462)")),
                 kExitInvalid, err);
   }
   setup.rest = *address;
@@ -256,7 +263,7 @@ int ReadListenFlags(const ParsedArgs& args, ServeSetup& setup,
         dashboard::ParseHttpAddress("http", setup.dashboard.address, tls);
     if (!address.ok()) return Fail(address.status(), kExitInvalid, err);
   }
-  if (int code = ReadRestFlag(args, setup, err); code != kExitOk) {
+  if (int code = ReadRestFlag(args, tls, setup, err); code != kExitOk) {
     return code;
   }
   if (int code =
@@ -340,6 +347,8 @@ int ReadServeFlags(const ParsedArgs& args, ServeSetup& setup,
   setup.dashboard.token = setup.options.token;
   setup.dashboard.tls_cert = setup.options.tls_cert;
   setup.dashboard.tls_key = setup.options.tls_key;
+  setup.rest_cert = setup.options.tls_cert;
+  setup.rest_key = setup.options.tls_key;
   setup.dashboard.state_dir = setup.options.state_dir;
   setup.dashboard.env = setup.runtime.env;
   return kExitOk;
@@ -467,16 +476,26 @@ rest::StorageOptions StorageOf(server::HptuneServer& server, Env& env,
       }};
 }
 
-// AI Platform's REST API in front of the server's gRPC services.
+// AI Platform's REST API in front of the server's gRPC services, with the
+// dashboard's TLS and Host rules.
 absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
     server::HptuneServer& server, Env& env, std::string gcs_root,
-    const dashboard::HttpAddress& address) {
+    const ServeSetup& setup) {
+  const dashboard::HttpAddress& address = *setup.rest;
   return rest::RestGateway::Start(
       {.host = address.host,
        .port = address.port,
        .channel = server.InProcessChannel(),
        .now = [&env] { return env.Now(); },
-       .storage = StorageOf(server, env, std::move(gcs_root))});
+       .storage = StorageOf(server, env, std::move(gcs_root)),
+       .make_http =
+           [cert = setup.rest_cert, key = setup.rest_key] {
+             return dashboard::MakeHttpServer("--rest", cert, key);
+           },
+       .host_allowed =
+           [host = address.host](std::string_view header) {
+             return dashboard::HostAllowed(header, host);
+           }});
 }
 
 // Waits for SIGTERM or SIGINT, then drains and ends the process: job
@@ -560,15 +579,16 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   std::unique_ptr<rest::RestGateway> rest;
   if (setup.rest) {
-    auto started = StartRest(**server, *setup.runtime.env, std::move(gcs_root),
-                             *setup.rest);
+    auto started =
+        StartRest(**server, *setup.runtime.env, std::move(gcs_root), setup);
     if (!started.ok()) {
       output.mu.Unlock();
       ExitAsAFrontFailed(**server, started.status(), err);
     }
     rest = *std::move(started);
-    out << "hptune serve: AI Platform REST API on http://" << setup.rest->host
-        << ":" << rest->port() << "/v1/" << std::endl;
+    out << "hptune serve: AI Platform REST API on "
+        << (setup.rest_cert.empty() ? "http" : "https") << "://"
+        << setup.rest->host << ":" << rest->port() << "/v1/" << std::endl;
   }
   output.mu.Unlock();
   DrainOnStopSignal(setup.stop_signals, **server, web.get(), rest.get(), output,
