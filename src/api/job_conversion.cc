@@ -11,6 +11,7 @@
 #include "hptune/core/status.h"
 #include "hptune/core/stored_spec.h"
 #include "src/api/conversion.h"
+#include "src/api/ml_units.h"
 
 namespace hptune::api {
 namespace {
@@ -233,6 +234,9 @@ v1::Job JobToProto(const JobRecord& job, const JobSpec* decoded,
     }
   }
   output->set_completed_trial_count(completed);
+  if (decoded != nullptr) {
+    output->set_consumed_ml_units(ConsumedMlUnits(*decoded, trials));
+  }
   if (std::optional<Trial> best = BestTrial(*spec, trials)) {
     *output->mutable_best_trial() = TrialToOutput(*best, spec->metric_tag());
   }

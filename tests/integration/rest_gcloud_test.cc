@@ -138,6 +138,17 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
     EXPECT_EQ(shown["allMetrics"].size(), 3u);
     EXPECT_TRUE(shown.contains("startTime") && shown.contains("endTime"));
   }
+  // consumedMLUnits: replica-hours (one replica per trial here) of the
+  // stored trials' start-to-end times.
+  double hours = 0;
+  auto seconds = [](const google::protobuf::Timestamp& t) {
+    return static_cast<double>(t.seconds()) + t.nanos() * 1e-9;
+  };
+  for (const v1::HyperparameterOutput& trial :
+       stored.training_output().trials())
+    hours += (seconds(trial.end_time()) - seconds(trial.start_time())) / 3600;
+  EXPECT_GT(hours, 0);
+  EXPECT_NEAR(output["consumedMLUnits"].get<double>(), hours, 1e-9);
   EXPECT_TRUE(job.contains("createTime") && job.contains("endTime"));
   // gcloud's own tables of the trials.
   ProcessResult summary =
