@@ -10,6 +10,7 @@
 #include "hptune/core/check.h"
 #include "hptune/core/status.h"
 #include "src/rest/job_routes.h"
+#include "src/rest/log_routes.h"
 #include "src/rest/vertex_routes.h"
 
 namespace hptune::rest {
@@ -91,6 +92,15 @@ void AddJobRoutes(httplib::Server& http, const CallOf& call_of, size_t max) {
             [call_of](const httplib::Request& req, httplib::Response& res) {
               Send(CancelJob(call_of(req), req.matches[2].str()), res);
             });
+}
+
+// Cloud Logging's entries.list, for `gcloud ai-platform jobs stream-logs`.
+void AddLogRoutes(httplib::Server& http, const CallOf& call_of, size_t max) {
+  http.Post(kListLogEntriesPath, [call_of, max](const httplib::Request& req,
+                                                httplib::Response& res) {
+    if (!TooLarge(req, max, res))
+      Send(ListLogEntries(call_of(req), req.body), res);
+  });
 }
 
 VertexPlace PlaceOf(const httplib::Request& req) {
@@ -211,6 +221,7 @@ class RestGateway::Impl {
     AddJobRoutes(http, call_of, options_.max_body_bytes);
     AddVertexRoutes(http, call_of, options_.max_body_bytes, &vertex_ids_);
     AddStorageRoutes(http, options_.storage);
+    AddLogRoutes(http, call_of, options_.max_body_bytes);
     AddErrorReplies(http, largest);
     port_ =
         options_.port == 0

@@ -173,6 +173,38 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
   EXPECT_EQ(Jobs(*gcloud_, {"describe", "j1"})["labels"]["team"], "vision");
 }
 
+// `gcloud ai-platform jobs stream-logs` reads Cloud Logging's entries.list
+// here: the lines the trainer printed, with their task, until the job ended.
+TEST_F(RestGcloudTest, StreamLogsShowsWhatTheTrainerPrinted) {
+  httplib::Result created =
+      Post(port_, "/v1/projects/p1/jobs?alt=json", CreateBody("logged", 2, 0.0),
+           testing::DefaultToken());
+  ASSERT_TRUE(created && created->status == 200);
+  v1::GetJobRequest get;
+  get.set_job_id("logged");
+  get.set_omit_trials(true);
+  v1::Job stored;
+  ASSERT_TRUE(PollUntil(
+      [&] {
+        return server_->JobStub()
+                   ->GetJob(testing::Context().get(), get, &stored)
+                   .ok() &&
+               stored.state() == v1::Job::SUCCEEDED;
+      },
+      std::chrono::seconds(60)))
+      << server_->Output();
+  ProcessResult set =
+      gcloud_->Run({"config", "set", "api_endpoint_overrides/logging",
+                    "http://127.0.0.1:" + std::to_string(port_) + "/"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  ProcessResult logs = gcloud_->Run(
+      {"ai-platform", "jobs", "stream-logs", "logged", "--polling-interval=1"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  // curve_trainer's --stdout_metrics lines, 2 steps of each of 2 trials.
+  EXPECT_EQ(testing::CountOccurrences(logs.out, "loss="), 4) << logs.out;
+  EXPECT_THAT(logs.out, HasSubstr("master-replica-0"));
+}
+
 TEST_F(RestGcloudTest, CancelStopsARunningJob) {
   httplib::Result created =
       Post(port_, "/v1/projects/p1/jobs", CreateBody("long", 100000, 0.05),
