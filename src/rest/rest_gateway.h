@@ -11,7 +11,8 @@
 // makes it (the caller allows an address off loopback only with TLS); a
 // request whose Host header RestOptions::host_allowed refuses gets 403 (DNS
 // rebinding). The project in the path is not checked: one server is one
-// project. Cloud Storage's upload is answered by storage_routes.h.
+// project. Cloud Storage's upload is answered by storage_routes.h,
+// Cloud Logging's entries.list (stream-logs) by log_routes.h.
 //
 // Thread-safety: Start, port and Stop may be called from any thread.
 #ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_
