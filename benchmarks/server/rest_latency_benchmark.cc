@@ -13,7 +13,7 @@
 //   describe:      --describes GetJob calls of a finished job (with its
 //                  trial) per front: gRPC GetJob, REST GET
 //                  /v1/projects/p1/jobs/ID (JSON written by the gateway).
-//   create->trial: --jobs plain training jobs (command /bin/true) per
+//   create->trial: --jobs tuning jobs of one trial (/bin/true) per
 //                  front: from the create call (gRPC SubmitJob, REST POST
 //                  /v1/projects/p1/jobs) until a gRPC GetJob poll (every
 //                  millisecond, the same for both) shows the job's trial
@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "benchmarks/server/bench_support.h"
+#include "google/protobuf/util/json_util.h"
 #include "hptune/env/env.h"
 #include "hptune/v1/job_service.grpc.pb.h"
 #include "src/rest/rest_gateway.h"
@@ -47,6 +48,12 @@ namespace {
 constexpr char kProgram[] = "rest_latency_benchmark";
 constexpr char kToken[] = "rest-latency-benchmark-token";
 using SteadyClock = std::chrono::steady_clock;
+// One trial of /bin/true (it reports no metric: only its start is timed).
+constexpr char kTrainingInput[] =
+    R"({"command":["/bin/true"],"region":"us-central1","hyperparameters":)"
+    R"({"goal":"MINIMIZE","hyperparameterMetricTag":"loss","maxTrials":1,)"
+    R"("maxParallelTrials":1,"algorithm":"RANDOM_SEARCH","params":)"
+    R"([{"parameterName":"x","type":"DOUBLE","minValue":0,"maxValue":1}]}})";
 
 struct Flags {
   int describes = 500;
@@ -105,16 +112,19 @@ class Fronts {
     bench::Authorize(context, kToken);
     v1::SubmitJobRequest request;
     request.set_job_id(id);
-    request.mutable_training_input()->add_command("/bin/true");
+    if (!google::protobuf::util::JsonStringToMessage(
+             kTrainingInput, request.mutable_training_input())
+             .ok()) {
+      bench::Die(kProgram, "the training input does not parse");
+    }
     v1::Job job;
     bench::DieUnlessOk(kProgram, stub_->SubmitJob(&context, request, &job),
                        "SubmitJob");
   }
 
   void RestCreate(const std::string& id) {
-    const std::string body = "{\"jobId\":\"" + id +
-                             "\",\"trainingInput\":{\"command\":[\"/bin/"
-                             "true\"],\"region\":\"us-central1\"}}";
+    const std::string body =
+        "{\"jobId\":\"" + id + "\",\"trainingInput\":" + kTrainingInput + "}";
     Check(
         http_.Post("/v1/projects/p1/jobs", Headers(), body, "application/json"),
         "POST");
