@@ -18,7 +18,8 @@ std::optional<int64_t> LastStep(const Trial& trial) {
   return std::nullopt;
 }
 
-std::optional<double> Median(std::vector<int64_t> values) {
+template <typename T>
+std::optional<double> Median(std::vector<T> values) {
   if (values.empty()) return std::nullopt;
   std::sort(values.begin(), values.end());
   const size_t mid = values.size() / 2;
@@ -35,6 +36,22 @@ std::optional<double> SecondsPerStep(const Trial& trial, int64_t last_step) {
   }
   const std::chrono::duration<double> ran = *trial.end_time - *trial.start_time;
   return std::max(0.0, ran.count()) / static_cast<double>(ran_steps);
+}
+
+// `trials` without those a continuation among them resumes: a resumed
+// trial's steps and stop are its continuation's now.
+std::vector<const Trial*> Unresumed(const std::vector<const Trial*>& trials) {
+  std::vector<int64_t> resumed;
+  for (const Trial* t : trials) {
+    if (std::optional<int64_t> n = ResumedTrial(*t)) resumed.push_back(*n);
+  }
+  std::vector<const Trial*> kept;
+  for (const Trial* t : trials) {
+    if (std::find(resumed.begin(), resumed.end(), t->number) == resumed.end()) {
+      kept.push_back(t);
+    }
+  }
+  return kept;
 }
 
 bool RanToEnd(const Trial& t) {
@@ -71,49 +88,46 @@ TrialFootprint FootprintOf(const JobSpec& job) {
 StoppingSavings ComputeStoppingSavings(
     const std::vector<const Trial*>& all_trials,
     const std::optional<TrialFootprint>& footprint) {
-  // A resumed trial's steps and stop are its continuation's now.
-  std::vector<int64_t> resumed;
-  for (const Trial* t : all_trials) {
-    if (std::optional<int64_t> n = ResumedTrial(*t)) resumed.push_back(*n);
-  }
-  std::vector<const Trial*> trials;
-  for (const Trial* t : all_trials) {
-    if (std::find(resumed.begin(), resumed.end(), t->number) == resumed.end()) {
-      trials.push_back(t);
-    }
-  }
+  const std::vector<const Trial*> trials = Unresumed(all_trials);
   StoppingSavings s;
   std::vector<int64_t> full_lengths;
+  std::vector<double> full_paces;
   for (const Trial* t : trials) {
     ++s.trials;
     const std::optional<int64_t> last = LastStep(*t);
     if (last) s.steps_run += std::max<int64_t>(0, *last);
     if (Stopped(*t)) ++s.trials_stopped;
-    if (RanToEnd(*t) && last) full_lengths.push_back(*last);
+    if (!RanToEnd(*t) || !last) continue;
+    full_lengths.push_back(*last);
+    if (std::optional<double> pace = SecondsPerStep(*t, *last)) {
+      full_paces.push_back(*pace);
+    }
   }
   s.trials_run_to_end = static_cast<int64_t>(full_lengths.size());
   s.full_steps = Median(std::move(full_lengths));
   // Nothing stopped, nothing saved, whether or not a trial ran to its end.
   if (s.trials_stopped > 0 && !s.full_steps) return s;
-  double steps = 0, seconds = 0;
+  double steps = 0;
   for (const Trial* t : trials) {
     const std::optional<int64_t> last = LastStep(*t);
     if (!Stopped(*t) || !last) continue;
-    const double saved =
-        std::max(0.0, *s.full_steps - std::max<int64_t>(0, *last));
-    steps += saved;
-    if (std::optional<double> pace = SecondsPerStep(*t, *last)) {
-      seconds += saved * *pace;
-    }
+    steps += std::max(0.0, *s.full_steps - std::max<int64_t>(0, *last));
   }
   s.steps_saved = steps;
+  if (s.steps_run + steps > 0) {
+    s.share_saved = steps / (static_cast<double>(s.steps_run) + steps);
+  }
+  // The pace of a full training, its start-up spread over all its steps:
+  // a stopped trial's own pace is mostly start-up and would count it once
+  // per step left unrun. So no stopped trial saves more than a full trial
+  // costs. Unknown when no trial run to its end has both times.
+  const std::optional<double> pace = Median(std::move(full_paces));
+  if (!pace && steps > 0) return s;
+  const double seconds = steps * pace.value_or(0);
   s.trial_seconds_saved = seconds;
   if (footprint) {
     s.replica_seconds_saved = seconds * footprint->replicas;
     if (footprint->gpus > 0) s.gpu_seconds_saved = seconds * footprint->gpus;
-  }
-  if (s.steps_run + steps > 0) {
-    s.share_saved = steps / (static_cast<double>(s.steps_run) + steps);
   }
   return s;
 }

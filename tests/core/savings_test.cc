@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace hptune {
 namespace {
 
@@ -91,11 +93,12 @@ TEST(StoppingSavingsTest, NothingStoppedSavesNothing) {
 }
 
 TEST(StoppingSavingsTest, StoppedTrialsSaveTheRestOfTheMedianLength) {
-  // Full lengths 80, 100, 120: median 100. Trial 4 stopped at step 25 after
-  // 50 s (2 s a step): 75 steps, 150 s saved; trial 5 at 50 after 25 s
-  // (0.5 s a step): 50 steps, 25 s.
-  const std::vector<Trial> trials = {Ended(1, 80, 1), Ended(2, 100, 1),
-                                     Ended(3, 120, 1), Ended(4, 25, 50, true),
+  // Full lengths 80, 100, 120: median 100; their paces 1, 0.4 and 0.2 s a
+  // step: median 0.4 (the mean 0.53). Trial 4 stopped at step 25: 75
+  // steps; trial 5 at 50: 50 steps; 125 steps, 50 s saved. Their own paces
+  // (2 and 0.5 s a step) do not count.
+  const std::vector<Trial> trials = {Ended(1, 80, 80), Ended(2, 100, 40),
+                                     Ended(3, 120, 24), Ended(4, 25, 50, true),
                                      Ended(5, 50, 25, true)};
   const StoppingSavings s =
       ComputeStoppingSavings(Pointers(trials), TrialFootprint{3, 0});
@@ -104,12 +107,12 @@ TEST(StoppingSavingsTest, StoppedTrialsSaveTheRestOfTheMedianLength) {
   EXPECT_THAT(s.full_steps, Optional(DoubleEq(100)));
   EXPECT_EQ(s.steps_run, 80 + 100 + 120 + 25 + 50);
   EXPECT_THAT(s.steps_saved, Optional(DoubleEq(125)));
-  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(175)));
-  EXPECT_THAT(s.replica_seconds_saved, Optional(DoubleEq(3 * 175)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(50)));
+  EXPECT_THAT(s.replica_seconds_saved, Optional(DoubleEq(3 * 50)));
   EXPECT_THAT(s.share_saved, Optional(DoubleEq(125.0 / (375 + 125))));
   EXPECT_EQ(SavingsText(s),
             "2 of 5 trials stopped early; saved about 125 of 500 steps (25%), "
-            "525 replica-seconds (an estimate: a full trial's length is the "
+            "150 replica-seconds (an estimate: a full trial's length is the "
             "median of 3 run to their end)");
 }
 
@@ -117,10 +120,10 @@ TEST(StoppingSavingsTest, StoppedTrialsSaveTheRestOfTheMedianLength) {
 // of the two middle lengths. Lengths 140, 60, 100, 80 (unsorted): the
 // lower middle is 80, the upper 100, their mean 90, the mean of all 95,
 // so each wrong choice gives another saving for trial 5, stopped at step
-// 30 after 60 s (2 s a step).
+// 30; at 2 s a step.
 TEST(StoppingSavingsTest, AnEvenCountsFullLengthIsTheMeanOfTheTwoMiddleOnes) {
-  const std::vector<Trial> trials = {Ended(1, 140, 1), Ended(2, 60, 1),
-                                     Ended(3, 100, 1), Ended(4, 80, 1),
+  const std::vector<Trial> trials = {Ended(1, 140, 280), Ended(2, 60, 120),
+                                     Ended(3, 100, 200), Ended(4, 80, 160),
                                      Ended(5, 30, 60, true)};
   const StoppingSavings s =
       ComputeStoppingSavings(Pointers(trials), TrialFootprint{1, 0});
@@ -159,7 +162,8 @@ TEST(StoppingSavingsTest, AllStoppedIsUnknown) {
 TEST(StoppingSavingsTest, OnlySucceededUnstoppedTrialsAreTheYardstick) {
   // Failed (1000 steps), infeasible (900), cancelled (800) and running (7)
   // trials do not set the length: counted, the median would be 800.
-  std::vector<Trial> trials = {Ended(1, 100, 1),       Ended(2, 1000, 1),
+  // Nor their paces: 1 s a step is trial 1's.
+  std::vector<Trial> trials = {Ended(1, 100, 100),     Ended(2, 1000, 1),
                                Ended(3, 40, 40, true), Ended(4, 7, 1),
                                Ended(5, 900, 1),       Ended(6, 800, 1)};
   trials[1].state = TrialState::kFailed;
@@ -178,7 +182,7 @@ TEST(StoppingSavingsTest, OnlySucceededUnstoppedTrialsAreTheYardstick) {
 }
 
 TEST(StoppingSavingsTest, GpuSecondsOnlyWhereGpusAreAllocated) {
-  const std::vector<Trial> trials = {Ended(1, 100, 1),
+  const std::vector<Trial> trials = {Ended(1, 100, 36000),
                                      Ended(2, 10, 3600, true)};
   // 90 steps at 360 s a step: 32400 s a replica.
   const StoppingSavings without =
@@ -221,6 +225,60 @@ TEST(StoppingSavingsTest, ATrialWithoutAFinalMeasurementRanToItsLastReport) {
   EXPECT_THAT(s.steps_saved, Optional(DoubleEq(60)));
 }
 
+// A trial stopped after 1-3 steps spent its time mostly on start-up: 10 s,
+// then 1 s a step. Three ran their 100 steps in 110 s, 1.1 s a step; each
+// stopped one left 97-99 steps unrun, 1.1 s each, not its own 4.3-11 s.
+TEST(StoppingSavingsTest, TrialsStoppedAfterAFewStepsSaveAtAFullTrainingsPace) {
+  const std::vector<Trial> trials = {
+      Ended(1, 100, 110),    Ended(2, 100, 110),    Ended(3, 100, 110),
+      Ended(4, 1, 11, true), Ended(5, 2, 12, true), Ended(6, 3, 13, true)};
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{3, 0});
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(99 + 98 + 97)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(294 * 1.1)));
+  EXPECT_THAT(s.replica_seconds_saved, Optional(DoubleEq(3 * 294 * 1.1)));
+  EXPECT_THAT(SavingsText(s), HasSubstr("970 replica-seconds"));
+}
+
+// What stopping saved is never more than running every stopped trial to
+// its end would have cost: a full training's seconds (here every trial
+// run to its end took the same) per stopped trial, whatever the start-up
+// and however early the stops.
+TEST(StoppingSavingsTest,
+     TheSavingNeverExceedsRunningTheStoppedTrialsToTheEnd) {
+  for (double startup : {0.0, 10.0, 600.0}) {
+    for (int64_t stop : {1, 2, 3, 50}) {
+      const double full_seconds = startup + 100;  // 100 steps of 1 s.
+      const std::vector<Trial> trials = {Ended(1, 100, full_seconds),
+                                         Ended(2, 100, full_seconds),
+                                         Ended(3, stop, startup + stop, true),
+                                         Ended(4, stop, startup + stop, true)};
+      const StoppingSavings s =
+          ComputeStoppingSavings(Pointers(trials), TrialFootprint{2, 2});
+      SCOPED_TRACE(absl::StrCat("start-up ", startup, " s, stop at ", stop));
+      ASSERT_TRUE(s.trial_seconds_saved.has_value());
+      EXPECT_LE(*s.trial_seconds_saved, 2 * full_seconds);
+      EXPECT_LE(*s.replica_seconds_saved, 2 * 2 * full_seconds);
+      EXPECT_LE(*s.gpu_seconds_saved, 2 * 2 * full_seconds);
+    }
+  }
+}
+
+// No trial run to its end has times (a client's study without them): the
+// steps saved are known, the seconds not.
+TEST(StoppingSavingsTest, WithoutAFullTrainingsPaceTheSecondsAreUnknown) {
+  std::vector<Trial> trials = {Ended(1, 100, 50), Ended(2, 40, 20, true)};
+  trials[0].start_time.reset();
+  const StoppingSavings s =
+      ComputeStoppingSavings(Pointers(trials), TrialFootprint{1, 1});
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(60)));
+  EXPECT_THAT(s.share_saved, Optional(DoubleEq(60.0 / 200)));
+  EXPECT_EQ(s.trial_seconds_saved, std::nullopt);
+  EXPECT_EQ(s.replica_seconds_saved, std::nullopt);
+  EXPECT_EQ(s.gpu_seconds_saved, std::nullopt);
+  EXPECT_THAT(SavingsText(s), HasSubstr("saved about 60 of 200 steps (30%) "));
+}
+
 TEST(StoppingSavingsTest, AStoppedTrialPastTheMedianSavesNothing) {
   const std::vector<Trial> trials = {Ended(1, 10, 1), Ended(2, 30, 3, true)};
   const StoppingSavings s =
@@ -237,9 +295,9 @@ namespace {
 
 // Freeze-thaw: trial 2, stopped at step 20, was resumed as trial 3, which
 // reported steps 1..20 copied (before it was created) and ran on to 100 in
-// 40 s. Trial 2 counts no more: 100 + 100 steps run, nothing saved; trial
-// 3 stopped at 60 instead would save 40 steps at its own pace (40 steps in
-// 16 s): 16 s.
+// 40 s (0.5 s a step over the 80 it trained). Trial 2 counts no more: 100
+// + 100 steps run, nothing saved; trial 3 stopped at 60 instead would save
+// 40 steps at trial 1's pace (0.5 s a step): 20 s.
 TEST(StoppingSavingsTest, AResumedTrialCountsOnceAsItsContinuation) {
   std::vector<Trial> trials = {Ended(1, 100, 50), Ended(2, 20, 10, true),
                                Ended(3, 100, 40)};
@@ -266,7 +324,22 @@ TEST(StoppingSavingsTest, AResumedTrialCountsOnceAsItsContinuation) {
   EXPECT_EQ(s.trials_stopped, 1);
   EXPECT_EQ(s.steps_run, 160);
   EXPECT_THAT(s.steps_saved, Optional(DoubleEq(40)));
-  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(16)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(20)));
+
+  // A continuation run to its end sets the pace over the steps it trained
+  // itself (40 s for 80 steps, not 100): trial 1, stopped at step 30 now,
+  // saves 70 steps at 0.5 s a step (0.4 if the copied steps counted).
+  trials[0] = Ended(1, 30, 300, true);
+  trials[2] = Ended(3, 100, 40);
+  trials[2].origin = "resume[2]";
+  trials[2].create_time = *trials[2].start_time;
+  for (int64_t step = 1; step <= 20; ++step) {
+    trials[2].measurements.push_back(
+        {.step = step, .time = FromUnixMicros(step)});
+  }
+  s = ComputeStoppingSavings(Pointers(trials), std::nullopt);
+  EXPECT_THAT(s.steps_saved, Optional(DoubleEq(70)));
+  EXPECT_THAT(s.trial_seconds_saved, Optional(DoubleEq(35)));
 }
 
 }  // namespace

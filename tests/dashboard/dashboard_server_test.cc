@@ -1138,12 +1138,12 @@ TEST_F(DashboardServerTest, TheSummaryShowsWhatEarlyStoppingSaved) {
   ASSERT_OK(store_->CreateStudy(study));
   // Four ran to their end, at steps 70, 150, 90 and 110: a full trial is
   // 100 steps, the mean of the middle two (the lower is 90, the upper 110,
-  // the mean of all 105). Two stopped at step 25 after 50 s, 2 s a step:
-  // 75 steps and 150 s each left unrun.
+  // the mean of all 105), at 2 s a step. Two stopped at step 25: 75 steps
+  // and 150 s each left unrun.
   ASSERT_OK(store_
                 ->AddTrials("stopped",
-                            {Ran(70, 10, false), Ran(150, 10, false),
-                             Ran(90, 10, false), Ran(110, 10, false),
+                            {Ran(70, 140, false), Ran(150, 300, false),
+                             Ran(90, 180, false), Ran(110, 220, false),
                              Ran(25, 50, true), Ran(25, 50, true)},
                             std::nullopt)
                 .status());

@@ -127,8 +127,8 @@ void MakeStoppedJob(store::Store& store, engine::TuningEngine& engine,
   ASSERT_OK(engine.CreateStudy(id, *parsed.job->study).status());
   ASSERT_OK(store.AddTrials(
       id,
-      {Ran(70, 10, false), Ran(150, 10, false), Ran(90, 10, false),
-       Ran(110, 10, false), Ran(25, 50, true), Ran(25, 50, true)},
+      {Ran(70, 140, false), Ran(150, 300, false), Ran(90, 180, false),
+       Ran(110, 220, false), Ran(25, 50, true), Ran(25, 50, true)},
       std::nullopt));
   JobRecord job;
   job.job_id = id;

@@ -146,16 +146,16 @@ TEST_P(StudyAnswersTest, ImportanceIsTheAlgorithmsReportOverTheTrials) {
             expected->importances[0].importance);
 }
 
-// Four ran to their end, at steps 70, 150, 90 and 110: a full trial is 100
-// steps. Two stopped at step 25 after 50 s (2 s a step): 75 steps and 150 s
-// each left unrun, times the job's 2 replicas and 2 GPUs.
+// Four ran to their end, at steps 70, 150, 90 and 110, 2 s a step: a full
+// trial is 100 steps. Two stopped at step 25: 75 steps and 150 s each left
+// unrun, times the job's 2 replicas and 2 GPUs.
 TEST_P(StudyAnswersTest, SavingsUseTheStoredTrialsAndTheJobsFootprint) {
   StudyRecord study = Study("stopped");
   study.spec.enable_early_stopping = true;
   ASSERT_OK(store_->CreateStudy(study));
   AddTrials("stopped",
-            {Ran(70, 10, false), Ran(150, 10, false), Ran(90, 10, false),
-             Ran(110, 10, false), Ran(25, 50, true), Ran(25, 50, true)});
+            {Ran(70, 140, false), Ran(150, 300, false), Ran(90, 180, false),
+             Ran(110, 220, false), Ran(25, 50, true), Ran(25, 50, true)});
   ASSERT_OK(store_->CreateJob(JobWithTwoGpus("stopped")));
   absl::StatusOr<std::optional<StoppingSavings>> saved =
       StoreStudyAnswers(*store_).Savings("stopped");

@@ -40,7 +40,11 @@ struct StoppingSavings {
   // nullopt: unknown (stopped trials, but none ran to its end). 0 when no
   // trial was stopped.
   std::optional<double> steps_saved;
-  // The saved steps at each stopped trial's own seconds per step.
+  // The saved steps at the pace of a full training: the median seconds per
+  // step of the trials run to their end, each one's start-up spread over
+  // its steps. Never more than trials_stopped full trainings' seconds.
+  // nullopt when steps were saved but no trial run to its end has both a
+  // start and an end time.
   std::optional<double> trial_seconds_saved;
   // Also nullopt without a footprint (a study with no job).
   std::optional<double> replica_seconds_saved;
