@@ -9,11 +9,17 @@
 //                (also decay-curve, convex: any built-in rule name)
 //                [--first_seed=K] [--workers=W] [--budget=B]
 //                [--checkpoints=20,50] [--max_trials=N] [--configs=N]
+//                [--seeded=1]
 //
 // Budgets and checkpoints are in full trainings of a task (its steps).
 // --configs=N offers only a table's first N configurations (the table of N
 // that generate_curves.py makes with the same seed); 0, all of them.
+// --seeded=1 reads the seed-averaged tables too (<task>.seeds.csv.gz,
+// generate_seed_curves.py): each trial trains one seed's curve, drawn per
+// trial, and regret is on its configuration's mean final value over the
+// seeds (seed_curves.h); the rows' regrets are then of that scoring.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +30,7 @@
 #include "absl/strings/str_split.h"
 #include "benchmarks/curves/curve_table.h"
 #include "benchmarks/curves/replay.h"
+#include "benchmarks/curves/seed_curves.h"
 #include "hptune/algorithms/stopping_registry.h"
 
 namespace {
@@ -42,6 +49,7 @@ struct Flags {
   std::vector<double> checkpoints = {20, 50};
   int max_trials = 0;
   int configs = 0;
+  int seeded = 0;
 };
 
 bool ParseNumber(const std::string& name, const std::string& text, double& out,
@@ -88,6 +96,8 @@ bool ParseFlag(const std::string& name, const std::string& value, Flags& f) {
     return ParseInt(name, value, f.max_trials, 0);
   else if (name == "configs")
     return ParseInt(name, value, f.configs, 0);
+  else if (name == "seeded")
+    return ParseInt(name, value, f.seeded, 0);
   else if (name == "budget")
     return ParseNumber(name, value, f.budget, 1e-3);
   else if (name == "checkpoints") {
@@ -139,8 +149,9 @@ std::string Header(const Flags& flags) {
 }
 
 // One run's row; false (having said why) on an error.
-bool RunOne(const curves::CurveTable& table, const std::string& designer,
-            const std::string& rule, int seed, const Flags& flags) {
+bool RunOne(const curves::CurveTable& table, const curves::SeedCurves* seeds,
+            const std::string& designer, const std::string& rule, int seed,
+            const Flags& flags) {
   curves::ReplayOptions options;
   bool ok = true;
   options.rule = RuleOf(rule, ok);
@@ -156,6 +167,7 @@ bool RunOne(const curves::CurveTable& table, const std::string& designer,
   options.budget = flags.budget;
   options.checkpoints = flags.checkpoints;
   options.max_trials = flags.max_trials;
+  options.seeds = seeds;
   auto r = curves::Replay(table, options);
   if (!r.ok()) {
     std::fprintf(stderr, "%s %s %s seed %d: %s\n", table.task.c_str(),
@@ -187,6 +199,12 @@ int main(int argc, char** argv) {
     if (kept.ok() && flags.configs > 0) {
       kept = curves::KeepFirstConfigurations(flags.configs, *table);
     }
+    std::optional<curves::SeedCurves> seeds;
+    if (kept.ok() && flags.seeded) {
+      auto loaded = curves::LoadSeedCurves(flags.data, *table);
+      kept = loaded.status();
+      if (loaded.ok()) seeds = *std::move(loaded);
+    }
     if (!kept.ok()) {
       std::fprintf(stderr, "%s\n", std::string(kept.message()).c_str());
       return 1;
@@ -194,7 +212,8 @@ int main(int argc, char** argv) {
     for (const std::string& designer : flags.designers) {
       for (const std::string& rule : flags.rules) {
         for (int s = 0; s < flags.seeds; ++s) {
-          if (!RunOne(*table, designer, rule, flags.first_seed + s, flags)) {
+          if (!RunOne(*table, seeds ? &*seeds : nullptr, designer, rule,
+                      flags.first_seed + s, flags)) {
             return 1;
           }
         }

@@ -10,8 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "nlohmann/json.hpp"
 #include "algorithms/encoding/unit_cube.h"
+#include "nlohmann/json.hpp"
 #include "zlib.h"
 
 namespace hptune::curves {
@@ -161,7 +161,7 @@ absl::Status ParseRow(const std::vector<std::string>& cells, CurveTable& t) {
 }
 
 absl::Status ParseCsv(const std::string& path, CurveTable& table) {
-  auto text = path.ends_with(".gz") ? ReadGzipFile(path) : ReadFile(path);
+  auto text = ReadTableText(path);
   if (!text.ok()) return text.status();
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
@@ -185,6 +185,10 @@ absl::Status ParseCsv(const std::string& path, CurveTable& table) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> ReadTableText(const std::string& path) {
+  return path.ends_with(".gz") ? ReadGzipFile(path) : ReadFile(path);
+}
 
 double CurveTable::BestValue() const {
   double best = std::numeric_limits<double>::infinity();

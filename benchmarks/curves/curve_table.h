@@ -41,6 +41,10 @@ struct CurveTable {
 absl::StatusOr<CurveTable> LoadCurveTable(const std::string& dir,
                                           const std::string& task);
 
+// A table file's text: gunzipped when `path` ends in ".gz". NotFound when
+// it cannot be opened; other errors name the file.
+absl::StatusOr<std::string> ReadTableText(const std::string& path);
+
 // Keeps the table's first n configurations: a table's configurations are a
 // Sobol sequence's first points, so its first n are the table of n that
 // generate_curves.py makes with the same seed. InvalidArgument when n is

@@ -10,12 +10,16 @@ recorded CPU seconds, and end a trial when it has trained S steps or when
 trial.should_prune() says so after a report. A trial's result is its last
 reported value, pruned or not; regret is the best result minus the lowest
 value of the whole table. Rows are curve_replay's (side "optuna").
+With --seeded, as curve_replay --seeded=1: each trial trains one seed's
+curve of <task>.seeds.csv.gz (generate_seed_curves.py), drawn per trial,
+and regret is the best trial's configuration's mean final value over its
+seeds minus the lowest such mean.
 
   /usr/bin/python3 benchmarks/curves/optuna_curves.py [--data DIR]
       [--tasks gbm,mlp,sgd] [--samplers tpe,random]
       [--pruners none,median,sha,hyperband] [--seeds 5] [--first-seed 1]
       [--workers 4] [--budget 50] [--checkpoints 20,50] [--max-trials 0]
-      [--configs N]
+      [--configs N] [--seeded]
 
 Pruners are Optuna 3.1's defaults: MedianPruner(), SuccessiveHalvingPruner()
 and HyperbandPruner(min_resource=1, max_resource=S); samplers
@@ -28,6 +32,7 @@ import heapq
 import json
 import math
 import os
+import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -63,6 +68,31 @@ def load_table(data, task, first=0):
     best = min(min(curve) for curve in metric)
     return dict(task=task, steps=steps, params=params, configs=configs,
                 metric=metric, cost=cost, best=best)
+
+
+def load_seeds(data, table):
+    """Adds the seed curves of <task>.seeds.csv.gz to `table`: seed_metric
+    and seed_cost [config][seed][step], mean_final per configuration, and
+    best, the lowest mean final value."""
+    n, steps = len(table["configs"]), table["steps"]
+    metric, cost = [{} for _ in range(n)], [{} for _ in range(n)]
+    with open_table(data, table["task"] + ".seeds") as f:
+        reader = csv.reader(f)
+        next(reader)
+        for row in reader:
+            i, k = int(row[0]), int(row[1])
+            if i < n:
+                metric[i][k] = [float(v) for v in row[2:2 + steps]]
+                cost[i][k] = [float(v) for v in row[2 + steps:2 + 2 * steps]]
+    k = len(metric[0])
+    if any(sorted(m) != list(range(k)) for m in metric) or k == 0:
+        sys.exit("%s.seeds: a configuration lacks seeds of 0..%d" %
+                 (table["task"], k - 1))
+    table["seed_metric"] = [[m[j] for j in range(k)] for m in metric]
+    table["seed_cost"] = [[c[j] for j in range(k)] for c in cost]
+    table["mean_final"] = [sum(c[-1] for c in m) / k
+                           for m in table["seed_metric"]]
+    table["best"] = min(table["mean_final"])
 
 
 def unit(p, x):
@@ -139,6 +169,8 @@ class Replay:
         self.budget_steps = args.budget * table["steps"]
         self.events, self.slots = [], [None] * args.workers
         self.best, self.steps, self.trials, self.stopped = math.inf, 0, 0, 0
+        self.best_config = None
+        self.seed_draws = random.Random(seed)
         self.regret_at = [math.nan] * len(args.checkpoints)
         self.now = 0.0
 
@@ -148,24 +180,41 @@ class Replay:
             return
         trial = self.study.ask()
         config = nearest(self.t, suggest(trial, self.t["params"]))
-        self.slots[w] = [trial, config, 0]
+        seeds = self.t.get("seed_metric")
+        k = self.seed_draws.randrange(len(seeds[config])) if seeds else None
+        self.slots[w] = [trial, config, 0, k]
         self.schedule(w, now)
 
+    def curve(self, kind, config, k):
+        """The configuration's curve of `kind` ("metric", "cost"): seed
+        k's with seed curves."""
+        if k is None:
+            return self.t[kind][config]
+        return self.t["seed_" + kind][config][k]
+
     def schedule(self, w, now):
-        _, config, step = self.slots[w]
-        heapq.heappush(self.events, (now + self.t["cost"][config][step], w))
+        _, config, step, k = self.slots[w]
+        heapq.heappush(self.events,
+                       (now + self.curve("cost", config, k)[step], w))
+
+    def regret(self):
+        if "mean_final" not in self.t:
+            return self.best - self.t["best"]
+        if self.best_config is None:
+            return math.inf
+        return self.t["mean_final"][self.best_config] - self.t["best"]
 
     def note_spend(self):
         for i, c in enumerate(self.args.checkpoints):
             if self.steps == math.ceil(c * self.t["steps"]):
-                self.regret_at[i] = self.best - self.t["best"]
+                self.regret_at[i] = self.regret()
 
     def step_done(self, w, now):
         import optuna
         self.now = now
         slot = self.slots[w]
-        trial, config, step = slot
-        value = self.t["metric"][config][step]
+        trial, config, step, k = slot
+        value = self.curve("metric", config, k)[step]
         trial.report(value, step + 1)
         self.steps += 1
         slot[2] = step = step + 1
@@ -177,7 +226,8 @@ class Replay:
                 self.study.tell(trial, value)
             self.trials += 1
             self.stopped += prune
-            self.best = min(self.best, value)
+            if value < self.best:
+                self.best, self.best_config = value, config
             self.note_spend()
             self.start(w, now)
             return
@@ -190,7 +240,7 @@ class Replay:
         while self.events and self.steps < self.budget_steps:
             now, w = heapq.heappop(self.events)
             self.step_done(w, now)
-        final = self.best - self.t["best"]
+        final = self.regret()
         for i, c in enumerate(self.args.checkpoints):
             if c * self.t["steps"] > self.steps:
                 self.regret_at[i] = final
@@ -220,6 +270,9 @@ def main():
     parser.add_argument("--max-trials", type=int, default=0)
     parser.add_argument("--configs", type=int, default=0,
                         help="the table's first N configurations (0: all)")
+    parser.add_argument("--seeded", action="store_true",
+                        help="draw each trial's curve from the seed table "
+                             "and score regret on mean final values")
     args = parser.parse_args()
     args.checkpoints = [float(c) for c in args.checkpoints.split(",")]
     import optuna
@@ -230,6 +283,8 @@ def main():
         ["regret@%g" % c for c in args.checkpoints]))
     for task in args.tasks.split(","):
         table = load_table(args.data, task, args.configs)
+        if args.seeded:
+            load_seeds(args.data, table)
         for sampler in args.samplers.split(","):
             for pruner in args.pruners.split(","):
                 for seed in range(args.first_seed,

@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <queue>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/trial_resume.h"
@@ -17,10 +19,12 @@ namespace {
 
 constexpr char kStudy[] = "replay";
 
-// A worker training one trial: its configuration and the next step.
+// A worker training one trial: its configuration, the seed whose curve it
+// trains (0 without seed curves) and the next step.
 struct Slot {
   int64_t trial = 0;
   int config = 0;
+  int seed = 0;
   int step = 0;
   bool continuation = false;
 };
@@ -43,7 +47,10 @@ class Simulation {
         engine_(*store_, clock_),
         slots_(options.workers),
         budget_steps_(options.budget * table.steps),
-        best_(std::numeric_limits<double>::infinity()) {
+        best_(std::numeric_limits<double>::infinity()),
+        reference_(options.seeds ? options.seeds->BestMeanFinal()
+                                 : table.BestValue()),
+        seed_draws_(options.seed * 0x9E3779B97F4A7C15ULL + 1) {
     result_.regret_at.assign(options.checkpoints.size(), std::nan(""));
   }
 
@@ -59,9 +66,25 @@ class Simulation {
   void NoteSpend();
   void Schedule(int w, double now) {
     const Slot& s = slots_[w];
-    events_.push({now + table_.cost[s.config][s.step], w});
+    events_.push({now + Cost(s), w});
   }
-  double Regret() const { return best_ - table_.BestValue(); }
+  // The metric and cost of slot `s`'s next step, on its seed's curve.
+  double Metric(const Slot& s) const {
+    return options_.seeds ? options_.seeds->metric[s.config][s.seed][s.step]
+                          : table_.metric[s.config][s.step];
+  }
+  double Cost(const Slot& s) const {
+    return options_.seeds ? options_.seeds->cost[s.config][s.seed][s.step]
+                          : table_.cost[s.config][s.step];
+  }
+  // The seed a trial trains: drawn for a new one, its trial's for a
+  // continuation.
+  int SeedOf(const Trial& trial, std::optional<int64_t> resumed);
+  double Regret() const {
+    if (!options_.seeds) return best_ - reference_;
+    if (best_config_ < 0) return std::numeric_limits<double>::infinity();
+    return options_.seeds->MeanFinal(best_config_) - reference_;
+  }
 
   const CurveTable& table_;
   const ReplayOptions& options_;
@@ -72,6 +95,10 @@ class Simulation {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   const double budget_steps_;
   double best_;
+  int best_config_ = -1;  // The configuration of the best result.
+  const double reference_;
+  std::mt19937_64 seed_draws_;
+  std::map<int64_t, int> trial_seeds_;
   double now_ = 0;
   ReplayResult result_;
 };
@@ -112,9 +139,21 @@ absl::StatusOr<bool> Simulation::StartTrial(int w, double now) {
       step = static_cast<int>(stopped->measurements.back().step);
     }
   }
-  slots_[w] = Slot{trial.number, *config, step, resumed.has_value()};
+  slots_[w] = Slot{trial.number, *config, SeedOf(trial, resumed), step,
+                   resumed.has_value()};
   Schedule(w, now);
   return true;
+}
+
+int Simulation::SeedOf(const Trial& trial, std::optional<int64_t> resumed) {
+  if (!options_.seeds) return 0;
+  auto it = resumed ? trial_seeds_.find(*resumed) : trial_seeds_.end();
+  const int seed =
+      it != trial_seeds_.end()
+          ? it->second
+          : static_cast<int>(seed_draws_() % options_.seeds->seeds);
+  trial_seeds_[trial.number] = seed;
+  return seed;
 }
 
 absl::Status Simulation::EndTrial(const Slot& slot, bool stopped) {
@@ -126,8 +165,10 @@ absl::Status Simulation::EndTrial(const Slot& slot, bool stopped) {
   if (!t.ok()) return t.status();
   result_.trials += !slot.continuation;
   result_.stopped += stopped;
-  if (auto v = t->FinalObjective(table_.metric_name))
-    best_ = std::min(best_, *v);
+  if (auto v = t->FinalObjective(table_.metric_name); v && *v < best_) {
+    best_ = *v;
+    best_config_ = slot.config;
+  }
   return absl::OkStatus();
 }
 
@@ -147,7 +188,7 @@ absl::Status Simulation::StepDone(int w, double now) {
   now_ = now;
   Measurement m;
   m.step = slot.step + 1;  // Steps 1..S: the median rules never judge step 0.
-  m.metrics[table_.metric_name] = table_.metric[slot.config][slot.step];
+  m.metrics[table_.metric_name] = Metric(slot);
   if (auto s = engine_.AddMeasurement(kStudy, slot.trial, m); !s.ok()) return s;
   ++result_.steps;
   ++slot.step;
@@ -197,6 +238,11 @@ absl::StatusOr<ReplayResult> Replay(const CurveTable& table,
     return absl::InvalidArgumentError(
         absl::StrCat("workers ", options.workers, " and budget ",
                      options.budget, " must be positive"));
+  }
+  if (options.seeds && options.seeds->metric.size() != table.configs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("seed curves of ", options.seeds->metric.size(),
+                     " configurations for a table of ", table.configs.size()));
   }
   Simulation simulation(table, options);
   return simulation.Run();

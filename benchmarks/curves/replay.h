@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "benchmarks/curves/curve_table.h"
+#include "benchmarks/curves/seed_curves.h"
 #include "hptune/core/study.h"
 
 namespace hptune::curves {
@@ -38,6 +39,12 @@ struct ReplayOptions {
   int max_trials = 0;
   // Spends, in full trainings, at which the best result so far is noted.
   std::vector<double> checkpoints = {20, 50};
+  // The table's configurations trained with several seeds (seed_curves.h),
+  // or null: each trial then trains the table's one curve. With them, each
+  // trial draws one seed's curve (a continuation keeps its trial's), and
+  // regret is its configuration's mean final value over the seeds minus
+  // the lowest such mean. Must outlive the replay.
+  const SeedCurves* seeds = nullptr;
 };
 
 struct ReplayResult {
@@ -51,7 +58,8 @@ struct ReplayResult {
   double sim_seconds = 0;  // Simulated time from the start to the end.
   // The best result of the ended trials minus table.BestValue() (a trial's
   // result is its last value, as the engine's final measurement), at the
-  // end and at each checkpoint (NaN where no trial had ended yet).
+  // end and at each checkpoint (NaN where no trial had ended yet). With
+  // seeds: the mean-final regret of the best trial's configuration.
   double final_regret = 0;
   std::vector<double> regret_at;
 };
