@@ -18,6 +18,7 @@ from typing import Iterable, List, Mapping, Optional
 from hptune import config as config_module
 from hptune import errors
 from hptune.connection import DEFAULT_TIMEOUT_SECONDS, Connection
+from hptune.define_by_run import PendingStudy
 from hptune.jobs import JOB_STATES, Job
 from hptune.peer_check import PeerRefused
 from hptune.study import Study
@@ -26,6 +27,14 @@ from hptune.v1 import job_pb2, job_service_pb2, study_service_pb2
 # Client.local's budgets for a config that sets none: the calls decide.
 OPEN_ENDED_MAX_TRIALS = 1000000
 OPEN_ENDED_PARALLEL_TRIALS = 1000
+
+
+def _block(config: config_module.ConfigSource) -> dict:
+    """A config's hyperparameters block, for a define-by-run study."""
+    block, where = config_module.hyperparameters_block(config)
+    if not isinstance(block, dict):
+        raise errors.InvalidArgument(f"{where}: not a mapping")
+    return block
 
 
 class Client:
@@ -124,9 +133,20 @@ class Client:
         AlreadyExists when the name is taken; InvalidArgument naming the
         field and value for a config that breaks a rule."""
         spec = self._spec(config)
+        if not spec.params:
+            if self._exists(name):
+                raise errors.AlreadyExists(f"study {name} already exists")
+            return PendingStudy(self, name, _block(config))
         return Study(self._connection, self._connection.call(
             self._connection.studies.CreateStudy,
             study_service_pb2.CreateStudyRequest(name=name, spec=spec)))
+
+    def _exists(self, name: str) -> bool:
+        try:
+            self.load_study(name)
+            return True
+        except errors.NotFound:
+            return False
 
     def load_study(self, name: str) -> Study:
         """The study ``name`` (a job's study is named by its job ID)."""
@@ -146,6 +166,11 @@ class Client:
         if config is None:
             return self.load_study(name)
         spec = self._spec(config)
+        if not spec.params:  # Define-by-run: suggest_* define the space.
+            try:
+                return self.load_study(name)
+            except errors.NotFound:
+                return PendingStudy(self, name, _block(config))
         try:
             return Study(self._connection, self._connection.call(
                 self._connection.studies.CreateStudy,
@@ -163,13 +188,6 @@ class Client:
 
     def _spec(self, config: config_module.ConfigSource):
         spec = config_module.study_spec(config)
-        if not spec.params:
-            raise errors.InvalidArgument(
-                "params: required (at least one parameter): an hptune study "
-                "declares its space in its config. For Optuna's "
-                "define-by-run, where suggest_* defines it, use Optuna's "
-                "study with hptune's sampler: optuna.create_study(sampler="
-                "hptune.optuna.GPSampler())")
         if self._open_ended:
             if not spec.HasField("max_trials"):
                 spec.max_trials = OPEN_ENDED_MAX_TRIALS

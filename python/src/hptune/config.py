@@ -105,6 +105,12 @@ def study_spec(config: ConfigSource) -> study_pb2.StudySpec:
     """The StudySpec of a config's ``trainingInput.hyperparameters`` (or of
     a dict that is that block). Only the shape is checked here; the server
     applies every rule."""
+    mapping, where = hyperparameters_block(config)
+    return _parse(mapping, study_pb2.StudySpec(), where)
+
+
+def hyperparameters_block(config: ConfigSource) -> Tuple[Any, str]:
+    """(a config's hyperparameters block, where it is in the config)."""
     mapping, _ = _load(config)
     where = "hyperparameters"
     if "trainingInput" in mapping:
@@ -117,7 +123,7 @@ def study_spec(config: ConfigSource) -> study_pb2.StudySpec:
         where = "trainingInput.hyperparameters"
     elif "hyperparameters" in mapping:
         mapping = mapping["hyperparameters"]
-    return _parse(mapping, study_pb2.StudySpec(), where)
+    return mapping, where
 
 
 def _parse(mapping: Any, message, where: str):

@@ -43,6 +43,14 @@ def _integral_discrete(params) -> Iterable[str]:
             yield from _integral_discrete([child.parameter_spec])
 
 
+def _all_specs(params) -> Iterable:
+    """(name, ParameterSpec) of every parameter, conditional ones too."""
+    for param in params:
+        yield param.parameter_name, param
+        for conditional in param.conditional_parameter_specs:
+            yield from _all_specs([conditional.parameter_spec])
+
+
 class Suggestions(list):
     """The trials SuggestTrials handed out (a list of Trial), with:
 
@@ -100,6 +108,7 @@ class Study:
         self.spec: Dict[str, Any] = message_to_dict(spec)
         self._integral: FrozenSet[str] = frozenset(_integral_discrete(
             spec.params))
+        self._specs = dict(_all_specs(spec.params))
         self.create_time: Optional[datetime.datetime] = to_datetime(
             proto.create_time)
 
@@ -110,7 +119,7 @@ class Study:
     def _trial(self, proto: study_pb2.Trial) -> Trial:
         return Trial(self._connection, self.name, self.metric_tag, proto,
                      self.proto.spec.enable_trial_early_stopping,
-                     self.objectives, self._integral)
+                     self.objectives, self._integral, self._specs)
 
     def refresh(self) -> "Study":
         self._set(self._connection.call(

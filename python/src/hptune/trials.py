@@ -128,8 +128,11 @@ class Trial:
     def __init__(self, connection: Connection, study: str, metric_tag: str,
                  proto: study_pb2.Trial, early_stopping: bool = False,
                  objectives: Optional[List[str]] = None,
-                 integral: FrozenSet[str] = frozenset()) -> None:
+                 integral: FrozenSet[str] = frozenset(),
+                 specs: Optional[Mapping[str, Any]] = None) -> None:
         self._connection = connection
+        # The study's ParameterSpecs by name, conditional ones included.
+        self._specs = specs or {}
         self._integral = integral  # DISCRETE parameters given as ints
         self._metric_tag = metric_tag
         self._objectives = objectives or [metric_tag]
@@ -195,14 +198,17 @@ class Trial:
         """Optuna's name for ``parameters``."""
         return self.parameters
 
-    def suggest_float(self, name: str, low: float, high: float,
+    def suggest_float(self, name: str, low: float, high: float, *,
+                      step: Optional[float] = None, log: bool = False,
                       **_) -> float:
-        """Optuna's habit: the study's value of ``name`` (the study's spec,
-        not these arguments, defines its range)."""
-        return float(self._parameter(name, low, high))
+        """Optuna's habit: the study's value of ``name``. The study's spec
+        defines the range: InvalidArgument when it is not within [low,
+        high] or its scale is not ``log``'s."""
+        return float(self._parameter(name, low, high, log))
 
-    def suggest_int(self, name: str, low: int, high: int, **_) -> int:
-        return int(self._parameter(name, low, high))
+    def suggest_int(self, name: str, low: int, high: int, *, step: int = 1,
+                    log: bool = False, **_) -> int:
+        return int(self._parameter(name, low, high, log))
 
     def suggest_categorical(self, name: str, choices) -> Any:
         value = self._parameter(name)
@@ -213,18 +219,41 @@ class Trial:
             f"suggest_categorical: {name}={value!r} is not one of "
             f"{list(choices)!r}")
 
-    def _parameter(self, name: str, low=None, high=None) -> Any:
+    def _parameter(self, name: str, low=None, high=None,
+                   log: bool = False) -> Any:
         if name not in self.parameters:
+            if name not in self._specs:
+                from hptune.define_by_run import new_parameter_error
+                raise new_parameter_error(name, self.id, sorted(self._specs))
             raise errors.InvalidArgument(
                 f"suggest: {name!r} is not an active parameter of trial "
                 f"{self.id} (it has {', '.join(self.parameters) or 'none'}); "
                 "the study's config defines the parameters")
         value = self.parameters[name]
-        if low is not None and not low <= value <= high:
+        if low is not None:
+            self._check_range(name, value, low, high, log)
+        return value
+
+    def _check_range(self, name: str, value, low, high, log: bool) -> None:
+        spec = self._specs.get(name)
+        if spec is not None and spec.HasField("min_value") and not (
+                low <= spec.min_value and spec.max_value <= high):
+            raise errors.InvalidArgument(
+                f"suggest: {name}: the study's range [{spec.min_value:g}, "
+                f"{spec.max_value:g}] is not within [{low}, {high}]; the "
+                "study's config defines the range")
+        if spec is not None and spec.type in (
+                study_pb2.ParameterSpec.DOUBLE,
+                study_pb2.ParameterSpec.INTEGER) and log != (
+                spec.scale_type == study_pb2.ParameterSpec.UNIT_LOG_SCALE):
+            raise errors.InvalidArgument(
+                f"suggest: {name}: log={log} but the study's scale is "
+                f"{study_pb2.ParameterSpec.ScaleType.Name(spec.scale_type)};"
+                " the study's config defines the scale")
+        if not low <= value <= high:
             raise errors.InvalidArgument(
                 f"suggest: {name}={value!r} is outside [{low}, {high}]; the "
                 "study's config defines the range")
-        return value
 
     def __call__(self) -> "Trial":
         """``study.best_trial()``, before best_trial was a property."""
