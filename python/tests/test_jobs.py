@@ -187,3 +187,31 @@ def test_followed_logs_go_on_across_a_server_restart(server_factory,
     assert restarted
     assert log.rstrip().endswith("done"), log
     assert job.wait(timeout=240).state == "SUCCEEDED"
+
+
+def test_client_local_runs_jobs_by_the_servers_allow_rules(tmp_path,
+                                                           monkeypatch):
+    # The Jobs snippet on Client.local: as root, refused unless
+    # allow_root_trials (hptune serve --allow-root-trials); allow_commands
+    # are --allow-command's rules.
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    one = {"hyperparameters": {"maxTrials": 1}}
+    if os.geteuid() == 0:
+        with hptune.Client.local(str(tmp_path / "refused.db")) as client:
+            with pytest.raises(hptune.PermissionDenied,
+                               match="--allow-root-trials"):
+                client.submit_job("root_job", CONFIG, overrides=one)
+    with hptune.Client.local(str(tmp_path / "allowed.db"),
+                             allow_root_trials=True) as client:
+        done = client.submit_job("root_job", CONFIG,
+                                 overrides=one).wait(timeout=240)
+        assert done.state == "SUCCEEDED", done.error_message
+    with hptune.Client.local(str(tmp_path / "rules.db"),
+                             allow_root_trials=True,
+                             allow_commands=[str(tmp_path) + "/"]) as client:
+        with pytest.raises(hptune.PermissionDenied,
+                           match="not allowed by this server's "
+                           "--allow-command rules"):
+            client.submit_job("other_job", CONFIG, overrides=one)
+    with pytest.raises(hptune.InvalidArgument, match="a list of rules"):
+        hptune.Client.local(str(tmp_path / "x.db"), allow_commands="/bin/")

@@ -13,7 +13,7 @@ Thread-safe: one Client may be shared by threads. Not across fork(): a new
 process makes its own Client.
 """
 
-from typing import Iterable, List, Mapping, Optional
+from typing import Iterable, List, Mapping, Optional, Sequence
 
 from hptune import config as config_module
 from hptune import errors
@@ -76,7 +76,9 @@ class Client:
     @classmethod
     def local(cls, db: Optional[str] = "hptune.db", *,
               timeout: float = DEFAULT_TIMEOUT_SECONDS,
-              inline_refits: bool = False) -> "Client":
+              inline_refits: bool = False,
+              allow_root_trials: bool = False,
+              allow_commands: Sequence[str] = ()) -> "Client":
         """A Client of a private ``hptune serve`` on the store ``db``: a
         SQLite file's path or ``sqlite:PATH`` (the one the CLI and
         dashboard read; created when missing), ``memory:``, or None (a
@@ -86,6 +88,11 @@ class Client:
         (local.py). FileNotFoundError when the hptune binary is not found.
         inline_refits: ``hptune serve --inline-refits``, so a study's
         suggestions depend on its seed and history alone.
+        allow_root_trials: ``hptune serve --allow-root-trials``: run as
+        root, the engine runs this program's jobs (submit_job) as root,
+        which it otherwise refuses (PermissionDenied).
+        allow_commands: rules of ``hptune serve --allow-command`` (DIR/,
+        PROGRAM, PROGRAM:DIR/): only jobs whose trainer one allows run.
 
         A study this Client creates from a config without ``maxTrials`` or
         ``maxParallelTrials`` is open-ended, as Optuna's studies are:
@@ -98,7 +105,9 @@ class Client:
             client._open_ended = True
             return client
         try:
-            engine = LocalEngine(db, inline_refits=inline_refits)
+            engine = LocalEngine(db, inline_refits=inline_refits,
+                                 allow_root_trials=allow_root_trials,
+                                 allow_commands=allow_commands)
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
         client = cls(engine.address, token=engine.token, timeout=timeout)

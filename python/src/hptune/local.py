@@ -23,6 +23,10 @@ dashboard is opened. It lives as long as this process:
   process killed outright is removed by the next LocalEngine of this user
   (its owner pid is gone).
 
+Jobs (Client.submit_job) run as on ``hptune serve``: as root, only with
+``allow_root_trials`` (--allow-root-trials), and with ``allow_commands``
+(--allow-command) only the trainers those rules allow.
+
 The ``hptune`` binary is ``$HPTUNE_BINARY``, else the one the package
 carries (``hptune/bin/hptune``, when it was built with one: setup.py), else
 ``hptune`` on PATH, else the source tree's ``build/src/cli/hptune``;
@@ -43,7 +47,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 _PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
 _DIR_PREFIX = "hptune-local-"
@@ -222,7 +226,9 @@ class LocalEngine:
 
     def __init__(self, db: Optional[str], *, binary: Optional[str] = None,
                  state_dir: Optional[str] = None,
-                 inline_refits: bool = False) -> None:
+                 inline_refits: bool = False,
+                 allow_root_trials: bool = False,
+                 allow_commands: Sequence[str] = ()) -> None:
         if db is not None and (not isinstance(db, (str, os.PathLike)) or
                                not str(db) or
                                len(str(db)) > _MAX_DB_PATH_CHARS):
@@ -230,6 +236,12 @@ class LocalEngine:
                              f"{_MAX_DB_PATH_CHARS} characters")
         self.binary = binary or find_binary()
         self._inline_refits = inline_refits
+        if isinstance(allow_commands, str):
+            raise ValueError("allow_commands: a list of rules, not one "
+                             f"string ({allow_commands!r})")
+        self._allow = (["--allow-root-trials"] if allow_root_trials else
+                       []) + [a for rule in allow_commands
+                              for a in ("--allow-command", str(rule))]
         self._lock = threading.Lock()
         self._owner = os.getpid()
         self._process: Optional[subprocess.Popen] = None
@@ -267,7 +279,8 @@ class LocalEngine:
         return [self.binary, "serve", "--listen", self.address, "--http",
                 "off", "--db", self.db, "--state-dir", self.state_dir,
                 "--token-file", self.token_file] + (
-                    ["--inline-refits"] if self._inline_refits else [])
+                    ["--inline-refits"] if self._inline_refits else []) + \
+            self._allow
 
     def _keep(self) -> None:
         try:
