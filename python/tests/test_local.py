@@ -11,6 +11,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections import Counter
 
 import pytest
 
@@ -18,6 +19,8 @@ import hptune
 from hptune import local
 from conftest import HPTUNE, poll_until, run_hptune
 
+OPEN_SPEC = {"goal": "MINIMIZE", "params": [
+    {"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]}
 SPEC = {"goal": "MINIMIZE", "maxTrials": 3, "params": [
     {"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]}
 
@@ -115,7 +118,7 @@ def test_the_engine_is_ready_when_its_socket_listens_not_when_it_exists(
     if listens:
         monkeypatch.setenv("LISTEN", "1")
         engine = local.LocalEngine(None)
-        assert local._accepts(engine.socket)
+        assert local.accepts(engine.socket)
         engine.close()
     else:
         # A socket that exists but refuses connections is not a started
@@ -208,13 +211,45 @@ def test_a_program_that_never_calls_close_exits_at_once(tmp_path):
     assert exited - float(done.stdout) < 2.5  # 5.4 s before the fix
 
 
-def test_a_second_program_on_the_file_is_told_how_to_share_it(tmp_path):
-    db = str(tmp_path / "shared.db")
-    with hptune.Client.local(db):
-        with pytest.raises(RuntimeError) as refused:
-            hptune.Client.local(db)
-    message = str(refused.value)
-    assert "already served" in message and "Several programs" in message
+def test_two_programs_optimise_one_study_through_client_local(tmp_path):
+    # No server started by hand: the first Client.local(path) starts one,
+    # the other joins it, and the first's exit waits for the other.
+    db, go = str(tmp_path / "shared.db"), tmp_path / "go"
+    script = textwrap.dedent(f"""
+        import os, sys, time, hptune
+        client = hptune.Client.local({db!r})
+        study = client.study("shared", {OPEN_SPEC!r})
+        while not os.path.exists({str(go)!r}):  # until both have started
+            time.sleep(0.01)
+        study.optimize(lambda t: t.suggest_float("x", 0, 1),
+                       n_trials=int(sys.argv[1]))
+        print(client.server)
+    """)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))
+    programs = [subprocess.Popen([sys.executable, "-c", script, str(n)],
+                                 env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+                for n in (4, 7)]
+    joined = db + ".hptune-local.d"
+    poll_until(lambda: os.path.isdir(joined) and os.listdir(joined),
+               what="the second program joining the first's engine")
+    go.touch()  # the second program has joined the first's engine
+    servers = []
+    for program in programs:
+        out, err = program.communicate(timeout=120)
+        assert program.returncode == 0, err
+        servers.append(out.strip())
+    assert servers[0] == servers[1]  # one engine served both
+    with hptune.Client.local(db) as client:
+        trials = client.load_study("shared").trials()
+    assert sorted(t.id for t in trials) == list(range(1, 12))
+    assert all(t.state == "SUCCEEDED" for t in trials)
+    assert sorted(Counter(t.client_id.split("/")[0]
+                          for t in trials).values()) == [4, 7]
+    with hptune.Client.local(db) as first:  # In one program too.
+        with hptune.Client.local(db) as second:
+            assert second.server == first.server
+            second.study("shared", OPEN_SPEC).suggest()[0].complete(0.5)
 
 
 def test_two_programs_optimise_one_study_through_one_server(server_factory):

@@ -86,6 +86,8 @@ class Client:
         now on a Unix socket only this user can open, and stopped by
         close(), at exit, or by the kernel when this process dies
         (local.py). FileNotFoundError when the hptune binary is not found.
+        A database file another Client.local of this user serves is joined
+        instead: one engine serves both (shared_engine.py).
         inline_refits: ``hptune serve --inline-refits``, so a study's
         suggestions depend on its seed and history alone.
         allow_root_trials: ``hptune serve --allow-root-trials``: run as
@@ -98,23 +100,43 @@ class Client:
         ``maxParallelTrials`` is open-ended, as Optuna's studies are:
         ``optimize(n_trials=N)`` runs N more trials and ``n_jobs=k`` k at
         once, where AI Platform's defaults (1 and 1) would run one."""
-        from hptune.local import LocalEngine, inherited_engine
+        from hptune import shared_engine
+        from hptune.local import LocalEngine, inherited_engine, store_url
         shared = inherited_engine(db)
         if shared is not None:  # A spawned worker: its parent's engine.
             client = cls(shared[0], token_file=shared[1], timeout=timeout)
             client._open_ended = True
             return client
+        file = store_url(str(db))[1] if db is not None else None
+        joined = shared_engine.join(file) if file else None
+        if joined is not None:  # Another program's engine on the file.
+            return cls._joining(joined, timeout)
         try:
             engine = LocalEngine(db, inline_refits=inline_refits,
                                  allow_root_trials=allow_root_trials,
                                  allow_commands=allow_commands)
         except ValueError as e:
             raise errors.InvalidArgument(str(e)) from None
+        except RuntimeError as e:  # Another program started it just now?
+            joined = shared_engine.join_when_published(file, 10.0) \
+                if file and "already served" in str(e) else None
+            if joined is None:
+                raise
+            return cls._joining(joined, timeout)
         client = cls(engine.address, token=engine.token, timeout=timeout)
         client._engine = engine
         client._open_ended = True
         # At exit too: a drain waits for connected clients (up to 5 s).
         engine.on_close(client._connection.close)
+        return client
+
+    @classmethod
+    def _joining(cls, joined, timeout: float) -> "Client":
+        client = cls(joined.address, token_file=joined.token_file,
+                     timeout=timeout)
+        client._engine = joined
+        client._open_ended = True
+        joined.on_close(client._connection.close)
         return client
 
     @property

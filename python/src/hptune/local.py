@@ -49,6 +49,8 @@ import threading
 import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from hptune import shared_engine
+
 _PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
 _DIR_PREFIX = "hptune-local-"
 # {database file: [address, token file, owner pid]} of the engines this
@@ -60,12 +62,12 @@ _MAX_DB_PATH_CHARS = 4096
 
 
 _SHARED_HINT = (
-    "\nAnother program (its Client.local, or an hptune serve) serves this "
-    "database, and one database has one server. For several programs on "
-    "one study, start `hptune serve --db FILE --socket PATH` once and give "
-    "each program Client(\"unix:PATH\") (docs/python.md, \"Several "
-    "programs, one study\"); within one program, optimize's n_jobs or "
-    "n_workers.")
+    "\nAnother program (an hptune serve, or another user's Client.local) "
+    "serves this database, and one database has one server. For several "
+    "programs on one study, give each Client.local(FILE) (one user), or "
+    "start `hptune serve --db FILE --socket PATH` once and give each "
+    "program Client(\"unix:PATH\") (docs/python.md, \"Several programs, "
+    "one study\").")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
@@ -142,7 +144,7 @@ def inherited_engine(db: Optional[str]) -> Optional[Tuple[str, str]]:
         address, token_file, owner = engines[file]
     except (KeyError, ValueError, TypeError):
         return None
-    if owner == os.getpid() or not _accepts(address[len("unix:"):]):
+    if owner == os.getpid() or not accepts(address[len("unix:"):]):
         return None
     return address, token_file
 
@@ -166,7 +168,7 @@ def _runtime_dir() -> str:
     return base if base and os.path.isdir(base) else tempfile.gettempdir()
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -193,13 +195,13 @@ def remove_stale_dirs(base: str) -> List[str]:
             owned = os.lstat(path).st_uid == os.getuid()
         except (ValueError, OSError):
             continue
-        if owned and not _pid_alive(pid):
+        if owned and not pid_alive(pid):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
 
 
-def _accepts(path: str) -> bool:
+def accepts(path: str) -> bool:
     """True once a server listens on the Unix socket at `path`: its file
     appears at bind(), and connections are refused until listen()."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -273,6 +275,7 @@ class LocalEngine:
         if self._file:
             _advertise(self._file, [self.address, self.token_file,
                                     os.getpid()])
+            shared_engine.publish(self._file, self.address, self.token_file)
         atexit.register(self.close)
 
     def _command(self) -> List[str]:
@@ -304,7 +307,7 @@ class LocalEngine:
             self.close()
             raise self._start_error
         deadline = time.monotonic() + _START_TIMEOUT_SECONDS
-        while not _accepts(self.socket):
+        while not accepts(self.socket):
             if self._process.poll() is not None or \
                     time.monotonic() > deadline:
                 message = self._failure("did not start")
@@ -335,13 +338,16 @@ class LocalEngine:
             self._on_close.append(callback)
 
     def close(self) -> None:
-        """Closes what on_close named, drains the server (SIGTERM; SIGKILL
-        after 30 s) and removes the private directory. Safe to call twice."""
+        """Waits for the programs that joined it (shared_engine.py), closes
+        what on_close named, drains the server (SIGTERM; SIGKILL after
+        30 s) and removes the private directory. Safe to call twice."""
         if os.getpid() != self._owner:
             return  # A fork()ed child's exit leaves its parent's server.
         with self._lock:
             if getattr(self, "_file", None):
                 _advertise(self._file, None)
+                shared_engine.withdraw(self._file)
+                shared_engine.wait_for_users(self._file)
             callbacks, self._on_close = self._on_close, []
             for callback in callbacks:
                 callback()
