@@ -27,6 +27,10 @@ Jobs (Client.submit_job) run as on ``hptune serve``: as root, only with
 ``allow_root_trials`` (--allow-root-trials), and with ``allow_commands``
 (--allow-command) only the trainers those rules allow.
 
+On a database file it records where it listens beside the file, so that
+a later Client.local of this user on the file joins it, and its close()
+waits for those programs (shared_engine.py).
+
 The ``hptune`` binary is ``$HPTUNE_BINARY``, else the one the package
 carries (``hptune/bin/hptune``, when it was built with one: setup.py), else
 ``hptune`` on PATH, else the source tree's ``build/src/cli/hptune``;
