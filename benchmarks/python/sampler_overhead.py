@@ -27,7 +27,7 @@ import optuna
 import hptune.optuna
 from hptune.client import Client
 
-DIMENSIONS = 10
+DIMENSIONS = 10  # --dimensions
 
 SAMPLERS = {
     "hptune GPSampler": lambda seed: hptune.optuna.GPSampler(seed=seed),
@@ -35,7 +35,7 @@ SAMPLERS = {
 }
 
 
-def gaps(make, seed: int, trials: int):
+def gaps(make, seed: int, trials: int, dimensions: int = DIMENSIONS):
     """Seconds each trial took, from the previous trial's end (the first:
     from the sampler's creation; Optuna samples it on its own, as the
     space is not known yet)."""
@@ -44,7 +44,7 @@ def gaps(make, seed: int, trials: int):
     def objective(trial: optuna.Trial) -> float:
         # Define-by-run: the sampler works inside suggest_float.
         value = sum((trial.suggest_float(f"x{i}", -5, 5) - 1) ** 2
-                    for i in range(DIMENSIONS))
+                    for i in range(dimensions))
         calls.append(time.monotonic())
         return value
 
@@ -81,17 +81,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dimensions", type=int, default=DIMENSIONS)
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     ends = sorted({min(100, args.trials), args.trials})
-    print(f"optuna {optuna.__version__}, {DIMENSIONS}-D, {args.trials} "
+    print(f"optuna {optuna.__version__}, {args.dimensions}-D, {args.trials} "
           f"trials, seed {args.seed}", file=sys.stderr)
     print("| sampler | " +
           " | ".join(f"trials {e - 9}-{e}: p50, p90 (ms)" for e in ends) +
           " | total (s) |")
     print("|---|" + "---|" * (len(ends) + 1))
     for name, make in SAMPLERS.items():
-        values = gaps(make, args.seed, args.trials)
+        values = gaps(make, args.seed, args.trials, args.dimensions)
         cells = ["%.1f, %.1f" % window(values, e) for e in ends]
         print(f"| {name} | " + " | ".join(cells) +
               f" | {sum(values):.1f} |", flush=True)
