@@ -51,6 +51,9 @@ def test_the_first_trial_defines_the_space_and_a_rerun_continues(local_db):
         numbers = [t.id for t in study.trials()]
         assert sorted(numbers) == list(range(1, 10))
         assert study.best_value == min(t.value for t in study.trials())
+        with pytest.raises(hptune.FailedPrecondition,
+                           match='goal: config "MAXIMIZE", stored'):
+            client.study("dbr", {"goal": "MAXIMIZE"})
 
 
 def test_a_parameter_first_seen_later_is_refused_naming_the_rule(local_db):

@@ -199,16 +199,20 @@ class Client:
         spec = self._spec(config)
         if not spec.params:  # Define-by-run: suggest_* define the space.
             try:
-                return self.load_study(name)
+                study = self.load_study(name)
             except errors.NotFound:
                 return PendingStudy(self, name, _block(config))
-        try:
-            return Study(self._connection, self._connection.call(
-                self._connection.studies.CreateStudy,
-                study_service_pb2.CreateStudyRequest(name=name, spec=spec)))
-        except errors.AlreadyExists:
-            study = self.load_study(name)
-        differences = config_module.spec_differences(spec, study.proto.spec)
+        else:
+            try:
+                return Study(self._connection, self._connection.call(
+                    self._connection.studies.CreateStudy,
+                    study_service_pb2.CreateStudyRequest(name=name,
+                                                         spec=spec)))
+            except errors.AlreadyExists:
+                study = self.load_study(name)
+        differences = [d for d in config_module.spec_differences(
+            spec, study.proto.spec) if spec.params or
+            not d.startswith("params.")]  # Define-by-run's were learnt.
         if differences and not load_as_is:
             raise errors.FailedPrecondition(
                 f"study {name} exists with another spec than this config: "
