@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import hptune
-from conftest import DATA, poll_until
+from conftest import DATA, poll_until, trainer_environment
 
 CONFIG = os.path.join(DATA, "job_trainer", "config.yaml")
 
@@ -195,6 +195,7 @@ def test_client_local_runs_jobs_by_the_servers_allow_rules(tmp_path,
     # allow_root_trials (hptune serve --allow-root-trials); allow_commands
     # are --allow-command's rules.
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("PATH", trainer_environment()["PATH"])
     one = {"hyperparameters": {"maxTrials": 1}}
     if os.geteuid() == 0:
         with hptune.Client.local(str(tmp_path / "refused.db")) as client:
