@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "src/core/csv.h"
 #include "src/dashboard/objective.h"
 #include "src/dashboard/savings_json.h"
 #include "src/dashboard/thinning.h"
@@ -55,6 +54,13 @@ void ForEachTrial(const StudySnapshot& snapshot, Visit visit) {
 
 }  // namespace
 
+bool HasConstraints(const StudySpec& spec) {
+  for (const MetricSpec& m : spec.AllMetrics()) {
+    if (m.is_constraint()) return true;
+  }
+  return false;
+}
+
 Json StudySummaryJson(const StudySnapshot& snapshot,
                       const SummaryAnswers& answers) {
   const StudyRecord& study = snapshot.study;
@@ -96,6 +102,7 @@ Json StudySummaryJson(const StudySnapshot& snapshot,
                               {"value", Number(answers.best->FinalObjective(
                                             spec.metric_tag()))}}
                        : Json(nullptr)},
+          {"optimal", answers.optimal ? Json(*answers.optimal) : Json(nullptr)},
           {"early_stopping_savings", SavingsJson(answers.savings)},
           {"create_time", FormatRfc3339(study.create_time)}};
 }
@@ -208,6 +215,11 @@ Json TrialRowJson(const Trial& trial, const StudySpec& spec) {
     const Measurement& last = trial.measurements.back();
     row["last_step"] = last.step;
     row["last_value"] = Number(last.Get(spec.metric_tag()));
+  }
+  // A study with constraints: whether the trial's result meets them (only
+  // a SUCCEEDED trial with every metric is judged).
+  if (HasConstraints(spec) && FinalMetricValues(spec, trial)) {
+    row["feasible"] = IsFeasibleResult(spec, trial);
   }
   return row;
 }
@@ -331,6 +343,10 @@ Json TimelineJson(const StudySnapshot& snapshot, size_t max_trials,
                       {"end_time", Time(trial.end_time)},
                       {"attempt", trial.attempt},
                       {"stopped_early", trial.stopped_early}});
+    // An asked trial has no slot: its client, when it gave one, is its lane.
+    if (!slot && !trial.client_id.empty()) {
+      trials.back()["client"] = trial.client_id;
+    }
   }
   return {{"lanes", snapshot.study.spec.max_parallel_trials},
           {"now", FormatRfc3339(now)},
@@ -369,43 +385,6 @@ Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
   detail["origin"] = trial.origin;
   detail["create_time"] = FormatRfc3339(trial.create_time);
   return detail;
-}
-
-std::string TrialsCsv(const std::vector<const Trial*>& trials,
-                      const StudySpec& spec,
-                      const std::vector<std::string>& metrics) {
-  std::string csv = "number,state,value";
-  for (const ParameterSpec& p : spec.search_space.parameters()) {
-    absl::StrAppend(&csv, ",", CsvCell(p.name));
-  }
-  for (const std::string& metric : metrics) {
-    absl::StrAppend(&csv, ",", CsvCell(metric));
-  }
-  absl::StrAppend(&csv, ",stopped_early,start_time,end_time\r\n");
-  for (const Trial* trial : trials) {
-    std::optional<double> value = FiniteObjective(*trial, spec);
-    absl::StrAppend(&csv, trial->number, ",",
-                    std::string(ToString(trial->state)), ",",
-                    value ? Json(*value).dump() : "");
-    for (const ParameterSpec& p : spec.search_space.parameters()) {
-      auto it = trial->parameters.find(p.name);
-      std::string cell;
-      if (it != trial->parameters.end()) {
-        cell = it->second.is_string() ? it->second.AsString()
-                                      : Value(it->second).dump();
-      }
-      absl::StrAppend(&csv, ",", CsvCell(cell));
-    }
-    for (const std::string& metric : metrics) {
-      std::optional<double> x = trial->FinalObjective(metric);
-      absl::StrAppend(&csv, ",", x && std::isfinite(*x) ? Json(*x).dump() : "");
-    }
-    absl::StrAppend(&csv, ",", trial->stopped_early ? "true" : "false", ",",
-                    trial->start_time ? FormatRfc3339(*trial->start_time) : "",
-                    ",", trial->end_time ? FormatRfc3339(*trial->end_time) : "",
-                    "\r\n");
-  }
-  return csv;
 }
 
 }  // namespace hptune::dashboard

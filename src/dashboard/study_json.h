@@ -7,6 +7,7 @@
 #define HPTUNE_SRC_DASHBOARD_STUDY_JSON_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,12 @@ using Json = nlohmann::json;
 struct SummaryAnswers {
   std::optional<Trial> best;               // StudyAnswers::BestTrial
   std::optional<StoppingSavings> savings;  // StudyAnswers::Savings
+  // With several objectives: how many trials are optimal (OptimalTrials).
+  std::optional<int64_t> optimal;
 };
+
+// Whether a metric of the spec is a constraint (has a safety threshold).
+bool HasConstraints(const StudySpec& spec);
 
 Json StudySummaryJson(const StudySnapshot& snapshot,
                       const SummaryAnswers& answers);
@@ -50,13 +56,6 @@ Json TimelineJson(const StudySnapshot& snapshot, size_t max_trials,
 // `trial` with its measurements (the last `max_measurements`).
 Json TrialDetailJson(const Trial& trial, const StudySpec& spec,
                      size_t max_measurements);
-
-// A CSV export of `trials`: number, state, value, one column per parameter,
-// one per metric of `metrics` (MetricColumns), stopped_early, start and end
-// time; RFC 4180 quoting.
-std::string TrialsCsv(const std::vector<const Trial*>& trials,
-                      const StudySpec& spec,
-                      const std::vector<std::string>& metrics);
 
 }  // namespace hptune::dashboard
 

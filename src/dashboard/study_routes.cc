@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,9 +13,11 @@
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "src/dashboard/curve_choice.h"
+#include "src/dashboard/objective_choice.h"
 #include "src/dashboard/pareto_json.h"
 #include "src/dashboard/study_json.h"
 #include "src/dashboard/trial_query.h"
+#include "src/dashboard/trials_csv.h"
 
 namespace hptune::dashboard {
 namespace {
@@ -36,28 +39,8 @@ void StudyRoute(ApiRoutes& routes, ChangeStream& changes,
       });
 }
 
-absl::StatusOr<SummaryAnswers> SummaryAnswersOf(read::StudyAnswers& answers,
-                                                const std::string& study) {
-  SummaryAnswers summary;
-  HPTUNE_ASSIGN_OR_RETURN(summary.best, answers.BestTrial(study));
-  HPTUNE_ASSIGN_OR_RETURN(summary.savings, answers.Savings(study));
-  return summary;
-}
-
-absl::StatusOr<Json> StudiesJson(ChangeStream& changes,
-                                 read::StudyAnswers& answers) {
-  HPTUNE_ASSIGN_OR_RETURN(Changes now, changes.Refresh());
-  HPTUNE_ASSIGN_OR_RETURN(auto all, changes.cache().All());
-  Json studies = Json::array();
-  for (const auto& snapshot : all) {
-    absl::StatusOr<SummaryAnswers> summary =
-        SummaryAnswersOf(answers, snapshot->study.name);
-    // Deleted since the list was read: left out, as a later list would.
-    if (absl::IsNotFound(summary.status())) continue;
-    HPTUNE_RETURN_IF_ERROR(summary.status());
-    studies.push_back(StudySummaryJson(*snapshot, *summary));
-  }
-  return Json{{"studies", std::move(studies)}, {"event_id", now.event_id}};
+bool SeveralObjectives(const StudySpec& spec) {
+  return spec.Objectives().size() > 1;
 }
 
 // The numbers of the study's optimal trials (the read side's, as
@@ -71,8 +54,34 @@ absl::StatusOr<std::set<int64_t>> OptimalNumbers(read::StudyAnswers& answers,
   return numbers;
 }
 
-bool SeveralObjectives(const StudySpec& spec) {
-  return spec.Objectives().size() > 1;
+absl::StatusOr<SummaryAnswers> SummaryAnswersOf(read::StudyAnswers& answers,
+                                                const StudySnapshot& s) {
+  const std::string& study = s.study.name;
+  SummaryAnswers summary;
+  HPTUNE_ASSIGN_OR_RETURN(summary.best, answers.BestTrial(study));
+  HPTUNE_ASSIGN_OR_RETURN(summary.savings, answers.Savings(study));
+  if (SeveralObjectives(s.study.spec)) {
+    HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> optimal,
+                            answers.OptimalTrials(study));
+    summary.optimal = static_cast<int64_t>(optimal.size());
+  }
+  return summary;
+}
+
+absl::StatusOr<Json> StudiesJson(ChangeStream& changes,
+                                 read::StudyAnswers& answers) {
+  HPTUNE_ASSIGN_OR_RETURN(Changes now, changes.Refresh());
+  HPTUNE_ASSIGN_OR_RETURN(auto all, changes.cache().All());
+  Json studies = Json::array();
+  for (const auto& snapshot : all) {
+    absl::StatusOr<SummaryAnswers> summary =
+        SummaryAnswersOf(answers, *snapshot);
+    // Deleted since the list was read: left out, as a later list would.
+    if (absl::IsNotFound(summary.status())) continue;
+    HPTUNE_RETURN_IF_ERROR(summary.status());
+    studies.push_back(StudySummaryJson(*snapshot, *summary));
+  }
+  return Json{{"studies", std::move(studies)}, {"event_id", now.event_id}};
 }
 
 absl::StatusOr<Json> TrialsPageJson(read::StudyAnswers& answers,
@@ -128,10 +137,27 @@ absl::StatusOr<Json> CurvesJson(store::Store& store, const StudySnapshot& s,
               {"curves", std::move(curves)}};
 }
 
+// The importance of the parameters for the objective `params` names: the
+// read side's cached answer for the first, computed here for another.
+absl::StatusOr<algorithms::ImportanceReport> ImportanceFor(
+    read::StudyAnswers& answers, const StudySnapshot& s,
+    const QueryParams& params) {
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<StudySnapshot> chosen,
+                          ChooseObjective(s, params));
+  if (!chosen) return answers.Importance(s.study.name);
+  std::vector<Trial> trials;
+  trials.reserve(s.trials.size());
+  for (const auto& trial : s.trials) {
+    if (trial != nullptr) trials.push_back(*trial);
+  }
+  return algorithms::StudyImportance(chosen->study, trials);
+}
+
 absl::StatusOr<Json> ImportanceJson(read::StudyAnswers& answers,
-                                    const StudySnapshot& s) {
+                                    const StudySnapshot& s,
+                                    const QueryParams& params) {
   HPTUNE_ASSIGN_OR_RETURN(algorithms::ImportanceReport report,
-                          answers.Importance(s.study.name));
+                          ImportanceFor(answers, s, params));
   const std::vector<algorithms::ParameterImportance>& importances =
       report.importances;
   Json list = Json::array();
@@ -173,53 +199,65 @@ absl::StatusOr<Json> TimelineWithRestartsJson(const TrialEvents& events,
   return timeline;
 }
 
-// A plot's points, at most max_points of them (5000 unless asked).
+// A plot's points, at most max_points of them (5000 unless asked), of the
+// objective `objective` names.
 StudyHandler Thinned(Json (*json)(const StudySnapshot&, size_t)) {
   return [json](const StudySnapshot& s,
                 const QueryParams& params) -> absl::StatusOr<Json> {
     HPTUNE_ASSIGN_OR_RETURN(size_t max,
                             SizeParam(params, "max_points", 5000, 100000));
-    return json(s, max);
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<StudySnapshot> chosen,
+                            ChooseObjective(s, params));
+    return json(chosen ? *chosen : s, max);
   };
 }
 
+// The export's body: every trial `params` selects.
+absl::StatusOr<std::string> ExportBody(read::StudyAnswers& answers,
+                                       const StudySnapshot& s,
+                                       QueryParams params,
+                                       const std::string& format) {
+  const StudySpec& spec = s.study.spec;
+  params.erase("offset");
+  params.erase("limit");
+  HPTUNE_ASSIGN_OR_RETURN(TrialQuery query, ParseTrialQuery(params, spec));
+  std::vector<const Trial*> selected = SelectTrials(s.trials, spec, query);
+  if (format == "csv") {
+    std::set<int64_t> optimal;
+    if (SeveralObjectives(spec)) {
+      HPTUNE_ASSIGN_OR_RETURN(optimal, OptimalNumbers(answers, s.study.name));
+    }
+    return TrialsCsv(selected, spec, ExtraMetrics(s), optimal);
+  }
+  Json rows = Json::array();
+  for (const Trial* trial : selected) {
+    rows.push_back(TrialRowJson(*trial, spec));
+  }
+  return Json{{"study", s.study.name}, {"trials", std::move(rows)}}.dump(
+      -1, ' ', false, Json::error_handler_t::replace);
+}
+
 // GET /api/studies/S/trials.FORMAT: every trial the filters select, as a
-// download.
+// download named from the study (S-trials.csv).
 void ExportRoute(ApiRoutes& routes, ChangeStream& changes,
-                 const std::string& format, const std::string& type) {
-  routes.Get(
-      "/api/studies/([^/]+)/trials\\." + format,
-      [&changes, format, type](const httplib::Request& req,
-                               httplib::Response& res) {
-        const std::string study = req.matches[1].str();
-        absl::StatusOr<std::shared_ptr<const StudySnapshot>> snapshot =
-            changes.Snapshot(study);
-        if (!snapshot.ok()) return SendStatus(res, snapshot.status());
-        const StudySpec& spec = (*snapshot)->study.spec;
-        QueryParams params = Params(req);
-        params.erase("offset");
-        params.erase("limit");
-        absl::StatusOr<TrialQuery> query = ParseTrialQuery(params, spec);
-        if (!query.ok()) return SendStatus(res, query.status());
-        std::vector<const Trial*> selected =
-            SelectTrials((*snapshot)->trials, spec, *query);
-        std::string body;
-        if (format == "csv") {
-          body = TrialsCsv(selected, spec,
-                           MetricColumns(spec, ExtraMetrics(**snapshot)));
-        } else {
-          Json rows = Json::array();
-          for (const Trial* trial : selected) {
-            rows.push_back(TrialRowJson(*trial, spec));
-          }
-          body = Json{{"study", study}, {"trials", std::move(rows)}}.dump(
-              -1, ' ', false, Json::error_handler_t::replace);
-        }
-        res.set_header(
-            "Content-Disposition",
-            absl::StrCat("attachment; filename=\"trials.", format, "\""));
-        res.set_content(body, type.c_str());
-      });
+                 read::StudyAnswers& answers, const std::string& format,
+                 const std::string& type) {
+  routes.Get("/api/studies/([^/]+)/trials\\." + format,
+             [&changes, &answers, format, type](const httplib::Request& req,
+                                                httplib::Response& res) {
+               const std::string study = req.matches[1].str();
+               absl::StatusOr<std::shared_ptr<const StudySnapshot>> snapshot =
+                   changes.Snapshot(study);
+               if (!snapshot.ok()) return SendStatus(res, snapshot.status());
+               absl::StatusOr<std::string> body =
+                   ExportBody(answers, **snapshot, Params(req), format);
+               if (!body.ok()) return SendStatus(res, body.status());
+               res.set_header(
+                   "Content-Disposition",
+                   absl::StrCat("attachment; filename=\"",
+                                ExportFileName(study, format), "\""));
+               res.set_content(*body, type.c_str());
+             });
 }
 
 }  // namespace
@@ -235,7 +273,7 @@ void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
              [&answers](const StudySnapshot& s,
                         const QueryParams&) -> absl::StatusOr<Json> {
                HPTUNE_ASSIGN_OR_RETURN(SummaryAnswers summary,
-                                       SummaryAnswersOf(answers, s.study.name));
+                                       SummaryAnswersOf(answers, s));
                return StudyDetailJson(s, summary);
              });
   StudyRoute(routes, changes, "/trials",
@@ -258,16 +296,16 @@ void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
                return CurvesJson(store, s, params);
              });
   StudyRoute(routes, changes, "/importance",
-             [&answers](const StudySnapshot& s, const QueryParams&) {
-               return ImportanceJson(answers, s);
+             [&answers](const StudySnapshot& s, const QueryParams& params) {
+               return ImportanceJson(answers, s, params);
              });
   StudyRoute(
       routes, changes, "/timeline",
       [&changes, &clock](const StudySnapshot& s, const QueryParams& params) {
         return TimelineWithRestartsJson(changes.events(), s, params, clock);
       });
-  ExportRoute(routes, changes, "csv", "text/csv; charset=utf-8");
-  ExportRoute(routes, changes, "json", "application/json");
+  ExportRoute(routes, changes, answers, "csv", "text/csv; charset=utf-8");
+  ExportRoute(routes, changes, answers, "json", "application/json");
 }
 
 }  // namespace hptune::dashboard

@@ -1,10 +1,12 @@
 #include "src/dashboard/view_routes.h"
 
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hptune/core/status.h"
+#include "src/dashboard/objective_choice.h"
 #include "src/dashboard/study_json.h"
 #include "src/dashboard/view_json.h"
 
@@ -14,7 +16,8 @@ namespace {
 using ViewJson = Json (*)(const StudySnapshot&, size_t);
 
 // GET /api/studies/S + `suffix`: `json` of S's snapshot, at most max_points
-// (`fallback` unless asked, up to 100000).
+// (`fallback` unless asked, up to 100000), of the objective `objective`
+// names (objective_choice.h).
 void ThinnedViewRoute(ApiRoutes& routes, ChangeStream& changes,
                       const std::string& suffix, ViewJson json,
                       size_t fallback) {
@@ -26,7 +29,9 @@ void ThinnedViewRoute(ApiRoutes& routes, ChangeStream& changes,
           size_t max, SizeParam(Params(req), "max_points", fallback, 100000));
       HPTUNE_ASSIGN_OR_RETURN(auto snapshot,
                               changes.Snapshot(req.matches[1].str()));
-      return json(*snapshot, max);
+      HPTUNE_ASSIGN_OR_RETURN(std::optional<StudySnapshot> chosen,
+                              ChooseObjective(*snapshot, Params(req)));
+      return json(chosen ? *chosen : *snapshot, max);
     });
   });
 }

@@ -259,8 +259,10 @@ TEST_F(DashboardServerTest, TheTrialsTablePagesSortsAndFilters) {
   EXPECT_THAT(bad->body, HasSubstr("limit \\\"5000\\\""));
   auto csv = Client().Get("/api/studies/job1/trials.csv?sort=value", auth);
   ASSERT_TRUE(csv);
-  EXPECT_THAT(csv->body, HasSubstr("number,state,value,lr,opt"));
-  EXPECT_THAT(csv->body, HasSubstr("2,SUCCEEDED,0.9,0.01,adam"));
+  EXPECT_THAT(csv->body, HasSubstr("trialId,state,lr,opt,objective,"));
+  EXPECT_THAT(csv->body, HasSubstr("2,SUCCEEDED,0.01,adam,0.9,"));
+  EXPECT_EQ(csv->get_header_value("Content-Disposition"),
+            "attachment; filename=\"job1-trials.csv\"");
   auto history = Client().Get("/api/studies/job1/history", auth);
   ASSERT_TRUE(history);
   Json points = Json::parse(history->body)["points"];
@@ -326,8 +328,8 @@ TEST_F(DashboardServerTest,
   EXPECT_EQ(active[0]["last_value"], 0.4);
   auto csv = Client().Get("/api/studies/job1/trials.csv", auth);
   ASSERT_TRUE(csv);
-  EXPECT_THAT(csv->body, HasSubstr("number,state,value,lr,opt,acc_std,"));
-  EXPECT_THAT(csv->body, HasSubstr("4,SUCCEEDED,0.8,0.05,adam,0.25,false,"));
+  EXPECT_THAT(csv->body, HasSubstr("trialId,state,lr,opt,objective,acc_std,"));
+  EXPECT_THAT(csv->body, HasSubstr("4,SUCCEEDED,0.05,adam,0.8,0.25,false,"));
   // A new measurement moves the latest step: each request reads the event
   // log before it answers.
   ASSERT_OK(store_->AddMeasurement(
@@ -390,9 +392,9 @@ TEST_F(DashboardServerTest, InactiveConditionalParametersAreLeftEmpty) {
 
   auto csv = Client().Get("/api/studies/tree/trials.csv", auth);
   ASSERT_TRUE(csv);
-  EXPECT_THAT(csv->body, HasSubstr("number,state,value,lr,opt,momentum,"));
-  EXPECT_THAT(csv->body, HasSubstr("1,SUCCEEDED,0.125,0.1,adam,,false,"));
-  EXPECT_THAT(csv->body, HasSubstr("2,SUCCEEDED,0.25,0.05,sgd,0.5,false,"));
+  EXPECT_THAT(csv->body, HasSubstr("trialId,state,lr,opt,momentum,objective,"));
+  EXPECT_THAT(csv->body, HasSubstr("1,SUCCEEDED,0.1,adam,,0.125,false,"));
+  EXPECT_THAT(csv->body, HasSubstr("2,SUCCEEDED,0.05,sgd,0.5,0.25,false,"));
 
   auto importance = Client().Get("/api/studies/tree/importance", auth);
   ASSERT_TRUE(importance);
@@ -497,6 +499,42 @@ TEST_F(DashboardServerTest, TheParetoAnswerMarksTheFeasibleFront) {
     if (row["optimal"].get<bool>()) optimal_rows.push_back(row["number"]);
   }
   EXPECT_THAT(optimal_rows, ::testing::ElementsAre(1, 2, 5));
+  // ... and the trial that breaks the constraint; the unfinished one is
+  // not judged.
+  std::vector<int64_t> infeasible_rows;
+  for (const Json& row : table_body["trials"]) {
+    if (!row.value("feasible", true)) infeasible_rows.push_back(row["number"]);
+  }
+  EXPECT_THAT(infeasible_rows, ::testing::ElementsAre(4));
+  EXPECT_FALSE(table_body["trials"][5].contains("feasible"));
+  // The CSV has a column per metric, then feasible and optimal.
+  auto csv = Client().Get("/api/studies/pareto/trials.csv", auth);
+  ASSERT_TRUE(csv);
+  EXPECT_THAT(csv->body,
+              HasSubstr(",acc,ms,mb,feasible,optimal,stoppedEarly,"));
+  EXPECT_THAT(csv->body, HasSubstr(",0.9,20.0,50.0,true,true,false,"));
+  EXPECT_THAT(csv->body, HasSubstr(",0.95,5.0,500.0,false,false,false,"));
+  // Each plot answer views the study through the objective asked for.
+  auto by_ms = Client().Get("/api/studies/pareto/history?objective=ms", auth);
+  ASSERT_TRUE(by_ms);
+  ASSERT_EQ(by_ms->status, 200) << by_ms->body;
+  EXPECT_EQ(Json::parse(by_ms->body)["points"][1]["value"], 10);
+  EXPECT_EQ(Json::parse(by_ms->body)["points"][1]["best"], 10);
+  auto edf = Client().Get("/api/studies/pareto/edf?objective=ms", auth);
+  ASSERT_TRUE(edf);
+  EXPECT_EQ(Json::parse(edf->body)["metric"], "ms");
+  EXPECT_EQ(Json::parse(edf->body)["goal"], "MINIMIZE");
+  for (const char* bad : {"mb", "nope"}) {
+    auto refused = Client().Get(
+        std::string("/api/studies/pareto/rank?objective=") + bad, auth);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << bad;
+    EXPECT_THAT(refused->body, HasSubstr("its objectives: acc, ms"));
+  }
+  auto importance =
+      Client().Get("/api/studies/pareto/importance?objective=ms", auth);
+  ASSERT_TRUE(importance);
+  EXPECT_EQ(importance->status, 200) << importance->body;
   auto one = Client().Get("/api/studies/job1/trials", auth);
   ASSERT_TRUE(one);
   EXPECT_FALSE(Json::parse(one->body)["trials"][0].contains("optimal"));
