@@ -13,6 +13,8 @@ Uses browser_test.py's servers, browser and job (its trainer). Checks:
   - once the job is cancelled: a delete without the token is 401, with the
     session cookie but without (or with a wrong) X-Hptune-Csrf 403, and the
     study stays;
+  - the delete dialog opens with the focus on Keep it: Enter deletes
+    nothing; Delete study stays disabled until the study's name is typed;
   - deleting it from the page: the browser lands on the studies list, which
     no longer has it; the API answers 404 and the SQLite file has neither
     the study nor its trials;
@@ -25,7 +27,11 @@ Uses browser_test.py's servers, browser and job (its trainer). Checks:
   - a manual tell: two trials asked for over gRPC through the Python
     package; from its page one is completed with the study's metric, the
     other marked infeasible with a reason, as the API then shows them; a
-    job's running trial offers no form, and the API refuses it (409).
+    job's running trial offers no form, and the API refuses it (409); the
+    two, which ran at once, are on two ask/tell lanes of the timeline;
+  - importance at 30 trials told over gRPC whose loss is noise: the page's
+    note stays while the top parameter's interval overlaps the next one's,
+    and names the parameters it cannot tell apart.
 
 Screenshots go to OUTDIR/*.png (docs/images/dashboard-delete-*.png are
 copies). Synchronisation is by polling conditions with deadlines.
@@ -42,6 +48,9 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
 from browser_test import (CHROMEDRIVER, CHROMIUM, Api, Browser, CheckFailed,  # noqa: E402
                           DashboardTest, check, submit, wait_for)
 
@@ -76,6 +85,8 @@ class ActionsTest(DashboardTest):
             self.step("a manual tell: an asked trial completed from its page, another marked infeasible",
                       self.check_manual_tell)
             self.step("a job's trial is not told by hand", self.check_job_trial_not_told)
+            self.step("importance at 30 trials: the note follows the overlapping intervals",
+                      self.check_importance_overlap)
             self.step("deleting a study whose job runs is refused, on the page and by the CLI",
                       self.check_delete_refused_while_running)
             if not self.step("cancel the job", self.cancel_job):
@@ -229,6 +240,45 @@ class ActionsTest(DashboardTest):
         wait_for("the trial INFEASIBLE with the reason",
                  lambda: (lambda t: t["state"] == "INFEASIBLE" and t["reason"] == "ran out of memory")(trial(second)))
         b.console_errors("a manual tell")
+        # The two asked trials ran at once: two lanes of their own, not one.
+        b = self.open("#/study/%s?tab=timeline" % study, "the ask/tell study's timeline")
+        d = wait_for("the timeline", lambda: b.debug("timeline"))
+        asked = [n for n in d["lane_names"] if n.startswith("ask/tell")]
+        check(asked == ["ask/tell 1", "ask/tell 2"] and d["bars"] == 2,
+              "the asked trials' lanes: %s, %d bars" % (d["lane_names"], d["bars"]))
+
+    def check_importance_overlap(self):
+        """30 trials told over gRPC, their loss noise that no parameter
+        explains: the server's trial count is met, yet the top parameter's
+        interval overlaps the next one's, so the page still says the ranking
+        is not reliable, and names the parameters it cannot tell apart."""
+        study = "dash_noise"
+        script = (
+            "import random, sys, hptune\n"
+            "c = hptune.Client(sys.argv[1], token=sys.argv[2])\n"
+            "p = lambda n: {'parameterName': n, 'type': 'DOUBLE', 'minValue': 0.0, 'maxValue': 1.0}\n"
+            "s = c.create_study(sys.argv[3], {'goal': 'MINIMIZE', 'hyperparameterMetricTag': 'loss',\n"
+            "    'maxTrials': 30, 'maxParallelTrials': 30, 'algorithm': 'RANDOM_SEARCH',\n"
+            "    'params': [p('a'), p('b'), p('c')]})\n"
+            "rng = random.Random(3)\n"
+            "for t in s.suggest(30):\n"
+            "    t.complete({'loss': rng.random()})\n")
+        run = subprocess.run([self.python, "-c", script, self.grpc, self.token, study],
+                             env=self.env, capture_output=True, text=True, timeout=120)
+        check(run.returncode == 0, "30 trials over gRPC: exit %d\n%s" % (run.returncode, run.stderr))
+        imp = self.api.get("/api/studies/%s/importance" % study)
+        ranked = imp["importances"]
+        check(imp["trials"] == 30 and imp["note"] == "" and ranked[0]["lower"] <= ranked[1]["upper"],
+              "the study should have 30 trials, no server note and overlapping intervals: %s" % imp)
+        b = self.open("#/study/%s?tab=importance" % study, "the importance tab")
+        note = wait_for("the note", lambda: b.visible("#importance-too-few") and b.text("#importance-too-few"))
+        check("overlaps" in note and ranked[0]["param"] in note and ranked[1]["param"] in note,
+              "the note does not name the overlapping intervals: %r" % note)
+        indistinct = b.text("#importance-indistinct") or ""
+        check(ranked[0]["param"] in indistinct and ranked[1]["param"] in indistinct,
+              "the page does not say which parameters are not distinguishable: %r" % indistinct)
+        b.shot("importance-overlap.png")
+        b.console_errors("importance at 30 trials")
 
     def check_job_trial_not_told(self):
         b = self.open("#/study/%s/trial/1" % self.job, "the job's running trial")
@@ -270,7 +320,7 @@ class ActionsTest(DashboardTest):
         text = b.text("#delete-text")
         check(self.job in text, "the dialog does not name the study: %r" % text)
         check(self.in_file(self.job)[0] == 1, "the dialog alone deleted the study")
-        b.click("#delete-confirm")
+        self.confirm_delete(b)
         error = wait_for("the refusal on the page",
                          lambda: b.visible("#delete-error") and b.text("#delete-error"))
         check("409" in error and '"%s"' % self.job in error and "RUNNING" in error,
@@ -321,8 +371,10 @@ class ActionsTest(DashboardTest):
         check(not b.visible("#delete-error"), "an old error is shown")
         b.click("#delete-study")
         wait_for("the delete dialog", lambda: b.visible("#delete-dialog"))
-        b.shot("delete-dialog.png")
-        b.click("#delete-confirm")
+        self.check_enter_keeps_study(b)
+        b.click("#delete-study")
+        wait_for("the delete dialog", lambda: b.visible("#delete-dialog"))
+        self.confirm_delete(b, shot="delete-dialog.png")
         wait_for("the studies list after the delete",
                  lambda: b.js("return location.hash") in ("", "#/") and b.debug("studies") is not None
                  and self.job not in b.debug("studies")["names"])
@@ -331,6 +383,32 @@ class ActionsTest(DashboardTest):
         check(self.study_status(self.job) == 404, "the API still has the deleted study")
         check(self.in_file(self.job) == (0, 0), "the file still has the study or its trials: %s" % (self.in_file(self.job),))
         b.console_errors("deleting a study")
+
+    def check_enter_keeps_study(self, b):
+        """A fresh dialog has the focus on Keep it: Enter closes it and
+        deletes nothing (once closed, a delete Enter had sent is done)."""
+        focused = b.js("return document.activeElement && document.activeElement.id")
+        check(focused == "delete-dismiss", "the delete dialog opens with the focus on %r, not Keep it" % focused)
+        ActionChains(b.driver).send_keys(Keys.ENTER).perform()
+        wait_for("Enter to close the dialog", lambda: not b.visible("#delete-dialog"))
+        check(self.study_status(self.job) == 200, "Enter on a fresh delete dialog deleted the study")
+        check(self.in_file(self.job)[0] == 1, "Enter on a fresh delete dialog removed the study from the file")
+
+    def confirm_delete(self, b, shot=None):
+        """Types the study's name in the open dialog and confirms: the
+        button stays disabled, and Enter does nothing, until the name is
+        typed exactly."""
+        box = b.find("#delete-name")
+        box.send_keys(self.job[:-1], Keys.ENTER)
+        check(b.visible("#delete-dialog"), "Enter with a part of the name closed the dialog")
+        check(b.js("return document.getElementById('delete-confirm').disabled"),
+              "Delete study is enabled before the whole name is typed")
+        box.send_keys(self.job[-1])
+        check(not b.js("return document.getElementById('delete-confirm').disabled"),
+              "Delete study is still disabled with the name typed")
+        if shot:
+            b.shot(shot)
+        b.click("#delete-confirm")
 
     def check_read_only(self):
         # A second study to look at: the read-only dashboard must keep it.

@@ -17,7 +17,8 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
   - the trials table: a column per metric (the trainer's extra metrics;
     another objective and a constraint with its threshold), sorted and
     filtered by the server and in the CSV; a hidden column stays hidden
-    through the URL; a running trial shows its latest step and value;
+    through the URL, as do two filters (chips) and a sort chosen by keyboard;
+    a running trial shows its latest step and value;
   - the study header's "Saved by stopping": the API's early_stopping_savings
     (share of steps, steps, trials stopped; its summary on hover);
   - learning curves: each trial stopped early ends at its stop_step; all,
@@ -25,6 +26,12 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
   - history: stopped-early trials drawn apart, the summary counting every
     finished trial; the timeline's legend has the infeasible colour; a
     categorical slice is jittered; contour dots shrink at 5,000 points;
+  - the history plot zooms (its x range narrows) and saves itself as a PNG
+    (its signature, twice the plot's width) and an SVG named from the study;
+  - a two-objective study: rows that break the constraint are marked, the
+    CSV has feasible and optimal columns, the objective selector changes
+    the history's data to the API's for that objective, and the studies
+    list shows "N optimal";
   - importance: a whisker per bar with the API's bootstrap interval, and a
     note that the job's 12 trials are too few to rank (with both counts);
   - a wrong token on the login form keeps the deep link;
@@ -69,6 +76,7 @@ from selenium.common.exceptions import StaleElementReferenceException, WebDriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 CHROMIUM = "/usr/bin/chromium"
@@ -523,7 +531,10 @@ class DashboardTest:
             self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
             self.step("trials tab: every metric a column, sorted and filtered by the server, hidden in the URL",
                       self.check_metric_columns)
+            self.step("trials tab: two filters and the sort in the URL, kept through a reload; keyboard sort",
+                      self.check_table_view)
             self.step("history: one point per finished trial with a value", self.check_history)
+            self.step("plots zoom, and save as PNG and SVG", self.check_zoom_and_save)
             self.step("EDF: the fraction of trials reaching each value", self.check_edf)
             self.step("parallel coordinates: one line per trial, top k%", self.check_parcoords)
             self.step("parallel coordinates: a brush filters the trials table", self.check_brush)
@@ -731,7 +742,11 @@ class DashboardTest:
         # Every SUCCEEDED trial once, with its state and value, and nothing else.
         exported = list(csv.DictReader(io.StringIO(body.decode("utf-8"))))
         succeeded = {t["number"]: t for t in self.rows if t["state"] == "SUCCEEDED"}
-        numbers = sorted(int(r["number"]) for r in exported)
+        numbers = sorted(int(r["trialId"]) for r in exported)
+        check(list(exported[0])[:3] == ["trialId", "state", "lr"] and "objective" in exported[0],
+              "the CSV's columns are not the CLI's: %s" % list(exported[0]))
+        check(headers.get("Content-Disposition") == 'attachment; filename="%s-trials.csv"' % self.job,
+              "the CSV's file name: %r" % headers.get("Content-Disposition"))
         check(numbers == sorted(succeeded), "the CSV export has trials %s, expected %s" % (numbers, sorted(succeeded)))
         check(all(r["state"] == "SUCCEEDED" for r in exported), "the CSV export has a trial of another state")
         b.console_errors("the trials tab")
@@ -765,7 +780,7 @@ class DashboardTest:
         check(expected[:len(by_latency)] == [n for _, n in by_latency], "the API's latency_ms order %s" % expected)
         check(d["numbers"] == expected, "sorted by latency_ms: %s, the API says %s" % (d["numbers"], expected))
         # a filter on memory_mb, applied by the server
-        Select(b.find("#metric-filter-name")).select_by_value("memory_mb")
+        Select(b.find("#metric-filter-name")).select_by_value("metric:memory_mb")
         b.find("#metric-filter-hi").send_keys("200")
         b.click("#metric-filter-apply")
         d = wait_for("the memory_mb filter", lambda: (lambda d: d if d["metric_where"] else None)(b.debug("trials")))
@@ -774,10 +789,11 @@ class DashboardTest:
         href = b.find("#export-csv").get_attribute("href")
         status, _, body = self.api.request("GET", urllib.parse.urlparse(href).path + "?" + urllib.parse.urlparse(href).query)
         exported = list(csv.DictReader(io.StringIO(body.decode("utf-8"))))
-        check(sorted(int(r["number"]) for r in exported) == kept, "the CSV export ignores the metric filter")
+        check(sorted(int(r["trialId"]) for r in exported) == kept, "the CSV export ignores the metric filter")
         for r in exported:
-            check(r["latency_ms"] == ("" if finals[int(r["number"])] is None else json.dumps(finals[int(r["number"])])),
-                  "CSV: trial %s latency_ms %r, the API %r" % (r["number"], r["latency_ms"], finals[int(r["number"])]))
+            want = finals[int(r["trialId"])]
+            check(r["latency_ms"] == ("" if want is None else json.dumps(want)),
+                  "CSV: trial %s latency_ms %r, the API %r" % (r["trialId"], r["latency_ms"], want))
         b.click("#metric-filter-clear")
         wait_for("the filter cleared", lambda: not b.debug("trials")["metric_where"])
         b.shot("02b-study-metric-columns.png")
@@ -794,6 +810,55 @@ class DashboardTest:
         check("metric:memory_mb" not in d["columns"] and "metric:latency_ms" in d["columns"],
               "after a reload the columns are %s" % d["columns"])
         b.console_errors("the metric columns")
+
+    def add_filter(self, b, target, lo="", hi=""):
+        Select(b.find("#metric-filter-name")).select_by_value(target)
+        for css, text in (("#metric-filter-lo", lo), ("#metric-filter-hi", hi)):
+            b.find(css).clear()
+            b.find(css).send_keys(text)
+        b.click("#metric-filter-apply")
+
+    def check_table_view(self):
+        """Two filters at once (a metric and a parameter) as chips and a
+        sort chosen by keyboard: in the URL, and the same table after a
+        reload; a chip's x removes its filter only."""
+        b = self.open("#/study/%s" % self.job, "the study page")
+        wait_for("the trials table", lambda: b.debug("trials"))
+        self.add_filter(b, "metric:memory_mb", hi="300")
+        self.add_filter(b, "param:lr", lo="0.001")
+        want = {"metrics": {"memory_mb": [-sys.float_info.max, 300]}, "params": {"lr": [0.001, sys.float_info.max]}}
+        wait_for("both filters", lambda: b.debug("trials")["filters"] == want)
+        th = "#trials-table th[data-sort='metric:latency_ms']"
+        check(b.js("return document.querySelector(arguments[0]).tabIndex", th) == 0, "a sortable header is not focusable")
+        b.js("document.querySelector(arguments[0]).focus()", th)
+        ActionChains(b.driver).send_keys(Keys.ENTER).perform()
+        wait_for("Enter to sort by latency_ms", lambda: b.debug("trials")["sort"] == "metric:latency_ms")
+        ActionChains(b.driver).send_keys(Keys.SPACE).perform()
+        wait_for("Space to reverse the sort", lambda: b.debug("trials")["order"] == "desc")
+        check(b.js("return document.querySelector(arguments[0]).getAttribute('aria-sort')", th) == "descending",
+              "aria-sort of the sorted header")
+        check(b.js("return document.activeElement.dataset.sort") == "metric:latency_ms",
+              "the focus left the sorted header")
+        where = json.dumps(want)
+        expected = [t["number"] for t in self.api.trials(self.job, sort="metric:latency_ms", order="desc",
+                                                         where=where)["trials"]]
+        check(b.debug("trials")["numbers"] == expected,
+              "filtered and sorted: %s, the API says %s" % (b.debug("trials")["numbers"], expected))
+        b.shot("02d-study-filter-chips.png")
+        url = b.driver.current_url
+        b.driver.get("about:blank")
+        b.driver.get(url)
+        d = wait_for("the table after a reload", lambda: b.debug("trials"))
+        check(d["filters"] == want and d["sort"] == "metric:latency_ms" and d["order"] == "desc",
+              "after a reload: filters %s, sort %s %s" % (d["filters"], d["sort"], d["order"]))
+        check(d["numbers"] == expected, "after a reload: %s, expected %s" % (d["numbers"], expected))
+        check(len(b.finds("[data-testid=filter-chip]")) == 2, "after a reload there are not two chips")
+        b.click("[data-testid=filter-chip][data-kind=metrics] button")
+        wait_for("the memory_mb filter removed", lambda: b.debug("trials")["filters"] == {"params": want["params"]})
+        check("memory_mb" not in urllib.parse.unquote(b.driver.current_url), "the URL keeps a removed filter")
+        b.click("#metric-filter-clear")
+        wait_for("the filters cleared", lambda: b.debug("trials")["filters"] == {})
+        b.console_errors("the table's view")
 
     def check_history(self):
         b = self.browser
@@ -823,6 +888,40 @@ class DashboardTest:
             check(b.debug("history")["points"] == expected, "the log scale lost points")
         b.shot("03-study-history.png")
         b.console_errors("the history tab")
+
+    def check_zoom_and_save(self):
+        """The history plot zooms (its x axis's range narrows) and saves
+        itself as a PNG and an SVG named from the study, through the
+        functions its toolbox's buttons call."""
+        b = self.browser
+        self.tab("history")
+        wait_for("the history plot", lambda: b.debug("history"))
+        extent = "return window.hptuneCharts.history.getModel().getComponent('xAxis', 0).axis.scale.getExtent()"
+        before = b.js(extent)
+        b.js("window.hptuneCharts.history.dispatchAction({type: 'dataZoom', dataZoomIndex: 0, start: 25, end: 75})")
+        after = b.js(extent)
+        check(before[0] < after[0] < after[1] < before[1], "the zoom left the x axis %s (was %s)" % (after, before))
+        features = b.js("return Object.keys(window.hptuneCharts.history.getOption().toolbox[0].feature)")
+        check({"myPng", "mySvg"} <= set(features), "the toolbox offers %s" % features)
+        downloads = os.path.join(self.tmp, "downloads")
+        os.makedirs(downloads, exist_ok=True)
+        b.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        width = b.js("return window.hptuneCharts.history.getWidth()")
+        for kind in ("png", "svg"):
+            name = b.js("return window.hptune.plots.save('history', arguments[0])", kind)
+            check(name == "%s-history.%s" % (self.job, kind), "the saved file is named %r" % name)
+            path = os.path.join(downloads, name)
+            wait_for("the saved %s" % name, lambda: os.path.exists(path) and os.path.getsize(path) > 0)
+            with open(path, "rb") as f:
+                data = f.read()
+            if kind == "png":
+                png_width = int.from_bytes(data[16:20], "big")
+                check(data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000 and png_width == 2 * width,
+                      "the PNG: %d bytes, %d wide (the plot: %d), starts %r" % (len(data), png_width, width, data[:8]))
+            else:
+                check(data.lstrip().startswith(b"<svg") and b"</svg>" in data and len(data) > 5000,
+                      "the SVG: %d bytes, starts %r" % (len(data), data[:40]))
+        b.console_errors("zoom and save")
 
     def check_parcoords(self):
         b = self.browser
@@ -1118,6 +1217,35 @@ class DashboardTest:
                         for td in b.finds("#trials-table td[data-optimal=true]"))
         check(marked == front, "the table marks %s optimal, the front is %s" % (marked, front))
         b.shot("12b-study-pareto-trials.png")
+        bad = sorted(int(td.find_element(By.XPATH, "..").get_attribute("data-trial"))
+                     for td in b.finds("#trials-table td[data-feasible=false]"))
+        check(bad == infeasible, "the table marks %s as breaking the constraint, expected %s" % (bad, infeasible))
+        href = b.find("#export-csv").get_attribute("href")
+        status, _, body = self.api.request("GET", urllib.parse.urlparse(href).path + "?" + urllib.parse.urlparse(href).query)
+        exported = {int(r["trialId"]): r for r in csv.DictReader(io.StringIO(body.decode("utf-8")))}
+        check(sorted(n for n, r in exported.items() if r["feasible"] == "false") == infeasible
+              and sorted(n for n, r in exported.items() if r["optimal"] == "true") == front,
+              "the CSV's feasible and optimal columns: %s" % list(exported.values())[:3])
+        self.check_objective_select(b, job)
+        b = self.open("#/", "the studies list")
+        cell = wait_for("the two-objective study's row",
+                        lambda: b.text("#studies-table tr[data-study=%s] [data-testid=study-best]" % job))
+        check(cell == "%d optimal" % len(front), "the list shows %r for a two-objective study" % cell)
+
+    def check_objective_select(self, b, job):
+        """The objective selector changes the history plot's data to the
+        other objective's, as the API answers it."""
+        self.tab("history")
+        d = wait_for("the history plot", lambda: b.debug("history"))
+        check(d["metric"] == "loss", "the history shows %r first" % d["metric"])
+        Select(b.find("#objective-select")).select_by_value("latency_ms")
+        d = wait_for("the history of latency_ms",
+                     lambda: (lambda d: d if d and d["metric"] == "latency_ms" else None)(b.debug("history")))
+        want = self.api.get("/api/studies/%s/history" % job, objective="latency_ms")["points"][:20]
+        check(d["first_values"] == [[p["trial"], p["value"]] for p in want],
+              "the history of latency_ms: %s, the API: %s" % (d["first_values"], want))
+        b.shot("12c-study-objective-history.png")
+        b.console_errors("the objective selector")
 
     def check_config(self):
         b = self.browser
@@ -1189,6 +1317,8 @@ class DashboardTest:
         b = self.open("#/study/%s" % self.long_job, "the long job's page")
         b.click("#cancel-job")
         wait_for("the confirmation dialog", lambda: b.visible("#cancel-dialog"))
+        focused = b.js("return document.activeElement && document.activeElement.id")
+        check(focused == "cancel-dismiss", "the cancel dialog opens with the focus on %r, not Keep running" % focused)
         b.shot("15-cancel-dialog.png")
         state = self.api.study(self.long_job)["job"]["state"]
         check(state == "RUNNING", "the dialog alone changed the job: %s" % state)

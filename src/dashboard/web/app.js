@@ -1,5 +1,5 @@
 // hptune dashboard: the router, the top bar and the studies list.
-// Routes (hash): #/  #/study/NAME[?tab=TAB]  #/study/NAME/trial/N
+// Routes (hash): #/  #/study/NAME[?tab=TAB&hide&sort&order&where]  #/study/NAME/trial/N
 'use strict';
 (function () {
   const {util: U, api: A, plots: P} = window.hptune;
@@ -24,19 +24,25 @@
       return {page: 'compare', studies: (query.get('studies') || '').split(',').filter(Boolean)};
     }
     if (parts[0] === 'study' && parts.length === 2) {
-      // hide: the trials table's hidden columns, kept in the URL.
+      // The trials table's view, kept in the URL (trials_view.js).
       return {page: 'study', study: parts[1], tab: query.get('tab') || 'trials',
-              hide: (query.get('hide') || '').split(',').filter(Boolean)};
+              hide: (query.get('hide') || '').split(',').filter(Boolean),
+              sort: query.get('sort'), order: query.get('order'), where: query.get('where')};
     }
     if (parts[0] === 'study' && parts.length === 4 && parts[2] === 'trial' && /^\d+$/.test(parts[3])) {
       return {page: 'trial', study: parts[1], trial: Number(parts[3])};
     }
     return {page: 'notfound', path};
   };
-  App.studyHref = (name, tab, hide) => {
+  // view: the trials table's {hide: [keys], sort, order, where: {...}}.
+  App.studyHref = (name, tab, view) => {
     const q = new URLSearchParams();
+    const v = view || {};
     if (tab && tab !== 'trials') q.set('tab', tab);
-    if (hide && hide.length) q.set('hide', hide.join(','));
+    if (v.hide && v.hide.length) q.set('hide', v.hide.join(','));
+    if (v.sort && v.sort !== 'number') q.set('sort', v.sort);
+    if (v.order && v.order !== 'asc') q.set('order', v.order);
+    if (v.where && Object.keys(v.where).length) q.set('where', JSON.stringify(v.where));
     const qs = q.toString();
     return '#/study/' + encodeURIComponent(name) + (qs ? '?' + qs : '');
   };
@@ -234,9 +240,12 @@
           el('td', null, window.hptune.views.progressBar(s)),
           el('td', {class: 'right'}, active ? el('span', {class: 'active-count', text: String(active)}) :
                                              el('span', {class: 'muted', text: '0'})),
-          el('td', {class: 'right'}, s.best ? [U.num(s.best.value, 'strong'),
-                                              el('a', {class: 'muted small', href: App.trialHref(s.name, s.best.trial),
-                                                       text: ` #${s.best.trial}`})] : el('span', {class: 'muted', text: '—'})),
+          el('td', {class: 'right', data: {testid: 'study-best'}}, s.optimal !== null && s.optimal !== undefined
+              ? el('a', {href: App.studyHref(s.name, 'pareto'), class: 'strong', title: 'trials on the Pareto front',
+                         text: `${s.optimal} optimal`})
+              : s.best ? [U.num(s.best.value, 'strong'),
+                          el('a', {class: 'muted small', href: App.trialHref(s.name, s.best.trial), text: ` #${s.best.trial}`})]
+              : el('span', {class: 'muted', text: '—'})),
           el('td', null, el('span', {class: 'goal', text: s.goal === 'MAXIMIZE' ? '↑ max ' : '↓ min '},
                             el('span', {class: 'muted', text: s.metric}))),
           el('td', null, labels.map(([k, v]) => el('span', {class: 'chip', text: `${k}=${v}`}))),

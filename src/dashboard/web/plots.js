@@ -12,6 +12,9 @@
     STOPPING: '#e8b01e', INFEASIBLE: '#8a4fbf', CANCELLED: '#9aa3ad', REQUESTED: '#9aa3ad',
     best: '#2e9d57', point: '#2f6fdb', grid: '#e8ebef', text: '#3a4452', muted: '#7b8594',
   };
+  // The system's dark mode, as the page was opened (dark.css follows it).
+  P.dark = !!(window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  if (P.dark) Object.assign(P.COLORS, {grid: '#2c333d', text: '#c9d1db', muted: '#8c97a5', point: '#6ea2ff'});
   // Viridis, better = dark.
   const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
   P.objectiveColors = (goal) => (goal === 'MAXIMIZE' ? VIRIDIS.slice().reverse() : VIRIDIS.slice());
@@ -19,6 +22,7 @@
   const FONT = {fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'};
   const base = () => ({
     animation: false,
+    backgroundColor: 'transparent',
     textStyle: Object.assign({color: P.COLORS.text, fontSize: 12}, FONT),
     tooltip: {confine: true, textStyle: {fontSize: 12}},
   });
@@ -27,7 +31,7 @@
   const charts = new Map();
   P.init = function (name, container) {
     P.dispose(name);
-    const chart = echarts.init(container, null, {renderer: 'canvas'});
+    const chart = echarts.init(container, P.dark ? 'dark' : null, {renderer: 'canvas'});
     charts.set(name, chart);
     window.hptuneCharts = window.hptuneCharts || {};
     window.hptuneCharts[name] = chart;
@@ -149,6 +153,69 @@
     vm.seriesIndex = series.map((s, i) => (s.large ? -1 : i)).filter((i) => i >= 0);
     if (!vm.seriesIndex.length) vm.seriesIndex = [-1];
     return option;
+  };
+
+  // ---- zoom, pan and save, added to every chart a page draws
+  // A plot of one x axis gets zoom and pan on it: a slider under it, and
+  // inside the plot a drag to pan and ctrl+wheel (or a pinch) to zoom, so
+  // the wheel still scrolls the page. A redraw keeps the zoom.
+  function addZoom(option, chart) {
+    const xs = [].concat(option.xAxis || []);
+    if (xs.length !== 1 || Array.isArray(option.grid)) return;
+    const kept = chart ? (chart.getOption() || {}).dataZoom || [] : [];
+    const at = (i) => (kept[i] ? {start: kept[i].start, end: kept[i].end} : {});
+    option.grid = Object.assign({}, option.grid, {bottom: ((option.grid || {}).bottom || 60) + 26});
+    option.dataZoom = [
+      Object.assign({type: 'inside', xAxisIndex: 0, filterMode: 'none', zoomOnMouseWheel: 'ctrl',
+                     moveOnMouseWheel: false, moveOnMouseMove: true}, at(0)),
+      Object.assign({type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 16, bottom: 6,
+                     showDetail: false, brushSelect: false}, at(1)),
+    ];
+  }
+  const ICON_DOWN = 'path://M12 3v11m-5-5l5 5 5-5M4 17v3h16v-3';
+  P.interactive = function (name, option, chart) {
+    if (name !== 'importance') addZoom(option, chart);  // its bars all fit
+    const save = (type) => ({show: true, title: 'Save as ' + type.toUpperCase(), icon: ICON_DOWN,
+                             onclick: () => P.save(name, type)});
+    option.toolbox = {right: 6, top: 0, itemSize: 14, feature: {myPng: save('png'), mySvg: save('svg')},
+                      iconStyle: {borderColor: P.COLORS.muted}};
+    return option;
+  };
+  function download(href, filename) {
+    const a = document.createElement('a');
+    a.href = href;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+  // Saves chart `name` as it is shown (its zoom kept), without its toolbox
+  // and slider: PNG from the canvas at twice its size; SVG drawn again by
+  // ECharts' SVG renderer, off the page.
+  P.save = function (name, type) {
+    const chart = charts.get(name);
+    if (!chart) return null;
+    const file = (chart.getDom().dataset.file || name) + '.' + type;
+    const background = P.dark ? '#1b2129' : '#ffffff';
+    if (type === 'png') {
+      download(chart.getDataURL({type: 'png', pixelRatio: 2, backgroundColor: background,
+                                 excludeComponents: ['toolbox', 'dataZoom']}), file);
+      return file;
+    }
+    const option = chart.getOption();
+    option.toolbox = [{show: false}];
+    option.dataZoom = (option.dataZoom || []).map((d) => Object.assign({}, d, d.type === 'slider' ? {show: false} : {}));
+    option.backgroundColor = background;
+    const svg = echarts.init(null, null, {renderer: 'svg', ssr: true, width: chart.getWidth(), height: chart.getHeight()});
+    try {
+      svg.setOption(option);
+      const url = URL.createObjectURL(new Blob([svg.renderToSVGString()], {type: 'image/svg+xml'}));
+      download(url, file);
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+    } finally {
+      svg.dispose();
+    }
+    return file;
   };
 
   // For the builders of space_plots.js and result_plots.js.

@@ -64,7 +64,8 @@
     });
     return {option, logOk, debug: {points: scatter.length + stoppedPts.length, stopped: stoppedPts.map((p) => p[0]),
                                    running_labels: false, best: best.length, active: active.length,
-                                   failed: failed.length, log, downsampled: !!h.downsampled, total: h.total}};
+                                   failed: failed.length, log, downsampled: !!h.downsampled, total: h.total,
+                                   metric: o.metric, first_values: points.slice(0, 20).map((p) => [p.trial, p.value])}};
   };
 
   // ---- learning curves
@@ -199,6 +200,36 @@
   };
 
   // ---- timeline (Gantt)
+  // Trials without a slot (asked for, ask/tell) on lanes of their own: a
+  // client's on its lanes, the others' on "ask/tell" lanes, each packed so
+  // that no two trials of a lane overlap. Appends the lanes' names; trial
+  // number -> lane index.
+  function packOthers(trials, now, laneNames) {
+    const byClient = new Map();
+    for (const t of trials) {
+      if ((t.slot !== null && t.slot !== undefined) || U.parseTime(t.start_time) === null) continue;
+      const key = t.client || '';
+      if (!byClient.has(key)) byClient.set(key, []);
+      byClient.get(key).push(t);
+    }
+    const laneOf = new Map();
+    for (const [client, list] of byClient) {
+      const ends = [];  // each lane's last end
+      const first = laneNames.length;
+      list.sort((a, b) => U.parseTime(a.start_time) - U.parseTime(b.start_time));
+      for (const t of list) {
+        const start = U.parseTime(t.start_time), end = t.end_time ? U.parseTime(t.end_time) : Math.max(now, start);
+        let k = ends.findIndex((e) => e <= start);
+        if (k < 0) { k = ends.length; ends.push(end); } else ends[k] = end;
+        laneOf.set(t.trial, first + k);
+      }
+      for (let k = 0; k < ends.length; k++) {
+        laneNames.push(client ? client + (ends.length > 1 ? ` ${k + 1}` : '') : `ask/tell ${k + 1}`);
+      }
+    }
+    return laneOf;
+  }
+
   P.timeline = function (tl, o) {
     const now = U.parseTime(tl.now) || Date.now();
     const lanes = Math.max(1, tl.lanes || 1);
@@ -210,7 +241,7 @@
     }
     const laneNames = [];
     for (let s = 0; s <= maxSlot; s++) laneNames.push('slot ' + s);
-    if (hasOther) laneNames.push('other');
+    const otherLane = hasOther ? packOthers(tl.trials || [], now, laneNames) : new Map();
     const data = [];
     let tmin = Infinity, tmax = -Infinity;
     for (const t of tl.trials || []) {
@@ -218,7 +249,7 @@
       if (start === null) continue;
       const running = !t.end_time;
       const end = running ? Math.max(now, start) : U.parseTime(t.end_time);
-      const lane = (t.slot === null || t.slot === undefined) ? laneNames.length - 1 : t.slot;
+      const lane = (t.slot === null || t.slot === undefined) ? otherLane.get(t.trial) : t.slot;
       let key = t.state;
       if (t.stopped_early) key = 'STOPPED';
       else if (t.state === 'STOPPING') key = 'STOPPING';

@@ -56,9 +56,10 @@
       this.stale = {};         // tab -> needs a refetch when shown
       this.panels = {};
       this.destroyed = false;
-      this.t = {offset: 0, limit: 50, sort: 'number', order: 'asc', states: new Set()};
+      this.t = {offset: 0, limit: 50, sort: route.sort || 'number', order: route.order === 'desc' ? 'desc' : 'asc',
+                states: new Set()};
       this.where = null;       // from the parallel coordinates' brush
-      this.metricWhere = null; // {metric: [lo, hi]} from the metric filter
+      this.filters = window.hptune.parseFilters(route.where);  // the table's filters (URL)
       this.hide = new Set(route.hide || []);  // hidden table columns (URL)
       this.curveSelect = 'best';
       this.curveN = 50;
@@ -67,13 +68,14 @@
       this.histLog = false;
       this.curvesLog = false;
       this.contourPair = null;
+      this.objective = null;   // the plots' objective, when not the first
       app().setCrumbs([{text: 'Studies', href: '#/'}, {text: this.study}]);
 
       this.header = el('section', {class: 'card study-header', id: 'study-header', data: {testid: 'study-header'}},
                        el('div', {class: 'panel-status', text: 'Loading study…'}));
       this.tabBar = el('nav', {class: 'tabs', role: 'tablist', id: 'study-tabs'});
       for (const [key, label] of TABS) {
-        this.tabBar.appendChild(el('a', {class: 'tab', role: 'tab', href: app().studyHref(this.study, key, Array.from(this.hide)),
+        this.tabBar.appendChild(el('a', {class: 'tab', role: 'tab', href: this.viewHref(key),
                                          id: 'tab-' + key, text: label, data: {tab: key, testid: 'tab-' + key}}));
       }
       this.panelBox = el('div', {class: 'panels'});
@@ -91,7 +93,8 @@
         },
       });
       this.note = new window.hptune.NoteEditor(this.base + '/note', 'study');
-      this.el = el('div', {class: 'page page-study'}, this.header, this.note.el, this.tabBar, this.panelBox,
+      this.el = el('div', {class: 'page page-study'}, this.header, this.note.el, this.tabBar, this.buildObjectiveBar(),
+                   this.panelBox,
                    this.dialog, this.deleter.dialog);
 
       this.refresher = new U.Coalescer(() => this.refresh(), 500);
@@ -182,7 +185,7 @@
                                                                         ' ' + (m.goal === 'MAXIMIZE' ? '↑' : '↓')]))
                       : fact('Objective', el('span', {class: 'strong', text: d.metric}), ' ',
                              el('span', {class: 'goal', text: d.goal === 'MAXIMIZE' ? '↑ maximize' : '↓ minimize'})),
-              several ? fact('Optimal', el('a', {href: app().studyHref(d.name, 'pareto'), id: 'pareto-link', text: 'the Pareto front'}))
+              several ? fact('Optimal', el('a', {href: this.viewHref('pareto'), id: 'pareto-link', text: 'the Pareto front'}))
                       : fact('Best', d.best ? [U.num(d.best.value, 'strong big'), ' ',
                                      el('a', {href: app().trialHref(d.name, d.best.trial), id: 'best-trial-link',
                                               text: `trial ${d.best.trial}`})] : el('span', {class: 'muted', text: 'none yet'})),
@@ -212,13 +215,13 @@
       this.confirmBtn = el('button', {class: 'btn btn-danger', type: 'button', id: 'cancel-confirm',
                                       data: {testid: 'cancel-confirm'}, text: 'Cancel job',
                                       on: {click: () => this.confirmCancel()}});
-      const dismiss = el('button', {class: 'btn', type: 'button', id: 'cancel-dismiss', data: {testid: 'cancel-dismiss'},
-                                    text: 'Keep running', on: {click: () => this.closeDialog()}});
+      this.dismissBtn = el('button', {class: 'btn', type: 'button', id: 'cancel-dismiss', data: {testid: 'cancel-dismiss'},
+                                      text: 'Keep running', on: {click: () => this.closeDialog()}});
       const box = el('div', {class: 'modal-backdrop', id: 'cancel-dialog', hidden: true, data: {testid: 'cancel-dialog'},
                              on: {click: (ev) => { if (ev.target === box) this.closeDialog(); }}},
           el('div', {class: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'cancel-title'},
               el('h2', {id: 'cancel-title', text: 'Cancel this job?'}), this.dialogText,
-              el('div', {class: 'modal-actions'}, dismiss, this.confirmBtn)));
+              el('div', {class: 'modal-actions'}, this.dismissBtn, this.confirmBtn)));
       this.keyHandler = (ev) => { if (ev.key === 'Escape') this.closeDialog(); };
       return box;
     }
@@ -229,7 +232,7 @@
       this.confirmBtn.disabled = false;
       this.dialog.hidden = false;
       document.addEventListener('keydown', this.keyHandler);
-      this.confirmBtn.focus();
+      this.dismissBtn.focus();  // the safe choice: Enter keeps the job running
     }
     closeDialog() {
       this.dialog.hidden = true;
@@ -271,6 +274,7 @@
         a.setAttribute('aria-selected', on ? 'true' : 'false');
       }
       for (const [k, panel] of Object.entries(this.panels)) panel.hidden = k !== key;
+      if (this.detail) this.renderObjectiveBar();
       if (!this.panels[key]) {
         const panel = el('section', {class: 'panel card', id: 'panel-' + key, role: 'tabpanel', data: {testid: 'panel-' + key}});
         this.panels[key] = panel;
@@ -289,7 +293,9 @@
     async fetchDoc(name, quiet, onProgress) {
       const q = {
         trials: () => this.trialsQuery(true),
-        history: () => ({}), edf: () => ({}), rank: () => ({}), pareto: () => ({}), points: () => ({}), curves: () => this.curvesQuery(), importance: () => ({}), timeline: () => ({}),
+        history: () => this.objectiveQuery(), edf: () => this.objectiveQuery(), rank: () => this.objectiveQuery(),
+        points: () => this.objectiveQuery(), importance: () => this.objectiveQuery(),
+        pareto: () => ({}), curves: () => this.curvesQuery(), timeline: () => ({}),
       }[name]();
       const doc = await A.get(this.base + '/' + name, q, {label: name, quiet, onProgress});
       this.data[name] = doc;
@@ -338,7 +344,8 @@
       let chart = P.get(name);
       if (!chart || chart.getDom() !== box) chart = P.init(name, box);
       else chart.resize();
-      chart.setOption(result.option, {notMerge: true, lazyUpdate: false});
+      box.dataset.file = this.study + '-' + name;  // what Save as PNG/SVG names the file
+      chart.setOption(P.interactive(name, result.option, chart), {notMerge: true, lazyUpdate: false});
       P.setDebug(name, result.debug);
       return chart;
     }

@@ -31,7 +31,7 @@
   SP.render_history = function () {
     const h = this.data.history;
     if (!h) return;
-    const r = P.history(h, {metric: this.detail.metric, goal: this.detail.goal, log: this.histLog});
+    const r = P.history(h, {...this.objectiveSpec(), log: this.histLog});
     this.histLogBox.disabled = !r.logOk;
     this.histLogNote.textContent = r.logOk ? '' : '(needs every value > 0)';
     const active = (h.active || []).length, failed = (h.failed || []).length;
@@ -104,7 +104,7 @@
   SP.render_parcoords = function () {
     const pts = this.data.points;
     if (!pts) return;
-    const r = P.parcoords(pts, this.detail.params || [], {metric: this.detail.metric, goal: this.detail.goal, topPct: this.topPct});
+    const r = P.parcoords(pts, this.detail.params || [], {...this.objectiveSpec(), topPct: this.topPct});
     this.pc = r;
     const chart = this.drawChart('parcoords', this.pcChart, r);
     if (!chart.__hptuneBrush) {
@@ -141,7 +141,10 @@
       if (!axis) continue;
       const lo = Math.min(...intervals.map((i) => Math.min(i[0], i[1])));
       const hi = Math.max(...intervals.map((i) => Math.max(i[0], i[1])));
-      if (id === 'objective') { where.value = [lo, hi]; continue; }
+      if (id === 'objective') {  // the table's value is the first objective's
+        if (this.objective) where.metrics = {[this.objective]: [lo, hi]}; else where.value = [lo, hi];
+        continue;
+      }
       where.params = where.params || {};
       if (axis.type === 'category') {
         where.params[axis.name] = axis.data.filter((_, k) => intervals.some((i) => Math.min(i[0], i[1]) <= k && k <= Math.max(i[0], i[1])));
@@ -154,7 +157,8 @@
   SP.inWhere = function (row) {
     const w = this.where;
     if (!w) return true;
-    if (w.value && !(row.value >= w.value[0] && row.value <= w.value[1])) return false;
+    const value = w.value || (w.metrics && this.objective && w.metrics[this.objective]);
+    if (value && !(row.value >= value[0] && row.value <= value[1])) return false;
     const names = this.data.points.params;
     for (const [name, r] of Object.entries(w.params || {})) {
       const v = row.x[names.indexOf(name)];
@@ -174,7 +178,7 @@
       parts.push(`${selected} selected`);
     }
     U.replace(this.pcStatus, parts.join(' · '),
-              this.where ? [' ', el('a', {href: app().studyHref(this.study, 'trials'), id: 'parcoords-to-table', text: 'show in the table'}),
+              this.where ? [' ', el('a', {href: this.viewHref('trials'), id: 'parcoords-to-table', text: 'show in the table'}),
                             ' ', el('button', {class: 'btn btn-small', type: 'button', id: 'parcoords-clear',
                                                text: 'Clear selection', on: {click: () => this.clearBrush()}})] : null);
     P.setDebug('parcoords', Object.assign({}, this.pc.debug, {selected, where: this.where}));
@@ -191,7 +195,7 @@
     const pts = this.data.points;
     if (!pts) return;
     const width = this.sliceChart.clientWidth || 1200;
-    const r = P.slice(pts, this.detail.params || [], {metric: this.detail.metric, goal: this.detail.goal}, width);
+    const r = P.slice(pts, this.detail.params || [], this.objectiveSpec(), width);
     P.largeScatter(r.option, 'max');
     this.drawChart('slice', this.sliceChart, r, r.height);
   };
@@ -236,7 +240,7 @@
     }
     this.contourNote.textContent = 'Colour: the objective interpolated between the trials (inverse-distance weighting on a 30×30 grid); dots: trials.';
     const r = P.contour(pts, this.detail.params || [], {x: this.contourPair[0], y: this.contourPair[1],
-                                                       metric: this.detail.metric, goal: this.detail.goal});
+                                                       ...this.objectiveSpec()});
     this.drawChart('contour', this.contourChart, r);
   };
 
@@ -298,17 +302,48 @@
     U.append(panel, [el('div', {class: 'toolbar'}, this.impNote),
                      el('div', {class: 'panel-status', text: 'Loading importance…'}), this.impChart]);
   };
+  // The runs of the ranking whose 90% intervals chain by overlapping: the
+  // parameters in one cannot be told apart (at least two in each).
+  const overlaps = (a, b) => a.lower <= b.upper && b.lower <= a.upper;
+  function indistinctGroups(ranked) {
+    const groups = [];
+    let run = ranked.slice(0, 1);
+    for (let i = 1; i <= ranked.length; i++) {
+      if (i < ranked.length && run.some((x) => overlaps(x, ranked[i]))) { run.push(ranked[i]); continue; }
+      if (run.length > 1) groups.push(run.map((x) => x.param));
+      run = ranked.slice(i, i + 1);
+    }
+    return groups;
+  }
+  // The server's note (too few trials), or, past that count, one while the
+  // top parameter's interval overlaps the next one's.
+  function rankingNote(imp, ranked) {
+    if (imp.note) return imp.note;
+    if (ranked.length < 2 || !overlaps(ranked[0], ranked[1])) return '';
+    const pct = (v) => (v * 100).toFixed(1) + '%';
+    return `Too few trials to rank the parameters: ${ranked[0].param}'s 90% interval ` +
+        `(${pct(ranked[0].lower)}–${pct(ranked[0].upper)}) overlaps ${ranked[1].param}'s ` +
+        `(${pct(ranked[1].lower)}–${pct(ranked[1].upper)}), so either may matter more; more trials narrow the intervals.`;
+  }
+  const WARN = {color: '#7a4b00', background: '#fff4d6', padding: '4px 8px', borderRadius: '4px', margin: '0 0 4px'};
   SP.render_importance = function () {
     const imp = this.data.importance;
     if (!imp) return;
     const trials = imp.trials || 0;
     const about = trials < 2 ? '' : ` The best ${imp.top_trials} of them are the top set; the importances sum to 1.` +
         (imp.bootstrap_resamples ? ` Whiskers: 90% interval over ${imp.bootstrap_resamples} bootstrap resamples of the trials.` : '');
+    const ranked = (imp.importances || []).filter((x) => x.lower !== undefined && x.upper !== undefined)
+        .sort((a, b) => b.importance - a.importance);
+    const note = trials < 2 ? imp.note : rankingNote(imp, ranked);
+    const groups = trials < 2 ? [] : indistinctGroups(ranked);
     U.replace(this.impNote,
-              imp.note ? el('div', {id: 'importance-too-few', role: 'note', text: imp.note,
-                                   style: {color: '#7a4b00', background: '#fff4d6', padding: '4px 8px', borderRadius: '4px', margin: '0 0 4px'}}) : null,
+              note ? el('div', {id: 'importance-too-few', role: 'note', text: note, style: WARN}) : null,
+              groups.length ? el('div', {id: 'importance-indistinct', role: 'note', style: WARN,
+                                         text: 'Not distinguishable (their 90% intervals overlap): ' +
+                                               groups.map((g) => g.join(', ')).join('; ') + '.'}) : null,
               'Method ', el('strong', {text: imp.method}), ` over ${trials} finished trial${trials === 1 ? '' : 's'} with a value.` +
               about + conditionalNote(imp.importances || []));
+    P.setDebug('importance_note', {note, indistinct: groups});
     const r = P.importance(imp);
     this.drawChart('importance', this.impChart, r, r.height);
   };

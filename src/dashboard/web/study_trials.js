@@ -1,6 +1,6 @@
 // hptune dashboard: the study page's Trials tab: the table of trials with its
-// paging, sorting, state and metric filters and column picker, and the
-// filter the parallel coordinates' brush sets. Loaded after study.js (it
+// paging, state filter and column picker, and the filter the parallel
+// coordinates' brush sets (its sort and range filters: trials_view.js). Loaded after study.js (it
 // adds the tab's methods to StudyPage).
 'use strict';
 (function () {
@@ -17,8 +17,7 @@
     const q = {sort: this.t.sort, order: this.t.order};
     if (withPaging) { q.offset = this.t.offset; q.limit = this.t.limit; }
     if (this.t.states.size) q.states = Array.from(this.t.states).join(',');
-    const where = Object.assign({}, this.where || {});
-    if (this.metricWhere) where.metrics = this.metricWhere;
+    const where = this.queryWhere();
     if (Object.keys(where).length) q.where = JSON.stringify(where);
     return q;
   };
@@ -56,20 +55,10 @@
     this.colList = el('div', {class: 'col-list'});
     this.colPicker = el('details', {class: 'col-picker', id: 'col-picker', data: {testid: 'col-picker'}},
                         el('summary', {class: 'btn btn-small', text: 'Columns'}), this.colList);
-    const onEnter = {keydown: (ev) => { if (ev.key === 'Enter') this.applyMetricFilter(false); }};
-    this.mfMetric = el('select', {class: 'input input-small', id: 'metric-filter-name', 'aria-label': 'metric to filter on'});
-    this.mfLo = el('input', {class: 'input input-small num-input', id: 'metric-filter-lo', placeholder: 'min', on: onEnter});
-    this.mfHi = el('input', {class: 'input input-small num-input', id: 'metric-filter-hi', placeholder: 'max', on: onEnter});
-    const metricFilter = el('span', {class: 'metric-filter', id: 'metric-filter'},
-        el('span', {class: 'muted', text: 'Filter:'}), this.mfMetric, this.mfLo, el('span', {class: 'muted', text: '…'}), this.mfHi,
-        el('button', {class: 'btn btn-small', type: 'button', id: 'metric-filter-apply', text: 'Apply',
-                      on: {click: () => this.applyMetricFilter(false)}}),
-        el('button', {class: 'btn btn-small', type: 'button', id: 'metric-filter-clear', text: 'Clear',
-                      on: {click: () => this.applyMetricFilter(true)}}));
     U.append(panel, [
       el('div', {class: 'toolbar'}, stateBox, el('span', {class: 'spacer'}), this.colPicker,
          el('span', {class: 'muted', text: 'Export'}), this.exportCsv, this.exportJson),
-      el('div', {class: 'toolbar'}, metricFilter),
+      this.buildFilterBar(),
       this.brushNote,
       el('div', {class: 'table-wrap'},
          el('table', {class: 'table table-trials', id: 'trials-table', data: {testid: 'trials-table'}},
@@ -97,6 +86,7 @@
     }
     const rows = (this.data.trials && this.data.trials.trials) || [];
     if (!rows.length || rows.some((t) => 'last_step' in t)) cols.push({key: 'last_step', label: 'Step', cls: 'right'});
+    if (rows.some((t) => 'feasible' in t)) cols.push({key: 'feasible', label: 'Feasible'});
     if (rows.some((t) => 'optimal' in t)) cols.push({key: 'optimal', label: 'Optimal'});
     if (!rows.length || rows.some((t) => 'last_value' in t)) cols.push({key: 'last_value', label: 'Latest ' + this.detail.metric, cls: 'right'});
     cols.push({key: 'attempt', label: 'Attempt', cls: 'right'},
@@ -126,9 +116,7 @@
   // Hides or shows a column; the choice goes in the URL (tabs' links too).
   SP.toggleColumn = function (key, shown) {
     if (shown) this.hide.delete(key); else this.hide.add(key);
-    const hide = Array.from(this.hide);
-    history.replaceState(null, '', app().studyHref(this.study, this.tab, hide));
-    for (const a of this.tabBar.querySelectorAll('.tab')) a.href = app().studyHref(this.study, a.dataset.tab, hide);
+    this.syncUrl();
     this.render_trials();
   };
   SP.renderColumnPicker = function (cols) {
@@ -147,56 +135,21 @@
       return el('label', {class: 'check'}, box, c.label);
     }));
   };
-  SP.renderMetricFilter = function () {
-    if (!this.mfMetric) return;
-    const names = this.metricColumns().map((c) => c.metric);
-    names.unshift(this.detail.metric);
-    if (this.mfMetric.options.length !== names.length) {
-      U.replace(this.mfMetric, names.map((n) => el('option', {value: n, text: n})));
-    }
-  };
-  SP.applyMetricFilter = function (clear) {
-    const lo = this.mfLo.value.trim(), hi = this.mfHi.value.trim();
-    if (clear || (lo === '' && hi === '')) {
-      this.metricWhere = null;
-      this.mfLo.value = this.mfHi.value = '';
-    } else {
-      const range = [lo === '' ? -Number.MAX_VALUE : Number(lo), hi === '' ? Number.MAX_VALUE : Number(hi)];
-      if (!range.every(Number.isFinite)) { app().toast('the filter needs numbers', 'error'); return; }
-      this.metricWhere = {[this.mfMetric.value]: range};
-    }
-    this.t.offset = 0;
-    this.loadTab('trials', true).catch(A.report);
-  };
   SP.render_trials = function () {
     const doc = this.data.trials;
     if (!doc) return;
     const all = this.trialColumns();
     this.renderColumnPicker(all);
-    this.renderMetricFilter();
+    this.renderFilterBar();
     const cols = all.filter((c) => c.key === 'number' || !this.hide.has(c.key));
     const headRow = el('tr');
-    for (const c of cols) {
-      const sorted = c.sort && this.t.sort === c.sort;
-      const th = el('th', {class: (c.cls || '') + (c.sort ? ' sortable' : '') + (sorted ? ' sorted' : ''),
-                           data: {sort: c.sort || '', testid: 'trials-col-' + c.key},
-                           title: c.sort ? `sort by ${c.label}` + (c.param ? ` (${c.param.type.toLowerCase()}` +
-                               (c.param.scale === 'UNIT_LOG_SCALE' ? ', log scale)' : ')') : '') : null},
-          c.label, sorted ? el('span', {class: 'sort-arrow', text: this.t.order === 'asc' ? ' ▲' : ' ▼'}) : null);
-      if (c.sort) {
-        th.addEventListener('click', () => {
-          if (this.t.sort === c.sort) this.t.order = this.t.order === 'asc' ? 'desc' : 'asc';
-          else { this.t.sort = c.sort; this.t.order = 'asc'; }
-          this.t.offset = 0;
-          this.loadTab('trials', true).catch(A.report);
-        });
-      }
-      headRow.appendChild(th);
-    }
+    for (const c of cols) headRow.appendChild(this.headerCell(c));
     U.replace(this.trialsHead, headRow);
+    this.refocusSortedHeader();
     const best = this.detail.best ? this.detail.best.trial : null;
     const rows = doc.trials.map((t) => {
-      const tr = el('tr', {class: 'clickable' + (t.number === best ? ' best-row' : ''),
+      const tr = el('tr', {class: 'clickable' + (t.number === best ? ' best-row' : '') +
+                                  (t.feasible === false ? ' infeasible-row' : ''),
                            data: {trial: String(t.number), testid: 'trial-row'},
                            title: `open trial ${t.number}`});
       tr.addEventListener('click', (ev) => {
@@ -209,11 +162,11 @@
     U.replace(this.trialsBody, rows);
     if (!rows.length) {
       this.trialsBody.appendChild(el('tr', null, el('td', {class: 'muted empty-row', colspan: cols.length,
-          text: this.where || this.t.states.size ? 'No trial matches the filter.' : 'No trials yet.'})));
+          text: this.where || this.hasFilters() || this.t.states.size ? 'No trial matches the filter.' : 'No trials yet.'})));
     }
     const from = doc.total ? doc.offset + 1 : 0, to = doc.offset + doc.trials.length;
     this.pageInfo.textContent = `${from}–${to} of ${doc.total} trial${doc.total === 1 ? '' : 's'}` +
-        (this.where || this.metricWhere || this.t.states.size ? ' (filtered)' : '');
+        (this.where || this.hasFilters() || this.t.states.size ? ' (filtered)' : '');
     this.prevBtn.disabled = doc.offset <= 0;
     this.nextBtn.disabled = to >= doc.total;
     const q = this.trialsQuery(false);
@@ -222,7 +175,8 @@
     this.renderBrushNote();
     P.setDebug('trials', {rows: doc.trials.length, total: doc.total, offset: doc.offset,
                           columns: cols.map((c) => c.key),
-                          numbers: doc.trials.map((t) => t.number), where: this.where, metric_where: this.metricWhere,
+                          numbers: doc.trials.map((t) => t.number), where: this.where,
+                          metric_where: this.filters.metrics || null, filters: this.filters,
                           states: Array.from(this.t.states), sort: this.t.sort, order: this.t.order});
   };
   SP.trialCell = function (t, c) {
@@ -236,6 +190,12 @@
     if (c.key === 'optimal') {
       return el('td', {class: 'nowrap', data: {optimal: t.optimal ? 'true' : 'false'}},
                 t.optimal ? el('span', {class: 'chip chip-ok', text: 'optimal', title: 'on the Pareto front'}) : null);
+    }
+    if (c.key === 'feasible') {
+      if (!('feasible' in t)) return el('td');
+      return el('td', {class: 'nowrap', data: {feasible: String(t.feasible)}},
+                t.feasible ? el('span', {class: 'muted', text: 'yes'})
+                           : el('span', {class: 'chip chip-bad', text: 'breaks a constraint', title: this.brokenConstraints(t)}));
     }
     if (c.metric || c.key === 'last_value') {
       const v = c.metric ? (t.metrics || {})[c.metric] : t.last_value;
@@ -261,12 +221,22 @@
     if (c.key === 'reason') return el('td', {class: 'reason', title: t.reason || '', text: t.reason || ''});
     return el('td');
   };
+  // The constraints a trial's final metrics break, as a sentence.
+  SP.brokenConstraints = function (t) {
+    const broken = (this.detail.metrics || []).filter((m) => {
+      const v = (t.metrics || {})[m.metric];
+      return m.threshold !== null && typeof v === 'number' && (m.goal === 'MAXIMIZE' ? v < m.threshold : v > m.threshold);
+    });
+    return 'breaks ' + broken.map((m) => `${m.metric} ${m.goal === 'MAXIMIZE' ? '≥' : '≤'} ${U.fmt(m.threshold)} ` +
+                                         `(${U.fmt(t.metrics[m.metric])})`).join(', ');
+  };
   SP.whereText = function (where) {
     const parts = [];
     for (const [name, r] of Object.entries(where.params || {})) {
       parts.push(typeof r[0] === 'string' ? `${name} ∈ {${r.join(', ')}}` : `${U.fmt(r[0])} ≤ ${name} ≤ ${U.fmt(r[1])}`);
     }
     if (where.value) parts.push(`${U.fmt(where.value[0])} ≤ ${this.detail.metric} ≤ ${U.fmt(where.value[1])}`);
+    for (const [name, r] of Object.entries(where.metrics || {})) parts.push(`${U.fmt(r[0])} ≤ ${name} ≤ ${U.fmt(r[1])}`);
     return parts.join(', ');
   };
   SP.renderBrushNote = function () {
@@ -275,7 +245,7 @@
     if (!this.where) { note.hidden = true; return; }
     note.hidden = false;
     U.replace(note, el('span', null, 'Showing only the trials selected in the ',
-                       el('a', {href: app().studyHref(this.study, 'parcoords'), text: 'parallel coordinates'}),
+                       el('a', {href: this.viewHref('parcoords'), text: 'parallel coordinates'}),
                        ' plot: ', el('span', {class: 'mono', text: this.whereText(this.where)}), '. '),
               el('button', {class: 'btn btn-small', type: 'button', id: 'clear-brush', data: {testid: 'clear-brush'},
                             text: 'Clear filter', on: {click: () => this.clearBrush()}}));

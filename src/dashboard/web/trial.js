@@ -169,7 +169,8 @@
       if (!chart) chart = P.init('trial-curve', this.curveChart);
       const stopStep = t.stopped_early ? lastStep : null;
       const r = P.trialCurve(ms, metric, stopStep);
-      chart.setOption(r.option, {notMerge: true});
+      this.curveChart.dataset.file = `${this.study}-trial-${t.number}`;
+      chart.setOption(P.interactive('trial-curve', r.option, chart), {notMerge: true});
       P.setDebug('trial', {number: t.number, state: t.state, measurements: ms.length, curve_points: r.debug.points,
                            logs: (t.logs || []).map((l) => l.replica), events: events.length});
 

@@ -156,7 +156,7 @@
     const pts = this.data.rank;
     if (!pts) return;
     const width = this.rankChart.clientWidth || 1200;
-    const r = V.rankPlot(pts, this.detail.params || [], {metric: this.detail.metric, goal: this.detail.goal}, width);
+    const r = V.rankPlot(pts, this.detail.params || [], this.objectiveSpec(), width);
     P.largeScatter(r.option, 'min');
     this.rankSummary.textContent = `ranked among ${pts.total} finished trials with a value · ` +
         drawnText(pts.trials.length, pts.total, 'trials') +
@@ -252,7 +252,8 @@
       const best = V.bestPlot(list), edf = V.edfPlot(list);
       for (const [name, box, r] of [['compare-best', this.bestChart, best], ['compare-edf', this.edfChart, edf]]) {
         const chart = P.get(name) && P.get(name).getDom() === box ? P.get(name) : P.init(name, box);
-        chart.setOption(r.option, {notMerge: true});
+        box.dataset.file = name;
+        chart.setOption(P.interactive(name, r.option, chart), {notMerge: true});
       }
       P.setDebug('compare', {studies: list.map((s) => s.name), best: best.debug.series, edf: edf.debug.series});
     }
