@@ -34,6 +34,7 @@ python3-selenium) at 1280x800. It checks, against what the HTTP API answers:
     list shows "N optimal";
   - importance: a whisker per bar with the API's bootstrap interval, and a
     note that the job's 12 trials are too few to rank (with both counts);
+  - in the system's dark mode the page and the plots are dark;
   - a wrong token on the login form keeps the deep link;
   - the timeline has maxParallelTrials lanes;
   - a page open while the job runs shows new trials without a reload;
@@ -557,6 +558,7 @@ class DashboardTest:
                 if self.step("cancel a job from its page", self.check_cancel):
                     self.step("a cancelled job's progress bar: cancelled trials apart, not green",
                               self.check_progress_cancelled)
+            self.step("dark mode follows the system's setting", self.check_dark_mode)
             self.step("the login page", self.check_login_page)
             self.step("a wrong token keeps the deep link", self.check_login_deep_link)
             self.step("TLS server off loopback: token, cookie and CSRF rules", self.check_tls_server)
@@ -1334,6 +1336,25 @@ class DashboardTest:
         wait_for("the page to show CANCELLED", lambda: b.find("#job-state").text == "CANCELLED")
         b.shot("16-study-cancelled.png")
         b.console_errors("cancelling")
+
+    def check_dark_mode(self):
+        """With the system in dark mode the page and the plots are dark;
+        back in light mode they are light again."""
+        b = self.browser
+        background = "return getComputedStyle(document.body).backgroundColor"
+        try:
+            b.driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                     {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+            b = self.open("#/study/%s?tab=history" % self.job, "the study page in dark mode")
+            wait_for("the history plot", lambda: b.debug("history"))
+            check(b.js(background) == "rgb(18, 22, 28)", "the dark page's background is %s" % b.js(background))
+            check(b.js("return window.hptune.plots.dark"), "the plots do not take the dark theme")
+            b.shot("19-study-history-dark.png")
+        finally:
+            b.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        b = self.open("#/study/%s" % self.job, "the study page in light mode")
+        check(b.js(background) == "rgb(244, 246, 249)", "the light page's background is %s" % b.js(background))
+        b.console_errors("dark mode")
 
     def check_login_page(self):
         b = self.browser
