@@ -256,9 +256,11 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
     HPTUNE_ASSIGN_OR_RETURN(const JobOwner owner, access_.OwnerFor(caller));
     HPTUNE_RETURN_IF_ERROR(CheckTrainerAs(spec, owner));
     // The earlier job's results are read into this one's study.
-    if (const std::string& earlier = spec.study->resume_previous_job_id;
-        !earlier.empty()) {
-      HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, earlier).status());
+    // (A job without hyperparameters has no study: Submit refuses it.)
+    if (spec.study && !spec.study->resume_previous_job_id.empty()) {
+      HPTUNE_RETURN_IF_ERROR(
+          access_.FindJob(caller, spec.study->resume_previous_job_id)
+              .status());
     }
     if (request->has_slurm()) {
       HPTUNE_ASSIGN_OR_RETURN(spec.slurm,

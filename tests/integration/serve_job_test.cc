@@ -246,6 +246,14 @@ TEST(ServeJobTest, InvalidConfigIsRejectedWithTheParsersMessage) {
       status.error_message().find("trainingInput.hyperparameters.maxTrials"),
       std::string::npos)
       << status.error_message();
+  // A training job without hyperparameters is refused by name.
+  input = CurveJob(1, 1, 0);
+  input.clear_hyperparameters();
+  status = Submit(server, "no_study", input, &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("job \"no_study\": trainingInput.hyperparameters is "
+                        "missing"));
   status = Submit(server, "9starts_with_digit", CurveJob(1, 1, 0), &job);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   // Same ID twice.
