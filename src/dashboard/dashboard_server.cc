@@ -133,6 +133,8 @@ class DashboardServer::Impl {
                              *options_.env);
     };
     http_->set_payload_max_length(kMaxBody);
+    // A reply's second write must not wait for the client's delayed ACK.
+    http_->set_tcp_nodelay(true);
     http_->set_pre_routing_handler(
         [this](const httplib::Request& req, httplib::Response& res) {
           return Guard(req, res);

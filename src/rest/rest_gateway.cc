@@ -213,6 +213,9 @@ class RestGateway::Impl {
       http_ = std::make_unique<httplib::Server>();
     }
     httplib::Server& http = *http_;
+    // A reply goes out as two writes (headers, body); with Nagle's
+    // algorithm the second waits for the client's delayed ACK, 40 ms.
+    http.set_tcp_nodelay(true);
     const size_t largest =
         std::max(options_.max_body_bytes, UploadBodyLimit(options_));
     http.set_payload_max_length(largest);
