@@ -155,6 +155,9 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
     proto.set_trial_lease_seconds(*spec.trial_lease_seconds);
   }
   if (spec.seeding_trials) proto.set_seeding_trials(*spec.seeding_trials);
+  if (spec.measurement_selection == MeasurementSelection::kBest) {
+    proto.set_measurement_selection_type(v1::StudySpec::BEST_MEASUREMENT);
+  }
   if (!spec.resume_previous_job_id.empty()) {
     proto.set_resume_previous_job_id(spec.resume_previous_job_id);
   }

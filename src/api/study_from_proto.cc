@@ -411,6 +411,9 @@ void ReadScalars(const v1::StudySpec& proto, StudySpec& spec) {
     spec.trial_lease_seconds = proto.trial_lease_seconds();
   }
   if (proto.has_seeding_trials()) spec.seeding_trials = proto.seeding_trials();
+  if (proto.measurement_selection_type() == v1::StudySpec::BEST_MEASUREMENT) {
+    spec.measurement_selection = MeasurementSelection::kBest;
+  }
   if (proto.has_seed()) spec.seed = proto.seed();
 }
 

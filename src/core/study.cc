@@ -41,6 +41,11 @@ constexpr NameTable<Algorithm, 4> kAlgorithms = {{
     {Algorithm::kRandomSearch, "RANDOM_SEARCH"},
     {Algorithm::kQuasiRandomSearch, "QUASI_RANDOM_SEARCH"},
 }};
+constexpr NameTable<MeasurementSelection, 3> kMeasurementSelections = {{
+    {MeasurementSelection::kLast, "LAST_MEASUREMENT"},
+    {MeasurementSelection::kBest, "BEST_MEASUREMENT"},
+    {MeasurementSelection::kLast, "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED"},
+}};
 constexpr NameTable<StudyState, 4> kStudyStates = {{
     {StudyState::kActive, "ACTIVE"},
     {StudyState::kCompleted, "COMPLETED"},
@@ -59,6 +64,13 @@ std::string_view ToString(Algorithm algorithm) {
 }
 std::optional<Algorithm> ParseAlgorithm(std::string_view text) {
   return ValueOf(kAlgorithms, text);
+}
+std::string_view ToString(MeasurementSelection selection) {
+  return NameOf(kMeasurementSelections, selection);
+}
+std::optional<MeasurementSelection> ParseMeasurementSelection(
+    std::string_view text) {
+  return ValueOf(kMeasurementSelections, text);
 }
 std::string_view ToString(StudyState state) {
   return NameOf(kStudyStates, state);

@@ -18,24 +18,46 @@ absl::Status StampAndValidate(Clock& clock, Measurement& measurement) {
   return ValidateMeasurement(measurement);
 }
 
-// The last intermediate measurement of the trial's last attempt (an attempt
-// that did not end is no result) that reports every one of `metrics`, else
-// the last that reports the first (the primary metric), if any.
-std::optional<Measurement> LastWithMetrics(
-    const Trial& trial, const std::vector<MetricSpec>& metrics) {
-  std::optional<Measurement> with_primary;
+// True when `m` reports every one of `metrics`.
+bool HasAll(const Measurement& m, const std::vector<MetricSpec>& metrics) {
+  return std::all_of(metrics.begin(), metrics.end(), [&](const MetricSpec& s) {
+    return m.metrics.contains(s.id);
+  });
+}
+
+// A trial's result when it is completed without a final measurement: of the
+// intermediate measurements of its last attempt (an attempt that did not end
+// is no result), those that report every one of `metrics`, else those that
+// report the first (the primary metric); of them the last, or with
+// kBest the one with the best primary value (the earlier on ties).
+std::optional<Measurement> SelectedMeasurement(
+    const Trial& trial, const Problem& problem,
+    const std::vector<MetricSpec>& metrics) {
+  const std::string& primary = metrics.front().id;
+  const bool best =
+      problem.measurement_selection == MeasurementSelection::kBest;
+  const Measurement* chosen = nullptr;
+  const Measurement* chosen_with_all = nullptr;
+  const auto better = [&](const Measurement* current, const Measurement& m) {
+    if (current == nullptr) return true;
+    if (!best) return false;  // Walking back: the first seen is the last.
+    const double value = m.metrics.at(primary);
+    const double kept = current->metrics.at(primary);
+    return metrics.front().goal == Goal::kMaximize ? value >= kept
+                                                   : value <= kept;
+  };
   for (auto it = trial.measurements.rbegin(); it != trial.measurements.rend();
        ++it) {
     if (it->attempt < trial.attempt) break;
-    if (!it->metrics.contains(metrics.front().id)) continue;
-    if (!with_primary) with_primary = *it;
-    if (std::all_of(metrics.begin(), metrics.end(), [&](const MetricSpec& m) {
-          return it->metrics.contains(m.id);
-        })) {
-      return *it;
+    if (!it->metrics.contains(primary)) continue;
+    if (better(chosen, *it)) chosen = &*it;
+    if (HasAll(*it, metrics) && better(chosen_with_all, *it)) {
+      chosen_with_all = &*it;
     }
   }
-  return with_primary;
+  if (chosen_with_all != nullptr) return *chosen_with_all;
+  if (chosen != nullptr) return *chosen;
+  return std::nullopt;
 }
 
 // The first of `metrics` that `m` has no value of.
@@ -95,7 +117,7 @@ absl::StatusOr<Trial> TuningEngine::CompleteTrial(
       Trial trial,
       store_.UpdateTrial(study_name, number, [&](Trial& t) -> absl::Status {
         std::optional<Measurement> result =
-            final ? final : LastWithMetrics(t, metrics);
+            final ? final : SelectedMeasurement(t, study.spec, metrics);
         t.final_measurement = result;
         if (!result) {
           t.reason = absl::StrCat("the trial reported no value of metric ",

@@ -63,13 +63,16 @@ TEST(StudySpecConversionTest, RoundTripsEveryField) {
   EXPECT_EQ(*back, spec);
 }
 
-TEST(StudySpecConversionTest, TheGpsSeedingAndTheLeaseRoundTrip) {
+TEST(StudySpecConversionTest, TheGpsSeedingTheLeaseAndSelectionRoundTrip) {
   StudySpec spec = *ParsedConfig().study;
   spec.algorithm = Algorithm::kUnspecified;
   spec.seeding_trials = 7;
   spec.trial_lease_seconds = 30;
+  spec.measurement_selection = MeasurementSelection::kBest;
   const v1::StudySpec proto = StudySpecToProto(spec);
   EXPECT_EQ(proto.seeding_trials(), 7);
+  EXPECT_EQ(proto.measurement_selection_type(),
+            v1::StudySpec::BEST_MEASUREMENT);
   absl::StatusOr<StudySpec> back = StudySpecFromProto(proto, "spec");
   ASSERT_OK(back);
   EXPECT_EQ(*back, spec);

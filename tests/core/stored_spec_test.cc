@@ -65,6 +65,19 @@ TEST(StoredSpecTest, DecodingChecksNoRules) {
   EXPECT_EQ(*study, *job.study);
 }
 
+// The selection is written only when it is not AI Platform's rule, so a
+// study stored before hptune had it reads as the last measurement.
+TEST(StoredSpecTest, TheBestMeasurementSelectionIsStored) {
+  JobSpec job = ValidJob();
+  EXPECT_THAT(StudySpecToJson(*job.study),
+              Not(HasSubstr("measurementSelectionType")));
+  job.study->measurement_selection = MeasurementSelection::kBest;
+  absl::StatusOr<StudySpec> study =
+      DecodeStoredStudySpec(StudySpecToJson(*job.study));
+  ASSERT_TRUE(study.ok()) << study.status();
+  EXPECT_EQ(study->measurement_selection, MeasurementSelection::kBest);
+}
+
 TEST(StoredSpecTest, TextOfTheWrongShapeIsRefused) {
   EXPECT_THAT(DecodeStoredJob(R"({"trainingInput": {"masterTyp": "x"}})"),
               StatusIs(absl::StatusCode::kInvalidArgument,

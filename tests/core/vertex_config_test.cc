@@ -326,11 +326,18 @@ std::vector<Case> StudyOptionCases() {
        {{"STUDY", "  measurementSelectionType: LAST_MEASUREMENT"}},
        "",
        [](auto& r) { EXPECT_THAT(r.ignored_fields, IsEmpty()); }},
-      {"BestMeasurementIsRefused",
+      {"BestMeasurement",
        {{"STUDY", "  measurementSelectionType: BEST_MEASUREMENT"}},
-       "studySpec.measurementSelectionType: BEST_MEASUREMENT is not "
-       "supported: a trial's result is its last measurement "
-       "(LAST_MEASUREMENT)",
+       "",
+       [](auto& r) {
+         EXPECT_EQ(Study(r).measurement_selection, MeasurementSelection::kBest);
+       }},
+      {"MeasurementSelectionUnknown",
+       {{"STUDY", "  measurementSelectionType: MEAN_MEASUREMENT"}},
+       "studySpec.measurementSelectionType: must be one of "
+       "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED, LAST_MEASUREMENT, "
+       "BEST_MEASUREMENT, got \"MEAN_MEASUREMENT\" (did you mean "
+       "BEST_MEASUREMENT?)",
        nullptr},
       {"DecayCurveStopping",
        {{"STUDY", "  decayCurveStoppingSpec: {}"}},

@@ -20,7 +20,8 @@ using Json = nlohmann::json;
 
 // Every spec field the reader maps: two metrics (one a constraint), a
 // conditional parameter of each parent kind, two pools with accelerators,
-// env, scheduling, output directory, early stopping, seed and labels.
+// env, scheduling, output directory, early stopping, seed, the best
+// measurement and labels.
 constexpr char kSpec[] = R"(
 displayName: every field
 maxTrialCount: 6
@@ -35,6 +36,7 @@ studySpec:
     safetyConfig: {safetyThreshold: 50, desiredMinSafeTrialsFraction: 0.8}
   algorithm: RANDOM_SEARCH
   seed: 7
+  measurementSelectionType: BEST_MEASUREMENT
   medianAutomatedStoppingSpec: {}
   parameters:
   - parameterId: lr

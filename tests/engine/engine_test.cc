@@ -247,6 +247,41 @@ TEST_F(EngineTest, CompleteWithoutFinalUsesTheLastReportedObjective) {
   EXPECT_EQ(trial->measurements.size(), 3u);
 }
 
+TEST_F(EngineTest, BestMeasurementSelectionKeepsTheBestReportByTheGoal) {
+  StudySpec spec = GridSpec(6);
+  spec.measurement_selection = MeasurementSelection::kBest;
+  ASSERT_OK(engine_.CreateStudy("s", spec));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(10, 0.3)));
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(20, 0.8)));
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(30, 0.8)));
+  ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(40, 0.5)));
+  auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->final_measurement->step, 20);  // The earlier of a tie.
+  EXPECT_EQ(trial->FinalObjective("accuracy"), 0.8);
+}
+
+TEST_F(EngineTest, BestMeasurementOfAMinimizedMetricIsTheLowest) {
+  StudySpec spec = GridSpec(6);
+  spec.goal = Goal::kMinimize;
+  spec.measurement_selection = MeasurementSelection::kBest;
+  ASSERT_OK(engine_.CreateStudy("s", spec));
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
+  for (double value : {0.9, 0.2, 0.7}) {
+    ASSERT_OK(engine_.AddMeasurement("s", 1, Accuracy(value * 10, value)));
+  }
+  auto trial = engine_.CompleteTrial("s", 1, std::nullopt);
+  ASSERT_OK(trial);
+  EXPECT_EQ(trial->FinalObjective("accuracy"), 0.2);
+  // A final measurement given by the client is the result either way.
+  ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
+  ASSERT_OK(engine_.AddMeasurement("s", 2, Accuracy(1, 0.1)));
+  auto given = engine_.CompleteTrial("s", 2, Accuracy(2, 0.6));
+  ASSERT_OK(given);
+  EXPECT_EQ(given->FinalObjective("accuracy"), 0.6);
+}
+
 TEST_F(EngineTest, ATrialThatReportedNothingEndsWithoutAMadeUpNumber) {
   ASSERT_OK(engine_.CreateStudy("s", GridSpec(6)));
   ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));

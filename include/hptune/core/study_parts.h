@@ -35,6 +35,18 @@ enum class Algorithm {
 std::string_view ToString(Algorithm algorithm);
 std::optional<Algorithm> ParseAlgorithm(std::string_view text);
 
+// Which of a trial's reports is its final measurement (Vertex AI's
+// measurementSelectionType; hptune's in trainingInput).
+enum class MeasurementSelection {
+  kLast,  // LAST_MEASUREMENT (and unspecified): AI Platform's rule.
+  kBest,  // BEST_MEASUREMENT: the best value of the primary metric.
+};
+// "LAST_MEASUREMENT", "BEST_MEASUREMENT".
+std::string_view ToString(MeasurementSelection selection);
+// Also reads "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED", as kLast.
+std::optional<MeasurementSelection> ParseMeasurementSelection(
+    std::string_view text);
+
 inline constexpr std::string_view kDefaultMetricTag =
     "training/hptuning/metric";
 
@@ -96,6 +108,10 @@ struct MetricSpec {
 class Problem {
  public:
   SearchSpace search_space;
+  // Which report of a trial's last attempt is its final measurement when
+  // the trainer gives none: the last (AI Platform's rule), or the best
+  // by the primary metric's goal.
+  MeasurementSelection measurement_selection = MeasurementSelection::kLast;
 
   // A study of one metric, as AI Platform's hyperparameterMetricTag and
   // goal give it.

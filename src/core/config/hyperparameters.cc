@@ -23,7 +23,7 @@ const FieldSet& StudyFields() {
                    "enableTrialEarlyStopping", "earlyStoppingRule",
                    "convexStopping", "earlyStoppingSettings",
                    "trialLeaseSeconds", "seedingTrials", "resumePreviousJobId",
-                   "algorithm", "params", "seed"},
+                   "algorithm", "params", "seed", "measurementSelectionType"},
       .unsupported = {},
       .hints = {{"metric", "hyperparameterMetricTag"},
                 {"metricTag", "hyperparameterMetricTag"},
@@ -509,6 +509,14 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
     }
   });
   read("seed", [&] { spec.seed = ReadSeed(reader); });
+  read("measurementSelectionType", [&] {
+    if (auto selection = ReadEnum<MeasurementSelection>(
+            reader, "measurementSelectionType", ParseMeasurementSelection,
+            {"MEASUREMENT_SELECTION_TYPE_UNSPECIFIED", "LAST_MEASUREMENT",
+             "BEST_MEASUREMENT"})) {
+      spec.measurement_selection = *selection;
+    }
+  });
 
   ReadParams(reader, sink, result);
   return result;

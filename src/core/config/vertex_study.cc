@@ -44,19 +44,9 @@ void Translator::TranslateStudy(const MapReader& root,
     }
     out_.ignored.push_back(study.PathOf("observationNoise"));
   }
-  if (auto selection = study.String("measurementSelectionType")) {
-    if (*selection == "BEST_MEASUREMENT") {
-      study.Error("measurementSelectionType",
-                  "BEST_MEASUREMENT is not supported: a trial's result is its "
-                  "last measurement (LAST_MEASUREMENT)");
-    } else if (*selection != "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED" &&
-               *selection != "LAST_MEASUREMENT") {
-      study.Error("measurementSelectionType",
-                  MustBeOneOf({"MEASUREMENT_SELECTION_TYPE_UNSPECIFIED",
-                               "LAST_MEASUREMENT", "BEST_MEASUREMENT"},
-                              *selection));
-    }
-  }
+  // Checked and kept by the hyperparameters reader (one name table).
+  Copy(study, "measurementSelectionType", out, kStudy,
+       "measurementSelectionType");
   const ConfigNode* parameters = study.Find("parameters");
   if (parameters == nullptr) {
     study.Error("parameters", "required");

@@ -129,8 +129,8 @@ Json VertexStudySpec(const StudySpec& study) {
   }
   Json out{{"metrics", metrics}, {"parameters", parameters}};
   out["algorithm"] = ToString(study.algorithm);
-  // hptune's only selection.
-  out["measurementSelectionType"] = "LAST_MEASUREMENT";
+  out["measurementSelectionType"] =
+      std::string(ToString(study.measurement_selection));
   if (study.enable_early_stopping) AddStoppingRule(study, out);
   if (study.seed) out["seed"] = *study.seed;
   return out;

@@ -162,6 +162,10 @@ Json StudyToJson(const StudySpec& spec) {
   }
   out["algorithm"] = std::string(ToString(spec.algorithm));
   if (spec.seed) out["seed"] = *spec.seed;
+  if (spec.measurement_selection != MeasurementSelection::kLast) {
+    out["measurementSelectionType"] =
+        std::string(ToString(spec.measurement_selection));
+  }
   Json params = Json::array();
   for (int root : spec.search_space.ChildIndices(-1)) {
     params.push_back(ParameterToJson(spec.search_space, root));
