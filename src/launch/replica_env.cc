@@ -16,6 +16,7 @@
 #include "hptune/env/env.h"
 #include "nlohmann/json.hpp"
 #include "src/launch/trainer_packages.h"
+#include "src/launch/variable_references.h"
 
 namespace hptune::launch {
 namespace {
@@ -563,9 +564,14 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
         .metrics_path = ReplicaMetricsPath(shared.working_dir, request.type,
                                            request.index, chief)};
     if (!pool.container.empty()) {
-      replica.argv = ContainerArgv(pool.container, tail);
+      ContainerSpec spec = pool.container;
+      if (job.dialect == SpecDialect::kVertex) {  // Kubernetes' $(VAR).
+        spec.command = ExpandVariableReferences(spec.command, replica.env);
+        spec.args = ExpandVariableReferences(spec.args, replica.env);
+      }
+      replica.argv = ContainerArgv(spec, tail);
       replica.container = ReplicaContainer{
-          .spec = pool.container, .mounts = mounts, .gpus = placement[i].gpus};
+          .spec = std::move(spec), .mounts = mounts, .gpus = placement[i].gpus};
     }
     launch.replicas.push_back(std::move(replica));
   }
