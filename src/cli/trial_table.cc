@@ -141,7 +141,7 @@ void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
     return;
   }
   if (format == OutputFormat::kVertex) {
-    out << VertexTrialsJson(trials) << "\n";
+    out << VertexTrialsJson(trials, &spec.search_space) << "\n";
     return;
   }
   Table table = TrialsTable(spec, trials, optimal);

@@ -187,6 +187,21 @@ TEST(VertexJobJsonTest, TrialFields) {
   EXPECT_FALSE(trial.contains("infeasibleReason"));
 }
 
+// As the spec lists them (lr before layers), in the job and in the list.
+TEST(VertexJobJsonTest, TrialParametersAreInTheSpecsOrder) {
+  const JobSpec job = Parse(kSpec);
+  const Json expected = Json::parse(R"([{"parameterId": "lr", "value": 0.01},
+                                        {"parameterId": "layers", "value": 2},
+                                        {"parameterId": "optimizer",
+                                         "value": "adam"}])");
+  const Json out = Json::parse(
+      VertexJobJson(job, Record(JobState::kSucceeded), {Succeeded()}));
+  EXPECT_EQ(out["trials"][0]["parameters"], expected);
+  const Json list =
+      Json::parse(VertexTrialsJson({Succeeded()}, &job.study->search_space));
+  EXPECT_EQ(list[0]["parameters"], expected);
+}
+
 TEST(VertexJobJsonTest, FailedJobHasItsErrorAndFailedTrialsAreInfeasible) {
   JobRecord record = Record(JobState::kFailed);
   record.error_message = "too many failed trials";
@@ -322,8 +337,8 @@ trialJobSpec:
        "containerSpec": {"imageUri": "localhost/trainer:1"}}]},
     "trials": [{
       "id": "1", "state": "SUCCEEDED",
-      "parameters": [{"parameterId": "k", "value": 2},
-                     {"parameterId": "x", "value": 0.5}],
+      "parameters": [{"parameterId": "x", "value": 0.5},
+                     {"parameterId": "k", "value": 2}],
       "finalMeasurement": {"stepCount": "2",
                            "metrics": [{"metricId": "loss", "value": 0.4}]},
       "measurements": [

@@ -191,8 +191,11 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
                           const std::vector<Trial>& trials,
                           const VertexJobJsonOptions& options = {});
 
-// The `trials` array of VertexJobJson alone.
-std::string VertexTrialsJson(const std::vector<Trial>& trials);
+// The `trials` array of VertexJobJson alone; each trial's parameters in
+// the order of `space` (the study's) when given, as VertexJobJson writes
+// them, else by name.
+std::string VertexTrialsJson(const std::vector<Trial>& trials,
+                             const SearchSpace* space = nullptr);
 // Reads that block back (any JSON a config's hyperparameters block may hold)
 // and validates it; InvalidArgument listing every error with its field path
 // under `hyperparameters`.

@@ -4,6 +4,7 @@
 // Measurement, StudySpec, CustomJobSpec), in proto3's JSON mapping: int64
 // fields (replicaCount, stepCount, integer bounds) as strings, times as
 // RFC 3339. The field names the reader maps come from vertex_names.h.
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -222,16 +223,35 @@ std::string_view TrialState(TrialState state) {
   }
 }
 
-Json TrialToJson(const Trial& t, bool with_measurements) {
-  Json out{{"id", Int64(t.number)}, {"state", TrialState(t.state)}};
-  Json parameters = Json::array();
+// The trial's parameters in the order of `space` (the spec's), when given,
+// then any others by name (all by name without a space).
+Json TrialParametersJson(const Trial& t, const SearchSpace* space) {
+  std::vector<std::string> names;
+  if (space != nullptr) {
+    for (const ParameterSpec& p : space->parameters()) {
+      if (t.parameters.contains(p.name)) names.push_back(p.name);
+    }
+  }
   for (const auto& [name, value] : t.parameters) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  Json parameters = Json::array();
+  for (const std::string& name : names) {
+    const ParameterValue& value = t.parameters.at(name);
     Json v = value.is_string()    ? Json(value.AsString())
              : value.is_integer() ? Json(value.AsInteger())
                                   : Json(value.AsDouble());
     parameters.push_back({{"parameterId", name}, {"value", v}});
   }
-  out["parameters"] = std::move(parameters);
+  return parameters;
+}
+
+Json TrialToJson(const Trial& t, bool with_measurements,
+                 const SearchSpace* space) {
+  Json out{{"id", Int64(t.number)}, {"state", TrialState(t.state)}};
+  out["parameters"] = TrialParametersJson(t, space);
   if (t.final_measurement) {
     out["finalMeasurement"] = MeasurementToJson(*t.final_measurement);
   }
@@ -252,10 +272,11 @@ Json TrialToJson(const Trial& t, bool with_measurements) {
   return out;
 }
 
-Json TrialsToJson(const std::vector<Trial>& trials, bool with_measurements) {
+Json TrialsToJson(const std::vector<Trial>& trials, bool with_measurements,
+                  const SearchSpace* space) {
   Json list = Json::array();
   for (const Trial& t : trials) {
-    list.push_back(TrialToJson(t, with_measurements));
+    list.push_back(TrialToJson(t, with_measurements, space));
   }
   return list;
 }
@@ -312,7 +333,9 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
   }
   out["trialJobSpec"] = TrialJobSpecToJson(job);
   if (options.with_trials) {
-    out["trials"] = TrialsToJson(trials, options.with_measurements);
+    out["trials"] =
+        TrialsToJson(trials, options.with_measurements,
+                     job.study ? &job.study->search_space : nullptr);
   }
   out["state"] = JobStateName(record.state);
   PutTimes(record, trials, out);
@@ -324,8 +347,9 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
   return DumpJson(out);
 }
 
-std::string VertexTrialsJson(const std::vector<Trial>& trials) {
-  return DumpJson(TrialsToJson(trials, /*with_measurements=*/false));
+std::string VertexTrialsJson(const std::vector<Trial>& trials,
+                             const SearchSpace* space) {
+  return DumpJson(TrialsToJson(trials, /*with_measurements=*/false, space));
 }
 
 }  // namespace hptune
