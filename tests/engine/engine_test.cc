@@ -264,7 +264,7 @@ TEST_F(EngineTest, BestMeasurementSelectionKeepsTheBestReportByTheGoal) {
 
 TEST_F(EngineTest, BestMeasurementOfAMinimizedMetricIsTheLowest) {
   StudySpec spec = GridSpec(6);
-  spec.goal = Goal::kMinimize;
+  spec.SetSingleMetric(spec.metric_tag(), Goal::kMinimize);
   spec.measurement_selection = MeasurementSelection::kBest;
   ASSERT_OK(engine_.CreateStudy("s", spec));
   ASSERT_OK(engine_.SuggestTrials("s", 1, "a"));
