@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "src/launch/child_processes.h"
 #include "tests/testing/run_process.h"
@@ -21,13 +24,23 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
+constexpr std::chrono::seconds kExecDeadline{30};
+
 TEST(ReplicaProcessTest, AReplicaIsFoundByItsMarkerAndLiveUntilItEnds) {
   ReplicaLaunch replica{.argv = {"sleep", "60"},
                         .log_path = testing::MakeTempDir() + "/master-0.log"};
   absl::StatusOr<pid_t> pid = SpawnReplica(replica);
   ASSERT_OK(pid);
   EXPECT_TRUE(GroupHasLiveProcess(*pid));
-  EXPECT_THAT(FindMarkedProcesses(ReplicaMarker(replica)), ElementsAre(*pid));
+  // The marker is in the replica's environment once it has exec'd; until
+  // then /proc shows the environment of the process that forked it.
+  std::vector<pid_t> found;
+  const auto deadline = std::chrono::steady_clock::now() + kExecDeadline;
+  while ((found = FindMarkedProcesses(ReplicaMarker(replica))).empty() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_THAT(found, ElementsAre(*pid));
 
   ASSERT_EQ(kill(*pid, SIGKILL), 0);
   // Ended and not collected yet: a zombie, which neither counts as live nor

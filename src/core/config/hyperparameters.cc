@@ -462,20 +462,15 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
       spec.SetSingleMetric(*tag, spec.goal());
   });
   ReadMetrics(reader, sink, result);
-  read("maxTrials", [&] {
-    if (auto n = reader.Integer("maxTrials"))
-      spec.max_trials = static_cast<int>(*n);
-  });
-  read("maxParallelTrials", [&] {
-    if (auto n = reader.Integer("maxParallelTrials")) {
-      spec.max_parallel_trials = static_cast<int>(*n);
-    }
-  });
-  read("maxFailedTrials", [&] {
-    if (auto n = reader.Integer("maxFailedTrials")) {
-      spec.max_failed_trials = static_cast<int>(*n);
-    }
-  });
+  // An int field, or an optional one; validation bounds its value.
+  const auto read_int = [&](std::string_view key, auto& field) {
+    read(key, [&] {
+      if (auto n = reader.Integer(key)) field = static_cast<int>(*n);
+    });
+  };
+  read_int("maxTrials", spec.max_trials);
+  read_int("maxParallelTrials", spec.max_parallel_trials);
+  read_int("maxFailedTrials", spec.max_failed_trials);
   read("earlyStoppingRule", [&] { ReadEarlyStopping(reader, spec); });
   read("convexStopping", [&] {
     ReadStoppingSettings(reader, kConvexStoppingField, kConvexStoppingRule,
@@ -483,16 +478,8 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   });
   read("earlyStoppingSettings",
        [&] { ReadStoppingSettings(reader, kStoppingSettingsField, "", spec); });
-  read("trialLeaseSeconds", [&] {
-    if (auto n = reader.Integer("trialLeaseSeconds")) {
-      spec.trial_lease_seconds = static_cast<int>(*n);
-    }
-  });
-  read("seedingTrials", [&] {
-    if (auto n = reader.Integer("seedingTrials")) {
-      spec.seeding_trials = static_cast<int>(*n);
-    }
-  });
+  read_int("trialLeaseSeconds", spec.trial_lease_seconds);
+  read_int("seedingTrials", spec.seeding_trials);
   read("resumePreviousJobId", [&] {
     if (auto id = reader.String("resumePreviousJobId")) {
       spec.resume_previous_job_id = *id;
