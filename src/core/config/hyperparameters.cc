@@ -447,47 +447,48 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
   StudySpec& spec = result.spec;
   MapReader reader(node, path, StudyFields(), sink);
   // Records `key` as reported when reading it added an error.
-  const auto read = [&](std::string_view key, auto&& read_field) {
+  const auto read_reported = [&](std::string_view key, auto&& read_field) {
     const size_t before = sink.size();
     read_field();
     if (sink.size() > before) result.reported.push_back(reader.PathOf(key));
   };
 
-  read("goal", [&] {
+  read_reported("goal", [&] {
     if (auto goal = ReadGoal(reader))
       spec.SetSingleMetric(spec.metric_tag(), *goal);
   });
-  read("hyperparameterMetricTag", [&] {
+  read_reported("hyperparameterMetricTag", [&] {
     if (auto tag = reader.String("hyperparameterMetricTag"))
       spec.SetSingleMetric(*tag, spec.goal());
   });
   ReadMetrics(reader, sink, result);
   // An int field, or an optional one; validation bounds its value.
   const auto read_int = [&](std::string_view key, auto& field) {
-    read(key, [&] {
+    read_reported(key, [&] {
       if (auto n = reader.Integer(key)) field = static_cast<int>(*n);
     });
   };
   read_int("maxTrials", spec.max_trials);
   read_int("maxParallelTrials", spec.max_parallel_trials);
   read_int("maxFailedTrials", spec.max_failed_trials);
-  read("earlyStoppingRule", [&] { ReadEarlyStopping(reader, spec); });
-  read("convexStopping", [&] {
+  read_reported("earlyStoppingRule", [&] { ReadEarlyStopping(reader, spec); });
+  read_reported("convexStopping", [&] {
     ReadStoppingSettings(reader, kConvexStoppingField, kConvexStoppingRule,
                          spec);
   });
-  read("earlyStoppingSettings",
-       [&] { ReadStoppingSettings(reader, kStoppingSettingsField, "", spec); });
+  read_reported("earlyStoppingSettings", [&] {
+    ReadStoppingSettings(reader, kStoppingSettingsField, "", spec);
+  });
   read_int("trialLeaseSeconds", spec.trial_lease_seconds);
   read_int("seedingTrials", spec.seeding_trials);
-  read("resumePreviousJobId", [&] {
+  read_reported("resumePreviousJobId", [&] {
     if (auto id = reader.String("resumePreviousJobId")) {
       spec.resume_previous_job_id = *id;
       // An explicitly empty ID would otherwise pass as "no resume".
       if (id->empty()) reader.Error("resumePreviousJobId", "must not be empty");
     }
   });
-  read("algorithm", [&] {
+  read_reported("algorithm", [&] {
     if (auto algorithm = ReadEnum<Algorithm>(
             reader, "algorithm", ParseAlgorithm,
             Names({Algorithm::kUnspecified, Algorithm::kGridSearch,
@@ -495,8 +496,8 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
       spec.algorithm = *algorithm;
     }
   });
-  read("seed", [&] { spec.seed = ReadSeed(reader); });
-  read("measurementSelectionType", [&] {
+  read_reported("seed", [&] { spec.seed = ReadSeed(reader); });
+  read_reported("measurementSelectionType", [&] {
     if (auto selection = ReadEnum<MeasurementSelection>(
             reader, "measurementSelectionType", ParseMeasurementSelection,
             {"MEASUREMENT_SELECTION_TYPE_UNSPECIFIED", "LAST_MEASUREMENT",
