@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/integration/testdata/gcloud_cli.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
@@ -22,21 +23,6 @@ using testing::ServeProcess;
 
 // serve's "REST API on https://127.0.0.1:P/v1/" line's port; 0 when it
 // never comes.
-int HttpsRestPort(const ServeProcess& server) {
-  const std::string marker = "REST API on https://127.0.0.1:";
-  int port = 0;
-  testing::PollUntil(
-      [&] {
-        const std::string out = server.Output();
-        const size_t at = out.find(marker);
-        if (at == std::string::npos) return false;
-        port = std::stoi(out.substr(at + marker.size()));
-        return true;
-      },
-      std::chrono::seconds(30));
-  return port;
-}
-
 httplib::Headers Bearer(const std::string& host) {
   httplib::Headers headers = {
       {"Authorization", "Bearer " + testing::DefaultToken()}};
@@ -57,7 +43,7 @@ TEST(RestTlsTest, ServesHttpsWithTheGrpcCertificateAndChecksTheHost) {
                             "127.0.0.1:0", "--http", "off"});
   std::string error;
   ASSERT_TRUE(server.Start(&error)) << error;
-  const int port = HttpsRestPort(server);
+  const int port = testing::RestPort(server, "https");
   ASSERT_GT(port, 0) << server.Output();
 
   httplib::SSLClient tls("127.0.0.1", port);

@@ -21,8 +21,9 @@ std::string FindGcloud() {
   return "";
 }
 
-int RestPort(const ServeProcess& server) {
-  const std::string marker = "REST API on http://127.0.0.1:";
+int RestPort(const ServeProcess& server, std::string_view scheme) {
+  const std::string marker =
+      "REST API on " + std::string(scheme) + "://127.0.0.1:";
   int port = 0;
   PollUntil(
       [&] {

@@ -8,6 +8,7 @@
 #define HPTUNE_TESTS_INTEGRATION_TESTDATA_GCLOUD_CLI_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nlohmann/json.hpp"
@@ -19,9 +20,9 @@ namespace hptune::testing {
 // gcloud's path on $PATH, or "" when it is not installed.
 std::string FindGcloud();
 
-// The REST port from serve's "REST API on http://127.0.0.1:P/v1/" line
+// The REST port from serve's "REST API on SCHEME://127.0.0.1:P/v1/" line
 // (waits for it); 0 when it never comes.
-int RestPort(const ServeProcess& server);
+int RestPort(const ServeProcess& server, std::string_view scheme = "http");
 
 class Gcloud {
  public:
