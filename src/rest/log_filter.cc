@@ -1,19 +1,38 @@
 #include "src/rest/log_filter.h"
 
-#include <regex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
 namespace hptune::rest {
 namespace {
 
-std::optional<std::string> Find(std::string_view filter,
-                                const std::regex& pattern, int group = 1) {
-  std::match_results<std::string_view::const_iterator> match;
-  if (!std::regex_search(filter.begin(), filter.end(), match, pattern)) {
-    return std::nullopt;
-  }
-  return match[group].str();
+// The value quoted after the first `key` in `filter` (`key` ends with the
+// opening quote); `rest` gets what follows the closing quote.
+std::optional<std::string> QuotedAfter(std::string_view filter,
+                                       std::string_view key,
+                                       std::string_view* rest = nullptr) {
+  const size_t at = filter.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  const size_t start = at + key.size();
+  const size_t end = filter.find('"', start);
+  if (end == std::string_view::npos) return std::nullopt;
+  if (rest != nullptr) *rest = filter.substr(end + 1);
+  return std::string(filter.substr(start, end - start));
+}
+
+// ((timestamp="T" AND insertId>"I") ...: T and I, when the filter has it.
+std::optional<std::pair<std::string, std::string>> AfterInsertId(
+    std::string_view filter) {
+  std::string_view rest;
+  std::optional<std::string> time = QuotedAfter(filter, "(timestamp=\"", &rest);
+  if (!time || !rest.starts_with(" AND insertId>\"")) return std::nullopt;
+  std::optional<std::string> id = QuotedAfter(rest, " AND insertId>\"", &rest);
+  if (!id || !rest.starts_with(")")) return std::nullopt;
+  return std::make_pair(*time, *id);
 }
 
 absl::StatusOr<absl::Time> ParseTimestamp(const std::string& text) {
@@ -34,32 +53,28 @@ bool LogFilter::Admits(absl::Time time, std::string_view insert_id) const {
 }
 
 absl::StatusOr<LogFilter> ParseLogFilter(std::string_view filter) {
-  static const std::regex kJob(R"re(resource\.labels\.job_id="([^"]*)")re");
-  static const std::regex kTask(R"re(resource\.labels\.task_name="([^"]*)")re");
-  static const std::regex kFrom(R"re(timestamp>="([^"]*)")re");
-  static const std::regex kAfterId(
-      R"re(\(timestamp="([^"]*)" AND insertId>"([^"]*)"\))re");
-  static const std::regex kBefore(R"re(timestamp<"([^"]*)")re");
   LogFilter parsed;
-  std::optional<std::string> job = Find(filter, kJob);
+  std::optional<std::string> job =
+      QuotedAfter(filter, "resource.labels.job_id=\"");
   if (!job || job->empty()) {
     return absl::InvalidArgumentError(
         "filter: hptune serves the logs of one job: give "
         "resource.labels.job_id=\"ID\"");
   }
   parsed.job_id = *job;
-  parsed.task_name = Find(filter, kTask).value_or("");
-  if (std::optional<std::string> from = Find(filter, kFrom)) {
+  parsed.task_name =
+      QuotedAfter(filter, "resource.labels.task_name=\"").value_or("");
+  if (std::optional<std::string> from = QuotedAfter(filter, "timestamp>=\"")) {
     auto time = ParseTimestamp(*from);
     if (!time.ok()) return time.status();
     parsed.from = *time;
-  } else if (std::optional<std::string> at = Find(filter, kAfterId)) {
-    auto time = ParseTimestamp(*at);
+  } else if (auto after = AfterInsertId(filter)) {
+    auto time = ParseTimestamp(after->first);
     if (!time.ok()) return time.status();
     parsed.from = *time;
-    parsed.after_insert_id = Find(filter, kAfterId, 2);
+    parsed.after_insert_id = after->second;
   }
-  if (std::optional<std::string> before = Find(filter, kBefore)) {
+  if (std::optional<std::string> before = QuotedAfter(filter, "timestamp<\"")) {
     auto time = ParseTimestamp(*before);
     if (!time.ok()) return time.status();
     parsed.before = *time;
