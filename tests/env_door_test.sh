@@ -9,7 +9,10 @@
 #   3. outside src/env, a direct call to the clock, sleep, files,
 #      permissions, process ids or entropy appears only where
 #      tests/env_door.allow allows it, no more often than it says, and no
-#      less (so the list stays true as calls move behind Env).
+#      less (so the list stays true as calls move behind Env);
+#   4. outside src/env, std::filesystem has no namespace alias and no using
+#      directive: a call spelled fs::exists would slip past rule 3 (a
+#      using-declaration of a type, such as std::filesystem::path, is fine).
 # Prints each offending line and exits 1 when a rule is broken. With
 # --counts, prints the per-file counts of rule 3 instead (to refresh the
 # allow-list after moving calls behind Env).
@@ -54,6 +57,15 @@ hits=$(grep -rnE '\b(DefaultEnv|SystemClock)\(\)' include src | code_only |
   grep -vE "$roots")
 if [ -n "$hits" ]; then
   echo "env door: DefaultEnv() and SystemClock() belong to composition roots"
+  echo "$hits"
+  failed=1
+fi
+
+hits=$(grep -rnE --include='*.cc' --include='*.h' \
+  'namespace[[:space:]]+[A-Za-z_]+[[:space:]]*=[[:space:]]*(::)?std::filesystem|using[[:space:]]+namespace[[:space:]]+(::)?std::filesystem' \
+  src include | grep -vE '^(src/env/|include/hptune/env/)' | code_only)
+if [ -n "$hits" ]; then
+  echo "env door: spell std::filesystem out, so its calls are seen (rule 4)"
   echo "$hits"
   failed=1
 fi

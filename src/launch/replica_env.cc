@@ -47,6 +47,19 @@ std::string Address(const ReplicaPlacement& placement) {
   return absl::StrCat(placement.host, ":", placement.port);
 }
 
+bool IsUrl(const std::filesystem::path& path) {
+  return path.string().find("://") != std::string::npos;
+}
+
+// Replicas run in their trial's directory: every path they are given is
+// absolute, a relative one taken from the context's working directory. A
+// URL (gs://...) stays as it is.
+std::filesystem::path ForReplicas(const TrialContext& context,
+                                  const std::filesystem::path& path) {
+  if (path.empty() || IsUrl(path) || path.is_absolute()) return path;
+  return (context.working_dir / path).lexically_normal();
+}
+
 // The trainer's command: job.command, or `python3 -m module`. A package
 // path's parent directory goes on PYTHONPATH (gcloud's --package-path names
 // the package directory itself, so its parent is what makes it importable),
@@ -72,7 +85,7 @@ absl::Status TrainerCommand(const TrialContext& context,
   }
   if (job.package_path.empty()) return absl::OkStatus();
   std::filesystem::path package =
-      std::filesystem::absolute(job.package_path).lexically_normal();
+      ForReplicas(context, job.package_path).lexically_normal();
   if (!package.has_filename()) package = package.parent_path();
   std::string pythonpath = package.parent_path().string();
   std::string base;
@@ -170,19 +183,6 @@ absl::Status CheckPlacement(const std::vector<ReplicaRequest>& requests,
 
 namespace {
 
-bool IsUrl(const std::filesystem::path& path) {
-  return path.string().find("://") != std::string::npos;
-}
-
-// Replicas run in their trial's directory: every path they are given is
-// absolute. A URL (gs://...) stays as it is.
-std::filesystem::path ForReplicas(const std::filesystem::path& path) {
-  if (path.empty() || IsUrl(path) || path.is_absolute()) return path;
-  std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-  return ec ? path : absolute.lexically_normal();
-}
-
 // Where trial `trial` (its own hptune directory `trial_dir`) writes its
 // model/, checkpoints/ and logs/.
 std::filesystem::path OutputBaseOf(const TrialContext& context, int64_t trial,
@@ -190,10 +190,10 @@ std::filesystem::path OutputBaseOf(const TrialContext& context, int64_t trial,
   const std::string number = std::to_string(trial);
   const std::string& vertex_base = context.job->base_output_directory;
   if (!vertex_base.empty()) {
-    return ForReplicas(std::filesystem::path(vertex_base) / number);
+    return ForReplicas(context, std::filesystem::path(vertex_base) / number);
   }
-  return ForReplicas(context.job_dir.empty() ? trial_dir
-                                             : context.job_dir / number);
+  return ForReplicas(
+      context, context.job_dir.empty() ? trial_dir : context.job_dir / number);
 }
 
 std::filesystem::path TrialOutputBase(const TrialContext& context) {
@@ -224,16 +224,17 @@ AipDirs TrialOutputDirs(const TrialContext& context) {
 namespace {
 
 // The modules and packages directly in `dir`, for an error message.
-std::string ModulesIn(const std::filesystem::path& dir) {
+std::string ModulesIn(Env& env, const std::filesystem::path& dir) {
   std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::filesystem::path& path = entry.path();
-    if (path.extension() == ".py" && path.stem() != "__init__") {
-      names.push_back(path.stem().string());
-    } else if (entry.is_directory(ec) &&
-               std::filesystem::exists(path / "__init__.py", ec)) {
-      names.push_back(path.filename().string() + "/");
+  absl::StatusOr<std::vector<DirectoryEntry>> entries = env.ListDirectory(dir);
+  for (const DirectoryEntry& entry :
+       entries.ok() ? *entries : std::vector<DirectoryEntry>{}) {
+    const std::filesystem::path name(entry.name);
+    if (name.extension() == ".py" && name.stem() != "__init__") {
+      names.push_back(name.stem().string());
+    } else if (entry.type == FileType::kDirectory &&
+               env.Exists(dir / name / "__init__.py")) {
+      names.push_back(entry.name + "/");
     }
     if (names.size() >= 20) break;
   }
@@ -241,27 +242,38 @@ std::string ModulesIn(const std::filesystem::path& dir) {
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
 }
 
+// What is at `path`, a link followed; nullopt when nothing is.
+std::optional<FileType> FollowedTypeOf(Env& env,
+                                       const std::filesystem::path& path) {
+  absl::StatusOr<FileInfo> info = env.InfoOf(path, Links::kFollow);
+  if (!info.ok()) return std::nullopt;
+  return info->type;
+}
+
 // `python3 -m module` with packagePath's parent on PYTHONPATH (see
 // TrainerCommand): the module's file is under that parent.
-absl::Status CheckModuleInPackage(const JobSpec& job) {
-  namespace fs = std::filesystem;
+absl::Status CheckModuleInPackage(Env& env, const JobSpec& job) {
   const std::string quoted_package = absl::StrCat("\"", job.package_path, "\"");
-  std::error_code ec;
-  fs::path package = fs::absolute(job.package_path, ec).lexically_normal();
+  absl::StatusOr<std::filesystem::path> absolute =
+      env.Absolute(job.package_path);
+  std::filesystem::path package =
+      (absolute.ok() ? *absolute : std::filesystem::path(job.package_path))
+          .lexically_normal();
   if (!package.has_filename()) package = package.parent_path();
-  if (!fs::is_directory(package, ec)) {
+  const std::optional<FileType> package_type = FollowedTypeOf(env, package);
+  if (package_type != FileType::kDirectory) {
     return absl::NotFoundError(absl::StrCat(
         "trainingInput.packagePath: ", quoted_package,
-        fs::exists(package, ec) ? " is not a directory" : " does not exist",
+        package_type.has_value() ? " is not a directory" : " does not exist",
         " (the directory of the trainer's Python package)"));
   }
   if (job.module_name.empty()) return absl::OkStatus();
-  fs::path where = package.parent_path();
+  std::filesystem::path where = package.parent_path();
   std::vector<std::string> parts = absl::StrSplit(job.module_name, '.');
   for (size_t i = 0; i + 1 < parts.size(); ++i) where /= parts[i];
   const std::string& leaf = parts.back();
-  if (fs::is_regular_file(where / (leaf + ".py"), ec) ||
-      fs::is_regular_file(where / leaf / "__main__.py", ec)) {
+  if (FollowedTypeOf(env, where / (leaf + ".py")) == FileType::kRegular ||
+      FollowedTypeOf(env, where / leaf / "__main__.py") == FileType::kRegular) {
     return absl::OkStatus();
   }
   const std::string top = parts.front();
@@ -276,14 +288,14 @@ absl::Status CheckModuleInPackage(const JobSpec& job) {
       absl::StrCat("trainingInput.pythonModule: \"", job.module_name,
                    "\" is not in packagePath ", quoted_package, ": no ", leaf,
                    ".py or ", leaf, "/__main__.py in ", where.string(),
-                   " (modules there: ", ModulesIn(where), ")"));
+                   " (modules there: ", ModulesIn(env, where), ")"));
 }
 
 }  // namespace
 
-absl::Status CheckTrainer(const JobSpec& job) {
+absl::Status CheckTrainer(Env& env, const JobSpec& job) {
   if (!job.package_path.empty()) {
-    HPTUNE_RETURN_IF_ERROR(CheckModuleInPackage(job));
+    HPTUNE_RETURN_IF_ERROR(CheckModuleInPackage(env, job));
   }
   const bool module_job = job.command.empty();
   if (module_job && job.module_name.empty()) return absl::OkStatus();
@@ -491,7 +503,7 @@ std::vector<std::filesystem::path> ContainerMounts(
   add(TrialOutputBase(context));
   add(CheckpointBase(context));
   if (!context.job_dir.empty()) {
-    add(ForReplicas(context.job_dir / std::to_string(context.trial)));
+    add(ForReplicas(context, context.job_dir / std::to_string(context.trial)));
   }
   return mounts;
 }
@@ -522,8 +534,8 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
   // when the job has a jobDir) and the parameters.
   std::vector<std::string> tail = job.args;
   if (!context.job_dir.empty()) {
-    tail.push_back(absl::StrCat("--job-dir=",
-                                ForReplicas(context.job_dir / trial).string()));
+    tail.push_back(absl::StrCat(
+        "--job-dir=", ForReplicas(context, context.job_dir / trial).string()));
   }
   tail.insert(tail.end(), parameter_flags.begin(), parameter_flags.end());
   std::vector<std::string> argv = command;
@@ -543,7 +555,7 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
                         // Each replica runs in its trial's directory, never in
                         // the caller's: a relative path that worked by accident
                         // would not on the next machine.
-                        .working_dir = ForReplicas(context.trial_dir),
+                        .working_dir = ForReplicas(context, context.trial_dir),
                         .master = placement[0]};
 
   const std::vector<std::filesystem::path> mounts =

@@ -148,6 +148,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   HPTUNE_ASSIGN_OR_RETURN(const std::optional<TakeOver> take_over,
                           TakeOverOf(store_, study_.name, trial));
   const int64_t checkpoint_trial = take_over ? take_over->first_trial : 0;
+  HPTUNE_ASSIGN_OR_RETURN(const std::filesystem::path working_dir,
+                          env_.WorkingDirectory());
   const launch::TrialContext context{
       .job = &job_,
       .training_input_json = training_input_json_,
@@ -157,8 +159,9 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       .job_dir = job_dir_,
       .trial_dir = trial_dir,
       .checkpoint_trial = checkpoint_trial,
-      .checkpoint_trial_dir = RunsLayout(options_.runs_dir)
-                                  .TrialDir(job_.job_id, checkpoint_trial)};
+      .checkpoint_trial_dir =
+          RunsLayout(options_.runs_dir).TrialDir(job_.job_id, checkpoint_trial),
+      .working_dir = working_dir};
   HPTUNE_ASSIGN_OR_RETURN(
       launch::TrialLaunch launch,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));

@@ -13,18 +13,18 @@
 namespace hptune::server {
 namespace {
 
-namespace fs = std::filesystem;
+using Path = std::filesystem::path;
 
-// `path` with links, "." and ".." resolved; nullopt when it does not exist.
-std::optional<fs::path> Resolve(const fs::path& path) {
-  std::error_code ec;
-  fs::path resolved = fs::canonical(path, ec);
-  if (ec) return std::nullopt;
-  return resolved;
+// `path` made absolute with links, "." and ".." resolved; nullopt when it
+// does not exist.
+std::optional<Path> Resolve(Env& env, const Path& path) {
+  absl::StatusOr<Path> resolved = env.RealPath(path);
+  if (!resolved.ok()) return std::nullopt;
+  return *std::move(resolved);
 }
 
 // Whether `path` is `dir` or lies under it (both resolved).
-bool Under(const fs::path& path, const fs::path& dir) {
+bool Under(const Path& path, const Path& dir) {
   auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
   return d == dir.end();
 }
@@ -32,21 +32,22 @@ bool Under(const fs::path& path, const fs::path& dir) {
 // What exec would run for `program`, resolved: an absolute path, or a bare
 // name on this process's PATH as a replica's launch finds it (not the
 // working directory: a policy names no relative place).
-std::optional<fs::path> ResolveProgram(const std::string& program) {
+std::optional<Path> ResolveProgram(Env& env, const std::string& program) {
   if (program.find('/') != std::string::npos) {
-    if (!fs::path(program).is_absolute()) return std::nullopt;
-    return Resolve(program);
+    if (!Path(program).is_absolute()) return std::nullopt;
+    return Resolve(env, program);
   }
   absl::StatusOr<std::string> found =
       FindOnPath(program, /*search_working_dir=*/false);
   if (!found.ok()) return std::nullopt;
-  return Resolve(*found);
+  return Resolve(env, *found);
 }
 
-absl::StatusOr<fs::path> ResolveRuleDir(const std::string& rule,
-                                        const std::string& dir) {
-  std::optional<fs::path> resolved = Resolve(dir);
-  if (!resolved || !fs::is_directory(*resolved)) {
+absl::StatusOr<Path> ResolveRuleDir(Env& env, const std::string& rule,
+                                    const std::string& dir) {
+  std::optional<Path> resolved = Resolve(env, dir);
+  if (!resolved || env.TypeOf(*resolved).value_or(FileType::kOther) !=
+                       FileType::kDirectory) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--allow-command \"", rule, "\": no directory \"", dir, "\""));
   }
@@ -110,28 +111,28 @@ absl::Status CheckSlurmOptions(const SlurmJobOptions& slurm) {
 struct CommandPolicy::Trainer {
   std::string field;         // "command" or "pythonModule".
   std::string program_text;  // As given.
-  std::optional<fs::path> program;
+  std::optional<Path> program;
   std::vector<std::string> argv;  // After the program: command, then args.
   std::string module;             // A pythonModule job's module.
   std::string package_text;       // packagePath as given; "" when none.
-  std::optional<fs::path> package;
+  std::optional<Path> package;
 
-  explicit Trainer(const JobSpec& job) {
+  Trainer(Env& env, const JobSpec& job) {
     const bool module_job = job.command.empty();
     field = module_job ? "pythonModule" : "command";
     program_text = TrainerProgram(job);
-    program = ResolveProgram(program_text);
+    program = ResolveProgram(env, program_text);
     argv.assign(job.command.begin() + (module_job ? 0 : 1), job.command.end());
     argv.insert(argv.end(), job.args.begin(), job.args.end());
     if (module_job) module = job.module_name;
     package_text = job.package_path;
-    if (!package_text.empty()) package = Resolve(fs::absolute(package_text));
+    if (!package_text.empty()) package = Resolve(env, package_text);
   }
   bool python() const {
     return program && program->filename().string().starts_with("python");
   }
   // Where packagePath puts code on PYTHONPATH: its parent.
-  bool PackageUnder(const fs::path& dir) const {
+  bool PackageUnder(const Path& dir) const {
     return package_text.empty() ||
            (package && Under(package->parent_path(), dir));
   }
@@ -153,7 +154,8 @@ struct CommandPolicy::Trainer {
   }
 };
 
-std::string CommandPolicy::Refusal(const Rule& rule, const Trainer& trainer) {
+std::string CommandPolicy::Refusal(const Rule& rule,
+                                   const Trainer& trainer) const {
   const std::string package =
       absl::StrCat("packagePath \"", trainer.package_text, "\" is not under ");
   if (rule.dir) {
@@ -186,8 +188,8 @@ std::string CommandPolicy::Refusal(const Rule& rule, const Trainer& trainer) {
     return absl::StrCat("interpreter option \"", target,
                         "\" instead of a script");
   }
-  std::optional<fs::path> script;
-  if (fs::path(target).is_absolute()) script = Resolve(target);
+  std::optional<Path> script;
+  if (Path(target).is_absolute()) script = Resolve(*env_, target);
   if (script && Under(*script, *rule.scripts)) return "";
   return absl::StrCat("script \"", target, "\" is not under ", dir);
 }
@@ -202,7 +204,7 @@ absl::Status CommandPolicy::Check(const JobSpec& job) const {
 }
 
 absl::Status CommandPolicy::CheckTrainer(const JobSpec& job) const {
-  const Trainer trainer(job);
+  const Trainer trainer(*env_, job);
   std::string why = "no rule names this program";
   if (trainer.program) {
     for (const Rule& rule : rules_) {
@@ -237,7 +239,7 @@ absl::Status CommandPolicy::CheckTrainer(const JobSpec& job) const {
 }
 
 absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
-    const std::vector<std::string>& rules,
+    Env& env, const std::vector<std::string>& rules,
     const std::vector<std::string>& allowed_env,
     const std::vector<std::string>& allowed_images) {
   if (rules.empty() && !(allowed_env.empty() && allowed_images.empty())) {
@@ -246,6 +248,7 @@ absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
         "a rule every command, variable and image is allowed already");
   }
   CommandPolicy policy;
+  policy.env_ = &env;
   HPTUNE_ASSIGN_OR_RETURN(policy.pools_,
                           PoolPolicy::Parse(allowed_env, allowed_images));
   for (const std::string& text : rules) {
@@ -258,11 +261,11 @@ absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
     const size_t colon = text.find(':');
     const std::string program = text.substr(0, colon);
     if (colon == std::string::npos && text.back() == '/') {
-      auto dir = ResolveRuleDir(text, text);
+      auto dir = ResolveRuleDir(env, text, text);
       if (!dir.ok()) return dir.status();
       rule.dir = *dir;
     } else {
-      std::optional<fs::path> resolved = ResolveProgram(program);
+      std::optional<Path> resolved = ResolveProgram(env, program);
       if (!resolved) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--allow-command \"", text, "\": no program \"", program, "\""));
@@ -275,7 +278,7 @@ absl::StatusOr<CommandPolicy> CommandPolicy::Parse(
               "--allow-command \"", text,
               "\": after the program's colon, expected an absolute DIR/"));
         }
-        auto dir = ResolveRuleDir(text, scripts);
+        auto dir = ResolveRuleDir(env, text, scripts);
         if (!dir.ok()) return dir.status();
         rule.scripts = *dir;
       }

@@ -36,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
+#include "hptune/env/env.h"
 #include "src/server/pool_policy.h"
 
 namespace hptune::server {
@@ -45,8 +46,9 @@ class CommandPolicy {
   // InvalidArgument naming a rule that is not absolute or names nothing
   // that exists, a bad --allow-env or --allow-image, or either of those
   // without rules (they widen rules, and there are none to widen).
+  // Paths are resolved through `env`, which must outlive the policy.
   static absl::StatusOr<CommandPolicy> Parse(
-      const std::vector<std::string>& rules,
+      Env& env, const std::vector<std::string>& rules,
       const std::vector<std::string>& allowed_env = {},
       const std::vector<std::string>& allowed_images = {});
 
@@ -64,11 +66,12 @@ class CommandPolicy {
   };
 
   // "" when `rule` allows `trainer`, else why not.
-  static std::string Refusal(const Rule& rule, const Trainer& trainer);
+  std::string Refusal(const Rule& rule, const Trainer& trainer) const;
 
   // The trainer's program: OK, or PERMISSION_DENIED saying why not.
   absl::Status CheckTrainer(const JobSpec& job) const;
 
+  Env* env_ = nullptr;  // Set by Parse; unused without rules.
   std::vector<Rule> rules_;
   PoolPolicy pools_;
 };

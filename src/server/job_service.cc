@@ -223,7 +223,8 @@ absl::Status JobService::CheckTrainerAs(const JobSpec& spec,
   HPTUNE_RETURN_IF_ERROR(policy_.Check(spec));
   // Trials run on this machine: a missing module or program is refused
   // now, not found by every launch.
-  if (backend_ == "local") HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(spec));
+  if (backend_ == "local")
+    HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(env_, spec));
   return absl::OkStatus();
 }
 
@@ -259,8 +260,7 @@ grpc::Status JobService::SubmitJob(grpc::ServerContext* context,
     // (A job without hyperparameters has no study: Submit refuses it.)
     if (spec.study && !spec.study->resume_previous_job_id.empty()) {
       HPTUNE_RETURN_IF_ERROR(
-          access_.FindJob(caller, spec.study->resume_previous_job_id)
-              .status());
+          access_.FindJob(caller, spec.study->resume_previous_job_id).status());
     }
     if (request->has_slurm()) {
       HPTUNE_ASSIGN_OR_RETURN(spec.slurm,

@@ -146,8 +146,8 @@ class HptuneServer::Impl {
         quotas_.get());
     HPTUNE_ASSIGN_OR_RETURN(
         CommandPolicy policy,
-        CommandPolicy::Parse(options_.allowed_commands, options_.allowed_env,
-                             options_.allowed_images));
+        CommandPolicy::Parse(*options_.env, options_.allowed_commands,
+                             options_.allowed_env, options_.allowed_images));
     job_service_ = std::make_unique<JobService>(
         *store_, *jobs_, auth_, options_.backend_name, std::move(policy),
         *access_, *quotas_, *options_.env);

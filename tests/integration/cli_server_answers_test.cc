@@ -175,7 +175,7 @@ class CliServerAnswersTest : public ::testing::Test {
         *store_, server::QuotaLimits{}, static_cast<int64_t>(::geteuid()));
     studies_ = std::make_unique<server::StudyService>(
         *engine_, *answers_, auth_, *access_, 0, quotas_.get());
-    auto policy = server::CommandPolicy::Parse({});
+    auto policy = server::CommandPolicy::Parse(hptune::DefaultEnv(), {});
     ASSERT_OK(policy.status());
     job_service_ = std::make_unique<server::JobService>(
         *store_, *jobs_, auth_, "local", *std::move(policy), *access_, *quotas_,

@@ -18,6 +18,7 @@ namespace hptune::launch {
 namespace {
 
 using ::hptune_testing::StatusHasCode;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -280,10 +281,13 @@ TEST(ReplicaEnvTest, RelativePackagePathIsResolvedAgainstTheWorkingDir) {
   job.package_path = "./trainer";
   TrialContext context = MakeContext(job);
   context.base_pythonpath = "";
+  context.working_dir = "/home/user/project";
+  context.job_dir = "out/../jobs";
   TrialLaunch launch = BuildOrDie(context);
   ASSERT_FALSE(launch.replicas.empty());
-  EXPECT_EQ(launch.replicas[0].env.at("PYTHONPATH"),
-            std::filesystem::current_path().lexically_normal().string());
+  EXPECT_EQ(launch.replicas[0].env.at("PYTHONPATH"), "/home/user/project");
+  EXPECT_THAT(launch.replicas[0].argv,
+              Contains("--job-dir=/home/user/project/jobs/7"));
 }
 
 TEST(ReplicaEnvTest, CommandWithAPackagePathAlsoGetsItOnPythonPath) {

@@ -47,7 +47,8 @@ class CommandPolicyTest : public ::testing::Test {
   }
 
   CommandPolicy Policy(const std::vector<std::string>& rules) {
-    absl::StatusOr<CommandPolicy> policy = CommandPolicy::Parse(rules);
+    absl::StatusOr<CommandPolicy> policy =
+        CommandPolicy::Parse(DefaultEnv(), rules);
     EXPECT_OK(policy);
     return policy.ok() ? *std::move(policy) : CommandPolicy();
   }
@@ -278,7 +279,8 @@ TEST_F(CommandPolicyTest, PoolVariablesThatChooseCodeAreRefused) {
   // --allow-env names what the administrator vouches for; without rules a
   // job's variables are its token holder's to choose.
   absl::StatusOr<CommandPolicy> widened = CommandPolicy::Parse(
-      {python_.string() + ":" + trainers_.string() + "/"}, {"LD_PRELOAD"});
+      DefaultEnv(), {python_.string() + ":" + trainers_.string() + "/"},
+      {"LD_PRELOAD"});
   ASSERT_OK(widened);
   EXPECT_OK(widened->Check(job));
   EXPECT_OK(Policy({}).Check(job));
@@ -295,7 +297,7 @@ TEST_F(CommandPolicyTest, AnImageRunsOnlyWhenAllowedAndWithItsEntrypoint) {
                        HasSubstr("masterConfig.imageUri: "
                                  "\"localhost/trainer:1\" is not allowed")));
   absl::StatusOr<CommandPolicy> images = CommandPolicy::Parse(
-      {trainers_.string() + "/"}, {}, {"localhost/trainer:1"});
+      DefaultEnv(), {trainers_.string() + "/"}, {}, {"localhost/trainer:1"});
   ASSERT_OK(images);
   EXPECT_OK(images->Check(job));
   job.master.container.command = {"sh", "-c", "id"};
@@ -317,23 +319,24 @@ TEST_F(CommandPolicyTest, AnImageRunsOnlyWhenAllowedAndWithItsEntrypoint) {
 }
 
 TEST_F(CommandPolicyTest, RulesMustBeAbsoluteAndExist) {
-  EXPECT_THAT(CommandPolicy::Parse({"trainers/"}),
+  EXPECT_THAT(CommandPolicy::Parse(DefaultEnv(), {"trainers/"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--allow-command \"trainers/\": expected an absolute "
                        "path: DIR/, PROGRAM or PROGRAM:DIR/"));
   EXPECT_THAT(
-      CommandPolicy::Parse({(root_ / "nope/").string()}),
+      CommandPolicy::Parse(DefaultEnv(), {(root_ / "nope/").string()}),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no directory")));
-  EXPECT_THAT(CommandPolicy::Parse({"/no/such/program"}),
+  EXPECT_THAT(CommandPolicy::Parse(DefaultEnv(), {"/no/such/program"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("no program \"/no/such/program\"")));
-  EXPECT_THAT(CommandPolicy::Parse({python_.string() + ":relative/"}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("expected an absolute DIR/")));
-  EXPECT_THAT(CommandPolicy::Parse({}, {"LD_PRELOAD"}),
+  EXPECT_THAT(
+      CommandPolicy::Parse(DefaultEnv(), {python_.string() + ":relative/"}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("expected an absolute DIR/")));
+  EXPECT_THAT(CommandPolicy::Parse(DefaultEnv(), {}, {"LD_PRELOAD"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--allow-env and --allow-image widen")));
-  EXPECT_THAT(CommandPolicy::Parse({"/bin/true"}, {"A=B"}),
+  EXPECT_THAT(CommandPolicy::Parse(DefaultEnv(), {"/bin/true"}, {"A=B"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--allow-env \"A=B\": expected a "
                                  "variable's name")));

@@ -4,7 +4,8 @@
 // The job runner calls ReplicaRequests() to ask a Launcher for a placement,
 // then BuildTrialLaunch() to get the TrialLaunch to start. Pure functions of
 // their inputs (the one exception is documented at TrialContext::
-// base_pythonpath), shared by every backend; thread-safe.
+// base_pythonpath), shared by every backend; thread-safe. CheckTrainer looks
+// at the trainer's files through the Env it is handed.
 //
 // PyTorch rendezvous: MASTER_ADDR/MASTER_PORT are the master's address and
 // WORLD_SIZE is 1 + the worker count, because torch.distributed's process
@@ -26,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/core/search_space.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
@@ -59,6 +61,12 @@ struct TrialContext {
   // trial's own directory (as trial_dir); 0 for a trial of its own.
   int64_t checkpoint_trial = 0;
   std::filesystem::path checkpoint_trial_dir;
+  // Where the job's relative paths (packagePath, jobDir,
+  // baseOutputDirectory) are taken from: the runner's working directory
+  // (Env::WorkingDirectory). Replicas run in their trial's directory, so
+  // each path they are given is made absolute against this one; empty
+  // leaves a relative path as it is.
+  std::filesystem::path working_dir;
   // The PYTHONPATH a `python3 -m module` trainer would inherit; the
   // package's parent directory goes in front of it. nullopt reads this
   // process's PYTHONPATH (what a local replica inherits); tests pin it.
@@ -100,7 +108,9 @@ std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
 // NotFound with the field and the value, e.g. `trainingInput.pythonModule:
 // "trainer.tsk" is not in packagePath "/src/trainer": no tsk.py or tsk/
 // there (modules: model, task)`.
-[[nodiscard]] absl::Status CheckTrainer(const JobSpec& job);
+// Files are looked at through `env`, a relative packagePath taken from its
+// working directory.
+[[nodiscard]] absl::Status CheckTrainer(Env& env, const JobSpec& job);
 
 // argv and environment of every replica. A replica whose pool has a
 // container image gets ReplicaLaunch::container (the image, the host

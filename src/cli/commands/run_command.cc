@@ -241,7 +241,7 @@ absl::StatusOr<PreparedJob> PrepareJob(const ParsedArgs& args,
       args, std::move(slurm_flags), loaded.backend, BackendFlagsFor::kRun));
   // A missing module or program ends here, not after launches.
   if (loaded.backend.backend == "local") {
-    HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(loaded.job));
+    HPTUNE_RETURN_IF_ERROR(launch::CheckTrainer(DefaultEnv(), loaded.job));
   }
   return PreparedJob{.config = std::move(loaded),
                      .options = std::move(options),

@@ -398,7 +398,7 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
   // A master in a container has no host trainer to check.
   if (result.backend.backend == "local" &&
       result.job->master.container.empty()) {
-    if (absl::Status trainer = launch::CheckTrainer(*result.job);
+    if (absl::Status trainer = launch::CheckTrainer(DefaultEnv(), *result.job);
         !trainer.ok()) {
       err << trainer.message() << "\n" << path << ": 1 error\n";
       return kExitInvalid;

@@ -20,7 +20,7 @@
 namespace hptune::launch {
 namespace {
 
-namespace fs = std::filesystem;
+using Path = std::filesystem::path;
 
 // Enough for any cgroup file hptune reads (cgroup.procs of a trial).
 constexpr int64_t kMaxControlBytes = 1 << 20;
@@ -106,7 +106,7 @@ bool RemoveCgroupTree(DirectoryHandle& parent, const std::string& name) {
 
 // The cgroup v2 directory of this process: the "0::<path>" line of
 // /proc/self/cgroup under the cgroup2 mount of /proc/self/mountinfo.
-absl::StatusOr<fs::path> OwnCgroupDir(Env& env) {
+absl::StatusOr<Path> OwnCgroupDir(Env& env) {
   std::string relative;
   bool found = false;
   for (absl::string_view line :
@@ -128,14 +128,14 @@ absl::StatusOr<fs::path> OwnCgroupDir(Env& env) {
     absl::string_view root = fields[3];
     absl::string_view path = relative;
     if (root != "/" && !absl::ConsumePrefix(&path, root)) continue;
-    return fs::path(std::string(fields[4])) /
-           fs::path(std::string(path)).relative_path();
+    return Path(std::string(fields[4])) /
+           Path(std::string(path)).relative_path();
   }
   return absl::NotFoundError("no cgroup2 file system is mounted");
 }
 
 // Starts a process in `probe` and reaps it.
-absl::Status StartProbeProcess(DirectoryHandle& probe, const fs::path& parent) {
+absl::Status StartProbeProcess(DirectoryHandle& probe, const Path& parent) {
   pid_t pid = -1;
   {
     ChildStart start;
@@ -210,7 +210,7 @@ void RemoveAbandonedCgroups(DirectoryHandle& parent) {
 }
 
 CgroupSupport Detect(Env& env) {
-  absl::StatusOr<fs::path> parent = OwnCgroupDir(env);
+  absl::StatusOr<Path> parent = OwnCgroupDir(env);
   absl::StatusOr<std::unique_ptr<DirectoryHandle>> opened =
       parent.ok() ? env.OpenDirectory(*parent) : parent.status();
   absl::Status usable = opened.status();
@@ -231,7 +231,7 @@ CgroupSupport Detect(Env& env) {
 // another user), who must not name a cgroup for this process to kill: the
 // owner is the opened file's, and a FIFO or a link planted in its place is
 // refused without blocking.
-std::string ReadOwnRecord(Env& env, const fs::path& trial_dir) {
+std::string ReadOwnRecord(Env& env, const Path& trial_dir) {
   absl::StatusOr<std::unique_ptr<DirectoryHandle>> dir =
       env.OpenDirectory(trial_dir);
   if (!dir.ok()) return "";
@@ -250,13 +250,12 @@ const CgroupSupport& DetectCgroupSupport() {
 }
 
 absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
-    Env& env, const fs::path& trial_dir,
-    const std::vector<std::string>& replicas) {
+    Env& env, const Path& trial_dir, const std::vector<std::string>& replicas) {
   return Create(env, DetectCgroupSupport(), trial_dir, replicas);
 }
 
 absl::StatusOr<std::unique_ptr<TrialCgroup>> TrialCgroup::Create(
-    Env& env, const CgroupSupport& support, const fs::path& trial_dir,
+    Env& env, const CgroupSupport& support, const Path& trial_dir,
     const std::vector<std::string>& replicas) {
   if (!support.usable) return std::unique_ptr<TrialCgroup>();
   // What an earlier, killed hptune left for this trial goes first.
@@ -357,11 +356,11 @@ bool TrialCgroup::ReplicaPopulated(int replica) const {
   return false;
 }
 
-int KillRecordedCgroup(Env& env, const fs::path& trial_dir,
+int KillRecordedCgroup(Env& env, const Path& trial_dir,
                        std::chrono::milliseconds wait) {
   const std::string recorded = ReadOwnRecord(env, trial_dir);
   if (recorded.empty()) return 0;
-  const fs::path dir(recorded);
+  const Path dir(recorded);
   // Only a trial cgroup of this process's user is ever killed: a record
   // that names anything else was not written by hptune.
   const std::string name = dir.filename().string();
