@@ -24,20 +24,28 @@ constexpr int64_t kMaxLogBytes = int64_t{16} << 20;
 
 struct Replica {
   std::string name;  // GetTrialLogs': "master-0", "worker-1", ...
-  std::string task;  // AI Platform's task_name: "master-replica-0", ...
+  // Cloud Logging's task_name: AI Platform's "master-replica-0",
+  // "worker-replica-1", ...; for a job written as Vertex's, its pools'
+  // "workerpool0-0", "workerpool1-1", ...
+  std::string task;
 };
 
 std::vector<Replica> ReplicasOf(const v1::TrainingInput& input) {
-  std::vector<Replica> replicas = {{"master-0", "master-replica-0"}};
-  auto add = [&](const char* pool, const char* task, int64_t count) {
+  const bool vertex = input.dialect() == v1::TrainingInput::VERTEX;
+  std::vector<Replica> replicas;
+  auto add = [&](const char* pool, const char* task, int vertex_pool,
+                 int64_t count) {
     for (int64_t i = 0; i < count; ++i) {
-      replicas.push_back(
-          {absl::StrCat(pool, "-", i), absl::StrCat(task, "-replica-", i)});
+      replicas.push_back({absl::StrCat(pool, "-", i),
+                          vertex
+                              ? absl::StrCat("workerpool", vertex_pool, "-", i)
+                              : absl::StrCat(task, "-replica-", i)});
     }
   };
-  add("worker", "worker", input.worker_count());
-  add("ps", "ps", input.parameter_server_count());
-  add("evaluator", "evaluator", input.evaluator_count());
+  add("master", "master", 0, 1);
+  add("worker", "worker", 1, input.worker_count());
+  add("ps", "ps", 2, input.parameter_server_count());
+  add("evaluator", "evaluator", 3, input.evaluator_count());
   return replicas;
 }
 

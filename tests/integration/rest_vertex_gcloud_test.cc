@@ -310,6 +310,21 @@ TEST_F(RestVertexGcloudTest, GcloudCreatesAJobThatRunsInContainers) {
   const Json list = HpTuningJobs({"list"});
   ASSERT_EQ(list.size(), 1u) << list.dump();
   EXPECT_EQ(list[0]["displayName"], "my-job");
+
+  // `gcloud ai hp-tuning-jobs stream-logs` reads Cloud Logging's
+  // entries.list: the trainer's lines, under Vertex's task names.
+  ProcessResult set =
+      gcloud_->Run({"config", "set", "api_endpoint_overrides/logging",
+                    "http://127.0.0.1:" + std::to_string(port_) + "/"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  ProcessResult logs = gcloud_->Run(
+      {"ai", "hp-tuning-jobs", "stream-logs", id[1].str(), "--region",
+       "us-central1", "--task-name", "workerpool0-0", "--polling-interval=1"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  // One line from each of the 4 trials' master.
+  EXPECT_EQ(testing::CountOccurrences(logs.out, "master: workers"), 4)
+      << logs.out;
+  EXPECT_THAT(logs.out, HasSubstr("workerpool0-0"));
 }
 
 }  // namespace
