@@ -582,8 +582,10 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
         spec.args = ExpandVariableReferences(spec.args, replica.env);
       }
       replica.argv = ContainerArgv(spec, tail);
-      replica.container = ReplicaContainer{
-          .spec = std::move(spec), .mounts = mounts, .gpus = placement[i].gpus};
+      replica.container = ReplicaContainer{.spec = std::move(spec),
+                                           .mounts = mounts,
+                                           .gcs_root = context.gcs_root,
+                                           .gpus = placement[i].gpus};
     }
     launch.replicas.push_back(std::move(replica));
   }

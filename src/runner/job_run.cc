@@ -161,7 +161,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
       .checkpoint_trial = checkpoint_trial,
       .checkpoint_trial_dir =
           RunsLayout(options_.runs_dir).TrialDir(job_.job_id, checkpoint_trial),
-      .working_dir = working_dir};
+      .working_dir = working_dir,
+      .gcs_root = options_.gcs_root};
   HPTUNE_ASSIGN_OR_RETURN(
       launch::TrialLaunch launch,
       launch::BuildTrialLaunch(context, requests_, placement->replicas()));

@@ -200,6 +200,38 @@ TEST_F(ContainerRunTest, EachPoolRunsItsOwnImageCommandArgsAndEnv) {
   EXPECT_EQ(exchange["received"], nlohmann::json({{"0", 10}, {"1", 20}}));
 }
 
+// Under --gcs-root DIR, a container sees the buckets at /gcs, as on Vertex
+// AI: it reads gs://bkt/in.txt at /gcs/bkt/in.txt and writes beside it.
+TEST_F(ContainerRunTest, ABucketIsAtGcsInsideTheContainer) {
+  const std::string buckets = dir_ + "/buckets";
+  fs::create_directories(buckets + "/bkt");
+  std::ofstream(buckets + "/bkt/in.txt") << "from the bucket\n";
+  std::ofstream(Config())
+      << "trainingInput:\n"
+         "  jobDir: gs://bkt/out\n"
+         "  masterConfig:\n"
+         "    imageUri: "
+      << kImage
+      << "\n"
+         // The image has a shell and Python, no coreutils.
+         "    containerCommand: [/bin/sh, -c, 'read line < /gcs/bkt/in.txt "
+         "&& echo \"$line\" > /gcs/bkt/out/copied.txt && exec python3 "
+         "/app/cluster_trainer.py \"$@\"', trainer]\n"
+         "  hyperparameters:\n"
+         "    goal: MINIMIZE\n"
+         "    hyperparameterMetricTag: loss\n"
+         "    maxTrials: 1\n"
+         "    params:\n"
+         "    - {parameterName: x, type: DOUBLE, minValue: 0, maxValue: 1}\n";
+  std::vector<std::string> run = Run();
+  run.insert(run.end(), {"--gcs-root", buckets});
+  testing::ProcessResult result = RunProcess(run);
+  ASSERT_EQ(result.exit_code, 0)
+      << result.err << ReadFileOrEmpty(Runs() + "/boxed/1/master-0.log");
+  EXPECT_EQ(ReadFileOrEmpty(buckets + "/bkt/out/copied.txt"),
+            "from the bucket\n");
+}
+
 TEST_F(ContainerRunTest, AMissingImageFailsTheJobBeforeAnyTrial) {
   WriteConfig("localhost/hptune-test/absent:0", "");
   testing::ProcessResult run = RunProcess(Run());

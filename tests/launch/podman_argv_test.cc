@@ -102,6 +102,19 @@ TEST(PodmanArgvTest, RunsInTheForegroundOnTheHostNetworkWithItsEnvAndMounts) {
   EXPECT_THAT(ArgvOrDie(Worker(), split), Contains("--cgroups=split"));
 }
 
+// --gcs-root is bound at /gcs, as Vertex AI's Cloud Storage FUSE mount;
+// without it there is no /gcs.
+TEST(PodmanArgvTest, TheBucketsRootIsBoundAtGcs) {
+  EXPECT_THAT(ArgvOrDie(Worker(), Options()),
+              Not(Contains(::testing::EndsWith(":/gcs"))));
+  ReplicaLaunch with_buckets = Worker();
+  with_buckets.container->gcs_root = "/srv/buckets";
+  EXPECT_THAT(ArgvOrDie(with_buckets, Options()),
+              Contains("--volume=/srv/buckets:/gcs"));
+  with_buckets.container->gcs_root = "/srv/a:b";
+  EXPECT_FALSE(PodmanRunArgv(with_buckets, Options()).ok());
+}
+
 // Another user's replica runs under root's podman as that user, with the
 // user's groups and nothing more; root's own runs as the image says.
 TEST(PodmanArgvTest, AnotherUsersReplicaRunsAsThatUserAndGainsNothing) {

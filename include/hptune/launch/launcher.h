@@ -63,6 +63,10 @@ struct ReplicaContainer {
   // directory, the local AIP_* base and job dir), bound into the container
   // at the same paths, so every path in its environment and argv holds.
   std::vector<std::filesystem::path> mounts;
+  // The local root of gs:// paths (`--gcs-root`: gs://B/P is DIR/B/P),
+  // bound at /gcs as Vertex AI's Cloud Storage FUSE mount is, so a trainer
+  // that reads /gcs/B/P finds the bucket's file; empty: no /gcs.
+  std::filesystem::path gcs_root;
   std::vector<int> gpus;  // The host's GPU indices allocated to it.
   bool operator==(const ReplicaContainer&) const = default;
 };

@@ -67,6 +67,9 @@ struct TrialContext {
   // each path they are given is made absolute against this one; empty
   // leaves a relative path as it is.
   std::filesystem::path working_dir;
+  // The local root of gs:// paths (JobRunnerOptions::gcs_root), bound at
+  // /gcs in a container replica (ReplicaContainer::gcs_root); empty: none.
+  std::filesystem::path gcs_root;
   // The PYTHONPATH a `python3 -m module` trainer would inherit; the
   // package's parent directory goes in front of it. nullopt reads this
   // process's PYTHONPATH (what a local replica inherits); tests pin it.

@@ -183,6 +183,16 @@ absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
     argv.push_back(
         absl::StrCat("--volume=", mount.string(), ":", mount.string()));
   }
+  if (!container.gcs_root.empty()) {
+    if (container.gcs_root.string().find(':') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DescribeReplica(replica), ": --gcs-root \"",
+          container.gcs_root.string(),
+          "\" holds ':', which podman's --volume reads as a separator"));
+    }
+    argv.push_back(absl::StrCat("--volume=", container.gcs_root.string(), ":",
+                                kGcsMountPoint));
+  }
   AddGpus(container, options, &argv);
   if (replica.run_as.has_value()) {
     // Root's podman must not take another user's variables into its own

@@ -57,6 +57,10 @@ std::string ContainerJobLabel(const std::filesystem::path& job_runs_dir);
 // Where pythonPackageSpec's packages are bound in the container.
 inline constexpr char kContainerPackageDir[] = "/hptune/packages";
 
+// Where --gcs-root is bound in the container (ReplicaContainer::gcs_root),
+// as Vertex AI mounts Cloud Storage: gs://B/P is /gcs/B/P.
+inline constexpr char kGcsMountPoint[] = "/gcs";
+
 // Where another user's replica's variables are given to root's podman:
 // <runs_dir>/<job>/.<trial>-<replica>.env, in the job's directory, which
 // stays root's (docs/operations.md, "Several users on one server").
