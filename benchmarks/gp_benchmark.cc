@@ -202,6 +202,12 @@ void BM_GpSuggestTail(benchmark::State& state) {
 // Iterations: one refit interval (n / 10 calls) plus one, so the mean
 // includes exactly one full fit; at n = 10,000 (a refit every 1,000 calls)
 // a few calls show the steady state and the memory.
+// A tiny space (Optuna's examples are often 2-D), beside 6-D.
+BENCHMARK(BM_GpSuggest)
+    ->Args({100, 2})
+    ->Iterations(11)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_GpSuggest)
     ->Args({100, 6})
     ->Iterations(11)
