@@ -50,6 +50,12 @@ absl::StatusOr<std::optional<TakeOver>> TakeOverOf(store::Store& store,
   return take_over;
 }
 
+// The config field that names the objective, in the job's own dialect.
+std::string ObjectiveField(const JobSpec& job) {
+  return job.dialect == SpecDialect::kVertex ? "studySpec.metrics[0].metricId"
+                                             : "hyperparameterMetricTag";
+}
+
 // Whom the job's replicas run as: its owner, when that is another user.
 std::optional<UserCredentials> RunAs(const JobOwner& owner, Env& env) {
   if (!RunsAsAnotherUser(owner, env)) return std::nullopt;
@@ -183,7 +189,7 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   }
   auto execution = std::make_unique<TrialExecution>(
       store_, study_.name, launcher_, std::move(launch), std::move(placement),
-      study_.spec.metric_tag(), limits_, env_);
+      study_.spec.metric_tag(), ObjectiveField(job_), limits_, env_);
   HPTUNE_RETURN_IF_ERROR(
       execution->Start(trial, slots_.TakeUnfinished(trial.number)));
   if (take_over && !execution->reattached()) {

@@ -41,6 +41,7 @@ TrialExecution::TrialExecution(store::Store& store, std::string study,
                                launch::TrialLaunch launch,
                                std::unique_ptr<launch::Placement> placement,
                                const std::string& metric,
+                               std::string metric_field,
                                TrialExecutionLimits limits, Env& env)
     : store_(store),
       study_(std::move(study)),
@@ -50,6 +51,7 @@ TrialExecution::TrialExecution(store::Store& store, std::string study,
       placement_(std::move(placement)),
       limits_(limits),
       metric_(metric),
+      metric_field_(std::move(metric_field)),
       hypertune_(launch_.replicas.front().metrics_path, metric, env),
       stdout_(launch_.replicas.front().log_path, metric, env),
       restarts_(launch_.replicas.size(), 0),
@@ -244,18 +246,17 @@ absl::Status TrialExecution::NoteMetricNames(
 
 std::string TrialExecution::MissingObjective() const {
   if (reported_names_.empty() && unreadable_lines_ > 0) {
-    return absl::StrCat("reported no value of ", metric_,
-                        " (hyperparameterMetricTag): its metric file had ",
-                        unreadable_lines_, " line(s) that are no report; ",
+    return absl::StrCat("reported no value of ", metric_, " (", metric_field_,
+                        "): its metric file had ", unreadable_lines_,
+                        " line(s) that are no report; ",
                         "the last: ", last_unreadable_line_);
   }
   if (reported_names_.empty()) {
-    return absl::StrCat("reported no value of ", metric_,
-                        " (hyperparameterMetricTag), neither to its metric "
-                        "file nor on stdout");
+    return absl::StrCat("reported no value of ", metric_, " (", metric_field_,
+                        "), neither to its metric file nor on stdout");
   }
   return absl::StrCat("reported ", absl::StrJoin(reported_names_, ", "),
-                      "; expected ", metric_, " (hyperparameterMetricTag)");
+                      "; expected ", metric_, " (", metric_field_, ")");
 }
 
 absl::Status TrialExecution::FailForNoObjective(TrialPoll& poll) {

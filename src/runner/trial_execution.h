@@ -65,11 +65,14 @@ class TrialExecution {
   // `launch` is what every attempt starts; `placement` is held until the
   // execution is destroyed. The master's metrics are read from its hypertune
   // file and, for programs that write none, its stdout lines of `metric`.
+  // `metric_field` is the config field that names it, as the job was
+  // written ("hyperparameterMetricTag", "studySpec.metrics[0].metricId"),
+  // for the messages that say it was not reported.
   TrialExecution(store::Store& store, std::string study,
                  launch::Launcher& launcher, launch::TrialLaunch launch,
                  std::unique_ptr<launch::Placement> placement,
-                 const std::string& metric, TrialExecutionLimits limits,
-                 Env& env);
+                 const std::string& metric, std::string metric_field,
+                 TrialExecutionLimits limits, Env& env);
   ~TrialExecution();
 
   int64_t trial() const { return launch_.trial; }
@@ -143,6 +146,7 @@ class TrialExecution {
   std::unique_ptr<launch::Placement> placement_;
   const TrialExecutionLimits limits_;
   const std::string metric_;
+  const std::string metric_field_;
   launch::HypertuneFileReader hypertune_;
   launch::StdoutMetricReader stdout_;
   // Which source the program reports through, once it has reported.
@@ -155,7 +159,7 @@ class TrialExecution {
   std::unique_ptr<launch::TrialRun> run_;
   int attempt_ = 0;  // 1-based number of the current attempt, across runners.
   int drained_ = 0;  // Attempts a server's drain ended.
-  std::vector<int> restarts_;     // Per replica, in the current attempt.
+  std::vector<int> restarts_;  // Per replica, in the current attempt.
   // When CapLogs looks next; the replicas whose log has an event of it.
   Timestamp next_log_check_;
   std::vector<bool> log_noted_;

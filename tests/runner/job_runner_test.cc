@@ -418,6 +418,15 @@ TEST_F(JobRunnerTest, TrialThatReportsNothingFailsAndSaysWhy) {
               HasSubstr("reported no value of accuracy "
                         "(hyperparameterMetricTag), neither to its metric "
                         "file nor on stdout"));
+  // A job written as Vertex's is told in Vertex's field names.
+  JobSpec vertex = MakeJob("silent_vertex", 0, 0, 1, 1);
+  vertex.dialect = SpecDialect::kVertex;
+  ASSERT_OK(SubmitAndRun(vertex));
+  auto vertex_trial = store_->GetTrial("silent_vertex", 1);
+  ASSERT_OK(vertex_trial);
+  EXPECT_THAT(vertex_trial->reason,
+              HasSubstr("reported no value of accuracy "
+                        "(studySpec.metrics[0].metricId)"));
 }
 
 TEST_F(JobRunnerTest, SubmitRejectsJobsThatCannotRun) {
