@@ -66,6 +66,24 @@ std::string_view ToString(TaskType type) {
   return "unknown";
 }
 
+std::string JobSpec::PoolConfigPath(TaskType type) const {
+  if (dialect == SpecDialect::kVertex) {
+    return absl::StrCat("trialJobSpec.workerPoolSpecs[", static_cast<int>(type),
+                        "]");
+  }
+  switch (type) {
+    case TaskType::kMaster:
+      break;
+    case TaskType::kWorker:
+      return "trainingInput.workerConfig";
+    case TaskType::kParameterServer:
+      return "trainingInput.parameterServerConfig";
+    case TaskType::kEvaluator:
+      return "trainingInput.evaluatorConfig";
+  }
+  return "trainingInput.masterConfig";
+}
+
 const TaskPool& JobSpec::pool(TaskType type) const {
   switch (type) {
     case TaskType::kMaster:

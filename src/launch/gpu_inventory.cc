@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hptune/core/mutex.h"
+#include "hptune/launch/replica_env.h"
 #include "src/launch/capture_output.h"
 
 namespace hptune::launch {
@@ -117,10 +118,6 @@ std::string DescribeRequest(const ReplicaRequest& request) {
                         request.gpu_count == 1 ? " GPU" : " GPUs");
   }
   return absl::StrCat(request.gpu_count, " x ", request.gpu_type);
-}
-
-std::string DescribeReplica(const ReplicaRequest& request) {
-  return absl::StrCat(std::string(ToString(request.type)), " ", request.index);
 }
 
 bool Matches(const Gpu& gpu, const std::string& requested_type) {

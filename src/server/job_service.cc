@@ -18,7 +18,7 @@
 #include "hptune/env/clock.h"
 #include "hptune/env/env.h"
 #include "hptune/env/users.h"
-#include "hptune/launch/replica_env.h"
+#include "hptune/launch/trainer_check.h"
 #include "src/api/conversion.h"
 #include "src/server/call.h"
 #include "src/server/request_limits.h"

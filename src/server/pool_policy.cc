@@ -6,32 +6,16 @@
 namespace hptune::server {
 namespace {
 
-// AI Platform's <pool>Config names, and the order of Vertex's
-// workerPoolSpecs (config/vertex_names.h).
-const char* AiPlatformPool(TaskType type) {
-  switch (type) {
-    case TaskType::kMaster:
-      return "masterConfig";
-    case TaskType::kWorker:
-      return "workerConfig";
-    case TaskType::kParameterServer:
-      return "parameterServerConfig";
-    case TaskType::kEvaluator:
-      return "evaluatorConfig";
-  }
-  return "masterConfig";
-}
-
 // A pool's field as the job's dialect spells it: `vertex` is the name in
 // a Vertex containerSpec (or pythonPackageSpec), `ai` in a <pool>Config.
 std::string PoolField(const JobSpec& job, TaskType type, const std::string& ai,
                       const std::string& vertex) {
   if (job.dialect != SpecDialect::kVertex) {
-    return absl::StrCat(AiPlatformPool(type), ".", ai);
+    return absl::StrCat(job.PoolConfigPath(type), ".", ai);
   }
   const bool package = !job.pool(type).container.python_module.empty();
-  return absl::StrCat("trialJobSpec.workerPoolSpecs[", static_cast<int>(type),
-                      "].", package ? "pythonPackageSpec." : "containerSpec.",
+  return absl::StrCat(job.PoolConfigPath(type), ".",
+                      package ? "pythonPackageSpec." : "containerSpec.",
                       vertex);
 }
 

@@ -112,8 +112,8 @@ TEST(RunExitCodesTest, BadUsageIs64AndGpusThisMachineLacksAre2) {
   auto never = RunProcess(RunArgs(dir, gpus));
   EXPECT_EQ(never.exit_code, 2);
   EXPECT_EQ(never.err,
-            "hptune run: master 0 asks for 2 x NVIDIA_TESLA_T4, but this "
-            "machine has no GPUs\n");
+            "hptune run: master 0 (trainingInput.masterConfig) asks for 2 x "
+            "NVIDIA_TESLA_T4, but this machine has no GPUs\n");
 }
 
 TEST(RunExitCodesTest, SigtermCancelsTheJobAndExits130) {

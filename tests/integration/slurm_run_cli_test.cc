@@ -324,7 +324,8 @@ TEST_F(SlurmRunCliTest, GpuTypesMappedByFlagPickTheNodes) {
   auto unmapped = run(write_job("unmapped", "NVIDIA_TESLA_P100"), "unmapped");
   EXPECT_NE(unmapped.exit_code, 0);
   EXPECT_THAT(unmapped.err,
-              HasSubstr("worker 0 asks for 1 x NVIDIA_TESLA_P100, but "
+              HasSubstr("worker 0 (trainingInput.workerConfig) asks for 1 x "
+                        "NVIDIA_TESLA_P100, but "
                         "--slurm-gpu-type maps no Slurm GPU type to "
                         "NVIDIA_TESLA_P100"));
   EXPECT_FALSE(fs::exists(dir_ + "/runs/unmapped/1"));

@@ -443,8 +443,13 @@ TEST_F(JobRunnerTest, SubmitRejectsJobsThatCannotRun) {
                             "type: NVIDIA_TESLA_T4}}\n");
   auto status = runner.Submit(too_big).status();
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kFailedPrecondition,
-                               HasSubstr("worker 0 asks for 4 x "
+                               HasSubstr("worker 0 (trainingInput."
+                                         "workerConfig) asks for 4 x "
                                          "NVIDIA_TESLA_T4")));
+  // A job written as Vertex's is told its pool's Vertex path.
+  too_big.dialect = SpecDialect::kVertex;
+  EXPECT_THAT(runner.Submit(too_big).status().message(),
+              HasSubstr("worker 0 (trialJobSpec.workerPoolSpecs[1]) asks for"));
 
   ASSERT_OK(runner.Submit(MakeJob("twice", 0, 0, 1, 1)));
   EXPECT_THAT(runner.Submit(MakeJob("twice", 0, 0, 1, 1)),

@@ -175,6 +175,11 @@ struct JobSpec {
   SlurmJobOptions slurm;
 
   const TaskPool& pool(TaskType type) const;
+  // Where pool `type` is written in the job's config, in its dialect, for
+  // errors that name the field: "trainingInput.masterConfig" (workerConfig,
+  // parameterServerConfig, evaluatorConfig), or Vertex's
+  // "trialJobSpec.workerPoolSpecs[0]" (1, 2, 3).
+  std::string PoolConfigPath(TaskType type) const;
   // Whether a trial of the job starts replicas of the pool: the master's
   // always, another's when it has replicas.
   bool Runs(TaskType type) const;

@@ -36,6 +36,9 @@ struct ReplicaRequest {
   int index = 0;  // Within its task type.
   int gpu_count = 0;
   std::string gpu_type;  // e.g. "NVIDIA_TESLA_T4"; "" when gpu_count is 0.
+  // Where its pool is written in the job's config (JobSpec::PoolConfigPath),
+  // for errors; "" when unknown.
+  std::string config_path;
   bool operator==(const ReplicaRequest&) const = default;
 };
 

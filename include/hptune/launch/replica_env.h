@@ -4,8 +4,7 @@
 // The job runner calls ReplicaRequests() to ask a Launcher for a placement,
 // then BuildTrialLaunch() to get the TrialLaunch to start. Pure functions of
 // their inputs (the one exception is documented at TrialContext::
-// base_pythonpath), shared by every backend; thread-safe. CheckTrainer looks
-// at the trainer's files through the Env it is handed.
+// base_pythonpath), shared by every backend; thread-safe.
 //
 // PyTorch rendezvous: MASTER_ADDR/MASTER_PORT are the master's address and
 // WORLD_SIZE is 1 + the worker count, because torch.distributed's process
@@ -37,6 +36,10 @@ namespace hptune::launch {
 // for the legacy machine types with GPUs built in such as standard_gpu, the
 // GPUs of the builtin machine catalogue).
 std::vector<ReplicaRequest> ReplicaRequests(const JobSpec& job);
+
+// "master 0", then where its pool is written when the request says:
+// "worker 1 (trialJobSpec.workerPoolSpecs[1])", for errors.
+std::string DescribeReplica(const ReplicaRequest& request);
 
 // The task type as TF_CONFIG names it: "master" ("chief" when the job sets
 // useChiefInTfConfig), "worker", "ps", "evaluator".
@@ -101,19 +104,6 @@ std::filesystem::path ReplicaLogPath(const std::filesystem::path& trial_dir,
 std::filesystem::path ReplicaMetricsPath(const std::filesystem::path& trial_dir,
                                          TaskType type, int index,
                                          bool use_chief = false);
-
-// Whether the trainer of `job` can start on this machine, checked before
-// anything runs (validate, run, a local server's SubmitJob): packagePath
-// is a directory that holds pythonModule, and the program (command[0] or
-// python3) exists and is executable (CheckExecutable). Replicas run in their
-// trial's directory, so a relative program path with a '/' is refused: the
-// caller makes paths of a config absolute first. InvalidArgument or
-// NotFound with the field and the value, e.g. `trainingInput.pythonModule:
-// "trainer.tsk" is not in packagePath "/src/trainer": no tsk.py or tsk/
-// there (modules: model, task)`.
-// Files are looked at through `env`, a relative packagePath taken from its
-// working directory.
-[[nodiscard]] absl::Status CheckTrainer(Env& env, const JobSpec& job);
 
 // argv and environment of every replica. A replica whose pool has a
 // container image gets ReplicaLaunch::container (the image, the host

@@ -22,7 +22,7 @@
 #include "hptune/engine/engine.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
-#include "hptune/launch/replica_env.h"
+#include "hptune/launch/trainer_check.h"
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/runner/config_file.h"
 #include "hptune/runner/job_runner.h"

@@ -21,7 +21,7 @@
 #include "hptune/core/study.h"
 #include "hptune/core/time.h"
 #include "hptune/env/env.h"
-#include "hptune/launch/replica_env.h"
+#include "hptune/launch/trainer_check.h"
 #include "hptune/runner/config_file.h"
 #include "src/cli/flags.h"
 #include "src/cli/output.h"

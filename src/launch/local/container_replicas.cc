@@ -41,15 +41,14 @@ bool Exists(Env& env, const char* path) {
 
 // How a config names a pool's image, for messages.
 std::string ImageField(const JobSpec& job, TaskType type) {
-  const int index = static_cast<int>(type);
-  if (job.dialect == SpecDialect::kVertex) {
-    return absl::StrCat("trialJobSpec.workerPoolSpecs[", index,
-                        "].containerSpec.imageUri");
+  if (job.dialect != SpecDialect::kVertex) {
+    return absl::StrCat(job.PoolConfigPath(type), ".imageUri");
   }
-  static constexpr const char* kConfigs[] = {"masterConfig", "workerConfig",
-                                             "parameterServerConfig",
-                                             "evaluatorConfig"};
-  return absl::StrCat("trainingInput.", kConfigs[index], ".imageUri");
+  // A Python package's image is its executor's.
+  const bool package = !job.pool(type).container.python_module.empty();
+  return absl::StrCat(job.PoolConfigPath(type),
+                      package ? ".pythonPackageSpec.executorImageUri"
+                              : ".containerSpec.imageUri");
 }
 
 std::string LastLine(const std::string& text) {

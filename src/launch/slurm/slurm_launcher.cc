@@ -16,6 +16,7 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/env.h"
+#include "hptune/launch/replica_env.h"
 #include "src/launch/local/container_replicas.h"
 #include "src/launch/local/port_reservation.h"
 #include "src/launch/slurm/slurm_allocations.h"
@@ -188,8 +189,7 @@ absl::Status SlurmLauncher::CheckFits(
     const std::vector<ReplicaRequest>& requests) const {
   std::set<std::pair<int, std::string>> components;
   for (const ReplicaRequest& r : requests) {
-    const std::string replica =
-        absl::StrCat(std::string(ToString(r.type)), " ", r.index);
+    const std::string replica = DescribeReplica(r);
     std::string gres;
     if (r.gpu_count > 0) {
       absl::StatusOr<std::string> typed = GresType(r.gpu_type);
