@@ -24,6 +24,7 @@
 #include "src/dashboard/http_guard.h"
 #include "src/dashboard/https_server.h"
 #include "src/dashboard/note_routes.h"
+#include "src/dashboard/snapshot_answers.h"
 #include "src/dashboard/study_cache.h"
 #include "src/dashboard/study_routes.h"
 #include "src/dashboard/trial_result_routes.h"
@@ -114,10 +115,8 @@ class DashboardServer::Impl {
  public:
   Impl(store::Store& store, DashboardOptions options, HttpGuard guard,
        HttpAddress address, std::unique_ptr<StudyCache> cache,
-       std::unique_ptr<read::StudyAnswers> answers,
        std::unique_ptr<httplib::Server> http)
       : store_(store),
-        answers_(std::move(answers)),
         options_(std::move(options)),
         guard_(std::move(guard)),
         address_(std::move(address)),
@@ -128,6 +127,12 @@ class DashboardServer::Impl {
   ~Impl() { Stop(); }
 
   absl::Status Start() {
+    // The answers come from the snapshots the pages read, not from another
+    // read of every trial (snapshot_answers.h).
+    HPTUNE_ASSIGN_OR_RETURN(
+        answers_,
+        read::CachedStudyAnswers::Create(
+            store_, std::make_unique<SnapshotAnswers>(store_, changes_)));
     http_->new_task_queue = [this] {
       return new ElasticPool(kCoreThreads, kMaxThreads, kThreadLinger,
                              *options_.env);
@@ -343,15 +348,11 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<StudyCache> cache,
                           StudyCache::Create(store));
   HPTUNE_ASSIGN_OR_RETURN(
-      std::unique_ptr<read::StudyAnswers> answers,
-      read::CachedStudyAnswers::Create(
-          store, std::make_unique<read::StoreStudyAnswers>(store)));
-  HPTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<httplib::Server> http,
       MakeHttpServer("the dashboard", options.tls_cert, options.tls_key));
-  auto impl = std::make_unique<Impl>(
-      store, std::move(options), std::move(guard), std::move(address),
-      std::move(cache), std::move(answers), std::move(http));
+  auto impl = std::make_unique<Impl>(store, std::move(options),
+                                     std::move(guard), std::move(address),
+                                     std::move(cache), std::move(http));
   HPTUNE_RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<DashboardServer>(new DashboardServer(std::move(impl)));
 }
