@@ -90,7 +90,8 @@ absl::StatusOr<Json> TrialsPageJson(read::StudyAnswers& answers,
   HPTUNE_ASSIGN_OR_RETURN(TrialQuery query,
                           ParseTrialQuery(params, s.study.spec));
   std::vector<const Trial*> selected =
-      SelectTrials(s.trials, s.study.spec, query);
+      SelectTrials(s.trials, s.study.spec, query,
+                   static_cast<size_t>(query.offset + query.limit));
   Json rows = Json::array();
   for (size_t i = query.offset;
        i < selected.size() &&

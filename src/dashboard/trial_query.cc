@@ -145,6 +145,38 @@ int CompareOptional(const std::optional<T>& a, const std::optional<T>& b,
   return (less != descending) ? -1 : 1;
 }
 
+// A parameter's sort key: a number, or (0, text) for a category; the
+// text is the trial's own (the trials outlive the sort).
+using ParamKey = std::optional<std::pair<double, std::string_view>>;
+struct Row {
+  const Trial* trial;
+  std::optional<double> value;
+  std::optional<double> metric;  // kMetric: the sorted metric's value.
+  ParamKey param;                // kParam: the sorted parameter's value.
+};
+
+// A categorical parameter's keys become the category's rank among the
+// values present, so that the sort compares numbers, not text. Left as
+// they are when some key is a number (a parameter is one or the other).
+void IndexCategories(std::vector<Row>& rows) {
+  std::vector<std::string_view> categories;
+  for (const Row& row : rows) {
+    if (!row.param) continue;
+    if (row.param->second.empty()) return;
+    categories.push_back(row.param->second);
+  }
+  std::sort(categories.begin(), categories.end());
+  categories.erase(std::unique(categories.begin(), categories.end()),
+                   categories.end());
+  for (Row& row : rows) {
+    if (!row.param) continue;
+    const auto at = std::lower_bound(categories.begin(), categories.end(),
+                                     row.param->second);
+    row.param = std::pair(static_cast<double>(at - categories.begin()),
+                          std::string_view());
+  }
+}
+
 }  // namespace
 
 absl::Status BadQueryValue(std::string_view name, std::string_view value,
@@ -227,16 +259,7 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
 
 std::vector<const Trial*> SelectTrials(
     const std::vector<std::shared_ptr<const Trial>>& trials,
-    const StudySpec& spec, const TrialQuery& query) {
-  // A parameter's sort key: a number, or (0, text) for a category; the
-  // text is the trial's own (the trials outlive the sort).
-  using ParamKey = std::optional<std::pair<double, std::string_view>>;
-  struct Row {
-    const Trial* trial;
-    std::optional<double> value;
-    std::optional<double> metric;  // kMetric: the sorted metric's value.
-    ParamKey param;                // kParam: the sorted parameter's value.
-  };
+    const StudySpec& spec, const TrialQuery& query, size_t sorted) {
   // Keys are read once per trial, not at each of the sort's comparisons.
   auto param_key = [&](const Trial& t) -> ParamKey {
     auto it = t.parameters.find(query.sort_param);
@@ -262,6 +285,7 @@ std::vector<const Trial*> SelectTrials(
     if (query.sort == TrialSort::kParam) param = param_key(*trial);
     rows.push_back({trial.get(), value, metric, std::move(param)});
   }
+  if (query.sort == TrialSort::kParam) IndexCategories(rows);
   const bool desc = query.descending;
   auto compare = [&](const Row& a, const Row& b) -> int {
     switch (query.sort) {
@@ -283,13 +307,20 @@ std::vector<const Trial*> SelectTrials(
     }
     return 0;
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+  // Ties go by number, which is unique: the order is total, so a sort of
+  // the first `sorted` rows is the stable sort's.
+  auto before = [&](const Row& a, const Row& b) {
     const int c = compare(a, b);
     if (c != 0) return c < 0;
     return desc && query.sort == TrialSort::kNumber
                ? a.trial->number > b.trial->number
                : a.trial->number < b.trial->number;
-  });
+  };
+  if (sorted < rows.size()) {
+    std::partial_sort(rows.begin(), rows.begin() + sorted, rows.end(), before);
+  } else {
+    std::sort(rows.begin(), rows.end(), before);
+  }
   std::vector<const Trial*> selected;
   selected.reserve(rows.size());
   for (const Row& row : rows) selected.push_back(row.trial);

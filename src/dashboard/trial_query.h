@@ -7,6 +7,7 @@
 #define HPTUNE_SRC_DASHBOARD_TRIAL_QUERY_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -66,10 +67,13 @@ absl::StatusOr<TrialQuery> ParseTrialQuery(const QueryParams& params,
 
 // The trials that match, in the query's order (all of them; the caller
 // pages). Trials without a value (or without the sorted metric) sort last
-// both ways.
+// both ways. Only the first `sorted` need be in order (a page's offset +
+// limit): the rest follow in no particular order, which spares sorting
+// 100,000 trials for a page of 50.
 std::vector<const Trial*> SelectTrials(
     const std::vector<std::shared_ptr<const Trial>>& trials,
-    const StudySpec& spec, const TrialQuery& query);
+    const StudySpec& spec, const TrialQuery& query,
+    size_t sorted = std::numeric_limits<size_t>::max());
 
 // The slot k of a job's trial (client "<job>/slot-<k>"); none otherwise.
 std::optional<int> TrialSlot(const Trial& trial);

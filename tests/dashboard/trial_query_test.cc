@@ -79,6 +79,24 @@ TEST(TrialQueryTest, SortsByACategoryAndByState) {
   EXPECT_THAT(Select({{"sort", "state"}}), ElementsAre(5, 3, 1, 2, 4));
 }
 
+// A page sorts only its own rows: they are the full sort's first ones.
+TEST(TrialQueryTest, APageSortsTheFirstRowsAsTheFullSortDoes) {
+  for (const char* sort : {"value", "param:opt", "param:lr", "state"}) {
+    for (const char* order : {"asc", "desc"}) {
+      auto query = ParseTrialQuery({{"sort", sort}, {"order", order}}, Spec());
+      ASSERT_TRUE(query.ok()) << query.status();
+      const std::vector<int64_t> all =
+          Numbers(SelectTrials(Trials(), Spec(), *query));
+      const std::vector<int64_t> page =
+          Numbers(SelectTrials(Trials(), Spec(), *query, 2));
+      ASSERT_EQ(page.size(), all.size());
+      EXPECT_THAT(std::vector<int64_t>(page.begin(), page.begin() + 2),
+                  ElementsAre(all[0], all[1]))
+          << sort << " " << order;
+    }
+  }
+}
+
 TEST(TrialQueryTest, FiltersByStateRangeAndCategory) {
   EXPECT_THAT(Select({{"states", "SUCCEEDED,ACTIVE"}}),
               ElementsAre(1, 2, 4, 5));
