@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -159,21 +160,20 @@ struct Row {
 // values present, so that the sort compares numbers, not text. Left as
 // they are when some key is a number (a parameter is one or the other).
 void IndexCategories(std::vector<Row>& rows) {
-  std::vector<std::string_view> categories;
+  // A parameter has few categories: a set of them, not a sort of every
+  // trial's text.
+  std::map<std::string_view, double> rank;
   for (const Row& row : rows) {
     if (!row.param) continue;
     if (row.param->second.empty()) return;
-    categories.push_back(row.param->second);
+    rank.emplace(row.param->second, 0.0);
   }
-  std::sort(categories.begin(), categories.end());
-  categories.erase(std::unique(categories.begin(), categories.end()),
-                   categories.end());
+  double next = 0;
+  for (auto& [category, at] : rank) at = next++;
   for (Row& row : rows) {
-    if (!row.param) continue;
-    const auto at = std::lower_bound(categories.begin(), categories.end(),
-                                     row.param->second);
-    row.param = std::pair(static_cast<double>(at - categories.begin()),
-                          std::string_view());
+    if (row.param) {
+      row.param = std::pair(rank[row.param->second], std::string_view());
+    }
   }
 }
 
