@@ -32,20 +32,6 @@ std::vector<Trial> Copies(const StudySnapshot& s) {
   return trials;
 }
 
-// The replicas and GPUs of the job that runs `study` (a job's study is
-// named by its job ID), as read::StoreStudyAnswers finds them.
-absl::StatusOr<std::optional<TrialFootprint>> FootprintOfStudy(
-    store::Store& store, std::string_view study) {
-  absl::StatusOr<JobRecord> job = store.GetJob(study);
-  if (absl::IsNotFound(job.status())) return std::nullopt;
-  HPTUNE_RETURN_IF_ERROR(job.status());
-  if (job->study_name != study) return std::nullopt;
-  absl::StatusOr<JobSpec> spec =
-      DecodeStoredJob(job->training_input_json, job->job_id);
-  if (!spec.ok()) return std::nullopt;
-  return FootprintOf(*spec);
-}
-
 }  // namespace
 
 absl::StatusOr<StudyRecord> SnapshotAnswers::Study(std::string_view study) {
@@ -87,7 +73,7 @@ absl::StatusOr<std::optional<StoppingSavings>> SnapshotAnswers::Savings(
     std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(Snapshot s, changes_.Snapshot(std::string(study)));
   HPTUNE_ASSIGN_OR_RETURN(std::optional<TrialFootprint> footprint,
-                          FootprintOfStudy(store_, study));
+                          read::JobFootprint(store_, study));
   // A trial's steps are its last report, which only the curve holds while
   // it has no final measurement: those curves are read.
   std::vector<std::unique_ptr<Trial>> with_curves;

@@ -20,15 +20,6 @@ absl::StatusOr<std::optional<JobRecord>> JobOf(store::Store& store,
   return *std::move(job);
 }
 
-// The job's replicas and GPUs from its stored trainingInput; nullopt when
-// it no longer parses.
-std::optional<TrialFootprint> FootprintOfJob(const JobRecord& job) {
-  absl::StatusOr<JobSpec> spec =
-      DecodeStoredJob(job.training_input_json, job.job_id);
-  if (!spec.ok()) return std::nullopt;
-  return FootprintOf(*spec);
-}
-
 // The trials with the curves early stopping's savings read: a trial's steps
 // are its last report, which only the curve holds while it has no final
 // measurement.
@@ -52,6 +43,16 @@ absl::StatusOr<StudyRecord> StudyAsShown(store::Store& store,
                           JobOf(store, study.name));
   if (!job) return study;
   return WithJobOutcome(std::move(study), *job);
+}
+
+absl::StatusOr<std::optional<TrialFootprint>> JobFootprint(
+    store::Store& store, std::string_view study) {
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job, JobOf(store, study));
+  if (!job) return std::nullopt;
+  absl::StatusOr<JobSpec> spec =
+      DecodeStoredJob(job->training_input_json, job->job_id);
+  if (!spec.ok()) return std::nullopt;
+  return FootprintOf(*spec);
 }
 
 absl::StatusOr<StudyRecord> StoreStudyAnswers::Study(std::string_view study) {
@@ -86,14 +87,15 @@ absl::StatusOr<algorithms::ImportanceReport> StoreStudyAnswers::Importance(
 absl::StatusOr<std::optional<StoppingSavings>> StoreStudyAnswers::Savings(
     std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord record, store_.GetStudy(study));
-  HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job, JobOf(store_, study));
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<TrialFootprint> footprint,
+                          JobFootprint(store_, study));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           TrialsForSavings(store_, study));
   std::vector<const Trial*> pointers;
   pointers.reserve(trials.size());
   for (const Trial& trial : trials) pointers.push_back(&trial);
   return ShownStoppingSavings(pointers, record.spec.enable_early_stopping,
-                              job ? FootprintOfJob(*job) : std::nullopt);
+                              footprint);
 }
 
 }  // namespace hptune::read

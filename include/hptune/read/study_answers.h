@@ -57,6 +57,13 @@ class StudyAnswers {
 absl::StatusOr<StudyRecord> StudyAsShown(store::Store& store,
                                          StudyRecord study);
 
+// The replicas and GPUs of one trial of the job that runs `study` (a job's
+// study is named by its job ID), from its stored trainingInput, for the
+// savings' GPU-seconds; nullopt when no job runs the study or its
+// trainingInput no longer parses.
+absl::StatusOr<std::optional<TrialFootprint>> JobFootprint(
+    store::Store& store, std::string_view study);
+
 // The answers computed at each call from `store`, which must outlive it.
 // Trials are read without their learning curves, except the curves of
 // trials that ended without a final measurement or still run: their last
