@@ -5,8 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "src/store/postgres_connection.h"
 #include "src/store/record_codec.h"
-#include "src/store/sqlite_tables.h"
+#include "src/store/store_tables.h"
 #include "src/store/table_rows.h"
 
 namespace hptune::store::internal {
@@ -17,7 +18,8 @@ constexpr char kJobColumns[] =
     "create_time, start_time, end_time, slurm_json, labels_json, owner_uid, "
     "owner_gid";
 
-absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
+template <typename Row>
+absl::StatusOr<JobRecord> ReadJob(const Row& row) {
   JobRecord job;
   job.job_id = row.ColumnText(0);
   job.training_input_json = row.ColumnText(1);
@@ -43,7 +45,8 @@ absl::StatusOr<JobRecord> ReadJob(const Statement& row) {
 }
 
 // Binds the job's columns to ?1 ... ?12 in kJobColumns order.
-absl::Status BindJob(Statement& statement, const JobRecord& job) {
+template <typename Row>
+absl::Status BindJob(Row& statement, const JobRecord& job) {
   HPTUNE_ASSIGN_OR_RETURN(std::string slurm, EncodeSlurmJobOptions(job.slurm));
   HPTUNE_ASSIGN_OR_RETURN(std::string labels, EncodeJobLabels(job.labels));
   statement.BindText(1, job.job_id)
@@ -65,28 +68,31 @@ absl::Status BindJob(Statement& statement, const JobRecord& job) {
 
 // --- jobs ---
 
-absl::StatusOr<bool> JobExists(SqliteConnection& db, std::string_view job_id) {
-  HPTUNE_ASSIGN_OR_RETURN(Statement select,
+template <typename Db>
+absl::StatusOr<bool> JobExists(Db& db, std::string_view job_id) {
+  HPTUNE_ASSIGN_OR_RETURN(auto select,
                           db.Prepare("SELECT 1 FROM jobs WHERE job_id = ?1"));
   select.BindText(1, job_id);
   return select.Step();
 }
 
-absl::StatusOr<std::optional<JobRecord>> SelectJob(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::optional<JobRecord>> SelectJob(Db& db,
                                                    std::string_view job_id) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kJobColumns, " FROM jobs WHERE job_id = ?1");
-  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto select, db.Prepare(kSql.c_str()));
   select.BindText(1, job_id);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   return ReadJob(select);
 }
 
-absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db) {
+template <typename Db>
+absl::StatusOr<std::vector<JobRecord>> SelectJobs(Db& db) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kJobColumns, " FROM jobs ORDER BY id");
-  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto select, db.Prepare(kSql.c_str()));
   std::vector<JobRecord> jobs;
   while (true) {
     HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
@@ -97,18 +103,20 @@ absl::StatusOr<std::vector<JobRecord>> SelectJobs(SqliteConnection& db) {
   return jobs;
 }
 
-absl::Status InsertJob(SqliteConnection& db, const JobRecord& job) {
+template <typename Db>
+absl::Status InsertJob(Db& db, const JobRecord& job) {
   static const std::string kSql = absl::StrCat(
       "INSERT INTO jobs (", kJobColumns,
       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-  HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto insert, db.Prepare(kSql.c_str()));
   HPTUNE_RETURN_IF_ERROR(BindJob(insert, job));
   return insert.Run();
 }
 
-absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job) {
+template <typename Db>
+absl::Status UpdateJobRow(Db& db, const JobRecord& job) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement update,
+      auto update,
       db.Prepare(
           "UPDATE jobs SET training_input_json = ?2, study_name = ?3, "
           "state = ?4, error_message = ?5, create_time = ?6, "
@@ -120,9 +128,10 @@ absl::Status UpdateJobRow(SqliteConnection& db, const JobRecord& job) {
 
 // --- events ---
 
-absl::Status InsertEvent(SqliteConnection& db, const Event& event) {
+template <typename Db>
+absl::Status InsertEvent(Db& db, const Event& event) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement insert,
+      auto insert,
       db.Prepare("INSERT INTO events (time, kind, study, job_id, "
                  "trial_number, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
   insert.BindInt(1, ToUnixMicros(event.time))
@@ -134,10 +143,11 @@ absl::Status InsertEvent(SqliteConnection& db, const Event& event) {
   return insert.Run();
 }
 
-absl::StatusOr<std::vector<Event>> SelectEvents(SqliteConnection& db,
-                                                int64_t after_id, int limit) {
+template <typename Db>
+absl::StatusOr<std::vector<Event>> SelectEvents(Db& db, int64_t after_id,
+                                                int limit) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
+      auto select,
       db.Prepare("SELECT id, time, kind, study, job_id, trial_number, detail "
                  "FROM events WHERE id > ?1 ORDER BY id LIMIT ?2"));
   select.BindInt(1, after_id).BindInt(2, limit);
@@ -157,5 +167,20 @@ absl::StatusOr<std::vector<Event>> SelectEvents(SqliteConnection& db,
   }
   return events;
 }
+
+// Both stores' connections (store_tables.h).
+#define HPTUNE_INSTANTIATE_TABLES(Db)                                        \
+  template absl::StatusOr<bool> JobExists<Db>(Db&, std::string_view);        \
+  template absl::StatusOr<std::optional<JobRecord>> SelectJob<Db>(           \
+      Db&, std::string_view);                                                \
+  template absl::StatusOr<std::vector<JobRecord>> SelectJobs<Db>(Db&);       \
+  template absl::Status InsertJob<Db>(Db&, const JobRecord&);                \
+  template absl::Status UpdateJobRow<Db>(Db&, const JobRecord&);             \
+  template absl::Status InsertEvent<Db>(Db&, const Event&);                  \
+  template absl::StatusOr<std::vector<Event>> SelectEvents<Db>(Db&, int64_t, \
+                                                               int);
+HPTUNE_INSTANTIATE_TABLES(SqliteConnection)
+HPTUNE_INSTANTIATE_TABLES(PgConnection)
+#undef HPTUNE_INSTANTIATE_TABLES
 
 }  // namespace hptune::store::internal

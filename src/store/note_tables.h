@@ -1,7 +1,8 @@
 // Row access for notes (schema.cc, step 7 -> 8): a note's text by study
-// and trial (0: the study's), and its audit rows, for SqliteStore.
+// and trial (0: the study's), and its audit rows, for SqliteStore and
+// PostgresStore (templates over the connection, as in store_tables.h).
 //
-// Called only inside SqliteConnection::InTransaction by SqliteStore, which
+// Called only inside a transaction of the store, which
 // checks the study and trial exist; these functions only move data. Not
 // thread-safe (works on one connection).
 #ifndef HPTUNE_SRC_STORE_NOTE_TABLES_H_
@@ -18,13 +19,13 @@
 namespace hptune::store::internal {
 
 // Replaces the text and appends `edit` as an audit row.
-[[nodiscard]] absl::Status UpsertNote(SqliteConnection& db,
-                                      std::string_view study, int64_t trial,
-                                      std::string_view text,
+template <typename Db>
+[[nodiscard]] absl::Status UpsertNote(Db& db, std::string_view study,
+                                      int64_t trial, std::string_view text,
                                       const NoteEdit& edit);
 // An empty Note when there is none.
-absl::StatusOr<Note> SelectNote(SqliteConnection& db, std::string_view study,
-                                int64_t trial);
+template <typename Db>
+absl::StatusOr<Note> SelectNote(Db& db, std::string_view study, int64_t trial);
 
 }  // namespace hptune::store::internal
 

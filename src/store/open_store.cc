@@ -8,16 +8,18 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "hptune/core/status.h"
 #include "src/store/memory_store.h"
+#include "src/store/postgres_store.h"
 #include "src/store/sqlite_store.h"
 
 namespace hptune::store {
 namespace {
 
 constexpr char kKnownSchemes[] =
-    "known: sqlite:PATH (or a plain PATH), memory:";
+    "known: sqlite:PATH (or a plain PATH), memory:, postgresql://...";
 
 // The scheme `url` begins with (RFC 3986's form), or "" when it is a path.
 std::string_view SchemeOf(std::string_view url) {
@@ -30,16 +32,24 @@ std::string_view SchemeOf(std::string_view url) {
   return url.substr(0, colon);
 }
 
-// `url` for a message: a password ("user:secret@host") left out.
+// `url` for a message: a password ("user:secret@host", "password=secret")
+// left out.
 std::string Printable(std::string_view url) {
-  const size_t authority = url.find("://");
-  const size_t at = url.find('@');
-  if (authority == std::string_view::npos || at == std::string_view::npos ||
-      at < authority) {
-    return std::string(url.substr(0, 200));
+  std::string out(url.substr(0, 200));
+  const size_t authority = out.find("://");
+  const size_t at = out.find('@');
+  if (authority != std::string::npos && at != std::string::npos &&
+      at > authority) {
+    out = absl::StrCat(out.substr(0, authority + 3), "...", out.substr(at));
   }
-  return absl::StrCat(std::string(url.substr(0, authority + 3)), "...",
-                      std::string(url.substr(at, 200)));
+  const std::string lower = absl::AsciiStrToLower(out);
+  const size_t password = lower.find("password=");
+  if (password != std::string::npos) {
+    const size_t end = out.find('&', password);
+    out = absl::StrCat(out.substr(0, password + 9), "...",
+                       end == std::string::npos ? "" : out.substr(end));
+  }
+  return out;
 }
 
 constexpr int64_t kMaxBusyTimeoutMs = 3'600'000;
@@ -83,7 +93,38 @@ absl::StatusOr<StoreUrl> ReadSqliteUrl(std::string_view rest,
   return url;
 }
 
+constexpr int kMaxPoolSize = 64;
+
+// A postgresql:// URL: libpq reads it, less hptune's own option "pool=N"
+// (the connections PostgresStore keeps, 1 to 64), taken out here.
+absl::StatusOr<StoreUrl> ReadPostgresUrl(std::string_view whole) {
+  StoreUrl url{.scheme = StoreUrl::Scheme::kPostgres};
+  const size_t question = whole.find('?');
+  url.path = std::string(whole.substr(0, question));
+  if (question == std::string_view::npos) return url;
+  std::vector<std::string> kept;
+  for (const std::string& option : std::vector<std::string>(
+           absl::StrSplit(std::string(whole.substr(question + 1)), '&'))) {
+    if (!absl::StartsWith(option, "pool=")) {
+      kept.push_back(option);
+      continue;
+    }
+    int size = 0;
+    if (!absl::SimpleAtoi(option.substr(5), &size) || size < 1 ||
+        size > kMaxPoolSize) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "store URL \"", Printable(whole), "\": pool \"", option.substr(5),
+          "\" is not a number of connections from 1 to ", kMaxPoolSize));
+    }
+    url.pool_size = size;
+  }
+  if (!kept.empty()) absl::StrAppend(&url.path, "?", absl::StrJoin(kept, "&"));
+  return url;
+}
+
 }  // namespace
+
+std::string PrintableStoreUrl(std::string_view url) { return Printable(url); }
 
 absl::StatusOr<std::unique_ptr<Store>> OpenSqliteStore(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
@@ -113,24 +154,24 @@ absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url) {
   if (lower == "memory" && rest.empty()) {
     return StoreUrl{.scheme = StoreUrl::Scheme::kMemory, .path = ""};
   }
-  if (lower == "postgresql" || lower == "postgres") {
-    // A connection string may hold a password: only its scheme is named.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "store URL \"", std::string(scheme),
-        ":...\": PostgreSQL stores are not built yet (", kKnownSchemes, ")"));
+  if ((lower == "postgresql" || lower == "postgres") &&
+      rest.substr(0, 2) == "//") {
+    return ReadPostgresUrl(url);
   }
-  if (lower == "sqlite" || lower == "memory") {
+  if (lower == "sqlite" || lower == "memory" || lower == "postgresql" ||
+      lower == "postgres") {
     return absl::InvalidArgumentError(absl::StrCat(
         "store URL \"", Printable(url), "\": ",
         lower == "sqlite" ? "sqlite: needs a file path, as in sqlite:hptune.db"
-                          : "memory: takes nothing after the colon",
+        : lower == "memory" ? "memory: takes nothing after the colon"
+                            : "postgresql: is a URL, as in "
+                              "postgresql://user@host/database",
         " (", kKnownSchemes, ")"));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "store URL \"", Printable(url), "\": unknown scheme \"",
-      std::string(scheme), ":\" (", kKnownSchemes,
-      "; postgresql: not built yet; a file whose name has a colon: ./",
-      Printable(url), ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("store URL \"", Printable(url), "\": unknown scheme \"",
+                   std::string(scheme), ":\" (", kKnownSchemes,
+                   "; a file whose name has a colon: ./", Printable(url), ")"));
 }
 
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url,
@@ -138,6 +179,14 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url,
                                                  SqliteStoreOptions sqlite) {
   HPTUNE_ASSIGN_OR_RETURN(StoreUrl parsed, ParseStoreUrl(url));
   if (parsed.scheme == StoreUrl::Scheme::kMemory) return NewMemoryStore(clock);
+  if (parsed.scheme == StoreUrl::Scheme::kPostgres) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        std::unique_ptr<PostgresStore> store,
+        PostgresStore::Open(
+            parsed.path, Printable(url),
+            parsed.pool_size.value_or(PostgresStore::kDefaultPoolSize), clock));
+    return std::unique_ptr<Store>(std::move(store));
+  }
   if (parsed.busy_deadline) sqlite.busy_deadline = *parsed.busy_deadline;
   return OpenSqliteStore(parsed.path, clock, sqlite);
 }

@@ -14,8 +14,8 @@
 #include "src/store/schema.h"
 #include "src/store/sqlite_connection.h"
 #include "src/store/sqlite_store_reads.h"
-#include "src/store/sqlite_tables.h"
 #include "src/store/store_rules.h"
+#include "src/store/store_tables.h"
 #include "src/store/wal_checkpointer.h"
 
 namespace hptune::store {

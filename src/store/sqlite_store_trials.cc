@@ -9,8 +9,8 @@
 #include "src/store/sqlite_connection.h"
 #include "src/store/sqlite_store.h"
 #include "src/store/sqlite_store_reads.h"
-#include "src/store/sqlite_tables.h"
 #include "src/store/store_rules.h"
+#include "src/store/store_tables.h"
 
 namespace hptune::store {
 

@@ -7,8 +7,9 @@
 #include "hptune/core/config.h"
 #include "hptune/core/status.h"
 #include "hptune/core/stored_spec.h"
+#include "src/store/postgres_connection.h"
 #include "src/store/record_codec.h"
-#include "src/store/sqlite_tables.h"
+#include "src/store/store_tables.h"
 #include "src/store/table_rows.h"
 
 namespace hptune::store::internal {
@@ -29,7 +30,8 @@ absl::StatusOr<StudySpec> ReadStoredSpec(std::string_view text) {
   return spec;
 }
 
-absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
+template <typename Row>
+absl::StatusOr<StudyRecord> ReadStudy(const Row& row) {
   StudyRecord study;
   study.name = row.ColumnText(0);
   const std::string label = StudyLabel(study.name);
@@ -52,17 +54,19 @@ absl::StatusOr<StudyRecord> ReadStudy(const Statement& row) {
 
 // --- studies ---
 
-absl::StatusOr<bool> StudyExists(SqliteConnection& db, std::string_view name) {
-  HPTUNE_ASSIGN_OR_RETURN(Statement select,
+template <typename Db>
+absl::StatusOr<bool> StudyExists(Db& db, std::string_view name) {
+  HPTUNE_ASSIGN_OR_RETURN(auto select,
                           db.Prepare("SELECT 1 FROM studies WHERE name = ?1"));
   select.BindText(1, name);
   return select.Step();
 }
 
+template <typename Db>
 absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
-    SqliteConnection& db, std::string_view name) {
+    Db& db, std::string_view name) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
+      auto select,
       db.Prepare("SELECT create_time FROM studies WHERE name = ?1"));
   select.BindText(1, name);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
@@ -70,21 +74,23 @@ absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
   return FromUnixMicros(select.ColumnInt(0));
 }
 
-absl::StatusOr<std::optional<StudyRecord>> SelectStudy(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::optional<StudyRecord>> SelectStudy(Db& db,
                                                        std::string_view name) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kStudyColumns, " FROM studies WHERE name = ?1");
-  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto select, db.Prepare(kSql.c_str()));
   select.BindText(1, name);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   return ReadStudy(select);
 }
 
-absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db) {
+template <typename Db>
+absl::StatusOr<std::vector<StudyRecord>> SelectStudies(Db& db) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kStudyColumns, " FROM studies ORDER BY id");
-  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto select, db.Prepare(kSql.c_str()));
   std::vector<StudyRecord> studies;
   while (true) {
     HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
@@ -95,11 +101,12 @@ absl::StatusOr<std::vector<StudyRecord>> SelectStudies(SqliteConnection& db) {
   return studies;
 }
 
-absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study) {
+template <typename Db>
+absl::Status InsertStudy(Db& db, const StudyRecord& study) {
   static const std::string kSql =
       absl::StrCat("INSERT INTO studies (", kStudyColumns,
                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-  HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto insert, db.Prepare(kSql.c_str()));
   insert.BindText(1, study.name)
       .BindText(2, StudySpecToJson(study.spec))
       .BindText(3, ToString(study.state))
@@ -112,9 +119,10 @@ absl::Status InsertStudy(SqliteConnection& db, const StudyRecord& study) {
   return insert.Run();
 }
 
-absl::StatusOr<UserUsage> SelectUserUsage(SqliteConnection& db, int64_t uid) {
+template <typename Db>
+absl::StatusOr<UserUsage> SelectUserUsage(Db& db, int64_t uid) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
+      auto select,
       db.Prepare("SELECT count(*), COALESCE(SUM(measurement_bytes), 0) "
                  "FROM studies WHERE owner_uid = ?1"));
   select.BindInt(1, uid);
@@ -127,28 +135,30 @@ absl::StatusOr<UserUsage> SelectUserUsage(SqliteConnection& db, int64_t uid) {
   return usage;
 }
 
-absl::StatusOr<std::optional<int64_t>> SelectStudyOwner(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::optional<int64_t>> SelectStudyOwner(Db& db,
                                                         std::string_view name) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
-      db.Prepare("SELECT owner_uid FROM studies WHERE name = ?1"));
+      auto select, db.Prepare("SELECT owner_uid FROM studies WHERE name = ?1"));
   select.BindText(1, name);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
   return select.ColumnInt(0);
 }
 
-absl::Status UpdateStudyState(SqliteConnection& db, std::string_view name,
-                              StudyState state, std::string_view reason) {
+template <typename Db>
+absl::Status UpdateStudyState(Db& db, std::string_view name, StudyState state,
+                              std::string_view reason) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement update,
+      auto update,
       db.Prepare("UPDATE studies SET state = ?2, reason = ?3 WHERE name = ?1"));
   update.BindText(1, name).BindText(2, ToString(state)).BindText(3, reason);
   return update.Run();
 }
 
-absl::Status DeleteStudyRow(SqliteConnection& db, std::string_view name) {
-  HPTUNE_ASSIGN_OR_RETURN(Statement remove,
+template <typename Db>
+absl::Status DeleteStudyRow(Db& db, std::string_view name) {
+  HPTUNE_ASSIGN_OR_RETURN(auto remove,
                           db.Prepare("DELETE FROM studies WHERE name = ?1"));
   remove.BindText(1, name);
   return remove.Run();
@@ -156,25 +166,50 @@ absl::Status DeleteStudyRow(SqliteConnection& db, std::string_view name) {
 
 // --- designer state ---
 
-absl::Status UpsertDesignerState(SqliteConnection& db, std::string_view study,
+template <typename Db>
+absl::Status UpsertDesignerState(Db& db, std::string_view study,
                                  std::string_view state) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement upsert,
+      auto upsert,
       db.Prepare("INSERT INTO designer_state (study, state) VALUES (?1, ?2) "
                  "ON CONFLICT (study) DO UPDATE SET state = excluded.state"));
   upsert.BindText(1, study).BindBlob(2, state);
   return upsert.Run();
 }
 
-absl::StatusOr<std::string> SelectDesignerState(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::string> SelectDesignerState(Db& db,
                                                 std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
+      auto select,
       db.Prepare("SELECT state FROM designer_state WHERE study = ?1"));
   select.BindText(1, study);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::string();
   return select.ColumnBlob(0);
 }
+
+// Both stores' connections (store_tables.h).
+#define HPTUNE_INSTANTIATE_TABLES(Db)                                          \
+  template absl::StatusOr<bool> StudyExists<Db>(Db&, std::string_view);        \
+  template absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime<Db>( \
+      Db&, std::string_view);                                                  \
+  template absl::StatusOr<std::optional<StudyRecord>> SelectStudy<Db>(         \
+      Db&, std::string_view);                                                  \
+  template absl::StatusOr<std::vector<StudyRecord>> SelectStudies<Db>(Db&);    \
+  template absl::Status InsertStudy<Db>(Db&, const StudyRecord&);              \
+  template absl::StatusOr<UserUsage> SelectUserUsage<Db>(Db&, int64_t);        \
+  template absl::StatusOr<std::optional<int64_t>> SelectStudyOwner<Db>(        \
+      Db&, std::string_view);                                                  \
+  template absl::Status UpdateStudyState<Db>(Db&, std::string_view,            \
+                                             StudyState, std::string_view);    \
+  template absl::Status DeleteStudyRow<Db>(Db&, std::string_view);             \
+  template absl::Status UpsertDesignerState<Db>(Db&, std::string_view,         \
+                                                std::string_view);             \
+  template absl::StatusOr<std::string> SelectDesignerState<Db>(                \
+      Db&, std::string_view);
+HPTUNE_INSTANTIATE_TABLES(SqliteConnection)
+HPTUNE_INSTANTIATE_TABLES(PgConnection)
+#undef HPTUNE_INSTANTIATE_TABLES
 
 }  // namespace hptune::store::internal

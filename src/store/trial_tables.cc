@@ -5,8 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
+#include "src/store/postgres_connection.h"
 #include "src/store/record_codec.h"
-#include "src/store/sqlite_tables.h"
+#include "src/store/store_tables.h"
 #include "src/store/table_rows.h"
 
 namespace hptune::store::internal {
@@ -17,7 +18,8 @@ constexpr char kTrialColumns[] =
     "reason, client_id, origin, create_time, start_time, end_time, attempt, "
     "drained_attempts, lease_seconds, heartbeat_time";
 
-absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
+template <typename Row>
+absl::StatusOr<Trial> ReadTrial(const Row& row, std::string_view study) {
   Trial trial;
   trial.number = row.ColumnInt(0);
   const std::string label = TrialLabel(study, trial.number);
@@ -47,7 +49,8 @@ absl::StatusOr<Trial> ReadTrial(const Statement& row, std::string_view study) {
 }
 
 // Binds the trial's columns other than study and number to ?3 ... ?16.
-absl::Status BindTrialFields(Statement& statement, std::string_view study,
+template <typename Row>
+absl::Status BindTrialFields(Row& statement, std::string_view study,
                              const Trial& trial) {
   const std::string label = TrialLabel(study, trial.number);
   auto parameters = EncodeParameters(trial.parameters);
@@ -74,16 +77,16 @@ absl::Status BindTrialFields(Statement& statement, std::string_view study,
   return absl::OkStatus();
 }
 
-absl::Status InsertMeasurementRow(SqliteConnection& db, std::string_view study,
+template <typename Db>
+absl::Status InsertMeasurementRow(Db& db, std::string_view study,
                                   int64_t number, int64_t seq,
                                   const Measurement& m) {
   auto metrics = EncodeMetrics(m.metrics);
   HPTUNE_RETURN_IF_ERROR(InRecord(metrics.status(), TrialLabel(study, number)));
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement insert,
-      db.Prepare("INSERT INTO measurements (study, trial_number, "
-                 "seq, step, time, metrics_json, attempt) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+      auto insert, db.Prepare("INSERT INTO measurements (study, trial_number, "
+                              "seq, step, time, metrics_json, attempt) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
   insert.BindText(1, study)
       .BindInt(2, number)
       .BindInt(3, seq)
@@ -94,7 +97,7 @@ absl::Status InsertMeasurementRow(SqliteConnection& db, std::string_view study,
   HPTUNE_RETURN_IF_ERROR(insert.Run());
   // The owner's usage (Store::GetUserUsage), in the row's transaction.
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement count,
+      auto count,
       db.Prepare("UPDATE studies SET measurement_bytes = measurement_bytes + "
                  "?2 WHERE name = ?1"));
   count.BindText(1, study).BindInt(
@@ -102,7 +105,8 @@ absl::Status InsertMeasurementRow(SqliteConnection& db, std::string_view study,
   return count.Run();
 }
 
-absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
+template <typename Row>
+absl::StatusOr<Measurement> ReadMeasurement(const Row& row,
                                             std::string_view study,
                                             int64_t number) {
   // Columns: step, time, metrics_json, attempt.
@@ -120,10 +124,10 @@ absl::StatusOr<Measurement> ReadMeasurement(const Statement& row,
 
 // --- trials and measurements ---
 
-absl::StatusOr<int64_t> SelectLastTrialNumber(SqliteConnection& db,
-                                              std::string_view study) {
+template <typename Db>
+absl::StatusOr<int64_t> SelectLastTrialNumber(Db& db, std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
+      auto select,
       db.Prepare(
           "SELECT COALESCE(MAX(number), 0) FROM trials WHERE study = ?1"));
   select.BindText(1, study);
@@ -131,14 +135,14 @@ absl::StatusOr<int64_t> SelectLastTrialNumber(SqliteConnection& db,
   return row ? select.ColumnInt(0) : 0;
 }
 
-absl::Status InsertTrial(SqliteConnection& db, std::string_view study,
-                         const Trial& trial) {
+template <typename Db>
+absl::Status InsertTrial(Db& db, std::string_view study, const Trial& trial) {
   {
     static const std::string kSql = absl::StrCat(
         "INSERT INTO trials (study, ", kTrialColumns,
         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
         "?14, ?15, ?16)");
-    HPTUNE_ASSIGN_OR_RETURN(Statement insert, db.Prepare(kSql.c_str()));
+    HPTUNE_ASSIGN_OR_RETURN(auto insert, db.Prepare(kSql.c_str()));
     insert.BindText(1, study).BindInt(2, trial.number);
     HPTUNE_RETURN_IF_ERROR(BindTrialFields(insert, study, trial));
     HPTUNE_RETURN_IF_ERROR(insert.Run());
@@ -151,10 +155,11 @@ absl::Status InsertTrial(SqliteConnection& db, std::string_view study,
   return absl::OkStatus();
 }
 
-absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
+template <typename Db>
+absl::Status UpdateTrialRow(Db& db, std::string_view study,
                             const Trial& trial) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement update,
+      auto update,
       db.Prepare("UPDATE trials SET parameters_json = ?3, state = ?4, "
                  "final_measurement_json = ?5, stopped_early = ?6, "
                  "reason = ?7, client_id = ?8, origin = ?9, create_time = ?10, "
@@ -167,13 +172,14 @@ absl::Status UpdateTrialRow(SqliteConnection& db, std::string_view study,
   return update.Run();
 }
 
-absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::optional<Trial>> SelectTrialRow(Db& db,
                                                     std::string_view study,
                                                     int64_t number) {
   static const std::string kSql =
       absl::StrCat("SELECT ", kTrialColumns,
                    " FROM trials WHERE study = ?1 AND number = ?2");
-  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto select, db.Prepare(kSql.c_str()));
   select.BindText(1, study).BindInt(2, number);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
@@ -181,14 +187,13 @@ absl::StatusOr<std::optional<Trial>> SelectTrialRow(SqliteConnection& db,
   return trial;
 }
 
+template <typename Db>
 absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
-    SqliteConnection& db, std::string_view study, int64_t number,
-    int64_t skip) {
+    Db& db, std::string_view study, int64_t number, int64_t skip) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
-      db.Prepare("SELECT step, time, metrics_json, attempt FROM "
-                 "measurements WHERE study = ?1 AND "
-                 "trial_number = ?2 AND seq > ?3 ORDER BY seq"));
+      auto select, db.Prepare("SELECT step, time, metrics_json, attempt FROM "
+                              "measurements WHERE study = ?1 AND "
+                              "trial_number = ?2 AND seq > ?3 ORDER BY seq"));
   select.BindText(1, study).BindInt(2, number).BindInt(3, skip);
   std::vector<Measurement> measurements;
   while (true) {
@@ -201,8 +206,8 @@ absl::StatusOr<std::vector<Measurement>> SelectMeasurements(
   return measurements;
 }
 
-absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
-                                                 std::string_view study,
+template <typename Db>
+absl::StatusOr<std::optional<Trial>> SelectTrial(Db& db, std::string_view study,
                                                  int64_t number) {
   HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> trial,
                           SelectTrialRow(db, study, number));
@@ -212,12 +217,12 @@ absl::StatusOr<std::optional<Trial>> SelectTrial(SqliteConnection& db,
   return trial;
 }
 
+template <typename Db>
 absl::StatusOr<std::optional<TrialState>> SelectTrialState(
-    SqliteConnection& db, std::string_view study, int64_t number) {
+    Db& db, std::string_view study, int64_t number) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
-      db.Prepare("SELECT state FROM trials WHERE study = ?1 AND "
-                 "number = ?2"));
+      auto select, db.Prepare("SELECT state FROM trials WHERE study = ?1 AND "
+                              "number = ?2"));
   select.BindText(1, study).BindInt(2, number);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
@@ -228,11 +233,12 @@ absl::StatusOr<std::optional<TrialState>> SelectTrialState(
   return state;
 }
 
+template <typename Db>
 absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
-    SqliteConnection& db, std::string_view study) {
+    Db& db, std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select, db.Prepare("SELECT number, state, end_time FROM trials "
-                                   "WHERE study = ?1 ORDER BY number"));
+      auto select, db.Prepare("SELECT number, state, end_time FROM trials "
+                              "WHERE study = ?1 ORDER BY number"));
   select.BindText(1, study);
   std::vector<TrialStatus> statuses;
   while (true) {
@@ -251,13 +257,14 @@ absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
   return statuses;
 }
 
-absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::vector<Trial>> SelectTrialRows(Db& db,
                                                    std::string_view study) {
   std::vector<Trial> trials;
   static const std::string kSql =
       absl::StrCat("SELECT ", kTrialColumns,
                    " FROM trials WHERE study = ?1 ORDER BY number");
-  HPTUNE_ASSIGN_OR_RETURN(Statement select, db.Prepare(kSql.c_str()));
+  HPTUNE_ASSIGN_OR_RETURN(auto select, db.Prepare(kSql.c_str()));
   select.BindText(1, study);
   while (true) {
     HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
@@ -268,14 +275,15 @@ absl::StatusOr<std::vector<Trial>> SelectTrialRows(SqliteConnection& db,
   return trials;
 }
 
-absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
+template <typename Db>
+absl::StatusOr<std::vector<Trial>> SelectTrials(Db& db,
                                                 std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           SelectTrialRows(db, study));
   // One pass over all measurements of the study; numbers are dense from 1,
   // so trial n sits at index n - 1.
   HPTUNE_ASSIGN_OR_RETURN(
-      Statement select,
+      auto select,
       db.Prepare("SELECT step, time, metrics_json, attempt, trial_number "
                  "FROM measurements WHERE study = ?1 "
                  "ORDER BY trial_number, seq"));
@@ -296,12 +304,13 @@ absl::StatusOr<std::vector<Trial>> SelectTrials(SqliteConnection& db,
   return trials;
 }
 
-absl::Status AppendMeasurement(SqliteConnection& db, std::string_view study,
-                               int64_t number, const Measurement& measurement) {
+template <typename Db>
+absl::Status AppendMeasurement(Db& db, std::string_view study, int64_t number,
+                               const Measurement& measurement) {
   int64_t last_seq = 0;
   {
     HPTUNE_ASSIGN_OR_RETURN(
-        Statement select,
+        auto select,
         db.Prepare("SELECT COALESCE(MAX(seq), 0) FROM measurements "
                    "WHERE study = ?1 AND trial_number = ?2"));
     select.BindText(1, study).BindInt(2, number);
@@ -310,5 +319,32 @@ absl::Status AppendMeasurement(SqliteConnection& db, std::string_view study,
   }
   return InsertMeasurementRow(db, study, number, last_seq + 1, measurement);
 }
+
+// Both stores' connections (store_tables.h).
+#define HPTUNE_INSTANTIATE_TABLES(Db)                                         \
+  template absl::StatusOr<int64_t> SelectLastTrialNumber<Db>(                 \
+      Db&, std::string_view);                                                 \
+  template absl::Status InsertTrial<Db>(Db&, std::string_view, const Trial&); \
+  template absl::Status UpdateTrialRow<Db>(Db&, std::string_view,             \
+                                           const Trial&);                     \
+  template absl::StatusOr<std::optional<Trial>> SelectTrialRow<Db>(           \
+      Db&, std::string_view, int64_t);                                        \
+  template absl::StatusOr<std::optional<Trial>> SelectTrial<Db>(              \
+      Db&, std::string_view, int64_t);                                        \
+  template absl::StatusOr<std::vector<Trial>> SelectTrialRows<Db>(            \
+      Db&, std::string_view);                                                 \
+  template absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses<Db>(  \
+      Db&, std::string_view);                                                 \
+  template absl::StatusOr<std::optional<TrialState>> SelectTrialState<Db>(    \
+      Db&, std::string_view, int64_t);                                        \
+  template absl::StatusOr<std::vector<Measurement>> SelectMeasurements<Db>(   \
+      Db&, std::string_view, int64_t, int64_t);                               \
+  template absl::StatusOr<std::vector<Trial>> SelectTrials<Db>(               \
+      Db&, std::string_view);                                                 \
+  template absl::Status AppendMeasurement<Db>(Db&, std::string_view, int64_t, \
+                                              const Measurement&);
+HPTUNE_INSTANTIATE_TABLES(SqliteConnection)
+HPTUNE_INSTANTIATE_TABLES(PgConnection)
+#undef HPTUNE_INSTANTIATE_TABLES
 
 }  // namespace hptune::store::internal

@@ -54,7 +54,7 @@ TEST(ParseStoreUrlTest, RefusalsNameTheValueAndTheSchemesKnown) {
                        AllOf(HasSubstr("\"mysql:h\""),
                              HasSubstr("unknown scheme \"mysql:\""),
                              HasSubstr("sqlite:PATH"), HasSubstr("memory:"),
-                             HasSubstr("postgresql: not built yet"))));
+                             HasSubstr("postgresql://..."))));
   EXPECT_THAT(ParseStoreUrl("sqlite:"),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("sqlite: needs a file path")));
@@ -85,10 +85,36 @@ TEST(ParseStoreUrlTest, ASqliteUrlTakesItsBusyTimeout) {
                        HasSubstr("sqlite: needs a file path")));
 }
 
-TEST(ParseStoreUrlTest, APasswordIsNeverInTheMessage) {
-  EXPECT_THAT(ParseStoreUrl("postgresql://u:secret@db.host/hptune"),
+TEST(ParseStoreUrlTest, APostgresUrlTakesItsPoolSize) {
+  EXPECT_THAT(ParseStoreUrl("postgresql://u@db.host/hptune"),
+              IsOkAndHolds(StoreUrl{.scheme = StoreUrl::Scheme::kPostgres,
+                                    .path = "postgresql://u@db.host/hptune"}));
+  EXPECT_THAT(
+      ParseStoreUrl("postgres:///h?host=/run/pg&pool=16&sslmode=disable"),
+      IsOkAndHolds(
+          StoreUrl{.scheme = StoreUrl::Scheme::kPostgres,
+                   .path = "postgres:///h?host=/run/pg&sslmode=disable",
+                   .pool_size = 16}));
+  EXPECT_THAT(ParseStoreUrl("postgresql://u:secret@h/d?pool=65"),
               StatusIs(StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("PostgreSQL stores are not built yet"),
+                       AllOf(HasSubstr("pool \"65\" is not a number of "
+                                       "connections from 1 to 64"),
+                             Not(HasSubstr("secret")))));
+  EXPECT_THAT(ParseStoreUrl("postgresql://h/d?pool=0"),
+              StatusHasCode(StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseStoreUrl("postgresql:h"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("postgresql: is a URL")));
+}
+
+TEST(ParseStoreUrlTest, APasswordIsNeverInTheMessage) {
+  EXPECT_THAT(ParseStoreUrl("postgresql://u:secret@db.host/hptune?pool=x"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("postgresql://...@db.host/hptune"),
+                             Not(HasSubstr("secret")))));
+  EXPECT_THAT(ParseStoreUrl("postgresql://db.host/h?password=secret&pool=x"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("password=...&pool=x"),
                              Not(HasSubstr("secret")))));
   EXPECT_THAT(ParseStoreUrl("mysql://u:secret@db.host/hptune"),
               StatusIs(StatusCode::kInvalidArgument,

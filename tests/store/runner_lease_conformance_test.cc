@@ -2,7 +2,9 @@
 // against every implementation: one server alone, runs beside each other, a
 // run per job, released on destruction. SqliteStore's leases are flocks,
 // which belong to an open file description, so two leases taken in one
-// process contend as two processes would. A new store adds its factory.
+// process contend as two processes would; PostgresStore's are advisory locks
+// on a connection of each lease's own, on a real server started by this
+// binary. A new store adds its factory.
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,6 +16,8 @@
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/postgres_server.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::store {
@@ -35,8 +39,18 @@ class RunnerLeaseConformanceTest
     : public ::testing::TestWithParam<LeaseStoreFactory> {
  protected:
   void SetUp() override {
+    std::string url = GetParam().url(dir_);
+    if (url.empty()) {  // PostgreSQL: a database of the binary's server.
+      absl::StatusOr<testing::PostgresServer*> server =
+          testing::PostgresServer::Shared();
+      HPTUNE_SKIP_UNLESS_AVAILABLE(server.ok(), "postgresql",
+                                   server.status().message());
+      absl::StatusOr<std::string> database = (*server)->NewDatabase();
+      ASSERT_OK(database.status());
+      url = *database;
+    }
     absl::StatusOr<std::unique_ptr<Store>> store =
-        OpenStore(GetParam().url(dir_), clock_, {.env = &DefaultEnv()});
+        OpenStore(url, clock_, {.env = &DefaultEnv()});
     ASSERT_OK(store.status());
     store_ = *std::move(store);
   }
@@ -108,7 +122,8 @@ INSTANTIATE_TEST_SUITE_P(
         LeaseStoreFactory{"Sqlite",
                           [](const TempDir& dir) {
                             return "sqlite:" + dir.File("hptune.db");
-                          }}),
+                          }},
+        LeaseStoreFactory{"Postgres", [](const TempDir&) { return ""; }}),
     [](const ::testing::TestParamInfo<LeaseStoreFactory>& info) {
       return info.param.name;
     });

@@ -1,6 +1,7 @@
-// The Store contract, run against every implementation: MemoryStore and
-// SqliteStore on a temp file must behave identically, errors and events
-// included.
+// The Store contract, run against every implementation: MemoryStore,
+// SqliteStore on a temp file and PostgresStore on a database of a real
+// server started by this binary (tests/testing/postgres_server.h) must
+// behave identically, errors and events included.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -12,11 +13,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 #include "src/store/record_codec.h"
 #include "tests/store/store_test_util.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/postgres_server.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::store {
@@ -36,20 +40,29 @@ using ::testing::SizeIs;
 
 struct StoreFactory {
   std::string name;
+  bool needs_postgres = false;
   std::function<absl::StatusOr<std::unique_ptr<Store>>(Clock&, const TempDir&)>
       open;
 };
 
 std::vector<StoreFactory> Factories() {
   return {
-      {"Memory",
+      {"Memory", false,
        [](Clock& clock,
           const TempDir&) -> absl::StatusOr<std::unique_ptr<Store>> {
          return NewMemoryStore(clock);
        }},
-      {"Sqlite",
+      {"Sqlite", false,
        [](Clock& clock, const TempDir& dir) {
          return OpenSqliteStore(dir.File("hptune.db"), clock);
+       }},
+      {"Postgres", true,
+       [](Clock& clock,
+          const TempDir&) -> absl::StatusOr<std::unique_ptr<Store>> {
+         HPTUNE_ASSIGN_OR_RETURN(testing::PostgresServer * server,
+                                 testing::PostgresServer::Shared());
+         HPTUNE_ASSIGN_OR_RETURN(std::string url, server->NewDatabase());
+         return OpenStore(url, clock);
        }},
   };
 }
@@ -57,6 +70,12 @@ std::vector<StoreFactory> Factories() {
 class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
  protected:
   void SetUp() override {
+    if (GetParam().needs_postgres) {
+      const absl::StatusOr<testing::PostgresServer*> server =
+          testing::PostgresServer::Shared();
+      HPTUNE_SKIP_UNLESS_AVAILABLE(server.ok(), "postgresql",
+                                   server.status().message());
+    }
     auto store = GetParam().open(clock_, dir_);
     ASSERT_OK(store.status());
     store_ = std::move(store).value();

@@ -5,10 +5,16 @@
 //
 // URLs: "sqlite:PATH" or a plain PATH (no scheme: every `--db FILE` written
 // before URLs) for SqliteStore; "memory:" for a MemoryStore, whose contents
-// go with the process. A new store is one more scheme here. The sqlite:
-// form takes options after "?", as SQLite's own URIs do:
-// "sqlite:PATH?busy_timeout_ms=N" (0 to 3,600,000; SqliteStoreOptions::
-// busy_deadline). A plain PATH keeps "?" as part of the file name.
+// go with the process; "postgresql://..." (or "postgres://...") for a
+// PostgresStore (postgres_store.h), a libpq connection URL, as in
+// "postgresql://hptune@db.host/hptune?sslmode=require", with one option of
+// hptune's own: "pool=N", the connections it keeps (1 to 64, default 4); a
+// password comes from libpq's PGPASSFILE/~/.pgpass, $PGPASSWORD or a
+// "passfile=" option, and is never named in a message. A new store is one
+// more scheme here. The sqlite: form takes options after "?", as SQLite's
+// own URIs do: "sqlite:PATH?busy_timeout_ms=N" (0 to 3,600,000;
+// SqliteStoreOptions::busy_deadline). A plain PATH keeps "?" as part of the
+// file name.
 //
 // OpenSqliteStore is SqliteStore::Open (sqlite_store.h: the file, its
 // schema, durability and sharing between processes); NewMemoryStore is a
@@ -22,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "hptune/env/clock.h"
@@ -51,11 +58,14 @@ std::unique_ptr<Store> NewMemoryStore(Clock& clock);
 
 // A store URL, parsed.
 struct StoreUrl {
-  enum class Scheme { kSqlite, kMemory };
+  enum class Scheme { kSqlite, kMemory, kPostgres };
   Scheme scheme = Scheme::kSqlite;
-  std::string path;  // kSqlite: the file; "" for kMemory.
+  // kSqlite: the file; "" for kMemory; kPostgres: the URL for libpq (pool=
+  // taken out).
+  std::string path;
   // kSqlite: the URL's busy_timeout_ms, over SqliteStoreOptions'.
   std::optional<std::chrono::milliseconds> busy_deadline;
+  std::optional<int> pool_size;  // kPostgres: the URL's pool=N.
   bool operator==(const StoreUrl&) const = default;
 };
 
@@ -64,13 +74,19 @@ struct StoreUrl {
 // "./x.db" are paths, "x:y.db" is scheme "x" (write "./x:y.db"). An
 // unknown scheme, an empty path or "memory:" with anything after it is
 // InvalidArgument naming the value (its password left out) and the schemes
-// known; "postgresql:" is named as not built yet.
+// known; so is a pool= outside 1..64, naming its value.
 absl::StatusOr<StoreUrl> ParseStoreUrl(const std::string& url);
 
 // Opens the store `url` names (ParseStoreUrl): OpenSqliteStore with
 // `sqlite` (its busy_deadline replaced by the URL's, when it gives one) for
-// a file, NewMemoryStore for "memory:". `clock` must outlive
-// the store.
+// a file, NewMemoryStore for "memory:", a PostgresStore (its schema created
+// when missing; FailedPrecondition for a newer schema version, Unavailable
+// for a server that cannot be reached, naming the URL without its password)
+// for "postgresql://". `clock` must outlive the store.
+// `url` as messages name it: a password ("user:secret@", "password=")
+// left out.
+std::string PrintableStoreUrl(std::string_view url);
+
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(
     const std::string& url, Clock& clock, SqliteStoreOptions sqlite = {});
 

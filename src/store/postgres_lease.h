@@ -1,0 +1,33 @@
+// PostgresStore's runner lease: PostgreSQL session advisory locks, held on
+// a connection that the lease owns alone.
+//
+// A server takes the runner lock (postgres_schema.h's kPgRunnerLock)
+// exclusively, a run shares it, and a run's job takes a lock of its own
+// keyed by a 64-bit hash of the job ID. The server releases a session's
+// locks when its connection closes: when the lease is destroyed, and when
+// the process holding it dies or loses the network, so a dead runner never
+// keeps the lease. Thread-compatible: one owner.
+#ifndef HPTUNE_SRC_STORE_POSTGRES_LEASE_H_
+#define HPTUNE_SRC_STORE_POSTGRES_LEASE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hptune/store/store.h"
+#include "src/store/postgres_pool.h"
+
+namespace hptune::store::internal {
+
+// Store::AcquireRunnerLease's contract, on a new connection of `pool`'s
+// database: Unavailable naming the database and what holds it.
+absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
+    const PgPool& pool, RunnerHolder holder, std::string_view job_id);
+
+// The advisory lock key of `job_id`'s lock (FNV-1a, 64 bits).
+int64_t PgJobLockKey(std::string_view job_id);
+
+}  // namespace hptune::store::internal
+
+#endif  // HPTUNE_SRC_STORE_POSTGRES_LEASE_H_

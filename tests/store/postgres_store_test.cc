@@ -1,0 +1,135 @@
+// What only PostgresStore has, on a real server started by this binary
+// (tests/testing/postgres_server.h): its schema version and refusals, its
+// errors for a server it cannot reach, trial numbers given once across
+// stores (processes) on one database, and a runner lease freed when the
+// server drops its session.
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hptune/env/clock.h"
+#include "hptune/env/env.h"
+#include "hptune/store/open_store.h"
+#include "src/store/postgres_connection.h"
+#include "tests/store/store_test_util.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/postgres_server.h"
+#include "tests/testing/status_matchers.h"
+
+namespace hptune::store {
+namespace {
+
+using ::absl::StatusCode;
+using ::hptune::store::test::MakeStudy;
+using ::hptune::store::test::MakeTrial;
+using ::hptune_testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<testing::PostgresServer*> server =
+        testing::PostgresServer::Shared();
+    HPTUNE_SKIP_UNLESS_AVAILABLE(server.ok(), "postgresql",
+                                 server.status().message());
+    absl::StatusOr<std::string> url = (*server)->NewDatabase();
+    ASSERT_OK(url.status());
+    url_ = *url;
+  }
+
+  // Runs `sql` on the test's database, beside the store.
+  void Sql(const std::string& sql) {
+    absl::StatusOr<StoreUrl> parsed = ParseStoreUrl(url_);
+    ASSERT_OK(parsed.status());
+    auto db = internal::PgConnection::Open(parsed->path, "test");
+    ASSERT_OK(db.status());
+    ASSERT_OK((*db)->Exec(sql));
+  }
+
+  std::string url_;
+  FakeClock clock_;
+};
+
+TEST_F(PostgresStoreTest, RefusesANewerSchemaVersion) {
+  ASSERT_OK(OpenStore(url_, clock_).status());
+  Sql("UPDATE hptune_schema SET version = 99");
+  EXPECT_THAT(OpenStore(url_, clock_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       HasSubstr("schema version 99 is newer than this "
+                                 "hptune supports (1)")));
+}
+
+TEST_F(PostgresStoreTest, RefusesADatabaseOfOtherTables) {
+  Sql("CREATE TABLE studies (x INTEGER)");
+  EXPECT_THAT(OpenStore(url_, clock_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       HasSubstr("not an hptune database")));
+}
+
+TEST_F(PostgresStoreTest, AServerItCannotReachIsUnavailableWithoutPassword) {
+  EXPECT_THAT(
+      OpenStore("postgresql://u:secret@/h?host=/nonexistent/hptune", clock_),
+      StatusIs(StatusCode::kUnavailable,
+               AllOf(HasSubstr("postgresql://...@/h?host=/nonexistent"),
+                     HasSubstr("cannot connect"), Not(HasSubstr("secret")))));
+}
+
+TEST_F(PostgresStoreTest, WritesAreThereForTheNextStore) {
+  {
+    auto store = OpenStore(url_, clock_);
+    ASSERT_OK(store.status());
+    ASSERT_OK((*store)->CreateStudy(MakeStudy("kept")));
+  }
+  auto again = OpenStore(url_ + "&pool=1", clock_);
+  ASSERT_OK(again.status());
+  EXPECT_OK((*again)->GetStudy("kept").status());
+}
+
+// Two stores stand for two servers: each trial number is given once.
+TEST_F(PostgresStoreTest, TrialNumbersAreGivenOnceAcrossStores) {
+  auto first = OpenStore(url_, clock_);
+  auto second = OpenStore(url_, clock_);
+  ASSERT_OK(first.status());
+  ASSERT_OK(second.status());
+  ASSERT_OK((*first)->CreateStudy(MakeStudy("s")));
+  constexpr int kPerThread = 15;
+  std::vector<std::thread> threads;
+  std::vector<std::vector<int64_t>> numbers(4);
+  for (int t = 0; t < 4; ++t) {
+    Store* store = (t % 2 == 0 ? *first : *second).get();
+    threads.emplace_back([store, &numbers, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto added = store->AddTrials("s", {MakeTrial(0.1)}, std::nullopt);
+        if (added.ok()) numbers[t].push_back(added->front().number);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::set<int64_t> given;
+  for (const auto& some : numbers) given.insert(some.begin(), some.end());
+  EXPECT_EQ(given.size(), 4u * kPerThread);
+  EXPECT_EQ(*given.rbegin(), 4 * kPerThread);
+}
+
+TEST_F(PostgresStoreTest, ALeaseWhoseSessionDiesIsFreed) {
+  auto store = OpenStore(url_, clock_);
+  ASSERT_OK(store.status());
+  auto held = (*store)->AcquireRunnerLease(RunnerHolder::kServer, "");
+  ASSERT_OK(held.status());
+  EXPECT_THAT((*store)->AcquireRunnerLease(RunnerHolder::kServer, ""),
+              StatusIs(StatusCode::kUnavailable,
+                       HasSubstr("already served by another")));
+  // As when the holder's process dies or loses the network.
+  Sql("SELECT pg_terminate_backend(pid) FROM pg_locks "
+      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()");
+  EXPECT_OK((*store)->AcquireRunnerLease(RunnerHolder::kServer, "").status());
+}
+
+}  // namespace
+}  // namespace hptune::store
