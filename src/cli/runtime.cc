@@ -32,11 +32,13 @@ absl::Status CheckPrivatePaths(const RuntimeOptions& options,
                        options.state_dir, PathKind::kDirectory);
 }
 
-// kShow needs a file to show; kRead reads a memory: store too (empty).
+// kShow needs a file to show; kRead reads a memory: store too (empty). A
+// PostgreSQL database is the server's to know: opening it says.
 bool DatabaseExists(Env& env, StoreUse use, const store::StoreUrl& url) {
   if (url.scheme == store::StoreUrl::Scheme::kMemory) {
     return use == StoreUse::kRead;
   }
+  if (url.scheme == store::StoreUrl::Scheme::kPostgres) return true;
   absl::StatusOr<FileInfo> info = env.InfoOf(url.path, Links::kFollow);
   return info.ok() && info->type == FileType::kRegular;
 }

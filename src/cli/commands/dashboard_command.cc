@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/store/open_store.h"
 #include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
 #include "src/cli/runtime.h"
@@ -99,7 +100,8 @@ int RunDashboardCommand(const std::vector<std::string>& args, std::ostream& out,
         err);
   }
   // The link holding the token only on a terminal: never into a log.
-  out << "hptune dashboard: " << (*server)->url() << " (db " << runtime.db
+  out << "hptune dashboard: " << (*server)->url() << " (db "
+      << store::PrintableStoreUrl(runtime.db)
       << ", read-only; log in with the token"
       << (isatty(STDOUT_FILENO)
               ? ", or open " + (*server)->url() + "login?token=" + token

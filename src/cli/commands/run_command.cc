@@ -26,6 +26,7 @@
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/runner/config_file.h"
 #include "hptune/runner/job_runner.h"
+#include "hptune/store/open_store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
@@ -443,7 +444,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     return FailRuntime(*e, err);
   }
   const Runtime& runtime = std::get<Runtime>(made);
-  const std::string& db = runtime.db;
+  // Named in messages: a PostgreSQL URL's password left out.
+  const std::string db = store::PrintableStoreUrl(runtime.db);
   store::Store& store = *runtime.store;
   engine::TuningEngine engine(
       store,

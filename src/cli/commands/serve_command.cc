@@ -26,6 +26,7 @@
 #include "hptune/env/clock.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/launch/slurm_launcher.h"
+#include "hptune/store/open_store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
@@ -403,7 +404,7 @@ struct StartLines {
 
 StartLines StartLinesOf(const ServeSetup& setup) {
   return {.listen = setup.options.listen_address,
-          .db = setup.options.db_path,
+          .db = store::PrintableStoreUrl(setup.options.db_path),
           .state_dir = setup.options.state_dir.string(),
           .backend = setup.options.backend_name,
           .token_file = setup.token_file,

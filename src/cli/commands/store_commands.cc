@@ -14,6 +14,7 @@
 #include "hptune/core/status.h"
 #include "hptune/core/time.h"
 #include "hptune/env/env.h"
+#include "hptune/store/open_store.h"
 #include "src/cli/client/connection.h"
 #include "src/cli/client/rpc_errors.h"
 #include "src/cli/client/study_reader.h"
@@ -256,7 +257,7 @@ absl::Status DeleteStudy(StoreContext& c, const std::string& name,
         c.store->AcquireRunnerLease(store::RunnerHolder::kRun, "");
     if (absl::IsUnavailable(held.status())) {
       return absl::FailedPreconditionError(
-          absl::StrCat("database \"", c.db_path,
+          absl::StrCat("database \"", store::PrintableStoreUrl(c.db_path),
                        "\" is served by hptune serve: delete through it, with "
                        "`hptune studies delete ",
                        name, " --server ADDR`"));
