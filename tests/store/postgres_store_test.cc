@@ -127,7 +127,8 @@ TEST_F(PostgresStoreTest, ALeaseWhoseSessionDiesIsFreed) {
                        HasSubstr("already served by another")));
   // As when the holder's process dies or loses the network.
   Sql("SELECT pg_terminate_backend(pid) FROM pg_locks "
-      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()");
+      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
+      "(SELECT oid FROM pg_database WHERE datname = current_database())");
   EXPECT_OK((*store)->AcquireRunnerLease(RunnerHolder::kServer, "").status());
 }
 

@@ -1,5 +1,6 @@
 #include "tests/testing/postgres_server.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
@@ -58,60 +59,109 @@ absl::Status Run(const std::vector<std::string>& argv,
                                              "): ", result.err.substr(0, 500)));
 }
 
+// Runs `sql` on the server's postgres database.
+absl::Status AdminSql(const std::string& dir, const std::string& sql) {
+  const std::string admin = absl::StrCat("postgresql:///postgres?host=", dir,
+                                         "&user=", kDatabaseUser);
+  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(admin.c_str()),
+                                                  PQfinish);
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    return absl::UnavailableError(PQerrorMessage(conn.get()));
+  }
+  std::unique_ptr<PGresult, void (*)(PGresult*)> result(
+      PQexec(conn.get(), sql.c_str()), PQclear);
+  if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
+    return absl::InternalError(PQresultErrorMessage(result.get()));
+  }
+  return absl::OkStatus();
+}
+
+// The shared server, deleted at exit.
+PostgresServer* shared_server = nullptr;
+
+// Where a server listens in `dir`.
+bool Listening(const std::string& dir) {
+  struct stat info {};
+  return stat((dir + "/.s.PGSQL.5432").c_str(), &info) == 0;
+}
+
 }  // namespace
 
 absl::StatusOr<PostgresServer*> PostgresServer::Shared() {
-  static PostgresServer* const server = [] {
-    auto* started = new PostgresServer();
-    absl::Status status = started->Start();
-    if (!status.ok()) {
-      started->bin_ = std::string(status.message());  // Kept as the reason.
-      return started;
+  static absl::StatusOr<PostgresServer*> const server =
+      []() -> absl::StatusOr<PostgresServer*> {
+    auto server = std::unique_ptr<PostgresServer>(new PostgresServer());
+    // The ctest fixture's (tests/testing/CMakeLists.txt), or another.
+    const char* shared = std::getenv("HPTUNE_TEST_POSTGRES");
+    if (shared == nullptr) shared = HPTUNE_TEST_POSTGRES_DIR;
+    if (Listening(shared)) {
+      server->dir_ = shared;
+    } else {
+      char pattern[] = "/tmp/hptune-pg-XXXXXX";  // Short: a socket path is.
+      if (mkdtemp(pattern) == nullptr) {
+        return absl::UnavailableError("cannot make a temporary directory");
+      }
+      server->dir_ = pattern;
+      server->owned_ = true;
+      if (absl::Status started = StartIn(server->dir_); !started.ok()) {
+        return started;
+      }
     }
-    started->started_ = true;
-    // Stopped at exit: a static's destructor would run after gtest's.
-    std::atexit([] { delete Shared().value_or(nullptr); });
-    return started;
+    shared_server = server.release();
+    std::atexit([] { delete shared_server; });
+    return shared_server;
   }();
-  if (!server->started_) return absl::UnavailableError(server->bin_);
   return server;
 }
 
-absl::Status PostgresServer::Start() {
-  bin_ = FindBinDir();
-  if (bin_.empty()) {
+absl::Status PostgresServer::StartIn(const std::string& dir) {
+  const std::string bin = FindBinDir();
+  if (bin.empty()) {
     return absl::UnavailableError(
         "no PostgreSQL server installed (no /usr/lib/postgresql/*/bin/initdb)");
   }
-  char pattern[] = "/tmp/hptune-pg-XXXXXX";  // Short: a socket path is.
-  if (mkdtemp(pattern) == nullptr) {
-    return absl::UnavailableError("cannot make a temporary directory");
+  StopIn(dir);
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return absl::UnavailableError(absl::StrCat("cannot make ", dir));
   }
-  dir_ = pattern;
-  if (geteuid() == 0 && chown(dir_.c_str(), kServerUid, kServerGid) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot chown ", dir_));
+  if (geteuid() == 0 && chown(dir.c_str(), kServerUid, kServerGid) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot chown ", dir));
   }
-  const std::string data = dir_ + "/data";
+  const std::string data = dir + "/data";
   absl::Status status =
-      Run({bin_ + "/initdb", "-D", data, "-U", kDatabaseUser, "-A", "trust",
+      Run({bin + "/initdb", "-D", data, "-U", kDatabaseUser, "-A", "trust",
            "-E", "UTF8", "--locale=C", "--no-sync"},
           "initdb");
   if (!status.ok()) return status;
-  return Run({bin_ + "/pg_ctl", "start", "-w", "-D", data, "-l",
-              dir_ + "/server.log", "-o",
-              absl::StrCat("-c listen_addresses='' -k ", dir_,
+  // fsync off: the tests check what clients see, never an OS crash, and a
+  // database per test is then cheap to create.
+  return Run({bin + "/pg_ctl", "start", "-w", "-D", data, "-l",
+              dir + "/server.log", "-o",
+              absl::StrCat("-c listen_addresses='' -k ", dir,
                            " -c fsync=off -c full_page_writes=off")},
              "pg_ctl start");
 }
 
-PostgresServer::~PostgresServer() {
-  if (started_) {
-    (void)Run({bin_ + "/pg_ctl", "stop", "-w", "-m", "immediate", "-D",
-               dir_ + "/data"},
-              "pg_ctl stop");
+void PostgresServer::StopIn(const std::string& dir) {
+  const std::string bin = FindBinDir();
+  if (!bin.empty() && Listening(dir)) {
+    (void)Run(
+        {bin + "/pg_ctl", "stop", "-w", "-m", "immediate", "-D", dir + "/data"},
+        "pg_ctl stop");
   }
   std::error_code ignored;
-  if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+  std::filesystem::remove_all(dir, ignored);
+}
+
+PostgresServer::~PostgresServer() {
+  if (owned_) {
+    StopIn(dir_);
+    return;
+  }
+  MutexLock lock(&mu_);
+  for (const std::string& name : databases_) {
+    (void)AdminSql(dir_, absl::StrCat("DROP DATABASE ", name, " WITH (FORCE)"));
+  }
 }
 
 std::string PostgresServer::Url(const std::string& name) const {
@@ -123,21 +173,12 @@ absl::StatusOr<std::string> PostgresServer::NewDatabase() {
   std::string name;
   {
     MutexLock lock(&mu_);
-    name = absl::StrCat("test_", ++databases_);
+    name = absl::StrCat("test_", getpid(), "_", databases_.size() + 1);
+    databases_.push_back(name);
   }
-  const std::string admin = absl::StrCat("postgresql:///postgres?host=", dir_,
-                                         "&user=", kDatabaseUser);
-  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(admin.c_str()),
-                                                  PQfinish);
-  if (PQstatus(conn.get()) != CONNECTION_OK) {
-    return absl::UnavailableError(PQerrorMessage(conn.get()));
-  }
-  std::unique_ptr<PGresult, void (*)(PGresult*)> result(
-      PQexec(conn.get(), absl::StrCat("CREATE DATABASE ", name, " STRATEGY FILE_COPY").c_str()),
-      PQclear);
-  if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
-    return absl::InternalError(PQresultErrorMessage(result.get()));
-  }
+  absl::Status made = AdminSql(
+      dir_, absl::StrCat("CREATE DATABASE ", name, " STRATEGY FILE_COPY"));
+  if (!made.ok()) return made;
   return Url(name);
 }
 

@@ -2,13 +2,18 @@
 // initdb in a temporary directory and `pg_ctl start` listening only on a
 // Unix socket there (no TCP port), run as an unprivileged user when the
 // tests run as root (initdb refuses root), with trust authentication: the
-// socket sits in a private 0700 directory. One server per test binary,
-// started on first use and stopped at exit; each test takes a database of
-// its own (NewDatabase). Used by the PostgresStore tests. Thread-safe.
+// socket sits in a private 0700 directory. Under ctest one server serves
+// every test process: the fixture test postgres.start starts it in the
+// build's directory for it (tests/testing/CMakeLists.txt; another where
+// $HPTUNE_TEST_POSTGRES names one) and postgres.stop stops it; a test binary run by hand, or when that server is
+// not there, starts one of its own on first use and stops it at exit. Each
+// test takes a database of its own (NewDatabase), dropped at exit. Used by
+// the PostgresStore tests. Thread-safe.
 #ifndef HPTUNE_TESTS_TESTING_POSTGRES_SERVER_H_
 #define HPTUNE_TESTS_TESTING_POSTGRES_SERVER_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "hptune/core/mutex.h"
@@ -31,15 +36,18 @@ class PostgresServer {
 
   ~PostgresServer();
 
+  // Starts a server in `dir` (made when missing; one left there is stopped
+  // first), or stops the one there and removes `dir`.
+  static absl::Status StartIn(const std::string& dir);
+  static void StopIn(const std::string& dir);
+
  private:
   PostgresServer() = default;
-  absl::Status Start();
 
-  std::string bin_;  // initdb, pg_ctl.
-  std::string dir_;  // Holds the socket, data/ and the server's log.
-  bool started_ = false;
+  std::string dir_;     // Holds the socket, data/ and the server's log.
+  bool owned_ = false;  // Started by this process, so stopped by it.
   Mutex mu_;
-  int databases_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> databases_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hptune::testing
