@@ -96,19 +96,25 @@ TEST(ReplicaRequestsTest, ListsMasterWorkersPsEvaluatorsWithTheirGpus) {
   std::vector<ReplicaRequest> requests = ReplicaRequests(MakeJob());
   EXPECT_THAT(
       requests,
-      ElementsAre(ReplicaRequest{TaskType::kMaster, 0, 0, ""},
-                  ReplicaRequest{TaskType::kWorker, 0, 2, "NVIDIA_TESLA_T4"},
-                  ReplicaRequest{TaskType::kWorker, 1, 2, "NVIDIA_TESLA_T4"},
-                  ReplicaRequest{TaskType::kParameterServer, 0, 0, ""},
-                  ReplicaRequest{TaskType::kEvaluator, 0, 0, ""}));
+      ElementsAre(ReplicaRequest{TaskType::kMaster, 0, 0, "",
+                                 "trainingInput.masterConfig"},
+                  ReplicaRequest{TaskType::kWorker, 0, 2, "NVIDIA_TESLA_T4",
+                                 "trainingInput.workerConfig"},
+                  ReplicaRequest{TaskType::kWorker, 1, 2, "NVIDIA_TESLA_T4",
+                                 "trainingInput.workerConfig"},
+                  ReplicaRequest{TaskType::kParameterServer, 0, 0, "",
+                                 "trainingInput.parameterServerConfig"},
+                  ReplicaRequest{TaskType::kEvaluator, 0, 0, "",
+                                 "trainingInput.evaluatorConfig"}));
 }
 
 TEST(ReplicaRequestsTest, LegacyMachineTypesBringTheirOwnGpus) {
   JobSpec job;
   job.master = {.count = 1, .machine_type = "complex_model_m_p100"};
-  EXPECT_THAT(ReplicaRequests(job),
-              ElementsAre(ReplicaRequest{TaskType::kMaster, 0, 4,
-                                         "NVIDIA_TESLA_P100"}));
+  EXPECT_THAT(
+      ReplicaRequests(job),
+      ElementsAre(ReplicaRequest{TaskType::kMaster, 0, 4, "NVIDIA_TESLA_P100",
+                                 "trainingInput.masterConfig"}));
 }
 
 TEST(ReplicaEnvTest, TfConfigHasTheClusterTaskAndJobInOrder) {
