@@ -141,11 +141,7 @@ void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
     return;
   }
   if (format == OutputFormat::kVertex) {
-    // Vertex's ListTrialsResponse: every trial, so no nextPageToken.
-    const nlohmann::ordered_json list = {
-        {"trials", nlohmann::ordered_json::parse(
-                       VertexTrialsJson(trials, &spec.search_space))}};
-    out << list.dump(2) << "\n";
+    out << VertexTrialsJson(trials, &spec.search_space) << "\n";
     return;
   }
   Table table = TrialsTable(spec, trials, optimal);

@@ -38,9 +38,9 @@ std::string MetricsText(const StudySpec& spec);
 std::string TrialsJson(const StudySpec& spec, const std::vector<Trial>& trials,
                        const std::set<int64_t>& optimal);
 
-// TrialsJson for kJson, Vertex's Trial list (VertexTrialsJson) for kVertex,
-// TrialsTable otherwise; as a table without the
-// stoppedEarly and reason columns when no trial has one.
+// TrialsJson for kJson, Vertex's ListTrialsResponse (VertexTrialsJson) for
+// kVertex, TrialsTable otherwise; as a table without the stoppedEarly and
+// reason columns when no trial has one.
 void PrintTrials(const StudySpec& spec, const std::vector<Trial>& trials,
                  const std::set<int64_t>& optimal, OutputFormat format,
                  std::ostream& out);

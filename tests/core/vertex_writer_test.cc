@@ -171,7 +171,7 @@ TEST(VertexJobJsonTest, JobFieldsInVertexNames) {
 }
 
 TEST(VertexJobJsonTest, TrialFields) {
-  const Json trial = Json::parse(VertexTrialsJson({Succeeded()}))[0];
+  const Json trial = Json::parse(VertexTrialsJson({Succeeded()}))["trials"][0];
   EXPECT_EQ(trial["id"], "1");
   EXPECT_EQ(trial["state"], "SUCCEEDED");
   EXPECT_EQ(trial["parameters"],
@@ -199,7 +199,7 @@ TEST(VertexJobJsonTest, TrialParametersAreInTheSpecsOrder) {
   EXPECT_EQ(out["trials"][0]["parameters"], expected);
   const Json list =
       Json::parse(VertexTrialsJson({Succeeded()}, &job.study->search_space));
-  EXPECT_EQ(list[0]["parameters"], expected);
+  EXPECT_EQ(list["trials"][0]["parameters"], expected);
 }
 
 TEST(VertexJobJsonTest, FailedJobHasItsErrorAndFailedTrialsAreInfeasible) {

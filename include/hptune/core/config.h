@@ -191,8 +191,9 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
                           const std::vector<Trial>& trials,
                           const VertexJobJsonOptions& options = {});
 
-// The `trials` array of VertexJobJson alone; each trial's parameters in
-// the order of `space` (the study's) when given, as VertexJobJson writes
+// Vertex's ListTrialsResponse: {"trials": [...]}, the `trials` array of
+// VertexJobJson (every trial, so no nextPageToken); each trial's parameters
+// in the order of `space` (the study's) when given, as VertexJobJson writes
 // them, else by name.
 std::string VertexTrialsJson(const std::vector<Trial>& trials,
                              const SearchSpace* space = nullptr);

@@ -349,7 +349,9 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
 
 std::string VertexTrialsJson(const std::vector<Trial>& trials,
                              const SearchSpace* space) {
-  return DumpJson(TrialsToJson(trials, /*with_measurements=*/false, space));
+  Json list;
+  list["trials"] = TrialsToJson(trials, /*with_measurements=*/false, space);
+  return DumpJson(list);
 }
 
 }  // namespace hptune
