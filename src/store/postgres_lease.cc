@@ -10,11 +10,19 @@
 namespace hptune::store::internal {
 namespace {
 
+// Frees the session's advisory locks before it closes. Closing alone is not
+// enough: the server ends a backend after the client has gone, so its locks
+// would outlive the lease by a moment and refuse the next holder.
+void ReleaseLocks(PgConnection& session) {
+  if (session.ok()) (void)session.Exec("SELECT pg_advisory_unlock_all()");
+}
+
 // The locks live as long as this connection.
 class PgRunnerLease : public RunnerLease {
  public:
   explicit PgRunnerLease(std::unique_ptr<PgConnection> session)
       : session_(std::move(session)) {}
+  ~PgRunnerLease() override { ReleaseLocks(*session_); }
 
  private:
   std::unique_ptr<PgConnection> session_;
@@ -91,11 +99,14 @@ absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
   if (server && !job_id.empty()) {
     return absl::InvalidArgumentError("a server's runner lease holds no job");
   }
-  // A refused lease closes its session, so it leaves no lock behind.
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> session,
                           pool.Connect());
-  HPTUNE_RETURN_IF_ERROR(server ? TakeServerLock(*session)
-                                : TakeRunLocks(*session, job_id));
+  absl::Status taken =
+      server ? TakeServerLock(*session) : TakeRunLocks(*session, job_id);
+  if (!taken.ok()) {
+    ReleaseLocks(*session);  // A refused lease leaves no lock behind.
+    return taken;
+  }
   return std::make_unique<PgRunnerLease>(std::move(session));
 }
 
