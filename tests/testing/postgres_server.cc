@@ -76,6 +76,11 @@ absl::Status AdminSql(const std::string& dir, const std::string& sql) {
   return absl::OkStatus();
 }
 
+std::string UrlIn(const std::string& dir, const std::string& name) {
+  return absl::StrCat("postgresql:///", name, "?host=", dir,
+                      "&user=", kDatabaseUser);
+}
+
 // The shared server, deleted at exit.
 PostgresServer* shared_server = nullptr;
 
@@ -165,8 +170,19 @@ PostgresServer::~PostgresServer() {
 }
 
 std::string PostgresServer::Url(const std::string& name) const {
-  return absl::StrCat("postgresql:///", name, "?host=", dir_,
-                      "&user=", kDatabaseUser);
+  return UrlIn(dir_, name);
+}
+
+absl::StatusOr<std::string> PostgresServer::CreateDatabaseIn(
+    const std::string& dir, const std::string& name) {
+  if (!Listening(dir)) {
+    return absl::UnavailableError(
+        absl::StrCat("no PostgreSQL server listens in ", dir));
+  }
+  absl::Status made = AdminSql(
+      dir, absl::StrCat("CREATE DATABASE ", name, " STRATEGY FILE_COPY"));
+  if (!made.ok()) return made;
+  return UrlIn(dir, name);
 }
 
 absl::StatusOr<std::string> PostgresServer::NewDatabase() {

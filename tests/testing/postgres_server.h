@@ -5,10 +5,10 @@
 // socket sits in a private 0700 directory. Under ctest one server serves
 // every test process: the fixture test postgres.start starts it in the
 // build's directory for it (tests/testing/CMakeLists.txt; another where
-// $HPTUNE_TEST_POSTGRES names one) and postgres.stop stops it; a test binary run by hand, or when that server is
-// not there, starts one of its own on first use and stops it at exit. Each
-// test takes a database of its own (NewDatabase), dropped at exit. Used by
-// the PostgresStore tests. Thread-safe.
+// $HPTUNE_TEST_POSTGRES names one) and postgres.stop stops it; a test binary
+// run by hand, or when that server is not there, starts one of its own on first
+// use and stops it at exit. Each test takes a database of its own
+// (NewDatabase), dropped at exit. Used by the PostgresStore tests. Thread-safe.
 #ifndef HPTUNE_TESTS_TESTING_POSTGRES_SERVER_H_
 #define HPTUNE_TESTS_TESTING_POSTGRES_SERVER_H_
 
@@ -40,6 +40,11 @@ class PostgresServer {
   // first), or stops the one there and removes `dir`.
   static absl::Status StartIn(const std::string& dir);
   static void StopIn(const std::string& dir);
+  // A new database `name` on the server listening in `dir`, kept until that
+  // server stops: its store URL. For tests in other languages, which get it
+  // from `postgres_server database` (Unavailable when none listens there).
+  static absl::StatusOr<std::string> CreateDatabaseIn(const std::string& dir,
+                                                      const std::string& name);
 
  private:
   PostgresServer() = default;

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""The dashboard in a real headless Chromium against a real `hptune serve`
+whose store is PostgreSQL (a database of the ctest fixture's server).
+
+    /usr/bin/python3 tests/dashboard/postgres_browser_test.py --hptune BUILD/hptune \
+        --postgres-server BUILD/tests/testing/postgres_server --postgres-dir DIR --out OUTDIR
+
+browser_test.py's servers, browser, job and checks, on the path a user
+takes: log in, submit a tuning job, watch its trials appear live, then the
+studies list, the trials table, the history plot and a trial page with its
+log, each checked against the API. Exits 77 (skipped) where no PostgreSQL
+server runs in DIR, unless HPTUNE_EXPECT names "postgresql".
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_test import Api, Browser, DashboardTest, check  # noqa: E402
+
+SKIPPED = 77
+
+
+class PostgresDashboardTest(DashboardTest):
+    def __init__(self, hptune, out, keep, db):
+        super().__init__(hptune, out, keep)
+        self.db = db
+
+    def run(self):
+        os.makedirs(self.out, exist_ok=True)
+        try:
+            self.a = self.start_server("server-pg", [
+                "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                "--db", self.db, "--state-dir", os.path.join(self.tmp, "runs")])
+            with open(os.path.join(self.env["HPTUNE_CONFIG_DIR"], "token")) as f:
+                self.token = f.read().strip()
+            check(self.token, "the token file is empty")
+            self.api = Api(self.a.url, self.token)
+            self.grpc = "127.0.0.1:%d" % self.a.grpc_port
+            self.browser = Browser(self.out)
+            self.job = "dash_pg"
+            if not self.step("log in through the form", self.check_login):
+                return False
+            self.step("the studies list loads", self.check_empty_list)
+            if not self.step("submit a tuning job", self.submit_job):
+                return False
+            self.step("the open pages show the new study and its new trials without a reload", self.check_live)
+            if not self.step("the job finishes", self.wait_job_done):
+                return False
+            self.step("the studies list shows the study", self.check_list)
+            self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
+            self.step("history: one point per finished trial with a value", self.check_history)
+            self.step("trial page", self.check_trial_page)
+        except Exception as e:  # setup: recorded as browser_test.py does
+            self.failed.append(("setup", str(e)))
+            print("FAIL setup\n  %s" % e, flush=True)
+        finally:
+            self.cleanup()
+        return not self.failed
+
+
+def new_database(tool, directory):
+    """A database of the fixture's server: its URL, or None (skip)."""
+    made = subprocess.run([tool, "database", directory, "dash_%d" % os.getpid()],
+                          capture_output=True, text=True, timeout=60)
+    if made.returncode == 0:
+        return made.stdout.strip()
+    print("no PostgreSQL server: %s" % made.stderr.strip())
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hptune", required=True, help="the hptune binary")
+    parser.add_argument("--postgres-server", required=True, help="tests/testing's postgres_server")
+    parser.add_argument("--postgres-dir", required=True, help="where the fixture's server listens")
+    parser.add_argument("--out", required=True, help="where screenshots and server logs go")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args()
+    db = new_database(args.postgres_server, args.postgres_dir)
+    if db is None:
+        expected = "postgresql" in os.environ.get("HPTUNE_EXPECT", "").split(",")
+        return 1 if expected else SKIPPED
+    started = time.monotonic()
+    test = PostgresDashboardTest(args.hptune, args.out, args.keep, db)
+    ok = test.run()
+    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
+          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
+    for name, detail in test.failed:
+        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
