@@ -72,15 +72,15 @@ forbid "src/rest" \
   "the REST gateway reaches the server through gRPC and src/api only: one code path behind both"
 forbid "src/cli" 'src/rest/' \
   "only serve composes the REST gateway" \
-  'serve_command.*'
+  'serve_command.*' 'serve_fronts.*'
 forbid "src/cli" 'src/server/' \
   "the CLI's commands reach a server through src/api; only serve composes it" \
-  'serve_command.*'
+  'serve_command.*' 'serve_fronts.*'
 forbid "src/dashboard" 'src/(server|cli|jobs|engine|runner|launch)/|hptune/(engine|runner|launch)/|sqlite3|grpc' \
   "the dashboard reads the Store interface; its owner hands it what may change"
 forbid "src/cli" 'src/dashboard/' \
   "only serve and dashboard compose the web dashboard" \
-  'serve_command.*' 'dashboard_command.*'
+  'serve_command.*' 'serve_fronts.*' 'dashboard_command.*'
 forbid "src/server src/jobs" 'src/launch/' \
   "the server and job control use launch's public headers only"
 forbid "src/server src/jobs src/dashboard src/cli src/api" 'algorithms/' \

@@ -272,6 +272,8 @@ class HptuneServer::Impl {
 
   void Wait() { server_->Wait(); }
 
+  absl::Status CheckRunnerLease() { return lease_->Check(); }
+
   store::Store& store() { return *store_; }
   absl::StatusOr<JobRecord> CancelJob(std::string_view job_id) {
     return jobs_->Cancel(job_id);
@@ -341,6 +343,9 @@ void HptuneServer::Drain(std::chrono::milliseconds deadline) {
   impl_->Drain(deadline);
 }
 void HptuneServer::Wait() { impl_->Wait(); }
+absl::Status HptuneServer::CheckRunnerLease() {
+  return impl_->CheckRunnerLease();
+}
 store::Store& HptuneServer::store() { return impl_->store(); }
 std::shared_ptr<grpc::Channel> HptuneServer::InProcessChannel() {
   return impl_->InProcessChannel();

@@ -131,6 +131,11 @@ class HptuneServer {
   // Blocks until the gRPC server has shut down.
   void Wait();
 
+  // OK while the server still holds its store's runner lease
+  // (store::RunnerLease::Check): a server that lost it must stop running
+  // jobs. Called from one thread at a time (the serve command's watch).
+  absl::Status CheckRunnerLease();
+
   // The server's store and job control, for the dashboard `hptune serve`
   // starts beside it (src/dashboard): thread-safe, alive while the server
   // is.

@@ -24,6 +24,20 @@ class PgRunnerLease : public RunnerLease {
       : session_(std::move(session)) {}
   ~PgRunnerLease() override { ReleaseLocks(*session_); }
 
+  // Held while the session lives and still holds the runner lock (as a
+  // server's exclusive or a run's shared lock).
+  absl::Status Check() override {
+    absl::StatusOr<PgResult> held = session_->Query(absl::StrCat(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = "
+        "pg_backend_pid() AND granted AND classid = ",
+        kPgLockClass, " AND objid = ", kPgRunnerLock, " AND objsubid = 2"));
+    if (held.ok() && PgValue(*held, 0, 0) != "0") return absl::OkStatus();
+    return absl::UnavailableError(absl::StrCat(
+        "lost the runner lease on database \"", session_->printable(), "\": ",
+        held.ok() ? "its advisory lock is no longer held"
+                  : std::string(held.status().message())));
+  }
+
  private:
   std::unique_ptr<PgConnection> session_;
 };

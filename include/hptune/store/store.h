@@ -103,6 +103,14 @@ enum class RunnerHolder {
 class RunnerLease {
  public:
   virtual ~RunnerLease() = default;
+  // OK while the lease is still held. A lease that lives on a database
+  // connection (PostgresStore's) is lost when that connection is (a
+  // network partition, the database restarted, an administrator ending the
+  // session): then Unavailable naming the database, and its holder must stop
+  // running jobs, since another may now take them over. A lease the kernel
+  // keeps for this process (SqliteStore's flocks, MemoryStore's) cannot be
+  // lost: this default.
+  virtual absl::Status Check() { return absl::OkStatus(); }
 };
 
 class Store {

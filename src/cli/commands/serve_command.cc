@@ -28,8 +28,10 @@
 #include "hptune/launch/slurm_launcher.h"
 #include "hptune/store/open_store.h"
 #include "src/cli/backend_flags.h"
+#include "src/cli/commands/serve_fronts.h"
 #include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
+#include "src/cli/lease_watch.h"
 #include "src/cli/runner_flags.h"
 #include "src/cli/runtime.h"
 #include "src/cli/serving_flags.h"
@@ -431,52 +433,6 @@ void PrintStartLines(const StartLines& lines, int port, std::ostream& out) {
   }
 }
 
-// The dashboard beside the server, on its store, acting through it.
-absl::StatusOr<std::unique_ptr<dashboard::DashboardServer>> StartDashboard(
-    server::HptuneServer& server, dashboard::DashboardOptions options) {
-  options.actions.cancel_job = [&server](std::string_view job_id) {
-    return server.CancelJob(job_id);
-  };
-  options.actions.delete_study = [&server](std::string_view study) {
-    return server.DeleteStudy(study);
-  };
-  options.actions.complete_trial = [&server](std::string_view study,
-                                             int64_t trial, Measurement final) {
-    return server.CompleteTrial(study, trial, std::move(final));
-  };
-  options.actions.mark_infeasible = [&server](std::string_view study,
-                                              int64_t trial,
-                                              std::string_view reason) {
-    return server.MarkTrialInfeasible(study, trial, reason);
-  };
-  options.actions.set_note = [&server](std::string_view study, int64_t trial,
-                                       std::string_view text,
-                                       store::NoteEdit edit) {
-    return server.store().SetNote(study, trial, text, std::move(edit));
-  };
-  return dashboard::DashboardServer::Start(server.store(), std::move(options));
-}
-
-// Cloud Storage's upload into --gcs-root, as the server's user, through
-// its Env.
-rest::StorageOptions StorageOf(server::HptuneServer& server, Env& env,
-                               std::string gcs_root) {
-  return {
-      .gcs_root = std::move(gcs_root),
-      .authorize =
-          [&server](std::string_view authorization) {
-            return server.AuthorizeAdmin(authorization);
-          },
-      .write = [&env](const std::string& path,
-                      std::string_view contents) -> absl::StatusOr<int64_t> {
-        const std::filesystem::path file(path);
-        HPTUNE_RETURN_IF_ERROR(
-            env.CreatePrivateDirectories(file.parent_path()));
-        HPTUNE_RETURN_IF_ERROR(env.WriteFileAtomically(file, contents));
-        return env.Now().time_since_epoch().count();
-      }};
-}
-
 // AI Platform's REST API in front of the server's gRPC services, with the
 // dashboard's TLS and Host rules.
 absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
@@ -499,18 +455,27 @@ absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
            }});
 }
 
-// Waits for SIGTERM or SIGINT, then drains and ends the process: job
-// runner threads are parked inside the drained launcher, so it ends
-// without unwinding them (the store is consistent after every call).
+// How often the server checks that it still holds its store's runner
+// lease (a PostgreSQL session can be lost; LeaseWatch).
+constexpr std::chrono::seconds kLeaseCheckInterval(2);
+
+// Waits for SIGTERM or SIGINT, or for the watch to find the runner lease
+// lost (it sends SIGTERM), then drains and ends the process, non-zero for a
+// lost lease: job runner threads are parked inside the drained launcher, so
+// it ends without unwinding them (the store is consistent after every call).
 [[noreturn]] void DrainOnStopSignal(const sigset_t& stop_signals,
                                     server::HptuneServer& server,
                                     dashboard::DashboardServer* web,
                                     rest::RestGateway* rest,
+                                    const LeaseWatch& watch,
                                     ServeOutput& output, std::ostream& err) {
   const int signal = WaitForStopSignal(stop_signals);
+  const absl::Status lost = watch.lost();
   {
     MutexLock lock(&output.mu);
-    output.out << "hptune serve: signal " << signal
+    output.out << "hptune serve: "
+               << (lost.ok() ? absl::StrCat("signal ", signal)
+                             : std::string(lost.message()))
                << ": draining (jobs stay resumable)" << std::endl;
   }
   if (web != nullptr) web->Stop();
@@ -519,7 +484,7 @@ absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
   MutexLock lock(&output.mu);
   output.out << "hptune serve: drained" << std::endl;
   err.flush();
-  std::_Exit(kExitOk);
+  std::_Exit(lost.ok() ? kExitOk : kExitFailure);
 }
 
 // A front beside the gRPC server (the dashboard, the REST API) could not
@@ -592,8 +557,12 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
         << setup.rest->host << ":" << rest->port() << "/v1/" << std::endl;
   }
   output.mu.Unlock();
-  DrainOnStopSignal(setup.stop_signals, **server, web.get(), rest.get(), output,
-                    err);
+  Env& env = *setup.runtime.env;
+  const LeaseWatch watch(
+      env, kLeaseCheckInterval, [&] { return (*server)->CheckRunnerLease(); },
+      [&env] { kill(env.ProcessId(), SIGTERM); });
+  DrainOnStopSignal(setup.stop_signals, **server, web.get(), rest.get(), watch,
+                    output, err);
 }
 
 }  // namespace hptune::cli

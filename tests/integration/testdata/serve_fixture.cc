@@ -73,12 +73,16 @@ bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
   ++launches_;
   const std::string out = dir_ + "/serve-" + std::to_string(launches_) + ".out";
   const std::string err = dir_ + "/serve-" + std::to_string(launches_) + ".err";
-  std::vector<std::string> argv = {
-      HptuneBinary(), "serve",           "--db", db(), "--state-dir",
-      runs_dir(),     "--grace-seconds", "2"};
+  std::vector<std::string> argv = {HptuneBinary(),    "serve",
+                                   "--state-dir",     runs_dir(),
+                                   "--grace-seconds", "2"};
   auto given = [&](const char* flag) {
     return std::find(extra_.begin(), extra_.end(), flag) != extra_.end();
   };
+  if (!given("--db")) {  // A store URL of the test's own, else the file.
+    argv.push_back("--db");
+    argv.push_back(db());
+  }
   // No GPUs of this machine, unless the trials run elsewhere (Slurm).
   if (!given("--backend")) {
     argv.push_back("--gpus");
@@ -143,6 +147,13 @@ int ServeProcess::Stop(int signal, bool wait) {
   waitpid(pid_, &status, 0);
   pid_ = -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::optional<int> ServeProcess::WaitForExit(std::chrono::seconds timeout) {
+  if (pid_ <= 0) return std::nullopt;
+  const std::optional<int> code = testing::WaitForExit(pid_, timeout);
+  pid_ = -1;  // Collected, or killed and collected.
+  return code;
 }
 
 std::unique_ptr<v1::StudyService::Stub> ServeProcess::StudyStub() const {

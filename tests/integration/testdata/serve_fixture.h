@@ -26,7 +26,8 @@ namespace hptune::testing {
 
 class ServeProcess {
  public:
-  // `dir` holds the database (hptune.db), the state dir (runs/) and logs.
+  // `dir` holds the database (hptune.db, unless `extra` gives --db), the
+  // state dir (runs/) and logs.
   explicit ServeProcess(std::string dir, std::vector<std::string> extra = {});
   ~ServeProcess();  // SIGKILLs a server still running.
 
@@ -37,6 +38,10 @@ class ServeProcess {
   // Sends `signal`; with wait, collects it and returns its exit code
   // (-1 when a signal killed it).
   int Stop(int signal, bool wait = true);
+  // Waits up to `timeout` for the server to exit by itself: its exit code
+  // (-1 when a signal killed it), or nullopt when it still ran (then
+  // SIGKILLed).
+  std::optional<int> WaitForExit(std::chrono::seconds timeout);
 
   pid_t pid() const { return pid_; }
   int port() const { return port_; }

@@ -1,0 +1,128 @@
+// `hptune serve` on a PostgreSQL store (docs/operations.md, "PostgreSQL"):
+// a server whose runner lease is lost (the database ended its session, as
+// after a network partition or a database restart) must stop running jobs,
+// since another server may now take them over. It drains as on SIGTERM,
+// stopping its trainers and leaving the job resumable, and exits non-zero
+// naming the database; another server then takes the database and the job.
+// The real binary, real trainers and a real PostgreSQL server.
+#include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tests/integration/testdata/serve_fixture.h"
+#include "tests/testing/expected.h"
+#include "tests/testing/postgres_server.h"
+#include "tests/testing/run_process.h"
+
+namespace hptune {
+namespace {
+
+using testing::Context;
+using ::testing::HasSubstr;
+using testing::ServeProcess;
+
+// One trial that runs far longer than the test.
+void SubmitLongJob(const ServeProcess& server) {
+  const std::string trainer =
+      testing::SourceDir() + "/tests/integration/testdata/crash_trainer.py";
+  const std::string json =
+      R"({"command": ["python3", ")" + trainer +
+      R"("], "args": ["--steps=10000", "--step_seconds=0.05",
+      "--ledger=)" +
+      server.dir() + R"(/ledger.txt"],
+      "hyperparameters": {"goal": "MINIMIZE",
+        "hyperparameterMetricTag": "loss", "maxTrials": 1,
+        "params": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0,
+                    "maxValue": 1}]}})";
+  v1::SubmitJobRequest submit;
+  submit.set_job_id("leased");
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
+                  json, submit.mutable_training_input())
+                  .ok());
+  v1::Job job;
+  const grpc::Status status =
+      server.JobStub()->SubmitJob(Context().get(), submit, &job);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+}
+
+bool TrialReported(const ServeProcess& server) {
+  v1::ListTrialsRequest request;
+  request.set_study("leased");
+  v1::ListTrialsResponse reply;
+  return server.StudyStub()
+             ->ListTrials(Context().get(), request, &reply)
+             .ok() &&
+         reply.trials_size() == 1 && reply.trials(0).measurements_size() > 0;
+}
+
+v1::Job::State JobState(const ServeProcess& server) {
+  v1::GetJobRequest request;
+  request.set_job_id("leased");
+  v1::Job job;
+  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
+    return v1::Job::STATE_UNSPECIFIED;
+  }
+  return job.state();
+}
+
+// Ends, from another session, every session of `url`'s database that holds
+// an advisory lock: what the database does to a partitioned client.
+int EndLeaseSessions(const std::string& url) {
+  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(url.c_str()),
+                                                  PQfinish);
+  if (PQstatus(conn.get()) != CONNECTION_OK) return -1;
+  std::unique_ptr<PGresult, void (*)(PGresult*)> ended(
+      PQexec(conn.get(),
+             "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
+             "locktype = 'advisory' AND database = (SELECT oid FROM "
+             "pg_database WHERE datname = current_database()) AND pid <> "
+             "pg_backend_pid()"),
+      PQclear);
+  if (PQresultStatus(ended.get()) != PGRES_TUPLES_OK) return -1;
+  return PQntuples(ended.get());
+}
+
+TEST(ServePostgresTest, AServerThatLosesItsLeaseStopsItsJobsAndExits) {
+  absl::StatusOr<testing::PostgresServer*> postgres =
+      testing::PostgresServer::Shared();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(postgres.ok(), "postgresql",
+                               postgres.status().message());
+  absl::StatusOr<std::string> url = (*postgres)->NewDatabase();
+  ASSERT_TRUE(url.ok()) << url.status();
+  ServeProcess first(testing::MakeTempDir(), {"--db", *url});
+  std::string error;
+  ASSERT_TRUE(first.Start(&error)) << error;
+  ASSERT_NO_FATAL_FAILURE(SubmitLongJob(first));
+  ASSERT_TRUE(testing::PollUntil([&] { return TrialReported(first); },
+                                 std::chrono::seconds(30)))
+      << first.Output();
+
+  ASSERT_GE(EndLeaseSessions(*url), 1);
+  const std::optional<int> exit_code =
+      first.WaitForExit(std::chrono::seconds(30));
+  ASSERT_TRUE(exit_code.has_value()) << "still serving:\n" << first.Output();
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_THAT(first.Output(),
+              HasSubstr("lost the runner lease on database \"postgresql:///"));
+  EXPECT_THAT(first.Output(), HasSubstr("hptune serve: drained"));
+  EXPECT_TRUE(testing::ReplicasUnder(first.runs_dir()).empty());
+
+  // The lease is free: another server takes the database and the job.
+  ServeProcess second(testing::MakeTempDir(), {"--db", *url});
+  ASSERT_TRUE(second.Start(&error)) << error;
+  EXPECT_EQ(JobState(second), v1::Job::RUNNING);
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id("leased");
+  v1::Job job;
+  EXPECT_TRUE(second.JobStub()->CancelJob(Context().get(), cancel, &job).ok());
+}
+
+}  // namespace
+}  // namespace hptune
