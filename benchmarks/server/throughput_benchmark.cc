@@ -35,7 +35,12 @@
 //
 //   throughput_benchmark [--clients=16] [--seconds=10] [--warmup_seconds=2]
 //                        [--completed_trials=10] [--curve_length=100]
-//                        [--keep_db] [--baseline]
+//                        [--keep_db] [--baseline] [--db=URL]
+//
+// --db names the store (a URL as `hptune serve --db` takes it, e.g.
+// postgresql:///hp?host=/run/postgresql); default a SQLite file in the temp
+// dir. The CPU figure counts this process only: a PostgreSQL server's own
+// CPU is not in it.
 //
 // --baseline replaces each round trip by two GetStudy calls (same number of
 // RPCs, a one-row store read each): the floor that gRPC, the threads and the
@@ -60,6 +65,7 @@
 #include <vector>
 
 #include "benchmarks/server/bench_support.h"
+#include "hptune/store/open_store.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/server.h"
 
@@ -87,6 +93,7 @@ struct Flags {
   bool keep_db = false;
   bool baseline = false;
   bool sync_clients = false;
+  std::string db;  // A store URL; "" for a SQLite file in the temp dir.
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -107,6 +114,8 @@ Flags ParseFlags(int argc, char** argv) {
       flags.completed_trials = std::atoi(v);
     } else if (const char* v = value_of("curve_length")) {
       flags.curve_length = std::atoi(v);
+    } else if (const char* v = value_of("db")) {
+      flags.db = v;
     } else if (arg == "--keep_db") {
       flags.keep_db = true;
     } else if (arg == "--baseline") {
@@ -119,7 +128,7 @@ Flags ParseFlags(int argc, char** argv) {
           "unknown flag " + arg +
               " (flags: --clients=N --seconds=S --warmup_seconds=S "
               "--completed_trials=N --curve_length=N --keep_db --baseline "
-              "--sync_clients)");
+              "--sync_clients --db=URL)");
     }
   }
   if (flags.clients < 1 || flags.seconds <= 0 || flags.warmup_seconds < 0 ||
@@ -407,7 +416,8 @@ int Main(int argc, char** argv) {
   server::ServerOptions options;
   options.env = &DefaultEnv();
   options.listen_address = "127.0.0.1:0";
-  options.db_path = (dir / "hptune.db").string();
+  options.db_path = flags.db.empty() ? (dir / "hptune.db").string() : flags.db;
+  const std::string store = store::PrintableStoreUrl(options.db_path);
   options.state_dir = dir / "runs";
   options.token = kToken;
   absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
@@ -489,10 +499,13 @@ int Main(int argc, char** argv) {
       "  server      in-process HptuneServer on 127.0.0.1:%d (clients in the "
       "same process), %u hardware threads\n",
       port, std::thread::hardware_concurrency());
+  std::printf("  store       %s\n", store.c_str());
   std::printf(
-      "  durable     SQLite WAL, synchronous=NORMAL, one committed "
-      "transaction per AddMeasurement before its OK (survives a server "
-      "crash; not fsync'd per commit)\n");
+      "  durable     %s, one committed transaction per AddMeasurement "
+      "before its OK (survives a server crash)\n",
+      flags.db.empty() ? "SQLite WAL, synchronous=NORMAL (not fsync'd per "
+                         "commit)"
+                       : "the store's own commit rule");
   std::printf(
       "  clients     %d (one channel/connection and one ACTIVE "
       "trial each; %s)\n",
@@ -528,7 +541,7 @@ int Main(int argc, char** argv) {
 
   (*server)->Drain(std::chrono::milliseconds(100));
   if (flags.keep_db) {
-    std::printf("  database    %s (kept)\n", options.db_path.c_str());
+    std::printf("  database    %s (kept)\n", store.c_str());
   } else {
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);

@@ -119,7 +119,7 @@ absl::StatusOr<PostgresServer*> PostgresServer::Shared() {
   return server;
 }
 
-absl::Status PostgresServer::StartIn(const std::string& dir) {
+absl::Status PostgresServer::StartIn(const std::string& dir, bool durable) {
   const std::string bin = FindBinDir();
   if (bin.empty()) {
     return absl::UnavailableError(
@@ -138,13 +138,14 @@ absl::Status PostgresServer::StartIn(const std::string& dir) {
            "-E", "UTF8", "--locale=C", "--no-sync"},
           "initdb");
   if (!status.ok()) return status;
-  // fsync off: the tests check what clients see, never an OS crash, and a
-  // database per test is then cheap to create.
-  return Run({bin + "/pg_ctl", "start", "-w", "-D", data, "-l",
-              dir + "/server.log", "-o",
-              absl::StrCat("-c listen_addresses='' -k ", dir,
-                           " -c fsync=off -c full_page_writes=off")},
-             "pg_ctl start");
+  // fsync off unless `durable`: the tests check what clients see, never an
+  // OS crash, and a database per test is then cheap to create.
+  return Run(
+      {bin + "/pg_ctl", "start", "-w", "-D", data, "-l", dir + "/server.log",
+       "-o",
+       absl::StrCat("-c listen_addresses='' -k ", dir,
+                    durable ? "" : " -c fsync=off -c full_page_writes=off")},
+      "pg_ctl start");
 }
 
 void PostgresServer::StopIn(const std::string& dir) {

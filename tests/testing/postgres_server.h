@@ -37,8 +37,9 @@ class PostgresServer {
   ~PostgresServer();
 
   // Starts a server in `dir` (made when missing; one left there is stopped
-  // first), or stops the one there and removes `dir`.
-  static absl::Status StartIn(const std::string& dir);
+  // first), or stops the one there and removes `dir`. A test server does not
+  // fsync; a `durable` one (for benchmarks) keeps PostgreSQL's defaults.
+  static absl::Status StartIn(const std::string& dir, bool durable = false);
   static void StopIn(const std::string& dir);
   // A new database `name` on the server listening in `dir`, kept until that
   // server stops: its store URL. For tests in other languages, which get it

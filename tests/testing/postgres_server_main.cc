@@ -1,7 +1,8 @@
 // The ctest fixture's side of PostgresServer: `postgres_server start DIR`
-// starts the server every test process then shares, `stop DIR` stops it and
-// removes DIR. Where PostgreSQL cannot start, start says why and exits 0:
-// each test then tries its own server, and skips or fails saying why
+// starts the server every test process then shares (`--durable`: with
+// PostgreSQL's fsync, for benchmarks), `stop DIR` stops it and removes DIR.
+// Where PostgreSQL cannot start, start says why and exits 0: each test then
+// tries its own server, and skips or fails saying why
 // (tests/testing/expected.h). `database DIR NAME` makes a database on that
 // server, kept until it stops, and prints its store URL: how the Python and
 // browser tests get one; it exits 77 (ctest's and pytest's "skipped") when
@@ -16,7 +17,8 @@ namespace {
 constexpr int kSkipped = 77;
 
 int Usage() {
-  std::cerr << "usage: postgres_server start|stop DIR\n"
+  std::cerr << "usage: postgres_server start DIR [--durable]\n"
+               "       postgres_server stop DIR\n"
                "       postgres_server database DIR NAME\n";
   return 2;
 }
@@ -37,13 +39,14 @@ int main(int argc, char** argv) {
     std::cout << *url << "\n";
     return 0;
   }
-  if (argc != 3) return Usage();
+  const bool durable = argc == 4 && std::string(argv[3]) == "--durable";
+  if (argc != 3 && !(verb == "start" && durable)) return Usage();
   if (verb == "stop") {
     PostgresServer::StopIn(argv[2]);
     return 0;
   }
   if (verb != "start") return Usage();
-  const absl::Status started = PostgresServer::StartIn(argv[2]);
+  const absl::Status started = PostgresServer::StartIn(argv[2], durable);
   if (!started.ok()) std::cerr << "postgres_server: " << started << "\n";
   return 0;
 }
