@@ -8,6 +8,7 @@
 #include "src/cli/commands/jobs_command.h"
 #include "src/cli/commands/run_command.h"
 #include "src/cli/commands/serve_command.h"
+#include "src/cli/commands/store_command.h"
 #include "src/cli/commands/store_commands.h"
 #include "src/cli/commands/validate_command.h"
 #include "src/cli/flags.h"
@@ -27,6 +28,10 @@ constexpr char kUsage[] =
     "  studies list|describe           studies on the server, or in a study\n"
     "                                  database with --db\n"
     "  trials list|describe            trials of a study (server or --db)\n"
+    "  store migrate --from URL --to URL\n"
+    "                                  copy a whole store (SQLite, "
+    "PostgreSQL)\n"
+    "                                  into an empty one\n"
     "  serve [flags]                   serve the gRPC API (jobs, studies) on\n"
     "                                  127.0.0.1:7460, the dashboard on :7461\n"
     "  dashboard --db FILE             serve the web dashboard of a study\n"
@@ -67,6 +72,9 @@ int main(int argc, char** argv) {
   }
   if (command == "trials") {
     return hptune::cli::RunTrialsCommand(rest, std::cout, std::cerr);
+  }
+  if (command == "store") {
+    return hptune::cli::RunStoreCommand(rest, std::cout, std::cerr);
   }
   if (command == "version" || command == "--version") {
     std::cout << "hptune " << HPTUNE_VERSION << "\n";
