@@ -33,9 +33,10 @@ std::string_view SchemeOf(std::string_view url) {
 }
 
 // `url` for a message: a password ("user:secret@host", "password=secret")
-// left out.
+// left out, then cut to 200 characters (after: a cut could hide the "@"
+// that ends a long password).
 std::string Printable(std::string_view url) {
-  std::string out(url.substr(0, 200));
+  std::string out(url);
   const size_t authority = out.find("://");
   const size_t at = out.find('@');
   if (authority != std::string::npos && at != std::string::npos &&
@@ -49,7 +50,7 @@ std::string Printable(std::string_view url) {
     out = absl::StrCat(out.substr(0, password + 9), "...",
                        end == std::string::npos ? "" : out.substr(end));
   }
-  return out;
+  return out.substr(0, 200);
 }
 
 constexpr int64_t kMaxBusyTimeoutMs = 3'600'000;

@@ -30,6 +30,19 @@ StoreUrl Sqlite(const std::string& path) {
   return {.scheme = StoreUrl::Scheme::kSqlite, .path = path};
 }
 
+TEST(PrintableStoreUrlTest, LeavesOutEveryFormOfPassword) {
+  EXPECT_EQ(PrintableStoreUrl("postgresql://u:secret@db/h"),
+            "postgresql://...@db/h");
+  EXPECT_EQ(PrintableStoreUrl("postgresql:///h?PassWord=secret&host=/s"),
+            "postgresql:///h?PassWord=...&host=/s");
+  EXPECT_EQ(PrintableStoreUrl("sqlite:/a/b.db"), "sqlite:/a/b.db");
+  // The cut to 200 characters comes after: it must not keep a long
+  // password by cutting off the "@" that ends it.
+  const std::string long_password(300, 's');
+  EXPECT_THAT(PrintableStoreUrl("postgresql://u:" + long_password + "@db/h"),
+              Not(HasSubstr("sss")));
+}
+
 TEST(ParseStoreUrlTest, APlainPathIsASqliteFile) {
   EXPECT_THAT(ParseStoreUrl("hptune.db"), IsOkAndHolds(Sqlite("hptune.db")));
   EXPECT_THAT(ParseStoreUrl("/var/lib/h.db"),
