@@ -258,6 +258,26 @@ TEST_F(StoreCopyTest, ANonEmptyTargetIsRefusedAndKeptAsItWas) {
   EXPECT_EQ((*used)->ListEvents(0, 100).value().size(), 1u);
 }
 
+// A column the target lacks fails the copy at the jobs, after the studies,
+// trials and measurements went in: the one transaction leaves none of them.
+TEST_F(StoreCopyTest, AFailureHalfWayLeavesTheTargetEmpty) {
+  test::RawDb(dir_.File("source.db"))
+      .Exec("ALTER TABLE jobs ADD COLUMN extra TEXT");
+  std::vector<std::string> targets = {"sqlite:" + dir_.File("copy.db")};
+  if (const std::string postgres = PostgresUrl(); !postgres.empty()) {
+    targets.push_back(postgres);
+  }
+  for (const std::string& target : targets) {
+    EXPECT_THAT(CopyStore(Source(), target, clock_, {.env = &DefaultEnv()}),
+                StatusIs(StatusCode::kFailedPrecondition,
+                         HasSubstr("table \"jobs\" has other columns")));
+    auto copy = OpenStore(target, clock_);
+    ASSERT_OK(copy.status());
+    EXPECT_TRUE((*copy)->ListStudies().value().empty()) << target;
+    EXPECT_TRUE((*copy)->ListEvents(0, 10).value().empty()) << target;
+  }
+}
+
 TEST_F(StoreCopyTest, ASourceAServerHoldsIsRefused) {
   auto source = OpenStore(Source(), clock_, {.env = &DefaultEnv()});
   ASSERT_OK(source.status());
