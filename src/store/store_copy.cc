@@ -2,18 +2,18 @@
 
 #include <algorithm>
 #include <array>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hptune/core/check.h"
 #include "hptune/core/status.h"
+#include "hptune/env/env.h"
 #include "src/store/copy_end.h"
 
 namespace hptune::store {
@@ -54,9 +54,11 @@ absl::StatusOr<Side> OpenSide(const std::string& url, const StoreUrl& parsed,
         source ? "holds nothing to copy" : "would keep nothing copied",
         ": name a sqlite: file or a postgresql:// database"));
   }
-  std::error_code error;
+  HPTUNE_CHECK(
+      parsed.scheme != StoreUrl::Scheme::kSqlite || sqlite.env != nullptr,
+      "CopyStore: a sqlite: store needs SqliteStoreOptions::env");
   if (source && parsed.scheme == StoreUrl::Scheme::kSqlite &&
-      !std::filesystem::exists(parsed.path, error)) {
+      !sqlite.env->InfoOf(parsed.path, Links::kFollow).ok()) {
     return absl::NotFoundError(absl::StrCat(
         "the source store \"", side.printable, "\" does not exist"));
   }
