@@ -35,8 +35,9 @@ constexpr char kUsage[] =
     "      --to "
     "'postgresql://hptune@db.host/hptune?passfile=/etc/hptune/pgpass'\n"
     "\n"
-    "Exit codes: 0 copied, 1 failed (a target not empty), 3 no such source,\n"
-    "64 bad usage, 69 a runner holds a store or a server is unreachable.\n";
+    "Exit codes: 0 copied, 1 failed (a target not empty), 2 a bad URL,\n"
+    "3 no such source, 64 bad usage, 69 a runner holds a store or a\n"
+    "database server is unreachable.\n";
 
 int MigrateFailed(const absl::Status& status, std::ostream& err) {
   err << "hptune store migrate: " << status.message() << "\n";
@@ -51,8 +52,9 @@ int StoreUsageError(const std::string& message, std::ostream& err) {
 int Migrate(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, {"from", "to"}, {});
-  if (!parsed.ok())
+  if (!parsed.ok()) {
     return StoreUsageError(std::string(parsed.status().message()), err);
+  }
   if (!parsed->positional.empty() || !parsed->after_dashes.empty()) {
     return StoreUsageError("migrate takes no arguments", err);
   }
