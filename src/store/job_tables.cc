@@ -1,5 +1,5 @@
-// The jobs and events tables (sqlite_tables.h): a job's row and the event
-// log read by the change stream.
+// The jobs and events tables (store_tables.h): a job's row, its deletion
+// with its study's, and the event log read by the change stream.
 #include <string>
 #include <utility>
 
@@ -7,6 +7,7 @@
 #include "hptune/core/status.h"
 #include "src/store/postgres_connection.h"
 #include "src/store/record_codec.h"
+#include "src/store/store_rules.h"
 #include "src/store/store_tables.h"
 #include "src/store/table_rows.h"
 
@@ -126,6 +127,22 @@ absl::Status UpdateJobRow(Db& db, const JobRecord& job) {
   return update.Run();
 }
 
+template <typename Db>
+absl::Status DeleteJobRows(Db& db, const JobRecord& job, Timestamp now) {
+  HPTUNE_ASSIGN_OR_RETURN(bool study, StudyExists(db, job.study_name));
+  if (study) {
+    HPTUNE_RETURN_IF_ERROR(DeleteStudyRow(db, job.study_name));
+    HPTUNE_RETURN_IF_ERROR(InsertEvent(
+        db, MakeEvent(now, kStudyDeleted, job.study_name, "", 0, "")));
+  }
+  HPTUNE_ASSIGN_OR_RETURN(auto remove,
+                          db.Prepare("DELETE FROM jobs WHERE job_id = ?1"));
+  remove.BindText(1, job.job_id);
+  HPTUNE_RETURN_IF_ERROR(remove.Run());
+  return InsertEvent(db, MakeEvent(now, kJobDeleted, job.study_name, job.job_id,
+                                   0, std::string(ToString(job.state))));
+}
+
 // --- events ---
 
 template <typename Db>
@@ -176,6 +193,7 @@ absl::StatusOr<std::vector<Event>> SelectEvents(Db& db, int64_t after_id,
   template absl::StatusOr<std::vector<JobRecord>> SelectJobs<Db>(Db&);       \
   template absl::Status InsertJob<Db>(Db&, const JobRecord&);                \
   template absl::Status UpdateJobRow<Db>(Db&, const JobRecord&);             \
+  template absl::Status DeleteJobRows<Db>(Db&, const JobRecord&, Timestamp); \
   template absl::Status InsertEvent<Db>(Db&, const Event&);                  \
   template absl::StatusOr<std::vector<Event>> SelectEvents<Db>(Db&, int64_t, \
                                                                int);

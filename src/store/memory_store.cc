@@ -314,6 +314,24 @@ absl::StatusOr<JobRecord> MemoryStore::UpdateJob(
   return updated;
 }
 
+absl::Status MemoryStore::DeleteJob(std::string_view job_id) {
+  MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return internal::JobNotFound(job_id);
+  const JobRecord& job = it->second.record;
+  HPTUNE_RETURN_IF_ERROR(internal::CheckJobDeletable(job));
+  const Timestamp now = clock_.Now();
+  if (auto study = studies_.find(job.study_name); study != studies_.end()) {
+    studies_.erase(study);
+    AppendEvent(
+        MakeEvent(now, internal::kStudyDeleted, job.study_name, "", 0, ""));
+  }
+  AppendEvent(MakeEvent(now, internal::kJobDeleted, job.study_name, job.job_id,
+                        0, std::string(ToString(job.state))));
+  jobs_.erase(it);
+  return absl::OkStatus();
+}
+
 // --- Replicas ---
 
 absl::Status MemoryStore::RecordReplicaEvent(std::string_view job_id,

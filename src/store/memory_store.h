@@ -71,6 +71,7 @@ class MemoryStore : public Store {
   absl::StatusOr<JobRecord> UpdateJob(
       std::string_view job_id,
       const std::function<absl::Status(JobRecord&)>& mutate) override;
+  [[nodiscard]] absl::Status DeleteJob(std::string_view job_id) override;
 
   [[nodiscard]] absl::Status RecordReplicaEvent(
       std::string_view job_id, int64_t trial, std::string_view detail) override;

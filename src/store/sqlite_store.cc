@@ -283,6 +283,16 @@ absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
   return updated;
 }
 
+absl::Status SqliteStore::DeleteJob(std::string_view job_id) {
+  return Write([&](Connection& db) -> absl::Status {
+    HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job,
+                            internal::SelectJob(db, job_id));
+    if (!job) return internal::JobNotFound(job_id);
+    HPTUNE_RETURN_IF_ERROR(internal::CheckJobDeletable(*job));
+    return internal::DeleteJobRows(db, *job, clock_.Now());
+  });
+}
+
 // --- Replicas ---
 
 absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,

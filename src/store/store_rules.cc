@@ -118,6 +118,13 @@ absl::Status JobAlreadyExists(std::string_view job_id) {
       absl::StrCat("job \"", std::string(job_id), "\" already exists"));
 }
 
+absl::Status CheckJobDeletable(const JobRecord& job) {
+  if (IsTerminal(job.state)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job \"", job.job_id, "\" is ", std::string(ToString(job.state)),
+      ": only an ended job is deleted; cancel it first"));
+}
+
 absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
   if (study.name.empty()) {
     return absl::InvalidArgumentError("a study needs a name, got \"\"");

@@ -32,6 +32,7 @@ inline constexpr std::string_view kTrialState = "trial_state";
 inline constexpr std::string_view kMeasurement = "measurement";
 inline constexpr std::string_view kJobCreated = "job_created";
 inline constexpr std::string_view kJobState = "job_state";
+inline constexpr std::string_view kJobDeleted = "job_deleted";
 inline constexpr std::string_view kReplica = "replica";
 
 // Errors that name the missing or duplicate thing, e.g.
@@ -42,6 +43,9 @@ inline constexpr std::string_view kReplica = "replica";
                                          int64_t number);
 [[nodiscard]] absl::Status JobNotFound(std::string_view job_id);
 [[nodiscard]] absl::Status JobAlreadyExists(std::string_view job_id);
+// FailedPrecondition naming the job and its state unless it has ended:
+// Store::DeleteJob's rule.
+[[nodiscard]] absl::Status CheckJobDeletable(const JobRecord& job);
 
 // InvalidArgument for a state a store never keeps (FAILED and CANCELLED
 // are shown, not stored: WithJobOutcome in hptune/core/job.h).

@@ -128,6 +128,12 @@ template <typename Db>
 [[nodiscard]] absl::Status InsertJob(Db& db, const JobRecord& job);
 template <typename Db>
 [[nodiscard]] absl::Status UpdateJobRow(Db& db, const JobRecord& job);
+// Deletes the job's row and its study's (when there is one, with what
+// cascades from it), appending "study_deleted" and "job_deleted" events
+// stamped `now`: Store::DeleteJob once the store has checked the job.
+template <typename Db>
+[[nodiscard]] absl::Status DeleteJobRows(Db& db, const JobRecord& job,
+                                         Timestamp now);
 
 // --- events ---
 template <typename Db>

@@ -939,6 +939,86 @@ TEST_P(StoreConformanceTest, EveryChangeAppendsItsEvent) {
           ExpectedEvent(10, t8, "study_deleted", "mnist", "", 0, "")));
 }
 
+TEST_P(StoreConformanceTest, DeleteJobRemovesTheJobAndItsStudy) {
+  ASSERT_OK(store_->CreateJob(MakeJob("mnist")));
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddMeasurement("mnist", 1, MakeMeasurement(1, 0.5)));
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.02)}, "cursor=2"));
+  ASSERT_OK(store_->SetNote("mnist", 1, "a note", {}));
+  ASSERT_OK(store_->CreateJob(MakeJob("other")));
+  for (JobState to :
+       {JobState::kPreparing, JobState::kRunning, JobState::kSucceeded}) {
+    ASSERT_OK(store_->UpdateJob("mnist", [to](JobRecord& job) {
+      job.state = to;
+      return absl::OkStatus();
+    }));
+  }
+
+  ASSERT_OK(store_->DeleteJob("mnist"));
+  EXPECT_THAT(store_->GetJob("mnist"),
+              StatusIs(StatusCode::kNotFound, "job \"mnist\" not found"));
+  EXPECT_THAT(store_->GetStudy("mnist"),
+              StatusIs(StatusCode::kNotFound, HasSubstr("mnist")));
+  ASSERT_OK_AND_ASSIGN(std::vector<JobRecord> jobs, store_->ListJobs());
+  ASSERT_THAT(jobs, SizeIs(1));
+  EXPECT_EQ(jobs[0].job_id, "other");
+  const std::vector<Event> events = AllEvents();
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events[events.size() - 2],
+            ExpectedEvent(events[events.size() - 2].id, clock_.Now(),
+                          "study_deleted", "mnist", "", 0, ""));
+  EXPECT_EQ(events.back(),
+            ExpectedEvent(events.back().id, clock_.Now(), "job_deleted",
+                          "mnist", "mnist", 0, "SUCCEEDED"));
+
+  // Nothing of it is left under its names: made again, both start empty.
+  ASSERT_OK(store_->CreateJob(MakeJob("mnist")));
+  ASSERT_OK(store_->CreateStudy(MakeStudy("mnist")));
+  EXPECT_THAT(store_->ListTrials("mnist"), IsOkAndHolds(IsEmpty()));
+  EXPECT_THAT(store_->GetDesignerState("mnist"), IsOkAndHolds(""));
+  EXPECT_THAT(store_->ListEvents(events.back().id, 1000),
+              IsOkAndHolds(SizeIs(2)));
+  EXPECT_THAT(store_->DeleteJob("nope"),
+              StatusIs(StatusCode::kNotFound, "job \"nope\" not found"));
+}
+
+TEST_P(StoreConformanceTest, DeleteJobRefusesAJobThatHasNotEnded) {
+  ASSERT_OK(store_->CreateJob(MakeJob("mnist")));
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  EXPECT_THAT(store_->DeleteJob("mnist"),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "job \"mnist\" is QUEUED: only an ended job is "
+                       "deleted; cancel it first"));
+  for (JobState to :
+       {JobState::kPreparing, JobState::kRunning, JobState::kCancelling}) {
+    ASSERT_OK(store_->UpdateJob("mnist", [to](JobRecord& job) {
+      job.state = to;
+      return absl::OkStatus();
+    }));
+    EXPECT_THAT(store_->DeleteJob("mnist"),
+                StatusIs(StatusCode::kFailedPrecondition,
+                         HasSubstr(std::string(ToString(to)))));
+  }
+  EXPECT_OK(store_->GetJob("mnist").status());
+  EXPECT_THAT(store_->ListTrials("mnist"), IsOkAndHolds(SizeIs(1)));
+}
+
+// A job that ended before it made its study (refused at start) goes alone.
+TEST_P(StoreConformanceTest, DeleteJobWithoutAStudy) {
+  ASSERT_OK(store_->CreateJob(MakeJob("early")));
+  ASSERT_OK(store_->UpdateJob("early", [](JobRecord& job) {
+    job.state = JobState::kFailed;
+    job.error_message = "no such trainer";
+    return absl::OkStatus();
+  }));
+  ASSERT_OK(store_->DeleteJob("early"));
+  EXPECT_THAT(store_->ListJobs(), IsOkAndHolds(IsEmpty()));
+  const std::vector<Event> events = AllEvents();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().kind, "job_deleted");
+  EXPECT_NE(events[events.size() - 2].kind, "study_deleted");
+}
+
 TEST_P(StoreConformanceTest, ReplicaEventsAreLoggedForTheJobsStudy) {
   JobRecord job = MakeJob("mnist");
   job.study_name = "mnist_study";

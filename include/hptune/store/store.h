@@ -51,7 +51,8 @@ struct Event {
   Timestamp time{};
   std::string kind;          // "study_created", "study_state", "trial_created",
                              // "trial_state", "measurement", "job_created",
-                             // "job_state", "study_deleted", "replica"
+                             // "job_state", "study_deleted", "job_deleted",
+                             // "replica"
   std::string study;         // "" when not about a study.
   std::string job_id;        // "" when not about a job.
   int64_t trial_number = 0;  // 0 when not about a trial.
@@ -226,6 +227,12 @@ class Store {
   virtual absl::StatusOr<JobRecord> UpdateJob(
       std::string_view job_id,
       const std::function<absl::Status(JobRecord&)>& mutate) = 0;
+  // Removes an ended job and the study it ran (its study_name, when it
+  // exists: trials, measurements, designer state, notes, as DeleteStudy),
+  // in one transaction logging "study_deleted" and then "job_deleted".
+  // NotFound naming the job; FailedPrecondition naming the job and its
+  // state when it has not ended (it must be cancelled first).
+  [[nodiscard]] virtual absl::Status DeleteJob(std::string_view job_id) = 0;
 
   // --- Replicas ---
   // Logs what happened to one replica process of trial `trial` of job
