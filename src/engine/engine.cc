@@ -167,6 +167,14 @@ absl::Status TuningEngine::DeleteStudy(std::string_view name) {
   return absl::OkStatus();
 }
 
+absl::Status TuningEngine::DeleteJob(std::string_view job_id) {
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord job, store_.GetJob(job_id));
+  HPTUNE_RETURN_IF_ERROR(store_.DeleteJob(job_id));
+  history_->Forget(job.study_name);
+  if (background_ != nullptr) background_->Forget(job.study_name);
+  return absl::OkStatus();
+}
+
 // The answers users are shown come from the one read side
 // (hptune/read/study_answers.h), as the server's and the dashboard's do.
 absl::StatusOr<std::optional<Trial>> TuningEngine::BestTrial(

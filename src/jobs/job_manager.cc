@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/config.h"
+#include "hptune/core/runs_layout.h"
 #include "hptune/core/status.h"
 #include "hptune/core/stored_spec.h"
 #include "src/jobs/take_over.h"
@@ -246,6 +247,36 @@ absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
     seen = WaitForChange(seen, std::chrono::milliseconds(50));
   }
   return job;
+}
+
+absl::Status JobManager::Delete(std::string_view job_id) {
+  HPTUNE_ASSIGN_OR_RETURN(const JobRecord job, store_.GetJob(job_id));
+  // The store refuses it, naming its state.
+  if (!IsTerminal(job.state)) return engine_.DeleteJob(job_id);
+  // An ended job's thread may still be releasing what it held.
+  const MonotonicTime deadline = env_.MonotonicNow() + std::chrono::seconds(5);
+  for (uint64_t seen = version(); IsRunning(job_id);) {
+    if (env_.MonotonicNow() >= deadline) {
+      return absl::AbortedError(absl::StrCat(
+          "job ", Quoted(job_id),
+          " has ended but its runner is still finishing: try again"));
+    }
+    seen = WaitForChange(seen, std::chrono::milliseconds(50));
+  }
+  const RunsLayout runs(options_.runs_dir);
+  const std::filesystem::path kept = runs.root() / ".deleted";
+  const std::filesystem::path moved =
+      kept / absl::StrCat(std::string(job_id), ".", ToUnixMicros(env_.Now()));
+  const bool has_dir = env_.TypeOf(runs.JobDir(job_id)).ok();
+  if (has_dir) {
+    HPTUNE_RETURN_IF_ERROR(env_.CreatePrivateDirectories(kept));
+    HPTUNE_RETURN_IF_ERROR(env_.Rename(runs.JobDir(job_id), moved));
+  }
+  absl::Status deleted = engine_.DeleteJob(job_id);
+  if (!deleted.ok() && has_dir) {
+    env_.Rename(moved, runs.JobDir(job_id)).IgnoreError();
+  }
+  return deleted;
 }
 
 }  // namespace hptune::jobs

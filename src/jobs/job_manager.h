@@ -72,6 +72,14 @@ class JobManager {
   // for an ended job or one another process runs; NotFound for none.
   absl::StatusOr<JobRecord> Cancel(std::string_view job_id);
 
+  // Deletes an ended job with its study (TuningEngine::DeleteJob), once
+  // its thread here has finished; its directory under runs_dir is moved to
+  // runs_dir/.deleted/, so a new job of the same ID starts with no old log
+  // to read. FailedPrecondition naming the state for a job not ended;
+  // NotFound for none; Aborted when its thread is still finishing after
+  // 5 s.
+  [[nodiscard]] absl::Status Delete(std::string_view job_id);
+
   // A counter that grows with every change of any job seen here.
   uint64_t version() const;
   // Waits until version() differs from `seen`, or `timeout` passed.

@@ -359,6 +359,17 @@ grpc::Status JobService::CancelJob(grpc::ServerContext* context,
   });
 }
 
+grpc::Status JobService::DeleteJob(grpc::ServerContext* context,
+                                   const v1::DeleteJobRequest* request,
+                                   google::protobuf::Empty* /*reply*/) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("job_id", request->job_id()));
+    HPTUNE_ASSIGN_OR_RETURN(const Caller caller, auth_.Identify(*context));
+    HPTUNE_RETURN_IF_ERROR(access_.FindJob(caller, request->job_id()).status());
+    return jobs_.Delete(request->job_id());
+  });
+}
+
 grpc::Status JobService::UpdateJob(grpc::ServerContext* context,
                                    const v1::UpdateJobRequest* request,
                                    v1::Job* reply) {

@@ -11,8 +11,8 @@
 // trainer must be one the server's CommandPolicy allows.
 // On a server shared by several users (auth.h), a job is its submitter's: a
 // root server runs its replicas as that user, and only that user and the
-// server's administrator may see, watch, stream, relabel or cancel it
-// (job_access.h).
+// server's administrator may see, watch, stream, relabel, cancel or delete
+// it (job_access.h).
 // Thread-safe: handlers run on the sync server's threads.
 #ifndef HPTUNE_SRC_SERVER_JOB_SERVICE_H_
 #define HPTUNE_SRC_SERVER_JOB_SERVICE_H_
@@ -62,6 +62,9 @@ class JobService final : public v1::JobService::Service {
   grpc::Status CancelJob(grpc::ServerContext* context,
                          const v1::CancelJobRequest* request,
                          v1::Job* reply) override;
+  grpc::Status DeleteJob(grpc::ServerContext* context,
+                         const v1::DeleteJobRequest* request,
+                         google::protobuf::Empty* reply) override;
   grpc::Status UpdateJob(grpc::ServerContext* context,
                          const v1::UpdateJobRequest* request,
                          v1::Job* reply) override;

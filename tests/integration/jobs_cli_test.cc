@@ -1,7 +1,7 @@
 // `hptune jobs|trials|studies` against a real `hptune serve` on 127.0.0.1:
 // a small tuning job submitted, waited for, described and exported; a
-// running job cancelled; a missing server, bad flags and token auth, each
-// with the exit code and message the user sees.
+// running job cancelled, then deleted; a missing server, bad flags and token
+// auth, each with the exit code and message the user sees.
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -252,6 +253,12 @@ TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
       std::chrono::seconds(30)))
       << server.Output();
 
+  // A running job is not deleted: the refusal names its state.
+  auto refused = Hptune({"jobs", "delete", "slow"}, a);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("job \"slow\" is RUNNING: only an ended "
+                                     "job is deleted; cancel it first"));
+
   auto cancel = Hptune({"jobs", "cancel", "slow", "--wait"}, a);
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
   EXPECT_EQ(cancel.out, "job slow CANCELLED\n");
@@ -266,6 +273,24 @@ TEST_F(JobsCliTest, CancellingARunningJobEndsItCancelled) {
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_THAT(again.err, HasSubstr("slow"));
   EXPECT_TRUE(testing::ReplicasUnder(server.runs_dir()).empty());
+
+  // Ended, it is deleted with its study; its logs are moved aside, so a
+  // new job of the same ID reads none of them.
+  auto deleted = Hptune({"jobs", "delete", "slow"}, a);
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "job slow deleted\n");
+  EXPECT_EQ(Hptune({"jobs", "describe", "slow"}, a).exit_code, 3);
+  EXPECT_EQ(Hptune({"studies", "describe", "slow"}, a).exit_code, 3);
+  EXPECT_FALSE(std::filesystem::exists(server.runs_dir() + "/slow"));
+  bool kept = false;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(server.runs_dir() + "/.deleted")) {
+    kept = kept || entry.path().filename().string().starts_with("slow.");
+  }
+  EXPECT_TRUE(kept);
+  auto gone = Hptune({"jobs", "delete", "slow"}, a);
+  EXPECT_EQ(gone.exit_code, 3);
+  EXPECT_THAT(gone.err, HasSubstr("job \"slow\" not found"));
 }
 
 TEST_F(JobsCliTest, CtrlCWhileWaitingLeavesTheJobRunningAndSaysSo) {
@@ -785,8 +810,8 @@ TEST_F(JobsCliTest, BadCommandLinesNameTheFlagAndValue) {
 }
 
 TEST_F(JobsCliTest, EveryCommandHasHelpWithAnExample) {
-  for (const char* sub : {"submit", "list", "describe", "cancel", "update",
-                          "stream-logs", "watch"}) {
+  for (const char* sub : {"submit", "list", "describe", "cancel", "delete",
+                          "update", "stream-logs", "watch"}) {
     auto help =
         testing::RunProcess({testing::HptuneBinary(), "jobs", sub, "--help"});
     EXPECT_EQ(help.exit_code, 0) << sub;

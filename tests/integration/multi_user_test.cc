@@ -189,6 +189,7 @@ TEST_F(MultiUserTest, NoUserReachesAnothersJob) {
   for (std::vector<std::string> call :
        {std::vector<std::string>{"jobs", "describe", "alices"},
         {"jobs", "cancel", "alices"},
+        {"jobs", "delete", "alices"},
         {"jobs", "stream-logs", "alices", "--trial", "1"},
         {"jobs", "update", "alices", "--update-labels", "team=bob"},
         {"trials", "list", "--study", "alices"},

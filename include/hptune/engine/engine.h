@@ -159,6 +159,9 @@ class TuningEngine {
   // there is none; FailedPrecondition while a job that is not finished runs
   // it (the job must be cancelled first).
   [[nodiscard]] absl::Status DeleteStudy(std::string_view name);
+  // Removes ended job `job_id` with its study (Store::DeleteJob): NotFound
+  // naming the job; FailedPrecondition naming its state until it has ended.
+  [[nodiscard]] absl::Status DeleteJob(std::string_view job_id);
 
   // Up to `count` trials for `client_id`: the client's unfinished trials,
   // then trials users queued (REQUESTED, now ACTIVE for this client), then

@@ -35,6 +35,7 @@ constexpr char kJobsUsage[] =
     "  list [--filter F] [--limit N]               jobs, newest first\n"
     "  describe JOB                                state, trials, best trial\n"
     "  cancel JOB [--wait]                         stop a job and its trials\n"
+    "  delete JOB                                  an ended job and its study\n"
     "  update JOB --update-labels K=V ...          change a job's labels\n"
     "  stream-logs JOB [--trial N] [--follow]      trainer output\n"
     "  watch JOB                                   state changes and trial\n"
@@ -55,10 +56,10 @@ absl::StatusOr<std::chrono::seconds> ReconnectWindow(const ParsedArgs& args) {
 }
 
 std::vector<Subcommand> Subcommands() {
-  return {jobs::SubmitCommand(),   jobs::ListCommand(),
-          jobs::DescribeCommand(), jobs::CancelCommand(),
-          jobs::UpdateCommand(),   jobs::StreamLogsCommand(),
-          jobs::WatchCommand()};
+  return {jobs::SubmitCommand(),     jobs::ListCommand(),
+          jobs::DescribeCommand(),   jobs::CancelCommand(),
+          jobs::DeleteCommand(),     jobs::UpdateCommand(),
+          jobs::StreamLogsCommand(), jobs::WatchCommand()};
 }
 
 // --help or -h before any `--` (after it, they are the trainer's).

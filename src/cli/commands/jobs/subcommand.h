@@ -57,6 +57,7 @@ Subcommand SubmitCommand();
 Subcommand ListCommand();
 Subcommand DescribeCommand();
 Subcommand CancelCommand();
+Subcommand DeleteCommand();
 Subcommand UpdateCommand();
 Subcommand StreamLogsCommand();
 Subcommand WatchCommand();
