@@ -11,6 +11,7 @@
 #include "hptune/core/status.h"
 #include "src/rest/job_routes.h"
 #include "src/rest/log_routes.h"
+#include "src/rest/vertex_operations.h"
 #include "src/rest/vertex_routes.h"
 
 namespace hptune::rest {
@@ -27,6 +28,8 @@ constexpr char kVertexJobPath[] =
     R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs/([^/:]+))";
 constexpr char kVertexCancelPath[] =
     R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs/([^/:]+):cancel)";
+constexpr char kVertexOperationPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/operations/([^/:]+))";
 
 void Send(const RestReply& reply, httplib::Response& res) {
   res.status = reply.http_status;
@@ -130,6 +133,10 @@ void AddVertexRoutes(httplib::Server& http, const CallOf& call_of, size_t max,
   });
   http.Post(kVertexCancelPath, [call_of](const Req& req, Res& res) {
     Send(CancelVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()),
+         res);
+  });
+  http.Get(kVertexOperationPath, [call_of](const Req& req, Res& res) {
+    Send(GetVertexOperation(call_of(req), PlaceOf(req), req.matches[3].str()),
          res);
   });
 }

@@ -4,15 +4,17 @@
 // /v1/projects/P/jobs/ID:cancel, PATCH /v1/projects/P/jobs/ID, answered by
 // job_routes.h; and Vertex AI's under
 // /v1/projects/P/locations/L/hyperparameterTuningJobs, answered by
-// vertex_routes.h. Both go through the gRPC server's in-process channel,
-// so `gcloud ai-platform jobs` and `gcloud ai hp-tuning-jobs` pointed here
-// (api_endpoint_overrides/ml, /aiplatform) reach the same service, rules
-// and limits as `hptune jobs`. HTTP or HTTPS as RestOptions::make_http
-// makes it (the caller allows an address off loopback only with TLS); a
-// request whose Host header RestOptions::host_allowed refuses gets 403 (DNS
-// rebinding). The project in the path is not checked: one server is one
-// project. Cloud Storage's upload is answered by storage_routes.h,
-// Cloud Logging's entries.list (stream-logs) by log_routes.h.
+// vertex_routes.h, with GET /v1/projects/P/locations/L/operations/ID
+// (vertex_operations.h), which a client polls after a delete. Both go through
+// the gRPC server's in-process channel, so `gcloud ai-platform jobs` and
+// `gcloud ai hp-tuning-jobs` pointed here (api_endpoint_overrides/ml,
+// /aiplatform) reach the same service, rules and limits as `hptune jobs`. HTTP
+// or HTTPS as RestOptions::make_http makes it (the caller allows an address off
+// loopback only with TLS); a request whose Host header
+// RestOptions::host_allowed refuses gets 403 (DNS rebinding). The project in
+// the path is not checked: one server is one project. Cloud Storage's upload is
+// answered by storage_routes.h, Cloud Logging's entries.list (stream-logs) by
+// log_routes.h.
 //
 // Thread-safety: Start, port and Stop may be called from any thread.
 #ifndef HPTUNE_SRC_REST_REST_GATEWAY_H_

@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "src/api/conversion.h"
 #include "src/rest/list_filter.h"
+#include "src/rest/vertex_operations.h"
 
 namespace hptune::rest {
 namespace {
@@ -214,11 +215,17 @@ RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
       found.http_status != 200) {
     return found;
   }
-  return ErrorReply(absl::UnimplementedError(absl::StrCat(
-      "hptune keeps every job: hyperparameterTuningJob \"", std::string(job_id),
-      "\" is not deleted (cancel it with :cancel; once it has ended, `hptune "
-      "studies delete ",
-      std::string(job_id), "` deletes its trials)")));
+  v1::DeleteJobRequest request;
+  request.set_job_id(std::string(job_id));
+  google::protobuf::Empty deleted;
+  if (grpc::Status s = CallService<v1::JobService>(
+          call, &v1::JobService::Stub::DeleteJob, request, &deleted);
+      !s.ok()) {
+    return ReplyOfError(s);
+  }
+  return JsonReply(DeleteOperationJson(
+      DeleteOperationName(place, job_id),
+      std::chrono::time_point_cast<std::chrono::microseconds>(call.received)));
 }
 
 }  // namespace hptune::rest

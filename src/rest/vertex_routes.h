@@ -55,8 +55,9 @@ RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
 // Answers `{}`, as Vertex does.
 RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
                           std::string_view job_id);
-// hptune keeps every job: 501 UNIMPLEMENTED for a job the caller may see
-// (404 for another).
+// Deletes an ended job and its study (JobService.DeleteJob), answering
+// the done Operation (vertex_operations.h); 400 FAILED_PRECONDITION naming
+// the state for a job that has not ended, 404 for another place's.
 RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
                           std::string_view job_id);
 

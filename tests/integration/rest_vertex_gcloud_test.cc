@@ -2,9 +2,11 @@
 // --rest`, driven by the real gcloud (`gcloud ai hp-tuning-jobs`, its
 // aiplatform endpoint pointed at the server): describe shows each trial
 // the server stored, list finds the job, cancel cancels, errors are
-// Google's with the server's messages naming Vertex's fields, and DELETE
-// (which gcloud lacks; sent by the test's own client) is refused as
-// UNIMPLEMENTED. gcloud sends only container or package jobs: the job of a
+// Google's with the server's messages naming Vertex's fields. DELETE, which
+// gcloud 528 lacks (`gcloud ai hp-tuning-jobs` has no delete), is sent by
+// the test's own client as Google's client libraries send it; the
+// Operation it answers is polled with `gcloud ai operations describe`.
+// gcloud sends only container or package jobs: the job of a
 // host trainer is created with AI Platform's body (any tuning job is a
 // HyperparameterTuningJob here), and gcloud's own create runs where root,
 // podman and the tests' image are (tests/testdata/containers). Skips,
@@ -156,6 +158,43 @@ class RestVertexGcloudTest : public ::testing::Test {
     return job;
   }
 
+  // DELETE of ended job `id` answers a done Operation, which gcloud reads
+  // back done; then neither gcloud nor the store has the job or its study.
+  void ExpectDeletes(const std::string& id) const {
+    httplib::Result deleted =
+        Send(port_, "DELETE", std::string(kJobs) + "/" + id);
+    ASSERT_TRUE(deleted);
+    ASSERT_EQ(deleted->status, 200) << deleted->body;
+    const Json operation = Json::parse(deleted->body);
+    EXPECT_EQ(operation["name"],
+              "projects/p1/locations/us-central1/operations/delete-" + id);
+    EXPECT_EQ(operation["done"], true);
+    const Json polled =
+        gcloud_->Json({"ai", "operations", "describe", "delete-" + id,
+                       "--region", "us-central1"});
+    EXPECT_EQ(polled.value("done", false), true) << polled.dump();
+    EXPECT_EQ(polled["name"], operation["name"]);
+
+    ProcessResult gone = gcloud_->Run(
+        {"ai", "hp-tuning-jobs", "describe", id, "--region", "us-central1"});
+    EXPECT_NE(gone.exit_code, 0) << gone.out;
+    EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND")) << gone.err;
+    v1::GetJobRequest get;
+    get.set_job_id(id);
+    v1::Job job;
+    EXPECT_EQ(server_->JobStub()
+                  ->GetJob(testing::Context().get(), get, &job)
+                  .error_code(),
+              grpc::StatusCode::NOT_FOUND);
+    v1::GetStudyRequest study;
+    study.set_name(id);
+    v1::Study found;
+    EXPECT_EQ(server_->StudyStub()
+                  ->GetStudy(testing::Context().get(), study, &found)
+                  .error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+
   std::optional<ServeProcess> server_;
   std::optional<Gcloud> gcloud_;
   int port_ = 0;
@@ -190,27 +229,33 @@ TEST_F(RestVertexGcloudTest, DescribeShowsTheStoredTrialsListFindsTheJob) {
   EXPECT_NE(elsewhere.exit_code, 0);
   EXPECT_THAT(elsewhere.err, HasSubstr("is in location \"us-central1\""));
 
-  // hptune keeps its jobs: DELETE says so, for a job that exists.
-  httplib::Result deleted =
-      Send(port_, "DELETE", std::string(kJobs) + "/host1");
-  ASSERT_TRUE(deleted);
-  EXPECT_EQ(deleted->status, 501) << deleted->body;
-  EXPECT_EQ(Json::parse(deleted->body)["error"]["status"], "UNIMPLEMENTED");
+  ExpectDeletes("host1");
   httplib::Result missing = Send(port_, "DELETE", std::string(kJobs) + "/nope");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404) << missing->body;
 }
 
-TEST_F(RestVertexGcloudTest, CancelStopsARunningJob) {
+TEST_F(RestVertexGcloudTest, CancelStopsARunningJobThatDeleteRefused) {
   StartServer();
   httplib::Result created = Send(port_, "POST", "/v1/projects/p1/jobs",
                                  HostJobBody("long", 100000, 0.05));
   ASSERT_TRUE(created);
   ASSERT_EQ(created->status, 200) << created->body;
+  // Not while it runs: the refusal names its state and says what to do.
+  httplib::Result refused = Send(port_, "DELETE", std::string(kJobs) + "/long");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400) << refused->body;
+  const Json error = Json::parse(refused->body)["error"];
+  EXPECT_EQ(error["status"], "FAILED_PRECONDITION");
+  EXPECT_THAT(error["message"].get<std::string>(),
+              ::testing::MatchesRegex(
+                  "job \"long\" is (QUEUED|PREPARING|RUNNING): only an "
+                  "ended job is deleted; cancel it first"));
   ProcessResult cancel = gcloud_->Run(
       {"ai", "hp-tuning-jobs", "cancel", "long", "--region", "us-central1"});
   EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
   DescribeUntil("long", "JOB_STATE_CANCELLED");
+  ExpectDeletes("long");
 }
 
 // gcloud's create reaches the server's reader and policy: a field error
