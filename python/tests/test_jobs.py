@@ -81,10 +81,15 @@ def test_cancel_a_running_job(client, tmp_path):
     poll_until(lambda: b"waiting for the test" in b"".join(
         job.logs(trial=1)) if job.refresh().state == "RUNNING" else False,
         120, "trial 1 to wait")
+    with pytest.raises(hptune.FailedPrecondition, match="is RUNNING"):
+        job.delete()
     assert job.cancel().state in ("CANCELLING", "CANCELLED")
     assert job.wait(timeout=120).state == "CANCELLED"
     with pytest.raises(hptune.FailedPrecondition, match="cancelled_job"):
         job.cancel()
+    job.delete()
+    with pytest.raises(hptune.NotFound, match="cancelled_job"):
+        job.refresh()
 
 
 def test_list_jobs_with_filters(client, tmp_path):

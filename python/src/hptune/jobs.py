@@ -120,6 +120,13 @@ class Job:
             job_service_pb2.CancelJobRequest(job_id=self.job_id)))
         return self
 
+    def delete(self) -> None:
+        """Deletes the job, which must have ended, with its study.
+        FailedPrecondition naming its state while it has not ended."""
+        self._connection.call(
+            self._connection.jobs.DeleteJob,
+            job_service_pb2.DeleteJobRequest(job_id=self.job_id))
+
     def update_labels(self, update: Optional[Mapping[str, str]] = None,
                       remove: Optional[List[str]] = None,
                       clear: bool = False) -> "Job":
