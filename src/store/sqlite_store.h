@@ -45,6 +45,7 @@
 #include "hptune/env/env.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
+#include "src/store/store_operations.h"
 
 namespace hptune::store {
 
@@ -146,22 +147,17 @@ class SqliteStore : public Store {
       absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
   [[nodiscard]] absl::Status Write(
       absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
-  // Runs `select` in a read transaction and returns what it read.
+  // The value `op` returns, run in a read or write transaction (as above).
   template <typename T>
   absl::StatusOr<T> ReadValue(
-      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
-  // The same, NotFound when `study` does not exist.
+      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> op) {
+    return internal::ValueIn<T>([this](auto body) { return Read(body); }, op);
+  }
   template <typename T>
-  absl::StatusOr<T> ReadFromStudy(
-      std::string_view study,
-      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> select);
-
-  // One trial as `select` reads it (with or without its measurements);
-  // NotFound naming the trial, or the study when it does not exist.
-  absl::StatusOr<Trial> ReadOneTrial(std::string_view study, int64_t number,
-                                     absl::StatusOr<std::optional<Trial>> (
-                                         *select)(internal::SqliteConnection&,
-                                                  std::string_view, int64_t));
+  absl::StatusOr<T> WriteValue(
+      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> op) {
+    return internal::ValueIn<T>([this](auto body) { return Write(body); }, op);
+  }
 
   // One Write waiting for its transaction (group commit, below).
   struct QueuedWrite {
