@@ -7,17 +7,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
-#include "src/store/note_tables.h"
 #include "src/store/postgres_connection.h"
 #include "src/store/postgres_lease.h"
 #include "src/store/postgres_pool.h"
 #include "src/store/postgres_schema.h"
+#include "src/store/store_operations.h"
 #include "src/store/store_rules.h"
 #include "src/store/store_tables.h"
 
 namespace hptune::store {
 
-using internal::MakeEvent;
 using Connection = internal::PgConnection;
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
@@ -62,24 +61,14 @@ absl::Status PostgresStore::Write(Body body) {
 absl::Status PostgresStore::CreateStudy(const StudyRecord& study) {
   StudyRecord record = study;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewStudy(record, clock_.Now()));
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(bool exists,
-                            internal::StudyExists(db, record.name));
-    if (exists) return internal::StudyAlreadyExists(record.name);
-    HPTUNE_RETURN_IF_ERROR(internal::InsertStudy(db, record));
-    return internal::InsertEvent(
-        db, MakeEvent(clock_.Now(), internal::kStudyCreated, record.name, "", 0,
-                      ""));
+  return Write([&](Connection& db) {
+    return internal::CreateStudyIn(db, record, clock_.Now());
   });
 }
 
 absl::StatusOr<StudyRecord> PostgresStore::GetStudy(std::string_view name) {
-  HPTUNE_ASSIGN_OR_RETURN(
-      std::optional<StudyRecord> study,
-      ReadValue<std::optional<StudyRecord>>(
-          [&](Connection& db) { return internal::SelectStudy(db, name); }));
-  if (!study) return internal::StudyNotFound(name);
-  return *std::move(study);
+  return ReadValue<StudyRecord>(
+      [&](Connection& db) { return internal::GetStudyIn(db, name); });
 }
 
 absl::StatusOr<std::vector<StudyRecord>> PostgresStore::ListStudies() {
@@ -88,12 +77,8 @@ absl::StatusOr<std::vector<StudyRecord>> PostgresStore::ListStudies() {
 }
 
 absl::Status PostgresStore::DeleteStudy(std::string_view name) {
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, name));
-    if (!exists) return internal::StudyNotFound(name);
-    HPTUNE_RETURN_IF_ERROR(internal::DeleteStudyRow(db, name));
-    return internal::InsertEvent(
-        db, MakeEvent(clock_.Now(), internal::kStudyDeleted, name, "", 0, ""));
+  return Write([&](Connection& db) {
+    return internal::DeleteStudyIn(db, name, clock_.Now());
   });
 }
 
@@ -101,18 +86,8 @@ absl::Status PostgresStore::SetStudyState(std::string_view name,
                                           StudyState state,
                                           std::string_view reason) {
   HPTUNE_RETURN_IF_ERROR(internal::CheckStoredStudyState(name, state));
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(std::optional<StudyRecord> study,
-                            internal::SelectStudy(db, name));
-    if (!study) return internal::StudyNotFound(name);
-    if (study->state == state && study->reason == reason) {
-      return absl::OkStatus();
-    }
-    HPTUNE_RETURN_IF_ERROR(internal::UpdateStudyState(db, name, state, reason));
-    if (study->state == state) return absl::OkStatus();
-    return internal::InsertEvent(
-        db, MakeEvent(clock_.Now(), internal::kStudyState, name, "", 0,
-                      internal::TransitionDetail(study->state, state)));
+  return Write([&](Connection& db) {
+    return internal::SetStudyStateIn(db, name, state, reason, clock_.Now());
   });
 }
 
@@ -123,23 +98,15 @@ absl::StatusOr<UserUsage> PostgresStore::GetUserUsage(int64_t uid) {
 
 absl::StatusOr<UserUsage> PostgresStore::GetStudyOwnerUsage(
     std::string_view study) {
-  return ReadValue<UserUsage>([&](Connection& db) -> absl::StatusOr<UserUsage> {
-    HPTUNE_ASSIGN_OR_RETURN(std::optional<int64_t> owner,
-                            internal::SelectStudyOwner(db, study));
-    if (!owner) return internal::StudyNotFound(study);
-    if (*owner < 0) return UserUsage{};
-    return internal::SelectUserUsage(db, *owner);
+  return ReadValue<UserUsage>([&](Connection& db) {
+    return internal::GetStudyOwnerUsageIn(db, study);
   });
 }
 
 absl::StatusOr<std::string> PostgresStore::GetDesignerState(
     std::string_view study) {
   return ReadValue<std::string>(
-      [&](Connection& db) -> absl::StatusOr<std::string> {
-        HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-        if (!exists) return internal::StudyNotFound(study);
-        return internal::SelectDesignerState(db, study);
-      });
+      [&](Connection& db) { return internal::GetDesignerStateIn(db, study); });
 }
 
 // --- Jobs ---
@@ -147,24 +114,14 @@ absl::StatusOr<std::string> PostgresStore::GetDesignerState(
 absl::Status PostgresStore::CreateJob(const JobRecord& job) {
   JobRecord record = job;
   HPTUNE_RETURN_IF_ERROR(internal::PrepareNewJob(record, clock_.Now()));
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(bool exists,
-                            internal::JobExists(db, record.job_id));
-    if (exists) return internal::JobAlreadyExists(record.job_id);
-    HPTUNE_RETURN_IF_ERROR(internal::InsertJob(db, record));
-    return internal::InsertEvent(
-        db, MakeEvent(clock_.Now(), internal::kJobCreated, record.study_name,
-                      record.job_id, 0, std::string(ToString(record.state))));
+  return Write([&](Connection& db) {
+    return internal::CreateJobIn(db, record, clock_.Now());
   });
 }
 
 absl::StatusOr<JobRecord> PostgresStore::GetJob(std::string_view job_id) {
-  HPTUNE_ASSIGN_OR_RETURN(
-      std::optional<JobRecord> job,
-      ReadValue<std::optional<JobRecord>>(
-          [&](Connection& db) { return internal::SelectJob(db, job_id); }));
-  if (!job) return internal::JobNotFound(job_id);
-  return *std::move(job);
+  return ReadValue<JobRecord>(
+      [&](Connection& db) { return internal::GetJobIn(db, job_id); });
 }
 
 absl::StatusOr<std::vector<JobRecord>> PostgresStore::ListJobs() {
@@ -175,23 +132,9 @@ absl::StatusOr<std::vector<JobRecord>> PostgresStore::ListJobs() {
 absl::StatusOr<JobRecord> PostgresStore::UpdateJob(
     std::string_view job_id,
     const std::function<absl::Status(JobRecord&)>& mutate) {
-  JobRecord updated;
-  HPTUNE_RETURN_IF_ERROR(Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> stored,
-                            internal::SelectJob(db, job_id));
-    if (!stored) return internal::JobNotFound(job_id);
-    const Timestamp now = clock_.Now();
-    updated = *stored;
-    HPTUNE_RETURN_IF_ERROR(mutate(updated));
-    HPTUNE_RETURN_IF_ERROR(internal::PrepareJobUpdate(*stored, updated, now));
-    HPTUNE_RETURN_IF_ERROR(internal::UpdateJobRow(db, updated));
-    if (updated.state == stored->state) return absl::OkStatus();
-    return internal::InsertEvent(
-        db,
-        MakeEvent(now, internal::kJobState, updated.study_name, job_id, 0,
-                  internal::TransitionDetail(stored->state, updated.state)));
-  }));
-  return updated;
+  return WriteValue<JobRecord>([&](Connection& db) {
+    return internal::UpdateJobIn(db, job_id, mutate, clock_.Now());
+  });
 }
 
 absl::Status PostgresStore::DeleteJob(std::string_view job_id) {
@@ -207,51 +150,28 @@ absl::Status PostgresStore::DeleteJob(std::string_view job_id) {
 absl::Status PostgresStore::RecordReplicaEvent(std::string_view job_id,
                                                int64_t trial,
                                                std::string_view detail) {
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job,
-                            internal::SelectJob(db, job_id));
-    if (!job) return internal::JobNotFound(job_id);
-    return internal::InsertEvent(
-        db, MakeEvent(clock_.Now(), internal::kReplica, job->study_name, job_id,
-                      trial, std::string(detail)));
+  return Write([&](Connection& db) {
+    return internal::RecordReplicaEventIn(db, job_id, trial, detail,
+                                          clock_.Now());
   });
 }
 
 // --- Notes ---
 
-namespace {
-
-// NotFound unless `study` exists and, for a trial's note, has trial `trial`.
-absl::Status CheckNoteOwner(Connection& db, std::string_view study,
-                            int64_t trial) {
-  HPTUNE_ASSIGN_OR_RETURN(bool exists, internal::StudyExists(db, study));
-  if (!exists) return internal::StudyNotFound(study);
-  if (trial == 0) return absl::OkStatus();
-  HPTUNE_ASSIGN_OR_RETURN(int64_t last,
-                          internal::SelectLastTrialNumber(db, study));
-  if (trial < 1 || trial > last) return internal::TrialNotFound(study, trial);
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::Status PostgresStore::SetNote(std::string_view study, int64_t trial,
                                     std::string_view text, NoteEdit edit) {
   HPTUNE_RETURN_IF_ERROR(internal::CheckNote(text));
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_RETURN_IF_ERROR(CheckNoteOwner(db, study, trial));
-    return internal::UpsertNote(
+  return Write([&](Connection& db) {
+    return internal::SetNoteIn(
         db, study, trial, text,
-        internal::StampNoteEdit(std::move(edit), text, clock_.Now()));
+        internal::StampNoteEdit(edit, text, clock_.Now()));
   });
 }
 
 absl::StatusOr<Note> PostgresStore::GetNote(std::string_view study,
                                             int64_t trial) {
-  return ReadValue<Note>([&](Connection& db) -> absl::StatusOr<Note> {
-    HPTUNE_RETURN_IF_ERROR(CheckNoteOwner(db, study, trial));
-    return internal::SelectNote(db, study, trial);
-  });
+  return ReadValue<Note>(
+      [&](Connection& db) { return internal::GetNoteIn(db, study, trial); });
 }
 
 // --- Runner lease and events ---

@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
-#include "hptune/core/status.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/store.h"
+#include "src/store/store_operations.h"
 
 namespace hptune::store {
 
@@ -124,22 +124,17 @@ class PostgresStore : public Store {
   // holds the database's write lock.
   [[nodiscard]] absl::Status Read(Body body);
   [[nodiscard]] absl::Status Write(Body body);
-  // The value `select` reads in one read transaction.
+  // The value `op` returns, run in a read or write transaction (as above).
   template <typename T>
   absl::StatusOr<T> ReadValue(
-      absl::FunctionRef<absl::StatusOr<T>(internal::PgConnection&)> select) {
-    T value{};
-    HPTUNE_RETURN_IF_ERROR(
-        Read([&](internal::PgConnection& db) -> absl::Status {
-          HPTUNE_ASSIGN_OR_RETURN(value, select(db));
-          return absl::OkStatus();
-        }));
-    return value;
+      absl::FunctionRef<absl::StatusOr<T>(internal::PgConnection&)> op) {
+    return internal::ValueIn<T>([this](auto body) { return Read(body); }, op);
   }
-  // One trial, with its measurements or not; NotFound naming the trial, or
-  // the study when it does not exist.
-  absl::StatusOr<Trial> ReadOneTrial(std::string_view study, int64_t number,
-                                     bool measurements);
+  template <typename T>
+  absl::StatusOr<T> WriteValue(
+      absl::FunctionRef<absl::StatusOr<T>(internal::PgConnection&)> op) {
+    return internal::ValueIn<T>([this](auto body) { return Write(body); }, op);
+  }
 
   std::unique_ptr<internal::PgPool> pool_;
   Clock& clock_;
