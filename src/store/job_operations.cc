@@ -47,6 +47,13 @@ absl::StatusOr<JobRecord> UpdateJobIn(
 }
 
 template <typename Db>
+absl::Status DeleteJobIn(Db& db, std::string_view job_id, Timestamp now) {
+  HPTUNE_ASSIGN_OR_RETURN(JobRecord job, GetJobIn(db, job_id));
+  HPTUNE_RETURN_IF_ERROR(CheckJobDeletable(job));
+  return DeleteJobRows(db, job, now);
+}
+
+template <typename Db>
 absl::Status RecordReplicaEventIn(Db& db, std::string_view job_id,
                                   int64_t trial, std::string_view detail,
                                   Timestamp now) {
@@ -62,6 +69,7 @@ absl::Status RecordReplicaEventIn(Db& db, std::string_view job_id,
   template absl::StatusOr<JobRecord> UpdateJobIn<Db>(                        \
       Db&, std::string_view, const std::function<absl::Status(JobRecord&)>&, \
       Timestamp);                                                            \
+  template absl::Status DeleteJobIn<Db>(Db&, std::string_view, Timestamp);   \
   template absl::Status RecordReplicaEventIn<Db>(                            \
       Db&, std::string_view, int64_t, std::string_view, Timestamp);
 HPTUNE_INSTANTIATE_OPERATIONS(SqliteConnection)

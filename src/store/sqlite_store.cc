@@ -229,12 +229,8 @@ absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
 }
 
 absl::Status SqliteStore::DeleteJob(std::string_view job_id) {
-  return Write([&](Connection& db) -> absl::Status {
-    HPTUNE_ASSIGN_OR_RETURN(std::optional<JobRecord> job,
-                            internal::SelectJob(db, job_id));
-    if (!job) return internal::JobNotFound(job_id);
-    HPTUNE_RETURN_IF_ERROR(internal::CheckJobDeletable(*job));
-    return internal::DeleteJobRows(db, *job, clock_.Now());
+  return Write([&](Connection& db) {
+    return internal::DeleteJobIn(db, job_id, clock_.Now());
   });
 }
 

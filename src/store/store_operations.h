@@ -150,6 +150,10 @@ template <typename Db>
 absl::StatusOr<JobRecord> UpdateJobIn(
     Db& db, std::string_view job_id,
     const std::function<absl::Status(JobRecord&)>& mutate, Timestamp now);
+// Checked by CheckJobDeletable, then gone with its study (DeleteJobRows).
+template <typename Db>
+[[nodiscard]] absl::Status DeleteJobIn(Db& db, std::string_view job_id,
+                                       Timestamp now);
 template <typename Db>
 [[nodiscard]] absl::Status RecordReplicaEventIn(Db& db, std::string_view job_id,
                                                 int64_t trial,
