@@ -33,7 +33,13 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
 
 PostgresStore::PostgresStore(std::unique_ptr<internal::PgPool> pool,
                              Clock& clock)
-    : pool_(std::move(pool)), clock_(clock) {}
+    : pool_(std::move(pool)),
+      clock_(clock),
+      measurements_([this](std::vector<internal::QueuedMeasurement>& batch) {
+        return Write([&](Connection& db) {
+          return internal::AddMeasurementsIn(db, batch);
+        });
+      }) {}
 
 PostgresStore::~PostgresStore() = default;
 

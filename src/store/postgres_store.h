@@ -34,6 +34,7 @@
 #include "absl/functional/function_ref.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/store.h"
+#include "src/store/measurement_queue.h"
 #include "src/store/store_operations.h"
 
 namespace hptune::store {
@@ -85,6 +86,11 @@ class PostgresStore : public Store {
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;
+  // Measurements are committed in groups (measurement_queue.h): one WAL
+  // flush for every report that arrived while the last commit ran.
+  void AddMeasurementAsync(std::string_view study, int64_t number,
+                           const Measurement& measurement,
+                           std::function<void(absl::Status)> done) override;
   [[nodiscard]] absl::Status AddMeasurement(
       std::string_view study, int64_t number,
       const Measurement& measurement) override;
@@ -138,6 +144,8 @@ class PostgresStore : public Store {
 
   std::unique_ptr<internal::PgPool> pool_;
   Clock& clock_;
+  internal::MeasurementQueue
+      measurements_;  // Through Write. Last: stops first.
 };
 
 }  // namespace hptune::store

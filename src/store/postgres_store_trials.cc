@@ -74,20 +74,16 @@ absl::StatusOr<Trial> PostgresStore::UpdateTrial(
   });
 }
 
-// One measurement a call: a refused one fails its transaction, which has
-// written nothing.
+void PostgresStore::AddMeasurementAsync(
+    std::string_view study, int64_t number, const Measurement& measurement,
+    std::function<void(absl::Status)> done) {
+  measurements_.Add(study, number, measurement, clock_.Now(), std::move(done));
+}
+
 absl::Status PostgresStore::AddMeasurement(std::string_view study,
                                            int64_t number,
                                            const Measurement& measurement) {
-  const Timestamp now = clock_.Now();
-  Measurement m = measurement;
-  HPTUNE_RETURN_IF_ERROR(internal::PrepareMeasurement(study, number, m, now));
-  return Write([&](Connection& db) -> absl::Status {
-    absl::Status refusal;
-    HPTUNE_RETURN_IF_ERROR(
-        internal::AddMeasurementIn(db, study, number, m, now, refusal));
-    return refusal;
-  });
+  return measurements_.AddAndWait(study, number, measurement, clock_.Now());
 }
 
 }  // namespace hptune::store

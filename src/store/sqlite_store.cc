@@ -61,7 +61,12 @@ SqliteStore::SqliteStore(
       clock_(clock),
       checkpointer_(std::move(checkpointer)),
       connection_(std::move(connection)),
-      readers_(std::move(readers)) {
+      readers_(std::move(readers)),
+      measurements_([this](std::vector<internal::QueuedMeasurement>& batch) {
+        return Write([&](Connection& db) {
+          return internal::AddMeasurementsIn(db, batch);
+        });
+      }) {
   // Called inside connection_'s commits, which Write makes under mu_.
   auto committed = [this](int pages) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     wal_pages_ = pages;

@@ -45,6 +45,7 @@
 #include "hptune/env/env.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
+#include "src/store/measurement_queue.h"
 #include "src/store/store_operations.h"
 
 namespace hptune::store {
@@ -171,32 +172,9 @@ class SqliteStore : public Store {
   void CommitWrites(const std::vector<QueuedWrite*>& batch)
       ABSL_LOCKS_EXCLUDED(writes_mu_);
 
-  // One measurement waiting for its commit (group commit, below).
-  struct QueuedMeasurement {
-    std::string study;
-    int64_t number = 0;
-    Measurement measurement;
-    Timestamp time{};
-    absl::Status status;
-    std::function<void(absl::Status)> done;
-  };
-  // Appends every measurement of `batch` in one transaction. A measurement
-  // the rules refuse (unknown trial, trial not accepting) gets its own error
-  // and is left out; an SQLite error fails the whole batch.
-  void CommitMeasurements(std::vector<QueuedMeasurement>& batch);
-
   const std::string path_;
   Clock& clock_;
   Env* env_ = nullptr;  // SqliteStoreOptions::env: the runner lease's.
-  // Group commit of measurements: calls queue here; the one that finds no
-  // commit running commits everything queued in one transaction, answers
-  // each, and goes on while more arrived meanwhile. The others return at
-  // once (AddMeasurementAsync) or wait for their answer (AddMeasurement).
-  // Under load (clients report after every step) one commit carries many
-  // measurements.
-  Mutex queue_mu_;
-  std::vector<QueuedMeasurement> queue_ ABSL_GUARDED_BY(queue_mu_);
-  bool committing_ ABSL_GUARDED_BY(queue_mu_) = false;
   // Group commit of writes: each Write queues; the first in the queue runs
   // everything queued (up to kWritesPerCommit) in one transaction, answers
   // each, and hands the queue to the next. Under many clients the writer's
@@ -217,6 +195,9 @@ class SqliteStore : public Store {
   // measurement do not queue behind the measurements' writes. A read that
   // starts after a write returned sees it.
   std::unique_ptr<internal::ReaderPool> readers_;
+  // Group commit of measurements (measurement_queue.h), through Write. Last:
+  // its thread stops before the writer it commits on goes.
+  internal::MeasurementQueue measurements_;
 };
 
 }  // namespace hptune::store

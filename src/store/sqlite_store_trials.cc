@@ -79,64 +79,12 @@ absl::StatusOr<Trial> SqliteStore::UpdateTrial(
 void SqliteStore::AddMeasurementAsync(std::string_view study, int64_t number,
                                       const Measurement& measurement,
                                       std::function<void(absl::Status)> done) {
-  const Timestamp now = clock_.Now();
-  Measurement m = measurement;
-  if (absl::Status valid = internal::PrepareMeasurement(study, number, m, now);
-      !valid.ok()) {
-    done(valid);
-    return;
-  }
-  {
-    MutexLock lock(&queue_mu_);
-    queue_.push_back({.study = std::string(study),
-                      .number = number,
-                      .measurement = std::move(m),
-                      .time = now,
-                      .done = std::move(done)});
-    if (committing_) return;  // The running commit loop takes it.
-    committing_ = true;
-  }
-  while (true) {
-    std::vector<QueuedMeasurement> batch;
-    {
-      MutexLock lock(&queue_mu_);
-      if (queue_.empty()) {
-        committing_ = false;
-        return;
-      }
-      batch.swap(queue_);
-    }
-    CommitMeasurements(batch);
-    for (QueuedMeasurement& q : batch) q.done(q.status);
-  }
+  measurements_.Add(study, number, measurement, clock_.Now(), std::move(done));
 }
 
 absl::Status SqliteStore::AddMeasurement(std::string_view study, int64_t number,
                                          const Measurement& measurement) {
-  Mutex mu;
-  CondVar answered;
-  std::optional<absl::Status> status;  // Under mu.
-  AddMeasurementAsync(study, number, measurement, [&](absl::Status s) {
-    MutexLock lock(&mu);
-    status = std::move(s);
-    answered.Signal();
-  });
-  MutexLock lock(&mu);
-  while (!status.has_value()) answered.Wait(&mu);
-  return *std::move(status);
-}
-
-void SqliteStore::CommitMeasurements(std::vector<QueuedMeasurement>& batch) {
-  const absl::Status committed = Write([&](Connection& db) -> absl::Status {
-    for (QueuedMeasurement& q : batch) {
-      HPTUNE_RETURN_IF_ERROR(internal::AddMeasurementIn(
-          db, q.study, q.number, q.measurement, q.time, q.status));
-    }
-    return absl::OkStatus();
-  });
-  if (!committed.ok()) {
-    for (QueuedMeasurement& q : batch) q.status = committed;
-  }
+  return measurements_.AddAndWait(study, number, measurement, clock_.Now());
 }
 
 }  // namespace hptune::store

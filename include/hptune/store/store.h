@@ -202,9 +202,9 @@ class Store {
   // on another thread and maybe before this returns, once the measurement is
   // durable or refused. A caller that must not wait (a server thread that
   // also reads other requests) uses this; a store may then gather many into
-  // one commit. `done` may run on the thread committing others' measurements:
-  // it must be short and must not wait for another measurement of this
-  // store. This default calls AddMeasurement.
+  // one commit. `done` may run on the thread committing others' measurements
+  // (the SQL stores' own): it must be short and must not wait for another
+  // measurement of this store. This default calls AddMeasurement.
   virtual void AddMeasurementAsync(std::string_view study, int64_t number,
                                    const Measurement& measurement,
                                    std::function<void(absl::Status)> done) {
