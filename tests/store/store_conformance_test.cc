@@ -9,12 +9,15 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "hptune/env/clock.h"
+#include "hptune/env/env.h"
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 #include "src/store/record_codec.h"
@@ -759,6 +762,62 @@ TEST_P(StoreConformanceTest, MeasurementsOnlyForActiveOrStoppingTrials) {
   EXPECT_THAT(store_->GetTrial("requested", 1)->measurements, IsEmpty());
   EXPECT_THAT(store_->GetTrial("succeeded", 1)->measurements, IsEmpty());
   EXPECT_THAT(store_->GetTrial("stopping", 1)->measurements, SizeIs(1));
+}
+
+// Reports from several threads at once, through AddMeasurementAsync: each
+// is answered exactly once, a refused one (an ended trial) with its own
+// error, and every accepted one is stored in its trial's report order.
+TEST_P(StoreConformanceTest, ConcurrentMeasurementsAreEachAnsweredOnce) {
+  constexpr int kThreads = 4;
+  constexpr int kSteps = 40;
+  CreateStudyWithTrial("ended", TrialState::kSucceeded);
+  ASSERT_OK(store_->CreateStudy(MakeStudy("live")));
+  std::vector<Trial> trials(kThreads, MakeTrial(0.1));
+  for (Trial& trial : trials) trial.state = TrialState::kActive;
+  ASSERT_OK(store_->AddTrials("live", trials, std::nullopt).status());
+  Mutex mu;
+  CondVar answered;
+  int accepted = 0, refused = 0, other = 0;  // Under mu.
+  auto answer = [&](absl::Status status) {
+    MutexLock lock(&mu);
+    ++(status.ok()                          ? accepted
+       : absl::IsFailedPrecondition(status) ? refused
+                                            : other);
+    answered.SignalAll();
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int step = 1; step <= kSteps; ++step) {
+        store_->AddMeasurementAsync("live", t + 1,
+                                    MakeMeasurement(step, 0.01 * step), answer);
+        if (step % 10 == 0) {
+          store_->AddMeasurementAsync("ended", 1, MakeMeasurement(step, 1),
+                                      answer);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  {
+    MutexLock lock(&mu);
+    const MonotonicTime deadline =
+        DefaultEnv().MonotonicNow() + std::chrono::seconds(30);
+    while (accepted + refused + other < kThreads * (kSteps + kSteps / 10) &&
+           DefaultEnv().WaitUntil(&answered, &mu, deadline)) {
+    }
+    EXPECT_EQ(accepted, kThreads * kSteps);
+    EXPECT_EQ(refused, kThreads * kSteps / 10);
+    EXPECT_EQ(other, 0);
+  }
+  for (int t = 1; t <= kThreads; ++t) {
+    ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("live", t));
+    ASSERT_THAT(trial.measurements, SizeIs(kSteps));
+    for (int step = 1; step <= kSteps; ++step) {
+      EXPECT_EQ(trial.measurements[step - 1].step, step);
+    }
+  }
+  EXPECT_THAT(store_->GetTrial("ended", 1)->measurements, IsEmpty());
 }
 
 TEST_P(StoreConformanceTest, MeasurementsWithNaNOrInfAreInvalid) {
