@@ -52,7 +52,7 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 from browser_test import (CHROMEDRIVER, CHROMIUM, Api, Browser, CheckFailed,  # noqa: E402
-                          DashboardTest, check, submit, wait_for)
+                          DashboardTest, check, submit, wait_for, report)
 
 
 # The elements a note's Markdown may make (src/dashboard/web/markdown.js).
@@ -456,12 +456,7 @@ def main():
     started = time.monotonic()
     test = ActionsTest(args.hptune, args.out, args.keep)
     test.python = args.python
-    ok = test.run()
-    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
-          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
-    for name, detail in test.failed:
-        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
-    return 0 if ok else 1
+    return report(test, test.run(), started)
 
 
 if __name__ == "__main__":

@@ -1633,6 +1633,15 @@ def repr_js(value):
     return text
 
 
+def report(test, ok, started):
+    """Prints what `test` found; the exit code for it."""
+    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
+          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
+    for name, detail in test.failed:
+        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
+    return 0 if ok else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hptune", required=True, help="the hptune binary")
@@ -1648,12 +1657,7 @@ def main():
             return 2
     started = time.monotonic()
     test = DashboardTest(args.hptune, args.out, args.keep)
-    ok = test.run()
-    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
-          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
-    for name, detail in test.failed:
-        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
-    return 0 if ok else 1
+    return report(test, test.run(), started)
 
 
 if __name__ == "__main__":

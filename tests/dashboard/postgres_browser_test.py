@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Api, Browser, DashboardTest, check  # noqa: E402
+from browser_test import Api, Browser, DashboardTest, check, report  # noqa: E402
 
 SKIPPED = 77
 
@@ -86,12 +86,7 @@ def main():
         return 1 if expected else SKIPPED
     started = time.monotonic()
     test = PostgresDashboardTest(args.hptune, args.out, args.keep, db)
-    ok = test.run()
-    print("\n%d checks passed, %d failed in %.0f s; screenshots in %s"
-          % (len(test.passed), len(test.failed), time.monotonic() - started, test.out))
-    for name, detail in test.failed:
-        print("FAILED: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
-    return 0 if ok else 1
+    return report(test, test.run(), started)
 
 
 if __name__ == "__main__":
