@@ -36,9 +36,20 @@ MeasurementQueue::~MeasurementQueue() {
 }
 
 void MeasurementQueue::Queue(QueuedMeasurement queued) {
+  std::vector<QueuedMeasurement> batch;
+  {
+    MutexLock lock(&mu_);
+    queue_.push_back(std::move(queued));
+    if (committing_) return;  // The running commit, then the thread, take it.
+    committing_ = true;
+    batch.swap(queue_);
+  }
+  // No commit running: this caller commits what is queued, once.
+  CommitAndAnswer(batch);
   MutexLock lock(&mu_);
-  queue_.push_back(std::move(queued));
-  queued_.Signal();
+  committing_ = false;
+  // What came meanwhile is the thread's (as is the end, when stopping).
+  if (!queue_.empty() || stopping_) queued_.Signal();
 }
 
 void MeasurementQueue::CommitWhileQueued() {
@@ -46,16 +57,24 @@ void MeasurementQueue::CommitWhileQueued() {
     std::vector<QueuedMeasurement> batch;
     {
       MutexLock lock(&mu_);
-      while (queue_.empty() && !stopping_) queued_.Wait(&mu_);
+      while ((queue_.empty() || committing_) && !stopping_) queued_.Wait(&mu_);
+      while (committing_) queued_.Wait(&mu_);  // Stopping: let it finish.
       if (queue_.empty()) return;  // Stopping, with nothing left to commit.
+      committing_ = true;
       batch.swap(queue_);
     }
-    for (QueuedMeasurement& q : batch) q.status = absl::OkStatus();
-    if (const absl::Status committed = commit_(batch); !committed.ok()) {
-      for (QueuedMeasurement& q : batch) q.status = committed;
-    }
-    for (QueuedMeasurement& q : batch) q.done(q.status);
+    CommitAndAnswer(batch);
+    MutexLock lock(&mu_);
+    committing_ = false;
   }
+}
+
+void MeasurementQueue::CommitAndAnswer(std::vector<QueuedMeasurement>& batch) {
+  for (QueuedMeasurement& q : batch) q.status = absl::OkStatus();
+  if (const absl::Status committed = commit_(batch); !committed.ok()) {
+    for (QueuedMeasurement& q : batch) q.status = committed;
+  }
+  for (QueuedMeasurement& q : batch) q.done(q.status);
 }
 
 absl::Status MeasurementQueue::AddAndWait(std::string_view study,

@@ -5,15 +5,17 @@
 // PostgreSQL's writes take one advisory lock and wait for their WAL flush
 // while holding it. Reports arrive after every step from many trials at
 // once, so committing each alone makes them take turns, a flush each. So
-// measurements queue here, and a thread of the queue's own commits
-// everything queued in one transaction through `commit`, answers each, and
-// goes on while more arrived meanwhile; callers return at once (Add) or wait
-// for their answer (AddAndWait). Under load one commit carries many
-// measurements. The thread is the queue's, not a caller's: a caller that
-// committed for the others would keep its own thread (a server's) busy as
-// long as reports keep coming.
+// measurements queue here. A caller that finds no commit running commits
+// everything queued in one transaction through `commit` and answers each,
+// once: a lone caller pays no hand-over to another thread. What arrives
+// while a commit runs waits for a thread of the queue's own, which commits
+// it all in the next transaction and goes on while more arrives. Callers
+// return once their own measurement is answered (AddAndWait) or at once
+// (Add). Under load one commit carries many measurements, and no caller's
+// thread (a server's) commits for the others for longer than one commit.
 //
-// Thread-safe. `commit` and the `done` callbacks run on the queue's thread.
+// Thread-safe. `commit` and the `done` callbacks run on a caller's thread
+// or the queue's, never two commits at once.
 #ifndef HPTUNE_SRC_STORE_MEASUREMENT_QUEUE_H_
 #define HPTUNE_SRC_STORE_MEASUREMENT_QUEUE_H_
 
@@ -70,12 +72,15 @@ class MeasurementQueue {
 
  private:
   void Queue(QueuedMeasurement queued);
-  void CommitWhileQueued();  // The committer's loop.
+  void CommitWhileQueued();  // The thread's loop.
+  // Commits `batch` through commit_ and calls each one's `done`.
+  void CommitAndAnswer(std::vector<QueuedMeasurement>& batch);
 
   const Commit commit_;
   Mutex mu_;
   CondVar queued_;
   std::vector<QueuedMeasurement> queue_ ABSL_GUARDED_BY(mu_);
+  bool committing_ ABSL_GUARDED_BY(mu_) = false;  // A caller's or the thread's.
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread committer_;  // Last: starts once the rest is set.
 };
