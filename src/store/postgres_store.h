@@ -6,8 +6,8 @@
 // pool of connections (postgres_pool.h). The schema is created when missing
 // and versioned (postgres_schema.h); a database of a newer version is
 // refused. The tables and their encodings are SqliteStore's (store_tables.h,
-// record_codec.h), and the rules the same (store_rules.h), so both pass one
-// conformance suite.
+// record_codec.h), the rules (store_rules.h) and the Store methods the same
+// (SqlStore's, sql_store.h), so both pass one conformance suite.
 //
 // Durability: each call is one transaction, committed with
 // synchronous_commit on before the call returns. Serialisation: every write
@@ -23,19 +23,15 @@
 #ifndef HPTUNE_SRC_STORE_POSTGRES_STORE_H_
 #define HPTUNE_SRC_STORE_POSTGRES_STORE_H_
 
-#include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/store.h"
 #include "src/store/measurement_queue.h"
-#include "src/store/store_operations.h"
+#include "src/store/sql_store.h"
 
 namespace hptune::store {
 
@@ -44,7 +40,8 @@ class PgConnection;
 class PgPool;
 }  // namespace internal
 
-class PostgresStore : public Store {
+class PostgresStore
+    : public internal::SqlStore<PostgresStore, internal::PgConnection> {
  public:
   static constexpr int kDefaultPoolSize = 4;
 
@@ -57,95 +54,27 @@ class PostgresStore : public Store {
       Clock& clock);
   ~PostgresStore() override;
 
-  [[nodiscard]] absl::Status CreateStudy(const StudyRecord& study) override;
-  absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
-  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
-  [[nodiscard]] absl::Status DeleteStudy(std::string_view name) override;
-  [[nodiscard]] absl::Status SetStudyState(std::string_view name,
-                                           StudyState state,
-                                           std::string_view reason) override;
-
-  absl::StatusOr<UserUsage> GetUserUsage(int64_t uid) override;
-  absl::StatusOr<UserUsage> GetStudyOwnerUsage(std::string_view study) override;
-
-  absl::StatusOr<std::vector<Trial>> AddTrials(
-      std::string_view study, std::vector<Trial> trials,
-      const std::optional<std::string>& designer_state) override;
-  absl::StatusOr<Trial> GetTrial(std::string_view study,
-                                 int64_t number) override;
-  absl::StatusOr<Trial> GetTrialSummary(std::string_view study,
-                                        int64_t number) override;
-  absl::StatusOr<std::vector<Trial>> ListTrials(
-      std::string_view study) override;
-  absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
-      std::string_view study) override;
-  absl::StatusOr<TrialStatuses> ListTrialStatuses(
-      std::string_view study) override;
-  absl::StatusOr<std::vector<Measurement>> ListMeasurements(
-      std::string_view study, int64_t number, int64_t skip) override;
-  absl::StatusOr<Trial> UpdateTrial(
-      std::string_view study, int64_t number,
-      const std::function<absl::Status(Trial&)>& mutate) override;
-  // Measurements are committed in groups (measurement_queue.h): one WAL
-  // flush for every report that arrived while the last commit ran.
-  void AddMeasurementAsync(std::string_view study, int64_t number,
-                           const Measurement& measurement,
-                           std::function<void(absl::Status)> done) override;
-  [[nodiscard]] absl::Status AddMeasurement(
-      std::string_view study, int64_t number,
-      const Measurement& measurement) override;
-
-  absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
-
-  [[nodiscard]] absl::Status CreateJob(const JobRecord& job) override;
-  absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
-  absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
-  absl::StatusOr<JobRecord> UpdateJob(
-      std::string_view job_id,
-      const std::function<absl::Status(JobRecord&)>& mutate) override;
-  [[nodiscard]] absl::Status DeleteJob(std::string_view job_id) override;
-
-  [[nodiscard]] absl::Status RecordReplicaEvent(
-      std::string_view job_id, int64_t trial, std::string_view detail) override;
-
-  [[nodiscard]] absl::Status SetNote(std::string_view study, int64_t trial,
-                                     std::string_view text,
-                                     NoteEdit edit) override;
-  absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
-
   // Session advisory locks held on a connection of the lease's own
   // (postgres_lease.h): released when it is destroyed, and by the server
   // when that connection drops (its process died or lost the network).
   absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
       RunnerHolder holder, std::string_view job_id) override;
 
-  absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
-                                                int limit) override;
-
  private:
+  friend class internal::SqlStore<PostgresStore, internal::PgConnection>;
+  using Connection = internal::PgConnection;
+  using Body = absl::FunctionRef<absl::Status(Connection&)>;
+
   PostgresStore(std::unique_ptr<internal::PgPool> pool, Clock& clock);
 
-  using Body = absl::FunctionRef<absl::Status(internal::PgConnection&)>;
   // Runs `body` in a read-only snapshot, or in a write transaction that
   // holds the database's write lock.
   [[nodiscard]] absl::Status Read(Body body);
   [[nodiscard]] absl::Status Write(Body body);
-  // The value `op` returns, run in a read or write transaction (as above).
-  template <typename T>
-  absl::StatusOr<T> ReadValue(
-      absl::FunctionRef<absl::StatusOr<T>(internal::PgConnection&)> op) {
-    return internal::ValueIn<T>([this](auto body) { return Read(body); }, op);
-  }
-  template <typename T>
-  absl::StatusOr<T> WriteValue(
-      absl::FunctionRef<absl::StatusOr<T>(internal::PgConnection&)> op) {
-    return internal::ValueIn<T>([this](auto body) { return Write(body); }, op);
-  }
 
   std::unique_ptr<internal::PgPool> pool_;
-  Clock& clock_;
-  internal::MeasurementQueue
-      measurements_;  // Through Write. Last: stops first.
+  // Through Write. Last: stops first.
+  internal::MeasurementQueue measurements_{CommitMeasurements()};
 };
 
 }  // namespace hptune::store

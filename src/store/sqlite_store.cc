@@ -12,15 +12,11 @@
 #include "src/store/runner_lock.h"
 #include "src/store/schema.h"
 #include "src/store/sqlite_connection.h"
-#include "src/store/store_operations.h"
-#include "src/store/store_rules.h"
-#include "src/store/store_tables.h"
 #include "src/store/wal_checkpointer.h"
 
 namespace hptune::store {
 
 using internal::TransactionMode;
-using Connection = internal::SqliteConnection;
 
 namespace {
 
@@ -33,13 +29,11 @@ constexpr int kMaxReadConnections = 4;
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     const std::string& path, Clock& clock, SqliteStoreOptions options) {
-  HPTUNE_ASSIGN_OR_RETURN(
-      std::unique_ptr<internal::SqliteConnection> connection,
-      internal::SqliteConnection::Open(path, options.busy_deadline));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection,
+                          Connection::Open(path, options.busy_deadline));
   HPTUNE_RETURN_IF_ERROR(internal::PrepareDatabase(*connection));
-  HPTUNE_ASSIGN_OR_RETURN(
-      std::unique_ptr<internal::SqliteConnection> reader,
-      internal::SqliteConnection::Open(path, options.busy_deadline));
+  HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> reader,
+                          Connection::Open(path, options.busy_deadline));
   auto readers = std::make_unique<internal::ReaderPool>(
       path, options.busy_deadline, std::move(reader), kMaxReadConnections);
   HPTUNE_ASSIGN_OR_RETURN(
@@ -53,20 +47,14 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
 }
 
 SqliteStore::SqliteStore(
-    std::string path, Clock& clock,
-    std::unique_ptr<internal::SqliteConnection> connection,
+    std::string path, Clock& clock, std::unique_ptr<Connection> connection,
     std::unique_ptr<internal::ReaderPool> readers,
     std::unique_ptr<internal::WalCheckpointer> checkpointer)
-    : path_(std::move(path)),
-      clock_(clock),
+    : SqlStore(clock),
+      path_(std::move(path)),
       checkpointer_(std::move(checkpointer)),
       connection_(std::move(connection)),
-      readers_(std::move(readers)),
-      measurements_([this](std::vector<internal::QueuedMeasurement>& batch) {
-        return Write([&](Connection& db) {
-          return internal::AddMeasurementsIn(db, batch);
-        });
-      }) {
+      readers_(std::move(readers)) {
   // Called inside connection_'s commits, which Write makes under mu_.
   auto committed = [this](int pages) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     wal_pages_ = pages;
@@ -149,126 +137,7 @@ void SqliteStore::CommitWrites(const std::vector<QueuedWrite*>& batch) {
   }
 }
 
-// --- Studies ---
-
-absl::Status SqliteStore::CreateStudy(const StudyRecord& study) {
-  StudyRecord record = study;
-  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewStudy(record, clock_.Now()));
-  return Write([&](Connection& db) {
-    return internal::CreateStudyIn(db, record, clock_.Now());
-  });
-}
-
-absl::StatusOr<StudyRecord> SqliteStore::GetStudy(std::string_view name) {
-  return ReadValue<StudyRecord>(
-      [&](Connection& db) { return internal::GetStudyIn(db, name); });
-}
-
-absl::StatusOr<std::vector<StudyRecord>> SqliteStore::ListStudies() {
-  return ReadValue<std::vector<StudyRecord>>(
-      [](Connection& db) { return internal::SelectStudies(db); });
-}
-
-absl::Status SqliteStore::DeleteStudy(std::string_view name) {
-  return Write([&](Connection& db) {
-    return internal::DeleteStudyIn(db, name, clock_.Now());
-  });
-}
-
-absl::Status SqliteStore::SetStudyState(std::string_view name, StudyState state,
-                                        std::string_view reason) {
-  HPTUNE_RETURN_IF_ERROR(internal::CheckStoredStudyState(name, state));
-  return Write([&](Connection& db) {
-    return internal::SetStudyStateIn(db, name, state, reason, clock_.Now());
-  });
-}
-
-// --- Usage ---
-
-absl::StatusOr<UserUsage> SqliteStore::GetUserUsage(int64_t uid) {
-  return ReadValue<UserUsage>(
-      [&](Connection& db) { return internal::SelectUserUsage(db, uid); });
-}
-
-absl::StatusOr<UserUsage> SqliteStore::GetStudyOwnerUsage(
-    std::string_view study) {
-  return ReadValue<UserUsage>([&](Connection& db) {
-    return internal::GetStudyOwnerUsageIn(db, study);
-  });
-}
-
-// --- Designer state ---
-
-absl::StatusOr<std::string> SqliteStore::GetDesignerState(
-    std::string_view study) {
-  return ReadValue<std::string>(
-      [&](Connection& db) { return internal::GetDesignerStateIn(db, study); });
-}
-
-// --- Jobs ---
-
-absl::Status SqliteStore::CreateJob(const JobRecord& job) {
-  JobRecord record = job;
-  HPTUNE_RETURN_IF_ERROR(internal::PrepareNewJob(record, clock_.Now()));
-  return Write([&](Connection& db) {
-    return internal::CreateJobIn(db, record, clock_.Now());
-  });
-}
-
-absl::StatusOr<JobRecord> SqliteStore::GetJob(std::string_view job_id) {
-  return ReadValue<JobRecord>(
-      [&](Connection& db) { return internal::GetJobIn(db, job_id); });
-}
-
-absl::StatusOr<std::vector<JobRecord>> SqliteStore::ListJobs() {
-  return ReadValue<std::vector<JobRecord>>(
-      [](Connection& db) { return internal::SelectJobs(db); });
-}
-
-absl::StatusOr<JobRecord> SqliteStore::UpdateJob(
-    std::string_view job_id,
-    const std::function<absl::Status(JobRecord&)>& mutate) {
-  return WriteValue<JobRecord>([&](Connection& db) {
-    return internal::UpdateJobIn(db, job_id, mutate, clock_.Now());
-  });
-}
-
-absl::Status SqliteStore::DeleteJob(std::string_view job_id) {
-  return Write([&](Connection& db) {
-    return internal::DeleteJobIn(db, job_id, clock_.Now());
-  });
-}
-
-// --- Replicas ---
-
-absl::Status SqliteStore::RecordReplicaEvent(std::string_view job_id,
-                                             int64_t trial,
-                                             std::string_view detail) {
-  return Write([&](Connection& db) {
-    return internal::RecordReplicaEventIn(db, job_id, trial, detail,
-                                          clock_.Now());
-  });
-}
-
-// --- Notes ---
-
-absl::Status SqliteStore::SetNote(std::string_view study, int64_t trial,
-                                  std::string_view text, NoteEdit edit) {
-  HPTUNE_RETURN_IF_ERROR(internal::CheckNote(text));
-  return Write([&](Connection& db) {
-    return internal::SetNoteIn(
-        db, study, trial, text,
-        internal::StampNoteEdit(edit, text, clock_.Now()));
-  });
-}
-
-absl::StatusOr<Note> SqliteStore::GetNote(std::string_view study,
-                                          int64_t trial) {
-  return ReadValue<Note>(
-      [&](Connection& db) { return internal::GetNoteIn(db, study, trial); });
-}
-
-// --- Event log ---
+// --- Runner lease ---
 
 namespace {
 
@@ -306,14 +175,6 @@ absl::StatusOr<std::unique_ptr<RunnerLease>> SqliteStore::AcquireRunnerLease(
     job.emplace(std::move(held));
   }
   return std::make_unique<FileRunnerLease>(std::move(runner), std::move(job));
-}
-
-absl::StatusOr<std::vector<Event>> SqliteStore::ListEvents(int64_t after_id,
-                                                           int limit) {
-  HPTUNE_RETURN_IF_ERROR(internal::CheckEventLimit(limit));
-  return ReadValue<std::vector<Event>>([&](Connection& db) {
-    return internal::SelectEvents(db, after_id, limit);
-  });
 }
 
 }  // namespace hptune::store

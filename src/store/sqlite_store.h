@@ -2,7 +2,8 @@
 //
 // Used by `hptune serve`, `hptune run` and embedders whose studies must
 // survive a restart; callers that need only the Store interface open it with
-// OpenSqliteStore (open_store.h), which also defines SqliteStoreOptions. The
+// OpenSqliteStore (open_store.h), which also defines SqliteStoreOptions. Its
+// Store methods are SqlStore's (sql_store.h), over its transactions. The
 // file has a versioned schema (migrated on Open; a file from a newer hptune is
 // refused), WAL journaling and foreign keys.
 //
@@ -46,7 +47,7 @@
 #include "hptune/store/open_store.h"
 #include "hptune/store/store.h"
 #include "src/store/measurement_queue.h"
-#include "src/store/store_operations.h"
+#include "src/store/sql_store.h"
 
 namespace hptune::store {
 
@@ -56,7 +57,8 @@ class WalCheckpointer;
 class ReaderPool;
 }  // namespace internal
 
-class SqliteStore : public Store {
+class SqliteStore
+    : public internal::SqlStore<SqliteStore, internal::SqliteConnection> {
  public:
   // Opens `path`, creating the file and its schema when missing.
   // FailedPrecondition naming the file when it is not SQLite, not an hptune
@@ -68,76 +70,22 @@ class SqliteStore : public Store {
 
   const std::string& path() const { return path_; }
 
-  [[nodiscard]] absl::Status CreateStudy(const StudyRecord& study) override;
-  absl::StatusOr<StudyRecord> GetStudy(std::string_view name) override;
-  absl::StatusOr<std::vector<StudyRecord>> ListStudies() override;
-  [[nodiscard]] absl::Status DeleteStudy(std::string_view name) override;
-  [[nodiscard]] absl::Status SetStudyState(std::string_view name,
-                                           StudyState state,
-                                           std::string_view reason) override;
-
-  absl::StatusOr<UserUsage> GetUserUsage(int64_t uid) override;
-  absl::StatusOr<UserUsage> GetStudyOwnerUsage(std::string_view study) override;
-
-  absl::StatusOr<std::vector<Trial>> AddTrials(
-      std::string_view study, std::vector<Trial> trials,
-      const std::optional<std::string>& designer_state) override;
-  absl::StatusOr<Trial> GetTrial(std::string_view study,
-                                 int64_t number) override;
-  absl::StatusOr<Trial> GetTrialSummary(std::string_view study,
-                                        int64_t number) override;
-  absl::StatusOr<std::vector<Trial>> ListTrials(
-      std::string_view study) override;
-  absl::StatusOr<std::vector<Trial>> ListTrialSummaries(
-      std::string_view study) override;
-  absl::StatusOr<TrialStatuses> ListTrialStatuses(
-      std::string_view study) override;
-  absl::StatusOr<std::vector<Measurement>> ListMeasurements(
-      std::string_view study, int64_t number, int64_t skip) override;
-  absl::StatusOr<Trial> UpdateTrial(
-      std::string_view study, int64_t number,
-      const std::function<absl::Status(Trial&)>& mutate) override;
-  void AddMeasurementAsync(std::string_view study, int64_t number,
-                           const Measurement& measurement,
-                           std::function<void(absl::Status)> done) override;
-  [[nodiscard]] absl::Status AddMeasurement(
-      std::string_view study, int64_t number,
-      const Measurement& measurement) override;
-
-  absl::StatusOr<std::string> GetDesignerState(std::string_view study) override;
-
-  [[nodiscard]] absl::Status CreateJob(const JobRecord& job) override;
-  absl::StatusOr<JobRecord> GetJob(std::string_view job_id) override;
-  absl::StatusOr<std::vector<JobRecord>> ListJobs() override;
-  absl::StatusOr<JobRecord> UpdateJob(
-      std::string_view job_id,
-      const std::function<absl::Status(JobRecord&)>& mutate) override;
-  [[nodiscard]] absl::Status DeleteJob(std::string_view job_id) override;
-
-  [[nodiscard]] absl::Status RecordReplicaEvent(
-      std::string_view job_id, int64_t trial, std::string_view detail) override;
-
-  [[nodiscard]] absl::Status SetNote(std::string_view study, int64_t trial,
-                                     std::string_view text,
-                                     NoteEdit edit) override;
-  absl::StatusOr<Note> GetNote(std::string_view study, int64_t trial) override;
-
   // Flocks beside the file (runner_lock.h), taken through
   // SqliteStoreOptions::env: "<path>.serve-lock", and "<path>.job-<id>.lock"
   // for a run's job.
   absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
       RunnerHolder holder, std::string_view job_id) override;
 
-  absl::StatusOr<std::vector<Event>> ListEvents(int64_t after_id,
-                                                int limit) override;
-
   // How many writes are queued for a commit now, the one running included
   // (group commit, below): for tests and monitoring.
   size_t WritesWaiting();
 
  private:
+  friend class internal::SqlStore<SqliteStore, internal::SqliteConnection>;
+  using Connection = internal::SqliteConnection;
+
   SqliteStore(std::string path, Clock& clock,
-              std::unique_ptr<internal::SqliteConnection> connection,
+              std::unique_ptr<Connection> connection,
               std::unique_ptr<internal::ReaderPool> readers,
               std::unique_ptr<internal::WalCheckpointer> checkpointer);
 
@@ -145,24 +93,13 @@ class SqliteStore : public Store {
   // (BEGIN IMMEDIATE, on connection_; group commit, below) transaction,
   // retrying it while the database is busy.
   [[nodiscard]] absl::Status Read(
-      absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
+      absl::FunctionRef<absl::Status(Connection&)> body);
   [[nodiscard]] absl::Status Write(
-      absl::FunctionRef<absl::Status(internal::SqliteConnection&)> body);
-  // The value `op` returns, run in a read or write transaction (as above).
-  template <typename T>
-  absl::StatusOr<T> ReadValue(
-      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> op) {
-    return internal::ValueIn<T>([this](auto body) { return Read(body); }, op);
-  }
-  template <typename T>
-  absl::StatusOr<T> WriteValue(
-      absl::FunctionRef<absl::StatusOr<T>(internal::SqliteConnection&)> op) {
-    return internal::ValueIn<T>([this](auto body) { return Write(body); }, op);
-  }
+      absl::FunctionRef<absl::Status(Connection&)> body);
 
   // One Write waiting for its transaction (group commit, below).
   struct QueuedWrite {
-    const absl::FunctionRef<absl::Status(internal::SqliteConnection&)>* body;
+    const absl::FunctionRef<absl::Status(Connection&)>* body;
     absl::Status status;  // Set by the commit that carries it.
     bool done = false;    // Under writes_mu_.
     CondVar turn;         // Signalled when done or first in the queue.
@@ -173,7 +110,6 @@ class SqliteStore : public Store {
       ABSL_LOCKS_EXCLUDED(writes_mu_);
 
   const std::string path_;
-  Clock& clock_;
   Env* env_ = nullptr;  // SqliteStoreOptions::env: the runner lease's.
   // Group commit of writes: each Write queues; the first in the queue runs
   // everything queued (up to kWritesPerCommit) in one transaction, answers
@@ -187,8 +123,7 @@ class SqliteStore : public Store {
   // Declared first so that it outlives connection_, whose commits call it.
   std::unique_ptr<internal::WalCheckpointer> checkpointer_;
   Mutex mu_;  // Serialises use of connection_, the writer.
-  std::unique_ptr<internal::SqliteConnection> connection_
-      ABSL_PT_GUARDED_BY(mu_);
+  std::unique_ptr<Connection> connection_ ABSL_PT_GUARDED_BY(mu_);
   int wal_pages_ ABSL_GUARDED_BY(mu_) = 0;  // After connection_'s last commit.
   // Reads have connections of their own: in WAL mode a read never waits
   // for a commit in progress, so the early-stopping checks that follow every
@@ -197,7 +132,7 @@ class SqliteStore : public Store {
   std::unique_ptr<internal::ReaderPool> readers_;
   // Group commit of measurements (measurement_queue.h), through Write. Last:
   // its thread stops before the writer it commits on goes.
-  internal::MeasurementQueue measurements_;
+  internal::MeasurementQueue measurements_{CommitMeasurements()};
 };
 
 }  // namespace hptune::store

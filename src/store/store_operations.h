@@ -5,10 +5,10 @@
 // Templates over the connection, as the row code they call (store_tables.h,
 // note_tables.h), instantiated there for SqliteConnection and PgConnection,
 // so what a method checks, writes and logs has one home. A store's method
-// checks its arguments (store_rules.h), picks a read or write transaction
-// (SqliteStore: its reader pool, or the writer with group commit;
-// PostgresStore: a snapshot, or the advisory write lock) and runs one of
-// these in it, with the time read in that transaction, so a retried
+// (SqlStore's, sql_store.h) checks its arguments (store_rules.h), picks a
+// read or write transaction (SqliteStore: its reader pool, or the writer
+// with group commit; PostgresStore: a snapshot, or the advisory write lock)
+// and runs one of these in it, with the time read in that transaction, so a retried
 // transaction stamps the time of its retry. The errors are store_rules.h's
 // and the connection's; a failed operation may have written part of its
 // rows, which the store's transaction rolls back. Not thread-safe (works on
