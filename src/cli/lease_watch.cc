@@ -6,7 +6,7 @@ namespace hptune::cli {
 
 LeaseWatch::LeaseWatch(Env& env, std::chrono::milliseconds interval,
                        std::function<absl::Status()> check,
-                       std::function<void()> on_lost)
+                       std::function<void(const absl::Status&)> on_lost)
     : env_(env),
       interval_(interval),
       check_(std::move(check)),
@@ -40,9 +40,9 @@ void LeaseWatch::Run() {
     if (held.ok()) continue;
     {
       MutexLock lock(&mu_);
-      lost_ = std::move(held);
+      lost_ = held;
     }
-    on_lost_();
+    on_lost_(held);
     return;
   }
 }

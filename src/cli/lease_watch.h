@@ -1,10 +1,11 @@
-// The serve command's watch on its runner lease: a thread that checks the
-// lease every `interval` (HptuneServer::CheckRunnerLease) and, once it is
-// lost, keeps why and calls `on_lost` once (the serve command sends itself
-// SIGTERM, so the server drains its jobs as on a stop signal and exits
-// non-zero: another server may now take those jobs over, and two must
-// never run one job). A lease that cannot be lost (a SQLite file's flocks)
-// never fires. Used by `hptune serve` only.
+// The watch of `hptune serve` and `hptune run` on their runner lease: a
+// thread that checks the lease every `interval` (RunnerLease::Check) and,
+// once it is lost, keeps why and calls `on_lost` with it, once. Another
+// runner may then take the jobs over, and two must never run one job, so
+// the owner stops its trainers, leaving the jobs resumable, and exits
+// non-zero: serve sends itself SIGTERM and drains as on a stop signal; run
+// drains its launcher and ends. A lease that cannot be lost (a SQLite
+// file's flocks) never fires.
 //
 // Thread-safety: lost() may be called from any thread; the callbacks run on
 // the watch's own thread.
@@ -21,11 +22,15 @@
 
 namespace hptune::cli {
 
+// How often serve and run check their lease: a lost lease is seen within
+// this, well inside the time before another runner may take the jobs over.
+inline constexpr std::chrono::seconds kLeaseCheckInterval(2);
+
 class LeaseWatch {
  public:
   LeaseWatch(Env& env, std::chrono::milliseconds interval,
              std::function<absl::Status()> check,
-             std::function<void()> on_lost);
+             std::function<void(const absl::Status& lost)> on_lost);
   ~LeaseWatch();  // Stops the thread.
   LeaseWatch(const LeaseWatch&) = delete;
   LeaseWatch& operator=(const LeaseWatch&) = delete;
@@ -39,7 +44,7 @@ class LeaseWatch {
   Env& env_;
   const std::chrono::milliseconds interval_;
   const std::function<absl::Status()> check_;
-  const std::function<void()> on_lost_;
+  const std::function<void(const absl::Status&)> on_lost_;
   mutable Mutex mu_;
   CondVar stop_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -18,6 +18,7 @@ TEST(LeaseWatchTest, ALostLeaseIsToldOnceWithItsReason) {
   Mutex mu;
   CondVar told;
   int fired = 0;
+  absl::Status told_why;
   {
     LeaseWatch watch(
         DefaultEnv(), std::chrono::milliseconds(1),
@@ -25,9 +26,10 @@ TEST(LeaseWatchTest, ALostLeaseIsToldOnceWithItsReason) {
           return ++checks < 3 ? absl::OkStatus()
                               : absl::UnavailableError("session ended");
         },
-        [&] {
+        [&](const absl::Status& lost) {
           MutexLock lock(&mu);
           ++fired;
+          told_why = lost;
           told.SignalAll();
         });
     MutexLock lock(&mu);
@@ -36,6 +38,7 @@ TEST(LeaseWatchTest, ALostLeaseIsToldOnceWithItsReason) {
     while (fired == 0 && DefaultEnv().WaitUntil(&told, &mu, deadline)) {
     }
     ASSERT_EQ(fired, 1);
+    EXPECT_EQ(told_why, absl::UnavailableError("session ended"));
     EXPECT_EQ(watch.lost(), absl::UnavailableError("session ended"));
   }
   EXPECT_EQ(fired, 1);
@@ -47,7 +50,7 @@ TEST(LeaseWatchTest, AHeldLeaseNeverFiresAndTheWatchStopsWhenDestroyed) {
   {
     LeaseWatch watch(
         DefaultEnv(), std::chrono::hours(1), [] { return absl::OkStatus(); },
-        [&] { fired = true; });
+        [&](const absl::Status&) { fired = true; });
     EXPECT_TRUE(watch.lost().ok());
   }  // Returns without waiting out the hour.
   EXPECT_FALSE(fired);

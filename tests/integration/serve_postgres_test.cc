@@ -8,11 +8,9 @@
 #include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
-#include <libpq-fe.h>
 #include <signal.h>
 
 #include <chrono>
-#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -72,23 +70,6 @@ v1::Job::State JobState(const ServeProcess& server) {
   return job.state();
 }
 
-// Ends, from another session, every session of `url`'s database that holds
-// an advisory lock: what the database does to a partitioned client.
-int EndLeaseSessions(const std::string& url) {
-  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(url.c_str()),
-                                                  PQfinish);
-  if (PQstatus(conn.get()) != CONNECTION_OK) return -1;
-  std::unique_ptr<PGresult, void (*)(PGresult*)> ended(
-      PQexec(conn.get(),
-             "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
-             "locktype = 'advisory' AND database = (SELECT oid FROM "
-             "pg_database WHERE datname = current_database()) AND pid <> "
-             "pg_backend_pid()"),
-      PQclear);
-  if (PQresultStatus(ended.get()) != PGRES_TUPLES_OK) return -1;
-  return PQntuples(ended.get());
-}
-
 TEST(ServePostgresTest, AServerThatLosesItsLeaseStopsItsJobsAndExits) {
   absl::StatusOr<testing::PostgresServer*> postgres =
       testing::PostgresServer::Shared();
@@ -104,7 +85,7 @@ TEST(ServePostgresTest, AServerThatLosesItsLeaseStopsItsJobsAndExits) {
                                  std::chrono::seconds(30)))
       << first.Output();
 
-  ASSERT_GE(EndLeaseSessions(*url), 1);
+  ASSERT_GE(testing::EndRunnerLeaseSessions(*url), 1);
   const std::optional<int> exit_code =
       first.WaitForExit(std::chrono::seconds(30));
   ASSERT_TRUE(exit_code.has_value()) << "still serving:\n" << first.Output();

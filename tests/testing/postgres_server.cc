@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/store/postgres_schema.h"
 #include "tests/testing/run_process.h"
 
 namespace hptune::testing {
@@ -197,6 +198,25 @@ absl::StatusOr<std::string> PostgresServer::NewDatabase() {
       dir_, absl::StrCat("CREATE DATABASE ", name, " STRATEGY FILE_COPY"));
   if (!made.ok()) return made;
   return Url(name);
+}
+
+int EndRunnerLeaseSessions(const std::string& url) {
+  std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(url.c_str()),
+                                                  PQfinish);
+  if (PQstatus(conn.get()) != CONNECTION_OK) return -1;
+  // The runner lock's key alone: a store's write transactions hold another
+  // advisory lock for a moment, and their sessions are not the lease's.
+  const std::string sql = absl::StrCat(
+      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = "
+      "'advisory' AND classid = ",
+      store::internal::kPgLockClass,
+      " AND objid = ", store::internal::kPgRunnerLock,
+      " AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE "
+      "datname = current_database()) AND pid <> pg_backend_pid()");
+  std::unique_ptr<PGresult, void (*)(PGresult*)> ended(
+      PQexec(conn.get(), sql.c_str()), PQclear);
+  if (PQresultStatus(ended.get()) != PGRES_TUPLES_OK) return -1;
+  return PQntuples(ended.get());
 }
 
 }  // namespace hptune::testing

@@ -56,6 +56,11 @@ class PostgresServer {
   std::vector<std::string> databases_ ABSL_GUARDED_BY(mu_);
 };
 
+// Ends, from another session, every session of `url`'s database that holds
+// an hptune runner lease (its advisory lock): what the database does to a
+// partitioned client. How many it ended; -1 when it could not ask.
+int EndRunnerLeaseSessions(const std::string& url);
+
 }  // namespace hptune::testing
 
 #endif  // HPTUNE_TESTS_TESTING_POSTGRES_SERVER_H_

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -22,15 +23,17 @@
 #include "hptune/engine/engine.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
-#include "hptune/launch/trainer_check.h"
 #include "hptune/launch/slurm_launcher.h"
+#include "hptune/launch/trainer_check.h"
 #include "hptune/runner/config_file.h"
 #include "hptune/runner/job_runner.h"
 #include "hptune/store/open_store.h"
+#include "hptune/store/store.h"
 #include "src/cli/backend_flags.h"
 #include "src/cli/flag_table.h"
 #include "src/cli/flags.h"
 #include "src/cli/gcloud_flags.h"
+#include "src/cli/lease_watch.h"
 #include "src/cli/output.h"
 #include "src/cli/progress.h"
 #include "src/cli/python_interpreter.h"
@@ -40,6 +43,7 @@
 #include "src/cli/seeding_note.h"
 #include "src/cli/spec_overrides.h"
 #include "src/cli/trial_table.h"
+#include "src/jobs/draining_launcher.h"
 #include "src/jobs/take_over.h"
 
 namespace hptune::cli {
@@ -64,7 +68,9 @@ constexpr char kUsageHead[] =
 constexpr char kUsageTail[] =
     "\n"
     "Exit codes: 0 job succeeded, 1 job failed (or cancelled by a\n"
-    "trainingInput.scheduling time limit), 2 invalid config or flags,\n"
+    "trainingInput.scheduling time limit), or the runner lease was lost\n"
+    "(a PostgreSQL --db ended its session: the trainers are stopped, the\n"
+    "job stays resumable), 2 invalid config or flags,\n"
     "64 bad usage, 69 Slurm unusable (commands missing, controller down),\n"
     "75 the database is held by hptune serve or the job by a live hptune\n"
     "run, 130 cancelled (Ctrl-C; the job is cancelled first).\n";
@@ -342,6 +348,26 @@ absl::StatusOr<JobRecord> RunUntilInterrupted(runner::JobRunner& runner,
   return finished;
 }
 
+// The watch on the job's runner lease (lease_watch.h), as `hptune serve`'s:
+// once the database has ended the lease's session (a network partition, a
+// database restart), another runner may take the job over, so this one
+// stops its trainers through the draining launcher, leaving the job and its
+// trials as they are, resumable, and ends the process.
+std::unique_ptr<LeaseWatch> WatchLease(store::RunnerLease& lease,
+                                       jobs::DrainingLauncher& launcher,
+                                       std::chrono::milliseconds grace,
+                                       Env& env, std::ostream& err) {
+  return std::make_unique<LeaseWatch>(
+      env, kLeaseCheckInterval, [&lease] { return lease.Check(); },
+      [&launcher, grace, &err](const absl::Status& lost) {
+        err << "hptune run: " << lost.message()
+            << ": stopping the trainers (the job stays resumable)" << std::endl;
+        launcher.Drain(grace);
+        err << "hptune run: stopped" << std::endl;
+        std::_Exit(kExitFailure);
+      });
+}
+
 // "best trial: 4, accuracy 0.98 at step 100; lr=0.01 hidden=50".
 void PrintBestTrial(const StudySpec& study, const Trial& t, std::ostream& out) {
   const Measurement& final = *t.final_measurement;
@@ -461,10 +487,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     progress.Update(p);
   };
   const std::filesystem::path runs_dir = prepared->options.runs_dir;
-  runner::JobRunner runner(store, engine, **launcher,
+  const std::chrono::milliseconds grace = prepared->options.termination_grace;
+  // Drained, stopping the trainers, when the runner lease is lost.
+  jobs::DrainingLauncher draining(**launcher, *runtime.env);
+  runner::JobRunner runner(store, engine, draining,
                            std::move(prepared->options), *runtime.env);
   if (std::optional<int> code =
-          SubmitOrTakeOver(store, engine, **launcher, runner, *runtime.env,
+          SubmitOrTakeOver(store, engine, draining, runner, *runtime.env,
                            runs_dir, job, db, err)) {
     return *code;
   }
@@ -477,6 +506,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   if (!prepared->python_line.empty()) {
     err << "hptune run: " << prepared->python_line << "\n";
   }
+  const std::unique_ptr<LeaseWatch> watch =
+      WatchLease(*runtime.lease, draining, grace, *runtime.env, err);
   absl::StatusOr<JobRecord> finished = RunUntilInterrupted(runner, job);
   progress.Finish();
   if (!finished.ok()) return FailRun(finished.status(), err);

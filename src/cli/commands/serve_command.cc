@@ -457,10 +457,6 @@ absl::StatusOr<std::unique_ptr<rest::RestGateway>> StartRest(
            }});
 }
 
-// How often the server checks that it still holds its store's runner
-// lease (a PostgreSQL session can be lost; LeaseWatch).
-constexpr std::chrono::seconds kLeaseCheckInterval(2);
-
 // Waits for SIGTERM or SIGINT, or for the watch to find the runner lease
 // lost (it sends SIGTERM), then drains and ends the process, non-zero for a
 // lost lease: job runner threads are parked inside the drained launcher, so
@@ -562,7 +558,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   Env& env = *setup.runtime.env;
   const LeaseWatch watch(
       env, kLeaseCheckInterval, [&] { return (*server)->CheckRunnerLease(); },
-      [&env] { kill(env.ProcessId(), SIGTERM); });
+      [&env](const absl::Status&) { kill(env.ProcessId(), SIGTERM); });
   DrainOnStopSignal(setup.stop_signals, **server, web.get(), rest.get(), watch,
                     output, err);
 }
