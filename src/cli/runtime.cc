@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/check.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/local_launcher.h"
 #include "hptune/store/open_store.h"
 #include "src/cli/runner_flags.h"
@@ -111,7 +112,8 @@ std::variant<Runtime, RuntimeError> MakeRuntime(const RuntimeOptions& options) {
   }
   sigemptyset(&runtime.stop_signals);
   if (options.block_stop_signals) runtime.stop_signals = BlockStopSignals();
-  if (options.reap_orphans) launch::BecomeChildSubreaper();
+  // The collector's thread outlives any command's Env: the machine's.
+  if (options.reap_orphans) launch::BecomeChildSubreaper(DefaultEnv());
   absl::StatusOr<std::unique_ptr<store::Store>> store =
       store::OpenStore(options.db, options.env->clock(), {.env = options.env});
   if (!store.ok()) return Failed(RuntimeStep::kOpen, store.status());

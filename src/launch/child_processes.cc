@@ -1,27 +1,20 @@
 #include "src/launch/child_processes.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <climits>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <functional>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "hptune/core/mutex.h"
+#include "src/launch/process_table.h"
 
 namespace hptune::launch {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 class Children {
  public:
@@ -64,13 +57,14 @@ class Children {
     return got == pid || (got < 0 && errno == ECHILD);
   }
 
-  // Waits until a child is started or disowned, or `timeout` passed.
-  void WaitForChange(std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
+  // Waits until a child is started or disowned, or `timeout` passed on
+  // `env`'s clock.
+  void WaitForChange(Env& env, std::chrono::milliseconds timeout) {
+    const MonotonicTime deadline = env.MonotonicNow() + timeout;
     MutexLock lock(&mu_);
     const uint64_t seen = changes_;
     while (changes_ == seen) {
-      if (!changed_.WaitUntil(&mu_, deadline)) break;
+      if (!env.WaitUntil(&changed_, &mu_, deadline)) break;
     }
   }
 
@@ -88,46 +82,10 @@ Children& TheChildren() {
   return *children;
 }
 
-// Whether /proc/<name>/stat shows a zombie whose parent is `parent`.
-bool IsZombieChildOf(const char* name, pid_t parent) {
-  // Room for any directory entry's name (NAME_MAX), so nothing is cut.
-  char path[sizeof("/proc/") + NAME_MAX + sizeof("/stat")];
-  std::snprintf(path, sizeof(path), "/proc/%s/stat", name);
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char text[512];
-  const ssize_t n = read(fd, text, sizeof(text) - 1);
-  close(fd);
-  if (n <= 0) return false;
-  text[n] = '\0';
-  // "pid (comm) S ppid ...": comm may hold spaces and parentheses.
-  const char* end = std::strrchr(text, ')');
-  if (end == nullptr || end[1] != ' ') return false;
-  char state = 0;
-  int ppid = 0;
-  if (std::sscanf(end + 2, "%c %d", &state, &ppid) != 2) return false;
-  return state == 'Z' && ppid == parent;
-}
-
-std::vector<pid_t> ZombieChildren() {
-  std::vector<pid_t> zombies;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return zombies;
-  const pid_t self = getpid();
-  while (const dirent* entry = readdir(proc)) {
-    if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
-    if (IsZombieChildOf(entry->d_name, self)) {
-      zombies.push_back(static_cast<pid_t>(std::atoi(entry->d_name)));
-    }
-  }
-  closedir(proc);
-  return zombies;
-}
-
 // Sleeps in waitid until a child has ended (left waitable: WNOWAIT) and
 // collects it when it is an orphan. An owned child that ended first is its
 // starter's to collect: orphans behind it are found in /proc meanwhile.
-[[noreturn]] void CollectForever() {
+[[noreturn]] void CollectForever(Env& env) {
   Children& children = TheChildren();
   std::chrono::milliseconds pause(1);
   for (;;) {
@@ -135,15 +93,17 @@ std::vector<pid_t> ZombieChildren() {
     if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
       // ECHILD: no child at all, so no descendant to be re-parented either
       // until a child is started.
-      if (errno != EINTR) children.WaitForChange(std::chrono::seconds(1));
+      if (errno != EINTR) {
+        children.WaitForChange(env, std::chrono::seconds(1));
+      }
       continue;
     }
     if (info.si_pid > 0 && children.CollectIfOrphan(info.si_pid)) {
       pause = std::chrono::milliseconds(1);
       continue;
     }
-    if (CollectOrphans() == 0) {
-      children.WaitForChange(pause);
+    if (CollectOrphans(env) == 0) {
+      children.WaitForChange(env, pause);
       pause = std::min(pause * 2, std::chrono::milliseconds(100));
     }
   }
@@ -163,17 +123,17 @@ void Disown(pid_t pid) {
   if (pid > 0) TheChildren().Disown(pid);
 }
 
-int CollectOrphans() {
+int CollectOrphans(Env& env) {
   int collected = 0;
-  for (pid_t pid : ZombieChildren()) {
+  for (pid_t pid : ProcessTable(env).ZombieChildrenOf(env.ProcessId())) {
     if (TheChildren().CollectIfOrphan(pid)) ++collected;
   }
   return collected;
 }
 
-void StartOrphanCollector() {
-  static const bool started = [] {
-    std::thread(CollectForever).detach();
+void StartOrphanCollector(Env& process_env) {
+  static const bool started = [&process_env] {
+    std::thread(CollectForever, std::ref(process_env)).detach();
     return true;
   }();
   (void)started;

@@ -8,13 +8,17 @@
 // every ended child that no starter owns. A starter owns its child from
 // before the start (ChildStart) until it has collected it (Disown), so the
 // collector never takes an exit status a launcher waits for. Every child
-// the launch module starts goes through ChildStart.
+// the launch module starts goes through ChildStart. The collector finds
+// orphans in the process table (process_table.h) and times its waits
+// through the Env it is started with.
 //
 // Internal to the launch module. Thread-safe.
 #ifndef HPTUNE_SRC_LAUNCH_CHILD_PROCESSES_H_
 #define HPTUNE_SRC_LAUNCH_CHILD_PROCESSES_H_
 
 #include <sys/types.h>
+
+#include "hptune/env/env.h"
 
 namespace hptune::launch {
 
@@ -37,11 +41,13 @@ class ChildStart {
 void Disown(pid_t pid);
 
 // Starts the collector's thread, once per process; later calls do nothing.
-// It sleeps in waitid until a child ends.
-void StartOrphanCollector();
+// It sleeps in waitid until a child ends. The thread never ends, so
+// `process_env` must live as long as the process (the machine's Env).
+void StartOrphanCollector(Env& process_env);
 
-// Collects now every ended child that no starter owns; how many.
-int CollectOrphans();
+// Collects now every ended child that no starter owns, found in `env`'s
+// process table; how many.
+int CollectOrphans(Env& env);
 
 }  // namespace hptune::launch
 

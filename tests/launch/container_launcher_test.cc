@@ -191,13 +191,14 @@ TEST_F(ContainerLauncherTest, TheTakeOverRemovesWhatAKilledRunnerLeft) {
   // that SIGKILL leaves it as a killed runner's child is left: conmon and
   // the container go on without it.
   absl::StatusOr<std::vector<std::string>> argv =
-      PodmanRunArgv(launch.replicas[0], PodmanOptions{});
+      PodmanRunArgv(hptune::DefaultEnv(), launch.replicas[0], PodmanOptions{});
   ASSERT_OK(argv);
   (*argv)[0] = *FindOnPath("podman", false);
   const fs::path log = TrialDir(1) / "podman.log";
   // podman passes the replica's variables from its own environment.
   ReplicaLaunch& master = launch.replicas[0];
-  master.env[kReplicaMarkerVariable] = ReplicaMarker(master);
+  master.env[kReplicaMarkerVariable] =
+      ReplicaMarker(hptune::DefaultEnv(), master);
   for (const auto& [name, value] : master.env) {
     setenv(name.c_str(), value.c_str(), 1);
   }

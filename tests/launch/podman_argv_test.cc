@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hptune/env/env.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::launch {
@@ -44,7 +45,7 @@ PodmanOptions Options() {
 std::vector<std::string> ArgvOrDie(const ReplicaLaunch& replica,
                                    const PodmanOptions& options) {
   absl::StatusOr<std::vector<std::string>> argv =
-      PodmanRunArgv(replica, options);
+      PodmanRunArgv(DefaultEnv(), replica, options);
   EXPECT_OK(argv);
   return argv.ok() ? *argv : std::vector<std::string>{};
 }
@@ -112,7 +113,7 @@ TEST(PodmanArgvTest, TheBucketsRootIsBoundAtGcs) {
   EXPECT_THAT(ArgvOrDie(with_buckets, Options()),
               Contains("--volume=/srv/buckets:/gcs"));
   with_buckets.container->gcs_root = "/srv/a:b";
-  EXPECT_FALSE(PodmanRunArgv(with_buckets, Options()).ok());
+  EXPECT_FALSE(PodmanRunArgv(DefaultEnv(), with_buckets, Options()).ok());
 }
 
 // Another user's replica runs under root's podman as that user, with the
@@ -180,7 +181,7 @@ TEST(PodmanArgvTest, APythonPackageIsInstalledOfflineThenItsModuleRuns) {
 
   replica.container->spec.package_uris = {"gs://bucket/trainer.tar.gz"};
   absl::StatusOr<std::vector<std::string>> remote =
-      PodmanRunArgv(replica, Options());
+      PodmanRunArgv(DefaultEnv(), replica, Options());
   EXPECT_THAT(remote.status(),
               StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(
@@ -191,13 +192,13 @@ TEST(PodmanArgvTest, APythonPackageIsInstalledOfflineThenItsModuleRuns) {
 }
 
 TEST(PodmanArgvTest, TheNameIsTheSameForEveryStartAndDiffersPerRunsDir) {
-  const std::string name = ContainerName(Worker());
+  const std::string name = ContainerName(DefaultEnv(), Worker());
   EXPECT_THAT(name,
               ::testing::MatchesRegex("hptune-job_1-4-worker-1-[0-9a-f]{8}"));
-  EXPECT_EQ(ContainerName(Worker()), name);
+  EXPECT_EQ(ContainerName(DefaultEnv(), Worker()), name);
   ReplicaLaunch elsewhere = Worker();
   elsewhere.log_path = "/other/job_1/4/worker-1.log";
-  EXPECT_NE(ContainerName(elsewhere), name);
+  EXPECT_NE(ContainerName(DefaultEnv(), elsewhere), name);
   EXPECT_THAT(ArgvOrDie(Worker(), Options()), Contains("--name=" + name));
 }
 

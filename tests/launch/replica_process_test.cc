@@ -29,14 +29,16 @@ constexpr std::chrono::seconds kExecDeadline{30};
 TEST(ReplicaProcessTest, AReplicaIsFoundByItsMarkerAndLiveUntilItEnds) {
   ReplicaLaunch replica{.argv = {"sleep", "60"},
                         .log_path = testing::MakeTempDir() + "/master-0.log"};
-  absl::StatusOr<pid_t> pid = SpawnReplica(replica);
+  absl::StatusOr<pid_t> pid = SpawnReplica(DefaultEnv(), replica);
   ASSERT_OK(pid);
-  EXPECT_TRUE(GroupHasLiveProcess(*pid));
+  EXPECT_TRUE(GroupHasLiveProcess(DefaultEnv(), *pid));
   // The marker is in the replica's environment once it has exec'd; until
   // then /proc shows the environment of the process that forked it.
   std::vector<pid_t> found;
   const auto deadline = std::chrono::steady_clock::now() + kExecDeadline;
-  while ((found = FindMarkedProcesses(ReplicaMarker(replica))).empty() &&
+  while ((found = FindMarkedProcesses(DefaultEnv(),
+                                      ReplicaMarker(DefaultEnv(), replica)))
+             .empty() &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -48,8 +50,10 @@ TEST(ReplicaProcessTest, AReplicaIsFoundByItsMarkerAndLiveUntilItEnds) {
   siginfo_t info{};
   ASSERT_EQ(waitid(P_PID, *pid, &info, WEXITED | WNOWAIT), 0);
   EXPECT_FALSE(GroupIsGone(*pid));
-  EXPECT_FALSE(GroupHasLiveProcess(*pid));
-  EXPECT_THAT(FindMarkedProcesses(ReplicaMarker(replica)), IsEmpty());
+  EXPECT_FALSE(GroupHasLiveProcess(DefaultEnv(), *pid));
+  EXPECT_THAT(
+      FindMarkedProcesses(DefaultEnv(), ReplicaMarker(DefaultEnv(), replica)),
+      IsEmpty());
 
   ASSERT_EQ(waitpid(*pid, nullptr, 0), *pid);
   Disown(*pid);

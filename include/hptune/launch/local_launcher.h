@@ -129,7 +129,10 @@ std::string ReplicaContainment();
 // zombie holding its pid; the children the launchers started are left to
 // them. For a process that waits for no children of its own by pid, as
 // `hptune serve` and `hptune run`; once is enough, later calls do nothing.
-void BecomeChildSubreaper();
+// The thread reads the process table and waits through `process_env`, which
+// must live as long as the process (the machine's Env: the thread never
+// ends).
+void BecomeChildSubreaper(Env& process_env);
 
 }  // namespace hptune::launch
 

@@ -136,7 +136,7 @@ absl::Status WriteContainerEnvFile(Env& env, const ReplicaLaunch& replica) {
     absl::StrAppend(&text, name, "=", value, "\n");
   }
   // Unsynced: a lost file is written again at the replica's next start.
-  return env.WriteFileAtomically(ContainerEnvFile(replica), text, 0600,
+  return env.WriteFileAtomically(ContainerEnvFile(env, replica), text, 0600,
                                  Durability::kUnsynced);
 }
 
@@ -155,7 +155,7 @@ absl::Status WrapContainerReplicas(const PodmanOptions& options, Env& env,
       if (replica.run_as) as_user.emplace(*replica.run_as);
       CreatePrivateDirectories(mount).IgnoreError();
     }
-    HPTUNE_ASSIGN_OR_RETURN(replica.argv, PodmanRunArgv(replica, options));
+    HPTUNE_ASSIGN_OR_RETURN(replica.argv, PodmanRunArgv(env, replica, options));
     if (replica.run_as) {
       HPTUNE_RETURN_IF_ERROR(WriteContainerEnvFile(env, replica));
       // podman itself runs as root, in root's environment.

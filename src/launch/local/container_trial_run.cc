@@ -7,10 +7,10 @@
 
 namespace hptune::launch {
 
-ContainerTrialRun::ContainerTrialRun(std::unique_ptr<TrialRun> run,
+ContainerTrialRun::ContainerTrialRun(Env& env, std::unique_ptr<TrialRun> run,
                                      const TrialLaunch& launch)
     : run_(std::move(run)),
-      containers_(ContainerNames(launch)),
+      containers_(ContainerNames(env, launch)),
       replicas_(static_cast<int>(launch.replicas.size())) {}
 
 ContainerTrialRun::~ContainerTrialRun() {
@@ -44,10 +44,11 @@ void ContainerTrialRun::Terminate(std::chrono::milliseconds grace) {
   RemoveContainers(containers_);
 }
 
-std::vector<std::string> ContainerNames(const TrialLaunch& launch) {
+std::vector<std::string> ContainerNames(Env& env, const TrialLaunch& launch) {
   std::vector<std::string> names;
   for (const ReplicaLaunch& replica : launch.replicas) {
-    if (replica.container.has_value()) names.push_back(ContainerName(replica));
+    if (replica.container.has_value())
+      names.push_back(ContainerName(env, replica));
   }
   return names;
 }

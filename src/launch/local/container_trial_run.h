@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
@@ -20,7 +21,8 @@ namespace hptune::launch {
 class ContainerTrialRun : public TrialRun {
  public:
   // `run` runs `launch`, some of whose replicas have containers.
-  ContainerTrialRun(std::unique_ptr<TrialRun> run, const TrialLaunch& launch);
+  ContainerTrialRun(Env& env, std::unique_ptr<TrialRun> run,
+                    const TrialLaunch& launch);
   ~ContainerTrialRun() override;
 
   absl::StatusOr<std::vector<ReplicaExit>> Poll() override;
@@ -38,7 +40,7 @@ class ContainerTrialRun : public TrialRun {
 
 // The names of `launch`'s container replicas, in order; empty when it has
 // none.
-std::vector<std::string> ContainerNames(const TrialLaunch& launch);
+std::vector<std::string> ContainerNames(Env& env, const TrialLaunch& launch);
 
 }  // namespace hptune::launch
 

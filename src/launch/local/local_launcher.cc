@@ -95,17 +95,17 @@ absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Start(
       &wrapped));
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<LocalTrialRun> run,
                           LocalTrialRun::Start(env_, wrapped));
-  if (ContainerNames(launch).empty()) {
+  if (ContainerNames(env_, launch).empty()) {
     return std::unique_ptr<TrialRun>(std::move(run));
   }
   return std::unique_ptr<TrialRun>(
-      new ContainerTrialRun(std::move(run), launch));
+      new ContainerTrialRun(env_, std::move(run), launch));
 }
 
 absl::StatusOr<std::unique_ptr<TrialRun>> LocalLauncher::Reattach(
     const TrialLaunch& launch) {
   for (const ReplicaLaunch& replica : launch.replicas) {
-    StopMarkedProcesses(ReplicaMarker(replica), reattach_grace_);
+    StopMarkedProcesses(env_, ReplicaMarker(env_, replica), reattach_grace_);
   }
   if (!launch.replicas.empty()) {
     KillRecordedCgroup(env_, launch.replicas.front().log_path.parent_path(),
@@ -125,7 +125,7 @@ int StopLeftoverReplicas(Env& env, const std::filesystem::path& job_runs_dir,
   if (!absolute.ok()) return 0;
   const std::filesystem::path dir = absolute->lexically_normal();
   // The trailing slash keeps job "a" from matching job "ab".
-  int stopped = StopMarkedProcessesUnder(dir.string() + "/", grace);
+  int stopped = StopMarkedProcessesUnder(env, dir.string() + "/", grace);
   for (const DirectoryEntry& trial :
        env.ListDirectory(dir).value_or(std::vector<DirectoryEntry>())) {
     if (trial.type == FileType::kDirectory) {
@@ -139,9 +139,9 @@ int StopLeftoverReplicas(Env& env, const std::filesystem::path& job_runs_dir,
 
 std::string ReplicaContainment() { return DetectCgroupSupport().description; }
 
-void BecomeChildSubreaper() {
+void BecomeChildSubreaper(Env& process_env) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  StartOrphanCollector();
+  StartOrphanCollector(process_env);
 }
 
 }  // namespace hptune::launch

@@ -55,14 +55,15 @@ void LocalTrialRun::Ended(Replica& replica) {
   // not wait for it.
   if (replica.running) Disown(replica.pid);
   replica.running = false;
-  if (replica.pidfd >= 0) close(replica.pidfd);
-  replica.pidfd = -1;
+  replica.pidfd.Reset();
 }
 
 std::vector<int> LocalTrialRun::ExitFds() const {
   std::vector<int> fds;
   for (const Replica& replica : replicas_) {
-    if (replica.running && replica.pidfd >= 0) fds.push_back(replica.pidfd);
+    if (replica.running && replica.pidfd.valid()) {
+      fds.push_back(replica.pidfd.get());
+    }
   }
   return fds;
 }
@@ -96,7 +97,8 @@ absl::Status LocalTrialRun::StartReplica(Replica& replica) {
     HPTUNE_ASSIGN_OR_RETURN(cgroup_fd,
                             cgroup_->NextReplicaCgroup(replica.index));
   }
-  HPTUNE_ASSIGN_OR_RETURN(pid_t pid, SpawnReplica(replica.spec, cgroup_fd));
+  HPTUNE_ASSIGN_OR_RETURN(pid_t pid,
+                          SpawnReplica(env_, replica.spec, cgroup_fd));
   replica.pid = pid;
   replica.running = true;
   // Without a pidfd (a kernel before 5.3) the runner polls this replica.
@@ -147,7 +149,7 @@ bool LocalTrialRun::HasLiveProcess(const Replica& replica) const {
   if (replica.running) return true;
   if (cgroup_ && cgroup_->ReplicaPopulated(replica.index)) return true;
   for (pid_t group : replica.groups) {
-    if (GroupHasLiveProcess(group)) return true;
+    if (GroupHasLiveProcess(env_, group)) return true;
   }
   return false;
 }

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/launch/launcher.h"
+#include "src/env/scoped_fd.h"
 #include "src/launch/local/trial_cgroup.h"
 
 namespace hptune::launch {
@@ -52,7 +53,7 @@ class LocalTrialRun : public TrialRun {
     int index = 0;   // In the launch; its cgroup's too.
     pid_t pid = -1;  // The current (or last) process; its group id too.
     bool running = false;
-    int pidfd = -1;  // Of `pid` while running; -1 when none could be opened.
+    ScopedFd pidfd;  // Of `pid` while running; none when it could not open.
     // Process groups of this replica that may still have members.
     std::vector<pid_t> groups;
   };

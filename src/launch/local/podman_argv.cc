@@ -27,8 +27,8 @@ uint32_t Fnv1a(std::string_view text) {
 
 // <runs_dir>/<job>, from the replica's absolute log path
 // <runs_dir>/<job>/<trial>/<replica>.log.
-std::filesystem::path JobRunsDir(const ReplicaLaunch& replica) {
-  return std::filesystem::path(ReplicaMarker(replica))
+std::filesystem::path JobRunsDir(Env& env, const ReplicaLaunch& replica) {
+  return std::filesystem::path(ReplicaMarker(env, replica))
       .parent_path()
       .parent_path();
 }
@@ -128,20 +128,20 @@ void AddUser(const UserCredentials& user, std::vector<std::string>* argv) {
 
 }  // namespace
 
-std::string ContainerName(const ReplicaLaunch& replica) {
+std::string ContainerName(Env& env, const ReplicaLaunch& replica) {
   const std::filesystem::path trial_dir =
-      std::filesystem::path(ReplicaMarker(replica)).parent_path();
+      std::filesystem::path(ReplicaMarker(env, replica)).parent_path();
   return absl::StrFormat("hptune-%s-%s-%s-%08x",
                          NamePart(trial_dir.parent_path().filename().string()),
                          NamePart(trial_dir.filename().string()),
                          ReplicaName(replica.type, replica.index),
-                         Fnv1a(JobRunsDir(replica).string()));
+                         Fnv1a(JobRunsDir(env, replica).string()));
 }
 
-std::filesystem::path ContainerEnvFile(const ReplicaLaunch& replica) {
+std::filesystem::path ContainerEnvFile(Env& env, const ReplicaLaunch& replica) {
   const std::filesystem::path trial_dir =
-      std::filesystem::path(ReplicaMarker(replica)).parent_path();
-  return JobRunsDir(replica) /
+      std::filesystem::path(ReplicaMarker(env, replica)).parent_path();
+  return JobRunsDir(env, replica) /
          absl::StrCat(".", trial_dir.filename().string(), "-",
                       ReplicaName(replica.type, replica.index), ".env");
 }
@@ -151,7 +151,7 @@ std::string ContainerJobLabel(const std::filesystem::path& job_runs_dir) {
 }
 
 absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
-    const ReplicaLaunch& replica, const PodmanOptions& options) {
+    Env& env, const ReplicaLaunch& replica, const PodmanOptions& options) {
   if (!replica.container.has_value() || replica.container->spec.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(DescribeReplica(replica), ": imageUri: no image to run"));
@@ -164,8 +164,8 @@ absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
       "--pull=never", "--network=host",
       // The container's stdout and stderr are podman's: the replica's log.
       "--log-driver=passthrough",
-      absl::StrCat("--name=", ContainerName(replica)),
-      absl::StrCat("--label=", ContainerJobLabel(JobRunsDir(replica))),
+      absl::StrCat("--name=", ContainerName(env, replica)),
+      absl::StrCat("--label=", ContainerJobLabel(JobRunsDir(env, replica))),
       absl::StrFormat("--ulimit=nofile=%d:%d", options.nofile.soft,
                       options.nofile.hard),
       absl::StrFormat("--ulimit=nproc=%d:%d", options.nproc.soft,
@@ -199,7 +199,7 @@ absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
     // environment (LD_PRELOAD, CONTAINERS_CONF would be root's): they are
     // in a file of root's that only the container sees.
     argv.push_back(
-        absl::StrCat("--env-file=", ContainerEnvFile(replica).string()));
+        absl::StrCat("--env-file=", ContainerEnvFile(env, replica).string()));
   } else {
     // By name only: podman passes each from its own environment, which is
     // the replica's, so no value shows on a command line (`ps`), and a

@@ -6,7 +6,9 @@
 // process group and cgroup, so restarts, stopping, log capture and exit
 // codes stay those of a process: podman forwards SIGTERM to the container,
 // passes its stdout and stderr straight to the replica's log, and exits
-// with its code. Pure functions; thread-safe.
+// with its code. Pure functions but for the working directory a relative
+// log path is taken from (ReplicaMarker), read through the Env handed in;
+// thread-safe.
 #ifndef HPTUNE_SRC_LAUNCH_LOCAL_PODMAN_ARGV_H_
 #define HPTUNE_SRC_LAUNCH_LOCAL_PODMAN_ARGV_H_
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
@@ -48,7 +51,7 @@ struct PodmanOptions {
 // "hptune-<job>-<trial>-<replica>-<8 hex digits>": unique per runs
 // directory (the digits hash the job's runs directory), the same for every
 // start of the replica, so a restart replaces what a killed start left.
-std::string ContainerName(const ReplicaLaunch& replica);
+std::string ContainerName(Env& env, const ReplicaLaunch& replica);
 
 // The label every container of a job carries: its runs directory,
 // <runs_dir>/<job>, absolute. `podman ps --filter label=<this>` lists them.
@@ -64,7 +67,7 @@ inline constexpr char kGcsMountPoint[] = "/gcs";
 // Where another user's replica's variables are given to root's podman:
 // <runs_dir>/<job>/.<trial>-<replica>.env, in the job's directory, which
 // stays root's (docs/operations.md, "Several users on one server").
-std::filesystem::path ContainerEnvFile(const ReplicaLaunch& replica);
+std::filesystem::path ContainerEnvFile(Env& env, const ReplicaLaunch& replica);
 
 // The argv that runs `replica` (which has a container) in the foreground:
 // --rm, --init, --replace, its name and labels, the host's network,
@@ -76,7 +79,7 @@ std::filesystem::path ContainerEnvFile(const ReplicaLaunch& replica);
 // the image is empty, a mount's path holds ':' (podman's separator), or a
 // package path is not absolute or two share a file name.
 absl::StatusOr<std::vector<std::string>> PodmanRunArgv(
-    const ReplicaLaunch& replica, const PodmanOptions& options);
+    Env& env, const ReplicaLaunch& replica, const PodmanOptions& options);
 
 }  // namespace hptune::launch
 

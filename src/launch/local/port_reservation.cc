@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/mutex.h"
+#include "src/env/scoped_fd.h"
 
 namespace hptune::launch {
 namespace {
@@ -49,26 +50,11 @@ ReservedPorts& Reserved() {
   return *reserved;
 }
 
-class Socket {
- public:
-  explicit Socket(int fd) : fd_(fd) {}
-  ~Socket() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Socket(Socket&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  Socket& operator=(Socket&&) = delete;
-
- private:
-  int fd_;
-};
-
 // Binds a new socket to `port` on `address` (0: the kernel's choice) and
 // keeps it open, so that a later probe of this reservation gets another
 // port. The port bound, or 0 when `port` is in use.
 absl::StatusOr<int> Probe(const in_addr& address, const std::string& host,
-                          int port, std::vector<Socket>& open) {
+                          int port, std::vector<ScopedFd>& open) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     return absl::UnavailableError(
@@ -117,7 +103,7 @@ absl::StatusOr<std::unique_ptr<PortReservation>> PortReservation::Reserve(
   // The machine's range, read once: unreadable, Linux's default.
   static const PortRange range = ReservableRange(
       env.ReadFile("/proc/sys/net/ipv4/ip_local_port_range").value_or(""));
-  std::vector<Socket> open;
+  std::vector<ScopedFd> open;
   std::vector<int> ports;
   ReservedPorts& reserved = Reserved();
   MutexLock lock(&reserved.mutex);

@@ -1,6 +1,5 @@
 #include "src/launch/local/replica_process.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,21 +13,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
-#include <sstream>
-#include <system_error>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "hptune/env/env.h"
 #include "hptune/env/user_environment.h"
 #include "hptune/env/users.h"
+#include "src/env/scoped_fd.h"
 #include "src/launch/child_processes.h"
 #include "src/launch/local/spawn_in_cgroup.h"
+#include "src/launch/process_table.h"
 
 extern char** environ;
 
@@ -69,9 +65,10 @@ const UserCredentials* ProcessUser(const ReplicaLaunch& replica) {
 // The replica's whole environment: this process's, the replica's own
 // variables over it with its marker, and for another user's replica that
 // user's identity under the replica's variables (which a config may set).
-std::vector<std::string> ReplicaEnvironment(const ReplicaLaunch& replica) {
+std::vector<std::string> ReplicaEnvironment(Env& machine,
+                                            const ReplicaLaunch& replica) {
   std::map<std::string, std::string> env = replica.env;
-  env[kReplicaMarkerVariable] = ReplicaMarker(replica);
+  env[kReplicaMarkerVariable] = ReplicaMarker(machine, replica);
   const UserCredentials* user = ProcessUser(replica);
   if (user) env.merge(UserEnvironment(user->uid, replica.working_dir));
   return MergedEnvironment(env, user != nullptr);
@@ -107,24 +104,6 @@ class SpawnSetup {
   posix_spawnattr_t attr_;
   posix_spawn_file_actions_t actions_;
 };
-
-// The process's state letter and process group from /proc/<pid>/stat, whose
-// second field (the command name) may itself hold spaces and parentheses.
-bool ReadStat(const char* pid, char* state, pid_t* pgrp) {
-  int fd =
-      open(absl::StrCat("/proc/", pid, "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buffer[512];
-  ssize_t n = read(fd, buffer, sizeof(buffer) - 1);
-  close(fd);
-  if (n <= 0) return false;
-  std::string_view text(buffer, static_cast<size_t>(n));
-  size_t close_paren = text.rfind(')');
-  if (close_paren == std::string_view::npos) return false;
-  std::istringstream rest(std::string(text.substr(close_paren + 1)));
-  pid_t ppid = 0;
-  return static_cast<bool>(rest >> *state >> ppid >> *pgrp);
-}
 
 // Why exec failed, said so that the fix is plain: a missing #! interpreter
 // is not "No such file or directory" of the script. NotFound and
@@ -180,13 +159,19 @@ absl::StatusOr<int> OpenLog(const ReplicaLaunch& replica,
   return log;
 }
 
+// Whether `dir` is a directory, a link followed.
+bool IsDirectory(Env& env, const std::filesystem::path& dir) {
+  const absl::StatusOr<FileInfo> info = env.InfoOf(dir, Links::kFollow);
+  return info.ok() && info->type == FileType::kDirectory;
+}
+
 }  // namespace
 
 std::string DescribeReplica(const ReplicaLaunch& replica) {
   return absl::StrCat(std::string(ToString(replica.type)), " ", replica.index);
 }
 
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
+absl::StatusOr<pid_t> SpawnReplica(Env& env, const ReplicaLaunch& replica,
                                    int cgroup_fd) {
   const std::string name = DescribeReplica(replica);
   if (replica.argv.empty() || replica.argv[0].empty()) {
@@ -194,8 +179,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
         absl::StrCat(name, ": empty command line"));
   }
   const std::string& program = replica.argv[0];
-  if (!replica.working_dir.empty() &&
-      !std::filesystem::is_directory(replica.working_dir)) {
+  if (!replica.working_dir.empty() && !IsDirectory(env, replica.working_dir)) {
     return absl::FailedPreconditionError(
         absl::StrCat(name, ": working directory \"",
                      replica.working_dir.string(), "\" is not a directory"));
@@ -203,13 +187,14 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
   if (replica.log_path.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": no log path"));
   }
-  HPTUNE_ASSIGN_OR_RETURN(const int log, OpenLog(replica, name));
+  HPTUNE_ASSIGN_OR_RETURN(const int opened_log, OpenLog(replica, name));
+  ScopedFd log(opened_log);
 
   SpawnSetup setup;
   posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY,
                                    0);
-  posix_spawn_file_actions_adddup2(setup.actions(), log, 1);
-  posix_spawn_file_actions_adddup2(setup.actions(), log, 2);
+  posix_spawn_file_actions_adddup2(setup.actions(), log.get(), 1);
+  posix_spawn_file_actions_adddup2(setup.actions(), log.get(), 2);
   // Descriptors another thread opened without O_CLOEXEC must not leak into
   // a trainer that may run for days.
   posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3);
@@ -230,7 +215,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
                                              POSIX_SPAWN_SETSIGMASK);
 
   std::vector<char*> argv = Pointers(replica.argv);
-  std::vector<std::string> env_strings = ReplicaEnvironment(replica);
+  std::vector<std::string> env_strings = ReplicaEnvironment(env, replica);
   std::vector<char*> envp = Pointers(env_strings);
   pid_t pid = -1;
   int rc = 0;
@@ -245,7 +230,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
       pid = SpawnInCgroup({.program = found->c_str(),
                            .argv = argv.data(),
                            .envp = envp.data(),
-                           .log_fd = log,
+                           .log_fd = log.get(),
                            .working_dir = replica.working_dir.empty()
                                               ? nullptr
                                               : replica.working_dir.c_str(),
@@ -257,7 +242,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
     rc = posix_spawnp(&pid, program.c_str(), setup.actions(), setup.attr(),
                       argv.data(), envp.data());
   }
-  close(log);
+  log.Reset();
   if (rc != 0) return CannotStart(name, replica, rc);
   start.Own(pid);
   return pid;
@@ -265,24 +250,9 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& replica,
 
 bool GroupIsGone(pid_t pgid) { return kill(-pgid, 0) != 0 && errno == ESRCH; }
 
-bool GroupHasLiveProcess(pid_t pgid) {
+bool GroupHasLiveProcess(Env& env, pid_t pgid) {
   if (GroupIsGone(pgid)) return false;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return true;  // Cannot tell: assume the worst.
-  bool live = false;
-  while (dirent* entry = readdir(proc)) {
-    const char* name = entry->d_name;
-    if (name[0] < '1' || name[0] > '9') continue;
-    char state = 0;
-    pid_t pgrp = 0;
-    if (!ReadStat(name, &state, &pgrp)) continue;  // Ended meanwhile.
-    if (pgrp == pgid && state != 'Z' && state != 'X') {
-      live = true;
-      break;
-    }
-  }
-  closedir(proc);
-  return live;
+  return ProcessTable(env).GroupHasLiveProcess(pgid);
 }
 
 void SignalGroup(pid_t pgid, int signal) {
@@ -306,131 +276,88 @@ std::vector<std::pair<pid_t, int>> ReapGroup(pid_t pgid) {
 }
 
 // glibc 2.36's <sys/pidfd.h> lacks C linkage under C++: call the kernel.
-int OpenPidfd(pid_t pid) {
-  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+ScopedFd OpenPidfd(pid_t pid) {
+  return ScopedFd(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
 }
 
 namespace {
-
-// Whether /proc/<pid>/environ holds exactly `entry` ("NAME=value"). False
-// when it cannot be read (ended, or another user's).
-bool EnvironHas(pid_t pid, const std::string& entry, bool prefix = false) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ",
-                   std::ios::binary);
-  if (!in) return false;
-  // A process that ends while it is read fails the read (ESRCH): streaming
-  // the buffer makes that an empty text where istreambuf_iterator throws.
-  std::stringstream contents;
-  contents << in.rdbuf();
-  const std::string environ_text = contents.str();
-  size_t start = 0;
-  while (start < environ_text.size()) {
-    size_t end = environ_text.find('\0', start);
-    if (end == std::string::npos) end = environ_text.size();
-    const size_t length =
-        prefix ? std::min(entry.size(), end - start) : end - start;
-    if ((!prefix || end - start >= entry.size()) &&
-        environ_text.compare(start, length, entry) == 0) {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
-}
 
 void SignalPidfd(int pidfd, int signal) {
   syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
 }
 
-// Waits until the process behind `pidfd` has ended or `timeout` passed.
-bool WaitForExit(int pidfd, std::chrono::milliseconds timeout) {
+// Whether the process behind `pidfd` has ended: its pidfd is readable. A
+// question only the kernel answers (a zero-timeout poll), also for a
+// process that is not this one's child.
+bool HasEnded(int pidfd) {
   pollfd fd{.fd = pidfd, .events = POLLIN, .revents = 0};
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  return poll(&fd, 1, 0) > 0;
+}
+
+// Waits through `env` until the process behind `pidfd` has ended or
+// `deadline` passed.
+bool WaitForExit(Env& env, int pidfd, MonotonicTime deadline) {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    int rc = poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
-    if (rc > 0) return true;
-    if (rc == 0) return false;
-    if (errno != EINTR) return false;
+    if (HasEnded(pidfd)) return true;
+    const MonotonicTime now = env.MonotonicNow();
+    if (now >= deadline) return false;
+    env.WaitForReadable(
+        std::span<const int>(&pidfd, 1),
+        std::chrono::duration_cast<std::chrono::microseconds>(deadline - now));
   }
 }
 
 }  // namespace
 
-std::string ReplicaMarker(const ReplicaLaunch& replica) {
-  std::error_code ec;
-  std::filesystem::path path = std::filesystem::absolute(replica.log_path, ec);
-  if (ec) path = replica.log_path;
+std::string ReplicaMarker(Env& env, const ReplicaLaunch& replica) {
+  const std::filesystem::path path =
+      env.Absolute(replica.log_path).value_or(replica.log_path);
   return path.lexically_normal().string();
 }
 
 namespace {
 
-std::vector<pid_t> FindProcessesWith(const std::string& entry, bool prefix) {
-  std::vector<pid_t> found;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return found;
-  const pid_t self = getpid();
-  while (dirent* dir = readdir(proc)) {
-    const char* name = dir->d_name;
-    if (name[0] < '1' || name[0] > '9') continue;
-    char state = 0;
-    pid_t pgrp = 0;
-    if (!ReadStat(name, &state, &pgrp)) continue;
-    if (state == 'Z' || state == 'X') continue;
-    const pid_t pid = static_cast<pid_t>(std::strtol(name, nullptr, 10));
-    if (pid == self) continue;
-    if (EnvironHas(pid, entry, prefix)) found.push_back(pid);
-  }
-  closedir(proc);
-  return found;
-}
-
-int StopProcessesWith(const std::string& entry, bool prefix,
+int StopProcessesWith(Env& env, const std::string& entry, EntryMatch match,
                       std::chrono::milliseconds grace) {
+  const ProcessTable table(env);
   const pid_t own_group = getpgrp();
   struct Held {
     pid_t pid;
-    int pidfd;
+    ScopedFd pidfd;
   };
   std::vector<Held> held;
-  for (pid_t pid : FindProcessesWith(entry, prefix)) {
-    int pidfd = OpenPidfd(pid);
-    if (pidfd < 0) continue;  // Ended meanwhile.
+  for (pid_t pid : table.LiveProcessesWith(entry, match, env.ProcessId())) {
+    ScopedFd pidfd = OpenPidfd(pid);
+    if (!pidfd.valid()) continue;  // Ended meanwhile.
     // The pidfd pins the process we opened; if the environment still has the
     // marker now, the pid was not reused between the scan and the open.
-    if (!EnvironHas(pid, entry, prefix)) {
-      close(pidfd);
-      continue;
-    }
-    held.push_back({pid, pidfd});
+    if (!table.EnvironmentHas(pid, entry, match)) continue;
+    held.push_back({pid, std::move(pidfd)});
   }
   auto signal_all = [&](int signal) {
     for (const Held& h : held) {
-      SignalPidfd(h.pidfd, signal);
+      SignalPidfd(h.pidfd.get(), signal);
       const pid_t pgid = getpgid(h.pid);
       // The group's leader is the replica: what it started goes with it.
-      if (pgid > 1 && pgid != own_group && EnvironHas(pgid, entry, prefix)) {
+      if (pgid > 1 && pgid != own_group &&
+          table.EnvironmentHas(pgid, entry, match)) {
         SignalGroup(pgid, signal);
       }
     }
   };
   signal_all(SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + grace;
+  const MonotonicTime deadline = env.MonotonicNow() + grace;
   bool all_gone = true;
   for (const Held& h : held) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (!WaitForExit(h.pidfd, std::max(left, std::chrono::milliseconds(0)))) {
-      all_gone = false;
-    }
+    if (!WaitForExit(env, h.pidfd.get(), deadline)) all_gone = false;
   }
   if (!all_gone) {
     signal_all(SIGKILL);
-    for (const Held& h : held) WaitForExit(h.pidfd, std::chrono::seconds(5));
+    for (const Held& h : held) {
+      WaitForExit(env, h.pidfd.get(),
+                  env.MonotonicNow() + std::chrono::seconds(5));
+    }
   }
-  for (const Held& h : held) close(h.pidfd);
   return static_cast<int>(held.size());
 }
 
@@ -440,18 +367,20 @@ std::string MarkerEntry(const std::string& marker) {
 
 }  // namespace
 
-std::vector<pid_t> FindMarkedProcesses(const std::string& marker) {
-  return FindProcessesWith(MarkerEntry(marker), /*prefix=*/false);
+std::vector<pid_t> FindMarkedProcesses(Env& env, const std::string& marker) {
+  return ProcessTable(env).LiveProcessesWith(
+      MarkerEntry(marker), EntryMatch::kWhole, env.ProcessId());
 }
 
-int StopMarkedProcesses(const std::string& marker,
+int StopMarkedProcesses(Env& env, const std::string& marker,
                         std::chrono::milliseconds grace) {
-  return StopProcessesWith(MarkerEntry(marker), /*prefix=*/false, grace);
+  return StopProcessesWith(env, MarkerEntry(marker), EntryMatch::kWhole, grace);
 }
 
-int StopMarkedProcessesUnder(const std::string& prefix,
+int StopMarkedProcessesUnder(Env& env, const std::string& prefix,
                              std::chrono::milliseconds grace) {
-  return StopProcessesWith(MarkerEntry(prefix), /*prefix=*/true, grace);
+  return StopProcessesWith(env, MarkerEntry(prefix), EntryMatch::kPrefix,
+                           grace);
 }
 
 }  // namespace hptune::launch

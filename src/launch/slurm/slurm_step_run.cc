@@ -152,7 +152,7 @@ absl::Status StepTrialRun::Spawn(int k) {
                    {"/bin/bash", (dir_ / "task.sh").string(), dir_.string(),
                     std::to_string(k), std::to_string(replica.run)});
   srun.log_path = dir_ / absl::StrCat("r", k, ".srun");
-  absl::StatusOr<pid_t> pid = SpawnReplica(srun);
+  absl::StatusOr<pid_t> pid = SpawnReplica(env_, srun);
   if (!pid.ok()) {
     replica.running = false;
     return pid.status();
@@ -167,8 +167,7 @@ void StepTrialRun::Reaped(Replica& replica) {
   Disown(replica.pid);  // SpawnReplica's child; none when -1.
   replica.running = false;
   replica.pid = -1;
-  if (replica.pidfd >= 0) close(replica.pidfd);
-  replica.pidfd = -1;
+  replica.pidfd.Reset();
 }
 
 ReplicaExit StepTrialRun::ExitOf(int k, int wait_status) {
@@ -259,7 +258,9 @@ bool StepTrialRun::Queued() const {
 std::vector<int> StepTrialRun::ExitFds() const {
   std::vector<int> fds;
   for (const Replica& replica : replicas_) {
-    if (replica.running && replica.pidfd >= 0) fds.push_back(replica.pidfd);
+    if (replica.running && replica.pidfd.valid()) {
+      fds.push_back(replica.pidfd.get());
+    }
   }
   return fds;
 }

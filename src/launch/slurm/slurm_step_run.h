@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
+#include "src/env/scoped_fd.h"
 #include "src/launch/slurm/slurm_allocations.h"
 
 namespace hptune::launch::slurm_internal {
@@ -63,7 +64,7 @@ class StepTrialRun : public TrialRun {
     int run = 1;
     bool running = true;
     pid_t pid = -1;  // The srun of the current run; -1 before placement.
-    int pidfd = -1;
+    ScopedFd pidfd;  // Of `pid` while it runs.
   };
   StepTrialRun(Env& env, const TrialLaunch& launch, std::filesystem::path dir,
                std::shared_ptr<AllocationPool> pool,
