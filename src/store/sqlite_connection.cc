@@ -17,7 +17,7 @@
 namespace hptune::store::internal {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // Marks the Unavailable status of a busy/locked result, so retry loops can
 // tell it from any other Unavailable.
@@ -52,7 +52,7 @@ absl::StatusCode CodeFor(int rc) {
 std::chrono::microseconds Jittered(std::chrono::microseconds d) {
   thread_local std::minstd_rand rng(static_cast<unsigned>(
       std::hash<std::thread::id>()(std::this_thread::get_id()) ^
-      static_cast<size_t>(Clock::now().time_since_epoch().count())));
+      static_cast<size_t>(SteadyClock::now().time_since_epoch().count())));
   std::uniform_int_distribution<int64_t> dist(d.count() / 2, d.count());
   return std::chrono::microseconds(dist(rng));
 }
@@ -223,7 +223,7 @@ SqliteConnection::~SqliteConnection() {
 // InTransaction decides what to do.
 int SqliteConnection::BusyHandler(void* self, int attempts) {
   auto* connection = static_cast<SqliteConnection*>(self);
-  const auto now = Clock::now();
+  const auto now = SteadyClock::now();
   if (attempts == 0) connection->busy_since_ = now;
   auto give_up_at = connection->busy_since_ + connection->busy_deadline_;
   if (connection->retry_deadline_) {
@@ -305,13 +305,13 @@ absl::StatusOr<Statement> SqliteConnection::Prepare(const char* sql) {
 
 absl::Status SqliteConnection::RetryWhileBusy(
     absl::FunctionRef<absl::Status()> op) {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   // The outermost retry sets the deadline the busy handler keeps too, so one
   // call never waits longer than busy_deadline_ in all.
   const bool outermost = !retry_deadline_.has_value();
   if (outermost) retry_deadline_ = start + busy_deadline_;
   struct ClearDeadline {
-    std::optional<Clock::time_point>* deadline;
+    std::optional<SteadyClock::time_point>* deadline;
     bool clear;
     ~ClearDeadline() {
       if (clear) deadline->reset();
@@ -321,7 +321,7 @@ absl::Status SqliteConnection::RetryWhileBusy(
   while (true) {
     absl::Status status = op();
     if (!IsBusy(status)) return status;
-    if (Clock::now() - start >= busy_deadline_) {
+    if (SteadyClock::now() - start >= busy_deadline_) {
       return absl::UnavailableError(absl::StrCat(
           "sqlite store \"", path_,
           "\": other connections kept the database locked for ",

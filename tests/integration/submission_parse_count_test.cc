@@ -9,6 +9,7 @@
 // releases it before the server stops.
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,12 @@ class StartGate {
   int held() {
     std::lock_guard lock(mutex_);
     return held_;
+  }
+  // Whether a job's thread reached the gate within `timeout`: the job starts
+  // on its own thread, after SubmitJob has answered.
+  bool WaitUntilHeld(std::chrono::seconds timeout) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, timeout, [this] { return held_ > 0; });
   }
   void Open() {
     std::lock_guard lock(mutex_);
@@ -144,6 +151,8 @@ TEST(SubmissionParseCountTest, TheServerParsesNoTextOfASubmittedJob) {
   EXPECT_EQ(submit_parses, 0);
   EXPECT_EQ(submitted.training_input().hyperparameters().max_parallel_trials(),
             4);
+
+  ASSERT_TRUE(gate.WaitUntilHeld(std::chrono::seconds(60)));
 
   v1::GetJobRequest get;
   get.set_job_id("j1");
