@@ -82,9 +82,13 @@ v1::Trial TrialToProto(std::string_view study, const Trial& trial,
 // text is a whole request (REST's create body): its errors name the Vertex
 // fields alone, and its `backend` and `slurm` blocks are refused (the
 // server chooses where trials run), as ParseJobResource refuses them.
+// `resource` is what the text must be: a HyperparameterTuningJob (with a
+// study), or a CustomJob (REST's customJobs.create: jobSpec, no study).
+enum class VertexResource { kHyperparameterTuningJob, kCustomJob };
 absl::StatusOr<JobSpec> JobSpecFromVertexJob(
     std::string_view text, std::string_view job_id,
-    std::string_view field = "vertex_job");
+    std::string_view field = "vertex_job",
+    VertexResource resource = VertexResource::kHyperparameterTuningJob);
 // A TrainingInput read field by field (no text in between), then completed
 // and judged by CompleteJob and ValidateJob: InvalidArgument listing every
 // problem as "trainingInput.<path>: ...", the list ParseJobConfig gives for

@@ -12,9 +12,37 @@
 
 namespace hptune::api {
 
+namespace {
+
+// InvalidArgument unless the job read is the resource asked for: a
+// CustomJob has no study, a HyperparameterTuningJob has one.
+absl::Status CheckResource(const JobSpec& job, const std::string& whole,
+                           VertexResource resource) {
+  const bool custom = resource == VertexResource::kCustomJob;
+  if (job.dialect == SpecDialect::kVertex && job.study.has_value() != custom) {
+    return absl::OkStatus();
+  }
+  if (custom) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        whole,
+        ": must be a CustomJob (with jobSpec); a HyperparameterTuningJob "
+        "(studySpec, trialJobSpec) is created with hyperparameterTuningJobs"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(whole,
+                   ": must be a HyperparameterTuningJob (with studySpec and "
+                   "trialJobSpec)",
+                   job.dialect == SpecDialect::kVertex
+                       ? "; a CustomJob (jobSpec) is created with customJobs"
+                       : ""));
+}
+
+}  // namespace
+
 absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
                                              std::string_view job_id,
-                                             std::string_view field) {
+                                             std::string_view field,
+                                             VertexResource resource) {
   const std::string whole =
       field.empty() ? std::string("the body") : std::string(field);
   constexpr size_t kMaxVertexJobBytes = 4 << 20;
@@ -29,12 +57,10 @@ absl::StatusOr<JobSpec> JobSpecFromVertexJob(std::string_view text,
     }
   }
   if (!result.errors.empty()) return FieldErrorsToStatus(result.errors);
-  if (result.job->dialect != SpecDialect::kVertex) {
+  if (absl::Status s = CheckResource(*result.job, whole, resource); !s.ok()) {
+    if (result.job->dialect == SpecDialect::kVertex || field.empty()) return s;
     return absl::InvalidArgumentError(absl::StrCat(
-        whole,
-        ": must be a HyperparameterTuningJob (with studySpec and "
-        "trialJobSpec)",
-        field.empty() ? "" : "; send an AI Platform config as training_input"));
+        s.message(), "; send an AI Platform config as training_input"));
   }
   // A whole request leaves where trials run to the server, as AI
   // Platform's create body does (ParseJobResource).

@@ -68,8 +68,9 @@ std::string_view ToString(TaskType type) {
 
 std::string JobSpec::PoolConfigPath(TaskType type) const {
   if (dialect == SpecDialect::kVertex) {
-    return absl::StrCat("trialJobSpec.workerPoolSpecs[", static_cast<int>(type),
-                        "]");
+    // A Vertex job without a study was written as a CustomJob.
+    return absl::StrCat(study ? "trialJobSpec" : "jobSpec", ".workerPoolSpecs[",
+                        static_cast<int>(type), "]");
   }
   switch (type) {
     case TaskType::kMaster:

@@ -190,6 +190,12 @@ struct VertexJobJsonOptions {
 std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
                           const std::vector<Trial>& trials,
                           const VertexJobJsonOptions& options = {});
+// A job without a study (one written as a Vertex CustomJob) as Vertex's
+// REST API reports a CustomJob: name (`options.name`, else the job ID),
+// displayName, jobSpec (VertexJobJson's trialJobSpec), state, createTime,
+// startTime, endTime, updateTime, error when FAILED, labels; indented by 2.
+std::string VertexCustomJobJson(const JobSpec& job, const JobRecord& record,
+                                const VertexJobJsonOptions& options = {});
 
 // Vertex's ListTrialsResponse: {"trials": [...]}, the `trials` array of
 // VertexJobJson (every trial, so no nextPageToken); each trial's parameters

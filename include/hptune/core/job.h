@@ -178,7 +178,8 @@ struct JobSpec {
   // Where pool `type` is written in the job's config, in its dialect, for
   // errors that name the field: "trainingInput.masterConfig" (workerConfig,
   // parameterServerConfig, evaluatorConfig), or Vertex's
-  // "trialJobSpec.workerPoolSpecs[0]" (1, 2, 3).
+  // "trialJobSpec.workerPoolSpecs[0]" (1, 2, 3); "jobSpec.workerPoolSpecs[0]"
+  // for a Vertex job without a study (a CustomJob).
   std::string PoolConfigPath(TaskType type) const;
   // Whether a trial of the job starts replicas of the pool: the master's
   // always, another's when it has replicas.

@@ -33,6 +33,17 @@ const std::vector<std::string>& RootIgnored() {
   return *kKeys;
 }
 
+// A CustomJob's output-only and Google Cloud fields (CustomJob in
+// cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.
+// customJobs): accepted, ignored.
+const std::vector<std::string>& CustomJobIgnored() {
+  static const auto* const kKeys = new std::vector<std::string>{
+      "encryptionSpec", "name",         "state",       "createTime",
+      "startTime",      "endTime",      "updateTime",  "error",
+      "webAccessUris",  "satisfiesPzs", "satisfiesPzi"};
+  return *kKeys;
+}
+
 }  // namespace
 
 FieldSet Fields(std::vector<std::string> accepted,
@@ -91,23 +102,29 @@ VertexTranslation Translator::Translate(const ConfigNode& root) {
       {"displayName", "studySpec", "maxTrialCount", "parallelTrialCount",
        "maxFailedTrialCount", "trialJobSpec", "labels", "backend", "slurm"},
       RootIgnored());
-  MapReader reader(root, "", kRoot, sink_);
-  Ignore(reader, RootIgnored());
+  static const FieldSet kCustomJob =
+      Fields({"displayName", "jobSpec", "labels", "backend", "slurm"},
+             CustomJobIgnored());
+  const bool custom = IsVertexCustomJob(root);
+  const std::string job_key = custom ? "jobSpec" : "trialJobSpec";
+  MapReader reader(root, "", custom ? kCustomJob : kRoot, sink_);
+  Ignore(reader, custom ? CustomJobIgnored() : RootIgnored());
   out_.config = MapAt(root.order);
   ConfigNode training_input = MapAt(root.order);
   Put(training_input, "scaleTier",
       ScalarAt(Kind::kString, "CUSTOM", root.order));
   Map(kTrainingInput, "(root)");
   Map("trainingInput.masterType",
-      "trialJobSpec.workerPoolSpecs[0].machineSpec.machineType");
-  if (const ConfigNode* job = reader.Find("trialJobSpec")) {
-    TranslateJobSpec(*job, training_input);
+      job_key + ".workerPoolSpecs[0].machineSpec.machineType");
+  if (const ConfigNode* job = reader.Find(job_key)) {
+    TranslateJobSpec(*job, job_key, training_input);
   } else {
-    reader.Error("trialJobSpec", "required");
+    reader.Error(job_key, "required");
   }
   Copy(reader, "displayName", training_input, kTrainingInput, "displayName");
   Put(training_input, "dialect", ScalarAt(Kind::kString, "VERTEX", root.order));
-  TranslateStudy(reader, training_input);
+  // A CustomJob is one training run: no study.
+  if (!custom) TranslateStudy(reader, training_input);
   Put(out_.config, kTrainingInput, std::move(training_input));
   for (std::string_view key : {"labels", "backend", "slurm"}) {
     if (const ConfigNode* node = reader.Find(key)) {
@@ -124,9 +141,20 @@ bool IsVertexSpec(const ConfigNode& root) {
   bool vertex = false;
   for (const ConfigField& field : root.fields) {
     if (field.key == vertex::kTrainingInput) return false;
-    vertex = vertex || field.key == "studySpec" || field.key == "trialJobSpec";
+    vertex = vertex || field.key == "studySpec" ||
+             field.key == "trialJobSpec" || field.key == "jobSpec";
   }
   return vertex;
+}
+
+bool IsVertexCustomJob(const ConfigNode& root) {
+  if (!IsVertexSpec(root)) return false;
+  bool job_spec = false;
+  for (const ConfigField& field : root.fields) {
+    if (field.key == "studySpec" || field.key == "trialJobSpec") return false;
+    job_spec = job_spec || field.key == "jobSpec";
+  }
+  return job_spec;
 }
 
 VertexTranslation TranslateVertexSpec(const ConfigNode& root, ErrorSink& sink) {

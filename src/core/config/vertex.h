@@ -23,9 +23,13 @@
 
 namespace hptune::config_internal {
 
-// True when the mapping `root` is a HyperparameterTuningJob: it has
-// `studySpec` or `trialJobSpec` and no `trainingInput`.
+// True when the mapping `root` is a HyperparameterTuningJob or a CustomJob:
+// it has `studySpec`, `trialJobSpec` or `jobSpec` and no `trainingInput`.
 bool IsVertexSpec(const ConfigNode& root);
+// True when it is a CustomJob: `jobSpec` (the same CustomJobSpec as a
+// tuning job's trialJobSpec, read by the same code) and neither `studySpec`
+// nor `trialJobSpec`. It reads as the job without a study.
+bool IsVertexCustomJob(const ConfigNode& root);
 
 struct VertexTranslation {
   // {trainingInput: {...}, labels, backend, slurm}.

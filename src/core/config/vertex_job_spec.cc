@@ -1,5 +1,6 @@
-// A Vertex trialJobSpec as AI Platform's trainingInput (vertex.h): the
-// worker pools with their machines and containers, and the scheduling.
+// A Vertex CustomJobSpec (a tuning job's trialJobSpec, a CustomJob's
+// jobSpec) as AI Platform's trainingInput (vertex.h): the worker pools
+// with their machines and containers, and the scheduling.
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,13 +30,14 @@ const std::vector<std::string>& JobSpecIgnored() {
 }  // namespace
 
 void Translator::TranslateJobSpec(const ConfigNode& node,
+                                  const std::string& key,
                                   ConfigNode& training_input) {
   static const FieldSet kJob =
       Fields({"workerPoolSpecs", "scheduling", "baseOutputDirectory"},
              JobSpecIgnored());
   static const FieldSet kOutput = Fields({"outputUriPrefix"});
-  if (!ExpectMap(node, "trialJobSpec", sink_)) return;
-  MapReader job(node, "trialJobSpec", kJob, sink_);
+  if (!ExpectMap(node, key, sink_)) return;
+  MapReader job(node, key, kJob, sink_);
   Ignore(job, JobSpecIgnored());
   const ConfigNode* pools = job.Find("workerPoolSpecs");
   if (pools == nullptr) {

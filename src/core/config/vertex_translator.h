@@ -1,8 +1,8 @@
 // The translator of a Vertex AI HyperparameterTuningJob into the config
 // tree of the same job in AI Platform's form (vertex.h has the design), and
 // the node helpers its parts share: vertex.cc (the root), vertex_study.cc
-// (studySpec) and vertex_job_spec.cc (trialJobSpec). Internal to config
-// parsing; a Translator reads one spec, the helpers are pure.
+// (studySpec) and vertex_job_spec.cc (trialJobSpec, jobSpec). Internal to
+// config parsing; a Translator reads one spec, the helpers are pure.
 #ifndef HPTUNE_SRC_CORE_CONFIG_VERTEX_TRANSLATOR_H_
 #define HPTUNE_SRC_CORE_CONFIG_VERTEX_TRANSLATOR_H_
 
@@ -40,6 +40,8 @@ class Translator {
  public:
   explicit Translator(ErrorSink& sink) : sink_(sink) {}
 
+  // A HyperparameterTuningJob, or a CustomJob (IsVertexCustomJob): the
+  // same job without a study.
   VertexTranslation Translate(const ConfigNode& root);
 
  private:
@@ -72,7 +74,9 @@ class Translator {
   ConfigNode TranslateConditional(const ConfigNode& node,
                                   const std::string& vertex,
                                   const std::string& ai);
-  void TranslateJobSpec(const ConfigNode& node, ConfigNode& training_input);
+  // `key`: trialJobSpec, or a CustomJob's jobSpec.
+  void TranslateJobSpec(const ConfigNode& node, const std::string& key,
+                        ConfigNode& training_input);
   void TranslatePool(const ConfigNode& node, size_t index,
                      const std::string& vertex, ConfigNode& training_input);
   void TranslateMachine(MapReader& pool, const PoolNames& names,

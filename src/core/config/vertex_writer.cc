@@ -1,5 +1,6 @@
-// VertexJobJson and VertexTrialsJson: a job and its trials as Vertex AI's
-// REST API reports a HyperparameterTuningJob (cloud.google.com/vertex-ai/
+// VertexJobJson, VertexCustomJobJson and VertexTrialsJson: a job and its
+// trials as Vertex AI's REST API reports a HyperparameterTuningJob or a
+// CustomJob (cloud.google.com/vertex-ai/
 // docs/reference/rest/v1/projects.locations.hyperparameterTuningJobs, Trial,
 // Measurement, StudySpec, CustomJobSpec), in proto3's JSON mapping: int64
 // fields (replicaCount, stepCount, integer bounds) as strings, times as
@@ -315,14 +316,32 @@ std::string DumpJson(const Json& json) {
   return json.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
+// name and displayName, first in either resource.
+Json NamesJson(const JobSpec& job, const JobRecord& record,
+               const VertexJobJsonOptions& options) {
+  return Json{{"name", options.name.empty() ? record.job_id : options.name},
+              {"displayName",
+               job.display_name.empty() ? record.job_id : job.display_name}};
+}
+
+// state, the times, error and labels, last in either resource.
+void PutOutcome(const JobRecord& record, const std::vector<Trial>& trials,
+                Json& out) {
+  out["state"] = JobStateName(record.state);
+  PutTimes(record, trials, out);
+  if (record.state == JobState::kFailed) {
+    // hptune keeps no status code for a job: UNKNOWN (2), with its message.
+    out["error"] = {{"code", 2}, {"message", record.error_message}};
+  }
+  if (!record.labels.empty()) out["labels"] = record.labels;
+}
+
 }  // namespace
 
 std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
                           const std::vector<Trial>& trials,
                           const VertexJobJsonOptions& options) {
-  Json out{{"name", options.name.empty() ? record.job_id : options.name},
-           {"displayName",
-            job.display_name.empty() ? record.job_id : job.display_name}};
+  Json out = NamesJson(job, record, options);
   if (job.study) {
     out["studySpec"] = VertexStudySpec(*job.study);
     const auto& names = config_internal::kStudyCounts;
@@ -337,13 +356,15 @@ std::string VertexJobJson(const JobSpec& job, const JobRecord& record,
         TrialsToJson(trials, options.with_measurements,
                      job.study ? &job.study->search_space : nullptr);
   }
-  out["state"] = JobStateName(record.state);
-  PutTimes(record, trials, out);
-  if (record.state == JobState::kFailed) {
-    // hptune keeps no status code for a job: UNKNOWN (2), with its message.
-    out["error"] = {{"code", 2}, {"message", record.error_message}};
-  }
-  if (!record.labels.empty()) out["labels"] = record.labels;
+  PutOutcome(record, trials, out);
+  return DumpJson(out);
+}
+
+std::string VertexCustomJobJson(const JobSpec& job, const JobRecord& record,
+                                const VertexJobJsonOptions& options) {
+  Json out = NamesJson(job, record, options);
+  out["jobSpec"] = TrialJobSpecToJson(job);
+  PutOutcome(record, {}, out);
   return DumpJson(out);
 }
 
