@@ -28,6 +28,12 @@ constexpr char kVertexJobPath[] =
     R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs/([^/:]+))";
 constexpr char kVertexCancelPath[] =
     R"(/v1/projects/([^/:]+)/locations/([^/:]+)/hyperparameterTuningJobs/([^/:]+):cancel)";
+constexpr char kCustomJobsPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/customJobs)";
+constexpr char kCustomJobPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/customJobs/([^/:]+))";
+constexpr char kCustomJobCancelPath[] =
+    R"(/v1/projects/([^/:]+)/locations/([^/:]+)/customJobs/([^/:]+):cancel)";
 constexpr char kVertexOperationPath[] =
     R"(/v1/projects/([^/:]+)/locations/([^/:]+)/operations/([^/:]+))";
 
@@ -110,32 +116,54 @@ VertexPlace PlaceOf(const httplib::Request& req) {
   return {.project = req.matches[1].str(), .location = req.matches[2].str()};
 }
 
-void AddVertexRoutes(httplib::Server& http, const CallOf& call_of, size_t max,
-                     VertexJobIds* ids) {
+// The paths of one of Vertex's job collections.
+struct CollectionPaths {
+  const char* jobs;
+  const char* job;
+  const char* cancel;
+};
+
+// A collection's create, list, get, delete and cancel: the same methods
+// for hyperparameterTuningJobs and customJobs.
+void AddCollectionRoutes(httplib::Server& http, const CallOf& call_of,
+                         size_t max, VertexJobIds* ids,
+                         const CollectionPaths& paths, VertexCollection c) {
   using Req = httplib::Request;
   using Res = httplib::Response;
-  http.Post(kVertexJobsPath, [call_of, ids, max](const Req& req, Res& res) {
+  http.Post(paths.jobs, [call_of, ids, max, c](const Req& req, Res& res) {
     if (TooLarge(req, max, res)) return;
-    Send(CreateVertexJob(call_of(req), PlaceOf(req), req.body, *ids), res);
+    Send(CreateVertexJob(call_of(req), PlaceOf(req), req.body, *ids, c), res);
   });
-  http.Get(kVertexJobsPath, [call_of](const Req& req, Res& res) {
+  http.Get(paths.jobs, [call_of, c](const Req& req, Res& res) {
     Send(ListVertexJobs(call_of(req), PlaceOf(req), QueryValue(req, "filter"),
                         QueryValue(req, "pageSize"),
-                        QueryValue(req, "pageToken")),
+                        QueryValue(req, "pageToken"), c),
          res);
   });
-  http.Get(kVertexJobPath, [call_of](const Req& req, Res& res) {
-    Send(GetVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()), res);
-  });
-  http.Delete(kVertexJobPath, [call_of](const Req& req, Res& res) {
-    Send(DeleteVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()),
+  http.Get(paths.job, [call_of, c](const Req& req, Res& res) {
+    Send(GetVertexJob(call_of(req), PlaceOf(req), req.matches[3].str(), c),
          res);
   });
-  http.Post(kVertexCancelPath, [call_of](const Req& req, Res& res) {
-    Send(CancelVertexJob(call_of(req), PlaceOf(req), req.matches[3].str()),
+  http.Delete(paths.job, [call_of, c](const Req& req, Res& res) {
+    Send(DeleteVertexJob(call_of(req), PlaceOf(req), req.matches[3].str(), c),
          res);
   });
-  http.Get(kVertexOperationPath, [call_of](const Req& req, Res& res) {
+  http.Post(paths.cancel, [call_of, c](const Req& req, Res& res) {
+    Send(CancelVertexJob(call_of(req), PlaceOf(req), req.matches[3].str(), c),
+         res);
+  });
+}
+
+void AddVertexRoutes(httplib::Server& http, const CallOf& call_of, size_t max,
+                     VertexJobIds* ids) {
+  AddCollectionRoutes(http, call_of, max, ids,
+                      {kVertexJobsPath, kVertexJobPath, kVertexCancelPath},
+                      kHyperparameterTuningJobs);
+  AddCollectionRoutes(http, call_of, max, ids,
+                      {kCustomJobsPath, kCustomJobPath, kCustomJobCancelPath},
+                      kCustomJobs);
+  http.Get(kVertexOperationPath, [call_of](const httplib::Request& req,
+                                           httplib::Response& res) {
     Send(GetVertexOperation(call_of(req), PlaceOf(req), req.matches[3].str()),
          res);
   });
@@ -192,7 +220,8 @@ void AddErrorReplies(httplib::Server& http, size_t max_body_bytes) {
               ErrorReply(absl::NotFoundError(absl::StrCat(
                   "no method ", req.method, " ", req.path,
                   " (hptune serves AI Platform's projects.jobs and Vertex AI's "
-                  "projects.locations.hyperparameterTuningJobs)"))),
+                  "projects.locations.hyperparameterTuningJobs and "
+                  "customJobs)"))),
               res);
         } else {
           const int status = res.status;

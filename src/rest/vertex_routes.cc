@@ -20,38 +20,70 @@ namespace {
 // Tries of a create whose new ID another job took meanwhile.
 constexpr int kIdAttempts = 5;
 
-std::string ResourceName(const VertexPlace& place, std::string_view job_id) {
-  return absl::StrCat("projects/", place.project, "/locations/", place.location,
-                      "/hyperparameterTuningJobs/", std::string(job_id));
+bool IsCustom(VertexCollection collection) {
+  return collection == VertexCollection::kCustomJobs;
 }
 
-// The spec of a job this place has as a HyperparameterTuningJob: one with
-// a study, made here or with no location of its own. NotFound otherwise,
-// as Vertex answers for a job of another location.
-absl::StatusOr<JobSpec> TuningJobSpec(const v1::Job& job,
-                                      const VertexPlace& place) {
+// The collection's name in paths and messages.
+const char* CollectionName(VertexCollection collection) {
+  return IsCustom(collection) ? "customJobs" : "hyperparameterTuningJobs";
+}
+
+// The resource's name in messages.
+const char* ResourceKind(VertexCollection collection) {
+  return IsCustom(collection) ? "customJob" : "hyperparameterTuningJob";
+}
+
+std::string ResourceName(const VertexPlace& place, std::string_view job_id,
+                         VertexCollection collection) {
+  return absl::StrCat("projects/", place.project, "/locations/", place.location,
+                      "/", CollectionName(collection), "/",
+                      std::string(job_id));
+}
+
+// The spec of a job this place has in the collection: a job with a study
+// is a HyperparameterTuningJob, one without a CustomJob, made here or with
+// no location of its own. NotFound otherwise, as Vertex answers for a job
+// of another location.
+absl::StatusOr<JobSpec> SpecIn(const v1::Job& job, const VertexPlace& place,
+                               VertexCollection collection) {
   absl::StatusOr<JobSpec> spec =
       api::JobSpecFromProto(job.training_input(), job.job_id());
   if (!spec.ok()) return spec.status();
-  if (!spec->study) {
-    return absl::NotFoundError(
-        absl::StrCat("job \"", job.job_id(),
-                     "\" is a training job without hyperparameters, not a "
-                     "hyperparameterTuningJob"));
+  if (spec->study.has_value() == IsCustom(collection)) {
+    return absl::NotFoundError(absl::StrCat(
+        "job \"", job.job_id(), "\" is ",
+        spec->study ? "a hyperparameterTuningJob, not a customJob"
+                    : "a training job without hyperparameters, not a "
+                      "hyperparameterTuningJob"));
   }
   if (!spec->region.empty() && spec->region != place.location) {
     return absl::NotFoundError(absl::StrCat(
-        "hyperparameterTuningJob \"", job.job_id(), "\" is in location \"",
+        ResourceKind(collection), " \"", job.job_id(), "\" is in location \"",
         spec->region, "\", not \"", place.location, "\""));
   }
   return spec;
 }
 
 VertexJobJsonOptions OptionsFor(const VertexPlace& place,
-                                std::string_view job_id, bool with_trials) {
-  return {.name = ResourceName(place, job_id),
+                                std::string_view job_id, bool with_trials,
+                                VertexCollection collection) {
+  return {.name = ResourceName(place, job_id, collection),
           .with_trials = with_trials,
           .with_measurements = true};
+}
+
+// The job in the collection's shape: a CustomJob has no trials.
+std::string ResourceJson(const JobSpec& spec, const v1::Job& job,
+                         const std::vector<Trial>& trials,
+                         const VertexPlace& place, bool with_trials,
+                         VertexCollection collection) {
+  const VertexJobJsonOptions options =
+      OptionsFor(place, job.job_id(), with_trials, collection);
+  if (IsCustom(collection)) {
+    return VertexCustomJobJson(spec, api::JobRecordFromProto(job), options);
+  }
+  return VertexJobJson(spec, api::JobRecordFromProto(job), trials, options);
 }
 
 // The job as the service has it (without its trials), for the caller.
@@ -86,14 +118,16 @@ RestReply JsonReply(std::string json) {
   return {.http_status = 200, .json = std::move(json)};
 }
 
-// The job for a method that changes it: NotFound unless this place has it.
-RestReply CheckTuningJob(const RestCall& call, const VertexPlace& place,
-                         std::string_view job_id) {
+// The job for a method that changes it: NotFound unless this place has it
+// in the collection.
+RestReply CheckJobIn(const RestCall& call, const VertexPlace& place,
+                     std::string_view job_id, VertexCollection collection) {
   v1::Job job;
   if (grpc::Status s = FetchJob(call, job_id, job); !s.ok()) {
     return ReplyOfError(s);
   }
-  if (absl::StatusOr<JobSpec> spec = TuningJobSpec(job, place); !spec.ok()) {
+  if (absl::StatusOr<JobSpec> spec = SpecIn(job, place, collection);
+      !spec.ok()) {
     return ErrorReply(spec.status());
   }
   return JsonReply("{}");
@@ -117,10 +151,13 @@ std::string VertexJobIds::Next() {
 }
 
 RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
-                          std::string_view body, VertexJobIds& ids) {
+                          std::string_view body, VertexJobIds& ids,
+                          VertexCollection collection) {
   std::string job_id = ids.Next();
-  absl::StatusOr<JobSpec> spec =
-      api::JobSpecFromVertexJob(body, job_id, /*field=*/"");
+  absl::StatusOr<JobSpec> spec = api::JobSpecFromVertexJob(
+      body, job_id, /*field=*/"",
+      IsCustom(collection) ? api::VertexResource::kCustomJob
+                           : api::VertexResource::kHyperparameterTuningJob);
   if (!spec.ok()) return ErrorReply(spec.status());
   spec->region = place.location;
   v1::SubmitJobRequest request;
@@ -138,29 +175,30 @@ RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
     job_id = ids.Next();
   }
   if (!status.ok()) return ReplyOfError(status);
-  return JsonReply(VertexJobJson(*spec, api::JobRecordFromProto(job), {},
-                                 OptionsFor(place, job_id, true)));
+  return JsonReply(ResourceJson(*spec, job, {}, place, true, collection));
 }
 
 RestReply GetVertexJob(const RestCall& call, const VertexPlace& place,
-                       std::string_view job_id) {
+                       std::string_view job_id, VertexCollection collection) {
   v1::Job job;
   if (grpc::Status s = FetchJob(call, job_id, job); !s.ok()) {
     return ReplyOfError(s);
   }
-  absl::StatusOr<JobSpec> spec = TuningJobSpec(job, place);
+  absl::StatusOr<JobSpec> spec = SpecIn(job, place, collection);
   if (!spec.ok()) return ErrorReply(spec.status());
   std::vector<Trial> trials;
-  if (grpc::Status s = FetchTrials(call, job_id, trials); !s.ok()) {
-    return ReplyOfError(s);
+  if (!IsCustom(collection)) {
+    if (grpc::Status s = FetchTrials(call, job_id, trials); !s.ok()) {
+      return ReplyOfError(s);
+    }
   }
-  return JsonReply(VertexJobJson(*spec, api::JobRecordFromProto(job), trials,
-                                 OptionsFor(place, job_id, true)));
+  return JsonReply(ResourceJson(*spec, job, trials, place, true, collection));
 }
 
 RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
                          std::string_view filter, std::string_view page_size,
-                         std::string_view page_token) {
+                         std::string_view page_token,
+                         VertexCollection collection) {
   v1::ListJobsRequest request;
   if (absl::Status s = ApplyVertexListFilter(filter, request); !s.ok()) {
     return ErrorReply(s);
@@ -178,13 +216,13 @@ RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
   // Each job's JSON as VertexJobJson writes it, in the list's array.
   std::string jobs;
   for (const v1::Job& job : listed.jobs()) {
-    absl::StatusOr<JobSpec> spec = TuningJobSpec(job, place);
-    if (!spec.ok()) continue;  // Another location's, or no tuning job.
+    absl::StatusOr<JobSpec> spec = SpecIn(job, place, collection);
+    if (!spec.ok()) continue;  // Another location's, or another collection's.
     absl::StrAppend(&jobs, jobs.empty() ? "" : ",",
-                    VertexJobJson(*spec, api::JobRecordFromProto(job), {},
-                                  OptionsFor(place, job.job_id(), false)));
+                    ResourceJson(*spec, job, {}, place, false, collection));
   }
-  std::string json = absl::StrCat("{\"hyperparameterTuningJobs\":[", jobs, "]");
+  std::string json =
+      absl::StrCat("{\"", CollectionName(collection), "\":[", jobs, "]");
   if (!listed.next_page_token().empty()) {
     absl::StrAppend(&json, ",\"nextPageToken\":",
                     nlohmann::json(listed.next_page_token()).dump());
@@ -193,8 +231,9 @@ RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
 }
 
 RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
-                          std::string_view job_id) {
-  if (RestReply found = CheckTuningJob(call, place, job_id);
+                          std::string_view job_id,
+                          VertexCollection collection) {
+  if (RestReply found = CheckJobIn(call, place, job_id, collection);
       found.http_status != 200) {
     return found;
   }
@@ -210,8 +249,9 @@ RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
 }
 
 RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
-                          std::string_view job_id) {
-  if (RestReply found = CheckTuningJob(call, place, job_id);
+                          std::string_view job_id,
+                          VertexCollection collection) {
+  if (RestReply found = CheckJobIn(call, place, job_id, collection);
       found.http_status != 200) {
     return found;
   }

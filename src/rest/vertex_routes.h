@@ -1,14 +1,16 @@
-// Vertex AI's projects.locations.hyperparameterTuningJobs methods (create,
-// get, list, cancel, delete) as calls to hptune's gRPC services, so `gcloud
-// ai hp-tuning-jobs` pointed here (api_endpoint_overrides/aiplatform)
-// reaches the service, rules and limits `hptune jobs` does. Every hptune
-// job with a study is a HyperparameterTuningJob here, whichever dialect it
-// was written in; replies are core's VertexJobJson (docs/config.md,
-// "Results in Vertex's shape") named by their resource name, with each
-// trial's measurements. A create body is read by the Vertex reader
-// (api::JobSpecFromVertexJob), its errors naming Vertex's fields; the
-// location is kept as the job's trainingInput.region. HTTP-free, so a test
-// can call them on any channel. Used by RestGateway. Thread-safe.
+// Vertex AI's projects.locations.hyperparameterTuningJobs and customJobs
+// methods (create, get, list, cancel, delete) as calls to hptune's gRPC
+// services, so `gcloud ai hp-tuning-jobs` and `gcloud ai custom-jobs`
+// pointed here (api_endpoint_overrides/aiplatform) reach the service, rules
+// and limits `hptune jobs` does. Every hptune job with a study is a
+// HyperparameterTuningJob here, whichever dialect it was written in, and
+// every job without one a CustomJob; replies are core's VertexJobJson or
+// VertexCustomJobJson (docs/config.md, "Results in Vertex's shape") named
+// by their resource name, a tuning job's trials with their measurements. A
+// create body is read by the Vertex reader (api::JobSpecFromVertexJob), its
+// errors naming Vertex's fields; the location is kept as the job's
+// trainingInput.region. HTTP-free, so a test can call them on any channel.
+// Used by RestGateway. Thread-safe.
 #ifndef HPTUNE_SRC_REST_VERTEX_ROUTES_H_
 #define HPTUNE_SRC_REST_VERTEX_ROUTES_H_
 
@@ -44,22 +46,37 @@ class VertexJobIds {
   std::atomic<int64_t> last_{0};
 };
 
-RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
-                          std::string_view body, VertexJobIds& ids);
+// Which of Vertex's job collections a method serves. A job of one is not
+// found (404) in the other.
+enum class VertexCollection { kHyperparameterTuningJobs, kCustomJobs };
+using enum VertexCollection;
+
+// A create body is the collection's resource: a HyperparameterTuningJob,
+// or a CustomJob (displayName, jobSpec, labels), whose jobSpec the reader
+// of a tuning job's trialJobSpec reads.
+RestReply CreateVertexJob(
+    const RestCall& call, const VertexPlace& place, std::string_view body,
+    VertexJobIds& ids, VertexCollection collection = kHyperparameterTuningJobs);
 RestReply GetVertexJob(const RestCall& call, const VertexPlace& place,
-                       std::string_view job_id);
+                       std::string_view job_id,
+                       VertexCollection collection = kHyperparameterTuningJobs);
 // `page_size` and `page_token` as the query gives them (empty: absent).
-RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
-                         std::string_view filter, std::string_view page_size,
-                         std::string_view page_token);
+// A page may hold fewer jobs than asked: those of the other collection or
+// another location are left out of it.
+RestReply ListVertexJobs(
+    const RestCall& call, const VertexPlace& place, std::string_view filter,
+    std::string_view page_size, std::string_view page_token,
+    VertexCollection collection = kHyperparameterTuningJobs);
 // Answers `{}`, as Vertex does.
-RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
-                          std::string_view job_id);
+RestReply CancelVertexJob(
+    const RestCall& call, const VertexPlace& place, std::string_view job_id,
+    VertexCollection collection = kHyperparameterTuningJobs);
 // Deletes an ended job and its study (JobService.DeleteJob), answering
 // the done Operation (vertex_operations.h); 400 FAILED_PRECONDITION naming
 // the state for a job that has not ended, 404 for another place's.
-RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
-                          std::string_view job_id);
+RestReply DeleteVertexJob(
+    const RestCall& call, const VertexPlace& place, std::string_view job_id,
+    VertexCollection collection = kHyperparameterTuningJobs);
 
 }  // namespace hptune::rest
 

@@ -9,6 +9,13 @@
 namespace hptune::runner::internal {
 
 absl::Status CheckRunnable(const JobSpec& job) {
+  if (!job.study && job.dialect == SpecDialect::kVertex) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job \"", job.job_id,
+        "\": a CustomJob (jobSpec without studySpec) is one training run, "
+        "and hptune runs hyperparameter tuning jobs only: give it a studySpec "
+        "and send it as a HyperparameterTuningJob"));
+  }
   if (!job.study) {
     return absl::InvalidArgumentError(
         absl::StrCat("job \"", job.job_id,

@@ -1,4 +1,5 @@
-// Vertex AI's projects.locations.hyperparameterTuningJobs on `hptune serve
+// Vertex AI's projects.locations.hyperparameterTuningJobs (and customJobs,
+// which hptune reads but does not run) on `hptune serve
 // --rest`, driven by the real gcloud (`gcloud ai hp-tuning-jobs`, its
 // aiplatform endpoint pointed at the server): describe shows each trial
 // the server stored, list finds the job, cancel cancels, errors are
@@ -294,6 +295,52 @@ TEST_F(RestVertexGcloudTest, CreateErrorsAreTheServersInVertexNames) {
                     "--region", "us-central1", "--display-name", "img"});
   EXPECT_NE(image.exit_code, 0) << image.out;
   EXPECT_THAT(image.err, HasSubstr("python:3.11-slim")) << image.err;
+}
+
+// `gcloud ai custom-jobs`: create's CustomJob reaches the reader (errors
+// name jobSpec's fields) and the service, whose runner runs tuning jobs
+// only and says so; a tuning job is no custom job (NOT_FOUND, not listed).
+TEST_F(RestVertexGcloudTest, CustomJobsAreReadAndTuningJobsAreNotCustomJobs) {
+  StartServer(/*with_rules=*/false);
+  httplib::Result created =
+      Send(port_, "POST", "/v1/projects/p1/jobs", HostJobBody("tuned", 1, 0));
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200) << created->body;
+  ProcessResult described = gcloud_->Run(
+      {"ai", "custom-jobs", "describe", "tuned", "--region", "us-central1"});
+  EXPECT_NE(described.exit_code, 0) << described.out;
+  EXPECT_THAT(described.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(described.err,
+              HasSubstr("is a hyperparameterTuningJob, not a customJob"));
+  const Json listed =
+      gcloud_->Json({"ai", "custom-jobs", "list", "--region", "us-central1"});
+  EXPECT_EQ(listed, Json::array()) << listed.dump();
+
+  const std::string config = server_->dir() + "/custom.yaml";
+  auto write_config = [&](const std::string& machine_type) {
+    std::ofstream(config) << "workerPoolSpecs:\n"
+                             "- machineSpec: {machineType: "
+                          << machine_type
+                          << "}\n"
+                             "  replicaCount: 1\n"
+                             "  containerSpec: {imageUri: "
+                          << kImage << "}\n";
+  };
+  write_config("n1-nope-4");
+  ProcessResult bad =
+      gcloud_->Run({"ai", "custom-jobs", "create", "--config", config,
+                    "--region", "us-central1", "--display-name", "bad"});
+  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  EXPECT_THAT(bad.err,
+              HasSubstr("jobSpec.workerPoolSpecs[0].machineSpec.machineType"));
+  write_config("n1-standard-4");
+  ProcessResult refused =
+      gcloud_->Run({"ai", "custom-jobs", "create", "--config", config,
+                    "--region", "us-central1", "--display-name", "one-run"});
+  EXPECT_NE(refused.exit_code, 0) << refused.out;
+  EXPECT_THAT(refused.err, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(refused.err, HasSubstr("a CustomJob (jobSpec without studySpec) "
+                                     "is one training run"));
 }
 
 std::string WhyNoContainers() {

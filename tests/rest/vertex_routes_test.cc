@@ -1,6 +1,6 @@
 // What the Vertex routes decide before any call: the IDs of new jobs, a
-// create body's errors in Vertex's field paths, and list's filter in
-// Vertex's states.
+// create body's errors in Vertex's field paths (a tuning job's or a
+// CustomJob's), and list's filter in Vertex's states.
 #include "src/rest/vertex_routes.h"
 
 #include <string>
@@ -69,6 +69,52 @@ TEST(VertexRoutesTest, CreateBodyErrorsNameVertexFields) {
   EXPECT_EQ(reply.http_status, 400);
   EXPECT_THAT(reply.json,
               HasSubstr("slurm: the server chooses where trials run"));
+}
+
+// customJobs.create reads a CustomJob with the reader of a tuning job's
+// trialJobSpec; each collection refuses the other's resource by name.
+TEST(VertexRoutesTest, CustomJobBodiesAreCustomJobsInTheirFieldNames) {
+  VertexJobIds ids([] { return FromUnixMicros(0); });
+  const VertexPlace place{.project = "p1", .location = "us-central1"};
+  const nlohmann::json custom = {
+      {"displayName", "one run"},
+      {"jobSpec",
+       {{"workerPoolSpecs",
+         {{{"machineSpec", {{"machineType", "n1-standard-4"}}},
+           {"replicaCount", "1"},
+           {"containerSpec", {{"command", {"python3"}}}}}}}}}};
+  RestReply reply = CreateVertexJob({}, place, custom.dump(), ids, kCustomJobs);
+  EXPECT_EQ(reply.http_status, 400);
+  EXPECT_THAT(reply.json,
+              HasSubstr("jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "
+                        "required"));
+
+  nlohmann::json tuning = custom;
+  tuning["trialJobSpec"] = tuning["jobSpec"];
+  tuning.erase("jobSpec");
+  tuning["studySpec"] = {
+      {"metrics", {{{"metricId", "loss"}, {"goal", "MINIMIZE"}}}},
+      {"parameters",
+       {{{"parameterId", "x"},
+         {"doubleValueSpec", {{"minValue", 0}, {"maxValue", 1}}}}}}};
+  tuning["trialJobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] =
+      "localhost/trainer:1";
+  reply = CreateVertexJob({}, place, tuning.dump(), ids, kCustomJobs);
+  EXPECT_EQ(reply.http_status, 400);
+  EXPECT_THAT(reply.json,
+              HasSubstr("the body: must be a CustomJob (with jobSpec); a "
+                        "HyperparameterTuningJob (studySpec, trialJobSpec) is "
+                        "created with hyperparameterTuningJobs"));
+
+  nlohmann::json valid = custom;
+  valid["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] =
+      "localhost/trainer:1";
+  reply = CreateVertexJob({}, place, valid.dump(), ids);
+  EXPECT_EQ(reply.http_status, 400);
+  EXPECT_THAT(reply.json,
+              HasSubstr("the body: must be a HyperparameterTuningJob (with "
+                        "studySpec and trialJobSpec); a CustomJob (jobSpec) is "
+                        "created with customJobs"));
 }
 
 TEST(VertexRoutesTest, ListFilterTakesVertexStates) {
