@@ -272,6 +272,7 @@ TEST_F(CommandPolicyTest, PoolVariablesThatChooseCodeAreRefused) {
               StatusIs(absl::StatusCode::kPermissionDenied,
                        HasSubstr("evaluatorConfig.env[0].name")));
   job.dialect = SpecDialect::kVertex;
+  job.study.emplace();  // A tuning job's pools are its trialJobSpec's.
   EXPECT_THAT(policy.Check(job),
               StatusIs(absl::StatusCode::kPermissionDenied,
                        HasSubstr("trialJobSpec.workerPoolSpecs[3]."
