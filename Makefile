@@ -60,7 +60,8 @@ test-mutations: setup
 	  $(GENERATE) -- $(CMAKE_FLAGS) $(ALL_FLAGS) || status=$$?;) \
 	exit $$status
 
-# The unit and integration tests under AddressSanitizer and UBSan. -O1, as
+# The unit and integration tests under AddressSanitizer and UBSan, but the
+# slow ones and the browser's and Python's suites (docs/testing.md). -O1, as
 # the sanitizers advise, and -g1: their reports use line tables only, and
 # full debug information costs compile and link time.
 SANITIZE_FLAGS = -DHPTUNE_SANITIZE=ON -DHPTUNE_BUILD_BENCHMARKS=OFF -DHPTUNE_WERROR=ON \
@@ -68,7 +69,7 @@ SANITIZE_FLAGS = -DHPTUNE_SANITIZE=ON -DHPTUNE_BUILD_BENCHMARKS=OFF -DHPTUNE_WER
 test-sanitize: setup
 	cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) $(SANITIZE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE slow
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'slow|browser|python'
 
 # The locks checked (docs/architecture.md, "Threads"): the libraries and the
 # hptune binary compiled by clang with -Wthread-safety, warnings as errors

@@ -23,6 +23,34 @@ endfunction()
 set(HPTUNE_TEST_ENVIRONMENT
   "HPTUNE_CONFIG_DIR=${PROJECT_BINARY_DIR}/tests/hptune-config")
 
+# The headers nearly every test includes, compiled once into a precompiled
+# header that each test reuses: parsing them took about half of a test's
+# compile time, and CI compiles every test twice (benchmarks/RESULTS.md,
+# "CI's compile time"). Third-party and standard headers only: a change to
+# the project's own headers must not recompile every test.
+set(HPTUNE_TEST_PCH_HEADERS
+  <gmock/gmock.h> <gtest/gtest.h> <nlohmann/json.hpp>
+  <absl/status/status.h> <absl/status/statusor.h> <absl/strings/str_cat.h>
+  <algorithm> <chrono> <cmath> <cstdint> <filesystem> <fstream> <map>
+  <memory> <optional> <set> <sstream> <string> <thread> <vector>)
+# A test's own file is not optimised: at -O2 the code generation of gtest's
+# macros took 70% of a test's compile time and most of CI's build. Its debug
+# information is line tables (-g1, enough for a backtrace): full -g took a
+# quarter more of each test's compile time. -pthread for every test, as some
+# get it from their libraries: a precompiled header is used only where the
+# macros it was compiled with (_REENTRANT) are the same.
+set(HPTUNE_TEST_COMPILE_OPTIONS -O0 -g1 -pthread)
+function(hptune_test_pch)
+  if(TARGET hptune_test_pch)
+    return()
+  endif()
+  add_library(hptune_test_pch OBJECT ${PROJECT_SOURCE_DIR}/tests/testing/pch.cc)
+  target_link_libraries(hptune_test_pch PRIVATE GTest::gmock GTest::gtest
+    nlohmann_json::nlohmann_json absl::status absl::statusor absl::strings)
+  target_compile_options(hptune_test_pch PRIVATE ${HPTUNE_TEST_COMPILE_OPTIONS})
+  target_precompile_headers(hptune_test_pch PRIVATE ${HPTUNE_TEST_PCH_HEADERS})
+endfunction()
+
 # hptune_test(NAME SOURCES ... [DEPS ...] [LABELS ...] [TIMEOUT s]
 #             [FIXTURES ...])
 # One GoogleTest executable, registered with ctest test by test; FIXTURES
@@ -32,12 +60,10 @@ function(hptune_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
-  # The code under test is built with the project's flags; a test's own file
-  # is not optimised: at -O2 the code generation of gtest's macros took 70%
-  # of a test's compile time and most of CI's build. Its debug information
-  # is line tables (-g1, enough for a backtrace): full -g took a quarter
-  # more of each test's compile time.
-  target_compile_options(${name} PRIVATE -O0 -g1)
+  # The code under test is built with the project's flags.
+  target_compile_options(${name} PRIVATE ${HPTUNE_TEST_COMPILE_OPTIONS})
+  hptune_test_pch()
+  target_precompile_headers(${name} REUSE_FROM hptune_test_pch)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
