@@ -127,7 +127,7 @@ struct CollectionPaths {
 // for hyperparameterTuningJobs and customJobs.
 void AddCollectionRoutes(httplib::Server& http, const CallOf& call_of,
                          size_t max, VertexJobIds* ids,
-                         const CollectionPaths& paths, VertexCollection c) {
+                         const CollectionPaths& paths, api::VertexResource c) {
   using Req = httplib::Request;
   using Res = httplib::Response;
   http.Post(paths.jobs, [call_of, ids, max, c](const Req& req, Res& res) {
@@ -158,10 +158,10 @@ void AddVertexRoutes(httplib::Server& http, const CallOf& call_of, size_t max,
                      VertexJobIds* ids) {
   AddCollectionRoutes(http, call_of, max, ids,
                       {kVertexJobsPath, kVertexJobPath, kVertexCancelPath},
-                      kHyperparameterTuningJobs);
+                      api::VertexResource::kHyperparameterTuningJob);
   AddCollectionRoutes(http, call_of, max, ids,
                       {kCustomJobsPath, kCustomJobPath, kCustomJobCancelPath},
-                      kCustomJobs);
+                      api::VertexResource::kCustomJob);
   http.Get(kVertexOperationPath, [call_of](const httplib::Request& req,
                                            httplib::Response& res) {
     Send(GetVertexOperation(call_of(req), PlaceOf(req), req.matches[3].str()),

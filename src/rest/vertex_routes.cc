@@ -20,22 +20,22 @@ namespace {
 // Tries of a create whose new ID another job took meanwhile.
 constexpr int kIdAttempts = 5;
 
-bool IsCustom(VertexCollection collection) {
-  return collection == VertexCollection::kCustomJobs;
+bool IsCustom(api::VertexResource collection) {
+  return collection == api::VertexResource::kCustomJob;
 }
 
 // The collection's name in paths and messages.
-const char* CollectionName(VertexCollection collection) {
+const char* CollectionName(api::VertexResource collection) {
   return IsCustom(collection) ? "customJobs" : "hyperparameterTuningJobs";
 }
 
 // The resource's name in messages.
-const char* ResourceKind(VertexCollection collection) {
+const char* ResourceKind(api::VertexResource collection) {
   return IsCustom(collection) ? "customJob" : "hyperparameterTuningJob";
 }
 
 std::string ResourceName(const VertexPlace& place, std::string_view job_id,
-                         VertexCollection collection) {
+                         api::VertexResource collection) {
   return absl::StrCat("projects/", place.project, "/locations/", place.location,
                       "/", CollectionName(collection), "/",
                       std::string(job_id));
@@ -46,7 +46,7 @@ std::string ResourceName(const VertexPlace& place, std::string_view job_id,
 // no location of its own. NotFound otherwise, as Vertex answers for a job
 // of another location.
 absl::StatusOr<JobSpec> SpecIn(const v1::Job& job, const VertexPlace& place,
-                               VertexCollection collection) {
+                               api::VertexResource collection) {
   absl::StatusOr<JobSpec> spec =
       api::JobSpecFromProto(job.training_input(), job.job_id());
   if (!spec.ok()) return spec.status();
@@ -67,7 +67,7 @@ absl::StatusOr<JobSpec> SpecIn(const v1::Job& job, const VertexPlace& place,
 
 VertexJobJsonOptions OptionsFor(const VertexPlace& place,
                                 std::string_view job_id, bool with_trials,
-                                VertexCollection collection) {
+                                api::VertexResource collection) {
   return {.name = ResourceName(place, job_id, collection),
           .with_trials = with_trials,
           .with_measurements = true};
@@ -77,7 +77,7 @@ VertexJobJsonOptions OptionsFor(const VertexPlace& place,
 std::string ResourceJson(const JobSpec& spec, const v1::Job& job,
                          const std::vector<Trial>& trials,
                          const VertexPlace& place, bool with_trials,
-                         VertexCollection collection) {
+                         api::VertexResource collection) {
   const VertexJobJsonOptions options =
       OptionsFor(place, job.job_id(), with_trials, collection);
   if (IsCustom(collection)) {
@@ -121,7 +121,7 @@ RestReply JsonReply(std::string json) {
 // The job for a method that changes it: NotFound unless this place has it
 // in the collection.
 RestReply CheckJobIn(const RestCall& call, const VertexPlace& place,
-                     std::string_view job_id, VertexCollection collection) {
+                     std::string_view job_id, api::VertexResource collection) {
   v1::Job job;
   if (grpc::Status s = FetchJob(call, job_id, job); !s.ok()) {
     return ReplyOfError(s);
@@ -152,12 +152,10 @@ std::string VertexJobIds::Next() {
 
 RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
                           std::string_view body, VertexJobIds& ids,
-                          VertexCollection collection) {
+                          api::VertexResource collection) {
   std::string job_id = ids.Next();
-  absl::StatusOr<JobSpec> spec = api::JobSpecFromVertexJob(
-      body, job_id, /*field=*/"",
-      IsCustom(collection) ? api::VertexResource::kCustomJob
-                           : api::VertexResource::kHyperparameterTuningJob);
+  absl::StatusOr<JobSpec> spec =
+      api::JobSpecFromVertexJob(body, job_id, /*field=*/"", collection);
   if (!spec.ok()) return ErrorReply(spec.status());
   spec->region = place.location;
   v1::SubmitJobRequest request;
@@ -179,7 +177,8 @@ RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
 }
 
 RestReply GetVertexJob(const RestCall& call, const VertexPlace& place,
-                       std::string_view job_id, VertexCollection collection) {
+                       std::string_view job_id,
+                       api::VertexResource collection) {
   v1::Job job;
   if (grpc::Status s = FetchJob(call, job_id, job); !s.ok()) {
     return ReplyOfError(s);
@@ -198,7 +197,7 @@ RestReply GetVertexJob(const RestCall& call, const VertexPlace& place,
 RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
                          std::string_view filter, std::string_view page_size,
                          std::string_view page_token,
-                         VertexCollection collection) {
+                         api::VertexResource collection) {
   v1::ListJobsRequest request;
   if (absl::Status s = ApplyVertexListFilter(filter, request); !s.ok()) {
     return ErrorReply(s);
@@ -232,7 +231,7 @@ RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
 
 RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
                           std::string_view job_id,
-                          VertexCollection collection) {
+                          api::VertexResource collection) {
   if (RestReply found = CheckJobIn(call, place, job_id, collection);
       found.http_status != 200) {
     return found;
@@ -250,7 +249,7 @@ RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
 
 RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
                           std::string_view job_id,
-                          VertexCollection collection) {
+                          api::VertexResource collection) {
   if (RestReply found = CheckJobIn(call, place, job_id, collection);
       found.http_status != 200) {
     return found;

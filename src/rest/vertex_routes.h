@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "hptune/core/time.h"
+#include "src/api/conversion.h"
 #include "src/rest/rest_call.h"
 
 namespace hptune::rest {
@@ -46,37 +47,40 @@ class VertexJobIds {
   std::atomic<int64_t> last_{0};
 };
 
-// Which of Vertex's job collections a method serves. A job of one is not
-// found (404) in the other.
-enum class VertexCollection { kHyperparameterTuningJobs, kCustomJobs };
-using enum VertexCollection;
-
+// `collection` is which of Vertex's job collections a method serves, named
+// by the resource it holds (api::VertexResource): hyperparameterTuningJobs
+// or customJobs. A job of one is not found (404) in the other.
 // A create body is the collection's resource: a HyperparameterTuningJob,
 // or a CustomJob (displayName, jobSpec, labels), whose jobSpec the reader
 // of a tuning job's trialJobSpec reads.
-RestReply CreateVertexJob(
-    const RestCall& call, const VertexPlace& place, std::string_view body,
-    VertexJobIds& ids, VertexCollection collection = kHyperparameterTuningJobs);
+RestReply CreateVertexJob(const RestCall& call, const VertexPlace& place,
+                          std::string_view body, VertexJobIds& ids,
+                          api::VertexResource collection =
+                              api::VertexResource::kHyperparameterTuningJob);
 RestReply GetVertexJob(const RestCall& call, const VertexPlace& place,
                        std::string_view job_id,
-                       VertexCollection collection = kHyperparameterTuningJobs);
+                       api::VertexResource collection =
+                           api::VertexResource::kHyperparameterTuningJob);
 // `page_size` and `page_token` as the query gives them (empty: absent).
 // A page may hold fewer jobs than asked: those of the other collection or
 // another location are left out of it.
-RestReply ListVertexJobs(
-    const RestCall& call, const VertexPlace& place, std::string_view filter,
-    std::string_view page_size, std::string_view page_token,
-    VertexCollection collection = kHyperparameterTuningJobs);
+RestReply ListVertexJobs(const RestCall& call, const VertexPlace& place,
+                         std::string_view filter, std::string_view page_size,
+                         std::string_view page_token,
+                         api::VertexResource collection =
+                             api::VertexResource::kHyperparameterTuningJob);
 // Answers `{}`, as Vertex does.
-RestReply CancelVertexJob(
-    const RestCall& call, const VertexPlace& place, std::string_view job_id,
-    VertexCollection collection = kHyperparameterTuningJobs);
+RestReply CancelVertexJob(const RestCall& call, const VertexPlace& place,
+                          std::string_view job_id,
+                          api::VertexResource collection =
+                              api::VertexResource::kHyperparameterTuningJob);
 // Deletes an ended job and its study (JobService.DeleteJob), answering
 // the done Operation (vertex_operations.h); 400 FAILED_PRECONDITION naming
 // the state for a job that has not ended, 404 for another place's.
-RestReply DeleteVertexJob(
-    const RestCall& call, const VertexPlace& place, std::string_view job_id,
-    VertexCollection collection = kHyperparameterTuningJobs);
+RestReply DeleteVertexJob(const RestCall& call, const VertexPlace& place,
+                          std::string_view job_id,
+                          api::VertexResource collection =
+                              api::VertexResource::kHyperparameterTuningJob);
 
 }  // namespace hptune::rest
 

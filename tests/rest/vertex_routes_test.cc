@@ -83,7 +83,8 @@ TEST(VertexRoutesTest, CustomJobBodiesAreCustomJobsInTheirFieldNames) {
          {{{"machineSpec", {{"machineType", "n1-standard-4"}}},
            {"replicaCount", "1"},
            {"containerSpec", {{"command", {"python3"}}}}}}}}}};
-  RestReply reply = CreateVertexJob({}, place, custom.dump(), ids, kCustomJobs);
+  RestReply reply = CreateVertexJob({}, place, custom.dump(), ids,
+                                    api::VertexResource::kCustomJob);
   EXPECT_EQ(reply.http_status, 400);
   EXPECT_THAT(reply.json,
               HasSubstr("jobSpec.workerPoolSpecs[0].containerSpec.imageUri: "
@@ -99,7 +100,8 @@ TEST(VertexRoutesTest, CustomJobBodiesAreCustomJobsInTheirFieldNames) {
          {"doubleValueSpec", {{"minValue", 0}, {"maxValue", 1}}}}}}};
   tuning["trialJobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] =
       "localhost/trainer:1";
-  reply = CreateVertexJob({}, place, tuning.dump(), ids, kCustomJobs);
+  reply = CreateVertexJob({}, place, tuning.dump(), ids,
+                          api::VertexResource::kCustomJob);
   EXPECT_EQ(reply.http_status, 400);
   EXPECT_THAT(reply.json,
               HasSubstr("the body: must be a CustomJob (with jobSpec); a "
