@@ -3,7 +3,7 @@
 // succeed; a missing image fails the job before any trial; a SIGKILLed run
 // leaves containers that the next run's take-over removes; Ctrl-C stops
 // the containers, even a trainer that ignores SIGTERM. The image is
-// tests/testdata/containers' (built offline by the containers.test_image
+// tests/testdata/containers' (built offline by the containers.test_images
 // fixture). Needs root and podman: skips saying why elsewhere, unless
 // HPTUNE_EXPECT names "podman".
 #include <signal.h>
@@ -34,7 +34,7 @@ using testing::RunProcess;
 
 constexpr char kImage[] = "localhost/hptune-test/python:1";
 // The same files under another name, whose HPTUNE_TEST_IMAGE says so
-// (the containers.second_test_image fixture).
+// (built by the containers.test_images fixture).
 constexpr char kSecondImage[] = "localhost/hptune-test/python-b:1";
 constexpr char kPodman[] = "/usr/bin/podman";
 

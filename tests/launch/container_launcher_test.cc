@@ -3,7 +3,7 @@
 // TF_CONFIG, stopping a run stops its containers, the take-over path
 // removes what a killed runner left, and a missing image is refused before
 // anything starts. The image is tests/testdata/containers' (built offline
-// by the containers.test_image fixture). Needs root and podman: skips
+// by the containers.test_images fixture). Needs root and podman: skips
 // saying why elsewhere, unless HPTUNE_EXPECT names "podman".
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -610,9 +610,9 @@ TEST(SlurmLauncherCreateTest, UnreachableControllerSaysWhichConfig) {
 
 // A pool with an image runs `podman run` in its step: the master and worker
 // containers, on the two nodes' addresses, form the cluster their
-// TF_CONFIG names. The image is tests/testdata/containers', built here
-// when missing (this suite does not wait for the containers.test_image
-// fixture).
+// TF_CONFIG names. The image is tests/testdata/containers', built by the
+// containers.test_images fixture under ctest, and here when missing (the
+// test binary run by hand).
 TEST_F(SlurmLauncherTest, ContainerReplicasFormTheClusterOnTheNodes) {
   const char* kImage = "localhost/hptune-test/python:1";
   const bool podman = access("/usr/bin/podman", X_OK) == 0;

@@ -2,17 +2,25 @@
 # Builds the tests' OCI image offline, with no registry: a root file system
 # of this machine's python3 (its standard library and the libraries it
 # loads), dash as /bin/sh, and cluster_trainer.py as /app/, imported into
-# podman's local storage with `podman import`. A ctest fixture
-# (containers.test_image) runs it once before the container tests.
+# podman's local storage with `podman import`.
 #   build_test_image.sh [IMAGE]    default localhost/hptune-test/python:1
 # With --stdlib-trainer, the image examples/vertex/container_job.yaml runs
 # (what examples/vertex/Containerfile builds from a registry's python):
 # examples/stdlib_trainer/trainer and python/src/hypertune under /app, on
-# PYTHONPATH (fixture containers.stdlib_trainer_image).
+# PYTHONPATH.
 #   build_test_image.sh --stdlib-trainer [IMAGE]
 #                                  default localhost/hptune-test/stdlib-trainer:1
+# With --all, the three images the tests use, one after the other (ctest's
+# fixture containers.test_images).
+# An image whose inputs (this script, the trainers, python, the name) are
+# unchanged is kept, not built again. Builds hold a lock on podman's
+# storage, which races when images are imported and removed at once.
 # Exits 77 (ctest: skipped) where podman is missing or this is not root.
 set -euo pipefail
+if [ "${1:-}" = --all ]; then
+  "$0" && "$0" localhost/hptune-test/python-b:1 && "$0" --stdlib-trainer
+  exit $?
+fi
 stdlib_trainer=false
 if [ "${1:-}" = --stdlib-trainer ]; then
   stdlib_trainer=true
@@ -33,6 +41,25 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 python=$(readlink -f /usr/bin/python3)
 version=$(basename "$python")  # python3.11
+trainer_files() {
+  $stdlib_trainer || return 0
+  find "$source_dir/examples/stdlib_trainer/trainer" \
+    "$source_dir/python/src/hypertune" -type f -not -path '*/__pycache__/*' |
+    LC_ALL=C sort
+}
+inputs=$({
+  echo "$image"
+  cat "$0" "$here/cluster_trainer.py" "$python"
+  trainer_files | xargs -r cat
+} | sha256sum | cut -d' ' -f1)
+exec 9>"${TMPDIR:-/tmp}/hptune-test-images.lock"
+flock 9
+built_from=$(podman image inspect --format '{{index .Labels "hptune.test.inputs"}}' \
+  "$image" 2>/dev/null || true)
+if [ "$built_from" = "$inputs" ]; then
+  echo "$image is current"
+  exit 0
+fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/usr/bin "$root"/usr/lib "$root"/usr/lib64 "$root"/tmp \
@@ -78,7 +105,8 @@ printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 # HPTUNE_TEST_IMAGE names the image a container runs, so that a test tells
 # which of two images (built from the same files) a replica ran.
 changes=(--change 'WORKDIR /app' --change 'ENV PYTHONUNBUFFERED=1'
-  --change "ENV HPTUNE_TEST_IMAGE=$image")
+  --change "ENV HPTUNE_TEST_IMAGE=$image"
+  --change "LABEL hptune.test.inputs=$inputs")
 if $stdlib_trainer; then
   cp -r "$source_dir/examples/stdlib_trainer/trainer" "$root/app/trainer"
   cp -r "$source_dir/python/src/hypertune" "$root/app/hypertune"
