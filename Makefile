@@ -3,6 +3,12 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CLANG_BUILD ?= build-clang
 JOBS ?= $(shell nproc)
+# ctest runs twice as many tests as there are cores: a test spends much of
+# its time waiting on the processes it starts (servers, trainers, podman,
+# Slurm, PostgreSQL); at one test per core the 2 cores were 60% busy
+# (benchmarks/RESULTS.md, "CI's time"). The tests hold no timing
+# assumption a loaded machine breaks (docs/testing.md).
+CTEST_JOBS ?= $(shell echo $$((2 * $$(nproc))))
 # Line tables only (-g1): enough for a backtrace and a sanitizer's report,
 # and a quarter less compile time than full -g (benchmarks/RESULTS.md).
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -42,7 +48,7 @@ build-run: setup-run
 
 # The whole suite (unit, integration, slow) through ctest.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
 
 # The mutation catalogue (tests/mutations/), then the generator's random
 # mutations scored per folder (docs/testing.md, "Mutations"), each in a
@@ -69,7 +75,7 @@ SANITIZE_FLAGS = -DHPTUNE_SANITIZE=ON -DHPTUNE_BUILD_BENCHMARKS=OFF -DHPTUNE_WER
 test-sanitize: setup
 	cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) $(SANITIZE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'slow|browser|python'
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(CTEST_JOBS) -LE 'slow|browser|python'
 
 # The locks checked (docs/architecture.md, "Threads"): the libraries and the
 # hptune binary compiled by clang with -Wthread-safety, warnings as errors
