@@ -127,6 +127,23 @@ class PosixEnv : public Env {
                                 int64_t max_bytes) override {
     return internal::CapPosixLog(path, max_bytes);
   }
+  absl::StatusOr<std::unique_ptr<AppendFile>> OpenForAppending(
+      const std::filesystem::path& path, int mode) override {
+    return internal::OpenPosixForAppending(path, mode);
+  }
+
+  // Descriptors.
+  absl::StatusOr<std::vector<int>> PollReadable(
+      std::span<const int> fds,
+      std::optional<std::chrono::microseconds> timeout) override {
+    return internal::PollPosixReadable(fds, timeout);
+  }
+  absl::StatusOr<size_t> ReadSome(int fd, std::span<char> buffer) override {
+    return internal::ReadPosixSome(fd, buffer);
+  }
+  absl::Status Write(int fd, std::string_view data) override {
+    return internal::WritePosix(fd, data);
+  }
 
   // Locks, waits on a condition, resolved paths.
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(

@@ -6,10 +6,13 @@
 
 #include <dirent.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +56,15 @@ FileType TypeOfMode(unsigned mode);
 // The entries of an opened directory from where it stands, sorted by name,
 // without "." and "..".
 std::vector<DirectoryEntry> ReadDirectoryEntries(DIR* opened);
+
+// Env::OpenForAppending, PollReadable, ReadSome and Write
+// (posix_descriptors.cc).
+absl::StatusOr<std::unique_ptr<AppendFile>> OpenPosixForAppending(
+    const std::filesystem::path& path, int mode);
+absl::StatusOr<std::vector<int>> PollPosixReadable(
+    std::span<const int> fds, std::optional<std::chrono::microseconds> timeout);
+absl::StatusOr<size_t> ReadPosixSome(int fd, std::span<char> buffer);
+absl::Status WritePosix(int fd, std::string_view data);
 
 // Env::LockFile (posix_lock.cc).
 absl::StatusOr<std::unique_ptr<FileLock>> LockPosixFile(

@@ -102,6 +102,40 @@ absl::Status FakeEnv::CreateFileAtomically(const std::filesystem::path& path,
   return absl::OkStatus();
 }
 
+class FakeEnv::FakeAppendFile : public AppendFile {
+ public:
+  FakeAppendFile(FakeEnv& env, std::string key)
+      : env_(env), key_(std::move(key)) {}
+  // A file removed meanwhile takes nothing, as an unlinked file's data
+  // goes nowhere anyone reads.
+  absl::Status Append(std::string_view data) override {
+    MutexLock lock(&env_.mu_);
+    auto it = env_.files_.find(key_);
+    if (it != env_.files_.end()) it->second.append(data);
+    return absl::OkStatus();
+  }
+
+ private:
+  FakeEnv& env_;
+  const std::string key_;
+};
+
+absl::StatusOr<std::unique_ptr<AppendFile>> FakeEnv::OpenForAppending(
+    const std::filesystem::path& path, int mode) {
+  const std::string key = Key(path);
+  MutexLock lock(&mu_);
+  if (!dirs_.contains(Parent(key))) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot open \"", key, "\": No such file or directory"));
+  }
+  if (dirs_.contains(key)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open \"", key, "\": Is a directory"));
+  }
+  if (files_.try_emplace(key).second) modes_[key] = mode;
+  return std::make_unique<FakeAppendFile>(*this, key);
+}
+
 absl::Status FakeEnv::Rename(const std::filesystem::path& from,
                              const std::filesystem::path& to) {
   const std::string source = Key(from);

@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -98,6 +99,25 @@ class FakeEnv : public Env {
   // The same sequence in every FakeEnv (splitmix64 of a count), so a test
   // of what is seeded is reproducible.
   uint64_t RandomSeed() override;
+  // Made as a write makes a file (its directory must exist; NotFound
+  // otherwise), with `mode`; each Append adds to its contents, which
+  // ReadFile then returns. A directory there: FailedPrecondition.
+  absl::StatusOr<std::unique_ptr<AppendFile>> OpenForAppending(
+      const std::filesystem::path& path, int mode = 0600) override;
+
+  // Descriptors are the machine's (a test's sockets and pipes): polled,
+  // read and written as DefaultEnv does, in real time.
+  absl::StatusOr<std::vector<int>> PollReadable(
+      std::span<const int> fds,
+      std::optional<std::chrono::microseconds> timeout) override {
+    return DefaultEnv().PollReadable(fds, timeout);
+  }
+  absl::StatusOr<size_t> ReadSome(int fd, std::span<char> buffer) override {
+    return DefaultEnv().ReadSome(fd, buffer);
+  }
+  [[nodiscard]] absl::Status Write(int fd, std::string_view data) override {
+    return DefaultEnv().Write(fd, data);
+  }
 
   // Locks, waits on a condition, resolved paths.
   //
@@ -157,6 +177,7 @@ class FakeEnv : public Env {
     bool exclusive = false;
   };
   class FakeFileLock;
+  class FakeAppendFile;
   void Unlock(const std::string& key, LockMode mode, LockFileUse use);
   std::map<std::string, LockHolders> locks_ ABSL_GUARDED_BY(mu_);
 

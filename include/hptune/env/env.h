@@ -4,8 +4,12 @@
 //             shown, and a monotonic clock (MonotonicNow()) for every
 //             deadline and timeout, which a set wall clock must not move;
 //   waiting   SleepFor, and WaitForReadable on descriptors (a replica's
-//             pidfd becomes readable when it exits);
-//   files     reading, atomic writes, rename, remove, type and owner,
+//             pidfd becomes readable when it exits); the I/O on the
+//             sockets, pipes and eventfd hptune made itself (PollReadable,
+//             ReadSome, Write: the identity sockets', a helper program's
+//             output);
+//   files     reading, appending (OpenForAppending: serve's --log-file),
+//             atomic writes, rename, remove, type and owner,
 //             listing, private directories, permissions, the working
 //             directory relative paths are taken from, and directory
 //             handles (hptune/env/directory_handle.h) that check and use
@@ -38,6 +42,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -71,6 +76,17 @@ class RandomAccessFile {
   virtual std::pair<uint64_t, uint64_t> DataAt(uint64_t offset) {
     return {offset, size()};
   }
+};
+
+// A file opened to append to (Env::OpenForAppending): the server's
+// --log-file, which another server may append to as well.
+class AppendFile {
+ public:
+  virtual ~AppendFile() = default;
+  // Appends `data` with one write(2), so that what two processes append to
+  // one file never interleaves within a call. The system's reason, naming
+  // the path, when not all of it was written.
+  [[nodiscard]] virtual absl::Status Append(std::string_view data) = 0;
 };
 
 // Whether Env::InfoOf describes a link or what it points at.
@@ -254,6 +270,31 @@ class Env {
                                           std::string_view what = "file");
   // Whether anything is at `path` (a link counts, unfollowed).
   bool Exists(const std::filesystem::path& path) { return TypeOf(path).ok(); }
+
+  // Opens `path` to append to (O_APPEND), creating it with `mode`; a link
+  // is not followed, and the descriptor is close-on-exec. The error names
+  // the path and the system's reason:
+  //   cannot open "/var/log/hptune.log": Permission denied
+  virtual absl::StatusOr<std::unique_ptr<AppendFile>> OpenForAppending(
+      const std::filesystem::path& path, int mode = 0600) = 0;
+
+  // --- Descriptors hptune made itself: sockets, pipes, an eventfd ---
+
+  // Waits until one of `fds` is readable -- data, or its other end closed,
+  // or an error, so that a read does not block -- or `timeout` passed (no
+  // limit when absent), and returns those that are, in the order given:
+  // none when the timeout passed. A signal that interrupts the wait does
+  // not end it. The system's reason when poll(2) fails otherwise.
+  virtual absl::StatusOr<std::vector<int>> PollReadable(
+      std::span<const int> fds,
+      std::optional<std::chrono::microseconds> timeout) = 0;
+  // Reads what `fd` has, up to buffer.size() bytes (one read(2), again
+  // after a signal): 0 at its end (the other end closed). The system's
+  // reason otherwise.
+  virtual absl::StatusOr<size_t> ReadSome(int fd, std::span<char> buffer) = 0;
+  // Writes `data` to `fd` with one write(2), again after a signal: an
+  // error, with the system's reason, when less was written.
+  [[nodiscard]] virtual absl::Status Write(int fd, std::string_view data) = 0;
 
   // --- Locks, waits on a condition, resolved paths ---
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -107,6 +108,23 @@ class EnvWrapper : public Env {
   absl::StatusOr<LogCut> CapLog(const std::filesystem::path& path,
                                 int64_t max_bytes) override {
     return target_.CapLog(path, max_bytes);
+  }
+  absl::StatusOr<std::unique_ptr<AppendFile>> OpenForAppending(
+      const std::filesystem::path& path, int mode = 0600) override {
+    return target_.OpenForAppending(path, mode);
+  }
+
+  // Descriptors.
+  absl::StatusOr<std::vector<int>> PollReadable(
+      std::span<const int> fds,
+      std::optional<std::chrono::microseconds> timeout) override {
+    return target_.PollReadable(fds, timeout);
+  }
+  absl::StatusOr<size_t> ReadSome(int fd, std::span<char> buffer) override {
+    return target_.ReadSome(fd, buffer);
+  }
+  [[nodiscard]] absl::Status Write(int fd, std::string_view data) override {
+    return target_.Write(fd, data);
   }
 
   // Locks, waits on a condition, resolved paths.
