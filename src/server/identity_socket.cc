@@ -1,15 +1,18 @@
 #include "src/server/identity_socket.h"
 
-#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/env/users.h"
@@ -80,17 +83,22 @@ IdentitySocket::IdentitySocket(std::filesystem::path path, ScopedFd listen_fd,
 
 IdentitySocket::~IdentitySocket() {
   const uint64_t one = 1;
-  (void)!::write(stop_fd_.get(), &one, sizeof(one));
+  (void)env_.Write(
+      stop_fd_.get(),
+      std::string_view(reinterpret_cast<const char*>(&one), sizeof(one)));
   thread_.join();
   (void)env_.Remove(path_);
 }
 
 void IdentitySocket::Serve() {
   while (true) {
-    pollfd fds[2] = {{.fd = listen_fd_.get(), .events = POLLIN, .revents = 0},
-                     {.fd = stop_fd_.get(), .events = POLLIN, .revents = 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-    if (fds[1].revents != 0) return;
+    const int fds[] = {listen_fd_.get(), stop_fd_.get()};
+    absl::StatusOr<std::vector<int>> ready =
+        env_.PollReadable(fds, std::nullopt);
+    if (!ready.ok() ||
+        std::ranges::find(*ready, stop_fd_.get()) != ready->end()) {
+      return;
+    }
     const ScopedFd connection(::accept4(listen_fd_.get(), nullptr, nullptr,
                                         SOCK_CLOEXEC | SOCK_NONBLOCK));
     // Gone meanwhile, or out of descriptors.

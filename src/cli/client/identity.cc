@@ -1,12 +1,12 @@
 #include "src/cli/client/identity.h"
 
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -15,25 +15,25 @@
 namespace hptune::cli::client {
 namespace {
 
-constexpr int kAnswerTimeoutMs = 10'000;
+constexpr std::chrono::seconds kAnswerTimeout{10};
 constexpr size_t kMaxAnswerBytes = 4096;
 
 // The identity socket's answer line, read until the server closes.
-absl::StatusOr<std::string> ReadAnswer(int fd, const std::string& path) {
+absl::StatusOr<std::string> ReadAnswer(Env& os, int fd,
+                                       const std::string& path) {
   std::string answer;
   char buffer[512];
   while (answer.size() < kMaxAnswerBytes) {
-    pollfd readable{.fd = fd, .events = POLLIN, .revents = 0};
-    const int ready = ::poll(&readable, 1, kAnswerTimeoutMs);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
+    const int fds[] = {fd};
+    absl::StatusOr<std::vector<int>> ready =
+        os.PollReadable(fds, kAnswerTimeout);
+    if (!ready.ok() || ready->empty()) {
       return absl::UnavailableError(
           absl::StrCat("identity socket ", path, " did not answer"));
     }
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    answer.append(buffer, static_cast<size_t>(n));
+    absl::StatusOr<size_t> n = os.ReadSome(fd, buffer);
+    if (!n.ok() || *n == 0) break;
+    answer.append(buffer, *n);
   }
   return answer;
 }
@@ -65,7 +65,7 @@ absl::StatusOr<std::string> AskIdentitySocket(Env& os,
   if (absl::Status peer = CheckUnixPeer(fd.get(), path, trusted); !peer.ok()) {
     return peer;
   }
-  absl::StatusOr<std::string> answer = ReadAnswer(fd.get(), path);
+  absl::StatusOr<std::string> answer = ReadAnswer(os, fd.get(), path);
   if (!answer.ok()) return answer.status();
   const std::string line(absl::StripAsciiWhitespace(*answer));
   if (line.starts_with("token ")) return line.substr(6);
