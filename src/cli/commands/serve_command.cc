@@ -1,15 +1,12 @@
 #include "src/cli/commands/serve_command.h"
 
-#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -145,7 +142,8 @@ struct ServeSetup {
   // with the gRPC port's pair when it has one.
   std::optional<dashboard::HttpAddress> rest;
   std::string rest_cert, rest_key;
-  int log_fd = -1;  // --log-file, or -1: the job lines to stdout.
+  // --log-file, or null: the job lines to stdout.
+  std::unique_ptr<AppendFile> log_file;
 };
 
 // The per-user quotas (docs/operations.md, "Quotas").
@@ -319,15 +317,14 @@ int OpenLogFile(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
       !s.ok()) {
     return Fail(s, kExitInvalid, err);
   }
-  setup.log_fd =
-      ::open(log_file->c_str(),
-             O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (setup.log_fd < 0) {
+  absl::StatusOr<std::unique_ptr<AppendFile>> opened =
+      setup.runtime.env->OpenForAppending(*log_file, 0600);
+  if (!opened.ok()) {
     return Fail(absl::InvalidArgumentError(
-                    absl::StrCat("--log-file: cannot open \"", *log_file,
-                                 "\": ", std::strerror(errno))),
+                    absl::StrCat("--log-file: ", opened.status().message())),
                 kExitInvalid, err);
   }
+  setup.log_file = *std::move(opened);
   return kExitOk;
 }
 
@@ -377,18 +374,19 @@ int OpenRuntime(ServeSetup& setup, std::ostream& err) {
 // threads: to the log file when there is one, else to `out` under `mu`,
 // which the start lines hold too.
 struct ServeOutput {
-  ServeOutput(std::ostream& out, int log_fd) : out(out), log_fd(log_fd) {}
+  ServeOutput(std::ostream& out, AppendFile* log_file, Env& env)
+      : out(out), log_file(log_file), env(env) {}
   std::ostream& out;
-  const int log_fd;
+  AppendFile* const log_file;  // Null: the job lines go to `out`.
+  Env& env;                    // Whose clock stamps the log file's lines.
   Mutex mu;
 };
 
 std::function<void(const std::string&)> JobLogger(ServeOutput& output) {
   return [&output](const std::string& line) {
-    if (output.log_fd >= 0) {
-      const std::string text = absl::StrCat(FormatRfc3339(DefaultEnv().Now()),
-                                            " hptune serve: ", line, "\n");
-      (void)!::write(output.log_fd, text.data(), text.size());
+    if (output.log_file != nullptr) {
+      (void)output.log_file->Append(absl::StrCat(
+          FormatRfc3339(output.env.Now()), " hptune serve: ", line, "\n"));
       return;
     }
     MutexLock lock(&output.mu);
@@ -512,7 +510,7 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
     return code;
   }
   if (int code = OpenRuntime(setup, err); code != kExitOk) return code;
-  ServeOutput output(out, setup.log_fd);
+  ServeOutput output(out, setup.log_file.get(), *setup.runtime.env);
   setup.options.job_log = JobLogger(output);
   const StartLines start_lines = StartLinesOf(setup);
   const std::string token = setup.options.token;
