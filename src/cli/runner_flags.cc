@@ -26,14 +26,14 @@ absl::Status CheckPathFlag(std::string_view flag,
 }
 
 absl::StatusOr<launch::GpuInventory> GpusFlag(const ParsedArgs& args,
-                                              const EnvLookup& env) {
+                                              const EnvLookup& env, Env& os) {
   std::string source = "--gpus";
   std::optional<std::string> spec = args.Get("gpus");
   if (!spec) {
     source = "$HPTUNE_GPUS";
     spec = env("HPTUNE_GPUS");
   }
-  if (!spec) return launch::GpuInventory::Detect();
+  if (!spec) return launch::GpuInventory::Detect(os);
   absl::StatusOr<launch::GpuInventory> inventory =
       launch::GpuInventory::FromSpec(*spec);
   if (!inventory.ok()) {

@@ -52,10 +52,11 @@ std::filesystem::path StateDirFlag(const ParsedArgs& args,
                                          PathKind kind);
 
 // The local machine's GPUs: --gpus, else $HPTUNE_GPUS, else what nvidia-smi
-// reports. InvalidArgument naming where a bad spec came from ("--gpus: GPU
-// spec ..." or "$HPTUNE_GPUS: ..."); Detect's errors otherwise.
+// reports (run through `os`). InvalidArgument naming where a bad spec came
+// from ("--gpus: GPU spec ..." or "$HPTUNE_GPUS: ..."); Detect's errors
+// otherwise.
 absl::StatusOr<launch::GpuInventory> GpusFlag(const ParsedArgs& args,
-                                              const EnvLookup& env);
+                                              const EnvLookup& env, Env& os);
 
 // A --grace-seconds value: a decimal number of seconds from 0 to
 // kMaxGraceSeconds ("5", "2.5"), to the millisecond. InvalidArgument

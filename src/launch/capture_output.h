@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 
 namespace hptune::launch {
 
@@ -18,10 +19,10 @@ struct CapturedOutput {
 };
 
 // Runs argv (argv[0] looked up on PATH, no shell, stdin from /dev/null) to
-// its end. NotFound when argv[0] cannot be found; Internal when it cannot be
-// started for another reason.
+// its end, its output pipes read through `env`. NotFound when argv[0] cannot
+// be found; Internal when it cannot be started for another reason.
 absl::StatusOr<CapturedOutput> RunCapturingOutput(
-    const std::vector<std::string>& argv);
+    Env& env, const std::vector<std::string>& argv);
 
 }  // namespace hptune::launch
 

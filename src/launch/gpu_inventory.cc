@@ -330,9 +330,9 @@ absl::StatusOr<GpuInventory> GpuInventory::FromSpec(std::string_view spec) {
 }
 
 absl::StatusOr<GpuInventory> GpuInventory::Detect(
-    const std::string& nvidia_smi) {
+    Env& env, const std::string& nvidia_smi) {
   absl::StatusOr<CapturedOutput> run =
-      RunCapturingOutput({nvidia_smi, kNvidiaSmiQuery, kNvidiaSmiFormat});
+      RunCapturingOutput(env, {nvidia_smi, kNvidiaSmiQuery, kNvidiaSmiFormat});
   if (absl::IsNotFound(run.status())) return GpuInventory();
   if (!run.ok()) return run.status();
   if (run->signal != 0 || run->exit_code != 0) {

@@ -92,12 +92,13 @@ TEST(RunnerFlagsTest, MaxLogBytesIsZeroOrAtLeastOneMebibyte) {
 }
 
 TEST(RunnerFlagsTest, AGpuSpecErrorNamesWhereTheSpecCameFrom) {
-  auto flag = GpusFlag(Flags({{"gpus", "T4:x"}}), Env({}));
+  auto flag = GpusFlag(Flags({{"gpus", "T4:x"}}), Env({}), DefaultEnv());
   EXPECT_THAT(flag.status().message(), HasSubstr("--gpus: GPU spec \"T4:x\""));
-  auto env = GpusFlag(Flags({}), Env({{"HPTUNE_GPUS", "T4:x"}}));
+  auto env = GpusFlag(Flags({}), Env({{"HPTUNE_GPUS", "T4:x"}}), DefaultEnv());
   EXPECT_THAT(env.status().message(),
               HasSubstr("$HPTUNE_GPUS: GPU spec \"T4:x\""));
-  auto given = GpusFlag(Flags({{"gpus", "2"}}), Env({{"HPTUNE_GPUS", "x"}}));
+  auto given = GpusFlag(Flags({{"gpus", "2"}}), Env({{"HPTUNE_GPUS", "x"}}),
+                        DefaultEnv());
   ASSERT_TRUE(given.ok()) << given.status();
   EXPECT_EQ(given->gpus().size(), 2u);
 }

@@ -185,8 +185,8 @@ TEST_F(SlurmAllocationTest, CancellingTheJobLeavesNothingInTheQueue) {
   for (const std::string trial : {"1", "2"}) {
     const std::string allocation =
         SlurmJobOf(Dump(std::stoi(trial), "master-0"));
-    auto steps =
-        launch::RunCapturingOutput({"squeue", "-h", "-s", "-j", allocation});
+    auto steps = launch::RunCapturingOutput(
+        DefaultEnv(), {"squeue", "-h", "-s", "-j", allocation});
     ASSERT_TRUE(steps.ok()) << steps.status();
     EXPECT_THAT(steps->out, IsEmpty()) << "allocation " << allocation;
   }

@@ -32,6 +32,7 @@ std::string FakeNvidiaSmi(const std::string& body) {
 
 TEST(GpuDetectTest, ReadsNvidiaSmi) {
   absl::StatusOr<GpuInventory> inventory = GpuInventory::Detect(
+      DefaultEnv(),
       FakeNvidiaSmi("echo '0, Tesla T4'\necho '1, NVIDIA H100 80GB HBM3'\n"));
   ASSERT_OK(inventory);
   EXPECT_THAT(inventory->gpus(), ElementsAre(Gpu{0, "NVIDIA_TESLA_T4"},
@@ -40,7 +41,7 @@ TEST(GpuDetectTest, ReadsNvidiaSmi) {
 
 TEST(GpuDetectTest, NoNvidiaSmiMeansNoGpus) {
   absl::StatusOr<GpuInventory> inventory =
-      GpuInventory::Detect("/no/such/nvidia-smi");
+      GpuInventory::Detect(DefaultEnv(), "/no/such/nvidia-smi");
   ASSERT_OK(inventory);
   EXPECT_THAT(inventory->gpus(), IsEmpty());
 }
@@ -49,7 +50,8 @@ TEST(GpuDetectTest, FailingNvidiaSmiIsAnErrorWithItsOutput) {
   std::string path = FakeNvidiaSmi(
       "echo 'NVIDIA-SMI has failed because it could not communicate with "
       "the NVIDIA driver.'\nexit 9\n");
-  absl::StatusOr<GpuInventory> inventory = GpuInventory::Detect(path);
+  absl::StatusOr<GpuInventory> inventory =
+      GpuInventory::Detect(DefaultEnv(), path);
   ASSERT_THAT(inventory, StatusHasCode(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(inventory.status().message(),
             "cannot list GPUs: \"" + path +
@@ -60,7 +62,7 @@ TEST(GpuDetectTest, FailingNvidiaSmiIsAnErrorWithItsOutput) {
 
 TEST(GpuDetectTest, OddOutputIsAParseError) {
   absl::StatusOr<GpuInventory> inventory =
-      GpuInventory::Detect(FakeNvidiaSmi("echo 'index, name'\n"));
+      GpuInventory::Detect(DefaultEnv(), FakeNvidiaSmi("echo 'index, name'\n"));
   ASSERT_THAT(inventory, StatusHasCode(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(inventory.status().message(),
             "nvidia-smi output line 1: the index is not a number, got "

@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 #include "hptune/launch/launcher.h"
 
 namespace hptune::launch {
@@ -62,11 +63,12 @@ class GpuInventory {
   static absl::StatusOr<GpuInventory> Create(std::vector<Gpu> gpus);
   // ParseGpuSpec's GPUs.
   static absl::StatusOr<GpuInventory> FromSpec(std::string_view spec);
-  // Runs `nvidia_smi` (looked up on PATH) and parses its output. No GPUs
-  // when it is not installed; FailedPrecondition with its output when it
-  // fails (e.g. no driver); ParseNvidiaSmiGpus' error on odd output.
+  // Runs `nvidia_smi` (looked up on PATH), its output read through `env`,
+  // and parses what it prints. No GPUs when it is not installed;
+  // FailedPrecondition with its output when it fails (e.g. no driver);
+  // ParseNvidiaSmiGpus' error on odd output.
   static absl::StatusOr<GpuInventory> Detect(
-      const std::string& nvidia_smi = "nvidia-smi");
+      Env& env, const std::string& nvidia_smi = "nvidia-smi");
 
   // In index order.
   const std::vector<Gpu>& gpus() const { return gpus_; }

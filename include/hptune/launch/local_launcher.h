@@ -38,7 +38,7 @@ struct LocalLauncherOptions {
   // The machine: files the launcher writes (containers' env files).
   // Required; set by the composition root; must outlive the launcher.
   Env* env = nullptr;
-  GpuInventory gpus;  // GpuInventory::Detect() or FromSpec(); none by default.
+  GpuInventory gpus;  // GpuInventory::Detect or FromSpec; none by default.
   // The address replicas listen on and find each other at.
   std::string host = "127.0.0.1";
   // Reattach: between SIGTERM and SIGKILL for replicas left running.

@@ -264,7 +264,7 @@ absl::StatusOr<std::unique_ptr<launch::Launcher>> MakeLauncher(
     return std::unique_ptr<launch::Launcher>(std::move(slurm));
   }
   HPTUNE_ASSIGN_OR_RETURN(launch::GpuInventory gpus,
-                          GpusFlag(args, ProcessEnv()));
+                          GpusFlag(args, ProcessEnv(), env));
   return std::unique_ptr<launch::Launcher>(
       std::make_unique<launch::LocalLauncher>(launch::LocalLauncherOptions{
           .env = &env,

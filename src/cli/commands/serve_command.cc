@@ -302,7 +302,7 @@ int ReadBackendFlags(const ParsedArgs& args, RepeatedSlurmFlags slurm_flags,
     options.backend_name = "slurm";
     return kExitOk;
   }
-  auto gpus = GpusFlag(args, ProcessEnv());
+  auto gpus = GpusFlag(args, ProcessEnv(), *options.env);
   if (!gpus.ok()) return Fail(gpus.status(), kExitInvalid, err);
   options.gpus = *std::move(gpus);
   return kExitOk;

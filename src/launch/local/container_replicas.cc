@@ -57,11 +57,11 @@ std::string LastLine(const std::string& text) {
   return lines.empty() ? "" : lines.back();
 }
 
-absl::Status CheckImage(const std::string& field, const std::string& image,
-                        bool pull) {
+absl::Status CheckImage(Env& env, const std::string& field,
+                        const std::string& image, bool pull) {
   HPTUNE_ASSIGN_OR_RETURN(
       CapturedOutput exists,
-      RunCapturingOutput({"podman", "image", "exists", image}));
+      RunCapturingOutput(env, {"podman", "image", "exists", image}));
   if (exists.signal == 0 && exists.exit_code == 0) return absl::OkStatus();
   if (exists.signal != 0 || exists.exit_code != 1) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -77,7 +77,7 @@ absl::Status CheckImage(const std::string& field, const std::string& image,
   }
   HPTUNE_ASSIGN_OR_RETURN(
       CapturedOutput pulled,
-      RunCapturingOutput({"podman", "pull", "--quiet", image}));
+      RunCapturingOutput(env, {"podman", "pull", "--quiet", image}));
   if (pulled.signal == 0 && pulled.exit_code == 0) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       field, ": podman pull ", image, " failed: ", LastLine(pulled.err)));
@@ -101,7 +101,7 @@ PodmanOptions MachinePodmanOptions(Env& env, bool split_cgroups) {
   return options;
 }
 
-absl::Status CheckJobImages(const JobSpec& job, bool pull) {
+absl::Status CheckJobImages(Env& env, const JobSpec& job, bool pull) {
   for (TaskType type : kTaskTypes) {
     const TaskPool& pool = job.pool(type);
     if (!job.Runs(type) || pool.container.empty()) continue;
@@ -113,7 +113,8 @@ absl::Status CheckJobImages(const JobSpec& job, bool pull) {
           "(apt-get install podman runc catatonit; docs/operations.md, "
           "Containers)"));
     }
-    HPTUNE_RETURN_IF_ERROR(CheckImage(field, pool.container.image_uri, pull));
+    HPTUNE_RETURN_IF_ERROR(
+        CheckImage(env, field, pool.container.image_uri, pull));
   }
   return absl::OkStatus();
 }
@@ -171,16 +172,16 @@ int RemoveLeftoverContainers(Env& env,
   const std::filesystem::path dir =
       env.Absolute(job_runs_dir).value_or(job_runs_dir).lexically_normal();
   absl::StatusOr<CapturedOutput> listed = RunCapturingOutput(
-      {"podman", "ps", "--all", "--quiet", "--no-trunc",
-       absl::StrCat("--filter=label=", ContainerJobLabel(dir))});
+      env, {"podman", "ps", "--all", "--quiet", "--no-trunc",
+            absl::StrCat("--filter=label=", ContainerJobLabel(dir))});
   if (!listed.ok() || listed->exit_code != 0) return 0;
   std::vector<std::string> ids = absl::StrSplit(
       listed->out, absl::ByAnyChar("\n "), absl::SkipWhitespace());
-  RemoveContainers(ids);
+  RemoveContainers(env, ids);
   return static_cast<int>(ids.size());
 }
 
-void RemoveContainers(const std::vector<std::string>& containers) {
+void RemoveContainers(Env& env, const std::vector<std::string>& containers) {
   if (containers.empty()) return;
   if (!FindOnPath("podman", /*search_working_dir=*/false).ok()) return;
   std::vector<std::string> remove = {"podman", "rm", "--force", "--time=0",
@@ -190,7 +191,7 @@ void RemoveContainers(const std::vector<std::string>& containers) {
   // was killed ("container state improper: stopped"), and marks it stopped
   // in refusing: a second removal takes it.
   for (int attempt = 0; attempt < 3; ++attempt) {
-    absl::StatusOr<CapturedOutput> removed = RunCapturingOutput(remove);
+    absl::StatusOr<CapturedOutput> removed = RunCapturingOutput(env, remove);
     if (!removed.ok() || (removed->signal == 0 && removed->exit_code == 0)) {
       return;
     }

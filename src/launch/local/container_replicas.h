@@ -32,7 +32,8 @@ PodmanOptions MachinePodmanOptions(Env& env, bool split_cgroups);
 //   with --pull-images
 // or that podman is missing (with what to install). OK for a job without
 // images, whatever the machine has.
-[[nodiscard]] absl::Status CheckJobImages(const JobSpec& job, bool pull);
+[[nodiscard]] absl::Status CheckJobImages(Env& env, const JobSpec& job,
+                                          bool pull);
 
 // Replaces the argv of each container replica of `launch` by its podman
 // command line; host replicas are left as they are. Another user's
@@ -43,7 +44,7 @@ PodmanOptions MachinePodmanOptions(Env& env, bool split_cgroups);
 // podman rm --force --time=0 --ignore of `containers` (names or ids),
 // tried again (up to 3 times) while podman fails; nothing when
 // `containers` is empty or podman is not installed.
-void RemoveContainers(const std::vector<std::string>& containers);
+void RemoveContainers(Env& env, const std::vector<std::string>& containers);
 
 // Removes (podman rm -f) every container labelled with `job_runs_dir`
 // (ContainerJobLabel), running or not: what a killed hptune left. Returns

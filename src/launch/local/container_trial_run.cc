@@ -9,7 +9,8 @@ namespace hptune::launch {
 
 ContainerTrialRun::ContainerTrialRun(Env& env, std::unique_ptr<TrialRun> run,
                                      const TrialLaunch& launch)
-    : run_(std::move(run)),
+    : env_(env),
+      run_(std::move(run)),
       containers_(ContainerNames(env, launch)),
       replicas_(static_cast<int>(launch.replicas.size())) {}
 
@@ -20,7 +21,7 @@ ContainerTrialRun::~ContainerTrialRun() {
     anything_left = anything_left || run_->IsRunning(replica);
   }
   run_.reset();
-  if (anything_left) RemoveContainers(containers_);
+  if (anything_left) RemoveContainers(env_, containers_);
 }
 
 absl::StatusOr<std::vector<ReplicaExit>> ContainerTrialRun::Poll() {
@@ -41,7 +42,7 @@ std::vector<int> ContainerTrialRun::ExitFds() const { return run_->ExitFds(); }
 
 void ContainerTrialRun::Terminate(std::chrono::milliseconds grace) {
   run_->Terminate(grace);
-  RemoveContainers(containers_);
+  RemoveContainers(env_, containers_);
 }
 
 std::vector<std::string> ContainerNames(Env& env, const TrialLaunch& launch) {

@@ -33,6 +33,7 @@ class ContainerTrialRun : public TrialRun {
   void Terminate(std::chrono::milliseconds grace) override;
 
  private:
+  Env& env_;  // podman's output pipes are read through it.
   std::unique_ptr<TrialRun> run_;
   std::vector<std::string> containers_;
   int replicas_ = 0;

@@ -52,7 +52,7 @@ LocalLauncher::LocalLauncher(LocalLauncherOptions options)
       pull_images_(options.pull_images) {}
 
 absl::Status LocalLauncher::BeginJob(const JobSpec& job) {
-  return CheckJobImages(job, pull_images_);
+  return CheckJobImages(env_, job, pull_images_);
 }
 
 LocalLauncher::~LocalLauncher() = default;

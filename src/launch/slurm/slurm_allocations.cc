@@ -78,12 +78,12 @@ void AllocationPool::Cancel(Env& env,
   if (slurm_jobs.empty()) return;
   std::vector<std::string> argv = {"scancel", "--quiet"};
   argv.insert(argv.end(), slurm_jobs.begin(), slurm_jobs.end());
-  (void)RunSlurm(argv);
+  (void)RunSlurm(env, argv);
   // Long enough for Slurm's KillWait and the epilog of a loaded controller.
   const MonotonicTime deadline = env.MonotonicNow() + std::chrono::seconds(60);
   auto wait = std::chrono::milliseconds(10);
   while (env.MonotonicNow() < deadline) {
-    auto state = QueryJob(absl::StrJoin(slurm_jobs, ","));
+    auto state = QueryJob(env, absl::StrJoin(slurm_jobs, ","));
     if (state.ok() && state->phase == JobPhase::kEnded) return;
     env.SleepFor(wait);
     wait = std::min(wait * 2, std::chrono::milliseconds(200));

@@ -15,8 +15,9 @@
 
 namespace hptune::launch::slurm_internal {
 
-absl::StatusOr<std::string> RunSlurm(const std::vector<std::string>& argv) {
-  auto result = RunCapturingOutput(argv);
+absl::StatusOr<std::string> RunSlurm(Env& env,
+                                     const std::vector<std::string>& argv) {
+  auto result = RunCapturingOutput(env, argv);
   if (!result.ok()) return result.status();
   if (result->signal != 0 || result->exit_code != 0) {
     std::string err(absl::StripAsciiWhitespace(result->err));
@@ -48,8 +49,9 @@ JobPhase PhaseOf(std::string_view state) {
   return JobPhase::kEnded;
 }
 
-absl::StatusOr<JobState> QueryJob(const std::string& job_id) {
-  auto out = RunSlurm({"squeue", "-h", "-j", job_id, "-t", "all", "-o", "%T"});
+absl::StatusOr<JobState> QueryJob(Env& env, const std::string& job_id) {
+  auto out =
+      RunSlurm(env, {"squeue", "-h", "-j", job_id, "-t", "all", "-o", "%T"});
   if (!out.ok()) {
     if (out.status().message().find("Invalid job id") != std::string::npos) {
       return JobState{.phase = JobPhase::kEnded, .state = "GONE"};
@@ -127,10 +129,11 @@ std::optional<std::chrono::seconds> SlurmDuration(std::string_view limit) {
   return std::chrono::seconds(days * 86400 + seconds);
 }
 
-absl::StatusOr<PartitionLimit> QueryPartition(const std::string& name) {
+absl::StatusOr<PartitionLimit> QueryPartition(Env& env,
+                                              const std::string& name) {
   std::vector<std::string> argv = {"scontrol", "show", "partition", "-o"};
   if (!name.empty()) argv.push_back(name);
-  auto out = RunSlurm(argv);
+  auto out = RunSlurm(env, argv);
   if (!out.ok()) return out.status();
   for (absl::string_view line : absl::StrSplit(*out, '\n', absl::SkipEmpty())) {
     PartitionLimit partition;

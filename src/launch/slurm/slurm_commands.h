@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hptune/env/env.h"
 
 namespace hptune::launch::slurm_internal {
 
@@ -20,7 +21,8 @@ namespace hptune::launch::slurm_internal {
 // is not on PATH; Unavailable (the controller may be busy or down) with the
 // command and its stderr when it exits non-zero, e.g.
 //   sbatch: error: invalid partition specified: gpu
-absl::StatusOr<std::string> RunSlurm(const std::vector<std::string>& argv);
+absl::StatusOr<std::string> RunSlurm(Env& env,
+                                     const std::vector<std::string>& argv);
 
 // Whether `name` is an executable file in a directory of $PATH.
 bool OnPath(std::string_view name);
@@ -35,7 +37,7 @@ struct JobState {
 };
 // squeue -j ID -t all. Any error other than "Invalid job id" (the job is
 // gone) is returned, so a controller hiccup is not taken as the job's end.
-absl::StatusOr<JobState> QueryJob(const std::string& job_id);
+absl::StatusOr<JobState> QueryJob(Env& env, const std::string& job_id);
 
 // The GPUs of a gres string as sinfo's %G prints it ("gpu:4",
 // "gpu:tesla:2(S:0-1),mps:100", "(null)"), by gres type ("" for GPUs
@@ -56,7 +58,8 @@ struct PartitionLimit {
 // The partition `name`, or the cluster's default one (Default=YES) when
 // `name` is empty; scontrol's error when it cannot say (e.g. an unknown
 // partition), NotFound when no partition is the default.
-absl::StatusOr<PartitionLimit> QueryPartition(const std::string& name);
+absl::StatusOr<PartitionLimit> QueryPartition(Env& env,
+                                              const std::string& name);
 
 // `status` of a refused sbatch, with a hint when the refusal is the user's
 // or the QOS's MaxSubmitJobs limit.

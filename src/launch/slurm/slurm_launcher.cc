@@ -68,9 +68,9 @@ std::string SlurmConfDescription() {
 
 // FailedPrecondition when partition `name` ("": the default one) cannot
 // run a job for `limit` (scheduling.maxRunningTime).
-absl::Status CheckPartitionTime(const std::string& name,
+absl::Status CheckPartitionTime(Env& env, const std::string& name,
                                 std::chrono::microseconds limit) {
-  auto partition = slurm_internal::QueryPartition(name);
+  auto partition = slurm_internal::QueryPartition(env, name);
   if (!partition.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot check the Slurm partition",
@@ -134,7 +134,7 @@ absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
           "`, which is not on PATH (Debian: apt-get install slurm-client)"));
     }
   }
-  auto ping = RunSlurm({"scontrol", "ping"});
+  auto ping = RunSlurm(*options.env, {"scontrol", "ping"});
   if (!ping.ok() || ping->find("DOWN") != std::string::npos) {
     std::string said(absl::StripAsciiWhitespace(
         ping.ok() ? *ping : std::string(ping.status().message())));
@@ -143,7 +143,7 @@ absl::StatusOr<std::unique_ptr<SlurmLauncher>> SlurmLauncher::Create(
                      "says: ",
                      said, "; ", SlurmConfDescription()));
   }
-  auto gres = RunSlurm({"sinfo", "-h", "-N", "-o", "%N %G"});
+  auto gres = RunSlurm(*options.env, {"sinfo", "-h", "-N", "-o", "%N %G"});
   if (!gres.ok()) {
     return absl::UnavailableError(
         absl::StrCat("cannot list the Slurm nodes: ", gres.status().message(),
@@ -246,6 +246,7 @@ absl::StatusOr<std::unique_ptr<Placement>> SlurmLauncher::Reserve(
 absl::Status SlurmLauncher::BeginJob(const JobSpec& job) {
   if (job.scheduling.max_running_time) {
     HPTUNE_RETURN_IF_ERROR(CheckPartitionTime(
+        *options_.env,
         job.slurm.partition.empty() ? options_.sbatch.partition
                                     : job.slurm.partition,
         *job.scheduling.max_running_time));
@@ -305,7 +306,8 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::SubmitTrial(
     const std::vector<std::string>& resources) {
   HPTUNE_ASSIGN_OR_RETURN(
       std::string id,
-      Submit(JobName(launch.job_id, launch.trial), dir, resources, "job.sh"));
+      Submit(*options_.env, JobName(launch.job_id, launch.trial), dir,
+             resources, "job.sh"));
   return std::make_unique<SlurmTrialRun>(
       *options_.env, id, dir, static_cast<int>(launch.replicas.size()),
       options_.state_poll_interval);
@@ -322,9 +324,9 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::StartInAllocation(
   auto submit = [&]() -> absl::StatusOr<slurm_internal::Allocation> {
     HPTUNE_ASSIGN_OR_RETURN(std::filesystem::path allocation_dir,
                             NewAllocationDir(*options_.env, dir));
-    HPTUNE_ASSIGN_OR_RETURN(
-        std::string id, Submit(AllocationName(launch.job_id), allocation_dir,
-                               resources, "hold.sh"));
+    HPTUNE_ASSIGN_OR_RETURN(std::string id,
+                            Submit(*options_.env, AllocationName(launch.job_id),
+                                   allocation_dir, resources, "hold.sh"));
     return slurm_internal::Allocation{.slurm_job = id,
                                       .dir = allocation_dir,
                                       .job_id = launch.job_id,
@@ -351,6 +353,7 @@ void SlurmLauncher::StopLeftovers(const std::filesystem::path& job_runs_dir,
   std::filesystem::path dir = absolute->lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
   auto out = RunSlurm(
+      *options_.env,
       {"squeue", "-h",
        absl::StrCat("--name=", AllocationName(dir.filename().string())), "-o",
        "%i|%k"});
@@ -374,7 +377,8 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Reattach(
   const std::string name = JobName(launch.job_id, launch.trial);
   HPTUNE_ASSIGN_OR_RETURN(
       std::string out,
-      RunSlurm({"squeue", "-h", absl::StrCat("--name=", name), "-t",
+      RunSlurm(*options_.env,
+               {"squeue", "-h", absl::StrCat("--name=", name), "-t",
                 "PENDING,CONFIGURING,RUNNING,SUSPENDED", "-o", "%i|%k"}));
   // Newest last: job IDs grow. A het job shows one line per component
   // ("12+0", "12+1"), all with the same comment.
@@ -390,12 +394,14 @@ absl::StatusOr<std::unique_ptr<TrialRun>> SlurmLauncher::Reattach(
   if (jobs.empty()) return nullptr;
   auto newest = std::prev(jobs.end());
   for (auto it = jobs.begin(); it != newest; ++it) {
-    (void)RunSlurm({"scancel", "--quiet", std::to_string(it->first)});
+    (void)RunSlurm(*options_.env,
+                   {"scancel", "--quiet", std::to_string(it->first)});
   }
   std::filesystem::path dir = newest->second;
   if (!options_.env->Exists(dir / "layout")) {
     // Not ours, or its files are gone: it cannot be watched, so it goes.
-    (void)RunSlurm({"scancel", "--quiet", std::to_string(newest->first)});
+    (void)RunSlurm(*options_.env,
+                   {"scancel", "--quiet", std::to_string(newest->first)});
     return nullptr;
   }
   return std::unique_ptr<TrialRun>(SlurmTrialRun::Attach(

@@ -194,7 +194,7 @@ void StepTrialRun::RefreshAllocationState(bool force) {
   const MonotonicTime now = env_.MonotonicNow();
   if (!force && now - last_state_check_ < state_poll_interval_) return;
   last_state_check_ = now;
-  auto state = QueryJob(allocation_->slurm_job);
+  auto state = QueryJob(env_, allocation_->slurm_job);
   if (state.ok()) allocation_ended_ = state->phase != JobPhase::kAlive;
 }
 
@@ -303,7 +303,7 @@ bool StepTrialRun::StepsEnded() const {
   auto wait = std::chrono::milliseconds(10);
   while (env_.MonotonicNow() < deadline) {
     auto steps = RunSlurm(
-        {"squeue", "-h", "-s", "-j", allocation_->slurm_job, "-o", "%i"});
+        env_, {"squeue", "-h", "-s", "-j", allocation_->slurm_job, "-o", "%i"});
     if (!steps.ok()) return false;
     bool left = false;
     for (absl::string_view step :
@@ -330,7 +330,7 @@ void StepTrialRun::Terminate(std::chrono::milliseconds grace) {
     // The allocation runs this trial's steps only: every step's tasks get
     // SIGTERM (the holder's batch step does not).
     (void)RunSlurm(
-        {"scancel", "--quiet", "--signal=TERM", allocation_->slurm_job});
+        env_, {"scancel", "--quiet", "--signal=TERM", allocation_->slurm_job});
     if (!WaitForChildren(env_.MonotonicNow() + grace)) {
       for (Replica& replica : replicas_) {
         if (replica.running && replica.pid >= 0) {

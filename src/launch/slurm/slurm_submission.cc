@@ -202,7 +202,7 @@ std::vector<std::string> SbatchResources(
   return argv;
 }
 
-absl::StatusOr<std::string> Submit(const std::string& name,
+absl::StatusOr<std::string> Submit(Env& env, const std::string& name,
                                    const std::filesystem::path& dir,
                                    const std::vector<std::string>& resources,
                                    const std::string& script) {
@@ -217,7 +217,7 @@ absl::StatusOr<std::string> Submit(const std::string& name,
   argv.insert(argv.end(), resources.begin(), resources.end());
   argv.push_back((dir / script).string());
   argv.push_back(dir.string());
-  auto submitted = RunSlurm(argv);
+  auto submitted = RunSlurm(env, argv);
   if (!submitted.ok()) {
     return absl::Status(submitted.status().code(),
                         slurm_internal::ExplainSubmitError(

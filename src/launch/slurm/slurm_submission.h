@@ -72,8 +72,8 @@ std::vector<std::string> SbatchResources(
     const SlurmJobOptions& job_options);
 
 // Submits batch script `script` of directory `dir` (its comment, its output
-// in batch.out) as job `name`; Slurm's job ID.
-absl::StatusOr<std::string> Submit(const std::string& name,
+// in batch.out) as job `name`, sbatch run through `env`; Slurm's job ID.
+absl::StatusOr<std::string> Submit(Env& env, const std::string& name,
                                    const std::filesystem::path& dir,
                                    const std::vector<std::string>& resources,
                                    const std::string& script);

@@ -76,7 +76,7 @@ void SlurmTrialRun::RefreshJobState(bool force) {
   const MonotonicTime now = env_.MonotonicNow();
   if (!force && now - last_state_check_ < state_poll_interval_) return;
   last_state_check_ = now;
-  auto state = QueryJob(slurm_job_);
+  auto state = QueryJob(env_, slurm_job_);
   if (!state.ok()) return;
   job_state_ = state->state;
   job_ended_ = state->phase != JobPhase::kAlive;
@@ -160,7 +160,7 @@ void SlurmTrialRun::Terminate(std::chrono::milliseconds grace) {
   if (!job_ended_ && placed && job_state_ == "RUNNING") {
     // SIGTERM to every step (not the supervisor), then the grace period for
     // the replicas to write their exit files, then the job goes.
-    (void)RunSlurm({"scancel", "--quiet", "--signal=TERM", slurm_job_});
+    (void)RunSlurm(env_, {"scancel", "--quiet", "--signal=TERM", slurm_job_});
     const MonotonicTime deadline = env_.MonotonicNow() + grace;
     auto all_exited = [&] {
       for (int k = 0; k < static_cast<int>(replicas_.size()); ++k) {
@@ -172,12 +172,12 @@ void SlurmTrialRun::Terminate(std::chrono::milliseconds grace) {
       env_.SleepFor(kWaitStep);
     }
   }
-  if (!job_ended_) (void)RunSlurm({"scancel", "--quiet", slurm_job_});
+  if (!job_ended_) (void)RunSlurm(env_, {"scancel", "--quiet", slurm_job_});
   // Returns when squeue shows nothing of the job running or completing.
   const MonotonicTime deadline = env_.MonotonicNow() + kCancelDeadline;
   auto wait = std::chrono::milliseconds(10);
   while (env_.MonotonicNow() < deadline) {
-    auto state = QueryJob(slurm_job_);
+    auto state = QueryJob(env_, slurm_job_);
     if (state.ok() && state->phase == JobPhase::kEnded) {
       job_state_ = state->state;
       break;

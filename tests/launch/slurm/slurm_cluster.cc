@@ -34,7 +34,7 @@ bool ClusterUsable(std::string* why_not) {
     *why_not = "sbatch or scontrol is not on PATH";
     return false;
   }
-  auto ping = launch::RunCapturingOutput({"scontrol", "ping"});
+  auto ping = launch::RunCapturingOutput(DefaultEnv(), {"scontrol", "ping"});
   if (ping.ok() && ping->exit_code == 0 &&
       ping->out.find("UP") != std::string::npos) {
     return true;
@@ -71,7 +71,7 @@ std::vector<std::string> SqueueLines(const std::string& name,
   std::vector<std::string> argv = {"squeue", "-h", "--name=" + name, "-o",
                                    format};
   if (!states.empty()) argv.push_back("--states=" + states);
-  auto out = launch::RunCapturingOutput(argv);
+  auto out = launch::RunCapturingOutput(DefaultEnv(), argv);
   std::vector<std::string> lines;
   if (!out.ok()) return lines;
   std::stringstream in(out->out);
@@ -98,7 +98,7 @@ bool StartHeldJobs(const std::string& name, std::string* error) {
   }
   for (const std::string& id : jobs) {
     auto out = launch::RunCapturingOutput(
-        {"scontrol", "update", "JobId=" + id, "StartTime=now"});
+        DefaultEnv(), {"scontrol", "update", "JobId=" + id, "StartTime=now"});
     if (!out.ok() || out->signal != 0 || out->exit_code != 0) {
       *error = "scontrol update JobId=" + id + " StartTime=now: " +
                (out.ok() ? out->err : std::string(out.status().message()));

@@ -72,16 +72,16 @@ TEST(ExplainSubmitErrorTest, MaxSubmitJobsRefusalsSayWhatToDo) {
 }
 
 TEST(RunSlurmTest, AFailingCommandGivesItsStderr) {
-  auto out = RunSlurm({"sh", "-c",
-                       "echo 'sh: error: no such partition' >&2; "
-                       "exit 1"});
+  auto out = RunSlurm(DefaultEnv(), {"sh", "-c",
+                                     "echo 'sh: error: no such partition' >&2; "
+                                     "exit 1"});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out, StatusIs(absl::StatusCode::kUnavailable,
                             "sh: error: no such partition"));
 }
 
 TEST(RunSlurmTest, AMissingCommandIsNotFound) {
-  auto out = RunSlurm({"hptune-no-such-slurm-command"});
+  auto out = RunSlurm(DefaultEnv(), {"hptune-no-such-slurm-command"});
   EXPECT_THAT(out, StatusHasCode(absl::StatusCode::kNotFound));
 }
 

@@ -154,8 +154,8 @@ TEST_F(SlurmLauncherTest, ReplicasAreSlurmTasksThatSeeTheRealAllocation) {
   std::set<std::string> steps;
   auto deadline = std::chrono::steady_clock::now() + kDeadline;
   while (steps.size() < 4 && std::chrono::steady_clock::now() < deadline) {
-    auto out =
-        RunCapturingOutput({"squeue", "-h", "-s", "-j", job[0], "-o", "%j"});
+    auto out = RunCapturingOutput(
+        DefaultEnv(), {"squeue", "-h", "-s", "-j", job[0], "-o", "%j"});
     ASSERT_OK(out);
     std::stringstream in(out->out);
     for (std::string line; std::getline(in, line);) {
@@ -387,7 +387,7 @@ TEST_F(SlurmLauncherTest, ReplicaKilledWithItsJobIsReportedAndNotRestarted) {
   // Someone else cancels the job (or its time limit passes).
   auto job = QueuedJobs(SlurmLauncher::JobName(job_.job_id, 1), "%A");
   ASSERT_THAT(job, SizeIs(1));
-  ASSERT_OK(RunCapturingOutput({"scancel", job[0]}));
+  ASSERT_OK(RunCapturingOutput(DefaultEnv(), {"scancel", job[0]}));
   std::map<int, ReplicaExit> exits = WaitForExits(**run, 4);
   absl::Status restarted = (*run)->Restart(0);
   EXPECT_THAT(restarted, StatusIs(absl::StatusCode::kFailedPrecondition,
@@ -696,7 +696,7 @@ class SlurmPerLaneTest : public SlurmLauncherTest {
          first = false) {
       steps.clear();
       auto out = RunCapturingOutput(
-          {"squeue", "-h", "-s", "-j", allocation, "-o", "%j"});
+          DefaultEnv(), {"squeue", "-h", "-s", "-j", allocation, "-o", "%j"});
       std::stringstream in(out.ok() ? out->out : "");
       for (std::string line; std::getline(in, line);) {
         if (line != "batch" && line != "extern") steps.insert(line);
@@ -813,7 +813,7 @@ TEST_F(SlurmPerLaneTest, ReplicasKilledWithTheirAllocationAreReported) {
   const std::string allocation =
       WaitForDump("master-0")["env"].value("SLURM_JOB_ID", "");
   // Someone else cancels it (or its time limit passes).
-  ASSERT_OK(RunCapturingOutput({"scancel", allocation}));
+  ASSERT_OK(RunCapturingOutput(DefaultEnv(), {"scancel", allocation}));
   std::map<int, ReplicaExit> exits = WaitForExits(**run, 4);
   EXPECT_FALSE(exits[0].succeeded());
   EXPECT_THAT((*run)->Restart(0),
