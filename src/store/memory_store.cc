@@ -363,7 +363,7 @@ class MemoryStore::Lease : public RunnerLease {
 absl::StatusOr<std::unique_ptr<RunnerLease>> MemoryStore::AcquireRunnerLease(
     RunnerHolder holder, std::string_view job_id) {
   MutexLock lock(&mu_);
-  if (holder == RunnerHolder::kServer) {
+  if (holder != RunnerHolder::kRun) {
     if (!job_id.empty()) {
       return absl::InvalidArgumentError("a server's runner lease holds no job");
     }
@@ -397,7 +397,7 @@ absl::StatusOr<std::unique_ptr<RunnerLease>> MemoryStore::AcquireRunnerLease(
 void MemoryStore::ReleaseRunnerLease(RunnerHolder holder,
                                      const std::string& job_id) {
   MutexLock lock(&mu_);
-  if (holder == RunnerHolder::kServer) {
+  if (holder != RunnerHolder::kRun) {
     served_ = false;
     return;
   }

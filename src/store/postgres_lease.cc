@@ -1,9 +1,11 @@
 #include "src/store/postgres_lease.h"
 
+#include <set>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
 #include "src/store/postgres_schema.h"
 
@@ -17,30 +19,10 @@ void ReleaseLocks(PgConnection& session) {
   if (session.ok()) (void)session.Exec("SELECT pg_advisory_unlock_all()");
 }
 
-// The locks live as long as this connection.
-class PgRunnerLease : public RunnerLease {
- public:
-  explicit PgRunnerLease(std::unique_ptr<PgConnection> session)
-      : session_(std::move(session)) {}
-  ~PgRunnerLease() override { ReleaseLocks(*session_); }
-
-  // Held while the session lives and still holds the runner lock (as a
-  // server's exclusive or a run's shared lock).
-  absl::Status Check() override {
-    absl::StatusOr<PgResult> held = session_->Query(absl::StrCat(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = "
-        "pg_backend_pid() AND granted AND classid = ",
-        kPgLockClass, " AND objid = ", kPgRunnerLock, " AND objsubid = 2"));
-    if (held.ok() && PgValue(*held, 0, 0) != "0") return absl::OkStatus();
-    return absl::UnavailableError(absl::StrCat(
-        "lost the runner lease on database \"", session_->printable(), "\": ",
-        held.ok() ? "its advisory lock is no longer held"
-                  : std::string(held.status().message())));
-  }
-
- private:
-  std::unique_ptr<PgConnection> session_;
-};
+// The two-int form's arguments of one of the lease's locks.
+std::string LockArgs(int32_t key) {
+  return absl::StrCat("(", kPgLockClass, ", ", key, ")");
+}
 
 // Runs `call` (a pg_try_advisory_lock...) and returns what it answered.
 absl::StatusOr<bool> TryLock(PgConnection& session, const std::string& call) {
@@ -49,35 +31,153 @@ absl::StatusOr<bool> TryLock(PgConnection& session, const std::string& call) {
   return PgValue(result, 0, 0) == "t";
 }
 
-std::string RunnerLockArgs() {
-  return absl::StrCat("(", kPgLockClass, ", ", kPgRunnerLock, ")");
+// The locks live as long as this connection. `key` is the lock whose hold
+// says the lease is held (kPgRunnerLock, or a shared server's
+// kPgServersLock).
+class PgRunnerLease : public RunnerLease {
+ public:
+  PgRunnerLease(std::unique_ptr<PgConnection> session, int32_t key, bool shared)
+      : session_(std::move(session)), key_(key), shared_(shared) {}
+  ~PgRunnerLease() override {
+    MutexLock lock(&mu_);
+    ReleaseLocks(*session_);
+  }
+
+  // Held while the session lives and still holds its lock.
+  absl::Status Check() override {
+    MutexLock lock(&mu_);
+    absl::StatusOr<PgResult> held = session_->Query(absl::StrCat(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = "
+        "pg_backend_pid() AND granted AND classid = ",
+        kPgLockClass, " AND objid = ", key_, " AND objsubid = 2"));
+    if (held.ok() && PgValue(*held, 0, 0) != "0") return absl::OkStatus();
+    return absl::UnavailableError(absl::StrCat(
+        "lost the runner lease on database \"", session_->printable(), "\": ",
+        held.ok() ? "its advisory lock is no longer held"
+                  : std::string(held.status().message())));
+  }
+
+  bool shared() const override { return shared_; }
+
+  absl::StatusOr<std::unique_ptr<JobHold>> HoldJob(
+      std::string_view job_id) override;
+
+  // PgJobHold's end: frees the job's lock, unless the session is gone (and
+  // the lock with it).
+  void Release(int64_t key) {
+    MutexLock lock(&mu_);
+    if (held_.erase(key) == 0 || !session_->ok()) return;
+    (void)session_->Exec(absl::StrCat("SELECT pg_advisory_unlock(", key, ")"));
+  }
+
+ private:
+  Mutex mu_;
+  const std::unique_ptr<PgConnection> session_ ABSL_PT_GUARDED_BY(mu_);
+  const int32_t key_;
+  const bool shared_;
+  // The jobs held (HoldJob): a session's advisory lock is granted again to
+  // the session that holds it, so this lease refuses a second hold itself.
+  std::set<int64_t> held_ ABSL_GUARDED_BY(mu_);
+};
+
+class PgJobHold : public JobHold {
+ public:
+  PgJobHold(PgRunnerLease& lease, int64_t key) : lease_(lease), key_(key) {}
+  ~PgJobHold() override { lease_.Release(key_); }
+
+ private:
+  PgRunnerLease& lease_;
+  const int64_t key_;
+};
+
+absl::StatusOr<std::unique_ptr<JobHold>> PgRunnerLease::HoldJob(
+    std::string_view job_id) {
+  if (!shared_) return RunnerLease::HoldJob(job_id);
+  const int64_t key = PgJobLockKey(job_id);
+  MutexLock lock(&mu_);
+  bool taken = false;
+  if (!held_.contains(key)) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        taken,
+        TryLock(*session_, absl::StrCat("pg_try_advisory_lock(", key, ")")));
+  }
+  if (!taken) {
+    return absl::UnavailableError(
+        absl::StrCat("job ", std::string(job_id), " is held by ",
+                     held_.contains(key) ? "this server" : "another runner",
+                     " on database \"", session_->printable(),
+                     "\" (PostgreSQL advisory lock)"));
+  }
+  held_.insert(key);
+  return std::make_unique<PgJobHold>(*this, key);
 }
 
-absl::Status TakeServerLock(PgConnection& session) {
+// Holds `key`'s lock for a moment, exclusively: whether nobody else held it.
+absl::StatusOr<bool> FreeOfOthers(PgConnection& session, int32_t key) {
   HPTUNE_ASSIGN_OR_RETURN(
-      bool held,
-      TryLock(session, absl::StrCat("pg_try_advisory_lock", RunnerLockArgs())));
-  if (held) return absl::OkStatus();
-  // Shared would succeed only if the holders are runs.
-  HPTUNE_ASSIGN_OR_RETURN(
-      bool runs, TryLock(session, absl::StrCat("pg_try_advisory_lock_shared",
-                                               RunnerLockArgs())));
-  if (runs) {
-    return absl::UnavailableError(absl::StrCat(
-        "database \"", session.printable(),
-        "\" is in use by hptune run (PostgreSQL advisory lock); serve it once "
-        "those runs end, or serve another --db"));
+      bool free,
+      TryLock(session, absl::StrCat("pg_try_advisory_lock", LockArgs(key))));
+  if (free) {
+    HPTUNE_RETURN_IF_ERROR(
+        session.Exec(absl::StrCat("SELECT pg_advisory_unlock", LockArgs(key))));
   }
+  return free;
+}
+
+absl::Status InUseByRuns(PgConnection& session) {
+  return absl::UnavailableError(absl::StrCat(
+      "database \"", session.printable(),
+      "\" is in use by hptune run (PostgreSQL advisory lock); serve it once "
+      "those runs end, or serve another --db"));
+}
+
+absl::Status ServedAlready(PgConnection& session) {
   return absl::UnavailableError(absl::StrCat(
       "database \"", session.printable(),
       "\" is already served by another hptune serve (PostgreSQL advisory "
       "lock); stop it first, or serve another --db"));
 }
 
+// kServer: both locks, exclusively.
+absl::Status TakeServerLocks(PgConnection& session) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      bool held, TryLock(session, absl::StrCat("pg_try_advisory_lock",
+                                               LockArgs(kPgRunnerLock))));
+  if (!held) {
+    // Shared would succeed only if the holders are runs.
+    HPTUNE_ASSIGN_OR_RETURN(
+        bool runs, TryLock(session, absl::StrCat("pg_try_advisory_lock_shared",
+                                                 LockArgs(kPgRunnerLock))));
+    return runs ? InUseByRuns(session) : ServedAlready(session);
+  }
+  HPTUNE_ASSIGN_OR_RETURN(
+      held, TryLock(session, absl::StrCat("pg_try_advisory_lock",
+                                          LockArgs(kPgServersLock))));
+  return held ? absl::OkStatus() : ServedAlready(session);
+}
+
+// kSharedServer: the servers' lock shared, and no run.
+absl::Status TakeSharedServerLocks(PgConnection& session) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      bool held, TryLock(session, absl::StrCat("pg_try_advisory_lock_shared",
+                                               LockArgs(kPgServersLock))));
+  if (!held) {
+    return absl::UnavailableError(absl::StrCat(
+        "database \"", session.printable(),
+        "\" is held alone by another runner (hptune store migrate?) "
+        "(PostgreSQL advisory lock); serve it once that ends"));
+  }
+  HPTUNE_ASSIGN_OR_RETURN(bool no_runs, FreeOfOthers(session, kPgRunnerLock));
+  return no_runs ? absl::OkStatus() : InUseByRuns(session);
+}
+
 absl::Status TakeRunLocks(PgConnection& session, std::string_view job_id) {
   HPTUNE_ASSIGN_OR_RETURN(
       bool shared, TryLock(session, absl::StrCat("pg_try_advisory_lock_shared",
-                                                 RunnerLockArgs())));
+                                                 LockArgs(kPgRunnerLock))));
+  if (shared) {
+    HPTUNE_ASSIGN_OR_RETURN(shared, FreeOfOthers(session, kPgServersLock));
+  }
   if (!shared) {
     return absl::UnavailableError(absl::StrCat(
         "database \"", session.printable(),
@@ -96,6 +196,19 @@ absl::Status TakeRunLocks(PgConnection& session, std::string_view job_id) {
       "\" (PostgreSQL advisory lock): wait for it, or cancel it there"));
 }
 
+absl::Status TakeLocks(PgConnection& session, RunnerHolder holder,
+                       std::string_view job_id) {
+  switch (holder) {
+    case RunnerHolder::kServer:
+      return TakeServerLocks(session);
+    case RunnerHolder::kSharedServer:
+      return TakeSharedServerLocks(session);
+    case RunnerHolder::kRun:
+      break;
+  }
+  return TakeRunLocks(session, job_id);
+}
+
 }  // namespace
 
 int64_t PgJobLockKey(std::string_view job_id) {
@@ -109,19 +222,19 @@ int64_t PgJobLockKey(std::string_view job_id) {
 
 absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
     const PgPool& pool, RunnerHolder holder, std::string_view job_id) {
-  const bool server = holder == RunnerHolder::kServer;
-  if (server && !job_id.empty()) {
+  const bool shared = holder == RunnerHolder::kSharedServer;
+  if (holder != RunnerHolder::kRun && !job_id.empty()) {
     return absl::InvalidArgumentError("a server's runner lease holds no job");
   }
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> session,
                           pool.Connect());
-  absl::Status taken =
-      server ? TakeServerLock(*session) : TakeRunLocks(*session, job_id);
+  absl::Status taken = TakeLocks(*session, holder, job_id);
   if (!taken.ok()) {
     ReleaseLocks(*session);  // A refused lease leaves no lock behind.
     return taken;
   }
-  return std::make_unique<PgRunnerLease>(std::move(session));
+  return std::make_unique<PgRunnerLease>(
+      std::move(session), shared ? kPgServersLock : kPgRunnerLock, shared);
 }
 
 }  // namespace hptune::store::internal

@@ -1,12 +1,18 @@
 // PostgresStore's runner lease: PostgreSQL session advisory locks, held on
 // a connection that the lease owns alone.
 //
-// A server takes the runner lock (postgres_schema.h's kPgRunnerLock)
-// exclusively, a run shares it, and a run's job takes a lock of its own
-// keyed by a 64-bit hash of the job ID. The server releases a session's
-// locks when its connection closes: when the lease is destroyed, and when
-// the process holding it dies or loses the network, so a dead runner never
-// keeps the lease. Thread-compatible: one owner.
+// Two locks of postgres_schema.h keep servers and runs apart: runs share
+// kPgRunnerLock, servers share kPgServersLock, and each kind, once it holds
+// its own, checks that the other's is free by taking it exclusively for a
+// moment (so of a server and a run that start together, at least one sees
+// the other and is refused). A server alone (kServer: `hptune store`
+// copies) holds both exclusively. A run's job, and each job a shared server
+// runs (HoldJob), takes a lock of its own keyed by a 64-bit hash of the job
+// ID, on the lease's connection. The database releases a session's locks
+// when its connection closes: when the lease is destroyed, and when the
+// process holding it dies or loses the network, so a dead runner never
+// keeps the lease or its jobs. Thread-safe: the connection is used under a
+// mutex.
 #ifndef HPTUNE_SRC_STORE_POSTGRES_LEASE_H_
 #define HPTUNE_SRC_STORE_POSTGRES_LEASE_H_
 

@@ -28,11 +28,13 @@ int PostgresSchemaVersion();
 // Advisory lock keys (pg_advisory_lock's two-int form, class kPgLockClass):
 // every write transaction takes kPgWriteLock (so trial numbers and
 // measurement sequences are given once, and event ids commit in order); the
-// runner lease takes kPgRunnerLock; schema changes kPgSchemaLock.
+// runner lease takes kPgRunnerLock and kPgServersLock (postgres_lease.h);
+// schema changes kPgSchemaLock.
 inline constexpr int32_t kPgLockClass = 0x68707475;  // "hptu"
 inline constexpr int32_t kPgSchemaLock = 1;
 inline constexpr int32_t kPgWriteLock = 2;
 inline constexpr int32_t kPgRunnerLock = 3;
+inline constexpr int32_t kPgServersLock = 4;
 
 }  // namespace hptune::store::internal
 

@@ -30,10 +30,11 @@ absl::StatusOr<RunnerLock> RunnerLock::Acquire(Env& env,
         "database \"", db_path, "\" is in use by hptune run (lock file \"",
         path, "\"); serve it once those runs end, or serve another --db"));
   }
-  return absl::UnavailableError(
-      absl::StrCat("database \"", db_path,
-                   "\" is already served by another hptune serve (lock file \"",
-                   path, "\")"));
+  return absl::UnavailableError(absl::StrCat(
+      "database \"", db_path,
+      "\" is already served by another hptune serve (lock file \"", path,
+      "\"): a SQLite file has one server; several servers share "
+      "a postgresql:// store"));
 }
 
 absl::StatusOr<JobLock> JobLock::Acquire(Env& env, const std::string& db_path,

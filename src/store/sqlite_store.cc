@@ -156,7 +156,7 @@ class FileRunnerLease : public RunnerLease {
 
 absl::StatusOr<std::unique_ptr<RunnerLease>> SqliteStore::AcquireRunnerLease(
     RunnerHolder holder, std::string_view job_id) {
-  const bool server = holder == RunnerHolder::kServer;
+  const bool server = holder != RunnerHolder::kRun;
   if (server && !job_id.empty()) {
     return absl::InvalidArgumentError("a server's runner lease holds no job");
   }

@@ -216,7 +216,9 @@ TEST(ServeStartupTest, SecondServerOnTheSamePortOrDatabaseIsRefused) {
   EXPECT_EQ(same_db.err, "hptune serve: database \"" + first.db() +
                              "\" is already served by another hptune serve "
                              "(lock file \"" +
-                             first.db() + ".serve-lock\")\n");
+                             first.db() +
+                             ".serve-lock\"): a SQLite file has one server; "
+                             "several servers share a postgresql:// store\n");
   // The first one is unharmed.
   v1::ListStudiesRequest request;
   v1::ListStudiesResponse reply;

@@ -1,6 +1,8 @@
 // The runner lease of the Store contract (Store::AcquireRunnerLease), run
 // against every implementation: one server alone, runs beside each other, a
-// run per job, released on destruction. SqliteStore's leases are flocks,
+// run per job, released on destruction, servers that share a store where it
+// allows them (kSharedServer), each holding its jobs. SqliteStore's leases
+// are flocks,
 // which belong to an open file description, so two leases taken in one
 // process contend as two processes would; PostgresStore's are advisory locks
 // on a connection of each lease's own, on a real server started by this
@@ -33,6 +35,8 @@ struct LeaseStoreFactory {
   std::string name;
   // The store's URL in `dir`.
   std::function<std::string(const TempDir&)> url;
+  // Whether servers share it (kSharedServer leases beside each other).
+  bool shares_servers = false;
 };
 
 class RunnerLeaseConformanceTest
@@ -57,6 +61,9 @@ class RunnerLeaseConformanceTest
 
   absl::StatusOr<std::unique_ptr<RunnerLease>> Server() {
     return store_->AcquireRunnerLease(RunnerHolder::kServer, "");
+  }
+  absl::StatusOr<std::unique_ptr<RunnerLease>> SharedServer() {
+    return store_->AcquireRunnerLease(RunnerHolder::kSharedServer, "");
   }
   absl::StatusOr<std::unique_ptr<RunnerLease>> Run(const std::string& job) {
     return store_->AcquireRunnerLease(RunnerHolder::kRun, job);
@@ -115,6 +122,65 @@ TEST_P(RunnerLeaseConformanceTest, AServerLeaseHoldsNoJob) {
   EXPECT_OK(Server().status());
 }
 
+TEST_P(RunnerLeaseConformanceTest, SharedServersWhereTheStoreAllowsThem) {
+  absl::StatusOr<std::unique_ptr<RunnerLease>> first = SharedServer();
+  ASSERT_OK(first.status());
+  EXPECT_EQ((*first)->shared(), GetParam().shares_servers);
+  absl::StatusOr<std::unique_ptr<RunnerLease>> second = SharedServer();
+  if (GetParam().shares_servers) {
+    ASSERT_OK(second.status());
+    EXPECT_TRUE((*second)->shared());
+  } else {
+    EXPECT_THAT(second, StatusIs(StatusCode::kUnavailable,
+                                 HasSubstr("already served by another")));
+  }
+  // Neither a run nor a server alone beside them.
+  EXPECT_THAT(Run("job_1"), StatusIs(StatusCode::kUnavailable,
+                                     HasSubstr("is served by hptune serve")));
+  EXPECT_THAT(Server(), StatusHasCode(StatusCode::kUnavailable));
+  first->reset();
+  second = absl::UnavailableError("released");
+  EXPECT_OK(Run("job_1").status());
+}
+
+TEST_P(RunnerLeaseConformanceTest, NoSharedServerBesideARunOrAServerAlone) {
+  absl::StatusOr<std::unique_ptr<RunnerLease>> run = Run("");
+  ASSERT_OK(run.status());
+  EXPECT_THAT(SharedServer(), StatusIs(StatusCode::kUnavailable,
+                                       HasSubstr("in use by hptune run")));
+  run->reset();
+  absl::StatusOr<std::unique_ptr<RunnerLease>> alone = Server();
+  ASSERT_OK(alone.status());
+  EXPECT_THAT(SharedServer(), StatusHasCode(StatusCode::kUnavailable));
+  alone->reset();
+  EXPECT_OK(SharedServer().status());
+}
+
+TEST_P(RunnerLeaseConformanceTest, EachJobIsHeldByOneSharedServer) {
+  absl::StatusOr<std::unique_ptr<RunnerLease>> first = SharedServer();
+  ASSERT_OK(first.status());
+  absl::StatusOr<std::unique_ptr<JobHold>> held = (*first)->HoldJob("job_1");
+  ASSERT_OK(held.status());
+  if (!GetParam().shares_servers) return;  // Every job is its one server's.
+  absl::StatusOr<std::unique_ptr<RunnerLease>> second = SharedServer();
+  ASSERT_OK(second.status());
+  EXPECT_THAT((*second)->HoldJob("job_1"),
+              StatusIs(StatusCode::kUnavailable,
+                       HasSubstr("job job_1 is held by another runner")));
+  EXPECT_THAT((*first)->HoldJob("job_1"),
+              StatusIs(StatusCode::kUnavailable, HasSubstr("this server")));
+  EXPECT_OK((*second)->HoldJob("job_2").status());  // Released at once.
+  held->reset();
+  absl::StatusOr<std::unique_ptr<JobHold>> taken = (*second)->HoldJob("job_1");
+  ASSERT_OK(taken.status());
+  EXPECT_THAT((*first)->HoldJob("job_1"),
+              StatusHasCode(StatusCode::kUnavailable));
+  // A lease's end frees its jobs (as its process's death does).
+  taken->reset();
+  second->reset();
+  EXPECT_OK((*first)->HoldJob("job_2").status());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Stores, RunnerLeaseConformanceTest,
     ::testing::Values(
@@ -123,7 +189,8 @@ INSTANTIATE_TEST_SUITE_P(
                           [](const TempDir& dir) {
                             return "sqlite:" + dir.File("hptune.db");
                           }},
-        LeaseStoreFactory{"Postgres", [](const TempDir&) { return ""; }}),
+        LeaseStoreFactory{"Postgres", [](const TempDir&) { return ""; },
+                          /*shares_servers=*/true}),
     [](const ::testing::TestParamInfo<LeaseStoreFactory>& info) {
       return info.param.name;
     });

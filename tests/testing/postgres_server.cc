@@ -204,14 +204,14 @@ int EndRunnerLeaseSessions(const std::string& url) {
   std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(url.c_str()),
                                                   PQfinish);
   if (PQstatus(conn.get()) != CONNECTION_OK) return -1;
-  // The runner lock's key alone: a store's write transactions hold another
+  // The runner locks' keys alone: a store's write transactions hold another
   // advisory lock for a moment, and their sessions are not the lease's.
   const std::string sql = absl::StrCat(
       "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = "
       "'advisory' AND classid = ",
-      store::internal::kPgLockClass,
-      " AND objid = ", store::internal::kPgRunnerLock,
-      " AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE "
+      store::internal::kPgLockClass, " AND objid IN (",
+      store::internal::kPgRunnerLock, ", ", store::internal::kPgServersLock,
+      ") AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE "
       "datname = current_database()) AND pid <> pg_backend_pid()");
   std::unique_ptr<PGresult, void (*)(PGresult*)> ended(
       PQexec(conn.get(), sql.c_str()), PQclear);

@@ -95,15 +95,40 @@ inline constexpr int64_t kMeasurementRowBytes = 32;
 
 // Who asks to run jobs on a store (Store::AcquireRunnerLease).
 enum class RunnerHolder {
-  kServer,  // `hptune serve`: resumes every unfinished job, so runs alone.
-  kRun,     // `hptune run` (or a command that acts as one): beside others.
+  kServer,  // Alone: no server and no run beside it (`hptune store` copies).
+  // `hptune serve`: beside other servers where the store allows it
+  // (PostgresStore), each running the jobs it holds (RunnerLease::HoldJob);
+  // elsewhere (SqliteStore, MemoryStore) as kServer, alone.
+  kSharedServer,
+  kRun,  // `hptune run` (or a command that acts as one): beside others.
+};
+
+// One job held by a runner lease (RunnerLease::HoldJob): released when
+// destroyed, which must come before its lease's end.
+class JobHold {
+ public:
+  virtual ~JobHold() = default;
 };
 
 // A held runner lease: released when destroyed. It must not outlive the
-// store that gave it. Thread-compatible: one owner.
+// store that gave it. Thread-safe: Check and HoldJob may be called from
+// any thread.
 class RunnerLease {
  public:
   virtual ~RunnerLease() = default;
+  // Whether other servers hold leases beside this one (a kSharedServer
+  // lease of PostgresStore): then every job, new or unfinished, is run by
+  // the server that holds it (HoldJob), and one that no server holds is
+  // an orphan (its server died) for any of them to take over.
+  virtual bool shared() const { return false; }
+  // Takes job `job_id` for this lease's holder, until the hold is
+  // destroyed or the lease lost: Unavailable while another runner holds
+  // it, or this lease already does. This default, for a lease held alone
+  // (every job is its holder's): an empty hold.
+  virtual absl::StatusOr<std::unique_ptr<JobHold>> HoldJob(
+      std::string_view /*job_id*/) {
+    return std::make_unique<JobHold>();
+  }
   // OK while the lease is still held. A lease that lives on a database
   // connection (PostgresStore's) is lost when that connection is (a
   // network partition, the database restarted, an administrator ending the
@@ -258,9 +283,11 @@ class Store {
                                        int64_t trial) = 0;
 
   // --- Runner lease ---
-  // Who may run jobs on this store. A server (kServer) resumes every
-  // unfinished job, so it holds the lease alone: Unavailable while another
-  // server or any run holds one. A run (kRun) shares the store with other
+  // Who may run jobs on this store. A server (kServer) holds the lease
+  // alone: Unavailable while another server or any run holds one. Servers
+  // that share (kSharedServer) are Unavailable beside a kServer or a run;
+  // a store that has one server at a time gives them kServer's lease,
+  // whose message then says so. A run (kRun) shares the store with other
   // runs: Unavailable while a server holds it. A run with a non-empty
   // `job_id` (a validated job ID) also holds that job, so that a second run
   // of the same job takes it over only once the first runner is gone:
