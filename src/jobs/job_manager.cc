@@ -24,13 +24,14 @@ std::string Quoted(std::string_view text) {
 JobManager::JobManager(store::Store& store, engine::TuningEngine& engine,
                        launch::Launcher& launcher,
                        runner::JobRunnerOptions options, Env& env,
-                       JobLog::Sink log)
+                       JobLog::Sink log, store::RunnerLease* lease)
     : store_(store),
       engine_(engine),
       launcher_(launcher),
       options_(std::move(options)),
       env_(env),
-      log_(std::move(log)) {}
+      log_(std::move(log)),
+      lease_(lease) {}
 
 JobManager::~JobManager() {
   std::vector<RunningJob*> jobs;
@@ -100,21 +101,39 @@ std::set<int64_t> JobManager::TrialsNotRunningYet(
 
 absl::StatusOr<JobRecord> JobManager::Submit(const JobSpec& job, JobOwner owner,
                                              int64_t study_owner) {
+  // Held before it is stored: another server never sees it free.
+  absl::StatusOr<std::unique_ptr<store::JobHold>> hold = Hold(job.job_id);
+  if (!hold.ok()) {
+    // Held by another server: the job is stored, or being submitted there.
+    if (store_.GetJob(job.job_id).ok()) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("job ", Quoted(job.job_id), " already exists"));
+    }
+    return hold.status();
+  }
   runner::JobRunner runner(store_, engine_, launcher_, options_, env_);
   HPTUNE_ASSIGN_OR_RETURN(JobRecord record,
                           runner.Submit(job, owner, study_owner));
-  StartThread(job);
+  StartThread(job, *std::move(hold));
   Bump();
   return record;
 }
 
-void JobManager::StartThread(const JobSpec& job) {
+absl::StatusOr<std::unique_ptr<store::JobHold>> JobManager::Hold(
+    std::string_view job_id) {
+  if (lease_ == nullptr) return std::make_unique<store::JobHold>();
+  return lease_->HoldJob(job_id);
+}
+
+void JobManager::StartThread(const JobSpec& job,
+                             std::unique_ptr<store::JobHold> hold) {
   MutexLock lock(&mutex_);
   auto& slot = jobs_[job.job_id];
   if (slot && !slot->done.load()) return;
   if (slot && slot->thread.joinable()) slot->thread.join();
   slot = std::make_unique<RunningJob>();
   RunningJob* running = slot.get();
+  running->hold = std::move(hold);
   running->thread = std::thread([this, job, running] { RunJob(job, running); });
 }
 
@@ -155,6 +174,7 @@ void JobManager::RunJob(JobSpec job, RunningJob* running) {
     MutexLock lock(&mutex_);
     launched_.erase(job.job_id);
   }
+  running->hold.reset();
   running->done.store(true);
   Bump();
 }
@@ -187,35 +207,83 @@ void JobManager::FailUnresumable(const std::string& job_id,
 void JobManager::ResumeUnfinished(const Admission& admit) {
   auto jobs = store_.ListJobs();
   if (!jobs.ok()) return;
-  for (const JobRecord& record : *jobs) {
-    if (IsTerminal(record.state)) continue;
-    absl::StatusOr<JobSpec> job =
-        DecodeStoredJob(record.training_input_json, record.job_id);
-    if (!job.ok()) {
-      StopLeftovers(launcher_, options_.runs_dir, record.job_id);
-      FailUnresumable(
-          record.job_id,
-          absl::StrCat("the stored trainingInput no longer parses: ",
-                       job.status().message()));
-      continue;
-    }
-    job->labels = record.labels;
-    job->slurm = record.slurm;
-    if (absl::Status allowed = admit ? admit(record, *job) : absl::OkStatus();
-        !allowed.ok()) {
-      StopLeftovers(launcher_, options_.runs_dir, record.job_id);
-      FailUnresumable(record.job_id, std::string(allowed.message()));
-      continue;
-    }
-    absl::StatusOr<TakeOver> taken = TakeOverJob(
-        store_, engine_, launcher_, options_.runs_dir, record, *job, env_);
-    if (!taken.ok()) {
-      FailUnresumable(record.job_id, std::string(taken.status().message()));
-      continue;
-    }
-    if (*taken == TakeOver::kRun) StartThread(*job);
-  }
+  ResumeFree(*jobs, admit);
   Bump();
+}
+
+int JobManager::TakeOverOrphans(const Admission& admit) {
+  if (lease_ == nullptr || !lease_->shared()) return 0;
+  auto jobs = store_.ListJobs();
+  if (!jobs.ok()) return 0;
+  bool changed = false;
+  for (const JobRecord& record : *jobs) {
+    // Another server's JobManager::Cancel.
+    if (record.state == JobState::kCancelling) {
+      changed |= FlagCancel(record.job_id);
+    }
+  }
+  const std::vector<std::string> taken = ResumeFree(*jobs, admit);
+  // Not at start-up (ResumeUnfinished), when the sink may wait for the
+  // server's start lines.
+  for (const std::string& job_id : taken) {
+    if (log_) log_(absl::StrCat("job ", job_id, ": taken over"));
+  }
+  if (changed || !taken.empty()) Bump();
+  return static_cast<int>(taken.size());
+}
+
+std::vector<std::string> JobManager::ResumeFree(
+    const std::vector<JobRecord>& jobs, const Admission& admit) {
+  std::vector<std::string> started;
+  for (const JobRecord& listed : jobs) {
+    if (IsTerminal(listed.state) || IsRunning(listed.job_id)) continue;
+    absl::StatusOr<std::unique_ptr<store::JobHold>> hold = Hold(listed.job_id);
+    if (!hold.ok()) continue;  // Another runner has it.
+    // Read again once held: its runner may have ended it since the list.
+    absl::StatusOr<JobRecord> record = store_.GetJob(listed.job_id);
+    if (!record.ok() || IsTerminal(record->state)) continue;
+    if (Resume(*record, admit, *std::move(hold))) {
+      started.push_back(record->job_id);
+    }
+  }
+  return started;
+}
+
+bool JobManager::Resume(const JobRecord& record, const Admission& admit,
+                        std::unique_ptr<store::JobHold> hold) {
+  absl::StatusOr<JobSpec> job =
+      DecodeStoredJob(record.training_input_json, record.job_id);
+  if (!job.ok()) {
+    StopLeftovers(launcher_, options_.runs_dir, record.job_id);
+    FailUnresumable(record.job_id,
+                    absl::StrCat("the stored trainingInput no longer parses: ",
+                                 job.status().message()));
+    return false;
+  }
+  job->labels = record.labels;
+  job->slurm = record.slurm;
+  if (absl::Status allowed = admit ? admit(record, *job) : absl::OkStatus();
+      !allowed.ok()) {
+    StopLeftovers(launcher_, options_.runs_dir, record.job_id);
+    FailUnresumable(record.job_id, std::string(allowed.message()));
+    return false;
+  }
+  absl::StatusOr<TakeOver> taken = TakeOverJob(
+      store_, engine_, launcher_, options_.runs_dir, record, *job, env_);
+  if (!taken.ok()) {
+    FailUnresumable(record.job_id, std::string(taken.status().message()));
+    return false;
+  }
+  if (*taken != TakeOver::kRun) return false;
+  StartThread(*job, std::move(hold));
+  return true;
+}
+
+bool JobManager::FlagCancel(std::string_view job_id) {
+  MutexLock lock(&mutex_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || it->second->done.load()) return false;
+  return !it->second->cancel.exchange(true);
 }
 
 absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
@@ -225,16 +293,21 @@ absl::StatusOr<JobRecord> JobManager::Cancel(std::string_view job_id) {
         absl::StrCat("job ", Quoted(job_id), " has ended (",
                      std::string(ToString(job.state)), "): nothing to cancel"));
   }
-  {
-    MutexLock lock(&mutex_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end() || it->second->done.load()) {
+  if (!FlagCancel(job_id) && !IsRunning(job_id)) {
+    if (lease_ == nullptr || !lease_->shared()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "job ", Quoted(job_id), " is ", std::string(ToString(job.state)),
           " but not run by this server (another `hptune run`?): cancel it "
           "there"));
     }
-    it->second->cancel.store(true);
+    // Another server runs it (its TakeOverOrphans passes the request on),
+    // or will take it over and finish it CANCELLED (TakeOverJob).
+    return store_.UpdateJob(job_id, [&](JobRecord& j) {
+      if (IsTerminal(j.state) || j.state == JobState::kCancelling) {
+        return absl::OkStatus();
+      }
+      return j.TransitionTo(JobState::kCancelling, env_.Now());
+    });
   }
   Bump();
   // The runner records CANCELLING at its next poll; give it a moment so the

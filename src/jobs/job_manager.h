@@ -10,6 +10,13 @@
 // otherwise handed back to its slot and re-run under the restart rules). A
 // job left CANCELLING is finished as CANCELLED.
 //
+// On a store several servers share (RunnerLease::shared), each runs only
+// the jobs it holds (RunnerLease::HoldJob): a job submitted here is held
+// before it is stored, an unfinished one is taken over by whichever server
+// holds it first, at start-up or at a later TakeOverOrphans, and a cancel
+// for a job another server runs is recorded in the store (CANCELLING), for
+// that server's TakeOverOrphans to pass on to its runner.
+//
 // Thread-safety: thread-safe.
 #ifndef HPTUNE_SRC_JOBS_JOB_MANAGER_H_
 #define HPTUNE_SRC_JOBS_JOB_MANAGER_H_
@@ -45,15 +52,19 @@ class JobManager {
   // (runs_dir, limits, stopping rule) applies to every job.
   // `env` is the runners' and take-over's machine; it must outlive the
   // manager. `log`, when set, gets JobLog's lines of every job, from the
-  // jobs' threads (it must be thread-safe).
+  // jobs' threads (it must be thread-safe). `lease`, when set, is the
+  // server's runner lease, whose jobs are held through it (it must outlive
+  // the manager); none: every job of the store is this manager's.
   JobManager(store::Store& store, engine::TuningEngine& engine,
              launch::Launcher& launcher, runner::JobRunnerOptions options,
-             Env& env, JobLog::Sink log = nullptr);
+             Env& env, JobLog::Sink log = nullptr,
+             store::RunnerLease* lease = nullptr);
   // Cancels the jobs still running and waits for their threads.
   ~JobManager();
 
   // Validates and records the job (JobRunner::Submit), then runs it as
-  // `owner`; its study is `study_owner`'s (JobRunner::Submit).
+  // `owner`; its study is `study_owner`'s (JobRunner::Submit). On a shared
+  // store, AlreadyExists when another server holds the job ID.
   absl::StatusOr<JobRecord> Submit(const JobSpec& job, JobOwner owner = {},
                                    int64_t study_owner = -1);
 
@@ -61,15 +72,24 @@ class JobManager {
   // and whom it would run as).
   using Admission =
       std::function<absl::Status(const JobRecord&, const JobSpec&)>;
-  // Start-up: resumes every job of the store that has not ended and that
-  // `admit` (when set) allows; one it refuses ends FAILED with its reason,
-  // whatever its dead runner left running stopped. Errors of one job are
-  // recorded on that job (FAILED with the reason), not returned.
+  // Start-up: resumes every job of the store that has not ended, that no
+  // other server holds, and that `admit` (when set) allows; one it refuses
+  // ends FAILED with its reason, whatever its dead runner left running
+  // stopped. Errors of one job are recorded on that job (FAILED with the
+  // reason), not returned.
   void ResumeUnfinished(const Admission& admit = nullptr);
 
-  // Asks a job run here to stop; returns it once its state shows the
-  // request (CANCELLING or ended), or after a short wait. FailedPrecondition
-  // for an ended job or one another process runs; NotFound for none.
+  // On a shared store, every lease interval: passes on to this manager's
+  // runners the cancels other servers recorded for them, and takes over
+  // (as ResumeUnfinished) the unfinished jobs no runner holds any more,
+  // their server having died. Nothing elsewhere. The number taken over.
+  int TakeOverOrphans(const Admission& admit = nullptr);
+
+  // Asks a job to stop; returns it once its state shows the request
+  // (CANCELLING or ended), or after a short wait. A job another server of
+  // a shared store runs is set CANCELLING in the store. FailedPrecondition
+  // for an ended job or, on a store of one server, one another process
+  // runs; NotFound for none.
   absl::StatusOr<JobRecord> Cancel(std::string_view job_id);
 
   // Deletes an ended job with its study (TuningEngine::DeleteJob), once
@@ -99,9 +119,24 @@ class JobManager {
   struct RunningJob {
     std::atomic<bool> cancel{false};
     std::atomic<bool> done{false};
+    // Released once the job's end is stored: then another server may
+    // take over what is left of it.
+    std::unique_ptr<store::JobHold> hold;
     std::thread thread;
   };
-  void StartThread(const JobSpec& job);
+  // The job's hold on a shared store (an empty one elsewhere): Unavailable
+  // while another runner holds it.
+  absl::StatusOr<std::unique_ptr<store::JobHold>> Hold(std::string_view job_id);
+  // The unfinished jobs of `jobs` that no runner holds, taken over; the
+  // IDs of those started again.
+  std::vector<std::string> ResumeFree(const std::vector<JobRecord>& jobs,
+                                      const Admission& admit);
+  // Takes over one stored, held job: true when it runs again here.
+  bool Resume(const JobRecord& record, const Admission& admit,
+              std::unique_ptr<store::JobHold> hold);
+  // Sets the cancel flag of a job run here; false for none.
+  bool FlagCancel(std::string_view job_id);
+  void StartThread(const JobSpec& job, std::unique_ptr<store::JobHold> hold);
   void RunJob(JobSpec job, RunningJob* running);
   // Ends the job FAILED with `message` unless it has ended, and then its
   // trials that have not ended too: no runner is left to end them.
@@ -116,6 +151,7 @@ class JobManager {
   const runner::JobRunnerOptions options_;
   Env& env_;
   const JobLog::Sink log_;
+  store::RunnerLease* const lease_;
 
   mutable Mutex mutex_;
   CondVar changed_;

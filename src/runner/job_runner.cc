@@ -19,6 +19,29 @@
 #include "src/runner/job_submission.h"
 
 namespace hptune::runner {
+namespace {
+
+// Records the job's `state` (with `message` as its error) unless it holds it.
+absl::StatusOr<JobRecord> RecordJobState(store::Store& store,
+                                         const std::string& job_id,
+                                         JobState state,
+                                         const std::string& message,
+                                         Timestamp now) {
+  return store.UpdateJob(job_id, [&](JobRecord& j) {
+    if (j.state == state) return absl::OkStatus();
+    // Another server recorded a cancel (on a store servers share): the
+    // job stays CANCELLING until this runner, told, ends it CANCELLED.
+    const bool cancel_asked = j.state == JobState::kCancelling;
+    if (cancel_asked && state == JobState::kRunning) return absl::OkStatus();
+    j.error_message = message;
+    return j.TransitionTo(cancel_asked && state == JobState::kSucceeded
+                              ? JobState::kCancelled
+                              : state,
+                          now);
+  });
+}
+
+}  // namespace
 
 JobRunner::JobRunner(store::Store& store, engine::TuningEngine& engine,
                      launch::Launcher& launcher, JobRunnerOptions options,
@@ -117,11 +140,7 @@ absl::StatusOr<JobRecord> JobRunner::Run(const JobSpec& written) {
                      std::string(ToString(record.state)), ")"));
   }
   auto set_state = [&](JobState state, std::string message) {
-    return store_.UpdateJob(job.job_id, [&](JobRecord& j) {
-      if (j.state == state) return absl::OkStatus();
-      j.error_message = message;
-      return j.TransitionTo(state, env_.Now());
-    });
+    return RecordJobState(store_, job.job_id, state, message, env_.Now());
   };
   if (record.state == JobState::kQueued) {
     HPTUNE_RETURN_IF_ERROR(set_state(JobState::kPreparing, "").status());

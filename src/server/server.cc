@@ -59,12 +59,16 @@ class HptuneServer::Impl {
     // never touches the first one's jobs.
     // The rules hold for the jobs already in the database as for new ones,
     // whose owner a crafted or older database may leave unknown (root).
-    jobs_->ResumeUnfinished(
-        [this](const JobRecord& record, const JobSpec& job) {
-          HPTUNE_RETURN_IF_ERROR(access_->MayResume(record));
-          return job_service_->policy().Check(job);
-        });
+    jobs_->ResumeUnfinished(Admission());
     return absl::OkStatus();
+  }
+
+  // The rules a stored job must meet to be resumed here.
+  jobs::JobManager::Admission Admission() {
+    return [this](const JobRecord& record, const JobSpec& job) {
+      HPTUNE_RETURN_IF_ERROR(access_->MayResume(record));
+      return job_service_->policy().Check(job);
+    };
   }
 
   int port() const { return port_; }
@@ -127,8 +131,9 @@ class HptuneServer::Impl {
         options_.quotas.max_running_trials_per_user,
         static_cast<int64_t>(options_.env->EffectiveUserId()));
     runner.admission = admission_.get();
-    jobs_ = std::make_unique<jobs::JobManager>(
-        *store_, *engine_, *launcher_, runner, *options_.env, options_.job_log);
+    jobs_ = std::make_unique<jobs::JobManager>(*store_, *engine_, *launcher_,
+                                               runner, *options_.env,
+                                               options_.job_log, lease_.get());
     access_ = std::make_unique<JobAccess>(
         *store_,
         JobAccessRules{.share_jobs = options_.share_jobs,
@@ -248,8 +253,9 @@ class HptuneServer::Impl {
   }
 
   // The store named by the path or URL, or the one handed over, with its
-  // runner lease: one server per database, and no `hptune run` beside it,
-  // since both would resume the same jobs (Store::AcquireRunnerLease).
+  // runner lease: no `hptune run` beside it, since both would resume the
+  // same jobs, and other servers only where the store shares jobs between
+  // them (Store::AcquireRunnerLease, RunnerLease::HoldJob).
   absl::Status OpenDatabase() {
     store_ = std::move(options_.store);
     lease_ = std::move(options_.runner_lease);
@@ -260,7 +266,8 @@ class HptuneServer::Impl {
     }
     if (lease_ != nullptr) return absl::OkStatus();
     HPTUNE_ASSIGN_OR_RETURN(
-        lease_, store_->AcquireRunnerLease(store::RunnerHolder::kServer, ""));
+        lease_,
+        store_->AcquireRunnerLease(store::RunnerHolder::kSharedServer, ""));
     return absl::OkStatus();
   }
 
@@ -273,6 +280,7 @@ class HptuneServer::Impl {
   void Wait() { server_->Wait(); }
 
   absl::Status CheckRunnerLease() { return lease_->Check(); }
+  void TakeOverOrphans() { jobs_->TakeOverOrphans(Admission()); }
 
   store::Store& store() { return *store_; }
   absl::StatusOr<JobRecord> CancelJob(std::string_view job_id) {
@@ -309,6 +317,8 @@ class HptuneServer::Impl {
   ServerOptions options_;
   TokenAuthenticator auth_;
   std::unique_ptr<store::Store> store_;
+  // Held while serving; its jobs' holds (in jobs_) end before it.
+  std::unique_ptr<store::RunnerLease> lease_;
   std::unique_ptr<UserQuotas> quotas_;
   std::unique_ptr<engine::TuningEngine> engine_;
   std::unique_ptr<jobs::DrainingLauncher> launcher_;
@@ -322,7 +332,6 @@ class HptuneServer::Impl {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<IdentitySocket> identity_;
   int port_ = 0;
-  std::unique_ptr<store::RunnerLease> lease_;  // Held while serving.
 };
 
 HptuneServer::HptuneServer(std::unique_ptr<Impl> impl)
@@ -346,6 +355,7 @@ void HptuneServer::Wait() { impl_->Wait(); }
 absl::Status HptuneServer::CheckRunnerLease() {
   return impl_->CheckRunnerLease();
 }
+void HptuneServer::TakeOverOrphans() { impl_->TakeOverOrphans(); }
 store::Store& HptuneServer::store() { return impl_->store(); }
 std::shared_ptr<grpc::Channel> HptuneServer::InProcessChannel() {
   return impl_->InProcessChannel();

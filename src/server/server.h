@@ -50,9 +50,9 @@ struct ServerOptions {
   // A path or a store URL (hptune/store/open_store.h).
   std::string db_path = "hptune.db";
   // The store already open (then db_path only names it), and its runner
-  // lease (RunnerHolder::kServer) when held: what `hptune serve`'s runtime
-  // hands over. The server opens db_path when the store is null, and takes
-  // the lease when it is null.
+  // lease (RunnerHolder::kSharedServer) when held: what `hptune serve`'s
+  // runtime hands over. The server opens db_path when the store is null, and
+  // takes the lease when it is null.
   std::unique_ptr<store::Store> store;
   std::unique_ptr<store::RunnerLease> runner_lease;
   // Replica logs, metric files and default job dirs: <state_dir>/<job>/<N>/.
@@ -135,6 +135,12 @@ class HptuneServer {
   // (store::RunnerLease::Check): a server that lost it must stop running
   // jobs. Called from one thread at a time (the serve command's watch).
   absl::Status CheckRunnerLease();
+  // On a store several servers share, every lease interval (the serve
+  // command's watch, once CheckRunnerLease said OK): takes over the jobs
+  // whose server died and passes on to this server's runners the cancels
+  // others recorded (jobs::JobManager::TakeOverOrphans). Nothing on a store
+  // of one server. Called from one thread at a time.
+  void TakeOverOrphans();
 
   // The server's store and job control, for the dashboard `hptune serve`
   // starts beside it (src/dashboard): thread-safe, alive while the server

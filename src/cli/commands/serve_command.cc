@@ -56,8 +56,11 @@ constexpr char kUsageHead[] =
     "database). At start-up, jobs that a previous server left unfinished\n"
     "(crash, SIGKILL, SIGTERM) are resumed; local replicas it left running\n"
     "are stopped and their trials run again, Slurm jobs still running are\n"
-    "attached to. A server that loses its PostgreSQL runner lease drains\n"
-    "and exits 1.\n"
+    "attached to. Several servers may share one PostgreSQL database: each\n"
+    "runs the jobs submitted to it, and takes over within 2 s those of a\n"
+    "server that died (docs/operations.md, \"Several servers\"); a SQLite\n"
+    "file has one server. A server that loses its PostgreSQL runner lease\n"
+    "drains and exits 1.\n"
     "\n"
     "Who may submit jobs: a job runs its programs as the user running this\n"
     "server, so every call needs this server's token. Without --token-file\n"
@@ -178,7 +181,7 @@ int ReadJobFlags(const ParsedArgs& args, ServeSetup& setup, std::ostream& err) {
   server::ServerOptions& options = setup.options;
   setup.runtime = RuntimeOptionsFromFlags(StoreUse::kRunJobs, args,
                                           ProcessEnv(), "state-dir");
-  setup.runtime.holder = store::RunnerHolder::kServer;
+  setup.runtime.holder = store::RunnerHolder::kSharedServer;
   options.env = setup.runtime.env;
   setup.runtime.block_stop_signals = true;
   setup.runtime.reap_orphans = true;
@@ -554,8 +557,15 @@ int RunServeCommand(const std::vector<std::string>& raw_args, std::ostream& out,
   }
   output.mu.Unlock();
   Env& env = *setup.runtime.env;
+  // Each check of the lease is also when a server sharing its store with
+  // others takes over the jobs of those that died.
   const LeaseWatch watch(
-      env, kLeaseCheckInterval, [&] { return (*server)->CheckRunnerLease(); },
+      env, kLeaseCheckInterval,
+      [&] {
+        absl::Status held = (*server)->CheckRunnerLease();
+        if (held.ok()) (*server)->TakeOverOrphans();
+        return held;
+      },
       [&env](const absl::Status&) { kill(env.ProcessId(), SIGTERM); });
   DrainOnStopSignal(setup.stop_signals, **server, web.get(), rest.get(), watch,
                     output, err);

@@ -56,6 +56,12 @@ ServeProcess::~ServeProcess() {
   if (pid_ > 0) Stop(SIGKILL);
 }
 
+std::string ServeProcess::runs_dir() const {
+  auto given = std::find(extra_.begin(), extra_.end(), "--state-dir");
+  if (given != extra_.end() && given + 1 != extra_.end()) return *(given + 1);
+  return dir_ + "/runs";
+}
+
 std::string ServeProcess::address() const {
   return "127.0.0.1:" + std::to_string(port_);
 }
@@ -73,12 +79,15 @@ bool ServeProcess::Start(std::string* error, std::chrono::seconds timeout) {
   ++launches_;
   const std::string out = dir_ + "/serve-" + std::to_string(launches_) + ".out";
   const std::string err = dir_ + "/serve-" + std::to_string(launches_) + ".err";
-  std::vector<std::string> argv = {HptuneBinary(),    "serve",
-                                   "--state-dir",     runs_dir(),
-                                   "--grace-seconds", "2"};
+  std::vector<std::string> argv = {HptuneBinary(), "serve", "--grace-seconds",
+                                   "2"};
   auto given = [&](const char* flag) {
     return std::find(extra_.begin(), extra_.end(), flag) != extra_.end();
   };
+  if (!given("--state-dir")) {
+    argv.push_back("--state-dir");
+    argv.push_back(runs_dir());
+  }
   if (!given("--db")) {  // A store URL of the test's own, else the file.
     argv.push_back("--db");
     argv.push_back(db());

@@ -27,7 +27,7 @@ namespace hptune::testing {
 class ServeProcess {
  public:
   // `dir` holds the database (hptune.db, unless `extra` gives --db), the
-  // state dir (runs/) and logs.
+  // state dir (runs/, unless `extra` gives --state-dir) and logs.
   explicit ServeProcess(std::string dir, std::vector<std::string> extra = {});
   ~ServeProcess();  // SIGKILLs a server still running.
 
@@ -48,7 +48,9 @@ class ServeProcess {
   std::string address() const;
   const std::string& dir() const { return dir_; }
   std::string db() const { return dir_ + "/hptune.db"; }
-  std::string runs_dir() const { return dir_ + "/runs"; }
+  // The state dir: runs/ in `dir`, unless `extra` gives --state-dir (as
+  // servers sharing one database on one machine share theirs).
+  std::string runs_dir() const;
   // Everything the server printed so far (stdout then stderr).
   std::string Output() const;
 
