@@ -35,12 +35,17 @@
 //
 //   throughput_benchmark [--clients=16] [--seconds=10] [--warmup_seconds=2]
 //                        [--completed_trials=10] [--curve_length=100]
-//                        [--keep_db] [--baseline] [--db=URL]
+//                        [--keep_db] [--baseline] [--db=URL] [--servers=N]
 //
 // --db names the store (a URL as `hptune serve --db` takes it, e.g.
 // postgresql:///hp?host=/run/postgresql); default a SQLite file in the temp
 // dir. The CPU figure counts this process only: a PostgreSQL server's own
 // CPU is not in it.
+//
+// --servers=N starts N servers in this process on the one --db (which must
+// then be a PostgreSQL store: docs/operations.md, "Several servers"), each
+// with its own store connections, and spreads the clients over them (client
+// k to server k mod N).
 //
 // --baseline replaces each round trip by two GetStudy calls (same number of
 // RPCs, a one-row store read each): the floor that gRPC, the threads and the
@@ -94,6 +99,7 @@ struct Flags {
   bool baseline = false;
   bool sync_clients = false;
   std::string db;  // A store URL; "" for a SQLite file in the temp dir.
+  int servers = 1;
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -116,6 +122,8 @@ Flags ParseFlags(int argc, char** argv) {
       flags.curve_length = std::atoi(v);
     } else if (const char* v = value_of("db")) {
       flags.db = v;
+    } else if (const char* v = value_of("servers")) {
+      flags.servers = std::atoi(v);
     } else if (arg == "--keep_db") {
       flags.keep_db = true;
     } else if (arg == "--baseline") {
@@ -128,11 +136,12 @@ Flags ParseFlags(int argc, char** argv) {
           "unknown flag " + arg +
               " (flags: --clients=N --seconds=S --warmup_seconds=S "
               "--completed_trials=N --curve_length=N --keep_db --baseline "
-              "--sync_clients --db=URL)");
+              "--sync_clients --db=URL --servers=N)");
     }
   }
   if (flags.clients < 1 || flags.seconds <= 0 || flags.warmup_seconds < 0 ||
-      flags.completed_trials < 0 || flags.curve_length < 1) {
+      flags.completed_trials < 0 || flags.curve_length < 1 ||
+      flags.servers < 1) {
     bench::Die(kProgram,
                "flags out of range: need clients >= 1, seconds > 0, "
                "warmup_seconds >= 0, completed_trials >= 0, curve_length >= 1");
@@ -413,18 +422,27 @@ int Main(int argc, char** argv) {
     bench::Die(kProgram, "cannot create a temp dir");
   const std::filesystem::path dir = dir_template;
 
-  server::ServerOptions options;
-  options.env = &DefaultEnv();
-  options.listen_address = "127.0.0.1:0";
-  options.db_path = flags.db.empty() ? (dir / "hptune.db").string() : flags.db;
-  const std::string store = store::PrintableStoreUrl(options.db_path);
-  options.state_dir = dir / "runs";
-  options.token = kToken;
-  absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
-      server::HptuneServer::Start(std::move(options));
-  if (!server.ok())
-    bench::Die(kProgram, "starting the server: " + server.status().ToString());
-  const int port = (*server)->port();
+  const std::string db =
+      flags.db.empty() ? (dir / "hptune.db").string() : flags.db;
+  const std::string store = store::PrintableStoreUrl(db);
+  std::vector<std::unique_ptr<server::HptuneServer>> servers;
+  std::vector<int> ports;
+  for (int n = 0; n < flags.servers; ++n) {
+    server::ServerOptions options;
+    options.env = &DefaultEnv();
+    options.listen_address = "127.0.0.1:0";
+    options.db_path = db;
+    options.state_dir = dir / "runs";
+    options.token = kToken;
+    absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
+        server::HptuneServer::Start(std::move(options));
+    if (!server.ok()) {
+      bench::Die(kProgram, "starting a server: " + server.status().ToString());
+    }
+    ports.push_back((*server)->port());
+    servers.push_back(*std::move(server));
+  }
+  const int port = ports[0];
 
   {
     std::unique_ptr<v1::StudyService::Stub> admin = Connect(port, -1);
@@ -442,7 +460,7 @@ int Main(int argc, char** argv) {
   std::vector<std::unique_ptr<v1::StudyService::Stub>> stubs;
   std::vector<int64_t> trials;
   for (int k = 0; k < flags.clients; ++k) {
-    stubs.push_back(Connect(port, k));
+    stubs.push_back(Connect(ports[k % flags.servers], k));
     trials.push_back(SuggestOne(*stubs.back(), "client-" + std::to_string(k)));
   }
 
@@ -496,9 +514,9 @@ int Main(int argc, char** argv) {
               flags.baseline ? "BASELINE GetStudy + GetStudy"
                              : "AddMeasurement + CheckEarlyStopping");
   std::printf(
-      "  server      in-process HptuneServer on 127.0.0.1:%d (clients in the "
-      "same process), %u hardware threads\n",
-      port, std::thread::hardware_concurrency());
+      "  server      %d in-process HptuneServer(s), the first on "
+      "127.0.0.1:%d (clients in the same process), %u hardware threads\n",
+      flags.servers, port, std::thread::hardware_concurrency());
   std::printf("  store       %s\n", store.c_str());
   std::printf(
       "  durable     %s, one committed transaction per AddMeasurement "
@@ -539,7 +557,7 @@ int Main(int argc, char** argv) {
   std::printf("  load avg    %s before, %s after (1, 5, 15 min)\n",
               load_before.c_str(), LoadAverage().c_str());
 
-  (*server)->Drain(std::chrono::milliseconds(100));
+  for (auto& server : servers) server->Drain(std::chrono::milliseconds(100));
   if (flags.keep_db) {
     std::printf("  database    %s (kept)\n", store.c_str());
   } else {
