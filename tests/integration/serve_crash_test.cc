@@ -67,17 +67,6 @@ std::vector<v1::Trial> Trials(const ServeProcess& server) {
   return {reply.trials().begin(), reply.trials().end()};
 }
 
-v1::Job::State JobState(const ServeProcess& server) {
-  v1::GetJobRequest request;
-  request.set_job_id("crashy");
-  request.set_omit_trials(true);
-  v1::Job job;
-  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
-    return v1::Job::STATE_UNSPECIFIED;
-  }
-  return job.state();
-}
-
 void SubmitCrashJob(const ServeProcess& server,
                     const v1::TrainingInput& input) {
   v1::SubmitJobRequest submit;
@@ -130,10 +119,10 @@ TEST(ServeCrashTest, KilledServerResumesTheJobWithoutLossOrOrphans) {
   server.Stop(SIGKILL);
 
   ASSERT_TRUE(server.Start(&error)) << error;
-  ASSERT_TRUE(
-      testing::PollUntil([&] { return JobState(server) == v1::Job::SUCCEEDED; },
-                         std::chrono::seconds(90)))
-      << "job state " << JobState(server) << "\n"
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return JobStateOf(server, "crashy") == v1::Job::SUCCEEDED; },
+      std::chrono::seconds(90)))
+      << "job state " << JobStateOf(server, "crashy") << "\n"
       << server.Output();
 
   const std::vector<v1::Trial> trials = Trials(server);
@@ -191,7 +180,7 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
   // end a job once its limit is reached.
   ASSERT_TRUE(testing::PollUntil(
       [&] {
-        const v1::Job::State state = JobState(server);
+        const v1::Job::State state = JobStateOf(server, "crashy");
         if (state == v1::Job::CANCELLED || state == v1::Job::SUCCEEDED ||
             state == v1::Job::FAILED) {
           return true;
@@ -201,7 +190,7 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
       },
       std::chrono::seconds(60)))
       << server.Output();
-  ASSERT_EQ(JobState(server), v1::Job::RUNNING)
+  ASSERT_EQ(JobStateOf(server, "crashy"), v1::Job::RUNNING)
       << "the job ended before its first trial reported 20 steps\n"
       << server.Output();
   server.Stop(SIGKILL);
@@ -210,7 +199,7 @@ TEST(ServeCrashTest, MaxRunningTimeCountsFromTheJobsStartAcrossARestart) {
 
   ASSERT_TRUE(testing::PollUntil(
       [&] {
-        const v1::Job::State state = JobState(server);
+        const v1::Job::State state = JobStateOf(server, "crashy");
         return state == v1::Job::CANCELLED || state == v1::Job::SUCCEEDED ||
                state == v1::Job::FAILED;
       },
@@ -304,10 +293,10 @@ TEST(ServeCrashTest, AFifoInPlaceOfTheCgroupRecordDoesNotWedgeARestart) {
   v1::Job job;
   status = server.JobStub()->CancelJob(Context().get(), cancel, &job);
   ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << server.Output();
-  EXPECT_TRUE(
-      testing::PollUntil([&] { return JobState(server) == v1::Job::CANCELLED; },
-                         std::chrono::seconds(60)))
-      << "job state " << JobState(server) << "\n"
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return JobStateOf(server, "crashy") == v1::Job::CANCELLED; },
+      std::chrono::seconds(60)))
+      << "job state " << JobStateOf(server, "crashy") << "\n"
       << server.Output();
   EXPECT_TRUE(testing::PollUntil(
       [&] { return testing::ReplicasUnder(server.runs_dir()).empty(); },

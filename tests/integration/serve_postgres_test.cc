@@ -60,16 +60,6 @@ bool TrialReported(const ServeProcess& server) {
          reply.trials_size() == 1 && reply.trials(0).measurements_size() > 0;
 }
 
-v1::Job::State JobState(const ServeProcess& server) {
-  v1::GetJobRequest request;
-  request.set_job_id("leased");
-  v1::Job job;
-  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
-    return v1::Job::STATE_UNSPECIFIED;
-  }
-  return job.state();
-}
-
 TEST(ServePostgresTest, AServerThatLosesItsLeaseStopsItsJobsAndExits) {
   absl::StatusOr<testing::PostgresServer*> postgres =
       testing::PostgresServer::Shared();
@@ -98,7 +88,7 @@ TEST(ServePostgresTest, AServerThatLosesItsLeaseStopsItsJobsAndExits) {
   // The lease is free: another server takes the database and the job.
   ServeProcess second(testing::MakeTempDir(), {"--db", *url});
   ASSERT_TRUE(second.Start(&error)) << error;
-  EXPECT_EQ(JobState(second), v1::Job::RUNNING);
+  EXPECT_EQ(JobStateOf(second, "leased"), v1::Job::RUNNING);
   v1::CancelJobRequest cancel;
   cancel.set_job_id("leased");
   v1::Job job;

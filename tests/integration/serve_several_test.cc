@@ -84,17 +84,6 @@ void Submit(const ServeProcess& server, const std::string& job_id,
   ASSERT_TRUE(status.ok()) << status.error_message();
 }
 
-v1::Job::State JobState(const ServeProcess& server, const std::string& id) {
-  v1::GetJobRequest request;
-  request.set_job_id(id);
-  request.set_omit_trials(true);
-  v1::Job job;
-  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
-    return v1::Job::STATE_UNSPECIFIED;
-  }
-  return job.state();
-}
-
 std::vector<v1::Trial> Trials(const ServeProcess& server,
                               const std::string& study) {
   v1::ListTrialsRequest request;
@@ -141,10 +130,10 @@ TEST(ServeSeveralTest, TwoServersAnswerEveryCallAndEachRunsItsOwnJobs) {
   for (const ServeProcess* server : {a.get(), b.get()}) {
     for (const char* job : {"on_a", "on_b"}) {
       ASSERT_TRUE(
-          testing::PollUntil([&] { return Ended(JobState(*server, job)); },
+          testing::PollUntil([&] { return Ended(JobStateOf(*server, job)); },
                              std::chrono::seconds(60)))
           << a->Output() << b->Output();
-      EXPECT_EQ(JobState(*server, job), v1::Job::SUCCEEDED) << job;
+      EXPECT_EQ(JobStateOf(*server, job), v1::Job::SUCCEEDED) << job;
       EXPECT_EQ(Trials(*server, job).size(), 2u) << job;
     }
   }
@@ -183,9 +172,9 @@ TEST(ServeSeveralTest, ACancelSentToAnotherServerReachesTheJobsServer) {
   // A's next look at the store (every 2 s) passes it on to the job's
   // runner, which stops the trainer and ends the job.
   ASSERT_TRUE(testing::PollUntil(
-      [&] { return JobState(*b, "long") == v1::Job::CANCELLED; },
+      [&] { return JobStateOf(*b, "long") == v1::Job::CANCELLED; },
       std::chrono::seconds(30)))
-      << JobState(*b, "long") << "\n"
+      << JobStateOf(*b, "long") << "\n"
       << a->Output();
   EXPECT_THAT(a->Output(), HasSubstr("job long: CANCELLED"));
   const std::vector<v1::Trial> trials = Trials(*b, "long");
@@ -263,7 +252,7 @@ void KillAndTakeOver(int kills, int max_trials, int steps) {
         },
         std::chrono::seconds(60)))
         << running.Output();
-    ASSERT_FALSE(Ended(JobState(taker, "taken")))
+    ASSERT_FALSE(Ended(JobStateOf(taker, "taken")))
         << "ended before kill " << kill;
     const int taken_before =
         testing::CountOccurrences(taker.Output(), "job taken: taken over");
@@ -285,10 +274,11 @@ void KillAndTakeOver(int kills, int max_trials, int steps) {
     ASSERT_TRUE(running.Start(&error)) << error;
   }
   const ServeProcess& last = *servers[kills % 2];
-  ASSERT_TRUE(testing::PollUntil([&] { return Ended(JobState(last, "taken")); },
-                                 std::chrono::seconds(120)))
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return Ended(JobStateOf(last, "taken")); },
+                         std::chrono::seconds(120)))
       << last.Output();
-  EXPECT_EQ(JobState(last, "taken"), v1::Job::SUCCEEDED) << last.Output();
+  EXPECT_EQ(JobStateOf(last, "taken"), v1::Job::SUCCEEDED) << last.Output();
   const std::vector<v1::Trial> trials = Trials(last, "taken");
   ASSERT_EQ(trials.size(), static_cast<size_t>(max_trials));
   for (int i = 0; i < max_trials; ++i) {

@@ -41,17 +41,6 @@ v1::TrainingInput SetsidJob(const std::string& started, bool hang) {
   return input;
 }
 
-v1::Job::State JobState(const ServeProcess& server, const std::string& id) {
-  v1::GetJobRequest request;
-  request.set_job_id(id);
-  request.set_omit_trials(true);
-  v1::Job job;
-  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
-    return v1::Job::STATE_UNSPECIFIED;
-  }
-  return job.state();
-}
-
 void Submit(const ServeProcess& server, const std::string& id,
             const v1::TrainingInput& input) {
   v1::SubmitJobRequest submit;
@@ -86,9 +75,9 @@ TEST(ServeZombieTest, ChildrenInSessionsOfTheirOwnAreCollectedAfterTheTrial) {
   const std::string started = dir + "/started";
   ASSERT_NO_FATAL_FAILURE(Submit(server, "ends", SetsidJob(started, false)));
   ASSERT_TRUE(testing::PollUntil(
-      [&] { return JobState(server, "ends") == v1::Job::SUCCEEDED; },
+      [&] { return JobStateOf(server, "ends") == v1::Job::SUCCEEDED; },
       std::chrono::seconds(60)))
-      << "job state " << JobState(server, "ends") << "\n"
+      << "job state " << JobStateOf(server, "ends") << "\n"
       << server.Output();
   ASSERT_EQ(testing::CountOccurrences(testing::ReadFileOrEmpty(started), "\n"),
             kChildren);
@@ -115,9 +104,9 @@ TEST(ServeZombieTest, ChildrenInSessionsOfTheirOwnAreCollectedAfterACancel) {
       server.JobStub()->CancelJob(Context().get(), cancel, &job);
   ASSERT_TRUE(status.ok()) << status.error_message();
   ASSERT_TRUE(testing::PollUntil(
-      [&] { return JobState(server, "cancelled") == v1::Job::CANCELLED; },
+      [&] { return JobStateOf(server, "cancelled") == v1::Job::CANCELLED; },
       std::chrono::seconds(60)))
-      << "job state " << JobState(server, "cancelled") << "\n"
+      << "job state " << JobStateOf(server, "cancelled") << "\n"
       << server.Output();
   ExpectNoZombiesLeft(server);
 }

@@ -196,6 +196,18 @@ std::unique_ptr<grpc::ClientContext> Context(
   return context;
 }
 
+v1::Job::State JobStateOf(const ServeProcess& server,
+                          const std::string& job_id) {
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  request.set_omit_trials(true);
+  v1::Job job;
+  if (!server.JobStub()->GetJob(Context().get(), request, &job).ok()) {
+    return v1::Job::STATE_UNSPECIFIED;
+  }
+  return job.state();
+}
+
 std::set<pid_t> ReplicasUnder(const std::string& dir) {
   const std::string marker =
       "HPTUNE_REPLICA=" +

@@ -77,6 +77,11 @@ std::unique_ptr<grpc::ClientContext> Context(
     const std::optional<std::string>& token = std::nullopt,
     std::chrono::seconds deadline = std::chrono::seconds(30));
 
+// Job `job_id`'s state as `server` answers GetJob; STATE_UNSPECIFIED when
+// the call fails (the server is down, the job unknown).
+v1::Job::State JobStateOf(const ServeProcess& server,
+                          const std::string& job_id);
+
 // Pids of live processes whose environment holds an HPTUNE_REPLICA marker
 // under `dir` (a test's runs directory): trainers nobody stopped.
 std::set<pid_t> ReplicasUnder(const std::string& dir);
