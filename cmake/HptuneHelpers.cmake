@@ -52,11 +52,13 @@ function(hptune_test_pch)
 endfunction()
 
 # hptune_test(NAME SOURCES ... [DEPS ...] [LABELS ...] [TIMEOUT s]
-#             [FIXTURES ...])
+#             [FIXTURES ...] [RESOURCE_LOCK name])
 # One GoogleTest executable, registered with ctest test by test; FIXTURES
-# are ctest fixtures each of its tests requires.
+# are ctest fixtures each of its tests requires, RESOURCE_LOCK a resource
+# its tests hold alone (the Slurm test cluster).
 function(hptune_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;FIXTURES" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT;RESOURCE_LOCK"
+    "SOURCES;DEPS;LABELS;FIXTURES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
@@ -73,6 +75,9 @@ function(hptune_test name)
   set(fixtures)
   if(ARG_FIXTURES)
     set(fixtures FIXTURES_REQUIRED "${ARG_FIXTURES}")
+  endif()
+  if(ARG_RESOURCE_LOCK)
+    list(APPEND fixtures RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
   endif()
   gtest_discover_tests(${name}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
