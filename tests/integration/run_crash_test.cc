@@ -28,8 +28,6 @@
 namespace hptune {
 namespace {
 
-constexpr int kMaxTrials = testing::RunCrashFixture::kMaxTrials;
-
 using testing::ReadLedger;
 using Report = testing::LedgerReport;
 

@@ -16,6 +16,19 @@
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/run_process.h"
 
+// Whether AddressSanitizer is compiled in: g++ defines __SANITIZE_ADDRESS__,
+// clang answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define HPTUNE_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HPTUNE_UNDER_ASAN 1
+#endif
+#endif
+#ifndef HPTUNE_UNDER_ASAN
+#define HPTUNE_UNDER_ASAN 0
+#endif
+
 namespace hptune {
 namespace {
 
@@ -230,7 +243,7 @@ int64_t RssKb(pid_t pid) {
 // after parsing) on many gRPC threads at once: the server's memory grows
 // while it serves them and goes back after, round after round.
 TEST_F(ServeLimitsTest, MemoryReturnsAfterLargeRequests) {
-#ifdef __SANITIZE_ADDRESS__
+#if HPTUNE_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer's allocator keeps freed memory in "
                   "quarantine; what is measured is glibc's";
 #endif
