@@ -112,16 +112,22 @@ absl::StatusOr<std::unique_ptr<JobHold>> PgRunnerLease::HoldJob(
   return std::make_unique<PgJobHold>(*this, key);
 }
 
-// Holds `key`'s lock for a moment, exclusively: whether nobody else held it.
+// Whether no other session holds `key`'s lock in this database (advisory
+// locks are per database), read from the lock table.
+// Taking the lock for a moment to find out would itself refuse another
+// server starting at that moment. Each caller takes its own lock before it
+// reads the other's, so of a run and a server starting together at least
+// one sees the other (both may be refused; neither goes unseen).
 absl::StatusOr<bool> FreeOfOthers(PgConnection& session, int32_t key) {
   HPTUNE_ASSIGN_OR_RETURN(
-      bool free,
-      TryLock(session, absl::StrCat("pg_try_advisory_lock", LockArgs(key))));
-  if (free) {
-    HPTUNE_RETURN_IF_ERROR(
-        session.Exec(absl::StrCat("SELECT pg_advisory_unlock", LockArgs(key))));
-  }
-  return free;
+      PgResult holders,
+      session.Query(absl::StrCat(
+          "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+          "granted AND pid <> pg_backend_pid() AND database = (SELECT oid "
+          "FROM pg_database WHERE datname = current_database()) AND "
+          "classid = ",
+          kPgLockClass, " AND objid = ", key, " AND objsubid = 2")));
+  return PgValue(holders, 0, 0) == "0";
 }
 
 absl::Status InUseByRuns(PgConnection& session) {

@@ -8,8 +8,10 @@
 // on a connection of each lease's own, on a real server started by this
 // binary. A new store adds its factory.
 #include <functional>
+#include <latch>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -179,6 +181,51 @@ TEST_P(RunnerLeaseConformanceTest, EachJobIsHeldByOneSharedServer) {
   taken->reset();
   second->reset();
   EXPECT_OK((*first)->HoldJob("job_2").status());
+}
+
+// Leases asked for by `holders` threads at once, released together: how
+// many of them were granted, round by round.
+std::vector<int> GrantedTogether(
+    int rounds, const std::vector<std::function<
+                    absl::StatusOr<std::unique_ptr<RunnerLease>>()>>& holders) {
+  std::vector<int> granted;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<absl::StatusOr<std::unique_ptr<RunnerLease>>> leases(
+        holders.size());
+    std::latch start(static_cast<std::ptrdiff_t>(holders.size()));
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < holders.size(); ++i) {
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        leases[i] = holders[i]();
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    int ok = 0;
+    for (const auto& lease : leases) ok += lease.ok() ? 1 : 0;
+    granted.push_back(ok);
+  }
+  return granted;
+}
+
+// Servers that start at the same moment are all admitted where servers
+// share the store, and exactly one where they do not: a check that took
+// the runs' lock for a moment refused a server starting beside another.
+TEST_P(RunnerLeaseConformanceTest, SharedServersStartingTogether) {
+  const auto shared = [this] { return SharedServer(); };
+  const int expected = GetParam().shares_servers ? 3 : 1;
+  for (int granted : GrantedTogether(30, {shared, shared, shared})) {
+    ASSERT_EQ(granted, expected);
+  }
+}
+
+// A run and a server that start at the same moment are never both
+// admitted.
+TEST_P(RunnerLeaseConformanceTest, ARunAndASharedServerStartingTogether) {
+  for (int granted : GrantedTogether(30, {[this] { return SharedServer(); },
+                                          [this] { return Run(""); }})) {
+    ASSERT_LE(granted, 1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
