@@ -25,6 +25,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "src/store/spec_cache.h"
 
 struct pg_conn;
 struct pg_result;
@@ -107,6 +108,9 @@ class PgConnection {
   [[nodiscard]] absl::Status Error(const pg_result* result,
                                    std::string_view context) const;
 
+  // The specs this connection decoded from study rows (study_tables.cc).
+  StudySpecCache& spec_cache() { return spec_cache_; }
+
  private:
   friend class PgStatement;
   PgConnection(pg_conn* conn, std::string printable)
@@ -119,6 +123,7 @@ class PgConnection {
     int parameters = 0;
   };
   std::unordered_map<std::string, Prepared> prepared_;
+  StudySpecCache spec_cache_;
 };
 
 // The text of row `row`, column `column` of `result`; "" past its end.

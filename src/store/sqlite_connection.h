@@ -22,6 +22,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "src/store/spec_cache.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -126,6 +127,9 @@ class SqliteConnection {
   // readers of older snapshots, then copies the whole WAL.
   [[nodiscard]] absl::Status CheckpointFull();
 
+  // The specs this connection decoded from study rows (study_tables.cc).
+  StudySpecCache& spec_cache() { return spec_cache_; }
+
  private:
   SqliteConnection(std::string path, sqlite3* db,
                    std::chrono::milliseconds busy_deadline);
@@ -142,6 +146,7 @@ class SqliteConnection {
   std::optional<std::chrono::steady_clock::time_point> retry_deadline_;
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
   std::function<void(int)> wal_hook_;
+  StudySpecCache spec_cache_;
 };
 
 // True for the transient error of a busy or locked database.

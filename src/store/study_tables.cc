@@ -9,6 +9,7 @@
 #include "hptune/core/stored_spec.h"
 #include "src/store/postgres_connection.h"
 #include "src/store/record_codec.h"
+#include "src/store/spec_cache.h"
 #include "src/store/store_tables.h"
 #include "src/store/table_rows.h"
 
@@ -20,9 +21,10 @@ constexpr char kStudyColumns[] =
     "resumed_trials, owner_uid";
 
 // The spec a spec_json column holds (StudySpecToJson's form); DataLoss when
-// it does not read back.
-absl::StatusOr<StudySpec> ReadStoredSpec(std::string_view text) {
-  absl::StatusOr<StudySpec> spec = DecodeStoredStudySpec(text);
+// it does not read back. Decoded once per text and connection (`cache`).
+absl::StatusOr<StudySpec> ReadStoredSpec(StudySpecCache& cache,
+                                         std::string_view text) {
+  absl::StatusOr<StudySpec> spec = cache.Decode(text, DecodeStoredStudySpec);
   if (!spec.ok()) {
     return absl::DataLossError(absl::StrCat("cannot read stored study spec: ",
                                             spec.status().message()));
@@ -31,11 +33,11 @@ absl::StatusOr<StudySpec> ReadStoredSpec(std::string_view text) {
 }
 
 template <typename Row>
-absl::StatusOr<StudyRecord> ReadStudy(const Row& row) {
+absl::StatusOr<StudyRecord> ReadStudy(StudySpecCache& cache, const Row& row) {
   StudyRecord study;
   study.name = row.ColumnText(0);
   const std::string label = StudyLabel(study.name);
-  auto spec = ReadStoredSpec(row.ColumnText(1));
+  auto spec = ReadStoredSpec(cache, row.ColumnText(1));
   HPTUNE_RETURN_IF_ERROR(InRecord(spec.status(), label));
   study.spec = *std::move(spec);
   study.spec.custom_algorithm = row.ColumnText(6);
@@ -83,7 +85,7 @@ absl::StatusOr<std::optional<StudyRecord>> SelectStudy(Db& db,
   select.BindText(1, name);
   HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
   if (!row) return std::nullopt;
-  return ReadStudy(select);
+  return ReadStudy(db.spec_cache(), select);
 }
 
 template <typename Db>
@@ -95,7 +97,8 @@ absl::StatusOr<std::vector<StudyRecord>> SelectStudies(Db& db) {
   while (true) {
     HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
     if (!row) break;
-    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, ReadStudy(select));
+    HPTUNE_ASSIGN_OR_RETURN(StudyRecord study,
+                            ReadStudy(db.spec_cache(), select));
     studies.push_back(std::move(study));
   }
   return studies;

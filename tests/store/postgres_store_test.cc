@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/core/config.h"
 #include "hptune/env/clock.h"
 #include "hptune/env/env.h"
 #include "hptune/store/open_store.h"
@@ -89,6 +90,24 @@ TEST_F(PostgresStoreTest, WritesAreThereForTheNextStore) {
   auto again = OpenStore(url_ + "&pool=1", clock_);
   ASSERT_OK(again.status());
   EXPECT_OK((*again)->GetStudy("kept").status());
+}
+
+// A connection keeps the specs it decoded by their stored text
+// (spec_cache.h): a row whose text changed, here by another server, reads
+// back with its new spec. One connection, so the second read is on the
+// connection that decoded the first.
+TEST_F(PostgresStoreTest, AStudyRowWhoseSpecChangedReadsTheNewSpec) {
+  auto store = OpenStore(url_ + "&pool=1", clock_);
+  ASSERT_OK(store.status());
+  ASSERT_OK((*store)->CreateStudy(MakeStudy("mnist")));
+  absl::StatusOr<StudyRecord> before = (*store)->GetStudy("mnist");
+  ASSERT_OK(before.status());
+  StudySpec changed = before->spec;
+  changed.max_trials += 7;
+  Sql("UPDATE studies SET spec_json = '" + StudySpecToJson(changed) + "'");
+  absl::StatusOr<StudyRecord> after = (*store)->GetStudy("mnist");
+  ASSERT_OK(after.status());
+  EXPECT_EQ(after->spec.max_trials, before->spec.max_trials + 7);
 }
 
 // Two stores stand for two servers: each trial number is given once.

@@ -553,6 +553,22 @@ TEST_F(SqliteStoreTest, CorruptStoredRecordIsDataLossNamingIt) {
   EXPECT_OK(store->GetTrial("mnist", 1).status());
 }
 
+// A connection keeps the specs it decoded by their stored text
+// (spec_cache.h): a row whose text changed, here by another connection,
+// reads back with its new spec, never the one kept for the old text.
+TEST_F(SqliteStoreTest, AStudyRowWhoseSpecChangedReadsTheNewSpec) {
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(store->CreateStudy(MakeStudy("mnist")));
+  ASSERT_OK_AND_ASSIGN(StudyRecord before, store->GetStudy("mnist"));
+  StudySpec changed = before.spec;
+  changed.max_trials += 7;
+  RawDb(path_).Exec("UPDATE studies SET spec_json = '" +
+                    StudySpecToJson(changed) + "'");
+  ASSERT_OK_AND_ASSIGN(StudyRecord after, store->GetStudy("mnist"));
+  EXPECT_EQ(after.spec.max_trials, before.spec.max_trials + 7);
+}
+
 TEST_F(SqliteStoreTest, LockedDatabaseIsUnavailableAfterTheDeadline) {
   constexpr auto kDeadline = std::chrono::milliseconds(500);
   std::unique_ptr<SqliteStore> store = OpenStore({.busy_deadline = kDeadline});
