@@ -1,4 +1,4 @@
-// Store throughput: durable measurement writes and trial reads, for
+// Store throughput: durable measurement writes, trial and study reads, for
 // SqliteStore on a file and MemoryStore. Run with `make bench`.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -75,6 +75,20 @@ BENCHMARK(BM_ListTrials)
     ->Args({0, 100})
     ->Args({1, 100})
     ->Args({1, 1000});
+
+// One study's row and its spec, as GetStudy, SuggestTrials and
+// CompleteTrial read it.
+void BM_GetStudy(benchmark::State& state) {
+  std::string dir;
+  auto s = MakeStore(state.range(0) == 1, &dir);
+  (void)s->CreateStudy(BenchStudy());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(s->GetStudy("bench"));
+  }
+  s.reset();
+  if (!dir.empty()) std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_GetStudy)->ArgName("sqlite")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace hptune
