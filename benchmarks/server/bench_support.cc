@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
+
+#include "hptune/env/env.h"
 
 namespace hptune::bench {
 
@@ -19,6 +22,28 @@ void DieUnlessOk(std::string_view program, const grpc::Status& status,
   if (status.ok()) return;
   Die(program, std::string(what) + ": " + std::to_string(status.error_code()) +
                    " " + status.error_message());
+}
+
+std::vector<std::unique_ptr<server::HptuneServer>> StartServers(
+    std::string_view program, const std::string& db,
+    const std::filesystem::path& dir, std::string_view token, int count) {
+  std::vector<std::unique_ptr<server::HptuneServer>> servers;
+  for (int n = 0; n < count; ++n) {
+    server::ServerOptions options;
+    options.env = &DefaultEnv();
+    options.listen_address = "127.0.0.1:0";
+    options.db_path = db;
+    options.state_dir = dir / "runs";
+    options.token = std::string(token);
+    absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
+        server::HptuneServer::Start(std::move(options));
+    if (!server.ok()) {
+      Die(program, "starting server " + std::to_string(n + 1) + ": " +
+                       server.status().ToString());
+    }
+    servers.push_back(*std::move(server));
+  }
+  return servers;
 }
 
 std::unique_ptr<v1::StudyService::Stub> Connect(int port, int channel_id) {

@@ -33,7 +33,13 @@
 //
 //   many_studies_benchmark [--studies=200] [--clients=32] [--seconds=10]
 //                          [--warmup_seconds=2] [--history=20] [--turn=N]
-//                          [--algorithm=RANDOM_SEARCH|GP]
+//                          [--algorithm=RANDOM_SEARCH|GP] [--db=URL]
+//                          [--servers=N]
+//
+// --db=URL: the store (default a SQLite file in the temp dir). --servers=N
+// starts N servers in this process on that one store (then a postgresql://
+// URL: docs/operations.md, "Several servers"), client k calling server
+// k mod N.
 //
 // --algorithm=GP is hptune's default designer, with its refits on the
 // engine's worker as the server runs them; a suggestion then costs
@@ -60,6 +66,7 @@
 
 #include "benchmarks/server/bench_support.h"
 #include "hptune/core/study.h"
+#include "hptune/store/open_store.h"
 #include "hptune/v1/study_service.grpc.pb.h"
 #include "src/server/server.h"
 
@@ -86,6 +93,8 @@ struct Flags {
   int history = 20;
   int turn = 0;  // Trials per study's turn; 0: studies drawn at random.
   std::string algorithm = "RANDOM_SEARCH";
+  std::string db;  // Empty: a SQLite file in the temp dir.
+  int servers = 1;
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -110,22 +119,28 @@ Flags ParseFlags(int argc, char** argv) {
       flags.turn = std::atoi(v);
     } else if (const char* v = value_of("algorithm")) {
       flags.algorithm = v;
+    } else if (const char* v = value_of("db")) {
+      flags.db = v;
+    } else if (const char* v = value_of("servers")) {
+      flags.servers = std::atoi(v);
     } else {
       bench::Die(
           kProgram,
           "unknown flag " + arg +
               " (flags: --studies=N --clients=N --seconds=S --warmup_seconds=S "
-              "--history=N --turn=N --algorithm=RANDOM_SEARCH|GP)");
+              "--history=N --turn=N --algorithm=RANDOM_SEARCH|GP --db=URL "
+              "--servers=N)");
     }
   }
   if (flags.studies < 1 || flags.clients < 1 || flags.seconds <= 0 ||
       flags.warmup_seconds < 0 || flags.history < 0 || flags.turn < 0 ||
+      flags.servers < 1 ||
       (flags.algorithm != "RANDOM_SEARCH" && flags.algorithm != "GP")) {
     bench::Die(
         kProgram,
         "flags out of range: need studies >= 1, clients >= 1, seconds > 0, "
-        "warmup_seconds >= 0, history >= 0, turn >= 0, algorithm "
-        "RANDOM_SEARCH or GP");
+        "warmup_seconds >= 0, history >= 0, turn >= 0, servers >= 1, "
+        "algorithm RANDOM_SEARCH or GP");
   }
   return flags;
 }
@@ -319,9 +334,12 @@ void Print(const Flags& flags, int port, const Window& window,
       trials == 0 ? 0 : 1e3 * cpu_s / static_cast<double>(trials);
   std::printf("hptune SuggestTrials + CompleteTrial across studies\n");
   std::printf(
-      "  server      in-process HptuneServer on 127.0.0.1:%d (clients in the "
-      "same process), SQLite WAL file, %u hardware threads\n",
-      port, cores);
+      "  server      %d in-process HptuneServer(s), the first on "
+      "127.0.0.1:%d (clients in the same process), %u hardware threads\n",
+      flags.servers, port, cores);
+  std::printf("  store       %s\n",
+              flags.db.empty() ? "SQLite WAL file in a temp dir"
+                               : store::PrintableStoreUrl(flags.db).c_str());
   std::printf("  studies     %d, %s, each with %d trials first\n",
               flags.studies, flags.algorithm.c_str(), flags.history);
   std::printf(
@@ -362,20 +380,16 @@ int Main(int argc, char** argv) {
     bench::Die(kProgram, "cannot create a temp dir");
   const std::filesystem::path dir = dir_template;
 
-  server::ServerOptions options;
-  options.env = &DefaultEnv();
-  options.listen_address = "127.0.0.1:0";
-  options.db_path = (dir / "hptune.db").string();
-  options.state_dir = dir / "runs";
-  options.token = kToken;
-  absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
-      server::HptuneServer::Start(std::move(options));
-  if (!server.ok())
-    bench::Die(kProgram, "starting the server: " + server.status().ToString());
-  const int port = (*server)->port();
+  const std::string db =
+      flags.db.empty() ? (dir / "hptune.db").string() : flags.db;
+  std::vector<std::unique_ptr<server::HptuneServer>> servers =
+      bench::StartServers(kProgram, db, dir, kToken, flags.servers);
+  const int port = servers[0]->port();
 
   std::vector<std::unique_ptr<v1::StudyService::Stub>> stubs;
-  for (int k = 0; k < flags.clients; ++k) stubs.push_back(Connect(port, k));
+  for (int k = 0; k < flags.clients; ++k) {
+    stubs.push_back(Connect(servers[k % flags.servers]->port(), k));
+  }
   Prepare(flags, stubs);
 
   const auto to_duration = [](double s) {
@@ -403,7 +417,7 @@ int Main(int argc, char** argv) {
   for (std::thread& t : threads) t.join();
 
   Print(flags, port, window, results, cpu_s, load_before);
-  (*server)->Drain(std::chrono::milliseconds(100));
+  for (auto& server : servers) server->Drain(std::chrono::milliseconds(100));
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   std::fflush(stdout);

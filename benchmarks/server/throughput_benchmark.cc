@@ -425,23 +425,10 @@ int Main(int argc, char** argv) {
   const std::string db =
       flags.db.empty() ? (dir / "hptune.db").string() : flags.db;
   const std::string store = store::PrintableStoreUrl(db);
-  std::vector<std::unique_ptr<server::HptuneServer>> servers;
+  std::vector<std::unique_ptr<server::HptuneServer>> servers =
+      bench::StartServers(kProgram, db, dir, kToken, flags.servers);
   std::vector<int> ports;
-  for (int n = 0; n < flags.servers; ++n) {
-    server::ServerOptions options;
-    options.env = &DefaultEnv();
-    options.listen_address = "127.0.0.1:0";
-    options.db_path = db;
-    options.state_dir = dir / "runs";
-    options.token = kToken;
-    absl::StatusOr<std::unique_ptr<server::HptuneServer>> server =
-        server::HptuneServer::Start(std::move(options));
-    if (!server.ok()) {
-      bench::Die(kProgram, "starting a server: " + server.status().ToString());
-    }
-    ports.push_back((*server)->port());
-    servers.push_back(*std::move(server));
-  }
+  for (const auto& server : servers) ports.push_back(server->port());
   const int port = ports[0];
 
   {
