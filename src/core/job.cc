@@ -66,6 +66,19 @@ std::string_view ToString(TaskType type) {
   return "unknown";
 }
 
+StudySpec RunStudyOf(const JobSpec& job) {
+  if (job.study) return *job.study;
+  StudySpec one_run;
+  one_run.max_trials = 1;
+  one_run.max_parallel_trials = 1;
+  one_run.max_failed_trials = 1;
+  return one_run;
+}
+
+bool IsOneRunStudy(const StudySpec& spec) {
+  return spec == RunStudyOf(JobSpec{});
+}
+
 std::string JobSpec::PoolConfigPath(TaskType type) const {
   if (dialect == SpecDialect::kVertex) {
     // A Vertex job without a study was written as a CustomJob.

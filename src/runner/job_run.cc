@@ -124,9 +124,8 @@ absl::StatusOr<bool> JobRun::StartTrials() {
     }
     HPTUNE_RETURN_IF_ERROR(placement.status());
     const int slot = slots_.NextFree();
-    HPTUNE_ASSIGN_OR_RETURN(
-        engine::SuggestResponse response,
-        engine_.SuggestTrials(study_.name, 1, slots_.Client(slot)));
+    HPTUNE_ASSIGN_OR_RETURN(engine::SuggestResponse response,
+                            NextTrial(slots_.Client(slot)));
     if (response.trials.empty()) {
       // Nothing now; later only if running trials end (maxParallelTrials
       // counts trials of other clients too) and the study is not done.
@@ -141,6 +140,29 @@ absl::StatusOr<bool> JobRun::StartTrials() {
   }
   slots_.Trim();
   return started;
+}
+
+absl::StatusOr<engine::SuggestResponse> JobRun::NextTrial(
+    const std::string& client) {
+  if (job_.study) return engine_.SuggestTrials(study_.name, 1, client);
+  // A job without a study runs once: its one trial, made here (no designer
+  // has a space to search), or found unfinished by a runner taking over.
+  HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
+                          store_.ListTrialSummaries(study_.name));
+  engine::SuggestResponse response;
+  if (trials.empty()) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial made,
+        engine_.CreateTrial(study_.name, {.state = TrialState::kActive,
+                                          .client_id = client,
+                                          .origin = "one run"}));
+    response.trials.push_back(std::move(made));
+  } else if (!IsTerminal(trials.front().state)) {
+    response.trials.push_back(std::move(trials.front()));
+  } else {
+    response.study_completed = true;
+  }
+  return response;
 }
 
 absl::Status JobRun::StartTrial(int slot, const Trial& trial,
@@ -189,7 +211,8 @@ absl::Status JobRun::StartTrial(int slot, const Trial& trial,
   }
   auto execution = std::make_unique<TrialExecution>(
       store_, study_.name, launcher_, std::move(launch), std::move(placement),
-      study_.spec.metric_tag(), ObjectiveField(job_), limits_, env_);
+      job_.study ? study_.spec.metric_tag() : "", ObjectiveField(job_), limits_,
+      env_);
   HPTUNE_RETURN_IF_ERROR(
       execution->Start(trial, slots_.TakeUnfinished(trial.number)));
   if (take_over && !execution->reattached()) {
@@ -455,8 +478,11 @@ absl::StatusOr<std::optional<JobOutcome>> JobRun::Step() {
   }
   const int max_failed = study_.spec.EffectiveMaxFailedTrials();
   if (failed_ >= max_failed) {
-    std::string message = absl::StrCat("maxFailedTrials (", max_failed,
-                                       ") reached; last: ", last_failure_);
+    // A job without a study fails with its one run, for that run's reason.
+    std::string message = job_.study
+                              ? absl::StrCat("maxFailedTrials (", max_failed,
+                                             ") reached; last: ", last_failure_)
+                              : last_failure_;
     HPTUNE_RETURN_IF_ERROR(EndAll("the job failed: maxFailedTrials reached"));
     return JobOutcome{JobState::kFailed, std::move(message)};
   }

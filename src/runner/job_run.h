@@ -71,6 +71,9 @@ class JobRun {
  private:
   bool Cancelled() const;
   absl::StatusOr<bool> StartTrials();
+  // The trial for `client` to run: the designer's suggestion, or for a job
+  // without a study its one trial (RunStudyOf), once.
+  absl::StatusOr<engine::SuggestResponse> NextTrial(const std::string& client);
   [[nodiscard]] absl::Status StartTrial(
       int slot, const Trial& trial,
       std::unique_ptr<launch::Placement> placement);

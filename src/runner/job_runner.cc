@@ -63,8 +63,12 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job, JobOwner owner,
     return absl::AlreadyExistsError(
         absl::StrCat("job \"", job.job_id, "\" already exists"));
   }
-  const StudySpec& spec = *job.study;
-  HPTUNE_RETURN_IF_ERROR(engine_.CheckNewStudy(job.job_id, spec));
+  const StudySpec spec = RunStudyOf(job);
+  // The one-run study of a job without one is the runner's, not a user's
+  // spec: it has no parameters for the engine's checks or a designer.
+  if (job.study) {
+    HPTUNE_RETURN_IF_ERROR(engine_.CheckNewStudy(job.job_id, spec));
+  }
   if (auto taken = store_.GetStudy(job.job_id); taken.ok()) {
     // Job IDs and ask/tell studies share one namespace: say whose study
     // holds the name, so a squatted name is settled by its owner or the
@@ -116,6 +120,12 @@ absl::StatusOr<JobRecord> JobRunner::Submit(const JobSpec& job, JobOwner owner,
 absl::Status JobRunner::CreateStudyOf(const JobSpec& job,
                                       std::vector<Trial> resumed,
                                       int64_t owner_uid) {
+  if (!job.study) {
+    return store_.CreateStudy({.name = job.job_id,
+                               .spec = RunStudyOf(job),
+                               .create_time = env_.Now(),
+                               .owner_uid = owner_uid});
+  }
   HPTUNE_ASSIGN_OR_RETURN(
       StudyRecord study,
       engine_.CreateStudy(job.job_id, *job.study,

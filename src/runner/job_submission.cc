@@ -9,19 +9,6 @@
 namespace hptune::runner::internal {
 
 absl::Status CheckRunnable(const JobSpec& job) {
-  if (!job.study && job.dialect == SpecDialect::kVertex) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job \"", job.job_id,
-        "\": a CustomJob (jobSpec without studySpec) is one training run, "
-        "and hptune runs hyperparameter tuning jobs only: give it a studySpec "
-        "and send it as a HyperparameterTuningJob"));
-  }
-  if (!job.study) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("job \"", job.job_id,
-                     "\": trainingInput.hyperparameters is missing; hptune "
-                     "runs hyperparameter tuning jobs"));
-  }
   // A pool with an image runs its own command; only host pools need one.
   if (job.RunsHostTrainer() && job.command.empty() && job.module_name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(

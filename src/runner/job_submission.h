@@ -14,9 +14,10 @@
 
 namespace hptune::runner::internal {
 
-// InvalidArgument naming the job when it has no hyperparameters or no
-// trainer (command or pythonModule), or naming the field when its command
-// line is longer than exec(2) takes (ValidateTrainerCommandLine).
+// InvalidArgument naming the job when it has no trainer (command or
+// pythonModule), or naming the field when its command line is longer than
+// exec(2) takes (ValidateTrainerCommandLine). A job without hyperparameters
+// runs once (RunStudyOf).
 [[nodiscard]] absl::Status CheckRunnable(const JobSpec& job);
 
 // The trials of job `previous` whose results a resumed job starts from (AI

@@ -131,6 +131,9 @@ absl::Status PrepareNewStudy(StudyRecord& study, Timestamp now) {
   }
   HPTUNE_RETURN_IF_ERROR(CheckStoredStudyState(study.name, study.state));
   if (study.create_time == Timestamp{}) study.create_time = now;
+  // The one-run study of a job without one (a CustomJob) has no
+  // parameters, which no user's spec may lack.
+  if (IsOneRunStudy(study.spec)) return absl::OkStatus();
   if (std::vector<FieldError> errors =
           ValidateStudySpec(study.spec, "hyperparameters");
       !errors.empty()) {

@@ -1,5 +1,5 @@
 // Vertex AI's projects.locations.hyperparameterTuningJobs (and customJobs,
-// which hptune reads but does not run) on `hptune serve
+// each run once) on `hptune serve
 // --rest`, driven by the real gcloud (`gcloud ai hp-tuning-jobs`, its
 // aiplatform endpoint pointed at the server): describe shows each trial
 // the server stored, list finds the job, cancel cancels, errors are
@@ -298,8 +298,8 @@ TEST_F(RestVertexGcloudTest, CreateErrorsAreTheServersInVertexNames) {
 }
 
 // `gcloud ai custom-jobs`: create's CustomJob reaches the reader (errors
-// name jobSpec's fields) and the service, whose runner runs tuning jobs
-// only and says so; a tuning job is no custom job (NOT_FOUND, not listed).
+// name jobSpec's fields); a tuning job is no custom job (NOT_FOUND, not
+// listed).
 TEST_F(RestVertexGcloudTest, CustomJobsAreReadAndTuningJobsAreNotCustomJobs) {
   StartServer(/*with_rules=*/false);
   httplib::Result created =
@@ -333,14 +333,6 @@ TEST_F(RestVertexGcloudTest, CustomJobsAreReadAndTuningJobsAreNotCustomJobs) {
   EXPECT_NE(bad.exit_code, 0) << bad.out;
   EXPECT_THAT(bad.err,
               HasSubstr("jobSpec.workerPoolSpecs[0].machineSpec.machineType"));
-  write_config("n1-standard-4");
-  ProcessResult refused =
-      gcloud_->Run({"ai", "custom-jobs", "create", "--config", config,
-                    "--region", "us-central1", "--display-name", "one-run"});
-  EXPECT_NE(refused.exit_code, 0) << refused.out;
-  EXPECT_THAT(refused.err, HasSubstr("INVALID_ARGUMENT"));
-  EXPECT_THAT(refused.err, HasSubstr("a CustomJob (jobSpec without studySpec) "
-                                     "is one training run"));
 }
 
 std::string WhyNoContainers() {
@@ -417,6 +409,93 @@ TEST_F(RestVertexGcloudTest, GcloudCreatesAJobThatRunsInContainers) {
   EXPECT_EQ(testing::CountOccurrences(logs.out, "master: workers"), 4)
       << logs.out;
   EXPECT_THAT(logs.out, HasSubstr("workerpool0-0"));
+}
+
+// `gcloud ai custom-jobs` runs a CustomJob once: create's master and worker
+// containers form a cluster and the job SUCCEEDS; describe and list show
+// Vertex's CustomJob; a job whose master cannot start FAILS with Vertex's
+// `error`; cancel ends a running one, and DELETE removes it.
+TEST_F(RestVertexGcloudTest, GcloudRunsCustomJobsOnce) {
+  const std::string why = WhyNoContainers();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+  StartServer(/*with_rules=*/false);
+  const std::string config = server_->dir() + "/custom.yaml";
+  auto create = [&](const std::string& display_name, const std::string& args,
+                    int pools) {
+    std::ofstream out(config);
+    out << "workerPoolSpecs:\n";
+    for (int i = 0; i < pools; ++i) {
+      out << "- machineSpec: {machineType: n1-standard-4}\n"
+             "  replicaCount: 1\n"
+             "  containerSpec:\n"
+             "    imageUri: "
+          << kImage << "\n    command: [python3, " << args << "]\n";
+    }
+    out.close();
+    ProcessResult made = gcloud_->Run(
+        {"ai", "custom-jobs", "create", "--config", config, "--region",
+         "us-central1", "--display-name", display_name});
+    EXPECT_EQ(made.exit_code, 0) << made.err;
+    std::smatch id;
+    const std::string said = made.out + made.err;
+    EXPECT_TRUE(
+        std::regex_search(said, id, std::regex(R"(customJobs/(hpt_[0-9]+))")))
+        << said;
+    return id.empty() ? std::string() : id[1].str();
+  };
+  auto describe_until = [&](const std::string& id, const std::string& state) {
+    Json job;
+    EXPECT_TRUE(PollUntil(
+        [&] {
+          job = gcloud_->Json(
+              {"ai", "custom-jobs", "describe", id, "--region", "us-central1"});
+          return job.value("state", "") == state;
+        },
+        std::chrono::seconds(120)))
+        << job.dump() << server_->Output();
+    return job;
+  };
+
+  const std::string ran = create("pair", "/app/cluster_trainer.py", 2);
+  ASSERT_FALSE(ran.empty());
+  const Json job = describe_until(ran, "JOB_STATE_SUCCEEDED");
+  EXPECT_EQ(job["name"], "projects/p1/locations/us-central1/customJobs/" + ran);
+  EXPECT_EQ(job["displayName"], "pair");
+  EXPECT_EQ(job["jobSpec"]["workerPoolSpecs"].size(), 2u) << job.dump();
+  EXPECT_TRUE(job.contains("startTime") && job.contains("endTime"));
+  EXPECT_FALSE(job.contains("error") || job.contains("trials"));
+  const std::vector<v1::Trial> trials = StoredTrials(*server_, ran);
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state(), v1::Trial::SUCCEEDED);
+  EXPECT_TRUE(trials[0].parameters().empty());
+
+  const std::string failed = create("missing", "/app/nope.py", 1);
+  const Json broken = describe_until(failed, "JOB_STATE_FAILED");
+  EXPECT_EQ(broken["error"]["code"], 2) << broken.dump();
+  EXPECT_THAT(broken["error"].value("message", ""),
+              HasSubstr("master-0 exited with code 2"));
+
+  const Json listed =
+      gcloud_->Json({"ai", "custom-jobs", "list", "--region", "us-central1"});
+  ASSERT_EQ(listed.size(), 2u) << listed.dump();
+  EXPECT_EQ(HpTuningJobs({"list"}), Json::array());
+
+  const std::string held =
+      create("held", "/app/cluster_trainer.py, --hold=1", 1);
+  describe_until(held, "JOB_STATE_RUNNING");
+  ProcessResult cancelled = gcloud_->Run(
+      {"ai", "custom-jobs", "cancel", held, "--region", "us-central1"});
+  EXPECT_EQ(cancelled.exit_code, 0) << cancelled.err;
+  describe_until(held, "JOB_STATE_CANCELLED");
+  httplib::Result deleted =
+      Send(port_, "DELETE",
+           "/v1/projects/p1/locations/us-central1/customJobs/" + held);
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 200) << deleted->body;
+  ProcessResult gone = gcloud_->Run(
+      {"ai", "custom-jobs", "describe", held, "--region", "us-central1"});
+  EXPECT_NE(gone.exit_code, 0) << gone.out;
+  EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND")) << gone.err;
 }
 
 }  // namespace

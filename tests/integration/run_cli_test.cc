@@ -159,14 +159,6 @@ TEST(RunCliTest, InvalidFlagsAreRejectedWithTheFlagAndValue) {
       {kHptune, "run", config, "--gpus", "T4:x", "--db", dir + "/h.db"});
   EXPECT_EQ(gpus.exit_code, 2);
   EXPECT_THAT(gpus.err, HasSubstr("--gpus: GPU spec \"T4:x\""));
-  std::ofstream(dir + "/plain.yaml") << "trainingInput:\n"
-                                        "  command: [python3, train.py]\n";
-  auto plain =
-      RunProcess({kHptune, "run", dir + "/plain.yaml", "--db", dir + "/h.db"});
-  EXPECT_EQ(plain.exit_code, 2);
-  EXPECT_THAT(plain.err,
-              HasSubstr("trainingInput.hyperparameters is missing; hptune "
-                        "runs hyperparameter tuning jobs"));
   auto missing = RunProcess({kHptune, "run", dir + "/nope.yaml"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("nope.yaml"));

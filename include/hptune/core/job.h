@@ -166,7 +166,8 @@ struct JobSpec {
   std::string base_output_directory;
   SpecDialect dialect = SpecDialect::kAiPlatform;
 
-  // Absent for a plain training job (one trial, no parameters).
+  // Absent for a plain training job: a Vertex CustomJob, or a trainingInput
+  // without hyperparameters, which runs once (RunStudyOf).
   std::optional<StudySpec> study;
 
   // Not part of trainingInput: TF_CONFIG's "job" and training_input_json
@@ -191,6 +192,15 @@ struct JobSpec {
 
   bool operator==(const JobSpec&) const = default;
 };
+
+// The study a job keeps its trials in: its own, or for a job without one
+// (a CustomJob) the one-run study: no parameters, one trial, no metric
+// required, so the trial succeeds when its master exits 0 and the job fails
+// with it. No designer is asked about it; the runner adds its one trial.
+StudySpec RunStudyOf(const JobSpec& job);
+// True for the one-run study of RunStudyOf, the only study that may have no
+// parameters: the store keeps it, the engine's checks refuse it.
+bool IsOneRunStudy(const StudySpec& spec);
 
 // Whether the job's trainer is Python from PATH: a pythonModule job, or a
 // command whose program is `python3` or `python`; python_interpreter

@@ -14,7 +14,9 @@
 // in Slurm's queue has not), then RUNNING, as AI Platform's job is RUNNING
 // once its workers are up; maxRunningTime counts from then, using the
 // stored start time, so a resumed job keeps its deadline. Every job, trial
-// and replica transition is recorded in the Store.
+// and replica transition is recorded in the Store. A job without a study
+// (a CustomJob) runs once: one trial of the one-run study (RunStudyOf in
+// hptune/core/job.h), added by the runner, no designer asked.
 //
 // Lifecycle of one trial (docs/trainer.md): a replica that exits
 // non-zero is restarted with the same environment up to
@@ -119,9 +121,9 @@ class JobRunner {
   JobRunner(store::Store& store, engine::TuningEngine& engine,
             launch::Launcher& launcher, JobRunnerOptions options, Env& env);
 
-  // Checks that `job` can run here (a trainer command, hyperparameters, GPUs
-  // the launcher can ever provide) and records it QUEUED with its study
-  // (named after the job). InvalidArgument or FailedPrecondition naming the
+  // Checks that `job` can run here (a trainer command, GPUs the launcher
+  // can ever provide) and records it QUEUED with its study (named after the
+  // job; RunStudyOf for a job without one). InvalidArgument or FailedPrecondition naming the
   // field and value; AlreadyExists for a job ID in use, or the name of a
   // study. The job is recorded before its study, which it owns from its
   // first row; a study that then cannot be made leaves the job FAILED.

@@ -330,7 +330,8 @@ std::optional<int> SubmitOrTakeOver(store::Store& store,
   auto submitted = runner.Submit(job);
   if (!submitted.ok()) return FailRun(submitted.status(), err);
   err << "hptune run: job " << job_id << ", study database " << db << "\n";
-  if (const std::string seeding = SeedingNote(*job.study); !seeding.empty()) {
+  if (const std::string seeding = job.study ? SeedingNote(*job.study) : "";
+      !seeding.empty()) {
     err << "hptune run: " << seeding << "\n";
   }
   return std::nullopt;
@@ -386,16 +387,19 @@ void PrintBestTrial(const StudySpec& study, const Trial& t, std::ostream& out) {
 
 // The trial table, and in table format the best trial and what early
 // stopping saved under it; the whole job as Vertex's HyperparameterTuningJob
-// for --format vertex, and for --format json of a job written as Vertex.
+// (a CustomJob for a job without a study) for --format vertex, and for
+// --format json of a job written as Vertex.
 absl::Status PrintResults(engine::TuningEngine& engine, const JobSpec& job,
                           const JobRecord& finished, OutputFormat format,
                           std::ostream& out) {
-  const StudySpec& study = *job.study;
+  const StudySpec study = RunStudyOf(job);
   HPTUNE_ASSIGN_OR_RETURN(std::vector<Trial> trials,
                           engine.ListTrials(job.job_id));
   if (format == OutputFormat::kVertex ||
       (format == OutputFormat::kJson && job.dialect == SpecDialect::kVertex)) {
-    out << VertexJobJson(job, finished, trials) << "\n";
+    out << (job.study ? VertexJobJson(job, finished, trials)
+                      : VertexCustomJobJson(job, finished))
+        << "\n";
     return absl::OkStatus();
   }
   // The engine's answers are the read side's, as `hptune studies` and

@@ -71,9 +71,9 @@ absl::StatusOr<DescribedJob> JobFromDatabase(const std::string& db,
   return described;
 }
 
-// The job as Vertex's HyperparameterTuningJob: its spec from the reply, its
-// trials, with typed values, from the StudyService (its study is its ID)
-// unless they were read from a file.
+// The job as Vertex's HyperparameterTuningJob (a CustomJob without a study):
+// its spec from the reply, its trials, with typed values, from the
+// StudyService (its study is its ID) unless they were read from a file.
 int PrintVertexJob(const Invocation& c, const DescribedJob& described,
                    std::ostream& out, std::ostream& err) {
   const v1::Job& job = described.job;
@@ -85,7 +85,10 @@ int PrintVertexJob(const Invocation& c, const DescribedJob& described,
     trials = client::ServerStudyReader(c.server)->ListTrials(job.job_id());
   }
   if (!trials.ok()) return FailStatus(trials.status(), err);
-  out << VertexJobJson(*spec, api::JobRecordFromProto(job), *trials) << "\n";
+  const JobRecord record = api::JobRecordFromProto(job);
+  out << (spec->study ? VertexJobJson(*spec, record, *trials)
+                      : VertexCustomJobJson(*spec, record))
+      << "\n";
   return kExitOk;
 }
 
