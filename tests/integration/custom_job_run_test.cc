@@ -48,6 +48,8 @@ std::string WriteTrainingInput(const std::string& dir) {
                         << kSource
                         << "/tests/launch/testdata/dump_trainer.py]\n";
   setenv("DUMP_DIR", (dir + "/dumps").c_str(), 1);
+  // The master ends the run: it waits for the worker's record first.
+  setenv("DUMP_AWAIT_MASTER", "worker-0:1", 1);
   std::filesystem::create_directories(dir + "/dumps");
   return config;
 }

@@ -246,14 +246,13 @@ TEST(ServeJobTest, InvalidConfigIsRejectedWithTheParsersMessage) {
       status.error_message().find("trainingInput.hyperparameters.maxTrials"),
       std::string::npos)
       << status.error_message();
-  // A training job without hyperparameters is refused by name.
+  // A training job without hyperparameters is no mistake: it runs once
+  // (docs/config.md, "One training run").
   input = CurveJob(1, 1, 0);
   input.clear_hyperparameters();
   status = Submit(server, "no_study", input, &job);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(),
-              HasSubstr("job \"no_study\": trainingInput.hyperparameters is "
-                        "missing"));
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_FALSE(job.training_output().is_hyperparameter_tuning_job());
   status = Submit(server, "9starts_with_digit", CurveJob(1, 1, 0), &job);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   // Same ID twice.
