@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/core/job.h"
 #include "hptune/core/status.h"
 #include "hptune/engine/engine.h"
 #include "src/engine/engine_common.h"
@@ -120,8 +121,11 @@ absl::StatusOr<Trial> TuningEngine::CompleteTrial(
             final ? final : SelectedMeasurement(t, study.spec, metrics);
         t.final_measurement = result;
         if (!result) {
-          t.reason = absl::StrCat("the trial reported no value of metric ",
-                                  Quoted(metrics.front().id));
+          // A job's one run (RunStudyOf) asks for no metric: none is missing.
+          if (!IsOneRunStudy(study.spec)) {
+            t.reason = absl::StrCat("the trial reported no value of metric ",
+                                    Quoted(metrics.front().id));
+          }
         } else if (const MetricSpec* missing =
                        MissingMetric(*result, metrics)) {
           t.reason = absl::StrCat(

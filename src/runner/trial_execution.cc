@@ -234,7 +234,9 @@ absl::Status TrialExecution::NoteMetricNames(
       if (reported_names_.size() < kMaxNamesShown) reported_names_.insert(name);
     }
   }
-  if (!lacks_objective || objective_reported_ || warned_missing_objective_) {
+  // No objective (a job's one run): no report lacks it.
+  if (metric_.empty() || !lacks_objective || objective_reported_ ||
+      warned_missing_objective_) {
     return absl::OkStatus();
   }
   warned_missing_objective_ = true;

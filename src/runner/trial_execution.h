@@ -67,7 +67,8 @@ class TrialExecution {
   // file and, for programs that write none, its stdout lines of `metric`.
   // `metric_field` is the config field that names it, as the job was
   // written ("hyperparameterMetricTag", "studySpec.metrics[0].metricId"),
-  // for the messages that say it was not reported.
+  // for the messages that say it was not reported. An empty `metric` (a
+  // job's one run) asks for none: the trial succeeds on the master's exit 0.
   TrialExecution(store::Store& store, std::string study,
                  launch::Launcher& launcher, launch::TrialLaunch launch,
                  std::unique_ptr<launch::Placement> placement,

@@ -67,6 +67,7 @@ TEST_F(OneRunTest, ItsOneTrialSucceedsOnTheMastersExitWithoutAMetric) {
   EXPECT_EQ(trials[0].state, TrialState::kSucceeded);
   EXPECT_TRUE(trials[0].parameters.empty());
   EXPECT_EQ(trials[0].origin, "one run");
+  EXPECT_EQ(trials[0].reason, "");  // No metric was asked for.
   ASSERT_OK_AND_ASSIGN(StudyRecord study, store_.GetStudy("once"));
   EXPECT_EQ(study.spec, RunStudyOf(OneRunJob("once")));
   EXPECT_TRUE(study.spec.search_space.parameters().empty());
