@@ -109,6 +109,19 @@ absl::StatusOr<Shared> SharedDatabase() {
   return Shared{*url, testing::MakeTempDir()};
 }
 
+// `count` servers on `shared`'s database, each with `flags`, started;
+// none, with `error` set, when one did not start.
+std::vector<std::unique_ptr<ServeProcess>> StartServers(
+    const Shared& shared, int count, const std::vector<std::string>& flags,
+    std::string* error) {
+  std::vector<std::unique_ptr<ServeProcess>> servers;
+  for (int i = 0; i < count; ++i) {
+    servers.push_back(shared.Server(flags));
+    if (!servers.back()->Start(error)) return {};
+  }
+  return servers;
+}
+
 // The one test of the `slow` binary (serve_several_slow_test), which is
 // this file built with HPTUNE_SEVERAL_SERVERS_SLOW.
 #ifndef HPTUNE_SEVERAL_SERVERS_SLOW
@@ -117,17 +130,18 @@ TEST(ServeSeveralTest, TwoServersAnswerEveryCallAndEachRunsItsOwnJobs) {
   absl::StatusOr<Shared> shared = SharedDatabase();
   HPTUNE_SKIP_UNLESS_AVAILABLE(shared.ok(), "postgresql",
                                shared.status().message());
-  std::unique_ptr<ServeProcess> a = shared->Server();
-  std::unique_ptr<ServeProcess> b = shared->Server();
   std::string error;
-  ASSERT_TRUE(a->Start(&error)) << error;
-  ASSERT_TRUE(b->Start(&error)) << error;
+  std::vector<std::unique_ptr<ServeProcess>> servers =
+      StartServers(*shared, 2, {}, &error);
+  ASSERT_EQ(servers.size(), 2u) << error;
+  ServeProcess* a = servers[0].get();
+  ServeProcess* b = servers[1].get();
   // 2.5 s trials: each server looks for jobs to take over (every 2 s)
   // while the other's runs, and must find none.
   ASSERT_NO_FATAL_FAILURE(Submit(*a, "on_a", shared->ledger(), 2, 2, 25));
   ASSERT_NO_FATAL_FAILURE(Submit(*b, "on_b", shared->ledger(), 2, 2, 25));
   // Each server sees both jobs end, whichever ran them.
-  for (const ServeProcess* server : {a.get(), b.get()}) {
+  for (const ServeProcess* server : {a, b}) {
     for (const char* job : {"on_a", "on_b"}) {
       ASSERT_TRUE(
           testing::PollUntil([&] { return Ended(JobStateOf(*server, job)); },
@@ -151,11 +165,12 @@ TEST(ServeSeveralTest, ACancelSentToAnotherServerReachesTheJobsServer) {
   absl::StatusOr<Shared> shared = SharedDatabase();
   HPTUNE_SKIP_UNLESS_AVAILABLE(shared.ok(), "postgresql",
                                shared.status().message());
-  std::unique_ptr<ServeProcess> a = shared->Server();
-  std::unique_ptr<ServeProcess> b = shared->Server();
   std::string error;
-  ASSERT_TRUE(a->Start(&error)) << error;
-  ASSERT_TRUE(b->Start(&error)) << error;
+  std::vector<std::unique_ptr<ServeProcess>> servers =
+      StartServers(*shared, 2, {}, &error);
+  ASSERT_EQ(servers.size(), 2u) << error;
+  ServeProcess* a = servers[0].get();
+  ServeProcess* b = servers[1].get();
   ASSERT_NO_FATAL_FAILURE(Submit(*a, "long", shared->ledger(), 1, 1, 10000));
   ASSERT_TRUE(testing::PollUntil(
       [&] { return !testing::ReadLedger(shared->ledger()).empty(); },
@@ -240,19 +255,6 @@ std::optional<size_t> Taker(
   return std::nullopt;
 }
 
-// `count` servers on one database, each allowing 10 attempts per trial:
-// each kill costs the running trials one.
-std::vector<std::unique_ptr<ServeProcess>> StartServers(const Shared& shared,
-                                                        int count) {
-  std::vector<std::unique_ptr<ServeProcess>> servers;
-  for (int i = 0; i < count; ++i) {
-    servers.push_back(shared.Server({"--max-retries", "10"}));
-    std::string error;
-    EXPECT_TRUE(servers.back()->Start(&error)) << error;
-  }
-  return servers;
-}
-
 // SIGKILLs the server running a 3-parallel job `kills` times, the k-th
 // once k trials have succeeded and the trainers made 3 more reports:
 // another server must take the job over within the lease interval (2 s)
@@ -261,8 +263,11 @@ void KillAndTakeOver(int server_count, int kills, int max_trials, int steps) {
   absl::StatusOr<Shared> shared = SharedDatabase();
   HPTUNE_SKIP_UNLESS_AVAILABLE(shared.ok(), "postgresql",
                                shared.status().message());
+  // Each kill costs the running trials an attempt: the servers allow 10.
+  std::string error;
   std::vector<std::unique_ptr<ServeProcess>> servers =
-      StartServers(*shared, server_count);
+      StartServers(*shared, server_count, {"--max-retries", "10"}, &error);
+  ASSERT_EQ(servers.size(), static_cast<size_t>(server_count)) << error;
   ASSERT_NO_FATAL_FAILURE(
       Submit(*servers[0], "taken", shared->ledger(), max_trials, 3, steps));
   size_t running = 0;
@@ -299,7 +304,6 @@ void KillAndTakeOver(int server_count, int kills, int max_trials, int steps) {
                      std::chrono::steady_clock::now() - killed)
                      .count()
               << " s" << std::endl;
-    std::string error;
     ASSERT_TRUE(servers[running]->Start(&error)) << error;
     running = *taker;
   }
