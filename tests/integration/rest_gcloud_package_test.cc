@@ -26,7 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Gcloud;
 using ::testing::HasSubstr;
-using testing::PollUntil;
 using testing::ProcessResult;
 using ::testing::StartsWith;
 using Json = nlohmann::json;
@@ -95,15 +94,9 @@ TEST_F(RestGcloudPackageTest, APackageJobSubmittedByGcloudRunsFromTheBucket) {
        "--job-dir", "gs://bkt/out"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err << server_->Output();
 
-  Json job;
-  ASSERT_TRUE(PollUntil(
-      [&] {
-        job = gcloud_->Json({"ai-platform", "jobs", "describe", "pkg1"});
-        const std::string state = job.value("state", "");
-        return state == "SUCCEEDED" || state == "FAILED";
-      },
-      std::chrono::seconds(120)))
-      << job.dump() << server_->Output();
+  const Json job = gcloud_->JsonOnceIn(
+      {"ai-platform", "jobs", "describe", "pkg1"}, "/v1/projects/p1/jobs/pkg1",
+      {"SUCCEEDED", "FAILED"}, std::chrono::seconds(120));
   ASSERT_EQ(job["state"], "SUCCEEDED") << job.dump();
 
   // The job keeps what gcloud sent: its gs:// URIs.

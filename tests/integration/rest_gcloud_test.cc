@@ -99,6 +99,8 @@ class RestGcloudTest : public ::testing::Test {
 };
 
 TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
+  // Set up as docs/rest.md says: `gcloud config set`.
+  gcloud_.emplace(server_->dir(), port_, testing::Gcloud::Setup::kConfigSet);
   httplib::Result created =
       Post(port_, "/v1/projects/p1/jobs?alt=json", CreateBody("j1", 3, 0.0),
            testing::DefaultToken());
@@ -106,13 +108,10 @@ TEST_F(RestGcloudTest, DescribeShowsTheStoredTrialsAndListFindsTheJob) {
   ASSERT_EQ(created->status, 200) << created->body;
   EXPECT_EQ(Json::parse(created->body)["jobId"], "j1");
 
-  Json job;
-  ASSERT_TRUE(PollUntil(
-      [&] {
-        job = Jobs(*gcloud_, {"describe", "j1"});
-        return job.value("state", "") == "SUCCEEDED";
-      },
-      std::chrono::seconds(120)))
+  const Json job = gcloud_->JsonOnceIn(
+      {"ai-platform", "jobs", "describe", "j1"}, "/v1/projects/p1/jobs/j1",
+      {"SUCCEEDED"}, std::chrono::seconds(120));
+  ASSERT_EQ(job.value("state", ""), "SUCCEEDED")
       << job.dump() << server_->Output();
   const Json& output = job["trainingOutput"];
   EXPECT_EQ(output["completedTrialCount"], "2");
@@ -214,14 +213,10 @@ TEST_F(RestGcloudTest, CancelStopsARunningJob) {
   ProcessResult cancel =
       gcloud_->Run({"ai-platform", "jobs", "cancel", "long"});
   EXPECT_EQ(cancel.exit_code, 0) << cancel.err;
-  Json job;
-  ASSERT_TRUE(PollUntil(
-      [&] {
-        job = Jobs(*gcloud_, {"describe", "long"});
-        return job.value("state", "") == "CANCELLED";
-      },
-      std::chrono::seconds(60)))
-      << job.dump();
+  const Json job = gcloud_->JsonOnceIn(
+      {"ai-platform", "jobs", "describe", "long"}, "/v1/projects/p1/jobs/long",
+      {"CANCELLED"}, std::chrono::seconds(60));
+  ASSERT_EQ(job.value("state", ""), "CANCELLED") << job.dump();
 }
 
 TEST_F(RestGcloudTest, ErrorsAreGooglesWithTheServersMessages) {

@@ -35,7 +35,6 @@ namespace {
 
 using testing::Gcloud;
 using ::testing::HasSubstr;
-using testing::PollUntil;
 using testing::ProcessResult;
 using testing::ServeProcess;
 using Json = nlohmann::json;
@@ -146,16 +145,12 @@ class RestVertexGcloudTest : public ::testing::Test {
     return gcloud_->Json(args);
   }
 
-  // Describes the job until it is in `state`; the last description.
+  // gcloud's description of the job once it is in `state`.
   Json DescribeUntil(const std::string& id, const std::string& state) const {
-    Json job;
-    EXPECT_TRUE(PollUntil(
-        [&] {
-          job = HpTuningJobs({"describe", id});
-          return job.value("state", "") == state;
-        },
-        std::chrono::seconds(120)))
-        << job.dump() << server_->Output();
+    const Json job = gcloud_->JsonOnceIn(
+        {"ai", "hp-tuning-jobs", "describe", id, "--region", "us-central1"},
+        std::string(kJobs) + "/" + id, {state}, std::chrono::seconds(120));
+    EXPECT_EQ(job.value("state", ""), state) << job.dump() << server_->Output();
     return job;
   }
 
@@ -203,6 +198,8 @@ class RestVertexGcloudTest : public ::testing::Test {
 
 TEST_F(RestVertexGcloudTest, DescribeShowsTheStoredTrialsListFindsTheJob) {
   StartServer();
+  // Set up as docs/rest.md says: `gcloud config set`.
+  gcloud_.emplace(server_->dir(), port_, testing::Gcloud::Setup::kConfigSet);
   httplib::Result created =
       Send(port_, "POST", "/v1/projects/p1/jobs", HostJobBody("host1", 3, 0.0));
   ASSERT_TRUE(created);
@@ -444,15 +441,11 @@ TEST_F(RestVertexGcloudTest, GcloudRunsCustomJobsOnce) {
     return id.empty() ? std::string() : id[1].str();
   };
   auto describe_until = [&](const std::string& id, const std::string& state) {
-    Json job;
-    EXPECT_TRUE(PollUntil(
-        [&] {
-          job = gcloud_->Json(
-              {"ai", "custom-jobs", "describe", id, "--region", "us-central1"});
-          return job.value("state", "") == state;
-        },
-        std::chrono::seconds(120)))
-        << job.dump() << server_->Output();
+    const Json job = gcloud_->JsonOnceIn(
+        {"ai", "custom-jobs", "describe", id, "--region", "us-central1"},
+        "/v1/projects/p1/locations/us-central1/customJobs/" + id, {state},
+        std::chrono::seconds(120));
+    EXPECT_EQ(job.value("state", ""), state) << job.dump() << server_->Output();
     return job;
   };
 
