@@ -26,13 +26,33 @@ RestReply ToJsonReply(const google::protobuf::Message& message) {
   return {.http_status = 200, .json = std::move(json)};
 }
 
-// Calls `method` of the JobService for the caller; its reply as JSON.
+// AI Platform sets a job's trials, completedTrialCount, bestTrial and
+// hyperparameterMetricTag only for a hyperparameter tuning job (its REST
+// reference, TrainingOutput). The one trial of a job without
+// hyperparameters stays behind the gateway, where the logs routes find it.
+void AsAiPlatformJob(v1::Job& job) {
+  v1::TrainingOutput& output = *job.mutable_training_output();
+  if (output.is_hyperparameter_tuning_job()) return;
+  output.clear_trials();
+  output.clear_completed_trial_count();
+  output.clear_best_trial();
+  output.clear_optimal_trial_ids();
+  output.clear_hyperparameter_metric_tag();
+}
+void AsAiPlatformJobs(v1::ListJobsResponse& list) {
+  for (v1::Job& job : *list.mutable_jobs()) AsAiPlatformJob(job);
+}
+
+// Calls `method` of the JobService for the caller; its reply, given AI
+// Platform's shape by `shape`, as JSON.
 template <typename Request, typename Reply, typename Method>
-RestReply Call(const RestCall& call, Method method, const Request& request) {
+RestReply Call(const RestCall& call, Method method, const Request& request,
+               void (*shape)(Reply&)) {
   Reply reply;
   grpc::Status status =
       CallService<v1::JobService>(call, method, request, &reply);
   if (!status.ok()) return ReplyOfError(status);
+  shape(reply);
   return ToJsonReply(reply);
 }
 
@@ -42,14 +62,14 @@ RestReply CreateJob(const RestCall& call, std::string_view body) {
   absl::StatusOr<v1::SubmitJobRequest> request = ReadCreateJobBody(body);
   if (!request.ok()) return ErrorReply(request.status());
   return Call<v1::SubmitJobRequest, v1::Job>(
-      call, &v1::JobService::Stub::SubmitJob, *request);
+      call, &v1::JobService::Stub::SubmitJob, *request, AsAiPlatformJob);
 }
 
 RestReply GetJob(const RestCall& call, std::string_view job_id) {
   v1::GetJobRequest request;
   request.set_job_id(std::string(job_id));
   return Call<v1::GetJobRequest, v1::Job>(call, &v1::JobService::Stub::GetJob,
-                                          request);
+                                          request, AsAiPlatformJob);
 }
 
 RestReply ListJobs(const RestCall& call, std::string_view filter,
@@ -63,7 +83,7 @@ RestReply ListJobs(const RestCall& call, std::string_view filter,
   request.set_page_size(*size);
   request.set_page_token(std::string(page_token));
   return Call<v1::ListJobsRequest, v1::ListJobsResponse>(
-      call, &v1::JobService::Stub::ListJobs, request);
+      call, &v1::JobService::Stub::ListJobs, request, AsAiPlatformJobs);
 }
 
 RestReply CancelJob(const RestCall& call, std::string_view job_id) {
@@ -71,7 +91,7 @@ RestReply CancelJob(const RestCall& call, std::string_view job_id) {
   request.set_job_id(std::string(job_id));
   // AI Platform answers cancel with google.protobuf.Empty.
   RestReply reply = Call<v1::CancelJobRequest, v1::Job>(
-      call, &v1::JobService::Stub::CancelJob, request);
+      call, &v1::JobService::Stub::CancelJob, request, AsAiPlatformJob);
   if (reply.http_status == 200) reply.json = "{}";
   return reply;
 }
@@ -82,7 +102,7 @@ RestReply PatchJob(const RestCall& call, std::string_view job_id,
       ReadPatchJobBody(job_id, body, update_mask);
   if (!request.ok()) return ErrorReply(request.status());
   return Call<v1::UpdateJobRequest, v1::Job>(
-      call, &v1::JobService::Stub::UpdateJob, *request);
+      call, &v1::JobService::Stub::UpdateJob, *request, AsAiPlatformJob);
 }
 
 }  // namespace hptune::rest

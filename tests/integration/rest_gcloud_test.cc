@@ -204,6 +204,44 @@ TEST_F(RestGcloudTest, StreamLogsShowsWhatTheTrainerPrinted) {
   EXPECT_THAT(logs.out, HasSubstr("master-replica-0"));
 }
 
+// A job without hyperparameters is one training run, and AI Platform shows
+// no trials for it; its logs are still there.
+TEST_F(RestGcloudTest, AJobWithoutHyperparametersShowsNoTrials) {
+  Json body = Json::parse(CreateBody("once", 2, 0.0));
+  body["trainingInput"].erase("hyperparameters");
+  body["trainingInput"]["args"].push_back("--x=0.5");
+  body["trainingInput"]["args"].push_back("--y=0.5");
+  httplib::Result created =
+      Post(port_, "/v1/projects/p1/jobs", body.dump(), testing::DefaultToken());
+  ASSERT_TRUE(created);
+  ASSERT_EQ(created->status, 200) << created->body;
+
+  const Json job = gcloud_->JsonOnceIn(
+      {"ai-platform", "jobs", "describe", "once"}, "/v1/projects/p1/jobs/once",
+      {"SUCCEEDED", "FAILED"}, std::chrono::seconds(60));
+  ASSERT_EQ(job.value("state", ""), "SUCCEEDED")
+      << job.dump() << server_->Output();
+  const Json& output = job["trainingOutput"];
+  EXPECT_FALSE(output.value("isHyperparameterTuningJob", false));
+  for (const char* field : {"trials", "completedTrialCount", "bestTrial",
+                            "hyperparameterMetricTag"}) {
+    EXPECT_FALSE(output.contains(field)) << field << ": " << job.dump();
+  }
+  EXPECT_TRUE(output.contains("consumedMLUnits")) << job.dump();
+  const Json listed = Jobs(*gcloud_, {"list"});
+  ASSERT_EQ(listed.size(), 1u) << listed.dump();
+  EXPECT_FALSE(listed[0]["trainingOutput"].contains("trials"));
+
+  ProcessResult set =
+      gcloud_->Run({"config", "set", "api_endpoint_overrides/logging",
+                    "http://127.0.0.1:" + std::to_string(port_) + "/"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  ProcessResult logs = gcloud_->Run(
+      {"ai-platform", "jobs", "stream-logs", "once", "--polling-interval=1"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_EQ(testing::CountOccurrences(logs.out, "loss="), 2) << logs.out;
+}
+
 TEST_F(RestGcloudTest, CancelStopsARunningJob) {
   httplib::Result created =
       Post(port_, "/v1/projects/p1/jobs", CreateBody("long", 100000, 0.05),
