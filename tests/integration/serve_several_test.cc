@@ -332,6 +332,59 @@ TEST(ServeSeveralTest, AKilledServersJobIsTakenOverByTheOther) {
   KillAndTakeOver(/*server_count=*/2, /*kills=*/1, /*max_trials=*/6,
                   /*steps=*/8);
 }
+
+// The server running a job is cut from the database (its session ended, as
+// the database ends a partitioned client's): it stops its trainers and
+// exits, the other takes the job over, and nothing is lost or run twice.
+TEST(ServeSeveralTest, AServerCutFromTheDatabaseStopsAndTheOtherTakesOver) {
+  absl::StatusOr<Shared> shared = SharedDatabase();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(shared.ok(), "postgresql",
+                               shared.status().message());
+  std::string error;
+  std::vector<std::unique_ptr<ServeProcess>> servers =
+      StartServers(*shared, 2, {"--max-retries", "10"}, &error);
+  ASSERT_EQ(servers.size(), 2u) << error;
+  ASSERT_NO_FATAL_FAILURE(Submit(*servers[0], "cut", shared->ledger(),
+                                 /*max_trials=*/6, /*parallel=*/3,
+                                 /*steps=*/8));
+  ASSERT_TRUE(testing::PollUntil(
+      [&] { return testing::ReadLedger(shared->ledger()).size() >= 3; },
+      std::chrono::seconds(60)))
+      << servers[0]->Output();
+
+  ASSERT_EQ(testing::EndJobHolderSessions(shared->url, "cut"), 1);
+  const std::optional<int> exit_code =
+      servers[0]->WaitForExit(std::chrono::seconds(30));
+  ASSERT_TRUE(exit_code.has_value()) << "still serving:\n"
+                                     << servers[0]->Output();
+  EXPECT_EQ(*exit_code, 1);
+  EXPECT_THAT(servers[0]->Output(), HasSubstr("lost the runner lease"));
+  ASSERT_TRUE(testing::PollUntil(
+      [&] {
+        return testing::CountOccurrences(servers[1]->Output(),
+                                         "job cut: taken over") == 1;
+      },
+      std::chrono::seconds(7)))
+      << servers[1]->Output();
+
+  const ServeProcess& taker = *servers[1];
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return Ended(JobStateOf(taker, "cut")); },
+                         std::chrono::seconds(120)))
+      << taker.Output();
+  EXPECT_EQ(JobStateOf(taker, "cut"), v1::Job::SUCCEEDED) << taker.Output();
+  const std::vector<v1::Trial> trials = Trials(taker, "cut");
+  ASSERT_EQ(trials.size(), 6u);
+  for (const v1::Trial& trial : trials) {
+    EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED) << trial.reason();
+  }
+  ExpectEveryReportStoredOnce(trials, shared->ledger());
+  ExpectNoTrialRanTwiceAtOnce(trials);
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return testing::ReplicasUnder(shared->dir + "/runs").empty(); },
+      std::chrono::seconds(10)));
+
+}
 #else
 // The kill again and again: 20 kills among three servers, the job taken
 // over each time by whichever of the other two gets it first.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/store/postgres_lease.h"
 #include "src/store/postgres_schema.h"
 #include "tests/testing/run_process.h"
 
@@ -200,23 +201,46 @@ absl::StatusOr<std::string> PostgresServer::NewDatabase() {
   return Url(name);
 }
 
-int EndRunnerLeaseSessions(const std::string& url) {
+namespace {
+
+// Runs pg_terminate_backend on the sessions of `url`'s database, but this
+// one, that hold an advisory lock matching `lock` (a condition on pg_locks'
+// classid, objid and objsubid). How many it ended; -1 when it could not ask.
+int EndSessionsHolding(const std::string& url, const std::string& lock) {
   std::unique_ptr<PGconn, void (*)(PGconn*)> conn(PQconnectdb(url.c_str()),
                                                   PQfinish);
   if (PQstatus(conn.get()) != CONNECTION_OK) return -1;
-  // The runner locks' keys alone: a store's write transactions hold another
-  // advisory lock for a moment, and their sessions are not the lease's.
   const std::string sql = absl::StrCat(
       "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = "
-      "'advisory' AND classid = ",
-      store::internal::kPgLockClass, " AND objid IN (",
-      store::internal::kPgRunnerLock, ", ", store::internal::kPgServersLock,
-      ") AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE "
-      "datname = current_database()) AND pid <> pg_backend_pid()");
+      "'advisory' AND ",
+      lock,
+      " AND database = (SELECT oid FROM pg_database WHERE datname = "
+      "current_database()) AND pid <> pg_backend_pid()");
   std::unique_ptr<PGresult, void (*)(PGresult*)> ended(
       PQexec(conn.get(), sql.c_str()), PQclear);
   if (PQresultStatus(ended.get()) != PGRES_TUPLES_OK) return -1;
   return PQntuples(ended.get());
+}
+
+}  // namespace
+
+int EndRunnerLeaseSessions(const std::string& url) {
+  // The runner locks' keys alone: a store's write transactions hold another
+  // advisory lock for a moment, and their sessions are not the lease's.
+  return EndSessionsHolding(
+      url, absl::StrCat("classid = ", store::internal::kPgLockClass,
+                        " AND objid IN (", store::internal::kPgRunnerLock, ", ",
+                        store::internal::kPgServersLock, ") AND objsubid = 2"));
+}
+
+int EndJobHolderSessions(const std::string& url, const std::string& job_id) {
+  // A bigint key is shown as its high and low 32 bits (PostgreSQL's docs,
+  // "pg_locks": classid and objid, objsubid 1).
+  const uint64_t key =
+      static_cast<uint64_t>(store::internal::PgJobLockKey(job_id));
+  return EndSessionsHolding(
+      url, absl::StrCat("classid = ", key >> 32, " AND objid = ",
+                        key & 0xffffffffu, " AND objsubid = 1"));
 }
 
 }  // namespace hptune::testing

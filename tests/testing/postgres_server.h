@@ -60,6 +60,10 @@ class PostgresServer {
 // an hptune runner lease (its advisory lock): what the database does to a
 // partitioned client. How many it ended; -1 when it could not ask.
 int EndRunnerLeaseSessions(const std::string& url);
+// Ends the session that holds job `job_id`'s lock (a shared server's hold
+// on the job it runs): that server, alone, partitioned. How many it ended;
+// -1 when it could not ask.
+int EndJobHolderSessions(const std::string& url, const std::string& job_id);
 
 }  // namespace hptune::testing
 
