@@ -93,6 +93,17 @@ class RestGcloudTest : public ::testing::Test {
     gcloud_.emplace(server_->dir(), port_);
   }
 
+  // `gcloud ai-platform jobs stream-logs JOB`, its logging endpoint set as
+  // docs/rest.md says.
+  ProcessResult StreamLogs(const std::string& job_id) const {
+    ProcessResult set =
+        gcloud_->Run({"config", "set", "api_endpoint_overrides/logging",
+                      "http://127.0.0.1:" + std::to_string(port_) + "/"});
+    EXPECT_EQ(set.exit_code, 0) << set.err;
+    return gcloud_->Run(
+        {"ai-platform", "jobs", "stream-logs", job_id, "--polling-interval=1"});
+  }
+
   std::optional<ServeProcess> server_;
   std::optional<testing::Gcloud> gcloud_;
   int port_ = 0;
@@ -192,12 +203,7 @@ TEST_F(RestGcloudTest, StreamLogsShowsWhatTheTrainerPrinted) {
       },
       std::chrono::seconds(60)))
       << server_->Output();
-  ProcessResult set =
-      gcloud_->Run({"config", "set", "api_endpoint_overrides/logging",
-                    "http://127.0.0.1:" + std::to_string(port_) + "/"});
-  ASSERT_EQ(set.exit_code, 0) << set.err;
-  ProcessResult logs = gcloud_->Run(
-      {"ai-platform", "jobs", "stream-logs", "logged", "--polling-interval=1"});
+  ProcessResult logs = StreamLogs("logged");
   EXPECT_EQ(logs.exit_code, 0) << logs.err;
   // curve_trainer's --stdout_metrics lines, 2 steps of each of 2 trials.
   EXPECT_EQ(testing::CountOccurrences(logs.out, "loss="), 4) << logs.out;
@@ -232,12 +238,7 @@ TEST_F(RestGcloudTest, AJobWithoutHyperparametersShowsNoTrials) {
   ASSERT_EQ(listed.size(), 1u) << listed.dump();
   EXPECT_FALSE(listed[0]["trainingOutput"].contains("trials"));
 
-  ProcessResult set =
-      gcloud_->Run({"config", "set", "api_endpoint_overrides/logging",
-                    "http://127.0.0.1:" + std::to_string(port_) + "/"});
-  ASSERT_EQ(set.exit_code, 0) << set.err;
-  ProcessResult logs = gcloud_->Run(
-      {"ai-platform", "jobs", "stream-logs", "once", "--polling-interval=1"});
+  ProcessResult logs = StreamLogs("once");
   EXPECT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_EQ(testing::CountOccurrences(logs.out, "loss="), 2) << logs.out;
 }

@@ -240,6 +240,31 @@ int Succeeded(const ServeProcess& server, const std::string& study) {
   return succeeded;
 }
 
+// Waits for job `job_id` to end on `server`, then checks that it lost
+// nothing: SUCCEEDED, `max_trials` dense trials each succeeded at step
+// `steps`, every report the trainers made stored once, no trial run twice
+// at once, and no trainer left running.
+void ExpectEndsWhole(const ServeProcess& server, const Shared& shared,
+                     const std::string& job_id, int max_trials, int steps) {
+  ASSERT_TRUE(
+      testing::PollUntil([&] { return Ended(JobStateOf(server, job_id)); },
+                         std::chrono::seconds(120)))
+      << server.Output();
+  EXPECT_EQ(JobStateOf(server, job_id), v1::Job::SUCCEEDED) << server.Output();
+  const std::vector<v1::Trial> trials = Trials(server, job_id);
+  ASSERT_EQ(trials.size(), static_cast<size_t>(max_trials));
+  for (int i = 0; i < max_trials; ++i) {
+    EXPECT_EQ(trials[i].id(), i + 1);  // Dense, none counted twice.
+    EXPECT_EQ(trials[i].state(), v1::Trial::SUCCEEDED) << trials[i].reason();
+    EXPECT_EQ(trials[i].final_measurement().step(), steps);
+  }
+  ExpectEveryReportStoredOnce(trials, shared.ledger());
+  ExpectNoTrialRanTwiceAtOnce(trials);
+  EXPECT_TRUE(testing::PollUntil(
+      [&] { return testing::ReplicasUnder(shared.dir + "/runs").empty(); },
+      std::chrono::seconds(10)));
+}
+
 // The server whose output says it took the job over once more than
 // `taken_before` counted, but the killed one (`killed`).
 std::optional<size_t> Taker(
@@ -307,24 +332,7 @@ void KillAndTakeOver(int server_count, int kills, int max_trials, int steps) {
     ASSERT_TRUE(servers[running]->Start(&error)) << error;
     running = *taker;
   }
-  const ServeProcess& last = *servers[running];
-  ASSERT_TRUE(
-      testing::PollUntil([&] { return Ended(JobStateOf(last, "taken")); },
-                         std::chrono::seconds(120)))
-      << last.Output();
-  EXPECT_EQ(JobStateOf(last, "taken"), v1::Job::SUCCEEDED) << last.Output();
-  const std::vector<v1::Trial> trials = Trials(last, "taken");
-  ASSERT_EQ(trials.size(), static_cast<size_t>(max_trials));
-  for (int i = 0; i < max_trials; ++i) {
-    EXPECT_EQ(trials[i].id(), i + 1);  // Dense, none counted twice.
-    EXPECT_EQ(trials[i].state(), v1::Trial::SUCCEEDED) << trials[i].reason();
-    EXPECT_EQ(trials[i].final_measurement().step(), steps);
-  }
-  ExpectEveryReportStoredOnce(trials, shared->ledger());
-  ExpectNoTrialRanTwiceAtOnce(trials);
-  EXPECT_TRUE(testing::PollUntil(
-      [&] { return testing::ReplicasUnder(shared->dir + "/runs").empty(); },
-      std::chrono::seconds(10)));
+  ExpectEndsWhole(*servers[running], *shared, "taken", max_trials, steps);
 }
 
 #ifndef HPTUNE_SEVERAL_SERVERS_SLOW
@@ -367,23 +375,8 @@ TEST(ServeSeveralTest, AServerCutFromTheDatabaseStopsAndTheOtherTakesOver) {
       std::chrono::seconds(7)))
       << servers[1]->Output();
 
-  const ServeProcess& taker = *servers[1];
-  ASSERT_TRUE(
-      testing::PollUntil([&] { return Ended(JobStateOf(taker, "cut")); },
-                         std::chrono::seconds(120)))
-      << taker.Output();
-  EXPECT_EQ(JobStateOf(taker, "cut"), v1::Job::SUCCEEDED) << taker.Output();
-  const std::vector<v1::Trial> trials = Trials(taker, "cut");
-  ASSERT_EQ(trials.size(), 6u);
-  for (const v1::Trial& trial : trials) {
-    EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED) << trial.reason();
-  }
-  ExpectEveryReportStoredOnce(trials, shared->ledger());
-  ExpectNoTrialRanTwiceAtOnce(trials);
-  EXPECT_TRUE(testing::PollUntil(
-      [&] { return testing::ReplicasUnder(shared->dir + "/runs").empty(); },
-      std::chrono::seconds(10)));
-
+  ExpectEndsWhole(*servers[1], *shared, "cut", /*max_trials=*/6,
+                  /*steps=*/8);
 }
 #else
 // The kill again and again: 20 kills among three servers, the job taken
