@@ -145,11 +145,17 @@ class RestVertexGcloudTest : public ::testing::Test {
     return gcloud_->Json(args);
   }
 
-  // gcloud's description of the job once it is in `state`.
-  Json DescribeUntil(const std::string& id, const std::string& state) const {
-    const Json job = gcloud_->JsonOnceIn(
-        {"ai", "hp-tuning-jobs", "describe", id, "--region", "us-central1"},
-        std::string(kJobs) + "/" + id, {state}, std::chrono::seconds(120));
+  // gcloud's description of tuning job `id` (a CustomJob where `custom`)
+  // once it is in `state`.
+  Json DescribeUntil(const std::string& id, const std::string& state,
+                     bool custom = false) const {
+    const std::string path =
+        custom ? "/v1/projects/p1/locations/us-central1/customJobs/" + id
+               : std::string(kJobs) + "/" + id;
+    const Json job =
+        gcloud_->JsonOnceIn({"ai", custom ? "custom-jobs" : "hp-tuning-jobs",
+                             "describe", id, "--region", "us-central1"},
+                            path, {state}, std::chrono::seconds(120));
     EXPECT_EQ(job.value("state", ""), state) << job.dump() << server_->Output();
     return job;
   }
@@ -441,12 +447,7 @@ TEST_F(RestVertexGcloudTest, GcloudRunsCustomJobsOnce) {
     return id.empty() ? std::string() : id[1].str();
   };
   auto describe_until = [&](const std::string& id, const std::string& state) {
-    const Json job = gcloud_->JsonOnceIn(
-        {"ai", "custom-jobs", "describe", id, "--region", "us-central1"},
-        "/v1/projects/p1/locations/us-central1/customJobs/" + id, {state},
-        std::chrono::seconds(120));
-    EXPECT_EQ(job.value("state", ""), state) << job.dump() << server_->Output();
-    return job;
+    return DescribeUntil(id, state, /*custom=*/true);
   };
 
   const std::string ran = create("pair", "/app/cluster_trainer.py", 2);
