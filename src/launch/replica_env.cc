@@ -311,13 +311,23 @@ struct TrialEnv {
   std::string trial;
   bool chief = false;
   Json cluster;
-  Json vertex_cluster;  // By worker pool, for a Vertex job's CLUSTER_SPEC.
-  int world_size = 1;   // The master and the workers.
+  Json vertex_cluster;    // By worker pool, for a Vertex job's CLUSTER_SPEC.
+  bool tf_config = true;  // Whether the replicas get TF_CONFIG.
+  int world_size = 1;     // The master and the workers.
   Json training_input;
   AipDirs aip;
   std::filesystem::path working_dir;
   const ReplicaPlacement& master;
 };
+
+// Vertex AI sets TF_CONFIG on the replicas of distributed jobs only, not
+// on a job of one replica (cloud.google.com/vertex-ai/docs/training/
+// distributed-training, "TF_CONFIG"): a TensorFlow trainer that finds one
+// takes itself for part of a cluster. AI Platform sets it on every job.
+bool SetsTfConfig(const JobSpec& job,
+                  const std::vector<ReplicaRequest>& requests) {
+  return job.dialect != SpecDialect::kVertex || requests.size() > 1;
+}
 
 // CLUSTER_SPEC as Vertex AI sets it (cloud.google.com/vertex-ai/docs/
 // training/distributed-training, "CLUSTER_SPEC"): the cluster by worker
@@ -350,7 +360,7 @@ std::map<std::string, std::string> ReplicaEnv(
   Json cluster_spec = trial.job.dialect == SpecDialect::kVertex
                           ? VertexClusterSpec(trial, request)
                           : Json{{"cluster", trial.cluster}, {"task", task}};
-  env["TF_CONFIG"] = tf_config.dump();
+  if (trial.tf_config) env["TF_CONFIG"] = tf_config.dump();
   env["CLUSTER_SPEC"] = cluster_spec.dump();
   env["CLOUD_ML_TRIAL_ID"] = trial.trial;
   env["CLOUD_ML_JOB_ID"] = job.job_id;
@@ -485,6 +495,7 @@ absl::StatusOr<TrialLaunch> BuildTrialLaunch(
                         .chief = chief,
                         .cluster = ClusterJson(requests, placement, chief),
                         .vertex_cluster = VertexCluster(requests, placement),
+                        .tf_config = SetsTfConfig(job, requests),
                         .world_size = 1 + static_cast<int>(workers),
                         .training_input = std::move(training_input),
                         .aip = TrialOutputDirs(context),

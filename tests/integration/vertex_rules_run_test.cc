@@ -2,8 +2,9 @@
 // `measurementSelectionType: BEST_MEASUREMENT` makes a trial's result its
 // best report, not its last; `$(VAR)` in a containerSpec's command and args
 // is the replica's variable; an empty placeholder pool keeps the indexes
-// of the pools after it. One real trial whose chief and evaluator are
-// podman containers (the tests' python image) and a real SQLite file.
+// of the pools after it; a trial of one replica gets no TF_CONFIG. Real
+// trials whose replicas are podman containers (the tests' python image) and
+// a real SQLite file.
 // Needs root and podman: skips saying why elsewhere, unless HPTUNE_EXPECT
 // names "podman".
 #include <unistd.h>
@@ -117,6 +118,28 @@ TEST(VertexRulesRunTest, BestMeasurementVariablesAndAnEmptyPool) {
       nlohmann::json::parse(
           evaluator["env"]["TF_CONFIG"].get<std::string>())["task"]["type"],
       "evaluator");
+}
+
+// Vertex AI sets TF_CONFIG on distributed jobs only: a trial of one replica
+// reads its trial from CLUSTER_SPEC and CLOUD_ML_TRIAL_ID.
+TEST(VertexRulesRunTest, ATrialOfOneReplicaGetsNoTfConfig) {
+  const std::string why = WhyNoPodman();
+  HPTUNE_SKIP_UNLESS_AVAILABLE(why.empty(), "podman", why);
+  const std::string dir = testing::MakeTempDir();
+  std::ofstream(dir + "/job.yaml") << kStudy << Pool("chief", "");
+  auto run =
+      RunProcess({kHptune, "run", dir + "/job.yaml", "--job-id", "one", "--db",
+                  dir + "/h.db", "--runs-dir", dir + "/runs", "--quiet"});
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  std::ifstream chief_file(dir + "/runs/one/1/model/chief");
+  ASSERT_TRUE(chief_file.good());
+  const auto env = nlohmann::json::parse(chief_file)["env"];
+  EXPECT_FALSE(env.contains("TF_CONFIG")) << env;
+  const auto cluster_spec =
+      nlohmann::json::parse(env["CLUSTER_SPEC"].get<std::string>());
+  EXPECT_EQ(cluster_spec["task"]["type"], "workerpool0") << cluster_spec;
+  EXPECT_EQ(cluster_spec["task"]["trial"], "1") << cluster_spec;
+  EXPECT_EQ(env["CLOUD_ML_TRIAL_ID"], "1");
 }
 
 }  // namespace

@@ -630,6 +630,33 @@ TEST(ReplicaEnvTest, AVertexJobsClusterSpecIsByWorkerPool) {
           .contains("worker"));
 }
 
+// Vertex AI sets TF_CONFIG on distributed jobs only; AI Platform on every
+// job. CLUSTER_SPEC and the trial's number are there either way.
+TEST(ReplicaEnvTest, AVertexJobOfOneReplicaHasNoTfConfig) {
+  JobSpec job = MakeJob();
+  job.worker.count = 0;
+  job.parameter_server.count = 0;
+  job.evaluator.count = 0;
+  job.dialect = SpecDialect::kVertex;
+  const std::vector<ReplicaPlacement> one = {{"127.0.0.1", 1000, {}}};
+  absl::StatusOr<TrialLaunch> launch =
+      BuildTrialLaunch(MakeContext(job), ReplicaRequests(job), one);
+  ASSERT_OK(launch);
+  ASSERT_EQ(launch->replicas.size(), 1u);
+  const auto& env = launch->replicas[0].env;
+  EXPECT_FALSE(env.contains("TF_CONFIG"));
+  EXPECT_EQ(nlohmann::json::parse(env.at("CLUSTER_SPEC"))["task"]["type"],
+            "workerpool0");
+  EXPECT_EQ(env.at("CLOUD_ML_TRIAL_ID"), "7");
+
+  job.dialect = SpecDialect::kAiPlatform;
+  launch = BuildTrialLaunch(MakeContext(job), ReplicaRequests(job), one);
+  ASSERT_OK(launch);
+  EXPECT_EQ(nlohmann::json::parse(
+                launch->replicas[0].env.at("TF_CONFIG"))["task"]["type"],
+            "master");
+}
+
 TEST(ReplicaEnvTest, AipDirsLieUnderTheBaseOutputDirectoryWhenGiven) {
   JobSpec job = MakeJob();
   job.base_output_directory = "/out/study";

@@ -27,8 +27,8 @@ absl::StatusOr<JobSpec> DecodeStoredJob(std::string_view json,
                                         std::string_view job_id = "");
 
 // TF_CONFIG's "job" (TrainingInputToJson's form, or its trainingInput
-// object alone); NotFound when TF_CONFIG is not a JSON object with a "job"
-// object.
+// object alone), or a Vertex CLUSTER_SPEC's; NotFound when the text is not
+// a JSON object with a "job" object.
 absl::StatusOr<JobSpec> DecodeTfConfigJob(std::string_view tf_config);
 
 // StudySpecToJson's text; InvalidArgument listing every error, each under

@@ -63,22 +63,27 @@ std::string NulJoined(const std::vector<std::string>& items) {
 // rules, so a machine type dropped from it since does not strand the job.
 absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
                                     const MachineCatalogue& /*catalogue*/) {
-  auto env = launch.replicas.front().env.find("TF_CONFIG");
-  if (env == launch.replicas.front().env.end()) {
+  // A Vertex job of one replica has no TF_CONFIG; its CLUSTER_SPEC carries
+  // the job too.
+  const auto& env = launch.replicas.front().env;
+  auto found = env.find("TF_CONFIG");
+  if (found == env.end()) found = env.find("CLUSTER_SPEC");
+  if (found == env.end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial,
                      ": master 0 has no TF_CONFIG to read its job from"));
   }
-  absl::StatusOr<JobSpec> job = DecodeTfConfigJob(env->second);
+  const std::string& name = found->first;
+  absl::StatusOr<JobSpec> job = DecodeTfConfigJob(found->second);
   if (absl::IsNotFound(job.status())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job \"", launch.job_id, "\" trial ", launch.trial,
-        ": TF_CONFIG has no \"job\": ", env->second.substr(0, 80)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job \"", launch.job_id, "\" trial ", launch.trial, ": ",
+                     name, " has no \"job\": ", found->second.substr(0, 80)));
   }
   if (!job.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job \"", launch.job_id,
-        "\": TF_CONFIG's job does not parse: ", job.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job \"", launch.job_id, "\": ", name,
+                     "'s job does not parse: ", job.status().message()));
   }
   return job;
 }

@@ -43,8 +43,8 @@ struct Components {
   std::vector<int> component_of;  // Each replica's component.
 };
 
-// The job every replica sees in TF_CONFIG, as a JobSpec with its scale tier
-// resolved into pools.
+// The job master 0 sees in TF_CONFIG (or, for a Vertex job of one replica,
+// in CLUSTER_SPEC), as a JobSpec with its scale tier resolved into pools.
 absl::StatusOr<JobSpec> JobOfLaunch(const TrialLaunch& launch,
                                     const MachineCatalogue& catalogue);
 

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "hptune/core/machine_types.h"
+#include "hptune/launch/replica_env.h"
+#include "src/launch/slurm/slurm_submission.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::launch::slurm_internal {
@@ -83,6 +86,31 @@ TEST(RunSlurmTest, AFailingCommandGivesItsStderr) {
 TEST(RunSlurmTest, AMissingCommandIsNotFound) {
   auto out = RunSlurm(DefaultEnv(), {"hptune-no-such-slurm-command"});
   EXPECT_THAT(out, StatusHasCode(absl::StatusCode::kNotFound));
+}
+
+// The launcher reads the job from master 0's TF_CONFIG, or from the
+// CLUSTER_SPEC of a Vertex job of one replica, which has no TF_CONFIG.
+TEST(JobOfLaunchTest, AVertexJobOfOneReplicaIsReadFromItsClusterSpec) {
+  JobSpec job;
+  job.job_id = "v";
+  job.dialect = SpecDialect::kVertex;
+  job.scale_tier = ScaleTier::kCustom;
+  job.master = {.count = 1, .machine_type = "n1-standard-4"};
+  job.master.container = {.image_uri = "trainer:1"};
+  const TrialContext context{.job = &job, .trial = 1, .trial_dir = "/t/1"};
+  absl::StatusOr<TrialLaunch> launch = BuildTrialLaunch(
+      context, ReplicaRequests(job), {{"127.0.0.1", 1000, {}}});
+  ASSERT_OK(launch);
+  ASSERT_FALSE(launch->replicas[0].env.contains("TF_CONFIG"));
+  absl::StatusOr<JobSpec> read = JobOfLaunch(*launch, MachineCatalogue());
+  ASSERT_OK(read);
+  EXPECT_EQ(read->master.container.image_uri, "trainer:1");
+
+  launch->replicas[0].env.erase("CLUSTER_SPEC");
+  EXPECT_THAT(JobOfLaunch(*launch, MachineCatalogue()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "job \"v\" trial 1: master 0 has no TF_CONFIG to read "
+                       "its job from"));
 }
 
 }  // namespace
