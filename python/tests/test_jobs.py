@@ -41,6 +41,27 @@ def test_submit_wait_and_logs(client):
         pytest.approx(10 + float(x))
 
 
+def test_a_job_without_hyperparameters_runs_once(client):
+    """AI Platform runs a trainingInput without hyperparameters as one
+    training job; hptune as one trial, numbered 1, with no parameters."""
+    train = os.path.join(DATA, "job_trainer", "train.py")
+    job = client.submit_job("py_once", {"trainingInput": {
+        "command": ["python3", train], "args": ["--x=0.5"]}})
+    done = job.wait(timeout=240)
+    assert done.state == "SUCCEEDED", done.error_message
+    assert [t.trial_id for t in done.trials] == [1]
+    assert done.trials[0].hyperparameters == {}
+    assert done.trials[0].state == "SUCCEEDED"
+    log = b"".join(done.logs(trial=1)).decode()
+    assert "hello from trial 1 with x=0.5" in log
+    assert log.rstrip().endswith("done")
+    # Its reports are kept, though no metric is its result.
+    assert done.best_trial is None
+    measurements = client.load_study("py_once").trial(1).measurements
+    assert [m.metrics["loss"] for m in measurements] == \
+        pytest.approx([10.5, 0.0625])
+
+
 def test_follow_logs_watch_and_cancel(client, tmp_path):
     release = tmp_path / "release"
     job = client.submit_job(
