@@ -16,6 +16,7 @@
 #include "src/dashboard/objective_choice.h"
 #include "src/dashboard/pareto_json.h"
 #include "src/dashboard/study_json.h"
+#include "src/dashboard/thinning.h"
 #include "src/dashboard/trial_query.h"
 #include "src/dashboard/trials_csv.h"
 
@@ -200,13 +201,13 @@ absl::StatusOr<Json> TimelineWithRestartsJson(const TrialEvents& events,
   return timeline;
 }
 
-// A plot's points, at most max_points of them (5000 unless asked), of the
-// objective `objective` names.
+// A plot's points, at most max_points of them (kPlotPoints unless asked), of
+// the objective `objective` names.
 StudyHandler Thinned(Json (*json)(const StudySnapshot&, size_t)) {
   return [json](const StudySnapshot& s,
                 const QueryParams& params) -> absl::StatusOr<Json> {
-    HPTUNE_ASSIGN_OR_RETURN(size_t max,
-                            SizeParam(params, "max_points", 5000, 100000));
+    HPTUNE_ASSIGN_OR_RETURN(
+        size_t max, SizeParam(params, "max_points", kPlotPoints, 100000));
     HPTUNE_ASSIGN_OR_RETURN(std::optional<StudySnapshot> chosen,
                             ChooseObjective(s, params));
     return json(chosen ? *chosen : s, max);
@@ -287,7 +288,8 @@ void AddStudyRoutes(ApiRoutes& routes, ChangeStream& changes,
              [&answers](const StudySnapshot& s,
                         const QueryParams& params) -> absl::StatusOr<Json> {
                HPTUNE_ASSIGN_OR_RETURN(
-                   size_t max, SizeParam(params, "max_points", 5000, 100000));
+                   size_t max,
+                   SizeParam(params, "max_points", kPlotPoints, 100000));
                HPTUNE_ASSIGN_OR_RETURN(std::set<int64_t> optimal,
                                        OptimalNumbers(answers, s.study.name));
                return ParetoJson(s, max, optimal);

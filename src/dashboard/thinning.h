@@ -9,6 +9,12 @@
 
 namespace hptune::dashboard {
 
+// The points a plot of trials gets unless its request asks for more
+// (max_points): enough to show a study's shape at a plot's width, few
+// enough that a browser on a busy 2-core machine draws a tab in well under
+// half a second (benchmarks/RESULTS.md, the dashboard at 100,000 trials).
+inline constexpr size_t kPlotPoints = 3000;
+
 // Indices into a history (values in trial order, `best[i]` the best so far
 // at i), increasing, at most about `max_points`: every index where the best
 // changed, the smallest and largest value, and an even spread of the rest.

@@ -8,6 +8,7 @@
 #include "hptune/core/status.h"
 #include "src/dashboard/objective_choice.h"
 #include "src/dashboard/study_json.h"
+#include "src/dashboard/thinning.h"
 #include "src/dashboard/view_json.h"
 
 namespace hptune::dashboard {
@@ -89,7 +90,7 @@ absl::StatusOr<std::vector<std::string>> ParseComparedStudies(
 
 void AddViewRoutes(ApiRoutes& routes, ChangeStream& changes) {
   ThinnedViewRoute(routes, changes, "/edf", EdfJson, 1000);
-  ThinnedViewRoute(routes, changes, "/rank", RankJson, 5000);
+  ThinnedViewRoute(routes, changes, "/rank", RankJson, kPlotPoints);
   routes.Get("/api/compare",
              [&changes](const httplib::Request& req, httplib::Response& res) {
                Answer(res, [&] { return CompareJson(changes, Params(req)); });
