@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hptune/core/mutex.h"
 #include "hptune/core/status.h"
@@ -24,6 +25,26 @@ std::string LockArgs(int32_t key) {
   return absl::StrCat("(", kPgLockClass, ", ", key, ")");
 }
 
+// Takes and frees the database's write lock: every write begun before it
+// has committed or rolled back when this returns (postgres_fence.h).
+absl::Status CrossWriteLock(PgConnection& session) {
+  return session.InTransaction("BEGIN", [&] {
+    return session.Exec(absl::StrCat("SELECT pg_advisory_xact_lock(",
+                                     kPgLockClass, ", ", kPgWriteLock, ")"));
+  });
+}
+
+// The session's backend process id, as pg_locks names it.
+absl::StatusOr<int> BackendPid(PgConnection& session) {
+  HPTUNE_ASSIGN_OR_RETURN(PgResult result,
+                          session.Query("SELECT pg_backend_pid()"));
+  int pid = 0;
+  if (!absl::SimpleAtoi(PgValue(result, 0, 0), &pid)) {
+    return absl::InternalError("pg_backend_pid() gave no number");
+  }
+  return pid;
+}
+
 // Runs `call` (a pg_try_advisory_lock...) and returns what it answered.
 absl::StatusOr<bool> TryLock(PgConnection& session, const std::string& call) {
   HPTUNE_ASSIGN_OR_RETURN(PgResult result,
@@ -36,21 +57,32 @@ absl::StatusOr<bool> TryLock(PgConnection& session, const std::string& call) {
 // kPgServersLock).
 class PgRunnerLease : public RunnerLease {
  public:
-  PgRunnerLease(std::unique_ptr<PgConnection> session, int32_t key, bool shared)
-      : session_(std::move(session)), key_(key), shared_(shared) {}
+  PgRunnerLease(std::unique_ptr<PgConnection> session, int32_t key, bool shared,
+                int pid, std::shared_ptr<PgFence> fence)
+      : session_(std::move(session)),
+        key_(key),
+        shared_(shared),
+        pid_(pid),
+        fence_(std::move(fence)) {
+    fence_->Add(pid_, key_);
+  }
   ~PgRunnerLease() override {
     MutexLock lock(&mu_);
+    // A lease lost before anything wrote through the fence still closes it.
+    if (absl::StatusOr<bool> held = Held(); held.ok() && *held) {
+      fence_->Remove(pid_);
+    } else {
+      fence_->Lost();
+    }
     ReleaseLocks(*session_);
   }
 
   // Held while the session lives and still holds its lock.
   absl::Status Check() override {
     MutexLock lock(&mu_);
-    absl::StatusOr<PgResult> held = session_->Query(absl::StrCat(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = "
-        "pg_backend_pid() AND granted AND classid = ",
-        kPgLockClass, " AND objid = ", key_, " AND objsubid = 2"));
-    if (held.ok() && PgValue(*held, 0, 0) != "0") return absl::OkStatus();
+    absl::StatusOr<bool> held = Held();
+    if (held.ok() && *held) return absl::OkStatus();
+    fence_->Lost();
     return absl::UnavailableError(absl::StrCat(
         "lost the runner lease on database \"", session_->printable(), "\": ",
         held.ok() ? "its advisory lock is no longer held"
@@ -71,10 +103,22 @@ class PgRunnerLease : public RunnerLease {
   }
 
  private:
+  absl::StatusOr<bool> Held() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        PgResult held,
+        session_->Query(absl::StrCat(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+            "pid = pg_backend_pid() AND granted AND classid = ",
+            kPgLockClass, " AND objid = ", key_, " AND objsubid = 2")));
+    return PgValue(held, 0, 0) != "0";
+  }
+
   Mutex mu_;
   const std::unique_ptr<PgConnection> session_ ABSL_PT_GUARDED_BY(mu_);
   const int32_t key_;
   const bool shared_;
+  const int pid_;  // The session's backend.
+  const std::shared_ptr<PgFence> fence_;
   // The jobs held (HoldJob): a session's advisory lock is granted again to
   // the session that holds it, so this lease refuses a second hold itself.
   std::set<int64_t> held_ ABSL_GUARDED_BY(mu_);
@@ -107,6 +151,10 @@ absl::StatusOr<std::unique_ptr<JobHold>> PgRunnerLease::HoldJob(
                      held_.contains(key) ? "this server" : "another runner",
                      " on database \"", session_->printable(),
                      "\" (PostgreSQL advisory lock)"));
+  }
+  if (absl::Status crossed = CrossWriteLock(*session_); !crossed.ok()) {
+    (void)session_->Exec(absl::StrCat("SELECT pg_advisory_unlock(", key, ")"));
+    return crossed;
   }
   held_.insert(key);
   return std::make_unique<PgJobHold>(*this, key);
@@ -227,7 +275,8 @@ int64_t PgJobLockKey(std::string_view job_id) {
 }
 
 absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
-    const PgPool& pool, RunnerHolder holder, std::string_view job_id) {
+    const PgPool& pool, RunnerHolder holder, std::string_view job_id,
+    std::shared_ptr<PgFence> fence) {
   const bool shared = holder == RunnerHolder::kSharedServer;
   if (holder != RunnerHolder::kRun && !job_id.empty()) {
     return absl::InvalidArgumentError("a server's runner lease holds no job");
@@ -235,12 +284,15 @@ absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> session,
                           pool.Connect());
   absl::Status taken = TakeLocks(*session, holder, job_id);
-  if (!taken.ok()) {
+  absl::StatusOr<int> pid = taken.ok() ? BackendPid(*session) : taken;
+  if (pid.ok()) taken = CrossWriteLock(*session);
+  if (!pid.ok() || !taken.ok()) {
     ReleaseLocks(*session);  // A refused lease leaves no lock behind.
-    return taken;
+    return pid.ok() ? taken : pid.status();
   }
   return std::make_unique<PgRunnerLease>(
-      std::move(session), shared ? kPgServersLock : kPgRunnerLock, shared);
+      std::move(session), shared ? kPgServersLock : kPgRunnerLock, shared, *pid,
+      std::move(fence));
 }
 
 }  // namespace hptune::store::internal

@@ -22,14 +22,20 @@
 
 #include "absl/status/statusor.h"
 #include "hptune/store/store.h"
+#include "src/store/postgres_fence.h"
 #include "src/store/postgres_pool.h"
 
 namespace hptune::store::internal {
 
 // Store::AcquireRunnerLease's contract, on a new connection of `pool`'s
-// database: Unavailable naming the database and what holds it.
+// database: Unavailable naming the database and what holds it. The lease
+// puts its session in `fence` while it is held (postgres_fence.h), and
+// crosses the database's write lock once after it takes a job (the lease of
+// a run, the lock of a shared server's job), so that a writer fenced out
+// later has committed what it wrote before the taker reads.
 absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
-    const PgPool& pool, RunnerHolder holder, std::string_view job_id);
+    const PgPool& pool, RunnerHolder holder, std::string_view job_id,
+    std::shared_ptr<PgFence> fence);
 
 // The advisory lock key of `job_id`'s lock (FNV-1a, 64 bits).
 int64_t PgJobLockKey(std::string_view job_id);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "src/store/postgres_connection.h"
+#include "src/store/postgres_fence.h"
 #include "src/store/postgres_lease.h"
 #include "src/store/postgres_pool.h"
 #include "src/store/postgres_schema.h"
@@ -27,7 +28,9 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
 
 PostgresStore::PostgresStore(std::unique_ptr<internal::PgPool> pool,
                              Clock& clock)
-    : SqlStore(clock), pool_(std::move(pool)) {}
+    : SqlStore(clock),
+      pool_(std::move(pool)),
+      fence_(std::make_shared<internal::PgFence>()) {}
 
 PostgresStore::~PostgresStore() = default;
 
@@ -45,6 +48,7 @@ absl::Status PostgresStore::Write(Body body) {
   return pool_->With([&](Connection& db) {
     return db.InTransaction("BEGIN", [&]() -> absl::Status {
       HPTUNE_RETURN_IF_ERROR(db.Exec(kLock));
+      HPTUNE_RETURN_IF_ERROR(fence_->Check(db));
       return body(db);
     });
   });
@@ -54,7 +58,7 @@ absl::Status PostgresStore::Write(Body body) {
 
 absl::StatusOr<std::unique_ptr<RunnerLease>> PostgresStore::AcquireRunnerLease(
     RunnerHolder holder, std::string_view job_id) {
-  return internal::AcquirePgRunnerLease(*pool_, holder, job_id);
+  return internal::AcquirePgRunnerLease(*pool_, holder, job_id, fence_);
 }
 
 }  // namespace hptune::store

@@ -16,6 +16,10 @@
 // once, a measurement stored once, and event ids commit in increasing order
 // (a watcher resuming after an id misses none). Reads run in REPEATABLE READ
 // READ ONLY transactions: one snapshot, never waiting for writes.
+// Fencing: while a runner lease taken through the store is held, each write
+// checks under the write lock that the lease's session still holds it, and
+// once the database ended that session the store writes nothing more
+// (postgres_fence.h).
 //
 // Thread-safety: all methods are thread-safe; several processes and
 // machines may share the database. The `mutate` callbacks of UpdateTrial and
@@ -37,6 +41,7 @@ namespace hptune::store {
 
 namespace internal {
 class PgConnection;
+class PgFence;
 class PgPool;
 }  // namespace internal
 
@@ -73,6 +78,8 @@ class PostgresStore
   [[nodiscard]] absl::Status Write(Body body);
 
   std::unique_ptr<internal::PgPool> pool_;
+  // Shared with the runner leases taken through this store.
+  const std::shared_ptr<internal::PgFence> fence_;
   // Through Write. Last: stops first.
   internal::MeasurementQueue measurements_{CommitMeasurements()};
 };

@@ -1,8 +1,9 @@
 // What only PostgresStore has, on a real server started by this binary
 // (tests/testing/postgres_server.h): its schema version and refusals, its
 // errors for a server it cannot reach, trial numbers given once across
-// stores (processes) on one database, and a runner lease freed when the
-// server drops its session.
+// stores (processes) on one database, a runner lease freed when the
+// server drops its session, and a store fenced once its lease's session
+// ended.
 #include <memory>
 #include <set>
 #include <string>
@@ -149,6 +150,44 @@ TEST_F(PostgresStoreTest, ALeaseWhoseSessionDiesIsFreed) {
       "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
       "(SELECT oid FROM pg_database WHERE datname = current_database())");
   EXPECT_OK((*store)->AcquireRunnerLease(RunnerHolder::kServer, "").status());
+}
+
+// A lease released while held leaves its store free to write.
+TEST_F(PostgresStoreTest, AStoreWhoseLeaseWasReleasedWritesOn) {
+  auto store = OpenStore(url_, clock_);
+  ASSERT_OK(store.status());
+  auto lease = (*store)->AcquireRunnerLease(RunnerHolder::kServer, "");
+  ASSERT_OK(lease.status());
+  ASSERT_OK((*lease)->Check());
+  lease->reset();
+  EXPECT_OK((*store)->CreateStudy(MakeStudy("after")));
+}
+
+// A fence: once the database ended the session of a lease taken through a
+// store (its process was partitioned from it), that store writes nothing
+// more, even after the lease is dropped, while other stores write on.
+TEST_F(PostgresStoreTest, AStoreWhoseLeaseSessionEndedWritesNothingMore) {
+  auto store = OpenStore(url_, clock_);
+  ASSERT_OK(store.status());
+  auto other = OpenStore(url_, clock_);
+  ASSERT_OK(other.status());
+  auto lease = (*store)->AcquireRunnerLease(RunnerHolder::kSharedServer, "");
+  ASSERT_OK(lease.status());
+  ASSERT_OK((*store)->CreateStudy(MakeStudy("while_held")));
+
+  // Waits (up to 10 s) until the backend has ended, its locks freed.
+  Sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_locks "
+      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
+      "(SELECT oid FROM pg_database WHERE datname = current_database())");
+  const auto fenced = StatusIs(StatusCode::kUnavailable,
+                               HasSubstr("lost the runner lease"));
+  EXPECT_THAT((*store)->CreateStudy(MakeStudy("after_the_end")), fenced);
+  lease->reset();
+  EXPECT_THAT((*store)->CreateStudy(MakeStudy("after_the_lease")), fenced);
+  EXPECT_OK((*other)->CreateStudy(MakeStudy("other")));
+  EXPECT_OK((*store)->GetStudy("while_held").status());
+  EXPECT_THAT((*other)->GetStudy("after_the_lease"),
+              StatusIs(StatusCode::kNotFound, HasSubstr("after_the_lease")));
 }
 
 }  // namespace
