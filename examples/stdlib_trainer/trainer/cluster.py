@@ -1,6 +1,8 @@
 """Who this replica is and where the others listen, from TF_CONFIG.
 
-AI Platform (and hptune) start every replica of a trial with TF_CONFIG:
+AI Platform (and hptune) start every replica of a trial with TF_CONFIG
+(Vertex AI, and hptune for a Vertex job, only the replicas of a job of
+more than one):
 
     {"cluster": {"master": ["host:port"], "worker": [...], "ps": [...]},
      "task": {"type": "worker", "index": 0, "trial": "3"}, ...}

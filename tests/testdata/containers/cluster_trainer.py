@@ -1,4 +1,5 @@
 """A trainer whose master and workers form a real cluster from TF_CONFIG.
+Without TF_CONFIG (a Vertex job of one replica) it is a master alone.
 
 The master listens on its own TF_CONFIG address; each worker connects to it
 (retrying until the master is up), sends "<index> <value>" and waits for the
@@ -52,11 +53,12 @@ def run_worker(master, index):
 def run_master(cluster, args):
     workers = len(cluster.get("worker", []))
     trial = os.environ["CLOUD_ML_TRIAL_ID"]
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(address(cluster["master"][0]))
-    server.listen(workers)
     received = {}
+    if workers:
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(address(cluster["master"][0]))
+        server.listen(workers)
     while len(received) < workers:
         conn, _ = server.accept()
         with conn:
@@ -85,6 +87,9 @@ def run_master(cluster, args):
 
 def main(argv):
     args = flags(argv)
+    if "TF_CONFIG" not in os.environ:
+        # Vertex AI sets none on a job of one replica: a master alone.
+        return run_master({}, args)
     config = json.loads(os.environ["TF_CONFIG"])
     task = config["task"]
     if task["type"] in ("master", "chief"):
