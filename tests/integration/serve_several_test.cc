@@ -1,6 +1,7 @@
 // Several `hptune serve` on one PostgreSQL database (docs/operations.md,
 // "Several servers"): each answers every call and runs the jobs submitted
-// to it; a cancel sent to another server reaches the job's; and when the
+// to it, and its dashboard shows the other's jobs' trials; a cancel sent
+// to another server reaches the job's; and when the
 // server running a 3-parallel job is SIGKILLed, another takes the job over
 // within the lease interval plus 5 s, with every report the trainers made
 // stored once and no trial run twice at once. The real binary, real
@@ -10,6 +11,7 @@
 #include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 
 #include <chrono>
@@ -21,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "tests/integration/testdata/ledger.h"
 #include "tests/integration/testdata/serve_fixture.h"
 #include "tests/testing/expected.h"
@@ -126,6 +129,30 @@ std::vector<std::unique_ptr<ServeProcess>> StartServers(
 // this file built with HPTUNE_SEVERAL_SERVERS_SLOW.
 #ifndef HPTUNE_SEVERAL_SERVERS_SLOW
 
+// The states of `study`'s trials as `server`'s dashboard lists them (its
+// address from the "hptune serve: dashboard: http://..." line).
+std::vector<std::string> DashboardTrialStates(const ServeProcess& server,
+                                              const std::string& study) {
+  const std::string output = server.Output();
+  const std::string marker = "hptune serve: dashboard: http://127.0.0.1:";
+  const size_t at = output.find(marker);
+  if (at == std::string::npos) return {"no dashboard line"};
+  const int port = std::atoi(output.c_str() + at + marker.size());
+  httplib::Client client("127.0.0.1", port);
+  const httplib::Result got =
+      client.Get("/api/studies/" + study + "/trials",
+                 {{"Authorization", "Bearer " + testing::DefaultToken()}});
+  if (!got || got->status != 200) {
+    return {got ? got->body : httplib::to_string(got.error())};
+  }
+  const nlohmann::json page = nlohmann::json::parse(got->body);
+  std::vector<std::string> states;
+  for (const auto& trial : page["trials"]) {
+    states.push_back(trial.value("state", "?"));
+  }
+  return states;
+}
+
 TEST(ServeSeveralTest, TwoServersAnswerEveryCallAndEachRunsItsOwnJobs) {
   absl::StatusOr<Shared> shared = SharedDatabase();
   HPTUNE_SKIP_UNLESS_AVAILABLE(shared.ok(), "postgresql",
@@ -149,6 +176,12 @@ TEST(ServeSeveralTest, TwoServersAnswerEveryCallAndEachRunsItsOwnJobs) {
           << a->Output() << b->Output();
       EXPECT_EQ(JobStateOf(*server, job), v1::Job::SUCCEEDED) << job;
       EXPECT_EQ(Trials(*server, job).size(), 2u) << job;
+      // The dashboard follows the database's events: it may lag a moment.
+      const std::vector<std::string> both = {"SUCCEEDED", "SUCCEEDED"};
+      testing::PollUntil(
+          [&] { return DashboardTrialStates(*server, job) == both; },
+          std::chrono::seconds(10));
+      EXPECT_EQ(DashboardTrialStates(*server, job), both) << job;
     }
   }
   // Each job ran on the server it was submitted to, and only there.
