@@ -34,15 +34,27 @@ absl::Status CrossWriteLock(PgConnection& session) {
   });
 }
 
-// The session's backend process id, as pg_locks names it.
-absl::StatusOr<int> BackendPid(PgConnection& session) {
-  HPTUNE_ASSIGN_OR_RETURN(PgResult result,
-                          session.Query("SELECT pg_backend_pid()"));
-  int pid = 0;
-  if (!absl::SimpleAtoi(PgValue(result, 0, 0), &pid)) {
-    return absl::InternalError("pg_backend_pid() gave no number");
+// Takes, on the lease's session, a fence lock (postgres_fence.h) of a token
+// drawn from the session's backend pid and start time, so that no other
+// live session has it; the next token while one is taken. The token.
+absl::StatusOr<int32_t> TakeFenceLock(PgConnection& session) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      PgResult result,
+      session.Query("SELECT hashtext(pg_backend_pid() || ' ' || "
+                    "backend_start::text) FROM pg_stat_activity WHERE pid = "
+                    "pg_backend_pid()"));
+  int32_t token = 0;
+  if (!absl::SimpleAtoi(PgValue(result, 0, 0), &token)) {
+    return absl::InternalError("the session's fence token is no number");
   }
-  return pid;
+  for (int tries = 0; tries < 16; ++tries, ++token) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        PgResult taken,
+        session.Query(absl::StrCat("SELECT pg_try_advisory_lock(",
+                                   kPgFenceClass, ", ", token, ")")));
+    if (PgValue(taken, 0, 0) == "t") return token;
+  }
+  return absl::UnavailableError("no free fence token for the runner lease");
 }
 
 // Runs `call` (a pg_try_advisory_lock...) and returns what it answered.
@@ -58,19 +70,19 @@ absl::StatusOr<bool> TryLock(PgConnection& session, const std::string& call) {
 class PgRunnerLease : public RunnerLease {
  public:
   PgRunnerLease(std::unique_ptr<PgConnection> session, int32_t key, bool shared,
-                int pid, std::shared_ptr<PgFence> fence)
+                int32_t token, std::shared_ptr<PgFence> fence)
       : session_(std::move(session)),
         key_(key),
         shared_(shared),
-        pid_(pid),
+        token_(token),
         fence_(std::move(fence)) {
-    fence_->Add(pid_, key_);
+    fence_->Add(token_);
   }
   ~PgRunnerLease() override {
     MutexLock lock(&mu_);
     // A lease lost before anything wrote through the fence still closes it.
     if (absl::StatusOr<bool> held = Held(); held.ok() && *held) {
-      fence_->Remove(pid_);
+      fence_->Remove(token_);
     } else {
       fence_->Lost();
     }
@@ -117,7 +129,7 @@ class PgRunnerLease : public RunnerLease {
   const std::unique_ptr<PgConnection> session_ ABSL_PT_GUARDED_BY(mu_);
   const int32_t key_;
   const bool shared_;
-  const int pid_;  // The session's backend.
+  const int32_t token_;  // Its fence lock's (postgres_fence.h).
   const std::shared_ptr<PgFence> fence_;
   // The jobs held (HoldJob): a session's advisory lock is granted again to
   // the session that holds it, so this lease refuses a second hold itself.
@@ -284,15 +296,15 @@ absl::StatusOr<std::unique_ptr<RunnerLease>> AcquirePgRunnerLease(
   HPTUNE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> session,
                           pool.Connect());
   absl::Status taken = TakeLocks(*session, holder, job_id);
-  absl::StatusOr<int> pid = taken.ok() ? BackendPid(*session) : taken;
-  if (pid.ok()) taken = CrossWriteLock(*session);
-  if (!pid.ok() || !taken.ok()) {
+  absl::StatusOr<int32_t> token = taken.ok() ? TakeFenceLock(*session) : taken;
+  if (token.ok()) taken = CrossWriteLock(*session);
+  if (!token.ok() || !taken.ok()) {
     ReleaseLocks(*session);  // A refused lease leaves no lock behind.
-    return pid.ok() ? taken : pid.status();
+    return token.ok() ? taken : token.status();
   }
   return std::make_unique<PgRunnerLease>(
-      std::move(session), shared ? kPgServersLock : kPgRunnerLock, shared, *pid,
-      std::move(fence));
+      std::move(session), shared ? kPgServersLock : kPgRunnerLock, shared,
+      *token, std::move(fence));
 }
 
 }  // namespace hptune::store::internal

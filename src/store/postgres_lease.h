@@ -29,7 +29,8 @@ namespace hptune::store::internal {
 
 // Store::AcquireRunnerLease's contract, on a new connection of `pool`'s
 // database: Unavailable naming the database and what holds it. The lease
-// puts its session in `fence` while it is held (postgres_fence.h), and
+// holds a fence lock of its own on its session and adds its token to
+// `fence` while it is held (postgres_fence.h), and
 // crosses the database's write lock once after it takes a job (the lease of
 // a run, the lock of a shared server's job), so that a writer fenced out
 // later has committed what it wrote before the taker reads.

@@ -29,8 +29,11 @@ int PostgresSchemaVersion();
 // every write transaction takes kPgWriteLock (so trial numbers and
 // measurement sequences are given once, and event ids commit in order); the
 // runner lease takes kPgRunnerLock and kPgServersLock (postgres_lease.h);
-// schema changes kPgSchemaLock.
-inline constexpr int32_t kPgLockClass = 0x68707475;  // "hptu"
+// schema changes kPgSchemaLock. Each runner lease's session also holds a
+// lock of class kPgFenceClass keyed by a token of its own, which writes
+// try to take (postgres_fence.h).
+inline constexpr int32_t kPgLockClass = 0x68707475;   // "hptu"
+inline constexpr int32_t kPgFenceClass = 0x68707466;  // "hptf"
 inline constexpr int32_t kPgSchemaLock = 1;
 inline constexpr int32_t kPgWriteLock = 2;
 inline constexpr int32_t kPgRunnerLock = 3;

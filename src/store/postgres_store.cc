@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "hptune/core/status.h"
 #include "src/store/postgres_connection.h"
 #include "src/store/postgres_fence.h"
@@ -42,13 +41,9 @@ absl::Status PostgresStore::Read(Body body) {
 }
 
 absl::Status PostgresStore::Write(Body body) {
-  static const std::string kLock =
-      absl::StrCat("SELECT pg_advisory_xact_lock(", internal::kPgLockClass,
-                   ", ", internal::kPgWriteLock, ")");
   return pool_->With([&](Connection& db) {
     return db.InTransaction("BEGIN", [&]() -> absl::Status {
-      HPTUNE_RETURN_IF_ERROR(db.Exec(kLock));
-      HPTUNE_RETURN_IF_ERROR(fence_->Check(db));
+      HPTUNE_RETURN_IF_ERROR(fence_->LockForWrite(db));
       return body(db);
     });
   });

@@ -17,9 +17,9 @@
 // (a watcher resuming after an id misses none). Reads run in REPEATABLE READ
 // READ ONLY transactions: one snapshot, never waiting for writes.
 // Fencing: while a runner lease taken through the store is held, each write
-// checks under the write lock that the lease's session still holds it, and
-// once the database ended that session the store writes nothing more
-// (postgres_fence.h).
+// checks under the write lock that the lease's session still holds its
+// locks, and once the database ended that session the store writes nothing
+// more (postgres_fence.h).
 //
 // Thread-safety: all methods are thread-safe; several processes and
 // machines may share the database. The `mutate` callbacks of UpdateTrial and
