@@ -152,6 +152,22 @@ TEST_F(PostgresStoreTest, ALeaseWhoseSessionDiesIsFreed) {
   EXPECT_OK((*store)->AcquireRunnerLease(RunnerHolder::kServer, "").status());
 }
 
+// A lease dropped after its session ended, before anything was written,
+// still leaves its store fenced.
+TEST_F(PostgresStoreTest, AStoreWhoseLostLeaseWasDroppedWritesNothingMore) {
+  auto store = OpenStore(url_, clock_);
+  ASSERT_OK(store.status());
+  auto lease = (*store)->AcquireRunnerLease(RunnerHolder::kSharedServer, "");
+  ASSERT_OK(lease.status());
+  Sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_locks "
+      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
+      "(SELECT oid FROM pg_database WHERE datname = current_database())");
+  lease->reset();
+  EXPECT_THAT(
+      (*store)->CreateStudy(MakeStudy("after_the_lease")),
+      StatusIs(StatusCode::kUnavailable, HasSubstr("lost the runner lease")));
+}
+
 // A lease released while held leaves its store free to write.
 TEST_F(PostgresStoreTest, AStoreWhoseLeaseWasReleasedWritesOn) {
   auto store = OpenStore(url_, clock_);
@@ -179,8 +195,8 @@ TEST_F(PostgresStoreTest, AStoreWhoseLeaseSessionEndedWritesNothingMore) {
   Sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_locks "
       "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
       "(SELECT oid FROM pg_database WHERE datname = current_database())");
-  const auto fenced = StatusIs(StatusCode::kUnavailable,
-                               HasSubstr("lost the runner lease"));
+  const auto fenced =
+      StatusIs(StatusCode::kUnavailable, HasSubstr("lost the runner lease"));
   EXPECT_THAT((*store)->CreateStudy(MakeStudy("after_the_end")), fenced);
   lease->reset();
   EXPECT_THAT((*store)->CreateStudy(MakeStudy("after_the_lease")), fenced);
