@@ -53,9 +53,7 @@ class PostgresCopyEnd : public CopyEnd {
   absl::Status WriteTransaction(
       absl::FunctionRef<absl::Status()> body) override {
     return db_->InTransaction("BEGIN", [&]() -> absl::Status {
-      HPTUNE_RETURN_IF_ERROR(
-          db_->Exec(absl::StrCat("SELECT pg_advisory_xact_lock(", kPgLockClass,
-                                 ", ", kPgWriteLock, ")")));
+      HPTUNE_RETURN_IF_ERROR(db_->Exec(PgWriteLockStatement()));
       return body();
     });
   }

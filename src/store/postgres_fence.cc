@@ -42,8 +42,7 @@ absl::StatusOr<bool> True(absl::StatusOr<PgStatement> statement) {
 }  // namespace
 
 absl::Status PgFence::LockForWrite(PgConnection& db) {
-  static const std::string kLock = absl::StrCat(
-      "SELECT pg_advisory_xact_lock(", kPgLockClass, ", ", kPgWriteLock, ")");
+  const std::string& kLock = PgWriteLockStatement();
   // The subquery (kept whole by OFFSET 0) takes the write lock before the
   // try: one round trip, prepared once per connection.
   static const std::string kLockAndTry =

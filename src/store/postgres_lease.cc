@@ -28,10 +28,8 @@ std::string LockArgs(int32_t key) {
 // Takes and frees the database's write lock: every write begun before it
 // has committed or rolled back when this returns (postgres_fence.h).
 absl::Status CrossWriteLock(PgConnection& session) {
-  return session.InTransaction("BEGIN", [&] {
-    return session.Exec(absl::StrCat("SELECT pg_advisory_xact_lock(",
-                                     kPgLockClass, ", ", kPgWriteLock, ")"));
-  });
+  return session.InTransaction(
+      "BEGIN", [&] { return session.Exec(PgWriteLockStatement()); });
 }
 
 // Takes, on the lease's session, a fence lock (postgres_fence.h) of a token
@@ -47,7 +45,8 @@ absl::StatusOr<int32_t> TakeFenceLock(PgConnection& session) {
   if (!absl::SimpleAtoi(PgValue(result, 0, 0), &token)) {
     return absl::InternalError("the session's fence token is no number");
   }
-  for (int tries = 0; tries < 16; ++tries, ++token) {
+  for (int tries = 0; tries < 16; ++tries,
+           token = static_cast<int32_t>(static_cast<uint32_t>(token) + 1)) {
     HPTUNE_ASSIGN_OR_RETURN(
         PgResult taken,
         session.Query(absl::StrCat("SELECT pg_try_advisory_lock(",

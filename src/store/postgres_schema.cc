@@ -172,4 +172,10 @@ absl::Status PreparePostgresDatabase(PgConnection& connection) {
   });
 }
 
+const std::string& PgWriteLockStatement() {
+  static const std::string* const kStatement = new std::string(absl::StrCat(
+      "SELECT pg_advisory_xact_lock(", kPgLockClass, ", ", kPgWriteLock, ")"));
+  return *kStatement;
+}
+
 }  // namespace hptune::store::internal

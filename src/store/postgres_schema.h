@@ -11,6 +11,7 @@
 #define HPTUNE_SRC_STORE_POSTGRES_SCHEMA_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 #include "src/store/postgres_connection.h"
@@ -38,6 +39,10 @@ inline constexpr int32_t kPgSchemaLock = 1;
 inline constexpr int32_t kPgWriteLock = 2;
 inline constexpr int32_t kPgRunnerLock = 3;
 inline constexpr int32_t kPgServersLock = 4;
+
+// "SELECT pg_advisory_xact_lock(kPgLockClass, kPgWriteLock)": a write
+// transaction's first statement.
+const std::string& PgWriteLockStatement();
 
 }  // namespace hptune::store::internal
 
