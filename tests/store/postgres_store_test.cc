@@ -54,6 +54,16 @@ class PostgresStoreTest : public ::testing::Test {
     ASSERT_OK((*db)->Exec(sql));
   }
 
+  // Ends the other sessions of the test's database that hold an advisory
+  // lock, as when their process dies or loses the network, and waits (up to
+  // 10 s) until each has ended, its locks freed.
+  void EndLockHolders() {
+    Sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_locks "
+        "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND "
+        "database = (SELECT oid FROM pg_database WHERE datname = "
+        "current_database())");
+  }
+
   std::string url_;
   FakeClock clock_;
 };
@@ -145,10 +155,7 @@ TEST_F(PostgresStoreTest, ALeaseWhoseSessionDiesIsFreed) {
   EXPECT_THAT((*store)->AcquireRunnerLease(RunnerHolder::kServer, ""),
               StatusIs(StatusCode::kUnavailable,
                        HasSubstr("already served by another")));
-  // As when the holder's process dies or loses the network.
-  Sql("SELECT pg_terminate_backend(pid) FROM pg_locks "
-      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
-      "(SELECT oid FROM pg_database WHERE datname = current_database())");
+  EndLockHolders();
   EXPECT_OK((*store)->AcquireRunnerLease(RunnerHolder::kServer, "").status());
 }
 
@@ -159,9 +166,7 @@ TEST_F(PostgresStoreTest, AStoreWhoseLostLeaseWasDroppedWritesNothingMore) {
   ASSERT_OK(store.status());
   auto lease = (*store)->AcquireRunnerLease(RunnerHolder::kSharedServer, "");
   ASSERT_OK(lease.status());
-  Sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_locks "
-      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
-      "(SELECT oid FROM pg_database WHERE datname = current_database())");
+  EndLockHolders();
   lease->reset();
   EXPECT_THAT(
       (*store)->CreateStudy(MakeStudy("after_the_lease")),
@@ -191,10 +196,7 @@ TEST_F(PostgresStoreTest, AStoreWhoseLeaseSessionEndedWritesNothingMore) {
   ASSERT_OK(lease.status());
   ASSERT_OK((*store)->CreateStudy(MakeStudy("while_held")));
 
-  // Waits (up to 10 s) until the backend has ended, its locks freed.
-  Sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_locks "
-      "WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND database = "
-      "(SELECT oid FROM pg_database WHERE datname = current_database())");
+  EndLockHolders();
   const auto fenced =
       StatusIs(StatusCode::kUnavailable, HasSubstr("lost the runner lease"));
   EXPECT_THAT((*store)->CreateStudy(MakeStudy("after_the_end")), fenced);
