@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""The dashboard in a real headless Chromium against a real `hptune serve`
-whose store is PostgreSQL (a database of the ctest fixture's server).
+"""The dashboard in a real headless Chromium against two real `hptune serve`
+sharing one PostgreSQL database (of the ctest fixture's server): the job
+is submitted to the first, the browser watches the second.
 
     /usr/bin/python3 tests/dashboard/postgres_browser_test.py --hptune BUILD/hptune \
         --postgres-server BUILD/tests/testing/postgres_server --postgres-dir DIR --out OUTDIR
@@ -8,7 +9,10 @@ whose store is PostgreSQL (a database of the ctest fixture's server).
 browser_test.py's servers, browser, job and checks, on the path a user
 takes: log in, submit a tuning job, watch its trials appear live, then the
 studies list, the trials table, the history plot and a trial page with its
-log, each checked against the API. Exits 77 (skipped) where no PostgreSQL
+log, each checked against the API. The two servers share a state
+directory, as servers of one machine do, so the second reads the trials'
+logs the first's replicas write; the live checks see the first server's
+writes reach the second's pages through the database's event table. Exits 77 (skipped) where no PostgreSQL
 server runs in DIR, unless HPTUNE_EXPECT names "postgresql".
 """
 
@@ -32,14 +36,15 @@ class PostgresDashboardTest(DashboardTest):
     def run(self):
         os.makedirs(self.out, exist_ok=True)
         try:
-            self.a = self.start_server("server-pg", [
-                "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
-                "--db", self.db, "--state-dir", os.path.join(self.tmp, "runs")])
+            args = ["--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
+                    "--db", self.db, "--state-dir", os.path.join(self.tmp, "runs")]
+            runner = self.start_server("server-pg-runner", args)
+            self.a = self.start_server("server-pg-viewer", args)  # the browser's
             with open(os.path.join(self.env["HPTUNE_CONFIG_DIR"], "token")) as f:
                 self.token = f.read().strip()
             check(self.token, "the token file is empty")
             self.api = Api(self.a.url, self.token)
-            self.grpc = "127.0.0.1:%d" % self.a.grpc_port
+            self.grpc = "127.0.0.1:%d" % runner.grpc_port  # jobs go to the runner
             self.browser = Browser(self.out)
             self.job = "dash_pg"
             if not self.step("log in through the form", self.check_login):
@@ -54,12 +59,21 @@ class PostgresDashboardTest(DashboardTest):
             self.step("trials tab: table, paging info, sorting", self.check_trials_tab)
             self.step("history: one point per finished trial with a value", self.check_history)
             self.step("trial page", self.check_trial_page)
+            self.step("the job ran on the server it was submitted to", lambda: self.check_ran_on(runner))
         except Exception as e:  # setup: recorded as browser_test.py does
             self.failed.append(("setup", str(e)))
             print("FAIL setup\n  %s" % e, flush=True)
         finally:
             self.cleanup()
         return not self.failed
+
+    def check_ran_on(self, runner):
+        """The viewer showed another server's job: the runner's log names
+        it, the viewer's does not."""
+        for server, expected in ((runner, True), (self.a, False)):
+            named = self.job in "".join(server.lines)
+            check(named == expected, "%s's log %s job %s" % (
+                server.name, "does not name" if expected else "names", self.job))
 
 
 def new_database(tool, directory):
