@@ -34,10 +34,6 @@ namespace hptune::store::internal {
 // --- studies ---
 template <typename Db>
 absl::StatusOr<bool> StudyExists(Db& db, std::string_view name);
-// nullopt when there is no such study.
-template <typename Db>
-absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
-    Db& db, std::string_view name);
 template <typename Db>
 absl::StatusOr<std::optional<StudyRecord>> SelectStudy(Db& db,
                                                        std::string_view name);
@@ -86,9 +82,11 @@ absl::StatusOr<std::optional<Trial>> SelectTrial(Db& db, std::string_view study,
 template <typename Db>
 absl::StatusOr<std::vector<Trial>> SelectTrialRows(Db& db,
                                                    std::string_view study);
-// Number, state and end time of each trial, by number.
+// The study's create time, and the number, state and end time of each of
+// its trials, by number, in one statement; nullopt when there is no such
+// study.
 template <typename Db>
-absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
+absl::StatusOr<std::optional<TrialStatuses>> SelectTrialStatuses(
     Db& db, std::string_view study);
 // The trial's state; nullopt when there is no such trial.
 template <typename Db>

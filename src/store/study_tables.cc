@@ -65,18 +65,6 @@ absl::StatusOr<bool> StudyExists(Db& db, std::string_view name) {
 }
 
 template <typename Db>
-absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime(
-    Db& db, std::string_view name) {
-  HPTUNE_ASSIGN_OR_RETURN(
-      auto select,
-      db.Prepare("SELECT create_time FROM studies WHERE name = ?1"));
-  select.BindText(1, name);
-  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
-  if (!row) return std::nullopt;
-  return FromUnixMicros(select.ColumnInt(0));
-}
-
-template <typename Db>
 absl::StatusOr<std::optional<StudyRecord>> SelectStudy(Db& db,
                                                        std::string_view name) {
   static const std::string kSql =
@@ -193,23 +181,21 @@ absl::StatusOr<std::string> SelectDesignerState(Db& db,
 }
 
 // Both stores' connections (store_tables.h).
-#define HPTUNE_INSTANTIATE_TABLES(Db)                                          \
-  template absl::StatusOr<bool> StudyExists<Db>(Db&, std::string_view);        \
-  template absl::StatusOr<std::optional<Timestamp>> SelectStudyCreateTime<Db>( \
-      Db&, std::string_view);                                                  \
-  template absl::StatusOr<std::optional<StudyRecord>> SelectStudy<Db>(         \
-      Db&, std::string_view);                                                  \
-  template absl::StatusOr<std::vector<StudyRecord>> SelectStudies<Db>(Db&);    \
-  template absl::Status InsertStudy<Db>(Db&, const StudyRecord&);              \
-  template absl::StatusOr<UserUsage> SelectUserUsage<Db>(Db&, int64_t);        \
-  template absl::StatusOr<std::optional<int64_t>> SelectStudyOwner<Db>(        \
-      Db&, std::string_view);                                                  \
-  template absl::Status UpdateStudyState<Db>(Db&, std::string_view,            \
-                                             StudyState, std::string_view);    \
-  template absl::Status DeleteStudyRow<Db>(Db&, std::string_view);             \
-  template absl::Status UpsertDesignerState<Db>(Db&, std::string_view,         \
-                                                std::string_view);             \
-  template absl::StatusOr<std::string> SelectDesignerState<Db>(                \
+#define HPTUNE_INSTANTIATE_TABLES(Db)                                       \
+  template absl::StatusOr<bool> StudyExists<Db>(Db&, std::string_view);     \
+  template absl::StatusOr<std::optional<StudyRecord>> SelectStudy<Db>(      \
+      Db&, std::string_view);                                               \
+  template absl::StatusOr<std::vector<StudyRecord>> SelectStudies<Db>(Db&); \
+  template absl::Status InsertStudy<Db>(Db&, const StudyRecord&);           \
+  template absl::StatusOr<UserUsage> SelectUserUsage<Db>(Db&, int64_t);     \
+  template absl::StatusOr<std::optional<int64_t>> SelectStudyOwner<Db>(     \
+      Db&, std::string_view);                                               \
+  template absl::Status UpdateStudyState<Db>(Db&, std::string_view,         \
+                                             StudyState, std::string_view); \
+  template absl::Status DeleteStudyRow<Db>(Db&, std::string_view);          \
+  template absl::Status UpsertDesignerState<Db>(Db&, std::string_view,      \
+                                                std::string_view);          \
+  template absl::StatusOr<std::string> SelectDesignerState<Db>(             \
       Db&, std::string_view);
 HPTUNE_INSTANTIATE_TABLES(SqliteConnection)
 HPTUNE_INSTANTIATE_TABLES(PgConnection)

@@ -79,12 +79,10 @@ absl::StatusOr<std::vector<Trial>> ListTrialSummariesIn(
 template <typename Db>
 absl::StatusOr<TrialStatuses> ListTrialStatusesIn(Db& db,
                                                   std::string_view study) {
-  HPTUNE_ASSIGN_OR_RETURN(std::optional<Timestamp> created,
-                          SelectStudyCreateTime(db, study));
-  if (!created) return StudyNotFound(study);
-  TrialStatuses statuses{.study_create_time = *created};
-  HPTUNE_ASSIGN_OR_RETURN(statuses.trials, SelectTrialStatuses(db, study));
-  return statuses;
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<TrialStatuses> statuses,
+                          SelectTrialStatuses(db, study));
+  if (!statuses) return StudyNotFound(study);
+  return *std::move(statuses);
 }
 
 template <typename Db>

@@ -234,25 +234,30 @@ absl::StatusOr<std::optional<TrialState>> SelectTrialState(
 }
 
 template <typename Db>
-absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses(
+absl::StatusOr<std::optional<TrialStatuses>> SelectTrialStatuses(
     Db& db, std::string_view study) {
   HPTUNE_ASSIGN_OR_RETURN(
-      auto select, db.Prepare("SELECT number, state, end_time FROM trials "
-                              "WHERE study = ?1 ORDER BY number"));
+      auto select,
+      db.Prepare("SELECT s.create_time, t.number, t.state, t.end_time "
+                 "FROM studies AS s LEFT JOIN trials AS t ON t.study = s.name "
+                 "WHERE s.name = ?1 ORDER BY t.number"));
   select.BindText(1, study);
-  std::vector<TrialStatus> statuses;
-  while (true) {
-    HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
-    if (!row) break;
+  HPTUNE_ASSIGN_OR_RETURN(bool row, select.Step());
+  if (!row) return std::nullopt;
+  TrialStatuses statuses{.study_create_time =
+                             FromUnixMicros(select.ColumnInt(0))};
+  // A study without trials is one row whose trial columns are null.
+  while (row && !select.ColumnIsNull(1)) {
     TrialStatus status;
-    status.number = select.ColumnInt(0);
-    const std::string state = select.ColumnText(1);
+    status.number = select.ColumnInt(1);
+    const std::string state = select.ColumnText(2);
     HPTUNE_ASSIGN_OR_RETURN(status.state,
                             ParseState(ParseTrialState(state), state, [&] {
                               return TrialLabel(study, status.number);
                             }));
-    status.end_time = OptionalTime(select.ColumnOptionalInt(2));
-    statuses.push_back(status);
+    status.end_time = OptionalTime(select.ColumnOptionalInt(3));
+    statuses.trials.push_back(status);
+    HPTUNE_ASSIGN_OR_RETURN(row, select.Step());
   }
   return statuses;
 }
@@ -333,8 +338,8 @@ absl::Status AppendMeasurement(Db& db, std::string_view study, int64_t number,
       Db&, std::string_view, int64_t);                                        \
   template absl::StatusOr<std::vector<Trial>> SelectTrialRows<Db>(            \
       Db&, std::string_view);                                                 \
-  template absl::StatusOr<std::vector<TrialStatus>> SelectTrialStatuses<Db>(  \
-      Db&, std::string_view);                                                 \
+  template absl::StatusOr<std::optional<TrialStatuses>>                       \
+  SelectTrialStatuses<Db>(Db&, std::string_view);                             \
   template absl::StatusOr<std::optional<TrialState>> SelectTrialState<Db>(    \
       Db&, std::string_view, int64_t);                                        \
   template absl::StatusOr<std::vector<Measurement>> SelectMeasurements<Db>(   \

@@ -592,6 +592,11 @@ TEST_P(StoreConformanceTest, TrialStatusesAreNumberStateAndEndTime) {
   EXPECT_TRUE(statuses[1].end_time.has_value());
   EXPECT_THAT(store_->ListTrialStatuses("nope"),
               StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
+  ASSERT_OK(store_->CreateStudy(MakeStudy("empty")));
+  ASSERT_OK_AND_ASSIGN(StudyRecord empty, store_->GetStudy("empty"));
+  ASSERT_OK_AND_ASSIGN(TrialStatuses none, store_->ListTrialStatuses("empty"));
+  EXPECT_EQ(none.study_create_time, empty.create_time);
+  EXPECT_THAT(none.trials, IsEmpty());
 }
 
 TEST_P(StoreConformanceTest, ListMeasurementsSkipsTheFirstOnes) {
