@@ -252,4 +252,15 @@ absl::Status PgConnection::InTransaction(
   return status;
 }
 
+absl::Status PgConnection::InSavepoint(absl::FunctionRef<absl::Status()> body,
+                                       absl::Status* body_status) {
+  HPTUNE_RETURN_IF_ERROR(Exec("SAVEPOINT write_body"));
+  *body_status = body();
+  if (!ok()) return *body_status;
+  if (!body_status->ok()) {
+    HPTUNE_RETURN_IF_ERROR(Exec("ROLLBACK TO SAVEPOINT write_body"));
+  }
+  return Exec("RELEASE SAVEPOINT write_body");
+}
+
 }  // namespace hptune::store::internal

@@ -102,6 +102,13 @@ class PgConnection {
   // COMMIT; rolls back when `body` or the commit fails.
   [[nodiscard]] absl::Status InTransaction(
       const char* begin, absl::FunctionRef<absl::Status()> body);
+  // Inside a transaction: runs `body` in a savepoint, so that when it fails
+  // only its own changes are undone and the transaction goes on.
+  // `*body_status` is the body's result. The returned status fails when the
+  // transaction cannot go on (the connection broke, or the savepoint itself
+  // failed).
+  [[nodiscard]] absl::Status InSavepoint(absl::FunctionRef<absl::Status()> body,
+                                         absl::Status* body_status);
 
   // A Status for a failed `result` (or the connection's last error when
   // null), naming the database and `context`.

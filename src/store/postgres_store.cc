@@ -41,12 +41,23 @@ absl::Status PostgresStore::Read(Body body) {
 }
 
 absl::Status PostgresStore::Write(Body body) {
-  return pool_->With([&](Connection& db) {
-    return db.InTransaction("BEGIN", [&]() -> absl::Status {
-      HPTUNE_RETURN_IF_ERROR(fence_->LockForWrite(db));
-      return body(db);
-    });
+  return writes_.Run(body, [&](const std::vector<Writes::Write*>& batch) {
+    CommitWrites(batch);
   });
+}
+
+void PostgresStore::CommitWrites(const std::vector<Writes::Write*>& batch) {
+  const absl::Status connected = pool_->With([&](Connection& db) {
+    Writes::CommitBatch(db, batch, [&](absl::FunctionRef<absl::Status()> body) {
+      return db.InTransaction("BEGIN", [&]() -> absl::Status {
+        HPTUNE_RETURN_IF_ERROR(fence_->LockForWrite(db));
+        return body();
+      });
+    });
+    return absl::OkStatus();
+  });
+  if (connected.ok()) return;
+  for (Writes::Write* write : batch) write->status = connected;
 }
 
 // --- Runner lease ---

@@ -22,20 +22,24 @@
 // more (postgres_fence.h).
 //
 // Thread-safety: all methods are thread-safe; several processes and
-// machines may share the database. The `mutate` callbacks of UpdateTrial and
-// UpdateJob run once, on the caller's thread.
+// machines may share the database. Writes are committed in groups, as
+// SqliteStore's (write_queue.h): the `mutate` callbacks of UpdateTrial and
+// UpdateJob run once, on the caller's thread or on another writer's; they
+// must only change the record they are given.
 #ifndef HPTUNE_SRC_STORE_POSTGRES_STORE_H_
 #define HPTUNE_SRC_STORE_POSTGRES_STORE_H_
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "hptune/env/clock.h"
 #include "hptune/store/store.h"
 #include "src/store/measurement_queue.h"
 #include "src/store/sql_store.h"
+#include "src/store/write_queue.h"
 
 namespace hptune::store {
 
@@ -65,6 +69,10 @@ class PostgresStore
   absl::StatusOr<std::unique_ptr<RunnerLease>> AcquireRunnerLease(
       RunnerHolder holder, std::string_view job_id) override;
 
+  // How many writes are queued for a commit now, the one running included
+  // (group commit): for tests and monitoring.
+  size_t WritesWaiting() { return writes_.Waiting(); }
+
  private:
   friend class internal::SqlStore<PostgresStore, internal::PgConnection>;
   using Connection = internal::PgConnection;
@@ -76,10 +84,17 @@ class PostgresStore
   // holds the database's write lock.
   [[nodiscard]] absl::Status Read(Body body);
   [[nodiscard]] absl::Status Write(Body body);
+  using Writes = internal::WriteQueue<Connection>;
+  // Runs `batch` in one write transaction (Writes::CommitBatch).
+  void CommitWrites(const std::vector<Writes::Write*>& batch);
 
   std::unique_ptr<internal::PgPool> pool_;
   // Shared with the runner leases taken through this store.
   const std::shared_ptr<internal::PgFence> fence_;
+  // Group commit (write_queue.h): one write transaction at a time per
+  // store, as the database's write lock allows anyway, each carrying the
+  // writes queued meanwhile under one hold of that lock and one WAL flush.
+  Writes writes_;
   // Through Write. Last: stops first.
   internal::MeasurementQueue measurements_{CommitMeasurements()};
 };

@@ -75,56 +75,19 @@ absl::Status SqliteStore::Read(
 
 absl::Status SqliteStore::Write(
     absl::FunctionRef<absl::Status(Connection&)> body) {
-  QueuedWrite write{.body = &body};
-  std::vector<QueuedWrite*> batch;
-  {
-    MutexLock lock(&writes_mu_);
-    writes_.push_back(&write);
-    while (!write.done && writes_.front() != &write) {
-      write.turn.Wait(&writes_mu_);
-    }
-    if (write.done) return write.status;
-    const size_t size = std::min(writes_.size(), kWritesPerCommit);
-    batch.assign(writes_.begin(), writes_.begin() + size);
-  }
-  CommitWrites(batch);
-  MutexLock lock(&writes_mu_);
-  for (QueuedWrite* done : batch) {
-    writes_.pop_front();
-    done->done = true;
-    // Under writes_mu_, so its waiter cannot return (and free it) before.
-    done->turn.Signal();
-  }
-  if (!writes_.empty()) writes_.front()->turn.Signal();
-  return write.status;
+  return writes_.Run(body, [&](const std::vector<Writes::Write*>& batch) {
+    CommitWrites(batch);
+  });
 }
 
-size_t SqliteStore::WritesWaiting() {
-  MutexLock lock(&writes_mu_);
-  return writes_.size();
-}
+size_t SqliteStore::WritesWaiting() { return writes_.Waiting(); }
 
-void SqliteStore::CommitWrites(const std::vector<QueuedWrite*>& batch) {
+void SqliteStore::CommitWrites(const std::vector<Writes::Write*>& batch) {
   MutexLock lock(&mu_);
   Connection& db = *connection_;
-  if (batch.size() == 1) {
-    batch[0]->status = db.InTransaction(TransactionMode::kWrite,
-                                        [&] { return (*batch[0]->body)(db); });
-  } else {
-    const absl::Status committed =
-        db.InTransaction(TransactionMode::kWrite, [&]() -> absl::Status {
-          for (QueuedWrite* write : batch) write->status = absl::OkStatus();
-          for (QueuedWrite* write : batch) {
-            HPTUNE_RETURN_IF_ERROR(db.InSavepoint(
-                [&] { return (*write->body)(db); }, &write->status));
-          }
-          return absl::OkStatus();
-        });
-    // Nothing of the batch is kept: a write that succeeded fails with it.
-    for (QueuedWrite* write : batch) {
-      if (write->status.ok()) write->status = committed;
-    }
-  }
+  Writes::CommitBatch(db, batch, [&](absl::FunctionRef<absl::Status()> body) {
+    return db.InTransaction(TransactionMode::kWrite, body);
+  });
   // The WAL's bound (wal_checkpointer.h): the few frames the background
   // checkpoint has not copied yet, so that the next write starts it over.
   // Passive, so it never waits; when busy, the next commit tries again,

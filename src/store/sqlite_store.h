@@ -31,7 +31,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,6 +47,7 @@
 #include "hptune/store/store.h"
 #include "src/store/measurement_queue.h"
 #include "src/store/sql_store.h"
+#include "src/store/write_queue.h"
 
 namespace hptune::store {
 
@@ -97,29 +97,15 @@ class SqliteStore
   [[nodiscard]] absl::Status Write(
       absl::FunctionRef<absl::Status(Connection&)> body);
 
-  // One Write waiting for its transaction (group commit, below).
-  struct QueuedWrite {
-    const absl::FunctionRef<absl::Status(Connection&)>* body;
-    absl::Status status;  // Set by the commit that carries it.
-    bool done = false;    // Under writes_mu_.
-    CondVar turn;         // Signalled when done or first in the queue.
-  };
-  // Runs `batch` in one write transaction, each body in a savepoint of its
-  // own when there are several, and sets each one's status.
-  void CommitWrites(const std::vector<QueuedWrite*>& batch)
-      ABSL_LOCKS_EXCLUDED(writes_mu_);
+  using Writes = internal::WriteQueue<Connection>;
+  // Runs `batch` in one write transaction (Writes::CommitBatch) and bounds
+  // the WAL.
+  void CommitWrites(const std::vector<Writes::Write*>& batch);
 
   const std::string path_;
   Env* env_ = nullptr;  // SqliteStoreOptions::env: the runner lease's.
-  // Group commit of writes: each Write queues; the first in the queue runs
-  // everything queued (up to kWritesPerCommit) in one transaction, answers
-  // each, and hands the queue to the next. Under many clients the writer's
-  // connection then changes hands once per commit instead of once per
-  // write, and a caller preempted while committing holds up one commit
-  // instead of a convoy of them.
-  static constexpr size_t kWritesPerCommit = 64;
-  Mutex writes_mu_;
-  std::deque<QueuedWrite*> writes_ ABSL_GUARDED_BY(writes_mu_);
+  // Group commit of writes (write_queue.h) on connection_.
+  Writes writes_;
   // Declared first so that it outlives connection_, whose commits call it.
   std::unique_ptr<internal::WalCheckpointer> checkpointer_;
   Mutex mu_;  // Serialises use of connection_, the writer.

@@ -4,6 +4,8 @@
 // stores (processes) on one database, a runner lease freed when the
 // server drops its session, and a store fenced once its lease's session
 // ended.
+#include "src/store/postgres_store.h"
+
 #include <memory>
 #include <set>
 #include <string>
@@ -17,6 +19,7 @@
 #include "hptune/env/env.h"
 #include "hptune/store/open_store.h"
 #include "src/store/postgres_connection.h"
+#include "tests/store/queued_writes.h"
 #include "tests/store/store_test_util.h"
 #include "tests/testing/expected.h"
 #include "tests/testing/postgres_server.h"
@@ -119,6 +122,27 @@ TEST_F(PostgresStoreTest, AStudyRowWhoseSpecChangedReadsTheNewSpec) {
   absl::StatusOr<StudyRecord> after = (*store)->GetStudy("mnist");
   ASSERT_OK(after.status());
   EXPECT_EQ(after->spec.max_trials, before->spec.max_trials + 7);
+}
+
+// Writes queued behind a commit share the next one, each in a savepoint
+// (write_queue.h), as SqliteStore's do.
+TEST_F(PostgresStoreTest, WritesQueuedBehindACommitEachGetTheirOwnAnswer) {
+  absl::StatusOr<StoreUrl> parsed = ParseStoreUrl(url_);
+  ASSERT_OK(parsed.status());
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<PostgresStore> store,
+      PostgresStore::Open(parsed->path, "test", PostgresStore::kDefaultPoolSize,
+                          clock_));
+  test::ExpectQueuedWritesEachGetTheirOwnAnswer(
+      *store, [&] { return store->WritesWaiting(); },
+      [&] {
+        Sql("CREATE FUNCTION fail_designer_state() RETURNS trigger "
+            "LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected "
+            "failure'; END $$");
+        Sql("CREATE TRIGGER fail_designer_state BEFORE INSERT ON "
+            "designer_state FOR EACH ROW EXECUTE FUNCTION "
+            "fail_designer_state()");
+      });
 }
 
 // Two stores stand for two servers: each trial number is given once.
