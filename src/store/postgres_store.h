@@ -25,7 +25,8 @@
 // machines may share the database. Writes are committed in groups, as
 // SqliteStore's (write_queue.h): the `mutate` callbacks of UpdateTrial and
 // UpdateJob run once, on the caller's thread or on another writer's; they
-// must only change the record they are given.
+// must only change the record they are given, and must neither take locks
+// nor call the store.
 #ifndef HPTUNE_SRC_STORE_POSTGRES_STORE_H_
 #define HPTUNE_SRC_STORE_POSTGRES_STORE_H_
 
