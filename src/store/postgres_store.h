@@ -9,10 +9,11 @@
 // record_codec.h), the rules (store_rules.h) and the Store methods the same
 // (SqlStore's, sql_store.h), so both pass one conformance suite.
 //
-// Durability: each call is one transaction, committed with
-// synchronous_commit on before the call returns. Serialisation: every write
-// transaction takes one transaction-level advisory lock first, so writes to
-// one database commit one at a time, as SQLite's do: a trial number is given
+// Durability: each call's writes are committed, with synchronous_commit on,
+// before the call returns: in a transaction of their own or in one shared
+// with the writes queued beside them (write_queue.h). Serialisation: every
+// write transaction takes one transaction-level advisory lock first, so writes
+// to one database commit one at a time, as SQLite's do: a trial number is given
 // once, a measurement stored once, and event ids commit in increasing order
 // (a watcher resuming after an id misses none). Reads run in REPEATABLE READ
 // READ ONLY transactions: one snapshot, never waiting for writes.
