@@ -13,9 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "src/launch/local/spawn_in_cgroup.h"
+#include "src/launch/local/v1_replica_cgroups.h"
 #include "tests/testing/expected.h"
 #include "tests/testing/run_process.h"
 #include "tests/testing/status_matchers.h"
@@ -30,15 +33,19 @@ std::string ReadAll(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Starts `sleep 600` in the cgroup `cgroup_fd` is open on.
-pid_t StartSleep(int cgroup_fd) {
+// Starts `sleep 600` in the cgroup `cgroup_fd` is open on, and then in
+// those of `enter`.
+pid_t StartSleep(int cgroup_fd, std::span<const int> enter = {}) {
   static char* const argv[] = {const_cast<char*>("sleep"),
                                const_cast<char*>("600"), nullptr};
   static char* const envp[] = {nullptr};
   const int log = open("/dev/null", O_WRONLY | O_CLOEXEC);
-  const pid_t pid = SpawnInCgroup(
-      {.program = "/bin/sleep", .argv = argv, .envp = envp, .log_fd = log},
-      cgroup_fd);
+  const pid_t pid = SpawnInCgroup({.program = "/bin/sleep",
+                                   .argv = argv,
+                                   .envp = envp,
+                                   .log_fd = log,
+                                   .enter_cgroups = enter},
+                                  cgroup_fd);
   close(log);
   return pid;
 }
@@ -84,6 +91,36 @@ TEST_F(TrialCgroupTest, AReplicaRunsInItsOwnCgroupUntilItIsKilled) {
   cgroup->reset();  // Removes the cgroups and the record.
   EXPECT_FALSE(fs::exists(recorded));
   EXPECT_FALSE(fs::exists(trial_dir_ / kCgroupRecordFile));
+}
+
+// On a hybrid cgroup v1/v2 host a replica leaves this process's v1 cgroups
+// for hptune-replicas in each, so that podman's split mode moves replicas
+// only (v1_replica_cgroups.h).
+TEST_F(TrialCgroupTest, AReplicaLeavesThisProcesssCgroupV1s) {
+  const std::vector<std::string> ours =
+      V1CgroupDirs(ReadAll("/proc/self/cgroup"));
+  if (ours.empty()) {
+    GTEST_SKIP() << "this process is at the root of every cgroup v1 "
+                    "hierarchy, or there is none: podman moves nothing";
+  }
+  if (geteuid() != 0) GTEST_SKIP() << "cgroup v1 directories are root's";
+  ASSERT_EQ(DetectCgroupSupport().v1_replica_procs.size(), ours.size());
+  auto cgroup = TrialCgroup::Create(DefaultEnv(), trial_dir_, {"master-0"});
+  ASSERT_OK(cgroup.status());
+  absl::StatusOr<int> fd = (*cgroup)->NextReplicaCgroup(0);
+  ASSERT_OK(fd.status());
+  const pid_t pid = StartSleep(*fd, DetectCgroupSupport().v1_replica_procs);
+  ASSERT_GT(pid, 0) << strerror(errno);
+  const std::string membership =
+      ReadAll("/proc/" + std::to_string(pid) + "/cgroup");
+  std::vector<std::string> expected;
+  for (const std::string& dir : ours) {
+    expected.push_back(dir + "/" + kV1ReplicaCgroup);
+  }
+  EXPECT_EQ(V1CgroupDirs(membership), expected) << membership;
+  EXPECT_EQ(V1CgroupDirs(ReadAll("/proc/self/cgroup")), ours);
+  (*cgroup)->KillReplica(0);
+  ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
 }
 
 TEST_F(TrialCgroupTest, AProgramThatCannotStartIsAnErrorAndLeavesNoChild) {

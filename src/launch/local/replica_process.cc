@@ -24,6 +24,7 @@
 #include "src/env/scoped_fd.h"
 #include "src/launch/child_processes.h"
 #include "src/launch/local/spawn_in_cgroup.h"
+#include "src/launch/local/trial_cgroup.h"
 #include "src/launch/process_table.h"
 
 extern char** environ;
@@ -227,15 +228,17 @@ absl::StatusOr<pid_t> SpawnReplica(Env& env, const ReplicaLaunch& replica,
     if (!found.ok()) {
       rc = absl::IsPermissionDenied(found.status()) ? EACCES : ENOENT;
     } else {
-      pid = SpawnInCgroup({.program = found->c_str(),
-                           .argv = argv.data(),
-                           .envp = envp.data(),
-                           .log_fd = log.get(),
-                           .working_dir = replica.working_dir.empty()
-                                              ? nullptr
-                                              : replica.working_dir.c_str(),
-                           .user = ProcessUser(replica)},
-                          cgroup_fd);
+      pid = SpawnInCgroup(
+          {.program = found->c_str(),
+           .argv = argv.data(),
+           .envp = envp.data(),
+           .log_fd = log.get(),
+           .working_dir = replica.working_dir.empty()
+                              ? nullptr
+                              : replica.working_dir.c_str(),
+           .user = ProcessUser(replica),
+           .enter_cgroups = DetectCgroupSupport().v1_replica_procs},
+          cgroup_fd);
       rc = pid < 0 ? errno : 0;
     }
   } else {

@@ -78,6 +78,12 @@ struct ChildContext {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (setpgid(0, 0) != 0) FailChild(context, errno);
+  // While still this process's user, who made those cgroups. Best effort:
+  // a replica left where this process is still runs.
+  for (const int procs : exec.enter_cgroups) {
+    const ssize_t written = write(procs, "0", 1);
+    (void)written;
+  }
   const int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd < 0) FailChild(context, errno);
   if (dup2(null_fd, 0) < 0 || dup2(exec.log_fd, 1) < 0 ||

@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include <span>
+
 #include "hptune/env/users.h"
 
 namespace hptune::launch {
@@ -28,6 +30,9 @@ struct ChildExec {
   // Whom the child becomes before it execs (groups, gid, uid; needs root).
   // Unchanged when null.
   const UserCredentials* user = nullptr;
+  // cgroup.procs files, open for writing, that the child moves itself into
+  // first (v1_replica_cgroups.h); one it cannot enter is skipped.
+  std::span<const int> enter_cgroups;
 };
 
 // Starts `exec` in the cgroup of `cgroup_fd` (this process's when -1), as

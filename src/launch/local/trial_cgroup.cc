@@ -16,6 +16,7 @@
 #include "hptune/core/status.h"
 #include "src/launch/child_processes.h"
 #include "src/launch/local/spawn_in_cgroup.h"
+#include "src/launch/local/v1_replica_cgroups.h"
 
 namespace hptune::launch {
 namespace {
@@ -223,7 +224,8 @@ CgroupSupport Detect(Env& env) {
   RemoveAbandonedCgroups(**opened);
   return {.usable = true,
           .parent = *parent,
-          .description = absl::StrCat("cgroup v2 (", parent->string(), ")")};
+          .description = absl::StrCat("cgroup v2 (", parent->string(), ")"),
+          .v1_replica_procs = OpenV1ReplicaCgroups(env)};
 }
 
 // The record's text when this process's user wrote it; empty otherwise.

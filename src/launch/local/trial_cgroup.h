@@ -43,6 +43,9 @@ struct CgroupSupport {
   // "cgroup v2 (/sys/fs/cgroup/system.slice/hptune.service)" or
   // "process groups (cannot create a cgroup under ...: Permission denied)".
   std::string description;
+  // When usable: what a replica's child enters before it execs, on a hybrid
+  // cgroup v1/v2 host (v1_replica_cgroups.h); open for the process's life.
+  std::vector<int> v1_replica_procs;
 };
 const CgroupSupport& DetectCgroupSupport();
 
