@@ -9,7 +9,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <latch>
 #include <memory>
 #include <mutex>
 #include <string>
