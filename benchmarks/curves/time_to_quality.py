@@ -21,7 +21,8 @@ Per task, the target is the median over seeds of hptune's GP ("gp", rule
 first checkpoint (spend, in full trainings) at which the median over seeds
 of regret@spend is at or below the target, and T / that spend (how many
 times less than the GP without stopping spent); "never" when the median
-does not reach it within the checkpoints. Standard library only.
+does not reach it within the checkpoints. regret_plot.py draws the same
+rows as curves. Standard library only.
 """
 
 import argparse
