@@ -102,8 +102,8 @@ def draw_method(panel, points, colour):
     parts = []
     for run in runs_of(points, 3):
         upper = [(panel.x(p[0]), panel.y(p[3])) for p in run]
-        lower = [(panel.x(p[0]), panel.y(p[1])) for p in reversed(run)
-                 if math.isfinite(p[1])]
+        # The first quartile is at most the third: finite along the run.
+        lower = [(panel.x(p[0]), panel.y(p[1])) for p in reversed(run)]
         polygon = " ".join("%.1f,%.1f" % xy for xy in upper + lower)
         parts.append('<polygon class="band" points="%s" fill="%s" '
                      'fill-opacity="0.15" stroke="none"/>' % (polygon, colour))
