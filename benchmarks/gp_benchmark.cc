@@ -19,6 +19,12 @@
 //                               refit runs it (warm start + one restart);
 //                               the model never holds more than
 //                               kMaxModelPoints (300) points.
+//   BM_GpPredictBatch/n:<n>/d:<d>
+//                               the posterior at 2,048 random points, as the
+//                               acquisition search scores its candidates.
+//   BM_GpPredictWithGradient/n:<n>/d:<d>
+//                               the posterior and its gradient at one point,
+//                               as each L-BFGS step of the search asks.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/gaussian_process.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/hyperparameter_fit.h"
 #include "algorithms/gp/hyperparameters.h"
@@ -41,6 +48,8 @@ namespace hptune {
 namespace {
 
 constexpr char kMetric[] = "m";
+// The acquisition search's largest candidate batch (suggestion_policy.cc).
+constexpr int kPredictCandidates = 2048;
 
 // With k > 1, k objectives m1..mk (Metrics below), all minimised.
 StudySpec Spec(int d, int k = 1) {
@@ -253,9 +262,8 @@ BENCHMARK(BM_GpSuggestTail)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-void BM_GpFit(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
-  const int d = static_cast<int>(state.range(1));
+// n uniform points in [0, 1]^d with Objective's values, standardised.
+algorithms::gp::TrainingData RandomData(int n, int d) {
   algorithms::gp::TrainingData data;
   data.kinds.assign(d, algorithms::FeatureKind::kContinuous);
   data.x.resize(n, d);
@@ -271,6 +279,13 @@ void BM_GpFit(benchmark::State& state) {
   }
   data.y = (data.y.array() - data.y.mean()) /
            std::sqrt((data.y.array() - data.y.mean()).square().mean());
+  return data;
+}
+
+void BM_GpFit(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int d = static_cast<int>(state.range(1));
+  const algorithms::gp::TrainingData data = RandomData(n, d);
   const algorithms::gp::HyperparameterPrior prior =
       algorithms::gp::MakePrior(d);
   // The warm start a refit gets: the fit of a slightly smaller history.
@@ -291,6 +306,48 @@ void BM_GpFit(benchmark::State& state) {
 }
 BENCHMARK(BM_GpFit)->Args({50, 6})->Args({100, 6})->Args({300, 6})->Unit(
     benchmark::kMillisecond);
+
+// The GP fitted to n points, as the acquisition search uses it.
+algorithms::gp::GaussianProcess FittedGp(int n, int d) {
+  algorithms::gp::TrainingData data = RandomData(n, d);
+  auto fit = algorithms::gp::FitHyperparameters(
+      data, algorithms::gp::MakePrior(d), {});
+  return *algorithms::gp::GaussianProcess::Create(std::move(data), fit->theta);
+}
+
+void BM_GpPredictBatch(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int d = static_cast<int>(state.range(1));
+  const algorithms::gp::GaussianProcess gp = FittedGp(n, d);
+  algorithms::SplitMix64 rng(11);
+  algorithms::gp::RowMatrix xs(kPredictCandidates, d);
+  for (Eigen::Index i = 0; i < xs.size(); ++i) xs.data()[i] = rng.NextUnit();
+  Eigen::VectorXd mean, variance;
+  for (auto _ : state) {
+    gp.PredictBatch(xs, mean, variance);
+    benchmark::DoNotOptimize(variance.data());
+  }
+}
+BENCHMARK(BM_GpPredictBatch)
+    ->ArgNames({"n", "d"})
+    ->ArgsProduct({{100, 300}, {2, 6}})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_GpPredictWithGradient(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int d = static_cast<int>(state.range(1));
+  const algorithms::gp::GaussianProcess gp = FittedGp(n, d);
+  algorithms::SplitMix64 rng(11);
+  std::vector<double> x(d), d_mean(d), d_variance(d);
+  for (auto _ : state) {
+    for (double& v : x) v = rng.NextUnit();
+    benchmark::DoNotOptimize(gp.PredictWithGradient(x, d_mean, d_variance));
+  }
+}
+BENCHMARK(BM_GpPredictWithGradient)
+    ->ArgNames({"n", "d"})
+    ->ArgsProduct({{100, 300}, {2, 6}})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace hptune
