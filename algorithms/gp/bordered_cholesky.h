@@ -41,14 +41,23 @@ class BorderedCholesky {
   double At(int i, int j) const { return data_[Offset(i) + j]; }  // j <= i.
 
   // In place, b of size() entries (aborts otherwise): b <- L^-1 b (forward
-  // substitution) and b <- L^-T b (back substitution).
+  // substitution) and b <- L^-T b (back substitution). Each divides by L_ii
+  // as a multiplication by 1 / L_ii, kept when the row is appended.
   void SolveLower(std::span<double> b) const;
   void SolveUpper(std::span<double> b) const;
+
+  // In place, many right-hand sides at once: `b` holds size() rows of
+  // `columns` entries (row-major), and each column becomes L^-1 times it.
+  // Entry (i, c) is b_ic minus sum_{j<i} L_ij x_jc, summed in order of j,
+  // times 1 / L_ii: the columns are independent, so a column's bits do not
+  // depend on the others, and the loop over them is vectorised
+  // (simd_clones.h). Aborts when b.size() != size() * columns.
+  void SolveLowerColumns(std::span<double> b, int columns) const;
 
   // sum_i log L_ii = log det(A) / 2.
   double HalfLogDeterminant() const;
 
-  // L as a dense lower-triangular matrix (for batched solves).
+  // L as a dense lower-triangular matrix.
   Eigen::MatrixXd ToDense() const;
 
  private:
@@ -58,6 +67,9 @@ class BorderedCholesky {
 
   int n_ = 0;
   std::vector<double> data_;  // Row-packed lower triangle.
+  // 1 / L_ii: the solves multiply by it, as a division would lengthen each
+  // row's chain of dependent steps.
+  std::vector<double> inverse_pivots_;
 };
 
 // sum_k a_k b_k with four partial sums in a fixed order: the same bits for

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "algorithms/common/simd_clones.h"
 #include "hptune/core/check.h"
 
 namespace hptune::algorithms::gp {
@@ -99,7 +101,6 @@ bool GaussianProcess::FactorObservedFrom(int start) {
     row[i] += diagonal_extra;
     if (!chol_.AppendRow(row)) return false;
   }
-  dense_factor_valid_ = false;
   return true;
 }
 
@@ -114,7 +115,6 @@ void GaussianProcess::AddPending(std::span<const double> x) {
   const double s2 = kernel_.signal_variance();
   row[n] += noise_ + jitter_ * s2;
   chol_.AppendRow(row, kPendingPivotFloor * s2);
-  dense_factor_valid_ = false;
 }
 
 void GaussianProcess::KernelColumn(std::span<const double> x,
@@ -124,13 +124,10 @@ void GaussianProcess::KernelColumn(std::span<const double> x,
   k.resize(n);
   if (slopes != nullptr) slopes->resize(n);
   for (int i = 0; i < n; ++i) {
-    const double r2 = kernel_.SquaredDistance(x.data(), x_.row(i).data());
-    if (slopes != nullptr) {
-      kernel_.ValueAndSlope(r2, k[i], (*slopes)[i]);
-    } else {
-      k[i] = kernel_.FromSquaredDistance(r2);
-    }
+    k[i] = kernel_.SquaredDistance(x.data(), x_.row(i).data());
   }
+  kernel_.FromSquaredDistances(
+      k, slopes == nullptr ? std::span<double>() : std::span(*slopes));
 }
 
 GaussianProcess::Prediction GaussianProcess::Predict(
@@ -179,48 +176,65 @@ GaussianProcess::Prediction GaussianProcess::PredictWithGradient(
   return p;
 }
 
-const Eigen::MatrixXd& GaussianProcess::DenseFactor() const {
-  if (!dense_factor_valid_) {
-    dense_factor_ = chol_.ToDense();
-    dense_factor_valid_ = true;
+namespace {
+
+// out_c += sum_i w_i rows_ic over `count` rows of `columns` entries, summed
+// in order of i (so each column's bits are its own).
+HPTUNE_SIMD_CLONES
+void AddWeightedRows(const double* rows, const double* weights, int count,
+                     int columns, double* __restrict out) {
+  for (int i = 0; i < count; ++i) {
+    const double* __restrict row = rows + static_cast<size_t>(i) * columns;
+    const double w = weights[i];
+    for (int c = 0; c < columns; ++c) out[c] += w * row[c];
   }
-  return dense_factor_;
 }
+
+// out_c += sum_i rows_ic^2, in order of i.
+HPTUNE_SIMD_CLONES
+void AddSquaredRows(const double* rows, int count, int columns,
+                    double* __restrict out) {
+  for (int i = 0; i < count; ++i) {
+    const double* __restrict row = rows + static_cast<size_t>(i) * columns;
+    for (int c = 0; c < columns; ++c) out[c] += row[c] * row[c];
+  }
+}
+
+}  // namespace
 
 void GaussianProcess::PredictBatch(const RowMatrix& xs, Eigen::VectorXd& mean,
                                    Eigen::VectorXd& variance) const {
-  // Candidates in blocks, so the n x block temporaries stay small enough for
-  // the allocator to recycle instead of mapping fresh pages every call.
-  constexpr int kBlock = 128;
-  constexpr double kSqrt5 = MaternKernel::kSqrt5;
+  // Candidates in blocks of kBlock: the n x kBlock block of kernel values
+  // stays in cache through the solve, whose loops run along a row of it
+  // (one entry per candidate), vectorised.
+  constexpr int kBlock = 32;
   const auto m = static_cast<int>(xs.rows());
   const auto n = static_cast<int>(x_.rows());
   const double s2 = kernel_.signal_variance();
   mean.resize(m);
   variance.resize(m);
-  Eigen::MatrixXd kt(n, std::min(m, kBlock));
+  RowMatrix kt(n, std::min(m, kBlock));
+  // The block's candidates feature-major, as MaternKernel::RowValues reads.
+  Eigen::MatrixXd points;
+  Eigen::VectorXd mean_sum, squares;
   for (int start = 0; start < m; start += kBlock) {
     const int size = std::min(kBlock, m - start);
     if (kt.cols() != size) kt.resize(n, size);
-    // kt(i, c) = k(row i, candidate start + c), from squared distances with
-    // Eigen's vectorised sqrt and exp (the kernel evaluations dominate
-    // otherwise).
-    for (int c = 0; c < size; ++c) {
-      const double* xc = xs.row(start + c).data();
-      for (int i = 0; i < n; ++i) {
-        kt(i, c) = kernel_.SquaredDistance(xc, x_.row(i).data());
-      }
+    points = xs.middleRows(start, size);
+    for (int i = 0; i < n; ++i) {
+      kernel_.RowValues(x_.row(i).data(), points.data(), size,
+                        kt.row(i).data());
     }
-    kt = (s2 * (1 + kSqrt5 * kt.array().sqrt() + (5.0 / 3.0) * kt.array()) *
-          (-kSqrt5 * kt.array().sqrt()).exp())
-             .matrix();
+    // mean = m + k^T alpha over the observed rows; variance = s2 - |L^-1 k|^2.
+    mean_sum.setZero(size);
+    AddWeightedRows(kt.data(), alpha_.data(), num_observed_, size,
+                    mean_sum.data());
+    chol_.SolveLowerColumns(std::span(kt.data(), kt.size()), size);
+    squares.setZero(size);
+    AddSquaredRows(kt.data(), n, size, squares.data());
     for (int c = 0; c < size; ++c) {
-      mean[start + c] =
-          mean_ + Dot(kt.col(c).data(), alpha_.data(), num_observed_);
-    }
-    if (n > 0) DenseFactor().triangularView<Eigen::Lower>().solveInPlace(kt);
-    for (int c = 0; c < size; ++c) {
-      variance[start + c] = std::max(s2 - kt.col(c).squaredNorm(), 0.0);
+      mean[start + c] = mean_ + mean_sum[c];
+      variance[start + c] = std::max(s2 - squares[c], 0.0);
     }
   }
 }

@@ -87,7 +87,6 @@ class GaussianProcess {
   // k(x, row i) for every row, and the slopes g when `slopes` is given.
   void KernelColumn(std::span<const double> x, std::vector<double>& k,
                     std::vector<double>* slopes) const;
-  const Eigen::MatrixXd& DenseFactor() const;
 
   RowMatrix x_;  // Observed rows, then pending ones.
   Eigen::VectorXd y_;
@@ -101,9 +100,6 @@ class GaussianProcess {
   int reused_rows_ = 0;
   BorderedCholesky chol_;
   Eigen::VectorXd alpha_;
-  // chol_ as a dense matrix for batched solves; rebuilt when rows change.
-  mutable Eigen::MatrixXd dense_factor_;
-  mutable bool dense_factor_valid_ = false;
 };
 
 }  // namespace hptune::algorithms::gp

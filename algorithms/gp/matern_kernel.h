@@ -90,6 +90,18 @@ class MaternKernel {
     slope = (5.0 / 3.0) * (1 + kSqrt5 * r) * e;
   }
 
+  // In place, each r^2 of `values` becomes k, and its g goes to `slopes`
+  // when that is not empty (then of the same size): FromSquaredDistance and
+  // ValueAndSlope vectorised, with lanes_exp.h's exp (within a few ulp).
+  void FromSquaredDistances(std::span<double> values,
+                            std::span<double> slopes = {}) const;
+
+  // out[c] = k(row, point c) for `count` points stored feature-major:
+  // points[f * count + c] is point c's feature f. r^2 is summed as in
+  // SquaredDistance, then as FromSquaredDistances.
+  void RowValues(const double* row, const double* points, int count,
+                 double* out) const;
+
   double operator()(const double* a, const double* b) const {
     return FromSquaredDistance(SquaredDistance(a, b));
   }

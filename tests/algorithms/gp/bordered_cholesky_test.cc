@@ -68,6 +68,52 @@ TEST(BorderedCholeskyTest, SolvesBothTriangles) {
   EXPECT_LT((a * solution - b).cwiseAbs().maxCoeff(), 1e-10);
 }
 
+// Two tiles of columns and a remainder; the expected bits follow the order
+// SolveLowerColumns states (this file is built without fused multiply-adds,
+// as the library is), so a vector clone that fused or reordered would fail.
+TEST(BorderedCholeskyTest, SolvesManyColumnsWithTheBitsOfTheStatedOrder) {
+  constexpr int kN = 45;
+  constexpr int kColumns = 70;
+  const BorderedCholesky chol = Factor(SpdMatrix(kN), kN);
+  std::vector<double> b(kN * kColumns);
+  for (size_t k = 0; k < b.size(); ++k) b[k] = std::sin(0.37 * k + 1);
+  std::vector<double> expected = b;
+  for (int c = 0; c < kColumns; ++c) {
+    for (int i = 0; i < kN; ++i) {
+      double sum = expected[i * kColumns + c];
+      for (int j = 0; j < i; ++j) {
+        sum -= chol.At(i, j) * expected[j * kColumns + c];
+      }
+      expected[i * kColumns + c] = sum * (1 / chol.At(i, i));
+    }
+  }
+  std::vector<double> got = b;
+  chol.SolveLowerColumns(got, kColumns);
+  for (size_t k = 0; k < b.size(); ++k) {
+    EXPECT_EQ(std::memcmp(&got[k], &expected[k], sizeof(double)), 0)
+        << "row " << k / kColumns << ", column " << k % kColumns << ": "
+        << got[k] << " against " << expected[k];
+  }
+  // And the same solution as one column at a time.
+  for (int c : {0, 31, 32, 69}) {
+    std::vector<double> column(kN);
+    for (int i = 0; i < kN; ++i) column[i] = b[i * kColumns + c];
+    chol.SolveLower(column);
+    for (int i = 0; i < kN; ++i) {
+      EXPECT_NEAR(got[i * kColumns + c], column[i], 1e-12) << i << "," << c;
+    }
+  }
+}
+
+TEST(BorderedCholeskyTest, SolvesNoColumnsAndAnEmptyFactor) {
+  const BorderedCholesky chol = Factor(SpdMatrix(3), 3);
+  std::vector<double> none;
+  chol.SolveLowerColumns(none, 0);
+  const BorderedCholesky empty;
+  empty.SolveLowerColumns(none, 5);
+  SUCCEED();
+}
+
 TEST(BorderedCholeskyTest, RefusesARowThatIsNotPositiveDefinite) {
   BorderedCholesky chol;
   ASSERT_TRUE(chol.AppendRow(std::vector<double>{1.0}));
@@ -92,6 +138,22 @@ TEST(BorderedCholeskyTest, TruncateKeepsTheLeadingRows) {
   EXPECT_EQ(chol.size(), 4);
   const Eigen::MatrixXd expected = a.topLeftCorner(4, 4).llt().matrixL();
   EXPECT_LT((chol.ToDense() - expected).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+TEST(BorderedCholeskyTest, SolvesAfterTruncatingAndAppendingAgain) {
+  BorderedCholesky chol = Factor(SpdMatrix(12), 12);
+  chol.Truncate(5);
+  // Other rows after the fifth, so their pivots differ from the first ones.
+  Eigen::MatrixXd a = SpdMatrix(12);
+  for (int i = 5; i < 12; ++i) a(i, i) += 3 + i;
+  for (int i = 5; i < 12; ++i) ASSERT_TRUE(chol.AppendRow(Row(a, i)));
+  Eigen::VectorXd b(12);
+  for (int i = 0; i < 12; ++i) b[i] = std::cos(3.0 * i);
+  std::vector<double> x(b.data(), b.data() + 12);
+  chol.SolveLower(x);
+  chol.SolveUpper(x);
+  const Eigen::VectorXd solution = Eigen::Map<Eigen::VectorXd>(x.data(), 12);
+  EXPECT_LT((a * solution - b).cwiseAbs().maxCoeff(), 1e-10);
 }
 
 }  // namespace

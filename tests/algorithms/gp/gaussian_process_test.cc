@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "algorithms/gp/hyperparameters.h"
+#include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
@@ -120,14 +120,15 @@ TEST(GaussianProcessTest, BatchPredictionMatchesPointPredictions) {
   GaussianProcess gp = Make(OneDimensional(6));
   const double pending[] = {0.05};
   gp.AddPending(pending);
-  RowMatrix xs(5, 1);
-  xs << 0.0, 0.2, 0.5, 0.77, 1.0;
+  // 70 candidates: two blocks of 32 and a rest of 6.
+  RowMatrix xs(70, 1);
+  for (int i = 0; i < 70; ++i) xs(i, 0) = i / 69.0;
   Eigen::VectorXd mean, variance;
   gp.PredictBatch(xs, mean, variance);
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 70; ++i) {
     const auto p = gp.Predict(std::span<const double>(xs.row(i).data(), 1));
-    EXPECT_NEAR(mean[i], p.mean, 1e-12);
-    EXPECT_NEAR(variance[i], p.variance, 1e-12);
+    EXPECT_NEAR(mean[i], p.mean, 1e-12) << xs(i, 0);
+    EXPECT_NEAR(variance[i], p.variance, 1e-12) << xs(i, 0);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "algorithms/gp/matern_kernel.h"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "Eigen/Cholesky"
@@ -102,6 +103,63 @@ TEST(MaternKernelTest, InputDerivativeMatchesFiniteDifferences) {
           -slope * (point[i] - b[i]) * kernel.inverse_squared_lengthscale(i);
       EXPECT_NEAR(analytic, numeric, 1e-6) << "feature " << i;
     }
+  }
+}
+
+// |a - b| within `ulps` units in the last place of b, or both below the
+// smallest normal double (exp's result there is 0 in the batch).
+::testing::AssertionResult WithinUlps(double a, double b, double ulps) {
+  if (std::abs(b) < 1e-300 && std::abs(a) < 1e-300) {
+    return ::testing::AssertionSuccess();
+  }
+  const double bound =
+      ulps * std::numeric_limits<double>::epsilon() * std::abs(b);
+  if (std::abs(a - b) <= bound) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << a << " and " << b << " differ by " << std::abs(a - b);
+}
+
+TEST(MaternKernelTest, BatchedValuesAndSlopesAgreeWithTheScalarOnes) {
+  const std::vector<double> log_l = {std::log(0.3)};
+  MaternKernel kernel({kCont}, log_l, 1.7);
+  // 21 entries: two lanes of eight and a padded rest; the last ones
+  // underflow exp.
+  std::vector<double> r2 = {0,    1e-300, 1e-12, 1e-6, 0.001, 0.01, 0.1,
+                            0.25, 0.5,    1,     2,    3.5,   5,    8,
+                            13,   21,     50,    200,  1e4,   1e5,  1e6};
+  std::vector<double> values = r2, slopes(r2.size());
+  kernel.FromSquaredDistances(values, slopes);
+  std::vector<double> only_values = r2;
+  kernel.FromSquaredDistances(only_values);
+  for (size_t i = 0; i < r2.size(); ++i) {
+    double value, slope;
+    kernel.ValueAndSlope(r2[i], value, slope);
+    EXPECT_TRUE(WithinUlps(values[i], value, 8)) << "r2 = " << r2[i];
+    EXPECT_TRUE(WithinUlps(slopes[i], slope, 8)) << "r2 = " << r2[i];
+    EXPECT_TRUE(
+        WithinUlps(only_values[i], kernel.FromSquaredDistance(r2[i]), 8))
+        << "r2 = " << r2[i];
+  }
+}
+
+TEST(MaternKernelTest, RowValuesAreTheKernelBetweenTheRowAndEachPoint) {
+  const std::vector<double> log_l = {std::log(0.3), std::log(2.0),
+                                     std::log(0.7)};
+  MaternKernel kernel({kCont, kCat, kCont}, log_l, 1.3);
+  constexpr int kCount = 19;
+  std::vector<double> points(3 * kCount);  // Feature-major.
+  for (int c = 0; c < kCount; ++c) {
+    points[c] = std::fmod(0.37 * c, 1.0);
+    points[kCount + c] = c % 3;
+    points[2 * kCount + c] = std::fmod(0.61 * c + 0.2, 1.0);
+  }
+  const double row[] = {0.5, 1, 0.25};
+  std::vector<double> out(kCount);
+  kernel.RowValues(row, points.data(), kCount, out.data());
+  for (int c = 0; c < kCount; ++c) {
+    const double point[] = {points[c], points[kCount + c],
+                            points[2 * kCount + c]};
+    EXPECT_TRUE(WithinUlps(out[c], kernel(point, row), 8)) << c;
   }
 }
 
