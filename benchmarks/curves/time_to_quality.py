@@ -17,8 +17,10 @@ line per file) run with dense checkpoints, e.g.
       --checkpoints $CP > optuna.tsv
 
 Per task, the target is the median over seeds of hptune's GP ("gp", rule
-"none") regret@T, T = --target-spend. Per side, designer and rule: the
-first checkpoint (spend, in full trainings) at which the median over seeds
+"none") regret@T, T = --target-spend, with the fewest workers the rows
+hold (one worker, when a sequential replay is among them: the parallel
+target compares 4 workers' spend with that). Per side, designer, rule and
+workers: the first checkpoint (spend, in full trainings) at which the median over seeds
 of regret@spend is at or below the target, and T / that spend (how many
 times less than the GP without stopping spent); "never" when the median
 does not reach it within the checkpoints. regret_plot.py draws the same
@@ -68,16 +70,24 @@ def first_reaching(curve, target):
 def groups_of(rows):
     groups = {}
     for r in rows:
-        key = (r["task"], r["side"], r["designer"], r["rule"])
+        key = (r["task"], r["side"], r["designer"], r["rule"],
+               r.get("workers", "-"))
         groups.setdefault(key, []).append(r)
     return groups
+
+
+def workers_order(workers):
+    return int(workers) if workers.isdigit() else math.inf
 
 
 def table(rows, target_spend):
     groups = groups_of(rows)
     out = []
     for task in sorted({k[0] for k in groups}):
-        gp = groups.get((task, "hptune", "gp", "none"))
+        sequential = sorted((k[4] for k in groups if k[:4] == (
+            task, "hptune", "gp", "none")), key=workers_order)
+        gp = groups.get((task, "hptune", "gp", "none", sequential[0])
+                        if sequential else None)
         column = "regret@%g" % target_spend
         if not gp or column not in gp[0]:
             out.append("\n**%s**: no hptune gp/none rows with %s\n" %
@@ -85,15 +95,16 @@ def table(rows, target_spend):
             continue
         target = statistics.median(value(r[column]) for r in gp)
         out.append("\n**%s**: target regret %.4f (GP without stopping, "
-                   "median of %d seeds after %g full trainings)\n" %
-                   (task, target, len(gp), target_spend))
-        out.append("| side | designer | rule | seeds | spend to target "
-                   "(full trainings) | %g / spend |" % target_spend)
-        out.append("|---|---|---|---|---|---|")
+                   "workers %s, median of %d seeds after %g full "
+                   "trainings)\n" % (task, target, sequential[0], len(gp),
+                                      target_spend))
+        out.append("| side | designer | rule | workers | seeds | spend to "
+                   "target (full trainings) | %g / spend |" % target_spend)
+        out.append("|---|---|---|---|---|---|---|")
         for key in sorted(k for k in groups if k[0] == task):
             runs = groups[key]
             spend = first_reaching(median_curve(runs), target)
-            cells = [key[1], key[2], key[3], str(len(runs)),
+            cells = [key[1], key[2], key[3], key[4], str(len(runs)),
                      "never" if spend is None else "%g" % spend,
                      "-" if spend is None else "%.2fx" % (target_spend /
                                                           spend)]
