@@ -14,8 +14,8 @@
 // -ffp-contract=off, so no clone fuses a multiply and an add; without
 // -ffast-math a compiler never reorders a sum, so each lane performs the
 // scalar loop's IEEE operations in its order; and the clones call no
-// library math (sqrt is correctly rounded, exp is lanes_exp.h's). A seeded
-// study suggests the same points on any x86-64 CPU.
+// library math (sqrt is correctly rounded, exp is lanes_exp.h's). The
+// width a CPU has never changes a seeded study's suggestions.
 // Used by algorithms/gp. Header only; no state.
 #ifndef HPTUNE_ALGORITHMS_COMMON_SIMD_CLONES_H_
 #define HPTUNE_ALGORITHMS_COMMON_SIMD_CLONES_H_
