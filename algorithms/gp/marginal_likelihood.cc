@@ -8,6 +8,21 @@
 #include "algorithms/gp/matern_kernel.h"
 
 namespace hptune::algorithms::gp {
+namespace {
+
+// Eigen sizes its matrix-product blocks from the CPU's caches, read at run
+// time, and the blocks set the order of each product's sums: CPUs with
+// other caches fitted other hyperparameters in the last bits (from about
+// 150 points). Sizes fixed when the library loads give every machine the
+// same fits, so a seed and a history give the same trials anywhere
+// (docs/designers.md, "Refits").
+[[maybe_unused]] const bool kEigenBlockingPinned = [] {
+  Eigen::setCpuCacheSizes(kPinnedCacheSizes[0], kPinnedCacheSizes[1],
+                          kPinnedCacheSizes[2]);
+  return true;
+}();
+
+}  // namespace
 
 absl::StatusOr<double> LogPosterior(const TrainingData& data,
                                     const HyperparameterPrior& prior,

@@ -20,6 +20,7 @@
 #ifndef HPTUNE_ALGORITHMS_GP_MARGINAL_LIKELIHOOD_H_
 #define HPTUNE_ALGORITHMS_GP_MARGINAL_LIKELIHOOD_H_
 
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,12 @@ namespace hptune::algorithms::gp {
 
 using RowMatrix =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The L1, L2 and L3 sizes Eigen blocks its matrix products by, set when the
+// library loads whatever the CPU's caches are (marginal_likelihood.cc):
+// the fits' bits then do not depend on the machine.
+inline constexpr std::ptrdiff_t kPinnedCacheSizes[3] = {32 * 1024, 512 * 1024,
+                                                        8 * 1024 * 1024};
 
 // One GP training set: rows of features, one target per row.
 struct TrainingData {

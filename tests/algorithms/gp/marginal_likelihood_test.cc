@@ -6,10 +6,10 @@
 
 #include "Eigen/Cholesky"
 #include "Eigen/LU"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/matern_kernel.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
 namespace hptune::algorithms::gp {
@@ -122,6 +122,14 @@ TEST(HyperparameterPriorTest, LengthscalePriorFollowsHvarfnerEtAl) {
   }
   // Longer lengthscales for more dimensions.
   EXPECT_LT(MakePrior(2).mean[0], MakePrior(20).mean[0]);
+}
+
+// Eigen would otherwise block products by this CPU's caches, and the fits'
+// bits would differ between machines (marginal_likelihood.cc).
+TEST(MarginalLikelihoodTest, EigenBlocksProductsByThePinnedCacheSizes) {
+  EXPECT_EQ(Eigen::l1CacheSize(), kPinnedCacheSizes[0]);
+  EXPECT_EQ(Eigen::l2CacheSize(), kPinnedCacheSizes[1]);
+  EXPECT_EQ(Eigen::l3CacheSize(), kPinnedCacheSizes[2]);
 }
 
 }  // namespace
