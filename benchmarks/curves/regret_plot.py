@@ -179,11 +179,12 @@ def svg(rows, target_spend=50):
         panel = Panel(PANEL_W * i, 0, max_spend, floor, ceiling)
         parts.append('<g class="panel" data-task="%s">' % escape(task))
         parts += draw_axes(panel, task + ": regret (median, quartiles)")
-        parts += draw_target(panel, groups.get((task, "hptune", "gp", "none")),
+        parts += draw_target(panel,
+                             time_to_quality.target_runs(groups, task)[1],
                              target_spend)
         for m, points in curves.items():
             parts.append('<g class="method" data-method="%s">' %
-                         escape(" ".join(m)))
+                         escape(time_to_quality.method_label(m)))
             parts += draw_method(panel, points, colour[m])
             parts.append("</g>")
         parts.append("</g>")
@@ -193,7 +194,8 @@ def svg(rows, target_spend=50):
                      'stroke-width="3"/>' % (MARGIN_L, MARGIN_L + 24, y, y,
                                              colour[m]))
         parts.append('<text class="legend" x="%d" y="%d">%s</text>' %
-                     (MARGIN_L + 30, y + 4, escape(" ".join(m))))
+                     (MARGIN_L + 30, y + 4,
+                      escape(time_to_quality.method_label(m))))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

@@ -80,14 +80,27 @@ def workers_order(workers):
     return int(workers) if workers.isdigit() else math.inf
 
 
+def target_runs(groups, task):
+    """(workers, runs) of the GP without stopping with the fewest workers,
+    the runs the target comes from; (None, None) when there are none."""
+    keys = sorted((k for k in groups
+                   if k[:4] == (task, "hptune", "gp", "none")),
+                  key=lambda k: workers_order(k[4]))
+    return (keys[0][4], groups[keys[0]]) if keys else (None, None)
+
+
+def method_label(method):
+    """(side, designer, rule, workers) as a legend's text."""
+    side, designer, rule, workers = method
+    text = "%s %s %s" % (side, designer, rule)
+    return text if workers in ("-", "") else "%s (workers %s)" % (text, workers)
+
+
 def table(rows, target_spend):
     groups = groups_of(rows)
     out = []
     for task in sorted({k[0] for k in groups}):
-        sequential = sorted((k[4] for k in groups if k[:4] == (
-            task, "hptune", "gp", "none")), key=workers_order)
-        gp = groups.get((task, "hptune", "gp", "none", sequential[0])
-                        if sequential else None)
+        workers, gp = target_runs(groups, task)
         column = "regret@%g" % target_spend
         if not gp or column not in gp[0]:
             out.append("\n**%s**: no hptune gp/none rows with %s\n" %
@@ -96,7 +109,7 @@ def table(rows, target_spend):
         target = statistics.median(value(r[column]) for r in gp)
         out.append("\n**%s**: target regret %.4f (GP without stopping, "
                    "workers %s, median of %d seeds after %g full "
-                   "trainings)\n" % (task, target, sequential[0], len(gp),
+                   "trainings)\n" % (task, target, workers, len(gp),
                                       target_spend))
         out.append("| side | designer | rule | workers | seeds | spend to "
                    "target (full trainings) | %g / spend |" % target_spend)
