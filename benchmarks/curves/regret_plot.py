@@ -10,8 +10,9 @@ optuna_curves.py's, run with dense checkpoints). Spend is in full trainings;
 regret is drawn on a log scale, a regret of 0 (the best configuration
 reached) at the axis' floor, and a quartile of seeds that had not ended a
 trial yet leaves a gap. A dashed line marks time_to_quality.py's target
-(the GP without stopping's median regret at --target-spend). Standard
-library only.
+(the GP without stopping's median regret at --target-spend, with the
+fewest workers the rows hold); each method is a side, designer, rule and
+worker count. Standard library only.
 """
 
 import argparse
