@@ -182,12 +182,4 @@ double BorderedCholesky::HalfLogDeterminant() const {
   return sum;
 }
 
-Eigen::MatrixXd BorderedCholesky::ToDense() const {
-  Eigen::MatrixXd l = Eigen::MatrixXd::Zero(n_, n_);
-  for (int i = 0; i < n_; ++i) {
-    for (int j = 0; j <= i; ++j) l(i, j) = At(i, j);
-  }
-  return l;
-}
-
 }  // namespace hptune::algorithms::gp

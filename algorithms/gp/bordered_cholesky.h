@@ -17,10 +17,9 @@
 #ifndef HPTUNE_ALGORITHMS_GP_BORDERED_CHOLESKY_H_
 #define HPTUNE_ALGORITHMS_GP_BORDERED_CHOLESKY_H_
 
+#include <cstddef>
 #include <span>
 #include <vector>
-
-#include "Eigen/Core"
 
 namespace hptune::algorithms::gp {
 
@@ -56,9 +55,6 @@ class BorderedCholesky {
 
   // sum_i log L_ii = log det(A) / 2.
   double HalfLogDeterminant() const;
-
-  // L as a dense lower-triangular matrix.
-  Eigen::MatrixXd ToDense() const;
 
  private:
   static size_t Offset(int i) {
