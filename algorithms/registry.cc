@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "algorithms/common/splitmix64.h"
 #include "algorithms/encoding/gp_features.h"
+#include "algorithms/encoding/unit_cube.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/suggestion_policy.h"
 #include "algorithms/grid/grid_designer.h"
@@ -53,6 +55,15 @@ int GpSeedingTrials(const Problem& problem, const DesignerSettings& settings,
       encoding->dimension(),
       DesignerOptions{.seeding_trials = settings.seeding_trials,
                       .trial_budget = trial_budget});
+}
+
+ParameterValue DrawJoiningValue(const ParameterSpec& spec, uint64_t study_seed,
+                                int64_t trial) {
+  uint64_t name_hash = 0xCBF29CE484222325ull;  // FNV-1a: fixed on every build.
+  for (unsigned char c : spec.name)
+    name_hash = (name_hash ^ c) * 0x100000001B3ull;
+  SplitMix64 draws(study_seed ^ name_hash, static_cast<uint64_t>(trial));
+  return ValueFromUniform(spec, draws.NextUnit());
 }
 
 absl::Status DesignerRegistry::RegisterBuiltins() {

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "algorithms/encoding/unit_cube.h"
 #include "hptune/core/check.h"
 #include "hptune/core/status.h"
-#include "algorithms/encoding/unit_cube.h"
 
 namespace hptune::algorithms {
 namespace {
@@ -157,6 +157,8 @@ absl::StatusOr<std::vector<double>> FeatureEncoding::Encode(
     const int parent = parent_of_[p];
     if (parent >= 0) {
       active[p] = active[parent] && spec.condition->Matches(*values[parent]);
+    } else if (spec.first_trial > 0) {
+      active[p] = it != assignment.end();  // Trials before it joined lack it.
     }
     if (!active[p]) {
       if (it != assignment.end()) {

@@ -20,6 +20,9 @@
 //   x_i = u_i  when parameter i is active,
 //   x_i = c_i  when it is not;  c_i = 0.5 (continuous: the cube's centre),
 //                               c_i = n   (categorical: an extra category).
+// A root parameter that joined the space later (ParameterSpec::first_trial)
+// is inactive in a trial that lacks it, and imputed the same way; Decode
+// always gives it a value.
 // Two points both inactive in i are at distance zero there, as in the
 // arc kernel of Swersky, Duvenaud, Snoek, Hutter & Osborne, "Raiders of the
 // lost architecture: Kernels for Bayesian optimization in conditional

@@ -338,7 +338,8 @@ absl::StatusOr<std::vector<double>> EncodeAssignment(
   ParameterAssignment seen;
   for (const auto& spec : space.parameters()) {
     auto it = assignment.find(spec.name);
-    if (!ActiveGiven(spec, seen)) {
+    const bool joined_later = spec.first_trial > 0 && it == assignment.end();
+    if (joined_later || !ActiveGiven(spec, seen)) {
       if (it != assignment.end()) {
         return absl::InvalidArgumentError(
             absl::StrCat("parameter \"", spec.name, "\" is not active, got ",

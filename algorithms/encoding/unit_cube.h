@@ -81,7 +81,8 @@ ParameterValue ValueFromUniform(const ParameterSpec& spec, double u);
 // exactly the active parameters and a tree is sampled branch by branch.
 // EncodeAssignment: InvalidArgument when an active parameter is missing, an
 // inactive one is given, or a value is not feasible; an inactive parameter's
-// coordinate is NaN; parameters not in the space are ignored.
+// coordinate is NaN (also one that joined later and is missing:
+// ParameterSpec::first_trial); parameters not in the space are ignored.
 absl::StatusOr<std::vector<double>> EncodeAssignment(
     const SearchSpace& space, const ParameterAssignment& assignment);
 // `u` must have one coordinate per parameter (aborts otherwise: a caller

@@ -94,6 +94,9 @@ std::string FormatGpState(const GpState& state) {
 namespace {
 
 // The theta in `value` (empty or packed_size entries), or an error message.
+// Fewer entries come from before the space grew (a parameter joined it:
+// ParameterSpec::first_trial); that theta is dropped, so the next call fits
+// afresh (gp_model.cc refits without a theta).
 absl::StatusOr<std::vector<double>> ParseTheta(std::string_view value,
                                                int packed_size) {
   std::vector<double> theta;
@@ -107,6 +110,8 @@ absl::StatusOr<std::vector<double>> ParseTheta(std::string_view value,
     }
     theta.push_back(v);
   }
+  if (static_cast<int>(theta.size()) < packed_size)
+    return std::vector<double>{};
   if (static_cast<int>(theta.size()) != packed_size) {
     return absl::InvalidArgumentError(
         absl::StrCat("theta has ", theta.size(),

@@ -48,8 +48,10 @@ std::string FormatGpState(const GpState& state);
 
 // "" gives the initial state. InvalidArgument naming the state and the
 // expected form for anything else that is not a state of this format (or
-// the legacy quasi-random one), or whose theta does not have
-// `packed_size` entries.
+// the legacy quasi-random one), or whose theta has more than `packed_size`
+// entries. A theta of fewer entries was fitted before a parameter joined
+// the space (define-by-run): it reads as empty (not fitted yet), here and
+// in ParseGpFit.
 absl::StatusOr<GpState> ParseGpState(std::string_view text, int packed_size);
 
 struct GpFit {
@@ -62,7 +64,8 @@ struct GpFit {
 
 std::string FormatGpFit(const GpFit& fit);
 // InvalidArgument naming the text and the expected form for anything that
-// is not a GpFit whose thetas have 0 or `packed_size` entries.
+// is not a GpFit whose thetas have at most `packed_size` entries (fewer:
+// read as empty, as above).
 absl::StatusOr<GpFit> ParseGpFit(std::string_view text, int packed_size);
 
 }  // namespace hptune::algorithms::gp

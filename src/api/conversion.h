@@ -50,6 +50,12 @@ std::optional<JobState> JobStateFromProto(v1::Job::State state);
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
                                              std::string_view field);
 v1::StudySpec StudySpecToProto(const StudySpec& spec);
+// One root parameter (AddTrialParameter's spec): its fields read as a
+// config's are, errors under `field`; conditional children are refused.
+// The rules of a joining parameter are the engine's
+// (ValidateJoiningParameter).
+absl::StatusOr<ParameterSpec> RootParameterFromProto(
+    const v1::ParameterSpec& proto, std::string_view field);
 // The study's state both ways; an unknown proto state reads as ACTIVE.
 v1::Study::State StudyStateToProto(StudyState state);
 StudyState StudyStateFromProto(v1::Study::State state);

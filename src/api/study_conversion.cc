@@ -83,6 +83,7 @@ void ParameterSpecToProto(const SearchSpace& space, int index,
     out->set_scale_type(
         static_cast<v1::ParameterSpec::ScaleType>(static_cast<int>(p.scale)));
   }
+  out->set_first_trial(static_cast<int32_t>(p.first_trial));  // Validated.
   for (int child : space.ChildIndices(index)) {
     const ParentCondition& condition = *space.parameters()[child].condition;
     v1::ConditionalParameterSpec* entry =

@@ -219,6 +219,7 @@ ParameterSpec ReadParameter(const v1::ParameterSpec& proto,
   }
   const size_t before_values = errors.size();
   ReadValues(proto, fields, type, path, errors, p);
+  p.first_trial = proto.first_trial();  // ValidateStudySpec checks it.
   *defaulted = *defaulted || errors.size() > before_values;
   return p;
 }
@@ -494,6 +495,22 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto,
   ProtoErrors errors;
   StudySpec spec = proto_internal::ReadStudySpec(proto, path, errors);
   errors.AddRules(ValidateStudySpec(spec, path));
+  HPTUNE_RETURN_IF_ERROR(errors.ToStatus());
+  return spec;
+}
+
+absl::StatusOr<ParameterSpec> RootParameterFromProto(
+    const v1::ParameterSpec& proto, std::string_view field) {
+  const std::string path(field);
+  ProtoErrors errors;
+  if (proto.conditional_parameter_specs_size() > 0) {
+    errors.Add(JoinPath(path, "conditionalParameterSpecs"),
+               "a parameter that joins a study has no conditional children, "
+               "got " +
+                   std::to_string(proto.conditional_parameter_specs_size()));
+  }
+  bool defaulted = false;
+  ParameterSpec spec = ReadParameter(proto, path, errors, &defaulted);
   HPTUNE_RETURN_IF_ERROR(errors.ToStatus());
   return spec;
 }

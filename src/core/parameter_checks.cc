@@ -250,6 +250,18 @@ void CheckParameter(const std::string& path, const ParameterSpec& p,
       break;
   }
   CheckForeignFields(path, p, check);
+  if (p.first_trial < 0 || (p.first_trial > 0 && p.condition)) {
+    check.Error(JoinPath(path, "firstTrial"),
+                "must be 0, or the number of the trial whose suggestion added "
+                "a root parameter, got " +
+                    std::to_string(p.first_trial) +
+                    (p.condition ? " on a conditional parameter" : ""));
+  }
+  if (p.first_trial > 0 && algorithm == Algorithm::kGridSearch) {
+    check.Error(JoinPath(path, "firstTrial"),
+                "algorithm GRID_SEARCH enumerates the space its config "
+                "declares; a parameter cannot join it later");
+  }
   if (algorithm == Algorithm::kGridSearch && p.type == ParameterType::kDouble) {
     check.Error(JoinPath(path, "type"),
                 "algorithm GRID_SEARCH needs INTEGER, DISCRETE or CATEGORICAL "

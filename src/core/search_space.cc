@@ -194,7 +194,8 @@ std::vector<bool> SearchSpace::ActiveMask(
     for (size_t i = 0; i < parameters_.size(); ++i) {
       if (active[i]) continue;
       const auto& condition = parameters_[i].condition;
-      bool now = !condition;
+      bool now = !condition && (parameters_[i].first_trial == 0 ||
+                                assignment.contains(parameters_[i].name));
       if (condition) {
         const int parent = IndexOf(condition->parent);
         if (parent >= 0 && parent != static_cast<int>(i) && active[parent]) {

@@ -279,6 +279,27 @@ void CheckParams(std::string_view prefix, const StudySpec& spec,
 
 }  // namespace
 
+std::vector<FieldError> ValidateJoiningParameter(const StudySpec& study,
+                                                 const ParameterSpec& p,
+                                                 std::string_view path) {
+  std::vector<FieldError> errors;
+  Checker check(&errors);
+  const std::string field(path);
+  validation_internal::CheckParameter(field, p, study.algorithm, check);
+  if (p.condition) {
+    check.Error(JoinPath(field, "conditionalParameterSpecs"),
+                "a parameter that joins a study is a root parameter, got a "
+                "condition on " +
+                    Quote(p.condition->parent));
+  }
+  if (study.search_space.parameters().size() >= kMaxParameters) {
+    check.Error(field, "the study has " + std::to_string(kMaxParameters) +
+                           " parameters, the most a study may have; " +
+                           Quote(p.name) + " cannot join it");
+  }
+  return errors;
+}
+
 std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
                                           std::string_view prefix) {
   std::vector<FieldError> errors;

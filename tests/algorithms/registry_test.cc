@@ -1,12 +1,13 @@
 #include "hptune/algorithms/registry.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/grid/grid_designer.h"
 #include "algorithms/sampling/sampling_designer.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -158,6 +159,31 @@ TEST(RegistryTest, ACustomAlgorithmIsLookedUpByItsName) {
   EXPECT_EQ(std::string(missing.status().message()),
             "algorithm \"ALGORITHM_UNSPECIFIED\" is not registered with "
             "this engine; registered: MINE");
+}
+
+// A parameter that joins a study later: a seeded draw from its prior.
+TEST(DrawJoiningValueTest, IsSeededByStudyTrialAndNameAndFeasible) {
+  const ParameterSpec rate = DoubleParam("rate", 1e-4, 1, ScaleType::kLog);
+  const ParameterSpec cell = CategoricalParam("cell", {"gru", "lstm"});
+  EXPECT_EQ(DrawJoiningValue(rate, 11, 3), DrawJoiningValue(rate, 11, 3));
+  EXPECT_NE(DrawJoiningValue(rate, 11, 3), DrawJoiningValue(rate, 11, 4));
+  EXPECT_NE(DrawJoiningValue(rate, 11, 3), DrawJoiningValue(rate, 12, 3));
+  ParameterSpec renamed = rate;
+  renamed.name = "rate2";
+  EXPECT_NE(DrawJoiningValue(rate, 11, 3), DrawJoiningValue(renamed, 11, 3));
+  // Log-uniform: about half the draws below the geometric middle 1e-2.
+  int below = 0;
+  std::set<std::string> cells;
+  for (int trial = 1; trial <= 400; ++trial) {
+    const double v = DrawJoiningValue(rate, 5, trial).AsDouble();
+    ASSERT_GE(v, 1e-4);
+    ASSERT_LE(v, 1);
+    below += v < 1e-2;
+    cells.insert(DrawJoiningValue(cell, 5, trial).AsString());
+  }
+  EXPECT_GT(below, 150);
+  EXPECT_LT(below, 250);
+  EXPECT_EQ(cells, (std::set<std::string>{"gru", "lstm"}));
 }
 
 }  // namespace

@@ -242,5 +242,30 @@ TEST(SearchSpaceTest, RejectsOutOfRangeAndWrongKinds) {
   }
 }
 
+// A define-by-run parameter that joined at trial 5: older trials lack it.
+TEST(SearchSpaceTest, AParameterThatJoinedLaterIsActiveWhereATrialHasIt) {
+  std::vector<ParameterSpec> parameters = ExampleSpace().parameters();
+  parameters.push_back({.name = "dropout",
+                        .type = ParameterType::kDouble,
+                        .min_value = 0,
+                        .max_value = 0.5,
+                        .first_trial = 5});
+  const SearchSpace space(std::move(parameters));
+  ParameterAssignment older = ValidAssignment();
+  EXPECT_FALSE(space.ActiveMask(older).back());
+  EXPECT_OK(space.CheckAssignment(older));
+  ParameterAssignment newer = ValidAssignment();
+  newer["dropout"] = ParameterValue::Double(0.25);
+  EXPECT_TRUE(space.ActiveMask(newer).back());
+  EXPECT_OK(space.CheckAssignment(newer));
+  newer["dropout"] = ParameterValue::Double(0.75);
+  EXPECT_THAT(std::string(space.CheckAssignment(newer).message()),
+              HasSubstr("parameter \"dropout\""));
+  // A config's parameter is still required.
+  older.erase("hidden");
+  EXPECT_EQ(space.CheckAssignment(older).message(),
+            "parameter \"hidden\" has no value");
+}
+
 }  // namespace
 }  // namespace hptune

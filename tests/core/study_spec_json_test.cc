@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -93,6 +94,50 @@ TEST(StudySpecJsonTest, ABadSpecNamesItsFieldsUnderHyperparameters) {
   EXPECT_THAT(
       ParseStudySpecJson("{\"maxTrials\": "),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 1")));
+}
+
+TEST(StudySpecJsonTest, AParameterThatJoinedLaterKeepsItsTrial) {
+  StudySpec spec = AStudy();
+  std::vector<ParameterSpec> parameters = spec.search_space.parameters();
+  parameters.push_back({.name = "dropout",
+                        .type = ParameterType::kDouble,
+                        .min_value = 0,
+                        .max_value = 0.5,
+                        .scale = ScaleType::kLinear,
+                        .first_trial = 7});
+  spec.search_space = SearchSpace(std::move(parameters));
+  const std::string json = StudySpecToJson(spec);
+  EXPECT_THAT(json, HasSubstr("\"firstTrial\":7"));
+  EXPECT_THAT(ParseStudySpecJson(json), IsOkAndHolds(spec));
+}
+
+TEST(StudySpecJsonTest, FirstTrialIsOnlyForARootParameterOfASearchThatGrows) {
+  StudySpec spec = AStudy();
+  std::vector<ParameterSpec> parameters = spec.search_space.parameters();
+  parameters[1].first_trial = -1;
+  spec.search_space = SearchSpace(parameters);
+  EXPECT_THAT(ParseStudySpecJson(StudySpecToJson(spec)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("params[1].firstTrial: must be at least 0, "
+                                 "got -1")));
+  parameters[1].first_trial = 3;
+  parameters[1].condition = ParentCondition{.parent = "lr"};
+  spec.search_space = SearchSpace(parameters);
+  EXPECT_THAT(ValidateStudySpec(spec, ""),
+              testing::Contains(testing::Field(
+                  &FieldError::message,
+                  HasSubstr("got 3 on a conditional parameter"))));
+  parameters[1].condition.reset();
+  spec.search_space = SearchSpace(parameters);
+  spec.algorithm = Algorithm::kGridSearch;
+  parameters[0].type = ParameterType::kDiscrete;
+  parameters[0].discrete_values = {0.01, 0.1};
+  parameters[0].min_value = parameters[0].max_value = 0;
+  spec.search_space = SearchSpace(parameters);
+  EXPECT_THAT(ParseStudySpecJson(StudySpecToJson(spec)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("GRID_SEARCH enumerates the space its config "
+                                 "declares")));
 }
 
 }  // namespace

@@ -54,6 +54,15 @@ std::string DesignerName(const DesignerSettings& settings);
 int GpSeedingTrials(const Problem& problem, const DesignerSettings& settings,
                     int trial_budget);
 
+// The value pending trial `trial` gets for parameter `spec` when the
+// parameter joins its study's space after the trial was suggested
+// (define-by-run: engine::TuningEngine::AddTrialParameter): a draw from
+// the search prior (uniform in the spec's scale, as random search draws),
+// seeded by the study's seed, the trial and the parameter's name, so that
+// a replayed study draws it again.
+ParameterValue DrawJoiningValue(const ParameterSpec& spec, uint64_t study_seed,
+                                int64_t trial);
+
 class DesignerRegistry {
  public:
   // Knows no designer.

@@ -47,6 +47,14 @@ struct FieldError {
 std::vector<FieldError> ValidateStudySpec(const StudySpec& spec,
                                           std::string_view prefix);
 
+// A root parameter that joins `study`'s space (define-by-run), at request
+// path `path` ("spec"): a config's parameter rules (first_trial set), no
+// condition, and room under the parameter limit. Its name must be new to
+// the space (the caller's check).
+std::vector<FieldError> ValidateJoiningParameter(const StudySpec& study,
+                                                 const ParameterSpec& p,
+                                                 std::string_view path);
+
 // The trainer's argv as exec(2) must take it: `command` and `args` (the
 // config's, and those a command line adds) each shorter than 128 KiB
 // (Linux's MAX_ARG_STRLEN), at most 10,000 of them and 1 MiB in all (half

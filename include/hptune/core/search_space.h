@@ -71,6 +71,11 @@ struct ParameterSpec {
   ScaleType scale = ScaleType::kNone;           // Never set on CATEGORICAL.
   // Set on a child of a conditional tree; nullopt on a root parameter.
   std::optional<ParentCondition> condition;
+  // 0: a parameter of the study's config. N > 0: a root parameter that
+  // joined the space when trial N first suggested it (define-by-run,
+  // Store::AddTrialParameter). A trial may lack such a parameter: it is
+  // then inactive there, as an unmatched child is.
+  int64_t first_trial = 0;
 
   // Number of distinct feasible values; nullopt for DOUBLE (continuous).
   std::optional<int64_t> Cardinality() const;
@@ -143,8 +148,10 @@ class SearchSpace {
   // order.
   std::vector<int> ChildIndices(int i) const;
   // Which parameters `assignment` activates, one flag per parameter: a root
-  // is always active; a child is active when its parent is active, has a
-  // value in `assignment` and that value matches the child's condition.
+  // is active, except one that joined later (first_trial > 0), which is
+  // active when `assignment` has it; a child is active when its parent is
+  // active, has a value in `assignment` and that value matches the child's
+  // condition.
   std::vector<bool> ActiveMask(const ParameterAssignment& assignment) const;
 
   // How many distinct points (assignments) the subtree of parameter `i`

@@ -52,7 +52,7 @@ const FieldSet& ParameterFields() {
   static const FieldSet* const kFields = new FieldSet{
       .accepted = {"parameterName", "type", "minValue", "maxValue",
                    "discreteValues", "categoricalValues", "scaleType",
-                   "conditionalParameterSpecs"},
+                   "conditionalParameterSpecs", "firstTrial"},
       .unsupported = {},
       .hints = {{"name", "parameterName"},
                 {"min", "minValue"},
@@ -194,6 +194,9 @@ ParameterSpec ReadParameter(MapReader& reader, bool* defaulted) {
   }
   if (wanted("scaleType"))
     p.scale = ReadScaleType(reader).value_or(ScaleType::kNone);
+  if (reader.Has("firstTrial")) {
+    p.first_trial = reader.Integer("firstTrial", 0).value_or(0);
+  }
   *defaulted = *defaulted || sink.size() > before_values;
   return p;
 }

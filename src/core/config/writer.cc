@@ -82,6 +82,7 @@ Json ParameterToJson(const SearchSpace& space, int index) {
   if (p.type != ParameterType::kCategorical) {
     out["scaleType"] = std::string(ToString(p.scale));
   }
+  if (p.first_trial != 0) out["firstTrial"] = p.first_trial;
   const std::vector<int> children = space.ChildIndices(index);
   if (!children.empty()) {
     Json list = Json::array();

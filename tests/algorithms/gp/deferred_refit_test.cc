@@ -217,10 +217,16 @@ TEST(DeferredRefitTest, AForeignResultIsRefusedWithTheExpectedForm) {
   EXPECT_THAT((*designer)->AcceptDeferredResult("halton:index=3"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("expected \"gpfit1;rows=<n>")));
-  EXPECT_THAT((*designer)->AcceptDeferredResult("gpfit1;rows=30;theta=0x1p+0"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("theta has 1 entries, this search space "
-                                 "needs 6")));
+  const std::string seven = "0x1p+0,0x1p+0,0x1p+0,0x1p+0,0x1p+0,0x1p+0,0x1p+0";
+  EXPECT_THAT(
+      (*designer)->AcceptDeferredResult("gpfit1;rows=30;theta=" + seven),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("theta has 7 entries, this search space "
+                         "needs 6")));
+  // A fit from before a parameter joined the space is no fit of this one.
+  const std::string before = (*designer)->SaveState();
+  EXPECT_OK((*designer)->AcceptDeferredResult("gpfit1;rows=30;theta=0x1p+0"));
+  EXPECT_EQ((*designer)->SaveState(), before);
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "algorithms/common/splitmix64.h"
 #include "algorithms/encoding/unit_cube.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
 
@@ -449,6 +449,30 @@ TEST(GpFeaturesTest, AParentAfterItsChildIsRefused) {
                    CategoricalParam("opt", {"sgd", "adam"})}));
   EXPECT_THAT(encoding, StatusIs(absl::StatusCode::kInvalidArgument,
                                  HasSubstr("\"lr\" needs its parent \"opt\"")));
+}
+
+// Define-by-run: trials from before a parameter joined lack it, and keep
+// their place in the history with the parameter imputed; a decoded point
+// always has it.
+TEST(GpFeaturesTest, AParameterThatJoinedLaterIsImputedWhereATrialLacksIt) {
+  ParameterSpec rate = DoubleParam("rate", 0, 1, ScaleType::kLinear);
+  ParameterSpec cell = CategoricalParam("cell", {"gru", "lstm", "rnn"});
+  rate.first_trial = 4;
+  cell.first_trial = 6;
+  const FeatureEncoding encoding =
+      MakeEncoding(SearchSpace({IntegerParam("units", 1, 9), rate, cell}));
+  auto older = encoding.Encode({{"units", ParameterValue::Integer(5)}});
+  ASSERT_OK(older);
+  EXPECT_THAT(*older, ElementsAre(0.5, 0.5, 3));  // Centre; category n.
+  auto newer = encoding.Encode({{"units", ParameterValue::Integer(5)},
+                                {"rate", ParameterValue::Double(0.2)},
+                                {"cell", ParameterValue::Categorical("rnn")}});
+  ASSERT_OK(newer);
+  EXPECT_THAT(*newer, ElementsAre(0.5, 0.2, 2));
+  EXPECT_EQ(encoding.Decode(*older).size(), 3u);
+  EXPECT_THAT(encoding.Encode({{"rate", ParameterValue::Double(0.2)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("\"units\" has no value")));
 }
 
 }  // namespace

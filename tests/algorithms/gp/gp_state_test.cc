@@ -63,14 +63,29 @@ TEST(GpStateTest, RefusesForeignStates) {
   }
 }
 
-TEST(GpStateTest, RefusesHyperparametersOfAnotherSpace) {
+TEST(GpStateTest, RefusesHyperparametersOfALargerSpace) {
   GpState state;
-  state.theta = {1, 2, 3};
+  state.theta = {1, 2, 3, 4, 5, 6};
   auto parsed = ParseGpState(FormatGpState(state), 5);
   EXPECT_THAT(
       parsed,
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("theta has 3 entries, this search space needs 5")));
+               HasSubstr("theta has 6 entries, this search space needs 5")));
+}
+
+// A parameter joined the space (define-by-run): the counters go on, the
+// hyperparameters of the smaller space are dropped for a fresh fit.
+TEST(GpStateTest, DropsHyperparametersOfTheSpaceBeforeItGrew) {
+  GpState state{.halton_index = 7, .suggest_calls = 9, .fit_rows = 12};
+  state.theta = {1, 2, 3};
+  state.other_thetas = {{4, 5, 6}};
+  auto parsed = ParseGpState(FormatGpState(state), 4);
+  ASSERT_OK(parsed);
+  EXPECT_EQ(parsed->halton_index, 7u);
+  EXPECT_EQ(parsed->suggest_calls, 9u);
+  EXPECT_TRUE(parsed->theta.empty());
+  ASSERT_EQ(parsed->other_thetas.size(), 1u);
+  EXPECT_TRUE(parsed->other_thetas[0].empty());
 }
 
 TEST(GpStateTest, RefusesNonFiniteHyperparameters) {
@@ -101,10 +116,15 @@ TEST(GpFitTest, RefusesWhatIsNotAFitOfThisSpace) {
                          HasSubstr("expected \"gpfit1;rows=<n>")))
         << text;
   }
-  EXPECT_THAT(ParseGpFit("gpfit1;rows=3;theta=0x1p+0,0x1p+1", 3),
+  EXPECT_THAT(ParseGpFit("gpfit1;rows=3;theta=0x1p+0,0x1p+1", 1),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("theta has 2 entries, this search space "
-                                 "needs 3")));
+                                 "needs 1")));
+  // A fit of the space before a parameter joined it fitted nothing of this
+  // one.
+  auto older = ParseGpFit("gpfit1;rows=3;theta=0x1p+0,0x1p+1", 3);
+  ASSERT_OK(older);
+  EXPECT_EQ(older->thetas, std::vector<std::vector<double>>{{}});
 }
 
 }  // namespace
