@@ -97,12 +97,15 @@ absl::StatusOr<Changes> StudyCache::Refresh() {
       if (event.trial_number > 0) {
         changes.trials.insert({event.study, event.trial_number});
       }
-      // A measurement moves a running trial's latest step and value.
+      // A measurement moves a running trial's latest step and value; a
+      // parameter joining the space (study_space) changes the study's spec
+      // and gives its trial a value.
       if (event.kind == "trial_created" || event.kind == "trial_state" ||
-          event.kind == "measurement") {
+          event.kind == "measurement" || event.kind == "study_space") {
         changed_trials[event.study].insert(event.trial_number);
-      } else if (event.kind == "study_state" || event.kind == "study_deleted" ||
-                 event.kind == "study_created") {
+      }
+      if (event.kind == "study_state" || event.kind == "study_deleted" ||
+          event.kind == "study_created" || event.kind == "study_space") {
         changed_studies.insert(event.study);
       }
     }

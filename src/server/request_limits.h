@@ -21,6 +21,10 @@ inline constexpr size_t kMaxReasonLength = 4096;   // Infeasible/stop reasons.
 inline constexpr size_t kMaxMetricNameLength = 256;
 inline constexpr int kMaxMetricsPerMeasurement = 1000;
 inline constexpr int kMaxSuggestionCount = 1000;
+// CompleteTrial's unused_parameters: a study has at most 100 parameters,
+// each name at most 128 characters.
+inline constexpr int kMaxUnusedParameters = 100;
+inline constexpr size_t kMaxParameterNameLength = 128;
 inline constexpr int kDefaultPageSize = 100;
 inline constexpr int kMaxPageSize = 1000;
 

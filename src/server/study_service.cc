@@ -16,6 +16,7 @@ namespace hptune::server {
 
 using api::MeasurementFromProto;
 using api::ParametersFromProto;
+using api::RootParameterFromProto;
 using api::StudySpecFromProto;
 using api::StudyToProto;
 using api::ToGrpcStatus;
@@ -230,6 +231,24 @@ grpc::Status StudyService::CreateTrial(grpc::ServerContext* context,
   });
 }
 
+grpc::Status StudyService::AddTrialParameter(
+    grpc::ServerContext* context, const v1::AddTrialParameterRequest* request,
+    v1::Trial* reply) {
+  return Serve(auth_, context, [&]() -> absl::Status {
+    HPTUNE_RETURN_IF_ERROR(CheckName("study", request->study()));
+    HPTUNE_RETURN_IF_ERROR(MayUse(*context, request->study()));
+    HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
+    HPTUNE_ASSIGN_OR_RETURN(ParameterSpec spec,
+                            RootParameterFromProto(request->spec(), "spec"));
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial trial,
+        engine_.AddTrialParameter(request->study(), request->trial_id(),
+                                  std::move(spec)));
+    *reply = TrialToProto(request->study(), trial);
+    return absl::OkStatus();
+  });
+}
+
 grpc::ServerUnaryReactor* StudyService::GetTrial(
     grpc::CallbackServerContext* context, const v1::GetTrialRequest* request,
     v1::Trial* reply) {
@@ -343,6 +362,26 @@ grpc::Status StudyService::HandleAddMeasurement(
   });
 }
 
+absl::Status StudyService::LeaveOutUnused(
+    const v1::CompleteTrialRequest& request) {
+  const auto& names = request.unused_parameters();
+  if (names.empty()) return absl::OkStatus();
+  if (names.size() > kMaxUnusedParameters) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unused_parameters: at most ", kMaxUnusedParameters,
+                     " names, got ", names.size()));
+  }
+  for (int i = 0; i < names.size(); ++i) {
+    HPTUNE_RETURN_IF_ERROR(
+        CheckLength(absl::StrCat("unused_parameters[", i, "]"), names[i],
+                    kMaxParameterNameLength));
+  }
+  return engine_
+      .LeaveOutUnusedParameters(request.study(), request.trial_id(),
+                                {names.begin(), names.end()})
+      .status();
+}
+
 grpc::Status StudyService::CompleteTrial(
     grpc::ServerContext* context, const v1::CompleteTrialRequest* request,
     v1::Trial* reply) {
@@ -352,7 +391,7 @@ grpc::Status StudyService::CompleteTrial(
     HPTUNE_RETURN_IF_ERROR(CheckTrialId(request->trial_id()));
     HPTUNE_RETURN_IF_ERROR(CheckLength(
         "infeasible_reason", request->infeasible_reason(), kMaxReasonLength));
-    Trial trial;
+    std::optional<Measurement> final;
     if (request->trial_infeasible()) {
       if (request->has_final_measurement()) {
         return absl::InvalidArgumentError(
@@ -362,22 +401,21 @@ grpc::Status StudyService::CompleteTrial(
         return absl::InvalidArgumentError(
             "infeasible_reason: required with trial_infeasible");
       }
-      HPTUNE_ASSIGN_OR_RETURN(trial, engine_.MarkTrialInfeasible(
-                                         request->study(), request->trial_id(),
-                                         request->infeasible_reason()));
-    } else {
-      std::optional<Measurement> final;
-      if (request->has_final_measurement()) {
-        HPTUNE_RETURN_IF_ERROR(CheckMetricNames(request->final_measurement(),
-                                                "final_measurement"));
-        HPTUNE_ASSIGN_OR_RETURN(
-            final, MeasurementFromProto(request->final_measurement(),
-                                        "final_measurement"));
-      }
-      HPTUNE_ASSIGN_OR_RETURN(
-          trial,
-          engine_.CompleteTrial(request->study(), request->trial_id(), final));
+    } else if (request->has_final_measurement()) {
+      HPTUNE_RETURN_IF_ERROR(
+          CheckMetricNames(request->final_measurement(), "final_measurement"));
+      HPTUNE_ASSIGN_OR_RETURN(final,
+                              MeasurementFromProto(request->final_measurement(),
+                                                   "final_measurement"));
     }
+    HPTUNE_RETURN_IF_ERROR(LeaveOutUnused(*request));  // A valid request.
+    HPTUNE_ASSIGN_OR_RETURN(
+        Trial trial,
+        request->trial_infeasible()
+            ? engine_.MarkTrialInfeasible(request->study(), request->trial_id(),
+                                          request->infeasible_reason())
+            : engine_.CompleteTrial(request->study(), request->trial_id(),
+                                    final));
     *reply = TrialToProto(request->study(), trial);
     return absl::OkStatus();
   });

@@ -75,6 +75,9 @@ class StudyService final : public StudyServiceBase {
   grpc::Status CreateTrial(grpc::ServerContext* context,
                            const v1::CreateTrialRequest* request,
                            v1::Trial* reply) override;
+  grpc::Status AddTrialParameter(grpc::ServerContext* context,
+                                 const v1::AddTrialParameterRequest* request,
+                                 v1::Trial* reply) override;
   grpc::ServerUnaryReactor* GetTrial(grpc::CallbackServerContext* context,
                                      const v1::GetTrialRequest* request,
                                      v1::Trial* reply) override;
@@ -128,6 +131,9 @@ class StudyService final : public StudyServiceBase {
   // OK when the caller may use `study` (JobAccess::CheckStudy).
   [[nodiscard]] absl::Status MayUse(const grpc::ServerContextBase& context,
                                     std::string_view study) const;
+  // CompleteTrial's unused_parameters, taken out of the trial first.
+  [[nodiscard]] absl::Status LeaveOutUnused(
+      const v1::CompleteTrialRequest& request);
 
   const TokenAuthenticator& auth_;
   const JobAccess& access_;

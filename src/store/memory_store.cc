@@ -205,6 +205,29 @@ absl::StatusOr<Trial> MemoryStore::UpdateTrial(
   return updated;
 }
 
+absl::StatusOr<Trial> MemoryStore::AddTrialParameter(
+    std::string_view study, int64_t number, const ParameterSpec& spec,
+    const ParameterValue& value) {
+  HPTUNE_RETURN_IF_ERROR(
+      internal::CheckTrialParameterSpec(study, number, spec));
+  MutexLock lock(&mu_);
+  HPTUNE_ASSIGN_OR_RETURN(StudyData * data, FindStudy(study));
+  HPTUNE_ASSIGN_OR_RETURN(Trial * stored, FindTrial(study, number));
+  // Work on copies so an error leaves the study and trial as they were.
+  StudySpec grown = data->record.spec;
+  Trial updated = *stored;
+  HPTUNE_ASSIGN_OR_RETURN(
+      internal::TrialParameterChange change,
+      internal::PrepareTrialParameter(study, grown, updated, spec, value));
+  if (change == internal::TrialParameterChange::kSpace) {
+    AppendEvent(MakeEvent(clock_.Now(), internal::kStudySpace, study, "",
+                          number, internal::SpaceDetail(spec.name, number)));
+    data->record.spec = std::move(grown);
+  }
+  *stored = updated;
+  return updated;
+}
+
 absl::Status MemoryStore::AddMeasurement(std::string_view study, int64_t number,
                                          const Measurement& measurement) {
   MutexLock lock(&mu_);

@@ -59,6 +59,10 @@ class MemoryStore : public Store {
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;
+  absl::StatusOr<Trial> AddTrialParameter(std::string_view study,
+                                          int64_t number,
+                                          const ParameterSpec& spec,
+                                          const ParameterValue& value) override;
   [[nodiscard]] absl::Status AddMeasurement(
       std::string_view study, int64_t number,
       const Measurement& measurement) override;

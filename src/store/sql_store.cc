@@ -147,6 +147,16 @@ absl::StatusOr<Trial> SqlStore<D, C>::UpdateTrial(
 }
 
 template <typename D, typename C>
+absl::StatusOr<Trial> SqlStore<D, C>::AddTrialParameter(
+    std::string_view study, int64_t number, const ParameterSpec& spec,
+    const ParameterValue& value) {
+  HPTUNE_RETURN_IF_ERROR(CheckTrialParameterSpec(study, number, spec));
+  return WriteValue<Trial>([&](C& db) {
+    return AddTrialParameterIn(db, study, number, spec, value, clock_.Now());
+  });
+}
+
+template <typename D, typename C>
 void SqlStore<D, C>::AddMeasurementAsync(
     std::string_view study, int64_t number, const Measurement& measurement,
     std::function<void(absl::Status)> done) {

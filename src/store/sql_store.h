@@ -70,6 +70,10 @@ class SqlStore : public Store {
   absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) override;
+  absl::StatusOr<Trial> AddTrialParameter(std::string_view study,
+                                          int64_t number,
+                                          const ParameterSpec& spec,
+                                          const ParameterValue& value) override;
   // Measurements are committed in groups (measurement_queue.h): one commit
   // for every report that arrived while the last one ran.
   void AddMeasurementAsync(std::string_view study, int64_t number,

@@ -8,11 +8,11 @@
 // (SqlStore's, sql_store.h) checks its arguments (store_rules.h), picks a
 // read or write transaction (SqliteStore: its reader pool, or the writer
 // with group commit; PostgresStore: a snapshot, or the advisory write lock)
-// and runs one of these in it, with the time read in that transaction, so a retried
-// transaction stamps the time of its retry. The errors are store_rules.h's
-// and the connection's; a failed operation may have written part of its
-// rows, which the store's transaction rolls back. Not thread-safe (works on
-// one connection).
+// and runs one of these in it, with the time read in that transaction, so a
+// retried transaction stamps the time of its retry. The errors are
+// store_rules.h's and the connection's; a failed operation may have written
+// part of its rows, which the store's transaction rolls back. Not thread-safe
+// (works on one connection).
 #ifndef HPTUNE_SRC_STORE_STORE_OPERATIONS_H_
 #define HPTUNE_SRC_STORE_STORE_OPERATIONS_H_
 
@@ -121,6 +121,15 @@ template <typename Db>
 absl::StatusOr<Trial> UpdateTrialIn(
     Db& db, std::string_view study, int64_t number,
     const std::function<absl::Status(Trial&)>& mutate, Timestamp now);
+// Store::AddTrialParameter, `spec` checked by CheckTrialParameterSpec: the
+// rest checked by PrepareTrialParameter; the study's spec rewritten with its
+// event when the space grows, the trial's row when it gets the value.
+template <typename Db>
+absl::StatusOr<Trial> AddTrialParameterIn(Db& db, std::string_view study,
+                                          int64_t number,
+                                          const ParameterSpec& spec,
+                                          const ParameterValue& value,
+                                          Timestamp now);
 // Appends `measurement` (prepared by PrepareMeasurement) with its event at
 // `time`. A measurement the rules refuse (no such trial or study, a trial
 // that accepts none) writes nothing and gets its error in `refusal`; the

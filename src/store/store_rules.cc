@@ -1,12 +1,15 @@
 #include "src/store/store_rules.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "hptune/core/config.h"
+#include "hptune/core/search_space.h"
 #include "hptune/core/status.h"
 #include "hptune/core/trial_state.h"
 
@@ -80,6 +83,84 @@ absl::Status ValidateTrialMeasurements(const Trial& trial) {
         ValidateMeasurement(*trial.final_measurement), "final measurement"));
   }
   return absl::OkStatus();
+}
+
+// A parameter spec's fields as a message names them: {"maxValue", "1"}.
+std::vector<std::pair<std::string, std::string>> SpecFields(
+    const ParameterSpec& p) {
+  const auto number = [](double x) {
+    return ParameterValue::Double(x).ToString();
+  };
+  std::vector<std::string> discrete;
+  for (double x : p.discrete_values) discrete.push_back(number(x));
+  return {
+      {"type", std::string(ToString(p.type))},
+      {"minValue", number(p.min_value)},
+      {"maxValue", number(p.max_value)},
+      {"discreteValues", absl::StrCat("[", absl::StrJoin(discrete, ", "), "]")},
+      {"categoricalValues",
+       absl::StrCat("[", absl::StrJoin(p.categorical_values, ", "), "]")},
+      {"scaleType", std::string(ToString(p.scale))},
+      {"parent", p.condition ? absl::StrCat("\"", p.condition->parent, "\"")
+                             : std::string("none")},
+  };
+}
+
+// FailedPrecondition unless `given` is `stored` (first_trial aside), naming
+// the fields that differ.
+absl::Status CheckSameSpec(const std::string& context,
+                           const ParameterSpec& stored,
+                           const ParameterSpec& given) {
+  ParameterSpec same = stored;
+  same.first_trial = given.first_trial;
+  if (same == given) return absl::OkStatus();
+  const auto stored_fields = SpecFields(stored);
+  const auto given_fields = SpecFields(given);
+  std::vector<std::string> differences;
+  for (size_t i = 0; i < stored_fields.size(); ++i) {
+    if (stored_fields[i].second == given_fields[i].second) continue;
+    differences.push_back(absl::StrCat(stored_fields[i].first, " ",
+                                       stored_fields[i].second, " (space) vs ",
+                                       given_fields[i].second, " (given)"));
+  }
+  // Fields a message does not show (a condition's values) differ.
+  if (differences.empty()) differences.push_back("its condition");
+  return absl::FailedPreconditionError(absl::StrCat(
+      context, ": parameter \"", given.name,
+      "\" differs from the space's: ", absl::StrJoin(differences, "; ")));
+}
+
+// `spec` with `parameter` joined as its last parameter at trial `number`;
+// InvalidArgument with ValidateStudySpec's message when it refuses that.
+absl::StatusOr<StudySpec> GrownSpec(const std::string& context,
+                                    const StudySpec& spec,
+                                    const ParameterSpec& parameter,
+                                    int64_t number) {
+  std::vector<ParameterSpec> parameters = spec.search_space.parameters();
+  parameters.push_back(parameter);
+  parameters.back().first_trial = number;
+  StudySpec grown = spec;
+  grown.search_space = SearchSpace(std::move(parameters));
+  if (std::vector<FieldError> errors =
+          ValidateStudySpec(grown, "hyperparameters");
+      !errors.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        context, ": parameter \"", parameter.name,
+        "\" cannot join the space: ", FieldErrorsToStatus(errors).message()));
+  }
+  return grown;
+}
+
+// InvalidArgument (CheckAssignment's message) unless `value` is feasible
+// for the root `parameter`.
+absl::Status CheckParameterValue(const std::string& context,
+                                 ParameterSpec parameter,
+                                 const ParameterValue& value) {
+  parameter.first_trial = 0;
+  const std::string name = parameter.name;
+  return WithContext(
+      SearchSpace({std::move(parameter)}).CheckAssignment({{name, value}}),
+      context);
 }
 
 }  // namespace
@@ -195,6 +276,46 @@ absl::Status PrepareTrialUpdate(std::string_view study, const Trial& before,
     StampTrialTimes(after, now);
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckTrialParameterSpec(std::string_view study, int64_t number,
+                                     const ParameterSpec& spec) {
+  if (!spec.condition) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(TrialContext(study, number), ": parameter \"", spec.name,
+                   "\" has a condition; only a root parameter joins a space"));
+}
+
+absl::StatusOr<TrialParameterChange> PrepareTrialParameter(
+    std::string_view study, StudySpec& spec, Trial& trial,
+    const ParameterSpec& parameter, const ParameterValue& value) {
+  const std::string context = TrialContext(study, trial.number);
+  const ParameterSpec* stored = spec.search_space.Find(parameter.name);
+  if (stored) {
+    HPTUNE_RETURN_IF_ERROR(CheckSameSpec(context, *stored, parameter));
+  }
+  if (trial.parameters.contains(parameter.name)) {
+    return TrialParameterChange::kNone;
+  }
+  if (IsTerminal(trial.state)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        context, " is ", std::string(ToString(trial.state)),
+        "; only a REQUESTED, ACTIVE or STOPPING trial takes a new parameter"));
+  }
+  std::optional<StudySpec> grown;
+  if (!stored) {
+    HPTUNE_ASSIGN_OR_RETURN(grown,
+                            GrownSpec(context, spec, parameter, trial.number));
+  }
+  HPTUNE_RETURN_IF_ERROR(CheckParameterValue(context, parameter, value));
+  trial.parameters[parameter.name] = value;
+  if (!grown) return TrialParameterChange::kValue;
+  spec = *std::move(grown);
+  return TrialParameterChange::kSpace;
+}
+
+std::string SpaceDetail(std::string_view parameter, int64_t number) {
+  return absl::StrCat(std::string(parameter), " joined at trial ", number);
 }
 
 absl::Status PrepareMeasurement(std::string_view study, int64_t number,

@@ -26,6 +26,7 @@ namespace hptune::store::internal {
 // Event kinds, as documented on Event::kind.
 inline constexpr std::string_view kStudyCreated = "study_created";
 inline constexpr std::string_view kStudyState = "study_state";
+inline constexpr std::string_view kStudySpace = "study_space";
 inline constexpr std::string_view kStudyDeleted = "study_deleted";
 inline constexpr std::string_view kTrialCreated = "trial_created";
 inline constexpr std::string_view kTrialState = "trial_state";
@@ -72,6 +73,30 @@ inline constexpr std::string_view kReplica = "replica";
 [[nodiscard]] absl::Status PrepareTrialUpdate(std::string_view study,
                                               const Trial& before, Trial& after,
                                               Timestamp now);
+
+// Store::AddTrialParameter's check of its spec before anything is read:
+// InvalidArgument naming study, trial and parameter for a spec with a
+// condition (only a root may join a space).
+[[nodiscard]] absl::Status CheckTrialParameterSpec(std::string_view study,
+                                                   int64_t number,
+                                                   const ParameterSpec& spec);
+
+// What Store::AddTrialParameter changes.
+enum class TrialParameterChange {
+  kNone,   // The trial already has a value of the parameter.
+  kValue,  // The trial gets its value; the space already has the parameter.
+  kSpace,  // The parameter joins the space too.
+};
+// Store::AddTrialParameter on `spec` (the study's spec as stored) and
+// `trial` (its trial, as stored), once CheckTrialParameterSpec passed; the
+// checks in the order Store documents. On kSpace `spec` has grown by the
+// parameter, with first_trial = trial.number; on kValue and kSpace `trial`
+// has the value.
+absl::StatusOr<TrialParameterChange> PrepareTrialParameter(
+    std::string_view study, StudySpec& spec, Trial& trial,
+    const ParameterSpec& parameter, const ParameterValue& value);
+// "lr joined at trial 3".
+std::string SpaceDetail(std::string_view parameter, int64_t number);
 
 // Checks a measurement before it is appended (InvalidArgument naming study,
 // trial, metric and value) and stamps its time when unset.

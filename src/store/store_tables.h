@@ -52,6 +52,10 @@ template <typename Db>
 [[nodiscard]] absl::Status UpdateStudyState(Db& db, std::string_view name,
                                             StudyState state,
                                             std::string_view reason);
+// Rewrites the study's spec_json (StudySpecToJson) only.
+template <typename Db>
+[[nodiscard]] absl::Status UpdateStudySpec(Db& db, std::string_view name,
+                                           const StudySpec& spec);
 // Its trials, measurements and designer state go with it (ON DELETE CASCADE).
 template <typename Db>
 [[nodiscard]] absl::Status DeleteStudyRow(Db& db, std::string_view name);

@@ -148,6 +148,16 @@ absl::Status UpdateStudyState(Db& db, std::string_view name, StudyState state,
 }
 
 template <typename Db>
+absl::Status UpdateStudySpec(Db& db, std::string_view name,
+                             const StudySpec& spec) {
+  HPTUNE_ASSIGN_OR_RETURN(
+      auto update,
+      db.Prepare("UPDATE studies SET spec_json = ?2 WHERE name = ?1"));
+  update.BindText(1, name).BindText(2, StudySpecToJson(spec));
+  return update.Run();
+}
+
+template <typename Db>
 absl::Status DeleteStudyRow(Db& db, std::string_view name) {
   HPTUNE_ASSIGN_OR_RETURN(auto remove,
                           db.Prepare("DELETE FROM studies WHERE name = ?1"));
@@ -192,6 +202,8 @@ absl::StatusOr<std::string> SelectDesignerState(Db& db,
       Db&, std::string_view);                                               \
   template absl::Status UpdateStudyState<Db>(Db&, std::string_view,         \
                                              StudyState, std::string_view); \
+  template absl::Status UpdateStudySpec<Db>(Db&, std::string_view,          \
+                                            const StudySpec&);              \
   template absl::Status DeleteStudyRow<Db>(Db&, std::string_view);          \
   template absl::Status UpsertDesignerState<Db>(Db&, std::string_view,      \
                                                 std::string_view);          \

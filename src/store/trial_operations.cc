@@ -118,6 +118,32 @@ absl::StatusOr<Trial> UpdateTrialIn(
 }
 
 template <typename Db>
+absl::StatusOr<Trial> AddTrialParameterIn(Db& db, std::string_view study,
+                                          int64_t number,
+                                          const ParameterSpec& spec,
+                                          const ParameterValue& value,
+                                          Timestamp now) {
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<StudyRecord> record,
+                          SelectStudy(db, study));
+  if (!record) return StudyNotFound(study);
+  HPTUNE_ASSIGN_OR_RETURN(std::optional<Trial> trial,
+                          SelectTrial(db, study, number));
+  if (!trial) return TrialNotFound(study, number);
+  HPTUNE_ASSIGN_OR_RETURN(
+      TrialParameterChange change,
+      PrepareTrialParameter(study, record->spec, *trial, spec, value));
+  if (change == TrialParameterChange::kNone) return *std::move(trial);
+  if (change == TrialParameterChange::kSpace) {
+    HPTUNE_RETURN_IF_ERROR(UpdateStudySpec(db, study, record->spec));
+    HPTUNE_RETURN_IF_ERROR(
+        InsertEvent(db, MakeEvent(now, kStudySpace, study, "", number,
+                                  SpaceDetail(spec.name, number))));
+  }
+  HPTUNE_RETURN_IF_ERROR(UpdateTrialRow(db, study, *trial));
+  return *std::move(trial);
+}
+
+template <typename Db>
 absl::Status AddMeasurementIn(Db& db, std::string_view study, int64_t number,
                               const Measurement& measurement, Timestamp time,
                               absl::Status& refusal) {
@@ -165,6 +191,9 @@ absl::Status TrialOrStudyNotFound(Db& db, std::string_view study,
   template absl::StatusOr<Trial> UpdateTrialIn<Db>(                           \
       Db&, std::string_view, int64_t,                                         \
       const std::function<absl::Status(Trial&)>&, Timestamp);                 \
+  template absl::StatusOr<Trial> AddTrialParameterIn<Db>(                     \
+      Db&, std::string_view, int64_t, const ParameterSpec&,                   \
+      const ParameterValue&, Timestamp);                                      \
   template absl::Status AddMeasurementIn<Db>(Db&, std::string_view, int64_t,  \
                                              const Measurement&, Timestamp,   \
                                              absl::Status&);                  \

@@ -132,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t n = size - 1;
   namespace v1 = hptune::v1;
   using google::protobuf::Empty;
-  switch (data[0] % 15) {
+  switch (data[0] % 16) {
     case 0:
       Call<v1::CreateStudyRequest, v1::Study>(
           "CreateStudy", body, n,
@@ -199,6 +199,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Call<v1::ListOptimalTrialsRequest, v1::ListOptimalTrialsResponse>(
           "ListOptimalTrials", body, n, [&](auto* c, auto* q, auto* r) {
             return s.ListOptimalTrials(c, q, r);
+          });
+      break;
+    case 15:
+      Call<v1::AddTrialParameterRequest, v1::Trial>(
+          "AddTrialParameter", body, n, [&](auto* c, auto* q, auto* r) {
+            return s.AddTrialParameter(c, q, r);
           });
       break;
     default: {

@@ -229,6 +229,76 @@ TEST_F(ServeStudyTest, BadRequestsGetTheirCodesAndTheServerStaysUp) {
   EXPECT_EQ(study.name(), "bad_input");
 }
 
+// Define-by-run over gRPC: a trial's client adds the parameter it suggests;
+// the stored study and later suggestions have it.
+TEST_F(ServeStudyTest, AddTrialParameterGrowsTheStudysSpace) {
+  CreateStudy("grows", TwoParameterSpec(10, 1));
+  v1::SuggestTrialsRequest ask;
+  ask.set_study("grows");
+  ask.set_suggestion_count(1);
+  v1::SuggestTrialsResponse asked;
+  grpc::Status status = stub_->SuggestTrials(Context().get(), ask, &asked);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const int64_t id = asked.trials(0).id();
+
+  v1::AddTrialParameterRequest add;
+  add.set_study("grows");
+  add.set_trial_id(id);
+  v1::ParameterSpec* z = add.mutable_spec();
+  z->set_parameter_name("z");
+  z->set_type(v1::ParameterSpec::CATEGORICAL);
+  z->add_categorical_values("a");
+  z->add_categorical_values("b");
+  v1::Trial trial;
+  status = stub_->AddTrialParameter(Context().get(), add, &trial);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_TRUE(trial.parameters().contains("z"));
+  EXPECT_THAT(trial.parameters().at("z").string_value(),
+              ::testing::AnyOf("a", "b"));
+
+  v1::GetStudyRequest get;
+  get.set_name("grows");
+  v1::Study study;
+  ASSERT_TRUE(stub_->GetStudy(Context().get(), get, &study).ok());
+  ASSERT_EQ(study.spec().params_size(), 3);
+  EXPECT_EQ(study.spec().params(2).parameter_name(), "z");
+  EXPECT_EQ(study.spec().params(2).first_trial(), id);
+
+  // Refused, naming the request's field: no type, a child, no such trial.
+  v1::AddTrialParameterRequest bad = add;
+  bad.mutable_spec()->clear_type();
+  status = stub_->AddTrialParameter(Context().get(), bad, &trial);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("spec.type: required"));
+  bad = add;
+  bad.mutable_spec()->add_conditional_parameter_specs();
+  status = stub_->AddTrialParameter(Context().get(), bad, &trial);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("spec.conditionalParameterSpecs"));
+  bad = add;
+  bad.set_trial_id(id + 5);
+  status = stub_->AddTrialParameter(Context().get(), bad, &trial);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+
+  // The client never read z: it ends without it. x is the config's.
+  v1::CompleteTrialRequest complete;
+  complete.set_study("grows");
+  complete.set_trial_id(id);
+  complete.add_unused_parameters("x");
+  status = stub_->CompleteTrial(Context().get(), complete, &trial);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("unused_parameters[0]"));
+  complete.clear_unused_parameters();
+  complete.add_unused_parameters("z");
+  (*complete.mutable_final_measurement()->mutable_metrics())["loss"] = 1;
+  status = stub_->CompleteTrial(Context().get(), complete, &trial);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED);
+  EXPECT_FALSE(trial.parameters().contains("z"));
+  EXPECT_TRUE(trial.parameters().contains("x"));
+}
+
 TEST_F(ServeStudyTest, ParameterImportanceRanksTheParameterThatDecides) {
   CreateStudy("importance", TwoParameterSpec(100, 1));
   // 60 warm-start results: the loss is x; y is spread independently.

@@ -102,6 +102,35 @@ TEST_F(SqliteStoreTest, DataSurvivesCloseAndReopen) {
   EXPECT_EQ(more[0].id, events.back().id + 1);
 }
 
+// A parameter that joined the space (Store::AddTrialParameter) is kept in
+// the study's stored spec, first_trial included ("firstTrial").
+TEST_F(SqliteStoreTest, AGrownSpaceSurvivesReopening) {
+  ParameterSpec dropout;
+  dropout.name = "dropout";
+  dropout.type = ParameterType::kDouble;
+  dropout.max_value = 0.5;
+  dropout.scale = ScaleType::kLinear;
+  StudyRecord study;
+  Trial trial;
+  {
+    std::unique_ptr<SqliteStore> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Populate(*store);
+    ASSERT_OK_AND_ASSIGN(trial,
+                         store->AddTrialParameter("mnist", 2, dropout,
+                                                  ParameterValue::Double(0.2)));
+    ASSERT_OK_AND_ASSIGN(study, store->GetStudy("mnist"));
+  }
+  std::unique_ptr<SqliteStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(store->GetStudy("mnist"), IsOkAndHolds(study));
+  ASSERT_THAT(study.spec.search_space.parameters(), SizeIs(5));
+  dropout.first_trial = 2;
+  EXPECT_EQ(study.spec.search_space.parameters().back(), dropout);
+  EXPECT_THAT(store->GetTrial("mnist", 2), IsOkAndHolds(trial));
+  EXPECT_EQ(trial.parameters.at("dropout"), ParameterValue::Double(0.2));
+}
+
 TEST_F(SqliteStoreTest, EmptyFileIsMigratedToTheCurrentSchema) {
   std::ofstream(path_).close();  // Zero bytes.
   ASSERT_NE(OpenStore(), nullptr);

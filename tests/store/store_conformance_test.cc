@@ -36,6 +36,7 @@ using ::hptune::store::test::MakeTrial;
 using ::hptune::store::test::TempDir;
 using ::hptune_testing::IsOkAndHolds;
 using ::hptune_testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -850,6 +851,220 @@ TEST_P(StoreConformanceTest, MeasurementsWithNaNOrInfAreInvalid) {
                        HasSubstr("study \"mnist\": trial 1: final "
                                  "measurement: metric \"accuracy\"")));
   EXPECT_THAT(store_->GetTrial("mnist", 1)->measurements, IsEmpty());
+}
+
+// --- Define-by-run parameters (AddTrialParameter) ---
+
+// A root parameter none of MakeStudy's has: what a trial's suggest_float
+// of a new name joins the space with.
+ParameterSpec Dropout(double max_value = 0.5) {
+  ParameterSpec dropout;
+  dropout.name = "dropout";
+  dropout.type = ParameterType::kDouble;
+  dropout.min_value = 0;
+  dropout.max_value = max_value;
+  dropout.scale = ScaleType::kLinear;
+  return dropout;
+}
+
+// Dropout() as the space keeps it once trial `number` joined it.
+ParameterSpec DropoutJoinedAt(int64_t number) {
+  ParameterSpec dropout = Dropout();
+  dropout.first_trial = number;
+  return dropout;
+}
+
+std::vector<Event> SpaceEvents(const std::vector<Event>& events) {
+  std::vector<Event> space;
+  for (const Event& event : events) {
+    if (event.kind == "study_space") space.push_back(event);
+  }
+  return space;
+}
+
+// The SQL stores keep first_trial through the spec's stored form
+// ("firstTrial" of StudySpecToJson).
+TEST_P(StoreConformanceTest, AddTrialParameterGrowsTheSpaceAndSetsTheValue) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.02)}, std::nullopt));
+  ASSERT_OK_AND_ASSIGN(Trial before, store_->GetTrial("mnist", 2));
+
+  ASSERT_OK_AND_ASSIGN(Trial added,
+                       store_->AddTrialParameter("mnist", 2, Dropout(),
+                                                 ParameterValue::Double(0.25)));
+  Trial expected = before;
+  expected.parameters["dropout"] = ParameterValue::Double(0.25);
+  EXPECT_EQ(added, expected);
+  EXPECT_THAT(store_->GetTrial("mnist", 2), IsOkAndHolds(expected));
+  EXPECT_FALSE(store_->GetTrial("mnist", 1)->parameters.contains("dropout"));
+
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  const std::vector<ParameterSpec> config =
+      MakeStudy("mnist").spec.search_space.parameters();
+  std::vector<ParameterSpec> grown = config;
+  grown.push_back(DropoutJoinedAt(2));
+  EXPECT_EQ(study.spec.search_space.parameters(), grown);
+  StudyRecord unchanged = study;
+  unchanged.spec.search_space = SearchSpace(config);
+  StudyRecord created = MakeStudy("mnist");
+  created.create_time = study.create_time;
+  EXPECT_EQ(unchanged, created);
+}
+
+TEST_P(StoreConformanceTest, AParameterJoinsOnceAndLaterTrialsTakeIt) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.02), MakeTrial(0.03)},
+                              std::nullopt));
+  ASSERT_OK(store_->UpdateTrial("mnist", 3, [](Trial& t) {
+    t.state = TrialState::kActive;
+    return absl::OkStatus();
+  }));
+  const size_t events_before = AllEvents().size();
+  const Timestamp joined = clock_.Now();
+  ASSERT_OK(store_->AddTrialParameter("mnist", 2, Dropout(),
+                                      ParameterValue::Double(0.1)));
+  clock_.Advance(std::chrono::seconds(1));
+  // Whatever first_trial the caller's spec has, the space's stays.
+  ASSERT_OK_AND_ASSIGN(Trial third,
+                       store_->AddTrialParameter("mnist", 3, DropoutJoinedAt(3),
+                                                 ParameterValue::Double(0.4)));
+  EXPECT_EQ(third.parameters.at("dropout"), ParameterValue::Double(0.4));
+  EXPECT_EQ(third.state, TrialState::kActive);
+  EXPECT_THAT(store_->GetTrial("mnist", 3), IsOkAndHolds(third));
+
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  ASSERT_THAT(study.spec.search_space.parameters(), SizeIs(5));
+  EXPECT_EQ(study.spec.search_space.parameters().back(), DropoutJoinedAt(2));
+  const std::vector<Event> events = AllEvents();
+  ASSERT_THAT(events, SizeIs(events_before + 1));
+  const Event& event = events.back();
+  EXPECT_EQ(event.kind, "study_space");
+  EXPECT_EQ(event.time, joined);
+  EXPECT_EQ(event.study, "mnist");
+  EXPECT_EQ(event.job_id, "");
+  EXPECT_EQ(event.trial_number, 2);
+  EXPECT_EQ(event.detail, "dropout joined at trial 2");
+}
+
+TEST_P(StoreConformanceTest, ARetriedAddTrialParameterChangesNothing) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK_AND_ASSIGN(Trial added,
+                       store_->AddTrialParameter("mnist", 1, Dropout(),
+                                                 ParameterValue::Double(0.1)));
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  const std::vector<Event> events = AllEvents();
+
+  // The first answer was lost; the retry (here with another value) finds
+  // the trial as the first call left it.
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 1, Dropout(),
+                                        ParameterValue::Double(0.3)),
+              IsOkAndHolds(added));
+  // A parameter of the config the trial has: as it is.
+  ParameterSpec lr = MakeStudy("mnist").spec.search_space.parameters()[0];
+  EXPECT_THAT(
+      store_->AddTrialParameter("mnist", 1, lr, ParameterValue::Double(0.05)),
+      IsOkAndHolds(added));
+  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(added));
+  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
+  EXPECT_EQ(AllEvents(), events);
+  EXPECT_THAT(SpaceEvents(events), SizeIs(1));
+}
+
+TEST_P(StoreConformanceTest, AnotherSpecOfTheSameNameIsRefused) {
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.02)}, std::nullopt));
+  ASSERT_OK(store_->AddTrialParameter("mnist", 1, Dropout(),
+                                      ParameterValue::Double(0.1)));
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  ASSERT_OK_AND_ASSIGN(Trial second, store_->GetTrial("mnist", 2));
+  const std::vector<Event> events = AllEvents();
+
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 2, Dropout(0.9),
+                                        ParameterValue::Double(0.7)),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "study \"mnist\": trial 2: parameter \"dropout\" "
+                       "differs from the space's: maxValue 0.5 (space) vs "
+                       "0.9 (given)"));
+  // A config's parameter, given as another type: refused even though the
+  // trial has a value of it.
+  ParameterSpec layers = Dropout();
+  layers.name = "layers";
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 2, layers,
+                                        ParameterValue::Double(0.1)),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("parameter \"layers\" differs"),
+                             HasSubstr("type INTEGER (space) vs DOUBLE "
+                                       "(given)"),
+                             HasSubstr("maxValue 8 (space) vs 0.5 (given)"))));
+  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
+  EXPECT_THAT(store_->GetTrial("mnist", 2), IsOkAndHolds(second));
+  EXPECT_EQ(AllEvents(), events);
+}
+
+TEST_P(StoreConformanceTest, AnEndedTrialTakesNoNewParameter) {
+  CreateStudyWithTrial("mnist", TrialState::kSucceeded);
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  const std::vector<Event> events = AllEvents();
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 1, Dropout(),
+                                        ParameterValue::Double(0.1)),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       "study \"mnist\": trial 1 is SUCCEEDED; only a "
+                       "REQUESTED, ACTIVE or STOPPING trial takes a new "
+                       "parameter"));
+  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
+  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(trial));
+  EXPECT_EQ(AllEvents(), events);
+}
+
+TEST_P(StoreConformanceTest, AddTrialParameterOnAMissingStudyOrTrial) {
+  EXPECT_THAT(store_->AddTrialParameter("nope", 1, Dropout(),
+                                        ParameterValue::Double(0.1)),
+              StatusIs(StatusCode::kNotFound, "study \"nope\" not found"));
+  CreateStudyWithTrial("mnist", TrialState::kActive);
+  EXPECT_THAT(
+      store_->AddTrialParameter("mnist", 7, Dropout(),
+                                ParameterValue::Double(0.1)),
+      StatusIs(StatusCode::kNotFound, "study \"mnist\": trial 7 not found"));
+  EXPECT_THAT(SpaceEvents(AllEvents()), IsEmpty());
+  EXPECT_THAT(store_->GetStudy("mnist")->spec.search_space.parameters(),
+              SizeIs(4));
+}
+
+TEST_P(StoreConformanceTest, AddTrialParameterRefusesWhatCannotJoin) {
+  CreateStudyWithTrial("mnist", TrialState::kRequested);
+  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
+  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
+  const std::vector<Event> events = AllEvents();
+
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 1, Dropout(),
+                                        ParameterValue::Double(0.9)),
+              StatusIs(StatusCode::kInvalidArgument,
+                       "study \"mnist\": trial 1: parameter \"dropout\": "
+                       "value must be in [0, 0.5], got 0.9"));
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 1, Dropout(),
+                                        ParameterValue::Categorical("x")),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("parameter \"dropout\": DOUBLE needs a "
+                                 "floating-point value, got x")));
+  ParameterSpec child = Dropout();
+  child.condition =
+      ParentCondition{.parent = "cell", .categorical_values = {"GRU"}};
+  EXPECT_THAT(
+      store_->AddTrialParameter("mnist", 1, child, ParameterValue::Double(0.1)),
+      StatusIs(StatusCode::kInvalidArgument,
+               "study \"mnist\": trial 1: parameter \"dropout\" has "
+               "a condition; only a root parameter joins a space"));
+  ParameterSpec backwards = Dropout();
+  backwards.min_value = 1;  // Above its maxValue.
+  EXPECT_THAT(store_->AddTrialParameter("mnist", 1, backwards,
+                                        ParameterValue::Double(0.1)),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("study \"mnist\": trial 1: parameter "
+                                 "\"dropout\" cannot join the space: ")));
+  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
+  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(trial));
+  EXPECT_EQ(AllEvents(), events);
 }
 
 // --- Jobs ---

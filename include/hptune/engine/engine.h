@@ -192,6 +192,27 @@ class TuningEngine {
   // and an active study (FailedPrecondition otherwise).
   absl::StatusOr<Trial> CreateTrial(std::string_view study, Trial trial);
 
+  // Define-by-run (docs/api.md, "Define-by-run"): the value of root
+  // parameter `spec` in pending trial `trial`, whose client suggests it.
+  // A parameter the study's space lacks joins it, with first_trial =
+  // `trial` (trials may lack it); a trial without a value gets
+  // algorithms::DrawJoiningValue's, one with a value keeps it
+  // (Store::AddTrialParameter, whose errors these are too).
+  // FailedPrecondition for a job's study (its trainers take the config's
+  // flags) and a study of a custom designer, which may not read a grown
+  // space.
+  absl::StatusOr<Trial> AddTrialParameter(std::string_view study, int64_t trial,
+                                          ParameterSpec spec);
+  // Define-by-run: takes `unused` out of pending trial `trial`, the
+  // parameters its client never suggested, so that designers see them
+  // inactive there (a branch the trial did not take). Each must be one a
+  // trial may lack (first_trial > 0); one the trial lacks already is
+  // skipped, so a retried call changes nothing. InvalidArgument naming a
+  // config's parameter; FailedPrecondition for an ended trial.
+  absl::StatusOr<Trial> LeaveOutUnusedParameters(
+      std::string_view study, int64_t trial,
+      const std::vector<std::string>& unused);
+
   // An intermediate measurement of an ACTIVE or STOPPING trial. A zero time
   // is stamped with the clock.
   [[nodiscard]] absl::Status AddMeasurement(std::string_view study,

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "hptune/core/job.h"
 #include "hptune/core/measurement.h"
+#include "hptune/core/search_space.h"
 #include "hptune/core/study.h"
 #include "hptune/core/time.h"
 #include "hptune/core/trial.h"
@@ -49,7 +50,8 @@ struct TrialStatuses {
 struct Event {
   int64_t id = 0;  // Increasing; resume a watch with ListEvents(after_id).
   Timestamp time{};
-  std::string kind;          // "study_created", "study_state", "trial_created",
+  std::string kind;          // "study_created", "study_state",
+                             // "study_space", "trial_created",
                              // "trial_state", "measurement", "job_created",
                              // "job_state", "study_deleted", "job_deleted",
                              // "replica"
@@ -218,6 +220,24 @@ class Store {
   virtual absl::StatusOr<Trial> UpdateTrial(
       std::string_view study, int64_t number,
       const std::function<absl::Status(Trial&)>& mutate) = 0;
+  // Gives pending trial `number` (REQUESTED, ACTIVE or STOPPING) of `study`
+  // the value `value` of root parameter `spec` (no condition), in one
+  // transaction: when the study's space has no parameter `spec.name`, `spec`
+  // joins it as its last parameter with first_trial = `number` (logged as a
+  // "study_space" event of the trial, detail "<name> joined at trial
+  // <number>"); when it has one, that one must be `spec` (first_trial
+  // aside). A trial that already has a value of `spec.name` is returned as
+  // it is, whatever its state, so a retried call changes nothing. Returns
+  // the trial as stored. Errors, in the order checked: InvalidArgument for
+  // a spec with a condition (before anything is read); NotFound naming
+  // study or trial; FailedPrecondition naming the fields that differ (the
+  // space's and the given) when the space's parameter of that name is not
+  // `spec`, or naming the state of an ended trial; InvalidArgument for a
+  // grown space that ValidateStudySpec refuses (its message), or a value
+  // that is not feasible for `spec` (SearchSpace::CheckAssignment's).
+  virtual absl::StatusOr<Trial> AddTrialParameter(
+      std::string_view study, int64_t number, const ParameterSpec& spec,
+      const ParameterValue& value) = 0;
   // Appends an intermediate measurement to an ACTIVE or STOPPING trial
   // (FailedPrecondition otherwise; InvalidArgument for a NaN or Inf value).
   [[nodiscard]] virtual absl::Status AddMeasurement(
