@@ -1,7 +1,8 @@
 """Define-by-run on hptune's own Study, against a real engine: a config
-without parameters learns its space from the first trial's suggest_*
-(ranges, log, step, choices), as Optuna's studies do; a rerun continues;
-a parameter first seen later is refused naming the rule."""
+without parameters learns its space from suggest_* (ranges, log, step,
+choices), as Optuna's studies do: the first trial's, and a parameter first
+suggested later joins the space (branches too); a rerun continues; a
+declared config refuses a parameter it lacks, naming the rule."""
 
 import ast
 import math
@@ -56,26 +57,102 @@ def test_the_first_trial_defines_the_space_and_a_rerun_continues(local_db):
             client.study("dbr", {"goal": "MAXIMIZE"})
 
 
-def test_a_parameter_first_seen_later_is_refused_naming_the_rule(local_db):
-    calls = []
+def growing(trial):
+    """x always; "late" from the second trial on (the first is a
+    FirstTrial, which has no id)."""
+    x = trial.suggest_float("x", 0, 1)
+    if getattr(trial, "id", 1) >= 2:
+        x += trial.suggest_float("late", 0, 1) ** 2
+        x += trial.suggest_int("layers", 2, 8, step=2) / 100
+    return x
 
-    def growing(trial):
-        calls.append(1)
+
+def test_a_parameter_first_seen_later_joins_the_space(local_db):
+    with hptune.Client.local(local_db) as client:
+        study = client.create_study("grow", {"goal": "MINIMIZE"})
+        with pytest.raises(hptune.FailedPrecondition, match="first optimize"):
+            study.best_value
+        study.optimize(growing, n_trials=8)
+        layers = [t.params["layers"] for t in study.trials()[1:]]
+        assert all(type(v) is int and v in (2, 4, 6, 8) for v in layers)
+        params = {p["parameterName"]: p for p in study.refresh().spec["params"]}
+        assert params["late"] == {"parameterName": "late", "type": "DOUBLE",
+                                  "minValue": 0, "maxValue": 1,
+                                  "scaleType": "UNIT_LINEAR_SCALE",
+                                  "firstTrial": 2}
+        assert params["x"]["firstTrial"] == 1  # Any trial may leave it out.
+        trials = study.trials()
+        assert [t.state for t in trials] == ["SUCCEEDED"] * 8
+        assert "late" not in trials[0].parameters
+        assert all(0 <= t.parameters["late"] <= 1 for t in trials[1:])
+        frame = study.trials_dataframe()
+        assert frame["params.late"].isna().tolist() == [True] + [False] * 7
+        with pytest.raises(hptune.AlreadyExists):
+            client.create_study("grow", {"goal": "MINIMIZE"})
+
+
+def branches(trial):
+    """Two branches, each with its own parameter (Optuna's habit)."""
+    kind = trial.suggest_categorical("kind", ["svm", "forest"])
+    if kind == "svm":
+        c = trial.suggest_float("c", 1e-3, 1e3, log=True)
+        return abs(math.log10(c) - 1)
+    depth = trial.suggest_int("depth", 2, 16)
+    return abs(depth - 6) / 4
+
+
+def test_branches_join_as_they_are_first_taken(local_db):
+    with hptune.Client.local(local_db) as client:
+        study = client.study("branches", {"goal": "MINIMIZE"})
+        study.optimize(branches, n_trials=24, n_jobs=2)
+        names = [p["parameterName"] for p in study.refresh().spec["params"]]
+        assert sorted(names) == ["c", "depth", "kind"]
+        trials = study.trials()
+        assert [t.state for t in trials] == ["SUCCEEDED"] * 24
+        kinds = {t.parameters["kind"] for t in trials}
+        assert kinds == {"svm", "forest"}
+        for t in trials:  # The branch not taken is left out.
+            used = "c" if t.parameters["kind"] == "svm" else "depth"
+            assert set(t.parameters) == {"kind", used}, t
+        assert study.best_value < 0.5
+
+
+def test_process_workers_learn_parameters_too(local_db):
+    with hptune.Client.local(local_db) as client:
+        study = client.study("grow_processes", {"goal": "MINIMIZE"})
+        study.optimize(growing, n_trials=6, n_workers=2)
+        trials = study.trials()
+        assert len(trials) == 6
+        assert all("late" in t.parameters for t in trials
+                   if t.id >= 2), trials
+
+
+def test_a_declared_config_refuses_a_parameter_it_lacks(local_db):
+    config = {"goal": "MINIMIZE", "params": [
+        {"parameterName": "x", "type": "DOUBLE", "minValue": 0,
+         "maxValue": 1}]}
+    with hptune.Client.local(local_db) as client:
+        study = client.study("declared", config)
+        with pytest.raises(hptune.InvalidArgument,
+                           match="'late' is not a parameter.*Its config "
+                           "declares its space"):
+            study.optimize(growing, n_trials=3)
+
+
+def test_a_narrower_range_for_a_joined_parameter_is_refused(local_db):
+    def widening(trial):
+        number = getattr(trial, "id", 1)
         x = trial.suggest_float("x", 0, 1)
-        if len(calls) > 1:
-            trial.suggest_float("late", 0, 1)
+        if number >= 2:  # Joins at trial 2 as [0, 1], asked as [0, .5] at 3.
+            x += trial.suggest_float("late", 0, 1 if number == 2 else 0.5)
         return x
 
     with hptune.Client.local(local_db) as client:
-        study = client.create_study("grow", {"goal": "MAXIMIZE"})
-        with pytest.raises(hptune.FailedPrecondition, match="first optimize"):
-            study.best_value
+        study = client.study("widening", {"goal": "MINIMIZE"})
         with pytest.raises(hptune.InvalidArgument,
-                           match="'late' is not a parameter.*first trial "
-                           "does"):
-            study.optimize(growing, n_trials=3)
-        with pytest.raises(hptune.AlreadyExists):
-            client.create_study("grow", {"goal": "MAXIMIZE"})
+                           match=r"late: the study's range \[0, 1\] is not "
+                           r"within \[0, 0.5\]"):
+            study.optimize(widening, n_trials=4)
 
 
 def test_define_by_run_on_a_server(client):
@@ -85,16 +162,21 @@ def test_define_by_run_on_a_server(client):
     assert study.refresh().state == "COMPLETED"
 
 
-def test_the_docs_snippet_runs_as_written(tmp_path):
+def test_the_docs_snippets_run_as_written(tmp_path):
     with open(os.path.join(SOURCE_DIR, "docs", "python.md"),
               encoding="utf-8") as f:
-        section = f.read().split("### Define-by-run\n")[1]
-    snippet = re.search(r"^```python\n(.*?)^```", section, re.M | re.S)
-    script = tmp_path / "snippet.py"
-    script.write_text(snippet.group(1))
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path,
-                          text=True, capture_output=True, timeout=120,
-                          env=dict(os.environ, HPTUNE_BINARY=HPTUNE,
-                                   XDG_RUNTIME_DIR=str(tmp_path)))
-    assert done.returncode == 0, done.stderr
-    assert -5 <= ast.literal_eval(done.stdout.strip())["x"] <= 10
+        section = f.read().split("### Define-by-run\n")[1].split("\n### ")[0]
+    snippets = re.findall(r"^```python\n(.*?)^```", section, re.M | re.S)
+    assert len(snippets) == 2
+    outputs = []
+    for i, snippet in enumerate(snippets):
+        script = tmp_path / f"snippet{i}.py"
+        script.write_text(snippet)
+        done = subprocess.run([sys.executable, str(script)], cwd=tmp_path,
+                              text=True, capture_output=True, timeout=120,
+                              env=dict(os.environ, HPTUNE_BINARY=HPTUNE,
+                                       XDG_RUNTIME_DIR=str(tmp_path)))
+        assert done.returncode == 0, done.stderr
+        outputs.append(ast.literal_eval(done.stdout.strip()))
+    assert -5 <= outputs[0]["x"] <= 10
+    assert set(outputs[1]) in ({"kind", "c"}, {"kind", "depth"})

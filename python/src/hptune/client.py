@@ -200,6 +200,7 @@ class Client:
         if not spec.params:  # Define-by-run: suggest_* define the space.
             try:
                 study = self.load_study(name)
+                study.learns_parameters = True
             except errors.NotFound:
                 return PendingStudy(self, name, _block(config))
         else:

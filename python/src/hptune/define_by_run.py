@@ -1,31 +1,33 @@
 """Define-by-run: a study whose config has no parameters learns its space
-from the first trial's ``suggest_*`` calls, as Optuna's studies do.
+from ``suggest_*`` calls, as Optuna's studies do.
 
     study = hptune.Client.local().study("s", {"goal": "MINIMIZE"})
     study.optimize(lambda t: (t.suggest_float("x", -5, 10) - 2) ** 2, 20)
 
-An hptune study declares its space when it is created, and the server has
-no call that changes it, so the rule is (docs/python.md, "Define-by-run"):
+The rule (docs/python.md, "Define-by-run"):
 
 - the first optimize call runs the objective once on a FirstTrial, whose
   ``suggest_*`` draw uniformly at random (log-uniform with ``log=True``, on
   the grid with ``step``) and record each range; those ranges are the
-  study's parameters (suggest_float: DOUBLE, or DISCRETE with a step of at
-  most MAX_GRID points; suggest_int: INTEGER, or DISCRETE with a step;
-  suggest_categorical: CATEGORICAL);
+  study's parameters (the *_spec functions: suggest_float: DOUBLE, or
+  DISCRETE with a step of at most MAX_GRID points; suggest_int: INTEGER,
+  or DISCRETE with a step; suggest_categorical: CATEGORICAL);
 - the study is then created with them, the first trial told to it as a
   SUCCEEDED trial (or INFEASIBLE, when the objective raised an exception of
   ``catch``), and the remaining trials run as for a declared space;
-- a parameter the first trial did not suggest cannot join later: its
-  suggest_* raises InvalidArgument naming this rule (suggest it in every
-  trial, or declare the space in the config). Every parameter is
-  unconditional: a trial has a value for each, and the objective reads
-  those it needs.
+- a parameter a later trial suggests first joins the study's space through
+  the server (AddTrialParameter; Trial._parameter): that trial gets a value
+  drawn at random, later trials get the designer's, and trials from before
+  it lack it;
+- every parameter of such a study may be absent from a trial (firstTrial
+  set: the first trial's are 1): a trial that ends without suggesting one
+  leaves it out (CompleteTrial's unused_parameters; Trial._unused), so a
+  branch a trial did not take is inactive there, for the designer too.
 
 Two programs that start the same pending study at once: one creates it,
 the other tells its first trial to it (the server refuses a value outside
-the space it has). Used by Client.study and Client.create_study. Not
-thread-safe until the first optimize call returns.
+the space it has). Used by Client.study, Client.create_study and Trial.
+Not thread-safe until the first optimize call returns.
 """
 
 import math
@@ -56,6 +58,42 @@ def _check_range(name: str, low, high, log: bool) -> None:
             f"suggest: {name}: log=True needs low > 0 (got {low})")
 
 
+def float_spec(name: str, low: float, high: float, step: Optional[float],
+               log: bool) -> Dict[str, Any]:
+    """The parameter spec (config form) of suggest_float's arguments."""
+    _check_range(name, low, high, log)
+    if step is not None:
+        return {"parameterName": name, "type": "DISCRETE",
+                "discreteValues": _grid(float(low), float(high), float(step))}
+    return {"parameterName": name, "type": "DOUBLE", "minValue": float(low),
+            "maxValue": float(high),
+            "scaleType": "UNIT_LOG_SCALE" if log else "UNIT_LINEAR_SCALE"}
+
+
+def int_spec(name: str, low: int, high: int, step: int,
+             log: bool) -> Dict[str, Any]:
+    """The parameter spec (config form) of suggest_int's arguments."""
+    _check_range(name, low, high, log)
+    if step != 1:
+        return {"parameterName": name, "type": "DISCRETE",
+                "discreteValues": [int(v) for v in _grid(low, high, step)]}
+    return {"parameterName": name, "type": "INTEGER", "minValue": int(low),
+            "maxValue": int(high),
+            "scaleType": "UNIT_LOG_SCALE" if log else "UNIT_LINEAR_SCALE"}
+
+
+def categorical_spec(name: str, choices) -> Dict[str, Any]:
+    """The parameter spec (config form) of suggest_categorical's choices:
+    each choice's text."""
+    labels = [str(c) for c in choices]
+    if not labels or len(set(labels)) != len(labels):
+        raise errors.InvalidArgument(
+            f"suggest_categorical: {name}: choices {list(choices)!r} "
+            "must be non-empty with distinct texts")
+    return {"parameterName": name, "type": "CATEGORICAL",
+            "categoricalValues": labels}
+
+
 class FirstTrial:
     """The first trial of a define-by-run study: suggest_* draw at random
     and record the space; report and should_prune as Optuna's."""
@@ -78,47 +116,35 @@ class FirstTrial:
         self.params[name] = value
         return value
 
+    def _draw(self, spec: Dict[str, Any], low, high, log: bool) -> float:
+        if spec["type"] in ("DISCRETE", "CATEGORICAL"):
+            return self._random.choice(
+                spec.get("discreteValues") or spec["categoricalValues"])
+        if log:
+            return math.exp(self._random.uniform(math.log(low),
+                                                 math.log(high)))
+        return self._random.uniform(low, high)
+
     def suggest_float(self, name: str, low: float, high: float, *,
                       step: Optional[float] = None, log: bool = False):
-        _check_range(name, low, high, log)
-        spec = {"parameterName": name}
-        if step is not None:
-            values = _grid(float(low), float(high), float(step))
-            spec.update(type="DISCRETE", discreteValues=values)
-            return self._record(name, spec, self._random.choice(values))
-        spec.update(type="DOUBLE", minValue=float(low), maxValue=float(high),
-                    scaleType="UNIT_LOG_SCALE" if log else
-                    "UNIT_LINEAR_SCALE")
-        value = (math.exp(self._random.uniform(math.log(low), math.log(high)))
-                 if log else self._random.uniform(low, high))
-        return self._record(name, spec, min(max(value, low), high))
+        spec = float_spec(name, low, high, step, log)
+        value = self._draw(spec, low, high, log)
+        if spec["type"] == "DOUBLE":
+            value = min(max(value, low), high)
+        return self._record(name, spec, value)
 
     def suggest_int(self, name: str, low: int, high: int, *, step: int = 1,
                     log: bool = False) -> int:
-        _check_range(name, low, high, log)
-        spec = {"parameterName": name}
-        if step != 1:
-            values = [int(v) for v in _grid(low, high, step)]
-            spec.update(type="DISCRETE", discreteValues=values)
-            return self._record(name, spec, self._random.choice(values))
-        spec.update(type="INTEGER", minValue=int(low), maxValue=int(high),
-                    scaleType="UNIT_LOG_SCALE" if log else
-                    "UNIT_LINEAR_SCALE")
-        value = (round(math.exp(self._random.uniform(math.log(low),
-                                                     math.log(high))))
-                 if log else self._random.randint(low, high))
+        spec = int_spec(name, low, high, step, log)
+        if spec["type"] == "DISCRETE":
+            return self._record(name, spec, self._draw(spec, low, high, log))
+        value = (round(self._draw(spec, low, high, log)) if log else
+                 self._random.randint(low, high))
         return self._record(name, spec, int(min(max(value, low), high)))
 
     def suggest_categorical(self, name: str, choices):
-        labels = [str(c) for c in choices]
-        if not labels or len(set(labels)) != len(labels):
-            raise errors.InvalidArgument(
-                f"suggest_categorical: {name}: choices {list(choices)!r} "
-                "must be non-empty with distinct texts")
-        spec = {"parameterName": name, "type": "CATEGORICAL",
-                "categoricalValues": labels}
-        choice = self._random.choice(list(choices))
-        return self._record(name, spec, choice)
+        spec = categorical_spec(name, choices)
+        return self._record(name, spec, self._random.choice(list(choices)))
 
     def report(self, value: float, step: int) -> None:
         self.last_report, self.last_step = float(value), step
@@ -137,11 +163,10 @@ def new_parameter_error(name: str, trial_id: int,
                         known: List[str]) -> errors.InvalidArgument:
     return errors.InvalidArgument(
         f"suggest: {name!r} is not a parameter of this study (trial "
-        f"{trial_id}; it has {', '.join(known) or 'none'}). The config "
-        "defines a study's space, and a define-by-run study's first trial "
-        "does: suggest every parameter "
-        "in every trial (a branch may leave its value unused), or declare "
-        "the space in the config (docs/python.md, \"Define-by-run\")")
+        f"{trial_id}; it has {', '.join(known) or 'none'}). Its config "
+        "declares its space: add the parameter to the config, or leave "
+        "params out of the config for a study that learns them from "
+        "suggest_* (docs/python.md, \"Define-by-run\")")
 
 
 class PendingStudy:
@@ -187,12 +212,18 @@ class PendingStudy:
         except catch as e:
             failure, result = e, None
         hyperparameters = dict(self._hyperparameters)
-        hyperparameters["params"] = list(first.space.values())
+        # Joined at trial 1: a later trial may leave one out (a branch it
+        # did not take). A grid's space is only the config's.
+        joined = {} if hyperparameters.get("algorithm") == "GRID_SEARCH" \
+            else {"firstTrial": 1}
+        hyperparameters["params"] = [dict(spec, **joined)
+                                     for spec in first.space.values()]
         try:
             self._study = self._client.create_study(self.name,
                                                     hyperparameters)
         except errors.AlreadyExists:  # Another program created it first.
             self._study = self._client.study(self.name, hyperparameters)
+        self._study.learns_parameters = True
         if failure is not None:
             self._study.add_trial(
                 first.stored_parameters(),

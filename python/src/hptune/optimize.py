@@ -133,13 +133,14 @@ def _evaluate(trial, objective, catch: Tuple[Type[BaseException], ...],
 def _worker_loop(connection: Connection, study_name: str, objective,
                  client_id: str, tickets: _Tickets,
                  catch: Tuple[Type[BaseException], ...],
-                 window: float) -> Optional[BaseException]:
+                 window: float, learns: bool) -> Optional[BaseException]:
     from hptune.study import Study
     from hptune.v1 import study_service_pb2
 
     study = Study(connection, retry_unavailable(lambda: connection.call(
         connection.studies.GetStudy,
         study_service_pb2.GetStudyRequest(name=study_name)), window))
+    study.learns_parameters = learns
     # Trials this client id still holds: its predecessor died in them. Their
     # tickets were taken when they first started.
     held = [t for t in retry_unavailable(
@@ -191,13 +192,13 @@ def _die_with(parent_pid: int) -> None:
 
 def _process_main(parent_pid, connection_options, study_name, objective,
                   client_id, limit, value, stop_flag, catch, window,
-                  results) -> None:
+                  results, learns) -> None:
     _die_with(parent_pid)
     tickets = _Tickets(limit, value, stop_flag)
     try:
         connection = Connection(**connection_options)
         failure = _worker_loop(connection, study_name, objective, client_id,
-                               tickets, catch, window)
+                               tickets, catch, window, learns)
     except BaseException as e:  # A server error: end the others too.
         tickets.stop()
         failure = e
@@ -219,7 +220,8 @@ def run_optimize(connection: Connection, study_name: str,
                  objective: Callable[..., Any], n_trials: Optional[int],
                  n_workers: int, *, client_id: Optional[str],
                  use_threads: bool, catch: Tuple[Type[BaseException], ...],
-                 reconnect_seconds: float) -> None:
+                 reconnect_seconds: float,
+                 learns_parameters: bool = False) -> None:
     if n_trials is not None and (not isinstance(n_trials, int) or n_trials < 1):
         raise errors.InvalidArgument(
             f"n_trials: {n_trials!r} is not None or an integer >= 1")
@@ -230,11 +232,11 @@ def run_optimize(connection: Connection, study_name: str,
     ids = [f"{base}/{i}" for i in range(n_workers)]
     if use_threads or n_workers == 1:
         _run_threads(connection, study_name, objective, ids, n_trials, catch,
-                     reconnect_seconds)
+                     reconnect_seconds, learns_parameters)
     else:
         check_processes_can_run(objective, n_workers)
         _run_processes(connection, study_name, objective, ids, n_trials,
-                       catch, reconnect_seconds)
+                       catch, reconnect_seconds, learns_parameters)
 
 
 def _why_processes_cannot_run(objective) -> Optional[str]:
@@ -276,14 +278,14 @@ def check_processes_can_run(objective, n_workers: int) -> None:
 
 
 def _run_threads(connection, study_name, objective, ids, n_trials, catch,
-                 window) -> None:
+                 window, learns) -> None:
     tickets = _Tickets(n_trials, _LockedInt(), threading.Event())
     failures = []
 
     def work(worker_id: str) -> None:
         try:
             failure = _worker_loop(connection, study_name, objective,
-                                   worker_id, tickets, catch, window)
+                                   worker_id, tickets, catch, window, learns)
         except BaseException as e:  # A server error: end the others too.
             tickets.stop()
             failure = e
@@ -335,7 +337,7 @@ def _end_held_trials(connection: Connection, study_name: str, ids,
 
 
 def _run_processes(connection, study_name, objective, ids, n_trials, catch,
-                   window) -> None:
+                   window, learns) -> None:
     context = multiprocessing.get_context("spawn")
     value = context.Value("q", 0)
     stop_flag = context.Event()
@@ -347,7 +349,7 @@ def _run_processes(connection, study_name, objective, ids, n_trials, catch,
             target=_process_main, name=f"hptune-optimize {worker_id}",
             args=(os.getpid(), dict(options), study_name, objective,
                   worker_id, n_trials, value, stop_flag, catch, window,
-                  results))
+                  results, learns))
         process.start()
         return process
 

@@ -15,7 +15,7 @@ Thread-safe: a Study may be shared by threads (each with its own client_id).
 import datetime
 import logging
 import os
-from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping,
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Set,
                     Optional, Sequence, Tuple, Type)
 
 from hptune import errors
@@ -43,12 +43,12 @@ def _integral_discrete(params) -> Iterable[str]:
             yield from _integral_discrete([child.parameter_spec])
 
 
-def _all_specs(params) -> Iterable:
+def all_specs(params) -> Iterable:
     """(name, ParameterSpec) of every parameter, conditional ones too."""
     for param in params:
         yield param.parameter_name, param
         for conditional in param.conditional_parameter_specs:
-            yield from _all_specs([conditional.parameter_spec])
+            yield from all_specs([conditional.parameter_spec])
 
 
 class Suggestions(list):
@@ -73,10 +73,14 @@ class Study:
       optimises, in order; [metric_tag] for one), constraints (metric id ->
       safety threshold), max_trials, spec (the hyperparameters block as a
       dict, the config's camelCase keys), create_time.
+      learns_parameters: whether its trials' suggest_* add a parameter
+        the study lacks (define-by-run: the study was asked for with a
+        config without params); else such a call is refused.
     """
 
     def __init__(self, connection: Connection, proto: study_pb2.Study) -> None:
         self._connection = connection
+        self.learns_parameters = False
         self._set(proto)
 
     def _set(self, proto: study_pb2.Study) -> None:
@@ -106,9 +110,10 @@ class Study:
         self.max_trials: int = spec.max_trials if spec.HasField("max_trials") \
             else 1
         self.spec: Dict[str, Any] = message_to_dict(spec)
-        self._integral: FrozenSet[str] = frozenset(_integral_discrete(
+        # Shared with this study's trials, which add the ones they learn.
+        self._integral: Set[str] = set(_integral_discrete(
             spec.params))
-        self._specs = dict(_all_specs(spec.params))
+        self._specs = dict(all_specs(spec.params))
         self.create_time: Optional[datetime.datetime] = to_datetime(
             proto.create_time)
 
@@ -117,9 +122,14 @@ class Study:
                 f"metric={self.metric_tag!r} {self.goal})")
 
     def _trial(self, proto: study_pb2.Trial) -> Trial:
-        return Trial(self._connection, self.name, self.metric_tag, proto,
-                     self.proto.spec.enable_trial_early_stopping,
-                     self.objectives, self._integral, self._specs)
+        if self.learns_parameters and not proto.parameters.keys() <= \
+                self._specs.keys():
+            self.refresh()  # A parameter joined since this snapshot.
+        trial = Trial(self._connection, self.name, self.metric_tag, proto,
+                      self.proto.spec.enable_trial_early_stopping,
+                      self.objectives, self._integral, self._specs)
+        trial.learns_parameters = self.learns_parameters
+        return trial
 
     def refresh(self) -> "Study":
         self._set(self._connection.call(
@@ -352,4 +362,5 @@ class Study:
         self._warn_budget(n_trials, n_workers)
         run_optimize(self._connection, self.name, objective, n_trials,
                      n_workers, client_id=client_id, use_threads=use_threads,
-                     catch=tuple(catch), reconnect_seconds=reconnect_seconds)
+                     catch=tuple(catch), reconnect_seconds=reconnect_seconds,
+                     learns_parameters=self.learns_parameters)

@@ -15,9 +15,12 @@ import datetime
 import math
 import re
 import warnings
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Union
+from typing import (Any, Callable, Dict, List, Mapping, Optional, Set,
+                    Union)
 
-from hptune import errors
+from google.protobuf import json_format
+
+from hptune import define_by_run, errors
 from hptune.connection import Connection
 from hptune.v1 import study_pb2, study_service_pb2
 
@@ -128,16 +131,20 @@ class Trial:
     def __init__(self, connection: Connection, study: str, metric_tag: str,
                  proto: study_pb2.Trial, early_stopping: bool = False,
                  objectives: Optional[List[str]] = None,
-                 integral: FrozenSet[str] = frozenset(),
+                 integral: Optional[Set[str]] = None,
                  specs: Optional[Mapping[str, Any]] = None) -> None:
         self._connection = connection
         # The study's ParameterSpecs by name, conditional ones included.
         self._specs = specs or {}
-        self._integral = integral  # DISCRETE parameters given as ints
+        # DISCRETE parameters given as ints (the Study's set, shared).
+        self._integral = integral if integral is not None else set()
         self._metric_tag = metric_tag
         self._objectives = objectives or [metric_tag]
         self._early_stopping = early_stopping
         self.study = study
+        # Whether suggest_* add a parameter the study lacks (Study's).
+        self.learns_parameters = False
+        self._suggested: set = set()  # Names suggest_* returned.
         self._last_step: Optional[int] = None  # Of this trial's last report.
         self._set(proto)
 
@@ -203,15 +210,21 @@ class Trial:
                       **_) -> float:
         """Optuna's habit: the study's value of ``name``. The study's spec
         defines the range: InvalidArgument when it is not within [low,
-        high] or its scale is not ``log``'s."""
-        return float(self._parameter(name, low, high, log))
+        high] or its scale is not ``log``'s. A study that learns its
+        parameters adds one it lacks (define-by-run)."""
+        return float(self._parameter(
+            name, low, high, log,
+            lambda: define_by_run.float_spec(name, low, high, step, log)))
 
     def suggest_int(self, name: str, low: int, high: int, *, step: int = 1,
                     log: bool = False, **_) -> int:
-        return int(self._parameter(name, low, high, log))
+        return int(self._parameter(
+            name, low, high, log,
+            lambda: define_by_run.int_spec(name, low, high, step, log)))
 
     def suggest_categorical(self, name: str, choices) -> Any:
-        value = self._parameter(name)
+        value = self._parameter(
+            name, joining=lambda: define_by_run.categorical_spec(name, choices))
         for choice in choices:  # Optuna gives the choice, not its text.
             if str(choice) == value:
                 return choice
@@ -219,12 +232,16 @@ class Trial:
             f"suggest_categorical: {name}={value!r} is not one of "
             f"{list(choices)!r}")
 
-    def _parameter(self, name: str, low=None, high=None,
-                   log: bool = False) -> Any:
+    def _parameter(self, name: str, low=None, high=None, log: bool = False,
+                   joining: Optional[Callable[[], Dict[str, Any]]] = None
+                   ) -> Any:
+        if name not in self.parameters and self.learns_parameters and \
+                joining is not None:
+            self._join(joining())
         if name not in self.parameters:
             if name not in self._specs:
-                from hptune.define_by_run import new_parameter_error
-                raise new_parameter_error(name, self.id, sorted(self._specs))
+                raise define_by_run.new_parameter_error(
+                    name, self.id, sorted(self._specs))
             raise errors.InvalidArgument(
                 f"suggest: {name!r} is not an active parameter of trial "
                 f"{self.id} (it has {', '.join(self.parameters) or 'none'}); "
@@ -232,7 +249,44 @@ class Trial:
         value = self.parameters[name]
         if low is not None:
             self._check_range(name, value, low, high, log)
+        self._suggested.add(name)
         return value
+
+    def _join(self, spec: Dict[str, Any]) -> None:
+        """This trial's value of a parameter it suggests and lacks: the
+        server adds the parameter to the study when it is new
+        (define-by-run)."""
+        proto = json_format.ParseDict(spec, study_pb2.ParameterSpec())
+        if spec.get("type") == "DISCRETE" and all(
+                isinstance(v, int) for v in spec["discreteValues"]):
+            self._integral.add(proto.parameter_name)  # suggest_int's step.
+        self._set(self._connection.call(
+            self._connection.studies.AddTrialParameter,
+            study_service_pb2.AddTrialParameterRequest(
+                study=self.study, trial_id=self.id, spec=proto)))
+        if proto.parameter_name not in self._specs:
+            proto.first_trial = self.id
+            self._specs[proto.parameter_name] = proto
+
+    def _unused(self) -> List[str]:
+        """The parameters this trial of a study that learns its parameters
+        never suggested, of those a trial may lack (joined later): a branch
+        it did not take. Empty when it suggested nothing (it read
+        ``parameters`` instead)."""
+        if not self.learns_parameters or not self._suggested:
+            return []
+        if not self.parameters.keys() <= self._specs.keys():
+            self._read_specs()  # Joined through another process.
+        return sorted(name for name in self.parameters
+                      if name not in self._suggested and
+                      getattr(self._specs.get(name), "first_trial", 0) > 0)
+
+    def _read_specs(self) -> None:
+        from hptune.study import all_specs
+        study = self._connection.call(
+            self._connection.studies.GetStudy,
+            study_service_pb2.GetStudyRequest(name=self.study))
+        self._specs.update(all_specs(study.spec.params))
 
     def _check_range(self, name: str, value, low, high, log: bool) -> None:
         spec = self._specs.get(name)
@@ -337,7 +391,8 @@ class Trial:
         read with it, else 0). Without metrics, the last
         measurement that has the study's metric is the result."""
         request = study_service_pb2.CompleteTrialRequest(
-            study=self.study, trial_id=self.id)
+            study=self.study, trial_id=self.id,
+            unused_parameters=self._unused())
         if metrics is not None:
             if step is None:
                 step = self._last_step or 0
@@ -353,7 +408,8 @@ class Trial:
             self._connection.studies.CompleteTrial,
             study_service_pb2.CompleteTrialRequest(
                 study=self.study, trial_id=self.id, trial_infeasible=True,
-                infeasible_reason=reason)))
+                infeasible_reason=reason,
+                unused_parameters=self._unused())))
         return self
 
     def to_optuna_row(self) -> Dict[str, Any]:
