@@ -75,7 +75,8 @@ def test_a_parameter_first_seen_later_joins_the_space(local_db):
         study.optimize(growing, n_trials=8)
         layers = [t.params["layers"] for t in study.trials()[1:]]
         assert all(type(v) is int and v in (2, 4, 6, 8) for v in layers)
-        params = {p["parameterName"]: p for p in study.refresh().spec["params"]}
+        params = {p["parameterName"]: p
+                  for p in study.refresh().spec["params"]}
         assert params["late"] == {"parameterName": "late", "type": "DOUBLE",
                                   "minValue": 0, "maxValue": 1,
                                   "scaleType": "UNIT_LINEAR_SCALE",

@@ -223,8 +223,8 @@ class Trial:
             lambda: define_by_run.int_spec(name, low, high, step, log)))
 
     def suggest_categorical(self, name: str, choices) -> Any:
-        value = self._parameter(
-            name, joining=lambda: define_by_run.categorical_spec(name, choices))
+        value = self._parameter(name, joining=lambda: (
+            define_by_run.categorical_spec(name, choices)))
         for choice in choices:  # Optuna gives the choice, not its text.
             if str(choice) == value:
                 return choice
