@@ -13,10 +13,12 @@
 namespace hptune::engine {
 namespace {
 
-// Whose designer or trainers cannot take a parameter the config lacks.
+// OK unless the study is one whose trainers or designer cannot take a
+// parameter its config lacks (a job's, a custom designer's): such a study
+// neither grows nor leaves parameters out.
 absl::Status CheckSpaceCanGrow(store::Store& store, const StudyRecord& study) {
-  absl::StatusOr<JobRecord> job = store.GetJob(study.name);
-  if (job.ok()) {
+  absl::StatusOr<JobRecord> job = store.GetJob(study.name);  // Its ID.
+  if (job.ok() && job->study_name == study.name) {
     return absl::FailedPreconditionError(absl::StrCat(
         "study ", Quoted(study.name),
         " is job's: its trainers take the parameters of the job's config "
@@ -74,6 +76,8 @@ absl::StatusOr<Trial> TuningEngine::LeaveOutUnusedParameters(
     std::string_view study_name, int64_t trial,
     const std::vector<std::string>& unused) {
   HPTUNE_ASSIGN_OR_RETURN(StudyRecord study, store_.GetStudy(study_name));
+  // A job's trainers got every parameter as a flag: none was unused.
+  HPTUNE_RETURN_IF_ERROR(CheckSpaceCanGrow(store_, study));
   // A space only grows, so what may be left out now always may.
   HPTUNE_RETURN_IF_ERROR(CheckMayBeLeftOut(study.spec.search_space, unused));
   return store_.UpdateTrial(study_name, trial, [&](Trial& t) -> absl::Status {

@@ -203,5 +203,21 @@ TEST_F(DefineByRunTest, ABranchNotTakenIsLeftOutOfTheTrial) {
   EXPECT_EQ(third->trials.size(), 1u);
 }
 
+TEST_F(DefineByRunTest, AJobsStudyNeitherGrowsNorLeavesParametersOut) {
+  ASSERT_OK(engine_.CreateStudy("job1", OneParameter()));
+  ASSERT_OK(store_.CreateJob({.job_id = "job1", .study_name = "job1"}));
+  ASSERT_OK(engine_.SuggestTrials("job1", 1, "w"));
+  EXPECT_THAT(engine_.AddTrialParameter("job1", 1, Dropout()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("its trainers take the parameters of the "
+                                 "job's config")));
+  EXPECT_EQ(
+      engine_.LeaveOutUnusedParameters("job1", 1, {"units"}).status().code(),
+      absl::StatusCode::kFailedPrecondition);
+  auto study = engine_.GetStudy("job1");
+  ASSERT_OK(study);
+  EXPECT_EQ(study->spec.search_space.parameters().size(), 1u);
+}
+
 }  // namespace
 }  // namespace hptune::engine

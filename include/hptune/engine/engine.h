@@ -208,7 +208,8 @@ class TuningEngine {
   // inactive there (a branch the trial did not take). Each must be one a
   // trial may lack (first_trial > 0); one the trial lacks already is
   // skipped, so a retried call changes nothing. InvalidArgument naming a
-  // config's parameter; FailedPrecondition for an ended trial.
+  // config's parameter; FailedPrecondition for an ended trial, and for the
+  // studies AddTrialParameter refuses.
   absl::StatusOr<Trial> LeaveOutUnusedParameters(
       std::string_view study, int64_t trial,
       const std::vector<std::string>& unused);
