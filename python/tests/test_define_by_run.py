@@ -161,6 +161,15 @@ def test_define_by_run_on_a_server(client):
     study.optimize(lambda t: (t.suggest_float("x", -5, 10) - 2) ** 2)
     assert len(study.trials()) == 4
     assert study.refresh().state == "COMPLETED"
+    # Branches through hptune serve, as through Client.local.
+    study = client.study("remote_branches",
+                         {"goal": "MINIMIZE", "maxTrials": 12})
+    study.optimize(branches, n_trials=12)
+    trials = study.trials()
+    assert {t.parameters["kind"] for t in trials} == {"svm", "forest"}
+    for t in trials:
+        used = "c" if t.parameters["kind"] == "svm" else "depth"
+        assert set(t.parameters) == {"kind", used}, t
 
 
 def test_the_docs_snippets_run_as_written(tmp_path):
