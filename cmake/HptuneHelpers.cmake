@@ -1,9 +1,10 @@
 # hptune_library(NAME SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
-# A static library exported as hptune::NAME (without the hptune_ prefix) and
-# installed with the public headers under include/.
+# A static library (shared with HPTUNE_SHARED_LIBS) exported as
+# hptune::NAME (without the hptune_ prefix) and installed with the public
+# headers under include/.
 function(hptune_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
-  add_library(${name} STATIC ${ARG_SOURCES})
+  add_library(${name} ${HPTUNE_LIBRARY_TYPE} ${ARG_SOURCES})
   string(REPLACE "hptune_" "" export_name ${name})
   set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name}
                                            POSITION_INDEPENDENT_CODE ON)

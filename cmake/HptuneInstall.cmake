@@ -9,6 +9,20 @@ install(TARGETS ${hptune_libraries} EXPORT hptuneTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/hptune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS hptune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Shared (HPTUNE_SHARED_LIBS): the binary's own libraries, which a static
+# build links into it, go beside the others, and each file finds the
+# libraries it needs there.
+if(HPTUNE_SHARED_LIBS)
+  install(TARGETS hptune_proto hptune_jobs hptune_api hptune_server
+                  hptune_dashboard hptune_rest hptune_cli hptune_cli_serve
+                  hptune_cli_dashboard
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(${hptune_libraries} hptune_proto hptune_jobs
+    hptune_api hptune_server hptune_dashboard hptune_rest hptune_cli
+    hptune_cli_serve hptune_cli_dashboard PROPERTIES INSTALL_RPATH "$ORIGIN")
+  set_target_properties(hptune PROPERTIES
+    INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+endif()
 # The wire contract, for clients in other languages (python/setup.py looks
 # for it under <prefix>/share/hptune/proto).
 install(DIRECTORY proto/hptune DESTINATION ${CMAKE_INSTALL_DATADIR}/hptune/proto

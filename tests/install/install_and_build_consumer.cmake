@@ -12,6 +12,9 @@ function(run_step)
 endfunction()
 
 run_step(${CMAKE_COMMAND} --install ${HPTUNE_BUILD_DIR} --prefix ${prefix})
+# The installed binary runs from its prefix (its shared libraries, where
+# the build makes them, are found there).
+run_step(${prefix}/bin/hptune --version)
 if(NOT EXISTS ${prefix}/include/hptune/engine/engine.h)
   message(FATAL_ERROR "headers were not installed under ${prefix}")
 endif()
