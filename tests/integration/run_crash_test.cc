@@ -89,6 +89,9 @@ TEST_F(RunCrashTest, AKilledRunResumesTheJobWithoutLossDuplicatesOrOrphans) {
 // not a crash: it must neither stop the live run's replicas nor charge its
 // attempts with a death that did not happen.
 TEST_F(RunCrashTest, ASecondRunOfALiveJobRefusesAndLeavesItAlone) {
+  // The trainers live until the second run is done, however slow it is.
+  const std::string release = dir_ + "/release";
+  WriteConfig({.more_args = ", --hold=" + release});
   const pid_t run = StartRun();
   ASSERT_TRUE(testing::PollUntil(
       [&] {
@@ -109,6 +112,7 @@ TEST_F(RunCrashTest, ASecondRunOfALiveJobRefusesAndLeavesItAlone) {
   for (pid_t replica : replicas) {
     EXPECT_EQ(kill(replica, 0), 0) << "replica " << replica << " was stopped";
   }
+  std::ofstream(release).close();
 
   int status = 0;
   ASSERT_EQ(waitpid(run, &status, 0), run);

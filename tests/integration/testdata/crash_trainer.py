@@ -11,8 +11,9 @@ a process that escapes as a daemon would: its own session (setsid), SIGTERM
 ignored, an empty environment (no HPTUNE_REPLICA marker), "daemon:TAG"
 among its arguments so the test can find it. Only the master (TF_CONFIG's
 task type "master" or "chief", or no TF_CONFIG) reports; other replicas
-wait until they are stopped. Standard library only; extra --name=value
-arguments are ignored.
+wait until they are stopped. With --hold=PATH the master, after its last
+report, lives until PATH exists (a test's own moment to let it end).
+Standard library only; extra --name=value arguments are ignored.
 """
 
 import json
@@ -63,6 +64,8 @@ def main(argv):
         with open(ledger, "a") as f:
             f.write("%s %d %r\n" % (trial, step, value))
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    while "hold" in args and not os.path.exists(args["hold"]):
+        time.sleep(0.05)
     return 0
 
 
