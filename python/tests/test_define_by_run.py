@@ -118,6 +118,34 @@ def test_branches_join_as_they_are_first_taken(local_db):
         assert study.best_value < 0.5
 
 
+def test_the_designer_proposes_a_branch_only_where_it_is_taken(local_db):
+    proposed = {}
+
+    def recording(trial):
+        # The first trial runs in the Python process (no id, no values).
+        proposed[getattr(trial, "id", 1)] = set(
+            getattr(trial, "parameters", {}))
+        return branches(trial)
+
+    with hptune.Client.local(local_db) as client:
+        study = client.study("inferred", {"goal": "MINIMIZE"})
+        study.optimize(recording, n_trials=20)
+        trials = study.trials()
+    # Once each branch's parameter joined and a later trial left it out,
+    # each proposal holds its kind's parameter alone (the designer's
+    # inferred tree).
+    shown = 0
+    for name in ("c", "depth"):
+        joined = min(t.id for t in trials if name in t.parameters)
+        shown = max(shown, min(t.id for t in trials
+                               if t.id > joined and name not in t.parameters))
+    assert shown <= 15, trials
+    for t in trials:
+        if t.id > shown:
+            used = "c" if t.parameters["kind"] == "svm" else "depth"
+            assert proposed[t.id] == {"kind", used}, (t.id, proposed, trials)
+
+
 def test_process_workers_learn_parameters_too(local_db):
     with hptune.Client.local(local_db) as client:
         study = client.study("grow_processes", {"goal": "MINIMIZE"})

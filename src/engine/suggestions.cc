@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hptune/algorithms/inferred_branches.h"
 #include "hptune/core/status.h"
 #include "hptune/core/trial_resume.h"
 #include "hptune/engine/engine.h"
@@ -24,6 +25,30 @@ bool IsPending(const Trial& t) { return !IsTerminal(t.state); }
 int PendingCount(const std::vector<Trial>& trials) {
   return static_cast<int>(
       std::count_if(trials.begin(), trials.end(), IsPending));
+}
+
+// What a designer reads of a define-by-run study whose trials show
+// branches: the tree they show (algorithms::InferBranches), and the trials
+// without the parameters inactive in it.
+struct BranchedStudy {
+  StudySpec spec;
+  std::vector<Trial> completed;
+  std::vector<Trial> pending;
+};
+std::optional<BranchedStudy> Branched(const StudySpec& spec,
+                                      const std::vector<Trial>& completed,
+                                      const std::vector<Trial>& pending) {
+  std::optional<SearchSpace> tree =
+      algorithms::InferBranches(spec.search_space, completed);
+  if (!tree) return std::nullopt;
+  BranchedStudy branched{
+      .spec = spec, .completed = completed, .pending = pending};
+  branched.spec.search_space = *std::move(tree);
+  algorithms::KeepActiveParameters(branched.spec.search_space,
+                                   branched.completed);
+  algorithms::KeepActiveParameters(branched.spec.search_space,
+                                   branched.pending);
+  return branched;
 }
 
 }  // namespace
@@ -153,10 +178,15 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
     int lease_seconds) {
   const std::string& study_name = study.name;
   // The designer plans for every trial of the study, the resumed ones
-  // included, which count towards the GP's seeding.
-  HPTUNE_ASSIGN_OR_RETURN(auto designer,
-                          designers_.Create(study.spec, study.spec,
-                                            study.TrialBudget(), study.seed));
+  // included, which count towards the GP's seeding. Its suggestions leave
+  // out a branch's parameters where the branch is not taken; the study's
+  // space lets a trial lack them (they joined later).
+  const std::optional<BranchedStudy> branched =
+      Branched(study.spec, completed, pending);
+  const StudySpec& spec = branched ? branched->spec : study.spec;
+  HPTUNE_ASSIGN_OR_RETURN(
+      auto designer,
+      designers_.Create(spec, spec, study.TrialBudget(), study.seed));
   HPTUNE_ASSIGN_OR_RETURN(std::string state,
                           store_.GetDesignerState(study_name));
   HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
@@ -168,7 +198,9 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
       HPTUNE_RETURN_IF_ERROR(designer->AcceptDeferredResult(*result));
     }
   }
-  HPTUNE_RETURN_IF_ERROR(designer->Update(completed, pending));
+  HPTUNE_RETURN_IF_ERROR(
+      branched ? designer->Update(branched->completed, branched->pending)
+               : designer->Update(completed, pending));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
                           designer->Suggest(count));
   if (background_ != nullptr) {

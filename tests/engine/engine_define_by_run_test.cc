@@ -203,6 +203,64 @@ TEST_F(DefineByRunTest, ABranchNotTakenIsLeftOutOfTheTrial) {
   EXPECT_EQ(third->trials.size(), 1u);
 }
 
+ParameterSpec Kind() {
+  return {.name = "kind",
+          .type = ParameterType::kCategorical,
+          .categorical_values = {"a", "b"}};
+}
+
+ParameterSpec BranchParameter(const std::string& kind) {
+  ParameterSpec spec = Dropout();
+  spec.name = kind + "_x";
+  return spec;
+}
+
+// One trial of a define-by-run objective with a branch per kind, as a
+// client runs it: suggests kind, then its branch's parameter, and leaves
+// out the other branch's. Returns the trial as the designer proposed it.
+Trial RunBranchingTrial(TuningEngine& engine) {
+  auto suggested = engine.SuggestTrials("s", 1, "w");
+  EXPECT_OK(suggested);
+  const Trial proposed = suggested->trials.front();
+  Trial t = proposed;
+  if (!t.parameters.contains("kind")) {
+    t = engine.AddTrialParameter("s", t.number, Kind()).value();
+  }
+  const std::string kind = t.parameters.at("kind").AsString();
+  if (!t.parameters.contains(kind + "_x")) {
+    t = engine.AddTrialParameter("s", t.number, BranchParameter(kind)).value();
+  }
+  const std::string other = kind == "a" ? "b_x" : "a_x";
+  if (t.parameters.contains(other)) {
+    EXPECT_OK(engine.LeaveOutUnusedParameters("s", t.number, {other}));
+  }
+  const double x = t.parameters.at(kind + "_x").AsDouble();
+  const double loss = (kind == "a" ? 0.0 : 0.2) + std::pow(x - 0.1, 2);
+  EXPECT_OK(engine.CompleteTrial("s", t.number,
+                                 Measurement{.metrics = {{"loss", loss}}}));
+  return proposed;
+}
+
+TEST_F(DefineByRunTest, TheDesignerProposesOnlyTheBranchTheKindTakes) {
+  ASSERT_OK(engine_.CreateStudy("s", OneParameter()));
+  // Until each branch was taken, and then left out by a later trial.
+  for (int i = 0; i < 10; ++i) RunBranchingTrial(engine_);
+  auto study = engine_.GetStudy("s");
+  ASSERT_OK(study);
+  ASSERT_NE(study->spec.search_space.Find("a_x"), nullptr);
+  ASSERT_NE(study->spec.search_space.Find("b_x"), nullptr);
+  // The designer proposes each kind with its own parameter only, past the
+  // GP's seeding too.
+  for (int i = 0; i < 15; ++i) {
+    const Trial t = RunBranchingTrial(engine_);
+    ASSERT_TRUE(t.parameters.contains("kind")) << t.number;
+    const std::string kind = t.parameters.at("kind").AsString();
+    EXPECT_TRUE(t.parameters.contains(kind + "_x")) << t.number;
+    EXPECT_FALSE(t.parameters.contains(kind == "a" ? "b_x" : "a_x"))
+        << "trial " << t.number << " of kind " << kind;
+  }
+}
+
 TEST_F(DefineByRunTest, AJobsStudyNeitherGrowsNorLeavesParametersOut) {
   ASSERT_OK(engine_.CreateStudy("job1", OneParameter()));
   ASSERT_OK(store_.CreateJob({.job_id = "job1", .study_name = "job1"}));
