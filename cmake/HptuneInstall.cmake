@@ -13,13 +13,12 @@ install(TARGETS hptune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # build links into it, go beside the others, and each file finds the
 # libraries it needs there.
 if(HPTUNE_SHARED_LIBS)
-  install(TARGETS hptune_proto hptune_jobs hptune_api hptune_server
-                  hptune_dashboard hptune_rest hptune_cli hptune_cli_serve
-                  hptune_cli_dashboard
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  set_target_properties(${hptune_libraries} hptune_proto hptune_jobs
-    hptune_api hptune_server hptune_dashboard hptune_rest hptune_cli
-    hptune_cli_serve hptune_cli_dashboard PROPERTIES INSTALL_RPATH "$ORIGIN")
+  set(binary_libraries hptune_proto hptune_jobs hptune_api hptune_server
+      hptune_dashboard hptune_rest hptune_cli hptune_cli_serve
+      hptune_cli_dashboard)
+  install(TARGETS ${binary_libraries} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(${hptune_libraries} ${binary_libraries}
+                        PROPERTIES INSTALL_RPATH "$ORIGIN")
   set_target_properties(hptune PROPERTIES
     INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 endif()
