@@ -124,6 +124,29 @@ class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
     return events.ok() ? *events : std::vector<Event>{};
   }
 
+  // A study, one of its trials and the event log, to check that a refused
+  // call changed none of them.
+  struct Snapshot {
+    StudyRecord study;
+    Trial trial;
+    std::vector<Event> events;
+  };
+  Snapshot Take(const std::string& study, int64_t number) {
+    auto record = store_->GetStudy(study);
+    auto trial = store_->GetTrial(study, number);
+    EXPECT_OK(record.status());
+    EXPECT_OK(trial.status());
+    return {record.value_or(StudyRecord{}), trial.value_or(Trial{}),
+            AllEvents()};
+  }
+  void ExpectUnchanged(const Snapshot& before) {
+    EXPECT_THAT(store_->GetStudy(before.study.name),
+                IsOkAndHolds(before.study));
+    EXPECT_THAT(store_->GetTrial(before.study.name, before.trial.number),
+                IsOkAndHolds(before.trial));
+    EXPECT_EQ(AllEvents(), before.events);
+  }
+
   FakeClock clock_;
   TempDir dir_;
   std::unique_ptr<Store> store_;
@@ -975,9 +998,7 @@ TEST_P(StoreConformanceTest, AnotherSpecOfTheSameNameIsRefused) {
   ASSERT_OK(store_->AddTrials("mnist", {MakeTrial(0.02)}, std::nullopt));
   ASSERT_OK(store_->AddTrialParameter("mnist", 1, Dropout(),
                                       ParameterValue::Double(0.1)));
-  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
-  ASSERT_OK_AND_ASSIGN(Trial second, store_->GetTrial("mnist", 2));
-  const std::vector<Event> events = AllEvents();
+  const Snapshot before = Take("mnist", 2);
 
   EXPECT_THAT(store_->AddTrialParameter("mnist", 2, Dropout(0.9),
                                         ParameterValue::Double(0.7)),
@@ -996,25 +1017,19 @@ TEST_P(StoreConformanceTest, AnotherSpecOfTheSameNameIsRefused) {
                              HasSubstr("type INTEGER (space) vs DOUBLE "
                                        "(given)"),
                              HasSubstr("maxValue 8 (space) vs 0.5 (given)"))));
-  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
-  EXPECT_THAT(store_->GetTrial("mnist", 2), IsOkAndHolds(second));
-  EXPECT_EQ(AllEvents(), events);
+  ExpectUnchanged(before);
 }
 
 TEST_P(StoreConformanceTest, AnEndedTrialTakesNoNewParameter) {
   CreateStudyWithTrial("mnist", TrialState::kSucceeded);
-  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
-  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
-  const std::vector<Event> events = AllEvents();
+  const Snapshot before = Take("mnist", 1);
   EXPECT_THAT(store_->AddTrialParameter("mnist", 1, Dropout(),
                                         ParameterValue::Double(0.1)),
               StatusIs(StatusCode::kFailedPrecondition,
                        "study \"mnist\": trial 1 is SUCCEEDED; only a "
                        "REQUESTED, ACTIVE or STOPPING trial takes a new "
                        "parameter"));
-  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
-  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(trial));
-  EXPECT_EQ(AllEvents(), events);
+  ExpectUnchanged(before);
 }
 
 TEST_P(StoreConformanceTest, AddTrialParameterOnAMissingStudyOrTrial) {
@@ -1033,9 +1048,7 @@ TEST_P(StoreConformanceTest, AddTrialParameterOnAMissingStudyOrTrial) {
 
 TEST_P(StoreConformanceTest, AddTrialParameterRefusesWhatCannotJoin) {
   CreateStudyWithTrial("mnist", TrialState::kRequested);
-  ASSERT_OK_AND_ASSIGN(StudyRecord study, store_->GetStudy("mnist"));
-  ASSERT_OK_AND_ASSIGN(Trial trial, store_->GetTrial("mnist", 1));
-  const std::vector<Event> events = AllEvents();
+  const Snapshot before = Take("mnist", 1);
 
   EXPECT_THAT(store_->AddTrialParameter("mnist", 1, Dropout(),
                                         ParameterValue::Double(0.9)),
@@ -1062,9 +1075,7 @@ TEST_P(StoreConformanceTest, AddTrialParameterRefusesWhatCannotJoin) {
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("study \"mnist\": trial 1: parameter "
                                  "\"dropout\" cannot join the space: ")));
-  EXPECT_THAT(store_->GetStudy("mnist"), IsOkAndHolds(study));
-  EXPECT_THAT(store_->GetTrial("mnist", 1), IsOkAndHolds(trial));
-  EXPECT_EQ(AllEvents(), events);
+  ExpectUnchanged(before);
 }
 
 // --- Jobs ---
