@@ -8,6 +8,7 @@
 #include "algorithms/encoding/gp_features.h"
 #include "algorithms/encoding/unit_cube.h"
 #include "algorithms/gp/gp_designer.h"
+#include "algorithms/gp/multi_fidelity_designer.h"
 #include "algorithms/gp/suggestion_policy.h"
 #include "algorithms/grid/grid_designer.h"
 #include "algorithms/sampling/sampling_designer.h"
@@ -84,6 +85,13 @@ absl::Status DesignerRegistry::RegisterBuiltins() {
       [](const Problem& problem, const DesignerOptions&, uint64_t seed) {
         return AsDesigner(CreateRandomDesigner(problem.search_space, seed));
       }));
+  HPTUNE_RETURN_IF_ERROR(
+      Register(ToString(Algorithm::kMultiFidelityGp),
+               [](const Problem& problem, const DesignerOptions& options,
+                  uint64_t seed) {
+                 return AsDesigner(
+                     gp::MultiFidelityDesigner::Create(problem, options, seed));
+               }));
   return Register(
       ToString(Algorithm::kQuasiRandomSearch),
       [](const Problem& problem, const DesignerOptions&, uint64_t seed) {

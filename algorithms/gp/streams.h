@@ -16,6 +16,7 @@ inline constexpr uint64_t kAcquisitionSalt = 0xbb67ae8584caa73bull;
 inline constexpr uint64_t kExplorationSalt = 0x3c6ef372fe94f82bull;
 inline constexpr uint64_t kScalarizationSalt = 0xa54ff53a5f1d36f1ull;
 inline constexpr uint64_t kTiedBestSalt = 0x510e527fade682d1ull;
+inline constexpr uint64_t kCurveFitSalt = 0x9b05688c2b3e6c1full;
 
 // Output n of the stream (seed ^ salt).
 inline uint64_t DeriveSeed(uint64_t seed, uint64_t salt, uint64_t n) {

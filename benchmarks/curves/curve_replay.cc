@@ -5,6 +5,7 @@
 // optuna_curves.py's for Optuna, into the table in benchmarks/RESULTS.md.
 //
 //   curve_replay [--data=DIR] [--tasks=gbm,mlp,sgd] [--designers=random,gp]
+//                (also mf-gp: MULTI_FIDELITY_GP)
 //                [--rules=none,median,median_at_step,asha] [--seeds=N]
 //                (also decay-curve, convex: any built-in rule name)
 //                [--first_seed=K] [--workers=W] [--budget=B]
@@ -148,6 +149,14 @@ std::string Header(const Flags& flags) {
   return h;
 }
 
+// The algorithm a --designers name stands for.
+std::optional<Algorithm> DesignerOf(const std::string& name) {
+  if (name == "random") return Algorithm::kRandomSearch;
+  if (name == "gp") return Algorithm::kUnspecified;
+  if (name == "mf-gp") return Algorithm::kMultiFidelityGp;
+  return std::nullopt;
+}
+
 // One run's row; false (having said why) on an error.
 bool RunOne(const curves::CurveTable& table, const curves::SeedCurves* seeds,
             const std::string& designer, const std::string& rule, int seed,
@@ -155,13 +164,13 @@ bool RunOne(const curves::CurveTable& table, const curves::SeedCurves* seeds,
   curves::ReplayOptions options;
   bool ok = true;
   options.rule = RuleOf(rule, ok);
-  if (!ok || (designer != "random" && designer != "gp")) {
+  const std::optional<Algorithm> algorithm = DesignerOf(designer);
+  if (!ok || !algorithm.has_value()) {
     std::fprintf(stderr, "unknown designer \"%s\" or rule \"%s\"\n",
                  designer.c_str(), rule.c_str());
     return false;
   }
-  options.algorithm =
-      designer == "gp" ? Algorithm::kUnspecified : Algorithm::kRandomSearch;
+  options.algorithm = *algorithm;
   options.seed = seed;
   options.workers = flags.workers;
   options.budget = flags.budget;

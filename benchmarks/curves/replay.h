@@ -26,7 +26,7 @@
 namespace hptune::curves {
 
 struct ReplayOptions {
-  // kRandomSearch, or kUnspecified for the GP.
+  // kRandomSearch, kUnspecified for the GP, or kMultiFidelityGp.
   Algorithm algorithm = Algorithm::kRandomSearch;
   // A StoppingRuleRegistry name ("median-at-step", "decay-curve", ...);
   // nullopt: no stopping.

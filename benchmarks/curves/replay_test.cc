@@ -82,5 +82,37 @@ TEST(CurveReplayTest, AshaResumeGoesOnWithPausedTrialsThatRankLater) {
   EXPECT_EQ(RunSeeds(*table, "asha").resumed, 0);
 }
 
+// The multi-fidelity designer through the real engine: with no stopping it
+// is the GP, trial for trial; under a rule it reads the stopped trials at
+// their forecasts, and its proposals, so its run, depart from the GP's.
+TEST(CurveReplayTest, TheMultiFidelityDesignerIsTheGpUntilATrialStops) {
+  auto table = LoadCurveTable(HPTUNE_CURVES_DATA, "sgd");
+  ASSERT_TRUE(table.ok()) << table.status();
+  auto run = [&](Algorithm algorithm, std::optional<std::string> rule) {
+    ReplayOptions options;
+    options.algorithm = algorithm;
+    options.rule = rule;
+    options.workers = 1;
+    options.max_trials = 30;
+    options.budget = 1000;
+    options.checkpoints = {2, 4, 6, 8, 10};
+    auto r = Replay(*table, options);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : ReplayResult{};
+  };
+  const ReplayResult gp = run(Algorithm::kUnspecified, std::nullopt);
+  const ReplayResult mf = run(Algorithm::kMultiFidelityGp, std::nullopt);
+  EXPECT_EQ(mf.steps, gp.steps);
+  EXPECT_EQ(mf.regret_at, gp.regret_at);
+  EXPECT_EQ(mf.final_regret, gp.final_regret);
+  const ReplayResult gp_stopped = run(Algorithm::kUnspecified, "asha-resume");
+  const ReplayResult mf_stopped =
+      run(Algorithm::kMultiFidelityGp, "asha-resume");
+  EXPECT_GT(mf_stopped.stopped, 0);
+  EXPECT_TRUE(mf_stopped.steps != gp_stopped.steps ||
+              mf_stopped.regret_at != gp_stopped.regret_at)
+      << "the same run: the stopped trials' forecasts changed nothing";
+}
+
 }  // namespace
 }  // namespace hptune::curves

@@ -28,6 +28,7 @@ constexpr NamedDesigner kDesigners[] = {
     {"gp", Algorithm::kUnspecified},
     {"random", Algorithm::kRandomSearch},
     {"quasi_random", Algorithm::kQuasiRandomSearch},
+    {"multi_fidelity_gp", Algorithm::kMultiFidelityGp},
 };
 
 std::string Quoted(std::string_view s) {

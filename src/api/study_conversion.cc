@@ -175,6 +175,9 @@ v1::StudySpec StudySpecToProto(const StudySpec& spec) {
     case Algorithm::kQuasiRandomSearch:
       proto.set_algorithm(v1::StudySpec::QUASI_RANDOM_SEARCH);
       break;
+    case Algorithm::kMultiFidelityGp:
+      proto.set_algorithm(v1::StudySpec::MULTI_FIDELITY_GP);
+      break;
   }
   if (spec.seed) proto.set_seed(*spec.seed);
   for (int root : spec.search_space.ChildIndices(-1)) {

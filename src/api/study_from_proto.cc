@@ -392,6 +392,8 @@ std::optional<Algorithm> ReadAlgorithm(int algorithm, const std::string& path,
       return Algorithm::kRandomSearch;
     case v1::StudySpec::QUASI_RANDOM_SEARCH:
       return Algorithm::kQuasiRandomSearch;
+    case v1::StudySpec::MULTI_FIDELITY_GP:
+      return Algorithm::kMultiFidelityGp;
     default:
       errors.Add(path, UnknownEnum(algorithm));
       return std::nullopt;

@@ -35,11 +35,12 @@ constexpr NameTable<Goal, 2> kGoals = {{
     {Goal::kMaximize, "MAXIMIZE"},
     {Goal::kMinimize, "MINIMIZE"},
 }};
-constexpr NameTable<Algorithm, 4> kAlgorithms = {{
+constexpr NameTable<Algorithm, 5> kAlgorithms = {{
     {Algorithm::kUnspecified, "ALGORITHM_UNSPECIFIED"},
     {Algorithm::kGridSearch, "GRID_SEARCH"},
     {Algorithm::kRandomSearch, "RANDOM_SEARCH"},
     {Algorithm::kQuasiRandomSearch, "QUASI_RANDOM_SEARCH"},
+    {Algorithm::kMultiFidelityGp, "MULTI_FIDELITY_GP"},
 }};
 constexpr NameTable<MeasurementSelection, 3> kMeasurementSelections = {{
     {MeasurementSelection::kLast, "LAST_MEASUREMENT"},

@@ -49,6 +49,7 @@ const std::map<std::string, Traits>& KnownTraits() {
       {"GRID_SEARCH", {.takes_doubles = false, .seeded = false}},
       {"RANDOM_SEARCH", {}},
       {"QUASI_RANDOM_SEARCH", {}},
+      {"MULTI_FIDELITY_GP", {.model_origin = "gp-"}},
   };
   return *traits;
 }

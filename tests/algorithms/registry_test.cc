@@ -92,7 +92,8 @@ TEST(RegistryTest, InvalidSpaceIsRefusedForEveryAlgorithm) {
   SearchSpace bad({IntegerParam("k", 0, 10, ScaleType::kLog)});
   for (Algorithm algorithm :
        {Algorithm::kUnspecified, Algorithm::kGridSearch,
-        Algorithm::kRandomSearch, Algorithm::kQuasiRandomSearch}) {
+        Algorithm::kRandomSearch, Algorithm::kQuasiRandomSearch,
+        Algorithm::kMultiFidelityGp}) {
     auto designer = CreateDesigner(Study(algorithm, bad), 1);
     EXPECT_THAT(
         designer,
@@ -107,6 +108,7 @@ TEST(RegistryTest, BuiltinsAreRegisteredUnderAiPlatformsNames) {
   EXPECT_TRUE(DesignerRegistry().Names().empty());
   EXPECT_EQ(DesignerRegistry::WithBuiltins().Names(),
             (std::vector<std::string>{"ALGORITHM_UNSPECIFIED", "GRID_SEARCH",
+                                      "MULTI_FIDELITY_GP",
                                       "QUASI_RANDOM_SEARCH", "RANDOM_SEARCH"}));
   DesignerRegistry twice = DesignerRegistry::WithBuiltins();
   EXPECT_TRUE(absl::IsAlreadyExists(twice.RegisterBuiltins()));

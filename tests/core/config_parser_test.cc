@@ -896,7 +896,7 @@ TEST(ConfigParserTest, EnumsListTheirValues) {
                   "MAXIMIZE?)",
                   "trainingInput.hyperparameters.algorithm: must be one of "
                   "ALGORITHM_UNSPECIFIED, GRID_SEARCH, RANDOM_SEARCH, "
-                  "QUASI_RANDOM_SEARCH, got \"BAYESIAN\"",
+                  "QUASI_RANDOM_SEARCH, MULTI_FIDELITY_GP, got \"BAYESIAN\"",
                   "trainingInput.hyperparameters.params[0].type: must be one "
                   "of DOUBLE, INTEGER, DISCRETE, CATEGORICAL, got \"DOUBEL\" "
                   "(did you mean DOUBLE?)",

@@ -308,7 +308,8 @@ std::vector<Case> StudyOptionCases() {
       {"AlgorithmUnknown",
        {{"STUDY", "  algorithm: BAYESIAN"}},
        "studySpec.algorithm: must be one of ALGORITHM_UNSPECIFIED, "
-       "GRID_SEARCH, RANDOM_SEARCH, QUASI_RANDOM_SEARCH, got \"BAYESIAN\"",
+       "GRID_SEARCH, RANDOM_SEARCH, QUASI_RANDOM_SEARCH, MULTI_FIDELITY_GP, "
+       "got \"BAYESIAN\"",
        nullptr},
       {"ObservationNoiseIsIgnored",
        {{"STUDY", "  observationNoise: HIGH"}},

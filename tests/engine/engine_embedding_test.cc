@@ -162,7 +162,7 @@ TEST_F(EngineEmbeddingTest, AnUnregisteredNameIsRefusedAtCreateStudy) {
       std::string(study.status().message()),
       HasSubstr("algorithm \"SWEEP\" is not registered with this engine; "
                 "registered: ALGORITHM_UNSPECIFIED, GRID_SEARCH, "
-                "QUASI_RANDOM_SEARCH, RANDOM_SEARCH"));
+                "MULTI_FIDELITY_GP, QUASI_RANDOM_SEARCH, RANDOM_SEARCH"));
   EXPECT_TRUE(absl::IsNotFound(engine.GetStudy("s").status()));
 }
 

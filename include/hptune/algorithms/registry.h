@@ -3,9 +3,10 @@
 //
 // The engine creates every designer through one registry
 // (engine::EngineOptions::designers). RegisterBuiltins() adds hptune's own
-// under AI Platform's names (ALGORITHM_UNSPECIFIED: GP Bayesian
-// optimisation; GRID_SEARCH; RANDOM_SEARCH; QUASI_RANDOM_SEARCH); an
-// embedder adds its own under names of its choosing, which its studies
+// under the `algorithm` names (AI Platform's ALGORITHM_UNSPECIFIED: GP
+// Bayesian optimisation; GRID_SEARCH; RANDOM_SEARCH; hptune's
+// QUASI_RANDOM_SEARCH and MULTI_FIDELITY_GP); an embedder adds its own
+// under names of its choosing, which its studies
 // name in DesignerSettings::custom_algorithm (see engine.h for why that is a
 // field of its own). A designer sees the study's Problem, the
 // DesignerOptions and the seed, never the rest of the spec. Used by the

@@ -31,6 +31,9 @@ enum class Algorithm {
   kGridSearch,         // GRID_SEARCH
   kRandomSearch,       // RANDOM_SEARCH
   kQuasiRandomSearch,  // QUASI_RANDOM_SEARCH (hptune extension: Halton)
+  // MULTI_FIDELITY_GP (hptune extension): the GP at the step enough
+  // trials reached (algorithms/gp/rung_model_designer.h).
+  kMultiFidelityGp,
 };
 std::string_view ToString(Algorithm algorithm);
 std::optional<Algorithm> ParseAlgorithm(std::string_view text);

@@ -238,6 +238,8 @@ std::string AlgorithmText(Algorithm algorithm) {
       return name + " (uniform in the scaled space)";
     case Algorithm::kQuasiRandomSearch:
       return name + " (Halton sequence)";
+    case Algorithm::kMultiFidelityGp:
+      return name + " (GP at the step enough trials reached)";
   }
   return name;
 }

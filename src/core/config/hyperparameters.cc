@@ -495,7 +495,8 @@ HyperparametersRead ReadHyperparameters(const ConfigNode& node,
     if (auto algorithm = ReadEnum<Algorithm>(
             reader, "algorithm", ParseAlgorithm,
             Names({Algorithm::kUnspecified, Algorithm::kGridSearch,
-                   Algorithm::kRandomSearch, Algorithm::kQuasiRandomSearch}))) {
+                   Algorithm::kRandomSearch, Algorithm::kQuasiRandomSearch,
+                   Algorithm::kMultiFidelityGp}))) {
       spec.algorithm = *algorithm;
     }
   });
