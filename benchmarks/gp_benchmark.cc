@@ -19,6 +19,10 @@
 //                               refit runs it (warm start + one restart);
 //                               the model never holds more than
 //                               kMaxModelPoints (300) points.
+//   BM_ForecastStoppedTrials/n:<n>/refit:<0|1>
+//                               MULTI_FIDELITY_GP's forecast of the stopped
+//                               trials' finals before a suggestion, with a
+//                               full fit of its curve model or without.
 //   BM_GpPredictBatch/n:<n>/d:<d>
 //                               the posterior at 2,048 random points, as the
 //                               acquisition search scores its candidates.
@@ -37,6 +41,7 @@
 #include <vector>
 
 #include "algorithms/common/splitmix64.h"
+#include "algorithms/gp/curve_model.h"
 #include "algorithms/gp/gaussian_process.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/hyperparameter_fit.h"
@@ -306,6 +311,53 @@ void BM_GpFit(benchmark::State& state) {
 }
 BENCHMARK(BM_GpFit)->Args({50, 6})->Args({100, 6})->Args({300, 6})->Unit(
     benchmark::kMillisecond);
+
+// MULTI_FIDELITY_GP's forecast before each suggestion
+// (algorithms/gp/curve_model.h): n trials in 6-D, two of three stopped at
+// step 4 of 24. refit 1: a full fit of the curve model (a first call, or
+// one whose rows grew by a tenth); refit 0: the saved hyperparameters, one
+// factorisation (the calls in between).
+void BM_ForecastStoppedTrials(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const bool refit = state.range(1) != 0;
+  const StudySpec spec = Spec(6);
+  algorithms::SplitMix64 rng(5);
+  std::vector<Trial> trials(n);
+  for (int i = 0; i < n; ++i) {
+    Trial& t = trials[i];
+    t.number = i + 1;
+    t.state = TrialState::kSucceeded;
+    double loss = 0;
+    for (int k = 0; k < 6; ++k) {
+      const double x = rng.NextUnit();
+      t.parameters["x" + std::to_string(k)] = ParameterValue::Double(x);
+      loss += (x - 0.3) * (x - 0.3);
+    }
+    t.stopped_early = i % 3 != 0;
+    const int step = t.stopped_early ? 4 : 24;
+    t.final_measurement =
+        Measurement{.step = step, .metrics = {{kMetric, loss + 1.0 / step}}};
+  }
+  algorithms::gp::GpState saved;
+  (void)algorithms::gp::ForecastStoppedTrials(spec, trials, 1, saved);
+  for (auto _ : state) {
+    algorithms::gp::GpState fit = refit ? algorithms::gp::GpState{} : saved;
+    auto read = algorithms::gp::ForecastStoppedTrials(spec, trials, 1, fit);
+    if (!read.ok()) {
+      state.SkipWithError(std::string(read.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(read->data());
+  }
+}
+BENCHMARK(BM_ForecastStoppedTrials)
+    ->ArgNames({"n", "refit"})
+    ->Args({100, 1})
+    ->Args({100, 0})
+    ->Args({300, 1})
+    ->Args({300, 0})
+    ->Args({1000, 0})
+    ->Unit(benchmark::kMillisecond);
 
 // The GP fitted to n points, as the acquisition search uses it.
 algorithms::gp::GaussianProcess FittedGp(int n, int d) {

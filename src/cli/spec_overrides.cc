@@ -209,7 +209,7 @@ absl::Status ApplyAlgorithm(const OverrideTarget& t) {
   if (!algorithm) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--algorithm: expected algorithm-unspecified, grid-search, "
-        "random-search or quasi-random-search, got \"",
+        "random-search, quasi-random-search or multi-fidelity-gp, got \"",
         text, "\""));
   }
   HPTUNE_RETURN_IF_ERROR(NeedsStudy(t));
@@ -238,8 +238,8 @@ std::vector<FlagSpec> GcloudNameRows() {
        "the job's name to show, apart from its ID (Vertex's)", 0, "displayName",
        ApplyDisplayName},
       {"algorithm", kValue, "ALGORITHM", kRunAndSubmit, kGcloudNames,
-       "algorithm-unspecified (hptune's GP), grid-search, random-search or "
-       "quasi-random-search",
+       "algorithm-unspecified (hptune's GP), grid-search, random-search, "
+       "quasi-random-search or multi-fidelity-gp",
        0, "hyperparameters.algorithm", ApplyAlgorithm},
       {"master-image-uri", kValue, "IMAGE", kRunAndSubmit, kGcloudNames,
        "the master's container image", 0, "masterConfig.imageUri",

@@ -123,6 +123,10 @@ TEST_F(SubmitFlagsTest, GcloudsFlagsSetWhatTheyNameInGcloud) {
   EXPECT_EQ(job.study->max_failed_trials, 0);
   EXPECT_EQ(job.study->algorithm, Algorithm::kRandomSearch);
   EXPECT_EQ(job.display_name, "mnist tuning");
+  auto multi_fidelity =
+      Build({"--config", config, "--algorithm", "multi-fidelity-gp"});
+  ASSERT_OK(multi_fidelity);
+  EXPECT_EQ(multi_fidelity->job.study->algorithm, Algorithm::kMultiFidelityGp);
 
   const std::string containers = WriteConfig(
       "k.yaml",

@@ -112,6 +112,33 @@ TEST(ForecastStoppedTrialsTest, AStoppedTrialIsReadAtItsForecastFinalValue) {
   }
 }
 
+// Each finished trial has a twin stopped at step 3, so the model learns
+// how much a curve falls after step 3; no finished trial is near x = 0.3,
+// where curves end lowest. The model's mean there lies below every value
+// seen; the forecast may not.
+TEST(ForecastStoppedTrialsTest, AForecastNeverLiesBeyondTheObservedValues) {
+  std::vector<Trial> trials;
+  for (int i = 0; i < 8; ++i) {
+    const double x = 0.6 + 0.05 * i;
+    trials.push_back(Trained(2 * i + 1, x, kSteps));
+    trials.push_back(Trained(2 * i + 2, x, 3));
+  }
+  trials.push_back(Trained(17, 0.3, 3));
+  double lowest = Final(trials[0]), highest = lowest;
+  for (const Trial& t : trials) {
+    lowest = std::min(lowest, Final(t));
+    highest = std::max(highest, Final(t));
+  }
+  auto read = Forecast(Spec(), trials, 1);
+  ASSERT_OK(read);
+  for (const Trial& t : *read) {
+    EXPECT_GE(Final(t), lowest) << t.number;
+    EXPECT_LE(Final(t), highest) << t.number;
+  }
+  // Read at the lowest value seen, far below its last report.
+  EXPECT_LT(Final(read->back()), 0.5 * Final(trials.back()));
+}
+
 TEST(ForecastStoppedTrialsTest, ForecastsAreAFunctionOfTheTrialsAndTheSeed) {
   const std::vector<Trial> trials = Study(12, {3, 5, 9});
   auto a = Forecast(Spec(), trials, 7);
