@@ -314,9 +314,9 @@ BENCHMARK(BM_GpFit)->Args({50, 6})->Args({100, 6})->Args({300, 6})->Unit(
 
 // MULTI_FIDELITY_GP's forecast before each suggestion
 // (algorithms/gp/curve_model.h): n trials in 6-D, two of three stopped at
-// step 4 of 24. refit 1: a full fit of the curve model (a first call, or
-// one whose rows grew by a tenth); refit 0: the saved hyperparameters, one
-// factorisation (the calls in between).
+// step 4 of 24. refit 1: a refit of the curve model warm-started from its
+// saved hyperparameters (due when its rows grew by a tenth); refit 0: the
+// saved hyperparameters, one factorisation (the calls in between).
 void BM_ForecastStoppedTrials(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const bool refit = state.range(1) != 0;
@@ -341,7 +341,8 @@ void BM_ForecastStoppedTrials(benchmark::State& state) {
   algorithms::gp::GpState saved;
   (void)algorithms::gp::ForecastStoppedTrials(spec, trials, 1, saved);
   for (auto _ : state) {
-    algorithms::gp::GpState fit = refit ? algorithms::gp::GpState{} : saved;
+    algorithms::gp::GpState fit = saved;
+    if (refit) fit.fit_rows = 0;  // Due: a warm-started refit.
     auto read = algorithms::gp::ForecastStoppedTrials(spec, trials, 1, fit);
     if (!read.ok()) {
       state.SkipWithError(std::string(read.status().message()).c_str());
