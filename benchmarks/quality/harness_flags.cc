@@ -28,7 +28,6 @@ constexpr NamedDesigner kDesigners[] = {
     {"gp", Algorithm::kUnspecified},
     {"random", Algorithm::kRandomSearch},
     {"quasi_random", Algorithm::kQuasiRandomSearch},
-    {"multi_fidelity_gp", Algorithm::kMultiFidelityGp},
 };
 
 std::string Quoted(std::string_view s) {

@@ -4,7 +4,10 @@
 # under /tmp), and prints a line per job: its wall time, the steps its
 # trials trained (each trial's last reported stage) and its best value.
 #   benchmarks/curves/e2e/run.sh build/src/cli/hptune median-at-step envelope
+# ALGORITHM (an --algorithm value, e.g. multi-fidelity-gp) replaces the
+# config's random search; it is named on each line.
 set -euo pipefail
+algorithm=${ALGORITHM:-}
 hptune=$(realpath "$1")
 shift
 cd "$(dirname "$0")"
@@ -12,6 +15,7 @@ work=$(mktemp -d /tmp/hptune-e2e-XXXXXX)
 for rule in none "$@"; do
   flags=()
   [[ $rule != none ]] && flags=(--early-stopping "$rule")
+  [[ -n $algorithm ]] && flags+=(--algorithm "$algorithm")
   job="e2e_${rule//-/_}"
   start=$(date +%s.%N)
   "$hptune" run gbm.yaml --db "$work/$rule.db" --runs-dir "$work/runs" \
@@ -29,4 +33,5 @@ stopped = sum(1 for t in done if t["isTrialStoppedEarly"])
 print("%-15s %6.1f s  %2d trials (%2d stopped)  %4d stages  best %.5f"
       % (rule, seconds, len(done), stopped, steps, best))' "$rule" "$start" "$end"
 done
+[[ -n $algorithm ]] && echo "algorithm: $algorithm"
 echo "databases and logs: $work"
