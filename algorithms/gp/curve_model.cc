@@ -19,7 +19,7 @@ namespace hptune::algorithms::gp {
 namespace {
 
 bool StoppedBefore(const Trial& t, int64_t last_step) {
-  const int64_t step = ReachedStep(t);
+  const int64_t step = t.LastStep().value_or(0);
   return t.state == TrialState::kSucceeded && t.stopped_early && step > 0 &&
          step < last_step;
 }
@@ -59,7 +59,7 @@ std::vector<Trial> CurvePoints(const std::vector<Trial>& completed,
         !t.final_measurement->Get(metric).has_value()) {
       continue;
     }
-    const int64_t step = std::max<int64_t>(ReachedStep(t), 1);
+    const int64_t step = std::max<int64_t>(t.LastStep().value_or(0), 1);
     Trial point = t;
     point.measurements.clear();
     point.parameters[z_name] =
@@ -97,12 +97,6 @@ class WarpInverse {
 
 }  // namespace
 
-int64_t ReachedStep(const Trial& t) {
-  int64_t step = t.final_measurement ? t.final_measurement->step : 0;
-  for (const Measurement& m : t.measurements) step = std::max(step, m.step);
-  return step;
-}
-
 absl::StatusOr<int> CurveModelPackedSize(const Problem& problem) {
   HPTUNE_ASSIGN_OR_RETURN(
       FeatureEncoding encoding,
@@ -117,7 +111,7 @@ absl::StatusOr<std::vector<Trial>> ForecastStoppedTrials(
   int at_last = 0;
   for (const Trial& t : completed) {
     if (t.state != TrialState::kSucceeded) continue;
-    const int64_t step = ReachedStep(t);
+    const int64_t step = t.LastStep().value_or(0);
     if (step > last_step) at_last = 0;
     last_step = std::max(last_step, step);
     if (step == last_step) ++at_last;

@@ -43,10 +43,6 @@
 
 namespace hptune::algorithms::gp {
 
-// The step that reports of `t` reached: its final measurement's or, when
-// it holds them, its last intermediate one's, whichever is later.
-int64_t ReachedStep(const Trial& t);
-
 // `completed` with the final measurement of each SUCCEEDED trial stopped
 // early (Trial::stopped_early) before L replaced by its forecast (above),
 // at that step; the trial is otherwise unchanged. `completed` as it is when

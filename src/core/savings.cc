@@ -10,14 +10,6 @@
 namespace hptune {
 namespace {
 
-// The step of a trial's last report: its final measurement's, else its
-// latest intermediate one's; nullopt when it reported none.
-std::optional<int64_t> LastStep(const Trial& trial) {
-  if (trial.final_measurement) return trial.final_measurement->step;
-  if (!trial.measurements.empty()) return trial.measurements.back().step;
-  return std::nullopt;
-}
-
 template <typename T>
 std::optional<double> Median(std::vector<T> values) {
   if (values.empty()) return std::nullopt;
@@ -94,7 +86,7 @@ StoppingSavings ComputeStoppingSavings(
   std::vector<double> full_paces;
   for (const Trial* t : trials) {
     ++s.trials;
-    const std::optional<int64_t> last = LastStep(*t);
+    const std::optional<int64_t> last = t->LastStep();
     if (last) s.steps_run += std::max<int64_t>(0, *last);
     if (Stopped(*t)) ++s.trials_stopped;
     if (!RanToEnd(*t) || !last) continue;
@@ -109,7 +101,7 @@ StoppingSavings ComputeStoppingSavings(
   if (s.trials_stopped > 0 && !s.full_steps) return s;
   double steps = 0;
   for (const Trial* t : trials) {
-    const std::optional<int64_t> last = LastStep(*t);
+    const std::optional<int64_t> last = t->LastStep();
     if (!Stopped(*t) || !last) continue;
     steps += std::max(0.0, *s.full_steps - std::max<int64_t>(0, *last));
   }

@@ -17,4 +17,10 @@ std::optional<double> Trial::FinalObjective(const std::string& metric) const {
   return final_measurement->Get(metric);
 }
 
+std::optional<int64_t> Trial::LastStep() const {
+  if (final_measurement) return final_measurement->step;
+  if (!measurements.empty()) return measurements.back().step;
+  return std::nullopt;
+}
+
 }  // namespace hptune

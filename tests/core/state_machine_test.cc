@@ -72,6 +72,15 @@ TEST(TrialTest, IllegalTransitionLeavesTheTrialUnchanged) {
   EXPECT_EQ(trial, before);
 }
 
+TEST(TrialTest, LastStepIsTheFinalMeasurementsElseTheLatestReports) {
+  Trial trial;
+  EXPECT_EQ(trial.LastStep(), std::nullopt);
+  trial.measurements = {Measurement{.step = 3}, Measurement{.step = 7}};
+  EXPECT_EQ(trial.LastStep(), 7);
+  trial.final_measurement = Measurement{.step = 5};
+  EXPECT_EQ(trial.LastStep(), 5);
+}
+
 TEST(JobStateTest, LegalTransitionsAreExactlyTheDocumentedOnes) {
   auto legal = [](JobState from, JobState to) {
     using S = JobState;

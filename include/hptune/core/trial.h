@@ -52,6 +52,9 @@ struct Trial {
 
   // The final measurement's value of `metric`, if any.
   std::optional<double> FinalObjective(const std::string& metric) const;
+  // The step of its last report: the final measurement's, else the latest
+  // intermediate one's; nullopt when it reported none.
+  std::optional<int64_t> LastStep() const;
 
   bool operator==(const Trial&) const = default;
 };
