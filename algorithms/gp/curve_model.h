@@ -1,7 +1,7 @@
 // The multi-fidelity designer's model of learning curves: one Gaussian
-// process over (configuration, training step), fitted to the values the
-// study's trials reported along their curves, which forecasts the final
-// value of each trial its stopping rule stopped.
+// process over (configuration, training step), fitted to each trial's last
+// report at its step, which forecasts the final value of each trial its
+// stopping rule stopped.
 //
 // Why: a stopped trial's last value is a value at an early step, and a GP
 // over configurations alone reads it as a final one. A model over

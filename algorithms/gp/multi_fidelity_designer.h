@@ -45,7 +45,8 @@ class MultiFidelityDesigner : public Designer {
     return gp_->Suggest(count);
   }
   // "mf1 <curve model's fit> <GP's state>", both as gp_state.h formats
-  // them (the fit as a GpState of fit_rows and theta); "" before any.
+  // them (the fit as a GpState of fit_rows and theta). RestoreState("")
+  // is the initial state.
   std::string SaveState() const override;
   // InvalidArgument naming the form for a string of another form.
   [[nodiscard]] absl::Status RestoreState(std::string_view state) override;

@@ -31,8 +31,8 @@ enum class Algorithm {
   kGridSearch,         // GRID_SEARCH
   kRandomSearch,       // RANDOM_SEARCH
   kQuasiRandomSearch,  // QUASI_RANDOM_SEARCH (hptune extension: Halton)
-  // MULTI_FIDELITY_GP (hptune extension): the GP at the step enough
-  // trials reached (algorithms/gp/rung_model_designer.h).
+  // MULTI_FIDELITY_GP (hptune extension): the GP reading early-stopped
+  // trials at forecasts of their finals (gp/multi_fidelity_designer.h).
   kMultiFidelityGp,
 };
 std::string_view ToString(Algorithm algorithm);

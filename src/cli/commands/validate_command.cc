@@ -239,7 +239,7 @@ std::string AlgorithmText(Algorithm algorithm) {
     case Algorithm::kQuasiRandomSearch:
       return name + " (Halton sequence)";
     case Algorithm::kMultiFidelityGp:
-      return name + " (GP at the step enough trials reached)";
+      return name + " (GP reading stopped trials at forecast finals)";
   }
   return name;
 }
