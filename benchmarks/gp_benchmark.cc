@@ -314,7 +314,7 @@ BENCHMARK(BM_GpFit)->Args({50, 6})->Args({100, 6})->Args({300, 6})->Unit(
 
 // MULTI_FIDELITY_GP's forecast before each suggestion
 // (algorithms/gp/curve_model.h): n trials in 6-D, two of three stopped at
-// step 4 of 24. refit 1: a refit of the curve model warm-started from its
+// step 4 of 24, each with its curve as the engine hands it. refit 1: a refit of the curve model warm-started from its
 // saved hyperparameters (due when its rows grew by a tenth); refit 0: the
 // saved hyperparameters, one factorisation (the calls in between).
 void BM_ForecastStoppedTrials(benchmark::State& state) {
@@ -335,8 +335,11 @@ void BM_ForecastStoppedTrials(benchmark::State& state) {
     }
     t.stopped_early = i % 3 != 0;
     const int step = t.stopped_early ? 4 : 24;
-    t.final_measurement =
-        Measurement{.step = step, .metrics = {{kMetric, loss + 1.0 / step}}};
+    for (int s = 1; s <= step; ++s) {
+      t.measurements.push_back(
+          Measurement{.step = s, .metrics = {{kMetric, loss + 1.0 / s}}});
+    }
+    t.final_measurement = t.measurements.back();
   }
   algorithms::gp::GpState saved;
   (void)algorithms::gp::ForecastStoppedTrials(spec, trials, 1, saved);

@@ -13,10 +13,17 @@
 #include "algorithms/gp/gp_model.h"
 #include "algorithms/gp/hyperparameters.h"
 #include "algorithms/gp/streams.h"
+#include "hptune/algorithms/learning_curve.h"
 #include "hptune/core/status.h"
 
 namespace hptune::algorithms::gp {
 namespace {
+
+// How many steps below L the finished trials' curves are read at, and how
+// many of those trials (the latest): bounds the model's points at
+// trials + kCurveLevels * kCurveTrials.
+constexpr int kCurveLevels = 3;
+constexpr int kCurveTrials = 50;
 
 bool StoppedBefore(const Trial& t, int64_t last_step) {
   const int64_t step = t.LastStep().value_or(0);
@@ -47,24 +54,70 @@ StepSpace WithStep(const Problem& problem) {
   return result;
 }
 
-// One trial per SUCCEEDED trial with a value: its parameters with its last
-// report's z, that report as the final measurement.
+// The steps where the trials that ran to L are also read (kCurveLevels
+// quantiles of the stopped trials' last steps): where forecasts start.
+std::vector<int64_t> StopLevels(const std::vector<Trial>& completed,
+                                int64_t last_step) {
+  std::vector<int64_t> stops;
+  for (const Trial& t : completed) {
+    if (StoppedBefore(t, last_step)) stops.push_back(*t.LastStep());
+  }
+  std::sort(stops.begin(), stops.end());
+  std::vector<int64_t> levels;
+  if (stops.empty()) return levels;
+  for (int i = 0; i < kCurveLevels; ++i) {
+    const int64_t s = stops[(2 * i + 1) * stops.size() / (2 * kCurveLevels)];
+    if (levels.empty() || levels.back() != s) levels.push_back(s);
+  }
+  return levels;
+}
+
+// `t` read at `step` as `value`: its parameters with z(step), the value as
+// its final measurement.
+Trial PointAt(const Trial& t, const std::string& metric, int64_t step,
+              double value, double log_last, const std::string& z_name) {
+  Trial point = t;
+  point.measurements.clear();
+  point.parameters[z_name] =
+      ParameterValue::Double(std::log(static_cast<double>(step)) / log_last);
+  point.final_measurement =
+      Measurement{.step = step, .metrics = {{metric, value}}};
+  return point;
+}
+
+bool HasValue(const Trial& t, const std::string& metric) {
+  return t.state == TrialState::kSucceeded && t.final_measurement &&
+         t.final_measurement->Get(metric).has_value();
+}
+
+// One point per SUCCEEDED trial with a value, at its last report; and, for
+// the latest kCurveTrials that ran to L and came with their curves
+// (Designer::ReadsCurves), one at each stop level.
 std::vector<Trial> CurvePoints(const std::vector<Trial>& completed,
                                const std::string& metric, int64_t last_step,
                                const std::string& z_name) {
+  auto with_curve = [&](const Trial& t) {
+    return HasValue(t, metric) && !t.measurements.empty() &&
+           t.LastStep().value_or(0) == last_step;
+  };
+  const auto curves =
+      std::count_if(completed.begin(), completed.end(), with_curve);
   const double log_last = std::log(static_cast<double>(last_step));
+  const std::vector<int64_t> levels = StopLevels(completed, last_step);
   std::vector<Trial> points;
+  int64_t curves_seen = 0;
   for (const Trial& t : completed) {
-    if (t.state != TrialState::kSucceeded || !t.final_measurement ||
-        !t.final_measurement->Get(metric).has_value()) {
-      continue;
-    }
+    if (!HasValue(t, metric)) continue;
     const int64_t step = std::max<int64_t>(t.LastStep().value_or(0), 1);
-    Trial point = t;
-    point.measurements.clear();
-    point.parameters[z_name] =
-        ParameterValue::Double(std::log(static_cast<double>(step)) / log_last);
-    points.push_back(std::move(point));
+    points.push_back(PointAt(t, metric, step, *t.final_measurement->Get(metric),
+                             log_last, z_name));
+    if (!with_curve(t) || curves - curves_seen++ > kCurveTrials) continue;
+    const LearningCurve curve(t, metric);
+    for (int64_t level : levels) {
+      const std::optional<double> at = curve.ValueAtOrBefore(level);
+      if (at)
+        points.push_back(PointAt(t, metric, level, *at, log_last, z_name));
+    }
   }
   return points;
 }
@@ -106,7 +159,7 @@ absl::StatusOr<int> CurveModelPackedSize(const Problem& problem) {
 
 absl::StatusOr<std::vector<Trial>> ForecastStoppedTrials(
     const Problem& problem, const std::vector<Trial>& completed, uint64_t seed,
-    GpState& fit) {
+    GpState& fit, std::optional<CurveRefit>* deferred) {
   int64_t last_step = 0;
   int at_last = 0;
   for (const Trial& t : completed) {
@@ -136,11 +189,14 @@ absl::StatusOr<std::vector<Trial>> ForecastStoppedTrials(
   const auto rows = static_cast<uint64_t>(history.observations.size());
   const bool refit = NeedsRefit(fit, rows);
   GpModelBuilder builder;
+  std::optional<FitJob> job;
   HPTUNE_ASSIGN_OR_RETURN(
       std::unique_ptr<GpModel> model,
       builder.Build(history, targets, encoding,
-                    DeriveSeed(seed, kCurveFitSalt, rows), refit, fit.theta));
+                    DeriveSeed(seed, kCurveFitSalt, rows), refit, fit.theta,
+                    deferred != nullptr ? &job : nullptr));
   if (builder.refitted()) fit.fit_rows = rows;
+  if (job) *deferred = CurveRefit{.job = *std::move(job), .rows = rows};
   const WarpInverse to_value(targets, values);
   std::vector<Trial> result = completed;
   for (Trial& t : result) {

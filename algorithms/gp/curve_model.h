@@ -34,9 +34,11 @@
 #define HPTUNE_ALGORITHMS_GP_CURVE_MODEL_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "algorithms/gp/gp_model.h"
 #include "algorithms/gp/gp_state.h"
 #include "hptune/core/study.h"
 #include "hptune/core/trial.h"
@@ -51,11 +53,17 @@ namespace hptune::algorithms::gp {
 // `fit` carries the model's hyperparameters from one call to the next
 // (fit.theta, fit.fit_rows; its other fields unused): a full fit runs on the
 // GP's schedule (gp_model.h, NeedsRefit), its random starts seeded by
-// `seed`, else the saved ones are used. FailedPrecondition when the model
-// cannot be fitted.
+// `seed`, else the saved ones are used. With `deferred` and a saved fit, a
+// due refit is not run but stored in *deferred (designer.h, "Deferred
+// work"), and the saved hyperparameters are used. FailedPrecondition when
+// the model cannot be fitted.
+struct CurveRefit {
+  FitJob job;
+  uint64_t rows = 0;  // The fit_rows it is for.
+};
 absl::StatusOr<std::vector<Trial>> ForecastStoppedTrials(
     const Problem& problem, const std::vector<Trial>& completed, uint64_t seed,
-    GpState& fit);
+    GpState& fit, std::optional<CurveRefit>* deferred = nullptr);
 
 // The number of hyperparameters of the model's fit for `problem`
 // (ParseGpState's packed_size); InvalidArgument as FeatureEncoding::Create.

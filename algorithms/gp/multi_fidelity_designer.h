@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "algorithms/gp/curve_model.h"
 #include "algorithms/gp/gp_designer.h"
 #include "algorithms/gp/gp_state.h"
 #include "hptune/algorithms/designer.h"
@@ -41,6 +42,9 @@ class MultiFidelityDesigner : public Designer {
   // model that cannot be fitted leaves them as the GP reads them.
   [[nodiscard]] absl::Status Update(const std::vector<Trial>& completed,
                                     const std::vector<Trial>& active) override;
+  // The curves of the trials that ran to their end show the curve model
+  // how far values fall from where the rule stopped the others.
+  bool ReadsCurves() const override { return true; }
   absl::StatusOr<std::vector<Suggestion>> Suggest(int count) override {
     return gp_->Suggest(count);
   }
@@ -50,14 +54,17 @@ class MultiFidelityDesigner : public Designer {
   std::string SaveState() const override;
   // InvalidArgument naming the form for a string of another form.
   [[nodiscard]] absl::Status RestoreState(std::string_view state) override;
-  void DeferWork() override { gp_->DeferWork(); }
-  std::optional<DeferredWork> TakeDeferredWork() override {
-    return gp_->TakeDeferredWork();
+  // Deferred work (designer.h): the GP's due refits and the curve model's,
+  // as one piece of work whose result is "mf1 <curve model's fit> <GP's
+  // fit>", each as gp_state.h formats a GpFit, "-" for none.
+  void DeferWork() override {
+    defer_ = true;
+    gp_->DeferWork();
   }
+  std::optional<DeferredWork> TakeDeferredWork() override;
+  // InvalidArgument naming the form for a string of another form.
   [[nodiscard]] absl::Status AcceptDeferredResult(
-      std::string_view result) override {
-    return gp_->AcceptDeferredResult(result);
-  }
+      std::string_view result) override;
 
   // The trials the GP read at the last Update, forecasts in place.
   const std::vector<Trial>& read_trials() const { return read_; }
@@ -75,6 +82,8 @@ class MultiFidelityDesigner : public Designer {
   int curve_packed_size_;
   std::unique_ptr<GpDesigner> gp_;
   GpState curve_fit_;
+  bool defer_ = false;
+  std::optional<CurveRefit> curve_refit_;  // Due at the last Update.
   std::vector<Trial> read_;
 };
 

@@ -3,6 +3,7 @@
 // study's designer) and trials a user adds (CreateTrial), serialised per
 // study.
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "hptune/algorithms/inferred_branches.h"
@@ -10,6 +11,7 @@
 #include "hptune/core/trial_resume.h"
 #include "hptune/engine/engine.h"
 #include "src/engine/background_work.h"
+#include "src/engine/curve_cache.h"
 #include "src/engine/engine_common.h"
 #include "src/engine/leases.h"
 #include "src/engine/resumption.h"
@@ -25,6 +27,36 @@ bool IsPending(const Trial& t) { return !IsTerminal(t.state); }
 int PendingCount(const std::vector<Trial>& trials) {
   return static_cast<int>(
       std::count_if(trials.begin(), trials.end(), IsPending));
+}
+
+// `trials` with each SUCCEEDED one's learning curve of the study's metric
+// as its intermediate measurements, for a designer that reads curves
+// (Designer::ReadsCurves), from the curves the stopping rules keep.
+absl::StatusOr<std::vector<Trial>> WithCurves(CurveCache& curves,
+                                              std::string_view study,
+                                              std::vector<Trial> trials) {
+  std::map<int64_t, Trial*> succeeded;
+  for (Trial& t : trials) {
+    if (t.state == TrialState::kSucceeded) succeeded[t.number] = &t;
+  }
+  HPTUNE_RETURN_IF_ERROR(curves.WithCurves(
+      study, {},
+      [&](const StudySpec& spec,
+          std::span<const algorithms::TrialCurve> read) -> absl::Status {
+        for (const algorithms::TrialCurve& c : read) {
+          auto found = succeeded.find(c.curve->trial());
+          if (found == succeeded.end()) continue;
+          std::vector<Measurement>& curve = found->second->measurements;
+          curve.clear();
+          for (const algorithms::LearningCurve::Point& p : c.curve->points()) {
+            curve.push_back({.step = p.step,
+                             .time = p.time,
+                             .metrics = {{spec.metric_tag(), p.value}}});
+          }
+        }
+        return absl::OkStatus();
+      }));
+  return trials;
 }
 
 // What a designer reads of a define-by-run study whose trials show
@@ -198,9 +230,15 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
       HPTUNE_RETURN_IF_ERROR(designer->AcceptDeferredResult(*result));
     }
   }
+  const std::vector<Trial>& ended = branched ? branched->completed : completed;
+  std::vector<Trial> with_curves;
+  if (designer->ReadsCurves()) {
+    HPTUNE_ASSIGN_OR_RETURN(with_curves,
+                            WithCurves(*curves_, study_name, ended));
+  }
   HPTUNE_RETURN_IF_ERROR(
-      branched ? designer->Update(branched->completed, branched->pending)
-               : designer->Update(completed, pending));
+      designer->Update(designer->ReadsCurves() ? with_curves : ended,
+                       branched ? branched->pending : pending));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
                           designer->Suggest(count));
   if (background_ != nullptr) {

@@ -30,6 +30,10 @@ struct SweepLog {
   // What the factory was last given.
   algorithms::DesignerOptions last_options;
   uint64_t last_seed = 0;
+  // Whether the designers read curves, and the reports of each completed
+  // trial the last Update was given.
+  bool reads_curves = false;
+  std::vector<std::vector<Measurement>> last_reports;
 };
 
 // Walks x = 0, 0.1, 0.2, ...; its state is the next index.
@@ -41,8 +45,12 @@ class SweepDesigner : public algorithms::Designer {
                       const std::vector<Trial>& active) override {
     log_.last_completed = completed.size();
     log_.last_pending = active.size();
+    log_.last_reports.clear();
+    for (const Trial& t : completed)
+      log_.last_reports.push_back(t.measurements);
     return absl::OkStatus();
   }
+  bool ReadsCurves() const override { return log_.reads_curves; }
   absl::StatusOr<std::vector<algorithms::Suggestion>> Suggest(
       int count) override {
     std::vector<algorithms::Suggestion> out;
@@ -127,6 +135,38 @@ TEST_F(EngineEmbeddingTest, AStudyNamingAUserDesignerGetsItsSuggestions) {
   EXPECT_EQ(log_.last_pending, 1u);
   EXPECT_EQ(*store_.GetDesignerState("s"), "4");
   EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "SWEEP");
+}
+
+// A designer that reads curves gets each SUCCEEDED trial's reports of the
+// metric; any other gets summaries, without them.
+TEST_F(EngineEmbeddingTest, ADesignerThatReadsCurvesGetsTheEndedTrialsReports) {
+  TuningEngine engine(store_, WithSweep(), clock_);
+  ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
+  ASSERT_OK(engine.SuggestTrials("s", 2, "a"));
+  for (int step : {1, 2, 3}) {
+    ASSERT_OK(engine.AddMeasurement(
+        "s", 1, Measurement{.step = step, .metrics = {{"m", 1.0 / step}}}));
+  }
+  ASSERT_OK(engine.AddMeasurement(
+      "s", 2, Measurement{.step = 1, .metrics = {{"m", 5}}}));
+  ASSERT_OK(engine.CompleteTrial(
+      "s", 1, Measurement{.step = 3, .metrics = {{"m", 0.25}}}));
+
+  ASSERT_OK(engine.SuggestTrials("s", 1, "b"));
+  ASSERT_EQ(log_.last_reports.size(), 1u);
+  EXPECT_TRUE(log_.last_reports[0].empty());
+
+  log_.reads_curves = true;
+  ASSERT_OK(engine.SuggestTrials("s", 1, "c"));
+  ASSERT_EQ(log_.last_reports.size(), 1u);
+  std::vector<std::pair<int64_t, double>> curve;
+  for (const Measurement& m : log_.last_reports[0]) {
+    curve.emplace_back(m.step, m.metrics.at("m"));
+  }
+  EXPECT_THAT(curve, ElementsAre(std::pair<int64_t, double>(1, 1.0),
+                                 std::pair<int64_t, double>(2, 0.5),
+                                 std::pair<int64_t, double>(3, 1.0 / 3)));
+  EXPECT_EQ(log_.last_pending, 2u);
 }
 
 // A designer plans for every trial its study will hold, the trials resumed

@@ -1,16 +1,21 @@
 #include "algorithms/gp/multi_fidelity_designer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "algorithms/gp/curve_model.h"
 #include "algorithms/gp/gp_designer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hptune/core/status.h"
 #include "tests/algorithms/gp/designer_options.h"
 #include "tests/algorithms/test_spaces.h"
 #include "tests/testing/status_matchers.h"
@@ -139,6 +144,40 @@ TEST(ForecastStoppedTrialsTest, AForecastNeverLiesBeyondTheObservedValues) {
   EXPECT_LT(Final(read->back()), 0.5 * Final(trials.back()));
 }
 
+// The rule stopped every trial with x above 0.55 at step 3, and no trial
+// there ran on. Read from summaries alone, the only points below z = 1 lie
+// there, so the model cannot tell what is x's effect and what the step's.
+// The finished trials' curves show it how far values fall after step 3
+// wherever they ran.
+TEST(ForecastStoppedTrialsTest,
+     FinishedCurvesTellTheStepsEffectFromTheRegions) {
+  std::vector<Trial> trials;
+  for (int i = 0; i < 16; ++i) {
+    const double x = i < 10 ? 0.05 * i : 0.6 + 0.07 * (i - 10);
+    trials.push_back(Trained(i + 1, x, i < 10 ? kSteps : 3));
+  }
+  auto read = Forecast(Spec(), trials, 1);
+  ASSERT_OK(read);
+  std::vector<Trial> summaries = trials;
+  for (Trial& t : summaries) t.measurements.clear();
+  auto blind = Forecast(Spec(), summaries, 1);
+  ASSERT_OK(blind);
+  double error = 0, blind_error = 0;
+  for (size_t i = 10; i < trials.size(); ++i) {
+    const double truth = Loss(trials[i].parameters.at("x").AsDouble(), kSteps);
+    const double gap = Final(trials[i]) - truth;
+    error += std::abs(Final((*read)[i]) - truth);
+    blind_error += std::abs(Final((*blind)[i]) - truth);
+    // Nearest the finished trials, it closes at least half the gap.
+    if (i < 13) {
+      EXPECT_LT(std::abs(Final((*read)[i]) - truth), 0.5 * gap)
+          << "trial " << i + 1 << ": forecast " << Final((*read)[i])
+          << ", truth " << truth;
+    }
+  }
+  EXPECT_LT(error, 0.6 * blind_error);
+}
+
 TEST(ForecastStoppedTrialsTest, ForecastsAreAFunctionOfTheTrialsAndTheSeed) {
   const std::vector<Trial> trials = Study(12, {3, 5, 9});
   auto a = Forecast(Spec(), trials, 7);
@@ -246,6 +285,82 @@ TEST(MultiFidelityDesignerTest, ARestoredDesignerSuggestsWhatAReusedOneDoes) {
     EXPECT_EQ(state, (*reused)->SaveState());
     EXPECT_THAT(state, StartsWith("mf1 gp1;"));
   }
+}
+
+// One engine round: a designer restored from `state` reads `trials` and
+// suggests one point; returns its state and, deferring, its deferred work.
+struct Round {
+  std::string state;
+  std::optional<Designer::DeferredWork> work;
+};
+absl::StatusOr<Round> PlayRound(const std::string& state,
+                                const std::vector<Trial>& trials, bool defer,
+                                const std::string& result = "") {
+  const StudySpec spec = Spec();
+  HPTUNE_ASSIGN_OR_RETURN(
+      auto designer, MultiFidelityDesigner::Create(spec, OptionsOf(spec), 5));
+  HPTUNE_RETURN_IF_ERROR(designer->RestoreState(state));
+  if (defer) designer->DeferWork();
+  HPTUNE_RETURN_IF_ERROR(designer->AcceptDeferredResult(result));
+  HPTUNE_RETURN_IF_ERROR(designer->Update(trials, {}));
+  HPTUNE_RETURN_IF_ERROR(designer->Suggest(1).status());
+  return Round{designer->SaveState(), designer->TakeDeferredWork()};
+}
+
+// A due refit of the curve model and of the GP, run on the engine's worker
+// and handed to the next round, gives the fits an inline refit gives.
+TEST(MultiFidelityDesignerTest, ADeferredRefitGivesWhatAnInlineOneDoes) {
+  const std::vector<int> stopped = {2, 4, 6, 8, 10, 12, 14, 16};
+  const std::vector<Trial> first = Study(12, stopped);
+  const std::vector<Trial> grown = Study(16, stopped);
+  auto inline1 = PlayRound("", first, false);
+  ASSERT_OK(inline1);
+  auto inline2 = PlayRound(inline1->state, grown, false);
+  ASSERT_OK(inline2);
+
+  // The first fits run inline, with no hyperparameters to use meanwhile.
+  auto deferred1 = PlayRound("", first, true);
+  ASSERT_OK(deferred1);
+  EXPECT_FALSE(deferred1->work.has_value());
+  EXPECT_EQ(deferred1->state, inline1->state);
+  auto deferred2 = PlayRound(deferred1->state, grown, true);
+  ASSERT_OK(deferred2);
+  ASSERT_TRUE(deferred2->work.has_value());
+  EXPECT_NE(deferred2->state, inline2->state);
+  const std::atomic<bool> cancelled = false;
+  const std::string result = (*deferred2->work)(cancelled);
+  EXPECT_THAT(result, StartsWith("mf1 gpfit1;rows="));
+  auto accepted = PlayRound(deferred2->state, grown, true, result);
+  ASSERT_OK(accepted);
+  // The same curve fit. The GP's fit is of the same rows, but of trials
+  // read at forecasts that the curve model's older fit made meanwhile.
+  auto curve_fit = [](const std::string& state) {
+    const std::vector<std::string> parts = absl::StrSplit(state, ' ');
+    return parts.at(1);
+  };
+  auto gp_rows = [](const std::string& state) {
+    const std::vector<std::string> parts = absl::StrSplit(state, ';');
+    return parts.at(std::size(parts) - 2);
+  };
+  EXPECT_EQ(curve_fit(accepted->state), curve_fit(inline2->state));
+  EXPECT_NE(curve_fit(accepted->state), curve_fit(deferred2->state));
+  EXPECT_EQ(gp_rows(accepted->state), gp_rows(inline2->state));
+}
+
+TEST(MultiFidelityDesignerTest,
+     CancelledWorkGivesNothingAndAForeignResultIsRefused) {
+  const std::vector<int> stopped = {2, 4, 6, 8, 10, 12, 14, 16};
+  auto first = PlayRound("", Study(12, stopped), true);
+  ASSERT_OK(first);
+  auto second = PlayRound(first->state, Study(16, stopped), true);
+  ASSERT_OK(second);
+  ASSERT_TRUE(second->work.has_value());
+  const std::atomic<bool> cancelled = true;
+  EXPECT_EQ((*second->work)(cancelled), "");
+  EXPECT_THAT(
+      PlayRound(first->state, Study(16, stopped), true, "gpfit1;rows=3;theta="),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("expected a deferred result")));
 }
 
 TEST(MultiFidelityDesignerTest, AForeignStateIsRefused) {
