@@ -314,9 +314,10 @@ BENCHMARK(BM_GpFit)->Args({50, 6})->Args({100, 6})->Args({300, 6})->Unit(
 
 // MULTI_FIDELITY_GP's forecast before each suggestion
 // (algorithms/gp/curve_model.h): n trials in 6-D, two of three stopped at
-// step 4 of 24, each with its curve as the engine hands it. refit 1: a refit of the curve model warm-started from its
-// saved hyperparameters (due when its rows grew by a tenth); refit 0: the
-// saved hyperparameters, one factorisation (the calls in between).
+// step 4 of 24, each with its curve as the engine hands it. refit 1: a refit of
+// the curve model warm-started from its saved hyperparameters (due when its
+// rows grew by a tenth); refit 0: the saved hyperparameters, one factorisation
+// (the calls in between).
 void BM_ForecastStoppedTrials(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const bool refit = state.range(1) != 0;
