@@ -46,6 +46,14 @@ def write_atomically(path, text):
     os.replace(temporary, path)
 
 
+def wait_for_the_stop(seconds):
+    """Waits up to `seconds` for the runner's SIGTERM (whose handler exits),
+    so that a stop lands at this step however loaded the machine is."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 class Reports:
     """cloudml-hypertune's metric file: every report so far, rewritten."""
 
@@ -90,9 +98,7 @@ def main():
         write_atomically(state_path, json.dumps({"x": x, "epoch": epoch}))
         reports.report(loss(x, epoch, args.slow_epochs), epoch)
         if x != 1 and not found and epoch == args.slow_epochs:
-            deadline = time.monotonic() + args.wait_seconds
-            while time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_for_the_stop(args.wait_seconds)
     return 0
 
 

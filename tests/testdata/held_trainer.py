@@ -15,24 +15,17 @@ at --hold_epoch (by default 3, the first step the median rules judge in a
 study of 12-epoch curves: a quarter of the longest). It waits for at most
 --wait_seconds, exits 143 on SIGTERM and 0 at the end.
 Reports go through the hypertune file (CLOUD_ML_HP_METRIC_FILE) with
-global_step = e, as cloudml-hypertune writes them.
+global_step = e, written as checkpoint_trainer.py writes them.
 
 Standard library only:  python3 held_trainer.py --x=0.3
 """
 
 import argparse
-import json
 import os
 import signal
 import sys
-import time
 
-
-def write_atomically(path, text):
-    temporary = "%s.tmp-%d" % (path, os.getpid())
-    with open(temporary, "w") as f:
-        f.write(text)
-    os.replace(temporary, path)
+from checkpoint_trainer import Reports, wait_for_the_stop
 
 
 def main():
@@ -46,19 +39,12 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     trial = os.environ.get("CLOUD_ML_TRIAL_ID", "")
     held = int(trial or 0) > args.full_trials
-    path = os.environ.get("CLOUD_ML_HP_METRIC_FILE")
-    lines = []
+    reports = Reports(os.environ.get("CLOUD_ML_HP_METRIC_FILE"), trial)
     for epoch in range(1, args.epochs + 1):
-        loss = (1 if held else 0) + (args.x - 0.3) ** 2 + 0.5 / epoch
-        lines.append(json.dumps({
-            "global_step": str(epoch), "loss": repr(loss),
-            "timestamp": time.time(), "trial": trial}) + "\n")
-        if path:
-            write_atomically(path, "".join(lines))
+        reports.report((1 if held else 0) + (args.x - 0.3) ** 2 + 0.5 / epoch,
+                       epoch)
         if held and epoch == args.hold_epoch:
-            deadline = time.monotonic() + args.wait_seconds
-            while time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_for_the_stop(args.wait_seconds)
     return 0
 
 
