@@ -19,11 +19,9 @@
 namespace hptune::algorithms::gp {
 namespace {
 
-// How many steps below L the finished trials' curves are read at, and how
-// many of those trials (the latest): bounds the model's points at
-// trials + kCurveLevels * kCurveTrials.
+// How many steps below L the finished trials' curves are read at: the
+// model's points are at most trials + kCurveLevels * kCurveModelTrials.
 constexpr int kCurveLevels = 3;
-constexpr int kCurveTrials = 50;
 
 bool StoppedBefore(const Trial& t, int64_t last_step) {
   const int64_t step = t.LastStep().value_or(0);
@@ -91,8 +89,8 @@ bool HasValue(const Trial& t, const std::string& metric) {
 }
 
 // One point per SUCCEEDED trial with a value, at its last report; and, for
-// the latest kCurveTrials that ran to L and came with their curves
-// (Designer::ReadsCurves), one at each stop level.
+// the latest kCurveModelTrials that ran to L and came with their curves
+// (Designer::CurvesWanted), one at each stop level.
 std::vector<Trial> CurvePoints(const std::vector<Trial>& completed,
                                const std::string& metric, int64_t last_step,
                                const std::string& z_name) {
@@ -111,7 +109,7 @@ std::vector<Trial> CurvePoints(const std::vector<Trial>& completed,
     const int64_t step = std::max<int64_t>(t.LastStep().value_or(0), 1);
     points.push_back(PointAt(t, metric, step, *t.final_measurement->Get(metric),
                              log_last, z_name));
-    if (!with_curve(t) || curves - curves_seen++ > kCurveTrials) continue;
+    if (!with_curve(t) || curves - curves_seen++ > kCurveModelTrials) continue;
     const LearningCurve curve(t, metric);
     for (int64_t level : levels) {
       const std::optional<double> at = curve.ValueAtOrBefore(level);

@@ -45,6 +45,9 @@
 
 namespace hptune::algorithms::gp {
 
+// The most trials that ran to L whose curves the model reads (the latest).
+inline constexpr int kCurveModelTrials = 50;
+
 // `completed` with the final measurement of each SUCCEEDED trial stopped
 // early (Trial::stopped_early) before L replaced by its forecast (above),
 // at that step; the trial is otherwise unchanged. `completed` as it is when

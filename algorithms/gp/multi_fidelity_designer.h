@@ -44,7 +44,7 @@ class MultiFidelityDesigner : public Designer {
                                     const std::vector<Trial>& active) override;
   // The curves of the trials that ran to their end show the curve model
   // how far values fall from where the rule stopped the others.
-  bool ReadsCurves() const override { return true; }
+  int CurvesWanted() const override { return kCurveModelTrials; }
   absl::StatusOr<std::vector<Suggestion>> Suggest(int count) override {
     return gp_->Suggest(count);
   }

@@ -29,23 +29,27 @@ int PendingCount(const std::vector<Trial>& trials) {
       std::count_if(trials.begin(), trials.end(), IsPending));
 }
 
-// `trials` with each SUCCEEDED one's learning curve of the study's metric
-// as its intermediate measurements, for a designer that reads curves
-// (Designer::ReadsCurves), from the curves the stopping rules keep.
+// `trials` with the learning curve of the study's metric, as intermediate
+// measurements, of each of the latest `wanted` SUCCEEDED trials not stopped
+// early (Designer::CurvesWanted), from the curves the stopping rules keep.
 absl::StatusOr<std::vector<Trial>> WithCurves(CurveCache& curves,
                                               std::string_view study,
-                                              std::vector<Trial> trials) {
-  std::map<int64_t, Trial*> succeeded;
-  for (Trial& t : trials) {
-    if (t.state == TrialState::kSucceeded) succeeded[t.number] = &t;
+                                              std::vector<Trial> trials,
+                                              int wanted) {
+  std::map<int64_t, Trial*> chosen;
+  for (auto t = trials.rbegin(); t != trials.rend(); ++t) {
+    if (static_cast<int>(chosen.size()) == wanted) break;
+    if (t->state == TrialState::kSucceeded && !t->stopped_early) {
+      chosen[t->number] = &*t;
+    }
   }
   HPTUNE_RETURN_IF_ERROR(curves.WithCurves(
       study, {},
       [&](const StudySpec& spec,
           std::span<const algorithms::TrialCurve> read) -> absl::Status {
         for (const algorithms::TrialCurve& c : read) {
-          auto found = succeeded.find(c.curve->trial());
-          if (found == succeeded.end()) continue;
+          auto found = chosen.find(c.curve->trial());
+          if (found == chosen.end()) continue;
           std::vector<Measurement>& curve = found->second->measurements;
           curve.clear();
           for (const algorithms::LearningCurve::Point& p : c.curve->points()) {
@@ -231,13 +235,14 @@ absl::StatusOr<std::vector<Trial>> TuningEngine::DesignTrials(
     }
   }
   const std::vector<Trial>& ended = branched ? branched->completed : completed;
+  const int curves_wanted = designer->CurvesWanted();
   std::vector<Trial> with_curves;
-  if (designer->ReadsCurves()) {
-    HPTUNE_ASSIGN_OR_RETURN(with_curves,
-                            WithCurves(*curves_, study_name, ended));
+  if (curves_wanted > 0) {
+    HPTUNE_ASSIGN_OR_RETURN(
+        with_curves, WithCurves(*curves_, study_name, ended, curves_wanted));
   }
   HPTUNE_RETURN_IF_ERROR(
-      designer->Update(designer->ReadsCurves() ? with_curves : ended,
+      designer->Update(curves_wanted > 0 ? with_curves : ended,
                        branched ? branched->pending : pending));
   HPTUNE_ASSIGN_OR_RETURN(std::vector<algorithms::Suggestion> suggestions,
                           designer->Suggest(count));

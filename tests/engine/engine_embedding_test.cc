@@ -30,9 +30,9 @@ struct SweepLog {
   // What the factory was last given.
   algorithms::DesignerOptions last_options;
   uint64_t last_seed = 0;
-  // Whether the designers read curves, and the reports of each completed
-  // trial the last Update was given.
-  bool reads_curves = false;
+  // The curves the designers want, and the reports of each completed trial
+  // the last Update was given.
+  int curves_wanted = 0;
   std::vector<std::vector<Measurement>> last_reports;
 };
 
@@ -50,7 +50,7 @@ class SweepDesigner : public algorithms::Designer {
       log_.last_reports.push_back(t.measurements);
     return absl::OkStatus();
   }
-  bool ReadsCurves() const override { return log_.reads_curves; }
+  int CurvesWanted() const override { return log_.curves_wanted; }
   absl::StatusOr<std::vector<algorithms::Suggestion>> Suggest(
       int count) override {
     std::vector<algorithms::Suggestion> out;
@@ -137,36 +137,48 @@ TEST_F(EngineEmbeddingTest, AStudyNamingAUserDesignerGetsItsSuggestions) {
   EXPECT_EQ(engine.GetStudy("s")->spec.custom_algorithm, "SWEEP");
 }
 
-// A designer that reads curves gets each SUCCEEDED trial's reports of the
-// metric; any other gets summaries, without them.
-TEST_F(EngineEmbeddingTest, ADesignerThatReadsCurvesGetsTheEndedTrialsReports) {
+// A designer that wants curves gets the reports of the metric of as many
+// of the latest SUCCEEDED trials as it wants; any other gets summaries.
+TEST_F(EngineEmbeddingTest, ADesignerThatWantsCurvesGetsTheLatestEndedTrials) {
   TuningEngine engine(store_, WithSweep(), clock_);
   ASSERT_OK(engine.CreateStudy("s", SweepSpec()));
-  ASSERT_OK(engine.SuggestTrials("s", 2, "a"));
-  for (int step : {1, 2, 3}) {
-    ASSERT_OK(engine.AddMeasurement(
-        "s", 1, Measurement{.step = step, .metrics = {{"m", 1.0 / step}}}));
+  ASSERT_OK(engine.SuggestTrials("s", 3, "a"));
+  for (int trial : {1, 3}) {
+    for (int step : {1, 2, 3}) {
+      ASSERT_OK(engine.AddMeasurement(
+          "s", trial,
+          Measurement{.step = step, .metrics = {{"m", trial + 1.0 / step}}}));
+    }
+    ASSERT_OK(engine.CompleteTrial(
+        "s", trial, Measurement{.step = 3, .metrics = {{"m", 0.25}}}));
   }
   ASSERT_OK(engine.AddMeasurement(
       "s", 2, Measurement{.step = 1, .metrics = {{"m", 5}}}));
-  ASSERT_OK(engine.CompleteTrial(
-      "s", 1, Measurement{.step = 3, .metrics = {{"m", 0.25}}}));
+  auto reports = [&] {
+    std::vector<std::vector<std::pair<int64_t, double>>> curves;
+    for (const std::vector<Measurement>& reported : log_.last_reports) {
+      curves.emplace_back();
+      for (const Measurement& m : reported) {
+        curves.back().emplace_back(m.step, m.metrics.at("m"));
+      }
+    }
+    return curves;
+  };
+  using Curve = std::vector<std::pair<int64_t, double>>;
+  const Curve third = {{1, 4.0}, {2, 3.5}, {3, 3 + 1.0 / 3}};
 
   ASSERT_OK(engine.SuggestTrials("s", 1, "b"));
-  ASSERT_EQ(log_.last_reports.size(), 1u);
-  EXPECT_TRUE(log_.last_reports[0].empty());
+  EXPECT_THAT(reports(), ElementsAre(Curve{}, Curve{}));
 
-  log_.reads_curves = true;
+  log_.curves_wanted = 1;
   ASSERT_OK(engine.SuggestTrials("s", 1, "c"));
-  ASSERT_EQ(log_.last_reports.size(), 1u);
-  std::vector<std::pair<int64_t, double>> curve;
-  for (const Measurement& m : log_.last_reports[0]) {
-    curve.emplace_back(m.step, m.metrics.at("m"));
-  }
-  EXPECT_THAT(curve, ElementsAre(std::pair<int64_t, double>(1, 1.0),
-                                 std::pair<int64_t, double>(2, 0.5),
-                                 std::pair<int64_t, double>(3, 1.0 / 3)));
-  EXPECT_EQ(log_.last_pending, 2u);
+  EXPECT_THAT(reports(), ElementsAre(Curve{}, third));
+
+  log_.curves_wanted = 50;
+  ASSERT_OK(engine.SuggestTrials("s", 1, "d"));
+  EXPECT_THAT(reports(),
+              ElementsAre(Curve{{1, 2.0}, {2, 1.5}, {3, 1 + 1.0 / 3}}, third));
+  EXPECT_EQ(log_.last_pending, 3u);
 }
 
 // A designer plans for every trial its study will hold, the trials resumed

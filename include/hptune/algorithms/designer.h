@@ -59,11 +59,12 @@ class Designer {
       const std::vector<Trial>& completed,
       const std::vector<Trial>& active) = 0;
 
-  // Whether Update() wants each SUCCEEDED trial in `completed` with its
-  // intermediate measurements of the study's metric (its learning curve).
-  // Otherwise trials come as summaries, without them: reading every curve
-  // costs more than most designers would use. Default: no.
-  virtual bool ReadsCurves() const { return false; }
+  // How many of the latest SUCCEEDED trials not stopped early Update()
+  // wants in `completed` with their intermediate measurements of the
+  // study's metric (their learning curves). The other trials come as
+  // summaries, without them: curves cost more than most designers would
+  // use. Default: none.
+  virtual int CurvesWanted() const { return 0; }
 
   // Up to `count` new points, each feasible in the search space. Fewer (even
   // none) means the space is exhausted. Advances the designer's own state
